@@ -1,0 +1,1 @@
+//! Token accounting and prices (issue 3).

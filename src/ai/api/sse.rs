@@ -1,0 +1,1 @@
+//! (issue 3) To be written.

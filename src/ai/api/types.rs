@@ -1,0 +1,312 @@
+//! The Messages API vocabulary: requests, content blocks, responses and usage,
+//! as serde types. Protocol only: no I/O, no retry, no agent logic.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A `POST /v1/messages` body.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MessagesRequest {
+    pub model: String,
+    pub max_tokens: u32,
+    /// The system prompt as text blocks (we send one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub system: Vec<SystemBlock>,
+    pub messages: Vec<Message>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolDefinition>,
+    #[serde(default)]
+    pub stream: bool,
+}
+
+/// A text block of the system prompt.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SystemBlock {
+    #[serde(rename = "type")]
+    pub kind: TextType,
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<CacheControl>,
+}
+
+impl SystemBlock {
+    pub fn text(text: impl Into<String>) -> Self {
+        SystemBlock {
+            kind: TextType::Text,
+            text: text.into(),
+            cache_control: None,
+        }
+    }
+}
+
+/// The literal `"text"`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TextType {
+    #[default]
+    Text,
+}
+
+/// `{"type": "ephemeral"}`: a prompt-caching breakpoint.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CacheControl {
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+impl CacheControl {
+    pub fn ephemeral() -> Self {
+        CacheControl {
+            kind: "ephemeral".to_string(),
+        }
+    }
+}
+
+/// Who said a message.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// One message of the conversation.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Message {
+    pub role: Role,
+    pub content: Content,
+}
+
+impl Message {
+    /// A user message with plain text content.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Message {
+            role: Role::User,
+            content: Content::Text(text.into()),
+        }
+    }
+
+    /// A user message made of blocks (tool results first).
+    pub fn user_blocks(blocks: Vec<ContentBlock>) -> Self {
+        Message {
+            role: Role::User,
+            content: Content::Blocks(blocks),
+        }
+    }
+
+    /// The assistant's reply, as it goes back into the history.
+    pub fn assistant(blocks: Vec<ContentBlock>) -> Self {
+        Message {
+            role: Role::Assistant,
+            content: Content::Blocks(blocks),
+        }
+    }
+}
+
+/// Message content: a plain string or a list of blocks.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Content {
+    Text(String),
+    Blocks(Vec<ContentBlock>),
+}
+
+/// A content block in a request or a response.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    Text {
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    ToolResult {
+        tool_use_id: String,
+        content: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+}
+
+impl ContentBlock {
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentBlock::Text {
+            text: text.into(),
+            cache_control: None,
+        }
+    }
+
+    pub fn tool_result(
+        tool_use_id: impl Into<String>,
+        content: impl Into<String>,
+        is_error: bool,
+    ) -> Self {
+        ContentBlock::ToolResult {
+            tool_use_id: tool_use_id.into(),
+            content: content.into(),
+            is_error,
+            cache_control: None,
+        }
+    }
+
+    /// Set or clear this block's caching breakpoint.
+    pub fn set_cache_control(&mut self, value: Option<CacheControl>) {
+        match self {
+            ContentBlock::Text { cache_control, .. }
+            | ContentBlock::ToolUse { cache_control, .. }
+            | ContentBlock::ToolResult { cache_control, .. } => *cache_control = value,
+        }
+    }
+}
+
+/// A tool offered to the model.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ToolDefinition {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<CacheControl>,
+}
+
+/// A tool call the model made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolUse {
+    pub id: String,
+    pub name: String,
+    pub input: Value,
+}
+
+/// Token usage of one response. `input_tokens` counts only what follows the
+/// last cache breakpoint; the context in use is the sum of the three inputs.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Usage {
+    #[serde(default)]
+    pub input_tokens: u64,
+    #[serde(default)]
+    pub output_tokens: u64,
+    #[serde(default)]
+    pub cache_creation_input_tokens: u64,
+    #[serde(default)]
+    pub cache_read_input_tokens: u64,
+}
+
+impl Usage {
+    /// The size of the context this call used: input + cache writes + cache
+    /// reads. Budget checks use this, not `input_tokens` alone.
+    pub fn context_tokens(&self) -> u64 {
+        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+    }
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    EndTurn,
+    MaxTokens,
+    StopSequence,
+    ToolUse,
+    PauseTurn,
+    Refusal,
+    #[serde(untagged)]
+    Other(String),
+}
+
+/// A complete assistant response, assembled from the stream.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    pub id: String,
+    pub model: String,
+    /// Text and tool_use blocks, in order. Unknown block kinds (such as
+    /// `thinking`) are dropped: they cannot be sent back without their
+    /// signatures and luminos does not ask for them.
+    pub content: Vec<ContentBlock>,
+    pub stop_reason: Option<StopReason>,
+    pub usage: Usage,
+}
+
+impl Response {
+    /// The tool calls, in order.
+    pub fn tool_uses(&self) -> Vec<ToolUse> {
+        self.content
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::ToolUse {
+                    id, name, input, ..
+                } => Some(ToolUse {
+                    id: id.clone(),
+                    name: name.clone(),
+                    input: input.clone(),
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The text blocks, in order.
+    pub fn texts(&self) -> Vec<&str> {
+        self.content
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn blocks_serialize_in_wire_shape() {
+        let msg = Message::user_blocks(vec![
+            ContentBlock::tool_result("tu_1", "ok", false),
+            ContentBlock::tool_result("tu_2", "boom", true),
+            ContentBlock::text("go on"),
+        ]);
+        assert_eq!(
+            serde_json::to_value(&msg).unwrap(),
+            json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "tu_1", "content": "ok"},
+                {"type": "tool_result", "tool_use_id": "tu_2", "content": "boom", "is_error": true},
+                {"type": "text", "text": "go on"}
+            ]})
+        );
+        assert_eq!(
+            serde_json::to_value(Message::user_text("hi")).unwrap(),
+            json!({"role": "user", "content": "hi"})
+        );
+    }
+
+    #[test]
+    fn unknown_stop_reasons_survive() {
+        let r: StopReason = serde_json::from_value(json!("tool_use")).unwrap();
+        assert_eq!(r, StopReason::ToolUse);
+        let r: StopReason = serde_json::from_value(json!("brand_new")).unwrap();
+        assert_eq!(r, StopReason::Other("brand_new".into()));
+    }
+
+    #[test]
+    fn context_counts_cached_input() {
+        let u = Usage {
+            input_tokens: 10,
+            output_tokens: 5,
+            cache_creation_input_tokens: 100,
+            cache_read_input_tokens: 1000,
+        };
+        assert_eq!(u.context_tokens(), 1110);
+    }
+}

@@ -1,0 +1,119 @@
+//! The command line as the user typed it.
+//!
+//! This module only describes flags; it makes no decisions. [`crate::config`]
+//! resolves these raw values together with the environment into a
+//! [`crate::config::Config`], and only that travels past `main`.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+
+/// Investigate a directory and report what it is and what deserves attention.
+///
+/// luminos first runs a fast local scan (tree, file types, line counts, recent
+/// files, disk usage), then a multi-pass AI investigation over the Anthropic
+/// Messages API. Summaries are cached so an interrupted run resumes.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "luminos", version, about, long_about)]
+pub struct Args {
+    /// Directory to investigate.
+    #[arg(value_name = "TARGET", required_unless_present = "clear_cache")]
+    pub target: Option<PathBuf>,
+
+    /// Maximum depth of the rendered directory tree.
+    #[arg(short = 'd', long, value_name = "N", default_value_t = 3)]
+    pub depth: usize,
+
+    /// Include hidden files and directories.
+    #[arg(short = 'a', long)]
+    pub all: bool,
+
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Write the report to FILE instead of stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Remove the investigation cache, then exit unless a TARGET is given.
+    #[arg(long)]
+    pub clear_cache: bool,
+
+    /// Start a new investigation instead of resuming the cached one.
+    #[arg(long)]
+    pub fresh: bool,
+
+    /// Exclude a directory name everywhere (repeatable).
+    #[arg(short = 'x', long = "exclude", value_name = "NAME")]
+    pub exclude: Vec<String>,
+
+    /// Model to use [env: LUMINOS_MODEL] [default: claude-sonnet-4-5].
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+
+    /// How many times a failed API call is retried.
+    #[arg(long, value_name = "N", default_value_t = 6)]
+    pub max_retries: u32,
+
+    /// How many directories are investigated at once.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub jobs: u32,
+
+    /// Project the cost of an investigation without calling the API.
+    #[arg(long)]
+    pub estimate: bool,
+
+    /// Start no new directory once the spend would pass USD dollars.
+    #[arg(long, value_name = "USD", value_parser = parse_usd)]
+    pub max_cost: Option<f64>,
+
+    /// Do not respect .gitignore, .ignore and .git/info/exclude.
+    #[arg(long)]
+    pub no_ignore: bool,
+
+    /// Send file text to the model without redacting secrets.
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+impl Args {
+    /// Parse `std::env::args_os`, exiting with clap's usage error on bad flags.
+    pub fn parse_from_env() -> Self {
+        Args::parse()
+    }
+}
+
+/// A dollar amount: a finite, non-negative number.
+fn parse_usd(raw: &str) -> Result<f64, String> {
+    let value: f64 = raw
+        .trim()
+        .trim_start_matches('$')
+        .parse()
+        .map_err(|_| format!("'{raw}' is not a dollar amount"))?;
+    if !value.is_finite() || value < 0.0 {
+        return Err(format!("'{raw}' must be a non-negative dollar amount"));
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Args::command().debug_assert();
+    }
+
+    #[test]
+    fn dollar_amounts_parse() {
+        assert_eq!(parse_usd("2.50"), Ok(2.5));
+        assert_eq!(parse_usd("$3"), Ok(3.0));
+        assert!(parse_usd("-1").is_err());
+        assert!(parse_usd("lots").is_err());
+        assert!(parse_usd("inf").is_err());
+    }
+}

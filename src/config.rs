@@ -1,0 +1,413 @@
+//! The resolved configuration of one run.
+//!
+//! [`crate::cli::Args`] is what the user typed; [`Config`] is what luminos will
+//! do. Flags and environment variables are read exactly once, here, and every
+//! later module takes the piece of `Config` it needs. Nothing past `main` reads
+//! `std::env`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::cli::Args;
+
+/// The model used when neither `--model` nor `LUMINOS_MODEL` names one.
+///
+/// The reference used `claude-sonnet-4-20250514`, which has left the current
+/// model list; Sonnet 4.5 keeps the same list prices.
+pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+
+/// The API endpoint used when `ANTHROPIC_BASE_URL` is unset.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+
+/// Where investigations are cached when `LUMINOS_CACHE_DIR` is unset.
+pub const DEFAULT_CACHE_ROOT: &str = "/tmp/luminos";
+
+/// `max_tokens` for every request, as the reference.
+pub const MAX_TOKENS: u32 = 4096;
+
+/// Everything a run needs to know, resolved from flags and environment.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The target as the user typed it, for messages.
+    pub target_arg: String,
+    /// The absolute form of the target, not canonicalized (the reference's
+    /// `abspath`): report paths are built on it.
+    pub target: PathBuf,
+    /// The target with symlinks resolved: the sandbox root for every tool, the
+    /// investigation key and the base of cache keys.
+    pub target_canonical: PathBuf,
+    /// What the base scan looks at.
+    pub scan: ScanOptions,
+    /// Where and how the report is written.
+    pub output: OutputOptions,
+    /// How the AI investigation runs.
+    pub investigation: InvestigationOptions,
+    /// How to reach the Messages API.
+    pub api: ApiSettings,
+    /// The cache root (`/tmp/luminos` or `LUMINOS_CACHE_DIR`).
+    pub cache_root: PathBuf,
+    /// How progress is shown on stderr.
+    pub progress: ProgressStyle,
+}
+
+/// Options shared by the base scan and directory discovery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanOptions {
+    /// Depth of the rendered tree (`-d`).
+    pub depth: usize,
+    /// Include hidden names (`-a`).
+    pub show_hidden: bool,
+    /// Directory names excluded everywhere (`-x`).
+    pub exclude: Vec<String>,
+    /// Respect `.gitignore`, `.ignore` and `.git/info/exclude` (not `--no-ignore`).
+    pub respect_ignore: bool,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            depth: 3,
+            show_hidden: false,
+            exclude: Vec::new(),
+            respect_ignore: true,
+        }
+    }
+}
+
+/// Where the report goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputOptions {
+    /// JSON instead of the terminal report (`--json`).
+    pub json: bool,
+    /// Write to this file instead of stdout (`-o`).
+    pub file: Option<PathBuf>,
+}
+
+/// How the investigation runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InvestigationOptions {
+    /// Start a new investigation (`--fresh`).
+    pub fresh: bool,
+    /// Model id sent with every request.
+    pub model: String,
+    /// Concurrent directory loops (`-j`).
+    pub jobs: usize,
+    /// Only project the cost; make no API call (`--estimate`).
+    pub estimate: bool,
+    /// Spend cap in dollars (`--max-cost`).
+    pub max_cost: Option<f64>,
+    /// Redact secrets before text reaches the model (not `--no-redact`).
+    pub redact: bool,
+}
+
+/// Connection settings for the Messages API.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiSettings {
+    /// `ANTHROPIC_BASE_URL` without a trailing slash.
+    pub base_url: String,
+    /// The credential, if any was found.
+    pub auth: Option<Auth>,
+    /// Retries after the first attempt (`--max-retries`).
+    pub max_retries: u32,
+}
+
+/// A credential for the Messages API.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Auth {
+    /// `ANTHROPIC_API_KEY`, sent as `x-api-key`.
+    ApiKey(String),
+    /// `ANTHROPIC_AUTH_TOKEN`, sent as `Authorization: Bearer`.
+    BearerToken(String),
+}
+
+impl std::fmt::Debug for Auth {
+    // Never print a credential, not even in debug output.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Auth::ApiKey(_) => f.write_str("ApiKey(<redacted>)"),
+            Auth::BearerToken(_) => f.write_str("BearerToken(<redacted>)"),
+        }
+    }
+}
+
+/// How progress is drawn on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgressStyle {
+    /// A live display (stderr is a terminal).
+    Live {
+        /// Colour is allowed (`NO_COLOR` unset).
+        color: bool,
+    },
+    /// Plain lines with no carriage returns (stderr is a pipe or file).
+    Plain,
+}
+
+/// What the binary should do after resolving the command line.
+#[derive(Debug, Clone)]
+pub enum Plan {
+    /// `--clear-cache` with no target: clear and stop.
+    ClearCacheOnly {
+        /// The cache root to remove.
+        cache_root: PathBuf,
+    },
+    /// Run on a target (after clearing the cache when asked).
+    Run {
+        /// The resolved configuration.
+        config: Box<Config>,
+        /// `--clear-cache` was also given.
+        clear_cache_first: bool,
+    },
+}
+
+/// A problem with the command line that stops the run before any work.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum ConfigError {
+    /// The message format is the reference's.
+    #[error("'{0}' is not a directory or does not exist.")]
+    NotADirectory(String),
+    /// No TARGET and nothing else to do.
+    #[error("the following argument is required: <TARGET> (see --help)")]
+    MissingTarget,
+}
+
+/// The environment variables luminos reads, captured once.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    pub anthropic_api_key: Option<String>,
+    pub anthropic_auth_token: Option<String>,
+    pub anthropic_base_url: Option<String>,
+    pub luminos_model: Option<String>,
+    pub luminos_cache_dir: Option<OsString>,
+    pub no_color: bool,
+    /// Whether stderr is a terminal.
+    pub stderr_is_terminal: bool,
+}
+
+impl Env {
+    /// Read the process environment.
+    pub fn from_process() -> Self {
+        use std::io::IsTerminal;
+        Env {
+            anthropic_api_key: non_empty_var("ANTHROPIC_API_KEY"),
+            anthropic_auth_token: non_empty_var("ANTHROPIC_AUTH_TOKEN"),
+            anthropic_base_url: non_empty_var("ANTHROPIC_BASE_URL"),
+            luminos_model: non_empty_var("LUMINOS_MODEL"),
+            luminos_cache_dir: std::env::var_os("LUMINOS_CACHE_DIR").filter(|v| !v.is_empty()),
+            // https://no-color.org: present and non-empty disables colour.
+            no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+            stderr_is_terminal: std::io::stderr().is_terminal(),
+        }
+    }
+}
+
+fn non_empty_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+impl Plan {
+    /// Resolve the command line and the environment into what to do.
+    pub fn resolve(args: Args, env: &Env) -> Result<Plan, ConfigError> {
+        let cache_root = env
+            .luminos_cache_dir
+            .as_ref()
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_CACHE_ROOT));
+
+        let Some(target_arg) = args.target.clone() else {
+            return if args.clear_cache {
+                Ok(Plan::ClearCacheOnly { cache_root })
+            } else {
+                Err(ConfigError::MissingTarget)
+            };
+        };
+
+        let shown = target_arg.to_string_lossy().into_owned();
+        if !target_arg.is_dir() {
+            return Err(ConfigError::NotADirectory(shown));
+        }
+        let target = absolute(&target_arg);
+        let target_canonical = std::fs::canonicalize(&target)
+            .map_err(|_| ConfigError::NotADirectory(shown.clone()))?;
+
+        let auth = match (&env.anthropic_api_key, &env.anthropic_auth_token) {
+            (Some(key), _) => Some(Auth::ApiKey(key.clone())),
+            (None, Some(token)) => Some(Auth::BearerToken(token.clone())),
+            (None, None) => None,
+        };
+
+        let config = Config {
+            target_arg: shown,
+            target,
+            target_canonical,
+            scan: ScanOptions {
+                depth: args.depth,
+                show_hidden: args.all,
+                exclude: args.exclude,
+                respect_ignore: !args.no_ignore,
+            },
+            output: OutputOptions {
+                json: args.json,
+                file: args.output,
+            },
+            investigation: InvestigationOptions {
+                fresh: args.fresh,
+                model: args
+                    .model
+                    .filter(|m| !m.trim().is_empty())
+                    .or_else(|| env.luminos_model.clone())
+                    .unwrap_or_else(|| DEFAULT_MODEL.to_string()),
+                jobs: args.jobs as usize,
+                estimate: args.estimate,
+                max_cost: args.max_cost,
+                redact: !args.no_redact,
+            },
+            api: ApiSettings {
+                base_url: env
+                    .anthropic_base_url
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_BASE_URL.to_string())
+                    .trim_end_matches('/')
+                    .to_string(),
+                auth,
+                max_retries: args.max_retries,
+            },
+            cache_root,
+            progress: if env.stderr_is_terminal {
+                ProgressStyle::Live {
+                    color: !env.no_color,
+                }
+            } else {
+                ProgressStyle::Plain
+            },
+        };
+        Ok(Plan::Run {
+            config: Box::new(config),
+            clear_cache_first: args.clear_cache,
+        })
+    }
+}
+
+/// The absolute form of `path` without resolving symlinks, like Python's
+/// `os.path.abspath`: joined to the working directory, then `.` and `..`
+/// removed lexically.
+pub fn absolute(path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|cwd| cwd.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    };
+    normalize_lexically(&joined)
+}
+
+/// Remove `.` and `..` components and duplicate separators without touching
+/// the file system. `..` at the root stays at the root.
+pub fn normalize_lexically(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::Prefix(p) => out.push(p.as_os_str()),
+            Component::RootDir => out.push(Component::RootDir.as_os_str()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() && !out.has_root() {
+                    out.push("..");
+                }
+            }
+            Component::Normal(name) => out.push(name),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(list: &[&str]) -> Args {
+        Args::try_parse_from(std::iter::once("luminos").chain(list.iter().copied())).unwrap()
+    }
+
+    fn config(list: &[&str], env: &Env) -> Config {
+        match Plan::resolve(args(list), env).unwrap() {
+            Plan::Run { config, .. } => *config,
+            other => panic!("expected a run, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn clear_cache_alone_needs_no_target() {
+        let plan = Plan::resolve(args(&["--clear-cache"]), &Env::default()).unwrap();
+        assert!(
+            matches!(plan, Plan::ClearCacheOnly { cache_root } if cache_root == Path::new(DEFAULT_CACHE_ROOT))
+        );
+    }
+
+    #[test]
+    fn missing_target_is_an_error() {
+        // clap refuses it first; resolve() still refuses it for library callers.
+        assert!(Args::try_parse_from(["luminos"]).is_err());
+        let mut raw = args(&["--clear-cache"]);
+        raw.clear_cache = false;
+        let err = Plan::resolve(raw, &Env::default()).unwrap_err();
+        assert_eq!(err, ConfigError::MissingTarget);
+    }
+
+    #[test]
+    fn a_file_is_not_a_directory() {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let shown = file.path().to_string_lossy().into_owned();
+        let err = Plan::resolve(args(&[&shown]), &Env::default()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("'{shown}' is not a directory or does not exist.")
+        );
+    }
+
+    #[test]
+    fn api_key_wins_over_token_and_model_flag_over_env() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().to_str().unwrap();
+        let env = Env {
+            anthropic_api_key: Some("k".into()),
+            anthropic_auth_token: Some("t".into()),
+            luminos_model: Some("env-model".into()),
+            anthropic_base_url: Some("http://127.0.0.1:9/".into()),
+            ..Env::default()
+        };
+        let cfg = config(&[target, "--model", "flag-model"], &env);
+        assert_eq!(cfg.api.auth, Some(Auth::ApiKey("k".into())));
+        assert_eq!(cfg.investigation.model, "flag-model");
+        assert_eq!(cfg.api.base_url, "http://127.0.0.1:9");
+        let cfg = config(&[target], &env);
+        assert_eq!(cfg.investigation.model, "env-model");
+        let cfg = config(&[target], &Env::default());
+        assert_eq!(cfg.investigation.model, DEFAULT_MODEL);
+        assert_eq!(cfg.api.auth, None);
+        assert_eq!(cfg.api.base_url, DEFAULT_BASE_URL);
+    }
+
+    #[test]
+    fn auth_debug_never_shows_the_secret() {
+        let shown = format!("{:?}", Auth::ApiKey("sk-secret".into()));
+        assert!(!shown.contains("sk-secret"));
+    }
+
+    #[test]
+    fn lexical_normalization() {
+        assert_eq!(
+            normalize_lexically(Path::new("/a/./b/../c/")),
+            PathBuf::from("/a/c")
+        );
+        assert_eq!(normalize_lexically(Path::new("/../a")), PathBuf::from("/a"));
+        assert_eq!(normalize_lexically(Path::new("a/..")), PathBuf::from("."));
+    }
+}

@@ -1,0 +1,30 @@
+//! The process exit codes luminos uses, in one place so the binary, the docs and
+//! the tests agree.
+
+/// How a run ended, as seen by the shell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitCode {
+    /// The report was produced (possibly without AI sections).
+    Success,
+    /// Bad input or an error that stopped the run.
+    Failure,
+    /// Interrupted with Ctrl-C; the next run resumes.
+    Interrupted,
+}
+
+impl ExitCode {
+    /// The numeric status handed to the operating system.
+    pub fn code(self) -> u8 {
+        match self {
+            ExitCode::Success => 0,
+            ExitCode::Failure => 1,
+            ExitCode::Interrupted => 130,
+        }
+    }
+}
+
+impl From<ExitCode> for std::process::ExitCode {
+    fn from(code: ExitCode) -> Self {
+        std::process::ExitCode::from(code.code())
+    }
+}

@@ -1,0 +1,220 @@
+//! Progress on stderr, for the scan and the investigation.
+//!
+//! On a terminal this is a live indicatif display: spinners and counters that
+//! redraw in place, with permanent lines printed above them. Anywhere else it is
+//! plain `[scan] ...` / `[AI] ...` lines with no carriage returns, so logs and
+//! CI output stay readable. stdout is never touched here.
+//!
+//! Every piece of text that may come from a file name or a model is escaped
+//! with [`crate::output::escape_control`] before it is printed.
+//!
+//! [`Progress`] is cheap to clone and safe to share between threads and tasks.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle as BarStyle};
+
+use crate::config::ProgressStyle;
+use crate::output::escape_control;
+
+/// The stderr reporter shared by every phase of a run.
+#[derive(Clone)]
+pub struct Progress {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    mode: Mode,
+    // Serializes plain-mode writes so lines from concurrent tasks never interleave.
+    plain_lock: Mutex<()>,
+}
+
+enum Mode {
+    Live { multi: MultiProgress, color: bool },
+    Plain,
+    Silent,
+}
+
+impl Progress {
+    /// A reporter for the given style.
+    pub fn new(style: ProgressStyle) -> Self {
+        let mode = match style {
+            ProgressStyle::Live { color } => Mode::Live {
+                multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
+                color,
+            },
+            ProgressStyle::Plain => Mode::Plain,
+        };
+        Progress {
+            inner: Arc::new(Inner {
+                mode,
+                plain_lock: Mutex::new(()),
+            }),
+        }
+    }
+
+    /// A reporter that prints nothing, for library callers and unit tests.
+    pub fn silent() -> Self {
+        Progress {
+            inner: Arc::new(Inner {
+                mode: Mode::Silent,
+                plain_lock: Mutex::new(()),
+            }),
+        }
+    }
+
+    /// True when drawing a live display on a terminal.
+    pub fn is_live(&self) -> bool {
+        matches!(self.inner.mode, Mode::Live { .. })
+    }
+
+    /// True when colour may be used.
+    pub fn color(&self) -> bool {
+        matches!(self.inner.mode, Mode::Live { color: true, .. })
+    }
+
+    /// Print a permanent line, above any live display. The text is escaped.
+    pub fn println(&self, line: &str) {
+        let line = escape_control(line);
+        match &self.inner.mode {
+            Mode::Live { multi, .. } => {
+                // println only fails when the draw target is hidden; fall back.
+                if multi.println(line.as_ref()).is_err() {
+                    self.write_plain(&line);
+                }
+            }
+            Mode::Plain => self.write_plain(&line),
+            Mode::Silent => {}
+        }
+    }
+
+    /// `  [scan] <msg>`
+    pub fn scan(&self, msg: &str) {
+        self.println(&format!("  [scan] {msg}"));
+    }
+
+    /// `  [AI] <msg>`
+    pub fn ai(&self, msg: &str) {
+        self.println(&format!("  [AI] {msg}"));
+    }
+
+    /// `  [AI] [<dir>] <msg>`: a line that belongs to one directory's loop, so
+    /// output from concurrent loops stays attributable.
+    pub fn ai_dir(&self, dir: &str, msg: &str) {
+        self.println(&format!("  [AI] [{dir}] {msg}"));
+    }
+
+    /// Start a counted phase such as "Classifying files". Live: a spinner with
+    /// the running count and the current item. Plain: one line when it starts
+    /// and one when it finishes.
+    pub fn counter(&self, tag: &str, label: &str) -> Counter {
+        let prefix = format!("  [{tag}] {label}...");
+        match &self.inner.mode {
+            Mode::Live { multi, .. } => {
+                let bar = multi.add(ProgressBar::new_spinner());
+                bar.set_style(
+                    BarStyle::with_template("{prefix} {pos} {wide_msg}")
+                        .unwrap_or_else(|_| BarStyle::default_spinner()),
+                );
+                bar.set_prefix(prefix.clone());
+                bar.enable_steady_tick(Duration::from_millis(120));
+                Counter {
+                    progress: self.clone(),
+                    bar: Some(bar),
+                    prefix,
+                }
+            }
+            Mode::Plain => {
+                self.write_plain(&prefix);
+                Counter {
+                    progress: self.clone(),
+                    bar: None,
+                    prefix,
+                }
+            }
+            Mode::Silent => Counter {
+                progress: self.clone(),
+                bar: None,
+                prefix,
+            },
+        }
+    }
+
+    /// Add a live bar or spinner to the display (hidden unless live). Callers
+    /// own its style; it is removed when finished.
+    pub fn add_bar(&self, bar: ProgressBar) -> ProgressBar {
+        match &self.inner.mode {
+            Mode::Live { multi, .. } => multi.add(bar),
+            Mode::Plain | Mode::Silent => {
+                bar.set_draw_target(ProgressDrawTarget::hidden());
+                bar
+            }
+        }
+    }
+
+    fn write_plain(&self, line: &str) {
+        let _guard = self
+            .inner
+            .plain_lock
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    }
+}
+
+/// A counted phase started by [`Progress::counter`].
+pub struct Counter {
+    progress: Progress,
+    bar: Option<ProgressBar>,
+    prefix: String,
+}
+
+impl Counter {
+    /// Count one more item; `current` names it on the live display.
+    pub fn tick(&self, current: &str) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+            bar.set_message(escape_control(current).into_owned());
+        }
+    }
+
+    /// Count `n` more items without naming them.
+    pub fn add(&self, n: u64) {
+        if let Some(bar) = &self.bar {
+            bar.inc(n);
+        }
+    }
+
+    /// End the phase with `  [tag] label... done`.
+    pub fn finish(self) {
+        let line = format!("{} done", self.prefix);
+        match &self.bar {
+            Some(bar) => {
+                bar.finish_and_clear();
+                self.progress.println(&line);
+            }
+            None => {
+                if !matches!(self.progress.inner.mode, Mode::Silent) {
+                    self.progress.write_plain(&line);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn silent_progress_is_a_no_op() {
+        let p = Progress::silent();
+        p.scan("hello");
+        let c = p.counter("scan", "Counting");
+        c.tick("x");
+        c.finish();
+        assert!(!p.is_live());
+    }
+}

@@ -1,0 +1,108 @@
+//! One run of the binary, start to finish: resolve the configuration, clear the
+//! cache if asked, scan, investigate, and write the report.
+//!
+//! This is the only place besides `main` where `anyhow` is used: below here
+//! every module returns its own typed errors.
+
+use anyhow::Context;
+
+use crate::cache;
+use crate::cli::Args;
+use crate::config::{Config, Env, Plan};
+use crate::exit_codes::ExitCode;
+use crate::output;
+use crate::progress::Progress;
+use crate::report::{Report, format_report};
+use crate::scan;
+
+/// The one line printed when no credential is set.
+const MISSING_KEY_HINT: &str = "luminos needs an Anthropic API key for its investigation: \
+export ANTHROPIC_API_KEY=<your key> (or ANTHROPIC_AUTH_TOKEN) and run it again.";
+
+/// Run luminos with parsed arguments.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let env = Env::from_process();
+    let (config, clear_first) = match Plan::resolve(args, &env)? {
+        Plan::ClearCacheOnly { cache_root } => {
+            clear_cache(&cache_root)?;
+            return Ok(ExitCode::Success);
+        }
+        Plan::Run {
+            config,
+            clear_cache_first,
+        } => (config, clear_cache_first),
+    };
+    if clear_first {
+        clear_cache(&config.cache_root)?;
+    }
+
+    if config.api.auth.is_none() && !config.investigation.estimate {
+        eprintln!("{MISSING_KEY_HINT}");
+        return Ok(ExitCode::Success);
+    }
+
+    let progress = Progress::new(config.progress);
+    if !config.scan.exclude.is_empty() {
+        progress.scan(&format!("Excluding: {}", config.scan.exclude.join(", ")));
+    }
+
+    let base = scan::scan(&config.target, &config.scan, &progress);
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let outcome = runtime.block_on(crate::ai::investigate(&config, &base, &progress))?;
+
+    if outcome.interrupted {
+        return Ok(ExitCode::Interrupted);
+    }
+
+    let report = Report {
+        scan: base,
+        ai_brief: outcome.brief,
+        ai_detailed: outcome.detailed,
+        flags: outcome.flags,
+        investigation: outcome.summary,
+    };
+    write_report(&config, &report)
+}
+
+/// Render the report as JSON or text and write it where the user asked.
+fn write_report(config: &Config, report: &Report) -> anyhow::Result<ExitCode> {
+    let text = if config.output.json {
+        serde_json::to_string_pretty(report).context("serializing the report")?
+    } else {
+        format_report(report, &config.target.to_string_lossy())
+    };
+    match &config.output.file {
+        Some(path) => match output::write_file(path, &text) {
+            Ok(()) => {
+                output::write_stdout(&format!("Report written to {}", path.display()))
+                    .context("writing to stdout")?;
+                Ok(ExitCode::Success)
+            }
+            Err(err) => {
+                eprintln!(
+                    "Error writing to '{}': {err}",
+                    output::escape_control(&path.to_string_lossy())
+                );
+                Ok(ExitCode::Failure)
+            }
+        },
+        None => {
+            output::write_stdout(&text).context("writing the report to stdout")?;
+            Ok(ExitCode::Success)
+        }
+    }
+}
+
+fn clear_cache(root: &std::path::Path) -> anyhow::Result<()> {
+    let shown = root.display();
+    if cache::clear_cache(root)? {
+        eprintln!("Removed the luminos cache at {shown}");
+    } else {
+        eprintln!("There is no luminos cache at {shown}; nothing to remove.");
+    }
+    Ok(())
+}

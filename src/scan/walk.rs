@@ -1,0 +1,1 @@
+//! (issue 2) To be written.

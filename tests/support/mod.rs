@@ -1,0 +1,11 @@
+//! Shared test support: a temp-tree builder ([`TestEnv`]) that runs the real
+//! binary in isolation, and the scripted mock Messages API server ([`mock`]).
+//!
+//! Tests never touch the network, a real key or `/tmp/luminos`: every command
+//! built here gets its own `LUMINOS_CACHE_DIR` and an `ANTHROPIC_BASE_URL`
+//! pointing at a mock server on 127.0.0.1 (or at a closed port).
+#![allow(dead_code)]
+
+pub mod tree;
+
+pub use tree::TestEnv;

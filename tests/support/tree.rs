@@ -1,0 +1,110 @@
+//! [`TestEnv`]: a temporary target tree, a private cache directory and a
+//! command builder for the real `luminos` binary.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+
+/// A temp dir holding `target/` (the tree under test) and `cache/` (the
+/// cache root for every command built here).
+pub struct TestEnv {
+    root: TempDir,
+    target: PathBuf,
+    cache: PathBuf,
+    base_url: String,
+}
+
+impl TestEnv {
+    /// An empty target and cache. Commands point at a closed local port until
+    /// [`TestEnv::with_base_url`] says otherwise.
+    pub fn new() -> TestEnv {
+        let root = tempfile::Builder::new().prefix("luminos-test-").tempdir().unwrap();
+        let target = root.path().join("target");
+        let cache = root.path().join("cache");
+        std::fs::create_dir_all(&target).unwrap();
+        TestEnv {
+            root,
+            target,
+            cache,
+            // Port 9 (discard) is closed on loopback: connections are refused at once.
+            base_url: "http://127.0.0.1:9".to_string(),
+        }
+    }
+
+    /// Point every command at this API base URL (usually a mock server).
+    pub fn with_base_url(mut self, url: impl Into<String>) -> TestEnv {
+        self.base_url = url.into();
+        self
+    }
+
+    /// The directory holding target/ and cache/.
+    pub fn root(&self) -> &Path {
+        self.root.path()
+    }
+
+    /// The target directory.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// The cache root given to commands as `LUMINOS_CACHE_DIR`.
+    pub fn cache(&self) -> &Path {
+        &self.cache
+    }
+
+    /// `target/<rel>` as an absolute path.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.target.join(rel)
+    }
+
+    /// Write a file (creating parent directories) under the target.
+    pub fn file(&self, rel: &str, content: impl AsRef<[u8]>) -> &Self {
+        let path = self.path(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(&path, content).unwrap();
+        self
+    }
+
+    /// Create a directory (and parents) under the target.
+    pub fn dir(&self, rel: &str) -> &Self {
+        std::fs::create_dir_all(self.path(rel)).unwrap();
+        self
+    }
+
+    /// Create a symlink at `rel` pointing to `to` (as given).
+    pub fn symlink(&self, to: impl AsRef<Path>, rel: &str) -> &Self {
+        let path = self.path(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::os::unix::fs::symlink(to, path).unwrap();
+        self
+    }
+
+    /// The `luminos` binary with a clean, isolated environment: no inherited
+    /// ANTHROPIC_* / LUMINOS_* variables, a test key, this env's cache root
+    /// and base URL, and the working directory at the env root.
+    pub fn cmd(&self) -> Command {
+        let mut cmd = self.bare_cmd();
+        cmd.env("ANTHROPIC_API_KEY", "test-key");
+        cmd
+    }
+
+    /// Like [`TestEnv::cmd`] but with no credential at all.
+    pub fn bare_cmd(&self) -> Command {
+        let mut cmd = Command::cargo_bin("luminos").unwrap();
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy().into_owned();
+            if key.starts_with("ANTHROPIC_") || key.starts_with("LUMINOS_") || key == "NO_COLOR" {
+                cmd.env_remove(&key);
+            }
+        }
+        cmd.env("LUMINOS_CACHE_DIR", &self.cache)
+            .env("ANTHROPIC_BASE_URL", &self.base_url)
+            .current_dir(self.root.path());
+        cmd
+    }
+}
