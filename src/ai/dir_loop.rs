@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use crate::ai::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::api::ToolDefinition;
 use crate::ai::discover::{children_of, display_name, relative};
-use crate::ai::interim::{CONTEXT_BUDGET, LoopUsage, format_dir_context};
+use crate::ai::interim::{CONTEXT_BUDGET, LoopUsage, format_dir_context, format_thousands};
 use crate::ai::prompts::{self, DirPrompt};
 use crate::ai::session::Session;
 use crate::ai::survey::{string_field, unit_interval};
@@ -145,9 +145,9 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
         if usage.budget_exceeded() {
             printer.line(&format!(
                 "Context budget reached — exiting early (context size {} > {} budget; loop spend {} tokens)",
-                thousands(usage.last_context()),
-                thousands(CONTEXT_BUDGET),
-                thousands(usage.total()),
+                format_thousands(usage.last_context),
+                format_thousands(CONTEXT_BUDGET),
+                format_thousands(usage.total()),
             ));
             let partial = flush_partial_dir_entry(&shared.cache, target, &job.dir)?;
             if !partial.is_empty() && summary.is_none() {
@@ -187,7 +187,7 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
         summary,
         completeness,
         turns_allocated: job.max_turns,
-        turns_used: usage.turns(),
+        turns_used: usage.turns,
         usage,
         end,
     })
@@ -311,12 +311,18 @@ fn entry_locations<'a>(target: &'a Path, entry: &'a Value) -> impl Iterator<Item
         .map(|raw| crate::config::normalize_lexically(&target.join(raw)))
 }
 
-/// The file entries describing files directly in `dir`.
+/// The file entries describing files directly in `dir`, ordered by path.
 pub fn direct_file_entries<'a>(target: &Path, dir: &Path, entries: &'a [Value]) -> Vec<&'a Value> {
-    entries
+    let mut direct: Vec<(PathBuf, &Value)> = entries
         .iter()
-        .filter(|entry| entry_locations(target, entry).any(|path| path.parent() == Some(dir)))
-        .collect()
+        .filter_map(|entry| {
+            entry_locations(target, entry)
+                .find(|path| path.parent() == Some(dir))
+                .map(|path| (path, entry))
+        })
+        .collect();
+    direct.sort_by(|a, b| a.0.cmp(&b.0));
+    direct.into_iter().map(|(_, entry)| entry).collect()
 }
 
 /// The partial dir entry for a loop stopped by the budget, and the summary it
@@ -394,19 +400,6 @@ pub fn flush_partial_dir_entry(
         .write_entry(EntryKind::Dir, &path, &entry)
         .map_err(|message| PassError::Failed(format!("writing a partial entry: {message}")))?;
     Ok(summary)
-}
-
-/// `140000` → `140,000`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]

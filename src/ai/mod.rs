@@ -117,7 +117,15 @@ pub(crate) fn fatal_api_error(
         api::ApiErrorKind::Authentication | api::ApiErrorKind::Permission => {
             Err(PassError::Fatal(InvestigationError::Auth(err.clone())))
         }
-        _ => Ok(()),
+        api::ApiErrorKind::InvalidRequest
+        | api::ApiErrorKind::RequestTooLarge
+        | api::ApiErrorKind::RateLimited
+        | api::ApiErrorKind::Overloaded
+        | api::ApiErrorKind::Server
+        | api::ApiErrorKind::Timeout
+        | api::ApiErrorKind::Connection
+        | api::ApiErrorKind::BrokenStream
+        | api::ApiErrorKind::MalformedToolInput => Ok(()),
     }
 }
 

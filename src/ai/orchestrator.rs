@@ -38,11 +38,11 @@ use crate::ai::survey::{
 use crate::ai::synthesis::run_synthesis;
 use crate::ai::tools::{self, Scope};
 use crate::ai::{InvestigationError, Outcome, PassError, now_iso};
-use crate::cache::{Cache, CacheRoot, EntryKind};
+use crate::cache::{Cache, CacheError, CacheRoot, EntryKind};
 use crate::config::{Config, ScanOptions};
 use crate::progress::Progress;
 use crate::redact::Redactor;
-use crate::report::InvestigationSummary;
+use crate::report::{InvestigationSummary, TokenTotals};
 use crate::scan::BaseScan;
 
 /// Depth of the tree the survey sees.
@@ -59,7 +59,16 @@ pub async fn run(
     progress: &Progress,
 ) -> Result<Outcome, InvestigationError> {
     progress.ai("Starting multi-pass investigation...");
-    let cache = open_investigation(config, progress)?;
+    let cache = match open_investigation(config, progress) {
+        Ok(cache) => cache,
+        // A cache that cannot be written is a failed investigation, not an
+        // unsafe one: the report still prints.
+        Err(InvestigationError::Cache(err @ CacheError::Io { .. })) => {
+            progress.println(&format!("Warning: AI analysis failed: {err}"));
+            return Ok(Outcome::default());
+        }
+        Err(err) => return Err(err),
+    };
     match pipeline(config, scan, progress, &cache).await {
         Ok(outcome) => {
             if outcome.brief.is_empty() && outcome.detailed.is_empty() {
@@ -146,21 +155,9 @@ fn new_session(
     progress: &Progress,
     tracker: &Arc<TokenTracker>,
 ) -> Result<Session, PassError> {
-    let auth = config
-        .api
-        .auth
-        .clone()
+    let client_config = ClientConfig::from_config(config)
         .ok_or_else(|| PassError::Failed("no API credential is set".to_string()))?;
-    let client = Client::new(ClientConfig {
-        base_url: config.api.base_url.clone(),
-        auth,
-        model: config.investigation.model.clone(),
-        max_tokens: crate::config::MAX_TOKENS,
-        max_retries: config.api.max_retries,
-        connect_timeout: crate::ai::api::CONNECT_TIMEOUT,
-        idle_timeout: crate::ai::api::IDLE_TIMEOUT,
-    })
-    .map_err(|err| PassError::Failed(err.to_string()))?;
+    let client = Client::new(client_config).map_err(|err| PassError::Failed(err.to_string()))?;
     let redactor = Arc::new(if config.investigation.redact {
         Redactor::new()
     } else {
@@ -405,6 +402,7 @@ fn finish(
 ) -> Outcome {
     let flags = cache.read_flags();
     let tracker = session.tracker();
+    let totals = tracker.totals();
     progress.ai(&format!("Total tokens used: {}", tracker.summary()));
     let investigated = all_dirs
         .iter()
@@ -420,10 +418,15 @@ fn finish(
             directories_investigated: investigated,
             directories_cached: cached_count,
             directories_remaining: 0,
-            api_requests: tracker.requests(),
-            tokens: tracker.token_totals(),
-            cost_usd: tracker.cost_usd(),
-            cache_savings_usd: tracker.cache_savings_usd(),
+            api_requests: totals.requests,
+            tokens: TokenTotals {
+                input: totals.input_tokens,
+                output: totals.output_tokens,
+                cache_write: totals.cache_creation_input_tokens,
+                cache_read: totals.cache_read_input_tokens,
+            },
+            cost_usd: tracker.cost(),
+            cache_savings_usd: tracker.cache_savings(),
             cost_cap_hit: false,
         }),
         interrupted: false,

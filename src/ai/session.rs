@@ -39,7 +39,7 @@ impl Session {
     ) -> Session {
         let progress = progress.clone();
         let client = client.with_retry_observer(Arc::new(move |notice: &RetryNotice| {
-            progress.ai(&retry_line(notice));
+            progress.ai(&notice.to_string());
         }));
         Session {
             client,
@@ -78,17 +78,6 @@ impl Session {
         self.tracker.record(&response.usage);
         Ok(response)
     }
-}
-
-/// `Retrying after <error> (retry 2/6 in 1.5s)`.
-fn retry_line(notice: &RetryNotice) -> String {
-    format!(
-        "Retrying after {} (retry {}/{} in {:.1}s)",
-        notice.error,
-        notice.attempt,
-        notice.max_retries,
-        notice.wait.as_secs_f64()
-    )
 }
 
 /// Redact every user-derived string of `request` in place. Tool definitions

@@ -123,12 +123,3 @@ fn visible_children_are_counted() {
     assert_eq!(visible_child_count(tmp.path()), 2);
     assert_eq!(visible_child_count(&tmp.path().join("missing")), 0);
 }
-
-#[test]
-fn thousands_separators() {
-    assert_eq!(thousands(0), "0");
-    assert_eq!(thousands(999), "999");
-    assert_eq!(thousands(1000), "1,000");
-    assert_eq!(thousands(140_000), "140,000");
-    assert_eq!(thousands(1_234_567), "1,234,567");
-}
