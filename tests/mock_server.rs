@@ -13,12 +13,14 @@ use luminos::ai::api::stream::decode_all;
 use serde_json::{Value, json};
 use support::mock::{MockServer, Reply};
 
+type Headers = Vec<(&'static str, &'static str)>;
+
 /// A well-formed streaming request body.
 fn body(messages: Value) -> Value {
     json!({"model": "claude-sonnet-4-5", "max_tokens": 64, "stream": true, "messages": messages})
 }
 
-fn good_headers() -> Vec<(&'static str, &'static str)> {
+fn good_headers() -> Headers {
     vec![
         ("x-api-key", "k"),
         ("anthropic-version", "2023-06-01"),
@@ -139,7 +141,7 @@ fn fragments_are_many_and_small() {
 #[test]
 fn protocol_violations_get_a_400_and_are_recorded() {
     let server = MockServer::start();
-    let cases: Vec<(Vec<(&str, &str)>, Value, &str)> = vec![
+    let cases: Vec<(Headers, Value, &str)> = vec![
         (
             vec![
                 ("anthropic-version", "2023-06-01"),

@@ -256,4 +256,3 @@ async fn garbage_is_survived() {
     );
     assert_eq!(notices[3].error.kind, ApiErrorKind::BrokenStream);
 }
-

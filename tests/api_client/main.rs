@@ -281,4 +281,3 @@ async fn the_mock_rejects_broken_histories() {
     assert!(all.contains("no credential"), "{all}");
     assert!(all.contains("missing anthropic-version"), "{all}");
 }
-
