@@ -255,4 +255,19 @@ async fn garbage_is_survived() {
         lines[2]
     );
     assert_eq!(notices[3].error.kind, ApiErrorKind::BrokenStream);
+    assert!(!lines[3].contains("not an event stream"), "{}", lines[3]);
+}
+
+#[tokio::test]
+async fn a_200_that_is_not_an_event_stream_says_so() {
+    let server = MockServer::start();
+    server.push(Reply::raw(200, "text/html", "<html>captive portal</html>"));
+    let (client, _) = client_with(config(&server), 0);
+    let err = client.send(&hello(&client)).await.unwrap_err();
+    assert_eq!(err.kind, ApiErrorKind::BrokenStream);
+    assert_eq!(
+        err.to_string(),
+        "broken stream: the stream ended before message_start \
+         (the response was text/html, not an event stream) [request-id: req_mock_0000]"
+    );
 }

@@ -296,13 +296,18 @@ impl Client {
         if !response.status().is_success() {
             return Err(self.error_from_response(response).await);
         }
-        let is_json = header_str(response.headers(), "content-type")
-            .is_some_and(|ct| ct.trim_start().starts_with("application/json"));
-        let result = if is_json {
-            let (body, _) = read_body(response, idle, MAX_BODY_BYTES).await?;
-            stream::response_from_message_json(&body)
+        let content_type = header_str(response.headers(), "content-type")
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        let result = if content_type.starts_with("application/json") {
+            read_body(response, idle, MAX_BODY_BYTES)
+                .await
+                .and_then(|(body, _)| stream::response_from_message_json(&body))
         } else {
-            self.read_stream(response).await
+            self.read_stream(response)
+                .await
+                .map_err(|err| note_content_type(err, &content_type))
         };
         result.map_err(|err| err.with_request_id(request_id))
     }
@@ -357,6 +362,27 @@ impl Client {
         };
         ApiError::from_http_response(status, |name| header_str(&headers, name), &body)
     }
+}
+
+/// A stream that made no sense is easier to diagnose when the error says the
+/// body was not an event stream at all (say, a proxy's HTML page sent with
+/// status 200).
+fn note_content_type(mut err: ApiError, content_type: &str) -> ApiError {
+    if err.kind == ApiErrorKind::BrokenStream && !content_type.starts_with("text/event-stream") {
+        let shown = if content_type.is_empty() {
+            "no content-type"
+        } else {
+            content_type
+        };
+        err.message = error::one_line_excerpt(
+            &format!(
+                "{} (the response was {shown}, not an event stream)",
+                err.message
+            ),
+            300,
+        );
+    }
+    err
 }
 
 /// The fixed headers of every request.
