@@ -99,6 +99,18 @@ async fn a_text_reply_round_trip() {
 }
 
 #[tokio::test]
+async fn sequential_requests_reuse_the_connection() {
+    let server = MockServer::start();
+    server.respond_with(|_| Reply::text("again and again, a reply of some length"));
+    let (client, _) = mock_client(&server);
+    for _ in 0..5 {
+        client.send(&hello(&client)).await.unwrap();
+    }
+    assert_eq!(server.request_count(), 5);
+    assert_eq!(server.connection_count(), 1);
+}
+
+#[tokio::test]
 async fn a_bearer_token_goes_in_authorization() {
     let server = MockServer::start();
     server.push(Reply::text("ok"));

@@ -70,6 +70,7 @@ mod wire;
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -122,6 +123,7 @@ pub struct ToolResultSeen {
 
 struct State {
     inner: Mutex<Inner>,
+    connections: AtomicUsize,
 }
 
 struct Inner {
@@ -152,6 +154,7 @@ impl MockServer {
                 seed: 0x5EED,
                 cache: PrefixCache::default(),
             }),
+            connections: AtomicUsize::new(0),
         });
         let (shutdown, stop) = watch::channel(false);
         let thread_state = state.clone();
@@ -232,6 +235,12 @@ impl MockServer {
 
     pub fn last_request(&self) -> Option<RecordedRequest> {
         self.state.lock().requests.last().cloned()
+    }
+
+    /// TCP connections accepted so far (keep-alive reuse shows as fewer
+    /// connections than requests).
+    pub fn connection_count(&self) -> usize {
+        self.state.connections.load(Ordering::SeqCst)
     }
 
     /// Queued replies not used yet.
@@ -386,6 +395,7 @@ fn serve(listener: std::net::TcpListener, state: Arc<State>, mut stop: watch::Re
                 _ = stop.changed() => break,
                 accepted = listener.accept() => {
                     if let Ok((sock, _)) = accepted {
+                        state.connections.fetch_add(1, Ordering::SeqCst);
                         let _ = sock.set_nodelay(true);
                         tokio::spawn(serve_connection(sock, state.clone()));
                     }

@@ -54,6 +54,9 @@ pub const USER_AGENT: &str = concat!("luminos/", env!("CARGO_PKG_VERSION"));
 /// one is a few hundred kilobytes at most.
 const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
 
+/// How long to wait for the end of a body after `message_stop`.
+const DRAIN_LIMIT: Duration = Duration::from_millis(250);
+
 /// How much of an error body is read for its message.
 const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
 
@@ -342,8 +345,8 @@ impl Client {
                         ));
                     }
                     decoder.push(&chunk)?;
-                    // Whatever follows message_stop is not ours to wait for.
                     if decoder.is_complete() {
+                        drain_briefly(response).await;
                         break;
                     }
                 }
@@ -362,6 +365,22 @@ impl Client {
         };
         ApiError::from_http_response(status, |name| header_str(&headers, name), &body)
     }
+}
+
+/// After `message_stop` only the end of the body should remain. Reading it
+/// lets the connection go back to the pool for the next request; a server
+/// that keeps the body open is not waited for beyond [`DRAIN_LIMIT`].
+async fn drain_briefly(mut response: reqwest::Response) {
+    let drain = async {
+        let mut extra = 0usize;
+        while let Ok(Some(chunk)) = response.chunk().await {
+            extra += chunk.len();
+            if extra > MAX_ERROR_BODY_BYTES {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(DRAIN_LIMIT, drain).await;
 }
 
 /// A stream that made no sense is easier to diagnose when the error says the
