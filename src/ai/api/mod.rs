@@ -306,7 +306,7 @@ impl Client {
         let result = if content_type.starts_with("application/json") {
             read_body(response, idle, MAX_BODY_BYTES)
                 .await
-                .and_then(|(body, _)| stream::response_from_message_json(&body))
+                .and_then(|body| stream::response_from_message_json(&body))
         } else {
             self.read_stream(response)
                 .await
@@ -359,10 +359,9 @@ impl Client {
         let status = response.status().as_u16();
         let headers = response.headers().clone();
         // A body that breaks off or stalls still tells us the status.
-        let body = match read_body(response, self.config.idle_timeout, MAX_ERROR_BODY_BYTES).await {
-            Ok((body, _)) => body,
-            Err(_) => Vec::new(),
-        };
+        let body = read_body(response, self.config.idle_timeout, MAX_ERROR_BODY_BYTES)
+            .await
+            .unwrap_or_default();
         ApiError::from_http_response(status, |name| header_str(&headers, name), &body)
     }
 }
@@ -441,13 +440,13 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-/// Read a whole body, up to `limit` bytes, with `idle` as the longest
-/// silence. Returns the bytes and whether the body was cut at the limit.
+/// Read a body, up to `limit` bytes (the rest is left unread), with `idle`
+/// as the longest silence.
 async fn read_body(
     mut response: reqwest::Response,
     idle: Duration,
     limit: usize,
-) -> Result<(Vec<u8>, bool), ApiError> {
+) -> Result<Vec<u8>, ApiError> {
     let mut body = Vec::new();
     loop {
         match tokio::time::timeout(idle, response.chunk()).await {
@@ -463,12 +462,12 @@ async fn read_body(
                     format!("the connection broke mid-body: {}", error_chain(&err)),
                 ));
             }
-            Ok(Ok(None)) => return Ok((body, false)),
+            Ok(Ok(None)) => return Ok(body),
             Ok(Ok(Some(chunk))) => {
                 let room = limit - body.len();
                 if chunk.len() >= room {
                     body.extend_from_slice(&chunk[..room]);
-                    return Ok((body, true));
+                    return Ok(body);
                 }
                 body.extend_from_slice(&chunk);
             }
