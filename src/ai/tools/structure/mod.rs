@@ -101,8 +101,8 @@ impl Language {
         }
     }
 
-    /// Look at one node (every node but the root, in document order) and
-    /// record what it contributes.
+    /// Look at one named node (every one but the root, in document order)
+    /// and record what it contributes.
     fn visit(self, node: Node<'_>, source: &[u8], outline: &mut Outline) {
         match self {
             Language::Python => python::visit(node, source, outline),
@@ -209,9 +209,13 @@ pub fn parse_source_within(
         .ok_or(ParseError::TimedOut(budget))?;
 
     let mut outline = Outline::default();
+    // Rules are about named nodes only. Anonymous tokens can share a kind's
+    // spelling (JavaScript's `function` keyword) without being that node.
     for_each_descendant(tree.root_node(), |node| {
-        outline.count_comment(node, source);
-        language.visit(node, source, &mut outline);
+        if node.is_named() {
+            outline.count_comment(node, source);
+            language.visit(node, source, &mut outline);
+        }
     });
     Ok(outline.finish(language, source))
 }
@@ -280,7 +284,7 @@ impl Outline {
 
     /// Comments count for every line they touch: newlines inside plus one.
     fn count_comment(&mut self, node: Node<'_>, source: &[u8]) {
-        if node.is_named() && COMMENT_KINDS.contains(&node.kind()) {
+        if COMMENT_KINDS.contains(&node.kind()) {
             self.comment_lines += 1 + count_newlines(bytes(node, source));
         }
     }

@@ -7,8 +7,9 @@
 //!   inside a `decorated_definition` and is therefore not listed as a method,
 //!   though it still appears among the functions);
 //! - `import` and `from ... import` statements are imports;
-//! - any expression statement that starts with a string literal (a module,
-//!   class or function docstring, or a bare string) sets `has_docstrings`.
+//! - any expression statement whose first child is a string literal (a
+//!   module, class or function docstring, or any other bare string
+//!   statement, wherever it is) sets `has_docstrings`.
 
 use tree_sitter::Node;
 
