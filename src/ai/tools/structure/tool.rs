@@ -13,7 +13,7 @@
 use std::fs::{File, Metadata};
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
 
@@ -194,7 +194,7 @@ fn language_for(path: &Path) -> Result<Language, StructureError> {
 /// Read the whole file, refusing it past [`MAX_FILE_BYTES`]. The limit is
 /// checked on the open handle and enforced while reading, so a file that
 /// grows or is swapped after the first check cannot get past it.
-fn read_limited(path: &PathBuf, relative: &str) -> Result<Vec<u8>, StructureError> {
+fn read_limited(path: &Path, relative: &str) -> Result<Vec<u8>, StructureError> {
     let read_error = |source| StructureError::Read {
         path: relative.to_string(),
         source,
@@ -226,6 +226,7 @@ fn read_limited(path: &PathBuf, relative: &str) -> Result<Vec<u8>, StructureErro
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::symlink;
+    use std::path::PathBuf;
     use std::sync::mpsc;
     use std::time::Duration;
 
