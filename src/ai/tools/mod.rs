@@ -22,6 +22,7 @@ use crate::progress::Progress;
 use crate::redact::Redactor;
 
 pub mod sandbox;
+pub mod structure;
 
 /// Which loop offers a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -111,7 +112,7 @@ pub enum Dispatch {
 }
 
 /// Every tool, in the order the model sees them within a scope.
-pub static REGISTRY: &[&dyn Tool] = &[];
+pub static REGISTRY: &[&dyn Tool] = &[&structure::ParseStructure];
 
 /// The tool definitions offered in `scope`, in registry order.
 pub fn definitions(scope: Scope) -> Vec<ToolDefinition> {
