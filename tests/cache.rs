@@ -297,3 +297,63 @@ fn a_corrupt_index_is_a_warning_not_a_failure() {
     assert_eq!((again.id.as_str(), again.is_new), (id.id.as_str(), false));
     assert!(again.warnings.is_empty());
 }
+
+mod keys {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Relative paths built from ordinary names, `.`, `..` and doubled or
+    /// trailing slashes.
+    fn spelling() -> impl Strategy<Value = String> {
+        let part = prop_oneof![
+            4 => "[a-z]{1,4}",
+            1 => Just(".".to_string()),
+            1 => Just("..".to_string()),
+            1 => Just(String::new()),
+        ];
+        (prop::collection::vec(part, 1..6), any::<bool>()).prop_map(|(parts, trailing)| {
+            let mut path = parts.join("/");
+            if trailing {
+                path.push('/');
+            }
+            path
+        })
+    }
+
+    /// One cache for every case: keys depend only on the target path.
+    fn shared_cache() -> (&'static PathBuf, &'static Cache) {
+        static SHARED: std::sync::OnceLock<(tempfile::TempDir, PathBuf, Cache)> =
+            std::sync::OnceLock::new();
+        let (_, target, cache) = SHARED.get_or_init(|| {
+            let tmp = tempfile::tempdir().unwrap();
+            let target = tmp.path().join("srv/app");
+            let root = CacheRoot::open(&tmp.path().join("cache")).unwrap();
+            let id = uuid::Uuid::new_v4().to_string();
+            let cache = Cache::open(&root, &id, &target).unwrap();
+            (tmp, target, cache)
+        });
+        (target, cache)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Relative and absolute spellings of one path give one key.
+        #[test]
+        fn relative_and_absolute_spellings_share_a_key(rel in spelling()) {
+            // A leading empty part would make the spelling absolute.
+            prop_assume!(!rel.starts_with('/'));
+            let (target, cache) = shared_cache();
+
+            let absolute = format!("{}/{rel}", target.display());
+            let key = cache.entry_key(&rel);
+            let dotted = if rel.is_empty() { ".".to_string() } else { format!("{rel}/.") };
+            prop_assert_eq!(&cache.entry_key(&dotted), &key);
+            prop_assert_eq!(&cache.entry_key(&absolute), &key);
+            prop_assert_eq!(&cache.entry_key(&format!("./{rel}")), &key);
+            let normalized = cache.absolute_entry_path(&rel);
+            prop_assert!(normalized.is_absolute());
+            prop_assert_eq!(&cache.entry_key(normalized.to_str().unwrap()), &key);
+        }
+    }
+}
