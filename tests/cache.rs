@@ -50,6 +50,7 @@ fn child_entry_point() {
         "register" => register_targets(&root, &name),
         "write-forever" => write_forever(&root, &name),
         "hold-lock" => hold_lock(&root, &name),
+        "append" => append_lines(&root, &name),
         other => panic!("unknown child role {other}"),
     }
 }
@@ -106,6 +107,30 @@ fn write_forever(root: &Path, name: &str) {
         if i == 0 {
             std::fs::write(markers(root).join(format!("{name}.started")), "").unwrap();
         }
+    }
+}
+
+/// Flags and log lines per appender in the interleaving test.
+const LINES_PER_APPENDER: usize = 40;
+
+/// Append big flags and log lines to the shared investigation
+/// `/targets/shared`.
+fn append_lines(root: &Path, name: &str) {
+    let target = Path::new("/targets/shared");
+    let cache_root = CacheRoot::open(root).unwrap();
+    let id = cache_root.investigation_id(target, false).unwrap();
+    let cache = Cache::open(&cache_root, &id.id, target).unwrap();
+    // Larger than a pipe buffer and than most page sizes.
+    let finding = format!("{name}:{}", "y".repeat(100_000));
+    for i in 0..LINES_PER_APPENDER {
+        cache
+            .append_flag(&Flag {
+                path: format!("{name}/{i}"),
+                finding: finding.clone(),
+                severity: "concern".into(),
+            })
+            .unwrap();
+        cache.log_tool_call(name, i as u32, "read_file", &json!({"path": finding}), i);
     }
 }
 
@@ -180,6 +205,49 @@ fn concurrent_threads_and_processes_lose_no_index_entry() {
             assert_eq!(index[&target], id.as_str(), "{target}");
         }
     }
+}
+
+#[test]
+fn concurrent_appenders_never_interleave_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("cache");
+    let cache_root = CacheRoot::open(&root).unwrap();
+    let target = Path::new("/targets/shared");
+    let id = cache_root.investigation_id(target, false).unwrap();
+    let cache = Cache::open(&cache_root, &id.id, target).unwrap();
+
+    let children: Vec<Child> = (0..3)
+        .map(|n| spawn_child("append", &root, &format!("proc{n}")))
+        .collect();
+    let threads: Vec<_> = (0..3)
+        .map(|n| {
+            let root = root.clone();
+            std::thread::spawn(move || append_lines(&root, &format!("thread{n}")))
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+
+    let expected = 6 * LINES_PER_APPENDER;
+    let flags_text = std::fs::read_to_string(cache.dir().join("flags.jsonl")).unwrap();
+    assert_eq!(flags_text.lines().count(), expected);
+    let flags = cache.read_flags();
+    assert_eq!(flags.len(), expected);
+    for flag in &flags {
+        let writer = flag.path.split('/').next().unwrap();
+        assert!(
+            flag.finding.starts_with(&format!("{writer}:")),
+            "{}",
+            flag.path
+        );
+    }
+    let log = std::fs::read_to_string(cache.dir().join("investigation.log")).unwrap();
+    assert_eq!(log.lines().count(), expected);
+    assert_all_json_parses(&root);
 }
 
 /// Every `*.json` under `dir` parses; every JSONL line parses.
