@@ -30,6 +30,7 @@ use crate::progress::Progress;
 use crate::redact::{Hit, Redactor};
 
 pub mod cache_tools;
+// SLOT: `pub mod command;` (run_command) and `pub mod structure;` (parse_structure).
 pub mod fs;
 pub mod notes;
 pub mod sandbox;
