@@ -90,19 +90,13 @@ fn respond(
 
 /// Pass one string taken from the file through the redaction filter, which
 /// also records each redaction as a flag.
-// Until `ToolContext::redact` exists this passes text through; wiring it is
-// this one line: `ctx.redact(relative, text)`.
 fn redact_for_model(ctx: &ToolContext<'_>, relative: &str, text: &str) -> String {
-    let _ = (ctx, relative);
-    text.to_owned()
+    ctx.redact(relative, text)
 }
 
 /// Mark the output as data taken from the file, not instructions.
-// Until `frame_untrusted` exists this passes the body through; wiring it is
-// this one line: `crate::ai::tools::frame_untrusted(relative, &body)`.
 fn frame_for_model(relative: &str, body: String) -> String {
-    let _ = relative;
-    body
+    crate::ai::tools::frame_untrusted(relative, &body)
 }
 
 /// Why a file could not be outlined. The text is what the model reads.
@@ -252,8 +246,25 @@ mod tests {
         (dir, target)
     }
 
+    /// Run the tool without redaction; a successful outline comes back with
+    /// its frame removed so the JSON inside can be checked.
     fn call(target: &Path, path: &str) -> ToolOutput {
-        respond(target, &json!({ "path": path }), |_, text| text.to_owned())
+        let mut out = respond(target, &json!({ "path": path }), |_, text| text.to_owned());
+        if !out.is_error {
+            out.content = unframe(&out.content);
+        }
+        out
+    }
+
+    fn unframe(framed: &str) -> String {
+        let open = framed.find('\n').expect("an opening frame line");
+        let close = framed.rfind('\n').expect("a closing frame line");
+        assert!(framed.starts_with("<untrusted-data source="), "{framed}");
+        assert!(
+            framed[close..].starts_with("\n</untrusted-data>"),
+            "{framed}"
+        );
+        framed[open + 1..close].to_string()
     }
 
     #[test]
