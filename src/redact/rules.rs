@@ -250,12 +250,14 @@ fn url_password_plausible(s: &str, found: &Found<'_>) -> bool {
 }
 
 /// Name parts that say the value describes a secret rather than being one:
-/// `token_url`, `password_file`, `secret_name`, `max_tokens`, `token_type`.
+/// `token_url`, `password_file`, `secret_name`, `token_type`, `secret_hash`.
+/// (`max_tokens` needs none: its value is a number.)
 const DESCRIPTIVE_SUFFIXES: &[&str] = &[
     "url", "uri", "endpoint", "file", "path", "dir", "name", "type", "kind", "len", "length",
     "size", "count", "field", "env", "var", "prefix", "header", "pattern", "regex", "format",
     "ttl", "expiry", "expires", "timeout", "label", "hint", "policy", "provider", "store",
-    "source", "version", "mode", "id",
+    "source", "version", "mode", "id", "hash", "digest", "checksum", "sha", "sha1", "sha256",
+    "md5",
 ];
 
 /// The generic rule's check: the key's name must not be descriptive and the

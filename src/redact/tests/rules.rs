@@ -473,4 +473,11 @@ fn generic_assignments_ignore_code_and_placeholders() {
     ] {
         assert_clean(text);
     }
+    for text in [
+        format!("const SECRET_HASH: &str = \"{}\";", fake(HEX, 64, 230)),
+        format!("api_key_sha256 = '{}'", fake(HEX, 64, 231)),
+        format!("secretId: {}", fake(B62, 20, 232)),
+    ] {
+        assert_clean(&text);
+    }
 }
