@@ -169,6 +169,37 @@ fn read_file_truncates_with_a_note_and_caps_max_bytes() {
 }
 
 #[test]
+fn read_file_redacts_a_secret_cut_by_max_bytes_whole() {
+    let mut e = env();
+    e.redactor = Redactor::new();
+    // Built at run time so the repository holds nothing that looks like a key.
+    let token: String = "ghp_"
+        .chars()
+        .chain("aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC2eF4hJ6".chars())
+        .collect();
+    let body = format!("{}\nTOKEN={token}\nmore text after\n", "x".repeat(90));
+    std::fs::write(e.target.join("env.txt"), &body).unwrap();
+    let cut = body.find(&token).unwrap() + 12;
+    let out = e.ok("read_file", json!({"path": "env.txt", "max_bytes": cut}));
+    assert!(!out.contains(&token[4..12]), "{out}");
+    assert!(
+        out.contains("TOKEN=[REDACTED:github-token]\n</untrusted-data>"),
+        "{out}"
+    );
+    let shown = body.find(&token).unwrap() + token.len();
+    assert!(
+        out.contains(&format!("showed the first {shown} of {} bytes", body.len())),
+        "{out}"
+    );
+    let flags = e.cache.read_flags();
+    assert_eq!(flags.len(), 1, "{flags:?}");
+    assert_eq!(
+        (flags[0].path.as_str(), flags[0].severity.as_str()),
+        ("env.txt", "critical")
+    );
+}
+
+#[test]
 fn read_file_never_splits_a_character_and_replaces_invalid_utf8() {
     let e = env();
     std::fs::write(e.target.join("utf8.txt"), "aéb").unwrap();

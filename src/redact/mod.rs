@@ -112,6 +112,39 @@ impl Redactor {
         let spans = resolve_overlaps(find_candidates(text));
         apply(text, &spans)
     }
+
+    /// Redact the first `keep` bytes of `text`, judging secrets on the whole
+    /// of `text`. Callers that show only the start of a file read a little
+    /// further and pass it all here: a token cut by the limit would no longer
+    /// match its rule and its first half would leak. A secret that crosses
+    /// `keep` is redacted whole and the cut moves to its end. Returns the
+    /// redaction and how many bytes of `text` it covers.
+    pub fn redact_prefix(&self, text: &str, keep: usize) -> (Redacted, usize) {
+        let mut cut = floor_char_boundary(text, keep.min(text.len()));
+        if !self.enabled {
+            return (
+                Redacted {
+                    text: text[..cut].to_owned(),
+                    hits: Vec::new(),
+                },
+                cut,
+            );
+        }
+        let mut spans = resolve_overlaps(find_candidates(text));
+        if let Some(crossing) = spans.iter().find(|s| s.start < cut && s.end > cut) {
+            cut = crossing.end;
+        }
+        spans.retain(|s| s.end <= cut);
+        (apply(&text[..cut], &spans), cut)
+    }
+}
+
+/// The largest char boundary of `text` at or below `at`.
+fn floor_char_boundary(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 impl Default for Redactor {

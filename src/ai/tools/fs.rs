@@ -72,9 +72,9 @@ impl Tool for ReadFile {
             let max_bytes = max_bytes_arg(input)?;
             let path = resolve(ctx, raw)?;
             let rel = sandbox::relative_display(ctx.target, &path);
-            let prefix =
-                read_prefix(&path, max_bytes).map_err(|why| ToolOutput::error(why.message(raw)))?;
-            Ok(ToolOutput::ok(render_file(ctx, &rel, &prefix)))
+            let prefix = read_prefix(&path, max_bytes + REDACTION_LOOKAHEAD)
+                .map_err(|why| ToolOutput::error(why.message(raw)))?;
+            Ok(ToolOutput::ok(render_file(ctx, &rel, &prefix, max_bytes)))
         })
     }
 }
@@ -173,23 +173,33 @@ fn refuse_non_regular(meta: &std::fs::Metadata) -> Result<(), NotRead> {
     }
 }
 
-/// The result text: redacted, framed, then our truncation note outside the
-/// frame so the model can trust it.
-fn render_file(ctx: &ToolContext<'_>, rel: &str, prefix: &Prefix) -> String {
+/// Bytes read past `max_bytes` so that a secret cut by the limit is still
+/// recognised and redacted whole (tokens are far shorter than this).
+const REDACTION_LOOKAHEAD: u64 = 1024;
+
+/// The result text: the first `max_bytes` of the file, redacted (judged on
+/// the whole window read, so nothing is cut mid-secret), framed, then our
+/// truncation note outside the frame so the model can trust it.
+fn render_file(ctx: &ToolContext<'_>, rel: &str, prefix: &Prefix, max_bytes: u64) -> String {
     if prefix.bytes.is_empty() {
         return "(empty file)".to_string();
     }
-    let truncated = (prefix.bytes.len() as u64) < prefix.size;
-    let shown = if truncated {
-        without_cut_char(&prefix.bytes)
+    let window_is_whole_file = prefix.bytes.len() as u64 >= prefix.size;
+    let window = if window_is_whole_file {
+        &prefix.bytes[..]
     } else {
-        &prefix.bytes
+        without_cut_char(&prefix.bytes)
     };
-    let text = String::from_utf8_lossy(shown);
-    let text = ctx.redact(rel, &text);
-    let mut out = frame_untrusted(rel, &text);
-    if truncated {
-        out.push_str(&truncation_note(rel, shown.len() as u64, prefix.size));
+    let text = String::from_utf8_lossy(window);
+    let keep = if window.len() as u64 > max_bytes {
+        String::from_utf8_lossy(without_cut_char(&window[..max_bytes as usize])).len()
+    } else {
+        text.len()
+    };
+    let (redacted, covered) = ctx.redact_prefix(rel, &text, keep);
+    let mut out = frame_untrusted(rel, &redacted);
+    if covered < text.len() || !window_is_whole_file {
+        out.push_str(&truncation_note(rel, covered as u64, prefix.size));
     }
     out
 }

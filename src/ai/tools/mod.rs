@@ -87,6 +87,14 @@ impl ToolContext<'_> {
         redacted.text
     }
 
+    /// [`Redactor::redact_prefix`] with the hits recorded as flags: the
+    /// redacted start of `text` and how many bytes of `text` it covers.
+    pub fn redact_prefix(&self, source: &str, text: &str, keep: usize) -> (String, usize) {
+        let (redacted, covered) = self.redactor.redact_prefix(text, keep);
+        self.record_redactions(source, &redacted.hits);
+        (redacted.text, covered)
+    }
+
     /// Redact text that came back from the cache (summaries the agent wrote
     /// earlier) without recording flags: the file it was derived from was
     /// flagged when it was read.

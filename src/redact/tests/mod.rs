@@ -339,3 +339,32 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn a_secret_crossing_the_cut_is_redacted_whole() {
+    let gh = format!("ghp_{}", fake(B62, 36, 230));
+    let text = format!("first line\ntoken {gh} tail\n");
+    let keep = text.find(&gh).unwrap() + 10;
+    let (out, covered) = Redactor::new().redact_prefix(&text, keep);
+    assert!(!out.text.contains(&gh[4..10]), "{}", out.text);
+    assert!(
+        out.text.ends_with("[REDACTED:github-token]"),
+        "{}",
+        out.text
+    );
+    assert_eq!(covered, text.find(&gh).unwrap() + gh.len());
+    assert_eq!(out.hits.len(), 1);
+
+    // Secrets wholly past the cut are neither shown nor counted.
+    let (out, covered) = Redactor::new().redact_prefix(&text, 5);
+    assert_eq!(
+        (out.text.as_str(), covered, out.hits.len()),
+        ("first", 5, 0)
+    );
+
+    // A cut inside a multi-byte character moves back to its start.
+    let (out, covered) = Redactor::new().redact_prefix("aé", 2);
+    assert_eq!((out.text.as_str(), covered), ("a", 1));
+    let (out, covered) = Redactor::disabled().redact_prefix(&text, keep);
+    assert_eq!((out.text.as_str(), covered), (&text[..keep], keep));
+}
