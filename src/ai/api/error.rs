@@ -1,7 +1,16 @@
-//! Typed API errors. Each says what happened in one line, with the
-//! `request-id` when the server sent one.
+//! Typed API errors. Each says what happened in one line, with the HTTP status
+//! and the `request-id` when the server sent them.
+//!
+//! This module also turns a failed HTTP response (status, headers, body) into
+//! an [`ApiError`]: the status decides the kind, the JSON error body
+//! `{"type":"error","error":{"type":..,"message":..}}` supplies the message,
+//! and anything else (an HTML page from a proxy, plain text, binary noise)
+//! becomes a short, escaped excerpt. Which errors are retried is decided in
+//! [`super::retry`], not here.
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
 
 /// What kind of failure an [`ApiError`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -32,6 +41,74 @@ pub enum ApiErrorKind {
     MalformedToolInput,
 }
 
+impl ApiErrorKind {
+    /// A short label that starts the one-line description.
+    pub fn label(self) -> &'static str {
+        match self {
+            ApiErrorKind::Authentication => "authentication failed",
+            ApiErrorKind::Permission => "permission denied",
+            ApiErrorKind::InvalidRequest => "invalid request",
+            ApiErrorKind::NotFound => "not found",
+            ApiErrorKind::RequestTooLarge => "request too large",
+            ApiErrorKind::RateLimited => "rate limited",
+            ApiErrorKind::Overloaded => "overloaded",
+            ApiErrorKind::Server => "server error",
+            ApiErrorKind::Timeout => "timed out",
+            ApiErrorKind::Connection => "connection failed",
+            ApiErrorKind::BrokenStream => "broken stream",
+            ApiErrorKind::MalformedToolInput => "malformed tool input",
+        }
+    }
+
+    /// The kind for an HTTP error status. `error_type` (the JSON body's
+    /// `error.type`) only decides for statuses the API does not document.
+    pub fn from_status(status: u16, error_type: Option<&str>) -> ApiErrorKind {
+        match status {
+            400 => ApiErrorKind::InvalidRequest,
+            401 => ApiErrorKind::Authentication,
+            403 => ApiErrorKind::Permission,
+            404 => ApiErrorKind::NotFound,
+            413 => ApiErrorKind::RequestTooLarge,
+            429 => ApiErrorKind::RateLimited,
+            529 => ApiErrorKind::Overloaded,
+            408 | 409 | 500..=599 => ApiErrorKind::Server,
+            _ => error_type
+                .and_then(ApiErrorKind::from_error_type)
+                .unwrap_or(ApiErrorKind::InvalidRequest),
+        }
+    }
+
+    /// The kind named by an API error type such as `overloaded_error`.
+    pub fn from_error_type(error_type: &str) -> Option<ApiErrorKind> {
+        Some(match error_type {
+            "invalid_request_error" => ApiErrorKind::InvalidRequest,
+            "authentication_error" => ApiErrorKind::Authentication,
+            "permission_error" => ApiErrorKind::Permission,
+            "not_found_error" => ApiErrorKind::NotFound,
+            "request_too_large" => ApiErrorKind::RequestTooLarge,
+            "rate_limit_error" => ApiErrorKind::RateLimited,
+            "overloaded_error" => ApiErrorKind::Overloaded,
+            "api_error" | "timeout_error" => ApiErrorKind::Server,
+            _ => return None,
+        })
+    }
+
+    /// The kind for an `error` event that arrived inside a 200 stream.
+    ///
+    /// The request itself was accepted, so whatever the event says, sending it
+    /// again may well succeed: types that would otherwise be final (say an
+    /// `invalid_request_error` mid-stream) become [`ApiErrorKind::BrokenStream`].
+    pub fn from_stream_error_type(error_type: &str) -> ApiErrorKind {
+        match ApiErrorKind::from_error_type(error_type) {
+            Some(
+                kind
+                @ (ApiErrorKind::Overloaded | ApiErrorKind::Server | ApiErrorKind::RateLimited),
+            ) => kind,
+            _ => ApiErrorKind::BrokenStream,
+        }
+    }
+}
+
 /// An API failure.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiError {
@@ -48,11 +125,378 @@ pub struct ApiError {
     pub should_retry: Option<bool>,
 }
 
+/// Longest message kept from a server body, in characters.
+const MAX_MESSAGE_CHARS: usize = 300;
+
+impl ApiError {
+    /// An error with no HTTP details. The message is flattened to one line.
+    pub fn new(kind: ApiErrorKind, message: impl AsRef<str>) -> ApiError {
+        ApiError {
+            kind,
+            status: None,
+            message: one_line_excerpt(message.as_ref(), MAX_MESSAGE_CHARS),
+            request_id: None,
+            retry_after: None,
+            should_retry: None,
+        }
+    }
+
+    /// Attach the `request-id` unless one is already known.
+    pub fn with_request_id(mut self, request_id: Option<String>) -> ApiError {
+        if self.request_id.is_none() {
+            self.request_id = request_id;
+        }
+        self
+    }
+
+    /// True for a 404 `not_found_error`: with a well-formed endpoint this
+    /// means the model is unknown or retired, and no later call can succeed.
+    pub fn is_not_found(&self) -> bool {
+        self.kind == ApiErrorKind::NotFound
+    }
+
+    /// Build the error for a non-success HTTP response. `header` looks a
+    /// response header up by lower-case name; `body` is what was read of the
+    /// body (possibly nothing).
+    pub fn from_http_response<'a>(
+        status: u16,
+        header: impl Fn(&str) -> Option<&'a str>,
+        body: &[u8],
+    ) -> ApiError {
+        let parsed = parse_error_body(body);
+        let kind = ApiErrorKind::from_status(status, parsed.error_type.as_deref());
+        let message = match (&parsed.message, &parsed.error_type) {
+            (Some(message), _) if !message.trim().is_empty() => message.clone(),
+            (_, Some(error_type)) => error_type.clone(),
+            _ => body_excerpt(body),
+        };
+        let request_id = header("request-id")
+            .or_else(|| header("x-request-id"))
+            .map(str::to_string)
+            .or(parsed.request_id);
+        ApiError {
+            kind,
+            status: Some(status),
+            message: one_line_excerpt(&message, MAX_MESSAGE_CHARS),
+            request_id: request_id.map(|id| one_line_excerpt(&id, 100)),
+            retry_after: retry_after_from_headers(&header, SystemTime::now()),
+            should_retry: should_retry_from_header(header("x-should-retry")),
+        }
+    }
+}
+
 impl std::fmt::Display for ApiError {
+    /// `rate limited (HTTP 429): <message> (retry after 2s) [request-id: req_..]`
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let _ = f;
-        todo!("issue 3: one line with kind, status, message and request-id")
+        f.write_str(self.kind.label())?;
+        if let Some(status) = self.status {
+            write!(f, " (HTTP {status})")?;
+        }
+        if !self.message.is_empty() {
+            write!(f, ": {}", self.message)?;
+        }
+        if let Some(wait) = self.retry_after {
+            write!(f, " (retry after {})", format_wait(wait))?;
+        }
+        if let Some(id) = &self.request_id {
+            write!(f, " [request-id: {id}]")?;
+        }
+        Ok(())
     }
 }
 
 impl std::error::Error for ApiError {}
+
+/// A duration as people read it: `750ms`, `2s`, `1.5s`.
+pub fn format_wait(wait: Duration) -> String {
+    let ms = wait.as_millis();
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{:.1}s", wait.as_secs_f64())
+    }
+}
+
+/// What could be read out of an error body.
+#[derive(Debug, Default, PartialEq)]
+struct ErrorBody {
+    error_type: Option<String>,
+    message: Option<String>,
+    request_id: Option<String>,
+}
+
+/// Read `{"type":"error","error":{"type":..,"message":..},"request_id":..}`.
+/// Bodies that are not that shape yield an empty [`ErrorBody`].
+fn parse_error_body(body: &[u8]) -> ErrorBody {
+    let Ok(value) = serde_json::from_slice::<Value>(body) else {
+        return ErrorBody::default();
+    };
+    let error = value.get("error");
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+    ErrorBody {
+        error_type: text(error.and_then(|e| e.get("type"))),
+        // Some proxies put a plain string in `error`.
+        message: text(error.and_then(|e| e.get("message"))).or_else(|| text(error)),
+        request_id: text(value.get("request_id")),
+    }
+}
+
+/// A short, printable excerpt of a body that is not the API's JSON: markup
+/// tags are dropped so an HTML error page reads as its text.
+fn body_excerpt(body: &[u8]) -> String {
+    if body.is_empty() {
+        return "empty response body".to_string();
+    }
+    let text = String::from_utf8_lossy(body);
+    let looks_like_markup = text.trim_start().starts_with('<');
+    let text = if looks_like_markup {
+        strip_tags(&text)
+    } else {
+        text.into_owned()
+    };
+    let excerpt = one_line_excerpt(&text, 120);
+    if excerpt.is_empty() {
+        "unreadable response body".to_string()
+    } else {
+        format!("unexpected response body: {excerpt}")
+    }
+}
+
+/// Remove `<...>` tags and the contents of `<style>`/`<script>` elements,
+/// roughly: good enough to surface an error page's title and text.
+fn strip_tags(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        out.push(' ');
+        let after = &rest[open..];
+        let lower_head: String = after
+            .chars()
+            .take(8)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        let skip_to = if lower_head.starts_with("<style") {
+            find_ci(after, "</style>")
+        } else if lower_head.starts_with("<script") {
+            find_ci(after, "</script>")
+        } else {
+            None
+        };
+        let from = skip_to.unwrap_or(0);
+        match after[from..].find('>') {
+            Some(close) => rest = &after[from + close + 1..],
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn find_ci(haystack: &str, needle: &str) -> Option<usize> {
+    haystack.to_ascii_lowercase().find(needle)
+}
+
+/// Collapse whitespace to single spaces, make control characters visible and
+/// cut to `max_chars` (with an ellipsis), so the text fits on one line.
+pub fn one_line_excerpt(text: &str, max_chars: usize) -> String {
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let escaped = crate::output::escape_control(&collapsed);
+    let mut out: String = escaped.chars().take(max_chars).collect();
+    if escaped.chars().nth(max_chars).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// The server's requested wait: `retry-after-ms` first, then `retry-after`
+/// as seconds or as an HTTP-date (relative to `now`).
+fn retry_after_from_headers<'a>(
+    header: &impl Fn(&str) -> Option<&'a str>,
+    now: SystemTime,
+) -> Option<Duration> {
+    if let Some(ms) = header("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok())
+        && ms.is_finite()
+        && ms >= 0.0
+    {
+        return Some(Duration::from_secs_f64(ms / 1000.0));
+    }
+    let value = header("retry-after")?.trim();
+    if let Ok(secs) = value.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+    }
+    let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    let at = SystemTime::UNIX_EPOCH + Duration::from_secs(u64::try_from(at.timestamp()).ok()?);
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+fn should_retry_from_header(value: Option<&str>) -> Option<bool> {
+    match value?.trim().to_ascii_lowercase().as_str() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers<'a>(list: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<&'a str> + 'a {
+        move |name| list.iter().find(|(k, _)| *k == name).map(|(_, v)| *v)
+    }
+
+    #[test]
+    fn statuses_map_to_kinds() {
+        use ApiErrorKind::*;
+        let cases = [
+            (400, InvalidRequest),
+            (401, Authentication),
+            (403, Permission),
+            (404, NotFound),
+            (408, Server),
+            (409, Server),
+            (413, RequestTooLarge),
+            (429, RateLimited),
+            (500, Server),
+            (502, Server),
+            (503, Server),
+            (529, Overloaded),
+        ];
+        for (status, kind) in cases {
+            assert_eq!(ApiErrorKind::from_status(status, None), kind, "{status}");
+        }
+        assert_eq!(
+            ApiErrorKind::from_status(422, Some("rate_limit_error")),
+            RateLimited
+        );
+        assert_eq!(ApiErrorKind::from_status(418, None), InvalidRequest);
+    }
+
+    #[test]
+    fn json_error_body_gives_message_and_request_id() {
+        let body = br#"{"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit"}}"#;
+        let err = ApiError::from_http_response(
+            429,
+            headers(&[("request-id", "req_011abc"), ("retry-after", "20")]),
+            body,
+        );
+        assert_eq!(err.kind, ApiErrorKind::RateLimited);
+        assert_eq!(err.retry_after, Some(Duration::from_secs(20)));
+        assert_eq!(
+            err.to_string(),
+            "rate limited (HTTP 429): Number of requests has exceeded your rate limit \
+             (retry after 20s) [request-id: req_011abc]"
+        );
+    }
+
+    #[test]
+    fn request_id_can_come_from_the_body() {
+        let body = br#"{"type":"error","error":{"type":"not_found_error","message":"model: claude-nope"},"request_id":"req_body"}"#;
+        let err = ApiError::from_http_response(404, headers(&[]), body);
+        assert!(err.is_not_found());
+        assert_eq!(
+            err.to_string(),
+            "not found (HTTP 404): model: claude-nope [request-id: req_body]"
+        );
+    }
+
+    #[test]
+    fn html_pages_become_a_short_escaped_excerpt() {
+        let body = b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title>\
+            <style>body{color:red}</style></head><body><h1>Bad \x1b[31mGateway</h1>\n\n\
+            <p>cloudflare</p></body></html>";
+        let err = ApiError::from_http_response(502, headers(&[]), body);
+        assert_eq!(err.kind, ApiErrorKind::Server);
+        assert_eq!(
+            err.message,
+            "unexpected response body: 502 Bad Gateway Bad \\x1b[31mGateway cloudflare"
+        );
+        assert!(!err.to_string().contains('\n'));
+    }
+
+    #[test]
+    fn garbage_bodies_survive() {
+        let err = ApiError::from_http_response(500, headers(&[]), b"");
+        assert_eq!(err.message, "empty response body");
+        let err = ApiError::from_http_response(500, headers(&[]), &[0xff, 0xfe, b'o', b'k']);
+        assert!(err.message.starts_with("unexpected response body: "));
+        let long = "x".repeat(10_000);
+        let err = ApiError::from_http_response(500, headers(&[]), long.as_bytes());
+        assert!(err.message.chars().count() < 160, "{}", err.message);
+        let err = ApiError::from_http_response(503, headers(&[]), br#"{"error":"upstream down"}"#);
+        assert_eq!(err.message, "upstream down");
+    }
+
+    #[test]
+    fn retry_after_forms() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let wait = |list: &[(&str, &str)]| retry_after_from_headers(&headers(list), now);
+        assert_eq!(
+            wait(&[("retry-after-ms", "1500"), ("retry-after", "9")]),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(wait(&[("retry-after", "3")]), Some(Duration::from_secs(3)));
+        assert_eq!(
+            wait(&[("retry-after", "0.25")]),
+            Some(Duration::from_millis(250))
+        );
+        // 1_700_000_000 is Tue, 14 Nov 2023 22:13:20 GMT.
+        assert_eq!(
+            wait(&[("retry-after", "Tue, 14 Nov 2023 22:13:27 GMT")]),
+            Some(Duration::from_secs(7))
+        );
+        assert_eq!(
+            wait(&[("retry-after", "Tue, 14 Nov 2023 22:00:00 GMT")]),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(wait(&[("retry-after", "soon")]), None);
+        assert_eq!(wait(&[("retry-after-ms", "-5")]), None);
+        assert_eq!(wait(&[]), None);
+    }
+
+    #[test]
+    fn should_retry_header() {
+        assert_eq!(should_retry_from_header(Some("true")), Some(true));
+        assert_eq!(should_retry_from_header(Some(" False ")), Some(false));
+        assert_eq!(should_retry_from_header(Some("maybe")), None);
+        assert_eq!(should_retry_from_header(None), None);
+    }
+
+    #[test]
+    fn stream_error_types_stay_retryable() {
+        use ApiErrorKind::*;
+        assert_eq!(
+            ApiErrorKind::from_stream_error_type("overloaded_error"),
+            Overloaded
+        );
+        assert_eq!(ApiErrorKind::from_stream_error_type("api_error"), Server);
+        assert_eq!(
+            ApiErrorKind::from_stream_error_type("rate_limit_error"),
+            RateLimited
+        );
+        assert_eq!(
+            ApiErrorKind::from_stream_error_type("invalid_request_error"),
+            BrokenStream
+        );
+        assert_eq!(
+            ApiErrorKind::from_stream_error_type("brand_new"),
+            BrokenStream
+        );
+    }
+
+    #[test]
+    fn display_without_http_details() {
+        let err = ApiError::new(ApiErrorKind::Timeout, "no data for 90s\nwhile streaming");
+        assert_eq!(
+            err.to_string(),
+            "timed out: no data for 90s while streaming"
+        );
+        assert_eq!(format_wait(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(format_wait(Duration::from_millis(250)), "250ms");
+    }
+}

@@ -6,12 +6,14 @@
 //!   [`types::Response`];
 //! - [`error`]: typed errors, one line each;
 //! - [`retry`]: the retry policy (which failures retry, and how long to wait);
+//! - [`caching`]: where the prompt-caching breakpoints go;
 //! - [`cost`]: token accounting and the price table;
 //! - this module: the transport (reqwest) that ties them together.
 //!
 //! No Anthropic SDK is involved. Agent logic (prompts, tools, loops) lives in
 //! [`crate::ai`], never here.
 
+pub mod caching;
 pub mod cost;
 pub mod error;
 pub mod retry;
@@ -22,10 +24,17 @@ pub mod types;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::config::Auth;
+use reqwest::header::{self, HeaderMap, HeaderValue};
+
+use crate::config::{Auth, Config};
 
 pub use error::{ApiError, ApiErrorKind};
+pub use retry::{RetryDecision, RetryPolicy};
 pub use types::{ContentBlock, Message, MessagesRequest, Response, ToolDefinition, Usage};
+
+use error::format_wait;
+use stream::ResponseDecoder;
+use types::SystemBlock;
 
 /// `anthropic-version` header value.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -34,8 +43,22 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long a stream may go without any bytes (pings count) before it is
-/// treated as stalled. The API pings well inside this.
+/// treated as stalled. The API pings well inside this. The same limit applies
+/// to the wait for the response headers.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// The `user-agent` of every request.
+pub const USER_AGENT: &str = concat!("luminos/", env!("CARGO_PKG_VERSION"));
+
+/// A streamed reply larger than this is refused: at `max_tokens` 4096 a real
+/// one is a few hundred kilobytes at most.
+const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+
+/// How long to wait for the end of a body after `message_stop`.
+const DRAIN_LIMIT: Duration = Duration::from_millis(250);
+
+/// How much of an error body is read for its message.
+const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
 
 /// Everything the client needs to know.
 #[derive(Debug, Clone)]
@@ -51,6 +74,33 @@ pub struct ClientConfig {
     pub idle_timeout: Duration,
 }
 
+impl ClientConfig {
+    /// A configuration with the default `max_tokens`, retries and timeouts.
+    pub fn new(base_url: impl Into<String>, auth: Auth, model: impl Into<String>) -> ClientConfig {
+        ClientConfig {
+            base_url: base_url.into(),
+            auth,
+            model: model.into(),
+            max_tokens: crate::config::MAX_TOKENS,
+            max_retries: retry::DEFAULT_MAX_RETRIES,
+            connect_timeout: CONNECT_TIMEOUT,
+            idle_timeout: IDLE_TIMEOUT,
+        }
+    }
+
+    /// The configuration for a run, or `None` when no credential was found.
+    pub fn from_config(config: &Config) -> Option<ClientConfig> {
+        let auth = config.api.auth.clone()?;
+        let mut client = ClientConfig::new(
+            config.api.base_url.clone(),
+            auth,
+            config.investigation.model.clone(),
+        );
+        client.max_retries = config.api.max_retries;
+        Some(client)
+    }
+}
+
 /// One retry about to happen, for the caller to report.
 #[derive(Debug, Clone)]
 pub struct RetryNotice {
@@ -64,6 +114,20 @@ pub struct RetryNotice {
     pub wait: Duration,
 }
 
+impl std::fmt::Display for RetryNotice {
+    /// `API call failed: overloaded (HTTP 529): Overloaded; retry 1/6 in 480ms`
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "API call failed: {}; retry {}/{} in {}",
+            self.error,
+            self.attempt,
+            self.max_retries,
+            format_wait(self.wait)
+        )
+    }
+}
+
 /// Called before each retry, so the caller can print one line.
 pub type RetryObserver = Arc<dyn Fn(&RetryNotice) + Send + Sync>;
 
@@ -71,19 +135,71 @@ pub type RetryObserver = Arc<dyn Fn(&RetryNotice) + Send + Sync>;
 #[derive(Clone)]
 pub struct Client {
     config: Arc<ClientConfig>,
+    http: reqwest::Client,
+    url: reqwest::Url,
+    headers: HeaderMap,
+    policy: RetryPolicy,
+    observer: Option<RetryObserver>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("config", &self.config)
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Client {
-    /// Build a client.
+    /// Build a client. Fails on a base URL that is not a URL or a credential
+    /// that cannot go in a header.
     pub fn new(config: ClientConfig) -> Result<Client, ApiError> {
-        let _ = config;
-        todo!("issue 3")
+        let endpoint = format!("{}/v1/messages", config.base_url.trim_end_matches('/'));
+        let url = reqwest::Url::parse(&endpoint).map_err(|err| {
+            ApiError::new(
+                ApiErrorKind::Connection,
+                format!("invalid API base URL '{}': {err}", config.base_url),
+            )
+        })?;
+        let headers = request_headers(&config.auth)?;
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .user_agent(USER_AGENT)
+            // A redirect would turn the POST into a GET; better to say so.
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|err| {
+                ApiError::new(
+                    ApiErrorKind::Connection,
+                    format!("could not set up the HTTP client: {}", error_chain(&err)),
+                )
+            })?;
+        Ok(Client {
+            policy: RetryPolicy::new(config.max_retries),
+            config: Arc::new(config),
+            http,
+            url,
+            headers,
+            observer: None,
+        })
     }
 
     /// Report each retry to `observer`.
-    pub fn with_retry_observer(self, observer: RetryObserver) -> Client {
-        let _ = observer;
-        todo!("issue 3")
+    pub fn with_retry_observer(mut self, observer: RetryObserver) -> Client {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// Replace the retry policy (built from `max_retries` by default).
+    pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Client {
+        self.policy = policy;
+        self
+    }
+
+    /// The retry policy in use.
+    pub fn retry_policy(&self) -> &RetryPolicy {
+        &self.policy
     }
 
     /// The model every request uses.
@@ -99,8 +215,27 @@ impl Client {
         messages: Vec<Message>,
         tools: Vec<ToolDefinition>,
     ) -> MessagesRequest {
-        let _ = (system, messages, tools);
-        todo!("issue 3")
+        MessagesRequest {
+            model: self.config.model.clone(),
+            max_tokens: self.config.max_tokens,
+            system: if system.is_empty() {
+                Vec::new()
+            } else {
+                vec![SystemBlock::text(system)]
+            },
+            messages,
+            tools,
+            stream: true,
+        }
+    }
+
+    /// The body [`Client::send`] posts for `request`: streaming, with our
+    /// prompt-caching breakpoints in place of any the caller set.
+    pub fn prepare(&self, request: &MessagesRequest) -> MessagesRequest {
+        let mut prepared = request.clone();
+        prepared.stream = true;
+        caching::mark_breakpoints(&mut prepared);
+        prepared
     }
 
     /// Send `request` with prompt-caching breakpoints added (last tool, the
@@ -108,7 +243,259 @@ impl Client {
     /// the retry policy. Returns the assembled response or the typed error of
     /// the last attempt.
     pub async fn send(&self, request: &MessagesRequest) -> Result<Response, ApiError> {
-        let _ = request;
-        todo!("issue 3")
+        let body = serde_json::to_vec(&self.prepare(request)).map_err(|err| {
+            ApiError::new(
+                ApiErrorKind::InvalidRequest,
+                format!("could not encode the request: {err}"),
+            )
+        })?;
+        let mut rng = fastrand::Rng::new();
+        let mut retry = 0;
+        loop {
+            let error = match self.attempt(body.clone()).await {
+                Ok(response) => return Ok(response),
+                Err(error) => error,
+            };
+            retry += 1;
+            match self.policy.decide(&error, retry, &mut rng) {
+                RetryDecision::GiveUp => return Err(error),
+                RetryDecision::Retry { wait } => {
+                    if let Some(observer) = &self.observer {
+                        observer(&RetryNotice {
+                            error,
+                            attempt: retry,
+                            max_retries: self.policy.max_retries,
+                            wait,
+                        });
+                    }
+                    tokio::time::sleep(wait).await;
+                }
+            }
+        }
     }
+
+    /// One HTTP exchange, start to finish.
+    async fn attempt(&self, body: Vec<u8>) -> Result<Response, ApiError> {
+        let idle = self.config.idle_timeout;
+        let pending = self
+            .http
+            .post(self.url.clone())
+            .headers(self.headers.clone())
+            .body(body)
+            .send();
+        let response = match tokio::time::timeout(idle, pending).await {
+            Err(_) => {
+                return Err(ApiError::new(
+                    ApiErrorKind::Timeout,
+                    format!("no response within {}", format_wait(idle)),
+                ));
+            }
+            Ok(Err(err)) => return Err(transport_error(&err)),
+            Ok(Ok(response)) => response,
+        };
+        let request_id = header_str(response.headers(), "request-id")
+            .or_else(|| header_str(response.headers(), "x-request-id"))
+            .map(str::to_string);
+        if !response.status().is_success() {
+            return Err(self.error_from_response(response).await);
+        }
+        let content_type = header_str(response.headers(), "content-type")
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        let result = if content_type.starts_with("application/json") {
+            read_body(response, idle, MAX_BODY_BYTES)
+                .await
+                .and_then(|body| stream::response_from_message_json(&body))
+        } else {
+            self.read_stream(response)
+                .await
+                .map_err(|err| note_content_type(err, &content_type))
+        };
+        result.map_err(|err| err.with_request_id(request_id))
+    }
+
+    /// Feed the body to the decoder until `message_stop`, the end of the
+    /// body, or more than `idle_timeout` of silence.
+    async fn read_stream(&self, mut response: reqwest::Response) -> Result<Response, ApiError> {
+        let idle = self.config.idle_timeout;
+        let mut decoder = ResponseDecoder::new();
+        let mut received = 0usize;
+        loop {
+            match tokio::time::timeout(idle, response.chunk()).await {
+                Err(_) => {
+                    return Err(ApiError::new(
+                        ApiErrorKind::Timeout,
+                        format!("the stream stalled: no data for {}", format_wait(idle)),
+                    ));
+                }
+                Ok(Err(err)) => {
+                    return Err(ApiError::new(
+                        ApiErrorKind::BrokenStream,
+                        format!("the connection broke mid-stream: {}", error_chain(&err)),
+                    ));
+                }
+                Ok(Ok(None)) => break,
+                Ok(Ok(Some(chunk))) => {
+                    received += chunk.len();
+                    if received > MAX_BODY_BYTES {
+                        return Err(ApiError::new(
+                            ApiErrorKind::BrokenStream,
+                            "the stream is larger than any reply could be",
+                        ));
+                    }
+                    decoder.push(&chunk)?;
+                    if decoder.is_complete() {
+                        drain_briefly(response).await;
+                        break;
+                    }
+                }
+            }
+        }
+        decoder.finish()
+    }
+
+    async fn error_from_response(&self, response: reqwest::Response) -> ApiError {
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        // A body that breaks off or stalls still tells us the status.
+        let body = read_body(response, self.config.idle_timeout, MAX_ERROR_BODY_BYTES)
+            .await
+            .unwrap_or_default();
+        ApiError::from_http_response(status, |name| header_str(&headers, name), &body)
+    }
+}
+
+/// After `message_stop` only the end of the body should remain. Reading it
+/// lets the connection go back to the pool for the next request; a server
+/// that keeps the body open is not waited for beyond [`DRAIN_LIMIT`].
+async fn drain_briefly(mut response: reqwest::Response) {
+    let drain = async {
+        let mut extra = 0usize;
+        while let Ok(Some(chunk)) = response.chunk().await {
+            extra += chunk.len();
+            if extra > MAX_ERROR_BODY_BYTES {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(DRAIN_LIMIT, drain).await;
+}
+
+/// A stream that made no sense is easier to diagnose when the error says the
+/// body was not an event stream at all (say, a proxy's HTML page sent with
+/// status 200).
+fn note_content_type(mut err: ApiError, content_type: &str) -> ApiError {
+    if err.kind == ApiErrorKind::BrokenStream && !content_type.starts_with("text/event-stream") {
+        let shown = if content_type.is_empty() {
+            "no content-type"
+        } else {
+            content_type
+        };
+        err.message = error::one_line_excerpt(
+            &format!(
+                "{} (the response was {shown}, not an event stream)",
+                err.message
+            ),
+            300,
+        );
+    }
+    err
+}
+
+/// The fixed headers of every request.
+fn request_headers(auth: &Auth) -> Result<HeaderMap, ApiError> {
+    let invalid = |what: &str| {
+        ApiError::new(
+            ApiErrorKind::Authentication,
+            format!("the {what} contains characters that cannot be sent in an HTTP header"),
+        )
+    };
+    let mut headers = HeaderMap::new();
+    match auth {
+        Auth::ApiKey(key) => {
+            let mut value = HeaderValue::from_str(key.trim()).map_err(|_| invalid("API key"))?;
+            value.set_sensitive(true);
+            headers.insert("x-api-key", value);
+        }
+        Auth::BearerToken(token) => {
+            let mut value = HeaderValue::from_str(&format!("Bearer {}", token.trim()))
+                .map_err(|_| invalid("auth token"))?;
+            value.set_sensitive(true);
+            headers.insert(header::AUTHORIZATION, value);
+        }
+    }
+    headers.insert(
+        "anthropic-version",
+        HeaderValue::from_static(ANTHROPIC_VERSION),
+    );
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    Ok(headers)
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Read a body, up to `limit` bytes (the rest is left unread), with `idle`
+/// as the longest silence.
+async fn read_body(
+    mut response: reqwest::Response,
+    idle: Duration,
+    limit: usize,
+) -> Result<Vec<u8>, ApiError> {
+    let mut body = Vec::new();
+    loop {
+        match tokio::time::timeout(idle, response.chunk()).await {
+            Err(_) => {
+                return Err(ApiError::new(
+                    ApiErrorKind::Timeout,
+                    format!("the response body stalled for {}", format_wait(idle)),
+                ));
+            }
+            Ok(Err(err)) => {
+                return Err(ApiError::new(
+                    ApiErrorKind::BrokenStream,
+                    format!("the connection broke mid-body: {}", error_chain(&err)),
+                ));
+            }
+            Ok(Ok(None)) => return Ok(body),
+            Ok(Ok(Some(chunk))) => {
+                let room = limit - body.len();
+                if chunk.len() >= room {
+                    body.extend_from_slice(&chunk[..room]);
+                    return Ok(body);
+                }
+                body.extend_from_slice(&chunk);
+            }
+        }
+    }
+}
+
+/// Classify a failure to get a response at all.
+fn transport_error(err: &reqwest::Error) -> ApiError {
+    let kind = if err.is_timeout() {
+        ApiErrorKind::Timeout
+    } else {
+        ApiErrorKind::Connection
+    };
+    ApiError::new(kind, error_chain(err))
+}
+
+/// An error and its causes on one line, without repeating a cause that the
+/// previous message already quotes.
+fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = vec![err.to_string()];
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !parts.last().is_some_and(|last| last.contains(&text)) {
+            parts.push(text);
+        }
+        source = cause.source();
+    }
+    parts.join(": ")
 }

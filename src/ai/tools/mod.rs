@@ -11,6 +11,13 @@
 //! Every path the model names goes through [`sandbox`]. Errors the model should
 //! see are returned as results (`is_error: true`); only failures that make the
 //! run itself unsafe to continue are [`FatalToolError`]s.
+//!
+//! Text read from the target reaches the model through two helpers: first
+//! [`ToolContext::redact`] (secrets out, each one recorded as a flag), then
+//! [`frame_untrusted`] (delimiters that mark it as data, not instructions).
+//!
+//! Handlers are synchronous and may block (a command runs for up to 15 s):
+//! async callers run [`dispatch`] on a blocking thread.
 
 use std::path::Path;
 
@@ -18,10 +25,21 @@ use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
 use crate::cache::Cache;
+use crate::output::escape_line;
 use crate::progress::Progress;
-use crate::redact::Redactor;
+use crate::redact::{Hit, Redactor};
 
+pub mod cache_tools;
+// SLOT: `pub mod command;` (run_command).
+pub mod fs;
+pub mod notes;
 pub mod sandbox;
+pub mod sniff;
+pub mod structure;
+pub mod submit;
+mod untrusted;
+
+pub use untrusted::{FRAME_TAG, frame_untrusted, redaction_flags};
 
 /// Which loop offers a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -51,6 +69,73 @@ pub struct ToolContext<'a> {
     pub directory: &'a str,
     /// 1-based turn number, for the log.
     pub turn: u32,
+}
+
+impl ToolContext<'_> {
+    /// Pass text read from `source` (a path relative to the target) through
+    /// the redactor before it goes to the model. Each secret removed becomes
+    /// a flag in `flags.jsonl` (rule and line, never the value), recorded once
+    /// per investigation however often the text is read. `line` is the line
+    /// within `text`, so pass text that starts at the top of the file, or say
+    /// what it is in `source` (for example `src/app.py (grep output)`).
+    pub fn redact(&self, source: &str, text: &str) -> String {
+        if !self.redactor.is_enabled() {
+            return text.to_string();
+        }
+        let redacted = self.redactor.redact(text);
+        self.record_redactions(source, &redacted.hits);
+        redacted.text
+    }
+
+    /// [`Redactor::redact_prefix`] with the hits recorded as flags: the
+    /// redacted start of `text` and how many bytes of `text` it covers.
+    pub fn redact_prefix(&self, source: &str, text: &str, keep: usize) -> (String, usize) {
+        let (redacted, covered) = self.redactor.redact_prefix(text, keep);
+        self.record_redactions(source, &redacted.hits);
+        (redacted.text, covered)
+    }
+
+    /// Redact text that came back from the cache (summaries the agent wrote
+    /// earlier) without recording flags: the file it was derived from was
+    /// flagged when it was read.
+    pub fn redact_unflagged(&self, text: &str) -> String {
+        if !self.redactor.is_enabled() {
+            return text.to_string();
+        }
+        self.redactor.redact(text).text
+    }
+
+    /// Record redaction `hits` in `source` as flags, skipping any the
+    /// investigation already holds, and print the new ones.
+    pub fn record_redactions(&self, source: &str, hits: &[Hit]) {
+        let flags = redaction_flags(source, hits);
+        match self.cache.append_flags_unique(&flags) {
+            Ok(new) => {
+                for flag in new {
+                    self.print_flag(&flag.severity, &flag.path, &flag.finding);
+                }
+            }
+            Err(err) => self.progress.ai_dir(
+                self.directory,
+                &format!("could not record a redaction flag: {err}"),
+            ),
+        }
+    }
+
+    /// `FLAG [SEVERITY] path` and the finding, attributed to this loop's
+    /// directory.
+    pub fn print_flag(&self, severity: &str, path: &str, finding: &str) {
+        self.progress.ai_dir(
+            self.directory,
+            &format!(
+                "FLAG [{}] {}",
+                escape_line(&severity.to_uppercase()),
+                escape_line(path)
+            ),
+        );
+        self.progress
+            .ai_dir(self.directory, &format!("  {}", escape_line(finding)));
+    }
 }
 
 /// A tool's result as the model will see it.
@@ -110,8 +195,38 @@ pub enum Dispatch {
     Unknown,
 }
 
-/// Every tool, in the order the model sees them within a scope.
-pub static REGISTRY: &[&dyn Tool] = &[];
+/// Every tool, in the order the model sees them within a scope. Per scope this
+/// is the reference's order:
+/// - dir: read_file, list_directory, run_command, parse_structure,
+///   write_cache, think, checkpoint, flag, submit_report;
+/// - synthesis: read_cache, list_cache, flag, submit_report;
+/// - survey: submit_survey;
+/// - planning: submit_plan.
+pub static REGISTRY: &[&dyn Tool] = &[
+    &fs::ReadFile,
+    &fs::ListDirectory,
+    // SLOT run_command: `&command::RunCommand,` (src/ai/tools/command.rs)
+    &structure::ParseStructure,
+    &cache_tools::WriteCache,
+    &notes::Think,
+    &notes::Checkpoint,
+    &cache_tools::ReadCache,
+    &cache_tools::ListCache,
+    &notes::FlagTool,
+    &submit::SubmitDirReport,
+    &submit::SubmitSynthesisReport,
+    &submit::SubmitSurvey,
+    &submit::SubmitPlan,
+];
+
+/// The tool `name` as offered in `scope` (`submit_report` has one schema per
+/// scope).
+pub fn find(scope: Scope, name: &str) -> Option<&'static dyn Tool> {
+    REGISTRY
+        .iter()
+        .copied()
+        .find(|tool| tool.name() == name && tool.scopes().contains(&scope))
+}
 
 /// The tool definitions offered in `scope`, in registry order.
 pub fn definitions(scope: Scope) -> Vec<ToolDefinition> {
@@ -137,13 +252,73 @@ pub fn names(scope: Scope) -> Vec<&'static str> {
 }
 
 /// Run the tool `name` offered in `scope`, logging the call to the cache's
-/// `investigation.log`.
+/// `investigation.log` (args without `data`, and the result's length in
+/// characters, as the reference counts it). Loop-ending and unknown tools
+/// run nothing and are not logged.
 pub fn dispatch(
     scope: Scope,
     name: &str,
     input: &Value,
     ctx: &ToolContext<'_>,
 ) -> Result<Dispatch, FatalToolError> {
-    let _ = (scope, name, input, ctx);
-    todo!("issue 4")
+    let Some(tool) = find(scope, name) else {
+        return Ok(Dispatch::Unknown);
+    };
+    if tool.ends_loop() {
+        return Ok(Dispatch::EndsLoop);
+    }
+    // The API sends an object; anything else is treated as "no arguments" so
+    // handlers see the usual missing-argument errors.
+    let no_args = Value::Object(serde_json::Map::new());
+    let args = if input.is_object() { input } else { &no_args };
+    let output = tool.run(ctx, args)?;
+    ctx.cache.log_tool_call(
+        ctx.directory,
+        ctx.turn,
+        name,
+        input,
+        output.content.chars().count(),
+    );
+    Ok(Dispatch::Ran(output))
 }
+
+/// The result to send back for a tool that is not offered in this loop.
+pub fn unknown_tool_message(name: &str) -> String {
+    format!(
+        "Error: there is no tool named '{}' in this step.",
+        escape_line(name)
+    )
+}
+
+/// The string argument `name`: `Ok(None)` when absent or null, an error
+/// result when it is not a string.
+pub fn optional_str<'v>(input: &'v Value, name: &str) -> Result<Option<&'v str>, ToolOutput> {
+    match input.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(_) => Err(ToolOutput::error(format!(
+            "Error: '{name}' must be a string."
+        ))),
+    }
+}
+
+/// The string argument `name`, which must be present and non-empty.
+pub fn required_str<'v>(input: &'v Value, name: &str) -> Result<&'v str, ToolOutput> {
+    match optional_str(input, name)? {
+        Some(text) if !text.is_empty() => Ok(text),
+        _ => Err(ToolOutput::error(format!(
+            "Error: the '{name}' argument is required."
+        ))),
+    }
+}
+
+/// Turn a handler body that uses `?` on [`ToolOutput`] errors (the messages
+/// the model sees) into a handler result.
+pub fn respond(
+    body: impl FnOnce() -> Result<ToolOutput, ToolOutput>,
+) -> Result<ToolOutput, FatalToolError> {
+    Ok(body().unwrap_or_else(|error| error))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,202 @@
+//! Prompt-caching breakpoints, placed by the client on every request so that
+//! callers never think about them.
+//!
+//! The cache works on prefixes in the order tools → system → messages. Three
+//! marks cover an agent loop: the last tool definition (the toolbelt), the
+//! system prompt, and the last block of the newest user message. On the next
+//! turn the history up to the previous mark is read back at a tenth of the
+//! input price, and only the new exchange is paid in full. The API allows at
+//! most [`MAX_BREAKPOINTS`]; we use three.
+
+use super::types::{CacheControl, Content, ContentBlock, MessagesRequest, Role};
+
+/// The API's limit on `cache_control` marks per request.
+pub const MAX_BREAKPOINTS: usize = 4;
+
+/// Replace whatever marks `request` carries with ours.
+pub fn mark_breakpoints(request: &mut MessagesRequest) {
+    clear_breakpoints(request);
+    let mark = || Some(CacheControl::ephemeral());
+    if let Some(tool) = request.tools.last_mut() {
+        tool.cache_control = mark();
+    }
+    if let Some(block) = request.system.last_mut() {
+        block.cache_control = mark();
+    }
+    if let Some(message) = request
+        .messages
+        .iter_mut()
+        .rev()
+        .find(|m| m.role == Role::User)
+    {
+        match &mut message.content {
+            // A plain string cannot carry a mark: it becomes one text block.
+            Content::Text(text) if !text.is_empty() => {
+                let mut block = ContentBlock::text(std::mem::take(text));
+                block.set_cache_control(mark());
+                message.content = Content::Blocks(vec![block]);
+            }
+            Content::Text(_) => {}
+            Content::Blocks(blocks) => {
+                if let Some(block) = blocks.last_mut() {
+                    block.set_cache_control(mark());
+                }
+            }
+        }
+    }
+    debug_assert!(count_breakpoints(request) <= MAX_BREAKPOINTS);
+}
+
+/// Remove every mark.
+pub fn clear_breakpoints(request: &mut MessagesRequest) {
+    for tool in &mut request.tools {
+        tool.cache_control = None;
+    }
+    for block in &mut request.system {
+        block.cache_control = None;
+    }
+    for message in &mut request.messages {
+        if let Content::Blocks(blocks) = &mut message.content {
+            for block in blocks {
+                block.set_cache_control(None);
+            }
+        }
+    }
+}
+
+/// How many marks `request` carries.
+pub fn count_breakpoints(request: &MessagesRequest) -> usize {
+    let tools = request.tools.iter().filter(|t| t.cache_control.is_some());
+    let system = request.system.iter().filter(|b| b.cache_control.is_some());
+    let blocks = request
+        .messages
+        .iter()
+        .filter_map(|m| match &m.content {
+            Content::Blocks(blocks) => Some(blocks),
+            Content::Text(_) => None,
+        })
+        .flatten()
+        .filter(|b| block_cache_control(b).is_some());
+    tools.count() + system.count() + blocks.count()
+}
+
+fn block_cache_control(block: &ContentBlock) -> Option<&CacheControl> {
+    match block {
+        ContentBlock::Text { cache_control, .. }
+        | ContentBlock::ToolUse { cache_control, .. }
+        | ContentBlock::ToolResult { cache_control, .. } => cache_control.as_ref(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::ai::api::types::{Message, SystemBlock, ToolDefinition};
+
+    fn tool(name: &str) -> ToolDefinition {
+        ToolDefinition {
+            name: name.into(),
+            description: "d".into(),
+            input_schema: json!({"type": "object"}),
+            cache_control: Some(CacheControl::ephemeral()),
+        }
+    }
+
+    fn request(messages: Vec<Message>) -> MessagesRequest {
+        MessagesRequest {
+            model: "m".into(),
+            max_tokens: 10,
+            system: vec![SystemBlock::text("sys")],
+            messages,
+            tools: vec![tool("a"), tool("b"), tool("c")],
+            stream: true,
+        }
+    }
+
+    #[test]
+    fn marks_last_tool_system_and_newest_user_block() {
+        let mut req = request(vec![
+            Message::user_text("start"),
+            Message::assistant(vec![ContentBlock::ToolUse {
+                id: "t1".into(),
+                name: "a".into(),
+                input: json!({}),
+                cache_control: Some(CacheControl::ephemeral()),
+            }]),
+            Message::user_blocks(vec![
+                ContentBlock::tool_result("t1", "one", false),
+                ContentBlock::tool_result("t2", "two", false),
+            ]),
+        ]);
+        mark_breakpoints(&mut req);
+        assert_eq!(count_breakpoints(&req), 3);
+        let value = serde_json::to_value(&req).unwrap();
+        assert_eq!(
+            value["tools"][2]["cache_control"],
+            json!({"type": "ephemeral"})
+        );
+        assert!(value["tools"][0].get("cache_control").is_none());
+        assert_eq!(value["system"][0]["cache_control"]["type"], "ephemeral");
+        // The first user message stays a plain string.
+        assert_eq!(value["messages"][0]["content"], "start");
+        assert!(
+            value["messages"][1]["content"][0]
+                .get("cache_control")
+                .is_none()
+        );
+        assert!(
+            value["messages"][2]["content"][0]
+                .get("cache_control")
+                .is_none()
+        );
+        assert_eq!(
+            value["messages"][2]["content"][1]["cache_control"]["type"],
+            "ephemeral"
+        );
+    }
+
+    #[test]
+    fn a_string_user_message_becomes_one_marked_block() {
+        let mut req = request(vec![Message::user_text("hello")]);
+        req.tools.clear();
+        mark_breakpoints(&mut req);
+        assert_eq!(count_breakpoints(&req), 2);
+        assert_eq!(
+            serde_json::to_value(&req.messages[0]).unwrap(),
+            json!({"role": "user", "content": [
+                {"type": "text", "text": "hello", "cache_control": {"type": "ephemeral"}}
+            ]})
+        );
+    }
+
+    #[test]
+    fn never_more_than_the_limit_whatever_came_in() {
+        let mut blocks: Vec<ContentBlock> = (0..10)
+            .map(|i| ContentBlock::text(format!("b{i}")))
+            .collect();
+        for block in &mut blocks {
+            block.set_cache_control(Some(CacheControl::ephemeral()));
+        }
+        let mut req = request(vec![Message::user_blocks(blocks)]);
+        assert!(count_breakpoints(&req) > MAX_BREAKPOINTS);
+        mark_breakpoints(&mut req);
+        assert_eq!(count_breakpoints(&req), 3);
+        // Marking twice changes nothing.
+        let once = req.clone();
+        mark_breakpoints(&mut req);
+        assert_eq!(req, once);
+    }
+
+    #[test]
+    fn prefill_after_the_newest_user_message() {
+        let mut req = request(vec![
+            Message::user_text("q"),
+            Message::assistant(vec![ContentBlock::text("{")]),
+        ]);
+        mark_breakpoints(&mut req);
+        assert_eq!(count_breakpoints(&req), 3);
+        assert!(matches!(&req.messages[0].content, Content::Blocks(_)));
+    }
+}

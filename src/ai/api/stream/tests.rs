@@ -1,0 +1,437 @@
+//! Recorded streams, decoded whole, split at every byte and in random
+//! chunkings: the result must never depend on where the network cut them.
+
+use serde_json::json;
+
+use super::*;
+use crate::ai::api::types::StopReason;
+
+/// A plain text answer, with a ping between the block start and its deltas.
+const TEXT_ONLY: &str = r#"event: message_start
+data: {"type":"message_start","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-5-20250929","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+event: ping
+data: {"type": "ping"}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":", wörld! 🦀"}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+"#;
+
+/// A text block then a tool call whose input arrives in many fragments,
+/// some of them empty, one split inside an escape sequence.
+const TOOL_USE: &str = r#"event: message_start
+data: {"type":"message_start","message":{"id":"msg_014p7gG3wDgGV9EUtLvnow3U","type":"message","role":"assistant","model":"claude-sonnet-4-5","stop_sequence":null,"usage":{"input_tokens":472,"output_tokens":2,"cache_creation_input_tokens":1800,"cache_read_input_tokens":0},"content":[],"stop_reason":null}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Let me look at the file."}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: ping
+data: {"type": "ping"}
+
+event: content_block_start
+data: {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01T1x1fJ34qAmk2tNTrN7Up6","name":"read_file","input":{}}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"path\": \"sr"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"c/ma"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"in.rs\", \"max_"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"bytes\": 40"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"96, \"note\": \"a \\"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"quoted\\\" é\"}"}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":1}
+
+event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":89}}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+"#;
+
+/// Extended thinking first (skipped), then text, then two tool calls, the
+/// second with no input fragments at all. Newer servers repeat the full
+/// usage in message_delta.
+const THINKING_AND_TOOLS: &str = r#"event: message_start
+data: {"type":"message_start","message":{"id":"msg_think","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1,"cache_creation_input_tokens":0,"cache_read_input_tokens":5000}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"The user wants a listing."}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: content_block_start
+data: {"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Two calls."}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"citations_delta","citation":{"type":"char_location"}}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":1}
+
+event: content_block_start
+data: {"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_a","name":"list_directory","input":{}}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"path\":"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":" \".\"}"}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":2}
+
+event: content_block_start
+data: {"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"toolu_b","name":"think","input":{}}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":3}
+
+event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"input_tokens":12,"output_tokens":140,"cache_creation_input_tokens":null,"cache_read_input_tokens":5000}}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+"#;
+
+/// HTTP 200, a few events, then the server gives up.
+const ERROR_EVENT: &str = r#"event: message_start
+data: {"type":"message_start","message":{"id":"msg_err","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":9,"output_tokens":1}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Partial"}}
+
+event: error
+data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}
+
+"#;
+
+/// Noise a proxy or a newer server might add: comments, CRLF line ends,
+/// unknown events with and without JSON, an unnamed event.
+const NOISY: &str = ": proxy keep-alive\r\n\r\nevent: message_start\r\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_n\",\"model\":\"m\",\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\r\n\r\nevent: brand_new_event\r\ndata: {\"type\":\"brand_new_event\",\"x\":[1,2]}\r\n\r\nevent: weird\r\ndata: not json at all\r\n\r\ndata: {\"type\":\"future_thing\"}\r\n\r\nevent: content_block_start\r\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"pre\"}}\r\n\r\nevent: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"fix\"}}\r\n\r\nevent: content_block_stop\r\ndata: {\"type\":\"content_block_stop\",\"index\":0}\r\n\r\nevent: message_delta\r\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\"},\"usage\":{\"output_tokens\":4096}}\r\n\r\nevent: message_stop\r\ndata: {\"type\":\"message_stop\"}\r\n\r\n";
+
+/// Decode `stream` cut in two at every byte, byte by byte, and in random
+/// chunkings; all must agree with the whole decode, which is returned.
+fn decode_every_way(stream: &str) -> Result<Response, ApiError> {
+    let bytes = stream.as_bytes();
+    let whole = decode_all(bytes);
+    for cut in 0..=bytes.len() {
+        let got = decode_chunks(&[&bytes[..cut], &bytes[cut..]]);
+        assert_eq!(got, whole, "split at byte {cut}");
+    }
+    let singles: Vec<&[u8]> = bytes.chunks(1).collect();
+    assert_eq!(decode_chunks(&singles), whole, "byte by byte");
+    let mut rng = fastrand::Rng::with_seed(42);
+    for _ in 0..200 {
+        let mut chunks = Vec::new();
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let n = rng.usize(1..=rest.len().min(40));
+            chunks.push(&rest[..n]);
+            rest = &rest[n..];
+        }
+        assert_eq!(decode_chunks(&chunks), whole, "random chunking");
+    }
+    whole
+}
+
+fn decode_chunks(chunks: &[&[u8]]) -> Result<Response, ApiError> {
+    let mut decoder = ResponseDecoder::new();
+    for chunk in chunks {
+        decoder.push(chunk)?;
+    }
+    decoder.finish()
+}
+
+#[test]
+fn text_only() {
+    let response = decode_every_way(TEXT_ONLY).unwrap();
+    assert_eq!(response.id, "msg_01XFDUDYJgAACzvnptvVoYEL");
+    assert_eq!(response.model, "claude-sonnet-4-5-20250929");
+    assert_eq!(response.texts(), vec!["Hello, wörld! 🦀"]);
+    assert_eq!(response.stop_reason, Some(StopReason::EndTurn));
+    assert_eq!(
+        response.usage,
+        Usage {
+            input_tokens: 25,
+            output_tokens: 15,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0,
+        }
+    );
+}
+
+#[test]
+fn crlf_version_decodes_the_same() {
+    let crlf = TEXT_ONLY.replace('\n', "\r\n");
+    assert_eq!(decode_every_way(&crlf), decode_all(TEXT_ONLY.as_bytes()));
+    let cr = TEXT_ONLY.replace('\n', "\r");
+    assert_eq!(decode_every_way(&cr), decode_all(TEXT_ONLY.as_bytes()));
+}
+
+#[test]
+fn tool_use_input_is_the_joined_fragments() {
+    let response = decode_every_way(TOOL_USE).unwrap();
+    assert_eq!(response.texts(), vec!["Let me look at the file."]);
+    let calls = response.tool_uses();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].id, "toolu_01T1x1fJ34qAmk2tNTrN7Up6");
+    assert_eq!(calls[0].name, "read_file");
+    assert_eq!(
+        calls[0].input,
+        json!({"path": "src/main.rs", "max_bytes": 4096, "note": "a \"quoted\" é"})
+    );
+    assert_eq!(response.stop_reason, Some(StopReason::ToolUse));
+    assert_eq!(response.usage.output_tokens, 89);
+    assert_eq!(response.usage.cache_creation_input_tokens, 1800);
+    assert_eq!(response.usage.context_tokens(), 472 + 1800);
+}
+
+#[test]
+fn thinking_is_skipped_and_empty_tool_input_is_an_object() {
+    let response = decode_every_way(THINKING_AND_TOOLS).unwrap();
+    assert_eq!(
+        response.content,
+        vec![
+            ContentBlock::text("Two calls."),
+            ContentBlock::ToolUse {
+                id: "toolu_a".into(),
+                name: "list_directory".into(),
+                input: json!({"path": "."}),
+                cache_control: None,
+            },
+            ContentBlock::ToolUse {
+                id: "toolu_b".into(),
+                name: "think".into(),
+                input: json!({}),
+                cache_control: None,
+            },
+        ]
+    );
+    // message_delta values overwrite; a null leaves the earlier value alone.
+    assert_eq!(
+        response.usage,
+        Usage {
+            input_tokens: 12,
+            output_tokens: 140,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 5000,
+        }
+    );
+}
+
+#[test]
+fn error_event_is_a_typed_error_wherever_the_stream_is_cut() {
+    let err = decode_every_way(ERROR_EVENT).unwrap_err();
+    assert_eq!(err.kind, ApiErrorKind::Overloaded);
+    assert_eq!(
+        err.to_string(),
+        "overloaded: error event in stream: overloaded_error: Overloaded"
+    );
+}
+
+#[test]
+fn noise_is_ignored() {
+    let response = decode_every_way(NOISY).unwrap();
+    assert_eq!(response.texts(), vec!["prefix"]);
+    assert_eq!(response.stop_reason, Some(StopReason::MaxTokens));
+}
+
+#[test]
+fn every_truncation_before_message_stop_is_an_error() {
+    for stream in [TEXT_ONLY, TOOL_USE, THINKING_AND_TOOLS] {
+        // The end of message_stop's data line: past it the message is whole.
+        let complete_at = stream.rfind("\"}").unwrap() + 2;
+        for cut in 0..complete_at {
+            let err = decode_all(&stream.as_bytes()[..cut]).unwrap_err();
+            assert!(
+                matches!(
+                    err.kind,
+                    ApiErrorKind::BrokenStream | ApiErrorKind::MalformedToolInput
+                ),
+                "cut at {cut}: {err}"
+            );
+        }
+        assert!(decode_all(&stream.as_bytes()[..complete_at]).is_ok());
+    }
+}
+
+#[test]
+fn cut_tool_json_is_malformed_tool_input() {
+    let cut = TOOL_USE.replace(
+        r#"{"type":"input_json_delta","partial_json":"\"quoted\\\" é\"}"}"#,
+        r#"{"type":"input_json_delta","partial_json":"\"quo"}"#,
+    );
+    assert_ne!(cut, TOOL_USE);
+    let err = decode_every_way(&cut).unwrap_err();
+    assert_eq!(err.kind, ApiErrorKind::MalformedToolInput);
+    assert!(err.message.contains("read_file"), "{err}");
+}
+
+#[test]
+fn tool_input_must_be_an_object() {
+    let err = parse_tool_input("t", "[1, 2]").unwrap_err();
+    assert_eq!(err.kind, ApiErrorKind::MalformedToolInput);
+    assert_eq!(parse_tool_input("t", "  ").unwrap(), json!({}));
+}
+
+fn event(value: serde_json::Value) -> StreamEvent {
+    serde_json::from_value(value).unwrap()
+}
+
+fn started() -> Accumulator {
+    let mut acc = Accumulator::new();
+    acc.apply(event(
+        json!({"type": "message_start", "message": {"id": "m", "model": "x"}}),
+    ))
+    .unwrap();
+    acc
+}
+
+#[test]
+fn protocol_violations_are_broken_streams() {
+    let mut acc = Accumulator::new();
+    let err = acc
+        .apply(event(json!({"type": "content_block_start", "index": 0,
+            "content_block": {"type": "text", "text": ""}})))
+        .unwrap_err();
+    assert_eq!(err.kind, ApiErrorKind::BrokenStream);
+
+    let mut acc = started();
+    let err = acc
+        .apply(event(json!({"type": "content_block_delta", "index": 3,
+            "delta": {"type": "text_delta", "text": "x"}})))
+        .unwrap_err();
+    assert_eq!(err.kind, ApiErrorKind::BrokenStream);
+
+    let mut acc = started();
+    acc.apply(event(json!({"type": "content_block_start", "index": 0,
+        "content_block": {"type": "text", "text": ""}})))
+        .unwrap();
+    let err = acc
+        .apply(event(json!({"type": "content_block_delta", "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": "{"}})))
+        .unwrap_err();
+    assert_eq!(err.kind, ApiErrorKind::BrokenStream);
+}
+
+#[test]
+fn a_known_event_with_unreadable_data_is_broken() {
+    let bad = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":\"zero\"}\n\n";
+    assert_eq!(
+        decode_all(bad.as_bytes()).unwrap_err().kind,
+        ApiErrorKind::BrokenStream
+    );
+    let bad = "event: message_stop\ndata: {not json\n\n";
+    assert_eq!(
+        decode_all(bad.as_bytes()).unwrap_err().kind,
+        ApiErrorKind::BrokenStream
+    );
+}
+
+#[test]
+fn events_after_message_stop_are_ignored() {
+    let mut stream = TEXT_ONLY.to_string();
+    stream.push_str("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":9,\"delta\":{\"type\":\"text_delta\",\"text\":\"late\"}}\n\n");
+    let response = decode_every_way(&stream).unwrap();
+    assert_eq!(response.texts(), vec!["Hello, wörld! 🦀"]);
+}
+
+#[test]
+fn unstopped_blocks_are_closed_at_the_end() {
+    let stream = TOOL_USE.replace(
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n",
+        "",
+    );
+    let response = decode_all(stream.as_bytes()).unwrap();
+    assert_eq!(response.tool_uses()[0].input["max_bytes"], 4096);
+}
+
+#[test]
+fn stream_error_kinds() {
+    for (kind, expected) in [
+        ("overloaded_error", ApiErrorKind::Overloaded),
+        ("api_error", ApiErrorKind::Server),
+        ("rate_limit_error", ApiErrorKind::RateLimited),
+        ("invalid_request_error", ApiErrorKind::BrokenStream),
+    ] {
+        let mut acc = started();
+        let err = acc
+            .apply(event(
+                json!({"type": "error", "error": {"type": kind, "message": "m"}}),
+            ))
+            .unwrap_err();
+        assert_eq!(err.kind, expected, "{kind}");
+    }
+}
+
+#[test]
+fn a_non_streamed_message_body_is_understood() {
+    let body = json!({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+        "content": [
+            {"type": "thinking", "thinking": "hm", "signature": "s"},
+            {"type": "text", "text": "hi"},
+            {"type": "tool_use", "id": "t", "name": "n", "input": {"a": 1}}
+        ],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 5, "output_tokens": 7, "cache_read_input_tokens": null}
+    });
+    let response = response_from_message_json(body.to_string().as_bytes()).unwrap();
+    assert_eq!(response.texts(), vec!["hi"]);
+    assert_eq!(response.tool_uses()[0].input, json!({"a": 1}));
+    assert_eq!(response.stop_reason, Some(StopReason::ToolUse));
+    assert_eq!(response.usage.output_tokens, 7);
+    let err = response_from_message_json(b"<html>").unwrap_err();
+    assert_eq!(err.kind, ApiErrorKind::BrokenStream);
+}

@@ -1,0 +1,450 @@
+//! The registry's contract: names per scope, schemas equal to the
+//! reference's (apart from descriptions), dispatch and logging. Each tool's
+//! behaviour is tested through the public API in tests/tools.rs.
+
+use super::*;
+use crate::cache::CacheRoot;
+use serde_json::json;
+
+/// The reference's tool names per scope, in the order the model sees them.
+const EXPECTED_NAMES: [(Scope, &[&str]); 4] = [
+    (
+        Scope::Dir,
+        &[
+            "read_file",
+            "list_directory",
+            "run_command",
+            "parse_structure",
+            "write_cache",
+            "think",
+            "checkpoint",
+            "flag",
+            "submit_report",
+        ],
+    ),
+    (
+        Scope::Synthesis,
+        &["read_cache", "list_cache", "flag", "submit_report"],
+    ),
+    (Scope::Survey, &["submit_survey"]),
+    (Scope::Planning, &["submit_plan"]),
+];
+
+/// Pins the full per-scope lists, including `run_command` and
+/// `parse_structure`, which live in command.rs and structure.rs.
+#[test]
+fn tool_names_per_scope_are_the_references() {
+    for (scope, expected) in EXPECTED_NAMES {
+        assert_eq!(names(scope), expected, "{scope:?}");
+    }
+}
+
+/// The reference's schemas with descriptions removed: property names, types,
+/// items, required lists and enums.
+fn reference_schemas() -> Vec<(Scope, &'static str, Value)> {
+    let s = || json!({"type": "string"});
+    let cache_type = || json!({"type": "string", "enum": ["file", "dir"]});
+    let dir_item = || {
+        json!({"type": "object", "properties": {"path": s(), "reason": s()},
+               "required": ["path", "reason"]})
+    };
+    vec![
+        (
+            Scope::Dir,
+            "read_file",
+            json!({"type": "object",
+            "properties": {"path": s(), "max_bytes": {"type": "integer"}},
+            "required": ["path"]}),
+        ),
+        (
+            Scope::Dir,
+            "list_directory",
+            json!({"type": "object",
+            "properties": {"path": s(), "show_hidden": {"type": "boolean"}},
+            "required": ["path"]}),
+        ),
+        (
+            Scope::Dir,
+            "run_command",
+            json!({"type": "object",
+            "properties": {"command": s()}, "required": ["command"]}),
+        ),
+        (
+            Scope::Dir,
+            "parse_structure",
+            json!({"type": "object",
+            "properties": {"path": s()}, "required": ["path"]}),
+        ),
+        (
+            Scope::Dir,
+            "write_cache",
+            json!({"type": "object",
+            "properties": {"cache_type": cache_type(), "path": s(), "data": {"type": "object"}},
+            "required": ["cache_type", "path", "data"]}),
+        ),
+        (
+            Scope::Dir,
+            "think",
+            json!({"type": "object",
+            "properties": {"observation": s(), "hypothesis": s(), "next_action": s()},
+            "required": ["observation", "hypothesis", "next_action"]}),
+        ),
+        (
+            Scope::Dir,
+            "checkpoint",
+            json!({"type": "object",
+            "properties": {"learned": s(), "still_unknown": s(), "next_phase": s()},
+            "required": ["learned", "still_unknown", "next_phase"]}),
+        ),
+        (Scope::Dir, "flag", flag_schema()),
+        (
+            Scope::Dir,
+            "submit_report",
+            json!({"type": "object",
+            "properties": {"summary": s(), "completeness": {"type": "number"}},
+            "required": ["summary", "completeness"]}),
+        ),
+        (
+            Scope::Synthesis,
+            "read_cache",
+            json!({"type": "object",
+            "properties": {"cache_type": cache_type(), "path": s()},
+            "required": ["cache_type", "path"]}),
+        ),
+        (
+            Scope::Synthesis,
+            "list_cache",
+            json!({"type": "object",
+            "properties": {"cache_type": cache_type()}, "required": ["cache_type"]}),
+        ),
+        (Scope::Synthesis, "flag", flag_schema()),
+        (
+            Scope::Synthesis,
+            "submit_report",
+            json!({"type": "object",
+            "properties": {"brief": s(), "detailed": s()}, "required": ["brief", "detailed"]}),
+        ),
+        (
+            Scope::Survey,
+            "submit_survey",
+            json!({"type": "object",
+            "properties": {
+                "description": s(), "approach": s(),
+                "relevant_tools": {"type": "array", "items": s()},
+                "skip_tools": {"type": "array", "items": s()},
+                "domain_notes": s(), "confidence": {"type": "number"}},
+            "required": ["description", "approach", "relevant_tools", "skip_tools",
+                         "domain_notes", "confidence"]}),
+        ),
+        (
+            Scope::Planning,
+            "submit_plan",
+            json!({"type": "object",
+            "properties": {
+                "priority_dirs": {"type": "array", "items": {"type": "object",
+                    "properties": {"path": s(), "reason": s(), "suggested_turns": {"type": "integer"}},
+                    "required": ["path", "reason", "suggested_turns"]}},
+                "shallow_dirs": {"type": "array", "items": dir_item()},
+                "skip_dirs": {"type": "array", "items": dir_item()},
+                "investigation_order": {"type": "string", "enum": ["leaf-first", "priority-first"]},
+                "notes": s()},
+            "required": ["priority_dirs", "shallow_dirs", "skip_dirs", "investigation_order", "notes"]}),
+        ),
+    ]
+}
+
+fn flag_schema() -> Value {
+    json!({"type": "object",
+        "properties": {"path": {"type": "string"}, "finding": {"type": "string"},
+                       "severity": {"type": "string", "enum": ["info", "concern", "critical"]}},
+        "required": ["path", "finding", "severity"]})
+}
+
+/// Remove every `"description": "<text>"` (a property *named* description,
+/// whose value is an object, stays).
+fn without_descriptions(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, value)| !(key.as_str() == "description" && value.is_string()))
+                .map(|(key, value)| (key.clone(), without_descriptions(value)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_descriptions).collect()),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn every_registered_schema_is_the_references() {
+    let table = reference_schemas();
+    for tool in REGISTRY {
+        for scope in tool.scopes() {
+            let (_, _, expected) = table
+                .iter()
+                .find(|(s, name, _)| s == scope && *name == tool.name())
+                .unwrap_or_else(|| panic!("{} in {scope:?} is not a reference tool", tool.name()));
+            let ours = tool.input_schema();
+            assert_eq!(&without_descriptions(&ours), expected, "{}", tool.name());
+            // Property order is what the model sees; keep the reference's.
+            let keys = |v: &Value| -> Vec<String> {
+                v["properties"]
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .cloned()
+                    .collect()
+            };
+            assert_eq!(keys(&ours), keys(expected), "{}", tool.name());
+        }
+    }
+}
+
+#[test]
+fn every_tool_and_property_has_a_description() {
+    for tool in REGISTRY {
+        assert!(tool.description().len() > 20, "{}", tool.name());
+        let schema = tool.input_schema();
+        for (name, property) in schema["properties"].as_object().unwrap() {
+            if tool.name() == "read_cache" || tool.name() == "list_cache" {
+                // The reference's cache_type here has no description either.
+                if name == "cache_type" {
+                    continue;
+                }
+            }
+            assert!(
+                property["description"].is_string(),
+                "{}.{name}",
+                tool.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn definitions_follow_names() {
+    for (scope, _) in EXPECTED_NAMES {
+        let defs = definitions(scope);
+        let def_names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(def_names, names(scope));
+        assert!(defs.iter().all(|d| d.cache_control.is_none()));
+    }
+}
+
+#[test]
+fn only_the_submit_tools_end_a_loop() {
+    for tool in REGISTRY {
+        let ends = tool.name().starts_with("submit_");
+        assert_eq!(tool.ends_loop(), ends, "{}", tool.name());
+    }
+}
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    target: std::path::PathBuf,
+    cache: Cache,
+    redactor: Redactor,
+    progress: Progress,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("t");
+        std::fs::create_dir(&target).unwrap();
+        std::fs::write(target.join("a.txt"), "héllo").unwrap();
+        let target = std::fs::canonicalize(target).unwrap();
+        let root = CacheRoot::open(&tmp.path().join("cache")).unwrap();
+        let id = root.investigation_id(&target, false).unwrap();
+        let cache = Cache::open(&root, &id.id, &target).unwrap();
+        Fixture {
+            _tmp: tmp,
+            target,
+            cache,
+            redactor: Redactor::disabled(),
+            progress: Progress::silent(),
+        }
+    }
+
+    fn ctx(&self) -> ToolContext<'_> {
+        ToolContext {
+            target: &self.target,
+            cache: &self.cache,
+            redactor: &self.redactor,
+            progress: &self.progress,
+            directory: "sub",
+            turn: 4,
+        }
+    }
+
+    fn log(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.cache.dir().join("investigation.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+}
+
+#[test]
+fn dispatch_runs_logs_and_routes_by_scope() {
+    let f = Fixture::new();
+    let ctx = f.ctx();
+    // A synthesis tool is unknown in the dir loop, and the reverse.
+    assert!(matches!(
+        dispatch(Scope::Dir, "read_cache", &json!({}), &ctx).unwrap(),
+        Dispatch::Unknown
+    ));
+    assert!(matches!(
+        dispatch(
+            Scope::Synthesis,
+            "read_file",
+            &json!({"path": "a.txt"}),
+            &ctx
+        )
+        .unwrap(),
+        Dispatch::Unknown
+    ));
+    assert!(matches!(
+        dispatch(Scope::Dir, "no_such_tool", &json!({}), &ctx).unwrap(),
+        Dispatch::Unknown
+    ));
+    for (scope, name) in [
+        (Scope::Dir, "submit_report"),
+        (Scope::Synthesis, "submit_report"),
+        (Scope::Survey, "submit_survey"),
+        (Scope::Planning, "submit_plan"),
+    ] {
+        assert!(matches!(
+            dispatch(scope, name, &json!({}), &ctx).unwrap(),
+            Dispatch::EndsLoop
+        ));
+    }
+    assert!(
+        f.log().is_empty(),
+        "unknown and ending calls are not logged"
+    );
+
+    let Dispatch::Ran(out) =
+        dispatch(Scope::Dir, "read_file", &json!({"path": "a.txt"}), &ctx).unwrap()
+    else {
+        panic!("read_file did not run");
+    };
+    assert!(!out.is_error && out.content.contains("héllo"));
+    let data = json!({"summary": "s"});
+    let Dispatch::Ran(bad) = dispatch(
+        Scope::Dir,
+        "write_cache",
+        &json!({"cache_type": "file", "path": "a.txt", "data": data}),
+        &ctx,
+    )
+    .unwrap() else {
+        panic!("write_cache did not run");
+    };
+    assert!(bad.is_error);
+    let Dispatch::Ran(flagged) = dispatch(
+        Scope::Synthesis,
+        "flag",
+        &json!({"path": "general", "finding": "x", "severity": "info"}),
+        &ctx,
+    )
+    .unwrap() else {
+        panic!("flag did not run in synthesis");
+    };
+    assert_eq!(flagged, ToolOutput::ok("ok"));
+
+    let log = f.log();
+    assert_eq!(log.len(), 3);
+    assert_eq!(log[0]["tool"], "read_file");
+    assert_eq!(log[0]["directory"], "sub");
+    assert_eq!(log[0]["turn"], 4);
+    assert_eq!(log[0]["args"], json!({"path": "a.txt"}));
+    assert_eq!(
+        log[0]["result_length"],
+        out.content.chars().count(),
+        "length in characters, as the reference's len(str)"
+    );
+    assert_ne!(out.content.chars().count(), out.content.len());
+    assert_eq!(
+        log[1]["args"],
+        json!({"cache_type": "file", "path": "a.txt"})
+    );
+    assert_eq!(log[1]["result_length"], bad.content.chars().count());
+    assert_eq!(log[2]["tool"], "flag");
+}
+
+#[test]
+fn non_object_input_is_treated_as_no_arguments() {
+    let f = Fixture::new();
+    let Dispatch::Ran(out) = dispatch(Scope::Dir, "read_file", &json!("a.txt"), &f.ctx()).unwrap()
+    else {
+        panic!("read_file did not run");
+    };
+    assert!(out.is_error && out.content.contains("'path'"), "{out:?}");
+}
+
+#[test]
+fn argument_helpers() {
+    let input = json!({"s": "x", "e": "", "n": 3, "z": null});
+    assert_eq!(optional_str(&input, "s"), Ok(Some("x")));
+    assert_eq!(optional_str(&input, "z"), Ok(None));
+    assert_eq!(optional_str(&input, "missing"), Ok(None));
+    assert!(optional_str(&input, "n").unwrap_err().is_error);
+    assert_eq!(required_str(&input, "s"), Ok("x"));
+    assert!(
+        required_str(&input, "e")
+            .unwrap_err()
+            .content
+            .contains("'e'")
+    );
+    assert!(required_str(&input, "missing").is_err());
+    assert!(unknown_tool_message("bash\n").contains("'bash\\n'"));
+}
+
+#[test]
+fn redaction_hits_become_flags_once_per_investigation() {
+    use crate::redact::{Hit, RuleSeverity};
+    let f = Fixture::new();
+    let hits = [
+        Hit {
+            rule: "aws-access-key-id",
+            line: 2,
+            severity: RuleSeverity::Critical,
+        },
+        Hit {
+            rule: "generic-secret",
+            line: 5,
+            severity: RuleSeverity::Concern,
+        },
+    ];
+    f.ctx().record_redactions(".env", &hits);
+    // The same file read again, and in a later run over the same cache.
+    f.ctx().record_redactions(".env", &hits);
+    let reopened = Cache::open(
+        &CacheRoot::open(f.cache.dir().parent().unwrap()).unwrap(),
+        f.cache.id(),
+        &f.target,
+    )
+    .unwrap();
+    let ctx = ToolContext {
+        cache: &reopened,
+        ..f.ctx()
+    };
+    ctx.record_redactions(".env", &hits[..1]);
+    // A different file with the same rule and line is a different finding.
+    ctx.record_redactions("config/.env", &hits[..1]);
+    let flags = f.cache.read_flags();
+    assert_eq!(flags.len(), 3, "{flags:?}");
+    assert_eq!(flags[0].severity, "critical");
+    assert_eq!(flags[1].severity, "concern");
+    assert_eq!(flags[2].path, "config/.env");
+}
+
+#[test]
+fn a_disabled_redactor_passes_text_through_without_flags() {
+    let f = Fixture::new();
+    let text = "AKIAABCDEFGHIJKLMNOP";
+    assert_eq!(f.ctx().redact(".env", text), text);
+    assert_eq!(f.ctx().redact_unflagged(text), text);
+    assert!(f.cache.read_flags().is_empty());
+}

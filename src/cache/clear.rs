@@ -1,0 +1,69 @@
+//! `--clear-cache`: remove the cache root, and refuse anything that could
+//! remove more than that.
+//!
+//! The root comes from `LUMINOS_CACHE_DIR`, so a typo could point it at a home
+//! directory. Removal therefore happens only when every name in the root is
+//! one luminos writes there, the root is a real directory of ours, and no run
+//! holds a lock in it.
+
+use std::path::Path;
+
+use super::fsio::{io_err, verify_private_dir};
+use super::{CacheError, index, lock};
+
+/// Remove the cache root and nothing else. Returns `false` when there was
+/// nothing to remove.
+///
+/// Refused: a symlink (the cache never uses one, so whatever it points at is
+/// not ours, and even removing the link would undo someone's setup), a
+/// directory of another user, a directory holding anything luminos does not
+/// create (so `LUMINOS_CACHE_DIR=$HOME --clear-cache` deletes nothing), and
+/// a cache in use by a running investigation.
+pub fn clear_cache(root: &Path) -> Result<bool, CacheError> {
+    match std::fs::symlink_metadata(root) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(err) => return Err(io_err("inspecting", root)(err)),
+        Ok(_) => {}
+    }
+    verify_private_dir(root)?;
+    check_only_cache_contents(root)?;
+    check_no_run_in_progress(root)?;
+    // remove_dir_all never follows symlinks inside the tree.
+    std::fs::remove_dir_all(root).map_err(io_err("removing", root))?;
+    Ok(true)
+}
+
+/// Refuse unless every name in `root` is one luminos writes there.
+fn check_only_cache_contents(root: &Path) -> Result<(), CacheError> {
+    let entries = std::fs::read_dir(root).map_err(io_err("listing", root))?;
+    for entry in entries {
+        let entry = entry.map_err(io_err("listing", root))?;
+        let name = entry.file_name();
+        let known = name.to_str().is_some_and(|name| {
+            name == index::INDEX_FILE
+                || name == lock::LOCK_DIR
+                || index::is_canonical_uuid(name)
+                || (name.starts_with(".tmp-") && name.ends_with(".partial"))
+        });
+        if !known {
+            return Err(CacheError::NotACache {
+                path: root.to_path_buf(),
+                entry: name.to_string_lossy().into_owned(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuse while any run lock in the root is held.
+fn check_no_run_in_progress(root: &Path) -> Result<(), CacheError> {
+    let Ok(locks) = std::fs::read_dir(root.join(lock::LOCK_DIR)) else {
+        return Ok(());
+    };
+    for entry in locks.flatten() {
+        if let Some(pid) = lock::holder_of(&entry.path()) {
+            return Err(CacheError::Busy { pid });
+        }
+    }
+    Ok(())
+}

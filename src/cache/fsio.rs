@@ -1,0 +1,328 @@
+//! The cache's file-system primitives: private directories, atomic JSON
+//! writes, single-write appends and tolerant reads.
+//!
+//! Everything the cache puts on disk goes through here, so the crash-safety
+//! and privacy rules live in one place:
+//! - directories are created 0700 and refused when they are symlinks or
+//!   belong to another user (the default root sits in the shared `/tmp`);
+//! - a JSON document is written to a temp file in its own directory, fsynced,
+//!   renamed over the old one, and the directory is fsynced, so a reader (or a
+//!   run killed at any instant) sees the old document or the new one, never
+//!   half of one;
+//! - a JSONL line is one `write()` on an `O_APPEND` descriptor under an
+//!   exclusive `flock`, so concurrent appenders never interleave.
+
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::CacheError;
+
+/// Permission bits of every directory the cache creates.
+const DIR_MODE: u32 = 0o700;
+/// Permission bits of the lock and log files the cache creates.
+const FILE_MODE: u32 = 0o600;
+
+/// Attach the action and path to an I/O error.
+pub(crate) fn io_err(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> CacheError {
+    let path = path.to_path_buf();
+    move |source| CacheError::Io {
+        action,
+        path,
+        source,
+    }
+}
+
+/// Create `path` (and missing parents) as a private directory, or accept an
+/// existing one that is a real directory owned by us. Existing directories
+/// we own are tightened to 0700.
+pub(crate) fn ensure_private_dir(path: &Path) -> Result<(), CacheError> {
+    match DirBuilder::new()
+        .recursive(true)
+        .mode(DIR_MODE)
+        .create(path)
+    {
+        Ok(()) => {}
+        // A dangling symlink makes mkdir fail with EEXIST; the check below
+        // names the real problem.
+        Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(err) => {
+            // Report a symlink or foreign owner rather than the mkdir error.
+            verify_private_dir(path)?;
+            return Err(io_err("creating", path)(err));
+        }
+    }
+    verify_private_dir(path)
+}
+
+/// Refuse `path` unless it is a directory (not a symlink) owned by the
+/// effective user; tighten its mode to 0700 if it is looser.
+pub(crate) fn verify_private_dir(path: &Path) -> Result<(), CacheError> {
+    let meta = fs::symlink_metadata(path).map_err(io_err("inspecting", path))?;
+    if meta.file_type().is_symlink() {
+        return Err(CacheError::Symlink(path.to_path_buf()));
+    }
+    let me = effective_uid();
+    if meta.uid() != me {
+        return Err(CacheError::ForeignOwner {
+            path: path.to_path_buf(),
+            owner: meta.uid(),
+        });
+    }
+    if !meta.is_dir() {
+        return Err(io_err("opening", path)(io::Error::new(
+            io::ErrorKind::NotADirectory,
+            "not a directory",
+        )));
+    }
+    if meta.mode() & 0o077 != 0 {
+        fs::set_permissions(path, fs::Permissions::from_mode(DIR_MODE))
+            .map_err(io_err("restricting permissions of", path))?;
+    }
+    Ok(())
+}
+
+/// The effective user id of this process.
+pub(crate) fn effective_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Serialize like Python's `json.dump(value, f, indent=2)`: two-space indent,
+/// `": "` after keys, no trailing newline.
+pub(crate) fn to_pretty_json(value: &Value) -> Vec<u8> {
+    // Serializing a Value cannot fail: every map key is already a string.
+    serde_json::to_vec_pretty(value).unwrap_or_default()
+}
+
+/// Atomically replace `path` with `bytes`: temp file in the same directory,
+/// fsync, rename, fsync the directory.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no parent"))?;
+    let mut temp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .suffix(".partial")
+        .tempfile_in(dir)?;
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    temp.persist(path).map_err(|err| err.error)?;
+    sync_dir(dir)
+}
+
+/// Atomically write `value` as pretty JSON to `path`.
+pub(crate) fn write_json_atomic(path: &Path, value: &Value) -> io::Result<()> {
+    write_atomic(path, &to_pretty_json(value))
+}
+
+/// fsync a directory so a rename inside it survives a crash.
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// Read and parse a JSON document; `None` when missing, unreadable, not JSON
+/// or a symlink (the cache never creates symlinks, so one is foreign).
+pub(crate) fn read_json(path: &Path) -> Option<Value> {
+    let bytes = read_nofollow(path).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// Read a whole file without following a final symlink.
+pub(crate) fn read_nofollow(path: &Path) -> io::Result<Vec<u8>> {
+    let mut file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Open (creating, 0600) a file for appending and reading, never through a
+/// symlink.
+pub(crate) fn open_append(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .mode(FILE_MODE)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+}
+
+/// Open (creating, 0600) a lock file, never through a symlink.
+pub(crate) fn open_lock_file(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(FILE_MODE)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+}
+
+/// Append `lines` (each already newline-terminated) to `file` in a single
+/// `write()`, holding an exclusive lock so no other appender interleaves.
+pub(crate) fn append_locked(file: &File, bytes: &[u8]) -> io::Result<()> {
+    file.lock()?;
+    let result = write_once(file, bytes);
+    let _ = file.unlock();
+    result
+}
+
+/// One `write()` call; a short write (disk full, signal) is reported rather
+/// than continued, because a second write could interleave with another
+/// writer that does not lock.
+fn write_once(mut file: &File, bytes: &[u8]) -> io::Result<()> {
+    let written = file.write(bytes)?;
+    if written == bytes.len() {
+        Ok(())
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::WriteZero,
+            format!("short write: {written} of {} bytes", bytes.len()),
+        ))
+    }
+}
+
+/// One JSON document per line, compact, newline-terminated.
+pub(crate) fn jsonl_line(value: &Value) -> Vec<u8> {
+    let mut line = serde_json::to_vec(value).unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
+/// The parsable lines of a JSONL file, in order; anything unreadable is
+/// skipped.
+pub(crate) fn read_jsonl(path: &Path) -> Vec<Value> {
+    match read_nofollow(path) {
+        Ok(bytes) => parse_jsonl(&bytes),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Parse JSONL bytes, skipping blank and unparsable lines.
+pub(crate) fn parse_jsonl(bytes: &[u8]) -> Vec<Value> {
+    bytes
+        .split(|b| *b == b'\n')
+        .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
+        .filter_map(|line| serde_json::from_slice(line).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn private_dir_is_created_0700_with_parents() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("a/b/root");
+        ensure_private_dir(&dir).unwrap();
+        let mode = fs::metadata(&dir).unwrap().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        // Idempotent.
+        ensure_private_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn loose_existing_dir_is_tightened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("root");
+        fs::create_dir(&dir).unwrap();
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+        ensure_private_dir(&dir).unwrap();
+        assert_eq!(fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
+    }
+
+    #[test]
+    fn symlinks_are_refused_even_dangling() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = tmp.path().join("real");
+        fs::create_dir(&real).unwrap();
+        let link = tmp.path().join("link");
+        symlink(&real, &link).unwrap();
+        assert!(matches!(
+            ensure_private_dir(&link),
+            Err(CacheError::Symlink(_))
+        ));
+        let dangling = tmp.path().join("dangling");
+        symlink(tmp.path().join("nowhere"), &dangling).unwrap();
+        assert!(matches!(
+            ensure_private_dir(&dangling),
+            Err(CacheError::Symlink(_))
+        ));
+        assert!(!tmp.path().join("nowhere").exists());
+    }
+
+    #[test]
+    fn a_file_is_not_a_cache_dir() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("file");
+        fs::write(&file, "x").unwrap();
+        let err = ensure_private_dir(&file).unwrap_err();
+        assert!(err.to_string().contains("not a directory"), "{err}");
+    }
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("doc.json");
+        write_json_atomic(&path, &serde_json::json!({"a": 1})).unwrap();
+        write_json_atomic(&path, &serde_json::json!({"a": [1, 2]})).unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "{\n  \"a\": [\n    1,\n    2\n  ]\n}"
+        );
+        let names: Vec<_> = fs::read_dir(tmp.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn read_json_skips_garbage_and_symlinks() {
+        let tmp = tempfile::tempdir().unwrap();
+        let good = tmp.path().join("good.json");
+        fs::write(&good, "{\"x\": true}").unwrap();
+        let bad = tmp.path().join("bad.json");
+        fs::write(&bad, "{\"x\": tr").unwrap();
+        let link = tmp.path().join("link.json");
+        symlink(&good, &link).unwrap();
+        assert_eq!(read_json(&good), Some(serde_json::json!({"x": true})));
+        assert_eq!(read_json(&bad), None);
+        assert_eq!(read_json(&link), None);
+        assert_eq!(read_json(&tmp.path().join("missing.json")), None);
+    }
+
+    #[test]
+    fn jsonl_skips_partial_and_blank_lines() {
+        let parsed = parse_jsonl(b"{\"a\":1}\n\n  \nnot json\n{\"b\":2}\n{\"c\":");
+        assert_eq!(
+            parsed,
+            vec![serde_json::json!({"a": 1}), serde_json::json!({"b": 2})]
+        );
+    }
+
+    #[test]
+    fn appends_are_whole_lines() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("log.jsonl");
+        let file = open_append(&path).unwrap();
+        append_locked(&file, &jsonl_line(&serde_json::json!({"n": 1}))).unwrap();
+        let again = open_append(&path).unwrap();
+        append_locked(&again, &jsonl_line(&serde_json::json!({"n": 2}))).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "{\"n\":1}\n{\"n\":2}\n");
+        assert_eq!(fs::metadata(&path).unwrap().mode() & 0o777, 0o600);
+    }
+}

@@ -1,0 +1,541 @@
+//! Unit tests of the cache API on temp roots (the reference's test_cache.py
+//! cases plus our differences). Process-level tests live in tests/cache.rs.
+
+use super::*;
+use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    root: CacheRoot,
+    target: PathBuf,
+    cache: Cache,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let target = tmp.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    let target = std::fs::canonicalize(target).unwrap();
+    let root = CacheRoot::open(&tmp.path().join("cache")).unwrap();
+    let id = root.investigation_id(&target, false).unwrap();
+    let cache = Cache::open(&root, &id.id, &target).unwrap();
+    Fixture {
+        _tmp: tmp,
+        root,
+        target,
+        cache,
+    }
+}
+
+fn file_entry(rel: &str) -> Value {
+    json!({
+        "path": format!("/t/{rel}"),
+        "relative_path": rel,
+        "summary": "A Python file.",
+        "cached_at": now_iso(),
+        "size_bytes": 128,
+        "category": "source",
+    })
+}
+
+fn dir_entry(rel: &str) -> Value {
+    json!({
+        "path": format!("/t/{rel}"),
+        "relative_path": rel,
+        "summary": "A directory.",
+        "cached_at": now_iso(),
+        "child_count": 3,
+        "dominant_category": "source",
+    })
+}
+
+fn with(mut entry: Value, field: &str, value: Value) -> Value {
+    entry[field] = value;
+    entry
+}
+
+fn without(mut entry: Value, field: &str) -> Value {
+    entry.as_object_mut().unwrap().remove(field);
+    entry
+}
+
+#[test]
+fn valid_entries_are_written_and_read_back() {
+    let f = fixture();
+    f.cache
+        .write_entry(EntryKind::File, "foo.py", &file_entry("foo.py"))
+        .unwrap();
+    f.cache
+        .write_entry(EntryKind::Dir, "mydir", &dir_entry("mydir"))
+        .unwrap();
+    assert_eq!(
+        f.cache.read_entry(EntryKind::File, "foo.py").unwrap()["summary"],
+        "A Python file."
+    );
+    assert!(f.cache.has_entry(EntryKind::Dir, "mydir"));
+    assert!(!f.cache.has_entry(EntryKind::File, "mydir"));
+    assert!(!f.cache.has_entry(EntryKind::File, "missing.py"));
+    assert_eq!(f.cache.read_entry(EntryKind::File, "missing.py"), None);
+}
+
+#[test]
+fn entries_are_pretty_json_with_two_space_indent() {
+    let f = fixture();
+    let entry = json!({"path": "/t/a", "relative_path": "a", "size_bytes": 1,
+        "category": "source", "summary": "s", "cached_at": "now"});
+    f.cache.write_entry(EntryKind::File, "a", &entry).unwrap();
+    let file = f
+        .cache
+        .dir()
+        .join("files")
+        .join(format!("{}.json", f.cache.entry_key("a")));
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(
+        text.starts_with("{\n  \"path\": \"/t/a\",\n  \"relative_path\": \"a\","),
+        "{text}"
+    );
+}
+
+#[test]
+fn missing_required_fields_are_listed_sorted() {
+    let f = fixture();
+    let err = f
+        .cache
+        .write_entry(
+            EntryKind::File,
+            "foo.py",
+            &without(without(file_entry("foo.py"), "summary"), "category"),
+        )
+        .unwrap_err();
+    assert_eq!(err, "Error: missing required fields: category, summary");
+    let err = f
+        .cache
+        .write_entry(EntryKind::Dir, "d", &without(dir_entry("d"), "child_count"))
+        .unwrap_err();
+    assert_eq!(err, "Error: missing required fields: child_count");
+    // A dir entry needs dir fields, not file fields.
+    let err = f
+        .cache
+        .write_entry(EntryKind::Dir, "d", &file_entry("d"))
+        .unwrap_err();
+    assert_eq!(
+        err,
+        "Error: missing required fields: child_count, dominant_category"
+    );
+    assert!(!f.cache.has_entry(EntryKind::Dir, "d"));
+}
+
+#[test]
+fn raw_content_is_refused() {
+    let f = fixture();
+    for field in ["content", "contents", "raw"] {
+        let err = f
+            .cache
+            .write_entry(
+                EntryKind::File,
+                "a",
+                &with(file_entry("a"), field, json!("data")),
+            )
+            .unwrap_err();
+        assert!(err.starts_with("Error:") && err.contains(field), "{err}");
+    }
+    assert!(!f.cache.has_entry(EntryKind::File, "a"));
+}
+
+#[test]
+fn confidence_must_be_a_number_in_the_unit_interval() {
+    let f = fixture();
+    for good in [json!(0), json!(0.0), json!(0.85), json!(1), json!(1.0)] {
+        f.cache
+            .write_entry(
+                EntryKind::File,
+                "a",
+                &with(file_entry("a"), "confidence", good),
+            )
+            .unwrap();
+    }
+    for bad in [
+        json!(1.5),
+        json!(-0.1),
+        json!("high"),
+        json!(true),
+        json!(null),
+        json!([0.5]),
+    ] {
+        let err = f
+            .cache
+            .write_entry(
+                EntryKind::File,
+                "a",
+                &with(file_entry("a"), "confidence", bad.clone()),
+            )
+            .unwrap_err();
+        assert!(err.contains("confidence"), "{bad}: {err}");
+    }
+    let ok = with(
+        with(file_entry("a"), "confidence", json!(0.5)),
+        "confidence_reason",
+        json!(""),
+    );
+    f.cache.write_entry(EntryKind::File, "a", &ok).unwrap();
+    let bad = with(file_entry("a"), "confidence_reason", json!(42));
+    assert_eq!(
+        f.cache.write_entry(EntryKind::File, "a", &bad).unwrap_err(),
+        "Error: confidence_reason must be a string."
+    );
+    assert!(
+        f.cache
+            .write_entry(EntryKind::File, "a", &json!([1]))
+            .is_err()
+    );
+}
+
+#[test]
+fn keys_are_absolute_and_lexically_normalized() {
+    let f = fixture();
+    let abs = f.target.join("src/lib.rs");
+    let abs = abs.to_str().unwrap();
+    let key = f.cache.entry_key(abs);
+    for spelling in [
+        "src/lib.rs",
+        "./src/lib.rs",
+        "src/./lib.rs",
+        "src/../src/lib.rs",
+        "src//lib.rs",
+    ] {
+        assert_eq!(f.cache.entry_key(spelling), key, "{spelling}");
+    }
+    let dir_abs = f.target.join("src");
+    let dir_key = f.cache.entry_key(dir_abs.to_str().unwrap());
+    for spelling in ["src", "src/", "./src/.", &format!("{}/", dir_abs.display())] {
+        assert_eq!(f.cache.entry_key(spelling), dir_key, "{spelling}");
+    }
+    let target_key = f.cache.entry_key(f.target.to_str().unwrap());
+    assert_eq!(f.cache.entry_key("."), target_key);
+    assert_eq!(f.cache.entry_key(""), target_key);
+    // The key is the reference's: sha256 of the absolute path's UTF-8.
+    let expected: String = Sha256::digest(abs.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(key, expected);
+    assert_eq!(key.len(), 64);
+    assert_ne!(f.cache.entry_key("src/main.rs"), key);
+
+    f.cache
+        .write_entry(EntryKind::File, "src/lib.rs", &file_entry("src/lib.rs"))
+        .unwrap();
+    assert!(f.cache.has_entry(EntryKind::File, abs));
+    assert_eq!(f.cache.list_entries(EntryKind::File).len(), 1);
+}
+
+#[test]
+fn listings_are_sorted_by_key_and_skip_garbage() {
+    let f = fixture();
+    for rel in ["a.py", "b.py", "c.py"] {
+        f.cache
+            .write_entry(EntryKind::File, rel, &file_entry(rel))
+            .unwrap();
+    }
+    // A path-less entry shows its file name; garbage and non-objects are skipped.
+    let files = f.cache.dir().join("files");
+    std::fs::write(files.join("zz.json"), "{\"summary\": \"x\"}").unwrap();
+    std::fs::write(files.join("broken.json"), "{\"summary\": ").unwrap();
+    std::fs::write(files.join("list.json"), "[1, 2]").unwrap();
+    std::fs::write(files.join("notes.txt"), "{}").unwrap();
+
+    let mut by_key: Vec<(String, &str)> = ["a.py", "b.py", "c.py"]
+        .iter()
+        .map(|rel| (f.cache.entry_key(rel), *rel))
+        .collect();
+    by_key.push(("zz".to_string(), "zz.json"));
+    by_key.sort();
+    let expected: Vec<&str> = by_key.iter().map(|(_, rel)| *rel).collect();
+    assert_eq!(f.cache.list_entries(EntryKind::File), expected);
+    assert_eq!(f.cache.read_all_entries(EntryKind::File).len(), 4);
+    assert!(f.cache.list_entries(EntryKind::Dir).is_empty());
+}
+
+#[test]
+fn low_confidence_entries_follow_the_reference() {
+    let f = fixture();
+    let put = |kind, rel: &str, confidence: Option<f64>| {
+        let base = match kind {
+            EntryKind::File => file_entry(rel),
+            EntryKind::Dir => dir_entry(rel),
+        };
+        let entry = match confidence {
+            Some(c) => with(base, "confidence", json!(c)),
+            None => base,
+        };
+        f.cache.write_entry(kind, rel, &entry).unwrap();
+    };
+    assert!(f.cache.low_confidence_entries(0.7).is_empty());
+    put(EntryKind::File, "a.py", Some(0.6));
+    put(EntryKind::File, "b.py", Some(0.9));
+    put(EntryKind::File, "c.py", Some(0.7));
+    put(EntryKind::File, "d.py", None);
+    put(EntryKind::File, "e.py", Some(0.2));
+    put(EntryKind::Dir, "mydir", Some(0.3));
+    let rels: Vec<String> = f
+        .cache
+        .low_confidence_entries(0.7)
+        .iter()
+        .map(|e| e["relative_path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(rels, ["d.py", "e.py", "mydir", "a.py"]);
+    let custom: Vec<Value> = f.cache.low_confidence_entries(0.25);
+    assert_eq!(custom.len(), 2);
+}
+
+#[test]
+fn meta_is_written_and_merged() {
+    let f = fixture();
+    f.cache
+        .write_meta("claude-x", "2025-01-01T00:00:00+00:00")
+        .unwrap();
+    let mut fields = Map::new();
+    fields.insert("directories_investigated".into(), json!(7));
+    fields.insert("end_time".into(), json!("later"));
+    f.cache.update_meta(fields).unwrap();
+    let meta = f.cache.read_json("meta.json").unwrap();
+    let keys: Vec<&String> = meta.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "investigation_id",
+            "target",
+            "start_time",
+            "model",
+            "directories_investigated",
+            "total_turns",
+            "end_time"
+        ]
+    );
+    assert_eq!(meta["investigation_id"], f.cache.id());
+    assert_eq!(meta["target"], f.target.to_str().unwrap());
+    assert_eq!(meta["directories_investigated"], 7);
+    assert_eq!(meta["total_turns"], 0);
+}
+
+#[test]
+fn the_log_drops_data_and_records_the_rest() {
+    let f = fixture();
+    f.cache.log_tool_call(
+        "src",
+        3,
+        "write_cache",
+        &json!({"cache_type": "file", "path": "a", "data": {"summary": "secret-ish"}}),
+        2,
+    );
+    f.cache
+        .log_tool_call("src", 4, "read_file", &json!({"path": "a"}), 10);
+    let lines = fsio::read_jsonl(&f.cache.dir().join("investigation.log"));
+    assert_eq!(lines.len(), 2);
+    let first = lines[0].as_object().unwrap();
+    let keys: Vec<&String> = first.keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "directory",
+            "turn",
+            "timestamp",
+            "tool",
+            "args",
+            "result_length"
+        ]
+    );
+    assert_eq!(lines[0]["args"], json!({"cache_type": "file", "path": "a"}));
+    assert_eq!(lines[0]["turn"], 3);
+    assert_eq!(lines[1]["result_length"], 10);
+    assert!(lines[1]["timestamp"].as_str().unwrap().ends_with("+00:00"));
+}
+
+#[test]
+fn flags_append_read_and_dedupe() {
+    let f = fixture();
+    let flag = |path: &str, sev: &str| Flag {
+        path: path.into(),
+        finding: "f".into(),
+        severity: sev.into(),
+    };
+    f.cache.append_flag(&flag("a", "info")).unwrap();
+    let added = f
+        .cache
+        .append_flags_unique(&[
+            flag("a", "info"),
+            flag("b", "critical"),
+            flag("b", "critical"),
+        ])
+        .unwrap();
+    assert_eq!(added, [flag("b", "critical")]);
+    assert!(
+        f.cache
+            .append_flags_unique(&[flag("b", "critical")])
+            .unwrap()
+            .is_empty()
+    );
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(f.cache.dir().join("flags.jsonl"))
+        .and_then(|mut file| {
+            std::io::Write::write_all(&mut file, b"garbage\n[1]\n{\"finding\": \"x\"}\n")
+        })
+        .unwrap();
+    let flags = f.cache.read_flags();
+    assert_eq!(flags.len(), 3);
+    assert_eq!(
+        flags[2],
+        Flag {
+            path: "general".into(),
+            finding: "x".into(),
+            severity: "info".into()
+        }
+    );
+}
+
+#[test]
+fn named_documents_round_trip_and_names_are_checked() {
+    let f = fixture();
+    assert_eq!(f.cache.read_json("plan.json"), None);
+    f.cache
+        .write_json("plan.json", &json!({"notes": ""}))
+        .unwrap();
+    assert_eq!(f.cache.read_json("plan.json"), Some(json!({"notes": ""})));
+    for bad in [
+        "../plan.json",
+        "sub/plan.json",
+        ".hidden.json",
+        "plan.txt",
+        ".json",
+    ] {
+        assert!(f.cache.write_json(bad, &json!({})).is_err(), "{bad}");
+        assert_eq!(f.cache.read_json(bad), None);
+    }
+}
+
+#[test]
+fn a_second_instance_resumes_the_first() {
+    let f = fixture();
+    f.cache.write_meta("m", "t").unwrap();
+    f.cache
+        .write_entry(EntryKind::Dir, "src", &dir_entry("src"))
+        .unwrap();
+    let again = f.root.investigation_id(&f.target, false).unwrap();
+    assert_eq!(again.id, f.cache.id());
+    assert!(!again.is_new);
+    let cache = Cache::open(&f.root, &again.id, &f.target).unwrap();
+    assert!(cache.has_entry(EntryKind::Dir, f.target.join("src").to_str().unwrap()));
+}
+
+#[test]
+fn directories_are_private_and_symlinks_or_bad_ids_refused() {
+    let f = fixture();
+    for dir in [
+        f.root.path().to_path_buf(),
+        f.cache.dir().to_path_buf(),
+        f.cache.dir().join("files"),
+    ] {
+        assert_eq!(
+            std::fs::metadata(&dir).unwrap().mode() & 0o777,
+            0o700,
+            "{}",
+            dir.display()
+        );
+    }
+    let elsewhere = tempfile::tempdir().unwrap();
+    let id = "33333333-3333-4333-8333-333333333333";
+    symlink(elsewhere.path(), f.root.path().join(id)).unwrap();
+    assert!(matches!(
+        Cache::open(&f.root, id, &f.target),
+        Err(CacheError::Symlink(_))
+    ));
+    assert!(
+        std::fs::read_dir(elsewhere.path())
+            .unwrap()
+            .next()
+            .is_none()
+    );
+    assert!(Cache::open(&f.root, "../escape", &f.target).is_err());
+    let link_root = f.root.path().parent().unwrap().join("root-link");
+    symlink(f.root.path(), &link_root).unwrap();
+    let err = CacheRoot::open(&link_root).unwrap_err();
+    assert!(matches!(err, CacheError::Symlink(_)));
+    assert!(!err.to_string().contains('\n'));
+}
+
+#[test]
+fn a_foreign_owner_is_refused() {
+    // Root can own anything, so the check is only observable as a normal user
+    // looking at a directory owned by someone else (/ is owned by root).
+    if fsio::effective_uid() == 0 {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("theirs");
+        std::fs::create_dir(&dir).unwrap();
+        std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).unwrap();
+        let err = CacheRoot::open(&dir).unwrap_err();
+        assert!(
+            matches!(err, CacheError::ForeignOwner { owner: 65534, .. }),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
+    } else {
+        let err = CacheRoot::open(Path::new("/")).unwrap_err();
+        assert!(
+            matches!(err, CacheError::ForeignOwner { owner: 0, .. }),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn clear_cache_removes_only_a_luminos_cache() {
+    let f = fixture();
+    f.cache.write_meta("m", "t").unwrap();
+    let root = f.root.path().to_path_buf();
+    assert!(clear_cache(&root).unwrap());
+    assert!(!root.exists());
+    assert!(!clear_cache(&root).unwrap());
+    assert!(f.target.exists());
+}
+
+#[test]
+fn clear_cache_refuses_foreign_contents_symlinks_and_busy_caches() {
+    let f = fixture();
+    let root = f.root.path().to_path_buf();
+    std::fs::write(root.join("thesis.tex"), "precious").unwrap();
+    let err = clear_cache(&root).unwrap_err();
+    assert!(err.to_string().contains("thesis.tex"), "{err}");
+    assert!(root.join("thesis.tex").exists());
+    std::fs::remove_file(root.join("thesis.tex")).unwrap();
+
+    let link = root.parent().unwrap().join("link");
+    symlink(&root, &link).unwrap();
+    assert!(matches!(clear_cache(&link), Err(CacheError::Symlink(_))));
+    assert!(link.exists() && root.exists());
+
+    let held = f.root.lock_run(&f.target, false).unwrap();
+    assert!(matches!(clear_cache(&root), Err(CacheError::Busy { .. })));
+    drop(held);
+    assert!(clear_cache(&root).unwrap());
+}
+
+#[test]
+fn run_lock_is_per_target() {
+    let f = fixture();
+    let held = f.cache.lock_run(false).unwrap();
+    match f.root.lock_run(&f.target, false) {
+        Err(CacheError::Busy { pid }) => assert_eq!(pid, std::process::id()),
+        other => panic!("expected Busy, got {other:?}"),
+    }
+    let other = f
+        .root
+        .lock_run(Path::new("/some/other/target"), false)
+        .unwrap();
+    drop(other);
+    drop(held);
+    f.root.lock_run(&f.target, false).unwrap();
+}

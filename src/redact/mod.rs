@@ -1,0 +1,257 @@
+//! Secret redaction: the one filter every piece of user text passes through on
+//! its way to the model.
+//!
+//! A matched span is replaced by `[REDACTED:<rule>]` and the rest of the text
+//! is kept byte for byte, so the agent still understands the file. Each hit is
+//! reported back (rule and line, never the value) so the caller can record it
+//! as a flag. The rules are ours and live in one table, [`RULES`]
+//! (`rules.rs`); the value heuristics that keep the generic rule quiet on
+//! code live in `entropy.rs`.
+//!
+//! The patterns are compiled once per process and shared; a [`Redactor`] is a
+//! flag and a reference to them, so it is free to build and to share across
+//! threads. `--no-redact` turns this off ([`Redactor::disabled`]).
+//!
+//! When matches overlap, the one that starts first wins, then the longest,
+//! then the one earlier in [`RULES`]. A match that starts inside a kept span
+//! but runs past its end extends that span, so no tail of a secret survives.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+mod entropy;
+mod rules;
+
+use rules::Found;
+pub use rules::{RULES, Rule};
+
+/// How serious a kind of secret is when it turns up as a flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleSeverity {
+    /// Keys and tokens: `critical`.
+    Critical,
+    /// Generic password/secret assignments: `concern`.
+    Concern,
+}
+
+impl RuleSeverity {
+    /// The flag severity string (`critical`, `concern`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleSeverity::Critical => "critical",
+            RuleSeverity::Concern => "concern",
+        }
+    }
+}
+
+/// One redaction that happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    /// The rule's name, as in `[REDACTED:<rule>]`.
+    pub rule: &'static str,
+    /// 1-based line of the text where the secret started.
+    pub line: usize,
+    pub severity: RuleSeverity,
+}
+
+/// Text after redaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redacted {
+    pub text: String,
+    pub hits: Vec<Hit>,
+}
+
+/// The redaction filter. Cheap to share (`&Redactor` across threads).
+#[derive(Debug)]
+pub struct Redactor {
+    enabled: bool,
+}
+
+/// [`RULES`]' patterns, compiled once for the whole process.
+static COMPILED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    RULES
+        .iter()
+        .map(|rule| {
+            Regex::new(rule.pattern)
+                .unwrap_or_else(|e| panic!("redaction rule {} does not compile: {e}", rule.name))
+        })
+        .collect()
+});
+
+/// The names of every rule, in table order.
+pub fn rule_names() -> impl Iterator<Item = &'static str> {
+    RULES.iter().map(|rule| rule.name)
+}
+
+impl Redactor {
+    /// The default redactor with every rule.
+    pub fn new() -> Redactor {
+        LazyLock::force(&COMPILED);
+        Redactor { enabled: true }
+    }
+
+    /// A redactor that passes text through untouched (`--no-redact`).
+    pub fn disabled() -> Redactor {
+        Redactor { enabled: false }
+    }
+
+    /// Whether this redactor changes anything.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Redact `text`.
+    pub fn redact(&self, text: &str) -> Redacted {
+        if !self.enabled {
+            return Redacted {
+                text: text.to_owned(),
+                hits: Vec::new(),
+            };
+        }
+        let spans = resolve_overlaps(find_candidates(text));
+        apply(text, &spans)
+    }
+
+    /// Redact the first `keep` bytes of `text`, judging secrets on the whole
+    /// of `text`. Callers that show only the start of a file read a little
+    /// further and pass it all here: a token cut by the limit would no longer
+    /// match its rule and its first half would leak. A secret that crosses
+    /// `keep` is redacted whole and the cut moves to its end. Returns the
+    /// redaction and how many bytes of `text` it covers.
+    pub fn redact_prefix(&self, text: &str, keep: usize) -> (Redacted, usize) {
+        let mut cut = floor_char_boundary(text, keep.min(text.len()));
+        if !self.enabled {
+            return (
+                Redacted {
+                    text: text[..cut].to_owned(),
+                    hits: Vec::new(),
+                },
+                cut,
+            );
+        }
+        let mut spans = resolve_overlaps(find_candidates(text));
+        if let Some(crossing) = spans.iter().find(|s| s.start < cut && s.end > cut) {
+            cut = crossing.end;
+        }
+        spans.retain(|s| s.end <= cut);
+        (apply(&text[..cut], &spans), cut)
+    }
+}
+
+/// The largest char boundary of `text` at or below `at`.
+fn floor_char_boundary(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+impl Default for Redactor {
+    fn default() -> Self {
+        Redactor::new()
+    }
+}
+
+/// A span some rule wants redacted. Byte offsets into the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    start: usize,
+    end: usize,
+    rule: usize,
+}
+
+/// Every accepted match of every rule, unordered and possibly overlapping.
+fn find_candidates(text: &str) -> Vec<Span> {
+    let lowered = text.to_ascii_lowercase();
+    let mut spans = Vec::new();
+    for (index, (rule, regex)) in RULES.iter().zip(COMPILED.iter()).enumerate() {
+        let haystack = if rule.lowercase { &lowered } else { text };
+        let mut at = 0;
+        while at <= haystack.len() {
+            let Some(caps) = regex.captures_at(haystack, at) else {
+                break;
+            };
+            let whole = caps.get(0).expect("group 0 always participates");
+            let secret = caps.name("s").unwrap_or(whole);
+            let (start, end) = trim_quotes(text, secret.start(), secret.end());
+            let found = Found { text, caps: &caps };
+            if start < end && (rule.accept)(&text[start..end], &found) {
+                spans.push(Span {
+                    start,
+                    end,
+                    rule: index,
+                });
+            }
+            // Searching on after the whole match, accepted or not, keeps the
+            // scan linear; no rule's match can hide another of the same rule.
+            at = whole.end().max(next_char(text, whole.start()));
+        }
+    }
+    spans
+}
+
+/// The byte offset of the character after the one at `i`.
+fn next_char(text: &str, i: usize) -> usize {
+    text[i..].chars().next().map_or(i + 1, |c| i + c.len_utf8())
+}
+
+/// Shrink a quoted value (`"x"`, `'x'`, `` `x` ``, `\"x\"`) to what is inside.
+fn trim_quotes(text: &str, start: usize, end: usize) -> (usize, usize) {
+    let s = &text[start..end];
+    if s.len() >= 4 && s.starts_with("\\\"") && s.ends_with("\\\"") {
+        return (start + 2, end - 2);
+    }
+    let b = s.as_bytes();
+    if b.len() >= 2 && matches!(b[0], b'"' | b'\'' | b'`') && b[b.len() - 1] == b[0] {
+        return (start + 1, end - 1);
+    }
+    (start, end)
+}
+
+/// Order the candidates (earliest start, then longest, then table order) and
+/// keep one redaction per region: a candidate inside a kept span is dropped,
+/// one that runs past its end extends it.
+fn resolve_overlaps(mut spans: Vec<Span>) -> Vec<Span> {
+    spans.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end - s.start), s.rule));
+    let mut kept: Vec<Span> = Vec::with_capacity(spans.len());
+    for span in spans {
+        match kept.last_mut() {
+            Some(last) if span.start < last.end => last.end = last.end.max(span.end),
+            _ => kept.push(span),
+        }
+    }
+    kept
+}
+
+/// Build the redacted text and the hits from non-overlapping, ordered spans.
+fn apply(text: &str, spans: &[Span]) -> Redacted {
+    let mut out = String::with_capacity(text.len());
+    let mut hits = Vec::with_capacity(spans.len());
+    let mut copied_to = 0;
+    let mut line = 1;
+    for span in spans {
+        let rule = &RULES[span.rule];
+        line += count_newlines(&text[copied_to..span.start]);
+        out.push_str(&text[copied_to..span.start]);
+        out.push_str("[REDACTED:");
+        out.push_str(rule.name);
+        out.push(']');
+        hits.push(Hit {
+            rule: rule.name,
+            line,
+            severity: rule.severity,
+        });
+        line += count_newlines(&text[span.start..span.end]);
+        copied_to = span.end;
+    }
+    out.push_str(&text[copied_to..]);
+    Redacted { text: out, hits }
+}
+
+fn count_newlines(s: &str) -> usize {
+    s.bytes().filter(|&b| b == b'\n').count()
+}
+
+#[cfg(test)]
+mod tests;

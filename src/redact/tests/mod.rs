@@ -1,0 +1,370 @@
+//! The engine's guarantees (overlaps, line numbers, byte-for-byte
+//! preservation, idempotence) and the helpers the rule tests share; every
+//! rule's positive and negative samples are in `rules.rs`.
+//!
+//! Fake secrets are generated at run time from a fixed seed, so the
+//! repository never holds a string that looks like a live key.
+
+use super::*;
+
+mod rules;
+
+pub(crate) const B62: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+pub(super) const B64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+pub(super) const B64URL: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+pub(super) const UPPER_NUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+pub(super) const HEX: &str = "0123456789abcdef";
+pub(super) const DIGITS: &str = "0123456789";
+
+/// A deterministic pseudo-random string over `alphabet` (xorshift64).
+pub(crate) fn fake(alphabet: &str, len: usize, seed: u64) -> String {
+    let chars: Vec<char> = alphabet.chars().collect();
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            chars[(x % chars.len() as u64) as usize]
+        })
+        .collect()
+}
+
+/// `-----BEGIN <kind>PRIVATE KEY-----`, spelled in pieces.
+pub(super) fn pem_line(edge: &str, kind: &str) -> String {
+    format!("-----{edge} {kind}PRIVATE {}-----", "KEY")
+}
+
+pub(super) fn pem_block(kind: &str, seed: u64) -> String {
+    let body: Vec<String> = (0..4).map(|i| fake(B64, 64, seed + i)).collect();
+    format!(
+        "{}\n{}\n{}",
+        pem_line("BEGIN", kind),
+        body.join("\n"),
+        pem_line("END", kind)
+    )
+}
+
+pub(super) fn redact(text: &str) -> Redacted {
+    Redactor::new().redact(text)
+}
+
+/// `text` is redacted by `rule`, `secret` is gone, and exactly one hit.
+#[track_caller]
+pub(super) fn assert_redacts(rule: &str, text: &str, secret: &str) -> Redacted {
+    let out = redact(text);
+    assert!(
+        !out.text.contains(secret),
+        "{rule}: secret survived in {:?}",
+        out.text
+    );
+    assert!(
+        out.text.contains(&format!("[REDACTED:{rule}]")),
+        "{rule}: no marker in {:?}",
+        out.text
+    );
+    let rules: Vec<&str> = out.hits.iter().map(|h| h.rule).collect();
+    assert_eq!(rules, [rule], "hits for {text:?}");
+    out
+}
+
+/// Nothing in `text` is redacted.
+#[track_caller]
+pub(super) fn assert_clean(text: &str) {
+    let out = redact(text);
+    assert!(out.hits.is_empty(), "unexpected {:?} in {text:?}", out.hits);
+    assert_eq!(out.text, text);
+}
+
+/// `rule` does not fire on `text` (another rule may).
+#[track_caller]
+pub(super) fn assert_not_rule(rule: &str, text: &str) {
+    let out = redact(text);
+    assert!(
+        out.hits.iter().all(|h| h.rule != rule),
+        "{rule} fired on {text:?}"
+    );
+}
+
+#[test]
+fn every_rule_compiles_and_names_are_unique() {
+    let redactor = Redactor::new();
+    assert!(redactor.is_enabled());
+    let mut names: Vec<&str> = rule_names().collect();
+    assert_eq!(names.len(), RULES.len());
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), RULES.len(), "duplicate rule names");
+    for name in names {
+        assert!(
+            name.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+            "{name} is not kebab-case"
+        );
+    }
+}
+
+/// A `lowercase` rule runs over lowercased text, so an uppercase letter in
+/// its pattern (outside a class or a group name) could never match.
+#[test]
+fn lowercase_rules_have_lowercase_patterns() {
+    let names = regex::Regex::new(r"\(\?P<[a-z]+>").expect("valid");
+    let classes = regex::Regex::new(r"\[(?:\\.|[^\]\\])*\]").expect("valid");
+    for rule in RULES.iter().filter(|r| r.lowercase) {
+        let bare = names.replace_all(rule.pattern, "(");
+        let bare = classes.replace_all(&bare, "");
+        let bare = bare.replace("(?-u:\\b)", "");
+        assert!(
+            !bare.bytes().any(|b| b.is_ascii_uppercase()),
+            "{}: uppercase literal in {bare}",
+            rule.name
+        );
+    }
+}
+
+#[test]
+fn key_names_match_in_any_case() {
+    let v = fake(B62, 24, 5);
+    for text in [
+        format!("Db_PassWord={v}"),
+        format!("X-Api-Key: {v}"),
+        format!("CLIENT_SECRET: '{v}'"),
+    ] {
+        let out = assert_redacts("generic-secret", &text, &v);
+        assert!(out.text.starts_with(&text[..text.find(&v).expect("value")]));
+    }
+    let token = fake(B64URL, 40, 6);
+    assert_redacts(
+        "bearer-token",
+        &format!("authorization: BEARER {token}"),
+        &token,
+    );
+    let secret = fake(B64, 40, 7);
+    assert_redacts(
+        "aws-secret-access-key",
+        &format!("Aws_Secret_Access_Key = {secret}"),
+        &secret,
+    );
+}
+
+#[test]
+fn format_rules_win_ties_with_the_generic_rule() {
+    let token = format!("ghp_{}", fake(B62, 36, 170));
+    assert_redacts("github-token", &format!("token = \"{token}\""), &token);
+    let key = format!("sk-{}", fake(B62, 48, 171));
+    assert_redacts("openai-api-key", &format!("OPENAI_API_KEY={key}"), &key);
+    let url_token = format!("ghp_{}", fake(B62, 36, 172));
+    let out = assert_redacts(
+        "github-token",
+        &format!("https://x-access-token:{url_token}@github.com/o/r"),
+        &url_token,
+    );
+    assert_eq!(
+        out.text,
+        "https://x-access-token:[REDACTED:github-token]@github.com/o/r"
+    );
+}
+
+#[test]
+fn overlaps_resolve_by_start_then_length_then_table_order() {
+    let s = |start, end, rule| Span { start, end, rule };
+    // Same start: the longest wins; same span: the earlier rule wins.
+    assert_eq!(resolve_overlaps(vec![s(0, 5, 1), s(0, 9, 2)]), [s(0, 9, 2)]);
+    assert_eq!(resolve_overlaps(vec![s(3, 9, 4), s(3, 9, 2)]), [s(3, 9, 2)]);
+    // Contained spans vanish; a span running past the kept one extends it.
+    assert_eq!(
+        resolve_overlaps(vec![s(2, 4, 0), s(0, 10, 3)]),
+        [s(0, 10, 3)]
+    );
+    assert_eq!(
+        resolve_overlaps(vec![s(5, 20, 0), s(0, 10, 3)]),
+        [s(0, 20, 3)]
+    );
+    // Adjacent spans stay separate.
+    assert_eq!(
+        resolve_overlaps(vec![s(5, 8, 0), s(0, 5, 1)]),
+        [s(0, 5, 1), s(5, 8, 0)]
+    );
+}
+
+#[test]
+fn lines_are_where_each_secret_starts() {
+    let gh = format!("ghp_{}", fake(B62, 36, 180));
+    let aws = format!("AKIA{}", fake(UPPER_NUM, 16, 181));
+    let text = format!(
+        "first {gh}\nsecond\r\nthird {aws} and {gh}\n\n{}\nafter {aws}\n",
+        pem_block("EC ", 182)
+    );
+    let out = redact(&text);
+    let got: Vec<(&str, usize)> = out.hits.iter().map(|h| (h.rule, h.line)).collect();
+    assert_eq!(
+        got,
+        [
+            ("github-token", 1),
+            ("aws-access-key-id", 3),
+            ("github-token", 3),
+            ("private-key", 5),
+            ("aws-access-key-id", 11),
+        ]
+    );
+}
+
+#[test]
+fn untouched_text_is_kept_byte_for_byte() {
+    let gh = format!("ghp_{}", fake(B62, 36, 190));
+    let text = format!("héllo wörld ✓\r\n\ttabs\u{0}nul {gh}\u{7f} 日本語\n");
+    let out = redact(&text);
+    assert_eq!(
+        out.text,
+        "héllo wörld ✓\r\n\ttabs\u{0}nul [REDACTED:github-token]\u{7f} 日本語\n"
+    );
+    let plain = "fn main() {\n    println!(\"no secrets here: token, password, key\");\n}\n";
+    assert_clean(plain);
+    assert_clean("");
+}
+
+#[test]
+fn hits_and_debug_never_show_the_secret() {
+    let key = format!("sk-ant-api03-{}", fake(B64URL, 95, 200));
+    let out = redact(&format!("k={key}"));
+    let debug = format!("{:?} {:?} {:?}", out.hits, Redactor::new(), RULES);
+    assert!(!debug.contains(&key[10..30]));
+    assert_eq!(out.hits[0].severity.as_str(), "critical");
+}
+
+#[test]
+fn disabled_passes_text_through() {
+    let key = format!("AKIA{}", fake(UPPER_NUM, 16, 210));
+    let text = format!("id={key}\n");
+    let out = Redactor::disabled().redact(&text);
+    assert!(!Redactor::disabled().is_enabled());
+    assert_eq!(out.text, text);
+    assert!(out.hits.is_empty());
+}
+
+#[test]
+fn redactor_is_send_sync_and_cheap() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Redactor>();
+    assert_eq!(std::mem::size_of::<Redactor>(), 1);
+}
+
+#[test]
+fn redacting_twice_changes_nothing_more() {
+    let gh = format!("ghp_{}", fake(B62, 36, 220));
+    let pw = fake(B62, 16, 221);
+    let text = format!(
+        "token = \"{gh}\"\nDB_PASSWORD={pw}\nurl: postgres://app:{pw}@db/x\n{}\n",
+        pem_block("", 222)
+    );
+    let once = redact(&text);
+    assert_eq!(once.hits.len(), 4);
+    let twice = redact(&once.text);
+    assert!(twice.hits.is_empty(), "{:?}", twice.hits);
+    assert_eq!(twice.text, once.text);
+}
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Pieces that put the rules' prefixes, separators and quotes next to
+    /// each other and to multi-byte characters, so matches start and end in
+    /// awkward places.
+    fn piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::sample::select(vec![
+                "password",
+                "Token",
+                "api_key",
+                "secret",
+                "=",
+                ": ",
+                ":",
+                "\"",
+                "'",
+                "\\\"",
+                "://",
+                "@",
+                "\n",
+                "\r\n",
+                " ",
+                "é",
+                "日本",
+                "\\n",
+                "ghp_",
+                "sk-",
+                "sk-ant-",
+                "AKIA",
+                "eyJ",
+                ".",
+                "xoxb-",
+                "glpat-",
+                "AIza",
+                "sk_live_",
+                "-----",
+                "BEGIN ",
+                "END ",
+                "PRIVATE KEY",
+                "Bearer ",
+                "[",
+                "$",
+                "{",
+            ])
+            .prop_map(str::to_owned),
+            "[A-Za-z0-9+/_-]{1,48}",
+            any::<String>().prop_map(|s| s.chars().take(8).collect()),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn output_is_consistent_for_any_text(pieces in prop::collection::vec(piece(), 0..24)) {
+            let text: String = pieces.concat();
+            let out = redact(&text);
+            if out.hits.is_empty() {
+                prop_assert_eq!(&out.text, &text);
+            }
+            let markers = out.text.matches("[REDACTED:").count()
+                - text.matches("[REDACTED:").count();
+            prop_assert_eq!(markers, out.hits.len());
+            let lines = text.matches('\n').count() + 1;
+            for hit in &out.hits {
+                prop_assert!(hit.line >= 1 && hit.line <= lines);
+            }
+            for pair in out.hits.windows(2) {
+                prop_assert!(pair[0].line <= pair[1].line);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_secret_crossing_the_cut_is_redacted_whole() {
+    let gh = format!("ghp_{}", fake(B62, 36, 230));
+    let text = format!("first line\ntoken {gh} tail\n");
+    let keep = text.find(&gh).unwrap() + 10;
+    let (out, covered) = Redactor::new().redact_prefix(&text, keep);
+    assert!(!out.text.contains(&gh[4..10]), "{}", out.text);
+    assert!(
+        out.text.ends_with("[REDACTED:github-token]"),
+        "{}",
+        out.text
+    );
+    assert_eq!(covered, text.find(&gh).unwrap() + gh.len());
+    assert_eq!(out.hits.len(), 1);
+
+    // Secrets wholly past the cut are neither shown nor counted.
+    let (out, covered) = Redactor::new().redact_prefix(&text, 5);
+    assert_eq!(
+        (out.text.as_str(), covered, out.hits.len()),
+        ("first", 5, 0)
+    );
+
+    // A cut inside a multi-byte character moves back to its start.
+    let (out, covered) = Redactor::new().redact_prefix("aé", 2);
+    assert_eq!((out.text.as_str(), covered), ("a", 1));
+    let (out, covered) = Redactor::disabled().redact_prefix(&text, keep);
+    assert_eq!((out.text.as_str(), covered), (&text[..keep], keep));
+}

@@ -1,0 +1,296 @@
+//! [`Reply`]: what the mock answers to one request — a streamed message
+//! (text, tool calls, thinking) with optional faults, or a plain HTTP
+//! response (API errors, HTML pages, garbage).
+
+use std::time::Duration;
+
+use luminos::ai::api::Usage;
+use serde_json::{Value, json};
+
+/// One content block of a scripted message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MockBlock {
+    /// Streamed as `text_delta` fragments.
+    Text(String),
+    /// Streamed as `input_json_delta` fragments of `input`'s JSON. Without
+    /// an `id` the mock makes one up: `toolu_mock_<request>_<n>`.
+    ToolUse {
+        id: Option<String>,
+        name: String,
+        input: Value,
+    },
+    /// Extended thinking, streamed as `thinking_delta` + `signature_delta`;
+    /// clients are expected to skip it.
+    Thinking(String),
+}
+
+/// Something that goes wrong in the middle of a 200 stream.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamFault {
+    /// Close the connection halfway through the events.
+    DropMidStream,
+    /// Send an `error` event halfway through, then end the stream.
+    ErrorEvent { error_type: String, message: String },
+    /// Cut the last tool call's JSON in half; the stream still ends with
+    /// `content_block_stop`, `message_delta` and `message_stop`.
+    TruncateToolJson,
+    /// Send half the events, then nothing more, keeping the socket open.
+    StallMidStream,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum ReplyBody {
+    Stream(StreamReply),
+    Http {
+        status: u16,
+        content_type: String,
+        body: Vec<u8>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(super) struct StreamReply {
+    pub blocks: Vec<MockBlock>,
+    pub stop_reason: Option<String>,
+    pub usage: Option<Usage>,
+    pub model: Option<String>,
+    pub fault: Option<StreamFault>,
+    pub noise: bool,
+    pub crlf: bool,
+}
+
+/// The mock's answer to one request. Build one with the constructors, then
+/// adjust it with the `with_*`/fault methods:
+///
+/// ```ignore
+/// server.push(Reply::tool_use("read_file", json!({"path": "a.txt"})));
+/// server.push(Reply::overloaded().retry_after_ms(200));
+/// server.push(Reply::text("done").drop_mid_stream());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub(super) body: ReplyBody,
+    pub(super) headers: Vec<(String, String)>,
+    pub(super) delay: Duration,
+}
+
+impl Reply {
+    fn stream(blocks: Vec<MockBlock>) -> Reply {
+        Reply {
+            body: ReplyBody::Stream(StreamReply {
+                blocks,
+                ..StreamReply::default()
+            }),
+            headers: Vec::new(),
+            delay: Duration::ZERO,
+        }
+    }
+
+    /// A streamed message with one text block; stop reason `end_turn`.
+    pub fn text(text: impl Into<String>) -> Reply {
+        Reply::stream(vec![MockBlock::Text(text.into())])
+    }
+
+    /// A streamed message with one tool call; stop reason `tool_use`.
+    pub fn tool_use(name: impl Into<String>, input: Value) -> Reply {
+        Reply::tool_uses([(name.into(), input)])
+    }
+
+    /// One tool call with a chosen id.
+    pub fn tool_use_with_id(id: impl Into<String>, name: impl Into<String>, input: Value) -> Reply {
+        Reply::stream(vec![MockBlock::ToolUse {
+            id: Some(id.into()),
+            name: name.into(),
+            input,
+        }])
+    }
+
+    /// Several tool calls in one message.
+    pub fn tool_uses<N: Into<String>>(calls: impl IntoIterator<Item = (N, Value)>) -> Reply {
+        Reply::stream(calls.into_iter().map(|(n, i)| tool_block(n, i)).collect())
+    }
+
+    /// A text block followed by tool calls.
+    pub fn text_and_tool_uses<N: Into<String>>(
+        text: impl Into<String>,
+        calls: impl IntoIterator<Item = (N, Value)>,
+    ) -> Reply {
+        let mut blocks = vec![MockBlock::Text(text.into())];
+        blocks.extend(calls.into_iter().map(|(n, i)| tool_block(n, i)));
+        Reply::stream(blocks)
+    }
+
+    /// Any sequence of blocks.
+    pub fn blocks(blocks: Vec<MockBlock>) -> Reply {
+        Reply::stream(blocks)
+    }
+
+    /// An API error: `{"type":"error","error":{"type":..,"message":..}}`.
+    pub fn error(status: u16, error_type: &str, message: &str) -> Reply {
+        let body = json!({"type": "error", "error": {"type": error_type, "message": message}});
+        Reply::raw(status, "application/json", body.to_string())
+    }
+
+    /// 429 `rate_limit_error`.
+    pub fn rate_limited() -> Reply {
+        Reply::error(
+            429,
+            "rate_limit_error",
+            "Number of request tokens has exceeded your per-minute rate limit",
+        )
+    }
+
+    /// 529 `overloaded_error`.
+    pub fn overloaded() -> Reply {
+        Reply::error(529, "overloaded_error", "Overloaded")
+    }
+
+    /// 500 `api_error`.
+    pub fn server_error() -> Reply {
+        Reply::error(500, "api_error", "Internal server error")
+    }
+
+    /// 404 `not_found_error` for a model, as the API answers an unknown or
+    /// retired model id.
+    pub fn unknown_model(model: &str) -> Reply {
+        Reply::error(404, "not_found_error", &format!("model: {model}"))
+    }
+
+    /// An HTML error page, as a proxy or load balancer sends one.
+    pub fn html(status: u16) -> Reply {
+        let page = format!(
+            "<!DOCTYPE html>\n<html><head><title>{status} Bad Gateway</title>\
+             <style>body {{ font-family: sans-serif }}</style></head>\n\
+             <body><center><h1>{status} Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n"
+        );
+        Reply::raw(status, "text/html", page)
+    }
+
+    /// Any status, content type and body.
+    pub fn raw(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Reply {
+        Reply {
+            body: ReplyBody::Http {
+                status,
+                content_type: content_type.to_string(),
+                body: body.into(),
+            },
+            headers: Vec::new(),
+            delay: Duration::ZERO,
+        }
+    }
+
+    /// Put a thinking block first.
+    pub fn with_thinking(mut self, thinking: impl Into<String>) -> Reply {
+        self.stream_mut()
+            .blocks
+            .insert(0, MockBlock::Thinking(thinking.into()));
+        self
+    }
+
+    /// Report this stop reason instead of `end_turn`/`tool_use`.
+    pub fn with_stop_reason(mut self, reason: &str) -> Reply {
+        self.stream_mut().stop_reason = Some(reason.to_string());
+        self
+    }
+
+    /// Report this usage instead of the simulated one.
+    pub fn with_usage(mut self, usage: Usage) -> Reply {
+        self.stream_mut().usage = Some(usage);
+        self
+    }
+
+    /// Report this model id instead of the requested one.
+    pub fn with_model(mut self, model: &str) -> Reply {
+        self.stream_mut().model = Some(model.to_string());
+        self
+    }
+
+    /// Sprinkle comments, unknown events and unknown deltas into the stream.
+    pub fn with_noise(mut self) -> Reply {
+        self.stream_mut().noise = true;
+        self
+    }
+
+    /// End SSE lines with CRLF.
+    pub fn with_crlf(mut self) -> Reply {
+        self.stream_mut().crlf = true;
+        self
+    }
+
+    /// Close the connection halfway through the stream.
+    pub fn drop_mid_stream(self) -> Reply {
+        self.with_fault(StreamFault::DropMidStream)
+    }
+
+    /// Send an `error` event halfway through the stream.
+    pub fn error_event(self, error_type: &str, message: &str) -> Reply {
+        self.with_fault(StreamFault::ErrorEvent {
+            error_type: error_type.to_string(),
+            message: message.to_string(),
+        })
+    }
+
+    /// Cut the last tool call's JSON; the stream otherwise ends normally.
+    pub fn truncate_tool_json(self) -> Reply {
+        self.with_fault(StreamFault::TruncateToolJson)
+    }
+
+    /// Stop sending halfway through the stream; keep the socket open.
+    pub fn stall_mid_stream(self) -> Reply {
+        self.with_fault(StreamFault::StallMidStream)
+    }
+
+    pub fn with_fault(mut self, fault: StreamFault) -> Reply {
+        self.stream_mut().fault = Some(fault);
+        self
+    }
+
+    /// Wait this long before sending anything (a slow first byte). Adds to
+    /// the server-wide latency.
+    pub fn delay(mut self, delay: Duration) -> Reply {
+        self.delay = delay;
+        self
+    }
+
+    /// Add a response header.
+    pub fn header(mut self, name: &str, value: &str) -> Reply {
+        self.headers
+            .push((name.to_ascii_lowercase(), value.to_string()));
+        self
+    }
+
+    /// `retry-after-ms: <ms>`.
+    pub fn retry_after_ms(self, ms: u64) -> Reply {
+        self.header("retry-after-ms", &ms.to_string())
+    }
+
+    /// `retry-after: <secs>`.
+    pub fn retry_after_secs(self, secs: u64) -> Reply {
+        self.header("retry-after", &secs.to_string())
+    }
+
+    /// `x-should-retry: true|false`.
+    pub fn should_retry(self, retry: bool) -> Reply {
+        self.header("x-should-retry", if retry { "true" } else { "false" })
+    }
+
+    /// True for a streamed message (as opposed to a plain HTTP response).
+    pub fn is_stream(&self) -> bool {
+        matches!(self.body, ReplyBody::Stream(_))
+    }
+
+    fn stream_mut(&mut self) -> &mut StreamReply {
+        match &mut self.body {
+            ReplyBody::Stream(stream) => stream,
+            ReplyBody::Http { .. } => panic!("mock: this setting only applies to streamed replies"),
+        }
+    }
+}
+
+fn tool_block(name: impl Into<String>, input: Value) -> MockBlock {
+    MockBlock::ToolUse {
+        id: None,
+        name: name.into(),
+        input,
+    }
+}
