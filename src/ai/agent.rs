@@ -170,7 +170,7 @@ impl Agent {
         let mut results = Vec::with_capacity(calls.len());
         for call in &calls {
             let output = if !self.offers(&call.name) {
-                unknown_tool(&call.name, &self.tools)
+                unknown_tool(&call.name)
             } else {
                 match run_blocking(|| tools::dispatch(self.scope, &call.name, &call.input, &ctx))? {
                     Dispatch::Ran(output) => output,
@@ -178,7 +178,7 @@ impl Agent {
                         ended = Some(call.input.clone());
                         ToolOutput::ok("Received. Thank you.")
                     }
-                    Dispatch::Unknown => unknown_tool(&call.name, &self.tools),
+                    Dispatch::Unknown => unknown_tool(&call.name),
                 }
             };
             results.push(ContentBlock::tool_result(
@@ -231,12 +231,8 @@ fn assistant_message(response: &Response) -> Message {
     }
 }
 
-fn unknown_tool(name: &str, offered: &[ToolDefinition]) -> ToolOutput {
-    let names: Vec<&str> = offered.iter().map(|t| t.name.as_str()).collect();
-    ToolOutput::error(format!(
-        "Error: unknown tool '{name}'. The tools available here are: {}.",
-        names.join(", ")
-    ))
+fn unknown_tool(name: &str) -> ToolOutput {
+    ToolOutput::error(tools::unknown_tool_message(name))
 }
 
 /// `path="src/main.rs", max_bytes=8192`: the call's arguments without `data`,
@@ -313,22 +309,6 @@ mod tests {
         assert_eq!(
             assistant_message(&empty),
             Message::assistant(vec![ContentBlock::text("(no reply)")])
-        );
-    }
-
-    #[test]
-    fn unknown_tool_results_are_errors_naming_the_offer() {
-        let offered = vec![ToolDefinition {
-            name: "submit_survey".into(),
-            description: String::new(),
-            input_schema: json!({}),
-            cache_control: None,
-        }];
-        let out = unknown_tool("read_file", &offered);
-        assert!(out.is_error);
-        assert_eq!(
-            out.content,
-            "Error: unknown tool 'read_file'. The tools available here are: submit_survey."
         );
     }
 }

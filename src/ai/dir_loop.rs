@@ -19,13 +19,14 @@ use serde_json::{Value, json};
 
 use crate::ai::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::api::ToolDefinition;
+use crate::ai::api::cost::{CONTEXT_BUDGET, LoopUsage, format_thousands};
 use crate::ai::discover::{children_of, display_name, relative};
-use crate::ai::interim::{CONTEXT_BUDGET, LoopUsage, format_dir_context, format_thousands};
 use crate::ai::prompts::{self, DirPrompt};
 use crate::ai::session::Session;
 use crate::ai::survey::{string_field, unit_interval};
-use crate::ai::tools::Scope;
-use crate::ai::{PassError, fatal_api_error, now_iso};
+use crate::ai::tools::{Scope, frame_untrusted, fs::listing_lines};
+use crate::ai::{PassError, fatal_api_error};
+use crate::cache::now_iso;
 use crate::cache::{Cache, EntryKind};
 use crate::progress::Progress;
 
@@ -202,15 +203,15 @@ pub fn report_completeness(input: &Value) -> Option<f64> {
     }
 }
 
-/// The dir loop's system prompt for `dir`.
+/// The dir loop's system prompt for `dir`: reads the listing and the
+/// children's cached summaries, then [`compose_dir_prompt`].
 pub fn dir_system_prompt(
     shared: &DirShared,
     dir: &Path,
     max_turns: u32,
 ) -> Result<String, PassError> {
-    let context = format_dir_context(dir);
-    let children = children_of(dir, &shared.all_dirs);
-    let child_entries: Vec<(String, Option<Value>)> = children
+    let listing = dir_context(&shared.target, dir);
+    let child_entries: Vec<(String, Option<Value>)> = children_of(dir, &shared.all_dirs)
         .iter()
         .map(|child| {
             let name = child
@@ -223,16 +224,38 @@ pub fn dir_system_prompt(
             (name, entry)
         })
         .collect();
-    let child_summaries = render_child_summaries(&child_entries);
+    compose_dir_prompt(
+        &shared.target,
+        dir,
+        max_turns,
+        &listing,
+        &child_entries,
+        &shared.survey_block,
+    )
+}
+
+/// The dir prompt from its parts. The listing and the child summaries come
+/// from the target, so they are framed as untrusted data; the directory's
+/// absolute path is the only absolute path in the result.
+pub fn compose_dir_prompt(
+    target: &Path,
+    dir: &Path,
+    max_turns: u32,
+    listing: &str,
+    child_entries: &[(String, Option<Value>)],
+    survey_block: &str,
+) -> Result<String, PassError> {
+    let dir_rel = display_name(target, dir);
+    let context = frame_untrusted(&format!("listing of {dir_rel}"), listing);
+    let child_summaries = frame_child_summaries(render_child_summaries(child_entries));
     let dir_path = dir.to_string_lossy();
-    let dir_rel = display_name(&shared.target, dir);
     Ok(DirPrompt {
         dir_path: &dir_path,
         dir_rel: &dir_rel,
         max_turns,
         context: &context,
         child_summaries: &child_summaries,
-        survey_context: &shared.survey_block,
+        survey_context: survey_block,
     }
     .render()?)
 }
@@ -263,6 +286,26 @@ pub fn render_child_summaries(children: &[(String, Option<Value>)]) -> String {
         LEAF_PLACEHOLDER.to_string()
     } else {
         UNINVESTIGATED_PLACEHOLDER.to_string()
+    }
+}
+
+/// The directory's listing for its prompt (hidden names left out), as the
+/// `list_directory` tool shows it, so the agent need not spend a turn on it.
+pub fn dir_context(target: &Path, dir: &Path) -> String {
+    match listing_lines(target, dir, false) {
+        Ok(lines) if lines.is_empty() => "(empty)".to_string(),
+        Ok(lines) => format!("Directory contents:\n{}", lines.join("\n")),
+        Err(_) => "  (could not list directory)".to_string(),
+    }
+}
+
+/// Summaries are the agent's words about the target's files, so they go to
+/// the next agent framed as untrusted data; the placeholders are ours.
+fn frame_child_summaries(rendered: String) -> String {
+    if rendered == LEAF_PLACEHOLDER || rendered == UNINVESTIGATED_PLACEHOLDER {
+        rendered
+    } else {
+        frame_untrusted("summaries of child directories", &rendered)
     }
 }
 

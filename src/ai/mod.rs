@@ -128,8 +128,3 @@ pub(crate) fn fatal_api_error(
         | api::ApiErrorKind::MalformedToolInput => Ok(()),
     }
 }
-
-/// Now, as the reference writes timestamps (`2026-04-12T10:00:00.123456+00:00`).
-pub(crate) fn now_iso() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, false)
-}

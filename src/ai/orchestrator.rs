@@ -21,10 +21,10 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use crate::ai::api::cost::TokenTracker;
 use crate::ai::api::{Client, ClientConfig};
 use crate::ai::dir_loop::{DirJob, DirOutcome, DirShared, investigate_dir};
 use crate::ai::discover::{discover_directories, display_name, relative};
-use crate::ai::interim::TokenTracker;
 use crate::ai::plan::{
     AppliedPlan, Plan, Utilization, apply_plan, plan_evaluation, plan_summary_line,
     unmatched_warning, utilization_line,
@@ -37,8 +37,9 @@ use crate::ai::survey::{
 };
 use crate::ai::synthesis::run_synthesis;
 use crate::ai::tools::{self, Scope};
-use crate::ai::{InvestigationError, Outcome, PassError, now_iso};
-use crate::cache::{Cache, CacheError, CacheRoot, EntryKind};
+use crate::ai::{InvestigationError, Outcome, PassError};
+use crate::cache::now_iso;
+use crate::cache::{Cache, CacheError, CacheRoot, EntryKind, RunLock};
 use crate::config::{Config, ScanOptions};
 use crate::progress::Progress;
 use crate::redact::Redactor;
@@ -59,8 +60,9 @@ pub async fn run(
     progress: &Progress,
 ) -> Result<Outcome, InvestigationError> {
     progress.ai("Starting multi-pass investigation...");
-    let cache = match open_investigation(config, progress) {
-        Ok(cache) => cache,
+    // The run lock is held until the investigation ends.
+    let (cache, _lock) = match open_investigation(config, progress) {
+        Ok(opened) => opened,
         // A cache that cannot be written is a failed investigation, not an
         // unsafe one: the report still prints.
         Err(InvestigationError::Cache(err @ CacheError::Io { .. })) => {
@@ -129,13 +131,15 @@ async fn pipeline(
     ))
 }
 
-/// Phase 1: find or start the investigation, open its cache, write
+/// Phase 1: take the target's run lock (another run on the same target is
+/// refused), find or start the investigation, open its cache, write
 /// `meta.json` when it is new, and say which it is.
 pub fn open_investigation(
     config: &Config,
     progress: &Progress,
-) -> Result<Cache, InvestigationError> {
+) -> Result<(Cache, RunLock), InvestigationError> {
     let root = CacheRoot::open(&config.cache_root)?;
+    let lock = root.lock_run(&config.target_canonical, false)?;
     let id = root.investigation_id(&config.target_canonical, config.investigation.fresh)?;
     for warning in &id.warnings {
         progress.ai(&format!("Warning: {warning}"));
@@ -147,7 +151,7 @@ pub fn open_investigation(
     let resumed = if id.is_new { "" } else { " (resumed)" };
     progress.ai(&format!("Investigation ID: {}{resumed}", id.id));
     progress.ai(&format!("Cache: {}/", cache.dir().display()));
-    Ok(cache)
+    Ok((cache, lock))
 }
 
 fn new_session(

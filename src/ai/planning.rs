@@ -11,7 +11,8 @@ use crate::ai::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::plan::{BASE_TURNS_PER_DIR, DEFAULT_TURNS, Plan};
 use crate::ai::prompts::{self, PlanningPrompt};
 use crate::ai::session::Session;
-use crate::ai::tools::{self, Scope};
+use crate::ai::survey::frame_signals;
+use crate::ai::tools::{self, Scope, frame_untrusted};
 use crate::ai::{PassError, fatal_api_error};
 use crate::cache::Cache;
 use crate::progress::Progress;
@@ -52,11 +53,13 @@ pub fn cached_dirs_text(cached: &[String]) -> String {
 /// The planning prompt.
 pub fn planning_prompt(inputs: &PlanningInputs<'_>) -> Result<String, PassError> {
     let cached_dirs = cached_dirs_text(inputs.cached_dirs);
+    let tree_text = frame_untrusted("directory tree", inputs.tree_text);
+    let file_signals = frame_signals(inputs.file_signals);
     Ok(PlanningPrompt {
         target: inputs.target,
         survey_context: inputs.survey_block,
-        tree_text: inputs.tree_text,
-        file_signals: inputs.file_signals,
+        tree_text: &tree_text,
+        file_signals: &file_signals,
         dir_count: inputs.dir_count,
         cached_dirs: &cached_dirs,
         default_turns: DEFAULT_TURNS,

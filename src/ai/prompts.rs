@@ -337,13 +337,16 @@ mod tests {
 /// by the same helpers the passes use.
 #[cfg(test)]
 mod snapshots {
+    use std::path::Path;
+
     use serde_json::json;
 
-    use super::*;
-    use crate::ai::dir_loop::render_child_summaries;
+    use crate::ai::dir_loop::compose_dir_prompt;
     use crate::ai::planning::{PlanningInputs, planning_prompt};
-    use crate::ai::survey::{Survey, format_survey_block, format_survey_signals};
-    use crate::ai::synthesis::render_summaries;
+    use crate::ai::survey::{
+        Survey, SurveyInputs, format_survey_block, format_survey_signals, survey_prompt,
+    };
+    use crate::ai::synthesis::synthesis_prompt;
     use crate::scan::SurveySignals;
 
     fn survey() -> Survey {
@@ -375,36 +378,44 @@ mod snapshots {
     #[test]
     fn dir_prompt() {
         let block = format_survey_block(Some(&survey()));
-        let children = render_child_summaries(&[
-            (
-                "cli".into(),
-                Some(json!({"relative_path": "src/cli", "summary": "Argument parsing."})),
-            ),
-            ("util".into(), None),
-        ]);
-        let prompt = DirPrompt {
-            dir_path: "/home/user/proj/src",
-            dir_rel: "src",
-            max_turns: 18,
-            context: "Directory contents:\n  cli/  (dir)\n  lib.rs  (812 bytes)  [text/plain]\n  main.rs  (240 bytes)  [text/plain]\n  util/  (dir)",
-            child_summaries: &children,
-            survey_context: &block,
-        }
-        .render()
+        let target = Path::new("/home/user/proj");
+        let prompt = compose_dir_prompt(
+            target,
+            &target.join("src"),
+            18,
+            "Directory contents:\n  cli/  (dir)\n  lib.rs  (812 bytes)  [text/plain]\n  main.rs  (240 bytes)  [text/plain]\n  util/  (dir)",
+            &[
+                (
+                    "cli".into(),
+                    Some(json!({"relative_path": "src/cli", "summary": "Argument parsing."})),
+                ),
+                ("util".into(), None),
+            ],
+            &block,
+        )
         .unwrap();
         assert_eq!(prompt.matches("/home/user").count(), 1);
         insta::assert_snapshot!(prompt);
     }
 
     #[test]
-    fn survey_prompt() {
-        let prompt = SurveyPrompt {
+    fn dir_prompt_of_a_leaf_root() {
+        let target = Path::new("/home/user/proj");
+        let prompt =
+            compose_dir_prompt(target, target, 10, "(empty)", &[], "(no survey available)")
+                .unwrap();
+        assert!(prompt.contains("(its path relative to the target: proj)"));
+        assert!(prompt.contains("(none: this is a leaf directory)"));
+        assert!(!prompt.contains("untrusted-data source=\"summaries"));
+    }
+
+    #[test]
+    fn survey_prompt_rendered() {
+        let prompt = survey_prompt(&SurveyInputs {
             target: "/home/user/proj",
-            survey_signals: &format_survey_signals(&signals()),
+            signals: &signals(),
             tree_preview: "proj/\n├── src/\n│   ├── cli/  ...\n│   └── main.rs  (240 B)\n└── Cargo.toml  (180 B)",
-            available_tools: "read_file, list_directory, run_command, parse_structure, write_cache, think, checkpoint, flag",
-        }
-        .render()
+        })
         .unwrap();
         insta::assert_snapshot!(prompt);
     }
@@ -427,19 +438,19 @@ mod snapshots {
     }
 
     #[test]
-    fn synthesis_prompt() {
-        let summaries = render_summaries(&[
+    fn synthesis_prompt_rendered() {
+        let entries = [
             json!({"relative_path": ".", "summary": "A Rust CLI.", "dominant_category": "source",
                    "notable_files": ["Cargo.toml"]}),
             json!({"relative_path": "src", "summary": "Entry point and modules.",
                    "dominant_category": "source"}),
-        ]);
-        let prompt = SynthesisPrompt {
-            target: "/home/user/proj",
-            summaries_text: &summaries,
-        }
-        .render()
-        .unwrap();
+        ];
+        let prompt = synthesis_prompt("/home/user/proj", &entries).unwrap();
         insta::assert_snapshot!(prompt);
+        assert!(
+            synthesis_prompt("/t", &[])
+                .unwrap()
+                .ends_with("## Directory summaries\n(none)")
+        );
     }
 }

@@ -14,11 +14,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::ai::api::cost::TokenTracker;
 use crate::ai::api::types::{Content, MessagesRequest};
 use crate::ai::api::{
     ApiError, Client, ContentBlock, Message, Response, RetryNotice, ToolDefinition,
 };
-use crate::ai::interim::TokenTracker;
 use crate::progress::Progress;
 use crate::redact::Redactor;
 

@@ -16,7 +16,7 @@ use crate::ai::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::api::ToolDefinition;
 use crate::ai::prompts::{self, SurveyPrompt};
 use crate::ai::session::Session;
-use crate::ai::tools::{self, Scope};
+use crate::ai::tools::{self, Scope, frame_untrusted};
 use crate::ai::{PassError, fatal_api_error};
 use crate::cache::Cache;
 use crate::progress::Progress;
@@ -33,6 +33,9 @@ pub const SURVEY_CONFIDENCE_THRESHOLD: f64 = 0.5;
 pub const PROTECTED_DIR_TOOLS: &[&str] = &["submit_report"];
 /// Turns the survey pass may take.
 pub const SURVEY_MAX_TURNS: u32 = 3;
+
+/// The signals block of a target with no classified files.
+pub const NO_SIGNALS: &str = "(no files classified)";
 
 /// What the survey concluded. Field names are the `submit_survey` schema's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -146,7 +149,7 @@ pub fn format_survey_block(survey: Option<&Survey>) -> String {
 /// The base scan's survey signals as a labeled block.
 pub fn format_survey_signals(signals: &SurveySignals) -> String {
     if signals.total_files == 0 {
-        return "(no files classified)".to_string();
+        return NO_SIGNALS.to_string();
     }
     let mut lines = vec![
         format!("Total files: {}", signals.total_files),
@@ -182,6 +185,16 @@ pub fn format_survey_signals(signals: &SurveySignals) -> String {
         );
     }
     lines.join("\n").trim_end().to_string()
+}
+
+/// File names and descriptions come from the target: the signals go to the
+/// model framed as untrusted data (the empty placeholder is ours).
+pub fn frame_signals(formatted: &str) -> String {
+    if formatted == NO_SIGNALS {
+        formatted.to_string()
+    } else {
+        frame_untrusted("file signals", formatted)
+    }
 }
 
 /// The dir toolbox after the survey: `skip_tools` removed, but only when the
@@ -249,6 +262,20 @@ pub fn triage_tool_names() -> String {
         .join(", ")
 }
 
+/// The survey prompt; the signals and the tree are framed as untrusted data.
+pub fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, PassError> {
+    let survey_signals = frame_signals(&format_survey_signals(inputs.signals));
+    let tree_preview = frame_untrusted("directory tree", inputs.tree_preview);
+    let available_tools = triage_tool_names();
+    Ok(SurveyPrompt {
+        target: inputs.target,
+        survey_signals: &survey_signals,
+        tree_preview: &tree_preview,
+        available_tools: &available_tools,
+    }
+    .render()?)
+}
+
 /// Run the survey pass: at most [`SURVEY_MAX_TURNS`] turns, one tool
 /// (`submit_survey`). `Ok(None)` when it failed or ran out of turns; an
 /// error only for failures that must stop the run.
@@ -258,15 +285,7 @@ pub async fn run_survey(
     progress: &Progress,
     inputs: &SurveyInputs<'_>,
 ) -> Result<Option<Survey>, PassError> {
-    let survey_signals = format_survey_signals(inputs.signals);
-    let available_tools = triage_tool_names();
-    let system = SurveyPrompt {
-        target: inputs.target,
-        survey_signals: &survey_signals,
-        tree_preview: inputs.tree_preview,
-        available_tools: &available_tools,
-    }
-    .render()?;
+    let system = survey_prompt(inputs)?;
     let mut agent = Agent::new(
         Scope::Survey,
         system,

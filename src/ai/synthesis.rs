@@ -14,7 +14,7 @@ use crate::ai::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::session::Session;
 use crate::ai::survey::string_field;
-use crate::ai::tools::{self, Scope};
+use crate::ai::tools::{self, Scope, frame_untrusted};
 use crate::ai::{PassError, fatal_api_error};
 use crate::cache::{Cache, EntryKind};
 use crate::progress::Progress;
@@ -103,6 +103,22 @@ pub fn synthesize_from_cache(entries: &[Value]) -> (String, String) {
     (brief, detailed)
 }
 
+/// The synthesis prompt over `entries` (in report order); the summaries are
+/// framed as untrusted data.
+pub fn synthesis_prompt(target: &str, entries: &[Value]) -> Result<String, PassError> {
+    let rendered = render_summaries(entries);
+    let summaries_text = if entries.is_empty() {
+        rendered
+    } else {
+        frame_untrusted("cached directory summaries", &rendered)
+    };
+    Ok(SynthesisPrompt {
+        target,
+        summaries_text: &summaries_text,
+    }
+    .render()?)
+}
+
 /// Run the synthesis pass over every dir entry in `cache`.
 pub async fn run_synthesis(
     session: &Session,
@@ -111,12 +127,7 @@ pub async fn run_synthesis(
     target: &str,
 ) -> Result<(String, String), PassError> {
     let entries = report_order(cache.read_all_entries(EntryKind::Dir));
-    let summaries_text = render_summaries(&entries);
-    let system = SynthesisPrompt {
-        target,
-        summaries_text: &summaries_text,
-    }
-    .render()?;
+    let system = synthesis_prompt(target, &entries)?;
     let mut agent = Agent::new(
         Scope::Synthesis,
         system,

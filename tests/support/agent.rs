@@ -51,7 +51,8 @@ impl Pass {
             return Pass::Planning;
         }
         let synthesis = body["tools"].as_array().into_iter().flatten().any(|tool| {
-            tool["name"] == "submit_report" && tool["input_schema"]["properties"].get("brief").is_some()
+            tool["name"] == "submit_report"
+                && tool["input_schema"]["properties"].get("brief").is_some()
         });
         if synthesis {
             return Pass::Synthesis;
@@ -230,11 +231,14 @@ impl MockAgent {
 
     /// The dir loop of `rel` flags `path` on its first turn.
     pub fn flag(mut self, rel: &str, path: &str, severity: &str, finding: &str) -> Self {
-        self.flags.entry(rel.to_string()).or_default().push(FlagCall {
-            path: path.to_string(),
-            severity: severity.to_string(),
-            finding: finding.to_string(),
-        });
+        self.flags
+            .entry(rel.to_string())
+            .or_default()
+            .push(FlagCall {
+                path: path.to_string(),
+                severity: severity.to_string(),
+                finding: finding.to_string(),
+            });
         self
     }
 
@@ -301,7 +305,9 @@ impl MockAgent {
         let files = visible_files(&dir);
         let flags = self.flags.get(rel).cloned().unwrap_or_default();
         if turn.turn == 1 && (!files.is_empty() || !flags.is_empty()) {
-            let mut blocks = vec![MockBlock::Text(format!("Step 1: reading the files of {rel}."))];
+            let mut blocks = vec![MockBlock::Text(format!(
+                "Step 1: reading the files of {rel}."
+            ))];
             for (name, size) in &files {
                 let path = dir.join(name);
                 blocks.push(tool_use(
