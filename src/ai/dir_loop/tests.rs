@@ -123,3 +123,14 @@ fn visible_children_are_counted() {
     assert_eq!(visible_child_count(tmp.path()), 2);
     assert_eq!(visible_child_count(&tmp.path().join("missing")), 0);
 }
+
+/// A scheduler must be able to spawn dir loops on a multi-threaded runtime:
+/// this only compiles while the loop's future is `Send` and the shared
+/// context `Sync`.
+#[allow(dead_code)]
+fn dir_loops_can_be_spawned(shared: std::sync::Arc<DirShared>, job: DirJob) {
+    fn spawnable<T: Send + 'static>(_: T) {}
+    fn shareable<T: Send + Sync>() {}
+    shareable::<DirShared>();
+    spawnable(async move { investigate_dir(&shared, &job).await.ok() });
+}
