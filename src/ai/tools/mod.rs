@@ -21,6 +21,7 @@ use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::redact::Redactor;
 
+pub mod command;
 pub mod sandbox;
 
 /// Which loop offers a tool.
@@ -111,7 +112,7 @@ pub enum Dispatch {
 }
 
 /// Every tool, in the order the model sees them within a scope.
-pub static REGISTRY: &[&dyn Tool] = &[];
+pub static REGISTRY: &[&dyn Tool] = &[&command::RunCommand::new()];
 
 /// The tool definitions offered in `scope`, in registry order.
 pub fn definitions(scope: Scope) -> Vec<ToolDefinition> {
