@@ -83,7 +83,12 @@ pub fn locate(name: &str) -> Option<PathBuf> {
 
 /// Run `program` with `args` in `cwd` under `limits`.
 pub fn run(program: &Path, args: &[&str], cwd: &Path, limits: Limits) -> io::Result<Execution> {
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    // Messages then read "grep: ..." rather than "/usr/bin/grep: ...".
+    if let Some(name) = program.file_name() {
+        command.arg0(name);
+    }
+    let mut child = command
         .args(args)
         .current_dir(cwd)
         .env_clear()
