@@ -94,7 +94,7 @@ impl fmt::Display for SplitError {
             }
             SplitError::ShellSyntax { token, what } => write!(
                 f,
-                "Error: `{token}` ({what}) is shell syntax, and run_command does not use a \
+                "Error: '{token}' ({what}) is shell syntax, and run_command does not use a \
                  shell: it runs exactly one program, with no pipes, redirection, command \
                  chaining, substitution or variables. Put the character inside single \
                  quotes if you meant it literally (for example in a grep pattern)."

@@ -28,9 +28,11 @@ pub mod argv;
 pub mod check;
 mod exec;
 pub mod glob;
+pub mod refusal;
 pub mod spec;
 
-pub use check::{Plan, Refusal, check};
+pub use check::{Plan, check};
+pub use refusal::Refusal;
 
 /// The reference's timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15);

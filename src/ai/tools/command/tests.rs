@@ -1,3 +1,6 @@
+//! Tests of the tool as a whole: its schema and registration, the shape of
+//! its results, and the property that no random command line escapes.
+
 use super::*;
 use crate::ai::tools::{REGISTRY, names};
 use proptest::prelude::*;

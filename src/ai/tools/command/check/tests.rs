@@ -1,3 +1,6 @@
+//! The checker against a small real tree: what passes unchanged, what is
+//! refused and with which reason, and how globs and missing paths behave.
+
 use super::*;
 use std::os::unix::fs::symlink;
 use std::path::PathBuf;
