@@ -30,7 +30,7 @@ use crate::progress::Progress;
 use crate::redact::{Hit, Redactor};
 
 pub mod cache_tools;
-// SLOT: `pub mod command;` (run_command).
+pub mod command;
 pub mod fs;
 pub mod notes;
 pub mod sandbox;
@@ -205,7 +205,7 @@ pub enum Dispatch {
 pub static REGISTRY: &[&dyn Tool] = &[
     &fs::ReadFile,
     &fs::ListDirectory,
-    // SLOT run_command: `&command::RunCommand,` (src/ai/tools/command.rs)
+    &command::RunCommand::new(),
     &structure::ParseStructure,
     &cache_tools::WriteCache,
     &notes::Think,
