@@ -285,3 +285,232 @@ fn ignore_line(ignore: &IgnoreSummary) -> Option<String> {
 fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
     if n == 1 { one } else { many }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::{DiskEntry, LargeFile, RecentFile};
+
+    fn flag(severity: &str, path: &str, finding: &str) -> Flag {
+        Flag {
+            path: path.into(),
+            finding: finding.into(),
+            severity: severity.into(),
+        }
+    }
+
+    /// The reference's minimal report, as its own tests build it.
+    fn minimal() -> Report {
+        let mut report = Report::default();
+        let scan = &mut report.scan;
+        scan.tree_rendered = "mydir/\n  file.py".into();
+        scan.file_categories = [("source".to_string(), 2), ("config".to_string(), 1)]
+            .into_iter()
+            .collect();
+        scan.languages = vec!["Python".into()];
+        scan.lines_of_code = [("Python".to_string(), 150)].into_iter().collect();
+        scan.recent_files = vec![RecentFile {
+            path: "/tmp/main.py".into(),
+            name: "main.py".into(),
+            modified: 1.0,
+            modified_human: "2026-04-06 10:00:00".into(),
+        }];
+        scan.top_directories = vec![DiskEntry {
+            path: "/tmp/mydir".into(),
+            size_bytes: 10240,
+            size_human: "10.0 KB".into(),
+        }];
+        report
+    }
+
+    #[test]
+    fn no_flags_no_section() {
+        assert_eq!(format_flags(&[]), "");
+        assert!(!format_report(&minimal(), "/tmp").contains(">> FLAGS"));
+    }
+
+    #[test]
+    fn flags_sort_by_severity_and_keep_order_within_one() {
+        let flags = [
+            flag("info", "a.py", "note"),
+            flag("critical", "b.py", "bad"),
+            flag("weird", "w.py", "odd"),
+            flag("concern", "c.py", "watch"),
+            flag("critical", "d.py", "worse"),
+        ];
+        let expected = "
+>> FLAGS
+----------------------------------------
+  [CRITICAL] b.py
+             bad
+  [CRITICAL] d.py
+             worse
+  [CONCERN ] c.py
+             watch
+  [INFO    ] a.py
+             note
+  [WEIRD   ] w.py
+             odd";
+        similar_asserts::assert_eq!(format_flags(&flags), expected);
+    }
+
+    #[test]
+    fn a_flag_without_a_path_reads_general() {
+        let parsed: Flag = serde_json::from_str(r#"{"finding": "general note"}"#).unwrap();
+        assert_eq!(parsed.path, "general");
+        assert_eq!(parsed.severity, "info");
+        assert!(format_flags(&[parsed]).contains("[INFO    ] general"));
+    }
+
+    #[test]
+    fn sections_of_the_minimal_report() {
+        let text = format_report(&minimal(), "/tmp/mydir");
+        assert!(text.starts_with(&format!(
+            "{}\n  LUMINOS — File System Intelligence Report\n  Target: /tmp/mydir\n",
+            "=".repeat(60)
+        )));
+        assert!(
+            text.contains("  source          2  ##\n  config          1  #\n  TOTAL           3")
+        );
+        assert!(text.contains(
+            "    Python                    150 lines\n    TOTAL                     150 lines"
+        ));
+        assert!(text.contains("   1. 2026-04-06 10:00:00  main.py\n      /tmp/main.py"));
+        assert!(text.contains("     10.0 KB  /tmp/mydir"));
+        assert!(text.ends_with(&format!("\n\n{0}\n  End of report.\n{0}", "=".repeat(60))));
+        assert!(!text.contains("SUMMARY (AI)"));
+        assert!(!text.contains("DETAILED AI ANALYSIS"));
+    }
+
+    #[test]
+    fn empty_sections_say_so() {
+        let text = format_report(&Report::default(), "/tmp");
+        assert!(text.contains("  No files found."));
+        assert!(text.contains("  No source code files detected."));
+        assert!(text.contains("  No recent files found."));
+        assert!(text.contains("  No usage data available."));
+    }
+
+    #[test]
+    fn bars_are_capped_at_forty() {
+        let mut report = minimal();
+        report.scan.file_categories = [("source".to_string(), 95)].into_iter().collect();
+        let text = format_report(&report, "/tmp");
+        assert!(text.contains(&format!("  source         95  {}\n", "#".repeat(40))));
+    }
+
+    #[test]
+    fn equal_counts_keep_first_seen_order() {
+        let mut report = minimal();
+        report.scan.file_categories = [
+            ("b".to_string(), 1),
+            ("a".to_string(), 1),
+            ("c".to_string(), 2),
+        ]
+        .into_iter()
+        .collect();
+        let text = format_report(&report, "/tmp");
+        let c = text.find("  c ").unwrap();
+        let b = text.find("  b ").unwrap();
+        let a = text.find("  a ").unwrap();
+        assert!(c < b && b < a);
+    }
+
+    #[test]
+    fn ai_text_and_large_files_are_shown() {
+        let mut report = minimal();
+        report.ai_brief = "This is a Python project.\nSecond line.".into();
+        report.ai_detailed = "Detailed breakdown here.".into();
+        report.scan.large_files = vec![LargeFile {
+            path: "/tmp/big.py".into(),
+            name: "big.py".into(),
+            reasons: vec!["size: 12.3 MB".into(), "lines: 5000".into()],
+        }];
+        let text = format_report(&report, "/tmp");
+        assert!(text.contains(">> SUMMARY (AI)\n----------------------------------------\n  This is a Python project.\n  Second line.\n"));
+        assert!(
+            text.contains("  Unusually large files:\n    ! big.py  (size: 12.3 MB, lines: 5000)")
+        );
+        assert!(text.contains(">> DETAILED AI ANALYSIS\n----------------------------------------\n  Detailed breakdown here.\n"));
+    }
+
+    #[test]
+    fn hostile_names_and_model_text_are_escaped() {
+        let mut report = minimal();
+        report.scan.recent_files[0].name = "evil\n   2. fake\x1b[2J".into();
+        report.ai_brief = "line\x1b]0;title\x07".into();
+        report.flags = vec![flag("critical", "x\ny", "bad\rthing")];
+        let text = format_report(&report, "/tmp/\x1bdir");
+        assert!(!text.contains('\x1b'));
+        assert!(!text.contains('\x07'));
+        assert!(!text.contains('\r'));
+        assert!(text.contains("evil\\n   2. fake\\x1b[2J"));
+        assert!(text.contains("  Target: /tmp/\\x1bdir"));
+        assert!(text.contains("  [CRITICAL] x\\ny"));
+    }
+
+    #[test]
+    fn the_ignore_line_appears_only_when_rules_were_read() {
+        let mut report = minimal();
+        report.scan.ignore = IgnoreSummary {
+            enabled: true,
+            ..IgnoreSummary::default()
+        };
+        assert!(!format_report(&report, "/tmp").contains("Ignored"));
+        report.scan.ignore.rule_files = vec![".gitignore".into()];
+        report.scan.ignore.files_removed = 1;
+        report.scan.ignore.dirs_removed = 2;
+        assert!(format_report(&report, "/tmp").contains(
+            "  TOTAL           3\n  Ignored by .gitignore: 1 file, 2 directories (--no-ignore to include)\n"
+        ));
+        report.scan.ignore.enabled = false;
+        assert!(!format_report(&report, "/tmp").contains("Ignored"));
+    }
+
+    #[test]
+    fn full_report_snapshot() {
+        let mut report = minimal();
+        report.scan.tree_rendered =
+            "mydir/\n├── file.py  (1.0 KB)\n└── src/\n    └── lib.rs  (2.0 KB)".into();
+        report.scan.file_categories = [
+            ("source".to_string(), 12),
+            ("config".to_string(), 3),
+            ("unknown".to_string(), 3),
+            ("document".to_string(), 55),
+        ]
+        .into_iter()
+        .collect();
+        report.scan.languages = vec!["Python".into(), "Rust".into()];
+        report.scan.lines_of_code = [("Python".to_string(), 150), ("Rust".to_string(), 2300)]
+            .into_iter()
+            .collect();
+        report.scan.large_files = vec![LargeFile {
+            path: "/tmp/mydir/src/lib.rs".into(),
+            name: "lib.rs".into(),
+            reasons: vec!["lines: 2300".into()],
+        }];
+        report.scan.ignore = IgnoreSummary {
+            enabled: true,
+            rule_files: vec![
+                ".gitignore".into(),
+                "a/.ignore".into(),
+                "b/.gitignore".into(),
+                "c/.gitignore".into(),
+            ],
+            files_removed: 1234,
+            dirs_removed: 1,
+        };
+        report.scan.top_directories.push(DiskEntry {
+            path: "/tmp/mydir/src".into(),
+            size_bytes: 2048,
+            size_human: "2.0 KB".into(),
+        });
+        report.ai_brief = "A small Python and Rust project.".into();
+        report.ai_detailed = "It has two parts.\n\nNothing alarming.".into();
+        report.flags = vec![
+            flag("info", "src/lib.rs", "Large generated file."),
+            flag("critical", ".env", "Live API key in plain text."),
+        ];
+        insta::assert_snapshot!(format_report(&report, "/tmp/mydir"));
+    }
+}

@@ -19,7 +19,10 @@ impl TestEnv {
     /// An empty target and cache. Commands point at a closed local port until
     /// [`TestEnv::with_base_url`] says otherwise.
     pub fn new() -> TestEnv {
-        let root = tempfile::Builder::new().prefix("luminos-test-").tempdir().unwrap();
+        let root = tempfile::Builder::new()
+            .prefix("luminos-test-")
+            .tempdir()
+            .unwrap();
         let target = root.path().join("target");
         let cache = root.path().join("cache");
         std::fs::create_dir_all(&target).unwrap();
