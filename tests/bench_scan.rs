@@ -9,6 +9,9 @@
 //! ratios to baselines measured in the same run: `find TREE -type f -print0 |
 //! xargs -0 wc -l` always, and `tokei TREE` when tokei is on PATH. Targets:
 //! at most 0.5x find/wc and at most 1.0x tokei. Nothing is asserted on time.
+//!
+//! Set `LUMINOS_BENCH_TREE=DIR` to generate the tree in DIR and keep it (for
+//! profiling the binary on it); an existing DIR is reused as it is.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -27,8 +30,15 @@ fn base_scan_against_find_wc_and_tokei() {
         .prefix("luminos-bench-")
         .tempdir()
         .unwrap();
-    let tree = tmp.path().join("tree");
-    let bytes = generate_tree(&tree, FILES);
+    let tree = match std::env::var_os("LUMINOS_BENCH_TREE") {
+        Some(dir) => std::path::PathBuf::from(dir),
+        None => tmp.path().join("tree"),
+    };
+    let bytes = if tree.exists() {
+        0
+    } else {
+        generate_tree(&tree, FILES)
+    };
     println!(
         "tree: {FILES} files, {:.1} MB, at {}",
         bytes as f64 / 1e6,
