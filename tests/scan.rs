@@ -166,6 +166,7 @@ fn classification_follows_the_reference() {
         .file("sub/.hidden.py", "x")
         .file(".hidden_dir/x.py", "x")
         .symlink("script.py", "link.py")
+        .symlink("README", "README_link")
         .symlink("sub", "sub_link");
     mkfifo(&env.path("fifo"));
     let _socket = std::os::unix::net::UnixListener::bind(env.path("sock")).unwrap();
@@ -211,6 +212,8 @@ fn classification_follows_the_reference() {
     expect("archive", "archive", Some("gzip compressed data"));
     expect("doc", "document", Some("PDF document, version 1.7"));
     expect("link.py", "source", None);
+    // `file` does not follow symlinks, so the reference saw only the link.
+    expect("README_link", "unknown", Some("symbolic link to README"));
     assert_eq!(get("link.py").size, get("script.py").size);
     assert_eq!(
         get("script.py").path,
@@ -219,8 +222,8 @@ fn classification_follows_the_reference() {
     for absent in ["fifo", "sock", ".hidden.py", "x.py", "sub_link"] {
         assert!(!classified_names(&report).contains(&absent), "{absent}");
     }
-    assert_eq!(report.survey_signals.total_files, 12);
-    assert_eq!(report.file_categories.values().sum::<u64>(), 12);
+    assert_eq!(report.survey_signals.total_files, 13);
+    assert_eq!(report.file_categories.values().sum::<u64>(), 13);
     // First-seen order over the sorted list: README comes first.
     assert_eq!(report.file_categories.keys().next().unwrap(), "source");
     assert_eq!(report.survey_signals.file_descriptions["data"], 1);

@@ -53,6 +53,8 @@ pub(crate) struct FileToInspect {
     pub size: u64,
     /// The extension table's verdict.
     pub by_extension: Option<&'static str>,
+    /// The entry is a symlink (to a regular file).
+    pub is_symlink: bool,
 }
 
 /// Files handed to a worker at a time: small enough to balance the threads,
@@ -80,7 +82,7 @@ pub(crate) fn inspect_all(
                         }
                         let end = (start + BATCH).min(files.len());
                         for (i, file) in files[start..end].iter().enumerate() {
-                            let facts = inspect(&file.path, file.by_extension, file.size, &mut buf);
+                            let facts = inspect(file, &mut buf);
                             out.push((start + i, facts));
                         }
                         counter.add((end - start) as u64);
@@ -112,6 +114,21 @@ pub(crate) fn inspect_all(
         .collect()
 }
 
+/// `file --brief` does not follow symlinks: the reference described a
+/// symlink whose extension it did not know as `symbolic link to <target>`,
+/// which no pattern matches, and never counted its lines.
+pub(crate) fn describe_symlink(path: &Path) -> FileFacts {
+    let target = std::fs::read_link(path)
+        .map(|t| t.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let description = format!("symbolic link to {target}");
+    FileFacts {
+        category: description_category(&description),
+        description: Some(description),
+        lines: 0,
+    }
+}
+
 /// Open `path` for reading without ever blocking (FIFOs) or acquiring a
 /// controlling terminal (TTYs).
 pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
@@ -122,11 +139,22 @@ pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
 }
 
 /// Classify one file and count its lines if it is source.
-///
-/// `by_extension` is the extension table's verdict. `size_hint` is the size
-/// seen during the walk: once that many bytes were read, a short read is
-/// taken as the end of the file, which saves one `read` per file.
-pub(crate) fn inspect(
+pub(crate) fn inspect(file: &FileToInspect, buf: &mut Buffer) -> FileFacts {
+    if file.is_symlink && file.by_extension.is_none() {
+        let mut facts = describe_symlink(&file.path);
+        if facts.category == "source" {
+            facts.lines = count_lines(&file.path, file.size, buf).unwrap_or(0);
+        }
+        return facts;
+    }
+    inspect_path(&file.path, file.by_extension, file.size, buf)
+}
+
+/// Classify the file at `path` by its extension's verdict (`by_extension`)
+/// or its content. `size_hint` is the size seen during the walk: once that
+/// many bytes were read, a short read is taken as the end of the file, which
+/// saves one `read` per file.
+fn inspect_path(
     path: &Path,
     by_extension: Option<&'static str>,
     size_hint: u64,
@@ -318,7 +346,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(name);
         fs::write(&path, content).unwrap();
-        inspect(&path, by_ext, content.len() as u64, &mut Buffer::new())
+        inspect_path(&path, by_ext, content.len() as u64, &mut Buffer::new())
     }
 
     #[test]
@@ -400,9 +428,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("grew.py");
         fs::write(&path, b"1\n2\n3\n").unwrap();
-        let f = inspect(&path, Some("source"), 2, &mut Buffer::new());
+        let f = inspect_path(&path, Some("source"), 2, &mut Buffer::new());
         assert_eq!(f.lines, 3);
-        let f = inspect(&path, None, 1 << 40, &mut Buffer::new());
+        let f = inspect_path(&path, None, 1 << 40, &mut Buffer::new());
         assert_eq!(f.lines, 3);
     }
 
@@ -410,11 +438,23 @@ mod tests {
     fn unreadable_and_vanished_files_do_not_fail() {
         let dir = tempfile::tempdir().unwrap();
         let gone = dir.path().join("gone");
-        let f = inspect(&gone, Some("source"), 10, &mut Buffer::new());
+        let f = inspect_path(&gone, Some("source"), 10, &mut Buffer::new());
         assert_eq!(f.lines, 0);
-        let f = inspect(&gone, None, 10, &mut Buffer::new());
+        let f = inspect_path(&gone, None, 10, &mut Buffer::new());
         assert_eq!(f.category, "unknown");
         assert!(f.description.unwrap().starts_with("cannot open"));
+    }
+
+    #[test]
+    fn symlinks_are_described_as_links_like_file_does() {
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink("../elsewhere/AUTHORS", dir.path().join("AUTHORS")).unwrap();
+        let f = describe_symlink(&dir.path().join("AUTHORS"));
+        assert_eq!(f.category, "unknown");
+        assert_eq!(
+            f.description.as_deref(),
+            Some("symbolic link to ../elsewhere/AUTHORS")
+        );
     }
 
     #[test]
@@ -424,9 +464,9 @@ mod tests {
         let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-        let f = inspect(&fifo, None, 0, &mut Buffer::new());
+        let f = inspect_path(&fifo, None, 0, &mut Buffer::new());
         assert_eq!(f.description.as_deref(), Some("fifo (named pipe)"));
-        let f = inspect(&fifo, Some("source"), 0, &mut Buffer::new());
+        let f = inspect_path(&fifo, Some("source"), 0, &mut Buffer::new());
         assert_eq!(f.lines, 0);
     }
 }

@@ -32,10 +32,10 @@ pub mod code;
 pub mod disk;
 pub mod filetypes;
 mod filter;
-pub mod inspect;
+mod inspect;
 pub mod recency;
 mod rules;
-pub mod sniff;
+mod sniff;
 pub mod tree;
 pub mod walk;
 
@@ -257,6 +257,7 @@ fn files_to_classify(
                 name,
                 size,
                 by_extension,
+                is_symlink: entry.kind == walk::Kind::Symlink,
             });
         }
     }

@@ -5,7 +5,7 @@
 //! answer the same question natively, with texts close to libmagic's so the
 //! same words land in the same categories:
 //!
-//! - `empty` for a file with no bytes;
+//! - `empty` for a file with no bytes, `very short file (no magic)` for one;
 //! - binary signatures from the `infer` crate, named as libmagic names them
 //!   (`PNG image data`, `gzip compressed data`, `Zip archive data`, ...);
 //! - text: `ASCII text`, `UTF-8 Unicode text`, `ISO-8859 text`,
@@ -173,6 +173,10 @@ impl TextSniffer {
 pub(crate) fn describe(head: &[u8], text: TextKind, whole: bool) -> String {
     if head.is_empty() {
         return "empty".to_string();
+    }
+    if head.len() == 1 && whole {
+        // libmagic does not judge a one-byte file at all.
+        return "very short file (no magic)".to_string();
     }
     if head.starts_with(b"%PDF-") {
         return pdf(head);
@@ -468,6 +472,7 @@ mod tests {
     #[test]
     fn texts_are_named_like_libmagic() {
         assert_eq!(sniff(b""), "empty");
+        assert_eq!(sniff(b"\n"), "very short file (no magic)");
         assert_eq!(sniff(b"hello\n"), "ASCII text");
         assert_eq!(sniff(b"esc \x1b[31m red\n"), "ASCII text");
         assert_eq!(sniff("h\u{e9}llo\n".as_bytes()), "UTF-8 Unicode text");

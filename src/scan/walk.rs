@@ -464,7 +464,7 @@ fn list_job(
     chain: Option<Arc<Ancestor>>,
     harvest: &mut Harvest,
 ) -> Vec<Job> {
-    let dir = shared.target.join(&rel);
+    let dir = super::join_rel(shared.target, &rel);
     let mut removed = Removed::default();
     let listing = list_dir(
         shared.rules,
