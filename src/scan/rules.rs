@@ -227,10 +227,12 @@ fn git_dir(dir: &Path) -> Option<PathBuf> {
     let target = pointer.lines().next()?.strip_prefix("gitdir: ")?.trim();
     let git = dir.join(target);
     // A linked worktree keeps its exclude file in the common directory.
-    match read_small_regular_file(&git.join("commondir")) {
-        Some(common) => Some(git.join(common.trim())),
-        None => Some(git),
-    }
+    let git = match read_small_regular_file(&git.join("commondir")) {
+        Some(common) => git.join(common.trim()),
+        None => git,
+    };
+    // `worktrees/x/../..` reads better as the directory it names.
+    Some(crate::config::normalize_lexically(&git))
 }
 
 #[cfg(test)]
