@@ -147,7 +147,8 @@ pub struct DiskEntry {
 pub struct IgnoreSummary {
     /// False with `--no-ignore`.
     pub enabled: bool,
-    /// Ignore files that were read, relative to the target.
+    /// Ignore files that held rules, relative to the target (absolute when
+    /// outside it, like a linked worktree's `info/exclude`), sorted.
     pub rule_files: Vec<String>,
     /// Files left out because an ignore rule matched them or a parent.
     pub files_removed: u64,

@@ -209,14 +209,16 @@ pub(crate) fn list_dir(
         if excluded && kind == Kind::Dir {
             continue;
         }
-        let path = dirent.path();
-        if !stack.is_empty() && stack.is_ignored(&path, kind == Kind::Dir) {
-            if rules.child_visible(visible, &name) {
-                note_removed(kind, path, removed);
+        if !stack.is_empty() {
+            let path = dirent.path();
+            if stack.is_ignored(&path, kind == Kind::Dir) {
+                if rules.child_visible(visible, &name) {
+                    note_removed(kind, path, removed);
+                }
+                continue;
             }
-            continue;
         }
-        let link = (kind == Kind::Symlink).then(|| link_target(&path));
+        let link = (kind == Kind::Symlink).then(|| link_target(&dirent.path()));
         entries.push(Entry {
             name,
             kind,
