@@ -318,23 +318,38 @@ fn sniff_and_count(path: &Path, size_hint: u64, buf: &mut Buffer) -> FileFacts {
     }
 }
 
-/// Count `\n` bytes. Per-lane byte counters let the compiler vectorise the
-/// loop; each block is short enough that no lane can overflow.
+/// Count `\n` bytes, eight at a time: each word's newline bytes become one
+/// bit per byte lane, summed in byte lanes over at most 255 words (so no lane
+/// overflows) and then added up. Several times faster than a byte loop.
 pub(crate) fn count_newlines(bytes: &[u8]) -> u64 {
-    const LANES: usize = 32;
-    const BLOCK: usize = LANES * 255;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const NEWLINES: u64 = ONES * b'\n' as u64;
+    const WORDS_PER_BLOCK: usize = 255;
     let mut total = 0u64;
-    let mut blocks = bytes.chunks_exact(BLOCK);
+    let mut blocks = bytes.chunks(8 * WORDS_PER_BLOCK);
     for block in &mut blocks {
-        let mut lanes = [0u8; LANES];
-        for group in block.chunks_exact(LANES) {
-            for (lane, &b) in lanes.iter_mut().zip(group) {
-                *lane += u8::from(b == b'\n');
-            }
+        let mut words = block.chunks_exact(8);
+        let mut lanes = 0u64;
+        for word in &mut words {
+            let mut le = [0u8; 8];
+            le.copy_from_slice(word);
+            let x = u64::from_le_bytes(le) ^ NEWLINES;
+            // Bit 7 set in exactly the bytes of `x` that are zero.
+            let zero = !(((x & LOW7) + LOW7) | x | LOW7);
+            lanes += zero >> 7;
         }
-        total += lanes.iter().map(|&c| u64::from(c)).sum::<u64>();
+        total += sum_byte_lanes(lanes);
+        total += words.remainder().iter().filter(|&&b| b == b'\n').count() as u64;
     }
-    total + blocks.remainder().iter().filter(|&&b| b == b'\n').count() as u64
+    total
+}
+
+/// The sum of the eight bytes of `lanes`.
+fn sum_byte_lanes(lanes: u64) -> u64 {
+    const EVEN_BYTES: u64 = 0x00ff_00ff_00ff_00ff;
+    let pairs = (lanes & EVEN_BYTES) + ((lanes >> 8) & EVEN_BYTES);
+    pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48
 }
 
 #[cfg(test)]
@@ -351,7 +366,7 @@ mod tests {
 
     #[test]
     fn newline_counting_matches_a_naive_count() {
-        for len in [0, 1, 31, 32, 33, 8159, 8160, 8161, 70_000] {
+        for len in [0, 1, 7, 8, 9, 2039, 2040, 2041, 8161, 70_000] {
             let bytes: Vec<u8> = (0..len)
                 .map(|i| if i % 7 == 0 { b'\n' } else { b'x' })
                 .collect();
@@ -360,6 +375,16 @@ mod tests {
         }
         // A block of nothing but newlines must not overflow a lane.
         assert_eq!(count_newlines(&vec![b'\n'; 100_000]), 100_000);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn newline_counting_is_exact(bytes in proptest::collection::vec(
+            proptest::sample::select(vec![b'\n', b'a', 0u8, 0x8a, 0x0b, 0xff]), 0..6000))
+        {
+            let naive = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+            proptest::prop_assert_eq!(count_newlines(&bytes), naive);
+        }
     }
 
     #[test]
