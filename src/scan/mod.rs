@@ -13,8 +13,9 @@
 //! timing or directory order.
 //!
 //! By default the scan respects `.gitignore`, `.ignore` and
-//! `.git/info/exclude` ([`rules`]); [`ScanFilter`] exposes the same scope to
-//! code that walks the target on its own.
+//! `.git/info/exclude` ([`rules`]). [`ScanFilter`] exposes the same scope to
+//! code that walks the target on its own: `allows_dir`/`allows_file` for any
+//! path under the root, and `directories()` for every directory in scope.
 //!
 //! The scan never fails as a whole: unreadable entries are skipped or marked,
 //! and it neither follows symlink loops nor opens FIFOs, sockets or devices.
