@@ -4,7 +4,7 @@
 //! reference's extension table (`Other` for source files it does not name,
 //! such as an extensionless script). Line counts are the number of `\n` bytes,
 //! as `wc -l` reports; they are measured while the file is classified
-//! ([`super::inspect`]), so this module only aggregates.
+//! (`super::inspect`), so this module only aggregates.
 
 use std::collections::BTreeSet;
 

@@ -3,9 +3,9 @@
 //!
 //! A file's category comes from its extension when the table knows it (and
 //! then it has no description). Otherwise its content is described
-//! ([`super::sniff`]) and the category is the first description pattern that
+//! (`super::sniff`) and the category is the first description pattern that
 //! matches, case-insensitively, in the reference's order, else `unknown`.
-//! Reading the files is [`super::inspect`]'s job; this module is pure.
+//! Reading the files is `super::inspect`'s job; this module is pure.
 
 use indexmap::IndexMap;
 

@@ -2,18 +2,18 @@
 //!
 //! It answers the questions the reference answered by shelling out to `file`,
 //! `wc`, `find` and `du`, with the same answers and without subprocesses:
-//! structure ([`tree`]), file classes ([`filetypes`], [`sniff`]), languages
+//! structure ([`tree`]), file classes ([`filetypes`], `sniff`), languages
 //! and line counts ([`code`]), recent files ([`recency`]) and disk usage
 //! ([`disk`]).
 //!
 //! The tree is walked once, in parallel ([`walk`]); then every file that needs
-//! reading is read once, in parallel ([`inspect`]), classifying it and
+//! reading is read once, in parallel (`inspect`), classifying it and
 //! counting its lines in the same pass. Everything else is computed from what
 //! the walk kept. Results are sorted, so the report does not depend on thread
 //! timing or directory order.
 //!
 //! By default the scan respects `.gitignore`, `.ignore` and
-//! `.git/info/exclude` ([`rules`]). [`ScanFilter`] exposes the same scope to
+//! `.git/info/exclude` (`rules`). [`ScanFilter`] exposes the same scope to
 //! code that walks the target on its own: `allows_dir`/`allows_file` for any
 //! path under the root, and `directories()` for every directory in scope.
 //!

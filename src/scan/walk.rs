@@ -10,7 +10,7 @@
 //! What the walk leaves out, it leaves out for everyone:
 //! - directories named by `-x` are not entered (files with such a name are
 //!   kept but marked, because the reference's classification kept them);
-//! - entries matched by ignore rules ([`super::rules`]) are dropped, and the
+//! - entries matched by ignore rules (`super::rules`) are dropped, and the
 //!   visible ones among them are counted for the report; an ignored directory
 //!   is only listed to count the files it removed, never read;
 //! - symlinks are never followed (each one is `stat`ed once, to know what it
@@ -20,7 +20,7 @@
 //! Hidden directories *are* walked even without `-a`: `du` counts their bytes
 //! in their parents. Each consumer applies its own hidden rule.
 //!
-//! [`list_dir`] is also what the tree uses to list a symlinked directory,
+//! `list_dir` is also what the tree uses to list a symlinked directory,
 //! which the walk itself does not enter.
 
 use std::collections::{HashMap, HashSet};
