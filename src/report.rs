@@ -5,9 +5,11 @@
 //! terminal formatter is [`format_report`]. Every file name and every piece of
 //! model text printed here goes through [`crate::output::escape_control`].
 
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use crate::scan::BaseScan;
+use crate::output::{escape_control, escape_line};
+use crate::scan::{BaseScan, IgnoreSummary};
 
 /// The whole report.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -94,8 +96,421 @@ pub struct TokenTotals {
     pub cache_read: u64,
 }
 
-/// Format the full terminal report for `target` (shown as given, absolute).
+/// Format the full terminal report for `target` (shown as given, absolute):
+/// the reference's sections, character for character. File names, paths and
+/// model text are escaped so that none of them can drive the terminal.
 pub fn format_report(report: &Report, target: &str) -> String {
-    let _ = (report, target);
-    todo!("issue 2: the reference's sections, character for character")
+    let scan = &report.scan;
+    let sep = "=".repeat(60);
+    let rule = "-".repeat(40);
+    let mut lines: Vec<String> = vec![
+        sep.clone(),
+        "  LUMINOS — File System Intelligence Report".to_string(),
+        format!("  Target: {}", escape_line(target)),
+        sep.clone(),
+    ];
+
+    if !report.ai_brief.is_empty() {
+        section(&mut lines, ">> SUMMARY (AI)", &rule);
+        push_paragraphs(&mut lines, &report.ai_brief);
+    }
+
+    section(&mut lines, ">> DIRECTORY TREE", &rule);
+    lines.push(escape_control(&scan.tree_rendered).into_owned());
+
+    section(&mut lines, ">> FILE TYPE INTELLIGENCE", &rule);
+    push_categories(&mut lines, &scan.file_categories);
+    if let Some(line) = ignore_line(&scan.ignore) {
+        lines.push(line);
+    }
+
+    section(&mut lines, ">> CODE DETECTION", &rule);
+    push_code(&mut lines, report);
+
+    section(&mut lines, ">> RECENTLY MODIFIED FILES", &rule);
+    if scan.recent_files.is_empty() {
+        lines.push("  No recent files found.".to_string());
+    }
+    for (i, file) in scan.recent_files.iter().enumerate() {
+        lines.push(format!(
+            "  {:>2}. {}  {}",
+            i + 1,
+            file.modified_human,
+            escape_line(&file.name)
+        ));
+        lines.push(format!("      {}", escape_line(&file.path)));
+    }
+
+    section(&mut lines, ">> DISK USAGE — TOP DIRECTORIES", &rule);
+    if scan.top_directories.is_empty() {
+        lines.push("  No usage data available.".to_string());
+    }
+    for dir in &scan.top_directories {
+        lines.push(format!(
+            "  {:>10}  {}",
+            dir.size_human,
+            escape_line(&dir.path)
+        ));
+    }
+
+    if !report.ai_detailed.is_empty() {
+        section(&mut lines, ">> DETAILED AI ANALYSIS", &rule);
+        push_paragraphs(&mut lines, &report.ai_detailed);
+    }
+
+    let flags = format_flags(&report.flags);
+    if !flags.is_empty() {
+        lines.push(flags);
+    }
+
+    lines.push(String::new());
+    lines.push(sep.clone());
+    lines.push("  End of report.".to_string());
+    lines.push(sep);
+    lines.join("\n")
+}
+
+/// The `>> FLAGS` section, most severe first (stable within a severity);
+/// empty when there are no flags.
+pub fn format_flags(flags: &[Flag]) -> String {
+    if flags.is_empty() {
+        return String::new();
+    }
+    let mut sorted: Vec<&Flag> = flags.iter().collect();
+    sorted.sort_by_key(|f| severity_rank(&f.severity));
+    let mut lines = vec![String::new(), ">> FLAGS".to_string(), "-".repeat(40)];
+    for flag in sorted {
+        let severity = escape_line(&flag.severity).to_uppercase();
+        lines.push(format!("  [{severity:<8}] {}", escape_line(&flag.path)));
+        lines.push(format!("             {}", escape_line(&flag.finding)));
+    }
+    lines.join("\n")
+}
+
+fn section(lines: &mut Vec<String>, title: &str, rule: &str) {
+    lines.push(String::new());
+    lines.push(title.to_string());
+    lines.push(rule.to_string());
+}
+
+/// Model text, one report line per line of text, indented.
+fn push_paragraphs(lines: &mut Vec<String>, text: &str) {
+    for paragraph in text.split('\n') {
+        lines.push(format!("  {}", escape_control(paragraph)));
+    }
+}
+
+/// Categories by count, largest first (ties keep first-seen order), with
+/// `#` bars capped at 40.
+fn push_categories(lines: &mut Vec<String>, categories: &IndexMap<String, u64>) {
+    if categories.is_empty() {
+        lines.push("  No files found.".to_string());
+        return;
+    }
+    for (category, count) in by_count_descending(categories) {
+        let bar = "#".repeat(count.min(40) as usize);
+        lines.push(format!("  {:<12} {count:>4}  {bar}", escape_line(category)));
+    }
+    let total: u64 = categories.values().sum();
+    lines.push(format!("  {:<12} {total:>4}", "TOTAL"));
+}
+
+fn push_code(lines: &mut Vec<String>, report: &Report) {
+    let scan = &report.scan;
+    if scan.languages.is_empty() {
+        lines.push("  No source code files detected.".to_string());
+    } else {
+        lines.push(format!(
+            "  Languages detected: {}",
+            escape_line(&scan.languages.join(", "))
+        ));
+        lines.push(String::new());
+        lines.push("  Lines of code:".to_string());
+        for (language, count) in by_count_descending(&scan.lines_of_code) {
+            lines.push(format!(
+                "    {:<20} {count:>8} lines",
+                escape_line(language)
+            ));
+        }
+        let total: u64 = scan.lines_of_code.values().sum();
+        lines.push(format!("    {:<20} {total:>8} lines", "TOTAL"));
+    }
+    if !scan.large_files.is_empty() {
+        lines.push(String::new());
+        lines.push("  Unusually large files:".to_string());
+        for file in &scan.large_files {
+            lines.push(format!(
+                "    ! {}  ({})",
+                escape_line(&file.name),
+                file.reasons.join(", ")
+            ));
+        }
+    }
+}
+
+/// Python's `sorted(d, key=d.get, reverse=True)`: by value, largest first,
+/// keeping insertion order among equals.
+fn by_count_descending(counts: &IndexMap<String, u64>) -> Vec<(&String, u64)> {
+    let mut items: Vec<(&String, u64)> = counts.iter().map(|(k, v)| (k, *v)).collect();
+    items.sort_by_key(|item| std::cmp::Reverse(item.1));
+    items
+}
+
+/// One line saying which ignore rules shaped the scan, or nothing when no
+/// ignore file was found (so the report reads exactly as the reference's).
+fn ignore_line(ignore: &IgnoreSummary) -> Option<String> {
+    if !ignore.enabled || ignore.rule_files.is_empty() {
+        return None;
+    }
+    const SHOWN: usize = 3;
+    let mut files: Vec<String> = ignore
+        .rule_files
+        .iter()
+        .take(SHOWN)
+        .map(|f| escape_line(f).into_owned())
+        .collect();
+    if ignore.rule_files.len() > SHOWN {
+        files.push(format!("{} more", ignore.rule_files.len() - SHOWN));
+    }
+    Some(format!(
+        "  Ignored by {}: {} {}, {} {} (--no-ignore to include)",
+        files.join(", "),
+        ignore.files_removed,
+        plural(ignore.files_removed, "file", "files"),
+        ignore.dirs_removed,
+        plural(ignore.dirs_removed, "directory", "directories"),
+    ))
+}
+
+fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::{DiskEntry, LargeFile, RecentFile};
+
+    fn flag(severity: &str, path: &str, finding: &str) -> Flag {
+        Flag {
+            path: path.into(),
+            finding: finding.into(),
+            severity: severity.into(),
+        }
+    }
+
+    /// The reference's minimal report, as its own tests build it.
+    fn minimal() -> Report {
+        let mut report = Report::default();
+        let scan = &mut report.scan;
+        scan.tree_rendered = "mydir/\n  file.py".into();
+        scan.file_categories = [("source".to_string(), 2), ("config".to_string(), 1)]
+            .into_iter()
+            .collect();
+        scan.languages = vec!["Python".into()];
+        scan.lines_of_code = [("Python".to_string(), 150)].into_iter().collect();
+        scan.recent_files = vec![RecentFile {
+            path: "/tmp/main.py".into(),
+            name: "main.py".into(),
+            modified: 1.0,
+            modified_human: "2026-04-06 10:00:00".into(),
+        }];
+        scan.top_directories = vec![DiskEntry {
+            path: "/tmp/mydir".into(),
+            size_bytes: 10240,
+            size_human: "10.0 KB".into(),
+        }];
+        report
+    }
+
+    #[test]
+    fn no_flags_no_section() {
+        assert_eq!(format_flags(&[]), "");
+        assert!(!format_report(&minimal(), "/tmp").contains(">> FLAGS"));
+    }
+
+    #[test]
+    fn flags_sort_by_severity_and_keep_order_within_one() {
+        let flags = [
+            flag("info", "a.py", "note"),
+            flag("critical", "b.py", "bad"),
+            flag("weird", "w.py", "odd"),
+            flag("concern", "c.py", "watch"),
+            flag("critical", "d.py", "worse"),
+        ];
+        let expected = "
+>> FLAGS
+----------------------------------------
+  [CRITICAL] b.py
+             bad
+  [CRITICAL] d.py
+             worse
+  [CONCERN ] c.py
+             watch
+  [INFO    ] a.py
+             note
+  [WEIRD   ] w.py
+             odd";
+        similar_asserts::assert_eq!(format_flags(&flags), expected);
+    }
+
+    #[test]
+    fn a_flag_without_a_path_reads_general() {
+        let parsed: Flag = serde_json::from_str(r#"{"finding": "general note"}"#).unwrap();
+        assert_eq!(parsed.path, "general");
+        assert_eq!(parsed.severity, "info");
+        assert!(format_flags(&[parsed]).contains("[INFO    ] general"));
+    }
+
+    #[test]
+    fn sections_of_the_minimal_report() {
+        let text = format_report(&minimal(), "/tmp/mydir");
+        assert!(text.starts_with(&format!(
+            "{}\n  LUMINOS — File System Intelligence Report\n  Target: /tmp/mydir\n",
+            "=".repeat(60)
+        )));
+        assert!(
+            text.contains("  source          2  ##\n  config          1  #\n  TOTAL           3")
+        );
+        assert!(text.contains(
+            "    Python                    150 lines\n    TOTAL                     150 lines"
+        ));
+        assert!(text.contains("   1. 2026-04-06 10:00:00  main.py\n      /tmp/main.py"));
+        assert!(text.contains("     10.0 KB  /tmp/mydir"));
+        assert!(text.ends_with(&format!("\n\n{0}\n  End of report.\n{0}", "=".repeat(60))));
+        assert!(!text.contains("SUMMARY (AI)"));
+        assert!(!text.contains("DETAILED AI ANALYSIS"));
+    }
+
+    #[test]
+    fn empty_sections_say_so() {
+        let text = format_report(&Report::default(), "/tmp");
+        assert!(text.contains("  No files found."));
+        assert!(text.contains("  No source code files detected."));
+        assert!(text.contains("  No recent files found."));
+        assert!(text.contains("  No usage data available."));
+    }
+
+    #[test]
+    fn bars_are_capped_at_forty() {
+        let mut report = minimal();
+        report.scan.file_categories = [("source".to_string(), 95)].into_iter().collect();
+        let text = format_report(&report, "/tmp");
+        assert!(text.contains(&format!("  source         95  {}\n", "#".repeat(40))));
+    }
+
+    #[test]
+    fn equal_counts_keep_first_seen_order() {
+        let mut report = minimal();
+        report.scan.file_categories = [
+            ("b".to_string(), 1),
+            ("a".to_string(), 1),
+            ("c".to_string(), 2),
+        ]
+        .into_iter()
+        .collect();
+        let text = format_report(&report, "/tmp");
+        let c = text.find("  c ").unwrap();
+        let b = text.find("  b ").unwrap();
+        let a = text.find("  a ").unwrap();
+        assert!(c < b && b < a);
+    }
+
+    #[test]
+    fn ai_text_and_large_files_are_shown() {
+        let mut report = minimal();
+        report.ai_brief = "This is a Python project.\nSecond line.".into();
+        report.ai_detailed = "Detailed breakdown here.".into();
+        report.scan.large_files = vec![LargeFile {
+            path: "/tmp/big.py".into(),
+            name: "big.py".into(),
+            reasons: vec!["size: 12.3 MB".into(), "lines: 5000".into()],
+        }];
+        let text = format_report(&report, "/tmp");
+        assert!(text.contains(">> SUMMARY (AI)\n----------------------------------------\n  This is a Python project.\n  Second line.\n"));
+        assert!(
+            text.contains("  Unusually large files:\n    ! big.py  (size: 12.3 MB, lines: 5000)")
+        );
+        assert!(text.contains(">> DETAILED AI ANALYSIS\n----------------------------------------\n  Detailed breakdown here.\n"));
+    }
+
+    #[test]
+    fn hostile_names_and_model_text_are_escaped() {
+        let mut report = minimal();
+        report.scan.recent_files[0].name = "evil\n   2. fake\x1b[2J".into();
+        report.ai_brief = "line\x1b]0;title\x07".into();
+        report.flags = vec![flag("critical", "x\ny", "bad\rthing")];
+        let text = format_report(&report, "/tmp/\x1bdir");
+        assert!(!text.contains('\x1b'));
+        assert!(!text.contains('\x07'));
+        assert!(!text.contains('\r'));
+        assert!(text.contains("evil\\n   2. fake\\x1b[2J"));
+        assert!(text.contains("  Target: /tmp/\\x1bdir"));
+        assert!(text.contains("  [CRITICAL] x\\ny"));
+    }
+
+    #[test]
+    fn the_ignore_line_appears_only_when_rules_were_read() {
+        let mut report = minimal();
+        report.scan.ignore = IgnoreSummary {
+            enabled: true,
+            ..IgnoreSummary::default()
+        };
+        assert!(!format_report(&report, "/tmp").contains("Ignored"));
+        report.scan.ignore.rule_files = vec![".gitignore".into()];
+        report.scan.ignore.files_removed = 1;
+        report.scan.ignore.dirs_removed = 2;
+        assert!(format_report(&report, "/tmp").contains(
+            "  TOTAL           3\n  Ignored by .gitignore: 1 file, 2 directories (--no-ignore to include)\n"
+        ));
+        report.scan.ignore.enabled = false;
+        assert!(!format_report(&report, "/tmp").contains("Ignored"));
+    }
+
+    #[test]
+    fn full_report_snapshot() {
+        let mut report = minimal();
+        report.scan.tree_rendered =
+            "mydir/\n├── file.py  (1.0 KB)\n└── src/\n    └── lib.rs  (2.0 KB)".into();
+        report.scan.file_categories = [
+            ("source".to_string(), 12),
+            ("config".to_string(), 3),
+            ("unknown".to_string(), 3),
+            ("document".to_string(), 55),
+        ]
+        .into_iter()
+        .collect();
+        report.scan.languages = vec!["Python".into(), "Rust".into()];
+        report.scan.lines_of_code = [("Python".to_string(), 150), ("Rust".to_string(), 2300)]
+            .into_iter()
+            .collect();
+        report.scan.large_files = vec![LargeFile {
+            path: "/tmp/mydir/src/lib.rs".into(),
+            name: "lib.rs".into(),
+            reasons: vec!["lines: 2300".into()],
+        }];
+        report.scan.ignore = IgnoreSummary {
+            enabled: true,
+            rule_files: vec![
+                ".gitignore".into(),
+                "a/.ignore".into(),
+                "b/.gitignore".into(),
+                "c/.gitignore".into(),
+            ],
+            files_removed: 1234,
+            dirs_removed: 1,
+        };
+        report.scan.top_directories.push(DiskEntry {
+            path: "/tmp/mydir/src".into(),
+            size_bytes: 2048,
+            size_human: "2.0 KB".into(),
+        });
+        report.ai_brief = "A small Python and Rust project.".into();
+        report.ai_detailed = "It has two parts.\n\nNothing alarming.".into();
+        report.flags = vec![
+            flag("info", "src/lib.rs", "Large generated file."),
+            flag("critical", ".env", "Live API key in plain text."),
+        ];
+        insta::assert_snapshot!(format_report(&report, "/tmp/mydir"));
+    }
 }

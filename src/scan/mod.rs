@@ -2,15 +2,26 @@
 //!
 //! It answers the questions the reference answered by shelling out to `file`,
 //! `wc`, `find` and `du`, with the same answers and without subprocesses:
-//! structure ([`tree`]), file classes ([`filetypes`]), languages and line
-//! counts ([`code`]), recent files ([`recency`]) and disk usage ([`disk`]). The
-//! tree is walked once ([`walk`]), and each source file is read once.
+//! structure ([`tree`]), file classes ([`filetypes`], `sniff`), languages
+//! and line counts ([`code`]), recent files ([`recency`]) and disk usage
+//! ([`disk`]).
+//!
+//! The tree is walked once, in parallel ([`walk`]); then every file that needs
+//! reading is read once, in parallel (`inspect`), classifying it and
+//! counting its lines in the same pass. Everything else is computed from what
+//! the walk kept. Results are sorted, so the report does not depend on thread
+//! timing or directory order.
+//!
+//! By default the scan respects `.gitignore`, `.ignore` and
+//! `.git/info/exclude` (`rules`). [`ScanFilter`] exposes the same scope to
+//! code that walks the target on its own: `allows_dir`/`allows_file` for any
+//! path under the root, and `directories()` for every directory in scope.
 //!
 //! The scan never fails as a whole: unreadable entries are skipped or marked,
 //! and it neither follows symlink loops nor opens FIFOs, sockets or devices.
 //! Its output is [`BaseScan`], the first half of [`crate::report::Report`].
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -21,9 +32,16 @@ use crate::progress::Progress;
 pub mod code;
 pub mod disk;
 pub mod filetypes;
+mod filter;
+mod inspect;
 pub mod recency;
+mod rules;
+mod sniff;
 pub mod tree;
 pub mod walk;
+
+pub use filter::ScanFilter;
+pub use tree::render_tree;
 
 /// What the base scan found. Field order is the reference's JSON key order.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -130,7 +148,8 @@ pub struct DiskEntry {
 pub struct IgnoreSummary {
     /// False with `--no-ignore`.
     pub enabled: bool,
-    /// Ignore files that were read, relative to the target.
+    /// Ignore files that held rules, relative to the target (absolute when
+    /// outside it, like a linked worktree's `info/exclude`), sorted.
     pub rule_files: Vec<String>,
     /// Files left out because an ignore rule matched them or a parent.
     pub files_removed: u64,
@@ -140,8 +159,121 @@ pub struct IgnoreSummary {
 
 /// Run the base scan on `target` (absolute, as given by the user).
 pub fn scan(target: &Path, options: &ScanOptions, progress: &Progress) -> BaseScan {
-    let _ = (target, options, progress);
-    todo!("issue 2")
+    let rules = walk::WalkRules::new(options);
+    let threads = walk::thread_count();
+
+    let counter = progress.counter(
+        "scan",
+        &format!("Building directory tree (depth={})", options.depth),
+    );
+    let walked = walk::walk(target, options, threads, &counter);
+    let tree = tree::build_tree(target, &walked, &rules, options.depth);
+    let tree_rendered = tree::render_tree(&tree);
+    counter.finish();
+
+    let counter = progress.counter("scan", "Classifying files");
+    let files = files_to_classify(target, &walked, &rules);
+    let facts = inspect::inspect_all(&files, threads, &counter);
+    counter.finish();
+    let classified: Vec<ClassifiedFile> = files
+        .into_iter()
+        .zip(&facts)
+        .map(|(file, facts)| ClassifiedFile {
+            path: file.path.to_string_lossy().into_owned(),
+            name: file.name,
+            category: facts.category.to_string(),
+            size: file.size,
+            description: facts.description.clone(),
+        })
+        .collect();
+    let file_categories = filetypes::summarize_categories(&classified);
+    let survey_signals = filetypes::survey_signals(&classified);
+
+    let counted: Vec<code::Counted> = classified
+        .iter()
+        .zip(&facts)
+        .map(|(file, facts)| code::Counted {
+            file,
+            lines: facts.lines,
+        })
+        .collect();
+    let sources = classified.iter().filter(|f| f.category == "source").count() as u64;
+    let counter = progress.counter("scan", "Counting lines");
+    let (languages, lines_of_code) = code::detect_languages(&counted);
+    counter.add(sources);
+    counter.finish();
+    let counter = progress.counter("scan", "Checking for large files");
+    let large_files = code::find_large_files(&counted);
+    counter.add(sources);
+    counter.finish();
+
+    progress.scan("Finding recently modified files...");
+    let recent_files = recency::find_recent_files(target, &walked, &rules, recency::RECENT_COUNT);
+
+    progress.scan("Calculating disk usage...");
+    let disk_usage = disk::disk_usage(target, &walked, &rules);
+    let top_directories = disk::top_directories(&disk_usage, 5);
+
+    progress.scan("Base scan complete.");
+    BaseScan {
+        tree,
+        tree_rendered,
+        file_categories,
+        classified_files: classified,
+        survey_signals,
+        languages,
+        lines_of_code,
+        large_files,
+        recent_files,
+        disk_usage,
+        top_directories,
+        ignore: walked.ignore,
+    }
+}
+
+/// The files classification looks at, sorted by path: regular files and
+/// symlinks to them, in visible directories, with visible names. `-x` names
+/// only prune directories here, as in the reference.
+fn files_to_classify(
+    target: &Path,
+    walked: &walk::Walk,
+    rules: &walk::WalkRules,
+) -> Vec<inspect::FileToInspect> {
+    let mut files = Vec::new();
+    for (rel, record) in &walked.dirs {
+        if !record.visible {
+            continue;
+        }
+        let dir = join_rel(target, rel);
+        for entry in &record.listing.entries {
+            if !rules.show_hidden && entry.is_hidden() {
+                continue;
+            }
+            let Some(size) = entry.file_size_followed() else {
+                continue;
+            };
+            let name = entry.name.to_string_lossy().into_owned();
+            let by_extension = filetypes::extension_category(&filetypes::extension_of(&name));
+            files.push(inspect::FileToInspect {
+                path: dir.join(&entry.name),
+                name,
+                size,
+                by_extension,
+                is_symlink: entry.kind == walk::Kind::Symlink,
+            });
+        }
+    }
+    files.sort_unstable_by(|a, b| a.path.as_os_str().cmp(b.path.as_os_str()));
+    files
+}
+
+/// `target/rel`, without the trailing separator `Path::join("")` would add.
+pub(crate) fn join_rel(target: &Path, rel: &Path) -> PathBuf {
+    if rel.as_os_str().is_empty() {
+        target.to_path_buf()
+    } else {
+        target.join(rel)
+    }
 }
 
 /// `1536` → `1.5 KB`, the reference's human size (used by the tree, disk

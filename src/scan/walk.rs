@@ -1,1 +1,544 @@
-//! (issue 2) To be written.
+//! The one walk of the target that every part of the base scan reads from.
+//!
+//! The reference walked the tree five times (`build_tree`, `os.walk`, `find`,
+//! `du`, and `wc` per file). Here the tree is listed once, in parallel, and
+//! every directory's entries are kept with the metadata the other modules
+//! need: the tree and classification read names and followed types, recency
+//! reads modification times, disk usage reads apparent sizes and inode
+//! numbers.
+//!
+//! What the walk leaves out, it leaves out for everyone:
+//! - directories named by `-x` are not entered (files with such a name are
+//!   kept but marked, because the reference's classification kept them);
+//! - entries matched by ignore rules (`super::rules`) are dropped, and the
+//!   visible ones among them are counted for the report; an ignored directory
+//!   is only listed to count the files it removed, never read;
+//! - symlinks are never followed (each one is `stat`ed once, to know what it
+//!   points to), and a directory that is its own ancestor (bind mounts) is not
+//!   entered twice.
+//!
+//! Hidden directories *are* walked even without `-a`: `du` counts their bytes
+//! in their parents. Each consumer applies its own hidden rule.
+//!
+//! `list_dir` is also what the tree uses to list a symlinked directory,
+//! which the walk itself does not enter.
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
+
+use crate::config::ScanOptions;
+use crate::progress::Counter;
+
+use super::IgnoreSummary;
+use super::rules::{RuleFilesPresent, RuleStack};
+
+/// What an entry is, from `lstat` (symlinks are not followed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Dir,
+    File,
+    Symlink,
+    /// FIFO, socket or device: counted by disk usage, never opened.
+    Other,
+}
+
+/// What a symlink points to, from `stat`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LinkTarget {
+    Dir,
+    File {
+        size: u64,
+    },
+    /// Broken, a loop, or not a regular file or directory.
+    Other,
+}
+
+/// One directory entry and what the scan needs to know about it.
+#[derive(Debug, Clone)]
+pub(crate) struct Entry {
+    pub name: OsString,
+    pub kind: Kind,
+    /// Apparent size from `lstat`.
+    pub size: u64,
+    pub dev: u64,
+    pub ino: u64,
+    pub nlink: u64,
+    pub mtime_secs: i64,
+    pub mtime_nanos: i64,
+    /// Set for symlinks only.
+    pub link: Option<LinkTarget>,
+    /// The name is one of the `-x` names (only non-directories are kept).
+    pub excluded: bool,
+}
+
+impl Entry {
+    /// `os.path.isdir`: a directory, or a symlink to one.
+    pub fn is_dir_followed(&self) -> bool {
+        self.kind == Kind::Dir || self.link == Some(LinkTarget::Dir)
+    }
+
+    /// `os.path.isfile` with `os.path.getsize`: the size of a regular file or
+    /// of the regular file a symlink points to.
+    pub fn file_size_followed(&self) -> Option<u64> {
+        match (self.kind, self.link) {
+            (Kind::File, _) => Some(self.size),
+            (Kind::Symlink, Some(LinkTarget::File { size })) => Some(size),
+            _ => None,
+        }
+    }
+
+    /// A hidden name (starts with a dot).
+    pub fn is_hidden(&self) -> bool {
+        is_hidden_name(&self.name)
+    }
+}
+
+/// Dot names are hidden.
+pub(crate) fn is_hidden_name(name: &OsStr) -> bool {
+    name.as_encoded_bytes().first() == Some(&b'.')
+}
+
+/// Why a directory could not be listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ListError {
+    PermissionDenied,
+    Other,
+}
+
+/// One directory's entries, sorted by name (bytes).
+#[derive(Clone, Default)]
+pub(crate) struct Listing {
+    pub error: Option<ListError>,
+    pub entries: Vec<Entry>,
+    /// Rules in effect for these entries; the base for subdirectories.
+    pub rules: RuleStack,
+}
+
+/// A directory the walk listed.
+pub(crate) struct DirRecord {
+    pub listing: Listing,
+    /// No hidden component below the target (or `-a`).
+    pub visible: bool,
+}
+
+/// Everything the walk saw.
+pub(crate) struct Walk {
+    /// Directories by path relative to the target (`""` is the target).
+    pub dirs: HashMap<PathBuf, DirRecord>,
+    /// Apparent size of the target directory itself.
+    pub root_size: u64,
+    pub ignore: IgnoreSummary,
+}
+
+/// The walk's view of the scan options.
+pub(crate) struct WalkRules {
+    pub show_hidden: bool,
+    pub exclude: HashSet<OsString>,
+    pub respect_ignore: bool,
+}
+
+impl WalkRules {
+    pub fn new(options: &ScanOptions) -> WalkRules {
+        WalkRules {
+            show_hidden: options.show_hidden,
+            exclude: options.exclude.iter().map(OsString::from).collect(),
+            respect_ignore: options.respect_ignore,
+        }
+    }
+
+    /// True when an entry named `name` inside a visible directory is visible.
+    fn child_visible(&self, parent_visible: bool, name: &OsStr) -> bool {
+        parent_visible && (self.show_hidden || !is_hidden_name(name))
+    }
+}
+
+/// What listing one directory removed through ignore rules.
+#[derive(Default)]
+pub(crate) struct Removed {
+    /// Visible files matched directly.
+    pub files: u64,
+    /// Visible directories matched, to be counted through.
+    pub dirs: Vec<PathBuf>,
+}
+
+/// List `dir` with the rules in effect in its parent. `visible` says whether
+/// removals should be counted. Ignore files read are appended to `rule_files`.
+pub(crate) fn list_dir(
+    rules: &WalkRules,
+    dir: &Path,
+    parent_rules: &RuleStack,
+    visible: bool,
+    rule_files: &mut Vec<PathBuf>,
+    removed: &mut Removed,
+) -> Listing {
+    let reader = match fs::read_dir(dir) {
+        Ok(reader) => reader,
+        Err(err) => {
+            return Listing {
+                error: Some(list_error(&err)),
+                entries: Vec::new(),
+                rules: parent_rules.clone(),
+            };
+        }
+    };
+    let raw: Vec<fs::DirEntry> = reader.filter_map(Result::ok).collect();
+    let stack = if rules.respect_ignore {
+        let mut present = RuleFilesPresent::default();
+        raw.iter().for_each(|e| present.note(&e.file_name()));
+        let (stack, read) = parent_rules.enter(dir, present);
+        rule_files.extend(read.into_iter().map(|f| f.path));
+        stack
+    } else {
+        RuleStack::empty()
+    };
+
+    let mut entries = Vec::with_capacity(raw.len());
+    for dirent in raw {
+        let name = dirent.file_name();
+        // An entry that vanished or cannot be examined is skipped, as du does.
+        let Ok(meta) = dirent.metadata() else {
+            continue;
+        };
+        let kind = kind_of(&meta.file_type());
+        let excluded = rules.exclude.contains(&name);
+        if excluded && kind == Kind::Dir {
+            continue;
+        }
+        if !stack.is_empty() {
+            let path = dirent.path();
+            if stack.is_ignored(&path, kind == Kind::Dir) {
+                if rules.child_visible(visible, &name) {
+                    note_removed(kind, path, removed);
+                }
+                continue;
+            }
+        }
+        let link = (kind == Kind::Symlink).then(|| link_target(&dirent.path()));
+        entries.push(Entry {
+            name,
+            kind,
+            size: meta.len(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+            nlink: meta.nlink(),
+            mtime_secs: meta.mtime(),
+            mtime_nanos: meta.mtime_nsec(),
+            link,
+            excluded,
+        });
+    }
+    entries.sort_unstable_by(|a, b| a.name.as_encoded_bytes().cmp(b.name.as_encoded_bytes()));
+    Listing {
+        error: None,
+        entries,
+        rules: stack,
+    }
+}
+
+fn note_removed(kind: Kind, path: PathBuf, removed: &mut Removed) {
+    match kind {
+        Kind::Dir => removed.dirs.push(path),
+        Kind::File => removed.files += 1,
+        Kind::Symlink => {
+            if matches!(link_target(&path), LinkTarget::File { .. }) {
+                removed.files += 1;
+            }
+        }
+        Kind::Other => {}
+    }
+}
+
+fn list_error(err: &io::Error) -> ListError {
+    match err.kind() {
+        io::ErrorKind::PermissionDenied => ListError::PermissionDenied,
+        _ => ListError::Other,
+    }
+}
+
+fn kind_of(file_type: &fs::FileType) -> Kind {
+    if file_type.is_dir() {
+        Kind::Dir
+    } else if file_type.is_file() {
+        Kind::File
+    } else if file_type.is_symlink() {
+        Kind::Symlink
+    } else {
+        Kind::Other
+    }
+}
+
+fn link_target(path: &Path) -> LinkTarget {
+    match fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => LinkTarget::Dir,
+        Ok(meta) if meta.is_file() => LinkTarget::File { size: meta.len() },
+        _ => LinkTarget::Other,
+    }
+}
+
+/// The chain of directories from the target down to a job, to refuse
+/// entering a directory that is its own ancestor.
+struct Ancestor {
+    dev: u64,
+    ino: u64,
+    parent: Option<Arc<Ancestor>>,
+}
+
+fn has_ancestor(chain: &Option<Arc<Ancestor>>, dev: u64, ino: u64) -> bool {
+    let mut node = chain.as_deref();
+    while let Some(a) = node {
+        if a.dev == dev && a.ino == ino {
+            return true;
+        }
+        node = a.parent.as_deref();
+    }
+    false
+}
+
+enum Job {
+    /// List a directory and record it.
+    List {
+        rel: PathBuf,
+        visible: bool,
+        rules: RuleStack,
+        chain: Option<Arc<Ancestor>>,
+    },
+    /// Count the visible files under an ignored directory.
+    Count { path: PathBuf },
+}
+
+struct Queue {
+    jobs: Vec<Job>,
+    active: usize,
+}
+
+/// Per-thread results, merged at the end.
+#[derive(Default)]
+struct Harvest {
+    dirs: Vec<(PathBuf, DirRecord)>,
+    rule_files: Vec<PathBuf>,
+    files_removed: u64,
+    dirs_removed: u64,
+}
+
+struct Shared<'a> {
+    target: &'a Path,
+    rules: &'a WalkRules,
+    queue: Mutex<Queue>,
+    ready: Condvar,
+    counter: &'a Counter,
+}
+
+/// Walk `target` with `threads` workers.
+pub(crate) fn walk(
+    target: &Path,
+    options: &ScanOptions,
+    threads: usize,
+    counter: &Counter,
+) -> Walk {
+    let rules = WalkRules::new(options);
+    let root_meta = fs::metadata(target).ok();
+    let root_chain = root_meta.as_ref().map(|m| {
+        Arc::new(Ancestor {
+            dev: m.dev(),
+            ino: m.ino(),
+            parent: None,
+        })
+    });
+    let shared = Shared {
+        target,
+        rules: &rules,
+        queue: Mutex::new(Queue {
+            jobs: vec![Job::List {
+                rel: PathBuf::new(),
+                visible: true,
+                rules: RuleStack::empty(),
+                chain: root_chain,
+            }],
+            active: 0,
+        }),
+        ready: Condvar::new(),
+        counter,
+    };
+    let harvests: Vec<Harvest> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.max(1))
+            .map(|_| scope.spawn(|| work(&shared)))
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+
+    let mut dirs = HashMap::new();
+    let mut ignore = IgnoreSummary {
+        enabled: options.respect_ignore,
+        ..IgnoreSummary::default()
+    };
+    let mut rule_files = Vec::new();
+    for harvest in harvests {
+        dirs.extend(harvest.dirs);
+        rule_files.extend(harvest.rule_files);
+        ignore.files_removed += harvest.files_removed;
+        ignore.dirs_removed += harvest.dirs_removed;
+    }
+    let mut shown: Vec<String> = rule_files
+        .iter()
+        .map(|p| {
+            p.strip_prefix(target)
+                .unwrap_or(p)
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    shown.sort();
+    shown.dedup();
+    ignore.rule_files = shown;
+    Walk {
+        dirs,
+        root_size: root_meta.map_or(0, |m| m.len()),
+        ignore,
+    }
+}
+
+fn work(shared: &Shared) -> Harvest {
+    let mut harvest = Harvest::default();
+    while let Some(job) = next_job(shared) {
+        // A panic must not leave the job counted as active, or every other
+        // worker would wait for it forever.
+        let spawned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_job(shared, job, &mut harvest)
+        }))
+        .unwrap_or_default();
+        finish_job(shared, spawned);
+    }
+    harvest
+}
+
+/// Take a job, or `None` once the queue is empty and nobody can add to it.
+fn next_job(shared: &Shared) -> Option<Job> {
+    let mut queue = shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        if let Some(job) = queue.jobs.pop() {
+            queue.active += 1;
+            return Some(job);
+        }
+        if queue.active == 0 {
+            shared.ready.notify_all();
+            return None;
+        }
+        queue = shared.ready.wait(queue).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+fn finish_job(shared: &Shared, spawned: Vec<Job>) {
+    let mut queue = shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+    queue.active -= 1;
+    let wake = !spawned.is_empty() || queue.active == 0;
+    queue.jobs.extend(spawned);
+    drop(queue);
+    if wake {
+        shared.ready.notify_all();
+    }
+}
+
+fn run_job(shared: &Shared, job: Job, harvest: &mut Harvest) -> Vec<Job> {
+    match job {
+        Job::List {
+            rel,
+            visible,
+            rules,
+            chain,
+        } => list_job(shared, rel, visible, &rules, chain, harvest),
+        Job::Count { path } => count_job(shared, &path, harvest),
+    }
+}
+
+fn list_job(
+    shared: &Shared,
+    rel: PathBuf,
+    visible: bool,
+    parent_rules: &RuleStack,
+    chain: Option<Arc<Ancestor>>,
+    harvest: &mut Harvest,
+) -> Vec<Job> {
+    let dir = super::join_rel(shared.target, &rel);
+    let mut removed = Removed::default();
+    let listing = list_dir(
+        shared.rules,
+        &dir,
+        parent_rules,
+        visible,
+        &mut harvest.rule_files,
+        &mut removed,
+    );
+    shared.counter.add(listing.entries.len() as u64);
+    harvest.files_removed += removed.files;
+    harvest.dirs_removed += removed.dirs.len() as u64;
+    let mut jobs: Vec<Job> = removed
+        .dirs
+        .into_iter()
+        .map(|path| Job::Count { path })
+        .collect();
+    for entry in listing.entries.iter().filter(|e| e.kind == Kind::Dir) {
+        if has_ancestor(&chain, entry.dev, entry.ino) {
+            continue;
+        }
+        jobs.push(Job::List {
+            rel: rel.join(&entry.name),
+            visible: shared.rules.child_visible(visible, &entry.name),
+            rules: listing.rules.clone(),
+            chain: Some(Arc::new(Ancestor {
+                dev: entry.dev,
+                ino: entry.ino,
+                parent: chain.clone(),
+            })),
+        });
+    }
+    harvest.dirs.push((rel, DirRecord { listing, visible }));
+    jobs
+}
+
+/// Count the files under an ignored directory that classification would have
+/// listed without ignore rules: visible regular files and symlinks to them,
+/// outside `-x` directories. Subdirectories become further jobs.
+fn count_job(shared: &Shared, dir: &Path, harvest: &mut Harvest) -> Vec<Job> {
+    let Ok(reader) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut jobs = Vec::new();
+    for dirent in reader.filter_map(Result::ok) {
+        let name = dirent.file_name();
+        if !shared.rules.child_visible(true, &name) {
+            continue;
+        }
+        let Ok(file_type) = dirent.file_type() else {
+            continue;
+        };
+        match kind_of(&file_type) {
+            Kind::Dir if !shared.rules.exclude.contains(&name) => jobs.push(Job::Count {
+                path: dirent.path(),
+            }),
+            Kind::File => harvest.files_removed += 1,
+            Kind::Symlink => {
+                if matches!(link_target(&dirent.path()), LinkTarget::File { .. }) {
+                    harvest.files_removed += 1;
+                }
+            }
+            Kind::Dir | Kind::Other => {}
+        }
+    }
+    jobs
+}
+
+/// How many worker threads the scan uses.
+pub(crate) fn thread_count() -> usize {
+    std::thread::available_parallelism()
+        .map(usize::from)
+        .unwrap_or(2)
+        .clamp(2, 8)
+}

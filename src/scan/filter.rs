@@ -1,0 +1,198 @@
+//! [`ScanFilter`]: the base scan's idea of which paths are in scope, for code
+//! that walks the target on its own (the investigation's directory discovery,
+//! tools that list directories).
+//!
+//! It applies the same three rules as the scan:
+//! - hidden names (a dot component below the root) are out unless `-a`;
+//! - directories named by `-x` are out, everywhere below the root;
+//! - with ignore files respected (the default), whatever `.gitignore`,
+//!   `.ignore` and `.git/info/exclude` files under the root exclude is out,
+//!   with the precedence described in [`super::rules`]. Nothing above the
+//!   root is read.
+//!
+//! Each directory's ignore files are read once and cached, so asking about
+//! every directory of a tree costs about as much as walking it.
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::config::ScanOptions;
+
+use super::rules::{RuleFilesPresent, RuleStack};
+use super::walk::{WalkRules, is_hidden_name};
+
+/// Which paths under a root the base scan looks at. Thread-safe.
+pub struct ScanFilter {
+    root: PathBuf,
+    rules: WalkRules,
+    /// Rules in effect for the entries of each directory, by relative path.
+    stacks: Mutex<HashMap<PathBuf, RuleStack>>,
+}
+
+impl ScanFilter {
+    /// A filter for the tree under `root` (absolute; canonical or not, as
+    /// long as the paths asked about are built on the same form).
+    pub fn new(root: &Path, options: &ScanOptions) -> ScanFilter {
+        ScanFilter {
+            root: root.to_path_buf(),
+            rules: WalkRules::new(options),
+            stacks: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The root this filter was built for.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// True when the scan would enter the directory `path` (the root itself
+    /// always). Paths outside the root are not in scope.
+    pub fn allows_dir(&self, path: &Path) -> bool {
+        self.allows(path, true)
+    }
+
+    /// True when the scan would list the file `path`. As in the reference's
+    /// classification, `-x` names exclude directories, not files.
+    pub fn allows_file(&self, path: &Path) -> bool {
+        self.allows(path, false)
+    }
+
+    /// Every directory in scope under the root (the root included), sorted
+    /// by path. Symlinks are not followed, as in the scan's walk.
+    pub fn directories(&self) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = walkdir::WalkDir::new(&self.root)
+            .follow_links(false)
+            .into_iter()
+            .filter_entry(|e| {
+                e.depth() == 0 || (e.file_type().is_dir() && self.allows_dir(e.path()))
+            })
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_dir() || e.depth() == 0)
+            .map(walkdir::DirEntry::into_path)
+            .collect();
+        dirs.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+        dirs
+    }
+
+    fn allows(&self, path: &Path, is_dir: bool) -> bool {
+        let Some(names) = self.relative_names(path) else {
+            return false;
+        };
+        let Some((last, parents)) = names.split_last() else {
+            return is_dir;
+        };
+        let mut rel = PathBuf::new();
+        for name in parents {
+            if !self.entry_allowed(&rel, name, true) {
+                return false;
+            }
+            rel.push(name);
+        }
+        self.entry_allowed(&rel, last, is_dir)
+    }
+
+    /// The normal components of `path` below the root; `None` if outside.
+    fn relative_names<'p>(&self, path: &'p Path) -> Option<Vec<&'p OsStr>> {
+        let rel = path.strip_prefix(&self.root).ok()?;
+        rel.components()
+            .map(|c| match c {
+                Component::Normal(name) => Some(name),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whether `name` inside the directory `parent` (relative) is in scope.
+    fn entry_allowed(&self, parent: &Path, name: &OsStr, is_dir: bool) -> bool {
+        if !self.rules.show_hidden && is_hidden_name(name) {
+            return false;
+        }
+        if is_dir && self.rules.exclude.contains(name) {
+            return false;
+        }
+        if !self.rules.respect_ignore {
+            return true;
+        }
+        let stack = self.stack_for(parent);
+        stack.is_empty() || !stack.is_ignored(&self.root.join(parent).join(name), is_dir)
+    }
+
+    /// The rules in effect for the entries of `rel`, loading ignore files of
+    /// it and its ancestors on first use.
+    fn stack_for(&self, rel: &Path) -> RuleStack {
+        let mut stacks = self.stacks.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(stack) = stacks.get(rel) {
+            return stack.clone();
+        }
+        let parent_stack = match rel.parent() {
+            Some(parent) => {
+                drop(stacks);
+                let stack = self.stack_for(parent);
+                stacks = self.stacks.lock().unwrap_or_else(|e| e.into_inner());
+                stack
+            }
+            None => RuleStack::empty(),
+        };
+        let dir = super::join_rel(&self.root, rel);
+        let (stack, _) = parent_stack.enter(&dir, RuleFilesPresent::probe(&dir));
+        stacks.insert(rel.to_path_buf(), stack.clone());
+        stack
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn options(hidden: bool, exclude: &[&str], ignore: bool) -> ScanOptions {
+        ScanOptions {
+            depth: 3,
+            show_hidden: hidden,
+            exclude: exclude.iter().map(|s| s.to_string()).collect(),
+            respect_ignore: ignore,
+        }
+    }
+
+    #[test]
+    fn applies_hidden_exclude_and_ignore_rules() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        fs::create_dir_all(root.join("src/gen")).unwrap();
+        fs::create_dir_all(root.join("build")).unwrap();
+        fs::create_dir_all(root.join("node_modules/x")).unwrap();
+        fs::create_dir_all(root.join(".cache")).unwrap();
+        fs::write(root.join(".gitignore"), "build/\n*.log\n").unwrap();
+        fs::write(root.join("src/.gitignore"), "gen/\n").unwrap();
+
+        let f = ScanFilter::new(root, &options(false, &["node_modules"], true));
+        assert!(f.allows_dir(root));
+        assert!(f.allows_dir(&root.join("src")));
+        assert!(!f.allows_dir(&root.join("src/gen")));
+        assert!(!f.allows_dir(&root.join("build")));
+        assert!(!f.allows_dir(&root.join("node_modules")));
+        assert!(!f.allows_dir(&root.join("node_modules/x")));
+        assert!(!f.allows_dir(&root.join(".cache")));
+        assert!(!f.allows_file(&root.join("src/app.log")));
+        assert!(f.allows_file(&root.join("src/app.rs")));
+        assert!(
+            f.allows_file(&root.join("node_modules")),
+            "-x names only directories"
+        );
+        assert!(!f.allows_dir(Path::new("/elsewhere")));
+
+        let dirs: Vec<_> = f
+            .directories()
+            .into_iter()
+            .map(|d| d.strip_prefix(root).unwrap().to_path_buf())
+            .collect();
+        assert_eq!(dirs, [PathBuf::new(), PathBuf::from("src")]);
+
+        let all = ScanFilter::new(root, &options(true, &[], false));
+        assert!(all.allows_dir(&root.join("build")));
+        assert!(all.allows_dir(&root.join(".cache")));
+        assert!(all.allows_dir(&root.join("src/gen")));
+    }
+}
