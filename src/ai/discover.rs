@@ -1,9 +1,10 @@
 //! Directory discovery: which directories get a dir loop, in leaf-first order.
 //!
 //! The walk starts at the canonical target and prunes the reference's skip
-//! list, `*.egg-info`, `--exclude` names and (without `-a`) hidden names; the
-//! rest of the scope rules (ignore files) are the base scan's, so the
-//! investigation never looks at what the scan left out.
+//! list and `*.egg-info`; everything else about scope (hidden names without
+//! `-a`, `--exclude` names, ignore files) is decided by the base scan's
+//! [`ScanFilter`], so the investigation never looks at what the scan left
+//! out.
 //!
 //! The order is load-bearing: a parent's prompt carries its children's
 //! summaries, so children must be investigated first. Deepest first, then by
@@ -14,7 +15,7 @@ use std::cmp::Ordering;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use crate::config::ScanOptions;
+use crate::scan::ScanFilter;
 
 /// Directory names never investigated.
 pub const SKIP_DIRS: &[&str] = &[
@@ -42,13 +43,6 @@ pub fn is_skipped_name(name: &str) -> bool {
     SKIP_DIRS.contains(&name) || SKIP_SUFFIXES.iter().any(|suffix| name.ends_with(suffix))
 }
 
-/// Whether discovery prunes a directory called `name` under `options`.
-pub fn prunes(name: &str, options: &ScanOptions) -> bool {
-    is_skipped_name(name)
-        || options.exclude.iter().any(|x| x == name)
-        || (!options.show_hidden && name.starts_with('.'))
-}
-
 /// Leaf-first: more path separators first, then the path's bytes.
 pub fn leaf_first_cmp(a: &Path, b: &Path) -> Ordering {
     let (a, b) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
@@ -61,16 +55,17 @@ pub fn sort_leaf_first(dirs: &mut [PathBuf]) {
     dirs.sort_by(|a, b| leaf_first_cmp(a, b));
 }
 
-/// Every directory to investigate under `target` (canonical), target
-/// included, leaf-first.
-pub fn discover_directories(target: &Path, options: &ScanOptions) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = walkdir::WalkDir::new(target)
+/// Every directory to investigate under the filter's root (the canonical
+/// target), the root included, leaf-first. Symlinks are not followed.
+pub fn discover_directories(filter: &ScanFilter) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = walkdir::WalkDir::new(filter.root())
         .follow_links(false)
         .into_iter()
         .filter_entry(|entry| {
             entry.depth() == 0
-                || !(entry.file_type().is_dir()
-                    && prunes(&entry.file_name().to_string_lossy(), options))
+                || (entry.file_type().is_dir()
+                    && !is_skipped_name(&entry.file_name().to_string_lossy())
+                    && filter.allows_dir(entry.path()))
         })
         .filter_map(Result::ok)
         .filter(|entry| entry.file_type().is_dir())
@@ -111,6 +106,7 @@ pub fn display_name(target: &Path, dir: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ScanOptions;
 
     fn options() -> ScanOptions {
         ScanOptions::default()
@@ -165,13 +161,16 @@ mod tests {
     #[test]
     fn empty_target_is_just_the_target() {
         let (_tmp, target) = tree(&[]);
-        assert_eq!(discover_directories(&target, &options()), vec![target]);
+        assert_eq!(
+            discover_directories(&ScanFilter::new(&target, &options())),
+            vec![target]
+        );
     }
 
     #[test]
     fn leaves_first_with_every_directory() {
         let (_tmp, target) = tree(&["a/b/c", "a/d", "a/b/e", "a-b"]);
-        let found = discover_directories(&target, &options());
+        let found = discover_directories(&ScanFilter::new(&target, &options()));
         assert_eq!(
             rels(&target, &found),
             ["a/b/c", "a/b/e", "a/b", "a/d", "a", "a-b", "."]
@@ -190,14 +189,17 @@ mod tests {
             "src/build",
             "src/.cache",
         ]);
-        let found = discover_directories(&target, &options());
+        let found = discover_directories(&ScanFilter::new(&target, &options()));
         assert_eq!(rels(&target, &found), ["src", "vendor", "."]);
         let custom = ScanOptions {
             exclude: vec!["vendor".into()],
             ..options()
         };
         assert_eq!(
-            rels(&target, &discover_directories(&target, &custom)),
+            rels(
+                &target,
+                &discover_directories(&ScanFilter::new(&target, &custom))
+            ),
             ["src", "."]
         );
         let hidden = ScanOptions {
@@ -205,8 +207,36 @@ mod tests {
             ..options()
         };
         assert_eq!(
-            rels(&target, &discover_directories(&target, &hidden)),
+            rels(
+                &target,
+                &discover_directories(&ScanFilter::new(&target, &hidden))
+            ),
             ["src/.cache", ".hidden", "src", "vendor", "."]
+        );
+    }
+
+    #[test]
+    fn ignore_files_are_the_scans_scope() {
+        let (_tmp, target) = tree(&["target/debug", "src", "generated"]);
+        std::fs::write(target.join(".gitignore"), "target/\n").unwrap();
+        std::fs::write(target.join("src/.ignore"), "*\n").unwrap();
+        assert_eq!(
+            rels(
+                &target,
+                &discover_directories(&ScanFilter::new(&target, &options()))
+            ),
+            ["generated", "src", "."]
+        );
+        let everything = ScanOptions {
+            respect_ignore: false,
+            ..options()
+        };
+        assert_eq!(
+            rels(
+                &target,
+                &discover_directories(&ScanFilter::new(&target, &everything))
+            ),
+            ["target/debug", "generated", "src", "target", "."]
         );
     }
 

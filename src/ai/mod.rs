@@ -14,7 +14,6 @@ pub mod agent;
 pub mod api;
 pub mod dir_loop;
 pub mod discover;
-mod interim;
 pub mod orchestrator;
 pub mod plan;
 pub mod planning;
@@ -23,6 +22,7 @@ pub mod session;
 pub mod survey;
 pub mod synthesis;
 pub mod tools;
+pub mod tree_view;
 
 use crate::config::Config;
 use crate::progress::Progress;

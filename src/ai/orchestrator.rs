@@ -37,14 +37,15 @@ use crate::ai::survey::{
 };
 use crate::ai::synthesis::run_synthesis;
 use crate::ai::tools::{self, Scope};
+use crate::ai::tree_view::prompt_tree;
 use crate::ai::{InvestigationError, Outcome, PassError};
 use crate::cache::now_iso;
 use crate::cache::{Cache, CacheError, CacheRoot, EntryKind, RunLock};
-use crate::config::{Config, ScanOptions};
+use crate::config::Config;
 use crate::progress::Progress;
 use crate::redact::Redactor;
 use crate::report::{InvestigationSummary, TokenTotals};
-use crate::scan::BaseScan;
+use crate::scan::{BaseScan, ScanFilter};
 
 /// Depth of the tree the survey sees.
 pub const SURVEY_TREE_DEPTH: usize = 2;
@@ -87,6 +88,19 @@ pub async fn run(
     }
 }
 
+/// What every phase of one run reads.
+struct Run<'a> {
+    config: &'a Config,
+    scan: &'a BaseScan,
+    progress: &'a Progress,
+    cache: &'a Cache,
+    session: Arc<Session>,
+    /// The canonical target.
+    target: &'a Path,
+    /// The base scan's scope (hidden, `-x`, ignore files).
+    scope: ScanFilter,
+}
+
 /// Phases 2-10, once the cache is open.
 async fn pipeline(
     config: &Config,
@@ -96,20 +110,24 @@ async fn pipeline(
 ) -> Result<Outcome, PassError> {
     let target = config.target_canonical.as_path();
     let tracker = Arc::new(TokenTracker::new(&config.investigation.model));
-    let session = Arc::new(new_session(config, progress, &tracker)?);
+    let run = Run {
+        config,
+        scan,
+        progress,
+        cache,
+        session: Arc::new(new_session(config, progress, &tracker)?),
+        target,
+        scope: ScanFilter::new(target, &config.scan),
+    };
 
-    let all_dirs = discover(target, &config.scan);
+    let all_dirs = discover(&run.scope);
     let tiny = should_skip_survey(total_files(scan), all_dirs.len());
-    let survey = survey_phase(&session, cache, progress, config, scan, &all_dirs, tiny).await?;
+    let survey = survey_phase(&run, &all_dirs, tiny).await?;
     let (cached, to_investigate) = partition(cache, target, &all_dirs, progress);
-    let plan = plan_phase(
-        &session, cache, progress, config, scan, &all_dirs, &cached, &survey, tiny,
-    )
-    .await?;
+    let plan = plan_phase(&run, &all_dirs, &cached, survey.as_ref(), tiny).await?;
     let applied = apply_plan_phase(&all_dirs, &to_investigate, &plan, target, progress);
-
     let shared = DirShared {
-        session: session.clone(),
+        session: run.session.clone(),
         cache: cache.clone(),
         progress: progress.clone(),
         target: target.to_path_buf(),
@@ -119,16 +137,8 @@ async fn pipeline(
     };
     let outcomes = dir_loops(&shared, &applied).await?;
     evaluate(cache, &plan, &applied, &outcomes, cached.len(), progress)?;
-    let (brief, detailed) = synthesis_phase(&session, cache, progress, target).await?;
-    Ok(finish(
-        cache,
-        &session,
-        &all_dirs,
-        cached.len(),
-        brief,
-        detailed,
-        progress,
-    ))
+    let (brief, detailed) = synthesis_phase(&run).await?;
+    Ok(finish(&run, &all_dirs, cached.len(), brief, detailed))
 }
 
 /// Phase 1: take the target's run lock (another run on the same target is
@@ -171,8 +181,8 @@ fn new_session(
 }
 
 /// Phase 2: every directory to consider, leaf-first.
-pub fn discover(target: &Path, options: &ScanOptions) -> Vec<PathBuf> {
-    discover_directories(target, options)
+pub fn discover(filter: &ScanFilter) -> Vec<PathBuf> {
+    discover_directories(filter)
 }
 
 fn total_files(scan: &BaseScan) -> u64 {
@@ -181,45 +191,32 @@ fn total_files(scan: &BaseScan) -> u64 {
 
 /// Phase 3: the survey, or the synthetic one for a tiny target.
 async fn survey_phase(
-    session: &Session,
-    cache: &Cache,
-    progress: &Progress,
-    config: &Config,
-    scan: &BaseScan,
+    run: &Run<'_>,
     all_dirs: &[PathBuf],
     tiny: bool,
 ) -> Result<Option<Survey>, PassError> {
     let survey = if tiny {
-        progress.ai(&format!(
+        run.progress.ai(&format!(
             "Survey skipped — {} files, {} dirs (below threshold).",
-            total_files(scan),
+            total_files(run.scan),
             all_dirs.len()
         ));
         Some(Survey::skipped())
     } else {
-        progress.ai("Survey pass...");
-        let tree_preview = render_tree(config, SURVEY_TREE_DEPTH);
-        let target = config.target_canonical.to_string_lossy();
+        run.progress.ai("Survey pass...");
+        let tree_preview = prompt_tree(run.target, &run.scope, SURVEY_TREE_DEPTH);
+        let target = run.target.to_string_lossy();
         let inputs = SurveyInputs {
             target: &target,
-            signals: &scan.survey_signals,
+            signals: &run.scan.survey_signals,
             tree_preview: &tree_preview,
         };
-        run_survey(session, cache, progress, &inputs).await?
+        run_survey(&run.session, run.cache, run.progress, &inputs).await?
     };
     for line in survey_report_lines(survey.as_ref()) {
-        progress.ai(&line);
+        run.progress.ai(&line);
     }
     Ok(survey)
-}
-
-/// The target's tree to `depth`, rendered as the base scan renders it.
-fn render_tree(config: &Config, depth: usize) -> String {
-    let options = ScanOptions {
-        depth,
-        ..config.scan.clone()
-    };
-    crate::ai::interim::render_tree(&config.target_canonical, &options)
 }
 
 /// Phase 4: split into cached and to-investigate (both leaf-first).
@@ -248,35 +245,30 @@ pub fn partition(
 
 /// Phase 5: the plan — default for tiny targets, `plan.json` on resume, else
 /// the planning pass (saved on success, default on failure).
-#[allow(clippy::too_many_arguments)]
 async fn plan_phase(
-    session: &Session,
-    cache: &Cache,
-    progress: &Progress,
-    config: &Config,
-    scan: &BaseScan,
+    run: &Run<'_>,
     all_dirs: &[PathBuf],
     cached: &[PathBuf],
-    survey: &Option<Survey>,
+    survey: Option<&Survey>,
     tiny: bool,
 ) -> Result<Plan, PassError> {
+    let (cache, progress) = (run.cache, run.progress);
     if tiny {
         progress.ai("Planning skipped (small target).");
         return Ok(Plan::default_plan());
     }
-    if !config.investigation.fresh
+    if !run.config.investigation.fresh
         && let Some(saved) = cache.read_json("plan.json")
     {
         progress.ai("Plan loaded from cache.");
         return Ok(Plan::from_value(&saved));
     }
     progress.ai("Planning pass...");
-    let target = config.target_canonical.as_path();
-    let target_text = target.to_string_lossy();
-    let survey_block = format_survey_block(survey.as_ref());
-    let tree_text = render_tree(config, PLANNING_TREE_DEPTH);
-    let file_signals = format_survey_signals(&scan.survey_signals);
-    let cached_rel: Vec<String> = cached.iter().map(|d| relative(target, d)).collect();
+    let target_text = run.target.to_string_lossy();
+    let survey_block = format_survey_block(survey);
+    let tree_text = prompt_tree(run.target, &run.scope, PLANNING_TREE_DEPTH);
+    let file_signals = format_survey_signals(&run.scan.survey_signals);
+    let cached_rel: Vec<String> = cached.iter().map(|d| relative(run.target, d)).collect();
     let inputs = PlanningInputs {
         target: &target_text,
         survey_block: &survey_block,
@@ -285,7 +277,7 @@ async fn plan_phase(
         dir_count: all_dirs.len(),
         cached_dirs: &cached_rel,
     };
-    match run_planning(session, cache, progress, &inputs).await? {
+    match run_planning(&run.session, cache, progress, &inputs).await? {
         Some(plan) => {
             if let Err(err) = cache.write_json("plan.json", &plan.to_value()) {
                 progress.ai(&format!("Warning: could not save plan.json: {err}"));
@@ -384,30 +376,31 @@ fn evaluate(
 }
 
 /// Phase 9: the synthesis pass.
-async fn synthesis_phase(
-    session: &Session,
-    cache: &Cache,
-    progress: &Progress,
-    target: &Path,
-) -> Result<(String, String), PassError> {
-    progress.ai("Synthesis pass...");
-    run_synthesis(session, cache, progress, &target.to_string_lossy()).await
+async fn synthesis_phase(run: &Run<'_>) -> Result<(String, String), PassError> {
+    run.progress.ai("Synthesis pass...");
+    run_synthesis(
+        &run.session,
+        run.cache,
+        run.progress,
+        &run.target.to_string_lossy(),
+    )
+    .await
 }
 
 /// Phase 10: read the flags, report the cost, and fill the outcome.
 fn finish(
-    cache: &Cache,
-    session: &Session,
+    run: &Run<'_>,
     all_dirs: &[PathBuf],
     cached_count: usize,
     brief: String,
     detailed: String,
-    progress: &Progress,
 ) -> Outcome {
+    let (cache, session) = (run.cache, &run.session);
     let flags = cache.read_flags();
     let tracker = session.tracker();
     let totals = tracker.totals();
-    progress.ai(&format!("Total tokens used: {}", tracker.summary()));
+    run.progress
+        .ai(&format!("Total tokens used: {}", tracker.summary()));
     let investigated = all_dirs
         .iter()
         .filter(|d| cache.has_entry(EntryKind::Dir, &d.to_string_lossy()))

@@ -138,8 +138,15 @@ pub fn format_survey_block(survey: Option<&Survey>) -> String {
         ));
     }
     if !survey.skip_tools.is_empty() {
+        // Below the confidence gate nothing was removed, so say so rather
+        // than tell the agent a tool it still has is gone.
+        let status = if survey.confidence >= SURVEY_CONFIDENCE_THRESHOLD {
+            "already removed from your toolbox"
+        } else {
+            "suggested only; still in your toolbox"
+        };
         lines.push(format!(
-            "Skip tools (already removed from your toolbox): {}",
+            "Skip tools ({status}): {}",
             survey.skip_tools.join(", ")
         ));
     }
@@ -440,6 +447,11 @@ mod tests {
         assert_eq!(
             format_survey_block(Some(&minimal)),
             "Description: X\nApproach: Y"
+        );
+        let unsure = survey(0.3, &["run_command"]);
+        assert!(
+            format_survey_block(Some(&unsure))
+                .ends_with("Skip tools (suggested only; still in your toolbox): run_command")
         );
         let full = Survey {
             description: "D".into(),
