@@ -747,3 +747,21 @@ fn discovery_follows_the_scans_scope() {
         ]
     );
 }
+
+#[test]
+fn an_unreachable_api_ends_the_investigation_once() {
+    // The default TestEnv points at a closed local port.
+    let env = project();
+    let out = run(&env, &["--max-retries", "1", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["ai_brief"], "");
+    assert!(report.get("investigation").is_none());
+    let err = stderr(&out);
+    assert!(
+        err.contains("Warning: AI analysis failed: the API could not be reached"),
+        "{err}"
+    );
+    // One pass tried (with its one retry); no other pass waited on it.
+    assert!(!err.contains("Planning pass..."), "{err}");
+    assert_eq!(err.matches("retry 1/1").count(), 1, "{err}");
+}

@@ -25,7 +25,7 @@ use crate::ai::prompts::{self, DirPrompt};
 use crate::ai::session::Session;
 use crate::ai::survey::{string_field, unit_interval};
 use crate::ai::tools::{Scope, frame_untrusted, fs::listing_lines};
-use crate::ai::{PassError, fatal_api_error};
+use crate::ai::{PassError, stop_for_api_error};
 use crate::cache::now_iso;
 use crate::cache::{Cache, EntryKind};
 use crate::progress::Progress;
@@ -171,7 +171,7 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
                 }
             }
             Err(AgentError::Api(err)) => {
-                fatal_api_error(&shared.session, &err)?;
+                stop_for_api_error(&shared.session, &err)?;
                 printer.line(&format!("API error: {err}"));
                 end = LoopEnd::ApiError(err.to_string());
                 break;

@@ -104,8 +104,15 @@ impl From<crate::cache::CacheError> for PassError {
 }
 
 /// The API errors no pass should shrug off, because every later request would
-/// fail the same way: an unknown or retired model and a rejected credential.
-pub(crate) fn fatal_api_error(
+/// fail the same way:
+/// - an unknown or retired model and a rejected credential stop the run;
+/// - an API that stayed unreachable through every retry (no connection, or
+///   no response in time) ends the investigation with a warning, instead of
+///   making every remaining pass wait through the same retries. The reference
+///   let each pass fail on its own; this is deliberate.
+///
+/// Other errors are the pass's to handle, as in the reference.
+pub(crate) fn stop_for_api_error(
     session: &session::Session,
     err: &api::ApiError,
 ) -> Result<(), PassError> {
@@ -117,13 +124,14 @@ pub(crate) fn fatal_api_error(
         api::ApiErrorKind::Authentication | api::ApiErrorKind::Permission => {
             Err(PassError::Fatal(InvestigationError::Auth(err.clone())))
         }
+        api::ApiErrorKind::Connection | api::ApiErrorKind::Timeout => Err(PassError::Failed(
+            format!("the API could not be reached: {err}"),
+        )),
         api::ApiErrorKind::InvalidRequest
         | api::ApiErrorKind::RequestTooLarge
         | api::ApiErrorKind::RateLimited
         | api::ApiErrorKind::Overloaded
         | api::ApiErrorKind::Server
-        | api::ApiErrorKind::Timeout
-        | api::ApiErrorKind::Connection
         | api::ApiErrorKind::BrokenStream
         | api::ApiErrorKind::MalformedToolInput => Ok(()),
     }

@@ -13,7 +13,7 @@ use crate::ai::prompts::{self, PlanningPrompt};
 use crate::ai::session::Session;
 use crate::ai::survey::frame_signals;
 use crate::ai::tools::{self, Scope, frame_untrusted};
-use crate::ai::{PassError, fatal_api_error};
+use crate::ai::{PassError, stop_for_api_error};
 use crate::cache::Cache;
 use crate::progress::Progress;
 
@@ -91,7 +91,7 @@ pub async fn run_planning(
                 }
             }
             Err(AgentError::Api(err)) => {
-                fatal_api_error(session, &err)?;
+                stop_for_api_error(session, &err)?;
                 progress.ai(&format!("  API error: {err}"));
                 return Ok(None);
             }

@@ -17,7 +17,7 @@ use crate::ai::api::ToolDefinition;
 use crate::ai::prompts::{self, SurveyPrompt};
 use crate::ai::session::Session;
 use crate::ai::tools::{self, Scope, frame_untrusted};
-use crate::ai::{PassError, fatal_api_error};
+use crate::ai::{PassError, stop_for_api_error};
 use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::scan::SurveySignals;
@@ -308,7 +308,7 @@ pub async fn run_survey(
                 TurnOutcome::Continue => {}
             },
             Err(AgentError::Api(err)) => {
-                fatal_api_error(session, &err)?;
+                stop_for_api_error(session, &err)?;
                 progress.ai(&format!("  API error: {err}"));
                 return Ok(None);
             }

@@ -15,7 +15,7 @@ use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::session::Session;
 use crate::ai::survey::string_field;
 use crate::ai::tools::{self, Scope, frame_untrusted};
-use crate::ai::{PassError, fatal_api_error};
+use crate::ai::{PassError, stop_for_api_error};
 use crate::cache::{Cache, EntryKind};
 use crate::progress::Progress;
 
@@ -147,7 +147,7 @@ pub async fn run_synthesis(
                 }
             }
             Err(AgentError::Api(err)) => {
-                fatal_api_error(session, &err)?;
+                stop_for_api_error(session, &err)?;
                 progress.ai(&format!("  API error: {err}"));
                 return Ok((String::new(), String::new()));
             }
