@@ -625,6 +625,7 @@ fn json_report_carries_every_key() {
         "recent_files",
         "disk_usage",
         "top_directories",
+        "ignore",
         "ai_brief",
         "ai_detailed",
         "flags",
@@ -764,4 +765,23 @@ fn an_unreachable_api_ends_the_investigation_once() {
     // One pass tried (with its one retry); no other pass waited on it.
     assert!(!err.contains("Planning pass..."), "{err}");
     assert_eq!(err.matches("retry 1/1").count(), 1, "{err}");
+}
+
+#[test]
+fn a_rejected_key_stops_the_run_with_one_line() {
+    let env = project().with_mock();
+    env.server
+        .respond_with(|_| Reply::error(401, "authentication_error", "invalid x-api-key"));
+    let out = env.cmd().arg(env.target()).output().unwrap();
+    assert!(!out.status.success());
+    assert_eq!(
+        env.server.request_count(),
+        1,
+        "a 401 is not retried and ends the run"
+    );
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("credential")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(lines[0].contains("invalid x-api-key"), "{err}");
+    assert!(stdout(&out).is_empty());
 }
