@@ -435,3 +435,38 @@ fn unreadable_directories_and_files_are_reported_not_fatal() {
     assert!(report.contains("    Python                      1 lines\n"));
     assert!(report.contains("secret.py"));
 }
+
+#[test]
+fn clear_cache_removes_the_cache_root_and_nothing_else() {
+    let env = TestEnv::new();
+    let id = "0b6f5c2e-3d4a-4f7e-9a1b-2c3d4e5f6a7b";
+    std::fs::create_dir_all(env.cache().join(id).join("dirs")).unwrap();
+    std::fs::create_dir_all(env.cache().join("locks")).unwrap();
+    std::fs::write(env.cache().join("investigations.json"), "{}").unwrap();
+    std::fs::set_permissions(env.cache(), std::fs::Permissions::from_mode(0o700)).unwrap();
+
+    let out = env.cmd().arg("--clear-cache").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(out.stdout.is_empty());
+    assert!(stderr_of(&out).contains("Removed the luminos cache"));
+    assert!(!env.cache().exists());
+    assert!(env.target().exists() && env.root().exists());
+
+    // Nothing to remove is not an error.
+    let out = env.cmd().arg("--clear-cache").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr_of(&out).contains("nothing to remove"));
+}
+
+#[test]
+fn clear_cache_refuses_a_directory_luminos_did_not_make() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.cache()).unwrap();
+    std::fs::write(env.cache().join("thesis.tex"), "years of work").unwrap();
+    let out = env.cmd().arg("--clear-cache").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr_of(&out);
+    assert!(err.starts_with("Error: refusing to remove"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(env.cache().join("thesis.tex").exists());
+}
