@@ -426,6 +426,10 @@ fn turn_limit_nudges_then_warns() {
     }
     assert!(stderr(&out).contains("[AI] [docs] Warning: max turns reached for docs"));
     assert!(dir_entry(&env, "docs").is_none());
+    let json_run = run(&env, &["--json"]);
+    let report: Value = serde_json::from_slice(&json_run.stdout).unwrap();
+    assert_eq!(report["investigation"]["directories_remaining"], 1);
+    assert_eq!(report["investigation"]["directories_cached"], 3);
     let evaluation = cache(&env).read_json("plan_evaluation.json").unwrap();
     let docs_eval = evaluation["per_directory"]
         .as_array()
@@ -641,6 +645,7 @@ fn json_report_carries_every_key() {
     assert_eq!(summary["id"], cache(&env).id());
     assert_eq!(summary["directories_investigated"], 4);
     assert_eq!(summary["directories_cached"], 0);
+    assert_eq!(summary["directories_remaining"], 0);
     assert_eq!(summary["api_requests"], 11);
     assert!(summary["tokens"]["input"].as_u64().unwrap() > 0);
     assert!(summary["cost_usd"].as_f64().unwrap() > 0.0);

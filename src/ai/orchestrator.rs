@@ -138,7 +138,14 @@ async fn pipeline(
     let outcomes = dir_loops(&shared, &applied).await?;
     evaluate(cache, &plan, &applied, &outcomes, cached.len(), progress)?;
     let (brief, detailed) = synthesis_phase(&run).await?;
-    Ok(finish(&run, &all_dirs, cached.len(), brief, detailed))
+    Ok(finish(
+        &run,
+        &all_dirs,
+        &applied,
+        cached.len(),
+        brief,
+        detailed,
+    ))
 }
 
 /// Phase 1: take the target's run lock (another run on the same target is
@@ -391,6 +398,7 @@ async fn synthesis_phase(run: &Run<'_>) -> Result<(String, String), PassError> {
 fn finish(
     run: &Run<'_>,
     all_dirs: &[PathBuf],
+    applied: &AppliedPlan,
     cached_count: usize,
     brief: String,
     detailed: String,
@@ -401,10 +409,11 @@ fn finish(
     let totals = tracker.totals();
     run.progress
         .ai(&format!("Total tokens used: {}", tracker.summary()));
-    let investigated = all_dirs
-        .iter()
-        .filter(|d| cache.has_entry(EntryKind::Dir, &d.to_string_lossy()))
-        .count();
+    let has_entry = |d: &&PathBuf| cache.has_entry(EntryKind::Dir, &d.to_string_lossy());
+    let investigated = all_dirs.iter().filter(has_entry).count();
+    // Planned directories still without a summary (turns ran out, the API
+    // failed) are investigated again by the next run.
+    let remaining = applied.order.len() - applied.order.iter().filter(has_entry).count();
     Outcome {
         brief,
         detailed,
@@ -414,7 +423,7 @@ fn finish(
             model: session.model().to_string(),
             directories_investigated: investigated,
             directories_cached: cached_count,
-            directories_remaining: 0,
+            directories_remaining: remaining,
             api_requests: totals.requests,
             tokens: TokenTotals {
                 input: totals.input_tokens,
