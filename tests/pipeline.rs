@@ -104,13 +104,13 @@ fn scope_names(scope: Scope) -> Vec<String> {
         .collect()
 }
 
-/// "You have only N turns" from a dir prompt.
+/// "Turns available: N" from a dir prompt.
 fn turns_in_prompt(request: &RecordedRequest) -> u32 {
     let system = request.system_text();
     let at = system
-        .find("You have only ")
+        .find("\nTurns available: ")
         .expect("turn count in dir prompt");
-    system[at + "You have only ".len()..]
+    system[at + "\nTurns available: ".len()..]
         .split_whitespace()
         .next()
         .unwrap()
@@ -164,8 +164,8 @@ fn phases_run_in_order_with_each_pass_tools() {
 
     // The planner is told the directory count and the budget (10 per dir).
     let planning = requests_of(&env, &Pass::Planning)[0].system_text();
-    assert!(planning.contains("Directories to investigate in total: 4"));
-    assert!(planning.contains("budget is 40 turns"));
+    assert!(planning.contains("\nDirectories in the investigation: 4\n"));
+    assert!(planning.contains("together have 40 turns"));
 
     // Each directory's file summaries and report ended up in the cache.
     let core = canonical(&env).join("src/core");

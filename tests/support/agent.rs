@@ -26,8 +26,9 @@ use serde_json::{Value, json};
 use super::TestEnv;
 use super::mock::{MockBlock, MockServer, RecordedRequest, Reply};
 
-/// The line of the dir prompt that names the directory's absolute path.
-pub const DIR_MARKER: &str = "The directory under investigation: ";
+/// How the line of the dir prompt that names the directory's absolute path
+/// begins (the first line that does is the one).
+pub const DIR_MARKER: &str = "Directory: ";
 
 /// Which pass a request belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
