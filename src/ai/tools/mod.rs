@@ -28,6 +28,7 @@ use crate::cache::Cache;
 use crate::output::escape_line;
 use crate::progress::Progress;
 use crate::redact::{Hit, Redactor};
+use crate::report::Flag;
 
 pub mod cache_tools;
 pub mod command;
@@ -39,7 +40,7 @@ pub mod structure;
 pub mod submit;
 mod untrusted;
 
-pub use untrusted::{FRAME_TAG, frame_untrusted, redaction_flags};
+pub use untrusted::{FRAME_TAG, frame_untrusted, name_redaction_flags, redaction_flags};
 
 /// Which loop offers a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -87,6 +88,19 @@ impl ToolContext<'_> {
         redacted.text
     }
 
+    /// Like [`ToolContext::redact`], but only secrets this run had not seen
+    /// before become flags: for output that quotes files whose secrets were
+    /// already learned and flagged where they live.
+    pub fn redact_new(&self, source: &str, text: &str) -> String {
+        if !self.redactor.is_enabled() {
+            return text.to_string();
+        }
+        let redacted = self.redactor.redact(text);
+        let new: Vec<Hit> = redacted.hits.into_iter().filter(|h| !h.known).collect();
+        self.record_redactions(source, &new);
+        redacted.text
+    }
+
     /// [`Redactor::redact_prefix`] with the hits recorded as flags: the
     /// redacted start of `text` and how many bytes of `text` it covers.
     pub fn redact_prefix(&self, source: &str, text: &str, keep: usize) -> (String, usize) {
@@ -105,11 +119,45 @@ impl ToolContext<'_> {
         self.redactor.redact(text).text
     }
 
+    /// Redact a directory listing (lines as [`fs::listing_lines`] writes
+    /// them) of `dir`, relative to the target. Names come from the target
+    /// too: a secret in one is redacted and flagged under the entry's path
+    /// (with the secret redacted from that path as well).
+    pub fn redact_listing(&self, dir: &str, listing: &str) -> String {
+        if !self.redactor.is_enabled() {
+            return listing.to_string();
+        }
+        let lines: Vec<String> = listing
+            .split('\n')
+            .map(|line| {
+                let redacted = self.redactor.redact(line);
+                if !redacted.hits.is_empty() {
+                    let name = fs::entry_name(&redacted.text).unwrap_or(redacted.text.trim());
+                    let path = match dir {
+                        "" | "." => name.to_string(),
+                        _ => format!("{dir}/{name}"),
+                    };
+                    self.record_flags(&name_redaction_flags(&path, &redacted.hits));
+                }
+                redacted.text
+            })
+            .collect();
+        lines.join("\n")
+    }
+
     /// Record redaction `hits` in `source` as flags, skipping any the
     /// investigation already holds, and print the new ones.
     pub fn record_redactions(&self, source: &str, hits: &[Hit]) {
-        let flags = redaction_flags(source, hits);
-        match self.cache.append_flags_unique(&flags) {
+        self.record_flags(&redaction_flags(source, hits));
+    }
+
+    /// Record `flags` (made by luminos, not the model), skipping any the
+    /// investigation already holds, and print the new ones.
+    fn record_flags(&self, flags: &[Flag]) {
+        if flags.is_empty() {
+            return;
+        }
+        match self.cache.append_flags_unique(flags) {
             Ok(new) => {
                 for flag in new {
                     self.print_flag(&flag.severity, &flag.path, &flag.finding);
