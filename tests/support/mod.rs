@@ -8,5 +8,6 @@
 
 pub mod mock;
 pub mod tree;
+pub mod watch;
 
 pub use tree::TestEnv;
