@@ -127,6 +127,10 @@ struct ChildRun {
 }
 
 /// Run [`scale_child`] in a fresh process and read its peak RSS.
+#[allow(
+    clippy::zombie_processes,
+    reason = "reaped with wait4, which also gives its resource usage"
+)]
 fn run_child(tree: &Path, mode: &str) -> ChildRun {
     let exe = std::env::current_exe().unwrap();
     let started = Instant::now();

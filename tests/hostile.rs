@@ -347,3 +347,15 @@ fn scan_json_report_of_a_hostile_tree_is_complete_and_exact() {
         assert_eq!(locked["error"], "permission denied");
     }
 }
+
+/// The hang guard above must itself work: a child past its deadline is
+/// killed and reported, not waited for.
+#[test]
+fn the_deadline_guard_kills_a_hung_child() {
+    let mut cmd = std::process::Command::new("sleep");
+    cmd.arg("30");
+    let out = run_watched(cmd, Duration::from_millis(200));
+    assert!(out.timed_out);
+    assert_eq!(out.code, None);
+    assert!(out.elapsed < Duration::from_secs(10), "{:?}", out.elapsed);
+}

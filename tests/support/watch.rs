@@ -28,6 +28,10 @@ impl Watched {
 
 /// Spawn `cmd` with piped stdout and stderr, kill it at `timeout`, reap it
 /// with `wait4` and return what it did.
+#[allow(
+    clippy::zombie_processes,
+    reason = "reaped with wait4, which also gives its resource usage"
+)]
 pub fn run_watched(mut cmd: Command, timeout: Duration) -> Watched {
     let started = Instant::now();
     let mut child = cmd
