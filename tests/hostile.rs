@@ -202,6 +202,13 @@ fn snapshot(env: &TestEnv) -> BTreeMap<Vec<u8>, String> {
     seen
 }
 
+/// [`TestEnv::std_cmd`] with the test key that [`TestEnv::cmd`] sets.
+fn cmd_with_key(env: &TestEnv) -> std::process::Command {
+    let mut cmd = env.std_cmd();
+    cmd.env("ANTHROPIC_API_KEY", "test-key");
+    cmd
+}
+
 /// What one run of the binary on the hostile tree did.
 struct Run {
     out: Watched,
@@ -213,10 +220,8 @@ struct Run {
 /// as root, and check what every run must satisfy: it ends, exits 0, stays
 /// small, prints no escape on stderr, and modifies nothing but its cache.
 fn run_on_target(env: &TestEnv, hostile: &Hostile, args: &[&str]) -> Run {
-    let mut cmd = env.std_cmd();
-    cmd.env("ANTHROPIC_API_KEY", "test-key")
-        .args(args)
-        .arg(env.target());
+    let mut cmd = cmd_with_key(env);
+    cmd.args(args).arg(env.target());
     let unprivileged = env.run_unprivileged(&mut cmd);
     // The cache may be created by the run; its parent must not change then.
     std::fs::create_dir_all(env.cache()).unwrap();
@@ -346,6 +351,35 @@ fn scan_json_report_of_a_hostile_tree_is_complete_and_exact() {
             .expect("locked in the tree");
         assert_eq!(locked["error"], "permission denied");
     }
+}
+
+/// Symlinks back to `.` make the tree double at every level; with a deep
+/// `--depth` (2^16 listings here) it must stay bounded in time and memory.
+#[test]
+fn scan_deep_depth_over_symlink_loops_stays_bounded() {
+    let env = TestEnv::new();
+    for i in 0..300 {
+        env.file(&format!("f{i:04}.txt"), "x\n");
+    }
+    env.symlink(".", "again").symlink(".", "once_more");
+    let mut cmd = cmd_with_key(&env);
+    cmd.args(["--json", "-d", "16"]).arg(env.target());
+    let out = run_watched(cmd, DEADLINE);
+    assert!(!out.timed_out, "no result after {DEADLINE:?}");
+    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    println!(
+        "-d 16 over two self-links: {:.2} s, peak RSS {:.1} MiB, {:.1} MB of JSON",
+        out.elapsed.as_secs_f64(),
+        out.peak_rss_kib as f64 / 1024.0,
+        out.stdout.len() as f64 / 1e6
+    );
+    assert!(
+        out.peak_rss_kib < RSS_LIMIT_KIB,
+        "peak RSS {} KiB",
+        out.peak_rss_kib
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["survey_signals"]["total_files"], 300);
 }
 
 /// The hang guard above must itself work: a child past its deadline is
