@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 use similar_asserts::assert_eq;
 use support::TestEnv;
+use support::agent::AgentEnv;
 
 fn stdout_of(output: &std::process::Output) -> String {
     String::from_utf8(output.stdout.clone()).unwrap()
@@ -29,7 +30,7 @@ fn sample(env: &TestEnv) {
 
 #[test]
 fn a_missing_target_is_an_error() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     let out = env.cmd().arg("does-not-exist").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
@@ -41,7 +42,7 @@ fn a_missing_target_is_an_error() {
 
 #[test]
 fn a_file_is_not_a_target() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     env.file("a.txt", "x");
     let arg = env.path("a.txt").to_string_lossy().into_owned();
     let out = env.cmd().arg(&arg).output().unwrap();
@@ -54,7 +55,7 @@ fn a_file_is_not_a_target() {
 
 #[test]
 fn no_target_is_a_usage_error() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     let out = env.cmd().output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr_of(&out).contains("TARGET"));
@@ -62,7 +63,7 @@ fn no_target_is_a_usage_error() {
 
 #[test]
 fn without_a_key_it_prints_one_hint_and_exits_zero() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     sample(&env);
     let out = env.bare_cmd().arg(env.target()).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -74,7 +75,7 @@ fn without_a_key_it_prints_one_hint_and_exits_zero() {
 
 #[test]
 fn the_terminal_report_and_plain_progress() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     sample(&env);
     let out = env.cmd().arg("target").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -102,7 +103,7 @@ fn the_terminal_report_and_plain_progress() {
 
     let err = stderr_of(&out);
     assert!(!err.contains('\r'));
-    let phases: Vec<&str> = err.lines().collect();
+    let phases: Vec<&str> = err.lines().filter(|l| l.contains("[scan]")).collect();
     assert_eq!(
         phases,
         [
@@ -123,7 +124,7 @@ fn the_terminal_report_and_plain_progress() {
 
 #[test]
 fn json_has_every_key_and_paths_are_absolute_not_canonical() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     sample(&env);
     std::os::unix::fs::symlink(env.target(), env.root().join("alias")).unwrap();
     // Relative, through a symlink and a `..`: the report keeps the symlink.
@@ -177,7 +178,7 @@ fn json_has_every_key_and_paths_are_absolute_not_canonical() {
 
 #[test]
 fn output_file_gets_the_report_and_stdout_says_so() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     sample(&env);
     let file = env.root().join("report.txt");
     let out = env
@@ -209,7 +210,7 @@ fn output_file_gets_the_report_and_stdout_says_so() {
 
 #[test]
 fn an_unwritable_output_file_is_an_error() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     sample(&env);
     let file = env.root().join("no/such/dir/report.txt");
     let out = env
@@ -230,7 +231,7 @@ fn an_unwritable_output_file_is_an_error() {
 
 #[test]
 fn excludes_are_announced_and_applied() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     sample(&env);
     env.file("build/out.o", "x");
     let out = env
@@ -250,7 +251,7 @@ fn excludes_are_announced_and_applied() {
 
 #[test]
 fn depth_and_hidden_flags() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     sample(&env);
     let out = env.cmd().args(["target", "-d", "0"]).output().unwrap();
     let report = stdout_of(&out);
@@ -268,7 +269,7 @@ fn depth_and_hidden_flags() {
 
 #[test]
 fn ignore_rules_show_in_the_report_and_no_ignore_restores_everything() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     sample(&env);
     env.file(".gitignore", "node_modules/\n*.log\n")
         .file("run.log", "x\n");
@@ -288,7 +289,7 @@ fn ignore_rules_show_in_the_report_and_no_ignore_restores_everything() {
 
 #[test]
 fn hostile_file_names_cannot_drive_the_terminal() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     env.file("evil\x1b[2J\x1b]0;pwned\x07name.py", "x\n")
         .file("two\nlines.py", "x\n");
     let out = env.cmd().arg("target").output().unwrap();
@@ -313,7 +314,7 @@ fn hostile_file_names_cannot_drive_the_terminal() {
 
 #[test]
 fn special_files_do_not_hang_the_scan() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     sample(&env);
     let fifo = env.path("pipe");
     let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
@@ -338,7 +339,7 @@ fn special_files_do_not_hang_the_scan() {
 
 #[test]
 fn a_closed_stdout_pipe_exits_quietly() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     for i in 0..300 {
         env.file(&format!("d{}/file{i}.py", i % 7), "x\n");
     }
@@ -346,7 +347,7 @@ fn a_closed_stdout_pipe_exits_quietly() {
         .arg("--json")
         .arg(env.target())
         .env("ANTHROPIC_API_KEY", "test-key")
-        .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+        .env("ANTHROPIC_BASE_URL", env.server.url())
         .env("LUMINOS_CACHE_DIR", env.cache())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -368,13 +369,15 @@ fn a_closed_stdout_pipe_exits_quietly() {
 
 /// Run the binary as an unprivileged user when the tests run as root, so
 /// that permission bits mean something.
-fn unprivileged(env: &TestEnv) -> Command {
+fn unprivileged(env: &AgentEnv) -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("luminos"));
+    // The cache root must belong to the user running luminos, so it is
+    // created by that user inside a shared directory.
     cmd.env_clear()
         .env("PATH", "/usr/bin:/bin")
         .env("ANTHROPIC_API_KEY", "test-key")
-        .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
-        .env("LUMINOS_CACHE_DIR", env.cache());
+        .env("ANTHROPIC_BASE_URL", env.server.url())
+        .env("LUMINOS_CACHE_DIR", env.cache().join("own"));
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
         use std::os::unix::process::CommandExt;
@@ -390,7 +393,7 @@ fn unprivileged(env: &TestEnv) -> Command {
 
 #[test]
 fn unreadable_directories_and_files_are_reported_not_fatal() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     env.file("locked/inner/a.txt", "hi\n")
         .file("ok/b.py", "x\n")
         .file("secret.py", "s\n")

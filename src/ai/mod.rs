@@ -10,8 +10,19 @@
 //! each LLM call only builds its prompt, calls the model and returns a
 //! proposal that deterministic code then normalizes.
 
+pub mod agent;
 pub mod api;
+pub mod dir_loop;
+pub mod discover;
+pub mod orchestrator;
+pub mod plan;
+pub mod planning;
+pub mod prompts;
+pub mod session;
+pub mod survey;
+pub mod synthesis;
 pub mod tools;
+pub mod tree_view;
 
 use crate::config::Config;
 use crate::progress::Progress;
@@ -55,8 +66,73 @@ pub async fn investigate(
     scan: &BaseScan,
     progress: &Progress,
 ) -> Result<Outcome, InvestigationError> {
-    // The pipeline lands with the investigation issue; until then the report
-    // carries the base scan only.
-    let _ = (config, scan, progress);
-    Ok(Outcome::default())
+    orchestrator::run(config, scan, progress).await
+}
+
+/// How a pass or phase failed: either the whole run must stop, or the
+/// investigation gives up with a warning and empty AI fields.
+#[derive(Debug)]
+pub enum PassError {
+    /// Stop the run (unknown model, rejected credential, unsafe cache).
+    Fatal(InvestigationError),
+    /// Give up on the investigation; the report still prints.
+    Failed(String),
+}
+
+impl From<InvestigationError> for PassError {
+    fn from(err: InvestigationError) -> Self {
+        PassError::Fatal(err)
+    }
+}
+
+impl From<prompts::PromptError> for PassError {
+    fn from(err: prompts::PromptError) -> Self {
+        PassError::Failed(err.to_string())
+    }
+}
+
+impl From<agent::AgentError> for PassError {
+    fn from(err: agent::AgentError) -> Self {
+        PassError::Failed(err.to_string())
+    }
+}
+
+impl From<crate::cache::CacheError> for PassError {
+    fn from(err: crate::cache::CacheError) -> Self {
+        PassError::Failed(err.to_string())
+    }
+}
+
+/// The API errors no pass should shrug off, because every later request would
+/// fail the same way:
+/// - an unknown or retired model and a rejected credential stop the run;
+/// - an API that stayed unreachable through every retry (no connection, or
+///   no response in time) ends the investigation with a warning, instead of
+///   making every remaining pass wait through the same retries. The reference
+///   let each pass fail on its own; this is deliberate.
+///
+/// Other errors are the pass's to handle, as in the reference.
+pub(crate) fn stop_for_api_error(
+    session: &session::Session,
+    err: &api::ApiError,
+) -> Result<(), PassError> {
+    match err.kind {
+        api::ApiErrorKind::NotFound => Err(PassError::Fatal(InvestigationError::UnknownModel {
+            model: session.model().to_string(),
+            detail: err.to_string(),
+        })),
+        api::ApiErrorKind::Authentication | api::ApiErrorKind::Permission => {
+            Err(PassError::Fatal(InvestigationError::Auth(err.clone())))
+        }
+        api::ApiErrorKind::Connection | api::ApiErrorKind::Timeout => Err(PassError::Failed(
+            format!("the API could not be reached: {err}"),
+        )),
+        api::ApiErrorKind::InvalidRequest
+        | api::ApiErrorKind::RequestTooLarge
+        | api::ApiErrorKind::RateLimited
+        | api::ApiErrorKind::Overloaded
+        | api::ApiErrorKind::Server
+        | api::ApiErrorKind::BrokenStream
+        | api::ApiErrorKind::MalformedToolInput => Ok(()),
+    }
 }

@@ -6,6 +6,7 @@
 //! pointing at a mock server on 127.0.0.1 (or at a closed port).
 #![allow(dead_code, unused_imports)]
 
+pub mod agent;
 pub mod mock;
 pub mod tree;
 pub mod watch;

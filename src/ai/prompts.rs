@@ -1,0 +1,456 @@
+//! The four system prompts (dir, survey, planning, synthesis), embedded from
+//! `prompts/*.md` at compile time and filled by named placeholders.
+//!
+//! A placeholder is `{{name}}` (lowercase letters, digits and `_`). Single
+//! braces are ordinary text, so the cache schemas in the dir prompt need no
+//! escaping. Rendering is strict in both directions: a placeholder in the
+//! template without a value, or a value the template never uses, is an error,
+//! so a prompt edit that drifts from its caller fails the unit tests instead of
+//! sending a half-filled prompt. Values are inserted verbatim and never
+//! re-scanned, so a file name that happens to contain `{{x}}` is harmless.
+//!
+//! The typed `*Prompt` structs are the only way the passes build prompts: each
+//! lists exactly the placeholders of its template.
+
+const DIR_TEMPLATE: &str = include_str!("../../prompts/dir.md");
+const SURVEY_TEMPLATE: &str = include_str!("../../prompts/survey.md");
+const PLANNING_TEMPLATE: &str = include_str!("../../prompts/planning.md");
+const SYNTHESIS_TEMPLATE: &str = include_str!("../../prompts/synthesis.md");
+
+/// A template and its values disagree.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PromptError {
+    /// The template uses `{{name}}` but no value was given.
+    #[error("prompt placeholder {{{{{0}}}}} has no value")]
+    Missing(String),
+    /// A value was given for a placeholder the template does not use.
+    #[error("prompt value '{0}' matches no placeholder")]
+    Unused(String),
+    /// `{{` without a well-formed `name}}` after it.
+    #[error("malformed placeholder at byte {0}")]
+    Malformed(usize),
+}
+
+/// Fill `template`'s `{{name}}` placeholders from `values`. Every placeholder
+/// must have a value and every value must be used.
+pub fn render(template: &str, values: &[(&str, &str)]) -> Result<String, PromptError> {
+    let template = template.strip_suffix('\n').unwrap_or(template);
+    let mut used = vec![false; values.len()];
+    let mut out =
+        String::with_capacity(template.len() + values.iter().map(|(_, v)| v.len()).sum::<usize>());
+    let mut rest = template;
+    let mut offset = 0;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find("}}")
+            .ok_or(PromptError::Malformed(offset + start))?;
+        let name = &after[..end];
+        if name.is_empty() || !name.bytes().all(is_name_byte) {
+            return Err(PromptError::Malformed(offset + start));
+        }
+        let index = values
+            .iter()
+            .position(|(key, _)| *key == name)
+            .ok_or_else(|| PromptError::Missing(name.to_string()))?;
+        used[index] = true;
+        out.push_str(values[index].1);
+        let consumed = start + 2 + end + 2;
+        offset += consumed;
+        rest = &rest[consumed..];
+    }
+    out.push_str(rest);
+    if let Some(index) = used.iter().position(|u| !u) {
+        return Err(PromptError::Unused(values[index].0.to_string()));
+    }
+    Ok(out)
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'
+}
+
+/// The dir loop's system prompt.
+#[derive(Debug, Clone)]
+pub struct DirPrompt<'a> {
+    /// The directory's absolute path: the only absolute path in the prompt.
+    pub dir_path: &'a str,
+    /// Its path relative to the target (the target's name for the root).
+    pub dir_rel: &'a str,
+    pub max_turns: u32,
+    /// The directory listing.
+    pub context: &'a str,
+    pub child_summaries: &'a str,
+    pub survey_context: &'a str,
+}
+
+impl DirPrompt<'_> {
+    pub fn render(&self) -> Result<String, PromptError> {
+        let max_turns = self.max_turns.to_string();
+        render(
+            DIR_TEMPLATE,
+            &[
+                ("dir_path", self.dir_path),
+                ("dir_rel", self.dir_rel),
+                ("max_turns", &max_turns),
+                ("context", self.context),
+                ("child_summaries", self.child_summaries),
+                ("survey_context", self.survey_context),
+            ],
+        )
+    }
+}
+
+/// The survey pass's system prompt.
+#[derive(Debug, Clone)]
+pub struct SurveyPrompt<'a> {
+    pub target: &'a str,
+    pub survey_signals: &'a str,
+    pub tree_preview: &'a str,
+    pub available_tools: &'a str,
+}
+
+impl SurveyPrompt<'_> {
+    pub fn render(&self) -> Result<String, PromptError> {
+        render(
+            SURVEY_TEMPLATE,
+            &[
+                ("target", self.target),
+                ("survey_signals", self.survey_signals),
+                ("tree_preview", self.tree_preview),
+                ("available_tools", self.available_tools),
+            ],
+        )
+    }
+}
+
+/// The planning pass's system prompt.
+#[derive(Debug, Clone)]
+pub struct PlanningPrompt<'a> {
+    pub target: &'a str,
+    pub survey_context: &'a str,
+    pub tree_text: &'a str,
+    pub file_signals: &'a str,
+    pub dir_count: usize,
+    pub cached_dirs: &'a str,
+    pub default_turns: u32,
+    pub global_budget: u32,
+}
+
+impl PlanningPrompt<'_> {
+    pub fn render(&self) -> Result<String, PromptError> {
+        let dir_count = self.dir_count.to_string();
+        let default_turns = self.default_turns.to_string();
+        let global_budget = self.global_budget.to_string();
+        render(
+            PLANNING_TEMPLATE,
+            &[
+                ("target", self.target),
+                ("survey_context", self.survey_context),
+                ("tree_text", self.tree_text),
+                ("file_signals", self.file_signals),
+                ("dir_count", &dir_count),
+                ("cached_dirs", self.cached_dirs),
+                ("default_turns", &default_turns),
+                ("global_budget", &global_budget),
+            ],
+        )
+    }
+}
+
+/// The synthesis pass's system prompt.
+#[derive(Debug, Clone)]
+pub struct SynthesisPrompt<'a> {
+    pub target: &'a str,
+    pub summaries_text: &'a str,
+}
+
+impl SynthesisPrompt<'_> {
+    pub fn render(&self) -> Result<String, PromptError> {
+        render(
+            SYNTHESIS_TEMPLATE,
+            &[
+                ("target", self.target),
+                ("summaries_text", self.summaries_text),
+            ],
+        )
+    }
+}
+
+/// The first user message of each pass.
+pub mod kickoff {
+    pub const DIR: &str = "Start investigating this directory now. Use parse_structure on source \
+files and read_file on the rest, cache your summaries, then call submit_report. Batch tool \
+calls to save turns.";
+    pub const SURVEY: &str = "Everything you need is in the system prompt above. Call submit_survey now; no other \
+tool calls are needed.";
+    pub const PLANNING: &str =
+        "Everything you need is in the system prompt above. Call submit_plan now.";
+    pub const SYNTHESIS: &str = "Every directory summary is in the system prompt above. Combine \
+them into one coherent report and call submit_report right away; no other tool calls are \
+needed.";
+}
+
+/// What each pass says when the model replies without calling a tool.
+pub mod nudge {
+    pub const DIR: &str = "Call submit_report with your summary, please.";
+    pub const SURVEY: &str = "Call submit_survey, please.";
+    pub const PLANNING: &str = "Call submit_plan, please.";
+    pub const SYNTHESIS: &str = "Call submit_report with your analysis, please.";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn placeholders(template: &str) -> Vec<String> {
+        let mut names = Vec::new();
+        let mut rest = template;
+        while let Some(start) = rest.find("{{") {
+            let after = &rest[start + 2..];
+            let end = after.find("}}").unwrap();
+            let name = after[..end].to_string();
+            if !names.contains(&name) {
+                names.push(name);
+            }
+            rest = &after[end + 2..];
+        }
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn fills_named_placeholders_and_keeps_single_braces() {
+        let out = render("a {{x}} {b} {{y}}{{x}}\n", &[("x", "1"), ("y", "{{z}}")]).unwrap();
+        assert_eq!(out, "a 1 {b} {{z}}1");
+    }
+
+    #[test]
+    fn missing_unused_and_malformed_placeholders_fail() {
+        assert_eq!(
+            render("{{x}} {{y}}", &[("x", "1")]),
+            Err(PromptError::Missing("y".into()))
+        );
+        assert_eq!(
+            render("{{x}}", &[("x", "1"), ("z", "2")]),
+            Err(PromptError::Unused("z".into()))
+        );
+        assert_eq!(render("ab {{x", &[]), Err(PromptError::Malformed(3)));
+        assert_eq!(render("{{X Y}}", &[]), Err(PromptError::Malformed(0)));
+    }
+
+    #[test]
+    fn each_template_has_exactly_the_reference_placeholders() {
+        assert_eq!(
+            placeholders(DIR_TEMPLATE),
+            [
+                "child_summaries",
+                "context",
+                "dir_path",
+                "dir_rel",
+                "max_turns",
+                "survey_context"
+            ]
+        );
+        assert_eq!(
+            placeholders(SURVEY_TEMPLATE),
+            [
+                "available_tools",
+                "survey_signals",
+                "target",
+                "tree_preview"
+            ]
+        );
+        assert_eq!(
+            placeholders(PLANNING_TEMPLATE),
+            [
+                "cached_dirs",
+                "default_turns",
+                "dir_count",
+                "file_signals",
+                "global_budget",
+                "survey_context",
+                "target",
+                "tree_text"
+            ]
+        );
+        assert_eq!(
+            placeholders(SYNTHESIS_TEMPLATE),
+            ["summaries_text", "target"]
+        );
+    }
+
+    #[test]
+    fn every_typed_prompt_renders() {
+        let dir = DirPrompt {
+            dir_path: "/t/src",
+            dir_rel: "src",
+            max_turns: 10,
+            context: "c",
+            child_summaries: "s",
+            survey_context: "v",
+        };
+        assert!(dir.render().unwrap().contains("You have only 10 turns"));
+        let survey = SurveyPrompt {
+            target: "/t",
+            survey_signals: "s",
+            tree_preview: "t/",
+            available_tools: "read_file",
+        };
+        assert!(survey.render().is_ok());
+        let planning = PlanningPrompt {
+            target: "/t",
+            survey_context: "s",
+            tree_text: "t/",
+            file_signals: "f",
+            dir_count: 3,
+            cached_dirs: "(none)",
+            default_turns: 10,
+            global_budget: 30,
+        };
+        assert!(planning.render().unwrap().contains("budget is 30 turns"));
+        let synthesis = SynthesisPrompt {
+            target: "/t",
+            summaries_text: "(none)",
+        };
+        assert!(synthesis.render().is_ok());
+    }
+
+    #[test]
+    fn every_prompt_carries_the_untrusted_data_rule() {
+        for template in [
+            DIR_TEMPLATE,
+            SURVEY_TEMPLATE,
+            PLANNING_TEMPLATE,
+            SYNTHESIS_TEMPLATE,
+        ] {
+            assert!(template.contains("## Untrusted data"));
+            assert!(template.contains("untrusted-data frame"));
+            assert!(template.contains("`flag`") || template.contains("with flag"));
+            assert!(template.contains("never"));
+        }
+    }
+}
+
+/// The rendered prompts, pinned with realistic, deterministic inputs built
+/// by the same helpers the passes use.
+#[cfg(test)]
+mod snapshots {
+    use std::path::Path;
+
+    use serde_json::json;
+
+    use crate::ai::dir_loop::compose_dir_prompt;
+    use crate::ai::planning::{PlanningInputs, planning_prompt};
+    use crate::ai::survey::{
+        Survey, SurveyInputs, format_survey_block, format_survey_signals, survey_prompt,
+    };
+    use crate::ai::synthesis::synthesis_prompt;
+    use crate::scan::SurveySignals;
+
+    fn survey() -> Survey {
+        Survey {
+            description: "A Rust command-line tool with a small Python helper.".into(),
+            approach: "Read the crate manifest, then the modules under src/.".into(),
+            relevant_tools: vec!["parse_structure".into(), "read_file".into()],
+            skip_tools: vec!["run_command".into()],
+            domain_notes: "Cargo project: expect Cargo.toml at the root.".into(),
+            confidence: 0.85,
+        }
+    }
+
+    fn signals() -> SurveySignals {
+        SurveySignals {
+            total_files: 6,
+            extension_histogram: [(".rs", 4), (".toml", 1), (".py", 1)]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            file_descriptions: [("ASCII text", 6)]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            filename_samples: vec!["main.rs".into(), "Cargo.toml".into(), "tool.py".into()],
+        }
+    }
+
+    #[test]
+    fn dir_prompt() {
+        let block = format_survey_block(Some(&survey()));
+        let target = Path::new("/home/user/proj");
+        let prompt = compose_dir_prompt(
+            target,
+            &target.join("src"),
+            18,
+            "Directory contents:\n  cli/  (dir)\n  lib.rs  (812 bytes)  [text/plain]\n  main.rs  (240 bytes)  [text/plain]\n  util/  (dir)",
+            &[
+                (
+                    "cli".into(),
+                    Some(json!({"relative_path": "src/cli", "summary": "Argument parsing."})),
+                ),
+                ("util".into(), None),
+            ],
+            &block,
+        )
+        .unwrap();
+        assert_eq!(prompt.matches("/home/user").count(), 1);
+        insta::assert_snapshot!(prompt);
+    }
+
+    #[test]
+    fn dir_prompt_of_a_leaf_root() {
+        let target = Path::new("/home/user/proj");
+        let prompt =
+            compose_dir_prompt(target, target, 10, "(empty)", &[], "(no survey available)")
+                .unwrap();
+        assert!(prompt.contains("(its path relative to the target: proj)"));
+        assert!(prompt.contains("(none: this is a leaf directory)"));
+        assert!(!prompt.contains("untrusted-data source=\"summaries"));
+    }
+
+    #[test]
+    fn survey_prompt_rendered() {
+        let prompt = survey_prompt(&SurveyInputs {
+            target: "/home/user/proj",
+            signals: &signals(),
+            tree_preview: "proj/\n├── src/\n│   ├── cli/  ...\n│   └── main.rs  (240 B)\n└── Cargo.toml  (180 B)",
+        })
+        .unwrap();
+        insta::assert_snapshot!(prompt);
+    }
+
+    #[test]
+    fn planning_prompt_rendered() {
+        let block = format_survey_block(Some(&survey()));
+        let file_signals = format_survey_signals(&signals());
+        let cached = vec!["docs".to_string()];
+        let prompt = planning_prompt(&PlanningInputs {
+            target: "/home/user/proj",
+            survey_block: &block,
+            tree_text: "proj/\n├── docs/\n├── src/\n│   └── cli/\n└── Cargo.toml  (180 B)",
+            file_signals: &file_signals,
+            dir_count: 4,
+            cached_dirs: &cached,
+        })
+        .unwrap();
+        insta::assert_snapshot!(prompt);
+    }
+
+    #[test]
+    fn synthesis_prompt_rendered() {
+        let entries = [
+            json!({"relative_path": ".", "summary": "A Rust CLI.", "dominant_category": "source",
+                   "notable_files": ["Cargo.toml"]}),
+            json!({"relative_path": "src", "summary": "Entry point and modules.",
+                   "dominant_category": "source"}),
+        ];
+        let prompt = synthesis_prompt("/home/user/proj", &entries).unwrap();
+        insta::assert_snapshot!(prompt);
+        assert!(
+            synthesis_prompt("/t", &[])
+                .unwrap()
+                .ends_with("## Directory summaries\n(none)")
+        );
+    }
+}

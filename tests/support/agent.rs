@@ -1,0 +1,465 @@
+//! [`MockAgent`]: a scripted luminos agent for the mock Messages API.
+//!
+//! It answers every request the way a sensible model would, so the real
+//! binary can run a whole investigation against the mock:
+//! - it recognizes the pass from the tools offered (`submit_survey` →
+//!   survey, `submit_plan` → planning, `submit_report` with a `brief` field →
+//!   synthesis, anything else → a dir loop) and, in a dir loop, the directory
+//!   from the system prompt;
+//! - the survey and planning passes submit at once (a fixed survey, an empty
+//!   plan) unless told otherwise;
+//! - a dir loop caches a summary of every visible file in its directory with
+//!   `write_cache` on its first turn, then calls `submit_report`;
+//! - synthesis submits a brief and a detailed report naming every directory
+//!   summary it was shown.
+//!
+//! Knobs override any of that per pass or per directory (silence, custom
+//! inputs, flags, reported usage, arbitrary scripts).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use luminos::ai::api::Usage;
+use serde_json::{Value, json};
+
+use super::TestEnv;
+use super::mock::{MockBlock, MockServer, RecordedRequest, Reply};
+
+/// The line of the dir prompt that names the directory's absolute path.
+pub const DIR_MARKER: &str = "The directory under investigation: ";
+
+/// Which pass a request belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Pass {
+    Survey,
+    Planning,
+    /// A dir loop, by the directory's path relative to the target (`.` for
+    /// the target itself).
+    Dir(String),
+    Synthesis,
+}
+
+impl Pass {
+    /// Recognize the pass of a request body (`target` is canonical).
+    pub fn of(body: &Value, target: &Path) -> Pass {
+        let tools = tool_names(body);
+        if tools.iter().any(|t| t == "submit_survey") {
+            return Pass::Survey;
+        }
+        if tools.iter().any(|t| t == "submit_plan") {
+            return Pass::Planning;
+        }
+        let synthesis = body["tools"].as_array().into_iter().flatten().any(|tool| {
+            tool["name"] == "submit_report"
+                && tool["input_schema"]["properties"].get("brief").is_some()
+        });
+        if synthesis {
+            return Pass::Synthesis;
+        }
+        let dir = dir_of(body).unwrap_or_default();
+        Pass::Dir(relative(target, &dir))
+    }
+}
+
+/// The names of the tools a request offers, in order.
+pub fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The system prompt of a request (its text blocks joined).
+pub fn system_text(body: &Value) -> String {
+    match &body["system"] {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The absolute directory a dir-loop request is about.
+pub fn dir_of(body: &Value) -> Option<PathBuf> {
+    let system = system_text(body);
+    let line = system.lines().find(|l| l.starts_with(DIR_MARKER))?;
+    Some(PathBuf::from(line[DIR_MARKER.len()..].trim()))
+}
+
+/// 1-based turn of the conversation this request continues.
+pub fn turn_of(body: &Value) -> usize {
+    body["messages"]
+        .as_array()
+        .map(|m| m.iter().filter(|msg| msg["role"] == "assistant").count())
+        .unwrap_or(0)
+        + 1
+}
+
+fn relative(target: &Path, dir: &Path) -> String {
+    match dir.strip_prefix(target) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+        Ok(rel) => rel.to_string_lossy().into_owned(),
+        Err(_) => dir.to_string_lossy().into_owned(),
+    }
+}
+
+/// What the scripted agent knows when it answers.
+pub struct Turn<'a> {
+    pub pass: &'a Pass,
+    /// 1-based turn within this conversation.
+    pub turn: usize,
+    pub body: &'a Value,
+    /// The canonical target.
+    pub target: &'a Path,
+}
+
+/// A custom script for one pass or directory.
+pub type Script = Arc<dyn Fn(&Turn<'_>) -> Reply + Send + Sync>;
+
+#[derive(Clone)]
+enum Behaviour {
+    /// The plausible default.
+    Default,
+    /// Reply with text only, never calling a tool.
+    Silent,
+    /// Submit this input on the first turn (survey, planning, synthesis).
+    Submit(Value),
+    Custom(Script),
+}
+
+/// A flag a dir loop raises on its first turn.
+#[derive(Debug, Clone)]
+struct FlagCall {
+    path: String,
+    severity: String,
+    finding: String,
+}
+
+/// The scripted agent. Cheap to clone; build it with the knobs, then hand
+/// [`MockAgent::reply`] to the mock server.
+#[derive(Clone)]
+pub struct MockAgent {
+    target: PathBuf,
+    survey: Behaviour,
+    planning: Behaviour,
+    synthesis: Behaviour,
+    dirs: HashMap<String, Behaviour>,
+    usage: HashMap<Pass, Usage>,
+    flags: HashMap<String, Vec<FlagCall>>,
+    completeness: f64,
+}
+
+impl MockAgent {
+    /// An agent for the target at `target` (canonicalized here).
+    pub fn new(target: &Path) -> MockAgent {
+        MockAgent {
+            target: std::fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf()),
+            survey: Behaviour::Default,
+            planning: Behaviour::Default,
+            synthesis: Behaviour::Default,
+            dirs: HashMap::new(),
+            usage: HashMap::new(),
+            flags: HashMap::new(),
+            completeness: 0.8,
+        }
+    }
+
+    /// The survey submits `input`.
+    pub fn survey(mut self, input: Value) -> Self {
+        self.survey = Behaviour::Submit(input);
+        self
+    }
+
+    /// The survey never calls a tool.
+    pub fn silent_survey(mut self) -> Self {
+        self.survey = Behaviour::Silent;
+        self
+    }
+
+    /// The planner submits `input`.
+    pub fn plan(mut self, input: Value) -> Self {
+        self.planning = Behaviour::Submit(input);
+        self
+    }
+
+    /// The planner never calls a tool.
+    pub fn silent_planning(mut self) -> Self {
+        self.planning = Behaviour::Silent;
+        self
+    }
+
+    /// Synthesis submits `input`.
+    pub fn synthesis(mut self, input: Value) -> Self {
+        self.synthesis = Behaviour::Submit(input);
+        self
+    }
+
+    /// Synthesis never calls a tool (so it runs out of turns).
+    pub fn silent_synthesis(mut self) -> Self {
+        self.synthesis = Behaviour::Silent;
+        self
+    }
+
+    /// The dir loop of `rel` never calls a tool.
+    pub fn silent_dir(mut self, rel: &str) -> Self {
+        self.dirs.insert(rel.to_string(), Behaviour::Silent);
+        self
+    }
+
+    /// The dir loop of `rel` follows `script`.
+    pub fn dir_script(
+        mut self,
+        rel: &str,
+        script: impl Fn(&Turn<'_>) -> Reply + Send + Sync + 'static,
+    ) -> Self {
+        self.dirs
+            .insert(rel.to_string(), Behaviour::Custom(Arc::new(script)));
+        self
+    }
+
+    /// Every reply in `pass` reports `usage`.
+    pub fn usage(mut self, pass: Pass, usage: Usage) -> Self {
+        self.usage.insert(pass, usage);
+        self
+    }
+
+    /// The dir loop of `rel` flags `path` on its first turn.
+    pub fn flag(mut self, rel: &str, path: &str, severity: &str, finding: &str) -> Self {
+        self.flags
+            .entry(rel.to_string())
+            .or_default()
+            .push(FlagCall {
+                path: path.to_string(),
+                severity: severity.to_string(),
+                finding: finding.to_string(),
+            });
+        self
+    }
+
+    /// The `completeness` every default dir loop reports.
+    pub fn completeness(mut self, value: f64) -> Self {
+        self.completeness = value;
+        self
+    }
+
+    /// The canonical target.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Answer one request body.
+    pub fn reply(&self, body: &Value) -> Reply {
+        let pass = Pass::of(body, &self.target);
+        let turn = Turn {
+            pass: &pass,
+            turn: turn_of(body),
+            body,
+            target: &self.target,
+        };
+        let reply = match &pass {
+            Pass::Survey => self.submit_pass(&self.survey, &turn, "submit_survey", default_survey),
+            Pass::Planning => self.submit_pass(&self.planning, &turn, "submit_plan", |_| {
+                json!({"priority_dirs": [], "shallow_dirs": [], "skip_dirs": [],
+                       "investigation_order": "leaf-first", "notes": ""})
+            }),
+            Pass::Synthesis => {
+                self.submit_pass(&self.synthesis, &turn, "submit_report", default_synthesis)
+            }
+            Pass::Dir(rel) => match self.dirs.get(rel).unwrap_or(&Behaviour::Default) {
+                Behaviour::Silent => silent(&turn),
+                Behaviour::Custom(script) => script(&turn),
+                Behaviour::Default | Behaviour::Submit(_) => self.default_dir(&turn, rel),
+            },
+        };
+        match self.usage.get(&pass) {
+            Some(usage) => reply.with_usage(*usage),
+            None => reply,
+        }
+    }
+
+    fn submit_pass(
+        &self,
+        behaviour: &Behaviour,
+        turn: &Turn<'_>,
+        tool: &str,
+        default: impl Fn(&Turn<'_>) -> Value,
+    ) -> Reply {
+        match behaviour {
+            Behaviour::Default => Reply::tool_use(tool, default(turn)),
+            Behaviour::Submit(input) => Reply::tool_use(tool, input.clone()),
+            Behaviour::Silent => silent(turn),
+            Behaviour::Custom(script) => script(turn),
+        }
+    }
+
+    /// Turn 1: cache every visible file and raise the configured flags;
+    /// then `submit_report`.
+    fn default_dir(&self, turn: &Turn<'_>, rel: &str) -> Reply {
+        let dir = dir_of(turn.body).expect("a dir-loop prompt names its directory");
+        let files = visible_files(&dir);
+        let flags = self.flags.get(rel).cloned().unwrap_or_default();
+        if turn.turn == 1 && (!files.is_empty() || !flags.is_empty()) {
+            let mut blocks = vec![MockBlock::Text(format!(
+                "Step 1: reading the files of {rel}."
+            ))];
+            for (name, size) in &files {
+                let path = dir.join(name);
+                blocks.push(tool_use(
+                    "write_cache",
+                    json!({
+                        "cache_type": "file",
+                        "path": path.to_string_lossy(),
+                        "data": {
+                            "path": path.to_string_lossy(),
+                            "relative_path": relative(turn.target, &path),
+                            "size_bytes": size,
+                            "category": "source",
+                            "summary": file_summary(rel, name),
+                            "confidence": 0.9,
+                            "cached_at": "2026-01-01T00:00:00+00:00"
+                        }
+                    }),
+                ));
+            }
+            for flag in &flags {
+                blocks.push(tool_use(
+                    "flag",
+                    json!({"path": flag.path, "finding": flag.finding, "severity": flag.severity}),
+                ));
+            }
+            return Reply::blocks(blocks);
+        }
+        Reply::tool_use(
+            "submit_report",
+            json!({"summary": dir_summary(rel, &files), "completeness": self.completeness}),
+        )
+    }
+}
+
+fn tool_use(name: &str, input: Value) -> MockBlock {
+    MockBlock::ToolUse {
+        id: None,
+        name: name.to_string(),
+        input,
+    }
+}
+
+fn silent(turn: &Turn<'_>) -> Reply {
+    Reply::text(format!("Thinking it over (turn {}).", turn.turn))
+}
+
+/// The summary the default agent caches for `name` in directory `rel`.
+pub fn file_summary(rel: &str, name: &str) -> String {
+    format!("File {name} of directory {rel}.")
+}
+
+/// The summary the default agent reports for directory `rel`.
+pub fn dir_summary(rel: &str, files: &[(String, u64)]) -> String {
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    format!(
+        "Directory {rel} holds {} files [{}].",
+        files.len(),
+        names.join(", ")
+    )
+}
+
+/// `(name, size)` of the visible regular files directly in `dir`, by name.
+pub fn visible_files(dir: &Path) -> Vec<(String, u64)> {
+    let mut files: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .map(|e| {
+                    let size = e.metadata().map(|m| m.len()).unwrap_or(0);
+                    (e.file_name().to_string_lossy().into_owned(), size)
+                })
+                .filter(|(name, _)| !name.starts_with('.'))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+fn default_survey(_turn: &Turn<'_>) -> Value {
+    json!({
+        "description": "A scripted test target",
+        "approach": "Read every file.",
+        "relevant_tools": ["read_file"],
+        "skip_tools": [],
+        "domain_notes": "",
+        "confidence": 0.9
+    })
+}
+
+/// The brief names how many directory sections synthesis was shown; the
+/// detailed report lists their headings.
+fn default_synthesis(turn: &Turn<'_>) -> Value {
+    let system = system_text(turn.body);
+    let sections: Vec<&str> = system
+        .lines()
+        .filter_map(|l| l.strip_prefix("### "))
+        .collect();
+    json!({
+        "brief": format!("Scripted brief over {} directory summaries.", sections.len()),
+        "detailed": format!("Scripted detailed report covering: {}.", sections.join(" ")),
+    })
+}
+
+/// A [`TestEnv`] whose commands talk to a live mock server answering as a
+/// [`MockAgent`]. Derefs to the `TestEnv`.
+pub struct AgentEnv {
+    env: TestEnv,
+    pub server: MockServer,
+}
+
+impl TestEnv {
+    /// Run this env's commands against a new mock server that answers as
+    /// the default [`MockAgent`] for this target.
+    pub fn with_mock(self) -> AgentEnv {
+        self.with_agent(|agent| agent)
+    }
+
+    /// Like [`TestEnv::with_mock`], with the agent adjusted by `build`.
+    pub fn with_agent(self, build: impl FnOnce(MockAgent) -> MockAgent) -> AgentEnv {
+        let server = MockServer::start();
+        let env = self.with_base_url(server.url());
+        let agent = build(MockAgent::new(env.target()));
+        server.respond_with(move |request| agent.reply(&request.body));
+        AgentEnv { env, server }
+    }
+}
+
+impl AgentEnv {
+    /// Replace the agent (for a later run of the same env).
+    pub fn set_agent(&self, build: impl FnOnce(MockAgent) -> MockAgent) {
+        let agent = build(MockAgent::new(self.env.target()));
+        self.server
+            .respond_with(move |request| agent.reply(&request.body));
+    }
+
+    /// Every request so far, with the pass it belonged to.
+    pub fn passes(&self) -> Vec<(Pass, RecordedRequest)> {
+        let target = std::fs::canonicalize(self.env.target()).unwrap();
+        self.server
+            .requests()
+            .into_iter()
+            .map(|request| (Pass::of(&request.body, &target), request))
+            .collect()
+    }
+}
+
+impl std::ops::Deref for AgentEnv {
+    type Target = TestEnv;
+
+    fn deref(&self) -> &TestEnv {
+        &self.env
+    }
+}
