@@ -4,13 +4,13 @@
 //! unreadable directory, FIFOs, a directory 200 levels deep, and a file that
 //! tries to give the agent orders — built by [`hostile_tree`].
 //!
-//! The `scan_*` tests run the real binary on it and check the base scan and
-//! the reports: no crash, no hang, no escape sequence reaching the terminal,
-//! valid JSON, the sparse file sized but never held in memory, the deep
-//! directory found, and nothing outside the target (or inside it) modified.
-//! The investigation half, against the mock Messages API, belongs here too
-//! and reuses the same tree; the scan assertions hold whether or not an
-//! investigation runs.
+//! The `scan_*` tests run the real binary on it (against the scripted agent
+//! of the mock Messages API, so a whole investigation runs too) and check
+//! the base scan and the reports: no crash, no hang, no escape sequence
+//! reaching the terminal, valid JSON, the sparse file sized but never held
+//! in memory, the deep directory found, and nothing outside the cache
+//! modified. Tests of the investigation itself on this tree (`investigation_*`)
+//! belong here too and reuse [`hostile_tree`] and [`run_on_target`].
 
 mod support;
 
@@ -254,7 +254,7 @@ fn run_on_target(env: &TestEnv, hostile: &Hostile, args: &[&str]) -> Run {
 
 #[test]
 fn scan_terminal_report_of_a_hostile_tree_is_inert() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     let hostile = hostile_tree(&env);
     let _unlock = Unlock(&env);
 
@@ -283,7 +283,7 @@ fn scan_terminal_report_of_a_hostile_tree_is_inert() {
 
 #[test]
 fn scan_json_report_of_a_hostile_tree_is_complete_and_exact() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     let hostile = hostile_tree(&env);
     let _unlock = Unlock(&env);
 
@@ -357,7 +357,7 @@ fn scan_json_report_of_a_hostile_tree_is_complete_and_exact() {
 /// `--depth` (2^16 listings here) it must stay bounded in time and memory.
 #[test]
 fn scan_deep_depth_over_symlink_loops_stays_bounded() {
-    let env = TestEnv::new();
+    let env = TestEnv::new().with_mock();
     for i in 0..300 {
         env.file(&format!("f{i:04}.txt"), "x\n");
     }

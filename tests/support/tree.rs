@@ -119,7 +119,8 @@ impl TestEnv {
     }
 
     /// When the tests run as root, make `cmd` run as nobody (65534) so that
-    /// permission bits bite, opening the env's own directories to it.
+    /// permission bits bite, opening the env's own directories to it (its
+    /// cache root becomes `cache/own`).
     /// Returns false when that is impossible here (the binary is not
     /// reachable by other users); `cmd` then runs as the current user.
     pub fn run_unprivileged(&self, cmd: &mut std::process::Command) -> bool {
@@ -143,8 +144,12 @@ impl TestEnv {
         };
         open(self.root(), 0o755);
         open(self.target(), 0o755);
+        // The cache root must belong to the user running luminos: it is
+        // created by that user inside the shared cache directory.
         open(self.cache(), 0o777);
-        cmd.uid(65534).gid(65534);
+        cmd.env("LUMINOS_CACHE_DIR", self.cache().join("own"))
+            .uid(65534)
+            .gid(65534);
         true
     }
 }
