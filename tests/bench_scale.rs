@@ -12,7 +12,9 @@
 //!   xargs -0 wc -l` measured in the same run (medians, runs interleaved so
 //!   both see the same machine load). Target: at most 1.0;
 //! - the scan's peak RSS. Target: under 300 MB;
-//! - the same with the JSON and terminal reports rendered, with their sizes.
+//! - the same with the JSON and terminal reports rendered, with their sizes;
+//! - the real binary end to end with `--estimate --json -o FILE` (no API
+//!   call), for its wall time and peak RSS.
 //!
 //! Each scan runs in a child process (this test binary re-executed with
 //! `LUMINOS_BENCH_CHILD` set, running only [`scale_child`]), so the peak RSS
@@ -111,6 +113,7 @@ fn scale_scan_against_find_wc_with_peak_rss() {
         ms(report.text),
         report.peak_rss_kb as f64 / 1024.0
     );
+    report_binary(&tree);
 }
 
 /// What one child run measured.
@@ -127,46 +130,25 @@ struct ChildRun {
 }
 
 /// Run [`scale_child`] in a fresh process and read its peak RSS.
-#[allow(
-    clippy::zombie_processes,
-    reason = "reaped with wait4, which also gives its resource usage"
-)]
 fn run_child(tree: &Path, mode: &str) -> ChildRun {
-    let exe = std::env::current_exe().unwrap();
-    let started = Instant::now();
-    let mut child = Command::new(exe)
-        .args([
-            "--exact",
-            "scale_child",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, tree)
-        .env(CHILD_MODE_ENV, mode)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut out = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    let (status, usage) = wait4(child.id());
-    let wall = started.elapsed();
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "child failed:\n{out}"
-    );
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "--exact",
+        "scale_child",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(CHILD_ENV, tree)
+    .env(CHILD_MODE_ENV, mode);
+    let measured = measure(cmd);
+    assert!(measured.ok, "child failed:\n{}", measured.stdout);
     let mut run = ChildRun {
-        wall,
-        peak_rss_kb: usage.ru_maxrss,
+        wall: measured.wall,
+        peak_rss_kb: measured.peak_rss_kb,
         ..ChildRun::default()
     };
-    for field in out.split_whitespace() {
+    for field in measured.stdout.split_whitespace() {
         let Some((key, value)) = field.split_once('=') else {
             continue;
         };
@@ -182,6 +164,75 @@ fn run_child(tree: &Path, mode: &str) -> ChildRun {
         }
     }
     run
+}
+
+/// What [`measure`] saw.
+struct Measured {
+    ok: bool,
+    stdout: String,
+    wall: Duration,
+    peak_rss_kb: i64,
+}
+
+/// Run `cmd` to the end, reaping it with `wait4` for its peak RSS.
+#[allow(
+    clippy::zombie_processes,
+    reason = "reaped with wait4, which also gives its resource usage"
+)]
+fn measure(mut cmd: Command) -> Measured {
+    let started = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let (status, usage) = wait4(child.id());
+    Measured {
+        ok: libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        stdout,
+        wall: started.elapsed(),
+        peak_rss_kb: usage.ru_maxrss,
+    }
+}
+
+/// The real binary end to end, `--estimate --json -o FILE`: the scan, then
+/// whatever the investigation does without an API call, then the report.
+/// Informational: its meaning follows what `--estimate` does.
+fn report_binary(tree: &Path) {
+    let tmp = tempfile::tempdir().unwrap();
+    let report = tmp.path().join("report.json");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_luminos"));
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy().into_owned();
+        if key.starts_with("ANTHROPIC_") || key.starts_with("LUMINOS_") {
+            cmd.env_remove(&key);
+        }
+    }
+    cmd.env("LUMINOS_CACHE_DIR", tmp.path().join("cache"))
+        .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+        .args(["--estimate", "--json", "-o"])
+        .arg(&report)
+        .arg(tree)
+        .stderr(Stdio::null());
+    let measured = measure(cmd);
+    if !measured.ok {
+        println!("luminos --estimate --json: failed; skipped");
+        return;
+    }
+    let bytes = std::fs::metadata(&report).map_or(0, |m| m.len());
+    println!(
+        "luminos --estimate --json -o FILE: {:.1} s, peak RSS {:.1} MB, report {:.1} MB",
+        measured.wall.as_secs_f64(),
+        measured.peak_rss_kb as f64 / 1024.0,
+        bytes as f64 / 1e6
+    );
 }
 
 /// Reap `pid` and return its wait status and resource usage.
