@@ -9,5 +9,6 @@
 pub mod agent;
 pub mod mock;
 pub mod tree;
+pub mod watch;
 
 pub use tree::TestEnv;
