@@ -70,13 +70,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// Render the report as JSON or text and write it where the user asked.
 fn write_report(config: &Config, report: &Report) -> anyhow::Result<ExitCode> {
-    let text = if config.output.json {
-        serde_json::to_string_pretty(report).context("serializing the report")?
-    } else {
-        format_report(report, &config.target.to_string_lossy())
+    let text =
+        (!config.output.json).then(|| format_report(report, &config.target.to_string_lossy()));
+    // JSON is serialized straight into the output: at 200,000 files it is
+    // tens of megabytes that need not exist twice.
+    let render = |out: &mut dyn std::io::Write| match &text {
+        Some(text) => out.write_all(text.as_bytes()),
+        None => serde_json::to_writer_pretty(out, report).map_err(std::io::Error::from),
     };
     match &config.output.file {
-        Some(path) => match output::write_file(path, &text) {
+        Some(path) => match output::write_file_with(path, render) {
             Ok(()) => {
                 output::write_stdout(&format!("Report written to {}", path.display()))
                     .context("writing to stdout")?;
@@ -91,7 +94,7 @@ fn write_report(config: &Config, report: &Report) -> anyhow::Result<ExitCode> {
             }
         },
         None => {
-            output::write_stdout(&text).context("writing the report to stdout")?;
+            output::write_stdout_with(render).context("writing the report to stdout")?;
             Ok(ExitCode::Success)
         }
     }

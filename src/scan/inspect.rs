@@ -4,7 +4,9 @@
 //! `wc -l` twice on every source file. Here each file is opened at most once
 //! and streamed in fixed-size chunks: the first chunks feed the content
 //! sniffer ([`super::sniff`]), and when the file turns out to be source every
-//! chunk feeds the newline counter. A 2 GiB file costs one buffer of memory.
+//! chunk feeds the newline counter. A 2 GiB file costs one buffer of memory,
+//! and the holes of a sparse file are skipped rather than read (they hold no
+//! newlines), so a terabyte-sized sparse file costs a few `lseek`s.
 //!
 //! Files are opened with `O_NONBLOCK` and checked with `fstat` before any
 //! read, so a FIFO or a device swapped in after the walk is never read from.
@@ -13,7 +15,8 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -175,14 +178,24 @@ fn inspect_path(
     }
 }
 
+/// An open regular file.
+struct Regular {
+    file: File,
+    /// Fewer blocks than bytes: the file may have holes worth skipping.
+    sparse: bool,
+}
+
 /// Open a regular file; anything else is refused with the description
 /// libmagic would have given.
-fn open_regular(path: &Path) -> Result<File, String> {
+fn open_regular(path: &Path) -> Result<Regular, String> {
     let file = open_nonblocking(path).map_err(|e| open_failure(path, &e))?;
     let meta = file.metadata().map_err(|e| open_failure(path, &e))?;
     let kind = meta.file_type();
     if kind.is_file() {
-        return Ok(file);
+        return Ok(Regular {
+            file,
+            sparse: meta.blocks().saturating_mul(512) < meta.len(),
+        });
     }
     Err(if kind.is_dir() {
         "directory"
@@ -234,28 +247,111 @@ fn read_chunk(file: &mut File, buf: &mut [u8]) -> usize {
 
 /// `wc -l` for one file: the number of `\n` bytes.
 fn count_lines(path: &Path, size_hint: u64, buf: &mut Buffer) -> Option<u64> {
-    let mut file = open_regular(path).ok()?;
+    let file = open_regular(path).ok()?;
+    Some(count_newlines_from(&file, 0, size_hint, buf))
+}
+
+/// The `\n` bytes of `file` from `offset` to its end. A hole in a sparse
+/// file reads as zeros, which hold no newline, so holes are skipped rather
+/// than read: a terabyte-sized sparse file costs a few `lseek`s, and the
+/// count is still exactly `wc -l`'s.
+fn count_newlines_from(regular: &Regular, offset: u64, size_hint: u64, buf: &mut Buffer) -> u64 {
+    let file = &regular.file;
+    if !regular.sparse {
+        return count_range(file, offset, u64::MAX, size_hint, buf);
+    }
     let mut lines = 0;
-    let mut total = 0u64;
+    let mut pos = offset;
     loop {
-        let n = read_chunk(&mut file, &mut buf.0);
+        match seek_data(file, pos) {
+            Seek::Data { start, end } => {
+                lines += count_range(file, start, end, end, buf);
+                pos = end;
+            }
+            Seek::End => return lines,
+            // No hole support here: read everything that is left.
+            Seek::Unsupported => return lines + count_range(file, pos, u64::MAX, size_hint, buf),
+        }
+    }
+}
+
+/// Where the next data of a sparse file lies.
+enum Seek {
+    /// Data from `start` up to the hole (or the end) at `end`.
+    Data {
+        start: u64,
+        end: u64,
+    },
+    /// Only holes from here on.
+    End,
+    Unsupported,
+}
+
+fn seek_data(file: &File, from: u64) -> Seek {
+    let fd = file.as_raw_fd();
+    let Ok(from) = libc::off_t::try_from(from) else {
+        return Seek::End;
+    };
+    // SAFETY: lseek on a descriptor we own; it only moves the file offset,
+    // which the positioned reads below do not use.
+    let start = unsafe { libc::lseek(fd, from, libc::SEEK_DATA) };
+    if start < 0 {
+        return match io::Error::last_os_error().raw_os_error() {
+            Some(libc::ENXIO) => Seek::End,
+            _ => Seek::Unsupported,
+        };
+    }
+    // SAFETY: as above.
+    let end = unsafe { libc::lseek(fd, start, libc::SEEK_HOLE) };
+    if end < start {
+        return Seek::Unsupported;
+    }
+    Seek::Data {
+        start: start as u64,
+        end: end as u64,
+    }
+}
+
+/// Count `\n` in `[start, end)` of `file` (to its end when `end` lies past
+/// it). Once `size_hint` bytes are behind us, a short read is taken as the
+/// end, which saves one `read` per file.
+fn count_range(file: &File, start: u64, end: u64, size_hint: u64, buf: &mut Buffer) -> u64 {
+    let mut lines = 0;
+    let mut pos = start;
+    while pos < end {
+        let want = buf
+            .0
+            .len()
+            .min(usize::try_from(end - pos).unwrap_or(usize::MAX));
+        let n = read_chunk_at(file, &mut buf.0[..want], pos);
         if n == 0 {
             break;
         }
         lines += count_newlines(&buf.0[..n]);
-        total += n as u64;
-        if n < buf.0.len() && total >= size_hint {
+        pos += n as u64;
+        if n < want && pos >= size_hint {
             break;
         }
     }
-    Some(lines)
+    lines
+}
+
+/// [`read_chunk`] at an offset.
+fn read_chunk_at(file: &File, buf: &mut [u8], offset: u64) -> usize {
+    loop {
+        match file.read_at(buf, offset) {
+            Ok(n) => return n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return 0,
+        }
+    }
 }
 
 /// Describe a file by its content, counting newlines in the same read; keep
 /// reading to the end only when the description makes it source.
 fn sniff_and_count(path: &Path, size_hint: u64, buf: &mut Buffer) -> FileFacts {
-    let mut file = match open_regular(path) {
-        Ok(file) => file,
+    let mut regular = match open_regular(path) {
+        Ok(regular) => regular,
         Err(description) => {
             let category = description_category(&description);
             return FileFacts {
@@ -270,47 +366,41 @@ fn sniff_and_count(path: &Path, size_hint: u64, buf: &mut Buffer) -> FileFacts {
     let mut lines = 0;
     let mut total = 0u64;
     let mut carry = 0;
-    let mut at_eof = false;
-    let mut decision: Option<(&'static str, String)> = None;
-    loop {
-        let n = read_chunk(&mut file, &mut buf.0[carry..]);
-        at_eof = at_eof || n == 0 || (carry + n < buf.0.len() && total + n as u64 >= size_hint);
+    let (category, description, at_eof) = loop {
+        let n = read_chunk(&mut regular.file, &mut buf.0[carry..]);
+        let at_eof = n == 0 || (carry + n < buf.0.len() && total + n as u64 >= size_hint);
         let chunk = &buf.0[..carry + n];
         lines += count_newlines(&chunk[carry..]);
         total += n as u64;
         if head.is_empty() {
             head.extend_from_slice(chunk);
         }
-        if decision.is_none() {
-            let keep = sniffer.feed(chunk, carry, at_eof);
-            if sniffer.decided() || at_eof {
-                let description = describe(
-                    &head,
-                    sniffer.kind(&head),
-                    at_eof && total == head.len() as u64,
-                );
-                let category = description_category(&description);
-                if category != "source" {
-                    return FileFacts {
-                        category,
-                        description: Some(description),
-                        lines: 0,
-                    };
-                }
-                decision = Some((category, description));
-                carry = 0;
-            } else {
-                // Keep an incomplete UTF-8 sequence in front of the next chunk.
-                let len = chunk.len();
-                buf.0.copy_within(len - keep..len, 0);
-                carry = keep;
+        let keep = sniffer.feed(chunk, carry, at_eof);
+        if sniffer.decided() || at_eof {
+            let description = describe(
+                &head,
+                sniffer.kind(&head),
+                at_eof && total == head.len() as u64,
+            );
+            let category = description_category(&description);
+            if category != "source" {
+                return FileFacts {
+                    category,
+                    description: Some(description),
+                    lines: 0,
+                };
             }
+            break (category, description, at_eof);
         }
-        if at_eof {
-            break;
-        }
+        // Keep an incomplete UTF-8 sequence in front of the next chunk.
+        let len = chunk.len();
+        buf.0.copy_within(len - keep..len, 0);
+        carry = keep;
+    };
+    if !at_eof {
+        // Source: count the rest, `total` bytes in.
+        lines += count_newlines_from(&regular, total, size_hint, buf);
     }
-    let (category, description) = decision.unwrap_or(("unknown", "data".to_string()));
     FileFacts {
         category,
         description: Some(description),
@@ -353,145 +443,4 @@ fn sum_byte_lanes(lanes: u64) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::fs;
-
-    fn facts(content: &[u8], name: &str, by_ext: Option<&'static str>) -> FileFacts {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(name);
-        fs::write(&path, content).unwrap();
-        inspect_path(&path, by_ext, content.len() as u64, &mut Buffer::new())
-    }
-
-    #[test]
-    fn newline_counting_matches_a_naive_count() {
-        for len in [0, 1, 7, 8, 9, 2039, 2040, 2041, 8161, 70_000] {
-            let bytes: Vec<u8> = (0..len)
-                .map(|i| if i % 7 == 0 { b'\n' } else { b'x' })
-                .collect();
-            let naive = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
-            assert_eq!(count_newlines(&bytes), naive, "len {len}");
-        }
-        // A block of nothing but newlines must not overflow a lane.
-        assert_eq!(count_newlines(&vec![b'\n'; 100_000]), 100_000);
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn newline_counting_is_exact(bytes in proptest::collection::vec(
-            proptest::sample::select(vec![b'\n', b'a', 0u8, 0x8a, 0x0b, 0xff]), 0..6000))
-        {
-            let naive = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
-            proptest::prop_assert_eq!(count_newlines(&bytes), naive);
-        }
-    }
-
-    #[test]
-    fn source_by_extension_counts_newlines_like_wc() {
-        let f = facts(b"a\nb\nc", "x.py", Some("source"));
-        assert_eq!(
-            f,
-            FileFacts {
-                category: "source",
-                description: None,
-                lines: 2
-            }
-        );
-    }
-
-    #[test]
-    fn other_extensions_are_not_read() {
-        let f = facts(b"a\nb\n", "x.json", Some("config"));
-        assert_eq!(
-            f,
-            FileFacts {
-                category: "config",
-                description: None,
-                lines: 0
-            }
-        );
-    }
-
-    #[test]
-    fn extensionless_text_is_source_and_counted() {
-        let f = facts(b"hello\nworld\n", "README", None);
-        assert_eq!(f.category, "source");
-        assert_eq!(f.description.as_deref(), Some("ASCII text"));
-        assert_eq!(f.lines, 2);
-    }
-
-    #[test]
-    fn binary_and_empty_files_are_unknown() {
-        let f = facts(b"\0\x01\x02\n", "blob", None);
-        assert_eq!(
-            (f.category, f.description.as_deref(), f.lines),
-            ("unknown", Some("data"), 0)
-        );
-        let f = facts(b"", "nothing", None);
-        assert_eq!(
-            (f.category, f.description.as_deref()),
-            ("unknown", Some("empty"))
-        );
-    }
-
-    #[test]
-    fn large_text_is_counted_across_chunks_and_utf8_boundaries() {
-        // 'é' is two bytes; an odd prefix puts one across every chunk boundary.
-        let mut text = b"x".to_vec();
-        while text.len() < 3 * CHUNK + 10 {
-            text.extend_from_slice("caf\u{e9}\n".as_bytes());
-        }
-        let expected = count_newlines(&text);
-        let f = facts(&text, "notes", None);
-        assert_eq!(f.description.as_deref(), Some("UTF-8 Unicode text"));
-        assert_eq!(f.lines, expected);
-    }
-
-    #[test]
-    fn a_wrong_size_hint_still_reads_to_the_end() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("grew.py");
-        fs::write(&path, b"1\n2\n3\n").unwrap();
-        let f = inspect_path(&path, Some("source"), 2, &mut Buffer::new());
-        assert_eq!(f.lines, 3);
-        let f = inspect_path(&path, None, 1 << 40, &mut Buffer::new());
-        assert_eq!(f.lines, 3);
-    }
-
-    #[test]
-    fn unreadable_and_vanished_files_do_not_fail() {
-        let dir = tempfile::tempdir().unwrap();
-        let gone = dir.path().join("gone");
-        let f = inspect_path(&gone, Some("source"), 10, &mut Buffer::new());
-        assert_eq!(f.lines, 0);
-        let f = inspect_path(&gone, None, 10, &mut Buffer::new());
-        assert_eq!(f.category, "unknown");
-        assert!(f.description.unwrap().starts_with("cannot open"));
-    }
-
-    #[test]
-    fn symlinks_are_described_as_links_like_file_does() {
-        let dir = tempfile::tempdir().unwrap();
-        std::os::unix::fs::symlink("../elsewhere/AUTHORS", dir.path().join("AUTHORS")).unwrap();
-        let f = describe_symlink(&dir.path().join("AUTHORS"));
-        assert_eq!(f.category, "unknown");
-        assert_eq!(
-            f.description.as_deref(),
-            Some("symbolic link to ../elsewhere/AUTHORS")
-        );
-    }
-
-    #[test]
-    fn a_fifo_is_never_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("pipe");
-        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-        let f = inspect_path(&fifo, None, 0, &mut Buffer::new());
-        assert_eq!(f.description.as_deref(), Some("fifo (named pipe)"));
-        let f = inspect_path(&fifo, Some("source"), 0, &mut Buffer::new());
-        assert_eq!(f.lines, 0);
-    }
-}
+mod tests;

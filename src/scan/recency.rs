@@ -12,7 +12,8 @@
 //! - Ties on the modification time are broken by path, so the answer does
 //!   not depend on directory order.
 
-use std::path::Path;
+use std::cmp::Ordering;
+use std::path::{Path, PathBuf};
 
 use chrono::{Local, TimeZone};
 
@@ -25,7 +26,52 @@ pub(crate) const RECENT_COUNT: usize = 10;
 struct Candidate {
     secs: i64,
     nanos: i64,
-    path: std::path::PathBuf,
+    path: PathBuf,
+}
+
+/// Newest first; equal times by path.
+fn rank(a: &Candidate, b: &Candidate) -> Ordering {
+    (b.secs, b.nanos)
+        .cmp(&(a.secs, a.nanos))
+        .then_with(|| a.path.as_os_str().cmp(b.path.as_os_str()))
+}
+
+/// The `n` best-ranked files offered so far, best first. A tree of 200,000
+/// files keeps ten paths, not 200,000, and builds a path only for a file
+/// at least as new as the tenth.
+struct Newest {
+    n: usize,
+    top: Vec<Candidate>,
+}
+
+impl Newest {
+    fn new(n: usize) -> Newest {
+        Newest {
+            n,
+            top: Vec::with_capacity(n + 1),
+        }
+    }
+
+    fn offer(&mut self, secs: i64, nanos: i64, path: impl FnOnce() -> PathBuf) {
+        if let Some(last) = self.top.last()
+            && self.top.len() >= self.n
+            && (secs, nanos) < (last.secs, last.nanos)
+        {
+            return;
+        }
+        let candidate = Candidate {
+            secs,
+            nanos,
+            path: path(),
+        };
+        let at = self
+            .top
+            .partition_point(|c| rank(c, &candidate) == Ordering::Less);
+        if at < self.n {
+            self.top.insert(at, candidate);
+            self.top.truncate(self.n);
+        }
+    }
 }
 
 /// The `n` newest regular files under `target`.
@@ -35,7 +81,7 @@ pub(crate) fn find_recent_files(
     rules: &WalkRules,
     n: usize,
 ) -> Vec<RecentFile> {
-    let mut candidates: Vec<Candidate> = Vec::new();
+    let mut newest = Newest::new(n);
     for (rel, record) in &walk.dirs {
         if !record.visible {
             continue;
@@ -48,21 +94,14 @@ pub(crate) fn find_recent_files(
             {
                 continue;
             }
-            candidates.push(Candidate {
-                secs: entry.mtime_secs,
-                nanos: entry.mtime_nanos,
-                path: dir.join(&entry.name),
+            newest.offer(entry.mtime_secs, entry.mtime_nanos, || {
+                dir.join(&entry.name)
             });
         }
     }
-    candidates.sort_unstable_by(|a, b| {
-        (b.secs, b.nanos)
-            .cmp(&(a.secs, a.nanos))
-            .then_with(|| a.path.as_os_str().cmp(b.path.as_os_str()))
-    });
-    candidates
+    newest
+        .top
         .into_iter()
-        .take(n)
         .map(|c| {
             let modified = timestamp(c.secs, c.nanos);
             RecentFile {
@@ -111,6 +150,32 @@ pub(crate) fn local_time(ts: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Keeping the best `n` as files come gives what sorting them all
+        /// and taking `n` gives, ties and all.
+        #[test]
+        fn newest_keeps_what_a_full_sort_keeps(
+            files in proptest::collection::vec((0..4i64, 0..3i64, "[a-c]{1,3}"), 0..40),
+            n in 0..12usize,
+        ) {
+            let mut seen = std::collections::HashSet::new();
+            let files: Vec<Candidate> = files
+                .into_iter()
+                .filter(|(_, _, name)| seen.insert(name.clone()))
+                .map(|(secs, nanos, name)| Candidate { secs, nanos, path: PathBuf::from(name) })
+                .collect();
+            let mut newest = Newest::new(n);
+            for file in &files {
+                newest.offer(file.secs, file.nanos, || file.path.clone());
+            }
+            let mut sorted: Vec<&Candidate> = files.iter().collect();
+            sorted.sort_by(|a, b| rank(a, b));
+            let want: Vec<_> = sorted.iter().take(n).map(|c| (c.secs, c.nanos, &c.path)).collect();
+            let got: Vec<_> = newest.top.iter().map(|c| (c.secs, c.nanos, &c.path)).collect();
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
 
     #[test]
     fn timestamps_parse_like_python() {

@@ -9,8 +9,8 @@
 //!
 //! The walk does not enter symlinked directories, so those are listed here
 //! (with the same filters). A symlink loop is bounded by the depth, as in the
-//! reference; a budget on such extra listings keeps a deep `-d` over several
-//! loops from growing without end.
+//! reference; a budget on the entries listed that way keeps a deep `-d` over
+//! several loops from growing without end.
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -22,8 +22,11 @@ use super::rules::RuleStack;
 use super::walk::{Kind, ListError, Listing, Removed, Walk, WalkRules, list_dir};
 use super::{NodeKind, TreeNode};
 
-/// How many directories may be listed through symlinks.
-const LINKED_LISTING_BUDGET: usize = 10_000;
+/// How many entries may be listed through symlinks. Links back to `.` or
+/// `..` double the tree at every level of a deep `--depth`, and one listing
+/// of a large directory is already thousands of nodes, so the budget counts
+/// entries (what costs memory and time), not listings.
+const LINKED_ENTRY_BUDGET: usize = 20_000;
 
 /// Where a directory's listing comes from.
 enum Source<'a> {
@@ -51,7 +54,7 @@ pub(crate) fn build_tree(
         walk,
         rules,
         max_depth,
-        linked_budget: Cell::new(LINKED_LISTING_BUDGET),
+        linked_budget: Cell::new(LINKED_ENTRY_BUDGET),
     };
     let name = target
         .file_name()
@@ -121,18 +124,20 @@ impl Builder<'_> {
     }
 
     fn list_linked(&self, path: &Path, parent_rules: &RuleStack) -> Listing {
-        self.linked_budget
-            .set(self.linked_budget.get().saturating_sub(1));
         // Contents seen through a symlink are not in the ignore summary: the
         // classification never sees them either.
-        list_dir(
+        let listing = list_dir(
             self.rules,
             path,
             parent_rules,
             false,
             &mut Vec::new(),
             &mut Removed::default(),
-        )
+        );
+        let cost = 1 + listing.entries.len();
+        self.linked_budget
+            .set(self.linked_budget.get().saturating_sub(cost));
+        listing
     }
 }
 

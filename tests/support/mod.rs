@@ -10,5 +10,6 @@ pub mod agent;
 pub mod mock;
 pub mod secrets;
 pub mod tree;
+pub mod watch;
 
 pub use tree::TestEnv;

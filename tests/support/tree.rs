@@ -98,7 +98,14 @@ impl TestEnv {
 
     /// Like [`TestEnv::cmd`] but with no credential at all.
     pub fn bare_cmd(&self) -> Command {
-        let mut cmd = Command::cargo_bin("luminos").unwrap();
+        Command::from_std(self.std_cmd())
+    }
+
+    /// The isolated, credential-free command of [`TestEnv::bare_cmd`] as a
+    /// plain `std::process::Command`, for tests that spawn and reap the
+    /// child themselves (to read its resource usage, say).
+    pub fn std_cmd(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("luminos"));
         for (key, _) in std::env::vars_os() {
             let key = key.to_string_lossy().into_owned();
             if key.starts_with("ANTHROPIC_") || key.starts_with("LUMINOS_") || key == "NO_COLOR" {
@@ -109,5 +116,40 @@ impl TestEnv {
             .env("ANTHROPIC_BASE_URL", &self.base_url)
             .current_dir(self.root.path());
         cmd
+    }
+
+    /// When the tests run as root, make `cmd` run as nobody (65534) so that
+    /// permission bits bite, opening the env's own directories to it (its
+    /// cache root becomes `cache/own`).
+    /// Returns false when that is impossible here (the binary is not
+    /// reachable by other users); `cmd` then runs as the current user.
+    pub fn run_unprivileged(&self, cmd: &mut std::process::Command) -> bool {
+        use std::os::unix::fs::PermissionsExt;
+        use std::os::unix::process::CommandExt;
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return true;
+        }
+        let bin = assert_cmd::cargo::cargo_bin("luminos");
+        let reachable =
+            bin.ancestors().skip(1).all(|dir| {
+                std::fs::metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o001 != 0)
+            }) && std::fs::metadata(&bin).is_ok_and(|m| m.permissions().mode() & 0o001 != 0);
+        if !reachable {
+            return false;
+        }
+        let open = |dir: &Path, mode: u32| {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode)).unwrap();
+        };
+        open(self.root(), 0o755);
+        open(self.target(), 0o755);
+        // The cache root must belong to the user running luminos: it is
+        // created by that user inside the shared cache directory.
+        open(self.cache(), 0o777);
+        cmd.env("LUMINOS_CACHE_DIR", self.cache().join("own"))
+            .uid(65534)
+            .gid(65534);
+        true
     }
 }

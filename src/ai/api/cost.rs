@@ -177,10 +177,14 @@ impl TokenTracker {
     /// Add one call's usage.
     pub fn record(&self, usage: &Usage) {
         let mut totals = self.lock();
-        totals.input_tokens += usage.input_tokens;
-        totals.output_tokens += usage.output_tokens;
-        totals.cache_creation_input_tokens += usage.cache_creation_input_tokens;
-        totals.cache_read_input_tokens += usage.cache_read_input_tokens;
+        totals.input_tokens = totals.input_tokens.saturating_add(usage.input_tokens);
+        totals.output_tokens = totals.output_tokens.saturating_add(usage.output_tokens);
+        totals.cache_creation_input_tokens = totals
+            .cache_creation_input_tokens
+            .saturating_add(usage.cache_creation_input_tokens);
+        totals.cache_read_input_tokens = totals
+            .cache_read_input_tokens
+            .saturating_add(usage.cache_read_input_tokens);
         totals.requests += 1;
     }
 
@@ -278,10 +282,14 @@ impl LoopUsage {
 
     /// Add one call's usage.
     pub fn record(&mut self, usage: &Usage) {
-        self.input_tokens += usage.input_tokens;
-        self.output_tokens += usage.output_tokens;
-        self.cache_creation_input_tokens += usage.cache_creation_input_tokens;
-        self.cache_read_input_tokens += usage.cache_read_input_tokens;
+        self.input_tokens = self.input_tokens.saturating_add(usage.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(usage.output_tokens);
+        self.cache_creation_input_tokens = self
+            .cache_creation_input_tokens
+            .saturating_add(usage.cache_creation_input_tokens);
+        self.cache_read_input_tokens = self
+            .cache_read_input_tokens
+            .saturating_add(usage.cache_read_input_tokens);
         self.turns += 1;
         self.last_context = usage.context_tokens();
     }
@@ -449,5 +457,23 @@ mod tests {
         // Only the latest call counts for the budget.
         lp.record(&usage(10, 1, 0, 0));
         assert!(!lp.budget_exceeded());
+    }
+
+    #[test]
+    fn absurd_counts_saturate_instead_of_panicking() {
+        let huge = Usage {
+            input_tokens: u64::MAX,
+            output_tokens: u64::MAX,
+            cache_creation_input_tokens: u64::MAX,
+            cache_read_input_tokens: u64::MAX,
+        };
+        let tracker = TokenTracker::new("claude-sonnet-4-5");
+        tracker.record(&huge);
+        tracker.record(&huge);
+        let mut looped = LoopUsage::default();
+        looped.record(&huge);
+        looped.record(&huge);
+        assert_eq!(huge.context_tokens(), u64::MAX);
+        assert!(looped.budget_exceeded());
     }
 }

@@ -193,6 +193,11 @@ fn broken(message: impl AsRef<str>) -> ApiError {
     ApiError::new(ApiErrorKind::BrokenStream, message)
 }
 
+/// More content blocks than any reply can hold (each costs output tokens).
+/// Slots are indexed by the stream's block index, so a garbled index must be
+/// refused before it becomes an allocation.
+const MAX_BLOCKS: usize = 1 << 14;
+
 /// A content block being assembled.
 #[derive(Debug)]
 enum Slot {
@@ -321,6 +326,11 @@ impl Accumulator {
 
     fn start_block(&mut self, index: usize, start: BlockStart) -> Result<(), ApiError> {
         self.require_started("content_block_start")?;
+        if index >= MAX_BLOCKS {
+            return Err(broken(format!(
+                "content block index {index} is beyond any real reply"
+            )));
+        }
         if self.slots.len() <= index {
             self.slots.resize_with(index + 1, || None);
         }
@@ -533,3 +543,6 @@ pub fn response_from_message_json(body: &[u8]) -> Result<Response, ApiError> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod props;

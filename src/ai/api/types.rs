@@ -204,7 +204,10 @@ impl Usage {
     /// The size of the context this call used: input + cache writes + cache
     /// reads. Budget checks use this, not `input_tokens` alone.
     pub fn context_tokens(&self) -> u64 {
-        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+        // Saturating: a broken server's absurd counts must not panic a run.
+        self.input_tokens
+            .saturating_add(self.cache_creation_input_tokens)
+            .saturating_add(self.cache_read_input_tokens)
     }
 }
 

@@ -435,3 +435,24 @@ fn a_non_streamed_message_body_is_understood() {
     let err = response_from_message_json(b"<html>").unwrap_err();
     assert_eq!(err.kind, ApiErrorKind::BrokenStream);
 }
+
+#[test]
+fn a_garbled_block_index_is_a_broken_stream_not_an_allocation() {
+    for index in [u64::MAX, 1 << 40, MAX_BLOCKS as u64] {
+        let stream = format!(
+            "event: message_start\ndata: {{\"type\":\"message_start\",\"message\":{{}}}}\n\n\
+             event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":{index},\
+             \"content_block\":{{\"type\":\"text\",\"text\":\"\"}}}}\n\n"
+        );
+        let err = decode_all(stream.as_bytes()).unwrap_err();
+        assert_eq!(err.kind, ApiErrorKind::BrokenStream, "{index}");
+        assert!(err.message.contains("beyond any real reply"), "{err}");
+    }
+    // The last index allowed still works.
+    let mut acc = started();
+    acc.apply(event(
+        json!({"type": "content_block_start", "index": MAX_BLOCKS - 1,
+        "content_block": {"type": "text", "text": "x"}}),
+    ))
+    .unwrap();
+}
