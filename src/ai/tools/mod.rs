@@ -119,6 +119,34 @@ impl ToolContext<'_> {
         self.redactor.redact(text).text
     }
 
+    /// Learn the secrets of the file at `path` (canonical, inside the
+    /// target) before showing the model pieces of it: they are remembered
+    /// by the redactor, so any piece of them is masked wherever it turns up,
+    /// and flagged under the file's path and line. A file is read (its
+    /// first [`LEARN_BYTES`]) once per run while its size and modification
+    /// time stay the same.
+    pub fn learn_file(&self, path: &Path) {
+        use std::os::unix::fs::MetadataExt;
+        if !self.redactor.is_enabled() {
+            return;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            return;
+        };
+        let key = format!(
+            "{}\0{}\0{}.{}",
+            path.display(),
+            meta.len(),
+            meta.mtime(),
+            meta.mtime_nsec()
+        );
+        let hits = self.redactor.learn_source(&key, || {
+            let prefix = fs::read_prefix(path, LEARN_BYTES).ok()?;
+            Some(String::from_utf8_lossy(&prefix.bytes).into_owned())
+        });
+        self.record_redactions(&sandbox::relative_display(self.target, path), &hits);
+    }
+
     /// Redact a directory listing (lines as [`fs::listing_lines`] writes
     /// them) of `dir`, relative to the target. Names come from the target
     /// too: a secret in one is redacted and flagged under the entry's path
@@ -185,6 +213,9 @@ impl ToolContext<'_> {
             .ai_dir(self.directory, &format!("  {}", escape_line(finding)));
     }
 }
+
+/// Bytes of a file [`ToolContext::learn_file`] reads.
+pub const LEARN_BYTES: u64 = 4 * 1024 * 1024;
 
 /// A tool's result as the model will see it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,21 +11,18 @@
 //! Which files: the program's path operands, and for `grep` every regular
 //! file under a directory operand (or under the target when it names none,
 //! as `grep -r pattern` does), symlinks not followed, as `grep -r` walks.
-//! Each file is learned once per run while it is unchanged.
+//! Each file is learned once per run while it is unchanged
+//! ([`ToolContext::learn_file`]).
 //!
 //! [`Redactor::learn_source`]: crate::redact::Redactor::learn_source
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::check::{Plan, Role};
-use crate::ai::tools::fs::read_prefix;
 use crate::ai::tools::{ToolContext, sandbox};
 
 /// Programs whose output quotes file content.
 const QUOTING_PROGRAMS: &[&str] = &["grep", "head", "tail"];
-/// Bytes of each file read to learn its secrets.
-const LEARN_BYTES: u64 = 4 * 1024 * 1024;
 /// Files learned for one command, at most.
 const LEARN_FILES: usize = 4096;
 
@@ -36,7 +33,7 @@ pub(super) fn learn_quoted_files(ctx: &ToolContext<'_>, plan: &Plan) {
         return;
     }
     for file in quoted_files(ctx.target, plan) {
-        learn_file(ctx, &file);
+        ctx.learn_file(&file);
     }
 }
 
@@ -70,27 +67,6 @@ fn quoted_files(target: &Path, plan: &Plan) -> Vec<PathBuf> {
         }
     }
     files
-}
-
-/// Learn one file (once while it is unchanged) and flag what it holds.
-fn learn_file(ctx: &ToolContext<'_>, path: &Path) {
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return;
-    };
-    let key = format!(
-        "{}\0{}\0{}.{}",
-        path.display(),
-        meta.len(),
-        meta.mtime(),
-        meta.mtime_nsec()
-    );
-    let hits = ctx.redactor.learn_source(&key, || {
-        let prefix = read_prefix(path, LEARN_BYTES).ok()?;
-        Some(String::from_utf8_lossy(&prefix.bytes).into_owned())
-    });
-    if !hits.is_empty() {
-        ctx.record_redactions(&sandbox::relative_display(ctx.target, path), &hits);
-    }
 }
 
 #[cfg(test)]
