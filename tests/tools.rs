@@ -73,6 +73,7 @@ impl Env {
             target: &self.target,
             cache: &self.cache,
             redactor: &self.redactor,
+            scope: None,
             progress: &self.progress,
             directory: "src",
             turn: 1,
@@ -482,6 +483,47 @@ fn list_directory_edge_cases_and_refusals() {
     let out = e.ok("list_directory", json!({"path": "empty"}));
     assert_eq!(out.matches("<untrusted-data").count(), 1, "{out}");
     assert!(out.contains("&lt;untrusted-data source=x>"), "{out}");
+}
+
+/// In a run, listings keep to the base scan's scope: ignored names and `-x`
+/// directories are left out (and counted); hidden names still follow
+/// `show_hidden`.
+#[test]
+fn list_directory_keeps_to_the_scans_scope() {
+    let e = env();
+    std::fs::write(e.target.join(".gitignore"), "*.log\nnested/\n").unwrap();
+    std::fs::write(e.target.join("src/debug.log"), "noise").unwrap();
+    std::fs::write(e.target.join("src/.env"), "hidden").unwrap();
+    let options = luminos::config::ScanOptions {
+        exclude: vec!["inner".into()],
+        ..Default::default()
+    };
+    let scope = luminos::scan::ScanFilter::new(&e.target, &options);
+    let ctx = ToolContext {
+        scope: Some(&scope),
+        ..e.ctx()
+    };
+    let run = |input: Value| match dispatch(Scope::Dir, "list_directory", &input, &ctx).unwrap() {
+        Dispatch::Ran(out) => inside_frame(&out.content),
+        other => panic!("{other:?}"),
+    };
+    let listed = run(json!({"path": "src"}));
+    for gone in ["debug.log", "nested/", "inner/"] {
+        assert!(!listed.contains(gone), "{gone} in {listed}");
+    }
+    assert!(listed.contains("  main.rs  (13 bytes)"), "{listed}");
+    assert!(
+        listed.ends_with("\n  (3 more entries left out by ignore files or --exclude)"),
+        "{listed}"
+    );
+    let all = run(json!({"path": "src", "show_hidden": true}));
+    assert!(all.contains("  .env  (6 bytes)"), "{all}");
+    // Without a scope (a tool used outside a run), everything is listed.
+    let listed = e.ok("list_directory", json!({"path": "src"}));
+    assert!(
+        listed.contains("debug.log") && !listed.contains("left out"),
+        "{listed}"
+    );
 }
 
 /// A secret in a file name is redacted from the listing and flagged under

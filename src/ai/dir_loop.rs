@@ -24,12 +24,13 @@ use crate::ai::discover::{children_of, display_name, relative};
 use crate::ai::prompts::{self, DirPrompt};
 use crate::ai::session::Session;
 use crate::ai::survey::{frame_survey_block, string_field, unit_interval};
-use crate::ai::tools::{Scope, ToolContext, frame_untrusted, fs::listing_lines};
+use crate::ai::tools::{Scope, ToolContext, frame_untrusted, fs::scoped_listing};
 use crate::ai::{PassError, stop_for_api_error};
 use crate::cache::now_iso;
 use crate::cache::{Cache, EntryKind};
 use crate::output::escape_line;
 use crate::progress::Progress;
+use crate::scan::ScanFilter;
 
 /// `summary` of the stub written when the budget ran out before any file was
 /// cached.
@@ -216,13 +217,14 @@ pub fn dir_system_prompt(
         target: &shared.target,
         cache: &shared.cache,
         redactor: shared.session.redactor(),
+        scope: shared.session.scope(),
         progress: &shared.progress,
         directory: &display_name(&shared.target, dir),
         turn: 0,
     };
     let listing = tools.redact_listing(
         &relative(&shared.target, dir),
-        &dir_context(&shared.target, dir),
+        &dir_context_in(&shared.target, dir, shared.session.scope()),
     );
     let child_entries: Vec<(String, Option<Value>)> = children_of(dir, &shared.all_dirs)
         .iter()
@@ -307,9 +309,15 @@ pub fn render_child_summaries(children: &[(String, Option<Value>)]) -> String {
 /// The directory's listing for its prompt (hidden names left out), as the
 /// `list_directory` tool shows it, so the agent need not spend a turn on it.
 pub fn dir_context(target: &Path, dir: &Path) -> String {
-    match listing_lines(target, dir, false) {
-        Ok(lines) if lines.is_empty() => "(empty)".to_string(),
-        Ok(lines) => format!("Directory contents:\n{}", lines.join("\n")),
+    dir_context_in(target, dir, None)
+}
+
+/// [`dir_context`] within the run's scope: what the scan left out (ignored
+/// names, `-x` directories) is left out here too, and counted.
+pub fn dir_context_in(target: &Path, dir: &Path, scope: Option<&ScanFilter>) -> String {
+    match scoped_listing(target, dir, false, scope) {
+        Ok(listing) if listing.lines.is_empty() && listing.left_out == 0 => "(empty)".to_string(),
+        Ok(listing) => format!("Directory contents:\n{}", listing.text()),
         Err(_) => "  (could not list directory)".to_string(),
     }
 }

@@ -198,7 +198,8 @@ fn new_session(
     } else {
         Redactor::disabled()
     });
-    Ok(Session::new(client, redactor, tracker.clone(), progress))
+    let scope = ScanFilter::new(&config.target_canonical, &config.scan);
+    Ok(Session::new(client, redactor, tracker.clone(), progress).with_scope(scope))
 }
 
 /// Phase 2: every directory to consider, leaf-first.

@@ -29,6 +29,7 @@ use crate::output::escape_line;
 use crate::progress::Progress;
 use crate::redact::{Hit, Redactor};
 use crate::report::Flag;
+use crate::scan::ScanFilter;
 
 pub mod cache_tools;
 pub mod command;
@@ -63,6 +64,9 @@ pub struct ToolContext<'a> {
     pub cache: &'a Cache,
     /// The outgoing-text filter.
     pub redactor: &'a Redactor,
+    /// The base scan's scope: listings leave out what it excludes (ignored
+    /// and `-x` names). `None` lists everything.
+    pub scope: Option<&'a ScanFilter>,
     /// stderr reporting.
     pub progress: &'a Progress,
     /// The directory being investigated, relative (`(synthesis)` in synthesis),

@@ -271,6 +271,7 @@ impl Fixture {
             target: &self.target,
             cache: &self.cache,
             redactor: &self.redactor,
+            scope: None,
             progress: &self.progress,
             directory: "sub",
             turn: 4,
