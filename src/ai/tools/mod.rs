@@ -12,9 +12,15 @@
 //! see are returned as results (`is_error: true`); only failures that make the
 //! run itself unsafe to continue are [`FatalToolError`]s.
 //!
-//! Text read from the target reaches the model through two helpers: first
-//! [`ToolContext::redact`] (secrets out, each one recorded as a flag), then
-//! [`frame_untrusted`] (delimiters that mark it as data, not instructions).
+//! Text read from the target (file contents, command output, outlines,
+//! listings, cached summaries) reaches the model through two helpers: first
+//! the redactor ([`ToolContext::redact`] and its variants: secrets out, each
+//! one recorded as a flag), then [`frame_untrusted`] (delimiters that mark it
+//! as data, not instructions). A tool that shows only pieces of a file
+//! (`run_command`, `parse_structure`) first has the redactor learn the whole
+//! file ([`ToolContext::learn_file`]), since a piece of a secret may no longer
+//! look like one. Listings keep to the base scan's scope
+//! ([`ToolContext::scope`]).
 //!
 //! Handlers are synchronous and may block (a command runs for up to 15 s):
 //! async callers run [`dispatch`] on a blocking thread.
