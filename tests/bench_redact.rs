@@ -217,6 +217,29 @@ fn false_positives_and_throughput_on_crate_sources() {
         per_mib.as_secs_f64() / copy.as_secs_f64()
     );
 
+    // A run that has already removed secrets also masks any stretch shared
+    // with them: the same corpus, after every fixture secret was learned.
+    let seasoned = Redactor::new();
+    for sample in fixture() {
+        seasoned.redact(&sample.text);
+    }
+    let remembering = best_of_three(|| {
+        for text in &big {
+            std::hint::black_box(seasoned.redact(text));
+        }
+    });
+    let masked: usize = files
+        .iter()
+        .filter(|(_, text)| seasoned.redact(text).text != *text)
+        .count();
+    println!(
+        "with {} fixture secrets remembered: in 1 MiB texts {:.0} MB/s ({:.2}x the time of a \
+         fresh redactor), {masked} files changed",
+        fixture().len(),
+        mb_per_s(bytes, remembering),
+        remembering.as_secs_f64() / per_mib.as_secs_f64()
+    );
+
     // Where the time goes: each rule's pattern alone over the same files.
     let lowered: Vec<String> = files.iter().map(|(_, t)| t.to_ascii_lowercase()).collect();
     for rule in RULES {
