@@ -141,6 +141,10 @@ impl EntryKind {
 /// Fields that would mean raw file text is being cached.
 const RAW_CONTENT_FIELDS: [&str; 3] = ["content", "contents", "raw"];
 
+/// The `meta.json` field set once a run with `--no-redact` wrote to the
+/// investigation (ours; the reference has no redaction).
+pub const UNREDACTED_FIELD: &str = "written_without_redaction";
+
 /// The cache root directory holding every investigation.
 #[derive(Debug, Clone)]
 pub struct CacheRoot {
@@ -387,6 +391,21 @@ impl Cache {
         };
         meta.extend(fields);
         self.write_json("meta.json", &Value::Object(meta))
+    }
+
+    /// Record in `meta.json` that a run with redaction off (`--no-redact`)
+    /// wrote to this investigation, so its summaries may quote secrets.
+    pub fn mark_written_without_redaction(&self) -> Result<(), CacheError> {
+        let mut fields = Map::new();
+        fields.insert(UNREDACTED_FIELD.to_string(), Value::Bool(true));
+        self.update_meta(fields)
+    }
+
+    /// Whether a run with redaction off ever wrote to this investigation.
+    pub fn written_without_redaction(&self) -> bool {
+        self.read_json("meta.json")
+            .and_then(|meta| meta.get(UNREDACTED_FIELD)?.as_bool())
+            .unwrap_or(false)
     }
 
     /// Append one line to `investigation.log`: directory, turn, timestamp,

@@ -288,6 +288,38 @@ fn ignore_rules_show_in_the_report_and_no_ignore_restores_everything() {
 }
 
 #[test]
+fn nested_ignore_rules_are_named_and_counted_and_follow_a() {
+    let env = TestEnv::new().with_mock();
+    env.file(".gitignore", "gen/\n*.log\n")
+        .file("src/.gitignore", "!gen/\ncache/\n")
+        .file("src/gen/out.rs", "x\n")
+        .file("src/cache/blob.rs", "x\n")
+        .file("lib/gen/x.rs", "x\n")
+        .file("lib/debug.log", "x\n")
+        .file(".tools/gen/t.rs", "x\n");
+    let report = stdout_of(&env.cmd().arg("target").output().unwrap());
+    assert!(
+        report.contains(
+            "  Ignored by .gitignore, src/.gitignore: 3 files, 2 directories (--no-ignore to include)\n"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("gen/") && !report.contains("cache/"),
+        "{report}"
+    );
+    // With -a the hidden directory is scanned, and its ignored part counted.
+    let report = stdout_of(&env.cmd().args(["target", "-a"]).output().unwrap());
+    assert!(
+        report.contains(
+            "  Ignored by .gitignore, src/.gitignore: 4 files, 3 directories (--no-ignore to include)\n"
+        ),
+        "{report}"
+    );
+    assert!(report.contains(".tools/"), "{report}");
+}
+
+#[test]
 fn hostile_file_names_cannot_drive_the_terminal() {
     let env = TestEnv::new().with_mock();
     env.file("evil\x1b[2J\x1b]0;pwned\x07name.py", "x\n")

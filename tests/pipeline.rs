@@ -104,13 +104,13 @@ fn scope_names(scope: Scope) -> Vec<String> {
         .collect()
 }
 
-/// "You have only N turns" from a dir prompt.
+/// "Turns available: N" from a dir prompt.
 fn turns_in_prompt(request: &RecordedRequest) -> u32 {
     let system = request.system_text();
     let at = system
-        .find("You have only ")
+        .find("\nTurns available: ")
         .expect("turn count in dir prompt");
-    system[at + "You have only ".len()..]
+    system[at + "\nTurns available: ".len()..]
         .split_whitespace()
         .next()
         .unwrap()
@@ -164,8 +164,8 @@ fn phases_run_in_order_with_each_pass_tools() {
 
     // The planner is told the directory count and the budget (10 per dir).
     let planning = requests_of(&env, &Pass::Planning)[0].system_text();
-    assert!(planning.contains("Directories to investigate in total: 4"));
-    assert!(planning.contains("budget is 40 turns"));
+    assert!(planning.contains("\nDirectories in the investigation: 4\n"));
+    assert!(planning.contains("together have 40 turns"));
 
     // Each directory's file summaries and report ended up in the cache.
     let core = canonical(&env).join("src/core");
@@ -752,6 +752,117 @@ fn discovery_follows_the_scans_scope() {
             dir(".")
         ]
     );
+}
+
+/// The directory loops of the requests from index `from` on, in order,
+/// each once.
+fn dirs_investigated(env: &AgentEnv, from: usize) -> Vec<String> {
+    let mut dirs: Vec<String> = Vec::new();
+    for (pass, _) in env.passes().into_iter().skip(from) {
+        if let Pass::Dir(rel) = pass
+            && !dirs.contains(&rel)
+        {
+            dirs.push(rel);
+        }
+    }
+    dirs
+}
+
+/// Ignore rules at several levels, a negation in a nested file that takes
+/// back a parent's rule, and each of `-a` and `--no-ignore` alone: the
+/// investigation visits exactly the directories the scan kept.
+#[test]
+fn discovery_applies_nested_rules_negations_and_each_flag_alone() {
+    let env = TestEnv::new();
+    env.file(".gitignore", "gen/\n*.log\n")
+        .file("src/main.rs", "fn main() {}\n")
+        .file("src/.gitignore", "!gen/\ncache/\n")
+        .file("src/gen/out.rs", "// generated, but taken back\n")
+        .file("src/cache/blob.rs", "// ignored by src/.gitignore\n")
+        .file("lib/gen/x.rs", "// ignored by the root rule\n")
+        .file("lib/lib.rs", "pub fn f() {}\n")
+        .file("lib/debug.log", "noise\n")
+        .file(".tools/run.sh", "echo\n")
+        .file(
+            ".tools/gen/t.rs",
+            "// hidden, and ignored by the root rule\n",
+        );
+    let env = env.with_mock();
+
+    let cases: [(&[&str], &[&str]); 4] = [
+        (&[], &["src/gen", "lib", "src", "."]),
+        (&["-a"], &["src/gen", ".tools", "lib", "src", "."]),
+        (
+            &["--no-ignore"],
+            &["lib/gen", "src/cache", "src/gen", "lib", "src", "."],
+        ),
+        (
+            &["-a", "--no-ignore"],
+            &[
+                ".tools/gen",
+                "lib/gen",
+                "src/cache",
+                "src/gen",
+                ".tools",
+                "lib",
+                "src",
+                ".",
+            ],
+        ),
+    ];
+    for (flags, expected) in cases {
+        let before = env.server.request_count();
+        let mut args = vec!["--fresh", "--json"];
+        args.extend_from_slice(flags);
+        let out = run(&env, &args);
+        assert_eq!(dirs_investigated(&env, before), expected, "{flags:?}");
+        // lib's prompt lists only what the scan kept, and says what it left
+        // out.
+        let lib = env.server.requests()[before..]
+            .iter()
+            .find(|r| Pass::of(&r.body, &canonical(&env)) == dir("lib"))
+            .unwrap()
+            .system_text();
+        if flags.contains(&"--no-ignore") {
+            assert!(lib.contains("  debug.log  (6 bytes)"), "{lib}");
+            assert!(!lib.contains("left out"), "{lib}");
+        } else {
+            assert!(!lib.contains("debug.log") && !lib.contains("gen/"), "{lib}");
+            assert!(
+                lib.contains("  lib.rs  (14 bytes)  [text/plain]\n  (2 more entries left out by ignore files or --exclude)\n</untrusted-data>"),
+                "{lib}"
+            );
+        }
+        // The JSON report says which rules were in effect and what they took.
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let ignore = &report["ignore"];
+        if flags.contains(&"--no-ignore") {
+            assert_eq!(
+                *ignore,
+                json!({"enabled": false, "rule_files": [], "files_removed": 0, "dirs_removed": 0}),
+                "{flags:?}"
+            );
+        } else {
+            assert_eq!(ignore["enabled"], true);
+            assert_eq!(
+                ignore["rule_files"],
+                json!([".gitignore", "src/.gitignore"])
+            );
+            // lib/gen and src/cache (and with -a, .tools/gen), the files in
+            // them, and lib/debug.log.
+            let hidden_too = flags.contains(&"-a");
+            assert_eq!(
+                ignore["dirs_removed"],
+                if hidden_too { 3 } else { 2 },
+                "{flags:?}"
+            );
+            assert_eq!(
+                ignore["files_removed"],
+                if hidden_too { 4 } else { 3 },
+                "{flags:?}"
+            );
+        }
+    }
 }
 
 #[test]

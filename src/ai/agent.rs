@@ -162,6 +162,7 @@ impl Agent {
             target: cache.target(),
             cache,
             redactor: session.redactor(),
+            scope: session.scope(),
             progress: self.printer.progress(),
             directory,
             turn,

@@ -23,12 +23,14 @@ use crate::ai::api::cost::{CONTEXT_BUDGET, LoopUsage, format_thousands};
 use crate::ai::discover::{children_of, display_name, relative};
 use crate::ai::prompts::{self, DirPrompt};
 use crate::ai::session::Session;
-use crate::ai::survey::{string_field, unit_interval};
-use crate::ai::tools::{Scope, frame_untrusted, fs::listing_lines};
+use crate::ai::survey::{frame_survey_block, string_field, unit_interval};
+use crate::ai::tools::{Scope, ToolContext, frame_untrusted, fs::scoped_listing};
 use crate::ai::{PassError, stop_for_api_error};
 use crate::cache::now_iso;
 use crate::cache::{Cache, EntryKind};
+use crate::output::escape_line;
 use crate::progress::Progress;
+use crate::scan::ScanFilter;
 
 /// `summary` of the stub written when the budget ran out before any file was
 /// cached.
@@ -203,14 +205,27 @@ pub fn report_completeness(input: &Value) -> Option<f64> {
     }
 }
 
-/// The dir loop's system prompt for `dir`: reads the listing and the
-/// children's cached summaries, then [`compose_dir_prompt`].
+/// The dir loop's system prompt for `dir`: reads the listing (redacted like
+/// `list_directory`'s, so a secret in a name is flagged) and the children's
+/// cached summaries, then [`compose_dir_prompt`].
 pub fn dir_system_prompt(
     shared: &DirShared,
     dir: &Path,
     max_turns: u32,
 ) -> Result<String, PassError> {
-    let listing = dir_context(&shared.target, dir);
+    let tools = ToolContext {
+        target: &shared.target,
+        cache: &shared.cache,
+        redactor: shared.session.redactor(),
+        scope: shared.session.scope(),
+        progress: &shared.progress,
+        directory: &display_name(&shared.target, dir),
+        turn: 0,
+    };
+    let listing = tools.redact_listing(
+        &relative(&shared.target, dir),
+        &dir_context_in(&shared.target, dir, shared.session.scope()),
+    );
     let child_entries: Vec<(String, Option<Value>)> = children_of(dir, &shared.all_dirs)
         .iter()
         .map(|child| {
@@ -234,9 +249,10 @@ pub fn dir_system_prompt(
     )
 }
 
-/// The dir prompt from its parts. The listing and the child summaries come
-/// from the target, so they are framed as untrusted data; the directory's
-/// absolute path is the only absolute path in the result.
+/// The dir prompt from its parts. The listing, the child summaries and the
+/// survey (a model's reading of the target's names) come from the target, so
+/// they are framed as untrusted data, and the directory's names are escaped
+/// to one line; its absolute path is the only absolute path in the result.
 pub fn compose_dir_prompt(
     target: &Path,
     dir: &Path,
@@ -245,17 +261,18 @@ pub fn compose_dir_prompt(
     child_entries: &[(String, Option<Value>)],
     survey_block: &str,
 ) -> Result<String, PassError> {
-    let dir_rel = display_name(target, dir);
+    let dir_rel = escape_line(&display_name(target, dir)).into_owned();
     let context = frame_untrusted(&format!("listing of {dir_rel}"), listing);
     let child_summaries = frame_child_summaries(render_child_summaries(child_entries));
-    let dir_path = dir.to_string_lossy();
+    let survey_context = frame_survey_block(survey_block);
+    let dir_path = escape_line(&dir.to_string_lossy()).into_owned();
     Ok(DirPrompt {
         dir_path: &dir_path,
         dir_rel: &dir_rel,
         max_turns,
         context: &context,
         child_summaries: &child_summaries,
-        survey_context: survey_block,
+        survey_context: &survey_context,
     }
     .render()?)
 }
@@ -277,7 +294,7 @@ pub fn render_child_summaries(children: &[(String, Option<Value>)]) -> String {
                 .get("summary")
                 .and_then(Value::as_str)
                 .unwrap_or("(no summary)");
-            Some(format!("- {rel}/: {summary}"))
+            Some(format!("- {}/: {summary}", escape_line(rel)))
         })
         .collect();
     if !lines.is_empty() {
@@ -292,9 +309,15 @@ pub fn render_child_summaries(children: &[(String, Option<Value>)]) -> String {
 /// The directory's listing for its prompt (hidden names left out), as the
 /// `list_directory` tool shows it, so the agent need not spend a turn on it.
 pub fn dir_context(target: &Path, dir: &Path) -> String {
-    match listing_lines(target, dir, false) {
-        Ok(lines) if lines.is_empty() => "(empty)".to_string(),
-        Ok(lines) => format!("Directory contents:\n{}", lines.join("\n")),
+    dir_context_in(target, dir, None)
+}
+
+/// [`dir_context`] within the run's scope: what the scan left out (ignored
+/// names, `-x` directories) is left out here too, and counted.
+pub fn dir_context_in(target: &Path, dir: &Path, scope: Option<&ScanFilter>) -> String {
+    match scoped_listing(target, dir, false, scope) {
+        Ok(listing) if listing.lines.is_empty() && listing.left_out == 0 => "(empty)".to_string(),
+        Ok(listing) => format!("Directory contents:\n{}", listing.text()),
         Err(_) => "  (could not list directory)".to_string(),
     }
 }

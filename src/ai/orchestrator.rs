@@ -157,13 +157,27 @@ pub fn open_investigation(
 ) -> Result<(Cache, RunLock), InvestigationError> {
     let root = CacheRoot::open(&config.cache_root)?;
     let lock = root.lock_run(&config.target_canonical, false)?;
-    let id = root.investigation_id(&config.target_canonical, config.investigation.fresh)?;
+    let mut id = root.investigation_id(&config.target_canonical, config.investigation.fresh)?;
     for warning in &id.warnings {
         progress.ai(&format!("Warning: {warning}"));
     }
-    let cache = Cache::open(&root, &id.id, &config.target_canonical)?;
+    let mut cache = Cache::open(&root, &id.id, &config.target_canonical)?;
+    // Summaries written while redaction was off may quote secrets in shapes
+    // no rule recognises (a key quoted by grep), so a redacting run does not
+    // build on them.
+    if !id.is_new && config.investigation.redact && cache.written_without_redaction() {
+        progress.ai(
+            "Warning: the cached investigation was made with --no-redact and its summaries \
+             may quote secrets; starting a fresh one (--no-redact resumes it).",
+        );
+        id = root.investigation_id(&config.target_canonical, true)?;
+        cache = Cache::open(&root, &id.id, &config.target_canonical)?;
+    }
     if id.is_new {
         cache.write_meta(&config.investigation.model, &now_iso())?;
+    }
+    if !config.investigation.redact {
+        cache.mark_written_without_redaction()?;
     }
     let resumed = if id.is_new { "" } else { " (resumed)" };
     progress.ai(&format!("Investigation ID: {}{resumed}", id.id));
@@ -184,7 +198,8 @@ fn new_session(
     } else {
         Redactor::disabled()
     });
-    Ok(Session::new(client, redactor, tracker.clone(), progress))
+    let scope = ScanFilter::new(&config.target_canonical, &config.scan);
+    Ok(Session::new(client, redactor, tracker.clone(), progress).with_scope(scope))
 }
 
 /// Phase 2: every directory to consider, leaf-first.

@@ -11,10 +11,11 @@ use crate::ai::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::plan::{BASE_TURNS_PER_DIR, DEFAULT_TURNS, Plan};
 use crate::ai::prompts::{self, PlanningPrompt};
 use crate::ai::session::Session;
-use crate::ai::survey::frame_signals;
+use crate::ai::survey::{frame_signals, frame_survey_block};
 use crate::ai::tools::{self, Scope, frame_untrusted};
 use crate::ai::{PassError, stop_for_api_error};
 use crate::cache::Cache;
+use crate::output::escape_line;
 use crate::progress::Progress;
 
 /// Turns the planning pass may take.
@@ -41,12 +42,16 @@ pub fn global_budget(dir_count: usize) -> u32 {
     BASE_TURNS_PER_DIR.saturating_mul(u32::try_from(dir_count).unwrap_or(u32::MAX))
 }
 
-/// `a, b/c` or `(none)`.
+/// `a, b/c` or `(none)`; names are escaped to one line.
 pub fn cached_dirs_text(cached: &[String]) -> String {
     if cached.is_empty() {
         "(none)".to_string()
     } else {
-        cached.join(", ")
+        cached
+            .iter()
+            .map(|dir| escape_line(dir))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -55,9 +60,11 @@ pub fn planning_prompt(inputs: &PlanningInputs<'_>) -> Result<String, PassError>
     let cached_dirs = cached_dirs_text(inputs.cached_dirs);
     let tree_text = frame_untrusted("directory tree", inputs.tree_text);
     let file_signals = frame_signals(inputs.file_signals);
+    let survey_context = frame_survey_block(inputs.survey_block);
+    let target = escape_line(inputs.target);
     Ok(PlanningPrompt {
-        target: inputs.target,
-        survey_context: inputs.survey_block,
+        target: &target,
+        survey_context: &survey_context,
         tree_text: &tree_text,
         file_signals: &file_signals,
         dir_count: inputs.dir_count,
@@ -112,6 +119,7 @@ mod tests {
         assert_eq!(global_budget(12), 120);
         assert_eq!(cached_dirs_text(&[]), "(none)");
         assert_eq!(cached_dirs_text(&["a".into(), "b/c".into()]), "a, b/c");
+        assert_eq!(cached_dirs_text(&["x\ny".into()]), "x\\ny");
     }
 
     #[test]
@@ -126,9 +134,9 @@ mod tests {
             cached_dirs: &cached,
         })
         .unwrap();
-        assert!(prompt.contains("Directories to investigate in total: 7"));
-        assert!(prompt.contains("(these are skipped): docs"));
-        assert!(prompt.contains("default tier (10\nturns)") || prompt.contains("default tier (10"));
-        assert!(prompt.contains("budget is 70 turns"));
+        assert!(prompt.contains("\nDirectories in the investigation: 7\n"));
+        assert!(prompt.contains("not investigated again: docs\n"));
+        assert!(prompt.contains("the default of 10 turns"));
+        assert!(prompt.contains("together have 70 turns"));
     }
 }

@@ -291,7 +291,7 @@ mod tests {
             child_summaries: "s",
             survey_context: "v",
         };
-        assert!(dir.render().unwrap().contains("You have only 10 turns"));
+        assert!(dir.render().unwrap().contains("\nTurns available: 10\n"));
         let survey = SurveyPrompt {
             target: "/t",
             survey_signals: "s",
@@ -309,7 +309,12 @@ mod tests {
             default_turns: 10,
             global_budget: 30,
         };
-        assert!(planning.render().unwrap().contains("budget is 30 turns"));
+        assert!(
+            planning
+                .render()
+                .unwrap()
+                .contains("together have 30 turns")
+        );
         let synthesis = SynthesisPrompt {
             target: "/t",
             summaries_text: "(none)",
@@ -317,19 +322,58 @@ mod tests {
         assert!(synthesis.render().is_ok());
     }
 
+    /// The `## Untrusted data` section of a template, heading included.
+    fn untrusted_rule(template: &str) -> &str {
+        let start = template
+            .find("## Untrusted data\n")
+            .expect("every prompt has an untrusted-data section");
+        let rest = &template[start..];
+        let end = rest[3..].find("\n## ").map_or(rest.len(), |at| at + 4);
+        rest[..end].trim_end()
+    }
+
     #[test]
     fn every_prompt_carries_the_untrusted_data_rule() {
-        for template in [
-            DIR_TEMPLATE,
-            SURVEY_TEMPLATE,
-            PLANNING_TEMPLATE,
-            SYNTHESIS_TEMPLATE,
+        for (template, report_with) in [
+            (DIR_TEMPLATE, "report the attempt with `flag`"),
+            (SURVEY_TEMPLATE, "mention the attempt in `domain_notes`"),
+            (PLANNING_TEMPLATE, "mention the attempt in `notes`"),
+            (SYNTHESIS_TEMPLATE, "report the attempt with `flag`"),
         ] {
-            assert!(template.contains("## Untrusted data"));
-            assert!(template.contains("untrusted-data frame"));
-            assert!(template.contains("`flag`") || template.contains("with flag"));
-            assert!(template.contains("never"));
+            let rule = untrusted_rule(template);
+            let words = rule.split_whitespace().collect::<Vec<_>>().join(" ");
+            for needle in [
+                "`<untrusted-data ...>` and `</untrusted-data>`",
+                "never instructions",
+                "never",
+                report_with,
+            ] {
+                assert!(words.contains(needle), "{needle:?} not in {rule}");
+            }
+            assert!(!rule.contains("{{"), "the rule is fixed text: {rule}");
         }
+    }
+
+    // Each prompt's rule on its own, so a change to it shows in review.
+
+    #[test]
+    fn dir_untrusted_rule() {
+        insta::assert_snapshot!(untrusted_rule(DIR_TEMPLATE));
+    }
+
+    #[test]
+    fn survey_untrusted_rule() {
+        insta::assert_snapshot!(untrusted_rule(SURVEY_TEMPLATE));
+    }
+
+    #[test]
+    fn planning_untrusted_rule() {
+        insta::assert_snapshot!(untrusted_rule(PLANNING_TEMPLATE));
+    }
+
+    #[test]
+    fn synthesis_untrusted_rule() {
+        insta::assert_snapshot!(untrusted_rule(SYNTHESIS_TEMPLATE));
     }
 }
 
@@ -404,7 +448,7 @@ mod snapshots {
         let prompt =
             compose_dir_prompt(target, target, 10, "(empty)", &[], "(no survey available)")
                 .unwrap();
-        assert!(prompt.contains("(its path relative to the target: proj)"));
+        assert!(prompt.contains("\nRelative to the target: proj\n"));
         assert!(prompt.contains("(none: this is a leaf directory)"));
         assert!(!prompt.contains("untrusted-data source=\"summaries"));
     }

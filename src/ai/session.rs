@@ -5,6 +5,8 @@
 //!   (system prompt, message text, tool results, echoed tool inputs), so no
 //!   secret reaches the API even if a source forgot to redact;
 //! - token accounting into the run's shared [`TokenTracker`];
+//! - the run's scope (the base scan's [`ScanFilter`]), so the tools show the
+//!   model only what the scan kept;
 //! - one stderr line per retry.
 //!
 //! It is `Send + Sync` and shared by reference (or `Arc`) between concurrent
@@ -21,12 +23,14 @@ use crate::ai::api::{
 };
 use crate::progress::Progress;
 use crate::redact::Redactor;
+use crate::scan::ScanFilter;
 
 /// The shared door to the model.
 pub struct Session {
     client: Client,
     redactor: Arc<Redactor>,
     tracker: Arc<TokenTracker>,
+    scope: Option<ScanFilter>,
 }
 
 impl Session {
@@ -45,7 +49,20 @@ impl Session {
             client,
             redactor,
             tracker,
+            scope: None,
         }
+    }
+
+    /// This session with the run's scope: listings leave out what `scope`
+    /// does (ignored and excluded names).
+    pub fn with_scope(mut self, scope: ScanFilter) -> Session {
+        self.scope = Some(scope);
+        self
+    }
+
+    /// The run's scope, if it has one.
+    pub fn scope(&self) -> Option<&ScanFilter> {
+        self.scope.as_ref()
     }
 
     /// The model every request uses.

@@ -19,6 +19,7 @@ use crate::ai::session::Session;
 use crate::ai::tools::{self, Scope, frame_untrusted};
 use crate::ai::{PassError, stop_for_api_error};
 use crate::cache::Cache;
+use crate::output::escape_line;
 use crate::progress::Progress;
 use crate::scan::SurveySignals;
 
@@ -36,6 +37,8 @@ pub const SURVEY_MAX_TURNS: u32 = 3;
 
 /// The signals block of a target with no classified files.
 pub const NO_SIGNALS: &str = "(no files classified)";
+/// The survey block when there is no survey.
+pub const NO_SURVEY: &str = "(no survey available)";
 
 /// What the survey concluded. Field names are the `submit_survey` schema's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -122,7 +125,7 @@ pub fn should_skip_survey(total_files: u64, total_dirs: usize) -> bool {
 /// The survey as a labeled block for the dir and planning prompts.
 pub fn format_survey_block(survey: Option<&Survey>) -> String {
     let Some(survey) = survey else {
-        return "(no survey available)".to_string();
+        return NO_SURVEY.to_string();
     };
     let mut lines = vec![
         format!("Description: {}", survey.description),
@@ -153,7 +156,8 @@ pub fn format_survey_block(survey: Option<&Survey>) -> String {
     lines.join("\n")
 }
 
-/// The base scan's survey signals as a labeled block.
+/// The base scan's survey signals as a labeled block, one item per line
+/// (names and extensions come from the target, so they are escaped).
 pub fn format_survey_signals(signals: &SurveySignals) -> String {
     if signals.total_files == 0 {
         return NO_SIGNALS.to_string();
@@ -168,7 +172,7 @@ pub fn format_survey_signals(signals: &SurveySignals) -> String {
             signals
                 .extension_histogram
                 .iter()
-                .map(|(ext, n)| format!("  {ext}: {n}")),
+                .map(|(ext, n)| format!("  {}: {n}", escape_line(ext))),
         );
         lines.push(String::new());
     }
@@ -178,7 +182,7 @@ pub fn format_survey_signals(signals: &SurveySignals) -> String {
             signals
                 .file_descriptions
                 .iter()
-                .map(|(desc, n)| format!("  {desc}: {n}")),
+                .map(|(desc, n)| format!("  {}: {n}", escape_line(desc))),
         );
         lines.push(String::new());
     }
@@ -188,7 +192,7 @@ pub fn format_survey_signals(signals: &SurveySignals) -> String {
             signals
                 .filename_samples
                 .iter()
-                .map(|name| format!("  {name}")),
+                .map(|name| format!("  {}", escape_line(name))),
         );
     }
     lines.join("\n").trim_end().to_string()
@@ -201,6 +205,18 @@ pub fn frame_signals(formatted: &str) -> String {
         formatted.to_string()
     } else {
         frame_untrusted("file signals", formatted)
+    }
+}
+
+/// The survey block as the dir and planning prompts embed it: framed as
+/// untrusted data, since it is a model's reading of the target's names and
+/// may quote them (the survey is told to mention injected instructions in
+/// `domain_notes`). The no-survey placeholder is ours and stays bare.
+pub fn frame_survey_block(block: &str) -> String {
+    if block == NO_SURVEY {
+        block.to_string()
+    } else {
+        frame_untrusted("survey of the target", block)
     }
 }
 
@@ -274,8 +290,9 @@ pub fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, PassError> {
     let survey_signals = frame_signals(&format_survey_signals(inputs.signals));
     let tree_preview = frame_untrusted("directory tree", inputs.tree_preview);
     let available_tools = triage_tool_names();
+    let target = escape_line(inputs.target);
     Ok(SurveyPrompt {
-        target: inputs.target,
+        target: &target,
         survey_signals: &survey_signals,
         tree_preview: &tree_preview,
         available_tools: &available_tools,

@@ -17,6 +17,7 @@ use crate::ai::survey::string_field;
 use crate::ai::tools::{self, Scope, frame_untrusted};
 use crate::ai::{PassError, stop_for_api_error};
 use crate::cache::{Cache, EntryKind};
+use crate::output::escape_line;
 use crate::progress::Progress;
 
 /// Turns the synthesis pass may take.
@@ -52,7 +53,7 @@ pub fn render_summaries(entries: &[Value]) -> String {
                 .map(str::to_string)
                 .unwrap_or_else(|| fallback.to_string())
         };
-        lines.push(format!("### {}/", text("relative_path", "?")));
+        lines.push(format!("### {}/", escape_line(&text("relative_path", "?"))));
         lines.push(format!("Category: {}", text("dominant_category", "?")));
         lines.push(format!("Summary: {}", text("summary", "(no summary)")));
         let notable: Vec<&str> = entry
@@ -104,7 +105,8 @@ pub fn synthesize_from_cache(entries: &[Value]) -> (String, String) {
 }
 
 /// The synthesis prompt over `entries` (in report order); the summaries are
-/// framed as untrusted data.
+/// framed as untrusted data, and each directory heading is escaped to one
+/// line.
 pub fn synthesis_prompt(target: &str, entries: &[Value]) -> Result<String, PassError> {
     let rendered = render_summaries(entries);
     let summaries_text = if entries.is_empty() {
@@ -113,7 +115,7 @@ pub fn synthesis_prompt(target: &str, entries: &[Value]) -> Result<String, PassE
         frame_untrusted("cached directory summaries", &rendered)
     };
     Ok(SynthesisPrompt {
-        target,
+        target: &escape_line(target),
         summaries_text: &summaries_text,
     }
     .render()?)

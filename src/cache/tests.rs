@@ -319,6 +319,21 @@ fn meta_is_written_and_merged() {
 }
 
 #[test]
+fn a_run_without_redaction_is_remembered_in_meta() {
+    let f = fixture();
+    f.cache.write_meta("m", "t").unwrap();
+    assert!(!f.cache.written_without_redaction());
+    f.cache.mark_written_without_redaction().unwrap();
+    assert!(f.cache.written_without_redaction());
+    // Later updates keep it.
+    let mut fields = Map::new();
+    fields.insert("end_time".into(), json!("later"));
+    f.cache.update_meta(fields).unwrap();
+    assert!(f.cache.written_without_redaction());
+    assert_eq!(f.cache.read_json("meta.json").unwrap()["model"], "m");
+}
+
+#[test]
 fn the_log_drops_data_and_records_the_rest() {
     let f = fixture();
     f.cache.log_tool_call(

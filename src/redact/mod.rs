@@ -9,20 +9,31 @@
 //! code live in `entropy.rs`.
 //!
 //! The patterns are compiled once per process and shared; a [`Redactor`] is a
-//! flag and a reference to them, so it is free to build and to share across
-//! threads. `--no-redact` turns this off ([`Redactor::disabled`]).
+//! flag and the memory of what it has removed (below), so it is cheap to
+//! build and safe to share across threads. `--no-redact` turns this off
+//! ([`Redactor::disabled`]).
 //!
 //! When matches overlap, the one that starts first wins, then the longest,
 //! then the one earlier in [`RULES`]. A match that starts inside a kept span
 //! but runs past its end extends that span, so no tail of a secret survives.
+//!
+//! A redactor also remembers every secret it has removed (`known.rs`), and
+//! masks any later stretch of text that shares [`KNOWN_WINDOW`] bytes with
+//! one: a key body quoted line by line by `grep`, or its last lines by
+//! `tail`, no longer has the shape a rule needs, but it is still the secret.
+//! Use one redactor for a whole run so that what one tool found protects
+//! every later request.
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, Mutex, MutexGuard};
 
 use regex::Regex;
 
 mod entropy;
+mod known;
 mod rules;
 
+use known::Known;
+pub use known::WINDOW as KNOWN_WINDOW;
 use rules::Found;
 pub use rules::{RULES, Rule};
 
@@ -53,6 +64,9 @@ pub struct Hit {
     /// 1-based line of the text where the secret started.
     pub line: usize,
     pub severity: RuleSeverity,
+    /// This redactor had already removed the same value before (from this
+    /// text or another): a repeat, not a new find.
+    pub known: bool,
 }
 
 /// Text after redaction.
@@ -62,10 +76,12 @@ pub struct Redacted {
     pub hits: Vec<Hit>,
 }
 
-/// The redaction filter. Cheap to share (`&Redactor` across threads).
+/// The redaction filter. Cheap to share (`&Redactor` across threads); it
+/// remembers the secrets it has removed, so share one per run.
 #[derive(Debug)]
 pub struct Redactor {
     enabled: bool,
+    known: Mutex<Known>,
 }
 
 /// [`RULES`]' patterns, compiled once for the whole process.
@@ -88,12 +104,27 @@ impl Redactor {
     /// The default redactor with every rule.
     pub fn new() -> Redactor {
         LazyLock::force(&COMPILED);
-        Redactor { enabled: true }
+        Redactor {
+            enabled: true,
+            known: Mutex::default(),
+        }
     }
 
     /// A redactor that passes text through untouched (`--no-redact`).
     pub fn disabled() -> Redactor {
-        Redactor { enabled: false }
+        Redactor {
+            enabled: false,
+            known: Mutex::default(),
+        }
+    }
+
+    /// The remembered secrets. A panic while the lock was held cannot leave
+    /// them inconsistent (each insert is whole), so a poisoned lock is used
+    /// as it is.
+    fn known(&self) -> MutexGuard<'_, Known> {
+        self.known
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Whether this redactor changes anything.
@@ -109,7 +140,7 @@ impl Redactor {
                 hits: Vec::new(),
             };
         }
-        let spans = resolve_overlaps(find_candidates(text));
+        let spans = resolve_overlaps(self.candidates(text));
         apply(text, &spans)
     }
 
@@ -130,12 +161,70 @@ impl Redactor {
                 cut,
             );
         }
-        let mut spans = resolve_overlaps(find_candidates(text));
+        let mut spans = resolve_overlaps(self.candidates(text));
         if let Some(crossing) = spans.iter().find(|s| s.start < cut && s.end > cut) {
             cut = crossing.end;
         }
         spans.retain(|s| s.end <= cut);
         (apply(&text[..cut], &spans), cut)
+    }
+
+    /// Remember every secret the rules find in `text` (the whole of a file
+    /// a command is about to quote in part) without redacting anything, and
+    /// return the hits: `known` is set on those already remembered.
+    pub fn learn(&self, text: &str) -> Vec<Hit> {
+        if !self.enabled {
+            return Vec::new();
+        }
+        let spans = resolve_overlaps(self.candidates(text));
+        let spans: Vec<Span> = spans
+            .into_iter()
+            .filter(|s| s.origin != Origin::Known)
+            .collect();
+        apply(text, &spans).hits
+    }
+
+    /// [`Redactor::learn`] the text of the source `key` (for example a
+    /// file's path, size and modification time), unless this redactor has
+    /// already learned that key: then `read` is not called and there are no
+    /// hits. `read` returns `None` when the source cannot be read.
+    pub fn learn_source(&self, key: &str, read: impl FnOnce() -> Option<String>) -> Vec<Hit> {
+        if !self.enabled || !self.known().start_source(key) {
+            return Vec::new();
+        }
+        read().map(|text| self.learn(&text)).unwrap_or_default()
+    }
+
+    /// Every span to redact in `text`: the rules' matches, which are
+    /// remembered, then the stretches that share a window with a remembered
+    /// secret. A match is a repeat when its value was remembered before, or
+    /// when it overlaps a stretch of a secret remembered before (a key's
+    /// BEGIN line followed by part of a body it had already seen whole).
+    fn candidates(&self, text: &str) -> Vec<Span> {
+        let mut spans = find_candidates(text);
+        let mut known = self.known();
+        let mut stretches = known.stretches(text);
+        let mut learned = false;
+        for span in &mut spans {
+            let overlaps_known = stretches
+                .iter()
+                .any(|&(start, end, _)| start < span.end && span.start < end);
+            let repeat = known.remember(&text[span.start..span.end], span.rule);
+            learned |= !repeat;
+            if repeat || overlaps_known {
+                span.origin = Origin::Repeat;
+            }
+        }
+        if learned {
+            stretches = known.stretches(text);
+        }
+        spans.extend(stretches.into_iter().map(|(start, end, rule)| Span {
+            start,
+            end,
+            rule,
+            origin: Origin::Known,
+        }));
+        spans
     }
 }
 
@@ -159,6 +248,19 @@ struct Span {
     start: usize,
     end: usize,
     rule: usize,
+    origin: Origin,
+}
+
+/// Why a span is redacted. The order is the tie-break when two spans cover
+/// the same bytes: a rule's match is reported, a known stretch is not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Origin {
+    /// A rule matched a value this redactor had not seen.
+    New,
+    /// A rule matched a value it had already removed.
+    Repeat,
+    /// No rule matched; the text shares a window with a remembered secret.
+    Known,
 }
 
 /// Every accepted match of every rule, unordered and possibly overlapping.
@@ -181,6 +283,7 @@ fn find_candidates(text: &str) -> Vec<Span> {
                     start,
                     end,
                     rule: index,
+                    origin: Origin::New,
                 });
             }
             // Searching on after the whole match, accepted or not, keeps the
@@ -209,15 +312,30 @@ fn trim_quotes(text: &str, start: usize, end: usize) -> (usize, usize) {
     (start, end)
 }
 
-/// Order the candidates (earliest start, then longest, then table order) and
-/// keep one redaction per region: a candidate inside a kept span is dropped,
-/// one that runs past its end extends it.
+/// Order the candidates (earliest start, then longest, then rule matches
+/// before known stretches, then table order) and keep one redaction per
+/// region: a candidate inside a kept span is dropped, one that runs past its
+/// end extends it. A region that a rule matched anywhere is reported under
+/// that rule, even when a known stretch started it.
 fn resolve_overlaps(mut spans: Vec<Span>) -> Vec<Span> {
-    spans.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end - s.start), s.rule));
+    spans.sort_by_key(|s| {
+        (
+            s.start,
+            std::cmp::Reverse(s.end - s.start),
+            s.origin,
+            s.rule,
+        )
+    });
     let mut kept: Vec<Span> = Vec::with_capacity(spans.len());
     for span in spans {
         match kept.last_mut() {
-            Some(last) if span.start < last.end => last.end = last.end.max(span.end),
+            Some(last) if span.start < last.end => {
+                last.end = last.end.max(span.end);
+                if last.origin == Origin::Known && span.origin != Origin::Known {
+                    last.origin = span.origin;
+                    last.rule = span.rule;
+                }
+            }
             _ => kept.push(span),
         }
     }
@@ -237,11 +355,14 @@ fn apply(text: &str, spans: &[Span]) -> Redacted {
         out.push_str("[REDACTED:");
         out.push_str(rule.name);
         out.push(']');
-        hits.push(Hit {
-            rule: rule.name,
-            line,
-            severity: rule.severity,
-        });
+        if span.origin != Origin::Known {
+            hits.push(Hit {
+                rule: rule.name,
+                line,
+                severity: rule.severity,
+                known: span.origin == Origin::Repeat,
+            });
+        }
         line += count_newlines(&text[span.start..span.end]);
         copied_to = span.end;
     }

@@ -24,10 +24,11 @@ use luminos::ai::api::Usage;
 use serde_json::{Value, json};
 
 use super::TestEnv;
-use super::mock::{MockBlock, MockServer, RecordedRequest, Reply};
+use super::mock::{MockBlock, MockServer, RecordedRequest, Reply, ToolResultSeen, tool_results_of};
 
-/// The line of the dir prompt that names the directory's absolute path.
-pub const DIR_MARKER: &str = "The directory under investigation: ";
+/// How the line of the dir prompt that names the directory's absolute path
+/// begins (the first line that does is the one).
+pub const DIR_MARKER: &str = "Directory: ";
 
 /// Which pass a request belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -119,6 +120,18 @@ pub struct Turn<'a> {
     pub target: &'a Path,
 }
 
+impl Turn<'_> {
+    /// The results of the tool calls of the previous turn, in call order.
+    pub fn tool_results(&self) -> Vec<ToolResultSeen> {
+        tool_results_of(self.body)
+    }
+
+    /// The absolute directory of a dir-loop turn.
+    pub fn dir(&self) -> PathBuf {
+        dir_of(self.body).expect("a dir-loop prompt names its directory")
+    }
+}
+
 /// A custom script for one pass or directory.
 pub type Script = Arc<dyn Fn(&Turn<'_>) -> Reply + Send + Sync>;
 
@@ -150,6 +163,8 @@ pub struct MockAgent {
     planning: Behaviour,
     synthesis: Behaviour,
     dirs: HashMap<String, Behaviour>,
+    /// What a dir loop with no behaviour of its own does.
+    every_dir: Behaviour,
     usage: HashMap<Pass, Usage>,
     flags: HashMap<String, Vec<FlagCall>>,
     completeness: f64,
@@ -164,6 +179,7 @@ impl MockAgent {
             planning: Behaviour::Default,
             synthesis: Behaviour::Default,
             dirs: HashMap::new(),
+            every_dir: Behaviour::Default,
             usage: HashMap::new(),
             flags: HashMap::new(),
             completeness: 0.8,
@@ -223,6 +239,15 @@ impl MockAgent {
         self
     }
 
+    /// Every dir loop without a script of its own follows `script`.
+    pub fn every_dir_script(
+        mut self,
+        script: impl Fn(&Turn<'_>) -> Reply + Send + Sync + 'static,
+    ) -> Self {
+        self.every_dir = Behaviour::Custom(Arc::new(script));
+        self
+    }
+
     /// Every reply in `pass` reports `usage`.
     pub fn usage(mut self, pass: Pass, usage: Usage) -> Self {
         self.usage.insert(pass, usage);
@@ -271,7 +296,7 @@ impl MockAgent {
             Pass::Synthesis => {
                 self.submit_pass(&self.synthesis, &turn, "submit_report", default_synthesis)
             }
-            Pass::Dir(rel) => match self.dirs.get(rel).unwrap_or(&Behaviour::Default) {
+            Pass::Dir(rel) => match self.dirs.get(rel).unwrap_or(&self.every_dir) {
                 Behaviour::Silent => silent(&turn),
                 Behaviour::Custom(script) => script(&turn),
                 Behaviour::Default | Behaviour::Submit(_) => self.default_dir(&turn, rel),

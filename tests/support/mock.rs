@@ -288,6 +288,30 @@ impl State {
     }
 }
 
+/// The `tool_result` blocks of the newest user message of a request body.
+pub fn tool_results_of(body: &Value) -> Vec<ToolResultSeen> {
+    let Some(message) = body["messages"]
+        .as_array()
+        .and_then(|messages| messages.iter().rev().find(|m| m["role"] == "user"))
+    else {
+        return Vec::new();
+    };
+    message["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| ToolResultSeen {
+            tool_use_id: b["tool_use_id"].as_str().unwrap_or("").to_string(),
+            content: match &b["content"] {
+                Value::String(s) => s.clone(),
+                other => text_of(other),
+            },
+            is_error: b["is_error"].as_bool().unwrap_or(false),
+        })
+        .collect()
+}
+
 impl RecordedRequest {
     /// A header by (case-insensitive) name.
     pub fn header(&self, name: &str) -> Option<&str> {
@@ -339,23 +363,7 @@ impl RecordedRequest {
 
     /// The `tool_result` blocks of the newest user message.
     pub fn tool_results(&self) -> Vec<ToolResultSeen> {
-        let Some(message) = self.last_user_message() else {
-            return Vec::new();
-        };
-        message["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|b| b["type"] == "tool_result")
-            .map(|b| ToolResultSeen {
-                tool_use_id: b["tool_use_id"].as_str().unwrap_or("").to_string(),
-                content: match &b["content"] {
-                    Value::String(s) => s.clone(),
-                    other => text_of(other),
-                },
-                is_error: b["is_error"].as_bool().unwrap_or(false),
-            })
-            .collect()
+        tool_results_of(&self.body)
     }
 
     /// Whether the serialized body contains `needle` anywhere.

@@ -8,6 +8,7 @@
 
 pub mod agent;
 pub mod mock;
+pub mod secrets;
 pub mod tree;
 pub mod watch;
 

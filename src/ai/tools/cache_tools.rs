@@ -3,15 +3,20 @@
 //!
 //! The dir loop writes summaries with `write_cache` (validated by
 //! [`Cache::write_entry`]); synthesis reads them back with `read_cache` and
-//! `list_cache`. What comes back from the cache passes through the redactor
-//! once more, since an entry may have been written by a run with redaction
-//! off.
+//! `list_cache`. What comes back from the cache is the agent's words about
+//! the target's files, and paths from the target: it passes through the
+//! redactor once more (an entry may have been written by a run with
+//! redaction off) and is framed as untrusted data, as the synthesis prompt
+//! frames the same summaries.
 //!
 //! [`Cache::write_entry`]: crate::cache::Cache::write_entry
 
 use serde_json::{Map, Value, json};
 
-use super::{FatalToolError, Scope, Tool, ToolContext, ToolOutput, required_str, respond, sandbox};
+use super::{
+    FatalToolError, Scope, Tool, ToolContext, ToolOutput, frame_untrusted, required_str, respond,
+    sandbox,
+};
 use crate::cache::EntryKind;
 use crate::output::escape_line;
 
@@ -129,11 +134,14 @@ impl Tool for ReadCache {
         respond(|| {
             let kind = cache_type_arg(input)?;
             let path = required_str(input, "path")?;
-            let text = match ctx.cache.read_entry(kind, path) {
-                Some(entry) => serde_json::to_string_pretty(&entry).unwrap_or_default(),
-                None => "null".to_string(),
+            let Some(entry) = ctx.cache.read_entry(kind, path) else {
+                return Ok(ToolOutput::ok("null"));
             };
-            Ok(ToolOutput::ok(ctx.redact_unflagged(&text)))
+            let text = serde_json::to_string_pretty(&entry).unwrap_or_default();
+            Ok(ToolOutput::ok(frame_untrusted(
+                &format!("cached {} entry: {path}", kind.as_str()),
+                &ctx.redact_unflagged(&text),
+            )))
         })
     }
 }
@@ -175,7 +183,10 @@ impl Tool for ListCache {
                 .iter()
                 .map(|path| escape_line(path).into_owned())
                 .collect();
-            Ok(ToolOutput::ok(lines.join("\n")))
+            Ok(ToolOutput::ok(frame_untrusted(
+                &format!("cached {} entries", kind.as_str()),
+                &ctx.redact_unflagged(&lines.join("\n")),
+            )))
         })
     }
 }

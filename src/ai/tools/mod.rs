@@ -12,9 +12,15 @@
 //! see are returned as results (`is_error: true`); only failures that make the
 //! run itself unsafe to continue are [`FatalToolError`]s.
 //!
-//! Text read from the target reaches the model through two helpers: first
-//! [`ToolContext::redact`] (secrets out, each one recorded as a flag), then
-//! [`frame_untrusted`] (delimiters that mark it as data, not instructions).
+//! Text read from the target (file contents, command output, outlines,
+//! listings, cached summaries) reaches the model through two helpers: first
+//! the redactor ([`ToolContext::redact`] and its variants: secrets out, each
+//! one recorded as a flag), then [`frame_untrusted`] (delimiters that mark it
+//! as data, not instructions). A tool that shows only pieces of a file
+//! (`run_command`, `parse_structure`) first has the redactor learn the whole
+//! file ([`ToolContext::learn_file`]), since a piece of a secret may no longer
+//! look like one. Listings keep to the base scan's scope
+//! ([`ToolContext::scope`]).
 //!
 //! Handlers are synchronous and may block (a command runs for up to 15 s):
 //! async callers run [`dispatch`] on a blocking thread.
@@ -28,6 +34,8 @@ use crate::cache::Cache;
 use crate::output::escape_line;
 use crate::progress::Progress;
 use crate::redact::{Hit, Redactor};
+use crate::report::Flag;
+use crate::scan::ScanFilter;
 
 pub mod cache_tools;
 pub mod command;
@@ -39,7 +47,7 @@ pub mod structure;
 pub mod submit;
 mod untrusted;
 
-pub use untrusted::{FRAME_TAG, frame_untrusted, redaction_flags};
+pub use untrusted::{FRAME_TAG, frame_untrusted, name_redaction_flags, redaction_flags};
 
 /// Which loop offers a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -62,6 +70,9 @@ pub struct ToolContext<'a> {
     pub cache: &'a Cache,
     /// The outgoing-text filter.
     pub redactor: &'a Redactor,
+    /// The base scan's scope: listings leave out what it excludes (ignored
+    /// and `-x` names). `None` lists everything.
+    pub scope: Option<&'a ScanFilter>,
     /// stderr reporting.
     pub progress: &'a Progress,
     /// The directory being investigated, relative (`(synthesis)` in synthesis),
@@ -87,6 +98,19 @@ impl ToolContext<'_> {
         redacted.text
     }
 
+    /// Like [`ToolContext::redact`], but only secrets this run had not seen
+    /// before become flags: for output that quotes files whose secrets were
+    /// already learned and flagged where they live.
+    pub fn redact_new(&self, source: &str, text: &str) -> String {
+        if !self.redactor.is_enabled() {
+            return text.to_string();
+        }
+        let redacted = self.redactor.redact(text);
+        let new: Vec<Hit> = redacted.hits.into_iter().filter(|h| !h.known).collect();
+        self.record_redactions(source, &new);
+        redacted.text
+    }
+
     /// [`Redactor::redact_prefix`] with the hits recorded as flags: the
     /// redacted start of `text` and how many bytes of `text` it covers.
     pub fn redact_prefix(&self, source: &str, text: &str, keep: usize) -> (String, usize) {
@@ -105,11 +129,73 @@ impl ToolContext<'_> {
         self.redactor.redact(text).text
     }
 
+    /// Learn the secrets of the file at `path` (canonical, inside the
+    /// target) before showing the model pieces of it: they are remembered
+    /// by the redactor, so any piece of them is masked wherever it turns up,
+    /// and flagged under the file's path and line. A file is read (its
+    /// first [`LEARN_BYTES`]) once per run while its size and modification
+    /// time stay the same.
+    pub fn learn_file(&self, path: &Path) {
+        use std::os::unix::fs::MetadataExt;
+        if !self.redactor.is_enabled() {
+            return;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            return;
+        };
+        let key = format!(
+            "{}\0{}\0{}.{}",
+            path.display(),
+            meta.len(),
+            meta.mtime(),
+            meta.mtime_nsec()
+        );
+        let hits = self.redactor.learn_source(&key, || {
+            let prefix = fs::read_prefix(path, LEARN_BYTES).ok()?;
+            Some(String::from_utf8_lossy(&prefix.bytes).into_owned())
+        });
+        self.record_redactions(&sandbox::relative_display(self.target, path), &hits);
+    }
+
+    /// Redact a directory listing (lines as [`fs::listing_lines`] writes
+    /// them) of `dir`, relative to the target. Names come from the target
+    /// too: a secret in one is redacted and flagged under the entry's path
+    /// (with the secret redacted from that path as well).
+    pub fn redact_listing(&self, dir: &str, listing: &str) -> String {
+        if !self.redactor.is_enabled() {
+            return listing.to_string();
+        }
+        let lines: Vec<String> = listing
+            .split('\n')
+            .map(|line| {
+                let redacted = self.redactor.redact(line);
+                if !redacted.hits.is_empty() {
+                    let name = fs::entry_name(&redacted.text).unwrap_or(redacted.text.trim());
+                    let path = match dir {
+                        "" | "." => name.to_string(),
+                        _ => format!("{dir}/{name}"),
+                    };
+                    self.record_flags(&name_redaction_flags(&path, &redacted.hits));
+                }
+                redacted.text
+            })
+            .collect();
+        lines.join("\n")
+    }
+
     /// Record redaction `hits` in `source` as flags, skipping any the
     /// investigation already holds, and print the new ones.
     pub fn record_redactions(&self, source: &str, hits: &[Hit]) {
-        let flags = redaction_flags(source, hits);
-        match self.cache.append_flags_unique(&flags) {
+        self.record_flags(&redaction_flags(source, hits));
+    }
+
+    /// Record `flags` (made by luminos, not the model), skipping any the
+    /// investigation already holds, and print the new ones.
+    fn record_flags(&self, flags: &[Flag]) {
+        if flags.is_empty() {
+            return;
+        }
+        match self.cache.append_flags_unique(flags) {
             Ok(new) => {
                 for flag in new {
                     self.print_flag(&flag.severity, &flag.path, &flag.finding);
@@ -137,6 +223,9 @@ impl ToolContext<'_> {
             .ai_dir(self.directory, &format!("  {}", escape_line(finding)));
     }
 }
+
+/// Bytes of a file [`ToolContext::learn_file`] reads.
+pub const LEARN_BYTES: u64 = 4 * 1024 * 1024;
 
 /// A tool's result as the model will see it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -271,6 +271,7 @@ impl Fixture {
             target: &self.target,
             cache: &self.cache,
             redactor: &self.redactor,
+            scope: None,
             progress: &self.progress,
             directory: "sub",
             turn: 4,
@@ -410,11 +411,13 @@ fn redaction_hits_become_flags_once_per_investigation() {
             rule: "aws-access-key-id",
             line: 2,
             severity: RuleSeverity::Critical,
+            known: false,
         },
         Hit {
             rule: "generic-secret",
             line: 5,
             severity: RuleSeverity::Concern,
+            known: false,
         },
     ];
     f.ctx().record_redactions(".env", &hits);

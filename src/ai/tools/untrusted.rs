@@ -76,13 +76,31 @@ pub fn redaction_flags(source: &str, hits: &[Hit]) -> Vec<Flag> {
                 "possible secret ({}) on line {}; it was redacted before reaching the model",
                 hit.rule, hit.line
             ),
-            severity: match hit.severity {
-                RuleSeverity::Critical => "critical",
-                RuleSeverity::Concern => "concern",
-            }
-            .to_string(),
+            severity: severity_of(hit).to_string(),
         })
         .collect()
+}
+
+/// The flags recording redactions in the name of the entry at `path` (a
+/// path relative to the target, itself already redacted).
+pub fn name_redaction_flags(path: &str, hits: &[Hit]) -> Vec<Flag> {
+    hits.iter()
+        .map(|hit| Flag {
+            path: path.to_string(),
+            finding: format!(
+                "possible secret ({}) in this name; it was redacted before reaching the model",
+                hit.rule
+            ),
+            severity: severity_of(hit).to_string(),
+        })
+        .collect()
+}
+
+fn severity_of(hit: &Hit) -> &'static str {
+    match hit.severity {
+        RuleSeverity::Critical => "critical",
+        RuleSeverity::Concern => "concern",
+    }
 }
 
 #[cfg(test)]
@@ -139,11 +157,13 @@ mod tests {
                 rule: "github-token",
                 line: 3,
                 severity: RuleSeverity::Critical,
+                known: false,
             },
             Hit {
                 rule: "generic-secret",
                 line: 9,
                 severity: RuleSeverity::Concern,
+                known: false,
             },
         ];
         let flags = redaction_flags(".env", &hits);

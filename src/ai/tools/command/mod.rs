@@ -28,6 +28,7 @@ pub mod argv;
 pub mod check;
 mod exec;
 pub mod glob;
+mod quoted;
 pub mod refusal;
 pub mod spec;
 
@@ -82,14 +83,14 @@ impl RunCommand {
     /// before redaction and framing. The agent goes through [`Tool::run`].
     pub fn execute(&self, target: &Path, command: &str) -> ToolOutput {
         match self.run_checked(target, command) {
-            Ok(rendered) => rendered.plain(),
+            Ok((_, rendered)) => rendered.plain(),
             Err(error) => error,
         }
     }
 
     /// Check and run `command`; refusals, failures to start and timeouts are
     /// the error result.
-    fn run_checked(&self, target: &Path, command: &str) -> Result<Rendered, ToolOutput> {
+    fn run_checked(&self, target: &Path, command: &str) -> Result<(Plan, Rendered), ToolOutput> {
         let plan =
             check(target, command).map_err(|refusal| ToolOutput::error(refusal.to_string()))?;
         let Some(program) = exec::locate(plan.program) else {
@@ -101,7 +102,8 @@ impl RunCommand {
         };
         let execution = exec::run(&program, &plan.argv(), target, self.limits)
             .map_err(|err| ToolOutput::error(format!("Error running command: {err}")))?;
-        render(execution, self.limits, &plan.notes)
+        let rendered = render(execution, self.limits, &plan.notes)?;
+        Ok((plan, rendered))
     }
 }
 
@@ -144,7 +146,7 @@ impl Tool for RunCommand {
             ));
         };
         Ok(match self.run_checked(ctx.target, command) {
-            Ok(rendered) => rendered.presented(ctx, command),
+            Ok((plan, rendered)) => rendered.presented(ctx, command, &plan),
             Err(error) => error,
         })
     }
@@ -174,14 +176,17 @@ impl Rendered {
     }
 
     /// What the model sees: the program's text is file content from the
-    /// target, so it is redacted (with the target root `.` as the source,
-    /// since output can span many files) and framed as untrusted data; our
-    /// notes stay outside the frame.
-    fn presented(self, ctx: &ToolContext<'_>, command: &str) -> ToolOutput {
+    /// target, so it is redacted and framed as untrusted data; our notes stay
+    /// outside the frame. The files it may quote are learned first (see
+    /// `quoted.rs`), which flags their secrets under their own paths and
+    /// lines; a secret the output holds that none of them did (say, in a
+    /// file name) is flagged under the target root `.`.
+    fn presented(self, ctx: &ToolContext<'_>, command: &str, plan: &Plan) -> ToolOutput {
         if self.program_text.is_empty() {
             return self.plain();
         }
-        let text = ctx.redact(".", &self.program_text);
+        quoted::learn_quoted_files(ctx, plan);
+        let text = ctx.redact_new(".", &self.program_text);
         let framed = frame_untrusted(&format!("run_command: {command}"), &text);
         ToolOutput::ok(framed + &self.notes)
     }

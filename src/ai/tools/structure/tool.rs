@@ -63,6 +63,17 @@ impl Tool for ParseStructure {
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
+        // The outline shows strings cut out of the file (signatures with
+        // their default values, import lines); learned whole first, its
+        // secrets are flagged at their real lines and masked in any piece.
+        if let Some(path) = input
+            .get("path")
+            .and_then(Value::as_str)
+            .and_then(|raw| sandbox::resolve(ctx.target, raw).ok())
+            .filter(|path| path.is_file())
+        {
+            ctx.learn_file(&path);
+        }
         Ok(respond(ctx.target, input, |relative, text| {
             redact_for_model(ctx, relative, text)
         }))
@@ -88,10 +99,11 @@ fn respond(
     }
 }
 
-/// Pass one string taken from the file through the redaction filter, which
-/// also records each redaction as a flag.
+/// Pass one string taken from the file through the redaction filter. The
+/// file was learned whole first, so only a secret that learning missed (one
+/// past what it reads) becomes a flag here.
 fn redact_for_model(ctx: &ToolContext<'_>, relative: &str, text: &str) -> String {
-    ctx.redact(relative, text)
+    ctx.redact_new(relative, text)
 }
 
 /// Mark the output as data taken from the file, not instructions.

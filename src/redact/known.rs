@@ -1,0 +1,168 @@
+//! Secrets this run has already removed, recognised again wherever a piece of
+//! one turns up.
+//!
+//! The rules find a secret by its shape and its surroundings, and some shapes
+//! only exist whole: a private key is a key only between its BEGIN and END
+//! lines. A command that shows part of a key file (`tail -n 3 id_ed25519`,
+//! `grep -rn A keys/`, which also prefixes every line with the file name)
+//! prints key material that no rule can recognise. So every secret a rule
+//! removes is remembered, cut into overlapping windows of [`WINDOW`] bytes,
+//! and any later text that shares a window with a remembered secret has that
+//! stretch masked too, under the same rule's name.
+//!
+//! Only pieces of at least [`WINDOW`] bytes are remembered, and not the
+//! `-----BEGIN/END ...-----` marker lines, which are format, not secret. A
+//! stretch masked this way is not reported as a new hit: the rule that found
+//! the secret the first time already was.
+
+use std::collections::{HashMap, HashSet};
+
+/// Bytes a shared stretch must have before it is masked.
+pub const WINDOW: usize = 12;
+
+/// Bits in the prefilter: 8 KiB, which stays in the L1 cache.
+const PREFILTER_BITS: usize = 1 << 16;
+
+/// What the run has removed so far.
+#[derive(Debug, Default)]
+pub(super) struct Known {
+    /// Every window of every remembered piece, with the index of the rule
+    /// that found it first.
+    windows: HashMap<[u8; WINDOW], usize>,
+    /// One bit per hash of a window's first four bytes: almost every
+    /// window of ordinary text is ruled out here, before the map is asked
+    /// (which would make scanning a large request ten times slower).
+    prefilter: Vec<u64>,
+    /// The secrets themselves, whole, to tell a repeat from a new find.
+    values: HashSet<String>,
+    /// Sources (files, by a key that changes when they do) already learned
+    /// from whole.
+    sources: HashSet<String>,
+}
+
+impl Known {
+    /// Whether nothing has been remembered yet (the common case: no masking
+    /// work at all).
+    pub(super) fn is_empty(&self) -> bool {
+        self.windows.is_empty()
+    }
+
+    /// Note that `source` is being learned from; false when it already was.
+    pub(super) fn start_source(&mut self, source: &str) -> bool {
+        self.sources.insert(source.to_owned())
+    }
+
+    /// Remember `secret` (found by rule `rule`). Returns whether it was
+    /// already known.
+    pub(super) fn remember(&mut self, secret: &str, rule: usize) -> bool {
+        if self.values.contains(secret) {
+            return true;
+        }
+        self.values.insert(secret.to_owned());
+        for piece in pieces(secret) {
+            for window in piece.as_bytes().windows(WINDOW) {
+                let key: [u8; WINDOW] = window.try_into().expect("windows are WINDOW long");
+                if self.prefilter.is_empty() {
+                    self.prefilter = vec![0; PREFILTER_BITS / 64];
+                }
+                let bit = prefilter_bit(window);
+                self.prefilter[bit / 64] |= 1 << (bit % 64);
+                self.windows.entry(key).or_insert(rule);
+            }
+        }
+        false
+    }
+
+    /// The byte ranges of `text` that share a window with a remembered
+    /// secret, merged and widened to character boundaries, each with the rule
+    /// that found the secret.
+    pub(super) fn stretches(&self, text: &str) -> Vec<(usize, usize, usize)> {
+        let mut found: Vec<(usize, usize, usize)> = Vec::new();
+        if self.is_empty() || text.len() < WINDOW {
+            return found;
+        }
+        for (at, window) in text.as_bytes().windows(WINDOW).enumerate() {
+            let bit = prefilter_bit(window);
+            if self.prefilter[bit / 64] & (1 << (bit % 64)) == 0 {
+                continue;
+            }
+            let key: [u8; WINDOW] = window.try_into().expect("windows are WINDOW long");
+            let Some(&rule) = self.windows.get(&key) else {
+                continue;
+            };
+            let end = at + WINDOW;
+            match found.last_mut() {
+                Some(last) if at <= last.1 => last.1 = end,
+                _ => found.push((at, end, rule)),
+            }
+        }
+        for stretch in &mut found {
+            while !text.is_char_boundary(stretch.0) {
+                stretch.0 -= 1;
+            }
+            while !text.is_char_boundary(stretch.1) {
+                stretch.1 += 1;
+            }
+        }
+        found
+    }
+}
+
+/// The prefilter bit of a window: a multiplicative hash of its first four
+/// bytes.
+fn prefilter_bit(window: &[u8]) -> usize {
+    let head = u32::from_le_bytes([window[0], window[1], window[2], window[3]]);
+    (head.wrapping_mul(0x9E37_79B1) >> 16) as usize
+}
+
+/// The parts of a secret worth remembering: its lines, trimmed, without the
+/// PEM marker lines, at least [`WINDOW`] bytes long.
+fn pieces(secret: &str) -> impl Iterator<Item = &str> {
+    secret
+        .split('\n')
+        .map(str::trim)
+        .filter(|piece| piece.len() >= WINDOW && !piece.contains("-----"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remembers_lines_but_not_markers_or_short_pieces() {
+        let mut known = Known::default();
+        let secret = "-----BEGIN X PRIVATE KEY-----\nAAAABBBBCCCCDDDD\n  short==\n-----END X PRIVATE KEY-----";
+        assert!(!known.remember(secret, 0));
+        assert!(known.remember(secret, 0), "the second time it is a repeat");
+        let text = "tail: CCCCDDDD and -----BEGIN X PRIVATE KEY----- and short==";
+        assert!(known.stretches(text).is_empty());
+        let text = "x AAAABBBBCCCCDDDD y";
+        assert_eq!(known.stretches(text), [(2, 18, 0)]);
+    }
+
+    #[test]
+    fn a_stretch_covers_every_shared_window_and_no_more() {
+        let mut known = Known::default();
+        known.remember("0123456789abcdefghij", 3);
+        // A cut piece (the end of a line) is still found.
+        let text = "keys/a.pem:7:6789abcdefghij!";
+        let stretches = known.stretches(text);
+        assert_eq!(stretches.len(), 1);
+        let (start, end, rule) = stretches[0];
+        assert_eq!(&text[start..end], "6789abcdefghij");
+        assert_eq!(rule, 3);
+        // Less than a window in common: nothing.
+        assert!(known.stretches("0123456789a").is_empty());
+    }
+
+    #[test]
+    fn stretches_end_on_character_boundaries() {
+        let mut known = Known::default();
+        known.remember("é0123456789abcé", 1);
+        // `ĩ` ends in the same byte as `é`, so the first shared window starts
+        // inside it; the stretch widens to take the whole character.
+        let text = "<ĩ0123456789abcé>";
+        let (start, end, _) = known.stretches(text)[0];
+        assert_eq!(&text[start..end], "ĩ0123456789abcé");
+    }
+}
