@@ -306,6 +306,17 @@ impl Cache {
         read_json(&self.entry_file(kind, path)).filter(Value::is_object)
     }
 
+    /// Remove the entry for `path`, if any (a directory about to be
+    /// investigated again must not keep its old summary).
+    pub fn remove_entry(&self, kind: EntryKind, path: &str) -> Result<(), CacheError> {
+        let file = self.entry_file(kind, path);
+        match std::fs::remove_file(&file) {
+            Ok(()) => Ok(()),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(err) => Err(fsio::io_err("removing", &file)(err)),
+        }
+    }
+
     /// Whether a readable entry exists for `path`. An unreadable one counts
     /// as absent, so its directory is investigated again.
     pub fn has_entry(&self, kind: EntryKind, path: &str) -> bool {

@@ -154,6 +154,34 @@ impl Progress {
         }
     }
 
+    /// The live board of the dir-loop phase: directories done out of
+    /// `total`, the ones running now, and the spend so far. Draws only on a
+    /// terminal; elsewhere the per-directory lines already tell the story.
+    pub fn dir_board(&self, total: usize) -> DirBoard {
+        let bar = match &self.inner.mode {
+            Mode::Live { multi, color } => {
+                let template = if *color {
+                    "  [AI] {bar:20.cyan/blue} {pos}/{len} dirs {wide_msg}"
+                } else {
+                    "  [AI] {bar:20} {pos}/{len} dirs {wide_msg}"
+                };
+                let bar = multi.add(ProgressBar::new(total as u64));
+                bar.set_style(
+                    BarStyle::with_template(template)
+                        .unwrap_or_else(|_| BarStyle::default_bar())
+                        .progress_chars("=> "),
+                );
+                bar.enable_steady_tick(Duration::from_millis(250));
+                Some(bar)
+            }
+            Mode::Plain | Mode::Silent => None,
+        };
+        DirBoard {
+            bar,
+            state: Mutex::new(BoardState::default()),
+        }
+    }
+
     fn write_plain(&self, line: &str) {
         let _guard = self
             .inner
@@ -204,6 +232,76 @@ impl Counter {
     }
 }
 
+/// The dir-loop phase's live display; see [`Progress::dir_board`].
+pub struct DirBoard {
+    bar: Option<ProgressBar>,
+    state: Mutex<BoardState>,
+}
+
+#[derive(Default)]
+struct BoardState {
+    running: Vec<String>,
+    tokens: u64,
+    dollars: f64,
+}
+
+impl DirBoard {
+    /// A loop started on `dir` (its shown name).
+    pub fn started(&self, dir: &str) {
+        let mut state = self.lock();
+        state.running.push(escape_control(dir).into_owned());
+        self.redraw(&state);
+    }
+
+    /// The loop on `dir` finished; `tokens` and `dollars` are the run's
+    /// totals so far.
+    pub fn finished(&self, dir: &str, tokens: u64, dollars: f64) {
+        let mut state = self.lock();
+        let dir = escape_control(dir);
+        if let Some(at) = state.running.iter().position(|d| *d == dir) {
+            state.running.remove(at);
+        }
+        state.tokens = tokens;
+        state.dollars = dollars;
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+        self.redraw(&state);
+    }
+
+    /// The message line: what runs now and what it cost so far.
+    fn message(state: &BoardState) -> String {
+        let running = if state.running.is_empty() {
+            String::from("-")
+        } else {
+            state.running.join(", ")
+        };
+        format!(
+            "| {} tokens, ${:.2} | running: {running}",
+            crate::ai::api::cost::format_thousands(state.tokens),
+            state.dollars
+        )
+    }
+
+    fn redraw(&self, state: &BoardState) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(Self::message(state));
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BoardState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Drop for DirBoard {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,5 +314,18 @@ mod tests {
         c.tick("x");
         c.finish();
         assert!(!p.is_live());
+    }
+
+    #[test]
+    fn the_board_tracks_running_directories_and_spend() {
+        let board = Progress::silent().dir_board(3);
+        board.started("src");
+        board.started("docs\x1b[31m");
+        board.finished("src", 12_345, 0.5);
+        let state = board.lock();
+        assert_eq!(
+            DirBoard::message(&state),
+            "| 12,345 tokens, $0.50 | running: docs\\x1b[31m"
+        );
     }
 }

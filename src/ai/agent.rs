@@ -15,6 +15,7 @@
 use serde_json::Value;
 use tokio::runtime::{Handle, RuntimeFlavor};
 
+use crate::ai::api::types::Content;
 use crate::ai::api::{ApiError, ContentBlock, Message, Response, ToolDefinition, Usage};
 use crate::ai::prompts::PromptError;
 use crate::ai::session::Session;
@@ -132,6 +133,23 @@ impl Agent {
     /// Where this conversation prints.
     pub fn printer(&self) -> &Printer {
         &self.printer
+    }
+
+    /// Add `note` as a text block at the end of the pending user message, so
+    /// the next request carries it. Tool results keep their place first, as
+    /// the API requires.
+    pub fn append_note(&mut self, note: &str) {
+        let Some(last) = self.messages.last_mut() else {
+            return;
+        };
+        let note = ContentBlock::text(note);
+        match &mut last.content {
+            Content::Blocks(blocks) => blocks.push(note),
+            Content::Text(text) => {
+                let first = ContentBlock::text(std::mem::take(text));
+                last.content = Content::Blocks(vec![first, note]);
+            }
+        }
     }
 
     /// Run one turn. `directory` names the conversation in
@@ -288,6 +306,31 @@ mod tests {
         let long = json!({ "notes": "x".repeat(500) });
         let shown = format_args_for_display(&long);
         assert!(shown.ends_with("...") && shown.len() < 220, "{shown}");
+    }
+
+    #[test]
+    fn notes_join_the_pending_user_message_after_tool_results() {
+        let printer = Printer::Pass(Progress::silent());
+        let mut agent = Agent::new(Scope::Dir, "sys".into(), "go", vec![], "nudge", printer);
+        agent.append_note("two left");
+        assert_eq!(
+            agent.messages(),
+            [Message::user_blocks(vec![
+                ContentBlock::text("go"),
+                ContentBlock::text("two left")
+            ])]
+        );
+        agent.messages = vec![Message::user_blocks(vec![ContentBlock::tool_result(
+            "t1".to_string(),
+            "ok".to_string(),
+            false,
+        )])];
+        agent.append_note("one left");
+        let Content::Blocks(blocks) = &agent.messages()[0].content else {
+            panic!("blocks expected");
+        };
+        assert!(matches!(blocks[0], ContentBlock::ToolResult { .. }));
+        assert_eq!(blocks[1], ContentBlock::text("one left"));
     }
 
     #[test]

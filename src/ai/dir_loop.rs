@@ -21,6 +21,8 @@ use crate::ai::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::api::ToolDefinition;
 use crate::ai::api::cost::{CONTEXT_BUDGET, LoopUsage, format_thousands};
 use crate::ai::discover::{children_of, display_name, relative};
+use crate::ai::fingerprint::{FINGERPRINT_FIELD, fingerprint};
+use crate::ai::pool::TurnPool;
 use crate::ai::prompts::{self, DirPrompt};
 use crate::ai::session::Session;
 use crate::ai::survey::{frame_survey_block, string_field, unit_interval};
@@ -40,13 +42,24 @@ pub const INCOMPLETE_SUMMARY: &str =
 pub const PARTIAL_REASON: &str = "context budget reached";
 /// `partial_reason` of the stub.
 pub const INCOMPLETE_REASON: &str = "context budget reached before files processed";
+/// `summary` of the stub written when the turns ran out before any file was
+/// cached.
+pub const TURN_LIMIT_SUMMARY: &str =
+    "Investigation incomplete — turn limit reached before any files were processed.";
+/// `partial_reason` of a partial entry written when the turns ran out.
+pub const TURN_LIMIT_REASON: &str = "turn limit reached";
+/// `partial_reason` of the turn-limit stub.
+pub const TURN_LIMIT_STUB_REASON: &str = "turn limit reached before files processed";
 /// Child-summary placeholder for a directory with no subdirectories.
 pub const LEAF_PLACEHOLDER: &str = "(none: this is a leaf directory)";
 /// Child-summary placeholder when subdirectories exist but none has a summary.
 pub const UNINVESTIGATED_PLACEHOLDER: &str =
     "(child directories exist but have not been investigated yet)";
+/// From this many turns before its limit, a loop is told how many remain.
+pub const NEAR_END_TURNS: u32 = 2;
 
-/// What every dir loop of a run shares. Read-only once built.
+/// What every dir loop of a run shares. Read-only once built, apart from the
+/// turn pool's counters.
 pub struct DirShared {
     pub session: Arc<Session>,
     pub cache: Cache,
@@ -59,6 +72,8 @@ pub struct DirShared {
     pub survey_block: String,
     /// The dir toolbox after the survey's filtering.
     pub dir_tools: Vec<ToolDefinition>,
+    /// Turns loops may borrow beyond their allocation.
+    pub pool: TurnPool,
 }
 
 /// One directory to investigate.
@@ -67,6 +82,9 @@ pub struct DirJob {
     /// Absolute, canonical.
     pub dir: PathBuf,
     pub max_turns: u32,
+    /// The directory's own contents changed since its cached summary, so its
+    /// cached file summaries are stale too.
+    pub contents_changed: bool,
 }
 
 /// How a dir loop ended.
@@ -74,12 +92,46 @@ pub struct DirJob {
 pub enum LoopEnd {
     /// The agent called `submit_report`.
     Submitted,
-    /// Every turn was used without a report.
+    /// Every turn (borrowed ones included) was used without a report; a
+    /// partial entry was flushed.
     TurnLimit,
     /// The context budget ran out; a partial entry was flushed.
     Budget,
     /// The API failed (after retries); the loop stopped.
     ApiError(String),
+}
+
+/// Why a loop had to salvage a partial entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartialCause {
+    Budget,
+    TurnLimit,
+}
+
+impl PartialCause {
+    /// `partial_reason` of an entry built from cached file summaries.
+    pub fn reason(self) -> &'static str {
+        match self {
+            PartialCause::Budget => PARTIAL_REASON,
+            PartialCause::TurnLimit => TURN_LIMIT_REASON,
+        }
+    }
+
+    /// `partial_reason` of the stub written when no file was cached.
+    pub fn stub_reason(self) -> &'static str {
+        match self {
+            PartialCause::Budget => INCOMPLETE_REASON,
+            PartialCause::TurnLimit => TURN_LIMIT_STUB_REASON,
+        }
+    }
+
+    /// `summary` of that stub.
+    pub fn stub_summary(self) -> &'static str {
+        match self {
+            PartialCause::Budget => INCOMPLETE_SUMMARY,
+            PartialCause::TurnLimit => TURN_LIMIT_SUMMARY,
+        }
+    }
 }
 
 /// What a dir loop produced.
@@ -91,36 +143,83 @@ pub struct DirOutcome {
     pub summary: Option<String>,
     pub completeness: Option<f64>,
     pub turns_allocated: u32,
+    /// Turns taken from the shared pool beyond the allocation.
+    pub turns_borrowed: u32,
     /// Model calls made.
     pub turns_used: u32,
     pub usage: LoopUsage,
     pub end: LoopEnd,
 }
 
-/// Run the loop for `job`, then write the dir entry from its report when the
-/// agent did not write one itself.
+/// Investigate `job.dir`: forget its stale summaries, run the loop, write the
+/// dir entry from its report when the agent did not write one itself, and
+/// stamp the entry with the fingerprint the directory had when the loop
+/// started (a file edited mid-loop then shows as a change next run).
 pub async fn investigate_dir(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, PassError> {
+    let path = job.dir.to_string_lossy().into_owned();
+    let fingerprint = fingerprint(&job.dir, shared.session.scope());
+    forget_stale_entries(shared, job)?;
     let outcome = run_dir_loop(shared, job).await?;
-    if let Some(summary) = outcome.summary.as_deref().filter(|s| !s.is_empty()) {
-        let path = job.dir.to_string_lossy();
-        if !shared.cache.has_entry(EntryKind::Dir, &path) {
-            let entry = report_entry(
-                &shared.target,
-                &job.dir,
-                summary,
-                outcome.completeness,
-                visible_child_count(&job.dir),
-                &now_iso(),
+    shared.pool.give_back(
+        (outcome.turns_allocated + outcome.turns_borrowed).saturating_sub(outcome.turns_used),
+    );
+    if let Some(summary) = outcome.summary.as_deref().filter(|s| !s.is_empty())
+        && !shared.cache.has_entry(EntryKind::Dir, &path)
+    {
+        let entry = report_entry(
+            &shared.target,
+            &job.dir,
+            summary,
+            outcome.completeness,
+            visible_child_count(&job.dir),
+            &now_iso(),
+        );
+        if let Err(message) = shared.cache.write_entry(EntryKind::Dir, &path, &entry) {
+            shared.progress.ai_dir(
+                &outcome.shown,
+                &format!("Warning: could not cache the directory summary: {message}"),
             );
-            if let Err(message) = shared.cache.write_entry(EntryKind::Dir, &path, &entry) {
-                shared.progress.ai_dir(
-                    &outcome.shown,
-                    &format!("Warning: could not cache the directory summary: {message}"),
-                );
+        }
+    }
+    stamp_fingerprint(&shared.cache, &path, &fingerprint)?;
+    Ok(outcome)
+}
+
+/// A directory investigated again starts from a clean slate: its old dir
+/// entry goes (the loop, the salvage and the orchestrator all keep an entry
+/// that exists), and when its own files changed, so do their summaries.
+fn forget_stale_entries(shared: &DirShared, job: &DirJob) -> Result<(), PassError> {
+    let cache = &shared.cache;
+    cache.remove_entry(EntryKind::Dir, &job.dir.to_string_lossy())?;
+    if job.contents_changed {
+        let files = cache.read_all_entries(EntryKind::File);
+        for entry in direct_file_entries(&shared.target, &job.dir, &files) {
+            if let Some(path) = entry.get("path").and_then(Value::as_str) {
+                cache.remove_entry(EntryKind::File, path)?;
             }
         }
     }
-    Ok(outcome)
+    Ok(())
+}
+
+/// Record `fingerprint` in the dir entry at `path`, if the loop left one.
+fn stamp_fingerprint(cache: &Cache, path: &str, fingerprint: &str) -> Result<(), PassError> {
+    let Some(mut entry) = cache.read_entry(EntryKind::Dir, path) else {
+        return Ok(());
+    };
+    entry[FINGERPRINT_FIELD] = json!(fingerprint);
+    cache
+        .write_entry(EntryKind::Dir, path, &entry)
+        .map_err(|message| PassError::Failed(format!("recording a fingerprint: {message}")))
+}
+
+/// The note appended to the next request when few turns remain.
+pub fn turns_left_note(remaining: u32) -> String {
+    let turns = if remaining == 1 { "turn" } else { "turns" };
+    format!(
+        "[luminos] {remaining} {turns} left for this directory, this one included. \
+         Cache what you have learned and call submit_report before they run out."
+    )
 }
 
 /// The loop itself.
@@ -144,7 +243,21 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
     let mut summary = None;
     let mut completeness = None;
     let mut end = LoopEnd::TurnLimit;
-    for turn in 1..=job.max_turns {
+    let mut limit = job.max_turns;
+    let mut borrowed = 0;
+    let mut turn = 0;
+    loop {
+        turn += 1;
+        if turn > limit {
+            if !shared.pool.borrow_one(limit) {
+                break;
+            }
+            limit += 1;
+            borrowed += 1;
+            printer.line(&format!(
+                "Borrowed a turn from the shared pool ({borrowed} so far)"
+            ));
+        }
         if usage.budget_exceeded() {
             printer.line(&format!(
                 "Context budget reached — exiting early (context size {} > {} budget; loop spend {} tokens)",
@@ -152,12 +265,17 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
                 format_thousands(CONTEXT_BUDGET),
                 format_thousands(usage.total()),
             ));
-            let partial = flush_partial_dir_entry(&shared.cache, target, &job.dir)?;
+            let partial =
+                flush_partial_dir_entry(&shared.cache, target, &job.dir, PartialCause::Budget)?;
             if !partial.is_empty() && summary.is_none() {
                 summary = Some(partial);
             }
             end = LoopEnd::Budget;
             break;
+        }
+        let remaining = limit - turn + 1;
+        if remaining <= NEAR_END_TURNS {
+            agent.append_note(&turns_left_note(remaining));
         }
         match agent
             .turn(&shared.session, &shared.cache, &shown, turn)
@@ -183,6 +301,11 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
     }
     if end == LoopEnd::TurnLimit {
         printer.line(&format!("Warning: max turns reached for {shown}"));
+        let partial =
+            flush_partial_dir_entry(&shared.cache, target, &job.dir, PartialCause::TurnLimit)?;
+        if !partial.is_empty() {
+            summary = Some(partial);
+        }
     }
     Ok(DirOutcome {
         dir: job.dir.clone(),
@@ -190,6 +313,7 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
         summary,
         completeness,
         turns_allocated: job.max_turns,
+        turns_borrowed: borrowed,
         turns_used: usage.turns,
         usage,
         end,
@@ -391,7 +515,7 @@ pub fn direct_file_entries<'a>(target: &Path, dir: &Path, entries: &'a [Value]) 
     direct.into_iter().map(|(_, entry)| entry).collect()
 }
 
-/// The partial dir entry for a loop stopped by the budget, and the summary it
+/// The partial dir entry for a loop stopped by the budget or its turn limit, and the summary it
 /// carries. From the directory's cached file entries: their summaries joined,
 /// their notable files listed. With none: the "incomplete" stub and an empty
 /// summary.
@@ -401,6 +525,7 @@ pub fn build_partial_entry(
     file_entries: &[&Value],
     child_count: usize,
     now: &str,
+    cause: PartialCause,
 ) -> (Value, String) {
     let relative_path = relative(target, dir);
     if file_entries.is_empty() {
@@ -408,11 +533,11 @@ pub fn build_partial_entry(
             "path": dir.to_string_lossy(),
             "relative_path": relative_path,
             "child_count": 0,
-            "summary": INCOMPLETE_SUMMARY,
+            "summary": cause.stub_summary(),
             "dominant_category": "unknown",
             "notable_files": [],
             "partial": true,
-            "partial_reason": INCOMPLETE_REASON,
+            "partial_reason": cause.stub_reason(),
             "cached_at": now,
         });
         return (stub, String::new());
@@ -440,7 +565,7 @@ pub fn build_partial_entry(
         "dominant_category": "unknown",
         "notable_files": notable,
         "partial": true,
-        "partial_reason": PARTIAL_REASON,
+        "partial_reason": cause.reason(),
         "cached_at": now,
     });
     (entry, summary)
@@ -453,6 +578,7 @@ pub fn flush_partial_dir_entry(
     cache: &Cache,
     target: &Path,
     dir: &Path,
+    cause: PartialCause,
 ) -> Result<String, PassError> {
     let path = dir.to_string_lossy();
     if cache.has_entry(EntryKind::Dir, &path) {
@@ -460,8 +586,14 @@ pub fn flush_partial_dir_entry(
     }
     let files = cache.read_all_entries(EntryKind::File);
     let direct = direct_file_entries(target, dir, &files);
-    let (entry, summary) =
-        build_partial_entry(target, dir, &direct, visible_child_count(dir), &now_iso());
+    let (entry, summary) = build_partial_entry(
+        target,
+        dir,
+        &direct,
+        visible_child_count(dir),
+        &now_iso(),
+        cause,
+    );
     cache
         .write_entry(EntryKind::Dir, &path, &entry)
         .map_err(|message| PassError::Failed(format!("writing a partial entry: {message}")))?;

@@ -3,19 +3,26 @@
 //!
 //! 1. open the cache ([`open_investigation`]);
 //! 2. discover directories ([`discover`]);
-//! 3. survey ([`survey_phase`]);
-//! 4. partition into cached and uncached ([`partition`]);
-//! 5. plan ([`plan_phase`]);
+//! 3. compare them with the cache: fresh or stale ([`partition`]);
+//! 4. survey, reusing `survey.json` ([`survey_phase`]);
+//! 5. plan, reusing `plan.json` ([`plan_phase`]);
 //! 6. apply the plan ([`apply_plan_phase`]);
-//! 7. run the dir loops ([`dir_loops`]);
+//! 7. run the dir loops, `-j` at a time under the spending cap
+//!    ([`crate::ai::scheduler`]);
 //! 8. write the evaluation ([`evaluate`]);
-//! 9. synthesize ([`synthesis_phase`]);
+//! 9. synthesize, reusing `synthesis.json` ([`synthesis_phase`]);
 //! 10. collect flags and report the cost ([`finish`]).
 //!
+//! A run over a tree that has not changed since the last one makes no API
+//! request at all: every summary is fresh, the survey, plan and synthesis are
+//! read back. Ctrl-C at any point stops new work, lets a tool call in progress
+//! finish its cache write, and leaves a cache the next run resumes from.
+//!
 //! Phases are deterministic glue: the business rules live in pure helpers
-//! (`plan.rs`, `survey.rs`, `dir_loop.rs`, ...) and each model call in its
-//! pass module.
+//! (`plan.rs`, `fingerprint.rs`, `scheduler.rs`, ...) and each model call in
+//! its pass module.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -23,19 +30,25 @@ use serde_json::{Map, Value, json};
 
 use crate::ai::api::cost::TokenTracker;
 use crate::ai::api::{Client, ClientConfig};
-use crate::ai::dir_loop::{DirJob, DirOutcome, DirShared, investigate_dir};
-use crate::ai::discover::{discover_directories, display_name, relative};
+use crate::ai::dir_loop::{DirOutcome, DirShared};
+use crate::ai::discover::{discover_directories, relative};
+use crate::ai::fingerprint::{DirState, Freshness, Reason, classify, fingerprint};
 use crate::ai::plan::{
     AppliedPlan, Plan, Utilization, apply_plan, plan_evaluation, plan_summary_line,
     unmatched_warning, utilization_line,
 };
 use crate::ai::planning::{PlanningInputs, run_planning};
+use crate::ai::pool::TurnPool;
+use crate::ai::scheduler::{LoopOptions, run_dir_loops};
 use crate::ai::session::Session;
 use crate::ai::survey::{
     Survey, SurveyInputs, filter_dir_tools, format_survey_block, format_survey_signals, run_survey,
     should_skip_survey, survey_report_lines,
 };
-use crate::ai::synthesis::run_synthesis;
+use crate::ai::synthesis::{
+    SYNTHESIS_FILE, SynthesisOutcome, entries_digest, report_order, reusable_synthesis,
+    run_synthesis, saved_synthesis,
+};
 use crate::ai::tools::{self, Scope};
 use crate::ai::tree_view::prompt_tree;
 use crate::ai::{InvestigationError, Outcome, PassError};
@@ -46,6 +59,9 @@ use crate::progress::Progress;
 use crate::redact::Redactor;
 use crate::report::{InvestigationSummary, TokenTotals};
 use crate::scan::{BaseScan, ScanFilter};
+
+/// Where the survey is saved for reuse.
+pub const SURVEY_FILE: &str = "survey.json";
 
 /// Depth of the tree the survey sees.
 pub const SURVEY_TREE_DEPTH: usize = 2;
@@ -72,7 +88,13 @@ pub async fn run(
         }
         Err(err) => return Err(err),
     };
-    match pipeline(config, scan, progress, &cache).await {
+    let result = tokio::select! {
+        result = pipeline(config, scan, progress, &cache) => result,
+        // Dropping the pipeline aborts the running loops at their next await,
+        // after a tool call in progress (and its cache write) has returned.
+        _ = interrupted() => return Ok(interrupted_outcome(&cache, progress)),
+    };
+    match result {
         Ok(outcome) => {
             if outcome.brief.is_empty() && outcome.detailed.is_empty() {
                 progress.ai("Warning: agent produced no output.");
@@ -85,6 +107,28 @@ pub async fn run(
             progress.println(&format!("Warning: AI analysis failed: {message}"));
             Ok(Outcome::default())
         }
+    }
+}
+
+/// Resolves on Ctrl-C. Should the handler fail to install, it never resolves,
+/// leaving the default behaviour (the process ends; the cache resumes).
+async fn interrupted() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// What an interrupted run says and returns.
+fn interrupted_outcome(cache: &Cache, progress: &Progress) -> Outcome {
+    let done = cache.list_entries(EntryKind::Dir).len();
+    progress.println(&format!(
+        "Interrupted. {done} directory summaries are saved in {}/; run the same command again \
+         (without --fresh) to resume where this run stopped.",
+        cache.dir().display()
+    ));
+    Outcome {
+        interrupted: true,
+        ..Outcome::default()
     }
 }
 
@@ -122,11 +166,18 @@ async fn pipeline(
 
     let all_dirs = discover(&run.scope);
     let tiny = should_skip_survey(total_files(scan), all_dirs.len());
-    let survey = survey_phase(&run, &all_dirs, tiny).await?;
-    let (cached, to_investigate) = partition(cache, target, &all_dirs, progress);
-    let plan = plan_phase(&run, &all_dirs, &cached, survey.as_ref(), tiny).await?;
-    let applied = apply_plan_phase(&all_dirs, &to_investigate, &plan, target, progress);
-    let shared = DirShared {
+    let states = current_states(cache, &all_dirs, Some(&run.scope));
+    let first_look = partition(&all_dirs, &states, target, progress);
+    let mut plan = Plan::default_plan();
+    let mut survey = None;
+    if !first_look.stale.is_empty() {
+        survey = survey_phase(&run, &all_dirs, tiny).await?;
+        plan = plan_phase(&run, &all_dirs, &first_look.fresh, survey.as_ref(), tiny).await?;
+    }
+    let (applied, freshness) =
+        apply_plan_phase(&all_dirs, &states, &first_look, &plan, target, progress);
+    let allocations: Vec<u32> = applied.order.iter().map(|d| applied.turns_for(d)).collect();
+    let shared = Arc::new(DirShared {
         session: run.session.clone(),
         cache: cache.clone(),
         progress: progress.clone(),
@@ -134,17 +185,39 @@ async fn pipeline(
         all_dirs: all_dirs.clone(),
         survey_block: format_survey_block(survey.as_ref()),
         dir_tools: filter_dir_tools(&tools::definitions(Scope::Dir), survey.as_ref()),
+        pool: TurnPool::new(&allocations),
+    });
+    // A directory stale only because of a child keeps its file summaries.
+    let changed: HashSet<PathBuf> = freshness
+        .stale
+        .iter()
+        .filter(|(_, reason)| *reason != Reason::ChildChanged)
+        .map(|(dir, _)| dir.clone())
+        .collect();
+    let options = LoopOptions {
+        jobs: config.investigation.jobs,
+        max_cost: config.investigation.max_cost,
     };
-    let outcomes = dir_loops(&shared, &applied).await?;
-    evaluate(cache, &plan, &applied, &outcomes, cached.len(), progress)?;
-    let (brief, detailed) = synthesis_phase(&run).await?;
+    let board = progress.dir_board(applied.order.len());
+    let loops = run_dir_loops(
+        shared,
+        &applied,
+        &|dir| changed.contains(dir),
+        options,
+        &board,
+    )
+    .await?;
+    drop(board);
+    let cached = freshness.fresh.len();
+    evaluate(cache, &plan, &applied, &loops.outcomes, cached, progress)?;
+    let synthesis = synthesis_phase(&run, &all_dirs).await?;
     Ok(finish(
         &run,
         &all_dirs,
         &applied,
-        cached.len(),
-        brief,
-        detailed,
+        cached,
+        synthesis,
+        loops.cap_hit,
     ))
 }
 
@@ -217,7 +290,14 @@ async fn survey_phase(
     all_dirs: &[PathBuf],
     tiny: bool,
 ) -> Result<Option<Survey>, PassError> {
-    let survey = if tiny {
+    let saved = (!tiny && !run.config.investigation.fresh)
+        .then(|| run.cache.read_json(SURVEY_FILE))
+        .flatten()
+        .and_then(|value| serde_json::from_value::<Survey>(value).ok());
+    let survey = if let Some(saved) = saved {
+        run.progress.ai("Survey loaded from cache.");
+        Some(saved)
+    } else if tiny {
         run.progress.ai(&format!(
             "Survey skipped — {} files, {} dirs (below threshold).",
             total_files(run.scan),
@@ -233,7 +313,15 @@ async fn survey_phase(
             signals: &run.scan.survey_signals,
             tree_preview: &tree_preview,
         };
-        run_survey(&run.session, run.cache, run.progress, &inputs).await?
+        let survey = run_survey(&run.session, run.cache, run.progress, &inputs).await?;
+        if let Some(survey) = &survey {
+            save_json(
+                run,
+                SURVEY_FILE,
+                &serde_json::to_value(survey).unwrap_or(Value::Null),
+            );
+        }
+        survey
     };
     for line in survey_report_lines(survey.as_ref()) {
         run.progress.ai(&line);
@@ -241,28 +329,53 @@ async fn survey_phase(
     Ok(survey)
 }
 
-/// Phase 4: split into cached and to-investigate (both leaf-first).
-pub fn partition(
+/// What the cache knows about each directory, compared with the disk.
+pub fn current_states(
     cache: &Cache,
-    target: &Path,
     all_dirs: &[PathBuf],
-    progress: &Progress,
-) -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let (cached, to_investigate): (Vec<PathBuf>, Vec<PathBuf>) = all_dirs
+    scope: Option<&ScanFilter>,
+) -> HashMap<PathBuf, DirState> {
+    all_dirs
         .iter()
-        .cloned()
-        .partition(|dir| cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()));
-    for dir in &cached {
+        .map(|dir| {
+            let entry = cache.read_entry(EntryKind::Dir, &dir.to_string_lossy());
+            let state = DirState::of(entry.as_ref(), &fingerprint(dir, scope));
+            (dir.clone(), state)
+        })
+        .collect()
+}
+
+/// Phase 3: split into directories whose summaries still hold and those to
+/// investigate (both leaf-first), and say which and why.
+pub fn partition(
+    all_dirs: &[PathBuf],
+    states: &HashMap<PathBuf, DirState>,
+    target: &Path,
+    progress: &Progress,
+) -> Freshness {
+    let freshness = classify(all_dirs, states);
+    for dir in &freshness.fresh {
         progress.ai(&format!("Skipping (cached): {}/", relative(target, dir)));
     }
-    if !cached.is_empty() {
-        progress.ai(&format!("Directories cached: {}", cached.len()));
+    for (dir, reason) in &freshness.stale {
+        let why = match reason {
+            Reason::New => continue,
+            Reason::Changed => "its contents changed",
+            Reason::ChildChanged => "a directory below it is investigated again",
+        };
+        progress.ai(&format!(
+            "Investigating again ({why}): {}/",
+            relative(target, dir)
+        ));
+    }
+    if !freshness.fresh.is_empty() {
+        progress.ai(&format!("Directories cached: {}", freshness.fresh.len()));
     }
     progress.ai(&format!(
         "Directories to investigate: {}",
-        to_investigate.len()
+        freshness.stale.len()
     ));
-    (cached, to_investigate)
+    freshness
 }
 
 /// Phase 5: the plan — default for tiny targets, `plan.json` on resume, else
@@ -301,9 +414,7 @@ async fn plan_phase(
     };
     match run_planning(&run.session, cache, progress, &inputs).await? {
         Some(plan) => {
-            if let Err(err) = cache.write_json("plan.json", &plan.to_value()) {
-                progress.ai(&format!("Warning: could not save plan.json: {err}"));
-            }
+            save_json(run, "plan.json", &plan.to_value());
             Ok(plan)
         }
         None => {
@@ -313,15 +424,35 @@ async fn plan_phase(
     }
 }
 
-/// Phase 6: apply the plan and say what it decided.
+/// Save a reusable pass result; failing to is only a warning.
+fn save_json(run: &Run<'_>, name: &str, value: &Value) {
+    if let Err(err) = run.cache.write_json(name, value) {
+        run.progress
+            .ai(&format!("Warning: could not save {name}: {err}"));
+    }
+}
+
+/// Phase 6: apply the plan and say what it decided. A directory the plan
+/// skips is settled: it does not make its parents stale, so a rerun over an
+/// unchanged tree has nothing to do even when the plan skipped something.
+/// Returns the applied plan and the final freshness.
 pub fn apply_plan_phase(
     all_dirs: &[PathBuf],
-    to_investigate: &[PathBuf],
+    states: &HashMap<PathBuf, DirState>,
+    first_look: &Freshness,
     plan: &Plan,
     target: &Path,
     progress: &Progress,
-) -> AppliedPlan {
-    let applied = apply_plan(all_dirs, to_investigate, plan, target);
+) -> (AppliedPlan, Freshness) {
+    let proposed = apply_plan(all_dirs, &first_look.stale_dirs(), plan, target);
+    let mut settled = states.clone();
+    for dir in &proposed.skipped {
+        settled.insert(dir.clone(), DirState::Unchanged);
+    }
+    let freshness = classify(all_dirs, &settled);
+    let mut applied = apply_plan(all_dirs, &freshness.stale_dirs(), plan, target);
+    applied.skipped = proposed.skipped;
+    applied.unmatched = proposed.unmatched;
     if let Some(warning) = unmatched_warning(&applied) {
         progress.ai(&warning);
     }
@@ -331,30 +462,7 @@ pub fn apply_plan_phase(
     if !plan.notes.is_empty() {
         progress.ai(&format!("Plan notes: {}", plan.notes));
     }
-    applied
-}
-
-/// Phase 7: one dir loop per directory, in plan order.
-async fn dir_loops(
-    shared: &DirShared,
-    applied: &AppliedPlan,
-) -> Result<Vec<DirOutcome>, PassError> {
-    let total = applied.order.len();
-    let mut outcomes = Vec::with_capacity(total);
-    for (i, dir) in applied.order.iter().enumerate() {
-        let job = DirJob {
-            dir: dir.clone(),
-            max_turns: applied.turns_for(dir),
-        };
-        shared.progress.ai(&format!(
-            "Investigating: {}/ ({}/{total}, {} turns)",
-            display_name(&shared.target, dir),
-            i + 1,
-            job.max_turns
-        ));
-        outcomes.push(investigate_dir(shared, &job).await?);
-    }
-    Ok(outcomes)
+    (applied, freshness)
 }
 
 /// Phase 8: close `meta.json` and write `plan_evaluation.json`.
@@ -373,6 +481,10 @@ fn evaluate(
     );
     fields.insert("end_time".into(), json!(now_iso()));
     cache.update_meta(fields)?;
+    if outcomes.is_empty() {
+        // Nothing ran: the last run's evaluation still describes the cache.
+        return Ok(());
+    }
 
     let records: Vec<Utilization> = outcomes
         .iter()
@@ -380,6 +492,7 @@ fn evaluate(
             dir: outcome.shown.clone(),
             tier: applied.tier_of(&outcome.dir),
             turns_allocated: outcome.turns_allocated,
+            turns_borrowed: outcome.turns_borrowed,
             turns_used: outcome.turns_used,
             completeness: outcome.completeness,
             confidence: cache
@@ -397,16 +510,44 @@ fn evaluate(
     Ok(())
 }
 
-/// Phase 9: the synthesis pass.
-async fn synthesis_phase(run: &Run<'_>) -> Result<(String, String), PassError> {
+/// Phase 9: the synthesis pass over the entries of directories that still
+/// exist, or the saved synthesis when those entries have not changed since.
+async fn synthesis_phase(
+    run: &Run<'_>,
+    all_dirs: &[PathBuf],
+) -> Result<SynthesisOutcome, PassError> {
+    let entries = report_order(
+        all_dirs
+            .iter()
+            .filter_map(|dir| run.cache.read_entry(EntryKind::Dir, &dir.to_string_lossy()))
+            .collect(),
+    );
+    let digest = entries_digest(&entries);
+    if !run.config.investigation.fresh
+        && let Some(saved) =
+            reusable_synthesis(run.cache.read_json(SYNTHESIS_FILE).as_ref(), &digest)
+    {
+        run.progress
+            .ai("Synthesis loaded from cache (no summary changed).");
+        return Ok(saved);
+    }
     run.progress.ai("Synthesis pass...");
-    run_synthesis(
+    let outcome = run_synthesis(
         &run.session,
         run.cache,
         run.progress,
         &run.target.to_string_lossy(),
+        &entries,
     )
-    .await
+    .await?;
+    if outcome.submitted {
+        save_json(
+            run,
+            SYNTHESIS_FILE,
+            &saved_synthesis(&outcome, &digest, &now_iso()),
+        );
+    }
+    Ok(outcome)
 }
 
 /// Phase 10: read the flags, report the cost, and fill the outcome.
@@ -415,8 +556,8 @@ fn finish(
     all_dirs: &[PathBuf],
     applied: &AppliedPlan,
     cached_count: usize,
-    brief: String,
-    detailed: String,
+    synthesis: SynthesisOutcome,
+    cost_cap_hit: bool,
 ) -> Outcome {
     let (cache, session) = (run.cache, &run.session);
     let flags = cache.read_flags();
@@ -424,14 +565,21 @@ fn finish(
     let totals = tracker.totals();
     run.progress
         .ai(&format!("Total tokens used: {}", tracker.summary()));
+    run.progress
+        .ai(&format!("Prompt {}", tracker.cache_summary()));
     let has_entry = |d: &&PathBuf| cache.has_entry(EntryKind::Dir, &d.to_string_lossy());
     let investigated = all_dirs.iter().filter(has_entry).count();
-    // Planned directories still without a summary (turns ran out, the API
-    // failed) are investigated again by the next run.
+    // Planned directories still without a summary (the API failed, the cap
+    // stopped them) are investigated by the next run.
     let remaining = applied.order.len() - applied.order.iter().filter(has_entry).count();
+    if cost_cap_hit {
+        run.progress.ai(&format!(
+            "The spending cap left {remaining} directories for a later run; run again to resume."
+        ));
+    }
     Outcome {
-        brief,
-        detailed,
+        brief: synthesis.brief,
+        detailed: synthesis.detailed,
         flags,
         summary: Some(InvestigationSummary {
             id: cache.id().to_string(),
@@ -448,7 +596,7 @@ fn finish(
             },
             cost_usd: tracker.cost(),
             cache_savings_usd: tracker.cache_savings(),
-            cost_cap_hit: false,
+            cost_cap_hit,
         }),
         interrupted: false,
     }

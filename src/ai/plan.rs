@@ -380,6 +380,8 @@ pub struct Utilization {
     pub dir: String,
     pub tier: Tier,
     pub turns_allocated: u32,
+    /// Turns borrowed from the shared pool beyond the allocation.
+    pub turns_borrowed: u32,
     pub turns_used: u32,
     /// The agent's self-rating, when it gave one.
     pub completeness: Option<f64>,
@@ -419,6 +421,7 @@ pub fn plan_evaluation(
                 "dir": record.dir,
                 "planned_tier": record.tier.as_str(),
                 "turns_allocated": record.turns_allocated,
+                "turns_borrowed": record.turns_borrowed,
                 "turns_used": record.turns_used,
                 "utilization": ratio(record.turns_used, record.turns_allocated),
             });

@@ -8,7 +8,8 @@
 //! something. An API error ends the pass with empty fields, as in the
 //! reference.
 
-use serde_json::Value;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 
 use crate::ai::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::prompts::{self, SynthesisPrompt};
@@ -16,7 +17,7 @@ use crate::ai::session::Session;
 use crate::ai::survey::string_field;
 use crate::ai::tools::{self, Scope, frame_untrusted};
 use crate::ai::{PassError, stop_for_api_error};
-use crate::cache::{Cache, EntryKind};
+use crate::cache::Cache;
 use crate::output::escape_line;
 use crate::progress::Progress;
 
@@ -121,15 +122,26 @@ pub fn synthesis_prompt(target: &str, entries: &[Value]) -> Result<String, PassE
     .render()?)
 }
 
-/// Run the synthesis pass over every dir entry in `cache`.
+/// What the synthesis pass produced.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SynthesisOutcome {
+    pub brief: String,
+    pub detailed: String,
+    /// The model submitted it (not the mechanical fallback, not an API
+    /// failure): only such a result is worth saving for reuse.
+    pub submitted: bool,
+}
+
+/// Run the synthesis pass over `entries` (the live dir entries, in report
+/// order).
 pub async fn run_synthesis(
     session: &Session,
     cache: &Cache,
     progress: &Progress,
     target: &str,
-) -> Result<(String, String), PassError> {
-    let entries = report_order(cache.read_all_entries(EntryKind::Dir));
-    let system = synthesis_prompt(target, &entries)?;
+    entries: &[Value],
+) -> Result<SynthesisOutcome, PassError> {
+    let system = synthesis_prompt(target, entries)?;
     let mut agent = Agent::new(
         Scope::Synthesis,
         system,
@@ -142,28 +154,71 @@ pub async fn run_synthesis(
         match agent.turn(session, cache, SYNTHESIS_LOG_NAME, turn).await {
             Ok(step) => {
                 if let TurnOutcome::Ended(input) = step.outcome {
-                    return Ok((
-                        string_field(&input, "brief"),
-                        string_field(&input, "detailed"),
-                    ));
+                    return Ok(SynthesisOutcome {
+                        brief: string_field(&input, "brief"),
+                        detailed: string_field(&input, "detailed"),
+                        submitted: true,
+                    });
                 }
             }
             Err(AgentError::Api(err)) => {
                 stop_for_api_error(session, &err)?;
                 progress.ai(&format!("  API error: {err}"));
-                return Ok((String::new(), String::new()));
+                return Ok(SynthesisOutcome::default());
             }
             Err(other) => return Err(other.into()),
         }
     }
     progress.ai("Warning: synthesis ran out of turns.");
-    Ok(synthesize_from_cache(&entries))
+    let (brief, detailed) = synthesize_from_cache(entries);
+    Ok(SynthesisOutcome {
+        brief,
+        detailed,
+        submitted: false,
+    })
+}
+
+/// The file a submitted synthesis is saved in, with the digest of the
+/// entries it was built from.
+pub const SYNTHESIS_FILE: &str = "synthesis.json";
+
+/// A digest of the dir entries a synthesis reads: any change to any entry
+/// (a new summary, a new timestamp, one entry more or less) changes it.
+pub fn entries_digest(entries: &[Value]) -> String {
+    let mut hasher = Sha256::new();
+    for entry in entries {
+        hasher.update(entry.to_string().as_bytes());
+        hasher.update(b"\n");
+    }
+    format!("{:x}", hasher.finalize())
+}
+
+/// `synthesis.json`'s content for `outcome` built from entries with `digest`.
+pub fn saved_synthesis(outcome: &SynthesisOutcome, digest: &str, now: &str) -> Value {
+    json!({
+        "brief": outcome.brief,
+        "detailed": outcome.detailed,
+        "entries_digest": digest,
+        "created_at": now,
+    })
+}
+
+/// The saved synthesis, if it was built from entries with `digest`.
+pub fn reusable_synthesis(saved: Option<&Value>, digest: &str) -> Option<SynthesisOutcome> {
+    let saved = saved?;
+    if saved.get("entries_digest").and_then(Value::as_str) != Some(digest) {
+        return None;
+    }
+    Some(SynthesisOutcome {
+        brief: saved.get("brief")?.as_str()?.to_string(),
+        detailed: saved.get("detailed")?.as_str()?.to_string(),
+        submitted: true,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     fn dir(rel: &str, summary: &str) -> Value {
         json!({"path": format!("/x/{rel}"), "relative_path": rel, "child_count": 1,
@@ -206,6 +261,34 @@ mod tests {
             render_summaries(&[a, b]),
             "### src/\nCategory: source\nSummary: Core logic.\n\
              Notable files: src/main.rs, src/lib.rs\n\n### ?/\nCategory: ?\nSummary: Loose.\n"
+        );
+    }
+
+    #[test]
+    fn a_saved_synthesis_is_reused_only_for_the_same_entries() {
+        let entries = vec![dir(".", "root"), dir("a", "A.")];
+        let digest = entries_digest(&entries);
+        let outcome = SynthesisOutcome {
+            brief: "B".into(),
+            detailed: "D".into(),
+            submitted: true,
+        };
+        let saved = saved_synthesis(&outcome, &digest, "now");
+        assert_eq!(reusable_synthesis(Some(&saved), &digest), Some(outcome));
+        let changed = vec![dir(".", "root"), dir("a", "A, edited.")];
+        assert_ne!(entries_digest(&changed), digest);
+        assert_eq!(
+            reusable_synthesis(Some(&saved), &entries_digest(&changed)),
+            None
+        );
+        assert_eq!(
+            reusable_synthesis(Some(&saved), &entries_digest(&entries[..1])),
+            None
+        );
+        assert_eq!(reusable_synthesis(None, &digest), None);
+        assert_eq!(
+            reusable_synthesis(Some(&json!({"entries_digest": digest})), &digest),
+            None
         );
     }
 

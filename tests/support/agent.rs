@@ -141,6 +141,8 @@ enum Behaviour {
     Default,
     /// Reply with text only, never calling a tool.
     Silent,
+    /// Cache the files on turn 1 as the default does, then fall silent.
+    Stalls,
     /// Submit this input on the first turn (survey, planning, synthesis).
     Submit(Value),
     Custom(Script),
@@ -228,6 +230,12 @@ impl MockAgent {
         self
     }
 
+    /// The dir loop of `rel` caches its files, then never calls a tool again.
+    pub fn stalling_dir(mut self, rel: &str) -> Self {
+        self.dirs.insert(rel.to_string(), Behaviour::Stalls);
+        self
+    }
+
     /// The dir loop of `rel` follows `script`.
     pub fn dir_script(
         mut self,
@@ -298,6 +306,8 @@ impl MockAgent {
             }
             Pass::Dir(rel) => match self.dirs.get(rel).unwrap_or(&self.every_dir) {
                 Behaviour::Silent => silent(&turn),
+                Behaviour::Stalls if turn.turn == 1 => self.default_dir(&turn, rel),
+                Behaviour::Stalls => silent(&turn),
                 Behaviour::Custom(script) => script(&turn),
                 Behaviour::Default | Behaviour::Submit(_) => self.default_dir(&turn, rel),
             },
@@ -318,7 +328,7 @@ impl MockAgent {
         match behaviour {
             Behaviour::Default => Reply::tool_use(tool, default(turn)),
             Behaviour::Submit(input) => Reply::tool_use(tool, input.clone()),
-            Behaviour::Silent => silent(turn),
+            Behaviour::Silent | Behaviour::Stalls => silent(turn),
             Behaviour::Custom(script) => script(turn),
         }
     }

@@ -294,6 +294,16 @@ impl LoopUsage {
         self.last_context = usage.context_tokens();
     }
 
+    /// This loop's tokens as one [`Usage`], for pricing.
+    pub fn as_usage(&self) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens,
+            output_tokens: self.output_tokens,
+            cache_creation_input_tokens: self.cache_creation_input_tokens,
+            cache_read_input_tokens: self.cache_read_input_tokens,
+        }
+    }
+
     /// True once the latest call's context passed [`CONTEXT_BUDGET`].
     pub fn budget_exceeded(&self) -> bool {
         self.last_context > CONTEXT_BUDGET

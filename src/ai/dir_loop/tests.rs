@@ -89,7 +89,7 @@ fn partial_entry_from_cached_files() {
     let b = json!({"path": "/w/proj/sub/b.py", "relative_path": "sub/b.py",
                    "summary": "important thing", "notable": true});
     let c = json!({"path": "/w/proj/sub/c.bin", "relative_path": "sub/c.bin", "summary": ""});
-    let (e, summary) = build_partial_entry(t, &dir, &[&a, &b, &c], 3, "now");
+    let (e, summary) = build_partial_entry(t, &dir, &[&a, &b, &c], 3, "now", PartialCause::Budget);
     assert_eq!(summary, "prints x important thing");
     assert_eq!(
         e,
@@ -105,13 +105,33 @@ fn partial_entry_from_cached_files() {
 #[test]
 fn incomplete_stub_without_files() {
     let t = Path::new(T);
-    let (e, summary) = build_partial_entry(t, &t.join("sub"), &[], 7, "now");
+    let (e, summary) = build_partial_entry(t, &t.join("sub"), &[], 7, "now", PartialCause::Budget);
     assert_eq!(summary, "");
     assert_eq!(e["partial"], true);
     assert_eq!(e["child_count"], 0);
     assert_eq!(e["summary"], INCOMPLETE_SUMMARY);
     assert_eq!(e["partial_reason"], INCOMPLETE_REASON);
     assert!(INCOMPLETE_REASON.contains("before files processed"));
+}
+
+#[test]
+fn turn_limit_partials_say_so() {
+    let t = Path::new(T);
+    let a = json!({"path": "/w/proj/sub/a.py", "summary": "prints x"});
+    let (e, summary) =
+        build_partial_entry(t, &t.join("sub"), &[&a], 1, "now", PartialCause::TurnLimit);
+    assert_eq!(summary, "prints x");
+    assert_eq!(e["partial_reason"], "turn limit reached");
+    let (stub, _) = build_partial_entry(t, &t.join("sub"), &[], 1, "now", PartialCause::TurnLimit);
+    assert_eq!(stub["summary"], TURN_LIMIT_SUMMARY);
+    assert_eq!(stub["partial_reason"], TURN_LIMIT_STUB_REASON);
+}
+
+#[test]
+fn the_turns_left_note_counts_down() {
+    assert!(turns_left_note(2).starts_with("[luminos] 2 turns left"));
+    assert!(turns_left_note(1).starts_with("[luminos] 1 turn left"));
+    assert!(turns_left_note(1).contains("submit_report"));
 }
 
 #[test]

@@ -289,6 +289,7 @@ fn record(dir: &str, tier: Tier, allocated: u32, used: u32) -> Utilization {
         dir: dir.to_string(),
         tier,
         turns_allocated: allocated,
+        turns_borrowed: 0,
         turns_used: used,
         completeness: None,
         confidence: None,
@@ -306,6 +307,7 @@ fn evaluation_schema_and_rounding() {
         Utilization {
             completeness: Some(0.7),
             confidence: Some(Value::Null),
+            turns_borrowed: 2,
             ..record("docs", Tier::Shallow, 5, 3)
         },
         record("x", Tier::Default, 0, 0),
@@ -325,11 +327,11 @@ fn evaluation_schema_and_rounding() {
             "overall_utilization": 0.65,
             "per_directory": [
                 {"dir": "src", "planned_tier": "priority", "turns_allocated": 18,
-                 "turns_used": 12, "utilization": 0.67, "completeness": 0.85, "confidence": 0.9},
+                 "turns_borrowed": 0, "turns_used": 12, "utilization": 0.67, "completeness": 0.85, "confidence": 0.9},
                 {"dir": "docs", "planned_tier": "shallow", "turns_allocated": 5,
-                 "turns_used": 3, "utilization": 0.6, "completeness": 0.7, "confidence": null},
+                 "turns_borrowed": 2, "turns_used": 3, "utilization": 0.6, "completeness": 0.7, "confidence": null},
                 {"dir": "x", "planned_tier": "default", "turns_allocated": 0,
-                 "turns_used": 0, "utilization": 0}
+                 "turns_borrowed": 0, "turns_used": 0, "utilization": 0}
             ],
             "evaluated_at": "2026-01-01T00:00:00Z"
         })
