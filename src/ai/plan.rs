@@ -454,4 +454,6 @@ pub fn utilization_line(evaluation: &Value) -> String {
 }
 
 #[cfg(test)]
+mod props;
+#[cfg(test)]
 mod tests;
