@@ -34,6 +34,7 @@ mod clear;
 mod fsio;
 mod index;
 mod lock;
+mod lookup;
 
 use std::collections::HashSet;
 use std::io::Read;

@@ -1,5 +1,6 @@
 //! One run of the binary, start to finish: resolve the configuration, clear the
-//! cache if asked, scan, investigate, and write the report.
+//! cache if asked, scan, investigate (or only estimate the investigation's
+//! cost), and write the report.
 //!
 //! This is the only place besides `main` where `anyhow` is used: below here
 //! every module returns its own typed errors.
@@ -48,6 +49,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let base = scan::scan(&config.target, &config.scan, &progress);
 
+    // No API call, no key, no cache write: the projection is the result.
+    if config.investigation.estimate {
+        let estimate = crate::ai::estimate::estimate(&config, &base)?;
+        let text = (!config.output.json).then(|| estimate.render_text());
+        return write_output(&config, |out: &mut dyn std::io::Write| match &text {
+            Some(text) => out.write_all(text.as_bytes()),
+            None => serde_json::to_writer_pretty(out, &estimate).map_err(std::io::Error::from),
+        });
+    }
+
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -74,10 +85,18 @@ fn write_report(config: &Config, report: &Report) -> anyhow::Result<ExitCode> {
         (!config.output.json).then(|| format_report(report, &config.target.to_string_lossy()));
     // JSON is serialized straight into the output: at 200,000 files it is
     // tens of megabytes that need not exist twice.
-    let render = |out: &mut dyn std::io::Write| match &text {
+    write_output(config, |out: &mut dyn std::io::Write| match &text {
         Some(text) => out.write_all(text.as_bytes()),
         None => serde_json::to_writer_pretty(out, report).map_err(std::io::Error::from),
-    };
+    })
+}
+
+/// Write what `render` produces to stdout, or to `-o FILE` followed by a
+/// `Report written to FILE` line.
+fn write_output(
+    config: &Config,
+    render: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<ExitCode> {
     match &config.output.file {
         Some(path) => match output::write_file_with(path, render) {
             Ok(()) => {

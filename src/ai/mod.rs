@@ -14,6 +14,7 @@ pub mod agent;
 pub mod api;
 pub mod dir_loop;
 pub mod discover;
+pub mod estimate;
 pub mod fingerprint;
 pub mod orchestrator;
 pub mod plan;

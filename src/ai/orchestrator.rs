@@ -432,10 +432,8 @@ fn save_json(run: &Run<'_>, name: &str, value: &Value) {
     }
 }
 
-/// Phase 6: apply the plan and say what it decided. A directory the plan
-/// skips is settled: it does not make its parents stale, so a rerun over an
-/// unchanged tree has nothing to do even when the plan skipped something.
-/// Returns the applied plan and the final freshness.
+/// Phase 6: apply the plan and say what it decided. Returns the applied
+/// plan and the final freshness (see [`settle_plan`]).
 pub fn apply_plan_phase(
     all_dirs: &[PathBuf],
     states: &HashMap<PathBuf, DirState>,
@@ -443,6 +441,29 @@ pub fn apply_plan_phase(
     plan: &Plan,
     target: &Path,
     progress: &Progress,
+) -> (AppliedPlan, Freshness) {
+    let (applied, freshness) = settle_plan(all_dirs, states, first_look, plan, target);
+    if let Some(warning) = unmatched_warning(&applied) {
+        progress.ai(&warning);
+    }
+    if let Some(line) = plan_summary_line(&applied) {
+        progress.ai(&line);
+    }
+    if !plan.notes.is_empty() {
+        progress.ai(&format!("Plan notes: {}", plan.notes));
+    }
+    (applied, freshness)
+}
+
+/// Apply `plan` to the stale directories. A directory the plan skips is
+/// settled: it does not make its parents stale, so a rerun over an unchanged
+/// tree has nothing to do even when the plan skipped something.
+pub fn settle_plan(
+    all_dirs: &[PathBuf],
+    states: &HashMap<PathBuf, DirState>,
+    first_look: &Freshness,
+    plan: &Plan,
+    target: &Path,
 ) -> (AppliedPlan, Freshness) {
     let proposed = apply_plan(all_dirs, &first_look.stale_dirs(), plan, target);
     let mut settled = states.clone();
@@ -453,15 +474,6 @@ pub fn apply_plan_phase(
     let mut applied = apply_plan(all_dirs, &freshness.stale_dirs(), plan, target);
     applied.skipped = proposed.skipped;
     applied.unmatched = proposed.unmatched;
-    if let Some(warning) = unmatched_warning(&applied) {
-        progress.ai(&warning);
-    }
-    if let Some(line) = plan_summary_line(&applied) {
-        progress.ai(&line);
-    }
-    if !plan.notes.is_empty() {
-        progress.ai(&format!("Plan notes: {}", plan.notes));
-    }
     (applied, freshness)
 }
 

@@ -457,4 +457,6 @@ pub fn utilization_line(evaluation: &Value) -> String {
 }
 
 #[cfg(test)]
+mod props;
+#[cfg(test)]
 mod tests;

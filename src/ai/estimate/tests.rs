@@ -1,0 +1,186 @@
+use super::*;
+
+#[test]
+fn tokens_are_bytes_over_four_rounded_up() {
+    assert_eq!(tokens_of_bytes(0), 0);
+    assert_eq!(tokens_of_bytes(1), 1);
+    assert_eq!(tokens_of_bytes(4), 1);
+    assert_eq!(tokens_of_bytes(9), 3);
+}
+
+#[test]
+fn reads_are_cut_at_read_files_default() {
+    assert_eq!(read_tokens([]), 0);
+    assert_eq!(read_tokens([400, 4]), 101);
+    // A 1 MB file costs what its first 4 KiB cost.
+    assert_eq!(read_tokens([1_000_000]), DEFAULT_MAX_BYTES / 4);
+}
+
+#[test]
+fn a_loop_without_caching_resends_everything() {
+    // 3 turns, 1000 tokens of files over the 2 later turns: growth 500 + 350.
+    let tally = project_loop(2_000, 1_000, 3, false);
+    assert_eq!(tally.calls, 3);
+    assert_eq!(tally.usage.input_tokens, 2_000 + 2_850 + 3_700);
+    assert_eq!(tally.usage.output_tokens, 3 * DIR_OUTPUT_TOKENS_PER_TURN);
+    assert_eq!(tally.usage.cache_read_input_tokens, 0);
+    assert_eq!(tally.usage.cache_creation_input_tokens, 0);
+}
+
+#[test]
+fn a_cached_loop_reads_back_the_previous_context() {
+    let plain = project_loop(2_000, 1_000, 3, false);
+    let cached = project_loop(2_000, 1_000, 3, true);
+    assert_eq!(cached.calls, 3);
+    assert_eq!(cached.usage.input_tokens, 0);
+    assert_eq!(cached.usage.cache_read_input_tokens, 2_000 + 2_850);
+    // Written: the first context, then each turn's growth.
+    assert_eq!(cached.usage.cache_creation_input_tokens, 3_700);
+    // Same tokens processed, far cheaper.
+    assert_eq!(cached.usage.context_tokens(), plain.usage.context_tokens());
+    let model = "claude-sonnet-4-5";
+    assert!(estimate_cost(model, &cached.usage) < estimate_cost(model, &plain.usage));
+}
+
+#[test]
+fn one_turn_reads_nothing_and_zero_turns_cost_nothing() {
+    let one = project_loop(1_000, 50_000, 1, false);
+    assert_eq!((one.calls, one.usage.input_tokens), (1, 1_000));
+    assert_eq!(project_loop(1_000, 50_000, 0, true), Tally::default());
+}
+
+#[test]
+fn the_context_budget_ends_a_loop_early() {
+    // Files worth far more than the budget: the loop stops once a context
+    // passed it, not after all 10 turns.
+    let tally = project_loop(10_000, 2_000_000, 10, false);
+    assert!(tally.calls < 10, "{tally:?}");
+    assert!(tally.calls >= 2, "{tally:?}");
+    let full = project_loop(10_000, 2_000, 10, false);
+    assert_eq!(full.calls, 10);
+}
+
+fn inputs(survey: bool, planning: bool, dirs: usize) -> Inputs {
+    Inputs {
+        survey: survey.then_some(3_000),
+        planning: planning.then_some(4_000),
+        synthesis: Some(2_000),
+        dirs: vec![
+            DirInput {
+                prompt_tokens: 3_000,
+                read_tokens: 5_000,
+                turns: 10,
+            };
+            dirs
+        ],
+    }
+}
+
+#[test]
+fn calls_count_passes_and_turns() {
+    let tally = project(&inputs(true, true, 4));
+    assert_eq!(tally.low.calls, 2 + 4 * u64::from(LOW_TURNS) + 1);
+    assert_eq!(tally.high.calls, 2 + 4 * 10 + 1);
+    let tiny = project(&inputs(false, false, 1));
+    assert_eq!(tiny.low.calls, u64::from(LOW_TURNS) + 1);
+    assert_eq!(tiny.high.calls, 10 + 1);
+    // Nothing to investigate: the fixed passes still run.
+    let cached = project(&inputs(true, true, 0));
+    assert_eq!((cached.low.calls, cached.high.calls), (3, 3));
+}
+
+#[test]
+fn low_turns_never_exceed_the_allotment() {
+    let mut shallow = inputs(false, false, 1);
+    shallow.dirs[0].turns = 2;
+    assert_eq!(project(&shallow).low.calls, 2 + 1);
+}
+
+fn counts() -> Counts {
+    Counts {
+        target: "/w/app".into(),
+        model: "claude-sonnet-4-5".into(),
+        investigation_id: None,
+        total: 6,
+        cached: 2,
+        skipped: 0,
+    }
+}
+
+#[test]
+fn the_estimate_is_a_priced_range() {
+    let estimate = Estimate::new(counts(), &inputs(true, true, 4));
+    assert_eq!(estimate.directories_to_investigate, 4);
+    assert!(estimate.api_calls.low < estimate.api_calls.high);
+    assert!(estimate.input_tokens.low < estimate.input_tokens.high);
+    assert!(estimate.output_tokens.low < estimate.output_tokens.high);
+    assert!(0.0 < estimate.cost_usd.low && estimate.cost_usd.low < estimate.cost_usd.high);
+    // Opus lists at 5x Sonnet: the same tokens cost 5x.
+    let opus = Estimate::new(
+        Counts {
+            model: "claude-opus-4-1".into(),
+            ..counts()
+        },
+        &inputs(true, true, 4),
+    );
+    let ratio = opus.cost_usd.high / estimate.cost_usd.high;
+    assert!((ratio - 5.0).abs() < 0.01, "{ratio}");
+}
+
+#[test]
+fn json_keys_are_stable() {
+    let estimate = Estimate::new(counts(), &inputs(true, false, 1));
+    let value = serde_json::to_value(&estimate).unwrap();
+    let keys: Vec<&str> = value
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "target",
+            "model",
+            "investigation_id",
+            "directories_total",
+            "directories_to_investigate",
+            "directories_cached",
+            "directories_skipped",
+            "survey",
+            "planning",
+            "synthesis",
+            "api_calls",
+            "input_tokens",
+            "output_tokens",
+            "cost_usd"
+        ]
+    );
+    assert_eq!(value["planning"], false);
+    assert!(value["api_calls"]["low"].is_u64() && value["cost_usd"]["high"].is_f64());
+}
+
+#[test]
+fn text_names_every_figure() {
+    let mut estimate = Estimate::new(counts(), &inputs(true, true, 4));
+    estimate.directories_skipped = 1;
+    let text = estimate.render_text();
+    assert!(text.contains("Directories: 4 to investigate of 6 found, 2 already cached, 1 skipped"));
+    assert!(text.contains("(survey, planning, 4 directory loops, synthesis)"));
+    assert!(text.contains("Input tokens: "));
+    assert!(text.contains(&format!("${:.2}", estimate.cost_usd.high)));
+}
+
+#[test]
+fn a_fully_cached_target_costs_nothing() {
+    let mut nothing = inputs(false, false, 0);
+    nothing.synthesis = None;
+    let estimate = Estimate::new(counts(), &nothing);
+    assert_eq!((estimate.api_calls.low, estimate.api_calls.high), (0, 0));
+    assert_eq!(estimate.cost_usd.high, 0.0);
+    assert!(
+        estimate
+            .render_text()
+            .contains("API calls: 0 to 0 (everything is cached)")
+    );
+}
