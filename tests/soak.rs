@@ -12,53 +12,19 @@
 
 mod support;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::Value;
 use support::TestEnv;
 use support::agent::{AgentEnv, MockAgent, Pass, turn_of, visible_files};
+use support::entries::{all_dirs, cache_entries, module_tree};
 use support::mock::Reply;
 
 /// The stream idle timeout the binary runs with: stalls and slow first bytes
 /// cost this much each.
 const IDLE_SECS: f64 = 0.25;
-
-/// Fields whose value depends on when an entry was written.
-const VOLATILE: [&str; 1] = ["cached_at"];
-
-/// `n` leaf directories in groups of ten (`pkg<g>/mod<i>`), each with a
-/// source file and a note, plus a README at the root.
-fn soak_tree(n: usize) -> TestEnv {
-    let env = TestEnv::new();
-    env.file("README.md", "# Soak target\n");
-    for i in 0..n {
-        let dir = format!("pkg{}/mod{i:03}", i / 10);
-        env.file(
-            &format!("{dir}/lib.rs"),
-            format!("pub fn f{i}() -> u32 {{ {i} }}\n"),
-        )
-        .file(&format!("{dir}/notes.txt"), format!("Module {i}.\n"));
-    }
-    env
-}
-
-/// Every directory of the tree, relative (`.` for the target), sorted.
-fn all_dirs(target: &Path) -> Vec<String> {
-    let mut dirs: Vec<String> = walkdir::WalkDir::new(target)
-        .into_iter()
-        .map(Result::unwrap)
-        .filter(|e| e.file_type().is_dir())
-        .map(|e| match e.path().strip_prefix(target).unwrap() {
-            rel if rel.as_os_str().is_empty() => ".".to_string(),
-            rel => rel.to_string_lossy().into_owned(),
-        })
-        .collect();
-    dirs.sort();
-    dirs
-}
 
 /// One request the agent is expected to make: its pass and 1-based turn.
 type Key = (Pass, usize);
@@ -164,37 +130,6 @@ fn serve_with_faults(env: &AgentEnv, plan: HashMap<Key, &'static str>) -> Arc<Mu
     served
 }
 
-/// The dir and file entries of the only investigation under `cache_root`,
-/// by entry file name, without volatile fields.
-fn entries(cache_root: &Path) -> (BTreeMap<String, Value>, BTreeMap<String, Value>) {
-    let ids: Vec<_> = std::fs::read_dir(cache_root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("meta.json").is_file())
-        .collect();
-    assert_eq!(
-        ids.len(),
-        1,
-        "one investigation in {}",
-        cache_root.display()
-    );
-    let read = |sub: &str| -> BTreeMap<String, Value> {
-        std::fs::read_dir(ids[0].join(sub))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .map(|p| {
-                let mut value: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
-                for field in VOLATILE {
-                    value.as_object_mut().unwrap().remove(field);
-                }
-                (p.file_name().unwrap().to_string_lossy().into_owned(), value)
-            })
-            .collect()
-    };
-    (read("dirs"), read("files"))
-}
-
 /// Run the binary on `env`'s target with this cache root and extra flags.
 fn run(env: &TestEnv, cache_root: &Path, extra: &[&str]) -> std::process::Output {
     env.cmd()
@@ -210,7 +145,7 @@ fn run(env: &TestEnv, cache_root: &Path, extra: &[&str]) -> std::process::Output
 /// Soak a tree of `dirs_wanted` leaf directories: a clean `-j 1` run, then
 /// one faulty run per entry of `jobs` (`"default"` passes no `-j`).
 fn soak(dirs_wanted: usize, seed: u64, jobs: &[&str]) {
-    let env = soak_tree(dirs_wanted).with_mock();
+    let env = module_tree(dirs_wanted).with_mock();
     let dirs = all_dirs(env.target());
 
     // The fault-free baseline.
@@ -221,16 +156,9 @@ fn soak(dirs_wanted: usize, seed: u64, jobs: &[&str]) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let (clean_dirs, clean_files) = entries(&clean_root);
-    assert_eq!(clean_dirs.len(), dirs.len(), "every directory has an entry");
-    let relative: Vec<String> = clean_dirs
-        .values()
-        .map(|e| e["relative_path"].as_str().unwrap().to_string())
-        .collect();
-    for dir in &dirs {
-        assert!(relative.contains(dir), "no entry for {dir}: {relative:?}");
-    }
-    assert_eq!(clean_files.len(), dirs_wanted * 2 + 1);
+    let clean = cache_entries(&clean_root);
+    assert_eq!(clean.dir_paths(), dirs, "every directory has an entry");
+    assert_eq!(clean.files.len(), dirs_wanted * 2 + 1);
 
     let keys = expected_keys(env.target(), &dirs);
     for &jobs in jobs {
@@ -273,9 +201,9 @@ fn soak(dirs_wanted: usize, seed: u64, jobs: &[&str]) {
             "-j {jobs}: a retry line per fault\n{stderr}"
         );
 
-        let (faulty_dirs, faulty_files) = entries(&root);
-        similar_asserts::assert_eq!(clean_dirs, faulty_dirs, "-j {jobs}: dir entries");
-        similar_asserts::assert_eq!(clean_files, faulty_files, "-j {jobs}: file entries");
+        let faulty = cache_entries(&root);
+        similar_asserts::assert_eq!(clean.dirs, faulty.dirs, "-j {jobs}: dir entries");
+        similar_asserts::assert_eq!(clean.files, faulty.files, "-j {jobs}: file entries");
     }
 }
 
