@@ -53,7 +53,7 @@ pub use lock::RunLock;
 
 use fsio::{
     append_locked, ensure_private_dir, io_err, jsonl_line, open_append, parse_jsonl, read_json,
-    read_jsonl, write_json_atomic,
+    read_jsonl, remove_temp_files, write_json_atomic,
 };
 
 /// A problem that makes the cache unusable.
@@ -270,6 +270,16 @@ impl Cache {
             path: self.dir.parent().unwrap_or(&self.dir).to_path_buf(),
         };
         root.lock_run(&self.target, wait)
+    }
+
+    /// Remove the temp files that runs killed mid-write left in this
+    /// investigation; returns how many. Takes the target's run lock as proof
+    /// that no other process is writing here.
+    pub fn remove_stale_temp_files(&self, _held: &RunLock) -> usize {
+        [".", "files", "dirs"]
+            .iter()
+            .map(|sub| remove_temp_files(&self.dir.join(sub)))
+            .sum()
     }
 
     /// The absolute path an entry for `path` is keyed by: relative paths are

@@ -7,6 +7,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use thiserror::Error;
 
@@ -26,6 +27,14 @@ pub const DEFAULT_CACHE_ROOT: &str = "/tmp/luminos";
 
 /// `max_tokens` for every request, as the reference.
 pub const MAX_TOKENS: u32 = 4096;
+
+/// Overrides the stream idle timeout (decimal seconds, e.g. `0.5`): for slow
+/// proxies, and for tests that stall streams on purpose.
+pub const IDLE_TIMEOUT_VAR: &str = "LUMINOS_IDLE_TIMEOUT_SECS";
+
+/// Overrides the wait before the first retry (milliseconds; later retries
+/// double it): tests that inject faults by the dozen set it to a few ms.
+pub const RETRY_BACKOFF_VAR: &str = "LUMINOS_RETRY_BACKOFF_MS";
 
 /// Everything a run needs to know, resolved from flags and environment.
 #[derive(Debug, Clone)]
@@ -111,6 +120,13 @@ pub struct ApiSettings {
     pub auth: Option<Auth>,
     /// Retries after the first attempt (`--max-retries`).
     pub max_retries: u32,
+    /// Longest silence on a connection before the attempt counts as stalled
+    /// (`LUMINOS_IDLE_TIMEOUT_SECS`, default [`crate::ai::api::IDLE_TIMEOUT`]).
+    pub idle_timeout: Duration,
+    /// Wait before the first retry when the server names none
+    /// (`LUMINOS_RETRY_BACKOFF_MS`, default
+    /// [`crate::ai::api::retry::INITIAL_BACKOFF`]).
+    pub retry_backoff: Duration,
 }
 
 /// A credential for the Messages API.
@@ -170,6 +186,13 @@ pub enum ConfigError {
     /// No TARGET and nothing else to do.
     #[error("the following argument is required: <TARGET> (see --help)")]
     MissingTarget,
+    /// A tuning variable that is set but not a usable value.
+    #[error("{name} must be {expected}, not '{value}'")]
+    InvalidVar {
+        name: &'static str,
+        expected: &'static str,
+        value: String,
+    },
 }
 
 /// The environment variables luminos reads, captured once.
@@ -180,6 +203,10 @@ pub struct Env {
     pub anthropic_base_url: Option<String>,
     pub luminos_model: Option<String>,
     pub luminos_cache_dir: Option<OsString>,
+    /// `LUMINOS_IDLE_TIMEOUT_SECS`, unparsed.
+    pub luminos_idle_timeout: Option<String>,
+    /// `LUMINOS_RETRY_BACKOFF_MS`, unparsed.
+    pub luminos_retry_backoff: Option<String>,
     pub no_color: bool,
     /// Whether stderr is a terminal.
     pub stderr_is_terminal: bool,
@@ -195,6 +222,8 @@ impl Env {
             anthropic_base_url: non_empty_var("ANTHROPIC_BASE_URL"),
             luminos_model: non_empty_var("LUMINOS_MODEL"),
             luminos_cache_dir: std::env::var_os("LUMINOS_CACHE_DIR").filter(|v| !v.is_empty()),
+            luminos_idle_timeout: non_empty_var(IDLE_TIMEOUT_VAR),
+            luminos_retry_backoff: non_empty_var(RETRY_BACKOFF_VAR),
             // https://no-color.org: present and non-empty disables colour.
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
             stderr_is_terminal: std::io::stderr().is_terminal(),
@@ -230,6 +259,15 @@ impl Plan {
         let target = absolute(&target_arg);
         let target_canonical = std::fs::canonicalize(&target)
             .map_err(|_| ConfigError::NotADirectory(shown.clone()))?;
+
+        let idle_timeout = match &env.luminos_idle_timeout {
+            Some(raw) => parse_idle_timeout(raw)?,
+            None => crate::ai::api::IDLE_TIMEOUT,
+        };
+        let retry_backoff = match &env.luminos_retry_backoff {
+            Some(raw) => parse_retry_backoff(raw)?,
+            None => crate::ai::api::retry::INITIAL_BACKOFF,
+        };
 
         let auth = match (&env.anthropic_api_key, &env.anthropic_auth_token) {
             (Some(key), _) => Some(Auth::ApiKey(key.clone())),
@@ -272,6 +310,8 @@ impl Plan {
                     .to_string(),
                 auth,
                 max_retries: args.max_retries,
+                idle_timeout,
+                retry_backoff,
             },
             cache_root,
             progress: if env.stderr_is_terminal {
@@ -287,6 +327,35 @@ impl Plan {
             clear_cache_first: args.clear_cache,
         })
     }
+}
+
+/// `LUMINOS_IDLE_TIMEOUT_SECS`: positive decimal seconds, at most a day.
+fn parse_idle_timeout(raw: &str) -> Result<Duration, ConfigError> {
+    raw.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|secs| *secs > 0.0 && *secs <= 86_400.0)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| ConfigError::InvalidVar {
+            name: IDLE_TIMEOUT_VAR,
+            expected: "a number of seconds above 0",
+            value: raw.to_string(),
+        })
+}
+
+/// `LUMINOS_RETRY_BACKOFF_MS`: whole milliseconds, at most a minute (0 retries
+/// at once).
+fn parse_retry_backoff(raw: &str) -> Result<Duration, ConfigError> {
+    raw.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|ms| *ms <= 60_000)
+        .map(Duration::from_millis)
+        .ok_or_else(|| ConfigError::InvalidVar {
+            name: RETRY_BACKOFF_VAR,
+            expected: "a whole number of milliseconds up to 60000",
+            value: raw.to_string(),
+        })
 }
 
 /// The absolute form of `path` without resolving symlinks, like Python's
@@ -393,6 +462,58 @@ mod tests {
         assert_eq!(cfg.investigation.model, DEFAULT_MODEL);
         assert_eq!(cfg.api.auth, None);
         assert_eq!(cfg.api.base_url, DEFAULT_BASE_URL);
+    }
+
+    #[test]
+    fn timing_knobs_default_and_parse() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().to_str().unwrap();
+        let cfg = config(&[target], &Env::default());
+        assert_eq!(cfg.api.idle_timeout, crate::ai::api::IDLE_TIMEOUT);
+        assert_eq!(
+            cfg.api.retry_backoff,
+            crate::ai::api::retry::INITIAL_BACKOFF
+        );
+        let env = Env {
+            luminos_idle_timeout: Some(" 0.25 ".into()),
+            luminos_retry_backoff: Some("0".into()),
+            ..Env::default()
+        };
+        let cfg = config(&[target], &env);
+        assert_eq!(cfg.api.idle_timeout, Duration::from_millis(250));
+        assert_eq!(cfg.api.retry_backoff, Duration::ZERO);
+        // They reach the client and its retry policy.
+        let env = Env {
+            anthropic_api_key: Some("k".into()),
+            ..env
+        };
+        let cfg = config(&[target], &env);
+        let client = crate::ai::api::ClientConfig::from_config(&cfg).unwrap();
+        assert_eq!(client.idle_timeout, Duration::from_millis(250));
+        let client = crate::ai::api::Client::new(client).unwrap();
+        assert_eq!(client.retry_policy().initial_backoff, Duration::ZERO);
+        assert_eq!(
+            client.retry_policy().max_backoff,
+            crate::ai::api::retry::MAX_BACKOFF
+        );
+        for (idle, backoff) in [
+            ("0", "5"),
+            ("-1", "5"),
+            ("soon", "5"),
+            ("1", "1.5"),
+            ("1", "60001"),
+        ] {
+            let env = Env {
+                luminos_idle_timeout: Some(idle.into()),
+                luminos_retry_backoff: Some(backoff.into()),
+                ..Env::default()
+            };
+            let err = Plan::resolve(args(&[target]), &env).unwrap_err();
+            assert!(
+                matches!(err, ConfigError::InvalidVar { .. }),
+                "{idle} {backoff}: {err}"
+            );
+        }
     }
 
     #[test]

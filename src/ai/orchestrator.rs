@@ -246,6 +246,9 @@ pub fn open_investigation(
         id = root.investigation_id(&config.target_canonical, true)?;
         cache = Cache::open(&root, &id.id, &config.target_canonical)?;
     }
+    // A run killed mid-write leaves temp files; we hold the lock, so none
+    // is in use.
+    cache.remove_stale_temp_files(&lock);
     if id.is_new {
         cache.write_meta(&config.investigation.model, &now_iso())?;
     }

@@ -98,6 +98,10 @@ pub(crate) fn to_pretty_json(value: &Value) -> Vec<u8> {
     serde_json::to_vec_pretty(value).unwrap_or_default()
 }
 
+/// How the temp files of [`write_atomic`] are named: `.tmp-<random>.partial`.
+const TEMP_PREFIX: &str = ".tmp-";
+const TEMP_SUFFIX: &str = ".partial";
+
 /// Atomically replace `path` with `bytes`: temp file in the same directory,
 /// fsync, rename, fsync the directory.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -105,13 +109,34 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .parent()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no parent"))?;
     let mut temp = tempfile::Builder::new()
-        .prefix(".tmp-")
-        .suffix(".partial")
+        .prefix(TEMP_PREFIX)
+        .suffix(TEMP_SUFFIX)
         .tempfile_in(dir)?;
     temp.write_all(bytes)?;
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|err| err.error)?;
     sync_dir(dir)
+}
+
+/// Remove the [`write_atomic`] temp files in `dir`: a process killed between
+/// creating one and renaming it leaves it behind, holding a summary nobody
+/// will read. Only safe when no other process can be writing in `dir`.
+/// Returns how many were removed; best effort.
+pub(crate) fn remove_temp_files(dir: &Path) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|entry| {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with(TEMP_PREFIX)
+                && name.ends_with(TEMP_SUFFIX)
+                && entry.file_type().is_ok_and(|t| t.is_file())
+        })
+        .filter(|entry| fs::remove_file(entry.path()).is_ok())
+        .count()
 }
 
 /// Atomically write `value` as pretty JSON to `path`.
@@ -288,6 +313,23 @@ mod tests {
         );
         let names: Vec<_> = fs::read_dir(tmp.path()).unwrap().collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn leftover_temp_files_are_removed_and_nothing_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let keep = tmp.path().join("entry.json");
+        write_json_atomic(&keep, &serde_json::json!({"a": 1})).unwrap();
+        fs::write(tmp.path().join(".tmp-abc123.partial"), "{\"a\"").unwrap();
+        fs::write(tmp.path().join(".tmp-other.json"), "{}").unwrap();
+        assert_eq!(remove_temp_files(tmp.path()), 1);
+        let mut names: Vec<_> = fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, [".tmp-other.json", "entry.json"]);
+        assert_eq!(remove_temp_files(&tmp.path().join("missing")), 0);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod agent;
+pub mod entries;
 pub mod mock;
 pub mod secrets;
 pub mod tree;

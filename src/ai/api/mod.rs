@@ -44,7 +44,8 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long a stream may go without any bytes (pings count) before it is
 /// treated as stalled. The API pings well inside this. The same limit applies
-/// to the wait for the response headers.
+/// to the wait for the response headers. `LUMINOS_IDLE_TIMEOUT_SECS`
+/// overrides it (see [`crate::config`]).
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// The `user-agent` of every request.
@@ -72,6 +73,9 @@ pub struct ClientConfig {
     pub max_retries: u32,
     pub connect_timeout: Duration,
     pub idle_timeout: Duration,
+    /// Wait before the first retry when the server names none; later
+    /// retries double it up to [`retry::MAX_BACKOFF`].
+    pub retry_backoff: Duration,
 }
 
 impl ClientConfig {
@@ -85,6 +89,7 @@ impl ClientConfig {
             max_retries: retry::DEFAULT_MAX_RETRIES,
             connect_timeout: CONNECT_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
+            retry_backoff: retry::INITIAL_BACKOFF,
         }
     }
 
@@ -97,6 +102,8 @@ impl ClientConfig {
             config.investigation.model.clone(),
         );
         client.max_retries = config.api.max_retries;
+        client.idle_timeout = config.api.idle_timeout;
+        client.retry_backoff = config.api.retry_backoff;
         Some(client)
     }
 }
@@ -176,7 +183,10 @@ impl Client {
                 )
             })?;
         Ok(Client {
-            policy: RetryPolicy::new(config.max_retries),
+            policy: RetryPolicy::new(config.max_retries).with_backoff(
+                config.retry_backoff,
+                retry::MAX_BACKOFF.max(config.retry_backoff),
+            ),
             config: Arc::new(config),
             http,
             url,

@@ -3,7 +3,7 @@
 //! `think` and `checkpoint` only show the agent's reasoning on stderr (the
 //! lines carry the loop's directory, so concurrent loops stay readable) and
 //! answer `ok`. `flag` also records a finding in `flags.jsonl`, where the
-//! report collects it.
+//! report collects it; a finding already recorded is not added again.
 
 use serde_json::{Value, json};
 
@@ -173,9 +173,13 @@ impl Tool for FlagTool {
                 finding: finding.to_string(),
                 severity: severity.to_string(),
             };
-            ctx.cache.append_flag(&flag).map_err(|err| {
-                ToolOutput::error(format!("Error: the flag could not be recorded: {err}"))
-            })?;
+            // Unique: a directory investigated again after an interrupted
+            // run finds the same things, and the report should list them once.
+            ctx.cache
+                .append_flags_unique(std::slice::from_ref(&flag))
+                .map_err(|err| {
+                    ToolOutput::error(format!("Error: the flag could not be recorded: {err}"))
+                })?;
             Ok(ToolOutput::ok("ok"))
         })
     }
