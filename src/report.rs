@@ -96,6 +96,18 @@ pub struct TokenTotals {
     pub cache_read: u64,
 }
 
+/// The line that says `--max-cost` cut the investigation short, so nobody
+/// mistakes a partial verdict for a whole one.
+fn cap_note(summary: &InvestigationSummary) -> Option<String> {
+    summary.cost_cap_hit.then(|| {
+        format!(
+            "  Note: the --max-cost cap was hit; {} director{} left uninvestigated. Run again to resume.",
+            summary.directories_remaining,
+            if summary.directories_remaining == 1 { "y was" } else { "ies were" }
+        )
+    })
+}
+
 /// Format the full terminal report for `target` (shown as given, absolute):
 /// the reference's sections, character for character. File names, paths and
 /// model text are escaped so that none of them can drive the terminal.
@@ -113,6 +125,10 @@ pub fn format_report(report: &Report, target: &str) -> String {
     if !report.ai_brief.is_empty() {
         section(&mut lines, ">> SUMMARY (AI)", &rule);
         push_paragraphs(&mut lines, &report.ai_brief);
+    }
+    if let Some(note) = report.investigation.as_ref().and_then(cap_note) {
+        lines.push(String::new());
+        lines.push(note);
     }
 
     section(&mut lines, ">> DIRECTORY TREE", &rule);
@@ -512,5 +528,26 @@ mod tests {
             flag("critical", ".env", "Live API key in plain text."),
         ];
         insta::assert_snapshot!(format_report(&report, "/tmp/mydir"));
+    }
+
+    #[test]
+    fn a_hit_cost_cap_is_said_under_the_summary() {
+        let mut report = Report {
+            ai_brief: "Half a verdict.".into(),
+            investigation: Some(InvestigationSummary {
+                directories_remaining: 3,
+                cost_cap_hit: true,
+                ..InvestigationSummary::default()
+            }),
+            ..Report::default()
+        };
+        let text = format_report(&report, "/tmp/mydir");
+        let summary_at = text.find("Half a verdict.").unwrap();
+        let note_at = text
+            .find("  Note: the --max-cost cap was hit; 3 directories were left uninvestigated. Run again to resume.")
+            .expect(&text);
+        assert!(summary_at < note_at && note_at < text.find(">> DIRECTORY TREE").unwrap());
+        report.investigation.as_mut().unwrap().cost_cap_hit = false;
+        assert!(!format_report(&report, "/tmp/mydir").contains("--max-cost"));
     }
 }

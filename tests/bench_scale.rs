@@ -13,7 +13,8 @@
 //!   both see the same machine load). Target: at most 1.0;
 //! - the scan's peak RSS. Target: under 300 MB;
 //! - the same with the JSON and terminal reports rendered, with their sizes;
-//! - the real binary end to end with `--estimate --json -o FILE` (no API
+//! - the real binary end to end with `--estimate --json -o FILE`: the scan,
+//!   discovery and the rendering of every prompt a run would send (no API
 //!   call), for its wall time and peak RSS.
 //!
 //! Each scan runs in a child process (this test binary re-executed with
@@ -203,8 +204,8 @@ fn measure(mut cmd: Command) -> Measured {
 }
 
 /// The real binary end to end, `--estimate --json -o FILE`: the scan, then
-/// whatever the investigation does without an API call, then the report.
-/// Informational: its meaning follows what `--estimate` does.
+/// discovery and every prompt a run would send, measured but not sent.
+/// Informational: nothing is asserted.
 fn report_binary(tree: &Path) {
     let tmp = tempfile::tempdir().unwrap();
     let report = tmp.path().join("report.json");
@@ -228,10 +229,10 @@ fn report_binary(tree: &Path) {
     }
     let bytes = std::fs::metadata(&report).map_or(0, |m| m.len());
     println!(
-        "luminos --estimate --json -o FILE: {:.1} s, peak RSS {:.1} MB, report {:.1} MB",
+        "luminos --estimate --json -o FILE: {:.1} s, peak RSS {:.1} MB, estimate {:.1} KB",
         measured.wall.as_secs_f64(),
         measured.peak_rss_kb as f64 / 1024.0,
-        bytes as f64 / 1e6
+        bytes as f64 / 1e3
     );
 }
 
