@@ -22,12 +22,7 @@ const STUCK: Duration = Duration::from_secs(120);
 
 /// 4 directories and 6 files: survey, planning, 4 dir loops, synthesis.
 fn project(env: &TestEnv) {
-    env.file("README.md", "# Demo\n")
-        .file("Cargo.toml", "[package]\nname = \"demo\"\n")
-        .file("src/main.rs", "fn main() {}\n")
-        .file("src/core/engine.rs", "pub fn run() {}\n")
-        .file("src/core/model.rs", "pub struct Model;\n")
-        .file("docs/guide.md", "Guide\n");
+    env.small_project();
 }
 
 /// A latch the mock's responder waits on, so a run can be held mid-way

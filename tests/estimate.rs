@@ -13,12 +13,7 @@ use support::agent::AgentEnv;
 /// 4 directories (., src, src/core, docs) and 6 files: not a tiny target.
 fn project() -> TestEnv {
     let env = TestEnv::new();
-    env.file("README.md", "# Demo\n")
-        .file("Cargo.toml", "[package]\nname = \"demo\"\n")
-        .file("src/main.rs", "fn main() {}\n")
-        .file("src/core/engine.rs", "pub fn run() {}\n")
-        .file("src/core/model.rs", "pub struct Model;\n")
-        .file("docs/guide.md", "Guide\n");
+    env.small_project();
     env
 }
 

@@ -18,32 +18,14 @@ use support::mock::{RecordedRequest, Reply};
 /// A small project: 6 files in src/core, src, docs and the root.
 fn project() -> TestEnv {
     let env = TestEnv::new();
-    env.file("README.md", "# Demo\n")
-        .file("Cargo.toml", "[package]\nname = \"demo\"\n")
-        .file("src/main.rs", "fn main() {}\n")
-        .file("src/core/engine.rs", "pub fn run() {}\n")
-        .file("src/core/model.rs", "pub struct Model;\n")
-        .file("docs/guide.md", "Guide\n");
+    env.small_project();
     env
 }
 
 /// Runs luminos with one dir loop at a time, the reference's order, so the
 /// recorded requests of each loop are contiguous.
 fn run(env: &TestEnv, extra: &[&str]) -> Output {
-    let output = env
-        .cmd()
-        .arg("--jobs=1")
-        .args(extra)
-        .arg(env.target())
-        .output()
-        .expect("run luminos");
-    assert!(
-        output.status.success(),
-        "luminos failed: {}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+    env.run_ok(&[&["--jobs=1"], extra].concat())
 }
 
 fn stderr(output: &Output) -> String {

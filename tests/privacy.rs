@@ -22,19 +22,7 @@ use support::mock::{RecordedRequest, Reply};
 use support::secrets::{B62, LeakCheck, fake, fixture};
 
 fn run(env: &TestEnv, extra: &[&str]) -> Output {
-    let output = env
-        .cmd()
-        .args(extra)
-        .arg(env.target())
-        .output()
-        .expect("run luminos");
-    assert!(
-        output.status.success(),
-        "luminos failed: {}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+    env.run_ok(extra)
 }
 
 fn stdout(output: &Output) -> String {

@@ -34,19 +34,7 @@ fn project() -> TestEnv {
 }
 
 fn run(env: &TestEnv, extra: &[&str]) -> Output {
-    let output = env
-        .cmd()
-        .args(extra)
-        .arg(env.target())
-        .output()
-        .expect("run luminos");
-    assert!(
-        output.status.success(),
-        "luminos failed: {}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+    env.run_ok(extra)
 }
 
 fn json_run(env: &TestEnv, extra: &[&str]) -> Value {

@@ -71,6 +71,35 @@ impl TestEnv {
         self
     }
 
+    /// The small project most end-to-end tests investigate: 4 directories
+    /// (`.`, `src`, `src/core`, `docs`) and 6 files, not a tiny target.
+    pub fn small_project(&self) -> &Self {
+        self.file("README.md", "# Demo\n")
+            .file("Cargo.toml", "[package]\nname = \"demo\"\n")
+            .file("src/main.rs", "fn main() {}\n")
+            .file("src/core/engine.rs", "pub fn run() {}\n")
+            .file("src/core/model.rs", "pub struct Model;\n")
+            .file("docs/guide.md", "Guide\n")
+    }
+
+    /// Run `luminos [extra] TARGET` with [`TestEnv::cmd`] and insist that it
+    /// succeeds, showing its stderr when it does not.
+    pub fn run_ok(&self, extra: &[&str]) -> std::process::Output {
+        let output = self
+            .cmd()
+            .args(extra)
+            .arg(self.target())
+            .output()
+            .expect("run luminos");
+        assert!(
+            output.status.success(),
+            "luminos failed: {}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    }
+
     /// Create a directory (and parents) under the target.
     pub fn dir(&self, rel: &str) -> &Self {
         std::fs::create_dir_all(self.path(rel)).unwrap();
