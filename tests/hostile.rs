@@ -23,8 +23,11 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use serde_json::Value;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
 use support::TestEnv;
+use support::mock::{Reply, ToolResultSeen};
 use support::watch::{Watched, run_watched};
 
 /// Terminal escapes (colour, window title, bell) and line breaks in one name.
@@ -289,6 +292,25 @@ fn scan_json_report_of_a_hostile_tree_is_complete_and_exact() {
 
     let Run { out, unprivileged } = run_on_target(&env, &hostile, &["--json"]);
     let json: Value = serde_json::from_slice(&out.stdout).expect("the JSON report parses");
+    // The investigation ran over the whole tree, not only the scan.
+    assert!(env.server.request_count() > 0);
+    assert!(
+        json["ai_brief"]
+            .as_str()
+            .unwrap()
+            .starts_with("Scripted brief over "),
+        "{}",
+        out.stderr_text()
+    );
+    assert_eq!(json["investigation"]["directories_remaining"], 0);
+    assert!(
+        json["investigation"]["directories_investigated"]
+            .as_u64()
+            .unwrap()
+            > DEPTH as u64,
+        "{}",
+        json["investigation"]
+    );
     let files: BTreeMap<String, &Value> = json["classified_files"]
         .as_array()
         .unwrap()
@@ -380,6 +402,65 @@ fn scan_deep_depth_over_symlink_loops_stays_bounded() {
     );
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["survey_signals"]["total_files"], 300);
+}
+
+/// The root's agent reads every hazard it can name and greps the whole tree:
+/// each call comes back (an error or framed text) and the run ends on time,
+/// with nothing read from outside the target.
+#[test]
+fn investigation_reads_hostile_files_without_harm() {
+    let seen: Arc<Mutex<Vec<ToolResultSeen>>> = Arc::default();
+    let record = seen.clone();
+    let env = TestEnv::new().with_agent(move |agent| {
+        agent.dir_script(".", move |turn| match turn.turn {
+            1 => Reply::tool_uses([
+                ("read_file", json!({"path": "pipe.py"})),
+                ("read_file", json!({"path": "pipe_link.py"})),
+                (
+                    "read_file",
+                    json!({"path": "huge.py", "max_bytes": 1_000_000}),
+                ),
+                ("read_file", json!({"path": "diskimage"})),
+                ("read_file", json!({"path": EVIL_NAME})),
+                ("read_file", json!({"path": "escape.py"})),
+                ("read_file", json!({"path": "loop_a"})),
+                ("list_directory", json!({"path": "escape"})),
+                ("run_command", json!({"command": "grep -rn print ."})),
+                ("run_command", json!({"command": "find . -name '*.py'"})),
+                ("parse_structure", json!({"path": "huge.py"})),
+            ]),
+            _ => {
+                record.lock().unwrap().extend(turn.tool_results());
+                Reply::tool_use(
+                    "submit_report",
+                    json!({"summary": "A hostile tree.", "completeness": 0.5}),
+                )
+            }
+        })
+    });
+    let hostile = hostile_tree(&env);
+    let _unlock = Unlock(&env);
+    run_on_target(&env, &hostile, &["--json"]);
+
+    let results = seen.lock().unwrap().clone();
+    assert_eq!(results.len(), 11, "every call got its result");
+    let (errors, framed): (Vec<_>, Vec<_>) = results.iter().partition(|r| r.is_error);
+    for result in &framed {
+        assert!(
+            result.content.starts_with("<untrusted-data"),
+            "unframed: {}",
+            result.content
+        );
+    }
+    for result in &results {
+        assert!(
+            !result.content.contains("KEY = 'outside'"),
+            "{}",
+            result.content
+        );
+    }
+    // The FIFOs, the link out, the loop and the listing out are refused.
+    assert!(errors.len() >= 5, "{results:#?}");
 }
 
 /// The hang guard above must itself work: a child past its deadline is

@@ -517,14 +517,15 @@ fn list_directory_edge_cases_and_refusals() {
 }
 
 /// In a run, listings keep to the base scan's scope: ignored names and `-x`
-/// directories are left out (and counted); hidden names still follow
-/// `show_hidden`.
+/// directories are left out (and counted); hidden names follow
+/// `show_hidden`, except ignored ones, which stay out.
 #[test]
 fn list_directory_keeps_to_the_scans_scope() {
     let e = env();
-    std::fs::write(e.target.join(".gitignore"), "*.log\nnested/\n").unwrap();
+    std::fs::write(e.target.join(".gitignore"), "*.log\nnested/\n.secrets\n").unwrap();
     std::fs::write(e.target.join("src/debug.log"), "noise").unwrap();
     std::fs::write(e.target.join("src/.env"), "hidden").unwrap();
+    std::fs::write(e.target.join("src/.secrets"), "ignored").unwrap();
     let options = luminos::config::ScanOptions {
         exclude: vec!["inner".into()],
         ..Default::default()
@@ -549,6 +550,11 @@ fn list_directory_keeps_to_the_scans_scope() {
     );
     let all = run(json!({"path": "src", "show_hidden": true}));
     assert!(all.contains("  .env  (6 bytes)"), "{all}");
+    assert!(!all.contains(".secrets"), "an ignored hidden name: {all}");
+    assert!(
+        all.ends_with("\n  (4 more entries left out by ignore files or --exclude)"),
+        "{all}"
+    );
     // Without a scope (a tool used outside a run), everything is listed.
     let listed = e.ok("list_directory", json!({"path": "src"}));
     assert!(

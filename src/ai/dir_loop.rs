@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use crate::ai::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::api::ToolDefinition;
 use crate::ai::api::cost::{CONTEXT_BUDGET, LoopUsage, format_thousands};
-use crate::ai::discover::{children_of, display_name, relative};
+use crate::ai::discover::{ChildIndex, display_name, relative};
 use crate::ai::fingerprint::{FINGERPRINT_FIELD, fingerprint};
 use crate::ai::pool::TurnPool;
 use crate::ai::prompts::{self, DirPrompt};
@@ -66,8 +66,8 @@ pub struct DirShared {
     pub progress: Progress,
     /// The canonical target.
     pub target: PathBuf,
-    /// Every discovered directory (for child lookups).
-    pub all_dirs: Vec<PathBuf>,
+    /// The discovered subdirectories of each directory.
+    pub children: ChildIndex,
     /// The survey block for the prompt.
     pub survey_block: String,
     /// The dir toolbox after the survey's filtering.
@@ -248,16 +248,8 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
     let mut turn = 0;
     loop {
         turn += 1;
-        if turn > limit {
-            if !shared.pool.borrow_one(limit) {
-                break;
-            }
-            limit += 1;
-            borrowed += 1;
-            printer.line(&format!(
-                "Borrowed a turn from the shared pool ({borrowed} so far)"
-            ));
-        }
+        // The budget comes first: a loop over it must not borrow a turn it
+        // cannot use.
         if usage.budget_exceeded() {
             printer.line(&format!(
                 "Context budget reached — exiting early (context size {} > {} budget; loop spend {} tokens)",
@@ -272,6 +264,16 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
             }
             end = LoopEnd::Budget;
             break;
+        }
+        if turn > limit {
+            if !shared.pool.borrow_one(limit) {
+                break;
+            }
+            limit += 1;
+            borrowed += 1;
+            printer.line(&format!(
+                "Borrowed a turn from the shared pool ({borrowed} so far)"
+            ));
         }
         let remaining = limit - turn + 1;
         if remaining <= NEAR_END_TURNS {
@@ -350,7 +352,9 @@ pub fn dir_system_prompt(
         &relative(&shared.target, dir),
         &dir_context_in(&shared.target, dir, shared.session.scope()),
     );
-    let child_entries: Vec<(String, Option<Value>)> = children_of(dir, &shared.all_dirs)
+    let child_entries: Vec<(String, Option<Value>)> = shared
+        .children
+        .of(dir)
         .iter()
         .map(|child| {
             let name = child

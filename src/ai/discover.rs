@@ -12,6 +12,7 @@
 //! `Path`'s component order).
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -75,11 +76,32 @@ pub fn discover_directories(filter: &ScanFilter) -> Vec<PathBuf> {
     dirs
 }
 
-/// The directories of `all` directly below `dir`, in name order.
-pub fn children_of<'a>(dir: &Path, all: &'a [PathBuf]) -> Vec<&'a PathBuf> {
-    let mut children: Vec<&PathBuf> = all.iter().filter(|d| d.parent() == Some(dir)).collect();
-    children.sort();
-    children
+/// Each discovered directory's discovered subdirectories, sorted, indexed
+/// once: asking the whole list for every directory's children is quadratic,
+/// which a tree of ten thousand directories notices.
+#[derive(Debug, Default)]
+pub struct ChildIndex(HashMap<PathBuf, Vec<PathBuf>>);
+
+impl ChildIndex {
+    pub fn new(all: &[PathBuf]) -> ChildIndex {
+        let mut map: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+        for dir in all {
+            if let Some(parent) = dir.parent() {
+                map.entry(parent.to_path_buf())
+                    .or_default()
+                    .push(dir.clone());
+            }
+        }
+        for children in map.values_mut() {
+            children.sort();
+        }
+        ChildIndex(map)
+    }
+
+    /// The subdirectories of `dir` among those indexed, sorted.
+    pub fn of(&self, dir: &Path) -> &[PathBuf] {
+        self.0.get(dir).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// `dir` relative to `target`: `.` for the target itself.
@@ -244,8 +266,10 @@ mod tests {
     fn children_and_names() {
         let t = Path::new("/w/proj");
         let all = vec![t.join("a/x"), t.join("a"), t.join("b"), t.to_path_buf()];
-        assert_eq!(children_of(t, &all), [&t.join("a"), &t.join("b")]);
-        assert!(children_of(&t.join("b"), &all).is_empty());
+        let children = ChildIndex::new(&all);
+        assert_eq!(children.of(t), [t.join("a"), t.join("b")]);
+        assert_eq!(children.of(&t.join("a")), [t.join("a/x")]);
+        assert!(children.of(&t.join("b")).is_empty());
         assert_eq!(relative(t, t), ".");
         assert_eq!(relative(t, &t.join("a/x")), "a/x");
         assert_eq!(display_name(t, t), "proj");

@@ -31,7 +31,7 @@ use serde_json::{Map, Value, json};
 use crate::ai::api::cost::TokenTracker;
 use crate::ai::api::{Client, ClientConfig};
 use crate::ai::dir_loop::{DirOutcome, DirShared};
-use crate::ai::discover::{discover_directories, relative};
+use crate::ai::discover::{ChildIndex, discover_directories, relative};
 use crate::ai::fingerprint::{DirState, Freshness, Reason, classify, fingerprint};
 use crate::ai::plan::{
     AppliedPlan, Plan, Utilization, apply_plan, plan_evaluation, plan_summary_line,
@@ -182,7 +182,7 @@ async fn pipeline(
         cache: cache.clone(),
         progress: progress.clone(),
         target: target.to_path_buf(),
-        all_dirs: all_dirs.clone(),
+        children: ChildIndex::new(&all_dirs),
         survey_block: format_survey_block(survey.as_ref()),
         dir_tools: filter_dir_tools(&tools::definitions(Scope::Dir), survey.as_ref()),
         pool: TurnPool::new(&allocations),

@@ -180,7 +180,7 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         name: "bearer-token",
-        severity: Concern,
+        severity: Critical,
         summary: "random-looking values after `Authorization: Bearer`",
         pattern: r"(?-u:\b)bearer[ \t]+(?P<s>[A-Za-z0-9._~+/-]{20,}=*)",
         lowercase: true,

@@ -59,6 +59,21 @@ impl ScanFilter {
         self.allows(path, false)
     }
 
+    /// True when `-x` or an ignore rule excludes `path` itself, whatever the
+    /// hidden-name rule says: for listings that show hidden names on request
+    /// but must still leave out what ignore files exclude (`.env`, say).
+    /// Only the last component is checked; its parent is taken as in scope.
+    pub fn rules_exclude(&self, path: &Path, is_dir: bool) -> bool {
+        let Some(names) = self.relative_names(path) else {
+            return true;
+        };
+        let Some((last, parents)) = names.split_last() else {
+            return false;
+        };
+        let parent: PathBuf = parents.iter().collect();
+        self.excluded_by_rules(&parent, last, is_dir)
+    }
+
     /// Every directory in scope under the root (the root included), sorted
     /// by path. Symlinks are not followed, as in the scan's walk.
     pub fn directories(&self) -> Vec<PathBuf> {
@@ -109,14 +124,20 @@ impl ScanFilter {
         if !self.rules.show_hidden && is_hidden_name(name) {
             return false;
         }
+        !self.excluded_by_rules(parent, name, is_dir)
+    }
+
+    /// Whether `-x` or the ignore files in effect exclude `name` inside
+    /// `parent` (relative).
+    fn excluded_by_rules(&self, parent: &Path, name: &OsStr, is_dir: bool) -> bool {
         if is_dir && self.rules.exclude.contains(name) {
-            return false;
-        }
-        if !self.rules.respect_ignore {
             return true;
         }
+        if !self.rules.respect_ignore {
+            return false;
+        }
         let stack = self.stack_for(parent);
-        stack.is_empty() || !stack.is_ignored(&self.root.join(parent).join(name), is_dir)
+        !stack.is_empty() && stack.is_ignored(&self.root.join(parent).join(name), is_dir)
     }
 
     /// The rules in effect for the entries of `rel`, loading ignore files of

@@ -16,7 +16,7 @@ use super::{Counts, DirInput, Estimate, Inputs, SUMMARY_BYTES, SURVEY_BLOCK_BYTE
 use super::{read_tokens, tokens_of_bytes};
 use crate::ai::PassError;
 use crate::ai::dir_loop::{compose_dir_prompt, dir_context_in};
-use crate::ai::discover::{children_of, relative};
+use crate::ai::discover::{ChildIndex, relative};
 use crate::ai::fingerprint::classify;
 use crate::ai::orchestrator::{
     PLANNING_TREE_DEPTH, SURVEY_FILE, SURVEY_TREE_DEPTH, current_states, discover, settle_plan,
@@ -117,11 +117,13 @@ pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateEr
 
     let files = file_tokens_by_dir(config, scan);
     let dir_tools = tools_tokens(Scope::Dir);
+    let child_index = ChildIndex::new(&all_dirs);
     let mut dirs = Vec::with_capacity(applied.order.len());
     for dir in &applied.order {
         let turns = applied.turns_for(dir);
-        let children: Vec<(String, Option<Value>)> = children_of(dir, &all_dirs)
-            .into_iter()
+        let children: Vec<(String, Option<Value>)> = child_index
+            .of(dir)
+            .iter()
             .map(|child| {
                 let name = child
                     .file_name()
@@ -135,7 +137,8 @@ pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateEr
                 (name, entry)
             })
             .collect();
-        let pending = children_of(dir, &all_dirs)
+        let pending = child_index
+            .of(dir)
             .iter()
             .filter(|child| stale.contains(*child))
             .count() as u64;

@@ -362,8 +362,9 @@ impl Listing {
 }
 
 /// [`listing_lines`], leaving out the entries `scope` excludes (ignored
-/// names and `-x` directories, as the base scan does). Hidden names stay
-/// governed by `show_hidden` alone, so the agent can still ask for them.
+/// names and `-x` directories, as the base scan does). Whether hidden names
+/// show is up to `show_hidden`, so the agent can still ask for them, but an
+/// ignored one (a `.env` listed in `.gitignore`) stays out either way.
 pub fn scoped_listing(
     target: &Path,
     dir: &Path,
@@ -376,7 +377,14 @@ pub fn scoped_listing(
         .collect();
     let before = names.len();
     if let Some(scope) = scope {
-        names.retain(|name| name.as_bytes().starts_with(b".") || in_scope(scope, &dir.join(name)));
+        names.retain(|name| {
+            let path = dir.join(name);
+            if name.as_bytes().starts_with(b".") {
+                !scope.rules_exclude(&path, is_dir(&path))
+            } else {
+                in_scope(scope, &path)
+            }
+        });
     }
     let left_out = before - names.len();
     // Byte order, which is code-point order for UTF-8 names (the reference's
@@ -392,10 +400,15 @@ pub fn scoped_listing(
 /// Whether the scan would keep `path`: a directory (or a link to one, which
 /// the listing shows as a directory) as a directory, anything else as a file.
 fn in_scope(scope: &ScanFilter, path: &Path) -> bool {
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => scope.allows_dir(path),
-        _ => scope.allows_file(path),
+    if is_dir(path) {
+        scope.allows_dir(path)
+    } else {
+        scope.allows_file(path)
     }
+}
+
+fn is_dir(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|meta| meta.is_dir())
 }
 
 /// The (escaped) name in a line written by [`describe_entry`], without the

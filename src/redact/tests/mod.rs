@@ -104,6 +104,47 @@ fn every_rule_compiles_and_names_are_unique() {
     }
 }
 
+/// The exact rule set and each rule's severity: keys and tokens are
+/// critical; passwords in URLs and generic assignments, which misfire more
+/// often, are concerns.
+#[test]
+fn the_rules_and_their_severities_are_pinned() {
+    let pinned: Vec<(&str, &str)> = RULES
+        .iter()
+        .map(|rule| (rule.name, rule.severity.as_str()))
+        .collect();
+    let concerns = ["url-credentials", "generic-secret"];
+    for (name, severity) in &pinned {
+        let expected = if concerns.contains(name) {
+            "concern"
+        } else {
+            "critical"
+        };
+        assert_eq!(*severity, expected, "{name}");
+    }
+    let names: Vec<&str> = pinned.iter().map(|(name, _)| *name).collect();
+    assert_eq!(
+        names,
+        [
+            "private-key",
+            "aws-access-key-id",
+            "aws-secret-access-key",
+            "github-token",
+            "gitlab-token",
+            "slack-token",
+            "slack-webhook",
+            "stripe-live-key",
+            "google-api-key",
+            "anthropic-api-key",
+            "openai-api-key",
+            "jwt",
+            "url-credentials",
+            "bearer-token",
+            "generic-secret"
+        ]
+    );
+}
+
 /// A `lowercase` rule runs over lowercased text, so an uppercase letter in
 /// its pattern (outside a class or a group name) could never match.
 #[test]
