@@ -53,6 +53,18 @@ fn dir_entry(env: &TestEnv, rel: &str) -> Option<Value> {
     cache(env).read_entry(EntryKind::Dir, &path.to_string_lossy())
 }
 
+/// The `plan_evaluation.json` record of the directory `rel`.
+fn evaluation_of(env: &TestEnv, rel: &str) -> Value {
+    let evaluation = cache(env).read_json("plan_evaluation.json").unwrap();
+    evaluation["per_directory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["dir"] == rel)
+        .unwrap_or_else(|| panic!("no evaluation of {rel}: {evaluation}"))
+        .clone()
+}
+
 /// The passes in request order, consecutive requests of one pass merged,
 /// with how many requests each made.
 fn pass_runs(env: &AgentEnv) -> Vec<(Pass, usize)> {
@@ -432,14 +444,7 @@ fn turn_limit_nudges_borrows_then_writes_a_partial_entry() {
     assert_eq!(entry["partial_reason"], "turn limit reached");
     assert_eq!(entry["summary"], file_summary("docs", "guide.md"));
 
-    let evaluation = cache(&env).read_json("plan_evaluation.json").unwrap();
-    let docs_eval = evaluation["per_directory"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["dir"] == "docs")
-        .unwrap()
-        .clone();
+    let docs_eval = evaluation_of(&env, "docs");
     assert_eq!(docs_eval["turns_allocated"], 5);
     assert_eq!(docs_eval["turns_used"], 18);
     assert_eq!(docs_eval["turns_borrowed"], 13);
@@ -484,14 +489,7 @@ fn the_budget_is_checked_before_borrowing() {
         entry["partial_reason"],
         "context budget reached before files processed"
     );
-    let evaluation = cache(&env).read_json("plan_evaluation.json").unwrap();
-    let docs = evaluation["per_directory"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["dir"] == "docs")
-        .unwrap()
-        .clone();
+    let docs = evaluation_of(&env, "docs");
     assert_eq!(
         (docs["turns_used"].clone(), docs["turns_borrowed"].clone()),
         (json!(5), json!(0))

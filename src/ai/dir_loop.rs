@@ -352,21 +352,11 @@ pub fn dir_system_prompt(
         &relative(&shared.target, dir),
         &dir_context_in(&shared.target, dir, shared.session.scope()),
     );
-    let child_entries: Vec<(String, Option<Value>)> = shared
-        .children
-        .of(dir)
-        .iter()
-        .map(|child| {
-            let name = child
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let entry = shared
-                .cache
-                .read_entry(EntryKind::Dir, &child.to_string_lossy());
-            (name, entry)
-        })
-        .collect();
+    let child_entries = named_child_entries(shared.children.of(dir), |child| {
+        shared
+            .cache
+            .read_entry(EntryKind::Dir, &child.to_string_lossy())
+    });
     compose_dir_prompt(
         &shared.target,
         dir,
@@ -375,6 +365,24 @@ pub fn dir_system_prompt(
         &child_entries,
         &shared.survey_block,
     )
+}
+
+/// Each child directory's name with its dir entry (from `entry_of`), as
+/// [`compose_dir_prompt`] takes them.
+pub fn named_child_entries(
+    children: &[PathBuf],
+    entry_of: impl Fn(&PathBuf) -> Option<Value>,
+) -> Vec<(String, Option<Value>)> {
+    children
+        .iter()
+        .map(|child| {
+            let name = child
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (name, entry_of(child))
+        })
+        .collect()
 }
 
 /// The dir prompt from its parts. The listing, the child summaries and the

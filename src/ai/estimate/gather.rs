@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::{Counts, DirInput, Estimate, Inputs, SUMMARY_BYTES, SURVEY_BLOCK_BYTES};
 use super::{read_tokens, tokens_of_bytes};
 use crate::ai::PassError;
-use crate::ai::dir_loop::{compose_dir_prompt, dir_context_in};
+use crate::ai::dir_loop::{compose_dir_prompt, dir_context_in, named_child_entries};
 use crate::ai::discover::{ChildIndex, relative};
 use crate::ai::fingerprint::classify;
 use crate::ai::orchestrator::{
@@ -121,22 +121,13 @@ pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateEr
     let mut dirs = Vec::with_capacity(applied.order.len());
     for dir in &applied.order {
         let turns = applied.turns_for(dir);
-        let children: Vec<(String, Option<Value>)> = child_index
-            .of(dir)
-            .iter()
-            .map(|child| {
-                let name = child
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                // A child investigated again is counted by `pending` below.
-                let entry = cache
-                    .as_ref()
-                    .filter(|_| !stale.contains(child))
-                    .and_then(|c| c.read_entry(EntryKind::Dir, &child.to_string_lossy()));
-                (name, entry)
-            })
-            .collect();
+        // A child investigated again is counted by `pending` below.
+        let children = named_child_entries(child_index.of(dir), |child| {
+            cache
+                .as_ref()
+                .filter(|_| !stale.contains(child))
+                .and_then(|c| c.read_entry(EntryKind::Dir, &child.to_string_lossy()))
+        });
         let pending = child_index
             .of(dir)
             .iter()
