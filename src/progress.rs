@@ -253,19 +253,27 @@ impl DirBoard {
         self.redraw(&state);
     }
 
-    /// The loop on `dir` finished; `tokens` and `dollars` are the run's
-    /// totals so far.
-    pub fn finished(&self, dir: &str, tokens: u64, dollars: f64) {
+    /// The loop on `dir` finished.
+    pub fn finished(&self, dir: &str) {
         let mut state = self.lock();
         let dir = escape_control(dir);
         if let Some(at) = state.running.iter().position(|d| *d == dir) {
             state.running.remove(at);
         }
-        state.tokens = tokens;
-        state.dollars = dollars;
         if let Some(bar) = &self.bar {
             bar.inc(1);
         }
+        self.redraw(&state);
+    }
+
+    /// The run's totals so far: `tokens` processed and produced, `dollars`.
+    pub fn spent(&self, tokens: u64, dollars: f64) {
+        let mut state = self.lock();
+        if (state.tokens, state.dollars) == (tokens, dollars) {
+            return;
+        }
+        state.tokens = tokens;
+        state.dollars = dollars;
         self.redraw(&state);
     }
 
@@ -321,7 +329,8 @@ mod tests {
         let board = Progress::silent().dir_board(3);
         board.started("src");
         board.started("docs\x1b[31m");
-        board.finished("src", 12_345, 0.5);
+        board.finished("src");
+        board.spent(12_345, 0.5);
         let state = board.lock();
         assert_eq!(
             DirBoard::message(&state),

@@ -162,6 +162,17 @@ pub struct LoopsDone {
     pub not_started: usize,
 }
 
+/// How often the live display's token and dollar figures are refreshed.
+const BOARD_REFRESH: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Every token the run has processed or produced so far.
+fn tokens_so_far(shared: &DirShared) -> u64 {
+    let totals = shared.session.tracker().totals();
+    totals
+        .all_input_tokens()
+        .saturating_add(totals.output_tokens)
+}
+
 /// Run every directory of `applied.order`, `options.jobs` at a time.
 /// `contents_changed` names the directories whose own files changed since
 /// their cached summary.
@@ -179,6 +190,7 @@ pub async fn run_dir_loops(
     let mut done = LoopsDone::default();
     let mut finished_costs = Vec::new();
     let mut started = 0;
+    let mut refresh = tokio::time::interval(BOARD_REFRESH);
     loop {
         while running.len() < options.jobs.max(1) && schedule.has_ready() && !done.cap_hit {
             let spent = shared.session.tracker().cost();
@@ -213,7 +225,15 @@ pub async fn run_dir_loops(
             let shared = shared.clone();
             running.spawn(async move { (i, investigate_dir(&shared, &job).await) });
         }
-        let Some(joined) = running.join_next().await else {
+        // While loops run, the live display's spend follows every turn, not
+        // only finished loops.
+        let joined = loop {
+            tokio::select! {
+                joined = running.join_next() => break joined,
+                _ = refresh.tick() => board.spent(tokens_so_far(&shared), shared.session.tracker().cost()),
+            }
+        };
+        let Some(joined) = joined else {
             break;
         };
         let (i, result) =
@@ -223,14 +243,8 @@ pub async fn run_dir_loops(
         let outcome = result?;
         schedule.finish(i);
         finished_costs.push(prices.cost(&outcome.usage.as_usage()));
-        let totals = shared.session.tracker().totals();
-        board.finished(
-            &outcome.shown,
-            totals
-                .all_input_tokens()
-                .saturating_add(totals.output_tokens),
-            shared.session.tracker().cost(),
-        );
+        board.finished(&outcome.shown);
+        board.spent(tokens_so_far(&shared), shared.session.tracker().cost());
         done.outcomes.push(outcome);
     }
     done.not_started = schedule.not_started();
