@@ -42,6 +42,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::Success);
     }
 
+    // A busy target is refused before the scan, not after it.
+    let reserved = if config.investigation.estimate {
+        None
+    } else {
+        crate::ai::reserve_target(&config)?
+    };
+
     let progress = Progress::new(config.progress);
     if !config.scan.exclude.is_empty() {
         progress.scan(&format!("Excluding: {}", config.scan.exclude.join(", ")));
@@ -63,7 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let outcome = runtime.block_on(crate::ai::investigate(&config, &base, &progress))?;
+    let outcome = runtime.block_on(crate::ai::investigate(&config, &base, &progress, reserved))?;
 
     if outcome.interrupted {
         return Ok(ExitCode::Interrupted);

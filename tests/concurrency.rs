@@ -115,6 +115,10 @@ fn a_second_run_on_the_same_target_names_the_first_and_stays_out() {
     );
     assert!(second.stdout.is_empty(), "no report from the refused run");
     assert!(!stderr.contains("Investigation ID"), "{stderr}");
+    assert!(
+        !stderr.contains("[scan]"),
+        "refused before scanning: {stderr}"
+    );
     assert_eq!(
         server.request_count(),
         1,

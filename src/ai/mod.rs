@@ -28,6 +28,7 @@ pub mod synthesis;
 pub mod tools;
 pub mod tree_view;
 
+use crate::cache::{CacheError, CacheRoot, RunLock};
 use crate::config::Config;
 use crate::progress::Progress;
 use crate::report::{Flag, InvestigationSummary};
@@ -69,8 +70,23 @@ pub async fn investigate(
     config: &Config,
     scan: &BaseScan,
     progress: &Progress,
+    reserved: Option<RunLock>,
 ) -> Result<Outcome, InvestigationError> {
-    orchestrator::run(config, scan, progress).await
+    orchestrator::run(config, scan, progress, reserved).await
+}
+
+/// Take the target's run lock before the scan, so that a second run on a
+/// busy target stops at once rather than after scanning a large tree. A
+/// cache that cannot be written is not an error yet (`None`): the
+/// investigation reports it and the report still prints.
+pub fn reserve_target(config: &Config) -> Result<Option<RunLock>, InvestigationError> {
+    let locked = CacheRoot::open(&config.cache_root)
+        .and_then(|root| root.lock_run(&config.target_canonical, false));
+    match locked {
+        Ok(lock) => Ok(Some(lock)),
+        Err(CacheError::Io { .. }) => Ok(None),
+        Err(err) => Err(err.into()),
+    }
 }
 
 /// How a pass or phase failed: either the whole run must stop, or the

@@ -75,10 +75,11 @@ pub async fn run(
     config: &Config,
     scan: &BaseScan,
     progress: &Progress,
+    reserved: Option<RunLock>,
 ) -> Result<Outcome, InvestigationError> {
     progress.ai("Starting multi-pass investigation...");
     // The run lock is held until the investigation ends.
-    let (cache, _lock) = match open_investigation(config, progress) {
+    let (cache, _lock) = match open_investigation(config, progress, reserved) {
         Ok(opened) => opened,
         // A cache that cannot be written is a failed investigation, not an
         // unsafe one: the report still prints.
@@ -221,15 +222,19 @@ async fn pipeline(
     ))
 }
 
-/// Phase 1: take the target's run lock (another run on the same target is
-/// refused), find or start the investigation, open its cache, write
+/// Phase 1: take the target's run lock unless the run `reserved` it before
+/// the scan (another run on the same target is refused), find or start the investigation, open its cache, write
 /// `meta.json` when it is new, and say which it is.
 pub fn open_investigation(
     config: &Config,
     progress: &Progress,
+    reserved: Option<RunLock>,
 ) -> Result<(Cache, RunLock), InvestigationError> {
     let root = CacheRoot::open(&config.cache_root)?;
-    let lock = root.lock_run(&config.target_canonical, false)?;
+    let lock = match reserved {
+        Some(lock) => lock,
+        None => root.lock_run(&config.target_canonical, false)?,
+    };
     let mut id = root.investigation_id(&config.target_canonical, config.investigation.fresh)?;
     for warning in &id.warnings {
         progress.ai(&format!("Warning: {warning}"));
