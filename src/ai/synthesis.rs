@@ -7,6 +7,11 @@
 //! a mechanical report built without the model, so the report always says
 //! something. An API error ends the pass with empty fields, as in the
 //! reference.
+//!
+//! Unlike the reference, a submitted synthesis is saved (`synthesis.json`)
+//! with a digest of the entries it read ([`entries_digest`]); a later run
+//! whose entries have the same digest reuses it ([`reusable_synthesis`])
+//! instead of paying for the same verdict again. The fallback is never saved.
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
