@@ -4,14 +4,14 @@
 //! 1. open the cache ([`open_investigation`]);
 //! 2. discover directories ([`discover`]);
 //! 3. compare them with the cache: fresh or stale ([`partition`]);
-//! 4. survey, reusing `survey.json` ([`survey_phase`]);
-//! 5. plan, reusing `plan.json` ([`plan_phase`]);
+//! 4. survey, reusing `survey.json` (`survey_phase`);
+//! 5. plan, reusing `plan.json` (`plan_phase`);
 //! 6. apply the plan ([`apply_plan_phase`]);
 //! 7. run the dir loops, `-j` at a time under the spending cap
 //!    ([`crate::ai::scheduler`]);
-//! 8. write the evaluation ([`evaluate`]);
-//! 9. synthesize, reusing `synthesis.json` ([`synthesis_phase`]);
-//! 10. collect flags and report the cost ([`finish`]).
+//! 8. write the evaluation (`evaluate`);
+//! 9. synthesize, reusing `synthesis.json` (`synthesis_phase`);
+//! 10. collect flags and report the cost (`finish`).
 //!
 //! A run over a tree that has not changed since the last one makes no API
 //! request at all: every summary is fresh, the survey, plan and synthesis are

@@ -7,10 +7,10 @@
 //!
 //! 1. [`argv`] splits it into words like a POSIX shell would (quotes,
 //!    backslashes) and refuses anything a shell would act on;
-//! 2. [`check`] reads the words the way the program will, with a table per
+//! 2. [`check`](mod@check) reads the words the way the program will, with a table per
 //!    program ([`spec`]), refuses dangerous options and find actions, checks
 //!    every path against the sandbox and expands globs inside it ([`glob`]);
-//! 3. [`exec`] runs the system's binary directly with a clean environment, a
+//! 3. `exec` runs the system's binary directly with a clean environment, a
 //!    timeout and an output cap, killing its whole process group at the end.
 //!
 //! The result has the reference's shape: stdout, a `(stderr: ...)` note when

@@ -1,7 +1,7 @@
 //! Why a command was refused, worded for the model.
 //!
 //! Every refusal says what was refused and why, and where it helps, what to
-//! do instead. The checker ([`super::check`]) decides; this module only
+//! do instead. The checker ([`super::check`](mod@super::check)) decides; this module only
 //! names the decisions.
 
 use std::fmt;

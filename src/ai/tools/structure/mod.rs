@@ -14,7 +14,7 @@
 //!   and the [`crate::ai::tools::Tool`] implementation.
 //! - One submodule per grammar family holds the rules for what counts as a
 //!   function, a class and an import. TypeScript and TSX share the JavaScript
-//!   rules plus their own declarations (see [`javascript`]).
+//!   rules plus their own declarations (see `javascript.rs`).
 
 use std::fmt;
 use std::ops::ControlFlow;
