@@ -48,8 +48,15 @@ pub struct Args {
     #[arg(short = 'x', long = "exclude", value_name = "NAME")]
     pub exclude: Vec<String>,
 
-    /// Model to use [env: LUMINOS_MODEL] [default: claude-sonnet-4-5].
-    #[arg(long, value_name = "MODEL")]
+    // The default is named from its one constant, not repeated here.
+    #[arg(
+        long,
+        value_name = "MODEL",
+        help = format!(
+            "Model to use [env: LUMINOS_MODEL] [default: {}]",
+            crate::config::DEFAULT_MODEL
+        )
+    )]
     pub model: Option<String>,
 
     /// How many times a failed API call is retried.

@@ -729,6 +729,22 @@ fn unknown_model_stops_the_run_with_one_line() {
     assert!(stdout(&out).is_empty());
 }
 
+/// A 404 that is not the API's own (a web server's HTML page: the base URL
+/// is wrong) stops the run too, but blames the URL, not the model.
+#[test]
+fn a_foreign_404_blames_the_base_url_not_the_model() {
+    let env = project().with_mock();
+    env.server.respond_with(|_| Reply::html(404));
+    let out = env.cmd().arg(env.target()).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(env.server.request_count(), 1);
+    let err = stderr(&out);
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("Error:")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(errors[0].contains("check ANTHROPIC_BASE_URL"), "{err}");
+    assert!(!errors[0].contains("--model"), "{err}");
+}
+
 #[test]
 fn api_outage_still_prints_the_report() {
     let env = project().with_mock();

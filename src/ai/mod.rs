@@ -54,6 +54,9 @@ pub enum InvestigationError {
         "model '{model}' was not found by the API ({detail}); choose another with --model or LUMINOS_MODEL"
     )]
     UnknownModel { model: String, detail: String },
+    /// A 404 that is not the API's: the base URL is not a Messages API.
+    #[error("the Messages API was not found at the base URL ({0}); check ANTHROPIC_BASE_URL")]
+    NoMessagesApi(api::ApiError),
     /// The credential was rejected.
     #[error("the API rejected the credential: {0}")]
     Auth(api::ApiError),
@@ -137,10 +140,15 @@ pub(crate) fn stop_for_api_error(
     err: &api::ApiError,
 ) -> Result<(), PassError> {
     match err.kind {
-        api::ApiErrorKind::NotFound => Err(PassError::Fatal(InvestigationError::UnknownModel {
-            model: session.model().to_string(),
-            detail: err.to_string(),
-        })),
+        api::ApiErrorKind::NotFound if err.is_unknown_model() => {
+            Err(PassError::Fatal(InvestigationError::UnknownModel {
+                model: session.model().to_string(),
+                detail: err.to_string(),
+            }))
+        }
+        api::ApiErrorKind::NotFound => Err(PassError::Fatal(InvestigationError::NoMessagesApi(
+            err.clone(),
+        ))),
         api::ApiErrorKind::Authentication | api::ApiErrorKind::Permission => {
             Err(PassError::Fatal(InvestigationError::Auth(err.clone())))
         }

@@ -153,13 +153,15 @@ async fn x_should_retry_is_obeyed() {
     assert_eq!(err.kind, ApiErrorKind::Server);
     assert_eq!(server.request_count(), 1);
 
+    // A final status is never retried, even when the server says so.
     let server = MockServer::start();
     server
         .push(Reply::error(400, "invalid_request_error", "try again").should_retry(true))
         .push(Reply::text("ok"));
     let (client, _) = mock_client(&server);
-    client.send(&hello(&client)).await.unwrap();
-    assert_eq!(server.request_count(), 2);
+    let err = client.send(&hello(&client)).await.unwrap_err();
+    assert_eq!(err.kind, ApiErrorKind::InvalidRequest);
+    assert_eq!(server.request_count(), 1);
 }
 
 #[tokio::test]

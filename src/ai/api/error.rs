@@ -123,6 +123,8 @@ pub struct ApiError {
     pub retry_after: Option<Duration>,
     /// The server's `x-should-retry` header, when present.
     pub should_retry: Option<bool>,
+    /// The JSON body's `error.type`, when the body had one.
+    pub error_type: Option<String>,
 }
 
 /// Longest message kept from a server body, in characters.
@@ -138,6 +140,7 @@ impl ApiError {
             request_id: None,
             retry_after: None,
             should_retry: None,
+            error_type: None,
         }
     }
 
@@ -153,6 +156,13 @@ impl ApiError {
     /// means the model is unknown or retired, and no later call can succeed.
     pub fn is_not_found(&self) -> bool {
         self.kind == ApiErrorKind::NotFound
+    }
+
+    /// True for a 404 whose body is the API's own `not_found_error`, which on
+    /// `/v1/messages` names the model. Any other 404 (an HTML page, say) means
+    /// the base URL points somewhere that is not the Messages API.
+    pub fn is_unknown_model(&self) -> bool {
+        self.is_not_found() && self.error_type.as_deref() == Some("not_found_error")
     }
 
     /// Build the error for a non-success HTTP response. `header` looks a
@@ -181,6 +191,7 @@ impl ApiError {
             request_id: request_id.map(|id| one_line_excerpt(&id, 100)),
             retry_after: retry_after_from_headers(&header, SystemTime::now()),
             should_retry: should_retry_from_header(header("x-should-retry")),
+            error_type: parsed.error_type.map(|t| one_line_excerpt(&t, 100)),
         }
     }
 }

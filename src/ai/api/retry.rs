@@ -110,10 +110,11 @@ impl RetryPolicy {
     }
 
     /// Whether `error` should be retried at all (ignoring the retry count).
+    /// A server's `x-should-retry: false` can stop a retry; nothing makes a
+    /// final kind (400, 401, 403, 404, 413) retryable: sending the same
+    /// request again cannot fix it, and it would only cost money.
     pub fn should_retry(error: &ApiError) -> bool {
-        error
-            .should_retry
-            .unwrap_or_else(|| RetryPolicy::is_retryable_kind(error.kind))
+        RetryPolicy::is_retryable_kind(error.kind) && error.should_retry.unwrap_or(true)
     }
 
     /// Decide after a failed attempt. `retry` is the 1-based number of the
@@ -197,12 +198,10 @@ mod tests {
         let mut err = ApiError::from_http_response(500, |_| None, b"");
         err.should_retry = Some(false);
         assert_eq!(decide(&policy, &err, 1), RetryDecision::GiveUp);
+        // A final status stays final whatever the header says.
         let mut err = ApiError::from_http_response(400, |_| None, b"");
         err.should_retry = Some(true);
-        assert!(matches!(
-            decide(&policy, &err, 1),
-            RetryDecision::Retry { .. }
-        ));
+        assert_eq!(decide(&policy, &err, 1), RetryDecision::GiveUp);
     }
 
     #[test]
