@@ -119,11 +119,7 @@ pub struct Tally {
 impl Tally {
     fn add(&mut self, other: Tally) {
         self.calls += other.calls;
-        let (a, b) = (&mut self.usage, other.usage);
-        a.input_tokens += b.input_tokens;
-        a.output_tokens += b.output_tokens;
-        a.cache_creation_input_tokens += b.cache_creation_input_tokens;
-        a.cache_read_input_tokens += b.cache_read_input_tokens;
+        self.usage.accumulate(&other.usage);
     }
 
     /// One call with `input` tokens of prompt (priced as plain input: a

@@ -158,8 +158,6 @@ pub struct LoopsDone {
     pub outcomes: Vec<DirOutcome>,
     /// The cap kept at least one directory from starting.
     pub cap_hit: bool,
-    /// Directories that never started (cap).
-    pub not_started: usize,
 }
 
 /// How often the live display's token and dollar figures are refreshed.
@@ -247,7 +245,6 @@ pub async fn run_dir_loops(
         board.spent(tokens_so_far(&shared), shared.session.tracker().cost());
         done.outcomes.push(outcome);
     }
-    done.not_started = schedule.not_started();
     Ok(done)
 }
 

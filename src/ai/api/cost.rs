@@ -265,10 +265,8 @@ pub fn format_thousands(n: u64) -> String {
 /// One agent loop's counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LoopUsage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cache_creation_input_tokens: u64,
-    pub cache_read_input_tokens: u64,
+    /// This loop's tokens, summed over its calls.
+    pub tokens: Usage,
     /// Calls made by this loop.
     pub turns: u32,
     /// The latest call's context: input + cache writes + cache reads.
@@ -282,26 +280,14 @@ impl LoopUsage {
 
     /// Add one call's usage.
     pub fn record(&mut self, usage: &Usage) {
-        self.input_tokens = self.input_tokens.saturating_add(usage.input_tokens);
-        self.output_tokens = self.output_tokens.saturating_add(usage.output_tokens);
-        self.cache_creation_input_tokens = self
-            .cache_creation_input_tokens
-            .saturating_add(usage.cache_creation_input_tokens);
-        self.cache_read_input_tokens = self
-            .cache_read_input_tokens
-            .saturating_add(usage.cache_read_input_tokens);
+        self.tokens.accumulate(usage);
         self.turns += 1;
         self.last_context = usage.context_tokens();
     }
 
     /// This loop's tokens as one [`Usage`], for pricing.
     pub fn as_usage(&self) -> Usage {
-        Usage {
-            input_tokens: self.input_tokens,
-            output_tokens: self.output_tokens,
-            cache_creation_input_tokens: self.cache_creation_input_tokens,
-            cache_read_input_tokens: self.cache_read_input_tokens,
-        }
+        self.tokens
     }
 
     /// True once the latest call's context passed [`CONTEXT_BUDGET`].
@@ -311,10 +297,9 @@ impl LoopUsage {
 
     /// Tokens this loop spent: every input token processed plus output.
     pub fn total(&self) -> u64 {
-        self.input_tokens
-            + self.cache_creation_input_tokens
-            + self.cache_read_input_tokens
-            + self.output_tokens
+        self.tokens
+            .context_tokens()
+            .saturating_add(self.tokens.output_tokens)
     }
 }
 

@@ -209,6 +209,18 @@ impl Usage {
             .saturating_add(self.cache_creation_input_tokens)
             .saturating_add(self.cache_read_input_tokens)
     }
+
+    /// Add `other`'s counts to these, saturating like [`Usage::context_tokens`].
+    pub fn accumulate(&mut self, other: &Usage) {
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_creation_input_tokens = self
+            .cache_creation_input_tokens
+            .saturating_add(other.cache_creation_input_tokens);
+        self.cache_read_input_tokens = self
+            .cache_read_input_tokens
+            .saturating_add(other.cache_read_input_tokens);
+    }
 }
 
 /// Why the model stopped.
