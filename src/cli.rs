@@ -21,7 +21,7 @@ pub struct Args {
     pub target: Option<PathBuf>,
 
     /// Maximum depth of the rendered directory tree.
-    #[arg(short = 'd', long, value_name = "N", default_value_t = 3)]
+    #[arg(short = 'd', long, value_name = "N", default_value_t = crate::scan::DEFAULT_DEPTH)]
     pub depth: usize,
 
     /// Include hidden files and directories.
@@ -54,17 +54,17 @@ pub struct Args {
         value_name = "MODEL",
         help = format!(
             "Model to use [env: LUMINOS_MODEL] [default: {}]",
-            crate::config::DEFAULT_MODEL
+            crate::ai::api::DEFAULT_MODEL
         )
     )]
     pub model: Option<String>,
 
     /// How many times a failed API call is retried.
-    #[arg(long, value_name = "N", default_value_t = 6)]
+    #[arg(long, value_name = "N", default_value_t = crate::ai::api::retry::DEFAULT_MAX_RETRIES)]
     pub max_retries: u32,
 
     /// How many directories are investigated at once.
-    #[arg(short = 'j', long, value_name = "N", default_value_t = 4,
+    #[arg(short = 'j', long, value_name = "N", default_value_t = crate::ai::engine::scheduler::DEFAULT_JOBS,
           value_parser = clap::value_parser!(u32).range(1..=64))]
     pub jobs: u32,
 

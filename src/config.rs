@@ -11,22 +11,13 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+use crate::ai::api::{self, Auth, ClientConfig, DEFAULT_BASE_URL, DEFAULT_MODEL};
 use crate::cli::Args;
-
-/// The model used when neither `--model` nor `LUMINOS_MODEL` names one.
-///
-/// The reference used `claude-sonnet-4-20250514`, which has left the current
-/// model list; Sonnet 4.5 keeps the same list prices.
-pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
-
-/// The API endpoint used when `ANTHROPIC_BASE_URL` is unset.
-pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+use crate::progress::ProgressStyle;
+use crate::scan::ScanOptions;
 
 /// Where investigations are cached when `LUMINOS_CACHE_DIR` is unset.
 pub const DEFAULT_CACHE_ROOT: &str = "/tmp/luminos";
-
-/// `max_tokens` for every request, as the reference.
-pub const MAX_TOKENS: u32 = 4096;
 
 /// Overrides the stream idle timeout (decimal seconds, e.g. `0.5`): for slow
 /// proxies, and for tests that stall streams on purpose.
@@ -41,7 +32,7 @@ pub const RETRY_BACKOFF_VAR: &str = "LUMINOS_RETRY_BACKOFF_MS";
 pub struct Config {
     /// The target as the user typed it, for messages.
     pub target_arg: String,
-    /// The absolute form of the target, not canonicalized (the reference's
+    /// The absolute form of the target, not canonicalized (the original's
     /// `abspath`): report paths are built on it.
     pub target: PathBuf,
     /// The target with symlinks resolved: the sandbox root for every tool, the
@@ -59,30 +50,6 @@ pub struct Config {
     pub cache_root: PathBuf,
     /// How progress is shown on stderr.
     pub progress: ProgressStyle,
-}
-
-/// Options shared by the base scan and directory discovery.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScanOptions {
-    /// Depth of the rendered tree (`-d`).
-    pub depth: usize,
-    /// Include hidden names (`-a`).
-    pub show_hidden: bool,
-    /// Directory names excluded everywhere (`-x`).
-    pub exclude: Vec<String>,
-    /// Respect `.gitignore`, `.ignore` and `.git/info/exclude` (not `--no-ignore`).
-    pub respect_ignore: bool,
-}
-
-impl Default for ScanOptions {
-    fn default() -> Self {
-        ScanOptions {
-            depth: 3,
-            show_hidden: false,
-            exclude: Vec::new(),
-            respect_ignore: true,
-        }
-    }
 }
 
 /// Where the report goes.
@@ -121,48 +88,34 @@ pub struct ApiSettings {
     /// Retries after the first attempt (`--max-retries`).
     pub max_retries: u32,
     /// Longest silence on a connection before the attempt counts as stalled
-    /// (`LUMINOS_IDLE_TIMEOUT_SECS`, default [`crate::ai::api::IDLE_TIMEOUT`]).
+    /// (`LUMINOS_IDLE_TIMEOUT_SECS`, default [`api::IDLE_TIMEOUT`]).
     pub idle_timeout: Duration,
     /// Wait before the first retry when the server names none
     /// (`LUMINOS_RETRY_BACKOFF_MS`, default
-    /// [`crate::ai::api::retry::INITIAL_BACKOFF`]).
+    /// [`api::retry::INITIAL_BACKOFF`]).
     pub retry_backoff: Duration,
 }
 
-/// A credential for the Messages API.
-#[derive(Clone, PartialEq, Eq)]
-pub enum Auth {
-    /// `ANTHROPIC_API_KEY`, sent as `x-api-key`.
-    ApiKey(String),
-    /// `ANTHROPIC_AUTH_TOKEN`, sent as `Authorization: Bearer`.
-    BearerToken(String),
-}
-
-impl std::fmt::Debug for Auth {
-    // Never print a credential, not even in debug output.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Auth::ApiKey(_) => f.write_str("ApiKey(<redacted>)"),
-            Auth::BearerToken(_) => f.write_str("BearerToken(<redacted>)"),
-        }
+impl Config {
+    /// The client's settings for this run, or `None` when no credential was
+    /// found. The client owns its defaults; this fills in what the user set.
+    pub fn client_config(&self) -> Option<ClientConfig> {
+        let auth = self.api.auth.clone()?;
+        let mut client = ClientConfig::new(
+            self.api.base_url.clone(),
+            auth,
+            self.investigation.model.clone(),
+        );
+        client.max_retries = self.api.max_retries;
+        client.idle_timeout = self.api.idle_timeout;
+        client.retry_backoff = self.api.retry_backoff;
+        Some(client)
     }
-}
-
-/// How progress is drawn on stderr.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProgressStyle {
-    /// A live display (stderr is a terminal).
-    Live {
-        /// Colour is allowed (`NO_COLOR` unset).
-        color: bool,
-    },
-    /// Plain lines with no carriage returns (stderr is a pipe or file).
-    Plain,
 }
 
 /// What the binary should do after resolving the command line.
 #[derive(Debug, Clone)]
-pub enum Plan {
+pub enum Invocation {
     /// `--clear-cache` with no target: clear and stop.
     ClearCacheOnly {
         /// The cache root to remove.
@@ -180,7 +133,7 @@ pub enum Plan {
 /// A problem with the command line that stops the run before any work.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ConfigError {
-    /// The message format is the reference's.
+    /// The message format is the original's.
     #[error("'{0}' is not a directory or does not exist.")]
     NotADirectory(String),
     /// No TARGET and nothing else to do.
@@ -235,9 +188,9 @@ fn non_empty_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
-impl Plan {
+impl Invocation {
     /// Resolve the command line and the environment into what to do.
-    pub fn resolve(args: Args, env: &Env) -> Result<Plan, ConfigError> {
+    pub fn resolve(args: Args, env: &Env) -> Result<Invocation, ConfigError> {
         let cache_root = env
             .luminos_cache_dir
             .as_ref()
@@ -246,7 +199,7 @@ impl Plan {
 
         let Some(target_arg) = args.target.clone() else {
             return if args.clear_cache {
-                Ok(Plan::ClearCacheOnly { cache_root })
+                Ok(Invocation::ClearCacheOnly { cache_root })
             } else {
                 Err(ConfigError::MissingTarget)
             };
@@ -262,11 +215,11 @@ impl Plan {
 
         let idle_timeout = match &env.luminos_idle_timeout {
             Some(raw) => parse_idle_timeout(raw)?,
-            None => crate::ai::api::IDLE_TIMEOUT,
+            None => api::IDLE_TIMEOUT,
         };
         let retry_backoff = match &env.luminos_retry_backoff {
             Some(raw) => parse_retry_backoff(raw)?,
-            None => crate::ai::api::retry::INITIAL_BACKOFF,
+            None => api::retry::INITIAL_BACKOFF,
         };
 
         let auth = match (&env.anthropic_api_key, &env.anthropic_auth_token) {
@@ -322,7 +275,7 @@ impl Plan {
                 ProgressStyle::Plain
             },
         };
-        Ok(Plan::Run {
+        Ok(Invocation::Run {
             config: Box::new(config),
             clear_cache_first: args.clear_cache,
         })
@@ -406,17 +359,17 @@ mod tests {
     }
 
     fn config(list: &[&str], env: &Env) -> Config {
-        match Plan::resolve(args(list), env).unwrap() {
-            Plan::Run { config, .. } => *config,
+        match Invocation::resolve(args(list), env).unwrap() {
+            Invocation::Run { config, .. } => *config,
             other => panic!("expected a run, got {other:?}"),
         }
     }
 
     #[test]
     fn clear_cache_alone_needs_no_target() {
-        let plan = Plan::resolve(args(&["--clear-cache"]), &Env::default()).unwrap();
+        let plan = Invocation::resolve(args(&["--clear-cache"]), &Env::default()).unwrap();
         assert!(
-            matches!(plan, Plan::ClearCacheOnly { cache_root } if cache_root == Path::new(DEFAULT_CACHE_ROOT))
+            matches!(plan, Invocation::ClearCacheOnly { cache_root } if cache_root == Path::new(DEFAULT_CACHE_ROOT))
         );
     }
 
@@ -426,7 +379,7 @@ mod tests {
         assert!(Args::try_parse_from(["luminos"]).is_err());
         let mut raw = args(&["--clear-cache"]);
         raw.clear_cache = false;
-        let err = Plan::resolve(raw, &Env::default()).unwrap_err();
+        let err = Invocation::resolve(raw, &Env::default()).unwrap_err();
         assert_eq!(err, ConfigError::MissingTarget);
     }
 
@@ -434,7 +387,7 @@ mod tests {
     fn a_file_is_not_a_directory() {
         let file = tempfile::NamedTempFile::new().unwrap();
         let shown = file.path().to_string_lossy().into_owned();
-        let err = Plan::resolve(args(&[&shown]), &Env::default()).unwrap_err();
+        let err = Invocation::resolve(args(&[&shown]), &Env::default()).unwrap_err();
         assert_eq!(
             err.to_string(),
             format!("'{shown}' is not a directory or does not exist.")
@@ -469,11 +422,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().to_str().unwrap();
         let cfg = config(&[target], &Env::default());
-        assert_eq!(cfg.api.idle_timeout, crate::ai::api::IDLE_TIMEOUT);
-        assert_eq!(
-            cfg.api.retry_backoff,
-            crate::ai::api::retry::INITIAL_BACKOFF
-        );
+        assert_eq!(cfg.api.idle_timeout, api::IDLE_TIMEOUT);
+        assert_eq!(cfg.api.retry_backoff, api::retry::INITIAL_BACKOFF);
         let env = Env {
             luminos_idle_timeout: Some(" 0.25 ".into()),
             luminos_retry_backoff: Some("0".into()),
@@ -488,14 +438,11 @@ mod tests {
             ..env
         };
         let cfg = config(&[target], &env);
-        let client = crate::ai::api::ClientConfig::from_config(&cfg).unwrap();
+        let client = cfg.client_config().unwrap();
         assert_eq!(client.idle_timeout, Duration::from_millis(250));
-        let client = crate::ai::api::Client::new(client).unwrap();
+        let client = api::Client::new(client).unwrap();
         assert_eq!(client.retry_policy().initial_backoff, Duration::ZERO);
-        assert_eq!(
-            client.retry_policy().max_backoff,
-            crate::ai::api::retry::MAX_BACKOFF
-        );
+        assert_eq!(client.retry_policy().max_backoff, api::retry::MAX_BACKOFF);
         for (idle, backoff) in [
             ("0", "5"),
             ("-1", "5"),
@@ -508,7 +455,7 @@ mod tests {
                 luminos_retry_backoff: Some(backoff.into()),
                 ..Env::default()
             };
-            let err = Plan::resolve(args(&[target]), &env).unwrap_err();
+            let err = Invocation::resolve(args(&[target]), &env).unwrap_err();
             assert!(
                 matches!(err, ConfigError::InvalidVar { .. }),
                 "{idle} {backoff}: {err}"

@@ -10,6 +10,17 @@
 //!   cached under [`cache`] so runs resume.
 //!
 //! [`run`] wires them together for the binary; [`report`] renders the result.
+//!
+//! # The original
+//!
+//! luminos began as a port of the public Python tool archeious/luminos.
+//! Throughout this crate, "the original" means that tool, and only that
+//! tool. Where luminos keeps its behaviour on purpose (report labels, JSON
+//! and cache field names, tool names and schemas, thresholds, orders), a
+//! comment says "as the original" or "the original's", so a reader knows the
+//! detail is an interface and not a free choice. Where luminos differs on
+//! purpose, the comment says so and why; the README lists every such
+//! difference.
 
 pub mod ai;
 pub mod cache;
@@ -22,3 +33,4 @@ pub mod redact;
 pub mod report;
 pub mod run;
 pub mod scan;
+pub mod text;

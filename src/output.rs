@@ -1,13 +1,14 @@
-//! Writing to the user: the report on stdout or to a file, one-line errors on
-//! stderr, and the escaping that keeps file names and model text from driving
-//! the terminal.
+//! Writing to the user: the report on stdout or to a file, and one-line
+//! errors on stderr (escaped with [`crate::text`], so they cannot drive the
+//! terminal).
 //!
 //! stdout carries only the report. A closed pipe (`luminos --json | head`) is
 //! a clean exit, not an error.
 
-use std::borrow::Cow;
 use std::io::{self, Write};
 use std::path::Path;
+
+use crate::text::escape_control;
 
 /// Print a top-level error as one line on stderr: `Error: <chain>`.
 pub fn print_error(err: &anyhow::Error) {
@@ -48,73 +49,4 @@ pub fn write_file_with(
     write(&mut out)?;
     out.write_all(b"\n")?;
     out.flush()
-}
-
-/// Make `text` safe to print on a terminal: control characters (C0 except
-/// newline and tab, DEL and C1) become visible escapes such as `\x1b`, so a
-/// file name or a model reply cannot move the cursor, change colours or set
-/// the window title.
-pub fn escape_control(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_unsafe_control) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if is_unsafe_control(c) {
-            out.push_str(&format!("\\x{:02x}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
-/// Like [`escape_control`], but a single-line field: newlines and tabs are
-/// escaped too, so a file name cannot forge extra report lines.
-pub fn escape_line(text: &str) -> Cow<'_, str> {
-    if !text
-        .chars()
-        .any(|c| is_unsafe_control(c) || c == '\n' || c == '\t' || c == '\r')
-    {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if is_unsafe_control(c) => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
-}
-
-fn is_unsafe_control(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t') || c == '\u{2028}' || c == '\u{2029}'
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plain_text_is_borrowed() {
-        assert!(matches!(
-            escape_control("hello\nworld\t!"),
-            Cow::Borrowed(_)
-        ));
-    }
-
-    #[test]
-    fn escape_sequences_are_neutralized() {
-        assert_eq!(escape_control("a\x1b[31mred\x07"), "a\\x1b[31mred\\x07");
-        assert_eq!(escape_control("cr\rhere"), "cr\\x0dhere");
-        assert_eq!(escape_control("c1\u{9b}31m"), "c1\\x9b31m");
-    }
-
-    #[test]
-    fn single_line_fields_escape_newlines() {
-        assert_eq!(escape_line("evil\nname\t\x1b"), "evil\\nname\\t\\x1b");
-    }
 }

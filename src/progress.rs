@@ -6,7 +6,7 @@
 //! CI output stay readable. stdout is never touched here.
 //!
 //! Every piece of text that may come from a file name or a model is escaped
-//! with [`crate::output::escape_control`] before it is printed.
+//! with [`crate::text::escape_control`] before it is printed.
 //!
 //! [`Progress`] is cheap to clone and safe to share between threads and tasks.
 
@@ -16,8 +16,19 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle as BarStyle};
 
-use crate::config::ProgressStyle;
-use crate::output::escape_control;
+use crate::text::escape_control;
+
+/// How progress is drawn on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgressStyle {
+    /// A live display (stderr is a terminal).
+    Live {
+        /// Colour is allowed (`NO_COLOR` unset).
+        color: bool,
+    },
+    /// Plain lines with no carriage returns (stderr is a pipe or file).
+    Plain,
+}
 
 /// The stderr reporter shared by every phase of a run.
 #[derive(Clone)]
@@ -286,7 +297,7 @@ impl DirBoard {
         };
         format!(
             "| {} tokens, ${:.2} | running: {running}",
-            crate::ai::api::cost::format_thousands(state.tokens),
+            crate::text::format_thousands(state.tokens),
             state.dollars
         )
     }

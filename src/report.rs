@@ -1,20 +1,20 @@
 //! The report: what a run found, as JSON (`--json`) and as the terminal report.
 //!
-//! The JSON keys and their order are the reference's, so scripts written
+//! The JSON keys and their order are the original's, so scripts written
 //! against it keep working. [`Report`] is the base scan plus the AI fields; the
 //! terminal formatter is [`format_report`]. Every file name and every piece of
-//! model text printed here goes through [`crate::output::escape_control`].
+//! model text printed here goes through [`crate::text::escape_control`].
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use crate::output::{escape_control, escape_line};
 use crate::scan::{BaseScan, IgnoreSummary};
+use crate::text::{escape_control, escape_line};
 
 /// The whole report.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Report {
-    /// The base scan's keys, in the reference's order.
+    /// The base scan's keys, in the original's order.
     #[serde(flatten)]
     pub scan: BaseScan,
     /// The 2-4 sentence verdict from synthesis; empty without an investigation.
@@ -28,7 +28,7 @@ pub struct Report {
     pub investigation: Option<InvestigationSummary>,
 }
 
-/// One finding. The field names are the reference's `flags.jsonl` shape.
+/// One finding. The field names are the original's `flags.jsonl` shape.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Flag {
     /// Relative path, or `general`.
@@ -54,7 +54,7 @@ fn info() -> String {
 /// Flag severities, most severe first. The report sorts flags in this order.
 pub const SEVERITY_ORDER: [&str; 3] = ["critical", "concern", "info"];
 
-/// Sort rank of a severity; unknown severities sort last, as the reference.
+/// Sort rank of a severity; unknown severities sort last, as the original.
 pub fn severity_rank(severity: &str) -> usize {
     SEVERITY_ORDER
         .iter()
@@ -109,7 +109,7 @@ fn cap_note(summary: &InvestigationSummary) -> Option<String> {
 }
 
 /// Format the full terminal report for `target` (shown as given, absolute):
-/// the reference's sections, character for character. File names, paths and
+/// the original's sections, character for character. File names, paths and
 /// model text are escaped so that none of them can drive the terminal.
 pub fn format_report(report: &Report, target: &str) -> String {
     let scan = &report.scan;
@@ -273,7 +273,7 @@ fn by_count_descending(counts: &IndexMap<String, u64>) -> Vec<(&String, u64)> {
 }
 
 /// One line saying which ignore rules shaped the scan, or nothing when no
-/// ignore file was found (so the report reads exactly as the reference's).
+/// ignore file was found (so the report reads exactly as the original's).
 fn ignore_line(ignore: &IgnoreSummary) -> Option<String> {
     if !ignore.enabled || ignore.rule_files.is_empty() {
         return None;
@@ -315,7 +315,7 @@ mod tests {
         }
     }
 
-    /// The reference's minimal report, as its own tests build it.
+    /// The original's minimal report, as its own tests build it.
     fn minimal() -> Report {
         let mut report = Report::default();
         let scan = &mut report.scan;

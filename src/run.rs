@@ -9,7 +9,7 @@ use anyhow::Context;
 
 use crate::cache;
 use crate::cli::Args;
-use crate::config::{Config, Env, Plan};
+use crate::config::{Config, Env, Invocation};
 use crate::exit_codes::ExitCode;
 use crate::output;
 use crate::progress::Progress;
@@ -23,12 +23,12 @@ export ANTHROPIC_API_KEY=<your key> (or ANTHROPIC_AUTH_TOKEN) and run it again."
 /// Run luminos with parsed arguments.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let env = Env::from_process();
-    let (config, clear_first) = match Plan::resolve(args, &env)? {
-        Plan::ClearCacheOnly { cache_root } => {
+    let (config, clear_first) = match Invocation::resolve(args, &env)? {
+        Invocation::ClearCacheOnly { cache_root } => {
             clear_cache(&cache_root)?;
             return Ok(ExitCode::Success);
         }
-        Plan::Run {
+        Invocation::Run {
             config,
             clear_cache_first,
         } => (config, clear_cache_first),
@@ -114,7 +114,7 @@ fn write_output(
             Err(err) => {
                 eprintln!(
                     "Error writing to '{}': {err}",
-                    output::escape_control(&path.to_string_lossy())
+                    crate::text::escape_control(&path.to_string_lossy())
                 );
                 Ok(ExitCode::Failure)
             }

@@ -10,23 +10,14 @@
 //! each LLM call only builds its prompt, calls the model and returns a
 //! proposal that deterministic code then normalizes.
 
-pub mod agent;
 pub mod api;
-pub mod dir_loop;
-pub mod discover;
+pub mod engine;
 pub mod estimate;
-pub mod fingerprint;
 pub mod orchestrator;
-pub mod plan;
-pub mod planning;
-pub mod pool;
+pub mod passes;
 pub mod prompts;
-pub mod scheduler;
-pub mod session;
-pub mod survey;
-pub mod synthesis;
+pub mod rules;
 pub mod tools;
-pub mod tree_view;
 
 use crate::cache::{CacheError, CacheRoot, RunLock};
 use crate::config::Config;
@@ -75,7 +66,7 @@ pub async fn investigate(
     progress: &Progress,
     reserved: Option<RunLock>,
 ) -> Result<Outcome, InvestigationError> {
-    orchestrator::run(config, scan, progress, reserved).await
+    orchestrator::investigate(config, scan, progress, reserved).await
 }
 
 /// Take the target's run lock before the scan, so that a second run on a
@@ -114,8 +105,8 @@ impl From<prompts::PromptError> for PassError {
     }
 }
 
-impl From<agent::AgentError> for PassError {
-    fn from(err: agent::AgentError) -> Self {
+impl From<engine::agent::AgentError> for PassError {
+    fn from(err: engine::agent::AgentError) -> Self {
         PassError::Failed(err.to_string())
     }
 }
@@ -131,12 +122,12 @@ impl From<crate::cache::CacheError> for PassError {
 /// - an unknown or retired model and a rejected credential stop the run;
 /// - an API that stayed unreachable through every retry (no connection, or
 ///   no response in time) ends the investigation with a warning, instead of
-///   making every remaining pass wait through the same retries. The reference
+///   making every remaining pass wait through the same retries. The original
 ///   let each pass fail on its own; this is deliberate.
 ///
-/// Other errors are the pass's to handle, as in the reference.
+/// Other errors are the pass's to handle, as in the original.
 pub(crate) fn stop_for_api_error(
-    session: &session::Session,
+    session: &engine::session::Session,
     err: &api::ApiError,
 ) -> Result<(), PassError> {
     match err.kind {

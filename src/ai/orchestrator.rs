@@ -8,7 +8,7 @@
 //! 5. plan, reusing `plan.json` (`plan_phase`);
 //! 6. apply the plan ([`apply_plan_phase`]);
 //! 7. run the dir loops, `-j` at a time under the spending cap
-//!    ([`crate::ai::scheduler`]);
+//!    ([`crate::ai::engine::scheduler`]);
 //! 8. write the evaluation (`evaluate`);
 //! 9. synthesize, reusing `synthesis.json` (`synthesis_phase`);
 //! 10. collect flags and report the cost (`finish`).
@@ -28,40 +28,40 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use crate::ai::api::Client;
 use crate::ai::api::cost::TokenTracker;
-use crate::ai::api::{Client, ClientConfig};
-use crate::ai::dir_loop::{DirOutcome, DirShared};
-use crate::ai::discover::{ChildIndex, discover_directories, relative};
-use crate::ai::fingerprint::{DirState, Freshness, Reason, classify, fingerprint};
-use crate::ai::plan::{
-    AppliedPlan, Plan, Utilization, apply_plan, plan_evaluation, plan_summary_line,
-    unmatched_warning, utilization_line,
-};
-use crate::ai::planning::{PlanningInputs, run_planning};
-use crate::ai::pool::TurnPool;
-use crate::ai::scheduler::{LoopOptions, run_dir_loops};
-use crate::ai::session::Session;
-use crate::ai::survey::{
+use crate::ai::engine::pool::TurnPool;
+use crate::ai::engine::scheduler::{LoopOptions, run_dir_loops};
+use crate::ai::engine::session::Session;
+use crate::ai::passes::dir_loop::{DirOutcome, DirShared};
+use crate::ai::passes::planning::{PlanningInputs, run_planning};
+use crate::ai::passes::survey::{
     Survey, SurveyInputs, filter_dir_tools, format_survey_block, format_survey_signals, run_survey,
     should_skip_survey, survey_report_lines,
 };
-use crate::ai::synthesis::{
-    SYNTHESIS_FILE, SynthesisOutcome, entries_digest, report_order, reusable_synthesis,
-    run_synthesis, saved_synthesis,
+use crate::ai::passes::synthesis::{
+    SynthesisOutcome, entries_digest, report_order, reusable_synthesis, run_synthesis,
+    saved_synthesis,
 };
-use crate::ai::tools::{self, Scope};
-use crate::ai::tree_view::prompt_tree;
+use crate::ai::rules::discover::{ChildIndex, discover_directories, relative};
+use crate::ai::rules::fingerprint::{DirState, Freshness, Reason, classify, fingerprint};
+use crate::ai::rules::plan::{
+    AppliedPlan, Plan, Utilization, apply_plan, plan_evaluation, plan_summary_line,
+    unmatched_warning, utilization_line,
+};
+use crate::ai::rules::tree_view::prompt_tree;
+use crate::ai::tools::{self, Toolbox};
 use crate::ai::{InvestigationError, Outcome, PassError};
 use crate::cache::now_iso;
-use crate::cache::{Cache, CacheError, CacheRoot, EntryKind, RunLock};
+use crate::cache::{
+    Cache, CacheError, CacheRoot, EntryKind, PLAN_EVALUATION_FILE, PLAN_FILE, RunLock, SURVEY_FILE,
+    SYNTHESIS_FILE,
+};
 use crate::config::Config;
 use crate::progress::Progress;
 use crate::redact::Redactor;
 use crate::report::{InvestigationSummary, TokenTotals};
 use crate::scan::{BaseScan, ScanFilter};
-
-/// Where the survey is saved for reuse.
-pub const SURVEY_FILE: &str = "survey.json";
 
 /// Depth of the tree the survey sees.
 pub const SURVEY_TREE_DEPTH: usize = 2;
@@ -71,7 +71,7 @@ pub const PLANNING_TREE_DEPTH: usize = 6;
 /// Run the whole investigation. Fatal problems (unknown model, rejected key,
 /// unsafe cache) are errors; anything else unexpected is a warning and an
 /// outcome with empty AI fields.
-pub async fn run(
+pub async fn investigate(
     config: &Config,
     scan: &BaseScan,
     progress: &Progress,
@@ -134,7 +134,7 @@ fn interrupted_outcome(cache: &Cache, progress: &Progress) -> Outcome {
 }
 
 /// What every phase of one run reads.
-struct Run<'a> {
+struct RunContext<'a> {
     config: &'a Config,
     scan: &'a BaseScan,
     progress: &'a Progress,
@@ -155,7 +155,7 @@ async fn pipeline(
 ) -> Result<Outcome, PassError> {
     let target = config.target_canonical.as_path();
     let tracker = Arc::new(TokenTracker::new(&config.investigation.model));
-    let run = Run {
+    let run = RunContext {
         config,
         scan,
         progress,
@@ -185,7 +185,7 @@ async fn pipeline(
         target: target.to_path_buf(),
         children: ChildIndex::new(&all_dirs),
         survey_block: format_survey_block(survey.as_ref()),
-        dir_tools: filter_dir_tools(&tools::definitions(Scope::Dir), survey.as_ref()),
+        dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey.as_ref()),
         pool: TurnPool::new(&allocations),
     });
     // A directory stale only because of a child keeps its file summaries.
@@ -271,7 +271,8 @@ fn new_session(
     progress: &Progress,
     tracker: &Arc<TokenTracker>,
 ) -> Result<Session, PassError> {
-    let client_config = ClientConfig::from_config(config)
+    let client_config = config
+        .client_config()
         .ok_or_else(|| PassError::Failed("no API credential is set".to_string()))?;
     let client = Client::new(client_config).map_err(|err| PassError::Failed(err.to_string()))?;
     let redactor = Arc::new(if config.investigation.redact {
@@ -294,7 +295,7 @@ fn total_files(scan: &BaseScan) -> u64 {
 
 /// Phase 3: the survey, or the synthetic one for a tiny target.
 async fn survey_phase(
-    run: &Run<'_>,
+    run: &RunContext<'_>,
     all_dirs: &[PathBuf],
     tiny: bool,
 ) -> Result<Option<Survey>, PassError> {
@@ -389,7 +390,7 @@ pub fn partition(
 /// Phase 5: the plan — default for tiny targets, `plan.json` on resume, else
 /// the planning pass (saved on success, default on failure).
 async fn plan_phase(
-    run: &Run<'_>,
+    run: &RunContext<'_>,
     all_dirs: &[PathBuf],
     cached: &[PathBuf],
     survey: Option<&Survey>,
@@ -401,7 +402,7 @@ async fn plan_phase(
         return Ok(Plan::default_plan());
     }
     if !run.config.investigation.fresh
-        && let Some(saved) = cache.read_json("plan.json")
+        && let Some(saved) = cache.read_json(PLAN_FILE)
     {
         progress.ai("Plan loaded from cache.");
         return Ok(Plan::from_value(&saved));
@@ -422,7 +423,7 @@ async fn plan_phase(
     };
     match run_planning(&run.session, cache, progress, &inputs).await? {
         Some(plan) => {
-            save_json(run, "plan.json", &plan.to_value());
+            save_json(run, PLAN_FILE, &plan.to_value());
             Ok(plan)
         }
         None => {
@@ -433,7 +434,7 @@ async fn plan_phase(
 }
 
 /// Save a reusable pass result; failing to is only a warning.
-fn save_json(run: &Run<'_>, name: &str, value: &Value) {
+fn save_json(run: &RunContext<'_>, name: &str, value: &Value) {
     if let Err(err) = run.cache.write_json(name, value) {
         run.progress
             .ai(&format!("Warning: could not save {name}: {err}"));
@@ -521,10 +522,10 @@ fn evaluate(
         })
         .collect();
     let evaluation = plan_evaluation(plan.investigation_order, &records, &now_iso());
-    match cache.write_json("plan_evaluation.json", &evaluation) {
+    match cache.write_json(PLAN_EVALUATION_FILE, &evaluation) {
         Ok(()) => progress.ai(&utilization_line(&evaluation)),
         Err(err) => progress.ai(&format!(
-            "Warning: could not save plan_evaluation.json: {err}"
+            "Warning: could not save {PLAN_EVALUATION_FILE}: {err}"
         )),
     }
     Ok(())
@@ -533,7 +534,7 @@ fn evaluate(
 /// Phase 9: the synthesis pass over the entries of directories that still
 /// exist, or the saved synthesis when those entries have not changed since.
 async fn synthesis_phase(
-    run: &Run<'_>,
+    run: &RunContext<'_>,
     all_dirs: &[PathBuf],
 ) -> Result<SynthesisOutcome, PassError> {
     let entries = report_order(
@@ -572,7 +573,7 @@ async fn synthesis_phase(
 
 /// Phase 10: read the flags, report the cost, and fill the outcome.
 fn finish(
-    run: &Run<'_>,
+    run: &RunContext<'_>,
     all_dirs: &[PathBuf],
     applied: &AppliedPlan,
     cached_count: usize,

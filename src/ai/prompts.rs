@@ -241,7 +241,7 @@ mod tests {
     }
 
     #[test]
-    fn each_template_has_exactly_the_reference_placeholders() {
+    fn each_template_has_exactly_the_original_placeholders() {
         assert_eq!(
             placeholders(DIR_TEMPLATE),
             [
@@ -385,12 +385,12 @@ mod snapshots {
 
     use serde_json::json;
 
-    use crate::ai::dir_loop::compose_dir_prompt;
-    use crate::ai::planning::{PlanningInputs, planning_prompt};
-    use crate::ai::survey::{
+    use crate::ai::passes::dir_loop::compose_dir_prompt;
+    use crate::ai::passes::planning::{PlanningInputs, planning_prompt};
+    use crate::ai::passes::survey::{
         Survey, SurveyInputs, format_survey_block, format_survey_signals, survey_prompt,
     };
-    use crate::ai::synthesis::synthesis_prompt;
+    use crate::ai::passes::synthesis::synthesis_prompt;
     use crate::scan::SurveySignals;
 
     fn survey() -> Survey {

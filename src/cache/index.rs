@@ -106,7 +106,7 @@ fn rebuild_from_meta(root: &Path) -> Map<String, Value> {
         if !is_investigation_dir(root, &id) {
             continue;
         }
-        let Some(meta) = read_json(&root.join(&id).join("meta.json")) else {
+        let Some(meta) = read_json(&root.join(&id).join(super::META_FILE)) else {
             continue;
         };
         let Some(target) = meta.get("target").and_then(Value::as_str) else {

@@ -1,4 +1,4 @@
-//! Unit tests of the cache API on temp roots (the reference's test_cache.py
+//! Unit tests of the cache API on temp roots (the original's test_cache.py
 //! cases plus our differences). Process-level tests live in tests/cache.rs.
 
 use super::*;
@@ -213,7 +213,7 @@ fn keys_are_absolute_and_lexically_normalized() {
     let target_key = f.cache.entry_key(f.target.to_str().unwrap());
     assert_eq!(f.cache.entry_key("."), target_key);
     assert_eq!(f.cache.entry_key(""), target_key);
-    // The key is the reference's: sha256 of the absolute path's UTF-8.
+    // The key is the original's: sha256 of the absolute path's UTF-8.
     let expected: String = Sha256::digest(abs.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -257,7 +257,7 @@ fn listings_are_sorted_by_key_and_skip_garbage() {
 }
 
 #[test]
-fn low_confidence_entries_follow_the_reference() {
+fn low_confidence_entries_follow_the_original() {
     let f = fixture();
     let put = |kind, rel: &str, confidence: Option<f64>| {
         let base = match kind {

@@ -1,7 +1,7 @@
 //! Code detection: languages, lines of code and unusually large source files.
 //!
 //! Only files classified as `source` count. The language comes from the
-//! reference's extension table (`Other` for source files it does not name,
+//! original's extension table (`Other` for source files it does not name,
 //! such as an extensionless script). Line counts are the number of `\n` bytes,
 //! as `wc -l` reports; they are measured while the file is classified
 //! (`super::inspect`), so this module only aggregates.
@@ -18,7 +18,7 @@ pub(crate) const LARGE_LINE_THRESHOLD: u64 = 1000;
 /// A source file with more bytes than this (10 MiB) is large.
 pub(crate) const LARGE_SIZE_THRESHOLD: u64 = 10 * 1024 * 1024;
 
-/// The reference's language table.
+/// The original's language table.
 pub(crate) fn language_of(ext: &str) -> Option<&'static str> {
     let language = match ext {
         ".py" => "Python",

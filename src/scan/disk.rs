@@ -1,5 +1,5 @@
 //! Disk usage: the numbers `du -b --max-depth=2 --exclude=NAME TARGET` gave the
-//! reference, computed from the walk.
+//! original, computed from the walk.
 //!
 //! - Sizes are apparent sizes (`st_size`) of every entry, directories'
 //!   own entries included; symlinks count their own size and are not followed.

@@ -1,17 +1,17 @@
-//! File classes: the reference's extension table, its description patterns,
+//! File classes: the original's extension table, its description patterns,
 //! the per-category counts and the raw signals for the survey pass.
 //!
 //! A file's category comes from its extension when the table knows it (and
 //! then it has no description). Otherwise its content is described
 //! (`super::sniff`) and the category is the first description pattern that
-//! matches, case-insensitively, in the reference's order, else `unknown`.
+//! matches, case-insensitively, in the original's order, else `unknown`.
 //! Reading the files is `super::inspect`'s job; this module is pure.
 
 use indexmap::IndexMap;
 
 use super::{ClassifiedFile, SurveySignals};
 
-/// The reference's extension table. Where it listed a key twice (`.sql`) the
+/// The original's extension table. Where it listed a key twice (`.sql`) the
 /// later entry won, so `.sql` is `data`.
 pub(crate) fn extension_category(ext: &str) -> Option<&'static str> {
     let category = match ext {
@@ -32,7 +32,7 @@ pub(crate) fn extension_category(ext: &str) -> Option<&'static str> {
     Some(category)
 }
 
-/// The reference's description patterns, in the order they are tried.
+/// The original's description patterns, in the order they are tried.
 const DESCRIPTION_PATTERNS: [(&str, &str); 12] = [
     ("text", "source"),
     ("script", "source"),
@@ -83,7 +83,7 @@ const SURVEY_DESCRIPTION_CHARS: usize = 80;
 /// How many file names the survey sees.
 const SURVEY_SAMPLES: usize = 20;
 
-/// The raw signals the survey pass reads, with the reference's rules.
+/// The raw signals the survey pass reads, with the original's rules.
 pub(crate) fn survey_signals(classified: &[ClassifiedFile]) -> SurveySignals {
     let mut extensions: IndexMap<String, u64> = IndexMap::new();
     let mut descriptions: IndexMap<String, u64> = IndexMap::new();
@@ -155,7 +155,7 @@ mod tests {
     }
 
     #[test]
-    fn the_extension_table_matches_the_reference() {
+    fn the_extension_table_matches_the_original() {
         assert_eq!(extension_category(".py"), Some("source"));
         assert_eq!(extension_category(".json"), Some("config"));
         assert_eq!(extension_category(".csv"), Some("data"));
@@ -180,7 +180,7 @@ mod tests {
         assert_eq!(extension_of("..a.b"), ".b");
         assert_eq!(extension_of("x."), ".");
         assert_eq!(extension_of("Makefile"), "");
-        // `.env` is only an extension after a stem, as in the reference.
+        // `.env` is only an extension after a stem, as in the original.
         assert_eq!(extension_of(".env"), "");
         assert_eq!(extension_of("prod.env"), ".env");
     }

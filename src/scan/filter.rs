@@ -18,7 +18,7 @@ use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::config::ScanOptions;
+use crate::scan::ScanOptions;
 
 use super::rules::{RuleFilesPresent, RuleStack};
 use super::walk::{WalkRules, is_hidden_name};
@@ -53,7 +53,7 @@ impl ScanFilter {
         self.allows(path, true)
     }
 
-    /// True when the scan would list the file `path`. As in the reference's
+    /// True when the scan would list the file `path`. As in the original's
     /// classification, `-x` names exclude directories, not files.
     pub fn allows_file(&self, path: &Path) -> bool {
         self.allows(path, false)

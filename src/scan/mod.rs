@@ -1,6 +1,6 @@
 //! The base scan: a fast, native look at a directory tree.
 //!
-//! It answers the questions the reference answered by shelling out to `file`,
+//! It answers the questions the original answered by shelling out to `file`,
 //! `wc`, `find` and `du`, with the same answers and without subprocesses:
 //! structure ([`tree`]), file classes ([`filetypes`], `sniff`), languages
 //! and line counts ([`code`]), recent files ([`recency`]) and disk usage
@@ -26,7 +26,6 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use crate::config::ScanOptions;
 use crate::progress::Progress;
 
 pub mod code;
@@ -34,6 +33,7 @@ pub mod disk;
 pub mod filetypes;
 mod filter;
 mod inspect;
+mod options;
 pub mod recency;
 mod rules;
 mod sniff;
@@ -41,9 +41,10 @@ pub mod tree;
 pub mod walk;
 
 pub use filter::ScanFilter;
+pub use options::{DEFAULT_DEPTH, ScanOptions};
 pub use tree::render_tree;
 
-/// What the base scan found. Field order is the reference's JSON key order.
+/// What the base scan found. Field order is the original's JSON key order.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct BaseScan {
     pub tree: TreeNode,
@@ -233,7 +234,7 @@ pub fn scan(target: &Path, options: &ScanOptions, progress: &Progress) -> BaseSc
 
 /// The files classification looks at, sorted by path: regular files and
 /// symlinks to them, in visible directories, with visible names. `-x` names
-/// only prune directories here, as in the reference.
+/// only prune directories here, as in the original.
 fn files_to_classify(
     target: &Path,
     walked: &walk::Walk,
@@ -276,7 +277,7 @@ pub(crate) fn join_rel(target: &Path, rel: &Path) -> PathBuf {
     }
 }
 
-/// `1536` → `1.5 KB`, the reference's human size (used by the tree, disk
+/// `1536` → `1.5 KB`, the original's human size (used by the tree, disk
 /// usage and reasons).
 pub fn human_size(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];

@@ -1,13 +1,13 @@
 //! The most recently modified files: what
 //! `find TARGET -type f -not -path '*/.*' -printf '%T@\t%p\n'`, sorted newest
-//! first, gave the reference.
+//! first, gave the original.
 //!
 //! - Only regular files count; symlinks are not followed (`-type f`).
-//! - Hidden paths are skipped unless `-a`. The reference matched `*/.*`
+//! - Hidden paths are skipped unless `-a`. The original matched `*/.*`
 //!   against the whole path, so a target whose own path had a dot component
 //!   (`~/.config/app`) lost every file; we look only below the target.
 //! - A `-x` name excludes a directory of that name and a file of that name
-//!   (the reference's `*/NAME/*` and `*/NAME` patterns), again below the
+//!   (the original's `*/NAME/*` and `*/NAME` patterns), again below the
 //!   target only.
 //! - Ties on the modification time are broken by path, so the answer does
 //!   not depend on directory order.

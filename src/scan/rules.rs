@@ -1,6 +1,6 @@
 //! Ignore rules: what `.gitignore`, `.ignore` and `.git/info/exclude` leave out.
 //!
-//! The reference scanned everything; luminos respects ignore files by default
+//! The original scanned everything; luminos respects ignore files by default
 //! (a deliberate difference, `--no-ignore` restores the old behaviour). Only
 //! the matching semantics come from the `ignore` crate (ripgrep's gitignore
 //! matcher); which files are read, and where the scope stops, is decided here:

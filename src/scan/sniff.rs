@@ -1,6 +1,6 @@
 //! Content sniffing: a libmagic-like description of a file from its bytes.
 //!
-//! The reference asked `file --brief` about every file whose extension it did
+//! The original asked `file --brief` about every file whose extension it did
 //! not know, then searched the answer for words such as `text` or `image`. We
 //! answer the same question natively, with texts close to libmagic's so the
 //! same words land in the same categories:

@@ -1,6 +1,6 @@
 //! The directory tree (`tree`) and its rendering (`tree_rendered`).
 //!
-//! Built from the walk's listings with the reference's rules: names sorted,
+//! Built from the walk's listings with the original's rules: names sorted,
 //! hidden names skipped unless `-a`, `-x` names skipped (files too, unlike
 //! classification), files and directories judged by following symlinks (as
 //! `os.path.isdir`/`isfile`), directories listed while their depth is below
@@ -9,13 +9,13 @@
 //!
 //! The walk does not enter symlinked directories, so those are listed here
 //! (with the same filters). A symlink loop is bounded by the depth, as in the
-//! reference; a budget on the entries listed that way keeps a deep `-d` over
+//! original; a budget on the entries listed that way keeps a deep `-d` over
 //! several loops from growing without end.
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
-use crate::output::escape_line;
+use crate::text::escape_line;
 
 use super::human_size;
 use super::rules::RuleStack;
@@ -151,7 +151,7 @@ fn truncated(name: String, path: &Path) -> TreeNode {
     }
 }
 
-/// Render the tree as the reference does, character for character. Names
+/// Render the tree as the original does, character for character. Names
 /// are escaped so that a file name cannot add lines or drive the terminal.
 pub fn render_tree(root: &TreeNode) -> String {
     let mut lines = vec![format!("{}/", escape_line(&root.name))];

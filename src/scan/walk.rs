@@ -1,6 +1,6 @@
 //! The one walk of the target that every part of the base scan reads from.
 //!
-//! The reference walked the tree five times (`build_tree`, `os.walk`, `find`,
+//! The original walked the tree five times (`build_tree`, `os.walk`, `find`,
 //! `du`, and `wc` per file). Here the tree is listed once, in parallel, and
 //! every directory's entries are kept with the metadata the other modules
 //! need: the tree and classification read names and followed types, recency
@@ -9,7 +9,7 @@
 //!
 //! What the walk leaves out, it leaves out for everyone:
 //! - directories named by `-x` are not entered (files with such a name are
-//!   kept but marked, because the reference's classification kept them);
+//!   kept but marked, because the original's classification kept them);
 //! - entries matched by ignore rules (`super::rules`) are dropped, and the
 //!   visible ones among them are counted for the report; an ignored directory
 //!   is only listed to count the files it removed, never read;
@@ -31,8 +31,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 
-use crate::config::ScanOptions;
 use crate::progress::Counter;
+use crate::scan::ScanOptions;
 
 use super::IgnoreSummary;
 use super::rules::{RuleFilesPresent, RuleStack};

@@ -112,7 +112,6 @@ fn relative(target: &Path, dir: &Path) -> String {
 
 /// What the scripted agent knows when it answers.
 pub struct Turn<'a> {
-    pub pass: &'a Pass,
     /// 1-based turn within this conversation.
     pub turn: usize,
     pub body: &'a Value,
@@ -212,21 +211,9 @@ impl MockAgent {
         self
     }
 
-    /// Synthesis submits `input`.
-    pub fn synthesis(mut self, input: Value) -> Self {
-        self.synthesis = Behaviour::Submit(input);
-        self
-    }
-
     /// Synthesis never calls a tool (so it runs out of turns).
     pub fn silent_synthesis(mut self) -> Self {
         self.synthesis = Behaviour::Silent;
-        self
-    }
-
-    /// The dir loop of `rel` never calls a tool.
-    pub fn silent_dir(mut self, rel: &str) -> Self {
-        self.dirs.insert(rel.to_string(), Behaviour::Silent);
         self
     }
 
@@ -275,12 +262,6 @@ impl MockAgent {
         self
     }
 
-    /// The `completeness` every default dir loop reports.
-    pub fn completeness(mut self, value: f64) -> Self {
-        self.completeness = value;
-        self
-    }
-
     /// The canonical target.
     pub fn target(&self) -> &Path {
         &self.target
@@ -290,7 +271,6 @@ impl MockAgent {
     pub fn reply(&self, body: &Value) -> Reply {
         let pass = Pass::of(body, &self.target);
         let turn = Turn {
-            pass: &pass,
             turn: turn_of(body),
             body,
             target: &self.target,

@@ -79,7 +79,7 @@ use serde_json::Value;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
-pub use reply::{MockBlock, Reply, StreamFault};
+pub use reply::{MockBlock, Reply};
 
 use prefix_cache::PrefixCache;
 use reply::ReplyBody;
@@ -102,7 +102,6 @@ pub struct MockServer {
 pub struct RecordedRequest {
     /// 0-based arrival order.
     pub index: usize,
-    pub method: String,
     pub path: String,
     /// Lower-case names, in arrival order.
     pub headers: Vec<(String, String)>,
@@ -322,10 +321,6 @@ impl RecordedRequest {
             .map(|(_, v)| v.as_str())
     }
 
-    pub fn model(&self) -> Option<&str> {
-        self.body["model"].as_str()
-    }
-
     pub fn messages(&self) -> &[Value] {
         self.body["messages"].as_array().map_or(&[], Vec::as_slice)
     }
@@ -506,7 +501,6 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
     let request_id = ("request-id".to_string(), format!("req_mock_{index:04}"));
     let recorded = RecordedRequest {
         index,
-        method: request.method.clone(),
         path: request.path.clone(),
         headers: request.headers.clone(),
         body: body.clone().unwrap_or(Value::Null),

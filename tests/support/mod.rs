@@ -4,7 +4,6 @@
 //! Tests never touch the network, a real key or `/tmp/luminos`: every command
 //! built here gets its own `LUMINOS_CACHE_DIR` and an `ANTHROPIC_BASE_URL`
 //! pointing at a mock server on 127.0.0.1 (or at a closed port).
-#![allow(dead_code, unused_imports)]
 
 pub mod agent;
 pub mod entries;

@@ -1,4 +1,4 @@
-//! Token accounting and prices: the reference's token tracker, extended for
+//! Token accounting and prices: the original's token tracker, extended for
 //! prompt caching and concurrent loops.
 //!
 //! - [`TokenTracker`]: run-wide totals for billing (input, output, cache
@@ -14,12 +14,13 @@
 use std::sync::Mutex;
 
 use super::types::Usage;
+use crate::text::format_thousands;
 
 /// The context window of the models luminos targets.
 pub const MAX_CONTEXT: u64 = 200_000;
 
 /// A loop stops once one call's context passes this: 70% of the window,
-/// leaving room for the reply and the next tool result (as the reference).
+/// leaving room for the reply and the next tool result (as the original).
 pub const CONTEXT_BUDGET: u64 = MAX_CONTEXT * 70 / 100;
 
 /// Writing a prefix to the cache costs this times the input price (5-minute
@@ -55,7 +56,7 @@ const fn rule(pattern: &'static str, family: &'static str, input: f64, output: f
     }
 }
 
-/// Sonnet prices, the reference's (and Sonnet 4.5's): $3 in, $15 out.
+/// Sonnet prices, the original's (and Sonnet 4.5's): $3 in, $15 out.
 pub const SONNET_PRICES: Prices = Prices {
     input_per_mtok: 3.0,
     output_per_mtok: 15.0,
@@ -219,10 +220,10 @@ impl TokenTracker {
     }
 }
 
-/// The reference's summary line, `N input / M output (approx $X.XX)`.
+/// The original's summary line, `N input / M output (approx $X.XX)`.
 ///
 /// N counts every input token processed (plain input, cache writes and cache
-/// reads), so it stays comparable with the reference, which knew no caching;
+/// reads), so it stays comparable with the original, which knew no caching;
 /// the dollar figure prices each kind at its own rate.
 pub fn format_summary(totals: &TokenTotals, prices: Prices) -> String {
     format!(
@@ -247,19 +248,6 @@ pub fn format_cache_summary(totals: &TokenTotals, prices: Prices) -> String {
         format_thousands(totals.cache_read_input_tokens),
         format_thousands(totals.cache_creation_input_tokens),
     )
-}
-
-/// `1234567` → `1,234,567`, like Python's `{:,}`.
-pub fn format_thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// One agent loop's counters.
@@ -340,7 +328,7 @@ mod tests {
     }
 
     #[test]
-    fn reference_prices_without_cache() {
+    fn original_prices_without_cache() {
         // One million in, one million out on Sonnet: $3 + $15.
         let cost = SONNET_PRICES.cost(&usage(1_000_000, 1_000_000, 0, 0));
         assert!(close(cost, 18.0), "{cost}");
@@ -371,16 +359,6 @@ mod tests {
             SONNET_PRICES.cache_savings(&usage(10, 5_000, 0, 0)),
             0.0
         ));
-    }
-
-    #[test]
-    fn thousands_like_python() {
-        assert_eq!(format_thousands(0), "0");
-        assert_eq!(format_thousands(999), "999");
-        assert_eq!(format_thousands(1000), "1,000");
-        assert_eq!(format_thousands(123_456), "123,456");
-        assert_eq!(format_thousands(1_234_567), "1,234,567");
-        assert_eq!(format_thousands(u64::MAX), "18,446,744,073,709,551,615");
     }
 
     #[test]

@@ -316,7 +316,7 @@ fn find_ci(haystack: &str, needle: &str) -> Option<usize> {
 /// cut to `max_chars` (with an ellipsis), so the text fits on one line.
 pub fn one_line_excerpt(text: &str, max_chars: usize) -> String {
     let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let escaped = crate::output::escape_control(&collapsed);
+    let escaped = crate::text::escape_control(&collapsed);
     let mut out: String = escaped.chars().take(max_chars).collect();
     if escaped.chars().nth(max_chars).is_some() {
         out.push('…');

@@ -26,8 +26,6 @@ use std::time::Duration;
 
 use reqwest::header::{self, HeaderMap, HeaderValue};
 
-use crate::config::{Auth, Config};
-
 pub use error::{ApiError, ApiErrorKind};
 pub use retry::{RetryDecision, RetryPolicy};
 pub use types::{ContentBlock, Message, MessagesRequest, Response, ToolDefinition, Usage};
@@ -35,6 +33,37 @@ pub use types::{ContentBlock, Message, MessagesRequest, Response, ToolDefinition
 use error::format_wait;
 use stream::ResponseDecoder;
 use types::SystemBlock;
+
+/// The model used when neither `--model` nor `LUMINOS_MODEL` names one.
+///
+/// The original used `claude-sonnet-4-20250514`, which has left the current
+/// model list; Sonnet 4.5 keeps the same list prices.
+pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+
+/// The API endpoint used when `ANTHROPIC_BASE_URL` is unset.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+
+/// `max_tokens` for every request, as the original.
+pub const MAX_TOKENS: u32 = 4096;
+
+/// A credential for the Messages API.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Auth {
+    /// `ANTHROPIC_API_KEY`, sent as `x-api-key`.
+    ApiKey(String),
+    /// `ANTHROPIC_AUTH_TOKEN`, sent as `Authorization: Bearer`.
+    BearerToken(String),
+}
+
+impl std::fmt::Debug for Auth {
+    // Never print a credential, not even in debug output.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Auth::ApiKey(_) => f.write_str("ApiKey(<redacted>)"),
+            Auth::BearerToken(_) => f.write_str("BearerToken(<redacted>)"),
+        }
+    }
+}
 
 /// `anthropic-version` header value.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -85,26 +114,12 @@ impl ClientConfig {
             base_url: base_url.into(),
             auth,
             model: model.into(),
-            max_tokens: crate::config::MAX_TOKENS,
+            max_tokens: MAX_TOKENS,
             max_retries: retry::DEFAULT_MAX_RETRIES,
             connect_timeout: CONNECT_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
             retry_backoff: retry::INITIAL_BACKOFF,
         }
-    }
-
-    /// The configuration for a run, or `None` when no credential was found.
-    pub fn from_config(config: &Config) -> Option<ClientConfig> {
-        let auth = config.api.auth.clone()?;
-        let mut client = ClientConfig::new(
-            config.api.base_url.clone(),
-            auth,
-            config.investigation.model.clone(),
-        );
-        client.max_retries = config.api.max_retries;
-        client.idle_timeout = config.api.idle_timeout;
-        client.retry_backoff = config.api.retry_backoff;
-        Some(client)
     }
 }
 

@@ -15,24 +15,24 @@ use serde_json::{Value, json};
 use super::{Counts, DirInput, Estimate, Inputs, SUMMARY_BYTES, SURVEY_BLOCK_BYTES};
 use super::{read_tokens, tokens_of_bytes};
 use crate::ai::PassError;
-use crate::ai::dir_loop::{compose_dir_prompt, dir_context_in, named_child_entries};
-use crate::ai::discover::{ChildIndex, relative};
-use crate::ai::fingerprint::classify;
 use crate::ai::orchestrator::{
-    PLANNING_TREE_DEPTH, SURVEY_FILE, SURVEY_TREE_DEPTH, current_states, discover, settle_plan,
+    PLANNING_TREE_DEPTH, SURVEY_TREE_DEPTH, current_states, discover, settle_plan,
 };
-use crate::ai::plan::Plan;
-use crate::ai::planning::{PlanningInputs, planning_prompt};
-use crate::ai::prompts::kickoff;
-use crate::ai::survey::{
+use crate::ai::passes::dir_loop::{compose_dir_prompt, dir_context_in, named_child_entries};
+use crate::ai::passes::planning::{PlanningInputs, planning_prompt};
+use crate::ai::passes::survey::{
     NO_SURVEY, SurveyInputs, format_survey_signals, should_skip_survey, survey_prompt,
 };
-use crate::ai::synthesis::{
-    SYNTHESIS_FILE, entries_digest, report_order, reusable_synthesis, synthesis_prompt,
+use crate::ai::passes::synthesis::{
+    entries_digest, report_order, reusable_synthesis, synthesis_prompt,
 };
-use crate::ai::tools::{self, Scope};
-use crate::ai::tree_view::prompt_tree;
-use crate::cache::{Cache, EntryKind};
+use crate::ai::prompts::kickoff;
+use crate::ai::rules::discover::{ChildIndex, relative};
+use crate::ai::rules::fingerprint::classify;
+use crate::ai::rules::plan::Plan;
+use crate::ai::rules::tree_view::prompt_tree;
+use crate::ai::tools::{self, Toolbox};
+use crate::cache::{Cache, EntryKind, PLAN_FILE, SURVEY_FILE, SYNTHESIS_FILE};
 use crate::config::Config;
 use crate::scan::{BaseScan, ScanFilter};
 
@@ -78,7 +78,7 @@ pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateEr
             .filter(|_| !tiny)
             .and_then(|c| c.read_json(name))
     };
-    let saved_plan = saved("plan.json").map(|value| Plan::from_value(&value));
+    let saved_plan = saved(PLAN_FILE).map(|value| Plan::from_value(&value));
     let plan = saved_plan.clone().unwrap_or_default();
     let (applied, freshness) = settle_plan(&all_dirs, &states, &first_look, &plan, target);
     let stale: HashSet<&PathBuf> = freshness.stale.iter().map(|(dir, _)| dir).collect();
@@ -93,7 +93,7 @@ pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateEr
             tree_preview: &tree_preview,
         })
         .map_err(prompt_error("survey"))?;
-        Some(call_tokens(&prompt, kickoff::SURVEY, Scope::Survey))
+        Some(call_tokens(&prompt, kickoff::SURVEY, Toolbox::Survey))
     };
     let planning = if tiny || !something_stale || saved_plan.is_some() {
         None
@@ -112,11 +112,11 @@ pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateEr
             cached_dirs: &cached_rel,
         })
         .map_err(prompt_error("planning"))?;
-        Some(call_tokens(&prompt, kickoff::PLANNING, Scope::Planning) + survey_block(!tiny))
+        Some(call_tokens(&prompt, kickoff::PLANNING, Toolbox::Planning) + survey_block(!tiny))
     };
 
     let files = file_tokens_by_dir(config, scan);
-    let dir_tools = tools_tokens(Scope::Dir);
+    let dir_tools = tools_tokens(Toolbox::Dir);
     let child_index = ChildIndex::new(&all_dirs);
     let mut dirs = Vec::with_capacity(applied.order.len());
     for dir in &applied.order {
@@ -175,7 +175,7 @@ pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateEr
         }));
         let prompt = synthesis_prompt(&target_text, &report_order(entries))
             .map_err(prompt_error("synthesis"))?;
-        Some(call_tokens(&prompt, kickoff::SYNTHESIS, Scope::Synthesis))
+        Some(call_tokens(&prompt, kickoff::SYNTHESIS, Toolbox::Synthesis))
     };
 
     let inputs = Inputs {
@@ -207,13 +207,13 @@ fn existing_investigation(config: &Config) -> Option<Cache> {
 }
 
 /// Tokens of one call's fixed input: system prompt, kickoff, tools.
-fn call_tokens(system: &str, kickoff: &str, scope: Scope) -> u64 {
-    tokens_of_bytes((system.len() + kickoff.len()) as u64) + tools_tokens(scope)
+fn call_tokens(system: &str, kickoff: &str, toolbox: Toolbox) -> u64 {
+    tokens_of_bytes((system.len() + kickoff.len()) as u64) + tools_tokens(toolbox)
 }
 
 /// Tokens of the tool definitions a pass sends with every request.
-fn tools_tokens(scope: Scope) -> u64 {
-    let bytes = serde_json::to_vec(&tools::definitions(scope)).map_or(0, |json| json.len());
+fn tools_tokens(toolbox: Toolbox) -> u64 {
+    let bytes = serde_json::to_vec(&tools::definitions(toolbox)).map_or(0, |json| json.len());
     tokens_of_bytes(bytes as u64)
 }
 

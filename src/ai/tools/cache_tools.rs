@@ -14,11 +14,11 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    FatalToolError, Scope, Tool, ToolContext, ToolOutput, frame_untrusted, required_str, respond,
+    FatalToolError, Tool, ToolContext, ToolOutput, Toolbox, frame_untrusted, required_str, respond,
     sandbox,
 };
 use crate::cache::EntryKind;
-use crate::output::escape_line;
+use crate::text::escape_line;
 
 /// The `cache_type` argument.
 fn cache_type_arg(input: &Value) -> Result<EntryKind, ToolOutput> {
@@ -74,8 +74,8 @@ impl Tool for WriteCache {
         })
     }
 
-    fn scopes(&self) -> &'static [Scope] {
-        &[Scope::Dir]
+    fn toolboxes(&self) -> &'static [Toolbox] {
+        &[Toolbox::Dir]
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
@@ -126,8 +126,8 @@ impl Tool for ReadCache {
         })
     }
 
-    fn scopes(&self) -> &'static [Scope] {
-        &[Scope::Synthesis]
+    fn toolboxes(&self) -> &'static [Toolbox] {
+        &[Toolbox::Synthesis]
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
@@ -168,8 +168,8 @@ impl Tool for ListCache {
         })
     }
 
-    fn scopes(&self) -> &'static [Scope] {
-        &[Scope::Synthesis]
+    fn toolboxes(&self) -> &'static [Toolbox] {
+        &[Toolbox::Synthesis]
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {

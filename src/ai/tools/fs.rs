@@ -22,11 +22,11 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::{
-    FatalToolError, Scope, Tool, ToolContext, ToolOutput, frame_untrusted, optional_str,
+    FatalToolError, Tool, ToolContext, ToolOutput, Toolbox, frame_untrusted, optional_str,
     required_str, respond, sandbox, sniff,
 };
-use crate::output::escape_line;
 use crate::scan::ScanFilter;
+use crate::text::escape_line;
 
 /// `read_file`'s default `max_bytes`.
 pub const DEFAULT_MAX_BYTES: u64 = 4096;
@@ -65,8 +65,8 @@ impl Tool for ReadFile {
         })
     }
 
-    fn scopes(&self) -> &'static [Scope] {
-        &[Scope::Dir]
+    fn toolboxes(&self) -> &'static [Toolbox] {
+        &[Toolbox::Dir]
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
@@ -271,13 +271,13 @@ impl Tool for ListDirectory {
         })
     }
 
-    fn scopes(&self) -> &'static [Scope] {
-        &[Scope::Dir]
+    fn toolboxes(&self) -> &'static [Toolbox] {
+        &[Toolbox::Dir]
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
         respond(|| {
-            // The reference lists the target when no path is given.
+            // The original lists the target when no path is given.
             let raw = optional_str(input, "path")?
                 .filter(|p| !p.is_empty())
                 .unwrap_or(".");
@@ -387,7 +387,7 @@ pub fn scoped_listing(
         });
     }
     let left_out = before - names.len();
-    // Byte order, which is code-point order for UTF-8 names (the reference's
+    // Byte order, which is code-point order for UTF-8 names (the original's
     // `sorted(os.listdir())`).
     names.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
     let lines = names

@@ -3,7 +3,7 @@
 //! The registry ([`REGISTRY`]) is the single list of tools. It yields both the
 //! schemas sent to the model ([`definitions`]) and the handlers that run
 //! ([`dispatch`]), so adding a tool happens in one place. Names, fields,
-//! required lists and enums are the reference's; descriptions are ours.
+//! required lists and enums are the original's; descriptions are ours.
 //!
 //! Tools that end a loop (`submit_report`, `submit_survey`, `submit_plan`) have
 //! a schema but no handler: the loop that offered them reads their input.
@@ -31,11 +31,11 @@ use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
 use crate::cache::Cache;
-use crate::output::escape_line;
 use crate::progress::Progress;
 use crate::redact::{Hit, Redactor};
 use crate::report::Flag;
 use crate::scan::ScanFilter;
+use crate::text::escape_line;
 
 pub mod cache_tools;
 pub mod command;
@@ -51,7 +51,7 @@ pub use untrusted::{FRAME_TAG, frame_untrusted, name_redaction_flags, redaction_
 
 /// Which loop offers a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Scope {
+pub enum Toolbox {
     /// The per-directory investigation loop.
     Dir,
     /// The survey pass.
@@ -264,7 +264,7 @@ pub trait Tool: Send + Sync {
     /// The JSON schema of the input.
     fn input_schema(&self) -> Value;
     /// The loops that offer it.
-    fn scopes(&self) -> &'static [Scope];
+    fn toolboxes(&self) -> &'static [Toolbox];
     /// Whether calling it ends the loop (no handler runs).
     fn ends_loop(&self) -> bool {
         false
@@ -280,12 +280,12 @@ pub enum Dispatch {
     Ran(ToolOutput),
     /// The tool ends the loop; the caller reads its input.
     EndsLoop,
-    /// No such tool in this scope.
+    /// No such tool in this toolbox.
     Unknown,
 }
 
-/// Every tool, in the order the model sees them within a scope. Per scope this
-/// is the reference's order:
+/// Every tool, in the order the model sees them within a toolbox. Per toolbox this
+/// is the original's order:
 /// - dir: read_file, list_directory, run_command, parse_structure,
 ///   write_cache, think, checkpoint, flag, submit_report;
 /// - synthesis: read_cache, list_cache, flag, submit_report;
@@ -308,20 +308,20 @@ pub static REGISTRY: &[&dyn Tool] = &[
     &submit::SubmitPlan,
 ];
 
-/// The tool `name` as offered in `scope` (`submit_report` has one schema per
-/// scope).
-pub fn find(scope: Scope, name: &str) -> Option<&'static dyn Tool> {
+/// The tool `name` as offered in `toolbox` (`submit_report` has one schema per
+/// toolbox).
+pub fn find(toolbox: Toolbox, name: &str) -> Option<&'static dyn Tool> {
     REGISTRY
         .iter()
         .copied()
-        .find(|tool| tool.name() == name && tool.scopes().contains(&scope))
+        .find(|tool| tool.name() == name && tool.toolboxes().contains(&toolbox))
 }
 
-/// The tool definitions offered in `scope`, in registry order.
-pub fn definitions(scope: Scope) -> Vec<ToolDefinition> {
+/// The tool definitions offered in `toolbox`, in registry order.
+pub fn definitions(toolbox: Toolbox) -> Vec<ToolDefinition> {
     REGISTRY
         .iter()
-        .filter(|tool| tool.scopes().contains(&scope))
+        .filter(|tool| tool.toolboxes().contains(&toolbox))
         .map(|tool| ToolDefinition {
             name: tool.name().to_string(),
             description: tool.description().to_string(),
@@ -331,26 +331,26 @@ pub fn definitions(scope: Scope) -> Vec<ToolDefinition> {
         .collect()
 }
 
-/// The tool names offered in `scope`, in registry order.
-pub fn names(scope: Scope) -> Vec<&'static str> {
+/// The tool names offered in `toolbox`, in registry order.
+pub fn names(toolbox: Toolbox) -> Vec<&'static str> {
     REGISTRY
         .iter()
-        .filter(|tool| tool.scopes().contains(&scope))
+        .filter(|tool| tool.toolboxes().contains(&toolbox))
         .map(|tool| tool.name())
         .collect()
 }
 
-/// Run the tool `name` offered in `scope`, logging the call to the cache's
+/// Run the tool `name` offered in `toolbox`, logging the call to the cache's
 /// `investigation.log` (args without `data`, and the result's length in
-/// characters, as the reference counts it). Loop-ending and unknown tools
+/// characters, as the original counts it). Loop-ending and unknown tools
 /// run nothing and are not logged.
 pub fn dispatch(
-    scope: Scope,
+    toolbox: Toolbox,
     name: &str,
     input: &Value,
     ctx: &ToolContext<'_>,
 ) -> Result<Dispatch, FatalToolError> {
-    let Some(tool) = find(scope, name) else {
+    let Some(tool) = find(toolbox, name) else {
         return Ok(Dispatch::Unknown);
     };
     if tool.ends_loop() {

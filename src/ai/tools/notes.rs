@@ -7,12 +7,12 @@
 
 use serde_json::{Value, json};
 
-use super::{FatalToolError, Scope, Tool, ToolContext, ToolOutput, optional_str, respond};
-use crate::output::escape_line;
+use super::{FatalToolError, Tool, ToolContext, ToolOutput, Toolbox, optional_str, respond};
 use crate::report::{Flag, SEVERITY_ORDER};
+use crate::text::escape_line;
 
 /// A note field as text: strings as they are, other JSON as JSON, missing as
-/// empty (the reference prints whatever it got).
+/// empty (the original prints whatever it got).
 fn field(input: &Value, name: &str) -> String {
     match input.get(name) {
         None | Some(Value::Null) => String::new(),
@@ -65,8 +65,8 @@ impl Tool for Think {
         })
     }
 
-    fn scopes(&self) -> &'static [Scope] {
-        &[Scope::Dir]
+    fn toolboxes(&self) -> &'static [Toolbox] {
+        &[Toolbox::Dir]
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
@@ -105,8 +105,8 @@ impl Tool for Checkpoint {
         })
     }
 
-    fn scopes(&self) -> &'static [Scope] {
-        &[Scope::Dir]
+    fn toolboxes(&self) -> &'static [Toolbox] {
+        &[Toolbox::Dir]
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
@@ -150,8 +150,8 @@ impl Tool for FlagTool {
         })
     }
 
-    fn scopes(&self) -> &'static [Scope] {
-        &[Scope::Dir, Scope::Synthesis]
+    fn toolboxes(&self) -> &'static [Toolbox] {
+        &[Toolbox::Dir, Toolbox::Synthesis]
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {

@@ -1,6 +1,6 @@
 //! Mime types by content, for `list_directory` and the dir loop's listing.
 //!
-//! The reference asks libmagic. We read at most the first 8 KiB and ask
+//! The original asks libmagic. We read at most the first 8 KiB and ask
 //! `infer` (magic numbers of binary formats, plus HTML, XML and shebang
 //! scripts); anything else is `text/plain` when it looks like text and
 //! `application/octet-stream` when we cannot tell. Non-regular files get

@@ -4,11 +4,11 @@
 //! They have a schema and no handler: [`super::dispatch`] answers
 //! [`super::Dispatch::EndsLoop`] and the loop that offered the tool reads the
 //! call's input itself. The field names, types, required lists and enums are
-//! the reference's, because the passes and the cache read them by name.
+//! the original's, because the passes and the cache read them by name.
 
 use serde_json::{Value, json};
 
-use super::{FatalToolError, Scope, Tool, ToolContext, ToolOutput};
+use super::{FatalToolError, Tool, ToolContext, ToolOutput, Toolbox};
 
 /// What `run` says if a caller ignores `ends_loop` (a bug, not a model error).
 fn no_handler(name: &str) -> Result<ToolOutput, FatalToolError> {
@@ -65,8 +65,8 @@ impl Tool for SubmitDirReport {
         })
     }
 
-    fn scopes(&self) -> &'static [Scope] {
-        &[Scope::Dir]
+    fn toolboxes(&self) -> &'static [Toolbox] {
+        &[Toolbox::Dir]
     }
 
     fn ends_loop(&self) -> bool {
@@ -101,8 +101,8 @@ impl Tool for SubmitSynthesisReport {
         })
     }
 
-    fn scopes(&self) -> &'static [Scope] {
-        &[Scope::Synthesis]
+    fn toolboxes(&self) -> &'static [Toolbox] {
+        &[Toolbox::Synthesis]
     }
 
     fn ends_loop(&self) -> bool {
@@ -147,8 +147,8 @@ impl Tool for SubmitSurvey {
         })
     }
 
-    fn scopes(&self) -> &'static [Scope] {
-        &[Scope::Survey]
+    fn toolboxes(&self) -> &'static [Toolbox] {
+        &[Toolbox::Survey]
     }
 
     fn ends_loop(&self) -> bool {
@@ -216,8 +216,8 @@ impl Tool for SubmitPlan {
         })
     }
 
-    fn scopes(&self) -> &'static [Scope] {
-        &[Scope::Planning]
+    fn toolboxes(&self) -> &'static [Toolbox] {
+        &[Toolbox::Planning]
     }
 
     fn ends_loop(&self) -> bool {

@@ -1,15 +1,15 @@
 //! The registry's contract: names per scope, schemas equal to the
-//! reference's (apart from descriptions), dispatch and logging. Each tool's
+//! original's (apart from descriptions), dispatch and logging. Each tool's
 //! behaviour is tested through the public API in tests/tools.rs.
 
 use super::*;
 use crate::cache::CacheRoot;
 use serde_json::json;
 
-/// The reference's tool names per scope, in the order the model sees them.
-const EXPECTED_NAMES: [(Scope, &[&str]); 4] = [
+/// The original's tool names per scope, in the order the model sees them.
+const EXPECTED_NAMES: [(Toolbox, &[&str]); 4] = [
     (
-        Scope::Dir,
+        Toolbox::Dir,
         &[
             "read_file",
             "list_directory",
@@ -23,25 +23,25 @@ const EXPECTED_NAMES: [(Scope, &[&str]); 4] = [
         ],
     ),
     (
-        Scope::Synthesis,
+        Toolbox::Synthesis,
         &["read_cache", "list_cache", "flag", "submit_report"],
     ),
-    (Scope::Survey, &["submit_survey"]),
-    (Scope::Planning, &["submit_plan"]),
+    (Toolbox::Survey, &["submit_survey"]),
+    (Toolbox::Planning, &["submit_plan"]),
 ];
 
 /// Pins the full per-scope lists, including `run_command` and
 /// `parse_structure`, which live in command.rs and structure.rs.
 #[test]
-fn tool_names_per_scope_are_the_references() {
+fn tool_names_per_toolbox_are_the_originals() {
     for (scope, expected) in EXPECTED_NAMES {
         assert_eq!(names(scope), expected, "{scope:?}");
     }
 }
 
-/// The reference's schemas with descriptions removed: property names, types,
+/// The original's schemas with descriptions removed: property names, types,
 /// items, required lists and enums.
-fn reference_schemas() -> Vec<(Scope, &'static str, Value)> {
+fn original_schemas() -> Vec<(Toolbox, &'static str, Value)> {
     let s = || json!({"type": "string"});
     let cache_type = || json!({"type": "string", "enum": ["file", "dir"]});
     let dir_item = || {
@@ -50,82 +50,82 @@ fn reference_schemas() -> Vec<(Scope, &'static str, Value)> {
     };
     vec![
         (
-            Scope::Dir,
+            Toolbox::Dir,
             "read_file",
             json!({"type": "object",
             "properties": {"path": s(), "max_bytes": {"type": "integer"}},
             "required": ["path"]}),
         ),
         (
-            Scope::Dir,
+            Toolbox::Dir,
             "list_directory",
             json!({"type": "object",
             "properties": {"path": s(), "show_hidden": {"type": "boolean"}},
             "required": ["path"]}),
         ),
         (
-            Scope::Dir,
+            Toolbox::Dir,
             "run_command",
             json!({"type": "object",
             "properties": {"command": s()}, "required": ["command"]}),
         ),
         (
-            Scope::Dir,
+            Toolbox::Dir,
             "parse_structure",
             json!({"type": "object",
             "properties": {"path": s()}, "required": ["path"]}),
         ),
         (
-            Scope::Dir,
+            Toolbox::Dir,
             "write_cache",
             json!({"type": "object",
             "properties": {"cache_type": cache_type(), "path": s(), "data": {"type": "object"}},
             "required": ["cache_type", "path", "data"]}),
         ),
         (
-            Scope::Dir,
+            Toolbox::Dir,
             "think",
             json!({"type": "object",
             "properties": {"observation": s(), "hypothesis": s(), "next_action": s()},
             "required": ["observation", "hypothesis", "next_action"]}),
         ),
         (
-            Scope::Dir,
+            Toolbox::Dir,
             "checkpoint",
             json!({"type": "object",
             "properties": {"learned": s(), "still_unknown": s(), "next_phase": s()},
             "required": ["learned", "still_unknown", "next_phase"]}),
         ),
-        (Scope::Dir, "flag", flag_schema()),
+        (Toolbox::Dir, "flag", flag_schema()),
         (
-            Scope::Dir,
+            Toolbox::Dir,
             "submit_report",
             json!({"type": "object",
             "properties": {"summary": s(), "completeness": {"type": "number"}},
             "required": ["summary", "completeness"]}),
         ),
         (
-            Scope::Synthesis,
+            Toolbox::Synthesis,
             "read_cache",
             json!({"type": "object",
             "properties": {"cache_type": cache_type(), "path": s()},
             "required": ["cache_type", "path"]}),
         ),
         (
-            Scope::Synthesis,
+            Toolbox::Synthesis,
             "list_cache",
             json!({"type": "object",
             "properties": {"cache_type": cache_type()}, "required": ["cache_type"]}),
         ),
-        (Scope::Synthesis, "flag", flag_schema()),
+        (Toolbox::Synthesis, "flag", flag_schema()),
         (
-            Scope::Synthesis,
+            Toolbox::Synthesis,
             "submit_report",
             json!({"type": "object",
             "properties": {"brief": s(), "detailed": s()}, "required": ["brief", "detailed"]}),
         ),
         (
-            Scope::Survey,
+            Toolbox::Survey,
             "submit_survey",
             json!({"type": "object",
             "properties": {
@@ -137,7 +137,7 @@ fn reference_schemas() -> Vec<(Scope, &'static str, Value)> {
                          "domain_notes", "confidence"]}),
         ),
         (
-            Scope::Planning,
+            Toolbox::Planning,
             "submit_plan",
             json!({"type": "object",
             "properties": {
@@ -176,17 +176,17 @@ fn without_descriptions(value: &Value) -> Value {
 }
 
 #[test]
-fn every_registered_schema_is_the_references() {
-    let table = reference_schemas();
+fn every_registered_schema_is_the_originals() {
+    let table = original_schemas();
     for tool in REGISTRY {
-        for scope in tool.scopes() {
+        for scope in tool.toolboxes() {
             let (_, _, expected) = table
                 .iter()
                 .find(|(s, name, _)| s == scope && *name == tool.name())
-                .unwrap_or_else(|| panic!("{} in {scope:?} is not a reference tool", tool.name()));
+                .unwrap_or_else(|| panic!("{} in {scope:?} is not an original tool", tool.name()));
             let ours = tool.input_schema();
             assert_eq!(&without_descriptions(&ours), expected, "{}", tool.name());
-            // Property order is what the model sees; keep the reference's.
+            // Property order is what the model sees; keep the original's.
             let keys = |v: &Value| -> Vec<String> {
                 v["properties"]
                     .as_object()
@@ -207,7 +207,7 @@ fn every_tool_and_property_has_a_description() {
         let schema = tool.input_schema();
         for (name, property) in schema["properties"].as_object().unwrap() {
             if tool.name() == "read_cache" || tool.name() == "list_cache" {
-                // The reference's cache_type here has no description either.
+                // The original's cache_type here has no description either.
                 if name == "cache_type" {
                     continue;
                 }
@@ -293,12 +293,12 @@ fn dispatch_runs_logs_and_routes_by_scope() {
     let ctx = f.ctx();
     // A synthesis tool is unknown in the dir loop, and the reverse.
     assert!(matches!(
-        dispatch(Scope::Dir, "read_cache", &json!({}), &ctx).unwrap(),
+        dispatch(Toolbox::Dir, "read_cache", &json!({}), &ctx).unwrap(),
         Dispatch::Unknown
     ));
     assert!(matches!(
         dispatch(
-            Scope::Synthesis,
+            Toolbox::Synthesis,
             "read_file",
             &json!({"path": "a.txt"}),
             &ctx
@@ -307,14 +307,14 @@ fn dispatch_runs_logs_and_routes_by_scope() {
         Dispatch::Unknown
     ));
     assert!(matches!(
-        dispatch(Scope::Dir, "no_such_tool", &json!({}), &ctx).unwrap(),
+        dispatch(Toolbox::Dir, "no_such_tool", &json!({}), &ctx).unwrap(),
         Dispatch::Unknown
     ));
     for (scope, name) in [
-        (Scope::Dir, "submit_report"),
-        (Scope::Synthesis, "submit_report"),
-        (Scope::Survey, "submit_survey"),
-        (Scope::Planning, "submit_plan"),
+        (Toolbox::Dir, "submit_report"),
+        (Toolbox::Synthesis, "submit_report"),
+        (Toolbox::Survey, "submit_survey"),
+        (Toolbox::Planning, "submit_plan"),
     ] {
         assert!(matches!(
             dispatch(scope, name, &json!({}), &ctx).unwrap(),
@@ -327,14 +327,14 @@ fn dispatch_runs_logs_and_routes_by_scope() {
     );
 
     let Dispatch::Ran(out) =
-        dispatch(Scope::Dir, "read_file", &json!({"path": "a.txt"}), &ctx).unwrap()
+        dispatch(Toolbox::Dir, "read_file", &json!({"path": "a.txt"}), &ctx).unwrap()
     else {
         panic!("read_file did not run");
     };
     assert!(!out.is_error && out.content.contains("héllo"));
     let data = json!({"summary": "s"});
     let Dispatch::Ran(bad) = dispatch(
-        Scope::Dir,
+        Toolbox::Dir,
         "write_cache",
         &json!({"cache_type": "file", "path": "a.txt", "data": data}),
         &ctx,
@@ -344,7 +344,7 @@ fn dispatch_runs_logs_and_routes_by_scope() {
     };
     assert!(bad.is_error);
     let Dispatch::Ran(flagged) = dispatch(
-        Scope::Synthesis,
+        Toolbox::Synthesis,
         "flag",
         &json!({"path": "general", "finding": "x", "severity": "info"}),
         &ctx,
@@ -363,7 +363,7 @@ fn dispatch_runs_logs_and_routes_by_scope() {
     assert_eq!(
         log[0]["result_length"],
         out.content.chars().count(),
-        "length in characters, as the reference's len(str)"
+        "length in characters, as the original's len(str)"
     );
     assert_ne!(out.content.chars().count(), out.content.len());
     assert_eq!(
@@ -377,7 +377,8 @@ fn dispatch_runs_logs_and_routes_by_scope() {
 #[test]
 fn non_object_input_is_treated_as_no_arguments() {
     let f = Fixture::new();
-    let Dispatch::Ran(out) = dispatch(Scope::Dir, "read_file", &json!("a.txt"), &f.ctx()).unwrap()
+    let Dispatch::Ran(out) =
+        dispatch(Toolbox::Dir, "read_file", &json!("a.txt"), &f.ctx()).unwrap()
     else {
         panic!("read_file did not run");
     };

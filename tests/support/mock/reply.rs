@@ -96,15 +96,6 @@ impl Reply {
         Reply::tool_uses([(name.into(), input)])
     }
 
-    /// One tool call with a chosen id.
-    pub fn tool_use_with_id(id: impl Into<String>, name: impl Into<String>, input: Value) -> Reply {
-        Reply::stream(vec![MockBlock::ToolUse {
-            id: Some(id.into()),
-            name: name.into(),
-            input,
-        }])
-    }
-
     /// Several tool calls in one message.
     pub fn tool_uses<N: Into<String>>(calls: impl IntoIterator<Item = (N, Value)>) -> Reply {
         Reply::stream(calls.into_iter().map(|(n, i)| tool_block(n, i)).collect())
@@ -199,12 +190,6 @@ impl Reply {
         self
     }
 
-    /// Report this model id instead of the requested one.
-    pub fn with_model(mut self, model: &str) -> Reply {
-        self.stream_mut().model = Some(model.to_string());
-        self
-    }
-
     /// Sprinkle comments, unknown events and unknown deltas into the stream.
     pub fn with_noise(mut self) -> Reply {
         self.stream_mut().noise = true;
@@ -272,11 +257,6 @@ impl Reply {
     /// `x-should-retry: true|false`.
     pub fn should_retry(self, retry: bool) -> Reply {
         self.header("x-should-retry", if retry { "true" } else { "false" })
-    }
-
-    /// True for a streamed message (as opposed to a plain HTTP response).
-    pub fn is_stream(&self) -> bool {
-        matches!(self.body, ReplyBody::Stream(_))
     }
 
     fn stream_mut(&mut self) -> &mut StreamReply {

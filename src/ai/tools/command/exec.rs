@@ -82,7 +82,7 @@ pub fn locate(name: &str) -> Option<PathBuf> {
 }
 
 /// Run `program` with `args` in `cwd` under `limits`.
-pub fn run(program: &Path, args: &[&str], cwd: &Path, limits: Limits) -> io::Result<Execution> {
+pub fn execute(program: &Path, args: &[&str], cwd: &Path, limits: Limits) -> io::Result<Execution> {
     let mut command = Command::new(program);
     // Messages then read "grep: ..." rather than "/usr/bin/grep: ...".
     if let Some(name) = program.file_name() {
@@ -267,7 +267,7 @@ mod tests {
     #[test]
     fn environment_is_clean_and_fixed() {
         let dir = tempfile::tempdir().unwrap();
-        let out = run(
+        let out = execute(
             Path::new("/usr/bin/env"),
             &[],
             dir.path(),
@@ -286,7 +286,7 @@ mod tests {
     #[test]
     fn stdout_and_stderr_are_captured_with_the_status() {
         let dir = tempfile::tempdir().unwrap();
-        let out = run(
+        let out = execute(
             Path::new("/bin/sh"),
             &["-c", "echo out; echo err >&2; exit 3"],
             dir.path(),
@@ -302,7 +302,7 @@ mod tests {
     #[test]
     fn stdin_is_empty() {
         let dir = tempfile::tempdir().unwrap();
-        let out = run(Path::new("/bin/cat"), &[], dir.path(), limits(5000, 4096)).unwrap();
+        let out = execute(Path::new("/bin/cat"), &[], dir.path(), limits(5000, 4096)).unwrap();
         assert!(out.stdout.is_empty());
         assert!(matches!(out.ending, Ending::Exited(s) if s.success()));
     }
@@ -314,7 +314,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let pidfile = dir.path().join("bg.pid");
         let script = format!("sleep 30 & echo $! > {}; wait", pidfile.display());
-        let out = run(
+        let out = execute(
             Path::new("/bin/sh"),
             &["-c", &script],
             dir.path(),
@@ -357,7 +357,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let pidfile = dir.path().join("bg.pid");
         let script = format!("sleep 30 >/dev/null 2>&1 & echo $! > {}", pidfile.display());
-        let out = run(
+        let out = execute(
             Path::new("/bin/sh"),
             &["-c", &script],
             dir.path(),
@@ -384,7 +384,7 @@ mod tests {
     fn output_past_the_cap_is_cut_and_the_program_stopped() {
         let dir = tempfile::tempdir().unwrap();
         // `yes` never ends on its own; only the cap can stop it.
-        let out = run(
+        let out = execute(
             Path::new("/usr/bin/yes"),
             &[],
             dir.path(),

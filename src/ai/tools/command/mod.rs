@@ -1,6 +1,6 @@
 //! `run_command`: the agent's read-only command line, without a shell.
 //!
-//! The reference checked only the first word and then handed the whole string
+//! The original checked only the first word and then handed the whole string
 //! to `sh -c`, so `grep x .; touch /tmp/x`, `find . -delete` and
 //! `head /etc/passwd` all ran. Here the string goes through three stages, each
 //! in its own module:
@@ -13,7 +13,7 @@
 //! 3. `exec` runs the system's binary directly with a clean environment, a
 //!    timeout and an output cap, killing its whole process group at the end.
 //!
-//! The result has the reference's shape: stdout, a `(stderr: ...)` note when
+//! The result has the original's shape: stdout, a `(stderr: ...)` note when
 //! the program failed, or `(no output)`. Refusals, timeouts and failures to
 //! start are error results.
 
@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{FatalToolError, Scope, Tool, ToolContext, ToolOutput, frame_untrusted};
+use super::{FatalToolError, Tool, ToolContext, ToolOutput, Toolbox, frame_untrusted};
 
 pub mod argv;
 pub mod check;
@@ -32,10 +32,10 @@ mod quoted;
 pub mod refusal;
 pub mod spec;
 
-pub use check::{Plan, check};
+pub use check::{Checked, check};
 pub use refusal::Refusal;
 
-/// The reference's timeout.
+/// The original's timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15);
 /// Bytes of stdout passed to the model.
 pub const OUTPUT_CAP: usize = 64 * 1024;
@@ -90,7 +90,7 @@ impl RunCommand {
 
     /// Check and run `command`; refusals, failures to start and timeouts are
     /// the error result.
-    fn run_checked(&self, target: &Path, command: &str) -> Result<(Plan, Rendered), ToolOutput> {
+    fn run_checked(&self, target: &Path, command: &str) -> Result<(Checked, Rendered), ToolOutput> {
         let plan =
             check(target, command).map_err(|refusal| ToolOutput::error(refusal.to_string()))?;
         let Some(program) = exec::locate(plan.program) else {
@@ -100,7 +100,7 @@ impl RunCommand {
                 exec::SYSTEM_PATH
             )));
         };
-        let execution = exec::run(&program, &plan.argv(), target, self.limits)
+        let execution = exec::execute(&program, &plan.argv(), target, self.limits)
             .map_err(|err| ToolOutput::error(format!("Error running command: {err}")))?;
         let rendered = render(execution, self.limits, &plan.notes)?;
         Ok((plan, rendered))
@@ -135,8 +135,8 @@ impl Tool for RunCommand {
         })
     }
 
-    fn scopes(&self) -> &'static [Scope] {
-        &[Scope::Dir]
+    fn toolboxes(&self) -> &'static [Toolbox] {
+        &[Toolbox::Dir]
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
@@ -164,7 +164,7 @@ struct Rendered {
 }
 
 impl Rendered {
-    /// The reference's shape: the program's text, or `(no output)`, then the
+    /// The original's shape: the program's text, or `(no output)`, then the
     /// notes.
     fn plain(self) -> ToolOutput {
         let body = if self.program_text.is_empty() {
@@ -181,7 +181,7 @@ impl Rendered {
     /// `quoted.rs`), which flags their secrets under their own paths and
     /// lines; a secret the output holds that none of them did (say, in a
     /// file name) is flagged under the target root `.`.
-    fn presented(self, ctx: &ToolContext<'_>, command: &str, plan: &Plan) -> ToolOutput {
+    fn presented(self, ctx: &ToolContext<'_>, command: &str, plan: &Checked) -> ToolOutput {
         if self.program_text.is_empty() {
             return self.plain();
         }
@@ -192,7 +192,7 @@ impl Rendered {
     }
 }
 
-/// Shape an execution like the reference: stdout, then a stderr note if the
+/// Shape an execution like the original: stdout, then a stderr note if the
 /// program failed, trimmed; then our notes. A timeout is an error result.
 fn render(
     execution: exec::Execution,

@@ -18,7 +18,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::check::{Plan, Role};
+use super::check::{Checked, Role};
 use crate::ai::tools::{ToolContext, sandbox};
 
 /// Programs whose output quotes file content.
@@ -28,7 +28,7 @@ const LEARN_FILES: usize = 4096;
 
 /// Learn the secrets of every file `plan` may have quoted (see the module
 /// docs), recording each as a flag.
-pub(super) fn learn_quoted_files(ctx: &ToolContext<'_>, plan: &Plan) {
+pub(super) fn learn_quoted_files(ctx: &ToolContext<'_>, plan: &Checked) {
     if !ctx.redactor.is_enabled() || !QUOTING_PROGRAMS.contains(&plan.program) {
         return;
     }
@@ -38,7 +38,7 @@ pub(super) fn learn_quoted_files(ctx: &ToolContext<'_>, plan: &Plan) {
 }
 
 /// The regular files `plan` may read, canonical, at most [`LEARN_FILES`].
-fn quoted_files(target: &Path, plan: &Plan) -> Vec<PathBuf> {
+fn quoted_files(target: &Path, plan: &Checked) -> Vec<PathBuf> {
     let mut operands: Vec<PathBuf> = plan
         .args
         .iter()

@@ -10,10 +10,10 @@ use std::os::unix::fs::{MetadataExt, symlink};
 use std::path::PathBuf;
 
 #[test]
-fn schema_is_the_reference_shape() {
+fn schema_is_the_original_shape() {
     let tool = RunCommand::new();
     assert_eq!(tool.name(), "run_command");
-    assert_eq!(tool.scopes(), &[Scope::Dir]);
+    assert_eq!(tool.toolboxes(), &[Toolbox::Dir]);
     assert!(!tool.ends_loop());
     let schema = tool.input_schema();
     assert_eq!(schema["type"], "object");
@@ -52,8 +52,8 @@ fn registered_once_for_the_dir_loop() {
             .count(),
         1
     );
-    assert!(names(Scope::Dir).contains(&"run_command"));
-    assert!(!names(Scope::Survey).contains(&"run_command"));
+    assert!(names(Toolbox::Dir).contains(&"run_command"));
+    assert!(!names(Toolbox::Survey).contains(&"run_command"));
 }
 
 fn exited(code: i32) -> exec::Ending {
@@ -76,7 +76,7 @@ const LIMITS: exec::Limits = exec::Limits {
 };
 
 #[test]
-fn render_follows_the_reference_shape() {
+fn render_follows_the_original_shape() {
     let ok = |e| match render(e, LIMITS, &[]) {
         Ok(rendered) => rendered.plain(),
         Err(error) => error,

@@ -1,4 +1,4 @@
-//! Go rules, as the reference applies them:
+//! Go rules, as the original applies them:
 //!
 //! - top-level `func` declarations are functions: `name(params)`, without
 //!   results. Methods (functions with a receiver) are not listed;

@@ -1,7 +1,7 @@
-//! JavaScript rules (the reference's), and the TypeScript/TSX additions
-//! (ours: the reference promised TypeScript but never wired a grammar).
+//! JavaScript rules (the original's), and the TypeScript/TSX additions
+//! (ours: the original promised TypeScript but never wired a grammar).
 //!
-//! JavaScript, as the reference intends it:
+//! JavaScript, as the original intends it:
 //! - function declarations, function expressions and arrow functions are
 //!   functions: `name(params)`, or `(anonymous)(params)` when unnamed. Arrow
 //!   functions are always anonymous; a bare `x => ...` parameter is shown
@@ -11,10 +11,10 @@
 //!   and statics alike, with the modifier dropped);
 //! - `import` statements are imports (`require()` calls are not).
 //!
-//! Where today's grammar differs from the one the reference was written
+//! Where today's grammar differs from the one the original was written
 //! against, we keep what it meant to list:
 //! - the anonymous function expression node is now `function_expression`
-//!   (it was `function`). The reference matched kinds by string, so with
+//!   (it was `function`). The original matched kinds by string, so with
 //!   either grammar it also matched the `function` keyword token and listed
 //!   a bare `(anonymous)` for every `function` keyword; only named nodes
 //!   count here;
@@ -22,7 +22,7 @@
 //!   an arrow function is a bare parameter or an identifier body
 //!   (`(p, q) => p` became `p(p, q)`); arrows are anonymous here;
 //! - method names come from the grammar's `name` field, so `#private()` and
-//!   `[computed]()` methods keep their names (the reference printed `()`).
+//!   `[computed]()` methods keep their names (the original printed `()`).
 //!
 //! TypeScript and TSX add, on top of the above:
 //! - `function` overloads and ambient declarations (`declare function`) are

@@ -1,7 +1,7 @@
 //! `parse_structure`: a tree-sitter outline of one source file, as JSON.
 //!
 //! The agent calls this before reading a file, to see its functions, classes,
-//! imports and how much of it is comments. The output keeps the reference
+//! imports and how much of it is comments. The output keeps the original
 //! implementation's field names, key order, caps and per-language rules, so a
 //! prompt written for one reads the same from the other.
 //!

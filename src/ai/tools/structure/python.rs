@@ -1,4 +1,4 @@
-//! Python rules, as the reference applies them:
+//! Python rules, as the original applies them:
 //!
 //! - every `function_definition` anywhere is a function, methods and nested
 //!   functions included: `name(params)`, plus ` -> T` when annotated;

@@ -1,4 +1,4 @@
-//! Rust rules, as the reference applies them:
+//! Rust rules, as the original applies them:
 //!
 //! - every `fn` with a body (`function_item`), free or in an `impl`/`mod`, is
 //!   a function: `name(params)`, plus ` -> T` only when the return type is a

@@ -72,7 +72,7 @@ fn tsx_snapshot() {
 // ---- output shape ----------------------------------------------------------
 
 #[test]
-fn json_keys_are_in_the_reference_order_with_two_space_indent() {
+fn json_keys_are_in_the_original_order_with_two_space_indent() {
     let json = outline(Language::Go, "package main\n").to_json();
     assert_eq!(
         json,

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use super::{Language, ParseError, SUPPORTED_EXTENSIONS, Structure, parse_source};
 use crate::ai::tools::sandbox::{self, SandboxError};
-use crate::ai::tools::{FatalToolError, Scope, Tool, ToolContext, ToolOutput};
+use crate::ai::tools::{FatalToolError, Tool, ToolContext, ToolOutput, Toolbox};
 
 /// The largest file `parse_structure` will read: 2 MiB.
 pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
@@ -58,8 +58,8 @@ impl Tool for ParseStructure {
         })
     }
 
-    fn scopes(&self) -> &'static [Scope] {
-        &[Scope::Dir]
+    fn toolboxes(&self) -> &'static [Toolbox] {
+        &[Toolbox::Dir]
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
@@ -280,10 +280,10 @@ mod tests {
     }
 
     #[test]
-    fn schema_and_metadata_are_the_reference_interface() {
+    fn schema_and_metadata_are_the_original_interface() {
         let tool = ParseStructure;
         assert_eq!(tool.name(), "parse_structure");
-        assert_eq!(tool.scopes(), &[Scope::Dir]);
+        assert_eq!(tool.toolboxes(), &[Toolbox::Dir]);
         assert!(!tool.ends_loop());
         let schema = tool.input_schema();
         assert_eq!(schema["type"], "object");

@@ -1,0 +1,364 @@
+//! Running the dir loops: up to `-j` at once, children before parents, band
+//! order among the ready, and a spending cap.
+//!
+//! The original ran one loop at a time. Most of a loop's wall time is spent
+//! waiting for the model, so loops on independent directories overlap well.
+//! The one real dependency is that a parent's prompt embeds its children's
+//! summaries, so the scheduler is a dependency graph over the plan's order:
+//! a directory is *ready* once every directory below it in the order has
+//! finished, and among the ready ones the earliest in the order starts first.
+//! With one job that is exactly the plan's order.
+//!
+//! [`Schedule`] and the cost rules are pure; [`run_dir_loops`] is the async
+//! driver on a tokio `JoinSet`. Cancellation (Ctrl-C) is the caller's: dropping
+//! the driver aborts the running loops at their next await point, after any
+//! tool call (and its cache write) in progress has returned.
+
+use std::collections::BTreeSet;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio::task::JoinSet;
+
+use crate::ai::PassError;
+use crate::ai::api::Usage;
+use crate::ai::api::cost::Prices;
+use crate::ai::passes::dir_loop::{DirJob, DirOutcome, DirShared, investigate_dir};
+use crate::ai::rules::discover::display_name;
+use crate::ai::rules::plan::AppliedPlan;
+use crate::progress::DirBoard;
+
+/// What a first loop is assumed to cost before any loop of this run has
+/// finished: a handful of turns over a small directory.
+/// Directory loops run at once when `-j` is not given.
+pub const DEFAULT_JOBS: u32 = 4;
+
+pub const PRIOR_LOOP_USAGE: Usage = Usage {
+    input_tokens: 30_000,
+    output_tokens: 1_500,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+};
+
+/// Where a directory of the order stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Pending,
+    Running,
+    Done,
+}
+
+/// The dependency graph over an order: who is ready, who is waiting.
+#[derive(Debug, Clone)]
+pub struct Schedule {
+    order: Vec<PathBuf>,
+    slots: Vec<Slot>,
+    /// Indexes of each directory's ancestors that are also in the order.
+    ancestors: Vec<Vec<usize>>,
+    /// How many listed descendants each directory still waits for.
+    waiting: Vec<usize>,
+    ready: BTreeSet<usize>,
+}
+
+impl Schedule {
+    /// The graph for `order` (any order; the plan's is children-first).
+    pub fn new(order: &[PathBuf]) -> Schedule {
+        let index: HashMap<&Path, usize> = order
+            .iter()
+            .enumerate()
+            .map(|(i, dir)| (dir.as_path(), i))
+            .collect();
+        let ancestors: Vec<Vec<usize>> = order
+            .iter()
+            .map(|dir| {
+                dir.ancestors()
+                    .skip(1)
+                    .filter_map(|a| index.get(a).copied())
+                    .collect()
+            })
+            .collect();
+        let mut waiting = vec![0; order.len()];
+        for list in &ancestors {
+            for &a in list {
+                waiting[a] += 1;
+            }
+        }
+        let ready = (0..order.len()).filter(|&i| waiting[i] == 0).collect();
+        Schedule {
+            order: order.to_vec(),
+            slots: vec![Slot::Pending; order.len()],
+            ancestors,
+            waiting,
+            ready,
+        }
+    }
+
+    /// The earliest ready directory, marked running.
+    pub fn start_next(&mut self) -> Option<usize> {
+        let i = self.ready.pop_first()?;
+        self.slots[i] = Slot::Running;
+        Some(i)
+    }
+
+    /// Whether some directory could start now.
+    pub fn has_ready(&self) -> bool {
+        !self.ready.is_empty()
+    }
+
+    /// Mark `i` finished; its ancestors may become ready.
+    pub fn finish(&mut self, i: usize) {
+        debug_assert_eq!(self.slots[i], Slot::Running);
+        self.slots[i] = Slot::Done;
+        for &a in &self.ancestors[i] {
+            self.waiting[a] -= 1;
+            if self.waiting[a] == 0 {
+                self.ready.insert(a);
+            }
+        }
+    }
+
+    /// The directory at `i`.
+    pub fn dir(&self, i: usize) -> &Path {
+        &self.order[i]
+    }
+
+    /// Directories that never started.
+    pub fn not_started(&self) -> usize {
+        self.slots.iter().filter(|s| **s == Slot::Pending).count()
+    }
+}
+
+/// What a new loop is expected to cost: the mean of the loops this run
+/// finished, or [`PRIOR_LOOP_USAGE`] priced for the model before any has.
+pub fn expected_loop_cost(finished: &[f64], prices: Prices) -> f64 {
+    if finished.is_empty() {
+        prices.cost(&PRIOR_LOOP_USAGE)
+    } else {
+        finished.iter().sum::<f64>() / finished.len() as f64
+    }
+}
+
+/// The cap rule: start another loop only if the spend so far plus what it is
+/// expected to cost stays within the cap.
+pub fn within_cap(spent: f64, expected_next: f64, cap: Option<f64>) -> bool {
+    cap.is_none_or(|cap| spent + expected_next <= cap)
+}
+
+/// How the dir loops are run.
+#[derive(Debug, Clone, Copy)]
+pub struct LoopOptions {
+    /// Loops at once (at least 1).
+    pub jobs: usize,
+    /// `--max-cost`, in dollars.
+    pub max_cost: Option<f64>,
+}
+
+/// What the dir-loop phase did.
+#[derive(Debug, Default)]
+pub struct LoopsDone {
+    /// In the order the loops finished.
+    pub outcomes: Vec<DirOutcome>,
+    /// The cap kept at least one directory from starting.
+    pub cap_hit: bool,
+}
+
+/// How often the live display's token and dollar figures are refreshed.
+const BOARD_REFRESH: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Every token the run has processed or produced so far.
+fn tokens_so_far(shared: &DirShared) -> u64 {
+    let totals = shared.session.tracker().totals();
+    totals
+        .all_input_tokens()
+        .saturating_add(totals.output_tokens)
+}
+
+/// Run every directory of `applied.order`, `options.jobs` at a time.
+/// `contents_changed` names the directories whose own files changed since
+/// their cached summary.
+pub async fn run_dir_loops(
+    shared: Arc<DirShared>,
+    applied: &AppliedPlan,
+    contents_changed: &dyn Fn(&Path) -> bool,
+    options: LoopOptions,
+    board: &DirBoard,
+) -> Result<LoopsDone, PassError> {
+    let total = applied.order.len();
+    let prices = shared.session.tracker().prices();
+    let mut schedule = Schedule::new(&applied.order);
+    let mut running: JoinSet<(usize, Result<DirOutcome, PassError>)> = JoinSet::new();
+    let mut done = LoopsDone::default();
+    let mut finished_costs = Vec::new();
+    let mut started = 0;
+    let mut refresh = tokio::time::interval(BOARD_REFRESH);
+    loop {
+        while running.len() < options.jobs.max(1) && schedule.has_ready() && !done.cap_hit {
+            let spent = shared.session.tracker().cost();
+            if !within_cap(
+                spent,
+                expected_loop_cost(&finished_costs, prices),
+                options.max_cost,
+            ) {
+                done.cap_hit = true;
+                shared.progress.ai(&format!(
+                    "Spending cap reached (${spent:.2} spent of ${:.2}): no new directories \
+                     start; the running ones finish.",
+                    options.max_cost.unwrap_or_default()
+                ));
+                break;
+            }
+            let Some(i) = schedule.start_next() else {
+                break;
+            };
+            started += 1;
+            let job = DirJob {
+                dir: schedule.dir(i).to_path_buf(),
+                max_turns: applied.turns_for(schedule.dir(i)),
+                contents_changed: contents_changed(schedule.dir(i)),
+            };
+            let shown = display_name(&shared.target, &job.dir);
+            shared.progress.ai(&format!(
+                "Investigating: {shown}/ ({started}/{total}, {} turns)",
+                job.max_turns
+            ));
+            board.started(&shown);
+            let shared = shared.clone();
+            running.spawn(async move { (i, investigate_dir(&shared, &job).await) });
+        }
+        // While loops run, the live display's spend follows every turn, not
+        // only finished loops.
+        let joined = loop {
+            tokio::select! {
+                joined = running.join_next() => break joined,
+                _ = refresh.tick() => board.spent(tokens_so_far(&shared), shared.session.tracker().cost()),
+            }
+        };
+        let Some(joined) = joined else {
+            break;
+        };
+        let (i, result) =
+            joined.map_err(|err| PassError::Failed(format!("a directory loop failed: {err}")))?;
+        // The first failure that stops the run stops it now; dropping the
+        // set aborts the other loops.
+        let outcome = result?;
+        schedule.finish(i);
+        finished_costs.push(prices.cost(&outcome.usage.as_usage()));
+        board.finished(&outcome.shown);
+        board.spent(tokens_so_far(&shared), shared.session.tracker().cost());
+        done.outcomes.push(outcome);
+    }
+    Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ai::api::cost::SONNET_PRICES;
+
+    fn paths(list: &[&str]) -> Vec<PathBuf> {
+        list.iter().map(PathBuf::from).collect()
+    }
+
+    /// Drive a schedule with `jobs` workers where the running directory
+    /// that started first always finishes first; returns the start order.
+    fn simulate(order: &[PathBuf], jobs: usize) -> Vec<PathBuf> {
+        let mut schedule = Schedule::new(order);
+        let mut running: std::collections::VecDeque<usize> = Default::default();
+        let mut started = Vec::new();
+        loop {
+            while running.len() < jobs {
+                match schedule.start_next() {
+                    Some(i) => {
+                        started.push(order[i].clone());
+                        running.push_back(i);
+                    }
+                    None => break,
+                }
+            }
+            match running.pop_front() {
+                Some(i) => schedule.finish(i),
+                None => break,
+            }
+        }
+        started
+    }
+
+    #[test]
+    fn one_job_reproduces_the_order() {
+        let order = paths(&["/t/a/x", "/t/b", "/t/a", "/t/c", "/t"]);
+        assert_eq!(simulate(&order, 1), order);
+    }
+
+    #[test]
+    fn no_parent_starts_before_its_children_finish() {
+        let order = paths(&["/t/a/x/y", "/t/a/x", "/t/b/z", "/t/a", "/t/b", "/t/c", "/t"]);
+        let mut schedule = Schedule::new(&order);
+        // Everything without listed descendants is ready at once, in order.
+        let mut first = Vec::new();
+        while let Some(i) = schedule.start_next() {
+            first.push(order[i].clone());
+        }
+        assert_eq!(first, paths(&["/t/a/x/y", "/t/b/z", "/t/c"]));
+        let index = |p: &str| order.iter().position(|d| d == Path::new(p)).unwrap();
+        schedule.finish(index("/t/b/z"));
+        assert_eq!(schedule.start_next(), Some(index("/t/b")));
+        assert!(
+            !schedule.has_ready(),
+            "/t/a waits for /t/a/x, /t waits for all"
+        );
+        schedule.finish(index("/t/a/x/y"));
+        assert_eq!(schedule.start_next(), Some(index("/t/a/x")));
+        for p in ["/t/a/x", "/t/b", "/t/c"] {
+            schedule.finish(index(p));
+        }
+        assert_eq!(schedule.start_next(), Some(index("/t/a")));
+        assert!(!schedule.has_ready());
+        schedule.finish(index("/t/a"));
+        assert_eq!(schedule.start_next(), Some(index("/t")));
+        assert_eq!(schedule.not_started(), 0);
+    }
+
+    #[test]
+    fn band_order_holds_among_ready_directories() {
+        // A priority-first order: the priority band first, then default.
+        let order = paths(&["/t/p2", "/t/p1", "/t/d1", "/t/d2", "/t"]);
+        assert_eq!(simulate(&order, 3), order);
+        for jobs in 1..=5 {
+            let started = simulate(&order, jobs);
+            assert_eq!(started.last().unwrap(), Path::new("/t"), "jobs {jobs}");
+        }
+    }
+
+    #[test]
+    fn every_jobs_count_respects_dependencies() {
+        let order = paths(&[
+            "/t/a/b/c", "/t/a/b/d", "/t/e/f", "/t/a/b", "/t/e", "/t/g", "/t/a", "/t",
+        ]);
+        for jobs in 1..=8 {
+            let started = simulate(&order, jobs);
+            assert_eq!(started.len(), order.len());
+            for (pos, dir) in started.iter().enumerate() {
+                for later in &started[pos + 1..] {
+                    assert!(!later.starts_with(dir), "{dir:?} started before {later:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_cap_counts_the_expected_next_loop() {
+        assert!(within_cap(100.0, 100.0, None));
+        assert!(within_cap(0.5, 0.4, Some(1.0)));
+        assert!(within_cap(0.6, 0.4, Some(1.0)));
+        assert!(!within_cap(0.61, 0.4, Some(1.0)));
+        assert!(!within_cap(0.0, 0.01, Some(0.0)));
+    }
+
+    #[test]
+    fn expected_cost_is_the_mean_of_finished_loops_or_the_prior() {
+        let prior = expected_loop_cost(&[], SONNET_PRICES);
+        assert!((prior - (0.09 + 0.0225)).abs() < 1e-9, "{prior}");
+        assert_eq!(expected_loop_cost(&[0.1, 0.3], SONNET_PRICES), 0.2);
+    }
+}

@@ -1,0 +1,156 @@
+use super::*;
+use serde_json::json;
+
+const T: &str = "/w/proj";
+
+fn entry(rel: &str, summary: &str) -> Value {
+    json!({"relative_path": rel, "summary": summary})
+}
+
+#[test]
+fn child_summaries_and_both_placeholders() {
+    assert_eq!(render_child_summaries(&[]), LEAF_PLACEHOLDER);
+    assert_eq!(
+        render_child_summaries(&[("child".into(), None)]),
+        UNINVESTIGATED_PLACEHOLDER
+    );
+    assert_ne!(LEAF_PLACEHOLDER, UNINVESTIGATED_PLACEHOLDER);
+    let rendered = render_child_summaries(&[
+        (
+            "auth".into(),
+            Some(entry("src/auth", "Login and sessions.")),
+        ),
+        ("db".into(), None),
+        ("web".into(), Some(json!({}))),
+    ]);
+    assert_eq!(
+        rendered,
+        "- src/auth/: Login and sessions.\n- web/: (no summary)"
+    );
+}
+
+#[test]
+fn completeness_follows_the_original() {
+    assert_eq!(report_completeness(&json!({"summary": "s"})), Some(0.0));
+    assert_eq!(
+        report_completeness(&json!({"completeness": 0.75})),
+        Some(0.75)
+    );
+    assert_eq!(
+        report_completeness(&json!({"completeness": null})),
+        Some(0.0)
+    );
+    assert_eq!(report_completeness(&json!({"completeness": "high"})), None);
+    assert_eq!(report_completeness(&json!({"completeness": 3})), Some(1.0));
+}
+
+#[test]
+fn report_entry_shape() {
+    let t = Path::new(T);
+    let e = report_entry(t, &t.join("src"), "Core.", Some(0.9), 4, "now");
+    assert_eq!(
+        e,
+        json!({
+            "path": "/w/proj/src", "relative_path": "src", "child_count": 4,
+            "summary": "Core.", "dominant_category": "unknown", "notable_files": [],
+            "cached_at": "now", "completeness": 0.9
+        })
+    );
+    let root = report_entry(t, t, "Root.", None, 0, "now");
+    assert_eq!(root["relative_path"], ".");
+    assert!(root.get("completeness").is_none());
+}
+
+#[test]
+fn direct_files_only() {
+    let t = Path::new(T);
+    let dir = t.join("sub");
+    let files = vec![
+        json!({"path": "/w/proj/sub/a.py", "relative_path": "sub/a.py", "summary": "A"}),
+        json!({"path": "sub/b.py", "summary": "B"}),
+        json!({"relative_path": "sub/c.py", "summary": "C"}),
+        json!({"path": "/w/proj/sub/deeper/d.py", "relative_path": "sub/deeper/d.py", "summary": "D"}),
+        json!({"path": "/w/proj/other/e.py", "summary": "E"}),
+        json!({"path": "/w/proj/sub", "summary": "the dir itself is not a file in it"}),
+        json!({"summary": "no location"}),
+    ];
+    let direct: Vec<&str> = direct_file_entries(t, &dir, &files)
+        .iter()
+        .map(|e| e["summary"].as_str().unwrap())
+        .collect();
+    assert_eq!(direct, ["A", "B", "C"]);
+}
+
+#[test]
+fn partial_entry_from_cached_files() {
+    let t = Path::new(T);
+    let dir = t.join("sub");
+    let a = json!({"path": "/w/proj/sub/a.py", "relative_path": "sub/a.py", "summary": "prints x"});
+    let b = json!({"path": "/w/proj/sub/b.py", "relative_path": "sub/b.py",
+                   "summary": "important thing", "notable": true});
+    let c = json!({"path": "/w/proj/sub/c.bin", "relative_path": "sub/c.bin", "summary": ""});
+    let (e, summary) = build_partial_entry(t, &dir, &[&a, &b, &c], 3, "now", PartialCause::Budget);
+    assert_eq!(summary, "prints x important thing");
+    assert_eq!(
+        e,
+        json!({
+            "path": "/w/proj/sub", "relative_path": "sub", "child_count": 3,
+            "summary": "prints x important thing", "dominant_category": "unknown",
+            "notable_files": ["sub/b.py"], "partial": true,
+            "partial_reason": "context budget reached", "cached_at": "now"
+        })
+    );
+}
+
+#[test]
+fn incomplete_stub_without_files() {
+    let t = Path::new(T);
+    let (e, summary) = build_partial_entry(t, &t.join("sub"), &[], 7, "now", PartialCause::Budget);
+    assert_eq!(summary, "");
+    assert_eq!(e["partial"], true);
+    assert_eq!(e["child_count"], 0);
+    assert_eq!(e["summary"], INCOMPLETE_SUMMARY);
+    assert_eq!(e["partial_reason"], INCOMPLETE_REASON);
+    assert!(INCOMPLETE_REASON.contains("before files processed"));
+}
+
+#[test]
+fn turn_limit_partials_say_so() {
+    let t = Path::new(T);
+    let a = json!({"path": "/w/proj/sub/a.py", "summary": "prints x"});
+    let (e, summary) =
+        build_partial_entry(t, &t.join("sub"), &[&a], 1, "now", PartialCause::TurnLimit);
+    assert_eq!(summary, "prints x");
+    assert_eq!(e["partial_reason"], "turn limit reached");
+    let (stub, _) = build_partial_entry(t, &t.join("sub"), &[], 1, "now", PartialCause::TurnLimit);
+    assert_eq!(stub["summary"], TURN_LIMIT_SUMMARY);
+    assert_eq!(stub["partial_reason"], TURN_LIMIT_STUB_REASON);
+}
+
+#[test]
+fn the_turns_left_note_counts_down() {
+    assert!(turns_left_note(2).starts_with("[luminos] 2 turns left"));
+    assert!(turns_left_note(1).starts_with("[luminos] 1 turn left"));
+    assert!(turns_left_note(1).contains("submit_report"));
+}
+
+#[test]
+fn visible_children_are_counted() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("a"), "x").unwrap();
+    std::fs::write(tmp.path().join(".hidden"), "x").unwrap();
+    std::fs::create_dir(tmp.path().join("d")).unwrap();
+    assert_eq!(visible_child_count(tmp.path()), 2);
+    assert_eq!(visible_child_count(&tmp.path().join("missing")), 0);
+}
+
+/// A scheduler must be able to spawn dir loops on a multi-threaded runtime:
+/// this only compiles while the loop's future is `Send` and the shared
+/// context `Sync`.
+#[allow(dead_code)]
+fn dir_loops_can_be_spawned(shared: std::sync::Arc<DirShared>, job: DirJob) {
+    fn spawnable<T: Send + 'static>(_: T) {}
+    fn shareable<T: Send + Sync>() {}
+    shareable::<DirShared>();
+    spawnable(async move { investigate_dir(&shared, &job).await.ok() });
+}

@@ -1,0 +1,544 @@
+//! The survey: a short reconnaissance pass that tells every dir loop what
+//! kind of target it is looking at, and may take tools out of their toolbox.
+//!
+//! The pass itself ([`run_survey`]) only builds its prompt, asks the model for
+//! `submit_survey` and returns the normalized proposal. Everything that decides
+//! what the survey *means* is a pure helper here: when the survey is skipped
+//! ([`should_skip_survey`]), the synthetic survey used then
+//! ([`Survey::skipped`]), how it is shown to the dir loops
+//! ([`format_survey_block`]) and which dir tools it removes
+//! ([`filter_dir_tools`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::ai::api::ToolDefinition;
+use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
+use crate::ai::engine::session::Session;
+use crate::ai::prompts::{self, SurveyPrompt};
+use crate::ai::tools::{self, Toolbox, frame_untrusted};
+use crate::ai::{PassError, stop_for_api_error};
+use crate::cache::Cache;
+use crate::progress::Progress;
+use crate::scan::SurveySignals;
+use crate::text::escape_line;
+
+/// The survey is skipped only when the target has fewer files than this...
+pub const SURVEY_MIN_FILES: u64 = 5;
+/// ...and fewer directories than this.
+pub const SURVEY_MIN_DIRS: usize = 2;
+/// Below this confidence, `skip_tools` is advice only: nothing is removed.
+pub const SURVEY_CONFIDENCE_THRESHOLD: f64 = 0.5;
+/// Dir tools the survey can never remove: without `submit_report` a loop
+/// could not end.
+pub const PROTECTED_DIR_TOOLS: &[&str] = &["submit_report"];
+/// Turns the survey pass may take.
+pub const SURVEY_MAX_TURNS: u32 = 3;
+
+/// The signals block of a target with no classified files.
+pub const NO_SIGNALS: &str = "(no files classified)";
+/// The survey block when there is no survey.
+pub const NO_SURVEY: &str = "(no survey available)";
+
+/// What the survey concluded. Field names are the `submit_survey` schema's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Survey {
+    pub description: String,
+    pub approach: String,
+    pub relevant_tools: Vec<String>,
+    pub skip_tools: Vec<String>,
+    pub domain_notes: String,
+    pub confidence: f64,
+}
+
+impl Survey {
+    /// The synthetic survey of a target too small to be worth the call. Its
+    /// zero confidence guarantees it never removes a tool.
+    pub fn skipped() -> Survey {
+        Survey {
+            description: "Small target — survey skipped.".to_string(),
+            approach: "The target is small enough to examine completely. Read every file \
+                       directly."
+                .to_string(),
+            relevant_tools: Vec::new(),
+            skip_tools: Vec::new(),
+            domain_notes: String::new(),
+            confidence: 0.0,
+        }
+    }
+
+    /// Normalize a `submit_survey` input: missing or mistyped fields become
+    /// empty, non-string list items are dropped, and confidence becomes a
+    /// number in [0, 1] (anything unreadable is 0).
+    pub fn from_input(input: &Value) -> Survey {
+        Survey {
+            description: string_field(input, "description"),
+            approach: string_field(input, "approach"),
+            relevant_tools: string_list(input, "relevant_tools"),
+            skip_tools: string_list(input, "skip_tools"),
+            domain_notes: string_field(input, "domain_notes"),
+            confidence: unit_interval(input.get("confidence")).unwrap_or(0.0),
+        }
+    }
+}
+
+/// A string field, or empty when missing or not a string.
+pub(crate) fn string_field(input: &Value, key: &str) -> String {
+    input
+        .get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn string_list(input: &Value, key: &str) -> Vec<String> {
+    input
+        .get(key)
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A number (or numeric string) clamped to [0, 1]; `None` when unreadable.
+pub(crate) fn unit_interval(value: Option<&Value>) -> Option<f64> {
+    let number = match value? {
+        Value::Number(n) => n.as_f64()?,
+        Value::String(s) => s.trim().parse::<f64>().ok()?,
+        Value::Null => 0.0,
+        _ => return None,
+    };
+    number.is_finite().then(|| number.clamp(0.0, 1.0))
+}
+
+/// Whether the target is too small for a survey (and a plan): fewer than 5
+/// files AND fewer than 2 directories.
+pub fn should_skip_survey(total_files: u64, total_dirs: usize) -> bool {
+    total_files < SURVEY_MIN_FILES && total_dirs < SURVEY_MIN_DIRS
+}
+
+/// The survey as a labeled block for the dir and planning prompts.
+pub fn format_survey_block(survey: Option<&Survey>) -> String {
+    let Some(survey) = survey else {
+        return NO_SURVEY.to_string();
+    };
+    let mut lines = vec![
+        format!("Description: {}", survey.description),
+        format!("Approach: {}", survey.approach),
+    ];
+    if !survey.domain_notes.is_empty() {
+        lines.push(format!("Domain notes: {}", survey.domain_notes));
+    }
+    if !survey.relevant_tools.is_empty() {
+        lines.push(format!(
+            "Relevant tools (lean on these): {}",
+            survey.relevant_tools.join(", ")
+        ));
+    }
+    if !survey.skip_tools.is_empty() {
+        // Below the confidence gate nothing was removed, so say so rather
+        // than tell the agent a tool it still has is gone.
+        let status = if survey.confidence >= SURVEY_CONFIDENCE_THRESHOLD {
+            "already removed from your toolbox"
+        } else {
+            "suggested only; still in your toolbox"
+        };
+        lines.push(format!(
+            "Skip tools ({status}): {}",
+            survey.skip_tools.join(", ")
+        ));
+    }
+    lines.join("\n")
+}
+
+/// The base scan's survey signals as a labeled block, one item per line
+/// (names and extensions come from the target, so they are escaped).
+pub fn format_survey_signals(signals: &SurveySignals) -> String {
+    if signals.total_files == 0 {
+        return NO_SIGNALS.to_string();
+    }
+    let mut lines = vec![
+        format!("Total files: {}", signals.total_files),
+        String::new(),
+    ];
+    if !signals.extension_histogram.is_empty() {
+        lines.push("Extensions (top, by count):".to_string());
+        lines.extend(
+            signals
+                .extension_histogram
+                .iter()
+                .map(|(ext, n)| format!("  {}: {n}", escape_line(ext))),
+        );
+        lines.push(String::new());
+    }
+    if !signals.file_descriptions.is_empty() {
+        lines.push("file --brief output (top, by count):".to_string());
+        lines.extend(
+            signals
+                .file_descriptions
+                .iter()
+                .map(|(desc, n)| format!("  {}: {n}", escape_line(desc))),
+        );
+        lines.push(String::new());
+    }
+    if !signals.filename_samples.is_empty() {
+        lines.push("Filename samples (evenly drawn):".to_string());
+        lines.extend(
+            signals
+                .filename_samples
+                .iter()
+                .map(|name| format!("  {}", escape_line(name))),
+        );
+    }
+    lines.join("\n").trim_end().to_string()
+}
+
+/// File names and descriptions come from the target: the signals go to the
+/// model framed as untrusted data (the empty placeholder is ours).
+pub fn frame_signals(formatted: &str) -> String {
+    if formatted == NO_SIGNALS {
+        formatted.to_string()
+    } else {
+        frame_untrusted("file signals", formatted)
+    }
+}
+
+/// The survey block as the dir and planning prompts embed it: framed as
+/// untrusted data, since it is a model's reading of the target's names and
+/// may quote them (the survey is told to mention injected instructions in
+/// `domain_notes`). The no-survey placeholder is ours and stays bare.
+pub fn frame_survey_block(block: &str) -> String {
+    if block == NO_SURVEY {
+        block.to_string()
+    } else {
+        frame_untrusted("survey of the target", block)
+    }
+}
+
+/// The dir toolbox after the survey: `skip_tools` removed, but only when the
+/// survey's confidence is at least [`SURVEY_CONFIDENCE_THRESHOLD`], and never
+/// a [`PROTECTED_DIR_TOOLS`] entry. Unknown names are ignored.
+pub fn filter_dir_tools(all: &[ToolDefinition], survey: Option<&Survey>) -> Vec<ToolDefinition> {
+    let Some(survey) = survey else {
+        return all.to_vec();
+    };
+    if survey.confidence < SURVEY_CONFIDENCE_THRESHOLD {
+        return all.to_vec();
+    }
+    all.iter()
+        .filter(|tool| {
+            PROTECTED_DIR_TOOLS.contains(&tool.name.as_str())
+                || !survey.skip_tools.contains(&tool.name)
+        })
+        .cloned()
+        .collect()
+}
+
+/// The stderr lines describing a survey (or its absence).
+pub fn survey_report_lines(survey: Option<&Survey>) -> Vec<String> {
+    let Some(survey) = survey else {
+        return vec!["Survey unavailable — proceeding without it.".to_string()];
+    };
+    let mut lines = vec![format!(
+        "Survey: {} (confidence {:.2})",
+        survey.description, survey.confidence
+    )];
+    if !survey.domain_notes.is_empty() {
+        lines.push(format!("Survey notes: {}", survey.domain_notes));
+    }
+    if !survey.relevant_tools.is_empty() {
+        lines.push(format!(
+            "Survey relevant_tools: {}",
+            survey.relevant_tools.join(", ")
+        ));
+    }
+    if !survey.skip_tools.is_empty() {
+        lines.push(format!(
+            "Survey skip_tools: {}",
+            survey.skip_tools.join(", ")
+        ));
+    }
+    lines
+}
+
+/// Everything the survey pass reads.
+pub struct SurveyInputs<'a> {
+    /// The canonical target, as shown to the model.
+    pub target: &'a str,
+    pub signals: &'a SurveySignals,
+    /// The two-level tree, rendered.
+    pub tree_preview: &'a str,
+}
+
+/// The comma-separated dir tools the survey may triage (all but
+/// `submit_report`).
+pub fn triage_tool_names() -> String {
+    tools::names(Toolbox::Dir)
+        .into_iter()
+        .filter(|name| *name != "submit_report")
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The survey prompt; the signals and the tree are framed as untrusted data.
+pub fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, PassError> {
+    let survey_signals = frame_signals(&format_survey_signals(inputs.signals));
+    let tree_preview = frame_untrusted("directory tree", inputs.tree_preview);
+    let available_tools = triage_tool_names();
+    let target = escape_line(inputs.target);
+    Ok(SurveyPrompt {
+        target: &target,
+        survey_signals: &survey_signals,
+        tree_preview: &tree_preview,
+        available_tools: &available_tools,
+    }
+    .render()?)
+}
+
+/// Run the survey pass: at most [`SURVEY_MAX_TURNS`] turns, one tool
+/// (`submit_survey`). `Ok(None)` when it failed or ran out of turns; an
+/// error only for failures that must stop the run.
+pub async fn run_survey(
+    session: &Session,
+    cache: &Cache,
+    progress: &Progress,
+    inputs: &SurveyInputs<'_>,
+) -> Result<Option<Survey>, PassError> {
+    let system = survey_prompt(inputs)?;
+    let mut agent = Agent::new(
+        Toolbox::Survey,
+        system,
+        prompts::kickoff::SURVEY,
+        tools::definitions(Toolbox::Survey),
+        prompts::nudge::SURVEY,
+        Printer::Pass(progress.clone()),
+    );
+    for turn in 1..=SURVEY_MAX_TURNS {
+        match agent.turn(session, cache, "(survey)", turn).await {
+            Ok(step) => match step.outcome {
+                TurnOutcome::Ended(input) => return Ok(Some(Survey::from_input(&input))),
+                TurnOutcome::Continue => {}
+            },
+            Err(AgentError::Api(err)) => {
+                stop_for_api_error(session, &err)?;
+                progress.ai(&format!("  API error: {err}"));
+                return Ok(None);
+            }
+            Err(other) => return Err(other.into()),
+        }
+    }
+    progress.ai("Warning: survey ran out of turns.");
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str) -> ToolDefinition {
+        ToolDefinition {
+            name: name.to_string(),
+            description: String::new(),
+            input_schema: json!({"type": "object"}),
+            cache_control: None,
+        }
+    }
+
+    fn dir_tools() -> Vec<ToolDefinition> {
+        [
+            "read_file",
+            "list_directory",
+            "run_command",
+            "parse_structure",
+            "submit_report",
+        ]
+        .into_iter()
+        .map(tool)
+        .collect()
+    }
+
+    fn names(tools: &[ToolDefinition]) -> Vec<&str> {
+        tools.iter().map(|t| t.name.as_str()).collect()
+    }
+
+    fn survey(confidence: f64, skip: &[&str]) -> Survey {
+        Survey {
+            skip_tools: skip.iter().map(|s| s.to_string()).collect(),
+            confidence,
+            ..Survey::skipped()
+        }
+    }
+
+    #[test]
+    fn skip_rule_needs_both_thresholds() {
+        assert!(should_skip_survey(4, 1));
+        assert!(should_skip_survey(0, 0));
+        assert!(!should_skip_survey(5, 1));
+        assert!(!should_skip_survey(4, 2));
+        assert!(!should_skip_survey(100, 30));
+    }
+
+    #[test]
+    fn skipped_survey_never_filters() {
+        let s = Survey::skipped();
+        assert_eq!(s.confidence, 0.0);
+        assert!(s.skip_tools.is_empty() && s.relevant_tools.is_empty());
+        assert_eq!(filter_dir_tools(&dir_tools(), Some(&s)).len(), 5);
+    }
+
+    #[test]
+    fn filter_is_gated_on_confidence_inclusive() {
+        let all = dir_tools();
+        assert_eq!(filter_dir_tools(&all, None).len(), 5);
+        let low = survey(SURVEY_CONFIDENCE_THRESHOLD - 0.01, &["run_command"]);
+        assert_eq!(filter_dir_tools(&all, Some(&low)).len(), 5);
+        let at = survey(SURVEY_CONFIDENCE_THRESHOLD, &["run_command"]);
+        assert_eq!(
+            names(&filter_dir_tools(&all, Some(&at))),
+            [
+                "read_file",
+                "list_directory",
+                "parse_structure",
+                "submit_report"
+            ]
+        );
+    }
+
+    #[test]
+    fn protected_and_unknown_names() {
+        let all = dir_tools();
+        let s = survey(1.0, &["submit_report", "run_command", "nonexistent"]);
+        let kept = filter_dir_tools(&all, Some(&s));
+        assert!(names(&kept).contains(&"submit_report"));
+        assert!(!names(&kept).contains(&"run_command"));
+        assert_eq!(kept.len(), 4);
+        let empty = survey(0.9, &[]);
+        assert_eq!(filter_dir_tools(&all, Some(&empty)).len(), 5);
+        let several = survey(0.9, &["run_command", "parse_structure"]);
+        assert_eq!(
+            names(&filter_dir_tools(&all, Some(&several))),
+            ["read_file", "list_directory", "submit_report"]
+        );
+    }
+
+    #[test]
+    fn survey_input_is_normalized() {
+        let s = Survey::from_input(&json!({
+            "description": "A Rust CLI",
+            "approach": "read src first",
+            "relevant_tools": ["parse_structure", 7, null],
+            "skip_tools": "run_command",
+            "confidence": "0.8"
+        }));
+        assert_eq!(s.description, "A Rust CLI");
+        assert_eq!(s.relevant_tools, ["parse_structure"]);
+        assert!(s.skip_tools.is_empty());
+        assert_eq!(s.domain_notes, "");
+        assert_eq!(s.confidence, 0.8);
+        for (raw, want) in [
+            (json!("not a number"), 0.0),
+            (json!(null), 0.0),
+            (json!(7), 1.0),
+            (json!(-1), 0.0),
+            (json!([1]), 0.0),
+        ] {
+            let s = Survey::from_input(&json!({ "confidence": raw }));
+            assert_eq!(s.confidence, want, "{raw}");
+        }
+    }
+
+    #[test]
+    fn survey_block_rendering() {
+        assert_eq!(format_survey_block(None), "(no survey available)");
+        let minimal = Survey {
+            description: "X".into(),
+            approach: "Y".into(),
+            ..survey(0.9, &[])
+        };
+        assert_eq!(
+            format_survey_block(Some(&minimal)),
+            "Description: X\nApproach: Y"
+        );
+        let unsure = survey(0.3, &["run_command"]);
+        assert!(
+            format_survey_block(Some(&unsure))
+                .ends_with("Skip tools (suggested only; still in your toolbox): run_command")
+        );
+        let full = Survey {
+            description: "D".into(),
+            approach: "A".into(),
+            relevant_tools: vec!["read_file".into(), "parse_structure".into()],
+            skip_tools: vec!["run_command".into()],
+            domain_notes: "this is special".into(),
+            confidence: 0.9,
+        };
+        assert_eq!(
+            format_survey_block(Some(&full)),
+            "Description: D\nApproach: A\nDomain notes: this is special\n\
+             Relevant tools (lean on these): read_file, parse_structure\n\
+             Skip tools (already removed from your toolbox): run_command"
+        );
+    }
+
+    #[test]
+    fn signals_rendering() {
+        assert_eq!(
+            format_survey_signals(&SurveySignals::default()),
+            "(no files classified)"
+        );
+        let mut signals = SurveySignals {
+            total_files: 42,
+            ..SurveySignals::default()
+        };
+        signals.extension_histogram.insert(".py".into(), 30);
+        signals.extension_histogram.insert(".md".into(), 5);
+        signals
+            .file_descriptions
+            .insert("Python script, ASCII text executable".into(), 30);
+        signals.filename_samples = vec!["main.py".into(), "README.md".into()];
+        assert_eq!(
+            format_survey_signals(&signals),
+            "Total files: 42\n\nExtensions (top, by count):\n  .py: 30\n  .md: 5\n\n\
+             file --brief output (top, by count):\n  Python script, ASCII text executable: 30\n\n\
+             Filename samples (evenly drawn):\n  main.py\n  README.md"
+        );
+        let only_ext = SurveySignals {
+            total_files: 5,
+            extension_histogram: [(".py".to_string(), 5)].into_iter().collect(),
+            ..SurveySignals::default()
+        };
+        assert_eq!(
+            format_survey_signals(&only_ext),
+            "Total files: 5\n\nExtensions (top, by count):\n  .py: 5"
+        );
+    }
+
+    #[test]
+    fn report_lines() {
+        assert_eq!(
+            survey_report_lines(None),
+            ["Survey unavailable — proceeding without it."]
+        );
+        let s = Survey {
+            description: "A web app".into(),
+            domain_notes: "Django".into(),
+            skip_tools: vec!["run_command".into()],
+            confidence: 0.854,
+            ..Survey::skipped()
+        };
+        assert_eq!(
+            survey_report_lines(Some(&s)),
+            [
+                "Survey: A web app (confidence 0.85)",
+                "Survey notes: Django",
+                "Survey skip_tools: run_command"
+            ]
+        );
+    }
+}

@@ -1,0 +1,310 @@
+//! Synthesis: the final pass that turns every cached directory summary into
+//! the report's brief and detailed analysis.
+//!
+//! The pass reads only dir entries (never files), offers `read_cache`,
+//! `list_cache`, `flag` and `submit_report(brief, detailed)`, and has at most
+//! 5 turns. When the turns run out it falls back to [`synthesize_from_cache`],
+//! a mechanical report built without the model, so the report always says
+//! something. An API error ends the pass with empty fields, as in the
+//! original.
+//!
+//! Unlike the original, a submitted synthesis is saved (`synthesis.json`)
+//! with a digest of the entries it read ([`entries_digest`]); a later run
+//! whose entries have the same digest reuses it ([`reusable_synthesis`])
+//! instead of paying for the same verdict again. The fallback is never saved.
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
+use crate::ai::engine::session::Session;
+use crate::ai::passes::survey::string_field;
+use crate::ai::prompts::{self, SynthesisPrompt};
+use crate::ai::tools::{self, Toolbox, frame_untrusted};
+use crate::ai::{PassError, stop_for_api_error};
+use crate::cache::Cache;
+use crate::progress::Progress;
+use crate::text::escape_line;
+
+/// Turns the synthesis pass may take.
+pub const SYNTHESIS_MAX_TURNS: u32 = 5;
+
+/// The `directory` name of synthesis tool calls in `investigation.log`.
+pub const SYNTHESIS_LOG_NAME: &str = "(synthesis)";
+
+/// Dir entries in report order: the root first, then top-down (the reverse of
+/// the leaf-first investigation order).
+pub fn report_order(mut entries: Vec<Value>) -> Vec<Value> {
+    fn key(entry: &Value) -> (usize, String) {
+        match entry.get("relative_path").and_then(Value::as_str) {
+            None | Some("" | ".") => (0, String::new()),
+            Some(rel) => (rel.matches('/').count() + 1, rel.to_string()),
+        }
+    }
+    entries.sort_by_key(key);
+    entries
+}
+
+/// The `summaries_text` block: one section per dir entry.
+pub fn render_summaries(entries: &[Value]) -> String {
+    if entries.is_empty() {
+        return "(none)".to_string();
+    }
+    let mut lines = Vec::new();
+    for entry in entries {
+        let text = |key: &str, fallback: &'static str| {
+            entry
+                .get(key)
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .unwrap_or_else(|| fallback.to_string())
+        };
+        lines.push(format!("### {}/", escape_line(&text("relative_path", "?"))));
+        lines.push(format!("Category: {}", text("dominant_category", "?")));
+        lines.push(format!("Summary: {}", text("summary", "(no summary)")));
+        let notable: Vec<&str> = entry
+            .get("notable_files")
+            .and_then(Value::as_array)
+            .map(|files| files.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if !notable.is_empty() {
+            lines.push(format!("Notable files: {}", notable.join(", ")));
+        }
+        lines.push(String::new());
+    }
+    lines.join("\n")
+}
+
+/// The mechanical report: the first non-empty summary as the brief, every
+/// non-empty summary as `**<dir>/**: <summary>` paragraphs.
+pub fn synthesize_from_cache(entries: &[Value]) -> (String, String) {
+    if entries.is_empty() {
+        return (
+            "(AI analysis incomplete — no data was cached)".to_string(),
+            String::new(),
+        );
+    }
+    let with_summary: Vec<(String, String)> = entries
+        .iter()
+        .filter_map(|entry| {
+            let summary = entry.get("summary").and_then(Value::as_str)?;
+            if summary.is_empty() {
+                return None;
+            }
+            let rel = entry
+                .get("relative_path")
+                .and_then(Value::as_str)
+                .unwrap_or("?");
+            Some((rel.to_string(), summary.to_string()))
+        })
+        .collect();
+    let brief = with_summary
+        .first()
+        .map(|(_, summary)| summary.clone())
+        .unwrap_or_else(|| "(AI analysis incomplete)".to_string());
+    let detailed = with_summary
+        .iter()
+        .map(|(rel, summary)| format!("**{rel}/**: {summary}"))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    (brief, detailed)
+}
+
+/// The synthesis prompt over `entries` (in report order); the summaries are
+/// framed as untrusted data, and each directory heading is escaped to one
+/// line.
+pub fn synthesis_prompt(target: &str, entries: &[Value]) -> Result<String, PassError> {
+    let rendered = render_summaries(entries);
+    let summaries_text = if entries.is_empty() {
+        rendered
+    } else {
+        frame_untrusted("cached directory summaries", &rendered)
+    };
+    Ok(SynthesisPrompt {
+        target: &escape_line(target),
+        summaries_text: &summaries_text,
+    }
+    .render()?)
+}
+
+/// What the synthesis pass produced.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SynthesisOutcome {
+    pub brief: String,
+    pub detailed: String,
+    /// The model submitted it (not the mechanical fallback, not an API
+    /// failure): only such a result is worth saving for reuse.
+    pub submitted: bool,
+}
+
+/// Run the synthesis pass over `entries` (the live dir entries, in report
+/// order).
+pub async fn run_synthesis(
+    session: &Session,
+    cache: &Cache,
+    progress: &Progress,
+    target: &str,
+    entries: &[Value],
+) -> Result<SynthesisOutcome, PassError> {
+    let system = synthesis_prompt(target, entries)?;
+    let mut agent = Agent::new(
+        Toolbox::Synthesis,
+        system,
+        prompts::kickoff::SYNTHESIS,
+        tools::definitions(Toolbox::Synthesis),
+        prompts::nudge::SYNTHESIS,
+        Printer::Pass(progress.clone()),
+    );
+    for turn in 1..=SYNTHESIS_MAX_TURNS {
+        match agent.turn(session, cache, SYNTHESIS_LOG_NAME, turn).await {
+            Ok(step) => {
+                if let TurnOutcome::Ended(input) = step.outcome {
+                    return Ok(SynthesisOutcome {
+                        brief: string_field(&input, "brief"),
+                        detailed: string_field(&input, "detailed"),
+                        submitted: true,
+                    });
+                }
+            }
+            Err(AgentError::Api(err)) => {
+                stop_for_api_error(session, &err)?;
+                progress.ai(&format!("  API error: {err}"));
+                return Ok(SynthesisOutcome::default());
+            }
+            Err(other) => return Err(other.into()),
+        }
+    }
+    progress.ai("Warning: synthesis ran out of turns.");
+    let (brief, detailed) = synthesize_from_cache(entries);
+    Ok(SynthesisOutcome {
+        brief,
+        detailed,
+        submitted: false,
+    })
+}
+
+/// A digest of the dir entries a synthesis reads: any change to any entry
+/// (a new summary, a new timestamp, one entry more or less) changes it.
+pub fn entries_digest(entries: &[Value]) -> String {
+    let mut hasher = Sha256::new();
+    for entry in entries {
+        hasher.update(entry.to_string().as_bytes());
+        hasher.update(b"\n");
+    }
+    format!("{:x}", hasher.finalize())
+}
+
+/// `synthesis.json`'s content for `outcome` built from entries with `digest`.
+pub fn saved_synthesis(outcome: &SynthesisOutcome, digest: &str, now: &str) -> Value {
+    json!({
+        "brief": outcome.brief,
+        "detailed": outcome.detailed,
+        "entries_digest": digest,
+        "created_at": now,
+    })
+}
+
+/// The saved synthesis, if it was built from entries with `digest`.
+pub fn reusable_synthesis(saved: Option<&Value>, digest: &str) -> Option<SynthesisOutcome> {
+    let saved = saved?;
+    if saved.get("entries_digest").and_then(Value::as_str) != Some(digest) {
+        return None;
+    }
+    Some(SynthesisOutcome {
+        brief: saved.get("brief")?.as_str()?.to_string(),
+        detailed: saved.get("detailed")?.as_str()?.to_string(),
+        submitted: true,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(rel: &str, summary: &str) -> Value {
+        json!({"path": format!("/x/{rel}"), "relative_path": rel, "child_count": 1,
+               "summary": summary, "dominant_category": "source",
+               "cached_at": "2026-04-11T00:00:00+00:00"})
+    }
+
+    #[test]
+    fn fallback_without_entries() {
+        let (brief, detailed) = synthesize_from_cache(&[]);
+        assert!(brief.contains("incomplete"));
+        assert_eq!(detailed, "");
+    }
+
+    #[test]
+    fn fallback_brief_is_first_summary_and_skips_empty_ones() {
+        let entries = vec![
+            dir("empty", ""),
+            dir("auth", "Auth code."),
+            dir("db", "Database layer."),
+        ];
+        let (brief, detailed) = synthesize_from_cache(&entries);
+        assert_eq!(brief, "Auth code.");
+        assert_eq!(
+            detailed,
+            "**auth/**: Auth code.\n\n**db/**: Database layer."
+        );
+        let (brief, detailed) = synthesize_from_cache(&[dir("empty", "")]);
+        assert_eq!(brief, "(AI analysis incomplete)");
+        assert_eq!(detailed, "");
+    }
+
+    #[test]
+    fn summaries_block() {
+        assert_eq!(render_summaries(&[]), "(none)");
+        let mut a = dir("src", "Core logic.");
+        a["notable_files"] = json!(["src/main.rs", "src/lib.rs"]);
+        let b = json!({"summary": "Loose."});
+        assert_eq!(
+            render_summaries(&[a, b]),
+            "### src/\nCategory: source\nSummary: Core logic.\n\
+             Notable files: src/main.rs, src/lib.rs\n\n### ?/\nCategory: ?\nSummary: Loose.\n"
+        );
+    }
+
+    #[test]
+    fn a_saved_synthesis_is_reused_only_for_the_same_entries() {
+        let entries = vec![dir(".", "root"), dir("a", "A.")];
+        let digest = entries_digest(&entries);
+        let outcome = SynthesisOutcome {
+            brief: "B".into(),
+            detailed: "D".into(),
+            submitted: true,
+        };
+        let saved = saved_synthesis(&outcome, &digest, "now");
+        assert_eq!(reusable_synthesis(Some(&saved), &digest), Some(outcome));
+        let changed = vec![dir(".", "root"), dir("a", "A, edited.")];
+        assert_ne!(entries_digest(&changed), digest);
+        assert_eq!(
+            reusable_synthesis(Some(&saved), &entries_digest(&changed)),
+            None
+        );
+        assert_eq!(
+            reusable_synthesis(Some(&saved), &entries_digest(&entries[..1])),
+            None
+        );
+        assert_eq!(reusable_synthesis(None, &digest), None);
+        assert_eq!(
+            reusable_synthesis(Some(&json!({"entries_digest": digest})), &digest),
+            None
+        );
+    }
+
+    #[test]
+    fn report_order_is_top_down() {
+        let ordered = report_order(vec![
+            dir("a/b", "1"),
+            dir("a-b", "2"),
+            dir(".", "root"),
+            dir("a", "3"),
+        ]);
+        let rels: Vec<&str> = ordered
+            .iter()
+            .map(|e| e["relative_path"].as_str().unwrap())
+            .collect();
+        assert_eq!(rels, [".", "a", "a-b", "a/b"]);
+    }
+}

@@ -1,0 +1,278 @@
+//! Directory discovery: which directories get a dir loop, in leaf-first order.
+//!
+//! The walk starts at the canonical target and prunes the original's skip
+//! list and `*.egg-info`; everything else about scope (hidden names without
+//! `-a`, `--exclude` names, ignore files) is decided by the base scan's
+//! [`ScanFilter`], so the investigation never looks at what the scan left
+//! out.
+//!
+//! The order is load-bearing: a parent's prompt carries its children's
+//! summaries, so children must be investigated first. Deepest first, then by
+//! the path compared as a *string* (so `/a/b-c` sorts before `/a/b/c`, unlike
+//! `Path`'s component order).
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use crate::scan::ScanFilter;
+
+/// Directory names never investigated.
+pub const SKIP_DIRS: &[&str] = &[
+    ".git",
+    "__pycache__",
+    "node_modules",
+    ".tox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".venv",
+    "venv",
+    ".env",
+    "dist",
+    "build",
+    ".eggs",
+    ".svn",
+    ".hg",
+];
+
+/// Directory-name suffixes never investigated.
+pub const SKIP_SUFFIXES: &[&str] = &[".egg-info"];
+
+/// Whether the skip list prunes a directory called `name`.
+pub fn is_skipped_name(name: &str) -> bool {
+    SKIP_DIRS.contains(&name) || SKIP_SUFFIXES.iter().any(|suffix| name.ends_with(suffix))
+}
+
+/// Leaf-first: more path separators first, then the path's bytes.
+pub fn leaf_first_cmp(a: &Path, b: &Path) -> Ordering {
+    let (a, b) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
+    let depth = |bytes: &[u8]| bytes.iter().filter(|&&c| c == b'/').count();
+    depth(b).cmp(&depth(a)).then_with(|| a.cmp(b))
+}
+
+/// Sort directories leaf-first (see [`leaf_first_cmp`]).
+pub fn sort_leaf_first(dirs: &mut [PathBuf]) {
+    dirs.sort_by(|a, b| leaf_first_cmp(a, b));
+}
+
+/// Every directory to investigate under the filter's root (the canonical
+/// target), the root included, leaf-first. Symlinks are not followed.
+pub fn discover_directories(filter: &ScanFilter) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = walkdir::WalkDir::new(filter.root())
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|entry| {
+            entry.depth() == 0
+                || (entry.file_type().is_dir()
+                    && !is_skipped_name(&entry.file_name().to_string_lossy())
+                    && filter.allows_dir(entry.path()))
+        })
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_dir())
+        .map(walkdir::DirEntry::into_path)
+        .collect();
+    sort_leaf_first(&mut dirs);
+    dirs
+}
+
+/// Each discovered directory's discovered subdirectories, sorted, indexed
+/// once: asking the whole list for every directory's children is quadratic,
+/// which a tree of ten thousand directories notices.
+#[derive(Debug, Default)]
+pub struct ChildIndex(HashMap<PathBuf, Vec<PathBuf>>);
+
+impl ChildIndex {
+    pub fn new(all: &[PathBuf]) -> ChildIndex {
+        let mut map: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+        for dir in all {
+            if let Some(parent) = dir.parent() {
+                map.entry(parent.to_path_buf())
+                    .or_default()
+                    .push(dir.clone());
+            }
+        }
+        for children in map.values_mut() {
+            children.sort();
+        }
+        ChildIndex(map)
+    }
+
+    /// The subdirectories of `dir` among those indexed, sorted.
+    pub fn of(&self, dir: &Path) -> &[PathBuf] {
+        self.0.get(dir).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// `dir` relative to `target`: `.` for the target itself.
+pub fn relative(target: &Path, dir: &Path) -> String {
+    match dir.strip_prefix(target) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+        Ok(rel) => rel.to_string_lossy().into_owned(),
+        Err(_) => dir.to_string_lossy().into_owned(),
+    }
+}
+
+/// How a directory is named on stderr and in prompts: relative, with the
+/// target's own name instead of `.`.
+pub fn display_name(target: &Path, dir: &Path) -> String {
+    match relative(target, dir).as_str() {
+        "." => target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| ".".to_string()),
+        rel => rel.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::ScanOptions;
+
+    fn options() -> ScanOptions {
+        ScanOptions::default()
+    }
+
+    fn rels(target: &Path, dirs: &[PathBuf]) -> Vec<String> {
+        dirs.iter().map(|d| relative(target, d)).collect()
+    }
+
+    fn tree(dirs: &[&str]) -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = std::fs::canonicalize(tmp.path()).unwrap();
+        for dir in dirs {
+            std::fs::create_dir_all(target.join(dir)).unwrap();
+        }
+        (tmp, target)
+    }
+
+    #[test]
+    fn skip_names() {
+        for name in [
+            ".git",
+            "__pycache__",
+            "node_modules",
+            "dist",
+            "luminos.egg-info",
+            "foo.egg-info",
+        ] {
+            assert!(is_skipped_name(name), "{name}");
+        }
+        for name in ["src", "tests", "egg-info", "", "distro"] {
+            assert!(!is_skipped_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn string_order_not_component_order() {
+        let mut dirs = vec![
+            PathBuf::from("/a/b/c"),
+            PathBuf::from("/a/b-c/d"),
+            PathBuf::from("/a"),
+            PathBuf::from("/a/b"),
+            PathBuf::from("/a/b-c"),
+        ];
+        sort_leaf_first(&mut dirs);
+        let shown: Vec<_> = dirs.iter().map(|d| d.to_str().unwrap()).collect();
+        assert_eq!(shown, ["/a/b-c/d", "/a/b/c", "/a/b", "/a/b-c", "/a"]);
+        // Path's own ordering would put /a/b/c first.
+        assert!(Path::new("/a/b/c") < Path::new("/a/b-c/d"));
+    }
+
+    #[test]
+    fn empty_target_is_just_the_target() {
+        let (_tmp, target) = tree(&[]);
+        assert_eq!(
+            discover_directories(&ScanFilter::new(&target, &options())),
+            vec![target]
+        );
+    }
+
+    #[test]
+    fn leaves_first_with_every_directory() {
+        let (_tmp, target) = tree(&["a/b/c", "a/d", "a/b/e", "a-b"]);
+        let found = discover_directories(&ScanFilter::new(&target, &options()));
+        assert_eq!(
+            rels(&target, &found),
+            ["a/b/c", "a/b/e", "a/b", "a/d", "a", "a-b", "."]
+        );
+    }
+
+    #[test]
+    fn pruning() {
+        let (_tmp, target) = tree(&[
+            ".git/objects",
+            "__pycache__",
+            "node_modules/x",
+            "pkg.egg-info",
+            "vendor",
+            ".hidden",
+            "src/build",
+            "src/.cache",
+        ]);
+        let found = discover_directories(&ScanFilter::new(&target, &options()));
+        assert_eq!(rels(&target, &found), ["src", "vendor", "."]);
+        let custom = ScanOptions {
+            exclude: vec!["vendor".into()],
+            ..options()
+        };
+        assert_eq!(
+            rels(
+                &target,
+                &discover_directories(&ScanFilter::new(&target, &custom))
+            ),
+            ["src", "."]
+        );
+        let hidden = ScanOptions {
+            show_hidden: true,
+            ..options()
+        };
+        assert_eq!(
+            rels(
+                &target,
+                &discover_directories(&ScanFilter::new(&target, &hidden))
+            ),
+            ["src/.cache", ".hidden", "src", "vendor", "."]
+        );
+    }
+
+    #[test]
+    fn ignore_files_are_the_scans_scope() {
+        let (_tmp, target) = tree(&["target/debug", "src", "generated"]);
+        std::fs::write(target.join(".gitignore"), "target/\n").unwrap();
+        std::fs::write(target.join("src/.ignore"), "*\n").unwrap();
+        assert_eq!(
+            rels(
+                &target,
+                &discover_directories(&ScanFilter::new(&target, &options()))
+            ),
+            ["generated", "src", "."]
+        );
+        let everything = ScanOptions {
+            respect_ignore: false,
+            ..options()
+        };
+        assert_eq!(
+            rels(
+                &target,
+                &discover_directories(&ScanFilter::new(&target, &everything))
+            ),
+            ["target/debug", "generated", "src", "target", "."]
+        );
+    }
+
+    #[test]
+    fn children_and_names() {
+        let t = Path::new("/w/proj");
+        let all = vec![t.join("a/x"), t.join("a"), t.join("b"), t.to_path_buf()];
+        let children = ChildIndex::new(&all);
+        assert_eq!(children.of(t), [t.join("a"), t.join("b")]);
+        assert_eq!(children.of(&t.join("a")), [t.join("a/x")]);
+        assert!(children.of(&t.join("b")).is_empty());
+        assert_eq!(relative(t, t), ".");
+        assert_eq!(relative(t, &t.join("a/x")), "a/x");
+        assert_eq!(display_name(t, t), "proj");
+        assert_eq!(display_name(t, &t.join("a")), "a");
+    }
+}

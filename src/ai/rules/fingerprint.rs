@@ -1,0 +1,308 @@
+//! Directory fingerprints, and which directories a resumed run must
+//! investigate again.
+//!
+//! The original trusted any cached summary forever, so an edited file never
+//! reached the report until the user threw the whole cache away. Here every
+//! dir entry records a fingerprint of the directory's *direct* contents
+//! (names, sizes and modification times of its files, names of its
+//! subdirectories), taken when its loop starts. On the next run a directory
+//! is investigated again when it has no entry, when its fingerprint differs,
+//! or when any directory below it is investigated again: parents embed their
+//! children's summaries, so a change travels up to the root.
+//!
+//! Reading the disk is [`fingerprint`]; deciding is the pure [`classify`].
+
+use std::collections::{HashMap, HashSet};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::scan::ScanFilter;
+
+/// The dir-entry field that holds the fingerprint.
+pub const FINGERPRINT_FIELD: &str = "fingerprint";
+
+/// Bumped whenever what goes into a fingerprint changes, so old entries read
+/// as changed instead of silently matching something else.
+const FINGERPRINT_VERSION: &str = "v1";
+
+/// The fingerprint of `dir`'s direct contents, within `scope` when given (a
+/// build output the scan ignores must not make its parent look changed).
+/// Symlinks are described by their target, not followed. An unreadable
+/// directory has a fingerprint too, so it is not investigated forever.
+pub fn fingerprint(dir: &Path, scope: Option<&ScanFilter>) -> String {
+    let mut lines: Vec<Vec<u8>> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .filter_map(Result::ok)
+            .filter_map(|entry| describe(&entry.path(), scope))
+            .collect(),
+        Err(err) => vec![format!("unreadable {:?}", err.kind()).into_bytes()],
+    };
+    lines.sort();
+    let mut hasher = Sha256::new();
+    hasher.update(FINGERPRINT_VERSION.as_bytes());
+    for line in &lines {
+        hasher.update(b"\n");
+        hasher.update(line);
+    }
+    format!("{FINGERPRINT_VERSION}:{:x}", hasher.finalize())
+}
+
+/// One line per entry, starting with the raw name so the sort is by name.
+fn describe(path: &Path, scope: Option<&ScanFilter>) -> Option<Vec<u8>> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    let kind = meta.file_type();
+    if let Some(scope) = scope {
+        let in_scope = if kind.is_dir() {
+            scope.allows_dir(path)
+        } else {
+            scope.allows_file(path)
+        };
+        if !in_scope {
+            return None;
+        }
+    }
+    let mut line = path.file_name()?.as_bytes().to_vec();
+    let detail = if kind.is_dir() {
+        "\0dir".to_string()
+    } else if kind.is_symlink() {
+        let target = std::fs::read_link(path).unwrap_or_default();
+        format!("\0link\0{}", target.display())
+    } else {
+        format!(
+            "\0file\0{}\0{}.{}",
+            meta.len(),
+            meta.mtime(),
+            meta.mtime_nsec()
+        )
+    };
+    line.extend_from_slice(detail.as_bytes());
+    Some(line)
+}
+
+/// What the cache knows about one directory, compared with the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirState {
+    /// No readable dir entry.
+    Missing,
+    /// An entry whose fingerprint differs from the disk (or that has none).
+    Changed,
+    /// An entry whose fingerprint matches.
+    Unchanged,
+}
+
+impl DirState {
+    /// Compare a dir entry (if any) with the directory's current fingerprint.
+    pub fn of(entry: Option<&Value>, current: &str) -> DirState {
+        match entry {
+            None => DirState::Missing,
+            Some(entry) => match entry.get(FINGERPRINT_FIELD).and_then(Value::as_str) {
+                Some(recorded) if recorded == current => DirState::Unchanged,
+                Some(_) | None => DirState::Changed,
+            },
+        }
+    }
+}
+
+/// Why a directory is investigated (again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// Never summarized (new, or an earlier run did not get to it).
+    New,
+    /// Its own contents changed since its summary.
+    Changed,
+    /// A directory below it is investigated again.
+    ChildChanged,
+}
+
+/// `all_dirs` (leaf-first) split into directories whose summaries still hold
+/// and directories to investigate, each with its reason; both keep
+/// `all_dirs`' order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Freshness {
+    pub fresh: Vec<PathBuf>,
+    pub stale: Vec<(PathBuf, Reason)>,
+}
+
+impl Freshness {
+    /// The directories to investigate, in order.
+    pub fn stale_dirs(&self) -> Vec<PathBuf> {
+        self.stale.iter().map(|(dir, _)| dir.clone()).collect()
+    }
+
+    /// How many directories are stale for `reason`.
+    pub fn count(&self, reason: Reason) -> usize {
+        self.stale.iter().filter(|(_, r)| *r == reason).count()
+    }
+}
+
+/// Decide which directories must be investigated: those not
+/// [`DirState::Unchanged`], and every discovered ancestor of one.
+pub fn classify(all_dirs: &[PathBuf], states: &HashMap<PathBuf, DirState>) -> Freshness {
+    let discovered: HashSet<&Path> = all_dirs.iter().map(PathBuf::as_path).collect();
+    let state = |dir: &Path| states.get(dir).copied().unwrap_or(DirState::Missing);
+    let mut child_changed: HashSet<&Path> = HashSet::new();
+    for dir in all_dirs {
+        if state(dir) != DirState::Unchanged {
+            for ancestor in dir.ancestors().skip(1) {
+                if discovered.contains(ancestor) && !child_changed.insert(ancestor) {
+                    break;
+                }
+            }
+        }
+    }
+    let mut freshness = Freshness::default();
+    for dir in all_dirs {
+        let reason = match state(dir) {
+            DirState::Missing => Some(Reason::New),
+            DirState::Changed => Some(Reason::Changed),
+            DirState::Unchanged if child_changed.contains(dir.as_path()) => {
+                Some(Reason::ChildChanged)
+            }
+            DirState::Unchanged => None,
+        };
+        match reason {
+            Some(reason) => freshness.stale.push((dir.clone(), reason)),
+            None => freshness.fresh.push(dir.clone()),
+        }
+    }
+    freshness
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::time::{Duration, SystemTime};
+
+    fn paths(list: &[&str]) -> Vec<PathBuf> {
+        list.iter().map(PathBuf::from).collect()
+    }
+
+    fn states(list: &[(&str, DirState)]) -> HashMap<PathBuf, DirState> {
+        list.iter().map(|(p, s)| (PathBuf::from(p), *s)).collect()
+    }
+
+    #[test]
+    fn unchanged_tree_is_all_fresh() {
+        let dirs = paths(&["/t/a/b", "/t/a", "/t"]);
+        let all = states(&[
+            ("/t/a/b", DirState::Unchanged),
+            ("/t/a", DirState::Unchanged),
+            ("/t", DirState::Unchanged),
+        ]);
+        let freshness = classify(&dirs, &all);
+        assert_eq!(freshness.fresh, dirs);
+        assert!(freshness.stale.is_empty());
+    }
+
+    #[test]
+    fn a_change_travels_to_every_ancestor_and_nowhere_else() {
+        let dirs = paths(&["/t/a/b", "/t/c/d", "/t/a", "/t/c", "/t"]);
+        let all = states(&[
+            ("/t/a/b", DirState::Changed),
+            ("/t/c/d", DirState::Unchanged),
+            ("/t/a", DirState::Unchanged),
+            ("/t/c", DirState::Unchanged),
+            ("/t", DirState::Unchanged),
+        ]);
+        let freshness = classify(&dirs, &all);
+        assert_eq!(freshness.fresh, paths(&["/t/c/d", "/t/c"]));
+        assert_eq!(
+            freshness.stale,
+            vec![
+                (PathBuf::from("/t/a/b"), Reason::Changed),
+                (PathBuf::from("/t/a"), Reason::ChildChanged),
+                (PathBuf::from("/t"), Reason::ChildChanged),
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_entries_are_new_and_unknown_dirs_count_as_missing() {
+        let dirs = paths(&["/t/x", "/t"]);
+        let freshness = classify(&dirs, &states(&[("/t", DirState::Unchanged)]));
+        assert_eq!(
+            freshness.stale,
+            vec![
+                (PathBuf::from("/t/x"), Reason::New),
+                (PathBuf::from("/t"), Reason::ChildChanged),
+            ]
+        );
+        assert_eq!(freshness.count(Reason::New), 1);
+        assert_eq!(freshness.stale_dirs(), dirs);
+    }
+
+    #[test]
+    fn undiscovered_ancestors_do_not_stop_the_walk_up() {
+        // `/t/skipped` is not discovered (excluded); its parent still follows
+        // its discovered grandchild.
+        let dirs = paths(&["/t/skipped/x", "/t"]);
+        let all = states(&[
+            ("/t/skipped/x", DirState::Changed),
+            ("/t", DirState::Unchanged),
+        ]);
+        let stale = classify(&dirs, &all).stale_dirs();
+        assert_eq!(stale, dirs);
+    }
+
+    #[test]
+    fn state_compares_the_recorded_fingerprint() {
+        assert_eq!(DirState::of(None, "v1:a"), DirState::Missing);
+        let entry = json!({"summary": "s", "fingerprint": "v1:a"});
+        assert_eq!(DirState::of(Some(&entry), "v1:a"), DirState::Unchanged);
+        assert_eq!(DirState::of(Some(&entry), "v1:b"), DirState::Changed);
+        // Entries written before fingerprints existed cannot be trusted.
+        let old = json!({"summary": "s"});
+        assert_eq!(DirState::of(Some(&old), "v1:a"), DirState::Changed);
+    }
+
+    #[test]
+    fn fingerprint_follows_names_sizes_and_mtimes_of_direct_contents() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        std::fs::write(dir.join("a.txt"), "one").unwrap();
+        std::fs::create_dir(dir.join("sub")).unwrap();
+        let first = fingerprint(dir, None);
+        assert!(first.starts_with("v1:"));
+        assert_eq!(fingerprint(dir, None), first, "stable when nothing changed");
+
+        // Contents of a subdirectory are its own business.
+        std::fs::write(dir.join("sub/inner.txt"), "x").unwrap();
+        assert_eq!(fingerprint(dir, None), first);
+
+        // Same size, new mtime.
+        let file = std::fs::File::options()
+            .write(true)
+            .open(dir.join("a.txt"))
+            .unwrap();
+        file.set_modified(SystemTime::now() + Duration::from_secs(5))
+            .unwrap();
+        let touched = fingerprint(dir, None);
+        assert_ne!(touched, first);
+
+        std::fs::write(dir.join("a.txt"), "longer").unwrap();
+        assert_ne!(fingerprint(dir, None), touched);
+
+        let before_rename = fingerprint(dir, None);
+        std::fs::rename(dir.join("sub"), dir.join("sub2")).unwrap();
+        assert_ne!(fingerprint(dir, None), before_rename);
+    }
+
+    #[test]
+    fn out_of_scope_names_do_not_count() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        std::fs::write(dir.join("kept.rs"), "fn main() {}").unwrap();
+        std::fs::write(dir.join(".gitignore"), "*.log\n").unwrap();
+        let scope = ScanFilter::new(dir, &crate::scan::ScanOptions::default());
+        let before = fingerprint(dir, Some(&scope));
+        std::fs::write(dir.join("build.log"), "noise").unwrap();
+        std::fs::write(dir.join(".hidden"), "noise").unwrap();
+        assert_eq!(fingerprint(dir, Some(&scope)), before);
+        assert_ne!(fingerprint(dir, None), before);
+    }
+}

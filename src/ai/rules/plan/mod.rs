@@ -1,0 +1,462 @@
+//! The investigation plan and everything deterministic about it: normalizing
+//! the planner's proposal, applying it to the discovered directories, and the
+//! report card (`plan_evaluation.json`) written after the dir loops.
+//!
+//! All pure: no I/O, no model. The planning pass (`planning.rs`) only proposes
+//! a [`Plan`]; [`apply_plan`] decides what it means.
+//!
+//! One deliberate strengthening of the original: the final order always puts
+//! a directory after every directory below it that is also being investigated
+//! (see [`children_first`]). Under `priority-first` the original could run a
+//! priority parent before its default-tier children, leaving the parent
+//! without their summaries.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::ai::passes::survey::string_field;
+
+/// Turns for a directory the plan does not mention.
+pub const DEFAULT_TURNS: u32 = 10;
+/// Turns for a shallow directory.
+pub const SHALLOW_TURNS: u32 = 5;
+/// No directory gets more turns than this.
+pub const MAX_TURNS_CEILING: u32 = 25;
+/// A priority entry without `suggested_turns` gets this many.
+pub const PRIORITY_FALLBACK_TURNS: u32 = 15;
+/// The planner's global budget is this many turns per directory.
+pub const BASE_TURNS_PER_DIR: u32 = 10;
+
+/// `leaf-first` or `priority-first`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InvestigationOrder {
+    #[default]
+    LeafFirst,
+    PriorityFirst,
+}
+
+impl InvestigationOrder {
+    /// Anything but `priority-first` is the default, `leaf-first`.
+    fn parse(raw: Option<&str>) -> InvestigationOrder {
+        match raw {
+            Some("priority-first") => InvestigationOrder::PriorityFirst,
+            _ => InvestigationOrder::LeafFirst,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InvestigationOrder::LeafFirst => "leaf-first",
+            InvestigationOrder::PriorityFirst => "priority-first",
+        }
+    }
+}
+
+/// A directory the planner wants investigated deeply.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PriorityDir {
+    pub path: String,
+    pub reason: String,
+    pub suggested_turns: u32,
+}
+
+/// A shallow or skipped directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TierDir {
+    pub path: String,
+    pub reason: String,
+}
+
+/// A plan, as `submit_plan` proposes it and `plan.json` stores it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Plan {
+    pub priority_dirs: Vec<PriorityDir>,
+    pub shallow_dirs: Vec<TierDir>,
+    pub skip_dirs: Vec<TierDir>,
+    pub investigation_order: InvestigationOrder,
+    pub notes: String,
+}
+
+impl Plan {
+    /// The plan used when planning is skipped or fails: nothing overridden,
+    /// leaf-first.
+    pub fn default_plan() -> Plan {
+        Plan::default()
+    }
+
+    /// Normalize a `submit_plan` input or a loaded `plan.json`: entries
+    /// without a string path are dropped, a missing `suggested_turns` is 15,
+    /// an unreadable one is clamped into 1..=25 where possible, and any other
+    /// missing field takes its default.
+    pub fn from_value(value: &Value) -> Plan {
+        Plan {
+            priority_dirs: entries(value, "priority_dirs")
+                .map(|(path, reason, raw)| PriorityDir {
+                    path,
+                    reason,
+                    suggested_turns: normalize_turns(raw.get("suggested_turns")),
+                })
+                .collect(),
+            shallow_dirs: tier_dirs(value, "shallow_dirs"),
+            skip_dirs: tier_dirs(value, "skip_dirs"),
+            investigation_order: InvestigationOrder::parse(
+                value.get("investigation_order").and_then(Value::as_str),
+            ),
+            notes: string_field(value, "notes"),
+        }
+    }
+
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+fn entries<'a>(
+    value: &'a Value,
+    key: &str,
+) -> impl Iterator<Item = (String, String, &'a Value)> + 'a {
+    value
+        .get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|raw| {
+            let path = raw.get("path")?.as_str()?.to_string();
+            Some((path, string_field(raw, "reason"), raw))
+        })
+}
+
+fn tier_dirs(value: &Value, key: &str) -> Vec<TierDir> {
+    entries(value, key)
+        .map(|(path, reason, _)| TierDir { path, reason })
+        .collect()
+}
+
+/// A planner's `suggested_turns`, made usable: missing → 15; numbers and
+/// numeric strings are rounded and clamped into 1..=25; anything else → 15.
+pub fn normalize_turns(raw: Option<&Value>) -> u32 {
+    let number = match raw {
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(Value::String(s)) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    };
+    match number {
+        Some(n) if n.is_finite() => n.round().clamp(1.0, f64::from(MAX_TURNS_CEILING)) as u32,
+        _ => PRIORITY_FALLBACK_TURNS,
+    }
+}
+
+/// Which tier a directory ended up in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tier {
+    Priority,
+    Default,
+    Shallow,
+    Skip,
+}
+
+impl Tier {
+    /// The `planned_tier` value in `plan_evaluation.json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Priority => "priority",
+            Tier::Default => "default",
+            Tier::Shallow => "shallow",
+            Tier::Skip => "skip",
+        }
+    }
+}
+
+/// A plan applied to the directories of this run.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AppliedPlan {
+    /// The directories to investigate, in order.
+    pub order: Vec<PathBuf>,
+    /// Turns per directory in `order`.
+    pub turns: HashMap<PathBuf, u32>,
+    /// The tier of each directory in `order`.
+    pub tiers: HashMap<PathBuf, Tier>,
+    /// Directories the plan skipped (among those to investigate).
+    pub skipped: Vec<PathBuf>,
+    /// Paths the plan named that match no discovered directory, in plan order.
+    pub unmatched: Vec<String>,
+}
+
+impl AppliedPlan {
+    /// Turns for `dir` (the default when the plan said nothing).
+    pub fn turns_for(&self, dir: &Path) -> u32 {
+        self.turns.get(dir).copied().unwrap_or(DEFAULT_TURNS)
+    }
+
+    /// Tier of `dir`.
+    pub fn tier_of(&self, dir: &Path) -> Tier {
+        self.tiers.get(dir).copied().unwrap_or(Tier::Default)
+    }
+
+    /// Count of directories in `order` in `tier`.
+    pub fn count(&self, tier: Tier) -> usize {
+        self.order
+            .iter()
+            .filter(|d| self.tier_of(d) == tier)
+            .count()
+    }
+}
+
+/// Apply `plan` to `to_investigate` (a leaf-first subset of `all_dirs`, both
+/// absolute under `target`).
+///
+/// - skip dirs are removed;
+/// - priority dirs get min(suggested_turns, 25), shallow dirs 5, others 10;
+/// - a directory named in both priority and shallow is shallow; skip wins
+///   over both;
+/// - the target root matches both `.` and its own name;
+/// - paths matching no discovered directory are returned in `unmatched`;
+/// - `priority-first` orders the priority band, then the default band, then
+///   the shallow band, each keeping leaf-first order; both orders then put
+///   every directory after the directories below it ([`children_first`]).
+pub fn apply_plan(
+    all_dirs: &[PathBuf],
+    to_investigate: &[PathBuf],
+    plan: &Plan,
+    target: &Path,
+) -> AppliedPlan {
+    let lookup = relative_lookup(all_dirs, target);
+    let mut unmatched = Vec::new();
+    let mut resolve = |rel: &str| -> Option<PathBuf> {
+        let found = lookup.get(rel.trim_end_matches('/')).cloned();
+        if found.is_none() {
+            unmatched.push(rel.to_string());
+        }
+        found
+    };
+
+    let mut tier_of: HashMap<PathBuf, Tier> = HashMap::new();
+    let mut turns: HashMap<PathBuf, u32> = HashMap::new();
+    let skip: HashSet<PathBuf> = plan
+        .skip_dirs
+        .iter()
+        .filter_map(|entry| resolve(&entry.path))
+        .collect();
+    for entry in &plan.priority_dirs {
+        if let Some(dir) = resolve(&entry.path) {
+            turns.insert(
+                dir.clone(),
+                entry.suggested_turns.clamp(1, MAX_TURNS_CEILING),
+            );
+            tier_of.insert(dir, Tier::Priority);
+        }
+    }
+    for entry in &plan.shallow_dirs {
+        if let Some(dir) = resolve(&entry.path) {
+            turns.insert(dir.clone(), SHALLOW_TURNS);
+            tier_of.insert(dir, Tier::Shallow);
+        }
+    }
+
+    let (remaining, skipped): (Vec<PathBuf>, Vec<PathBuf>) = to_investigate
+        .iter()
+        .cloned()
+        .partition(|dir| !skip.contains(dir));
+    let tier = |dir: &PathBuf| tier_of.get(dir).copied().unwrap_or(Tier::Default);
+    let banded = match plan.investigation_order {
+        InvestigationOrder::LeafFirst => remaining,
+        InvestigationOrder::PriorityFirst => [Tier::Priority, Tier::Default, Tier::Shallow]
+            .into_iter()
+            .flat_map(|band| remaining.iter().filter(move |d| tier(d) == band).cloned())
+            .collect(),
+    };
+    let order = children_first(&banded);
+    let turns = order
+        .iter()
+        .map(|dir| {
+            (
+                dir.clone(),
+                turns.get(dir).copied().unwrap_or(DEFAULT_TURNS),
+            )
+        })
+        .collect();
+    let tiers = order.iter().map(|dir| (dir.clone(), tier(dir))).collect();
+    AppliedPlan {
+        order,
+        turns,
+        tiers,
+        skipped,
+        unmatched,
+    }
+}
+
+/// Relative path → absolute directory, with the root under both `.` and its
+/// own name (the planner sees the name in the rendered tree).
+fn relative_lookup(all_dirs: &[PathBuf], target: &Path) -> HashMap<String, PathBuf> {
+    let mut lookup = HashMap::new();
+    for dir in all_dirs {
+        match dir.strip_prefix(target) {
+            Ok(rel) if rel.as_os_str().is_empty() => {
+                lookup.insert(".".to_string(), dir.clone());
+                if let Some(name) = dir.file_name() {
+                    lookup
+                        .entry(name.to_string_lossy().into_owned())
+                        .or_insert_with(|| dir.clone());
+                }
+            }
+            Ok(rel) => {
+                lookup.insert(rel.to_string_lossy().into_owned(), dir.clone());
+            }
+            Err(_) => {}
+        }
+    }
+    lookup
+}
+
+/// Reorder `preferred` so that no directory comes before one of its
+/// descendants in the list, otherwise keeping `preferred`'s order: at each
+/// step, take the earliest directory whose listed descendants are all done.
+/// This is the order a dependency-graph scheduler produces with one worker.
+pub fn children_first(preferred: &[PathBuf]) -> Vec<PathBuf> {
+    let index: HashMap<&Path, usize> = preferred
+        .iter()
+        .enumerate()
+        .map(|(i, dir)| (dir.as_path(), i))
+        .collect();
+    let listed_ancestors = |i: usize| {
+        preferred[i]
+            .ancestors()
+            .skip(1)
+            .filter_map(|ancestor| index.get(ancestor).copied())
+            .collect::<Vec<_>>()
+    };
+    // How many listed descendants each directory still waits for.
+    let mut waiting = vec![0usize; preferred.len()];
+    for i in 0..preferred.len() {
+        for ancestor in listed_ancestors(i) {
+            waiting[ancestor] += 1;
+        }
+    }
+    let mut ready: BTreeSet<usize> = (0..preferred.len()).filter(|&i| waiting[i] == 0).collect();
+    let mut order = Vec::with_capacity(preferred.len());
+    while let Some(i) = ready.pop_first() {
+        order.push(preferred[i].clone());
+        for ancestor in listed_ancestors(i) {
+            waiting[ancestor] -= 1;
+            if waiting[ancestor] == 0 {
+                ready.insert(ancestor);
+            }
+        }
+    }
+    order
+}
+
+/// The plan summary line, when there is something to say.
+pub fn plan_summary_line(applied: &AppliedPlan) -> Option<String> {
+    let priority = applied.count(Tier::Priority);
+    let skipped = applied.skipped.len();
+    if priority == 0 && skipped == 0 {
+        return None;
+    }
+    Some(format!(
+        "Plan: {priority} priority, {skipped} skipped, {} default/shallow",
+        applied.order.len() - priority
+    ))
+}
+
+/// The warning for plan paths that matched nothing (one line), if any.
+pub fn unmatched_warning(applied: &AppliedPlan) -> Option<String> {
+    (!applied.unmatched.is_empty()).then(|| {
+        format!(
+            "Warning: plan referenced unknown dirs: {}",
+            applied.unmatched.join(", ")
+        )
+    })
+}
+
+/// How one dir loop used its turns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Utilization {
+    /// Relative path as shown (the target's name for the root).
+    pub dir: String,
+    pub tier: Tier,
+    pub turns_allocated: u32,
+    /// Turns borrowed from the shared pool beyond the allocation.
+    pub turns_borrowed: u32,
+    pub turns_used: u32,
+    /// The agent's self-rating, when it gave one.
+    pub completeness: Option<f64>,
+    /// The dir entry's `confidence`: `None` when there is no entry,
+    /// `Some(Null)` when the entry has none.
+    pub confidence: Option<Value>,
+}
+
+/// Round to 2 decimal places as Python's `round(x, 2)` does (exact value,
+/// ties to even).
+pub fn round2(x: f64) -> f64 {
+    format!("{x:.2}").parse().unwrap_or(x)
+}
+
+/// `used / allocated` rounded to 2 places, or the integer 0 when nothing was
+/// allocated (the original writes `0`, not `0.0`).
+fn ratio(used: u32, allocated: u32) -> Value {
+    if allocated == 0 {
+        json!(0)
+    } else {
+        json!(round2(f64::from(used) / f64::from(allocated)))
+    }
+}
+
+/// The `plan_evaluation.json` document: the original's schema and rounding.
+pub fn plan_evaluation(
+    order: InvestigationOrder,
+    records: &[Utilization],
+    evaluated_at: &str,
+) -> Value {
+    let total_allocated: u32 = records.iter().map(|r| r.turns_allocated).sum();
+    let total_used: u32 = records.iter().map(|r| r.turns_used).sum();
+    let per_directory: Vec<Value> = records
+        .iter()
+        .map(|record| {
+            let mut entry = json!({
+                "dir": record.dir,
+                "planned_tier": record.tier.as_str(),
+                "turns_allocated": record.turns_allocated,
+                "turns_borrowed": record.turns_borrowed,
+                "turns_used": record.turns_used,
+                "utilization": ratio(record.turns_used, record.turns_allocated),
+            });
+            if let Some(completeness) = record.completeness {
+                entry["completeness"] = json!(completeness);
+            }
+            if let Some(confidence) = &record.confidence {
+                entry["confidence"] = confidence.clone();
+            }
+            entry
+        })
+        .collect();
+    json!({
+        "plan_order": order.as_str(),
+        "total_dirs_investigated": records.len(),
+        "total_turns_allocated": total_allocated,
+        "total_turns_used": total_used,
+        "overall_utilization": ratio(total_used, total_allocated),
+        "per_directory": per_directory,
+        "evaluated_at": evaluated_at,
+    })
+}
+
+/// `Plan evaluation: 87/120 turns used (72% utilization)`.
+pub fn utilization_line(evaluation: &Value) -> String {
+    let used = evaluation["total_turns_used"].as_u64().unwrap_or(0);
+    let allocated = evaluation["total_turns_allocated"].as_u64().unwrap_or(0);
+    let overall = evaluation["overall_utilization"].as_f64().unwrap_or(0.0);
+    format!(
+        "Plan evaluation: {used}/{allocated} turns used ({:.0}% utilization)",
+        overall * 100.0
+    )
+}
+
+#[cfg(test)]
+mod props;
+#[cfg(test)]
+mod tests;

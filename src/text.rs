@@ -1,0 +1,98 @@
+//! Text helpers every layer shares: escaping what comes from files and from
+//! the model before it reaches a terminal, and formatting numbers the way the
+//! report prints them. Pure functions, no I/O, no dependency on any other
+//! module of the crate.
+
+use std::borrow::Cow;
+
+/// Make `text` safe to print on a terminal: control characters (C0 except
+/// newline and tab, DEL and C1) become visible escapes such as `\x1b`, so a
+/// file name or a model reply cannot move the cursor, change colours or set
+/// the window title.
+pub fn escape_control(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_unsafe_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if is_unsafe_control(c) {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Like [`escape_control`], but a single-line field: newlines and tabs are
+/// escaped too, so a file name cannot forge extra report lines.
+pub fn escape_line(text: &str) -> Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| is_unsafe_control(c) || c == '\n' || c == '\t' || c == '\r')
+    {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if is_unsafe_control(c) => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn is_unsafe_control(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t') || c == '\u{2028}' || c == '\u{2029}'
+}
+
+/// `1234567` → `1,234,567`, like Python's `{:,}`.
+pub fn format_thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_text_is_borrowed() {
+        assert!(matches!(
+            escape_control("hello\nworld\t!"),
+            Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn escape_sequences_are_neutralized() {
+        assert_eq!(escape_control("a\x1b[31mred\x07"), "a\\x1b[31mred\\x07");
+        assert_eq!(escape_control("cr\rhere"), "cr\\x0dhere");
+        assert_eq!(escape_control("c1\u{9b}31m"), "c1\\x9b31m");
+    }
+
+    #[test]
+    fn thousands_like_python() {
+        assert_eq!(format_thousands(0), "0");
+        assert_eq!(format_thousands(999), "999");
+        assert_eq!(format_thousands(1000), "1,000");
+        assert_eq!(format_thousands(123_456), "123,456");
+        assert_eq!(format_thousands(1_234_567), "1,234,567");
+        assert_eq!(format_thousands(u64::MAX), "18,446,744,073,709,551,615");
+    }
+
+    #[test]
+    fn single_line_fields_escape_newlines() {
+        assert_eq!(escape_line("evil\nname\t\x1b"), "evil\\nname\\t\\x1b");
+    }
+}

@@ -1,0 +1,504 @@
+//! The real `luminos` binary on temp trees: arguments, exit codes, the
+//! terminal and JSON reports, `-o`, progress on stderr, and hostile input.
+
+use crate::support;
+
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use similar_asserts::assert_eq;
+use support::TestEnv;
+use support::agent::AgentEnv;
+
+fn stdout_of(output: &std::process::Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn sample(env: &TestEnv) {
+    env.file("src/main.py", "print('hi')\n")
+        .file("src/util.rs", "fn a() {}\nfn b() {}\n")
+        .file("README", "hello\n")
+        .file("node_modules/dep/index.js", "x\n")
+        .file(".secret/key", "k\n");
+}
+
+#[test]
+fn a_missing_target_is_an_error() {
+    let env = TestEnv::new().with_mock();
+    let out = env.cmd().arg("does-not-exist").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr_of(&out),
+        "Error: 'does-not-exist' is not a directory or does not exist.\n"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_file_is_not_a_target() {
+    let env = TestEnv::new().with_mock();
+    env.file("a.txt", "x");
+    let arg = env.path("a.txt").to_string_lossy().into_owned();
+    let out = env.cmd().arg(&arg).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr_of(&out),
+        format!("Error: '{arg}' is not a directory or does not exist.\n")
+    );
+}
+
+#[test]
+fn no_target_is_a_usage_error() {
+    let env = TestEnv::new().with_mock();
+    let out = env.cmd().output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("TARGET"));
+}
+
+#[test]
+fn without_a_key_it_prints_one_hint_and_exits_zero() {
+    let env = TestEnv::new().with_mock();
+    sample(&env);
+    let out = env.bare_cmd().arg(env.target()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    let err = stderr_of(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("ANTHROPIC_API_KEY"));
+}
+
+#[test]
+fn the_terminal_report_and_plain_progress() {
+    let env = TestEnv::new().with_mock();
+    sample(&env);
+    let out = env.cmd().arg("target").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let report = stdout_of(&out);
+    let target = env.target().to_string_lossy().into_owned();
+    assert!(report.starts_with(&format!(
+        "{0}\n  LUMINOS — File System Intelligence Report\n  Target: {target}\n{0}\n",
+        "=".repeat(60)
+    )));
+    for section in [
+        ">> DIRECTORY TREE",
+        ">> FILE TYPE INTELLIGENCE",
+        ">> CODE DETECTION",
+        ">> RECENTLY MODIFIED FILES",
+        ">> DISK USAGE — TOP DIRECTORIES",
+    ] {
+        assert!(report.contains(section), "{section}");
+    }
+    assert!(report.contains("\ntarget/\n├── README  (6 B)\n"));
+    assert!(report.contains("  Languages detected: JavaScript, Other, Python, Rust"));
+    assert!(report.ends_with(&format!("  End of report.\n{}\n", "=".repeat(60))));
+    assert!(!report.contains("[scan]"));
+    // No ignore files: nothing beyond the original's lines.
+    assert!(!report.contains("Ignored"));
+
+    let err = stderr_of(&out);
+    assert!(!err.contains('\r'));
+    let phases: Vec<&str> = err.lines().filter(|l| l.contains("[scan]")).collect();
+    assert_eq!(
+        phases,
+        [
+            "  [scan] Building directory tree (depth=3)...",
+            "  [scan] Building directory tree (depth=3)... done",
+            "  [scan] Classifying files...",
+            "  [scan] Classifying files... done",
+            "  [scan] Counting lines...",
+            "  [scan] Counting lines... done",
+            "  [scan] Checking for large files...",
+            "  [scan] Checking for large files... done",
+            "  [scan] Finding recently modified files...",
+            "  [scan] Calculating disk usage...",
+            "  [scan] Base scan complete.",
+        ]
+    );
+}
+
+#[test]
+fn json_has_every_key_and_paths_are_absolute_not_canonical() {
+    let env = TestEnv::new().with_mock();
+    sample(&env);
+    std::os::unix::fs::symlink(env.target(), env.root().join("alias")).unwrap();
+    // Relative, through a symlink and a `..`: the report keeps the symlink.
+    let out = env
+        .cmd()
+        .args(["--json", "alias/../alias"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let keys: Vec<&str> = json
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    for key in [
+        "tree",
+        "tree_rendered",
+        "file_categories",
+        "classified_files",
+        "survey_signals",
+        "languages",
+        "lines_of_code",
+        "large_files",
+        "recent_files",
+        "disk_usage",
+        "top_directories",
+        "ignore",
+        "ai_brief",
+        "ai_detailed",
+        "flags",
+    ] {
+        assert!(keys.contains(&key), "missing {key}");
+    }
+    let alias = env.root().join("alias").to_string_lossy().into_owned();
+    assert_eq!(json["tree"]["path"], Value::String(alias.clone()));
+    assert_eq!(json["tree"]["name"], "alias");
+    let first = &json["classified_files"][0];
+    assert_eq!(first["path"], Value::String(format!("{alias}/README")));
+    assert_eq!(first["description"], "ASCII text");
+    assert_eq!(json["survey_signals"]["total_files"], 4);
+    assert_eq!(json["lines_of_code"]["Rust"], 2);
+    assert!(json["recent_files"][0]["modified"].is_f64());
+    assert_eq!(
+        json["disk_usage"].as_array().unwrap().last().unwrap()["path"],
+        Value::String(alias)
+    );
+    assert_eq!(json["ignore"]["enabled"], true);
+}
+
+#[test]
+fn output_file_gets_the_report_and_stdout_says_so() {
+    let env = TestEnv::new().with_mock();
+    sample(&env);
+    let file = env.root().join("report.txt");
+    let out = env
+        .cmd()
+        .arg("target")
+        .arg("-o")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stdout_of(&out),
+        format!("Report written to {}\n", file.display())
+    );
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert!(written.starts_with(&"=".repeat(60)));
+    assert!(written.ends_with(&format!("  End of report.\n{}\n", "=".repeat(60))));
+
+    let json_file = env.root().join("report.json");
+    env.cmd()
+        .args(["target", "--json", "-o"])
+        .arg(&json_file)
+        .assert()
+        .success();
+    let written = std::fs::read_to_string(&json_file).unwrap();
+    assert!(written.ends_with("}\n"));
+    serde_json::from_str::<Value>(&written).unwrap();
+}
+
+#[test]
+fn an_unwritable_output_file_is_an_error() {
+    let env = TestEnv::new().with_mock();
+    sample(&env);
+    let file = env.root().join("no/such/dir/report.txt");
+    let out = env
+        .cmd()
+        .arg("target")
+        .arg("-o")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(
+        stderr_of(&out).contains(&format!("Error writing to '{}'", file.display())),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+#[test]
+fn excludes_are_announced_and_applied() {
+    let env = TestEnv::new().with_mock();
+    sample(&env);
+    env.file("build/out.o", "x");
+    let out = env
+        .cmd()
+        .args(["target", "-x", "node_modules", "--exclude", "build"])
+        .output()
+        .unwrap();
+    let err = stderr_of(&out);
+    assert_eq!(
+        err.lines().next(),
+        Some("  [scan] Excluding: node_modules, build")
+    );
+    let report = stdout_of(&out);
+    assert!(!report.contains("node_modules"));
+    assert!(!report.contains("build"));
+}
+
+#[test]
+fn depth_and_hidden_flags() {
+    let env = TestEnv::new().with_mock();
+    sample(&env);
+    let out = env.cmd().args(["target", "-d", "0"]).output().unwrap();
+    let report = stdout_of(&out);
+    assert!(report.contains("├── node_modules/  ...\n"));
+    assert!(report.contains("└── src/  ...\n"));
+    assert!(!report.contains(".secret"));
+    let out = env
+        .cmd()
+        .args(["target", "-a", "-d", "1"])
+        .output()
+        .unwrap();
+    let report = stdout_of(&out);
+    assert!(report.contains("├── .secret/\n│   └── key  (2 B)\n"));
+}
+
+#[test]
+fn ignore_rules_show_in_the_report_and_no_ignore_restores_everything() {
+    let env = TestEnv::new().with_mock();
+    sample(&env);
+    env.file(".gitignore", "node_modules/\n*.log\n")
+        .file("run.log", "x\n");
+    let out = env.cmd().arg("target").output().unwrap();
+    let report = stdout_of(&out);
+    assert!(
+        report.contains("  Ignored by .gitignore: 2 files, 1 directory (--no-ignore to include)\n"),
+        "{report}"
+    );
+    assert!(!report.contains("node_modules"));
+    let out = env.cmd().args(["target", "--no-ignore"]).output().unwrap();
+    let report = stdout_of(&out);
+    assert!(report.contains("node_modules/"));
+    assert!(report.contains("run.log"));
+    assert!(!report.contains("Ignored"));
+}
+
+#[test]
+fn nested_ignore_rules_are_named_and_counted_and_follow_a() {
+    let env = TestEnv::new().with_mock();
+    env.file(".gitignore", "gen/\n*.log\n")
+        .file("src/.gitignore", "!gen/\ncache/\n")
+        .file("src/gen/out.rs", "x\n")
+        .file("src/cache/blob.rs", "x\n")
+        .file("lib/gen/x.rs", "x\n")
+        .file("lib/debug.log", "x\n")
+        .file(".tools/gen/t.rs", "x\n");
+    let report = stdout_of(&env.cmd().arg("target").output().unwrap());
+    assert!(
+        report.contains(
+            "  Ignored by .gitignore, src/.gitignore: 3 files, 2 directories (--no-ignore to include)\n"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("gen/") && !report.contains("cache/"),
+        "{report}"
+    );
+    // With -a the hidden directory is scanned, and its ignored part counted.
+    let report = stdout_of(&env.cmd().args(["target", "-a"]).output().unwrap());
+    assert!(
+        report.contains(
+            "  Ignored by .gitignore, src/.gitignore: 4 files, 3 directories (--no-ignore to include)\n"
+        ),
+        "{report}"
+    );
+    assert!(report.contains(".tools/"), "{report}");
+}
+
+#[test]
+fn hostile_file_names_cannot_drive_the_terminal() {
+    let env = TestEnv::new().with_mock();
+    env.file("evil\x1b[2J\x1b]0;pwned\x07name.py", "x\n")
+        .file("two\nlines.py", "x\n");
+    let out = env.cmd().arg("target").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let report = stdout_of(&out);
+    assert!(!report.contains('\x1b'));
+    assert!(!report.contains('\x07'));
+    assert!(report.contains("evil\\x1b[2J\\x1b]0;pwned\\x07name.py"));
+    assert!(report.contains("two\\nlines.py"));
+    assert!(!report.contains("two\nlines"));
+    // The JSON keeps the real names.
+    let out = env.cmd().args(["target", "--json"]).output().unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = json["classified_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"two\nlines.py"));
+}
+
+#[test]
+fn special_files_do_not_hang_the_scan() {
+    let env = TestEnv::new().with_mock();
+    sample(&env);
+    let fifo = env.path("pipe");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    env.symlink("pipe", "pipe_link")
+        .symlink("loop_b", "loop_a")
+        .symlink("loop_a", "loop_b")
+        .symlink(".", "self")
+        .symlink("/dev/zero", "zeros");
+    let _socket = std::os::unix::net::UnixListener::bind(env.path("sock")).unwrap();
+    let out = env
+        .cmd()
+        .args(["target", "--json"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["survey_signals"]["total_files"], 4);
+}
+
+#[test]
+fn a_closed_stdout_pipe_exits_quietly() {
+    let env = TestEnv::new().with_mock();
+    for i in 0..300 {
+        env.file(&format!("d{}/file{i}.py", i % 7), "x\n");
+    }
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("luminos"))
+        .arg("--json")
+        .arg(env.target())
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("ANTHROPIC_BASE_URL", env.server.url())
+        .env("LUMINOS_CACHE_DIR", env.cache())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(!err.contains("Error"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// Run the binary as an unprivileged user when the tests run as root, so
+/// that permission bits mean something.
+fn unprivileged(env: &AgentEnv) -> Command {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("luminos"));
+    // The cache root must belong to the user running luminos, so it is
+    // created by that user inside a shared directory.
+    cmd.env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("ANTHROPIC_BASE_URL", env.server.url())
+        .env("LUMINOS_CACHE_DIR", env.cache().join("own"));
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        use std::os::unix::process::CommandExt;
+        cmd.uid(65534).gid(65534);
+        for dir in [env.root(), env.target()] {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::create_dir_all(env.cache()).unwrap();
+        std::fs::set_permissions(env.cache(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    cmd
+}
+
+#[test]
+fn unreadable_directories_and_files_are_reported_not_fatal() {
+    let env = TestEnv::new().with_mock();
+    env.file("locked/inner/a.txt", "hi\n")
+        .file("ok/b.py", "x\n")
+        .file("secret.py", "s\n")
+        .file("secretblob", "s\n");
+    // The binary must be reachable by the unprivileged user.
+    let bin = assert_cmd::cargo::cargo_bin("luminos");
+    if std::fs::metadata(&bin).unwrap().permissions().mode() & 0o001 == 0 {
+        eprintln!("the test binary is not executable by others; skipping");
+        return;
+    }
+    std::fs::set_permissions(env.path("ok"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(env.path("ok/b.py"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::set_permissions(env.path("locked"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    std::fs::set_permissions(
+        env.path("secret.py"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        env.path("secretblob"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    let mut cmd = unprivileged(&env);
+    let out = cmd.arg(env.target()).output().unwrap();
+    let _ = std::fs::set_permissions(env.path("locked"), std::fs::Permissions::from_mode(0o755));
+    let report = stdout_of(&out);
+    if stderr_of(&out).contains("Permission denied") && report.is_empty() {
+        eprintln!("cannot run as an unprivileged user here; skipping");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(
+        report.contains("├── locked/  [permission denied]\n"),
+        "{report}"
+    );
+    assert!(report.contains("  Languages detected: Python\n"));
+    // secret.py cannot be read: it is classified but counts no lines.
+    assert!(report.contains("    Python                      1 lines\n"));
+    assert!(report.contains("secret.py"));
+}
+
+#[test]
+fn clear_cache_removes_the_cache_root_and_nothing_else() {
+    let env = TestEnv::new();
+    let id = "0b6f5c2e-3d4a-4f7e-9a1b-2c3d4e5f6a7b";
+    std::fs::create_dir_all(env.cache().join(id).join("dirs")).unwrap();
+    std::fs::create_dir_all(env.cache().join("locks")).unwrap();
+    std::fs::write(env.cache().join("investigations.json"), "{}").unwrap();
+    std::fs::set_permissions(env.cache(), std::fs::Permissions::from_mode(0o700)).unwrap();
+
+    let out = env.cmd().arg("--clear-cache").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(out.stdout.is_empty());
+    assert!(stderr_of(&out).contains("Removed the luminos cache"));
+    assert!(!env.cache().exists());
+    assert!(env.target().exists() && env.root().exists());
+
+    // Nothing to remove is not an error.
+    let out = env.cmd().arg("--clear-cache").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr_of(&out).contains("nothing to remove"));
+}
+
+#[test]
+fn clear_cache_refuses_a_directory_luminos_did_not_make() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.cache()).unwrap();
+    std::fs::write(env.cache().join("thesis.tex"), "years of work").unwrap();
+    let out = env.cmd().arg("--clear-cache").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr_of(&out);
+    assert!(err.starts_with("Error: refusing to remove"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(env.cache().join("thesis.tex").exists());
+}

@@ -1,0 +1,212 @@
+//! `--estimate` with the real binary: no API request, no credential, no
+//! cache write, and counts that follow the tree and the cache.
+
+use crate::support;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::Value;
+use support::TestEnv;
+use support::agent::AgentEnv;
+
+/// 4 directories (., src, src/core, docs) and 6 files: not a tiny target.
+fn project() -> TestEnv {
+    let env = TestEnv::new();
+    env.small_project();
+    env
+}
+
+/// `luminos --estimate [extra] TARGET` with no credential at all.
+fn estimate(env: &TestEnv, extra: &[&str]) -> Output {
+    let output = env
+        .bare_cmd()
+        .arg("--estimate")
+        .args(extra)
+        .arg(env.target())
+        .output()
+        .expect("run luminos");
+    assert!(
+        output.status.success(),
+        "luminos --estimate failed: {}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn estimate_json(env: &TestEnv, extra: &[&str]) -> Value {
+    let output = estimate(env, &[&["--json"], extra].concat());
+    serde_json::from_slice(&output.stdout).expect("--estimate --json prints one JSON object")
+}
+
+fn range(value: &Value, key: &str) -> (u64, u64) {
+    (
+        value[key]["low"].as_u64().unwrap(),
+        value[key]["high"].as_u64().unwrap(),
+    )
+}
+
+/// Every file under `root` with its size and modification time.
+fn snapshot(root: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
+    let mut files: Vec<_> = walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|e| {
+            let meta = e.metadata().unwrap();
+            (e.into_path(), meta.len(), meta.modified().unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn no_key_no_request_no_cache_and_counts_that_match_the_tree() {
+    let env = project().with_mock();
+    let value = estimate_json(&env, &[]);
+    assert_eq!(env.server.request_count(), 0, "an estimate calls no API");
+    assert!(
+        !env.cache().exists(),
+        "an estimate must not create the cache"
+    );
+
+    assert_eq!(value["directories_total"], 4);
+    assert_eq!(value["directories_to_investigate"], 4);
+    assert_eq!(value["directories_cached"], 0);
+    assert_eq!(value["directories_skipped"], 0);
+    assert_eq!(value["investigation_id"], Value::Null);
+    assert_eq!(value["model"], "claude-sonnet-4-5");
+    assert_eq!(
+        (value["survey"].as_bool(), value["planning"].as_bool()),
+        (Some(true), Some(true))
+    );
+    // survey + planning + 4 loops of 3 (low) or 10 (high) turns + synthesis.
+    assert_eq!(range(&value, "api_calls"), (2 + 4 * 3 + 1, 2 + 4 * 10 + 1));
+    let (low_in, high_in) = range(&value, "input_tokens");
+    assert!(0 < low_in && low_in < high_in, "{value}");
+    let (low, high) = (
+        value["cost_usd"]["low"].as_f64().unwrap(),
+        value["cost_usd"]["high"].as_f64().unwrap(),
+    );
+    assert!(0.0 < low && low < high, "{value}");
+}
+
+#[test]
+fn text_by_default_and_the_model_sets_the_price() {
+    let env = project().with_mock();
+    let text = String::from_utf8(estimate(&env, &[]).stdout).unwrap();
+    assert!(
+        text.contains("Directories: 4 to investigate of 4 found, 0 already cached"),
+        "{text}"
+    );
+    assert!(text.contains("API calls: 15 to 43"), "{text}");
+    assert!(text.contains("Estimated cost: $"), "{text}");
+
+    let sonnet = estimate_json(&env, &[]);
+    let haiku = estimate_json(&env, &["--model", "claude-haiku-4-5"]);
+    assert_eq!(haiku["model"], "claude-haiku-4-5");
+    // Haiku 4.5 lists at a third of Sonnet's prices.
+    let ratio =
+        sonnet["cost_usd"]["high"].as_f64().unwrap() / haiku["cost_usd"]["high"].as_f64().unwrap();
+    assert!((ratio - 3.0).abs() < 0.05, "{ratio}");
+    assert_eq!(env.server.request_count(), 0);
+}
+
+#[test]
+fn a_tiny_target_has_no_survey_or_planning() {
+    let env = TestEnv::new().with_mock();
+    env.file("notes.txt", "hello\n");
+    let value = estimate_json(&env, &[]);
+    assert_eq!(value["directories_to_investigate"], 1);
+    assert_eq!(
+        (value["survey"].as_bool(), value["planning"].as_bool()),
+        (Some(false), Some(false))
+    );
+    assert_eq!(range(&value, "api_calls"), (3 + 1, 10 + 1));
+}
+
+#[test]
+fn output_file_like_the_report() {
+    let env = project().with_mock();
+    let file = env.root().join("estimate.json");
+    let output = estimate(&env, &["--json", "-o", file.to_str().unwrap()]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.starts_with("Report written to "), "{stdout}");
+    let value: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(value["directories_total"], 4);
+}
+
+/// A whole run, so every directory is cached and the survey, plan and
+/// synthesis are saved.
+fn investigated() -> AgentEnv {
+    let env = project().with_agent(|agent| agent);
+    let output = env.cmd().arg(env.target()).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    env
+}
+
+#[test]
+fn an_unchanged_tree_costs_nothing() {
+    let env = investigated();
+    let value = estimate_json(&env, &[]);
+    assert_eq!(value["directories_cached"], 4);
+    assert_eq!(value["directories_to_investigate"], 0);
+    assert_eq!(
+        (
+            value["survey"].as_bool(),
+            value["planning"].as_bool(),
+            value["synthesis"].as_bool()
+        ),
+        (Some(false), Some(false), Some(false))
+    );
+    assert_eq!(range(&value, "api_calls"), (0, 0));
+    assert_eq!(value["cost_usd"]["high"], 0.0);
+}
+
+#[test]
+fn changed_directories_and_their_ancestors_are_counted_and_the_cache_is_untouched() {
+    let env = investigated();
+    env.file("docs/guide.md", "Guide, rewritten at greater length.\n");
+    let requests = env.server.request_count();
+    let before = snapshot(env.cache());
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(env.cache().join("investigations.json")).unwrap())
+            .unwrap();
+
+    let value = estimate_json(&env, &[]);
+    assert_eq!(
+        env.server.request_count(),
+        requests,
+        "an estimate calls no API"
+    );
+    assert_eq!(snapshot(env.cache()), before, "an estimate writes nothing");
+
+    let target = std::fs::canonicalize(env.target()).unwrap();
+    assert_eq!(value["investigation_id"], index[target.to_str().unwrap()]);
+    assert_eq!(value["directories_total"], 4);
+    // docs changed, so docs and the root (which embeds its summary) again.
+    assert_eq!(value["directories_cached"], 2);
+    assert_eq!(value["directories_to_investigate"], 2);
+    // The saved survey and plan are reused; synthesis runs again.
+    assert_eq!(
+        (
+            value["survey"].as_bool(),
+            value["planning"].as_bool(),
+            value["synthesis"].as_bool()
+        ),
+        (Some(false), Some(false), Some(true))
+    );
+    assert_eq!(range(&value, "api_calls"), (2 * 3 + 1, 2 * 10 + 1));
+
+    let fresh = estimate_json(&env, &["--fresh"]);
+    assert_eq!(fresh["directories_cached"], 0);
+    assert_eq!(fresh["directories_to_investigate"], 4);
+    assert_eq!(fresh["investigation_id"], Value::Null);
+    assert_eq!(fresh["planning"], true);
+    assert_eq!(snapshot(env.cache()), before);
+}

@@ -1,0 +1,24 @@
+//! The integration suite: one test binary, one module per area. Every test
+//! here runs the real binary on real temp trees, or the real client against
+//! the in-process mock Messages API in [`support`]; none touches the network,
+//! a real key or `/tmp/luminos`.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod api_client;
+mod cache;
+mod cli;
+mod concurrency;
+mod crash_resume;
+mod estimate;
+mod hostile;
+mod mock_server;
+mod pipeline;
+mod privacy;
+mod redaction;
+mod resume;
+mod sandbox;
+mod scan;
+mod soak;
+mod tools;

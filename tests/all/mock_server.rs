@@ -1,0 +1,329 @@
+//! The scripted mock Messages API server itself: later suites rely on its
+//! rules, its determinism and its cache simulation, so they are pinned here.
+//! These tests talk raw HTTP from plain threads, the way a child process or a
+//! synchronous test would.
+
+use crate::support;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use luminos::ai::api::stream::decode_all;
+use serde_json::{Value, json};
+use support::mock::{MockServer, Reply};
+
+type Headers = Vec<(&'static str, &'static str)>;
+
+/// A well-formed streaming request body.
+fn body(messages: Value) -> Value {
+    json!({"model": "claude-sonnet-4-5", "max_tokens": 64, "stream": true, "messages": messages})
+}
+
+fn good_headers() -> Headers {
+    vec![
+        ("x-api-key", "k"),
+        ("anthropic-version", "2023-06-01"),
+        ("content-type", "application/json"),
+    ]
+}
+
+/// POST `body` with `headers` over a fresh connection; returns the status
+/// and the de-chunked body.
+fn post(server: &MockServer, headers: &[(&str, &str)], body: &Value) -> (u16, Vec<u8>) {
+    let raw = post_raw(server, headers, body);
+    let head_end = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&raw[..head_end]).to_string();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let rest = &raw[head_end + 4..];
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk(rest)
+    } else {
+        rest.to_vec()
+    };
+    (status, body)
+}
+
+fn post_raw(server: &MockServer, headers: &[(&str, &str)], body: &Value) -> Vec<u8> {
+    let body = body.to_string();
+    let mut sock = TcpStream::connect(server.addr()).unwrap();
+    let mut request = format!(
+        "POST /v1/messages HTTP/1.1\r\nhost: mock\r\nconnection: close\r\ncontent-length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    sock.write_all(request.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    sock.read_to_end(&mut raw).unwrap();
+    raw
+}
+
+fn dechunk(mut rest: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = rest.windows(2).position(|w| w == b"\r\n").unwrap();
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&rest[..line_end]).unwrap(), 16).unwrap();
+        rest = &rest[line_end + 2..];
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&rest[..size]);
+        rest = &rest[size + 2..];
+    }
+}
+
+#[test]
+fn serves_synchronous_clients_and_records_requests() {
+    let server = MockServer::start();
+    server.push(Reply::text_and_tool_uses(
+        "Reading.",
+        [("read_file", json!({"path": "a"}))],
+    ));
+    let (status, stream) = post(
+        &server,
+        &good_headers(),
+        &body(json!([{"role": "user", "content": "hi"}])),
+    );
+    assert_eq!(status, 200);
+    let response = decode_all(&stream).unwrap();
+    assert_eq!(response.texts(), vec!["Reading."]);
+    assert_eq!(response.tool_uses()[0].id, "toolu_mock_0000_1");
+    let recorded = server.requests();
+    assert_eq!(recorded.len(), 1);
+    assert_eq!(recorded[0].header("X-Api-Key"), Some("k"));
+    assert_eq!(recorded[0].last_user_text(), "hi");
+    assert_eq!(recorded[0].turn(), 0);
+}
+
+#[test]
+fn the_same_seed_gives_the_same_bytes() {
+    let run = |seed: u64| {
+        let server = MockServer::start();
+        server.set_seed(seed);
+        server.push(Reply::text(
+            "The quick brown fox jumps over the lazy dog. ".repeat(5),
+        ));
+        post_raw(
+            &server,
+            &good_headers(),
+            &body(json!([{"role": "user", "content": "x"}])),
+        )
+    };
+    assert_eq!(run(1), run(1));
+    assert_ne!(run(1), run(2));
+}
+
+#[test]
+fn fragments_are_many_and_small() {
+    let server = MockServer::start();
+    let text = "0123456789".repeat(20);
+    server.push(Reply::text(text.clone()));
+    let (_, stream) = post(
+        &server,
+        &good_headers(),
+        &body(json!([{"role": "user", "content": "x"}])),
+    );
+    let stream = String::from_utf8(stream).unwrap();
+    let deltas = stream.matches("text_delta").count();
+    assert!(deltas >= 200 / 12, "{deltas} deltas");
+    assert!(stream.contains("event: ping"));
+    assert_eq!(decode_all(stream.as_bytes()).unwrap().texts(), vec![text]);
+}
+
+#[test]
+fn protocol_violations_get_a_400_and_are_recorded() {
+    let server = MockServer::start();
+    let cases: Vec<(Headers, Value, &str)> = vec![
+        (
+            vec![
+                ("anthropic-version", "2023-06-01"),
+                ("content-type", "application/json"),
+            ],
+            body(json!([{"role": "user", "content": "x"}])),
+            "no credential",
+        ),
+        (
+            vec![("x-api-key", "k"), ("content-type", "application/json")],
+            body(json!([{"role": "user", "content": "x"}])),
+            "missing anthropic-version",
+        ),
+        (
+            good_headers(),
+            json!({"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": "x"}]}),
+            "stream is not true",
+        ),
+        (
+            good_headers(),
+            body(json!([
+                {"role": "user", "content": "x"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
+                {"role": "user", "content": [{"type": "text", "text": "no result"}]}
+            ])),
+            "tool_use t1 has no tool_result",
+        ),
+        (
+            good_headers(),
+            body(json!([
+                {"role": "user", "content": "x"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
+                {"role": "user", "content": [{"type": "text", "text": "first"},
+                    {"type": "tool_result", "tool_use_id": "t1", "content": "r"}]}
+            ])),
+            "tool_result after other content",
+        ),
+        (
+            good_headers(),
+            body(json!([{"role": "user", "content": [{"type": "text", "text": ""}]}])),
+            "text blocks must be non-empty",
+        ),
+        (
+            good_headers(),
+            body(json!([{"role": "assistant", "content": "hi"}])),
+            "first message must be from the user",
+        ),
+        (
+            good_headers(),
+            body(
+                json!([{"role": "user", "content": (0..5).map(|i| json!({"type": "text",
+                "text": format!("b{i}"), "cache_control": {"type": "ephemeral"}})).collect::<Vec<_>>()}]),
+            ),
+            "5 cache_control breakpoints",
+        ),
+    ];
+    for (headers, request, expected) in cases {
+        let (status, reply) = post(&server, &headers, &request);
+        assert_eq!(status, 400, "{expected}");
+        let reply: Value = serde_json::from_slice(&reply).unwrap();
+        assert_eq!(reply["error"]["type"], "invalid_request_error");
+        let violations = server.take_violations().join("\n");
+        assert!(
+            violations.contains(expected),
+            "expected {expected:?} in:\n{violations}"
+        );
+    }
+    // A scripted reply is not consumed by a rejected request.
+    assert_eq!(server.queued(), 0);
+    assert_eq!(server.request_count(), 8);
+}
+
+#[test]
+fn an_unscripted_request_is_a_violation() {
+    let server = MockServer::start();
+    let (status, _) = post(
+        &server,
+        &good_headers(),
+        &body(json!([{"role": "user", "content": "x"}])),
+    );
+    assert_eq!(status, 500);
+    assert_eq!(
+        server.take_violations(),
+        vec!["request #0: no reply scripted"]
+    );
+}
+
+#[test]
+#[should_panic(expected = "protocol violations")]
+fn dropping_a_server_with_violations_fails_the_test() {
+    let server = MockServer::start();
+    post(&server, &[], &json!({}));
+    drop(server);
+}
+
+#[test]
+fn latency_and_delay_come_before_the_first_byte() {
+    let server = MockServer::start();
+    server.set_latency(Duration::from_millis(100));
+    server.push(Reply::text("slow").delay(Duration::from_millis(100)));
+    let started = Instant::now();
+    post(
+        &server,
+        &good_headers(),
+        &body(json!([{"role": "user", "content": "x"}])),
+    );
+    assert!(started.elapsed() >= Duration::from_millis(200));
+}
+
+#[test]
+fn explicit_usage_overrides_the_simulation() {
+    let server = MockServer::start();
+    let usage = luminos::ai::api::Usage {
+        input_tokens: 7,
+        output_tokens: 8,
+        cache_creation_input_tokens: 9,
+        cache_read_input_tokens: 10,
+    };
+    server.push(
+        Reply::text("x")
+            .with_usage(usage)
+            .with_stop_reason("max_tokens"),
+    );
+    let (_, stream) = post(
+        &server,
+        &good_headers(),
+        &body(json!([{"role": "user", "content": "x"}])),
+    );
+    let response = decode_all(&stream).unwrap();
+    assert_eq!(response.usage, usage);
+    assert_eq!(server.last_request().unwrap().reported_usage, Some(usage));
+}
+
+/// The prefix cache: writes at breakpoints, reads on a later request that
+/// shares the prefix, string and block spellings of a message are the same
+/// prompt, and short prefixes are not cached.
+#[test]
+fn prompt_cache_simulation() {
+    let server = MockServer::start();
+    server.set_min_cacheable_tokens(100);
+    server.respond_with(|_| Reply::text("ok"));
+    let system =
+        json!([{"type": "text", "text": "S".repeat(800), "cache_control": {"type": "ephemeral"}}]);
+    let send = |messages: Value| {
+        let mut request = body(messages);
+        request["system"] = system.clone();
+        post(&server, &good_headers(), &request);
+        server.last_request().unwrap().reported_usage.unwrap()
+    };
+    let mark = json!({"type": "ephemeral"});
+    let first = send(
+        json!([{"role": "user", "content": [{"type": "text", "text": "Q".repeat(400), "cache_control": mark}]}]),
+    );
+    assert_eq!(first.cache_read_input_tokens, 0);
+    assert!(first.cache_creation_input_tokens >= 300);
+    assert!(first.input_tokens == 0, "{first:?}");
+
+    // The same history as a plain string, then more turns.
+    let second = send(json!([
+        {"role": "user", "content": "Q".repeat(400)},
+        {"role": "assistant", "content": [{"type": "text", "text": "A"}]},
+        {"role": "user", "content": [{"type": "text", "text": "next", "cache_control": mark}]}
+    ]));
+    assert_eq!(second.cache_read_input_tokens, first.context_tokens());
+    assert!(second.cache_creation_input_tokens > 0 && second.cache_creation_input_tokens < 20);
+
+    // A different system prompt shares nothing.
+    server.push(Reply::text("fresh"));
+    let mut other = body(json!([{"role": "user", "content": "hi"}]));
+    other["system"] = json!([{"type": "text", "text": "T".repeat(800), "cache_control": mark}]);
+    post(&server, &good_headers(), &other);
+    let usage = server.last_request().unwrap().reported_usage.unwrap();
+    assert_eq!(usage.cache_read_input_tokens, 0);
+    assert!(usage.cache_creation_input_tokens > 0);
+
+    // Below the minimum, nothing is cached.
+    server
+        .set_min_cacheable_tokens(1_000_000)
+        .clear_prompt_cache();
+    let small = send(json!([{"role": "user", "content": "x"}]));
+    assert_eq!(
+        small.cache_creation_input_tokens + small.cache_read_input_tokens,
+        0
+    );
+}

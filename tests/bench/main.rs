@@ -1,0 +1,15 @@
+//! The benchmarks: ignored tests that report ratios against a baseline
+//! measured in the same run. Run one with
+//! `cargo test --release --test bench -- --ignored --nocapture <name>`
+//! (see the README's Benchmarks section).
+
+// The benchmarks use a slice of the suite's support (the tree builder, the
+// mock API, the fake secrets); the rest is the suite's.
+#[allow(dead_code, unused_imports)]
+#[path = "../support/mod.rs"]
+mod support;
+
+mod jobs;
+mod redact;
+mod scale;
+mod scan;

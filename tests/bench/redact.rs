@@ -1,0 +1,211 @@
+//! Redactor measurements: false positives and throughput on a real corpus
+//! with no secrets in it, the crate sources under `~/.cargo/registry/src`
+//! (recall on the fixture runs in the normal suite, `all::redaction`).
+//!
+//! Fake secrets are generated at run time, so the repository holds nothing a
+//! secret scanner would mistake for a live key.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use luminos::redact::{RULES, Redactor};
+
+use crate::support::secrets::fixture;
+
+/// The corpus: `LUMINOS_REDACT_CORPUS` if set, else where cargo keeps
+/// downloaded crate sources.
+fn registry_src() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("LUMINOS_REDACT_CORPUS") {
+        return Some(PathBuf::from(dir)).filter(|d| d.is_dir());
+    }
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))?;
+    let src = home.join("registry").join("src");
+    src.is_dir().then_some(src)
+}
+
+/// Every text file (valid UTF-8, no NUL) of at most 1 MiB under `root`.
+fn load_corpus(root: &Path) -> (Vec<(PathBuf, String)>, usize) {
+    let mut files = Vec::new();
+    let mut skipped = 0;
+    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let Ok(entry) = entry else { continue };
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let small = entry.metadata().is_ok_and(|m| m.len() <= 1 << 20);
+        let text = small
+            .then(|| std::fs::read(entry.path()).ok())
+            .flatten()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .filter(|text| !text.contains('\0'));
+        match text {
+            Some(text) => files.push((entry.path().to_path_buf(), text)),
+            None => skipped += 1,
+        }
+    }
+    (files, skipped)
+}
+
+fn mb_per_s(bytes: usize, elapsed: Duration) -> f64 {
+    bytes as f64 / 1e6 / elapsed.as_secs_f64()
+}
+
+/// The fastest of three runs of `f`, to keep a shared machine's noise out.
+fn best_of_three(mut f: impl FnMut()) -> Duration {
+    (0..3)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .min()
+        .expect("three runs")
+}
+
+/// The corpus re-cut into texts of about 1 MiB, the size of a large request
+/// body, to show the rate on big inputs rather than on many small files.
+fn one_mib_texts(files: &[(PathBuf, String)]) -> Vec<String> {
+    let mut texts = vec![String::new()];
+    for (_, text) in files {
+        let last = texts.last_mut().expect("never empty");
+        last.push_str(text);
+        if last.len() >= 1 << 20 {
+            texts.push(String::new());
+        }
+    }
+    texts
+}
+
+/// Print every span the redactor fired on, with its line, for inspection.
+fn print_hits(root: &Path, files: &[(PathBuf, String)], redactor: &Redactor) -> (usize, usize) {
+    let mut spans = 0;
+    let mut files_hit = 0;
+    for (path, text) in files {
+        let out = redactor.redact(text);
+        files_hit += usize::from(!out.hits.is_empty());
+        for hit in &out.hits {
+            spans += 1;
+            let line = text.lines().nth(hit.line - 1).unwrap_or("");
+            let shown: String = line.trim().chars().take(160).collect();
+            let rel = path.strip_prefix(root).unwrap_or(path);
+            println!(
+                "hit {} {}:{} ({})\n    {shown}",
+                hit.rule,
+                rel.display(),
+                hit.line,
+                hit.severity.as_str()
+            );
+        }
+    }
+    (spans, files_hit)
+}
+
+#[test]
+#[ignore = "benchmark: needs ~/.cargo/registry/src; run with --release --ignored"]
+fn false_positives_and_throughput_on_crate_sources() {
+    let Some(root) = registry_src() else {
+        println!("no cargo registry sources found; nothing to measure");
+        return;
+    };
+    let (files, skipped) = load_corpus(&root);
+    if files.is_empty() {
+        println!("{}: no text files; nothing to measure", root.display());
+        return;
+    }
+    let bytes: usize = files.iter().map(|(_, t)| t.len()).sum();
+    let packages: usize = walkdir::WalkDir::new(&root)
+        .min_depth(2)
+        .max_depth(2)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_dir())
+        .count();
+    println!(
+        "corpus: {} ({packages} packages, {} text files, {:.1} MB; {skipped} binary or >1 MiB files skipped)",
+        root.display(),
+        files.len(),
+        bytes as f64 / 1e6
+    );
+
+    let redactor = Redactor::new();
+    let (spans, files_hit) = print_hits(&root, &files, &redactor);
+    println!(
+        "false positives: {spans} spans in {files_hit} files = {:.2} per 10,000 files (target < 5)",
+        spans as f64 * 10_000.0 / files.len() as f64
+    );
+
+    // Baseline in the same run: copying every file, which any filter that
+    // returns an owned String must do at least once.
+    let copy = best_of_three(|| {
+        for (_, text) in &files {
+            std::hint::black_box(text.to_owned());
+        }
+    });
+    let per_file = best_of_three(|| {
+        for (_, text) in &files {
+            std::hint::black_box(redactor.redact(text));
+        }
+    });
+    let big = one_mib_texts(&files);
+    let per_mib = best_of_three(|| {
+        for text in &big {
+            std::hint::black_box(redactor.redact(text));
+        }
+    });
+    println!(
+        "throughput: file by file {:.0} MB/s, in 1 MiB texts {:.0} MB/s; copy baseline {:.0} MB/s \
+         (redact takes {:.1}x / {:.1}x the copy's time)",
+        mb_per_s(bytes, per_file),
+        mb_per_s(bytes, per_mib),
+        mb_per_s(bytes, copy),
+        per_file.as_secs_f64() / copy.as_secs_f64(),
+        per_mib.as_secs_f64() / copy.as_secs_f64()
+    );
+
+    // A run that has already removed secrets also masks any stretch shared
+    // with them: the same corpus, after every fixture secret was learned.
+    let seasoned = Redactor::new();
+    for sample in fixture() {
+        seasoned.redact(&sample.text);
+    }
+    let remembering = best_of_three(|| {
+        for text in &big {
+            std::hint::black_box(seasoned.redact(text));
+        }
+    });
+    let masked: usize = files
+        .iter()
+        .filter(|(_, text)| seasoned.redact(text).text != *text)
+        .count();
+    println!(
+        "with {} fixture secrets remembered: in 1 MiB texts {:.0} MB/s ({:.2}x the time of a \
+         fresh redactor), {masked} files changed",
+        fixture().len(),
+        mb_per_s(bytes, remembering),
+        remembering.as_secs_f64() / per_mib.as_secs_f64()
+    );
+
+    // Where the time goes: each rule's pattern alone over the same files.
+    let lowered: Vec<String> = files.iter().map(|(_, t)| t.to_ascii_lowercase()).collect();
+    for rule in RULES {
+        let regex = regex::Regex::new(rule.pattern).expect("rule compiles");
+        let mut found = 0;
+        let elapsed = best_of_three(|| {
+            found = files
+                .iter()
+                .zip(&lowered)
+                .map(|((_, text), low)| {
+                    let haystack = if rule.lowercase { low } else { text };
+                    regex.find_iter(haystack).count()
+                })
+                .sum();
+        });
+        println!(
+            "  pattern {:<22} {:>6.0} MB/s, {found} raw matches before the rule's checks",
+            rule.name,
+            mb_per_s(bytes, elapsed)
+        );
+    }
+}
