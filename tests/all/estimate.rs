@@ -76,7 +76,7 @@ fn no_key_no_request_no_cache_and_counts_that_match_the_tree() {
     assert_eq!(value["directories_cached"], 0);
     assert_eq!(value["directories_skipped"], 0);
     assert_eq!(value["investigation_id"], Value::Null);
-    assert_eq!(value["model"], "claude-sonnet-4-5");
+    assert_eq!(value["model"], luminos::ai::api::DEFAULT_MODEL);
     assert_eq!(
         (value["survey"].as_bool(), value["planning"].as_bool()),
         (Some(true), Some(true))
@@ -103,7 +103,7 @@ fn text_by_default_and_the_model_sets_the_price() {
     assert!(text.contains("API calls: 15 to 43"), "{text}");
     assert!(text.contains("Estimated cost: $"), "{text}");
 
-    let sonnet = estimate_json(&env, &[]);
+    let sonnet = estimate_json(&env, &["--model", "claude-sonnet-4-5"]);
     let haiku = estimate_json(&env, &["--model", "claude-haiku-4-5"]);
     assert_eq!(haiku["model"], "claude-haiku-4-5");
     // Haiku 4.5 lists at a third of Sonnet's prices.

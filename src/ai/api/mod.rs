@@ -7,13 +7,16 @@
 //! - [`error`]: typed errors, one line each;
 //! - [`retry`]: the retry policy (which failures retry, and how long to wait);
 //! - [`caching`]: where the prompt-caching breakpoints go;
-//! - [`cost`]: token accounting and the price table;
+//! - [`catalog`]: every fact about the models luminos knows (prices,
+//!   windows, thinking, lifecycle);
+//! - [`cost`]: token accounting, priced from the catalog;
 //! - this module: the transport (reqwest) that ties them together.
 //!
 //! No Anthropic SDK is involved. Agent logic (prompts, tools, loops) lives in
 //! [`crate::ai`], never here.
 
 pub mod caching;
+pub mod catalog;
 pub mod cost;
 pub mod error;
 pub mod retry;
@@ -34,11 +37,7 @@ use error::format_wait;
 use stream::ResponseDecoder;
 use types::SystemBlock;
 
-/// The model used when neither `--model` nor `LUMINOS_MODEL` names one.
-///
-/// The original used `claude-sonnet-4-20250514`, which has left the current
-/// model list; Sonnet 4.5 keeps the same list prices.
-pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+pub use catalog::DEFAULT_MODEL;
 
 /// The API endpoint used when `ANTHROPIC_BASE_URL` is unset.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";

@@ -23,7 +23,7 @@ use tokio::task::JoinSet;
 
 use crate::ai::PassError;
 use crate::ai::api::Usage;
-use crate::ai::api::cost::Prices;
+use crate::ai::api::cost::Pricing;
 use crate::ai::passes::dir_loop::{DirJob, DirOutcome, DirShared, investigate_dir};
 use crate::ai::rules::discover::display_name;
 use crate::ai::rules::plan::AppliedPlan;
@@ -131,9 +131,9 @@ impl Schedule {
 
 /// What a new loop is expected to cost: the mean of the loops this run
 /// finished, or [`PRIOR_LOOP_USAGE`] priced for the model before any has.
-pub fn expected_loop_cost(finished: &[f64], prices: Prices) -> f64 {
+pub fn expected_loop_cost(finished: &[f64], pricing: Pricing) -> f64 {
     if finished.is_empty() {
-        prices.cost(&PRIOR_LOOP_USAGE)
+        pricing.cost(&PRIOR_LOOP_USAGE)
     } else {
         finished.iter().sum::<f64>() / finished.len() as f64
     }
@@ -185,7 +185,7 @@ pub async fn run_dir_loops(
     board: &DirBoard,
 ) -> Result<LoopsDone, PassError> {
     let total = applied.order.len();
-    let prices = shared.session.tracker().prices();
+    let pricing = shared.session.tracker().pricing();
     let mut schedule = Schedule::new(&applied.order);
     let mut running: JoinSet<(usize, Result<DirOutcome, PassError>)> = JoinSet::new();
     let mut done = LoopsDone::default();
@@ -197,7 +197,7 @@ pub async fn run_dir_loops(
             let spent = shared.session.tracker().cost();
             if !within_cap(
                 spent,
-                expected_loop_cost(&finished_costs, prices),
+                expected_loop_cost(&finished_costs, pricing),
                 options.max_cost,
             ) {
                 done.cap_hit = true;
@@ -243,7 +243,7 @@ pub async fn run_dir_loops(
         // set aborts the other loops.
         let outcome = result?;
         schedule.finish(i);
-        finished_costs.push(prices.cost(&outcome.usage.as_usage()));
+        finished_costs.push(pricing.cost(&outcome.usage.as_usage()));
         board.finished(&outcome.shown);
         board.spent(tokens_so_far(&shared), shared.session.tracker().cost());
         done.outcomes.push(outcome);
@@ -254,7 +254,6 @@ pub async fn run_dir_loops(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ai::api::cost::SONNET_PRICES;
 
     fn paths(list: &[&str]) -> Vec<PathBuf> {
         list.iter().map(PathBuf::from).collect()
@@ -357,8 +356,9 @@ mod tests {
 
     #[test]
     fn expected_cost_is_the_mean_of_finished_loops_or_the_prior() {
-        let prior = expected_loop_cost(&[], SONNET_PRICES);
+        let sonnet_4_5 = Pricing::for_model("claude-sonnet-4-5");
+        let prior = expected_loop_cost(&[], sonnet_4_5);
         assert!((prior - (0.09 + 0.0225)).abs() < 1e-9, "{prior}");
-        assert_eq!(expected_loop_cost(&[0.1, 0.3], SONNET_PRICES), 0.2);
+        assert_eq!(expected_loop_cost(&[0.1, 0.3], sonnet_4_5), 0.2);
     }
 }

@@ -35,7 +35,7 @@
 //!   a plan: priority and shallow tiers are unknown before planning) and no
 //!   cache hit at all: every input token at the full price.
 //!
-//! Prices are the token summary's ([`Prices::for_model`] via
+//! Prices are the token summary's ([`Pricing::for_model`] via
 //! [`estimate_cost`]), for `--model`/`LUMINOS_MODEL`.
 
 mod gather;
@@ -50,7 +50,7 @@ use crate::text::format_thousands;
 pub use gather::{EstimateError, estimate};
 
 #[cfg(doc)]
-use crate::ai::{api::cost::Prices, passes::survey::should_skip_survey};
+use crate::ai::{api::cost::Pricing, passes::survey::should_skip_survey};
 
 /// Bytes per token, the rule of thumb every projection here uses.
 pub const BYTES_PER_TOKEN: u64 = 4;
