@@ -33,7 +33,7 @@ use crate::ai::api::cost::TokenTracker;
 use crate::ai::engine::pool::TurnPool;
 use crate::ai::engine::scheduler::{LoopOptions, run_dir_loops};
 use crate::ai::engine::session::Session;
-use crate::ai::passes::dir_loop::{DirOutcome, DirShared};
+use crate::ai::passes::dir_loop::{DirOutcome, DirShared, dir_system_prompt};
 use crate::ai::passes::planning::{PlanningInputs, run_planning};
 use crate::ai::passes::survey::{
     Survey, SurveyInputs, filter_dir_tools, format_survey_block, format_survey_signals, run_survey,
@@ -184,7 +184,7 @@ async fn pipeline(
         progress: progress.clone(),
         target: target.to_path_buf(),
         children: ChildIndex::new(&all_dirs),
-        survey_block: format_survey_block(survey.as_ref()),
+        system: dir_system_prompt(&format_survey_block(survey.as_ref()))?,
         dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey.as_ref()),
         pool: TurnPool::new(&allocations),
     });

@@ -16,6 +16,7 @@ mod hostile;
 mod mock_server;
 mod pipeline;
 mod privacy;
+mod prompt_cache;
 mod redaction;
 mod resume;
 mod sandbox;

@@ -7,11 +7,33 @@
 //! turn the history up to the previous mark is read back at a tenth of the
 //! input price, and only the new exchange is paid in full. The API allows at
 //! most [`MAX_BREAKPOINTS`]; we use three.
+//!
+//! A caller that expects no later request to resend a prompt (a pass that
+//! asks for its answer in one call) says so with [`Reuse::None`]: writing a
+//! prefix costs 1.25x the input price, so a prefix never read back costs a
+//! quarter more than sending it plainly.
 
 use super::types::{CacheControl, Content, ContentBlock, MessagesRequest, Role};
 
 /// The API's limit on `cache_control` marks per request.
 pub const MAX_BREAKPOINTS: usize = 4;
+
+/// Whether later requests are expected to resend a request's prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reuse {
+    /// They are: mark the prefixes (the usual case in a conversation).
+    Expected,
+    /// They are not: mark nothing, so nothing is written to the cache.
+    None,
+}
+
+/// Replace whatever marks `request` carries with ours for `reuse`.
+pub fn mark_breakpoints_for(request: &mut MessagesRequest, reuse: Reuse) {
+    match reuse {
+        Reuse::Expected => mark_breakpoints(request),
+        Reuse::None => clear_breakpoints(request),
+    }
+}
 
 /// Replace whatever marks `request` carries with ours.
 pub fn mark_breakpoints(request: &mut MessagesRequest) {
@@ -187,6 +209,15 @@ mod tests {
         let once = req.clone();
         mark_breakpoints(&mut req);
         assert_eq!(req, once);
+    }
+
+    #[test]
+    fn no_reuse_means_no_marks() {
+        let mut req = request(vec![Message::user_text("q")]);
+        mark_breakpoints_for(&mut req, Reuse::None);
+        assert_eq!(count_breakpoints(&req), 0);
+        mark_breakpoints_for(&mut req, Reuse::Expected);
+        assert_eq!(count_breakpoints(&req), 3);
     }
 
     #[test]

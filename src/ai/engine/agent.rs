@@ -15,6 +15,7 @@
 use serde_json::Value;
 use tokio::runtime::{Handle, RuntimeFlavor};
 
+use crate::ai::api::caching::Reuse;
 use crate::ai::api::types::Content;
 use crate::ai::api::{ApiError, ContentBlock, Message, Response, ToolDefinition, Usage};
 use crate::ai::engine::session::Session;
@@ -84,6 +85,11 @@ pub struct Step {
     pub usage: Usage,
 }
 
+/// Decides whether a call to the loop-ending tool is accepted: `None`
+/// accepts it, `Some(reason)` answers the call with `reason` as an error
+/// and lets the loop go on.
+pub type SubmitCheck = Box<dyn FnMut(&Value) -> Option<String> + Send>;
+
 /// A conversation with the model for one pass or one directory.
 pub struct Agent {
     toolbox: Toolbox,
@@ -92,6 +98,11 @@ pub struct Agent {
     tools: Vec<ToolDefinition>,
     nudge: &'static str,
     printer: Printer,
+    submit_check: Option<SubmitCheck>,
+    /// The pass expects its first call to be its only one.
+    one_call_expected: bool,
+    /// Calls made so far.
+    calls: u32,
 }
 
 impl Agent {
@@ -112,7 +123,27 @@ impl Agent {
             tools,
             nudge,
             printer,
+            submit_check: None,
+            one_call_expected: false,
+            calls: 0,
         }
+    }
+
+    /// Check every call of the loop-ending tool with `check` before the
+    /// loop ends on it.
+    pub fn with_submit_check(mut self, check: SubmitCheck) -> Agent {
+        self.submit_check = Some(check);
+        self
+    }
+
+    /// The pass asks for its answer at once (survey, planning, synthesis):
+    /// its first call writes nothing to the prompt cache, since a prefix
+    /// written at 1.25x the input price and never read back costs a
+    /// quarter more than not caching it. Should the conversation go on,
+    /// later calls cache as usual.
+    pub fn expecting_one_call(mut self) -> Agent {
+        self.one_call_expected = true;
+        self
     }
 
     /// The system prompt.
@@ -161,8 +192,14 @@ impl Agent {
         directory: &str,
         turn: u32,
     ) -> Result<Step, AgentError> {
+        let reuse = if self.one_call_expected && self.calls == 0 {
+            Reuse::None
+        } else {
+            Reuse::Expected
+        };
+        self.calls += 1;
         let response = session
-            .send(&self.system, &self.messages, &self.tools)
+            .send(&self.system, &self.messages, &self.tools, reuse)
             .await?;
         self.print_response(&response);
         self.messages.push(assistant_message(&response));
@@ -194,10 +231,17 @@ impl Agent {
                 match run_blocking(|| tools::dispatch(self.toolbox, &call.name, &call.input, &ctx))?
                 {
                     Dispatch::Ran(output) => output,
-                    Dispatch::EndsLoop => {
-                        ended = Some(call.input.clone());
-                        ToolOutput::ok("Received. Thank you.")
-                    }
+                    Dispatch::EndsLoop => match self
+                        .submit_check
+                        .as_mut()
+                        .and_then(|check| check(&call.input))
+                    {
+                        Some(refusal) => ToolOutput::error(refusal),
+                        None => {
+                            ended = Some(call.input.clone());
+                            ToolOutput::ok("Received. Thank you.")
+                        }
+                    },
                     Dispatch::Unknown => unknown_tool(&call.name),
                 }
             };

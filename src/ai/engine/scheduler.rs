@@ -212,11 +212,11 @@ pub async fn run_dir_loops(
                 break;
             };
             started += 1;
-            let job = DirJob {
-                dir: schedule.dir(i).to_path_buf(),
-                max_turns: applied.turns_for(schedule.dir(i)),
-                contents_changed: contents_changed(schedule.dir(i)),
-            };
+            let job = DirJob::single(
+                schedule.dir(i).to_path_buf(),
+                applied.turns_for(schedule.dir(i)),
+                contents_changed(schedule.dir(i)),
+            );
             let shown = display_name(&shared.target, &job.dir);
             shared.progress.ai(&format!(
                 "Investigating: {shown}/ ({started}/{total}, {} turns)",

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::ai::api::caching::Reuse;
 use crate::ai::api::cost::TokenTracker;
 use crate::ai::api::types::{Content, MessagesRequest};
 use crate::ai::api::{
@@ -81,17 +82,19 @@ impl Session {
     }
 
     /// Send one request (after the redaction sweep) and account its usage.
+    /// `reuse` says whether its prompt is worth writing to the cache.
     pub async fn send(
         &self,
         system: &str,
         messages: &[Message],
         tools: &[ToolDefinition],
+        reuse: Reuse,
     ) -> Result<Response, ApiError> {
         let mut request = self
             .client
             .request(system, messages.to_vec(), tools.to_vec());
         sweep_request(&self.redactor, &mut request);
-        let response = self.client.send(&request).await?;
+        let response = self.client.send_with(&request, reuse).await?;
         self.tracker.record(&response.usage);
         Ok(response)
     }

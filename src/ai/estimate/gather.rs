@@ -18,7 +18,9 @@ use crate::ai::PassError;
 use crate::ai::orchestrator::{
     PLANNING_TREE_DEPTH, SURVEY_TREE_DEPTH, current_states, discover, settle_plan,
 };
-use crate::ai::passes::dir_loop::{compose_dir_prompt, dir_context_in, named_child_entries};
+use crate::ai::passes::dir_loop::{
+    compose_dir_task, dir_context_in, dir_system_prompt, named_child_entries,
+};
 use crate::ai::passes::planning::{PlanningInputs, planning_prompt};
 use crate::ai::passes::survey::{
     NO_SURVEY, SurveyInputs, format_survey_signals, should_skip_survey, survey_prompt,
@@ -116,6 +118,7 @@ pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateEr
     };
 
     let files = file_tokens_by_dir(config, scan);
+    let system = dir_system_prompt(NO_SURVEY).map_err(prompt_error("directory"))?;
     let dir_tools = tools_tokens(Toolbox::Dir);
     let child_index = ChildIndex::new(&all_dirs);
     let mut dirs = Vec::with_capacity(applied.order.len());
@@ -134,10 +137,10 @@ pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateEr
             .filter(|child| stale.contains(*child))
             .count() as u64;
         let listing = dir_context_in(target, dir, Some(&scope));
-        let prompt = compose_dir_prompt(target, dir, turns, &listing, &children, NO_SURVEY)
+        let task = compose_dir_task(target, dir, &[], turns, &[listing], &children)
             .map_err(prompt_error("directory"))?;
         dirs.push(DirInput {
-            prompt_tokens: tokens_of_bytes((prompt.len() + kickoff::DIR.len()) as u64)
+            prompt_tokens: tokens_of_bytes((system.len() + task.len()) as u64)
                 + dir_tools
                 + pending * tokens_of_bytes(SUMMARY_BYTES as u64)
                 + survey_block(!tiny),

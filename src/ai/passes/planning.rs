@@ -89,7 +89,8 @@ pub async fn run_planning(
         tools::definitions(Toolbox::Planning),
         prompts::nudge::PLANNING,
         Printer::Pass(progress.clone()),
-    );
+    )
+    .expecting_one_call();
     for turn in 1..=PLANNING_MAX_TURNS {
         match agent.turn(session, cache, "(planning)", turn).await {
             Ok(step) => {

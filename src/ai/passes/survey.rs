@@ -317,7 +317,8 @@ pub async fn run_survey(
         tools::definitions(Toolbox::Survey),
         prompts::nudge::SURVEY,
         Printer::Pass(progress.clone()),
-    );
+    )
+    .expecting_one_call();
     for turn in 1..=SURVEY_MAX_TURNS {
         match agent.turn(session, cache, "(survey)", turn).await {
             Ok(step) => match step.outcome {

@@ -154,7 +154,8 @@ pub async fn run_synthesis(
         tools::definitions(Toolbox::Synthesis),
         prompts::nudge::SYNTHESIS,
         Printer::Pass(progress.clone()),
-    );
+    )
+    .expecting_one_call();
     for turn in 1..=SYNTHESIS_MAX_TURNS {
         match agent.turn(session, cache, SYNTHESIS_LOG_NAME, turn).await {
             Ok(step) => {
