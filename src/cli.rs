@@ -76,6 +76,13 @@ pub struct Args {
     #[arg(long, value_name = "USD", value_parser = parse_usd)]
     pub max_cost: Option<f64>,
 
+    /// Spend at most USD dollars on this run, priced from the model catalog;
+    /// `none` for no ceiling. A tree too large for it gets fewer loops, and
+    /// summaries built without the model for the rest.
+    #[arg(long, value_name = "USD", default_value_t = Budget(Some(crate::ai::rules::decide::DEFAULT_BUDGET_USD)),
+          value_parser = parse_budget)]
+    pub budget: Budget,
+
     /// Do not respect .gitignore, .ignore and .git/info/exclude.
     #[arg(long)]
     pub no_ignore: bool,
@@ -90,6 +97,29 @@ impl Args {
     pub fn parse_from_env() -> Self {
         Args::parse()
     }
+}
+
+/// `--budget`: dollars, or `None` for no ceiling.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budget(pub Option<f64>);
+
+impl std::fmt::Display for Budget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(usd) => write!(f, "{usd}"),
+            None => f.write_str("none"),
+        }
+    }
+}
+
+/// A dollar amount, or `none`.
+fn parse_budget(raw: &str) -> Result<Budget, String> {
+    if raw.trim().eq_ignore_ascii_case("none") {
+        return Ok(Budget(None));
+    }
+    parse_usd(raw)
+        .map(|usd| Budget(Some(usd)))
+        .map_err(|err| format!("{err} (or 'none' for no ceiling)"))
 }
 
 /// A dollar amount: a finite, non-negative number.
@@ -113,6 +143,19 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         Args::command().debug_assert();
+    }
+
+    #[test]
+    fn budgets_are_dollars_or_none() {
+        assert_eq!(parse_budget("2.5"), Ok(Budget(Some(2.5))));
+        assert_eq!(parse_budget("$0"), Ok(Budget(Some(0.0))));
+        assert_eq!(parse_budget(" None "), Ok(Budget(None)));
+        assert!(parse_budget("-3").unwrap_err().contains("'none'"));
+        assert!(parse_budget("lots").is_err());
+        let args = Args::try_parse_from(["luminos", "."]).unwrap();
+        assert_eq!(args.budget, Budget(Some(5.0)));
+        let args = Args::try_parse_from(["luminos", "--budget", "none", "."]).unwrap();
+        assert_eq!(args.budget, Budget(None));
     }
 
     #[test]

@@ -74,6 +74,8 @@ pub struct InvestigationOptions {
     pub estimate: bool,
     /// Spend cap in dollars (`--max-cost`).
     pub max_cost: Option<f64>,
+    /// What one run may spend in dollars (`--budget`); `None`: no ceiling.
+    pub budget: Option<f64>,
     /// Redact secrets before text reaches the model (not `--no-redact`).
     pub redact: bool,
 }
@@ -252,6 +254,7 @@ impl Invocation {
                 jobs: args.jobs as usize,
                 estimate: args.estimate,
                 max_cost: args.max_cost,
+                budget: args.budget.0,
                 redact: !args.no_redact,
             },
             api: ApiSettings {

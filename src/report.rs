@@ -75,6 +75,12 @@ pub struct InvestigationSummary {
     pub directories_cached: usize,
     /// Directories left for a later run (cost cap or interruption).
     pub directories_remaining: usize,
+    /// How the directories with a summary got it.
+    #[serde(default)]
+    pub coverage: Coverage,
+    /// `--budget` in dollars; `null` for no ceiling.
+    #[serde(default)]
+    pub budget_usd: Option<f64>,
     /// API requests made by this run.
     pub api_requests: u64,
     /// Tokens billed by this run.
@@ -85,6 +91,28 @@ pub struct InvestigationSummary {
     pub cache_savings_usd: f64,
     /// `--max-cost` stopped new directories.
     pub cost_cap_hit: bool,
+}
+
+/// How the directories with a summary got it.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Coverage {
+    /// Investigated by a loop of their own.
+    pub investigated: usize,
+    /// Folded into the loop of a directory above them (an investigation
+    /// unit).
+    pub folded: usize,
+    /// Summarised from the scan, without the model.
+    pub mechanical: usize,
+}
+
+/// `Coverage: 12 directories investigated by a loop of their own, 30 folded
+/// into a unit, 58 summarised from the scan (no model read them).`
+pub fn coverage_line(coverage: &Coverage) -> String {
+    format!(
+        "Coverage: {} directories investigated by a loop of their own, {} folded into a \
+         unit, {} summarised from the scan (no model read them).",
+        coverage.investigated, coverage.folded, coverage.mechanical
+    )
 }
 
 /// Token totals for billing.
@@ -129,6 +157,12 @@ pub fn format_report(report: &Report, target: &str) -> String {
     if let Some(note) = report.investigation.as_ref().and_then(cap_note) {
         lines.push(String::new());
         lines.push(note);
+    }
+    if let Some(summary) = &report.investigation
+        && summary.coverage.folded + summary.coverage.mechanical > 0
+    {
+        lines.push(String::new());
+        lines.push(format!("  {}", coverage_line(&summary.coverage)));
     }
 
     section(&mut lines, ">> DIRECTORY TREE", &rule);

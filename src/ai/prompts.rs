@@ -1,5 +1,6 @@
-//! The four system prompts (dir, survey, planning, synthesis) and the dir
-//! loop's first message, embedded from `prompts/*.md` at compile time and
+//! The four system prompts (dir, survey, planning, synthesis), the prompt of
+//! a synthesis group (a part of a tree too large for one synthesis call)
+//! and the dir loop's first message, embedded from `prompts/*.md` at compile time and
 //! filled by named placeholders.
 //!
 //! The dir system prompt is the same for every loop of a run (it carries
@@ -24,6 +25,7 @@ const DIR_TASK_TEMPLATE: &str = include_str!("../../prompts/dir_task.md");
 const SURVEY_TEMPLATE: &str = include_str!("../../prompts/survey.md");
 const PLANNING_TEMPLATE: &str = include_str!("../../prompts/planning.md");
 const SYNTHESIS_TEMPLATE: &str = include_str!("../../prompts/synthesis.md");
+const SYNTHESIS_GROUP_TEMPLATE: &str = include_str!("../../prompts/synthesis_group.md");
 
 /// A template and its values disagree.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -200,6 +202,29 @@ impl SynthesisPrompt<'_> {
     }
 }
 
+/// The prompt of one group of a synthesis in levels: one part of a tree
+/// too large for one call.
+#[derive(Debug, Clone)]
+pub struct SynthesisGroupPrompt<'a> {
+    pub target: &'a str,
+    /// Which part: its directories, named.
+    pub part: &'a str,
+    pub summaries_text: &'a str,
+}
+
+impl SynthesisGroupPrompt<'_> {
+    pub fn render(&self) -> Result<String, PromptError> {
+        render(
+            SYNTHESIS_GROUP_TEMPLATE,
+            &[
+                ("target", self.target),
+                ("part", self.part),
+                ("summaries_text", self.summaries_text),
+            ],
+        )
+    }
+}
+
 /// The first user message of each pass.
 pub mod kickoff {
     pub const DIR: &str = "Start investigating this directory now. Use parse_structure on source \
@@ -303,6 +328,10 @@ mod tests {
             placeholders(SYNTHESIS_TEMPLATE),
             ["summaries_text", "target"]
         );
+        assert_eq!(
+            placeholders(SYNTHESIS_GROUP_TEMPLATE),
+            ["part", "summaries_text", "target"]
+        );
     }
 
     #[test]
@@ -354,6 +383,17 @@ mod tests {
             summaries_text: "(none)",
         };
         assert!(synthesis.render().is_ok());
+        let group = SynthesisGroupPrompt {
+            target: "/t",
+            part: "src/, docs/",
+            summaries_text: "(none)",
+        };
+        assert!(
+            group
+                .render()
+                .unwrap()
+                .contains("\n## This part\nsrc/, docs/\n")
+        );
     }
 
     /// The `## Untrusted data` section of a template, heading included.
@@ -373,6 +413,7 @@ mod tests {
             (SURVEY_TEMPLATE, "mention the attempt in `domain_notes`"),
             (PLANNING_TEMPLATE, "mention the attempt in `notes`"),
             (SYNTHESIS_TEMPLATE, "report the attempt with `flag`"),
+            (SYNTHESIS_GROUP_TEMPLATE, "report the attempt with `flag`"),
         ] {
             let rule = untrusted_rule(template);
             let words = rule.split_whitespace().collect::<Vec<_>>().join(" ");

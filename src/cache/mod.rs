@@ -14,6 +14,7 @@
 //!     investigation.log        JSONL, one line per tool call
 //!     flags.jsonl              findings
 //!     plan.json, survey.json, plan_evaluation.json, synthesis.json
+//!     synthesis_groups.json    summaries of the parts of a synthesis in levels
 //! ```
 //!
 //! Deliberate differences from the original:
@@ -59,6 +60,9 @@ pub const PLAN_FILE: &str = "plan.json";
 pub const PLAN_EVALUATION_FILE: &str = "plan_evaluation.json";
 /// `<id>/synthesis.json`: the verdict and the digest of the summaries it read.
 pub const SYNTHESIS_FILE: &str = "synthesis.json";
+/// `<id>/synthesis_groups.json`: the summary of each part of a synthesis in
+/// levels, by the digest of its input.
+pub const SYNTHESIS_GROUPS_FILE: &str = "synthesis_groups.json";
 
 use crate::config::normalize_lexically;
 use crate::report::Flag;

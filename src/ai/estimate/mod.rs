@@ -1,27 +1,35 @@
 //! `--estimate`: what an investigation of the target would cost, without an
 //! API call, a credential, or any write to the cache.
 //!
-//! [`estimate`] (in `gather.rs`) does the I/O: it discovers the directories
-//! exactly as a run does (same scope), looks the target's investigation up
-//! read-only and leaves out the directories it already summarized (unless
-//! `--fresh`) while their fingerprints still match, reuses a saved survey,
-//! plan and synthesis the way a resumed run would, and renders the real
-//! system prompts to measure them. Everything below is the
-//! pure projection from those sizes, with unit tests.
+//! [`estimate`] (in `gather.rs`) gathers the same facts a run does
+//! ([`crate::ai::facts::RunFacts`]: discovery in the run's scope, the
+//! target's investigation looked up read-only, fingerprints, saved survey,
+//! plan and synthesis), takes the run's own decision
+//! ([`crate::ai::rules::decide::decide`]: which passes run, which
+//! directories get a loop, are folded into a unit or summarised from the
+//! scan, how the synthesis is laid out) and renders the real prompts of
+//! that decision to measure them. Everything below is the pure projection
+//! from those sizes, with unit tests.
 //!
 //! The model of a run, and why:
 //! - **Tokens are bytes / 4** (rounded up), the usual rule of thumb for
 //!   English and code; no tokenizer is shipped.
 //! - **Fixed calls.** The survey and the planner make one call each, unless
 //!   the target is tiny ([`should_skip_survey`], both skipped), a saved one is
-//!   resumed, or nothing is left to investigate; synthesis makes one call
-//!   unless the saved one was built from the same entries. Each call's
-//!   input is its real rendered system prompt, kickoff message and tool
-//!   definitions; its output is a fixed allowance (`*_OUTPUT_TOKENS`).
-//! - **A dir loop** starts from its real system prompt (listing included),
-//!   plus an allowance per child summary not written yet ([`SUMMARY_BYTES`])
-//!   and for the survey block ([`SURVEY_BLOCK_BYTES`]), plus kickoff and
-//!   tools. Over its turns the agent reads the directory's own files: each
+//!   resumed, or nothing is left to investigate. Synthesis makes one call
+//!   per group of each level and one for the verdict (see
+//!   [`crate::ai::rules::levels`]), or none when the saved one was built
+//!   from the same entries. Each call's input is its real rendered system
+//!   prompt (synthesis: its sections, with an allowance for summaries not
+//!   written yet), kickoff message and tool definitions; its output is a
+//!   fixed allowance (`*_OUTPUT_TOKENS`).
+//! - **Directories summarised from the scan** cost nothing.
+//! - **A dir loop** starts from its real system prompt and assignment
+//!   (listings of every directory of its unit included), plus an allowance
+//!   per child summary not written yet ([`SUMMARY_BYTES`]) and for the
+//!   survey block ([`SURVEY_BLOCK_BYTES`]), plus the tools. With caching,
+//!   every loop after the first reads the shared prefix (tools and system
+//!   prompt) back from the cache. Over its turns the agent reads the directory's own files: each
 //!   file adds min(size, `read_file`'s default 4 KiB) / 4 tokens to the
 //!   conversation, spread evenly over the turns, and every turn adds
 //!   [`DIR_OUTPUT_TOKENS_PER_TURN`] of output that later turns resend. A turn
@@ -44,6 +52,7 @@ use serde::Serialize;
 
 use crate::ai::api::Usage;
 use crate::ai::api::cost::{CONTEXT_BUDGET, estimate_cost};
+
 use crate::ai::tools::fs::DEFAULT_MAX_BYTES;
 use crate::text::format_thousands;
 
@@ -94,6 +103,9 @@ pub struct DirInput {
     pub read_tokens: u64,
     /// The turns the run would allot (10, or the saved plan's).
     pub turns: u32,
+    /// Tokens of the start read back from the cache instead of written:
+    /// the tools and system prompt another loop of the run wrote first.
+    pub prefix_tokens: u64,
 }
 
 /// Everything the projection needs, measured by [`estimate`].
@@ -103,9 +115,9 @@ pub struct Inputs {
     pub survey: Option<u64>,
     /// Prompt tokens of the planning call, when one would be made.
     pub planning: Option<u64>,
-    /// Prompt tokens of the synthesis call, when one would be made (a saved
-    /// synthesis built from the same entries is reused instead).
-    pub synthesis: Option<u64>,
+    /// Prompt tokens of each synthesis call (none when a saved synthesis
+    /// built from the same entries is reused).
+    pub synthesis: Vec<u64>,
     /// One entry per directory to investigate.
     pub dirs: Vec<DirInput>,
 }
@@ -151,6 +163,21 @@ pub struct Range<T> {
 /// loop stops before a turn once the previous context passed
 /// [`CONTEXT_BUDGET`], as the real loop does.
 pub fn project_loop(prompt_tokens: u64, read_tokens: u64, turns: u32, caching: bool) -> Tally {
+    project_loop_with_prefix(0, prompt_tokens, read_tokens, turns, caching)
+}
+
+/// [`project_loop`] for a loop whose first `prefix_tokens` (the tools and
+/// the system prompt every loop of a run shares) another loop already
+/// wrote to the cache: with caching, its first turn reads them back
+/// instead of writing them.
+pub fn project_loop_with_prefix(
+    prefix_tokens: u64,
+    prompt_tokens: u64,
+    read_tokens: u64,
+    turns: u32,
+    caching: bool,
+) -> Tally {
+    let prefix_tokens = prefix_tokens.min(prompt_tokens);
     let turns = u64::from(turns);
     let growth = if turns > 1 {
         read_tokens.div_ceil(turns - 1) + DIR_OUTPUT_TOKENS_PER_TURN
@@ -169,7 +196,8 @@ pub fn project_loop(prompt_tokens: u64, read_tokens: u64, turns: u32, caching: b
         if !caching {
             tally.usage.input_tokens += context;
         } else if turn == 0 {
-            tally.usage.cache_creation_input_tokens += context;
+            tally.usage.cache_read_input_tokens += prefix_tokens;
+            tally.usage.cache_creation_input_tokens += context - prefix_tokens;
         } else {
             tally.usage.cache_read_input_tokens += last_context;
             tally.usage.cache_creation_input_tokens += context - last_context;
@@ -195,10 +223,16 @@ pub fn project(inputs: &Inputs) -> Range<Tally> {
             } else {
                 dir.turns
             };
-            tally.add(project_loop(dir.prompt_tokens, dir.read_tokens, turns, low));
+            tally.add(project_loop_with_prefix(
+                dir.prefix_tokens,
+                dir.prompt_tokens,
+                dir.read_tokens,
+                turns,
+                low,
+            ));
         }
-        if let Some(tokens) = inputs.synthesis {
-            tally.add(Tally::single(tokens, SYNTHESIS_OUTPUT_TOKENS));
+        for tokens in &inputs.synthesis {
+            tally.add(Tally::single(*tokens, SYNTHESIS_OUTPUT_TOKENS));
         }
         tally
     };
@@ -224,7 +258,7 @@ pub struct Estimate {
     pub investigation_id: Option<String>,
     /// Every directory discovery found.
     pub directories_total: usize,
-    /// Directories that would get a dir loop.
+    /// Directories a dir loop would investigate (folded ones included).
     pub directories_to_investigate: usize,
     /// Directories already summarized in the cache (left out).
     pub directories_cached: usize,
@@ -236,6 +270,25 @@ pub struct Estimate {
     pub planning: bool,
     /// Whether a synthesis call would be made.
     pub synthesis: bool,
+    /// `--budget` in dollars; `null` for no ceiling.
+    pub budget_usd: Option<f64>,
+    /// The budget shapes the run: directories are folded into units or
+    /// summarised from the scan.
+    pub budget_binding: bool,
+    /// Dir loops the run would make.
+    pub loops: usize,
+    /// Units the directories to investigate make (one per directory when
+    /// the budget does not bind).
+    pub units: usize,
+    /// Loops the budget buys at the units' average expected cost.
+    pub loops_affordable: usize,
+    /// Directories folded into another directory's loop (counted in
+    /// `directories_to_investigate`).
+    pub directories_folded: usize,
+    /// Directories summarised from the scan, without the model.
+    pub directories_mechanical: usize,
+    /// Synthesis levels below the verdict (0: one call, or none).
+    pub synthesis_levels: usize,
     pub api_calls: Range<u64>,
     /// Every input token, cached or not.
     pub input_tokens: Range<u64>,
@@ -244,7 +297,7 @@ pub struct Estimate {
 }
 
 /// What [`estimate`] counted before the projection.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Counts {
     pub target: String,
     pub model: String,
@@ -252,6 +305,14 @@ pub struct Counts {
     pub total: usize,
     pub cached: usize,
     pub skipped: usize,
+    pub budget: Option<f64>,
+    pub budget_binding: bool,
+    pub units: usize,
+    pub loops_affordable: usize,
+    /// Directories folded into the loops of `Inputs::dirs`.
+    pub folded: usize,
+    pub mechanical: usize,
+    pub synthesis_levels: usize,
 }
 
 impl Estimate {
@@ -270,10 +331,18 @@ impl Estimate {
                 low: dollars(&counts.model, &tally.low.usage),
                 high: dollars(&counts.model, &tally.high.usage),
             },
-            directories_to_investigate: inputs.dirs.len(),
+            directories_to_investigate: inputs.dirs.len() + counts.folded,
             survey: inputs.survey.is_some(),
             planning: inputs.planning.is_some(),
-            synthesis: inputs.synthesis.is_some(),
+            synthesis: !inputs.synthesis.is_empty(),
+            budget_usd: counts.budget,
+            budget_binding: counts.budget_binding,
+            loops: inputs.dirs.len(),
+            units: counts.units,
+            loops_affordable: counts.loops_affordable,
+            directories_folded: counts.folded,
+            directories_mechanical: counts.mechanical,
+            synthesis_levels: counts.synthesis_levels,
             target: counts.target,
             model: counts.model,
             investigation_id: counts.investigation_id,
@@ -301,6 +370,19 @@ impl Estimate {
             ));
         }
         lines.push(dirs);
+        if self.budget_binding {
+            lines.push(format!(
+                "Budget: ${:.2} buys about {} loops for the {} units the directories make; \
+                 {} loops ({} directories folded into them), {} directories summarised \
+                 from the scan",
+                self.budget_usd.unwrap_or_default(),
+                self.loops_affordable,
+                self.units,
+                self.loops,
+                self.directories_folded,
+                self.directories_mechanical
+            ));
+        }
         let mut passes = Vec::new();
         if self.survey {
             passes.push("survey".to_string());
@@ -308,14 +390,15 @@ impl Estimate {
         if self.planning {
             passes.push("planning".to_string());
         }
-        if self.directories_to_investigate > 0 {
-            passes.push(format!(
-                "{} directory loops",
-                self.directories_to_investigate
-            ));
+        if self.loops > 0 {
+            passes.push(format!("{} directory loops", self.loops));
         }
         if self.synthesis {
-            passes.push("synthesis".to_string());
+            passes.push(if self.synthesis_levels > 0 {
+                format!("synthesis in {} levels", self.synthesis_levels + 1)
+            } else {
+                "synthesis".to_string()
+            });
         }
         if passes.is_empty() {
             passes.push("everything is cached".to_string());

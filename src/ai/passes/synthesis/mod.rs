@@ -12,19 +12,34 @@
 //! with a digest of the entries it read ([`entries_digest`]); a later run
 //! whose entries have the same digest reuses it ([`reusable_synthesis`])
 //! instead of paying for the same verdict again. The fallback is never saved.
+//!
+//! Also unlike the original, the summaries need not fit one call: when they
+//! do not ([`crate::ai::rules::levels`]), [`synthesize`] summarises parts of
+//! the tree first and writes the verdict from those summaries (`levels.rs`).
+//! Mechanical entries are read only where no mechanical parent already
+//! describes their subtree ([`synthesis_entries`]).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
+
+mod levels;
+
 use crate::ai::engine::session::Session;
 use crate::ai::passes::survey::string_field;
 use crate::ai::prompts::{self, SynthesisPrompt};
+use crate::ai::rules::decide::in_synthesis;
+use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
 use crate::ai::{PassError, stop_for_api_error};
 use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::text::escape_line;
+pub use levels::{GROUPS_FILE, LaidOut, SynthesisRun, Synthesized, lay_out, synthesize};
 
 /// Turns the synthesis pass may take.
 pub const SYNTHESIS_MAX_TURNS: u32 = 5;
@@ -43,6 +58,28 @@ pub fn report_order(mut entries: Vec<Value>) -> Vec<Value> {
     }
     entries.sort_by_key(key);
     entries
+}
+
+/// The dir entries the synthesis reads, in report order: the entry of
+/// every directory in `dirs` that a model wrote, and a mechanical entry
+/// only where its parent's entry is not mechanical too (the parent's
+/// already describes its subtree). Without mechanical entries, that is
+/// every entry.
+pub fn synthesis_entries(
+    target: &Path,
+    dirs: &[PathBuf],
+    entries: &HashMap<PathBuf, Value>,
+) -> Vec<Value> {
+    let mechanical = |dir: &Path| entries.get(dir).map(is_mechanical);
+    report_order(
+        dirs.iter()
+            .filter_map(|dir| {
+                let entry = entries.get(dir)?;
+                let parent = dir.parent().filter(|_| dir != target).and_then(mechanical);
+                in_synthesis(is_mechanical(entry), parent).then(|| entry.clone())
+            })
+            .collect(),
+    )
 }
 
 /// The `summaries_text` block: one section per dir entry.
@@ -137,16 +174,25 @@ pub struct SynthesisOutcome {
     pub submitted: bool,
 }
 
-/// Run the synthesis pass over `entries` (the live dir entries, in report
-/// order).
-pub async fn run_synthesis(
+/// How one synthesis conversation ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallEnd {
+    /// `submit_report` with this input.
+    Submitted(Value),
+    /// The API failed (after retries); the line was printed.
+    ApiError,
+    /// Every turn went by without a report.
+    OutOfTurns,
+}
+
+/// One synthesis conversation over `system` (the verdict, or one group of
+/// a synthesis in levels), up to [`SYNTHESIS_MAX_TURNS`] turns.
+pub async fn converse(
     session: &Session,
     cache: &Cache,
     progress: &Progress,
-    target: &str,
-    entries: &[Value],
-) -> Result<SynthesisOutcome, PassError> {
-    let system = synthesis_prompt(target, entries)?;
+    system: String,
+) -> Result<CallEnd, PassError> {
     let mut agent = Agent::new(
         Toolbox::Synthesis,
         system,
@@ -160,27 +206,46 @@ pub async fn run_synthesis(
         match agent.turn(session, cache, SYNTHESIS_LOG_NAME, turn).await {
             Ok(step) => {
                 if let TurnOutcome::Ended(input) = step.outcome {
-                    return Ok(SynthesisOutcome {
-                        brief: string_field(&input, "brief"),
-                        detailed: string_field(&input, "detailed"),
-                        submitted: true,
-                    });
+                    return Ok(CallEnd::Submitted(input));
                 }
             }
             Err(AgentError::Api(err)) => {
                 stop_for_api_error(session, &err)?;
                 progress.ai(&format!("  API error: {err}"));
-                return Ok(SynthesisOutcome::default());
+                return Ok(CallEnd::ApiError);
             }
             Err(other) => return Err(other.into()),
         }
     }
-    progress.ai("Warning: synthesis ran out of turns.");
-    let (brief, detailed) = synthesize_from_cache(entries);
-    Ok(SynthesisOutcome {
-        brief,
-        detailed,
-        submitted: false,
+    Ok(CallEnd::OutOfTurns)
+}
+
+/// Run the synthesis pass over `entries` (the live dir entries, in report
+/// order) in one call.
+pub async fn run_synthesis(
+    session: &Session,
+    cache: &Cache,
+    progress: &Progress,
+    target: &str,
+    entries: &[Value],
+) -> Result<SynthesisOutcome, PassError> {
+    let system = synthesis_prompt(target, entries)?;
+    Ok(match converse(session, cache, progress, system).await? {
+        CallEnd::Submitted(input) => SynthesisOutcome {
+            brief: string_field(&input, "brief"),
+            detailed: string_field(&input, "detailed"),
+            submitted: true,
+        },
+        CallEnd::ApiError => SynthesisOutcome::default(),
+        CallEnd::OutOfTurns => {
+            progress.ai("Warning: synthesis ran out of turns.");
+            let (brief, detailed) = synthesize_from_cache(entries);
+            SynthesisOutcome {
+                brief,
+                detailed,
+                submitted: false,
+            }
+        }
     })
 }
 
