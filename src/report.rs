@@ -108,10 +108,13 @@ pub struct Coverage {
 /// `Coverage: 12 directories investigated by a loop of their own, 30 folded
 /// into a unit, 58 summarised from the scan (no model read them).`
 pub fn coverage_line(coverage: &Coverage) -> String {
+    let dirs = |n: usize| format!("{n} director{}", if n == 1 { "y" } else { "ies" });
     format!(
-        "Coverage: {} directories investigated by a loop of their own, {} folded into a \
-         unit, {} summarised from the scan (no model read them).",
-        coverage.investigated, coverage.folded, coverage.mechanical
+        "Coverage: {} investigated by a loop of their own, {} folded into a unit, {} \
+         summarised from the scan (no model read them).",
+        dirs(coverage.investigated),
+        coverage.folded,
+        coverage.mechanical
     )
 }
 

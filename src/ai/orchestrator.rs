@@ -479,15 +479,20 @@ pub fn budget_line(decision: &Decision) -> Option<String> {
         return None;
     }
     Some(format!(
-        "Budget ${:.2}: {} loops for {} units ({} directories folded into them), {} \
-         directories summarised from the scan, ${:.2} kept for the synthesis",
+        "Budget ${:.2}: {} for {} units ({} folded into them), {} summarised from the scan, \
+         ${:.2} kept for the synthesis",
         budget.limit.unwrap_or_default(),
-        decision.loops.len(),
+        count(decision.loops.len(), "loop", "loops"),
         budget.units,
-        decision.folded(),
-        decision.mechanical.len(),
+        count(decision.folded(), "directory", "directories"),
+        count(decision.mechanical.len(), "directory", "directories"),
         budget.synthesis_reserve,
     ))
+}
+
+/// `1 loop`, `2 loops`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Phase 8: close `meta.json` and write `plan_evaluation.json`.

@@ -7,6 +7,7 @@
 mod support;
 
 mod api_client;
+mod budget;
 mod cache;
 mod cli;
 mod concurrency;

@@ -207,6 +207,8 @@ pub struct MockAgent {
     usage: HashMap<Pass, Usage>,
     flags: HashMap<String, Vec<FlagCall>>,
     completeness: f64,
+    /// Directory summaries are padded to this many characters.
+    summary_chars: Option<usize>,
 }
 
 impl MockAgent {
@@ -222,6 +224,7 @@ impl MockAgent {
             usage: HashMap::new(),
             flags: HashMap::new(),
             completeness: 0.8,
+            summary_chars: None,
         }
     }
 
@@ -298,6 +301,21 @@ impl MockAgent {
                 finding: finding.to_string(),
             });
         self
+    }
+
+    /// Directory summaries (reports and unit entries) run to `chars`
+    /// characters, as a real agent's do (about 1,200).
+    pub fn summary_chars(mut self, chars: usize) -> Self {
+        self.summary_chars = Some(chars);
+        self
+    }
+
+    fn summary_of(&self, rel: &str, files: &[(String, u64)]) -> String {
+        let summary = dir_summary(rel, files);
+        match self.summary_chars {
+            Some(chars) => padded(&summary, chars),
+            None => summary,
+        }
     }
 
     /// The canonical target.
@@ -405,7 +423,7 @@ impl MockAgent {
                             "path": path.to_string_lossy(),
                             "relative_path": member,
                             "child_count": member_files.len(),
-                            "summary": dir_summary(member, member_files),
+                            "summary": self.summary_of(member, member_files),
                             "dominant_category": "source",
                             "confidence": 0.8,
                             "cached_at": "2026-01-01T00:00:00+00:00"
@@ -423,7 +441,7 @@ impl MockAgent {
         }
         Reply::tool_use(
             "submit_report",
-            json!({"summary": dir_summary(rel, &files), "completeness": self.completeness}),
+            json!({"summary": self.summary_of(rel, &files), "completeness": self.completeness}),
         )
     }
 }
@@ -443,6 +461,17 @@ fn silent(turn: &Turn<'_>) -> Reply {
 /// The summary the default agent caches for `name` in directory `rel`.
 pub fn file_summary(rel: &str, name: &str) -> String {
     format!("File {name} of directory {rel}.")
+}
+
+/// `text` made `chars` characters long with plausible filler sentences.
+pub fn padded(text: &str, chars: usize) -> String {
+    const FILLER: &str = " Its files were read closely; the summaries of each describe what they \
+        do, how they fit together and what deserves a second look.";
+    let mut out = text.to_string();
+    while out.chars().count() < chars {
+        out.push_str(FILLER);
+    }
+    out.chars().take(chars.max(text.chars().count())).collect()
 }
 
 /// The summary the default agent reports for directory `rel`.

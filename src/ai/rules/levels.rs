@@ -3,9 +3,10 @@
 //!
 //! One call may carry at most [`Capacity::tokens`] of summaries: a quarter of
 //! the model's context window (the rest is room for the prompt's own text,
-//! the reply, and the turns a synthesis may take), and no more than a tenth
-//! of the budget's worth of input, so that no single request can spend a
-//! large share of a run's money. When every summary fits, synthesis is one
+//! the reply, and the turns a synthesis may take), and no more than a
+//! twentieth of the budget's worth of input (a quarter of the synthesis's
+//! share of a binding budget), so that no single request can spend the
+//! synthesis's money. When every summary fits, synthesis is one
 //! call, as it always was. When they do not:
 //!
 //! 1. level 1 groups the directory sections by subtree: a subtree whose
@@ -17,9 +18,10 @@
 //!    if they still do not fit;
 //! 3. the level that fits writes the verdict.
 //!
-//! Grouping follows the tree, not the text, so a change to one directory
-//! touches only the groups on its path; every group's output is cached by
-//! the digest of its input. Pure: section sizes in, layout out. The same
+//! Grouping follows the tree, and where a group of siblings ends is chosen
+//! by their paths, not their sizes (content-defined chunking), so a change
+//! to one directory touches only the groups on its path; every group's
+//! output is cached by the digest of its input. Pure: section sizes in, layout out. The same
 //! rule lays out the run's synthesis (from the real summaries) and the
 //! estimate's (from allowances).
 
@@ -32,11 +34,14 @@ pub struct Capacity {
 
 /// The share of the context window one synthesis call's sections may fill.
 pub const WINDOW_SHARE: u64 = 4;
-/// One call may spend at most this share of the budget on its input.
-pub const BUDGET_SHARE_PER_CALL: f64 = 0.1;
+/// One call may spend at most this share of the budget on its input: a
+/// quarter of what a binding budget keeps for the synthesis
+/// ([`crate::ai::rules::decide::SYNTHESIS_SHARE`]), so no one request can
+/// take the synthesis's money and the verdict always has its share.
+pub const BUDGET_SHARE_PER_CALL: f64 = 0.05;
 /// Tokens of a synthesis prompt besides its sections (instructions, tools,
-/// kickoff), set aside from the capacity.
-pub const PROMPT_OVERHEAD_TOKENS: u64 = 2_000;
+/// kickoff: about 1,000), set aside from the capacity.
+pub const PROMPT_OVERHEAD_TOKENS: u64 = 1_200;
 /// The least a call may carry, however small the budget: a handful of
 /// sections, or levels would never end.
 pub const MIN_CAPACITY_TOKENS: u64 = 1_000;
@@ -166,23 +171,28 @@ pub fn layout(sections: &[Section], capacity: Capacity, output_tokens: u64) -> L
         return Layout { levels };
     }
     let first = level_one(sections, capacity);
-    let mut sizes = next_sizes(
-        &first,
-        sections.iter().map(|s| s.tokens).collect(),
-        output_tokens,
-    );
-    levels.push(first);
-    // Each later level chunks its inputs in order until they fit; a level
-    // that cannot shrink (every chunk a single input) is the last.
-    while sizes.iter().sum::<u64>() > capacity.tokens {
-        let level = chunk(&sizes, capacity);
-        if level.groups.len() == sizes.len() || level.groups.is_empty() {
-            break;
-        }
+    let mut sizes: Vec<u64> = sections.iter().map(|s| s.tokens).collect();
+    if !first.groups.is_empty() {
+        sizes = next_sizes(&first, sizes, output_tokens);
+        levels.push(first);
+    }
+    while let Some(level) = next_level(&sizes, capacity) {
         sizes = next_sizes(&level, sizes, output_tokens);
         levels.push(level);
     }
     Layout { levels }
+}
+
+/// The level above inputs of `sizes` (in order): none when they fit one
+/// call, or when chunking cannot shrink them (the caller then cuts them).
+/// A run lays out each level above the first from its real outputs with
+/// this, as they are known.
+pub fn next_level(sizes: &[u64], capacity: Capacity) -> Option<Level> {
+    if sizes.iter().sum::<u64>() <= capacity.tokens {
+        return None;
+    }
+    let level = chunk(sizes, capacity);
+    (!level.groups.is_empty()).then_some(level)
 }
 
 /// The sizes of the next level's inputs.
@@ -205,6 +215,7 @@ fn level_one(sections: &[Section], capacity: Capacity) -> Level {
         passed_up: Vec::new(),
     };
     split(sections, 0..sections.len(), capacity, &mut level);
+    level.passed_up.sort_unstable();
     level
 }
 
@@ -218,7 +229,25 @@ fn subtree_end(sections: &[Section], start: usize, end: usize) -> usize {
         .unwrap_or(end)
 }
 
-/// Lay out the sibling subtrees in `range`.
+/// A section's size as grouping assumes it when it places boundaries.
+pub const NOMINAL_SECTION_TOKENS: u64 = 300;
+
+/// Whether a group starts at the subtree `rel` whatever the sizes: one
+/// sibling in `capacity / (2 x nominal)` on average, chosen by a hash of
+/// its path, so packs average half a call and a summary that grows or
+/// shrinks moves no boundary but its own group's (content-defined
+/// chunking, as backup tools cut files).
+fn starts_group(rel: &str, capacity: Capacity) -> bool {
+    let every = (capacity.tokens / (2 * NOMINAL_SECTION_TOKENS)).max(1);
+    // FNV-1a: stable across runs and Rust versions.
+    let hash = rel.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    hash % every == 0
+}
+
+/// Lay out the sibling subtrees in `range`: each that fits joins the open
+/// pack unless the pack would overflow or the subtree starts a group.
 fn split(
     sections: &[Section],
     range: std::ops::Range<usize>,
@@ -233,33 +262,36 @@ fn split(
         let end = subtree_end(sections, at, range.end);
         let subtree = size(at..end);
         if subtree <= capacity.tokens {
-            if pack_size + subtree > capacity.tokens && !pack.is_empty() {
-                level.groups.push(Group {
-                    inputs: std::mem::take(&mut pack),
-                });
+            if pack_size + subtree > capacity.tokens || starts_group(&sections[at].rel, capacity) {
+                close(std::mem::take(&mut pack), level);
                 pack_size = 0;
             }
             pack.extend(at..end);
             pack_size += subtree;
         } else {
-            if !pack.is_empty() {
-                level.groups.push(Group {
-                    inputs: std::mem::take(&mut pack),
-                });
-                pack_size = 0;
-            }
+            close(std::mem::take(&mut pack), level);
+            pack_size = 0;
             level.passed_up.push(at);
             split(sections, at + 1..end, capacity, level);
         }
         at = end;
     }
-    if !pack.is_empty() {
-        level.groups.push(Group { inputs: pack });
+    close(pack, level);
+}
+
+/// Close a pack: a group, or, for a single input, a pass up (a summary of
+/// one summary would shrink nothing).
+fn close(pack: Vec<usize>, level: &mut Level) {
+    match pack.len() {
+        0 => {}
+        1 => level.passed_up.extend(pack),
+        _ => level.groups.push(Group { inputs: pack }),
     }
 }
 
 /// A later level: inputs in order, chunked to fit; an input too large for
-/// any chunk passes up alone.
+/// any chunk, and a chunk of one, pass up alone (a summary of a single
+/// summary would shrink nothing).
 fn chunk(sizes: &[u64], capacity: Capacity) -> Level {
     let mut level = Level {
         groups: Vec::new(),
@@ -269,27 +301,20 @@ fn chunk(sizes: &[u64], capacity: Capacity) -> Level {
     let mut pack_size = 0;
     for (i, &size) in sizes.iter().enumerate() {
         if size > capacity.tokens {
-            if !pack.is_empty() {
-                level.groups.push(Group {
-                    inputs: std::mem::take(&mut pack),
-                });
-                pack_size = 0;
-            }
+            close(std::mem::take(&mut pack), &mut level);
+            pack_size = 0;
             level.passed_up.push(i);
             continue;
         }
-        if pack_size + size > capacity.tokens && !pack.is_empty() {
-            level.groups.push(Group {
-                inputs: std::mem::take(&mut pack),
-            });
+        if pack_size + size > capacity.tokens {
+            close(std::mem::take(&mut pack), &mut level);
             pack_size = 0;
         }
         pack.push(i);
         pack_size += size;
     }
-    if !pack.is_empty() {
-        level.groups.push(Group { inputs: pack });
-    }
+    close(pack, &mut level);
+    level.passed_up.sort_unstable();
     level
 }
 
@@ -314,20 +339,26 @@ mod tests {
     }
 
     #[test]
-    fn capacity_is_a_quarter_window_or_a_tenth_of_the_budget() {
-        // $5 at $2 per million: $0.50 buys 250,000 tokens, a quarter of 1M.
+    fn capacity_is_a_quarter_window_or_a_twentieth_of_the_budget() {
+        // $5 at $2 per million: $0.25 buys 125,000 tokens.
         let c = Capacity::new(1_000_000, Some(5.0), 2.0);
+        assert_eq!(c.tokens, 125_000 - PROMPT_OVERHEAD_TOKENS);
+        // $20: a quarter of the window is the lesser.
+        let c = Capacity::new(1_000_000, Some(20.0), 2.0);
         assert_eq!(c.tokens, 250_000 - PROMPT_OVERHEAD_TOKENS);
         assert_eq!(
             Capacity::new(200_000, None, 3.0).tokens,
             50_000 - PROMPT_OVERHEAD_TOKENS
         );
-        // Four cents: 2,000 tokens of input per call at $2.
+        // Four cents: 1,000 tokens of input per call at $2, all overhead.
         assert_eq!(
             Capacity::new(1_000_000, Some(0.04), 2.0).tokens,
             MIN_CAPACITY_TOKENS
         );
-        assert_eq!(Capacity::new(1_000_000, Some(0.1), 2.0).tokens, 3_000);
+        assert_eq!(
+            Capacity::new(1_000_000, Some(0.2), 2.0).tokens,
+            5_000 - PROMPT_OVERHEAD_TOKENS
+        );
     }
 
     #[test]
@@ -348,17 +379,17 @@ mod tests {
     #[test]
     fn subtrees_that_fit_become_groups_and_big_ones_split() {
         let list = sections(&[
-            (".", 5),
-            ("a", 5),
-            ("a/x", 40),
-            ("a/y", 40),
-            ("b", 10),
-            ("b/z", 10),
-            ("c", 10),
+            (".", 500),
+            ("a", 500),
+            ("a/x", 4_000),
+            ("a/y", 4_000),
+            ("b", 1_000),
+            ("b/z", 1_000),
+            ("c", 1_000),
         ]);
-        // Total 120 > 50.
-        let layout = layout(&list, cap(50), 5);
-        assert_eq!(layout.levels.len(), 1);
+        // Total 12,000 > 5,000.
+        let layout = layout(&list, cap(5_000), 500);
+        assert_eq!(layout.levels.len(), 2);
         let level = &layout.levels[0];
         let rel = |i: usize| list[i].rel.as_str();
         let groups: Vec<Vec<&str>> = level
@@ -366,24 +397,31 @@ mod tests {
             .iter()
             .map(|g| g.inputs.iter().map(|&i| rel(i)).collect())
             .collect();
-        // a (85) is too big: its own section passes up and x, y are groups
-        // of their own (80 together is too much); b and c share one.
-        assert_eq!(groups, [vec!["a/x"], vec!["a/y"], vec!["b", "b/z", "c"]]);
+        // a (8,500) is too big: its own section passes up, and so do x and
+        // y (8,000 together is too much, and a part of one would shrink
+        // nothing); b and c share a group.
+        assert_eq!(groups, [vec!["b", "b/z", "c"]]);
         let passed: Vec<&str> = level.passed_up.iter().map(|&i| rel(i)).collect();
-        assert_eq!(passed, [".", "a"]);
-        // The verdict reads ., a, then the three group outputs in tree order.
+        assert_eq!(passed, [".", "a", "a/x", "a/y"]);
+        // The next level reads ., a, a/x, a/y, then the group's output.
         assert_eq!(
             level.outputs(),
             [
                 Output::Passed(0),
                 Output::Passed(1),
+                Output::Passed(2),
+                Output::Passed(3),
                 Output::Group(0),
-                Output::Group(1),
-                Output::Group(2)
             ]
         );
+        // Those 9,500 tokens need one more level: (., a, a/x) and (a/y,
+        // the group's output).
+        assert_eq!(layout.levels[1].groups.len(), 2);
         assert_eq!(layout.calls(), 4);
-        assert_eq!(call_inputs(&list, &layout, 5), [40, 40, 30, 5 + 5 + 3 * 5]);
+        assert_eq!(
+            call_inputs(&list, &layout, 500),
+            [3_000, 5_000, 4_500, 1_000]
+        );
         // Every section is read exactly once.
         let mut seen: Vec<usize> = level
             .groups
@@ -396,25 +434,73 @@ mod tests {
     }
 
     #[test]
+    fn a_grown_summary_moves_only_its_own_group() {
+        let spec: Vec<(String, u64)> = std::iter::once((".".to_string(), 10))
+            .chain((0..60).map(|i| (format!("d{i:02}"), 100)))
+            .collect();
+        let groups = |grown: u64| {
+            let spec: Vec<(&str, u64)> = spec
+                .iter()
+                .map(|(r, t)| (r.as_str(), if r == "d30" { grown } else { *t }))
+                .collect();
+            let list = sections(&spec);
+            let layout = layout(&list, cap(2_400), 50);
+            layout.levels[0]
+                .groups
+                .iter()
+                .map(|g| {
+                    g.inputs
+                        .iter()
+                        .map(|&i| list[i].rel.clone())
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>()
+        };
+        let before = groups(100);
+        assert!(before.len() > 3, "{before:?}");
+        // Boundaries follow the paths: a longer summary changes only its
+        // own group's input.
+        assert_eq!(groups(400), before);
+        // One that overflows its group splits that group alone.
+        let after = groups(2_350);
+        let changed: Vec<_> = after.iter().filter(|g| !before.contains(g)).collect();
+        let lost: Vec<_> = before.iter().filter(|g| !after.contains(g)).collect();
+        assert!(
+            changed.len() <= 1 && lost.len() == 1,
+            "{before:?}\n{after:?}"
+        );
+        assert!(lost[0].contains(&"d30".to_string()));
+    }
+
+    #[test]
     fn many_groups_take_more_levels_and_always_end() {
-        let spec: Vec<(String, u64)> = std::iter::once((".".to_string(), 1))
-            .chain((0..400).map(|i| (format!("d{i:03}"), 10)))
+        let spec: Vec<(String, u64)> = std::iter::once((".".to_string(), 100))
+            .chain((0..400).map(|i| (format!("d{i:03}"), 1_000)))
             .collect();
         let spec: Vec<(&str, u64)> = spec.iter().map(|(r, t)| (r.as_str(), *t)).collect();
         let list = sections(&spec);
-        // 4,001 tokens at 100 a call: 40 groups of 10 directories, whose 40
-        // outputs of 20 tokens (and the root's section) need another level
-        // of 9 groups of up to 5, whose outputs (180) need a third of 2.
-        let layout = layout(&list, cap(100), 20);
-        assert_eq!(layout.levels.len(), 3, "{layout:?}");
-        assert_eq!(layout.levels[0].groups.len(), 40);
-        assert_eq!(layout.levels[1].groups.len(), 9);
-        assert_eq!(layout.levels[2].groups.len(), 2);
-        assert_eq!(layout.calls(), 40 + 9 + 2 + 1);
-        // An input that never fits ends the levels instead of looping.
+        // 400,100 tokens at 12,000 a call, group outputs of 3,000.
+        let layout = layout(&list, cap(12_000), 3_000);
+        assert!(layout.levels.len() >= 2, "{layout:?}");
+        for level in &layout.levels {
+            for group in &level.groups {
+                assert!(group.inputs.len() >= 2);
+            }
+        }
+        let first = &layout.levels[0];
+        assert!(
+            first.groups.len() > 30 && layout.calls() < 100,
+            "{}",
+            layout.calls()
+        );
+        let read: usize =
+            first.groups.iter().map(|g| g.inputs.len()).sum::<usize>() + first.passed_up.len();
+        assert_eq!(read, list.len());
+        // The verdict fits.
+        let inputs = call_inputs(&list, &layout, 3_000);
+        assert!(inputs.iter().all(|&t| t <= 12_000), "{inputs:?}");
+        // Inputs that never fit end the levels instead of looping.
         let huge = sections(&[(".", 500), ("a", 500)]);
-        let layout = super::layout(&huge, cap(100), 20);
-        assert_eq!(layout.levels.len(), 1);
-        assert!(layout.levels[0].groups.is_empty());
+        assert!(super::layout(&huge, cap(100), 20).levels.is_empty());
     }
 }

@@ -201,24 +201,25 @@ async fn in_levels(
     mut inputs: Vec<Input>,
     layout: &Layout,
 ) -> Result<Synthesized, PassError> {
-    let groups: usize = layout.levels.iter().map(|l| l.groups.len()).sum();
-    if !layout.levels.is_empty() {
-        run.progress.ai(&format!(
-            "Synthesis in {} levels: {groups} parts, then the verdict.",
-            layout.levels.len() + 1
-        ));
-    }
     let mut saved = saved_groups(run.cache);
     let mut used = Map::new();
-    let mut done = Synthesized {
-        levels: layout.levels.len(),
-        ..Synthesized::default()
-    };
+    let mut done = Synthesized::default();
     let mut first_brief = None;
     let output_bytes =
         ((run.capacity.tokens / 4) as f64 / run.tokens_per_byte.max(f64::MIN_POSITIVE)) as u64;
-    let mut part = 0;
-    for level in &layout.levels {
+    let per_byte = run.tokens_per_byte.max(f64::MIN_POSITIVE);
+    // Level 1 follows the tree; each level above is laid out from the real
+    // summaries of the one below, as they come.
+    let mut next = layout.levels.first().cloned();
+    while let Some(level) = next {
+        done.levels += 1;
+        let groups = level.groups.len();
+        run.progress.ai(&format!(
+            "Synthesis level {}: {groups} part{} to summarise first.",
+            done.levels,
+            if groups == 1 { "" } else { "s" }
+        ));
+        let mut part = 0;
         let mut outputs = Vec::with_capacity(level.groups.len());
         for group in &level.groups {
             part += 1;
@@ -296,6 +297,8 @@ async fn in_levels(
                 Output::Passed(i) => inputs[i].clone(),
             })
             .collect();
+        let sizes: Vec<u64> = inputs.iter().map(|i| tokens(&i.text, per_byte)).collect();
+        next = levels::next_level(&sizes, run.capacity);
     }
     // Only what this run used is kept.
     save_groups(run, &Map::new(), &used);
@@ -305,7 +308,7 @@ async fn in_levels(
         .map(|i| i.text.as_str())
         .collect::<Vec<_>>()
         .join("\n");
-    let note = if layout.levels.is_empty() {
+    let note = if done.levels == 0 {
         "The summaries below were shortened to fit the synthesis's share of the budget."
     } else {
         "The tree was too large to read in one call: each part (headed `Part:`) was \

@@ -70,8 +70,9 @@ pub const TASK_BYTES: u64 = 1_200;
 pub const SECTION_BYTES: u64 = 800;
 /// A mechanical summary's section in the synthesis.
 pub const MECHANICAL_SECTION_BYTES: u64 = 700;
-/// A group summary as the next synthesis level reads it.
-pub const GROUP_OUTPUT_TOKENS: u64 = SYNTHESIS_OUTPUT_TOKENS;
+/// A group summary (about 300 words, asked for) as its call writes it and
+/// the next synthesis level reads it.
+pub const GROUP_OUTPUT_TOKENS: u64 = 800;
 
 /// What a run knows before it decides.
 #[derive(Debug, Clone, Copy)]
@@ -543,12 +544,19 @@ fn project_synthesis(
 /// (plus the prompt's own text) once, as plain input, and writes its
 /// summary or the verdict.
 pub fn synthesis_cost(sections: &[Section], layout: &Layout, pricing: &Pricing) -> f64 {
-    levels::call_inputs(sections, layout, GROUP_OUTPUT_TOKENS)
+    let calls = levels::call_inputs(sections, layout, GROUP_OUTPUT_TOKENS);
+    let verdict = calls.len() - 1;
+    calls
         .into_iter()
-        .map(|input| {
+        .enumerate()
+        .map(|(n, input)| {
             pricing.cost(&Usage {
                 input_tokens: input + levels::PROMPT_OVERHEAD_TOKENS,
-                output_tokens: SYNTHESIS_OUTPUT_TOKENS,
+                output_tokens: if n == verdict {
+                    SYNTHESIS_OUTPUT_TOKENS
+                } else {
+                    GROUP_OUTPUT_TOKENS
+                },
                 ..Usage::default()
             })
         })

@@ -421,7 +421,7 @@ fn a_small_budget_lays_the_synthesis_out_in_levels() {
     );
     assert!(decision.budget.binding);
     assert!(!decision.loops.is_empty() && !decision.mechanical.is_empty());
-    // A call may read at most a tenth of 15 cents of input: 41 sections
+    // A call may read at most a twentieth of 15 cents of input: 41 sections
     // need more than one.
     assert!(
         !decision.synthesis.layout.levels.is_empty(),

@@ -1,0 +1,277 @@
+//! The budget end to end, at small scale: a quarter of a dollar on a
+//! 30-directory tree folds small directories into a unit, summarises most
+//! of the rest from the scan, and lays the synthesis out in levels; every
+//! directory still ends with an entry, and resumes stay exact.
+
+use crate::support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use luminos::ai::api::DEFAULT_MODEL;
+use luminos::ai::api::catalog::ModelFacts;
+use luminos::ai::passes::dir_loop::UNIT_FRAME;
+use luminos::cache::{Cache, CacheRoot, EntryKind};
+use serde_json::Value;
+use support::TestEnv;
+use support::agent::{AgentEnv, Pass};
+use support::mock::RecordedRequest;
+
+/// The root with 2 files, 6 small directories (2 files each, folded into
+/// the root's unit) and 23 larger ones (15 files each): 30 directories.
+fn tree() -> TestEnv {
+    let env = TestEnv::new();
+    env.file("README.md", "# A tree\n")
+        .file("Makefile", "all:\n");
+    for i in 0..6 {
+        env.file(&format!("small{i}/a.txt"), "a\n")
+            .file(&format!("small{i}/b.txt"), "b\n");
+    }
+    for i in 0..23 {
+        for f in 0..15 {
+            env.file(
+                &format!("big{i:02}/f{f:02}.rs"),
+                format!("pub fn f{f}() {{}}\n"),
+            );
+        }
+    }
+    env
+}
+
+/// Buys the root's unit and two more loops on [`tree`], with a synthesis
+/// whose calls may carry little enough that it takes levels.
+const BUDGET: &str = "0.25";
+
+fn run(env: &TestEnv, extra: &[&str]) -> Output {
+    env.run_ok(&[&["--jobs=1", "--json", "--budget", BUDGET], extra].concat())
+}
+
+fn report(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).expect("the report is JSON")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn canonical(env: &TestEnv) -> PathBuf {
+    std::fs::canonicalize(env.target()).unwrap()
+}
+
+fn cache(env: &TestEnv) -> Cache {
+    let root = CacheRoot::open(env.cache()).unwrap();
+    let id = root.investigation_id(&canonical(env), false).unwrap();
+    Cache::open(&root, &id.id, &canonical(env)).unwrap()
+}
+
+/// Every directory of the tree, relative (`.` for the root).
+fn rel_dirs(target: &Path) -> Vec<String> {
+    let mut dirs: Vec<String> = walkdir::WalkDir::new(target)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_dir())
+        .map(|e| {
+            let rel = e
+                .path()
+                .strip_prefix(target)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if rel.is_empty() { ".".to_string() } else { rel }
+        })
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// Each directory's entry, by relative path.
+fn entries(env: &TestEnv) -> BTreeMap<String, Value> {
+    let cache = cache(env);
+    let target = canonical(env);
+    rel_dirs(&target)
+        .into_iter()
+        .filter_map(|rel| {
+            let entry = cache.read_entry(EntryKind::Dir, &target.join(&rel).to_string_lossy())?;
+            Some((rel, entry))
+        })
+        .collect()
+}
+
+fn agent(env: TestEnv) -> AgentEnv {
+    env.with_agent(|a| a.summary_chars(1_200))
+}
+
+fn is_group(request: &RecordedRequest) -> bool {
+    request.system_text().contains("\n## This part\n")
+}
+
+fn synthesis_requests(env: &AgentEnv, from: usize) -> Vec<RecordedRequest> {
+    let target = canonical(env);
+    env.server.requests()[from..]
+        .iter()
+        .filter(|r| Pass::of(&r.body, &target) == Pass::Synthesis)
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn a_quarter_dollar_folds_a_unit_summarises_the_rest_and_synthesizes_in_levels() {
+    let env = agent(tree());
+    let out = run(&env, &[]);
+    let err = stderr(&out);
+    let report = report(&out);
+    let investigation = &report["investigation"];
+
+    // Every directory has an entry: the root's unit, its folded six, the
+    // loops the budget bought, and the scan's summaries for the rest.
+    let entries = entries(&env);
+    assert_eq!(entries.len(), 30, "{:?}", entries.keys());
+    let coverage = &investigation["coverage"];
+    assert_eq!(coverage["folded"], 6, "{investigation}");
+    let looped = coverage["investigated"].as_u64().unwrap();
+    let mechanical = coverage["mechanical"].as_u64().unwrap();
+    assert!(looped >= 2 && mechanical >= 10, "{investigation}");
+    assert_eq!(looped + 6 + mechanical, 30);
+    assert_eq!(investigation["directories_investigated"], 30);
+    assert_eq!(investigation["budget_usd"], 0.25);
+    assert!(
+        investigation["cost_usd"].as_f64().unwrap() <= 0.25,
+        "{investigation}"
+    );
+    for i in 0..6 {
+        let small = &entries[&format!("small{i}")];
+        assert_eq!(small["unit"], ".", "{small}");
+        assert!(small.get("mechanical").is_none());
+        assert!(small["fingerprint"].is_string());
+    }
+    let scanned: Vec<&Value> = entries
+        .values()
+        .filter(|e| e["mechanical"] == true)
+        .collect();
+    assert_eq!(scanned.len() as u64, mechanical);
+    for entry in &scanned {
+        let summary = entry["summary"].as_str().unwrap();
+        assert!(summary.starts_with("Summarised from the scan"), "{summary}");
+        assert!(summary.contains("15 files"), "{summary}");
+        assert_eq!(entry["file_count"], 15);
+        assert!(entry["fingerprint"].is_string());
+        assert!(entry["mechanical_reason"].is_string());
+    }
+
+    // The root's unit was one loop that was told its six directories.
+    let target = canonical(&env);
+    let root_first = env
+        .server
+        .requests()
+        .into_iter()
+        .find(|r| Pass::of(&r.body, &target) == Pass::Dir(".".into()) && r.turn() == 0)
+        .expect("the root's loop");
+    let prompt = root_first.prompt_text();
+    assert!(prompt.contains(UNIT_FRAME), "{prompt}");
+    assert!(prompt.contains("\nsmall0\n") && prompt.contains("\nsmall5\n"));
+
+    // The synthesis summarised parts first, then wrote the verdict.
+    let synthesis = synthesis_requests(&env, 0);
+    let groups = synthesis.iter().filter(|r| is_group(r)).count();
+    assert!(groups >= 2, "{groups} group calls");
+    assert_eq!(synthesis.len(), groups + 1);
+    assert!(
+        report["ai_brief"]
+            .as_str()
+            .unwrap()
+            .starts_with("Scripted brief")
+    );
+    let saved = cache(&env).read_json("synthesis_groups.json").unwrap();
+    assert_eq!(saved["groups"].as_object().unwrap().len(), groups);
+
+    // No request came near the window.
+    let window = ModelFacts::of(DEFAULT_MODEL).model.context_window;
+    for request in env.server.requests() {
+        let usage = request.reported_usage.unwrap();
+        assert!(usage.context_tokens() < window / 4, "{usage:?}");
+    }
+
+    for line in [
+        "[AI] Budget $0.25: ",
+        "6 directories folded into them",
+        "[AI] Synthesis level 1: ",
+        "[AI] Coverage: ",
+    ] {
+        assert!(err.contains(line), "missing {line:?} in:\n{err}");
+    }
+    // The terminal report says it too.
+    let text = env.run_ok(&["--jobs=1", "--budget", BUDGET]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("  Coverage: "), "{text}");
+}
+
+#[test]
+fn an_unchanged_tree_costs_nothing_and_a_change_reruns_only_its_groups() {
+    let env = agent(tree());
+    let first = report(&run(&env, &[]));
+    let before = entries(&env);
+    let groups_before = synthesis_requests(&env, 0)
+        .iter()
+        .filter(|r| is_group(r))
+        .count();
+
+    // Unchanged: no request at all, the same entries and report.
+    let requests = env.server.request_count();
+    let again = run(&env, &[]);
+    assert_eq!(env.server.request_count(), requests, "{}", stderr(&again));
+    assert_eq!(entries(&env), before);
+    let again = report(&again);
+    assert_eq!(again["ai_brief"], first["ai_brief"]);
+    assert_eq!(
+        again["investigation"]["coverage"],
+        first["investigation"]["coverage"]
+    );
+
+    // A file changes in a directory the scan summarised: it and the root
+    // (which embeds its summary) are investigated again, and only the
+    // synthesis parts whose input changed are asked for again.
+    let changed = before
+        .iter()
+        .find(|(rel, e)| e["mechanical"] == true && rel.starts_with("big1"))
+        .map(|(rel, _)| rel.clone())
+        .expect("a mechanical directory");
+    env.file(
+        &format!("{changed}/f00.rs"),
+        "pub fn changed() { todo!() }\n",
+    );
+    let out = run(&env, &[]);
+    let err = stderr(&out);
+    let target = canonical(&env);
+    let dirs: Vec<String> = env.server.requests()[requests..]
+        .iter()
+        .filter_map(|r| match Pass::of(&r.body, &target) {
+            Pass::Dir(rel) => Some(rel),
+            _ => None,
+        })
+        .fold(Vec::new(), |mut acc, rel| {
+            if !acc.contains(&rel) {
+                acc.push(rel);
+            }
+            acc
+        });
+    assert_eq!(dirs, [changed.clone(), ".".to_string()], "{err}");
+    assert!(err.contains("Plan loaded from cache."), "{err}");
+    let after = entries(&env);
+    assert_eq!(after[&changed].get("mechanical"), None, "now a loop's");
+    // Entries of directories that did not change are untouched.
+    for (rel, entry) in &before {
+        if rel != &changed && rel != "." {
+            assert_eq!(&after[rel], entry, "{rel}");
+        }
+    }
+    let groups_now = synthesis_requests(&env, requests)
+        .iter()
+        .filter(|r| is_group(r))
+        .count();
+    assert!(
+        groups_now < groups_before,
+        "{groups_now} of {groups_before}: {err}"
+    );
+    assert!(err.contains("(cached)"), "{err}");
+}
