@@ -17,14 +17,14 @@ use crate::ai::orchestrator::{current_states, discover};
 use crate::ai::passes::dir_loop::dir_system_prompt;
 use crate::ai::passes::survey::{NO_SURVEY, Survey};
 use crate::ai::passes::synthesis::{entries_digest, reusable_synthesis, synthesis_entries};
-use crate::ai::rules::decide::Facts;
+use crate::ai::rules::decide::{Facts, SavedWork};
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::ChildIndex;
 use crate::ai::rules::fingerprint::{DirState, classify};
 use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::rules::plan::Plan;
 use crate::ai::tools::{self, Toolbox};
-use crate::cache::{Cache, EntryKind, PLAN_FILE, SURVEY_FILE, SYNTHESIS_FILE};
+use crate::cache::{Cache, EntryKind, PLAN_FILE, SURVEY_FILE, SYNTHESIS_FILE, WORK_PLAN_FILE};
 use crate::config::Config;
 use crate::scan::{BaseScan, ScanFilter};
 
@@ -45,6 +45,8 @@ pub struct RunFacts {
     pub saved_survey: Option<Survey>,
     /// The saved plan.
     pub saved_plan: Option<Plan>,
+    /// The saved work plan.
+    pub saved_work: Option<SavedWork>,
     pub synthesis_current: bool,
     pub budget: Option<f64>,
     pub model: String,
@@ -86,6 +88,7 @@ impl RunFacts {
         let saved = |name: &str| cache.filter(|_| !fresh).and_then(|c| c.read_json(name));
         let saved_survey = saved(SURVEY_FILE).and_then(|v| serde_json::from_value(v).ok());
         let saved_plan = saved(PLAN_FILE).map(|v| Plan::from_value(&v));
+        let saved_work = saved(WORK_PLAN_FILE).and_then(|v| SavedWork::from_value(&v, &target));
         // Whether the saved synthesis still holds only matters when nothing
         // is left to investigate.
         let synthesis_current = classify(&dirs, &states).stale.is_empty()
@@ -107,6 +110,7 @@ impl RunFacts {
             fresh,
             saved_survey,
             saved_plan,
+            saved_work,
             synthesis_current,
         }
     }
@@ -124,6 +128,7 @@ impl RunFacts {
             fresh: self.fresh,
             saved_survey: self.saved_survey.is_some(),
             saved_plan: self.saved_plan.as_ref(),
+            saved_work: self.saved_work.as_ref(),
             synthesis_current: self.synthesis_current,
             budget: self.budget,
             model: &self.model,

@@ -63,7 +63,7 @@ use crate::ai::{InvestigationError, Outcome, PassError};
 use crate::cache::now_iso;
 use crate::cache::{
     Cache, CacheError, CacheRoot, EntryKind, PLAN_EVALUATION_FILE, PLAN_FILE, RunLock, SURVEY_FILE,
-    SYNTHESIS_FILE,
+    SYNTHESIS_FILE, WORK_PLAN_FILE,
 };
 use crate::config::Config;
 use crate::progress::Progress;
@@ -179,6 +179,17 @@ async fn pipeline(
     let survey = survey_phase(&run, &facts, first.survey).await?;
     let decision = plan_phase(&run, &facts, &first_look, survey.as_ref(), first).await?;
     report_decision(&decision, progress);
+    if decision.work_resumed {
+        progress.ai("Work plan loaded from cache.");
+    } else if !decision.loops.is_empty() || !decision.mechanical.is_empty() {
+        // Work decided under another budget is not carried on.
+        let older = facts
+            .saved_work
+            .as_ref()
+            .filter(|work| work.budget == decision.budget.limit);
+        let work = decision.work().merged_over(older);
+        save_json(&run, WORK_PLAN_FILE, &work.to_value(target));
+    }
     let allocations: Vec<u32> = decision.loops.iter().map(|l| l.turns).collect();
     let shared = Arc::new(DirShared {
         session: run.session.clone(),

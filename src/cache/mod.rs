@@ -15,6 +15,7 @@
 //!     flags.jsonl              findings
 //!     plan.json, survey.json, plan_evaluation.json, synthesis.json
 //!     synthesis_groups.json    summaries of the parts of a synthesis in levels
+//!     work_plan.json           the loops, units and mechanical entries decided
 //! ```
 //!
 //! Deliberate differences from the original:
@@ -60,6 +61,9 @@ pub const PLAN_FILE: &str = "plan.json";
 pub const PLAN_EVALUATION_FILE: &str = "plan_evaluation.json";
 /// `<id>/synthesis.json`: the verdict and the digest of the summaries it read.
 pub const SYNTHESIS_FILE: &str = "synthesis.json";
+/// `<id>/work_plan.json`: the loops, units and mechanical entries a run
+/// decided, and its budget, carried on by a run that resumes it.
+pub const WORK_PLAN_FILE: &str = "work_plan.json";
 /// `<id>/synthesis_groups.json`: the summary of each part of a synthesis in
 /// levels, by the digest of its input.
 pub const SYNTHESIS_GROUPS_FILE: &str = "synthesis_groups.json";

@@ -228,9 +228,10 @@ fn an_unchanged_tree_costs_nothing_and_a_change_reruns_only_its_groups() {
         first["investigation"]["coverage"]
     );
 
-    // A file changes in a directory the scan summarised: it and the root
-    // (which embeds its summary) are investigated again, and only the
-    // synthesis parts whose input changed are asked for again.
+    // A file changes in a directory the scan summarised: the saved work
+    // carries on (it is summarised from the scan again, for nothing), the
+    // root's unit (which embeds its summary) is investigated again, and only
+    // the synthesis parts whose input changed are asked for again.
     let changed = before
         .iter()
         .find(|(rel, e)| e["mechanical"] == true && rel.starts_with("big1"))
@@ -255,16 +256,25 @@ fn an_unchanged_tree_costs_nothing_and_a_change_reruns_only_its_groups() {
             }
             acc
         });
-    assert_eq!(dirs, [changed.clone(), ".".to_string()], "{err}");
+    assert_eq!(dirs, ["."], "{err}");
     assert!(err.contains("Plan loaded from cache."), "{err}");
+    assert!(err.contains("Work plan loaded from cache."), "{err}");
     let after = entries(&env);
-    assert_eq!(after[&changed].get("mechanical"), None, "now a loop's");
+    assert_eq!(after[&changed]["mechanical"], true);
+    assert_ne!(
+        after[&changed]["fingerprint"],
+        before[&changed]["fingerprint"]
+    );
     // Entries of directories that did not change are untouched.
     for (rel, entry) in &before {
         if rel != &changed && rel != "." {
             assert_eq!(&after[rel], entry, "{rel}");
         }
     }
+    assert_eq!(
+        report(&out)["investigation"]["coverage"],
+        first["investigation"]["coverage"]
+    );
     let groups_now = synthesis_requests(&env, requests)
         .iter()
         .filter(|r| is_group(r))
@@ -274,4 +284,155 @@ fn an_unchanged_tree_costs_nothing_and_a_change_reruns_only_its_groups() {
         "{groups_now} of {groups_before}: {err}"
     );
     assert!(err.contains("(cached)"), "{err}");
+}
+
+/// A tool result too large for the model's window is cut before it is
+/// sent: on a 200,000-token model, reading a 1.5 MB file whole would make
+/// a request of some 400,000 tokens.
+#[test]
+fn no_request_outgrows_the_window() {
+    let env = TestEnv::new();
+    env.small_project();
+    let line = "All work and no play makes a dull log line, number 0000000.\n";
+    env.file("docs/huge.log", line.repeat(1_500_000 / line.len()));
+    let env = env.with_agent(|a| {
+        a.dir_script("docs", |turn| match turn.turn {
+            1 => support::mock::Reply::tool_use(
+                "read_file",
+                serde_json::json!({"path": "docs/huge.log", "max_bytes": 1_048_576}),
+            ),
+            _ => support::mock::Reply::tool_use(
+                "submit_report",
+                serde_json::json!({"summary": "A huge log.", "completeness": 0.5}),
+            ),
+        })
+    });
+    let model = "claude-haiku-4-5";
+    let out = env.run_ok(&["--jobs=1", "--model", model]);
+    let window = ModelFacts::of(model).model.context_window;
+    let target = canonical(&env);
+    let docs: Vec<RecordedRequest> = env
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| Pass::of(&r.body, &target) == Pass::Dir("docs".into()))
+        .collect();
+    assert_eq!(docs.len(), 2);
+    let result = &docs[1].tool_results()[0];
+    assert!(
+        result
+            .content
+            .contains("[luminos: the rest of this result was cut")
+    );
+    for request in env.server.requests() {
+        let tokens = request.body.to_string().len() as u64 / 4;
+        assert!(
+            tokens < window,
+            "{tokens} tokens sent to a {window}-token model"
+        );
+    }
+    assert!(
+        stderr(&out).contains("A tool result was cut"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The cache a whole run under [`BUDGET`] leaves, with `extra` arguments,
+/// in a cache root of its own.
+fn clean_run(env: &AgentEnv, name: &str, extra: &[&str]) -> support::entries::Entries {
+    let root = env.root().join(name);
+    let out = env
+        .cmd()
+        .env("LUMINOS_CACHE_DIR", &root)
+        .args(["--json", "--budget", BUDGET])
+        .args(extra)
+        .arg(env.target())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    support::entries::cache_entries(&root)
+}
+
+#[test]
+fn four_jobs_and_one_job_leave_the_same_cache_of_units_and_mechanical_entries() {
+    let env = agent(tree());
+    let serial = clean_run(&env, "cache-j1", &["--jobs", "1"]);
+    let parallel = clean_run(&env, "cache-j4", &["--jobs", "4"]);
+    assert_eq!(serial.dirs.len(), 30);
+    assert!(serial.dirs.values().any(|e| e["mechanical"] == true));
+    assert!(serial.dirs.values().any(|e| e["unit"] == "."));
+    similar_asserts::assert_eq!(serial, parallel);
+}
+
+#[test]
+fn max_cost_stops_units_and_the_next_run_finishes_the_same_work() {
+    let env = agent(tree());
+    let clean = clean_run(&env, "cache-clean", &["--jobs", "1"]);
+    // The cap stops the loops after the first; what depends on them waits.
+    let capped = run(&env, &["--max-cost", "0.0001"]);
+    let report = report(&capped);
+    let investigation = &report["investigation"];
+    assert_eq!(investigation["cost_cap_hit"], true, "{investigation}");
+    let remaining = investigation["directories_remaining"].as_u64().unwrap();
+    assert!(remaining > 0, "{investigation}");
+    let partial = support::entries::cache_entries(env.cache());
+    assert_eq!(partial.dirs.len() as u64, 30 - remaining);
+    // The next run carries on with the same work and ends where a run
+    // without the cap ends.
+    let finished = run(&env, &[]);
+    let err = stderr(&finished);
+    assert!(err.contains("Work plan loaded from cache."), "{err}");
+    let report = self::report(&finished);
+    assert_eq!(report["investigation"]["directories_remaining"], 0);
+    similar_asserts::assert_eq!(
+        clean.dirs,
+        support::entries::cache_entries(env.cache()).dirs
+    );
+}
+
+#[test]
+fn ctrl_c_in_a_unit_and_the_next_run_resumes_the_same_work() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let env = agent(tree());
+    let clean = clean_run(&env, "cache-clean", &["--jobs", "2"]);
+    let start = env.server.request_count();
+    env.server.set_latency(Duration::from_millis(150));
+    let mut child = env
+        .std_cmd()
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .args(["--jobs", "2", "--budget", BUDGET])
+        .arg(env.target())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Survey, planning, and the first turns of the first loops.
+    let started = Instant::now();
+    while env.server.request_count() < start + 4 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the run never got going"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // SAFETY: kill(2) on our own child's pid, which is not reaped yet.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let done = support::entries::cache_entries(env.cache()).dirs.len();
+    assert!(done < 30, "interrupted before the end");
+
+    env.server.set_latency(Duration::ZERO);
+    let resumed = run(&env, &[]);
+    assert!(stderr(&resumed).contains("Work plan loaded from cache."));
+    similar_asserts::assert_eq!(
+        clean.dirs,
+        support::entries::cache_entries(env.cache()).dirs
+    );
 }

@@ -231,6 +231,11 @@ impl Client {
         &self.config.model
     }
 
+    /// The `max_tokens` every request asks for.
+    pub fn max_tokens(&self) -> u32 {
+        self.config.max_tokens
+    }
+
     /// A streaming request for this client's model and `max_tokens`, with the
     /// system prompt as one text block.
     pub fn request(

@@ -19,6 +19,7 @@ use crate::ai::api::caching::Reuse;
 use crate::ai::api::types::Content;
 use crate::ai::api::{ApiError, ContentBlock, Message, Response, ToolDefinition, Usage};
 use crate::ai::engine::session::Session;
+use crate::ai::engine::window::{TooLarge, request_tokens, shrink_pending};
 use crate::ai::prompts::PromptError;
 use crate::ai::tools::{self, Dispatch, FatalToolError, ToolContext, ToolOutput, Toolbox};
 use crate::cache::Cache;
@@ -39,6 +40,10 @@ pub enum AgentError {
     /// A prompt did not render.
     #[error(transparent)]
     Prompt(#[from] PromptError),
+    /// The request would not fit the model's window, even cut; it was not
+    /// sent.
+    #[error(transparent)]
+    TooLarge(#[from] TooLarge),
 }
 
 /// Where a conversation prints its lines.
@@ -192,6 +197,7 @@ impl Agent {
         directory: &str,
         turn: u32,
     ) -> Result<Step, AgentError> {
+        self.fit_window(session)?;
         let reuse = if self.one_call_expected && self.calls == 0 {
             Reuse::None
         } else {
@@ -256,6 +262,30 @@ impl Agent {
             outcome: ended.map_or(TurnOutcome::Continue, TurnOutcome::Ended),
             usage: response.usage,
         })
+    }
+
+    /// Make the request about to be sent fit the model's window: cut the
+    /// pending tool results if need be, refuse it if that is not enough.
+    fn fit_window(&mut self, session: &Session) -> Result<(), TooLarge> {
+        let limit = session.window_limit();
+        let per_byte = session.tokens_per_byte();
+        let measure =
+            |agent: &Agent| request_tokens(&agent.system, &agent.messages, &agent.tools, per_byte);
+        let tokens = measure(self);
+        if tokens <= limit {
+            return Ok(());
+        }
+        if shrink_pending(&mut self.messages, tokens - limit, per_byte) {
+            self.printer.line(
+                "A tool result was cut: the request would not have fit the model's context window.",
+            );
+        }
+        let tokens = measure(self);
+        if tokens <= limit {
+            Ok(())
+        } else {
+            Err(TooLarge { tokens, limit })
+        }
     }
 
     fn offers(&self, name: &str) -> bool {

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::ai::api::caching::Reuse;
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::TokenTracker;
 use crate::ai::api::types::{Content, MessagesRequest};
 use crate::ai::api::{
@@ -69,6 +70,20 @@ impl Session {
     /// The model every request uses.
     pub fn model(&self) -> &str {
         self.client.model()
+    }
+
+    /// The most tokens a request may carry: the model's context window
+    /// (catalog) less the reply's `max_tokens`.
+    pub fn window_limit(&self) -> u64 {
+        ModelFacts::of(self.model())
+            .model
+            .context_window
+            .saturating_sub(u64::from(self.client.max_tokens()))
+    }
+
+    /// Tokens per byte of text for the model (catalog).
+    pub fn tokens_per_byte(&self) -> f64 {
+        ModelFacts::of(self.model()).model.tokens_per_byte
     }
 
     /// The run's redactor.

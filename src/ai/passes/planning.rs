@@ -103,6 +103,10 @@ pub async fn run_planning(
                 progress.ai(&format!("  API error: {err}"));
                 return Ok(None);
             }
+            Err(AgentError::TooLarge(err)) => {
+                progress.ai(&format!("  Not sent: {err}."));
+                return Ok(None);
+            }
             Err(other) => return Err(other.into()),
         }
     }

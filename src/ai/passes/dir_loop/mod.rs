@@ -421,6 +421,17 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
                 end = LoopEnd::ApiError(err.to_string());
                 break;
             }
+            Err(AgentError::TooLarge(err)) => {
+                // The context is full: the loop ends as on its budget.
+                printer.line(&format!("Context window reached — {err}; exiting early"));
+                let partial =
+                    flush_partial_dir_entry(&shared.cache, target, &job.dir, PartialCause::Budget)?;
+                if !partial.is_empty() && summary.is_none() {
+                    summary = Some(partial);
+                }
+                end = LoopEnd::Budget;
+                break;
+            }
             Err(other) => return Err(other.into()),
         }
     }

@@ -214,6 +214,10 @@ pub async fn converse(
                 progress.ai(&format!("  API error: {err}"));
                 return Ok(CallEnd::ApiError);
             }
+            Err(AgentError::TooLarge(err)) => {
+                progress.ai(&format!("  Not sent: {err}."));
+                return Ok(CallEnd::OutOfTurns);
+            }
             Err(other) => return Err(other.into()),
         }
     }

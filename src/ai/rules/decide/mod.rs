@@ -26,7 +26,10 @@
 //!   shallow ones, each by its source files and size. Every other directory
 //!   is summarised from the scan ([`super::mechanical`]).
 //!
-//! A directory the plan skips stays out, with no entry, as before.
+//! A directory the plan skips stays out, with no entry, as before. A run that
+//! resumes (not `--fresh`, the same `--budget`) carries on with the work
+//! the interrupted run decided ([`SavedWork`]) when it covers everything
+//! left to do.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -46,6 +49,10 @@ use super::fingerprint::{DirState, Freshness, classify};
 use super::levels::{self, Capacity, Layout, Section};
 use super::plan::{AppliedPlan, Plan, Tier, apply_plan, named_tiers};
 use super::units::{Unit, fold_units, unit_turns};
+
+mod saved;
+
+pub use saved::{SavedLoop, SavedWork};
 
 /// `--budget` when none is given, in US dollars.
 pub const DEFAULT_BUDGET_USD: f64 = 5.0;
@@ -95,6 +102,8 @@ pub struct Facts<'a> {
     pub saved_survey: bool,
     /// The saved `plan.json`, if any.
     pub saved_plan: Option<&'a Plan>,
+    /// The saved `work_plan.json`, if any.
+    pub saved_work: Option<&'a SavedWork>,
     /// The saved synthesis was built from the entries as they are.
     pub synthesis_current: bool,
     /// `--budget` in dollars; `None` for no ceiling.
@@ -178,9 +187,27 @@ pub struct Decision {
     pub mechanical: Vec<PathBuf>,
     pub budget: BudgetPlan,
     pub synthesis: SynthesisPlan,
+    /// The loops and mechanical entries are the saved work's, resumed.
+    pub work_resumed: bool,
 }
 
 impl Decision {
+    /// The work this run decided, to save for a run that resumes it.
+    pub fn work(&self) -> SavedWork {
+        SavedWork {
+            budget: self.budget.limit,
+            loops: self
+                .loops
+                .iter()
+                .map(|l| SavedLoop {
+                    unit: l.unit.clone(),
+                    turns: l.turns,
+                })
+                .collect(),
+            mechanical: self.mechanical.clone(),
+        }
+    }
+
     /// Directories investigated by a loop of their own.
     pub fn looped(&self) -> usize {
         self.loops.len()
@@ -222,6 +249,53 @@ pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
         );
     let costs = LoopCosts { facts, pricing };
 
+    // A resumed run carries on with the work it saved.
+    let saved = facts
+        .saved_work
+        .filter(|work| !facts.fresh && work.budget == facts.budget && !applied.order.is_empty())
+        .and_then(|work| work.resume(&applied.order));
+    if let Some((saved, mechanical)) = saved {
+        let loops: Vec<PlannedLoop> = saved
+            .into_iter()
+            .map(|saved| PlannedLoop {
+                cost: costs.expected(&saved.unit, saved.turns),
+                tier: applied.tier_of(&saved.unit.root),
+                unit: saved.unit,
+                turns: saved.turns,
+            })
+            .collect();
+        let binding = !mechanical.is_empty() || loops.iter().any(|l| !l.unit.members.is_empty());
+        let synthesis =
+            project_synthesis(facts, &freshness, &loops, &mechanical, capacity, &pricing);
+        let spendable = (facts.budget.unwrap_or(f64::INFINITY) - fixed).max(0.0);
+        let loops_cost = loops.iter().map(|l| l.cost).sum();
+        return Decision {
+            tiny,
+            survey,
+            planning,
+            plan,
+            freshness,
+            applied,
+            budget: BudgetPlan {
+                limit: facts.budget,
+                binding,
+                fixed,
+                synthesis_reserve: if binding {
+                    spendable * SYNTHESIS_SHARE
+                } else {
+                    synthesis.cost
+                },
+                loops_cost,
+                units: loops.len() + mechanical.len(),
+                loops_affordable: loops.len(),
+            },
+            loops,
+            mechanical,
+            synthesis,
+            work_resumed: true,
+        };
+    }
+
     // Every directory its own loop, as before any budget.
     let singles: Vec<PlannedLoop> = applied
         .order
@@ -261,6 +335,7 @@ pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
             loops: singles,
             mechanical: Vec::new(),
             synthesis: synthesis_all,
+            work_resumed: false,
         };
     }
 
@@ -338,6 +413,7 @@ pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
             loops_affordable,
         },
         synthesis,
+        work_resumed: false,
     }
 }
 
@@ -355,15 +431,17 @@ fn choice(stale: bool, tiny: bool, saved: bool) -> PassChoice {
     }
 }
 
-/// What one single-call pass is expected to cost when it runs.
+/// What one single-call pass is expected to cost. A pass reused from the
+/// cache counts as if it ran: the run that saved it paid for it out of the
+/// same kind of budget, and a resumed run must decide as it did.
 fn pass_cost(pricing: &Pricing, choice: PassChoice, prompt: u64, output: u64) -> f64 {
     match choice {
-        PassChoice::Run => pricing.cost(&Usage {
+        PassChoice::Run | PassChoice::Reuse => pricing.cost(&Usage {
             input_tokens: prompt,
             output_tokens: output,
             ..Usage::default()
         }),
-        PassChoice::Reuse | PassChoice::Skip | PassChoice::NotNeeded => 0.0,
+        PassChoice::Skip | PassChoice::NotNeeded => 0.0,
     }
 }
 

@@ -79,6 +79,7 @@ struct Setup {
     mechanical: HashSet<PathBuf>,
     saved_survey: bool,
     saved_plan: Option<Plan>,
+    saved_work: Option<SavedWork>,
     synthesis_current: bool,
     fresh: bool,
     budget: Option<f64>,
@@ -91,6 +92,7 @@ impl Default for Setup {
             mechanical: HashSet::new(),
             saved_survey: false,
             saved_plan: None,
+            saved_work: None,
             synthesis_current: false,
             fresh: false,
             budget: Some(5.0),
@@ -110,6 +112,7 @@ fn run(tree: &Tree, setup: &Setup, proposal: Option<&Plan>) -> Decision {
         fresh: setup.fresh,
         saved_survey: setup.saved_survey,
         saved_plan: setup.saved_plan.as_ref(),
+        saved_work: setup.saved_work.as_ref(),
         synthesis_current: setup.synthesis_current,
         budget: setup.budget,
         model: DEFAULT_MODEL,
@@ -447,4 +450,69 @@ fn mechanical_entries_join_the_synthesis_only_at_the_top_of_their_region() {
     assert!(in_synthesis(true, None));
     assert!(in_synthesis(true, Some(false)));
     assert!(!in_synthesis(true, Some(true)));
+}
+
+#[test]
+fn a_resume_carries_on_with_the_saved_work() {
+    let tree = wide();
+    let everything = run(
+        &tree,
+        &Setup {
+            budget: None,
+            ..Setup::default()
+        },
+        None,
+    );
+    let full = everything.budget.fixed + everything.budget.loops_cost + everything.synthesis.cost;
+    let budget = Some(full / 2.0);
+    let first = run(
+        &tree,
+        &Setup {
+            budget,
+            ..Setup::default()
+        },
+        None,
+    );
+    assert!(first.budget.binding && !first.work_resumed);
+    // The run stopped after its first loop: that loop's directories are
+    // done, the rest is left.
+    let done: HashSet<&PathBuf> = first.loops[0].unit.dirs().collect();
+    let states: HashMap<PathBuf, DirState> = tree
+        .dirs
+        .iter()
+        .map(|d| {
+            let state = if done.contains(d) {
+                DirState::Unchanged
+            } else {
+                DirState::Missing
+            };
+            (d.clone(), state)
+        })
+        .collect();
+    let resumed = Setup {
+        states: states.clone(),
+        saved_survey: true,
+        saved_plan: Some(Plan::default()),
+        saved_work: Some(first.work()),
+        budget,
+        ..Setup::default()
+    };
+    let second = run(&tree, &resumed, None);
+    assert!(second.work_resumed);
+    assert_eq!(second.loops[..], first.loops[1..]);
+    assert_eq!(second.mechanical, first.mechanical);
+    // Another budget, or --fresh: decided anew.
+    let other = Setup {
+        budget: Some(full),
+        ..resumed
+    };
+    assert!(!run(&tree, &other, None).work_resumed);
+    let fresh = Setup {
+        fresh: true,
+        states: HashMap::new(),
+        budget,
+        saved_work: Some(first.work()),
+        ..Setup::default()
+    };
+    assert!(!run(&tree, &fresh, None).work_resumed);
 }
