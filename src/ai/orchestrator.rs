@@ -40,7 +40,7 @@ use crate::ai::engine::scheduler::{LoopOptions, LoopsDone, run_work};
 use crate::ai::engine::session::Session;
 use crate::ai::facts::RunFacts;
 use crate::ai::passes::dir_loop::{DirOutcome, DirShared, UNIT_FIELD, dir_system_prompt};
-use crate::ai::passes::planning::{PlanningInputs, run_planning};
+use crate::ai::passes::planning::{PlanningInputs, Spending, run_planning};
 use crate::ai::passes::survey::{
     Survey, SurveyInputs, filter_dir_tools, format_survey_block, format_survey_signals, run_survey,
     survey_report_lines,
@@ -53,11 +53,12 @@ use crate::ai::rules::decide::{Decision, PassChoice, decide};
 use crate::ai::rules::discover::{ChildIndex, discover_directories, relative};
 use crate::ai::rules::fingerprint::{DirState, Freshness, Reason, classify, fingerprint};
 use crate::ai::rules::levels::Capacity;
+use crate::ai::rules::map::{MAP_LINES, condensed_map};
 use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::rules::plan::{
     Utilization, plan_evaluation, plan_summary_line, unmatched_warning, utilization_line,
 };
-use crate::ai::rules::tree_view::prompt_tree;
+use crate::ai::rules::tree_view::{MAX_NODES, prompt_tree};
 use crate::ai::tools::{self, Toolbox};
 use crate::ai::{InvestigationError, Outcome, PassError};
 use crate::cache::now_iso;
@@ -431,7 +432,7 @@ async fn plan_phase(
     progress.ai("Planning pass...");
     let target_text = run.target.to_string_lossy();
     let survey_block = format_survey_block(survey);
-    let tree_text = prompt_tree(run.target, &run.scope, PLANNING_TREE_DEPTH);
+    let tree_text = planning_tree(run.target, &run.scope, facts);
     let file_signals = format_survey_signals(&run.scan.survey_signals);
     let cached_rel: Vec<String> = first_look
         .fresh
@@ -445,6 +446,7 @@ async fn plan_phase(
         file_signals: &file_signals,
         dir_count: facts.dirs.len(),
         cached_dirs: &cached_rel,
+        spending: spending(&first),
     };
     match run_planning(&run.session, cache, progress, &inputs).await? {
         Some(plan) => {
@@ -456,6 +458,26 @@ async fn plan_phase(
             Ok(first)
         }
     }
+}
+
+/// The tree the planner sees: six levels of it, or, when that many
+/// entries would not fit a tree view, the condensed map of its subtrees.
+pub fn planning_tree(target: &Path, scope: &ScanFilter, facts: &RunFacts) -> String {
+    let entries = facts.dirs.len() as u64 + facts.stats.of(target).subtree_files;
+    if entries > MAX_NODES as u64 {
+        condensed_map(target, &facts.children, &facts.stats, MAP_LINES)
+    } else {
+        prompt_tree(target, scope, PLANNING_TREE_DEPTH)
+    }
+}
+
+/// What the planner is told the budget buys, when it binds.
+pub fn spending(decision: &Decision) -> Option<Spending> {
+    decision.budget.binding.then(|| Spending {
+        budget: decision.budget.limit.unwrap_or_default(),
+        loops: decision.budget.loops_affordable,
+        units: decision.budget.units,
+    })
 }
 
 /// Save a reusable pass result; failing to is only a warning.

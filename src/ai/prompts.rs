@@ -159,14 +159,14 @@ pub struct PlanningPrompt<'a> {
     pub dir_count: usize,
     pub cached_dirs: &'a str,
     pub default_turns: u32,
-    pub global_budget: u32,
+    /// The budget section: the turns, and what the money buys.
+    pub budget_text: &'a str,
 }
 
 impl PlanningPrompt<'_> {
     pub fn render(&self) -> Result<String, PromptError> {
         let dir_count = self.dir_count.to_string();
         let default_turns = self.default_turns.to_string();
-        let global_budget = self.global_budget.to_string();
         render(
             PLANNING_TEMPLATE,
             &[
@@ -177,7 +177,7 @@ impl PlanningPrompt<'_> {
                 ("dir_count", &dir_count),
                 ("cached_dirs", self.cached_dirs),
                 ("default_turns", &default_turns),
-                ("global_budget", &global_budget),
+                ("budget_text", self.budget_text),
             ],
         )
     }
@@ -314,11 +314,11 @@ mod tests {
         assert_eq!(
             placeholders(PLANNING_TEMPLATE),
             [
+                "budget_text",
                 "cached_dirs",
                 "default_turns",
                 "dir_count",
                 "file_signals",
-                "global_budget",
                 "survey_context",
                 "target",
                 "tree_text"
@@ -370,7 +370,7 @@ mod tests {
             dir_count: 3,
             cached_dirs: "(none)",
             default_turns: 10,
-            global_budget: 30,
+            budget_text: "All directories together have 30 turns.",
         };
         assert!(
             planning
@@ -557,6 +557,7 @@ mod snapshots {
             file_signals: &file_signals,
             dir_count: 4,
             cached_dirs: &cached,
+            spending: None,
         })
         .unwrap();
         insta::assert_snapshot!(prompt);

@@ -159,6 +159,19 @@ fn a_quarter_dollar_folds_a_unit_summarises_the_rest_and_synthesizes_in_levels()
         assert!(entry["mechanical_reason"].is_string());
     }
 
+    // The planner was told what the money buys.
+    let planning = env
+        .server
+        .requests()
+        .into_iter()
+        .find(|r| Pass::of(&r.body, &canonical(&env)) == Pass::Planning)
+        .expect("a planning call");
+    let prompt = planning.system_text();
+    assert!(
+        prompt.contains("Money is tighter than turns. The run's $0.25 buys about"),
+        "{prompt}"
+    );
+
     // The root's unit was one loop that was told its six directories.
     let target = canonical(&env);
     let root_first = env
@@ -435,4 +448,86 @@ fn ctrl_c_in_a_unit_and_the_next_run_resumes_the_same_work() {
         clean.dirs,
         support::entries::cache_entries(env.cache()).dirs
     );
+}
+
+/// `--estimate` takes the run's own decision: what it projects is what the
+/// run then does.
+#[test]
+fn the_estimate_projects_what_the_run_does() {
+    let env = agent(tree());
+    let estimate = env
+        .bare_cmd()
+        .args(["--estimate", "--json", "--budget", BUDGET])
+        .arg(env.target())
+        .output()
+        .unwrap();
+    assert!(estimate.status.success(), "{}", stderr(&estimate));
+    let estimate: Value = serde_json::from_slice(&estimate.stdout).unwrap();
+    assert_eq!(estimate["budget_usd"], 0.25);
+    assert_eq!(estimate["budget_binding"], true);
+    assert_eq!(estimate["directories_folded"], 6);
+    assert!(estimate["synthesis_levels"].is_u64(), "{estimate}");
+    let text = env
+        .bare_cmd()
+        .args(["--estimate", "--budget", BUDGET])
+        .arg(env.target())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("Budget: $0.25 buys about "), "{text}");
+    assert!(text.contains("6 directories folded into them"), "{text}");
+
+    let report = report(&run(&env, &[]));
+    let coverage = &report["investigation"]["coverage"];
+    assert_eq!(estimate["loops"], coverage["investigated"]);
+    assert_eq!(estimate["directories_folded"], coverage["folded"]);
+    assert_eq!(estimate["directories_mechanical"], coverage["mechanical"]);
+    assert_eq!(
+        estimate["directories_to_investigate"].as_u64().unwrap(),
+        coverage["investigated"].as_u64().unwrap() + 6
+    );
+    let cost = report["investigation"]["cost_usd"].as_f64().unwrap();
+    assert!(
+        cost <= estimate["cost_usd"]["high"].as_f64().unwrap(),
+        "{cost} {estimate}"
+    );
+    // Without a ceiling every directory gets its loop.
+    let unbounded = env
+        .bare_cmd()
+        .args(["--estimate", "--json", "--fresh", "--budget", "none"])
+        .arg(env.target())
+        .output()
+        .unwrap();
+    let unbounded: Value = serde_json::from_slice(&unbounded.stdout).unwrap();
+    assert_eq!(unbounded["budget_binding"], false);
+    assert_eq!(unbounded["loops"], 30);
+    assert_eq!(unbounded["directories_mechanical"], 0);
+}
+
+/// A tree too large for a tree view reaches the planner as a map of its
+/// subtrees' figures, not as file names.
+#[test]
+fn the_planner_sees_a_large_tree_as_a_map() {
+    let env = TestEnv::new();
+    for d in 0..60 {
+        for f in 0..40 {
+            env.file(&format!("area{}/part{d:02}/f{f:02}.py", d % 3), "x = 1\n");
+        }
+    }
+    let env = env.with_mock();
+    let out = env.run_ok(&["--jobs=4", "--budget", "0.3"]);
+    let planning = env
+        .server
+        .requests()
+        .into_iter()
+        .find(|r| Pass::of(&r.body, &canonical(&env)) == Pass::Planning)
+        .expect("a planning call");
+    let prompt = planning.system_text();
+    let tree =
+        &prompt[prompt.find("## The whole tree").unwrap()..prompt.find("## File signals").unwrap()];
+    assert!(tree.contains("├── area0/  [21 dirs, 800 files, "), "{tree}");
+    assert!(tree.contains("Python 800]"), "{tree}");
+    assert!(tree.contains("more directories  ["), "{tree}");
+    assert!(!tree.contains(".py"), "no file names in a map: {tree}");
+    assert!(stderr(&out).contains("[AI] Coverage: "));
 }

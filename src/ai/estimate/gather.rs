@@ -18,7 +18,7 @@ use crate::ai::PassError;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::Pricing;
 use crate::ai::facts::{RunFacts, tools_tokens};
-use crate::ai::orchestrator::{PLANNING_TREE_DEPTH, SURVEY_TREE_DEPTH};
+use crate::ai::orchestrator::{SURVEY_TREE_DEPTH, planning_tree, spending};
 use crate::ai::passes::dir_loop::{
     compose_dir_task, dir_context_in, dir_system_prompt, named_child_entries, outside_children,
 };
@@ -27,7 +27,7 @@ use crate::ai::passes::survey::{NO_SURVEY, SurveyInputs, format_survey_signals, 
 use crate::ai::passes::synthesis::{lay_out, synthesis_entries, synthesis_prompt};
 use crate::ai::prompts::kickoff;
 use crate::ai::rules::decide::{
-    Decision, GROUP_OUTPUT_TOKENS, MECHANICAL_SECTION_BYTES, PassChoice, decide,
+    Decision, GROUP_OUTPUT_TOKENS, MECHANICAL_SECTION_BYTES, PassChoice, SECTION_BYTES, decide,
 };
 use crate::ai::rules::discover::relative;
 use crate::ai::rules::levels::{Capacity, call_inputs};
@@ -102,10 +102,11 @@ pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateEr
         let prompt = planning_prompt(&PlanningInputs {
             target: &target_text,
             survey_block: NO_SURVEY,
-            tree_text: &prompt_tree(target, &scope, PLANNING_TREE_DEPTH),
+            tree_text: &planning_tree(target, &scope, &facts),
             file_signals: &format_survey_signals(&scan.survey_signals),
             dir_count: facts.dirs.len(),
             cached_dirs: &cached_rel,
+            spending: spending(&decision),
         })
         .map_err(prompt_error("planning"))?;
         Some(call_tokens(&prompt, kickoff::PLANNING, Toolbox::Planning) + survey_block(surveyed))
@@ -194,7 +195,8 @@ fn entries_after(
     decision: &Decision,
     kept: &dyn Fn(&Path) -> Option<Value>,
 ) -> Vec<Value> {
-    let allowance = "x".repeat(SUMMARY_BYTES);
+    // The same allowances the decision projects the synthesis with.
+    let allowance = "x".repeat(SECTION_BYTES as usize);
     let scan_allowance = "x".repeat(MECHANICAL_SECTION_BYTES as usize);
     let mechanical: HashSet<&Path> = decision.mechanical.iter().map(PathBuf::as_path).collect();
     let looped: HashSet<&Path> = decision

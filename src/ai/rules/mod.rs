@@ -8,6 +8,7 @@
 //! - [`dir_stats`]: the scan's figures for each directory and subtree;
 //! - [`fingerprint`]: whether a cached summary still matches the disk;
 //! - [`levels`]: grouping summaries so every synthesis call fits;
+//! - [`map`]: the condensed map the planner sees of a large tree;
 //! - [`mechanical`]: the summary of a directory no loop investigates;
 //! - [`plan`]: turning the planner's proposal into allocations and an order;
 //! - [`tree_view`]: the trees the survey and planner see;
@@ -18,6 +19,7 @@ pub mod dir_stats;
 pub mod discover;
 pub mod fingerprint;
 pub mod levels;
+pub mod map;
 pub mod mechanical;
 pub mod plan;
 pub mod tree_view;
