@@ -116,7 +116,7 @@ fn on_path(program: &str) -> bool {
 
 /// Write `count` files under `root` in nested directories; returns the bytes
 /// written. Deterministic for a given count.
-fn generate_tree(root: &Path, count: usize) -> u64 {
+pub fn generate_tree(root: &Path, count: usize) -> u64 {
     let mut rng = fastrand::Rng::with_seed(0x5ca9);
     let mut written = 0u64;
     for i in 0..count {

@@ -33,7 +33,7 @@ use crate::ai::PassError;
 use crate::ai::api::Usage;
 use crate::ai::api::cost::Pricing;
 use crate::ai::passes::dir_loop::{DirJob, DirOutcome, DirShared, investigate_dir};
-use crate::ai::passes::mechanical::summarise_mechanically;
+use crate::ai::passes::mechanical::{mechanical_update, summarise_mechanically, write_mechanical};
 use crate::ai::rules::decide::PlannedLoop;
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{display_name, sort_leaf_first};
@@ -172,15 +172,18 @@ pub fn within_cap(spent: f64, expected_next: f64, cap: Option<f64>) -> bool {
 }
 
 /// The budget rule: start a loop only if the spend so far, what the loops
-/// already running and this one are each expected to cost, stays within
-/// what the loops may spend.
+/// already running and this one are each expected to cost, and what the
+/// loops ranked before it that have not started are expected to cost
+/// (`reserved`), stay within what the loops may spend. When money runs
+/// short, the loops that matter most (the target's first) keep theirs.
 pub fn within_budget(
     spent: f64,
     running: usize,
     expected_next: f64,
+    reserved: f64,
     for_loops: Option<f64>,
 ) -> bool {
-    for_loops.is_none_or(|limit| spent + expected_next * (running + 1) as f64 <= limit)
+    for_loops.is_none_or(|limit| spent + expected_next * (running + 1) as f64 + reserved <= limit)
 }
 
 /// How the dir loops are run.
@@ -260,18 +263,31 @@ pub async fn run_work(
     let mut running: JoinSet<(usize, Result<DirOutcome, PassError>)> = JoinSet::new();
     let mut done = LoopsDone::default();
     let mut finished_costs = Vec::new();
+    let mut launched = vec![false; planned.len()];
     let mut started = 0;
     let mut refresh = tokio::time::interval(BOARD_REFRESH);
     loop {
-        // Mechanical entries cost nothing: each is written as soon as it
-        // is ready, even past the cap.
-        while let Some(i) = schedule.start_next_where(|i| !is_loop(i)) {
-            let dir = schedule.dir(i).to_path_buf();
-            let changed = contents_changed(&dir);
-            if summarise_mechanically(&shared, stats, &dir, changed, MechanicalReason::NotChosen)? {
-                done.mechanical_written += 1;
+        // Mechanical entries cost nothing: they are written as soon as
+        // they are ready, even past the cap, each batch of ready ones at
+        // once (their parents become ready when the batch is written).
+        loop {
+            let mut batch = Vec::new();
+            let mut ready = Vec::new();
+            while let Some(i) = schedule.start_next_where(|i| !is_loop(i)) {
+                let dir = schedule.dir(i).to_path_buf();
+                let changed = contents_changed(&dir);
+                let update =
+                    mechanical_update(&shared, stats, &dir, changed, MechanicalReason::NotChosen)?;
+                batch.extend(update);
+                ready.push(i);
             }
-            schedule.finish(i);
+            if ready.is_empty() {
+                break;
+            }
+            done.mechanical_written += write_mechanical(&shared, &batch)?;
+            for i in ready {
+                schedule.finish(i);
+            }
         }
         while running.len() < options.jobs.max(1)
             && !done.cap_hit
@@ -304,7 +320,20 @@ pub async fn run_work(
                 expected_loop_cost(&finished_costs, pricing)
             };
             let shown = display_name(&shared.target, &plan.unit.root);
-            if !within_budget(spent, running.len(), expected, options.budget_for_loops) {
+            let reserved: f64 = planned
+                .iter()
+                .enumerate()
+                .filter(|(m, other)| !launched[*m] && other.rank < plan.rank)
+                .map(|(_, other)| other.cost)
+                .sum();
+            launched[n] = true;
+            if !within_budget(
+                spent,
+                running.len(),
+                expected,
+                reserved,
+                options.budget_for_loops,
+            ) {
                 shared.progress.ai(&format!(
                     "Budget reached (${spent:.2} spent): {shown}/ is summarised from the scan \
                      instead of investigated."
@@ -480,12 +509,13 @@ mod tests {
     }
 
     #[test]
-    fn the_budget_counts_the_running_loops_too() {
-        assert!(within_budget(100.0, 8, 1.0, None));
-        assert!(within_budget(1.0, 0, 1.0, Some(2.0)));
-        assert!(within_budget(1.0, 1, 0.5, Some(2.0)));
-        assert!(!within_budget(1.0, 2, 0.5, Some(2.0)));
-        assert!(!within_budget(0.0, 0, 0.01, Some(0.0)));
+    fn the_budget_counts_the_running_loops_and_the_higher_ranked_ones() {
+        assert!(within_budget(100.0, 8, 1.0, 50.0, None));
+        assert!(within_budget(1.0, 0, 1.0, 0.0, Some(2.0)));
+        assert!(within_budget(1.0, 1, 0.5, 0.0, Some(2.0)));
+        assert!(!within_budget(1.0, 2, 0.5, 0.0, Some(2.0)));
+        assert!(!within_budget(1.0, 0, 0.5, 0.6, Some(2.0)));
+        assert!(!within_budget(0.0, 0, 0.01, 0.0, Some(0.0)));
     }
 
     #[test]

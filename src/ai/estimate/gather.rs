@@ -28,6 +28,7 @@ use crate::ai::passes::synthesis::{lay_out, synthesis_entries, synthesis_prompt}
 use crate::ai::prompts::kickoff;
 use crate::ai::rules::decide::{
     Decision, GROUP_OUTPUT_TOKENS, MECHANICAL_SECTION_BYTES, PassChoice, SECTION_BYTES, decide,
+    expected_read_bytes,
 };
 use crate::ai::rules::discover::relative;
 use crate::ai::rules::levels::{Capacity, call_inputs};
@@ -148,6 +149,7 @@ pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateEr
                 .dirs()
                 .map(|d| tokens_of_bytes(facts.stats.of(d).read_bytes))
                 .sum(),
+            read_tokens_low: tokens_of_bytes(expected_read_bytes(&facts.stats, unit)),
             turns: planned.turns,
             // The first loop writes the shared prefix; the others read it.
             prefix_tokens: if n == 0 { 0 } else { shared_prefix },

@@ -36,9 +36,10 @@
 //!   resends the whole conversation, so input grows quadratically with turns;
 //!   the loop stops once a context passes the budget, as the real one does.
 //! - **Low** assumes [`LOW_TURNS`] turns per directory (at most its
-//!   allotment) and prompt caching working as designed: each turn reads the
-//!   previous turn's context from the cache (0.1× the input price) and writes
-//!   only what is new (1.25×).
+//!   allotment), the files an agent is expected to read rather than all of
+//!   them (as the budget prices a loop), and prompt caching working as
+//!   designed: each turn reads the previous turn's context from the cache
+//!   (the catalog's read price) and writes only what is new (1.25×).
 //! - **High** assumes every allotted turn is used (10 per directory without
 //!   a plan: priority and shallow tiers are unknown before planning) and no
 //!   cache hit at all: every input token at the full price.
@@ -99,8 +100,12 @@ pub fn read_tokens(file_sizes: impl IntoIterator<Item = u64>) -> u64 {
 pub struct DirInput {
     /// System prompt + kickoff + tool definitions, in tokens.
     pub prompt_tokens: u64,
-    /// Tokens of the directory's files, as [`read_tokens`] counts them.
+    /// Tokens of the directory's files, as [`read_tokens`] counts them: the
+    /// high projection reads them all.
     pub read_tokens: u64,
+    /// What the low projection reads: the files an agent is expected to
+    /// read ([`crate::ai::rules::decide::expected_read_bytes`]).
+    pub read_tokens_low: u64,
     /// The turns the run would allot (10, or the saved plan's).
     pub turns: u32,
     /// Tokens of the start read back from the cache instead of written:
@@ -223,10 +228,15 @@ pub fn project(inputs: &Inputs) -> Range<Tally> {
             } else {
                 dir.turns
             };
+            let read = if low {
+                dir.read_tokens_low
+            } else {
+                dir.read_tokens
+            };
             tally.add(project_loop_with_prefix(
                 dir.prefix_tokens,
                 dir.prompt_tokens,
-                dir.read_tokens,
+                read,
                 turns,
                 low,
             ));

@@ -108,6 +108,7 @@ fn inputs(survey: bool, planning: bool, dirs: usize) -> Inputs {
             DirInput {
                 prompt_tokens: 3_000,
                 read_tokens: 5_000,
+                read_tokens_low: 2_000,
                 turns: 10,
                 prefix_tokens: 0,
             };

@@ -6,7 +6,9 @@
 //! through the redactor as a listing would (a secret in a file name is
 //! redacted and flagged here too), stamps the directory's fingerprint, and
 //! writes the entry only when it differs from the cached one apart from its
-//! time, so a rerun over an unchanged tree changes nothing.
+//! time, so a rerun over an unchanged tree changes nothing. Entries ready at
+//! the same moment are written as one batch ([`write_mechanical`]): on a
+//! tree of 13,000 directories, two flushes per entry would take minutes.
 
 use std::path::Path;
 
@@ -25,8 +27,8 @@ use crate::cache::{EntryKind, now_iso};
 pub const NEWEST_KEPT: usize = 3;
 
 /// Write the mechanical entry of `dir`; `contents_changed` says its own
-/// files changed since its cached entry (their file summaries go).
-/// Returns whether anything was written.
+/// files changed since its cached entry (their file summaries go, when it
+/// had one). Returns whether anything was written.
 pub fn summarise_mechanically(
     shared: &DirShared,
     stats: &TreeStats,
@@ -34,10 +36,38 @@ pub fn summarise_mechanically(
     contents_changed: bool,
     reason: MechanicalReason,
 ) -> Result<bool, PassError> {
+    match mechanical_update(shared, stats, dir, contents_changed, reason)? {
+        Some(update) => write_mechanical(shared, &[update]).map(|n| n > 0),
+        None => Ok(false),
+    }
+}
+
+/// Write a batch of mechanical entries (from [`mechanical_update`]) at
+/// once: the cache makes them durable together. Returns how many.
+pub fn write_mechanical(shared: &DirShared, batch: &[(String, Value)]) -> Result<usize, PassError> {
+    shared
+        .cache
+        .write_entries(EntryKind::Dir, batch)
+        .map_err(|message| PassError::Failed(format!("writing mechanical entries: {message}")))?;
+    Ok(batch.len())
+}
+
+/// The mechanical entry of `dir` to write (its path and the entry), or
+/// `None` when the cached one says the same already. As
+/// [`summarise_mechanically`], without the write.
+pub fn mechanical_update(
+    shared: &DirShared,
+    stats: &TreeStats,
+    dir: &Path,
+    contents_changed: bool,
+    reason: MechanicalReason,
+) -> Result<Option<(String, Value)>, PassError> {
     let path = dir.to_string_lossy();
     let print = fingerprint(dir, shared.session.scope());
     let cache = &shared.cache;
-    if contents_changed {
+    // Only a directory summarised before can hold file summaries of files
+    // that changed since.
+    if contents_changed && cache.has_entry(EntryKind::Dir, &path) {
         let files = cache.read_all_entries(EntryKind::File);
         for entry in direct_file_entries(&shared.target, dir, &files) {
             if let Some(file) = entry.get("path").and_then(Value::as_str) {
@@ -72,13 +102,10 @@ pub fn summarise_mechanically(
     if let Some(old) = cache.read_entry(EntryKind::Dir, &path)
         && without_time(&old) == without_time(&entry)
     {
-        return Ok(false);
+        return Ok(None);
     }
     entry["cached_at"] = json!(now_iso());
-    cache
-        .write_entry(EntryKind::Dir, &path, &entry)
-        .map_err(|message| PassError::Failed(format!("writing a mechanical entry: {message}")))?;
-    Ok(true)
+    Ok(Some((path.into_owned(), entry)))
 }
 
 /// The entry without `cached_at`.

@@ -12,7 +12,8 @@
 //!
 //! The budget, and why:
 //! - a loop is priced from the catalog at its *expected* use: its shared
-//!   prefix read from the cache, its assignment and reading written, and
+//!   prefix read from the cache, its assignment and reading written (about
+//!   [`EXPECTED_READS`] files, three more per folded directory), and
 //!   [`EXPECTED_TURNS`] turns (one more per folded directory) of output,
 //!   plus a dir summary per directory it covers;
 //! - when every directory's own loop fits the budget with the survey,
@@ -59,6 +60,11 @@ pub const DEFAULT_BUDGET_USD: f64 = 5.0;
 /// Turns a single-directory loop is expected to take (one more per folded
 /// directory), capped by its allotment.
 pub const EXPECTED_TURNS: u32 = 5;
+/// Files a loop is expected to read in its own directory (the prompt sends
+/// it to the files that explain the rest first), at most all of them.
+pub const EXPECTED_READS: u64 = 8;
+/// ...and in each directory folded into its unit.
+pub const EXPECTED_READS_PER_FOLDED: u64 = 3;
 /// Output of one directory summary written by a loop (about 1,200
 /// characters).
 pub const SUMMARY_OUTPUT_TOKENS: u64 = 400;
@@ -135,6 +141,9 @@ pub struct PlannedLoop {
     pub tier: Tier,
     /// Its expected cost in dollars.
     pub cost: f64,
+    /// Its place in the order of interest (0 first): when money runs short
+    /// at run time, the loops ranked first keep theirs.
+    pub rank: usize,
 }
 
 /// What the budget decided.
@@ -259,11 +268,18 @@ pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
             .into_iter()
             .map(|saved| PlannedLoop {
                 cost: costs.expected(&saved.unit, saved.turns),
+                rank: 0,
                 tier: applied.tier_of(&saved.unit.root),
                 unit: saved.unit,
                 turns: saved.turns,
             })
             .collect();
+        let mut loops = loops;
+        assign_ranks(
+            facts,
+            &named_tiers(facts.dirs, &plan, facts.target),
+            &mut loops,
+        );
         let binding = !mechanical.is_empty() || loops.iter().any(|l| !l.unit.members.is_empty());
         let synthesis =
             project_synthesis(facts, &freshness, &loops, &mechanical, capacity, &pricing);
@@ -305,12 +321,19 @@ pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
             let turns = applied.turns_for(dir);
             PlannedLoop {
                 cost: costs.expected(&unit, turns),
+                rank: 0,
                 tier: applied.tier_of(dir),
                 unit,
                 turns,
             }
         })
         .collect();
+    let mut singles = singles;
+    assign_ranks(
+        facts,
+        &named_tiers(facts.dirs, &plan, facts.target),
+        &mut singles,
+    );
     let loops_cost: f64 = singles.iter().map(|l| l.cost).sum();
     let synthesis_all = project_synthesis(facts, &freshness, &singles, &[], capacity, &pricing);
     let fits = |limit: f64| fixed + loops_cost + synthesis_all.cost <= limit;
@@ -359,6 +382,7 @@ pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
             let turns = unit_turns(applied.turns_for(&unit.root), unit.members.len());
             PlannedLoop {
                 cost: costs.expected(&unit, turns),
+                rank: 0,
                 tier: applied.tier_of(&unit.root),
                 unit,
                 turns,
@@ -372,8 +396,8 @@ pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
     } else {
         unit_count
     };
-    let mut ranked: Vec<usize> = (0..candidates.len()).collect();
-    ranked.sort_by_cached_key(|&i| rank(facts, &tiers, &candidates[i].unit));
+    let mut candidates = candidates;
+    let ranked = assign_ranks(facts, &tiers, &mut candidates);
     let mut chosen = vec![false; candidates.len()];
     let mut left = for_loops;
     for i in ranked {
@@ -479,12 +503,10 @@ impl LoopCosts<'_, '_> {
         let facts = self.facts;
         let inside: HashSet<&Path> = unit.dirs().map(PathBuf::as_path).collect();
         let mut listing = 0;
-        let mut read = 0;
         let mut outside = 0u64;
         for dir in unit.dirs() {
             let stats = facts.stats.of(dir);
             listing += stats.listing_bytes;
-            read += stats.read_bytes;
             outside += facts
                 .children
                 .of(dir)
@@ -492,6 +514,7 @@ impl LoopCosts<'_, '_> {
                 .filter(|child| !inside.contains(child.as_path()))
                 .count() as u64;
         }
+        let read = expected_read_bytes(facts.stats, unit);
         let prefix = facts.loop_prefix_tokens;
         let task = tokens_of_bytes(TASK_BYTES + listing + outside * SECTION_BYTES);
         let expected_turns = (EXPECTED_TURNS + unit.members.len() as u32).min(turns.max(1));
@@ -506,6 +529,36 @@ impl LoopCosts<'_, '_> {
         debug_assert!(tally.usage.output_tokens >= DIR_OUTPUT_TOKENS_PER_TURN);
         self.pricing.cost(&tally.usage)
     }
+}
+
+/// What the loop of `unit` is expected to read: an agent reads the files
+/// that explain the rest ([`EXPECTED_READS`] of its directory, and
+/// [`EXPECTED_READS_PER_FOLDED`] of each folded one), not every file; each
+/// as `read_file` returns it by default (up to 4 KiB).
+pub fn expected_read_bytes(stats: &TreeStats, unit: &Unit) -> u64 {
+    let (mut read, mut files) = (0u64, 0u64);
+    for dir in unit.dirs() {
+        let dir = stats.of(dir);
+        read += dir.read_bytes;
+        files += u64::from(dir.files);
+    }
+    let reads = files.min(EXPECTED_READS + EXPECTED_READS_PER_FOLDED * unit.members.len() as u64);
+    (read * reads).checked_div(files).unwrap_or(0)
+}
+
+/// Rank `loops` by [`rank`] (their `rank` fields), and return their
+/// indexes in that order.
+fn assign_ranks(
+    facts: &Facts<'_>,
+    tiers: &HashMap<PathBuf, Tier>,
+    loops: &mut [PlannedLoop],
+) -> Vec<usize> {
+    let mut ranked: Vec<usize> = (0..loops.len()).collect();
+    ranked.sort_by_cached_key(|&i| rank(facts, tiers, &loops[i].unit));
+    for (place, &i) in ranked.iter().enumerate() {
+        loops[i].rank = place;
+    }
+    ranked
 }
 
 /// The order in which units get loops: the target first, then by the
