@@ -9,6 +9,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod first_request;
 mod jobs;
 mod redact;
 mod scale;
