@@ -23,7 +23,7 @@ use crate::cache::{CacheError, CacheRoot, RunLock};
 use crate::config::Config;
 use crate::progress::Progress;
 use crate::report::{Flag, InvestigationSummary};
-use crate::scan::BaseScan;
+use crate::scan::{BaseScan, ScannedDirs};
 
 /// What an investigation produced for the report.
 #[derive(Debug, Clone, Default)]
@@ -63,10 +63,11 @@ pub enum InvestigationError {
 pub async fn investigate(
     config: &Config,
     scan: &BaseScan,
+    dirs: &ScannedDirs,
     progress: &Progress,
     reserved: Option<RunLock>,
 ) -> Result<Outcome, InvestigationError> {
-    orchestrator::investigate(config, scan, progress, reserved).await
+    orchestrator::investigate(config, scan, dirs, progress, reserved).await
 }
 
 /// Take the target's run lock before the scan, so that a second run on a

@@ -2,7 +2,8 @@
 //! each:
 //!
 //! 1. open the cache ([`open_investigation`]);
-//! 2. discover directories ([`discover`]);
+//! 2. discover directories among those the base scan's walk found, with the
+//!    fingerprints it took ([`discover`]: the tree is not walked again);
 //! 3. compare them with the cache: fresh or stale ([`partition`]);
 //! 4. survey, reusing `survey.json` (`survey_phase`);
 //! 5. plan, reusing `plan.json` (`plan_phase`);
@@ -43,7 +44,7 @@ use crate::ai::passes::synthesis::{
     SynthesisOutcome, entries_digest, report_order, reusable_synthesis, run_synthesis,
     saved_synthesis,
 };
-use crate::ai::rules::discover::{ChildIndex, discover_directories, relative};
+use crate::ai::rules::discover::{ChildIndex, Discovery, discover_directories, relative};
 use crate::ai::rules::fingerprint::{DirState, Freshness, Reason, classify, fingerprint};
 use crate::ai::rules::plan::{
     AppliedPlan, Plan, Utilization, apply_plan, plan_evaluation, plan_summary_line,
@@ -61,7 +62,7 @@ use crate::config::Config;
 use crate::progress::Progress;
 use crate::redact::Redactor;
 use crate::report::{InvestigationSummary, TokenTotals};
-use crate::scan::{BaseScan, ScanFilter};
+use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
 /// Depth of the tree the survey sees.
 pub const SURVEY_TREE_DEPTH: usize = 2;
@@ -74,6 +75,7 @@ pub const PLANNING_TREE_DEPTH: usize = 6;
 pub async fn investigate(
     config: &Config,
     scan: &BaseScan,
+    dirs: &ScannedDirs,
     progress: &Progress,
     reserved: Option<RunLock>,
 ) -> Result<Outcome, InvestigationError> {
@@ -90,7 +92,7 @@ pub async fn investigate(
         Err(err) => return Err(err),
     };
     let result = tokio::select! {
-        result = pipeline(config, scan, progress, &cache) => result,
+        result = pipeline(config, scan, dirs, progress, &cache) => result,
         // Dropping the pipeline aborts the running loops at their next await,
         // after a tool call in progress (and its cache write) has returned.
         _ = interrupted() => return Ok(interrupted_outcome(&cache, progress)),
@@ -150,6 +152,7 @@ struct RunContext<'a> {
 async fn pipeline(
     config: &Config,
     scan: &BaseScan,
+    dirs: &ScannedDirs,
     progress: &Progress,
     cache: &Cache,
 ) -> Result<Outcome, PassError> {
@@ -165,9 +168,10 @@ async fn pipeline(
         scope: ScanFilter::new(target, &config.scan),
     };
 
-    let all_dirs = discover(&run.scope);
+    let discovery = discover(target, dirs);
+    let states = current_states(cache, &discovery, Some(&run.scope));
+    let all_dirs = discovery.dirs;
     let tiny = should_skip_survey(total_files(scan), all_dirs.len());
-    let states = current_states(cache, &all_dirs, Some(&run.scope));
     let first_look = partition(&all_dirs, &states, target, progress);
     let mut plan = Plan::default_plan();
     let mut survey = None;
@@ -284,9 +288,11 @@ fn new_session(
     Ok(Session::new(client, redactor, tracker.clone(), progress).with_scope(scope))
 }
 
-/// Phase 2: every directory to consider, leaf-first.
-pub fn discover(filter: &ScanFilter) -> Vec<PathBuf> {
-    discover_directories(filter)
+/// Phase 2: every directory to consider under the canonical `target`,
+/// leaf-first, from the base scan's directories (see
+/// [`discover_directories`]).
+pub fn discover(target: &Path, scanned: &ScannedDirs) -> Discovery {
+    discover_directories(target, scanned)
 }
 
 fn total_files(scan: &BaseScan) -> u64 {
@@ -338,18 +344,23 @@ async fn survey_phase(
     Ok(survey)
 }
 
-/// What the cache knows about each directory, compared with the disk.
+/// What the cache knows about each discovered directory, compared with the
+/// fingerprint the scan took (or, for a directory the scan could not
+/// examine, with the disk read within `scope`).
 pub fn current_states(
     cache: &Cache,
-    all_dirs: &[PathBuf],
+    discovery: &Discovery,
     scope: Option<&ScanFilter>,
 ) -> HashMap<PathBuf, DirState> {
-    all_dirs
+    discovery
         .iter()
-        .map(|dir| {
+        .map(|(dir, scanned)| {
             let entry = cache.read_entry(EntryKind::Dir, &dir.to_string_lossy());
-            let state = DirState::of(entry.as_ref(), &fingerprint(dir, scope));
-            (dir.clone(), state)
+            let current = match scanned {
+                Some(fingerprint) => fingerprint.to_string(),
+                None => fingerprint(dir, scope),
+            };
+            (dir.clone(), DirState::of(entry.as_ref(), &current))
         })
         .collect()
 }

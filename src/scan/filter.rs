@@ -1,6 +1,7 @@
 //! [`ScanFilter`]: the base scan's idea of which paths are in scope, for code
-//! that walks the target on its own (the investigation's directory discovery,
-//! tools that list directories).
+//! that looks at the target on its own after the scan (a dir loop's
+//! fingerprint, the prompts' trees, tools that list directories). The
+//! directories themselves come from the scan's walk ([`super::ScannedDirs`]).
 //!
 //! It applies the same three rules as the scan:
 //! - hidden names (a dot component below the root) are out unless `-a`;
@@ -72,23 +73,6 @@ impl ScanFilter {
         };
         let parent: PathBuf = parents.iter().collect();
         self.excluded_by_rules(&parent, last, is_dir)
-    }
-
-    /// Every directory in scope under the root (the root included), sorted
-    /// by path. Symlinks are not followed, as in the scan's walk.
-    pub fn directories(&self) -> Vec<PathBuf> {
-        let mut dirs: Vec<PathBuf> = walkdir::WalkDir::new(&self.root)
-            .follow_links(false)
-            .into_iter()
-            .filter_entry(|e| {
-                e.depth() == 0 || (e.file_type().is_dir() && self.allows_dir(e.path()))
-            })
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_dir() || e.depth() == 0)
-            .map(walkdir::DirEntry::into_path)
-            .collect();
-        dirs.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-        dirs
     }
 
     fn allows(&self, path: &Path, is_dir: bool) -> bool {
@@ -203,13 +187,6 @@ mod tests {
             "-x names only directories"
         );
         assert!(!f.allows_dir(Path::new("/elsewhere")));
-
-        let dirs: Vec<_> = f
-            .directories()
-            .into_iter()
-            .map(|d| d.strip_prefix(root).unwrap().to_path_buf())
-            .collect();
-        assert_eq!(dirs, [PathBuf::new(), PathBuf::from("src")]);
 
         let all = ScanFilter::new(root, &options(true, &[], false));
         assert!(all.allows_dir(&root.join("build")));

@@ -11,6 +11,7 @@ mod cache;
 mod cli;
 mod concurrency;
 mod crash_resume;
+mod discovery;
 mod estimate;
 mod hostile;
 mod mock_server;

@@ -1,0 +1,77 @@
+//! [`ScannedDirs`]: every directory the base scan's walk found in scope, each
+//! with its [`Fingerprint`], handed to the investigation beside the report so
+//! that it does not walk the target a second time to discover directories
+//! and fingerprint them.
+//!
+//! In scope means what [`super::ScanFilter::allows_dir`] allows: hidden names
+//! (without `-a`), `-x` names and ignore rules leave a directory and
+//! everything below it out, and symlinks are not followed. The target itself
+//! is always in. The investigation's own skip list (`node_modules`, ...) is
+//! the investigation's business, applied by its discovery.
+//!
+//! A directory whose parent could be listed but not searched is in scope
+//! too (the investigation always counted it), but the walk knows only its
+//! name: its fingerprint is `None`, to be read from the disk by whoever needs
+//! it.
+//!
+//! Nothing here is part of the report: the JSON keeps its keys.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use super::fingerprint::Fingerprint;
+use super::walk::{DirRecord, WalkRules};
+
+/// One directory in the scan's scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScannedDir {
+    /// Relative to the target; empty for the target itself.
+    pub rel: PathBuf,
+    /// The digest of its direct contents in scope, as the walk saw them;
+    /// `None` when the walk could not examine the directory (see the module
+    /// doc).
+    pub fingerprint: Option<Fingerprint>,
+}
+
+/// Every directory in the scan's scope, sorted by relative path (bytes).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScannedDirs(Vec<ScannedDir>);
+
+impl ScannedDirs {
+    /// The visible directories of a walk, with the unexamined ones it found.
+    pub(crate) fn from_walk(dirs: HashMap<PathBuf, DirRecord>, rules: &WalkRules) -> ScannedDirs {
+        let mut scanned = Vec::new();
+        for (rel, record) in dirs {
+            if !record.visible {
+                continue;
+            }
+            for name in &record.unexamined {
+                if rules.child_visible(true, name) {
+                    scanned.push(ScannedDir {
+                        rel: rel.join(name),
+                        fingerprint: None,
+                    });
+                }
+            }
+            scanned.push(ScannedDir {
+                rel,
+                fingerprint: record.fingerprint,
+            });
+        }
+        scanned.sort_unstable_by(|a, b| a.rel.as_os_str().cmp(b.rel.as_os_str()));
+        ScannedDirs(scanned)
+    }
+
+    /// The directories, sorted by relative path.
+    pub fn iter(&self) -> std::slice::Iter<'_, ScannedDir> {
+        self.0.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
