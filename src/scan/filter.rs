@@ -60,6 +60,21 @@ impl ScanFilter {
         self.allows(path, false)
     }
 
+    /// [`ScanFilter::allows_dir`] (`is_dir`) or [`ScanFilter::allows_file`]
+    /// for an entry of a directory already known to be in scope: only the
+    /// entry's own name is judged, so listing a directory does not judge its
+    /// ancestors again for every entry.
+    pub fn allows_entry(&self, path: &Path, is_dir: bool) -> bool {
+        let Some(names) = self.relative_names(path) else {
+            return false;
+        };
+        let Some((last, parents)) = names.split_last() else {
+            return is_dir;
+        };
+        let parent: PathBuf = parents.iter().collect();
+        self.entry_allowed(&parent, last, is_dir)
+    }
+
     /// True when `-x` or an ignore rule excludes `path` itself, whatever the
     /// hidden-name rule says: for listings that show hidden names on request
     /// but must still leave out what ignore files exclude (`.env`, say).
@@ -187,6 +202,29 @@ mod tests {
             "-x names only directories"
         );
         assert!(!f.allows_dir(Path::new("/elsewhere")));
+        assert!(!f.allows_entry(Path::new("/elsewhere"), true));
+
+        // Inside a directory in scope, judging the last name is the same as
+        // judging the whole path.
+        for rel in [
+            "src",
+            "src/gen",
+            "build",
+            "node_modules",
+            ".cache",
+            "src/a.rs",
+        ] {
+            for is_dir in [true, false] {
+                let path = root.join(rel);
+                let whole = if is_dir {
+                    f.allows_dir(&path)
+                } else {
+                    f.allows_file(&path)
+                };
+                assert_eq!(f.allows_entry(&path, is_dir), whole, "{rel} {is_dir}");
+            }
+        }
+        assert!(f.allows_entry(root, true));
 
         let all = ScanFilter::new(root, &options(true, &[], false));
         assert!(all.allows_dir(&root.join("build")));
