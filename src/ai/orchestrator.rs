@@ -80,8 +80,7 @@ pub async fn investigate(
     reserved: Option<RunLock>,
 ) -> Result<Outcome, InvestigationError> {
     progress.ai("Starting multi-pass investigation...");
-    // The run lock is held until the investigation ends.
-    let (cache, _lock) = match open_investigation(config, progress, reserved) {
+    let opened = match open_investigation(config, progress, reserved) {
         Ok(opened) => opened,
         // A cache that cannot be written is a failed investigation, not an
         // unsafe one: the report still prints.
@@ -91,8 +90,10 @@ pub async fn investigate(
         }
         Err(err) => return Err(err),
     };
+    // The run lock is held until the investigation ends.
+    let (cache, _lock) = (opened.cache, opened.lock);
     let result = tokio::select! {
-        result = pipeline(config, scan, dirs, progress, &cache) => result,
+        result = pipeline(config, scan, dirs, progress, &cache, opened.is_new) => result,
         // Dropping the pipeline aborts the running loops at their next await,
         // after a tool call in progress (and its cache write) has returned.
         _ = interrupted() => return Ok(interrupted_outcome(&cache, progress)),
@@ -148,13 +149,14 @@ struct RunContext<'a> {
     scope: ScanFilter,
 }
 
-/// Phases 2-10, once the cache is open.
+/// Phases 2-10, once the cache is open (`new`: by this run, so empty).
 async fn pipeline(
     config: &Config,
     scan: &BaseScan,
     dirs: &ScannedDirs,
     progress: &Progress,
     cache: &Cache,
+    new: bool,
 ) -> Result<Outcome, PassError> {
     let target = config.target_canonical.as_path();
     let tracker = Arc::new(TokenTracker::new(&config.investigation.model));
@@ -169,7 +171,13 @@ async fn pipeline(
     };
 
     let discovery = discover(target, dirs);
-    let states = current_states(cache, &discovery, Some(&run.scope));
+    // A new investigation holds no entry: every directory is missing one,
+    // which is what an empty map says, without a lookup per directory.
+    let states = if new {
+        HashMap::new()
+    } else {
+        current_states(cache, &discovery, Some(&run.scope))
+    };
     let all_dirs = discovery.dirs;
     let tiny = should_skip_survey(total_files(scan), all_dirs.len());
     let first_look = partition(&all_dirs, &states, target, progress);
@@ -226,6 +234,16 @@ async fn pipeline(
     ))
 }
 
+/// An investigation opened for this run.
+pub struct Opened {
+    pub cache: Cache,
+    /// The target's run lock, held until the run ends.
+    pub lock: RunLock,
+    /// Started by this run (new, `--fresh`, or replacing a `--no-redact`
+    /// one): it holds no entry yet.
+    pub is_new: bool,
+}
+
 /// Phase 1: take the target's run lock unless the run `reserved` it before
 /// the scan (another run on the same target is refused), find or start the investigation, open its cache, write
 /// `meta.json` when it is new, and say which it is.
@@ -233,7 +251,7 @@ pub fn open_investigation(
     config: &Config,
     progress: &Progress,
     reserved: Option<RunLock>,
-) -> Result<(Cache, RunLock), InvestigationError> {
+) -> Result<Opened, InvestigationError> {
     let root = CacheRoot::open(&config.cache_root)?;
     let lock = match reserved {
         Some(lock) => lock,
@@ -267,7 +285,11 @@ pub fn open_investigation(
     let resumed = if id.is_new { "" } else { " (resumed)" };
     progress.ai(&format!("Investigation ID: {}{resumed}", id.id));
     progress.ai(&format!("Cache: {}/", cache.dir().display()));
-    Ok((cache, lock))
+    Ok(Opened {
+        cache,
+        lock,
+        is_new: id.is_new,
+    })
 }
 
 fn new_session(
