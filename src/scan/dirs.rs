@@ -17,10 +17,12 @@
 //! Nothing here is part of the report: the JSON keeps its keys.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 use super::fingerprint::Fingerprint;
-use super::walk::{DirRecord, WalkRules};
+use super::rules::{RuleFilesPresent, RuleStack};
+use super::walk::{DirRecord, Listing, WalkRules};
 
 /// One directory in the scan's scope.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,12 +68,31 @@ impl ScannedDirs {
     pub fn iter(&self) -> std::slice::Iter<'_, ScannedDir> {
         self.0.iter()
     }
+}
 
-    pub fn len(&self) -> usize {
-        self.0.len()
+/// The listing's unexamined subdirectories that `-x` and the ignore rules
+/// leave in scope. Their names were listed but nothing else about `dir`'s
+/// entries could be read, so the rules come from probing `dir` for ignore
+/// files by name, as [`super::ScanFilter`] does (and discovery did).
+pub(crate) fn unexamined_in_scope(
+    rules: &WalkRules,
+    dir: &Path,
+    parent_rules: &RuleStack,
+    listing: &Listing,
+) -> Vec<OsString> {
+    if listing.unexamined_dirs.is_empty() {
+        return Vec::new();
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
+    let stack = if rules.respect_ignore {
+        parent_rules.enter(dir, RuleFilesPresent::probe(dir)).0
+    } else {
+        RuleStack::empty()
+    };
+    listing
+        .unexamined_dirs
+        .iter()
+        .filter(|name| !rules.exclude.contains(*name))
+        .filter(|name| stack.is_empty() || !stack.is_ignored(&dir.join(name), true))
+        .cloned()
+        .collect()
 }

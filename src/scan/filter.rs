@@ -64,7 +64,7 @@ impl ScanFilter {
     /// for an entry of a directory already known to be in scope: only the
     /// entry's own name is judged, so listing a directory does not judge its
     /// ancestors again for every entry.
-    pub fn allows_entry(&self, path: &Path, is_dir: bool) -> bool {
+    pub(crate) fn allows_entry(&self, path: &Path, is_dir: bool) -> bool {
         let Some(names) = self.relative_names(path) else {
             return false;
         };

@@ -35,6 +35,7 @@ use crate::progress::Counter;
 use crate::scan::ScanOptions;
 
 use super::IgnoreSummary;
+use super::dirs;
 use super::fingerprint::{self, Fingerprint};
 use super::rules::{RuleFilesPresent, RuleStack};
 
@@ -533,7 +534,7 @@ fn list_job(
     }
     let fingerprint =
         visible.then(|| fingerprint::of_listing(&dir, &listing, shared.rules.show_hidden));
-    let unexamined = unexamined_in_scope(shared.rules, &dir, parent_rules, &listing);
+    let unexamined = dirs::unexamined_in_scope(shared.rules, &dir, parent_rules, &listing);
     harvest.dirs.push((
         rel,
         DirRecord {
@@ -544,33 +545,6 @@ fn list_job(
         },
     ));
     jobs
-}
-
-/// The listing's unexamined subdirectories that `-x` and the ignore rules
-/// leave in scope. Their names were listed but nothing else about `dir`'s
-/// entries could be read, so the rules come from probing `dir` for ignore
-/// files by name, as [`super::ScanFilter`] does (and discovery did).
-fn unexamined_in_scope(
-    rules: &WalkRules,
-    dir: &Path,
-    parent_rules: &RuleStack,
-    listing: &Listing,
-) -> Vec<OsString> {
-    if listing.unexamined_dirs.is_empty() {
-        return Vec::new();
-    }
-    let stack = if rules.respect_ignore {
-        parent_rules.enter(dir, RuleFilesPresent::probe(dir)).0
-    } else {
-        RuleStack::empty()
-    };
-    listing
-        .unexamined_dirs
-        .iter()
-        .filter(|name| !rules.exclude.contains(*name))
-        .filter(|name| stack.is_empty() || !stack.is_ignored(&dir.join(name), true))
-        .cloned()
-        .collect()
 }
 
 /// Count the files under an ignored directory that classification would have
