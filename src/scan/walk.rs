@@ -5,7 +5,10 @@
 //! every directory's entries are kept with the metadata the other modules
 //! need: the tree and classification read names and followed types, recency
 //! reads modification times, disk usage reads apparent sizes and inode
-//! numbers.
+//! numbers. The investigation reads directories: each visible one's
+//! fingerprint is digested by the worker that listed it
+//! (`super::fingerprint`), so nothing walks the tree again before the first
+//! API request (`super::dirs`).
 //!
 //! What the walk leaves out, it leaves out for everyone:
 //! - directories named by `-x` are not entered (files with such a name are
@@ -534,7 +537,11 @@ fn list_job(
     }
     let fingerprint =
         visible.then(|| fingerprint::of_listing(&dir, &listing, shared.rules.show_hidden));
-    let unexamined = dirs::unexamined_in_scope(shared.rules, &dir, parent_rules, &listing);
+    let unexamined = if visible {
+        dirs::unexamined_in_scope(shared.rules, &dir, parent_rules, &listing)
+    } else {
+        Vec::new()
+    };
     harvest.dirs.push((
         rel,
         DirRecord {
