@@ -72,6 +72,10 @@ pub struct Args {
     #[arg(long)]
     pub estimate: bool,
 
+    /// Run the base scan alone, even when an API key is set.
+    #[arg(long, conflicts_with = "estimate")]
+    pub scan_only: bool,
+
     /// Start no new directory once the spend would pass USD dollars.
     #[arg(long, value_name = "USD", value_parser = parse_usd)]
     pub max_cost: Option<f64>,

@@ -13,7 +13,7 @@ use crate::ai::passes::survey::{frame_signals, frame_survey_block};
 use crate::ai::prompts::{self, PlanningPrompt};
 use crate::ai::rules::plan::{BASE_TURNS_PER_DIR, DEFAULT_TURNS, Plan};
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
-use crate::ai::{PassError, stop_for_api_error};
+use crate::ai::{PassError, record_refusal, stop_for_api_error};
 use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::text::escape_line;
@@ -92,11 +92,24 @@ pub async fn run_planning(
     );
     for turn in 1..=PLANNING_MAX_TURNS {
         match agent.turn(session, cache, "(planning)", turn).await {
-            Ok(step) => {
-                if let TurnOutcome::Ended(input) = step.outcome {
-                    return Ok(Some(Plan::from_value(&input)));
+            Ok(step) => match step.outcome {
+                TurnOutcome::Ended(input) => return Ok(Some(Plan::from_value(&input))),
+                TurnOutcome::Continue => {}
+                // The default plan then, as after a failed planning call.
+                TurnOutcome::Refused(refusal) => {
+                    record_refusal(
+                        cache,
+                        progress,
+                        "general",
+                        format!(
+                            "The plan was not made: {}. Every directory got the default turns.",
+                            refusal.describe()
+                        ),
+                    );
+                    return Ok(None);
                 }
-            }
+                TurnOutcome::ContextFull => return Ok(None),
+            },
             Err(AgentError::Api(err)) => {
                 stop_for_api_error(session, &err)?;
                 progress.ai(&format!("  API error: {err}"));
