@@ -61,16 +61,60 @@ fn no_target_is_a_usage_error() {
     assert!(stderr_of(&out).contains("TARGET"));
 }
 
+/// Without a key the base scan still prints (status `skipped`), so
+/// `luminos --json DIR | jq` works; the hint is on stderr only, once.
 #[test]
-fn without_a_key_it_prints_one_hint_and_exits_zero() {
+fn without_a_key_it_prints_one_hint_and_the_scan() {
     let env = TestEnv::new().with_mock();
     sample(&env);
-    let out = env.bare_cmd().arg(env.target()).output().unwrap();
+    let out = env
+        .bare_cmd()
+        .arg("--json")
+        .arg(env.target())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(out.stdout.is_empty());
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["file_categories"].is_object());
+    assert_eq!(
+        report["investigation"],
+        serde_json::json!({"status": "skipped",
+            "note": "no API key (ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN)"})
+    );
     let err = stderr_of(&out);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("ANTHROPIC_API_KEY"));
+    assert_eq!(err.matches("ANTHROPIC_API_KEY").count(), 1, "{err}");
+    assert_eq!(env.server.request_count(), 0);
+    assert!(!env.cache().exists(), "no investigation, no cache");
+    let text = env.bare_cmd().arg(env.target()).output().unwrap();
+    assert!(stdout_of(&text).contains("  Investigation skipped: no API key"));
+}
+
+/// `--scan-only` runs the scan alone even with a key: no request, no cache.
+#[test]
+fn scan_only_skips_the_investigation_with_a_key_set() {
+    let env = TestEnv::new().with_mock();
+    sample(&env);
+    let out = env
+        .cmd()
+        .args(["--scan-only", "--json"])
+        .arg(env.target())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["investigation"]["status"], "skipped");
+    assert_eq!(report["investigation"]["note"], "--scan-only");
+    assert_eq!(env.server.request_count(), 0);
+    assert!(!env.cache().exists());
+    assert!(!stderr_of(&out).contains("ANTHROPIC_API_KEY"));
+    // It is not an estimate.
+    let both = env
+        .cmd()
+        .args(["--scan-only", "--estimate"])
+        .arg(env.target())
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2));
 }
 
 #[test]

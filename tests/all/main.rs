@@ -7,6 +7,7 @@
 mod support;
 
 mod api_client;
+mod api_today;
 mod cache;
 mod cli;
 mod concurrency;
