@@ -38,7 +38,7 @@ pub struct Outcome {
 }
 
 /// A failure that ends the investigation. The report still prints, saying
-/// the investigation failed and why; see [`stop_for_api_error`] for which
+/// the investigation failed and why; see `stop_for_api_error` for which
 /// API errors end it.
 #[derive(Debug, thiserror::Error)]
 pub enum InvestigationError {

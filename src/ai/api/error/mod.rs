@@ -9,7 +9,7 @@
 //! [`super::retry`], not here.
 //!
 //! What an error means for later calls beyond its status (a gateway's 400
-//! that says the key is wrong) is read in [`cause`].
+//! that says the key is wrong) is read by [`ApiError::final_cause`].
 
 use std::time::{Duration, SystemTime};
 
