@@ -147,7 +147,7 @@ pub struct RetryNotice {
     pub error: ApiError,
     /// 1-based number of the retry about to be made.
     pub attempt: u32,
-    /// Retries allowed in total.
+    /// Retries allowed in total for this kind of failure.
     pub max_retries: u32,
     /// How long the client waits before it.
     pub wait: Duration,
@@ -333,17 +333,15 @@ impl Client {
                 Err(error) => error,
             };
             retry += 1;
-            match self
-                .policy
-                .decide(&error, retry, self.has_answered(), &mut rng)
-            {
+            let answered = self.has_answered();
+            match self.policy.decide(&error, retry, answered, &mut rng) {
                 RetryDecision::GiveUp => return Err(error),
                 RetryDecision::Retry { wait } => {
                     if let Some(observer) = &self.observer {
                         observer(&RetryNotice {
+                            max_retries: self.policy.allowed_retries(&error, answered),
                             error,
                             attempt: retry,
-                            max_retries: self.policy.max_retries,
                             wait,
                         });
                     }

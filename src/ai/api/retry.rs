@@ -165,15 +165,7 @@ impl RetryPolicy {
         answered: bool,
         rng: &mut fastrand::Rng,
     ) -> RetryDecision {
-        let allowed = match error.kind {
-            ApiErrorKind::Connection if !answered => {
-                self.unproven_connection_retries.min(self.max_retries)
-            }
-            ApiErrorKind::Timeout if !answered => {
-                self.unproven_timeout_retries.min(self.max_retries)
-            }
-            _ => self.max_retries,
-        };
+        let allowed = self.allowed_retries(error, answered);
         if retry == 0 || retry > allowed || !RetryPolicy::should_retry(error) {
             return RetryDecision::GiveUp;
         }
@@ -185,6 +177,21 @@ impl RetryPolicy {
             None => self.backoff(retry, rng),
         };
         RetryDecision::Retry { wait }
+    }
+
+    /// How many retries a failure like `error` gets in all, before any
+    /// server header is taken into account: fewer for a transport failure
+    /// while the endpoint has never answered (see the module docs).
+    pub fn allowed_retries(&self, error: &ApiError, answered: bool) -> u32 {
+        match error.kind {
+            ApiErrorKind::Connection if !answered => {
+                self.unproven_connection_retries.min(self.max_retries)
+            }
+            ApiErrorKind::Timeout if !answered => {
+                self.unproven_timeout_retries.min(self.max_retries)
+            }
+            _ => self.max_retries,
+        }
     }
 
     /// The computed wait before retry number `retry` (1-based):
