@@ -422,9 +422,9 @@ async fn plan_phase(
         cached_dirs: &cached_rel,
     };
     match run_planning(&run.session, cache, progress, &inputs).await? {
-        Some(plan) => {
-            save_json(run, PLAN_FILE, &plan.to_value());
-            Ok(plan)
+        Some(proposal) => {
+            save_json(run, PLAN_FILE, &proposal);
+            Ok(Plan::from_value(&proposal))
         }
         None => {
             progress.ai("Planning failed, using defaults.");

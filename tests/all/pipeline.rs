@@ -346,9 +346,15 @@ fn plan_tiers_turns_and_band_order_keep_children_first() {
         .into_owned();
     assert_eq!(evaluation["per_directory"][4]["dir"], root_name.as_str());
 
+    // plan.json keeps the proposal as it came; the cap of 25 is in the
+    // applied plan (the prompt, and turns_allocated above).
     let plan = cache(&env).read_json("plan.json").unwrap();
-    assert_eq!(plan["priority_dirs"][0]["suggested_turns"], 25);
+    assert_eq!(plan["priority_dirs"][0]["suggested_turns"], 30);
     assert_eq!(plan["investigation_order"], "priority-first");
+    assert_eq!(
+        plan["skip_dirs"][1],
+        json!({"path": "ghost", "reason": "?"})
+    );
 }
 
 #[test]
