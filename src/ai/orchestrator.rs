@@ -209,7 +209,13 @@ async fn pipeline(
     )
     .await?;
     drop(board);
-    let cached = freshness.fresh.len();
+    // Cached means a summary this run reused, as the original counts it: a
+    // directory the plan skipped is settled (`settle_plan`) but has none.
+    let cached = freshness
+        .fresh
+        .iter()
+        .filter(|dir| cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
+        .count();
     evaluate(cache, &plan, &applied, &loops.outcomes, cached, progress)?;
     let synthesis = synthesis_phase(&run, &all_dirs).await?;
     Ok(finish(
