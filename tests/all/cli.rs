@@ -122,6 +122,41 @@ fn the_terminal_report_and_plain_progress() {
     );
 }
 
+/// Large files are named by their path relative to the target, so two of
+/// one name are told apart; the JSON keeps its absolute `path` and `name`.
+#[test]
+fn large_files_are_shown_by_their_path_under_the_target() {
+    let env = TestEnv::new().with_mock();
+    let long = "let x = 1;\n".repeat(1001);
+    env.file("net/stream.rs", &long)
+        .file("net/http/stream.rs", &long);
+    let out = env.cmd().arg(env.target()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let report = stdout_of(&out);
+    assert!(
+        report.contains(
+            "  Unusually large files:\n    ! net/http/stream.rs  (lines: 1001)\n    \
+             ! net/stream.rs  (lines: 1001)\n"
+        ),
+        "{report}"
+    );
+    let out = env.cmd().arg("--json").arg(env.target()).output().unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = json["large_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["stream.rs", "stream.rs"]);
+    assert!(
+        json["large_files"][0]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with('/')
+    );
+}
+
 #[test]
 fn json_has_every_key_and_paths_are_absolute_not_canonical() {
     let env = TestEnv::new().with_mock();
