@@ -61,6 +61,31 @@ fn no_target_is_a_usage_error() {
     assert!(stderr_of(&out).contains("TARGET"));
 }
 
+/// A cap of nothing or less is refused in one line, whichever way the
+/// negative number is written.
+#[test]
+fn a_max_cost_of_zero_or_less_is_one_clear_error() {
+    let env = TestEnv::new().with_mock();
+    for flag in [
+        &["--max-cost", "-5"][..],
+        &["--max-cost=-5"],
+        &["--max-cost", "0"],
+    ] {
+        let out = env.cmd().args(flag).arg(env.target()).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{flag:?}");
+        let value = flag.last().unwrap().trim_start_matches("--max-cost=");
+        assert_eq!(
+            stderr_of(&out),
+            format!(
+                "Error: --max-cost takes a dollar amount above zero, such as 2.50, not '{value}'\n"
+            ),
+            "{flag:?}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    assert_eq!(env.server.request_count(), 0);
+}
+
 #[test]
 fn without_a_key_it_prints_one_hint_and_exits_zero() {
     let env = TestEnv::new().with_mock();
