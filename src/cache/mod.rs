@@ -96,6 +96,18 @@ pub enum CacheError {
     /// Another luminos process is investigating the same target.
     #[error("another luminos run (pid {pid}) is investigating this target; wait for it or stop it")]
     Busy { pid: u32 },
+    /// `--clear-cache` while a run uses the cache: names the cache, the run
+    /// and, when its lock file says, the target it investigates.
+    #[error(
+        "refusing to remove {}: luminos run (pid {pid}) is using it{}; wait for it or stop it",
+        root.display(),
+        target.as_ref().map(|t| format!(" to investigate {}", t.display())).unwrap_or_default()
+    )]
+    CacheInUse {
+        root: PathBuf,
+        pid: u32,
+        target: Option<PathBuf>,
+    },
     /// `--clear-cache` was pointed at a directory luminos did not create.
     #[error(
         "refusing to remove {path}: it holds '{entry}', which luminos did not create; remove it by hand if you are sure"
@@ -215,7 +227,11 @@ impl CacheRoot {
     /// [`CacheRoot::investigation_id`] so a `--fresh` run waits too. Released
     /// when the [`RunLock`] drops or the process dies.
     pub fn lock_run(&self, target_canonical: &Path, wait: bool) -> Result<RunLock, CacheError> {
-        lock::lock_run_file(&self.run_lock_path(target_canonical), wait)
+        lock::lock_run_file(
+            &self.run_lock_path(target_canonical),
+            target_canonical,
+            wait,
+        )
     }
 
     fn run_lock_path(&self, target_canonical: &Path) -> PathBuf {

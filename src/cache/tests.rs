@@ -648,7 +648,17 @@ fn clear_cache_refuses_foreign_contents_symlinks_and_busy_caches() {
     assert!(link.exists() && root.exists());
 
     let held = f.root.lock_run(&f.target, false).unwrap();
-    assert!(matches!(clear_cache(&root), Err(CacheError::Busy { .. })));
+    let err = clear_cache(&root).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "refusing to remove {}: luminos run (pid {}) is using it to investigate {}; \
+             wait for it or stop it",
+            root.display(),
+            std::process::id(),
+            f.target.display()
+        )
+    );
     drop(held);
     assert!(clear_cache(&root).unwrap());
 }
