@@ -68,6 +68,41 @@ pub(super) fn assert_redacts(rule: &str, text: &str, secret: &str) -> Redacted {
     out
 }
 
+/// Like [`assert_redacts`], and the hit is `info`: the value has the
+/// secret's shape but looks like an example or a placeholder.
+#[track_caller]
+pub(super) fn assert_example(rule: &str, text: &str, secret: &str) -> Redacted {
+    let out = assert_redacts(rule, text, secret);
+    assert_eq!(out.hits[0].severity, RuleSeverity::Info, "in {text:?}");
+    out
+}
+
+/// Like [`assert_redacts`], and the hit has the rule's own severity: the
+/// value reads as a real credential.
+#[track_caller]
+pub(super) fn assert_real(rule: &str, text: &str, secret: &str) -> Redacted {
+    let out = assert_redacts(rule, text, secret);
+    let expected = RULES.iter().find(|r| r.name == rule).expect("a rule");
+    assert_eq!(out.hits[0].severity, expected.severity, "in {text:?}");
+    out
+}
+
+/// base64url without padding, to build JWT claims in tests.
+pub(super) fn base64url(bytes: &[u8]) -> String {
+    let chars = B64URL.as_bytes();
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(chars[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
 /// Nothing in `text` is redacted.
 #[track_caller]
 pub(super) fn assert_clean(text: &str) {
@@ -213,6 +248,7 @@ fn overlaps_resolve_by_start_then_length_then_table_order() {
         end,
         rule,
         origin: Origin::New,
+        example: false,
     };
     // Same start: the longest wins; same span: the earlier rule wins.
     assert_eq!(resolve_overlaps(vec![s(0, 5, 1), s(0, 9, 2)]), [s(0, 9, 2)]);
@@ -240,6 +276,7 @@ fn a_known_stretch_yields_to_a_rule_match_on_the_same_bytes() {
         end,
         rule,
         origin,
+        example: false,
     };
     // Same bytes: the rule's match is kept (and reported).
     assert_eq!(
@@ -316,6 +353,28 @@ fn pieces_of_a_key_it_has_seen_are_masked_wherever_they_turn_up() {
     // Text that shares nothing with it is untouched.
     let plain = "fn main() { println!(\"hello, world\"); }";
     assert_eq!(redactor.redact(plain).text, plain);
+}
+
+/// `grep -rn` puts `path:line:` before every line, and a file name can hold
+/// a secret's name: the rule's first match (`secret_1.txt:3:password`) is
+/// rejected, and the assignment inside it must still be found.
+#[test]
+fn a_rejected_match_does_not_hide_the_assignment_inside_it() {
+    let v = fake(B62, 10, 330);
+    for (text, value) in [
+        (
+            "config/secret_1.txt:3:secret = \"correct horse battery staple\"".to_string(),
+            "correct horse battery staple".to_string(),
+        ),
+        (format!("keys/token_2.env:1:DB_PASSWORD={v}"), v.clone()),
+        (format!("passwords.txt:9:password: \"{v}\""), v.clone()),
+    ] {
+        assert_redacts("generic-secret", &text, &value);
+    }
+    // Text made of nothing but rejected matches is still scanned to its end
+    // (its speed is measured in the benchmark).
+    let hostile = "token:".repeat(64 * 1024 / 6);
+    assert!(redact(&hostile).hits.is_empty());
 }
 
 #[test]
