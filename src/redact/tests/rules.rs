@@ -629,6 +629,8 @@ fn chosen_passwords_and_passphrases_are_secrets() {
             "X-Api-Key: Xk7pKkjAyHK0xhQmYreBRTrl",
             "Xk7pKkjAyHK0xhQmYreBRTrl",
         ),
+        // The name right after multi-byte characters (found by proptest).
+        ("←฿𑁒password=mydogmax1985", "mydogmax1985"),
     ] {
         assert_real("generic-secret", text, value);
     }
