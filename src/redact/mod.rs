@@ -312,6 +312,9 @@ fn find_candidates(text: &str) -> Vec<Span> {
     for (index, (rule, regex)) in RULES.iter().zip(COMPILED.iter()).enumerate() {
         let haystack = if rule.lowercase { &lowered } else { text };
         let mut at = 0;
+        // Bytes this rule may read again after rejected matches: twice the
+        // text, so text made of nothing else costs at most three scans.
+        let mut rescan_budget = text.len().saturating_mul(2).max(RESCAN);
         while at <= haystack.len() {
             let Some(caps) = regex.captures_at(haystack, at) else {
                 break;
@@ -330,11 +333,14 @@ fn find_candidates(text: &str) -> Vec<Span> {
                     // A rejected match's value may hold a real one: in
                     // `keys/secret_1.txt:3:token = "…"` (grep output) the
                     // rule first matches `secret_1.txt:3:token`. So search on
-                    // from the value, unless it is long: re-reading at most
-                    // RESCAN bytes per rejected match keeps hostile text
-                    // from making the scan quadratic.
+                    // from the value, unless it is long or the budget is
+                    // spent: hostile text made of such matches must not make
+                    // the scan quadratic.
                     match caps.name("s") {
-                        Some(value) if value.len() <= RESCAN => value.start(),
+                        Some(value) if value.len() <= RESCAN.min(rescan_budget) => {
+                            rescan_budget -= value.len();
+                            value.start()
+                        }
                         _ => whole.end(),
                     }
                 }
