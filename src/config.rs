@@ -156,6 +156,13 @@ pub enum ConfigError {
         expected: &'static str,
         value: String,
     },
+    /// A flag whose value is not usable.
+    #[error("{flag} takes {expected}, not '{value}'")]
+    InvalidFlag {
+        flag: &'static str,
+        expected: &'static str,
+        value: String,
+    },
 }
 
 /// The environment variables luminos reads, captured once.
@@ -209,6 +216,7 @@ impl Invocation {
             .as_ref()
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(DEFAULT_CACHE_ROOT));
+        let max_cost = args.max_cost.as_deref().map(parse_max_cost).transpose()?;
 
         let Some(target_arg) = args.target.clone() else {
             return if args.clear_cache {
@@ -269,7 +277,7 @@ impl Invocation {
                 jobs: args.jobs as usize,
                 estimate: args.estimate,
                 scan_only: args.scan_only,
-                max_cost: args.max_cost,
+                max_cost,
                 redact: !args.no_redact,
             },
             api: ApiSettings {
@@ -299,6 +307,21 @@ impl Invocation {
             clear_cache_first: args.clear_cache,
         })
     }
+}
+
+/// `--max-cost`: a finite dollar amount above zero (`2.50`, `$3`). A cap of
+/// nothing, or less, could only stop the run before it starts.
+fn parse_max_cost(raw: &str) -> Result<f64, ConfigError> {
+    raw.trim()
+        .trim_start_matches('$')
+        .parse::<f64>()
+        .ok()
+        .filter(|usd| usd.is_finite() && *usd > 0.0)
+        .ok_or_else(|| ConfigError::InvalidFlag {
+            flag: "--max-cost",
+            expected: "a dollar amount above zero, such as 2.50",
+            value: raw.to_string(),
+        })
 }
 
 /// A timeout variable: positive decimal seconds, at most a day.
@@ -400,6 +423,45 @@ mod tests {
         raw.clear_cache = false;
         let err = Invocation::resolve(raw, &Env::default()).unwrap_err();
         assert_eq!(err, ConfigError::MissingTarget);
+    }
+
+    #[test]
+    fn max_cost_is_a_positive_dollar_amount() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().to_str().unwrap();
+        let cap = |flag: &[&str]| {
+            let list: Vec<&str> = flag.iter().copied().chain([target]).collect();
+            Invocation::resolve(args(&list), &Env::default()).map(|plan| match plan {
+                Invocation::Run { config, .. } => config.investigation.max_cost,
+                other => panic!("expected a run, got {other:?}"),
+            })
+        };
+        assert_eq!(cap(&[]), Ok(None));
+        assert_eq!(cap(&["--max-cost", "2.50"]), Ok(Some(2.5)));
+        assert_eq!(cap(&["--max-cost=$3"]), Ok(Some(3.0)));
+        // Negative amounts are values to refuse, not unknown flags.
+        for bad in [
+            &["--max-cost", "-5"][..],
+            &["--max-cost=-5"],
+            &["--max-cost", "0"],
+        ] {
+            let err = cap(bad).unwrap_err().to_string();
+            assert!(
+                err.starts_with("--max-cost takes a dollar amount above zero"),
+                "{err}"
+            );
+        }
+        for bad in ["lots", "inf", "NaN", "-0", ""] {
+            assert!(cap(&["--max-cost", bad]).is_err(), "{bad}");
+        }
+        assert_eq!(
+            cap(&["--max-cost", "-5"]).unwrap_err(),
+            ConfigError::InvalidFlag {
+                flag: "--max-cost",
+                expected: "a dollar amount above zero, such as 2.50",
+                value: "-5".into()
+            }
+        );
     }
 
     #[test]

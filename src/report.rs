@@ -188,8 +188,11 @@ fn cap_note(summary: &InvestigationSummary) -> Option<String> {
 }
 
 /// Format the full terminal report for `target` (shown as given, absolute):
-/// the original's sections, character for character. File names, paths and
-/// model text are escaped so that none of them can drive the terminal.
+/// the original's sections, character for character, except that large
+/// files are named by their path relative to the target (the original shows
+/// bare names, so two `stream.rs` in different directories looked the
+/// same). File names, paths and model text are escaped so that none of them
+/// can drive the terminal.
 pub fn format_report(report: &Report, target: &str) -> String {
     let scan = &report.scan;
     let sep = "=".repeat(60);
@@ -223,7 +226,7 @@ pub fn format_report(report: &Report, target: &str) -> String {
     }
 
     section(&mut lines, ">> CODE DETECTION", &rule);
-    push_code(&mut lines, report);
+    push_code(&mut lines, report, target);
 
     section(&mut lines, ">> RECENTLY MODIFIED FILES", &rule);
     if scan.recent_files.is_empty() {
@@ -313,7 +316,7 @@ fn push_categories(lines: &mut Vec<String>, categories: &IndexMap<String, u64>) 
     lines.push(format!("  {:<12} {total:>4}", "TOTAL"));
 }
 
-fn push_code(lines: &mut Vec<String>, report: &Report) {
+fn push_code(lines: &mut Vec<String>, report: &Report, target: &str) {
     let scan = &report.scan;
     if scan.languages.is_empty() {
         lines.push("  No source code files detected.".to_string());
@@ -339,10 +342,18 @@ fn push_code(lines: &mut Vec<String>, report: &Report) {
         for file in &scan.large_files {
             lines.push(format!(
                 "    ! {}  ({})",
-                escape_line(&file.name),
+                escape_line(&shown_under(target, &file.path)),
                 file.reasons.join(", ")
             ));
         }
+    }
+}
+
+/// `path` relative to `target` when it lies below it, else as it is.
+fn shown_under(target: &str, path: &str) -> String {
+    match std::path::Path::new(path).strip_prefix(target) {
+        Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
+        _ => path.to_string(),
     }
 }
 
@@ -519,15 +530,32 @@ mod tests {
         let mut report = minimal();
         report.ai_brief = "This is a Python project.\nSecond line.".into();
         report.ai_detailed = "Detailed breakdown here.".into();
-        report.scan.large_files = vec![LargeFile {
-            path: "/tmp/big.py".into(),
-            name: "big.py".into(),
-            reasons: vec!["size: 12.3 MB".into(), "lines: 5000".into()],
-        }];
+        report.scan.large_files = vec![
+            LargeFile {
+                path: "/tmp/big.py".into(),
+                name: "big.py".into(),
+                reasons: vec!["size: 12.3 MB".into(), "lines: 5000".into()],
+            },
+            // Two files of one name are told apart by where they are.
+            LargeFile {
+                path: "/tmp/net/stream.rs".into(),
+                name: "stream.rs".into(),
+                reasons: vec!["lines: 1200".into()],
+            },
+            LargeFile {
+                path: "/tmp/net/http/stream.rs".into(),
+                name: "stream.rs".into(),
+                reasons: vec!["lines: 1300".into()],
+            },
+        ];
         let text = format_report(&report, "/tmp");
         assert!(text.contains(">> SUMMARY (AI)\n----------------------------------------\n  This is a Python project.\n  Second line.\n"));
         assert!(
-            text.contains("  Unusually large files:\n    ! big.py  (size: 12.3 MB, lines: 5000)")
+            text.contains(
+                "  Unusually large files:\n    ! big.py  (size: 12.3 MB, lines: 5000)\n    \
+                 ! net/stream.rs  (lines: 1200)\n    ! net/http/stream.rs  (lines: 1300)"
+            ),
+            "{text}"
         );
         assert!(text.contains(">> DETAILED AI ANALYSIS\n----------------------------------------\n  Detailed breakdown here.\n"));
     }

@@ -235,7 +235,13 @@ async fn pipeline(
     )
     .await?;
     drop(board);
-    let cached = freshness.fresh.len();
+    // Cached means a summary this run reused, as the original counts it: a
+    // directory the plan skipped is settled (`settle_plan`) but has none.
+    let cached = freshness
+        .fresh
+        .iter()
+        .filter(|dir| cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
+        .count();
     evaluate(cache, &plan, &applied, &loops.outcomes, cached, progress)?;
     let synthesis = synthesis_phase(&run, &all_dirs).await?;
     Ok(finish(
@@ -449,9 +455,9 @@ async fn plan_phase(
         cached_dirs: &cached_rel,
     };
     match run_planning(&run.session, cache, progress, &inputs).await? {
-        Some(plan) => {
-            save_json(run, PLAN_FILE, &plan.to_value());
-            Ok(plan)
+        Some(proposal) => {
+            save_json(run, PLAN_FILE, &proposal);
+            Ok(Plan::from_value(&proposal))
         }
         None => {
             progress.ai("Planning failed, using defaults.");

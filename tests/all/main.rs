@@ -14,6 +14,7 @@ mod concurrency;
 mod crash_resume;
 mod estimate;
 mod hostile;
+mod locations;
 mod mock_server;
 mod pipeline;
 mod privacy;

@@ -329,6 +329,10 @@ fn plan_tiers_turns_and_band_order_keep_children_first() {
     let evaluation = cache(&env).read_json("plan_evaluation.json").unwrap();
     assert_eq!(evaluation["plan_order"], "priority-first");
     assert_eq!(evaluation["total_dirs_investigated"], 5);
+    // meta.json counts as the original does: the five investigated and no
+    // cached one (the skipped vendor/ is neither).
+    let meta = cache(&env).read_json("meta.json").unwrap();
+    assert_eq!(meta["directories_investigated"], 5);
     assert_eq!(evaluation["total_turns_allocated"], 60);
     assert_eq!(evaluation["total_turns_used"], 10);
     assert_eq!(evaluation["overall_utilization"], 0.17);
@@ -346,9 +350,15 @@ fn plan_tiers_turns_and_band_order_keep_children_first() {
         .into_owned();
     assert_eq!(evaluation["per_directory"][4]["dir"], root_name.as_str());
 
+    // plan.json keeps the proposal as it came; the cap of 25 is in the
+    // applied plan (the prompt, and turns_allocated above).
     let plan = cache(&env).read_json("plan.json").unwrap();
-    assert_eq!(plan["priority_dirs"][0]["suggested_turns"], 25);
+    assert_eq!(plan["priority_dirs"][0]["suggested_turns"], 30);
     assert_eq!(plan["investigation_order"], "priority-first");
+    assert_eq!(
+        plan["skip_dirs"][1],
+        json!({"path": "ghost", "reason": "?"})
+    );
 }
 
 #[test]

@@ -30,6 +30,8 @@
 //! The engine knows nothing about budgets, turn limits or what a proposal
 //! means: each pass decides those around [`Agent::turn`].
 
+use std::path::{Path, PathBuf};
+
 use serde_json::Value;
 use tokio::runtime::{Handle, RuntimeFlavor};
 
@@ -159,6 +161,8 @@ pub struct Agent {
     transcript: Transcript,
     nudge: &'static str,
     printer: Printer,
+    /// The directory a dir loop investigates, for its tools.
+    home: Option<PathBuf>,
 }
 
 /// How much a conversation of `toolbox` thinks: the directory loops are
@@ -187,7 +191,16 @@ impl Agent {
             transcript: Transcript::new(system, kickoff, tools, workload(toolbox)),
             nudge,
             printer,
+            home: None,
         }
+    }
+
+    /// The same conversation, investigating `dir` (absolute, canonical): its
+    /// tools resolve relative paths against it where they also accept that
+    /// (see [`ToolContext::home`]).
+    pub fn investigating(mut self, dir: &Path) -> Agent {
+        self.home = Some(dir.to_path_buf());
+        self
     }
 
     /// The system prompt.
@@ -284,6 +297,7 @@ impl Agent {
             scope: session.scope(),
             progress: self.printer.progress(),
             directory,
+            home: self.home.as_deref(),
             turn,
         };
         let mut ended = None;

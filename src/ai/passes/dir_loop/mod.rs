@@ -213,11 +213,9 @@ fn forget_stale_entries(shared: &DirShared, job: &DirJob) -> Result<(), PassErro
     let cache = &shared.cache;
     cache.remove_entry(EntryKind::Dir, &job.dir.to_string_lossy())?;
     if job.contents_changed {
-        let files = cache.read_all_entries(EntryKind::File);
-        for entry in direct_file_entries(&shared.target, &job.dir, &files) {
-            if let Some(path) = entry.get("path").and_then(Value::as_str) {
-                cache.remove_entry(EntryKind::File, path)?;
-            }
+        let files = cache.located_entries(EntryKind::File);
+        for (path, _) in direct_file_entries(&job.dir, &files) {
+            cache.remove_entry(EntryKind::File, &path.to_string_lossy())?;
         }
     }
     Ok(())
@@ -259,7 +257,8 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
         shared.dir_tools.clone(),
         prompts::nudge::DIR,
         printer.clone(),
-    );
+    )
+    .investigating(&job.dir);
     let mut usage = LoopUsage::default();
     let pricing = shared.session.tracker().pricing();
     let budget = context_budget(shared.session.facts().model);
@@ -401,6 +400,7 @@ pub fn dir_system_prompt(
         scope: shared.session.scope(),
         progress: &shared.progress,
         directory: &display_name(&shared.target, dir),
+        home: Some(dir),
         turn: 0,
     };
     let listing = tools.redact_listing(
@@ -559,37 +559,30 @@ pub fn report_entry(
     entry
 }
 
-/// The absolute paths an entry names (its `path` and its `relative_path`,
-/// each joined to the target when relative).
-fn entry_locations<'a>(target: &'a Path, entry: &'a Value) -> impl Iterator<Item = PathBuf> + 'a {
-    ["path", "relative_path"]
-        .into_iter()
-        .filter_map(|key| entry.get(key).and_then(Value::as_str))
-        .map(|raw| crate::config::normalize_lexically(&target.join(raw)))
-}
-
-/// The file entries describing files directly in `dir`, ordered by path.
-pub fn direct_file_entries<'a>(target: &Path, dir: &Path, entries: &'a [Value]) -> Vec<&'a Value> {
-    let mut direct: Vec<(PathBuf, &Value)> = entries
+/// The file entries of files directly in `dir`, ordered by path, from
+/// entries located by their keys ([`Cache::located_entries`]): what an agent
+/// wrote into an entry's fields never moves it to another directory.
+pub fn direct_file_entries<'a>(
+    dir: &Path,
+    located: &'a [(PathBuf, Value)],
+) -> Vec<(&'a Path, &'a Value)> {
+    let mut direct: Vec<(&Path, &Value)> = located
         .iter()
-        .filter_map(|entry| {
-            entry_locations(target, entry)
-                .find(|path| path.parent() == Some(dir))
-                .map(|path| (path, entry))
-        })
+        .filter(|(path, _)| path.parent() == Some(dir))
+        .map(|(path, entry)| (path.as_path(), entry))
         .collect();
-    direct.sort_by(|a, b| a.0.cmp(&b.0));
-    direct.into_iter().map(|(_, entry)| entry).collect()
+    direct.sort_by(|a, b| a.0.cmp(b.0));
+    direct
 }
 
 /// The partial dir entry for a loop stopped by the budget or its turn limit, and the summary it
-/// carries. From the directory's cached file entries: their summaries joined,
-/// their notable files listed. With none: the "incomplete" stub and an empty
-/// summary.
+/// carries. From the directory's cached file entries (each with the path it
+/// is keyed by): their summaries joined, their notable files listed relative
+/// to the target. With none: the "incomplete" stub and an empty summary.
 pub fn build_partial_entry(
     target: &Path,
     dir: &Path,
-    file_entries: &[&Value],
+    file_entries: &[(&Path, &Value)],
     child_count: usize,
     now: &str,
     cause: PartialCause,
@@ -611,18 +604,14 @@ pub fn build_partial_entry(
     }
     let summary = file_entries
         .iter()
-        .filter_map(|e| e.get("summary").and_then(Value::as_str))
+        .filter_map(|(_, e)| e.get("summary").and_then(Value::as_str))
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
-    let notable: Vec<&str> = file_entries
+    let notable: Vec<String> = file_entries
         .iter()
-        .filter(|e| e.get("notable").and_then(Value::as_bool).unwrap_or(false))
-        .filter_map(|e| {
-            e.get("relative_path")
-                .or_else(|| e.get("path"))
-                .and_then(Value::as_str)
-        })
+        .filter(|(_, e)| e.get("notable").and_then(Value::as_bool).unwrap_or(false))
+        .map(|(path, _)| relative(target, path))
         .collect();
     let entry = json!({
         "path": dir.to_string_lossy(),
@@ -651,8 +640,8 @@ pub fn flush_partial_dir_entry(
     if cache.has_entry(EntryKind::Dir, &path) {
         return Ok(String::new());
     }
-    let files = cache.read_all_entries(EntryKind::File);
-    let direct = direct_file_entries(target, dir, &files);
+    let files = cache.located_entries(EntryKind::File);
+    let direct = direct_file_entries(dir, &files);
     let (entry, summary) = build_partial_entry(
         target,
         dir,
