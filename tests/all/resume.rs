@@ -247,7 +247,19 @@ fn max_cost_stops_new_loops_and_a_later_run_finishes() {
     // The first loop starts (nothing measured yet, so a loop is expected to
     // cost about $0.11); after it, each is expected to cost $0.63, and
     // $0.63 + $0.63 passes $1.
-    let out = run(&env, &["--jobs", "1", "--max-cost", "1", "--json"]);
+    // Priced as Sonnet 4.5 ($3/$15), which the figures above assume.
+    let out = run(
+        &env,
+        &[
+            "--jobs",
+            "1",
+            "--max-cost",
+            "1",
+            "--model",
+            "claude-sonnet-4-5",
+            "--json",
+        ],
+    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let investigation = &report["investigation"];
     assert_eq!(investigation["cost_cap_hit"], true, "{investigation}");

@@ -1,5 +1,12 @@
 //! Run a child process under watch: a deadline (it is killed past it), its
-//! output collected, and its own peak RSS read from `wait4`'s resource usage.
+//! output collected, and its own peak RSS.
+//!
+//! The peak is read from the child's `/proc/<pid>/status` (`VmHWM`, the high
+//! water mark of its own address space) while it runs, not from `wait4`'s
+//! `ru_maxrss`: a child spawned with `vfork` semantics (as `posix_spawn`
+//! does) inherits the spawning process's peak into `ru_maxrss` when it
+//! execs, and the suite's one test process is large, so `ru_maxrss` would
+//! report the test process rather than luminos.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -15,7 +22,9 @@ pub struct Watched {
     pub timed_out: bool,
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
-    /// The child's peak resident set size, in KiB.
+    /// The child's peak resident set size, in KiB (the largest `VmHWM` seen
+    /// while it ran; polled every few milliseconds, so growth in the last
+    /// poll interval before exit is not seen).
     pub peak_rss_kib: u64,
     pub elapsed: Duration,
 }
@@ -27,11 +36,8 @@ impl Watched {
 }
 
 /// Spawn `cmd` with piped stdout and stderr, kill it at `timeout`, reap it
-/// with `wait4` and return what it did.
-#[allow(
-    clippy::zombie_processes,
-    reason = "reaped with wait4, which also gives its resource usage"
-)]
+/// and return what it did.
+#[allow(clippy::zombie_processes, reason = "reaped with waitpid below")]
 pub fn run_watched(mut cmd: Command, timeout: Duration) -> Watched {
     let started = Instant::now();
     let mut child = cmd
@@ -45,17 +51,21 @@ pub fn run_watched(mut cmd: Command, timeout: Duration) -> Watched {
     let stderr = drain(child.stderr.take().unwrap());
     let mut timed_out = false;
     let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let mut peak_rss_kib = 0;
     loop {
         // SAFETY: pid is our own child, not yet reaped; the pointers are valid.
-        let got = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        let got = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
         if got == pid {
             break;
         }
+        peak_rss_kib = peak_rss_kib.max(vm_hwm_kib(pid).unwrap_or(0));
         if got < 0 {
             let err = std::io::Error::last_os_error();
-            assert_eq!(err.kind(), std::io::ErrorKind::Interrupted, "wait4: {err}");
+            assert_eq!(
+                err.kind(),
+                std::io::ErrorKind::Interrupted,
+                "waitpid: {err}"
+            );
             continue;
         }
         if !timed_out && started.elapsed() > timeout {
@@ -63,7 +73,7 @@ pub fn run_watched(mut cmd: Command, timeout: Duration) -> Watched {
             // SAFETY: signalling our own unreaped child.
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }
-        std::thread::sleep(Duration::from_millis(10));
+        std::thread::sleep(Duration::from_millis(2));
     }
     let elapsed = started.elapsed();
     Watched {
@@ -71,9 +81,17 @@ pub fn run_watched(mut cmd: Command, timeout: Duration) -> Watched {
         timed_out,
         stdout: stdout.join().unwrap(),
         stderr: stderr.join().unwrap(),
-        peak_rss_kib: u64::try_from(usage.ru_maxrss).unwrap_or(0),
+        peak_rss_kib,
         elapsed,
     }
+}
+
+/// The `VmHWM` line of `/proc/<pid>/status`, in KiB; `None` once the child
+/// has exited (a zombie has no address space).
+fn vm_hwm_kib(pid: libc::pid_t) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn drain(mut pipe: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {

@@ -1,125 +1,97 @@
-//! Token accounting and prices: the original's token tracker, extended for
-//! prompt caching and concurrent loops.
+//! Token accounting and pricing: the original's token tracker, extended
+//! for prompt caching, concurrent loops and the catalog's prices.
 //!
+//! - [`Pricing`]: what one request costs on a model, from the catalog
+//!   ([`super::catalog`]): each kind of token at its own rate, a long-prompt
+//!   tier where the model has one, and the batch discount.
 //! - [`TokenTracker`]: run-wide totals for billing (input, output, cache
-//!   writes, cache reads, requests), shared by every loop of a run.
-//! - [`LoopUsage`]: one agent loop's counters, its turn count, and the size of
-//!   its latest context, which decides when the loop must stop early.
-//! - [`Prices`]: list prices per model family, with the cache multipliers.
+//!   writes, cache reads, requests, dollars), shared by every loop of a run.
+//! - [`LoopUsage`]: one agent loop's counters, its turn count, its cost
+//!   (request by request), and the size of its latest context, which
+//!   decides when the loop must stop early (against
+//!   [`super::settings::context_budget`]).
 //!
 //! Under prompt caching `input_tokens` only counts what follows the last
 //! cache breakpoint, so neither the bill nor the context size can be read
-//! from it alone: both use all three input counts.
+//! from it alone: both use all three input counts. A price tier depends on
+//! one request's prompt, so the tracker prices each request as it records
+//! it rather than pricing the totals.
 
 use std::sync::Mutex;
 
+use super::catalog::{BATCH_DISCOUNT, LongPromptTier, ModelFacts, Prices};
 use super::types::Usage;
 use crate::text::format_thousands;
 
-/// The context window of the models luminos targets.
-pub const MAX_CONTEXT: u64 = 200_000;
-
-/// A loop stops once one call's context passes this: 70% of the window,
-/// leaving room for the reply and the next tool result (as the original).
-pub const CONTEXT_BUDGET: u64 = MAX_CONTEXT * 70 / 100;
-
-/// Writing a prefix to the cache costs this times the input price (5-minute
-/// cache).
-pub const CACHE_WRITE_MULTIPLIER: f64 = 1.25;
-
-/// Reading a cached prefix costs this times the input price.
-pub const CACHE_READ_MULTIPLIER: f64 = 0.1;
-
-/// List prices in US dollars per million tokens.
+/// What requests cost on one model.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Prices {
-    pub input_per_mtok: f64,
-    pub output_per_mtok: f64,
-}
-
-/// One row of [`PRICE_TABLE`]: models whose id contains `pattern`.
-#[derive(Debug, Clone, Copy)]
-pub struct PriceRule {
-    pub pattern: &'static str,
-    pub family: &'static str,
+pub struct Pricing {
     pub prices: Prices,
+    pub tier: Option<LongPromptTier>,
 }
 
-const fn rule(pattern: &'static str, family: &'static str, input: f64, output: f64) -> PriceRule {
-    PriceRule {
-        pattern,
-        family,
-        prices: Prices {
-            input_per_mtok: input,
-            output_per_mtok: output,
-        },
-    }
-}
-
-/// Sonnet prices, the original's (and Sonnet 4.5's): $3 in, $15 out.
-pub const SONNET_PRICES: Prices = Prices {
-    input_per_mtok: 3.0,
-    output_per_mtok: 15.0,
-};
-
-/// List prices by model family; the first rule whose pattern the model id
-/// contains wins. Older generations that were priced differently come
-/// before their family's general rule. A model matching nothing is priced
-/// as Sonnet.
-pub const PRICE_TABLE: &[PriceRule] = &[
-    rule("opus-4-5", "Opus 4.5", 5.0, 25.0),
-    rule("opus-4.5", "Opus 4.5", 5.0, 25.0),
-    // Opus 4, 4.1 and Claude 3 Opus; an unlisted Opus is assumed to cost as
-    // much, which errs on the safe side for --max-cost.
-    rule("opus", "Opus", 15.0, 75.0),
-    rule("3-5-haiku", "Haiku 3.5", 0.8, 4.0),
-    rule("3-haiku", "Haiku 3", 0.25, 1.25),
-    rule("haiku", "Haiku", 1.0, 5.0),
-    rule("sonnet", "Sonnet", 3.0, 15.0),
-];
-
-impl Prices {
-    /// The prices for a model id (see [`PRICE_TABLE`]).
-    pub fn for_model(model: &str) -> Prices {
-        let model = model.to_ascii_lowercase();
-        PRICE_TABLE
-            .iter()
-            .find(|rule| model.contains(rule.pattern))
-            .map_or(SONNET_PRICES, |rule| rule.prices)
+impl Pricing {
+    /// The catalog's prices for `model` (the stand-in's when the model is
+    /// unknown; see [`ModelFacts`]).
+    pub fn for_model(model: &str) -> Pricing {
+        let facts = ModelFacts::of(model);
+        Pricing {
+            prices: facts.model.prices,
+            tier: facts.model.long_prompt_tier,
+        }
     }
 
-    /// What `usage` costs, in dollars: plain input, cache writes at 1.25×,
-    /// cache reads at 0.1×, and output.
+    /// These prices through the Message Batches API.
+    pub fn batch(self) -> Pricing {
+        Pricing {
+            prices: self.prices.scaled(BATCH_DISCOUNT),
+            ..self
+        }
+    }
+
+    /// The rates one request pays: the tier's when its prompt is long.
+    fn rates_for(&self, usage: &Usage) -> Prices {
+        match self.tier {
+            Some(tier) if usage.context_tokens() > tier.above_tokens => {
+                self.prices.scaled(tier.multiplier)
+            }
+            Some(_) | None => self.prices,
+        }
+    }
+
+    /// What one request with `usage` costs, in dollars: plain input, cache
+    /// writes, cache reads and output, each at its rate.
     pub fn cost(&self, usage: &Usage) -> f64 {
-        let input = usage.input_tokens as f64
-            + usage.cache_creation_input_tokens as f64 * CACHE_WRITE_MULTIPLIER
-            + usage.cache_read_input_tokens as f64 * CACHE_READ_MULTIPLIER;
-        per_million(input, self.input_per_mtok)
-            + per_million(usage.output_tokens as f64, self.output_per_mtok)
+        let rates = self.rates_for(usage);
+        per_million(usage.input_tokens, rates.input)
+            + per_million(usage.cache_creation_input_tokens, rates.cache_write_5m)
+            + per_million(usage.cache_read_input_tokens, rates.cache_read)
+            + per_million(usage.output_tokens, rates.output)
     }
 
-    /// What `usage` would have cost with no caching: every input token at the
-    /// plain input price.
+    /// What the request would have cost with no caching: every input token
+    /// at the plain input price.
     pub fn cost_without_cache(&self, usage: &Usage) -> f64 {
-        per_million(usage.context_tokens() as f64, self.input_per_mtok)
-            + per_million(usage.output_tokens as f64, self.output_per_mtok)
+        let rates = self.rates_for(usage);
+        per_million(usage.context_tokens(), rates.input)
+            + per_million(usage.output_tokens, rates.output)
     }
 
-    /// The money caching saved on `usage`. Negative while writes (1.25×)
-    /// outweigh reads (0.1×), as after a single call.
+    /// The money caching saved on the request. Negative while writes
+    /// outweigh reads, as after a single call.
     pub fn cache_savings(&self, usage: &Usage) -> f64 {
         self.cost_without_cache(usage) - self.cost(usage)
     }
 }
 
-fn per_million(tokens: f64, price: f64) -> f64 {
-    tokens * price / 1_000_000.0
+fn per_million(tokens: u64, price: f64) -> f64 {
+    tokens as f64 * price / 1_000_000.0
 }
 
-/// The cost in dollars of a hypothetical `usage` on `model` (for projections
-/// and spend caps).
+/// The cost in dollars of one hypothetical request with `usage` on `model`
+/// (for projections and spend caps).
 pub fn estimate_cost(model: &str, usage: &Usage) -> f64 {
-    Prices::for_model(model).cost(usage)
+    Pricing::for_model(model).cost(usage)
 }
 
 /// Run-wide token totals.
@@ -154,30 +126,41 @@ impl TokenTotals {
 /// `Arc`).
 #[derive(Debug)]
 pub struct TokenTracker {
-    prices: Prices,
-    totals: Mutex<TokenTotals>,
+    pricing: Pricing,
+    totals: Mutex<Tally>,
+}
+
+/// The totals and their price, updated together.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    totals: TokenTotals,
+    cost: f64,
+    savings: f64,
 }
 
 impl TokenTracker {
     /// A tracker pricing tokens for `model`.
     pub fn new(model: &str) -> TokenTracker {
-        TokenTracker::with_prices(Prices::for_model(model))
+        TokenTracker::with_pricing(Pricing::for_model(model))
     }
 
-    pub fn with_prices(prices: Prices) -> TokenTracker {
+    pub fn with_pricing(pricing: Pricing) -> TokenTracker {
         TokenTracker {
-            prices,
-            totals: Mutex::new(TokenTotals::default()),
+            pricing,
+            totals: Mutex::new(Tally::default()),
         }
     }
 
-    pub fn prices(&self) -> Prices {
-        self.prices
+    pub fn pricing(&self) -> Pricing {
+        self.pricing
     }
 
     /// Add one call's usage.
     pub fn record(&self, usage: &Usage) {
-        let mut totals = self.lock();
+        let mut tally = self.lock();
+        tally.cost += self.pricing.cost(usage);
+        tally.savings += self.pricing.cache_savings(usage);
+        let totals = &mut tally.totals;
         totals.input_tokens = totals.input_tokens.saturating_add(usage.input_tokens);
         totals.output_tokens = totals.output_tokens.saturating_add(usage.output_tokens);
         totals.cache_creation_input_tokens = totals
@@ -191,30 +174,32 @@ impl TokenTracker {
 
     /// A snapshot of the totals.
     pub fn totals(&self) -> TokenTotals {
-        *self.lock()
+        self.lock().totals
     }
 
     /// Dollars spent so far.
     pub fn cost(&self) -> f64 {
-        self.prices.cost(&self.totals().as_usage())
+        self.lock().cost
     }
 
     /// Dollars caching saved so far (negative while writes dominate).
     pub fn cache_savings(&self) -> f64 {
-        self.prices.cache_savings(&self.totals().as_usage())
+        self.lock().savings
     }
 
     /// `N input / M output (approx $X.XX)`; see [`format_summary`].
     pub fn summary(&self) -> String {
-        format_summary(&self.totals(), self.prices)
+        let tally = *self.lock();
+        format_summary(&tally.totals, tally.cost)
     }
 
     /// The caching breakdown; see [`format_cache_summary`].
     pub fn cache_summary(&self) -> String {
-        format_cache_summary(&self.totals(), self.prices)
+        let tally = *self.lock();
+        format_cache_summary(&tally.totals, tally.savings)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, TokenTotals> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Tally> {
         // Totals stay meaningful even if a thread panicked mid-update.
         self.totals.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -225,19 +210,17 @@ impl TokenTracker {
 /// N counts every input token processed (plain input, cache writes and cache
 /// reads), so it stays comparable with the original, which knew no caching;
 /// the dollar figure prices each kind at its own rate.
-pub fn format_summary(totals: &TokenTotals, prices: Prices) -> String {
+pub fn format_summary(totals: &TokenTotals, cost: f64) -> String {
     format!(
-        "{} input / {} output (approx ${:.2})",
+        "{} input / {} output (approx ${cost:.2})",
         format_thousands(totals.all_input_tokens()),
         format_thousands(totals.output_tokens),
-        prices.cost(&totals.as_usage())
     )
 }
 
 /// `cache: R read / W written, saved approx $S.SS` (or `cost approx $S.SS
 /// extra` while writes outweigh reads).
-pub fn format_cache_summary(totals: &TokenTotals, prices: Prices) -> String {
-    let savings = prices.cache_savings(&totals.as_usage());
+pub fn format_cache_summary(totals: &TokenTotals, savings: f64) -> String {
     let verdict = if savings >= 0.0 {
         format!("saved approx ${savings:.2}")
     } else {
@@ -251,7 +234,7 @@ pub fn format_cache_summary(totals: &TokenTotals, prices: Prices) -> String {
 }
 
 /// One agent loop's counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct LoopUsage {
     /// This loop's tokens, summed over its calls.
     pub tokens: Usage,
@@ -259,6 +242,9 @@ pub struct LoopUsage {
     pub turns: u32,
     /// The latest call's context: input + cache writes + cache reads.
     pub last_context: u64,
+    /// What the calls cost, each priced on its own (a price tier depends on
+    /// one request's prompt, so the summed tokens cannot be priced as one).
+    pub cost: f64,
 }
 
 impl LoopUsage {
@@ -266,21 +252,22 @@ impl LoopUsage {
         LoopUsage::default()
     }
 
-    /// Add one call's usage.
-    pub fn record(&mut self, usage: &Usage) {
+    /// Add one call's usage, priced with `pricing`.
+    pub fn record(&mut self, usage: &Usage, pricing: &Pricing) {
         self.tokens.accumulate(usage);
         self.turns += 1;
         self.last_context = usage.context_tokens();
+        self.cost += pricing.cost(usage);
     }
 
-    /// This loop's tokens as one [`Usage`], for pricing.
+    /// This loop's tokens as one [`Usage`].
     pub fn as_usage(&self) -> Usage {
         self.tokens
     }
 
-    /// True once the latest call's context passed [`CONTEXT_BUDGET`].
-    pub fn budget_exceeded(&self) -> bool {
-        self.last_context > CONTEXT_BUDGET
+    /// True once the latest call's context passed `budget` tokens.
+    pub fn budget_exceeded(&self, budget: u64) -> bool {
+        self.last_context > budget
     }
 
     /// Tokens this loop spent: every input token processed plus output.
@@ -308,29 +295,31 @@ mod tests {
         (a - b).abs() < 1e-9
     }
 
+    /// Sonnet 4.5's rates: $3 in, $15 out, the original's figures.
+    fn sonnet_4_5() -> Pricing {
+        Pricing::for_model("claude-sonnet-4-5")
+    }
+
     #[test]
-    fn price_table() {
-        assert_eq!(Prices::for_model("claude-sonnet-4-5"), SONNET_PRICES);
-        assert_eq!(Prices::for_model("claude-sonnet-4-20250514"), SONNET_PRICES);
-        assert_eq!(Prices::for_model("claude-3-7-sonnet-latest"), SONNET_PRICES);
+    fn pricing_comes_from_the_catalog() {
         let p = |m| {
-            let p = Prices::for_model(m);
-            (p.input_per_mtok, p.output_per_mtok)
+            let p = Pricing::for_model(m).prices;
+            (p.input, p.output)
         };
-        assert_eq!(p("claude-opus-4-5-20251101"), (5.0, 25.0));
-        assert_eq!(p("claude-opus-4-1"), (15.0, 75.0));
-        assert_eq!(p("claude-3-opus-20240229"), (15.0, 75.0));
+        assert_eq!(p("claude-sonnet-4-5-20250929"), (3.0, 15.0));
+        assert_eq!(p("claude-sonnet-5-5"), (2.0, 10.0));
+        assert_eq!(p("claude-opus-4-8"), (5.0, 25.0));
+        assert_eq!(p("claude-opus-5-5"), (4.0, 20.0));
         assert_eq!(p("claude-haiku-4-5"), (1.0, 5.0));
-        assert_eq!(p("claude-3-5-haiku-latest"), (0.8, 4.0));
-        assert_eq!(p("claude-3-haiku-20240307"), (0.25, 1.25));
-        assert_eq!(p("Claude-Opus-4-5"), (5.0, 25.0));
-        assert_eq!(p("some-local-model"), (3.0, 15.0));
+        // Unknown: the family's current model, else the default.
+        assert_eq!(p("claude-opus-9"), (4.0, 20.0));
+        assert_eq!(p("some-local-model"), (2.0, 10.0));
     }
 
     #[test]
     fn original_prices_without_cache() {
-        // One million in, one million out on Sonnet: $3 + $15.
-        let cost = SONNET_PRICES.cost(&usage(1_000_000, 1_000_000, 0, 0));
+        // One million in, one million out on Sonnet 4.5: $3 + $15.
+        let cost = sonnet_4_5().cost(&usage(1_000_000, 1_000_000, 0, 0));
         assert!(close(cost, 18.0), "{cost}");
         assert!(close(
             estimate_cost("claude-sonnet-4-5", &usage(1_000_000, 0, 0, 0)),
@@ -339,24 +328,43 @@ mod tests {
     }
 
     #[test]
-    fn cache_multipliers() {
-        let writes = SONNET_PRICES.cost(&usage(0, 0, 1_000_000, 0));
+    fn cache_rates() {
+        let writes = sonnet_4_5().cost(&usage(0, 0, 1_000_000, 0));
         assert!(close(writes, 3.75), "{writes}");
-        let reads = SONNET_PRICES.cost(&usage(0, 0, 0, 1_000_000));
+        let reads = sonnet_4_5().cost(&usage(0, 0, 0, 1_000_000));
         assert!(close(reads, 0.30), "{reads}");
+        // Sonnet 5.5 reads its cache at $0.10, a twentieth of its input.
+        let reads = Pricing::for_model("claude-sonnet-5-5").cost(&usage(0, 0, 0, 1_000_000));
+        assert!(close(reads, 0.10), "{reads}");
+    }
+
+    #[test]
+    fn batch_halves_every_rate() {
+        let u = usage(1_000_000, 1_000_000, 1_000_000, 1_000_000);
+        let full = sonnet_4_5().cost(&u);
+        assert!(close(sonnet_4_5().batch().cost(&u), full / 2.0));
+    }
+
+    #[test]
+    fn a_long_prompt_pays_its_tier_on_every_token() {
+        let haiku = Pricing::for_model("claude-haiku-5-5");
+        let short = haiku.cost(&usage(100_000, 1_000_000, 0, 0));
+        assert!(close(short, 0.01 + 0.50), "{short}");
+        let long = haiku.cost(&usage(100_001, 1_000_000, 0, 0));
+        assert!(close(long, (100_001.0 * 0.5) / 1e6 + 2.50), "{long}");
     }
 
     #[test]
     fn savings() {
         // 1M read from cache instead of paid in full: $3.00 - $0.30.
-        let saved = SONNET_PRICES.cache_savings(&usage(0, 0, 0, 1_000_000));
+        let saved = sonnet_4_5().cache_savings(&usage(0, 0, 0, 1_000_000));
         assert!(close(saved, 2.70), "{saved}");
         // A write alone costs a quarter more than no caching.
-        let saved = SONNET_PRICES.cache_savings(&usage(0, 0, 1_000_000, 0));
+        let saved = sonnet_4_5().cache_savings(&usage(0, 0, 1_000_000, 0));
         assert!(close(saved, -0.75), "{saved}");
         // Output never changes with caching.
         assert!(close(
-            SONNET_PRICES.cache_savings(&usage(10, 5_000, 0, 0)),
+            sonnet_4_5().cache_savings(&usage(10, 5_000, 0, 0)),
             0.0
         ));
     }
@@ -416,20 +424,39 @@ mod tests {
 
     #[test]
     fn loop_budget_uses_the_whole_context() {
-        assert_eq!(CONTEXT_BUDGET, 140_000);
+        let pricing = sonnet_4_5();
+        let budget = 140_000;
         let mut lp = LoopUsage::new();
         // Caching hides almost all of the context from input_tokens.
-        lp.record(&usage(2_000, 300, 0, 130_000));
+        lp.record(&usage(2_000, 300, 0, 130_000), &pricing);
         assert_eq!(lp.last_context, 132_000);
-        assert!(!lp.budget_exceeded());
-        lp.record(&usage(1_000, 300, 9_000, 130_001));
+        assert!(!lp.budget_exceeded(budget));
+        lp.record(&usage(1_000, 300, 9_000, 130_001), &pricing);
         assert_eq!(lp.last_context, 140_001);
-        assert!(lp.budget_exceeded());
+        assert!(lp.budget_exceeded(budget));
         assert_eq!(lp.turns, 2);
         assert_eq!(lp.total(), 3_000 + 600 + 9_000 + 260_001);
         // Only the latest call counts for the budget.
-        lp.record(&usage(10, 1, 0, 0));
-        assert!(!lp.budget_exceeded());
+        lp.record(&usage(10, 1, 0, 0), &pricing);
+        assert!(!lp.budget_exceeded(budget));
+    }
+
+    #[test]
+    fn a_loop_is_priced_request_by_request() {
+        // Two Haiku 5.5 calls of 60K each: neither passes the 100K tier,
+        // though their sum would.
+        let haiku = Pricing::for_model("claude-haiku-5-5");
+        let mut lp = LoopUsage::new();
+        lp.record(&usage(60_000, 1_000, 0, 0), &haiku);
+        lp.record(&usage(60_000, 1_000, 0, 0), &haiku);
+        let each = haiku.cost(&usage(60_000, 1_000, 0, 0));
+        assert!(close(lp.cost, 2.0 * each), "{}", lp.cost);
+        assert!(lp.cost < haiku.cost(&lp.as_usage()));
+        // The run-wide tracker agrees with the loop.
+        let tracker = TokenTracker::with_pricing(haiku);
+        tracker.record(&usage(60_000, 1_000, 0, 0));
+        tracker.record(&usage(60_000, 1_000, 0, 0));
+        assert!(close(tracker.cost(), lp.cost));
     }
 
     #[test]
@@ -444,9 +471,9 @@ mod tests {
         tracker.record(&huge);
         tracker.record(&huge);
         let mut looped = LoopUsage::default();
-        looped.record(&huge);
-        looped.record(&huge);
+        looped.record(&huge, &tracker.pricing());
+        looped.record(&huge, &tracker.pricing());
         assert_eq!(huge.context_tokens(), u64::MAX);
-        assert!(looped.budget_exceeded());
+        assert!(looped.budget_exceeded(140_000));
     }
 }
