@@ -12,6 +12,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 use crate::ai::api::{self, Auth, ClientConfig, DEFAULT_BASE_URL, DEFAULT_MODEL};
+use crate::ai::rules::decide::DEFAULT_BUDGET_USD;
 use crate::cli::Args;
 use crate::progress::ProgressStyle;
 use crate::scan::ScanOptions;
@@ -22,6 +23,10 @@ pub const DEFAULT_CACHE_ROOT: &str = "/tmp/luminos";
 /// Overrides the stream idle timeout (decimal seconds, e.g. `0.5`): for slow
 /// proxies, and for tests that stall streams on purpose.
 pub const IDLE_TIMEOUT_VAR: &str = "LUMINOS_IDLE_TIMEOUT_SECS";
+
+/// Overrides the wait for the response headers (decimal seconds): for
+/// slow gateways, and for tests of endpoints that never answer.
+pub const HEADERS_TIMEOUT_VAR: &str = "LUMINOS_HEADERS_TIMEOUT_SECS";
 
 /// Overrides the wait before the first retry (milliseconds; later retries
 /// double it): tests that inject faults by the dozen set it to a few ms.
@@ -72,6 +77,8 @@ pub struct InvestigationOptions {
     pub jobs: usize,
     /// Only project the cost; make no API call (`--estimate`).
     pub estimate: bool,
+    /// Run the base scan alone (`--scan-only`).
+    pub scan_only: bool,
     /// Spend cap in dollars (`--max-cost`).
     pub max_cost: Option<f64>,
     /// What one run may spend in dollars (`--budget`); `None`: no ceiling.
@@ -89,8 +96,11 @@ pub struct ApiSettings {
     pub auth: Option<Auth>,
     /// Retries after the first attempt (`--max-retries`).
     pub max_retries: u32,
-    /// Longest silence on a connection before the attempt counts as stalled
-    /// (`LUMINOS_IDLE_TIMEOUT_SECS`, default [`api::IDLE_TIMEOUT`]).
+    /// Longest wait for the response headers
+    /// (`LUMINOS_HEADERS_TIMEOUT_SECS`, default [`api::HEADERS_TIMEOUT`]).
+    pub headers_timeout: Duration,
+    /// Longest silence within a response before the attempt counts as
+    /// stalled (`LUMINOS_IDLE_TIMEOUT_SECS`, default [`api::IDLE_TIMEOUT`]).
     pub idle_timeout: Duration,
     /// Wait before the first retry when the server names none
     /// (`LUMINOS_RETRY_BACKOFF_MS`, default
@@ -109,6 +119,7 @@ impl Config {
             self.investigation.model.clone(),
         );
         client.max_retries = self.api.max_retries;
+        client.headers_timeout = self.api.headers_timeout;
         client.idle_timeout = self.api.idle_timeout;
         client.retry_backoff = self.api.retry_backoff;
         Some(client)
@@ -148,6 +159,13 @@ pub enum ConfigError {
         expected: &'static str,
         value: String,
     },
+    /// A flag whose value is not usable.
+    #[error("{flag} takes {expected}, not '{value}'")]
+    InvalidFlag {
+        flag: &'static str,
+        expected: &'static str,
+        value: String,
+    },
 }
 
 /// The environment variables luminos reads, captured once.
@@ -160,6 +178,8 @@ pub struct Env {
     pub luminos_cache_dir: Option<OsString>,
     /// `LUMINOS_IDLE_TIMEOUT_SECS`, unparsed.
     pub luminos_idle_timeout: Option<String>,
+    /// `LUMINOS_HEADERS_TIMEOUT_SECS`, unparsed.
+    pub luminos_headers_timeout: Option<String>,
     /// `LUMINOS_RETRY_BACKOFF_MS`, unparsed.
     pub luminos_retry_backoff: Option<String>,
     pub no_color: bool,
@@ -178,6 +198,7 @@ impl Env {
             luminos_model: non_empty_var("LUMINOS_MODEL"),
             luminos_cache_dir: std::env::var_os("LUMINOS_CACHE_DIR").filter(|v| !v.is_empty()),
             luminos_idle_timeout: non_empty_var(IDLE_TIMEOUT_VAR),
+            luminos_headers_timeout: non_empty_var(HEADERS_TIMEOUT_VAR),
             luminos_retry_backoff: non_empty_var(RETRY_BACKOFF_VAR),
             // https://no-color.org: present and non-empty disables colour.
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
@@ -198,6 +219,11 @@ impl Invocation {
             .as_ref()
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(DEFAULT_CACHE_ROOT));
+        let max_cost = args.max_cost.as_deref().map(parse_max_cost).transpose()?;
+        let budget = match args.budget.as_deref() {
+            Some(raw) => parse_budget(raw)?,
+            None => Some(DEFAULT_BUDGET_USD),
+        };
 
         let Some(target_arg) = args.target.clone() else {
             return if args.clear_cache {
@@ -216,8 +242,12 @@ impl Invocation {
             .map_err(|_| ConfigError::NotADirectory(shown.clone()))?;
 
         let idle_timeout = match &env.luminos_idle_timeout {
-            Some(raw) => parse_idle_timeout(raw)?,
+            Some(raw) => parse_seconds(IDLE_TIMEOUT_VAR, raw)?,
             None => api::IDLE_TIMEOUT,
+        };
+        let headers_timeout = match &env.luminos_headers_timeout {
+            Some(raw) => parse_seconds(HEADERS_TIMEOUT_VAR, raw)?,
+            None => api::HEADERS_TIMEOUT,
         };
         let retry_backoff = match &env.luminos_retry_backoff {
             Some(raw) => parse_retry_backoff(raw)?,
@@ -253,8 +283,9 @@ impl Invocation {
                     .unwrap_or_else(|| DEFAULT_MODEL.to_string()),
                 jobs: args.jobs as usize,
                 estimate: args.estimate,
-                max_cost: args.max_cost,
-                budget: args.budget.0,
+                scan_only: args.scan_only,
+                max_cost,
+                budget,
                 redact: !args.no_redact,
             },
             api: ApiSettings {
@@ -266,6 +297,7 @@ impl Invocation {
                     .to_string(),
                 auth,
                 max_retries: args.max_retries,
+                headers_timeout,
                 idle_timeout,
                 retry_backoff,
             },
@@ -285,15 +317,49 @@ impl Invocation {
     }
 }
 
-/// `LUMINOS_IDLE_TIMEOUT_SECS`: positive decimal seconds, at most a day.
-fn parse_idle_timeout(raw: &str) -> Result<Duration, ConfigError> {
+/// `--max-cost`: a finite dollar amount above zero (`2.50`, `$3`). A cap of
+/// nothing, or less, could only stop the run before it starts.
+fn parse_max_cost(raw: &str) -> Result<f64, ConfigError> {
+    raw.trim()
+        .trim_start_matches('$')
+        .parse::<f64>()
+        .ok()
+        .filter(|usd| usd.is_finite() && *usd > 0.0)
+        .ok_or_else(|| ConfigError::InvalidFlag {
+            flag: "--max-cost",
+            expected: "a dollar amount above zero, such as 2.50",
+            value: raw.to_string(),
+        })
+}
+
+/// `--budget`: a finite dollar amount above zero (`5`, `$0.50`), or `none`
+/// for no ceiling.
+fn parse_budget(raw: &str) -> Result<Option<f64>, ConfigError> {
+    if raw.trim().eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    raw.trim()
+        .trim_start_matches('$')
+        .parse::<f64>()
+        .ok()
+        .filter(|usd| usd.is_finite() && *usd > 0.0)
+        .map(Some)
+        .ok_or_else(|| ConfigError::InvalidFlag {
+            flag: "--budget",
+            expected: "a dollar amount above zero, such as 5, or none",
+            value: raw.to_string(),
+        })
+}
+
+/// A timeout variable: positive decimal seconds, at most a day.
+fn parse_seconds(name: &'static str, raw: &str) -> Result<Duration, ConfigError> {
     raw.trim()
         .parse::<f64>()
         .ok()
         .filter(|secs| *secs > 0.0 && *secs <= 86_400.0)
         .map(Duration::from_secs_f64)
         .ok_or_else(|| ConfigError::InvalidVar {
-            name: IDLE_TIMEOUT_VAR,
+            name,
             expected: "a number of seconds above 0",
             value: raw.to_string(),
         })
@@ -387,6 +453,69 @@ mod tests {
     }
 
     #[test]
+    fn max_cost_is_a_positive_dollar_amount() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().to_str().unwrap();
+        let cap = |flag: &[&str]| {
+            let list: Vec<&str> = flag.iter().copied().chain([target]).collect();
+            Invocation::resolve(args(&list), &Env::default()).map(|plan| match plan {
+                Invocation::Run { config, .. } => config.investigation.max_cost,
+                other => panic!("expected a run, got {other:?}"),
+            })
+        };
+        assert_eq!(cap(&[]), Ok(None));
+        assert_eq!(cap(&["--max-cost", "2.50"]), Ok(Some(2.5)));
+        assert_eq!(cap(&["--max-cost=$3"]), Ok(Some(3.0)));
+        // Negative amounts are values to refuse, not unknown flags.
+        for bad in [
+            &["--max-cost", "-5"][..],
+            &["--max-cost=-5"],
+            &["--max-cost", "0"],
+        ] {
+            let err = cap(bad).unwrap_err().to_string();
+            assert!(
+                err.starts_with("--max-cost takes a dollar amount above zero"),
+                "{err}"
+            );
+        }
+        for bad in ["lots", "inf", "NaN", "-0", ""] {
+            assert!(cap(&["--max-cost", bad]).is_err(), "{bad}");
+        }
+        assert_eq!(
+            cap(&["--max-cost", "-5"]).unwrap_err(),
+            ConfigError::InvalidFlag {
+                flag: "--max-cost",
+                expected: "a dollar amount above zero, such as 2.50",
+                value: "-5".into()
+            }
+        );
+    }
+
+    #[test]
+    fn the_budget_is_dollars_or_none_and_five_by_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().to_str().unwrap();
+        let budget = |flag: &[&str]| {
+            let list: Vec<&str> = flag.iter().copied().chain([target]).collect();
+            Invocation::resolve(args(&list), &Env::default()).map(|plan| match plan {
+                Invocation::Run { config, .. } => config.investigation.budget,
+                other => panic!("expected a run, got {other:?}"),
+            })
+        };
+        assert_eq!(budget(&[]), Ok(Some(DEFAULT_BUDGET_USD)));
+        assert_eq!(budget(&["--budget", "2.50"]), Ok(Some(2.5)));
+        assert_eq!(budget(&["--budget=$20"]), Ok(Some(20.0)));
+        assert_eq!(budget(&["--budget", " None "]), Ok(None));
+        for bad in ["-5", "0", "lots", "inf", ""] {
+            let err = budget(&["--budget", bad]).unwrap_err().to_string();
+            assert!(
+                err.starts_with("--budget takes a dollar amount above zero, such as 5, or none"),
+                "{bad}: {err}"
+            );
+        }
+    }
+
+    #[test]
     fn a_file_is_not_a_directory() {
         let file = tempfile::NamedTempFile::new().unwrap();
         let shown = file.path().to_string_lossy().into_owned();
@@ -426,9 +555,12 @@ mod tests {
         let target = dir.path().to_str().unwrap();
         let cfg = config(&[target], &Env::default());
         assert_eq!(cfg.api.idle_timeout, api::IDLE_TIMEOUT);
+        assert_eq!(cfg.api.headers_timeout, api::HEADERS_TIMEOUT);
+        assert!(api::HEADERS_TIMEOUT < api::IDLE_TIMEOUT);
         assert_eq!(cfg.api.retry_backoff, api::retry::INITIAL_BACKOFF);
         let env = Env {
             luminos_idle_timeout: Some(" 0.25 ".into()),
+            luminos_headers_timeout: Some("1.5".into()),
             luminos_retry_backoff: Some("0".into()),
             ..Env::default()
         };
@@ -443,25 +575,29 @@ mod tests {
         let cfg = config(&[target], &env);
         let client = cfg.client_config().unwrap();
         assert_eq!(client.idle_timeout, Duration::from_millis(250));
+        assert_eq!(client.headers_timeout, Duration::from_millis(1500));
         let client = api::Client::new(client).unwrap();
         assert_eq!(client.retry_policy().initial_backoff, Duration::ZERO);
         assert_eq!(client.retry_policy().max_backoff, api::retry::MAX_BACKOFF);
-        for (idle, backoff) in [
-            ("0", "5"),
-            ("-1", "5"),
-            ("soon", "5"),
-            ("1", "1.5"),
-            ("1", "60001"),
+        for (idle, headers, backoff) in [
+            ("0", "1", "5"),
+            ("-1", "1", "5"),
+            ("soon", "1", "5"),
+            ("1", "1", "1.5"),
+            ("1", "1", "60001"),
+            ("1", "0", "5"),
+            ("1", "never", "5"),
         ] {
             let env = Env {
                 luminos_idle_timeout: Some(idle.into()),
+                luminos_headers_timeout: Some(headers.into()),
                 luminos_retry_backoff: Some(backoff.into()),
                 ..Env::default()
             };
             let err = Invocation::resolve(args(&[target]), &env).unwrap_err();
             assert!(
                 matches!(err, ConfigError::InvalidVar { .. }),
-                "{idle} {backoff}: {err}"
+                "{idle} {headers} {backoff}: {err}"
             );
         }
     }

@@ -26,7 +26,7 @@ use crate::ai::rules::plan::Plan;
 use crate::ai::tools::{self, Toolbox};
 use crate::cache::{Cache, EntryKind, PLAN_FILE, SURVEY_FILE, SYNTHESIS_FILE, WORK_PLAN_FILE};
 use crate::config::Config;
-use crate::scan::{BaseScan, ScanFilter};
+use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
 /// Everything [`Facts`] borrows, owned.
 #[derive(Debug)]
@@ -54,22 +54,26 @@ pub struct RunFacts {
 }
 
 impl RunFacts {
-    /// Gather the facts of a run over `config.target` after `scan`, within
-    /// `scope`, against the investigation `cache` (none: a fresh start).
+    /// Gather the facts of a run over `config.target` after `scan` (which
+    /// found the directories `scanned`), within `scope`, against the
+    /// investigation `cache` (none: a fresh start, where no directory has an
+    /// entry).
     pub fn gather(
         config: &Config,
         scan: &BaseScan,
+        scanned: &ScannedDirs,
         scope: &ScanFilter,
         cache: Option<&Cache>,
     ) -> RunFacts {
         let target = config.target_canonical.clone();
-        let dirs = discover(scope);
-        let stats = TreeStats::new(&target, &config.target, &scan.classified_files, &dirs);
-        let fresh = config.investigation.fresh;
+        let discovery = discover(&target, scanned);
         let states = match cache {
-            Some(cache) => current_states(cache, &dirs, Some(scope)),
+            Some(cache) => current_states(cache, &discovery, Some(scope)),
             None => HashMap::new(),
         };
+        let dirs = discovery.dirs;
+        let stats = TreeStats::new(&target, &config.target, &scan.classified_files, &dirs);
+        let fresh = config.investigation.fresh;
         let entries: HashMap<PathBuf, Value> = match cache {
             Some(cache) => dirs
                 .iter()

@@ -2,9 +2,11 @@
 //! each:
 //!
 //! 1. open the cache ([`open_investigation`]);
-//! 2. gather the facts: discover directories ([`discover`]), the scan's
-//!    figures, the cache's state ([`RunFacts`]), and decide what the run
-//!    does ([`decide`]), saying what is fresh and stale ([`partition`]);
+//! 2. gather the facts: discover directories among those the base scan's
+//!    walk found, with the fingerprints it took ([`discover`]: the tree is
+//!    not walked again), the scan's figures and the cache's state
+//!    ([`RunFacts`]), and decide what the run does ([`decide`]), saying what
+//!    is fresh and stale ([`partition`]);
 //! 3. survey, reusing `survey.json`, as decided (`survey_phase`);
 //! 4. plan, reusing `plan.json`, as decided, and decide again with a new
 //!    plan (`plan_phase`);
@@ -13,8 +15,16 @@
 //!    and the budget, and the mechanical entries
 //!    ([`crate::ai::engine::scheduler`]);
 //! 7. write the evaluation (`evaluate`);
-//! 8. synthesize, reusing `synthesis.json` (`synthesis_phase`);
-//! 9. collect flags and report the cost and coverage (`finish`).
+//! 8. synthesize, in levels when the summaries do not fit one call,
+//!    reusing `synthesis.json` (`synthesis_phase`);
+//! 9. collect flags, report the cost and coverage and say whether the
+//!    investigation is complete or partial (`finish`).
+//!
+//! Whatever happens, the outcome says what became of the investigation
+//! ([`Investigation`]): a failure anywhere (an unreachable endpoint, a
+//! rejected key, an unknown model, an account that cannot pay, a cache
+//! that cannot be written) ends it with status `failed` and one line saying
+//! why, printed once on stderr and carried by the report.
 //!
 //! A run over a tree that has not changed since the last one makes no API
 //! request at all: every summary is fresh, the survey, plan and synthesis are
@@ -38,8 +48,9 @@ use crate::ai::api::cost::TokenTracker;
 use crate::ai::engine::pool::TurnPool;
 use crate::ai::engine::scheduler::{LoopOptions, LoopsDone, run_work};
 use crate::ai::engine::session::Session;
+use crate::ai::estimate::ModelTerms;
 use crate::ai::facts::RunFacts;
-use crate::ai::passes::dir_loop::{DirOutcome, DirShared, UNIT_FIELD, dir_system_prompt};
+use crate::ai::passes::dir_loop::{DirOutcome, DirShared, LoopEnd, UNIT_FIELD, dir_system_prompt};
 use crate::ai::passes::planning::{PlanningInputs, Spending, run_planning};
 use crate::ai::passes::survey::{
     Survey, SurveyInputs, filter_dir_tools, format_survey_block, format_survey_signals, run_survey,
@@ -50,14 +61,15 @@ use crate::ai::passes::synthesis::{
     synthesis_entries, synthesize,
 };
 use crate::ai::rules::decide::{Decision, PassChoice, decide};
-use crate::ai::rules::discover::{ChildIndex, discover_directories, relative};
+use crate::ai::rules::discover::{ChildIndex, Discovery, discover_directories, relative};
 use crate::ai::rules::fingerprint::{DirState, Freshness, Reason, classify, fingerprint};
 use crate::ai::rules::levels::Capacity;
 use crate::ai::rules::map::{MAP_LINES, condensed_map};
 use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::rules::plan::{
-    Utilization, plan_evaluation, plan_summary_line, unmatched_warning, utilization_line,
+    Plan, Utilization, plan_evaluation, plan_summary_line, unmatched_warning, utilization_line,
 };
+use crate::ai::rules::status;
 use crate::ai::rules::tree_view::{MAX_NODES, prompt_tree};
 use crate::ai::tools::{self, Toolbox};
 use crate::ai::{InvestigationError, Outcome, PassError};
@@ -69,37 +81,39 @@ use crate::cache::{
 use crate::config::Config;
 use crate::progress::Progress;
 use crate::redact::Redactor;
-use crate::report::{Coverage, InvestigationSummary, TokenTotals, coverage_line};
-use crate::scan::{BaseScan, ScanFilter};
+use crate::report::{
+    Coverage, Investigation, InvestigationStatus, InvestigationSummary, TokenTotals, coverage_line,
+};
+use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
 /// Depth of the tree the survey sees.
 pub const SURVEY_TREE_DEPTH: usize = 2;
 /// Depth of the tree the planner sees.
 pub const PLANNING_TREE_DEPTH: usize = 6;
 
-/// Run the whole investigation. Fatal problems (unknown model, rejected key,
-/// unsafe cache) are errors; anything else unexpected is a warning and an
-/// outcome with empty AI fields.
+/// Run the whole investigation. Only a cache that is unsafe to use is an
+/// error; every other failure is an outcome with status `failed`.
 pub async fn investigate(
     config: &Config,
     scan: &BaseScan,
+    dirs: &ScannedDirs,
     progress: &Progress,
     reserved: Option<RunLock>,
 ) -> Result<Outcome, InvestigationError> {
     progress.ai("Starting multi-pass investigation...");
-    // The run lock is held until the investigation ends.
-    let (cache, _lock) = match open_investigation(config, progress, reserved) {
+    let opened = match open_investigation(config, progress, reserved) {
         Ok(opened) => opened,
         // A cache that cannot be written is a failed investigation, not an
         // unsafe one: the report still prints.
         Err(InvestigationError::Cache(err @ CacheError::Io { .. })) => {
-            progress.println(&format!("Warning: AI analysis failed: {err}"));
-            return Ok(Outcome::default());
+            return Ok(failed(progress, &err.to_string()));
         }
         Err(err) => return Err(err),
     };
+    // The run lock is held until the investigation ends.
+    let (cache, _lock) = (opened.cache, opened.lock);
     let result = tokio::select! {
-        result = pipeline(config, scan, progress, &cache) => result,
+        result = pipeline(config, scan, dirs, progress, &cache, opened.is_new) => result,
         // Dropping the pipeline aborts the running loops at their next await,
         // after a tool call in progress (and its cache write) has returned.
         _ = interrupted() => return Ok(interrupted_outcome(&cache, progress)),
@@ -109,14 +123,26 @@ pub async fn investigate(
             if outcome.brief.is_empty() && outcome.detailed.is_empty() {
                 progress.ai("Warning: agent produced no output.");
             }
-            progress.ai("Investigation complete.");
+            progress.ai(&outcome.status.line());
             Ok(outcome)
         }
-        Err(PassError::Fatal(err)) => Err(err),
-        Err(PassError::Failed(message)) => {
-            progress.println(&format!("Warning: AI analysis failed: {message}"));
-            Ok(Outcome::default())
+        Err(PassError::Fatal(err @ InvestigationError::Cache(CacheError::Io { .. }))) => {
+            Ok(failed(progress, &err.to_string()))
         }
+        Err(PassError::Fatal(err @ InvestigationError::Cache(_))) => Err(err),
+        Err(PassError::Fatal(err)) => Ok(failed(progress, &err.to_string())),
+        Err(PassError::Failed(message)) => Ok(failed(progress, &message)),
+    }
+}
+
+/// The outcome of an investigation that stopped on `error`, said once on
+/// stderr.
+fn failed(progress: &Progress, error: &str) -> Outcome {
+    let status = Investigation::failed(&crate::ai::api::error::one_line_excerpt(error, 500));
+    progress.println(&status.line());
+    Outcome {
+        status,
+        ..Outcome::default()
     }
 }
 
@@ -138,6 +164,11 @@ fn interrupted_outcome(cache: &Cache, progress: &Progress) -> Outcome {
     ));
     Outcome {
         interrupted: true,
+        status: Investigation {
+            status: InvestigationStatus::Partial,
+            note: Some("interrupted".to_string()),
+            ..Investigation::default()
+        },
         ..Outcome::default()
     }
 }
@@ -155,12 +186,14 @@ struct RunContext<'a> {
     scope: ScanFilter,
 }
 
-/// Phases 2-9, once the cache is open.
+/// Phases 2-9, once the cache is open (`new`: by this run, so empty).
 async fn pipeline(
     config: &Config,
     scan: &BaseScan,
+    dirs: &ScannedDirs,
     progress: &Progress,
     cache: &Cache,
+    new: bool,
 ) -> Result<Outcome, PassError> {
     let target = config.target_canonical.as_path();
     let tracker = Arc::new(TokenTracker::new(&config.investigation.model));
@@ -174,7 +207,9 @@ async fn pipeline(
         scope: ScanFilter::new(target, &config.scan),
     };
 
-    let facts = RunFacts::gather(config, scan, &run.scope, Some(cache));
+    // A new investigation holds no entry: every directory is missing one,
+    // which is what no cache to read says, without a lookup per directory.
+    let facts = RunFacts::gather(config, scan, dirs, &run.scope, (!new).then_some(cache));
     let first = decide(&facts.facts(), None);
     let first_look = partition(&facts.dirs, &facts.states, target, progress);
     let survey = survey_phase(&run, &facts, first.survey).await?;
@@ -219,6 +254,9 @@ async fn pipeline(
             .map(|limit| limit - decision.budget.synthesis_reserve),
     };
     let board = progress.dir_board(decision.loops.len());
+    if !run.session.facts().known {
+        board.assume_prices();
+    }
     let work = run_work(
         shared,
         &facts.stats,
@@ -230,7 +268,14 @@ async fn pipeline(
     )
     .await?;
     drop(board);
-    let cached = decision.freshness.fresh.len();
+    // Cached means a summary this run reused, as the original counts it: a
+    // directory the plan skipped is settled (`settle_plan`) but has none.
+    let cached = decision
+        .freshness
+        .fresh
+        .iter()
+        .filter(|dir| cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
+        .count();
     evaluate(cache, &decision, &work.outcomes, cached, progress)?;
     let synthesis = synthesis_phase(&run, &facts.dirs).await?;
     Ok(finish(
@@ -243,6 +288,16 @@ async fn pipeline(
     ))
 }
 
+/// An investigation opened for this run.
+pub struct Opened {
+    pub cache: Cache,
+    /// The target's run lock, held until the run ends.
+    pub lock: RunLock,
+    /// Started by this run (new, `--fresh`, or replacing a `--no-redact`
+    /// one): it holds no entry yet.
+    pub is_new: bool,
+}
+
 /// Phase 1: take the target's run lock unless the run `reserved` it before
 /// the scan (another run on the same target is refused), find or start the investigation, open its cache, write
 /// `meta.json` when it is new, and say which it is.
@@ -250,7 +305,7 @@ pub fn open_investigation(
     config: &Config,
     progress: &Progress,
     reserved: Option<RunLock>,
-) -> Result<(Cache, RunLock), InvestigationError> {
+) -> Result<Opened, InvestigationError> {
     let root = CacheRoot::open(&config.cache_root)?;
     let lock = match reserved {
         Some(lock) => lock,
@@ -284,7 +339,11 @@ pub fn open_investigation(
     let resumed = if id.is_new { "" } else { " (resumed)" };
     progress.ai(&format!("Investigation ID: {}{resumed}", id.id));
     progress.ai(&format!("Cache: {}/", cache.dir().display()));
-    Ok((cache, lock))
+    Ok(Opened {
+        cache,
+        lock,
+        is_new: id.is_new,
+    })
 }
 
 fn new_session(
@@ -305,9 +364,11 @@ fn new_session(
     Ok(Session::new(client, redactor, tracker.clone(), progress).with_scope(scope))
 }
 
-/// Phase 2: every directory to consider, leaf-first.
-pub fn discover(filter: &ScanFilter) -> Vec<PathBuf> {
-    discover_directories(filter)
+/// Phase 2: every directory to consider under the canonical `target`,
+/// leaf-first, from the base scan's directories (see
+/// [`discover_directories`]).
+pub fn discover(target: &Path, scanned: &ScannedDirs) -> Discovery {
+    discover_directories(target, scanned)
 }
 
 /// Phase 3: the survey as decided: the saved one, the synthetic one of a
@@ -357,18 +418,23 @@ async fn survey_phase(
     Ok(survey)
 }
 
-/// What the cache knows about each directory, compared with the disk.
+/// What the cache knows about each discovered directory, compared with the
+/// fingerprint the scan took (or, for a directory the scan could not
+/// examine, with the disk read within `scope`).
 pub fn current_states(
     cache: &Cache,
-    all_dirs: &[PathBuf],
+    discovery: &Discovery,
     scope: Option<&ScanFilter>,
 ) -> HashMap<PathBuf, DirState> {
-    all_dirs
+    discovery
         .iter()
-        .map(|dir| {
+        .map(|(dir, scanned)| {
             let entry = cache.read_entry(EntryKind::Dir, &dir.to_string_lossy());
-            let state = DirState::of(entry.as_ref(), &fingerprint(dir, scope));
-            (dir.clone(), state)
+            let current = match scanned {
+                Some(fingerprint) => fingerprint.to_string(),
+                None => fingerprint(dir, scope),
+            };
+            (dir.clone(), DirState::of(entry.as_ref(), &current))
         })
         .collect()
 }
@@ -406,9 +472,6 @@ pub fn partition(
     freshness
 }
 
-/// Phase 4: the plan as decided: the saved one, the default, or a new one
-/// from the planning pass (saved on success, the default on failure); a
-/// new plan is decided on again.
 async fn plan_phase(
     run: &RunContext<'_>,
     facts: &RunFacts,
@@ -449,9 +512,9 @@ async fn plan_phase(
         spending: spending(&first),
     };
     match run_planning(&run.session, cache, progress, &inputs).await? {
-        Some(plan) => {
-            save_json(run, PLAN_FILE, &plan.to_value());
-            Ok(decide(&facts.facts(), Some(&plan)))
+        Some(proposal) => {
+            save_json(run, PLAN_FILE, &proposal);
+            Ok(decide(&facts.facts(), Some(&Plan::from_value(&proposal))))
         }
         None => {
             progress.ai("Planning failed, using defaults.");
@@ -609,7 +672,7 @@ async fn synthesis_phase(
         target: &target,
         capacity: Capacity::new(model.context_window, budget, model.prices.input),
         tokens_per_byte: model.tokens_per_byte,
-        pricing: run.session.tracker().pricing(),
+        terms: ModelTerms::of(run.session.model()),
         money_left: budget.map(|limit| (limit - run.session.tracker().cost()).max(0.0)),
     };
     let outcome = synthesize(&synthesis, &entries).await?.outcome;
@@ -637,8 +700,15 @@ fn finish(
     let flags = cache.read_flags();
     let tracker = session.tracker();
     let totals = tracker.totals();
-    run.progress
-        .ai(&format!("Total tokens used: {}", tracker.summary()));
+    let assumed = if session.facts().known {
+        ""
+    } else {
+        " (at assumed prices)"
+    };
+    run.progress.ai(&format!(
+        "Total tokens used: {}{assumed}",
+        tracker.summary()
+    ));
     run.progress
         .ai(&format!("Prompt {}", tracker.cache_summary()));
     let entries: Vec<Value> = all_dirs
@@ -664,29 +734,40 @@ fn finish(
     if coverage.folded + coverage.mechanical > 0 {
         run.progress.ai(&coverage_line(&coverage));
     }
+    let declined = work
+        .outcomes
+        .iter()
+        .filter(|l| matches!(l.end, LoopEnd::Refused(_)))
+        .count();
+    let (status, note) = status::investigation_status(remaining, declined, synthesis.submitted);
     Outcome {
         brief: synthesis.brief,
         detailed: synthesis.detailed,
         flags,
-        summary: Some(InvestigationSummary {
-            id: cache.id().to_string(),
-            model: session.model().to_string(),
-            directories_investigated: entries.len(),
-            directories_cached: cached_count,
-            directories_remaining: remaining,
-            coverage,
-            budget_usd: decision.budget.limit,
-            api_requests: totals.requests,
-            tokens: TokenTotals {
-                input: totals.input_tokens,
-                output: totals.output_tokens,
-                cache_write: totals.cache_creation_input_tokens,
-                cache_read: totals.cache_read_input_tokens,
-            },
-            cost_usd: tracker.cost(),
-            cache_savings_usd: tracker.cache_savings(),
-            cost_cap_hit: work.cap_hit,
-        }),
+        status: Investigation {
+            status,
+            note,
+            error: None,
+            summary: Some(InvestigationSummary {
+                id: cache.id().to_string(),
+                model: session.model().to_string(),
+                directories_investigated: entries.len(),
+                directories_cached: cached_count,
+                directories_remaining: remaining,
+                coverage,
+                budget_usd: decision.budget.limit,
+                api_requests: totals.requests,
+                tokens: TokenTotals {
+                    input: totals.input_tokens,
+                    output: totals.output_tokens,
+                    cache_write: totals.cache_creation_input_tokens,
+                    cache_read: totals.cache_read_input_tokens,
+                },
+                cost_usd: tracker.cost(),
+                cache_savings_usd: tracker.cache_savings(),
+                cost_cap_hit: work.cap_hit,
+            }),
+        },
         interrupted: false,
     }
 }

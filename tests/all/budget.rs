@@ -1,5 +1,5 @@
-//! The budget end to end, at small scale: a quarter of a dollar on a
-//! 30-directory tree folds small directories into a unit, summarises most
+//! The budget end to end, at small scale: sixty cents on a 107-directory
+//! tree folds small directories into a unit, summarises most
 //! of the rest from the scan, and lays the synthesis out in levels; every
 //! directory still ends with an entry, and resumes stay exact.
 
@@ -19,7 +19,8 @@ use support::agent::{AgentEnv, Pass};
 use support::mock::RecordedRequest;
 
 /// The root with 2 files, 6 small directories (2 files each, folded into
-/// the root's unit) and 23 larger ones (15 files each): 30 directories.
+/// the root's unit) and [`BIG`] larger ones (15 files each): [`DIRS`]
+/// directories.
 fn tree() -> TestEnv {
     let env = TestEnv::new();
     env.file("README.md", "# A tree\n")
@@ -28,7 +29,7 @@ fn tree() -> TestEnv {
         env.file(&format!("small{i}/a.txt"), "a\n")
             .file(&format!("small{i}/b.txt"), "b\n");
     }
-    for i in 0..23 {
+    for i in 0..BIG {
         for f in 0..15 {
             env.file(
                 &format!("big{i:02}/f{f:02}.rs"),
@@ -39,9 +40,17 @@ fn tree() -> TestEnv {
     env
 }
 
-/// Buys the root's unit and two more loops on [`tree`], with a synthesis
-/// whose calls may carry little enough that it takes levels.
-const BUDGET: &str = "0.25";
+/// Buys the root's unit and a few more loops on [`tree`] (after the survey
+/// and the plan, which think), with a synthesis whose calls may carry
+/// little enough that it takes levels: a call carries at most a twentieth
+/// of the budget's worth of input, and a hundred sections need more.
+const BUDGET: &str = "0.6";
+
+/// The larger directories of [`tree`].
+const BIG: usize = 100;
+
+/// Every directory of [`tree`].
+const DIRS: usize = BIG + 7;
 
 fn run(env: &TestEnv, extra: &[&str]) -> Output {
     env.run_ok(&[&["--jobs=1", "--json", "--budget", BUDGET], extra].concat())
@@ -116,7 +125,7 @@ fn synthesis_requests(env: &AgentEnv, from: usize) -> Vec<RecordedRequest> {
 }
 
 #[test]
-fn a_quarter_dollar_folds_a_unit_summarises_the_rest_and_synthesizes_in_levels() {
+fn a_small_budget_folds_a_unit_summarises_the_rest_and_synthesizes_in_levels() {
     let env = agent(tree());
     let out = run(&env, &[]);
     let err = stderr(&out);
@@ -126,17 +135,17 @@ fn a_quarter_dollar_folds_a_unit_summarises_the_rest_and_synthesizes_in_levels()
     // Every directory has an entry: the root's unit, its folded six, the
     // loops the budget bought, and the scan's summaries for the rest.
     let entries = entries(&env);
-    assert_eq!(entries.len(), 30, "{:?}", entries.keys());
+    assert_eq!(entries.len(), DIRS, "{:?}", entries.keys());
     let coverage = &investigation["coverage"];
     assert_eq!(coverage["folded"], 6, "{investigation}");
     let looped = coverage["investigated"].as_u64().unwrap();
     let mechanical = coverage["mechanical"].as_u64().unwrap();
     assert!(looped >= 2 && mechanical >= 10, "{investigation}");
-    assert_eq!(looped + 6 + mechanical, 30);
-    assert_eq!(investigation["directories_investigated"], 30);
-    assert_eq!(investigation["budget_usd"], 0.25);
+    assert_eq!(looped + 6 + mechanical, DIRS as u64);
+    assert_eq!(investigation["directories_investigated"], DIRS);
+    assert_eq!(investigation["budget_usd"], 0.6);
     assert!(
-        investigation["cost_usd"].as_f64().unwrap() <= 0.25,
+        investigation["cost_usd"].as_f64().unwrap() <= 0.6,
         "{investigation}"
     );
     for i in 0..6 {
@@ -168,7 +177,7 @@ fn a_quarter_dollar_folds_a_unit_summarises_the_rest_and_synthesizes_in_levels()
         .expect("a planning call");
     let prompt = planning.system_text();
     assert!(
-        prompt.contains("Money is tighter than turns. The run's $0.25 buys about"),
+        prompt.contains("Money is tighter than turns. The run's $0.60 buys about"),
         "{prompt}"
     );
 
@@ -206,7 +215,7 @@ fn a_quarter_dollar_folds_a_unit_summarises_the_rest_and_synthesizes_in_levels()
     }
 
     for line in [
-        "[AI] Budget $0.25: ",
+        "[AI] Budget $0.60: ",
         "6 directories folded into them",
         "[AI] Synthesis level 1: ",
         "[AI] Coverage: ",
@@ -372,7 +381,7 @@ fn four_jobs_and_one_job_leave_the_same_cache_of_units_and_mechanical_entries() 
     let env = agent(tree());
     let serial = clean_run(&env, "cache-j1", &["--jobs", "1"]);
     let parallel = clean_run(&env, "cache-j4", &["--jobs", "4"]);
-    assert_eq!(serial.dirs.len(), 30);
+    assert_eq!(serial.dirs.len(), DIRS);
     assert!(serial.dirs.values().any(|e| e["mechanical"] == true));
     assert!(serial.dirs.values().any(|e| e["unit"] == "."));
     similar_asserts::assert_eq!(serial, parallel);
@@ -390,7 +399,7 @@ fn max_cost_stops_units_and_the_next_run_finishes_the_same_work() {
     let remaining = investigation["directories_remaining"].as_u64().unwrap();
     assert!(remaining > 0, "{investigation}");
     let partial = support::entries::cache_entries(env.cache());
-    assert_eq!(partial.dirs.len() as u64, 30 - remaining);
+    assert_eq!(partial.dirs.len() as u64, DIRS as u64 - remaining);
     // The next run carries on with the same work and ends where a run
     // without the cap ends.
     let finished = run(&env, &[]);
@@ -439,7 +448,7 @@ fn ctrl_c_in_a_unit_and_the_next_run_resumes_the_same_work() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     let done = support::entries::cache_entries(env.cache()).dirs.len();
-    assert!(done < 30, "interrupted before the end");
+    assert!(done < DIRS, "interrupted before the end");
 
     env.server.set_latency(Duration::ZERO);
     let resumed = run(&env, &[]);
@@ -463,7 +472,7 @@ fn the_estimate_projects_what_the_run_does() {
         .unwrap();
     assert!(estimate.status.success(), "{}", stderr(&estimate));
     let estimate: Value = serde_json::from_slice(&estimate.stdout).unwrap();
-    assert_eq!(estimate["budget_usd"], 0.25);
+    assert_eq!(estimate["budget_usd"], 0.6);
     assert_eq!(estimate["budget_binding"], true);
     assert_eq!(estimate["directories_folded"], 6);
     assert!(estimate["synthesis_levels"].is_u64(), "{estimate}");
@@ -474,7 +483,7 @@ fn the_estimate_projects_what_the_run_does() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("Budget: $0.25 buys about "), "{text}");
+    assert!(text.contains("Budget: $0.60 buys about "), "{text}");
     assert!(text.contains("6 directories folded into them"), "{text}");
 
     let report = report(&run(&env, &[]));
@@ -500,7 +509,7 @@ fn the_estimate_projects_what_the_run_does() {
         .unwrap();
     let unbounded: Value = serde_json::from_slice(&unbounded.stdout).unwrap();
     assert_eq!(unbounded["budget_binding"], false);
-    assert_eq!(unbounded["loops"], 30);
+    assert_eq!(unbounded["loops"], DIRS);
     assert_eq!(unbounded["directories_mechanical"], 0);
 }
 

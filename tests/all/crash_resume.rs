@@ -373,7 +373,7 @@ fn killed_under_a_budget_resumes_to_the_same_units_and_mechanical_entries() {
     let env = module_tree(30).with_mock();
     let dirs = all_dirs(env.target());
     let agent = MockAgent::new(env.target());
-    let args = ["-j", "1", "--budget", "0.3"];
+    let args = ["-j", "1", "--budget", "0.5"];
     let clean_root = env.root().join("cache-clean");
     let clean = kill_and_resume(&env, &agent, &clean_root, &args, &[]);
     assert_eq!(clean.dir_paths(), dirs);

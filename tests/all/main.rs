@@ -7,13 +7,16 @@
 mod support;
 
 mod api_client;
+mod api_today;
 mod budget;
 mod cache;
 mod cli;
 mod concurrency;
 mod crash_resume;
+mod discovery;
 mod estimate;
 mod hostile;
+mod locations;
 mod mock_server;
 mod pipeline;
 mod privacy;

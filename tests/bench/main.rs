@@ -10,6 +10,8 @@
 mod support;
 
 mod budget;
+mod dead_endpoint;
+mod first_request;
 mod jobs;
 mod redact;
 mod scale;

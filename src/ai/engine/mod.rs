@@ -12,4 +12,5 @@ pub mod agent;
 pub mod pool;
 pub mod scheduler;
 pub mod session;
+pub mod transcript;
 pub mod window;

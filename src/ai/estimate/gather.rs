@@ -13,10 +13,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::tokens_of_bytes;
-use super::{Counts, DirInput, Estimate, Inputs, SUMMARY_BYTES, SURVEY_BLOCK_BYTES};
+use super::{Counts, DirInput, Estimate, Inputs, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES};
 use crate::ai::PassError;
 use crate::ai::api::catalog::ModelFacts;
-use crate::ai::api::cost::Pricing;
 use crate::ai::facts::{RunFacts, tools_tokens};
 use crate::ai::orchestrator::{SURVEY_TREE_DEPTH, planning_tree, spending};
 use crate::ai::passes::dir_loop::{
@@ -37,7 +36,7 @@ use crate::ai::rules::tree_view::prompt_tree;
 use crate::ai::tools::Toolbox;
 use crate::cache::{Cache, EntryKind};
 use crate::config::Config;
-use crate::scan::{BaseScan, ScanFilter};
+use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
 /// A prompt could not be built (a template and its caller disagree).
 #[derive(Debug, thiserror::Error)]
@@ -57,13 +56,18 @@ fn prompt_error(pass: &'static str) -> impl Fn(PassError) -> EstimateError {
     }
 }
 
-/// Project the cost of investigating `config.target` after `scan`.
-pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateError> {
+/// Project the cost of investigating `config.target` after `scan`, over the
+/// directories it found (`dirs`).
+pub fn estimate(
+    config: &Config,
+    scan: &BaseScan,
+    dirs: &ScannedDirs,
+) -> Result<Estimate, EstimateError> {
     let target = config.target_canonical.as_path();
     let target_text = target.to_string_lossy();
     let scope = ScanFilter::new(target, &config.scan);
     let cache = existing_investigation(config);
-    let facts = RunFacts::gather(config, scan, &scope, cache.as_ref());
+    let facts = RunFacts::gather(config, scan, dirs, &scope, cache.as_ref());
     let decision = decide(&facts.facts(), None);
     // Directories that get a new entry this run.
     let renewed: HashSet<&Path> = decision
@@ -117,7 +121,7 @@ pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateEr
 
     let system = dir_system_prompt(NO_SURVEY).map_err(prompt_error("directory"))?;
     let shared_prefix = tokens_of_bytes(system.len() as u64) + tools_tokens(Toolbox::Dir);
-    let mut dirs = Vec::with_capacity(decision.loops.len());
+    let mut loops = Vec::with_capacity(decision.loops.len());
     for (n, planned) in decision.loops.iter().enumerate() {
         let unit = &planned.unit;
         let outside = outside_children(&facts.children, &unit.root, &unit.members);
@@ -140,7 +144,7 @@ pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateEr
             &children,
         )
         .map_err(prompt_error("directory"))?;
-        dirs.push(DirInput {
+        loops.push(DirInput {
             prompt_tokens: shared_prefix
                 + tokens_of_bytes(task.len() as u64)
                 + pending * tokens_of_bytes(SUMMARY_BYTES as u64)
@@ -166,11 +170,12 @@ pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateEr
         survey,
         planning,
         synthesis,
-        dirs,
+        dirs: loops,
     };
     let counts = Counts {
         target: config.target.to_string_lossy().into_owned(),
         model: config.investigation.model.clone(),
+        model_warning: crate::ai::model_warning(&config.investigation.model),
         investigation_id: cache.as_ref().map(|c| c.id().to_string()),
         total: facts.dirs.len(),
         cached: decision.freshness.fresh.len(),
@@ -250,7 +255,7 @@ fn synthesis_layout(
         &entries,
         capacity,
         model.tokens_per_byte,
-        &Pricing::for_model(&config.investigation.model),
+        &ModelTerms::of(&config.investigation.model),
         money_left,
     )
 }
@@ -267,10 +272,13 @@ fn synthesis_calls(
     let empty = synthesis_prompt(&facts.target.to_string_lossy(), &[])
         .map_err(prompt_error("synthesis"))?;
     let fixed = call_tokens(&empty, kickoff::SYNTHESIS, Toolbox::Synthesis);
+    // The layout counts the model's tokens; the inputs are reference
+    // tokens, which the projection scales.
+    let scale = ModelTerms::of(&config.investigation.model).text_scale;
     Ok(
         call_inputs(&laid.sections, &laid.layout, GROUP_OUTPUT_TOKENS)
             .into_iter()
-            .map(|sections| sections + fixed)
+            .map(|sections| (sections as f64 / scale).ceil() as u64 + fixed)
             .collect(),
     )
 }

@@ -68,11 +68,9 @@ pub fn mechanical_update(
     // Only a directory summarised before can hold file summaries of files
     // that changed since.
     if contents_changed && cache.has_entry(EntryKind::Dir, &path) {
-        let files = cache.read_all_entries(EntryKind::File);
-        for entry in direct_file_entries(&shared.target, dir, &files) {
-            if let Some(file) = entry.get("path").and_then(Value::as_str) {
-                cache.remove_entry(EntryKind::File, file)?;
-            }
+        let files = cache.located_entries(EntryKind::File);
+        for (file, _) in direct_file_entries(dir, &files) {
+            cache.remove_entry(EntryKind::File, &file.to_string_lossy())?;
         }
     }
     let children: Vec<Child<'_>> = shared
@@ -159,6 +157,8 @@ fn redact_names(shared: &DirShared, dir: &Path, entry: &mut Value) {
         scope: shared.session.scope(),
         progress: &shared.progress,
         directory: &display_name(&shared.target, dir),
+        home: None,
+        unit: &[],
         turn: 0,
     };
     let mut names: Vec<String> = Vec::new();

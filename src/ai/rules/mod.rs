@@ -11,6 +11,7 @@
 //! - [`map`]: the condensed map the planner sees of a large tree;
 //! - [`mechanical`]: the summary of a directory no loop investigates;
 //! - [`plan`]: turning the planner's proposal into allocations and an order;
+//! - [`status`]: whether a finished investigation is complete or partial;
 //! - [`tree_view`]: the trees the survey and planner see;
 //! - [`units`]: folding small directories into investigation units.
 
@@ -22,5 +23,6 @@ pub mod levels;
 pub mod map;
 pub mod mechanical;
 pub mod plan;
+pub mod status;
 pub mod tree_view;
 pub mod units;

@@ -274,6 +274,8 @@ impl Fixture {
             scope: None,
             progress: &self.progress,
             directory: "sub",
+            home: None,
+            unit: &[],
             turn: 4,
         }
     }

@@ -21,13 +21,13 @@ use super::{
     CallEnd, SynthesisOutcome, converse, render_summaries, run_synthesis, string_field,
     synthesize_from_cache,
 };
-use crate::ai::PassError;
-use crate::ai::api::cost::Pricing;
 use crate::ai::engine::session::Session;
+use crate::ai::estimate::ModelTerms;
 use crate::ai::prompts::{SynthesisGroupPrompt, SynthesisPrompt};
 use crate::ai::rules::decide::{GROUP_OUTPUT_TOKENS, synthesis_cost};
 use crate::ai::rules::levels::{self, Capacity, Layout, Output, Section};
 use crate::ai::tools::frame_untrusted;
+use crate::ai::{PassError, record_refusal};
 use crate::cache::{Cache, SYNTHESIS_GROUPS_FILE, now_iso};
 use crate::progress::Progress;
 use crate::text::escape_line;
@@ -50,7 +50,8 @@ pub struct SynthesisRun<'a> {
     pub capacity: Capacity,
     /// The model's tokens per byte of text (catalog).
     pub tokens_per_byte: f64,
-    pub pricing: Pricing,
+    /// What the calls cost.
+    pub terms: ModelTerms,
     /// Money left for the synthesis, when the run has a budget.
     pub money_left: Option<f64>,
 }
@@ -107,12 +108,12 @@ pub struct LaidOut {
 
 /// Lay out a synthesis over `entries` for calls of `capacity`: sections cut
 /// to a quarter of a call, then shorter while the calls would cost more
-/// than `money_left` (at `pricing`).
+/// than `money_left` (on `terms`).
 pub fn lay_out(
     entries: &[Value],
     capacity: Capacity,
     tokens_per_byte: f64,
-    pricing: &Pricing,
+    terms: &ModelTerms,
     money_left: Option<f64>,
 ) -> LaidOut {
     let mut ordered: Vec<(String, &Value)> = entries
@@ -152,7 +153,7 @@ pub fn lay_out(
             .collect();
         let layout = levels::layout(&sections, capacity, GROUP_OUTPUT_TOKENS);
         let affordable =
-            money_left.is_none_or(|left| synthesis_cost(&sections, &layout, pricing) <= left);
+            money_left.is_none_or(|left| synthesis_cost(&sections, &layout, terms) <= left);
         if affordable || limit <= MIN_SECTION_BYTES {
             let uncut = inputs
                 .iter()
@@ -179,7 +180,7 @@ pub async fn synthesize(
         entries,
         run.capacity,
         run.tokens_per_byte,
-        &run.pricing,
+        &run.terms,
         run.money_left,
     );
     if laid.layout.levels.is_empty() && laid.uncut {
@@ -250,14 +251,26 @@ async fn in_levels(
                         summaries_text: &summaries,
                     }
                     .render()?;
-                    match converse(run.session, run.cache, run.progress, system).await? {
+                    match converse(run.session, run.cache, run.progress, system, true).await? {
                         CallEnd::Submitted(input) => Some(json!({
                             "part": label,
                             "brief": string_field(&input, "brief"),
                             "detailed": string_field(&input, "detailed"),
                             "created_at": now_iso(),
                         })),
-                        CallEnd::ApiError | CallEnd::OutOfTurns => None,
+                        CallEnd::Refused(why) => {
+                            record_refusal(
+                                run.cache,
+                                run.progress,
+                                "general",
+                                format!(
+                                    "A part of the synthesis ({label}) was not summarised: \
+                                     {why}. Its directory summaries stand in for it."
+                                ),
+                            );
+                            None
+                        }
+                        CallEnd::ApiError | CallEnd::OutOfTurns | CallEnd::ContextFull => None,
                     }
                 }
             };
@@ -326,14 +339,31 @@ async fn in_levels(
         ),
     }
     .render()?;
-    done.outcome = match converse(run.session, run.cache, run.progress, system).await? {
+    done.outcome = match converse(run.session, run.cache, run.progress, system, false).await? {
         CallEnd::Submitted(input) => SynthesisOutcome {
             brief: string_field(&input, "brief"),
             detailed: string_field(&input, "detailed"),
             submitted: true,
         },
         CallEnd::ApiError => SynthesisOutcome::default(),
-        CallEnd::OutOfTurns => {
+        CallEnd::Refused(why) => {
+            record_refusal(
+                run.cache,
+                run.progress,
+                "general",
+                format!(
+                    "The synthesis was not written: {why}. The summary above is the \
+                     parts' summaries joined."
+                ),
+            );
+            let (fallback_brief, _) = synthesize_from_cache(entries);
+            SynthesisOutcome {
+                brief: first_brief.unwrap_or(fallback_brief),
+                detailed: joined,
+                submitted: false,
+            }
+        }
+        CallEnd::OutOfTurns | CallEnd::ContextFull => {
             run.progress.ai("Warning: synthesis ran out of turns.");
             let (fallback_brief, _) = synthesize_from_cache(entries);
             SynthesisOutcome {

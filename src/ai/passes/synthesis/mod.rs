@@ -35,7 +35,7 @@ use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::rules::decide::in_synthesis;
 use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
-use crate::ai::{PassError, stop_for_api_error};
+use crate::ai::{PassError, record_refusal, stop_for_api_error};
 use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::text::escape_line;
@@ -183,17 +183,26 @@ pub enum CallEnd {
     ApiError,
     /// Every turn went by without a report.
     OutOfTurns,
+    /// The model declined (this says how).
+    Refused(String),
+    /// The context window filled up (the API said so, or the next request
+    /// would not have fit).
+    ContextFull,
 }
 
 /// One synthesis conversation over `system` (the verdict, or one group of
-/// a synthesis in levels), up to [`SYNTHESIS_MAX_TURNS`] turns.
+/// a synthesis in levels), up to [`SYNTHESIS_MAX_TURNS`] turns. A group's
+/// summary (`routine`) is condensing, not judgment: it thinks as little as
+/// the model allows, as the directory loops do; the verdict keeps the
+/// model's default.
 pub async fn converse(
     session: &Session,
     cache: &Cache,
     progress: &Progress,
     system: String,
+    routine: bool,
 ) -> Result<CallEnd, PassError> {
-    let mut agent = Agent::new(
+    let agent = Agent::new(
         Toolbox::Synthesis,
         system,
         prompts::kickoff::SYNTHESIS,
@@ -202,13 +211,15 @@ pub async fn converse(
         Printer::Pass(progress.clone()),
     )
     .expecting_one_call();
+    let mut agent = if routine { agent.as_routine() } else { agent };
     for turn in 1..=SYNTHESIS_MAX_TURNS {
         match agent.turn(session, cache, SYNTHESIS_LOG_NAME, turn).await {
-            Ok(step) => {
-                if let TurnOutcome::Ended(input) = step.outcome {
-                    return Ok(CallEnd::Submitted(input));
-                }
-            }
+            Ok(step) => match step.outcome {
+                TurnOutcome::Ended(input) => return Ok(CallEnd::Submitted(input)),
+                TurnOutcome::Continue => {}
+                TurnOutcome::Refused(refusal) => return Ok(CallEnd::Refused(refusal.describe())),
+                TurnOutcome::ContextFull => return Ok(CallEnd::ContextFull),
+            },
             Err(AgentError::Api(err)) => {
                 stop_for_api_error(session, &err)?;
                 progress.ai(&format!("  API error: {err}"));
@@ -216,7 +227,7 @@ pub async fn converse(
             }
             Err(AgentError::TooLarge(err)) => {
                 progress.ai(&format!("  Not sent: {err}."));
-                return Ok(CallEnd::OutOfTurns);
+                return Ok(CallEnd::ContextFull);
             }
             Err(other) => return Err(other.into()),
         }
@@ -234,23 +245,46 @@ pub async fn run_synthesis(
     entries: &[Value],
 ) -> Result<SynthesisOutcome, PassError> {
     let system = synthesis_prompt(target, entries)?;
-    Ok(match converse(session, cache, progress, system).await? {
-        CallEnd::Submitted(input) => SynthesisOutcome {
-            brief: string_field(&input, "brief"),
-            detailed: string_field(&input, "detailed"),
-            submitted: true,
-        },
-        CallEnd::ApiError => SynthesisOutcome::default(),
-        CallEnd::OutOfTurns => {
-            progress.ai("Warning: synthesis ran out of turns.");
-            let (brief, detailed) = synthesize_from_cache(entries);
-            SynthesisOutcome {
-                brief,
-                detailed,
-                submitted: false,
+    Ok(
+        match converse(session, cache, progress, system, false).await? {
+            CallEnd::Submitted(input) => SynthesisOutcome {
+                brief: string_field(&input, "brief"),
+                detailed: string_field(&input, "detailed"),
+                submitted: true,
+            },
+            CallEnd::ApiError => SynthesisOutcome::default(),
+            // The summaries stand on their own: the report is built from them
+            // without the model, as when synthesis runs out of turns, and says
+            // why.
+            CallEnd::Refused(why) => {
+                record_refusal(
+                    cache,
+                    progress,
+                    "general",
+                    format!(
+                        "The synthesis was not written: {why}. The summary above is the \
+                     directory summaries joined."
+                    ),
+                );
+                mechanical_synthesis(entries)
             }
-        }
-    })
+            CallEnd::ContextFull => mechanical_synthesis(entries),
+            CallEnd::OutOfTurns => {
+                progress.ai("Warning: synthesis ran out of turns.");
+                mechanical_synthesis(entries)
+            }
+        },
+    )
+}
+
+/// The synthesis built from the summaries without the model.
+fn mechanical_synthesis(entries: &[Value]) -> SynthesisOutcome {
+    let (brief, detailed) = synthesize_from_cache(entries);
+    SynthesisOutcome {
+        brief,
+        detailed,
+        submitted: false,
+    }
 }
 
 /// A digest of the dir entries a synthesis reads: any change to any entry

@@ -37,10 +37,9 @@ use std::path::{Path, PathBuf};
 
 use crate::ai::api::Usage;
 use crate::ai::api::catalog::ModelFacts;
-use crate::ai::api::cost::Pricing;
 use crate::ai::estimate::{
-    DIR_OUTPUT_TOKENS_PER_TURN, PLANNING_OUTPUT_TOKENS, SURVEY_OUTPUT_TOKENS,
-    SYNTHESIS_OUTPUT_TOKENS, project_loop_with_prefix, tokens_of_bytes,
+    DIR_OUTPUT_TOKENS_PER_TURN, ModelTerms, PLANNING_OUTPUT_TOKENS, SURVEY_OUTPUT_TOKENS,
+    SYNTHESIS_OUTPUT_TOKENS, Tally, project_loop_with_prefix, tokens_of_bytes,
 };
 use crate::ai::passes::survey::should_skip_survey;
 
@@ -246,17 +245,17 @@ pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
     let (applied, freshness) =
         settle_plan(facts.dirs, facts.states, &first_look, &plan, facts.target);
 
-    let pricing = Pricing::for_model(facts.model);
+    let terms = ModelTerms::of(facts.model);
     let model = ModelFacts::of(facts.model).model;
     let capacity = Capacity::new(model.context_window, facts.budget, model.prices.input);
-    let fixed = pass_cost(&pricing, survey, SURVEY_PROMPT_TOKENS, SURVEY_OUTPUT_TOKENS)
+    let fixed = pass_cost(&terms, survey, SURVEY_PROMPT_TOKENS, SURVEY_OUTPUT_TOKENS)
         + pass_cost(
-            &pricing,
+            &terms,
             planning,
             PLANNING_PROMPT_TOKENS,
             PLANNING_OUTPUT_TOKENS,
         );
-    let costs = LoopCosts { facts, pricing };
+    let costs = LoopCosts { facts, terms };
 
     // A resumed run carries on with the work it saved.
     let saved = facts
@@ -281,8 +280,7 @@ pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
             &mut loops,
         );
         let binding = !mechanical.is_empty() || loops.iter().any(|l| !l.unit.members.is_empty());
-        let synthesis =
-            project_synthesis(facts, &freshness, &loops, &mechanical, capacity, &pricing);
+        let synthesis = project_synthesis(facts, &freshness, &loops, &mechanical, capacity, &terms);
         let spendable = (facts.budget.unwrap_or(f64::INFINITY) - fixed).max(0.0);
         let loops_cost = loops.iter().map(|l| l.cost).sum();
         return Decision {
@@ -335,7 +333,7 @@ pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
         &mut singles,
     );
     let loops_cost: f64 = singles.iter().map(|l| l.cost).sum();
-    let synthesis_all = project_synthesis(facts, &freshness, &singles, &[], capacity, &pricing);
+    let synthesis_all = project_synthesis(facts, &freshness, &singles, &[], capacity, &terms);
     let fits = |limit: f64| fixed + loops_cost + synthesis_all.cost <= limit;
     if facts.budget.is_none_or(fits) {
         let units = singles.len();
@@ -417,7 +415,7 @@ pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
     }
     super::discover::sort_leaf_first(&mut mechanical);
     let loops_cost = loops.iter().map(|l| l.cost).sum();
-    let synthesis = project_synthesis(facts, &freshness, &loops, &mechanical, capacity, &pricing);
+    let synthesis = project_synthesis(facts, &freshness, &loops, &mechanical, capacity, &terms);
     Decision {
         tiny,
         survey,
@@ -458,13 +456,18 @@ fn choice(stale: bool, tiny: bool, saved: bool) -> PassChoice {
 /// What one single-call pass is expected to cost. A pass reused from the
 /// cache counts as if it ran: the run that saved it paid for it out of the
 /// same kind of budget, and a resumed run must decide as it did.
-fn pass_cost(pricing: &Pricing, choice: PassChoice, prompt: u64, output: u64) -> f64 {
+/// `prompt` and `output` are reference tokens; the pass thinks as a
+/// judgment call does.
+fn pass_cost(terms: &ModelTerms, choice: PassChoice, prompt: u64, output: u64) -> f64 {
     match choice {
-        PassChoice::Run | PassChoice::Reuse => pricing.cost(&Usage {
-            input_tokens: prompt,
-            output_tokens: output,
-            ..Usage::default()
-        }),
+        PassChoice::Run | PassChoice::Reuse => {
+            Tally::single(
+                terms.scale(prompt),
+                terms.scale(output) + terms.judgment_thinking,
+                &terms.pricing,
+            )
+            .cost
+        }
         PassChoice::Skip | PassChoice::NotNeeded => 0.0,
     }
 }
@@ -494,7 +497,7 @@ pub fn settle_plan(
 /// The expected cost of loops.
 struct LoopCosts<'a, 'f> {
     facts: &'a Facts<'f>,
-    pricing: Pricing,
+    terms: ModelTerms,
 }
 
 impl LoopCosts<'_, '_> {
@@ -518,16 +521,21 @@ impl LoopCosts<'_, '_> {
         let prefix = facts.loop_prefix_tokens;
         let task = tokens_of_bytes(TASK_BYTES + listing + outside * SECTION_BYTES);
         let expected_turns = (EXPECTED_TURNS + unit.members.len() as u32).min(turns.max(1));
-        let mut tally = project_loop_with_prefix(
+        let tally = project_loop_with_prefix(
             prefix,
             prefix + task,
             tokens_of_bytes(read),
             expected_turns,
             true,
+            &self.terms,
         );
-        tally.usage.output_tokens += SUMMARY_OUTPUT_TOKENS * unit.len() as u64;
         debug_assert!(tally.usage.output_tokens >= DIR_OUTPUT_TOKENS_PER_TURN);
-        self.pricing.cost(&tally.usage)
+        // The summaries written, on top of the turns' own output.
+        let summaries = Usage {
+            output_tokens: self.terms.scale(SUMMARY_OUTPUT_TOKENS * unit.len() as u64),
+            ..Usage::default()
+        };
+        tally.cost + self.terms.pricing.cost(&summaries)
     }
 }
 
@@ -619,7 +627,7 @@ fn project_synthesis(
     loops: &[PlannedLoop],
     mechanical: &[PathBuf],
     capacity: Capacity,
-    pricing: &Pricing,
+    terms: &ModelTerms,
 ) -> SynthesisPlan {
     let nothing_to_do = freshness.stale.is_empty();
     if nothing_to_do && facts.synthesis_current {
@@ -653,17 +661,17 @@ fn project_synthesis(
                 .and_then(|p| kind.get(p).copied());
             in_synthesis(mechanical, parent).then(|| Section {
                 rel: super::discover::relative(facts.target, dir),
-                tokens: tokens_of_bytes(if mechanical {
+                tokens: terms.scale(tokens_of_bytes(if mechanical {
                     MECHANICAL_SECTION_BYTES
                 } else {
                     SECTION_BYTES
-                }),
+                })),
             })
         })
         .collect();
     levels::tree_order(&mut sections);
     let layout = levels::layout(&sections, capacity, GROUP_OUTPUT_TOKENS);
-    let cost = synthesis_cost(&sections, &layout, pricing);
+    let cost = synthesis_cost(&sections, &layout, terms);
     SynthesisPlan {
         reused: false,
         layout,
@@ -671,25 +679,28 @@ fn project_synthesis(
     }
 }
 
-/// What the calls of `layout` over `sections` cost: each reads its inputs
-/// (plus the prompt's own text) once, as plain input, and writes its
-/// summary or the verdict.
-pub fn synthesis_cost(sections: &[Section], layout: &Layout, pricing: &Pricing) -> f64 {
+/// What the calls of `layout` over `sections` (in the model's tokens) cost:
+/// each reads its inputs (plus the prompt's own text) once, as plain input,
+/// thinks (a group as routine work, the verdict as a judgment call), and
+/// writes its summary or the verdict.
+pub fn synthesis_cost(sections: &[Section], layout: &Layout, terms: &ModelTerms) -> f64 {
     let calls = levels::call_inputs(sections, layout, GROUP_OUTPUT_TOKENS);
     let verdict = calls.len() - 1;
     calls
         .into_iter()
         .enumerate()
         .map(|(n, input)| {
-            pricing.cost(&Usage {
-                input_tokens: input + levels::PROMPT_OVERHEAD_TOKENS,
-                output_tokens: if n == verdict {
-                    SYNTHESIS_OUTPUT_TOKENS
-                } else {
-                    GROUP_OUTPUT_TOKENS
-                },
-                ..Usage::default()
-            })
+            let (output, thinking) = if n == verdict {
+                (SYNTHESIS_OUTPUT_TOKENS, terms.judgment_thinking)
+            } else {
+                (GROUP_OUTPUT_TOKENS, terms.routine_thinking)
+            };
+            Tally::single(
+                input + levels::PROMPT_OVERHEAD_TOKENS,
+                terms.scale(output) + thinking,
+                &terms.pricing,
+            )
+            .cost
         })
         .sum()
 }

@@ -409,8 +409,9 @@ fn the_planners_priority_subtree_is_bought_first() {
 
 #[test]
 fn a_small_budget_lays_the_synthesis_out_in_levels() {
-    // The root and 40 directories too big to fold: the few loops 15 cents
-    // buy leave most of them mechanical, each its own section.
+    // The root and 40 directories too big to fold: the few loops 30 cents
+    // buy (after the survey and the plan, which think) leave most of them
+    // mechanical, each its own section.
     let mut spec: Vec<(String, usize)> = vec![(".".into(), 2)];
     spec.extend((0..40).map(|i| (format!("d{i:02}"), 15)));
     let spec: Vec<(&str, usize)> = spec.iter().map(|(r, n)| (r.as_str(), *n)).collect();
@@ -418,14 +419,14 @@ fn a_small_budget_lays_the_synthesis_out_in_levels() {
     let decision = run(
         &tree,
         &Setup {
-            budget: Some(0.15),
+            budget: Some(0.3),
             ..Setup::default()
         },
         None,
     );
     assert!(decision.budget.binding);
     assert!(!decision.loops.is_empty() && !decision.mechanical.is_empty());
-    // A call may read at most a twentieth of 15 cents of input: 41 sections
+    // A call may read at most a twentieth of 30 cents of input: 41 sections
     // need more than one.
     assert!(
         !decision.synthesis.layout.levels.is_empty(),
