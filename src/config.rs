@@ -18,19 +18,19 @@ use crate::progress::ProgressStyle;
 use crate::scan::ScanOptions;
 
 /// Where investigations are cached when `LUMINOS_CACHE_DIR` is unset.
-pub const DEFAULT_CACHE_ROOT: &str = "/tmp/luminos";
+pub(crate) const DEFAULT_CACHE_ROOT: &str = "/tmp/luminos";
 
 /// Overrides the stream idle timeout (decimal seconds, e.g. `0.5`): for slow
 /// proxies, and for tests that stall streams on purpose.
-pub const IDLE_TIMEOUT_VAR: &str = "LUMINOS_IDLE_TIMEOUT_SECS";
+pub(crate) const IDLE_TIMEOUT_VAR: &str = "LUMINOS_IDLE_TIMEOUT_SECS";
 
 /// Overrides the wait for the response headers (decimal seconds): for
 /// slow gateways, and for tests of endpoints that never answer.
-pub const HEADERS_TIMEOUT_VAR: &str = "LUMINOS_HEADERS_TIMEOUT_SECS";
+pub(crate) const HEADERS_TIMEOUT_VAR: &str = "LUMINOS_HEADERS_TIMEOUT_SECS";
 
 /// Overrides the wait before the first retry (milliseconds; later retries
 /// double it): tests that inject faults by the dozen set it to a few ms.
-pub const RETRY_BACKOFF_VAR: &str = "LUMINOS_RETRY_BACKOFF_MS";
+pub(crate) const RETRY_BACKOFF_VAR: &str = "LUMINOS_RETRY_BACKOFF_MS";
 
 /// Everything a run needs to know, resolved from flags and environment.
 #[derive(Debug, Clone)]
@@ -111,7 +111,7 @@ pub struct ApiSettings {
 impl Config {
     /// The client's settings for this run, or `None` when no credential was
     /// found. The client owns its defaults; this fills in what the user set.
-    pub fn client_config(&self) -> Option<ClientConfig> {
+    pub(crate) fn client_config(&self) -> Option<ClientConfig> {
         let auth = self.api.auth.clone()?;
         let mut client = ClientConfig::new(
             self.api.base_url.clone(),
@@ -128,7 +128,7 @@ impl Config {
 
 /// What the binary should do after resolving the command line.
 #[derive(Debug, Clone)]
-pub enum Invocation {
+pub(crate) enum Invocation {
     /// `--clear-cache` with no target: clear and stop.
     ClearCacheOnly {
         /// The cache root to remove.
@@ -145,7 +145,7 @@ pub enum Invocation {
 
 /// A problem with the command line that stops the run before any work.
 #[derive(Debug, Error, PartialEq, Eq)]
-pub enum ConfigError {
+pub(crate) enum ConfigError {
     /// The message format is the original's.
     #[error("'{0}' is not a directory or does not exist.")]
     NotADirectory(String),
@@ -170,7 +170,7 @@ pub enum ConfigError {
 
 /// The environment variables luminos reads, captured once.
 #[derive(Debug, Clone, Default)]
-pub struct Env {
+pub(crate) struct Env {
     pub anthropic_api_key: Option<String>,
     pub anthropic_auth_token: Option<String>,
     pub anthropic_base_url: Option<String>,
@@ -189,7 +189,7 @@ pub struct Env {
 
 impl Env {
     /// Read the process environment.
-    pub fn from_process() -> Self {
+    pub(crate) fn from_process() -> Self {
         use std::io::IsTerminal;
         Env {
             anthropic_api_key: non_empty_var("ANTHROPIC_API_KEY"),
@@ -213,7 +213,7 @@ fn non_empty_var(name: &str) -> Option<String> {
 
 impl Invocation {
     /// Resolve the command line and the environment into what to do.
-    pub fn resolve(args: Args, env: &Env) -> Result<Invocation, ConfigError> {
+    pub(crate) fn resolve(args: Args, env: &Env) -> Result<Invocation, ConfigError> {
         let cache_root = env
             .luminos_cache_dir
             .as_ref()
@@ -383,7 +383,7 @@ fn parse_retry_backoff(raw: &str) -> Result<Duration, ConfigError> {
 /// The absolute form of `path` without resolving symlinks, like Python's
 /// `os.path.abspath`: joined to the working directory, then `.` and `..`
 /// removed lexically.
-pub fn absolute(path: &Path) -> PathBuf {
+pub(crate) fn absolute(path: &Path) -> PathBuf {
     let joined = if path.is_absolute() {
         path.to_path_buf()
     } else {
@@ -396,7 +396,7 @@ pub fn absolute(path: &Path) -> PathBuf {
 
 /// Remove `.` and `..` components and duplicate separators without touching
 /// the file system. `..` at the root stays at the root.
-pub fn normalize_lexically(path: &Path) -> PathBuf {
+pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out = PathBuf::new();
     for component in path.components() {

@@ -22,10 +22,13 @@
 //! purpose, the comment says so and why; the README lists every such
 //! difference.
 
+// Unit tests may panic on what they do not expect; the crate itself may not.
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+
 pub mod ai;
 pub mod cache;
 pub mod cli;
-pub mod config;
+pub(crate) mod config;
 pub mod exit_codes;
 pub mod output;
 pub mod progress;

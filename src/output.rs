@@ -22,13 +22,15 @@ pub fn print_error(err: &anyhow::Error) {
 
 /// Write the report and a trailing newline to stdout. A broken pipe means the
 /// reader has seen enough, so it counts as success.
-pub fn write_stdout(text: &str) -> io::Result<()> {
+pub(crate) fn write_stdout(text: &str) -> io::Result<()> {
     write_stdout_with(|out| out.write_all(text.as_bytes()))
 }
 
 /// Like [`write_stdout`], with the report produced by `write` straight into a
 /// buffered stdout (a large JSON report is never held whole in memory).
-pub fn write_stdout_with(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+pub(crate) fn write_stdout_with(
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let mut out = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     let result = write(&mut out)
         .and_then(|()| out.write_all(b"\n"))
@@ -41,7 +43,7 @@ pub fn write_stdout_with(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -
 
 /// Write the report produced by `write` and a trailing newline to `path`,
 /// replacing it.
-pub fn write_file_with(
+pub(crate) fn write_file_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {

@@ -77,13 +77,9 @@ impl Progress {
     }
 
     /// True when drawing a live display on a terminal.
-    pub fn is_live(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_live(&self) -> bool {
         matches!(self.inner.mode, Mode::Live { .. })
-    }
-
-    /// True when colour may be used.
-    pub fn color(&self) -> bool {
-        matches!(self.inner.mode, Mode::Live { color: true, .. })
     }
 
     /// Print a permanent line, above any live display. The text is escaped.
@@ -113,7 +109,7 @@ impl Progress {
 
     /// `  [AI] [<dir>] <msg>`: a line that belongs to one directory's loop, so
     /// output from concurrent loops stays attributable.
-    pub fn ai_dir(&self, dir: &str, msg: &str) {
+    pub(crate) fn ai_dir(&self, dir: &str, msg: &str) {
         self.println(&format!("  [AI] [{dir}] {msg}"));
     }
 
@@ -153,22 +149,10 @@ impl Progress {
         }
     }
 
-    /// Add a live bar or spinner to the display (hidden unless live). Callers
-    /// own its style; it is removed when finished.
-    pub fn add_bar(&self, bar: ProgressBar) -> ProgressBar {
-        match &self.inner.mode {
-            Mode::Live { multi, .. } => multi.add(bar),
-            Mode::Plain | Mode::Silent => {
-                bar.set_draw_target(ProgressDrawTarget::hidden());
-                bar
-            }
-        }
-    }
-
     /// The live board of the dir-loop phase: directories done out of
     /// `total`, the ones running now, and the spend so far. Draws only on a
     /// terminal; elsewhere the per-directory lines already tell the story.
-    pub fn dir_board(&self, total: usize) -> DirBoard {
+    pub(crate) fn dir_board(&self, total: usize) -> DirBoard {
         let bar = match &self.inner.mode {
             Mode::Live { multi, color } => {
                 let template = if *color {
@@ -212,7 +196,8 @@ pub struct Counter {
 
 impl Counter {
     /// Count one more item; `current` names it on the live display.
-    pub fn tick(&self, current: &str) {
+    #[cfg(test)]
+    pub(crate) fn tick(&self, current: &str) {
         if let Some(bar) = &self.bar {
             bar.inc(1);
             bar.set_message(escape_control(current).into_owned());
@@ -244,7 +229,7 @@ impl Counter {
 }
 
 /// The dir-loop phase's live display; see [`Progress::dir_board`].
-pub struct DirBoard {
+pub(crate) struct DirBoard {
     bar: Option<ProgressBar>,
     state: Mutex<BoardState>,
 }
@@ -260,14 +245,14 @@ struct BoardState {
 
 impl DirBoard {
     /// A loop started on `dir` (its shown name).
-    pub fn started(&self, dir: &str) {
+    pub(crate) fn started(&self, dir: &str) {
         let mut state = self.lock();
         state.running.push(escape_control(dir).into_owned());
         self.redraw(&state);
     }
 
     /// The loop on `dir` finished.
-    pub fn finished(&self, dir: &str) {
+    pub(crate) fn finished(&self, dir: &str) {
         let mut state = self.lock();
         let dir = escape_control(dir);
         if let Some(at) = state.running.iter().position(|d| *d == dir) {
@@ -281,14 +266,14 @@ impl DirBoard {
 
     /// Say on the live line that the dollars are at assumed prices (the
     /// model is not in the catalog).
-    pub fn assume_prices(&self) {
+    pub(crate) fn assume_prices(&self) {
         let mut state = self.lock();
         state.assumed = true;
         self.redraw(&state);
     }
 
     /// The run's totals so far: `tokens` processed and produced, `dollars`.
-    pub fn spent(&self, tokens: u64, dollars: f64) {
+    pub(crate) fn spent(&self, tokens: u64, dollars: f64) {
         let mut state = self.lock();
         if (state.tokens, state.dollars) == (tokens, dollars) {
             return;

@@ -131,10 +131,10 @@ fn info() -> String {
 }
 
 /// Flag severities, most severe first. The report sorts flags in this order.
-pub const SEVERITY_ORDER: [&str; 3] = ["critical", "concern", "info"];
+pub(crate) const SEVERITY_ORDER: [&str; 3] = ["critical", "concern", "info"];
 
 /// Sort rank of a severity; unknown severities sort last, as the original.
-pub fn severity_rank(severity: &str) -> usize {
+pub(crate) fn severity_rank(severity: &str) -> usize {
     SEVERITY_ORDER
         .iter()
         .position(|s| *s == severity)
@@ -186,7 +186,7 @@ pub struct Coverage {
 
 /// `Coverage: 12 directories investigated by a loop of their own, 30 folded
 /// into a unit, 58 summarised from the scan (no model read them).`
-pub fn coverage_line(coverage: &Coverage) -> String {
+pub(crate) fn coverage_line(coverage: &Coverage) -> String {
     let dirs = |n: usize| format!("{n} director{}", if n == 1 { "y" } else { "ies" });
     format!(
         "Coverage: {} investigated by a loop of their own, {} folded into a unit, {} \
@@ -309,7 +309,7 @@ pub fn format_report(report: &Report, target: &str) -> String {
 
 /// The `>> FLAGS` section, most severe first (stable within a severity);
 /// empty when there are no flags.
-pub fn format_flags(flags: &[Flag]) -> String {
+pub(crate) fn format_flags(flags: &[Flag]) -> String {
     if flags.is_empty() {
         return String::new();
     }

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 /// newline and tab, DEL and C1) become visible escapes such as `\x1b`, so a
 /// file name or a model reply cannot move the cursor, change colours or set
 /// the window title.
-pub fn escape_control(text: &str) -> Cow<'_, str> {
+pub(crate) fn escape_control(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_unsafe_control) {
         return Cow::Borrowed(text);
     }
@@ -26,7 +26,7 @@ pub fn escape_control(text: &str) -> Cow<'_, str> {
 
 /// Like [`escape_control`], but a single-line field: newlines and tabs are
 /// escaped too, so a file name cannot forge extra report lines.
-pub fn escape_line(text: &str) -> Cow<'_, str> {
+pub(crate) fn escape_line(text: &str) -> Cow<'_, str> {
     if !text
         .chars()
         .any(|c| is_unsafe_control(c) || c == '\n' || c == '\t' || c == '\r')

@@ -30,7 +30,7 @@ use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
 /// Everything [`Facts`] borrows, owned.
 #[derive(Debug)]
-pub struct RunFacts {
+pub(crate) struct RunFacts {
     /// The canonical target.
     pub target: PathBuf,
     /// Every directory to consider, leaf-first.
@@ -58,7 +58,7 @@ impl RunFacts {
     /// found the directories `scanned`), within `scope`, against the
     /// investigation `cache` (none: a fresh start, where no directory has an
     /// entry).
-    pub fn gather(
+    pub(crate) fn gather(
         config: &Config,
         scan: &BaseScan,
         scanned: &ScannedDirs,
@@ -120,7 +120,7 @@ impl RunFacts {
     }
 
     /// The facts as [`crate::ai::rules::decide::decide`] reads them.
-    pub fn facts(&self) -> Facts<'_> {
+    pub(crate) fn facts(&self) -> Facts<'_> {
         Facts {
             target: &self.target,
             dirs: &self.dirs,
@@ -143,13 +143,13 @@ impl RunFacts {
 
 /// Tokens of what every dir loop sends before its assignment: the tools
 /// and the system prompt (with an allowance for the survey block).
-pub fn loop_prefix_tokens() -> u64 {
+pub(crate) fn loop_prefix_tokens() -> u64 {
     let system = dir_system_prompt(NO_SURVEY).map_or(0, |s| s.len() as u64);
     tokens_of_bytes(system + SURVEY_BLOCK_BYTES) + tools_tokens(Toolbox::Dir)
 }
 
 /// Tokens of the tool definitions a pass sends with every request.
-pub fn tools_tokens(toolbox: Toolbox) -> u64 {
+pub(crate) fn tools_tokens(toolbox: Toolbox) -> u64 {
     let bytes = serde_json::to_vec(&tools::definitions(toolbox)).map_or(0, |json| json.len());
     tokens_of_bytes(bytes as u64)
 }

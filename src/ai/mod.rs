@@ -11,12 +11,12 @@
 //! proposal that deterministic code then normalizes.
 
 pub mod api;
-pub mod engine;
-pub mod estimate;
-pub mod facts;
-pub mod orchestrator;
+pub(crate) mod engine;
+pub(crate) mod estimate;
+pub(crate) mod facts;
+pub(crate) mod orchestrator;
 pub mod passes;
-pub mod prompts;
+pub(crate) mod prompts;
 pub mod rules;
 pub mod tools;
 
@@ -123,7 +123,7 @@ pub fn model_warning(model: &str) -> Option<String> {
 /// busy target stops at once rather than after scanning a large tree. A
 /// cache that cannot be written is not an error yet (`None`): the
 /// investigation reports it and the report still prints.
-pub fn reserve_target(config: &Config) -> Result<Option<RunLock>, InvestigationError> {
+pub(crate) fn reserve_target(config: &Config) -> Result<Option<RunLock>, InvestigationError> {
     let locked = CacheRoot::open(&config.cache_root)
         .and_then(|root| root.lock_run(&config.target_canonical, false));
     match locked {
@@ -136,7 +136,7 @@ pub fn reserve_target(config: &Config) -> Result<Option<RunLock>, InvestigationE
 /// How a pass or phase failed: either the whole run must stop, or the
 /// investigation gives up with a warning and empty AI fields.
 #[derive(Debug)]
-pub enum PassError {
+pub(crate) enum PassError {
     /// Stop the investigation (unknown model, rejected credential, billing,
     /// an unreachable endpoint, an unsafe cache).
     Fatal(InvestigationError),

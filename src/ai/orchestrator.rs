@@ -87,13 +87,13 @@ use crate::report::{
 use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
 /// Depth of the tree the survey sees.
-pub const SURVEY_TREE_DEPTH: usize = 2;
+pub(crate) const SURVEY_TREE_DEPTH: usize = 2;
 /// Depth of the tree the planner sees.
-pub const PLANNING_TREE_DEPTH: usize = 6;
+pub(crate) const PLANNING_TREE_DEPTH: usize = 6;
 
 /// Run the whole investigation. Only a cache that is unsafe to use is an
 /// error; every other failure is an outcome with status `failed`.
-pub async fn investigate(
+pub(crate) async fn investigate(
     config: &Config,
     scan: &BaseScan,
     dirs: &ScannedDirs,
@@ -289,7 +289,7 @@ async fn pipeline(
 }
 
 /// An investigation opened for this run.
-pub struct Opened {
+pub(crate) struct Opened {
     pub cache: Cache,
     /// The target's run lock, held until the run ends.
     pub lock: RunLock,
@@ -301,7 +301,7 @@ pub struct Opened {
 /// Phase 1: take the target's run lock unless the run `reserved` it before
 /// the scan (another run on the same target is refused), find or start the investigation, open its cache, write
 /// `meta.json` when it is new, and say which it is.
-pub fn open_investigation(
+pub(crate) fn open_investigation(
     config: &Config,
     progress: &Progress,
     reserved: Option<RunLock>,
@@ -367,7 +367,7 @@ fn new_session(
 /// Phase 2: every directory to consider under the canonical `target`,
 /// leaf-first, from the base scan's directories (see
 /// [`discover_directories`]).
-pub fn discover(target: &Path, scanned: &ScannedDirs) -> Discovery {
+pub(crate) fn discover(target: &Path, scanned: &ScannedDirs) -> Discovery {
     discover_directories(target, scanned)
 }
 
@@ -421,7 +421,7 @@ async fn survey_phase(
 /// What the cache knows about each discovered directory, compared with the
 /// fingerprint the scan took (or, for a directory the scan could not
 /// examine, with the disk read within `scope`).
-pub fn current_states(
+pub(crate) fn current_states(
     cache: &Cache,
     discovery: &Discovery,
     scope: Option<&ScanFilter>,
@@ -441,7 +441,7 @@ pub fn current_states(
 
 /// Phase 3: split into directories whose summaries still hold and those to
 /// investigate (both leaf-first), and say which and why.
-pub fn partition(
+pub(crate) fn partition(
     all_dirs: &[PathBuf],
     states: &HashMap<PathBuf, DirState>,
     target: &Path,
@@ -525,7 +525,7 @@ async fn plan_phase(
 
 /// The tree the planner sees: six levels of it, or, when that many
 /// entries would not fit a tree view, the condensed map of its subtrees.
-pub fn planning_tree(target: &Path, scope: &ScanFilter, facts: &RunFacts) -> String {
+pub(crate) fn planning_tree(target: &Path, scope: &ScanFilter, facts: &RunFacts) -> String {
     let entries = facts.dirs.len() as u64 + facts.stats.of(target).subtree_files;
     if entries > MAX_NODES as u64 {
         condensed_map(target, &facts.children, &facts.stats, MAP_LINES)
@@ -535,7 +535,7 @@ pub fn planning_tree(target: &Path, scope: &ScanFilter, facts: &RunFacts) -> Str
 }
 
 /// What the planner is told the budget buys, when it binds.
-pub fn spending(decision: &Decision) -> Option<Spending> {
+pub(crate) fn spending(decision: &Decision) -> Option<Spending> {
     decision.budget.binding.then(|| Spending {
         budget: decision.budget.limit.unwrap_or_default(),
         loops: decision.budget.loops_affordable,
@@ -552,7 +552,7 @@ fn save_json(run: &RunContext<'_>, name: &str, value: &Value) {
 }
 
 /// Phase 5: say what the plan and the budget decided.
-pub fn report_decision(decision: &Decision, progress: &Progress) {
+pub(crate) fn report_decision(decision: &Decision, progress: &Progress) {
     let applied = &decision.applied;
     if let Some(warning) = unmatched_warning(applied) {
         progress.ai(&warning);
@@ -569,7 +569,7 @@ pub fn report_decision(decision: &Decision, progress: &Progress) {
 }
 
 /// What a binding budget decided, in one line.
-pub fn budget_line(decision: &Decision) -> Option<String> {
+pub(crate) fn budget_line(decision: &Decision) -> Option<String> {
     let budget = &decision.budget;
     if !budget.binding {
         return None;
@@ -773,7 +773,7 @@ fn finish(
 }
 
 /// How the directories with an entry got it.
-pub fn coverage_of(entries: &[Value]) -> Coverage {
+pub(crate) fn coverage_of(entries: &[Value]) -> Coverage {
     let mut coverage = Coverage::default();
     for entry in entries {
         if is_mechanical(entry) {

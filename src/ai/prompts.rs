@@ -29,7 +29,7 @@ const SYNTHESIS_GROUP_TEMPLATE: &str = include_str!("../../prompts/synthesis_gro
 
 /// A template and its values disagree.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PromptError {
+pub(crate) enum PromptError {
     /// The template uses `{{name}}` but no value was given.
     #[error("prompt placeholder {{{{{0}}}}} has no value")]
     Missing(String),
@@ -43,7 +43,7 @@ pub enum PromptError {
 
 /// Fill `template`'s `{{name}}` placeholders from `values`. Every placeholder
 /// must have a value and every value must be used.
-pub fn render(template: &str, values: &[(&str, &str)]) -> Result<String, PromptError> {
+pub(crate) fn render(template: &str, values: &[(&str, &str)]) -> Result<String, PromptError> {
     let template = template.strip_suffix('\n').unwrap_or(template);
     let mut used = vec![false; values.len()];
     let mut out =
@@ -83,19 +83,19 @@ fn is_name_byte(b: u8) -> bool {
 
 /// The dir loop's system prompt: the same for every loop of a run.
 #[derive(Debug, Clone)]
-pub struct DirPrompt<'a> {
+pub(crate) struct DirPrompt<'a> {
     pub survey_context: &'a str,
 }
 
 impl DirPrompt<'_> {
-    pub fn render(&self) -> Result<String, PromptError> {
+    pub(crate) fn render(&self) -> Result<String, PromptError> {
         render(DIR_TEMPLATE, &[("survey_context", self.survey_context)])
     }
 }
 
 /// The dir loop's first user message: its assignment.
 #[derive(Debug, Clone)]
-pub struct DirTaskPrompt<'a> {
+pub(crate) struct DirTaskPrompt<'a> {
     /// The directory's absolute path: the only absolute path in the prompt.
     pub dir_path: &'a str,
     /// Its path relative to the target (the target's name for the root).
@@ -109,7 +109,7 @@ pub struct DirTaskPrompt<'a> {
 }
 
 impl DirTaskPrompt<'_> {
-    pub fn render(&self) -> Result<String, PromptError> {
+    pub(crate) fn render(&self) -> Result<String, PromptError> {
         let max_turns = self.max_turns.to_string();
         render(
             DIR_TASK_TEMPLATE,
@@ -128,7 +128,7 @@ impl DirTaskPrompt<'_> {
 
 /// The survey pass's system prompt.
 #[derive(Debug, Clone)]
-pub struct SurveyPrompt<'a> {
+pub(crate) struct SurveyPrompt<'a> {
     pub target: &'a str,
     pub survey_signals: &'a str,
     pub tree_preview: &'a str,
@@ -136,7 +136,7 @@ pub struct SurveyPrompt<'a> {
 }
 
 impl SurveyPrompt<'_> {
-    pub fn render(&self) -> Result<String, PromptError> {
+    pub(crate) fn render(&self) -> Result<String, PromptError> {
         render(
             SURVEY_TEMPLATE,
             &[
@@ -151,7 +151,7 @@ impl SurveyPrompt<'_> {
 
 /// The planning pass's system prompt.
 #[derive(Debug, Clone)]
-pub struct PlanningPrompt<'a> {
+pub(crate) struct PlanningPrompt<'a> {
     pub target: &'a str,
     pub survey_context: &'a str,
     pub tree_text: &'a str,
@@ -164,7 +164,7 @@ pub struct PlanningPrompt<'a> {
 }
 
 impl PlanningPrompt<'_> {
-    pub fn render(&self) -> Result<String, PromptError> {
+    pub(crate) fn render(&self) -> Result<String, PromptError> {
         let dir_count = self.dir_count.to_string();
         let default_turns = self.default_turns.to_string();
         render(
@@ -185,13 +185,13 @@ impl PlanningPrompt<'_> {
 
 /// The synthesis pass's system prompt.
 #[derive(Debug, Clone)]
-pub struct SynthesisPrompt<'a> {
+pub(crate) struct SynthesisPrompt<'a> {
     pub target: &'a str,
     pub summaries_text: &'a str,
 }
 
 impl SynthesisPrompt<'_> {
-    pub fn render(&self) -> Result<String, PromptError> {
+    pub(crate) fn render(&self) -> Result<String, PromptError> {
         render(
             SYNTHESIS_TEMPLATE,
             &[
@@ -205,7 +205,7 @@ impl SynthesisPrompt<'_> {
 /// The prompt of one group of a synthesis in levels: one part of a tree
 /// too large for one call.
 #[derive(Debug, Clone)]
-pub struct SynthesisGroupPrompt<'a> {
+pub(crate) struct SynthesisGroupPrompt<'a> {
     pub target: &'a str,
     /// Which part: its directories, named.
     pub part: &'a str,
@@ -213,7 +213,7 @@ pub struct SynthesisGroupPrompt<'a> {
 }
 
 impl SynthesisGroupPrompt<'_> {
-    pub fn render(&self) -> Result<String, PromptError> {
+    pub(crate) fn render(&self) -> Result<String, PromptError> {
         render(
             SYNTHESIS_GROUP_TEMPLATE,
             &[
@@ -226,25 +226,25 @@ impl SynthesisGroupPrompt<'_> {
 }
 
 /// The first user message of each pass.
-pub mod kickoff {
-    pub const DIR: &str = "Start investigating this directory now. Use parse_structure on source \
+pub(crate) mod kickoff {
+    pub(crate) const DIR: &str = "Start investigating this directory now. Use parse_structure on source \
 files and read_file on the rest, cache your summaries, then call submit_report. Batch tool \
 calls to save turns.";
-    pub const SURVEY: &str = "Everything you need is in the system prompt above. Call submit_survey now; no other \
+    pub(crate) const SURVEY: &str = "Everything you need is in the system prompt above. Call submit_survey now; no other \
 tool calls are needed.";
-    pub const PLANNING: &str =
+    pub(crate) const PLANNING: &str =
         "Everything you need is in the system prompt above. Call submit_plan now.";
-    pub const SYNTHESIS: &str = "Every directory summary is in the system prompt above. Combine \
+    pub(crate) const SYNTHESIS: &str = "Every directory summary is in the system prompt above. Combine \
 them into one coherent report and call submit_report right away; no other tool calls are \
 needed.";
 }
 
 /// What each pass says when the model replies without calling a tool.
-pub mod nudge {
-    pub const DIR: &str = "Call submit_report with your summary, please.";
-    pub const SURVEY: &str = "Call submit_survey, please.";
-    pub const PLANNING: &str = "Call submit_plan, please.";
-    pub const SYNTHESIS: &str = "Call submit_report with your analysis, please.";
+pub(crate) mod nudge {
+    pub(crate) const DIR: &str = "Call submit_report with your summary, please.";
+    pub(crate) const SURVEY: &str = "Call submit_survey, please.";
+    pub(crate) const PLANNING: &str = "Call submit_plan, please.";
+    pub(crate) const SYNTHESIS: &str = "Call submit_report with your analysis, please.";
 }
 
 #[cfg(test)]

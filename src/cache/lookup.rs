@@ -21,7 +21,7 @@ impl Cache {
     /// The existing investigation of `target_canonical` under the cache root
     /// `root`, opened read-only in effect (the returned handle can write, so
     /// callers that promise not to, like `--estimate`, only read through it).
-    pub fn find_existing(root: &Path, target_canonical: &Path) -> Option<Cache> {
+    pub(crate) fn find_existing(root: &Path, target_canonical: &Path) -> Option<Cache> {
         let meta = std::fs::symlink_metadata(root).ok()?;
         if !meta.is_dir() || meta.uid() != effective_uid() {
             return None;

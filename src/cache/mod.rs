@@ -53,31 +53,31 @@ use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 /// `<id>/meta.json`: the investigation's id, target, model, times, counts.
-pub const META_FILE: &str = "meta.json";
+pub(crate) const META_FILE: &str = "meta.json";
 /// `<id>/investigation.log`: one JSON line per tool call.
-pub const LOG_FILE: &str = "investigation.log";
+pub(crate) const LOG_FILE: &str = "investigation.log";
 /// `<id>/flags.jsonl`: findings, one JSON line each.
-pub const FLAGS_FILE: &str = "flags.jsonl";
+pub(crate) const FLAGS_FILE: &str = "flags.jsonl";
 /// `<id>/survey.json`: the survey, reused on resume.
-pub const SURVEY_FILE: &str = "survey.json";
+pub(crate) const SURVEY_FILE: &str = "survey.json";
 /// `<id>/plan.json`: the planner's proposal, reused on resume.
-pub const PLAN_FILE: &str = "plan.json";
+pub(crate) const PLAN_FILE: &str = "plan.json";
 /// `<id>/plan_evaluation.json`: how the loops used their turns.
-pub const PLAN_EVALUATION_FILE: &str = "plan_evaluation.json";
+pub(crate) const PLAN_EVALUATION_FILE: &str = "plan_evaluation.json";
 /// `<id>/synthesis.json`: the verdict and the digest of the summaries it read.
-pub const SYNTHESIS_FILE: &str = "synthesis.json";
+pub(crate) const SYNTHESIS_FILE: &str = "synthesis.json";
 /// `<id>/work_plan.json`: the loops, units and mechanical entries a run
 /// decided, and its budget, carried on by a run that resumes it.
-pub const WORK_PLAN_FILE: &str = "work_plan.json";
+pub(crate) const WORK_PLAN_FILE: &str = "work_plan.json";
 /// `<id>/synthesis_groups.json`: the summary of each part of a synthesis in
 /// levels, by the digest of its input.
-pub const SYNTHESIS_GROUPS_FILE: &str = "synthesis_groups.json";
+pub(crate) const SYNTHESIS_GROUPS_FILE: &str = "synthesis_groups.json";
 
 use crate::config::normalize_lexically;
 use crate::report::Flag;
 
 pub use clear::clear_cache;
-pub use lock::RunLock;
+pub(crate) use lock::RunLock;
 
 use fsio::{
     append_locked, ensure_private_dir, io_err, jsonl_line, open_append, parse_jsonl, read_json,
@@ -184,7 +184,7 @@ const RAW_CONTENT_FIELDS: [&str; 3] = ["content", "contents", "raw"];
 
 /// The `meta.json` field set once a run with `--no-redact` wrote to the
 /// investigation (ours; the original has no redaction).
-pub const UNREDACTED_FIELD: &str = "written_without_redaction";
+pub(crate) const UNREDACTED_FIELD: &str = "written_without_redaction";
 
 /// One readable entry file, as [`Cache::stored_entries`] found it.
 struct StoredEntry {
@@ -266,7 +266,7 @@ fn sha256_hex(path: &Path) -> String {
 }
 
 /// The current time as the original writes it (`2024-05-01T12:00:00.123456+00:00`).
-pub fn now_iso() -> String {
+pub(crate) fn now_iso() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, false)
 }
 
@@ -327,7 +327,7 @@ impl Cache {
     /// Remove the temp files that runs killed mid-write left in this
     /// investigation; returns how many. Takes the target's run lock as proof
     /// that no other process is writing here.
-    pub fn remove_stale_temp_files(&self, _held: &RunLock) -> usize {
+    pub(crate) fn remove_stale_temp_files(&self, _held: &RunLock) -> usize {
         [".", "files", "dirs"]
             .iter()
             .map(|sub| remove_temp_files(&self.dir.join(sub)))
@@ -392,7 +392,7 @@ impl Cache {
     /// `fsio::write_json_batch`). Each gets its location fields as
     /// [`Cache::write_entry`] gives them. Nothing is written when one is
     /// invalid.
-    pub fn write_entries(
+    pub(crate) fn write_entries(
         &self,
         kind: EntryKind,
         entries: &[(String, Value)],
@@ -535,7 +535,8 @@ impl Cache {
 
     /// File and dir entries with confidence below `threshold` (missing counts
     /// as 0.0), least confident first.
-    pub fn low_confidence_entries(&self, threshold: f64) -> Vec<Value> {
+    #[cfg(test)]
+    pub(crate) fn low_confidence_entries(&self, threshold: f64) -> Vec<Value> {
         let mut low: Vec<(f64, Value)> = self
             .read_all_entries(EntryKind::File)
             .into_iter()
@@ -575,14 +576,14 @@ impl Cache {
 
     /// Record in `meta.json` that a run with redaction off (`--no-redact`)
     /// wrote to this investigation, so its summaries may quote secrets.
-    pub fn mark_written_without_redaction(&self) -> Result<(), CacheError> {
+    pub(crate) fn mark_written_without_redaction(&self) -> Result<(), CacheError> {
         let mut fields = Map::new();
         fields.insert(UNREDACTED_FIELD.to_string(), Value::Bool(true));
         self.update_meta(fields)
     }
 
     /// Whether a run with redaction off ever wrote to this investigation.
-    pub fn written_without_redaction(&self) -> bool {
+    pub(crate) fn written_without_redaction(&self) -> bool {
         self.read_json(META_FILE)
             .and_then(|meta| meta.get(UNREDACTED_FIELD)?.as_bool())
             .unwrap_or(false)
@@ -634,7 +635,7 @@ impl Cache {
     /// (same path, finding and severity), and return them. The check and the
     /// append happen under one lock, so concurrent loops and processes that
     /// find the same thing record it once.
-    pub fn append_flags_unique(&self, flags: &[Flag]) -> Result<Vec<Flag>, CacheError> {
+    pub(crate) fn append_flags_unique(&self, flags: &[Flag]) -> Result<Vec<Flag>, CacheError> {
         if flags.is_empty() {
             return Ok(Vec::new());
         }
@@ -746,6 +747,7 @@ fn validate_entry(kind: EntryKind, data: &Value) -> Result<(), String> {
 }
 
 /// An entry's confidence; missing or non-numeric counts as 0.0 (unrated).
+#[cfg(test)]
 fn confidence_of(entry: &Value) -> f64 {
     entry
         .get("confidence")

@@ -20,7 +20,7 @@
 use std::collections::{HashMap, HashSet};
 
 /// Bytes a shared stretch must have before it is masked.
-pub const WINDOW: usize = 12;
+pub(crate) const WINDOW: usize = 12;
 
 /// Bits in the prefilter: 8 KiB, which stays in the L1 cache.
 const PREFILTER_BITS: usize = 1 << 16;
@@ -67,7 +67,9 @@ impl Known {
         }
         for piece in pieces(secret) {
             for window in piece.as_bytes().windows(WINDOW) {
-                let key: [u8; WINDOW] = window.try_into().expect("windows are WINDOW long");
+                let Ok(key) = <[u8; WINDOW]>::try_from(window) else {
+                    continue;
+                };
                 if self.prefilter.is_empty() {
                     self.prefilter = vec![0; PREFILTER_BITS / 64];
                 }
@@ -92,7 +94,9 @@ impl Known {
             if self.prefilter[bit / 64] & (1 << (bit % 64)) == 0 {
                 continue;
             }
-            let key: [u8; WINDOW] = window.try_into().expect("windows are WINDOW long");
+            let Ok(key) = <[u8; WINDOW]>::try_from(window) else {
+                continue;
+            };
             let Some(&rule) = self.windows.get(&key) else {
                 continue;
             };

@@ -49,9 +49,8 @@ mod known;
 mod rules;
 
 use known::Known;
-pub use known::WINDOW as KNOWN_WINDOW;
+pub use rules::RULES;
 use rules::{Found, Verdict};
-pub use rules::{RULES, Rule};
 
 /// How serious a redaction is when it turns up as a flag: a rule's
 /// severity, or `Info` for a value that looks like an example.
@@ -152,7 +151,7 @@ impl Redactor {
     }
 
     /// Whether this redactor changes anything.
-    pub fn is_enabled(&self) -> bool {
+    pub(crate) fn is_enabled(&self) -> bool {
         self.enabled
     }
 
@@ -174,7 +173,7 @@ impl Redactor {
     /// match its rule and its first half would leak. A secret that crosses
     /// `keep` is redacted whole and the cut moves to its end. Returns the
     /// redaction and how many bytes of `text` it covers.
-    pub fn redact_prefix(&self, text: &str, keep: usize) -> (Redacted, usize) {
+    pub(crate) fn redact_prefix(&self, text: &str, keep: usize) -> (Redacted, usize) {
         let mut cut = floor_char_boundary(text, keep.min(text.len()));
         if !self.enabled {
             return (
@@ -196,7 +195,7 @@ impl Redactor {
     /// Remember every secret the rules find in `text` (the whole of a file
     /// a command is about to quote in part) without redacting anything, and
     /// return the hits: `known` is set on those already remembered.
-    pub fn learn(&self, text: &str) -> Vec<Hit> {
+    pub(crate) fn learn(&self, text: &str) -> Vec<Hit> {
         if !self.enabled {
             return Vec::new();
         }
@@ -212,7 +211,11 @@ impl Redactor {
     /// file's path, size and modification time), unless this redactor has
     /// already learned that key: then `read` is not called and there are no
     /// hits. `read` returns `None` when the source cannot be read.
-    pub fn learn_source(&self, key: &str, read: impl FnOnce() -> Option<String>) -> Vec<Hit> {
+    pub(crate) fn learn_source(
+        &self,
+        key: &str,
+        read: impl FnOnce() -> Option<String>,
+    ) -> Vec<Hit> {
         if !self.enabled || !self.known().start_source(key) {
             return Vec::new();
         }
@@ -319,7 +322,10 @@ fn find_candidates(text: &str) -> Vec<Span> {
             let Some(caps) = regex.captures_at(haystack, at) else {
                 break;
             };
-            let whole = caps.get(0).expect("group 0 always participates");
+            // Group 0 is the whole match: always there.
+            let Some(whole) = caps.get(0) else {
+                break;
+            };
             let secret = caps.name("s").unwrap_or(whole);
             let (start, end) = trim_quotes(text, secret.start(), secret.end());
             let found = Found { text, caps: &caps };

@@ -79,7 +79,7 @@ impl ScanFilter {
     /// hidden-name rule says: for listings that show hidden names on request
     /// but must still leave out what ignore files exclude (`.env`, say).
     /// Only the last component is checked; its parent is taken as in scope.
-    pub fn rules_exclude(&self, path: &Path, is_dir: bool) -> bool {
+    pub(crate) fn rules_exclude(&self, path: &Path, is_dir: bool) -> bool {
         let Some(names) = self.relative_names(path) else {
             return true;
         };

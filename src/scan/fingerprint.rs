@@ -61,26 +61,26 @@ impl Default for FingerprintBuilder {
 }
 
 impl FingerprintBuilder {
-    pub fn new() -> FingerprintBuilder {
+    pub(crate) fn new() -> FingerprintBuilder {
         let mut hasher = Sha256::new();
         hasher.update(VERSION.as_bytes());
         FingerprintBuilder(hasher)
     }
 
     /// A subdirectory (not a symlink to one).
-    pub fn dir(&mut self, name: &OsStr) {
+    pub(crate) fn dir(&mut self, name: &OsStr) {
         self.line(name, b"\0dir");
     }
 
     /// A symlink, described by its target (as `Path::display` shows it), not
     /// followed.
-    pub fn link(&mut self, name: &OsStr, target: &Path) {
+    pub(crate) fn link(&mut self, name: &OsStr, target: &Path) {
         self.line(name, format!("\0link\0{}", target.display()).as_bytes());
     }
 
     /// Anything else: a regular file, a FIFO, a socket or a device, as
     /// `lstat` sees it.
-    pub fn file(&mut self, name: &OsStr, size: u64, mtime_secs: i64, mtime_nanos: i64) {
+    pub(crate) fn file(&mut self, name: &OsStr, size: u64, mtime_secs: i64, mtime_nanos: i64) {
         self.line(
             name,
             format!("\0file\0{size}\0{mtime_secs}.{mtime_nanos}").as_bytes(),
@@ -93,13 +93,13 @@ impl FingerprintBuilder {
         self.0.update(detail);
     }
 
-    pub fn finish(self) -> Fingerprint {
+    pub(crate) fn finish(self) -> Fingerprint {
         Fingerprint(self.0.finalize().into())
     }
 
     /// The fingerprint of a directory that could not be listed: it has one
     /// too, so that it is not investigated again on every run.
-    pub fn unreadable(kind: io::ErrorKind) -> Fingerprint {
+    pub(crate) fn unreadable(kind: io::ErrorKind) -> Fingerprint {
         let mut hasher = Sha256::new();
         hasher.update(VERSION.as_bytes());
         hasher.update(b"\n");

@@ -32,26 +32,27 @@ use serde::{Deserialize, Serialize};
 
 use crate::progress::Progress;
 
-pub mod code;
+pub(crate) mod code;
 mod dirs;
-pub mod disk;
-pub mod filetypes;
+pub(crate) mod disk;
+pub(crate) mod filetypes;
 mod filter;
 mod fingerprint;
 mod inspect;
 mod options;
-pub mod recency;
+pub(crate) mod recency;
 mod rules;
 mod sniff;
-pub mod tree;
-pub mod walk;
+pub(crate) mod tree;
+pub(crate) mod walk;
 
-pub use dirs::{ScannedDir, ScannedDirs};
+pub(crate) use dirs::ScannedDirs;
 pub use filter::ScanFilter;
-pub use fingerprint::Fingerprint;
+pub(crate) use fingerprint::Fingerprint;
 pub(crate) use fingerprint::FingerprintBuilder;
-pub use options::{DEFAULT_DEPTH, ScanOptions};
-pub use tree::render_tree;
+pub(crate) use options::DEFAULT_DEPTH;
+pub use options::ScanOptions;
+pub(crate) use tree::render_tree;
 
 /// What the base scan found. Field order is the original's JSON key order.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -301,7 +302,7 @@ pub(crate) fn join_rel(target: &Path, rel: &Path) -> PathBuf {
 
 /// `1536` → `1.5 KB`, the original's human size (used by the tree, disk
 /// usage and reasons).
-pub fn human_size(bytes: u64) -> String {
+pub(crate) fn human_size(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
     if bytes < 1024 {
         return format!("{bytes} B");

@@ -4,7 +4,7 @@
 //! from the command line.
 
 /// Depth of the rendered tree when `-d` is not given.
-pub const DEFAULT_DEPTH: usize = 3;
+pub(crate) const DEFAULT_DEPTH: usize = 3;
 
 /// Options shared by the base scan and directory discovery.
 #[derive(Debug, Clone, PartialEq, Eq)]

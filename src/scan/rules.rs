@@ -41,7 +41,7 @@ pub(crate) struct RuleFilesPresent {
 
 impl RuleFilesPresent {
     /// Note `name` if it is one of the names that carry rules.
-    pub fn note(&mut self, name: &OsStr) {
+    pub(crate) fn note(&mut self, name: &OsStr) {
         match name.as_encoded_bytes() {
             b".gitignore" => self.gitignore = true,
             b".ignore" => self.dot_ignore = true,
@@ -51,7 +51,7 @@ impl RuleFilesPresent {
     }
 
     /// Look the names up on disk (for callers without a listing).
-    pub fn probe(dir: &Path) -> RuleFilesPresent {
+    pub(crate) fn probe(dir: &Path) -> RuleFilesPresent {
         let exists = |name: &str| dir.join(name).symlink_metadata().is_ok();
         RuleFilesPresent {
             gitignore: exists(".gitignore"),
@@ -93,13 +93,17 @@ pub(crate) struct RuleFile {
 
 impl RuleStack {
     /// No rules at all.
-    pub fn empty() -> RuleStack {
+    pub(crate) fn empty() -> RuleStack {
         RuleStack(None)
     }
 
     /// The rules for the children of `dir`: these plus whatever `dir` itself
     /// holds. Returns the rule files read (those with at least one rule).
-    pub fn enter(&self, dir: &Path, present: RuleFilesPresent) -> (RuleStack, Vec<RuleFile>) {
+    pub(crate) fn enter(
+        &self,
+        dir: &Path,
+        present: RuleFilesPresent,
+    ) -> (RuleStack, Vec<RuleFile>) {
         if !present.any() {
             return (self.clone(), Vec::new());
         }
@@ -145,7 +149,7 @@ impl RuleStack {
 
     /// True when an ignore rule leaves `path` out. `path` must be built on the
     /// same base as the directories given to [`RuleStack::enter`].
-    pub fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
+    pub(crate) fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
         let mut m_ignore = Match::None;
         let mut m_git = Match::None;
         let mut m_exclude = Match::None;
@@ -170,7 +174,7 @@ impl RuleStack {
     }
 
     /// True when no rule is in effect.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_none()
     }
 }

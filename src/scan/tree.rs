@@ -157,7 +157,7 @@ fn truncated(name: String, path: &Path) -> TreeNode {
 /// Everything is written into one string: the scan renders a line per file
 /// before the investigation's first request, so a few allocations per line
 /// add up on a large tree.
-pub fn render_tree(root: &TreeNode) -> String {
+pub(crate) fn render_tree(root: &TreeNode) -> String {
     let mut out = String::new();
     out.push_str(&escape_line(&root.name));
     out.push('/');

@@ -83,13 +83,13 @@ pub(crate) struct Entry {
 
 impl Entry {
     /// `os.path.isdir`: a directory, or a symlink to one.
-    pub fn is_dir_followed(&self) -> bool {
+    pub(crate) fn is_dir_followed(&self) -> bool {
         self.kind == Kind::Dir || self.link == Some(LinkTarget::Dir)
     }
 
     /// `os.path.isfile` with `os.path.getsize`: the size of a regular file or
     /// of the regular file a symlink points to.
-    pub fn file_size_followed(&self) -> Option<u64> {
+    pub(crate) fn file_size_followed(&self) -> Option<u64> {
         match (self.kind, self.link) {
             (Kind::File, _) => Some(self.size),
             (Kind::Symlink, Some(LinkTarget::File { size })) => Some(size),
@@ -98,7 +98,7 @@ impl Entry {
     }
 
     /// A hidden name (starts with a dot).
-    pub fn is_hidden(&self) -> bool {
+    pub(crate) fn is_hidden(&self) -> bool {
         is_hidden_name(&self.name)
     }
 }
@@ -117,7 +117,7 @@ pub(crate) enum ListError {
 }
 
 impl ListError {
-    pub fn kind(self) -> io::ErrorKind {
+    pub(crate) fn kind(self) -> io::ErrorKind {
         match self {
             ListError::PermissionDenied => io::ErrorKind::PermissionDenied,
             ListError::Other(kind) => kind,
@@ -171,7 +171,7 @@ pub(crate) struct WalkRules {
 }
 
 impl WalkRules {
-    pub fn new(options: &ScanOptions) -> WalkRules {
+    pub(crate) fn new(options: &ScanOptions) -> WalkRules {
         WalkRules {
             show_hidden: options.show_hidden,
             exclude: options.exclude.iter().map(OsString::from).collect(),
@@ -180,7 +180,7 @@ impl WalkRules {
     }
 
     /// True when an entry named `name` inside a visible directory is visible.
-    pub fn child_visible(&self, parent_visible: bool, name: &OsStr) -> bool {
+    pub(crate) fn child_visible(&self, parent_visible: bool, name: &OsStr) -> bool {
         parent_visible && (self.show_hidden || !is_hidden_name(name))
     }
 }

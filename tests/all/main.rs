@@ -3,6 +3,10 @@
 //! the in-process mock Messages API in [`support`]; none touches the network,
 //! a real key or `/tmp/luminos`.
 
+// Tests may panic on what they do not expect; their helpers are `pub` for
+// their own modules only.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 #[path = "../support/mod.rs"]
 mod support;
 

@@ -3,6 +3,10 @@
 //! `cargo test --release --test bench -- --ignored --nocapture <name>`
 //! (see the README's Benchmarks section).
 
+// Tests may panic on what they do not expect; their helpers are `pub` for
+// their own modules only.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 // The benchmarks use a slice of the suite's support (the tree builder, the
 // mock API, the fake secrets); the rest is the suite's.
 #[allow(dead_code, unused_imports)]

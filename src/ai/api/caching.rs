@@ -21,11 +21,11 @@
 use super::types::{CacheControl, Content, ContentBlock, MessagesRequest, Role};
 
 /// The API's limit on `cache_control` marks per request.
-pub const MAX_BREAKPOINTS: usize = 4;
+pub(crate) const MAX_BREAKPOINTS: usize = 4;
 
 /// Whether later requests are expected to resend a request's prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reuse {
+pub(crate) enum Reuse {
     /// They are: mark the prefixes (the usual case in a conversation).
     Expected,
     /// They are not: mark nothing, so nothing is written to the cache.
@@ -33,7 +33,7 @@ pub enum Reuse {
 }
 
 /// Replace whatever marks `request` carries with ours for `reuse`.
-pub fn mark_breakpoints_for(request: &mut MessagesRequest, reuse: Reuse) {
+pub(crate) fn mark_breakpoints_for(request: &mut MessagesRequest, reuse: Reuse) {
     match reuse {
         Reuse::Expected => mark_breakpoints(request),
         Reuse::None => clear_breakpoints(request),
@@ -41,7 +41,7 @@ pub fn mark_breakpoints_for(request: &mut MessagesRequest, reuse: Reuse) {
 }
 
 /// Replace whatever marks `request` carries with ours.
-pub fn mark_breakpoints(request: &mut MessagesRequest) {
+pub(crate) fn mark_breakpoints(request: &mut MessagesRequest) {
     clear_breakpoints(request);
     let mark = || Some(CacheControl::ephemeral());
     if let Some(tool) = request.tools.last_mut() {
@@ -76,7 +76,7 @@ pub fn mark_breakpoints(request: &mut MessagesRequest) {
 }
 
 /// Remove every mark.
-pub fn clear_breakpoints(request: &mut MessagesRequest) {
+pub(crate) fn clear_breakpoints(request: &mut MessagesRequest) {
     for tool in &mut request.tools {
         tool.cache_control = None;
     }
@@ -93,7 +93,7 @@ pub fn clear_breakpoints(request: &mut MessagesRequest) {
 }
 
 /// How many marks `request` carries.
-pub fn count_breakpoints(request: &MessagesRequest) -> usize {
+pub(crate) fn count_breakpoints(request: &MessagesRequest) -> usize {
     let tools = request.tools.iter().filter(|t| t.cache_control.is_some());
     let system = request.system.iter().filter(|b| b.cache_control.is_some());
     let blocks = request

@@ -72,7 +72,7 @@ impl Prices {
 
     /// Every rate multiplied by `factor` (the batch discount, a long-prompt
     /// tier).
-    pub fn scaled(&self, factor: f64) -> Prices {
+    pub(crate) fn scaled(&self, factor: f64) -> Prices {
         Prices {
             input: self.input * factor,
             output: self.output * factor,
@@ -85,7 +85,7 @@ impl Prices {
 
 /// The Message Batches API bills every token at half the listed rate
 /// (pricing page; the discount stacks with the cache rates).
-pub const BATCH_DISCOUNT: f64 = 0.5;
+pub(crate) const BATCH_DISCOUNT: f64 = 0.5;
 
 /// A price tier by prompt length: a request whose prompt (input, cache
 /// writes and cache reads) is above `above_tokens` pays `multiplier` times
@@ -246,7 +246,7 @@ const fn bound(m: Model) -> Model {
 
 /// Every model luminos knows, newest families first. The first row of a
 /// family is its current model, used to price an unknown id of that family.
-pub static MODELS: &[Model] = &[
+pub(crate) static MODELS: &[Model] = &[
     // Sonnet
     bound(Model {
         thinking: Thinking::Always,

@@ -42,7 +42,7 @@ impl Pricing {
     }
 
     /// These prices through the Message Batches API.
-    pub fn batch(self) -> Pricing {
+    pub(crate) fn batch(self) -> Pricing {
         Pricing {
             prices: self.prices.scaled(BATCH_DISCOUNT),
             ..self
@@ -71,7 +71,7 @@ impl Pricing {
 
     /// What the request would have cost with no caching: every input token
     /// at the plain input price.
-    pub fn cost_without_cache(&self, usage: &Usage) -> f64 {
+    pub(crate) fn cost_without_cache(&self, usage: &Usage) -> f64 {
         let rates = self.rates_for(usage);
         per_million(usage.context_tokens(), rates.input)
             + per_million(usage.output_tokens, rates.output)
@@ -90,7 +90,8 @@ fn per_million(tokens: u64, price: f64) -> f64 {
 
 /// The cost in dollars of one hypothetical request with `usage` on `model`
 /// (for projections and spend caps).
-pub fn estimate_cost(model: &str, usage: &Usage) -> f64 {
+#[cfg(test)]
+pub(crate) fn estimate_cost(model: &str, usage: &Usage) -> f64 {
     Pricing::for_model(model).cost(usage)
 }
 
@@ -107,7 +108,7 @@ pub struct TokenTotals {
 
 impl TokenTotals {
     /// The totals as one [`Usage`], for pricing.
-    pub fn as_usage(&self) -> Usage {
+    pub(crate) fn as_usage(&self) -> Usage {
         Usage {
             input_tokens: self.input_tokens,
             output_tokens: self.output_tokens,
@@ -117,7 +118,7 @@ impl TokenTotals {
     }
 
     /// Every input token the model processed, cached or not.
-    pub fn all_input_tokens(&self) -> u64 {
+    pub(crate) fn all_input_tokens(&self) -> u64 {
         self.as_usage().context_tokens()
     }
 }
@@ -144,7 +145,7 @@ impl TokenTracker {
         TokenTracker::with_pricing(Pricing::for_model(model))
     }
 
-    pub fn with_pricing(pricing: Pricing) -> TokenTracker {
+    pub(crate) fn with_pricing(pricing: Pricing) -> TokenTracker {
         TokenTracker {
             pricing,
             totals: Mutex::new(Tally::default()),
@@ -210,7 +211,7 @@ impl TokenTracker {
 /// N counts every input token processed (plain input, cache writes and cache
 /// reads), so it stays comparable with the original, which knew no caching;
 /// the dollar figure prices each kind at its own rate.
-pub fn format_summary(totals: &TokenTotals, cost: f64) -> String {
+pub(crate) fn format_summary(totals: &TokenTotals, cost: f64) -> String {
     format!(
         "{} input / {} output (approx ${cost:.2})",
         format_thousands(totals.all_input_tokens()),
@@ -220,7 +221,7 @@ pub fn format_summary(totals: &TokenTotals, cost: f64) -> String {
 
 /// `cache: R read / W written, saved approx $S.SS` (or `cost approx $S.SS
 /// extra` while writes outweigh reads).
-pub fn format_cache_summary(totals: &TokenTotals, savings: f64) -> String {
+pub(crate) fn format_cache_summary(totals: &TokenTotals, savings: f64) -> String {
     let verdict = if savings >= 0.0 {
         format!("saved approx ${savings:.2}")
     } else {
@@ -235,7 +236,7 @@ pub fn format_cache_summary(totals: &TokenTotals, savings: f64) -> String {
 
 /// One agent loop's counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct LoopUsage {
+pub(crate) struct LoopUsage {
     /// This loop's tokens, summed over its calls.
     pub tokens: Usage,
     /// Calls made by this loop.
@@ -248,12 +249,13 @@ pub struct LoopUsage {
 }
 
 impl LoopUsage {
-    pub fn new() -> LoopUsage {
+    #[cfg(test)]
+    pub(crate) fn new() -> LoopUsage {
         LoopUsage::default()
     }
 
     /// Add one call's usage, priced with `pricing`.
-    pub fn record(&mut self, usage: &Usage, pricing: &Pricing) {
+    pub(crate) fn record(&mut self, usage: &Usage, pricing: &Pricing) {
         self.tokens.accumulate(usage);
         self.turns += 1;
         self.last_context = usage.context_tokens();
@@ -261,17 +263,18 @@ impl LoopUsage {
     }
 
     /// This loop's tokens as one [`Usage`].
-    pub fn as_usage(&self) -> Usage {
+    #[cfg(test)]
+    pub(crate) fn as_usage(&self) -> Usage {
         self.tokens
     }
 
     /// True once the latest call's context passed `budget` tokens.
-    pub fn budget_exceeded(&self, budget: u64) -> bool {
+    pub(crate) fn budget_exceeded(&self, budget: u64) -> bool {
         self.last_context > budget
     }
 
     /// Tokens this loop spent: every input token processed plus output.
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.tokens
             .context_tokens()
             .saturating_add(self.tokens.output_tokens)

@@ -18,13 +18,13 @@
 //! No Anthropic SDK is involved. Agent logic (prompts, tools, loops) lives in
 //! [`crate::ai`], never here.
 
-pub mod caching;
+pub(crate) mod caching;
 pub mod catalog;
 pub mod cost;
 pub mod error;
-pub mod retry;
+pub(crate) mod retry;
 pub mod settings;
-pub mod sse;
+pub(crate) mod sse;
 pub mod stream;
 pub mod types;
 
@@ -34,8 +34,11 @@ use std::time::Duration;
 
 use reqwest::header::{self, HeaderMap, HeaderValue};
 
-pub use error::{ApiError, ApiErrorKind};
-pub use retry::{RetryDecision, RetryPolicy};
+pub use error::ApiErrorKind;
+
+pub(crate) use error::ApiError;
+pub(crate) use retry::RetryDecision;
+pub use retry::RetryPolicy;
 pub use types::{ContentBlock, Message, MessagesRequest, Response, ToolDefinition, Usage};
 
 use error::format_wait;
@@ -45,11 +48,11 @@ use types::SystemBlock;
 pub use catalog::DEFAULT_MODEL;
 
 /// The API endpoint used when `ANTHROPIC_BASE_URL` is unset.
-pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+pub(crate) const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 
 /// `max_tokens` of a request built without [`settings::CallSettings`]: the
 /// original's figure.
-pub const MAX_TOKENS: u32 = settings::REPLY_TOKENS;
+pub(crate) const MAX_TOKENS: u32 = settings::REPLY_TOKENS;
 
 /// A credential for the Messages API.
 #[derive(Clone, PartialEq, Eq)]
@@ -75,7 +78,7 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// How long to wait for a TCP/TLS connection: the Python SDK's connect
 /// timeout. A host that drops connection attempts costs this per attempt.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long to wait for the response headers once the request is sent. The
 /// API answers a streamed request with its headers as soon as it accepts
@@ -83,15 +86,15 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// reply takes; an endpoint that accepts connections and never answers is
 /// given up on after it (twice, before the endpoint has ever answered: see
 /// [`retry`]). `LUMINOS_HEADERS_TIMEOUT_SECS` overrides it.
-pub const HEADERS_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const HEADERS_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How long a stream may go without any bytes (pings count) before it is
 /// treated as stalled. The API pings well inside this.
 /// `LUMINOS_IDLE_TIMEOUT_SECS` overrides it (see [`crate::config`]).
-pub const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// The `user-agent` of every request.
-pub const USER_AGENT: &str = concat!("luminos/", env!("CARGO_PKG_VERSION"));
+pub(crate) const USER_AGENT: &str = concat!("luminos/", env!("CARGO_PKG_VERSION"));
 
 /// A streamed reply larger than this is refused: at `max_tokens` 4096 a real
 /// one is a few hundred kilobytes at most.
@@ -168,7 +171,7 @@ impl std::fmt::Display for RetryNotice {
 }
 
 /// Called before each retry, so the caller can print one line.
-pub type RetryObserver = Arc<dyn Fn(&RetryNotice) + Send + Sync>;
+pub(crate) type RetryObserver = Arc<dyn Fn(&RetryNotice) + Send + Sync>;
 
 /// What a run has learnt about its endpoint, shared by every clone of a
 /// client.
@@ -253,7 +256,8 @@ impl Client {
     }
 
     /// The retry policy in use.
-    pub fn retry_policy(&self) -> &RetryPolicy {
+    #[cfg(test)]
+    pub(crate) fn retry_policy(&self) -> &RetryPolicy {
         &self.policy
     }
 
@@ -309,7 +313,11 @@ impl Client {
     }
 
     /// [`Client::prepare`] with the breakpoints `reuse` calls for.
-    pub fn prepare_for(&self, request: &MessagesRequest, reuse: caching::Reuse) -> MessagesRequest {
+    pub(crate) fn prepare_for(
+        &self,
+        request: &MessagesRequest,
+        reuse: caching::Reuse,
+    ) -> MessagesRequest {
         let mut prepared = request.clone();
         prepared.stream = true;
         caching::mark_breakpoints_for(&mut prepared, reuse);
@@ -325,7 +333,7 @@ impl Client {
     }
 
     /// [`Client::send`] with the breakpoints `reuse` calls for.
-    pub async fn send_with(
+    pub(crate) async fn send_with(
         &self,
         request: &MessagesRequest,
         reuse: caching::Reuse,

@@ -40,35 +40,35 @@ use std::time::Duration;
 use super::error::{ApiError, ApiErrorKind};
 
 /// Retries after the first attempt unless `--max-retries` says otherwise.
-pub const DEFAULT_MAX_RETRIES: u32 = 6;
+pub(crate) const DEFAULT_MAX_RETRIES: u32 = 6;
 
 /// Wait before the first retry.
-pub const INITIAL_BACKOFF: Duration = Duration::from_millis(500);
+pub(crate) const INITIAL_BACKOFF: Duration = Duration::from_millis(500);
 
 /// Each further retry waits this many times longer...
-pub const BACKOFF_MULTIPLIER: u32 = 2;
+pub(crate) const BACKOFF_MULTIPLIER: u32 = 2;
 
 /// ...up to this.
-pub const MAX_BACKOFF: Duration = Duration::from_secs(8);
+pub(crate) const MAX_BACKOFF: Duration = Duration::from_secs(8);
 
 /// Up to this fraction is taken off each computed wait at random, so clients
 /// that failed together do not come back together. Taking off rather than
 /// adding keeps the wait within [`MAX_BACKOFF`].
-pub const JITTER: f64 = 0.25;
+pub(crate) const JITTER: f64 = 0.25;
 
 /// The longest server-requested wait we honour; a call asked to wait longer
 /// gives up instead, so a confused proxy cannot park a run for an hour.
-pub const MAX_SERVER_WAIT: Duration = Duration::from_secs(60);
+pub(crate) const MAX_SERVER_WAIT: Duration = Duration::from_secs(60);
 
 /// Retries of a refused connection (or a name that does not resolve, or a
 /// connection that could not be made in time) before the endpoint has
 /// answered once: with the default backoff about 3.5 s of waiting.
-pub const UNPROVEN_CONNECTION_RETRIES: u32 = 3;
+pub(crate) const UNPROVEN_CONNECTION_RETRIES: u32 = 3;
 
 /// Retries of a request whose response headers never came, before the
 /// endpoint has answered once: one, so that a silent endpoint costs two
 /// headers timeouts.
-pub const UNPROVEN_TIMEOUT_RETRIES: u32 = 1;
+pub(crate) const UNPROVEN_TIMEOUT_RETRIES: u32 = 1;
 
 /// How failures are retried. The fields are public so tests can make the
 /// waits tiny; [`RetryPolicy::new`] gives the documented defaults.
@@ -91,7 +91,7 @@ pub struct RetryPolicy {
 
 /// What to do after a failed attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RetryDecision {
+pub(crate) enum RetryDecision {
     /// Wait this long, then send the request again.
     Retry { wait: Duration },
     /// Return the error to the caller.
@@ -128,7 +128,7 @@ impl RetryPolicy {
 
     /// Whether this kind of failure is worth a new attempt, before any
     /// server header is taken into account.
-    pub fn is_retryable_kind(kind: ApiErrorKind) -> bool {
+    pub(crate) fn is_retryable_kind(kind: ApiErrorKind) -> bool {
         match kind {
             ApiErrorKind::RateLimited
             | ApiErrorKind::Overloaded
@@ -158,7 +158,7 @@ impl RetryPolicy {
     /// retry that would be made; `answered` says whether the endpoint has
     /// answered any request of this run (see the module docs); `rng`
     /// supplies the jitter.
-    pub fn decide(
+    pub(crate) fn decide(
         &self,
         error: &ApiError,
         retry: u32,
@@ -182,7 +182,7 @@ impl RetryPolicy {
     /// How many retries a failure like `error` gets in all, before any
     /// server header is taken into account: fewer for a transport failure
     /// while the endpoint has never answered (see the module docs).
-    pub fn allowed_retries(&self, error: &ApiError, answered: bool) -> u32 {
+    pub(crate) fn allowed_retries(&self, error: &ApiError, answered: bool) -> u32 {
         match error.kind {
             ApiErrorKind::Connection if !answered => {
                 self.unproven_connection_retries.min(self.max_retries)
@@ -203,7 +203,7 @@ impl RetryPolicy {
     }
 
     /// The wait before jitter.
-    pub fn base_backoff(&self, retry: u32) -> Duration {
+    pub(crate) fn base_backoff(&self, retry: u32) -> Duration {
         let exponent = retry.saturating_sub(1).min(32);
         let factor = self.multiplier.max(1).saturating_pow(exponent);
         self.initial_backoff

@@ -46,29 +46,29 @@ use super::catalog::{Effort, Model, Thinking};
 use super::types::{OutputConfig, ThinkingParam};
 
 /// `max_tokens` of a reply that does not think: the original's figure.
-pub const REPLY_TOKENS: u32 = 4096;
+pub(crate) const REPLY_TOKENS: u32 = 4096;
 
 /// Room for thinking on top of [`REPLY_TOKENS`] when a reply thinks, for
 /// 32,768 in all.
-pub const THINKING_ROOM: u32 = 28_672;
+pub(crate) const THINKING_ROOM: u32 = 28_672;
 
 /// The share of the usable window a loop may fill before it stops, leaving
 /// room for the reply and the next tool result (as the original).
-pub const BUDGET_SHARE_PERCENT: u64 = 70;
+pub(crate) const BUDGET_SHARE_PERCENT: u64 = 70;
 
 /// The largest window a loop budget is taken from (the original's 200K).
-pub const BUDGET_WINDOW_CAP: u64 = 200_000;
+pub(crate) const BUDGET_WINDOW_CAP: u64 = 200_000;
 
 /// The effort routine work asks for on models that always think.
-pub const ROUTINE_EFFORT: Effort = Effort::Medium;
+pub(crate) const ROUTINE_EFFORT: Effort = Effort::Medium;
 
 /// Output the estimate expects one call's thinking to add, by kind of call.
 /// Allowances, not measurements: adaptive thinking decides per turn.
-pub const JUDGMENT_THINKING_TOKENS: u64 = 2_000;
+pub(crate) const JUDGMENT_THINKING_TOKENS: u64 = 2_000;
 /// ...a routine turn at `between_tools` (only the notes between calls).
-pub const BETWEEN_TOOLS_THINKING_TOKENS: u64 = 300;
+pub(crate) const BETWEEN_TOOLS_THINKING_TOKENS: u64 = 300;
 /// ...a routine turn at [`ROUTINE_EFFORT`].
-pub const ROUTINE_THINKING_TOKENS: u64 = 1_000;
+pub(crate) const ROUTINE_THINKING_TOKENS: u64 = 1_000;
 
 /// What kind of conversation a request belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,7 +124,7 @@ impl CallSettings {
 
     /// The thinking the estimate expects one call with these settings to
     /// produce, in tokens (see the `*_THINKING_TOKENS` allowances).
-    pub fn expected_thinking_tokens(&self) -> u64 {
+    pub(crate) fn expected_thinking_tokens(&self) -> u64 {
         if !self.thinks {
             return 0;
         }
@@ -157,7 +157,7 @@ pub fn thinks(model: &Model, thinking: Option<ThinkingParam>) -> bool {
 }
 
 /// The context, in tokens, past which a dir loop stops (module docs).
-pub fn context_budget(model: &Model) -> u64 {
+pub(crate) fn context_budget(model: &Model) -> u64 {
     let tier = model
         .long_prompt_tier
         .map_or(u64::MAX, |tier| tier.above_tokens);

@@ -19,7 +19,7 @@
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct SseEvent {
+pub(crate) struct SseEvent {
     /// The `event:` name, `None` when the event had none (type "message").
     pub event: Option<String>,
     /// The `data:` lines joined with `\n`.
@@ -30,7 +30,7 @@ pub struct SseEvent {
 
 /// Incremental parser state. See the module docs.
 #[derive(Debug, Default)]
-pub struct SseParser {
+pub(crate) struct SseParser {
     /// Bytes of the current, unfinished line.
     line: Vec<u8>,
     /// The previous chunk ended in CR: a LF at the start of the next chunk
@@ -49,7 +49,7 @@ pub struct SseParser {
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 impl SseParser {
-    pub fn new() -> SseParser {
+    pub(crate) fn new() -> SseParser {
         SseParser {
             at_start: true,
             ..SseParser::default()
@@ -57,7 +57,7 @@ impl SseParser {
     }
 
     /// Feed the next chunk; returns the events it completed, in order.
-    pub fn push(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
+    pub(crate) fn push(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
         let mut events = Vec::new();
         let mut rest = chunk;
         if self.after_cr && !rest.is_empty() {
@@ -88,7 +88,7 @@ impl SseParser {
 
     /// The stream has ended: process an unterminated last line and dispatch
     /// an event left without its closing blank line (see the module docs).
-    pub fn finish(&mut self) -> Option<SseEvent> {
+    pub(crate) fn finish(&mut self) -> Option<SseEvent> {
         self.after_cr = false;
         if !self.line.is_empty() {
             let line = std::mem::take(&mut self.line);
@@ -151,7 +151,8 @@ impl SseParser {
 }
 
 /// Parse a whole byte stream at once (for tests and small bodies).
-pub fn parse_all(bytes: &[u8]) -> Vec<SseEvent> {
+#[cfg(test)]
+pub(crate) fn parse_all(bytes: &[u8]) -> Vec<SseEvent> {
     let mut parser = SseParser::new();
     let mut events = parser.push(bytes);
     events.extend(parser.finish());

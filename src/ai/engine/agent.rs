@@ -38,7 +38,7 @@ use tokio::runtime::{Handle, RuntimeFlavor};
 use crate::ai::api::caching::Reuse;
 use crate::ai::api::settings::Workload;
 use crate::ai::api::types::{StopDetails, StopReason};
-use crate::ai::api::{ApiError, ContentBlock, Message, Response, ToolDefinition, Usage};
+use crate::ai::api::{ApiError, ContentBlock, Response, ToolDefinition, Usage};
 use crate::ai::engine::session::Session;
 use crate::ai::engine::transcript::Transcript;
 use crate::ai::engine::window::{TooLarge, request_tokens, shrink_pending};
@@ -53,11 +53,11 @@ const SHOWN_ARG_CHARS: usize = 200;
 
 /// The user message after a reply the output limit cut short without a
 /// tool call.
-pub const CUT_SHORT_NOTE: &str = "[luminos] Your previous reply reached the output limit \
+pub(crate) const CUT_SHORT_NOTE: &str = "[luminos] Your previous reply reached the output limit \
 before it was finished. Keep each reply brief and go on with tool calls.";
 
 /// The note added when the output limit cut off a call to `tool`.
-pub fn cut_off_note(tool: &str) -> String {
+pub(crate) fn cut_off_note(tool: &str) -> String {
     format!(
         "[luminos] Your previous reply reached the output limit in the middle of a call to \
          {}, so nothing was run. Make smaller calls: read, cache or report less in each one.",
@@ -67,7 +67,7 @@ pub fn cut_off_note(tool: &str) -> String {
 
 /// Why a turn could not complete.
 #[derive(Debug, thiserror::Error)]
-pub enum AgentError {
+pub(crate) enum AgentError {
     /// The request failed (after the client's retries).
     #[error(transparent)]
     Api(#[from] ApiError),
@@ -85,7 +85,7 @@ pub enum AgentError {
 
 /// Where a conversation prints its lines.
 #[derive(Clone)]
-pub enum Printer {
+pub(crate) enum Printer {
     /// A whole-run pass (survey, planning, synthesis): `  [AI]   ...`.
     Pass(Progress),
     /// One directory's loop: `  [AI] [dir] ...`.
@@ -94,14 +94,14 @@ pub enum Printer {
 
 impl Printer {
     /// The progress reporter behind this printer.
-    pub fn progress(&self) -> &Progress {
+    pub(crate) fn progress(&self) -> &Progress {
         match self {
             Printer::Pass(progress) | Printer::Dir { progress, .. } => progress,
         }
     }
 
     /// Print one line of this conversation.
-    pub fn line(&self, text: &str) {
+    pub(crate) fn line(&self, text: &str) {
         match self {
             Printer::Pass(progress) => progress.ai(&format!("  {text}")),
             Printer::Dir { progress, dir } => progress.ai_dir(dir, text),
@@ -111,7 +111,7 @@ impl Printer {
 
 /// What a turn amounted to.
 #[derive(Debug, Clone, PartialEq)]
-pub enum TurnOutcome {
+pub(crate) enum TurnOutcome {
     /// The model called the loop-ending tool; this is its input (the last
     /// one, if it called it more than once).
     Ended(Value),
@@ -127,7 +127,7 @@ pub enum TurnOutcome {
 
 /// What the API said about a refusal.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Refusal {
+pub(crate) struct Refusal {
     /// `cyber`, `bio`, ... when the API names one.
     pub category: Option<String>,
 }
@@ -142,7 +142,7 @@ impl Refusal {
     }
 
     /// `the model declined to continue (category: cyber)`, one line.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match &self.category {
             Some(category) => format!(
                 "the model declined to continue (category: {})",
@@ -155,7 +155,7 @@ impl Refusal {
 
 /// One completed turn.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Step {
+pub(crate) struct Step {
     pub outcome: TurnOutcome,
     /// The usage the API reported for this turn's call.
     pub usage: Usage,
@@ -164,10 +164,10 @@ pub struct Step {
 /// Decides whether a call to the loop-ending tool is accepted: `None`
 /// accepts it, `Some(reason)` answers the call with `reason` as an error
 /// and lets the loop go on.
-pub type SubmitCheck = Box<dyn FnMut(&Value) -> Option<String> + Send>;
+pub(crate) type SubmitCheck = Box<dyn FnMut(&Value) -> Option<String> + Send>;
 
 /// A conversation with the model for one pass or one directory.
-pub struct Agent {
+pub(crate) struct Agent {
     toolbox: Toolbox,
     transcript: Transcript,
     nudge: &'static str,
@@ -189,7 +189,7 @@ pub struct Agent {
 /// How much a conversation of `toolbox` thinks: the directory loops are
 /// routine, the whole-run passes judgment (see
 /// [`crate::ai::api::settings`]).
-pub fn workload(toolbox: Toolbox) -> Workload {
+pub(crate) fn workload(toolbox: Toolbox) -> Workload {
     match toolbox {
         Toolbox::Dir => Workload::Routine,
         Toolbox::Survey | Toolbox::Planning | Toolbox::Synthesis => Workload::Judgment,
@@ -199,7 +199,7 @@ pub fn workload(toolbox: Toolbox) -> Workload {
 impl Agent {
     /// A conversation that starts with `kickoff` as the first user message,
     /// offering `tools` (which must belong to `scope`).
-    pub fn new(
+    pub(crate) fn new(
         toolbox: Toolbox,
         system: String,
         kickoff: &str,
@@ -223,7 +223,7 @@ impl Agent {
 
     /// Check every call of the loop-ending tool with `check` before the
     /// loop ends on it.
-    pub fn with_submit_check(mut self, check: SubmitCheck) -> Agent {
+    pub(crate) fn with_submit_check(mut self, check: SubmitCheck) -> Agent {
         self.submit_check = Some(check);
         self
     }
@@ -233,7 +233,7 @@ impl Agent {
     /// written at 1.25x the input price and never read back costs a
     /// quarter more than not caching it. Should the conversation go on,
     /// later calls cache as usual.
-    pub fn expecting_one_call(mut self) -> Agent {
+    pub(crate) fn expecting_one_call(mut self) -> Agent {
         self.one_call_expected = true;
         self
     }
@@ -241,7 +241,7 @@ impl Agent {
     /// The same conversation as routine work (it thinks as little as the
     /// model allows; see [`crate::ai::api::settings`]), for a pass whose
     /// toolbox is otherwise a judgment call's. Only before its first turn.
-    pub fn as_routine(mut self) -> Agent {
+    pub(crate) fn for_routine_work(mut self) -> Agent {
         self.transcript = self.transcript.with_workload(Workload::Routine);
         self
     }
@@ -249,7 +249,7 @@ impl Agent {
     /// The same conversation, investigating `dir` (absolute, canonical): its
     /// tools resolve relative paths against it where they also accept that
     /// (see [`ToolContext::home`]).
-    pub fn investigating(mut self, dir: &Path) -> Agent {
+    pub(crate) fn investigating(mut self, dir: &Path) -> Agent {
         self.home = Some(dir.to_path_buf());
         self
     }
@@ -257,49 +257,34 @@ impl Agent {
     /// The same conversation, covering `members` too (the directories
     /// folded into the unit of the directory it investigates): it writes
     /// their dir entries (see [`ToolContext::unit`]).
-    pub fn covering(mut self, members: &[PathBuf]) -> Agent {
+    pub(crate) fn covering(mut self, members: &[PathBuf]) -> Agent {
         self.unit = members.to_vec();
         self
     }
 
     /// The same conversation, adding `stamps` to the dir entries its tools
     /// write (see [`ToolContext::stamps`]).
-    pub fn stamping(mut self, stamps: Vec<(PathBuf, Map<String, Value>)>) -> Agent {
+    pub(crate) fn stamping(mut self, stamps: Vec<(PathBuf, Map<String, Value>)>) -> Agent {
         self.stamps = stamps;
         self
     }
 
-    /// The system prompt.
-    pub fn system(&self) -> &str {
-        self.transcript.system()
-    }
-
     /// The tools offered.
-    pub fn tools(&self) -> &[ToolDefinition] {
+    pub(crate) fn tools(&self) -> &[ToolDefinition] {
         self.transcript.tools()
-    }
-
-    /// The history so far.
-    pub fn messages(&self) -> &[Message] {
-        self.transcript.messages()
-    }
-
-    /// Where this conversation prints.
-    pub fn printer(&self) -> &Printer {
-        &self.printer
     }
 
     /// Add `note` as a text block at the end of the pending user message, so
     /// the next request carries it. Tool results keep their place first, as
     /// the API requires. After a paused turn there is no pending user
     /// message, and the note is dropped.
-    pub fn append_note(&mut self, note: &str) {
+    pub(crate) fn append_note(&mut self, note: &str) {
         self.transcript.append_note(note);
     }
 
     /// Run one turn. `directory` names the conversation in
     /// `investigation.log`; `turn` is 1-based.
-    pub async fn turn(
+    pub(crate) async fn turn(
         &mut self,
         session: &Session,
         cache: &Cache,
@@ -475,7 +460,7 @@ fn unknown_tool(name: &str) -> ToolOutput {
 
 /// `path="src/main.rs", max_bytes=8192`: the call's arguments without `data`,
 /// each value cut to a readable length.
-pub fn format_args_for_display(input: &Value) -> String {
+pub(crate) fn format_args_for_display(input: &Value) -> String {
     let Some(map) = input.as_object() else {
         return String::new();
     };

@@ -8,9 +8,9 @@
 //! what any pass asks. Passes ([`crate::ai::passes`]) build prompts on top of
 //! it; the client below it ([`crate::ai::api`]) knows no pass at all.
 
-pub mod agent;
-pub mod pool;
-pub mod scheduler;
-pub mod session;
-pub mod transcript;
-pub mod window;
+pub(crate) mod agent;
+pub(crate) mod pool;
+pub(crate) mod scheduler;
+pub(crate) mod session;
+pub(crate) mod transcript;
+pub(crate) mod window;

@@ -16,7 +16,7 @@ use crate::ai::rules::plan::{BASE_TURNS_PER_DIR, MAX_TURNS_CEILING};
 
 /// Turns the run may still hand out beyond the loops' allocations.
 #[derive(Debug)]
-pub struct TurnPool {
+pub(crate) struct TurnPool {
     state: Mutex<PoolState>,
 }
 
@@ -30,7 +30,7 @@ impl TurnPool {
     /// The pool of a run investigating `allocations.len()` directories: the
     /// global budget minus what the plan allocated (never below zero, since a
     /// plan may give priority directories more than the average).
-    pub fn new(allocations: &[u32]) -> TurnPool {
+    pub(crate) fn new(allocations: &[u32]) -> TurnPool {
         let dirs = u32::try_from(allocations.len()).unwrap_or(u32::MAX);
         let budget = BASE_TURNS_PER_DIR.saturating_mul(dirs);
         let allocated = allocations
@@ -46,7 +46,7 @@ impl TurnPool {
 
     /// Take one more turn for a loop whose limit is `current_limit`: granted
     /// when the pool has one and the loop is below the ceiling.
-    pub fn borrow_one(&self, current_limit: u32) -> bool {
+    pub(crate) fn borrow_one(&self, current_limit: u32) -> bool {
         if current_limit >= MAX_TURNS_CEILING {
             return false;
         }
@@ -61,18 +61,20 @@ impl TurnPool {
 
     /// A finished loop returns the turns it had (allocated plus borrowed) but
     /// did not use.
-    pub fn give_back(&self, unused: u32) {
+    pub(crate) fn give_back(&self, unused: u32) {
         let mut state = self.lock();
         state.available = state.available.saturating_add(unused);
     }
 
     /// Turns that can still be borrowed.
-    pub fn available(&self) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn available(&self) -> u32 {
         self.lock().available
     }
 
     /// Turns borrowed so far by all loops.
-    pub fn borrowed(&self) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn borrowed(&self) -> u32 {
         self.lock().borrowed
     }
 

@@ -44,12 +44,12 @@ use crate::ai::rules::plan::children_first;
 use crate::progress::DirBoard;
 
 /// Directory loops run at once when `-j` is not given.
-pub const DEFAULT_JOBS: u32 = 4;
+pub(crate) const DEFAULT_JOBS: u32 = 4;
 
 /// What a first loop is assumed to use before any loop of this run has
 /// finished: a handful of turns over a small directory, in reference tokens
 /// (4 bytes each), before the model's tokenizer and thinking.
-pub const PRIOR_LOOP_USAGE: Usage = Usage {
+pub(crate) const PRIOR_LOOP_USAGE: Usage = Usage {
     input_tokens: 30_000,
     output_tokens: 1_500,
     cache_creation_input_tokens: 0,
@@ -57,7 +57,7 @@ pub const PRIOR_LOOP_USAGE: Usage = Usage {
 };
 
 /// The turns [`PRIOR_LOOP_USAGE`] stands for, for the thinking it adds.
-pub const PRIOR_LOOP_TURNS: u64 = 3;
+pub(crate) const PRIOR_LOOP_TURNS: u64 = 3;
 
 /// Where a directory of the order stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,7 +69,7 @@ enum Slot {
 
 /// The dependency graph over an order: who is ready, who is waiting.
 #[derive(Debug, Clone)]
-pub struct Schedule {
+pub(crate) struct Schedule {
     order: Vec<PathBuf>,
     slots: Vec<Slot>,
     /// Indexes of each directory's ancestors that are also in the order.
@@ -81,7 +81,7 @@ pub struct Schedule {
 
 impl Schedule {
     /// The graph for `order` (any order; the plan's is children-first).
-    pub fn new(order: &[PathBuf]) -> Schedule {
+    pub(crate) fn new(order: &[PathBuf]) -> Schedule {
         let index: HashMap<&Path, usize> = order
             .iter()
             .enumerate()
@@ -113,7 +113,8 @@ impl Schedule {
     }
 
     /// The earliest ready directory, marked running.
-    pub fn start_next(&mut self) -> Option<usize> {
+    #[cfg(test)]
+    pub(crate) fn start_next(&mut self) -> Option<usize> {
         let i = self.ready.pop_first()?;
         self.slots[i] = Slot::Running;
         Some(i)
@@ -121,7 +122,7 @@ impl Schedule {
 
     /// The earliest ready directory for which `wanted` holds, marked
     /// running.
-    pub fn start_next_where(&mut self, wanted: impl Fn(usize) -> bool) -> Option<usize> {
+    pub(crate) fn start_next_where(&mut self, wanted: impl Fn(usize) -> bool) -> Option<usize> {
         let i = self.ready.iter().copied().find(|&i| wanted(i))?;
         self.ready.remove(&i);
         self.slots[i] = Slot::Running;
@@ -129,17 +130,18 @@ impl Schedule {
     }
 
     /// Whether some directory could start now.
-    pub fn has_ready(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn has_ready(&self) -> bool {
         !self.ready.is_empty()
     }
 
     /// Whether some directory for which `wanted` holds could start now.
-    pub fn has_ready_where(&self, wanted: impl Fn(usize) -> bool) -> bool {
+    pub(crate) fn has_ready_where(&self, wanted: impl Fn(usize) -> bool) -> bool {
         self.ready.iter().any(|&i| wanted(i))
     }
 
     /// Mark `i` finished; its ancestors may become ready.
-    pub fn finish(&mut self, i: usize) {
+    pub(crate) fn finish(&mut self, i: usize) {
         debug_assert_eq!(self.slots[i], Slot::Running);
         self.slots[i] = Slot::Done;
         for &a in &self.ancestors[i] {
@@ -151,12 +153,13 @@ impl Schedule {
     }
 
     /// The directory at `i`.
-    pub fn dir(&self, i: usize) -> &Path {
+    pub(crate) fn dir(&self, i: usize) -> &Path {
         &self.order[i]
     }
 
     /// Directories that never started.
-    pub fn not_started(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn not_started(&self) -> usize {
         self.slots.iter().filter(|s| **s == Slot::Pending).count()
     }
 }
@@ -164,7 +167,7 @@ impl Schedule {
 /// What a new loop is expected to cost: the mean of the loops this run
 /// finished, or [`PRIOR_LOOP_USAGE`] in `model`'s tokens (the catalog's
 /// tokens per byte), with its thinking, at its prices, before any has.
-pub fn expected_loop_cost(finished: &[f64], model: &str) -> f64 {
+pub(crate) fn expected_loop_cost(finished: &[f64], model: &str) -> f64 {
     if !finished.is_empty() {
         return finished.iter().sum::<f64>() / finished.len() as f64;
     }
@@ -182,7 +185,7 @@ pub fn expected_loop_cost(finished: &[f64], model: &str) -> f64 {
 
 /// The cap rule: start another loop only if the spend so far plus what it is
 /// expected to cost stays within the cap.
-pub fn within_cap(spent: f64, expected_next: f64, cap: Option<f64>) -> bool {
+pub(crate) fn within_cap(spent: f64, expected_next: f64, cap: Option<f64>) -> bool {
     cap.is_none_or(|cap| spent + expected_next <= cap)
 }
 
@@ -191,7 +194,7 @@ pub fn within_cap(spent: f64, expected_next: f64, cap: Option<f64>) -> bool {
 /// loops ranked before it that have not started are expected to cost
 /// (`reserved`), stay within what the loops may spend. When money runs
 /// short, the loops that matter most (the target's first) keep theirs.
-pub fn within_budget(
+pub(crate) fn within_budget(
     spent: f64,
     running: usize,
     expected_next: f64,
@@ -203,7 +206,7 @@ pub fn within_budget(
 
 /// How the dir loops are run.
 #[derive(Debug, Clone, Copy)]
-pub struct LoopOptions {
+pub(crate) struct LoopOptions {
     /// Loops at once (at least 1).
     pub jobs: usize,
     /// `--max-cost`, in dollars.
@@ -215,7 +218,7 @@ pub struct LoopOptions {
 
 /// What the work phase did.
 #[derive(Debug, Default)]
-pub struct LoopsDone {
+pub(crate) struct LoopsDone {
     /// In the order the loops finished.
     pub outcomes: Vec<DirOutcome>,
     /// The cap kept at least one directory from starting.
@@ -250,7 +253,7 @@ fn tokens_so_far(shared: &DirShared) -> u64 {
 /// mechanical entries of `mechanical`, each once everything below it that
 /// is part of the work is done. `contents_changed` names the directories
 /// whose own files changed since their cached summary.
-pub async fn run_work(
+pub(crate) async fn run_work(
     shared: Arc<DirShared>,
     stats: &TreeStats,
     planned: &[PlannedLoop],

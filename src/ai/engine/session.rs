@@ -27,7 +27,7 @@ use crate::progress::Progress;
 use crate::redact::Redactor;
 use crate::scan::ScanFilter;
 /// The shared door to the model.
-pub struct Session {
+pub(crate) struct Session {
     client: Client,
     redactor: Arc<Redactor>,
     tracker: Arc<TokenTracker>,
@@ -36,7 +36,7 @@ pub struct Session {
 
 impl Session {
     /// A session over `client` that reports retries on `progress`.
-    pub fn new(
+    pub(crate) fn new(
         client: Client,
         redactor: Arc<Redactor>,
         tracker: Arc<TokenTracker>,
@@ -56,25 +56,25 @@ impl Session {
 
     /// This session with the run's scope: listings leave out what `scope`
     /// does (ignored and excluded names).
-    pub fn with_scope(mut self, scope: ScanFilter) -> Session {
+    pub(crate) fn with_scope(mut self, scope: ScanFilter) -> Session {
         self.scope = Some(scope);
         self
     }
 
     /// The run's scope, if it has one.
-    pub fn scope(&self) -> Option<&ScanFilter> {
+    pub(crate) fn scope(&self) -> Option<&ScanFilter> {
         self.scope.as_ref()
     }
 
     /// The model every request uses.
-    pub fn model(&self) -> &str {
+    pub(crate) fn model(&self) -> &str {
         self.client.model()
     }
 
     /// The most tokens a request of a conversation of `workload` may
     /// carry: the model's context window (catalog) less the `max_tokens`
     /// its reply asks for.
-    pub fn window_limit(&self, workload: Workload) -> u64 {
+    pub(crate) fn window_limit(&self, workload: Workload) -> u64 {
         self.facts()
             .model
             .context_window
@@ -82,39 +82,39 @@ impl Session {
     }
 
     /// Tokens per byte of text for the model (catalog).
-    pub fn tokens_per_byte(&self) -> f64 {
+    pub(crate) fn tokens_per_byte(&self) -> f64 {
         ModelFacts::of(self.model()).model.tokens_per_byte
     }
 
     /// The run's redactor.
-    pub fn redactor(&self) -> &Redactor {
+    pub(crate) fn redactor(&self) -> &Redactor {
         &self.redactor
     }
 
     /// The run's token totals.
-    pub fn tracker(&self) -> &TokenTracker {
+    pub(crate) fn tracker(&self) -> &TokenTracker {
         &self.tracker
     }
 
     /// The catalog's facts for the run's model.
-    pub fn facts(&self) -> ModelFacts {
+    pub(crate) fn facts(&self) -> ModelFacts {
         ModelFacts::of(self.model())
     }
 
     /// The settings a conversation of this kind asks the run's model for.
-    pub fn settings(&self, workload: Workload) -> CallSettings {
+    pub(crate) fn settings(&self, workload: Workload) -> CallSettings {
         CallSettings::new(self.facts().model, workload)
     }
 
     /// The client, for what the run learnt about the endpoint.
-    pub fn client(&self) -> &Client {
+    pub(crate) fn client(&self) -> &Client {
         &self.client
     }
 
     /// Send the conversation as it stands (redacting what it adds, once)
     /// and account the reply's usage. `reuse` says whether its prompt is
     /// worth writing to the cache.
-    pub async fn send(
+    pub(crate) async fn send(
         &self,
         transcript: &mut Transcript,
         reuse: Reuse,

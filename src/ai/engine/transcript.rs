@@ -35,7 +35,7 @@ use crate::redact::Redactor;
 
 /// An append-only conversation.
 #[derive(Debug, Clone)]
-pub struct Transcript {
+pub(crate) struct Transcript {
     system: String,
     tools: Vec<ToolDefinition>,
     workload: Workload,
@@ -49,7 +49,7 @@ pub struct Transcript {
 
 impl Transcript {
     /// A conversation that opens with `kickoff` from the user.
-    pub fn new(
+    pub(crate) fn new(
         system: String,
         kickoff: &str,
         tools: Vec<ToolDefinition>,
@@ -68,35 +68,35 @@ impl Transcript {
         }
     }
 
-    pub fn system(&self) -> &str {
+    pub(crate) fn system(&self) -> &str {
         &self.system
     }
 
-    pub fn tools(&self) -> &[ToolDefinition] {
+    pub(crate) fn tools(&self) -> &[ToolDefinition] {
         &self.tools
     }
 
     /// What kind of conversation this is (it decides the call settings).
-    pub fn workload(&self) -> Workload {
+    pub(crate) fn workload(&self) -> Workload {
         self.workload
     }
 
     /// The same conversation as another kind of work. Only before its first
     /// request: the settings are fixed for a conversation.
-    pub fn with_workload(mut self, workload: Workload) -> Transcript {
+    pub(crate) fn with_workload(mut self, workload: Workload) -> Transcript {
         debug_assert!(self.messages.len() == 1 && self.redacted == 0);
         self.workload = workload;
         self
     }
 
-    pub fn messages(&self) -> &[Message] {
+    pub(crate) fn messages(&self) -> &[Message] {
         &self.messages
     }
 
     /// Redact what has not been sent yet, in place, once: the system prompt
     /// on the first call, then each new user message. Call before every
     /// request.
-    pub fn seal(&mut self, redactor: &Redactor) {
+    pub(crate) fn seal(&mut self, redactor: &Redactor) {
         if !self.system_redacted {
             redact_string(redactor, &mut self.system);
             self.system_redacted = true;
@@ -112,12 +112,12 @@ impl Transcript {
     /// The messages not sent yet (after the last request), the only ones
     /// that may still change: the window guard cuts what they carry when a
     /// request would not fit ([`crate::ai::engine::window`]).
-    pub fn unsent_mut(&mut self) -> &mut [Message] {
+    pub(crate) fn unsent_mut(&mut self) -> &mut [Message] {
         &mut self.messages[self.redacted..]
     }
 
     /// The model's reply, exactly as received.
-    pub fn push_assistant(&mut self, blocks: Vec<ContentBlock>) {
+    pub(crate) fn push_assistant(&mut self, blocks: Vec<ContentBlock>) {
         self.messages.push(Message::assistant(blocks));
         // The model's words are never redacted.
         if self.redacted == self.messages.len() - 1 {
@@ -126,7 +126,7 @@ impl Transcript {
     }
 
     /// A new user message (redacted when it is first sent).
-    pub fn push_user(&mut self, blocks: Vec<ContentBlock>) {
+    pub(crate) fn push_user(&mut self, blocks: Vec<ContentBlock>) {
         self.messages.push(Message::user_blocks(blocks));
     }
 
@@ -134,7 +134,7 @@ impl Transcript {
     /// message the model has not answered yet (after its tool results, as
     /// the API requires). Returns false, adding nothing, when the history
     /// ends with the model's turn (a paused turn that is being continued).
-    pub fn append_note(&mut self, note: &str) -> bool {
+    pub(crate) fn append_note(&mut self, note: &str) -> bool {
         let Some(last) = self.messages.last_mut() else {
             return false;
         };

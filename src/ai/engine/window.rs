@@ -14,11 +14,11 @@ use crate::ai::api::types::Content;
 use crate::ai::api::{ContentBlock, Message, ToolDefinition};
 
 /// Requests are measured at this much above the catalog's tokens per byte.
-pub const SAFETY: f64 = 1.2;
+pub(crate) const SAFETY: f64 = 1.2;
 /// A cut tool result keeps at least this many bytes.
-pub const KEPT_BYTES: usize = 2 * 1024;
+pub(crate) const KEPT_BYTES: usize = 2 * 1024;
 /// What a cut tool result says after what it kept.
-pub const CUT_NOTE: &str =
+pub(crate) const CUT_NOTE: &str =
     "\n[luminos: the rest of this result was cut: it would not fit the model's context window]";
 
 /// A request that cannot be made to fit the window.
@@ -26,13 +26,13 @@ pub const CUT_NOTE: &str =
 #[error(
     "the request would take about {tokens} tokens, more than the {limit} the model's window leaves for it"
 )]
-pub struct TooLarge {
+pub(crate) struct TooLarge {
     pub tokens: u64,
     pub limit: u64,
 }
 
 /// The tokens a request of these parts is taken to be.
-pub fn request_tokens(
+pub(crate) fn request_tokens(
     system: &str,
     messages: &[Message],
     tools: &[ToolDefinition],
@@ -47,7 +47,7 @@ pub fn request_tokens(
 /// Cut the tool results of the last message (the one about to be sent) by
 /// about `excess` tokens, the largest first, none below [`KEPT_BYTES`].
 /// Returns whether anything was cut.
-pub fn shrink_pending(messages: &mut [Message], excess: u64, tokens_per_byte: f64) -> bool {
+pub(crate) fn shrink_pending(messages: &mut [Message], excess: u64, tokens_per_byte: f64) -> bool {
     let Some(Message {
         content: Content::Blocks(blocks),
         ..

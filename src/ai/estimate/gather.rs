@@ -43,7 +43,7 @@ use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 /// A prompt could not be built (a template and its caller disagree).
 #[derive(Debug, thiserror::Error)]
 #[error("building the {pass} prompt for the estimate: {message}")]
-pub struct EstimateError {
+pub(crate) struct EstimateError {
     pass: &'static str,
     message: String,
 }
@@ -60,7 +60,7 @@ fn prompt_error(pass: &'static str) -> impl Fn(PassError) -> EstimateError {
 
 /// Project the cost of investigating `config.target` after `scan`, over the
 /// directories it found (`dirs`).
-pub fn estimate(
+pub(crate) fn estimate(
     config: &Config,
     scan: &BaseScan,
     dirs: &ScannedDirs,

@@ -67,51 +67,51 @@ use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::Pricing;
 use crate::ai::api::settings::{CallSettings, Workload, context_budget};
 use crate::ai::rules::decide::GROUP_OUTPUT_TOKENS;
-use crate::ai::tools::fs::DEFAULT_MAX_BYTES;
 use crate::text::format_thousands;
 
-pub use gather::{EstimateError, estimate};
+pub(crate) use gather::estimate;
 
 #[cfg(doc)]
 use crate::ai::passes::survey::should_skip_survey;
 
 /// Bytes per reference token, the rule of thumb every measurement here uses
 /// before [`ModelTerms::text_scale`] turns it into the model's tokens.
-pub const BYTES_PER_TOKEN: u64 = 4;
+pub(crate) const BYTES_PER_TOKEN: u64 = 4;
 /// Turns per directory in the low projection.
-pub const LOW_TURNS: u32 = 3;
+pub(crate) const LOW_TURNS: u32 = 3;
 /// Output per dir-loop turn: a step line, tool calls and cache summaries.
-pub const DIR_OUTPUT_TOKENS_PER_TURN: u64 = 350;
+pub(crate) const DIR_OUTPUT_TOKENS_PER_TURN: u64 = 350;
 /// Output of the survey call.
-pub const SURVEY_OUTPUT_TOKENS: u64 = 400;
+pub(crate) const SURVEY_OUTPUT_TOKENS: u64 = 400;
 /// Output of the planning call.
-pub const PLANNING_OUTPUT_TOKENS: u64 = 800;
+pub(crate) const PLANNING_OUTPUT_TOKENS: u64 = 800;
 /// Output of the synthesis call (brief and detailed analysis).
-pub const SYNTHESIS_OUTPUT_TOKENS: u64 = 1_500;
+pub(crate) const SYNTHESIS_OUTPUT_TOKENS: u64 = 1_500;
 /// A directory summary (1-3 sentences) as a parent's or synthesis's prompt
 /// will carry it, for directories not summarized yet.
-pub const SUMMARY_BYTES: usize = 320;
+pub(crate) const SUMMARY_BYTES: usize = 320;
 /// The survey block in dir and planning prompts (description, approach,
 /// tool advice), which only exists once the survey ran.
-pub const SURVEY_BLOCK_BYTES: u64 = 600;
+pub(crate) const SURVEY_BLOCK_BYTES: u64 = 600;
 
 /// `bytes / 4`, rounded up: reference tokens.
-pub fn tokens_of_bytes(bytes: u64) -> u64 {
+pub(crate) fn tokens_of_bytes(bytes: u64) -> u64 {
     bytes.div_ceil(BYTES_PER_TOKEN)
 }
 
 /// What reading each of these files once adds to a conversation: each is cut
 /// at `read_file`'s default `max_bytes`, as the agent reads it by default.
-pub fn read_tokens(file_sizes: impl IntoIterator<Item = u64>) -> u64 {
+#[cfg(test)]
+pub(crate) fn read_tokens(file_sizes: impl IntoIterator<Item = u64>) -> u64 {
     file_sizes
         .into_iter()
-        .map(|size| tokens_of_bytes(size.min(DEFAULT_MAX_BYTES)))
+        .map(|size| tokens_of_bytes(size.min(crate::ai::tools::fs::DEFAULT_MAX_BYTES)))
         .sum()
 }
 
 /// One directory loop to project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DirInput {
+pub(crate) struct DirInput {
     /// System prompt + kickoff + tool definitions, in tokens.
     pub prompt_tokens: u64,
     /// Tokens of the directory's files, as [`read_tokens`] counts them: the
@@ -129,7 +129,7 @@ pub struct DirInput {
 
 /// Everything the projection needs, measured by [`estimate`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct Inputs {
+pub(crate) struct Inputs {
     /// Prompt tokens of the survey call, when one would be made.
     pub survey: Option<u64>,
     /// Prompt tokens of the planning call, when one would be made.
@@ -149,7 +149,7 @@ pub struct Inputs {
 /// case is the budget plus `jobs` of the costliest loops, however many
 /// loops the tree would need.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Ceiling {
+pub(crate) struct Ceiling {
     /// `--budget`, in dollars.
     pub budget: f64,
     /// `-j`: loops at once.
@@ -158,14 +158,14 @@ pub struct Ceiling {
 
 impl Ceiling {
     /// The most a run can spend whose costliest loop is `costliest_loop`.
-    pub fn limit(&self, costliest_loop: f64) -> f64 {
+    pub(crate) fn limit(&self, costliest_loop: f64) -> f64 {
         self.budget + self.jobs.max(1) as f64 * costliest_loop
     }
 }
 
 /// What the projection takes from the catalog for one model.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ModelTerms {
+pub(crate) struct ModelTerms {
     /// The model's tokens per reference token (bytes / 4): the catalog's
     /// tokens per byte times 4, so 1.0 on the older tokenizer and 1.3 on
     /// the newer one.
@@ -181,7 +181,7 @@ pub struct ModelTerms {
 
 impl ModelTerms {
     /// The terms of `model` (the catalog's stand-in when it is unknown).
-    pub fn of(model: &str) -> ModelTerms {
+    pub(crate) fn of(model: &str) -> ModelTerms {
         let facts = ModelFacts::of(model);
         let m = facts.model;
         ModelTerms {
@@ -201,7 +201,7 @@ impl ModelTerms {
 
 /// Calls, token usage and cost of one scenario.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Tally {
+pub(crate) struct Tally {
     pub calls: u64,
     pub usage: Usage,
     /// Dollars, each call priced on its own.
@@ -240,7 +240,7 @@ impl Tally {
 
 /// A low and a high figure.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Range<T> {
+pub(crate) struct Range<T> {
     pub low: T,
     pub high: T,
 }
@@ -252,7 +252,8 @@ pub struct Range<T> {
 /// and writes only the new part; without, all of it is plain input. The
 /// loop stops before a turn once the previous context passed the model's
 /// budget, as the real loop does. Thinking is output, not resent.
-pub fn project_loop(
+#[cfg(test)]
+pub(crate) fn project_loop(
     prompt_tokens: u64,
     read_tokens: u64,
     turns: u32,
@@ -266,7 +267,7 @@ pub fn project_loop(
 /// the system prompt every loop of a run shares) another loop already
 /// wrote to the cache: with caching, its first turn reads them back
 /// instead of writing them.
-pub fn project_loop_with_prefix(
+pub(crate) fn project_loop_with_prefix(
     prefix_tokens: u64,
     prompt_tokens: u64,
     read_tokens: u64,
@@ -311,7 +312,7 @@ pub fn project_loop_with_prefix(
 }
 
 /// Calls, usage and cost of the whole run in the low and high scenarios.
-pub fn project(inputs: &Inputs, terms: &ModelTerms) -> Range<Tally> {
+pub(crate) fn project(inputs: &Inputs, terms: &ModelTerms) -> Range<Tally> {
     let single = |prompt: u64, output: u64| {
         Tally::single(
             terms.scale(prompt),
@@ -385,7 +386,7 @@ fn dollars(cost: f64) -> f64 {
 /// The result of `--estimate`, as printed (text) or serialized (`--json`).
 /// The JSON keys are stable; see the README.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Estimate {
+pub(crate) struct Estimate {
     /// The target as the report names it.
     pub target: String,
     pub model: String,
@@ -440,7 +441,7 @@ pub struct Estimate {
 
 /// What [`estimate`] counted before the projection.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Counts {
+pub(crate) struct Counts {
     pub target: String,
     pub model: String,
     /// [`crate::ai::api::catalog::ModelFacts::warning`] for the model.
@@ -461,7 +462,7 @@ pub struct Counts {
 
 impl Estimate {
     /// Project `inputs` and price the result for `counts.model`.
-    pub fn new(counts: Counts, inputs: &Inputs) -> Estimate {
+    pub(crate) fn new(counts: Counts, inputs: &Inputs) -> Estimate {
         let tally = project(inputs, &ModelTerms::of(&counts.model));
         let range = |f: &dyn Fn(&Tally) -> u64| Range {
             low: f(&tally.low),
@@ -508,7 +509,7 @@ impl Estimate {
     }
 
     /// The text form, one fact per line.
-    pub fn render_text(&self) -> String {
+    pub(crate) fn render_text(&self) -> String {
         let mut lines = vec![format!(
             "Estimate for {} with {} (no API call was made)",
             crate::text::escape_line(&self.target),

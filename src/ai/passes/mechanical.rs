@@ -24,12 +24,12 @@ use crate::ai::tools::ToolContext;
 use crate::cache::{EntryKind, now_iso};
 
 /// How many of a directory's newest files an entry names.
-pub const NEWEST_KEPT: usize = 3;
+pub(crate) const NEWEST_KEPT: usize = 3;
 
 /// Write the mechanical entry of `dir`; `contents_changed` says its own
 /// files changed since its cached entry (their file summaries go, when it
 /// had one). Returns whether anything was written.
-pub fn summarise_mechanically(
+pub(crate) fn summarise_mechanically(
     shared: &DirShared,
     stats: &TreeStats,
     dir: &Path,
@@ -44,7 +44,10 @@ pub fn summarise_mechanically(
 
 /// Write a batch of mechanical entries (from [`mechanical_update`]) at
 /// once: the cache makes them durable together. Returns how many.
-pub fn write_mechanical(shared: &DirShared, batch: &[(String, Value)]) -> Result<usize, PassError> {
+pub(crate) fn write_mechanical(
+    shared: &DirShared,
+    batch: &[(String, Value)],
+) -> Result<usize, PassError> {
     shared
         .cache
         .write_entries(EntryKind::Dir, batch)
@@ -55,7 +58,7 @@ pub fn write_mechanical(shared: &DirShared, batch: &[(String, Value)]) -> Result
 /// The mechanical entry of `dir` to write (its path and the entry), or
 /// `None` when the cached one says the same already. As
 /// [`summarise_mechanically`], without the write.
-pub fn mechanical_update(
+pub(crate) fn mechanical_update(
     shared: &DirShared,
     stats: &TreeStats,
     dir: &Path,

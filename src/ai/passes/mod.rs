@@ -10,7 +10,7 @@
 //! orchestrator's business ([`crate::ai::orchestrator`]).
 
 pub mod dir_loop;
-pub mod mechanical;
-pub mod planning;
-pub mod survey;
-pub mod synthesis;
+pub(crate) mod mechanical;
+pub(crate) mod planning;
+pub(crate) mod survey;
+pub(crate) mod synthesis;

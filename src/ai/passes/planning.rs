@@ -27,10 +27,10 @@ use crate::progress::Progress;
 use crate::text::escape_line;
 
 /// Turns the planning pass may take.
-pub const PLANNING_MAX_TURNS: u32 = 3;
+pub(crate) const PLANNING_MAX_TURNS: u32 = 3;
 
 /// Everything the planning pass reads.
-pub struct PlanningInputs<'a> {
+pub(crate) struct PlanningInputs<'a> {
     /// The canonical target.
     pub target: &'a str,
     /// The survey block (or its placeholder).
@@ -49,7 +49,7 @@ pub struct PlanningInputs<'a> {
 
 /// What a binding budget buys, as the planner is told.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Spending {
+pub(crate) struct Spending {
     /// Dollars.
     pub budget: f64,
     /// Loops the budget buys at the units' average expected cost.
@@ -59,17 +59,17 @@ pub struct Spending {
 }
 
 /// Cached directories named in the prompt; the rest are counted.
-pub const CACHED_NAMED: usize = 50;
+pub(crate) const CACHED_NAMED: usize = 50;
 
 /// The global turn budget the planner is told about.
-pub fn global_budget(dir_count: usize) -> u32 {
+pub(crate) fn global_budget(dir_count: usize) -> u32 {
     BASE_TURNS_PER_DIR.saturating_mul(u32::try_from(dir_count).unwrap_or(u32::MAX))
 }
 
 /// `a, b/c` or `(none)`; names are escaped to one line. Past
 /// [`CACHED_NAMED`] the rest are counted, so a resumed large tree does not
 /// fill the prompt with names.
-pub fn cached_dirs_text(cached: &[String]) -> String {
+pub(crate) fn cached_dirs_text(cached: &[String]) -> String {
     if cached.is_empty() {
         return "(none)".to_string();
     }
@@ -88,7 +88,7 @@ pub fn cached_dirs_text(cached: &[String]) -> String {
 /// The planner's budget section: the turns all directories share, and
 /// when the money does not buy a loop per directory, what it does buy and
 /// in which order the units get their loops.
-pub fn budget_text(dir_count: usize, spending: Option<Spending>) -> String {
+pub(crate) fn budget_text(dir_count: usize, spending: Option<Spending>) -> String {
     let mut text = format!(
         "All directories together have {} turns. Stay roughly within\n\
          that; going slightly over is fine. Allocations far beyond it get capped per\n\
@@ -114,7 +114,7 @@ pub fn budget_text(dir_count: usize, spending: Option<Spending>) -> String {
 }
 
 /// The planning prompt.
-pub fn planning_prompt(inputs: &PlanningInputs<'_>) -> Result<String, PassError> {
+pub(crate) fn planning_prompt(inputs: &PlanningInputs<'_>) -> Result<String, PassError> {
     let cached_dirs = cached_dirs_text(inputs.cached_dirs);
     let tree_text = frame_untrusted("directory tree", inputs.tree_text);
     let file_signals = frame_signals(inputs.file_signals);
@@ -136,7 +136,7 @@ pub fn planning_prompt(inputs: &PlanningInputs<'_>) -> Result<String, PassError>
 
 /// Run the planning pass: the proposal document ([`proposal_document`]), or
 /// `Ok(None)` when it failed or ran out of turns.
-pub async fn run_planning(
+pub(crate) async fn run_planning(
     session: &Session,
     cache: &Cache,
     progress: &Progress,

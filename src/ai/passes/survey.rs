@@ -24,25 +24,25 @@ use crate::scan::SurveySignals;
 use crate::text::escape_line;
 
 /// The survey is skipped only when the target has fewer files than this...
-pub const SURVEY_MIN_FILES: u64 = 5;
+pub(crate) const SURVEY_MIN_FILES: u64 = 5;
 /// ...and fewer directories than this.
-pub const SURVEY_MIN_DIRS: usize = 2;
+pub(crate) const SURVEY_MIN_DIRS: usize = 2;
 /// Below this confidence, `skip_tools` is advice only: nothing is removed.
-pub const SURVEY_CONFIDENCE_THRESHOLD: f64 = 0.5;
+pub(crate) const SURVEY_CONFIDENCE_THRESHOLD: f64 = 0.5;
 /// Dir tools the survey can never remove: without `submit_report` a loop
 /// could not end.
-pub const PROTECTED_DIR_TOOLS: &[&str] = &["submit_report"];
+pub(crate) const PROTECTED_DIR_TOOLS: &[&str] = &["submit_report"];
 /// Turns the survey pass may take.
-pub const SURVEY_MAX_TURNS: u32 = 3;
+pub(crate) const SURVEY_MAX_TURNS: u32 = 3;
 
 /// The signals block of a target with no classified files.
-pub const NO_SIGNALS: &str = "(no files classified)";
+pub(crate) const NO_SIGNALS: &str = "(no files classified)";
 /// The survey block when there is no survey.
-pub const NO_SURVEY: &str = "(no survey available)";
+pub(crate) const NO_SURVEY: &str = "(no survey available)";
 
 /// What the survey concluded. Field names are the `submit_survey` schema's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Survey {
+pub(crate) struct Survey {
     pub description: String,
     pub approach: String,
     pub relevant_tools: Vec<String>,
@@ -54,7 +54,7 @@ pub struct Survey {
 impl Survey {
     /// The synthetic survey of a target too small to be worth the call. Its
     /// zero confidence guarantees it never removes a tool.
-    pub fn skipped() -> Survey {
+    pub(crate) fn skipped() -> Survey {
         Survey {
             description: "Small target — survey skipped.".to_string(),
             approach: "The target is small enough to examine completely. Read every file \
@@ -70,7 +70,7 @@ impl Survey {
     /// Normalize a `submit_survey` input: missing or mistyped fields become
     /// empty, non-string list items are dropped, and confidence becomes a
     /// number in [0, 1] (anything unreadable is 0).
-    pub fn from_input(input: &Value) -> Survey {
+    pub(crate) fn from_input(input: &Value) -> Survey {
         Survey {
             description: string_field(input, "description"),
             approach: string_field(input, "approach"),
@@ -118,12 +118,12 @@ pub(crate) fn unit_interval(value: Option<&Value>) -> Option<f64> {
 
 /// Whether the target is too small for a survey (and a plan): fewer than 5
 /// files AND fewer than 2 directories.
-pub fn should_skip_survey(total_files: u64, total_dirs: usize) -> bool {
+pub(crate) fn should_skip_survey(total_files: u64, total_dirs: usize) -> bool {
     total_files < SURVEY_MIN_FILES && total_dirs < SURVEY_MIN_DIRS
 }
 
 /// The survey as a labeled block for the dir and planning prompts.
-pub fn format_survey_block(survey: Option<&Survey>) -> String {
+pub(crate) fn format_survey_block(survey: Option<&Survey>) -> String {
     let Some(survey) = survey else {
         return NO_SURVEY.to_string();
     };
@@ -158,7 +158,7 @@ pub fn format_survey_block(survey: Option<&Survey>) -> String {
 
 /// The base scan's survey signals as a labeled block, one item per line
 /// (names and extensions come from the target, so they are escaped).
-pub fn format_survey_signals(signals: &SurveySignals) -> String {
+pub(crate) fn format_survey_signals(signals: &SurveySignals) -> String {
     if signals.total_files == 0 {
         return NO_SIGNALS.to_string();
     }
@@ -200,7 +200,7 @@ pub fn format_survey_signals(signals: &SurveySignals) -> String {
 
 /// File names and descriptions come from the target: the signals go to the
 /// model framed as untrusted data (the empty placeholder is ours).
-pub fn frame_signals(formatted: &str) -> String {
+pub(crate) fn frame_signals(formatted: &str) -> String {
     if formatted == NO_SIGNALS {
         formatted.to_string()
     } else {
@@ -212,7 +212,7 @@ pub fn frame_signals(formatted: &str) -> String {
 /// untrusted data, since it is a model's reading of the target's names and
 /// may quote them (the survey is told to mention injected instructions in
 /// `domain_notes`). The no-survey placeholder is ours and stays bare.
-pub fn frame_survey_block(block: &str) -> String {
+pub(crate) fn frame_survey_block(block: &str) -> String {
     if block == NO_SURVEY {
         block.to_string()
     } else {
@@ -223,7 +223,10 @@ pub fn frame_survey_block(block: &str) -> String {
 /// The dir toolbox after the survey: `skip_tools` removed, but only when the
 /// survey's confidence is at least [`SURVEY_CONFIDENCE_THRESHOLD`], and never
 /// a [`PROTECTED_DIR_TOOLS`] entry. Unknown names are ignored.
-pub fn filter_dir_tools(all: &[ToolDefinition], survey: Option<&Survey>) -> Vec<ToolDefinition> {
+pub(crate) fn filter_dir_tools(
+    all: &[ToolDefinition],
+    survey: Option<&Survey>,
+) -> Vec<ToolDefinition> {
     let Some(survey) = survey else {
         return all.to_vec();
     };
@@ -240,7 +243,7 @@ pub fn filter_dir_tools(all: &[ToolDefinition], survey: Option<&Survey>) -> Vec<
 }
 
 /// The stderr lines describing a survey (or its absence).
-pub fn survey_report_lines(survey: Option<&Survey>) -> Vec<String> {
+pub(crate) fn survey_report_lines(survey: Option<&Survey>) -> Vec<String> {
     let Some(survey) = survey else {
         return vec!["Survey unavailable — proceeding without it.".to_string()];
     };
@@ -267,7 +270,7 @@ pub fn survey_report_lines(survey: Option<&Survey>) -> Vec<String> {
 }
 
 /// Everything the survey pass reads.
-pub struct SurveyInputs<'a> {
+pub(crate) struct SurveyInputs<'a> {
     /// The canonical target, as shown to the model.
     pub target: &'a str,
     pub signals: &'a SurveySignals,
@@ -277,7 +280,7 @@ pub struct SurveyInputs<'a> {
 
 /// The comma-separated dir tools the survey may triage (all but
 /// `submit_report`).
-pub fn triage_tool_names() -> String {
+pub(crate) fn triage_tool_names() -> String {
     tools::names(Toolbox::Dir)
         .into_iter()
         .filter(|name| *name != "submit_report")
@@ -286,7 +289,7 @@ pub fn triage_tool_names() -> String {
 }
 
 /// The survey prompt; the signals and the tree are framed as untrusted data.
-pub fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, PassError> {
+pub(crate) fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, PassError> {
     let survey_signals = frame_signals(&format_survey_signals(inputs.signals));
     let tree_preview = frame_untrusted("directory tree", inputs.tree_preview);
     let available_tools = triage_tool_names();
@@ -303,7 +306,7 @@ pub fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, PassError> {
 /// Run the survey pass: at most [`SURVEY_MAX_TURNS`] turns, one tool
 /// (`submit_survey`). `Ok(None)` when it failed or ran out of turns; an
 /// error only for failures that must stop the run.
-pub async fn run_survey(
+pub(crate) async fn run_survey(
     session: &Session,
     cache: &Cache,
     progress: &Progress,

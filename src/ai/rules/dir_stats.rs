@@ -16,14 +16,14 @@ use crate::scan::code::language_of;
 use crate::scan::filetypes::extension_of;
 
 /// How many of a directory's largest files are kept.
-pub const LARGEST_KEPT: usize = 3;
+pub(crate) const LARGEST_KEPT: usize = 3;
 
 /// Bytes a listing line costs beyond the name: `  name  (N bytes)  [type]`.
 const LISTING_LINE_BYTES: u64 = 32;
 
 /// The scan's figures for one directory.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct DirStats {
+pub(crate) struct DirStats {
     /// Files directly in it (within the scan's scope).
     pub files: u32,
     /// Their bytes.
@@ -55,14 +55,14 @@ pub struct DirStats {
 
 impl DirStats {
     /// Source files directly in it.
-    pub fn source_files(&self) -> u32 {
+    pub(crate) fn source_files(&self) -> u32 {
         self.categories.get("source").copied().unwrap_or(0)
     }
 }
 
 /// [`DirStats`] of every discovered directory.
 #[derive(Debug, Clone, Default)]
-pub struct TreeStats {
+pub(crate) struct TreeStats {
     by_dir: HashMap<PathBuf, DirStats>,
 }
 
@@ -70,7 +70,7 @@ impl TreeStats {
     /// Index `files` (as the scan names them, under `scanned_root`) by the
     /// discovered directory (under `canonical_root`) that holds them.
     /// Files in directories discovery left out count for no directory.
-    pub fn new(
+    pub(crate) fn new(
         canonical_root: &Path,
         scanned_root: &Path,
         files: &[ClassifiedFile],
@@ -148,7 +148,7 @@ impl TreeStats {
     }
 
     /// The figures of `dir` (all zero for a directory not indexed).
-    pub fn of(&self, dir: &Path) -> &DirStats {
+    pub(crate) fn of(&self, dir: &Path) -> &DirStats {
         static EMPTY: std::sync::OnceLock<DirStats> = std::sync::OnceLock::new();
         self.by_dir
             .get(dir)

@@ -20,7 +20,7 @@ use std::path::{Component, Path, PathBuf};
 use crate::scan::{Fingerprint, ScannedDirs};
 
 /// Directory names never investigated.
-pub const SKIP_DIRS: &[&str] = &[
+pub(crate) const SKIP_DIRS: &[&str] = &[
     ".git",
     "__pycache__",
     "node_modules",
@@ -38,15 +38,15 @@ pub const SKIP_DIRS: &[&str] = &[
 ];
 
 /// Directory-name suffixes never investigated.
-pub const SKIP_SUFFIXES: &[&str] = &[".egg-info"];
+pub(crate) const SKIP_SUFFIXES: &[&str] = &[".egg-info"];
 
 /// Whether the skip list prunes a directory called `name`.
-pub fn is_skipped_name(name: &str) -> bool {
+pub(crate) fn is_skipped_name(name: &str) -> bool {
     SKIP_DIRS.contains(&name) || SKIP_SUFFIXES.iter().any(|suffix| name.ends_with(suffix))
 }
 
 /// Leaf-first: more path separators first, then the path's bytes.
-pub fn leaf_first_cmp(a: &Path, b: &Path) -> Ordering {
+pub(crate) fn leaf_first_cmp(a: &Path, b: &Path) -> Ordering {
     let (a, b) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
     let depth = |bytes: &[u8]| bytes.iter().filter(|&&c| c == b'/').count();
     depth(b).cmp(&depth(a)).then_with(|| a.cmp(b))
@@ -114,10 +114,10 @@ fn is_skipped_component(component: Component<'_>) -> bool {
 /// once: asking the whole list for every directory's children is quadratic,
 /// which a tree of ten thousand directories notices.
 #[derive(Debug, Default)]
-pub struct ChildIndex(HashMap<PathBuf, Vec<PathBuf>>);
+pub(crate) struct ChildIndex(HashMap<PathBuf, Vec<PathBuf>>);
 
 impl ChildIndex {
-    pub fn new(all: &[PathBuf]) -> ChildIndex {
+    pub(crate) fn new(all: &[PathBuf]) -> ChildIndex {
         let mut map: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
         for dir in all {
             if let Some(parent) = dir.parent() {
@@ -133,7 +133,7 @@ impl ChildIndex {
     }
 
     /// The subdirectories of `dir` among those indexed, sorted.
-    pub fn of(&self, dir: &Path) -> &[PathBuf] {
+    pub(crate) fn of(&self, dir: &Path) -> &[PathBuf] {
         self.0.get(dir).map_or(&[], Vec::as_slice)
     }
 }
@@ -149,7 +149,7 @@ pub fn relative(target: &Path, dir: &Path) -> String {
 
 /// How a directory is named on stderr and in prompts: relative, with the
 /// target's own name instead of `.`.
-pub fn display_name(target: &Path, dir: &Path) -> String {
+pub(crate) fn display_name(target: &Path, dir: &Path) -> String {
     match relative(target, dir).as_str() {
         "." => target
             .file_name()

@@ -26,7 +26,7 @@ use serde_json::Value;
 use crate::scan::{FingerprintBuilder, ScanFilter};
 
 /// The dir-entry field that holds the fingerprint.
-pub const FINGERPRINT_FIELD: &str = "fingerprint";
+pub(crate) const FINGERPRINT_FIELD: &str = "fingerprint";
 
 /// The fingerprint of `dir`'s direct contents as they are on the disk now,
 /// within `scope` when given (a build output the scan ignores must not make
@@ -90,7 +90,7 @@ fn describe(path: &Path, scope: Option<&ScanFilter>) -> Option<(OsString, Descri
 
 /// What the cache knows about one directory, compared with the disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DirState {
+pub(crate) enum DirState {
     /// No readable dir entry.
     Missing,
     /// An entry whose fingerprint differs from the disk (or that has none).
@@ -101,7 +101,7 @@ pub enum DirState {
 
 impl DirState {
     /// Compare a dir entry (if any) with the directory's current fingerprint.
-    pub fn of(entry: Option<&Value>, current: &str) -> DirState {
+    pub(crate) fn of(entry: Option<&Value>, current: &str) -> DirState {
         match entry {
             None => DirState::Missing,
             Some(entry) => match entry.get(FINGERPRINT_FIELD).and_then(Value::as_str) {
@@ -114,7 +114,7 @@ impl DirState {
 
 /// Why a directory is investigated (again).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reason {
+pub(crate) enum Reason {
     /// Never summarized (new, or an earlier run did not get to it).
     New,
     /// Its own contents changed since its summary.
@@ -127,26 +127,27 @@ pub enum Reason {
 /// and directories to investigate, each with its reason; both keep
 /// `all_dirs`' order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Freshness {
+pub(crate) struct Freshness {
     pub fresh: Vec<PathBuf>,
     pub stale: Vec<(PathBuf, Reason)>,
 }
 
 impl Freshness {
     /// The directories to investigate, in order.
-    pub fn stale_dirs(&self) -> Vec<PathBuf> {
+    pub(crate) fn stale_dirs(&self) -> Vec<PathBuf> {
         self.stale.iter().map(|(dir, _)| dir.clone()).collect()
     }
 
     /// How many directories are stale for `reason`.
-    pub fn count(&self, reason: Reason) -> usize {
+    #[cfg(test)]
+    pub(crate) fn count(&self, reason: Reason) -> usize {
         self.stale.iter().filter(|(_, r)| *r == reason).count()
     }
 }
 
 /// Decide which directories must be investigated: those not
 /// [`DirState::Unchanged`], and every discovered ancestor of one.
-pub fn classify(all_dirs: &[PathBuf], states: &HashMap<PathBuf, DirState>) -> Freshness {
+pub(crate) fn classify(all_dirs: &[PathBuf], states: &HashMap<PathBuf, DirState>) -> Freshness {
     let discovered: HashSet<&Path> = all_dirs.iter().map(PathBuf::as_path).collect();
     let state = |dir: &Path| states.get(dir).copied().unwrap_or(DirState::Missing);
     let mut child_changed: HashSet<&Path> = HashSet::new();

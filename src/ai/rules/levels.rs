@@ -27,30 +27,30 @@
 
 /// What one synthesis call may carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Capacity {
+pub(crate) struct Capacity {
     /// Tokens of sections one call may carry.
     pub tokens: u64,
 }
 
 /// The share of the context window one synthesis call's sections may fill.
-pub const WINDOW_SHARE: u64 = 4;
+pub(crate) const WINDOW_SHARE: u64 = 4;
 /// One call may spend at most this share of the budget on its input: a
 /// quarter of what a binding budget keeps for the synthesis
 /// ([`crate::ai::rules::decide::SYNTHESIS_SHARE`]), so no one request can
 /// take the synthesis's money and the verdict always has its share.
-pub const BUDGET_SHARE_PER_CALL: f64 = 0.05;
+pub(crate) const BUDGET_SHARE_PER_CALL: f64 = 0.05;
 /// Tokens of a synthesis prompt besides its sections (instructions, tools,
 /// kickoff: about 1,000), set aside from the capacity.
-pub const PROMPT_OVERHEAD_TOKENS: u64 = 1_200;
+pub(crate) const PROMPT_OVERHEAD_TOKENS: u64 = 1_200;
 /// The least a call may carry, however small the budget: a handful of
 /// sections, or levels would never end.
-pub const MIN_CAPACITY_TOKENS: u64 = 1_000;
+pub(crate) const MIN_CAPACITY_TOKENS: u64 = 1_000;
 
 impl Capacity {
     /// The capacity of a call on a model with `window` tokens of context,
     /// under `budget` dollars (none: no limit) at `input_price` dollars per
     /// million input tokens.
-    pub fn new(window: u64, budget: Option<f64>, input_price: f64) -> Capacity {
+    pub(crate) fn new(window: u64, budget: Option<f64>, input_price: f64) -> Capacity {
         let by_window = window / WINDOW_SHARE;
         let by_budget = match budget {
             Some(budget) if input_price > 0.0 => {
@@ -71,7 +71,7 @@ impl Capacity {
 /// One directory's section: its path relative to the target (`.` for the
 /// target) and its size in tokens.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Section {
+pub(crate) struct Section {
     pub rel: String,
     pub tokens: u64,
 }
@@ -80,13 +80,13 @@ pub struct Section {
 /// sections at level 1, the outputs and passed-up sections of the level
 /// below after), by index.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Group {
+pub(crate) struct Group {
     pub inputs: Vec<usize>,
 }
 
 /// One level below the verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Level {
+pub(crate) struct Level {
     pub groups: Vec<Group>,
     /// Inputs read by no group: they go up to the next level as they are.
     pub passed_up: Vec<usize>,
@@ -95,7 +95,7 @@ pub struct Level {
 impl Level {
     /// The next level's inputs in order: for each group its output, and
     /// each passed-up input, ordered by their first input.
-    pub fn outputs(&self) -> Vec<Output> {
+    pub(crate) fn outputs(&self) -> Vec<Output> {
         let mut out: Vec<(usize, Output)> = self
             .groups
             .iter()
@@ -110,7 +110,7 @@ impl Level {
 
 /// An input of the level above.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Output {
+pub(crate) enum Output {
     /// The summary written by group `n` of the level.
     Group(usize),
     /// Input `n` of the level, passed up unchanged.
@@ -120,13 +120,14 @@ pub enum Output {
 /// The layout of one synthesis: the levels below the verdict (none when
 /// everything fits one call). Sections are in depth-first tree order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Layout {
+pub(crate) struct Layout {
     pub levels: Vec<Level>,
 }
 
 impl Layout {
     /// Calls the synthesis makes: every group, and the verdict.
-    pub fn calls(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn calls(&self) -> usize {
         self.levels.iter().map(|l| l.groups.len()).sum::<usize>() + 1
     }
 }
@@ -134,7 +135,7 @@ impl Layout {
 /// The tokens of sections each call of `layout` reads: every group, level
 /// by level, then the verdict; a group's output is taken to be
 /// `output_tokens`.
-pub fn call_inputs(sections: &[Section], layout: &Layout, output_tokens: u64) -> Vec<u64> {
+pub(crate) fn call_inputs(sections: &[Section], layout: &Layout, output_tokens: u64) -> Vec<u64> {
     let mut sizes: Vec<u64> = sections.iter().map(|s| s.tokens).collect();
     let mut calls = Vec::new();
     for level in &layout.levels {
@@ -149,12 +150,12 @@ pub fn call_inputs(sections: &[Section], layout: &Layout, output_tokens: u64) ->
 
 /// Sort `sections` depth-first (each directory before its subtree, siblings
 /// by name), the order [`layout`] expects.
-pub fn tree_order(sections: &mut [Section]) {
+pub(crate) fn tree_order(sections: &mut [Section]) {
     sections.sort_by(|a, b| tree_key(&a.rel).cmp(&tree_key(&b.rel)));
 }
 
 /// The sort key of [`tree_order`]: a relative path's components.
-pub fn tree_key(rel: &str) -> Vec<&str> {
+pub(crate) fn tree_key(rel: &str) -> Vec<&str> {
     if rel == "." || rel.is_empty() {
         Vec::new()
     } else {
@@ -164,7 +165,7 @@ pub fn tree_key(rel: &str) -> Vec<&str> {
 
 /// Lay out `sections` (in [`tree_order`]) for calls of `capacity`, with a
 /// group's output assumed to take `output_tokens` at the next level.
-pub fn layout(sections: &[Section], capacity: Capacity, output_tokens: u64) -> Layout {
+pub(crate) fn layout(sections: &[Section], capacity: Capacity, output_tokens: u64) -> Layout {
     let mut levels = Vec::new();
     let total: u64 = sections.iter().map(|s| s.tokens).sum();
     if total <= capacity.tokens {
@@ -187,7 +188,7 @@ pub fn layout(sections: &[Section], capacity: Capacity, output_tokens: u64) -> L
 /// call, or when chunking cannot shrink them (the caller then cuts them).
 /// A run lays out each level above the first from its real outputs with
 /// this, as they are known.
-pub fn next_level(sizes: &[u64], capacity: Capacity) -> Option<Level> {
+pub(crate) fn next_level(sizes: &[u64], capacity: Capacity) -> Option<Level> {
     if sizes.iter().sum::<u64>() <= capacity.tokens {
         return None;
     }
@@ -230,7 +231,7 @@ fn subtree_end(sections: &[Section], start: usize, end: usize) -> usize {
 }
 
 /// A section's size as grouping assumes it when it places boundaries.
-pub const NOMINAL_SECTION_TOKENS: u64 = 300;
+pub(crate) const NOMINAL_SECTION_TOKENS: u64 = 300;
 
 /// Whether a group starts at the subtree `rel` whatever the sizes: one
 /// sibling in `capacity / (2 x nominal)` on average, chosen by a hash of

@@ -17,9 +17,9 @@ use super::discover::ChildIndex;
 use crate::scan::human_size;
 
 /// Lines a map may take.
-pub const MAP_LINES: usize = 400;
+pub(crate) const MAP_LINES: usize = 400;
 /// Children listed under an opened directory; the rest share a line.
-pub const CHILDREN_SHOWN: usize = 12;
+pub(crate) const CHILDREN_SHOWN: usize = 12;
 /// Languages named per line.
 const LANGUAGES_SHOWN: usize = 3;
 
@@ -65,7 +65,7 @@ fn shown_children<'a>(children: &'a ChildIndex, stats: &TreeStats, dir: &Path) -
 }
 
 /// The map of the tree under `target` in at most `max_lines` lines.
-pub fn condensed_map(
+pub(crate) fn condensed_map(
     target: &Path,
     children: &ChildIndex,
     stats: &TreeStats,

@@ -17,17 +17,17 @@ use super::discover::relative;
 use crate::scan::human_size;
 
 /// The dir-entry field that marks an entry built without the model.
-pub const MECHANICAL_FIELD: &str = "mechanical";
+pub(crate) const MECHANICAL_FIELD: &str = "mechanical";
 /// Why it was built without the model.
-pub const MECHANICAL_REASON_FIELD: &str = "mechanical_reason";
+pub(crate) const MECHANICAL_REASON_FIELD: &str = "mechanical_reason";
 /// A child's summary is quoted up to this many characters.
-pub const CHILD_GIST_CHARS: usize = 160;
+pub(crate) const CHILD_GIST_CHARS: usize = 160;
 /// At most this many children are named, the largest first.
-pub const CHILDREN_NAMED: usize = 12;
+pub(crate) const CHILDREN_NAMED: usize = 12;
 
 /// Why no loop investigated a directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MechanicalReason {
+pub(crate) enum MechanicalReason {
     /// The plan gave the budget to other directories.
     NotChosen,
     /// Its loop was planned, but the budget ran out before it started.
@@ -36,7 +36,7 @@ pub enum MechanicalReason {
 
 impl MechanicalReason {
     /// The `mechanical_reason` value.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             MechanicalReason::NotChosen => "the budget bought no loop for this directory",
             MechanicalReason::BudgetSpent => "the budget ran out before this directory's loop",
@@ -47,21 +47,21 @@ impl MechanicalReason {
 /// One child as the entry mentions it: its name, its subtree's figures and
 /// its cached entry, if any.
 #[derive(Debug, Clone)]
-pub struct Child<'a> {
+pub(crate) struct Child<'a> {
     pub name: String,
     pub stats: &'a DirStats,
     pub entry: Option<Value>,
 }
 
 /// Whether `entry` was built without the model.
-pub fn is_mechanical(entry: &Value) -> bool {
+pub(crate) fn is_mechanical(entry: &Value) -> bool {
     entry.get(MECHANICAL_FIELD).and_then(Value::as_bool) == Some(true)
 }
 
 /// The mechanical entry of `dir` (under `target`): `stats` are its scan
 /// figures, `newest` its most recently modified files as (name, date),
 /// newest first, and `children` its discovered subdirectories.
-pub fn mechanical_entry(
+pub(crate) fn mechanical_entry(
     target: &std::path::Path,
     dir: &std::path::Path,
     stats: &DirStats,
@@ -219,7 +219,7 @@ fn children_text(children: &[Child<'_>]) -> String {
 }
 
 /// The first sentence of `summary`, at most [`CHILD_GIST_CHARS`] characters.
-pub fn gist(summary: &str) -> String {
+pub(crate) fn gist(summary: &str) -> String {
     let summary = summary.trim();
     let sentence = match summary.find(". ") {
         Some(end) => &summary[..=end],

@@ -15,14 +15,14 @@
 //! - [`tree_view`]: the trees the survey and planner see;
 //! - [`units`]: folding small directories into investigation units.
 
-pub mod decide;
-pub mod dir_stats;
+pub(crate) mod decide;
+pub(crate) mod dir_stats;
 pub mod discover;
 pub mod fingerprint;
-pub mod levels;
-pub mod map;
-pub mod mechanical;
-pub mod plan;
-pub mod status;
-pub mod tree_view;
-pub mod units;
+pub(crate) mod levels;
+pub(crate) mod map;
+pub(crate) mod mechanical;
+pub(crate) mod plan;
+pub(crate) mod status;
+pub(crate) mod tree_view;
+pub(crate) mod units;

@@ -9,7 +9,7 @@ use crate::report::InvestigationStatus;
 /// with a note saying what is missing. (A loop that ran out of turns or
 /// context leaves a partial summary by design, as in the original; that
 /// alone does not make the investigation partial.)
-pub fn investigation_status(
+pub(crate) fn investigation_status(
     remaining: usize,
     declined: usize,
     synthesis_submitted: bool,

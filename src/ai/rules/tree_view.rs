@@ -17,10 +17,10 @@ use std::path::Path;
 use crate::scan::{NodeKind, ScanFilter, TreeNode, render_tree};
 
 /// Entries listed in one prompt tree before directories stop being opened.
-pub const MAX_NODES: usize = 2_000;
+pub(crate) const MAX_NODES: usize = 2_000;
 
 /// The tree of `target` to `depth` levels, rendered.
-pub fn prompt_tree(target: &Path, filter: &ScanFilter, depth: usize) -> String {
+pub(crate) fn prompt_tree(target: &Path, filter: &ScanFilter, depth: usize) -> String {
     let mut budget = MAX_NODES;
     let name = target
         .file_name()

@@ -36,19 +36,19 @@ use super::discover::ChildIndex;
 use super::plan::{MAX_TURNS_CEILING, Tier};
 
 /// A subtree with at most this many files may fold into its parent's unit.
-pub const FOLD_MAX_FILES: u64 = 12;
+pub(crate) const FOLD_MAX_FILES: u64 = 12;
 /// ...and at most this many bytes to read (each file up to 4 KiB).
-pub const FOLD_MAX_READ_BYTES: u64 = 96 * 1024;
+pub(crate) const FOLD_MAX_READ_BYTES: u64 = 96 * 1024;
 /// A unit covers at most this many directories.
-pub const UNIT_MAX_DIRS: usize = 8;
+pub(crate) const UNIT_MAX_DIRS: usize = 8;
 /// Folded directories lie at most this many levels below the unit's top.
-pub const UNIT_MAX_DEPTH: usize = 2;
+pub(crate) const UNIT_MAX_DEPTH: usize = 2;
 /// Extra turns a unit gets per folded directory.
-pub const UNIT_TURNS_PER_DIR: u32 = 2;
+pub(crate) const UNIT_TURNS_PER_DIR: u32 = 2;
 
 /// One loop's assignment.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unit {
+pub(crate) struct Unit {
     /// The unit's top directory: the loop is named after it.
     pub root: PathBuf,
     /// The directories folded into it, leaf-first.
@@ -57,7 +57,7 @@ pub struct Unit {
 
 impl Unit {
     /// A unit of one directory.
-    pub fn single(root: PathBuf) -> Unit {
+    pub(crate) fn single(root: PathBuf) -> Unit {
         Unit {
             root,
             members: Vec::new(),
@@ -65,23 +65,18 @@ impl Unit {
     }
 
     /// Every directory of the unit: the root, then the members.
-    pub fn dirs(&self) -> impl Iterator<Item = &PathBuf> {
+    pub(crate) fn dirs(&self) -> impl Iterator<Item = &PathBuf> {
         std::iter::once(&self.root).chain(&self.members)
     }
 
     /// How many directories it covers.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         1 + self.members.len()
-    }
-
-    /// A unit always covers its root.
-    pub fn is_empty(&self) -> bool {
-        false
     }
 }
 
 /// The turns of a unit whose root is allotted `root_turns`.
-pub fn unit_turns(root_turns: u32, members: usize) -> u32 {
+pub(crate) fn unit_turns(root_turns: u32, members: usize) -> u32 {
     let extra = UNIT_TURNS_PER_DIR.saturating_mul(u32::try_from(members).unwrap_or(u32::MAX));
     root_turns.saturating_add(extra).min(MAX_TURNS_CEILING)
 }
@@ -99,7 +94,7 @@ struct Candidate {
 /// Fold `order` (the directories to investigate, children before parents)
 /// into units, keeping `order`'s order for the units' roots. `tier_of`
 /// gives the plan's tier of a directory; `target` is never folded.
-pub fn fold_units(
+pub(crate) fn fold_units(
     order: &[PathBuf],
     target: &Path,
     children: &ChildIndex,

@@ -53,7 +53,7 @@ fn cache_type_schema(description: Option<&str>) -> Value {
 }
 
 /// `write_cache(cache_type, path, data)`.
-pub struct WriteCache;
+pub(crate) struct WriteCache;
 
 impl Tool for WriteCache {
     fn name(&self) -> &'static str {
@@ -131,7 +131,11 @@ impl Tool for WriteCache {
 /// the target and, when `home` (the loop's directory) is another directory,
 /// from `home` as well. Exactly one of those must exist. `Err` is the
 /// message for the agent.
-pub fn entry_location(target: &Path, home: Option<&Path>, raw: &str) -> Result<PathBuf, String> {
+pub(crate) fn entry_location(
+    target: &Path,
+    home: Option<&Path>,
+    raw: &str,
+) -> Result<PathBuf, String> {
     let shown = escape_line(raw).into_owned();
     if raw.is_empty() || raw.contains('\0') {
         return Err(SandboxError::Invalid { shown }.to_string());
@@ -227,7 +231,7 @@ fn check_kind(
 }
 
 /// `read_cache(cache_type, path)`.
-pub struct ReadCache;
+pub(crate) struct ReadCache;
 
 impl Tool for ReadCache {
     fn name(&self) -> &'static str {
@@ -273,7 +277,7 @@ impl Tool for ReadCache {
 }
 
 /// `list_cache(cache_type)`.
-pub struct ListCache;
+pub(crate) struct ListCache;
 
 impl Tool for ListCache {
     fn name(&self) -> &'static str {

@@ -29,12 +29,12 @@ use crate::scan::ScanFilter;
 use crate::text::escape_line;
 
 /// `read_file`'s default `max_bytes`.
-pub const DEFAULT_MAX_BYTES: u64 = 4096;
+pub(crate) const DEFAULT_MAX_BYTES: u64 = 4096;
 /// The most `read_file` returns in one call, whatever `max_bytes` says.
-pub const MAX_BYTES_CAP: u64 = 1024 * 1024;
+pub(crate) const MAX_BYTES_CAP: u64 = 1024 * 1024;
 
 /// `read_file(path, max_bytes = 4096)`.
-pub struct ReadFile;
+pub(crate) struct ReadFile;
 
 impl Tool for ReadFile {
     fn name(&self) -> &'static str {
@@ -241,7 +241,7 @@ fn quote_for_command(rel: &str) -> String {
 }
 
 /// `list_directory(path, show_hidden = false)`.
-pub struct ListDirectory;
+pub(crate) struct ListDirectory;
 
 impl Tool for ListDirectory {
     fn name(&self) -> &'static str {
@@ -365,7 +365,7 @@ impl Listing {
 /// names and `-x` directories, as the base scan does). Whether hidden names
 /// show is up to `show_hidden`, so the agent can still ask for them, but an
 /// ignored one (a `.env` listed in `.gitignore`) stays out either way.
-pub fn scoped_listing(
+pub(crate) fn scoped_listing(
     target: &Path,
     dir: &Path,
     show_hidden: bool,
@@ -413,14 +413,14 @@ fn is_dir(path: &Path) -> bool {
 
 /// The (escaped) name in a line written by [`describe_entry`], without the
 /// `/` of a directory; `None` for a line of another shape.
-pub fn entry_name(line: &str) -> Option<&str> {
+pub(crate) fn entry_name(line: &str) -> Option<&str> {
     let rest = line.strip_prefix("  ")?;
     let name = &rest[..rest.find("  (")?];
     Some(name.strip_suffix('/').unwrap_or(name))
 }
 
 /// The listing line of `dir/name`.
-pub fn describe_entry(target: &Path, dir: &Path, name: &OsStr) -> String {
+pub(crate) fn describe_entry(target: &Path, dir: &Path, name: &OsStr) -> String {
     let shown = escape_line(&name.to_string_lossy()).into_owned();
     let path = dir.join(name);
     let Ok(meta) = std::fs::symlink_metadata(&path) else {

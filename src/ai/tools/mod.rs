@@ -37,17 +37,17 @@ use crate::report::Flag;
 use crate::scan::ScanFilter;
 use crate::text::escape_line;
 
-pub mod cache_tools;
+pub(crate) mod cache_tools;
 pub mod command;
 pub mod fs;
-pub mod notes;
-pub mod sandbox;
-pub mod sniff;
-pub mod structure;
-pub mod submit;
+pub(crate) mod notes;
+pub(crate) mod sandbox;
+pub(crate) mod sniff;
+pub(crate) mod structure;
+pub(crate) mod submit;
 mod untrusted;
 
-pub use untrusted::{FRAME_TAG, frame_untrusted, name_redaction_flags, redaction_flags};
+pub(crate) use untrusted::{frame_untrusted, name_redaction_flags, redaction_flags};
 
 /// Which loop offers a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -115,7 +115,7 @@ impl ToolContext<'_> {
     /// Like [`ToolContext::redact`], but only secrets this run had not seen
     /// before become flags: for output that quotes files whose secrets were
     /// already learned and flagged where they live.
-    pub fn redact_new(&self, source: &str, text: &str) -> String {
+    pub(crate) fn redact_new(&self, source: &str, text: &str) -> String {
         if !self.redactor.is_enabled() {
             return text.to_string();
         }
@@ -127,7 +127,7 @@ impl ToolContext<'_> {
 
     /// [`Redactor::redact_prefix`] with the hits recorded as flags: the
     /// redacted start of `text` and how many bytes of `text` it covers.
-    pub fn redact_prefix(&self, source: &str, text: &str, keep: usize) -> (String, usize) {
+    pub(crate) fn redact_prefix(&self, source: &str, text: &str, keep: usize) -> (String, usize) {
         let (redacted, covered) = self.redactor.redact_prefix(text, keep);
         self.record_redactions(source, &redacted.hits);
         (redacted.text, covered)
@@ -136,7 +136,7 @@ impl ToolContext<'_> {
     /// Redact text that came back from the cache (summaries the agent wrote
     /// earlier) without recording flags: the file it was derived from was
     /// flagged when it was read.
-    pub fn redact_unflagged(&self, text: &str) -> String {
+    pub(crate) fn redact_unflagged(&self, text: &str) -> String {
         if !self.redactor.is_enabled() {
             return text.to_string();
         }
@@ -149,7 +149,7 @@ impl ToolContext<'_> {
     /// and flagged under the file's path and line. A file is read (its
     /// first [`LEARN_BYTES`]) once per run while its size and modification
     /// time stay the same.
-    pub fn learn_file(&self, path: &Path) {
+    pub(crate) fn learn_file(&self, path: &Path) {
         use std::os::unix::fs::MetadataExt;
         if !self.redactor.is_enabled() {
             return;
@@ -175,7 +175,7 @@ impl ToolContext<'_> {
     /// them) of `dir`, relative to the target. Names come from the target
     /// too: a secret in one is redacted and flagged under the entry's path
     /// (with the secret redacted from that path as well).
-    pub fn redact_listing(&self, dir: &str, listing: &str) -> String {
+    pub(crate) fn redact_listing(&self, dir: &str, listing: &str) -> String {
         if !self.redactor.is_enabled() {
             return listing.to_string();
         }
@@ -199,7 +199,7 @@ impl ToolContext<'_> {
 
     /// Record redaction `hits` in `source` as flags, skipping any the
     /// investigation already holds, and print the new ones.
-    pub fn record_redactions(&self, source: &str, hits: &[Hit]) {
+    pub(crate) fn record_redactions(&self, source: &str, hits: &[Hit]) {
         self.record_flags(&redaction_flags(source, hits));
     }
 
@@ -224,7 +224,7 @@ impl ToolContext<'_> {
 
     /// `FLAG [SEVERITY] path` and the finding, attributed to this loop's
     /// directory.
-    pub fn print_flag(&self, severity: &str, path: &str, finding: &str) {
+    pub(crate) fn print_flag(&self, severity: &str, path: &str, finding: &str) {
         self.progress.ai_dir(
             self.directory,
             &format!(
@@ -239,7 +239,7 @@ impl ToolContext<'_> {
 }
 
 /// Bytes of a file [`ToolContext::learn_file`] reads.
-pub const LEARN_BYTES: u64 = 4 * 1024 * 1024;
+pub(crate) const LEARN_BYTES: u64 = 4 * 1024 * 1024;
 
 /// A tool's result as the model will see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -305,7 +305,7 @@ pub enum Dispatch {
 /// - synthesis: read_cache, list_cache, flag, submit_report;
 /// - survey: submit_survey;
 /// - planning: submit_plan.
-pub static REGISTRY: &[&dyn Tool] = &[
+pub(crate) static REGISTRY: &[&dyn Tool] = &[
     &fs::ReadFile,
     &fs::ListDirectory,
     &command::RunCommand::new(),
@@ -332,7 +332,7 @@ pub fn find(toolbox: Toolbox, name: &str) -> Option<&'static dyn Tool> {
 }
 
 /// The tool definitions offered in `toolbox`, in registry order.
-pub fn definitions(toolbox: Toolbox) -> Vec<ToolDefinition> {
+pub(crate) fn definitions(toolbox: Toolbox) -> Vec<ToolDefinition> {
     REGISTRY
         .iter()
         .filter(|tool| tool.toolboxes().contains(&toolbox))
@@ -386,7 +386,7 @@ pub fn dispatch(
 }
 
 /// The result to send back for a tool that is not offered in this loop.
-pub fn unknown_tool_message(name: &str) -> String {
+pub(crate) fn unknown_tool_message(name: &str) -> String {
     format!(
         "Error: there is no tool named '{}' in this step.",
         escape_line(name)
@@ -395,7 +395,10 @@ pub fn unknown_tool_message(name: &str) -> String {
 
 /// The string argument `name`: `Ok(None)` when absent or null, an error
 /// result when it is not a string.
-pub fn optional_str<'v>(input: &'v Value, name: &str) -> Result<Option<&'v str>, ToolOutput> {
+pub(crate) fn optional_str<'v>(
+    input: &'v Value,
+    name: &str,
+) -> Result<Option<&'v str>, ToolOutput> {
     match input.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) => Ok(Some(text)),
@@ -406,7 +409,7 @@ pub fn optional_str<'v>(input: &'v Value, name: &str) -> Result<Option<&'v str>,
 }
 
 /// The string argument `name`, which must be present and non-empty.
-pub fn required_str<'v>(input: &'v Value, name: &str) -> Result<&'v str, ToolOutput> {
+pub(crate) fn required_str<'v>(input: &'v Value, name: &str) -> Result<&'v str, ToolOutput> {
     match optional_str(input, name)? {
         Some(text) if !text.is_empty() => Ok(text),
         _ => Err(ToolOutput::error(format!(
@@ -417,7 +420,7 @@ pub fn required_str<'v>(input: &'v Value, name: &str) -> Result<&'v str, ToolOut
 
 /// Turn a handler body that uses `?` on [`ToolOutput`] errors (the messages
 /// the model sees) into a handler result.
-pub fn respond(
+pub(crate) fn respond(
     body: impl FnOnce() -> Result<ToolOutput, ToolOutput>,
 ) -> Result<ToolOutput, FatalToolError> {
     Ok(body().unwrap_or_else(|error| error))

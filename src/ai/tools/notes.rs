@@ -41,7 +41,7 @@ fn text(description: &str) -> Value {
 }
 
 /// `think(observation, hypothesis, next_action)`.
-pub struct Think;
+pub(crate) struct Think;
 
 impl Tool for Think {
     fn name(&self) -> &'static str {
@@ -81,7 +81,7 @@ impl Tool for Think {
 }
 
 /// `checkpoint(learned, still_unknown, next_phase)`.
-pub struct Checkpoint;
+pub(crate) struct Checkpoint;
 
 impl Tool for Checkpoint {
     fn name(&self) -> &'static str {
@@ -121,7 +121,7 @@ impl Tool for Checkpoint {
 }
 
 /// `flag(path, finding, severity)`, offered in the dir loop and synthesis.
-pub struct FlagTool;
+pub(crate) struct FlagTool;
 
 impl Tool for FlagTool {
     fn name(&self) -> &'static str {

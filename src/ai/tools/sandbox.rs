@@ -40,7 +40,7 @@ impl std::error::Error for SandboxError {}
 
 /// Resolve `raw` (absolute, or relative to the target) to a canonical path
 /// inside `target`. `target` must already be canonical.
-pub fn resolve(target: &Path, raw: &str) -> Result<PathBuf, SandboxError> {
+pub(crate) fn resolve(target: &Path, raw: &str) -> Result<PathBuf, SandboxError> {
     let shown = raw.to_string();
     if raw.is_empty() || raw.contains('\0') {
         return Err(SandboxError::Invalid { shown });
@@ -71,12 +71,12 @@ pub fn resolve(target: &Path, raw: &str) -> Result<PathBuf, SandboxError> {
 }
 
 /// Whether `path` is `root` or below it, compared component by component.
-pub fn is_within(root: &Path, path: &Path) -> bool {
+pub(crate) fn is_within(root: &Path, path: &Path) -> bool {
     path.starts_with(root)
 }
 
 /// `path` relative to `target` for display (`.` for the target itself).
-pub fn relative_display(target: &Path, path: &Path) -> String {
+pub(crate) fn relative_display(target: &Path, path: &Path) -> String {
     match path.strip_prefix(target) {
         Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
         Ok(rel) => rel.to_string_lossy().into_owned(),

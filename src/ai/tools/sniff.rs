@@ -16,7 +16,7 @@ const SNIFF_BYTES: u64 = 8192;
 
 /// The mime type of the file at `path`, whose (symlink-resolved) metadata is
 /// `meta`.
-pub fn mime_of(path: &Path, meta: &Metadata) -> &'static str {
+pub(crate) fn mime_of(path: &Path, meta: &Metadata) -> &'static str {
     let kind = meta.file_type();
     if kind.is_dir() {
         return "inode/directory";
@@ -44,7 +44,7 @@ pub fn mime_of(path: &Path, meta: &Metadata) -> &'static str {
 }
 
 /// The mime type of a file that starts with `head`.
-pub fn mime_of_bytes(head: &[u8]) -> &'static str {
+pub(crate) fn mime_of_bytes(head: &[u8]) -> &'static str {
     if let Some(kind) = infer::get(head) {
         return kind.mime_type();
     }
@@ -58,7 +58,7 @@ pub fn mime_of_bytes(head: &[u8]) -> &'static str {
 /// Text: no control bytes other than whitespace, backspace and escape (no
 /// NUL, no DEL). Bytes from 0x80 up are accepted, so UTF-8 (even a sequence
 /// cut by the sniff window) and 8-bit encodings such as Latin-1 count.
-pub fn looks_like_text(head: &[u8]) -> bool {
+pub(crate) fn looks_like_text(head: &[u8]) -> bool {
     head.iter().all(|&b| {
         (b >= 0x20 && b != 0x7f) || matches!(b, b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | 0x08 | 0x1b)
     })

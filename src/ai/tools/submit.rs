@@ -38,7 +38,7 @@ fn planned_dir(reason: &str) -> Value {
 }
 
 /// `submit_report` in the dir loop: the directory's summary.
-pub struct SubmitDirReport;
+pub(crate) struct SubmitDirReport;
 
 impl Tool for SubmitDirReport {
     fn name(&self) -> &'static str {
@@ -79,7 +79,7 @@ impl Tool for SubmitDirReport {
 }
 
 /// `submit_report` in synthesis: the verdict on the whole target.
-pub struct SubmitSynthesisReport;
+pub(crate) struct SubmitSynthesisReport;
 
 impl Tool for SubmitSynthesisReport {
     fn name(&self) -> &'static str {
@@ -115,7 +115,7 @@ impl Tool for SubmitSynthesisReport {
 }
 
 /// `submit_survey`: the survey pass's reconnaissance.
-pub struct SubmitSurvey;
+pub(crate) struct SubmitSurvey;
 
 impl Tool for SubmitSurvey {
     fn name(&self) -> &'static str {
@@ -161,7 +161,7 @@ impl Tool for SubmitSurvey {
 }
 
 /// `submit_plan`: the planning pass's allocation of turns.
-pub struct SubmitPlan;
+pub(crate) struct SubmitPlan;
 
 impl Tool for SubmitPlan {
     fn name(&self) -> &'static str {

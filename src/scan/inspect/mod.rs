@@ -43,7 +43,7 @@ pub(crate) struct FileFacts {
 pub(crate) struct Buffer(Vec<u8>);
 
 impl Buffer {
-    pub fn new() -> Buffer {
+    pub(super) fn new() -> Buffer {
         Buffer(vec![0; CHUNK])
     }
 }

@@ -108,7 +108,7 @@ impl TextKind {
 
 impl TextSniffer {
     /// True once enough bytes were seen to decide.
-    pub fn decided(&self) -> bool {
+    pub(super) fn decided(&self) -> bool {
         self.binary || self.seen >= TEXT_WINDOW
     }
 
@@ -117,7 +117,7 @@ impl TextSniffer {
     /// chunk); they are re-validated but not re-classified. Returns how many
     /// bytes at the end form an incomplete UTF-8 sequence that the caller
     /// should keep in front of the next chunk.
-    pub fn feed(&mut self, chunk: &[u8], carry: usize, at_eof: bool) -> usize {
+    pub(super) fn feed(&mut self, chunk: &[u8], carry: usize, at_eof: bool) -> usize {
         if self.decided() {
             return 0;
         }
@@ -156,7 +156,7 @@ impl TextSniffer {
     }
 
     /// The verdict; `head` is the file's first chunk (for the BOM).
-    pub fn kind(&self, head: &[u8]) -> TextKind {
+    pub(super) fn kind(&self, head: &[u8]) -> TextKind {
         if self.binary {
             TextKind::Binary
         } else if !self.non_ascii {

@@ -72,7 +72,7 @@ impl ApiErrorKind {
 
     /// The kind for an HTTP error status. `error_type` (the JSON body's
     /// `error.type`) only decides for statuses the API does not document.
-    pub fn from_status(status: u16, error_type: Option<&str>) -> ApiErrorKind {
+    pub(crate) fn from_status(status: u16, error_type: Option<&str>) -> ApiErrorKind {
         match status {
             400 => ApiErrorKind::InvalidRequest,
             401 => ApiErrorKind::Authentication,
@@ -90,7 +90,7 @@ impl ApiErrorKind {
     }
 
     /// The kind named by an API error type such as `overloaded_error`.
-    pub fn from_error_type(error_type: &str) -> Option<ApiErrorKind> {
+    pub(crate) fn from_error_type(error_type: &str) -> Option<ApiErrorKind> {
         Some(match error_type {
             "invalid_request_error" => ApiErrorKind::InvalidRequest,
             "authentication_error" => ApiErrorKind::Authentication,
@@ -110,7 +110,7 @@ impl ApiErrorKind {
     /// The request itself was accepted, so whatever the event says, sending it
     /// again may well succeed: types that would otherwise be final (say an
     /// `invalid_request_error` mid-stream) become [`ApiErrorKind::BrokenStream`].
-    pub fn from_stream_error_type(error_type: &str) -> ApiErrorKind {
+    pub(crate) fn from_stream_error_type(error_type: &str) -> ApiErrorKind {
         match ApiErrorKind::from_error_type(error_type) {
             Some(
                 kind
@@ -157,7 +157,7 @@ impl ApiError {
     }
 
     /// Attach the `request-id` unless one is already known.
-    pub fn with_request_id(mut self, request_id: Option<String>) -> ApiError {
+    pub(crate) fn with_request_id(mut self, request_id: Option<String>) -> ApiError {
         if self.request_id.is_none() {
             self.request_id = request_id;
         }
@@ -173,14 +173,14 @@ impl ApiError {
     /// True for a 404 whose body is the API's own `not_found_error`, which on
     /// `/v1/messages` names the model. Any other 404 (an HTML page, say) means
     /// the base URL points somewhere that is not the Messages API.
-    pub fn is_unknown_model(&self) -> bool {
+    pub(crate) fn is_unknown_model(&self) -> bool {
         self.is_not_found() && self.error_type.as_deref() == Some("not_found_error")
     }
 
     /// Build the error for a non-success HTTP response. `header` looks a
     /// response header up by lower-case name; `body` is what was read of the
     /// body (possibly nothing).
-    pub fn from_http_response<'a>(
+    pub(crate) fn from_http_response<'a>(
         status: u16,
         header: impl Fn(&str) -> Option<&'a str>,
         body: &[u8],
@@ -231,7 +231,7 @@ impl std::fmt::Display for ApiError {
 impl std::error::Error for ApiError {}
 
 /// A duration as people read it: `750ms`, `2s`, `1.5s`.
-pub fn format_wait(wait: Duration) -> String {
+pub(crate) fn format_wait(wait: Duration) -> String {
     let ms = wait.as_millis();
     if ms < 1000 {
         format!("{ms}ms")
@@ -337,7 +337,7 @@ fn find_ci(haystack: &str, needle: &str) -> Option<usize> {
 
 /// Collapse whitespace to single spaces, make control characters visible and
 /// cut to `max_chars` (with an ellipsis), so the text fits on one line.
-pub fn one_line_excerpt(text: &str, max_chars: usize) -> String {
+pub(crate) fn one_line_excerpt(text: &str, max_chars: usize) -> String {
     let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let escaped = crate::text::escape_control(&collapsed);
     let mut out: String = escaped.chars().take(max_chars).collect();

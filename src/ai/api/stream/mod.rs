@@ -35,7 +35,7 @@ use super::types::{ContentBlock, Response, StopDetails, StopReason, Usage};
 /// One event of the stream, as far as we care about it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum StreamEvent {
+pub(crate) enum StreamEvent {
     MessageStart {
         message: MessageStart,
     },
@@ -68,7 +68,7 @@ pub enum StreamEvent {
 
 /// The `message` of `message_start`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
-pub struct MessageStart {
+pub(crate) struct MessageStart {
     #[serde(default)]
     pub id: String,
     #[serde(default)]
@@ -79,7 +79,7 @@ pub struct MessageStart {
 
 /// A usage object whose fields may be missing or null.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-pub struct UsageUpdate {
+pub(crate) struct UsageUpdate {
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
     pub cache_creation_input_tokens: Option<u64>,
@@ -88,7 +88,7 @@ pub struct UsageUpdate {
 
 impl UsageUpdate {
     /// Overwrite the fields of `usage` that this update carries.
-    pub fn apply_to(&self, usage: &mut Usage) {
+    pub(crate) fn apply_to(&self, usage: &mut Usage) {
         let set = |field: &mut u64, value: Option<u64>| {
             if let Some(value) = value {
                 *field = value;
@@ -110,7 +110,7 @@ impl UsageUpdate {
 /// The `content_block` of `content_block_start`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum BlockStart {
+pub(crate) enum BlockStart {
     Text {
         #[serde(default)]
         text: String,
@@ -137,7 +137,11 @@ pub enum BlockStart {
 /// The `delta` of `content_block_delta`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum Delta {
+#[allow(
+    clippy::enum_variant_names,
+    reason = "each variant is named after the API's delta type"
+)]
+pub(crate) enum Delta {
     TextDelta {
         text: String,
     },
@@ -157,7 +161,7 @@ pub enum Delta {
 
 /// The `delta` of `message_delta`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
-pub struct MessageDeltaBody {
+pub(crate) struct MessageDeltaBody {
     #[serde(default)]
     pub stop_reason: Option<StopReason>,
     /// Why a refusal happened (`type`, `category`, `explanation`).
@@ -167,7 +171,7 @@ pub struct MessageDeltaBody {
 
 /// The `error` of an `error` event.
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
-pub struct StreamErrorBody {
+pub(crate) struct StreamErrorBody {
     #[serde(rename = "type", default)]
     pub kind: String,
     #[serde(default)]
@@ -188,7 +192,7 @@ const KNOWN_EVENTS: &[&str] = &[
 
 /// Give an SSE event its meaning. Unknown or empty events yield `None`; a
 /// known event with unreadable data is a broken stream.
-pub fn parse_event(sse: &SseEvent) -> Result<Option<StreamEvent>, ApiError> {
+pub(crate) fn parse_event(sse: &SseEvent) -> Result<Option<StreamEvent>, ApiError> {
     let name = sse.event.as_deref().unwrap_or("");
     let known = KNOWN_EVENTS.contains(&name);
     if sse.data.trim().is_empty() {
@@ -249,7 +253,7 @@ enum Slot {
 
 /// Folds [`StreamEvent`]s into a [`Response`]. See the module docs.
 #[derive(Debug, Default)]
-pub struct Accumulator {
+pub(crate) struct Accumulator {
     started: bool,
     stopped: bool,
     id: String,
@@ -262,17 +266,17 @@ pub struct Accumulator {
 }
 
 impl Accumulator {
-    pub fn new() -> Accumulator {
+    pub(crate) fn new() -> Accumulator {
         Accumulator::default()
     }
 
     /// True once `message_stop` has arrived.
-    pub fn is_complete(&self) -> bool {
+    pub(crate) fn is_complete(&self) -> bool {
         self.stopped
     }
 
     /// Fold in one event.
-    pub fn apply(&mut self, event: StreamEvent) -> Result<(), ApiError> {
+    pub(crate) fn apply(&mut self, event: StreamEvent) -> Result<(), ApiError> {
         match event {
             StreamEvent::MessageStart { message } => {
                 self.started = true;
@@ -321,7 +325,7 @@ impl Accumulator {
     }
 
     /// The assembled response. Fails unless `message_stop` arrived.
-    pub fn finish(mut self) -> Result<Response, ApiError> {
+    pub(crate) fn finish(mut self) -> Result<Response, ApiError> {
         if !self.stopped {
             return Err(broken(if self.started {
                 "the stream ended before message_stop"
@@ -499,13 +503,13 @@ fn parse_tool_input(name: &str, json: &str) -> Result<Value, ApiError> {
 
 /// Bytes in, [`Response`] out: an [`SseParser`] feeding an [`Accumulator`].
 #[derive(Debug, Default)]
-pub struct ResponseDecoder {
+pub(crate) struct ResponseDecoder {
     parser: SseParser,
     accumulator: Accumulator,
 }
 
 impl ResponseDecoder {
-    pub fn new() -> ResponseDecoder {
+    pub(crate) fn new() -> ResponseDecoder {
         ResponseDecoder {
             parser: SseParser::new(),
             accumulator: Accumulator::new(),
@@ -513,7 +517,7 @@ impl ResponseDecoder {
     }
 
     /// Feed the next chunk of the body. Stops at the first error.
-    pub fn push(&mut self, chunk: &[u8]) -> Result<(), ApiError> {
+    pub(crate) fn push(&mut self, chunk: &[u8]) -> Result<(), ApiError> {
         for sse in self.parser.push(chunk) {
             self.apply(&sse)?;
         }
@@ -521,12 +525,12 @@ impl ResponseDecoder {
     }
 
     /// True once `message_stop` has arrived; the rest of the body is noise.
-    pub fn is_complete(&self) -> bool {
+    pub(crate) fn is_complete(&self) -> bool {
         self.accumulator.is_complete()
     }
 
     /// The body has ended.
-    pub fn finish(mut self) -> Result<Response, ApiError> {
+    pub(crate) fn finish(mut self) -> Result<Response, ApiError> {
         if let Some(sse) = self.parser.finish() {
             self.apply(&sse)?;
         }
@@ -555,7 +559,7 @@ pub fn decode_all(body: &[u8]) -> Result<Response, ApiError> {
 /// Anthropic-compatible servers that ignore `stream: true`. Same rules as the
 /// stream: thinking blocks are kept, unknown blocks are skipped and tool
 /// input must be an object.
-pub fn response_from_message_json(body: &[u8]) -> Result<Response, ApiError> {
+pub(crate) fn response_from_message_json(body: &[u8]) -> Result<Response, ApiError> {
     let value: Value = serde_json::from_slice(body)
         .map_err(|err| broken(format!("unreadable JSON response: {err}")))?;
     if value.get("type").and_then(Value::as_str) == Some("error") {

@@ -51,48 +51,48 @@ use crate::text::format_thousands;
 
 /// `summary` of the stub written when the budget ran out before any file was
 /// cached.
-pub const INCOMPLETE_SUMMARY: &str =
+pub(crate) const INCOMPLETE_SUMMARY: &str =
     "Investigation incomplete — context budget reached before any files were processed.";
 /// `partial_reason` of a partial entry built from cached files.
-pub const PARTIAL_REASON: &str = "context budget reached";
+pub(crate) const PARTIAL_REASON: &str = "context budget reached";
 /// `partial_reason` of the stub.
-pub const INCOMPLETE_REASON: &str = "context budget reached before files processed";
+pub(crate) const INCOMPLETE_REASON: &str = "context budget reached before files processed";
 /// `summary` of the stub written when the turns ran out before any file was
 /// cached.
-pub const TURN_LIMIT_SUMMARY: &str =
+pub(crate) const TURN_LIMIT_SUMMARY: &str =
     "Investigation incomplete — turn limit reached before any files were processed.";
 /// `partial_reason` of a partial entry written when the turns ran out.
-pub const TURN_LIMIT_REASON: &str = "turn limit reached";
+pub(crate) const TURN_LIMIT_REASON: &str = "turn limit reached";
 /// `partial_reason` of the turn-limit stub.
-pub const TURN_LIMIT_STUB_REASON: &str = "turn limit reached before files processed";
+pub(crate) const TURN_LIMIT_STUB_REASON: &str = "turn limit reached before files processed";
 /// `summary` of the stub written when the model declined before any file
 /// was cached.
-pub const DECLINED_SUMMARY: &str =
+pub(crate) const DECLINED_SUMMARY: &str =
     "Investigation incomplete — the model declined before any files were processed.";
 /// `partial_reason` of a partial entry written when the model declined.
-pub const DECLINED_REASON: &str = "model declined";
+pub(crate) const DECLINED_REASON: &str = "model declined";
 /// `partial_reason` of the declined stub.
-pub const DECLINED_STUB_REASON: &str = "model declined before files processed";
+pub(crate) const DECLINED_STUB_REASON: &str = "model declined before files processed";
 /// Child-summary placeholder for a directory with no subdirectories.
-pub const LEAF_PLACEHOLDER: &str = "(none: this is a leaf directory)";
+pub(crate) const LEAF_PLACEHOLDER: &str = "(none: this is a leaf directory)";
 /// Child-summary placeholder when subdirectories exist but none has a summary.
-pub const UNINVESTIGATED_PLACEHOLDER: &str =
+pub(crate) const UNINVESTIGATED_PLACEHOLDER: &str =
     "(child directories exist but have not been investigated yet)";
 /// From this many turns before its limit, a loop is told how many remain.
-pub const NEAR_END_TURNS: u32 = 2;
+pub(crate) const NEAR_END_TURNS: u32 = 2;
 /// `partial_reason` of the entry salvaged for a unit's directory the agent
 /// did not summarize.
-pub const UNIT_MEMBER_REASON: &str = "the unit's agent wrote no summary of this directory";
+pub(crate) const UNIT_MEMBER_REASON: &str = "the unit's agent wrote no summary of this directory";
 /// `summary` of the stub for such a directory with no cached file either.
-pub const UNIT_MEMBER_SUMMARY: &str =
+pub(crate) const UNIT_MEMBER_SUMMARY: &str =
     "Investigation incomplete — the unit's agent summarized neither this directory nor its files.";
 /// The dir-entry field naming the unit (its top directory, relative) a
 /// folded directory was investigated in.
-pub const UNIT_FIELD: &str = "unit";
+pub(crate) const UNIT_FIELD: &str = "unit";
 
 /// What every dir loop of a run shares. Read-only once built, apart from the
 /// turn pool's counters.
-pub struct DirShared {
+pub(crate) struct DirShared {
     pub session: Arc<Session>,
     pub cache: Cache,
     pub progress: Progress,
@@ -111,7 +111,7 @@ pub struct DirShared {
 
 /// One assignment: a directory, with the directories folded into its unit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DirJob {
+pub(crate) struct DirJob {
     /// Absolute, canonical: the unit's top directory.
     pub dir: PathBuf,
     /// The directories below `dir` folded into its unit, leaf-first (none
@@ -124,29 +124,15 @@ pub struct DirJob {
 }
 
 impl DirJob {
-    /// A single directory.
-    pub fn single(dir: PathBuf, max_turns: u32, contents_changed: bool) -> DirJob {
-        DirJob {
-            changed: if contents_changed {
-                vec![dir.clone()]
-            } else {
-                Vec::new()
-            },
-            dir,
-            members: Vec::new(),
-            max_turns,
-        }
-    }
-
     /// Every directory of the assignment: `dir`, then the members.
-    pub fn dirs(&self) -> impl Iterator<Item = &PathBuf> {
+    pub(crate) fn dirs(&self) -> impl Iterator<Item = &PathBuf> {
         std::iter::once(&self.dir).chain(&self.members)
     }
 }
 
 /// How a dir loop ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LoopEnd {
+pub(crate) enum LoopEnd {
     /// The agent called `submit_report`.
     Submitted,
     /// Every turn (borrowed ones included) was used without a report; a
@@ -162,7 +148,7 @@ pub enum LoopEnd {
 
 /// Why a loop had to salvage a partial entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PartialCause {
+pub(crate) enum PartialCause {
     Budget,
     TurnLimit,
     /// A unit's directory the agent left without a dir entry.
@@ -172,7 +158,7 @@ pub enum PartialCause {
 
 impl PartialCause {
     /// `partial_reason` of an entry built from cached file summaries.
-    pub fn reason(self) -> &'static str {
+    pub(crate) fn reason(self) -> &'static str {
         match self {
             PartialCause::Budget => PARTIAL_REASON,
             PartialCause::TurnLimit => TURN_LIMIT_REASON,
@@ -182,7 +168,7 @@ impl PartialCause {
     }
 
     /// `partial_reason` of the stub written when no file was cached.
-    pub fn stub_reason(self) -> &'static str {
+    pub(crate) fn stub_reason(self) -> &'static str {
         match self {
             PartialCause::Budget => INCOMPLETE_REASON,
             PartialCause::TurnLimit => TURN_LIMIT_STUB_REASON,
@@ -192,7 +178,7 @@ impl PartialCause {
     }
 
     /// `summary` of that stub.
-    pub fn stub_summary(self) -> &'static str {
+    pub(crate) fn stub_summary(self) -> &'static str {
         match self {
             PartialCause::Budget => INCOMPLETE_SUMMARY,
             PartialCause::TurnLimit => TURN_LIMIT_SUMMARY,
@@ -204,7 +190,7 @@ impl PartialCause {
 
 /// What a dir loop produced.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DirOutcome {
+pub(crate) struct DirOutcome {
     pub dir: PathBuf,
     /// Shown name (relative; the target's name for the root).
     pub shown: String,
@@ -225,7 +211,10 @@ pub struct DirOutcome {
 /// one, and stamp each entry with the fingerprint its directory had when the
 /// loop started (a file edited mid-loop then shows as a change next run).
 /// Folded directories' entries also name their unit.
-pub async fn investigate_dir(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, PassError> {
+pub(crate) async fn investigate_dir(
+    shared: &DirShared,
+    job: &DirJob,
+) -> Result<DirOutcome, PassError> {
     let path = job.dir.to_string_lossy().into_owned();
     let fingerprints: Vec<(PathBuf, String)> = job
         .dirs()
@@ -299,7 +288,7 @@ fn missing_entries(cache: &Cache, target: &Path, members: &[PathBuf]) -> Vec<Str
 
 /// The reply to a unit's `submit_report` while some of its directories
 /// have no dir entry.
-pub fn missing_entries_message(missing: &[String]) -> String {
+pub(crate) fn missing_entries_message(missing: &[String]) -> String {
     format!(
         "Not accepted yet: these directories of your unit have no dir entry: {}. Write one \
          for each with write_cache (cache_type \"dir\"), then call submit_report again.",
@@ -357,7 +346,7 @@ fn stamp_entry(
 }
 
 /// The note appended to the next request when few turns remain.
-pub fn turns_left_note(remaining: u32) -> String {
+pub(crate) fn turns_left_note(remaining: u32) -> String {
     let turns = if remaining == 1 { "turn" } else { "turns" };
     format!(
         "[luminos] {remaining} {turns} left for this directory, this one included. \
@@ -532,7 +521,7 @@ async fn run_dir_loop(
 
 /// `completeness` from `submit_report`: missing → 0.0 (as the original),
 /// unreadable → none, otherwise clamped into [0, 1].
-pub fn report_completeness(input: &Value) -> Option<f64> {
+pub(crate) fn report_completeness(input: &Value) -> Option<f64> {
     match input.get("completeness") {
         None => Some(0.0),
         raw => unit_interval(raw),
@@ -543,7 +532,7 @@ pub fn report_completeness(input: &Value) -> Option<f64> {
 /// (redacted like `list_directory`'s, so a secret in a name is flagged) and
 /// the cached summaries of the subdirectories outside the assignment, then
 /// [`compose_dir_task`].
-pub fn dir_task(shared: &DirShared, job: &DirJob) -> Result<String, PassError> {
+pub(crate) fn dir_task(shared: &DirShared, job: &DirJob) -> Result<String, PassError> {
     let tools = ToolContext {
         target: &shared.target,
         cache: &shared.cache,
@@ -583,7 +572,7 @@ pub fn dir_task(shared: &DirShared, job: &DirJob) -> Result<String, PassError> {
 
 /// Each child directory's name with its dir entry (from `entry_of`), as
 /// [`compose_dir_task`] takes them.
-pub fn named_child_entries(
+pub(crate) fn named_child_entries(
     children: &[PathBuf],
     entry_of: impl Fn(&PathBuf) -> Option<Value>,
 ) -> Vec<(String, Option<Value>)> {
@@ -603,7 +592,7 @@ pub fn named_child_entries(
 /// with a cached entry; otherwise one of the two placeholders, so a parent is
 /// never told it is a leaf when its children simply have no summary yet.
 /// `children` are (name, cached entry) pairs of the discovered subdirectories.
-pub fn render_child_summaries(children: &[(String, Option<Value>)]) -> String {
+pub(crate) fn render_child_summaries(children: &[(String, Option<Value>)]) -> String {
     let lines: Vec<String> = children
         .iter()
         .filter_map(|(name, entry)| {
@@ -630,13 +619,9 @@ pub fn render_child_summaries(children: &[(String, Option<Value>)]) -> String {
 
 /// The directory's listing for its prompt (hidden names left out), as the
 /// `list_directory` tool shows it, so the agent need not spend a turn on it.
-pub fn dir_context(target: &Path, dir: &Path) -> String {
-    dir_context_in(target, dir, None)
-}
-
-/// [`dir_context`] within the run's scope: what the scan left out (ignored
-/// names, `-x` directories) is left out here too, and counted.
-pub fn dir_context_in(target: &Path, dir: &Path, scope: Option<&ScanFilter>) -> String {
+/// What the scan left out (ignored names, `-x` directories) is left out here
+/// too, and counted.
+pub(crate) fn dir_context_in(target: &Path, dir: &Path, scope: Option<&ScanFilter>) -> String {
     match scoped_listing(target, dir, false, scope) {
         Ok(listing) if listing.lines.is_empty() && listing.left_out == 0 => "(empty)".to_string(),
         Ok(listing) => format!("Directory contents:\n{}", listing.text()),
@@ -655,7 +640,7 @@ pub(crate) fn frame_child_summaries(rendered: String) -> String {
 }
 
 /// Names in `dir` that are not hidden: the entry's `child_count`.
-pub fn visible_child_count(dir: &Path) -> usize {
+pub(crate) fn visible_child_count(dir: &Path) -> usize {
     std::fs::read_dir(dir)
         .map(|entries| {
             entries
@@ -667,7 +652,7 @@ pub fn visible_child_count(dir: &Path) -> usize {
 }
 
 /// The dir entry the orchestrator writes from a `submit_report`.
-pub fn report_entry(
+pub(crate) fn report_entry(
     target: &Path,
     dir: &Path,
     summary: &str,
@@ -693,7 +678,7 @@ pub fn report_entry(
 /// The file entries of files directly in `dir`, ordered by path, from
 /// entries located by their keys ([`Cache::located_entries`]): what an agent
 /// wrote into an entry's fields never moves it to another directory.
-pub fn direct_file_entries<'a>(
+pub(crate) fn direct_file_entries<'a>(
     dir: &Path,
     located: &'a [(PathBuf, Value)],
 ) -> Vec<(&'a Path, &'a Value)> {
@@ -710,7 +695,7 @@ pub fn direct_file_entries<'a>(
 /// carries. From the directory's cached file entries (each with the path it
 /// is keyed by): their summaries joined, their notable files listed relative
 /// to the target. With none: the "incomplete" stub and an empty summary.
-pub fn build_partial_entry(
+pub(crate) fn build_partial_entry(
     target: &Path,
     dir: &Path,
     file_entries: &[(&Path, &Value)],
@@ -761,7 +746,7 @@ pub fn build_partial_entry(
 /// Write the partial entry for `dir` unless a dir entry already exists.
 /// Returns the partial summary ("" when nothing was written or there was
 /// nothing to summarize).
-pub fn flush_partial_dir_entry(
+pub(crate) fn flush_partial_dir_entry(
     cache: &Cache,
     target: &Path,
     dir: &Path,
@@ -789,7 +774,9 @@ pub fn flush_partial_dir_entry(
 
 mod task;
 
-pub use task::{UNIT_FRAME, compose_dir_task, dir_system_prompt, outside_children};
+pub use task::UNIT_FRAME;
+
+pub(crate) use task::{compose_dir_task, dir_system_prompt, outside_children};
 
 #[cfg(test)]
 mod tests;

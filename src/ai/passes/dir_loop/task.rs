@@ -27,7 +27,7 @@ pub const UNIT_FRAME: &str = "directories of this unit";
 
 /// The dir system prompt of a run: the instructions and the survey block
 /// (framed as untrusted data: a model's reading of the target's names).
-pub fn dir_system_prompt(survey_block: &str) -> Result<String, PassError> {
+pub(crate) fn dir_system_prompt(survey_block: &str) -> Result<String, PassError> {
     Ok(DirPrompt {
         survey_context: &frame_survey_block(survey_block),
     }
@@ -36,7 +36,11 @@ pub fn dir_system_prompt(survey_block: &str) -> Result<String, PassError> {
 
 /// The discovered subdirectories of the assignment's directories that are
 /// not part of it, sorted: the loops whose summaries it reads.
-pub fn outside_children(children: &ChildIndex, root: &Path, members: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn outside_children(
+    children: &ChildIndex,
+    root: &Path,
+    members: &[PathBuf],
+) -> Vec<PathBuf> {
     let inside = |dir: &Path| dir == root || members.iter().any(|m| m == dir);
     let mut outside: Vec<PathBuf> = std::iter::once(root)
         .chain(members.iter().map(PathBuf::as_path))
@@ -56,7 +60,7 @@ pub fn outside_children(children: &ChildIndex, root: &Path, members: &[PathBuf])
 /// framed as untrusted data, the unit's directory names too, and the
 /// directory's names are escaped to one line. The root's absolute path is
 /// the only absolute path in the result.
-pub fn compose_dir_task(
+pub(crate) fn compose_dir_task(
     target: &Path,
     root: &Path,
     members: &[PathBuf],

@@ -33,14 +33,14 @@ use crate::progress::Progress;
 use crate::text::escape_line;
 
 /// The name of the saved group summaries (see [`crate::cache`]).
-pub const GROUPS_FILE: &str = SYNTHESIS_GROUPS_FILE;
+pub(crate) const GROUPS_FILE: &str = SYNTHESIS_GROUPS_FILE;
 /// Sections are never cut shorter than this many bytes.
-pub const MIN_SECTION_BYTES: u64 = 240;
+pub(super) const MIN_SECTION_BYTES: u64 = 240;
 /// A part's label names at most this many of its inputs.
 const LABEL_NAMES: usize = 3;
 
 /// What a synthesis needs besides its entries.
-pub struct SynthesisRun<'a> {
+pub(crate) struct SynthesisRun<'a> {
     pub session: &'a Session,
     pub cache: &'a Cache,
     pub progress: &'a Progress,
@@ -58,7 +58,7 @@ pub struct SynthesisRun<'a> {
 
 /// What [`synthesize`] did.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Synthesized {
+pub(crate) struct Synthesized {
     pub outcome: SynthesisOutcome,
     /// Levels below the verdict (0: one call).
     pub levels: usize,
@@ -96,7 +96,7 @@ fn cut(text: &str, max_bytes: u64) -> String {
 
 /// How a synthesis over some entries is laid out.
 #[derive(Debug, Clone)]
-pub struct LaidOut {
+pub(crate) struct LaidOut {
     /// Level 1's inputs: each entry's section, cut, in tree order.
     inputs: Vec<Input>,
     /// Their sizes.
@@ -109,7 +109,7 @@ pub struct LaidOut {
 /// Lay out a synthesis over `entries` for calls of `capacity`: sections cut
 /// to a quarter of a call, then shorter while the calls would cost more
 /// than `money_left` (on `terms`).
-pub fn lay_out(
+pub(crate) fn lay_out(
     entries: &[Value],
     capacity: Capacity,
     tokens_per_byte: f64,
@@ -172,7 +172,7 @@ pub fn lay_out(
 
 /// Synthesize over `entries` (the entries the synthesis reads, in report
 /// order): in one call when they fit uncut, else in levels.
-pub async fn synthesize(
+pub(crate) async fn synthesize(
     run: &SynthesisRun<'_>,
     entries: &[Value],
 ) -> Result<Synthesized, PassError> {

@@ -39,17 +39,17 @@ use crate::ai::{PassError, record_refusal, stop_for_api_error};
 use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::text::escape_line;
-pub use levels::{GROUPS_FILE, LaidOut, SynthesisRun, Synthesized, lay_out, synthesize};
+pub(crate) use levels::{LaidOut, SynthesisRun, lay_out, synthesize};
 
 /// Turns the synthesis pass may take.
-pub const SYNTHESIS_MAX_TURNS: u32 = 5;
+pub(crate) const SYNTHESIS_MAX_TURNS: u32 = 5;
 
 /// The `directory` name of synthesis tool calls in `investigation.log`.
-pub const SYNTHESIS_LOG_NAME: &str = "(synthesis)";
+pub(crate) const SYNTHESIS_LOG_NAME: &str = "(synthesis)";
 
 /// Dir entries in report order: the root first, then top-down (the reverse of
 /// the leaf-first investigation order).
-pub fn report_order(mut entries: Vec<Value>) -> Vec<Value> {
+pub(crate) fn report_order(mut entries: Vec<Value>) -> Vec<Value> {
     fn key(entry: &Value) -> (usize, String) {
         match entry.get("relative_path").and_then(Value::as_str) {
             None | Some("" | ".") => (0, String::new()),
@@ -65,7 +65,7 @@ pub fn report_order(mut entries: Vec<Value>) -> Vec<Value> {
 /// only where its parent's entry is not mechanical too (the parent's
 /// already describes its subtree). Without mechanical entries, that is
 /// every entry.
-pub fn synthesis_entries(
+pub(crate) fn synthesis_entries(
     target: &Path,
     dirs: &[PathBuf],
     entries: &HashMap<PathBuf, Value>,
@@ -83,7 +83,7 @@ pub fn synthesis_entries(
 }
 
 /// The `summaries_text` block: one section per dir entry.
-pub fn render_summaries(entries: &[Value]) -> String {
+pub(crate) fn render_summaries(entries: &[Value]) -> String {
     if entries.is_empty() {
         return "(none)".to_string();
     }
@@ -114,7 +114,7 @@ pub fn render_summaries(entries: &[Value]) -> String {
 
 /// The mechanical report: the first non-empty summary as the brief, every
 /// non-empty summary as `**<dir>/**: <summary>` paragraphs.
-pub fn synthesize_from_cache(entries: &[Value]) -> (String, String) {
+pub(crate) fn synthesize_from_cache(entries: &[Value]) -> (String, String) {
     if entries.is_empty() {
         return (
             "(AI analysis incomplete — no data was cached)".to_string(),
@@ -150,7 +150,7 @@ pub fn synthesize_from_cache(entries: &[Value]) -> (String, String) {
 /// The synthesis prompt over `entries` (in report order); the summaries are
 /// framed as untrusted data, and each directory heading is escaped to one
 /// line.
-pub fn synthesis_prompt(target: &str, entries: &[Value]) -> Result<String, PassError> {
+pub(crate) fn synthesis_prompt(target: &str, entries: &[Value]) -> Result<String, PassError> {
     let rendered = render_summaries(entries);
     let summaries_text = if entries.is_empty() {
         rendered
@@ -166,7 +166,7 @@ pub fn synthesis_prompt(target: &str, entries: &[Value]) -> Result<String, PassE
 
 /// What the synthesis pass produced.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct SynthesisOutcome {
+pub(crate) struct SynthesisOutcome {
     pub brief: String,
     pub detailed: String,
     /// The model submitted it (not the mechanical fallback, not an API
@@ -176,7 +176,7 @@ pub struct SynthesisOutcome {
 
 /// How one synthesis conversation ended.
 #[derive(Debug, Clone, PartialEq)]
-pub enum CallEnd {
+pub(crate) enum CallEnd {
     /// `submit_report` with this input.
     Submitted(Value),
     /// The API failed (after retries); the line was printed.
@@ -195,7 +195,7 @@ pub enum CallEnd {
 /// summary (`routine`) is condensing, not judgment: it thinks as little as
 /// the model allows, as the directory loops do; the verdict keeps the
 /// model's default.
-pub async fn converse(
+pub(crate) async fn converse(
     session: &Session,
     cache: &Cache,
     progress: &Progress,
@@ -211,7 +211,11 @@ pub async fn converse(
         Printer::Pass(progress.clone()),
     )
     .expecting_one_call();
-    let mut agent = if routine { agent.as_routine() } else { agent };
+    let mut agent = if routine {
+        agent.for_routine_work()
+    } else {
+        agent
+    };
     for turn in 1..=SYNTHESIS_MAX_TURNS {
         match agent.turn(session, cache, SYNTHESIS_LOG_NAME, turn).await {
             Ok(step) => match step.outcome {
@@ -237,7 +241,7 @@ pub async fn converse(
 
 /// Run the synthesis pass over `entries` (the live dir entries, in report
 /// order) in one call.
-pub async fn run_synthesis(
+pub(crate) async fn run_synthesis(
     session: &Session,
     cache: &Cache,
     progress: &Progress,
@@ -289,7 +293,7 @@ fn mechanical_synthesis(entries: &[Value]) -> SynthesisOutcome {
 
 /// A digest of the dir entries a synthesis reads: any change to any entry
 /// (a new summary, a new timestamp, one entry more or less) changes it.
-pub fn entries_digest(entries: &[Value]) -> String {
+pub(crate) fn entries_digest(entries: &[Value]) -> String {
     let mut hasher = Sha256::new();
     for entry in entries {
         hasher.update(entry.to_string().as_bytes());
@@ -299,7 +303,7 @@ pub fn entries_digest(entries: &[Value]) -> String {
 }
 
 /// `synthesis.json`'s content for `outcome` built from entries with `digest`.
-pub fn saved_synthesis(outcome: &SynthesisOutcome, digest: &str, now: &str) -> Value {
+pub(crate) fn saved_synthesis(outcome: &SynthesisOutcome, digest: &str, now: &str) -> Value {
     json!({
         "brief": outcome.brief,
         "detailed": outcome.detailed,
@@ -309,7 +313,7 @@ pub fn saved_synthesis(outcome: &SynthesisOutcome, digest: &str, now: &str) -> V
 }
 
 /// The saved synthesis, if it was built from entries with `digest`.
-pub fn reusable_synthesis(saved: Option<&Value>, digest: &str) -> Option<SynthesisOutcome> {
+pub(crate) fn reusable_synthesis(saved: Option<&Value>, digest: &str) -> Option<SynthesisOutcome> {
     let saved = saved?;
     if saved.get("entries_digest").and_then(Value::as_str) != Some(digest) {
         return None;

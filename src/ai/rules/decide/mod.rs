@@ -52,43 +52,43 @@ use super::units::{Unit, fold_units, unit_turns};
 
 mod saved;
 
-pub use saved::{SavedLoop, SavedWork};
+pub(crate) use saved::{SavedLoop, SavedWork};
 
 /// `--budget` when none is given, in US dollars.
-pub const DEFAULT_BUDGET_USD: f64 = 5.0;
+pub(crate) const DEFAULT_BUDGET_USD: f64 = 5.0;
 /// Turns a single-directory loop is expected to take (one more per folded
 /// directory), capped by its allotment.
-pub const EXPECTED_TURNS: u32 = 5;
+pub(crate) const EXPECTED_TURNS: u32 = 5;
 /// Files a loop is expected to read in its own directory (the prompt sends
 /// it to the files that explain the rest first), at most all of them.
-pub const EXPECTED_READS: u64 = 8;
+pub(crate) const EXPECTED_READS: u64 = 8;
 /// ...and in each directory folded into its unit.
-pub const EXPECTED_READS_PER_FOLDED: u64 = 3;
+pub(crate) const EXPECTED_READS_PER_FOLDED: u64 = 3;
 /// Output of one directory summary written by a loop (about 1,200
 /// characters).
-pub const SUMMARY_OUTPUT_TOKENS: u64 = 400;
+pub(crate) const SUMMARY_OUTPUT_TOKENS: u64 = 400;
 /// Share of a binding budget (after survey and planning) kept for the
 /// synthesis.
-pub const SYNTHESIS_SHARE: f64 = 0.2;
+pub(crate) const SYNTHESIS_SHARE: f64 = 0.2;
 /// The survey call's prompt, before it is rendered.
-pub const SURVEY_PROMPT_TOKENS: u64 = 4_000;
+pub(crate) const SURVEY_PROMPT_TOKENS: u64 = 4_000;
 /// The planning call's prompt (its tree or condensed map), before it is
 /// rendered.
-pub const PLANNING_PROMPT_TOKENS: u64 = 12_000;
+pub(crate) const PLANNING_PROMPT_TOKENS: u64 = 12_000;
 /// An assignment's fixed text besides its listings and summaries.
-pub const TASK_BYTES: u64 = 1_200;
+pub(crate) const TASK_BYTES: u64 = 1_200;
 /// A child summary in an assignment, and a directory's section in the
 /// synthesis, for a summary not written yet.
-pub const SECTION_BYTES: u64 = 800;
+pub(crate) const SECTION_BYTES: u64 = 800;
 /// A mechanical summary's section in the synthesis.
-pub const MECHANICAL_SECTION_BYTES: u64 = 700;
+pub(crate) const MECHANICAL_SECTION_BYTES: u64 = 700;
 /// A group summary (about 300 words, asked for) as its call writes it and
 /// the next synthesis level reads it.
-pub const GROUP_OUTPUT_TOKENS: u64 = 800;
+pub(crate) const GROUP_OUTPUT_TOKENS: u64 = 800;
 
 /// What a run knows before it decides.
 #[derive(Debug, Clone, Copy)]
-pub struct Facts<'a> {
+pub(crate) struct Facts<'a> {
     /// The canonical target.
     pub target: &'a Path,
     /// Every discovered directory, leaf-first.
@@ -121,7 +121,7 @@ pub struct Facts<'a> {
 
 /// What a pass does this run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PassChoice {
+pub(crate) enum PassChoice {
     /// Call the model.
     Run,
     /// Read the saved result back.
@@ -134,7 +134,7 @@ pub enum PassChoice {
 
 /// One loop of the run.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PlannedLoop {
+pub(crate) struct PlannedLoop {
     pub unit: Unit,
     pub turns: u32,
     pub tier: Tier,
@@ -147,7 +147,7 @@ pub struct PlannedLoop {
 
 /// What the budget decided.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BudgetPlan {
+pub(crate) struct BudgetPlan {
     pub limit: Option<f64>,
     /// The budget shaped the work: units were folded, or directories are
     /// summarised mechanically.
@@ -168,7 +168,7 @@ pub struct BudgetPlan {
 
 /// How the synthesis is expected to go.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SynthesisPlan {
+pub(crate) struct SynthesisPlan {
     /// The saved synthesis holds (nothing changes this run).
     pub reused: bool,
     /// The projected layout (none below the verdict when all fits).
@@ -179,7 +179,7 @@ pub struct SynthesisPlan {
 
 /// What a run will do.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Decision {
+pub(crate) struct Decision {
     pub tiny: bool,
     pub survey: PassChoice,
     pub planning: PassChoice,
@@ -201,7 +201,7 @@ pub struct Decision {
 
 impl Decision {
     /// The work this run decided, to save for a run that resumes it.
-    pub fn work(&self) -> SavedWork {
+    pub(crate) fn work(&self) -> SavedWork {
         SavedWork {
             budget: self.budget.limit,
             loops: self
@@ -216,13 +216,8 @@ impl Decision {
         }
     }
 
-    /// Directories investigated by a loop of their own.
-    pub fn looped(&self) -> usize {
-        self.loops.len()
-    }
-
     /// Directories folded into another directory's loop.
-    pub fn folded(&self) -> usize {
+    pub(crate) fn folded(&self) -> usize {
         self.loops.iter().map(|l| l.unit.members.len()).sum()
     }
 }
@@ -230,7 +225,7 @@ impl Decision {
 /// Decide what a run over `facts` does. `proposal` is the planner's plan
 /// when this run just made one; otherwise the saved plan is used when it is
 /// reused, and the default plan else.
-pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
+pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
     let tiny = should_skip_survey(facts.total_files, facts.dirs.len());
     let first_look = classify(facts.dirs, facts.states);
     let stale = !first_look.stale.is_empty();
@@ -475,7 +470,7 @@ fn pass_cost(terms: &ModelTerms, choice: PassChoice, prompt: u64, output: u64) -
 /// Apply `plan` to the stale directories. A directory the plan skips is
 /// settled: it does not make its parents stale, so a rerun over an
 /// unchanged tree has nothing to do even when the plan skipped something.
-pub fn settle_plan(
+pub(crate) fn settle_plan(
     all_dirs: &[PathBuf],
     states: &HashMap<PathBuf, DirState>,
     first_look: &Freshness,
@@ -543,7 +538,7 @@ impl LoopCosts<'_, '_> {
 /// that explain the rest ([`EXPECTED_READS`] of its directory, and
 /// [`EXPECTED_READS_PER_FOLDED`] of each folded one), not every file; each
 /// as `read_file` returns it by default (up to 4 KiB).
-pub fn expected_read_bytes(stats: &TreeStats, unit: &Unit) -> u64 {
+pub(crate) fn expected_read_bytes(stats: &TreeStats, unit: &Unit) -> u64 {
     let (mut read, mut files) = (0u64, 0u64);
     for dir in unit.dirs() {
         let dir = stats.of(dir);
@@ -593,7 +588,7 @@ fn rank(
     let tier_rank = match tier {
         Tier::Priority => 0,
         Tier::Default => 1,
-        Tier::Shallow | Tier::Skip => 2,
+        Tier::Shallow => 2,
     };
     let (source, files) = unit.dirs().fold((0u64, 0u64), |(s, f), dir| {
         let stats = facts.stats.of(dir);
@@ -615,7 +610,7 @@ fn rank(
 /// model wrote, and a mechanical one only where no mechanical parent
 /// already describes its subtree (`parent_mechanical`: whether the parent's
 /// entry is mechanical, `None` without a parent entry).
-pub fn in_synthesis(mechanical: bool, parent_mechanical: Option<bool>) -> bool {
+pub(crate) fn in_synthesis(mechanical: bool, parent_mechanical: Option<bool>) -> bool {
     !mechanical || parent_mechanical != Some(true)
 }
 
@@ -683,7 +678,7 @@ fn project_synthesis(
 /// each reads its inputs (plus the prompt's own text) once, as plain input,
 /// thinks (a group as routine work, the verdict as a judgment call), and
 /// writes its summary or the verdict.
-pub fn synthesis_cost(sections: &[Section], layout: &Layout, terms: &ModelTerms) -> f64 {
+pub(crate) fn synthesis_cost(sections: &[Section], layout: &Layout, terms: &ModelTerms) -> f64 {
     let calls = levels::call_inputs(sections, layout, GROUP_OUTPUT_TOKENS);
     let verdict = calls.len() - 1;
     calls

@@ -19,14 +19,14 @@ use super::super::units::Unit;
 
 /// One saved loop.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SavedLoop {
+pub(crate) struct SavedLoop {
     pub unit: Unit,
     pub turns: u32,
 }
 
 /// The work of a run.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SavedWork {
+pub(crate) struct SavedWork {
     /// The `--budget` it was decided under.
     pub budget: Option<f64>,
     pub loops: Vec<SavedLoop>,
@@ -36,7 +36,7 @@ pub struct SavedWork {
 impl SavedWork {
     /// This work with `older`'s for the directories this one does not
     /// cover.
-    pub fn merged_over(mut self, older: Option<&SavedWork>) -> SavedWork {
+    pub(crate) fn merged_over(mut self, older: Option<&SavedWork>) -> SavedWork {
         let Some(older) = older else {
             return self;
         };
@@ -71,7 +71,7 @@ impl SavedWork {
     /// The saved loops and mechanical directories among `order` (the
     /// directories left to do, children first), in `order`'s order; `None`
     /// unless it covers every one of them.
-    pub fn resume(&self, order: &[PathBuf]) -> Option<(Vec<SavedLoop>, Vec<PathBuf>)> {
+    pub(crate) fn resume(&self, order: &[PathBuf]) -> Option<(Vec<SavedLoop>, Vec<PathBuf>)> {
         let position: HashMap<&Path, usize> = order
             .iter()
             .enumerate()
@@ -125,7 +125,7 @@ impl SavedWork {
     }
 
     /// The `work_plan.json` document, paths relative to `target`.
-    pub fn to_value(&self, target: &Path) -> Value {
+    pub(crate) fn to_value(&self, target: &Path) -> Value {
         let rel = |d: &PathBuf| relative(target, d);
         json!({
             "budget_usd": self.budget,
@@ -139,7 +139,7 @@ impl SavedWork {
     }
 
     /// Read a `work_plan.json` document back; `None` when it is not one.
-    pub fn from_value(value: &Value, target: &Path) -> Option<SavedWork> {
+    pub(crate) fn from_value(value: &Value, target: &Path) -> Option<SavedWork> {
         let abs = |rel: &Value| -> Option<PathBuf> {
             match rel.as_str()? {
                 "." => Some(target.to_path_buf()),

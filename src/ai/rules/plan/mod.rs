@@ -22,20 +22,20 @@ use serde_json::{Value, json};
 use crate::ai::passes::survey::string_field;
 
 /// Turns for a directory the plan does not mention.
-pub const DEFAULT_TURNS: u32 = 10;
+pub(crate) const DEFAULT_TURNS: u32 = 10;
 /// Turns for a shallow directory.
-pub const SHALLOW_TURNS: u32 = 5;
+pub(crate) const SHALLOW_TURNS: u32 = 5;
 /// No directory gets more turns than this.
-pub const MAX_TURNS_CEILING: u32 = 25;
+pub(crate) const MAX_TURNS_CEILING: u32 = 25;
 /// A priority entry without `suggested_turns` gets this many.
-pub const PRIORITY_FALLBACK_TURNS: u32 = 15;
+pub(crate) const PRIORITY_FALLBACK_TURNS: u32 = 15;
 /// The planner's global budget is this many turns per directory.
-pub const BASE_TURNS_PER_DIR: u32 = 10;
+pub(crate) const BASE_TURNS_PER_DIR: u32 = 10;
 
 /// `leaf-first` or `priority-first`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum InvestigationOrder {
+pub(crate) enum InvestigationOrder {
     #[default]
     LeafFirst,
     PriorityFirst,
@@ -50,7 +50,7 @@ impl InvestigationOrder {
         }
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             InvestigationOrder::LeafFirst => "leaf-first",
             InvestigationOrder::PriorityFirst => "priority-first",
@@ -60,7 +60,7 @@ impl InvestigationOrder {
 
 /// A directory the planner wants investigated deeply.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PriorityDir {
+pub(crate) struct PriorityDir {
     pub path: String,
     pub reason: String,
     pub suggested_turns: u32,
@@ -68,14 +68,14 @@ pub struct PriorityDir {
 
 /// A shallow or skipped directory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TierDir {
+pub(crate) struct TierDir {
     pub path: String,
     pub reason: String,
 }
 
 /// A plan, as `submit_plan` proposes it and `plan.json` stores it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub priority_dirs: Vec<PriorityDir>,
     pub shallow_dirs: Vec<TierDir>,
     pub skip_dirs: Vec<TierDir>,
@@ -86,7 +86,7 @@ pub struct Plan {
 impl Plan {
     /// The plan used when planning is skipped or fails: nothing overridden,
     /// leaf-first.
-    pub fn default_plan() -> Plan {
+    pub(crate) fn default_plan() -> Plan {
         Plan::default()
     }
 
@@ -94,7 +94,7 @@ impl Plan {
     /// without a string path are dropped, `suggested_turns` is read as
     /// [`normalize_turns`] says (not capped: [`apply_plan`] caps it), and any
     /// other missing field takes its default.
-    pub fn from_value(value: &Value) -> Plan {
+    pub(crate) fn from_value(value: &Value) -> Plan {
         Plan {
             priority_dirs: entries(value, "priority_dirs")
                 .map(|(path, reason, raw)| PriorityDir {
@@ -112,7 +112,8 @@ impl Plan {
         }
     }
 
-    pub fn to_value(&self) -> Value {
+    #[cfg(test)]
+    pub(crate) fn to_value(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 }
@@ -121,7 +122,7 @@ impl Plan {
 /// keys with the planner's values as they came (so a `suggested_turns` of 40
 /// stays 40; the cap of 25 is applied by [`apply_plan`] and shows in
 /// `plan_evaluation.json`), and the original's defaults for missing ones.
-pub fn proposal_document(input: &Value) -> Value {
+pub(crate) fn proposal_document(input: &Value) -> Value {
     let given = |key: &str| input.get(key).filter(|value| !value.is_null()).cloned();
     json!({
         "priority_dirs": given("priority_dirs").unwrap_or_else(|| json!([])),
@@ -157,7 +158,7 @@ fn tier_dirs(value: &Value, key: &str) -> Vec<TierDir> {
 /// A planner's `suggested_turns`, made usable: missing → 15; numbers and
 /// numeric strings are rounded, and at least 1; anything else → 15. The
 /// ceiling of 25 is not applied here but when the plan is applied.
-pub fn normalize_turns(raw: Option<&Value>) -> u32 {
+pub(crate) fn normalize_turns(raw: Option<&Value>) -> u32 {
     let number = match raw {
         Some(Value::Number(n)) => n.as_f64(),
         Some(Value::String(s)) => s.trim().parse::<f64>().ok(),
@@ -172,28 +173,26 @@ pub fn normalize_turns(raw: Option<&Value>) -> u32 {
 
 /// Which tier a directory ended up in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Tier {
+pub(crate) enum Tier {
     Priority,
     Default,
     Shallow,
-    Skip,
 }
 
 impl Tier {
     /// The `planned_tier` value in `plan_evaluation.json`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Tier::Priority => "priority",
             Tier::Default => "default",
             Tier::Shallow => "shallow",
-            Tier::Skip => "skip",
         }
     }
 }
 
 /// A plan applied to the directories of this run.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct AppliedPlan {
+pub(crate) struct AppliedPlan {
     /// The directories to investigate, in order.
     pub order: Vec<PathBuf>,
     /// Turns per directory in `order`.
@@ -208,17 +207,17 @@ pub struct AppliedPlan {
 
 impl AppliedPlan {
     /// Turns for `dir` (the default when the plan said nothing).
-    pub fn turns_for(&self, dir: &Path) -> u32 {
+    pub(crate) fn turns_for(&self, dir: &Path) -> u32 {
         self.turns.get(dir).copied().unwrap_or(DEFAULT_TURNS)
     }
 
     /// Tier of `dir`.
-    pub fn tier_of(&self, dir: &Path) -> Tier {
+    pub(crate) fn tier_of(&self, dir: &Path) -> Tier {
         self.tiers.get(dir).copied().unwrap_or(Tier::Default)
     }
 
     /// Count of directories in `order` in `tier`.
-    pub fn count(&self, tier: Tier) -> usize {
+    pub(crate) fn count(&self, tier: Tier) -> usize {
         self.order
             .iter()
             .filter(|d| self.tier_of(d) == tier)
@@ -238,7 +237,7 @@ impl AppliedPlan {
 /// - `priority-first` orders the priority band, then the default band, then
 ///   the shallow band, each keeping leaf-first order; both orders then put
 ///   every directory after the directories below it ([`children_first`]).
-pub fn apply_plan(
+pub(crate) fn apply_plan(
     all_dirs: &[PathBuf],
     to_investigate: &[PathBuf],
     plan: &Plan,
@@ -312,7 +311,11 @@ pub fn apply_plan(
 /// The tier the plan names each directory with (priority or shallow;
 /// shallow wins when a directory is named in both, as in [`apply_plan`]).
 /// Directories the plan does not name are absent.
-pub fn named_tiers(all_dirs: &[PathBuf], plan: &Plan, target: &Path) -> HashMap<PathBuf, Tier> {
+pub(crate) fn named_tiers(
+    all_dirs: &[PathBuf],
+    plan: &Plan,
+    target: &Path,
+) -> HashMap<PathBuf, Tier> {
     let lookup = relative_lookup(all_dirs, target);
     let resolve = |rel: &str| lookup.get(rel.trim_end_matches('/')).cloned();
     let mut tiers = HashMap::new();
@@ -356,7 +359,7 @@ fn relative_lookup(all_dirs: &[PathBuf], target: &Path) -> HashMap<String, PathB
 /// descendants in the list, otherwise keeping `preferred`'s order: at each
 /// step, take the earliest directory whose listed descendants are all done.
 /// This is the order a dependency-graph scheduler produces with one worker.
-pub fn children_first(preferred: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn children_first(preferred: &[PathBuf]) -> Vec<PathBuf> {
     let index: HashMap<&Path, usize> = preferred
         .iter()
         .enumerate()
@@ -391,7 +394,7 @@ pub fn children_first(preferred: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// The plan summary line, when there is something to say.
-pub fn plan_summary_line(applied: &AppliedPlan) -> Option<String> {
+pub(crate) fn plan_summary_line(applied: &AppliedPlan) -> Option<String> {
     let priority = applied.count(Tier::Priority);
     let skipped = applied.skipped.len();
     if priority == 0 && skipped == 0 {
@@ -404,7 +407,7 @@ pub fn plan_summary_line(applied: &AppliedPlan) -> Option<String> {
 }
 
 /// The warning for plan paths that matched nothing (one line), if any.
-pub fn unmatched_warning(applied: &AppliedPlan) -> Option<String> {
+pub(crate) fn unmatched_warning(applied: &AppliedPlan) -> Option<String> {
     (!applied.unmatched.is_empty()).then(|| {
         format!(
             "Warning: plan referenced unknown dirs: {}",
@@ -415,7 +418,7 @@ pub fn unmatched_warning(applied: &AppliedPlan) -> Option<String> {
 
 /// How one dir loop used its turns.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Utilization {
+pub(crate) struct Utilization {
     /// Relative path as shown (the target's name for the root).
     pub dir: String,
     pub tier: Tier,
@@ -432,7 +435,7 @@ pub struct Utilization {
 
 /// Round to 2 decimal places as Python's `round(x, 2)` does (exact value,
 /// ties to even).
-pub fn round2(x: f64) -> f64 {
+pub(crate) fn round2(x: f64) -> f64 {
     format!("{x:.2}").parse().unwrap_or(x)
 }
 
@@ -447,7 +450,7 @@ fn ratio(used: u32, allocated: u32) -> Value {
 }
 
 /// The `plan_evaluation.json` document: the original's schema and rounding.
-pub fn plan_evaluation(
+pub(crate) fn plan_evaluation(
     order: InvestigationOrder,
     records: &[Utilization],
     evaluated_at: &str,
@@ -486,7 +489,7 @@ pub fn plan_evaluation(
 }
 
 /// `Plan evaluation: 87/120 turns used (72% utilization)`.
-pub fn utilization_line(evaluation: &Value) -> String {
+pub(crate) fn utilization_line(evaluation: &Value) -> String {
     let used = evaluation["total_turns_used"].as_u64().unwrap_or(0);
     let allocated = evaluation["total_turns_allocated"].as_u64().unwrap_or(0);
     let overall = evaluation["overall_utilization"].as_f64().unwrap_or(0.0);

@@ -27,7 +27,7 @@ use std::fmt;
 
 /// One word of the command line, with the quoting of each character.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Word {
+pub(crate) struct Word {
     chars: Vec<char>,
     quoted: Vec<bool>,
 }
@@ -46,27 +46,19 @@ impl Word {
     }
 
     /// The word's text after quote removal.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.chars.iter().collect()
     }
 
     /// Each character with whether it was quoted.
-    pub fn chars(&self) -> impl Iterator<Item = (char, bool)> + '_ {
+    pub(crate) fn chars(&self) -> impl Iterator<Item = (char, bool)> + '_ {
         self.chars.iter().copied().zip(self.quoted.iter().copied())
     }
 
     /// Whether the word holds an unquoted glob character (`*`, `?`, `[`).
-    pub fn has_unquoted_glob(&self) -> bool {
+    pub(crate) fn has_unquoted_glob(&self) -> bool {
         self.chars()
             .any(|(c, quoted)| !quoted && matches!(c, '*' | '?' | '['))
-    }
-
-    /// A word with no quoting at all, for tests and generated words.
-    #[cfg(test)]
-    pub fn unquoted(text: &str) -> Word {
-        let mut word = Word::new();
-        text.chars().for_each(|c| word.push(c, false));
-        word
     }
 }
 
@@ -120,7 +112,7 @@ enum Mode {
 }
 
 /// Split `line` into words, or say which shell construct it contains.
-pub fn split(line: &str) -> Result<Vec<Word>, SplitError> {
+pub(crate) fn split(line: &str) -> Result<Vec<Word>, SplitError> {
     if let Some(c) = line.chars().find(|&c| c.is_control() && c != '\t') {
         return Err(SplitError::ControlCharacter(c));
     }

@@ -28,7 +28,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 /// Where programs are looked up, and the child's `PATH`.
-pub const SYSTEM_PATH: &str = "/usr/bin:/bin";
+pub(super) const SYSTEM_PATH: &str = "/usr/bin:/bin";
 
 /// How much stderr is kept for the failure note.
 const STDERR_CAP: usize = 8 * 1024;
@@ -39,7 +39,7 @@ const READER_GRACE: Duration = Duration::from_secs(1);
 
 /// Limits for one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub(super) struct Limits {
     pub timeout: Duration,
     /// Bytes of stdout kept; more stops the program.
     pub output_cap: usize,
@@ -47,7 +47,7 @@ pub struct Limits {
 
 /// How the run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
+pub(super) enum Ending {
     /// The program exited (or was stopped because its output was cut).
     Exited(ExitStatus),
     /// The deadline passed and the process group was killed.
@@ -56,7 +56,7 @@ pub enum Ending {
 
 /// What a run produced.
 #[derive(Debug)]
-pub struct Execution {
+pub(super) struct Execution {
     pub ending: Ending,
     /// At most `output_cap` bytes.
     pub stdout: Vec<u8>,
@@ -67,7 +67,7 @@ pub struct Execution {
 }
 
 /// The program `name` in one of [`SYSTEM_PATH`]'s directories, if installed.
-pub fn locate(name: &str) -> Option<PathBuf> {
+pub(super) fn locate(name: &str) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     if name.is_empty() || name.contains('/') {
         return None;
@@ -82,7 +82,12 @@ pub fn locate(name: &str) -> Option<PathBuf> {
 }
 
 /// Run `program` with `args` in `cwd` under `limits`.
-pub fn execute(program: &Path, args: &[&str], cwd: &Path, limits: Limits) -> io::Result<Execution> {
+pub(super) fn execute(
+    program: &Path,
+    args: &[&str],
+    cwd: &Path,
+    limits: Limits,
+) -> io::Result<Execution> {
     let mut command = Command::new(program);
     // Messages then read "grep: ..." rather than "/usr/bin/grep: ...".
     if let Some(name) = program.file_name() {

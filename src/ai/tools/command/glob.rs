@@ -24,13 +24,13 @@ use super::argv::Word;
 use crate::ai::tools::sandbox::{self, SandboxError};
 
 /// At most this many matches from one pattern.
-pub const MAX_MATCHES: usize = 1000;
+pub(crate) const MAX_MATCHES: usize = 1000;
 /// At most this many directory entries looked at for one pattern.
 const MAX_VISITED: usize = 50_000;
 
 /// Why a glob could not be expanded.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GlobError {
+pub(crate) enum GlobError {
     /// The literal part before the first glob leaves the target.
     Outside(SandboxError),
     /// Too many matches or entries to look at.
@@ -41,7 +41,7 @@ pub enum GlobError {
 type Pc = (char, bool);
 
 /// Expand `word` relative to `target` (canonical). May return no matches.
-pub fn expand(target: &Path, word: &Word) -> Result<Vec<String>, GlobError> {
+pub(crate) fn expand(target: &Path, word: &Word) -> Result<Vec<String>, GlobError> {
     let chars: Vec<Pc> = word.chars().collect();
     let absolute = chars.first().map(|&(c, _)| c) == Some('/');
     let components: Vec<&[Pc]> = chars.split(|&(c, _)| c == '/').collect();

@@ -24,21 +24,23 @@ use serde_json::{Value, json};
 
 use super::{FatalToolError, Tool, ToolContext, ToolOutput, Toolbox, frame_untrusted};
 
-pub mod argv;
-pub mod check;
+pub(crate) mod argv;
+pub(crate) mod check;
 mod exec;
-pub mod glob;
+pub(crate) mod glob;
 mod quoted;
-pub mod refusal;
-pub mod spec;
+pub(crate) mod refusal;
+pub(crate) mod spec;
 
-pub use check::{Checked, check};
+pub use check::check;
+
+pub(crate) use check::Checked;
 pub use refusal::Refusal;
 
 /// The original's timeout.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15);
 /// Bytes of stdout passed to the model.
-pub const OUTPUT_CAP: usize = 64 * 1024;
+pub(crate) const OUTPUT_CAP: usize = 64 * 1024;
 
 const DESCRIPTION: &str = "Run one read-only command inside the target directory and \
 return its output. Allowed programs: du, file, find, grep, head, stat, tail, wc. There is \

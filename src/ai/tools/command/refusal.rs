@@ -12,7 +12,7 @@ use super::spec;
 use crate::ai::tools::sandbox::SandboxError;
 
 /// Longer command lines are refused outright.
-pub const MAX_COMMAND_BYTES: usize = 8 * 1024;
+pub(crate) const MAX_COMMAND_BYTES: usize = 8 * 1024;
 
 /// Why a command was refused. `Display` is the message the model sees.
 #[derive(Debug, Clone, PartialEq, Eq)]

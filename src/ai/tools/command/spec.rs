@@ -11,11 +11,12 @@
 //! `find` has its own grammar and its own table ([`find_primary`]).
 
 /// The programs `run_command` may start, sorted (as the model is shown them).
-pub const WHITELIST: [&str; 8] = ["du", "file", "find", "grep", "head", "stat", "tail", "wc"];
+pub(crate) const WHITELIST: [&str; 8] =
+    ["du", "file", "find", "grep", "head", "stat", "tail", "wc"];
 
 /// Whether an option takes a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Takes {
+pub(crate) enum Takes {
     Nothing,
     /// A required value: glued (`-n5`, `--lines=5`) or the next word.
     Value,
@@ -25,7 +26,7 @@ pub enum Takes {
 
 /// What an option does that the checker cares about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Effect {
+pub(crate) enum Effect {
     /// Nothing that touches the file system beyond the operands.
     Harmless,
     /// grep's `-e`: its value is a pattern, so no operand is.
@@ -44,7 +45,7 @@ pub enum Effect {
 
 /// One option of one program.
 #[derive(Debug, Clone, Copy)]
-pub struct Opt {
+pub(crate) struct Opt {
     pub short: Option<char>,
     pub long: Option<&'static str>,
     pub takes: Takes,
@@ -53,7 +54,7 @@ pub struct Opt {
 
 /// How a program treats its operands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Operands {
+pub(crate) enum Operands {
     /// Files whose contents are read: FIFOs, sockets and devices are refused.
     Read,
     /// Files only looked at (stat, du): any file type is fine.
@@ -65,7 +66,7 @@ pub enum Operands {
 
 /// Which all-digit options a program accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Digits {
+pub(crate) enum Digits {
     None,
     /// head/tail: a whole word `-NUM` means `-n NUM`.
     LineCount,
@@ -75,7 +76,7 @@ pub enum Digits {
 
 /// A program other than find.
 #[derive(Debug)]
-pub struct Program {
+pub(crate) struct Program {
     pub name: &'static str,
     pub options: &'static [Opt],
     pub operands: Operands,
@@ -353,7 +354,7 @@ static GREP: Program = Program {
 
 /// The table for `name`, or `None` for find (which has its own grammar) and
 /// for anything not allowed.
-pub fn program(name: &str) -> Option<&'static Program> {
+pub(crate) fn program(name: &str) -> Option<&'static Program> {
     match name {
         "wc" => Some(&WC),
         "head" => Some(&HEAD),
@@ -367,16 +368,16 @@ pub fn program(name: &str) -> Option<&'static Program> {
 }
 
 impl Program {
-    pub fn short(&self, c: char) -> Option<&'static Opt> {
+    pub(crate) fn short(&self, c: char) -> Option<&'static Opt> {
         self.options.iter().find(|o| o.short == Some(c))
     }
 
-    pub fn long(&self, name: &str) -> Option<&'static Opt> {
+    pub(crate) fn long(&self, name: &str) -> Option<&'static Opt> {
         self.options.iter().find(|o| o.long == Some(name))
     }
 
     /// A full long-option name `given` abbreviates, if exactly one.
-    pub fn expansion_of(&self, given: &str) -> Option<&'static str> {
+    pub(crate) fn expansion_of(&self, given: &str) -> Option<&'static str> {
         let mut names = self
             .options
             .iter()
@@ -391,7 +392,7 @@ impl Program {
 
 /// What one word of a find expression is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Primary {
+pub(crate) enum Primary {
     /// `(`, `)`, `!`, `,`, `-not`, `-a`, `-and`, `-o`, `-or`.
     Operator,
     /// A test, option or action without a value.
@@ -409,7 +410,7 @@ const FIND_WRITES: &str = "it writes to a file";
 const FIND_RUNS: &str = "it runs another program";
 
 /// Classify one word of a find expression, `None` when unknown.
-pub fn find_primary(word: &str) -> Option<Primary> {
+pub(crate) fn find_primary(word: &str) -> Option<Primary> {
     use Primary::*;
     let primary = match word {
         "(" | ")" | "!" | "," | "-not" | "-a" | "-and" | "-o" | "-or" => Operator,

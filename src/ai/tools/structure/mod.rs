@@ -27,33 +27,33 @@ mod go;
 mod javascript;
 mod python;
 mod rust;
-pub mod tool;
+pub(crate) mod tool;
 
 #[cfg(test)]
 mod tests;
 
-pub use tool::{MAX_FILE_BYTES, ParseStructure, StructureError};
+pub(crate) use tool::ParseStructure;
 
 /// At most this many function signatures are listed.
-pub const MAX_FUNCTIONS: usize = 50;
+pub(crate) const MAX_FUNCTIONS: usize = 50;
 /// At most this many classes (or class-like types) are listed.
-pub const MAX_CLASSES: usize = 30;
+pub(crate) const MAX_CLASSES: usize = 30;
 /// At most this many methods are listed per class.
-pub const MAX_METHODS: usize = 20;
+pub(crate) const MAX_METHODS: usize = 20;
 /// At most this many import statements are listed.
-pub const MAX_IMPORTS: usize = 30;
+pub(crate) const MAX_IMPORTS: usize = 30;
 
 /// How long tree-sitter may spend on one file before we give up. Error
 /// recovery on pathological input can be slow; an agent turn should not be.
-pub const PARSE_TIME_BUDGET: Duration = Duration::from_secs(5);
+pub(crate) const PARSE_TIME_BUDGET: Duration = Duration::from_secs(5);
 
 /// The extensions with a grammar, sorted, as shown in error messages.
-pub const SUPPORTED_EXTENSIONS: &[&str] =
+pub(crate) const SUPPORTED_EXTENSIONS: &[&str] =
     &[".go", ".js", ".jsx", ".mjs", ".py", ".rs", ".ts", ".tsx"];
 
 /// A language `parse_structure` has a grammar for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Language {
+pub(crate) enum Language {
     Python,
     JavaScript,
     TypeScript,
@@ -65,7 +65,7 @@ pub enum Language {
 impl Language {
     /// The language for a file extension, with or without its leading dot,
     /// in any case (`.PY` is Python).
-    pub fn from_extension(ext: &str) -> Option<Language> {
+    pub(crate) fn from_extension(ext: &str) -> Option<Language> {
         let ext = ext.strip_prefix('.').unwrap_or(ext).to_ascii_lowercase();
         match ext.as_str() {
             "py" => Some(Language::Python),
@@ -79,7 +79,7 @@ impl Language {
     }
 
     /// The `language` field of the output.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Language::Python => "python",
             Language::JavaScript => "javascript",
@@ -123,7 +123,7 @@ impl fmt::Display for Language {
 
 /// The outline of one file. Field order is the JSON key order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Structure {
+pub(crate) struct Structure {
     pub language: &'static str,
     /// Signatures such as `load(self, name) -> Optional[Item]`.
     pub functions: Vec<String>,
@@ -141,20 +141,24 @@ pub struct Structure {
 
 /// A class, or whatever a language's rules file under `classes`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Class {
+pub(crate) struct Class {
     pub name: String,
     pub methods: Vec<String>,
 }
 
 impl Structure {
     /// The JSON the model sees: two-space indentation, keys in field order.
-    pub fn to_json(&self) -> String {
+    #[allow(
+        clippy::expect_used,
+        reason = "strings and vectors of strings always serialize"
+    )]
+    pub(crate) fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a Structure always serializes")
     }
 
     /// Replace every string that came from the file (signatures, names,
     /// imports) with `f(string)`. Used to redact before the text leaves.
-    pub fn map_source_text(&mut self, mut f: impl FnMut(&str) -> String) {
+    pub(crate) fn map_source_text(&mut self, mut f: impl FnMut(&str) -> String) {
         for text in self.functions.iter_mut().chain(self.imports.iter_mut()) {
             *text = f(text);
         }
@@ -169,7 +173,7 @@ impl Structure {
 
 /// Why [`parse_source`] produced no outline.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ParseError {
+pub(crate) enum ParseError {
     #[error("parsing did not finish within {} seconds", .0.as_secs())]
     TimedOut(Duration),
     #[error("the {0} grammar could not be loaded: {1}")]
@@ -177,12 +181,12 @@ pub enum ParseError {
 }
 
 /// Outline `source` as `language`.
-pub fn parse_source(language: Language, source: &[u8]) -> Result<Structure, ParseError> {
+pub(crate) fn parse_source(language: Language, source: &[u8]) -> Result<Structure, ParseError> {
     parse_source_within(language, source, PARSE_TIME_BUDGET)
 }
 
 /// [`parse_source`] with an explicit time budget.
-pub fn parse_source_within(
+pub(crate) fn parse_source_within(
     language: Language,
     source: &[u8],
     budget: Duration,

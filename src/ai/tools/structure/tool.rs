@@ -22,7 +22,7 @@ use crate::ai::tools::sandbox::{self, SandboxError};
 use crate::ai::tools::{FatalToolError, Tool, ToolContext, ToolOutput, Toolbox};
 
 /// The largest file `parse_structure` will read: 2 MiB.
-pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
 
 const DESCRIPTION: &str = "Outline a source file with tree-sitter and return JSON: its functions \
 (signatures), classes and class-like types (with up to 20 methods each), imports, line count, \
@@ -33,7 +33,7 @@ see how a source file is laid out before deciding what to read.";
 
 /// The `parse_structure` tool.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ParseStructure;
+pub(crate) struct ParseStructure;
 
 impl Tool for ParseStructure {
     fn name(&self) -> &'static str {
@@ -113,7 +113,7 @@ fn frame_for_model(relative: &str, body: String) -> String {
 
 /// Why a file could not be outlined. The text is what the model reads.
 #[derive(Debug, thiserror::Error)]
-pub enum StructureError {
+pub(crate) enum StructureError {
     #[error("{0}")]
     Sandbox(#[from] SandboxError),
     #[error(
@@ -147,7 +147,10 @@ fn describe_extension(extension: &str) -> String {
 
 /// Resolve `raw` inside `target`, read it and outline it. Returns the path
 /// relative to the target (for labels) with the outline.
-pub fn outline_file(target: &Path, raw: &str) -> Result<(String, Structure), StructureError> {
+pub(crate) fn outline_file(
+    target: &Path,
+    raw: &str,
+) -> Result<(String, Structure), StructureError> {
     let path = sandbox::resolve(target, raw)?;
     let relative = sandbox::relative_display(target, &path);
     let metadata = std::fs::metadata(&path).map_err(|source| StructureError::Read {

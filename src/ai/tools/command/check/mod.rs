@@ -29,7 +29,7 @@ use super::refusal::Refusal;
 use super::spec::{self, Digits, Effect, Operands, Opt, Primary, Program, Takes};
 use crate::ai::tools::sandbox::{self, SandboxError};
 
-pub use super::refusal::MAX_COMMAND_BYTES;
+pub(crate) use super::refusal::MAX_COMMAND_BYTES;
 
 /// What a word of the final argv is, as the program will read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,7 +66,7 @@ pub struct Checked {
 
 impl Checked {
     /// The arguments as the program gets them.
-    pub fn argv(&self) -> Vec<&str> {
+    pub(crate) fn argv(&self) -> Vec<&str> {
         self.args.iter().map(|a| a.text.as_str()).collect()
     }
 }
