@@ -82,6 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ai_detailed: outcome.detailed,
         flags: outcome.flags,
         investigation: outcome.summary,
+        grounding: outcome.grounding,
     };
     write_report(&config, &report)
 }

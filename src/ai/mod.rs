@@ -32,6 +32,8 @@ pub struct Outcome {
     pub detailed: String,
     pub flags: Vec<Flag>,
     pub summary: Option<InvestigationSummary>,
+    /// How many of the report's citations were found in the tree.
+    pub grounding: Option<crate::grounding::Grounding>,
     /// The run was interrupted (Ctrl-C); the next run resumes.
     pub interrupted: bool,
 }

@@ -11,7 +11,9 @@
 //!    ([`crate::ai::engine::scheduler`]);
 //! 8. write the evaluation (`evaluate`);
 //! 9. synthesize, reusing `synthesis.json` (`synthesis_phase`);
-//! 10. collect flags and report the cost (`finish`).
+//! 10. collect flags and report the cost (`finish`);
+//! 11. ground the report: check every cited path and symbol against the
+//!     tree (`ground_phase`, see [`crate::grounding`]).
 //!
 //! A run over a tree that has not changed since the last one makes no API
 //! request at all: every summary is fresh, the survey, plan and synthesis are
@@ -58,6 +60,7 @@ use crate::cache::{
     SYNTHESIS_FILE,
 };
 use crate::config::Config;
+use crate::grounding::{self, Scope};
 use crate::progress::Progress;
 use crate::redact::Redactor;
 use crate::report::{InvestigationSummary, TokenTotals};
@@ -144,6 +147,8 @@ struct RunContext<'a> {
     target: &'a Path,
     /// The base scan's scope (hidden, `-x`, ignore files).
     scope: ScanFilter,
+    /// The scan's file list, indexed for checking citations.
+    grounding: Arc<Scope>,
 }
 
 /// Phases 2-10, once the cache is open.
@@ -163,6 +168,7 @@ async fn pipeline(
         session: Arc::new(new_session(config, progress, &tracker)?),
         target,
         scope: ScanFilter::new(target, &config.scan),
+        grounding: Arc::new(Scope::from_scan(scan, &config.target, target)),
     };
 
     let all_dirs = discover(&run.scope);
@@ -212,14 +218,9 @@ async fn pipeline(
     let cached = freshness.fresh.len();
     evaluate(cache, &plan, &applied, &loops.outcomes, cached, progress)?;
     let synthesis = synthesis_phase(&run, &all_dirs).await?;
-    Ok(finish(
-        &run,
-        &all_dirs,
-        &applied,
-        cached,
-        synthesis,
-        loops.cap_hit,
-    ))
+    let mut outcome = finish(&run, &all_dirs, &applied, cached, synthesis, loops.cap_hit);
+    ground_phase(&run, &all_dirs, &mut outcome);
+    Ok(outcome)
 }
 
 /// Phase 1: take the target's run lock unless the run `reserved` it before
@@ -619,6 +620,32 @@ fn finish(
             cache_savings_usd: tracker.cache_savings(),
             cost_cap_hit,
         }),
+        grounding: None,
         interrupted: false,
     }
+}
+
+/// Phase 11: check what the report cites against the tree. Pure code over
+/// the cache and the scan, so it also runs on a resumed run that made no
+/// request; it caches nothing.
+fn ground_phase(run: &RunContext<'_>, all_dirs: &[PathBuf], outcome: &mut Outcome) {
+    let cache = run.cache;
+    let dir_entries: Vec<Value> = all_dirs
+        .iter()
+        .filter_map(|dir| cache.read_entry(EntryKind::Dir, &dir.to_string_lossy()))
+        .collect();
+    let file_entries = cache.read_all_entries(EntryKind::File);
+    let grounding = grounding::ground(
+        &run.grounding,
+        grounding::outlines::Source::Disk(run.target.to_path_buf()),
+        grounding::Sources {
+            dir_entries: &dir_entries,
+            file_entries: &file_entries,
+        },
+        &mut outcome.brief,
+        &mut outcome.detailed,
+        &mut outcome.flags,
+    );
+    run.progress.ai(&grounding.summary_line());
+    outcome.grounding = Some(grounding);
 }

@@ -23,6 +23,7 @@
 //! Its edges: it reads the scan and cache entries it is handed and the
 //! source files of the target (read-only, bounded); it writes nothing.
 
+pub(crate) mod check;
 pub(crate) mod definitions;
 pub(crate) mod extract;
 pub(crate) mod outlines;
@@ -32,6 +33,7 @@ pub(crate) mod symbols;
 
 use serde::{Deserialize, Serialize};
 
+pub(crate) use check::{Sources, ground};
 pub(crate) use scope::Scope;
 
 /// The report's `grounding` object: how many of the citations in the

@@ -70,13 +70,15 @@ fn quote_attribute(value: &str) -> String {
 /// Keys and tokens are `critical`, generic secret assignments `concern`.
 pub fn redaction_flags(source: &str, hits: &[Hit]) -> Vec<Flag> {
     hits.iter()
-        .map(|hit| Flag {
-            path: source.to_string(),
-            finding: format!(
-                "possible secret ({}) on line {}; it was redacted before reaching the model",
-                hit.rule, hit.line
-            ),
-            severity: severity_of(hit).to_string(),
+        .map(|hit| {
+            Flag::new(
+                source,
+                format!(
+                    "possible secret ({}) on line {}; it was redacted before reaching the model",
+                    hit.rule, hit.line
+                ),
+                severity_of(hit),
+            )
         })
         .collect()
 }
@@ -85,13 +87,15 @@ pub fn redaction_flags(source: &str, hits: &[Hit]) -> Vec<Flag> {
 /// path relative to the target, itself already redacted).
 pub fn name_redaction_flags(path: &str, hits: &[Hit]) -> Vec<Flag> {
     hits.iter()
-        .map(|hit| Flag {
-            path: path.to_string(),
-            finding: format!(
-                "possible secret ({}) in this name; it was redacted before reaching the model",
-                hit.rule
-            ),
-            severity: severity_of(hit).to_string(),
+        .map(|hit| {
+            Flag::new(
+                path,
+                format!(
+                    "possible secret ({}) in this name; it was redacted before reaching the model",
+                    hit.rule
+                ),
+                severity_of(hit),
+            )
         })
         .collect()
 }
