@@ -1,25 +1,27 @@
-//! [`Outlines`]: the definitions of source files, read lazily and within a
-//! fixed budget, so that no tree, however large, makes the report slow.
+//! [`Outlines`]: the definitions of the source files that matter, read
+//! within a fixed budget, so that no tree, however large, makes the report
+//! slow.
 //!
-//! Two ways in:
-//! - [`Outlines::outline`] reads one file (the files a citing entry covers);
-//! - [`Outlines::search`] is the whole-scope pass, done once per report for
-//!   every name still unresolved: each source file of a known language is
-//!   read and outlined only if its bytes contain one of the names as a word.
-//!   A file that never mentions a name cannot define it, so this finds every
-//!   definition the scope holds while parsing only the files that matter.
+//! One pass, [`Outlines::search`], done once per report with every name the
+//! report's symbols use: each source file of a known language is read, and
+//! outlined only if its bytes contain one of the names as a word. A file that
+//! never mentions a name cannot define it, so this finds every definition the
+//! scope holds while parsing only the files that matter (tree-sitter parsing,
+//! not reading, is what costs). Files are read and matched in path order; the
+//! chosen ones are parsed on every core.
 //!
 //! The budget (documented constants below) caps the bytes read, the files
-//! parsed and the bytes parsed, across both ways in. Files over
-//! [`MAX_FILE_BYTES`] (generated or minified code) are searched but not
-//! parsed, as `parse_structure` refuses them; files over
-//! [`MAX_SEARCHED_FILE_BYTES`] are data, not code, and are skipped; each parse
-//! stops after [`PARSE_BUDGET`]. When the budget runs out, or a file holding a name could
-//! not be outlined, [`Outlines::incomplete_for`] says so, and a symbol not
-//! found by then is counted as unchecked rather than invented.
+//! parsed and the bytes parsed. Files over [`MAX_FILE_BYTES`] (generated or
+//! minified code) are searched but not parsed, as `parse_structure` refuses
+//! them; files over [`MAX_SEARCHED_FILE_BYTES`] are data, not code, and are
+//! skipped; each parse stops after [`PARSE_BUDGET`]. When the budget runs
+//! out, or a file mentioning a name could not be outlined,
+//! [`Outlines::incomplete_for`] says so, and a symbol not found by then is
+//! counted as unchecked rather than invented.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use regex::bytes::Regex;
@@ -30,9 +32,10 @@ use crate::ai::tools::structure::Language;
 
 /// Most source files outlined for one report.
 pub(crate) const MAX_OUTLINED_FILES: usize = 2_000;
-/// Most source bytes parsed for one report: 32 MiB.
-pub(crate) const MAX_OUTLINED_BYTES: u64 = 32 * 1024 * 1024;
-/// Most source bytes read by the whole-scope search for one report: 128 MiB.
+/// Most source bytes parsed for one report: 16 MiB (a few seconds on one
+/// slow core; this repository's own `src/` is about 1.2 MiB).
+pub(crate) const MAX_OUTLINED_BYTES: u64 = 16 * 1024 * 1024;
+/// Most source bytes read by the search for one report: 128 MiB.
 pub(crate) const MAX_SEARCHED_BYTES: u64 = 128 * 1024 * 1024;
 /// Files larger than this are not outlined (as `parse_structure`).
 pub(crate) const MAX_FILE_BYTES: u64 = crate::ai::tools::structure::MAX_FILE_BYTES;
@@ -40,20 +43,14 @@ pub(crate) const MAX_FILE_BYTES: u64 = crate::ai::tools::structure::MAX_FILE_BYT
 pub(crate) const MAX_SEARCHED_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// How long one file's parse may take.
 pub(crate) const PARSE_BUDGET: Duration = Duration::from_secs(1);
+/// Most threads that parse at once.
+const MAX_PARSERS: usize = 8;
 
 /// The language of a path, by its extension, when it has a grammar.
 pub(crate) fn language_of(path: &str) -> Option<Language> {
     let name = super::scope::split_last(path).1;
     let dot = name.rfind('.')?;
     Language::from_extension(&name[dot + 1..])
-}
-
-/// What the store holds for one file.
-#[derive(Debug)]
-enum Outlined {
-    Read(FileDefs),
-    /// Too large, unreadable, not parsed in time, or over the budget.
-    Failed,
 }
 
 /// How a file's bytes are fetched: from disk under the target, or (in
@@ -86,17 +83,19 @@ impl Source {
     }
 }
 
-/// The lazily built definitions of the scope's source files.
+/// The definitions of the scope's source files that mention the names
+/// searched for.
 pub(crate) struct Outlines<'s> {
     scope: &'s Scope,
     source: Source,
-    files: HashMap<String, Outlined>,
+    /// Files outlined, by path.
+    files: HashMap<String, FileDefs>,
     outlined_files: usize,
     outlined_bytes: u64,
     searched_bytes: u64,
     /// The budget stopped some work: any name may be in what was skipped.
     exhausted: bool,
-    /// Names found in files that could not be outlined.
+    /// Names mentioned in files that could not be outlined.
     unreadable_names: HashSet<String>,
 }
 
@@ -114,43 +113,8 @@ impl<'s> Outlines<'s> {
         }
     }
 
-    /// The definitions of `rel`, read on first use; `None` when it has no
-    /// grammar or could not be outlined.
-    pub(crate) fn outline(&mut self, rel: &str) -> Option<&FileDefs> {
-        if !self.files.contains_key(rel) {
-            let language = language_of(rel)?;
-            let outlined = match self.source.read(rel) {
-                Some(bytes) => self.parse(language, &bytes),
-                None => Outlined::Failed,
-            };
-            self.files.insert(rel.to_string(), outlined);
-        }
-        match self.files.get(rel) {
-            Some(Outlined::Read(defs)) => Some(defs),
-            _ => None,
-        }
-    }
-
-    fn parse(&mut self, language: Language, bytes: &[u8]) -> Outlined {
-        if bytes.len() as u64 > MAX_FILE_BYTES {
-            return Outlined::Failed;
-        }
-        if self.outlined_files >= MAX_OUTLINED_FILES
-            || self.outlined_bytes + bytes.len() as u64 > MAX_OUTLINED_BYTES
-        {
-            self.exhausted = true;
-            return Outlined::Failed;
-        }
-        self.outlined_files += 1;
-        self.outlined_bytes += bytes.len() as u64;
-        match definitions(language, bytes, PARSE_BUDGET) {
-            Ok(defs) => Outlined::Read(defs),
-            Err(_) => Outlined::Failed,
-        }
-    }
-
-    /// The whole-scope pass: outline every source file of the scope that
-    /// mentions one of `names` as a word (see the module doc).
+    /// Outline every source file of the scope that mentions one of `names`
+    /// as a word (see the module doc).
     pub(crate) fn search(&mut self, names: &HashSet<String>) {
         if names.is_empty() {
             return;
@@ -162,47 +126,65 @@ impl<'s> Outlines<'s> {
             self.exhausted = true;
             return;
         };
-        let scope = self.scope;
-        for rel in scope.files() {
-            if self.files.contains_key(rel.as_str()) {
-                continue;
-            }
+        let mut chosen: Vec<(String, Language, Vec<u8>)> = Vec::new();
+        for rel in self.scope.files() {
             let Some(language) = language_of(rel) else {
                 continue;
             };
+            if self.files.contains_key(rel.as_str()) {
+                continue;
+            }
             if self.searched_bytes >= MAX_SEARCHED_BYTES {
                 self.exhausted = true;
-                return;
+                break;
             }
             let Some(bytes) = self.source.read(rel) else {
                 continue;
             };
             self.searched_bytes += bytes.len() as u64;
-            let mentioned: HashSet<&[u8]> =
-                pattern.find_iter(&bytes).map(|m| m.as_bytes()).collect();
-            if mentioned.is_empty() {
+            if !pattern.is_match(&bytes) {
                 continue;
             }
-            let outlined = self.parse(language, &bytes);
-            if matches!(outlined, Outlined::Failed) {
-                self.unreadable_names.extend(
-                    mentioned
-                        .iter()
-                        .map(|name| String::from_utf8_lossy(name).into_owned()),
-                );
+            if self.admit(bytes.len() as u64) {
+                chosen.push((rel.clone(), language, bytes));
+            } else {
+                self.unreadable_names.extend(mentions(&pattern, &bytes));
             }
-            self.files.insert(rel.clone(), outlined);
+        }
+        for (rel, outlined) in parse_all(&chosen, &pattern) {
+            match outlined {
+                Ok(defs) => {
+                    self.files.insert(rel, defs);
+                }
+                Err(names) => self.unreadable_names.extend(names),
+            }
         }
     }
 
-    /// Every file outlined so far, by path.
+    /// Whether a file of `len` bytes may still be parsed, counting it if so.
+    fn admit(&mut self, len: u64) -> bool {
+        if len > MAX_FILE_BYTES {
+            return false;
+        }
+        if self.outlined_files >= MAX_OUTLINED_FILES
+            || self.outlined_bytes + len > MAX_OUTLINED_BYTES
+        {
+            self.exhausted = true;
+            return false;
+        }
+        self.outlined_files += 1;
+        self.outlined_bytes += len;
+        true
+    }
+
+    /// The definitions of `rel`, if the search outlined it.
+    pub(crate) fn defs_of(&self, rel: &str) -> Option<&FileDefs> {
+        self.files.get(rel)
+    }
+
+    /// Every file outlined, by path.
     pub(crate) fn read_files(&self) -> impl Iterator<Item = (&str, &FileDefs)> {
-        self.files
-            .iter()
-            .filter_map(|(rel, outlined)| match outlined {
-                Outlined::Read(defs) => Some((rel.as_str(), defs)),
-                Outlined::Failed => None,
-            })
+        self.files.iter().map(|(rel, defs)| (rel.as_str(), defs))
     }
 
     /// Whether a definition of `name` could have been missed: the budget ran
@@ -218,6 +200,46 @@ impl<'s> Outlines<'s> {
     }
 }
 
+/// The distinct names of `pattern` that `bytes` mentions.
+fn mentions(pattern: &Regex, bytes: &[u8]) -> HashSet<String> {
+    pattern
+        .find_iter(bytes)
+        .map(|m| String::from_utf8_lossy(m.as_bytes()).into_owned())
+        .collect()
+}
+
+/// Outline `files` on every core (at most [`MAX_PARSERS`]), in their order.
+/// A file that could not be parsed in time yields the names it mentions.
+fn parse_all(
+    files: &[(String, Language, Vec<u8>)],
+    pattern: &Regex,
+) -> Vec<(String, Result<FileDefs, HashSet<String>>)> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, MAX_PARSERS)
+        .min(files.len().max(1));
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        while let Some((rel, language, bytes)) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let outlined =
+                definitions(*language, bytes, PARSE_BUDGET).map_err(|_| mentions(pattern, bytes));
+            done.push((rel.clone(), outlined));
+        }
+        done
+    };
+    let mut results: Vec<(String, Result<FileDefs, HashSet<String>>)> =
+        std::thread::scope(|threads| {
+            let handles: Vec<_> = (0..workers).map(|_| threads.spawn(work)).collect();
+            handles
+                .into_iter()
+                .flat_map(|handle| handle.join().unwrap_or_default())
+                .collect()
+        });
+    results.sort_by(|a, b| a.0.cmp(&b.0));
+    results
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,20 +253,27 @@ mod tests {
         (scope, bytes)
     }
 
+    fn names(list: &[&str]) -> HashSet<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
     #[test]
     fn the_search_outlines_only_files_that_mention_a_name() {
         let (scope, bytes) = store(&[
             ("a.rs", "fn alpha() {}"),
             ("b.rs", "fn beta() {}"),
             ("c.py", "def gamma(): pass"),
+            ("d.c", "int beta;"),
             ("notes.md", "alpha beta gamma"),
         ]);
         let mut outlines = Outlines::new(&scope, Source::Memory(bytes));
-        outlines.search(&HashSet::from(["beta".to_string(), "gamma".to_string()]));
+        outlines.search(&names(&["beta", "gamma"]));
         let mut read: Vec<&str> = outlines.read_files().map(|(rel, _)| rel).collect();
         read.sort_unstable();
         assert_eq!(read, ["b.rs", "c.py"]);
         assert_eq!(outlines.outlined_files(), 2);
+        assert_eq!(outlines.defs_of("b.rs").unwrap().defs[0].name, "beta");
+        assert!(outlines.defs_of("a.rs").is_none());
         assert!(!outlines.incomplete_for("beta"));
     }
 
@@ -252,19 +281,8 @@ mod tests {
     fn a_word_inside_another_is_no_mention() {
         let (scope, bytes) = store(&[("a.rs", "fn alphabet() {}")]);
         let mut outlines = Outlines::new(&scope, Source::Memory(bytes));
-        outlines.search(&HashSet::from(["alpha".to_string()]));
+        outlines.search(&names(&["alpha"]));
         assert_eq!(outlines.outlined_files(), 0);
-    }
-
-    #[test]
-    fn outlines_are_read_once_and_only_for_known_languages() {
-        let (scope, bytes) = store(&[("a.rs", "fn alpha() {}"), ("a.c", "int alpha;")]);
-        let mut outlines = Outlines::new(&scope, Source::Memory(bytes));
-        assert_eq!(outlines.outline("a.rs").unwrap().defs[0].name, "alpha");
-        assert!(outlines.outline("a.rs").is_some());
-        assert!(outlines.outline("a.c").is_none());
-        assert!(outlines.outline("missing.rs").is_none());
-        assert_eq!(outlines.outlined_files(), 1);
     }
 
     #[test]
@@ -283,8 +301,9 @@ mod tests {
             .collect();
         let (scope, bytes) = store(&pairs);
         let mut outlines = Outlines::new(&scope, Source::Memory(bytes));
-        outlines.search(&HashSet::from(["common".to_string()]));
+        outlines.search(&names(&["common"]));
         assert_eq!(outlines.outlined_files(), MAX_OUTLINED_FILES);
+        assert_eq!(outlines.read_files().count(), MAX_OUTLINED_FILES);
         assert!(outlines.incomplete_for("anything"));
     }
 
@@ -296,7 +315,7 @@ mod tests {
         );
         let (scope, bytes) = store(&[("big.py", big.as_str()), ("ok.py", "def small(): pass")]);
         let mut outlines = Outlines::new(&scope, Source::Memory(bytes));
-        outlines.search(&HashSet::from(["huge".to_string(), "small".to_string()]));
+        outlines.search(&names(&["huge", "small"]));
         // Too large to parse, as parse_structure: what it may define is
         // unknown, so a citation of `huge` is not called invented.
         assert!(outlines.incomplete_for("huge"));

@@ -3,7 +3,8 @@
 //! A citation is tried, in order:
 //! 1. against the target (`src/main.rs` as written);
 //! 2. against the directory of the entry that cites it (`main.rs` in the
-//!    summary of `src`);
+//!    summary of `src`), or without a leading component that is the
+//!    target's own name (`app/src/main.rs` for the target `app`);
 //! 3. by its name anywhere in scope: a citation whose last components match
 //!    exactly one path of the file list (`engine.rs`, `core/engine.rs` for
 //!    `src/core/engine.rs`) resolves to it. When several match, the one
@@ -52,6 +53,14 @@ pub(crate) fn resolve(scope: &Scope, cited: &PathRef, entry_dir: &str) -> Resolu
         }
     } else {
         let mut candidates: Vec<String> = normalize(&cited.path).into_iter().collect();
+        // `app/src/x.rs` for the target `app`: written from the directory
+        // above, as an agent told the target's name may do.
+        if let Some((first, rest)) = cited.path.split_once('/')
+            && scope.is_target_name(first)
+            && let Some(inside) = normalize(rest)
+        {
+            candidates.push(inside);
+        }
         if entry_dir != "."
             && let Some(joined) = normalize(&format!("{entry_dir}/{}", cited.path))
             && !candidates.contains(&joined)
@@ -245,6 +254,15 @@ mod tests {
             resolve_in("net/mod.rs", "."),
             found("src/net/mod.rs", false)
         );
+    }
+
+    #[test]
+    fn a_path_from_above_the_target_names_its_own_directory() {
+        assert_eq!(
+            resolve_in("app/src/main.rs", "."),
+            found("src/main.rs", false)
+        );
+        assert_eq!(resolve_in("app/src/gone.rs", "."), Resolution::Missing);
     }
 
     #[test]

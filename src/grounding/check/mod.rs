@@ -105,12 +105,13 @@ pub(crate) fn ground(
     flags: &mut [Flag],
 ) -> Grounding {
     let texts = gather(scope, sources, brief, detailed, flags);
-    let mut outlines = Outlines::new(scope, source);
-    let mut checked: Vec<Checked> = texts
-        .iter()
-        .map(|text| check_locally(scope, &mut outlines, text))
-        .collect();
-    settle_symbols(scope, &mut outlines, &mut checked);
+    let mut checked: Vec<Checked> = texts.iter().map(|text| check_paths(scope, text)).collect();
+    settle_symbols(
+        scope,
+        &mut Outlines::new(scope, source),
+        &texts,
+        &mut checked,
+    );
     let grounding = tally(&texts, &checked);
     for (text, checked) in texts.iter().zip(&checked) {
         apply(text, checked, brief, detailed, flags);
@@ -302,15 +303,14 @@ fn flag_context(scope: &Scope, path: &str, any_code: bool) -> (String, Vec<Strin
     }
 }
 
-/// Resolve a text's paths, and its symbols among the files it covers.
-fn check_locally(scope: &Scope, outlines: &mut Outlines<'_>, text: &Text) -> Checked {
+/// Resolve a text's paths; its symbols wait for [`settle_symbols`].
+fn check_paths(scope: &Scope, text: &Text) -> Checked {
     let vocabulary = scope.vocabulary();
     let citations = if text.field {
         path_field(&text.body, vocabulary)
     } else {
         extract(&text.body, vocabulary)
     };
-    let mut local: Option<NameIndex> = None;
     let mut seen: HashSet<Cited> = HashSet::new();
     let mut distinct = Vec::new();
     for citation in &citations {
@@ -327,22 +327,7 @@ fn check_locally(scope: &Scope, outlines: &mut Outlines<'_>, text: &Text) -> Che
         let status = match &citation.cited {
             Cited::Path(path) => Status::Path(resolve(scope, path, &text.dir)),
             Cited::Symbol(_) if !text.symbols => continue,
-            Cited::Symbol(symbol) => {
-                let index = local.get_or_insert_with(|| {
-                    let mut index = NameIndex::default();
-                    for file in &text.covered {
-                        if let Some(defs) = outlines.outline(file) {
-                            index.add(file, defs);
-                        }
-                    }
-                    index
-                });
-                if index.finds(symbol, false, |name| scope.is_dir_name(name)) {
-                    Status::Symbol(SymbolResolution::Found)
-                } else {
-                    Status::Pending
-                }
-            }
+            Cited::Symbol(_) => Status::Pending,
         };
         distinct.push((key, status));
     }
@@ -352,13 +337,19 @@ fn check_locally(scope: &Scope, outlines: &mut Outlines<'_>, text: &Text) -> Che
     }
 }
 
-/// Look every pending symbol up in the whole scope, in one search.
-fn settle_symbols(scope: &Scope, outlines: &mut Outlines<'_>, checked: &mut [Checked]) {
-    let pending = |status: &Status| *status == Status::Pending;
+/// Resolve every symbol, after one search of the scope for all their names:
+/// first among the files its text covers (owners must fit), then in every
+/// file outlined (an unknown owner may be a variable), else external,
+/// unchecked or missing.
+fn settle_symbols(
+    scope: &Scope,
+    outlines: &mut Outlines<'_>,
+    texts: &[Text],
+    checked: &mut [Checked],
+) {
     let names: HashSet<String> = checked
         .iter()
         .flat_map(|c| &c.distinct)
-        .filter(|(_, status)| pending(status))
         .filter_map(|(cited, _)| match cited {
             Cited::Symbol(symbol) => Some(symbol.segments.iter().cloned()),
             Cited::Path(_) => None,
@@ -369,28 +360,40 @@ fn settle_symbols(scope: &Scope, outlines: &mut Outlines<'_>, checked: &mut [Che
         return;
     }
     outlines.search(&names);
-    let mut index = NameIndex::default();
+    let mut everything = NameIndex::default();
     for (rel, defs) in outlines.read_files() {
-        index.add(rel, defs);
+        everything.add(rel, defs);
     }
-    for (cited, status) in checked.iter_mut().flat_map(|c| &mut c.distinct) {
-        let Cited::Symbol(symbol) = cited else {
-            continue;
-        };
-        if !pending(status) {
-            continue;
+    let is_dir_name = |name: &str| scope.is_dir_name(name);
+    for (text, checked) in texts.iter().zip(checked.iter_mut()) {
+        let mut covered: Option<NameIndex> = None;
+        for (cited, status) in &mut checked.distinct {
+            let Cited::Symbol(symbol) = cited else {
+                continue;
+            };
+            let covered = covered.get_or_insert_with(|| {
+                let mut index = NameIndex::default();
+                for file in &text.covered {
+                    if let Some(defs) = outlines.defs_of(file) {
+                        index.add(file, defs);
+                    }
+                }
+                index
+            });
+            *status = Status::Symbol(
+                if covered.finds(symbol, false, is_dir_name)
+                    || everything.finds(symbol, true, is_dir_name)
+                {
+                    SymbolResolution::Found
+                } else if everything.is_external(symbol) {
+                    SymbolResolution::External
+                } else if symbol.segments.iter().any(|s| outlines.incomplete_for(s)) {
+                    SymbolResolution::Unchecked
+                } else {
+                    SymbolResolution::Missing
+                },
+            );
         }
-        *status = Status::Symbol(
-            if index.finds(symbol, true, |name| scope.is_dir_name(name)) {
-                SymbolResolution::Found
-            } else if index.is_external(symbol) {
-                SymbolResolution::External
-            } else if symbol.segments.iter().any(|s| outlines.incomplete_for(s)) {
-                SymbolResolution::Unchecked
-            } else {
-                SymbolResolution::Missing
-            },
-        );
     }
 }
 

@@ -16,15 +16,22 @@
 //!
 //! A definition nested in a function has no owner. Names that come from
 //! `require(...)` are imports, not definitions.
+//!
+//! The walk is one pass of a tree cursor that carries each node's context
+//! (its owners, whether it is inside a function) down from its ancestors,
+//! so no node ever climbs to its parent: tree-sitter finds a parent by
+//! descending from the root again, which on a file of many items would make
+//! the walk quadratic.
 
 use std::collections::HashSet;
+use std::rc::Rc;
 use std::sync::LazyLock;
 use std::time::Duration;
 
 use regex::Regex;
 use tree_sitter::Node;
 
-use crate::ai::tools::structure::{Language, ParseError, for_each_descendant, parse_tree};
+use crate::ai::tools::structure::{Language, ParseError, parse_tree};
 
 /// What one file defines and imports.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -53,21 +60,36 @@ pub(crate) fn definitions(
     budget: Duration,
 ) -> Result<FileDefs, ParseError> {
     let tree = parse_tree(language, source, budget)?;
+    let reader = Reader { source, language };
     let mut found = FileDefs::default();
-    let reader = Reader { source };
-    for_each_descendant(tree.root_node(), |node| {
+    let mut cursor = tree.walk();
+    // The context of the children of each node on the path to the cursor.
+    let mut contexts: Vec<Rc<Context>> = vec![Rc::new(Context::default())];
+    loop {
+        let node = cursor.node();
+        let context = contexts.last().cloned().unwrap_or_default();
         if node.is_named() {
-            match language {
-                Language::Rust => reader.rust(node, &mut found),
-                Language::Python => reader.python(node, &mut found),
-                Language::JavaScript | Language::TypeScript | Language::Tsx => {
-                    reader.javascript(node, &mut found)
-                }
-                Language::Go => reader.go(node, &mut found),
-            }
+            reader.visit(node, &context, &mut found);
         }
-    });
-    Ok(found)
+        if cursor.goto_first_child() {
+            contexts.push(reader.inner_context(node, &context));
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return Ok(found);
+            }
+            contexts.pop();
+        }
+    }
+}
+
+/// Where a node sits: the owners a definition here belongs to, and whether
+/// it is inside a function body.
+#[derive(Debug, Clone, Default)]
+struct Context {
+    owners: Vec<String>,
+    in_function: bool,
 }
 
 /// Words of an import statement that are syntax, not names.
@@ -82,6 +104,7 @@ static IDENTIFIER: LazyLock<Regex> = LazyLock::new(|| {
 
 struct Reader<'s> {
     source: &'s [u8],
+    language: Language,
 }
 
 impl Reader<'_> {
@@ -98,9 +121,12 @@ impl Reader<'_> {
         (!text.is_empty()).then(|| text.to_string())
     }
 
-    fn add(&self, found: &mut FileDefs, name: Option<String>, owners: Vec<String>) {
+    fn add(&self, found: &mut FileDefs, name: Option<String>, owners: &[String]) {
         if let Some(name) = name {
-            found.defs.push(Def { name, owners });
+            found.defs.push(Def {
+                name,
+                owners: owners.to_vec(),
+            });
         }
     }
 
@@ -113,9 +139,77 @@ impl Reader<'_> {
         }
     }
 
+    /// Record what `node`, sitting in `context`, defines or imports.
+    fn visit(&self, node: Node<'_>, context: &Context, found: &mut FileDefs) {
+        match self.language {
+            Language::Rust => self.rust(node, context, found),
+            Language::Python => self.python(node, context, found),
+            Language::JavaScript | Language::TypeScript | Language::Tsx => {
+                self.javascript(node, context, found)
+            }
+            Language::Go => self.go(node, context, found),
+        }
+    }
+
+    /// The context of `node`'s children: a new owner, a function body, or
+    /// the same as `node`'s own.
+    fn inner_context(&self, node: Node<'_>, context: &Rc<Context>) -> Rc<Context> {
+        let owned = |owners: Vec<String>| {
+            Rc::new(Context {
+                owners,
+                in_function: false,
+            })
+        };
+        let function = || {
+            Rc::new(Context {
+                owners: Vec::new(),
+                in_function: true,
+            })
+        };
+        let named = |node: Node<'_>| self.field_text(node, "name").into_iter().collect();
+        let kind = node.kind();
+        match self.language {
+            Language::Rust => match kind {
+                "impl_item" => owned(
+                    ["type", "trait"]
+                        .iter()
+                        .filter_map(|f| node.child_by_field_name(f))
+                        .map(|t| self.rust_type_name(t))
+                        .collect(),
+                ),
+                "trait_item" | "struct_item" | "enum_item" | "union_item" | "mod_item" => {
+                    owned(named(node))
+                }
+                "function_item" | "closure_expression" => function(),
+                _ => context.clone(),
+            },
+            Language::Python => match kind {
+                "class_definition" => owned(named(node)),
+                "function_definition" | "lambda" => function(),
+                _ => context.clone(),
+            },
+            Language::JavaScript | Language::TypeScript | Language::Tsx => match kind {
+                "class_declaration"
+                | "abstract_class_declaration"
+                | "class"
+                | "interface_declaration"
+                | "enum_declaration"
+                | "internal_module"
+                | "module" => owned(named(node)),
+                kind if is_js_function(kind) => function(),
+                _ => context.clone(),
+            },
+            Language::Go => match kind {
+                "type_spec" => owned(named(node)),
+                "function_declaration" | "method_declaration" | "func_literal" => function(),
+                _ => context.clone(),
+            },
+        }
+    }
+
     // ---- Rust ----
 
-    fn rust(&self, node: Node<'_>, found: &mut FileDefs) {
+    fn rust(&self, node: Node<'_>, context: &Context, found: &mut FileDefs) {
         match node.kind() {
             "function_item"
             | "function_signature_item"
@@ -131,8 +225,7 @@ impl Reader<'_> {
             | "enum_variant"
             | "field_declaration"
             | "associated_type" => {
-                let owners = self.rust_owners(node);
-                self.add(found, self.field_text(node, "name"), owners);
+                self.add(found, self.field_text(node, "name"), &context.owners);
             }
             "impl_item" => {
                 let ty = node
@@ -150,27 +243,6 @@ impl Reader<'_> {
         }
     }
 
-    fn rust_owners(&self, node: Node<'_>) -> Vec<String> {
-        let mut at = node.parent();
-        while let Some(parent) = at {
-            match parent.kind() {
-                "impl_item" => {
-                    return ["type", "trait"]
-                        .iter()
-                        .filter_map(|f| parent.child_by_field_name(f))
-                        .map(|t| self.rust_type_name(t))
-                        .collect();
-                }
-                "trait_item" | "struct_item" | "enum_item" | "union_item" | "mod_item" => {
-                    return self.field_text(parent, "name").into_iter().collect();
-                }
-                "function_item" => return Vec::new(),
-                _ => at = parent.parent(),
-            }
-        }
-        Vec::new()
-    }
-
     /// `Foo` for `Foo`, `Foo<T>`, `a::Foo`, `&Foo`.
     fn rust_type_name(&self, node: Node<'_>) -> String {
         match node.kind() {
@@ -186,7 +258,7 @@ impl Reader<'_> {
 
     // ---- Python ----
 
-    fn python(&self, node: Node<'_>, found: &mut FileDefs) {
+    fn python(&self, node: Node<'_>, context: &Context, found: &mut FileDefs) {
         match node.kind() {
             "function_definition" | "class_definition" => {
                 let name = self.field_text(node, "name");
@@ -203,14 +275,14 @@ impl Reader<'_> {
                         }
                     }
                 }
-                self.add(found, name, self.python_owners(node));
+                self.add(found, name, &context.owners);
             }
-            "assignment" => {
-                let Some(left) = node.child_by_field_name("left") else {
-                    return;
-                };
-                if left.kind() == "identifier" && !self.python_in_function(node) {
-                    self.add(found, Some(self.text(left)), self.python_owners(node));
+            "assignment" if !context.in_function => {
+                if let Some(left) = node
+                    .child_by_field_name("left")
+                    .filter(|left| left.kind() == "identifier")
+                {
+                    self.add(found, Some(self.text(left)), &context.owners);
                 }
             }
             "import_statement" | "import_from_statement" | "future_import_statement" => {
@@ -220,25 +292,9 @@ impl Reader<'_> {
         }
     }
 
-    fn python_owners(&self, node: Node<'_>) -> Vec<String> {
-        let mut at = node.parent();
-        while let Some(parent) = at {
-            match parent.kind() {
-                "class_definition" => return self.field_text(parent, "name").into_iter().collect(),
-                "function_definition" => return Vec::new(),
-                _ => at = parent.parent(),
-            }
-        }
-        Vec::new()
-    }
-
-    fn python_in_function(&self, node: Node<'_>) -> bool {
-        ancestors(node).any(|a| matches!(a.kind(), "function_definition" | "lambda"))
-    }
-
     // ---- JavaScript, TypeScript, TSX ----
 
-    fn javascript(&self, node: Node<'_>, found: &mut FileDefs) {
+    fn javascript(&self, node: Node<'_>, context: &Context, found: &mut FileDefs) {
         match node.kind() {
             "function_declaration"
             | "generator_function_declaration"
@@ -251,7 +307,7 @@ impl Reader<'_> {
             | "type_alias_declaration"
             | "internal_module"
             | "module" => {
-                self.add(found, self.field_text(node, "name"), self.js_owners(node));
+                self.add(found, self.field_text(node, "name"), &context.owners);
             }
             "class_declaration"
             | "abstract_class_declaration"
@@ -262,14 +318,10 @@ impl Reader<'_> {
                 if let Some(name) = &name {
                     self.js_bases(node, name, found);
                 }
-                self.add(found, name, self.js_owners(node));
+                self.add(found, name, &context.owners);
             }
             "field_definition" => {
-                self.add(
-                    found,
-                    self.field_text(node, "property"),
-                    self.js_owners(node),
-                );
+                self.add(found, self.field_text(node, "property"), &context.owners);
             }
             "variable_declarator" => {
                 let Some(name) = node.child_by_field_name("name") else {
@@ -283,8 +335,8 @@ impl Reader<'_> {
                 });
                 if required {
                     self.add_imports(name, found);
-                } else if name.kind() == "identifier" && !self.js_in_function(node) {
-                    self.add(found, Some(self.text(name)), self.js_owners(node));
+                } else if name.kind() == "identifier" && !context.in_function {
+                    self.add(found, Some(self.text(name)), &context.owners);
                 }
             }
             "assignment_expression" => self.js_member_assignment(node, found),
@@ -309,12 +361,16 @@ impl Reader<'_> {
             return;
         }
         let name = self.field_text(left, "property");
-        let owner = left.child_by_field_name("object").map(|object| {
-            let text = self.text(object);
-            let text = text.strip_suffix(".prototype").unwrap_or(&text).to_string();
-            text.rsplit('.').next().unwrap_or(&text).to_string()
-        });
-        self.add(found, name, owner.into_iter().collect());
+        let owner: Vec<String> = left
+            .child_by_field_name("object")
+            .map(|object| {
+                let text = self.text(object);
+                let text = text.strip_suffix(".prototype").unwrap_or(&text).to_string();
+                text.rsplit('.').next().unwrap_or(&text).to_string()
+            })
+            .into_iter()
+            .collect();
+        self.add(found, name, &owner);
     }
 
     fn js_bases(&self, node: Node<'_>, class: &str, found: &mut FileDefs) {
@@ -336,62 +392,31 @@ impl Reader<'_> {
         }
     }
 
-    fn js_owners(&self, node: Node<'_>) -> Vec<String> {
-        let mut at = node.parent();
-        while let Some(parent) = at {
-            match parent.kind() {
-                "class_declaration"
-                | "abstract_class_declaration"
-                | "class"
-                | "interface_declaration"
-                | "enum_declaration"
-                | "internal_module"
-                | "module" => {
-                    return self.field_text(parent, "name").into_iter().collect();
-                }
-                kind if is_js_function(kind) => return Vec::new(),
-                _ => at = parent.parent(),
-            }
-        }
-        Vec::new()
-    }
-
-    fn js_in_function(&self, node: Node<'_>) -> bool {
-        ancestors(node).any(|a| is_js_function(a.kind()))
-    }
-
     // ---- Go ----
 
-    fn go(&self, node: Node<'_>, found: &mut FileDefs) {
+    fn go(&self, node: Node<'_>, context: &Context, found: &mut FileDefs) {
         match node.kind() {
             "function_declaration" | "type_spec" | "type_alias" => {
-                self.add(found, self.field_text(node, "name"), Vec::new());
+                self.add(found, self.field_text(node, "name"), &[]);
             }
             "method_declaration" => {
-                let receiver = node
+                let receiver: Vec<String> = node
                     .child_by_field_name("receiver")
-                    .and_then(|r| self.go_receiver_type(r));
-                self.add(
-                    found,
-                    self.field_text(node, "name"),
-                    receiver.into_iter().collect(),
-                );
+                    .and_then(|r| self.go_receiver_type(r))
+                    .into_iter()
+                    .collect();
+                self.add(found, self.field_text(node, "name"), &receiver);
             }
-            "const_spec" | "var_spec" if !self.go_in_function(node) => {
+            "const_spec" | "var_spec" if !context.in_function => {
                 let mut cursor = node.walk();
                 for name in node.children_by_field_name("name", &mut cursor) {
-                    self.add(found, Some(self.text(name)), Vec::new());
+                    self.add(found, Some(self.text(name)), &[]);
                 }
             }
             "field_declaration" | "method_elem" => {
-                let owners: Vec<String> = ancestors(node)
-                    .find(|a| a.kind() == "type_spec")
-                    .and_then(|spec| self.field_text(spec, "name"))
-                    .into_iter()
-                    .collect();
                 let mut cursor = node.walk();
                 for name in node.children_by_field_name("name", &mut cursor) {
-                    self.add(found, Some(self.text(name)), owners.clone());
+                    self.add(found, Some(self.text(name)), &context.owners);
                 }
             }
             "import_declaration" => self.add_imports(node, found),
@@ -408,15 +433,6 @@ impl Reader<'_> {
         let ty = ty.split('[').next().unwrap_or(ty);
         (!ty.is_empty()).then(|| ty.to_string())
     }
-
-    fn go_in_function(&self, node: Node<'_>) -> bool {
-        ancestors(node).any(|a| {
-            matches!(
-                a.kind(),
-                "function_declaration" | "method_declaration" | "func_literal"
-            )
-        })
-    }
 }
 
 fn is_js_function(kind: &str) -> bool {
@@ -430,10 +446,6 @@ fn is_js_function(kind: &str) -> bool {
             | "method_definition"
             | "generator_function"
     )
-}
-
-fn ancestors(node: Node<'_>) -> impl Iterator<Item = Node<'_>> {
-    std::iter::successors(node.parent(), |n| n.parent())
 }
 
 #[cfg(test)]
