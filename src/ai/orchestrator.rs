@@ -193,6 +193,7 @@ async fn pipeline(
         survey_block: format_survey_block(survey.as_ref()),
         dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey.as_ref()),
         pool: TurnPool::new(&allocations),
+        grounding: run.grounding.clone(),
     });
     // A directory stale only because of a child keeps its file summaries.
     let changed: HashSet<PathBuf> = freshness

@@ -26,6 +26,7 @@
 pub(crate) mod check;
 pub(crate) mod definitions;
 pub(crate) mod extract;
+pub(crate) mod feedback;
 pub(crate) mod outlines;
 pub(crate) mod resolve;
 pub(crate) mod scope;
@@ -34,6 +35,7 @@ pub(crate) mod symbols;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use check::{Sources, ground};
+pub(crate) use feedback::LoopCheck;
 pub(crate) use scope::Scope;
 
 /// The report's `grounding` object: how many of the citations in the

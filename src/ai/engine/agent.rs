@@ -9,8 +9,14 @@
 //! (`submit_report`, `submit_survey`, `submit_plan`) is acknowledged and its
 //! input handed back to the pass.
 //!
+//! A pass may also look at each call before it takes effect ([`CallReview`])
+//! and answer it itself: the tool then does not run, and a loop-ending call
+//! does not end the loop.
+//!
 //! The engine knows nothing about budgets, turn limits or what a proposal
 //! means: each pass decides those around [`Agent::turn`].
+
+use std::sync::Arc;
 
 use serde_json::Value;
 use tokio::runtime::{Handle, RuntimeFlavor};
@@ -66,6 +72,13 @@ impl Printer {
     }
 }
 
+/// A pass's look at a tool call before it takes effect.
+pub trait CallReview: Send + Sync {
+    /// `Some(output)` answers the call instead of running it (a loop-ending
+    /// call then does not end the loop); `None` lets it run.
+    fn review(&self, tool: &str, input: &Value) -> Option<ToolOutput>;
+}
+
 /// What a turn amounted to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TurnOutcome {
@@ -92,6 +105,7 @@ pub struct Agent {
     tools: Vec<ToolDefinition>,
     nudge: &'static str,
     printer: Printer,
+    review: Option<Arc<dyn CallReview>>,
 }
 
 impl Agent {
@@ -112,7 +126,14 @@ impl Agent {
             tools,
             nudge,
             printer,
+            review: None,
         }
+    }
+
+    /// Show every offered call to `review` before it takes effect.
+    pub fn with_review(mut self, review: Arc<dyn CallReview>) -> Agent {
+        self.review = Some(review);
+        self
     }
 
     /// The system prompt.
@@ -188,8 +209,22 @@ impl Agent {
         let mut ended = None;
         let mut results = Vec::with_capacity(calls.len());
         for call in &calls {
+            let reviewed = self
+                .review
+                .as_ref()
+                .filter(|_| self.offers(&call.name))
+                .and_then(|review| review.review(&call.name, &call.input));
             let output = if !self.offers(&call.name) {
                 unknown_tool(&call.name)
+            } else if let Some(answer) = reviewed {
+                cache.log_tool_call(
+                    directory,
+                    turn,
+                    &call.name,
+                    &call.input,
+                    answer.content.chars().count(),
+                );
+                answer
             } else {
                 match run_blocking(|| tools::dispatch(self.toolbox, &call.name, &call.input, &ctx))?
                 {

@@ -30,6 +30,7 @@ use crate::ai::tools::{ToolContext, Toolbox, frame_untrusted, fs::scoped_listing
 use crate::ai::{PassError, stop_for_api_error};
 use crate::cache::now_iso;
 use crate::cache::{Cache, EntryKind};
+use crate::grounding::{LoopCheck, Scope};
 use crate::progress::Progress;
 use crate::scan::ScanFilter;
 use crate::text::escape_line;
@@ -75,6 +76,8 @@ pub struct DirShared {
     pub dir_tools: Vec<ToolDefinition>,
     /// Turns loops may borrow beyond their allocation.
     pub pool: TurnPool,
+    /// The tree as the scan saw it, for checking the paths a loop cites.
+    pub(crate) grounding: Arc<Scope>,
 }
 
 /// One directory to investigate.
@@ -232,6 +235,12 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
         progress: shared.progress.clone(),
         dir: shown.clone(),
     };
+    // Paths the agent cites in flags and its report are checked as it goes
+    // (see `crate::grounding::feedback`).
+    let check = Arc::new(LoopCheck::new(
+        shared.grounding.clone(),
+        &relative(target, &job.dir),
+    ));
     let mut agent = Agent::new(
         Toolbox::Dir,
         system,
@@ -239,7 +248,8 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
         shared.dir_tools.clone(),
         prompts::nudge::DIR,
         printer.clone(),
-    );
+    )
+    .with_review(check.clone());
     let mut usage = LoopUsage::default();
     let mut summary = None;
     let mut completeness = None;
@@ -258,10 +268,16 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
                 format_thousands(CONTEXT_BUDGET),
                 format_thousands(usage.total()),
             ));
-            let partial =
-                flush_partial_dir_entry(&shared.cache, target, &job.dir, PartialCause::Budget)?;
-            if !partial.is_empty() && summary.is_none() {
-                summary = Some(partial);
+            // A report held back for its paths beats a partial summary.
+            if let Some(held) = check.take_held_report() {
+                summary = Some(string_field(&held, "summary"));
+                completeness = report_completeness(&held);
+            } else {
+                let partial =
+                    flush_partial_dir_entry(&shared.cache, target, &job.dir, PartialCause::Budget)?;
+                if !partial.is_empty() && summary.is_none() {
+                    summary = Some(partial);
+                }
             }
             end = LoopEnd::Budget;
             break;
@@ -302,14 +318,23 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
             Err(other) => return Err(other.into()),
         }
     }
+    let held = check.take_held_report();
     if end == LoopEnd::TurnLimit {
         printer.line(&format!("Warning: max turns reached for {shown}"));
+    }
+    if let Some(held) = held.filter(|_| summary.is_none()) {
+        // The agent submitted a report, held back for its paths, and the
+        // loop ended before it sent another: that report stands.
+        summary = Some(string_field(&held, "summary"));
+        completeness = report_completeness(&held);
+    } else if end == LoopEnd::TurnLimit {
         let partial =
             flush_partial_dir_entry(&shared.cache, target, &job.dir, PartialCause::TurnLimit)?;
         if !partial.is_empty() {
             summary = Some(partial);
         }
     }
+    record_held_flags(shared, &check, &printer);
     Ok(DirOutcome {
         dir: job.dir.clone(),
         shown,
@@ -321,6 +346,28 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
         usage,
         end,
     })
+}
+
+/// Record the flags the loop's check held and the agent never replaced,
+/// so no finding is lost; the report marks their paths as not found.
+fn record_held_flags(shared: &DirShared, check: &LoopCheck, printer: &Printer) {
+    let held = check.take_held_flags();
+    if held.is_empty() {
+        return;
+    }
+    match shared.cache.append_flags_unique(&held) {
+        Ok(recorded) => {
+            for flag in recorded {
+                printer.line(&format!(
+                    "FLAG [{}] {} (not found in the tree)",
+                    escape_line(&flag.severity.to_uppercase()),
+                    escape_line(&flag.path)
+                ));
+                printer.line(&format!("  {}", escape_line(&flag.finding)));
+            }
+        }
+        Err(err) => printer.line(&format!("Warning: could not record a flag: {err}")),
+    }
 }
 
 /// `completeness` from `submit_report`: missing → 0.0 (as the original),
