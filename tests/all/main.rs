@@ -12,6 +12,7 @@ mod cli;
 mod concurrency;
 mod crash_resume;
 mod estimate;
+mod grounding;
 mod hostile;
 mod mock_server;
 mod pipeline;
