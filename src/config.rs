@@ -23,6 +23,10 @@ pub const DEFAULT_CACHE_ROOT: &str = "/tmp/luminos";
 /// proxies, and for tests that stall streams on purpose.
 pub const IDLE_TIMEOUT_VAR: &str = "LUMINOS_IDLE_TIMEOUT_SECS";
 
+/// Overrides the wait for the response headers (decimal seconds): for
+/// slow gateways, and for tests of endpoints that never answer.
+pub const HEADERS_TIMEOUT_VAR: &str = "LUMINOS_HEADERS_TIMEOUT_SECS";
+
 /// Overrides the wait before the first retry (milliseconds; later retries
 /// double it): tests that inject faults by the dozen set it to a few ms.
 pub const RETRY_BACKOFF_VAR: &str = "LUMINOS_RETRY_BACKOFF_MS";
@@ -72,6 +76,8 @@ pub struct InvestigationOptions {
     pub jobs: usize,
     /// Only project the cost; make no API call (`--estimate`).
     pub estimate: bool,
+    /// Run the base scan alone (`--scan-only`).
+    pub scan_only: bool,
     /// Spend cap in dollars (`--max-cost`).
     pub max_cost: Option<f64>,
     /// Redact secrets before text reaches the model (not `--no-redact`).
@@ -87,8 +93,11 @@ pub struct ApiSettings {
     pub auth: Option<Auth>,
     /// Retries after the first attempt (`--max-retries`).
     pub max_retries: u32,
-    /// Longest silence on a connection before the attempt counts as stalled
-    /// (`LUMINOS_IDLE_TIMEOUT_SECS`, default [`api::IDLE_TIMEOUT`]).
+    /// Longest wait for the response headers
+    /// (`LUMINOS_HEADERS_TIMEOUT_SECS`, default [`api::HEADERS_TIMEOUT`]).
+    pub headers_timeout: Duration,
+    /// Longest silence within a response before the attempt counts as
+    /// stalled (`LUMINOS_IDLE_TIMEOUT_SECS`, default [`api::IDLE_TIMEOUT`]).
     pub idle_timeout: Duration,
     /// Wait before the first retry when the server names none
     /// (`LUMINOS_RETRY_BACKOFF_MS`, default
@@ -107,6 +116,7 @@ impl Config {
             self.investigation.model.clone(),
         );
         client.max_retries = self.api.max_retries;
+        client.headers_timeout = self.api.headers_timeout;
         client.idle_timeout = self.api.idle_timeout;
         client.retry_backoff = self.api.retry_backoff;
         Some(client)
@@ -146,6 +156,13 @@ pub enum ConfigError {
         expected: &'static str,
         value: String,
     },
+    /// A flag whose value is not usable.
+    #[error("{flag} takes {expected}, not '{value}'")]
+    InvalidFlag {
+        flag: &'static str,
+        expected: &'static str,
+        value: String,
+    },
 }
 
 /// The environment variables luminos reads, captured once.
@@ -158,6 +175,8 @@ pub struct Env {
     pub luminos_cache_dir: Option<OsString>,
     /// `LUMINOS_IDLE_TIMEOUT_SECS`, unparsed.
     pub luminos_idle_timeout: Option<String>,
+    /// `LUMINOS_HEADERS_TIMEOUT_SECS`, unparsed.
+    pub luminos_headers_timeout: Option<String>,
     /// `LUMINOS_RETRY_BACKOFF_MS`, unparsed.
     pub luminos_retry_backoff: Option<String>,
     pub no_color: bool,
@@ -176,6 +195,7 @@ impl Env {
             luminos_model: non_empty_var("LUMINOS_MODEL"),
             luminos_cache_dir: std::env::var_os("LUMINOS_CACHE_DIR").filter(|v| !v.is_empty()),
             luminos_idle_timeout: non_empty_var(IDLE_TIMEOUT_VAR),
+            luminos_headers_timeout: non_empty_var(HEADERS_TIMEOUT_VAR),
             luminos_retry_backoff: non_empty_var(RETRY_BACKOFF_VAR),
             // https://no-color.org: present and non-empty disables colour.
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
@@ -196,6 +216,7 @@ impl Invocation {
             .as_ref()
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(DEFAULT_CACHE_ROOT));
+        let max_cost = args.max_cost.as_deref().map(parse_max_cost).transpose()?;
 
         let Some(target_arg) = args.target.clone() else {
             return if args.clear_cache {
@@ -214,8 +235,12 @@ impl Invocation {
             .map_err(|_| ConfigError::NotADirectory(shown.clone()))?;
 
         let idle_timeout = match &env.luminos_idle_timeout {
-            Some(raw) => parse_idle_timeout(raw)?,
+            Some(raw) => parse_seconds(IDLE_TIMEOUT_VAR, raw)?,
             None => api::IDLE_TIMEOUT,
+        };
+        let headers_timeout = match &env.luminos_headers_timeout {
+            Some(raw) => parse_seconds(HEADERS_TIMEOUT_VAR, raw)?,
+            None => api::HEADERS_TIMEOUT,
         };
         let retry_backoff = match &env.luminos_retry_backoff {
             Some(raw) => parse_retry_backoff(raw)?,
@@ -251,7 +276,8 @@ impl Invocation {
                     .unwrap_or_else(|| DEFAULT_MODEL.to_string()),
                 jobs: args.jobs as usize,
                 estimate: args.estimate,
-                max_cost: args.max_cost,
+                scan_only: args.scan_only,
+                max_cost,
                 redact: !args.no_redact,
             },
             api: ApiSettings {
@@ -263,6 +289,7 @@ impl Invocation {
                     .to_string(),
                 auth,
                 max_retries: args.max_retries,
+                headers_timeout,
                 idle_timeout,
                 retry_backoff,
             },
@@ -282,15 +309,30 @@ impl Invocation {
     }
 }
 
-/// `LUMINOS_IDLE_TIMEOUT_SECS`: positive decimal seconds, at most a day.
-fn parse_idle_timeout(raw: &str) -> Result<Duration, ConfigError> {
+/// `--max-cost`: a finite dollar amount above zero (`2.50`, `$3`). A cap of
+/// nothing, or less, could only stop the run before it starts.
+fn parse_max_cost(raw: &str) -> Result<f64, ConfigError> {
+    raw.trim()
+        .trim_start_matches('$')
+        .parse::<f64>()
+        .ok()
+        .filter(|usd| usd.is_finite() && *usd > 0.0)
+        .ok_or_else(|| ConfigError::InvalidFlag {
+            flag: "--max-cost",
+            expected: "a dollar amount above zero, such as 2.50",
+            value: raw.to_string(),
+        })
+}
+
+/// A timeout variable: positive decimal seconds, at most a day.
+fn parse_seconds(name: &'static str, raw: &str) -> Result<Duration, ConfigError> {
     raw.trim()
         .parse::<f64>()
         .ok()
         .filter(|secs| *secs > 0.0 && *secs <= 86_400.0)
         .map(Duration::from_secs_f64)
         .ok_or_else(|| ConfigError::InvalidVar {
-            name: IDLE_TIMEOUT_VAR,
+            name,
             expected: "a number of seconds above 0",
             value: raw.to_string(),
         })
@@ -384,6 +426,45 @@ mod tests {
     }
 
     #[test]
+    fn max_cost_is_a_positive_dollar_amount() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().to_str().unwrap();
+        let cap = |flag: &[&str]| {
+            let list: Vec<&str> = flag.iter().copied().chain([target]).collect();
+            Invocation::resolve(args(&list), &Env::default()).map(|plan| match plan {
+                Invocation::Run { config, .. } => config.investigation.max_cost,
+                other => panic!("expected a run, got {other:?}"),
+            })
+        };
+        assert_eq!(cap(&[]), Ok(None));
+        assert_eq!(cap(&["--max-cost", "2.50"]), Ok(Some(2.5)));
+        assert_eq!(cap(&["--max-cost=$3"]), Ok(Some(3.0)));
+        // Negative amounts are values to refuse, not unknown flags.
+        for bad in [
+            &["--max-cost", "-5"][..],
+            &["--max-cost=-5"],
+            &["--max-cost", "0"],
+        ] {
+            let err = cap(bad).unwrap_err().to_string();
+            assert!(
+                err.starts_with("--max-cost takes a dollar amount above zero"),
+                "{err}"
+            );
+        }
+        for bad in ["lots", "inf", "NaN", "-0", ""] {
+            assert!(cap(&["--max-cost", bad]).is_err(), "{bad}");
+        }
+        assert_eq!(
+            cap(&["--max-cost", "-5"]).unwrap_err(),
+            ConfigError::InvalidFlag {
+                flag: "--max-cost",
+                expected: "a dollar amount above zero, such as 2.50",
+                value: "-5".into()
+            }
+        );
+    }
+
+    #[test]
     fn a_file_is_not_a_directory() {
         let file = tempfile::NamedTempFile::new().unwrap();
         let shown = file.path().to_string_lossy().into_owned();
@@ -423,9 +504,12 @@ mod tests {
         let target = dir.path().to_str().unwrap();
         let cfg = config(&[target], &Env::default());
         assert_eq!(cfg.api.idle_timeout, api::IDLE_TIMEOUT);
+        assert_eq!(cfg.api.headers_timeout, api::HEADERS_TIMEOUT);
+        assert!(api::HEADERS_TIMEOUT < api::IDLE_TIMEOUT);
         assert_eq!(cfg.api.retry_backoff, api::retry::INITIAL_BACKOFF);
         let env = Env {
             luminos_idle_timeout: Some(" 0.25 ".into()),
+            luminos_headers_timeout: Some("1.5".into()),
             luminos_retry_backoff: Some("0".into()),
             ..Env::default()
         };
@@ -440,25 +524,29 @@ mod tests {
         let cfg = config(&[target], &env);
         let client = cfg.client_config().unwrap();
         assert_eq!(client.idle_timeout, Duration::from_millis(250));
+        assert_eq!(client.headers_timeout, Duration::from_millis(1500));
         let client = api::Client::new(client).unwrap();
         assert_eq!(client.retry_policy().initial_backoff, Duration::ZERO);
         assert_eq!(client.retry_policy().max_backoff, api::retry::MAX_BACKOFF);
-        for (idle, backoff) in [
-            ("0", "5"),
-            ("-1", "5"),
-            ("soon", "5"),
-            ("1", "1.5"),
-            ("1", "60001"),
+        for (idle, headers, backoff) in [
+            ("0", "1", "5"),
+            ("-1", "1", "5"),
+            ("soon", "1", "5"),
+            ("1", "1", "1.5"),
+            ("1", "1", "60001"),
+            ("1", "0", "5"),
+            ("1", "never", "5"),
         ] {
             let env = Env {
                 luminos_idle_timeout: Some(idle.into()),
+                luminos_headers_timeout: Some(headers.into()),
                 luminos_retry_backoff: Some(backoff.into()),
                 ..Env::default()
             };
             let err = Invocation::resolve(args(&[target]), &env).unwrap_err();
             assert!(
                 matches!(err, ConfigError::InvalidVar { .. }),
-                "{idle} {backoff}: {err}"
+                "{idle} {headers} {backoff}: {err}"
             );
         }
     }

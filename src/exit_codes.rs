@@ -4,10 +4,14 @@
 /// How a run ended, as seen by the shell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitCode {
-    /// The report was produced (possibly without AI sections).
+    /// The report was produced, with the investigation complete, partial
+    /// or skipped.
     Success,
     /// Bad input or an error that stopped the run.
     Failure,
+    /// The report was produced, but the investigation failed (its status
+    /// and error are in the report).
+    InvestigationFailed,
     /// Interrupted with Ctrl-C; the next run resumes.
     Interrupted,
 }
@@ -18,6 +22,7 @@ impl ExitCode {
         match self {
             ExitCode::Success => 0,
             ExitCode::Failure => 1,
+            ExitCode::InvestigationFailed => 3,
             ExitCode::Interrupted => 130,
         }
     }

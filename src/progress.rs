@@ -254,6 +254,8 @@ struct BoardState {
     running: Vec<String>,
     tokens: u64,
     dollars: f64,
+    /// The model is not in the catalog: the dollars use a stand-in's prices.
+    assumed: bool,
 }
 
 impl DirBoard {
@@ -277,6 +279,14 @@ impl DirBoard {
         self.redraw(&state);
     }
 
+    /// Say on the live line that the dollars are at assumed prices (the
+    /// model is not in the catalog).
+    pub fn assume_prices(&self) {
+        let mut state = self.lock();
+        state.assumed = true;
+        self.redraw(&state);
+    }
+
     /// The run's totals so far: `tokens` processed and produced, `dollars`.
     pub fn spent(&self, tokens: u64, dollars: f64) {
         let mut state = self.lock();
@@ -295,8 +305,13 @@ impl DirBoard {
         } else {
             state.running.join(", ")
         };
+        let assumed = if state.assumed {
+            " at assumed prices"
+        } else {
+            ""
+        };
         format!(
-            "| {} tokens, ${:.2} | running: {running}",
+            "| {} tokens, ${:.2}{assumed} | running: {running}",
             crate::text::format_thousands(state.tokens),
             state.dollars
         )
@@ -342,10 +357,17 @@ mod tests {
         board.started("docs\x1b[31m");
         board.finished("src");
         board.spent(12_345, 0.5);
-        let state = board.lock();
+        {
+            let state = board.lock();
+            assert_eq!(
+                DirBoard::message(&state),
+                "| 12,345 tokens, $0.50 | running: docs\\x1b[31m"
+            );
+        }
+        board.assume_prices();
         assert_eq!(
-            DirBoard::message(&state),
-            "| 12,345 tokens, $0.50 | running: docs\\x1b[31m"
+            DirBoard::message(&board.lock()),
+            "| 12,345 tokens, $0.50 at assumed prices | running: docs\\x1b[31m"
         );
     }
 }

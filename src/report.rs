@@ -24,13 +24,92 @@ pub struct Report {
     pub ai_detailed: String,
     /// Findings, from the agent's `flag` calls and from secret redaction.
     pub flags: Vec<Flag>,
-    /// How the investigation went (cost, cache, cap); absent when none ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub investigation: Option<InvestigationSummary>,
+    /// Whether the investigation ran and how far it got; always present.
+    #[serde(default)]
+    pub investigation: Investigation,
     /// How many of the paths and symbols the report cites were found in the
     /// tree; absent when no investigation ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grounding: Option<Grounding>,
+}
+
+/// How far the investigation got.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum InvestigationStatus {
+    /// Every planned directory has a summary and the model wrote the
+    /// synthesis.
+    Complete,
+    /// It ran to the end, but something is missing (see the note).
+    Partial,
+    /// It stopped early (see the error); the exit status says so too.
+    Failed,
+    /// None ran: no credential, or `--scan-only`.
+    #[default]
+    Skipped,
+}
+
+impl InvestigationStatus {
+    /// The word the report uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InvestigationStatus::Complete => "complete",
+            InvestigationStatus::Partial => "partial",
+            InvestigationStatus::Failed => "failed",
+            InvestigationStatus::Skipped => "skipped",
+        }
+    }
+}
+
+/// The report's `investigation`: its status, why it failed or what is
+/// missing, and (once it got under way) the facts of the run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Investigation {
+    pub status: InvestigationStatus,
+    /// Why it failed, one line (`failed` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What is missing (`partial`) or why none ran (`skipped`), one line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Cost, cache and coverage, when it ran to the end.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<InvestigationSummary>,
+}
+
+impl Investigation {
+    /// No investigation ran, for `reason`.
+    pub fn skipped(reason: &str) -> Investigation {
+        Investigation {
+            status: InvestigationStatus::Skipped,
+            note: Some(reason.to_string()),
+            ..Investigation::default()
+        }
+    }
+
+    /// The investigation stopped on `error`.
+    pub fn failed(error: &str) -> Investigation {
+        Investigation {
+            status: InvestigationStatus::Failed,
+            error: Some(error.to_string()),
+            ..Investigation::default()
+        }
+    }
+
+    /// The one line the terminal report (and stderr) says about it.
+    pub fn line(&self) -> String {
+        let said = |text: &Option<String>| {
+            text.as_deref()
+                .map(|t| format!(": {}", escape_line(t)))
+                .unwrap_or_default()
+        };
+        match self.status {
+            InvestigationStatus::Complete => "Investigation complete.".to_string(),
+            InvestigationStatus::Partial => format!("Investigation partial{}", said(&self.note)),
+            InvestigationStatus::Failed => format!("Investigation failed{}", said(&self.error)),
+            InvestigationStatus::Skipped => format!("Investigation skipped{}", said(&self.note)),
+        }
+    }
 }
 
 /// One finding. The field names are the original's `flags.jsonl` shape.
@@ -146,8 +225,11 @@ fn cap_note(summary: &InvestigationSummary) -> Option<String> {
 }
 
 /// Format the full terminal report for `target` (shown as given, absolute):
-/// the original's sections, character for character. File names, paths and
-/// model text are escaped so that none of them can drive the terminal.
+/// the original's sections, character for character, except that large
+/// files are named by their path relative to the target (the original shows
+/// bare names, so two `stream.rs` in different directories looked the
+/// same). File names, paths and model text are escaped so that none of them
+/// can drive the terminal.
 pub fn format_report(report: &Report, target: &str) -> String {
     let scan = &report.scan;
     let sep = "=".repeat(60);
@@ -163,10 +245,13 @@ pub fn format_report(report: &Report, target: &str) -> String {
         section(&mut lines, ">> SUMMARY (AI)", &rule);
         push_paragraphs(&mut lines, &report.ai_brief);
     }
-    if let Some(note) = report.investigation.as_ref().and_then(cap_note) {
+    if let Some(note) = report.investigation.summary.as_ref().and_then(cap_note) {
         lines.push(String::new());
         lines.push(note);
     }
+    // Under the AI summary: whether the investigation was whole.
+    lines.push(String::new());
+    lines.push(format!("  {}", report.investigation.line()));
 
     section(&mut lines, ">> DIRECTORY TREE", &rule);
     lines.push(escape_control(&scan.tree_rendered).into_owned());
@@ -178,7 +263,7 @@ pub fn format_report(report: &Report, target: &str) -> String {
     }
 
     section(&mut lines, ">> CODE DETECTION", &rule);
-    push_code(&mut lines, report);
+    push_code(&mut lines, report, target);
 
     section(&mut lines, ">> RECENTLY MODIFIED FILES", &rule);
     if scan.recent_files.is_empty() {
@@ -286,7 +371,7 @@ fn push_categories(lines: &mut Vec<String>, categories: &IndexMap<String, u64>) 
     lines.push(format!("  {:<12} {total:>4}", "TOTAL"));
 }
 
-fn push_code(lines: &mut Vec<String>, report: &Report) {
+fn push_code(lines: &mut Vec<String>, report: &Report, target: &str) {
     let scan = &report.scan;
     if scan.languages.is_empty() {
         lines.push("  No source code files detected.".to_string());
@@ -312,10 +397,18 @@ fn push_code(lines: &mut Vec<String>, report: &Report) {
         for file in &scan.large_files {
             lines.push(format!(
                 "    ! {}  ({})",
-                escape_line(&file.name),
+                escape_line(&shown_under(target, &file.path)),
                 file.reasons.join(", ")
             ));
         }
+    }
+}
+
+/// `path` relative to `target` when it lies below it, else as it is.
+fn shown_under(target: &str, path: &str) -> String {
+    match std::path::Path::new(path).strip_prefix(target) {
+        Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
+        _ => path.to_string(),
     }
 }
 
@@ -488,15 +581,32 @@ mod tests {
         let mut report = minimal();
         report.ai_brief = "This is a Python project.\nSecond line.".into();
         report.ai_detailed = "Detailed breakdown here.".into();
-        report.scan.large_files = vec![LargeFile {
-            path: "/tmp/big.py".into(),
-            name: "big.py".into(),
-            reasons: vec!["size: 12.3 MB".into(), "lines: 5000".into()],
-        }];
+        report.scan.large_files = vec![
+            LargeFile {
+                path: "/tmp/big.py".into(),
+                name: "big.py".into(),
+                reasons: vec!["size: 12.3 MB".into(), "lines: 5000".into()],
+            },
+            // Two files of one name are told apart by where they are.
+            LargeFile {
+                path: "/tmp/net/stream.rs".into(),
+                name: "stream.rs".into(),
+                reasons: vec!["lines: 1200".into()],
+            },
+            LargeFile {
+                path: "/tmp/net/http/stream.rs".into(),
+                name: "stream.rs".into(),
+                reasons: vec!["lines: 1300".into()],
+            },
+        ];
         let text = format_report(&report, "/tmp");
         assert!(text.contains(">> SUMMARY (AI)\n----------------------------------------\n  This is a Python project.\n  Second line.\n"));
         assert!(
-            text.contains("  Unusually large files:\n    ! big.py  (size: 12.3 MB, lines: 5000)")
+            text.contains(
+                "  Unusually large files:\n    ! big.py  (size: 12.3 MB, lines: 5000)\n    \
+                 ! net/stream.rs  (lines: 1200)\n    ! net/http/stream.rs  (lines: 1300)"
+            ),
+            "{text}"
         );
         assert!(text.contains(">> DETAILED AI ANALYSIS\n----------------------------------------\n  Detailed breakdown here.\n"));
     }
@@ -595,6 +705,7 @@ mod tests {
             resolved: 57,
             ..Grounding::default()
         });
+        report.investigation.status = InvestigationStatus::Complete;
         insta::assert_snapshot!(format_report(&report, "/tmp/mydir"));
     }
 
@@ -642,11 +753,16 @@ mod tests {
     fn a_hit_cost_cap_is_said_under_the_summary() {
         let mut report = Report {
             ai_brief: "Half a verdict.".into(),
-            investigation: Some(InvestigationSummary {
-                directories_remaining: 3,
-                cost_cap_hit: true,
-                ..InvestigationSummary::default()
-            }),
+            investigation: Investigation {
+                status: InvestigationStatus::Partial,
+                note: Some("3 directories left for a later run".into()),
+                summary: Some(InvestigationSummary {
+                    directories_remaining: 3,
+                    cost_cap_hit: true,
+                    ..InvestigationSummary::default()
+                }),
+                error: None,
+            },
             ..Report::default()
         };
         let text = format_report(&report, "/tmp/mydir");
@@ -655,7 +771,77 @@ mod tests {
             .find("  Note: the --max-cost cap was hit; 3 directories were left uninvestigated. Run again to resume.")
             .expect(&text);
         assert!(summary_at < note_at && note_at < text.find(">> DIRECTORY TREE").unwrap());
-        report.investigation.as_mut().unwrap().cost_cap_hit = false;
+        report.investigation.summary.as_mut().unwrap().cost_cap_hit = false;
         assert!(!format_report(&report, "/tmp/mydir").contains("--max-cost"));
+    }
+
+    #[test]
+    fn the_report_says_in_one_line_what_happened_to_the_investigation() {
+        let line_of = |investigation: Investigation| {
+            let report = Report {
+                ai_brief: "Verdict.".into(),
+                investigation,
+                ..Report::default()
+            };
+            let text = format_report(&report, "/t");
+            let lines: Vec<&str> = text
+                .lines()
+                .filter(|l| l.trim_start().starts_with("Investigation"))
+                .collect();
+            assert_eq!(lines.len(), 1, "{text}");
+            let at = text.find(lines[0]).unwrap();
+            assert!(text.find("Verdict.").unwrap() < at);
+            assert!(at < text.find(">> DIRECTORY TREE").unwrap());
+            lines[0].to_string()
+        };
+        let complete = Investigation {
+            status: InvestigationStatus::Complete,
+            ..Investigation::default()
+        };
+        assert_eq!(line_of(complete), "  Investigation complete.");
+        assert_eq!(
+            line_of(Investigation::failed(
+                "the API at http://x could not be\nreached"
+            )),
+            "  Investigation failed: the API at http://x could not be\\nreached"
+        );
+        assert_eq!(
+            line_of(Investigation::skipped("no API key")),
+            "  Investigation skipped: no API key"
+        );
+    }
+
+    #[test]
+    fn the_json_always_carries_the_investigation_status() {
+        let value = |investigation| {
+            serde_json::to_value(Report {
+                investigation,
+                ..Report::default()
+            })
+            .unwrap()["investigation"]
+                .clone()
+        };
+        assert_eq!(
+            value(Investigation::skipped("--scan-only")),
+            serde_json::json!({"status": "skipped", "note": "--scan-only"})
+        );
+        assert_eq!(
+            value(Investigation::failed("boom")),
+            serde_json::json!({"status": "failed", "error": "boom"})
+        );
+        let ran = value(Investigation {
+            status: InvestigationStatus::Complete,
+            summary: Some(InvestigationSummary {
+                id: "abc".into(),
+                ..InvestigationSummary::default()
+            }),
+            ..Investigation::default()
+        });
+        assert_eq!(ran["status"], "complete");
+        assert_eq!(ran["id"], "abc");
+        assert_eq!(ran["tokens"]["input"], 0);
+        // And it reads back.
+        let parsed: Investigation = serde_json::from_value(ran).unwrap();
+        assert_eq!(parsed.summary.unwrap().id, "abc");
     }
 }

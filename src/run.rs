@@ -1,6 +1,7 @@
 //! One run of the binary, start to finish: resolve the configuration, clear the
 //! cache if asked, scan, investigate (or only estimate the investigation's
-//! cost), and write the report.
+//! cost, or skip it: no credential, `--scan-only`), and write the report,
+//! which always says what became of the investigation.
 //!
 //! This is the only place besides `main` where `anyhow` is used: below here
 //! every module returns its own typed errors.
@@ -13,12 +14,19 @@ use crate::config::{Config, Env, Invocation};
 use crate::exit_codes::ExitCode;
 use crate::output;
 use crate::progress::Progress;
-use crate::report::{Report, format_report};
+use crate::report::{Investigation, InvestigationStatus, Report, format_report};
 use crate::scan;
 
 /// The one line printed when no credential is set.
 const MISSING_KEY_HINT: &str = "luminos needs an Anthropic API key for its investigation: \
-export ANTHROPIC_API_KEY=<your key> (or ANTHROPIC_AUTH_TOKEN) and run it again.";
+export ANTHROPIC_API_KEY=<your key> (or ANTHROPIC_AUTH_TOKEN) and run it again. \
+This run reports the base scan alone.";
+
+/// The report's note when no credential is set.
+const NO_KEY_NOTE: &str = "no API key (ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN)";
+
+/// The report's note with `--scan-only`.
+const SCAN_ONLY_NOTE: &str = "--scan-only";
 
 /// Run luminos with parsed arguments.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -37,13 +45,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         clear_cache(&config.cache_root)?;
     }
 
-    if config.api.auth.is_none() && !config.investigation.estimate {
+    let estimate = config.investigation.estimate;
+    // Why no investigation runs, if none does.
+    let skipped = if config.investigation.scan_only {
+        Some(SCAN_ONLY_NOTE)
+    } else if config.api.auth.is_none() && !estimate {
         eprintln!("{MISSING_KEY_HINT}");
-        return Ok(ExitCode::Success);
-    }
+        Some(NO_KEY_NOTE)
+    } else {
+        None
+    };
 
     // A busy target is refused before the scan, not after it.
-    let reserved = if config.investigation.estimate {
+    let reserved = if estimate || skipped.is_some() {
         None
     } else {
         crate::ai::reserve_target(&config)?
@@ -57,7 +71,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let base = scan::scan(&config.target, &config.scan, &progress);
 
     // No API call, no key, no cache write: the projection is the result.
-    if config.investigation.estimate {
+    if estimate {
         let estimate = crate::ai::estimate::estimate(&config, &base)?;
         let text = (!config.output.json).then(|| estimate.render_text());
         return write_output(&config, |out: &mut dyn std::io::Write| match &text {
@@ -66,25 +80,42 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         });
     }
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    let outcome = runtime.block_on(crate::ai::investigate(&config, &base, &progress, reserved))?;
+    let outcome = match skipped {
+        Some(reason) => crate::ai::Outcome {
+            status: Investigation::skipped(reason),
+            ..crate::ai::Outcome::default()
+        },
+        None => {
+            if let Some(warning) = crate::ai::model_warning(&config.investigation.model) {
+                progress.println(&format!("Warning: {warning}"));
+            }
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .context("starting the async runtime")?;
+            runtime.block_on(crate::ai::investigate(&config, &base, &progress, reserved))?
+        }
+    };
 
     if outcome.interrupted {
         return Ok(ExitCode::Interrupted);
     }
 
+    let failed = outcome.status.status == InvestigationStatus::Failed;
     let report = Report {
         scan: base,
         ai_brief: outcome.brief,
         ai_detailed: outcome.detailed,
         flags: outcome.flags,
-        investigation: outcome.summary,
+        investigation: outcome.status,
         grounding: outcome.grounding,
     };
-    write_report(&config, &report)
+    match write_report(&config, &report)? {
+        // The report is out; the status says the investigation failed, so
+        // scripts and CI notice.
+        ExitCode::Success if failed => Ok(ExitCode::InvestigationFailed),
+        code => Ok(code),
+    }
 }
 
 /// Render the report as JSON or text and write it where the user asked.

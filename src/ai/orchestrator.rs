@@ -11,9 +11,16 @@
 //!    ([`crate::ai::engine::scheduler`]);
 //! 8. write the evaluation (`evaluate`);
 //! 9. synthesize, reusing `synthesis.json` (`synthesis_phase`);
-//! 10. collect flags and report the cost (`finish`);
+//! 10. collect flags, report the cost and say whether the investigation
+//!     is complete or partial (`finish`);
 //! 11. ground the report: check every cited path and symbol against the
 //!     tree (`ground_phase`, see [`crate::grounding`]).
+//!
+//! Whatever happens, the outcome says what became of the investigation
+//! ([`Investigation`]): a failure anywhere (an unreachable endpoint, a
+//! rejected key, an unknown model, an account that cannot pay, a cache
+//! that cannot be written) ends it with status `failed` and one line saying
+//! why, printed once on stderr and carried by the report.
 //!
 //! A run over a tree that has not changed since the last one makes no API
 //! request at all: every summary is fresh, the survey, plan and synthesis are
@@ -35,7 +42,7 @@ use crate::ai::api::cost::TokenTracker;
 use crate::ai::engine::pool::TurnPool;
 use crate::ai::engine::scheduler::{LoopOptions, run_dir_loops};
 use crate::ai::engine::session::Session;
-use crate::ai::passes::dir_loop::{DirOutcome, DirShared};
+use crate::ai::passes::dir_loop::{DirOutcome, DirShared, LoopEnd};
 use crate::ai::passes::planning::{PlanningInputs, run_planning};
 use crate::ai::passes::survey::{
     Survey, SurveyInputs, filter_dir_tools, format_survey_block, format_survey_signals, run_survey,
@@ -51,6 +58,7 @@ use crate::ai::rules::plan::{
     AppliedPlan, Plan, Utilization, apply_plan, plan_evaluation, plan_summary_line,
     unmatched_warning, utilization_line,
 };
+use crate::ai::rules::status;
 use crate::ai::rules::tree_view::prompt_tree;
 use crate::ai::tools::{self, Toolbox};
 use crate::ai::{InvestigationError, Outcome, PassError};
@@ -63,7 +71,7 @@ use crate::config::Config;
 use crate::grounding::{self, Scope};
 use crate::progress::Progress;
 use crate::redact::Redactor;
-use crate::report::{InvestigationSummary, TokenTotals};
+use crate::report::{Investigation, InvestigationStatus, InvestigationSummary, TokenTotals};
 use crate::scan::{BaseScan, ScanFilter};
 
 /// Depth of the tree the survey sees.
@@ -71,9 +79,8 @@ pub const SURVEY_TREE_DEPTH: usize = 2;
 /// Depth of the tree the planner sees.
 pub const PLANNING_TREE_DEPTH: usize = 6;
 
-/// Run the whole investigation. Fatal problems (unknown model, rejected key,
-/// unsafe cache) are errors; anything else unexpected is a warning and an
-/// outcome with empty AI fields.
+/// Run the whole investigation. Only a cache that is unsafe to use is an
+/// error; every other failure is an outcome with status `failed`.
 pub async fn investigate(
     config: &Config,
     scan: &BaseScan,
@@ -87,8 +94,7 @@ pub async fn investigate(
         // A cache that cannot be written is a failed investigation, not an
         // unsafe one: the report still prints.
         Err(InvestigationError::Cache(err @ CacheError::Io { .. })) => {
-            progress.println(&format!("Warning: AI analysis failed: {err}"));
-            return Ok(Outcome::default());
+            return Ok(failed(progress, &err.to_string()));
         }
         Err(err) => return Err(err),
     };
@@ -103,14 +109,26 @@ pub async fn investigate(
             if outcome.brief.is_empty() && outcome.detailed.is_empty() {
                 progress.ai("Warning: agent produced no output.");
             }
-            progress.ai("Investigation complete.");
+            progress.ai(&outcome.status.line());
             Ok(outcome)
         }
-        Err(PassError::Fatal(err)) => Err(err),
-        Err(PassError::Failed(message)) => {
-            progress.println(&format!("Warning: AI analysis failed: {message}"));
-            Ok(Outcome::default())
+        Err(PassError::Fatal(err @ InvestigationError::Cache(CacheError::Io { .. }))) => {
+            Ok(failed(progress, &err.to_string()))
         }
+        Err(PassError::Fatal(err @ InvestigationError::Cache(_))) => Err(err),
+        Err(PassError::Fatal(err)) => Ok(failed(progress, &err.to_string())),
+        Err(PassError::Failed(message)) => Ok(failed(progress, &message)),
+    }
+}
+
+/// The outcome of an investigation that stopped on `error`, said once on
+/// stderr.
+fn failed(progress: &Progress, error: &str) -> Outcome {
+    let status = Investigation::failed(&crate::ai::api::error::one_line_excerpt(error, 500));
+    progress.println(&status.line());
+    Outcome {
+        status,
+        ..Outcome::default()
     }
 }
 
@@ -132,6 +150,11 @@ fn interrupted_outcome(cache: &Cache, progress: &Progress) -> Outcome {
     ));
     Outcome {
         interrupted: true,
+        status: Investigation {
+            status: InvestigationStatus::Partial,
+            note: Some("interrupted".to_string()),
+            ..Investigation::default()
+        },
         ..Outcome::default()
     }
 }
@@ -207,6 +230,9 @@ async fn pipeline(
         max_cost: config.investigation.max_cost,
     };
     let board = progress.dir_board(applied.order.len());
+    if !run.session.facts().known {
+        board.assume_prices();
+    }
     let loops = run_dir_loops(
         shared,
         &applied,
@@ -216,10 +242,24 @@ async fn pipeline(
     )
     .await?;
     drop(board);
-    let cached = freshness.fresh.len();
+    // Cached means a summary this run reused, as the original counts it: a
+    // directory the plan skipped is settled (`settle_plan`) but has none.
+    let cached = freshness
+        .fresh
+        .iter()
+        .filter(|dir| cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
+        .count();
     evaluate(cache, &plan, &applied, &loops.outcomes, cached, progress)?;
     let synthesis = synthesis_phase(&run, &all_dirs).await?;
-    let mut outcome = finish(&run, &all_dirs, &applied, cached, synthesis, loops.cap_hit);
+    let mut outcome = finish(
+        &run,
+        &all_dirs,
+        &applied,
+        cached,
+        &loops.outcomes,
+        synthesis,
+        loops.cap_hit,
+    );
     ground_phase(&run, &all_dirs, &mut outcome);
     Ok(outcome)
 }
@@ -424,9 +464,9 @@ async fn plan_phase(
         cached_dirs: &cached_rel,
     };
     match run_planning(&run.session, cache, progress, &inputs).await? {
-        Some(plan) => {
-            save_json(run, PLAN_FILE, &plan.to_value());
-            Ok(plan)
+        Some(proposal) => {
+            save_json(run, PLAN_FILE, &proposal);
+            Ok(Plan::from_value(&proposal))
         }
         None => {
             progress.ai("Planning failed, using defaults.");
@@ -579,6 +619,7 @@ fn finish(
     all_dirs: &[PathBuf],
     applied: &AppliedPlan,
     cached_count: usize,
+    loops: &[DirOutcome],
     synthesis: SynthesisOutcome,
     cost_cap_hit: bool,
 ) -> Outcome {
@@ -586,8 +627,15 @@ fn finish(
     let flags = cache.read_flags();
     let tracker = session.tracker();
     let totals = tracker.totals();
-    run.progress
-        .ai(&format!("Total tokens used: {}", tracker.summary()));
+    let assumed = if session.facts().known {
+        ""
+    } else {
+        " (at assumed prices)"
+    };
+    run.progress.ai(&format!(
+        "Total tokens used: {}{assumed}",
+        tracker.summary()
+    ));
     run.progress
         .ai(&format!("Prompt {}", tracker.cache_summary()));
     let has_entry = |d: &&PathBuf| cache.has_entry(EntryKind::Dir, &d.to_string_lossy());
@@ -600,27 +648,37 @@ fn finish(
             "The spending cap left {remaining} directories for a later run; run again to resume."
         ));
     }
+    let declined = loops
+        .iter()
+        .filter(|l| matches!(l.end, LoopEnd::Refused(_)))
+        .count();
+    let (status, note) = status::investigation_status(remaining, declined, synthesis.submitted);
     Outcome {
         brief: synthesis.brief,
         detailed: synthesis.detailed,
         flags,
-        summary: Some(InvestigationSummary {
-            id: cache.id().to_string(),
-            model: session.model().to_string(),
-            directories_investigated: investigated,
-            directories_cached: cached_count,
-            directories_remaining: remaining,
-            api_requests: totals.requests,
-            tokens: TokenTotals {
-                input: totals.input_tokens,
-                output: totals.output_tokens,
-                cache_write: totals.cache_creation_input_tokens,
-                cache_read: totals.cache_read_input_tokens,
-            },
-            cost_usd: tracker.cost(),
-            cache_savings_usd: tracker.cache_savings(),
-            cost_cap_hit,
-        }),
+        status: Investigation {
+            status,
+            note,
+            error: None,
+            summary: Some(InvestigationSummary {
+                id: cache.id().to_string(),
+                model: session.model().to_string(),
+                directories_investigated: investigated,
+                directories_cached: cached_count,
+                directories_remaining: remaining,
+                api_requests: totals.requests,
+                tokens: TokenTotals {
+                    input: totals.input_tokens,
+                    output: totals.output_tokens,
+                    cache_write: totals.cache_creation_input_tokens,
+                    cache_read: totals.cache_read_input_tokens,
+                },
+                cost_usd: tracker.cost(),
+                cache_savings_usd: tracker.cache_savings(),
+                cost_cap_hit,
+            }),
+        },
         grounding: None,
         interrupted: false,
     }

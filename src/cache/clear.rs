@@ -55,14 +55,19 @@ fn check_only_cache_contents(root: &Path) -> Result<(), CacheError> {
     Ok(())
 }
 
-/// Refuse while any run lock in the root is held.
+/// Refuse while any run lock in the root is held, naming the cache, the
+/// run and what it investigates (no target was given to compare with).
 fn check_no_run_in_progress(root: &Path) -> Result<(), CacheError> {
     let Ok(locks) = std::fs::read_dir(root.join(lock::LOCK_DIR)) else {
         return Ok(());
     };
     for entry in locks.flatten() {
-        if let Some(pid) = lock::holder_of(&entry.path()) {
-            return Err(CacheError::Busy { pid });
+        if let Some(holder) = lock::holder_of(&entry.path()) {
+            return Err(CacheError::CacheInUse {
+                root: root.to_path_buf(),
+                pid: holder.pid,
+                target: holder.target,
+            });
         }
     }
     Ok(())

@@ -20,6 +20,11 @@
 //! - keys are the sha256 of the entry's *absolute* path; a relative path from
 //!   the agent is resolved against the target first and `.`/`..` are removed
 //!   lexically, so every spelling of one path is one entry;
+//! - an entry's location is the path it was written under, never what the
+//!   agent put in its fields: [`Cache::write_entry`] stores that path as
+//!   `path` and its form relative to the target as `relative_path`, whatever
+//!   the data said, and readers that list entries trust a stored location
+//!   only when it hashes to the entry's key ([`Cache::located_entries`]);
 //! - every write is atomic (temp file in the same directory, fsync, rename) and
 //!   readers skip anything unreadable;
 //! - `investigations.json` is updated under an exclusive lock, and a run holds
@@ -91,6 +96,18 @@ pub enum CacheError {
     /// Another luminos process is investigating the same target.
     #[error("another luminos run (pid {pid}) is investigating this target; wait for it or stop it")]
     Busy { pid: u32 },
+    /// `--clear-cache` while a run uses the cache: names the cache, the run
+    /// and, when its lock file says, the target it investigates.
+    #[error(
+        "refusing to remove {}: luminos run (pid {pid}) is using it{}; wait for it or stop it",
+        root.display(),
+        target.as_ref().map(|t| format!(" to investigate {}", t.display())).unwrap_or_default()
+    )]
+    CacheInUse {
+        root: PathBuf,
+        pid: u32,
+        target: Option<PathBuf>,
+    },
     /// `--clear-cache` was pointed at a directory luminos did not create.
     #[error(
         "refusing to remove {path}: it holds '{entry}', which luminos did not create; remove it by hand if you are sure"
@@ -161,6 +178,14 @@ const RAW_CONTENT_FIELDS: [&str; 3] = ["content", "contents", "raw"];
 /// investigation (ours; the original has no redaction).
 pub const UNREDACTED_FIELD: &str = "written_without_redaction";
 
+/// One readable entry file, as [`Cache::stored_entries`] found it.
+struct StoredEntry {
+    file_name: String,
+    entry: Value,
+    /// The absolute path the entry is keyed by, when its fields name one.
+    location: Option<PathBuf>,
+}
+
 /// The cache root directory holding every investigation.
 #[derive(Debug, Clone)]
 pub struct CacheRoot {
@@ -202,7 +227,11 @@ impl CacheRoot {
     /// [`CacheRoot::investigation_id`] so a `--fresh` run waits too. Released
     /// when the [`RunLock`] drops or the process dies.
     pub fn lock_run(&self, target_canonical: &Path, wait: bool) -> Result<RunLock, CacheError> {
-        lock::lock_run_file(&self.run_lock_path(target_canonical), wait)
+        lock::lock_run_file(
+            &self.run_lock_path(target_canonical),
+            target_canonical,
+            wait,
+        )
     }
 
     fn run_lock_path(&self, target_canonical: &Path) -> PathBuf {
@@ -319,17 +348,56 @@ impl Cache {
             .join(format!("{}.json", self.entry_key(path)))
     }
 
-    /// Validate and atomically write an entry. `Err` carries the message the
-    /// agent sees (`Error: missing required fields: ...`, ...).
-    pub fn write_entry(&self, kind: EntryKind, path: &str, data: &Value) -> Result<(), String> {
-        validate_entry(kind, data)?;
-        let file = self.entry_file(kind, path);
-        write_json_atomic(&file, data).map_err(|err| format!("Error writing cache: {err}"))
+    /// `path` (absolute, normalized) relative to the target: `.` for the
+    /// target itself, the path itself when it lies outside.
+    fn relative_to_target(&self, path: &Path) -> String {
+        match path.strip_prefix(&self.target) {
+            Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+            Ok(rel) => rel.to_string_lossy().into_owned(),
+            Err(_) => path.to_string_lossy().into_owned(),
+        }
     }
 
-    /// The entry for `path`, or `None` when absent or unreadable.
+    /// `data` with its location fields set to `location`: `path` (absolute)
+    /// and `relative_path` come first, the other fields follow in their
+    /// order. Anything but an object is returned unchanged.
+    fn with_location(&self, location: &Path, data: &Value) -> Value {
+        let Some(fields) = data.as_object() else {
+            return data.clone();
+        };
+        let mut located = Map::with_capacity(fields.len() + 2);
+        located.insert("path".into(), json!(location.to_string_lossy()));
+        located.insert(
+            "relative_path".into(),
+            json!(self.relative_to_target(location)),
+        );
+        for (key, value) in fields {
+            if key != "path" && key != "relative_path" {
+                located.insert(key.clone(), value.clone());
+            }
+        }
+        Value::Object(located)
+    }
+
+    /// Validate and atomically write an entry for `path`. Its `path` and
+    /// `relative_path` fields are set from `path` (see
+    /// [`Cache::absolute_entry_path`]) whatever `data` says, so an entry always
+    /// names the file it is keyed by. `Err` carries the message the agent sees
+    /// (`Error: missing required fields: ...`, ...).
+    pub fn write_entry(&self, kind: EntryKind, path: &str, data: &Value) -> Result<(), String> {
+        let data = self.with_location(&self.absolute_entry_path(path), data);
+        validate_entry(kind, &data)?;
+        let file = self.entry_file(kind, path);
+        write_json_atomic(&file, &data).map_err(|err| format!("Error writing cache: {err}"))
+    }
+
+    /// The entry for `path`, or `None` when absent or unreadable. Its location
+    /// fields name `path` (an entry written before they were set on write may
+    /// have held anything there).
     pub fn read_entry(&self, kind: EntryKind, path: &str) -> Option<Value> {
-        read_json(&self.entry_file(kind, path)).filter(Value::is_object)
+        read_json(&self.entry_file(kind, path))
+            .filter(Value::is_object)
+            .map(|entry| self.with_location(&self.absolute_entry_path(path), &entry))
     }
 
     /// Remove the entry for `path`, if any (a directory about to be
@@ -349,27 +417,75 @@ impl Cache {
         self.read_entry(kind, path).is_some()
     }
 
-    /// The `relative_path` (else `path`) of every readable entry, sorted by key.
+    /// The path relative to the target of every readable entry, sorted by
+    /// key. An entry whose location cannot be confirmed (see
+    /// [`Cache::located_entries`]) shows its `relative_path`, else its `path`,
+    /// else its file name.
     pub fn list_entries(&self, kind: EntryKind) -> Vec<String> {
-        self.entry_files(kind)
+        self.stored_entries(kind)
             .into_iter()
-            .filter_map(|(name, file)| {
-                let entry = read_json(&file)?;
-                let shown = ["relative_path", "path"]
+            .map(|stored| match stored.location {
+                Some(location) => self.relative_to_target(&location),
+                None => ["relative_path", "path"]
                     .iter()
-                    .find_map(|field| entry.get(*field)?.as_str())
+                    .find_map(|field| stored.entry.get(*field)?.as_str())
                     .map(str::to_string)
-                    .unwrap_or(name);
-                entry.is_object().then_some(shown)
+                    .unwrap_or(stored.file_name),
             })
             .collect()
     }
 
-    /// Every readable entry, sorted by key (a stable order).
+    /// Every readable entry, sorted by key (a stable order); those whose
+    /// location is confirmed carry it in their location fields.
     pub fn read_all_entries(&self, kind: EntryKind) -> Vec<Value> {
+        self.stored_entries(kind)
+            .into_iter()
+            .map(|stored| match &stored.location {
+                Some(location) => self.with_location(location, &stored.entry),
+                None => stored.entry,
+            })
+            .collect()
+    }
+
+    /// Every readable entry whose location is confirmed, with that location
+    /// (absolute) and the entry's location fields set from it, sorted by key.
+    ///
+    /// The file name is the only thing about an entry that the agent did not
+    /// write, so a location counts only when it hashes to that name: the
+    /// stored `path` (absolute, or relative to the target) or the stored
+    /// `relative_path`. Entries written by this version always confirm; an
+    /// older entry whose fields name some other path is left out rather than
+    /// attributed to the wrong directory.
+    pub fn located_entries(&self, kind: EntryKind) -> Vec<(PathBuf, Value)> {
+        self.stored_entries(kind)
+            .into_iter()
+            .filter_map(|stored| {
+                let location = stored.location?;
+                let entry = self.with_location(&location, &stored.entry);
+                Some((location, entry))
+            })
+            .collect()
+    }
+
+    /// Every readable entry of `kind` with its file name and, when confirmed,
+    /// its location.
+    fn stored_entries(&self, kind: EntryKind) -> Vec<StoredEntry> {
         self.entry_files(kind)
             .into_iter()
-            .filter_map(|(_, file)| read_json(&file).filter(Value::is_object))
+            .filter_map(|(file_name, file)| {
+                let entry = read_json(&file).filter(Value::is_object)?;
+                let key = file_name.strip_suffix(".json").unwrap_or(&file_name);
+                let location = ["path", "relative_path"]
+                    .iter()
+                    .filter_map(|field| entry.get(*field)?.as_str())
+                    .map(|raw| self.absolute_entry_path(raw))
+                    .find(|candidate| sha256_hex(candidate) == key);
+                Some(StoredEntry {
+                    file_name,
+                    entry,
+                    location,
+                })
+            })
             .collect()
     }
 

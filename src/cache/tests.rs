@@ -90,10 +90,125 @@ fn entries_are_pretty_json_with_two_space_indent() {
         .join("files")
         .join(format!("{}.json", f.cache.entry_key("a")));
     let text = std::fs::read_to_string(file).unwrap();
-    assert!(
-        text.starts_with("{\n  \"path\": \"/t/a\",\n  \"relative_path\": \"a\","),
-        "{text}"
+    let head = format!(
+        "{{\n  \"path\": \"{}\",\n  \"relative_path\": \"a\",",
+        f.target.join("a").display()
     );
+    assert!(text.starts_with(&head), "{text}");
+}
+
+/// An entry's location is the path it is written under: the agent's `path`
+/// and `relative_path` fields are replaced (or added, first), whatever they
+/// said.
+#[test]
+fn writes_record_the_path_they_are_keyed_by() {
+    let f = fixture();
+    let cases = [
+        (
+            "src/core/engine.rs",
+            json!({"path": "engine.rs", "relative_path": "engine.rs"}),
+        ),
+        (
+            "./src/x.rs",
+            json!({"path": "/elsewhere/x.rs", "relative_path": "lib/x.rs"}),
+        ),
+        ("src/y.rs", json!({})),
+    ];
+    for (spelling, fields) in cases {
+        let mut entry = file_entry("ignored");
+        for (key, value) in fields.as_object().unwrap() {
+            entry[key] = value.clone();
+        }
+        if fields.as_object().unwrap().is_empty() {
+            entry = without(without(entry, "path"), "relative_path");
+        }
+        f.cache
+            .write_entry(EntryKind::File, spelling, &entry)
+            .unwrap();
+        let stored = f.cache.read_entry(EntryKind::File, spelling).unwrap();
+        let location = f.cache.absolute_entry_path(spelling);
+        assert_eq!(stored["path"], location.to_str().unwrap(), "{spelling}");
+        let relative = location.strip_prefix(&f.target).unwrap().to_str().unwrap();
+        assert_eq!(stored["relative_path"], relative, "{spelling}");
+        let keys: Vec<&String> = stored.as_object().unwrap().keys().take(2).collect();
+        assert_eq!(keys, ["path", "relative_path"]);
+    }
+    let root = f.target.to_str().unwrap();
+    f.cache
+        .write_entry(EntryKind::Dir, root, &dir_entry("x"))
+        .unwrap();
+    assert_eq!(
+        f.cache.read_entry(EntryKind::Dir, ".").unwrap()["relative_path"],
+        "."
+    );
+}
+
+/// Entries written before locations were recorded on write may name any
+/// path: a keyed read corrects the fields, and a listing trusts a stored
+/// location only when it hashes to the entry's key.
+#[test]
+fn stored_locations_count_only_when_they_match_the_key() {
+    let f = fixture();
+    let files = f.cache.dir().join("files");
+    let raw = |spelling: &str, fields: Value| {
+        let key = f.cache.entry_key(spelling);
+        std::fs::write(files.join(format!("{key}.json")), fields.to_string()).unwrap();
+    };
+    let abs = |rel: &str| f.target.join(rel).to_str().unwrap().to_string();
+    // The original issue: an absolute path that is right and a bare name.
+    raw(
+        "src/core/a.rs",
+        json!({"path": abs("src/core/a.rs"), "relative_path": "a.rs", "summary": "A"}),
+    );
+    // Relative fields that are right.
+    raw(
+        "src/b.rs",
+        json!({"path": "b.rs", "relative_path": "src/b.rs", "summary": "B"}),
+    );
+    // Fields that name another file entirely.
+    raw(
+        "src/c.rs",
+        json!({"path": "c.rs", "relative_path": "c.rs", "summary": "C"}),
+    );
+
+    let located: Vec<(String, String, String)> = f
+        .cache
+        .located_entries(EntryKind::File)
+        .into_iter()
+        .map(|(path, entry)| {
+            (
+                path.strip_prefix(&f.target)
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_string(),
+                entry["relative_path"].as_str().unwrap().to_string(),
+                entry["summary"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let mut expected = vec![
+        (
+            "src/core/a.rs".to_string(),
+            "src/core/a.rs".to_string(),
+            "A".to_string(),
+        ),
+        (
+            "src/b.rs".to_string(),
+            "src/b.rs".to_string(),
+            "B".to_string(),
+        ),
+    ];
+    expected.sort_by_key(|(rel, _, _)| f.cache.entry_key(rel));
+    assert_eq!(located, expected);
+    // Listed by location where it is known; the unconfirmed one as it says.
+    let mut listed = f.cache.list_entries(EntryKind::File);
+    listed.sort();
+    assert_eq!(listed, ["c.rs", "src/b.rs", "src/core/a.rs"]);
+    // A keyed read knows the location whatever the fields say.
+    let c = f.cache.read_entry(EntryKind::File, "src/c.rs").unwrap();
+    assert_eq!(c["path"], abs("src/c.rs"));
+    assert_eq!(c["relative_path"], "src/c.rs");
 }
 
 #[test]
@@ -522,7 +637,17 @@ fn clear_cache_refuses_foreign_contents_symlinks_and_busy_caches() {
     assert!(link.exists() && root.exists());
 
     let held = f.root.lock_run(&f.target, false).unwrap();
-    assert!(matches!(clear_cache(&root), Err(CacheError::Busy { .. })));
+    let err = clear_cache(&root).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "refusing to remove {}: luminos run (pid {}) is using it to investigate {}; \
+             wait for it or stop it",
+            root.display(),
+            std::process::id(),
+            f.target.display()
+        )
+    );
     drop(held);
     assert!(clear_cache(&root).unwrap());
 }

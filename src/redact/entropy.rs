@@ -1,9 +1,13 @@
-//! Value heuristics: does a string look like a random credential, or like a
-//! word, an identifier, a placeholder or a piece of code?
+//! Value heuristics: does a string look like a random credential, a
+//! password someone chose, or a word, an identifier or a template?
 //!
-//! The format rules (key prefixes) barely need these; the generic
-//! `password = …` rule lives on them. They work on one candidate value at a
-//! time, never on the whole text, so they favour clarity over speed.
+//! They decide how a redacted password-like value is flagged (a real-looking
+//! one `concern` or `critical`, anything else `info`), and the template test
+//! decides that a value is a reference rather than a value. They work on one
+//! candidate value at a time, never on the whole text, so they favour clarity
+//! over speed. Placeholders and examples are recognised in `examples.rs`.
+
+use super::examples::{has_placeholder_word, password_is_example};
 
 /// Shannon entropy of `s` in bits per character.
 pub(crate) fn shannon_entropy(s: &str) -> f64 {
@@ -158,69 +162,25 @@ fn word_segment_len(b: &[u8]) -> usize {
     }
 }
 
-/// Long words that mark a value as an example rather than a credential.
-/// A random key contains one of these (six or more characters) with
-/// negligible probability, so the format rules can use them safely.
-const PLACEHOLDER_MARKERS: &[&str] = &[
-    "example",
-    "placeholder",
-    "xxxxxx",
-    "changeme",
-    "change_me",
-    "change-me",
-    "redacted",
-    "sample",
-    "insert",
-    "replace",
-    "******",
-    "......",
-    "000000",
-    "123456",
-];
-
-/// Short words that also mark placeholders, but that a long random string
-/// contains too often (about once in a thousand 150-character keys) to be
-/// used on key bodies. Only short, free-form values are checked for these.
-const PLACEHOLDER_WORDS: &[&str] = &[
-    "your", "xxxx", "dummy", "fake", "secret", "password", "passwd", "token", "test", "****", "...",
-];
-
-/// Whether `s` contains a long placeholder marker (`EXAMPLE`, `xxxxxx`).
-pub(crate) fn has_placeholder_marker(s: &str) -> bool {
-    let lower = s.to_ascii_lowercase();
-    PLACEHOLDER_MARKERS.iter().any(|w| lower.contains(w))
-}
-
-/// Whether `s` is, or contains, any placeholder word, short ones included.
-pub(crate) fn has_placeholder_word(s: &str) -> bool {
-    let lower = s.to_ascii_lowercase();
-    PLACEHOLDER_MARKERS
-        .iter()
-        .chain(PLACEHOLDER_WORDS)
-        .any(|w| lower.contains(w))
-}
-
 /// Whether `s` is built like a template or a variable reference rather than
 /// a literal: `$X`, `${X}`, `$(cmd)`, `{{x}}`, `#{x}`, `<your-key>`, `{x}`,
-/// `%X%`, `%s`, `%(name)s`. A `$` or `{` inside random text is not one.
+/// `%X%`, `%s`, `%(name)s`, `<b>{}</b>`. A `$` or `{` inside random text is
+/// not one, nor is a value that starts with `$` and goes on with more than a
+/// name (`$ecr3t!`, a password).
 pub(crate) fn is_template(s: &str) -> bool {
     let wrapped =
         |open: char, close: char| s.len() >= 2 && s.starts_with(open) && s.ends_with(close);
-    s.starts_with('$')
-        || ["${", "$(", "{{", "}}", "#{", "%s", "%("]
+    let variable = s.strip_prefix('$').is_some_and(|name| {
+        !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    });
+    variable
+        || ["${", "$(", "{{", "}}", "#{", "%s", "%(", "{}"]
             .iter()
             .any(|t| s.contains(t))
         || wrapped('<', '>')
         || wrapped('{', '}')
         || wrapped('%', '%')
         || wrapped('[', ']')
-}
-
-/// Whether a random-looking key body (after its known prefix) is plausible:
-/// enough distinct characters, no placeholder words. Used by the format rules
-/// to drop `ghp_xxxxxxxx…` and documentation samples.
-pub(crate) fn plausible_key_body(body: &str) -> bool {
-    shannon_entropy(body) >= 3.0 && !has_placeholder_marker(body)
 }
 
 /// `s` with `%XX` escapes decoded (invalid UTF-8 replaced), so URL-encoded
@@ -252,16 +212,57 @@ pub(crate) fn percent_decode(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(String::from_utf8_lossy(&out).into_owned())
 }
 
-/// Whether a password someone chose (in a URL, say) is worth redacting:
+/// Whether a password someone chose (in a URL, say) reads as a real one:
 /// eight or more characters and not a placeholder, with three character
-/// classes, or two and not made of words. Looser than [`looks_random`],
-/// because people pick these.
+/// classes, or two and not made of words, or one and long and random
+/// (`kqzvtmwpxbrl`). Looser than [`looks_random`], because people pick these.
 pub(crate) fn looks_like_password(v: &str) -> bool {
     let classes = class_count(v);
-    v.chars().count() >= 8
+    let len = v.chars().count();
+    len >= 8
         && !has_placeholder_word(v)
         && shannon_entropy(v) >= 2.5
-        && (classes >= 3 || (classes == 2 && wordiness(v) < 0.5))
+        && (classes >= 3
+            || (classes == 2 && wordiness(v) < 0.5)
+            || (len >= 10 && wordiness(v) < 0.3 && shannon_entropy(v) >= 3.0))
+}
+
+/// Whether `v` is a passphrase: three or more words of three or more
+/// letters, apart (spaces, dashes, dots, digits) or in camel case
+/// (`velvet orchard lantern 42`, `Velvet-Orchard-Lantern`,
+/// `VelvetOrchardLantern`), twelve or more characters, not a sentence,
+/// not an identifier in upper case or snake_case.
+pub(crate) fn looks_like_passphrase(v: &str) -> bool {
+    if v.chars().count() < 12 || super::examples::reads_as_prose(v) {
+        return false;
+    }
+    let identifier_like = v
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        || !v.bytes().any(|b| b.is_ascii_lowercase());
+    if identifier_like {
+        return false;
+    }
+    let bytes = v.as_bytes();
+    let mut words = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let run = word_segment_len(&bytes[i..]);
+        if run >= 3 {
+            words += 1;
+        }
+        i += run.max(1);
+    }
+    words >= 3
+}
+
+/// Whether a password-like value (assigned to a secret's name, in a URL,
+/// after `Bearer`) reads as a real credential: not an example, and random,
+/// or chosen like a password, or a passphrase. Anything else that is
+/// redacted is flagged as an example.
+pub(crate) fn password_looks_real(v: &str) -> bool {
+    !password_is_example(v)
+        && (looks_random(v) || looks_like_password(v) || looks_like_passphrase(v))
 }
 
 /// Whether a value with no known prefix reads as a random credential rather
@@ -411,10 +412,13 @@ mod tests {
             "#{ENV['X']}",
             "{password}",
             "$(pass show db)",
+            "<b>{}</b>",
+            "$db_pass",
         ] {
             assert!(is_template(v), "{v}");
         }
         assert!(!is_template("q8Zk2LmP0xVb7RtN"));
         assert!(!is_template("k#9z$x2!Lq{0"));
+        assert!(!is_template("$ecr3t-Harbor!"));
     }
 }

@@ -13,7 +13,9 @@
 //! Only pieces of at least [`WINDOW`] bytes are remembered, and not the
 //! `-----BEGIN/END ...-----` marker lines, which are format, not secret. A
 //! stretch masked this way is not reported as a new hit: the rule that found
-//! the secret the first time already was.
+//! the secret the first time already was. Some values are remembered whole
+//! but not cut into windows (examples made of words, see the redactor): a
+//! rule that finds one again reports a repeat, and its pieces mask nothing.
 
 use std::collections::{HashMap, HashSet};
 
@@ -52,13 +54,17 @@ impl Known {
         self.sources.insert(source.to_owned())
     }
 
-    /// Remember `secret` (found by rule `rule`). Returns whether it was
-    /// already known.
-    pub(super) fn remember(&mut self, secret: &str, rule: usize) -> bool {
+    /// Remember `secret` (found by rule `rule`), and when `mask` is set its
+    /// windows too, so that pieces of it are masked wherever they turn up.
+    /// Returns whether it was already known.
+    pub(super) fn remember(&mut self, secret: &str, rule: usize, mask: bool) -> bool {
         if self.values.contains(secret) {
             return true;
         }
         self.values.insert(secret.to_owned());
+        if !mask {
+            return false;
+        }
         for piece in pieces(secret) {
             for window in piece.as_bytes().windows(WINDOW) {
                 let key: [u8; WINDOW] = window.try_into().expect("windows are WINDOW long");
@@ -132,8 +138,11 @@ mod tests {
     fn remembers_lines_but_not_markers_or_short_pieces() {
         let mut known = Known::default();
         let secret = "-----BEGIN X PRIVATE KEY-----\nAAAABBBBCCCCDDDD\n  short==\n-----END X PRIVATE KEY-----";
-        assert!(!known.remember(secret, 0));
-        assert!(known.remember(secret, 0), "the second time it is a repeat");
+        assert!(!known.remember(secret, 0, true));
+        assert!(
+            known.remember(secret, 0, true),
+            "the second time it is a repeat"
+        );
         let text = "tail: CCCCDDDD and -----BEGIN X PRIVATE KEY----- and short==";
         assert!(known.stretches(text).is_empty());
         let text = "x AAAABBBBCCCCDDDD y";
@@ -143,7 +152,7 @@ mod tests {
     #[test]
     fn a_stretch_covers_every_shared_window_and_no_more() {
         let mut known = Known::default();
-        known.remember("0123456789abcdefghij", 3);
+        known.remember("0123456789abcdefghij", 3, true);
         // A cut piece (the end of a line) is still found.
         let text = "keys/a.pem:7:6789abcdefghij!";
         let stretches = known.stretches(text);
@@ -156,9 +165,18 @@ mod tests {
     }
 
     #[test]
+    fn a_value_remembered_without_masking_is_a_repeat_but_masks_nothing() {
+        let mut known = Known::default();
+        assert!(!known.remember("Password is required", 2, false));
+        assert!(known.remember("Password is required", 2, false));
+        assert!(known.is_empty());
+        assert!(known.stretches("x Password is required y").is_empty());
+    }
+
+    #[test]
     fn stretches_end_on_character_boundaries() {
         let mut known = Known::default();
-        known.remember("é0123456789abcé", 1);
+        known.remember("é0123456789abcé", 1, true);
         // `ĩ` ends in the same byte as `é`, so the first shared window starts
         // inside it; the stretch widens to take the whole character.
         let text = "<ĩ0123456789abcé>";

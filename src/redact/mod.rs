@@ -3,10 +3,17 @@
 //!
 //! A matched span is replaced by `[REDACTED:<rule>]` and the rest of the text
 //! is kept byte for byte, so the agent still understands the file. Each hit is
-//! reported back (rule and line, never the value) so the caller can record it
-//! as a flag. The rules are ours and live in one table, [`RULES`]
-//! (`rules.rs`); the value heuristics that keep the generic rule quiet on
-//! code live in `entropy.rs`.
+//! reported back (rule, line and severity, never the value) so the caller can
+//! record it as a flag. The rules are ours and live in one table, [`RULES`]
+//! (`rules.rs`); what makes `name = value` a literal assigned to a secret's
+//! name is in `assign.rs`, and how a value reads (random, chosen, an example)
+//! in `entropy.rs` and `examples.rs`.
+//!
+//! A value with a credential's shape is always redacted. One that looks like
+//! a documentation example or a placeholder is reported at
+//! [`RuleSeverity::Info`] instead of its rule's severity: masking it costs
+//! the model a few characters, letting a real key through because it looked
+//! like an example would cost the user the key.
 //!
 //! The patterns are compiled once per process and shared; a [`Redactor`] is a
 //! flag and the memory of what it has removed (below), so it is cheap to
@@ -21,37 +28,52 @@
 //! masks any later stretch of text that shares [`KNOWN_WINDOW`] bytes with
 //! one: a key body quoted line by line by `grep`, or its last lines by
 //! `tail`, no longer has the shape a rule needs, but it is still the secret.
-//! Use one redactor for a whole run so that what one tool found protects
-//! every later request.
+//! Examples are remembered only to tell a repeat from a new find, except
+//! sample key blocks, whose pieces are masked like a secret's (see
+//! `Redactor::candidates`). Use one redactor for a whole run so that what one
+//! tool found protects every later request.
+//!
+//! After a match its rule rejects, the search goes on from inside the match
+//! (its value), not after it: `grep -rn` writes `path:line:` before each
+//! line, and a file named `secret_1.txt` makes the generic rule match
+//! `secret_1.txt:3:token` first, with the real assignment inside.
 
 use std::sync::{LazyLock, Mutex, MutexGuard};
 
 use regex::Regex;
 
+mod assign;
 mod entropy;
+mod examples;
 mod known;
 mod rules;
 
 use known::Known;
 pub use known::WINDOW as KNOWN_WINDOW;
-use rules::Found;
+use rules::{Found, Verdict};
 pub use rules::{RULES, Rule};
 
-/// How serious a kind of secret is when it turns up as a flag.
+/// How serious a redaction is when it turns up as a flag: a rule's
+/// severity, or `Info` for a value that looks like an example.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleSeverity {
     /// Keys and tokens: `critical`.
     Critical,
-    /// Generic password/secret assignments: `concern`.
+    /// Passwords in URLs and generic password/secret assignments: `concern`.
     Concern,
+    /// A value of any rule that looks like a documentation example or a
+    /// placeholder (redacted all the same): `info`. No rule has it as its
+    /// own severity.
+    Info,
 }
 
 impl RuleSeverity {
-    /// The flag severity string (`critical`, `concern`).
+    /// The flag severity string (`critical`, `concern`, `info`).
     pub fn as_str(self) -> &'static str {
         match self {
             RuleSeverity::Critical => "critical",
             RuleSeverity::Concern => "concern",
+            RuleSeverity::Info => "info",
         }
     }
 }
@@ -63,6 +85,8 @@ pub struct Hit {
     pub rule: &'static str,
     /// 1-based line of the text where the secret started.
     pub line: usize,
+    /// The rule's severity, or [`RuleSeverity::Info`] when the value looks
+    /// like an example or a placeholder.
     pub severity: RuleSeverity,
     /// This redactor had already removed the same value before (from this
     /// text or another): a repeat, not a new find.
@@ -200,17 +224,28 @@ impl Redactor {
     /// secret. A match is a repeat when its value was remembered before, or
     /// when it overlaps a stretch of a secret remembered before (a key's
     /// BEGIN line followed by part of a body it had already seen whole).
+    ///
+    /// Examples are remembered as values (a rule that finds one again
+    /// reports a repeat), but their pieces are masked only when they span
+    /// lines (a sample key block, which `tail` always cuts): a one-line
+    /// example is found again by its rule in any view that keeps its line,
+    /// it is not a secret, and it is often made of words (`"Password is
+    /// required"`) that masking would hide wherever they turn up. Keeping
+    /// them out also keeps a tree full of documentation from paying for the
+    /// masking scan on every later text.
     fn candidates(&self, text: &str) -> Vec<Span> {
         let mut spans = find_candidates(text);
         let mut known = self.known();
         let mut stretches = known.stretches(text);
         let mut learned = false;
         for span in &mut spans {
+            let value = &text[span.start..span.end];
+            let mask = !span.example || value.contains('\n');
             let overlaps_known = stretches
                 .iter()
                 .any(|&(start, end, _)| start < span.end && span.start < end);
-            let repeat = known.remember(&text[span.start..span.end], span.rule);
-            learned |= !repeat;
+            let repeat = known.remember(value, span.rule, mask);
+            learned |= !repeat && mask;
             if repeat || overlaps_known {
                 span.origin = Origin::Repeat;
             }
@@ -223,6 +258,7 @@ impl Redactor {
             end,
             rule,
             origin: Origin::Known,
+            example: false,
         }));
         spans
     }
@@ -249,6 +285,8 @@ struct Span {
     end: usize,
     rule: usize,
     origin: Origin,
+    /// The rule judged the value an example ([`Verdict::Example`]).
+    example: bool,
 }
 
 /// Why a span is redacted. The order is the tie-break when two spans cover
@@ -263,6 +301,10 @@ enum Origin {
     Known,
 }
 
+/// The longest value of a rejected match that is searched again for a
+/// match inside it.
+const RESCAN: usize = 256;
+
 /// Every accepted match of every rule, unordered and possibly overlapping.
 fn find_candidates(text: &str) -> Vec<Span> {
     let lowered = text.to_ascii_lowercase();
@@ -270,6 +312,9 @@ fn find_candidates(text: &str) -> Vec<Span> {
     for (index, (rule, regex)) in RULES.iter().zip(COMPILED.iter()).enumerate() {
         let haystack = if rule.lowercase { &lowered } else { text };
         let mut at = 0;
+        // Bytes this rule may read again after rejected matches: twice the
+        // text, so text made of nothing else costs at most three scans.
+        let mut rescan_budget = text.len().saturating_mul(2).max(RESCAN);
         while at <= haystack.len() {
             let Some(caps) = regex.captures_at(haystack, at) else {
                 break;
@@ -278,17 +323,41 @@ fn find_candidates(text: &str) -> Vec<Span> {
             let secret = caps.name("s").unwrap_or(whole);
             let (start, end) = trim_quotes(text, secret.start(), secret.end());
             let found = Found { text, caps: &caps };
-            if start < end && (rule.accept)(&text[start..end], &found) {
-                spans.push(Span {
-                    start,
-                    end,
-                    rule: index,
-                    origin: Origin::New,
-                });
-            }
-            // Searching on after the whole match, accepted or not, keeps the
-            // scan linear; no rule's match can hide another of the same rule.
-            at = whole.end().max(next_char(text, whole.start()));
+            let verdict = if start < end {
+                (rule.accept)(&text[start..end], &found)
+            } else {
+                Verdict::Pass
+            };
+            let resume = match verdict {
+                Verdict::Pass => {
+                    // A rejected match's value may hold a real one: in
+                    // `keys/secret_1.txt:3:token = "…"` (grep output) the
+                    // rule first matches `secret_1.txt:3:token`. So search on
+                    // from the value, unless it is long or the budget is
+                    // spent: hostile text made of such matches must not make
+                    // the scan quadratic.
+                    match caps.name("s") {
+                        Some(value) if value.len() <= RESCAN.min(rescan_budget) => {
+                            rescan_budget -= value.len();
+                            value.start()
+                        }
+                        _ => whole.end(),
+                    }
+                }
+                Verdict::Secret | Verdict::Example => {
+                    spans.push(Span {
+                        start,
+                        end,
+                        rule: index,
+                        origin: Origin::New,
+                        example: verdict == Verdict::Example,
+                    });
+                    // An accepted match is redacted whole; nothing in it is
+                    // left to find.
+                    whole.end()
+                }
+            };
+            at = resume.max(next_char(text, whole.start()));
         }
     }
     spans
@@ -316,7 +385,8 @@ fn trim_quotes(text: &str, start: usize, end: usize) -> (usize, usize) {
 /// before known stretches, then table order) and keep one redaction per
 /// region: a candidate inside a kept span is dropped, one that runs past its
 /// end extends it. A region that a rule matched anywhere is reported under
-/// that rule, even when a known stretch started it.
+/// that rule, even when a known stretch started it, and as an example only
+/// when every rule match that extends it says so.
 fn resolve_overlaps(mut spans: Vec<Span>) -> Vec<Span> {
     spans.sort_by_key(|s| {
         (
@@ -330,10 +400,14 @@ fn resolve_overlaps(mut spans: Vec<Span>) -> Vec<Span> {
     for span in spans {
         match kept.last_mut() {
             Some(last) if span.start < last.end => {
+                let extends = span.end > last.end;
                 last.end = last.end.max(span.end);
                 if last.origin == Origin::Known && span.origin != Origin::Known {
                     last.origin = span.origin;
                     last.rule = span.rule;
+                    last.example = span.example;
+                } else if extends && span.origin != Origin::Known {
+                    last.example &= span.example;
                 }
             }
             _ => kept.push(span),
@@ -362,7 +436,11 @@ fn apply(text: &str, spans: &[Span]) -> Redacted {
             hits.push(Hit {
                 rule: rule.name,
                 line,
-                severity: rule.severity,
+                severity: if span.example {
+                    RuleSeverity::Info
+                } else {
+                    rule.severity
+                },
                 known: span.origin == Origin::Repeat,
             });
         }

@@ -2,9 +2,14 @@
 //!
 //! Key formats are public facts; the patterns and the checks that keep them
 //! quiet on ordinary code are ours. Each rule is a regex plus an `accept`
-//! check run on the candidate value. When a pattern has a capture group named
-//! `s`, only that group is redacted (the key name, scheme or host around it
-//! stays); otherwise the whole match is.
+//! check run on the candidate value, which returns a [`Verdict`]: not this
+//! kind of secret at all, a secret, or a value with the secret's shape that
+//! looks like a documentation example or a placeholder. Both of the last two
+//! are redacted; an example is flagged `info` instead of the rule's severity
+//! (a masked example costs the model a few characters, a leaked key costs
+//! the user the key). When a pattern has a capture group named `s`, only
+//! that group is redacted (the key name, scheme or host around it stays);
+//! otherwise the whole match is.
 //!
 //! Rules that must ignore case (key names such as `DB_Password`) are written
 //! in lowercase and run over an ASCII-lowercased copy of the text
@@ -23,10 +28,42 @@
 use regex::Captures;
 
 use super::RuleSeverity;
+use super::assign::generic_assignment;
 use super::entropy::{
-    has_placeholder_marker, is_template, looks_like_password, looks_random, percent_decode,
-    plausible_key_body,
+    is_template, password_looks_real, percent_decode, shannon_entropy, wordiness,
 };
+use super::examples::{has_placeholder_marker, has_simple_run, key_body_is_example};
+
+/// What a rule's check makes of a match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Not this kind of secret (code, a reference, a marker line alone):
+    /// left as it is.
+    Pass,
+    /// A secret: redacted, flagged at the rule's severity.
+    Secret,
+    /// The secret's shape, but an example or placeholder value: redacted
+    /// all the same, flagged `info`.
+    Example,
+}
+
+impl Verdict {
+    /// `Secret` when `real`, else `Example`: for checks that have already
+    /// decided the match is redacted.
+    pub(super) fn real_if(real: bool) -> Verdict {
+        if real {
+            Verdict::Secret
+        } else {
+            Verdict::Example
+        }
+    }
+
+    /// A key body after its format's prefix: an example when it reads as
+    /// one ([`key_body_is_example`]), else a secret.
+    fn key_body(body: &str) -> Verdict {
+        Verdict::real_if(!key_body_is_example(body))
+    }
+}
 
 /// One kind of secret.
 pub struct Rule {
@@ -43,7 +80,7 @@ pub struct Rule {
     pub lowercase: bool,
     /// Second look at a match: `secret` is the span to redact (quotes
     /// trimmed, original case), `found` the match's groups.
-    pub(crate) accept: fn(secret: &str, found: &Found<'_>) -> bool,
+    pub(crate) accept: fn(secret: &str, found: &Found<'_>) -> Verdict,
 }
 
 /// A match's groups, read from the original text whichever copy was searched.
@@ -52,10 +89,22 @@ pub(crate) struct Found<'t> {
     pub(crate) caps: &'t Captures<'t>,
 }
 
-impl Found<'_> {
+impl<'t> Found<'t> {
     /// Group `name` in the original text, or `""` if it did not take part.
-    fn group(&self, name: &str) -> &str {
+    pub(crate) fn group(&self, name: &str) -> &'t str {
         self.caps.name(name).map_or("", |m| &self.text[m.range()])
+    }
+
+    /// Where group `name` starts and ends in the text (the whole match's
+    /// start when the group did not take part).
+    pub(crate) fn range(&self, name: &str) -> std::ops::Range<usize> {
+        self.caps.name(name).map_or_else(
+            || {
+                let start = self.caps.get(0).map_or(0, |m| m.start());
+                start..start
+            },
+            |m| m.range(),
+        )
     }
 }
 
@@ -80,7 +129,7 @@ pub static RULES: &[Rule] = &[
         // read cut short), the run of base64 lines after BEGIN.
         pattern: r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE[ ]KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s\x22'\\,:.-]*?-----END[ A-Z0-9]{0,40}PRIVATE[ ]KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]*)",
         lowercase: false,
-        accept: private_key_has_body,
+        accept: private_key_verdict,
     },
     Rule {
         name: "aws-access-key-id",
@@ -88,7 +137,7 @@ pub static RULES: &[Rule] = &[
         summary: "AWS access key ids (AKIA…, ASIA…, ABIA…, ACCA… + 16)",
         pattern: r"(?-u:\b)(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?-u:\b)",
         lowercase: false,
-        accept: aws_key_id_plausible,
+        accept: aws_key_id_verdict,
     },
     Rule {
         name: "aws-secret-access-key",
@@ -96,7 +145,7 @@ pub static RULES: &[Rule] = &[
         summary: "AWS secret access keys assigned to an aws_secret_access_key-like name",
         pattern: r#"(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)\\?["']?[ \t]*(?::=|=>|=|:)[ \t]*\\?["']?(?P<s>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
         lowercase: true,
-        accept: |s, _| plausible_key_body(s),
+        accept: |s, _| Verdict::key_body(s),
     },
     Rule {
         name: "github-token",
@@ -104,7 +153,7 @@ pub static RULES: &[Rule] = &[
         summary: "GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
         pattern: r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{60,251})(?-u:\b)",
         lowercase: false,
-        accept: |s, _| plausible_key_body(after_prefix(s, "_")),
+        accept: |s, _| Verdict::key_body(after_prefix(s, "_")),
     },
     Rule {
         name: "gitlab-token",
@@ -112,7 +161,7 @@ pub static RULES: &[Rule] = &[
         summary: "GitLab tokens (glpat-, and the gldt-, glrt-, glptt-, glft-, glsoat- families)",
         pattern: r"(?-u:\b)gl(?:pat|dt|rt|ptt|ft|soat|agent|imt|cbt)-[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9]+)*",
         lowercase: false,
-        accept: |s, _| plausible_key_body(after_prefix(s, "-")),
+        accept: |s, _| Verdict::key_body(after_prefix(s, "-")),
     },
     Rule {
         name: "slack-token",
@@ -120,7 +169,7 @@ pub static RULES: &[Rule] = &[
         summary: "Slack tokens (xoxa-, xoxb-, xoxp-, xoxr-, xoxs-)",
         pattern: r"(?-u:\b)xox[abprs]-(?:[0-9A-Za-z]+-){1,5}[0-9A-Za-z]{8,}",
         lowercase: false,
-        accept: slack_token_plausible,
+        accept: slack_token_verdict,
     },
     Rule {
         name: "slack-webhook",
@@ -128,7 +177,7 @@ pub static RULES: &[Rule] = &[
         summary: "Slack incoming webhook URLs (the path after hooks.slack.com/services/)",
         pattern: r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/+-]{20,})",
         lowercase: false,
-        accept: |s, _| plausible_key_body(s),
+        accept: |s, _| Verdict::key_body(s),
     },
     Rule {
         name: "stripe-live-key",
@@ -136,7 +185,7 @@ pub static RULES: &[Rule] = &[
         summary: "Stripe live secret and restricted keys (sk_live_, rk_live_); publishable pk_live_ keys are public by design",
         pattern: r"(?-u:\b)[sr]k_live_[A-Za-z0-9]{20,247}(?-u:\b)",
         lowercase: false,
-        accept: |s, _| plausible_key_body(&s[8..]),
+        accept: |s, _| Verdict::key_body(&s[8..]),
     },
     Rule {
         name: "google-api-key",
@@ -144,7 +193,7 @@ pub static RULES: &[Rule] = &[
         summary: "Google API keys (AIza + 35)",
         pattern: r"(?-u:\b)AIza[0-9A-Za-z_-]{35}",
         lowercase: false,
-        accept: |s, _| plausible_key_body(&s[4..]),
+        accept: |s, _| Verdict::key_body(&s[4..]),
     },
     Rule {
         name: "anthropic-api-key",
@@ -152,7 +201,7 @@ pub static RULES: &[Rule] = &[
         summary: "Anthropic API keys (sk-ant-…)",
         pattern: r"(?-u:\b)sk-ant-[A-Za-z0-9_-]{32,}",
         lowercase: false,
-        accept: |s, _| plausible_key_body(&s[7..]),
+        accept: |s, _| Verdict::key_body(&s[7..]),
     },
     Rule {
         name: "openai-api-key",
@@ -160,7 +209,7 @@ pub static RULES: &[Rule] = &[
         summary: "OpenAI API keys (sk-…, sk-proj-…, sk-svcacct-…, sk-admin-…)",
         pattern: r"(?-u:\b)sk-[A-Za-z0-9_-]{32,}",
         lowercase: false,
-        accept: openai_key_plausible,
+        accept: openai_key_verdict,
     },
     Rule {
         name: "jwt",
@@ -168,31 +217,31 @@ pub static RULES: &[Rule] = &[
         summary: "JSON Web Tokens (three base64url segments, header eyJ…)",
         pattern: r"(?-u:\b)eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
         lowercase: false,
-        accept: |_, _| true,
+        accept: jwt_verdict,
     },
     Rule {
         name: "url-credentials",
         severity: Concern,
-        summary: "passwords in URLs (scheme://user:password@host); scheme, user and host are kept",
+        summary: "passwords in URLs (scheme://user:password@host), unless a template; scheme, user and host are kept",
         pattern: r"://(?P<user>[^\s:/?#@\x22'<>\[\]{}\\]+):(?P<s>[^\s/?#@\x22'<>\[\]{}\\]+)@[A-Za-z0-9\[]",
         lowercase: false,
-        accept: url_password_plausible,
+        accept: url_password_verdict,
     },
     Rule {
         name: "bearer-token",
         severity: Critical,
-        summary: "random-looking values after `Authorization: Bearer`",
+        summary: "values of 20 or more token characters after `Authorization: Bearer`",
         pattern: r"(?-u:\b)bearer[ \t]+(?P<s>[A-Za-z0-9._~+/-]{20,}=*)",
         lowercase: true,
-        accept: |s, _| looks_random(s),
+        accept: |s, _| Verdict::real_if(password_looks_real(s)),
     },
     Rule {
         name: "generic-secret",
         severity: Concern,
-        summary: "long or random-looking values assigned to names holding password, passwd, passphrase, pass, pwd, secret, token, api_key, access_key or private_key",
-        pattern: r#"(?:password|passwd|passphrase|pass|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)(?P<suffix>[A-Za-z0-9_.-]*)\\?["']?(?P<sep>[ \t]*(?::=|=>|=|:)[ \t]*)(?P<s>\\"[^"\\\n]+\\"|"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[^\s"'`,;&\\]+)"#,
+        summary: "literals of 8 or more characters (words and passphrases too) assigned to names holding password, passwd, passphrase, pass, pwd, secret, token, api_key, access_key or private_key; not references, templates, types or code",
+        pattern: r#"(?P<word>password|passwd|passphrase|pass|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)(?P<suffix>[A-Za-z0-9_.-]*)\\?["']?(?P<sep>[ \t]*(?::=|=>|=|:)[ \t]*)(?P<s>\\"[^"\\\n]+\\"|"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[^\s"'`,;&\\]+)"#,
         lowercase: true,
-        accept: generic_value_is_secret,
+        accept: generic_assignment,
     },
 ];
 
@@ -202,137 +251,135 @@ fn after_prefix<'a>(s: &'a str, sep: &str) -> &'a str {
 }
 
 /// A key block must carry key material, not just the BEGIN line that
-/// PEM-parsing code and documentation quote on their own.
-fn private_key_has_body(s: &str, _: &Found<'_>) -> bool {
+/// PEM-parsing code and documentation quote on their own. Material that
+/// spells a placeholder, or has too few distinct characters for encoded
+/// key bytes (real bodies, zero runs of OpenSSH keys included, carry over
+/// five bits a character), is an example.
+fn private_key_verdict(s: &str, _: &Found<'_>) -> Verdict {
     // Skip "-----BEGIN", then the marker's closing dashes.
     let after_begin = s[10..].find("-----").map_or("", |i| &s[10 + i + 5..]);
-    let body = after_begin.split("-----END").next().unwrap_or("");
-    let base64_chars = body
-        .bytes()
-        .filter(|b| b.is_ascii_alphanumeric() || *b == b'+' || *b == b'/')
-        .count();
-    base64_chars >= 64
+    let body: String = after_begin
+        .split("-----END")
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '+' || *c == '/')
+        .collect();
+    if body.len() < 64 {
+        return Verdict::Pass;
+    }
+    Verdict::real_if(!has_placeholder_marker(&body) && shannon_entropy(&body) >= 4.5)
 }
 
-/// AWS's documentation key id (`…EXAMPLE`) and similar samples are not keys.
-fn aws_key_id_plausible(s: &str, _: &Found<'_>) -> bool {
-    !has_placeholder_marker(s) && super::entropy::shannon_entropy(&s[4..]) >= 2.5
+/// AWS's documentation key id (`…EXAMPLE`), simple sequences and ids of a
+/// few repeated characters are examples. The entropy floor is lower than
+/// [`key_body_is_example`]'s: sixteen random characters from a 32-letter
+/// alphabet fall below 3 bits now and then.
+fn aws_key_id_verdict(s: &str, _: &Found<'_>) -> Verdict {
+    let body = &s[4..];
+    Verdict::real_if(
+        !has_placeholder_marker(s) && !has_simple_run(body, 6) && shannon_entropy(body) >= 2.5,
+    )
 }
 
-/// Real Slack tokens carry long numeric workspace and user ids.
-fn slack_token_plausible(s: &str, _: &Found<'_>) -> bool {
-    let digits = s.bytes().filter(u8::is_ascii_digit).count();
-    digits >= 6 && !has_placeholder_marker(&s[5..])
+/// Real Slack tokens carry long numeric workspace and user ids; a token
+/// without them, or with a placeholder or a simple sequence, is an example.
+fn slack_token_verdict(s: &str, _: &Found<'_>) -> Verdict {
+    let body = &s[5..];
+    let digits = body.bytes().filter(u8::is_ascii_digit).count();
+    Verdict::real_if(digits >= 6 && !has_placeholder_marker(body) && !has_simple_run(body, 6))
 }
 
 /// OpenAI keys are long random base62 (with `-`/`_` in the newer formats),
-/// so they mix cases and digits; kebab-case identifiers after `sk-` do not.
-/// `sk-ant-` is Anthropic's and never OpenAI's.
-fn openai_key_plausible(s: &str, _: &Found<'_>) -> bool {
+/// so they mix cases and digits. A body that does not is an example
+/// (`sk-xxxx…`) unless it is made of words: then it is a kebab-case
+/// identifier (`sk-some-long-css-class-name`), not a key. `sk-ant-` is
+/// Anthropic's and never OpenAI's.
+fn openai_key_verdict(s: &str, _: &Found<'_>) -> Verdict {
     if s.starts_with("sk-ant-") {
-        return false;
+        return Verdict::Pass;
     }
     let body = &s[3..];
     let has = |f: fn(&u8) -> bool| body.bytes().any(|b| f(&b));
-    has(u8::is_ascii_lowercase)
-        && has(u8::is_ascii_uppercase)
-        && has(u8::is_ascii_digit)
-        && plausible_key_body(body)
+    if has(u8::is_ascii_lowercase) && has(u8::is_ascii_uppercase) && has(u8::is_ascii_digit) {
+        Verdict::key_body(body)
+    } else if wordiness(body) >= 0.5 {
+        Verdict::Pass
+    } else {
+        Verdict::Example
+    }
 }
 
-/// Passwords that documentation and URL test suites write (`user:pass@`,
-/// `:${DB_PASSWORD}@`, `:<password>@`, `Aladdin:opensesame@`, `guest:guest@`)
-/// are not secrets; a password someone chose is.
-fn url_password_plausible(s: &str, found: &Found<'_>) -> bool {
-    let user = found.group("user");
-    let password = percent_decode(s);
-    s != user && !is_template(s) && looks_like_password(&password)
+/// A JWT whose payload names a placeholder (`John Doe`, `1234567890`,
+/// `example`, `test`) is a documentation or test token.
+fn jwt_verdict(s: &str, _: &Found<'_>) -> Verdict {
+    let payload = s.split('.').nth(1).unwrap_or("");
+    let claims = String::from_utf8_lossy(&base64url_decode(payload)).to_ascii_lowercase();
+    let example = [
+        "example",
+        "john doe",
+        "jane doe",
+        "1234567890",
+        "test",
+        "sample",
+        "dummy",
+        "fake",
+        "lorem",
+        "foo",
+        "acme",
+    ]
+    .iter()
+    .any(|w| claims.contains(w));
+    Verdict::real_if(!example)
 }
 
-/// Name parts that say the value describes a secret rather than being one:
-/// `token_url`, `password_file`, `secret_name`, `token_type`, `secret_hash`.
-/// (`max_tokens` needs none: its value is a number.)
-const DESCRIPTIVE_SUFFIXES: &[&str] = &[
-    "url", "uri", "endpoint", "file", "path", "dir", "name", "type", "kind", "len", "length",
-    "size", "count", "field", "env", "var", "prefix", "header", "pattern", "regex", "format",
-    "ttl", "expiry", "expires", "timeout", "label", "hint", "policy", "provider", "store",
-    "source", "version", "mode", "id", "hash", "digest", "checksum", "sha", "sha1", "sha256",
-    "md5",
-];
-
-/// The generic rule's check: the key's name must not be descriptive and the
-/// value must read as a random credential, not as code, a reference or a
-/// placeholder. See the unit tests for the shapes it rejects.
-fn generic_value_is_secret(value: &str, found: &Found<'_>) -> bool {
-    let suffix = found.group("suffix");
-    if suffix_is_descriptive(suffix) {
-        return false;
-    }
-    let raw = found.group("s");
-    let quoted = raw.starts_with(['"', '\'', '`', '\\']);
-    // `key:value` with no space is a URL's user:password, a Rust path or a
-    // CSS property, not a YAML mapping (which needs the space).
-    let sep = found.group("sep");
-    if !quoted && sep == ":" {
-        return false;
-    }
-    if is_template(value) || value.contains("://") {
-        return false;
-    }
-    // Prose, markup and code in a string are not credentials: `"a b"`,
-    // `"<b>{}</b>"`, and neither is anything holding control characters.
-    let decoded = percent_decode(value);
-    if decoded.contains(|c: char| c.is_whitespace() || c.is_control() || c == '<' || c == '>') {
-        return false;
-    }
-    if starts_like_code(value) || (!quoted && reads_as_code(value)) {
-        return false;
-    }
-    looks_random(&decoded)
-}
-
-fn suffix_is_descriptive(suffix: &str) -> bool {
-    suffix
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .flat_map(split_camel)
-        .any(|word| DESCRIPTIVE_SUFFIXES.contains(&word.to_ascii_lowercase().as_str()))
-}
-
-/// `tokenUrl` → `token`, `Url`; `KEY_NAME` stays whole (split elsewhere).
-fn split_camel(s: &str) -> impl Iterator<Item = &str> {
-    let bytes = s.as_bytes();
-    let mut cuts = vec![0];
-    for i in 1..bytes.len() {
-        if bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase() {
-            cuts.push(i);
+/// Decode base64url (or base64) without padding; stops at the first byte
+/// outside the alphabet. Enough to read a JWT's claims.
+fn base64url_decode(s: &str) -> Vec<u8> {
+    let value = |b: u8| -> Option<u32> {
+        match b {
+            b'A'..=b'Z' => Some(u32::from(b - b'A')),
+            b'a'..=b'z' => Some(u32::from(b - b'a') + 26),
+            b'0'..=b'9' => Some(u32::from(b - b'0') + 52),
+            b'-' | b'+' => Some(62),
+            b'_' | b'/' => Some(63),
+            _ => None,
+        }
+    };
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for v in s.bytes().map_while(value) {
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
         }
     }
-    cuts.push(bytes.len());
-    cuts.windows(2)
-        .map(|w| &s[w[0]..w[1]])
-        .collect::<Vec<_>>()
-        .into_iter()
+    out
 }
 
-/// Operators, references, paths and comparisons: `== x`, `&str`, `*ptr`,
-/// `::Variant`, `/etc/secret`, `./file`, `-1`.
-fn starts_like_code(v: &str) -> bool {
-    v.starts_with([
-        '=', '>', '&', '*', '!', ':', '/', '.', '~', '-', '+', '|', '?', '@', '#', '(', '[',
-    ])
-}
-
-/// An unquoted value in code: a call, an index, a generic type, or a dotted
-/// path such as `os.environ` or `self.config.token`.
-fn reads_as_code(v: &str) -> bool {
-    if v.contains(['(', ')', '[', ']', '{', '}', '<', '>']) {
-        return true;
+/// A password in a URL is redacted unless it is a template
+/// (`:${DB_PASSWORD}@`). Passwords that documentation and URL test suites
+/// write (`user:pass@`, `Aladdin:opensesame@`, `guest:guest@`, `a:b@`) are
+/// examples; a password someone chose is a secret.
+fn url_password_verdict(s: &str, found: &Found<'_>) -> Verdict {
+    if is_template(s) {
+        return Verdict::Pass;
     }
-    let is_ident = |p: &str| {
-        !p.is_empty()
-            && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-            && !p.as_bytes()[0].is_ascii_digit()
-    };
-    let parts: Vec<&str> = v.split(['.']).flat_map(|p| p.split("::")).collect();
-    parts.len() > 1 && parts.iter().all(|p| is_ident(p))
+    let user = found.group("user");
+    Verdict::real_if(s != user && password_looks_real(&percent_decode(s)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64url_decodes_jwt_segments() {
+        assert_eq!(base64url_decode("eyJhIjoxfQ"), b"{\"a\":1}");
+        assert_eq!(base64url_decode("_-8"), [0xff, 0xef]);
+        assert_eq!(base64url_decode("QQ==rest"), b"A");
+    }
 }

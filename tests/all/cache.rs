@@ -326,7 +326,14 @@ fn a_run_lock_held_by_another_process_names_it_and_dies_with_it() {
         message.contains(&format!("pid {}", child.id())),
         "{message}"
     );
-    assert!(matches!(clear_cache(&root), Err(CacheError::Busy { .. })));
+    let busy = clear_cache(&root).unwrap_err().to_string();
+    assert!(
+        busy.contains(&format!(
+            "(pid {}) is using it to investigate {target}",
+            child.id()
+        )),
+        "{busy}"
+    );
 
     // A waiting run gets the lock once the holder dies.
     let waiter = {

@@ -61,16 +61,85 @@ fn no_target_is_a_usage_error() {
     assert!(stderr_of(&out).contains("TARGET"));
 }
 
+/// A cap of nothing or less is refused in one line, whichever way the
+/// negative number is written.
 #[test]
-fn without_a_key_it_prints_one_hint_and_exits_zero() {
+fn a_max_cost_of_zero_or_less_is_one_clear_error() {
+    let env = TestEnv::new().with_mock();
+    for flag in [
+        &["--max-cost", "-5"][..],
+        &["--max-cost=-5"],
+        &["--max-cost", "0"],
+    ] {
+        let out = env.cmd().args(flag).arg(env.target()).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{flag:?}");
+        let value = flag.last().unwrap().trim_start_matches("--max-cost=");
+        assert_eq!(
+            stderr_of(&out),
+            format!(
+                "Error: --max-cost takes a dollar amount above zero, such as 2.50, not '{value}'\n"
+            ),
+            "{flag:?}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    assert_eq!(env.server.request_count(), 0);
+}
+
+/// Without a key the base scan still prints (status `skipped`), so
+/// `luminos --json DIR | jq` works; the hint is on stderr only, once.
+#[test]
+fn without_a_key_it_prints_one_hint_and_the_scan() {
     let env = TestEnv::new().with_mock();
     sample(&env);
-    let out = env.bare_cmd().arg(env.target()).output().unwrap();
+    let out = env
+        .bare_cmd()
+        .arg("--json")
+        .arg(env.target())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(out.stdout.is_empty());
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["file_categories"].is_object());
+    assert_eq!(
+        report["investigation"],
+        serde_json::json!({"status": "skipped",
+            "note": "no API key (ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN)"})
+    );
     let err = stderr_of(&out);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("ANTHROPIC_API_KEY"));
+    assert_eq!(err.matches("ANTHROPIC_API_KEY").count(), 1, "{err}");
+    assert_eq!(env.server.request_count(), 0);
+    assert!(!env.cache().exists(), "no investigation, no cache");
+    let text = env.bare_cmd().arg(env.target()).output().unwrap();
+    assert!(stdout_of(&text).contains("  Investigation skipped: no API key"));
+}
+
+/// `--scan-only` runs the scan alone even with a key: no request, no cache.
+#[test]
+fn scan_only_skips_the_investigation_with_a_key_set() {
+    let env = TestEnv::new().with_mock();
+    sample(&env);
+    let out = env
+        .cmd()
+        .args(["--scan-only", "--json"])
+        .arg(env.target())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["investigation"]["status"], "skipped");
+    assert_eq!(report["investigation"]["note"], "--scan-only");
+    assert_eq!(env.server.request_count(), 0);
+    assert!(!env.cache().exists());
+    assert!(!stderr_of(&out).contains("ANTHROPIC_API_KEY"));
+    // It is not an estimate.
+    let both = env
+        .cmd()
+        .args(["--scan-only", "--estimate"])
+        .arg(env.target())
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2));
 }
 
 #[test]
@@ -119,6 +188,41 @@ fn the_terminal_report_and_plain_progress() {
             "  [scan] Calculating disk usage...",
             "  [scan] Base scan complete.",
         ]
+    );
+}
+
+/// Large files are named by their path relative to the target, so two of
+/// one name are told apart; the JSON keeps its absolute `path` and `name`.
+#[test]
+fn large_files_are_shown_by_their_path_under_the_target() {
+    let env = TestEnv::new().with_mock();
+    let long = "let x = 1;\n".repeat(1001);
+    env.file("net/stream.rs", &long)
+        .file("net/http/stream.rs", &long);
+    let out = env.cmd().arg(env.target()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let report = stdout_of(&out);
+    assert!(
+        report.contains(
+            "  Unusually large files:\n    ! net/http/stream.rs  (lines: 1001)\n    \
+             ! net/stream.rs  (lines: 1001)\n"
+        ),
+        "{report}"
+    );
+    let out = env.cmd().arg("--json").arg(env.target()).output().unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = json["large_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["stream.rs", "stream.rs"]);
+    assert!(
+        json["large_files"][0]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with('/')
     );
 }
 

@@ -125,6 +125,25 @@ fn a_second_run_on_the_same_target_names_the_first_and_stays_out() {
         "only the first run's survey reached the API"
     );
 
+    // --clear-cache, with no target to compare with, names what is busy:
+    // the cache, the run and the target that run investigates.
+    let mut clear = env.std_cmd();
+    clear.arg("--clear-cache");
+    let clear = run_watched(clear, STUCK);
+    let stderr = clear.stderr_text();
+    assert_eq!(clear.code, Some(1), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "Error: refusing to remove {}: luminos run (pid {}) is using it to investigate {}; \
+             wait for it or stop it\n",
+            env.cache().display(),
+            first.id(),
+            std::fs::canonicalize(env.target()).unwrap().display()
+        )
+    );
+    assert!(env.cache().exists());
+
     drop(release);
     let first = first.wait_with_output().unwrap();
     assert!(

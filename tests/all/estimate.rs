@@ -105,12 +105,56 @@ fn text_by_default_and_the_model_sets_the_price() {
 
     let sonnet = estimate_json(&env, &["--model", "claude-sonnet-4-5"]);
     let haiku = estimate_json(&env, &["--model", "claude-haiku-4-5"]);
+    let opus = estimate_json(&env, &["--model", "claude-opus-4-8"]);
     assert_eq!(haiku["model"], "claude-haiku-4-5");
-    // Haiku 4.5 lists at a third of Sonnet's prices.
-    let ratio =
-        sonnet["cost_usd"]["high"].as_f64().unwrap() / haiku["cost_usd"]["high"].as_f64().unwrap();
-    assert!((ratio - 3.0).abs() < 0.05, "{ratio}");
+    let cost = |v: &Value, end: &str| v["cost_usd"][end].as_f64().unwrap();
+    for end in ["low", "high"] {
+        // Haiku 4.5 lists at a third of Sonnet 4.5's prices, with the same
+        // tokenizer and no thinking: a third of the cost.
+        let ratio = cost(&haiku, end) / cost(&sonnet, end);
+        assert!((ratio - 1.0 / 3.0).abs() < 0.005, "{end}: {ratio}");
+        // Opus 4.8 lists at 5/3 of Sonnet 4.5's prices at equal tokens, but
+        // its newer tokenizer makes about 1.3 times the tokens of the same
+        // text (the catalog's tokens per byte): 5/3 x 1.3 is the true ratio
+        // (within the rounding of each figure up to a whole token).
+        let ratio = cost(&opus, end) / cost(&sonnet, end);
+        assert!((ratio - 5.0 / 3.0 * 1.3).abs() < 0.01, "{end}: {ratio}");
+        let tokens = |v: &Value| v["input_tokens"][end].as_f64().unwrap();
+        let scale = tokens(&opus) / tokens(&sonnet);
+        assert!((scale - 1.3).abs() < 0.005, "{end}: {scale}");
+    }
+    // The same model, deprecated or not, prices the same; neither warns.
+    assert!(
+        sonnet.get("model_warning").is_some(),
+        "deprecated: {sonnet}"
+    );
+    assert!(opus.get("model_warning").is_none());
     assert_eq!(env.server.request_count(), 0);
+}
+
+/// A model the catalog does not know is estimated at its stand-in's
+/// prices, and the estimate says so, in text and in JSON; a deprecated one
+/// is named with its retirement date and replacement.
+#[test]
+fn an_unknown_or_deprecated_model_gets_a_warning() {
+    let env = project().with_mock();
+    let text = String::from_utf8(estimate(&env, &["--model", "claude-opus-9"]).stdout).unwrap();
+    let line = "Warning: model 'claude-opus-9' is not in luminos's catalog, so its price is \
+                unknown; costs and budgets assume Claude Opus 5.5's prices ($4 input / $20 output \
+                per million tokens)";
+    assert_eq!(text.matches(line).count(), 1, "{text}");
+    let json = estimate_json(&env, &["--model", "claude-opus-9"]);
+    assert_eq!(json["model_warning"], line.trim_start_matches("Warning: "));
+    let stand_in = estimate_json(&env, &["--model", "claude-opus-5-5"]);
+    assert_eq!(json["cost_usd"], stand_in["cost_usd"]);
+
+    let deprecated = estimate_json(&env, &["--model", "claude-sonnet-4-5-20250929"]);
+    let warning = deprecated["model_warning"].as_str().unwrap();
+    assert!(
+        warning.contains("2026-11-30") && warning.contains("claude-sonnet-5-5"),
+        "{warning}"
+    );
+    assert!(estimate_json(&env, &[]).get("model_warning").is_none());
 }
 
 #[test]

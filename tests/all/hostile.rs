@@ -418,7 +418,10 @@ fn investigation_reads_hostile_files_without_harm() {
                 ("read_file", json!({"path": "pipe_link.py"})),
                 (
                     "read_file",
-                    json!({"path": "huge.py", "max_bytes": 1_000_000}),
+                    // Large, but a prompt the model's window holds: a
+                    // megabyte of NULs (six JSON bytes each) would not be,
+                    // and the mock, like the API, refuses such a prompt.
+                    json!({"path": "huge.py", "max_bytes": 100_000}),
                 ),
                 ("read_file", json!({"path": "diskimage"})),
                 ("read_file", json!({"path": EVIL_NAME})),

@@ -7,6 +7,7 @@
 mod support;
 
 mod api_client;
+mod api_today;
 mod cache;
 mod cli;
 mod concurrency;
@@ -14,6 +15,7 @@ mod crash_resume;
 mod estimate;
 mod grounding;
 mod hostile;
+mod locations;
 mod mock_server;
 mod pipeline;
 mod privacy;

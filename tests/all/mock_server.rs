@@ -9,9 +9,10 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+use luminos::ai::api::ContentBlock;
 use luminos::ai::api::stream::decode_all;
 use serde_json::{Value, json};
-use support::mock::{MockServer, Reply};
+use support::mock::{MockBlock, MockServer, Reply};
 
 type Headers = Vec<(&'static str, &'static str)>;
 
@@ -326,4 +327,81 @@ fn prompt_cache_simulation() {
         small.cache_creation_input_tokens + small.cache_read_input_tokens,
         0
     );
+}
+
+/// Who thinks is the catalog's answer for the request's model and
+/// `thinking`; what thought must come back as it went out.
+#[test]
+fn thinking_follows_the_model_and_must_come_back_unaltered() {
+    let server = MockServer::start();
+    server.respond_with(|_| Reply::text("ok"));
+    let ask = |model: &str, thinking: Option<Value>| {
+        let mut request = body(json!([{"role": "user", "content": "hi"}]));
+        request["model"] = json!(model);
+        if let Some(thinking) = thinking {
+            request["thinking"] = thinking;
+        }
+        let (status, stream) = post(&server, &good_headers(), &request);
+        assert_eq!(status, 200, "{model}");
+        decode_all(&stream).unwrap()
+    };
+    let first = |r: &luminos::ai::api::Response| r.content[0].is_thinking();
+    assert!(first(&ask("claude-sonnet-5-5", None)));
+    assert!(first(&ask(
+        "claude-sonnet-5-5",
+        Some(json!({"type": "between_tools"}))
+    )));
+    assert!(!first(&ask(
+        "claude-sonnet-5",
+        Some(json!({"type": "disabled"}))
+    )));
+    assert!(!first(&ask("claude-sonnet-4-5", None)));
+    assert!(first(&ask(
+        "claude-sonnet-4-5",
+        Some(json!({"type": "enabled", "budget_tokens": 2048}))
+    )));
+    assert!(!first(&ask("some-other-model", None)));
+    server.assert_no_violations();
+
+    // Explicit blocks: redacted thinking, and a reply that does not think.
+    server.push(
+        Reply::blocks(vec![
+            MockBlock::RedactedThinking,
+            MockBlock::ToolUse {
+                id: Some("toolu_x".into()),
+                name: "read_file".into(),
+                input: json!({"path": "a"}),
+            },
+        ])
+        .with_stop_reason("tool_use"),
+    );
+    let reply = ask("claude-opus-5-5", None);
+    let ContentBlock::RedactedThinking { data } = &reply.content[0] else {
+        panic!("{:?}", reply.content);
+    };
+    assert!(!data.is_empty());
+    server.push(Reply::text("plain").without_thinking());
+    assert!(!first(&ask("claude-opus-5-5", None)));
+
+    // Sent back with its data changed: the documented 400.
+    let mut altered = body(json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [
+            {"type": "redacted_thinking", "data": format!("{data}0")},
+            {"type": "tool_use", "id": "toolu_x", "name": "read_file", "input": {"path": "a"}}
+        ]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_x", "content": "x"}]}
+    ]));
+    altered["model"] = json!("claude-opus-5-5");
+    let (status, reply) = post(&server, &good_headers(), &altered);
+    assert_eq!(status, 400);
+    let reply: Value = serde_json::from_slice(&reply).unwrap();
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("messages.1.content.0: Invalid `signature` in `thinking` block."),
+        "{reply}"
+    );
+    assert_eq!(server.take_violations().len(), 1);
 }

@@ -329,6 +329,10 @@ fn plan_tiers_turns_and_band_order_keep_children_first() {
     let evaluation = cache(&env).read_json("plan_evaluation.json").unwrap();
     assert_eq!(evaluation["plan_order"], "priority-first");
     assert_eq!(evaluation["total_dirs_investigated"], 5);
+    // meta.json counts as the original does: the five investigated and no
+    // cached one (the skipped vendor/ is neither).
+    let meta = cache(&env).read_json("meta.json").unwrap();
+    assert_eq!(meta["directories_investigated"], 5);
     assert_eq!(evaluation["total_turns_allocated"], 60);
     assert_eq!(evaluation["total_turns_used"], 10);
     assert_eq!(evaluation["overall_utilization"], 0.17);
@@ -346,9 +350,15 @@ fn plan_tiers_turns_and_band_order_keep_children_first() {
         .into_owned();
     assert_eq!(evaluation["per_directory"][4]["dir"], root_name.as_str());
 
+    // plan.json keeps the proposal as it came; the cap of 25 is in the
+    // applied plan (the prompt, and turns_allocated above).
     let plan = cache(&env).read_json("plan.json").unwrap();
-    assert_eq!(plan["priority_dirs"][0]["suggested_turns"], 25);
+    assert_eq!(plan["priority_dirs"][0]["suggested_turns"], 30);
     assert_eq!(plan["investigation_order"], "priority-first");
+    assert_eq!(
+        plan["skip_dirs"][1],
+        json!({"path": "ghost", "reason": "?"})
+    );
 }
 
 #[test]
@@ -702,6 +712,9 @@ fn json_report_carries_every_key() {
     assert!(summary["cost_usd"].as_f64().unwrap() > 0.0);
 }
 
+/// An unknown model ends the investigation at its first answer: the
+/// report still prints, says why in one line, and the exit status is the
+/// failed investigation's.
 #[test]
 fn unknown_model_stops_the_run_with_one_line() {
     let env = project().with_mock();
@@ -713,7 +726,7 @@ fn unknown_model_stops_the_run_with_one_line() {
         .arg(env.target())
         .output()
         .unwrap();
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(3));
     assert_eq!(
         env.server.request_count(),
         1,
@@ -722,11 +735,25 @@ fn unknown_model_stops_the_run_with_one_line() {
     let err = stderr(&out);
     let lines: Vec<&str> = err
         .lines()
-        .filter(|l| l.contains("claude-retired-1"))
+        .filter(|l| l.contains("was not found by the API"))
         .collect();
     assert_eq!(lines.len(), 1, "{err}");
-    assert!(lines[0].contains("--model"), "{err}");
-    assert!(stdout(&out).is_empty());
+    assert!(
+        lines[0].contains("'claude-retired-1'") && lines[0].contains("--model"),
+        "{err}"
+    );
+    // The catalog does not know it either, and says so once, up front.
+    assert_eq!(
+        err.matches("is not in luminos's catalog").count(),
+        1,
+        "{err}"
+    );
+    let report = stdout(&out);
+    assert!(report.contains("LUMINOS"), "{report}");
+    assert!(
+        report.contains("  Investigation failed: model 'claude-retired-1' was not found"),
+        "{report}"
+    );
 }
 
 /// A 404 that is not the API's own (a web server's HTML page: the base URL
@@ -736,42 +763,60 @@ fn a_foreign_404_blames_the_base_url_not_the_model() {
     let env = project().with_mock();
     env.server.respond_with(|_| Reply::html(404));
     let out = env.cmd().arg(env.target()).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(3));
     assert_eq!(env.server.request_count(), 1);
     let err = stderr(&out);
-    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("Error:")).collect();
+    let errors: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("Investigation failed"))
+        .collect();
     assert_eq!(errors.len(), 1, "{err}");
     assert!(errors[0].contains("check ANTHROPIC_BASE_URL"), "{err}");
     assert!(!errors[0].contains("--model"), "{err}");
 }
 
+/// A gateway that rejects the very first request (here with a plain 400)
+/// would reject every other one: the investigation ends there, the report
+/// prints and says so.
 #[test]
-fn api_outage_still_prints_the_report() {
+fn a_rejected_first_request_ends_the_investigation_once() {
     let env = project().with_mock();
     env.server
         .respond_with(|_| Reply::error(400, "invalid_request_error", "scripted refusal"));
-    let out = run(&env, &["--json"]);
+    let out = env
+        .cmd()
+        .args(["--json"])
+        .arg(env.target())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(env.server.request_count(), 1);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["ai_brief"], "");
-    assert_eq!(report["ai_detailed"], "");
+    assert_eq!(report["investigation"]["status"], "failed");
+    let error = report["investigation"]["error"].as_str().unwrap();
+    assert!(error.contains("scripted refusal"), "{error}");
+    assert!(!error.contains('\n'));
     let err = stderr(&out);
-    assert!(err.contains("[AI] Survey unavailable — proceeding without it."));
-    assert!(err.contains("[AI] Warning: agent produced no output."));
+    assert_eq!(err.matches("Investigation failed: ").count(), 1, "{err}");
+    assert!(!err.contains("Investigation complete"), "{err}");
 }
 
 #[test]
-fn investigation_failure_prints_the_report_and_exits_zero() {
+fn investigation_failure_prints_the_report_and_exits_three() {
     let env = project().with_mock();
     run(&env, &[]);
     // Break the investigation's meta.json so closing it fails on resume.
     let meta = cache(&env).dir().join("meta.json");
     std::fs::remove_file(&meta).unwrap();
     std::fs::create_dir_all(meta.join("blocker")).unwrap();
-    let out = run(&env, &[]);
+    let out = env.cmd().arg(env.target()).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
     let err = stderr(&out);
-    assert!(err.contains("Warning: AI analysis failed: "), "{err}");
+    assert!(err.contains("Investigation failed: "), "{err}");
     let report = stdout(&out);
     assert!(report.contains("LUMINOS"), "{report}");
+    assert!(report.contains("  Investigation failed: "), "{report}");
     assert!(!report.contains("Scripted brief"));
 }
 
@@ -936,15 +981,24 @@ fn discovery_applies_nested_rules_negations_and_each_flag_alone() {
 fn an_unreachable_api_ends_the_investigation_once() {
     // The default TestEnv points at a closed local port.
     let env = project();
-    let out = run(&env, &["--max-retries", "1", "--json"]);
+    let out = env
+        .cmd()
+        .args(["--max-retries", "1", "--json"])
+        .arg(env.target())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["ai_brief"], "");
-    assert!(report.get("investigation").is_none());
-    let err = stderr(&out);
+    assert_eq!(report["investigation"]["status"], "failed");
+    let error = report["investigation"]["error"].as_str().unwrap();
     assert!(
-        err.contains("Warning: AI analysis failed: the API could not be reached"),
-        "{err}"
+        error.starts_with("the API at http://127.0.0.1:9 could not be reached")
+            && error.contains("check ANTHROPIC_BASE_URL, the network and any proxy"),
+        "{error}"
     );
+    let err = stderr(&out);
+    assert_eq!(err.matches("Investigation failed: ").count(), 1, "{err}");
     // One pass tried (with its one retry); no other pass waited on it.
     assert!(!err.contains("Planning pass..."), "{err}");
     assert_eq!(err.matches("retry 1/1").count(), 1, "{err}");
@@ -956,7 +1010,7 @@ fn a_rejected_key_stops_the_run_with_one_line() {
     env.server
         .respond_with(|_| Reply::error(401, "authentication_error", "invalid x-api-key"));
     let out = env.cmd().arg(env.target()).output().unwrap();
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(3));
     assert_eq!(
         env.server.request_count(),
         1,
@@ -966,5 +1020,5 @@ fn a_rejected_key_stops_the_run_with_one_line() {
     let lines: Vec<&str> = err.lines().filter(|l| l.contains("credential")).collect();
     assert_eq!(lines.len(), 1, "{err}");
     assert!(lines[0].contains("invalid x-api-key"), "{err}");
-    assert!(stdout(&out).is_empty());
+    assert!(stdout(&out).contains("Investigation failed: the API rejected the credential"));
 }

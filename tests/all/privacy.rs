@@ -1,11 +1,13 @@
 //! Privacy end to end: the real binary investigates a tree against the
 //! scripted mock Messages API, and every request it sent is checked.
 //!
-//! - Secrets: a tree holding a fake secret of every redaction rule, read in
-//!   full by a thorough agent that quotes everything it was shown in its
-//!   summaries. No request carries any piece of a secret, the report flags
-//!   each one by path and rule and never shows its value, and `--no-redact`
-//!   sends them all (so the check can fail).
+//! - Secrets: a tree holding a fake secret of every redaction rule, in its
+//!   real-looking and its example-looking form, read whole, by `tail` and by
+//!   `grep -rn` by a thorough agent that quotes everything it was shown in
+//!   its summaries. No request carries any piece of a secret, the report
+//!   flags each one by path, rule and severity (`info` for an example) and
+//!   never shows its value, and `--no-redact` sends them all (so the check
+//!   can fail).
 //! - Injection: a file tells the agent to break out of the target and an
 //!   agent that obeys issues those calls. Every tool refuses, nothing outside
 //!   the target is read, written or deleted, and the run still finishes.
@@ -19,7 +21,7 @@ use serde_json::{Value, json};
 use support::TestEnv;
 use support::agent::{AgentEnv, Pass, Turn, visible_files};
 use support::mock::{RecordedRequest, Reply};
-use support::secrets::{B62, LeakCheck, fake, fixture};
+use support::secrets::{B62, LeakCheck, examples, fake, fixture};
 
 fn run(env: &TestEnv, extra: &[&str]) -> Output {
     env.run_ok(extra)
@@ -77,13 +79,21 @@ fn relative(target: &Path, dir: &Path) -> String {
 
 // ------------------------------------------------------------------ secrets
 
-/// A tree with one fake secret of every rule (several for some), and which
-/// file holds which.
+/// A tree with one fake secret of every rule (several for some), in both
+/// forms, and which file holds which.
 struct SecretTree {
     env: TestEnv,
     secrets: Vec<String>,
-    /// (relative path, rule) of every file holding a secret.
-    expected: Vec<(String, &'static str)>,
+    /// Every file holding a secret.
+    expected: Vec<Expected>,
+}
+
+/// A file holding a secret, the rule that finds it and its flag's severity.
+#[derive(Clone)]
+struct Expected {
+    rel: String,
+    rule: &'static str,
+    severity: &'static str,
 }
 
 /// Private keys go under keys/ with an `_` in their names (a shape that once
@@ -94,15 +104,19 @@ fn secret_tree() -> SecretTree {
     let env = TestEnv::new();
     let mut secrets = Vec::new();
     let mut expected = Vec::new();
-    for (i, sample) in fixture().into_iter().enumerate() {
+    for (i, sample) in fixture().into_iter().chain(examples()).enumerate() {
         let rel = if sample.rule == "private-key" {
             format!("keys/deploy_key_{i}.pem")
         } else {
             format!("config/{}_{i}.txt", sample.rule)
         };
         env.file(&rel, &sample.text);
+        expected.push(Expected {
+            rel,
+            rule: sample.rule,
+            severity: sample.severity(),
+        });
         secrets.extend(sample.secrets);
-        expected.push((rel, sample.rule));
     }
     let token = format!("ghp_{}", fake(B62, 36, 4242));
     env.file(
@@ -114,7 +128,11 @@ fn secret_tree() -> SecretTree {
     );
     env.file("README.md", "# Deploy tooling\n");
     secrets.push(token);
-    expected.push(("src/client.py".to_string(), "github-token"));
+    expected.push(Expected {
+        rel: "src/client.py".to_string(),
+        rule: "github-token",
+        severity: "critical",
+    });
     SecretTree {
         env,
         secrets,
@@ -205,7 +223,7 @@ fn thorough(turn: &Turn<'_>) -> Reply {
     }
 }
 
-fn thorough_env() -> (AgentEnv, Vec<String>, Vec<(String, &'static str)>) {
+fn thorough_env() -> (AgentEnv, Vec<String>, Vec<Expected>) {
     let tree = secret_tree();
     let env = tree
         .env
@@ -222,8 +240,10 @@ fn assert_no_request_leaks(env: &AgentEnv, check: &LeakCheck, from: usize) {
     for request in &requests[from..] {
         for text in [strings(&request.body), request.body.to_string()] {
             if let Some((secret, piece)) = check.leak(&text) {
+                let at = text.find(&piece).unwrap_or(0);
+                let context: String = text[at.saturating_sub(300)..].chars().take(400).collect();
                 panic!(
-                    "request {} ({:?}) carries {piece:?} of {secret:?}",
+                    "request {} ({:?}) carries {piece:?} of {secret:?} in\n{context}",
                     request.index,
                     Pass::of(&request.body, &std::fs::canonicalize(env.target()).unwrap())
                 );
@@ -239,16 +259,6 @@ fn tool_results(requests: &[RecordedRequest]) -> Vec<String> {
         .flat_map(|request| request.tool_results())
         .map(|result| result.content)
         .collect()
-}
-
-/// The flag severity of a rule's hits, from the rule table.
-fn severity_of(rule: &str) -> &'static str {
-    luminos::redact::RULES
-        .iter()
-        .find(|r| r.name == rule)
-        .expect("a known rule")
-        .severity
-        .as_str()
 }
 
 #[test]
@@ -267,7 +277,7 @@ fn no_request_carries_a_secret_and_the_report_flags_each_one() {
         }
     }
     let results = tool_results(&requests);
-    for (rel, rule) in &expected {
+    for Expected { rel, rule, .. } in &expected {
         let opening = format!("<untrusted-data source=\"{rel}\"");
         let redacted = format!("[REDACTED:{rule}]");
         assert!(
@@ -278,16 +288,26 @@ fn no_request_carries_a_secret_and_the_report_flags_each_one() {
         );
     }
 
-    // The terminal report: each secret flagged by path and rule, no value.
+    // The terminal report: each secret flagged by path, rule and severity,
+    // no value; examples say why they are only info.
     let report = stdout(&out);
     assert_eq!(check.leak(&report), None);
-    for (rel, rule) in &expected {
+    for Expected {
+        rel,
+        rule,
+        severity,
+    } in &expected
+    {
         let entry = format!(
             "  [{:<8}] {rel}\n             possible secret ({rule}) on line ",
-            severity_of(rule).to_uppercase()
+            severity.to_uppercase()
         );
         assert!(report.contains(&entry), "no flag {entry:?} in\n{report}");
     }
+    assert!(
+        report.contains("; it looks like an example value and was redacted before reaching"),
+        "{report}"
+    );
     // Secrets a command showed are flagged where they live, not at the
     // command's `.`.
     assert!(!report.contains("] .\n"), "{report}");
@@ -302,10 +322,15 @@ fn no_request_carries_a_secret_and_the_report_flags_each_one() {
     assert_eq!(check.leak(&text), None);
     let json: Value = serde_json::from_str(&text).unwrap();
     let flags = json["flags"].as_array().unwrap();
-    for (rel, rule) in &expected {
+    for Expected {
+        rel,
+        rule,
+        severity,
+    } in &expected
+    {
         assert!(
             flags.iter().any(|flag| flag["path"] == rel.as_str()
-                && flag["severity"] == severity_of(rule)
+                && flag["severity"] == *severity
                 && flag["finding"]
                     .as_str()
                     .unwrap()

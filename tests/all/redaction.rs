@@ -1,5 +1,7 @@
-//! Redactor recall on a fixture holding a sample of every rule: each sample
-//! is redacted alone and all together, and nothing survives.
+//! Redactor recall on fixtures holding a sample of every rule, once as a real
+//! credential looks and once as a documentation example does: each sample is
+//! redacted alone and all together, nothing survives, and each is flagged at
+//! the right severity (the rule's own, or `info` for an example).
 //!
 //! Fake secrets are generated at run time, so the repository holds nothing a
 //! secret scanner would mistake for a live key.
@@ -8,39 +10,60 @@ use std::collections::BTreeSet;
 
 use luminos::redact::{Redactor, rule_names};
 
-use crate::support::secrets::fixture;
+use crate::support::secrets::{Sample, examples, fixture};
 
 #[test]
 fn recall_every_rule_on_the_fixture() {
-    let redactor = Redactor::new();
-    let samples = fixture();
+    recall("real-looking", &fixture());
+}
 
+#[test]
+fn recall_every_rule_on_its_examples() {
+    let samples = examples();
+    assert!(samples.iter().all(|s| s.example));
+    recall("example-looking", &samples);
+}
+
+fn recall(kind: &str, samples: &[Sample]) {
+    let redactor = Redactor::new();
     let covered: BTreeSet<&str> = samples.iter().map(|s| s.rule).collect();
     let all: BTreeSet<&str> = rule_names().collect();
-    assert_eq!(covered, all, "the fixture must hold a sample of every rule");
+    assert_eq!(
+        covered, all,
+        "{kind}: the fixture must hold a sample of every rule"
+    );
 
     let mut redacted = 0;
-    for sample in &samples {
+    for sample in samples {
         let out = redactor.redact(&sample.text);
         let leaked: Vec<&String> = sample
             .secrets
             .iter()
             .filter(|secret| out.text.contains(secret.as_str()))
             .collect();
-        let rules: Vec<&str> = out.hits.iter().map(|h| h.rule).collect();
         assert!(
             leaked.is_empty(),
             "{}: leaked in {:?}",
             sample.rule,
             out.text
         );
-        assert_eq!(rules, [sample.rule], "in {:?}", sample.text);
+        let hits: Vec<(&str, &str)> = out
+            .hits
+            .iter()
+            .map(|h| (h.rule, h.severity.as_str()))
+            .collect();
+        assert_eq!(
+            hits,
+            [(sample.rule, sample.severity())],
+            "in {:?}",
+            sample.text
+        );
         redacted += 1;
     }
 
     // The same samples as one file: nothing survives, one hit per sample.
     let whole: String = samples.iter().map(|s| s.text.as_str()).collect();
-    let out = redactor.redact(&whole);
+    let out = Redactor::new().redact(&whole);
     for secret in samples.iter().flat_map(|s| &s.secrets) {
         assert!(!out.text.contains(secret.as_str()), "leaked {secret:?}");
     }
@@ -51,7 +74,7 @@ fn recall_every_rule_on_the_fixture() {
     assert!(again.hits.is_empty(), "second pass fired: {:?}", again.hits);
     assert_eq!(again.text, out.text);
     println!(
-        "recall: {redacted}/{} samples over {} rules redacted (100%)",
+        "recall ({kind}): {redacted}/{} samples over {} rules redacted (100%)",
         samples.len(),
         all.len()
     );

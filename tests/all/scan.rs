@@ -229,6 +229,85 @@ fn classification_follows_the_reference() {
     assert_eq!(report.survey_signals.file_descriptions["data"], 1);
 }
 
+/// Compiled Python, ELF objects, keystores, OpenPGP keys and SQLite
+/// databases are described as `file` describes them (real bytes of each),
+/// and those descriptions are what the survey sees (cut at 80 characters).
+#[test]
+fn common_binary_formats_are_described_as_file_does() {
+    let env = TestEnv::new();
+    let sqlite_header: Vec<u8> = (0..100)
+        .map(|i| match i {
+            0..=15 => b"SQLite format 3\0"[i],
+            16 => 0x10,
+            18 | 19 | 27 | 31 | 43 | 59 | 95 => 1,
+            47 => 4,
+            96 => 0x00,
+            97 => 0x2e,
+            98 => 0x63,
+            99 => 0x01,
+            _ => 0,
+        })
+        .collect();
+    env.file(
+        "__pycache__/m.cpython-311.pyc",
+        b"\xa7\x0d\x0d\x0a\0\0\0\0\x1a\xbb\x04\x6b\x09\0\0\0\xe3\0\0\0",
+    )
+    .file(
+        "bin/hello",
+        std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sniff/hello-pie"),
+        )
+        .unwrap(),
+    )
+    .file("keys/store.jks", b"\xfe\xed\xfe\xed\0\0\0\x02\0\0\0\x01")
+    .file(
+        "keys/pub.gpg",
+        b"\x98\x33\x04\x6b\x04\xbb\x23\x16\x09\x2b\x06\x01",
+    )
+    .file(
+        "keys/pub.asc",
+        "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEawS7IxYJKwYBBAHaRw8BAQdA\n",
+    )
+    .file("state.sqlite3", sqlite_header);
+    let report = run(env.target(), &options());
+    let description = |name: &str| {
+        report
+            .classified_files
+            .iter()
+            .find(|f| f.name == name)
+            .and_then(|f| f.description.clone())
+            .unwrap_or_else(|| panic!("{name} has no description"))
+    };
+    assert_eq!(
+        description("m.cpython-311.pyc"),
+        "Byte-compiled Python module for CPython 3.11, timestamp-based, \
+         .py timestamp: Mon Nov 23 22:15:54 2026 UTC, .py size: 9 bytes"
+    );
+    assert_eq!(
+        description("hello"),
+        "ELF 64-bit LSB pie executable, x86-64, version 1 (SYSV), dynamically linked, \
+         interpreter /lib64/ld-linux-x86-64.so.2"
+    );
+    assert_eq!(description("store.jks"), "Java KeyStore");
+    assert_eq!(
+        description("pub.gpg"),
+        "OpenPGP Public Key Version 4, Created Mon Nov 23 22:16:03 2026, EdDSA"
+    );
+    assert_eq!(
+        description("pub.asc"),
+        "PGP public key block Public-Key (old)"
+    );
+    assert_eq!(
+        description("state.sqlite3"),
+        "SQLite 3.x database, last written using SQLite version 3040001, file counter 1, \
+         database pages 1, cookie 0x1, schema 4, UTF-8, version-valid-for 1"
+    );
+    let signals = &report.survey_signals.file_descriptions;
+    let elf = description("hello");
+    assert_eq!(signals[&format!("{}...", &elf[..80])], 1, "{signals:?}");
+    assert_eq!(signals["Java KeyStore"], 1);
+}
+
 #[test]
 fn hidden_and_excluded_directories_are_pruned_from_classification() {
     let env = TestEnv::new();

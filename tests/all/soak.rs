@@ -135,6 +135,7 @@ fn run(env: &TestEnv, cache_root: &Path, extra: &[&str]) -> std::process::Output
     env.cmd()
         .env("LUMINOS_CACHE_DIR", cache_root)
         .env("LUMINOS_IDLE_TIMEOUT_SECS", IDLE_SECS.to_string())
+        .env("LUMINOS_HEADERS_TIMEOUT_SECS", IDLE_SECS.to_string())
         .env("LUMINOS_RETRY_BACKOFF_MS", "2")
         .args(extra)
         .arg(env.target())

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use luminos::ai::tools::fs::listing_lines;
 use luminos::ai::tools::{Dispatch, ToolContext, ToolOutput, Toolbox, dispatch};
-use luminos::cache::{Cache, CacheRoot};
+use luminos::cache::{Cache, CacheRoot, EntryKind};
 use luminos::progress::Progress;
 use luminos::redact::Redactor;
 use serde_json::{Value, json};
@@ -75,6 +75,7 @@ impl Env {
             scope: None,
             progress: &self.progress,
             directory: "src",
+            home: None,
             turn: 1,
         }
     }
@@ -674,22 +675,48 @@ fn cache_tool_errors() {
         "write_cache",
         json!({"cache_type": "dir", "path": "src", "data": {"summary": "x"}}),
     );
+    // luminos fills in path and relative_path itself.
     assert_eq!(
         missing,
-        "Error: missing required fields: cached_at, child_count, dominant_category, path, relative_path"
+        "Error: missing required fields: cached_at, child_count, dominant_category"
     );
-    let mut raw = file_data("a");
+    let mut raw = file_data("README.md");
     raw["content"] = json!("fn main() {}");
     assert!(
         e.err(
             "write_cache",
-            json!({"cache_type": "file", "path": "a", "data": raw})
+            json!({"cache_type": "file", "path": "README.md", "data": raw})
         )
         .contains("content")
     );
     assert!(
-        e.err("write_cache", json!({"cache_type": "file", "path": "a"}))
-            .contains("missing required fields")
+        e.err(
+            "write_cache",
+            json!({"cache_type": "file", "path": "README.md"})
+        )
+        .contains("missing required fields")
+    );
+    // An entry describes something real, of its own kind.
+    assert_eq!(
+        e.err(
+            "write_cache",
+            json!({"cache_type": "file", "path": "src/gone.rs", "data": file_data("x")})
+        ),
+        "Error: path 'src/gone.rs' does not exist."
+    );
+    assert!(
+        e.err(
+            "write_cache",
+            json!({"cache_type": "file", "path": "src", "data": file_data("x")})
+        )
+        .contains("is a directory")
+    );
+    assert!(
+        e.err(
+            "write_cache",
+            json!({"cache_type": "dir", "path": "README.md", "data": {}})
+        )
+        .contains("is not a directory")
     );
     assert!(
         e.err(
@@ -727,6 +754,64 @@ fn cache_tool_errors() {
             "{tool}"
         );
     }
+}
+
+/// In a dir loop, a relative path that names nothing from the root is read
+/// from the loop's directory; entries always record where they really are,
+/// and a loop writes no other directory's dir entry.
+#[test]
+fn write_cache_in_a_dir_loop_keys_entries_by_the_real_file() {
+    let e = env();
+    std::fs::write(e.target.join("src/README.md"), "# src\n").unwrap();
+    let src = e.target.join("src");
+    let ctx = ToolContext {
+        home: Some(&src),
+        ..e.ctx()
+    };
+    let write = |kind: &str, path: &str, data: Value| {
+        let input = json!({"cache_type": kind, "path": path, "data": data});
+        match dispatch(Toolbox::Dir, "write_cache", &input, &ctx).unwrap() {
+            Dispatch::Ran(out) => out,
+            other => panic!("{other:?}"),
+        }
+    };
+    // A bare name with wrong fields: keyed and recorded as src/main.rs.
+    let out = write("file", "main.rs", file_data("main.rs"));
+    assert!(!out.is_error, "{}", out.content);
+    let entry = e
+        .cache
+        .read_entry(EntryKind::File, "src/main.rs")
+        .expect("keyed by the real file");
+    assert_eq!(entry["relative_path"], "src/main.rs");
+    assert_eq!(
+        entry["path"],
+        e.target.join("src/main.rs").to_str().unwrap()
+    );
+    assert!(!e.cache.has_entry(EntryKind::File, "main.rs"));
+    // A name both places have is refused, not guessed.
+    let out = write("file", "README.md", file_data("README.md"));
+    assert!(
+        out.is_error && out.content.contains("ambiguous"),
+        "{}",
+        out.content
+    );
+    // Its own dir entry, by any spelling; never another directory's.
+    let dir = json!({"child_count": 1, "dominant_category": "source", "summary": "s",
+                     "cached_at": "now", "relative_path": "."});
+    assert!(!write("dir", "src", dir.clone()).is_error);
+    assert_eq!(
+        e.cache.read_entry(EntryKind::Dir, "src").unwrap()["relative_path"],
+        "src"
+    );
+    let out = write("dir", "nested", dir.clone());
+    assert!(out.is_error, "{}", out.content);
+    assert_eq!(
+        out.content,
+        "Error: 'nested' is not the directory you are investigating; write the dir entry of src/ only."
+    );
+    assert!(write("dir", "empty", dir).is_error);
+    assert_eq!(e.cache.list_entries(EntryKind::Dir), ["src"]);
+    assert_eq!(e.cache.list_entries(EntryKind::File), ["src/main.rs"]);
 }
 
 // ---- notes --------------------------------------------------------------

@@ -9,6 +9,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod dead_endpoint;
 mod grounding;
 mod jobs;
 mod redact;

@@ -19,10 +19,20 @@
 //!    [`MockServer::take_violations`] consumed them. Call
 //!    [`MockServer::assert_no_violations`] to fail earlier with a clearer
 //!    message.
-//! 3. Answers with the next queued [`Reply`] ([`MockServer::push`]), or, when
+//! 3. Checks the rules of today's models (see `thinking.rs`): thinking
+//!    parameters the model refuses, a continued assistant turn whose
+//!    thinking was lost or altered or whose conversation changed before it
+//!    (the documented 400), assistant prefill other than a paused turn, and
+//!    a prompt past the model's context window ("prompt is too long", a
+//!    400 a correct client must handle, so not a violation).
+//! 4. Answers with the next queued [`Reply`] ([`MockServer::push`]), or, when
 //!    the queue is empty, with the responder closure
 //!    ([`MockServer::respond_with`]). With neither, the request is a
 //!    violation ("no reply scripted") and gets a 500.
+//!
+//! A model that thinks (per the catalog and the request's `thinking`)
+//! answers with a thinking block first, its signature bound to the
+//! conversation, unless the reply already has one or is a refusal.
 //!
 //! Streamed replies split text and tool JSON into random 1–12 character
 //! fragments from a seeded RNG (deterministic per request index), sprinkle
@@ -60,12 +70,17 @@
 //! bodies, and stream faults: [`Reply::drop_mid_stream`],
 //! [`Reply::error_event`], [`Reply::truncate_tool_json`],
 //! [`Reply::stall_mid_stream`], a slow first byte with [`Reply::delay`],
-//! and harmless noise with [`Reply::with_noise`]. Server-wide:
-//! [`MockServer::set_latency`] delays every response.
+//! and harmless noise with [`Reply::with_noise`]. Today's answers:
+//! [`Reply::cut_off_at_max_tokens`], [`Reply::refusal`],
+//! [`Reply::pause_turn`], [`Reply::billing_error`], and an endpoint that
+//! never answers ([`Reply::silent`]). Server-wide:
+//! [`MockServer::set_latency`] delays every response, and
+//! [`MockServer::set_context_window`] shrinks every model's window.
 
 mod prefix_cache;
 mod reply;
 mod rules;
+mod thinking;
 mod wire;
 
 use std::collections::VecDeque;
@@ -83,6 +98,7 @@ pub use reply::{MockBlock, Reply};
 
 use prefix_cache::PrefixCache;
 use reply::ReplyBody;
+use thinking::Conversations;
 use wire::{Ending, HttpRequest};
 
 /// Produces a reply for requests the queue does not cover.
@@ -133,6 +149,7 @@ struct Inner {
     latency: Duration,
     seed: u64,
     cache: PrefixCache,
+    conversations: Conversations,
 }
 
 impl MockServer {
@@ -152,6 +169,7 @@ impl MockServer {
                 latency: Duration::ZERO,
                 seed: 0x5EED,
                 cache: PrefixCache::default(),
+                conversations: Conversations::default(),
             }),
             connections: AtomicUsize::new(0),
         });
@@ -214,6 +232,13 @@ impl MockServer {
     /// The smallest prefix (in tokens) the simulated prompt cache stores.
     pub fn set_min_cacheable_tokens(&self, tokens: u64) -> &MockServer {
         self.state.lock().cache.min_tokens = tokens;
+        self
+    }
+
+    /// Give every model a context window of `tokens` (prompts past it get
+    /// the API's 400 "prompt is too long").
+    pub fn set_context_window(&self, tokens: u64) -> &MockServer {
+        self.state.lock().conversations.context_window = Some(tokens);
         self
     }
 
@@ -412,6 +437,8 @@ fn serve(listener: std::net::TcpListener, state: Arc<State>, mut stop: watch::Re
 
 /// What to send for one request.
 enum Prepared {
+    /// Nothing at all: hold the connection open until the client leaves.
+    Silent,
     Http {
         status: u16,
         content_type: String,
@@ -434,6 +461,12 @@ async fn serve_connection(mut sock: TcpStream, state: Arc<State>) {
             tokio::time::sleep(wait).await;
         }
         let keep_going = match prepared {
+            Prepared::Silent => {
+                let mut sink = [0u8; 1024];
+                use tokio::io::AsyncReadExt;
+                while matches!(sock.read(&mut sink).await, Ok(n) if n > 0) {}
+                false
+            }
             Prepared::Http {
                 status,
                 content_type,
@@ -521,6 +554,19 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
         );
         return (http(reply, request_id), latency);
     }
+    let accepted = match body.as_ref().map(|b| inner.conversations.check(b)) {
+        Some(Ok(accepted)) => accepted,
+        Some(Err(rejection)) => {
+            if rejection.violation {
+                inner
+                    .violations
+                    .push(format!("request #{index}: {}", rejection.message));
+            }
+            let reply = Reply::error(400, "invalid_request_error", &rejection.message);
+            return (http(reply, request_id), latency);
+        }
+        None => unreachable!("a body that is not JSON is a rule violation"),
+    };
     let queued = inner.queue.pop_front();
     let responder = inner.responder.clone();
     drop(inner);
@@ -536,10 +582,20 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
         return (http(reply, request_id), latency);
     };
     let wait = latency + reply.delay;
-    let stream = match &reply.body {
+    let mut stream = match &reply.body {
         ReplyBody::Stream(stream) => stream.clone(),
         ReplyBody::Http { .. } => return (http(reply, request_id), wait),
+        ReplyBody::Silent => return (Prepared::Silent, wait),
     };
+    let has_thinking = stream
+        .blocks
+        .iter()
+        .any(|b| matches!(b, MockBlock::Thinking(_) | MockBlock::RedactedThinking));
+    if accepted.thinks && !has_thinking && !stream.no_thinking {
+        // The 5.x models omit the thinking text by default: only the
+        // signature comes, and the tokens are billed all the same.
+        stream.blocks.insert(0, MockBlock::Thinking(String::new()));
+    }
 
     let body = body.unwrap_or(Value::Null);
     let mut inner = state.lock();
@@ -551,7 +607,20 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
     );
     let input = stream.usage.unwrap_or(simulated);
     let model = body["model"].as_str().unwrap_or("claude-mock");
-    let rendered = wire::render_stream(&stream, index, model, input, &mut rng);
+    let rendered = wire::render_stream(
+        &stream,
+        index,
+        model,
+        input,
+        &thinking::seal(accepted.key),
+        accepted.max_tokens,
+        &mut rng,
+    );
+    inner.conversations.produced(
+        accepted.key,
+        thinking::produced_message(rendered.content.clone()),
+        &rendered.stop_reason,
+    );
     inner.requests[index].reported_usage = Some(Usage {
         output_tokens: rendered.output_tokens,
         ..input
@@ -583,6 +652,8 @@ fn http(reply: Reply, request_id: (String, String)) -> Prepared {
             body,
             headers,
         },
-        ReplyBody::Stream(_) => unreachable!("streams are rendered by prepare"),
+        ReplyBody::Stream(_) | ReplyBody::Silent => {
+            unreachable!("streams and silence are handled by prepare")
+        }
     }
 }

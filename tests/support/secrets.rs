@@ -1,5 +1,7 @@
 //! Fake secrets for tests: at least one sample of every redaction rule, in
-//! the shapes they take in real files.
+//! the shapes they take in real files, both as a real credential would look
+//! ([`fixture`]) and as a documentation example or placeholder would
+//! ([`examples`]). Both kinds must be redacted; examples are flagged `info`.
 //!
 //! Values are generated at run time from fixed seeds, so the repository holds
 //! nothing a secret scanner would mistake for a live key. Shared by the
@@ -33,6 +35,24 @@ pub struct Sample {
     pub rule: &'static str,
     pub text: String,
     pub secrets: Vec<String>,
+    /// Example-looking: its flag is `info`, not the rule's severity.
+    pub example: bool,
+}
+
+impl Sample {
+    /// The severity its flag must have: `info` for an example, else the
+    /// rule's own.
+    pub fn severity(&self) -> &'static str {
+        if self.example {
+            return "info";
+        }
+        luminos::redact::RULES
+            .iter()
+            .find(|rule| rule.name == self.rule)
+            .expect("a known rule")
+            .severity
+            .as_str()
+    }
 }
 
 fn sample(rule: &'static str, text: String, secret: &str) -> Sample {
@@ -40,7 +60,55 @@ fn sample(rule: &'static str, text: String, secret: &str) -> Sample {
         rule,
         text,
         secrets: vec![secret.to_owned()],
+        example: false,
     }
+}
+
+fn example(rule: &'static str, text: String, secret: &str) -> Sample {
+    Sample {
+        example: true,
+        ..sample(rule, text, secret)
+    }
+}
+
+/// Words people build passwords and passphrases from.
+const WORDS: &[&str] = &[
+    "velvet", "orchard", "lantern", "harbor", "thistle", "meadow", "copper", "falcon", "juniper",
+    "quarry", "ember", "walnut", "glacier", "saffron", "tundra", "marble",
+];
+
+/// `n` words picked by `seed`, each capitalised when `capitals` is set.
+fn words(n: usize, seed: u64, capitals: bool) -> Vec<String> {
+    let alphabet: String = (0..WORDS.len())
+        .map(|i| char::from(b'a' + i as u8))
+        .collect();
+    fake(&alphabet, n, seed)
+        .bytes()
+        .map(|b| {
+            let word = WORDS[usize::from(b - b'a')];
+            if capitals {
+                format!("{}{}", word[..1].to_uppercase(), &word[1..])
+            } else {
+                word.to_string()
+            }
+        })
+        .collect()
+}
+
+/// base64url without padding (JWT segments).
+pub fn base64url(bytes: &[u8]) -> String {
+    let chars = B64URL.as_bytes();
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(chars[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
 }
 
 /// At least one sample of every rule, in the shapes they take in real files.
@@ -59,6 +127,7 @@ pub fn fixture() -> Vec<Sample> {
             rule: "private-key",
             text: format!("# deploy key\n{block}\n"),
             secrets: lines,
+            example: false,
         });
     }
     let akia = format!("AKIA{}", fake(UPPER_NUM, 16, 1));
@@ -192,6 +261,156 @@ pub fn fixture() -> Vec<Sample> {
             &value,
         ));
     }
+    // Passwords people chose, made of words: a passphrase, words joined in
+    // an .env file, and camel-cased words with a year in YAML.
+    let chosen = [
+        (
+            "password = \"",
+            "\"\n",
+            format!(
+                "{} {}",
+                words(3, 110, false).join(" "),
+                fake(DIGITS, 2, 111)
+            ),
+        ),
+        ("DB_PASSWORD=", "\n", words(3, 112, true).join("-")),
+        (
+            "  password: ",
+            "\n",
+            format!("{}{}", words(2, 113, true).concat(), fake(DIGITS, 4, 114)),
+        ),
+    ];
+    for (before, after, value) in chosen {
+        s.push(sample(
+            "generic-secret",
+            format!("{before}{value}{after}"),
+            &value,
+        ));
+    }
+    s
+}
+
+/// An example-looking sample of every rule: what documentation, tutorials
+/// and test suites write in place of a credential (`EXAMPLE` in the value,
+/// placeholders, counting ids, `John Doe` claims, famous passwords). Each
+/// must be redacted all the same, and flagged `info`.
+pub fn examples() -> Vec<Sample> {
+    let mut s = Vec::new();
+    let key_marker = |edge: &str, kind: &str| format!("-----{edge} {kind}PRIVATE {}-----", "KEY");
+    let lines: Vec<String> = (0..4)
+        .map(|j| {
+            format!(
+                "{}EXAMPLE{}",
+                fake(B64, 30, 500 + j),
+                fake(B64, 27, 510 + j)
+            )
+        })
+        .collect();
+    s.push(Sample {
+        rule: "private-key",
+        text: format!(
+            "# sample key from the docs\n{}\n{}\n{}\n",
+            key_marker("BEGIN", "RSA "),
+            lines.join("\n"),
+            key_marker("END", "RSA ")
+        ),
+        secrets: lines,
+        example: true,
+    });
+    let akia = format!("AKIA{}{}", fake(UPPER_NUM, 9, 501), "EXAMPLE");
+    let aws_secret = format!("{}{}", fake(B64, 30, 502), "EXAMPLEKEY");
+    // The pair together, as AWS's documentation shows it.
+    s.push(example(
+        "aws-access-key-id",
+        format!("[default]\naws_access_key_id = {akia}\n"),
+        &akia,
+    ));
+    s.push(example(
+        "aws-secret-access-key",
+        format!("aws_secret_access_key = {aws_secret}\n"),
+        &aws_secret,
+    ));
+    let ghp = format!("ghp_{}", "x".repeat(36));
+    s.push(example(
+        "github-token",
+        format!("GITHUB_TOKEN={ghp}\n"),
+        &ghp,
+    ));
+    let glpat = format!("glpat-{}{}", fake(B62, 13, 503), "EXAMPLE");
+    s.push(example(
+        "gitlab-token",
+        format!("export GL={glpat}\n"),
+        &glpat,
+    ));
+    let xoxb = format!(
+        "xoxb-{}-{}-{}",
+        "123456789012",
+        "1234567890123",
+        fake(B62, 24, 504)
+    );
+    s.push(example(
+        "slack-token",
+        format!("slack: {{ bot: '{xoxb}' }}\n"),
+        &xoxb,
+    ));
+    let hook = format!("T00000000/B00000000/{}", "X".repeat(24));
+    s.push(example(
+        "slack-webhook",
+        format!("notify: https://hooks.slack.com/services/{hook}\n"),
+        &hook,
+    ));
+    let stripe = format!("sk_live_{}{}", fake(B62, 17, 505), "EXAMPLE");
+    s.push(example(
+        "stripe-live-key",
+        format!("Stripe.api_key = \"{stripe}\"\n"),
+        &stripe,
+    ));
+    let google = format!("AIza{}{}", fake(B64URL, 28, 506), "EXAMPLE");
+    s.push(example(
+        "google-api-key",
+        format!("fetch(`https://maps/api?key={google}`)\n"),
+        &google,
+    ));
+    let ant = format!("sk-ant-api03-{}{}AA", fake(B64URL, 86, 507), "EXAMPLE");
+    s.push(example(
+        "anthropic-api-key",
+        format!("ANTHROPIC_API_KEY={ant}\n"),
+        &ant,
+    ));
+    let oai = format!("sk-proj-{}{}", fake(B62, 40, 508), "EXAMPLE");
+    s.push(example(
+        "openai-api-key",
+        format!("OPENAI_API_KEY={oai}\n"),
+        &oai,
+    ));
+    let jwt = format!(
+        "{}.{}.{}",
+        base64url(br#"{"alg":"HS256","typ":"JWT"}"#),
+        base64url(br#"{"sub":"1234567890","name":"John Doe","iat":1516239022}"#),
+        fake(B64URL, 43, 509)
+    );
+    s.push(example("jwt", format!("Cookie: session={jwt}\n"), &jwt));
+    s.push(example(
+        "url-credentials",
+        "DATABASE_URL=postgres://app:changeme1234@db.internal:5432/app\n".to_string(),
+        "changeme1234",
+    ));
+    let bearer = format!("{}{}", "YOUR_TOKEN_HERE_", fake(B62, 8, 510));
+    s.push(example(
+        "bearer-token",
+        format!("curl -H \"Authorization: Bearer {bearer}\" https://api.internal/\n"),
+        &bearer,
+    ));
+    for (text, value) in [
+        ("password = \"changeme1234\"\n", "changeme1234"),
+        ("DB_PASSWORD=password1234\n", "password1234"),
+        (
+            "secret = \"correct horse battery staple\"\n",
+            "correct horse battery staple",
+        ),
+    ] {
+        s.push(example("generic-secret", text.to_string(), value));
+    }
     s
 }
 
@@ -205,9 +424,15 @@ pub struct LeakCheck {
 }
 
 impl LeakCheck {
+    /// Panics on a secret shorter than [`FRAGMENT`]: no piece of it could
+    /// be found, so a check built on it could never fail.
     pub fn new(secrets: &[String]) -> LeakCheck {
         let mut windows = std::collections::HashMap::new();
         for (index, secret) in secrets.iter().enumerate() {
+            assert!(
+                secret.len() >= FRAGMENT,
+                "{secret:?} is too short for a leak check"
+            );
             for window in secret.as_bytes().windows(FRAGMENT) {
                 windows.entry(window.to_vec()).or_insert(index);
             }

@@ -76,16 +76,8 @@ pub fn count_breakpoints(request: &MessagesRequest) -> usize {
             Content::Text(_) => None,
         })
         .flatten()
-        .filter(|b| block_cache_control(b).is_some());
+        .filter(|b| b.cache_control().is_some());
     tools.count() + system.count() + blocks.count()
-}
-
-fn block_cache_control(block: &ContentBlock) -> Option<&CacheControl> {
-    match block {
-        ContentBlock::Text { cache_control, .. }
-        | ContentBlock::ToolUse { cache_control, .. }
-        | ContentBlock::ToolResult { cache_control, .. } => cache_control.as_ref(),
-    }
 }
 
 #[cfg(test)]
@@ -111,6 +103,8 @@ mod tests {
             system: vec![SystemBlock::text("sys")],
             messages,
             tools: vec![tool("a"), tool("b"), tool("c")],
+            thinking: None,
+            output_config: None,
             stream: true,
         }
     }

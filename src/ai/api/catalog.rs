@@ -110,7 +110,10 @@ pub enum Thinking {
 }
 
 /// The effort levels of `output_config.effort`, lowest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Effort {
     Low,
     Medium,
@@ -138,7 +141,8 @@ pub enum Lifecycle {
     /// Current or legacy: no retirement date has been announced.
     Active,
     /// Still served until `retires` (an ISO date), then gone; `replacement`
-    /// is the id the deprecation notice recommends.
+    /// is the id the deprecation notice recommends (or the family's current
+    /// model where the notice names none).
     Deprecated {
         retires: &'static str,
         replacement: &'static str,
@@ -174,6 +178,10 @@ pub struct Model {
     /// continued turn must send them back unaltered, and nothing before them
     /// may change, or the API answers 400 (preserved-thinking prefix check).
     pub binds_thinking: bool,
+    /// The model takes `thinking: {"type": "between_tools"}` (no thinking up
+    /// front, short notes between tool calls): Sonnet 5.5 only, where it is
+    /// the lowest setting (Sonnet 5.5 "what's new" page, 2026-09-28).
+    pub between_tools: bool,
     /// Below this many tokens a prefix is not cached (no error, no write).
     pub min_cacheable_tokens: u64,
     /// Tokens per byte of typical source text: 1 token per 4 bytes with the
@@ -201,6 +209,7 @@ const fn model(id: &'static str, name: &'static str, prices: Prices) -> Model {
         thinking: Thinking::OptIn,
         default_effort: Some(Effort::High),
         binds_thinking: false,
+        between_tools: false,
         min_cacheable_tokens: 1024,
         tokens_per_byte: NEW_TOKENIZER,
         lifecycle: Lifecycle::Active,
@@ -241,6 +250,7 @@ pub static MODELS: &[Model] = &[
     // Sonnet
     bound(Model {
         thinking: Thinking::Always,
+        between_tools: true,
         ..model(
             "claude-sonnet-5-5",
             "Claude Sonnet 5.5",
@@ -285,9 +295,11 @@ pub static MODELS: &[Model] = &[
         max_output: 64_000,
         tokens_per_byte: OLD_TOKENIZER,
         default_effort: None,
+        // The retirement notice names Sonnet 4.6 (release notes via the
+        // Python SDK's table of deprecated models).
         lifecycle: Lifecycle::Retired {
             retired: "2026-06-15",
-            replacement: "claude-sonnet-5-5",
+            replacement: "claude-sonnet-4-6",
         },
         aliases: &["claude-sonnet-4-20250514", "claude-sonnet-4-0"],
         ..model(
@@ -364,9 +376,10 @@ pub static MODELS: &[Model] = &[
         max_output: 32_000,
         tokens_per_byte: OLD_TOKENIZER,
         default_effort: None,
+        // The retirement notice names Opus 4.8.
         lifecycle: Lifecycle::Retired {
             retired: "2026-06-15",
-            replacement: "claude-opus-5-5",
+            replacement: "claude-opus-4-8",
         },
         aliases: &["claude-opus-4-20250514", "claude-opus-4-0"],
         ..model(
@@ -560,7 +573,7 @@ mod tests {
             .map(|m| {
                 format!(
                     "{} {:?} in={} out={} w5m={} w1h={} read={} tier={:?} window={} max_out={} \
-                     thinking={:?} effort={:?} binds={} min_cache={} tpb={} {:?}",
+                     thinking={:?} effort={:?} binds={} between_tools={} min_cache={} tpb={} {:?}",
                     m.id,
                     m.aliases,
                     m.prices.input,
@@ -574,6 +587,7 @@ mod tests {
                     m.thinking,
                     m.default_effort,
                     m.binds_thinking,
+                    m.between_tools,
                     m.min_cacheable_tokens,
                     m.tokens_per_byte,
                     m.lifecycle,

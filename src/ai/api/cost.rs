@@ -6,8 +6,10 @@
 //!   tier where the model has one, and the batch discount.
 //! - [`TokenTracker`]: run-wide totals for billing (input, output, cache
 //!   writes, cache reads, requests, dollars), shared by every loop of a run.
-//! - [`LoopUsage`]: one agent loop's counters, its turn count, and the size of
-//!   its latest context, which decides when the loop must stop early.
+//! - [`LoopUsage`]: one agent loop's counters, its turn count, its cost
+//!   (request by request), and the size of its latest context, which
+//!   decides when the loop must stop early (against
+//!   [`super::settings::context_budget`]).
 //!
 //! Under prompt caching `input_tokens` only counts what follows the last
 //! cache breakpoint, so neither the bill nor the context size can be read
@@ -20,12 +22,6 @@ use std::sync::Mutex;
 use super::catalog::{BATCH_DISCOUNT, LongPromptTier, ModelFacts, Prices};
 use super::types::Usage;
 use crate::text::format_thousands;
-
-/// A loop stops once one call's context passes this: 70% of a 200K window,
-/// leaving room for the reply and the next tool result (as the original).
-/// Models with larger windows keep the same guard: a loop's cost grows with
-/// its context, so more room would buy a dearer loop, not a better one.
-pub const CONTEXT_BUDGET: u64 = 200_000 * 70 / 100;
 
 /// What requests cost on one model.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -238,7 +234,7 @@ pub fn format_cache_summary(totals: &TokenTotals, savings: f64) -> String {
 }
 
 /// One agent loop's counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct LoopUsage {
     /// This loop's tokens, summed over its calls.
     pub tokens: Usage,
@@ -246,6 +242,9 @@ pub struct LoopUsage {
     pub turns: u32,
     /// The latest call's context: input + cache writes + cache reads.
     pub last_context: u64,
+    /// What the calls cost, each priced on its own (a price tier depends on
+    /// one request's prompt, so the summed tokens cannot be priced as one).
+    pub cost: f64,
 }
 
 impl LoopUsage {
@@ -253,21 +252,22 @@ impl LoopUsage {
         LoopUsage::default()
     }
 
-    /// Add one call's usage.
-    pub fn record(&mut self, usage: &Usage) {
+    /// Add one call's usage, priced with `pricing`.
+    pub fn record(&mut self, usage: &Usage, pricing: &Pricing) {
         self.tokens.accumulate(usage);
         self.turns += 1;
         self.last_context = usage.context_tokens();
+        self.cost += pricing.cost(usage);
     }
 
-    /// This loop's tokens as one [`Usage`], for pricing.
+    /// This loop's tokens as one [`Usage`].
     pub fn as_usage(&self) -> Usage {
         self.tokens
     }
 
-    /// True once the latest call's context passed [`CONTEXT_BUDGET`].
-    pub fn budget_exceeded(&self) -> bool {
-        self.last_context > CONTEXT_BUDGET
+    /// True once the latest call's context passed `budget` tokens.
+    pub fn budget_exceeded(&self, budget: u64) -> bool {
+        self.last_context > budget
     }
 
     /// Tokens this loop spent: every input token processed plus output.
@@ -424,20 +424,39 @@ mod tests {
 
     #[test]
     fn loop_budget_uses_the_whole_context() {
-        assert_eq!(CONTEXT_BUDGET, 140_000);
+        let pricing = sonnet_4_5();
+        let budget = 140_000;
         let mut lp = LoopUsage::new();
         // Caching hides almost all of the context from input_tokens.
-        lp.record(&usage(2_000, 300, 0, 130_000));
+        lp.record(&usage(2_000, 300, 0, 130_000), &pricing);
         assert_eq!(lp.last_context, 132_000);
-        assert!(!lp.budget_exceeded());
-        lp.record(&usage(1_000, 300, 9_000, 130_001));
+        assert!(!lp.budget_exceeded(budget));
+        lp.record(&usage(1_000, 300, 9_000, 130_001), &pricing);
         assert_eq!(lp.last_context, 140_001);
-        assert!(lp.budget_exceeded());
+        assert!(lp.budget_exceeded(budget));
         assert_eq!(lp.turns, 2);
         assert_eq!(lp.total(), 3_000 + 600 + 9_000 + 260_001);
         // Only the latest call counts for the budget.
-        lp.record(&usage(10, 1, 0, 0));
-        assert!(!lp.budget_exceeded());
+        lp.record(&usage(10, 1, 0, 0), &pricing);
+        assert!(!lp.budget_exceeded(budget));
+    }
+
+    #[test]
+    fn a_loop_is_priced_request_by_request() {
+        // Two Haiku 5.5 calls of 60K each: neither passes the 100K tier,
+        // though their sum would.
+        let haiku = Pricing::for_model("claude-haiku-5-5");
+        let mut lp = LoopUsage::new();
+        lp.record(&usage(60_000, 1_000, 0, 0), &haiku);
+        lp.record(&usage(60_000, 1_000, 0, 0), &haiku);
+        let each = haiku.cost(&usage(60_000, 1_000, 0, 0));
+        assert!(close(lp.cost, 2.0 * each), "{}", lp.cost);
+        assert!(lp.cost < haiku.cost(&lp.as_usage()));
+        // The run-wide tracker agrees with the loop.
+        let tracker = TokenTracker::with_pricing(haiku);
+        tracker.record(&usage(60_000, 1_000, 0, 0));
+        tracker.record(&usage(60_000, 1_000, 0, 0));
+        assert!(close(tracker.cost(), lp.cost));
     }
 
     #[test]
@@ -452,9 +471,9 @@ mod tests {
         tracker.record(&huge);
         tracker.record(&huge);
         let mut looped = LoopUsage::default();
-        looped.record(&huge);
-        looped.record(&huge);
+        looped.record(&huge, &tracker.pricing());
+        looped.record(&huge, &tracker.pricing());
         assert_eq!(huge.context_tokens(), u64::MAX);
-        assert!(looped.budget_exceeded());
+        assert!(looped.budget_exceeded(140_000));
     }
 }

@@ -10,7 +10,10 @@
 //! - [`catalog`]: every fact about the models luminos knows (prices,
 //!   windows, thinking, lifecycle);
 //! - [`cost`]: token accounting, priced from the catalog;
-//! - this module: the transport (reqwest) that ties them together.
+//! - [`settings`]: how each model is asked to work (`max_tokens`, thinking,
+//!   effort) and how large a loop's context may grow;
+//! - this module: the transport (reqwest) that ties them together, and
+//!   what the run has learnt about the endpoint (has it ever answered?).
 //!
 //! No Anthropic SDK is involved. Agent logic (prompts, tools, loops) lives in
 //! [`crate::ai`], never here.
@@ -20,11 +23,13 @@ pub mod catalog;
 pub mod cost;
 pub mod error;
 pub mod retry;
+pub mod settings;
 pub mod sse;
 pub mod stream;
 pub mod types;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use reqwest::header::{self, HeaderMap, HeaderValue};
@@ -42,8 +47,9 @@ pub use catalog::DEFAULT_MODEL;
 /// The API endpoint used when `ANTHROPIC_BASE_URL` is unset.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 
-/// `max_tokens` for every request, as the original.
-pub const MAX_TOKENS: u32 = 4096;
+/// `max_tokens` of a request built without [`settings::CallSettings`]: the
+/// original's figure.
+pub const MAX_TOKENS: u32 = settings::REPLY_TOKENS;
 
 /// A credential for the Messages API.
 #[derive(Clone, PartialEq, Eq)]
@@ -67,13 +73,21 @@ impl std::fmt::Debug for Auth {
 /// `anthropic-version` header value.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
-/// How long to wait for a TCP/TLS connection.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long to wait for a TCP/TLS connection: the Python SDK's connect
+/// timeout. A host that drops connection attempts costs this per attempt.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long to wait for the response headers once the request is sent. The
+/// API answers a streamed request with its headers as soon as it accepts
+/// it, before the model writes anything, so this can be far shorter than a
+/// reply takes; an endpoint that accepts connections and never answers is
+/// given up on after it (twice, before the endpoint has ever answered: see
+/// [`retry`]). `LUMINOS_HEADERS_TIMEOUT_SECS` overrides it.
+pub const HEADERS_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How long a stream may go without any bytes (pings count) before it is
-/// treated as stalled. The API pings well inside this. The same limit applies
-/// to the wait for the response headers. `LUMINOS_IDLE_TIMEOUT_SECS`
-/// overrides it (see [`crate::config`]).
+/// treated as stalled. The API pings well inside this.
+/// `LUMINOS_IDLE_TIMEOUT_SECS` overrides it (see [`crate::config`]).
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// The `user-agent` of every request.
@@ -100,6 +114,9 @@ pub struct ClientConfig {
     /// Retries after the first attempt.
     pub max_retries: u32,
     pub connect_timeout: Duration,
+    /// The wait for the response headers ([`HEADERS_TIMEOUT`]).
+    pub headers_timeout: Duration,
+    /// The longest silence within a response body ([`IDLE_TIMEOUT`]).
     pub idle_timeout: Duration,
     /// Wait before the first retry when the server names none; later
     /// retries double it up to [`retry::MAX_BACKOFF`].
@@ -116,6 +133,7 @@ impl ClientConfig {
             max_tokens: MAX_TOKENS,
             max_retries: retry::DEFAULT_MAX_RETRIES,
             connect_timeout: CONNECT_TIMEOUT,
+            headers_timeout: HEADERS_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
             retry_backoff: retry::INITIAL_BACKOFF,
         }
@@ -129,7 +147,7 @@ pub struct RetryNotice {
     pub error: ApiError,
     /// 1-based number of the retry about to be made.
     pub attempt: u32,
-    /// Retries allowed in total.
+    /// Retries allowed in total for this kind of failure.
     pub max_retries: u32,
     /// How long the client waits before it.
     pub wait: Duration,
@@ -152,6 +170,17 @@ impl std::fmt::Display for RetryNotice {
 /// Called before each retry, so the caller can print one line.
 pub type RetryObserver = Arc<dyn Fn(&RetryNotice) + Send + Sync>;
 
+/// What a run has learnt about its endpoint, shared by every clone of a
+/// client.
+#[derive(Debug, Default)]
+struct Endpoint {
+    /// Some request got an HTTP response (any status): the endpoint is
+    /// there and speaks HTTP.
+    answered: AtomicBool,
+    /// Some request got a whole reply: requests like ours can succeed.
+    succeeded: AtomicBool,
+}
+
 /// The Messages API client. Cheap to clone; share one per run.
 #[derive(Clone)]
 pub struct Client {
@@ -161,6 +190,7 @@ pub struct Client {
     headers: HeaderMap,
     policy: RetryPolicy,
     observer: Option<RetryObserver>,
+    endpoint: Arc<Endpoint>,
 }
 
 impl std::fmt::Debug for Client {
@@ -206,6 +236,7 @@ impl Client {
             url,
             headers,
             observer: None,
+            endpoint: Arc::default(),
         })
     }
 
@@ -231,6 +262,22 @@ impl Client {
         &self.config.model
     }
 
+    /// The base URL requests go to, as configured.
+    pub fn base_url(&self) -> &str {
+        &self.config.base_url
+    }
+
+    /// Whether any request of this client (or its clones) got an HTTP
+    /// response, whatever its status.
+    pub fn has_answered(&self) -> bool {
+        self.endpoint.answered.load(Ordering::Relaxed)
+    }
+
+    /// Whether any request of this client (or its clones) got a whole reply.
+    pub fn has_succeeded(&self) -> bool {
+        self.endpoint.succeeded.load(Ordering::Relaxed)
+    }
+
     /// A streaming request for this client's model and `max_tokens`, with the
     /// system prompt as one text block.
     pub fn request(
@@ -249,6 +296,8 @@ impl Client {
             },
             messages,
             tools,
+            thinking: None,
+            output_config: None,
             stream: true,
         }
     }
@@ -277,18 +326,22 @@ impl Client {
         let mut retry = 0;
         loop {
             let error = match self.attempt(body.clone()).await {
-                Ok(response) => return Ok(response),
+                Ok(response) => {
+                    self.endpoint.succeeded.store(true, Ordering::Relaxed);
+                    return Ok(response);
+                }
                 Err(error) => error,
             };
             retry += 1;
-            match self.policy.decide(&error, retry, &mut rng) {
+            let answered = self.has_answered();
+            match self.policy.decide(&error, retry, answered, &mut rng) {
                 RetryDecision::GiveUp => return Err(error),
                 RetryDecision::Retry { wait } => {
                     if let Some(observer) = &self.observer {
                         observer(&RetryNotice {
+                            max_retries: self.policy.allowed_retries(&error, answered),
                             error,
                             attempt: retry,
-                            max_retries: self.policy.max_retries,
                             wait,
                         });
                     }
@@ -301,22 +354,27 @@ impl Client {
     /// One HTTP exchange, start to finish.
     async fn attempt(&self, body: Vec<u8>) -> Result<Response, ApiError> {
         let idle = self.config.idle_timeout;
+        let headers_timeout = self.config.headers_timeout;
         let pending = self
             .http
             .post(self.url.clone())
             .headers(self.headers.clone())
             .body(body)
             .send();
-        let response = match tokio::time::timeout(idle, pending).await {
+        let response = match tokio::time::timeout(headers_timeout, pending).await {
             Err(_) => {
                 return Err(ApiError::new(
                     ApiErrorKind::Timeout,
-                    format!("no response within {}", format_wait(idle)),
+                    format!(
+                        "no response headers within {}",
+                        format_wait(headers_timeout)
+                    ),
                 ));
             }
             Ok(Err(err)) => return Err(transport_error(&err)),
             Ok(Ok(response)) => response,
         };
+        self.endpoint.answered.store(true, Ordering::Relaxed);
         let request_id = header_str(response.headers(), "request-id")
             .or_else(|| header_str(response.headers(), "x-request-id"))
             .map(str::to_string);
@@ -499,9 +557,11 @@ async fn read_body(
     }
 }
 
-/// Classify a failure to get a response at all.
+/// Classify a failure to get a response at all. A connection that could
+/// not be made, even for lack of time, is a connection failure: the
+/// endpoint never heard the request.
 fn transport_error(err: &reqwest::Error) -> ApiError {
-    let kind = if err.is_timeout() {
+    let kind = if err.is_timeout() && !err.is_connect() {
         ApiErrorKind::Timeout
     } else {
         ApiErrorKind::Connection

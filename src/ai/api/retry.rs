@@ -4,17 +4,36 @@
 //!
 //! Retried (by resending the whole request): 408, 409, 429, every 5xx
 //! including 529, connection failures, timeouts, broken streams, `error`
-//! events inside a stream, and tool JSON that does not parse (nearly always
-//! a stream cut short). The official SDKs do not retry failures after the
+//! events inside a stream, and tool JSON that does not parse when the
+//! message did not stop at `max_tokens` (a stream that went wrong; a call
+//! cut off by the output limit is a normal reply, see
+//! [`super::stream`]). The official SDKs do not retry failures after the
 //! response has started; we do, since a fresh request is all it takes.
 //!
-//! Never retried: 400, 401, 403, 404, 413 — sending the same request again
-//! cannot change the answer.
+//! Never retried: 400, 401, 402, 403, 404, 413 and any status the API does
+//! not document — sending the same request again cannot change the answer.
 //!
-//! The server has the last word: `x-should-retry: false` forbids a retry and
-//! `x-should-retry: true` forces one; a wait it asks for (`retry-after-ms`,
-//! then `retry-after`) replaces the computed backoff, capped at
-//! [`MAX_SERVER_WAIT`].
+//! The server's headers:
+//! - `x-should-retry: false` cancels the retry of a failure we would retry;
+//! - `x-should-retry: true` changes nothing: a retryable failure is retried
+//!   anyway, and a final status stays final. The official SDKs let it force
+//!   a retry of any status (Python SDK v0.121.0, TypeScript v0.120.0); we do
+//!   not, because resending a request the API rejected costs money and
+//!   cannot succeed;
+//! - a wait it asks for (`retry-after-ms`, then `retry-after` in seconds or
+//!   as an HTTP date) replaces the computed backoff when it is at most
+//!   [`MAX_SERVER_WAIT`] (60 s, the bound the Python SDK honours). A longer
+//!   wait is not slept through and not cut short either: the call gives up,
+//!   since coming back earlier than asked would only be refused again, and
+//!   a run should not sit silent for an hour.
+//!
+//! Before the endpoint has answered once in a run, transport failures get
+//! fewer retries ([`RetryPolicy::unproven_connection_retries`] and
+//! [`RetryPolicy::unproven_timeout_retries`]): a refused connection, a name
+//! that does not resolve or an endpoint that accepts connections and never
+//! answers is a setup problem that retries will not fix, and the run should
+//! say so within seconds, not minutes. Once it has answered, a failure is
+//! more likely passing and gets the full count.
 
 use std::time::Duration;
 
@@ -37,9 +56,19 @@ pub const MAX_BACKOFF: Duration = Duration::from_secs(8);
 /// adding keeps the wait within [`MAX_BACKOFF`].
 pub const JITTER: f64 = 0.25;
 
-/// The longest server-requested wait we honour as such; a longer one is cut
-/// to this, so a confused proxy cannot park a run for an hour.
+/// The longest server-requested wait we honour; a call asked to wait longer
+/// gives up instead, so a confused proxy cannot park a run for an hour.
 pub const MAX_SERVER_WAIT: Duration = Duration::from_secs(60);
+
+/// Retries of a refused connection (or a name that does not resolve, or a
+/// connection that could not be made in time) before the endpoint has
+/// answered once: with the default backoff about 3.5 s of waiting.
+pub const UNPROVEN_CONNECTION_RETRIES: u32 = 3;
+
+/// Retries of a request whose response headers never came, before the
+/// endpoint has answered once: one, so that a silent endpoint costs two
+/// headers timeouts.
+pub const UNPROVEN_TIMEOUT_RETRIES: u32 = 1;
 
 /// How failures are retried. The fields are public so tests can make the
 /// waits tiny; [`RetryPolicy::new`] gives the documented defaults.
@@ -53,6 +82,11 @@ pub struct RetryPolicy {
     /// Fraction in `0.0..=1.0`.
     pub jitter: f64,
     pub max_server_wait: Duration,
+    /// Retries of a connection failure while the endpoint has never
+    /// answered (at most `max_retries`).
+    pub unproven_connection_retries: u32,
+    /// Retries of a timeout while the endpoint has never answered.
+    pub unproven_timeout_retries: u32,
 }
 
 /// What to do after a failed attempt.
@@ -80,6 +114,8 @@ impl RetryPolicy {
             max_backoff: MAX_BACKOFF,
             jitter: JITTER,
             max_server_wait: MAX_SERVER_WAIT,
+            unproven_connection_retries: UNPROVEN_CONNECTION_RETRIES,
+            unproven_timeout_retries: UNPROVEN_TIMEOUT_RETRIES,
         }
     }
 
@@ -102,6 +138,7 @@ impl RetryPolicy {
             | ApiErrorKind::BrokenStream
             | ApiErrorKind::MalformedToolInput => true,
             ApiErrorKind::Authentication
+            | ApiErrorKind::Billing
             | ApiErrorKind::Permission
             | ApiErrorKind::InvalidRequest
             | ApiErrorKind::NotFound
@@ -111,23 +148,50 @@ impl RetryPolicy {
 
     /// Whether `error` should be retried at all (ignoring the retry count).
     /// A server's `x-should-retry: false` can stop a retry; nothing makes a
-    /// final kind (400, 401, 403, 404, 413) retryable: sending the same
+    /// final kind (400, 401, 402, 403, 404, 413) retryable: sending the same
     /// request again cannot fix it, and it would only cost money.
     pub fn should_retry(error: &ApiError) -> bool {
-        RetryPolicy::is_retryable_kind(error.kind) && error.should_retry.unwrap_or(true)
+        RetryPolicy::is_retryable_kind(error.kind) && error.should_retry != Some(false)
     }
 
     /// Decide after a failed attempt. `retry` is the 1-based number of the
-    /// retry that would be made; `rng` supplies the jitter.
-    pub fn decide(&self, error: &ApiError, retry: u32, rng: &mut fastrand::Rng) -> RetryDecision {
-        if retry == 0 || retry > self.max_retries || !RetryPolicy::should_retry(error) {
+    /// retry that would be made; `answered` says whether the endpoint has
+    /// answered any request of this run (see the module docs); `rng`
+    /// supplies the jitter.
+    pub fn decide(
+        &self,
+        error: &ApiError,
+        retry: u32,
+        answered: bool,
+        rng: &mut fastrand::Rng,
+    ) -> RetryDecision {
+        let allowed = self.allowed_retries(error, answered);
+        if retry == 0 || retry > allowed || !RetryPolicy::should_retry(error) {
             return RetryDecision::GiveUp;
         }
         let wait = match error.retry_after {
-            Some(server_wait) => server_wait.min(self.max_server_wait),
+            Some(server_wait) if server_wait > self.max_server_wait => {
+                return RetryDecision::GiveUp;
+            }
+            Some(server_wait) => server_wait,
             None => self.backoff(retry, rng),
         };
         RetryDecision::Retry { wait }
+    }
+
+    /// How many retries a failure like `error` gets in all, before any
+    /// server header is taken into account: fewer for a transport failure
+    /// while the endpoint has never answered (see the module docs).
+    pub fn allowed_retries(&self, error: &ApiError, answered: bool) -> u32 {
+        match error.kind {
+            ApiErrorKind::Connection if !answered => {
+                self.unproven_connection_retries.min(self.max_retries)
+            }
+            ApiErrorKind::Timeout if !answered => {
+                self.unproven_timeout_retries.min(self.max_retries)
+            }
+            _ => self.max_retries,
+        }
     }
 
     /// The computed wait before retry number `retry` (1-based):
@@ -157,7 +221,7 @@ mod tests {
     }
 
     fn decide(policy: &RetryPolicy, err: &ApiError, retry: u32) -> RetryDecision {
-        policy.decide(err, retry, &mut fastrand::Rng::with_seed(1))
+        policy.decide(err, retry, true, &mut fastrand::Rng::with_seed(1))
     }
 
     #[test]
@@ -186,7 +250,7 @@ mod tests {
     #[test]
     fn final_statuses_are_never_retried() {
         let policy = RetryPolicy::default();
-        for status in [400, 401, 403, 404, 413] {
+        for status in [400, 401, 402, 403, 404, 413, 418] {
             let err = ApiError::from_http_response(status, |_| None, b"");
             assert_eq!(decide(&policy, &err, 1), RetryDecision::GiveUp, "{status}");
         }
@@ -199,9 +263,11 @@ mod tests {
         err.should_retry = Some(false);
         assert_eq!(decide(&policy, &err, 1), RetryDecision::GiveUp);
         // A final status stays final whatever the header says.
-        let mut err = ApiError::from_http_response(400, |_| None, b"");
-        err.should_retry = Some(true);
-        assert_eq!(decide(&policy, &err, 1), RetryDecision::GiveUp);
+        for status in [400, 402, 404] {
+            let mut err = ApiError::from_http_response(status, |_| None, b"");
+            err.should_retry = Some(true);
+            assert_eq!(decide(&policy, &err, 1), RetryDecision::GiveUp, "{status}");
+        }
     }
 
     #[test]
@@ -227,19 +293,71 @@ mod tests {
                 wait: Duration::from_millis(1234)
             }
         );
-        err.retry_after = Some(Duration::from_secs(3600));
+        err.retry_after = Some(MAX_SERVER_WAIT);
         assert_eq!(
             decide(&policy, &err, 1),
             RetryDecision::Retry {
                 wait: MAX_SERVER_WAIT
             }
         );
+        // Asked to wait longer than we would: the call gives up rather than
+        // sit silent, or come back early only to be refused again.
+        err.retry_after = Some(Duration::from_secs(3600));
+        assert_eq!(decide(&policy, &err, 1), RetryDecision::GiveUp);
         err.retry_after = Some(Duration::ZERO);
         assert_eq!(
             decide(&policy, &err, 1),
             RetryDecision::Retry {
                 wait: Duration::ZERO
             }
+        );
+    }
+
+    #[test]
+    fn an_endpoint_that_never_answered_gets_few_transport_retries() {
+        let policy = RetryPolicy::default();
+        let unproven = |kind, retry| {
+            policy.decide(&error(kind), retry, false, &mut fastrand::Rng::with_seed(1))
+        };
+        let retries = |kind, answered: bool| {
+            (1..=policy.max_retries + 1)
+                .take_while(|&n| {
+                    matches!(
+                        policy.decide(&error(kind), n, answered, &mut fastrand::Rng::with_seed(1)),
+                        RetryDecision::Retry { .. }
+                    )
+                })
+                .count() as u32
+        };
+        assert_eq!(
+            retries(ApiErrorKind::Connection, false),
+            UNPROVEN_CONNECTION_RETRIES
+        );
+        assert_eq!(
+            retries(ApiErrorKind::Timeout, false),
+            UNPROVEN_TIMEOUT_RETRIES
+        );
+        assert_eq!(retries(ApiErrorKind::Connection, true), DEFAULT_MAX_RETRIES);
+        assert_eq!(retries(ApiErrorKind::Timeout, true), DEFAULT_MAX_RETRIES);
+        // Other failures keep every retry.
+        assert_eq!(
+            retries(ApiErrorKind::Overloaded, false),
+            DEFAULT_MAX_RETRIES
+        );
+        assert!(matches!(
+            unproven(ApiErrorKind::Connection, 1),
+            RetryDecision::Retry { .. }
+        ));
+        // --max-retries below the unproven count wins.
+        let one = RetryPolicy::new(1);
+        assert_eq!(
+            one.decide(
+                &error(ApiErrorKind::Connection),
+                2,
+                false,
+                &mut fastrand::Rng::with_seed(1)
+            ),
+            RetryDecision::GiveUp
         );
     }
 

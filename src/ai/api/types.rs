@@ -1,8 +1,17 @@
 //! The Messages API vocabulary: requests, content blocks, responses and usage,
 //! as serde types. Protocol only: no I/O, no retry, no agent logic.
+//!
+//! Thinking blocks (`thinking` with its `signature`, `redacted_thinking`)
+//! are content like any other: a response keeps them in order, and an
+//! assistant turn goes back into the history with them exactly as received,
+//! because the API checks that a continued turn still carries them
+//! unaltered (<https://platform.claude.com/docs/en/build-with-claude/thinking>
+//! and the preserved-thinking prefix-check page, read 2026-11-23).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use super::catalog::Effort;
 
 /// A `POST /v1/messages` body.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -15,8 +24,51 @@ pub struct MessagesRequest {
     pub messages: Vec<Message>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<ToolDefinition>,
+    /// How the model may think; absent leaves the model's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<ThinkingParam>,
+    /// `{"effort": ..}`; absent leaves the model's default effort.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_config: Option<OutputConfig>,
     #[serde(default)]
     pub stream: bool,
+}
+
+/// The request's `thinking` parameter (adaptive thinking page and the
+/// Sonnet 5.5 "what's new" page, read 2026-11-23).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ThinkingParam {
+    /// The model decides whether and how much to think.
+    Adaptive,
+    /// Sonnet 5.5 only: no thinking up front, short notes between tool
+    /// calls. Its lowest setting; it cannot turn thinking off.
+    BetweenTools,
+    /// No thinking (refused with a 400 by models that always think).
+    Disabled,
+    /// Legacy extended thinking with a token budget (the 4.5 generation).
+    Enabled { budget_tokens: u32 },
+}
+
+/// The request's `output_config`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct OutputConfig {
+    /// How much effort the model spends on its whole reply, thinking
+    /// included (a behavioural signal, not a hard budget).
+    pub effort: Effort,
+}
+
+impl MessagesRequest {
+    /// This request with a conversation's [`CallSettings`]: its
+    /// `max_tokens`, `thinking` and `output_config`.
+    ///
+    /// [`CallSettings`]: super::settings::CallSettings
+    pub fn with_settings(mut self, settings: &super::settings::CallSettings) -> MessagesRequest {
+        self.max_tokens = settings.max_tokens;
+        self.thinking = settings.thinking;
+        self.output_config = settings.output_config;
+        self
+    }
 }
 
 /// A text block of the system prompt.
@@ -135,6 +187,11 @@ pub enum ContentBlock {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cache_control: Option<CacheControl>,
     },
+    /// The model's reasoning and the signature that binds it to this
+    /// conversation. Sent back unaltered; its text is never output.
+    Thinking { thinking: String, signature: String },
+    /// Reasoning the API encrypted; sent back unaltered.
+    RedactedThinking { data: String },
 }
 
 impl ContentBlock {
@@ -158,13 +215,34 @@ impl ContentBlock {
         }
     }
 
-    /// Set or clear this block's caching breakpoint.
+    /// Set or clear this block's caching breakpoint. Thinking blocks cannot
+    /// carry one (they are cached as part of the prefix they sit in), so
+    /// for them this does nothing.
     pub fn set_cache_control(&mut self, value: Option<CacheControl>) {
         match self {
             ContentBlock::Text { cache_control, .. }
             | ContentBlock::ToolUse { cache_control, .. }
             | ContentBlock::ToolResult { cache_control, .. } => *cache_control = value,
+            ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => {}
         }
+    }
+
+    /// This block's caching breakpoint, if it has one.
+    pub fn cache_control(&self) -> Option<&CacheControl> {
+        match self {
+            ContentBlock::Text { cache_control, .. }
+            | ContentBlock::ToolUse { cache_control, .. }
+            | ContentBlock::ToolResult { cache_control, .. } => cache_control.as_ref(),
+            ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => None,
+        }
+    }
+
+    /// A `thinking` or `redacted_thinking` block.
+    pub fn is_thinking(&self) -> bool {
+        matches!(
+            self,
+            ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. }
+        )
     }
 }
 
@@ -223,30 +301,52 @@ impl Usage {
     }
 }
 
-/// Why the model stopped.
+/// Why the model stopped (stop reasons page, read 2026-11-23).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     EndTurn,
+    /// The reply reached `max_tokens`; a tool call may be cut off.
     MaxTokens,
     StopSequence,
     ToolUse,
+    /// A server-side loop paused: send the turn back unchanged and call
+    /// again to let it continue.
     PauseTurn,
+    /// The model or a safety classifier declined.
     Refusal,
+    /// The context window filled up while the model was answering.
+    ModelContextWindowExceeded,
     #[serde(untagged)]
     Other(String),
 }
 
+/// Why a `refusal` happened, as `message_delta`'s `stop_details` says.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StopDetails {
+    /// `cyber`, `bio`, `general_harms`, ... when the API names one.
+    #[serde(default)]
+    pub category: Option<String>,
+    #[serde(default)]
+    pub explanation: Option<String>,
+}
+
 /// A complete assistant response, assembled from the stream.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Response {
     pub id: String,
     pub model: String,
-    /// Text and tool_use blocks, in order. Unknown block kinds (such as
-    /// `thinking`) are dropped: they cannot be sent back without their
-    /// signatures and luminos does not ask for them.
+    /// Thinking, text and tool_use blocks, in the order received (other
+    /// block kinds, such as server tool blocks, are dropped: luminos offers
+    /// no server tools). A tool call cut off by `max_tokens` is not here;
+    /// see [`Response::cut_off_tool`].
     pub content: Vec<ContentBlock>,
     pub stop_reason: Option<StopReason>,
+    /// Details of a refusal, when the API sent them.
+    pub stop_details: Option<StopDetails>,
+    /// The name of the tool whose call the output limit cut off mid-JSON
+    /// (`stop_reason` is `max_tokens`). The call cannot be run.
+    pub cut_off_tool: Option<String>,
     pub usage: Usage,
 }
 
@@ -268,7 +368,8 @@ impl Response {
             .collect()
     }
 
-    /// The text blocks, in order.
+    /// The text blocks, in order: what the model says. Thinking is not
+    /// among them.
     pub fn texts(&self) -> Vec<&str> {
         self.content
             .iter()
@@ -307,9 +408,52 @@ mod tests {
     }
 
     #[test]
+    fn thinking_blocks_and_parameters_serialize_in_wire_shape() {
+        let msg = Message::assistant(vec![
+            ContentBlock::Thinking {
+                thinking: "hm".into(),
+                signature: "sig".into(),
+            },
+            ContentBlock::RedactedThinking { data: "enc".into() },
+            ContentBlock::text("ok"),
+        ]);
+        assert_eq!(
+            serde_json::to_value(&msg).unwrap(),
+            json!({"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "hm", "signature": "sig"},
+                {"type": "redacted_thinking", "data": "enc"},
+                {"type": "text", "text": "ok"}
+            ]})
+        );
+        assert_eq!(
+            serde_json::to_value(ThinkingParam::BetweenTools).unwrap(),
+            json!({"type": "between_tools"})
+        );
+        assert_eq!(
+            serde_json::to_value(ThinkingParam::Enabled {
+                budget_tokens: 2048
+            })
+            .unwrap(),
+            json!({"type": "enabled", "budget_tokens": 2048})
+        );
+        assert_eq!(
+            serde_json::to_value(OutputConfig {
+                effort: Effort::Medium
+            })
+            .unwrap(),
+            json!({"effort": "medium"})
+        );
+        let mut block = ContentBlock::RedactedThinking { data: "x".into() };
+        block.set_cache_control(Some(CacheControl::ephemeral()));
+        assert_eq!(block.cache_control(), None);
+    }
+
+    #[test]
     fn unknown_stop_reasons_survive() {
         let r: StopReason = serde_json::from_value(json!("tool_use")).unwrap();
         assert_eq!(r, StopReason::ToolUse);
+        let r: StopReason = serde_json::from_value(json!("model_context_window_exceeded")).unwrap();
+        assert_eq!(r, StopReason::ModelContextWindowExceeded);
         let r: StopReason = serde_json::from_value(json!("brand_new")).unwrap();
         assert_eq!(r, StopReason::Other("brand_new".into()));
     }

@@ -2,12 +2,30 @@
 //! turn at a time by the pass that owns it.
 //!
 //! A turn: call the model; print its text and its tool calls (arguments
-//! without `data`) on stderr; append its reply to the history; then either
-//! nudge it (no tool call) or run the calls in order and answer each with a
-//! `tool_result` in the next user message. A call to a tool that was not
-//! offered gets an `is_error` result; a call to the loop-ending tool
-//! (`submit_report`, `submit_survey`, `submit_plan`) is acknowledged and its
-//! input handed back to the pass.
+//! without `data`) on stderr, never its thinking; append its reply to the
+//! history exactly as received; then either nudge it (no tool call) or run
+//! the calls in order and answer each with a `tool_result` in the next user
+//! message. A call to a tool that was not offered gets an `is_error` result;
+//! a call to the loop-ending tool (`submit_report`, `submit_survey`,
+//! `submit_plan`) is acknowledged and its input handed back to the pass.
+//!
+//! How the reply stopped decides the rest (stop reasons page, read
+//! 2026-11-23):
+//! - `refusal`: the model declined; the turn ends the conversation
+//!   ([`TurnOutcome::Refused`]) and the pass decides what that means;
+//! - `model_context_window_exceeded`: the window filled up mid-answer
+//!   ([`TurnOutcome::ContextFull`]); the pass treats it as its budget;
+//! - `pause_turn`: the reply goes back unchanged and the next turn calls
+//!   again without a new user message, as the docs describe;
+//! - `max_tokens` in the middle of a tool call: the cut-off call is not run
+//!   and the reply is dropped; the user message it answered gets a note
+//!   asking for smaller calls, so the next request is never the same one
+//!   again (resending it unchanged would be cut off the same way, and
+//!   billed each time). A larger `max_tokens` is not tried: the reply
+//!   already had [`crate::ai::api::settings`]'s room for its thinking, and
+//!   a call that large is better split than paid for twice;
+//! - `max_tokens` anywhere else: the reply is kept and the nudge becomes a
+//!   note that it was cut short.
 //!
 //! A pass may also look at each call before it takes effect ([`CallReview`])
 //! and answer it itself: the tool then does not run, and a loop-ending call
@@ -16,21 +34,39 @@
 //! The engine knows nothing about budgets, turn limits or what a proposal
 //! means: each pass decides those around [`Agent::turn`].
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
 use tokio::runtime::{Handle, RuntimeFlavor};
 
-use crate::ai::api::types::Content;
+use crate::ai::api::settings::Workload;
+use crate::ai::api::types::{StopDetails, StopReason};
 use crate::ai::api::{ApiError, ContentBlock, Message, Response, ToolDefinition, Usage};
 use crate::ai::engine::session::Session;
+use crate::ai::engine::transcript::Transcript;
 use crate::ai::prompts::PromptError;
 use crate::ai::tools::{self, Dispatch, FatalToolError, ToolContext, ToolOutput, Toolbox};
 use crate::cache::Cache;
 use crate::progress::Progress;
+use crate::text::escape_line;
 
 /// Longest argument value shown in a tool-call line.
 const SHOWN_ARG_CHARS: usize = 200;
+
+/// The user message after a reply the output limit cut short without a
+/// tool call.
+pub const CUT_SHORT_NOTE: &str = "[luminos] Your previous reply reached the output limit \
+before it was finished. Keep each reply brief and go on with tool calls.";
+
+/// The note added when the output limit cut off a call to `tool`.
+pub fn cut_off_note(tool: &str) -> String {
+    format!(
+        "[luminos] Your previous reply reached the output limit in the middle of a call to \
+         {}, so nothing was run. Make smaller calls: read, cache or report less in each one.",
+        escape_line(tool)
+    )
+}
 
 /// Why a turn could not complete.
 #[derive(Debug, thiserror::Error)]
@@ -87,6 +123,40 @@ pub enum TurnOutcome {
     Ended(Value),
     /// Tools ran or the model was nudged; the loop goes on.
     Continue,
+    /// The model declined (stop reason `refusal`); the conversation cannot
+    /// go on.
+    Refused(Refusal),
+    /// The context window filled up while the model answered (stop reason
+    /// `model_context_window_exceeded`).
+    ContextFull,
+}
+
+/// What the API said about a refusal.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Refusal {
+    /// `cyber`, `bio`, ... when the API names one.
+    pub category: Option<String>,
+}
+
+impl Refusal {
+    fn from_details(details: Option<StopDetails>) -> Refusal {
+        Refusal {
+            category: details
+                .and_then(|d| d.category)
+                .filter(|c| !c.trim().is_empty()),
+        }
+    }
+
+    /// `the model declined to continue (category: cyber)`, one line.
+    pub fn describe(&self) -> String {
+        match &self.category {
+            Some(category) => format!(
+                "the model declined to continue (category: {})",
+                escape_line(category)
+            ),
+            None => "the model declined to continue".to_string(),
+        }
+    }
 }
 
 /// One completed turn.
@@ -100,12 +170,22 @@ pub struct Step {
 /// A conversation with the model for one pass or one directory.
 pub struct Agent {
     toolbox: Toolbox,
-    system: String,
-    messages: Vec<Message>,
-    tools: Vec<ToolDefinition>,
+    transcript: Transcript,
     nudge: &'static str,
     printer: Printer,
     review: Option<Arc<dyn CallReview>>,
+    /// The directory a dir loop investigates, for its tools.
+    home: Option<PathBuf>,
+}
+
+/// How much a conversation of `toolbox` thinks: the directory loops are
+/// routine, the whole-run passes judgment (see
+/// [`crate::ai::api::settings`]).
+pub fn workload(toolbox: Toolbox) -> Workload {
+    match toolbox {
+        Toolbox::Dir => Workload::Routine,
+        Toolbox::Survey | Toolbox::Planning | Toolbox::Synthesis => Workload::Judgment,
+    }
 }
 
 impl Agent {
@@ -121,12 +201,11 @@ impl Agent {
     ) -> Agent {
         Agent {
             toolbox,
-            system,
-            messages: vec![Message::user_text(kickoff)],
-            tools,
+            transcript: Transcript::new(system, kickoff, tools, workload(toolbox)),
             nudge,
             printer,
             review: None,
+            home: None,
         }
     }
 
@@ -136,19 +215,27 @@ impl Agent {
         self
     }
 
+    /// The same conversation, investigating `dir` (absolute, canonical): its
+    /// tools resolve relative paths against it where they also accept that
+    /// (see [`ToolContext::home`]).
+    pub fn investigating(mut self, dir: &Path) -> Agent {
+        self.home = Some(dir.to_path_buf());
+        self
+    }
+
     /// The system prompt.
     pub fn system(&self) -> &str {
-        &self.system
+        self.transcript.system()
     }
 
     /// The tools offered.
     pub fn tools(&self) -> &[ToolDefinition] {
-        &self.tools
+        self.transcript.tools()
     }
 
     /// The history so far.
     pub fn messages(&self) -> &[Message] {
-        &self.messages
+        self.transcript.messages()
     }
 
     /// Where this conversation prints.
@@ -158,19 +245,10 @@ impl Agent {
 
     /// Add `note` as a text block at the end of the pending user message, so
     /// the next request carries it. Tool results keep their place first, as
-    /// the API requires.
+    /// the API requires. After a paused turn there is no pending user
+    /// message, and the note is dropped.
     pub fn append_note(&mut self, note: &str) {
-        let Some(last) = self.messages.last_mut() else {
-            return;
-        };
-        let note = ContentBlock::text(note);
-        match &mut last.content {
-            Content::Blocks(blocks) => blocks.push(note),
-            Content::Text(text) => {
-                let first = ContentBlock::text(std::mem::take(text));
-                last.content = Content::Blocks(vec![first, note]);
-            }
-        }
+        self.transcript.append_note(note);
     }
 
     /// Run one turn. `directory` names the conversation in
@@ -182,19 +260,54 @@ impl Agent {
         directory: &str,
         turn: u32,
     ) -> Result<Step, AgentError> {
-        let response = session
-            .send(&self.system, &self.messages, &self.tools)
-            .await?;
+        let response = session.send(&mut self.transcript).await?;
         self.print_response(&response);
-        self.messages.push(assistant_message(&response));
-
+        let usage = response.usage;
+        let step = |outcome| Ok(Step { outcome, usage });
+        match response.stop_reason {
+            Some(StopReason::Refusal) => {
+                let refusal = Refusal::from_details(response.stop_details);
+                self.printer
+                    .line(&format!("Stopped: {}.", refusal.describe()));
+                return step(TurnOutcome::Refused(refusal));
+            }
+            Some(StopReason::ModelContextWindowExceeded) => {
+                self.printer
+                    .line("Stopped: the model's context window is full.");
+                return step(TurnOutcome::ContextFull);
+            }
+            Some(StopReason::PauseTurn) => {
+                // Continued by sending the turn back as it is and calling
+                // again; a paused turn with nothing in it has nothing to
+                // send back.
+                if !response.content.is_empty() {
+                    self.transcript.push_assistant(response.content);
+                }
+                return step(TurnOutcome::Continue);
+            }
+            _ => {}
+        }
+        if let Some(tool) = &response.cut_off_tool {
+            self.printer.line(&format!(
+                "Reply cut off at the output limit in a call to {}; asking for smaller calls.",
+                escape_line(tool)
+            ));
+            self.transcript.append_note(&cut_off_note(tool));
+            return step(TurnOutcome::Continue);
+        }
+        let cut_short = response.stop_reason == Some(StopReason::MaxTokens);
         let calls = response.tool_uses();
+        self.transcript
+            .push_assistant(assistant_blocks(response.content));
+
         if calls.is_empty() {
-            self.messages.push(Message::user_text(self.nudge));
-            return Ok(Step {
-                outcome: TurnOutcome::Continue,
-                usage: response.usage,
-            });
+            let nudge = if cut_short {
+                CUT_SHORT_NOTE
+            } else {
+                self.nudge
+            };
+            self.transcript.push_user(vec![ContentBlock::text(nudge)]);
+            return step(TurnOutcome::Continue);
         }
 
         let ctx = ToolContext {
@@ -204,6 +317,7 @@ impl Agent {
             scope: session.scope(),
             progress: self.printer.progress(),
             directory,
+            home: self.home.as_deref(),
             turn,
         };
         let mut ended = None;
@@ -242,15 +356,12 @@ impl Agent {
                 output.is_error,
             ));
         }
-        self.messages.push(Message::user_blocks(results));
-        Ok(Step {
-            outcome: ended.map_or(TurnOutcome::Continue, TurnOutcome::Ended),
-            usage: response.usage,
-        })
+        self.transcript.push_user(results);
+        step(ended.map_or(TurnOutcome::Continue, TurnOutcome::Ended))
     }
 
     fn offers(&self, name: &str) -> bool {
-        self.tools.iter().any(|tool| tool.name == name)
+        self.tools().iter().any(|tool| tool.name == name)
     }
 
     fn print_response(&self, response: &Response) {
@@ -269,20 +380,20 @@ impl Agent {
     }
 }
 
-/// The assistant turn as it goes back into the history. Empty text blocks
-/// are dropped (the API refuses them); an empty reply becomes a short text
-/// so the history keeps alternating.
-fn assistant_message(response: &Response) -> Message {
-    let blocks: Vec<ContentBlock> = response
-        .content
-        .iter()
+/// The assistant turn as it goes back into the history: as received, in
+/// order, thinking included. Text blocks with nothing but whitespace are
+/// the one exception (the API refuses them in a request; it does not send
+/// them in practice); a reply with no blocks at all becomes a short text so
+/// the history keeps alternating.
+fn assistant_blocks(content: Vec<ContentBlock>) -> Vec<ContentBlock> {
+    let blocks: Vec<ContentBlock> = content
+        .into_iter()
         .filter(|block| !matches!(block, ContentBlock::Text { text, .. } if text.trim().is_empty()))
-        .cloned()
         .collect();
     if blocks.is_empty() {
-        Message::assistant(vec![ContentBlock::text("(no reply)")])
+        vec![ContentBlock::text("(no reply)")]
     } else {
-        Message::assistant(blocks)
+        blocks
     }
 }
 
@@ -345,50 +456,56 @@ mod tests {
     }
 
     #[test]
-    fn notes_join_the_pending_user_message_after_tool_results() {
-        let printer = Printer::Pass(Progress::silent());
-        let mut agent = Agent::new(Toolbox::Dir, "sys".into(), "go", vec![], "nudge", printer);
-        agent.append_note("two left");
-        assert_eq!(
-            agent.messages(),
-            [Message::user_blocks(vec![
-                ContentBlock::text("go"),
-                ContentBlock::text("two left")
-            ])]
-        );
-        agent.messages = vec![Message::user_blocks(vec![ContentBlock::tool_result(
-            "t1".to_string(),
-            "ok".to_string(),
-            false,
-        )])];
-        agent.append_note("one left");
-        let Content::Blocks(blocks) = &agent.messages()[0].content else {
-            panic!("blocks expected");
+    fn replies_go_back_as_received_with_their_thinking() {
+        let thinking = ContentBlock::Thinking {
+            thinking: String::new(),
+            signature: "sig".into(),
         };
-        assert!(matches!(blocks[0], ContentBlock::ToolResult { .. }));
-        assert_eq!(blocks[1], ContentBlock::text("one left"));
+        let redacted = ContentBlock::RedactedThinking { data: "enc".into() };
+        let content = vec![
+            thinking.clone(),
+            ContentBlock::text("  "),
+            redacted.clone(),
+            ContentBlock::text("hi"),
+        ];
+        assert_eq!(
+            assistant_blocks(content),
+            vec![thinking.clone(), redacted, ContentBlock::text("hi")]
+        );
+        // A reply that only thought is still a reply.
+        assert_eq!(assistant_blocks(vec![thinking.clone()]), vec![thinking]);
+        assert_eq!(
+            assistant_blocks(vec![]),
+            vec![ContentBlock::text("(no reply)")]
+        );
     }
 
     #[test]
-    fn empty_replies_still_alternate() {
-        let response = Response {
-            id: "m".into(),
-            model: "x".into(),
-            content: vec![ContentBlock::text("  "), ContentBlock::text("hi")],
-            stop_reason: None,
-            usage: Usage::default(),
-        };
+    fn loops_are_routine_and_passes_judgment() {
+        assert_eq!(workload(Toolbox::Dir), Workload::Routine);
+        for toolbox in [Toolbox::Survey, Toolbox::Planning, Toolbox::Synthesis] {
+            assert_eq!(workload(toolbox), Workload::Judgment);
+        }
+    }
+
+    #[test]
+    fn refusals_and_cut_offs_say_so_in_one_line() {
+        let refusal = Refusal::from_details(Some(StopDetails {
+            category: Some("cyber".into()),
+            explanation: Some("long\ntext".into()),
+        }));
         assert_eq!(
-            assistant_message(&response),
-            Message::assistant(vec![ContentBlock::text("hi")])
+            refusal.describe(),
+            "the model declined to continue (category: cyber)"
         );
-        let empty = Response {
-            content: vec![],
-            ..response
-        };
         assert_eq!(
-            assistant_message(&empty),
-            Message::assistant(vec![ContentBlock::text("(no reply)")])
+            Refusal::from_details(None).describe(),
+            "the model declined to continue"
+        );
+        let note = cut_off_note("write\ncache");
+        assert!(
+            note.contains("write\\ncache") && !note.contains('\n'),
+            "{note}"
         );
     }
 }

@@ -11,3 +11,4 @@ pub mod agent;
 pub mod pool;
 pub mod scheduler;
 pub mod session;
+pub mod transcript;

@@ -23,23 +23,29 @@ use tokio::task::JoinSet;
 
 use crate::ai::PassError;
 use crate::ai::api::Usage;
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::Pricing;
+use crate::ai::api::settings::{CallSettings, Workload};
 use crate::ai::passes::dir_loop::{DirJob, DirOutcome, DirShared, investigate_dir};
 use crate::ai::rules::discover::display_name;
 use crate::ai::rules::plan::AppliedPlan;
 use crate::progress::DirBoard;
 
-/// What a first loop is assumed to cost before any loop of this run has
-/// finished: a handful of turns over a small directory.
 /// Directory loops run at once when `-j` is not given.
 pub const DEFAULT_JOBS: u32 = 4;
 
+/// What a first loop is assumed to use before any loop of this run has
+/// finished: a handful of turns over a small directory, in reference tokens
+/// (4 bytes each), before the model's tokenizer and thinking.
 pub const PRIOR_LOOP_USAGE: Usage = Usage {
     input_tokens: 30_000,
     output_tokens: 1_500,
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: 0,
 };
+
+/// The turns [`PRIOR_LOOP_USAGE`] stands for, for the thinking it adds.
+pub const PRIOR_LOOP_TURNS: u64 = 3;
 
 /// Where a directory of the order stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,13 +136,22 @@ impl Schedule {
 }
 
 /// What a new loop is expected to cost: the mean of the loops this run
-/// finished, or [`PRIOR_LOOP_USAGE`] priced for the model before any has.
-pub fn expected_loop_cost(finished: &[f64], pricing: Pricing) -> f64 {
-    if finished.is_empty() {
-        pricing.cost(&PRIOR_LOOP_USAGE)
-    } else {
-        finished.iter().sum::<f64>() / finished.len() as f64
+/// finished, or [`PRIOR_LOOP_USAGE`] in `model`'s tokens (the catalog's
+/// tokens per byte), with its thinking, at its prices, before any has.
+pub fn expected_loop_cost(finished: &[f64], model: &str) -> f64 {
+    if !finished.is_empty() {
+        return finished.iter().sum::<f64>() / finished.len() as f64;
     }
+    let facts = ModelFacts::of(model);
+    let scale = facts.model.tokens_per_byte * 4.0;
+    let thinking = CallSettings::new(facts.model, Workload::Routine).expected_thinking_tokens();
+    let tokens = |n: u64| (n as f64 * scale).ceil() as u64;
+    let prior = Usage {
+        input_tokens: tokens(PRIOR_LOOP_USAGE.input_tokens),
+        output_tokens: tokens(PRIOR_LOOP_USAGE.output_tokens) + thinking * PRIOR_LOOP_TURNS,
+        ..PRIOR_LOOP_USAGE
+    };
+    Pricing::for_model(model).cost(&prior)
 }
 
 /// The cap rule: start another loop only if the spend so far plus what it is
@@ -185,7 +200,7 @@ pub async fn run_dir_loops(
     board: &DirBoard,
 ) -> Result<LoopsDone, PassError> {
     let total = applied.order.len();
-    let pricing = shared.session.tracker().pricing();
+    let model = shared.session.model().to_string();
     let mut schedule = Schedule::new(&applied.order);
     let mut running: JoinSet<(usize, Result<DirOutcome, PassError>)> = JoinSet::new();
     let mut done = LoopsDone::default();
@@ -197,7 +212,7 @@ pub async fn run_dir_loops(
             let spent = shared.session.tracker().cost();
             if !within_cap(
                 spent,
-                expected_loop_cost(&finished_costs, pricing),
+                expected_loop_cost(&finished_costs, &model),
                 options.max_cost,
             ) {
                 done.cap_hit = true;
@@ -243,7 +258,9 @@ pub async fn run_dir_loops(
         // set aborts the other loops.
         let outcome = result?;
         schedule.finish(i);
-        finished_costs.push(pricing.cost(&outcome.usage.as_usage()));
+        // Priced request by request as the loop went (a price tier is per
+        // request).
+        finished_costs.push(outcome.usage.cost);
         board.finished(&outcome.shown);
         board.spent(tokens_so_far(&shared), shared.session.tracker().cost());
         done.outcomes.push(outcome);
@@ -356,9 +373,20 @@ mod tests {
 
     #[test]
     fn expected_cost_is_the_mean_of_finished_loops_or_the_prior() {
-        let sonnet_4_5 = Pricing::for_model("claude-sonnet-4-5");
-        let prior = expected_loop_cost(&[], sonnet_4_5);
+        let prior = expected_loop_cost(&[], "claude-sonnet-4-5");
         assert!((prior - (0.09 + 0.0225)).abs() < 1e-9, "{prior}");
-        assert_eq!(expected_loop_cost(&[0.1, 0.3], sonnet_4_5), 0.2);
+        assert_eq!(expected_loop_cost(&[0.1, 0.3], "claude-sonnet-4-5"), 0.2);
+        // Opus 4.8: 5/3 the price, 1.3 the tokens for the same text, no
+        // thinking in loops (it is opt-in there).
+        let opus = expected_loop_cost(&[], "claude-opus-4-8");
+        assert!(
+            (opus - (39_000.0 * 5.0 + 1_950.0 * 25.0) / 1e6).abs() < 1e-9,
+            "{opus}"
+        );
+        // Sonnet 5.5 thinks between tools: 3 turns of notes on top.
+        let sonnet = expected_loop_cost(&[], "claude-sonnet-5-5");
+        let thinking = 3 * crate::ai::api::settings::BETWEEN_TOOLS_THINKING_TOKENS;
+        let expected = (39_000.0 * 2.0 + (1_950 + thinking) as f64 * 10.0) / 1e6;
+        assert!((sonnet - expected).abs() < 1e-9, "{sonnet}");
     }
 }

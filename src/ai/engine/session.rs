@@ -1,12 +1,15 @@
 //! A model session: the one door every request of a run goes through.
 //!
 //! It wraps the shared [`Client`] with what the passes must not forget:
-//! - a final redaction sweep over every string of every outgoing request
-//!   (system prompt, message text, tool results, echoed tool inputs), so no
-//!   secret reaches the API even if a source forgot to redact;
+//! - redaction of everything luminos sends (system prompt, message text,
+//!   tool results), once per message, when a conversation's
+//!   [`Transcript`] first sends it, so no secret reaches the API even if a
+//!   source forgot to redact, and no message changes once sent;
 //! - token accounting into the run's shared [`TokenTracker`];
 //! - the run's scope (the base scan's [`ScanFilter`]), so the tools show the
 //!   model only what the scan kept;
+//! - the model's catalog facts and the settings each kind of conversation
+//!   asks it for ([`CallSettings`]);
 //! - one stderr line per retry.
 //!
 //! It is `Send + Sync` and shared by reference (or `Arc`) between concurrent
@@ -14,17 +17,14 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::TokenTracker;
-use crate::ai::api::types::{Content, MessagesRequest};
-use crate::ai::api::{
-    ApiError, Client, ContentBlock, Message, Response, RetryNotice, ToolDefinition,
-};
+use crate::ai::api::settings::{CallSettings, Workload};
+use crate::ai::api::{ApiError, Client, Response, RetryNotice};
+use crate::ai::engine::transcript::Transcript;
 use crate::progress::Progress;
 use crate::redact::Redactor;
 use crate::scan::ScanFilter;
-
 /// The shared door to the model.
 pub struct Session {
     client: Client,
@@ -80,62 +80,35 @@ impl Session {
         &self.tracker
     }
 
-    /// Send one request (after the redaction sweep) and account its usage.
-    pub async fn send(
-        &self,
-        system: &str,
-        messages: &[Message],
-        tools: &[ToolDefinition],
-    ) -> Result<Response, ApiError> {
-        let mut request = self
+    /// The catalog's facts for the run's model.
+    pub fn facts(&self) -> ModelFacts {
+        ModelFacts::of(self.model())
+    }
+
+    /// The settings a conversation of this kind asks the run's model for.
+    pub fn settings(&self, workload: Workload) -> CallSettings {
+        CallSettings::new(self.facts().model, workload)
+    }
+
+    /// The client, for what the run learnt about the endpoint.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Send the conversation as it stands (redacting what it adds, once)
+    /// and account the reply's usage.
+    pub async fn send(&self, transcript: &mut Transcript) -> Result<Response, ApiError> {
+        transcript.seal(&self.redactor);
+        let request = self
             .client
-            .request(system, messages.to_vec(), tools.to_vec());
-        sweep_request(&self.redactor, &mut request);
+            .request(
+                transcript.system(),
+                transcript.messages().to_vec(),
+                transcript.tools().to_vec(),
+            )
+            .with_settings(&self.settings(transcript.workload()));
         let response = self.client.send(&request).await?;
         self.tracker.record(&response.usage);
         Ok(response)
-    }
-}
-
-/// Redact every user-derived string of `request` in place. Tool definitions
-/// are ours and the model name is configuration, so they are left alone.
-pub fn sweep_request(redactor: &Redactor, request: &mut MessagesRequest) {
-    if !redactor.is_enabled() {
-        return;
-    }
-    for block in &mut request.system {
-        redact_string(redactor, &mut block.text);
-    }
-    for message in &mut request.messages {
-        match &mut message.content {
-            Content::Text(text) => redact_string(redactor, text),
-            Content::Blocks(blocks) => {
-                for block in blocks {
-                    match block {
-                        ContentBlock::Text { text, .. } => redact_string(redactor, text),
-                        ContentBlock::ToolResult { content, .. } => {
-                            redact_string(redactor, content)
-                        }
-                        ContentBlock::ToolUse { input, .. } => redact_value(redactor, input),
-                    }
-                }
-            }
-        }
-    }
-}
-
-fn redact_string(redactor: &Redactor, text: &mut String) {
-    let redacted = redactor.redact(text);
-    if !redacted.hits.is_empty() {
-        *text = redacted.text;
-    }
-}
-
-fn redact_value(redactor: &Redactor, value: &mut Value) {
-    match value {
-        Value::String(text) => redact_string(redactor, text),
-        Value::Array(items) => items.iter_mut().for_each(|v| redact_value(redactor, v)),
-        Value::Object(map) => map.values_mut().for_each(|v| redact_value(redactor, v)),
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }

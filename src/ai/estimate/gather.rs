@@ -187,6 +187,7 @@ pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateEr
     let counts = Counts {
         target: config.target.to_string_lossy().into_owned(),
         model: config.investigation.model.clone(),
+        model_warning: crate::ai::model_warning(&config.investigation.model),
         investigation_id: cache.as_ref().map(|c| c.id().to_string()),
         total: all_dirs.len(),
         cached: freshness.fresh.len(),

@@ -10,49 +10,63 @@
 //! pure projection from those sizes, with unit tests.
 //!
 //! The model of a run, and why:
-//! - **Tokens are bytes / 4** (rounded up), the usual rule of thumb for
-//!   English and code; no tokenizer is shipped.
+//! - **Tokens come from bytes at the model's rate.** The prompts and files
+//!   are measured at the reference 4 bytes per token (rounded up), the usual
+//!   rule of thumb for English and code with the tokenizer of the Claude 4.6
+//!   generation and earlier; the projection then scales every text figure
+//!   by the catalog's tokens per byte ([`ModelTerms::text_scale`]: 1.3 on
+//!   the newer tokenizer of Opus 4.7 and the 5.x models, which the token
+//!   counting page says yields about 30% more tokens). No tokenizer ships.
 //! - **Fixed calls.** The survey and the planner make one call each, unless
 //!   the target is tiny ([`should_skip_survey`], both skipped), a saved one is
 //!   resumed, or nothing is left to investigate; synthesis makes one call
 //!   unless the saved one was built from the same entries. Each call's
 //!   input is its real rendered system prompt, kickoff message and tool
 //!   definitions; its output is a fixed allowance (`*_OUTPUT_TOKENS`).
+//! - **Thinking** adds output where the model thinks with the settings the
+//!   run would send ([`crate::ai::api::settings`]): an allowance per call of
+//!   the survey, planning and synthesis, and a smaller one per dir-loop
+//!   turn. Thinking is billed as output.
 //! - **A dir loop** starts from its real system prompt (listing included),
 //!   plus an allowance per child summary not written yet ([`SUMMARY_BYTES`])
 //!   and for the survey block ([`SURVEY_BLOCK_BYTES`]), plus kickoff and
 //!   tools. Over its turns the agent reads the directory's own files: each
-//!   file adds min(size, `read_file`'s default 4 KiB) / 4 tokens to the
+//!   file adds min(size, `read_file`'s default 4 KiB) of text to the
 //!   conversation, spread evenly over the turns, and every turn adds
 //!   [`DIR_OUTPUT_TOKENS_PER_TURN`] of output that later turns resend. A turn
 //!   resends the whole conversation, so input grows quadratically with turns;
-//!   the loop stops once a context passes the budget, as the real one does.
+//!   the loop stops once a context passes the model's budget
+//!   ([`crate::ai::api::settings::context_budget`]), as the real one does.
 //! - **Low** assumes [`LOW_TURNS`] turns per directory (at most its
 //!   allotment) and prompt caching working as designed: each turn reads the
-//!   previous turn's context from the cache (0.1× the input price) and writes
-//!   only what is new (1.25×).
+//!   previous turn's context from the cache (at the model's cache-read
+//!   price) and writes only what is new (1.25×).
 //! - **High** assumes every allotted turn is used (10 per directory without
 //!   a plan: priority and shallow tiers are unknown before planning) and no
 //!   cache hit at all: every input token at the full price.
 //!
-//! Prices are the token summary's ([`Pricing::for_model`] via
-//! [`estimate_cost`]), for `--model`/`LUMINOS_MODEL`.
+//! Prices are the catalog's for `--model`/`LUMINOS_MODEL`, each call priced
+//! on its own (a price tier depends on one request's prompt). An unknown
+//! model is priced as the catalog's stand-in, and the estimate says so.
 
 mod gather;
 
 use serde::Serialize;
 
 use crate::ai::api::Usage;
-use crate::ai::api::cost::{CONTEXT_BUDGET, estimate_cost};
+use crate::ai::api::catalog::ModelFacts;
+use crate::ai::api::cost::Pricing;
+use crate::ai::api::settings::{CallSettings, Workload, context_budget};
 use crate::ai::tools::fs::DEFAULT_MAX_BYTES;
 use crate::text::format_thousands;
 
 pub use gather::{EstimateError, estimate};
 
 #[cfg(doc)]
-use crate::ai::{api::cost::Pricing, passes::survey::should_skip_survey};
+use crate::ai::passes::survey::should_skip_survey;
 
-/// Bytes per token, the rule of thumb every projection here uses.
+/// Bytes per reference token, the rule of thumb every measurement here uses
+/// before [`ModelTerms::text_scale`] turns it into the model's tokens.
 pub const BYTES_PER_TOKEN: u64 = 4;
 /// Turns per directory in the low projection.
 pub const LOW_TURNS: u32 = 3;
@@ -71,7 +85,7 @@ pub const SUMMARY_BYTES: usize = 320;
 /// tool advice), which only exists once the survey ran.
 pub const SURVEY_BLOCK_BYTES: u64 = 600;
 
-/// `bytes / 4`, rounded up.
+/// `bytes / 4`, rounded up: reference tokens.
 pub fn tokens_of_bytes(bytes: u64) -> u64 {
     bytes.div_ceil(BYTES_PER_TOKEN)
 }
@@ -110,30 +124,78 @@ pub struct Inputs {
     pub dirs: Vec<DirInput>,
 }
 
-/// Calls and token usage of one scenario.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// What the projection takes from the catalog for one model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelTerms {
+    /// The model's tokens per reference token (bytes / 4): the catalog's
+    /// tokens per byte times 4, so 1.0 on the older tokenizer and 1.3 on
+    /// the newer one.
+    pub text_scale: f64,
+    /// A dir loop stops once a context passes this many tokens.
+    pub context_budget: u64,
+    /// Thinking output of one survey, planning or synthesis call.
+    pub judgment_thinking: u64,
+    /// Thinking output of one dir-loop turn.
+    pub routine_thinking: u64,
+    pub pricing: Pricing,
+}
+
+impl ModelTerms {
+    /// The terms of `model` (the catalog's stand-in when it is unknown).
+    pub fn of(model: &str) -> ModelTerms {
+        let facts = ModelFacts::of(model);
+        let m = facts.model;
+        ModelTerms {
+            text_scale: m.tokens_per_byte * BYTES_PER_TOKEN as f64,
+            context_budget: context_budget(m),
+            judgment_thinking: CallSettings::new(m, Workload::Judgment).expected_thinking_tokens(),
+            routine_thinking: CallSettings::new(m, Workload::Routine).expected_thinking_tokens(),
+            pricing: Pricing::for_model(model),
+        }
+    }
+
+    /// Reference tokens in this model's tokens, rounded up.
+    fn scale(&self, reference_tokens: u64) -> u64 {
+        (reference_tokens as f64 * self.text_scale).ceil() as u64
+    }
+}
+
+/// Calls, token usage and cost of one scenario.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Tally {
     pub calls: u64,
     pub usage: Usage,
+    /// Dollars, each call priced on its own.
+    pub cost: f64,
 }
 
 impl Tally {
     fn add(&mut self, other: Tally) {
         self.calls += other.calls;
         self.usage.accumulate(&other.usage);
+        self.cost += other.cost;
+    }
+
+    /// One more call with `usage`.
+    fn call(&mut self, usage: Usage, pricing: &Pricing) {
+        self.calls += 1;
+        self.cost += pricing.cost(&usage);
+        self.usage.accumulate(&usage);
     }
 
     /// One call with `input` tokens of prompt (priced as plain input: a
     /// single call's prefix is never read back) and `output` tokens of reply.
-    fn single(input: u64, output: u64) -> Tally {
-        Tally {
-            calls: 1,
-            usage: Usage {
+    fn single(input: u64, output: u64, pricing: &Pricing) -> Tally {
+        let mut tally = Tally::default();
+        tally.call(
+            Usage {
                 input_tokens: input,
                 output_tokens: output,
                 ..Usage::default()
             },
-        }
+            pricing,
+        );
+        tally
     }
 }
 
@@ -145,49 +207,69 @@ pub struct Range<T> {
 }
 
 /// One dir loop of `turns` turns starting from `prompt_tokens`, reading
-/// `read_tokens` of files spread evenly over the turns after the first.
+/// `read_tokens` of files spread evenly over the turns after the first
+/// (both in reference tokens; `terms` scales them to the model's).
 /// With `caching`, each turn reads the previous context back from the cache
 /// and writes only the new part; without, all of it is plain input. The
-/// loop stops before a turn once the previous context passed
-/// [`CONTEXT_BUDGET`], as the real loop does.
-pub fn project_loop(prompt_tokens: u64, read_tokens: u64, turns: u32, caching: bool) -> Tally {
+/// loop stops before a turn once the previous context passed the model's
+/// budget, as the real loop does. Thinking is output, not resent.
+pub fn project_loop(
+    prompt_tokens: u64,
+    read_tokens: u64,
+    turns: u32,
+    caching: bool,
+    terms: &ModelTerms,
+) -> Tally {
     let turns = u64::from(turns);
+    let prompt_tokens = terms.scale(prompt_tokens);
+    let read_tokens = terms.scale(read_tokens);
+    let text_output = terms.scale(DIR_OUTPUT_TOKENS_PER_TURN);
     let growth = if turns > 1 {
-        read_tokens.div_ceil(turns - 1) + DIR_OUTPUT_TOKENS_PER_TURN
+        read_tokens.div_ceil(turns - 1) + text_output
     } else {
         0
     };
     let mut tally = Tally::default();
     let mut last_context = 0;
     for turn in 0..turns {
-        if turn > 0 && last_context > CONTEXT_BUDGET {
+        if turn > 0 && last_context > terms.context_budget {
             break;
         }
         let context = prompt_tokens + turn * growth;
-        tally.calls += 1;
-        tally.usage.output_tokens += DIR_OUTPUT_TOKENS_PER_TURN;
+        let mut usage = Usage {
+            output_tokens: text_output + terms.routine_thinking,
+            ..Usage::default()
+        };
         if !caching {
-            tally.usage.input_tokens += context;
+            usage.input_tokens = context;
         } else if turn == 0 {
-            tally.usage.cache_creation_input_tokens += context;
+            usage.cache_creation_input_tokens = context;
         } else {
-            tally.usage.cache_read_input_tokens += last_context;
-            tally.usage.cache_creation_input_tokens += context - last_context;
+            usage.cache_read_input_tokens = last_context;
+            usage.cache_creation_input_tokens = context - last_context;
         }
+        tally.call(usage, &terms.pricing);
         last_context = context;
     }
     tally
 }
 
-/// Calls and usage of the whole run in the low and high scenarios.
-pub fn project(inputs: &Inputs) -> Range<Tally> {
+/// Calls, usage and cost of the whole run in the low and high scenarios.
+pub fn project(inputs: &Inputs, terms: &ModelTerms) -> Range<Tally> {
+    let single = |prompt: u64, output: u64| {
+        Tally::single(
+            terms.scale(prompt),
+            terms.scale(output) + terms.judgment_thinking,
+            &terms.pricing,
+        )
+    };
     let scenario = |low: bool| {
         let mut tally = Tally::default();
         if let Some(tokens) = inputs.survey {
-            tally.add(Tally::single(tokens, SURVEY_OUTPUT_TOKENS));
+            tally.add(single(tokens, SURVEY_OUTPUT_TOKENS));
         }
         if let Some(tokens) = inputs.planning {
-            tally.add(Tally::single(tokens, PLANNING_OUTPUT_TOKENS));
+            tally.add(single(tokens, PLANNING_OUTPUT_TOKENS));
         }
         for dir in &inputs.dirs {
             let turns = if low {
@@ -195,10 +277,16 @@ pub fn project(inputs: &Inputs) -> Range<Tally> {
             } else {
                 dir.turns
             };
-            tally.add(project_loop(dir.prompt_tokens, dir.read_tokens, turns, low));
+            tally.add(project_loop(
+                dir.prompt_tokens,
+                dir.read_tokens,
+                turns,
+                low,
+                terms,
+            ));
         }
         if let Some(tokens) = inputs.synthesis {
-            tally.add(Tally::single(tokens, SYNTHESIS_OUTPUT_TOKENS));
+            tally.add(single(tokens, SYNTHESIS_OUTPUT_TOKENS));
         }
         tally
     };
@@ -209,8 +297,8 @@ pub fn project(inputs: &Inputs) -> Range<Tally> {
 }
 
 /// Dollars, rounded to a hundredth of a cent so the JSON stays readable.
-fn dollars(model: &str, usage: &Usage) -> f64 {
-    (estimate_cost(model, usage) * 10_000.0).round() / 10_000.0
+fn dollars(cost: f64) -> f64 {
+    (cost * 10_000.0).round() / 10_000.0
 }
 
 /// The result of `--estimate`, as printed (text) or serialized (`--json`).
@@ -220,6 +308,10 @@ pub struct Estimate {
     /// The target as the report names it.
     pub target: String,
     pub model: String,
+    /// The catalog's warning about the model (unknown, so its price is
+    /// assumed; deprecated; retired), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_warning: Option<String>,
     /// The investigation that would be resumed, if any.
     pub investigation_id: Option<String>,
     /// Every directory discovery found.
@@ -248,6 +340,8 @@ pub struct Estimate {
 pub struct Counts {
     pub target: String,
     pub model: String,
+    /// [`crate::ai::api::catalog::ModelFacts::warning`] for the model.
+    pub model_warning: Option<String>,
     pub investigation_id: Option<String>,
     pub total: usize,
     pub cached: usize,
@@ -257,7 +351,7 @@ pub struct Counts {
 impl Estimate {
     /// Project `inputs` and price the result for `counts.model`.
     pub fn new(counts: Counts, inputs: &Inputs) -> Estimate {
-        let tally = project(inputs);
+        let tally = project(inputs, &ModelTerms::of(&counts.model));
         let range = |f: &dyn Fn(&Tally) -> u64| Range {
             low: f(&tally.low),
             high: f(&tally.high),
@@ -267,8 +361,8 @@ impl Estimate {
             input_tokens: range(&|t| t.usage.context_tokens()),
             output_tokens: range(&|t| t.usage.output_tokens),
             cost_usd: Range {
-                low: dollars(&counts.model, &tally.low.usage),
-                high: dollars(&counts.model, &tally.high.usage),
+                low: dollars(tally.low.cost),
+                high: dollars(tally.high.cost),
             },
             directories_to_investigate: inputs.dirs.len(),
             survey: inputs.survey.is_some(),
@@ -276,6 +370,7 @@ impl Estimate {
             synthesis: inputs.synthesis.is_some(),
             target: counts.target,
             model: counts.model,
+            model_warning: counts.model_warning,
             investigation_id: counts.investigation_id,
             directories_total: counts.total,
             directories_cached: counts.cached,
@@ -288,8 +383,11 @@ impl Estimate {
         let mut lines = vec![format!(
             "Estimate for {} with {} (no API call was made)",
             crate::text::escape_line(&self.target),
-            self.model
+            crate::text::escape_line(&self.model)
         )];
+        if let Some(warning) = &self.model_warning {
+            lines.push(format!("Warning: {}", crate::text::escape_line(warning)));
+        }
         let mut dirs = format!(
             "Directories: {} to investigate of {} found, {} already cached",
             self.directories_to_investigate, self.directories_total, self.directories_cached

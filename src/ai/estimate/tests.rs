@@ -1,5 +1,10 @@
 use super::*;
 
+/// Sonnet 4.5's terms: the reference tokenizer, a 140K budget, no thinking.
+fn terms() -> ModelTerms {
+    ModelTerms::of("claude-sonnet-4-5")
+}
+
 #[test]
 fn tokens_are_bytes_over_four_rounded_up() {
     assert_eq!(tokens_of_bytes(0), 0);
@@ -19,7 +24,7 @@ fn reads_are_cut_at_read_files_default() {
 #[test]
 fn a_loop_without_caching_resends_everything() {
     // 3 turns, 1000 tokens of files over the 2 later turns: growth 500 + 350.
-    let tally = project_loop(2_000, 1_000, 3, false);
+    let tally = project_loop(2_000, 1_000, 3, false, &terms());
     assert_eq!(tally.calls, 3);
     assert_eq!(tally.usage.input_tokens, 2_000 + 2_850 + 3_700);
     assert_eq!(tally.usage.output_tokens, 3 * DIR_OUTPUT_TOKENS_PER_TURN);
@@ -29,8 +34,8 @@ fn a_loop_without_caching_resends_everything() {
 
 #[test]
 fn a_cached_loop_reads_back_the_previous_context() {
-    let plain = project_loop(2_000, 1_000, 3, false);
-    let cached = project_loop(2_000, 1_000, 3, true);
+    let plain = project_loop(2_000, 1_000, 3, false, &terms());
+    let cached = project_loop(2_000, 1_000, 3, true, &terms());
     assert_eq!(cached.calls, 3);
     assert_eq!(cached.usage.input_tokens, 0);
     assert_eq!(cached.usage.cache_read_input_tokens, 2_000 + 2_850);
@@ -38,25 +43,27 @@ fn a_cached_loop_reads_back_the_previous_context() {
     assert_eq!(cached.usage.cache_creation_input_tokens, 3_700);
     // Same tokens processed, far cheaper.
     assert_eq!(cached.usage.context_tokens(), plain.usage.context_tokens());
-    let model = "claude-sonnet-4-5";
-    assert!(estimate_cost(model, &cached.usage) < estimate_cost(model, &plain.usage));
+    assert!(cached.cost < plain.cost);
 }
 
 #[test]
 fn one_turn_reads_nothing_and_zero_turns_cost_nothing() {
-    let one = project_loop(1_000, 50_000, 1, false);
+    let one = project_loop(1_000, 50_000, 1, false, &terms());
     assert_eq!((one.calls, one.usage.input_tokens), (1, 1_000));
-    assert_eq!(project_loop(1_000, 50_000, 0, true), Tally::default());
+    assert_eq!(
+        project_loop(1_000, 50_000, 0, true, &terms()),
+        Tally::default()
+    );
 }
 
 #[test]
 fn the_context_budget_ends_a_loop_early() {
     // Files worth far more than the budget: the loop stops once a context
     // passed it, not after all 10 turns.
-    let tally = project_loop(10_000, 2_000_000, 10, false);
+    let tally = project_loop(10_000, 2_000_000, 10, false, &terms());
     assert!(tally.calls < 10, "{tally:?}");
     assert!(tally.calls >= 2, "{tally:?}");
-    let full = project_loop(10_000, 2_000, 10, false);
+    let full = project_loop(10_000, 2_000, 10, false, &terms());
     assert_eq!(full.calls, 10);
 }
 
@@ -78,14 +85,14 @@ fn inputs(survey: bool, planning: bool, dirs: usize) -> Inputs {
 
 #[test]
 fn calls_count_passes_and_turns() {
-    let tally = project(&inputs(true, true, 4));
+    let tally = project(&inputs(true, true, 4), &terms());
     assert_eq!(tally.low.calls, 2 + 4 * u64::from(LOW_TURNS) + 1);
     assert_eq!(tally.high.calls, 2 + 4 * 10 + 1);
-    let tiny = project(&inputs(false, false, 1));
+    let tiny = project(&inputs(false, false, 1), &terms());
     assert_eq!(tiny.low.calls, u64::from(LOW_TURNS) + 1);
     assert_eq!(tiny.high.calls, 10 + 1);
     // Nothing to investigate: the fixed passes still run.
-    let cached = project(&inputs(true, true, 0));
+    let cached = project(&inputs(true, true, 0), &terms());
     assert_eq!((cached.low.calls, cached.high.calls), (3, 3));
 }
 
@@ -93,13 +100,14 @@ fn calls_count_passes_and_turns() {
 fn low_turns_never_exceed_the_allotment() {
     let mut shallow = inputs(false, false, 1);
     shallow.dirs[0].turns = 2;
-    assert_eq!(project(&shallow).low.calls, 2 + 1);
+    assert_eq!(project(&shallow, &terms()).low.calls, 2 + 1);
 }
 
 fn counts() -> Counts {
     Counts {
         target: "/w/app".into(),
         model: "claude-sonnet-4-5".into(),
+        model_warning: None,
         investigation_id: None,
         total: 6,
         cached: 2,
@@ -182,5 +190,67 @@ fn a_fully_cached_target_costs_nothing() {
         estimate
             .render_text()
             .contains("API calls: 0 to 0 (everything is cached)")
+    );
+}
+
+#[test]
+fn thinking_adds_output_where_the_model_thinks() {
+    let inputs = inputs(true, true, 2);
+    let plain = project(&inputs, &ModelTerms::of("claude-sonnet-5"));
+    let thinking = project(&inputs, &ModelTerms::of("claude-sonnet-5-5"));
+    // Same tokenizer; Sonnet 5 turns thinking off in loops but thinks in
+    // the three judgment calls; Sonnet 5.5 also thinks between tools.
+    let turns = thinking.high.calls - 3;
+    assert_eq!(
+        thinking.high.usage.output_tokens - plain.high.usage.output_tokens,
+        turns * crate::ai::api::settings::BETWEEN_TOOLS_THINKING_TOKENS
+    );
+    let none = project(&inputs, &terms());
+    let scaled = project(
+        &inputs,
+        &ModelTerms {
+            judgment_thinking: 0,
+            routine_thinking: 0,
+            ..ModelTerms::of("claude-sonnet-5")
+        },
+    );
+    assert_eq!(
+        plain.high.usage.output_tokens - scaled.high.usage.output_tokens,
+        3 * crate::ai::api::settings::JUDGMENT_THINKING_TOKENS
+    );
+    assert!(scaled.high.usage.output_tokens > none.high.usage.output_tokens);
+}
+
+#[test]
+fn each_call_is_priced_on_its_own() {
+    // Haiku 5.5's tier is per request: many calls under 100K never pay it,
+    // though their sum is far past it.
+    let terms = ModelTerms::of("claude-haiku-5-5");
+    let tally = project_loop(20_000, 40_000, 10, false, &terms);
+    assert!(tally.usage.context_tokens() > 100_000);
+    let summed = terms.pricing.cost(&tally.usage);
+    assert!(tally.cost < summed / 2.0, "{} vs {summed}", tally.cost);
+    // The budget for Haiku 5.5 keeps a loop's calls under the tier.
+    assert_eq!(terms.context_budget, 70_000);
+}
+
+#[test]
+fn a_warning_is_said_first() {
+    let estimate = Estimate::new(
+        Counts {
+            model_warning: Some("model 'x' is not in luminos's catalog".into()),
+            ..counts()
+        },
+        &inputs(true, true, 1),
+    );
+    let text = estimate.render_text();
+    assert_eq!(
+        text.lines().nth(1),
+        Some("Warning: model 'x' is not in luminos's catalog")
+    );
+    let value = serde_json::to_value(&estimate).unwrap();
+    assert_eq!(
+        value["model_warning"],
+        "model 'x' is not in luminos's catalog"
     );
 }

@@ -4,16 +4,21 @@
 //! It sees the survey block, a six-level tree, the raw file signals, how many
 //! directories there are, which are cached already, the default allocation
 //! and the global budget (10 turns per directory). It may only call
-//! `submit_plan`, within 3 turns. What it proposes is normalized by
-//! [`Plan::from_value`] and applied by the pure [`crate::ai::rules::plan::apply_plan`].
+//! `submit_plan`, within 3 turns. It returns the proposal as it came
+//! ([`proposal_document`], what `plan.json` keeps); [`Plan::from_value`]
+//! normalizes it and the pure [`crate::ai::rules::plan::apply_plan`] applies it.
+//!
+//! [`Plan::from_value`]: crate::ai::rules::plan::Plan::from_value
+
+use serde_json::Value;
 
 use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::engine::session::Session;
 use crate::ai::passes::survey::{frame_signals, frame_survey_block};
 use crate::ai::prompts::{self, PlanningPrompt};
-use crate::ai::rules::plan::{BASE_TURNS_PER_DIR, DEFAULT_TURNS, Plan};
+use crate::ai::rules::plan::{BASE_TURNS_PER_DIR, DEFAULT_TURNS, proposal_document};
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
-use crate::ai::{PassError, stop_for_api_error};
+use crate::ai::{PassError, record_refusal, stop_for_api_error};
 use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::text::escape_line;
@@ -75,13 +80,14 @@ pub fn planning_prompt(inputs: &PlanningInputs<'_>) -> Result<String, PassError>
     .render()?)
 }
 
-/// Run the planning pass. `Ok(None)` when it failed or ran out of turns.
+/// Run the planning pass: the proposal document ([`proposal_document`]), or
+/// `Ok(None)` when it failed or ran out of turns.
 pub async fn run_planning(
     session: &Session,
     cache: &Cache,
     progress: &Progress,
     inputs: &PlanningInputs<'_>,
-) -> Result<Option<Plan>, PassError> {
+) -> Result<Option<Value>, PassError> {
     let mut agent = Agent::new(
         Toolbox::Planning,
         planning_prompt(inputs)?,
@@ -92,11 +98,24 @@ pub async fn run_planning(
     );
     for turn in 1..=PLANNING_MAX_TURNS {
         match agent.turn(session, cache, "(planning)", turn).await {
-            Ok(step) => {
-                if let TurnOutcome::Ended(input) = step.outcome {
-                    return Ok(Some(Plan::from_value(&input)));
+            Ok(step) => match step.outcome {
+                TurnOutcome::Ended(input) => return Ok(Some(proposal_document(&input))),
+                TurnOutcome::Continue => {}
+                // The default plan then, as after a failed planning call.
+                TurnOutcome::Refused(refusal) => {
+                    record_refusal(
+                        cache,
+                        progress,
+                        "general",
+                        format!(
+                            "The plan was not made: {}. Every directory got the default turns.",
+                            refusal.describe()
+                        ),
+                    );
+                    return Ok(None);
                 }
-            }
+                TurnOutcome::ContextFull => return Ok(None),
+            },
             Err(AgentError::Api(err)) => {
                 stop_for_api_error(session, &err)?;
                 progress.ai(&format!("  API error: {err}"));

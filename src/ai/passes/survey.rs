@@ -17,7 +17,7 @@ use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::engine::session::Session;
 use crate::ai::prompts::{self, SurveyPrompt};
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
-use crate::ai::{PassError, stop_for_api_error};
+use crate::ai::{PassError, record_refusal, stop_for_api_error};
 use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::scan::SurveySignals;
@@ -323,6 +323,22 @@ pub async fn run_survey(
             Ok(step) => match step.outcome {
                 TurnOutcome::Ended(input) => return Ok(Some(Survey::from_input(&input))),
                 TurnOutcome::Continue => {}
+                // Without a survey the run goes on as it would after a
+                // failed one; a refusal is said in the report.
+                TurnOutcome::Refused(refusal) => {
+                    record_refusal(
+                        cache,
+                        progress,
+                        "general",
+                        format!(
+                            "The survey was not made: {}. The directories were investigated \
+                             without it.",
+                            refusal.describe()
+                        ),
+                    );
+                    return Ok(None);
+                }
+                TurnOutcome::ContextFull => return Ok(None),
             },
             Err(AgentError::Api(err)) => {
                 stop_for_api_error(session, &err)?;

@@ -21,7 +21,7 @@ use crate::ai::engine::session::Session;
 use crate::ai::passes::survey::string_field;
 use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
-use crate::ai::{PassError, stop_for_api_error};
+use crate::ai::{PassError, record_refusal, stop_for_api_error};
 use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::text::escape_line;
@@ -157,15 +157,33 @@ pub async fn run_synthesis(
     );
     for turn in 1..=SYNTHESIS_MAX_TURNS {
         match agent.turn(session, cache, SYNTHESIS_LOG_NAME, turn).await {
-            Ok(step) => {
-                if let TurnOutcome::Ended(input) = step.outcome {
+            Ok(step) => match step.outcome {
+                TurnOutcome::Ended(input) => {
                     return Ok(SynthesisOutcome {
                         brief: string_field(&input, "brief"),
                         detailed: string_field(&input, "detailed"),
                         submitted: true,
                     });
                 }
-            }
+                TurnOutcome::Continue => {}
+                // The summaries stand on their own: the report is built
+                // from them without the model, as when synthesis runs out
+                // of turns, and says why.
+                TurnOutcome::Refused(refusal) => {
+                    record_refusal(
+                        cache,
+                        progress,
+                        "general",
+                        format!(
+                            "The synthesis was not written: {}. The summary above is the \
+                             directory summaries joined.",
+                            refusal.describe()
+                        ),
+                    );
+                    return Ok(mechanical_synthesis(entries));
+                }
+                TurnOutcome::ContextFull => return Ok(mechanical_synthesis(entries)),
+            },
             Err(AgentError::Api(err)) => {
                 stop_for_api_error(session, &err)?;
                 progress.ai(&format!("  API error: {err}"));
@@ -175,12 +193,17 @@ pub async fn run_synthesis(
         }
     }
     progress.ai("Warning: synthesis ran out of turns.");
+    Ok(mechanical_synthesis(entries))
+}
+
+/// The synthesis built from the summaries without the model.
+fn mechanical_synthesis(entries: &[Value]) -> SynthesisOutcome {
     let (brief, detailed) = synthesize_from_cache(entries);
-    Ok(SynthesisOutcome {
+    SynthesisOutcome {
         brief,
         detailed,
         submitted: false,
-    })
+    }
 }
 
 /// A digest of the dir entries a synthesis reads: any change to any entry

@@ -9,15 +9,29 @@
 //! redaction off) and is framed as untrusted data, as the synthesis prompt
 //! frames the same summaries.
 //!
+//! `write_cache` keys an entry by the real file it describes
+//! ([`entry_location`]): the `path` argument must name an existing file or
+//! directory inside the target, symlinks resolved. A relative path is read
+//! from the target root, as every tool reads it; one that names nothing
+//! there is read from the loop's own directory too, because a model looking
+//! at a listing of bare names easily writes `engine.rs` for
+//! `src/core/engine.rs`. A name that exists at both places is refused as
+//! ambiguous rather than guessed. The cache then records that location in
+//! the entry, so the agent's own `path` and `relative_path` fields can never
+//! file an entry under the wrong directory.
+//!
 //! [`Cache::write_entry`]: crate::cache::Cache::write_entry
+
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+use super::sandbox::{self, SandboxError};
 use super::{
     FatalToolError, Tool, ToolContext, ToolOutput, Toolbox, frame_untrusted, required_str, respond,
-    sandbox,
 };
 use crate::cache::EntryKind;
+use crate::config::normalize_lexically;
 use crate::text::escape_line;
 
 /// The `cache_type` argument.
@@ -48,7 +62,12 @@ impl Tool for WriteCache {
 
     fn description(&self) -> &'static str {
         "Save the summary of one file or directory to the investigation cache. Store \
-         summaries only: an entry holding raw file contents is refused."
+         summaries only: an entry holding raw file contents is refused. `path` must name \
+         an existing file (cache_type 'file') or the directory you are investigating \
+         (cache_type 'dir'): absolute, or relative to the target root; a relative path \
+         that names nothing from the root is also tried from the directory you are \
+         investigating, and one that names something from both is refused as ambiguous. \
+         luminos fills in the entry's path and relative_path fields from it."
     }
 
     fn input_schema(&self) -> Value {
@@ -58,7 +77,9 @@ impl Tool for WriteCache {
                 "cache_type": cache_type_schema(Some("'file' for a file summary, 'dir' for a directory summary.")),
                 "path": {
                     "type": "string",
-                    "description": "The file or directory the entry describes.",
+                    "description": "The file or directory the entry describes: absolute, or \
+                        relative to the target root (or, failing that, to the directory you \
+                        are investigating).",
                 },
                 "data": {
                     "type": "object",
@@ -82,21 +103,97 @@ impl Tool for WriteCache {
         respond(|| {
             let kind = cache_type_arg(input)?;
             let path = required_str(input, "path")?;
-            // Keys are absolute paths; one outside the target would only be
-            // clutter that no loop reads back.
-            if !sandbox::is_within(ctx.target, &ctx.cache.absolute_entry_path(path)) {
-                return Err(ToolOutput::error(format!(
-                    "Error: path '{}' is outside the target directory.",
-                    escape_line(path)
-                )));
-            }
+            // Keys are absolute paths of real files inside the target: an
+            // entry for anything else would be clutter no loop reads back,
+            // or would land in another directory's summaries.
+            let location = entry_location(ctx.target, ctx.home, path).map_err(ToolOutput::error)?;
+            check_kind(ctx, kind, path, &location).map_err(ToolOutput::error)?;
             let no_data = Value::Object(Map::new());
             let data = input.get("data").unwrap_or(&no_data);
             ctx.cache
-                .write_entry(kind, path, data)
+                .write_entry(kind, &location.to_string_lossy(), data)
                 .map_err(ToolOutput::error)?;
             Ok(ToolOutput::ok("ok"))
         })
+    }
+}
+
+/// The real path a `write_cache` entry for `raw` describes: `raw` resolved
+/// (symlinks included) inside `target`, where a relative `raw` is read from
+/// the target and, when `home` (the loop's directory) is another directory,
+/// from `home` as well. Exactly one of those must exist. `Err` is the
+/// message for the agent.
+pub fn entry_location(target: &Path, home: Option<&Path>, raw: &str) -> Result<PathBuf, String> {
+    let shown = escape_line(raw).into_owned();
+    if raw.is_empty() || raw.contains('\0') {
+        return Err(SandboxError::Invalid { shown }.to_string());
+    }
+    if Path::new(raw).is_absolute() {
+        return sandbox::resolve(target, raw).map_err(|err| err.to_string());
+    }
+    let home = home.filter(|home| *home != target);
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut outside = false;
+    for base in std::iter::once(target).chain(home) {
+        let joined = base.join(raw);
+        match std::fs::canonicalize(&joined) {
+            Ok(real) if sandbox::is_within(target, &real) => {
+                if !found.contains(&real) {
+                    found.push(real);
+                }
+            }
+            Ok(_) => outside = true,
+            Err(_) => outside |= !sandbox::is_within(target, &normalize_lexically(&joined)),
+        }
+    }
+    let shown_at = |path: &Path| escape_line(&sandbox::relative_display(target, path)).into_owned();
+    match found.as_slice() {
+        [one] => Ok(one.clone()),
+        [] if outside => Err(SandboxError::Outside { shown }.to_string()),
+        [] => Err(match home {
+            Some(home) => format!(
+                "Error: path '{shown}' does not exist, neither from the target root nor from {}/.",
+                shown_at(home)
+            ),
+            None => SandboxError::Missing { shown }.to_string(),
+        }),
+        [first, second, ..] => Err(format!(
+            "Error: path '{shown}' is ambiguous: it names both '{}' (from the target root) and \
+             '{}' (from the directory you are investigating). Give the path relative to the \
+             target root.",
+            shown_at(first),
+            shown_at(second)
+        )),
+    }
+}
+
+/// A `file` entry describes a file and a `dir` entry a directory; in a dir
+/// loop, the only directory whose entry it writes is its own (another
+/// directory's summary belongs to that directory's loop).
+fn check_kind(
+    ctx: &ToolContext<'_>,
+    kind: EntryKind,
+    raw: &str,
+    location: &Path,
+) -> Result<(), String> {
+    let shown = escape_line(raw);
+    let is_dir = location.is_dir();
+    match kind {
+        EntryKind::File if is_dir => Err(format!(
+            "Error: '{shown}' is a directory; cache_type 'file' is for files."
+        )),
+        EntryKind::Dir if !is_dir => Err(format!(
+            "Error: '{shown}' is not a directory; cache_type 'dir' is for directories."
+        )),
+        EntryKind::Dir => match ctx.home {
+            Some(home) if home != location => Err(format!(
+                "Error: '{shown}' is not the directory you are investigating; write the dir \
+                 entry of {}/ only.",
+                escape_line(&sandbox::relative_display(ctx.target, home))
+            )),
+            _ => Ok(()),
+        },
+        EntryKind::File => Ok(()),
     }
 }
 
@@ -188,5 +285,92 @@ impl Tool for ListCache {
                 &ctx.redact_unflagged(&lines.join("\n")),
             )))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    /// target/{README.md, top.rs, src/{README.md, core/engine.rs}}, and a
+    /// file outside.
+    fn tree() -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let t = tmp.path().join("t");
+        std::fs::create_dir_all(t.join("src/core")).unwrap();
+        for file in ["README.md", "top.rs", "src/README.md", "src/core/engine.rs"] {
+            std::fs::write(t.join(file), "x").unwrap();
+        }
+        std::fs::write(tmp.path().join("outside.rs"), "x").unwrap();
+        symlink(tmp.path().join("outside.rs"), t.join("src/core/out.rs")).unwrap();
+        symlink("engine.rs", t.join("src/core/alias.rs")).unwrap();
+        let t = std::fs::canonicalize(t).unwrap();
+        (tmp, t)
+    }
+
+    #[test]
+    fn relative_paths_resolve_from_the_root_then_the_loops_directory() {
+        let (_tmp, t) = tree();
+        let core = t.join("src/core");
+        let engine = core.join("engine.rs");
+        let at = |home: Option<&Path>, raw: &str| entry_location(&t, home, raw);
+        // Every spelling of the engine from its own loop is the engine.
+        for raw in [
+            "engine.rs",
+            "./engine.rs",
+            "src/core/engine.rs",
+            "./src/core/engine.rs",
+            "src/../src/core/engine.rs",
+            "alias.rs",
+            engine.to_str().unwrap(),
+        ] {
+            assert_eq!(at(Some(&core), raw), Ok(engine.clone()), "{raw}");
+        }
+        // From the parent's loop, a path relative to it works too.
+        assert_eq!(
+            at(Some(&t.join("src")), "core/engine.rs"),
+            Ok(engine.clone())
+        );
+        // A name only the root has is the root's, from any loop.
+        assert_eq!(at(Some(&core), "top.rs"), Ok(t.join("top.rs")));
+        // Outside the dir loops there is no second place to look.
+        assert!(
+            at(None, "engine.rs")
+                .unwrap_err()
+                .contains("does not exist")
+        );
+        // At the root, the root is the one place.
+        assert_eq!(at(Some(&t), "README.md"), Ok(t.join("README.md")));
+    }
+
+    #[test]
+    fn ambiguous_missing_and_outside_paths_are_refused() {
+        let (_tmp, t) = tree();
+        let src = t.join("src");
+        let err = entry_location(&t, Some(&src), "README.md").unwrap_err();
+        assert!(err.contains("ambiguous"), "{err}");
+        assert!(
+            err.contains("'README.md'") && err.contains("'src/README.md'"),
+            "{err}"
+        );
+        let err = entry_location(&t, Some(&src), ".").unwrap_err();
+        assert!(err.contains("ambiguous"), "{err}");
+        let err = entry_location(&t, Some(&src.join("core")), "missing.rs").unwrap_err();
+        assert_eq!(
+            err,
+            "Error: path 'missing.rs' does not exist, neither from the target root nor from src/core/."
+        );
+        for raw in ["../outside.rs", "src/core/out.rs", "/etc/passwd"] {
+            let err = entry_location(&t, Some(&src), raw).unwrap_err();
+            assert!(err.contains("outside the target"), "{raw}: {err}");
+        }
+        for raw in ["", "a\0b"] {
+            assert!(
+                entry_location(&t, None, raw)
+                    .unwrap_err()
+                    .contains("not a valid path")
+            );
+        }
     }
 }

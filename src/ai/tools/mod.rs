@@ -78,6 +78,10 @@ pub struct ToolContext<'a> {
     /// The directory being investigated, relative (`(synthesis)` in synthesis),
     /// for logs and stderr lines.
     pub directory: &'a str,
+    /// The directory a dir loop investigates (absolute, canonical); `None`
+    /// in the other passes. `write_cache` also resolves a relative path
+    /// against it.
+    pub home: Option<&'a Path>,
     /// 1-based turn number, for the log.
     pub turn: u32,
 }

@@ -274,6 +274,7 @@ impl Fixture {
             scope: None,
             progress: &self.progress,
             directory: "sub",
+            home: None,
             turn: 4,
         }
     }

@@ -67,15 +67,18 @@ fn quote_attribute(value: &str) -> String {
 
 /// The flags recording the redactions in `source` (a path relative to the
 /// target): one per hit, naming the rule and the line, never the value.
-/// Keys and tokens are `critical`, generic secret assignments `concern`.
+/// Keys and tokens are `critical`, passwords `concern`, and values that look
+/// like examples or placeholders `info`.
 pub fn redaction_flags(source: &str, hits: &[Hit]) -> Vec<Flag> {
     hits.iter()
         .map(|hit| {
             Flag::new(
                 source,
                 format!(
-                    "possible secret ({}) on line {}; it was redacted before reaching the model",
-                    hit.rule, hit.line
+                    "possible secret ({}) on line {}; it{} was redacted before reaching the model",
+                    hit.rule,
+                    hit.line,
+                    example_note(hit)
                 ),
                 severity_of(hit),
             )
@@ -91,8 +94,9 @@ pub fn name_redaction_flags(path: &str, hits: &[Hit]) -> Vec<Flag> {
             Flag::new(
                 path,
                 format!(
-                    "possible secret ({}) in this name; it was redacted before reaching the model",
-                    hit.rule
+                    "possible secret ({}) in this name; it{} was redacted before reaching the model",
+                    hit.rule,
+                    example_note(hit)
                 ),
                 severity_of(hit),
             )
@@ -104,6 +108,16 @@ fn severity_of(hit: &Hit) -> &'static str {
     match hit.severity {
         RuleSeverity::Critical => "critical",
         RuleSeverity::Concern => "concern",
+        RuleSeverity::Info => "info",
+    }
+}
+
+/// Why an `info` redaction is only `info`, worded to sit between "it" and
+/// "was redacted".
+fn example_note(hit: &Hit) -> &'static str {
+    match hit.severity {
+        RuleSeverity::Info => " looks like an example value and",
+        RuleSeverity::Critical | RuleSeverity::Concern => "",
     }
 }
 
@@ -169,13 +183,29 @@ mod tests {
                 severity: RuleSeverity::Concern,
                 known: false,
             },
+            Hit {
+                rule: "aws-access-key-id",
+                line: 12,
+                severity: RuleSeverity::Info,
+                known: false,
+            },
         ];
         let flags = redaction_flags(".env", &hits);
-        assert_eq!(flags.len(), 2);
+        assert_eq!(flags.len(), 3);
         assert_eq!(flags[0].path, ".env");
         assert_eq!(flags[0].severity, "critical");
         assert!(flags[0].finding.contains("github-token") && flags[0].finding.contains("line 3"));
         assert_eq!(flags[1].severity, "concern");
         assert!(flags[1].finding.contains("generic-secret") && flags[1].finding.contains("line 9"));
+        assert_eq!(flags[2].severity, "info");
+        assert_eq!(
+            flags[2].finding,
+            "possible secret (aws-access-key-id) on line 12; it looks like an example value and \
+             was redacted before reaching the model"
+        );
+        assert_eq!(
+            flags[0].finding,
+            "possible secret (github-token) on line 3; it was redacted before reaching the model"
+        );
     }
 }

@@ -1,12 +1,14 @@
 //! The engine's guarantees (overlaps, line numbers, byte-for-byte
 //! preservation, idempotence) and the helpers the rule tests share; every
-//! rule's positive and negative samples are in `rules.rs`.
+//! rule's positive and negative samples are in `rules.rs`, except the
+//! generic assignment rule's, which are in `generic.rs`.
 //!
 //! Fake secrets are generated at run time from a fixed seed, so the
 //! repository never holds a string that looks like a live key.
 
 use super::*;
 
+mod generic;
 mod rules;
 
 pub(crate) const B62: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -65,6 +67,41 @@ pub(super) fn assert_redacts(rule: &str, text: &str, secret: &str) -> Redacted {
     );
     let rules: Vec<&str> = out.hits.iter().map(|h| h.rule).collect();
     assert_eq!(rules, [rule], "hits for {text:?}");
+    out
+}
+
+/// Like [`assert_redacts`], and the hit is `info`: the value has the
+/// secret's shape but looks like an example or a placeholder.
+#[track_caller]
+pub(super) fn assert_example(rule: &str, text: &str, secret: &str) -> Redacted {
+    let out = assert_redacts(rule, text, secret);
+    assert_eq!(out.hits[0].severity, RuleSeverity::Info, "in {text:?}");
+    out
+}
+
+/// Like [`assert_redacts`], and the hit has the rule's own severity: the
+/// value reads as a real credential.
+#[track_caller]
+pub(super) fn assert_real(rule: &str, text: &str, secret: &str) -> Redacted {
+    let out = assert_redacts(rule, text, secret);
+    let expected = RULES.iter().find(|r| r.name == rule).expect("a rule");
+    assert_eq!(out.hits[0].severity, expected.severity, "in {text:?}");
+    out
+}
+
+/// base64url without padding, to build JWT claims in tests.
+pub(super) fn base64url(bytes: &[u8]) -> String {
+    let chars = B64URL.as_bytes();
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(chars[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
     out
 }
 
@@ -213,6 +250,7 @@ fn overlaps_resolve_by_start_then_length_then_table_order() {
         end,
         rule,
         origin: Origin::New,
+        example: false,
     };
     // Same start: the longest wins; same span: the earlier rule wins.
     assert_eq!(resolve_overlaps(vec![s(0, 5, 1), s(0, 9, 2)]), [s(0, 9, 2)]);
@@ -240,6 +278,7 @@ fn a_known_stretch_yields_to_a_rule_match_on_the_same_bytes() {
         end,
         rule,
         origin,
+        example: false,
     };
     // Same bytes: the rule's match is kept (and reported).
     assert_eq!(

@@ -178,7 +178,7 @@ async fn retries_run_out_with_the_typed_error() {
 }
 
 #[tokio::test]
-async fn the_idle_timeout_ends_a_stalled_stream_and_a_slow_first_byte() {
+async fn the_idle_timeout_ends_a_stalled_stream_and_the_headers_timeout_a_slow_first_byte() {
     let server = MockServer::start();
     server
         .push(Reply::text("this reply will stall halfway through").stall_mid_stream())
@@ -186,6 +186,7 @@ async fn the_idle_timeout_ends_a_stalled_stream_and_a_slow_first_byte() {
     server.respond_with(|_| Reply::text("fine"));
     let mut config = config(&server);
     config.idle_timeout = Duration::from_millis(500);
+    config.headers_timeout = Duration::from_millis(500);
     let (client, notices) = client_with(config, 6);
     let started = Instant::now();
     let response = client.send(&hello(&client)).await.unwrap();
@@ -200,7 +201,10 @@ async fn the_idle_timeout_ends_a_stalled_stream_and_a_slow_first_byte() {
     );
     assert_eq!(notices[1].error.kind, ApiErrorKind::Timeout);
     assert!(
-        notices[1].error.message.contains("no response"),
+        notices[1]
+            .error
+            .message
+            .contains("no response headers within 500ms"),
         "{}",
         notices[1].error
     );

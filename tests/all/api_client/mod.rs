@@ -6,6 +6,7 @@ use crate::support;
 
 mod caching;
 mod faults;
+mod today;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

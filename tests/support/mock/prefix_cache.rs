@@ -103,6 +103,12 @@ impl PrefixCache {
     }
 }
 
+/// The whole prompt of `body` in tokens, as [`PrefixCache::process`] counts
+/// them (cached or not).
+pub fn prompt_tokens(body: &Value) -> u64 {
+    segments(body).iter().map(|s| s.tokens).sum()
+}
+
 /// Rough token count of a text: a token per four bytes, at least one for
 /// anything non-empty.
 pub fn tokens_of(text: &str) -> u64 {

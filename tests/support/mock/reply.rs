@@ -19,9 +19,12 @@ pub enum MockBlock {
         name: String,
         input: Value,
     },
-    /// Extended thinking, streamed as `thinking_delta` + `signature_delta`;
-    /// clients are expected to skip it.
+    /// Thinking, streamed as `thinking_delta`s and a `signature_delta` whose
+    /// signature binds it to the conversation (see `thinking.rs`). Clients
+    /// must send it back unaltered with its turn.
     Thinking(String),
+    /// Encrypted thinking: its `data` is the mock's seal.
+    RedactedThinking,
 }
 
 /// Something that goes wrong in the middle of a 200 stream.
@@ -46,6 +49,8 @@ pub(super) enum ReplyBody {
         content_type: String,
         body: Vec<u8>,
     },
+    /// Accept the request and never answer, not even the headers.
+    Silent,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -57,6 +62,10 @@ pub(super) struct StreamReply {
     pub fault: Option<StreamFault>,
     pub noise: bool,
     pub crlf: bool,
+    /// `stop_details` of the message_delta (refusals).
+    pub stop_details: Option<Value>,
+    /// Never add the thinking block a thinking model would.
+    pub no_thinking: bool,
 }
 
 /// The mock's answer to one request. Build one with the constructors, then
@@ -141,6 +150,35 @@ impl Reply {
         Reply::error(500, "api_error", "Internal server error")
     }
 
+    /// 402 `billing_error`, as the API answers an account that cannot pay.
+    pub fn billing_error() -> Reply {
+        Reply::error(
+            402,
+            "billing_error",
+            "Your credit balance is too low to access the API.",
+        )
+    }
+
+    /// A refusal: HTTP 200, no content, stop reason `refusal` with
+    /// `stop_details` naming `category` (refusals page, 2026-10).
+    pub fn refusal(category: &str) -> Reply {
+        let mut reply = Reply::stream(Vec::new()).with_stop_reason("refusal");
+        let stream = reply.stream_mut();
+        stream.stop_details = Some(json!({"type": "refusal", "category": category,
+            "explanation": "The request was declined."}));
+        stream.no_thinking = true;
+        reply
+    }
+
+    /// An endpoint that accepts the request and never sends anything back.
+    pub fn silent() -> Reply {
+        Reply {
+            body: ReplyBody::Silent,
+            headers: Vec::new(),
+            delay: Duration::ZERO,
+        }
+    }
+
     /// 404 `not_found_error` for a model, as the API answers an unknown or
     /// retired model id.
     pub fn unknown_model(model: &str) -> Reply {
@@ -176,6 +214,25 @@ impl Reply {
             .blocks
             .insert(0, MockBlock::Thinking(thinking.into()));
         self
+    }
+
+    /// No thinking block, even from a model that would think.
+    pub fn without_thinking(mut self) -> Reply {
+        self.stream_mut().no_thinking = true;
+        self
+    }
+
+    /// The output limit stops the model in the middle of the last tool
+    /// call: its JSON is cut, the stop reason is `max_tokens`, and the
+    /// output is the request's whole `max_tokens`.
+    pub fn cut_off_at_max_tokens(self) -> Reply {
+        self.truncate_tool_json().with_stop_reason("max_tokens")
+    }
+
+    /// Stop with `pause_turn`: the client must send this turn back as it is
+    /// and call again.
+    pub fn pause_turn(self) -> Reply {
+        self.with_stop_reason("pause_turn")
     }
 
     /// Report this stop reason instead of `end_turn`/`tool_use`.
@@ -262,7 +319,9 @@ impl Reply {
     fn stream_mut(&mut self) -> &mut StreamReply {
         match &mut self.body {
             ReplyBody::Stream(stream) => stream,
-            ReplyBody::Http { .. } => panic!("mock: this setting only applies to streamed replies"),
+            ReplyBody::Http { .. } | ReplyBody::Silent => {
+                panic!("mock: this setting only applies to streamed replies")
+            }
         }
     }
 }

@@ -194,6 +194,21 @@ fn check_content(i: usize, role: &str, content: &Value, problems: &mut Vec<Strin
                 }
                 saw_other = true;
             }
+            "thinking" if role == "assistant" => {
+                if !block["thinking"].is_string() || !block["signature"].is_string() {
+                    problems.push(format!("{at}: thinking needs `thinking` and `signature`"));
+                }
+                if block.get("cache_control").is_some() {
+                    problems.push(format!("{at}: thinking blocks cannot carry cache_control"));
+                }
+                saw_other = true;
+            }
+            "redacted_thinking" if role == "assistant" => {
+                if !block["data"].is_string() {
+                    problems.push(format!("{at}: redacted_thinking needs `data`"));
+                }
+                saw_other = true;
+            }
             "tool_result" if role == "user" => {
                 if saw_other {
                     problems.push(format!("{at}: tool_result after other content"));

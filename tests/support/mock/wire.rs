@@ -14,6 +14,7 @@ use tokio::net::TcpStream;
 
 use super::prefix_cache::tokens_of;
 use super::reply::{MockBlock, StreamFault, StreamReply};
+use super::thinking::THINKING_TOKENS;
 
 /// Largest request head accepted.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
@@ -249,6 +250,10 @@ pub struct RenderedStream {
     pub ending: Ending,
     /// Output tokens reported.
     pub output_tokens: u64,
+    /// The content as a client assembles it, in wire shape.
+    pub content: Vec<Value>,
+    /// The stop reason sent.
+    pub stop_reason: String,
 }
 
 fn frame(event: &str, data: &Value) -> String {
@@ -269,21 +274,38 @@ fn fragments(text: &str, rng: &mut fastrand::Rng) -> Vec<String> {
 }
 
 /// Render `reply` as stream events. `usage` holds the input counts;
-/// `request_index` names made-up tool ids.
+/// `request_index` names made-up tool ids; `seal` signs its thinking;
+/// `max_tokens` is the request's (the output of a reply cut off there).
 pub fn render_stream(
     reply: &StreamReply,
     request_index: usize,
     model: &str,
     usage: Usage,
+    seal: &str,
+    max_tokens: u64,
     rng: &mut fastrand::Rng,
 ) -> RenderedStream {
     let mut frames = Vec::new();
+    let mut content = Vec::new();
+    let stop_reason = reply.stop_reason.clone().unwrap_or_else(|| {
+        let has_tools = reply
+            .blocks
+            .iter()
+            .any(|b| matches!(b, MockBlock::ToolUse { .. }));
+        if has_tools { "tool_use" } else { "end_turn" }.to_string()
+    });
+    let cut_off = stop_reason == "max_tokens" && reply.fault == Some(StreamFault::TruncateToolJson);
     let output_tokens = reply.usage.map(|u| u.output_tokens).unwrap_or_else(|| {
+        if cut_off {
+            return max_tokens;
+        }
         reply
             .blocks
             .iter()
             .map(|b| match b {
-                MockBlock::Text(t) | MockBlock::Thinking(t) => tokens_of(t),
+                MockBlock::Text(t) => tokens_of(t),
+                MockBlock::Thinking(t) => tokens_of(t) + THINKING_TOKENS,
+                MockBlock::RedactedThinking => THINKING_TOKENS,
                 MockBlock::ToolUse { input, .. } => tokens_of(&input.to_string()) + 10,
             })
             .sum::<u64>()
@@ -313,26 +335,38 @@ pub fn render_stream(
     let mut tool_count = 0;
     for (index, block) in reply.blocks.iter().enumerate() {
         let (start, deltas) = match block {
-            MockBlock::Text(text) => (
-                json!({"type": "text", "text": ""}),
-                fragments(text, rng)
-                    .into_iter()
-                    .map(|t| json!({"type": "text_delta", "text": t}))
-                    .collect::<Vec<_>>(),
-            ),
+            MockBlock::Text(text) => {
+                content.push(json!({"type": "text", "text": text}));
+                (
+                    json!({"type": "text", "text": ""}),
+                    fragments(text, rng)
+                        .into_iter()
+                        .map(|t| json!({"type": "text_delta", "text": t}))
+                        .collect::<Vec<_>>(),
+                )
+            }
             MockBlock::Thinking(text) => {
+                content.push(json!({"type": "thinking", "thinking": text, "signature": seal}));
                 let mut deltas: Vec<Value> = fragments(text, rng)
                     .into_iter()
                     .map(|t| json!({"type": "thinking_delta", "thinking": t}))
                     .collect();
-                deltas.push(json!({"type": "signature_delta", "signature": "EqMockSignature=="}));
+                deltas.push(json!({"type": "signature_delta", "signature": seal}));
                 (json!({"type": "thinking", "thinking": ""}), deltas)
+            }
+            MockBlock::RedactedThinking => {
+                content.push(json!({"type": "redacted_thinking", "data": seal}));
+                (
+                    json!({"type": "redacted_thinking", "data": seal}),
+                    Vec::new(),
+                )
             }
             MockBlock::ToolUse { id, name, input } => {
                 tool_count += 1;
                 let id = id
                     .clone()
                     .unwrap_or_else(|| format!("toolu_mock_{request_index:04}_{tool_count}"));
+                content.push(json!({"type": "tool_use", "id": id, "name": name, "input": input}));
                 let mut json_text = input.to_string();
                 if reply.fault == Some(StreamFault::TruncateToolJson) && Some(index) == last_tool {
                     // Objects are at least `{}`: half is always strictly shorter.
@@ -369,16 +403,13 @@ pub fn render_stream(
             &json!({"type": "content_block_stop", "index": index}),
         ));
     }
-    let has_tools = last_tool.is_some();
-    let stop_reason = reply
-        .stop_reason
-        .clone()
-        .unwrap_or_else(|| if has_tools { "tool_use" } else { "end_turn" }.to_string());
+    let mut delta = json!({"stop_reason": stop_reason, "stop_sequence": null});
+    if let Some(details) = &reply.stop_details {
+        delta["stop_details"] = details.clone();
+    }
     frames.push(frame(
         "message_delta",
-        &json!({"type": "message_delta",
-            "delta": {"stop_reason": stop_reason, "stop_sequence": null},
-            "usage": usage_json(output_tokens)}),
+        &json!({"type": "message_delta", "delta": delta, "usage": usage_json(output_tokens)}),
     ));
     frames.push(frame("message_stop", &json!({"type": "message_stop"})));
 
@@ -408,6 +439,8 @@ pub fn render_stream(
         frames,
         ending,
         output_tokens,
+        content,
+        stop_reason,
     }
 }
 

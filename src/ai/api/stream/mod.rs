@@ -2,10 +2,19 @@
 //! one complete [`Response`] out, or a typed error. No I/O.
 //!
 //! - Text blocks collect their `text_delta`s.
+//! - `thinking` blocks collect their `thinking_delta`s and take the
+//!   signature of their `signature_delta`; `redacted_thinking` blocks keep
+//!   their `data`. Both stay in the response, in order, so the turn can be
+//!   sent back exactly as received.
 //! - A `tool_use` block's input is the concatenation of its `partial_json`
 //!   fragments, parsed when the block stops (`{}` when there were none).
-//! - Block kinds we do not use (`thinking`, `redacted_thinking`, server tool
-//!   blocks, anything new) and unknown delta kinds are skipped, never fatal.
+//!   JSON that does not parse is an error, unless the message stopped at
+//!   `max_tokens`: then the call was cut off by the output limit, as the
+//!   official SDKs report it, and it is left out of the content and named
+//!   in [`Response::cut_off_tool`] (it must not run, and sending the same
+//!   request again would only cut it off again).
+//! - Block kinds we do not use (server tool blocks, anything new) and
+//!   unknown delta kinds are skipped, never fatal.
 //! - `usage` starts from `message_start`; fields present in `message_delta`
 //!   overwrite it, because the API reports cumulative counts there.
 //! - `ping` and unknown event types are ignored; an `error` event becomes a
@@ -21,7 +30,7 @@ use serde_json::Value;
 
 use super::error::{ApiError, ApiErrorKind};
 use super::sse::{SseEvent, SseParser};
-use super::types::{ContentBlock, Response, StopReason, Usage};
+use super::types::{ContentBlock, Response, StopDetails, StopReason, Usage};
 
 /// One event of the stream, as far as we care about it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -110,7 +119,17 @@ pub enum BlockStart {
         id: String,
         name: String,
     },
-    /// `thinking`, `redacted_thinking`, server tool blocks, anything new.
+    Thinking {
+        #[serde(default)]
+        thinking: String,
+        #[serde(default)]
+        signature: String,
+    },
+    RedactedThinking {
+        #[serde(default)]
+        data: String,
+    },
+    /// Server tool blocks, anything new.
     #[serde(other)]
     Other,
 }
@@ -125,7 +144,13 @@ pub enum Delta {
     InputJsonDelta {
         partial_json: String,
     },
-    /// `thinking_delta`, `signature_delta`, `citations_delta`, anything new.
+    ThinkingDelta {
+        thinking: String,
+    },
+    SignatureDelta {
+        signature: String,
+    },
+    /// `citations_delta`, anything new.
     #[serde(other)]
     Other,
 }
@@ -135,6 +160,9 @@ pub enum Delta {
 pub struct MessageDeltaBody {
     #[serde(default)]
     pub stop_reason: Option<StopReason>,
+    /// Why a refusal happened (`type`, `category`, `explanation`).
+    #[serde(default)]
+    pub stop_details: Option<StopDetails>,
 }
 
 /// The `error` of an `error` event.
@@ -206,8 +234,15 @@ enum Slot {
         id: String,
         name: String,
         json: String,
-        input: Option<Value>,
+        /// Set when the block stops: the parsed input, or why it did not
+        /// parse (decided at the end, once the stop reason is known).
+        input: Option<Result<Value, ApiError>>,
     },
+    Thinking {
+        thinking: String,
+        signature: String,
+    },
+    RedactedThinking(String),
     /// A block kind we do not use; its deltas are dropped.
     Skipped,
 }
@@ -222,6 +257,7 @@ pub struct Accumulator {
     /// Blocks by stream index.
     slots: Vec<Option<Slot>>,
     stop_reason: Option<StopReason>,
+    stop_details: Option<StopDetails>,
     usage: Usage,
 }
 
@@ -255,6 +291,9 @@ impl Accumulator {
             StreamEvent::MessageDelta { delta, usage } => {
                 if delta.stop_reason.is_some() {
                     self.stop_reason = delta.stop_reason;
+                }
+                if delta.stop_details.is_some() {
+                    self.stop_details = delta.stop_details;
                 }
                 if let Some(usage) = usage {
                     usage.apply_to(&mut self.usage);
@@ -290,7 +329,9 @@ impl Accumulator {
                 "the stream ended before message_start"
             }));
         }
+        let cut_off = self.stop_reason == Some(StopReason::MaxTokens);
         let mut content = Vec::new();
+        let mut cut_off_tool = None;
         for index in 0..self.slots.len() {
             // Blocks the server never stopped are closed here.
             self.stop_block(index)?;
@@ -298,12 +339,27 @@ impl Accumulator {
                 Some(Slot::Text(text)) => content.push(ContentBlock::text(text)),
                 Some(Slot::Tool {
                     id, name, input, ..
-                }) => content.push(ContentBlock::ToolUse {
-                    id,
-                    name,
-                    input: input.unwrap_or_else(empty_object),
-                    cache_control: None,
+                }) => match input.unwrap_or_else(|| Ok(empty_object())) {
+                    Ok(input) => content.push(ContentBlock::ToolUse {
+                        id,
+                        name,
+                        input,
+                        cache_control: None,
+                    }),
+                    // The output limit stopped the model mid-call.
+                    Err(_) if cut_off => cut_off_tool = Some(name),
+                    Err(err) => return Err(err),
+                },
+                Some(Slot::Thinking {
+                    thinking,
+                    signature,
+                }) => content.push(ContentBlock::Thinking {
+                    thinking,
+                    signature,
                 }),
+                Some(Slot::RedactedThinking(data)) => {
+                    content.push(ContentBlock::RedactedThinking { data })
+                }
                 Some(Slot::Skipped) | None => {}
             }
         }
@@ -312,6 +368,8 @@ impl Accumulator {
             model: self.model,
             content,
             stop_reason: self.stop_reason,
+            stop_details: self.stop_details,
+            cut_off_tool,
             usage: self.usage,
         })
     }
@@ -347,6 +405,14 @@ impl Accumulator {
                 json: String::new(),
                 input: None,
             },
+            BlockStart::Thinking {
+                thinking,
+                signature,
+            } => Slot::Thinking {
+                thinking,
+                signature,
+            },
+            BlockStart::RedactedThinking { data } => Slot::RedactedThinking(data),
             BlockStart::Other => Slot::Skipped,
         });
         Ok(())
@@ -373,6 +439,14 @@ impl Accumulator {
                 },
                 Delta::InputJsonDelta { partial_json },
             ) => json.push_str(&partial_json),
+            (Slot::Thinking { thinking, .. }, Delta::ThinkingDelta { thinking: more }) => {
+                thinking.push_str(&more)
+            }
+            // The signature comes whole, just before the block stops; the
+            // official SDKs take it as it is.
+            (Slot::Thinking { signature, .. }, Delta::SignatureDelta { signature: whole }) => {
+                *signature = whole
+            }
             (Slot::Skipped, _) | (_, Delta::Other) => {}
             (_, delta) => {
                 return Err(broken(format!(
@@ -391,7 +465,7 @@ impl Accumulator {
             ..
         } = self.slot(index, "content_block_stop")?
         {
-            *input = Some(parse_tool_input(name, json)?);
+            *input = Some(parse_tool_input(name, json));
         }
         Ok(())
     }
@@ -479,7 +553,8 @@ pub fn decode_all(body: &[u8]) -> Result<Response, ApiError> {
 
 /// A complete, non-streamed message body (`{"type":"message",...}`), for
 /// Anthropic-compatible servers that ignore `stream: true`. Same rules as the
-/// stream: unknown blocks are skipped and tool input must be an object.
+/// stream: thinking blocks are kept, unknown blocks are skipped and tool
+/// input must be an object.
 pub fn response_from_message_json(body: &[u8]) -> Result<Response, ApiError> {
     let value: Value = serde_json::from_slice(body)
         .map_err(|err| broken(format!("unreadable JSON response: {err}")))?;
@@ -501,6 +576,13 @@ pub fn response_from_message_json(body: &[u8]) -> Result<Response, ApiError> {
     {
         match block.get("type").and_then(Value::as_str) {
             Some("text") => content.push(ContentBlock::text(text(block, "text"))),
+            Some("thinking") => content.push(ContentBlock::Thinking {
+                thinking: text(block, "thinking"),
+                signature: text(block, "signature"),
+            }),
+            Some("redacted_thinking") => content.push(ContentBlock::RedactedThinking {
+                data: text(block, "data"),
+            }),
             Some("tool_use") => {
                 let name = text(block, "name");
                 let input = match block.get("input") {
@@ -537,6 +619,10 @@ pub fn response_from_message_json(body: &[u8]) -> Result<Response, ApiError> {
         stop_reason: value
             .get("stop_reason")
             .and_then(|r| serde_json::from_value(r.clone()).ok()),
+        stop_details: value
+            .get("stop_details")
+            .and_then(|d| serde_json::from_value(d.clone()).ok()),
+        cut_off_tool: None,
         usage,
     })
 }

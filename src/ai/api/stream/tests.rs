@@ -85,7 +85,7 @@ data: {"type":"message_stop"}
 
 "#;
 
-/// Extended thinking first (skipped), then text, then two tool calls, the
+/// Thinking first (kept, with its signature), then text, then two tool calls, the
 /// second with no input fragments at all. Newer servers repeat the full
 /// usage in message_delta.
 const THINKING_AND_TOOLS: &str = r#"event: message_start
@@ -238,11 +238,15 @@ fn tool_use_input_is_the_joined_fragments() {
 }
 
 #[test]
-fn thinking_is_skipped_and_empty_tool_input_is_an_object() {
+fn thinking_is_kept_in_order_and_empty_tool_input_is_an_object() {
     let response = decode_every_way(THINKING_AND_TOOLS).unwrap();
     assert_eq!(
         response.content,
         vec![
+            ContentBlock::Thinking {
+                thinking: "The user wants a listing.".into(),
+                signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds".into(),
+            },
             ContentBlock::text("Two calls."),
             ContentBlock::ToolUse {
                 id: "toolu_a".into(),
@@ -258,6 +262,8 @@ fn thinking_is_skipped_and_empty_tool_input_is_an_object() {
             },
         ]
     );
+    // Thinking is never what the model says.
+    assert_eq!(response.texts(), vec!["Two calls."]);
     // message_delta values overwrite; a null leaves the earlier value alone.
     assert_eq!(
         response.usage,
@@ -316,6 +322,77 @@ fn cut_tool_json_is_malformed_tool_input() {
     let err = decode_every_way(&cut).unwrap_err();
     assert_eq!(err.kind, ApiErrorKind::MalformedToolInput);
     assert!(err.message.contains("read_file"), "{err}");
+}
+
+/// The output limit stops the model in the middle of a call: the reply is
+/// whole, the call is named and left out, never run and never an error
+/// (which the client would retry, paying for the same cut-off again).
+#[test]
+fn a_call_cut_off_by_max_tokens_is_a_reply_not_a_fault() {
+    let cut = TOOL_USE
+        .replace(
+            r#"{"type":"input_json_delta","partial_json":"\"quoted\\\" é\"}"}"#,
+            r#"{"type":"input_json_delta","partial_json":"\"quo"}"#,
+        )
+        .replace(
+            r#""stop_reason":"tool_use""#,
+            r#""stop_reason":"max_tokens""#,
+        );
+    assert!(cut.contains("max_tokens") && !cut.contains("quoted"));
+    let response = decode_every_way(&cut).unwrap();
+    assert_eq!(response.stop_reason, Some(StopReason::MaxTokens));
+    assert_eq!(
+        response.cut_off_tool.as_deref(),
+        Some("read_file"),
+        "{response:?}"
+    );
+    assert!(response.tool_uses().is_empty(), "{response:?}");
+}
+
+#[test]
+fn refusal_details_and_redacted_thinking_are_read() {
+    let body = json!({
+        "id": "msg_r", "type": "message", "role": "assistant", "model": "m",
+        "content": [{"type": "redacted_thinking", "data": "EnCrYpTeD"}],
+        "stop_reason": "refusal",
+        "stop_details": {"type": "refusal", "category": "cyber", "explanation": "no"},
+        "usage": {"input_tokens": 5, "output_tokens": 1}
+    });
+    let response = response_from_message_json(body.to_string().as_bytes()).unwrap();
+    assert_eq!(response.stop_reason, Some(StopReason::Refusal));
+    assert_eq!(
+        response.stop_details.unwrap().category.as_deref(),
+        Some("cyber")
+    );
+    assert_eq!(
+        response.content,
+        vec![ContentBlock::RedactedThinking {
+            data: "EnCrYpTeD".into()
+        }]
+    );
+    // The same through the stream.
+    let mut acc = Accumulator::new();
+    for e in [
+        json!({"type": "message_start", "message": {"id": "m", "model": "x"}}),
+        json!({"type": "content_block_start", "index": 0,
+               "content_block": {"type": "redacted_thinking", "data": "EnC"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "refusal",
+               "stop_details": {"type": "refusal", "category": "bio"}}}),
+        json!({"type": "message_stop"}),
+    ] {
+        acc.apply(event(e)).unwrap();
+    }
+    let response = acc.finish().unwrap();
+    assert_eq!(response.stop_reason, Some(StopReason::Refusal));
+    assert_eq!(
+        response.stop_details.unwrap().category.as_deref(),
+        Some("bio")
+    );
+    assert_eq!(
+        response.content,
+        vec![ContentBlock::RedactedThinking { data: "EnC".into() }]
+    );
 }
 
 #[test]
@@ -429,6 +506,13 @@ fn a_non_streamed_message_body_is_understood() {
     });
     let response = response_from_message_json(body.to_string().as_bytes()).unwrap();
     assert_eq!(response.texts(), vec!["hi"]);
+    assert_eq!(
+        response.content[0],
+        ContentBlock::Thinking {
+            thinking: "hm".into(),
+            signature: "s".into()
+        }
+    );
     assert_eq!(response.tool_uses()[0].input, json!({"a": 1}));
     assert_eq!(response.stop_reason, Some(StopReason::ToolUse));
     assert_eq!(response.usage.output_tokens, 7);

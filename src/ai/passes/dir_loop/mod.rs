@@ -9,8 +9,13 @@
 //! their parents start, because a parent's prompt embeds their summaries.
 //!
 //! Each turn checks the context budget *first*: once the latest call's
-//! context (input + cache reads + cache writes) passes the budget, the loop
-//! stops and flushes a partial dir entry from the files it already cached.
+//! context (input + cache reads + cache writes) passes the model's budget
+//! ([`context_budget`]), the loop stops and flushes a partial dir entry from
+//! the files it already cached. A full context window reported by the API
+//! (the `model_context_window_exceeded` stop reason, or its 400 "prompt is
+//! too long") ends the loop the same way. A refusal ends it too, with a
+//! partial entry and an `info` flag saying the model declined; the run goes
+//! on with the next directory.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,7 +23,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::ai::api::ToolDefinition;
-use crate::ai::api::cost::{CONTEXT_BUDGET, LoopUsage};
+use crate::ai::api::cost::LoopUsage;
+use crate::ai::api::settings::context_budget;
 use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::engine::pool::TurnPool;
 use crate::ai::engine::session::Session;
@@ -27,7 +33,7 @@ use crate::ai::prompts::{self, DirPrompt};
 use crate::ai::rules::discover::{ChildIndex, display_name, relative};
 use crate::ai::rules::fingerprint::{FINGERPRINT_FIELD, fingerprint};
 use crate::ai::tools::{ToolContext, Toolbox, frame_untrusted, fs::scoped_listing};
-use crate::ai::{PassError, stop_for_api_error};
+use crate::ai::{PassError, record_refusal, stop_for_api_error};
 use crate::cache::now_iso;
 use crate::cache::{Cache, EntryKind};
 use crate::grounding::{LoopCheck, Scope};
@@ -52,6 +58,14 @@ pub const TURN_LIMIT_SUMMARY: &str =
 pub const TURN_LIMIT_REASON: &str = "turn limit reached";
 /// `partial_reason` of the turn-limit stub.
 pub const TURN_LIMIT_STUB_REASON: &str = "turn limit reached before files processed";
+/// `summary` of the stub written when the model declined before any file
+/// was cached.
+pub const DECLINED_SUMMARY: &str =
+    "Investigation incomplete — the model declined before any files were processed.";
+/// `partial_reason` of a partial entry written when the model declined.
+pub const DECLINED_REASON: &str = "model declined";
+/// `partial_reason` of the declined stub.
+pub const DECLINED_STUB_REASON: &str = "model declined before files processed";
 /// Child-summary placeholder for a directory with no subdirectories.
 pub const LEAF_PLACEHOLDER: &str = "(none: this is a leaf directory)";
 /// Child-summary placeholder when subdirectories exist but none has a summary.
@@ -101,6 +115,8 @@ pub enum LoopEnd {
     TurnLimit,
     /// The context budget ran out; a partial entry was flushed.
     Budget,
+    /// The model declined (this says how); a partial entry was flushed.
+    Refused(String),
     /// The API failed (after retries); the loop stopped.
     ApiError(String),
 }
@@ -110,6 +126,7 @@ pub enum LoopEnd {
 pub enum PartialCause {
     Budget,
     TurnLimit,
+    Refused,
 }
 
 impl PartialCause {
@@ -118,6 +135,7 @@ impl PartialCause {
         match self {
             PartialCause::Budget => PARTIAL_REASON,
             PartialCause::TurnLimit => TURN_LIMIT_REASON,
+            PartialCause::Refused => DECLINED_REASON,
         }
     }
 
@@ -126,6 +144,7 @@ impl PartialCause {
         match self {
             PartialCause::Budget => INCOMPLETE_REASON,
             PartialCause::TurnLimit => TURN_LIMIT_STUB_REASON,
+            PartialCause::Refused => DECLINED_STUB_REASON,
         }
     }
 
@@ -134,6 +153,7 @@ impl PartialCause {
         match self {
             PartialCause::Budget => INCOMPLETE_SUMMARY,
             PartialCause::TurnLimit => TURN_LIMIT_SUMMARY,
+            PartialCause::Refused => DECLINED_SUMMARY,
         }
     }
 }
@@ -196,11 +216,9 @@ fn forget_stale_entries(shared: &DirShared, job: &DirJob) -> Result<(), PassErro
     let cache = &shared.cache;
     cache.remove_entry(EntryKind::Dir, &job.dir.to_string_lossy())?;
     if job.contents_changed {
-        let files = cache.read_all_entries(EntryKind::File);
-        for entry in direct_file_entries(&shared.target, &job.dir, &files) {
-            if let Some(path) = entry.get("path").and_then(Value::as_str) {
-                cache.remove_entry(EntryKind::File, path)?;
-            }
+        let files = cache.located_entries(EntryKind::File);
+        for (path, _) in direct_file_entries(&job.dir, &files) {
+            cache.remove_entry(EntryKind::File, &path.to_string_lossy())?;
         }
     }
     Ok(())
@@ -249,8 +267,11 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
         prompts::nudge::DIR,
         printer.clone(),
     )
+    .investigating(&job.dir)
     .with_review(check.clone());
     let mut usage = LoopUsage::default();
+    let pricing = shared.session.tracker().pricing();
+    let budget = context_budget(shared.session.facts().model);
     let mut summary = None;
     let mut completeness = None;
     let mut end = LoopEnd::TurnLimit;
@@ -261,24 +282,13 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
         turn += 1;
         // The budget comes first: a loop over it must not borrow a turn it
         // cannot use.
-        if usage.budget_exceeded() {
+        if usage.budget_exceeded(budget) {
             printer.line(&format!(
                 "Context budget reached — exiting early (context size {} > {} budget; loop spend {} tokens)",
                 format_thousands(usage.last_context),
-                format_thousands(CONTEXT_BUDGET),
+                format_thousands(budget),
                 format_thousands(usage.total()),
             ));
-            // A report held back for its paths beats a partial summary.
-            if let Some(held) = check.take_held_report() {
-                summary = Some(string_field(&held, "summary"));
-                completeness = report_completeness(&held);
-            } else {
-                let partial =
-                    flush_partial_dir_entry(&shared.cache, target, &job.dir, PartialCause::Budget)?;
-                if !partial.is_empty() && summary.is_none() {
-                    summary = Some(partial);
-                }
-            }
             end = LoopEnd::Budget;
             break;
         }
@@ -301,33 +311,71 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
             .await
         {
             Ok(step) => {
-                usage.record(&step.usage);
-                if let TurnOutcome::Ended(input) = step.outcome {
-                    summary = Some(string_field(&input, "summary"));
-                    completeness = report_completeness(&input);
-                    end = LoopEnd::Submitted;
-                    break;
+                usage.record(&step.usage, &pricing);
+                match step.outcome {
+                    TurnOutcome::Ended(input) => {
+                        summary = Some(string_field(&input, "summary"));
+                        completeness = report_completeness(&input);
+                        end = LoopEnd::Submitted;
+                        break;
+                    }
+                    TurnOutcome::Continue => {}
+                    TurnOutcome::ContextFull => {
+                        end = LoopEnd::Budget;
+                        break;
+                    }
+                    TurnOutcome::Refused(refusal) => {
+                        record_refusal(
+                            &shared.cache,
+                            &shared.progress,
+                            &relative(target, &job.dir),
+                            format!(
+                                "This directory was not fully investigated: {}. Its summary \
+                                 is built from what was cached before.",
+                                refusal.describe()
+                            ),
+                        );
+                        end = LoopEnd::Refused(refusal.describe());
+                        break;
+                    }
                 }
             }
             Err(AgentError::Api(err)) => {
                 stop_for_api_error(&shared.session, &err)?;
                 printer.line(&format!("API error: {err}"));
-                end = LoopEnd::ApiError(err.to_string());
+                // The window is full: the same as running out of budget.
+                end = if err.prompt_too_long().is_some() {
+                    LoopEnd::Budget
+                } else {
+                    LoopEnd::ApiError(err.to_string())
+                };
                 break;
             }
             Err(other) => return Err(other.into()),
         }
     }
-    let held = check.take_held_report();
+    // The agent submitted a report, held back for its paths, and the loop
+    // ended before it sent another: that report stands, not a partial one.
+    let held = check.take_held_report().filter(|_| summary.is_none());
+    if let Some(held) = &held {
+        summary = Some(string_field(held, "summary"));
+        completeness = report_completeness(held);
+    }
+    let salvage = match &end {
+        LoopEnd::Budget => Some(PartialCause::Budget),
+        LoopEnd::Refused(_) => Some(PartialCause::Refused),
+        LoopEnd::Submitted | LoopEnd::TurnLimit | LoopEnd::ApiError(_) => None,
+    };
+    if let Some(cause) = salvage.filter(|_| held.is_none()) {
+        let partial = flush_partial_dir_entry(&shared.cache, target, &job.dir, cause)?;
+        if !partial.is_empty() && summary.is_none() {
+            summary = Some(partial);
+        }
+    }
     if end == LoopEnd::TurnLimit {
         printer.line(&format!("Warning: max turns reached for {shown}"));
     }
-    if let Some(held) = held.filter(|_| summary.is_none()) {
-        // The agent submitted a report, held back for its paths, and the
-        // loop ended before it sent another: that report stands.
-        summary = Some(string_field(&held, "summary"));
-        completeness = report_completeness(&held);
-    } else if end == LoopEnd::TurnLimit {
+    if end == LoopEnd::TurnLimit && held.is_none() {
         let partial =
             flush_partial_dir_entry(&shared.cache, target, &job.dir, PartialCause::TurnLimit)?;
         if !partial.is_empty() {
@@ -394,6 +442,7 @@ pub fn dir_system_prompt(
         scope: shared.session.scope(),
         progress: &shared.progress,
         directory: &display_name(&shared.target, dir),
+        home: Some(dir),
         turn: 0,
     };
     let listing = tools.redact_listing(
@@ -552,37 +601,30 @@ pub fn report_entry(
     entry
 }
 
-/// The absolute paths an entry names (its `path` and its `relative_path`,
-/// each joined to the target when relative).
-fn entry_locations<'a>(target: &'a Path, entry: &'a Value) -> impl Iterator<Item = PathBuf> + 'a {
-    ["path", "relative_path"]
-        .into_iter()
-        .filter_map(|key| entry.get(key).and_then(Value::as_str))
-        .map(|raw| crate::config::normalize_lexically(&target.join(raw)))
-}
-
-/// The file entries describing files directly in `dir`, ordered by path.
-pub fn direct_file_entries<'a>(target: &Path, dir: &Path, entries: &'a [Value]) -> Vec<&'a Value> {
-    let mut direct: Vec<(PathBuf, &Value)> = entries
+/// The file entries of files directly in `dir`, ordered by path, from
+/// entries located by their keys ([`Cache::located_entries`]): what an agent
+/// wrote into an entry's fields never moves it to another directory.
+pub fn direct_file_entries<'a>(
+    dir: &Path,
+    located: &'a [(PathBuf, Value)],
+) -> Vec<(&'a Path, &'a Value)> {
+    let mut direct: Vec<(&Path, &Value)> = located
         .iter()
-        .filter_map(|entry| {
-            entry_locations(target, entry)
-                .find(|path| path.parent() == Some(dir))
-                .map(|path| (path, entry))
-        })
+        .filter(|(path, _)| path.parent() == Some(dir))
+        .map(|(path, entry)| (path.as_path(), entry))
         .collect();
-    direct.sort_by(|a, b| a.0.cmp(&b.0));
-    direct.into_iter().map(|(_, entry)| entry).collect()
+    direct.sort_by(|a, b| a.0.cmp(b.0));
+    direct
 }
 
 /// The partial dir entry for a loop stopped by the budget or its turn limit, and the summary it
-/// carries. From the directory's cached file entries: their summaries joined,
-/// their notable files listed. With none: the "incomplete" stub and an empty
-/// summary.
+/// carries. From the directory's cached file entries (each with the path it
+/// is keyed by): their summaries joined, their notable files listed relative
+/// to the target. With none: the "incomplete" stub and an empty summary.
 pub fn build_partial_entry(
     target: &Path,
     dir: &Path,
-    file_entries: &[&Value],
+    file_entries: &[(&Path, &Value)],
     child_count: usize,
     now: &str,
     cause: PartialCause,
@@ -604,18 +646,14 @@ pub fn build_partial_entry(
     }
     let summary = file_entries
         .iter()
-        .filter_map(|e| e.get("summary").and_then(Value::as_str))
+        .filter_map(|(_, e)| e.get("summary").and_then(Value::as_str))
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
-    let notable: Vec<&str> = file_entries
+    let notable: Vec<String> = file_entries
         .iter()
-        .filter(|e| e.get("notable").and_then(Value::as_bool).unwrap_or(false))
-        .filter_map(|e| {
-            e.get("relative_path")
-                .or_else(|| e.get("path"))
-                .and_then(Value::as_str)
-        })
+        .filter(|(_, e)| e.get("notable").and_then(Value::as_bool).unwrap_or(false))
+        .map(|(path, _)| relative(target, path))
         .collect();
     let entry = json!({
         "path": dir.to_string_lossy(),
@@ -644,8 +682,8 @@ pub fn flush_partial_dir_entry(
     if cache.has_entry(EntryKind::Dir, &path) {
         return Ok(String::new());
     }
-    let files = cache.read_all_entries(EntryKind::File);
-    let direct = direct_file_entries(target, dir, &files);
+    let files = cache.located_entries(EntryKind::File);
+    let direct = direct_file_entries(dir, &files);
     let (entry, summary) = build_partial_entry(
         target,
         dir,

@@ -61,35 +61,54 @@ fn report_entry_shape() {
     assert!(root.get("completeness").is_none());
 }
 
+/// Attribution goes by the path an entry is keyed by; the fields inside it
+/// are the agent's words and may name anything.
 #[test]
 fn direct_files_only() {
     let t = Path::new(T);
     let dir = t.join("sub");
-    let files = vec![
-        json!({"path": "/w/proj/sub/a.py", "relative_path": "sub/a.py", "summary": "A"}),
-        json!({"path": "sub/b.py", "summary": "B"}),
-        json!({"relative_path": "sub/c.py", "summary": "C"}),
-        json!({"path": "/w/proj/sub/deeper/d.py", "relative_path": "sub/deeper/d.py", "summary": "D"}),
-        json!({"path": "/w/proj/other/e.py", "summary": "E"}),
-        json!({"path": "/w/proj/sub", "summary": "the dir itself is not a file in it"}),
-        json!({"summary": "no location"}),
+    let at = |rel: &str, summary: &str, fields: Value| {
+        let mut entry = fields;
+        entry["summary"] = json!(summary);
+        (t.join(rel), entry)
+    };
+    let located = vec![
+        at(
+            "sub/b.py",
+            "B",
+            json!({"path": "b.py", "relative_path": "b.py"}),
+        ),
+        at("sub/a.py", "A", json!({"relative_path": "sub/a.py"})),
+        at("sub/c.py", "C", json!({"path": "/elsewhere/c.py"})),
+        at("sub/deeper/d.py", "D", json!({"relative_path": "sub/d.py"})),
+        at("e.py", "E", json!({"relative_path": "sub/e.py"})),
+        at("sub", "the dir itself is not a file in it", json!({})),
     ];
-    let direct: Vec<&str> = direct_file_entries(t, &dir, &files)
-        .iter()
-        .map(|e| e["summary"].as_str().unwrap())
+    let direct: Vec<(&Path, &str)> = direct_file_entries(&dir, &located)
+        .into_iter()
+        .map(|(path, e)| (path, e["summary"].as_str().unwrap()))
         .collect();
-    assert_eq!(direct, ["A", "B", "C"]);
+    assert_eq!(
+        direct,
+        [
+            (dir.join("a.py").as_path(), "A"),
+            (dir.join("b.py").as_path(), "B"),
+            (dir.join("c.py").as_path(), "C")
+        ]
+    );
 }
 
 #[test]
 fn partial_entry_from_cached_files() {
     let t = Path::new(T);
     let dir = t.join("sub");
-    let a = json!({"path": "/w/proj/sub/a.py", "relative_path": "sub/a.py", "summary": "prints x"});
-    let b = json!({"path": "/w/proj/sub/b.py", "relative_path": "sub/b.py",
-                   "summary": "important thing", "notable": true});
-    let c = json!({"path": "/w/proj/sub/c.bin", "relative_path": "sub/c.bin", "summary": ""});
-    let (e, summary) = build_partial_entry(t, &dir, &[&a, &b, &c], 3, "now", PartialCause::Budget);
+    let a = json!({"summary": "prints x"});
+    // The notable file is named by its location, not by its fields.
+    let b = json!({"relative_path": "b.py", "summary": "important thing", "notable": true});
+    let c = json!({"summary": ""});
+    let (pa, pb, pc) = (dir.join("a.py"), dir.join("b.py"), dir.join("c.bin"));
+    let files = [(pa.as_path(), &a), (pb.as_path(), &b), (pc.as_path(), &c)];
+    let (e, summary) = build_partial_entry(t, &dir, &files, 3, "now", PartialCause::Budget);
     assert_eq!(summary, "prints x important thing");
     assert_eq!(
         e,
@@ -117,9 +136,16 @@ fn incomplete_stub_without_files() {
 #[test]
 fn turn_limit_partials_say_so() {
     let t = Path::new(T);
-    let a = json!({"path": "/w/proj/sub/a.py", "summary": "prints x"});
-    let (e, summary) =
-        build_partial_entry(t, &t.join("sub"), &[&a], 1, "now", PartialCause::TurnLimit);
+    let a = json!({"summary": "prints x"});
+    let pa = t.join("sub/a.py");
+    let (e, summary) = build_partial_entry(
+        t,
+        &t.join("sub"),
+        &[(pa.as_path(), &a)],
+        1,
+        "now",
+        PartialCause::TurnLimit,
+    );
     assert_eq!(summary, "prints x");
     assert_eq!(e["partial_reason"], "turn limit reached");
     let (stub, _) = build_partial_entry(t, &t.join("sub"), &[], 1, "now", PartialCause::TurnLimit);

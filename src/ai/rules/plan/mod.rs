@@ -3,7 +3,9 @@
 //! report card (`plan_evaluation.json`) written after the dir loops.
 //!
 //! All pure: no I/O, no model. The planning pass (`planning.rs`) only proposes
-//! a [`Plan`]; [`apply_plan`] decides what it means.
+//! a plan; [`proposal_document`] is what `plan.json` keeps of it (the
+//! proposal as it came, like the original's), [`Plan::from_value`] reads it
+//! and [`apply_plan`] decides what it means, capping turns on the way.
 //!
 //! One deliberate strengthening of the original: the final order always puts
 //! a directory after every directory below it that is also being investigated
@@ -89,9 +91,9 @@ impl Plan {
     }
 
     /// Normalize a `submit_plan` input or a loaded `plan.json`: entries
-    /// without a string path are dropped, a missing `suggested_turns` is 15,
-    /// an unreadable one is clamped into 1..=25 where possible, and any other
-    /// missing field takes its default.
+    /// without a string path are dropped, `suggested_turns` is read as
+    /// [`normalize_turns`] says (not capped: [`apply_plan`] caps it), and any
+    /// other missing field takes its default.
     pub fn from_value(value: &Value) -> Plan {
         Plan {
             priority_dirs: entries(value, "priority_dirs")
@@ -113,6 +115,22 @@ impl Plan {
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
+}
+
+/// What `plan.json` keeps of a `submit_plan` input: the original's five
+/// keys with the planner's values as they came (so a `suggested_turns` of 40
+/// stays 40; the cap of 25 is applied by [`apply_plan`] and shows in
+/// `plan_evaluation.json`), and the original's defaults for missing ones.
+pub fn proposal_document(input: &Value) -> Value {
+    let given = |key: &str| input.get(key).filter(|value| !value.is_null()).cloned();
+    json!({
+        "priority_dirs": given("priority_dirs").unwrap_or_else(|| json!([])),
+        "shallow_dirs": given("shallow_dirs").unwrap_or_else(|| json!([])),
+        "skip_dirs": given("skip_dirs").unwrap_or_else(|| json!([])),
+        "investigation_order": given("investigation_order")
+            .unwrap_or_else(|| json!(InvestigationOrder::LeafFirst.as_str())),
+        "notes": given("notes").unwrap_or_else(|| json!("")),
+    })
 }
 
 fn entries<'a>(
@@ -137,7 +155,8 @@ fn tier_dirs(value: &Value, key: &str) -> Vec<TierDir> {
 }
 
 /// A planner's `suggested_turns`, made usable: missing → 15; numbers and
-/// numeric strings are rounded and clamped into 1..=25; anything else → 15.
+/// numeric strings are rounded, and at least 1; anything else → 15. The
+/// ceiling of 25 is not applied here but when the plan is applied.
 pub fn normalize_turns(raw: Option<&Value>) -> u32 {
     let number = match raw {
         Some(Value::Number(n)) => n.as_f64(),
@@ -145,7 +164,8 @@ pub fn normalize_turns(raw: Option<&Value>) -> u32 {
         _ => None,
     };
     match number {
-        Some(n) if n.is_finite() => n.round().clamp(1.0, f64::from(MAX_TURNS_CEILING)) as u32,
+        // `as` saturates at u32::MAX.
+        Some(n) if n.is_finite() => n.round().max(1.0) as u32,
         _ => PRIORITY_FALLBACK_TURNS,
     }
 }

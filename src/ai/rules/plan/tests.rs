@@ -88,12 +88,53 @@ fn junk_suggested_turns_are_normalized() {
     assert_eq!(normalize_turns(Some(&json!(-4))), 1);
     assert_eq!(normalize_turns(Some(&json!(17.6))), 18);
     assert_eq!(normalize_turns(Some(&json!("16"))), 16);
-    assert_eq!(normalize_turns(Some(&json!(1000))), MAX_TURNS_CEILING);
+    // The proposal keeps its size; applying it caps it.
+    assert_eq!(normalize_turns(Some(&json!(1000))), 1000);
+    assert_eq!(normalize_turns(Some(&json!(1e12))), u32::MAX);
     let applied = apply(&plan(json!({
-        "priority_dirs": [{"path": "a"}, {"path": "b", "suggested_turns": 0}]
+        "priority_dirs": [{"path": "a"}, {"path": "b", "suggested_turns": 0},
+                          {"path": "c", "suggested_turns": 40}]
     })));
     assert_eq!(applied.turns_for(&p("a")), PRIORITY_FALLBACK_TURNS);
     assert_eq!(applied.turns_for(&p("b")), 1);
+    assert_eq!(applied.turns_for(&p("c")), MAX_TURNS_CEILING);
+}
+
+/// `plan.json` keeps the proposal as the planner made it, with the
+/// original's defaults for what it left out; reading it back gives the same
+/// plan as the proposal itself.
+#[test]
+fn the_saved_proposal_is_the_planners_own() {
+    let input = json!({
+        "priority_dirs": [{"path": "a", "reason": "core", "suggested_turns": 40, "extra": 1}],
+        "skip_dirs": null,
+        "investigation_order": "priority-first",
+        "unasked": "dropped"
+    });
+    let document = proposal_document(&input);
+    assert_eq!(
+        document,
+        json!({
+            "priority_dirs": [{"path": "a", "reason": "core", "suggested_turns": 40, "extra": 1}],
+            "shallow_dirs": [],
+            "skip_dirs": [],
+            "investigation_order": "priority-first",
+            "notes": ""
+        })
+    );
+    assert_eq!(Plan::from_value(&document), Plan::from_value(&input));
+    assert_eq!(
+        Plan::from_value(&document).priority_dirs[0].suggested_turns,
+        40
+    );
+    assert_eq!(
+        apply(&Plan::from_value(&document)).turns_for(&p("a")),
+        MAX_TURNS_CEILING
+    );
+    assert_eq!(
+        proposal_document(&json!({}))["investigation_order"],
+        "leaf-first"
+    );
 }
 
 #[test]

@@ -2,10 +2,11 @@
 //! (ours: the original promised TypeScript but never wired a grammar).
 //!
 //! JavaScript, as the original intends it:
-//! - function declarations, function expressions and arrow functions are
+//! - function declarations, function expressions, generator functions
+//!   (`function*`, declared or as expressions) and arrow functions are
 //!   functions: `name(params)`, or `(anonymous)(params)` when unnamed. Arrow
 //!   functions are always anonymous; a bare `x => ...` parameter is shown
-//!   as `(x)`. Generators and methods are not listed as functions;
+//!   as `(x)`. Methods are not listed as functions;
 //! - `class` declarations are classes; their methods are the method
 //!   definitions directly in the class body, `name(params)` (getters, setters
 //!   and statics alike, with the modifier dropped);
@@ -17,7 +18,10 @@
 //!   (it was `function`). The original matched kinds by string, so with
 //!   either grammar it also matched the `function` keyword token and listed
 //!   a bare `(anonymous)` for every `function` keyword; only named nodes
-//!   count here;
+//!   count here. That keyword is how the original lists generators (which it
+//!   has no rule for) and anonymous function expressions under today's
+//!   grammar, so each of those is one entry here too, with its name (when it
+//!   has one) and parameters;
 //! - it took a function's name to be its first identifier child, which for
 //!   an arrow function is a bare parameter or an identifier body
 //!   (`(p, q) => p` became `p(p, q)`); arrows are anonymous here;
@@ -46,7 +50,11 @@ const ANONYMOUS: &str = "(anonymous)";
 
 pub(super) fn visit(node: Node<'_>, source: &[u8], outline: &mut Outline) {
     match node.kind() {
-        "function_declaration" | "function_expression" | "function_signature"
+        "function_declaration"
+        | "function_expression"
+        | "generator_function_declaration"
+        | "generator_function"
+        | "function_signature"
             if outline.wants_function() =>
         {
             outline.add_function(signature(node, source));

@@ -224,8 +224,43 @@ fn javascript_lists_each_function_once() {
             "(anonymous)(y)",
             "named(z)",
             "(anonymous)(w)",
-            "(anonymous)(p, q)"
+            "(anonymous)(p, q)",
+            "gen()"
         ]
+    );
+}
+
+/// Every anonymous function the original lists as `(anonymous)` (under
+/// today's grammar it finds them by their `function` keyword) is listed
+/// here too, with its parameters: expressions passed as arguments, default
+/// exports, immediately invoked ones, object properties and generators.
+#[test]
+fn javascript_lists_anonymous_functions_and_generators() {
+    let s = outline(
+        Language::JavaScript,
+        "const g = function* (k) {};\nexport default function () {}\n\
+         setTimeout(function () {}, 1);\n(function () {})();\n\
+         const o = { n: function (t) {} };\nasync function* stream(src) {}\n",
+    );
+    assert_eq!(
+        s.functions,
+        [
+            "(anonymous)(k)",
+            "(anonymous)()",
+            "(anonymous)()",
+            "(anonymous)()",
+            "(anonymous)(t)",
+            "stream(src)"
+        ]
+    );
+    // TypeScript shares the rule, with annotations.
+    let ts = outline(
+        Language::TypeScript,
+        "function* ids(n: number): Generator<number> {}\nconst f = function* () {};\n",
+    );
+    assert_eq!(
+        ts.functions,
+        ["ids(n: number): Generator<number>", "(anonymous)()"]
     );
 }
 

@@ -43,6 +43,13 @@ enum Block {
         /// The serialized input, as the fragments the server sent.
         fragments: Vec<String>,
     },
+    /// Thinking, streamed as `thinking_delta`s and one `signature_delta`.
+    Thinking {
+        deltas: Vec<String>,
+        signature: String,
+    },
+    /// Encrypted thinking: all of it in the start event.
+    RedactedThinking { data: String },
     /// A block kind the client skips, with deltas it must drop.
     Skipped { kind: &'static str, deltas: usize },
 }
@@ -79,8 +86,15 @@ fn block() -> impl Strategy<Value = Block> {
                     fragments,
                 }
             }),
+        (text(), cuts(), "[A-Za-z0-9+/=]{0,40}").prop_map(|(body, cuts, signature)| {
+            Block::Thinking {
+                deltas: fragments(&body, &cuts),
+                signature,
+            }
+        }),
+        "[A-Za-z0-9+/=]{0,60}".prop_map(|data| Block::RedactedThinking { data }),
         (
-            prop::sample::select(vec!["thinking", "redacted_thinking", "server_tool_use"]),
+            prop::sample::select(vec!["server_tool_use", "web_search_tool_result"]),
             0..4usize
         )
             .prop_map(|(kind, deltas)| Block::Skipped { kind, deltas }),
@@ -150,6 +164,7 @@ fn message() -> impl Strategy<Value = Message> {
             "tool_use",
             "pause_turn",
             "refusal",
+            "model_context_window_exceeded",
             "a_future_reason",
         ])),
     )
@@ -186,6 +201,13 @@ impl Message {
                     input: Value::Object(input.clone()),
                     cache_control: None,
                 }),
+                Block::Thinking { deltas, signature } => Some(ContentBlock::Thinking {
+                    thinking: deltas.concat(),
+                    signature: signature.clone(),
+                }),
+                Block::RedactedThinking { data } => {
+                    Some(ContentBlock::RedactedThinking { data: data.clone() })
+                }
                 Block::Skipped { .. } => None,
             })
             .collect();
@@ -197,6 +219,7 @@ impl Message {
                 .stop_reason
                 .map(|r| serde_json::from_value(json!(r)).unwrap()),
             usage,
+            ..Response::default()
         }
     }
 
@@ -231,6 +254,22 @@ impl Message {
                             .iter()
                             .map(|f| delta(json!({"type": "input_json_delta", "partial_json": f}))),
                     );
+                }
+                Block::Thinking { deltas, signature } => {
+                    events.push(json!({"type": "content_block_start", "index": index,
+                        "content_block": {"type": "thinking", "thinking": ""}}));
+                    events.extend(
+                        deltas
+                            .iter()
+                            .map(|t| delta(json!({"type": "thinking_delta", "thinking": t}))),
+                    );
+                    events.push(delta(
+                        json!({"type": "signature_delta", "signature": signature}),
+                    ));
+                }
+                Block::RedactedThinking { data } => {
+                    events.push(json!({"type": "content_block_start", "index": index,
+                        "content_block": {"type": "redacted_thinking", "data": data}}));
                 }
                 Block::Skipped { kind, deltas } => {
                     events.push(json!({"type": "content_block_start", "index": index,

@@ -6,8 +6,11 @@
 //! same words land in the same categories:
 //!
 //! - `empty` for a file with no bytes, `very short file (no magic)` for one;
-//! - binary signatures from the `infer` crate, named as libmagic names them
-//!   (`PNG image data`, `gzip compressed data`, `Zip archive data`, ...);
+//! - formats common in source trees named with `file`'s details
+//!   ([`formats`]: ELF objects, compiled Python, Java keystores, OpenPGP
+//!   keys, SQLite databases);
+//! - other binary signatures from the `infer` crate, named as libmagic names
+//!   them (`PNG image data`, `gzip compressed data`, `Zip archive data`, ...);
 //! - text: `ASCII text`, `UTF-8 Unicode text`, `ISO-8859 text`,
 //!   `Non-ISO extended-ASCII text`, and a few text formats libmagic
 //!   recognises by their first bytes (`<interpreter> script, ASCII text
@@ -18,6 +21,8 @@
 //! [`TEXT_WINDOW`] bytes, fed chunk by chunk through [`TextSniffer`] so the
 //! caller can count lines in the same read. Signatures look at the first
 //! chunk only.
+
+mod formats;
 
 /// How many leading bytes decide whether a file is text (libmagic's default
 /// `bytes_max`).
@@ -188,6 +193,9 @@ pub(crate) fn describe(head: &[u8], text: TextKind, whole: bool) -> String {
     if let Some(known) = text_signature(head) {
         return known.to_string();
     }
+    if let Some(armored) = formats::pgp_armor(head) {
+        return armored;
+    }
     if let Some(script) = shebang(head) {
         return format!("{script} script, {encoding} executable");
     }
@@ -212,11 +220,11 @@ fn describe_binary(head: &[u8]) -> String {
     if head.starts_with(b"\xfe\xff") {
         return "Big-endian UTF-16 Unicode text".to_string();
     }
+    if let Some(known) = formats::binary_format(head) {
+        return known;
+    }
     match infer::get(head) {
         Some(kind) if kind.matcher_type() != infer::MatcherType::Text => {
-            if kind.extension() == "elf" {
-                return elf(head);
-            }
             libmagic_name(kind.extension()).to_string()
         }
         _ => "data".to_string(),
@@ -235,32 +243,6 @@ fn pdf(head: &[u8]) -> String {
     } else {
         format!("PDF document, version {version}")
     }
-}
-
-/// `ELF 64-bit LSB executable`, from the identification bytes.
-fn elf(head: &[u8]) -> String {
-    let class = match head.get(4) {
-        Some(1) => "32-bit",
-        Some(2) => "64-bit",
-        _ => return "ELF".to_string(),
-    };
-    let (order, little) = match head.get(5) {
-        Some(2) => ("MSB", false),
-        _ => ("LSB", true),
-    };
-    let e_type = match (head.get(16), head.get(17)) {
-        (Some(&a), Some(&b)) if little => u16::from_le_bytes([a, b]),
-        (Some(&a), Some(&b)) => u16::from_be_bytes([a, b]),
-        _ => 0,
-    };
-    let kind = match e_type {
-        1 => "relocatable",
-        2 => "executable",
-        3 => "shared object",
-        4 => "core file",
-        _ => "file",
-    };
-    format!("ELF {class} {order} {kind}")
 }
 
 /// libmagic's wording for the types `infer` recognises, keyed by infer's
@@ -363,7 +345,7 @@ fn libmagic_name(extension: &str) -> &'static str {
 
 /// Text formats libmagic names by their opening bytes.
 fn text_signature(head: &[u8]) -> Option<&'static str> {
-    const SIGNATURES: [(&[u8], &str); 13] = [
+    const SIGNATURES: [(&[u8], &str); 12] = [
         (b"%!PS", "PostScript document text"),
         (b"{\\rtf", "Rich Text Format data"),
         (
@@ -377,10 +359,6 @@ fn text_signature(head: &[u8]) -> Option<&'static str> {
         (
             b"-----BEGIN OPENSSH PRIVATE KEY-----",
             "OpenSSH private key",
-        ),
-        (
-            b"-----BEGIN PGP PUBLIC KEY BLOCK-----",
-            "PGP public key block",
         ),
         (b"ssh-rsa ", "OpenSSH RSA public key"),
         (b"ssh-ed25519 ", "OpenSSH ED25519 public key"),
@@ -540,9 +518,24 @@ mod tests {
         );
         assert_eq!(sniff(b"PK\x03\x04\x14\0\0\0\0\0"), "Zip archive data");
         assert_eq!(sniff(b"BZh91AY&SY\0\0"), "bzip2 compressed data");
-        let mut elf = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0".to_vec();
+        let mut elf = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0\x01\0\0\0".to_vec();
         elf.resize(64, 0);
-        assert_eq!(sniff(&elf), "ELF 64-bit LSB shared object");
+        assert_eq!(
+            sniff(&elf),
+            "ELF 64-bit LSB shared object, x86-64, version 1 (SYSV)"
+        );
+        // The formats with `file`'s details (see `formats`), through the
+        // text/binary split.
+        assert_eq!(
+            sniff(b"\xa7\x0d\x0d\x0a\0\0\0\0\x1a\xbb\x04\x6b\x09\0\0\0\xe3\0"),
+            "Byte-compiled Python module for CPython 3.11, timestamp-based, \
+             .py timestamp: Mon Nov 23 22:15:54 2026 UTC, .py size: 9 bytes"
+        );
+        assert_eq!(sniff(b"\xfe\xed\xfe\xed\0\0\0\x02"), "Java KeyStore");
+        assert_eq!(
+            sniff(b"-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEawS7IxYJKwYB\n"),
+            "PGP public key block Public-Key (old)"
+        );
         assert_eq!(sniff(b"\x00\x01\x02\x03\x04"), "data");
         assert_eq!(
             sniff(b"\xff\xfeh\0i\0\n\0"),

@@ -7,16 +7,25 @@
 //! and anything else (an HTML page from a proxy, plain text, binary noise)
 //! becomes a short, escaped excerpt. Which errors are retried is decided in
 //! [`super::retry`], not here.
+//!
+//! What an error means for later calls beyond its status (a gateway's 400
+//! that says the key is wrong) is read by [`ApiError::final_cause`].
 
 use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
+
+mod cause;
+
+pub use cause::FinalCause;
 
 /// What kind of failure an [`ApiError`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ApiErrorKind {
     /// 401: bad or missing credential.
     Authentication,
+    /// 402 `billing_error`: the account cannot pay for the request.
+    Billing,
     /// 403: the credential may not do this.
     Permission,
     /// 400: the request was malformed.
@@ -46,6 +55,7 @@ impl ApiErrorKind {
     pub fn label(self) -> &'static str {
         match self {
             ApiErrorKind::Authentication => "authentication failed",
+            ApiErrorKind::Billing => "billing problem",
             ApiErrorKind::Permission => "permission denied",
             ApiErrorKind::InvalidRequest => "invalid request",
             ApiErrorKind::NotFound => "not found",
@@ -66,6 +76,7 @@ impl ApiErrorKind {
         match status {
             400 => ApiErrorKind::InvalidRequest,
             401 => ApiErrorKind::Authentication,
+            402 => ApiErrorKind::Billing,
             403 => ApiErrorKind::Permission,
             404 => ApiErrorKind::NotFound,
             413 => ApiErrorKind::RequestTooLarge,
@@ -83,6 +94,7 @@ impl ApiErrorKind {
         Some(match error_type {
             "invalid_request_error" => ApiErrorKind::InvalidRequest,
             "authentication_error" => ApiErrorKind::Authentication,
+            "billing_error" => ApiErrorKind::Billing,
             "permission_error" => ApiErrorKind::Permission,
             "not_found_error" => ApiErrorKind::NotFound,
             "request_too_large" => ApiErrorKind::RequestTooLarge,
@@ -246,10 +258,21 @@ fn parse_error_body(body: &[u8]) -> ErrorBody {
     };
     let error = value.get("error");
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+    // A gateway may nest an object where the message belongs (LiteLLM:
+    // `"message": {"error": "..."}`): its text is the message.
+    let nested = |v: Option<&Value>| match v {
+        Some(Value::Object(map)) => text(map.get("error"))
+            .or_else(|| text(map.get("message")))
+            .or_else(|| Some(Value::Object(map.clone()).to_string())),
+        _ => None,
+    };
     ErrorBody {
-        error_type: text(error.and_then(|e| e.get("type"))),
+        // LiteLLM writes the absent type as the string "None".
+        error_type: text(error.and_then(|e| e.get("type"))).filter(|t| t != "None"),
         // Some proxies put a plain string in `error`.
-        message: text(error.and_then(|e| e.get("message"))).or_else(|| text(error)),
+        message: text(error.and_then(|e| e.get("message")))
+            .or_else(|| nested(error.and_then(|e| e.get("message"))))
+            .or_else(|| text(error)),
         request_id: text(value.get("request_id")),
     }
 }
@@ -367,6 +390,7 @@ mod tests {
         let cases = [
             (400, InvalidRequest),
             (401, Authentication),
+            (402, Billing),
             (403, Permission),
             (404, NotFound),
             (408, Server),
