@@ -339,3 +339,36 @@ fn unparseable_or_missing_sources_leave_symbols_unchecked_not_invented() {
         [("tiny()".to_string(), CitedIn::AiBrief, None)]
     );
 }
+
+#[test]
+fn the_mechanical_synthesis_is_fully_grounded() {
+    let entries = [
+        json!({"relative_path": "src/core", "summary": "Holds engine.rs and mod.rs."}),
+        json!({"relative_path": "src", "summary": "The entry point main.rs and core/."}),
+        json!({"relative_path": ".", "summary": "A demo with README.md and docs/guide.md."}),
+    ];
+    let (brief, detailed) = crate::ai::passes::synthesis::synthesize_from_cache(&entries);
+    let (grounding, ..) = run(&[], &[], &brief, &detailed, &[]);
+    assert!(grounding.citations >= 7, "{grounding:?}");
+    assert_eq!(grounding.resolved, grounding.citations, "{grounding:?}");
+}
+
+#[test]
+fn a_summary_built_from_the_scan_is_fully_grounded() {
+    // The shape of a dir entry written without the model: names, sizes,
+    // dates and child directories taken from the scan.
+    let dir = json!({
+        "path": "src",
+        "summary": "Summarised from the scan; no file here was read by a model. 1 files, \
+                    1.2 KB: 1 source. Languages: Rust (1). Largest: main.rs (1.2 KB). \
+                    Newest: main.rs (2026-01-01 10:00:00). Below it: 1 directories holding 2 \
+                    files (2 source: Rust (2)). Subdirectories: core/ (2 files in 1 \
+                    directory): Holds engine.rs and mod.rs.",
+        "notable_files": ["main.rs"],
+    });
+    let (grounding, ..) = run(&[dir], &[], "", "", &[]);
+    // main.rs (once per text), core/, engine.rs, mod.rs; main.rs again as
+    // a notable file.
+    assert_eq!(grounding.citations, 5, "{grounding:?}");
+    assert_eq!(grounding.resolved, 5, "{grounding:?}");
+}
