@@ -106,9 +106,12 @@ impl LoopCheck {
             .held_flags
             .retain(|held| !(held.finding.trim() == finding.trim() && held.severity == severity));
         let mut missing = self.missing_paths(path, true);
-        missing.extend(self.missing_paths(finding, false));
+        for other in self.missing_paths(finding, false) {
+            if !missing.contains(&other) {
+                missing.push(other);
+            }
+        }
         missing.retain(|p| !state.reported.contains(p));
-        missing.dedup();
         if missing.is_empty() {
             return None;
         }
@@ -292,6 +295,10 @@ mod tests {
             .review_flag(&flag("general", "Also see `src/gone.py:3`.", "info"))
             .expect("held");
         assert!(answer.contains("'src/gone.py'"), "{answer}");
+        let answer = check
+            .review_flag(&flag("x.rs", "See y.rs, then x.rs.", "info"))
+            .expect("held");
+        assert!(answer.contains("no 'x.rs' or 'y.rs'."), "{answer}");
     }
 
     #[test]
