@@ -31,7 +31,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::extract::{Citation, Cited, extract, path_field};
+use super::extract::{Citation, Cited, PathRef, extract, path_field};
 use super::outlines::{Outlines, Source, language_of};
 use super::resolve::{Resolution, resolve};
 use super::scope::{Scope, split_last};
@@ -303,6 +303,18 @@ fn flag_context(scope: &Scope, path: &str, any_code: bool) -> (String, Vec<Strin
     }
 }
 
+/// What makes two citations of one text the same citation: a path cited
+/// at two lines is one path.
+fn key_of(cited: &Cited) -> Cited {
+    match cited {
+        Cited::Path(path) => Cited::Path(PathRef {
+            line: None,
+            ..path.clone()
+        }),
+        symbol => symbol.clone(),
+    }
+}
+
 /// Resolve a text's paths; its symbols wait for [`settle_symbols`].
 fn check_paths(scope: &Scope, text: &Text) -> Checked {
     let vocabulary = scope.vocabulary();
@@ -314,13 +326,7 @@ fn check_paths(scope: &Scope, text: &Text) -> Checked {
     let mut seen: HashSet<Cited> = HashSet::new();
     let mut distinct = Vec::new();
     for citation in &citations {
-        let key = match &citation.cited {
-            Cited::Path(path) => Cited::Path(super::extract::PathRef {
-                line: None,
-                ..path.clone()
-            }),
-            symbol => symbol.clone(),
-        };
+        let key = key_of(&citation.cited);
         if !seen.insert(key.clone()) {
             continue;
         }
@@ -448,15 +454,7 @@ fn apply(
 ) {
     let statuses: HashMap<&Cited, &Status> = checked.distinct.iter().map(|(c, s)| (c, s)).collect();
     let status_of = |citation: &Citation| -> Option<&Status> {
-        match &citation.cited {
-            Cited::Path(path) => statuses
-                .get(&Cited::Path(super::extract::PathRef {
-                    line: None,
-                    ..path.clone()
-                }))
-                .copied(),
-            symbol => statuses.get(symbol).copied(),
-        }
+        statuses.get(&key_of(&citation.cited)).copied()
     };
     match text.target {
         Target::Nowhere => {}
