@@ -305,11 +305,20 @@ fn grounding_figures_on_the_parity_fixture_and_our_own_src() {
         .collect();
     let invented = invented.lock().unwrap().clone();
     println!(
-        "  {} requests; invented {} citations, {} unresolved",
+        "  {} requests; {} distinct citations invented, {} distinct unresolved:",
         first.requests,
         invented.len(),
         unresolved.len()
     );
+    for u in grounding["unresolved"].as_array().unwrap() {
+        println!(
+            "    {} ({} {} {})",
+            u["citation"].as_str().unwrap_or(""),
+            u["kind"].as_str().unwrap_or(""),
+            u["cited_in"].as_str().unwrap_or(""),
+            u["entry"].as_str().unwrap_or("")
+        );
+    }
     assert_eq!(
         unresolved, invented,
         "exactly the invented citations are unresolved"
