@@ -68,11 +68,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         progress.scan(&format!("Excluding: {}", config.scan.exclude.join(", ")));
     }
 
-    let base = scan::scan(&config.target, &config.scan, &progress);
+    // The scan's directories (with their fingerprints) spare the
+    // investigation a second walk of the tree.
+    let (base, dirs) = scan::scan_with_dirs(&config.target, &config.scan, &progress);
 
     // No API call, no key, no cache write: the projection is the result.
     if estimate {
-        let estimate = crate::ai::estimate::estimate(&config, &base)?;
+        let estimate = crate::ai::estimate::estimate(&config, &base, &dirs)?;
         let text = (!config.output.json).then(|| estimate.render_text());
         return write_output(&config, |out: &mut dyn std::io::Write| match &text {
             Some(text) => out.write_all(text.as_bytes()),
@@ -93,9 +95,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .enable_all()
                 .build()
                 .context("starting the async runtime")?;
-            runtime.block_on(crate::ai::investigate(&config, &base, &progress, reserved))?
+            runtime.block_on(crate::ai::investigate(
+                &config, &base, &dirs, &progress, reserved,
+            ))?
         }
     };
+    drop(dirs);
 
     if outcome.interrupted {
         return Ok(ExitCode::Interrupted);

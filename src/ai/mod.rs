@@ -23,7 +23,7 @@ use crate::cache::{CacheError, CacheRoot, RunLock};
 use crate::config::Config;
 use crate::progress::Progress;
 use crate::report::{Flag, Investigation};
-use crate::scan::BaseScan;
+use crate::scan::{BaseScan, ScannedDirs};
 
 /// What an investigation produced for the report.
 #[derive(Debug, Clone, Default)]
@@ -102,10 +102,11 @@ fn unreachable_line(endpoint: &str, answered: bool, detail: &str) -> String {
 pub async fn investigate(
     config: &Config,
     scan: &BaseScan,
+    dirs: &ScannedDirs,
     progress: &Progress,
     reserved: Option<RunLock>,
 ) -> Result<Outcome, InvestigationError> {
-    orchestrator::investigate(config, scan, progress, reserved).await
+    orchestrator::investigate(config, scan, dirs, progress, reserved).await
 }
 
 /// The one-line warning about `model` from the catalog, as of today (UTC):

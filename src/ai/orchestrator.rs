@@ -2,7 +2,8 @@
 //! each:
 //!
 //! 1. open the cache ([`open_investigation`]);
-//! 2. discover directories ([`discover`]);
+//! 2. discover directories among those the base scan's walk found, with the
+//!    fingerprints it took ([`discover`]: the tree is not walked again);
 //! 3. compare them with the cache: fresh or stale ([`partition`]);
 //! 4. survey, reusing `survey.json` (`survey_phase`);
 //! 5. plan, reusing `plan.json` (`plan_phase`);
@@ -52,7 +53,7 @@ use crate::ai::passes::synthesis::{
     SynthesisOutcome, entries_digest, report_order, reusable_synthesis, run_synthesis,
     saved_synthesis,
 };
-use crate::ai::rules::discover::{ChildIndex, discover_directories, relative};
+use crate::ai::rules::discover::{ChildIndex, Discovery, discover_directories, relative};
 use crate::ai::rules::fingerprint::{DirState, Freshness, Reason, classify, fingerprint};
 use crate::ai::rules::plan::{
     AppliedPlan, Plan, Utilization, apply_plan, plan_evaluation, plan_summary_line,
@@ -72,7 +73,7 @@ use crate::grounding::{self, Scope};
 use crate::progress::Progress;
 use crate::redact::Redactor;
 use crate::report::{Investigation, InvestigationStatus, InvestigationSummary, TokenTotals};
-use crate::scan::{BaseScan, ScanFilter};
+use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
 /// Depth of the tree the survey sees.
 pub const SURVEY_TREE_DEPTH: usize = 2;
@@ -84,12 +85,12 @@ pub const PLANNING_TREE_DEPTH: usize = 6;
 pub async fn investigate(
     config: &Config,
     scan: &BaseScan,
+    dirs: &ScannedDirs,
     progress: &Progress,
     reserved: Option<RunLock>,
 ) -> Result<Outcome, InvestigationError> {
     progress.ai("Starting multi-pass investigation...");
-    // The run lock is held until the investigation ends.
-    let (cache, _lock) = match open_investigation(config, progress, reserved) {
+    let opened = match open_investigation(config, progress, reserved) {
         Ok(opened) => opened,
         // A cache that cannot be written is a failed investigation, not an
         // unsafe one: the report still prints.
@@ -98,8 +99,10 @@ pub async fn investigate(
         }
         Err(err) => return Err(err),
     };
+    // The run lock is held until the investigation ends.
+    let (cache, _lock) = (opened.cache, opened.lock);
     let result = tokio::select! {
-        result = pipeline(config, scan, progress, &cache) => result,
+        result = pipeline(config, scan, dirs, progress, &cache, opened.is_new) => result,
         // Dropping the pipeline aborts the running loops at their next await,
         // after a tool call in progress (and its cache write) has returned.
         _ = interrupted() => return Ok(interrupted_outcome(&cache, progress)),
@@ -174,12 +177,14 @@ struct RunContext<'a> {
     grounding: Arc<Scope>,
 }
 
-/// Phases 2-10, once the cache is open.
+/// Phases 2-10, once the cache is open (`new`: by this run, so empty).
 async fn pipeline(
     config: &Config,
     scan: &BaseScan,
+    dirs: &ScannedDirs,
     progress: &Progress,
     cache: &Cache,
+    new: bool,
 ) -> Result<Outcome, PassError> {
     let target = config.target_canonical.as_path();
     let tracker = Arc::new(TokenTracker::new(&config.investigation.model));
@@ -194,9 +199,16 @@ async fn pipeline(
         grounding: Arc::new(Scope::from_scan(scan, &config.target, target)),
     };
 
-    let all_dirs = discover(&run.scope);
+    let discovery = discover(target, dirs);
+    // A new investigation holds no entry: every directory is missing one,
+    // which is what an empty map says, without a lookup per directory.
+    let states = if new {
+        HashMap::new()
+    } else {
+        current_states(cache, &discovery, Some(&run.scope))
+    };
+    let all_dirs = discovery.dirs;
     let tiny = should_skip_survey(total_files(scan), all_dirs.len());
-    let states = current_states(cache, &all_dirs, Some(&run.scope));
     let first_look = partition(&all_dirs, &states, target, progress);
     let mut plan = Plan::default_plan();
     let mut survey = None;
@@ -264,6 +276,16 @@ async fn pipeline(
     Ok(outcome)
 }
 
+/// An investigation opened for this run.
+pub struct Opened {
+    pub cache: Cache,
+    /// The target's run lock, held until the run ends.
+    pub lock: RunLock,
+    /// Started by this run (new, `--fresh`, or replacing a `--no-redact`
+    /// one): it holds no entry yet.
+    pub is_new: bool,
+}
+
 /// Phase 1: take the target's run lock unless the run `reserved` it before
 /// the scan (another run on the same target is refused), find or start the investigation, open its cache, write
 /// `meta.json` when it is new, and say which it is.
@@ -271,7 +293,7 @@ pub fn open_investigation(
     config: &Config,
     progress: &Progress,
     reserved: Option<RunLock>,
-) -> Result<(Cache, RunLock), InvestigationError> {
+) -> Result<Opened, InvestigationError> {
     let root = CacheRoot::open(&config.cache_root)?;
     let lock = match reserved {
         Some(lock) => lock,
@@ -305,7 +327,11 @@ pub fn open_investigation(
     let resumed = if id.is_new { "" } else { " (resumed)" };
     progress.ai(&format!("Investigation ID: {}{resumed}", id.id));
     progress.ai(&format!("Cache: {}/", cache.dir().display()));
-    Ok((cache, lock))
+    Ok(Opened {
+        cache,
+        lock,
+        is_new: id.is_new,
+    })
 }
 
 fn new_session(
@@ -326,9 +352,11 @@ fn new_session(
     Ok(Session::new(client, redactor, tracker.clone(), progress).with_scope(scope))
 }
 
-/// Phase 2: every directory to consider, leaf-first.
-pub fn discover(filter: &ScanFilter) -> Vec<PathBuf> {
-    discover_directories(filter)
+/// Phase 2: every directory to consider under the canonical `target`,
+/// leaf-first, from the base scan's directories (see
+/// [`discover_directories`]).
+pub fn discover(target: &Path, scanned: &ScannedDirs) -> Discovery {
+    discover_directories(target, scanned)
 }
 
 fn total_files(scan: &BaseScan) -> u64 {
@@ -380,18 +408,23 @@ async fn survey_phase(
     Ok(survey)
 }
 
-/// What the cache knows about each directory, compared with the disk.
+/// What the cache knows about each discovered directory, compared with the
+/// fingerprint the scan took (or, for a directory the scan could not
+/// examine, with the disk read within `scope`).
 pub fn current_states(
     cache: &Cache,
-    all_dirs: &[PathBuf],
+    discovery: &Discovery,
     scope: Option<&ScanFilter>,
 ) -> HashMap<PathBuf, DirState> {
-    all_dirs
+    discovery
         .iter()
-        .map(|dir| {
+        .map(|(dir, scanned)| {
             let entry = cache.read_entry(EntryKind::Dir, &dir.to_string_lossy());
-            let state = DirState::of(entry.as_ref(), &fingerprint(dir, scope));
-            (dir.clone(), state)
+            let current = match scanned {
+                Some(fingerprint) => fingerprint.to_string(),
+                None => fingerprint(dir, scope),
+            };
+            (dir.clone(), DirState::of(entry.as_ref(), &current))
         })
         .collect()
 }

@@ -1,6 +1,7 @@
 //! [`ScanFilter`]: the base scan's idea of which paths are in scope, for code
-//! that walks the target on its own (the investigation's directory discovery,
-//! tools that list directories).
+//! that looks at the target on its own after the scan (a dir loop's
+//! fingerprint, the prompts' trees, tools that list directories). The
+//! directories themselves come from the scan's walk ([`super::ScannedDirs`]).
 //!
 //! It applies the same three rules as the scan:
 //! - hidden names (a dot component below the root) are out unless `-a`;
@@ -59,6 +60,21 @@ impl ScanFilter {
         self.allows(path, false)
     }
 
+    /// [`ScanFilter::allows_dir`] (`is_dir`) or [`ScanFilter::allows_file`]
+    /// for an entry of a directory already known to be in scope: only the
+    /// entry's own name is judged, so listing a directory does not judge its
+    /// ancestors again for every entry.
+    pub(crate) fn allows_entry(&self, path: &Path, is_dir: bool) -> bool {
+        let Some(names) = self.relative_names(path) else {
+            return false;
+        };
+        let Some((last, parents)) = names.split_last() else {
+            return is_dir;
+        };
+        let parent: PathBuf = parents.iter().collect();
+        self.entry_allowed(&parent, last, is_dir)
+    }
+
     /// True when `-x` or an ignore rule excludes `path` itself, whatever the
     /// hidden-name rule says: for listings that show hidden names on request
     /// but must still leave out what ignore files exclude (`.env`, say).
@@ -72,23 +88,6 @@ impl ScanFilter {
         };
         let parent: PathBuf = parents.iter().collect();
         self.excluded_by_rules(&parent, last, is_dir)
-    }
-
-    /// Every directory in scope under the root (the root included), sorted
-    /// by path. Symlinks are not followed, as in the scan's walk.
-    pub fn directories(&self) -> Vec<PathBuf> {
-        let mut dirs: Vec<PathBuf> = walkdir::WalkDir::new(&self.root)
-            .follow_links(false)
-            .into_iter()
-            .filter_entry(|e| {
-                e.depth() == 0 || (e.file_type().is_dir() && self.allows_dir(e.path()))
-            })
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_dir() || e.depth() == 0)
-            .map(walkdir::DirEntry::into_path)
-            .collect();
-        dirs.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-        dirs
     }
 
     fn allows(&self, path: &Path, is_dir: bool) -> bool {
@@ -203,13 +202,29 @@ mod tests {
             "-x names only directories"
         );
         assert!(!f.allows_dir(Path::new("/elsewhere")));
+        assert!(!f.allows_entry(Path::new("/elsewhere"), true));
 
-        let dirs: Vec<_> = f
-            .directories()
-            .into_iter()
-            .map(|d| d.strip_prefix(root).unwrap().to_path_buf())
-            .collect();
-        assert_eq!(dirs, [PathBuf::new(), PathBuf::from("src")]);
+        // Inside a directory in scope, judging the last name is the same as
+        // judging the whole path.
+        for rel in [
+            "src",
+            "src/gen",
+            "build",
+            "node_modules",
+            ".cache",
+            "src/a.rs",
+        ] {
+            for is_dir in [true, false] {
+                let path = root.join(rel);
+                let whole = if is_dir {
+                    f.allows_dir(&path)
+                } else {
+                    f.allows_file(&path)
+                };
+                assert_eq!(f.allows_entry(&path, is_dir), whole, "{rel} {is_dir}");
+            }
+        }
+        assert!(f.allows_entry(root, true));
 
         let all = ScanFilter::new(root, &options(true, &[], false));
         assert!(all.allows_dir(&root.join("build")));

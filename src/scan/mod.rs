@@ -12,10 +12,14 @@
 //! the walk kept. Results are sorted, so the report does not depend on thread
 //! timing or directory order.
 //!
+//! The same walk also yields what the investigation needs before its first
+//! request: every directory in scope with its [`Fingerprint`]
+//! ([`ScannedDirs`], from [`scan_with_dirs`]), so a run reads the tree once.
+//!
 //! By default the scan respects `.gitignore`, `.ignore` and
 //! `.git/info/exclude` (`rules`). [`ScanFilter`] exposes the same scope to
-//! code that walks the target on its own: `allows_dir`/`allows_file` for any
-//! path under the root, and `directories()` for every directory in scope.
+//! code that looks at the target on its own: `allows_dir`/`allows_file` for
+//! any path under the root.
 //!
 //! The scan never fails as a whole: unreadable entries are skipped or marked,
 //! and it neither follows symlink loops nor opens FIFOs, sockets or devices.
@@ -29,9 +33,11 @@ use serde::{Deserialize, Serialize};
 use crate::progress::Progress;
 
 pub mod code;
+mod dirs;
 pub mod disk;
 pub mod filetypes;
 mod filter;
+mod fingerprint;
 mod inspect;
 mod options;
 pub mod recency;
@@ -40,7 +46,10 @@ mod sniff;
 pub mod tree;
 pub mod walk;
 
+pub use dirs::{ScannedDir, ScannedDirs};
 pub use filter::ScanFilter;
+pub use fingerprint::Fingerprint;
+pub(crate) use fingerprint::FingerprintBuilder;
 pub use options::{DEFAULT_DEPTH, ScanOptions};
 pub use tree::render_tree;
 
@@ -160,6 +169,16 @@ pub struct IgnoreSummary {
 
 /// Run the base scan on `target` (absolute, as given by the user).
 pub fn scan(target: &Path, options: &ScanOptions, progress: &Progress) -> BaseScan {
+    scan_with_dirs(target, options, progress).0
+}
+
+/// The base scan, and every directory in its scope with its fingerprint
+/// (for the investigation, which would otherwise walk the tree again).
+pub fn scan_with_dirs(
+    target: &Path,
+    options: &ScanOptions,
+    progress: &Progress,
+) -> (BaseScan, ScannedDirs) {
     let rules = walk::WalkRules::new(options);
     let threads = walk::thread_count();
 
@@ -215,8 +234,10 @@ pub fn scan(target: &Path, options: &ScanOptions, progress: &Progress) -> BaseSc
     let disk_usage = disk::disk_usage(target, &walked, &rules);
     let top_directories = disk::top_directories(&disk_usage, 5);
 
+    let dirs = ScannedDirs::from_walk(walked.dirs, &rules);
+
     progress.scan("Base scan complete.");
-    BaseScan {
+    let base = BaseScan {
         tree,
         tree_rendered,
         file_categories,
@@ -229,7 +250,8 @@ pub fn scan(target: &Path, options: &ScanOptions, progress: &Progress) -> BaseSc
         disk_usage,
         top_directories,
         ignore: walked.ignore,
-    }
+    };
+    (base, dirs)
 }
 
 /// The files classification looks at, sorted by path: regular files and

@@ -153,33 +153,46 @@ fn truncated(name: String, path: &Path) -> TreeNode {
 
 /// Render the tree as the original does, character for character. Names
 /// are escaped so that a file name cannot add lines or drive the terminal.
+///
+/// Everything is written into one string: the scan renders a line per file
+/// before the investigation's first request, so a few allocations per line
+/// add up on a large tree.
 pub fn render_tree(root: &TreeNode) -> String {
-    let mut lines = vec![format!("{}/", escape_line(&root.name))];
-    let children = root.children.as_deref().unwrap_or_default();
-    for (i, child) in children.iter().enumerate() {
-        render_node(child, "", i + 1 == children.len(), &mut lines);
-    }
-    lines.join("\n")
+    let mut out = String::new();
+    out.push_str(&escape_line(&root.name));
+    out.push('/');
+    render_children(root, &mut String::new(), &mut out);
+    out
 }
 
-fn render_node(node: &TreeNode, prefix: &str, is_last: bool, lines: &mut Vec<String>) {
-    let connector = if is_last { "└── " } else { "├── " };
-    let mut label = escape_line(&node.name).into_owned();
-    match node.kind {
-        NodeKind::File => {
-            label.push_str(&format!("  ({})", human_size(node.size.unwrap_or(0))));
-        }
-        NodeKind::Directory if node.truncated == Some(true) => label.push_str("/  ..."),
-        NodeKind::Directory => label.push('/'),
-    }
-    if let Some(error) = node.error.as_deref().filter(|e| !e.is_empty()) {
-        label.push_str(&format!("  [{}]", escape_line(error)));
-    }
-    lines.push(format!("{prefix}{connector}{label}"));
-    let child_prefix = format!("{prefix}{}", if is_last { "    " } else { "│   " });
+/// A line per child of `node` (and below), each on a new line after
+/// `prefix`, the connectors of the ancestors.
+fn render_children(node: &TreeNode, prefix: &mut String, out: &mut String) {
     let children = node.children.as_deref().unwrap_or_default();
     for (i, child) in children.iter().enumerate() {
-        render_node(child, &child_prefix, i + 1 == children.len(), lines);
+        let is_last = i + 1 == children.len();
+        out.push('\n');
+        out.push_str(prefix);
+        out.push_str(if is_last { "└── " } else { "├── " });
+        out.push_str(&escape_line(&child.name));
+        match child.kind {
+            NodeKind::File => {
+                out.push_str("  (");
+                out.push_str(&human_size(child.size.unwrap_or(0)));
+                out.push(')');
+            }
+            NodeKind::Directory if child.truncated == Some(true) => out.push_str("/  ..."),
+            NodeKind::Directory => out.push('/'),
+        }
+        if let Some(error) = child.error.as_deref().filter(|e| !e.is_empty()) {
+            out.push_str("  [");
+            out.push_str(&escape_line(error));
+            out.push(']');
+        }
+        let depth = prefix.len();
+        prefix.push_str(if is_last { "    " } else { "│   " });
+        render_children(child, prefix, out);
+        prefix.truncate(depth);
     }
 }
 

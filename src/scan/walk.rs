@@ -5,7 +5,10 @@
 //! every directory's entries are kept with the metadata the other modules
 //! need: the tree and classification read names and followed types, recency
 //! reads modification times, disk usage reads apparent sizes and inode
-//! numbers.
+//! numbers. The investigation reads directories: each visible one's
+//! fingerprint is digested by the worker that listed it
+//! (`super::fingerprint`), so nothing walks the tree again before the first
+//! API request (`super::dirs`).
 //!
 //! What the walk leaves out, it leaves out for everyone:
 //! - directories named by `-x` are not entered (files with such a name are
@@ -35,6 +38,8 @@ use crate::progress::Counter;
 use crate::scan::ScanOptions;
 
 use super::IgnoreSummary;
+use super::dirs;
+use super::fingerprint::{self, Fingerprint};
 use super::rules::{RuleFilesPresent, RuleStack};
 
 /// What an entry is, from `lstat` (symlinks are not followed).
@@ -107,7 +112,17 @@ pub(crate) fn is_hidden_name(name: &OsStr) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ListError {
     PermissionDenied,
-    Other,
+    /// Any other error, by kind (a fingerprint names it).
+    Other(io::ErrorKind),
+}
+
+impl ListError {
+    pub fn kind(self) -> io::ErrorKind {
+        match self {
+            ListError::PermissionDenied => io::ErrorKind::PermissionDenied,
+            ListError::Other(kind) => kind,
+        }
+    }
 }
 
 /// One directory's entries, sorted by name (bytes).
@@ -117,6 +132,11 @@ pub(crate) struct Listing {
     pub entries: Vec<Entry>,
     /// Rules in effect for these entries; the base for subdirectories.
     pub rules: RuleStack,
+    /// Names the directory's listing gave as subdirectories that could not
+    /// be examined (`lstat` failed: the directory is readable but not
+    /// searchable, or they vanished). `entries` leaves them out, as `du`
+    /// does; directory discovery counts them (see [`DirRecord::unexamined`]).
+    pub unexamined_dirs: Vec<OsString>,
 }
 
 /// A directory the walk listed.
@@ -124,6 +144,14 @@ pub(crate) struct DirRecord {
     pub listing: Listing,
     /// No hidden component below the target (or `-a`).
     pub visible: bool,
+    /// The fingerprint of its direct contents in scope; visible directories
+    /// only (nothing else is investigated).
+    pub fingerprint: Option<Fingerprint>,
+    /// `listing.unexamined_dirs` that `-x` and the ignore rules leave in
+    /// scope, as the investigation's discovery always counted them: leaves
+    /// whose fingerprint must be read from the disk. Hidden names are
+    /// still in (see `visible`).
+    pub unexamined: Vec<OsString>,
 }
 
 /// Everything the walk saw.
@@ -152,7 +180,7 @@ impl WalkRules {
     }
 
     /// True when an entry named `name` inside a visible directory is visible.
-    fn child_visible(&self, parent_visible: bool, name: &OsStr) -> bool {
+    pub fn child_visible(&self, parent_visible: bool, name: &OsStr) -> bool {
         parent_visible && (self.show_hidden || !is_hidden_name(name))
     }
 }
@@ -183,6 +211,7 @@ pub(crate) fn list_dir(
                 error: Some(list_error(&err)),
                 entries: Vec::new(),
                 rules: parent_rules.clone(),
+                unexamined_dirs: Vec::new(),
             };
         }
     };
@@ -198,10 +227,16 @@ pub(crate) fn list_dir(
     };
 
     let mut entries = Vec::with_capacity(raw.len());
+    let mut unexamined_dirs = Vec::new();
     for dirent in raw {
         let name = dirent.file_name();
         // An entry that vanished or cannot be examined is skipped, as du does.
         let Ok(meta) = dirent.metadata() else {
+            // The type the listing itself gave (no `lstat`) still tells a
+            // directory.
+            if dirent.file_type().is_ok_and(|t| t.is_dir()) {
+                unexamined_dirs.push(name);
+            }
             continue;
         };
         let kind = kind_of(&meta.file_type());
@@ -237,6 +272,7 @@ pub(crate) fn list_dir(
         error: None,
         entries,
         rules: stack,
+        unexamined_dirs,
     }
 }
 
@@ -256,7 +292,7 @@ fn note_removed(kind: Kind, path: PathBuf, removed: &mut Removed) {
 fn list_error(err: &io::Error) -> ListError {
     match err.kind() {
         io::ErrorKind::PermissionDenied => ListError::PermissionDenied,
-        _ => ListError::Other,
+        kind => ListError::Other(kind),
     }
 }
 
@@ -499,7 +535,22 @@ fn list_job(
             })),
         });
     }
-    harvest.dirs.push((rel, DirRecord { listing, visible }));
+    let fingerprint =
+        visible.then(|| fingerprint::of_listing(&dir, &listing, shared.rules.show_hidden));
+    let unexamined = if visible {
+        dirs::unexamined_in_scope(shared.rules, &dir, parent_rules, &listing)
+    } else {
+        Vec::new()
+    };
+    harvest.dirs.push((
+        rel,
+        DirRecord {
+            listing,
+            visible,
+            fingerprint,
+            unexamined,
+        },
+    ));
     jobs
 }
 

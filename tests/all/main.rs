@@ -12,6 +12,7 @@ mod cache;
 mod cli;
 mod concurrency;
 mod crash_resume;
+mod discovery;
 mod estimate;
 mod grounding;
 mod hostile;

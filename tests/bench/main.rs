@@ -10,6 +10,7 @@
 mod support;
 
 mod dead_endpoint;
+mod first_request;
 mod grounding;
 mod jobs;
 mod redact;

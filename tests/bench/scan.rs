@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 use luminos::progress::Progress;
 use luminos::scan::ScanOptions;
 
-const FILES: usize = 20_000;
+/// Files in the generated tree (also the first-request benchmark's tree).
+pub(crate) const FILES: usize = 20_000;
 const RUNS: usize = 7;
 
 #[test]
@@ -80,18 +81,18 @@ fn base_scan_against_find_wc_and_tokei() {
 }
 
 /// Warm up once, then the median of [`RUNS`] timings.
-fn median(mut run: impl FnMut() -> Duration) -> Duration {
+pub(crate) fn median(mut run: impl FnMut() -> Duration) -> Duration {
     run();
     let mut times: Vec<Duration> = (0..RUNS).map(|_| run()).collect();
     times.sort();
     times[RUNS / 2]
 }
 
-fn ms(d: Duration) -> f64 {
+pub(crate) fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn time_shell(script: &str) -> Duration {
+pub(crate) fn time_shell(script: &str) -> Duration {
     let started = Instant::now();
     let status = Command::new("sh")
         .arg("-c")
@@ -105,7 +106,7 @@ fn time_shell(script: &str) -> Duration {
     took
 }
 
-fn on_path(program: &str) -> bool {
+pub(crate) fn on_path(program: &str) -> bool {
     Command::new(program)
         .arg("--version")
         .stdout(Stdio::null())
@@ -116,7 +117,7 @@ fn on_path(program: &str) -> bool {
 
 /// Write `count` files under `root` in nested directories; returns the bytes
 /// written. Deterministic for a given count.
-fn generate_tree(root: &Path, count: usize) -> u64 {
+pub(crate) fn generate_tree(root: &Path, count: usize) -> u64 {
     let mut rng = fastrand::Rng::with_seed(0x5ca9);
     let mut written = 0u64;
     for i in 0..count {

@@ -1,11 +1,11 @@
 //! The I/O half of `--estimate`: measure what a run would send, reading the
 //! target and the cache but writing nothing and calling nothing.
 //!
-//! It follows the run's own phases (discovery in the scan's scope, the tiny
-//! target rule, partition by fingerprinted dir entries, a saved survey, plan
-//! and synthesis on resume) and
-//! renders the real prompts through the passes' own builders, so the
-//! estimate moves when they change.
+//! It follows the run's own phases (discovery among the scan's directories,
+//! the tiny target rule, partition by the scan's fingerprints against the
+//! dir entries, a saved survey, plan and synthesis on resume) and renders
+//! the real prompts through the passes' own builders, so the estimate moves
+//! when they change.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -34,7 +34,7 @@ use crate::ai::rules::tree_view::prompt_tree;
 use crate::ai::tools::{self, Toolbox};
 use crate::cache::{Cache, EntryKind, PLAN_FILE, SURVEY_FILE, SYNTHESIS_FILE};
 use crate::config::Config;
-use crate::scan::{BaseScan, ScanFilter};
+use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
 /// A prompt could not be built (a template and its caller disagree).
 #[derive(Debug, thiserror::Error)]
@@ -54,20 +54,25 @@ fn prompt_error(pass: &'static str) -> impl Fn(PassError) -> EstimateError {
     }
 }
 
-/// Project the cost of investigating `config.target` after `scan`.
-pub fn estimate(config: &Config, scan: &BaseScan) -> Result<Estimate, EstimateError> {
+/// Project the cost of investigating `config.target` after `scan`, over the
+/// directories it found (`dirs`).
+pub fn estimate(
+    config: &Config,
+    scan: &BaseScan,
+    dirs: &ScannedDirs,
+) -> Result<Estimate, EstimateError> {
     let target = config.target_canonical.as_path();
     let target_text = target.to_string_lossy();
     let scope = ScanFilter::new(target, &config.scan);
-    let all_dirs = discover(&scope);
-    let total_files: u64 = scan.file_categories.values().sum();
-    let tiny = should_skip_survey(total_files, all_dirs.len());
+    let discovery = discover(target, dirs);
     let cache = existing_investigation(config);
-
     let states = match &cache {
-        Some(cache) => current_states(cache, &all_dirs, Some(&scope)),
+        Some(cache) => current_states(cache, &discovery, Some(&scope)),
         None => HashMap::new(),
     };
+    let all_dirs = discovery.dirs;
+    let total_files: u64 = scan.file_categories.values().sum();
+    let tiny = should_skip_survey(total_files, all_dirs.len());
     let first_look = classify(&all_dirs, &states);
     let something_stale = !first_look.stale.is_empty();
     // A resumed run loads plan.json instead of planning (never for a tiny

@@ -1,10 +1,11 @@
 //! Directory discovery: which directories get a dir loop, in leaf-first order.
 //!
-//! The walk starts at the canonical target and prunes the original's skip
-//! list and `*.egg-info`; everything else about scope (hidden names without
-//! `-a`, `--exclude` names, ignore files) is decided by the base scan's
-//! [`ScanFilter`], so the investigation never looks at what the scan left
-//! out.
+//! The base scan's walk already found every directory in its scope (hidden
+//! names without `-a`, `--exclude` names and ignore files leave a directory
+//! out, symlinks are not followed: [`ScannedDirs`]), so the investigation
+//! never looks at what the scan left out and never walks the tree again.
+//! Discovery only prunes the original's skip list and `*.egg-info`, with
+//! everything below them, and orders what is left; it is a pure function.
 //!
 //! The order is load-bearing: a parent's prompt carries its children's
 //! summaries, so children must be investigated first. Deepest first, then by
@@ -14,9 +15,9 @@
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
-use crate::scan::ScanFilter;
+use crate::scan::{Fingerprint, ScannedDirs};
 
 /// Directory names never investigated.
 pub const SKIP_DIRS: &[&str] = &[
@@ -56,24 +57,57 @@ pub fn sort_leaf_first(dirs: &mut [PathBuf]) {
     dirs.sort_by(|a, b| leaf_first_cmp(a, b));
 }
 
-/// Every directory to investigate under the filter's root (the canonical
-/// target), the root included, leaf-first. Symlinks are not followed.
-pub fn discover_directories(filter: &ScanFilter) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = walkdir::WalkDir::new(filter.root())
-        .follow_links(false)
-        .into_iter()
-        .filter_entry(|entry| {
-            entry.depth() == 0
-                || (entry.file_type().is_dir()
-                    && !is_skipped_name(&entry.file_name().to_string_lossy())
-                    && filter.allows_dir(entry.path()))
+/// The directories to investigate, leaf-first, with the fingerprint the
+/// scan took of each.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Discovery {
+    /// Absolute (under the canonical target), leaf-first.
+    pub dirs: Vec<PathBuf>,
+    /// `dirs[i]`'s fingerprint from the scan's walk; `None` when the walk
+    /// could not examine it and the disk must be asked.
+    pub fingerprints: Vec<Option<Fingerprint>>,
+}
+
+impl Discovery {
+    /// Each directory with its fingerprint from the scan, leaf-first.
+    pub fn iter(&self) -> impl Iterator<Item = (&PathBuf, Option<&Fingerprint>)> {
+        self.dirs
+            .iter()
+            .zip(self.fingerprints.iter().map(Option::as_ref))
+    }
+}
+
+/// Every directory to investigate under `target` (the canonical target), the
+/// root included, leaf-first: the directories in the scan's scope
+/// (`scanned`, relative to the target the scan walked, which is this one or
+/// a symlink to it) except those the skip list names, and all below them.
+pub fn discover_directories(target: &Path, scanned: &ScannedDirs) -> Discovery {
+    let mut found: Vec<(PathBuf, Option<Fingerprint>)> = scanned
+        .iter()
+        .filter(|dir| !dir.rel.components().any(is_skipped_component))
+        .map(|dir| {
+            let path = if dir.rel.as_os_str().is_empty() {
+                target.to_path_buf()
+            } else {
+                target.join(&dir.rel)
+            };
+            (path, dir.fingerprint)
         })
-        .filter_map(Result::ok)
-        .filter(|entry| entry.file_type().is_dir())
-        .map(walkdir::DirEntry::into_path)
         .collect();
-    sort_leaf_first(&mut dirs);
-    dirs
+    found.sort_by(|a, b| leaf_first_cmp(&a.0, &b.0));
+    let (dirs, fingerprints) = found.into_iter().unzip();
+    Discovery { dirs, fingerprints }
+}
+
+/// A path component the skip list prunes (judged on its lossy UTF-8 form,
+/// so `\xff.egg-info` is pruned too).
+fn is_skipped_component(component: Component<'_>) -> bool {
+    match component {
+        Component::Normal(name) => is_skipped_name(&name.to_string_lossy()),
+        Component::Prefix(_) | Component::RootDir | Component::CurDir | Component::ParentDir => {
+            false
+        }
+    }
 }
 
 /// Each discovered directory's discovered subdirectories, sorted, indexed
@@ -128,7 +162,14 @@ pub fn display_name(target: &Path, dir: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::ScanOptions;
+    use crate::progress::Progress;
+    use crate::scan::{ScanOptions, scan_with_dirs};
+
+    /// Discovery over the scan of `target`, as a run does it.
+    fn discover(target: &Path, options: &ScanOptions) -> Vec<PathBuf> {
+        let (_, scanned) = scan_with_dirs(target, options, &Progress::silent());
+        discover_directories(target, &scanned).dirs
+    }
 
     fn options() -> ScanOptions {
         ScanOptions::default()
@@ -183,16 +224,13 @@ mod tests {
     #[test]
     fn empty_target_is_just_the_target() {
         let (_tmp, target) = tree(&[]);
-        assert_eq!(
-            discover_directories(&ScanFilter::new(&target, &options())),
-            vec![target]
-        );
+        assert_eq!(discover(&target, &options()), vec![target]);
     }
 
     #[test]
     fn leaves_first_with_every_directory() {
         let (_tmp, target) = tree(&["a/b/c", "a/d", "a/b/e", "a-b"]);
-        let found = discover_directories(&ScanFilter::new(&target, &options()));
+        let found = discover(&target, &options());
         assert_eq!(
             rels(&target, &found),
             ["a/b/c", "a/b/e", "a/b", "a/d", "a", "a-b", "."]
@@ -211,28 +249,19 @@ mod tests {
             "src/build",
             "src/.cache",
         ]);
-        let found = discover_directories(&ScanFilter::new(&target, &options()));
+        let found = discover(&target, &options());
         assert_eq!(rels(&target, &found), ["src", "vendor", "."]);
         let custom = ScanOptions {
             exclude: vec!["vendor".into()],
             ..options()
         };
-        assert_eq!(
-            rels(
-                &target,
-                &discover_directories(&ScanFilter::new(&target, &custom))
-            ),
-            ["src", "."]
-        );
+        assert_eq!(rels(&target, &discover(&target, &custom)), ["src", "."]);
         let hidden = ScanOptions {
             show_hidden: true,
             ..options()
         };
         assert_eq!(
-            rels(
-                &target,
-                &discover_directories(&ScanFilter::new(&target, &hidden))
-            ),
+            rels(&target, &discover(&target, &hidden)),
             ["src/.cache", ".hidden", "src", "vendor", "."]
         );
     }
@@ -243,10 +272,7 @@ mod tests {
         std::fs::write(target.join(".gitignore"), "target/\n").unwrap();
         std::fs::write(target.join("src/.ignore"), "*\n").unwrap();
         assert_eq!(
-            rels(
-                &target,
-                &discover_directories(&ScanFilter::new(&target, &options()))
-            ),
+            rels(&target, &discover(&target, &options())),
             ["generated", "src", "."]
         );
         let everything = ScanOptions {
@@ -254,10 +280,7 @@ mod tests {
             ..options()
         };
         assert_eq!(
-            rels(
-                &target,
-                &discover_directories(&ScanFilter::new(&target, &everything))
-            ),
+            rels(&target, &discover(&target, &everything)),
             ["target/debug", "generated", "src", "target", "."]
         );
     }

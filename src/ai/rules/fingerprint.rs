@@ -5,54 +5,63 @@
 //! reached the report until the user threw the whole cache away. Here every
 //! dir entry records a fingerprint of the directory's *direct* contents
 //! (names, sizes and modification times of its files, names of its
-//! subdirectories), taken when its loop starts. On the next run a directory
-//! is investigated again when it has no entry, when its fingerprint differs,
-//! or when any directory below it is investigated again: parents embed their
-//! children's summaries, so a change travels up to the root.
+//! subdirectories; [`crate::scan::Fingerprint`] defines it). On the next run
+//! a directory is investigated again when it has no entry, when its
+//! fingerprint differs, or when any directory below it is investigated
+//! again: parents embed their children's summaries, so a change travels up
+//! to the root.
 //!
-//! Reading the disk is [`fingerprint`]; deciding is the pure [`classify`].
+//! The run compares the fingerprints the base scan's walk took (they come
+//! with discovery); a dir loop records the one it reads from the disk with
+//! [`fingerprint`] when it starts. Deciding is the pure [`classify`].
 
 use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
-use crate::scan::ScanFilter;
+use crate::scan::{FingerprintBuilder, ScanFilter};
 
 /// The dir-entry field that holds the fingerprint.
 pub const FINGERPRINT_FIELD: &str = "fingerprint";
 
-/// Bumped whenever what goes into a fingerprint changes, so old entries read
-/// as changed instead of silently matching something else.
-const FINGERPRINT_VERSION: &str = "v1";
-
-/// The fingerprint of `dir`'s direct contents, within `scope` when given (a
-/// build output the scan ignores must not make its parent look changed).
-/// Symlinks are described by their target, not followed. An unreadable
-/// directory has a fingerprint too, so it is not investigated forever.
+/// The fingerprint of `dir`'s direct contents as they are on the disk now,
+/// within `scope` when given (a build output the scan ignores must not make
+/// its parent look changed). Symlinks are described by their target, not
+/// followed. An unreadable directory has a fingerprint too, so it is not
+/// investigated forever.
 pub fn fingerprint(dir: &Path, scope: Option<&ScanFilter>) -> String {
-    let mut lines: Vec<Vec<u8>> = match std::fs::read_dir(dir) {
+    let mut entries: Vec<(OsString, Described)> = match std::fs::read_dir(dir) {
         Ok(entries) => entries
             .filter_map(Result::ok)
             .filter_map(|entry| describe(&entry.path(), scope))
             .collect(),
-        Err(err) => vec![format!("unreadable {:?}", err.kind()).into_bytes()],
+        Err(err) => return FingerprintBuilder::unreadable(err.kind()).to_string(),
     };
-    lines.sort();
-    let mut hasher = Sha256::new();
-    hasher.update(FINGERPRINT_VERSION.as_bytes());
-    for line in &lines {
-        hasher.update(b"\n");
-        hasher.update(line);
+    entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let mut builder = FingerprintBuilder::new();
+    for (name, described) in &entries {
+        match described {
+            Described::Dir => builder.dir(name),
+            Described::Link(target) => builder.link(name, target),
+            Described::File { size, secs, nanos } => builder.file(name, *size, *secs, *nanos),
+        }
     }
-    format!("{FINGERPRINT_VERSION}:{:x}", hasher.finalize())
+    builder.finish().to_string()
 }
 
-/// One line per entry, starting with the raw name so the sort is by name.
-fn describe(path: &Path, scope: Option<&ScanFilter>) -> Option<Vec<u8>> {
+/// What a fingerprint records of one entry.
+enum Described {
+    Dir,
+    Link(PathBuf),
+    File { size: u64, secs: i64, nanos: i64 },
+}
+
+/// The entry at `path`, unless it is out of scope or cannot be examined.
+fn describe(path: &Path, scope: Option<&ScanFilter>) -> Option<(OsString, Described)> {
     let meta = std::fs::symlink_metadata(path).ok()?;
     let kind = meta.file_type();
     if let Some(scope) = scope {
@@ -65,22 +74,18 @@ fn describe(path: &Path, scope: Option<&ScanFilter>) -> Option<Vec<u8>> {
             return None;
         }
     }
-    let mut line = path.file_name()?.as_bytes().to_vec();
-    let detail = if kind.is_dir() {
-        "\0dir".to_string()
+    let described = if kind.is_dir() {
+        Described::Dir
     } else if kind.is_symlink() {
-        let target = std::fs::read_link(path).unwrap_or_default();
-        format!("\0link\0{}", target.display())
+        Described::Link(std::fs::read_link(path).unwrap_or_default())
     } else {
-        format!(
-            "\0file\0{}\0{}.{}",
-            meta.len(),
-            meta.mtime(),
-            meta.mtime_nsec()
-        )
+        Described::File {
+            size: meta.len(),
+            secs: meta.mtime(),
+            nanos: meta.mtime_nsec(),
+        }
     };
-    line.extend_from_slice(detail.as_bytes());
-    Some(line)
+    Some((path.file_name()?.to_os_string(), described))
 }
 
 /// What the cache knows about one directory, compared with the disk.

@@ -44,30 +44,39 @@ fn directory(
         children: Some(Vec::new()),
         ..TreeNode::default()
     };
-    let mut names: Vec<std::ffi::OsString> = match std::fs::read_dir(path) {
+    let mut entries: Vec<(std::ffi::OsString, std::fs::DirEntry)> = match std::fs::read_dir(path) {
         Ok(entries) => entries
-            .filter_map(|e| e.ok().map(|e| e.file_name()))
+            .filter_map(|e| e.ok().map(|e| (e.file_name(), e)))
             .collect(),
         Err(_) => {
             node.error = Some("permission denied".to_string());
             return node;
         }
     };
-    names.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     let mut children = Vec::new();
-    for child_name in names {
+    for (child_name, entry) in entries {
         let child = path.join(&child_name);
         let shown = child_name.to_string_lossy().into_owned();
-        let Ok(link_meta) = std::fs::symlink_metadata(&child) else {
+        // `lstat` relative to the open directory; only a symlink needs a
+        // second look, at what it points to.
+        let Ok(link_meta) = entry.metadata() else {
             continue;
         };
-        let followed = std::fs::metadata(&child).ok();
+        let is_symlink = link_meta.file_type().is_symlink();
+        let followed = if is_symlink {
+            std::fs::metadata(&child).ok()
+        } else {
+            Some(link_meta)
+        };
+        // `path` is in scope (the target, or entered below), so only the
+        // entry's own name is left to judge.
         if followed.as_ref().is_some_and(|m| m.is_dir()) {
-            if !filter.allows_dir(&child) {
+            if !filter.allows_entry(&child, true) {
                 continue;
             }
             *budget = budget.saturating_sub(1);
-            let enter = level < depth && *budget > 0 && !link_meta.file_type().is_symlink();
+            let enter = level < depth && *budget > 0 && !is_symlink;
             children.push(if enter {
                 directory(&child, shown, level + 1, depth, filter, budget)
             } else {
@@ -80,7 +89,7 @@ fn directory(
                 }
             });
         } else if let Some(meta) = followed.filter(|m| m.is_file()) {
-            if !filter.allows_file(&child) {
+            if !filter.allows_entry(&child, false) {
                 continue;
             }
             *budget = budget.saturating_sub(1);
@@ -133,5 +142,88 @@ mod tests {
         assert!(
             shown.contains(".hidden/") && shown.contains("vendor/") && shown.contains(".gitignore")
         );
+    }
+
+    /// Every kind of entry the scope and the listing treat differently:
+    /// hidden, ignored (by the root and by a nested repository), `-x`
+    /// directories and a file of that name, symlinks to a directory, to a
+    /// file and to nothing, a FIFO, a name that is not UTF-8.
+    #[test]
+    fn an_odd_tree_is_shown_within_the_scope() {
+        use std::os::unix::ffi::OsStrExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap().join("proj");
+        let write = |rel: &str, text: &str| {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write("a/one.txt", "12345");
+        write("a/b/c/deep.rs", "fn deep() {}\n");
+        write(".hidden/h.txt", "h");
+        write(".gitignore", "vendor/\n*.log\n");
+        write("vendor/v.rs", "v");
+        write("x/skipped.rs", "x");
+        write("src/x", "a file named like the -x directory");
+        write("src/main.rs", "fn main() {}\n");
+        write("src/app.log", "ignored");
+        write("repo/.git/info/exclude", "gen/\n");
+        write("repo/gen/g.py", "g");
+        write("repo/code.py", "c = 1\n");
+        std::fs::write(
+            root.join("src")
+                .join(std::ffi::OsStr::from_bytes(b"bad\xff.rs")),
+            "b",
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("../a", root.join("src/link_dir")).unwrap();
+        std::os::unix::fs::symlink("main.rs", root.join("src/link_file")).unwrap();
+        std::os::unix::fs::symlink("nowhere", root.join("src/broken")).unwrap();
+        let fifo = std::ffi::CString::new(root.join("src/pipe").as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+
+        let filter = ScanFilter::new(
+            &root,
+            &ScanOptions {
+                exclude: vec!["x".into()],
+                ..ScanOptions::default()
+            },
+        );
+        let shallow = "\
+proj/
+├── a/
+│   ├── b/  ...
+│   └── one.txt  (5 B)
+├── repo/
+│   └── code.py  (6 B)
+└── src/
+    ├── bad\u{fffd}.rs  (1 B)
+    ├── link_dir/  ...
+    ├── link_file  (13 B)
+    ├── main.rs  (13 B)
+    └── x  (34 B)";
+        assert_eq!(prompt_tree(&root, &filter, 1), shallow);
+        let deep = "\
+proj/
+├── a/
+│   ├── b/
+│   │   └── c/
+│   │       └── deep.rs  (13 B)
+│   └── one.txt  (5 B)
+├── repo/
+│   └── code.py  (6 B)
+└── src/
+    ├── bad\u{fffd}.rs  (1 B)
+    ├── link_dir/  ...
+    ├── link_file  (13 B)
+    ├── main.rs  (13 B)
+    └── x  (34 B)";
+        assert_eq!(prompt_tree(&root, &filter, 6), deep);
+        let two = deep.replace(
+            "│   │   └── c/\n│   │       └── deep.rs  (13 B)",
+            "│   │   └── c/  ...",
+        );
+        assert_eq!(prompt_tree(&root, &filter, 2), two);
     }
 }

@@ -190,7 +190,7 @@ pub async fn investigate_dir(shared: &DirShared, job: &DirJob) -> Result<DirOutc
     if let Some(summary) = outcome.summary.as_deref().filter(|s| !s.is_empty())
         && !shared.cache.has_entry(EntryKind::Dir, &path)
     {
-        let entry = report_entry(
+        let mut entry = report_entry(
             &shared.target,
             &job.dir,
             summary,
@@ -198,6 +198,9 @@ pub async fn investigate_dir(shared: &DirShared, job: &DirJob) -> Result<DirOutc
             visible_child_count(&job.dir),
             &now_iso(),
         );
+        // Stamped in the same atomic write: an entry a killed run left
+        // without its fingerprint would be investigated again next time.
+        entry[FINGERPRINT_FIELD] = json!(fingerprint);
         if let Err(message) = shared.cache.write_entry(EntryKind::Dir, &path, &entry) {
             shared.progress.ai_dir(
                 &outcome.shown,
@@ -224,11 +227,15 @@ fn forget_stale_entries(shared: &DirShared, job: &DirJob) -> Result<(), PassErro
     Ok(())
 }
 
-/// Record `fingerprint` in the dir entry at `path`, if the loop left one.
+/// Record `fingerprint` in the dir entry at `path`, if the loop left one
+/// that does not carry it yet.
 fn stamp_fingerprint(cache: &Cache, path: &str, fingerprint: &str) -> Result<(), PassError> {
     let Some(mut entry) = cache.read_entry(EntryKind::Dir, path) else {
         return Ok(());
     };
+    if entry.get(FINGERPRINT_FIELD).and_then(Value::as_str) == Some(fingerprint) {
+        return Ok(());
+    }
     entry[FINGERPRINT_FIELD] = json!(fingerprint);
     cache
         .write_entry(EntryKind::Dir, path, &entry)
