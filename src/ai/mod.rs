@@ -13,6 +13,7 @@
 pub mod api;
 pub mod engine;
 pub mod estimate;
+pub mod facts;
 pub mod orchestrator;
 pub mod passes;
 pub mod prompts;

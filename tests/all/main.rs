@@ -8,6 +8,7 @@ mod support;
 
 mod api_client;
 mod api_today;
+mod budget;
 mod cache;
 mod cli;
 mod concurrency;
@@ -20,6 +21,7 @@ mod locations;
 mod mock_server;
 mod pipeline;
 mod privacy;
+mod prompt_cache;
 mod redaction;
 mod resume;
 mod sandbox;

@@ -305,9 +305,14 @@ impl Client {
     /// The body [`Client::send`] posts for `request`: streaming, with our
     /// prompt-caching breakpoints in place of any the caller set.
     pub fn prepare(&self, request: &MessagesRequest) -> MessagesRequest {
+        self.prepare_for(request, caching::Reuse::Expected)
+    }
+
+    /// [`Client::prepare`] with the breakpoints `reuse` calls for.
+    pub fn prepare_for(&self, request: &MessagesRequest, reuse: caching::Reuse) -> MessagesRequest {
         let mut prepared = request.clone();
         prepared.stream = true;
-        caching::mark_breakpoints(&mut prepared);
+        caching::mark_breakpoints_for(&mut prepared, reuse);
         prepared
     }
 
@@ -316,7 +321,16 @@ impl Client {
     /// the retry policy. Returns the assembled response or the typed error of
     /// the last attempt.
     pub async fn send(&self, request: &MessagesRequest) -> Result<Response, ApiError> {
-        let body = serde_json::to_vec(&self.prepare(request)).map_err(|err| {
+        self.send_with(request, caching::Reuse::Expected).await
+    }
+
+    /// [`Client::send`] with the breakpoints `reuse` calls for.
+    pub async fn send_with(
+        &self,
+        request: &MessagesRequest,
+        reuse: caching::Reuse,
+    ) -> Result<Response, ApiError> {
+        let body = serde_json::to_vec(&self.prepare_for(request, reuse)).map_err(|err| {
             ApiError::new(
                 ApiErrorKind::InvalidRequest,
                 format!("could not encode the request: {err}"),

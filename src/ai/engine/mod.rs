@@ -1,7 +1,8 @@
 //! The engine that runs model calls: one agent loop ([`agent`]), the
 //! run-wide [`session`] every call goes through (client, redactor, token
 //! tracker), the shared [`pool`] of turns loops borrow from, and the
-//! [`scheduler`] that runs directory loops `-j` at a time, children first.
+//! [`scheduler`] that runs directory loops `-j` at a time, children first,
+//! and the [`window`] no request may outgrow.
 //!
 //! The engine knows how to run a conversation with tools; it does not know
 //! what any pass asks. Passes ([`crate::ai::passes`]) build prompts on top of
@@ -12,3 +13,4 @@ pub mod pool;
 pub mod scheduler;
 pub mod session;
 pub mod transcript;
+pub mod window;
