@@ -3,8 +3,10 @@
 //!
 //! The engine shows it each `flag` and `submit_report` call of the loop
 //! before the call takes effect ([`CallReview`]). Only paths are checked
-//! here (against the target, the loop's directory and unique names, as in
-//! the report); symbols need outlines and are left to the report.
+//! here (against the target, the loop's directories and unique names, as
+//! in the report); symbols need outlines and are left to the report. A
+//! unit's loop covers several directories: a path is missing only when it
+//! resolves against none of them.
 //!
 //! How often the agent is told — once per citation per loop, and a report
 //! is held back at most once per loop:
@@ -38,8 +40,9 @@ use crate::text::escape_line;
 /// One directory loop's grounding state.
 pub(crate) struct LoopCheck {
     scope: Arc<Scope>,
-    /// The loop's directory, target-relative (`.` for the target).
-    dir: String,
+    /// The loop's directories, target-relative (`.` for the target): its
+    /// directory first, then those folded into its unit.
+    dirs: Vec<String>,
     state: Mutex<State>,
 }
 
@@ -54,10 +57,16 @@ struct State {
 }
 
 impl LoopCheck {
-    pub(crate) fn new(scope: Arc<Scope>, dir: &str) -> LoopCheck {
+    /// The check of a loop over `dirs` (target-relative; its directory
+    /// first, then the other directories of its unit).
+    pub(crate) fn new(scope: Arc<Scope>, dirs: &[String]) -> LoopCheck {
         LoopCheck {
             scope,
-            dir: dir.to_string(),
+            dirs: if dirs.is_empty() {
+                vec![".".to_string()]
+            } else {
+                dirs.to_vec()
+            },
             state: Mutex::new(State::default()),
         }
     }
@@ -80,7 +89,10 @@ impl LoopCheck {
             let Cited::Path(path) = &citation.cited else {
                 continue;
             };
-            if resolve(&self.scope, path, &self.dir) == Resolution::Missing
+            if self
+                .dirs
+                .iter()
+                .all(|dir| resolve(&self.scope, path, dir) == Resolution::Missing)
                 && !missing.contains(&path.shown())
             {
                 missing.push(path.shown());
@@ -155,10 +167,21 @@ impl LoopCheck {
     }
 
     fn shown_dir(&self) -> String {
-        if self.dir == "." {
-            "the target".to_string()
-        } else {
-            format!("'{}'", escape_line(&self.dir))
+        let shown: Vec<String> = self
+            .dirs
+            .iter()
+            .map(|dir| {
+                if dir == "." {
+                    "the target".to_string()
+                } else {
+                    format!("'{}'", escape_line(dir))
+                }
+            })
+            .collect();
+        match shown.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => "the target".to_string(),
         }
     }
 
@@ -208,7 +231,7 @@ mod tests {
             vec![],
             None,
         );
-        LoopCheck::new(Arc::new(scope), dir)
+        LoopCheck::new(Arc::new(scope), &[dir.to_string()])
     }
 
     fn flag(path: &str, finding: &str, severity: &str) -> Value {
@@ -228,6 +251,32 @@ mod tests {
             None
         );
         assert!(check.take_held_flags().is_empty());
+    }
+
+    #[test]
+    fn a_units_loop_resolves_against_each_of_its_directories() {
+        let scope = Arc::new(Scope::new(
+            ["src/main.rs", "src/core/engine.rs", "README.md"].map(String::from),
+            vec![],
+            None,
+        ));
+        // Written from `src/core`, a directory folded into `src`'s unit.
+        let cited = flag("../main.rs", "Starts here.", "info");
+        let alone = LoopCheck::new(scope.clone(), &["src".to_string()]);
+        let answer = alone.review_flag(&cited).expect("missing from src");
+        assert!(
+            answer.contains("relative to the target and to 'src'."),
+            "{answer}"
+        );
+        let unit = LoopCheck::new(scope, &["src".to_string(), "src/core".to_string()]);
+        assert_eq!(unit.review_flag(&cited), None);
+        let answer = unit
+            .review_flag(&flag("gone.rs", "Missing.", "info"))
+            .expect("missing from both");
+        assert!(
+            answer.contains("relative to the target and to 'src' and 'src/core'."),
+            "{answer}"
+        );
     }
 
     #[test]

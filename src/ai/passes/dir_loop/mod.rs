@@ -367,11 +367,10 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
         dir: shown.clone(),
     };
     // Paths the agent cites in flags and its report are checked as it goes
-    // (see `crate::grounding::feedback`).
-    let check = Arc::new(LoopCheck::new(
-        shared.grounding.clone(),
-        &relative(target, &job.dir),
-    ));
+    // (see `crate::grounding::feedback`), against every directory of the
+    // assignment.
+    let unit_dirs: Vec<String> = job.dirs().map(|dir| relative(target, dir)).collect();
+    let check = Arc::new(LoopCheck::new(shared.grounding.clone(), &unit_dirs));
     let mut agent = Agent::new(
         Toolbox::Dir,
         shared.system.clone(),
