@@ -16,6 +16,9 @@
 //!   (`src/ai`), so `and/or` and `application/json` are not paths;
 //! - an absolute path (resolution keeps only those inside the target).
 //!
+//! A name of the tree that has spaces in it (`my notes.txt`) is read whole
+//! where the text spells it out (`spaced`).
+//!
 //! Backslashes are read as separators (`src\main.rs`), a trailing `:line`,
 //! `:line:col`, `:a-b` or `#La-Lb` is split off as the line, and sentence
 //! punctuation around a path is not part of it. URLs, e-mail addresses,
@@ -34,6 +37,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+mod spaced;
 #[cfg(test)]
 mod tests;
 mod words;
@@ -51,6 +55,8 @@ pub(crate) struct Vocabulary {
     extensions: HashSet<String>,
     dir_names: HashSet<String>,
     file_names: HashSet<String>,
+    /// Names with spaces, which prose would otherwise split.
+    spaced: spaced::SpacedNames,
 }
 
 impl Vocabulary {
@@ -64,8 +70,13 @@ impl Vocabulary {
             extensions: KNOWN_EXTENSIONS.iter().map(|e| e.to_string()).collect(),
             dir_names: dir_names.into_iter().map(str::to_string).collect(),
             file_names: HashSet::new(),
+            spaced: spaced::SpacedNames::default(),
         };
+        for name in &vocabulary.dir_names {
+            vocabulary.spaced.add(name);
+        }
         for name in file_names {
+            vocabulary.spaced.add(name);
             if let Some(ext) = extension(name).filter(|ext| plausible_extension(ext)) {
                 vocabulary.extensions.insert(ext.to_ascii_lowercase());
             }
@@ -300,7 +311,20 @@ fn words(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
 
 /// The paths in a stretch of prose (or in the words of a code span).
 fn prose_paths(text: &str, range: Range<usize>, vocabulary: &Vocabulary, out: &mut Vec<Citation>) {
+    let floor = range.start;
     for word in words(text, range) {
+        // A name of the tree with spaces in it replaces what its first
+        // words were read as.
+        if let Some(citation) = vocabulary.spaced.citation_at(text, floor, word.clone()) {
+            while out
+                .last()
+                .is_some_and(|c| c.span.start >= citation.span.start)
+            {
+                out.pop();
+            }
+            out.push(citation);
+            continue;
+        }
         let raw = &text[word.clone()];
         // A URL or an e-mail address is one thing, whatever it contains.
         if raw.contains("://") || raw.contains('@') || raw.starts_with("www.") {

@@ -277,3 +277,62 @@ fn spans_allow_rewriting_in_place() {
     let found = extract(text, &vocabulary());
     assert_eq!(&text[found[0].span.clone()], "./src/main.rs");
 }
+
+#[test]
+fn names_with_spaces_are_read_whole_when_the_tree_has_them() {
+    let vocabulary = Vocabulary::new(
+        [
+            "my notes.txt",
+            "notes.txt",
+            "main.rs",
+            "Q3 report final.pdf",
+        ],
+        ["docs", "Meeting Minutes"],
+    );
+    let found = |text: &str| paths_with(text, &vocabulary);
+    assert_eq!(
+        found("Largest: my notes.txt (9.4 KB), main.rs."),
+        [
+            ("my notes.txt".into(), "my notes.txt".into(), None),
+            ("main.rs".into(), "main.rs".into(), None),
+        ]
+    );
+    // Under a directory, with a line, in backticks, at a sentence's end.
+    assert_eq!(
+        found("See `docs/my notes.txt:4` and ./Q3 report final.pdf."),
+        [
+            (
+                "docs/my notes.txt".into(),
+                "docs/my notes.txt".into(),
+                Some(4)
+            ),
+            (
+                "./Q3 report final.pdf".into(),
+                "Q3 report final.pdf".into(),
+                None
+            ),
+        ]
+    );
+    // A directory with spaces, and the rest of a path after it.
+    assert_eq!(
+        found("Minutes live in Meeting Minutes/2024.md and Meeting Minutes/."),
+        [
+            (
+                "Meeting Minutes/2024.md".into(),
+                "Meeting Minutes/2024.md".into(),
+                None
+            ),
+            ("Meeting Minutes/".into(), "Meeting Minutes/".into(), None),
+        ]
+    );
+    // Without the rest of the name before it, the word is read alone.
+    assert_eq!(
+        found("Only notes.txt here; your notes.txt too."),
+        [
+            ("notes.txt".into(), "notes.txt".into(), None),
+            ("notes.txt".into(), "notes.txt".into(), None),
+        ]
+    );
+    // A tree without such names reads words as before.
+    assert_eq!(path_names("my notes.txt"), ["notes.txt"]);
+}
