@@ -354,21 +354,82 @@ fn the_mechanical_synthesis_is_fully_grounded() {
 }
 
 #[test]
-fn a_summary_built_from_the_scan_is_fully_grounded() {
-    // The shape of a dir entry written without the model: names, sizes,
-    // dates and child directories taken from the scan.
-    let dir = json!({
-        "path": "src",
-        "summary": "Summarised from the scan; no file here was read by a model. 1 files, \
-                    1.2 KB: 1 source. Languages: Rust (1). Largest: main.rs (1.2 KB). \
-                    Newest: main.rs (2026-01-01 10:00:00). Below it: 1 directories holding 2 \
-                    files (2 source: Rust (2)). Subdirectories: core/ (2 files in 1 \
-                    directory): Holds engine.rs and mod.rs.",
-        "notable_files": ["main.rs"],
-    });
-    let (grounding, ..) = run(&[dir], &[], "", "", &[]);
-    // main.rs (once per text), core/, engine.rs, mod.rs; main.rs again as
-    // a notable file.
-    assert_eq!(grounding.citations, 5, "{grounding:?}");
-    assert_eq!(grounding.resolved, 5, "{grounding:?}");
+fn a_mechanical_entry_grounds_completely_against_its_own_directory() {
+    use crate::ai::rules::dir_stats::DirStats;
+    use crate::ai::rules::mechanical::{Child, MechanicalReason, mechanical_entry};
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    // Names the scan found, several of them in two directories, so only
+    // the directory of the entry that quotes them says which one.
+    let names = [
+        "main.rs",
+        "v1.2.3.tar.gz",
+        "Makefile",
+        "report (final).pdf",
+        "my notes.txt",
+        "data.2024-01-01.csv",
+        "README",
+    ];
+    let files: Vec<String> = ["data", "other"]
+        .iter()
+        .flat_map(|dir| names.iter().map(move |name| format!("{dir}/{name}")))
+        .chain(["data/sub/inner.rs".to_string()])
+        .collect();
+    let scope = Scope::new(files, vec![PathBuf::from("/work/demo")], None);
+    let stats = DirStats {
+        files: names.len() as u32,
+        bytes: 70_000,
+        largest: names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| (name.to_string(), 10_000 - i as u64 * 100))
+            .collect(),
+        categories: BTreeMap::from([("source".into(), 1), ("data".into(), 6)]),
+        languages: BTreeMap::from([("Rust".into(), 1)]),
+        subtree_files: 8,
+        subtree_dirs: 2,
+        subtree_source: 2,
+        subtree_languages: BTreeMap::from([("Rust".into(), 2)]),
+        ..DirStats::default()
+    };
+    let child_stats = DirStats {
+        files: 1,
+        subtree_files: 1,
+        subtree_dirs: 1,
+        ..DirStats::default()
+    };
+    let newest: Vec<(String, String)> = names
+        .iter()
+        .map(|name| (name.to_string(), "2026-01-02 10:00:00".to_string()))
+        .collect();
+    let entry = mechanical_entry(
+        Path::new("/work/demo"),
+        Path::new("/work/demo/data"),
+        &stats,
+        &newest,
+        &[Child {
+            name: "sub".into(),
+            stats: &child_stats,
+            entry: Some(json!({"summary": "Holds inner.rs, a helper. More.", "mechanical": false})),
+        }],
+        MechanicalReason::NotChosen,
+    );
+    let (mut brief, mut detailed, mut flags) = (String::new(), String::new(), Vec::new());
+    let grounding = ground(
+        &scope,
+        Source::Memory(HashMap::new()),
+        Sources {
+            dir_entries: &[entry.clone()],
+            file_entries: &[],
+        },
+        &mut brief,
+        &mut detailed,
+        &mut flags,
+    );
+    assert_eq!(unresolved(&grounding), [], "{entry:#}");
+    assert_eq!(grounding.resolved, grounding.citations);
+    // At least each name with an extension once in the summary and once as
+    // a notable file, the child directory and the file its gist quotes.
+    assert!(grounding.citations >= 2 * 5 + 2, "{grounding:?}\n{entry:#}");
 }
