@@ -282,6 +282,7 @@ fn grounding_figures_on_the_parity_fixture_and_our_own_src() {
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     figures("parity fixture", &report["grounding"]);
     assert_eq!(report["grounding"]["unresolved"], json!([]));
+    assert_eq!(report["investigation"]["status"], "complete");
 
     // This repository's src/, realistic agents.
     let src = std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("src")).unwrap();
@@ -304,6 +305,12 @@ fn grounding_figures_on_the_parity_fixture_and_our_own_src() {
         })
         .collect();
     let invented = invented.lock().unwrap().clone();
+    let coverage = &first.report["investigation"]["coverage"];
+    println!(
+        "  directories: {} investigated by a loop of their own, {} folded into a unit, {} \
+         summarised from the scan",
+        coverage["investigated"], coverage["folded"], coverage["mechanical"]
+    );
     println!(
         "  {} requests; {} distinct citations invented, {} distinct unresolved:",
         first.requests,
