@@ -420,7 +420,7 @@ fn a_mechanical_entry_grounds_completely_against_its_own_directory() {
         &scope,
         Source::Memory(HashMap::new()),
         Sources {
-            dir_entries: &[entry.clone()],
+            dir_entries: std::slice::from_ref(&entry),
             file_entries: &[],
         },
         &mut brief,
