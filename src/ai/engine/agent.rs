@@ -37,7 +37,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::runtime::{Handle, RuntimeFlavor};
 
 use crate::ai::api::caching::Reuse;
@@ -194,6 +194,9 @@ pub struct Agent {
     home: Option<PathBuf>,
     /// The other directories of a unit's assignment, for its tools.
     unit: Vec<PathBuf>,
+    /// What its tools add to the dir entries it writes (see
+    /// [`ToolContext::stamps`]).
+    stamps: Vec<(PathBuf, Map<String, Value>)>,
 }
 
 /// How much a conversation of `toolbox` thinks: the directory loops are
@@ -228,6 +231,7 @@ impl Agent {
             calls: 0,
             home: None,
             unit: Vec::new(),
+            stamps: Vec::new(),
         }
     }
 
@@ -275,6 +279,13 @@ impl Agent {
     /// their dir entries (see [`ToolContext::unit`]).
     pub fn covering(mut self, members: &[PathBuf]) -> Agent {
         self.unit = members.to_vec();
+        self
+    }
+
+    /// The same conversation, adding `stamps` to the dir entries its tools
+    /// write (see [`ToolContext::stamps`]).
+    pub fn stamping(mut self, stamps: Vec<(PathBuf, Map<String, Value>)>) -> Agent {
+        self.stamps = stamps;
         self
     }
 
@@ -381,6 +392,7 @@ impl Agent {
             directory,
             home: self.home.as_deref(),
             unit: &self.unit,
+            stamps: &self.stamps,
             turn,
         };
         let mut ended = None;

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::tokens_of_bytes;
-use super::{Counts, DirInput, Estimate, Inputs, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES};
+use super::{
+    Ceiling, Counts, DirInput, Estimate, Inputs, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES,
+};
 use crate::ai::PassError;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::facts::{RunFacts, tools_tokens};
@@ -171,6 +173,10 @@ pub fn estimate(
         planning,
         synthesis,
         dirs: loops,
+        ceiling: decision.budget.limit.map(|budget| Ceiling {
+            budget,
+            jobs: config.investigation.jobs,
+        }),
     };
     let counts = Counts {
         target: config.target.to_string_lossy().into_owned(),

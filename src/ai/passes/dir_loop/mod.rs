@@ -28,7 +28,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::ai::api::ToolDefinition;
 use crate::ai::api::cost::LoopUsage;
@@ -234,8 +234,20 @@ pub async fn investigate_dir(shared: &DirShared, job: &DirJob) -> Result<DirOutc
         .dirs()
         .map(|dir| (dir.clone(), fingerprint(dir, shared.session.scope())))
         .collect();
+    let unit = relative(&shared.target, &job.dir);
+    let stamps = fingerprints
+        .iter()
+        .map(|(dir, print)| {
+            let mut fields = Map::new();
+            fields.insert(FINGERPRINT_FIELD.to_owned(), json!(print));
+            if dir != &job.dir {
+                fields.insert(UNIT_FIELD.to_owned(), json!(unit));
+            }
+            (dir.clone(), fields)
+        })
+        .collect();
     forget_stale_entries(shared, job)?;
-    let outcome = run_dir_loop(shared, job).await?;
+    let outcome = run_dir_loop(shared, job, stamps).await?;
     shared.pool.give_back(
         (outcome.turns_allocated + outcome.turns_borrowed).saturating_sub(outcome.turns_used),
     );
@@ -272,7 +284,6 @@ pub async fn investigate_dir(shared: &DirShared, job: &DirJob) -> Result<DirOutc
             )?;
         }
     }
-    let unit = relative(&shared.target, &job.dir);
     for (dir, print) in &fingerprints {
         let member = (dir != &job.dir).then_some(unit.as_str());
         stamp_entry(&shared.cache, &dir.to_string_lossy(), print, member)?;
@@ -357,8 +368,12 @@ pub fn turns_left_note(remaining: u32) -> String {
     )
 }
 
-/// The loop itself.
-async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, PassError> {
+/// The loop itself. `stamps` go into every dir entry its agent writes.
+async fn run_dir_loop(
+    shared: &DirShared,
+    job: &DirJob,
+    stamps: Vec<(PathBuf, Map<String, Value>)>,
+) -> Result<DirOutcome, PassError> {
     let target = shared.target.as_path();
     let shown = display_name(target, &job.dir);
     let task = dir_task(shared, job)?;
@@ -381,6 +396,7 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
     )
     .investigating(&job.dir)
     .covering(&job.members)
+    .stamping(stamps)
     .with_review(check.clone());
     if !job.members.is_empty() {
         // Refused once while a directory of the unit has no entry; the
@@ -578,6 +594,7 @@ pub fn dir_task(shared: &DirShared, job: &DirJob) -> Result<String, PassError> {
         directory: &display_name(&shared.target, &job.dir),
         home: Some(&job.dir),
         unit: &job.members,
+        stamps: &[],
         turn: 0,
     };
     let listings: Vec<String> = job
