@@ -16,6 +16,7 @@ mod support;
 mod budget;
 mod dead_endpoint;
 mod first_request;
+mod grounding;
 mod jobs;
 mod redact;
 mod scale;

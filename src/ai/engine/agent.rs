@@ -27,10 +27,15 @@
 //! - `max_tokens` anywhere else: the reply is kept and the nudge becomes a
 //!   note that it was cut short.
 //!
+//! A pass may also look at each call before it takes effect ([`CallReview`])
+//! and answer it itself: the tool then does not run, and a loop-ending call
+//! does not end the loop.
+//!
 //! The engine knows nothing about budgets, turn limits or what a proposal
 //! means: each pass decides those around [`Agent::turn`].
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use tokio::runtime::{Handle, RuntimeFlavor};
@@ -109,6 +114,13 @@ impl Printer {
     }
 }
 
+/// A pass's look at a tool call before it takes effect.
+pub trait CallReview: Send + Sync {
+    /// `Some(output)` answers the call instead of running it (a loop-ending
+    /// call then does not end the loop); `None` lets it run.
+    fn review(&self, tool: &str, input: &Value) -> Option<ToolOutput>;
+}
+
 /// What a turn amounted to.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum TurnOutcome {
@@ -172,6 +184,7 @@ pub(crate) struct Agent {
     transcript: Transcript,
     nudge: &'static str,
     printer: Printer,
+    review: Option<Arc<dyn CallReview>>,
     submit_check: Option<SubmitCheck>,
     /// The pass expects its first call to be its only one.
     one_call_expected: bool,
@@ -212,6 +225,7 @@ impl Agent {
             transcript: Transcript::new(system, kickoff, tools, workload(toolbox)),
             nudge,
             printer,
+            review: None,
             submit_check: None,
             one_call_expected: false,
             calls: 0,
@@ -219,6 +233,12 @@ impl Agent {
             unit: Vec::new(),
             stamps: Vec::new(),
         }
+    }
+
+    /// Show every offered call to `review` before it takes effect.
+    pub fn with_review(mut self, review: Arc<dyn CallReview>) -> Agent {
+        self.review = Some(review);
+        self
     }
 
     /// Check every call of the loop-ending tool with `check` before the
@@ -363,8 +383,22 @@ impl Agent {
         let mut ended = None;
         let mut results = Vec::with_capacity(calls.len());
         for call in &calls {
+            let reviewed = self
+                .review
+                .as_ref()
+                .filter(|_| self.offers(&call.name))
+                .and_then(|review| review.review(&call.name, &call.input));
             let output = if !self.offers(&call.name) {
                 unknown_tool(&call.name)
+            } else if let Some(answer) = reviewed {
+                cache.log_tool_call(
+                    directory,
+                    turn,
+                    &call.name,
+                    &call.input,
+                    answer.content.chars().count(),
+                );
+                answer
             } else {
                 match run_blocking(|| tools::dispatch(self.toolbox, &call.name, &call.input, &ctx))?
                 {

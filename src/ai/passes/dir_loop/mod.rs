@@ -44,6 +44,7 @@ use crate::ai::tools::{ToolContext, Toolbox, frame_untrusted, fs::scoped_listing
 use crate::ai::{PassError, record_refusal, stop_for_api_error};
 use crate::cache::now_iso;
 use crate::cache::{Cache, EntryKind};
+use crate::grounding::{LoopCheck, Scope};
 use crate::progress::Progress;
 use crate::scan::ScanFilter;
 use crate::text::escape_line;
@@ -107,6 +108,8 @@ pub(crate) struct DirShared {
     pub dir_tools: Vec<ToolDefinition>,
     /// Turns loops may borrow beyond their allocation.
     pub pool: TurnPool,
+    /// The tree as the scan saw it, for checking the paths a loop cites.
+    pub(crate) grounding: Arc<Scope>,
 }
 
 /// One assignment: a directory, with the directories folded into its unit.
@@ -367,6 +370,11 @@ async fn run_dir_loop(
         progress: shared.progress.clone(),
         dir: shown.clone(),
     };
+    // Paths the agent cites in flags and its report are checked as it goes
+    // (see `crate::grounding::feedback`), against every directory of the
+    // assignment.
+    let unit_dirs: Vec<String> = job.dirs().map(|dir| relative(target, dir)).collect();
+    let check = Arc::new(LoopCheck::new(shared.grounding.clone(), &unit_dirs));
     let mut agent = Agent::new(
         Toolbox::Dir,
         shared.system.clone(),
@@ -377,7 +385,8 @@ async fn run_dir_loop(
     )
     .investigating(&job.dir)
     .covering(&job.members)
-    .stamping(stamps);
+    .stamping(stamps)
+    .with_review(check.clone());
     if !job.members.is_empty() {
         // Refused once while a directory of the unit has no entry; the
         // salvage covers what the agent still leaves out.
@@ -487,12 +496,19 @@ async fn run_dir_loop(
             Err(other) => return Err(other.into()),
         }
     }
+    // The agent submitted a report, held back for its paths, and the loop
+    // ended before it sent another: that report stands, not a partial one.
+    let held = check.take_held_report().filter(|_| summary.is_none());
+    if let Some(held) = &held {
+        summary = Some(string_field(held, "summary"));
+        completeness = report_completeness(held);
+    }
     let salvage = match &end {
         LoopEnd::Budget => Some(PartialCause::Budget),
         LoopEnd::Refused(_) => Some(PartialCause::Refused),
         LoopEnd::Submitted | LoopEnd::TurnLimit | LoopEnd::ApiError(_) => None,
     };
-    if let Some(cause) = salvage {
+    if let Some(cause) = salvage.filter(|_| held.is_none()) {
         let partial = flush_partial_dir_entry(&shared.cache, target, &job.dir, cause)?;
         if !partial.is_empty() && summary.is_none() {
             summary = Some(partial);
@@ -500,12 +516,15 @@ async fn run_dir_loop(
     }
     if end == LoopEnd::TurnLimit {
         printer.line(&format!("Warning: max turns reached for {shown}"));
+    }
+    if end == LoopEnd::TurnLimit && held.is_none() {
         let partial =
             flush_partial_dir_entry(&shared.cache, target, &job.dir, PartialCause::TurnLimit)?;
         if !partial.is_empty() {
             summary = Some(partial);
         }
     }
+    record_held_flags(shared, &check, &printer);
     Ok(DirOutcome {
         dir: job.dir.clone(),
         shown,
@@ -517,6 +536,28 @@ async fn run_dir_loop(
         usage,
         end,
     })
+}
+
+/// Record the flags the loop's check held and the agent never replaced,
+/// so no finding is lost; the report marks their paths as not found.
+fn record_held_flags(shared: &DirShared, check: &LoopCheck, printer: &Printer) {
+    let held = check.take_held_flags();
+    if held.is_empty() {
+        return;
+    }
+    match shared.cache.append_flags_unique(&held) {
+        Ok(recorded) => {
+            for flag in recorded {
+                printer.line(&format!(
+                    "FLAG [{}] {} (not found in the tree)",
+                    escape_line(&flag.severity.to_uppercase()),
+                    escape_line(&flag.path)
+                ));
+                printer.line(&format!("  {}", escape_line(&flag.finding)));
+            }
+        }
+        Err(err) => printer.line(&format!("Warning: could not record a flag: {err}")),
+    }
 }
 
 /// `completeness` from `submit_report`: missing → 0.0 (as the original),
