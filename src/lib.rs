@@ -30,7 +30,7 @@ pub mod cache;
 pub mod cli;
 pub(crate) mod config;
 pub mod exit_codes;
-pub mod grounding;
+pub(crate) mod grounding;
 pub mod output;
 pub mod progress;
 pub mod redact;

@@ -62,6 +62,16 @@ pub fn format_thousands(n: u64) -> String {
     out
 }
 
+/// A regular expression written in our own source. A bad one is a bug that
+/// every test using it catches at once, not a condition a run can meet.
+#[allow(
+    clippy::expect_used,
+    reason = "the pattern is a constant; its tests compile it"
+)]
+pub(crate) fn constant_regex(pattern: &str) -> regex::Regex {
+    regex::Regex::new(pattern).expect("a constant pattern compiles")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -102,7 +102,7 @@ pub enum CitedIn {
 impl Grounding {
     /// The report's closing line: `Grounding: 57 of 59 citations found in
     /// the tree`, and how many symbols went unchecked, if any.
-    pub fn summary_line(&self) -> String {
+    pub(crate) fn summary_line(&self) -> String {
         let mut line = format!(
             "Grounding: {} of {} citation{} found in the tree",
             self.resolved,

@@ -423,7 +423,7 @@ fn resolve_overlaps(mut spans: Vec<Span>) -> Vec<Span> {
 }
 
 /// How every redaction starts: `[REDACTED:<rule>]` replaces the secret.
-pub const REDACTION_MARK: &str = "[REDACTED:";
+pub(crate) const REDACTION_MARK: &str = "[REDACTED:";
 
 /// Build the redacted text and the hits from non-overlapping, ordered spans.
 fn apply(text: &str, spans: &[Span]) -> Redacted {

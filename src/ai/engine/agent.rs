@@ -115,7 +115,7 @@ impl Printer {
 }
 
 /// A pass's look at a tool call before it takes effect.
-pub trait CallReview: Send + Sync {
+pub(crate) trait CallReview: Send + Sync {
     /// `Some(output)` answers the call instead of running it (a loop-ending
     /// call then does not end the loop); `None` lets it run.
     fn review(&self, tool: &str, input: &Value) -> Option<ToolOutput>;
@@ -236,7 +236,7 @@ impl Agent {
     }
 
     /// Show every offered call to `review` before it takes effect.
-    pub fn with_review(mut self, review: Arc<dyn CallReview>) -> Agent {
+    pub(crate) fn with_review(mut self, review: Arc<dyn CallReview>) -> Agent {
         self.review = Some(review);
         self
     }

@@ -43,7 +43,7 @@ pub mod fs;
 pub(crate) mod notes;
 pub(crate) mod sandbox;
 pub(crate) mod sniff;
-pub(crate) mod structure;
+pub mod structure;
 pub(crate) mod submit;
 mod untrusted;
 

@@ -98,9 +98,8 @@ const IMPORT_KEYWORDS: &[&str] = &[
     "super", "type", "typeof", "use", "var",
 ];
 
-static IDENTIFIER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[A-Za-z_$][A-Za-z0-9_$]*").expect("the identifier pattern is valid")
-});
+static IDENTIFIER: LazyLock<Regex> =
+    LazyLock::new(|| crate::text::constant_regex(r"[A-Za-z_$][A-Za-z0-9_$]*"));
 
 struct Reader<'s> {
     source: &'s [u8],

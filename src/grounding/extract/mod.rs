@@ -403,10 +403,8 @@ fn path_in_piece(
 }
 
 /// `:12`, `:12:5`, `:12-20`, `#L12` or `#L12-L20` at the end of a path.
-static LINE_SUFFIX: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?::(\d+)(?:[-:]\d+)?|#L(\d+)(?:-L?\d+)?)$")
-        .expect("the line suffix pattern is valid")
-});
+static LINE_SUFFIX: LazyLock<Regex> =
+    LazyLock::new(|| crate::text::constant_regex(r"(?::(\d+)(?:[-:]\d+)?|#L(\d+)(?:-L?\d+)?)$"));
 
 /// Split a line suffix off `written`: the length of the path before it, and
 /// the (first) line it names.

@@ -32,7 +32,7 @@ pub(crate) mod tool;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use tool::ParseStructure;
+pub(crate) use tool::{MAX_FILE_BYTES, ParseStructure};
 
 /// At most this many function signatures are listed.
 pub(crate) const MAX_FUNCTIONS: usize = 50;
@@ -53,7 +53,7 @@ pub(crate) const SUPPORTED_EXTENSIONS: &[&str] =
 
 /// A language `parse_structure` has a grammar for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Language {
+pub enum Language {
     Python,
     JavaScript,
     TypeScript,
@@ -65,7 +65,7 @@ pub(crate) enum Language {
 impl Language {
     /// The language for a file extension, with or without its leading dot,
     /// in any case (`.PY` is Python).
-    pub(crate) fn from_extension(ext: &str) -> Option<Language> {
+    pub fn from_extension(ext: &str) -> Option<Language> {
         let ext = ext.strip_prefix('.').unwrap_or(ext).to_ascii_lowercase();
         match ext.as_str() {
             "py" => Some(Language::Python),
@@ -123,7 +123,7 @@ impl fmt::Display for Language {
 
 /// The outline of one file. Field order is the JSON key order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct Structure {
+pub struct Structure {
     pub language: &'static str,
     /// Signatures such as `load(self, name) -> Optional[Item]`.
     pub functions: Vec<String>,
@@ -141,7 +141,7 @@ pub(crate) struct Structure {
 
 /// A class, or whatever a language's rules file under `classes`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub(crate) struct Class {
+pub struct Class {
     pub name: String,
     pub methods: Vec<String>,
 }
@@ -173,7 +173,7 @@ impl Structure {
 
 /// Why [`parse_source`] produced no outline.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum ParseError {
+pub enum ParseError {
     #[error("parsing did not finish within {} seconds", .0.as_secs())]
     TimedOut(Duration),
     #[error("the {0} grammar could not be loaded: {1}")]
@@ -181,7 +181,7 @@ pub(crate) enum ParseError {
 }
 
 /// Outline `source` as `language`.
-pub(crate) fn parse_source(language: Language, source: &[u8]) -> Result<Structure, ParseError> {
+pub fn parse_source(language: Language, source: &[u8]) -> Result<Structure, ParseError> {
     parse_source_within(language, source, PARSE_TIME_BUDGET)
 }
 
