@@ -7,10 +7,12 @@
 //! A pass builds its prompt, calls the model through the engine
 //! ([`crate::ai::engine`]) and returns a proposal; deterministic code in
 //! [`crate::ai::rules`] normalizes it. Which pass runs when is the
-//! orchestrator's business ([`crate::ai::orchestrator`]).
+//! orchestrator's business ([`crate::ai::orchestrator`]). The passes that
+//! end in one submit call share their conversation ([`one_call`]).
 
 pub mod dir_loop;
 pub(crate) mod mechanical;
+pub(crate) mod one_call;
 pub(crate) mod planning;
 pub(crate) mod survey;
 pub(crate) mod synthesis;

@@ -15,19 +15,27 @@
 
 use serde_json::Value;
 
-use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::engine::session::Session;
+use crate::ai::passes::one_call::{CallEnd, OneCall, converse};
 use crate::ai::passes::survey::{frame_signals, frame_survey_block};
 use crate::ai::prompts::{self, PlanningPrompt};
 use crate::ai::rules::plan::{BASE_TURNS_PER_DIR, DEFAULT_TURNS, proposal_document};
-use crate::ai::tools::{self, Toolbox, frame_untrusted};
-use crate::ai::{PassError, record_refusal, stop_for_api_error};
+use crate::ai::tools::{Toolbox, frame_untrusted};
+use crate::ai::{PassError, record_refusal};
 use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::text::escape_line;
 
 /// Turns the planning pass may take.
 pub(crate) const PLANNING_MAX_TURNS: u32 = 3;
+/// The planning conversation: one tool, `submit_plan`.
+const PLANNING_CALL: OneCall = OneCall {
+    toolbox: Toolbox::Planning,
+    kickoff: prompts::kickoff::PLANNING,
+    nudge: prompts::nudge::PLANNING,
+    log_name: "(planning)",
+    max_turns: PLANNING_MAX_TURNS,
+};
 
 /// Everything the planning pass reads.
 pub(crate) struct PlanningInputs<'a> {
@@ -142,49 +150,24 @@ pub(crate) async fn run_planning(
     progress: &Progress,
     inputs: &PlanningInputs<'_>,
 ) -> Result<Option<Value>, PassError> {
-    let mut agent = Agent::new(
-        Toolbox::Planning,
-        planning_prompt(inputs)?,
-        prompts::kickoff::PLANNING,
-        tools::definitions(Toolbox::Planning),
-        prompts::nudge::PLANNING,
-        Printer::Pass(progress.clone()),
+    let system = planning_prompt(inputs)?;
+    Ok(
+        match converse(session, cache, progress, PLANNING_CALL, system, false).await? {
+            CallEnd::Submitted(input) => Some(proposal_document(&input)),
+            // The default plan then, as after a failed planning call.
+            CallEnd::Refused(why) => {
+                let finding =
+                    format!("The plan was not made: {why}. Every directory got the default turns.");
+                record_refusal(cache, progress, "general", finding);
+                None
+            }
+            CallEnd::ApiError | CallEnd::ContextFull => None,
+            CallEnd::OutOfTurns => {
+                progress.ai("Warning: planning ran out of turns.");
+                None
+            }
+        },
     )
-    .expecting_one_call();
-    for turn in 1..=PLANNING_MAX_TURNS {
-        match agent.turn(session, cache, "(planning)", turn).await {
-            Ok(step) => match step.outcome {
-                TurnOutcome::Ended(input) => return Ok(Some(proposal_document(&input))),
-                TurnOutcome::Continue => {}
-                // The default plan then, as after a failed planning call.
-                TurnOutcome::Refused(refusal) => {
-                    record_refusal(
-                        cache,
-                        progress,
-                        "general",
-                        format!(
-                            "The plan was not made: {}. Every directory got the default turns.",
-                            refusal.describe()
-                        ),
-                    );
-                    return Ok(None);
-                }
-                TurnOutcome::ContextFull => return Ok(None),
-            },
-            Err(AgentError::Api(err)) => {
-                stop_for_api_error(session, &err)?;
-                progress.ai(&format!("  API error: {err}"));
-                return Ok(None);
-            }
-            Err(AgentError::TooLarge(err)) => {
-                progress.ai(&format!("  Not sent: {err}."));
-                return Ok(None);
-            }
-            Err(other) => return Err(other.into()),
-        }
-    }
-    progress.ai("Warning: planning ran out of turns.");
-    Ok(None)
 }
 
 #[cfg(test)]

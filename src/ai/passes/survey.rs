@@ -9,15 +9,16 @@
 //! ([`format_survey_block`]) and which dir tools it removes
 //! ([`filter_dir_tools`]).
 
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
-use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::engine::session::Session;
+use crate::ai::passes::one_call::{CallEnd, OneCall, converse};
 use crate::ai::prompts::{self, SurveyPrompt};
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
-use crate::ai::{PassError, record_refusal, stop_for_api_error};
+use crate::ai::{PassError, record_refusal};
 use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::scan::SurveySignals;
@@ -34,6 +35,14 @@ pub(crate) const SURVEY_CONFIDENCE_THRESHOLD: f64 = 0.5;
 pub(crate) const PROTECTED_DIR_TOOLS: &[&str] = &["submit_report"];
 /// Turns the survey pass may take.
 pub(crate) const SURVEY_MAX_TURNS: u32 = 3;
+/// The survey's conversation: one tool, `submit_survey`.
+const SURVEY_CALL: OneCall = OneCall {
+    toolbox: Toolbox::Survey,
+    kickoff: prompts::kickoff::SURVEY,
+    nudge: prompts::nudge::SURVEY,
+    log_name: "(survey)",
+    max_turns: SURVEY_MAX_TURNS,
+};
 
 /// The signals block of a target with no classified files.
 pub(crate) const NO_SIGNALS: &str = "(no files classified)";
@@ -166,34 +175,36 @@ pub(crate) fn format_survey_signals(signals: &SurveySignals) -> String {
         format!("Total files: {}", signals.total_files),
         String::new(),
     ];
-    if !signals.extension_histogram.is_empty() {
-        lines.push("Extensions (top, by count):".to_string());
-        lines.extend(
-            signals
-                .extension_histogram
-                .iter()
-                .map(|(ext, n)| format!("  {}: {n}", escape_line(ext))),
-        );
-        lines.push(String::new());
-    }
-    if !signals.file_descriptions.is_empty() {
-        lines.push("file --brief output (top, by count):".to_string());
-        lines.extend(
-            signals
-                .file_descriptions
-                .iter()
-                .map(|(desc, n)| format!("  {}: {n}", escape_line(desc))),
-        );
-        lines.push(String::new());
-    }
-    if !signals.filename_samples.is_empty() {
-        lines.push("Filename samples (evenly drawn):".to_string());
-        lines.extend(
-            signals
-                .filename_samples
-                .iter()
-                .map(|name| format!("  {}", escape_line(name))),
-        );
+    let counted = |counts: &IndexMap<String, u64>| -> Vec<String> {
+        counts
+            .iter()
+            .map(|(name, n)| format!("  {}: {n}", escape_line(name)))
+            .collect()
+    };
+    let blocks = [
+        (
+            "Extensions (top, by count):",
+            counted(&signals.extension_histogram),
+        ),
+        (
+            "file --brief output (top, by count):",
+            counted(&signals.file_descriptions),
+        ),
+        (
+            "Filename samples (evenly drawn):",
+            (signals.filename_samples.iter())
+                .map(|name| format!("  {}", escape_line(name)))
+                .collect(),
+        ),
+    ];
+    // Each non-empty block is titled and followed by a blank line (the
+    // last one's is trimmed below).
+    for (title, block) in blocks {
+        if !block.is_empty() {
+            lines.push(title.to_string());
+            lines.extend(block);
+            lines.push(String::new());
+        }
     }
     lines.join("\n").trim_end().to_string()
 }
@@ -313,51 +324,26 @@ pub(crate) async fn run_survey(
     inputs: &SurveyInputs<'_>,
 ) -> Result<Option<Survey>, PassError> {
     let system = survey_prompt(inputs)?;
-    let mut agent = Agent::new(
-        Toolbox::Survey,
-        system,
-        prompts::kickoff::SURVEY,
-        tools::definitions(Toolbox::Survey),
-        prompts::nudge::SURVEY,
-        Printer::Pass(progress.clone()),
+    Ok(
+        match converse(session, cache, progress, SURVEY_CALL, system, false).await? {
+            CallEnd::Submitted(input) => Some(Survey::from_input(&input)),
+            // Without a survey the run goes on as it would after a failed
+            // one; a refusal is said in the report.
+            CallEnd::Refused(why) => {
+                let finding = format!(
+                    "The survey was not made: {why}. The directories were investigated \
+                     without it."
+                );
+                record_refusal(cache, progress, "general", finding);
+                None
+            }
+            CallEnd::ApiError | CallEnd::ContextFull => None,
+            CallEnd::OutOfTurns => {
+                progress.ai("Warning: survey ran out of turns.");
+                None
+            }
+        },
     )
-    .expecting_one_call();
-    for turn in 1..=SURVEY_MAX_TURNS {
-        match agent.turn(session, cache, "(survey)", turn).await {
-            Ok(step) => match step.outcome {
-                TurnOutcome::Ended(input) => return Ok(Some(Survey::from_input(&input))),
-                TurnOutcome::Continue => {}
-                // Without a survey the run goes on as it would after a
-                // failed one; a refusal is said in the report.
-                TurnOutcome::Refused(refusal) => {
-                    record_refusal(
-                        cache,
-                        progress,
-                        "general",
-                        format!(
-                            "The survey was not made: {}. The directories were investigated \
-                             without it.",
-                            refusal.describe()
-                        ),
-                    );
-                    return Ok(None);
-                }
-                TurnOutcome::ContextFull => return Ok(None),
-            },
-            Err(AgentError::Api(err)) => {
-                stop_for_api_error(session, &err)?;
-                progress.ai(&format!("  API error: {err}"));
-                return Ok(None);
-            }
-            Err(AgentError::TooLarge(err)) => {
-                progress.ai(&format!("  Not sent: {err}."));
-                return Ok(None);
-            }
-            Err(other) => return Err(other.into()),
-        }
-    }
-    progress.ai("Warning: survey ran out of turns.");
-    Ok(None)
 }
 
 #[cfg(test)]

@@ -18,11 +18,12 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use super::{
-    CallEnd, SynthesisOutcome, converse, render_summaries, run_synthesis, string_field,
+    SYNTHESIS_CALL, SynthesisOutcome, render_summaries, run_synthesis, string_field,
     synthesize_from_cache,
 };
 use crate::ai::engine::session::Session;
 use crate::ai::estimate::ModelTerms;
+use crate::ai::passes::one_call::{CallEnd, converse};
 use crate::ai::prompts::{SynthesisGroupPrompt, SynthesisPrompt};
 use crate::ai::rules::decide::{GROUP_OUTPUT_TOKENS, synthesis_cost};
 use crate::ai::rules::levels::{self, Capacity, Layout, Output, Section};
@@ -251,7 +252,16 @@ async fn in_levels(
                         summaries_text: &summaries,
                     }
                     .render()?;
-                    match converse(run.session, run.cache, run.progress, system, true).await? {
+                    match converse(
+                        run.session,
+                        run.cache,
+                        run.progress,
+                        SYNTHESIS_CALL,
+                        system,
+                        true,
+                    )
+                    .await?
+                    {
                         CallEnd::Submitted(input) => Some(json!({
                             "part": label,
                             "brief": string_field(&input, "brief"),
@@ -259,15 +269,11 @@ async fn in_levels(
                             "created_at": now_iso(),
                         })),
                         CallEnd::Refused(why) => {
-                            record_refusal(
-                                run.cache,
-                                run.progress,
-                                "general",
-                                format!(
-                                    "A part of the synthesis ({label}) was not summarised: \
-                                     {why}. Its directory summaries stand in for it."
-                                ),
+                            let finding = format!(
+                                "A part of the synthesis ({label}) was not summarised: \
+                                 {why}. Its directory summaries stand in for it."
                             );
+                            record_refusal(run.cache, run.progress, "general", finding);
                             None
                         }
                         CallEnd::ApiError | CallEnd::OutOfTurns | CallEnd::ContextFull => None,
@@ -339,38 +345,37 @@ async fn in_levels(
         ),
     }
     .render()?;
-    done.outcome = match converse(run.session, run.cache, run.progress, system, false).await? {
-        CallEnd::Submitted(input) => SynthesisOutcome {
-            brief: string_field(&input, "brief"),
-            detailed: string_field(&input, "detailed"),
-            submitted: true,
-        },
+    // Without the verdict, the parts' summaries joined stand in for it.
+    let fallback = || {
+        let (fallback_brief, _) = synthesize_from_cache(entries);
+        SynthesisOutcome {
+            brief: first_brief.unwrap_or(fallback_brief),
+            detailed: joined,
+            submitted: false,
+        }
+    };
+    let verdict = converse(
+        run.session,
+        run.cache,
+        run.progress,
+        SYNTHESIS_CALL,
+        system,
+        false,
+    );
+    done.outcome = match verdict.await? {
+        CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
         CallEnd::ApiError => SynthesisOutcome::default(),
         CallEnd::Refused(why) => {
-            record_refusal(
-                run.cache,
-                run.progress,
-                "general",
-                format!(
-                    "The synthesis was not written: {why}. The summary above is the \
-                     parts' summaries joined."
-                ),
+            let finding = format!(
+                "The synthesis was not written: {why}. The summary above is the \
+                 parts' summaries joined."
             );
-            let (fallback_brief, _) = synthesize_from_cache(entries);
-            SynthesisOutcome {
-                brief: first_brief.unwrap_or(fallback_brief),
-                detailed: joined,
-                submitted: false,
-            }
+            record_refusal(run.cache, run.progress, "general", finding);
+            fallback()
         }
         CallEnd::OutOfTurns | CallEnd::ContextFull => {
             run.progress.ai("Warning: synthesis ran out of turns.");
-            let (fallback_brief, _) = synthesize_from_cache(entries);
-            SynthesisOutcome {
-                brief: first_brief.unwrap_or(fallback_brief),
-                detailed: joined,
-                submitted: false,
-            }
+            fallback()
         }
     };
     Ok(done)

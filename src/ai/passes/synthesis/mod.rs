@@ -25,17 +25,16 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
-
 mod levels;
 
 use crate::ai::engine::session::Session;
+use crate::ai::passes::one_call::{CallEnd, OneCall, converse};
 use crate::ai::passes::survey::string_field;
 use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::rules::decide::in_synthesis;
 use crate::ai::rules::mechanical::is_mechanical;
-use crate::ai::tools::{self, Toolbox, frame_untrusted};
-use crate::ai::{PassError, record_refusal, stop_for_api_error};
+use crate::ai::tools::{Toolbox, frame_untrusted};
+use crate::ai::{PassError, record_refusal};
 use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::text::escape_line;
@@ -174,70 +173,26 @@ pub(crate) struct SynthesisOutcome {
     pub submitted: bool,
 }
 
-/// How one synthesis conversation ended.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum CallEnd {
-    /// `submit_report` with this input.
-    Submitted(Value),
-    /// The API failed (after retries); the line was printed.
-    ApiError,
-    /// Every turn went by without a report.
-    OutOfTurns,
-    /// The model declined (this says how).
-    Refused(String),
-    /// The context window filled up (the API said so, or the next request
-    /// would not have fit).
-    ContextFull,
-}
-
-/// One synthesis conversation over `system` (the verdict, or one group of
-/// a synthesis in levels), up to [`SYNTHESIS_MAX_TURNS`] turns. A group's
-/// summary (`routine`) is condensing, not judgment: it thinks as little as
-/// the model allows, as the directory loops do; the verdict keeps the
-/// model's default.
-pub(crate) async fn converse(
-    session: &Session,
-    cache: &Cache,
-    progress: &Progress,
-    system: String,
-    routine: bool,
-) -> Result<CallEnd, PassError> {
-    let agent = Agent::new(
-        Toolbox::Synthesis,
-        system,
-        prompts::kickoff::SYNTHESIS,
-        tools::definitions(Toolbox::Synthesis),
-        prompts::nudge::SYNTHESIS,
-        Printer::Pass(progress.clone()),
-    )
-    .expecting_one_call();
-    let mut agent = if routine {
-        agent.for_routine_work()
-    } else {
-        agent
-    };
-    for turn in 1..=SYNTHESIS_MAX_TURNS {
-        match agent.turn(session, cache, SYNTHESIS_LOG_NAME, turn).await {
-            Ok(step) => match step.outcome {
-                TurnOutcome::Ended(input) => return Ok(CallEnd::Submitted(input)),
-                TurnOutcome::Continue => {}
-                TurnOutcome::Refused(refusal) => return Ok(CallEnd::Refused(refusal.describe())),
-                TurnOutcome::ContextFull => return Ok(CallEnd::ContextFull),
-            },
-            Err(AgentError::Api(err)) => {
-                stop_for_api_error(session, &err)?;
-                progress.ai(&format!("  API error: {err}"));
-                return Ok(CallEnd::ApiError);
-            }
-            Err(AgentError::TooLarge(err)) => {
-                progress.ai(&format!("  Not sent: {err}."));
-                return Ok(CallEnd::ContextFull);
-            }
-            Err(other) => return Err(other.into()),
+impl SynthesisOutcome {
+    /// The synthesis the model submitted (`submit_report`'s input).
+    fn submitted(input: &Value) -> SynthesisOutcome {
+        SynthesisOutcome {
+            brief: string_field(input, "brief"),
+            detailed: string_field(input, "detailed"),
+            submitted: true,
         }
     }
-    Ok(CallEnd::OutOfTurns)
 }
+
+/// The synthesis's conversation: the verdict, or one group of a synthesis
+/// in levels.
+pub(crate) const SYNTHESIS_CALL: OneCall = OneCall {
+    toolbox: Toolbox::Synthesis,
+    kickoff: prompts::kickoff::SYNTHESIS,
+    nudge: prompts::nudge::SYNTHESIS,
+    log_name: SYNTHESIS_LOG_NAME,
+    max_turns: SYNTHESIS_MAX_TURNS,
+};
 
 /// Run the synthesis pass over `entries` (the live dir entries, in report
 /// order) in one call.
@@ -250,26 +205,18 @@ pub(crate) async fn run_synthesis(
 ) -> Result<SynthesisOutcome, PassError> {
     let system = synthesis_prompt(target, entries)?;
     Ok(
-        match converse(session, cache, progress, system, false).await? {
-            CallEnd::Submitted(input) => SynthesisOutcome {
-                brief: string_field(&input, "brief"),
-                detailed: string_field(&input, "detailed"),
-                submitted: true,
-            },
+        match converse(session, cache, progress, SYNTHESIS_CALL, system, false).await? {
+            CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
             CallEnd::ApiError => SynthesisOutcome::default(),
             // The summaries stand on their own: the report is built from them
             // without the model, as when synthesis runs out of turns, and says
             // why.
             CallEnd::Refused(why) => {
-                record_refusal(
-                    cache,
-                    progress,
-                    "general",
-                    format!(
-                        "The synthesis was not written: {why}. The summary above is the \
+                let finding = format!(
+                    "The synthesis was not written: {why}. The summary above is the \
                      directory summaries joined."
-                    ),
                 );
+                record_refusal(cache, progress, "general", finding);
                 mechanical_synthesis(entries)
             }
             CallEnd::ContextFull => mechanical_synthesis(entries),

@@ -1,0 +1,99 @@
+//! The conversation of a pass that ends in one submit call (the survey,
+//! planning and synthesis): the same turn loop, the same handling of API
+//! errors, refusals and a full context, kept in one place so the passes
+//! differ only in what they ask and what they make of the answer.
+//!
+//! It knows no pass: what to say, which tools to offer and how many turns
+//! to allow come in a [`OneCall`]; what each way of ending means for the
+//! run is the caller's business ([`CallEnd`]). The per-directory loop is
+//! not one of these: it may call many tools and keeps its own loop.
+
+use serde_json::Value;
+
+use crate::ai::PassError;
+use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
+use crate::ai::engine::session::Session;
+use crate::ai::stop_for_api_error;
+use crate::ai::tools::{self, Toolbox};
+use crate::cache::Cache;
+use crate::progress::Progress;
+
+/// What sets one pass's conversation apart from another's.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OneCall {
+    /// The tools offered (the pass's submit tool among them).
+    pub toolbox: Toolbox,
+    /// The first user message.
+    pub kickoff: &'static str,
+    /// What is said when the model replies without calling a tool.
+    pub nudge: &'static str,
+    /// The `directory` name of its tool calls in `investigation.log`.
+    pub log_name: &'static str,
+    /// Turns it may take.
+    pub max_turns: u32,
+}
+
+/// How one conversation ended.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum CallEnd {
+    /// The submit tool was called with this input.
+    Submitted(Value),
+    /// The API failed (after retries); the line was printed.
+    ApiError,
+    /// Every turn went by without a submission.
+    OutOfTurns,
+    /// The model declined (this says how).
+    Refused(String),
+    /// The context window filled up (the API said so, or the next request
+    /// would not have fit).
+    ContextFull,
+}
+
+/// One conversation over `system`, up to `call.max_turns` turns. Routine
+/// work (`routine`) thinks as little as the model allows; the rest keeps
+/// the model's default. An error only for failures that must stop the run.
+pub(crate) async fn converse(
+    session: &Session,
+    cache: &Cache,
+    progress: &Progress,
+    call: OneCall,
+    system: String,
+    routine: bool,
+) -> Result<CallEnd, PassError> {
+    let agent = Agent::new(
+        call.toolbox,
+        system,
+        call.kickoff,
+        tools::definitions(call.toolbox),
+        call.nudge,
+        Printer::Pass(progress.clone()),
+    )
+    .expecting_one_call();
+    let mut agent = if routine {
+        agent.for_routine_work()
+    } else {
+        agent
+    };
+    for turn in 1..=call.max_turns {
+        match agent.turn(session, cache, call.log_name, turn).await {
+            Ok(step) => match step.outcome {
+                TurnOutcome::Ended(input) => return Ok(CallEnd::Submitted(input)),
+                TurnOutcome::Continue => {}
+                TurnOutcome::Refused(refusal) => return Ok(CallEnd::Refused(refusal.describe())),
+                TurnOutcome::ContextFull => return Ok(CallEnd::ContextFull),
+            },
+            Err(AgentError::Api(err)) => {
+                stop_for_api_error(session, &err)?;
+                progress.ai(&format!("  API error: {err}"));
+                return Ok(CallEnd::ApiError);
+            }
+            // What would not fit is a full context, said as it happened.
+            Err(AgentError::TooLarge(err)) => {
+                progress.ai(&format!("  Not sent: {err}."));
+                return Ok(CallEnd::ContextFull);
+            }
+            Err(other) => return Err(other.into()),
+        }
+    }
+    Ok(CallEnd::OutOfTurns)
+}
