@@ -24,7 +24,9 @@ use crate::cache::{CacheError, CacheRoot, RunLock};
 use crate::config::Config;
 use crate::progress::Progress;
 use crate::report::{Flag, Investigation};
-use crate::scan::{BaseScan, ScannedDirs};
+
+/// The investigation's entry point (the run calls it after the base scan).
+pub use orchestrator::investigate;
 
 /// What an investigation produced for the report.
 #[derive(Debug, Clone, Default)]
@@ -94,20 +96,6 @@ fn unreachable_line(endpoint: &str, answered: bool, detail: &str) -> String {
              the network and any proxy"
         )
     }
-}
-
-/// Run the investigation for `config.target` using the base scan's results.
-/// A failed investigation is an outcome like any other (status `failed`,
-/// with its one-line error, printed once on stderr); only a cache that is
-/// unsafe to use is an error.
-pub async fn investigate(
-    config: &Config,
-    scan: &BaseScan,
-    dirs: &ScannedDirs,
-    progress: &Progress,
-    reserved: Option<RunLock>,
-) -> Result<Outcome, InvestigationError> {
-    orchestrator::investigate(config, scan, dirs, progress, reserved).await
 }
 
 /// The one-line warning about `model` from the catalog, as of today (UTC):

@@ -94,9 +94,11 @@ pub(crate) const SURVEY_TREE_DEPTH: usize = 2;
 /// Depth of the tree the planner sees.
 pub(crate) const PLANNING_TREE_DEPTH: usize = 6;
 
-/// Run the whole investigation. Only a cache that is unsafe to use is an
-/// error; every other failure is an outcome with status `failed`.
-pub(crate) async fn investigate(
+/// Run the whole investigation for `config.target` using the base scan's
+/// results. Only a cache that is unsafe to use is an error; every other
+/// failure is an outcome with status `failed` (its one-line error printed
+/// once on stderr).
+pub async fn investigate(
     config: &Config,
     scan: &BaseScan,
     dirs: &ScannedDirs,

@@ -106,16 +106,24 @@ pub(crate) fn to_pretty_json(value: &Value) -> Vec<u8> {
 const TEMP_PREFIX: &str = ".tmp-";
 const TEMP_SUFFIX: &str = ".partial";
 
-/// Atomically replace `path` with `bytes`: temp file in the same directory,
-/// fsync, rename, fsync the directory.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// A new temp file in `path`'s directory (a rename is only atomic within
+/// one file system), named so [`remove_temp_files`] knows it, and that
+/// directory.
+fn temp_beside(path: &Path) -> io::Result<(tempfile::NamedTempFile, &Path)> {
     let dir = path
         .parent()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no parent"))?;
-    let mut temp = tempfile::Builder::new()
+    let temp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .suffix(TEMP_SUFFIX)
         .tempfile_in(dir)?;
+    Ok((temp, dir))
+}
+
+/// Atomically replace `path` with `bytes`: temp file in the same directory,
+/// fsync, rename, fsync the directory.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let (mut temp, dir) = temp_beside(path)?;
     temp.write_all(bytes)?;
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|err| err.error)?;
@@ -155,13 +163,7 @@ pub(crate) fn write_json_atomic(path: &Path, value: &Value) -> io::Result<()> {
 pub(crate) fn write_json_batch(items: &[(std::path::PathBuf, Value)]) -> io::Result<()> {
     let mut temps = Vec::with_capacity(items.len());
     for (path, value) in items {
-        let dir = path
-            .parent()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no parent"))?;
-        let mut temp = tempfile::Builder::new()
-            .prefix(TEMP_PREFIX)
-            .suffix(TEMP_SUFFIX)
-            .tempfile_in(dir)?;
+        let (mut temp, _) = temp_beside(path)?;
         temp.write_all(&to_pretty_json(value))?;
         temps.push((temp, path));
     }

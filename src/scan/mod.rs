@@ -98,6 +98,42 @@ pub struct TreeNode {
     pub error: Option<String>,
 }
 
+// The scan's tree and the planner's tree view build the same kinds of node.
+impl TreeNode {
+    /// A listed directory, its children still to add.
+    pub(crate) fn listed_dir(name: String, path: &Path) -> TreeNode {
+        TreeNode {
+            name,
+            path: path.to_string_lossy().into_owned(),
+            kind: NodeKind::Directory,
+            children: Some(Vec::new()),
+            ..TreeNode::default()
+        }
+    }
+
+    /// A directory shown but not entered (past the depth, or a link).
+    pub(crate) fn truncated_dir(name: String, path: &Path) -> TreeNode {
+        TreeNode {
+            name,
+            path: path.to_string_lossy().into_owned(),
+            kind: NodeKind::Directory,
+            truncated: Some(true),
+            ..TreeNode::default()
+        }
+    }
+
+    /// A file of `size` bytes.
+    pub(crate) fn file(name: String, path: &Path, size: u64) -> TreeNode {
+        TreeNode {
+            name,
+            path: path.to_string_lossy().into_owned(),
+            kind: NodeKind::File,
+            size: Some(size),
+            ..TreeNode::default()
+        }
+    }
+}
+
 /// The `type` of a [`TreeNode`].
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]

@@ -65,13 +65,7 @@ pub(crate) fn build_tree(
 
 impl Builder<'_> {
     fn directory(&self, path: &Path, name: String, depth: usize, source: Source) -> TreeNode {
-        let mut node = TreeNode {
-            name,
-            path: path.to_string_lossy().into_owned(),
-            kind: NodeKind::Directory,
-            children: Some(Vec::new()),
-            ..TreeNode::default()
-        };
+        let mut node = TreeNode::listed_dir(name, path);
         let owned;
         let (listing, rel): (&Listing, Option<PathBuf>) = match source {
             Source::Walked(rel) => match self.walk.dirs.get(&rel) {
@@ -101,7 +95,7 @@ impl Builder<'_> {
                 if depth >= self.max_depth
                     || (entry.kind != Kind::Dir && self.linked_budget.get() == 0)
                 {
-                    children.push(truncated(child_name, &child_path));
+                    children.push(TreeNode::truncated_dir(child_name, &child_path));
                     continue;
                 }
                 let source = match (&rel, entry.kind) {
@@ -110,13 +104,7 @@ impl Builder<'_> {
                 };
                 children.push(self.directory(&child_path, child_name, depth + 1, source));
             } else if let Some(size) = entry.file_size_followed() {
-                children.push(TreeNode {
-                    name: child_name,
-                    path: child_path.to_string_lossy().into_owned(),
-                    kind: NodeKind::File,
-                    size: Some(size),
-                    ..TreeNode::default()
-                });
+                children.push(TreeNode::file(child_name, &child_path, size));
             }
         }
         node.children = Some(children);
@@ -138,16 +126,6 @@ impl Builder<'_> {
         self.linked_budget
             .set(self.linked_budget.get().saturating_sub(cost));
         listing
-    }
-}
-
-fn truncated(name: String, path: &Path) -> TreeNode {
-    TreeNode {
-        name,
-        path: path.to_string_lossy().into_owned(),
-        kind: NodeKind::Directory,
-        truncated: Some(true),
-        ..TreeNode::default()
     }
 }
 

@@ -14,7 +14,7 @@
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use crate::scan::{NodeKind, ScanFilter, TreeNode, render_tree};
+use crate::scan::{ScanFilter, TreeNode, render_tree};
 
 /// Entries listed in one prompt tree before directories stop being opened.
 pub(crate) const MAX_NODES: usize = 2_000;
@@ -37,13 +37,7 @@ fn directory(
     filter: &ScanFilter,
     budget: &mut usize,
 ) -> TreeNode {
-    let mut node = TreeNode {
-        name,
-        path: path.to_string_lossy().into_owned(),
-        kind: NodeKind::Directory,
-        children: Some(Vec::new()),
-        ..TreeNode::default()
-    };
+    let mut node = TreeNode::listed_dir(name, path);
     let mut entries: Vec<(std::ffi::OsString, std::fs::DirEntry)> = match std::fs::read_dir(path) {
         Ok(entries) => entries
             .filter_map(|e| e.ok().map(|e| (e.file_name(), e)))
@@ -80,26 +74,14 @@ fn directory(
             children.push(if enter {
                 directory(&child, shown, level + 1, depth, filter, budget)
             } else {
-                TreeNode {
-                    name: shown,
-                    path: child.to_string_lossy().into_owned(),
-                    kind: NodeKind::Directory,
-                    truncated: Some(true),
-                    ..TreeNode::default()
-                }
+                TreeNode::truncated_dir(shown, &child)
             });
         } else if let Some(meta) = followed.filter(|m| m.is_file()) {
             if !filter.allows_entry(&child, false) {
                 continue;
             }
             *budget = budget.saturating_sub(1);
-            children.push(TreeNode {
-                name: shown,
-                path: child.to_string_lossy().into_owned(),
-                kind: NodeKind::File,
-                size: Some(meta.len()),
-                ..TreeNode::default()
-            });
+            children.push(TreeNode::file(shown, &child, meta.len()));
         }
     }
     node.children = Some(children);
