@@ -138,13 +138,7 @@ fn gather(
         let Some(dir) = entry_path(scope, entry) else {
             continue;
         };
-        let covered: Vec<String> = scope
-            .files_in(&dir)
-            .into_iter()
-            .filter(|f| language_of(f).is_some())
-            .map(str::to_string)
-            .collect();
-        let symbols = scope.any_file_below(&dir, |f| language_of(f).is_some());
+        let (covered, symbols) = code_in(scope, &dir);
         let about = |body: String, field: bool| Text {
             cited_in: CitedIn::DirSummary,
             entry: Some(dir.clone()),
@@ -266,6 +260,22 @@ fn self_evident(scope: &Scope, path: &str) -> bool {
         || path.contains(REDACTION_MARK)
 }
 
+/// What a text about directory `dir` covers: its own source files (a
+/// language we outline), and whether any file below it has symbols to
+/// check names against.
+fn code_in(scope: &Scope, dir: &str) -> (Vec<String>, bool) {
+    let covered = scope
+        .files_in(dir)
+        .into_iter()
+        .filter(|f| language_of(f).is_some())
+        .map(str::to_string)
+        .collect();
+    (
+        covered,
+        scope.any_file_below(dir, |f| language_of(f).is_some()),
+    )
+}
+
 /// The directory, covered files and symbol rule of a flag's texts, from
 /// where its path resolves.
 fn flag_context(scope: &Scope, path: &str, any_code: bool) -> (String, Vec<String>, bool) {
@@ -281,13 +291,7 @@ fn flag_context(scope: &Scope, path: &str, any_code: bool) -> (String, Vec<Strin
             });
     match found {
         Some((dir, true)) => {
-            let covered = scope
-                .files_in(&dir)
-                .into_iter()
-                .filter(|f| language_of(f).is_some())
-                .map(str::to_string)
-                .collect();
-            let symbols = scope.any_file_below(&dir, |f| language_of(f).is_some());
+            let (covered, symbols) = code_in(scope, &dir);
             (dir, covered, symbols)
         }
         Some((file, false)) => {

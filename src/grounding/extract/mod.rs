@@ -128,6 +128,21 @@ pub(crate) struct PathRef {
 }
 
 impl PathRef {
+    /// The reference to `rest` (normalized, without its leading `/`): an
+    /// absolute one gets its `/` back.
+    pub(crate) fn new(rest: &str, absolute: bool, dir: bool, line: Option<u32>) -> PathRef {
+        PathRef {
+            path: if absolute {
+                format!("/{rest}")
+            } else {
+                rest.to_string()
+            },
+            absolute,
+            dir,
+            line,
+        }
+    }
+
     /// The path as the report shows it: `src/`, `main.rs`.
     pub(crate) fn shown(&self) -> String {
         if self.dir {
@@ -475,16 +490,7 @@ fn parse_path(written: &str, vocabulary: &Vocabulary, lenient: bool) -> Option<P
         || dir
         || names_a_file(last, separated, vocabulary)
         || (separated && (vocabulary.is_dir_name(first) || first == ".."));
-    is_path.then(|| PathRef {
-        path: if absolute {
-            format!("/{rest}")
-        } else {
-            rest.to_string()
-        },
-        absolute,
-        dir,
-        line: None,
-    })
+    is_path.then(|| PathRef::new(rest, absolute, dir, None))
 }
 
 /// Whether the last component reads as a file name: a known extension, or

@@ -106,14 +106,5 @@ fn path_ref(written: &str, line: Option<u32>) -> Option<PathRef> {
     if rest.is_empty() || rest.split('/').any(str::is_empty) {
         return None;
     }
-    Some(PathRef {
-        path: if absolute {
-            format!("/{rest}")
-        } else {
-            rest.to_string()
-        },
-        absolute,
-        dir,
-        line,
-    })
+    Some(PathRef::new(rest, absolute, dir, line))
 }
