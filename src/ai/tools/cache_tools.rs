@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use super::sandbox::{self, SandboxError};
+use super::schema::{object, text, typed};
 use super::{
     FatalToolError, Tool, ToolContext, ToolOutput, Toolbox, frame_untrusted, required_str, respond,
 };
@@ -71,28 +72,37 @@ impl Tool for WriteCache {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "cache_type": cache_type_schema(Some("'file' for a file summary, 'dir' for a directory summary.")),
-                "path": {
-                    "type": "string",
-                    "description": "The file or directory the entry describes: absolute, or \
+        object(
+            [
+                (
+                    "cache_type",
+                    cache_type_schema(Some(
+                        "'file' for a file summary, 'dir' for a directory summary.",
+                    )),
+                ),
+                (
+                    "path",
+                    text(
+                        "The file or directory the entry describes: absolute, or \
                         relative to the target root (or, failing that, to the directory you \
                         are investigating).",
-                },
-                "data": {
-                    "type": "object",
-                    "description": "The entry. A file: {path, relative_path, size_bytes, category, \
+                    ),
+                ),
+                (
+                    "data",
+                    typed(
+                        "object",
+                        "The entry. A file: {path, relative_path, size_bytes, category, \
                         summary, notable, notable_reason, confidence, confidence_reason, cached_at}. \
                         A directory: {path, relative_path, child_count, summary, dominant_category, \
                         notable_files, confidence, confidence_reason, cached_at}. Always give \
                         confidence (0.0-1.0, calibrated as the system prompt says); give \
                         confidence_reason only when confidence is below 0.7.",
-                },
-            },
-            "required": ["cache_type", "path", "data"],
-        })
+                    ),
+                ),
+            ],
+            &["cache_type", "path", "data"],
+        )
     }
 
     fn toolboxes(&self) -> &'static [Toolbox] {
@@ -243,17 +253,13 @@ impl Tool for ReadCache {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "cache_type": cache_type_schema(None),
-                "path": {
-                    "type": "string",
-                    "description": "The file or directory to look up.",
-                },
-            },
-            "required": ["cache_type", "path"],
-        })
+        object(
+            [
+                ("cache_type", cache_type_schema(None)),
+                ("path", text("The file or directory to look up.")),
+            ],
+            &["cache_type", "path"],
+        )
     }
 
     fn toolboxes(&self) -> &'static [Toolbox] {
@@ -289,13 +295,7 @@ impl Tool for ListCache {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "cache_type": cache_type_schema(None),
-            },
-            "required": ["cache_type"],
-        })
+        object([("cache_type", cache_type_schema(None))], &["cache_type"])
     }
 
     fn toolboxes(&self) -> &'static [Toolbox] {

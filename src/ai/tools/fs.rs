@@ -19,8 +19,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use super::schema::{object, text, typed};
 use super::{
     FatalToolError, Tool, ToolContext, ToolOutput, Toolbox, frame_untrusted, optional_str,
     required_str, respond, sandbox, sniff,
@@ -49,20 +50,22 @@ impl Tool for ReadFile {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "description": "The file, relative to the target or absolute.",
-                },
-                "max_bytes": {
-                    "type": "integer",
-                    "description": "Read at most this many bytes (default 4096, at most 1048576).",
-                },
-            },
-            "required": ["path"],
-        })
+        object(
+            [
+                (
+                    "path",
+                    text("The file, relative to the target or absolute."),
+                ),
+                (
+                    "max_bytes",
+                    typed(
+                        "integer",
+                        "Read at most this many bytes (default 4096, at most 1048576).",
+                    ),
+                ),
+            ],
+            &["path"],
+        )
     }
 
     fn toolboxes(&self) -> &'static [Toolbox] {
@@ -255,20 +258,22 @@ impl Tool for ListDirectory {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "description": "The directory, relative to the target or absolute.",
-                },
-                "show_hidden": {
-                    "type": "boolean",
-                    "description": "Also list names starting with a dot (default false).",
-                },
-            },
-            "required": ["path"],
-        })
+        object(
+            [
+                (
+                    "path",
+                    text("The directory, relative to the target or absolute."),
+                ),
+                (
+                    "show_hidden",
+                    typed(
+                        "boolean",
+                        "Also list names starting with a dot (default false).",
+                    ),
+                ),
+            ],
+            &["path"],
+        )
     }
 
     fn toolboxes(&self) -> &'static [Toolbox] {
@@ -453,6 +458,8 @@ pub(crate) fn describe_entry(target: &Path, dir: &Path, name: &OsStr) -> String 
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]

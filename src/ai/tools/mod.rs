@@ -42,6 +42,7 @@ pub mod command;
 pub mod fs;
 pub(crate) mod notes;
 pub(crate) mod sandbox;
+pub(crate) mod schema;
 pub(crate) mod sniff;
 pub mod structure;
 pub(crate) mod submit;
@@ -311,15 +312,15 @@ pub(crate) static REGISTRY: &[&dyn Tool] = &[
     &command::RunCommand::new(),
     &structure::ParseStructure,
     &cache_tools::WriteCache,
-    &notes::Think,
-    &notes::Checkpoint,
+    &notes::THINK,
+    &notes::CHECKPOINT,
     &cache_tools::ReadCache,
     &cache_tools::ListCache,
     &notes::FlagTool,
-    &submit::SubmitDirReport,
-    &submit::SubmitSynthesisReport,
-    &submit::SubmitSurvey,
-    &submit::SubmitPlan,
+    &submit::DIR_REPORT,
+    &submit::SYNTHESIS_REPORT,
+    &submit::SURVEY,
+    &submit::PLAN,
 ];
 
 /// The tool `name` as offered in `toolbox` (`submit_report` has one schema per

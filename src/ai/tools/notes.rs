@@ -7,6 +7,7 @@
 
 use serde_json::{Value, json};
 
+use super::schema::{object, text};
 use super::{FatalToolError, Tool, ToolContext, ToolOutput, Toolbox, optional_str, respond};
 use crate::report::{Flag, SEVERITY_ORDER};
 use crate::text::escape_line;
@@ -35,34 +36,60 @@ fn print_note(ctx: &ToolContext<'_>, title: &str, input: &Value, fields: &[&str]
     }
 }
 
-/// A string property with a description.
-fn text(description: &str) -> Value {
-    json!({"type": "string", "description": description})
+/// `think(observation, hypothesis, next_action)` and `checkpoint(learned,
+/// still_unknown, next_phase)`: the same tool but for its words. Every
+/// field is a required string, and the note prints them in schema order
+/// under the name in capitals.
+pub(crate) struct Note {
+    name: &'static str,
+    description: &'static str,
+    /// Each field's name and what the model is to write in it.
+    fields: [(&'static str, &'static str); 3],
 }
 
-/// `think(observation, hypothesis, next_action)`.
-pub(crate) struct Think;
+pub(crate) static THINK: Note = Note {
+    name: "think",
+    description: "Write down your reasoning before you choose the next file or directory to look \
+                  at. Use it when deciding where to go next, not before every tool call.",
+    fields: [
+        ("observation", "What you have seen so far."),
+        (
+            "hypothesis",
+            "What you currently believe this directory is.",
+        ),
+        ("next_action", "What you will examine next, and why."),
+    ],
+};
 
-impl Tool for Think {
+pub(crate) static CHECKPOINT: Note = Note {
+    name: "checkpoint",
+    description: "Sum up what you have established about this directory and what is still \
+                  open. Use it after finishing a meaningful group of files, not after each file.",
+    fields: [
+        ("learned", "What you have established so far."),
+        ("still_unknown", "What remains to be determined."),
+        ("next_phase", "What you will look at next."),
+    ],
+};
+
+impl Note {
+    fn field_names(&self) -> [&'static str; 3] {
+        self.fields.map(|(name, _)| name)
+    }
+}
+
+impl Tool for Note {
     fn name(&self) -> &'static str {
-        "think"
+        self.name
     }
 
     fn description(&self) -> &'static str {
-        "Write down your reasoning before you choose the next file or directory to look \
-         at. Use it when deciding where to go next, not before every tool call."
+        self.description
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "observation": text("What you have seen so far."),
-                "hypothesis": text("What you currently believe this directory is."),
-                "next_action": text("What you will examine next, and why."),
-            },
-            "required": ["observation", "hypothesis", "next_action"],
-        })
+        let properties = self.fields.map(|(name, about)| (name, text(about)));
+        object(properties, &self.field_names())
     }
 
     fn toolboxes(&self) -> &'static [Toolbox] {
@@ -70,52 +97,7 @@ impl Tool for Think {
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
-        print_note(
-            ctx,
-            "THINK",
-            input,
-            &["observation", "hypothesis", "next_action"],
-        );
-        Ok(ToolOutput::ok("ok"))
-    }
-}
-
-/// `checkpoint(learned, still_unknown, next_phase)`.
-pub(crate) struct Checkpoint;
-
-impl Tool for Checkpoint {
-    fn name(&self) -> &'static str {
-        "checkpoint"
-    }
-
-    fn description(&self) -> &'static str {
-        "Sum up what you have established about this directory and what is still open. \
-         Use it after finishing a meaningful group of files, not after each file."
-    }
-
-    fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "learned": text("What you have established so far."),
-                "still_unknown": text("What remains to be determined."),
-                "next_phase": text("What you will look at next."),
-            },
-            "required": ["learned", "still_unknown", "next_phase"],
-        })
-    }
-
-    fn toolboxes(&self) -> &'static [Toolbox] {
-        &[Toolbox::Dir]
-    }
-
-    fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
-        print_note(
-            ctx,
-            "CHECKPOINT",
-            input,
-            &["learned", "still_unknown", "next_phase"],
-        );
+        print_note(ctx, &self.name.to_uppercase(), input, &self.field_names());
         Ok(ToolOutput::ok("ok"))
     }
 }
@@ -135,19 +117,19 @@ impl Tool for FlagTool {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": text("Path relative to the target, or 'general'."),
-                "finding": text("What you found."),
-                "severity": {
-                    "type": "string",
-                    "enum": ["info", "concern", "critical"],
-                    "description": "info, concern or critical.",
-                },
-            },
-            "required": ["path", "finding", "severity"],
-        })
+        let severity = json!({
+            "type": "string",
+            "enum": ["info", "concern", "critical"],
+            "description": "info, concern or critical.",
+        });
+        object(
+            [
+                ("path", text("Path relative to the target, or 'general'.")),
+                ("finding", text("What you found.")),
+                ("severity", severity),
+            ],
+            &["path", "finding", "severity"],
+        )
     }
 
     fn toolboxes(&self) -> &'static [Toolbox] {

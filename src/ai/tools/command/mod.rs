@@ -20,9 +20,10 @@
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{FatalToolError, Tool, ToolContext, ToolOutput, Toolbox, frame_untrusted};
+use crate::ai::tools::schema::{object, text};
 
 pub(crate) mod argv;
 pub(crate) mod check;
@@ -125,16 +126,7 @@ impl Tool for RunCommand {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "command": {
-                    "type": "string",
-                    "description": COMMAND_DESCRIPTION,
-                },
-            },
-            "required": ["command"],
-        })
+        object([("command", text(COMMAND_DESCRIPTION))], &["command"])
     }
 
     fn toolboxes(&self) -> &'static [Toolbox] {

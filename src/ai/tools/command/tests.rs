@@ -5,6 +5,7 @@ use super::*;
 use crate::ai::tools::{REGISTRY, names};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
+use serde_json::json;
 use std::collections::BTreeMap;
 use std::os::unix::fs::{MetadataExt, symlink};
 use std::path::PathBuf;

@@ -15,10 +15,11 @@ use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{Language, ParseError, SUPPORTED_EXTENSIONS, Structure, parse_source};
 use crate::ai::tools::sandbox::{self, SandboxError};
+use crate::ai::tools::schema::{object, text};
 use crate::ai::tools::{FatalToolError, Tool, ToolContext, ToolOutput, Toolbox};
 
 /// The largest file `parse_structure` will read: 2 MiB.
@@ -45,17 +46,16 @@ impl Tool for ParseStructure {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "description": "The source file to outline: relative to the target \
-                                    directory, or an absolute path inside it.",
-                },
-            },
-            "required": ["path"],
-        })
+        object(
+            [(
+                "path",
+                text(
+                    "The source file to outline: relative to the target directory, or an \
+                     absolute path inside it.",
+                ),
+            )],
+            &["path"],
+        )
     }
 
     fn toolboxes(&self) -> &'static [Toolbox] {
@@ -238,6 +238,8 @@ mod tests {
     use std::path::PathBuf;
     use std::sync::mpsc;
     use std::time::Duration;
+
+    use serde_json::json;
 
     use super::*;
 
