@@ -121,6 +121,25 @@ impl TokenTotals {
     pub(crate) fn all_input_tokens(&self) -> u64 {
         self.as_usage().context_tokens()
     }
+
+    /// Add one call's counts, saturating as [`Usage::accumulate`] does.
+    fn add(&mut self, usage: &Usage) {
+        let mut sum = self.as_usage();
+        sum.accumulate(usage);
+        let Usage {
+            input_tokens,
+            output_tokens,
+            cache_creation_input_tokens,
+            cache_read_input_tokens,
+        } = sum;
+        *self = TokenTotals {
+            input_tokens,
+            output_tokens,
+            cache_creation_input_tokens,
+            cache_read_input_tokens,
+            requests: self.requests + 1,
+        };
+    }
 }
 
 /// Run-wide totals, safe to share between concurrent loops (wrap it in an
@@ -161,16 +180,7 @@ impl TokenTracker {
         let mut tally = self.lock();
         tally.cost += self.pricing.cost(usage);
         tally.savings += self.pricing.cache_savings(usage);
-        let totals = &mut tally.totals;
-        totals.input_tokens = totals.input_tokens.saturating_add(usage.input_tokens);
-        totals.output_tokens = totals.output_tokens.saturating_add(usage.output_tokens);
-        totals.cache_creation_input_tokens = totals
-            .cache_creation_input_tokens
-            .saturating_add(usage.cache_creation_input_tokens);
-        totals.cache_read_input_tokens = totals
-            .cache_read_input_tokens
-            .saturating_add(usage.cache_read_input_tokens);
-        totals.requests += 1;
+        tally.totals.add(usage);
     }
 
     /// A snapshot of the totals.
