@@ -100,37 +100,34 @@ pub struct TreeNode {
 
 // The scan's tree and the planner's tree view build the same kinds of node.
 impl TreeNode {
-    /// A listed directory, its children still to add.
-    pub(crate) fn listed_dir(name: String, path: &Path) -> TreeNode {
+    fn new(name: String, path: &Path, kind: NodeKind) -> TreeNode {
         TreeNode {
             name,
             path: path.to_string_lossy().into_owned(),
-            kind: NodeKind::Directory,
-            children: Some(Vec::new()),
+            kind,
             ..TreeNode::default()
         }
+    }
+
+    /// A listed directory, its children still to add.
+    pub(crate) fn listed_dir(name: String, path: &Path) -> TreeNode {
+        let mut node = TreeNode::new(name, path, NodeKind::Directory);
+        node.children = Some(Vec::new());
+        node
     }
 
     /// A directory shown but not entered (past the depth, or a link).
     pub(crate) fn truncated_dir(name: String, path: &Path) -> TreeNode {
-        TreeNode {
-            name,
-            path: path.to_string_lossy().into_owned(),
-            kind: NodeKind::Directory,
-            truncated: Some(true),
-            ..TreeNode::default()
-        }
+        let mut node = TreeNode::new(name, path, NodeKind::Directory);
+        node.truncated = Some(true);
+        node
     }
 
     /// A file of `size` bytes.
     pub(crate) fn file(name: String, path: &Path, size: u64) -> TreeNode {
-        TreeNode {
-            name,
-            path: path.to_string_lossy().into_owned(),
-            kind: NodeKind::File,
-            size: Some(size),
-            ..TreeNode::default()
-        }
+        let mut node = TreeNode::new(name, path, NodeKind::File);
+        node.size = Some(size);
+        node
     }
 }
 

@@ -140,29 +140,31 @@ pub(crate) fn format_survey_block(survey: Option<&Survey>) -> String {
         format!("Description: {}", survey.description),
         format!("Approach: {}", survey.approach),
     ];
-    if !survey.domain_notes.is_empty() {
-        lines.push(format!("Domain notes: {}", survey.domain_notes));
-    }
-    if !survey.relevant_tools.is_empty() {
-        lines.push(format!(
-            "Relevant tools (lean on these): {}",
-            survey.relevant_tools.join(", ")
-        ));
-    }
-    if !survey.skip_tools.is_empty() {
-        // Below the confidence gate nothing was removed, so say so rather
-        // than tell the agent a tool it still has is gone.
-        let status = if survey.confidence >= SURVEY_CONFIDENCE_THRESHOLD {
-            "already removed from your toolbox"
-        } else {
-            "suggested only; still in your toolbox"
-        };
-        lines.push(format!(
-            "Skip tools ({status}): {}",
-            survey.skip_tools.join(", ")
-        ));
-    }
+    // Below the confidence gate nothing was removed, so say so rather than
+    // tell the agent a tool it still has is gone.
+    let status = if survey.confidence >= SURVEY_CONFIDENCE_THRESHOLD {
+        "already removed from your toolbox"
+    } else {
+        "suggested only; still in your toolbox"
+    };
+    lines.extend(note_line("Domain notes", &survey.domain_notes));
+    let relevant = list_line("Relevant tools (lean on these)", &survey.relevant_tools);
+    lines.extend(relevant);
+    lines.extend(list_line(
+        &format!("Skip tools ({status})"),
+        &survey.skip_tools,
+    ));
     lines.join("\n")
+}
+
+/// `label: text`, or nothing when the model left the field empty.
+fn note_line(label: &str, text: &str) -> Option<String> {
+    (!text.is_empty()).then(|| format!("{label}: {text}"))
+}
+
+/// `label: a, b`, or nothing when the list is empty.
+fn list_line(label: &str, items: &[String]) -> Option<String> {
+    (!items.is_empty()).then(|| format!("{label}: {}", items.join(", ")))
 }
 
 /// The base scan's survey signals as a labeled block, one item per line
@@ -262,21 +264,9 @@ pub(crate) fn survey_report_lines(survey: Option<&Survey>) -> Vec<String> {
         "Survey: {} (confidence {:.2})",
         survey.description, survey.confidence
     )];
-    if !survey.domain_notes.is_empty() {
-        lines.push(format!("Survey notes: {}", survey.domain_notes));
-    }
-    if !survey.relevant_tools.is_empty() {
-        lines.push(format!(
-            "Survey relevant_tools: {}",
-            survey.relevant_tools.join(", ")
-        ));
-    }
-    if !survey.skip_tools.is_empty() {
-        lines.push(format!(
-            "Survey skip_tools: {}",
-            survey.skip_tools.join(", ")
-        ));
-    }
+    lines.extend(note_line("Survey notes", &survey.domain_notes));
+    lines.extend(list_line("Survey relevant_tools", &survey.relevant_tools));
+    lines.extend(list_line("Survey skip_tools", &survey.skip_tools));
     lines
 }
 
