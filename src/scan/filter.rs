@@ -32,6 +32,16 @@ pub struct ScanFilter {
     stacks: Mutex<HashMap<PathBuf, RuleStack>>,
 }
 
+/// Where a path is relative to the target, for judging it as an entry.
+enum Place<'p> {
+    /// Not inside the target (or not a plain relative path).
+    Outside,
+    /// The target itself.
+    Root,
+    /// The entry `name` of the directory `parent` (relative).
+    Entry(PathBuf, &'p OsStr),
+}
+
 impl ScanFilter {
     /// A filter for the tree under `root` (absolute; canonical or not, as
     /// long as the paths asked about are built on the same form).
@@ -65,14 +75,11 @@ impl ScanFilter {
     /// entry's own name is judged, so listing a directory does not judge its
     /// ancestors again for every entry.
     pub(crate) fn allows_entry(&self, path: &Path, is_dir: bool) -> bool {
-        let Some(names) = self.relative_names(path) else {
-            return false;
-        };
-        let Some((last, parents)) = names.split_last() else {
-            return is_dir;
-        };
-        let parent: PathBuf = parents.iter().collect();
-        self.entry_allowed(&parent, last, is_dir)
+        match self.place_of(path) {
+            Place::Outside => false,
+            Place::Root => is_dir,
+            Place::Entry(parent, name) => self.entry_allowed(&parent, name, is_dir),
+        }
     }
 
     /// True when `-x` or an ignore rule excludes `path` itself, whatever the
@@ -80,14 +87,22 @@ impl ScanFilter {
     /// but must still leave out what ignore files exclude (`.env`, say).
     /// Only the last component is checked; its parent is taken as in scope.
     pub(crate) fn rules_exclude(&self, path: &Path, is_dir: bool) -> bool {
+        match self.place_of(path) {
+            Place::Outside => true,
+            Place::Root => false,
+            Place::Entry(parent, name) => self.excluded_by_rules(&parent, name, is_dir),
+        }
+    }
+
+    /// Where `path` is, for judging it as one entry of its directory.
+    fn place_of<'p>(&self, path: &'p Path) -> Place<'p> {
         let Some(names) = self.relative_names(path) else {
-            return true;
+            return Place::Outside;
         };
-        let Some((last, parents)) = names.split_last() else {
-            return false;
-        };
-        let parent: PathBuf = parents.iter().collect();
-        self.excluded_by_rules(&parent, last, is_dir)
+        match names.split_last() {
+            None => Place::Root,
+            Some((last, parents)) => Place::Entry(parents.iter().collect(), last),
+        }
     }
 
     fn allows(&self, path: &Path, is_dir: bool) -> bool {

@@ -426,21 +426,9 @@ impl Client {
         let mut decoder = ResponseDecoder::new();
         let mut received = 0usize;
         loop {
-            match tokio::time::timeout(idle, response.chunk()).await {
-                Err(_) => {
-                    return Err(ApiError::new(
-                        ApiErrorKind::Timeout,
-                        format!("the stream stalled: no data for {}", format_wait(idle)),
-                    ));
-                }
-                Ok(Err(err)) => {
-                    return Err(ApiError::new(
-                        ApiErrorKind::BrokenStream,
-                        format!("the connection broke mid-stream: {}", error_chain(&err)),
-                    ));
-                }
-                Ok(Ok(None)) => break,
-                Ok(Ok(Some(chunk))) => {
+            match next_chunk(&mut response, idle, Reading::Stream).await? {
+                None => break,
+                Some(chunk) => {
                     received += chunk.len();
                     if received > MAX_BODY_BYTES {
                         return Err(ApiError::new(
@@ -544,6 +532,47 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
+/// What is being read, as the errors say where it stopped.
+#[derive(Debug, Clone, Copy)]
+enum Reading {
+    /// A streamed reply.
+    Stream,
+    /// A plain body (an error's).
+    Body,
+}
+
+/// The next chunk of `response`, `None` at its end; an error after more
+/// than `idle` of silence or when the connection breaks.
+async fn next_chunk(
+    response: &mut reqwest::Response,
+    idle: Duration,
+    reading: Reading,
+) -> Result<Option<impl std::ops::Deref<Target = [u8]> + use<>>, ApiError> {
+    match tokio::time::timeout(idle, response.chunk()).await {
+        Err(_) => {
+            let waited = format_wait(idle);
+            Err(ApiError::new(
+                ApiErrorKind::Timeout,
+                match reading {
+                    Reading::Stream => format!("the stream stalled: no data for {waited}"),
+                    Reading::Body => format!("the response body stalled for {waited}"),
+                },
+            ))
+        }
+        Ok(Err(err)) => {
+            let part = match reading {
+                Reading::Stream => "stream",
+                Reading::Body => "body",
+            };
+            Err(ApiError::new(
+                ApiErrorKind::BrokenStream,
+                format!("the connection broke mid-{part}: {}", error_chain(&err)),
+            ))
+        }
+        Ok(Ok(chunk)) => Ok(chunk),
+    }
+}
+
 /// Read a body, up to `limit` bytes (the rest is left unread), with `idle`
 /// as the longest silence.
 async fn read_body(
@@ -553,21 +582,9 @@ async fn read_body(
 ) -> Result<Vec<u8>, ApiError> {
     let mut body = Vec::new();
     loop {
-        match tokio::time::timeout(idle, response.chunk()).await {
-            Err(_) => {
-                return Err(ApiError::new(
-                    ApiErrorKind::Timeout,
-                    format!("the response body stalled for {}", format_wait(idle)),
-                ));
-            }
-            Ok(Err(err)) => {
-                return Err(ApiError::new(
-                    ApiErrorKind::BrokenStream,
-                    format!("the connection broke mid-body: {}", error_chain(&err)),
-                ));
-            }
-            Ok(Ok(None)) => return Ok(body),
-            Ok(Ok(Some(chunk))) => {
+        match next_chunk(&mut response, idle, Reading::Body).await? {
+            None => return Ok(body),
+            Some(chunk) => {
                 let room = limit - body.len();
                 if chunk.len() >= room {
                     body.extend_from_slice(&chunk[..room]);
