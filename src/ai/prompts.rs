@@ -81,147 +81,104 @@ fn is_name_byte(b: u8) -> bool {
     b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'
 }
 
-/// The dir loop's system prompt: the same for every loop of a run.
-#[derive(Debug, Clone)]
-pub(crate) struct DirPrompt<'a> {
-    pub survey_context: &'a str,
+/// Declare a typed prompt: a struct whose fields are the placeholders of
+/// its template, by the same names, and a `render` that fills them in
+/// (numbers in decimal). Values that are not fields (the dir task's
+/// kickoff) follow as `name => value`. One list serves both, so a field and
+/// its placeholder cannot drift apart.
+macro_rules! typed_prompt {
+    (
+        $(#[$doc:meta])*
+        $name:ident from $template:ident {
+            $($(#[$field_doc:meta])* $field:ident: $ty:ty,)*
+        }
+        $($key:literal => $value:expr,)*
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone)]
+        pub(crate) struct $name<'a> {
+            $($(#[$field_doc])* pub $field: $ty,)*
+        }
+
+        impl $name<'_> {
+            pub(crate) fn render(&self) -> Result<String, PromptError> {
+                let fields = [$((stringify!($field), self.$field.to_string()),)*];
+                let values: Vec<(&str, &str)> = fields
+                    .iter()
+                    .map(|(key, value)| (*key, value.as_str()))
+                    .chain([$(($key, $value),)*])
+                    .collect();
+                render($template, &values)
+            }
+        }
+    };
 }
 
-impl DirPrompt<'_> {
-    pub(crate) fn render(&self) -> Result<String, PromptError> {
-        render(DIR_TEMPLATE, &[("survey_context", self.survey_context)])
+typed_prompt! {
+    /// The dir loop's system prompt: the same for every loop of a run.
+    DirPrompt from DIR_TEMPLATE {
+        survey_context: &'a str,
     }
 }
 
-/// The dir loop's first user message: its assignment.
-#[derive(Debug, Clone)]
-pub(crate) struct DirTaskPrompt<'a> {
-    /// The directory's absolute path: the only absolute path in the prompt.
-    pub dir_path: &'a str,
-    /// Its path relative to the target (the target's name for the root).
-    pub dir_rel: &'a str,
-    pub max_turns: u32,
-    /// The unit's other directories, or empty for a single directory.
-    pub unit: &'a str,
-    /// The directory listing (one per directory of a unit).
-    pub context: &'a str,
-    pub child_summaries: &'a str,
+typed_prompt! {
+    /// The dir loop's first user message: its assignment.
+    DirTaskPrompt from DIR_TASK_TEMPLATE {
+        /// The directory's absolute path: the only absolute path in the prompt.
+        dir_path: &'a str,
+        /// Its path relative to the target (the target's name for the root).
+        dir_rel: &'a str,
+        max_turns: u32,
+        /// The unit's other directories, or empty for a single directory.
+        unit: &'a str,
+        /// The directory listing (one per directory of a unit).
+        context: &'a str,
+        child_summaries: &'a str,
+    }
+    "kickoff" => kickoff::DIR,
 }
 
-impl DirTaskPrompt<'_> {
-    pub(crate) fn render(&self) -> Result<String, PromptError> {
-        let max_turns = self.max_turns.to_string();
-        render(
-            DIR_TASK_TEMPLATE,
-            &[
-                ("dir_path", self.dir_path),
-                ("dir_rel", self.dir_rel),
-                ("max_turns", &max_turns),
-                ("unit", self.unit),
-                ("context", self.context),
-                ("child_summaries", self.child_summaries),
-                ("kickoff", kickoff::DIR),
-            ],
-        )
+typed_prompt! {
+    /// The survey pass's system prompt.
+    SurveyPrompt from SURVEY_TEMPLATE {
+        target: &'a str,
+        survey_signals: &'a str,
+        tree_preview: &'a str,
+        available_tools: &'a str,
     }
 }
 
-/// The survey pass's system prompt.
-#[derive(Debug, Clone)]
-pub(crate) struct SurveyPrompt<'a> {
-    pub target: &'a str,
-    pub survey_signals: &'a str,
-    pub tree_preview: &'a str,
-    pub available_tools: &'a str,
-}
-
-impl SurveyPrompt<'_> {
-    pub(crate) fn render(&self) -> Result<String, PromptError> {
-        render(
-            SURVEY_TEMPLATE,
-            &[
-                ("target", self.target),
-                ("survey_signals", self.survey_signals),
-                ("tree_preview", self.tree_preview),
-                ("available_tools", self.available_tools),
-            ],
-        )
+typed_prompt! {
+    /// The planning pass's system prompt.
+    PlanningPrompt from PLANNING_TEMPLATE {
+        target: &'a str,
+        survey_context: &'a str,
+        tree_text: &'a str,
+        file_signals: &'a str,
+        dir_count: usize,
+        cached_dirs: &'a str,
+        default_turns: u32,
+        /// The budget section: the turns, and what the money buys.
+        budget_text: &'a str,
     }
 }
 
-/// The planning pass's system prompt.
-#[derive(Debug, Clone)]
-pub(crate) struct PlanningPrompt<'a> {
-    pub target: &'a str,
-    pub survey_context: &'a str,
-    pub tree_text: &'a str,
-    pub file_signals: &'a str,
-    pub dir_count: usize,
-    pub cached_dirs: &'a str,
-    pub default_turns: u32,
-    /// The budget section: the turns, and what the money buys.
-    pub budget_text: &'a str,
-}
-
-impl PlanningPrompt<'_> {
-    pub(crate) fn render(&self) -> Result<String, PromptError> {
-        let dir_count = self.dir_count.to_string();
-        let default_turns = self.default_turns.to_string();
-        render(
-            PLANNING_TEMPLATE,
-            &[
-                ("target", self.target),
-                ("survey_context", self.survey_context),
-                ("tree_text", self.tree_text),
-                ("file_signals", self.file_signals),
-                ("dir_count", &dir_count),
-                ("cached_dirs", self.cached_dirs),
-                ("default_turns", &default_turns),
-                ("budget_text", self.budget_text),
-            ],
-        )
+typed_prompt! {
+    /// The synthesis pass's system prompt.
+    SynthesisPrompt from SYNTHESIS_TEMPLATE {
+        target: &'a str,
+        summaries_text: &'a str,
     }
 }
 
-/// The synthesis pass's system prompt.
-#[derive(Debug, Clone)]
-pub(crate) struct SynthesisPrompt<'a> {
-    pub target: &'a str,
-    pub summaries_text: &'a str,
-}
-
-impl SynthesisPrompt<'_> {
-    pub(crate) fn render(&self) -> Result<String, PromptError> {
-        render(
-            SYNTHESIS_TEMPLATE,
-            &[
-                ("target", self.target),
-                ("summaries_text", self.summaries_text),
-            ],
-        )
-    }
-}
-
-/// The prompt of one group of a synthesis in levels: one part of a tree
-/// too large for one call.
-#[derive(Debug, Clone)]
-pub(crate) struct SynthesisGroupPrompt<'a> {
-    pub target: &'a str,
-    /// Which part: its directories, named.
-    pub part: &'a str,
-    pub summaries_text: &'a str,
-}
-
-impl SynthesisGroupPrompt<'_> {
-    pub(crate) fn render(&self) -> Result<String, PromptError> {
-        render(
-            SYNTHESIS_GROUP_TEMPLATE,
-            &[
-                ("target", self.target),
-                ("part", self.part),
-                ("summaries_text", self.summaries_text),
-            ],
-        )
+typed_prompt! {
+    /// The prompt of one group of a synthesis in levels: one part of a tree
+    /// too large for one call.
+    SynthesisGroupPrompt from SYNTHESIS_GROUP_TEMPLATE {
+        target: &'a str,
+        /// Which part: its directories, named.
+        part: &'a str,
+        summaries_text: &'a str,
     }
 }
 

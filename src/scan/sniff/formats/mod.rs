@@ -66,31 +66,27 @@ struct Elf<'a> {
 }
 
 impl Elf<'_> {
+    /// The `N` bytes at `at`, least significant first whatever the file's
+    /// byte order (a big-endian field is reversed), so every width reads
+    /// them with `from_le_bytes`.
+    fn field<const N: usize>(&self, at: usize) -> Option<[u8; N]> {
+        let mut bytes: [u8; N] = self.head.get(at..at.checked_add(N)?)?.try_into().ok()?;
+        if !self.little {
+            bytes.reverse();
+        }
+        Some(bytes)
+    }
+
     fn u16(&self, at: usize) -> Option<u16> {
-        let bytes: [u8; 2] = self.head.get(at..at + 2)?.try_into().ok()?;
-        Some(if self.little {
-            u16::from_le_bytes(bytes)
-        } else {
-            u16::from_be_bytes(bytes)
-        })
+        self.field(at).map(u16::from_le_bytes)
     }
 
     fn u32(&self, at: usize) -> Option<u32> {
-        let bytes: [u8; 4] = self.head.get(at..at + 4)?.try_into().ok()?;
-        Some(if self.little {
-            u32::from_le_bytes(bytes)
-        } else {
-            u32::from_be_bytes(bytes)
-        })
+        self.field(at).map(u32::from_le_bytes)
     }
 
     fn u64(&self, at: usize) -> Option<u64> {
-        let bytes: [u8; 8] = self.head.get(at..at + 8)?.try_into().ok()?;
-        Some(if self.little {
-            u64::from_le_bytes(bytes)
-        } else {
-            u64::from_be_bytes(bytes)
-        })
+        self.field(at).map(u64::from_le_bytes)
     }
 
     /// A word of the file's class: 8 bytes in a 64-bit file, else 4.
