@@ -10,10 +10,7 @@
 
 use tree_sitter::Node;
 
-use super::{Outline, first_chars, first_child_of_kind, text, text_of};
-
-/// How much of an unnamed declaration's text stands in for its name.
-const FALLBACK_NAME_CHARS: usize = 60;
+use super::{Outline, first_child_of_kind, name_or_text, text_of};
 
 pub(super) fn visit(node: Node<'_>, source: &[u8], outline: &mut Outline) {
     match node.kind() {
@@ -26,12 +23,7 @@ pub(super) fn visit(node: Node<'_>, source: &[u8], outline: &mut Outline) {
             let spec_name = first_child_of_kind(node, &["type_spec"])
                 .and_then(|spec| first_child_of_kind(spec, &["type_identifier"]));
             let name = text_of(spec_name, source);
-            let name = if name.is_empty() {
-                first_chars(&text(node, source), FALLBACK_NAME_CHARS)
-            } else {
-                name
-            };
-            outline.add_class(name, Vec::new());
+            outline.add_class(name_or_text(name, node, source), Vec::new());
         }
         "import_declaration" => outline.add_import(node, source),
         _ => {}

@@ -361,6 +361,19 @@ fn first_child_of_kind<'t>(node: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
         .find(|child| child.is_named() && kinds.contains(&child.kind()))
 }
 
+/// How much of an unnamed declaration's text stands in for its name.
+const FALLBACK_NAME_CHARS: usize = 60;
+
+/// `name`, or for a declaration without one (Go and Rust outline such
+/// types too), the start of `node`'s text.
+fn name_or_text(name: String, node: Node<'_>, source: &[u8]) -> String {
+    if name.is_empty() {
+        first_chars(&text(node, source), FALLBACK_NAME_CHARS)
+    } else {
+        name
+    }
+}
+
 /// At most `max` characters (not bytes) of `s`.
 fn first_chars(s: &str, max: usize) -> String {
     s.chars().take(max).collect()

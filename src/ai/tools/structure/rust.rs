@@ -14,7 +14,7 @@
 
 use tree_sitter::Node;
 
-use super::{Outline, first_chars, first_child_of_kind, text, text_of};
+use super::{Outline, first_child_of_kind, name_or_text, text, text_of};
 
 /// Return types worth showing after ` -> `.
 const SHOWN_RETURN_KINDS: &[&str] = &[
@@ -24,9 +24,6 @@ const SHOWN_RETURN_KINDS: &[&str] = &[
     "scoped_type_identifier",
 ];
 
-/// How much of an unnamed item's text stands in for its name.
-const FALLBACK_NAME_CHARS: usize = 60;
-
 pub(super) fn visit(node: Node<'_>, source: &[u8], outline: &mut Outline) {
     match node.kind() {
         "function_item" if outline.wants_function() => {
@@ -34,12 +31,7 @@ pub(super) fn visit(node: Node<'_>, source: &[u8], outline: &mut Outline) {
         }
         "struct_item" | "enum_item" | "impl_item" if outline.wants_class() => {
             let name = text_of(first_child_of_kind(node, &["type_identifier"]), source);
-            let name = if name.is_empty() {
-                first_chars(&text(node, source), FALLBACK_NAME_CHARS)
-            } else {
-                name
-            };
-            outline.add_class(name, Vec::new());
+            outline.add_class(name_or_text(name, node, source), Vec::new());
         }
         "use_declaration" => outline.add_import(node, source),
         _ => {}
