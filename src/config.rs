@@ -12,6 +12,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 use crate::ai::api::{self, Auth, ClientConfig, DEFAULT_BASE_URL, DEFAULT_MODEL};
+use crate::ai::engine::batch::BatchTiming;
 use crate::cli::Args;
 use crate::progress::ProgressStyle;
 use crate::scan::ScanOptions;
@@ -30,6 +31,10 @@ pub const HEADERS_TIMEOUT_VAR: &str = "LUMINOS_HEADERS_TIMEOUT_SECS";
 /// Overrides the wait before the first retry (milliseconds; later retries
 /// double it): tests that inject faults by the dozen set it to a few ms.
 pub const RETRY_BACKOFF_VAR: &str = "LUMINOS_RETRY_BACKOFF_MS";
+
+/// Overrides the wait before a batch is first polled (milliseconds; later
+/// polls wait longer, see [`crate::ai::engine::batch::BatchTiming`]).
+pub const BATCH_POLL_VAR: &str = "LUMINOS_BATCH_POLL_MS";
 
 /// Everything a run needs to know, resolved from flags and environment.
 #[derive(Debug, Clone)]
@@ -82,6 +87,10 @@ pub struct InvestigationOptions {
     pub max_cost: Option<f64>,
     /// Redact secrets before text reaches the model (not `--no-redact`).
     pub redact: bool,
+    /// Send requests through the Message Batches API (`--batch`).
+    pub batch: bool,
+    /// Only cancel the batches in flight, then stop (`--cancel-batch`).
+    pub cancel_batch: bool,
 }
 
 /// Connection settings for the Messages API.
@@ -103,6 +112,9 @@ pub struct ApiSettings {
     /// (`LUMINOS_RETRY_BACKOFF_MS`, default
     /// [`api::retry::INITIAL_BACKOFF`]).
     pub retry_backoff: Duration,
+    /// How batches are polled (`LUMINOS_BATCH_POLL_MS` sets the first
+    /// wait; default [`crate::ai::engine::batch::FIRST_POLL`]).
+    pub batch_timing: BatchTiming,
 }
 
 impl Config {
@@ -179,6 +191,8 @@ pub struct Env {
     pub luminos_headers_timeout: Option<String>,
     /// `LUMINOS_RETRY_BACKOFF_MS`, unparsed.
     pub luminos_retry_backoff: Option<String>,
+    /// `LUMINOS_BATCH_POLL_MS`, unparsed.
+    pub luminos_batch_poll: Option<String>,
     pub no_color: bool,
     /// Whether stderr is a terminal.
     pub stderr_is_terminal: bool,
@@ -197,6 +211,7 @@ impl Env {
             luminos_idle_timeout: non_empty_var(IDLE_TIMEOUT_VAR),
             luminos_headers_timeout: non_empty_var(HEADERS_TIMEOUT_VAR),
             luminos_retry_backoff: non_empty_var(RETRY_BACKOFF_VAR),
+            luminos_batch_poll: non_empty_var(BATCH_POLL_VAR),
             // https://no-color.org: present and non-empty disables colour.
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
             stderr_is_terminal: std::io::stderr().is_terminal(),
@@ -247,6 +262,11 @@ impl Invocation {
             None => api::retry::INITIAL_BACKOFF,
         };
 
+        let batch_timing = match &env.luminos_batch_poll {
+            Some(raw) => BatchTiming::starting_at(parse_batch_poll(raw)?),
+            None => BatchTiming::default(),
+        };
+
         let auth = match (&env.anthropic_api_key, &env.anthropic_auth_token) {
             (Some(key), _) => Some(Auth::ApiKey(key.clone())),
             (None, Some(token)) => Some(Auth::BearerToken(token.clone())),
@@ -279,6 +299,8 @@ impl Invocation {
                 scan_only: args.scan_only,
                 max_cost,
                 redact: !args.no_redact,
+                batch: args.batch,
+                cancel_batch: args.cancel_batch,
             },
             api: ApiSettings {
                 base_url: env
@@ -292,6 +314,7 @@ impl Invocation {
                 headers_timeout,
                 idle_timeout,
                 retry_backoff,
+                batch_timing,
             },
             cache_root,
             progress: if env.stderr_is_terminal {
@@ -349,6 +372,20 @@ fn parse_retry_backoff(raw: &str) -> Result<Duration, ConfigError> {
         .ok_or_else(|| ConfigError::InvalidVar {
             name: RETRY_BACKOFF_VAR,
             expected: "a whole number of milliseconds up to 60000",
+            value: raw.to_string(),
+        })
+}
+
+/// `LUMINOS_BATCH_POLL_MS`: whole milliseconds from 1 to an hour.
+fn parse_batch_poll(raw: &str) -> Result<Duration, ConfigError> {
+    raw.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|ms| (1..=3_600_000).contains(ms))
+        .map(Duration::from_millis)
+        .ok_or_else(|| ConfigError::InvalidVar {
+            name: BATCH_POLL_VAR,
+            expected: "a whole number of milliseconds from 1 to 3600000",
             value: raw.to_string(),
         })
 }
@@ -549,6 +586,62 @@ mod tests {
                 "{idle} {headers} {backoff}: {err}"
             );
         }
+    }
+
+    #[test]
+    fn batch_flags_and_poll_timing() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().to_str().unwrap();
+        let cfg = config(&[target], &Env::default());
+        assert!(!cfg.investigation.batch && !cfg.investigation.cancel_batch);
+        assert_eq!(cfg.api.batch_timing, BatchTiming::default());
+        let env = Env {
+            luminos_batch_poll: Some("20".into()),
+            ..Env::default()
+        };
+        let cfg = config(&["--batch", target], &env);
+        assert!(cfg.investigation.batch);
+        assert_eq!(cfg.api.batch_timing.first_poll, Duration::from_millis(20));
+        assert_eq!(cfg.api.batch_timing.max_poll, Duration::from_millis(240));
+        assert!(
+            config(&["--cancel-batch", target], &Env::default())
+                .investigation
+                .cancel_batch
+        );
+        for bad in ["0", "-5", "soon", "3600001"] {
+            let env = Env {
+                luminos_batch_poll: Some(bad.into()),
+                ..Env::default()
+            };
+            let err = Invocation::resolve(args(&[target]), &env).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    ConfigError::InvalidVar {
+                        name: BATCH_POLL_VAR,
+                        ..
+                    }
+                ),
+                "{bad}"
+            );
+        }
+        for clash in [
+            &["--cancel-batch", "--batch"][..],
+            &["--cancel-batch", "--estimate"],
+            &["--batch", "--scan-only"],
+        ] {
+            let list: Vec<&str> = clash.iter().copied().chain([target]).collect();
+            assert!(
+                Args::try_parse_from(std::iter::once("luminos").chain(list)).is_err(),
+                "{clash:?}"
+            );
+        }
+        // --estimate --batch prices a batch run.
+        assert!(
+            config(&["--estimate", "--batch", target], &Env::default())
+                .investigation
+                .batch
+        );
     }
 
     #[test]

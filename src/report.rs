@@ -164,6 +164,42 @@ pub struct InvestigationSummary {
     pub cache_savings_usd: f64,
     /// `--max-cost` stopped new directories.
     pub cost_cap_hit: bool,
+    /// What the Message Batches API did (`--batch` runs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<BatchSummary>,
+}
+
+/// `investigation.batch`: a `--batch` run's rounds and requests. Costs
+/// elsewhere in the summary are at batch prices.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct BatchSummary {
+    /// Rounds this run waited on (its own, and one an earlier run left in
+    /// flight).
+    pub rounds: u32,
+    /// Batches this run created.
+    pub batches: u32,
+    /// Batches an earlier run created and this run read.
+    pub batches_resumed: u32,
+    /// Requests this run sent in batches (a request sent again counts
+    /// again).
+    pub requests: u64,
+    /// Answers this run read.
+    pub succeeded: u64,
+    /// Requests that failed in a batch.
+    pub errored: u64,
+    /// Requests a canceled batch left unprocessed.
+    pub canceled: u64,
+    /// Requests an expired batch left unprocessed.
+    pub expired: u64,
+    /// Requests sent again in a later round.
+    pub retried: u64,
+    /// Answers an earlier run had read, reused without the API.
+    pub replayed: u64,
+    /// What the reused answers cost when they were paid (not in
+    /// `cost_usd`).
+    pub replayed_cost_usd: f64,
+    /// Seconds spent waiting on batches.
+    pub waited_secs: f64,
 }
 
 /// Token totals for billing.
@@ -185,6 +221,44 @@ fn cap_note(summary: &InvestigationSummary) -> Option<String> {
             if summary.directories_remaining == 1 { "y was" } else { "ies were" }
         )
     })
+}
+
+/// The line that says the run went through the Message Batches API.
+fn batch_note(summary: &InvestigationSummary) -> Option<String> {
+    let batch = summary.batch.as_ref()?;
+    let mut failed = Vec::new();
+    for (n, what) in [
+        (batch.errored, "errored"),
+        (batch.canceled, "canceled"),
+        (batch.expired, "expired"),
+    ] {
+        if n > 0 {
+            failed.push(format!("{n} {what}"));
+        }
+    }
+    let failed = if failed.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", failed.join(", "))
+    };
+    let replayed = if batch.replayed > 0 {
+        format!(
+            "; {} answers reused from an earlier run",
+            crate::text::format_thousands(batch.replayed)
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "  Batch: {} round{}, {} requests ({} answered{failed}), waited {}{replayed}; costs at batch prices.",
+        batch.rounds,
+        if batch.rounds == 1 { "" } else { "s" },
+        crate::text::format_thousands(batch.requests),
+        crate::text::format_thousands(batch.succeeded),
+        crate::text::format_duration(std::time::Duration::from_secs_f64(
+            batch.waited_secs.max(0.0)
+        )),
+    ))
 }
 
 /// Format the full terminal report for `target` (shown as given, absolute):
@@ -215,6 +289,9 @@ pub fn format_report(report: &Report, target: &str) -> String {
     // Under the AI summary: whether the investigation was whole.
     lines.push(String::new());
     lines.push(format!("  {}", report.investigation.line()));
+    if let Some(note) = report.investigation.summary.as_ref().and_then(batch_note) {
+        lines.push(note);
+    }
 
     section(&mut lines, ">> DIRECTORY TREE", &rule);
     lines.push(escape_control(&scan.tree_rendered).into_owned());

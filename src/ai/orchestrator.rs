@@ -15,6 +15,13 @@
 //! 10. collect flags, report the cost and say whether the investigation
 //!     is complete or partial (`finish`).
 //!
+//! With `--batch` the same phases run; the session sends their requests in
+//! rounds through the Message Batches API ([`crate::ai::engine::batch`]),
+//! and a run picks up the batch an earlier one left in flight. A run
+//! without `--batch` refuses to start while a batch is in flight (it would
+//! pay again for what the batch is already doing), and a complete
+//! investigation's batch files are removed.
+//!
 //! Whatever happens, the outcome says what became of the investigation
 //! ([`Investigation`]): a failure anywhere (an unreachable endpoint, a
 //! rejected key, an unknown model, an account that cannot pay, a cache
@@ -38,6 +45,7 @@ use serde_json::{Map, Value, json};
 
 use crate::ai::api::Client;
 use crate::ai::api::cost::TokenTracker;
+use crate::ai::batch_mode;
 use crate::ai::engine::pool::TurnPool;
 use crate::ai::engine::scheduler::{LoopOptions, run_dir_loops};
 use crate::ai::engine::session::Session;
@@ -102,7 +110,7 @@ pub async fn investigate(
         result = pipeline(config, scan, dirs, progress, &cache, opened.is_new) => result,
         // Dropping the pipeline aborts the running loops at their next await,
         // after a tool call in progress (and its cache write) has returned.
-        _ = interrupted() => return Ok(interrupted_outcome(&cache, progress)),
+        _ = interrupted() => return Ok(interrupted_outcome(config, &cache, progress)),
     };
     match result {
         Ok(outcome) => {
@@ -141,13 +149,16 @@ async fn interrupted() {
 }
 
 /// What an interrupted run says and returns.
-fn interrupted_outcome(cache: &Cache, progress: &Progress) -> Outcome {
+fn interrupted_outcome(config: &Config, cache: &Cache, progress: &Progress) -> Outcome {
     let done = cache.list_entries(EntryKind::Dir).len();
     progress.println(&format!(
         "Interrupted. {done} directory summaries are saved in {}/; run the same command again \
          (without --fresh) to resume where this run stopped.",
         cache.dir().display()
     ));
+    if let Some(line) = batch_mode::in_flight_line(config, cache) {
+        progress.println(&line);
+    }
     Outcome {
         interrupted: true,
         status: Investigation {
@@ -182,13 +193,16 @@ async fn pipeline(
     new: bool,
 ) -> Result<Outcome, PassError> {
     let target = config.target_canonical.as_path();
-    let tracker = Arc::new(TokenTracker::new(&config.investigation.model));
+    batch_mode::refuse_in_flight(config, cache)?;
+    let tracker = batch_mode::tracker(config);
+    let session = new_session(config, progress, &tracker)?;
+    let session = batch_mode::with_transport(session, config, cache, progress, &tracker)?;
     let run = RunContext {
         config,
         scan,
         progress,
         cache,
-        session: Arc::new(new_session(config, progress, &tracker)?),
+        session: Arc::new(session),
         target,
         scope: ScanFilter::new(target, &config.scan),
     };
@@ -256,7 +270,7 @@ async fn pipeline(
         .count();
     evaluate(cache, &plan, &applied, &loops.outcomes, cached, progress)?;
     let synthesis = synthesis_phase(&run, &all_dirs).await?;
-    Ok(finish(
+    let outcome = finish(
         &run,
         &all_dirs,
         &applied,
@@ -264,7 +278,9 @@ async fn pipeline(
         &loops.outcomes,
         synthesis,
         loops.cap_hit,
-    ))
+    );
+    batch_mode::forget_when_complete(cache, &outcome, progress);
+    Ok(outcome)
 }
 
 /// An investigation opened for this run.
@@ -651,17 +667,19 @@ fn finish(
     let flags = cache.read_flags();
     let tracker = session.tracker();
     let totals = tracker.totals();
-    let assumed = if session.facts().known {
-        ""
-    } else {
-        " (at assumed prices)"
+    let assumed = match (session.facts().known, session.is_batching()) {
+        (true, false) => "",
+        (true, true) => " (at batch prices)",
+        (false, false) => " (at assumed prices)",
+        (false, true) => " (at assumed batch prices)",
     };
     run.progress.ai(&format!(
         "Total tokens used: {}{assumed}",
         tracker.summary()
     ));
-    run.progress
-        .ai(&format!("Prompt {}", tracker.cache_summary()));
+    if let Some(stats) = session.batch_stats() {
+        run.progress.ai(&batch_mode::stats_line(&stats));
+    }
     let has_entry = |d: &&PathBuf| cache.has_entry(EntryKind::Dir, &d.to_string_lossy());
     let investigated = all_dirs.iter().filter(has_entry).count();
     // Planned directories still without a summary (the API failed, the cap
@@ -701,6 +719,7 @@ fn finish(
                 cost_usd: tracker.cost(),
                 cache_savings_usd: tracker.cache_savings(),
                 cost_cap_hit,
+                batch: session.batch_stats().map(|stats| stats.summary()),
             }),
         },
         interrupted: false,

@@ -9,6 +9,13 @@
 //! finished, and among the ready ones the earliest in the order starts first.
 //! With one job that is exactly the plan's order.
 //!
+//! Under `--batch` every ready loop starts at once (`-j` does not limit a
+//! round's width), each holding a batch lane (see
+//! [`crate::ai::engine::batch`]) until the scheduler has started the loops
+//! its end made ready, so those join the same next round; and the cap
+//! counts what the running loops are expected to cost, since their spend
+//! only shows once a round is read.
+//!
 //! [`Schedule`] and the cost rules are pure; [`run_dir_loops`] is the async
 //! driver on a tokio `JoinSet`. Cancellation (Ctrl-C) is the caller's: dropping
 //! the driver aborts the running loops at their next await point, after any
@@ -137,8 +144,9 @@ impl Schedule {
 
 /// What a new loop is expected to cost: the mean of the loops this run
 /// finished, or [`PRIOR_LOOP_USAGE`] in `model`'s tokens (the catalog's
-/// tokens per byte), with its thinking, at its prices, before any has.
-pub fn expected_loop_cost(finished: &[f64], model: &str) -> f64 {
+/// tokens per byte), with its thinking, at `pricing` (the model's, at batch
+/// prices under `--batch`), before any has.
+pub fn expected_loop_cost(finished: &[f64], model: &str, pricing: &Pricing) -> f64 {
     if !finished.is_empty() {
         return finished.iter().sum::<f64>() / finished.len() as f64;
     }
@@ -151,13 +159,24 @@ pub fn expected_loop_cost(finished: &[f64], model: &str) -> f64 {
         output_tokens: tokens(PRIOR_LOOP_USAGE.output_tokens) + thinking * PRIOR_LOOP_TURNS,
         ..PRIOR_LOOP_USAGE
     };
-    Pricing::for_model(model).cost(&prior)
+    pricing.cost(&prior)
 }
 
 /// The cap rule: start another loop only if the spend so far plus what it is
 /// expected to cost stays within the cap.
 pub fn within_cap(spent: f64, expected_next: f64, cap: Option<f64>) -> bool {
     cap.is_none_or(|cap| spent + expected_next <= cap)
+}
+
+/// The spend the cap rule weighs: what was spent, and under `--batch` also
+/// what the `running` loops are expected to cost (their spend shows only
+/// once their round is read, and every ready loop starts at once).
+pub fn committed_spend(spent: f64, running: usize, expected: f64, batching: bool) -> f64 {
+    if batching {
+        spent + expected * running as f64
+    } else {
+        spent
+    }
 }
 
 /// How the dir loops are run.
@@ -201,6 +220,17 @@ pub async fn run_dir_loops(
 ) -> Result<LoopsDone, PassError> {
     let total = applied.order.len();
     let model = shared.session.model().to_string();
+    let pricing = shared.session.tracker().pricing();
+    let batching = shared.session.is_batching();
+    let width = if batching {
+        usize::MAX
+    } else {
+        options.jobs.max(1)
+    };
+    // Each running loop's batch lane; the lane of the loop that ended last
+    // is let go only after the loops its end made ready have started.
+    let mut lanes = HashMap::new();
+    let mut ended_lane = None;
     let mut schedule = Schedule::new(&applied.order);
     let mut running: JoinSet<(usize, Result<DirOutcome, PassError>)> = JoinSet::new();
     let mut done = LoopsDone::default();
@@ -208,13 +238,11 @@ pub async fn run_dir_loops(
     let mut started = 0;
     let mut refresh = tokio::time::interval(BOARD_REFRESH);
     loop {
-        while running.len() < options.jobs.max(1) && schedule.has_ready() && !done.cap_hit {
+        while running.len() < width && schedule.has_ready() && !done.cap_hit {
             let spent = shared.session.tracker().cost();
-            if !within_cap(
-                spent,
-                expected_loop_cost(&finished_costs, &model),
-                options.max_cost,
-            ) {
+            let expected = expected_loop_cost(&finished_costs, &model, &pricing);
+            let committed = committed_spend(spent, running.len(), expected, batching);
+            if !within_cap(committed, expected, options.max_cost) {
                 done.cap_hit = true;
                 shared.progress.ai(&format!(
                     "Spending cap reached (${spent:.2} spent of ${:.2}): no new directories \
@@ -238,9 +266,13 @@ pub async fn run_dir_loops(
                 job.max_turns
             ));
             board.started(&shown);
+            if let Some(lane) = shared.session.lane() {
+                lanes.insert(i, lane);
+            }
             let shared = shared.clone();
             running.spawn(async move { (i, investigate_dir(&shared, &job).await) });
         }
+        drop(ended_lane.take());
         // While loops run, the live display's spend follows every turn, not
         // only finished loops.
         let joined = loop {
@@ -254,6 +286,7 @@ pub async fn run_dir_loops(
         };
         let (i, result) =
             joined.map_err(|err| PassError::Failed(format!("a directory loop failed: {err}")))?;
+        ended_lane = lanes.remove(&i);
         // The first failure that stops the run stops it now; dropping the
         // set aborts the other loops.
         let outcome = result?;
@@ -372,19 +405,52 @@ mod tests {
     }
 
     #[test]
+    fn under_batch_the_cap_counts_the_running_loops() {
+        assert_eq!(committed_spend(1.0, 3, 0.5, false), 1.0);
+        assert_eq!(committed_spend(1.0, 3, 0.5, true), 2.5);
+        // Three loops of 0.5 running and 1.0 spent: a fourth fits a cap of
+        // 3.0, not of 2.9.
+        assert!(within_cap(
+            committed_spend(1.0, 3, 0.5, true),
+            0.5,
+            Some(3.0)
+        ));
+        assert!(!within_cap(
+            committed_spend(1.0, 3, 0.5, true),
+            0.5,
+            Some(2.9)
+        ));
+    }
+
+    #[test]
     fn expected_cost_is_the_mean_of_finished_loops_or_the_prior() {
-        let prior = expected_loop_cost(&[], "claude-sonnet-4-5");
+        let priced = |model: &str| Pricing::for_model(model);
+        let prior = expected_loop_cost(&[], "claude-sonnet-4-5", &priced("claude-sonnet-4-5"));
         assert!((prior - (0.09 + 0.0225)).abs() < 1e-9, "{prior}");
-        assert_eq!(expected_loop_cost(&[0.1, 0.3], "claude-sonnet-4-5"), 0.2);
+        assert_eq!(
+            expected_loop_cost(
+                &[0.1, 0.3],
+                "claude-sonnet-4-5",
+                &priced("claude-sonnet-4-5")
+            ),
+            0.2
+        );
+        // At batch prices the prior is half.
+        let batch = expected_loop_cost(
+            &[],
+            "claude-sonnet-4-5",
+            &priced("claude-sonnet-4-5").batch(),
+        );
+        assert!((batch - prior / 2.0).abs() < 1e-12, "{batch}");
         // Opus 4.8: 5/3 the price, 1.3 the tokens for the same text, no
         // thinking in loops (it is opt-in there).
-        let opus = expected_loop_cost(&[], "claude-opus-4-8");
+        let opus = expected_loop_cost(&[], "claude-opus-4-8", &priced("claude-opus-4-8"));
         assert!(
             (opus - (39_000.0 * 5.0 + 1_950.0 * 25.0) / 1e6).abs() < 1e-9,
             "{opus}"
         );
         // Sonnet 5.5 thinks between tools: 3 turns of notes on top.
-        let sonnet = expected_loop_cost(&[], "claude-sonnet-5-5");
+        let sonnet = expected_loop_cost(&[], "claude-sonnet-5-5", &priced("claude-sonnet-5-5"));
         let thinking = 3 * crate::ai::api::settings::BETWEEN_TOOLS_THINKING_TOKENS;
         let expected = (39_000.0 * 2.0 + (1_950 + thinking) as f64 * 10.0) / 1e6;
         assert!((sonnet - expected).abs() < 1e-9, "{sonnet}");

@@ -194,6 +194,7 @@ pub fn estimate(
         model: config.investigation.model.clone(),
         model_warning: crate::ai::model_warning(&config.investigation.model),
         investigation_id: cache.as_ref().map(|c| c.id().to_string()),
+        batch: config.investigation.batch,
         total: all_dirs.len(),
         cached: freshness.fresh.len(),
         skipped: applied.skipped.len(),

@@ -46,7 +46,8 @@
 //!   cache hit at all: every input token at the full price.
 //!
 //! Prices are the catalog's for `--model`/`LUMINOS_MODEL`, each call priced
-//! on its own (a price tier depends on one request's prompt). An unknown
+//! on its own (a price tier depends on one request's prompt), at the batch
+//! prices (half) with `--batch`, which sends the same requests. An unknown
 //! model is priced as the catalog's stand-in, and the estimate says so.
 
 mod gather;
@@ -314,6 +315,8 @@ pub struct Estimate {
     pub model_warning: Option<String>,
     /// The investigation that would be resumed, if any.
     pub investigation_id: Option<String>,
+    /// Priced for the Message Batches API (`--batch`).
+    pub batch: bool,
     /// Every directory discovery found.
     pub directories_total: usize,
     /// Directories that would get a dir loop.
@@ -343,6 +346,8 @@ pub struct Counts {
     /// [`crate::ai::api::catalog::ModelFacts::warning`] for the model.
     pub model_warning: Option<String>,
     pub investigation_id: Option<String>,
+    /// `--batch`: priced at the batch prices.
+    pub batch: bool,
     pub total: usize,
     pub cached: usize,
     pub skipped: usize,
@@ -351,7 +356,11 @@ pub struct Counts {
 impl Estimate {
     /// Project `inputs` and price the result for `counts.model`.
     pub fn new(counts: Counts, inputs: &Inputs) -> Estimate {
-        let tally = project(inputs, &ModelTerms::of(&counts.model));
+        let mut terms = ModelTerms::of(&counts.model);
+        if counts.batch {
+            terms.pricing = terms.pricing.batch();
+        }
+        let tally = project(inputs, &terms);
         let range = |f: &dyn Fn(&Tally) -> u64| Range {
             low: f(&tally.low),
             high: f(&tally.high),
@@ -372,6 +381,7 @@ impl Estimate {
             model: counts.model,
             model_warning: counts.model_warning,
             investigation_id: counts.investigation_id,
+            batch: counts.batch,
             directories_total: counts.total,
             directories_cached: counts.cached,
             directories_skipped: counts.skipped,
@@ -433,8 +443,13 @@ impl Estimate {
         };
         lines.push(format!("Input tokens: {}", tokens(&self.input_tokens)));
         lines.push(format!("Output tokens: {}", tokens(&self.output_tokens)));
+        let prices = if self.batch {
+            " at Message Batches API prices (half the interactive ones)"
+        } else {
+            ""
+        };
         lines.push(format!(
-            "Estimated cost: ${:.2} to ${:.2}",
+            "Estimated cost: ${:.2} to ${:.2}{prices}",
             self.cost_usd.low, self.cost_usd.high
         ));
         lines.push(format!(
