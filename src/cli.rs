@@ -82,6 +82,12 @@ pub struct Args {
     #[arg(long, conflicts_with = "scan_only")]
     pub batch: bool,
 
+    /// With --batch: at most N requests per batch (default and most: the
+    /// API's 100,000); a round larger than that goes as several batches.
+    #[arg(long, value_name = "N", requires = "batch",
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub batch_size: Option<u32>,
+
     /// Cancel the batches in flight for TARGET's investigation, then exit.
     #[arg(long, conflicts_with_all = ["estimate", "scan_only", "batch", "clear_cache", "fresh"])]
     pub cancel_batch: bool,

@@ -89,6 +89,9 @@ pub struct InvestigationOptions {
     pub redact: bool,
     /// Send requests through the Message Batches API (`--batch`).
     pub batch: bool,
+    /// The most requests in one batch (`--batch-size`, default the API's
+    /// limit).
+    pub batch_size: usize,
     /// Only cancel the batches in flight, then stop (`--cancel-batch`).
     pub cancel_batch: bool,
 }
@@ -300,6 +303,9 @@ impl Invocation {
                 max_cost,
                 redact: !args.no_redact,
                 batch: args.batch,
+                batch_size: args
+                    .batch_size
+                    .map_or(api::batch::MAX_REQUESTS, |n| n as usize),
                 cancel_batch: args.cancel_batch,
             },
             api: ApiSettings {
@@ -601,6 +607,20 @@ mod tests {
         };
         let cfg = config(&["--batch", target], &env);
         assert!(cfg.investigation.batch);
+        assert_eq!(cfg.investigation.batch_size, api::batch::MAX_REQUESTS);
+        assert_eq!(
+            config(&["--batch", "--batch-size", "500", target], &env)
+                .investigation
+                .batch_size,
+            500
+        );
+        for bad in [
+            &["--batch-size", "5"][..],
+            &["--batch", "--batch-size", "0"],
+        ] {
+            let list: Vec<&str> = bad.iter().copied().chain([target]).collect();
+            assert!(Args::try_parse_from(std::iter::once("luminos").chain(list)).is_err());
+        }
         assert_eq!(cfg.api.batch_timing.first_poll, Duration::from_millis(20));
         assert_eq!(cfg.api.batch_timing.max_poll, Duration::from_millis(240));
         assert!(

@@ -73,6 +73,7 @@ pub fn with_transport(
             tracker.clone(),
             progress,
             config.api.batch_timing,
+            config.investigation.batch_size,
         );
         return Ok(session.with_batcher(batcher));
     }

@@ -238,6 +238,9 @@ pub async fn run_dir_loops(
     let mut started = 0;
     let mut refresh = tokio::time::interval(BOARD_REFRESH);
     loop {
+        // A loop starts sending at once: the round waits until every loop
+        // ready now has started (and holds a lane of its own).
+        let starting = shared.session.lane();
         while running.len() < width && schedule.has_ready() && !done.cap_hit {
             let spent = shared.session.tracker().cost();
             let expected = expected_loop_cost(&finished_costs, &model, &pricing);
@@ -272,6 +275,7 @@ pub async fn run_dir_loops(
             let shared = shared.clone();
             running.spawn(async move { (i, investigate_dir(&shared, &job).await) });
         }
+        drop(starting);
         drop(ended_lane.take());
         // While loops run, the live display's spend follows every turn, not
         // only finished loops.

@@ -202,6 +202,8 @@ struct Inner {
     tracker: Arc<TokenTracker>,
     progress: Progress,
     timing: BatchTiming,
+    /// The most requests in one batch.
+    max_requests: usize,
     queue: Mutex<Queue>,
     wake: Notify,
     stats: Mutex<BatchStats>,
@@ -225,16 +227,20 @@ struct Parked {
 }
 
 impl Batcher {
-    /// The batch transport: requests go out in rounds of batches. Starts
-    /// the task that sends them (call inside the runtime).
+    /// The batch transport: requests go out in rounds of batches of at
+    /// most `max_requests` (and the API's limits). Starts the task that
+    /// sends them (call inside the runtime).
     pub fn batching(
         client: Client,
         store: BatchStore,
         tracker: Arc<TokenTracker>,
         progress: &Progress,
         timing: BatchTiming,
+        max_requests: usize,
     ) -> Batcher {
-        let inner = Arc::new(Inner::new(client, store, tracker, progress, timing));
+        let mut inner = Inner::new(client, store, tracker, progress, timing);
+        inner.max_requests = max_requests.clamp(1, crate::ai::api::batch::MAX_REQUESTS);
+        let inner = Arc::new(inner);
         let driver = tokio::spawn(rounds::drive(inner.clone()));
         Batcher {
             inner,
@@ -332,6 +338,7 @@ impl Inner {
             tracker,
             progress: progress.clone(),
             timing,
+            max_requests: crate::ai::api::batch::MAX_REQUESTS,
             queue: Mutex::new(Queue::default()),
             wake: Notify::new(),
             stats: Mutex::new(BatchStats::default()),

@@ -63,7 +63,7 @@ async fn submit(inner: &Inner, parked: &[Parked]) -> Outcomes {
     let round = state.round + 1;
     let mut outcomes = Outcomes::new();
     let mut created = Vec::new();
-    for chunk in split_for_limits(items, MAX_REQUESTS, MAX_BYTES) {
+    for chunk in split_for_limits(items, inner.max_requests.min(MAX_REQUESTS), MAX_BYTES) {
         let ids: Vec<String> = chunk.iter().map(|i| i.custom_id.clone()).collect();
         let fail_all = |outcomes: &mut Outcomes, err: &ApiError| {
             for id in &ids {
