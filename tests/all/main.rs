@@ -8,6 +8,7 @@ mod support;
 
 mod api_client;
 mod api_today;
+mod batch;
 mod cache;
 mod cli;
 mod concurrency;
