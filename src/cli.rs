@@ -99,6 +99,21 @@ pub struct Args {
     #[arg(long, value_name = "USD", allow_negative_numbers = true)]
     pub max_cost: Option<String>,
 
+    // The default is named from its one constant, not repeated here; taken
+    // as text and checked in `config`, as --max-cost is.
+    #[arg(
+        long,
+        value_name = "USD",
+        allow_negative_numbers = true,
+        help = format!(
+            "Spend at most USD dollars on this run, priced from the model catalog; `none` for \
+             no ceiling. A tree too large for it gets fewer loops, and summaries built without \
+             the model for the rest [default: {}]",
+            crate::ai::rules::decide::DEFAULT_BUDGET_USD
+        )
+    )]
+    pub budget: Option<String>,
+
     /// Do not respect .gitignore, .ignore and .git/info/exclude.
     #[arg(long)]
     pub no_ignore: bool,

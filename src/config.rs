@@ -13,6 +13,7 @@ use thiserror::Error;
 
 use crate::ai::api::{self, Auth, ClientConfig, DEFAULT_BASE_URL, DEFAULT_MODEL};
 use crate::ai::engine::batch::BatchTiming;
+use crate::ai::rules::decide::DEFAULT_BUDGET_USD;
 use crate::cli::Args;
 use crate::progress::ProgressStyle;
 use crate::scan::ScanOptions;
@@ -85,6 +86,8 @@ pub struct InvestigationOptions {
     pub scan_only: bool,
     /// Spend cap in dollars (`--max-cost`).
     pub max_cost: Option<f64>,
+    /// What one run may spend in dollars (`--budget`); `None`: no ceiling.
+    pub budget: Option<f64>,
     /// Redact secrets before text reaches the model (not `--no-redact`).
     pub redact: bool,
     /// Send requests through the Message Batches API (`--batch`).
@@ -235,6 +238,10 @@ impl Invocation {
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(DEFAULT_CACHE_ROOT));
         let max_cost = args.max_cost.as_deref().map(parse_max_cost).transpose()?;
+        let budget = match args.budget.as_deref() {
+            Some(raw) => parse_budget(raw)?,
+            None => Some(DEFAULT_BUDGET_USD),
+        };
 
         let Some(target_arg) = args.target.clone() else {
             return if args.clear_cache {
@@ -301,6 +308,7 @@ impl Invocation {
                 estimate: args.estimate,
                 scan_only: args.scan_only,
                 max_cost,
+                budget,
                 redact: !args.no_redact,
                 batch: args.batch,
                 batch_size: args
@@ -349,6 +357,25 @@ fn parse_max_cost(raw: &str) -> Result<f64, ConfigError> {
         .ok_or_else(|| ConfigError::InvalidFlag {
             flag: "--max-cost",
             expected: "a dollar amount above zero, such as 2.50",
+            value: raw.to_string(),
+        })
+}
+
+/// `--budget`: a finite dollar amount above zero (`5`, `$0.50`), or `none`
+/// for no ceiling.
+fn parse_budget(raw: &str) -> Result<Option<f64>, ConfigError> {
+    if raw.trim().eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    raw.trim()
+        .trim_start_matches('$')
+        .parse::<f64>()
+        .ok()
+        .filter(|usd| usd.is_finite() && *usd > 0.0)
+        .map(Some)
+        .ok_or_else(|| ConfigError::InvalidFlag {
+            flag: "--budget",
+            expected: "a dollar amount above zero, such as 5, or none",
             value: raw.to_string(),
         })
 }
@@ -505,6 +532,30 @@ mod tests {
                 value: "-5".into()
             }
         );
+    }
+
+    #[test]
+    fn the_budget_is_dollars_or_none_and_five_by_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().to_str().unwrap();
+        let budget = |flag: &[&str]| {
+            let list: Vec<&str> = flag.iter().copied().chain([target]).collect();
+            Invocation::resolve(args(&list), &Env::default()).map(|plan| match plan {
+                Invocation::Run { config, .. } => config.investigation.budget,
+                other => panic!("expected a run, got {other:?}"),
+            })
+        };
+        assert_eq!(budget(&[]), Ok(Some(DEFAULT_BUDGET_USD)));
+        assert_eq!(budget(&["--budget", "2.50"]), Ok(Some(2.5)));
+        assert_eq!(budget(&["--budget=$20"]), Ok(Some(20.0)));
+        assert_eq!(budget(&["--budget", " None "]), Ok(None));
+        for bad in ["-5", "0", "lots", "inf", ""] {
+            let err = budget(&["--budget", bad]).unwrap_err().to_string();
+            assert!(
+                err.starts_with("--budget takes a dollar amount above zero, such as 5, or none"),
+                "{bad}: {err}"
+            );
+        }
     }
 
     #[test]

@@ -154,6 +154,12 @@ pub struct InvestigationSummary {
     pub directories_cached: usize,
     /// Directories left for a later run (cost cap or interruption).
     pub directories_remaining: usize,
+    /// How the directories with a summary got it.
+    #[serde(default)]
+    pub coverage: Coverage,
+    /// `--budget` in dollars; `null` for no ceiling.
+    #[serde(default)]
+    pub budget_usd: Option<f64>,
     /// API requests made by this run.
     pub api_requests: u64,
     /// Tokens billed by this run.
@@ -200,6 +206,31 @@ pub struct BatchSummary {
     pub replayed_cost_usd: f64,
     /// Seconds spent waiting on batches.
     pub waited_secs: f64,
+}
+
+/// How the directories with a summary got it.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Coverage {
+    /// Investigated by a loop of their own.
+    pub investigated: usize,
+    /// Folded into the loop of a directory above them (an investigation
+    /// unit).
+    pub folded: usize,
+    /// Summarised from the scan, without the model.
+    pub mechanical: usize,
+}
+
+/// `Coverage: 12 directories investigated by a loop of their own, 30 folded
+/// into a unit, 58 summarised from the scan (no model read them).`
+pub fn coverage_line(coverage: &Coverage) -> String {
+    let dirs = |n: usize| format!("{n} director{}", if n == 1 { "y" } else { "ies" });
+    format!(
+        "Coverage: {} investigated by a loop of their own, {} folded into a unit, {} \
+         summarised from the scan (no model read them).",
+        dirs(coverage.investigated),
+        coverage.folded,
+        coverage.mechanical
+    )
 }
 
 /// Token totals for billing.
@@ -289,6 +320,11 @@ pub fn format_report(report: &Report, target: &str) -> String {
     // Under the AI summary: whether the investigation was whole.
     lines.push(String::new());
     lines.push(format!("  {}", report.investigation.line()));
+    if let Some(summary) = &report.investigation.summary
+        && summary.coverage.folded + summary.coverage.mechanical > 0
+    {
+        lines.push(format!("  {}", coverage_line(&summary.coverage)));
+    }
     if let Some(note) = report.investigation.summary.as_ref().and_then(batch_note) {
         lines.push(note);
     }

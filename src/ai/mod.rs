@@ -15,6 +15,7 @@ pub mod api;
 pub mod batch_mode;
 pub mod engine;
 pub mod estimate;
+pub mod facts;
 pub mod orchestrator;
 pub mod passes;
 pub mod prompts;

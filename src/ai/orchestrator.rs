@@ -2,18 +2,23 @@
 //! each:
 //!
 //! 1. open the cache ([`open_investigation`]);
-//! 2. discover directories among those the base scan's walk found, with the
-//!    fingerprints it took ([`discover`]: the tree is not walked again);
-//! 3. compare them with the cache: fresh or stale ([`partition`]);
-//! 4. survey, reusing `survey.json` (`survey_phase`);
-//! 5. plan, reusing `plan.json` (`plan_phase`);
-//! 6. apply the plan ([`apply_plan_phase`]);
-//! 7. run the dir loops, `-j` at a time under the spending cap
+//! 2. gather the facts: discover directories among those the base scan's
+//!    walk found, with the fingerprints it took ([`discover`]: the tree is
+//!    not walked again), the scan's figures and the cache's state
+//!    ([`RunFacts`]), and decide what the run does ([`decide`]), saying what
+//!    is fresh and stale ([`partition`]);
+//! 3. survey, reusing `survey.json`, as decided (`survey_phase`);
+//! 4. plan, reusing `plan.json`, as decided, and decide again with a new
+//!    plan (`plan_phase`);
+//! 5. say what the plan and the budget decided ([`report_decision`]);
+//! 6. run the work: the dir loops, `-j` at a time under the spending cap
+//!    and the budget, and the mechanical entries
 //!    ([`crate::ai::engine::scheduler`]);
-//! 8. write the evaluation (`evaluate`);
-//! 9. synthesize, reusing `synthesis.json` (`synthesis_phase`);
-//! 10. collect flags, report the cost and say whether the investigation
-//!     is complete or partial (`finish`).
+//! 7. write the evaluation (`evaluate`);
+//! 8. synthesize, in levels when the summaries do not fit one call,
+//!    reusing `synthesis.json` (`synthesis_phase`);
+//! 9. collect flags, report the cost and coverage and say whether the
+//!    investigation is complete or partial (`finish`).
 //!
 //! With `--batch` the same phases run; the session sends their requests in
 //! rounds through the Message Batches API ([`crate::ai::engine::batch`]),
@@ -33,9 +38,10 @@
 //! read back. Ctrl-C at any point stops new work, lets a tool call in progress
 //! finish its cache write, and leaves a cache the next run resumes from.
 //!
-//! Phases are deterministic glue: the business rules live in pure helpers
-//! (`plan.rs`, `fingerprint.rs`, `scheduler.rs`, ...) and each model call in
-//! its pass module.
+//! Phases are deterministic glue: what the run does is decided once by the
+//! pure [`decide`] (which `--estimate` prices too), the business rules live
+//! in pure helpers (`plan.rs`, `fingerprint.rs`, `scheduler.rs`, ...) and
+//! each model call in its pass module.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -44,40 +50,48 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use crate::ai::api::Client;
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::TokenTracker;
 use crate::ai::batch_mode;
 use crate::ai::engine::pool::TurnPool;
-use crate::ai::engine::scheduler::{LoopOptions, run_dir_loops};
+use crate::ai::engine::scheduler::{LoopOptions, LoopsDone, run_work};
 use crate::ai::engine::session::Session;
-use crate::ai::passes::dir_loop::{DirOutcome, DirShared, LoopEnd};
-use crate::ai::passes::planning::{PlanningInputs, run_planning};
+use crate::ai::estimate::ModelTerms;
+use crate::ai::facts::RunFacts;
+use crate::ai::passes::dir_loop::{DirOutcome, DirShared, LoopEnd, UNIT_FIELD, dir_system_prompt};
+use crate::ai::passes::planning::{PlanningInputs, Spending, run_planning};
 use crate::ai::passes::survey::{
     Survey, SurveyInputs, filter_dir_tools, format_survey_block, format_survey_signals, run_survey,
-    should_skip_survey, survey_report_lines,
+    survey_report_lines,
 };
 use crate::ai::passes::synthesis::{
-    SynthesisOutcome, entries_digest, report_order, reusable_synthesis, run_synthesis,
-    saved_synthesis,
+    SynthesisOutcome, SynthesisRun, entries_digest, reusable_synthesis, saved_synthesis,
+    synthesis_entries, synthesize,
 };
+use crate::ai::rules::decide::{Decision, PassChoice, decide};
 use crate::ai::rules::discover::{ChildIndex, Discovery, discover_directories, relative};
 use crate::ai::rules::fingerprint::{DirState, Freshness, Reason, classify, fingerprint};
+use crate::ai::rules::levels::Capacity;
+use crate::ai::rules::map::{MAP_LINES, condensed_map};
+use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::rules::plan::{
-    AppliedPlan, Plan, Utilization, apply_plan, plan_evaluation, plan_summary_line,
-    unmatched_warning, utilization_line,
+    Plan, Utilization, plan_evaluation, plan_summary_line, unmatched_warning, utilization_line,
 };
 use crate::ai::rules::status;
-use crate::ai::rules::tree_view::prompt_tree;
+use crate::ai::rules::tree_view::{MAX_NODES, prompt_tree};
 use crate::ai::tools::{self, Toolbox};
 use crate::ai::{InvestigationError, Outcome, PassError};
 use crate::cache::now_iso;
 use crate::cache::{
     Cache, CacheError, CacheRoot, EntryKind, PLAN_EVALUATION_FILE, PLAN_FILE, RunLock, SURVEY_FILE,
-    SYNTHESIS_FILE,
+    SYNTHESIS_FILE, WORK_PLAN_FILE,
 };
 use crate::config::Config;
 use crate::progress::Progress;
 use crate::redact::Redactor;
-use crate::report::{Investigation, InvestigationStatus, InvestigationSummary, TokenTotals};
+use crate::report::{
+    Coverage, Investigation, InvestigationStatus, InvestigationSummary, TokenTotals, coverage_line,
+};
 use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
 /// Depth of the tree the survey sees.
@@ -183,7 +197,7 @@ struct RunContext<'a> {
     scope: ScanFilter,
 }
 
-/// Phases 2-10, once the cache is open (`new`: by this run, so empty).
+/// Phases 2-9, once the cache is open (`new`: by this run, so empty).
 async fn pipeline(
     config: &Config,
     scan: &BaseScan,
@@ -207,38 +221,39 @@ async fn pipeline(
         scope: ScanFilter::new(target, &config.scan),
     };
 
-    let discovery = discover(target, dirs);
     // A new investigation holds no entry: every directory is missing one,
-    // which is what an empty map says, without a lookup per directory.
-    let states = if new {
-        HashMap::new()
-    } else {
-        current_states(cache, &discovery, Some(&run.scope))
-    };
-    let all_dirs = discovery.dirs;
-    let tiny = should_skip_survey(total_files(scan), all_dirs.len());
-    let first_look = partition(&all_dirs, &states, target, progress);
-    let mut plan = Plan::default_plan();
-    let mut survey = None;
-    if !first_look.stale.is_empty() {
-        survey = survey_phase(&run, &all_dirs, tiny).await?;
-        plan = plan_phase(&run, &all_dirs, &first_look.fresh, survey.as_ref(), tiny).await?;
+    // which is what no cache to read says, without a lookup per directory.
+    let facts = RunFacts::gather(config, scan, dirs, &run.scope, (!new).then_some(cache));
+    let first = decide(&facts.facts(), None);
+    let first_look = partition(&facts.dirs, &facts.states, target, progress);
+    let survey = survey_phase(&run, &facts, first.survey).await?;
+    let decision = plan_phase(&run, &facts, &first_look, survey.as_ref(), first).await?;
+    report_decision(&decision, progress);
+    if decision.work_resumed {
+        progress.ai("Work plan loaded from cache.");
+    } else if !decision.loops.is_empty() || !decision.mechanical.is_empty() {
+        // Work decided under another budget is not carried on.
+        let older = facts
+            .saved_work
+            .as_ref()
+            .filter(|work| work.budget == decision.budget.limit);
+        let work = decision.work().merged_over(older);
+        save_json(&run, WORK_PLAN_FILE, &work.to_value(target));
     }
-    let (applied, freshness) =
-        apply_plan_phase(&all_dirs, &states, &first_look, &plan, target, progress);
-    let allocations: Vec<u32> = applied.order.iter().map(|d| applied.turns_for(d)).collect();
+    let allocations: Vec<u32> = decision.loops.iter().map(|l| l.turns).collect();
     let shared = Arc::new(DirShared {
         session: run.session.clone(),
         cache: cache.clone(),
         progress: progress.clone(),
         target: target.to_path_buf(),
-        children: ChildIndex::new(&all_dirs),
-        survey_block: format_survey_block(survey.as_ref()),
+        children: ChildIndex::new(&facts.dirs),
+        system: dir_system_prompt(&format_survey_block(survey.as_ref()))?,
         dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey.as_ref()),
         pool: TurnPool::new(&allocations),
     });
     // A directory stale only because of a child keeps its file summaries.
-    let changed: HashSet<PathBuf> = freshness
+    let changed: HashSet<PathBuf> = decision
+        .freshness
         .stale
         .iter()
         .filter(|(_, reason)| *reason != Reason::ChildChanged)
@@ -247,14 +262,20 @@ async fn pipeline(
     let options = LoopOptions {
         jobs: config.investigation.jobs,
         max_cost: config.investigation.max_cost,
+        budget_for_loops: decision
+            .budget
+            .limit
+            .map(|limit| limit - decision.budget.synthesis_reserve),
     };
-    let board = progress.dir_board(applied.order.len());
+    let board = progress.dir_board(decision.loops.len());
     if !run.session.facts().known {
         board.assume_prices();
     }
-    let loops = run_dir_loops(
+    let work = run_work(
         shared,
-        &applied,
+        &facts.stats,
+        &decision.loops,
+        &decision.mechanical,
         &|dir| changed.contains(dir),
         options,
         &board,
@@ -263,22 +284,15 @@ async fn pipeline(
     drop(board);
     // Cached means a summary this run reused, as the original counts it: a
     // directory the plan skipped is settled (`settle_plan`) but has none.
-    let cached = freshness
+    let cached = decision
+        .freshness
         .fresh
         .iter()
         .filter(|dir| cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
         .count();
-    evaluate(cache, &plan, &applied, &loops.outcomes, cached, progress)?;
-    let synthesis = synthesis_phase(&run, &all_dirs).await?;
-    let outcome = finish(
-        &run,
-        &all_dirs,
-        &applied,
-        cached,
-        &loops.outcomes,
-        synthesis,
-        loops.cap_hit,
-    );
+    evaluate(cache, &decision, &work.outcomes, cached, progress)?;
+    let synthesis = synthesis_phase(&run, &facts.dirs).await?;
+    let outcome = finish(&run, &facts.dirs, &decision, cached, synthesis, &work);
     batch_mode::forget_when_complete(cache, &outcome, progress);
     Ok(outcome)
 }
@@ -366,48 +380,46 @@ pub fn discover(target: &Path, scanned: &ScannedDirs) -> Discovery {
     discover_directories(target, scanned)
 }
 
-fn total_files(scan: &BaseScan) -> u64 {
-    scan.file_categories.values().sum()
-}
-
-/// Phase 3: the survey, or the synthetic one for a tiny target.
+/// Phase 3: the survey as decided: the saved one, the synthetic one of a
+/// tiny target, a new one, or none when nothing is left to investigate.
 async fn survey_phase(
     run: &RunContext<'_>,
-    all_dirs: &[PathBuf],
-    tiny: bool,
+    facts: &RunFacts,
+    choice: PassChoice,
 ) -> Result<Option<Survey>, PassError> {
-    let saved = (!tiny && !run.config.investigation.fresh)
-        .then(|| run.cache.read_json(SURVEY_FILE))
-        .flatten()
-        .and_then(|value| serde_json::from_value::<Survey>(value).ok());
-    let survey = if let Some(saved) = saved {
-        run.progress.ai("Survey loaded from cache.");
-        Some(saved)
-    } else if tiny {
-        run.progress.ai(&format!(
-            "Survey skipped — {} files, {} dirs (below threshold).",
-            total_files(run.scan),
-            all_dirs.len()
-        ));
-        Some(Survey::skipped())
-    } else {
-        run.progress.ai("Survey pass...");
-        let tree_preview = prompt_tree(run.target, &run.scope, SURVEY_TREE_DEPTH);
-        let target = run.target.to_string_lossy();
-        let inputs = SurveyInputs {
-            target: &target,
-            signals: &run.scan.survey_signals,
-            tree_preview: &tree_preview,
-        };
-        let survey = run_survey(&run.session, run.cache, run.progress, &inputs).await?;
-        if let Some(survey) = &survey {
-            save_json(
-                run,
-                SURVEY_FILE,
-                &serde_json::to_value(survey).unwrap_or(Value::Null),
-            );
+    let survey = match choice {
+        PassChoice::NotNeeded => return Ok(None),
+        PassChoice::Reuse => {
+            run.progress.ai("Survey loaded from cache.");
+            facts.saved_survey.clone()
         }
-        survey
+        PassChoice::Skip => {
+            run.progress.ai(&format!(
+                "Survey skipped — {} files, {} dirs (below threshold).",
+                facts.total_files,
+                facts.dirs.len()
+            ));
+            Some(Survey::skipped())
+        }
+        PassChoice::Run => {
+            run.progress.ai("Survey pass...");
+            let tree_preview = prompt_tree(run.target, &run.scope, SURVEY_TREE_DEPTH);
+            let target = run.target.to_string_lossy();
+            let inputs = SurveyInputs {
+                target: &target,
+                signals: &run.scan.survey_signals,
+                tree_preview: &tree_preview,
+            };
+            let survey = run_survey(&run.session, run.cache, run.progress, &inputs).await?;
+            if let Some(survey) = &survey {
+                save_json(
+                    run,
+                    SURVEY_FILE,
+                    &serde_json::to_value(survey).unwrap_or(Value::Null),
+                );
+            }
+            survey
+        }
     };
     for line in survey_report_lines(survey.as_ref()) {
         run.progress.ai(&line);
@@ -469,50 +481,75 @@ pub fn partition(
     freshness
 }
 
-/// Phase 5: the plan — default for tiny targets, `plan.json` on resume, else
-/// the planning pass (saved on success, default on failure).
 async fn plan_phase(
     run: &RunContext<'_>,
-    all_dirs: &[PathBuf],
-    cached: &[PathBuf],
+    facts: &RunFacts,
+    first_look: &Freshness,
     survey: Option<&Survey>,
-    tiny: bool,
-) -> Result<Plan, PassError> {
+    first: Decision,
+) -> Result<Decision, PassError> {
     let (cache, progress) = (run.cache, run.progress);
-    if tiny {
-        progress.ai("Planning skipped (small target).");
-        return Ok(Plan::default_plan());
-    }
-    if !run.config.investigation.fresh
-        && let Some(saved) = cache.read_json(PLAN_FILE)
-    {
-        progress.ai("Plan loaded from cache.");
-        return Ok(Plan::from_value(&saved));
+    match first.planning {
+        PassChoice::NotNeeded => return Ok(first),
+        PassChoice::Skip => {
+            progress.ai("Planning skipped (small target).");
+            return Ok(first);
+        }
+        PassChoice::Reuse => {
+            progress.ai("Plan loaded from cache.");
+            return Ok(first);
+        }
+        PassChoice::Run => {}
     }
     progress.ai("Planning pass...");
     let target_text = run.target.to_string_lossy();
     let survey_block = format_survey_block(survey);
-    let tree_text = prompt_tree(run.target, &run.scope, PLANNING_TREE_DEPTH);
+    let tree_text = planning_tree(run.target, &run.scope, facts);
     let file_signals = format_survey_signals(&run.scan.survey_signals);
-    let cached_rel: Vec<String> = cached.iter().map(|d| relative(run.target, d)).collect();
+    let cached_rel: Vec<String> = first_look
+        .fresh
+        .iter()
+        .map(|d| relative(run.target, d))
+        .collect();
     let inputs = PlanningInputs {
         target: &target_text,
         survey_block: &survey_block,
         tree_text: &tree_text,
         file_signals: &file_signals,
-        dir_count: all_dirs.len(),
+        dir_count: facts.dirs.len(),
         cached_dirs: &cached_rel,
+        spending: spending(&first),
     };
     match run_planning(&run.session, cache, progress, &inputs).await? {
         Some(proposal) => {
             save_json(run, PLAN_FILE, &proposal);
-            Ok(Plan::from_value(&proposal))
+            Ok(decide(&facts.facts(), Some(&Plan::from_value(&proposal))))
         }
         None => {
             progress.ai("Planning failed, using defaults.");
-            Ok(Plan::default_plan())
+            Ok(first)
         }
     }
+}
+
+/// The tree the planner sees: six levels of it, or, when that many
+/// entries would not fit a tree view, the condensed map of its subtrees.
+pub fn planning_tree(target: &Path, scope: &ScanFilter, facts: &RunFacts) -> String {
+    let entries = facts.dirs.len() as u64 + facts.stats.of(target).subtree_files;
+    if entries > MAX_NODES as u64 {
+        condensed_map(target, &facts.children, &facts.stats, MAP_LINES)
+    } else {
+        prompt_tree(target, scope, PLANNING_TREE_DEPTH)
+    }
+}
+
+/// What the planner is told the budget buys, when it binds.
+pub fn spending(decision: &Decision) -> Option<Spending> {
+    decision.budget.binding.then(|| Spending {
+        budget: decision.budget.limit.unwrap_or_default(),
+        loops: decision.budget.loops_affordable,
+        units: decision.budget.units,
+    })
 }
 
 /// Save a reusable pass result; failing to is only a warning.
@@ -523,56 +560,50 @@ fn save_json(run: &RunContext<'_>, name: &str, value: &Value) {
     }
 }
 
-/// Phase 6: apply the plan and say what it decided. Returns the applied
-/// plan and the final freshness (see [`settle_plan`]).
-pub fn apply_plan_phase(
-    all_dirs: &[PathBuf],
-    states: &HashMap<PathBuf, DirState>,
-    first_look: &Freshness,
-    plan: &Plan,
-    target: &Path,
-    progress: &Progress,
-) -> (AppliedPlan, Freshness) {
-    let (applied, freshness) = settle_plan(all_dirs, states, first_look, plan, target);
-    if let Some(warning) = unmatched_warning(&applied) {
+/// Phase 5: say what the plan and the budget decided.
+pub fn report_decision(decision: &Decision, progress: &Progress) {
+    let applied = &decision.applied;
+    if let Some(warning) = unmatched_warning(applied) {
         progress.ai(&warning);
     }
-    if let Some(line) = plan_summary_line(&applied) {
+    if let Some(line) = plan_summary_line(applied) {
         progress.ai(&line);
     }
-    if !plan.notes.is_empty() {
-        progress.ai(&format!("Plan notes: {}", plan.notes));
+    if !decision.plan.notes.is_empty() {
+        progress.ai(&format!("Plan notes: {}", decision.plan.notes));
     }
-    (applied, freshness)
+    if let Some(line) = budget_line(decision) {
+        progress.ai(&line);
+    }
 }
 
-/// Apply `plan` to the stale directories. A directory the plan skips is
-/// settled: it does not make its parents stale, so a rerun over an unchanged
-/// tree has nothing to do even when the plan skipped something.
-pub fn settle_plan(
-    all_dirs: &[PathBuf],
-    states: &HashMap<PathBuf, DirState>,
-    first_look: &Freshness,
-    plan: &Plan,
-    target: &Path,
-) -> (AppliedPlan, Freshness) {
-    let proposed = apply_plan(all_dirs, &first_look.stale_dirs(), plan, target);
-    let mut settled = states.clone();
-    for dir in &proposed.skipped {
-        settled.insert(dir.clone(), DirState::Unchanged);
+/// What a binding budget decided, in one line.
+pub fn budget_line(decision: &Decision) -> Option<String> {
+    let budget = &decision.budget;
+    if !budget.binding {
+        return None;
     }
-    let freshness = classify(all_dirs, &settled);
-    let mut applied = apply_plan(all_dirs, &freshness.stale_dirs(), plan, target);
-    applied.skipped = proposed.skipped;
-    applied.unmatched = proposed.unmatched;
-    (applied, freshness)
+    Some(format!(
+        "Budget ${:.2}: {} for {} units ({} folded into them), {} summarised from the scan, \
+         ${:.2} kept for the synthesis",
+        budget.limit.unwrap_or_default(),
+        count(decision.loops.len(), "loop", "loops"),
+        budget.units,
+        count(decision.folded(), "directory", "directories"),
+        count(decision.mechanical.len(), "directory", "directories"),
+        budget.synthesis_reserve,
+    ))
+}
+
+/// `1 loop`, `2 loops`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Phase 8: close `meta.json` and write `plan_evaluation.json`.
 fn evaluate(
     cache: &Cache,
-    plan: &Plan,
-    applied: &AppliedPlan,
+    decision: &Decision,
     outcomes: &[DirOutcome],
     cached_count: usize,
     progress: &Progress,
@@ -593,7 +624,7 @@ fn evaluate(
         .iter()
         .map(|outcome| Utilization {
             dir: outcome.shown.clone(),
-            tier: applied.tier_of(&outcome.dir),
+            tier: decision.applied.tier_of(&outcome.dir),
             turns_allocated: outcome.turns_allocated,
             turns_borrowed: outcome.turns_borrowed,
             turns_used: outcome.turns_used,
@@ -603,7 +634,7 @@ fn evaluate(
                 .map(|entry| entry.get("confidence").cloned().unwrap_or(Value::Null)),
         })
         .collect();
-    let evaluation = plan_evaluation(plan.investigation_order, &records, &now_iso());
+    let evaluation = plan_evaluation(decision.plan.investigation_order, &records, &now_iso());
     match cache.write_json(PLAN_EVALUATION_FILE, &evaluation) {
         Ok(()) => progress.ai(&utilization_line(&evaluation)),
         Err(err) => progress.ai(&format!(
@@ -613,18 +644,23 @@ fn evaluate(
     Ok(())
 }
 
-/// Phase 9: the synthesis pass over the entries of directories that still
-/// exist, or the saved synthesis when those entries have not changed since.
+/// Phase 8: the synthesis pass over the entries of directories that still
+/// exist (those [`synthesis_entries`] keeps), or the saved synthesis when
+/// those entries have not changed since.
 async fn synthesis_phase(
     run: &RunContext<'_>,
     all_dirs: &[PathBuf],
 ) -> Result<SynthesisOutcome, PassError> {
-    let entries = report_order(
-        all_dirs
-            .iter()
-            .filter_map(|dir| run.cache.read_entry(EntryKind::Dir, &dir.to_string_lossy()))
-            .collect(),
-    );
+    let entries: HashMap<PathBuf, Value> = all_dirs
+        .iter()
+        .filter_map(|dir| {
+            let entry = run
+                .cache
+                .read_entry(EntryKind::Dir, &dir.to_string_lossy())?;
+            Some((dir.clone(), entry))
+        })
+        .collect();
+    let entries = synthesis_entries(run.target, all_dirs, &entries);
     let digest = entries_digest(&entries);
     if !run.config.investigation.fresh
         && let Some(saved) =
@@ -635,14 +671,20 @@ async fn synthesis_phase(
         return Ok(saved);
     }
     run.progress.ai("Synthesis pass...");
-    let outcome = run_synthesis(
-        &run.session,
-        run.cache,
-        run.progress,
-        &run.target.to_string_lossy(),
-        &entries,
-    )
-    .await?;
+    let model = ModelFacts::of(&run.config.investigation.model).model;
+    let budget = run.config.investigation.budget;
+    let target = run.target.to_string_lossy();
+    let synthesis = SynthesisRun {
+        session: &run.session,
+        cache: run.cache,
+        progress: run.progress,
+        target: &target,
+        capacity: Capacity::new(model.context_window, budget, model.prices.input),
+        tokens_per_byte: model.tokens_per_byte,
+        terms: ModelTerms::of(run.session.model()),
+        money_left: budget.map(|limit| (limit - run.session.tracker().cost()).max(0.0)),
+    };
+    let outcome = synthesize(&synthesis, &entries).await?.outcome;
     if outcome.submitted {
         save_json(
             run,
@@ -653,15 +695,15 @@ async fn synthesis_phase(
     Ok(outcome)
 }
 
-/// Phase 10: read the flags, report the cost, and fill the outcome.
+/// Phase 9: read the flags, report the cost and coverage, and fill the
+/// outcome.
 fn finish(
     run: &RunContext<'_>,
     all_dirs: &[PathBuf],
-    applied: &AppliedPlan,
+    decision: &Decision,
     cached_count: usize,
-    loops: &[DirOutcome],
     synthesis: SynthesisOutcome,
-    cost_cap_hit: bool,
+    work: &LoopsDone,
 ) -> Outcome {
     let (cache, session) = (run.cache, &run.session);
     let flags = cache.read_flags();
@@ -677,20 +719,36 @@ fn finish(
         "Total tokens used: {}{assumed}",
         tracker.summary()
     ));
+    run.progress
+        .ai(&format!("Prompt {}", tracker.cache_summary()));
     if let Some(stats) = session.batch_stats() {
         run.progress.ai(&batch_mode::stats_line(&stats));
     }
-    let has_entry = |d: &&PathBuf| cache.has_entry(EntryKind::Dir, &d.to_string_lossy());
-    let investigated = all_dirs.iter().filter(has_entry).count();
-    // Planned directories still without a summary (the API failed, the cap
-    // stopped them) are investigated by the next run.
-    let remaining = applied.order.len() - applied.order.iter().filter(has_entry).count();
-    if cost_cap_hit {
+    let entries: Vec<Value> = all_dirs
+        .iter()
+        .filter_map(|d| cache.read_entry(EntryKind::Dir, &d.to_string_lossy()))
+        .collect();
+    let coverage = coverage_of(&entries);
+    let has_entry = |d: &PathBuf| cache.has_entry(EntryKind::Dir, &d.to_string_lossy());
+    // Work still without a summary (the API failed, the cap stopped it) is
+    // done by the next run.
+    let remaining = decision
+        .loops
+        .iter()
+        .flat_map(|l| l.unit.dirs())
+        .chain(&decision.mechanical)
+        .filter(|d| !has_entry(d))
+        .count();
+    if work.cap_hit {
         run.progress.ai(&format!(
             "The spending cap left {remaining} directories for a later run; run again to resume."
         ));
     }
-    let declined = loops
+    if coverage.folded + coverage.mechanical > 0 {
+        run.progress.ai(&coverage_line(&coverage));
+    }
+    let declined = work
+        .outcomes
         .iter()
         .filter(|l| matches!(l.end, LoopEnd::Refused(_)))
         .count();
@@ -706,9 +764,11 @@ fn finish(
             summary: Some(InvestigationSummary {
                 id: cache.id().to_string(),
                 model: session.model().to_string(),
-                directories_investigated: investigated,
+                directories_investigated: entries.len(),
                 directories_cached: cached_count,
                 directories_remaining: remaining,
+                coverage,
+                budget_usd: decision.budget.limit,
                 api_requests: totals.requests,
                 tokens: TokenTotals {
                     input: totals.input_tokens,
@@ -718,10 +778,25 @@ fn finish(
                 },
                 cost_usd: tracker.cost(),
                 cache_savings_usd: tracker.cache_savings(),
-                cost_cap_hit,
+                cost_cap_hit: work.cap_hit,
                 batch: session.batch_stats().map(|stats| stats.summary()),
             }),
         },
         interrupted: false,
     }
+}
+
+/// How the directories with an entry got it.
+pub fn coverage_of(entries: &[Value]) -> Coverage {
+    let mut coverage = Coverage::default();
+    for entry in entries {
+        if is_mechanical(entry) {
+            coverage.mechanical += 1;
+        } else if entry.get(UNIT_FIELD).is_some_and(Value::is_string) {
+            coverage.folded += 1;
+        } else {
+            coverage.investigated += 1;
+        }
+    }
+    coverage
 }

@@ -1,5 +1,13 @@
-//! The four system prompts (dir, survey, planning, synthesis), embedded from
-//! `prompts/*.md` at compile time and filled by named placeholders.
+//! The four system prompts (dir, survey, planning, synthesis), the prompt of
+//! a synthesis group (a part of a tree too large for one synthesis call)
+//! and the dir loop's first message, embedded from `prompts/*.md` at compile time and
+//! filled by named placeholders.
+//!
+//! The dir system prompt is the same for every loop of a run (it carries
+//! only the survey), so every loop after the first reads it, with the
+//! tools, from the prompt cache; what is specific to one directory (its
+//! path, turns, listing and child summaries) is the first user message
+//! ([`DirTaskPrompt`]).
 //!
 //! A placeholder is `{{name}}` (lowercase letters, digits and `_`). Single
 //! braces are ordinary text, so the cache schemas in the dir prompt need no
@@ -13,9 +21,11 @@
 //! lists exactly the placeholders of its template.
 
 const DIR_TEMPLATE: &str = include_str!("../../prompts/dir.md");
+const DIR_TASK_TEMPLATE: &str = include_str!("../../prompts/dir_task.md");
 const SURVEY_TEMPLATE: &str = include_str!("../../prompts/survey.md");
 const PLANNING_TEMPLATE: &str = include_str!("../../prompts/planning.md");
 const SYNTHESIS_TEMPLATE: &str = include_str!("../../prompts/synthesis.md");
+const SYNTHESIS_GROUP_TEMPLATE: &str = include_str!("../../prompts/synthesis_group.md");
 
 /// A template and its values disagree.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -71,32 +81,46 @@ fn is_name_byte(b: u8) -> bool {
     b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'
 }
 
-/// The dir loop's system prompt.
+/// The dir loop's system prompt: the same for every loop of a run.
 #[derive(Debug, Clone)]
 pub struct DirPrompt<'a> {
-    /// The directory's absolute path: the only absolute path in the prompt.
-    pub dir_path: &'a str,
-    /// Its path relative to the target (the target's name for the root).
-    pub dir_rel: &'a str,
-    pub max_turns: u32,
-    /// The directory listing.
-    pub context: &'a str,
-    pub child_summaries: &'a str,
     pub survey_context: &'a str,
 }
 
 impl DirPrompt<'_> {
     pub fn render(&self) -> Result<String, PromptError> {
+        render(DIR_TEMPLATE, &[("survey_context", self.survey_context)])
+    }
+}
+
+/// The dir loop's first user message: its assignment.
+#[derive(Debug, Clone)]
+pub struct DirTaskPrompt<'a> {
+    /// The directory's absolute path: the only absolute path in the prompt.
+    pub dir_path: &'a str,
+    /// Its path relative to the target (the target's name for the root).
+    pub dir_rel: &'a str,
+    pub max_turns: u32,
+    /// The unit's other directories, or empty for a single directory.
+    pub unit: &'a str,
+    /// The directory listing (one per directory of a unit).
+    pub context: &'a str,
+    pub child_summaries: &'a str,
+}
+
+impl DirTaskPrompt<'_> {
+    pub fn render(&self) -> Result<String, PromptError> {
         let max_turns = self.max_turns.to_string();
         render(
-            DIR_TEMPLATE,
+            DIR_TASK_TEMPLATE,
             &[
                 ("dir_path", self.dir_path),
                 ("dir_rel", self.dir_rel),
                 ("max_turns", &max_turns),
+                ("unit", self.unit),
                 ("context", self.context),
                 ("child_summaries", self.child_summaries),
-                ("survey_context", self.survey_context),
+                ("kickoff", kickoff::DIR),
             ],
         )
     }
@@ -135,14 +159,14 @@ pub struct PlanningPrompt<'a> {
     pub dir_count: usize,
     pub cached_dirs: &'a str,
     pub default_turns: u32,
-    pub global_budget: u32,
+    /// The budget section: the turns, and what the money buys.
+    pub budget_text: &'a str,
 }
 
 impl PlanningPrompt<'_> {
     pub fn render(&self) -> Result<String, PromptError> {
         let dir_count = self.dir_count.to_string();
         let default_turns = self.default_turns.to_string();
-        let global_budget = self.global_budget.to_string();
         render(
             PLANNING_TEMPLATE,
             &[
@@ -153,7 +177,7 @@ impl PlanningPrompt<'_> {
                 ("dir_count", &dir_count),
                 ("cached_dirs", self.cached_dirs),
                 ("default_turns", &default_turns),
-                ("global_budget", &global_budget),
+                ("budget_text", self.budget_text),
             ],
         )
     }
@@ -172,6 +196,29 @@ impl SynthesisPrompt<'_> {
             SYNTHESIS_TEMPLATE,
             &[
                 ("target", self.target),
+                ("summaries_text", self.summaries_text),
+            ],
+        )
+    }
+}
+
+/// The prompt of one group of a synthesis in levels: one part of a tree
+/// too large for one call.
+#[derive(Debug, Clone)]
+pub struct SynthesisGroupPrompt<'a> {
+    pub target: &'a str,
+    /// Which part: its directories, named.
+    pub part: &'a str,
+    pub summaries_text: &'a str,
+}
+
+impl SynthesisGroupPrompt<'_> {
+    pub fn render(&self) -> Result<String, PromptError> {
+        render(
+            SYNTHESIS_GROUP_TEMPLATE,
+            &[
+                ("target", self.target),
+                ("part", self.part),
                 ("summaries_text", self.summaries_text),
             ],
         )
@@ -242,15 +289,17 @@ mod tests {
 
     #[test]
     fn each_template_has_exactly_the_original_placeholders() {
+        assert_eq!(placeholders(DIR_TEMPLATE), ["survey_context"]);
         assert_eq!(
-            placeholders(DIR_TEMPLATE),
+            placeholders(DIR_TASK_TEMPLATE),
             [
                 "child_summaries",
                 "context",
                 "dir_path",
                 "dir_rel",
+                "kickoff",
                 "max_turns",
-                "survey_context"
+                "unit"
             ]
         );
         assert_eq!(
@@ -265,11 +314,11 @@ mod tests {
         assert_eq!(
             placeholders(PLANNING_TEMPLATE),
             [
+                "budget_text",
                 "cached_dirs",
                 "default_turns",
                 "dir_count",
                 "file_signals",
-                "global_budget",
                 "survey_context",
                 "target",
                 "tree_text"
@@ -279,19 +328,33 @@ mod tests {
             placeholders(SYNTHESIS_TEMPLATE),
             ["summaries_text", "target"]
         );
+        assert_eq!(
+            placeholders(SYNTHESIS_GROUP_TEMPLATE),
+            ["part", "summaries_text", "target"]
+        );
     }
 
     #[test]
     fn every_typed_prompt_renders() {
         let dir = DirPrompt {
+            survey_context: "v",
+        };
+        assert!(
+            dir.render()
+                .unwrap()
+                .ends_with("## What the survey found\nv")
+        );
+        let task = DirTaskPrompt {
             dir_path: "/t/src",
             dir_rel: "src",
             max_turns: 10,
+            unit: "",
             context: "c",
             child_summaries: "s",
-            survey_context: "v",
         };
-        assert!(dir.render().unwrap().contains("\nTurns available: 10\n"));
+        let task = task.render().unwrap();
+        assert!(task.contains("\nTurns available: 10\n"));
+        assert!(task.ends_with(kickoff::DIR));
         let survey = SurveyPrompt {
             target: "/t",
             survey_signals: "s",
@@ -307,7 +370,7 @@ mod tests {
             dir_count: 3,
             cached_dirs: "(none)",
             default_turns: 10,
-            global_budget: 30,
+            budget_text: "All directories together have 30 turns.",
         };
         assert!(
             planning
@@ -320,6 +383,17 @@ mod tests {
             summaries_text: "(none)",
         };
         assert!(synthesis.render().is_ok());
+        let group = SynthesisGroupPrompt {
+            target: "/t",
+            part: "src/, docs/",
+            summaries_text: "(none)",
+        };
+        assert!(
+            group
+                .render()
+                .unwrap()
+                .contains("\n## This part\nsrc/, docs/\n")
+        );
     }
 
     /// The `## Untrusted data` section of a template, heading included.
@@ -339,6 +413,7 @@ mod tests {
             (SURVEY_TEMPLATE, "mention the attempt in `domain_notes`"),
             (PLANNING_TEMPLATE, "mention the attempt in `notes`"),
             (SYNTHESIS_TEMPLATE, "report the attempt with `flag`"),
+            (SYNTHESIS_GROUP_TEMPLATE, "report the attempt with `flag`"),
         ] {
             let rule = untrusted_rule(template);
             let words = rule.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -385,7 +460,7 @@ mod snapshots {
 
     use serde_json::json;
 
-    use crate::ai::passes::dir_loop::compose_dir_prompt;
+    use crate::ai::passes::dir_loop::{compose_dir_task, dir_system_prompt};
     use crate::ai::passes::planning::{PlanningInputs, planning_prompt};
     use crate::ai::passes::survey::{
         Survey, SurveyInputs, format_survey_block, format_survey_signals, survey_prompt,
@@ -422,12 +497,20 @@ mod snapshots {
     #[test]
     fn dir_prompt() {
         let block = format_survey_block(Some(&survey()));
+        let prompt = dir_system_prompt(&block).unwrap();
+        assert!(!prompt.contains("/home/user"));
+        insta::assert_snapshot!(prompt);
+    }
+
+    #[test]
+    fn dir_task() {
         let target = Path::new("/home/user/proj");
-        let prompt = compose_dir_prompt(
+        let task = compose_dir_task(
             target,
             &target.join("src"),
+            &[],
             18,
-            "Directory contents:\n  cli/  (dir)\n  lib.rs  (812 bytes)  [text/plain]\n  main.rs  (240 bytes)  [text/plain]\n  util/  (dir)",
+            &["Directory contents:\n  cli/  (dir)\n  lib.rs  (812 bytes)  [text/plain]\n  main.rs  (240 bytes)  [text/plain]\n  util/  (dir)".to_string()],
             &[
                 (
                     "cli".into(),
@@ -435,22 +518,20 @@ mod snapshots {
                 ),
                 ("util".into(), None),
             ],
-            &block,
         )
         .unwrap();
-        assert_eq!(prompt.matches("/home/user").count(), 1);
-        insta::assert_snapshot!(prompt);
+        assert_eq!(task.matches("/home/user").count(), 1);
+        insta::assert_snapshot!(task);
     }
 
     #[test]
-    fn dir_prompt_of_a_leaf_root() {
+    fn dir_task_of_a_leaf_root() {
         let target = Path::new("/home/user/proj");
-        let prompt =
-            compose_dir_prompt(target, target, 10, "(empty)", &[], "(no survey available)")
-                .unwrap();
-        assert!(prompt.contains("\nRelative to the target: proj\n"));
-        assert!(prompt.contains("(none: this is a leaf directory)"));
-        assert!(!prompt.contains("untrusted-data source=\"summaries"));
+        let task =
+            compose_dir_task(target, target, &[], 10, &["(empty)".to_string()], &[]).unwrap();
+        assert!(task.contains("\nRelative to the target: proj\n"));
+        assert!(task.contains("(none: this is a leaf directory)"));
+        assert!(!task.contains("untrusted-data source=\"summaries"));
     }
 
     #[test]
@@ -476,6 +557,7 @@ mod snapshots {
             file_signals: &file_signals,
             dir_count: 4,
             cached_dirs: &cached,
+            spending: None,
         })
         .unwrap();
         insta::assert_snapshot!(prompt);

@@ -14,6 +14,8 @@
 //!     investigation.log        JSONL, one line per tool call
 //!     flags.jsonl              findings
 //!     plan.json, survey.json, plan_evaluation.json, synthesis.json
+//!     synthesis_groups.json    summaries of the parts of a synthesis in levels
+//!     work_plan.json           the loops, units and mechanical entries decided
 //!     batch/                   `--batch` only: batches in flight, answers read (see [`batch`])
 //! ```
 //!
@@ -66,6 +68,12 @@ pub const PLAN_FILE: &str = "plan.json";
 pub const PLAN_EVALUATION_FILE: &str = "plan_evaluation.json";
 /// `<id>/synthesis.json`: the verdict and the digest of the summaries it read.
 pub const SYNTHESIS_FILE: &str = "synthesis.json";
+/// `<id>/work_plan.json`: the loops, units and mechanical entries a run
+/// decided, and its budget, carried on by a run that resumes it.
+pub const WORK_PLAN_FILE: &str = "work_plan.json";
+/// `<id>/synthesis_groups.json`: the summary of each part of a synthesis in
+/// levels, by the digest of its input.
+pub const SYNTHESIS_GROUPS_FILE: &str = "synthesis_groups.json";
 
 use crate::config::normalize_lexically;
 use crate::report::Flag;
@@ -381,6 +389,25 @@ impl Cache {
             }
         }
         Value::Object(located)
+    }
+
+    /// Validate and atomically write many entries of one kind at once, with
+    /// two flushes in all rather than two per entry (see
+    /// `fsio::write_json_batch`). Each gets its location fields as
+    /// [`Cache::write_entry`] gives them. Nothing is written when one is
+    /// invalid.
+    pub fn write_entries(
+        &self,
+        kind: EntryKind,
+        entries: &[(String, Value)],
+    ) -> Result<(), String> {
+        let mut items: Vec<(PathBuf, Value)> = Vec::with_capacity(entries.len());
+        for (path, data) in entries {
+            let data = self.with_location(&self.absolute_entry_path(path), data);
+            validate_entry(kind, &data)?;
+            items.push((self.entry_file(kind, path), data));
+        }
+        fsio::write_json_batch(&items).map_err(|err| format!("Error writing cache: {err}"))
     }
 
     /// Validate and atomically write an entry for `path`. Its `path` and

@@ -679,3 +679,29 @@ fn run_lock_is_per_target() {
     drop(held);
     f.root.lock_run(&f.target, false).unwrap();
 }
+
+#[test]
+fn a_batch_of_entries_is_written_whole_or_not_at_all() {
+    let fixture = fixture();
+    let (cache, target) = (&fixture.cache, &fixture.target);
+    let entry = |rel: &str| with(dir_entry(rel), "summary", json!(rel));
+    let batch: Vec<(String, Value)> = ["a", "b", "c"]
+        .iter()
+        .map(|rel| (target.join(rel).to_string_lossy().into_owned(), entry(rel)))
+        .collect();
+    cache.write_entries(EntryKind::Dir, &batch).unwrap();
+    for (path, written) in &batch {
+        // Each entry records where it is keyed.
+        let read = cache.read_entry(EntryKind::Dir, path).unwrap();
+        assert_eq!(read["path"], json!(path));
+        assert_eq!(read["summary"], written["summary"]);
+    }
+    // One invalid entry: none of the batch is written.
+    let bad = vec![
+        ("d".to_string(), entry("d")),
+        ("e".to_string(), json!({"summary": "no required fields"})),
+    ];
+    assert!(cache.write_entries(EntryKind::Dir, &bad).is_err());
+    assert!(!cache.has_entry(EntryKind::Dir, "d"));
+    cache.write_entries(EntryKind::Dir, &[]).unwrap();
+}

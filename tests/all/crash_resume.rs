@@ -364,3 +364,42 @@ fn killed_while_writing_the_cache_leaves_it_readable_and_resumable() {
     assert_eq!(clean_flags.len(), 8);
     similar_asserts::assert_eq!(clean_flags, flag_lines(&root), "flags");
 }
+
+/// Under a budget that folds units and leaves directories to the scan, a
+/// killed run resumed carries on with the same work and ends with the
+/// cache of an uninterrupted run.
+#[test]
+fn killed_under_a_budget_resumes_to_the_same_units_and_mechanical_entries() {
+    let env = module_tree(30).with_mock();
+    let dirs = all_dirs(env.target());
+    let agent = MockAgent::new(env.target());
+    let args = ["-j", "1", "--budget", "0.5"];
+    let clean_root = env.root().join("cache-clean");
+    let clean = kill_and_resume(&env, &agent, &clean_root, &args, &[]);
+    assert_eq!(clean.dir_paths(), dirs);
+    let mechanical = clean
+        .dirs
+        .values()
+        .filter(|e| e["mechanical"] == true)
+        .count();
+    let folded = clean
+        .dirs
+        .values()
+        .filter(|e| e["unit"].is_string())
+        .count();
+    assert!(
+        mechanical > 0 && folded > 0,
+        "{mechanical} mechanical, {folded} folded"
+    );
+
+    let points = [
+        nth(PassKind::Planning, 0),
+        nth(PassKind::Dir, 0),
+        nth(PassKind::Dir, 2),
+        nth(PassKind::Synthesis, 0),
+    ];
+    let root = env.root().join("cache-killed");
+    let resumed = kill_and_resume(&env, &agent, &root, &args, &points);
+    similar_asserts::assert_eq!(clean.dirs, resumed.dirs, "dir entries");
+    similar_asserts::assert_eq!(clean.files, resumed.files, "file entries");
+}

@@ -283,7 +283,7 @@ fn a_fresh_run_keeps_every_file_entry_under_its_own_directory() {
         .find(|(pass, _)| *pass == Pass::Dir("src/net".into()))
         .unwrap()
         .1
-        .system_text();
+        .prompt_text();
     assert!(
         net.contains("- src/net/http/: Directory src/net/http holds 2 files"),
         "{net}"

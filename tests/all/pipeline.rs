@@ -103,7 +103,7 @@ fn scope_names(scope: Toolbox) -> Vec<String> {
 
 /// "Turns available: N" from a dir prompt.
 fn turns_in_prompt(request: &RecordedRequest) -> u32 {
-    let system = request.system_text();
+    let system = request.prompt_text();
     let at = system
         .find("\nTurns available: ")
         .expect("turn count in dir prompt");
@@ -206,16 +206,16 @@ fn child_summaries_reach_their_parents() {
     let env = project().with_mock();
     run(&env, &[]);
     let target = canonical(&env);
-    let src = &requests_of(&env, &dir("src"))[0].system_text();
+    let src = &requests_of(&env, &dir("src"))[0].prompt_text();
     let core_summary = dir_summary("src/core", &visible_files(&target.join("src/core")));
     assert!(
         src.contains(&format!("- src/core/: {core_summary}")),
         "{src}"
     );
-    let root = &requests_of(&env, &dir("."))[0].system_text();
+    let root = &requests_of(&env, &dir("."))[0].prompt_text();
     assert!(root.contains("- docs/: Directory docs holds 1 files [guide.md]."));
     assert!(root.contains("- src/: Directory src holds 1 files [main.rs]."));
-    let leaf = &requests_of(&env, &dir("docs"))[0].system_text();
+    let leaf = &requests_of(&env, &dir("docs"))[0].prompt_text();
     assert!(leaf.contains("(none: this is a leaf directory)"));
     // The dir path is the only absolute path in a dir prompt.
     let target_text = target.to_string_lossy();
@@ -254,7 +254,7 @@ fn confident_survey_removes_skip_tools_but_never_submit_report() {
         .collect();
     for request in requests_of(&env, &dir("src")) {
         assert_eq!(request.tool_names(), expected);
-        assert!(request.system_text().contains(
+        assert!(request.prompt_text().contains(
             "Skip tools (already removed from your toolbox): run_command, submit_report, nope"
         ));
     }
@@ -386,7 +386,7 @@ fn budget_breach_flushes_a_partial_entry() {
     );
     assert!(stderr(&out).contains("[AI] [src/core] Context budget reached — exiting early (context size 151,000 > 140,000 budget"));
     // The parent still gets the partial summary.
-    let src = requests_of(&env, &dir("src"))[0].system_text();
+    let src = requests_of(&env, &dir("src"))[0].prompt_text();
     assert!(src.contains("- src/core/: File engine.rs of directory src/core."));
 }
 
@@ -524,7 +524,7 @@ fn silent_survey_and_planning_are_nudged_then_dropped() {
     // Without a survey the dir prompt says so; without a plan nothing is saved.
     assert!(
         requests_of(&env, &dir("docs"))[0]
-            .system_text()
+            .prompt_text()
             .contains("(no survey available)")
     );
     assert!(cache(&env).read_json("plan.json").is_none());
@@ -934,7 +934,7 @@ fn discovery_applies_nested_rules_negations_and_each_flag_alone() {
             .iter()
             .find(|r| Pass::of(&r.body, &canonical(&env)) == dir("lib"))
             .unwrap()
-            .system_text();
+            .prompt_text();
         if flags.contains(&"--no-ignore") {
             assert!(lib.contains("  debug.log  (6 bytes)"), "{lib}");
             assert!(!lib.contains("left out"), "{lib}");

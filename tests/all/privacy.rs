@@ -565,7 +565,7 @@ fn names_that_try_to_instruct_stay_inside_their_frames() {
     run(&env, &[]);
     let target = std::fs::canonicalize(env.target()).unwrap();
     for request in env.server.requests() {
-        let system = request.system_text();
+        let system = request.prompt_text();
         let pass = Pass::of(&request.body, &target);
         // Every frame opened is closed before the next opens.
         let mut open = false;

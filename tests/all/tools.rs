@@ -76,6 +76,7 @@ impl Env {
             progress: &self.progress,
             directory: "src",
             home: None,
+            unit: &[],
             turn: 1,
         }
     }

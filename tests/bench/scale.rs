@@ -168,11 +168,11 @@ fn run_child(tree: &Path, mode: &str) -> ChildRun {
 }
 
 /// What [`measure`] saw.
-struct Measured {
-    ok: bool,
-    stdout: String,
-    wall: Duration,
-    peak_rss_kb: i64,
+pub struct Measured {
+    pub ok: bool,
+    pub stdout: String,
+    pub wall: Duration,
+    pub peak_rss_kb: i64,
 }
 
 /// Run `cmd` to the end, reaping it with `wait4` for its peak RSS.
@@ -180,7 +180,7 @@ struct Measured {
     clippy::zombie_processes,
     reason = "reaped with wait4, which also gives its resource usage"
 )]
-fn measure(mut cmd: Command) -> Measured {
+pub fn measure(mut cmd: Command) -> Measured {
     let started = Instant::now();
     let mut child = cmd
         .stdin(Stdio::null())
@@ -316,9 +316,9 @@ fn time_shell(script: &str) -> Duration {
 // The tree
 // ---------------------------------------------------------------------------
 
-struct TreeStats {
-    dirs: usize,
-    bytes: u64,
+pub struct TreeStats {
+    pub dirs: usize,
+    pub bytes: u64,
 }
 
 /// Directory names below the top-level packages.
@@ -344,7 +344,7 @@ fn dir_of(root: &Path, d: usize) -> PathBuf {
 
 /// Write `count` files under `root` on every core; deterministic for a given
 /// count.
-fn generate_tree(root: &Path, count: usize) -> TreeStats {
+pub fn generate_tree(root: &Path, count: usize) -> TreeStats {
     let groups = count.div_ceil(FILES_PER_DIR);
     let dirs: Vec<PathBuf> = (0..groups).map(|d| dir_of(root, d)).collect();
     let mut unique = dirs.clone();

@@ -86,11 +86,49 @@ pub fn system_text(body: &Value) -> String {
     }
 }
 
+/// What the model is told before its first reply: the system prompt and
+/// the first user message (where a dir loop's assignment is), joined.
+pub fn prompt_text(body: &Value) -> String {
+    let first = body["messages"]
+        .as_array()
+        .and_then(|messages| messages.first())
+        .map(|message| match &message["content"] {
+            Value::String(s) => s.clone(),
+            Value::Array(blocks) => blocks
+                .iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        })
+        .unwrap_or_default();
+    format!("{}\n{first}", system_text(body))
+}
+
 /// The absolute directory a dir-loop request is about.
 pub fn dir_of(body: &Value) -> Option<PathBuf> {
-    let system = system_text(body);
-    let line = system.lines().find(|l| l.starts_with(DIR_MARKER))?;
+    let prompt = prompt_text(body);
+    let line = prompt.lines().find(|l| l.starts_with(DIR_MARKER))?;
     Some(PathBuf::from(line[DIR_MARKER.len()..].trim()))
+}
+
+/// The other directories of a dir-loop's unit (relative to the target, as
+/// its first message lists them); empty for a single directory.
+pub fn unit_members(body: &Value) -> Vec<String> {
+    let prompt = prompt_text(body);
+    let opening = format!(
+        "<untrusted-data source=\"{}\"",
+        luminos::ai::passes::dir_loop::UNIT_FRAME
+    );
+    let Some(at) = prompt.find(&opening) else {
+        return Vec::new();
+    };
+    prompt[at..]
+        .lines()
+        .skip(1)
+        .take_while(|line| *line != "</untrusted-data>")
+        .map(str::to_string)
+        .collect()
 }
 
 /// 1-based turn of the conversation this request continues.
@@ -169,6 +207,8 @@ pub struct MockAgent {
     usage: HashMap<Pass, Usage>,
     flags: HashMap<String, Vec<FlagCall>>,
     completeness: f64,
+    /// Directory summaries are padded to this many characters.
+    summary_chars: Option<usize>,
 }
 
 impl MockAgent {
@@ -184,6 +224,7 @@ impl MockAgent {
             usage: HashMap::new(),
             flags: HashMap::new(),
             completeness: 0.8,
+            summary_chars: None,
         }
     }
 
@@ -262,6 +303,21 @@ impl MockAgent {
         self
     }
 
+    /// Directory summaries (reports and unit entries) run to `chars`
+    /// characters, as a real agent's do (about 1,200).
+    pub fn summary_chars(mut self, chars: usize) -> Self {
+        self.summary_chars = Some(chars);
+        self
+    }
+
+    fn summary_of(&self, rel: &str, files: &[(String, u64)]) -> String {
+        let summary = dir_summary(rel, files);
+        match self.summary_chars {
+            Some(chars) => padded(&summary, chars),
+            None => summary,
+        }
+    }
+
     /// The canonical target.
     pub fn target(&self) -> &Path {
         &self.target
@@ -313,30 +369,63 @@ impl MockAgent {
         }
     }
 
-    /// Turn 1: cache every visible file and raise the configured flags;
-    /// then `submit_report`.
+    /// Turn 1: cache every visible file (of every directory of a unit),
+    /// write a dir entry for each folded directory of a unit, and raise the
+    /// configured flags; then `submit_report`.
     fn default_dir(&self, turn: &Turn<'_>, rel: &str) -> Reply {
         let dir = dir_of(turn.body).expect("a dir-loop prompt names its directory");
+        let members = unit_members(turn.body);
         let files = visible_files(&dir);
         let flags = self.flags.get(rel).cloned().unwrap_or_default();
-        if turn.turn == 1 && (!files.is_empty() || !flags.is_empty()) {
+        let member_files: Vec<(String, Vec<(String, u64)>)> = members
+            .iter()
+            .map(|member| (member.clone(), visible_files(&turn.target.join(member))))
+            .collect();
+        let has_work = !files.is_empty() || !flags.is_empty() || !members.is_empty();
+        if turn.turn == 1 && has_work {
             let mut blocks = vec![MockBlock::Text(format!(
                 "Step 1: reading the files of {rel}."
             ))];
-            for (name, size) in &files {
-                let path = dir.join(name);
+            let all_files = std::iter::once((rel.to_string(), dir.clone(), files.clone())).chain(
+                member_files.iter().map(|(member, files)| {
+                    (member.clone(), turn.target.join(member), files.clone())
+                }),
+            );
+            for (owner, owner_dir, owner_files) in all_files {
+                for (name, size) in &owner_files {
+                    let path = owner_dir.join(name);
+                    blocks.push(tool_use(
+                        "write_cache",
+                        json!({
+                            "cache_type": "file",
+                            "path": path.to_string_lossy(),
+                            "data": {
+                                "path": path.to_string_lossy(),
+                                "relative_path": relative(turn.target, &path),
+                                "size_bytes": size,
+                                "category": "source",
+                                "summary": file_summary(&owner, name),
+                                "confidence": 0.9,
+                                "cached_at": "2026-01-01T00:00:00+00:00"
+                            }
+                        }),
+                    ));
+                }
+            }
+            for (member, member_files) in &member_files {
+                let path = turn.target.join(member);
                 blocks.push(tool_use(
                     "write_cache",
                     json!({
-                        "cache_type": "file",
+                        "cache_type": "dir",
                         "path": path.to_string_lossy(),
                         "data": {
                             "path": path.to_string_lossy(),
-                            "relative_path": relative(turn.target, &path),
-                            "size_bytes": size,
-                            "category": "source",
-                            "summary": file_summary(rel, name),
-                            "confidence": 0.9,
+                            "relative_path": member,
+                            "child_count": member_files.len(),
+                            "summary": self.summary_of(member, member_files),
+                            "dominant_category": "source",
+                            "confidence": 0.8,
                             "cached_at": "2026-01-01T00:00:00+00:00"
                         }
                     }),
@@ -352,7 +441,7 @@ impl MockAgent {
         }
         Reply::tool_use(
             "submit_report",
-            json!({"summary": dir_summary(rel, &files), "completeness": self.completeness}),
+            json!({"summary": self.summary_of(rel, &files), "completeness": self.completeness}),
         )
     }
 }
@@ -372,6 +461,17 @@ fn silent(turn: &Turn<'_>) -> Reply {
 /// The summary the default agent caches for `name` in directory `rel`.
 pub fn file_summary(rel: &str, name: &str) -> String {
     format!("File {name} of directory {rel}.")
+}
+
+/// `text` made `chars` characters long with plausible filler sentences.
+pub fn padded(text: &str, chars: usize) -> String {
+    const FILLER: &str = " Its files were read closely; the summaries of each describe what they \
+        do, how they fit together and what deserves a second look.";
+    let mut out = text.to_string();
+    while out.chars().count() < chars {
+        out.push_str(FILLER);
+    }
+    out.chars().take(chars.max(text.chars().count())).collect()
 }
 
 /// The summary the default agent reports for directory `rel`.

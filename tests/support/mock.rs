@@ -423,6 +423,12 @@ impl RecordedRequest {
         text_of(&self.body["system"])
     }
 
+    /// What the model is told before its first reply: the system prompt
+    /// and the first user message (a dir loop's assignment), joined.
+    pub fn prompt_text(&self) -> String {
+        super::agent::prompt_text(&self.body)
+    }
+
     /// Names of the tools offered.
     pub fn tool_names(&self) -> Vec<String> {
         self.body["tools"]

@@ -1,17 +1,44 @@
 //! Prompt-caching breakpoints, placed by the client on every request so that
 //! callers never think about them.
 //!
-//! The cache works on prefixes in the order tools → system → messages. Three
+//! The cache works on prefixes in the order tools → system → messages. Four
 //! marks cover an agent loop: the last tool definition (the toolbelt), the
-//! system prompt, and the last block of the newest user message. On the next
-//! turn the history up to the previous mark is read back at a tenth of the
-//! input price, and only the new exchange is paid in full. The API allows at
-//! most [`MAX_BREAKPOINTS`]; we use three.
+//! system prompt, the last block of the newest user message, and the last
+//! block of the user message before it. On the next turn the history up to
+//! the previous mark is read back at a tenth of the input price, and only
+//! the new exchange is paid in full. The mark on the previous user message
+//! sits exactly where the last request's newest mark was: the API looks for
+//! an earlier prefix only about 20 blocks back from a mark, so after a turn
+//! of many tool calls (each call and each result is a block) the newest mark
+//! alone would miss it and the whole history would be written again. The
+//! API allows at most [`MAX_BREAKPOINTS`]; we use all four.
+//!
+//! A caller that expects no later request to resend a prompt (a pass that
+//! asks for its answer in one call) says so with [`Reuse::None`]: writing a
+//! prefix costs 1.25x the input price, so a prefix never read back costs a
+//! quarter more than sending it plainly.
 
 use super::types::{CacheControl, Content, ContentBlock, MessagesRequest, Role};
 
 /// The API's limit on `cache_control` marks per request.
 pub const MAX_BREAKPOINTS: usize = 4;
+
+/// Whether later requests are expected to resend a request's prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reuse {
+    /// They are: mark the prefixes (the usual case in a conversation).
+    Expected,
+    /// They are not: mark nothing, so nothing is written to the cache.
+    None,
+}
+
+/// Replace whatever marks `request` carries with ours for `reuse`.
+pub fn mark_breakpoints_for(request: &mut MessagesRequest, reuse: Reuse) {
+    match reuse {
+        Reuse::Expected => mark_breakpoints(request),
+        Reuse::None => clear_breakpoints(request),
+    }
+}
 
 /// Replace whatever marks `request` carries with ours.
 pub fn mark_breakpoints(request: &mut MessagesRequest) {
@@ -23,11 +50,12 @@ pub fn mark_breakpoints(request: &mut MessagesRequest) {
     if let Some(block) = request.system.last_mut() {
         block.cache_control = mark();
     }
-    if let Some(message) = request
+    for message in request
         .messages
         .iter_mut()
         .rev()
-        .find(|m| m.role == Role::User)
+        .filter(|m| m.role == Role::User)
+        .take(2)
     {
         match &mut message.content {
             // A plain string cannot carry a mark: it becomes one text block.
@@ -110,7 +138,7 @@ mod tests {
     }
 
     #[test]
-    fn marks_last_tool_system_and_newest_user_block() {
+    fn marks_last_tool_system_and_the_two_newest_user_blocks() {
         let mut req = request(vec![
             Message::user_text("start"),
             Message::assistant(vec![ContentBlock::ToolUse {
@@ -125,7 +153,7 @@ mod tests {
             ]),
         ]);
         mark_breakpoints(&mut req);
-        assert_eq!(count_breakpoints(&req), 3);
+        assert_eq!(count_breakpoints(&req), 4);
         let value = serde_json::to_value(&req).unwrap();
         assert_eq!(
             value["tools"][2]["cache_control"],
@@ -133,8 +161,12 @@ mod tests {
         );
         assert!(value["tools"][0].get("cache_control").is_none());
         assert_eq!(value["system"][0]["cache_control"]["type"], "ephemeral");
-        // The first user message stays a plain string.
-        assert_eq!(value["messages"][0]["content"], "start");
+        // The user message before the newest keeps its mark, where the
+        // last request's newest mark was.
+        assert_eq!(
+            value["messages"][0]["content"],
+            json!([{"type": "text", "text": "start", "cache_control": {"type": "ephemeral"}}])
+        );
         assert!(
             value["messages"][1]["content"][0]
                 .get("cache_control")
@@ -181,6 +213,15 @@ mod tests {
         let once = req.clone();
         mark_breakpoints(&mut req);
         assert_eq!(req, once);
+    }
+
+    #[test]
+    fn no_reuse_means_no_marks() {
+        let mut req = request(vec![Message::user_text("q")]);
+        mark_breakpoints_for(&mut req, Reuse::None);
+        assert_eq!(count_breakpoints(&req), 0);
+        mark_breakpoints_for(&mut req, Reuse::Expected);
+        assert_eq!(count_breakpoints(&req), 3);
     }
 
     #[test]

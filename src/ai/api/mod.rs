@@ -308,17 +308,27 @@ impl Client {
     /// The body [`Client::send`] posts for `request`: streaming, with our
     /// prompt-caching breakpoints in place of any the caller set.
     pub fn prepare(&self, request: &MessagesRequest) -> MessagesRequest {
+        self.prepare_for(request, caching::Reuse::Expected)
+    }
+
+    /// [`Client::prepare`] with the breakpoints `reuse` calls for.
+    pub fn prepare_for(&self, request: &MessagesRequest, reuse: caching::Reuse) -> MessagesRequest {
         let mut prepared = request.clone();
         prepared.stream = true;
-        caching::mark_breakpoints(&mut prepared);
+        caching::mark_breakpoints_for(&mut prepared, reuse);
         prepared
     }
 
-    /// The `params` of `request` as a batch carries them: our
-    /// prompt-caching breakpoints (the same as [`Client::prepare`] places)
-    /// and no `stream`, since a batch answers with whole messages.
-    pub fn batch_params(&self, request: &MessagesRequest) -> MessagesRequest {
-        let mut prepared = self.prepare(request);
+    /// The `params` of `request` as a batch carries them: the
+    /// prompt-caching breakpoints `reuse` calls for (the same as
+    /// [`Client::prepare_for`] places) and no `stream`, since a batch
+    /// answers with whole messages.
+    pub fn batch_params(
+        &self,
+        request: &MessagesRequest,
+        reuse: caching::Reuse,
+    ) -> MessagesRequest {
+        let mut prepared = self.prepare_for(request, reuse);
         prepared.stream = false;
         prepared
     }
@@ -328,7 +338,16 @@ impl Client {
     /// the retry policy. Returns the assembled response or the typed error of
     /// the last attempt.
     pub async fn send(&self, request: &MessagesRequest) -> Result<Response, ApiError> {
-        let body = encode(&self.prepare(request))?;
+        self.send_with(request, caching::Reuse::Expected).await
+    }
+
+    /// [`Client::send`] with the breakpoints `reuse` calls for.
+    pub async fn send_with(
+        &self,
+        request: &MessagesRequest,
+        reuse: caching::Reuse,
+    ) -> Result<Response, ApiError> {
+        let body = encode(&self.prepare_for(request, reuse))?;
         self.with_retries(|| self.attempt(body.clone())).await
     }
 

@@ -35,11 +35,13 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use tokio::runtime::{Handle, RuntimeFlavor};
 
+use crate::ai::api::caching::Reuse;
 use crate::ai::api::settings::Workload;
 use crate::ai::api::types::{StopDetails, StopReason};
 use crate::ai::api::{ApiError, ContentBlock, Message, Response, ToolDefinition, Usage};
 use crate::ai::engine::session::Session;
 use crate::ai::engine::transcript::Transcript;
+use crate::ai::engine::window::{TooLarge, request_tokens, shrink_pending};
 use crate::ai::prompts::PromptError;
 use crate::ai::tools::{self, Dispatch, FatalToolError, ToolContext, ToolOutput, Toolbox};
 use crate::cache::Cache;
@@ -75,6 +77,10 @@ pub enum AgentError {
     /// A prompt did not render.
     #[error(transparent)]
     Prompt(#[from] PromptError),
+    /// The request would not fit the model's window, even cut; it was not
+    /// sent.
+    #[error(transparent)]
+    TooLarge(#[from] TooLarge),
 }
 
 /// Where a conversation prints its lines.
@@ -155,14 +161,26 @@ pub struct Step {
     pub usage: Usage,
 }
 
+/// Decides whether a call to the loop-ending tool is accepted: `None`
+/// accepts it, `Some(reason)` answers the call with `reason` as an error
+/// and lets the loop go on.
+pub type SubmitCheck = Box<dyn FnMut(&Value) -> Option<String> + Send>;
+
 /// A conversation with the model for one pass or one directory.
 pub struct Agent {
     toolbox: Toolbox,
     transcript: Transcript,
     nudge: &'static str,
     printer: Printer,
+    submit_check: Option<SubmitCheck>,
+    /// The pass expects its first call to be its only one.
+    one_call_expected: bool,
+    /// Calls made so far.
+    calls: u32,
     /// The directory a dir loop investigates, for its tools.
     home: Option<PathBuf>,
+    /// The other directories of a unit's assignment, for its tools.
+    unit: Vec<PathBuf>,
 }
 
 /// How much a conversation of `toolbox` thinks: the directory loops are
@@ -191,8 +209,37 @@ impl Agent {
             transcript: Transcript::new(system, kickoff, tools, workload(toolbox)),
             nudge,
             printer,
+            submit_check: None,
+            one_call_expected: false,
+            calls: 0,
             home: None,
+            unit: Vec::new(),
         }
+    }
+
+    /// Check every call of the loop-ending tool with `check` before the
+    /// loop ends on it.
+    pub fn with_submit_check(mut self, check: SubmitCheck) -> Agent {
+        self.submit_check = Some(check);
+        self
+    }
+
+    /// The pass asks for its answer at once (survey, planning, synthesis):
+    /// its first call writes nothing to the prompt cache, since a prefix
+    /// written at 1.25x the input price and never read back costs a
+    /// quarter more than not caching it. Should the conversation go on,
+    /// later calls cache as usual.
+    pub fn expecting_one_call(mut self) -> Agent {
+        self.one_call_expected = true;
+        self
+    }
+
+    /// The same conversation as routine work (it thinks as little as the
+    /// model allows; see [`crate::ai::api::settings`]), for a pass whose
+    /// toolbox is otherwise a judgment call's. Only before its first turn.
+    pub fn as_routine(mut self) -> Agent {
+        self.transcript = self.transcript.with_workload(Workload::Routine);
+        self
     }
 
     /// The same conversation, investigating `dir` (absolute, canonical): its
@@ -200,6 +247,14 @@ impl Agent {
     /// (see [`ToolContext::home`]).
     pub fn investigating(mut self, dir: &Path) -> Agent {
         self.home = Some(dir.to_path_buf());
+        self
+    }
+
+    /// The same conversation, covering `members` too (the directories
+    /// folded into the unit of the directory it investigates): it writes
+    /// their dir entries (see [`ToolContext::unit`]).
+    pub fn covering(mut self, members: &[PathBuf]) -> Agent {
+        self.unit = members.to_vec();
         self
     }
 
@@ -240,7 +295,14 @@ impl Agent {
         directory: &str,
         turn: u32,
     ) -> Result<Step, AgentError> {
-        let response = session.send(&mut self.transcript).await?;
+        self.fit_window(session)?;
+        let reuse = if self.one_call_expected && self.calls == 0 {
+            Reuse::None
+        } else {
+            Reuse::Expected
+        };
+        self.calls += 1;
+        let response = session.send(&mut self.transcript, reuse).await?;
         self.print_response(&response);
         let usage = response.usage;
         let step = |outcome| Ok(Step { outcome, usage });
@@ -298,6 +360,7 @@ impl Agent {
             progress: self.printer.progress(),
             directory,
             home: self.home.as_deref(),
+            unit: &self.unit,
             turn,
         };
         let mut ended = None;
@@ -309,10 +372,17 @@ impl Agent {
                 match run_blocking(|| tools::dispatch(self.toolbox, &call.name, &call.input, &ctx))?
                 {
                     Dispatch::Ran(output) => output,
-                    Dispatch::EndsLoop => {
-                        ended = Some(call.input.clone());
-                        ToolOutput::ok("Received. Thank you.")
-                    }
+                    Dispatch::EndsLoop => match self
+                        .submit_check
+                        .as_mut()
+                        .and_then(|check| check(&call.input))
+                    {
+                        Some(refusal) => ToolOutput::error(refusal),
+                        None => {
+                            ended = Some(call.input.clone());
+                            ToolOutput::ok("Received. Thank you.")
+                        }
+                    },
                     Dispatch::Unknown => unknown_tool(&call.name),
                 }
             };
@@ -324,6 +394,30 @@ impl Agent {
         }
         self.transcript.push_user(results);
         step(ended.map_or(TurnOutcome::Continue, TurnOutcome::Ended))
+    }
+
+    /// Make the request about to be sent fit the model's window: cut the
+    /// pending tool results if need be, refuse it if that is not enough.
+    fn fit_window(&mut self, session: &Session) -> Result<(), TooLarge> {
+        let limit = session.window_limit(self.transcript.workload());
+        let per_byte = session.tokens_per_byte();
+        let measure =
+            |t: &Transcript| request_tokens(t.system(), t.messages(), t.tools(), per_byte);
+        let tokens = measure(&self.transcript);
+        if tokens <= limit {
+            return Ok(());
+        }
+        if shrink_pending(self.transcript.unsent_mut(), tokens - limit, per_byte) {
+            self.printer.line(
+                "A tool result was cut: the request would not have fit the model's context window.",
+            );
+        }
+        let tokens = measure(&self.transcript);
+        if tokens <= limit {
+            Ok(())
+        } else {
+            Err(TooLarge { tokens, limit })
+        }
     }
 
     fn offers(&self, name: &str) -> bool {

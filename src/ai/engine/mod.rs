@@ -2,8 +2,9 @@
 //! run-wide [`session`] every call goes through (client, redactor, token
 //! tracker), the shared [`pool`] of turns loops borrow from, and the
 //! [`scheduler`] that runs directory loops `-j` at a time, children first,
-//! and the [`batch`] transport that sends a `--batch` run's requests in
-//! rounds through the Message Batches API.
+//! the [`window`] no request may outgrow, and the [`batch`] transport that
+//! sends a `--batch` run's requests in rounds through the Message Batches
+//! API.
 //!
 //! The engine knows how to run a conversation with tools; it does not know
 //! what any pass asks. Passes ([`crate::ai::passes`]) build prompts on top of
@@ -15,3 +16,4 @@ pub mod pool;
 pub mod scheduler;
 pub mod session;
 pub mod transcript;
+pub mod window;

@@ -1,5 +1,7 @@
-//! Running the dir loops: up to `-j` at once, children before parents, band
-//! order among the ready, and a spending cap.
+//! Running the run's work: the dir loops, up to `-j` at once, and the
+//! mechanical entries (built without the model, at once, as soon as what
+//! they summarise is done); children before parents, band order among the
+//! ready, a spending cap and the budget.
 //!
 //! The original ran one loop at a time. Most of a loop's wall time is spent
 //! waiting for the model, so loops on independent directories overlap well.
@@ -12,11 +14,17 @@
 //! Under `--batch` every ready loop starts at once (`-j` does not limit a
 //! round's width), each holding a batch lane (see
 //! [`crate::ai::engine::batch`]) until the scheduler has started the loops
-//! its end made ready, so those join the same next round; and the cap
-//! counts what the running loops are expected to cost, since their spend
-//! only shows once a round is read.
+//! (and written the mechanical entries) its end made ready, so those join
+//! the same next round; and the cap counts what the running loops are
+//! expected to cost, since their spend only shows once a round is read.
 //!
-//! [`Schedule`] and the cost rules are pure; [`run_dir_loops`] is the async
+//! The budget is a softer stop than `--max-cost`: a loop the money left
+//! (less the synthesis's share) cannot pay for is not started, and its
+//! directories get mechanical entries instead, so every directory still
+//! ends with one. `--max-cost` stays the hard stop it always was: past it
+//! nothing new starts, and what was not done is left for the next run.
+//!
+//! [`Schedule`] and the cost rules are pure; [`run_work`] is the async
 //! driver on a tokio `JoinSet`. Cancellation (Ctrl-C) is the caller's: dropping
 //! the driver aborts the running loops at their next await point, after any
 //! tool call (and its cache write) in progress has returned.
@@ -34,8 +42,12 @@ use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::Pricing;
 use crate::ai::api::settings::{CallSettings, Workload};
 use crate::ai::passes::dir_loop::{DirJob, DirOutcome, DirShared, investigate_dir};
-use crate::ai::rules::discover::display_name;
-use crate::ai::rules::plan::AppliedPlan;
+use crate::ai::passes::mechanical::{mechanical_update, summarise_mechanically, write_mechanical};
+use crate::ai::rules::decide::PlannedLoop;
+use crate::ai::rules::dir_stats::TreeStats;
+use crate::ai::rules::discover::{display_name, sort_leaf_first};
+use crate::ai::rules::mechanical::MechanicalReason;
+use crate::ai::rules::plan::children_first;
 use crate::progress::DirBoard;
 
 /// Directory loops run at once when `-j` is not given.
@@ -114,9 +126,23 @@ impl Schedule {
         Some(i)
     }
 
+    /// The earliest ready directory for which `wanted` holds, marked
+    /// running.
+    pub fn start_next_where(&mut self, wanted: impl Fn(usize) -> bool) -> Option<usize> {
+        let i = self.ready.iter().copied().find(|&i| wanted(i))?;
+        self.ready.remove(&i);
+        self.slots[i] = Slot::Running;
+        Some(i)
+    }
+
     /// Whether some directory could start now.
     pub fn has_ready(&self) -> bool {
         !self.ready.is_empty()
+    }
+
+    /// Whether some directory for which `wanted` holds could start now.
+    pub fn has_ready_where(&self, wanted: impl Fn(usize) -> bool) -> bool {
+        self.ready.iter().any(|&i| wanted(i))
     }
 
     /// Mark `i` finished; its ancestors may become ready.
@@ -179,6 +205,21 @@ pub fn committed_spend(spent: f64, running: usize, expected: f64, batching: bool
     }
 }
 
+/// The budget rule: start a loop only if the spend so far, what the loops
+/// already running and this one are each expected to cost, and what the
+/// loops ranked before it that have not started are expected to cost
+/// (`reserved`), stay within what the loops may spend. When money runs
+/// short, the loops that matter most (the target's first) keep theirs.
+pub fn within_budget(
+    spent: f64,
+    running: usize,
+    expected_next: f64,
+    reserved: f64,
+    for_loops: Option<f64>,
+) -> bool {
+    for_loops.is_none_or(|limit| spent + expected_next * (running + 1) as f64 + reserved <= limit)
+}
+
 /// How the dir loops are run.
 #[derive(Debug, Clone, Copy)]
 pub struct LoopOptions {
@@ -186,15 +227,31 @@ pub struct LoopOptions {
     pub jobs: usize,
     /// `--max-cost`, in dollars.
     pub max_cost: Option<f64>,
+    /// What the run may have spent when its last loop starts: the budget
+    /// less the synthesis's share; `None` without a budget.
+    pub budget_for_loops: Option<f64>,
 }
 
-/// What the dir-loop phase did.
+/// What the work phase did.
 #[derive(Debug, Default)]
 pub struct LoopsDone {
     /// In the order the loops finished.
     pub outcomes: Vec<DirOutcome>,
     /// The cap kept at least one directory from starting.
     pub cap_hit: bool,
+    /// Mechanical entries written (new or changed).
+    pub mechanical_written: usize,
+    /// Loops the budget could no longer pay for, summarised mechanically.
+    pub budget_spent: usize,
+}
+
+/// One piece of the work, as the schedule knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Piece {
+    /// The loop `planned[n]`.
+    Loop(usize),
+    /// A directory summarised without the model.
+    Mechanical,
 }
 
 /// How often the live display's token and dollar figures are refreshed.
@@ -208,17 +265,20 @@ fn tokens_so_far(shared: &DirShared) -> u64 {
         .saturating_add(totals.output_tokens)
 }
 
-/// Run every directory of `applied.order`, `options.jobs` at a time.
-/// `contents_changed` names the directories whose own files changed since
-/// their cached summary.
-pub async fn run_dir_loops(
+/// Run the loops of `planned` (`options.jobs` at a time) and write the
+/// mechanical entries of `mechanical`, each once everything below it that
+/// is part of the work is done. `contents_changed` names the directories
+/// whose own files changed since their cached summary.
+pub async fn run_work(
     shared: Arc<DirShared>,
-    applied: &AppliedPlan,
+    stats: &TreeStats,
+    planned: &[PlannedLoop],
+    mechanical: &[PathBuf],
     contents_changed: &dyn Fn(&Path) -> bool,
     options: LoopOptions,
     board: &DirBoard,
 ) -> Result<LoopsDone, PassError> {
-    let total = applied.order.len();
+    let total = planned.len();
     let model = shared.session.model().to_string();
     let pricing = shared.session.tracker().pricing();
     let batching = shared.session.is_batching();
@@ -228,20 +288,57 @@ pub async fn run_dir_loops(
         options.jobs.max(1)
     };
     // Each running loop's batch lane; the lane of the loop that ended last
-    // is let go only after the loops its end made ready have started.
+    // is let go only after the work its end made ready has started.
     let mut lanes = HashMap::new();
     let mut ended_lane = None;
-    let mut schedule = Schedule::new(&applied.order);
+    let mut pieces: HashMap<PathBuf, Piece> = planned
+        .iter()
+        .enumerate()
+        .map(|(n, p)| (p.unit.root.clone(), Piece::Loop(n)))
+        .collect();
+    let mut preferred: Vec<PathBuf> = planned.iter().map(|p| p.unit.root.clone()).collect();
+    for dir in mechanical {
+        pieces.insert(dir.clone(), Piece::Mechanical);
+        preferred.push(dir.clone());
+    }
+    let order = children_first(&preferred);
+    let kinds: Vec<Piece> = order.iter().map(|dir| pieces[dir]).collect();
+    let is_loop = |i: usize| matches!(kinds[i], Piece::Loop(_));
+    let mut schedule = Schedule::new(&order);
     let mut running: JoinSet<(usize, Result<DirOutcome, PassError>)> = JoinSet::new();
     let mut done = LoopsDone::default();
     let mut finished_costs = Vec::new();
+    let mut launched = vec![false; planned.len()];
     let mut started = 0;
     let mut refresh = tokio::time::interval(BOARD_REFRESH);
     loop {
         // A loop starts sending at once: the round waits until every loop
         // ready now has started (and holds a lane of its own).
         let starting = shared.session.lane();
-        while running.len() < width && schedule.has_ready() && !done.cap_hit {
+        // Mechanical entries cost nothing (and send no request): they are
+        // written as soon as they are ready, even past the cap, each batch
+        // of ready ones at once (their parents become ready when the batch
+        // is written).
+        loop {
+            let mut batch = Vec::new();
+            let mut ready = Vec::new();
+            while let Some(i) = schedule.start_next_where(|i| !is_loop(i)) {
+                let dir = schedule.dir(i).to_path_buf();
+                let changed = contents_changed(&dir);
+                let update =
+                    mechanical_update(&shared, stats, &dir, changed, MechanicalReason::NotChosen)?;
+                batch.extend(update);
+                ready.push(i);
+            }
+            if ready.is_empty() {
+                break;
+            }
+            done.mechanical_written += write_mechanical(&shared, &batch)?;
+            for i in ready {
+                schedule.finish(i);
+            }
+        }
+        while running.len() < width && !done.cap_hit && schedule.has_ready_where(is_loop) {
             let spent = shared.session.tracker().cost();
             let expected = expected_loop_cost(&finished_costs, &model, &pricing);
             let committed = committed_spend(spent, running.len(), expected, batching);
@@ -254,18 +351,74 @@ pub async fn run_dir_loops(
                 ));
                 break;
             }
-            let Some(i) = schedule.start_next() else {
+            let Some(i) = schedule.start_next_where(is_loop) else {
                 break;
             };
+            let Piece::Loop(n) = kinds[i] else {
+                continue;
+            };
+            let plan = &planned[n];
+            let expected = if finished_costs.is_empty() {
+                plan.cost
+            } else {
+                expected_loop_cost(&finished_costs, &model, &pricing)
+            };
+            let shown = display_name(&shared.target, &plan.unit.root);
+            let reserved: f64 = planned
+                .iter()
+                .enumerate()
+                .filter(|(m, other)| !launched[*m] && other.rank < plan.rank)
+                .map(|(_, other)| other.cost)
+                .sum();
+            launched[n] = true;
+            if !within_budget(
+                spent,
+                running.len(),
+                expected,
+                reserved,
+                options.budget_for_loops,
+            ) {
+                shared.progress.ai(&format!(
+                    "Budget reached (${spent:.2} spent): {shown}/ is summarised from the scan \
+                     instead of investigated."
+                ));
+                let mut dirs: Vec<PathBuf> = plan.unit.dirs().cloned().collect();
+                sort_leaf_first(&mut dirs);
+                for dir in dirs {
+                    let changed = contents_changed(&dir);
+                    if summarise_mechanically(
+                        &shared,
+                        stats,
+                        &dir,
+                        changed,
+                        MechanicalReason::BudgetSpent,
+                    )? {
+                        done.mechanical_written += 1;
+                    }
+                }
+                done.budget_spent += 1;
+                schedule.finish(i);
+                continue;
+            }
             started += 1;
             let job = DirJob {
-                dir: schedule.dir(i).to_path_buf(),
-                max_turns: applied.turns_for(schedule.dir(i)),
-                contents_changed: contents_changed(schedule.dir(i)),
+                dir: plan.unit.root.clone(),
+                members: plan.unit.members.clone(),
+                max_turns: plan.turns,
+                changed: plan
+                    .unit
+                    .dirs()
+                    .filter(|dir| contents_changed(dir))
+                    .cloned()
+                    .collect(),
             };
-            let shown = display_name(&shared.target, &job.dir);
+            let folded = if job.members.is_empty() {
+                String::new()
+            } else {
+                format!(", with {} folded", job.members.len())
+            };
             shared.progress.ai(&format!(
-                "Investigating: {shown}/ ({started}/{total}, {} turns)",
+                "Investigating: {shown}/ ({started}/{total}, {} turns{folded})",
                 job.max_turns
             ));
             board.started(&shown);
@@ -277,6 +430,14 @@ pub async fn run_dir_loops(
         }
         drop(starting);
         drop(ended_lane.take());
+        if running.is_empty() {
+            let more = schedule.has_ready_where(|i| !is_loop(i))
+                || (!done.cap_hit && schedule.has_ready_where(is_loop));
+            if more {
+                continue;
+            }
+            break;
+        }
         // While loops run, the live display's spend follows every turn, not
         // only finished loops.
         let joined = loop {
@@ -286,7 +447,7 @@ pub async fn run_dir_loops(
             }
         };
         let Some(joined) = joined else {
-            break;
+            continue;
         };
         let (i, result) =
             joined.map_err(|err| PassError::Failed(format!("a directory loop failed: {err}")))?;
@@ -397,6 +558,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_budget_counts_the_running_loops_and_the_higher_ranked_ones() {
+        assert!(within_budget(100.0, 8, 1.0, 50.0, None));
+        assert!(within_budget(1.0, 0, 1.0, 0.0, Some(2.0)));
+        assert!(within_budget(1.0, 1, 0.5, 0.0, Some(2.0)));
+        assert!(!within_budget(1.0, 2, 0.5, 0.0, Some(2.0)));
+        assert!(!within_budget(1.0, 0, 0.5, 0.6, Some(2.0)));
+        assert!(!within_budget(0.0, 0, 0.01, 0.0, Some(0.0)));
+    }
+
+    #[test]
+    fn a_filter_picks_the_earliest_ready_of_its_kind() {
+        let order = paths(&["/t/a", "/t/b", "/t/c", "/t"]);
+        let mut schedule = Schedule::new(&order);
+        assert!(schedule.has_ready_where(|i| i == 1));
+        assert_eq!(schedule.start_next_where(|i| i > 0), Some(1));
+        assert_eq!(schedule.start_next_where(|i| i == 3), None);
+        assert_eq!(schedule.start_next(), Some(0));
     }
 
     #[test]

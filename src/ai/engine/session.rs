@@ -20,6 +20,7 @@
 
 use std::sync::Arc;
 
+use crate::ai::api::caching::Reuse;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::TokenTracker;
 use crate::ai::api::settings::{CallSettings, Workload};
@@ -101,6 +102,21 @@ impl Session {
         self.client.model()
     }
 
+    /// The most tokens a request of a conversation of `workload` may
+    /// carry: the model's context window (catalog) less the `max_tokens`
+    /// its reply asks for.
+    pub fn window_limit(&self, workload: Workload) -> u64 {
+        self.facts()
+            .model
+            .context_window
+            .saturating_sub(u64::from(self.settings(workload).max_tokens))
+    }
+
+    /// Tokens per byte of text for the model (catalog).
+    pub fn tokens_per_byte(&self) -> f64 {
+        ModelFacts::of(self.model()).model.tokens_per_byte
+    }
+
     /// The run's redactor.
     pub fn redactor(&self) -> &Redactor {
         &self.redactor
@@ -127,8 +143,13 @@ impl Session {
     }
 
     /// Send the conversation as it stands (redacting what it adds, once)
-    /// and account the reply's usage.
-    pub async fn send(&self, transcript: &mut Transcript) -> Result<Response, ApiError> {
+    /// and account the reply's usage. `reuse` says whether its prompt is
+    /// worth writing to the cache.
+    pub async fn send(
+        &self,
+        transcript: &mut Transcript,
+        reuse: Reuse,
+    ) -> Result<Response, ApiError> {
         transcript.seal(&self.redactor);
         let request = self
             .client
@@ -140,9 +161,9 @@ impl Session {
             .with_settings(&self.settings(transcript.workload()));
         match &self.batcher {
             // It accounts what it reads (and not what it replays).
-            Some(batcher) => batcher.send(&request).await,
+            Some(batcher) => batcher.send(&request, reuse).await,
             None => {
-                let response = self.client.send(&request).await?;
+                let response = self.client.send_with(&request, reuse).await?;
                 self.tracker.record(&response.usage);
                 Ok(response)
             }

@@ -81,6 +81,14 @@ impl Transcript {
         self.workload
     }
 
+    /// The same conversation as another kind of work. Only before its first
+    /// request: the settings are fixed for a conversation.
+    pub fn with_workload(mut self, workload: Workload) -> Transcript {
+        debug_assert!(self.messages.len() == 1 && self.redacted == 0);
+        self.workload = workload;
+        self
+    }
+
     pub fn messages(&self) -> &[Message] {
         &self.messages
     }
@@ -99,6 +107,13 @@ impl Transcript {
             }
         }
         self.redacted = self.messages.len();
+    }
+
+    /// The messages not sent yet (after the last request), the only ones
+    /// that may still change: the window guard cuts what they carry when a
+    /// request would not fit ([`crate::ai::engine::window`]).
+    pub fn unsent_mut(&mut self) -> &mut [Message] {
+        &mut self.messages[self.redacted..]
     }
 
     /// The model's reply, exactly as received.

@@ -1,38 +1,40 @@
 //! The I/O half of `--estimate`: measure what a run would send, reading the
 //! target and the cache but writing nothing and calling nothing.
 //!
-//! It follows the run's own phases (discovery among the scan's directories,
-//! the tiny target rule, partition by the scan's fingerprints against the
-//! dir entries, a saved survey, plan and synthesis on resume) and renders
-//! the real prompts through the passes' own builders, so the estimate moves
-//! when they change.
+//! It gathers the run's own facts ([`RunFacts`]) read-only, takes the run's
+//! own decision ([`decide`]) and renders the real prompts of that decision
+//! through the passes' own builders (the survey and planning prompts, each
+//! loop's system prompt and assignment, the synthesis's sections and
+//! layout), so the estimate moves when any of them changes.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::{Counts, DirInput, Estimate, Inputs, SUMMARY_BYTES, SURVEY_BLOCK_BYTES};
-use super::{read_tokens, tokens_of_bytes};
+use super::tokens_of_bytes;
+use super::{Counts, DirInput, Estimate, Inputs, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES};
 use crate::ai::PassError;
-use crate::ai::orchestrator::{
-    PLANNING_TREE_DEPTH, SURVEY_TREE_DEPTH, current_states, discover, settle_plan,
+use crate::ai::api::catalog::ModelFacts;
+use crate::ai::facts::{RunFacts, tools_tokens};
+use crate::ai::orchestrator::{SURVEY_TREE_DEPTH, planning_tree, spending};
+use crate::ai::passes::dir_loop::{
+    compose_dir_task, dir_context_in, dir_system_prompt, named_child_entries, outside_children,
 };
-use crate::ai::passes::dir_loop::{compose_dir_prompt, dir_context_in, named_child_entries};
 use crate::ai::passes::planning::{PlanningInputs, planning_prompt};
-use crate::ai::passes::survey::{
-    NO_SURVEY, SurveyInputs, format_survey_signals, should_skip_survey, survey_prompt,
-};
-use crate::ai::passes::synthesis::{
-    entries_digest, report_order, reusable_synthesis, synthesis_prompt,
-};
+use crate::ai::passes::survey::{NO_SURVEY, SurveyInputs, format_survey_signals, survey_prompt};
+use crate::ai::passes::synthesis::{lay_out, synthesis_entries, synthesis_prompt};
 use crate::ai::prompts::kickoff;
-use crate::ai::rules::discover::{ChildIndex, relative};
-use crate::ai::rules::fingerprint::classify;
-use crate::ai::rules::plan::Plan;
+use crate::ai::rules::decide::{
+    Decision, GROUP_OUTPUT_TOKENS, MECHANICAL_SECTION_BYTES, PassChoice, SECTION_BYTES, decide,
+    expected_read_bytes,
+};
+use crate::ai::rules::discover::relative;
+use crate::ai::rules::levels::{Capacity, call_inputs};
+use crate::ai::rules::mechanical::MECHANICAL_FIELD;
 use crate::ai::rules::tree_view::prompt_tree;
-use crate::ai::tools::{self, Toolbox};
-use crate::cache::{Cache, EntryKind, PLAN_FILE, SURVEY_FILE, SYNTHESIS_FILE};
+use crate::ai::tools::Toolbox;
+use crate::cache::{Cache, EntryKind};
 use crate::config::Config;
 use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
@@ -64,33 +66,25 @@ pub fn estimate(
     let target = config.target_canonical.as_path();
     let target_text = target.to_string_lossy();
     let scope = ScanFilter::new(target, &config.scan);
-    let discovery = discover(target, dirs);
     let cache = existing_investigation(config);
-    let states = match &cache {
-        Some(cache) => current_states(cache, &discovery, Some(&scope)),
-        None => HashMap::new(),
-    };
-    let all_dirs = discovery.dirs;
-    let total_files: u64 = scan.file_categories.values().sum();
-    let tiny = should_skip_survey(total_files, all_dirs.len());
-    let first_look = classify(&all_dirs, &states);
-    let something_stale = !first_look.stale.is_empty();
-    // A resumed run loads plan.json instead of planning (never for a tiny
-    // target, which always takes the default plan).
-    let saved = |name: &str| {
+    let facts = RunFacts::gather(config, scan, dirs, &scope, cache.as_ref());
+    let decision = decide(&facts.facts(), None);
+    // Directories that get a new entry this run.
+    let renewed: HashSet<&Path> = decision
+        .loops
+        .iter()
+        .flat_map(|l| l.unit.dirs())
+        .chain(&decision.mechanical)
+        .map(PathBuf::as_path)
+        .collect();
+    let kept = |dir: &Path| {
         cache
             .as_ref()
-            .filter(|_| !tiny)
-            .and_then(|c| c.read_json(name))
+            .filter(|_| !renewed.contains(dir))
+            .and_then(|c| c.read_entry(EntryKind::Dir, &dir.to_string_lossy()))
     };
-    let saved_plan = saved(PLAN_FILE).map(|value| Plan::from_value(&value));
-    let plan = saved_plan.clone().unwrap_or_default();
-    let (applied, freshness) = settle_plan(&all_dirs, &states, &first_look, &plan, target);
-    let stale: HashSet<&PathBuf> = freshness.stale.iter().map(|(dir, _)| dir).collect();
 
-    let survey = if tiny || !something_stale || saved(SURVEY_FILE).is_some() {
-        None
-    } else {
+    let survey = if decision.survey == PassChoice::Run {
         let tree_preview = prompt_tree(target, &scope, SURVEY_TREE_DEPTH);
         let prompt = survey_prompt(&SurveyInputs {
             target: &target_text,
@@ -99,11 +93,13 @@ pub fn estimate(
         })
         .map_err(prompt_error("survey"))?;
         Some(call_tokens(&prompt, kickoff::SURVEY, Toolbox::Survey))
-    };
-    let planning = if tiny || !something_stale || saved_plan.is_some() {
-        None
     } else {
-        let cached_rel: Vec<String> = first_look
+        None
+    };
+    let surveyed = matches!(decision.survey, PassChoice::Run | PassChoice::Reuse);
+    let planning = if decision.planning == PassChoice::Run {
+        let cached_rel: Vec<String> = decision
+            .freshness
             .fresh
             .iter()
             .map(|d| relative(target, d))
@@ -111,83 +107,70 @@ pub fn estimate(
         let prompt = planning_prompt(&PlanningInputs {
             target: &target_text,
             survey_block: NO_SURVEY,
-            tree_text: &prompt_tree(target, &scope, PLANNING_TREE_DEPTH),
+            tree_text: &planning_tree(target, &scope, &facts),
             file_signals: &format_survey_signals(&scan.survey_signals),
-            dir_count: all_dirs.len(),
+            dir_count: facts.dirs.len(),
             cached_dirs: &cached_rel,
+            spending: spending(&decision),
         })
         .map_err(prompt_error("planning"))?;
-        Some(call_tokens(&prompt, kickoff::PLANNING, Toolbox::Planning) + survey_block(!tiny))
+        Some(call_tokens(&prompt, kickoff::PLANNING, Toolbox::Planning) + survey_block(surveyed))
+    } else {
+        None
     };
 
-    let files = file_tokens_by_dir(config, scan);
-    let dir_tools = tools_tokens(Toolbox::Dir);
-    let child_index = ChildIndex::new(&all_dirs);
-    let mut dirs = Vec::with_capacity(applied.order.len());
-    for dir in &applied.order {
-        let turns = applied.turns_for(dir);
-        // A child investigated again is counted by `pending` below.
-        let children = named_child_entries(child_index.of(dir), |child| {
-            cache
-                .as_ref()
-                .filter(|_| !stale.contains(child))
-                .and_then(|c| c.read_entry(EntryKind::Dir, &child.to_string_lossy()))
-        });
-        let pending = child_index
-            .of(dir)
+    let system = dir_system_prompt(NO_SURVEY).map_err(prompt_error("directory"))?;
+    let shared_prefix = tokens_of_bytes(system.len() as u64) + tools_tokens(Toolbox::Dir);
+    let mut loops = Vec::with_capacity(decision.loops.len());
+    for (n, planned) in decision.loops.iter().enumerate() {
+        let unit = &planned.unit;
+        let outside = outside_children(&facts.children, &unit.root, &unit.members);
+        let children = named_child_entries(&outside, |child| kept(child));
+        // A child summarized this run is counted as an allowance below.
+        let pending = outside
             .iter()
-            .filter(|child| stale.contains(*child))
+            .filter(|child| renewed.contains(child.as_path()))
             .count() as u64;
-        let listing = dir_context_in(target, dir, Some(&scope));
-        let prompt = compose_dir_prompt(target, dir, turns, &listing, &children, NO_SURVEY)
-            .map_err(prompt_error("directory"))?;
-        dirs.push(DirInput {
-            prompt_tokens: tokens_of_bytes((prompt.len() + kickoff::DIR.len()) as u64)
-                + dir_tools
+        let listings: Vec<String> = unit
+            .dirs()
+            .map(|dir| dir_context_in(target, dir, Some(&scope)))
+            .collect();
+        let task = compose_dir_task(
+            target,
+            &unit.root,
+            &unit.members,
+            planned.turns,
+            &listings,
+            &children,
+        )
+        .map_err(prompt_error("directory"))?;
+        loops.push(DirInput {
+            prompt_tokens: shared_prefix
+                + tokens_of_bytes(task.len() as u64)
                 + pending * tokens_of_bytes(SUMMARY_BYTES as u64)
-                + survey_block(!tiny),
-            read_tokens: files.get(dir).copied().unwrap_or(0),
-            turns,
+                + survey_block(surveyed),
+            read_tokens: unit
+                .dirs()
+                .map(|d| tokens_of_bytes(facts.stats.of(d).read_bytes))
+                .sum(),
+            read_tokens_low: tokens_of_bytes(expected_read_bytes(&facts.stats, unit)),
+            turns: planned.turns,
+            // The first loop writes the shared prefix; the others read it.
+            prefix_tokens: if n == 0 { 0 } else { shared_prefix },
         });
     }
 
-    // Synthesis reads the entries of the directories that still exist: those
-    // that stay, and one summary-sized entry per directory investigated now.
-    // When none is investigated, a saved synthesis of the same entries is
-    // reused as the run would.
-    let kept: Vec<Value> = all_dirs
-        .iter()
-        .filter(|dir| !stale.contains(dir))
-        .filter_map(|dir| {
-            cache
-                .as_ref()
-                .and_then(|c| c.read_entry(EntryKind::Dir, &dir.to_string_lossy()))
-        })
-        .collect();
-    let reused = applied.order.is_empty()
-        && cache.as_ref().is_some_and(|c| {
-            let digest = entries_digest(&report_order(kept.clone()));
-            reusable_synthesis(c.read_json(SYNTHESIS_FILE).as_ref(), &digest).is_some()
-        });
-    let synthesis = if reused {
-        None
+    let synthesis = if decision.synthesis.reused {
+        Vec::new()
     } else {
-        let allowance = "x".repeat(SUMMARY_BYTES);
-        let mut entries = kept;
-        entries.extend(applied.order.iter().map(|dir| {
-            json!({"relative_path": relative(target, dir), "dominant_category": "unknown",
-                   "summary": allowance})
-        }));
-        let prompt = synthesis_prompt(&target_text, &report_order(entries))
-            .map_err(prompt_error("synthesis"))?;
-        Some(call_tokens(&prompt, kickoff::SYNTHESIS, Toolbox::Synthesis))
+        synthesis_calls(config, &facts, &decision, &kept)?
     };
 
     let inputs = Inputs {
         survey,
         planning,
         synthesis,
-        dirs,
+        dirs: loops,
     };
     let counts = Counts {
         target: config.target.to_string_lossy().into_owned(),
@@ -195,11 +178,126 @@ pub fn estimate(
         model_warning: crate::ai::model_warning(&config.investigation.model),
         investigation_id: cache.as_ref().map(|c| c.id().to_string()),
         batch: config.investigation.batch,
-        total: all_dirs.len(),
-        cached: freshness.fresh.len(),
-        skipped: applied.skipped.len(),
+        total: facts.dirs.len(),
+        cached: decision.freshness.fresh.len(),
+        skipped: decision.applied.skipped.len(),
+        budget: decision.budget.limit,
+        budget_binding: decision.budget.binding,
+        units: decision.budget.units,
+        loops_affordable: decision.budget.loops_affordable,
+        folded: decision.folded(),
+        mechanical: decision.mechanical.len(),
+        synthesis_levels: 0,
     };
-    Ok(Estimate::new(counts, &inputs))
+    let mut estimate = Estimate::new(counts, &inputs);
+    estimate.synthesis_levels = synthesis_levels(config, &facts, &decision, &kept);
+    Ok(estimate)
+}
+
+/// The entries the synthesis would read after the run: the kept ones as
+/// they are, and one with an allowance-sized summary for each directory a
+/// loop (or the scan) summarizes this run.
+fn entries_after(
+    target: &Path,
+    facts: &RunFacts,
+    decision: &Decision,
+    kept: &dyn Fn(&Path) -> Option<Value>,
+) -> Vec<Value> {
+    // The same allowances the decision projects the synthesis with.
+    let allowance = "x".repeat(SECTION_BYTES as usize);
+    let scan_allowance = "x".repeat(MECHANICAL_SECTION_BYTES as usize);
+    let mechanical: HashSet<&Path> = decision.mechanical.iter().map(PathBuf::as_path).collect();
+    let looped: HashSet<&Path> = decision
+        .loops
+        .iter()
+        .flat_map(|l| l.unit.dirs())
+        .map(PathBuf::as_path)
+        .collect();
+    let entries: HashMap<PathBuf, Value> = facts
+        .dirs
+        .iter()
+        .filter_map(|dir| {
+            let rel = relative(target, dir);
+            let entry = if looped.contains(dir.as_path()) {
+                json!({"relative_path": rel, "dominant_category": "unknown", "summary": allowance})
+            } else if mechanical.contains(dir.as_path()) {
+                json!({"relative_path": rel, "dominant_category": "unknown",
+                       "summary": scan_allowance, MECHANICAL_FIELD: true})
+            } else {
+                kept(dir)?
+            };
+            Some((dir.clone(), entry))
+        })
+        .collect();
+    synthesis_entries(target, &facts.dirs, &entries)
+}
+
+/// What the synthesis would carry: the capacity of a call, and the
+/// layout of the entries after the run.
+fn synthesis_layout(
+    config: &Config,
+    facts: &RunFacts,
+    decision: &Decision,
+    kept: &dyn Fn(&Path) -> Option<Value>,
+) -> crate::ai::passes::synthesis::LaidOut {
+    let model = ModelFacts::of(&config.investigation.model).model;
+    let capacity = Capacity::new(
+        model.context_window,
+        decision.budget.limit,
+        model.prices.input,
+    );
+    let entries = entries_after(&facts.target, facts, decision, kept);
+    let money_left = decision
+        .budget
+        .limit
+        .filter(|_| decision.budget.binding)
+        .map(|_| decision.budget.synthesis_reserve);
+    lay_out(
+        &entries,
+        capacity,
+        model.tokens_per_byte,
+        &ModelTerms::of(&config.investigation.model),
+        money_left,
+    )
+}
+
+/// Prompt tokens of each synthesis call: its sections, its own text, the
+/// kickoff and the tools.
+fn synthesis_calls(
+    config: &Config,
+    facts: &RunFacts,
+    decision: &Decision,
+    kept: &dyn Fn(&Path) -> Option<Value>,
+) -> Result<Vec<u64>, EstimateError> {
+    let laid = synthesis_layout(config, facts, decision, kept);
+    let empty = synthesis_prompt(&facts.target.to_string_lossy(), &[])
+        .map_err(prompt_error("synthesis"))?;
+    let fixed = call_tokens(&empty, kickoff::SYNTHESIS, Toolbox::Synthesis);
+    // The layout counts the model's tokens; the inputs are reference
+    // tokens, which the projection scales.
+    let scale = ModelTerms::of(&config.investigation.model).text_scale;
+    Ok(
+        call_inputs(&laid.sections, &laid.layout, GROUP_OUTPUT_TOKENS)
+            .into_iter()
+            .map(|sections| (sections as f64 / scale).ceil() as u64 + fixed)
+            .collect(),
+    )
+}
+
+/// Levels below the verdict the synthesis would take.
+fn synthesis_levels(
+    config: &Config,
+    facts: &RunFacts,
+    decision: &Decision,
+    kept: &dyn Fn(&Path) -> Option<Value>,
+) -> usize {
+    if decision.synthesis.reused {
+        return 0;
+    }
+    synthesis_layout(config, facts, decision, kept)
+        .layout
+        .levels
+        .len()
 }
 
 /// The investigation a run would resume, looked up without writing: none
@@ -218,42 +316,11 @@ fn call_tokens(system: &str, kickoff: &str, toolbox: Toolbox) -> u64 {
     tokens_of_bytes((system.len() + kickoff.len()) as u64) + tools_tokens(toolbox)
 }
 
-/// Tokens of the tool definitions a pass sends with every request.
-fn tools_tokens(toolbox: Toolbox) -> u64 {
-    let bytes = serde_json::to_vec(&tools::definitions(toolbox)).map_or(0, |json| json.len());
-    tokens_of_bytes(bytes as u64)
-}
-
-/// The survey block's allowance, when a survey runs.
+/// The survey block's allowance, when there is a survey.
 fn survey_block(surveyed: bool) -> u64 {
     if surveyed {
         tokens_of_bytes(SURVEY_BLOCK_BYTES)
     } else {
         0
     }
-}
-
-/// [`read_tokens`] of the scanned files directly in each directory, keyed
-/// by the canonical directory (the scan names files under `config.target`).
-fn file_tokens_by_dir(config: &Config, scan: &BaseScan) -> HashMap<PathBuf, u64> {
-    let mut sizes: HashMap<PathBuf, Vec<u64>> = HashMap::new();
-    for file in &scan.classified_files {
-        let path = Path::new(&file.path);
-        let Some(parent) = path.parent() else {
-            continue;
-        };
-        let Ok(rel) = parent.strip_prefix(&config.target) else {
-            continue;
-        };
-        let dir = if rel.as_os_str().is_empty() {
-            config.target_canonical.clone()
-        } else {
-            config.target_canonical.join(rel)
-        };
-        sizes.entry(dir).or_default().push(file.size);
-    }
-    sizes
-        .into_iter()
-        .map(|(dir, sizes)| (dir, read_tokens(sizes)))
-        .collect()
 }

@@ -1,13 +1,15 @@
 //! `--estimate`: what an investigation of the target would cost, without an
 //! API call, a credential, or any write to the cache.
 //!
-//! [`estimate`] (in `gather.rs`) does the I/O: it discovers the directories
-//! exactly as a run does (same scope), looks the target's investigation up
-//! read-only and leaves out the directories it already summarized (unless
-//! `--fresh`) while their fingerprints still match, reuses a saved survey,
-//! plan and synthesis the way a resumed run would, and renders the real
-//! system prompts to measure them. Everything below is the
-//! pure projection from those sizes, with unit tests.
+//! [`estimate`] (in `gather.rs`) gathers the same facts a run does
+//! ([`crate::ai::facts::RunFacts`]: discovery in the run's scope, the
+//! target's investigation looked up read-only, fingerprints, saved survey,
+//! plan and synthesis), takes the run's own decision
+//! ([`crate::ai::rules::decide::decide`]: which passes run, which
+//! directories get a loop, are folded into a unit or summarised from the
+//! scan, how the synthesis is laid out) and renders the real prompts of
+//! that decision to measure them. Everything below is the pure projection
+//! from those sizes, with unit tests.
 //!
 //! The model of a run, and why:
 //! - **Tokens come from bytes at the model's rate.** The prompts and files
@@ -19,18 +21,24 @@
 //!   counting page says yields about 30% more tokens). No tokenizer ships.
 //! - **Fixed calls.** The survey and the planner make one call each, unless
 //!   the target is tiny ([`should_skip_survey`], both skipped), a saved one is
-//!   resumed, or nothing is left to investigate; synthesis makes one call
-//!   unless the saved one was built from the same entries. Each call's
-//!   input is its real rendered system prompt, kickoff message and tool
-//!   definitions; its output is a fixed allowance (`*_OUTPUT_TOKENS`).
+//!   resumed, or nothing is left to investigate. Synthesis makes one call
+//!   per group of each level and one for the verdict (see
+//!   [`crate::ai::rules::levels`]), or none when the saved one was built
+//!   from the same entries. Each call's input is its real rendered system
+//!   prompt (synthesis: its sections, with an allowance for summaries not
+//!   written yet), kickoff message and tool definitions; its output is a
+//!   fixed allowance (`*_OUTPUT_TOKENS`).
+//! - **Directories summarised from the scan** cost nothing.
 //! - **Thinking** adds output where the model thinks with the settings the
 //!   run would send ([`crate::ai::api::settings`]): an allowance per call of
 //!   the survey, planning and synthesis, and a smaller one per dir-loop
 //!   turn. Thinking is billed as output.
-//! - **A dir loop** starts from its real system prompt (listing included),
-//!   plus an allowance per child summary not written yet ([`SUMMARY_BYTES`])
-//!   and for the survey block ([`SURVEY_BLOCK_BYTES`]), plus kickoff and
-//!   tools. Over its turns the agent reads the directory's own files: each
+//! - **A dir loop** starts from its real system prompt and assignment
+//!   (listings of every directory of its unit included), plus an allowance
+//!   per child summary not written yet ([`SUMMARY_BYTES`]) and for the
+//!   survey block ([`SURVEY_BLOCK_BYTES`]), plus the tools. With caching,
+//!   every loop after the first reads the shared prefix (tools and system
+//!   prompt) back from the cache. Over its turns the agent reads the directory's own files: each
 //!   file adds min(size, `read_file`'s default 4 KiB) of text to the
 //!   conversation, spread evenly over the turns, and every turn adds
 //!   [`DIR_OUTPUT_TOKENS_PER_TURN`] of output that later turns resend. A turn
@@ -38,9 +46,10 @@
 //!   the loop stops once a context passes the model's budget
 //!   ([`crate::ai::api::settings::context_budget`]), as the real one does.
 //! - **Low** assumes [`LOW_TURNS`] turns per directory (at most its
-//!   allotment) and prompt caching working as designed: each turn reads the
-//!   previous turn's context from the cache (at the model's cache-read
-//!   price) and writes only what is new (1.25×).
+//!   allotment), the files an agent is expected to read rather than all of
+//!   them (as the budget prices a loop), and prompt caching working as
+//!   designed: each turn reads the previous turn's context from the cache
+//!   (at the model's cache-read price) and writes only what is new (1.25×).
 //! - **High** assumes every allotted turn is used (10 per directory without
 //!   a plan: priority and shallow tiers are unknown before planning) and no
 //!   cache hit at all: every input token at the full price.
@@ -58,6 +67,7 @@ use crate::ai::api::Usage;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::Pricing;
 use crate::ai::api::settings::{CallSettings, Workload, context_budget};
+use crate::ai::rules::decide::GROUP_OUTPUT_TOKENS;
 use crate::ai::tools::fs::DEFAULT_MAX_BYTES;
 use crate::text::format_thousands;
 
@@ -105,10 +115,17 @@ pub fn read_tokens(file_sizes: impl IntoIterator<Item = u64>) -> u64 {
 pub struct DirInput {
     /// System prompt + kickoff + tool definitions, in tokens.
     pub prompt_tokens: u64,
-    /// Tokens of the directory's files, as [`read_tokens`] counts them.
+    /// Tokens of the directory's files, as [`read_tokens`] counts them: the
+    /// high projection reads them all.
     pub read_tokens: u64,
+    /// What the low projection reads: the files an agent is expected to
+    /// read ([`crate::ai::rules::decide::expected_read_bytes`]).
+    pub read_tokens_low: u64,
     /// The turns the run would allot (10, or the saved plan's).
     pub turns: u32,
+    /// Tokens of the start read back from the cache instead of written:
+    /// the tools and system prompt another loop of the run wrote first.
+    pub prefix_tokens: u64,
 }
 
 /// Everything the projection needs, measured by [`estimate`].
@@ -118,9 +135,9 @@ pub struct Inputs {
     pub survey: Option<u64>,
     /// Prompt tokens of the planning call, when one would be made.
     pub planning: Option<u64>,
-    /// Prompt tokens of the synthesis call, when one would be made (a saved
-    /// synthesis built from the same entries is reused instead).
-    pub synthesis: Option<u64>,
+    /// Prompt tokens of each synthesis call (none when a saved synthesis
+    /// built from the same entries is reused).
+    pub synthesis: Vec<u64>,
     /// One entry per directory to investigate.
     pub dirs: Vec<DirInput>,
 }
@@ -156,7 +173,7 @@ impl ModelTerms {
     }
 
     /// Reference tokens in this model's tokens, rounded up.
-    fn scale(&self, reference_tokens: u64) -> u64 {
+    pub(crate) fn scale(&self, reference_tokens: u64) -> u64 {
         (reference_tokens as f64 * self.text_scale).ceil() as u64
     }
 }
@@ -186,7 +203,7 @@ impl Tally {
 
     /// One call with `input` tokens of prompt (priced as plain input: a
     /// single call's prefix is never read back) and `output` tokens of reply.
-    fn single(input: u64, output: u64, pricing: &Pricing) -> Tally {
+    pub(crate) fn single(input: u64, output: u64, pricing: &Pricing) -> Tally {
         let mut tally = Tally::default();
         tally.call(
             Usage {
@@ -221,7 +238,23 @@ pub fn project_loop(
     caching: bool,
     terms: &ModelTerms,
 ) -> Tally {
+    project_loop_with_prefix(0, prompt_tokens, read_tokens, turns, caching, terms)
+}
+
+/// [`project_loop`] for a loop whose first `prefix_tokens` (the tools and
+/// the system prompt every loop of a run shares) another loop already
+/// wrote to the cache: with caching, its first turn reads them back
+/// instead of writing them.
+pub fn project_loop_with_prefix(
+    prefix_tokens: u64,
+    prompt_tokens: u64,
+    read_tokens: u64,
+    turns: u32,
+    caching: bool,
+    terms: &ModelTerms,
+) -> Tally {
     let turns = u64::from(turns);
+    let prefix_tokens = terms.scale(prefix_tokens.min(prompt_tokens));
     let prompt_tokens = terms.scale(prompt_tokens);
     let read_tokens = terms.scale(read_tokens);
     let text_output = terms.scale(DIR_OUTPUT_TOKENS_PER_TURN);
@@ -244,7 +277,8 @@ pub fn project_loop(
         if !caching {
             usage.input_tokens = context;
         } else if turn == 0 {
-            usage.cache_creation_input_tokens = context;
+            usage.cache_read_input_tokens = prefix_tokens;
+            usage.cache_creation_input_tokens = context - prefix_tokens;
         } else {
             usage.cache_read_input_tokens = last_context;
             usage.cache_creation_input_tokens = context - last_context;
@@ -278,16 +312,33 @@ pub fn project(inputs: &Inputs, terms: &ModelTerms) -> Range<Tally> {
             } else {
                 dir.turns
             };
-            tally.add(project_loop(
+            let read = if low {
+                dir.read_tokens_low
+            } else {
+                dir.read_tokens
+            };
+            tally.add(project_loop_with_prefix(
+                dir.prefix_tokens,
                 dir.prompt_tokens,
-                dir.read_tokens,
+                read,
                 turns,
                 low,
                 terms,
             ));
         }
-        if let Some(tokens) = inputs.synthesis {
-            tally.add(single(tokens, SYNTHESIS_OUTPUT_TOKENS));
+        // In levels, every call before the verdict summarises a group and
+        // thinks as routine work.
+        let verdict = inputs.synthesis.len().saturating_sub(1);
+        for (n, tokens) in inputs.synthesis.iter().enumerate() {
+            tally.add(if n == verdict {
+                single(*tokens, SYNTHESIS_OUTPUT_TOKENS)
+            } else {
+                Tally::single(
+                    terms.scale(*tokens),
+                    terms.scale(GROUP_OUTPUT_TOKENS) + terms.routine_thinking,
+                    &terms.pricing,
+                )
+            });
         }
         tally
     };
@@ -319,7 +370,7 @@ pub struct Estimate {
     pub batch: bool,
     /// Every directory discovery found.
     pub directories_total: usize,
-    /// Directories that would get a dir loop.
+    /// Directories a dir loop would investigate (folded ones included).
     pub directories_to_investigate: usize,
     /// Directories already summarized in the cache (left out).
     pub directories_cached: usize,
@@ -331,6 +382,25 @@ pub struct Estimate {
     pub planning: bool,
     /// Whether a synthesis call would be made.
     pub synthesis: bool,
+    /// `--budget` in dollars; `null` for no ceiling.
+    pub budget_usd: Option<f64>,
+    /// The budget shapes the run: directories are folded into units or
+    /// summarised from the scan.
+    pub budget_binding: bool,
+    /// Dir loops the run would make.
+    pub loops: usize,
+    /// Units the directories to investigate make (one per directory when
+    /// the budget does not bind).
+    pub units: usize,
+    /// Loops the budget buys at the units' average expected cost.
+    pub loops_affordable: usize,
+    /// Directories folded into another directory's loop (counted in
+    /// `directories_to_investigate`).
+    pub directories_folded: usize,
+    /// Directories summarised from the scan, without the model.
+    pub directories_mechanical: usize,
+    /// Synthesis levels below the verdict (0: one call, or none).
+    pub synthesis_levels: usize,
     pub api_calls: Range<u64>,
     /// Every input token, cached or not.
     pub input_tokens: Range<u64>,
@@ -339,7 +409,7 @@ pub struct Estimate {
 }
 
 /// What [`estimate`] counted before the projection.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Counts {
     pub target: String,
     pub model: String,
@@ -351,6 +421,14 @@ pub struct Counts {
     pub total: usize,
     pub cached: usize,
     pub skipped: usize,
+    pub budget: Option<f64>,
+    pub budget_binding: bool,
+    pub units: usize,
+    pub loops_affordable: usize,
+    /// Directories folded into the loops of `Inputs::dirs`.
+    pub folded: usize,
+    pub mechanical: usize,
+    pub synthesis_levels: usize,
 }
 
 impl Estimate {
@@ -373,10 +451,18 @@ impl Estimate {
                 low: dollars(tally.low.cost),
                 high: dollars(tally.high.cost),
             },
-            directories_to_investigate: inputs.dirs.len(),
+            directories_to_investigate: inputs.dirs.len() + counts.folded,
             survey: inputs.survey.is_some(),
             planning: inputs.planning.is_some(),
-            synthesis: inputs.synthesis.is_some(),
+            synthesis: !inputs.synthesis.is_empty(),
+            budget_usd: counts.budget,
+            budget_binding: counts.budget_binding,
+            loops: inputs.dirs.len(),
+            units: counts.units,
+            loops_affordable: counts.loops_affordable,
+            directories_folded: counts.folded,
+            directories_mechanical: counts.mechanical,
+            synthesis_levels: counts.synthesis_levels,
             target: counts.target,
             model: counts.model,
             model_warning: counts.model_warning,
@@ -409,6 +495,19 @@ impl Estimate {
             ));
         }
         lines.push(dirs);
+        if self.budget_binding {
+            lines.push(format!(
+                "Budget: ${:.2} buys about {} loops for the {} units the directories make; \
+                 {} loops ({} directories folded into them), {} directories summarised \
+                 from the scan",
+                self.budget_usd.unwrap_or_default(),
+                self.loops_affordable,
+                self.units,
+                self.loops,
+                self.directories_folded,
+                self.directories_mechanical
+            ));
+        }
         let mut passes = Vec::new();
         if self.survey {
             passes.push("survey".to_string());
@@ -416,14 +515,15 @@ impl Estimate {
         if self.planning {
             passes.push("planning".to_string());
         }
-        if self.directories_to_investigate > 0 {
-            passes.push(format!(
-                "{} directory loops",
-                self.directories_to_investigate
-            ));
+        if self.loops > 0 {
+            passes.push(format!("{} directory loops", self.loops));
         }
         if self.synthesis {
-            passes.push("synthesis".to_string());
+            passes.push(if self.synthesis_levels > 0 {
+                format!("synthesis in {} levels", self.synthesis_levels + 1)
+            } else {
+                "synthesis".to_string()
+            });
         }
         if passes.is_empty() {
             passes.push("everything is cached".to_string());

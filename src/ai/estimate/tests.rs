@@ -47,6 +47,44 @@ fn a_cached_loop_reads_back_the_previous_context() {
 }
 
 #[test]
+fn a_shared_prefix_is_read_not_written() {
+    let alone = project_loop(3_000, 1_000, 3, true, &terms());
+    let sharing = project_loop_with_prefix(2_000, 3_000, 1_000, 3, true, &terms());
+    assert_eq!(sharing.usage.context_tokens(), alone.usage.context_tokens());
+    assert_eq!(
+        sharing.usage.cache_read_input_tokens,
+        alone.usage.cache_read_input_tokens + 2_000
+    );
+    assert!(sharing.cost < alone.cost);
+    // Without caching nothing is read, shared or not.
+    assert_eq!(
+        project_loop_with_prefix(2_000, 3_000, 1_000, 3, false, &terms()),
+        project_loop(3_000, 1_000, 3, false, &terms())
+    );
+}
+
+#[test]
+fn a_binding_budget_says_what_it_bought() {
+    let mut counts = counts();
+    counts.budget_binding = true;
+    counts.units = 30;
+    counts.loops_affordable = 12;
+    counts.folded = 7;
+    counts.mechanical = 20;
+    counts.synthesis_levels = 1;
+    let estimate = Estimate::new(counts, &inputs(true, true, 10));
+    assert_eq!(estimate.directories_to_investigate, 17);
+    let text = estimate.render_text();
+    assert!(
+        text.contains(
+            "Budget: $5.00 buys about 12 loops for the 30 units the directories make; 10 loops \
+             (7 directories folded into them), 20 directories summarised from the scan"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
 fn one_turn_reads_nothing_and_zero_turns_cost_nothing() {
     let one = project_loop(1_000, 50_000, 1, false, &terms());
     assert_eq!((one.calls, one.usage.input_tokens), (1, 1_000));
@@ -71,12 +109,14 @@ fn inputs(survey: bool, planning: bool, dirs: usize) -> Inputs {
     Inputs {
         survey: survey.then_some(3_000),
         planning: planning.then_some(4_000),
-        synthesis: Some(2_000),
+        synthesis: vec![2_000],
         dirs: vec![
             DirInput {
                 prompt_tokens: 3_000,
                 read_tokens: 5_000,
+                read_tokens_low: 2_000,
                 turns: 10,
+                prefix_tokens: 0,
             };
             dirs
         ],
@@ -113,6 +153,13 @@ fn counts() -> Counts {
         total: 6,
         cached: 2,
         skipped: 0,
+        budget: Some(5.0),
+        budget_binding: false,
+        units: 4,
+        loops_affordable: 4,
+        folded: 0,
+        mechanical: 0,
+        synthesis_levels: 0,
     }
 }
 
@@ -188,6 +235,14 @@ fn json_keys_are_stable() {
             "survey",
             "planning",
             "synthesis",
+            "budget_usd",
+            "budget_binding",
+            "loops",
+            "units",
+            "loops_affordable",
+            "directories_folded",
+            "directories_mechanical",
+            "synthesis_levels",
             "api_calls",
             "input_tokens",
             "output_tokens",
@@ -212,7 +267,7 @@ fn text_names_every_figure() {
 #[test]
 fn a_fully_cached_target_costs_nothing() {
     let mut nothing = inputs(false, false, 0);
-    nothing.synthesis = None;
+    nothing.synthesis = Vec::new();
     let estimate = Estimate::new(counts(), &nothing);
     assert_eq!((estimate.api_calls.low, estimate.api_calls.high), (0, 0));
     assert_eq!(estimate.cost_usd.high, 0.0);

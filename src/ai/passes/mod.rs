@@ -1,6 +1,8 @@
 //! The four passes of an investigation, one module each: the [`survey`]
 //! orients, [`planning`] allocates turns, [`dir_loop`] investigates one
-//! directory, and [`synthesis`] writes the verdict.
+//! directory (or unit), and [`synthesis`] writes the verdict; and the one
+//! without a model, [`mechanical`], which summarises a directory no loop
+//! investigates.
 //!
 //! A pass builds its prompt, calls the model through the engine
 //! ([`crate::ai::engine`]) and returns a proposal; deterministic code in
@@ -8,6 +10,7 @@
 //! orchestrator's business ([`crate::ai::orchestrator`]).
 
 pub mod dir_loop;
+pub mod mechanical;
 pub mod planning;
 pub mod survey;
 pub mod synthesis;

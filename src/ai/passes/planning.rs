@@ -1,9 +1,12 @@
 //! The planning pass: one short call that proposes where the dir loops should
 //! spend their turns.
 //!
-//! It sees the survey block, a six-level tree, the raw file signals, how many
-//! directories there are, which are cached already, the default allocation
-//! and the global budget (10 turns per directory). It may only call
+//! It sees the survey block, a six-level tree (or, for a tree too large to
+//! show, a condensed map: [`crate::ai::rules::map`]), the raw file signals,
+//! how many directories there are, which are cached already, the default
+//! allocation and the global budget (10 turns per directory), and when the
+//! money does not buy a loop per directory, how many loops it does buy and
+//! how they are given out ([`budget_text`]). It may only call
 //! `submit_plan`, within 3 turns. It returns the proposal as it came
 //! ([`proposal_document`], what `plan.json` keeps); [`Plan::from_value`]
 //! normalizes it and the pure [`crate::ai::rules::plan::apply_plan`] applies it.
@@ -40,24 +43,74 @@ pub struct PlanningInputs<'a> {
     pub dir_count: usize,
     /// Relative paths of the directories already cached.
     pub cached_dirs: &'a [String],
+    /// What the budget buys, when it does not buy a loop per directory.
+    pub spending: Option<Spending>,
 }
+
+/// What a binding budget buys, as the planner is told.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spending {
+    /// Dollars.
+    pub budget: f64,
+    /// Loops the budget buys at the units' average expected cost.
+    pub loops: usize,
+    /// Units the directories to investigate make.
+    pub units: usize,
+}
+
+/// Cached directories named in the prompt; the rest are counted.
+pub const CACHED_NAMED: usize = 50;
 
 /// The global turn budget the planner is told about.
 pub fn global_budget(dir_count: usize) -> u32 {
     BASE_TURNS_PER_DIR.saturating_mul(u32::try_from(dir_count).unwrap_or(u32::MAX))
 }
 
-/// `a, b/c` or `(none)`; names are escaped to one line.
+/// `a, b/c` or `(none)`; names are escaped to one line. Past
+/// [`CACHED_NAMED`] the rest are counted, so a resumed large tree does not
+/// fill the prompt with names.
 pub fn cached_dirs_text(cached: &[String]) -> String {
     if cached.is_empty() {
-        "(none)".to_string()
-    } else {
-        cached
-            .iter()
-            .map(|dir| escape_line(dir))
-            .collect::<Vec<_>>()
-            .join(", ")
+        return "(none)".to_string();
     }
+    let mut text = cached
+        .iter()
+        .take(CACHED_NAMED)
+        .map(|dir| escape_line(dir))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if cached.len() > CACHED_NAMED {
+        text.push_str(&format!(" and {} more", cached.len() - CACHED_NAMED));
+    }
+    text
+}
+
+/// The planner's budget section: the turns all directories share, and
+/// when the money does not buy a loop per directory, what it does buy and
+/// in which order the units get their loops.
+pub fn budget_text(dir_count: usize, spending: Option<Spending>) -> String {
+    let mut text = format!(
+        "All directories together have {} turns. Stay roughly within\n\
+         that; going slightly over is fine. Allocations far beyond it get capped per\n\
+         directory by the orchestrator.",
+        global_budget(dir_count)
+    );
+    if let Some(spending) = spending {
+        text.push_str(&format!(
+            "\n\nMoney is tighter than turns. The run's ${:.2} buys about {} loops (one\n\
+             agent investigating its share of the tree), not one per directory: the\n\
+             directories make {} units (a directory with the small directories below\n\
+             it folded in), and the units get their loops in this order: the\n\
+             target itself, then everything at and below the directories you list\n\
+             in priority_dirs, then the rest by how much source they hold, and\n\
+             everything under shallow_dirs last. A directory left without a loop\n\
+             is summarised from the scan alone (counts, types, names; no file\n\
+             read). So list in priority_dirs the few subtrees most worth a reading,\n\
+             and in shallow_dirs those that need none.",
+            spending.budget, spending.loops, spending.units
+        ));
+    }
+    text
 }
 
 /// The planning prompt.
@@ -67,6 +120,7 @@ pub fn planning_prompt(inputs: &PlanningInputs<'_>) -> Result<String, PassError>
     let file_signals = frame_signals(inputs.file_signals);
     let survey_context = frame_survey_block(inputs.survey_block);
     let target = escape_line(inputs.target);
+    let budget_text = budget_text(inputs.dir_count, inputs.spending);
     Ok(PlanningPrompt {
         target: &target,
         survey_context: &survey_context,
@@ -75,7 +129,7 @@ pub fn planning_prompt(inputs: &PlanningInputs<'_>) -> Result<String, PassError>
         dir_count: inputs.dir_count,
         cached_dirs: &cached_dirs,
         default_turns: DEFAULT_TURNS,
-        global_budget: global_budget(inputs.dir_count),
+        budget_text: &budget_text,
     }
     .render()?)
 }
@@ -95,7 +149,8 @@ pub async fn run_planning(
         tools::definitions(Toolbox::Planning),
         prompts::nudge::PLANNING,
         Printer::Pass(progress.clone()),
-    );
+    )
+    .expecting_one_call();
     for turn in 1..=PLANNING_MAX_TURNS {
         match agent.turn(session, cache, "(planning)", turn).await {
             Ok(step) => match step.outcome {
@@ -119,6 +174,10 @@ pub async fn run_planning(
             Err(AgentError::Api(err)) => {
                 stop_for_api_error(session, &err)?;
                 progress.ai(&format!("  API error: {err}"));
+                return Ok(None);
+            }
+            Err(AgentError::TooLarge(err)) => {
+                progress.ai(&format!("  Not sent: {err}."));
                 return Ok(None);
             }
             Err(other) => return Err(other.into()),
@@ -151,11 +210,33 @@ mod tests {
             file_signals: "(no files classified)",
             dir_count: 7,
             cached_dirs: &cached,
+            spending: None,
         })
         .unwrap();
         assert!(prompt.contains("\nDirectories in the investigation: 7\n"));
         assert!(prompt.contains("not investigated again: docs\n"));
         assert!(prompt.contains("the default of 10 turns"));
         assert!(prompt.contains("together have 70 turns"));
+        assert!(!prompt.contains("Money is tighter"));
+    }
+
+    #[test]
+    fn a_binding_budget_tells_the_planner_what_it_buys() {
+        let text = budget_text(
+            900,
+            Some(Spending {
+                budget: 5.0,
+                loops: 120,
+                units: 410,
+            }),
+        );
+        assert!(text.starts_with("All directories together have 9000 turns."));
+        assert!(
+            text.contains("The run's $5.00 buys about 120 loops"),
+            "{text}"
+        );
+        assert!(text.contains("the\ndirectories make 410 units"), "{text}");
+        let many: Vec<String> = (0..60).map(|i| format!("d{i}")).collect();
+        assert!(cached_dirs_text(&many).ends_with(", d49 and 10 more"));
     }
 }

@@ -317,7 +317,8 @@ pub async fn run_survey(
         tools::definitions(Toolbox::Survey),
         prompts::nudge::SURVEY,
         Printer::Pass(progress.clone()),
-    );
+    )
+    .expecting_one_call();
     for turn in 1..=SURVEY_MAX_TURNS {
         match agent.turn(session, cache, "(survey)", turn).await {
             Ok(step) => match step.outcome {
@@ -343,6 +344,10 @@ pub async fn run_survey(
             Err(AgentError::Api(err)) => {
                 stop_for_api_error(session, &err)?;
                 progress.ai(&format!("  API error: {err}"));
+                return Ok(None);
+            }
+            Err(AgentError::TooLarge(err)) => {
+                progress.ai(&format!("  Not sent: {err}."));
                 return Ok(None);
             }
             Err(other) => return Err(other.into()),

@@ -2,14 +2,27 @@
 //! model call, no clock and no cache write, so the run and `--estimate`
 //! reach the same answers and each rule is unit-tested on its own.
 //!
+//! - [`decide`]: the one decision of a run, carried out by the orchestrator
+//!   and priced by `--estimate`;
 //! - [`discover`]: which directories there are, leaf-first;
+//! - [`dir_stats`]: the scan's figures for each directory and subtree;
 //! - [`fingerprint`]: whether a cached summary still matches the disk;
+//! - [`levels`]: grouping summaries so every synthesis call fits;
+//! - [`map`]: the condensed map the planner sees of a large tree;
+//! - [`mechanical`]: the summary of a directory no loop investigates;
 //! - [`plan`]: turning the planner's proposal into allocations and an order;
 //! - [`status`]: whether a finished investigation is complete or partial;
-//! - [`tree_view`]: the trees the survey and planner see.
+//! - [`tree_view`]: the trees the survey and planner see;
+//! - [`units`]: folding small directories into investigation units.
 
+pub mod decide;
+pub mod dir_stats;
 pub mod discover;
 pub mod fingerprint;
+pub mod levels;
+pub mod map;
+pub mod mechanical;
 pub mod plan;
 pub mod status;
 pub mod tree_view;
+pub mod units;

@@ -168,8 +168,9 @@ pub fn entry_location(target: &Path, home: Option<&Path>, raw: &str) -> Result<P
 }
 
 /// A `file` entry describes a file and a `dir` entry a directory; in a dir
-/// loop, the only directory whose entry it writes is its own (another
-/// directory's summary belongs to that directory's loop).
+/// loop, the only directories whose entries it writes are its own and those
+/// folded into its unit (another directory's summary belongs to that
+/// directory's loop).
 fn check_kind(
     ctx: &ToolContext<'_>,
     kind: EntryKind,
@@ -186,11 +187,31 @@ fn check_kind(
             "Error: '{shown}' is not a directory; cache_type 'dir' is for directories."
         )),
         EntryKind::Dir => match ctx.home {
-            Some(home) if home != location => Err(format!(
-                "Error: '{shown}' is not the directory you are investigating; write the dir \
-                 entry of {}/ only.",
-                escape_line(&sandbox::relative_display(ctx.target, home))
-            )),
+            Some(home) if home != location && !ctx.unit.iter().any(|dir| dir == location) => {
+                let shown_dir = |dir: &Path| {
+                    format!(
+                        "{}/",
+                        escape_line(&sandbox::relative_display(ctx.target, dir))
+                    )
+                };
+                Err(if ctx.unit.is_empty() {
+                    format!(
+                        "Error: '{shown}' is not the directory you are investigating; write the \
+                         dir entry of {} only.",
+                        shown_dir(home)
+                    )
+                } else {
+                    format!(
+                        "Error: '{shown}' is not one of the directories you are investigating; \
+                         write the dir entries of {} only.",
+                        std::iter::once(home)
+                            .chain(ctx.unit.iter().map(PathBuf::as_path))
+                            .map(shown_dir)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                })
+            }
             _ => Ok(()),
         },
         EntryKind::File => Ok(()),

@@ -25,7 +25,7 @@
 //! Handlers are synchronous and may block (a command runs for up to 15 s):
 //! async callers run [`dispatch`] on a blocking thread.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -82,6 +82,10 @@ pub struct ToolContext<'a> {
     /// in the other passes. `write_cache` also resolves a relative path
     /// against it.
     pub home: Option<&'a Path>,
+    /// The directories folded into `home`'s investigation unit (absolute,
+    /// canonical; empty outside a unit): `write_cache` writes their dir
+    /// entries too.
+    pub unit: &'a [PathBuf],
     /// 1-based turn number, for the log.
     pub turn: u32,
 }

@@ -275,6 +275,7 @@ impl Fixture {
             progress: &self.progress,
             directory: "sub",
             home: None,
+            unit: &[],
             turn: 4,
         }
     }

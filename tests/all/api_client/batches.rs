@@ -18,7 +18,10 @@ use crate::support::mock::{MockServer, Reply};
 
 /// A batch item for `request`, named by its digest as the engine names it.
 fn item(client: &Client, request: &luminos::ai::api::MessagesRequest) -> BatchItem {
-    let params = serde_json::to_vec(&client.batch_params(request)).unwrap();
+    let params = serde_json::to_vec(
+        &client.batch_params(request, luminos::ai::api::caching::Reuse::Expected),
+    )
+    .unwrap();
     BatchItem {
         custom_id: request_digest(&params),
         params: Arc::from(params),

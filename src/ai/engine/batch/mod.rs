@@ -56,6 +56,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
+use crate::ai::api::caching::Reuse;
 use crate::ai::api::cost::TokenTracker;
 use crate::ai::api::{ApiError, ApiErrorKind, Client, MessagesRequest, Response};
 use crate::cache::batch::BatchStore;
@@ -286,12 +287,16 @@ impl Batcher {
         *self.inner.stats()
     }
 
-    /// Send `request` (built by the session, not yet prepared): its kept
-    /// answer if there is one, else in the next round (batch mode) or to the
+    /// Send `request` (built by the session, not yet prepared, with the
+    /// breakpoints `reuse` calls for): its kept answer if there is one, else in the next round (batch mode) or to the
     /// Messages API at once.
-    pub async fn send(&self, request: &MessagesRequest) -> Result<Response, ApiError> {
+    pub async fn send(
+        &self,
+        request: &MessagesRequest,
+        reuse: Reuse,
+    ) -> Result<Response, ApiError> {
         let params =
-            serde_json::to_vec(&self.inner.client.batch_params(request)).map_err(|err| {
+            serde_json::to_vec(&self.inner.client.batch_params(request, reuse)).map_err(|err| {
                 ApiError::new(
                     ApiErrorKind::InvalidRequest,
                     format!("could not encode the request: {err}"),
@@ -302,7 +307,7 @@ impl Batcher {
             return Ok(response);
         }
         if !self.is_batching() {
-            let response = self.inner.client.send(request).await?;
+            let response = self.inner.client.send_with(request, reuse).await?;
             self.inner.tracker.record(&response.usage);
             return Ok(response);
         }

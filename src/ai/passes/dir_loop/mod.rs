@@ -1,5 +1,13 @@
-//! The dir loop: one isolated agent conversation per directory, and the
-//! pure helpers that prepare it and salvage its work.
+//! The dir loop: one isolated agent conversation per assignment (a
+//! directory, or an investigation unit: a directory with the small
+//! directories folded into it), and the pure helpers that prepare it and
+//! salvage its work.
+//!
+//! A unit's agent writes one dir entry per directory it covers with
+//! `write_cache`; `submit_report` is refused once while any is missing
+//! (the reply names them), and a directory still without one when the loop
+//! ends gets a partial entry from its cached file summaries, or the stub.
+//! The cache thus holds one dir entry per directory, whoever wrote it.
 //!
 //! [`investigate_dir`] is a self-contained async unit: it takes the run's
 //! shared, read-only context ([`DirShared`], meant to sit in an `Arc`) and one
@@ -28,8 +36,8 @@ use crate::ai::api::settings::context_budget;
 use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::engine::pool::TurnPool;
 use crate::ai::engine::session::Session;
-use crate::ai::passes::survey::{frame_survey_block, string_field, unit_interval};
-use crate::ai::prompts::{self, DirPrompt};
+use crate::ai::passes::survey::{string_field, unit_interval};
+use crate::ai::prompts;
 use crate::ai::rules::discover::{ChildIndex, display_name, relative};
 use crate::ai::rules::fingerprint::{FINGERPRINT_FIELD, fingerprint};
 use crate::ai::tools::{ToolContext, Toolbox, frame_untrusted, fs::scoped_listing};
@@ -72,6 +80,15 @@ pub const UNINVESTIGATED_PLACEHOLDER: &str =
     "(child directories exist but have not been investigated yet)";
 /// From this many turns before its limit, a loop is told how many remain.
 pub const NEAR_END_TURNS: u32 = 2;
+/// `partial_reason` of the entry salvaged for a unit's directory the agent
+/// did not summarize.
+pub const UNIT_MEMBER_REASON: &str = "the unit's agent wrote no summary of this directory";
+/// `summary` of the stub for such a directory with no cached file either.
+pub const UNIT_MEMBER_SUMMARY: &str =
+    "Investigation incomplete — the unit's agent summarized neither this directory nor its files.";
+/// The dir-entry field naming the unit (its top directory, relative) a
+/// folded directory was investigated in.
+pub const UNIT_FIELD: &str = "unit";
 
 /// What every dir loop of a run shares. Read-only once built, apart from the
 /// turn pool's counters.
@@ -83,23 +100,48 @@ pub struct DirShared {
     pub target: PathBuf,
     /// The discovered subdirectories of each directory.
     pub children: ChildIndex,
-    /// The survey block for the prompt.
-    pub survey_block: String,
+    /// The dir system prompt, the same for every loop of the run
+    /// ([`dir_system_prompt`]).
+    pub system: String,
     /// The dir toolbox after the survey's filtering.
     pub dir_tools: Vec<ToolDefinition>,
     /// Turns loops may borrow beyond their allocation.
     pub pool: TurnPool,
 }
 
-/// One directory to investigate.
+/// One assignment: a directory, with the directories folded into its unit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirJob {
-    /// Absolute, canonical.
+    /// Absolute, canonical: the unit's top directory.
     pub dir: PathBuf,
+    /// The directories below `dir` folded into its unit, leaf-first (none
+    /// for a single directory).
+    pub members: Vec<PathBuf>,
     pub max_turns: u32,
-    /// The directory's own contents changed since its cached summary, so its
-    /// cached file summaries are stale too.
-    pub contents_changed: bool,
+    /// The directories of the unit whose own contents changed since their
+    /// cached summary, so their cached file summaries are stale too.
+    pub changed: Vec<PathBuf>,
+}
+
+impl DirJob {
+    /// A single directory.
+    pub fn single(dir: PathBuf, max_turns: u32, contents_changed: bool) -> DirJob {
+        DirJob {
+            changed: if contents_changed {
+                vec![dir.clone()]
+            } else {
+                Vec::new()
+            },
+            dir,
+            members: Vec::new(),
+            max_turns,
+        }
+    }
+
+    /// Every directory of the assignment: `dir`, then the members.
+    pub fn dirs(&self) -> impl Iterator<Item = &PathBuf> {
+        std::iter::once(&self.dir).chain(&self.members)
+    }
 }
 
 /// How a dir loop ended.
@@ -123,6 +165,8 @@ pub enum LoopEnd {
 pub enum PartialCause {
     Budget,
     TurnLimit,
+    /// A unit's directory the agent left without a dir entry.
+    UnitMember,
     Refused,
 }
 
@@ -132,6 +176,7 @@ impl PartialCause {
         match self {
             PartialCause::Budget => PARTIAL_REASON,
             PartialCause::TurnLimit => TURN_LIMIT_REASON,
+            PartialCause::UnitMember => UNIT_MEMBER_REASON,
             PartialCause::Refused => DECLINED_REASON,
         }
     }
@@ -141,6 +186,7 @@ impl PartialCause {
         match self {
             PartialCause::Budget => INCOMPLETE_REASON,
             PartialCause::TurnLimit => TURN_LIMIT_STUB_REASON,
+            PartialCause::UnitMember => UNIT_MEMBER_REASON,
             PartialCause::Refused => DECLINED_STUB_REASON,
         }
     }
@@ -150,6 +196,7 @@ impl PartialCause {
         match self {
             PartialCause::Budget => INCOMPLETE_SUMMARY,
             PartialCause::TurnLimit => TURN_LIMIT_SUMMARY,
+            PartialCause::UnitMember => UNIT_MEMBER_SUMMARY,
             PartialCause::Refused => DECLINED_SUMMARY,
         }
     }
@@ -172,13 +219,18 @@ pub struct DirOutcome {
     pub end: LoopEnd,
 }
 
-/// Investigate `job.dir`: forget its stale summaries, run the loop, write the
-/// dir entry from its report when the agent did not write one itself, and
-/// stamp the entry with the fingerprint the directory had when the loop
-/// started (a file edited mid-loop then shows as a change next run).
+/// Investigate `job`: forget its directories' stale summaries, run the
+/// loop, write the top directory's entry from its report when the agent did
+/// not write one itself, salvage an entry for every directory still without
+/// one, and stamp each entry with the fingerprint its directory had when the
+/// loop started (a file edited mid-loop then shows as a change next run).
+/// Folded directories' entries also name their unit.
 pub async fn investigate_dir(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, PassError> {
     let path = job.dir.to_string_lossy().into_owned();
-    let fingerprint = fingerprint(&job.dir, shared.session.scope());
+    let fingerprints: Vec<(PathBuf, String)> = job
+        .dirs()
+        .map(|dir| (dir.clone(), fingerprint(dir, shared.session.scope())))
+        .collect();
     forget_stale_entries(shared, job)?;
     let outcome = run_dir_loop(shared, job).await?;
     shared.pool.give_back(
@@ -197,7 +249,7 @@ pub async fn investigate_dir(shared: &DirShared, job: &DirJob) -> Result<DirOutc
         );
         // Stamped in the same atomic write: an entry a killed run left
         // without its fingerprint would be investigated again next time.
-        entry[FINGERPRINT_FIELD] = json!(fingerprint);
+        entry[FINGERPRINT_FIELD] = json!(fingerprints[0].1);
         if let Err(message) = shared.cache.write_entry(EntryKind::Dir, &path, &entry) {
             shared.progress.ai_dir(
                 &outcome.shown,
@@ -205,8 +257,47 @@ pub async fn investigate_dir(shared: &DirShared, job: &DirJob) -> Result<DirOutc
             );
         }
     }
-    stamp_fingerprint(&shared.cache, &path, &fingerprint)?;
+    // A loop that ended on the API error leaves its directories without a
+    // summary, as before: the next run investigates them again.
+    if !matches!(outcome.end, LoopEnd::ApiError(_)) {
+        for member in &job.members {
+            flush_partial_dir_entry(
+                &shared.cache,
+                &shared.target,
+                member,
+                PartialCause::UnitMember,
+            )?;
+        }
+    }
+    let unit = relative(&shared.target, &job.dir);
+    for (dir, print) in &fingerprints {
+        let member = (dir != &job.dir).then_some(unit.as_str());
+        stamp_entry(&shared.cache, &dir.to_string_lossy(), print, member)?;
+    }
     Ok(outcome)
+}
+
+/// The directories of `job` that still have no dir entry, relative.
+fn missing_entries(cache: &Cache, target: &Path, members: &[PathBuf]) -> Vec<String> {
+    members
+        .iter()
+        .filter(|dir| !cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
+        .map(|dir| relative(target, dir))
+        .collect()
+}
+
+/// The reply to a unit's `submit_report` while some of its directories
+/// have no dir entry.
+pub fn missing_entries_message(missing: &[String]) -> String {
+    format!(
+        "Not accepted yet: these directories of your unit have no dir entry: {}. Write one \
+         for each with write_cache (cache_type \"dir\"), then call submit_report again.",
+        missing
+            .iter()
+            .map(|rel| escape_line(rel).into_owned())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 /// A directory investigated again starts from a clean slate: its old dir
@@ -214,26 +305,41 @@ pub async fn investigate_dir(shared: &DirShared, job: &DirJob) -> Result<DirOutc
 /// that exists), and when its own files changed, so do their summaries.
 fn forget_stale_entries(shared: &DirShared, job: &DirJob) -> Result<(), PassError> {
     let cache = &shared.cache;
-    cache.remove_entry(EntryKind::Dir, &job.dir.to_string_lossy())?;
-    if job.contents_changed {
+    for dir in job.dirs() {
+        cache.remove_entry(EntryKind::Dir, &dir.to_string_lossy())?;
+    }
+    if !job.changed.is_empty() {
         let files = cache.located_entries(EntryKind::File);
-        for (path, _) in direct_file_entries(&job.dir, &files) {
-            cache.remove_entry(EntryKind::File, &path.to_string_lossy())?;
+        for dir in &job.changed {
+            for (path, _) in direct_file_entries(dir, &files) {
+                cache.remove_entry(EntryKind::File, &path.to_string_lossy())?;
+            }
         }
     }
     Ok(())
 }
 
 /// Record `fingerprint` in the dir entry at `path`, if the loop left one
-/// that does not carry it yet.
-fn stamp_fingerprint(cache: &Cache, path: &str, fingerprint: &str) -> Result<(), PassError> {
+/// that does not carry it yet, and for a folded directory the unit (its top
+/// directory, relative).
+fn stamp_entry(
+    cache: &Cache,
+    path: &str,
+    fingerprint: &str,
+    unit: Option<&str>,
+) -> Result<(), PassError> {
     let Some(mut entry) = cache.read_entry(EntryKind::Dir, path) else {
         return Ok(());
     };
-    if entry.get(FINGERPRINT_FIELD).and_then(Value::as_str) == Some(fingerprint) {
+    if entry.get(FINGERPRINT_FIELD).and_then(Value::as_str) == Some(fingerprint)
+        && (unit.is_none() || entry.get(UNIT_FIELD).and_then(Value::as_str) == unit)
+    {
         return Ok(());
     }
     entry[FINGERPRINT_FIELD] = json!(fingerprint);
+    if let Some(unit) = unit {
+        entry[UNIT_FIELD] = json!(unit);
+    }
     cache
         .write_entry(EntryKind::Dir, path, &entry)
         .map_err(|message| PassError::Failed(format!("recording a fingerprint: {message}")))
@@ -252,20 +358,39 @@ pub fn turns_left_note(remaining: u32) -> String {
 async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, PassError> {
     let target = shared.target.as_path();
     let shown = display_name(target, &job.dir);
-    let system = dir_system_prompt(shared, &job.dir, job.max_turns)?;
+    let task = dir_task(shared, job)?;
     let printer = Printer::Dir {
         progress: shared.progress.clone(),
         dir: shown.clone(),
     };
     let mut agent = Agent::new(
         Toolbox::Dir,
-        system,
-        prompts::kickoff::DIR,
+        shared.system.clone(),
+        &task,
         shared.dir_tools.clone(),
         prompts::nudge::DIR,
         printer.clone(),
     )
-    .investigating(&job.dir);
+    .investigating(&job.dir)
+    .covering(&job.members);
+    if !job.members.is_empty() {
+        // Refused once while a directory of the unit has no entry; the
+        // salvage covers what the agent still leaves out.
+        let (cache, target, members) = (
+            shared.cache.clone(),
+            target.to_path_buf(),
+            job.members.clone(),
+        );
+        let mut refused = false;
+        agent = agent.with_submit_check(Box::new(move |_input: &Value| {
+            let missing = missing_entries(&cache, &target, &members);
+            if missing.is_empty() || refused {
+                return None;
+            }
+            refused = true;
+            Some(missing_entries_message(&missing))
+        }));
+    }
     let mut usage = LoopUsage::default();
     let pricing = shared.session.tracker().pricing();
     let budget = context_budget(shared.session.facts().model);
@@ -348,6 +473,12 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
                 };
                 break;
             }
+            Err(AgentError::TooLarge(err)) => {
+                // The context is full: the loop ends as on its budget.
+                printer.line(&format!("Context window reached — {err}; exiting early"));
+                end = LoopEnd::Budget;
+                break;
+            }
             Err(other) => return Err(other.into()),
         }
     }
@@ -392,45 +523,49 @@ pub fn report_completeness(input: &Value) -> Option<f64> {
     }
 }
 
-/// The dir loop's system prompt for `dir`: reads the listing (redacted like
-/// `list_directory`'s, so a secret in a name is flagged) and the children's
-/// cached summaries, then [`compose_dir_prompt`].
-pub fn dir_system_prompt(
-    shared: &DirShared,
-    dir: &Path,
-    max_turns: u32,
-) -> Result<String, PassError> {
+/// The first message of `job`'s loop: reads each directory's listing
+/// (redacted like `list_directory`'s, so a secret in a name is flagged) and
+/// the cached summaries of the subdirectories outside the assignment, then
+/// [`compose_dir_task`].
+pub fn dir_task(shared: &DirShared, job: &DirJob) -> Result<String, PassError> {
     let tools = ToolContext {
         target: &shared.target,
         cache: &shared.cache,
         redactor: shared.session.redactor(),
         scope: shared.session.scope(),
         progress: &shared.progress,
-        directory: &display_name(&shared.target, dir),
-        home: Some(dir),
+        directory: &display_name(&shared.target, &job.dir),
+        home: Some(&job.dir),
+        unit: &job.members,
         turn: 0,
     };
-    let listing = tools.redact_listing(
-        &relative(&shared.target, dir),
-        &dir_context_in(&shared.target, dir, shared.session.scope()),
-    );
-    let child_entries = named_child_entries(shared.children.of(dir), |child| {
+    let listings: Vec<String> = job
+        .dirs()
+        .map(|dir| {
+            tools.redact_listing(
+                &relative(&shared.target, dir),
+                &dir_context_in(&shared.target, dir, shared.session.scope()),
+            )
+        })
+        .collect();
+    let outside = outside_children(&shared.children, &job.dir, &job.members);
+    let child_entries = named_child_entries(&outside, |child| {
         shared
             .cache
             .read_entry(EntryKind::Dir, &child.to_string_lossy())
     });
-    compose_dir_prompt(
+    compose_dir_task(
         &shared.target,
-        dir,
-        max_turns,
-        &listing,
+        &job.dir,
+        &job.members,
+        job.max_turns,
+        &listings,
         &child_entries,
-        &shared.survey_block,
     )
 }
 
 /// Each child directory's name with its dir entry (from `entry_of`), as
-/// [`compose_dir_prompt`] takes them.
+/// [`compose_dir_task`] takes them.
 pub fn named_child_entries(
     children: &[PathBuf],
     entry_of: impl Fn(&PathBuf) -> Option<Value>,
@@ -445,34 +580,6 @@ pub fn named_child_entries(
             (name, entry_of(child))
         })
         .collect()
-}
-
-/// The dir prompt from its parts. The listing, the child summaries and the
-/// survey (a model's reading of the target's names) come from the target, so
-/// they are framed as untrusted data, and the directory's names are escaped
-/// to one line; its absolute path is the only absolute path in the result.
-pub fn compose_dir_prompt(
-    target: &Path,
-    dir: &Path,
-    max_turns: u32,
-    listing: &str,
-    child_entries: &[(String, Option<Value>)],
-    survey_block: &str,
-) -> Result<String, PassError> {
-    let dir_rel = escape_line(&display_name(target, dir)).into_owned();
-    let context = frame_untrusted(&format!("listing of {dir_rel}"), listing);
-    let child_summaries = frame_child_summaries(render_child_summaries(child_entries));
-    let survey_context = frame_survey_block(survey_block);
-    let dir_path = escape_line(&dir.to_string_lossy()).into_owned();
-    Ok(DirPrompt {
-        dir_path: &dir_path,
-        dir_rel: &dir_rel,
-        max_turns,
-        context: &context,
-        child_summaries: &child_summaries,
-        survey_context: &survey_context,
-    }
-    .render()?)
 }
 
 /// The child-summaries block: `- <relative_path>/: <summary>` for each child
@@ -522,7 +629,7 @@ pub fn dir_context_in(target: &Path, dir: &Path, scope: Option<&ScanFilter>) -> 
 
 /// Summaries are the agent's words about the target's files, so they go to
 /// the next agent framed as untrusted data; the placeholders are ours.
-fn frame_child_summaries(rendered: String) -> String {
+pub(crate) fn frame_child_summaries(rendered: String) -> String {
     if rendered == LEAF_PLACEHOLDER || rendered == UNINVESTIGATED_PLACEHOLDER {
         rendered
     } else {
@@ -662,6 +769,10 @@ pub fn flush_partial_dir_entry(
         .map_err(|message| PassError::Failed(format!("writing a partial entry: {message}")))?;
     Ok(summary)
 }
+
+mod task;
+
+pub use task::{UNIT_FRAME, compose_dir_task, dir_system_prompt, outside_children};
 
 #[cfg(test)]
 mod tests;

@@ -309,6 +309,26 @@ pub fn apply_plan(
     }
 }
 
+/// The tier the plan names each directory with (priority or shallow;
+/// shallow wins when a directory is named in both, as in [`apply_plan`]).
+/// Directories the plan does not name are absent.
+pub fn named_tiers(all_dirs: &[PathBuf], plan: &Plan, target: &Path) -> HashMap<PathBuf, Tier> {
+    let lookup = relative_lookup(all_dirs, target);
+    let resolve = |rel: &str| lookup.get(rel.trim_end_matches('/')).cloned();
+    let mut tiers = HashMap::new();
+    for entry in &plan.priority_dirs {
+        if let Some(dir) = resolve(&entry.path) {
+            tiers.insert(dir, Tier::Priority);
+        }
+    }
+    for entry in &plan.shallow_dirs {
+        if let Some(dir) = resolve(&entry.path) {
+            tiers.insert(dir, Tier::Shallow);
+        }
+    }
+    tiers
+}
+
 /// Relative path → absolute directory, with the root under both `.` and its
 /// own name (the planner sees the name in the rendered tree).
 fn relative_lookup(all_dirs: &[PathBuf], target: &Path) -> HashMap<String, PathBuf> {

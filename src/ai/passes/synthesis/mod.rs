@@ -12,19 +12,34 @@
 //! with a digest of the entries it read ([`entries_digest`]); a later run
 //! whose entries have the same digest reuses it ([`reusable_synthesis`])
 //! instead of paying for the same verdict again. The fallback is never saved.
+//!
+//! Also unlike the original, the summaries need not fit one call: when they
+//! do not ([`crate::ai::rules::levels`]), [`synthesize`] summarises parts of
+//! the tree first and writes the verdict from those summaries (`levels.rs`).
+//! Mechanical entries are read only where no mechanical parent already
+//! describes their subtree ([`synthesis_entries`]).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
+
+mod levels;
+
 use crate::ai::engine::session::Session;
 use crate::ai::passes::survey::string_field;
 use crate::ai::prompts::{self, SynthesisPrompt};
+use crate::ai::rules::decide::in_synthesis;
+use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
 use crate::ai::{PassError, record_refusal, stop_for_api_error};
 use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::text::escape_line;
+pub use levels::{GROUPS_FILE, LaidOut, SynthesisRun, Synthesized, lay_out, synthesize};
 
 /// Turns the synthesis pass may take.
 pub const SYNTHESIS_MAX_TURNS: u32 = 5;
@@ -43,6 +58,28 @@ pub fn report_order(mut entries: Vec<Value>) -> Vec<Value> {
     }
     entries.sort_by_key(key);
     entries
+}
+
+/// The dir entries the synthesis reads, in report order: the entry of
+/// every directory in `dirs` that a model wrote, and a mechanical entry
+/// only where its parent's entry is not mechanical too (the parent's
+/// already describes its subtree). Without mechanical entries, that is
+/// every entry.
+pub fn synthesis_entries(
+    target: &Path,
+    dirs: &[PathBuf],
+    entries: &HashMap<PathBuf, Value>,
+) -> Vec<Value> {
+    let mechanical = |dir: &Path| entries.get(dir).map(is_mechanical);
+    report_order(
+        dirs.iter()
+            .filter_map(|dir| {
+                let entry = entries.get(dir)?;
+                let parent = dir.parent().filter(|_| dir != target).and_then(mechanical);
+                in_synthesis(is_mechanical(entry), parent).then(|| entry.clone())
+            })
+            .collect(),
+    )
 }
 
 /// The `summaries_text` block: one section per dir entry.
@@ -137,8 +174,69 @@ pub struct SynthesisOutcome {
     pub submitted: bool,
 }
 
+/// How one synthesis conversation ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallEnd {
+    /// `submit_report` with this input.
+    Submitted(Value),
+    /// The API failed (after retries); the line was printed.
+    ApiError,
+    /// Every turn went by without a report.
+    OutOfTurns,
+    /// The model declined (this says how).
+    Refused(String),
+    /// The context window filled up (the API said so, or the next request
+    /// would not have fit).
+    ContextFull,
+}
+
+/// One synthesis conversation over `system` (the verdict, or one group of
+/// a synthesis in levels), up to [`SYNTHESIS_MAX_TURNS`] turns. A group's
+/// summary (`routine`) is condensing, not judgment: it thinks as little as
+/// the model allows, as the directory loops do; the verdict keeps the
+/// model's default.
+pub async fn converse(
+    session: &Session,
+    cache: &Cache,
+    progress: &Progress,
+    system: String,
+    routine: bool,
+) -> Result<CallEnd, PassError> {
+    let agent = Agent::new(
+        Toolbox::Synthesis,
+        system,
+        prompts::kickoff::SYNTHESIS,
+        tools::definitions(Toolbox::Synthesis),
+        prompts::nudge::SYNTHESIS,
+        Printer::Pass(progress.clone()),
+    )
+    .expecting_one_call();
+    let mut agent = if routine { agent.as_routine() } else { agent };
+    for turn in 1..=SYNTHESIS_MAX_TURNS {
+        match agent.turn(session, cache, SYNTHESIS_LOG_NAME, turn).await {
+            Ok(step) => match step.outcome {
+                TurnOutcome::Ended(input) => return Ok(CallEnd::Submitted(input)),
+                TurnOutcome::Continue => {}
+                TurnOutcome::Refused(refusal) => return Ok(CallEnd::Refused(refusal.describe())),
+                TurnOutcome::ContextFull => return Ok(CallEnd::ContextFull),
+            },
+            Err(AgentError::Api(err)) => {
+                stop_for_api_error(session, &err)?;
+                progress.ai(&format!("  API error: {err}"));
+                return Ok(CallEnd::ApiError);
+            }
+            Err(AgentError::TooLarge(err)) => {
+                progress.ai(&format!("  Not sent: {err}."));
+                return Ok(CallEnd::ContextFull);
+            }
+            Err(other) => return Err(other.into()),
+        }
+    }
+    Ok(CallEnd::OutOfTurns)
+}
+
 /// Run the synthesis pass over `entries` (the live dir entries, in report
-/// order).
+/// order) in one call.
 pub async fn run_synthesis(
     session: &Session,
     cache: &Cache,
@@ -147,53 +245,36 @@ pub async fn run_synthesis(
     entries: &[Value],
 ) -> Result<SynthesisOutcome, PassError> {
     let system = synthesis_prompt(target, entries)?;
-    let mut agent = Agent::new(
-        Toolbox::Synthesis,
-        system,
-        prompts::kickoff::SYNTHESIS,
-        tools::definitions(Toolbox::Synthesis),
-        prompts::nudge::SYNTHESIS,
-        Printer::Pass(progress.clone()),
-    );
-    for turn in 1..=SYNTHESIS_MAX_TURNS {
-        match agent.turn(session, cache, SYNTHESIS_LOG_NAME, turn).await {
-            Ok(step) => match step.outcome {
-                TurnOutcome::Ended(input) => {
-                    return Ok(SynthesisOutcome {
-                        brief: string_field(&input, "brief"),
-                        detailed: string_field(&input, "detailed"),
-                        submitted: true,
-                    });
-                }
-                TurnOutcome::Continue => {}
-                // The summaries stand on their own: the report is built
-                // from them without the model, as when synthesis runs out
-                // of turns, and says why.
-                TurnOutcome::Refused(refusal) => {
-                    record_refusal(
-                        cache,
-                        progress,
-                        "general",
-                        format!(
-                            "The synthesis was not written: {}. The summary above is the \
-                             directory summaries joined.",
-                            refusal.describe()
-                        ),
-                    );
-                    return Ok(mechanical_synthesis(entries));
-                }
-                TurnOutcome::ContextFull => return Ok(mechanical_synthesis(entries)),
+    Ok(
+        match converse(session, cache, progress, system, false).await? {
+            CallEnd::Submitted(input) => SynthesisOutcome {
+                brief: string_field(&input, "brief"),
+                detailed: string_field(&input, "detailed"),
+                submitted: true,
             },
-            Err(AgentError::Api(err)) => {
-                stop_for_api_error(session, &err)?;
-                progress.ai(&format!("  API error: {err}"));
-                return Ok(SynthesisOutcome::default());
+            CallEnd::ApiError => SynthesisOutcome::default(),
+            // The summaries stand on their own: the report is built from them
+            // without the model, as when synthesis runs out of turns, and says
+            // why.
+            CallEnd::Refused(why) => {
+                record_refusal(
+                    cache,
+                    progress,
+                    "general",
+                    format!(
+                        "The synthesis was not written: {why}. The summary above is the \
+                     directory summaries joined."
+                    ),
+                );
+                mechanical_synthesis(entries)
             }
-            Err(other) => return Err(other.into()),
-        }
-    }
-    progress.ai("Warning: synthesis ran out of turns.");
-    Ok(mechanical_synthesis(entries))
+            CallEnd::ContextFull => mechanical_synthesis(entries),
+            CallEnd::OutOfTurns => {
+                progress.ai("Warning: synthesis ran out of turns.");
+                mechanical_synthesis(entries)
+            }
+        },
+    )
 }
 
 /// The synthesis built from the summaries without the model.

@@ -1,0 +1,155 @@
+//! What a run knows before it decides, gathered once: the directories to
+//! consider, the scan's figures for each, what the cache holds about them,
+//! which saved pass results exist, the budget, and what every loop's shared
+//! prompt prefix weighs.
+//!
+//! The run and `--estimate` gather the same [`RunFacts`] (the estimate
+//! without writing anything: it looks the investigation up read-only) and
+//! hand them to the one pure decision, [`crate::ai::rules::decide::decide`].
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::ai::estimate::{SURVEY_BLOCK_BYTES, tokens_of_bytes};
+use crate::ai::orchestrator::{current_states, discover};
+use crate::ai::passes::dir_loop::dir_system_prompt;
+use crate::ai::passes::survey::{NO_SURVEY, Survey};
+use crate::ai::passes::synthesis::{entries_digest, reusable_synthesis, synthesis_entries};
+use crate::ai::rules::decide::{Facts, SavedWork};
+use crate::ai::rules::dir_stats::TreeStats;
+use crate::ai::rules::discover::ChildIndex;
+use crate::ai::rules::fingerprint::{DirState, classify};
+use crate::ai::rules::mechanical::is_mechanical;
+use crate::ai::rules::plan::Plan;
+use crate::ai::tools::{self, Toolbox};
+use crate::cache::{Cache, EntryKind, PLAN_FILE, SURVEY_FILE, SYNTHESIS_FILE, WORK_PLAN_FILE};
+use crate::config::Config;
+use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
+
+/// Everything [`Facts`] borrows, owned.
+#[derive(Debug)]
+pub struct RunFacts {
+    /// The canonical target.
+    pub target: PathBuf,
+    /// Every directory to consider, leaf-first.
+    pub dirs: Vec<PathBuf>,
+    pub children: ChildIndex,
+    pub stats: TreeStats,
+    pub states: HashMap<PathBuf, DirState>,
+    pub mechanical: HashSet<PathBuf>,
+    pub total_files: u64,
+    pub fresh: bool,
+    /// The saved survey, when one parses.
+    pub saved_survey: Option<Survey>,
+    /// The saved plan.
+    pub saved_plan: Option<Plan>,
+    /// The saved work plan.
+    pub saved_work: Option<SavedWork>,
+    pub synthesis_current: bool,
+    pub budget: Option<f64>,
+    pub model: String,
+    pub loop_prefix_tokens: u64,
+}
+
+impl RunFacts {
+    /// Gather the facts of a run over `config.target` after `scan` (which
+    /// found the directories `scanned`), within `scope`, against the
+    /// investigation `cache` (none: a fresh start, where no directory has an
+    /// entry).
+    pub fn gather(
+        config: &Config,
+        scan: &BaseScan,
+        scanned: &ScannedDirs,
+        scope: &ScanFilter,
+        cache: Option<&Cache>,
+    ) -> RunFacts {
+        let target = config.target_canonical.clone();
+        let discovery = discover(&target, scanned);
+        let states = match cache {
+            Some(cache) => current_states(cache, &discovery, Some(scope)),
+            None => HashMap::new(),
+        };
+        let dirs = discovery.dirs;
+        let stats = TreeStats::new(&target, &config.target, &scan.classified_files, &dirs);
+        let fresh = config.investigation.fresh;
+        let entries: HashMap<PathBuf, Value> = match cache {
+            Some(cache) => dirs
+                .iter()
+                .filter_map(|dir| {
+                    let entry = cache.read_entry(EntryKind::Dir, &dir.to_string_lossy())?;
+                    Some((dir.clone(), entry))
+                })
+                .collect(),
+            None => HashMap::new(),
+        };
+        let mechanical = entries
+            .iter()
+            .filter(|(_, entry)| is_mechanical(entry))
+            .map(|(dir, _)| dir.clone())
+            .collect();
+        let saved = |name: &str| cache.filter(|_| !fresh).and_then(|c| c.read_json(name));
+        let saved_survey = saved(SURVEY_FILE).and_then(|v| serde_json::from_value(v).ok());
+        let saved_plan = saved(PLAN_FILE).map(|v| Plan::from_value(&v));
+        let saved_work = saved(WORK_PLAN_FILE).and_then(|v| SavedWork::from_value(&v, &target));
+        // Whether the saved synthesis still holds only matters when nothing
+        // is left to investigate.
+        let synthesis_current = classify(&dirs, &states).stale.is_empty()
+            && saved(SYNTHESIS_FILE).is_some_and(|saved| {
+                let digest = entries_digest(&synthesis_entries(&target, &dirs, &entries));
+                reusable_synthesis(Some(&saved), &digest).is_some()
+            });
+        RunFacts {
+            children: ChildIndex::new(&dirs),
+            total_files: scan.file_categories.values().sum(),
+            loop_prefix_tokens: loop_prefix_tokens(),
+            budget: config.investigation.budget,
+            model: config.investigation.model.clone(),
+            target,
+            dirs,
+            stats,
+            states,
+            mechanical,
+            fresh,
+            saved_survey,
+            saved_plan,
+            saved_work,
+            synthesis_current,
+        }
+    }
+
+    /// The facts as [`crate::ai::rules::decide::decide`] reads them.
+    pub fn facts(&self) -> Facts<'_> {
+        Facts {
+            target: &self.target,
+            dirs: &self.dirs,
+            children: &self.children,
+            stats: &self.stats,
+            states: &self.states,
+            mechanical: &self.mechanical,
+            total_files: self.total_files,
+            fresh: self.fresh,
+            saved_survey: self.saved_survey.is_some(),
+            saved_plan: self.saved_plan.as_ref(),
+            saved_work: self.saved_work.as_ref(),
+            synthesis_current: self.synthesis_current,
+            budget: self.budget,
+            model: &self.model,
+            loop_prefix_tokens: self.loop_prefix_tokens,
+        }
+    }
+}
+
+/// Tokens of what every dir loop sends before its assignment: the tools
+/// and the system prompt (with an allowance for the survey block).
+pub fn loop_prefix_tokens() -> u64 {
+    let system = dir_system_prompt(NO_SURVEY).map_or(0, |s| s.len() as u64);
+    tokens_of_bytes(system + SURVEY_BLOCK_BYTES) + tools_tokens(Toolbox::Dir)
+}
+
+/// Tokens of the tool definitions a pass sends with every request.
+pub fn tools_tokens(toolbox: Toolbox) -> u64 {
+    let bytes = serde_json::to_vec(&tools::definitions(toolbox)).map_or(0, |json| json.len());
+    tokens_of_bytes(bytes as u64)
+}

@@ -1,0 +1,461 @@
+//! Synthesis in levels, carried out: the run's half of
+//! [`crate::ai::rules::levels`].
+//!
+//! Every section is first cut to a quarter of what one call may carry, so
+//! that each group holds several and the levels always narrow; when the run
+//! has a budget and the calls would cost more than the money left, the
+//! sections are cut shorter still. No request is ever larger than the
+//! window: the input shrinks instead. When everything fits one call uncut,
+//! this is the one-call synthesis it always was.
+//!
+//! Each group's summary is saved in `synthesis_groups.json` under the
+//! digest of its input, so a rerun after a change pays only for the groups
+//! the change reaches (their input differs) and the verdict. The file is
+//! written after every group, so an interrupted synthesis keeps what it
+//! paid for.
+
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use super::{
+    CallEnd, SynthesisOutcome, converse, render_summaries, run_synthesis, string_field,
+    synthesize_from_cache,
+};
+use crate::ai::engine::session::Session;
+use crate::ai::estimate::ModelTerms;
+use crate::ai::prompts::{SynthesisGroupPrompt, SynthesisPrompt};
+use crate::ai::rules::decide::{GROUP_OUTPUT_TOKENS, synthesis_cost};
+use crate::ai::rules::levels::{self, Capacity, Layout, Output, Section};
+use crate::ai::tools::frame_untrusted;
+use crate::ai::{PassError, record_refusal};
+use crate::cache::{Cache, SYNTHESIS_GROUPS_FILE, now_iso};
+use crate::progress::Progress;
+use crate::text::escape_line;
+
+/// The name of the saved group summaries (see [`crate::cache`]).
+pub const GROUPS_FILE: &str = SYNTHESIS_GROUPS_FILE;
+/// Sections are never cut shorter than this many bytes.
+pub const MIN_SECTION_BYTES: u64 = 240;
+/// A part's label names at most this many of its inputs.
+const LABEL_NAMES: usize = 3;
+
+/// What a synthesis needs besides its entries.
+pub struct SynthesisRun<'a> {
+    pub session: &'a Session,
+    pub cache: &'a Cache,
+    pub progress: &'a Progress,
+    /// The canonical target, as the prompts show it.
+    pub target: &'a str,
+    /// What one call may carry.
+    pub capacity: Capacity,
+    /// The model's tokens per byte of text (catalog).
+    pub tokens_per_byte: f64,
+    /// What the calls cost.
+    pub terms: ModelTerms,
+    /// Money left for the synthesis, when the run has a budget.
+    pub money_left: Option<f64>,
+}
+
+/// What [`synthesize`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Synthesized {
+    pub outcome: SynthesisOutcome,
+    /// Levels below the verdict (0: one call).
+    pub levels: usize,
+    /// Group summaries read back from `synthesis_groups.json`.
+    pub groups_reused: usize,
+}
+
+/// One input of a level: its text and its label.
+#[derive(Debug, Clone)]
+struct Input {
+    label: String,
+    text: String,
+}
+
+/// Tokens of `text` for the model.
+fn tokens(text: &str, tokens_per_byte: f64) -> u64 {
+    (text.len() as f64 * tokens_per_byte).ceil() as u64
+}
+
+/// `text` cut to at most `max_bytes` (on a character boundary), marked.
+fn cut(text: &str, max_bytes: u64) -> String {
+    let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}\n[... cut to fit the synthesis]\n",
+        text[..end].trim_end()
+    )
+}
+
+/// How a synthesis over some entries is laid out.
+#[derive(Debug, Clone)]
+pub struct LaidOut {
+    /// Level 1's inputs: each entry's section, cut, in tree order.
+    inputs: Vec<Input>,
+    /// Their sizes.
+    pub sections: Vec<Section>,
+    pub layout: Layout,
+    /// No section had to be cut.
+    pub uncut: bool,
+}
+
+/// Lay out a synthesis over `entries` for calls of `capacity`: sections cut
+/// to a quarter of a call, then shorter while the calls would cost more
+/// than `money_left` (on `terms`).
+pub fn lay_out(
+    entries: &[Value],
+    capacity: Capacity,
+    tokens_per_byte: f64,
+    terms: &ModelTerms,
+    money_left: Option<f64>,
+) -> LaidOut {
+    let mut ordered: Vec<(String, &Value)> = entries
+        .iter()
+        .map(|entry| {
+            let rel = entry
+                .get("relative_path")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string();
+            (rel, entry)
+        })
+        .collect();
+    ordered.sort_by(|a, b| levels::tree_key(&a.0).cmp(&levels::tree_key(&b.0)));
+    let texts: Vec<String> = ordered
+        .iter()
+        .map(|(_, entry)| render_summaries(std::slice::from_ref(*entry)))
+        .collect();
+    let per_byte = tokens_per_byte.max(f64::MIN_POSITIVE);
+    let mut limit = ((capacity.tokens / 4) as f64 / per_byte) as u64;
+    loop {
+        let inputs: Vec<Input> = ordered
+            .iter()
+            .zip(&texts)
+            .map(|((rel, _), text)| Input {
+                label: format!("{}/", escape_line(rel)),
+                text: cut(text, limit),
+            })
+            .collect();
+        let sections: Vec<Section> = ordered
+            .iter()
+            .zip(&inputs)
+            .map(|((rel, _), input)| Section {
+                rel: rel.clone(),
+                tokens: tokens(&input.text, per_byte),
+            })
+            .collect();
+        let layout = levels::layout(&sections, capacity, GROUP_OUTPUT_TOKENS);
+        let affordable =
+            money_left.is_none_or(|left| synthesis_cost(&sections, &layout, terms) <= left);
+        if affordable || limit <= MIN_SECTION_BYTES {
+            let uncut = inputs
+                .iter()
+                .zip(&texts)
+                .all(|(input, text)| input.text == *text);
+            return LaidOut {
+                inputs,
+                sections,
+                layout,
+                uncut,
+            };
+        }
+        limit = (limit / 2).max(MIN_SECTION_BYTES);
+    }
+}
+
+/// Synthesize over `entries` (the entries the synthesis reads, in report
+/// order): in one call when they fit uncut, else in levels.
+pub async fn synthesize(
+    run: &SynthesisRun<'_>,
+    entries: &[Value],
+) -> Result<Synthesized, PassError> {
+    let laid = lay_out(
+        entries,
+        run.capacity,
+        run.tokens_per_byte,
+        &run.terms,
+        run.money_left,
+    );
+    if laid.layout.levels.is_empty() && laid.uncut {
+        let outcome =
+            run_synthesis(run.session, run.cache, run.progress, run.target, entries).await?;
+        return Ok(Synthesized {
+            outcome,
+            ..Synthesized::default()
+        });
+    }
+    in_levels(run, entries, laid.inputs, &laid.layout).await
+}
+
+/// The synthesis of `inputs` (level 1: the cut sections in tree order)
+/// along `layout`.
+async fn in_levels(
+    run: &SynthesisRun<'_>,
+    entries: &[Value],
+    mut inputs: Vec<Input>,
+    layout: &Layout,
+) -> Result<Synthesized, PassError> {
+    let mut saved = saved_groups(run.cache);
+    let mut used = Map::new();
+    let mut done = Synthesized::default();
+    let mut first_brief = None;
+    let output_bytes =
+        ((run.capacity.tokens / 4) as f64 / run.tokens_per_byte.max(f64::MIN_POSITIVE)) as u64;
+    let per_byte = run.tokens_per_byte.max(f64::MIN_POSITIVE);
+    // Level 1 follows the tree; each level above is laid out from the real
+    // summaries of the one below, as they come.
+    let mut next = layout.levels.first().cloned();
+    while let Some(level) = next {
+        done.levels += 1;
+        let groups = level.groups.len();
+        run.progress.ai(&format!(
+            "Synthesis level {}: {groups} part{} to summarise first.",
+            done.levels,
+            if groups == 1 { "" } else { "s" }
+        ));
+        let mut part = 0;
+        let mut outputs = Vec::with_capacity(level.groups.len());
+        for group in &level.groups {
+            part += 1;
+            let members: Vec<&Input> = group.inputs.iter().map(|&i| &inputs[i]).collect();
+            let label = part_label(&members);
+            let summaries = frame_untrusted(
+                "cached directory summaries",
+                &members
+                    .iter()
+                    .map(|i| i.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            );
+            let digest = digest(run.target, &summaries);
+            let summary = match saved.remove(&digest) {
+                Some(summary) => {
+                    run.progress
+                        .ai(&format!("Synthesis part {part}/{groups} (cached): {label}"));
+                    done.groups_reused += 1;
+                    Some(summary)
+                }
+                None => {
+                    run.progress
+                        .ai(&format!("Synthesis part {part}/{groups}: {label}"));
+                    let system = SynthesisGroupPrompt {
+                        target: &escape_line(run.target),
+                        part: &label,
+                        summaries_text: &summaries,
+                    }
+                    .render()?;
+                    match converse(run.session, run.cache, run.progress, system, true).await? {
+                        CallEnd::Submitted(input) => Some(json!({
+                            "part": label,
+                            "brief": string_field(&input, "brief"),
+                            "detailed": string_field(&input, "detailed"),
+                            "created_at": now_iso(),
+                        })),
+                        CallEnd::Refused(why) => {
+                            record_refusal(
+                                run.cache,
+                                run.progress,
+                                "general",
+                                format!(
+                                    "A part of the synthesis ({label}) was not summarised: \
+                                     {why}. Its directory summaries stand in for it."
+                                ),
+                            );
+                            None
+                        }
+                        CallEnd::ApiError | CallEnd::OutOfTurns | CallEnd::ContextFull => None,
+                    }
+                }
+            };
+            let text = match &summary {
+                Some(summary) => {
+                    let brief = summary["brief"].as_str().unwrap_or_default();
+                    first_brief.get_or_insert_with(|| brief.to_string());
+                    used.insert(digest, summary.clone());
+                    save_groups(run, &saved, &used);
+                    format!(
+                        "### Part: {label}\nSummary: {brief}\n{}\n",
+                        summary["detailed"].as_str().unwrap_or_default()
+                    )
+                }
+                None => {
+                    run.progress.ai(&format!(
+                        "Warning: part {part} was not summarised; its first sections stand in."
+                    ));
+                    let joined: Vec<&str> = members.iter().map(|i| i.text.as_str()).collect();
+                    format!("### Part: {label} (not summarised)\n{}", joined.join("\n"))
+                }
+            };
+            outputs.push(Input {
+                label,
+                text: cut(&text, output_bytes),
+            });
+        }
+        let mut outputs = outputs.into_iter().map(Some).collect::<Vec<_>>();
+        inputs = level
+            .outputs()
+            .into_iter()
+            .map(|output| match output {
+                Output::Group(g) => outputs[g].take().unwrap_or_else(|| Input {
+                    label: String::new(),
+                    text: String::new(),
+                }),
+                Output::Passed(i) => inputs[i].clone(),
+            })
+            .collect();
+        let sizes: Vec<u64> = inputs.iter().map(|i| tokens(&i.text, per_byte)).collect();
+        next = levels::next_level(&sizes, run.capacity);
+    }
+    // Only what this run used is kept.
+    save_groups(run, &Map::new(), &used);
+
+    let joined = inputs
+        .iter()
+        .map(|i| i.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let note = if done.levels == 0 {
+        "The summaries below were shortened to fit the synthesis's share of the budget."
+    } else {
+        "The tree was too large to read in one call: each part (headed `Part:`) was \
+         summarised on its own first, and the directories above those parts are shown as \
+         they are. Name the parts' directories in the report."
+    };
+    let system = SynthesisPrompt {
+        target: &escape_line(run.target),
+        summaries_text: &format!(
+            "{note}\n{}",
+            frame_untrusted(
+                "summaries of the tree's parts and the directories above them",
+                &joined
+            )
+        ),
+    }
+    .render()?;
+    done.outcome = match converse(run.session, run.cache, run.progress, system, false).await? {
+        CallEnd::Submitted(input) => SynthesisOutcome {
+            brief: string_field(&input, "brief"),
+            detailed: string_field(&input, "detailed"),
+            submitted: true,
+        },
+        CallEnd::ApiError => SynthesisOutcome::default(),
+        CallEnd::Refused(why) => {
+            record_refusal(
+                run.cache,
+                run.progress,
+                "general",
+                format!(
+                    "The synthesis was not written: {why}. The summary above is the \
+                     parts' summaries joined."
+                ),
+            );
+            let (fallback_brief, _) = synthesize_from_cache(entries);
+            SynthesisOutcome {
+                brief: first_brief.unwrap_or(fallback_brief),
+                detailed: joined,
+                submitted: false,
+            }
+        }
+        CallEnd::OutOfTurns | CallEnd::ContextFull => {
+            run.progress.ai("Warning: synthesis ran out of turns.");
+            let (fallback_brief, _) = synthesize_from_cache(entries);
+            SynthesisOutcome {
+                brief: first_brief.unwrap_or(fallback_brief),
+                detailed: joined,
+                submitted: false,
+            }
+        }
+    };
+    Ok(done)
+}
+
+/// `src/, docs/ and 12 more`.
+fn part_label(members: &[&Input]) -> String {
+    let names: Vec<&str> = members
+        .iter()
+        .take(LABEL_NAMES)
+        .map(|i| i.label.as_str())
+        .collect();
+    let mut label = names.join(", ");
+    if members.len() > LABEL_NAMES {
+        label.push_str(&format!(" and {} more", members.len() - LABEL_NAMES));
+    }
+    label
+}
+
+/// The key of a group's saved summary: its input.
+fn digest(target: &str, summaries: &str) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(target.as_bytes());
+    hasher.update(b"\0");
+    hasher.update(summaries.as_bytes());
+    format!("{:x}", hasher.finalize())
+}
+
+/// The saved group summaries, by digest.
+fn saved_groups(cache: &Cache) -> Map<String, Value> {
+    cache
+        .read_json(GROUPS_FILE)
+        .and_then(|value| value.get("groups").and_then(Value::as_object).cloned())
+        .unwrap_or_default()
+}
+
+/// Save the group summaries: those of earlier runs not used yet (`old`)
+/// and those this run used. Failing to is only a warning.
+fn save_groups(run: &SynthesisRun<'_>, old: &Map<String, Value>, used: &Map<String, Value>) {
+    let mut groups = old.clone();
+    groups.extend(used.iter().map(|(k, v)| (k.clone(), v.clone())));
+    if let Err(err) = run
+        .cache
+        .write_json(GROUPS_FILE, &json!({ "groups": groups }))
+    {
+        run.progress
+            .ai(&format!("Warning: could not save {GROUPS_FILE}: {err}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cutting_keeps_short_text_and_marks_long_text() {
+        assert_eq!(cut("short", 100), "short");
+        let long = "é".repeat(100);
+        let shortened = cut(&long, 51);
+        assert!(shortened.starts_with(&"é".repeat(25)));
+        assert!(shortened.ends_with("[... cut to fit the synthesis]\n"));
+    }
+
+    #[test]
+    fn labels_name_a_few_parts() {
+        let input = |l: &str| Input {
+            label: l.to_string(),
+            text: String::new(),
+        };
+        let list = [
+            input("a/"),
+            input("b/"),
+            input("c/"),
+            input("d/"),
+            input("e/"),
+        ];
+        let refs: Vec<&Input> = list.iter().collect();
+        assert_eq!(part_label(&refs[..2]), "a/, b/");
+        assert_eq!(part_label(&refs), "a/, b/, c/ and 2 more");
+    }
+
+    #[test]
+    fn group_keys_follow_their_input() {
+        assert_eq!(digest("/t", "x"), digest("/t", "x"));
+        assert_ne!(digest("/t", "x"), digest("/t", "y"));
+        assert_ne!(digest("/t", "x"), digest("/u", "x"));
+    }
+}

@@ -1,0 +1,264 @@
+//! The work a run decided, kept in the cache (`work_plan.json`), so that a
+//! run resuming it (after Ctrl-C, a crash or `--max-cost`) carries on with
+//! the same loops, units and mechanical entries instead of deciding afresh
+//! with a fresh budget: the resumed tree ends as an uninterrupted run's,
+//! and money already spent is not spent again.
+//!
+//! It is reused as `plan.json` is: by a run that is not `--fresh`, under the
+//! same `--budget`, when it covers every directory left to do. Anything
+//! else (a new directory, another budget) is decided anew, and what that
+//! decides is merged into the saved work.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::super::discover::relative;
+use super::super::units::Unit;
+
+/// One saved loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavedLoop {
+    pub unit: Unit,
+    pub turns: u32,
+}
+
+/// The work of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SavedWork {
+    /// The `--budget` it was decided under.
+    pub budget: Option<f64>,
+    pub loops: Vec<SavedLoop>,
+    pub mechanical: Vec<PathBuf>,
+}
+
+impl SavedWork {
+    /// This work with `older`'s for the directories this one does not
+    /// cover.
+    pub fn merged_over(mut self, older: Option<&SavedWork>) -> SavedWork {
+        let Some(older) = older else {
+            return self;
+        };
+        let covered: HashSet<PathBuf> = self.covered().into_iter().collect();
+        for saved in &older.loops {
+            if covered.contains(&saved.unit.root) {
+                continue;
+            }
+            let mut saved = saved.clone();
+            saved.unit.members.retain(|m| !covered.contains(m));
+            self.loops.push(saved);
+        }
+        self.mechanical.extend(
+            older
+                .mechanical
+                .iter()
+                .filter(|d| !covered.contains(*d))
+                .cloned(),
+        );
+        self
+    }
+
+    /// Every directory it covers.
+    fn covered(&self) -> Vec<PathBuf> {
+        self.loops
+            .iter()
+            .flat_map(|l| l.unit.dirs().cloned())
+            .chain(self.mechanical.iter().cloned())
+            .collect()
+    }
+
+    /// The saved loops and mechanical directories among `order` (the
+    /// directories left to do, children first), in `order`'s order; `None`
+    /// unless it covers every one of them.
+    pub fn resume(&self, order: &[PathBuf]) -> Option<(Vec<SavedLoop>, Vec<PathBuf>)> {
+        let position: HashMap<&Path, usize> = order
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.as_path(), i))
+            .collect();
+        let mut covered = 0;
+        let mut loops: Vec<(usize, SavedLoop)> = Vec::new();
+        for saved in &self.loops {
+            let members: Vec<PathBuf> = saved
+                .unit
+                .members
+                .iter()
+                .filter(|m| position.contains_key(m.as_path()))
+                .cloned()
+                .collect();
+            match position.get(saved.unit.root.as_path()) {
+                Some(&at) => {
+                    covered += 1 + members.len();
+                    loops.push((
+                        at,
+                        SavedLoop {
+                            unit: Unit {
+                                root: saved.unit.root.clone(),
+                                members,
+                            },
+                            turns: saved.turns,
+                        },
+                    ));
+                }
+                // A folded directory to do whose unit's top is done: the
+                // saved work no longer fits.
+                None if !members.is_empty() => return None,
+                None => {}
+            }
+        }
+        let mut mechanical: Vec<(usize, PathBuf)> = self
+            .mechanical
+            .iter()
+            .filter_map(|d| Some((*position.get(d.as_path())?, d.clone())))
+            .collect();
+        covered += mechanical.len();
+        if covered != order.len() {
+            return None;
+        }
+        loops.sort_by_key(|(at, _)| *at);
+        mechanical.sort_by_key(|(at, _)| *at);
+        Some((
+            loops.into_iter().map(|(_, l)| l).collect(),
+            mechanical.into_iter().map(|(_, d)| d).collect(),
+        ))
+    }
+
+    /// The `work_plan.json` document, paths relative to `target`.
+    pub fn to_value(&self, target: &Path) -> Value {
+        let rel = |d: &PathBuf| relative(target, d);
+        json!({
+            "budget_usd": self.budget,
+            "loops": self.loops.iter().map(|l| json!({
+                "root": rel(&l.unit.root),
+                "members": l.unit.members.iter().map(rel).collect::<Vec<_>>(),
+                "turns": l.turns,
+            })).collect::<Vec<_>>(),
+            "mechanical": self.mechanical.iter().map(rel).collect::<Vec<_>>(),
+        })
+    }
+
+    /// Read a `work_plan.json` document back; `None` when it is not one.
+    pub fn from_value(value: &Value, target: &Path) -> Option<SavedWork> {
+        let abs = |rel: &Value| -> Option<PathBuf> {
+            match rel.as_str()? {
+                "." => Some(target.to_path_buf()),
+                rel => Some(target.join(rel)),
+            }
+        };
+        let list = |v: &Value| -> Option<Vec<PathBuf>> { v.as_array()?.iter().map(abs).collect() };
+        let budget = match value.get("budget_usd")? {
+            Value::Null => None,
+            number => Some(number.as_f64()?),
+        };
+        let loops = value
+            .get("loops")?
+            .as_array()?
+            .iter()
+            .map(|l| {
+                Some(SavedLoop {
+                    unit: Unit {
+                        root: abs(l.get("root")?)?,
+                        members: list(l.get("members")?)?,
+                    },
+                    turns: u32::try_from(l.get("turns")?.as_u64()?).ok()?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(SavedWork {
+            budget,
+            loops,
+            mechanical: list(value.get("mechanical")?)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(rel: &str) -> PathBuf {
+        if rel == "." {
+            PathBuf::from("/t")
+        } else {
+            Path::new("/t").join(rel)
+        }
+    }
+
+    fn work() -> SavedWork {
+        SavedWork {
+            budget: Some(0.5),
+            loops: vec![
+                SavedLoop {
+                    unit: Unit {
+                        root: p("a"),
+                        members: vec![p("a/x"), p("a/y")],
+                    },
+                    turns: 14,
+                },
+                SavedLoop {
+                    unit: Unit::single(p(".")),
+                    turns: 10,
+                },
+            ],
+            mechanical: vec![p("b/c"), p("b")],
+        }
+    }
+
+    #[test]
+    fn it_reads_back_what_it_wrote() {
+        let value = work().to_value(Path::new("/t"));
+        assert_eq!(value["loops"][0]["members"], json!(["a/x", "a/y"]));
+        assert_eq!(SavedWork::from_value(&value, Path::new("/t")), Some(work()));
+        assert_eq!(
+            SavedWork::from_value(&json!({"loops": 1}), Path::new("/t")),
+            None
+        );
+        let unbounded = SavedWork {
+            budget: None,
+            ..work()
+        };
+        let value = unbounded.to_value(Path::new("/t"));
+        assert_eq!(
+            SavedWork::from_value(&value, Path::new("/t"))
+                .unwrap()
+                .budget,
+            None
+        );
+    }
+
+    #[test]
+    fn a_resume_keeps_the_saved_assignment_of_what_is_left() {
+        // a/y and everything above it is left.
+        let order = vec![p("a/y"), p("b/c"), p("a"), p("b"), p(".")];
+        let (loops, mechanical) = work().resume(&order).unwrap();
+        assert_eq!(loops[0].unit.root, p("a"));
+        assert_eq!(loops[0].unit.members, [p("a/y")]);
+        assert_eq!(loops[0].turns, 14);
+        assert_eq!(loops[1].unit.root, p("."));
+        assert_eq!(mechanical, [p("b/c"), p("b")]);
+        // A directory it does not know: decide again.
+        let mut more = order.clone();
+        more.insert(0, p("new"));
+        assert_eq!(work().resume(&more), None);
+        // A folded directory left whose unit's top is done: decide again.
+        assert_eq!(work().resume(&[p("a/x")]), None);
+    }
+
+    #[test]
+    fn newer_work_replaces_what_it_covers() {
+        let newer = SavedWork {
+            budget: Some(0.5),
+            loops: vec![SavedLoop {
+                unit: Unit::single(p("a/x")),
+                turns: 10,
+            }],
+            mechanical: vec![p("b")],
+        };
+        let merged = newer.merged_over(Some(&work()));
+        let roots: Vec<&PathBuf> = merged.loops.iter().map(|l| &l.unit.root).collect();
+        assert_eq!(roots, [&p("a/x"), &p("a"), &p(".")]);
+        assert_eq!(merged.loops[1].unit.members, [p("a/y")]);
+        assert_eq!(merged.mechanical, [p("b"), p("b/c")]);
+    }
+}

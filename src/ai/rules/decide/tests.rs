@@ -1,0 +1,532 @@
+use std::collections::BTreeSet;
+
+use super::*;
+use crate::ai::api::DEFAULT_MODEL;
+use crate::ai::rules::discover::{relative, sort_leaf_first};
+use crate::ai::rules::plan::{PriorityDir, TierDir};
+use crate::ai::rules::units::Unit;
+use crate::scan::ClassifiedFile;
+
+const TARGET: &str = "/t";
+
+/// A tree under /t: `(relative dir, source files of 2 KiB)`.
+struct Tree {
+    dirs: Vec<PathBuf>,
+    children: ChildIndex,
+    stats: TreeStats,
+    total_files: u64,
+}
+
+fn tree(spec: &[(&str, usize)]) -> Tree {
+    let target = Path::new(TARGET);
+    let mut dirs: Vec<PathBuf> = spec
+        .iter()
+        .map(|(rel, _)| match *rel {
+            "." => target.to_path_buf(),
+            rel => target.join(rel),
+        })
+        .collect();
+    sort_leaf_first(&mut dirs);
+    let files: Vec<ClassifiedFile> = spec
+        .iter()
+        .flat_map(|(rel, n)| {
+            (0..*n).map(move |i| {
+                let dir = if *rel == "." {
+                    target.to_path_buf()
+                } else {
+                    target.join(rel)
+                };
+                ClassifiedFile {
+                    path: dir.join(format!("f{i}.rs")).to_string_lossy().into_owned(),
+                    name: format!("f{i}.rs"),
+                    category: "source".into(),
+                    size: 2048,
+                    description: None,
+                }
+            })
+        })
+        .collect();
+    Tree {
+        children: ChildIndex::new(&dirs),
+        stats: TreeStats::new(target, target, &files, &dirs),
+        total_files: files.len() as u64,
+        dirs,
+    }
+}
+
+/// The small project of the pipeline tests: `.`, src, src/core, docs.
+fn small() -> Tree {
+    tree(&[(".", 2), ("src", 1), ("src/core", 2), ("docs", 1)])
+}
+
+/// 4 packages of 6 modules, each module with two small subdirectories:
+/// 1 + 4 + 24 + 48 = 77 directories.
+fn wide() -> Tree {
+    let mut spec: Vec<(String, usize)> = vec![(".".into(), 1)];
+    for p in 0..4 {
+        spec.push((format!("pkg{p}"), 0));
+        for m in 0..6 {
+            spec.push((format!("pkg{p}/mod{m}"), 20));
+            spec.push((format!("pkg{p}/mod{m}/a"), 3));
+            spec.push((format!("pkg{p}/mod{m}/b"), 2));
+        }
+    }
+    let spec: Vec<(&str, usize)> = spec.iter().map(|(r, n)| (r.as_str(), *n)).collect();
+    tree(&spec)
+}
+
+struct Setup {
+    states: HashMap<PathBuf, DirState>,
+    mechanical: HashSet<PathBuf>,
+    saved_survey: bool,
+    saved_plan: Option<Plan>,
+    saved_work: Option<SavedWork>,
+    synthesis_current: bool,
+    fresh: bool,
+    budget: Option<f64>,
+}
+
+impl Default for Setup {
+    fn default() -> Setup {
+        Setup {
+            states: HashMap::new(),
+            mechanical: HashSet::new(),
+            saved_survey: false,
+            saved_plan: None,
+            saved_work: None,
+            synthesis_current: false,
+            fresh: false,
+            budget: Some(5.0),
+        }
+    }
+}
+
+fn run(tree: &Tree, setup: &Setup, proposal: Option<&Plan>) -> Decision {
+    let facts = Facts {
+        target: Path::new(TARGET),
+        dirs: &tree.dirs,
+        children: &tree.children,
+        stats: &tree.stats,
+        states: &setup.states,
+        mechanical: &setup.mechanical,
+        total_files: tree.total_files,
+        fresh: setup.fresh,
+        saved_survey: setup.saved_survey,
+        saved_plan: setup.saved_plan.as_ref(),
+        saved_work: setup.saved_work.as_ref(),
+        synthesis_current: setup.synthesis_current,
+        budget: setup.budget,
+        model: DEFAULT_MODEL,
+        loop_prefix_tokens: 4_000,
+    };
+    decide(&facts, proposal)
+}
+
+fn rel(dir: &Path) -> String {
+    relative(Path::new(TARGET), dir)
+}
+
+fn rels<'a>(dirs: impl IntoIterator<Item = &'a PathBuf>) -> Vec<String> {
+    dirs.into_iter().map(|d| rel(d)).collect()
+}
+
+fn all_unchanged(tree: &Tree) -> HashMap<PathBuf, DirState> {
+    tree.dirs
+        .iter()
+        .map(|d| (d.clone(), DirState::Unchanged))
+        .collect()
+}
+
+#[test]
+fn a_tree_that_fits_gets_a_loop_per_directory_as_before() {
+    let tree = small();
+    let decision = run(&tree, &Setup::default(), None);
+    assert!(!decision.tiny);
+    assert_eq!(
+        (decision.survey, decision.planning),
+        (PassChoice::Run, PassChoice::Run)
+    );
+    assert!(!decision.budget.binding);
+    assert_eq!(
+        decision
+            .loops
+            .iter()
+            .map(|l| rel(&l.unit.root))
+            .collect::<Vec<_>>(),
+        rels(&decision.applied.order)
+    );
+    assert_eq!(
+        rels(&decision.applied.order),
+        ["src/core", "docs", "src", "."]
+    );
+    assert!(
+        decision
+            .loops
+            .iter()
+            .all(|l| l.unit.members.is_empty() && l.turns == 10)
+    );
+    assert!(decision.mechanical.is_empty());
+    assert_eq!(decision.folded(), 0);
+    assert!(decision.synthesis.layout.levels.is_empty());
+    assert!(decision.budget.loops_cost > 0.0);
+    // No ceiling never binds either.
+    let unbounded = run(
+        &wide(),
+        &Setup {
+            budget: None,
+            ..Setup::default()
+        },
+        None,
+    );
+    assert!(!unbounded.budget.binding);
+    assert_eq!(unbounded.loops.len(), 77);
+}
+
+#[test]
+fn tiny_targets_skip_the_survey_and_the_plan() {
+    let tree = tree(&[(".", 2)]);
+    let decision = run(&tree, &Setup::default(), None);
+    assert!(decision.tiny);
+    assert_eq!(
+        (decision.survey, decision.planning),
+        (PassChoice::Skip, PassChoice::Skip)
+    );
+    assert_eq!(decision.loops.len(), 1);
+    assert_eq!(decision.budget.fixed, 0.0);
+}
+
+#[test]
+fn an_unchanged_tree_needs_nothing_and_reuses_the_synthesis() {
+    let tree = small();
+    let setup = Setup {
+        states: all_unchanged(&tree),
+        saved_survey: true,
+        saved_plan: Some(Plan::default()),
+        synthesis_current: true,
+        ..Setup::default()
+    };
+    let decision = run(&tree, &setup, None);
+    assert_eq!(
+        (decision.survey, decision.planning),
+        (PassChoice::NotNeeded, PassChoice::NotNeeded)
+    );
+    assert!(decision.loops.is_empty() && decision.mechanical.is_empty());
+    assert_eq!(decision.freshness.fresh.len(), 4);
+    assert!(decision.synthesis.reused);
+    assert_eq!(decision.synthesis.cost, 0.0);
+    // Entries changed since the saved synthesis: it is made again.
+    let changed = Setup {
+        synthesis_current: false,
+        ..setup
+    };
+    assert!(!run(&tree, &changed, None).synthesis.reused);
+}
+
+#[test]
+fn a_resume_reuses_the_saved_survey_and_plan_unless_fresh() {
+    let tree = small();
+    let mut states = all_unchanged(&tree);
+    states.insert(PathBuf::from("/t/docs"), DirState::Missing);
+    let shallow_docs = Plan {
+        shallow_dirs: vec![TierDir {
+            path: "docs".into(),
+            reason: "prose".into(),
+        }],
+        ..Plan::default()
+    };
+    let setup = Setup {
+        states,
+        saved_survey: true,
+        saved_plan: Some(shallow_docs.clone()),
+        ..Setup::default()
+    };
+    let decision = run(&tree, &setup, None);
+    assert_eq!(
+        (decision.survey, decision.planning),
+        (PassChoice::Reuse, PassChoice::Reuse)
+    );
+    assert_eq!(decision.plan, shallow_docs);
+    // docs and the root, which embeds its summary.
+    assert_eq!(rels(&decision.applied.order), ["docs", "."]);
+    assert_eq!(decision.loops[0].turns, 5);
+    let fresh = Setup {
+        fresh: true,
+        ..setup
+    };
+    let decision = run(&tree, &fresh, None);
+    assert_eq!(
+        (decision.survey, decision.planning),
+        (PassChoice::Run, PassChoice::Run)
+    );
+    assert_eq!(decision.plan, Plan::default());
+}
+
+#[test]
+fn the_planners_proposal_is_applied_and_skips_settle() {
+    let tree = small();
+    let proposal = Plan {
+        priority_dirs: vec![PriorityDir {
+            path: "src".into(),
+            reason: "core".into(),
+            suggested_turns: 20,
+        }],
+        skip_dirs: vec![TierDir {
+            path: "docs".into(),
+            reason: "prose".into(),
+        }],
+        ..Plan::default()
+    };
+    let decision = run(&tree, &Setup::default(), Some(&proposal));
+    assert_eq!(decision.planning, PassChoice::Run);
+    assert_eq!(rels(&decision.applied.skipped), ["docs"]);
+    assert_eq!(rels(&decision.applied.order), ["src/core", "src", "."]);
+    assert_eq!(decision.loops[1].turns, 20);
+    assert_eq!(decision.loops[1].tier, Tier::Priority);
+    // The skipped directory is settled: neither looped nor summarised.
+    assert!(decision.freshness.fresh.contains(&PathBuf::from("/t/docs")));
+    assert!(decision.mechanical.is_empty());
+}
+
+/// Every directory to work on is covered exactly once: by a loop of its
+/// own, folded into one, or mechanically.
+fn assert_covered_once(decision: &Decision) {
+    let mut covered: Vec<PathBuf> = decision
+        .loops
+        .iter()
+        .flat_map(|l| l.unit.dirs().cloned())
+        .chain(decision.mechanical.iter().cloned())
+        .collect();
+    let count = covered.len();
+    covered.sort();
+    covered.dedup();
+    assert_eq!(covered.len(), count, "a directory covered twice");
+    let expected: BTreeSet<PathBuf> = decision.applied.order.iter().cloned().collect();
+    assert_eq!(covered.into_iter().collect::<BTreeSet<_>>(), expected);
+}
+
+#[test]
+fn a_binding_budget_folds_units_and_summarises_the_rest() {
+    let tree = wide();
+    let everything = run(
+        &tree,
+        &Setup {
+            budget: None,
+            ..Setup::default()
+        },
+        None,
+    );
+    let full = everything.budget.fixed + everything.budget.loops_cost + everything.synthesis.cost;
+    // Half of what one loop per directory would cost.
+    let budget = full / 2.0;
+    let decision = run(
+        &tree,
+        &Setup {
+            budget: Some(budget),
+            ..Setup::default()
+        },
+        None,
+    );
+    assert!(decision.budget.binding);
+    assert_covered_once(&decision);
+    // Units: each module with its two small subdirectories, the root with
+    // the (file-less) packages it can hold.
+    assert!(decision.budget.units < 77, "{}", decision.budget.units);
+    assert!(decision.folded() > 0);
+    assert!(!decision.mechanical.is_empty());
+    // The target gets its loop first.
+    assert!(
+        decision
+            .loops
+            .iter()
+            .any(|l| l.unit.root == Path::new(TARGET))
+    );
+    // What the loops are expected to cost stays within their share.
+    let spendable = budget - decision.budget.fixed;
+    assert!(decision.budget.loops_cost <= spendable * (1.0 - SYNTHESIS_SHARE) + 1e-9);
+    assert!((decision.budget.synthesis_reserve - spendable * SYNTHESIS_SHARE).abs() < 1e-9);
+    assert!(decision.budget.loops_affordable >= decision.loops.len().saturating_sub(1));
+    // Children still come before their parents.
+    for (i, planned) in decision.loops.iter().enumerate() {
+        for later in &decision.loops[i + 1..] {
+            assert!(!later.unit.root.starts_with(&planned.unit.root));
+        }
+    }
+    // Nothing to spend: every directory summarised from the scan.
+    let broke = run(
+        &tree,
+        &Setup {
+            budget: Some(0.0),
+            ..Setup::default()
+        },
+        None,
+    );
+    assert!(broke.loops.is_empty());
+    assert_eq!(broke.mechanical.len(), 77);
+    assert_covered_once(&broke);
+}
+
+#[test]
+fn the_planners_priority_subtree_is_bought_first() {
+    let tree = wide();
+    let everything = run(
+        &tree,
+        &Setup {
+            budget: None,
+            ..Setup::default()
+        },
+        None,
+    );
+    let one_loop = everything.loops.iter().map(|l| l.cost).fold(0.0, f64::max);
+    let budget = everything.budget.fixed + everything.synthesis.cost + one_loop * 6.0;
+    let proposal = Plan {
+        priority_dirs: vec![PriorityDir {
+            path: "pkg3".into(),
+            reason: "the core".into(),
+            suggested_turns: 15,
+        }],
+        ..Plan::default()
+    };
+    let decision = run(
+        &tree,
+        &Setup {
+            budget: Some(budget),
+            ..Setup::default()
+        },
+        Some(&proposal),
+    );
+    assert!(decision.budget.binding);
+    let looped: Vec<String> = decision.loops.iter().map(|l| rel(&l.unit.root)).collect();
+    assert!(looped.contains(&".".to_string()), "{looped:?}");
+    assert!(
+        looped
+            .iter()
+            .filter(|r| *r != ".")
+            .all(|r| r.starts_with("pkg3")),
+        "{looped:?}"
+    );
+    assert_covered_once(&decision);
+}
+
+#[test]
+fn a_small_budget_lays_the_synthesis_out_in_levels() {
+    // The root and 40 directories too big to fold: the few loops 30 cents
+    // buy (after the survey and the plan, which think) leave most of them
+    // mechanical, each its own section.
+    let mut spec: Vec<(String, usize)> = vec![(".".into(), 2)];
+    spec.extend((0..40).map(|i| (format!("d{i:02}"), 15)));
+    let spec: Vec<(&str, usize)> = spec.iter().map(|(r, n)| (r.as_str(), *n)).collect();
+    let tree = tree(&spec);
+    let decision = run(
+        &tree,
+        &Setup {
+            budget: Some(0.3),
+            ..Setup::default()
+        },
+        None,
+    );
+    assert!(decision.budget.binding);
+    assert!(!decision.loops.is_empty() && !decision.mechanical.is_empty());
+    // A call may read at most a twentieth of 30 cents of input: 41 sections
+    // need more than one.
+    assert!(
+        !decision.synthesis.layout.levels.is_empty(),
+        "{:?}",
+        decision.synthesis
+    );
+    assert!(decision.synthesis.layout.calls() > 1);
+    let roomy = run(
+        &tree,
+        &Setup {
+            budget: None,
+            ..Setup::default()
+        },
+        None,
+    );
+    assert!(roomy.synthesis.layout.levels.is_empty());
+}
+
+#[test]
+fn mechanical_entries_join_the_synthesis_only_at_the_top_of_their_region() {
+    assert!(in_synthesis(false, Some(true)));
+    assert!(in_synthesis(false, None));
+    assert!(in_synthesis(true, None));
+    assert!(in_synthesis(true, Some(false)));
+    assert!(!in_synthesis(true, Some(true)));
+}
+
+#[test]
+fn a_resume_carries_on_with_the_saved_work() {
+    let tree = wide();
+    let everything = run(
+        &tree,
+        &Setup {
+            budget: None,
+            ..Setup::default()
+        },
+        None,
+    );
+    let full = everything.budget.fixed + everything.budget.loops_cost + everything.synthesis.cost;
+    let budget = Some(full / 2.0);
+    let first = run(
+        &tree,
+        &Setup {
+            budget,
+            ..Setup::default()
+        },
+        None,
+    );
+    assert!(first.budget.binding && !first.work_resumed);
+    // The run stopped after its first loop: that loop's directories are
+    // done, the rest is left.
+    let done: HashSet<&PathBuf> = first.loops[0].unit.dirs().collect();
+    let states: HashMap<PathBuf, DirState> = tree
+        .dirs
+        .iter()
+        .map(|d| {
+            let state = if done.contains(d) {
+                DirState::Unchanged
+            } else {
+                DirState::Missing
+            };
+            (d.clone(), state)
+        })
+        .collect();
+    let resumed = Setup {
+        states: states.clone(),
+        saved_survey: true,
+        saved_plan: Some(Plan::default()),
+        saved_work: Some(first.work()),
+        budget,
+        ..Setup::default()
+    };
+    let second = run(&tree, &resumed, None);
+    assert!(second.work_resumed);
+    let shape = |loops: &[PlannedLoop]| -> Vec<(Unit, u32)> {
+        loops.iter().map(|l| (l.unit.clone(), l.turns)).collect()
+    };
+    assert_eq!(shape(&second.loops), shape(&first.loops[1..]));
+    // The order of interest holds among what is left.
+    let ranks = |loops: &[PlannedLoop]| -> Vec<PathBuf> {
+        let mut list: Vec<&PlannedLoop> = loops.iter().collect();
+        list.sort_by_key(|l| l.rank);
+        list.iter().map(|l| l.unit.root.clone()).collect()
+    };
+    let mut expected = ranks(&first.loops);
+    expected.retain(|root| root != &first.loops[0].unit.root);
+    assert_eq!(ranks(&second.loops), expected);
+    assert_eq!(second.mechanical, first.mechanical);
+    // Another budget, or --fresh: decided anew.
+    let other = Setup {
+        budget: Some(full),
+        ..resumed
+    };
+    assert!(!run(&tree, &other, None).work_resumed);
+    let fresh = Setup {
+        fresh: true,
+        states: HashMap::new(),
+        budget,
+        saved_work: Some(first.work()),
+        ..Setup::default()
+    };
+    assert!(!run(&tree, &fresh, None).work_resumed);
+}

@@ -1,0 +1,221 @@
+//! What the base scan says about each discovered directory, indexed once:
+//! its own files (count, bytes, what reading them costs, categories,
+//! languages, the largest) and the totals of its subtree.
+//!
+//! The investigation decides from these figures where loops go (how big a
+//! unit is, what a loop will cost) and builds mechanical summaries from
+//! them, so both read the scan's one walk instead of walking the tree again.
+//! Pure: the scan's files and the discovered directories in, figures out.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use crate::ai::tools::fs::DEFAULT_MAX_BYTES;
+use crate::scan::ClassifiedFile;
+use crate::scan::code::language_of;
+use crate::scan::filetypes::extension_of;
+
+/// How many of a directory's largest files are kept.
+pub const LARGEST_KEPT: usize = 3;
+
+/// Bytes a listing line costs beyond the name: `  name  (N bytes)  [type]`.
+const LISTING_LINE_BYTES: u64 = 32;
+
+/// The scan's figures for one directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DirStats {
+    /// Files directly in it (within the scan's scope).
+    pub files: u32,
+    /// Their bytes.
+    pub bytes: u64,
+    /// What reading each of them once costs: its bytes up to `read_file`'s
+    /// default cut.
+    pub read_bytes: u64,
+    /// Files per category.
+    pub categories: BTreeMap<String, u32>,
+    /// Source files per language.
+    pub languages: BTreeMap<String, u32>,
+    /// The largest files, largest first: (name, bytes).
+    pub largest: Vec<(String, u64)>,
+    /// Bytes of its listing as a prompt shows it.
+    pub listing_bytes: u64,
+    /// Discovered subdirectories directly in it.
+    pub subdirs: u32,
+    /// Files in its whole subtree (itself included).
+    pub subtree_files: u64,
+    /// Bytes in its whole subtree.
+    pub subtree_bytes: u64,
+    /// Discovered directories in its subtree, itself included.
+    pub subtree_dirs: u32,
+    /// Source files in its subtree.
+    pub subtree_source: u64,
+    /// Source files per language in its subtree.
+    pub subtree_languages: BTreeMap<String, u64>,
+}
+
+impl DirStats {
+    /// Source files directly in it.
+    pub fn source_files(&self) -> u32 {
+        self.categories.get("source").copied().unwrap_or(0)
+    }
+}
+
+/// [`DirStats`] of every discovered directory.
+#[derive(Debug, Clone, Default)]
+pub struct TreeStats {
+    by_dir: HashMap<PathBuf, DirStats>,
+}
+
+impl TreeStats {
+    /// Index `files` (as the scan names them, under `scanned_root`) by the
+    /// discovered directory (under `canonical_root`) that holds them.
+    /// Files in directories discovery left out count for no directory.
+    pub fn new(
+        canonical_root: &Path,
+        scanned_root: &Path,
+        files: &[ClassifiedFile],
+        dirs: &[PathBuf],
+    ) -> TreeStats {
+        let mut by_dir: HashMap<PathBuf, DirStats> = dirs
+            .iter()
+            .map(|dir| (dir.clone(), DirStats::default()))
+            .collect();
+        for file in files {
+            let path = Path::new(&file.path);
+            let Some(parent) = path.parent() else {
+                continue;
+            };
+            let Ok(rel) = parent.strip_prefix(scanned_root) else {
+                continue;
+            };
+            let dir = canonical_root.join(rel);
+            let Some(stats) = by_dir.get_mut(&dir) else {
+                continue;
+            };
+            stats.files += 1;
+            stats.bytes += file.size;
+            stats.read_bytes += file.size.min(DEFAULT_MAX_BYTES);
+            stats.listing_bytes += file.name.len() as u64 + LISTING_LINE_BYTES;
+            *stats.categories.entry(file.category.clone()).or_insert(0) += 1;
+            if file.category == "source" {
+                let language = language_of(&extension_of(&file.name)).unwrap_or("Other");
+                *stats.languages.entry(language.to_string()).or_insert(0) += 1;
+            }
+            stats.largest.push((file.name.clone(), file.size));
+        }
+        for stats in by_dir.values_mut() {
+            stats
+                .largest
+                .sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            stats.largest.truncate(LARGEST_KEPT);
+        }
+        // Leaf-first, so every child is complete before its parent adds it.
+        for dir in dirs {
+            let Some(stats) = by_dir.get(dir) else {
+                continue;
+            };
+            let mut own = stats.clone();
+            own.subtree_files += u64::from(own.files);
+            own.subtree_bytes += own.bytes;
+            own.subtree_dirs += 1;
+            own.subtree_source += u64::from(own.source_files());
+            for (language, count) in &own.languages {
+                *own.subtree_languages.entry(language.clone()).or_insert(0) += u64::from(*count);
+            }
+            by_dir.insert(dir.clone(), own.clone());
+            if dir == canonical_root {
+                continue;
+            }
+            let Some(parent) = dir.parent().and_then(|p| by_dir.get_mut(p)) else {
+                continue;
+            };
+            parent.subdirs += 1;
+            parent.listing_bytes += dir
+                .file_name()
+                .map_or(0, |n| n.len() as u64 + LISTING_LINE_BYTES / 2);
+            parent.subtree_files += own.subtree_files;
+            parent.subtree_bytes += own.subtree_bytes;
+            parent.subtree_dirs += own.subtree_dirs;
+            parent.subtree_source += own.subtree_source;
+            for (language, count) in &own.subtree_languages {
+                *parent
+                    .subtree_languages
+                    .entry(language.clone())
+                    .or_insert(0) += count;
+            }
+        }
+        TreeStats { by_dir }
+    }
+
+    /// The figures of `dir` (all zero for a directory not indexed).
+    pub fn of(&self, dir: &Path) -> &DirStats {
+        static EMPTY: std::sync::OnceLock<DirStats> = std::sync::OnceLock::new();
+        self.by_dir
+            .get(dir)
+            .unwrap_or_else(|| EMPTY.get_or_init(DirStats::default))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, category: &str, size: u64) -> ClassifiedFile {
+        ClassifiedFile {
+            path: path.to_string(),
+            name: Path::new(path)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned(),
+            category: category.to_string(),
+            size,
+            description: None,
+        }
+    }
+
+    #[test]
+    fn figures_per_directory_and_per_subtree() {
+        let canonical = Path::new("/real/proj");
+        let dirs = vec![
+            canonical.join("src/core"),
+            canonical.join("src"),
+            canonical.to_path_buf(),
+        ];
+        let files = vec![
+            file("/link/proj/README.md", "document", 100),
+            file("/link/proj/src/main.rs", "source", 10_000),
+            file("/link/proj/src/core/a.py", "source", 30),
+            file("/link/proj/src/core/b.rs", "source", 20),
+            file("/link/proj/src/core/data.csv", "data", 40),
+            // Under a directory discovery left out (node_modules).
+            file("/link/proj/node_modules/x.js", "source", 5),
+        ];
+        let stats = TreeStats::new(canonical, Path::new("/link/proj"), &files, &dirs);
+        let core = stats.of(&canonical.join("src/core"));
+        assert_eq!((core.files, core.bytes, core.read_bytes), (3, 90, 90));
+        assert_eq!(core.source_files(), 2);
+        assert_eq!(
+            core.languages,
+            BTreeMap::from([("Python".into(), 1), ("Rust".into(), 1)])
+        );
+        assert_eq!(core.largest[0], ("data.csv".into(), 40));
+        let src = stats.of(&canonical.join("src"));
+        // main.rs is read up to 4 KiB.
+        assert_eq!((src.files, src.read_bytes), (1, DEFAULT_MAX_BYTES));
+        assert_eq!(
+            (src.subtree_files, src.subtree_dirs, src.subdirs),
+            (4, 2, 1)
+        );
+        let root = stats.of(canonical);
+        assert_eq!(
+            (root.files, root.subtree_files, root.subtree_dirs),
+            (1, 5, 3)
+        );
+        assert_eq!(root.subtree_bytes, 10_190);
+        assert_eq!(root.subtree_source, 3);
+        assert_eq!(root.subtree_languages["Rust"], 2);
+        assert!(root.listing_bytes > 0);
+        assert_eq!(stats.of(Path::new("/elsewhere")), &DirStats::default());
+    }
+}
