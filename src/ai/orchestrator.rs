@@ -236,7 +236,7 @@ async fn pipeline(
         let older = facts
             .saved_work
             .as_ref()
-            .filter(|work| work.budget == decision.budget.limit);
+            .filter(|work| work.budget == decision.budget.limit && work.batch == decision.batch);
         let work = decision.work().merged_over(older);
         save_json(&run, WORK_PLAN_FILE, &work.to_value(target));
     }
@@ -673,15 +673,16 @@ async fn synthesis_phase(
     run.progress.ai("Synthesis pass...");
     let model = ModelFacts::of(&run.config.investigation.model).model;
     let budget = run.config.investigation.budget;
+    let terms = ModelTerms::for_run(run.session.model(), run.config.investigation.batch);
     let target = run.target.to_string_lossy();
     let synthesis = SynthesisRun {
         session: &run.session,
         cache: run.cache,
         progress: run.progress,
         target: &target,
-        capacity: Capacity::new(model.context_window, budget, model.prices.input),
+        capacity: Capacity::new(model.context_window, budget, terms.pricing.prices.input),
         tokens_per_byte: model.tokens_per_byte,
-        terms: ModelTerms::of(run.session.model()),
+        terms,
         money_left: budget.map(|limit| (limit - run.session.tracker().cost()).max(0.0)),
     };
     let outcome = synthesize(&synthesis, &entries).await?.outcome;

@@ -241,10 +241,11 @@ fn synthesis_layout(
     kept: &dyn Fn(&Path) -> Option<Value>,
 ) -> crate::ai::passes::synthesis::LaidOut {
     let model = ModelFacts::of(&config.investigation.model).model;
+    let terms = ModelTerms::for_run(&config.investigation.model, config.investigation.batch);
     let capacity = Capacity::new(
         model.context_window,
         decision.budget.limit,
-        model.prices.input,
+        terms.pricing.prices.input,
     );
     let entries = entries_after(&facts.target, facts, decision, kept);
     let money_left = decision
@@ -256,7 +257,7 @@ fn synthesis_layout(
         &entries,
         capacity,
         model.tokens_per_byte,
-        &ModelTerms::of(&config.investigation.model),
+        &terms,
         money_left,
     )
 }

@@ -172,6 +172,21 @@ impl ModelTerms {
         }
     }
 
+    /// The terms of a run on `model`: at the catalog's batch prices when
+    /// it goes through the Message Batches API (`--batch`), which answers
+    /// the same requests for less, so the same budget buys more work.
+    pub fn for_run(model: &str, batch: bool) -> ModelTerms {
+        let terms = ModelTerms::of(model);
+        if batch {
+            ModelTerms {
+                pricing: terms.pricing.batch(),
+                ..terms
+            }
+        } else {
+            terms
+        }
+    }
+
     /// Reference tokens in this model's tokens, rounded up.
     pub(crate) fn scale(&self, reference_tokens: u64) -> u64 {
         (reference_tokens as f64 * self.text_scale).ceil() as u64
@@ -434,11 +449,7 @@ pub struct Counts {
 impl Estimate {
     /// Project `inputs` and price the result for `counts.model`.
     pub fn new(counts: Counts, inputs: &Inputs) -> Estimate {
-        let mut terms = ModelTerms::of(&counts.model);
-        if counts.batch {
-            terms.pricing = terms.pricing.batch();
-        }
-        let tally = project(inputs, &terms);
+        let tally = project(inputs, &ModelTerms::for_run(&counts.model, counts.batch));
         let range = |f: &dyn Fn(&Tally) -> u64| Range {
             low: f(&tally.low),
             high: f(&tally.high),

@@ -114,6 +114,9 @@ pub struct Facts<'a> {
     /// `--budget` in dollars; `None` for no ceiling.
     pub budget: Option<f64>,
     pub model: &'a str,
+    /// `--batch`: every request is priced at the catalog's batch prices,
+    /// so the budget buys twice the work.
+    pub batch: bool,
     /// Tokens every loop sends before its assignment: tools and system
     /// prompt.
     pub loop_prefix_tokens: u64,
@@ -197,6 +200,8 @@ pub struct Decision {
     pub synthesis: SynthesisPlan,
     /// The loops and mechanical entries are the saved work's, resumed.
     pub work_resumed: bool,
+    /// Priced at the batch prices (`--batch`).
+    pub batch: bool,
 }
 
 impl Decision {
@@ -204,6 +209,7 @@ impl Decision {
     pub fn work(&self) -> SavedWork {
         SavedWork {
             budget: self.budget.limit,
+            batch: self.batch,
             loops: self
                 .loops
                 .iter()
@@ -245,9 +251,13 @@ pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
     let (applied, freshness) =
         settle_plan(facts.dirs, facts.states, &first_look, &plan, facts.target);
 
-    let terms = ModelTerms::of(facts.model);
+    let terms = ModelTerms::for_run(facts.model, facts.batch);
     let model = ModelFacts::of(facts.model).model;
-    let capacity = Capacity::new(model.context_window, facts.budget, model.prices.input);
+    let capacity = Capacity::new(
+        model.context_window,
+        facts.budget,
+        terms.pricing.prices.input,
+    );
     let fixed = pass_cost(&terms, survey, SURVEY_PROMPT_TOKENS, SURVEY_OUTPUT_TOKENS)
         + pass_cost(
             &terms,
@@ -260,7 +270,12 @@ pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
     // A resumed run carries on with the work it saved.
     let saved = facts
         .saved_work
-        .filter(|work| !facts.fresh && work.budget == facts.budget && !applied.order.is_empty())
+        .filter(|work| {
+            !facts.fresh
+                && work.budget == facts.budget
+                && work.batch == facts.batch
+                && !applied.order.is_empty()
+        })
         .and_then(|work| work.resume(&applied.order));
     if let Some((saved, mechanical)) = saved {
         let loops: Vec<PlannedLoop> = saved
@@ -307,6 +322,7 @@ pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
             mechanical,
             synthesis,
             work_resumed: true,
+            batch: facts.batch,
         };
     }
 
@@ -357,6 +373,7 @@ pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
             mechanical: Vec::new(),
             synthesis: synthesis_all,
             work_resumed: false,
+            batch: facts.batch,
         };
     }
 
@@ -436,6 +453,7 @@ pub fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
         },
         synthesis,
         work_resumed: false,
+        batch: facts.batch,
     }
 }
 
