@@ -195,29 +195,30 @@ pub fn within_cap(spent: f64, expected_next: f64, cap: Option<f64>) -> bool {
 }
 
 /// The spend the cap rule weighs: what was spent, and under `--batch` also
-/// what the `running` loops are expected to cost (their spend shows only
-/// once their round is read, and every ready loop starts at once).
-pub fn committed_spend(spent: f64, running: usize, expected: f64, batching: bool) -> f64 {
-    if batching {
-        spent + expected * running as f64
-    } else {
-        spent
-    }
+/// what the running loops are expected to cost (`running`, the sum of
+/// their expectations: their spend shows only once their round is read,
+/// and every ready loop starts at once).
+pub fn committed_spend(spent: f64, running: f64, batching: bool) -> f64 {
+    if batching { spent + running } else { spent }
 }
 
 /// The budget rule: start a loop only if the spend so far, what the loops
-/// already running and this one are each expected to cost, and what the
-/// loops ranked before it that have not started are expected to cost
+/// already running are expected to cost (`running`, the sum of each one's
+/// expectation), what this one is expected to cost, and what the loops
+/// ranked before it that have not started are expected to cost
 /// (`reserved`), stay within what the loops may spend. When money runs
 /// short, the loops that matter most (the target's first) keep theirs.
+///
+/// Each running loop counts at its own expectation, not at the next one's:
+/// under `--batch` hundreds start at once, a unit's loop beside a leaf's.
 pub fn within_budget(
     spent: f64,
-    running: usize,
+    running: f64,
     expected_next: f64,
     reserved: f64,
     for_loops: Option<f64>,
 ) -> bool {
-    for_loops.is_none_or(|limit| spent + expected_next * (running + 1) as f64 + reserved <= limit)
+    for_loops.is_none_or(|limit| spent + running + expected_next + reserved <= limit)
 }
 
 /// How the dir loops are run.
@@ -291,6 +292,8 @@ pub async fn run_work(
     // is let go only after the work its end made ready has started.
     let mut lanes = HashMap::new();
     let mut ended_lane = None;
+    // What each running loop was expected to cost when it started.
+    let mut expectations: HashMap<usize, f64> = HashMap::new();
     let mut pieces: HashMap<PathBuf, Piece> = planned
         .iter()
         .enumerate()
@@ -341,7 +344,7 @@ pub async fn run_work(
         while running.len() < width && !done.cap_hit && schedule.has_ready_where(is_loop) {
             let spent = shared.session.tracker().cost();
             let expected = expected_loop_cost(&finished_costs, &model, &pricing);
-            let committed = committed_spend(spent, running.len(), expected, batching);
+            let committed = committed_spend(spent, expectations.values().sum(), batching);
             if !within_cap(committed, expected, options.max_cost) {
                 done.cap_hit = true;
                 shared.progress.ai(&format!(
@@ -373,7 +376,7 @@ pub async fn run_work(
             launched[n] = true;
             if !within_budget(
                 spent,
-                running.len(),
+                expectations.values().sum(),
                 expected,
                 reserved,
                 options.budget_for_loops,
@@ -422,6 +425,7 @@ pub async fn run_work(
                 job.max_turns
             ));
             board.started(&shown);
+            expectations.insert(i, expected);
             if let Some(lane) = shared.session.lane() {
                 lanes.insert(i, lane);
             }
@@ -452,6 +456,7 @@ pub async fn run_work(
         let (i, result) =
             joined.map_err(|err| PassError::Failed(format!("a directory loop failed: {err}")))?;
         ended_lane = lanes.remove(&i);
+        expectations.remove(&i);
         // The first failure that stops the run stops it now; dropping the
         // set aborts the other loops.
         let outcome = result?;
@@ -562,12 +567,16 @@ mod tests {
 
     #[test]
     fn the_budget_counts_the_running_loops_and_the_higher_ranked_ones() {
-        assert!(within_budget(100.0, 8, 1.0, 50.0, None));
-        assert!(within_budget(1.0, 0, 1.0, 0.0, Some(2.0)));
-        assert!(within_budget(1.0, 1, 0.5, 0.0, Some(2.0)));
-        assert!(!within_budget(1.0, 2, 0.5, 0.0, Some(2.0)));
-        assert!(!within_budget(1.0, 0, 0.5, 0.6, Some(2.0)));
-        assert!(!within_budget(0.0, 0, 0.01, 0.0, Some(0.0)));
+        assert!(within_budget(100.0, 8.0, 1.0, 50.0, None));
+        assert!(within_budget(1.0, 0.0, 1.0, 0.0, Some(2.0)));
+        assert!(within_budget(1.0, 0.5, 0.5, 0.0, Some(2.0)));
+        assert!(!within_budget(1.0, 1.0, 0.5, 0.0, Some(2.0)));
+        assert!(!within_budget(1.0, 0.0, 0.5, 0.6, Some(2.0)));
+        assert!(!within_budget(0.0, 0.0, 0.01, 0.0, Some(0.0)));
+        // A cheap loop beside an expensive one running: their own
+        // expectations count, not twice the cheap one's.
+        assert!(!within_budget(0.0, 1.5, 0.1, 0.0, Some(1.5)));
+        assert!(within_budget(0.0, 1.4, 0.1, 0.0, Some(1.5)));
     }
 
     #[test]
@@ -591,20 +600,12 @@ mod tests {
 
     #[test]
     fn under_batch_the_cap_counts_the_running_loops() {
-        assert_eq!(committed_spend(1.0, 3, 0.5, false), 1.0);
-        assert_eq!(committed_spend(1.0, 3, 0.5, true), 2.5);
+        assert_eq!(committed_spend(1.0, 1.5, false), 1.0);
+        assert_eq!(committed_spend(1.0, 1.5, true), 2.5);
         // Three loops of 0.5 running and 1.0 spent: a fourth fits a cap of
         // 3.0, not of 2.9.
-        assert!(within_cap(
-            committed_spend(1.0, 3, 0.5, true),
-            0.5,
-            Some(3.0)
-        ));
-        assert!(!within_cap(
-            committed_spend(1.0, 3, 0.5, true),
-            0.5,
-            Some(2.9)
-        ));
+        assert!(within_cap(committed_spend(1.0, 1.5, true), 0.5, Some(3.0)));
+        assert!(!within_cap(committed_spend(1.0, 1.5, true), 0.5, Some(2.9)));
     }
 
     #[test]
