@@ -597,3 +597,5 @@ fn the_terminal_report_and_stderr_sum_up_the_batches() {
     );
     assert!(said.contains("Batch: 9 rounds"), "{said}");
 }
+
+mod budget;
