@@ -87,3 +87,44 @@ fn under_batch_a_budget_buys_what_twice_it_buys_interactively() {
     assert!(groups.len() > levels, "{} groups", groups.len());
     assert_eq!(batches.len(), levels, "{batches:?}");
 }
+
+#[test]
+fn estimate_batch_projects_what_twice_the_budget_buys_interactively() {
+    let env = agent(tree());
+    let root = env.root().join("cache-estimate");
+    let estimate = |args: &[&str]| -> Value {
+        let out = command(&env, &root, &[&["--estimate"], args].concat())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let budget: f64 = BUDGET.parse().unwrap();
+    let interactive = estimate(&["--budget", BUDGET]);
+    let batch = estimate(&["--batch", "--budget", &format!("{}", budget / 2.0)]);
+    let more = estimate(&["--batch", "--budget", BUDGET]);
+    assert_eq!(env.server.request_count(), 0, "no API call");
+    assert!(interactive["budget_binding"] == true && batch["budget_binding"] == true);
+    for key in [
+        "loops",
+        "units",
+        "loops_affordable",
+        "directories_folded",
+        "directories_mechanical",
+        "synthesis_levels",
+        "api_calls",
+    ] {
+        assert_eq!(batch[key], interactive[key], "{key}");
+    }
+    for end in ["low", "high"] {
+        let (b, i) = (
+            batch["cost_usd"][end].as_f64().unwrap(),
+            interactive["cost_usd"][end].as_f64().unwrap(),
+        );
+        assert!((b / i - 0.5).abs() < 0.01, "{end}: {b} vs {i}");
+    }
+    assert!(more["loops"].as_u64() > interactive["loops"].as_u64());
+    assert!(
+        more["directories_mechanical"].as_u64() < interactive["directories_mechanical"].as_u64()
+    );
+}

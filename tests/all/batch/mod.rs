@@ -599,3 +599,4 @@ fn the_terminal_report_and_stderr_sum_up_the_batches() {
 }
 
 mod budget;
+mod parity;
