@@ -683,7 +683,7 @@ async fn synthesis_phase(
         capacity: Capacity::new(model.context_window, budget, terms.pricing.prices.input),
         tokens_per_byte: model.tokens_per_byte,
         terms,
-        money_left: budget.map(|limit| (limit - run.session.tracker().cost()).max(0.0)),
+        money_left: budget.map(|limit| (limit - run.session.spent()).max(0.0)),
     };
     let outcome = synthesize(&synthesis, &entries).await?.outcome;
     if outcome.submitted {

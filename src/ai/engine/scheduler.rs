@@ -342,7 +342,7 @@ pub async fn run_work(
             }
         }
         while running.len() < width && !done.cap_hit && schedule.has_ready_where(is_loop) {
-            let spent = shared.session.tracker().cost();
+            let spent = shared.session.spent();
             let expected = expected_loop_cost(&finished_costs, &model, &pricing);
             let committed = committed_spend(spent, expectations.values().sum(), batching);
             if !within_cap(committed, expected, options.max_cost) {

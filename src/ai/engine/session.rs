@@ -85,6 +85,19 @@ impl Session {
             .map(Batcher::stats)
     }
 
+    /// What the work of this run has cost so far, for the budget and the
+    /// cap: what this run paid, and what the answers it replayed from an
+    /// earlier batch run cost when that run paid for them. A run resumed
+    /// after a kill then weighs the same spend an uninterrupted run would
+    /// have, so it starts the same loops.
+    pub fn spent(&self) -> f64 {
+        let replayed = self
+            .batcher
+            .as_ref()
+            .map_or(0.0, |b| b.stats().replayed_cost);
+        self.tracker.cost() + replayed
+    }
+
     /// This session with the run's scope: listings leave out what `scope`
     /// does (ignored and excluded names).
     pub fn with_scope(mut self, scope: ScanFilter) -> Session {
