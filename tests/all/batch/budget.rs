@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{command, stderr};
+use super::{assert_nothing_paid_twice, command, signal, spawn_until_waiting_with, stderr};
 use crate::budget::{BUDGET, DIRS, agent, is_group, tree};
 use crate::support::agent::AgentEnv;
 use crate::support::entries::{Entries, cache_entries};
@@ -126,5 +126,48 @@ fn estimate_batch_projects_what_twice_the_budget_buys_interactively() {
     assert!(more["loops"].as_u64() > interactive["loops"].as_u64());
     assert!(
         more["directories_mechanical"].as_u64() < interactive["directories_mechanical"].as_u64()
+    );
+}
+
+#[test]
+fn killed_under_a_budget_the_rerun_buys_the_same_work_and_pays_nothing_twice() {
+    let env = agent(tree());
+    env.server.set_batch_delay(Duration::from_millis(5));
+    let args = ["--batch", "--budget", BUDGET];
+    let (clean, clean_report, _, _) = whole_run(&env, "cache-clean", &args);
+    // Killed while it waits on the loops' second round (the survey's and
+    // the plan's batches come first), with the work plan saved.
+    let root = env.root().join("cache-killed");
+    let base = env.server.batches().len();
+    env.server.clear_prompt_cache();
+    env.server.set_batch_delay(Duration::from_millis(1500));
+    let mut child = spawn_until_waiting_with(&env, &root, base + 3, &args);
+    signal(&mut child, libc::SIGKILL);
+    env.server.set_batch_delay(Duration::from_millis(5));
+    let out = command(&env, &root, &args).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(said.contains("Work plan loaded from cache."), "{said}");
+    assert!(
+        said.contains("that an earlier run left in flight"),
+        "{said}"
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_nothing_paid_twice(&env, base, 0);
+    similar_asserts::assert_eq!(clean.dirs, cache_entries(&root).dirs, "dir entries");
+    assert_eq!(
+        report["investigation"]["coverage"],
+        clean_report["investigation"]["coverage"]
+    );
+    // What the rerun paid, with what it replayed of the killed run's
+    // answers, is no more than the uninterrupted run's bill (the survey
+    // and the plan were saved by the killed run, so neither is replayed).
+    let batch = &report["investigation"]["batch"];
+    assert!(batch["replayed"].as_u64().unwrap() > 0, "{batch}");
+    let total = cost(&report) + batch["replayed_cost_usd"].as_f64().unwrap();
+    assert!(
+        total <= cost(&clean_report) + 1e-9,
+        "{total} vs {}",
+        cost(&clean_report)
     );
 }

@@ -180,7 +180,12 @@ fn in_flight(cache_root: &Path) -> Vec<String> {
 /// `n`-th batch the mock ever created (0-based): created, and recorded in
 /// the cache. Panics if the run ends first.
 fn spawn_until_waiting(env: &AgentEnv, cache_root: &Path, n: usize) -> Child {
-    let mut child = command(env, cache_root, &["--batch"])
+    spawn_until_waiting_with(env, cache_root, n, &["--batch"])
+}
+
+/// [`spawn_until_waiting`] with `args` (which must include `--batch`).
+fn spawn_until_waiting_with(env: &AgentEnv, cache_root: &Path, n: usize, args: &[&str]) -> Child {
+    let mut child = command(env, cache_root, args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
