@@ -9,7 +9,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
-mod budget;
+mod batch;
 mod dead_endpoint;
 mod first_request;
 mod jobs;
