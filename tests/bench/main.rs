@@ -10,6 +10,7 @@
 mod support;
 
 mod batch;
+mod budget;
 mod dead_endpoint;
 mod first_request;
 mod jobs;
