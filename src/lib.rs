@@ -27,6 +27,7 @@ pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod exit_codes;
+pub mod grounding;
 pub mod output;
 pub mod progress;
 pub mod redact;

@@ -8,6 +8,7 @@
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+use crate::grounding::Grounding;
 use crate::scan::{BaseScan, IgnoreSummary};
 use crate::text::{escape_control, escape_line};
 
@@ -26,6 +27,10 @@ pub struct Report {
     /// Whether the investigation ran and how far it got; always present.
     #[serde(default)]
     pub investigation: Investigation,
+    /// How many of the paths and symbols the report cites were found in the
+    /// tree; absent when no investigation ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grounding: Option<Grounding>,
 }
 
 /// How far the investigation got.
@@ -120,6 +125,38 @@ pub struct Flag {
     /// another implementation with an unknown severity still reads.
     #[serde(default = "info")]
     pub severity: String,
+    /// Whether `path` names something in the tree (`general` always does).
+    /// Set by the report's grounding; never part of `flags.jsonl`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
+    /// The line `path` was cited at (`src/app.py:12`), split off it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// The severity the agent gave, when grounding lowered it to `info`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_severity: Option<String>,
+    /// Why grounding marked the flag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl Flag {
+    /// A flag as an agent or the redactor raises it, not yet grounded.
+    pub fn new(
+        path: impl Into<String>,
+        finding: impl Into<String>,
+        severity: impl Into<String>,
+    ) -> Flag {
+        Flag {
+            path: path.into(),
+            finding: finding.into(),
+            severity: severity.into(),
+            verified: None,
+            line: None,
+            original_severity: None,
+            note: None,
+        }
+    }
 }
 
 fn general() -> String {
@@ -377,6 +414,11 @@ pub fn format_report(report: &Report, target: &str) -> String {
         lines.push(flags);
     }
 
+    if let Some(grounding) = &report.grounding {
+        lines.push(String::new());
+        lines.push(format!("  {}", grounding.summary_line()));
+    }
+
     lines.push(String::new());
     lines.push(sep.clone());
     lines.push("  End of report.".to_string());
@@ -385,7 +427,8 @@ pub fn format_report(report: &Report, target: &str) -> String {
 }
 
 /// The `>> FLAGS` section, most severe first (stable within a severity);
-/// empty when there are no flags.
+/// empty when there are no flags. A flag whose path grounding did not find
+/// says so after its path, and one it lowered to `info` carries its note.
 pub fn format_flags(flags: &[Flag]) -> String {
     if flags.is_empty() {
         return String::new();
@@ -395,8 +438,20 @@ pub fn format_flags(flags: &[Flag]) -> String {
     let mut lines = vec![String::new(), ">> FLAGS".to_string(), "-".repeat(40)];
     for flag in sorted {
         let severity = escape_line(&flag.severity).to_uppercase();
-        lines.push(format!("  [{severity:<8}] {}", escape_line(&flag.path)));
+        let line = flag.line.map(|n| format!(":{n}")).unwrap_or_default();
+        let unverified = if flag.verified == Some(false) {
+            " (not found in the tree)"
+        } else {
+            ""
+        };
+        lines.push(format!(
+            "  [{severity:<8}] {}{line}{unverified}",
+            escape_line(&flag.path)
+        ));
         lines.push(format!("             {}", escape_line(&flag.finding)));
+        if let (Some(_), Some(note)) = (&flag.original_severity, &flag.note) {
+            lines.push(format!("             {}", escape_line(note)));
+        }
     }
     lines.join("\n")
 }
@@ -514,11 +569,7 @@ mod tests {
     use crate::scan::{DiskEntry, LargeFile, RecentFile};
 
     fn flag(severity: &str, path: &str, finding: &str) -> Flag {
-        Flag {
-            path: path.into(),
-            finding: finding.into(),
-            severity: severity.into(),
-        }
+        Flag::new(path, finding, severity)
     }
 
     /// The original's minimal report, as its own tests build it.
@@ -746,12 +797,69 @@ mod tests {
         });
         report.ai_brief = "A small Python and Rust project.".into();
         report.ai_detailed = "It has two parts.\n\nNothing alarming.".into();
+        let mut invented = flag("info", "src/backdoor.py", "Opens a reverse shell.");
+        invented.verified = Some(false);
+        invented.original_severity = Some("critical".into());
+        invented.note = Some(
+            "Its path was not found in the tree, so it is shown as info; the agent rated it critical."
+                .into(),
+        );
+        let mut at_line = flag("concern", "src/lib.rs", "Unsafe block without a comment.");
+        at_line.verified = Some(true);
+        at_line.line = Some(12);
         report.flags = vec![
             flag("info", "src/lib.rs", "Large generated file."),
             flag("critical", ".env", "Live API key in plain text."),
+            invented,
+            at_line,
         ];
+        report.grounding = Some(Grounding {
+            citations: 59,
+            resolved: 57,
+            ..Grounding::default()
+        });
         report.investigation.status = InvestigationStatus::Complete;
         insta::assert_snapshot!(format_report(&report, "/tmp/mydir"));
+    }
+
+    #[test]
+    fn the_grounding_line_closes_the_report_and_counts_unchecked_symbols() {
+        let mut report = minimal();
+        assert!(!format_report(&report, "/tmp").contains("Grounding"));
+        report.grounding = Some(Grounding {
+            citations: 1,
+            resolved: 1,
+            unchecked: 2,
+            ..Grounding::default()
+        });
+        let text = format_report(&report, "/tmp");
+        assert!(
+            text.ends_with(&format!(
+                "  Grounding: 1 of 1 citation found in the tree (2 symbols not checked: outline limit)\n\n{0}\n  End of report.\n{0}",
+                "=".repeat(60)
+            )),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn unverified_flags_say_so_and_keep_their_json_fields() {
+        let mut flag = flag("info", "src/gone.py", "Bad.");
+        flag.verified = Some(false);
+        flag.original_severity = Some("critical".into());
+        flag.note = Some("Lowered.".into());
+        let shown = format_flags(std::slice::from_ref(&flag));
+        assert!(shown.contains("  [INFO    ] src/gone.py (not found in the tree)\n             Bad.\n             Lowered."), "{shown}");
+        let json = serde_json::to_value(&flag).unwrap();
+        assert_eq!(json["severity"], "info");
+        assert_eq!(json["original_severity"], "critical");
+        assert_eq!(json["verified"], false);
+        let plain = serde_json::to_value(Flag::new("a", "b", "info")).unwrap();
+        assert_eq!(
+            plain.as_object().unwrap().len(),
+            3,
+            "ungrounded flags keep the original shape"
+        );
     }
 
     #[test]

@@ -117,6 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ai_detailed: outcome.detailed,
         flags: outcome.flags,
         investigation: outcome.status,
+        grounding: outcome.grounding,
     };
     match write_report(&config, &report)? {
         // The report is out; the status says the investigation failed, so

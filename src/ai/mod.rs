@@ -36,6 +36,8 @@ pub struct Outcome {
     pub flags: Vec<Flag>,
     /// How it went: complete, partial, failed (with its one-line error).
     pub status: Investigation,
+    /// How many of the report's citations were found in the tree.
+    pub grounding: Option<crate::grounding::Grounding>,
     /// The run was interrupted (Ctrl-C); the next run resumes.
     pub interrupted: bool,
 }
@@ -241,11 +243,7 @@ pub(crate) fn record_refusal(
     path: &str,
     finding: String,
 ) {
-    let flag = Flag {
-        path: path.to_string(),
-        finding,
-        severity: "info".to_string(),
-    };
+    let flag = Flag::new(path, finding, "info");
     if let Err(err) = cache.append_flag(&flag) {
         progress.ai(&format!("Warning: could not record a flag: {err}"));
     }

@@ -18,7 +18,9 @@
 //! 8. synthesize, in levels when the summaries do not fit one call,
 //!    reusing `synthesis.json` (`synthesis_phase`);
 //! 9. collect flags, report the cost and coverage and say whether the
-//!    investigation is complete or partial (`finish`).
+//!    investigation is complete or partial (`finish`);
+//! 10. ground the report: check every cited path and symbol against the
+//!     tree (`ground_phase`, see [`crate::grounding`]).
 //!
 //! With `--batch` the same phases run; the session sends their requests in
 //! rounds through the Message Batches API ([`crate::ai::engine::batch`]),
@@ -87,6 +89,7 @@ use crate::cache::{
     SYNTHESIS_FILE, WORK_PLAN_FILE,
 };
 use crate::config::Config;
+use crate::grounding::{self, Scope};
 use crate::progress::Progress;
 use crate::redact::Redactor;
 use crate::report::{
@@ -195,9 +198,11 @@ struct RunContext<'a> {
     target: &'a Path,
     /// The base scan's scope (hidden, `-x`, ignore files).
     scope: ScanFilter,
+    /// The scan's file list, indexed for checking citations.
+    grounding: Arc<Scope>,
 }
 
-/// Phases 2-9, once the cache is open (`new`: by this run, so empty).
+/// Phases 2-10, once the cache is open (`new`: by this run, so empty).
 async fn pipeline(
     config: &Config,
     scan: &BaseScan,
@@ -219,6 +224,7 @@ async fn pipeline(
         session: Arc::new(session),
         target,
         scope: ScanFilter::new(target, &config.scan),
+        grounding: Arc::new(Scope::from_scan(scan, &config.target, target)),
     };
 
     // A new investigation holds no entry: every directory is missing one,
@@ -250,6 +256,7 @@ async fn pipeline(
         system: dir_system_prompt(&format_survey_block(survey.as_ref()))?,
         dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey.as_ref()),
         pool: TurnPool::new(&allocations),
+        grounding: run.grounding.clone(),
     });
     // A directory stale only because of a child keeps its file summaries.
     let changed: HashSet<PathBuf> = decision
@@ -292,8 +299,9 @@ async fn pipeline(
         .count();
     evaluate(cache, &decision, &work.outcomes, cached, progress)?;
     let synthesis = synthesis_phase(&run, &facts.dirs).await?;
-    let outcome = finish(&run, &facts.dirs, &decision, cached, synthesis, &work);
+    let mut outcome = finish(&run, &facts.dirs, &decision, cached, synthesis, &work);
     batch_mode::forget_when_complete(cache, &outcome, progress);
+    ground_phase(&run, &facts.dirs, &mut outcome);
     Ok(outcome)
 }
 
@@ -783,8 +791,34 @@ fn finish(
                 batch: session.batch_stats().map(|stats| stats.summary()),
             }),
         },
+        grounding: None,
         interrupted: false,
     }
+}
+
+/// Phase 10: check what the report cites against the tree. Pure code over
+/// the cache and the scan, so it also runs on a resumed run that made no
+/// request; it caches nothing.
+fn ground_phase(run: &RunContext<'_>, all_dirs: &[PathBuf], outcome: &mut Outcome) {
+    let cache = run.cache;
+    let dir_entries: Vec<Value> = all_dirs
+        .iter()
+        .filter_map(|dir| cache.read_entry(EntryKind::Dir, &dir.to_string_lossy()))
+        .collect();
+    let file_entries = cache.read_all_entries(EntryKind::File);
+    let grounding = grounding::ground(
+        &run.grounding,
+        grounding::outlines::Source::Disk(run.target.to_path_buf()),
+        grounding::Sources {
+            dir_entries: &dir_entries,
+            file_entries: &file_entries,
+        },
+        &mut outcome.brief,
+        &mut outcome.detailed,
+        &mut outcome.flags,
+    );
+    run.progress.ai(&grounding.summary_line());
+    outcome.grounding = Some(grounding);
 }
 
 /// How the directories with an entry got it.

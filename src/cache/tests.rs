@@ -484,11 +484,7 @@ fn the_log_drops_data_and_records_the_rest() {
 #[test]
 fn flags_append_read_and_dedupe() {
     let f = fixture();
-    let flag = |path: &str, sev: &str| Flag {
-        path: path.into(),
-        finding: "f".into(),
-        severity: sev.into(),
-    };
+    let flag = |path: &str, sev: &str| Flag::new(path, "f", sev);
     f.cache.append_flag(&flag("a", "info")).unwrap();
     let added = f
         .cache
@@ -514,14 +510,7 @@ fn flags_append_read_and_dedupe() {
         .unwrap();
     let flags = f.cache.read_flags();
     assert_eq!(flags.len(), 3);
-    assert_eq!(
-        flags[2],
-        Flag {
-            path: "general".into(),
-            finding: "x".into(),
-            severity: "info".into()
-        }
-    );
+    assert_eq!(flags[2], Flag::new("general", "x", "info"));
 }
 
 #[test]

@@ -416,6 +416,9 @@ fn resolve_overlaps(mut spans: Vec<Span>) -> Vec<Span> {
     kept
 }
 
+/// How every redaction starts: `[REDACTED:<rule>]` replaces the secret.
+pub const REDACTION_MARK: &str = "[REDACTED:";
+
 /// Build the redacted text and the hits from non-overlapping, ordered spans.
 fn apply(text: &str, spans: &[Span]) -> Redacted {
     let mut out = String::with_capacity(text.len());
@@ -426,7 +429,7 @@ fn apply(text: &str, spans: &[Span]) -> Redacted {
         let rule = &RULES[span.rule];
         line += count_newlines(&text[copied_to..span.start]);
         out.push_str(&text[copied_to..span.start]);
-        out.push_str("[REDACTED:");
+        out.push_str(REDACTION_MARK);
         out.push_str(rule.name);
         out.push(']');
         if span.origin != Origin::Known {

@@ -168,6 +168,21 @@ fn a_small_budget_folds_a_unit_summarises_the_rest_and_synthesizes_in_levels() {
         assert!(entry["mechanical_reason"].is_string());
     }
 
+    // Every citation is found: the scan's summaries quote the scan's own
+    // names (`f00.rs` is in a hundred directories), the unit's entries
+    // those of its folded directories, and the levels' verdict their
+    // directories.
+    let grounding = &report["grounding"];
+    assert_eq!(
+        grounding["unresolved"],
+        serde_json::json!([]),
+        "{grounding}"
+    );
+    assert_eq!(grounding["resolved"], grounding["citations"], "{grounding}");
+    assert!(
+        grounding["citations"].as_u64().unwrap() >= 4 * mechanical,
+        "{grounding}"
+    );
     // The planner was told what the money buys.
     let planning = env
         .server

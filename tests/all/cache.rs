@@ -94,11 +94,7 @@ fn write_forever(root: &Path, name: &str) {
         fields.insert("total_turns".into(), json!(i));
         cache.update_meta(fields).unwrap();
         cache
-            .append_flag(&Flag {
-                path: rel.clone(),
-                finding: summary[..5000].to_string(),
-                severity: "info".into(),
-            })
+            .append_flag(&Flag::new(rel.clone(), &summary[..5000], "info"))
             .unwrap();
         cache.log_tool_call(".", 1, "read_file", &json!({"path": rel}), 1);
         cache_root
@@ -124,11 +120,11 @@ fn append_lines(root: &Path, name: &str) {
     let finding = format!("{name}:{}", "y".repeat(100_000));
     for i in 0..LINES_PER_APPENDER {
         cache
-            .append_flag(&Flag {
-                path: format!("{name}/{i}"),
-                finding: finding.clone(),
-                severity: "concern".into(),
-            })
+            .append_flag(&Flag::new(
+                format!("{name}/{i}"),
+                finding.clone(),
+                "concern",
+            ))
             .unwrap();
         cache.log_tool_call(name, i as u32, "read_file", &json!({"path": finding}), i);
     }

@@ -16,6 +16,7 @@ mod concurrency;
 mod crash_resume;
 mod discovery;
 mod estimate;
+mod grounding;
 mod hostile;
 mod locations;
 mod mock_server;

@@ -77,6 +77,7 @@ impl Env {
             directory: "src",
             home: None,
             unit: &[],
+            stamps: &[],
             turn: 1,
         }
     }

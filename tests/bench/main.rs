@@ -13,6 +13,7 @@ mod batch;
 mod budget;
 mod dead_endpoint;
 mod first_request;
+mod grounding;
 mod jobs;
 mod redact;
 mod scale;

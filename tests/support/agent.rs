@@ -252,6 +252,12 @@ impl MockAgent {
         self
     }
 
+    /// Synthesis submits `input` (`brief` and `detailed`).
+    pub fn synthesis(mut self, input: Value) -> Self {
+        self.synthesis = Behaviour::Submit(input);
+        self
+    }
+
     /// Synthesis never calls a tool (so it runs out of turns).
     pub fn silent_synthesis(mut self) -> Self {
         self.synthesis = Behaviour::Silent;

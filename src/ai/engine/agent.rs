@@ -27,12 +27,17 @@
 //! - `max_tokens` anywhere else: the reply is kept and the nudge becomes a
 //!   note that it was cut short.
 //!
+//! A pass may also look at each call before it takes effect ([`CallReview`])
+//! and answer it itself: the tool then does not run, and a loop-ending call
+//! does not end the loop.
+//!
 //! The engine knows nothing about budgets, turn limits or what a proposal
 //! means: each pass decides those around [`Agent::turn`].
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::runtime::{Handle, RuntimeFlavor};
 
 use crate::ai::api::caching::Reuse;
@@ -109,6 +114,13 @@ impl Printer {
     }
 }
 
+/// A pass's look at a tool call before it takes effect.
+pub trait CallReview: Send + Sync {
+    /// `Some(output)` answers the call instead of running it (a loop-ending
+    /// call then does not end the loop); `None` lets it run.
+    fn review(&self, tool: &str, input: &Value) -> Option<ToolOutput>;
+}
+
 /// What a turn amounted to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TurnOutcome {
@@ -172,6 +184,7 @@ pub struct Agent {
     transcript: Transcript,
     nudge: &'static str,
     printer: Printer,
+    review: Option<Arc<dyn CallReview>>,
     submit_check: Option<SubmitCheck>,
     /// The pass expects its first call to be its only one.
     one_call_expected: bool,
@@ -181,6 +194,9 @@ pub struct Agent {
     home: Option<PathBuf>,
     /// The other directories of a unit's assignment, for its tools.
     unit: Vec<PathBuf>,
+    /// What its tools add to the dir entries it writes (see
+    /// [`ToolContext::stamps`]).
+    stamps: Vec<(PathBuf, Map<String, Value>)>,
 }
 
 /// How much a conversation of `toolbox` thinks: the directory loops are
@@ -209,12 +225,20 @@ impl Agent {
             transcript: Transcript::new(system, kickoff, tools, workload(toolbox)),
             nudge,
             printer,
+            review: None,
             submit_check: None,
             one_call_expected: false,
             calls: 0,
             home: None,
             unit: Vec::new(),
+            stamps: Vec::new(),
         }
+    }
+
+    /// Show every offered call to `review` before it takes effect.
+    pub fn with_review(mut self, review: Arc<dyn CallReview>) -> Agent {
+        self.review = Some(review);
+        self
     }
 
     /// Check every call of the loop-ending tool with `check` before the
@@ -255,6 +279,13 @@ impl Agent {
     /// their dir entries (see [`ToolContext::unit`]).
     pub fn covering(mut self, members: &[PathBuf]) -> Agent {
         self.unit = members.to_vec();
+        self
+    }
+
+    /// The same conversation, adding `stamps` to the dir entries its tools
+    /// write (see [`ToolContext::stamps`]).
+    pub fn stamping(mut self, stamps: Vec<(PathBuf, Map<String, Value>)>) -> Agent {
+        self.stamps = stamps;
         self
     }
 
@@ -361,13 +392,28 @@ impl Agent {
             directory,
             home: self.home.as_deref(),
             unit: &self.unit,
+            stamps: &self.stamps,
             turn,
         };
         let mut ended = None;
         let mut results = Vec::with_capacity(calls.len());
         for call in &calls {
+            let reviewed = self
+                .review
+                .as_ref()
+                .filter(|_| self.offers(&call.name))
+                .and_then(|review| review.review(&call.name, &call.input));
             let output = if !self.offers(&call.name) {
                 unknown_tool(&call.name)
+            } else if let Some(answer) = reviewed {
+                cache.log_tool_call(
+                    directory,
+                    turn,
+                    &call.name,
+                    &call.input,
+                    answer.content.chars().count(),
+                );
+                answer
             } else {
                 match run_blocking(|| tools::dispatch(self.toolbox, &call.name, &call.input, &ctx))?
                 {

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::tokens_of_bytes;
-use super::{Counts, DirInput, Estimate, Inputs, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES};
+use super::{
+    Ceiling, Counts, DirInput, Estimate, Inputs, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES,
+};
 use crate::ai::PassError;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::facts::{RunFacts, tools_tokens};
@@ -166,11 +168,22 @@ pub fn estimate(
         synthesis_calls(config, &facts, &decision, &kept)?
     };
 
+    // `-j` bounds the loops running when the budget runs out; a batch
+    // round has no such bound, so every loop may be running then.
+    let running = if config.investigation.batch {
+        loops.len()
+    } else {
+        config.investigation.jobs
+    };
     let inputs = Inputs {
         survey,
         planning,
         synthesis,
         dirs: loops,
+        ceiling: decision.budget.limit.map(|budget| Ceiling {
+            budget,
+            jobs: running,
+        }),
     };
     let counts = Counts {
         target: config.target.to_string_lossy().into_owned(),

@@ -129,7 +129,7 @@ pub struct DirInput {
 }
 
 /// Everything the projection needs, measured by [`estimate`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Inputs {
     /// Prompt tokens of the survey call, when one would be made.
     pub survey: Option<u64>,
@@ -140,6 +140,28 @@ pub struct Inputs {
     pub synthesis: Vec<u64>,
     /// One entry per directory to investigate.
     pub dirs: Vec<DirInput>,
+    /// What holds the run's spending, when a budget does.
+    pub ceiling: Option<Ceiling>,
+}
+
+/// How a budget bounds what a run can spend: the run starts no loop once
+/// the money it expects the loop to cost is gone, but the loops already
+/// running (at most `jobs`) may each still use every turn. So the worst
+/// case is the budget plus `jobs` of the costliest loops, however many
+/// loops the tree would need.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ceiling {
+    /// `--budget`, in dollars.
+    pub budget: f64,
+    /// The most loops running at once: `-j`, or every loop with `--batch`.
+    pub jobs: usize,
+}
+
+impl Ceiling {
+    /// The most a run can spend whose costliest loop is `costliest_loop`.
+    pub fn limit(&self, costliest_loop: f64) -> f64 {
+        self.budget + self.jobs.max(1) as f64 * costliest_loop
+    }
 }
 
 /// What the projection takes from the catalog for one model.
@@ -315,6 +337,7 @@ pub fn project(inputs: &Inputs, terms: &ModelTerms) -> Range<Tally> {
     };
     let scenario = |low: bool| {
         let mut tally = Tally::default();
+        let mut costliest_loop: f64 = 0.0;
         if let Some(tokens) = inputs.survey {
             tally.add(single(tokens, SURVEY_OUTPUT_TOKENS));
         }
@@ -332,14 +355,16 @@ pub fn project(inputs: &Inputs, terms: &ModelTerms) -> Range<Tally> {
             } else {
                 dir.read_tokens
             };
-            tally.add(project_loop_with_prefix(
+            let one = project_loop_with_prefix(
                 dir.prefix_tokens,
                 dir.prompt_tokens,
                 read,
                 turns,
                 low,
                 terms,
-            ));
+            );
+            costliest_loop = costliest_loop.max(one.cost);
+            tally.add(one);
         }
         // In levels, every call before the verdict summarises a group and
         // thinks as routine work.
@@ -354,6 +379,11 @@ pub fn project(inputs: &Inputs, terms: &ModelTerms) -> Range<Tally> {
                     &terms.pricing,
                 )
             });
+        }
+        // Calls and tokens stay what the tree would take; the bill cannot
+        // pass what the budget lets the run start.
+        if let Some(ceiling) = inputs.ceiling {
+            tally.cost = tally.cost.min(ceiling.limit(costliest_loop));
         }
         tally
     };
@@ -421,6 +451,9 @@ pub struct Estimate {
     pub input_tokens: Range<u64>,
     pub output_tokens: Range<u64>,
     pub cost_usd: Range<f64>,
+    /// The high cost is lower than every allotted turn of every loop would
+    /// be: the budget stops the run from starting them all.
+    pub cost_held_by_budget: bool,
 }
 
 /// What [`estimate`] counted before the projection.
@@ -462,6 +495,16 @@ impl Estimate {
                 low: dollars(tally.low.cost),
                 high: dollars(tally.high.cost),
             },
+            cost_held_by_budget: inputs.ceiling.is_some_and(|_| {
+                let unbounded = project(
+                    &Inputs {
+                        ceiling: None,
+                        ..inputs.clone()
+                    },
+                    &ModelTerms::of(&counts.model),
+                );
+                unbounded.high.cost > tally.high.cost
+            }),
             directories_to_investigate: inputs.dirs.len() + counts.folded,
             survey: inputs.survey.is_some(),
             planning: inputs.planning.is_some(),
@@ -565,7 +608,13 @@ impl Estimate {
         ));
         lines.push(format!(
             "Low: {LOW_TURNS} turns per directory with prompt caching; high: every allotted \
-             turn with no cache hits."
+             turn with no cache hits{}.",
+            if self.cost_held_by_budget {
+                ", held by the budget (no loop starts once it is spent; those running may finish \
+                 past it)"
+            } else {
+                ""
+            }
         ));
         lines.join("\n")
     }

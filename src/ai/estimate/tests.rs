@@ -120,6 +120,7 @@ fn inputs(survey: bool, planning: bool, dirs: usize) -> Inputs {
             };
             dirs
         ],
+        ceiling: None,
     }
 }
 
@@ -246,7 +247,8 @@ fn json_keys_are_stable() {
             "api_calls",
             "input_tokens",
             "output_tokens",
-            "cost_usd"
+            "cost_usd",
+            "cost_held_by_budget"
         ]
     );
     assert_eq!(value["planning"], false);
@@ -337,5 +339,42 @@ fn a_warning_is_said_first() {
     assert_eq!(
         value["model_warning"],
         "model 'x' is not in luminos's catalog"
+    );
+}
+
+#[test]
+fn a_budget_holds_the_high_cost_to_itself_plus_the_loops_running() {
+    let many = inputs(true, true, 400);
+    let unbounded = project(&many, &terms());
+    let one_loop = project(&inputs(false, false, 1), &terms()).high.cost
+        - project(&inputs(false, false, 0), &terms()).high.cost;
+    let ceiling = Ceiling {
+        budget: 5.0,
+        jobs: 4,
+    };
+    assert!(
+        unbounded.high.cost > ceiling.limit(one_loop),
+        "{unbounded:?}"
+    );
+    let held = project(
+        &Inputs {
+            ceiling: Some(ceiling),
+            ..many.clone()
+        },
+        &terms(),
+    );
+    assert!((held.high.cost - ceiling.limit(one_loop)).abs() < 1e-9);
+    // Calls and tokens are what the tree would take; the low figure is
+    // held the same way, by its own costliest loop.
+    assert_eq!(held.high.calls, unbounded.high.calls);
+    assert!(held.low.cost <= unbounded.low.cost && held.low.cost < held.high.cost);
+    // A tree the budget covers is not held.
+    let few = Inputs {
+        ceiling: Some(ceiling),
+        ..inputs(true, true, 2)
+    };
+    assert_eq!(
+        project(&few, &terms()),
+        project(&inputs(true, true, 2), &terms())
     );
 }

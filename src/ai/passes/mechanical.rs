@@ -159,6 +159,7 @@ fn redact_names(shared: &DirShared, dir: &Path, entry: &mut Value) {
         directory: &display_name(&shared.target, dir),
         home: None,
         unit: &[],
+        stamps: &[],
         turn: 0,
     };
     let mut names: Vec<String> = Vec::new();

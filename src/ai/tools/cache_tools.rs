@@ -108,10 +108,18 @@ impl Tool for WriteCache {
             // or would land in another directory's summaries.
             let location = entry_location(ctx.target, ctx.home, path).map_err(ToolOutput::error)?;
             check_kind(ctx, kind, path, &location).map_err(ToolOutput::error)?;
-            let no_data = Value::Object(Map::new());
-            let data = input.get("data").unwrap_or(&no_data);
+            let mut data = input
+                .get("data")
+                .cloned()
+                .unwrap_or_else(|| Value::Object(Map::new()));
+            if kind == EntryKind::Dir
+                && let Some((_, fields)) = ctx.stamps.iter().find(|(dir, _)| *dir == location)
+                && let Value::Object(entry) = &mut data
+            {
+                entry.extend(fields.clone());
+            }
             ctx.cache
-                .write_entry(kind, &location.to_string_lossy(), data)
+                .write_entry(kind, &location.to_string_lossy(), &data)
                 .map_err(ToolOutput::error)?;
             Ok(ToolOutput::ok("ok"))
         })

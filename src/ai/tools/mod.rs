@@ -27,7 +27,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::ai::api::ToolDefinition;
 use crate::cache::Cache;
@@ -86,6 +86,12 @@ pub struct ToolContext<'a> {
     /// canonical; empty outside a unit): `write_cache` writes their dir
     /// entries too.
     pub unit: &'a [PathBuf],
+    /// Fields the pass adds to the dir entries it owns, in the same atomic
+    /// write as the agent's data: a dir loop stamps each of its directories
+    /// with the fingerprint it had when the loop started (and a folded one
+    /// with its unit). Stamped later, an entry a killed run left would have
+    /// no fingerprint, and the next run would pay for its loop again.
+    pub stamps: &'a [(PathBuf, Map<String, Value>)],
     /// 1-based turn number, for the log.
     pub turn: u32,
 }

@@ -168,11 +168,7 @@ impl Tool for FlagTool {
                 )));
             }
             ctx.print_flag(severity, path, finding);
-            let flag = Flag {
-                path: path.to_string(),
-                finding: finding.to_string(),
-                severity: severity.to_string(),
-            };
+            let flag = Flag::new(path, finding, severity);
             // Unique: a directory investigated again after an interrupted
             // run finds the same things, and the report should list them once.
             ctx.cache

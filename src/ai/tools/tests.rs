@@ -3,7 +3,7 @@
 //! behaviour is tested through the public API in tests/tools.rs.
 
 use super::*;
-use crate::cache::CacheRoot;
+use crate::cache::{CacheRoot, EntryKind};
 use serde_json::json;
 
 /// The original's tool names per scope, in the order the model sees them.
@@ -276,6 +276,7 @@ impl Fixture {
             directory: "sub",
             home: None,
             unit: &[],
+            stamps: &[],
             turn: 4,
         }
     }
@@ -453,4 +454,47 @@ fn a_disabled_redactor_passes_text_through_without_flags() {
     assert_eq!(f.ctx().redact(".env", text), text);
     assert_eq!(f.ctx().redact_unflagged(text), text);
     assert!(f.cache.read_flags().is_empty());
+}
+
+#[test]
+fn a_dir_entry_the_agent_writes_carries_its_stamps_in_the_same_write() {
+    let f = Fixture::new();
+    std::fs::create_dir(f.target.join("sub")).unwrap();
+    let sub = f.target.join("sub");
+    let mut fields = serde_json::Map::new();
+    fields.insert("fingerprint".into(), json!("f1"));
+    let stamps = vec![(sub.clone(), fields)];
+    let ctx = ToolContext {
+        home: Some(&sub),
+        stamps: &stamps,
+        ..f.ctx()
+    };
+    let write = |kind: &str, path: &str| {
+        let data = match kind {
+            "dir" => json!({"summary": "s", "cached_at": "2026-11-24T00:00:00Z",
+                "child_count": 0, "dominant_category": "source"}),
+            _ => json!({"summary": "s", "cached_at": "2026-11-24T00:00:00Z",
+                "size_bytes": 1, "category": "text"}),
+        };
+        let input = json!({"cache_type": kind, "path": path, "data": data});
+        let Dispatch::Ran(out) = dispatch(Toolbox::Dir, "write_cache", &input, &ctx).unwrap()
+        else {
+            panic!("write_cache did not run");
+        };
+        assert!(!out.is_error, "{out:?}");
+    };
+    write("dir", "sub");
+    let entry = f
+        .cache
+        .read_entry(EntryKind::Dir, &sub.to_string_lossy())
+        .unwrap();
+    assert_eq!(entry["fingerprint"], "f1");
+    assert_eq!(entry["summary"], "s");
+    // File entries are the agent's alone.
+    write("file", "a.txt");
+    let file = f
+        .cache
+        .read_entry(EntryKind::File, &f.target.join("a.txt").to_string_lossy())
+        .unwrap();
+    assert!(file.get("fingerprint").is_none(), "{file}");
 }

@@ -71,15 +71,17 @@ fn quote_attribute(value: &str) -> String {
 /// like examples or placeholders `info`.
 pub fn redaction_flags(source: &str, hits: &[Hit]) -> Vec<Flag> {
     hits.iter()
-        .map(|hit| Flag {
-            path: source.to_string(),
-            finding: format!(
-                "possible secret ({}) on line {}; it{} was redacted before reaching the model",
-                hit.rule,
-                hit.line,
-                example_note(hit)
-            ),
-            severity: severity_of(hit).to_string(),
+        .map(|hit| {
+            Flag::new(
+                source,
+                format!(
+                    "possible secret ({}) on line {}; it{} was redacted before reaching the model",
+                    hit.rule,
+                    hit.line,
+                    example_note(hit)
+                ),
+                severity_of(hit),
+            )
         })
         .collect()
 }
@@ -88,14 +90,16 @@ pub fn redaction_flags(source: &str, hits: &[Hit]) -> Vec<Flag> {
 /// path relative to the target, itself already redacted).
 pub fn name_redaction_flags(path: &str, hits: &[Hit]) -> Vec<Flag> {
     hits.iter()
-        .map(|hit| Flag {
-            path: path.to_string(),
-            finding: format!(
-                "possible secret ({}) in this name; it{} was redacted before reaching the model",
-                hit.rule,
-                example_note(hit)
-            ),
-            severity: severity_of(hit).to_string(),
+        .map(|hit| {
+            Flag::new(
+                path,
+                format!(
+                    "possible secret ({}) in this name; it{} was redacted before reaching the model",
+                    hit.rule,
+                    example_note(hit)
+                ),
+                severity_of(hit),
+            )
         })
         .collect()
 }

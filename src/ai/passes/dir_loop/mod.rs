@@ -28,7 +28,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::ai::api::ToolDefinition;
 use crate::ai::api::cost::LoopUsage;
@@ -44,6 +44,7 @@ use crate::ai::tools::{ToolContext, Toolbox, frame_untrusted, fs::scoped_listing
 use crate::ai::{PassError, record_refusal, stop_for_api_error};
 use crate::cache::now_iso;
 use crate::cache::{Cache, EntryKind};
+use crate::grounding::{LoopCheck, Scope};
 use crate::progress::Progress;
 use crate::scan::ScanFilter;
 use crate::text::escape_line;
@@ -107,6 +108,8 @@ pub struct DirShared {
     pub dir_tools: Vec<ToolDefinition>,
     /// Turns loops may borrow beyond their allocation.
     pub pool: TurnPool,
+    /// The tree as the scan saw it, for checking the paths a loop cites.
+    pub(crate) grounding: Arc<Scope>,
 }
 
 /// One assignment: a directory, with the directories folded into its unit.
@@ -231,8 +234,20 @@ pub async fn investigate_dir(shared: &DirShared, job: &DirJob) -> Result<DirOutc
         .dirs()
         .map(|dir| (dir.clone(), fingerprint(dir, shared.session.scope())))
         .collect();
+    let unit = relative(&shared.target, &job.dir);
+    let stamps = fingerprints
+        .iter()
+        .map(|(dir, print)| {
+            let mut fields = Map::new();
+            fields.insert(FINGERPRINT_FIELD.to_owned(), json!(print));
+            if dir != &job.dir {
+                fields.insert(UNIT_FIELD.to_owned(), json!(unit));
+            }
+            (dir.clone(), fields)
+        })
+        .collect();
     forget_stale_entries(shared, job)?;
-    let outcome = run_dir_loop(shared, job).await?;
+    let outcome = run_dir_loop(shared, job, stamps).await?;
     shared.pool.give_back(
         (outcome.turns_allocated + outcome.turns_borrowed).saturating_sub(outcome.turns_used),
     );
@@ -269,7 +284,6 @@ pub async fn investigate_dir(shared: &DirShared, job: &DirJob) -> Result<DirOutc
             )?;
         }
     }
-    let unit = relative(&shared.target, &job.dir);
     for (dir, print) in &fingerprints {
         let member = (dir != &job.dir).then_some(unit.as_str());
         stamp_entry(&shared.cache, &dir.to_string_lossy(), print, member)?;
@@ -354,8 +368,12 @@ pub fn turns_left_note(remaining: u32) -> String {
     )
 }
 
-/// The loop itself.
-async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, PassError> {
+/// The loop itself. `stamps` go into every dir entry its agent writes.
+async fn run_dir_loop(
+    shared: &DirShared,
+    job: &DirJob,
+    stamps: Vec<(PathBuf, Map<String, Value>)>,
+) -> Result<DirOutcome, PassError> {
     let target = shared.target.as_path();
     let shown = display_name(target, &job.dir);
     let task = dir_task(shared, job)?;
@@ -363,6 +381,11 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
         progress: shared.progress.clone(),
         dir: shown.clone(),
     };
+    // Paths the agent cites in flags and its report are checked as it goes
+    // (see `crate::grounding::feedback`), against every directory of the
+    // assignment.
+    let unit_dirs: Vec<String> = job.dirs().map(|dir| relative(target, dir)).collect();
+    let check = Arc::new(LoopCheck::new(shared.grounding.clone(), &unit_dirs));
     let mut agent = Agent::new(
         Toolbox::Dir,
         shared.system.clone(),
@@ -372,7 +395,9 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
         printer.clone(),
     )
     .investigating(&job.dir)
-    .covering(&job.members);
+    .covering(&job.members)
+    .stamping(stamps)
+    .with_review(check.clone());
     if !job.members.is_empty() {
         // Refused once while a directory of the unit has no entry; the
         // salvage covers what the agent still leaves out.
@@ -482,12 +507,19 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
             Err(other) => return Err(other.into()),
         }
     }
+    // The agent submitted a report, held back for its paths, and the loop
+    // ended before it sent another: that report stands, not a partial one.
+    let held = check.take_held_report().filter(|_| summary.is_none());
+    if let Some(held) = &held {
+        summary = Some(string_field(held, "summary"));
+        completeness = report_completeness(held);
+    }
     let salvage = match &end {
         LoopEnd::Budget => Some(PartialCause::Budget),
         LoopEnd::Refused(_) => Some(PartialCause::Refused),
         LoopEnd::Submitted | LoopEnd::TurnLimit | LoopEnd::ApiError(_) => None,
     };
-    if let Some(cause) = salvage {
+    if let Some(cause) = salvage.filter(|_| held.is_none()) {
         let partial = flush_partial_dir_entry(&shared.cache, target, &job.dir, cause)?;
         if !partial.is_empty() && summary.is_none() {
             summary = Some(partial);
@@ -495,12 +527,15 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
     }
     if end == LoopEnd::TurnLimit {
         printer.line(&format!("Warning: max turns reached for {shown}"));
+    }
+    if end == LoopEnd::TurnLimit && held.is_none() {
         let partial =
             flush_partial_dir_entry(&shared.cache, target, &job.dir, PartialCause::TurnLimit)?;
         if !partial.is_empty() {
             summary = Some(partial);
         }
     }
+    record_held_flags(shared, &check, &printer);
     Ok(DirOutcome {
         dir: job.dir.clone(),
         shown,
@@ -512,6 +547,28 @@ async fn run_dir_loop(shared: &DirShared, job: &DirJob) -> Result<DirOutcome, Pa
         usage,
         end,
     })
+}
+
+/// Record the flags the loop's check held and the agent never replaced,
+/// so no finding is lost; the report marks their paths as not found.
+fn record_held_flags(shared: &DirShared, check: &LoopCheck, printer: &Printer) {
+    let held = check.take_held_flags();
+    if held.is_empty() {
+        return;
+    }
+    match shared.cache.append_flags_unique(&held) {
+        Ok(recorded) => {
+            for flag in recorded {
+                printer.line(&format!(
+                    "FLAG [{}] {} (not found in the tree)",
+                    escape_line(&flag.severity.to_uppercase()),
+                    escape_line(&flag.path)
+                ));
+                printer.line(&format!("  {}", escape_line(&flag.finding)));
+            }
+        }
+        Err(err) => printer.line(&format!("Warning: could not record a flag: {err}")),
+    }
 }
 
 /// `completeness` from `submit_report`: missing → 0.0 (as the original),
@@ -537,6 +594,7 @@ pub fn dir_task(shared: &DirShared, job: &DirJob) -> Result<String, PassError> {
         directory: &display_name(&shared.target, &job.dir),
         home: Some(&job.dir),
         unit: &job.members,
+        stamps: &[],
         turn: 0,
     };
     let listings: Vec<String> = job

@@ -187,6 +187,26 @@ pub fn parse_source_within(
     source: &[u8],
     budget: Duration,
 ) -> Result<Structure, ParseError> {
+    let tree = parse_tree(language, source, budget)?;
+    let mut outline = Outline::default();
+    // Rules are about named nodes only. Anonymous tokens can share a kind's
+    // spelling (JavaScript's `function` keyword) without being that node.
+    for_each_descendant(tree.root_node(), |node| {
+        if node.is_named() {
+            outline.count_comment(node, source);
+            language.visit(node, source, &mut outline);
+        }
+    });
+    Ok(outline.finish(language, source))
+}
+
+/// The syntax tree of `source` as `language`, or an error once `budget` is
+/// spent. Shared with [`crate::grounding`], which reads its own facts from it.
+pub(crate) fn parse_tree(
+    language: Language,
+    source: &[u8],
+    budget: Duration,
+) -> Result<tree_sitter::Tree, ParseError> {
     let mut parser = Parser::new();
     parser
         .set_language(&language.grammar())
@@ -200,29 +220,18 @@ pub fn parse_source_within(
         }
     };
     let options = ParseOptions::new().progress_callback(&mut over_budget);
-    let tree = parser
+    parser
         .parse_with_options(
             &mut |offset, _| source.get(offset..).unwrap_or_default(),
             None,
             Some(options),
         )
-        .ok_or(ParseError::TimedOut(budget))?;
-
-    let mut outline = Outline::default();
-    // Rules are about named nodes only. Anonymous tokens can share a kind's
-    // spelling (JavaScript's `function` keyword) without being that node.
-    for_each_descendant(tree.root_node(), |node| {
-        if node.is_named() {
-            outline.count_comment(node, source);
-            language.visit(node, source, &mut outline);
-        }
-    });
-    Ok(outline.finish(language, source))
+        .ok_or(ParseError::TimedOut(budget))
 }
 
 /// Call `f` on every node below `root` (not `root` itself) in pre-order,
 /// i.e. document order. Iterative: nesting depth costs no stack.
-fn for_each_descendant<'t>(root: Node<'t>, mut f: impl FnMut(Node<'t>)) {
+pub(crate) fn for_each_descendant<'t>(root: Node<'t>, mut f: impl FnMut(Node<'t>)) {
     let mut cursor = root.walk();
     if !cursor.goto_first_child() {
         return;

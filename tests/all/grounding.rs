@@ -1,0 +1,363 @@
+//! Grounding end to end: agents that cite real files (by bare name and by
+//! full path), correct one wrong path when told, and invent a file and a
+//! symbol. The real citations are verified and rewritten, the invented ones
+//! marked, an invented critical flag shown as info, and the agents were told
+//! about the missing paths in their tool results.
+
+use crate::support;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use support::TestEnv;
+use support::agent::{AgentEnv, Pass, Turn};
+use support::mock::{MockBlock, Reply};
+
+/// A small Rust project whose engine defines `Engine::start`.
+fn project() -> TestEnv {
+    let env = TestEnv::new();
+    env.file("README.md", "# Demo\n")
+        .file("Cargo.toml", "[package]\nname = \"demo\"\n")
+        .file(
+            "src/main.rs",
+            "mod core;\nfn main() { core::engine::Engine.start(); }\n",
+        )
+        .file(
+            "src/core/engine.rs",
+            "pub struct Engine;\nimpl Engine {\n    pub fn start(&self) {}\n}\n",
+        )
+        .file("src/core/model.rs", "pub struct Model;\n")
+        .file("docs/guide.md", "# Guide\n");
+    env
+}
+
+fn tool_use(name: &str, input: Value) -> MockBlock {
+    MockBlock::ToolUse {
+        id: None,
+        name: name.to_string(),
+        input,
+    }
+}
+
+/// A file entry for `rel` (under `target`) with `summary`.
+fn file_entry(target: &Path, rel: &str, summary: &str) -> MockBlock {
+    let path = target.join(rel);
+    tool_use(
+        "write_cache",
+        json!({
+            "cache_type": "file",
+            "path": path.to_string_lossy(),
+            "data": {
+                "path": path.to_string_lossy(),
+                "relative_path": rel,
+                "size_bytes": 10,
+                "category": "source",
+                "summary": summary,
+                "confidence": 0.9,
+                "cached_at": "2026-01-01T00:00:00+00:00"
+            }
+        }),
+    )
+}
+
+const FLAG_FINDING: &str = "start() runs without a guard.";
+const CORE_SUMMARY: &str = "Holds engine.rs, model.rs and turbo.rs.";
+
+/// `src/core`: caches its two files (citing each other by bare name and
+/// by full path) and flags a mistyped path; told it is missing, flags the
+/// right one and submits a report naming an invented file; told again,
+/// submits the same report.
+fn core_loop(turn: &Turn<'_>) -> Reply {
+    match turn.turn {
+        1 => Reply::blocks(vec![
+            file_entry(
+                turn.target,
+                "src/core/engine.rs",
+                "Defines `Engine::start`, which main.rs calls.",
+            ),
+            file_entry(
+                turn.target,
+                "src/core/model.rs",
+                "Holds `Model`, next to src/core/engine.rs.",
+            ),
+            tool_use(
+                "flag",
+                json!({"path": "src/core/engin.rs", "finding": FLAG_FINDING, "severity": "concern"}),
+            ),
+        ]),
+        2 => Reply::blocks(vec![
+            tool_use(
+                "flag",
+                json!({"path": "src/core/engine.rs:3", "finding": FLAG_FINDING, "severity": "concern"}),
+            ),
+            tool_use(
+                "submit_report",
+                json!({"summary": CORE_SUMMARY, "completeness": 0.9}),
+            ),
+        ]),
+        _ => Reply::tool_use(
+            "submit_report",
+            json!({"summary": CORE_SUMMARY, "completeness": 0.9}),
+        ),
+    }
+}
+
+fn agent_env() -> AgentEnv {
+    project().with_agent(|agent| {
+        agent
+            .dir_script("src/core", core_loop)
+            .flag("src", "src/backdoor.py", "critical", "Opens a reverse shell.")
+            .flag("src", "main.rs", "info", "The entry point.")
+            .synthesis(json!({
+                "brief": "Start at main.rs; the engine in `./src/core/engine.rs:2` calls `Engine::start`.",
+                "detailed": "See src\\core\\model.rs. turbo.rs and `Engine::frobnicate` do the heavy lifting.",
+            }))
+    })
+}
+
+fn json_report(env: &TestEnv) -> Value {
+    let out = env.run_ok(&["--jobs=1", "--json"]);
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+fn canonical(env: &TestEnv) -> PathBuf {
+    std::fs::canonicalize(env.target()).unwrap()
+}
+
+/// The tool results a dir loop's requests carried, in order.
+fn results_in(env: &AgentEnv, rel: &str) -> Vec<(String, bool)> {
+    env.passes()
+        .into_iter()
+        .filter(|(pass, _)| *pass == Pass::Dir(rel.to_string()))
+        .flat_map(|(_, request)| request.tool_results())
+        .map(|result| (result.content, result.is_error))
+        .collect()
+}
+
+#[test]
+fn real_citations_are_verified_and_invented_ones_marked() {
+    let env = agent_env();
+    let report = json_report(&env);
+    let grounding = &report["grounding"];
+
+    let unresolved: Vec<(String, String, String, Value)> = grounding["unresolved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            (
+                u["citation"].as_str().unwrap().to_string(),
+                u["kind"].as_str().unwrap().to_string(),
+                u["cited_in"].as_str().unwrap().to_string(),
+                u["entry"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        unresolved,
+        [
+            (
+                "turbo.rs".into(),
+                "path".into(),
+                "dir_summary".into(),
+                json!("src/core")
+            ),
+            (
+                "src/backdoor.py".into(),
+                "path".into(),
+                "flag".into(),
+                json!("src/backdoor.py")
+            ),
+            (
+                "turbo.rs".into(),
+                "path".into(),
+                "ai_detailed".into(),
+                Value::Null
+            ),
+            (
+                "Engine::frobnicate".into(),
+                "symbol".into(),
+                "ai_detailed".into(),
+                Value::Null
+            ),
+        ],
+        "{grounding:#}"
+    );
+    let citations = grounding["citations"].as_u64().unwrap();
+    assert_eq!(grounding["resolved"].as_u64().unwrap(), citations - 4);
+    assert!(citations >= 15, "{grounding:#}");
+    assert_eq!(grounding["symbols"], json!({"citations": 3, "resolved": 2}));
+    assert_eq!(grounding["unchecked"], 0);
+
+    // The synthesis names real files by bare name, `./` path with a line
+    // and Windows separators: each is rewritten to its place in the tree.
+    assert_eq!(
+        report["ai_brief"],
+        "Start at src/main.rs; the engine in `src/core/engine.rs:2` calls `Engine::start`."
+    );
+    assert_eq!(
+        report["ai_detailed"],
+        "See src/core/model.rs. turbo.rs and `Engine::frobnicate` do the heavy lifting."
+    );
+}
+
+#[test]
+fn flags_are_verified_rewritten_and_an_invented_critical_one_is_info() {
+    let env = agent_env();
+    let report = json_report(&env);
+    let flags = report["flags"].as_array().unwrap();
+    let by_finding = |finding: &str| -> &Value {
+        flags
+            .iter()
+            .find(|f| f["finding"] == finding)
+            .unwrap_or_else(|| panic!("no flag {finding:?} in {flags:#?}"))
+    };
+
+    let invented = by_finding("Opens a reverse shell.");
+    assert_eq!(invented["path"], "src/backdoor.py");
+    assert_eq!(invented["severity"], "info");
+    assert_eq!(invented["original_severity"], "critical");
+    assert_eq!(invented["verified"], false);
+    assert!(
+        invented["note"]
+            .as_str()
+            .unwrap()
+            .contains("not found in the tree")
+    );
+
+    let bare = by_finding("The entry point.");
+    assert_eq!(bare["path"], "src/main.rs", "a bare name is rewritten");
+    assert_eq!(bare["verified"], true);
+
+    // The mistyped path was corrected in the loop: one flag, on the real
+    // file, its line split off.
+    let guarded: Vec<&Value> = flags
+        .iter()
+        .filter(|f| f["finding"] == FLAG_FINDING)
+        .collect();
+    assert_eq!(guarded.len(), 1, "{flags:#?}");
+    assert_eq!(guarded[0]["path"], "src/core/engine.rs");
+    assert_eq!(guarded[0]["line"], 3);
+    assert_eq!(guarded[0]["severity"], "concern");
+    assert_eq!(guarded[0]["verified"], true);
+    assert!(flags.iter().all(|f| f["severity"] != "critical"));
+}
+
+#[test]
+fn the_agents_are_told_about_missing_paths_once_per_loop() {
+    let env = agent_env();
+    json_report(&env);
+
+    let core = results_in(&env, "src/core");
+    let held: Vec<&(String, bool)> = core
+        .iter()
+        .filter(|(content, _)| content.starts_with("Not "))
+        .collect();
+    assert_eq!(held.len(), 2, "{core:#?}");
+    assert!(
+        held[0].1
+            && held[0].0.contains("Not recorded yet")
+            && held[0].0.contains("'src/core/engin.rs'")
+    );
+    assert!(
+        held[1].1 && held[1].0.contains("Not accepted yet") && held[1].0.contains("'turbo.rs'")
+    );
+    assert!(
+        !held[1].0.contains("engine.rs'"),
+        "real files are not named"
+    );
+    // The third submit_report was accepted: the loop ended after 3 turns.
+    let core_requests = env
+        .passes()
+        .into_iter()
+        .filter(|(pass, _)| *pass == Pass::Dir("src/core".into()))
+        .count();
+    assert_eq!(core_requests, 3);
+
+    let src = results_in(&env, "src");
+    assert!(
+        src.iter()
+            .any(|(content, error)| *error && content.contains("'src/backdoor.py'")),
+        "{src:#?}"
+    );
+    // Loops whose citations all exist are never held up.
+    for rel in [".", "docs"] {
+        assert!(
+            results_in(&env, rel)
+                .iter()
+                .all(|(c, e)| !e && !c.starts_with("Not ")),
+            "{rel}"
+        );
+    }
+}
+
+#[test]
+fn the_terminal_report_marks_flags_and_closes_with_the_grounding_line() {
+    let env = agent_env();
+    let first = json_report(&env);
+    let requests = env.server.request_count();
+
+    // A resumed run makes no request and is grounded all the same.
+    let out = env.run_ok(&["--jobs=1"]);
+    assert_eq!(
+        env.server.request_count(),
+        requests,
+        "nothing was re-investigated"
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "  [INFO    ] src/backdoor.py (not found in the tree)\n             Opens a reverse shell.\n             Its path was not found in the tree, so it is shown as info; the agent rated it critical."
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  [CONCERN ] src/core/engine.rs:3\n"),
+        "{text}"
+    );
+    let line = format!(
+        "  Grounding: {} of {} citations found in the tree",
+        first["grounding"]["resolved"], first["grounding"]["citations"]
+    );
+    assert!(
+        text.trim_end().ends_with(&format!(
+            "{line}\n\n{0}\n  End of report.\n{0}",
+            "=".repeat(60)
+        )),
+        "{text}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(line.trim()), "{err}");
+
+    // The cache keeps what the agents wrote: grounding caches nothing.
+    let flags = std::fs::read_to_string(flags_file(&env)).unwrap();
+    assert!(flags.contains("\"severity\":\"critical\""), "{flags}");
+    assert!(!flags.contains("verified"), "{flags}");
+}
+
+/// The investigation's `flags.jsonl`.
+fn flags_file(env: &TestEnv) -> PathBuf {
+    let root = luminos::cache::CacheRoot::open(env.cache()).unwrap();
+    let id = root.investigation_id(&canonical(env), false).unwrap();
+    root.path().join(id.id).join("flags.jsonl")
+}
+
+#[test]
+fn the_default_agents_are_fully_grounded() {
+    // The parity fixture with the scripted agents' plain summaries: every
+    // citation they make is a real file.
+    let env = TestEnv::new();
+    env.small_project();
+    let env = env.with_mock();
+    let report = json_report(&env);
+    let grounding = &report["grounding"];
+    assert!(
+        grounding["citations"].as_u64().unwrap() > 0,
+        "{grounding:#}"
+    );
+    assert_eq!(
+        grounding["resolved"], grounding["citations"],
+        "{grounding:#}"
+    );
+    assert_eq!(grounding["unresolved"], json!([]));
+}
