@@ -75,6 +75,19 @@ pub struct Investigation {
     /// Cost, cache and coverage, when it ran to the end.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<InvestigationSummary>,
+    /// What a run that stopped early (failed or interrupted) had already
+    /// spent, so nobody mistakes a failed run for a free one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spent: Option<Spent>,
+}
+
+/// `investigation.spent`: the requests, tokens and dollars of a run that
+/// stopped before its summary.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Spent {
+    pub api_requests: u64,
+    pub tokens: TokenTotals,
+    pub cost_usd: f64,
 }
 
 impl Investigation {
@@ -106,7 +119,20 @@ impl Investigation {
         match self.status {
             InvestigationStatus::Complete => "Investigation complete.".to_string(),
             InvestigationStatus::Partial => format!("Investigation partial{}", said(&self.note)),
-            InvestigationStatus::Failed => format!("Investigation failed{}", said(&self.error)),
+            InvestigationStatus::Failed => format!(
+                "Investigation failed{}{}",
+                said(&self.error),
+                self.spent
+                    .as_ref()
+                    .filter(|spent| spent.api_requests > 0)
+                    .map(|spent| format!(
+                        " (after {} API request{}, about ${:.2})",
+                        spent.api_requests,
+                        if spent.api_requests == 1 { "" } else { "s" },
+                        spent.cost_usd
+                    ))
+                    .unwrap_or_default()
+            ),
             InvestigationStatus::Skipped => format!("Investigation skipped{}", said(&self.note)),
         }
     }
@@ -875,6 +901,7 @@ mod tests {
                     ..InvestigationSummary::default()
                 }),
                 error: None,
+                spent: None,
             },
             ..Report::default()
         };

@@ -93,7 +93,8 @@ use crate::grounding::{self, Scope};
 use crate::progress::Progress;
 use crate::redact::Redactor;
 use crate::report::{
-    Coverage, Investigation, InvestigationStatus, InvestigationSummary, TokenTotals, coverage_line,
+    Coverage, Investigation, InvestigationStatus, InvestigationSummary, Spent, TokenTotals,
+    coverage_line,
 };
 use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
@@ -123,11 +124,16 @@ pub async fn investigate(
     };
     // The run lock is held until the investigation ends.
     let (cache, _lock) = (opened.cache, opened.lock);
+    // Outlives the pipeline, so a run that fails or is interrupted still
+    // says what it spent.
+    let tracker = batch_mode::tracker(config);
     let result = tokio::select! {
-        result = pipeline(config, scan, dirs, progress, &cache, opened.is_new) => result,
+        result = pipeline(config, scan, dirs, progress, &cache, opened.is_new, &tracker) => result,
         // Dropping the pipeline aborts the running loops at their next await,
         // after a tool call in progress (and its cache write) has returned.
-        _ = interrupted() => return Ok(interrupted_outcome(config, &cache, progress)),
+        _ = interrupted() => {
+            return Ok(with_spent(interrupted_outcome(config, &cache, progress), &tracker));
+        }
     };
     match result {
         Ok(outcome) => {
@@ -138,23 +144,45 @@ pub async fn investigate(
             Ok(outcome)
         }
         Err(PassError::Fatal(err @ InvestigationError::Cache(CacheError::Io { .. }))) => {
-            Ok(failed(progress, &err.to_string()))
+            Ok(failed_after(progress, &err.to_string(), Some(&tracker)))
         }
         Err(PassError::Fatal(err @ InvestigationError::Cache(_))) => Err(err),
-        Err(PassError::Fatal(err)) => Ok(failed(progress, &err.to_string())),
-        Err(PassError::Failed(message)) => Ok(failed(progress, &message)),
+        Err(PassError::Fatal(err)) => Ok(failed_after(progress, &err.to_string(), Some(&tracker))),
+        Err(PassError::Failed(message)) => Ok(failed_after(progress, &message, Some(&tracker))),
     }
 }
 
-/// The outcome of an investigation that stopped on `error`, said once on
-/// stderr.
-fn failed(progress: &Progress, error: &str) -> Outcome {
-    let status = Investigation::failed(&crate::ai::api::error::one_line_excerpt(error, 500));
-    progress.println(&status.line());
-    Outcome {
-        status,
+/// The outcome of an investigation that stopped on `error` after the
+/// requests `tracker` counted, said once on stderr.
+fn failed_after(progress: &Progress, error: &str, tracker: Option<&TokenTracker>) -> Outcome {
+    let mut outcome = Outcome {
+        status: Investigation::failed(&crate::ai::api::error::one_line_excerpt(error, 500)),
         ..Outcome::default()
+    };
+    if let Some(tracker) = tracker {
+        outcome = with_spent(outcome, tracker);
     }
+    progress.println(&outcome.status.line());
+    outcome
+}
+
+/// `outcome`, saying what `tracker` counted when the run made any request.
+fn with_spent(mut outcome: Outcome, tracker: &TokenTracker) -> Outcome {
+    let totals = tracker.totals();
+    if totals.requests > 0 {
+        outcome.status.spent = Some(Spent {
+            api_requests: totals.requests,
+            tokens: token_totals(&totals),
+            cost_usd: tracker.cost(),
+        });
+    }
+    outcome
+}
+
+/// The outcome of an investigation that stopped on `error` before any
+/// request, said once on stderr.
+fn failed(progress: &Progress, error: &str) -> Outcome {
+    failed_after(progress, error, None)
 }
 
 /// Resolves on Ctrl-C. Should the handler fail to install, it never resolves,
@@ -210,12 +238,12 @@ async fn pipeline(
     progress: &Progress,
     cache: &Cache,
     new: bool,
+    tracker: &Arc<TokenTracker>,
 ) -> Result<Outcome, PassError> {
     let target = config.target_canonical.as_path();
     batch_mode::refuse_in_flight(config, cache)?;
-    let tracker = batch_mode::tracker(config);
-    let session = new_session(config, progress, &tracker)?;
-    let session = batch_mode::with_transport(session, config, cache, progress, &tracker)?;
+    let session = new_session(config, progress, tracker)?;
+    let session = batch_mode::with_transport(session, config, cache, progress, tracker)?;
     let run = RunContext {
         config,
         scan,
@@ -779,17 +807,13 @@ fn finish(
                 coverage,
                 budget_usd: decision.budget.limit,
                 api_requests: totals.requests,
-                tokens: TokenTotals {
-                    input: totals.input_tokens,
-                    output: totals.output_tokens,
-                    cache_write: totals.cache_creation_input_tokens,
-                    cache_read: totals.cache_read_input_tokens,
-                },
+                tokens: token_totals(&totals),
                 cost_usd: tracker.cost(),
                 cache_savings_usd: tracker.cache_savings(),
                 cost_cap_hit: work.cap_hit,
                 batch: session.batch_stats().map(|stats| stats.summary()),
             }),
+            spent: None,
         },
         grounding: None,
         interrupted: false,
@@ -834,4 +858,14 @@ pub fn coverage_of(entries: &[Value]) -> Coverage {
         }
     }
     coverage
+}
+
+/// The report's token totals from the tracker's.
+fn token_totals(totals: &crate::ai::api::cost::TokenTotals) -> TokenTotals {
+    TokenTotals {
+        input: totals.input_tokens,
+        output: totals.output_tokens,
+        cache_write: totals.cache_creation_input_tokens,
+        cache_read: totals.cache_read_input_tokens,
+    }
 }
