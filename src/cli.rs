@@ -76,6 +76,22 @@ pub struct Args {
     #[arg(long, conflicts_with = "estimate")]
     pub scan_only: bool,
 
+    /// Send the investigation's requests through the Message Batches API:
+    /// half the price, answered within a day; a rerun picks up a batch in
+    /// flight.
+    #[arg(long, conflicts_with = "scan_only")]
+    pub batch: bool,
+
+    /// With --batch: at most N requests per batch (default and most: the
+    /// API's 100,000); a round larger than that goes as several batches.
+    #[arg(long, value_name = "N", requires = "batch",
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub batch_size: Option<u32>,
+
+    /// Cancel the batches in flight for TARGET's investigation, then exit.
+    #[arg(long, conflicts_with_all = ["estimate", "scan_only", "batch", "clear_cache", "fresh"])]
+    pub cancel_batch: bool,
+
     /// Start no new directory once the spend would pass USD dollars.
     // Taken as text (negative numbers included, so `--max-cost -5` is a
     // value and not an unknown flag) and checked in `config`, which says

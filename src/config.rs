@@ -12,6 +12,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 use crate::ai::api::{self, Auth, ClientConfig, DEFAULT_BASE_URL, DEFAULT_MODEL};
+use crate::ai::engine::batch::BatchTiming;
 use crate::ai::rules::decide::DEFAULT_BUDGET_USD;
 use crate::cli::Args;
 use crate::progress::ProgressStyle;
@@ -31,6 +32,10 @@ pub(crate) const HEADERS_TIMEOUT_VAR: &str = "LUMINOS_HEADERS_TIMEOUT_SECS";
 /// Overrides the wait before the first retry (milliseconds; later retries
 /// double it): tests that inject faults by the dozen set it to a few ms.
 pub(crate) const RETRY_BACKOFF_VAR: &str = "LUMINOS_RETRY_BACKOFF_MS";
+
+/// Overrides the wait before a batch is first polled (milliseconds; later
+/// polls wait longer, see [`crate::ai::engine::batch::BatchTiming`]).
+pub(crate) const BATCH_POLL_VAR: &str = "LUMINOS_BATCH_POLL_MS";
 
 /// Everything a run needs to know, resolved from flags and environment.
 #[derive(Debug, Clone)]
@@ -85,6 +90,13 @@ pub struct InvestigationOptions {
     pub budget: Option<f64>,
     /// Redact secrets before text reaches the model (not `--no-redact`).
     pub redact: bool,
+    /// Send requests through the Message Batches API (`--batch`).
+    pub batch: bool,
+    /// The most requests in one batch (`--batch-size`, default the API's
+    /// limit).
+    pub batch_size: usize,
+    /// Only cancel the batches in flight, then stop (`--cancel-batch`).
+    pub cancel_batch: bool,
 }
 
 /// Connection settings for the Messages API.
@@ -106,6 +118,9 @@ pub struct ApiSettings {
     /// (`LUMINOS_RETRY_BACKOFF_MS`, default
     /// [`api::retry::INITIAL_BACKOFF`]).
     pub retry_backoff: Duration,
+    /// How batches are polled (`LUMINOS_BATCH_POLL_MS` sets the first
+    /// wait; default [`crate::ai::engine::batch::FIRST_POLL`]).
+    pub batch_timing: BatchTiming,
 }
 
 impl Config {
@@ -182,6 +197,8 @@ pub(crate) struct Env {
     pub luminos_headers_timeout: Option<String>,
     /// `LUMINOS_RETRY_BACKOFF_MS`, unparsed.
     pub luminos_retry_backoff: Option<String>,
+    /// `LUMINOS_BATCH_POLL_MS`, unparsed.
+    pub luminos_batch_poll: Option<String>,
     pub no_color: bool,
     /// Whether stderr is a terminal.
     pub stderr_is_terminal: bool,
@@ -200,6 +217,7 @@ impl Env {
             luminos_idle_timeout: non_empty_var(IDLE_TIMEOUT_VAR),
             luminos_headers_timeout: non_empty_var(HEADERS_TIMEOUT_VAR),
             luminos_retry_backoff: non_empty_var(RETRY_BACKOFF_VAR),
+            luminos_batch_poll: non_empty_var(BATCH_POLL_VAR),
             // https://no-color.org: present and non-empty disables colour.
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
             stderr_is_terminal: std::io::stderr().is_terminal(),
@@ -254,6 +272,11 @@ impl Invocation {
             None => api::retry::INITIAL_BACKOFF,
         };
 
+        let batch_timing = match &env.luminos_batch_poll {
+            Some(raw) => BatchTiming::starting_at(parse_batch_poll(raw)?),
+            None => BatchTiming::default(),
+        };
+
         let auth = match (&env.anthropic_api_key, &env.anthropic_auth_token) {
             (Some(key), _) => Some(Auth::ApiKey(key.clone())),
             (None, Some(token)) => Some(Auth::BearerToken(token.clone())),
@@ -287,6 +310,11 @@ impl Invocation {
                 max_cost,
                 budget,
                 redact: !args.no_redact,
+                batch: args.batch,
+                batch_size: args
+                    .batch_size
+                    .map_or(api::batch::MAX_REQUESTS, |n| n as usize),
+                cancel_batch: args.cancel_batch,
             },
             api: ApiSettings {
                 base_url: env
@@ -300,6 +328,7 @@ impl Invocation {
                 headers_timeout,
                 idle_timeout,
                 retry_backoff,
+                batch_timing,
             },
             cache_root,
             progress: if env.stderr_is_terminal {
@@ -376,6 +405,20 @@ fn parse_retry_backoff(raw: &str) -> Result<Duration, ConfigError> {
         .ok_or_else(|| ConfigError::InvalidVar {
             name: RETRY_BACKOFF_VAR,
             expected: "a whole number of milliseconds up to 60000",
+            value: raw.to_string(),
+        })
+}
+
+/// `LUMINOS_BATCH_POLL_MS`: whole milliseconds from 1 to an hour.
+fn parse_batch_poll(raw: &str) -> Result<Duration, ConfigError> {
+    raw.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|ms| (1..=3_600_000).contains(ms))
+        .map(Duration::from_millis)
+        .ok_or_else(|| ConfigError::InvalidVar {
+            name: BATCH_POLL_VAR,
+            expected: "a whole number of milliseconds from 1 to 3600000",
             value: raw.to_string(),
         })
 }
@@ -600,6 +643,76 @@ mod tests {
                 "{idle} {headers} {backoff}: {err}"
             );
         }
+    }
+
+    #[test]
+    fn batch_flags_and_poll_timing() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().to_str().unwrap();
+        let cfg = config(&[target], &Env::default());
+        assert!(!cfg.investigation.batch && !cfg.investigation.cancel_batch);
+        assert_eq!(cfg.api.batch_timing, BatchTiming::default());
+        let env = Env {
+            luminos_batch_poll: Some("20".into()),
+            ..Env::default()
+        };
+        let cfg = config(&["--batch", target], &env);
+        assert!(cfg.investigation.batch);
+        assert_eq!(cfg.investigation.batch_size, api::batch::MAX_REQUESTS);
+        assert_eq!(
+            config(&["--batch", "--batch-size", "500", target], &env)
+                .investigation
+                .batch_size,
+            500
+        );
+        for bad in [
+            &["--batch-size", "5"][..],
+            &["--batch", "--batch-size", "0"],
+        ] {
+            let list: Vec<&str> = bad.iter().copied().chain([target]).collect();
+            assert!(Args::try_parse_from(std::iter::once("luminos").chain(list)).is_err());
+        }
+        assert_eq!(cfg.api.batch_timing.first_poll, Duration::from_millis(20));
+        assert_eq!(cfg.api.batch_timing.max_poll, Duration::from_millis(240));
+        assert!(
+            config(&["--cancel-batch", target], &Env::default())
+                .investigation
+                .cancel_batch
+        );
+        for bad in ["0", "-5", "soon", "3600001"] {
+            let env = Env {
+                luminos_batch_poll: Some(bad.into()),
+                ..Env::default()
+            };
+            let err = Invocation::resolve(args(&[target]), &env).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    ConfigError::InvalidVar {
+                        name: BATCH_POLL_VAR,
+                        ..
+                    }
+                ),
+                "{bad}"
+            );
+        }
+        for clash in [
+            &["--cancel-batch", "--batch"][..],
+            &["--cancel-batch", "--estimate"],
+            &["--batch", "--scan-only"],
+        ] {
+            let list: Vec<&str> = clash.iter().copied().chain([target]).collect();
+            assert!(
+                Args::try_parse_from(std::iter::once("luminos").chain(list)).is_err(),
+                "{clash:?}"
+            );
+        }
+        // --estimate --batch prices a batch run.
+        assert!(
+            config(&["--estimate", "--batch", target], &Env::default())
+                .investigation
+                .batch
+        );
     }
 
     #[test]

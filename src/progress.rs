@@ -177,6 +177,25 @@ impl Progress {
         }
     }
 
+    /// The live line of a batch being waited on: what it holds and how
+    /// long luminos has waited. Draws only on a terminal; elsewhere the
+    /// batcher prints a line when a round is sent and one when it is read.
+    pub(crate) fn batch_line(&self) -> BatchLine {
+        let bar = match &self.inner.mode {
+            Mode::Live { multi, .. } => {
+                let bar = multi.add(ProgressBar::new_spinner());
+                bar.set_style(
+                    BarStyle::with_template("  [AI] {spinner} {wide_msg}")
+                        .unwrap_or_else(|_| BarStyle::default_spinner()),
+                );
+                bar.enable_steady_tick(Duration::from_millis(250));
+                Some(bar)
+            }
+            Mode::Plain | Mode::Silent => None,
+        };
+        BatchLine { bar }
+    }
+
     fn write_plain(&self, line: &str) {
         let _guard = self
             .inner
@@ -314,6 +333,28 @@ impl DirBoard {
 }
 
 impl Drop for DirBoard {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// A batch's live line; see [`Progress::batch_line`].
+pub(crate) struct BatchLine {
+    bar: Option<ProgressBar>,
+}
+
+impl BatchLine {
+    /// Show `text` (escaped) on the line.
+    pub(crate) fn set(&self, text: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(escape_control(text).into_owned());
+        }
+    }
+}
+
+impl Drop for BatchLine {
     fn drop(&mut self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();

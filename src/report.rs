@@ -75,6 +75,19 @@ pub struct Investigation {
     /// Cost, cache and coverage, when it ran to the end.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<InvestigationSummary>,
+    /// What a run that stopped early (failed or interrupted) had already
+    /// spent, so nobody mistakes a failed run for a free one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spent: Option<Spent>,
+}
+
+/// `investigation.spent`: the requests, tokens and dollars of a run that
+/// stopped before its summary.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Spent {
+    pub api_requests: u64,
+    pub tokens: TokenTotals,
+    pub cost_usd: f64,
 }
 
 impl Investigation {
@@ -106,7 +119,20 @@ impl Investigation {
         match self.status {
             InvestigationStatus::Complete => "Investigation complete.".to_string(),
             InvestigationStatus::Partial => format!("Investigation partial{}", said(&self.note)),
-            InvestigationStatus::Failed => format!("Investigation failed{}", said(&self.error)),
+            InvestigationStatus::Failed => format!(
+                "Investigation failed{}{}",
+                said(&self.error),
+                self.spent
+                    .as_ref()
+                    .filter(|spent| spent.api_requests > 0)
+                    .map(|spent| format!(
+                        " (after {} API request{}, about ${:.2})",
+                        spent.api_requests,
+                        if spent.api_requests == 1 { "" } else { "s" },
+                        spent.cost_usd
+                    ))
+                    .unwrap_or_default()
+            ),
             InvestigationStatus::Skipped => format!("Investigation skipped{}", said(&self.note)),
         }
     }
@@ -207,6 +233,42 @@ pub struct InvestigationSummary {
     pub cache_savings_usd: f64,
     /// `--max-cost` stopped new directories.
     pub cost_cap_hit: bool,
+    /// What the Message Batches API did (`--batch` runs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<BatchSummary>,
+}
+
+/// `investigation.batch`: a `--batch` run's rounds and requests. Costs
+/// elsewhere in the summary are at batch prices.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct BatchSummary {
+    /// Rounds this run waited on (its own, and one an earlier run left in
+    /// flight).
+    pub rounds: u32,
+    /// Batches this run created.
+    pub batches: u32,
+    /// Batches an earlier run created and this run read.
+    pub batches_resumed: u32,
+    /// Requests this run sent in batches (a request sent again counts
+    /// again).
+    pub requests: u64,
+    /// Answers this run read.
+    pub succeeded: u64,
+    /// Requests that failed in a batch.
+    pub errored: u64,
+    /// Requests a canceled batch left unprocessed.
+    pub canceled: u64,
+    /// Requests an expired batch left unprocessed.
+    pub expired: u64,
+    /// Requests sent again in a later round.
+    pub retried: u64,
+    /// Answers an earlier run had read, reused without the API.
+    pub replayed: u64,
+    /// What the reused answers cost when they were paid (not in
+    /// `cost_usd`).
+    pub replayed_cost_usd: f64,
+    /// Seconds spent waiting on batches.
+    pub waited_secs: f64,
 }
 
 /// How the directories with a summary got it.
@@ -255,6 +317,44 @@ fn cap_note(summary: &InvestigationSummary) -> Option<String> {
     })
 }
 
+/// The line that says the run went through the Message Batches API.
+fn batch_note(summary: &InvestigationSummary) -> Option<String> {
+    let batch = summary.batch.as_ref()?;
+    let mut failed = Vec::new();
+    for (n, what) in [
+        (batch.errored, "errored"),
+        (batch.canceled, "canceled"),
+        (batch.expired, "expired"),
+    ] {
+        if n > 0 {
+            failed.push(format!("{n} {what}"));
+        }
+    }
+    let failed = if failed.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", failed.join(", "))
+    };
+    let replayed = if batch.replayed > 0 {
+        format!(
+            "; {} answers reused from an earlier run",
+            crate::text::format_thousands(batch.replayed)
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "  Batch: {} round{}, {} requests ({} answered{failed}), waited {}{replayed}; costs at batch prices.",
+        batch.rounds,
+        if batch.rounds == 1 { "" } else { "s" },
+        crate::text::format_thousands(batch.requests),
+        crate::text::format_thousands(batch.succeeded),
+        crate::text::format_duration(std::time::Duration::from_secs_f64(
+            batch.waited_secs.max(0.0)
+        )),
+    ))
+}
+
 /// Format the full terminal report for `target` (shown as given, absolute):
 /// the original's sections, character for character, except that large
 /// files are named by their path relative to the target (the original shows
@@ -287,6 +387,9 @@ pub fn format_report(report: &Report, target: &str) -> String {
         && summary.coverage.folded + summary.coverage.mechanical > 0
     {
         lines.push(format!("  {}", coverage_line(&summary.coverage)));
+    }
+    if let Some(note) = report.investigation.summary.as_ref().and_then(batch_note) {
+        lines.push(note);
     }
 
     section(&mut lines, ">> DIRECTORY TREE", &rule);
@@ -798,6 +901,7 @@ mod tests {
                     ..InvestigationSummary::default()
                 }),
                 error: None,
+                spent: None,
             },
             ..Report::default()
         };

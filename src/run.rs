@@ -45,6 +45,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         clear_cache(&config.cache_root)?;
     }
 
+    if config.investigation.cancel_batch {
+        return cancel_batches(&config);
+    }
+
     let estimate = config.investigation.estimate;
     // Why no investigation runs, if none does.
     let skipped = if config.investigation.scan_only {
@@ -161,6 +165,18 @@ fn write_output(
             Ok(ExitCode::Success)
         }
     }
+}
+
+/// `--cancel-batch`: no scan and no report, only what became of each batch.
+fn cancel_batches(config: &Config) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    for line in runtime.block_on(crate::ai::batch_mode::cancel_batches(config))? {
+        eprintln!("{line}");
+    }
+    Ok(ExitCode::Success)
 }
 
 fn clear_cache(root: &std::path::Path) -> anyhow::Result<()> {

@@ -72,6 +72,17 @@ pub(crate) fn constant_regex(pattern: &str) -> regex::Regex {
     regex::Regex::new(pattern).expect("a constant pattern compiles")
 }
 
+/// A span of time as people read it, to the second: `0s`, `42s`,
+/// `4m 05s`, `1h 02m` (the seconds no longer matter past an hour).
+pub(crate) fn format_duration(span: std::time::Duration) -> String {
+    let secs = span.as_secs();
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3600 => format!("{}m {:02}s", secs / 60, secs % 60),
+        _ => format!("{}h {:02}m", secs / 3600, secs % 3600 / 60),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +110,16 @@ mod tests {
         assert_eq!(format_thousands(123_456), "123,456");
         assert_eq!(format_thousands(1_234_567), "1,234,567");
         assert_eq!(format_thousands(u64::MAX), "18,446,744,073,709,551,615");
+    }
+
+    #[test]
+    fn durations_read_to_the_second() {
+        use std::time::Duration;
+        assert_eq!(format_duration(Duration::from_millis(999)), "0s");
+        assert_eq!(format_duration(Duration::from_secs(42)), "42s");
+        assert_eq!(format_duration(Duration::from_secs(245)), "4m 05s");
+        assert_eq!(format_duration(Duration::from_secs(3720 + 59)), "1h 02m");
+        assert_eq!(format_duration(Duration::from_secs(86_400 * 2)), "48h 00m");
     }
 
     #[test]

@@ -50,6 +50,8 @@ pub(crate) struct RunFacts {
     pub synthesis_current: bool,
     pub budget: Option<f64>,
     pub model: String,
+    /// `--batch`.
+    pub batch: bool,
     pub loop_prefix_tokens: u64,
 }
 
@@ -106,6 +108,7 @@ impl RunFacts {
             loop_prefix_tokens: loop_prefix_tokens(),
             budget: config.investigation.budget,
             model: config.investigation.model.clone(),
+            batch: config.investigation.batch,
             target,
             dirs,
             stats,
@@ -136,6 +139,7 @@ impl RunFacts {
             synthesis_current: self.synthesis_current,
             budget: self.budget,
             model: &self.model,
+            batch: self.batch,
             loop_prefix_tokens: self.loop_prefix_tokens,
         }
     }

@@ -3,7 +3,8 @@
 //! - [`api`]: our Messages API client (transport, SSE, accumulation, retry);
 //! - [`tools`]: the toolbelt, one registry, sandboxed;
 //! - the passes — survey, planning, one loop per directory, synthesis — and the
-//!   orchestrator that runs them as a short, visible sequence of phases.
+//!   orchestrator that runs them as a short, visible sequence of phases;
+//! - [`batch_mode`]: what `--batch` and `--cancel-batch` add around them.
 //!
 //! Business rules (applying a plan, filtering tools by the survey, rendering
 //! prompt blocks, building partial entries) are pure helpers with unit tests;
@@ -11,7 +12,8 @@
 //! proposal that deterministic code then normalizes.
 
 pub mod api;
-pub(crate) mod engine;
+pub(crate) mod batch_mode;
+pub mod engine;
 pub(crate) mod estimate;
 pub(crate) mod facts;
 pub(crate) mod orchestrator;

@@ -22,6 +22,13 @@
 //! 10. ground the report: check every cited path and symbol against the
 //!     tree (`ground_phase`, see [`crate::grounding`]).
 //!
+//! With `--batch` the same phases run; the session sends their requests in
+//! rounds through the Message Batches API ([`crate::ai::engine::batch`]),
+//! and a run picks up the batch an earlier one left in flight. A run
+//! without `--batch` refuses to start while a batch is in flight (it would
+//! pay again for what the batch is already doing), and a complete
+//! investigation's batch files are removed.
+//!
 //! Whatever happens, the outcome says what became of the investigation
 //! ([`Investigation`]): a failure anywhere (an unreachable endpoint, a
 //! rejected key, an unknown model, an account that cannot pay, a cache
@@ -47,6 +54,7 @@ use serde_json::{Map, Value, json};
 use crate::ai::api::Client;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::TokenTracker;
+use crate::ai::batch_mode;
 use crate::ai::engine::pool::TurnPool;
 use crate::ai::engine::scheduler::{LoopOptions, LoopsDone, run_work};
 use crate::ai::engine::session::Session;
@@ -85,7 +93,8 @@ use crate::grounding::{self, Scope};
 use crate::progress::Progress;
 use crate::redact::Redactor;
 use crate::report::{
-    Coverage, Investigation, InvestigationStatus, InvestigationSummary, TokenTotals, coverage_line,
+    Coverage, Investigation, InvestigationStatus, InvestigationSummary, Spent, TokenTotals,
+    coverage_line,
 };
 use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
@@ -117,11 +126,16 @@ pub async fn investigate(
     };
     // The run lock is held until the investigation ends.
     let (cache, _lock) = (opened.cache, opened.lock);
+    // Outlives the pipeline, so a run that fails or is interrupted still
+    // says what it spent.
+    let tracker = batch_mode::tracker(config);
     let result = tokio::select! {
-        result = pipeline(config, scan, dirs, progress, &cache, opened.is_new) => result,
+        result = pipeline(config, scan, dirs, progress, &cache, opened.is_new, &tracker) => result,
         // Dropping the pipeline aborts the running loops at their next await,
         // after a tool call in progress (and its cache write) has returned.
-        _ = interrupted() => return Ok(interrupted_outcome(&cache, progress)),
+        _ = interrupted() => {
+            return Ok(with_spent(interrupted_outcome(config, &cache, progress), &tracker));
+        }
     };
     match result {
         Ok(outcome) => {
@@ -132,23 +146,45 @@ pub async fn investigate(
             Ok(outcome)
         }
         Err(PassError::Fatal(err @ InvestigationError::Cache(CacheError::Io { .. }))) => {
-            Ok(failed(progress, &err.to_string()))
+            Ok(failed_after(progress, &err.to_string(), Some(&tracker)))
         }
         Err(PassError::Fatal(err @ InvestigationError::Cache(_))) => Err(err),
-        Err(PassError::Fatal(err)) => Ok(failed(progress, &err.to_string())),
-        Err(PassError::Failed(message)) => Ok(failed(progress, &message)),
+        Err(PassError::Fatal(err)) => Ok(failed_after(progress, &err.to_string(), Some(&tracker))),
+        Err(PassError::Failed(message)) => Ok(failed_after(progress, &message, Some(&tracker))),
     }
 }
 
-/// The outcome of an investigation that stopped on `error`, said once on
-/// stderr.
-fn failed(progress: &Progress, error: &str) -> Outcome {
-    let status = Investigation::failed(&crate::ai::api::error::one_line_excerpt(error, 500));
-    progress.println(&status.line());
-    Outcome {
-        status,
+/// The outcome of an investigation that stopped on `error` after the
+/// requests `tracker` counted, said once on stderr.
+fn failed_after(progress: &Progress, error: &str, tracker: Option<&TokenTracker>) -> Outcome {
+    let mut outcome = Outcome {
+        status: Investigation::failed(&crate::ai::api::error::one_line_excerpt(error, 500)),
         ..Outcome::default()
+    };
+    if let Some(tracker) = tracker {
+        outcome = with_spent(outcome, tracker);
     }
+    progress.println(&outcome.status.line());
+    outcome
+}
+
+/// `outcome`, saying what `tracker` counted when the run made any request.
+fn with_spent(mut outcome: Outcome, tracker: &TokenTracker) -> Outcome {
+    let totals = tracker.totals();
+    if totals.requests > 0 {
+        outcome.status.spent = Some(Spent {
+            api_requests: totals.requests,
+            tokens: token_totals(&totals),
+            cost_usd: tracker.cost(),
+        });
+    }
+    outcome
+}
+
+/// The outcome of an investigation that stopped on `error` before any
+/// request, said once on stderr.
+fn failed(progress: &Progress, error: &str) -> Outcome {
+    failed_after(progress, error, None)
 }
 
 /// Resolves on Ctrl-C. Should the handler fail to install, it never resolves,
@@ -160,13 +196,16 @@ async fn interrupted() {
 }
 
 /// What an interrupted run says and returns.
-fn interrupted_outcome(cache: &Cache, progress: &Progress) -> Outcome {
+fn interrupted_outcome(config: &Config, cache: &Cache, progress: &Progress) -> Outcome {
     let done = cache.list_entries(EntryKind::Dir).len();
     progress.println(&format!(
         "Interrupted. {done} directory summaries are saved in {}/; run the same command again \
          (without --fresh) to resume where this run stopped.",
         cache.dir().display()
     ));
+    if let Some(line) = batch_mode::in_flight_line(config, cache) {
+        progress.println(&line);
+    }
     Outcome {
         interrupted: true,
         status: Investigation {
@@ -201,15 +240,18 @@ async fn pipeline(
     progress: &Progress,
     cache: &Cache,
     new: bool,
+    tracker: &Arc<TokenTracker>,
 ) -> Result<Outcome, PassError> {
     let target = config.target_canonical.as_path();
-    let tracker = Arc::new(TokenTracker::new(&config.investigation.model));
+    batch_mode::refuse_in_flight(config, cache)?;
+    let session = new_session(config, progress, tracker)?;
+    let session = batch_mode::with_transport(session, config, cache, progress, tracker)?;
     let run = RunContext {
         config,
         scan,
         progress,
         cache,
-        session: Arc::new(new_session(config, progress, &tracker)?),
+        session: Arc::new(session),
         target,
         scope: ScanFilter::new(target, &config.scan),
         grounding: Arc::new(Scope::from_scan(scan, &config.target, target)),
@@ -230,7 +272,7 @@ async fn pipeline(
         let older = facts
             .saved_work
             .as_ref()
-            .filter(|work| work.budget == decision.budget.limit);
+            .filter(|work| work.budget == decision.budget.limit && work.batch == decision.batch);
         let work = decision.work().merged_over(older);
         save_json(&run, WORK_PLAN_FILE, &work.to_value(target));
     }
@@ -288,6 +330,7 @@ async fn pipeline(
     evaluate(cache, &decision, &work.outcomes, cached, progress)?;
     let synthesis = synthesis_phase(&run, &facts.dirs).await?;
     let mut outcome = finish(&run, &facts.dirs, &decision, cached, synthesis, &work);
+    batch_mode::forget_when_complete(cache, &outcome, progress);
     ground_phase(&run, &facts.dirs, &mut outcome);
     Ok(outcome)
 }
@@ -668,16 +711,17 @@ async fn synthesis_phase(
     run.progress.ai("Synthesis pass...");
     let model = ModelFacts::of(&run.config.investigation.model).model;
     let budget = run.config.investigation.budget;
+    let terms = ModelTerms::for_run(run.session.model(), run.config.investigation.batch);
     let target = run.target.to_string_lossy();
     let synthesis = SynthesisRun {
         session: &run.session,
         cache: run.cache,
         progress: run.progress,
         target: &target,
-        capacity: Capacity::new(model.context_window, budget, model.prices.input),
+        capacity: Capacity::new(model.context_window, budget, terms.pricing.prices.input),
         tokens_per_byte: model.tokens_per_byte,
-        terms: ModelTerms::of(run.session.model()),
-        money_left: budget.map(|limit| (limit - run.session.tracker().cost()).max(0.0)),
+        terms,
+        money_left: budget.map(|limit| (limit - run.session.spent()).max(0.0)),
     };
     let outcome = synthesize(&synthesis, &entries).await?.outcome;
     if outcome.submitted {
@@ -704,10 +748,11 @@ fn finish(
     let flags = cache.read_flags();
     let tracker = session.tracker();
     let totals = tracker.totals();
-    let assumed = if session.facts().known {
-        ""
-    } else {
-        " (at assumed prices)"
+    let assumed = match (session.facts().known, session.is_batching()) {
+        (true, false) => "",
+        (true, true) => " (at batch prices)",
+        (false, false) => " (at assumed prices)",
+        (false, true) => " (at assumed batch prices)",
     };
     run.progress.ai(&format!(
         "Total tokens used: {}{assumed}",
@@ -715,6 +760,9 @@ fn finish(
     ));
     run.progress
         .ai(&format!("Prompt {}", tracker.cache_summary()));
+    if let Some(stats) = session.batch_stats() {
+        run.progress.ai(&batch_mode::stats_line(&stats));
+    }
     let entries: Vec<Value> = all_dirs
         .iter()
         .filter_map(|d| cache.read_entry(EntryKind::Dir, &d.to_string_lossy()))
@@ -761,16 +809,13 @@ fn finish(
                 coverage,
                 budget_usd: decision.budget.limit,
                 api_requests: totals.requests,
-                tokens: TokenTotals {
-                    input: totals.input_tokens,
-                    output: totals.output_tokens,
-                    cache_write: totals.cache_creation_input_tokens,
-                    cache_read: totals.cache_read_input_tokens,
-                },
+                tokens: token_totals(&totals),
                 cost_usd: tracker.cost(),
                 cache_savings_usd: tracker.cache_savings(),
                 cost_cap_hit: work.cap_hit,
+                batch: session.batch_stats().map(|stats| stats.summary()),
             }),
+            spent: None,
         },
         grounding: None,
         interrupted: false,
@@ -815,4 +860,14 @@ pub(crate) fn coverage_of(entries: &[Value]) -> Coverage {
         }
     }
     coverage
+}
+
+/// The report's token totals from the tracker's.
+fn token_totals(totals: &crate::ai::api::cost::TokenTotals) -> TokenTotals {
+    TokenTotals {
+        input: totals.input_tokens,
+        output: totals.output_tokens,
+        cache_write: totals.cache_creation_input_tokens,
+        cache_read: totals.cache_read_input_tokens,
+    }
 }

@@ -16,6 +16,7 @@
 //!     plan.json, survey.json, plan_evaluation.json, synthesis.json
 //!     synthesis_groups.json    summaries of the parts of a synthesis in levels
 //!     work_plan.json           the loops, units and mechanical entries decided
+//!     batch/                   `--batch` only: batches in flight, answers read (see [`batch`])
 //! ```
 //!
 //! Deliberate differences from the original:
@@ -37,6 +38,7 @@
 //! Validation failures in [`Cache::write_entry`] are returned as messages for
 //! the agent; I/O problems that make the cache unusable are [`CacheError`]s.
 
+pub(crate) mod batch;
 mod clear;
 mod fsio;
 mod index;
@@ -328,10 +330,12 @@ impl Cache {
     /// investigation; returns how many. Takes the target's run lock as proof
     /// that no other process is writing here.
     pub(crate) fn remove_stale_temp_files(&self, _held: &RunLock) -> usize {
+        let batch = batch::BatchStore::at(self).remove_temp_files();
         [".", "files", "dirs"]
             .iter()
             .map(|sub| remove_temp_files(&self.dir.join(sub)))
-            .sum()
+            .sum::<usize>()
+            + batch
     }
 
     /// The absolute path an entry for `path` is keyed by: relative paths are

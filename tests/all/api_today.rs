@@ -430,6 +430,38 @@ fn a_billing_error_stops_the_run_in_one_line() {
         "{error}"
     );
     assert_eq!(stderr(&out).matches("billing reasons").count(), 1);
+    // Nothing was billed, so nothing is said to be spent.
+    assert!(json_of(&out)["investigation"].get("spent").is_none());
+}
+
+/// A run that fails after billed requests says what they cost, in the JSON
+/// and in its one line.
+#[test]
+fn a_run_that_fails_midway_says_what_it_spent() {
+    let env = TestEnv::new();
+    env.small_project();
+    let server = MockServer::start();
+    let env = env.with_base_url(server.url());
+    let agent = MockAgent::new(env.target());
+    let target = agent.target().to_path_buf();
+    server.respond_with(move |request| match Pass::of(&request.body, &target) {
+        Pass::Survey => agent.reply(&request.body),
+        _ => Reply::billing_error(),
+    });
+    let out = run_json(&env, "cache", &[]);
+    assert_eq!(out.status.code(), Some(3));
+    let investigation = &json_of(&out)["investigation"];
+    assert_eq!(investigation["status"], "failed");
+    let spent = &investigation["spent"];
+    assert_eq!(spent["api_requests"], 1, "{investigation}");
+    assert!(spent["tokens"]["input"].as_u64().unwrap() > 0, "{spent}");
+    let cost = spent["cost_usd"].as_f64().unwrap();
+    assert!(cost > 0.0, "{spent}");
+    assert!(
+        stderr(&out).contains(&format!("(after 1 API request, about ${cost:.2})")),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// The LiteLLM proxy answers a wrong key and an unknown model with 400s

@@ -21,7 +21,7 @@ use support::mock::RecordedRequest;
 /// The root with 2 files, 6 small directories (2 files each, folded into
 /// the root's unit) and [`BIG`] larger ones (15 files each): [`DIRS`]
 /// directories.
-fn tree() -> TestEnv {
+pub(crate) fn tree() -> TestEnv {
     let env = TestEnv::new();
     env.file("README.md", "# A tree\n")
         .file("Makefile", "all:\n");
@@ -44,13 +44,13 @@ fn tree() -> TestEnv {
 /// and the plan, which think), with a synthesis whose calls may carry
 /// little enough that it takes levels: a call carries at most a twentieth
 /// of the budget's worth of input, and a hundred sections need more.
-const BUDGET: &str = "0.6";
+pub(crate) const BUDGET: &str = "0.6";
 
 /// The larger directories of [`tree`].
 const BIG: usize = 100;
 
 /// Every directory of [`tree`].
-const DIRS: usize = BIG + 7;
+pub(crate) const DIRS: usize = BIG + 7;
 
 fn run(env: &TestEnv, extra: &[&str]) -> Output {
     env.run_ok(&[&["--jobs=1", "--json", "--budget", BUDGET], extra].concat())
@@ -107,11 +107,11 @@ fn entries(env: &TestEnv) -> BTreeMap<String, Value> {
         .collect()
 }
 
-fn agent(env: TestEnv) -> AgentEnv {
+pub(crate) fn agent(env: TestEnv) -> AgentEnv {
     env.with_agent(|a| a.summary_chars(1_200))
 }
 
-fn is_group(request: &RecordedRequest) -> bool {
+pub(crate) fn is_group(request: &RecordedRequest) -> bool {
     request.system_text().contains("\n## This part\n")
 }
 

@@ -13,6 +13,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod batch;
 mod budget;
 mod dead_endpoint;
 mod first_request;

@@ -76,7 +76,19 @@
 //! never answers ([`Reply::silent`]). Server-wide:
 //! [`MockServer::set_latency`] delays every response, and
 //! [`MockServer::set_context_window`] shrinks every model's window.
+//!
+//! # Batches
+//!
+//! The Message Batches API is served too (see `batch.rs`): create, retrieve,
+//! results (JSONL, shuffled) and cancel, with a processing delay
+//! ([`MockServer::set_batch_delay`]), requests processed at once
+//! ([`MockServer::process_at_once`]), expiry
+//! ([`MockServer::expire_batches`]) and smaller limits
+//! ([`MockServer::set_batch_limits`]). Each batch request is answered by
+//! the same queue and responder when it is processed, and recorded in
+//! [`MockServer::requests`] with its [`BatchRef`].
 
+mod batch;
 mod prefix_cache;
 mod reply;
 mod rules;
@@ -94,6 +106,7 @@ use serde_json::Value;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
+pub use batch::{BatchCall, BatchInfo, BatchRef};
 pub use reply::{MockBlock, Reply};
 
 use prefix_cache::PrefixCache;
@@ -123,8 +136,11 @@ pub struct RecordedRequest {
     pub headers: Vec<(String, String)>,
     /// The parsed body; `Value::Null` when it was not JSON.
     pub body: Value,
-    /// The usage the mock reported for it (streamed replies only).
+    /// The usage the mock reported for it (a streamed reply, or a batch
+    /// request that succeeded).
     pub reported_usage: Option<Usage>,
+    /// The batch request it was, when it came in a batch.
+    pub batch: Option<BatchRef>,
 }
 
 /// A `tool_result` block seen in a request.
@@ -139,6 +155,7 @@ pub struct ToolResultSeen {
 struct State {
     inner: Mutex<Inner>,
     connections: AtomicUsize,
+    addr: SocketAddr,
 }
 
 struct Inner {
@@ -150,6 +167,7 @@ struct Inner {
     seed: u64,
     cache: PrefixCache,
     conversations: Conversations,
+    batches: batch::Batches,
 }
 
 impl MockServer {
@@ -170,8 +188,10 @@ impl MockServer {
                 seed: 0x5EED,
                 cache: PrefixCache::default(),
                 conversations: Conversations::default(),
+                batches: batch::Batches::default(),
             }),
             connections: AtomicUsize::new(0),
+            addr,
         });
         let (shutdown, stop) = watch::channel(false);
         let thread_state = state.clone();
@@ -240,6 +260,45 @@ impl MockServer {
     pub fn set_context_window(&self, tokens: u64) -> &MockServer {
         self.state.lock().conversations.context_window = Some(tokens);
         self
+    }
+
+    /// Let every batch take `delay` from its creation to its end.
+    pub fn set_batch_delay(&self, delay: Duration) -> &MockServer {
+        self.state.lock().batches.delay = delay;
+        self
+    }
+
+    /// Refuse batches of more than `max_requests` requests or `max_bytes`
+    /// of body (the API's limits are 100,000 and 256 MB).
+    pub fn set_batch_limits(&self, max_requests: usize, max_bytes: usize) -> &MockServer {
+        let mut inner = self.state.lock();
+        inner.batches.max_requests = max_requests;
+        inner.batches.max_bytes = max_bytes;
+        self
+    }
+
+    /// Process the first `n` requests of every batch as soon as it is seen
+    /// (the rest at its delay), so a cancel or an expiry finds some done.
+    pub fn process_at_once(&self, n: usize) -> &MockServer {
+        self.state.lock().batches.at_once = n;
+        self
+    }
+
+    /// The batches created `numbers`-th (0-based) expire at their delay:
+    /// requests not processed by then come back `expired`.
+    pub fn expire_batches(&self, numbers: &[usize]) -> &MockServer {
+        self.state.lock().batches.expiring = numbers.iter().copied().collect();
+        self
+    }
+
+    /// Every batch created so far.
+    pub fn batches(&self) -> Vec<BatchInfo> {
+        self.state.lock().batches.info()
+    }
+
+    /// Every call to a batch endpoint so far.
+    pub fn batch_calls(&self) -> Vec<BatchCall> {
+        self.state.lock().batches.calls()
     }
 
     /// Forget every cached prefix.
@@ -528,6 +587,9 @@ async fn send_stream(
 /// Record and check the request, pick its reply, and render it. Returns the
 /// response and how long to wait before sending it.
 fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
+    if request.path.starts_with(batch::BATCHES_PATH) {
+        return batch::handle(state, request);
+    }
     let body: Option<Value> = serde_json::from_slice(&request.body).ok();
     let problems = rules::check_request(
         &request.method,
@@ -544,6 +606,7 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
         headers: request.headers.clone(),
         body: body.clone().unwrap_or(Value::Null),
         reported_usage: None,
+        batch: None,
     };
     inner.requests.push(recorded.clone());
     let latency = inner.latency;
@@ -593,6 +656,31 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
         ReplyBody::Http { .. } => return (http(reply, request_id), wait),
         ReplyBody::Silent => return (Prepared::Silent, wait),
     };
+    let body = body.unwrap_or(Value::Null);
+    let (rendered, rng) = render_message(state, &mut stream, &body, accepted, index);
+    let mut headers = vec![request_id];
+    headers.extend(reply.headers);
+    (
+        Prepared::Stream {
+            rendered,
+            headers,
+            rng,
+        },
+        wait,
+    )
+}
+
+/// Render the scripted message `stream` answering request `index` (whose
+/// body is `body`) as the API would: a thinking block first from a model
+/// that thinks, usage from the simulated prompt cache, the reply
+/// remembered for the thinking round-trip checks, and the usage recorded.
+fn render_message(
+    state: &State,
+    stream: &mut reply::StreamReply,
+    body: &Value,
+    accepted: thinking::Accepted,
+    index: usize,
+) -> (wire::RenderedStream, fastrand::Rng) {
     let has_thinking = stream
         .blocks
         .iter()
@@ -602,10 +690,8 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
         // signature comes, and the tokens are billed all the same.
         stream.blocks.insert(0, MockBlock::Thinking(String::new()));
     }
-
-    let body = body.unwrap_or(Value::Null);
     let mut inner = state.lock();
-    let simulated = inner.cache.process(&body);
+    let simulated = inner.cache.process(body);
     let mut rng = fastrand::Rng::with_seed(
         inner
             .seed
@@ -614,7 +700,7 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
     let input = stream.usage.unwrap_or(simulated);
     let model = body["model"].as_str().unwrap_or("claude-mock");
     let rendered = wire::render_stream(
-        &stream,
+        stream,
         index,
         model,
         input,
@@ -631,17 +717,7 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
         output_tokens: rendered.output_tokens,
         ..input
     });
-    drop(inner);
-    let mut headers = vec![request_id];
-    headers.extend(reply.headers);
-    (
-        Prepared::Stream {
-            rendered,
-            headers,
-            rng,
-        },
-        wait,
-    )
+    (rendered, rng)
 }
 
 fn http(reply: Reply, request_id: (String, String)) -> Prepared {

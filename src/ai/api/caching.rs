@@ -25,7 +25,7 @@ pub(crate) const MAX_BREAKPOINTS: usize = 4;
 
 /// Whether later requests are expected to resend a request's prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Reuse {
+pub enum Reuse {
     /// They are: mark the prefixes (the usual case in a conversation).
     Expected,
     /// They are not: mark nothing, so nothing is written to the cache.

@@ -12,13 +12,16 @@
 //! - [`cost`]: token accounting, priced from the catalog;
 //! - [`settings`]: how each model is asked to work (`max_tokens`, thinking,
 //!   effort) and how large a loop's context may grow;
+//! - [`batch`]: the Message Batches API (create, retrieve, results,
+//!   cancel), the same requests at half price, answered within a day;
 //! - this module: the transport (reqwest) that ties them together, and
 //!   what the run has learnt about the endpoint (has it ever answered?).
 //!
 //! No Anthropic SDK is involved. Agent logic (prompts, tools, loops) lives in
 //! [`crate::ai`], never here.
 
-pub(crate) mod caching;
+pub mod batch;
+pub mod caching;
 pub mod catalog;
 pub mod cost;
 pub mod error;
@@ -256,7 +259,6 @@ impl Client {
     }
 
     /// The retry policy in use.
-    #[cfg(test)]
     pub(crate) fn retry_policy(&self) -> &RetryPolicy {
         &self.policy
     }
@@ -324,6 +326,20 @@ impl Client {
         prepared
     }
 
+    /// The `params` of `request` as a batch carries them: the
+    /// prompt-caching breakpoints `reuse` calls for (the same as
+    /// [`Client::prepare_for`] places) and no `stream`, since a batch
+    /// answers with whole messages.
+    pub fn batch_params(
+        &self,
+        request: &MessagesRequest,
+        reuse: caching::Reuse,
+    ) -> MessagesRequest {
+        let mut prepared = self.prepare_for(request, reuse);
+        prepared.stream = false;
+        prepared
+    }
+
     /// Send `request` with prompt-caching breakpoints added (last tool, the
     /// system block, the last block of the newest user message), retrying per
     /// the retry policy. Returns the assembled response or the typed error of
@@ -338,16 +354,21 @@ impl Client {
         request: &MessagesRequest,
         reuse: caching::Reuse,
     ) -> Result<Response, ApiError> {
-        let body = serde_json::to_vec(&self.prepare_for(request, reuse)).map_err(|err| {
-            ApiError::new(
-                ApiErrorKind::InvalidRequest,
-                format!("could not encode the request: {err}"),
-            )
-        })?;
+        let body = encode(&self.prepare_for(request, reuse))?;
+        self.with_retries(|| self.attempt(body.clone())).await
+    }
+
+    /// Run `attempt` until it succeeds or the retry policy gives up,
+    /// reporting each retry to the observer.
+    async fn with_retries<T, F, Fut>(&self, mut attempt: F) -> Result<T, ApiError>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<T, ApiError>>,
+    {
         let mut rng = fastrand::Rng::new();
         let mut retry = 0;
         loop {
-            let error = match self.attempt(body.clone()).await {
+            let error = match attempt().await {
                 Ok(response) => {
                     self.endpoint.succeeded.store(true, Ordering::Relaxed);
                     return Ok(response);
@@ -373,36 +394,44 @@ impl Client {
         }
     }
 
-    /// One HTTP exchange, start to finish.
-    async fn attempt(&self, body: Vec<u8>) -> Result<Response, ApiError> {
-        let idle = self.config.idle_timeout;
-        let headers_timeout = self.config.headers_timeout;
-        let pending = self
-            .http
-            .post(self.url.clone())
-            .headers(self.headers.clone())
-            .body(body)
-            .send();
-        let response = match tokio::time::timeout(headers_timeout, pending).await {
+    /// One HTTP exchange whose answer is read whole: `body` is posted as
+    /// JSON, or the URL is fetched with `GET` when there is none. A status
+    /// other than success becomes its typed error.
+    async fn exchange(
+        &self,
+        url: reqwest::Url,
+        body: Option<Vec<u8>>,
+    ) -> Result<reqwest::Response, ApiError> {
+        let builder = match body {
+            Some(body) => self.http.post(url).body(body),
+            None => self.http.get(url),
+        };
+        let pending = builder.headers(self.headers.clone()).send();
+        let timeout = self.config.headers_timeout;
+        let response = match tokio::time::timeout(timeout, pending).await {
             Err(_) => {
                 return Err(ApiError::new(
                     ApiErrorKind::Timeout,
-                    format!(
-                        "no response headers within {}",
-                        format_wait(headers_timeout)
-                    ),
+                    format!("no response headers within {}", format_wait(timeout)),
                 ));
             }
             Ok(Err(err)) => return Err(transport_error(&err)),
             Ok(Ok(response)) => response,
         };
         self.endpoint.answered.store(true, Ordering::Relaxed);
-        let request_id = header_str(response.headers(), "request-id")
-            .or_else(|| header_str(response.headers(), "x-request-id"))
-            .map(str::to_string);
         if !response.status().is_success() {
             return Err(self.error_from_response(response).await);
         }
+        Ok(response)
+    }
+
+    /// One HTTP exchange, start to finish.
+    async fn attempt(&self, body: Vec<u8>) -> Result<Response, ApiError> {
+        let idle = self.config.idle_timeout;
+        let response = self.exchange(self.url.clone(), Some(body)).await?;
+        let request_id = header_str(response.headers(), "request-id")
+            .or_else(|| header_str(response.headers(), "x-request-id"))
+            .map(str::to_string);
         let content_type = header_str(response.headers(), "content-type")
             .unwrap_or("")
             .trim()
@@ -456,6 +485,16 @@ impl Client {
             .unwrap_or_default();
         ApiError::from_http_response(status, |name| header_str(&headers, name), &body)
     }
+}
+
+/// A request body as JSON bytes.
+fn encode(request: &MessagesRequest) -> Result<Vec<u8>, ApiError> {
+    serde_json::to_vec(request).map_err(|err| {
+        ApiError::new(
+            ApiErrorKind::InvalidRequest,
+            format!("could not encode the request: {err}"),
+        )
+    })
 }
 
 /// After `message_stop` only the end of the body should remain. Reading it

@@ -30,7 +30,9 @@ pub struct MessagesRequest {
     /// `{"effort": ..}`; absent leaves the model's default effort.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_config: Option<OutputConfig>,
-    #[serde(default)]
+    /// Streamed replies for `/v1/messages`; absent from a batch's
+    /// `params`, which are answered with whole messages.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stream: bool,
 }
 

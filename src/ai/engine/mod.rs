@@ -2,13 +2,16 @@
 //! run-wide [`session`] every call goes through (client, redactor, token
 //! tracker), the shared [`pool`] of turns loops borrow from, and the
 //! [`scheduler`] that runs directory loops `-j` at a time, children first,
-//! and the [`window`] no request may outgrow.
+//! the [`window`] no request may outgrow, and the [`batch`] transport that
+//! sends a `--batch` run's requests in rounds through the Message Batches
+//! API.
 //!
 //! The engine knows how to run a conversation with tools; it does not know
 //! what any pass asks. Passes ([`crate::ai::passes`]) build prompts on top of
 //! it; the client below it ([`crate::ai::api`]) knows no pass at all.
 
 pub(crate) mod agent;
+pub mod batch;
 pub(crate) mod pool;
 pub(crate) mod scheduler;
 pub(crate) mod session;

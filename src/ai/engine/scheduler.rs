@@ -11,6 +11,13 @@
 //! finished, and among the ready ones the earliest in the order starts first.
 //! With one job that is exactly the plan's order.
 //!
+//! Under `--batch` every ready loop starts at once (`-j` does not limit a
+//! round's width), each holding a batch lane (see
+//! [`crate::ai::engine::batch`]) until the scheduler has started the loops
+//! (and written the mechanical entries) its end made ready, so those join
+//! the same next round; and the cap counts what the running loops are
+//! expected to cost, since their spend only shows once a round is read.
+//!
 //! The budget is a softer stop than `--max-cost`: a loop the money left
 //! (less the synthesis's share) cannot pay for is not started, and its
 //! directories get mechanical entries instead, so every directory still
@@ -166,8 +173,9 @@ impl Schedule {
 
 /// What a new loop is expected to cost: the mean of the loops this run
 /// finished, or [`PRIOR_LOOP_USAGE`] in `model`'s tokens (the catalog's
-/// tokens per byte), with its thinking, at its prices, before any has.
-pub(crate) fn expected_loop_cost(finished: &[f64], model: &str) -> f64 {
+/// tokens per byte), with its thinking, at `pricing` (the model's, at batch
+/// prices under `--batch`), before any has.
+pub(crate) fn expected_loop_cost(finished: &[f64], model: &str, pricing: &Pricing) -> f64 {
     if !finished.is_empty() {
         return finished.iter().sum::<f64>() / finished.len() as f64;
     }
@@ -180,7 +188,7 @@ pub(crate) fn expected_loop_cost(finished: &[f64], model: &str) -> f64 {
         output_tokens: tokens(PRIOR_LOOP_USAGE.output_tokens) + thinking * PRIOR_LOOP_TURNS,
         ..PRIOR_LOOP_USAGE
     };
-    Pricing::for_model(model).cost(&prior)
+    pricing.cost(&prior)
 }
 
 /// The cap rule: start another loop only if the spend so far plus what it is
@@ -189,19 +197,31 @@ pub(crate) fn within_cap(spent: f64, expected_next: f64, cap: Option<f64>) -> bo
     cap.is_none_or(|cap| spent + expected_next <= cap)
 }
 
+/// The spend the cap rule weighs: what was spent, and under `--batch` also
+/// what the running loops are expected to cost (`running`, the sum of
+/// their expectations: their spend shows only once their round is read,
+/// and every ready loop starts at once).
+pub(crate) fn committed_spend(spent: f64, running: f64, batching: bool) -> f64 {
+    if batching { spent + running } else { spent }
+}
+
 /// The budget rule: start a loop only if the spend so far, what the loops
-/// already running and this one are each expected to cost, and what the
-/// loops ranked before it that have not started are expected to cost
+/// already running are expected to cost (`running`, the sum of each one's
+/// expectation), what this one is expected to cost, and what the loops
+/// ranked before it that have not started are expected to cost
 /// (`reserved`), stay within what the loops may spend. When money runs
 /// short, the loops that matter most (the target's first) keep theirs.
+///
+/// Each running loop counts at its own expectation, not at the next one's:
+/// under `--batch` hundreds start at once, a unit's loop beside a leaf's.
 pub(crate) fn within_budget(
     spent: f64,
-    running: usize,
+    running: f64,
     expected_next: f64,
     reserved: f64,
     for_loops: Option<f64>,
 ) -> bool {
-    for_loops.is_none_or(|limit| spent + expected_next * (running + 1) as f64 + reserved <= limit)
+    for_loops.is_none_or(|limit| spent + running + expected_next + reserved <= limit)
 }
 
 /// How the dir loops are run.
@@ -264,6 +284,19 @@ pub(crate) async fn run_work(
 ) -> Result<LoopsDone, PassError> {
     let total = planned.len();
     let model = shared.session.model().to_string();
+    let pricing = shared.session.tracker().pricing();
+    let batching = shared.session.is_batching();
+    let width = if batching {
+        usize::MAX
+    } else {
+        options.jobs.max(1)
+    };
+    // Each running loop's batch lane; the lane of the loop that ended last
+    // is let go only after the work its end made ready has started.
+    let mut lanes = HashMap::new();
+    let mut ended_lane = None;
+    // What each running loop was expected to cost when it started.
+    let mut expectations: HashMap<usize, f64> = HashMap::new();
     let mut pieces: HashMap<PathBuf, Piece> = planned
         .iter()
         .enumerate()
@@ -285,9 +318,13 @@ pub(crate) async fn run_work(
     let mut started = 0;
     let mut refresh = tokio::time::interval(BOARD_REFRESH);
     loop {
-        // Mechanical entries cost nothing: they are written as soon as
-        // they are ready, even past the cap, each batch of ready ones at
-        // once (their parents become ready when the batch is written).
+        // A loop starts sending at once: the round waits until every loop
+        // ready now has started (and holds a lane of its own).
+        let starting = shared.session.lane();
+        // Mechanical entries cost nothing (and send no request): they are
+        // written as soon as they are ready, even past the cap, each batch
+        // of ready ones at once (their parents become ready when the batch
+        // is written).
         loop {
             let mut batch = Vec::new();
             let mut ready = Vec::new();
@@ -307,16 +344,11 @@ pub(crate) async fn run_work(
                 schedule.finish(i);
             }
         }
-        while running.len() < options.jobs.max(1)
-            && !done.cap_hit
-            && schedule.has_ready_where(is_loop)
-        {
-            let spent = shared.session.tracker().cost();
-            if !within_cap(
-                spent,
-                expected_loop_cost(&finished_costs, &model),
-                options.max_cost,
-            ) {
+        while running.len() < width && !done.cap_hit && schedule.has_ready_where(is_loop) {
+            let spent = shared.session.spent();
+            let expected = expected_loop_cost(&finished_costs, &model, &pricing);
+            let committed = committed_spend(spent, expectations.values().sum(), batching);
+            if !within_cap(committed, expected, options.max_cost) {
                 done.cap_hit = true;
                 shared.progress.ai(&format!(
                     "Spending cap reached (${spent:.2} spent of ${:.2}): no new directories \
@@ -335,7 +367,7 @@ pub(crate) async fn run_work(
             let expected = if finished_costs.is_empty() {
                 plan.cost
             } else {
-                expected_loop_cost(&finished_costs, &model)
+                expected_loop_cost(&finished_costs, &model, &pricing)
             };
             let shown = display_name(&shared.target, &plan.unit.root);
             let reserved: f64 = planned
@@ -347,7 +379,7 @@ pub(crate) async fn run_work(
             launched[n] = true;
             if !within_budget(
                 spent,
-                running.len(),
+                expectations.values().sum(),
                 expected,
                 reserved,
                 options.budget_for_loops,
@@ -396,9 +428,15 @@ pub(crate) async fn run_work(
                 job.max_turns
             ));
             board.started(&shown);
+            expectations.insert(i, expected);
+            if let Some(lane) = shared.session.lane() {
+                lanes.insert(i, lane);
+            }
             let shared = shared.clone();
             running.spawn(async move { (i, investigate_dir(&shared, &job).await) });
         }
+        drop(starting);
+        drop(ended_lane.take());
         if running.is_empty() {
             let more = schedule.has_ready_where(|i| !is_loop(i))
                 || (!done.cap_hit && schedule.has_ready_where(is_loop));
@@ -420,6 +458,8 @@ pub(crate) async fn run_work(
         };
         let (i, result) =
             joined.map_err(|err| PassError::Failed(format!("a directory loop failed: {err}")))?;
+        ended_lane = lanes.remove(&i);
+        expectations.remove(&i);
         // The first failure that stops the run stops it now; dropping the
         // set aborts the other loops.
         let outcome = result?;
@@ -530,12 +570,16 @@ mod tests {
 
     #[test]
     fn the_budget_counts_the_running_loops_and_the_higher_ranked_ones() {
-        assert!(within_budget(100.0, 8, 1.0, 50.0, None));
-        assert!(within_budget(1.0, 0, 1.0, 0.0, Some(2.0)));
-        assert!(within_budget(1.0, 1, 0.5, 0.0, Some(2.0)));
-        assert!(!within_budget(1.0, 2, 0.5, 0.0, Some(2.0)));
-        assert!(!within_budget(1.0, 0, 0.5, 0.6, Some(2.0)));
-        assert!(!within_budget(0.0, 0, 0.01, 0.0, Some(0.0)));
+        assert!(within_budget(100.0, 8.0, 1.0, 50.0, None));
+        assert!(within_budget(1.0, 0.0, 1.0, 0.0, Some(2.0)));
+        assert!(within_budget(1.0, 0.5, 0.5, 0.0, Some(2.0)));
+        assert!(!within_budget(1.0, 1.0, 0.5, 0.0, Some(2.0)));
+        assert!(!within_budget(1.0, 0.0, 0.5, 0.6, Some(2.0)));
+        assert!(!within_budget(0.0, 0.0, 0.01, 0.0, Some(0.0)));
+        // A cheap loop beside an expensive one running: their own
+        // expectations count, not twice the cheap one's.
+        assert!(!within_budget(0.0, 1.5, 0.1, 0.0, Some(1.5)));
+        assert!(within_budget(0.0, 1.4, 0.1, 0.0, Some(1.5)));
     }
 
     #[test]
@@ -558,19 +602,44 @@ mod tests {
     }
 
     #[test]
+    fn under_batch_the_cap_counts_the_running_loops() {
+        assert_eq!(committed_spend(1.0, 1.5, false), 1.0);
+        assert_eq!(committed_spend(1.0, 1.5, true), 2.5);
+        // Three loops of 0.5 running and 1.0 spent: a fourth fits a cap of
+        // 3.0, not of 2.9.
+        assert!(within_cap(committed_spend(1.0, 1.5, true), 0.5, Some(3.0)));
+        assert!(!within_cap(committed_spend(1.0, 1.5, true), 0.5, Some(2.9)));
+    }
+
+    #[test]
     fn expected_cost_is_the_mean_of_finished_loops_or_the_prior() {
-        let prior = expected_loop_cost(&[], "claude-sonnet-4-5");
+        let priced = |model: &str| Pricing::for_model(model);
+        let prior = expected_loop_cost(&[], "claude-sonnet-4-5", &priced("claude-sonnet-4-5"));
         assert!((prior - (0.09 + 0.0225)).abs() < 1e-9, "{prior}");
-        assert_eq!(expected_loop_cost(&[0.1, 0.3], "claude-sonnet-4-5"), 0.2);
+        assert_eq!(
+            expected_loop_cost(
+                &[0.1, 0.3],
+                "claude-sonnet-4-5",
+                &priced("claude-sonnet-4-5")
+            ),
+            0.2
+        );
+        // At batch prices the prior is half.
+        let batch = expected_loop_cost(
+            &[],
+            "claude-sonnet-4-5",
+            &priced("claude-sonnet-4-5").batch(),
+        );
+        assert!((batch - prior / 2.0).abs() < 1e-12, "{batch}");
         // Opus 4.8: 5/3 the price, 1.3 the tokens for the same text, no
         // thinking in loops (it is opt-in there).
-        let opus = expected_loop_cost(&[], "claude-opus-4-8");
+        let opus = expected_loop_cost(&[], "claude-opus-4-8", &priced("claude-opus-4-8"));
         assert!(
             (opus - (39_000.0 * 5.0 + 1_950.0 * 25.0) / 1e6).abs() < 1e-9,
             "{opus}"
         );
         // Sonnet 5.5 thinks between tools: 3 turns of notes on top.
-        let sonnet = expected_loop_cost(&[], "claude-sonnet-5-5");
+        let sonnet = expected_loop_cost(&[], "claude-sonnet-5-5", &priced("claude-sonnet-5-5"));
         let thinking = 3 * crate::ai::api::settings::BETWEEN_TOOLS_THINKING_TOKENS;
         let expected = (39_000.0 * 2.0 + (1_950 + thinking) as f64 * 10.0) / 1e6;
         assert!((sonnet - expected).abs() < 1e-9, "{sonnet}");

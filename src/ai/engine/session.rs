@@ -10,7 +10,10 @@
 //!   model only what the scan kept;
 //! - the model's catalog facts and the settings each kind of conversation
 //!   asks it for ([`CallSettings`]);
-//! - one stderr line per retry.
+//! - one stderr line per retry;
+//! - the transport: straight to the Messages API, or (`--batch`) through
+//!   the [`Batcher`], which sends requests in rounds of batches and answers
+//!   from the cache what an earlier batch run already read.
 //!
 //! It is `Send + Sync` and shared by reference (or `Arc`) between concurrent
 //! dir loops; it holds no per-loop state.
@@ -22,6 +25,7 @@ use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::TokenTracker;
 use crate::ai::api::settings::{CallSettings, Workload};
 use crate::ai::api::{ApiError, Client, Response, RetryNotice};
+use crate::ai::engine::batch::{BatchStats, Batcher, Lane};
 use crate::ai::engine::transcript::Transcript;
 use crate::progress::Progress;
 use crate::redact::Redactor;
@@ -32,6 +36,7 @@ pub(crate) struct Session {
     redactor: Arc<Redactor>,
     tracker: Arc<TokenTracker>,
     scope: Option<ScanFilter>,
+    batcher: Option<Batcher>,
 }
 
 impl Session {
@@ -51,7 +56,46 @@ impl Session {
             redactor,
             tracker,
             scope: None,
+            batcher: None,
         }
+    }
+
+    /// This session sending through `batcher` (see [`Batcher`]).
+    pub(crate) fn with_batcher(mut self, batcher: Batcher) -> Session {
+        self.batcher = Some(batcher);
+        self
+    }
+
+    /// Whether requests go out in batches (`--batch`).
+    pub(crate) fn is_batching(&self) -> bool {
+        self.batcher.as_ref().is_some_and(Batcher::is_batching)
+    }
+
+    /// A lane for a conversation that runs beside others, in batch mode
+    /// (see [`Lane`]); `None` otherwise.
+    pub(crate) fn lane(&self) -> Option<Lane> {
+        self.batcher.as_ref().and_then(Batcher::lane)
+    }
+
+    /// What the batch transport did so far, in batch mode.
+    pub(crate) fn batch_stats(&self) -> Option<BatchStats> {
+        self.batcher
+            .as_ref()
+            .filter(|b| b.is_batching())
+            .map(Batcher::stats)
+    }
+
+    /// What the work of this run has cost so far, for the budget and the
+    /// cap: what this run paid, and what the answers it replayed from an
+    /// earlier batch run cost when that run paid for them. A run resumed
+    /// after a kill then weighs the same spend an uninterrupted run would
+    /// have, so it starts the same loops.
+    pub(crate) fn spent(&self) -> f64 {
+        let replayed = self
+            .batcher
+            .as_ref()
+            .map_or(0.0, |b| b.stats().replayed_cost);
+        self.tracker.cost() + replayed
     }
 
     /// This session with the run's scope: listings leave out what `scope`
@@ -128,8 +172,14 @@ impl Session {
                 transcript.tools().to_vec(),
             )
             .with_settings(&self.settings(transcript.workload()));
-        let response = self.client.send_with(&request, reuse).await?;
-        self.tracker.record(&response.usage);
-        Ok(response)
+        match &self.batcher {
+            // It accounts what it reads (and not what it replays).
+            Some(batcher) => batcher.send(&request, reuse).await,
+            None => {
+                let response = self.client.send_with(&request, reuse).await?;
+                self.tracker.record(&response.usage);
+                Ok(response)
+            }
+        }
     }
 }

@@ -168,6 +168,13 @@ pub(crate) fn estimate(
         synthesis_calls(config, &facts, &decision, &kept)?
     };
 
+    // `-j` bounds the loops running when the budget runs out; a batch
+    // round has no such bound, so every loop may be running then.
+    let running = if config.investigation.batch {
+        loops.len()
+    } else {
+        config.investigation.jobs
+    };
     let inputs = Inputs {
         survey,
         planning,
@@ -175,7 +182,7 @@ pub(crate) fn estimate(
         dirs: loops,
         ceiling: decision.budget.limit.map(|budget| Ceiling {
             budget,
-            jobs: config.investigation.jobs,
+            jobs: running,
         }),
     };
     let counts = Counts {
@@ -183,6 +190,7 @@ pub(crate) fn estimate(
         model: config.investigation.model.clone(),
         model_warning: crate::ai::model_warning(&config.investigation.model),
         investigation_id: cache.as_ref().map(|c| c.id().to_string()),
+        batch: config.investigation.batch,
         total: facts.dirs.len(),
         cached: decision.freshness.fresh.len(),
         skipped: decision.applied.skipped.len(),
@@ -246,10 +254,11 @@ fn synthesis_layout(
     kept: &dyn Fn(&Path) -> Option<Value>,
 ) -> crate::ai::passes::synthesis::LaidOut {
     let model = ModelFacts::of(&config.investigation.model).model;
+    let terms = ModelTerms::for_run(&config.investigation.model, config.investigation.batch);
     let capacity = Capacity::new(
         model.context_window,
         decision.budget.limit,
-        model.prices.input,
+        terms.pricing.prices.input,
     );
     let entries = entries_after(&facts.target, facts, decision, kept);
     let money_left = decision
@@ -261,7 +270,7 @@ fn synthesis_layout(
         &entries,
         capacity,
         model.tokens_per_byte,
-        &ModelTerms::of(&config.investigation.model),
+        &terms,
         money_left,
     )
 }

@@ -55,7 +55,8 @@
 //!   cache hit at all: every input token at the full price.
 //!
 //! Prices are the catalog's for `--model`/`LUMINOS_MODEL`, each call priced
-//! on its own (a price tier depends on one request's prompt). An unknown
+//! on its own (a price tier depends on one request's prompt), at the batch
+//! prices (half) with `--batch`, which sends the same requests. An unknown
 //! model is priced as the catalog's stand-in, and the estimate says so.
 
 mod gather;
@@ -152,7 +153,7 @@ pub(crate) struct Inputs {
 pub(crate) struct Ceiling {
     /// `--budget`, in dollars.
     pub budget: f64,
-    /// `-j`: loops at once.
+    /// The most loops running at once: `-j`, or every loop with `--batch`.
     pub jobs: usize,
 }
 
@@ -190,6 +191,21 @@ impl ModelTerms {
             judgment_thinking: CallSettings::new(m, Workload::Judgment).expected_thinking_tokens(),
             routine_thinking: CallSettings::new(m, Workload::Routine).expected_thinking_tokens(),
             pricing: Pricing::for_model(model),
+        }
+    }
+
+    /// The terms of a run on `model`: at the catalog's batch prices when
+    /// it goes through the Message Batches API (`--batch`), which answers
+    /// the same requests for less, so the same budget buys more work.
+    pub(crate) fn for_run(model: &str, batch: bool) -> ModelTerms {
+        let terms = ModelTerms::of(model);
+        if batch {
+            ModelTerms {
+                pricing: terms.pricing.batch(),
+                ..terms
+            }
+        } else {
+            terms
         }
     }
 
@@ -396,6 +412,8 @@ pub(crate) struct Estimate {
     pub model_warning: Option<String>,
     /// The investigation that would be resumed, if any.
     pub investigation_id: Option<String>,
+    /// Priced for the Message Batches API (`--batch`).
+    pub batch: bool,
     /// Every directory discovery found.
     pub directories_total: usize,
     /// Directories a dir loop would investigate (folded ones included).
@@ -447,6 +465,8 @@ pub(crate) struct Counts {
     /// [`crate::ai::api::catalog::ModelFacts::warning`] for the model.
     pub model_warning: Option<String>,
     pub investigation_id: Option<String>,
+    /// `--batch`: priced at the batch prices.
+    pub batch: bool,
     pub total: usize,
     pub cached: usize,
     pub skipped: usize,
@@ -463,7 +483,7 @@ pub(crate) struct Counts {
 impl Estimate {
     /// Project `inputs` and price the result for `counts.model`.
     pub(crate) fn new(counts: Counts, inputs: &Inputs) -> Estimate {
-        let tally = project(inputs, &ModelTerms::of(&counts.model));
+        let tally = project(inputs, &ModelTerms::for_run(&counts.model, counts.batch));
         let range = |f: &dyn Fn(&Tally) -> u64| Range {
             low: f(&tally.low),
             high: f(&tally.high),
@@ -502,6 +522,7 @@ impl Estimate {
             model: counts.model,
             model_warning: counts.model_warning,
             investigation_id: counts.investigation_id,
+            batch: counts.batch,
             directories_total: counts.total,
             directories_cached: counts.cached,
             directories_skipped: counts.skipped,
@@ -577,8 +598,13 @@ impl Estimate {
         };
         lines.push(format!("Input tokens: {}", tokens(&self.input_tokens)));
         lines.push(format!("Output tokens: {}", tokens(&self.output_tokens)));
+        let prices = if self.batch {
+            " at Message Batches API prices (half the interactive ones)"
+        } else {
+            ""
+        };
         lines.push(format!(
-            "Estimated cost: ${:.2} to ${:.2}",
+            "Estimated cost: ${:.2} to ${:.2}{prices}",
             self.cost_usd.low, self.cost_usd.high
         ));
         lines.push(format!(

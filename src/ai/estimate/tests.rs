@@ -151,6 +151,7 @@ fn counts() -> Counts {
         model: "claude-sonnet-4-5".into(),
         model_warning: None,
         investigation_id: None,
+        batch: false,
         total: 6,
         cached: 2,
         skipped: 0,
@@ -185,6 +186,34 @@ fn the_estimate_is_a_priced_range() {
 }
 
 #[test]
+fn batch_prices_halve_every_figure_in_dollars_and_no_other() {
+    let interactive = Estimate::new(counts(), &inputs(true, true, 4));
+    let batch = Estimate::new(
+        Counts {
+            batch: true,
+            ..counts()
+        },
+        &inputs(true, true, 4),
+    );
+    assert!(batch.batch && !interactive.batch);
+    for (b, i) in [
+        (batch.cost_usd.low, interactive.cost_usd.low),
+        (batch.cost_usd.high, interactive.cost_usd.high),
+    ] {
+        assert!((b * 2.0 - i).abs() < 0.0002, "{b} vs {i}");
+    }
+    assert_eq!(batch.api_calls, interactive.api_calls);
+    assert_eq!(batch.input_tokens, interactive.input_tokens);
+    assert_eq!(batch.output_tokens, interactive.output_tokens);
+    assert!(
+        batch
+            .render_text()
+            .contains("at Message Batches API prices")
+    );
+    assert!(!interactive.render_text().contains("Batches"));
+}
+
+#[test]
 fn json_keys_are_stable() {
     let estimate = Estimate::new(counts(), &inputs(true, false, 1));
     let value = serde_json::to_value(&estimate).unwrap();
@@ -200,6 +229,7 @@ fn json_keys_are_stable() {
             "target",
             "model",
             "investigation_id",
+            "batch",
             "directories_total",
             "directories_to_investigate",
             "directories_cached",

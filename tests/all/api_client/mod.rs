@@ -4,6 +4,7 @@
 
 use crate::support;
 
+mod batches;
 mod caching;
 mod faults;
 mod today;

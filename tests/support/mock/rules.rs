@@ -36,7 +36,7 @@ pub fn check_request(
     problems
 }
 
-fn check_headers(header: &impl Fn(&str) -> Option<String>, problems: &mut Vec<String>) {
+pub fn check_headers(header: &impl Fn(&str) -> Option<String>, problems: &mut Vec<String>) {
     let key = header("x-api-key").filter(|v| !v.trim().is_empty());
     let bearer = header("authorization").filter(|v| {
         v.strip_prefix("Bearer ")
@@ -57,15 +57,35 @@ fn check_headers(header: &impl Fn(&str) -> Option<String>, problems: &mut Vec<St
     }
 }
 
+/// Everything wrong with the `params` of one batch request: the Messages
+/// rules, except that a batch answers with whole messages, so `stream`
+/// must not be set (batch-processing guide: streaming is not supported in
+/// a batch).
+pub fn check_batch_params(params: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    match params {
+        Value::Object(_) => check_body_as(params, false, &mut problems),
+        _ => problems.push("params must be an object".into()),
+    }
+    problems
+}
+
 fn check_body(body: &Value, problems: &mut Vec<String>) {
+    check_body_as(body, true, problems);
+}
+
+fn check_body_as(body: &Value, streamed: bool, problems: &mut Vec<String>) {
     if body["model"].as_str().is_none_or(str::is_empty) {
         problems.push("model is missing".into());
     }
     if body["max_tokens"].as_u64().is_none_or(|n| n == 0) {
         problems.push("max_tokens must be a positive integer".into());
     }
-    if body["stream"] != Value::Bool(true) {
+    if streamed && body["stream"] != Value::Bool(true) {
         problems.push("stream is not true (the mock only streams)".into());
+    }
+    if !streamed && !matches!(body.get("stream"), None | Some(Value::Bool(false))) {
+        problems.push("stream cannot be set in a batch request's params".into());
     }
     check_system(&body["system"], problems);
     check_tools(&body["tools"], problems);

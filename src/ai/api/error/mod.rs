@@ -208,6 +208,35 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// The error of a request that failed inside a batch (an `errored`
+    /// result): the API's error body `{"type":"error","error":{..}}` with
+    /// no HTTP status, its kind named by `error.type`. A type this client
+    /// does not know counts as a server error (worth another try).
+    pub(crate) fn from_error_body(body: &Value) -> ApiError {
+        let parsed = parse_error_body(body.to_string().as_bytes());
+        let kind = parsed
+            .error_type
+            .as_deref()
+            .and_then(ApiErrorKind::from_error_type)
+            .unwrap_or(ApiErrorKind::Server);
+        let message = parsed
+            .message
+            .filter(|m| !m.trim().is_empty())
+            .or_else(|| parsed.error_type.clone())
+            .unwrap_or_else(|| "the request failed in the batch".to_string());
+        ApiError {
+            kind,
+            status: None,
+            message: one_line_excerpt(&message, MAX_MESSAGE_CHARS),
+            request_id: parsed.request_id.map(|id| one_line_excerpt(&id, 100)),
+            retry_after: None,
+            should_retry: None,
+            error_type: parsed.error_type.map(|t| one_line_excerpt(&t, 100)),
+        }
+    }
+}
+
 impl std::fmt::Display for ApiError {
     /// `rate limited (HTTP 429): <message> (retry after 2s) [request-id: req_..]`
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -555,11 +555,13 @@ pub fn decode_all(body: &[u8]) -> Result<Response, ApiError> {
     decoder.finish()
 }
 
-/// A complete, non-streamed message body (`{"type":"message",...}`), for
-/// Anthropic-compatible servers that ignore `stream: true`. Same rules as the
-/// stream: thinking blocks are kept, unknown blocks are skipped and tool
-/// input must be an object.
-pub(crate) fn response_from_message_json(body: &[u8]) -> Result<Response, ApiError> {
+/// A complete, non-streamed message body (`{"type":"message",...}`): a
+/// batch's succeeded result, or the answer of an Anthropic-compatible
+/// server that ignores `stream: true`. Same rules as the stream: thinking
+/// blocks are kept, unknown blocks are skipped, tool input must be an
+/// object, and a tool call the output limit cut off is named in
+/// [`Response::cut_off_tool`] rather than kept.
+pub fn response_from_message_json(body: &[u8]) -> Result<Response, ApiError> {
     let value: Value = serde_json::from_slice(body)
         .map_err(|err| broken(format!("unreadable JSON response: {err}")))?;
     if value.get("type").and_then(Value::as_str) == Some("error") {
@@ -609,6 +611,19 @@ pub(crate) fn response_from_message_json(body: &[u8]) -> Result<Response, ApiErr
             _ => {}
         }
     }
+    // A whole message that stopped at `max_tokens` right after a tool call
+    // was cut off in that call, as a stream's unparsable JSON shows: its
+    // input may be incomplete, so it is left out and named, never run.
+    let stop_reason: Option<StopReason> = value
+        .get("stop_reason")
+        .and_then(|r| serde_json::from_value(r.clone()).ok());
+    let mut cut_off_tool = None;
+    if stop_reason == Some(StopReason::MaxTokens)
+        && let Some(ContentBlock::ToolUse { name, .. }) = content.last()
+    {
+        cut_off_tool = Some(name.clone());
+        content.pop();
+    }
     let mut usage = Usage::default();
     if let Some(update) = value
         .get("usage")
@@ -620,13 +635,11 @@ pub(crate) fn response_from_message_json(body: &[u8]) -> Result<Response, ApiErr
         id: text(&value, "id"),
         model: text(&value, "model"),
         content,
-        stop_reason: value
-            .get("stop_reason")
-            .and_then(|r| serde_json::from_value(r.clone()).ok()),
+        stop_reason,
         stop_details: value
             .get("stop_details")
             .and_then(|d| serde_json::from_value(d.clone()).ok()),
-        cut_off_tool: None,
+        cut_off_tool,
         usage,
     })
 }

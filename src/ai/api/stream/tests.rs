@@ -540,3 +540,32 @@ fn a_garbled_block_index_is_a_broken_stream_not_an_allocation() {
     ))
     .unwrap();
 }
+
+#[test]
+fn a_whole_message_cut_off_in_a_tool_call_names_the_call_and_drops_it() {
+    // A batch answers with whole messages: a reply that stopped at
+    // max_tokens right after a tool call was cut off in it.
+    let body = json!({
+        "id": "msg_c", "type": "message", "role": "assistant", "model": "m",
+        "content": [
+            {"type": "text", "text": "Caching."},
+            {"type": "tool_use", "id": "t1", "name": "write_cache", "input": {"path": "a"}}
+        ],
+        "stop_reason": "max_tokens",
+        "usage": {"input_tokens": 5, "output_tokens": 4096}
+    });
+    let response = response_from_message_json(body.to_string().as_bytes()).unwrap();
+    assert_eq!(response.cut_off_tool.as_deref(), Some("write_cache"));
+    assert!(response.tool_uses().is_empty());
+    assert_eq!(response.texts(), vec!["Caching."]);
+    // The same stop after text is a reply cut short, nothing cut off.
+    let body = json!({
+        "id": "msg_d", "type": "message", "role": "assistant", "model": "m",
+        "content": [{"type": "text", "text": "Long"}],
+        "stop_reason": "max_tokens",
+        "usage": {"input_tokens": 5, "output_tokens": 4096}
+    });
+    let response = response_from_message_json(body.to_string().as_bytes()).unwrap();
+    assert_eq!(response.cut_off_tool, None);
+    assert_eq!(response.texts(), vec!["Long"]);
+}

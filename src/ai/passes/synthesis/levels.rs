@@ -14,6 +14,10 @@
 //! written after every group, so an interrupted synthesis keeps what it
 //! paid for.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
+
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
@@ -72,6 +76,13 @@ pub(crate) struct Synthesized {
 struct Input {
     label: String,
     text: String,
+}
+
+/// A group of a level: its summary saved by an earlier run, or the system
+/// prompt of the call that writes it.
+enum Group {
+    Saved(Value),
+    Ask(String),
 }
 
 /// Tokens of `text` for the model.
@@ -221,10 +232,10 @@ async fn in_levels(
             done.levels,
             if groups == 1 { "" } else { "s" }
         ));
-        let mut part = 0;
-        let mut outputs = Vec::with_capacity(level.groups.len());
-        for group in &level.groups {
-            part += 1;
+        // Each group: its label, its input's digest, and its saved summary
+        // or the prompt of the call that writes one.
+        let mut prepared = Vec::with_capacity(groups);
+        for (n, group) in level.groups.iter().enumerate() {
             let members: Vec<&Input> = group.inputs.iter().map(|&i| &inputs[i]).collect();
             let label = part_label(&members);
             let summaries = frame_untrusted(
@@ -236,32 +247,87 @@ async fn in_levels(
                     .join("\n"),
             );
             let digest = digest(run.target, &summaries);
-            let summary = match saved.remove(&digest) {
+            let call = match saved.remove(&digest) {
                 Some(summary) => {
-                    run.progress
-                        .ai(&format!("Synthesis part {part}/{groups} (cached): {label}"));
+                    run.progress.ai(&format!(
+                        "Synthesis part {}/{groups} (cached): {label}",
+                        n + 1
+                    ));
                     done.groups_reused += 1;
-                    Some(summary)
+                    Group::Saved(summary)
                 }
-                None => {
-                    run.progress
-                        .ai(&format!("Synthesis part {part}/{groups}: {label}"));
-                    let system = SynthesisGroupPrompt {
+                None => Group::Ask(
+                    SynthesisGroupPrompt {
                         target: &escape_line(run.target),
                         part: &label,
                         summaries_text: &summaries,
                     }
-                    .render()?;
-                    match converse(
-                        run.session,
-                        run.cache,
-                        run.progress,
-                        SYNTHESIS_CALL,
-                        system,
-                        true,
-                    )
-                    .await?
-                    {
+                    .render()?,
+                ),
+            };
+            prepared.push((members, label, digest, call));
+        }
+        // Under --batch the level's calls go out side by side, so they
+        // share a round; interactively they go one after another, each
+        // group saved as it is paid for.
+        let mut ended: Vec<Option<CallEnd>> = if run.session.is_batching() {
+            let calls: Vec<_> = prepared
+                .iter()
+                .enumerate()
+                .filter_map(|(n, (_, label, _, call))| match call {
+                    Group::Ask(system) => Some((n, label, system)),
+                    Group::Saved(_) => None,
+                })
+                .map(|(n, label, system)| {
+                    run.progress
+                        .ai(&format!("Synthesis part {}/{groups}: {label}", n + 1));
+                    let lane = run.session.lane();
+                    async move {
+                        let end = converse(
+                            run.session,
+                            run.cache,
+                            run.progress,
+                            SYNTHESIS_CALL,
+                            system.clone(),
+                            true,
+                        )
+                        .await;
+                        drop(lane);
+                        (n, end)
+                    }
+                })
+                .collect();
+            let mut ended: Vec<Option<CallEnd>> = (0..groups).map(|_| None).collect();
+            for (n, end) in join_all(calls).await {
+                ended[n] = Some(end?);
+            }
+            ended
+        } else {
+            (0..groups).map(|_| None).collect()
+        };
+        let mut outputs = Vec::with_capacity(groups);
+        for (n, (members, label, digest, call)) in prepared.into_iter().enumerate() {
+            let part = n + 1;
+            let summary = match call {
+                Group::Saved(summary) => Some(summary),
+                Group::Ask(system) => {
+                    let end = match ended[n].take() {
+                        Some(end) => end,
+                        None => {
+                            run.progress
+                                .ai(&format!("Synthesis part {part}/{groups}: {label}"));
+                            converse(
+                                run.session,
+                                run.cache,
+                                run.progress,
+                                SYNTHESIS_CALL,
+                                system,
+                                true,
+                            )
+                            .await?
+                        }
+                    };
+                    match end {
                         CallEnd::Submitted(input) => Some(json!({
                             "part": label,
                             "brief": string_field(&input, "brief"),
@@ -379,6 +445,32 @@ async fn in_levels(
         }
     };
     Ok(done)
+}
+
+/// Every future of `futures` run to its end, side by side on this task;
+/// their outputs in order. (A level's group calls borrow the run, so they
+/// cannot be spawned.)
+async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut futures: Vec<Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
+    let mut outputs: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (future, output) in futures.iter_mut().zip(outputs.iter_mut()) {
+            if output.is_none() {
+                match future.as_mut().poll(cx) {
+                    Poll::Ready(value) => *output = Some(value),
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    outputs.into_iter().flatten().collect()
 }
 
 /// `src/, docs/ and 12 more`.

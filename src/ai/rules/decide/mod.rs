@@ -114,6 +114,9 @@ pub(crate) struct Facts<'a> {
     /// `--budget` in dollars; `None` for no ceiling.
     pub budget: Option<f64>,
     pub model: &'a str,
+    /// `--batch`: every request is priced at the catalog's batch prices,
+    /// so the budget buys twice the work.
+    pub batch: bool,
     /// Tokens every loop sends before its assignment: tools and system
     /// prompt.
     pub loop_prefix_tokens: u64,
@@ -197,6 +200,8 @@ pub(crate) struct Decision {
     pub synthesis: SynthesisPlan,
     /// The loops and mechanical entries are the saved work's, resumed.
     pub work_resumed: bool,
+    /// Priced at the batch prices (`--batch`).
+    pub batch: bool,
 }
 
 impl Decision {
@@ -204,6 +209,7 @@ impl Decision {
     pub(crate) fn work(&self) -> SavedWork {
         SavedWork {
             budget: self.budget.limit,
+            batch: self.batch,
             loops: self
                 .loops
                 .iter()
@@ -240,9 +246,13 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
     let (applied, freshness) =
         settle_plan(facts.dirs, facts.states, &first_look, &plan, facts.target);
 
-    let terms = ModelTerms::of(facts.model);
+    let terms = ModelTerms::for_run(facts.model, facts.batch);
     let model = ModelFacts::of(facts.model).model;
-    let capacity = Capacity::new(model.context_window, facts.budget, model.prices.input);
+    let capacity = Capacity::new(
+        model.context_window,
+        facts.budget,
+        terms.pricing.prices.input,
+    );
     let fixed = pass_cost(&terms, survey, SURVEY_PROMPT_TOKENS, SURVEY_OUTPUT_TOKENS)
         + pass_cost(
             &terms,
@@ -251,31 +261,45 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
             PLANNING_OUTPUT_TOKENS,
         );
     let costs = LoopCosts { facts, terms };
-    let tiers = named_tiers(facts.dirs, &plan, facts.target);
-    // A unit's loop, its cost expected and its rank still to give.
-    let planned = |unit: Unit, turns: u32| PlannedLoop {
-        cost: costs.expected(&unit, turns),
-        rank: 0,
-        tier: applied.tier_of(&unit.root),
-        unit,
-        turns,
-    };
-    let spendable = (facts.budget.unwrap_or(f64::INFINITY) - fixed).max(0.0);
 
     // A resumed run carries on with the work it saved.
     let saved = facts
         .saved_work
-        .filter(|work| !facts.fresh && work.budget == facts.budget && !applied.order.is_empty())
+        .filter(|work| {
+            !facts.fresh
+                && work.budget == facts.budget
+                && work.batch == facts.batch
+                && !applied.order.is_empty()
+        })
         .and_then(|work| work.resume(&applied.order));
-    let work = if let Some((saved, mechanical)) = saved {
-        let mut loops: Vec<PlannedLoop> = saved
+    if let Some((saved, mechanical)) = saved {
+        let loops: Vec<PlannedLoop> = saved
             .into_iter()
-            .map(|saved| planned(saved.unit, saved.turns))
+            .map(|saved| PlannedLoop {
+                cost: costs.expected(&saved.unit, saved.turns),
+                rank: 0,
+                tier: applied.tier_of(&saved.unit.root),
+                unit: saved.unit,
+                turns: saved.turns,
+            })
             .collect();
-        assign_ranks(facts, &tiers, &mut loops);
+        let mut loops = loops;
+        assign_ranks(
+            facts,
+            &named_tiers(facts.dirs, &plan, facts.target),
+            &mut loops,
+        );
         let binding = !mechanical.is_empty() || loops.iter().any(|l| !l.unit.members.is_empty());
         let synthesis = project_synthesis(facts, &freshness, &loops, &mechanical, capacity, &terms);
-        Work {
+        let spendable = (facts.budget.unwrap_or(f64::INFINITY) - fixed).max(0.0);
+        let loops_cost = loops.iter().map(|l| l.cost).sum();
+        return Decision {
+            tiny,
+            survey,
+            planning,
+            plan,
+            freshness,
+            applied,
             budget: BudgetPlan {
                 limit: facts.budget,
                 binding,
@@ -285,106 +309,125 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
                 } else {
                     synthesis.cost
                 },
-                loops_cost: loops.iter().map(|l| l.cost).sum(),
+                loops_cost,
                 units: loops.len() + mechanical.len(),
                 loops_affordable: loops.len(),
             },
             loops,
             mechanical,
             synthesis,
-            resumed: true,
-        }
+            work_resumed: true,
+            batch: facts.batch,
+        };
+    }
+
+    // Every directory its own loop, as before any budget.
+    let singles: Vec<PlannedLoop> = applied
+        .order
+        .iter()
+        .map(|dir| {
+            let unit = Unit::single(dir.clone());
+            let turns = applied.turns_for(dir);
+            PlannedLoop {
+                cost: costs.expected(&unit, turns),
+                rank: 0,
+                tier: applied.tier_of(dir),
+                unit,
+                turns,
+            }
+        })
+        .collect();
+    let mut singles = singles;
+    assign_ranks(
+        facts,
+        &named_tiers(facts.dirs, &plan, facts.target),
+        &mut singles,
+    );
+    let loops_cost: f64 = singles.iter().map(|l| l.cost).sum();
+    let synthesis_all = project_synthesis(facts, &freshness, &singles, &[], capacity, &terms);
+    let fits = |limit: f64| fixed + loops_cost + synthesis_all.cost <= limit;
+    if facts.budget.is_none_or(fits) {
+        let units = singles.len();
+        return Decision {
+            tiny,
+            survey,
+            planning,
+            plan,
+            freshness,
+            applied,
+            budget: BudgetPlan {
+                limit: facts.budget,
+                binding: false,
+                fixed,
+                synthesis_reserve: synthesis_all.cost,
+                loops_cost,
+                units,
+                loops_affordable: units,
+            },
+            loops: singles,
+            mechanical: Vec::new(),
+            synthesis: synthesis_all,
+            work_resumed: false,
+            batch: facts.batch,
+        };
+    }
+
+    // The budget binds: fold, rank, buy.
+    let limit = facts.budget.unwrap_or_default();
+    let spendable = (limit - fixed).max(0.0);
+    let synthesis_reserve = spendable * SYNTHESIS_SHARE;
+    let for_loops = spendable - synthesis_reserve;
+    let tiers = named_tiers(facts.dirs, &plan, facts.target);
+    let tier_of = |dir: &Path| applied.tiers.get(dir).copied().unwrap_or(Tier::Default);
+    let units = fold_units(
+        &applied.order,
+        facts.target,
+        facts.children,
+        facts.stats,
+        tier_of,
+    );
+    let candidates: Vec<PlannedLoop> = units
+        .into_iter()
+        .map(|unit| {
+            let turns = unit_turns(applied.turns_for(&unit.root), unit.members.len());
+            PlannedLoop {
+                cost: costs.expected(&unit, turns),
+                rank: 0,
+                tier: applied.tier_of(&unit.root),
+                unit,
+                turns,
+            }
+        })
+        .collect();
+    let unit_count = candidates.len();
+    let average = candidates.iter().map(|l| l.cost).sum::<f64>() / unit_count.max(1) as f64;
+    let loops_affordable = if average > 0.0 {
+        ((for_loops / average).floor() as usize).min(unit_count)
     } else {
-        // Every directory its own loop, as before any budget.
-        let mut singles: Vec<PlannedLoop> = applied
-            .order
-            .iter()
-            .map(|dir| planned(Unit::single(dir.clone()), applied.turns_for(dir)))
-            .collect();
-        assign_ranks(facts, &tiers, &mut singles);
-        let loops_cost: f64 = singles.iter().map(|l| l.cost).sum();
-        let synthesis_all = project_synthesis(facts, &freshness, &singles, &[], capacity, &terms);
-        let fits = |limit: f64| fixed + loops_cost + synthesis_all.cost <= limit;
-        if facts.budget.is_none_or(fits) {
-            let units = singles.len();
-            Work {
-                budget: BudgetPlan {
-                    limit: facts.budget,
-                    binding: false,
-                    fixed,
-                    synthesis_reserve: synthesis_all.cost,
-                    loops_cost,
-                    units,
-                    loops_affordable: units,
-                },
-                loops: singles,
-                mechanical: Vec::new(),
-                synthesis: synthesis_all,
-                resumed: false,
-            }
-        } else {
-            // The budget binds: fold, rank, buy.
-            let synthesis_reserve = spendable * SYNTHESIS_SHARE;
-            let for_loops = spendable - synthesis_reserve;
-            let units = fold_units(
-                &applied.order,
-                facts.target,
-                facts.children,
-                facts.stats,
-                |dir: &Path| applied.tier_of(dir),
-            );
-            let mut candidates: Vec<PlannedLoop> = units
-                .into_iter()
-                .map(|unit| {
-                    let turns = unit_turns(applied.turns_for(&unit.root), unit.members.len());
-                    planned(unit, turns)
-                })
-                .collect();
-            let unit_count = candidates.len();
-            let average = candidates.iter().map(|l| l.cost).sum::<f64>() / unit_count.max(1) as f64;
-            let loops_affordable = if average > 0.0 {
-                ((for_loops / average).floor() as usize).min(unit_count)
-            } else {
-                unit_count
-            };
-            let ranked = assign_ranks(facts, &tiers, &mut candidates);
-            let mut chosen = vec![false; candidates.len()];
-            let mut left = for_loops;
-            for i in ranked {
-                if candidates[i].cost <= left {
-                    chosen[i] = true;
-                    left -= candidates[i].cost;
-                }
-            }
-            let mut loops = Vec::new();
-            let mut mechanical = Vec::new();
-            for (planned, chosen) in candidates.into_iter().zip(chosen) {
-                if chosen {
-                    loops.push(planned);
-                } else {
-                    mechanical.extend(planned.unit.dirs().cloned());
-                }
-            }
-            super::discover::sort_leaf_first(&mut mechanical);
-            let synthesis =
-                project_synthesis(facts, &freshness, &loops, &mechanical, capacity, &terms);
-            Work {
-                budget: BudgetPlan {
-                    limit: facts.budget,
-                    binding: true,
-                    fixed,
-                    synthesis_reserve,
-                    loops_cost: loops.iter().map(|l| l.cost).sum(),
-                    units: unit_count,
-                    loops_affordable,
-                },
-                loops,
-                mechanical,
-                synthesis,
-                resumed: false,
-            }
-        }
+        unit_count
     };
+    let mut candidates = candidates;
+    let ranked = assign_ranks(facts, &tiers, &mut candidates);
+    let mut chosen = vec![false; candidates.len()];
+    let mut left = for_loops;
+    for i in ranked {
+        if candidates[i].cost <= left {
+            chosen[i] = true;
+            left -= candidates[i].cost;
+        }
+    }
+    let mut loops = Vec::new();
+    let mut mechanical = Vec::new();
+    for (planned, chosen) in candidates.into_iter().zip(chosen) {
+        if chosen {
+            loops.push(planned);
+        } else {
+            mechanical.extend(planned.unit.dirs().cloned());
+        }
+    }
+    super::discover::sort_leaf_first(&mut mechanical);
+    let loops_cost = loops.iter().map(|l| l.cost).sum();
+    let synthesis = project_synthesis(facts, &freshness, &loops, &mechanical, capacity, &terms);
     Decision {
         tiny,
         survey,
@@ -392,22 +435,21 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
         plan,
         freshness,
         applied,
-        loops: work.loops,
-        mechanical: work.mechanical,
-        budget: work.budget,
-        synthesis: work.synthesis,
-        work_resumed: work.resumed,
+        loops,
+        mechanical,
+        budget: BudgetPlan {
+            limit: facts.budget,
+            binding: true,
+            fixed,
+            synthesis_reserve,
+            loops_cost,
+            units: unit_count,
+            loops_affordable,
+        },
+        synthesis,
+        work_resumed: false,
+        batch: facts.batch,
     }
-}
-
-/// The part of a [`Decision`] that depends on how the loops were chosen
-/// (resumed, one per directory, or bought within a binding budget).
-struct Work {
-    loops: Vec<PlannedLoop>,
-    mechanical: Vec<PathBuf>,
-    budget: BudgetPlan,
-    synthesis: SynthesisPlan,
-    resumed: bool,
 }
 
 /// Survey and planning follow the same rule: nothing to do without a stale

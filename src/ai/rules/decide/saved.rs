@@ -5,9 +5,10 @@
 //! and money already spent is not spent again.
 //!
 //! It is reused as `plan.json` is: by a run that is not `--fresh`, under the
-//! same `--budget`, when it covers every directory left to do. Anything
-//! else (a new directory, another budget) is decided anew, and what that
-//! decides is merged into the saved work.
+//! same `--budget` and the same prices (with or without `--batch`), when it
+//! covers every directory left to do. Anything else (a new directory,
+//! another budget) is decided anew, and what that decides is merged into
+//! the saved work.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -29,6 +30,9 @@ pub(crate) struct SavedLoop {
 pub(crate) struct SavedWork {
     /// The `--budget` it was decided under.
     pub budget: Option<f64>,
+    /// Whether it was priced for `--batch` (the same budget buys twice
+    /// the work there).
+    pub batch: bool,
     pub loops: Vec<SavedLoop>,
     pub mechanical: Vec<PathBuf>,
 }
@@ -129,6 +133,7 @@ impl SavedWork {
         let rel = |d: &PathBuf| relative(target, d);
         json!({
             "budget_usd": self.budget,
+            "batch": self.batch,
             "loops": self.loops.iter().map(|l| json!({
                 "root": rel(&l.unit.root),
                 "members": l.unit.members.iter().map(rel).collect::<Vec<_>>(),
@@ -167,6 +172,8 @@ impl SavedWork {
             .collect::<Option<Vec<_>>>()?;
         Some(SavedWork {
             budget,
+            // Written before `--batch` existed: an interactive run's.
+            batch: value.get("batch").and_then(Value::as_bool).unwrap_or(false),
             loops,
             mechanical: list(value.get("mechanical")?)?,
         })
@@ -188,6 +195,7 @@ mod tests {
     fn work() -> SavedWork {
         SavedWork {
             budget: Some(0.5),
+            batch: false,
             loops: vec![
                 SavedLoop {
                     unit: Unit {
@@ -249,6 +257,7 @@ mod tests {
     fn newer_work_replaces_what_it_covers() {
         let newer = SavedWork {
             budget: Some(0.5),
+            batch: false,
             loops: vec![SavedLoop {
                 unit: Unit::single(p("a/x")),
                 turns: 10,

@@ -84,6 +84,7 @@ struct Setup {
     synthesis_current: bool,
     fresh: bool,
     budget: Option<f64>,
+    batch: bool,
 }
 
 impl Default for Setup {
@@ -96,6 +97,7 @@ impl Default for Setup {
             saved_work: None,
             synthesis_current: false,
             fresh: false,
+            batch: false,
             budget: Some(5.0),
         }
     }
@@ -117,6 +119,7 @@ fn run(tree: &Tree, setup: &Setup, proposal: Option<&Plan>) -> Decision {
         synthesis_current: setup.synthesis_current,
         budget: setup.budget,
         model: DEFAULT_MODEL,
+        batch: setup.batch,
         loop_prefix_tokens: 4_000,
     };
     decide(&facts, proposal)
@@ -363,6 +366,61 @@ fn a_binding_budget_folds_units_and_summarises_the_rest() {
     assert!(broke.loops.is_empty());
     assert_eq!(broke.mechanical.len(), 77);
     assert_covered_once(&broke);
+}
+
+#[test]
+fn under_batch_the_budget_buys_twice_the_work() {
+    let tree = wide();
+    let everything = run(
+        &tree,
+        &Setup {
+            budget: None,
+            ..Setup::default()
+        },
+        None,
+    );
+    let full = everything.budget.fixed + everything.budget.loops_cost + everything.synthesis.cost;
+    let at = |budget: f64, batch: bool| {
+        run(
+            &tree,
+            &Setup {
+                budget: Some(budget),
+                batch,
+                ..Setup::default()
+            },
+            None,
+        )
+    };
+    let work = |d: &Decision| {
+        (
+            d.loops.iter().map(|l| l.unit.clone()).collect::<Vec<_>>(),
+            d.mechanical.clone(),
+        )
+    };
+    for share in [0.2, 0.35, 0.5] {
+        let budget = full * share;
+        let interactive = at(budget, false);
+        let batch = at(budget, true);
+        let doubled = at(budget * 2.0, false);
+        assert!(interactive.budget.binding, "{share}");
+        assert!(batch.batch && !interactive.batch);
+        // Batch prices are half the catalog's: a budget under --batch
+        // decides what twice that budget decides interactively, each loop
+        // expected at half its cost.
+        assert_eq!(work(&batch), work(&doubled), "{share}");
+        assert!(batch.loops.len() > interactive.loops.len(), "{share}");
+        assert!(batch.budget.loops_affordable >= 2 * interactive.budget.loops_affordable - 1);
+        for (b, d) in batch.loops.iter().zip(&doubled.loops) {
+            assert!((b.cost * 2.0 - d.cost).abs() < 1e-9);
+        }
+        assert_eq!(batch.synthesis.layout, doubled.synthesis.layout);
+        assert_covered_once(&batch);
+    }
+    // Half of what everything costs interactively buys everything in batches.
+    let batch = at(full / 2.0 + 1e-9, true);
+    assert!(!batch.budget.binding);
+    assert_eq!(batch.loops.len(), everything.loops.len());
+    assert!(batch.mechanical.is_empty());
 }
 
 #[test]

@@ -1,0 +1,165 @@
+//! What `--batch` and `--cancel-batch` add around the investigation, kept
+//! apart from the orchestrator's phases, which stay the same in both modes:
+//!
+//! - the prices: under `--batch` every request is billed at the catalog's
+//!   batch prices, so the tracker (and with it the cap, the live line and
+//!   the report) counts half, and the same money buys twice the work;
+//! - the session's transport: rounds of batches with `--batch`; otherwise
+//!   the Messages API, answering from the cache what an earlier batch run
+//!   of this investigation already read, so nothing is paid twice;
+//! - a run without `--batch` refuses to start while a batch is in flight:
+//!   it would pay again for what the batch is already doing;
+//! - an interrupted run says the batch goes on at the API, and how to pick
+//!   it up or cancel it;
+//! - a complete investigation's batch files are removed;
+//! - `--cancel-batch` ([`cancel_batches`]).
+
+use std::sync::Arc;
+
+use crate::ai::api::cost::{Pricing, TokenTracker};
+use crate::ai::engine::batch::{self, BatchStats, Batcher, CancelError};
+use crate::ai::engine::session::Session;
+use crate::ai::{Outcome, PassError, api};
+use crate::cache::batch::BatchStore;
+use crate::cache::{Cache, CacheRoot};
+use crate::config::Config;
+use crate::progress::Progress;
+use crate::report::InvestigationStatus;
+use crate::text::{escape_line, format_duration};
+
+/// The run's token tracker: the model's prices, halved under `--batch`.
+pub(crate) fn tracker(config: &Config) -> Arc<TokenTracker> {
+    let pricing = Pricing::for_model(&config.investigation.model);
+    let pricing = if config.investigation.batch {
+        pricing.batch()
+    } else {
+        pricing
+    };
+    Arc::new(TokenTracker::with_pricing(pricing))
+}
+
+/// Refuse a run without `--batch` while a batch is in flight.
+pub(crate) fn refuse_in_flight(config: &Config, cache: &Cache) -> Result<(), PassError> {
+    let in_flight = BatchStore::at(cache).state().in_flight;
+    if config.investigation.batch || in_flight.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<&str> = in_flight.iter().map(|b| b.id.as_str()).collect();
+    Err(PassError::Failed(format!(
+        "batch {} is in flight for this investigation; run with --batch to pick up its results, \
+         or cancel it with --cancel-batch",
+        ids.join(", ")
+    )))
+}
+
+/// `session` with the transport this run uses (see the module docs).
+pub(crate) fn with_transport(
+    session: Session,
+    config: &Config,
+    cache: &Cache,
+    progress: &Progress,
+    tracker: &Arc<TokenTracker>,
+) -> Result<Session, PassError> {
+    let client = session.client().clone();
+    if config.investigation.batch {
+        let store = BatchStore::open(cache)?;
+        progress.ai(
+            "Batch mode: requests go out in rounds through the Message Batches API, at half \
+             price; a round can take up to 24 hours.",
+        );
+        let batcher = Batcher::batching(
+            client,
+            store,
+            tracker.clone(),
+            progress,
+            config.api.batch_timing,
+            config.investigation.batch_size,
+        );
+        return Ok(session.with_batcher(batcher));
+    }
+    let store = BatchStore::at(cache);
+    if store.result_count() == 0 {
+        return Ok(session);
+    }
+    Ok(session.with_batcher(Batcher::replaying(client, store, tracker.clone())))
+}
+
+/// What an interrupted run says about the batches it leaves in flight.
+pub(crate) fn in_flight_line(config: &Config, cache: &Cache) -> Option<String> {
+    let state = BatchStore::at(cache).state();
+    if state.in_flight.is_empty() {
+        return None;
+    }
+    let ids: Vec<&str> = state.in_flight.iter().map(|b| b.id.as_str()).collect();
+    let requests: usize = state.in_flight.iter().map(|b| b.requests.len()).sum();
+    let target = escape_line(&config.target_arg).into_owned();
+    Some(format!(
+        "The batch {} ({requests} requests) keeps running at the API and is billed as it is \
+         processed; `luminos --batch {target}` picks up its results, and \
+         `luminos --cancel-batch {target}` cancels it.",
+        ids.join(", ")
+    ))
+}
+
+/// Remove the batch files of a complete investigation: nothing is in
+/// flight and every answer is in the summaries. An incomplete one keeps
+/// them, so its next run pays for nothing twice.
+pub(crate) fn forget_when_complete(cache: &Cache, outcome: &Outcome, progress: &Progress) {
+    if outcome.status.status != InvestigationStatus::Complete {
+        return;
+    }
+    if let Err(err) = BatchStore::at(cache).clear() {
+        progress.ai(&format!("Warning: could not remove the batch files: {err}"));
+    }
+}
+
+/// The stderr line that sums up a batch run.
+pub(crate) fn stats_line(stats: &BatchStats) -> String {
+    format!(
+        "Batch: {} rounds, {} requests sent, {} answered, {} failed in a batch and {} sent again, \
+         {} answers reused; waited {}.",
+        stats.rounds,
+        stats.submitted,
+        stats.succeeded,
+        stats.errored + stats.canceled + stats.expired,
+        stats.retried,
+        stats.replayed,
+        format_duration(stats.waited)
+    )
+}
+
+/// `--cancel-batch`: ask the API to cancel the batches in flight for the
+/// target's investigation (see [`batch::cancel_in_flight`]), and
+/// say what became of each. It waits for no batch and changes no summary;
+/// a run investigating the target at that moment is refused, like a
+/// second run.
+pub(crate) async fn cancel_batches(config: &Config) -> Result<Vec<String>, CancelError> {
+    let target = escape_line(&config.target_arg).into_owned();
+    let root = CacheRoot::open(&config.cache_root)?;
+    let _lock = root.lock_run(&config.target_canonical, false)?;
+    let Some(cache) = Cache::find_existing(&config.cache_root, &config.target_canonical) else {
+        return Ok(vec![format!(
+            "No investigation of {target} is cached: there is no batch to cancel."
+        )]);
+    };
+    let store = BatchStore::at(&cache);
+    if store.state().in_flight.is_empty() {
+        return Ok(vec![format!("No batch is in flight for {target}.")]);
+    }
+    let client_config = config.client_config().ok_or(CancelError::NoCredential)?;
+    let client = api::Client::new(client_config).map_err(CancelError::Client)?;
+    let outcome = batch::cancel_in_flight(&client, &store).await?;
+    let mut lines: Vec<String> = outcome.canceled.iter().map(batch::describe_batch).collect();
+    for id in &outcome.gone {
+        lines.push(format!(
+            "Batch {id} is no longer known to the API; it is forgotten."
+        ));
+    }
+    if !outcome.canceled.is_empty() {
+        lines.push(format!(
+            "Requests not processed yet will not be billed. `luminos --batch {target}` reads \
+             what was answered before the cancel and sends the rest again."
+        ));
+    }
+    Ok(lines)
+}

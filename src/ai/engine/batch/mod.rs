@@ -1,0 +1,417 @@
+//! `--batch`: the Message Batches API as a transport behind the session's
+//! one door ([`crate::ai::engine::session::Session::send`]), so that no pass
+//! changes.
+//!
+//! **Rounds.** In batch mode each conversation's request is parked here and
+//! its `send` waits. Work that runs conversations side by side (the
+//! scheduler's dir loops) holds a [`Lane`] per conversation; when every
+//! lane is parked, or nothing but parked requests is left (the survey, the
+//! plan, the synthesis run alone and hold no lane), the batcher sends every
+//! parked request as one batch, polls it with backoff, reads the results
+//! (matched by `custom_id`, in any order) and wakes each conversation with
+//! its answer. The tools then run locally and the conversations park their
+//! next requests, while the scheduler starts the loops that became ready
+//! before it lets go of the lane of a loop that ended: those join the same
+//! next round. So `-j` does not limit a round's width, and the number of
+//! rounds follows the longest chain of turns, not the number of loops.
+//!
+//! **Never paying twice.** A request is named by the SHA-256 of its exact
+//! body (its `params`), which is also its `custom_id`. Before luminos waits
+//! on a batch, the batch's id, its round and the names of its requests are
+//! written to the investigation's cache ([`crate::cache::batch`]); each
+//! answer is kept there as soon as it is read. The conversations themselves
+//! are rebuilt rather than stored: a rerun replays them (the tools run
+//! again on the same tree, and every request whose answer is kept gets it
+//! back at once, without the API), and when it reaches requests of the
+//! batch in flight, it waits for that batch instead of sending them again.
+//! An answer kept is never read or billed again. What a replay cannot
+//! promise is that a conversation takes the same turns when something it
+//! reads changed in between (the tree, or the shared turn pool once a
+//! finished loop's unused turns are no longer there to borrow): it then
+//! asks a new question, which is a new request, never a repeated one.
+//!
+//! **Errors per request.** A result that is `errored`, `canceled` or
+//! `expired` (the batch was not done within 24 hours) goes into the next
+//! round under the same retry policy as an interactive call: final errors
+//! (a rejected key, billing, a bad request) are not retried and reach the
+//! pass as the interactive error would; the rest are sent again in a new
+//! batch until the policy's retries are spent.
+//!
+//! **Accounting.** Answers read by this run are recorded in the run's token
+//! tracker (priced at the catalog's batch prices by the caller); answers
+//! replayed from the cache were paid by an earlier run and are counted
+//! apart ([`BatchStats::replayed`]).
+//!
+//! The API side (create, retrieve, results, cancel) is
+//! [`crate::ai::api::batch`]; the files are [`crate::cache::batch`].
+
+mod cancel;
+mod rounds;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+use tokio::sync::{Notify, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::ai::api::caching::Reuse;
+use crate::ai::api::cost::TokenTracker;
+use crate::ai::api::{ApiError, ApiErrorKind, Client, MessagesRequest, Response};
+use crate::cache::batch::BatchStore;
+use crate::progress::Progress;
+
+pub(crate) use cancel::{CancelError, cancel_in_flight, describe as describe_batch};
+
+/// Wait before the first poll of a batch when `LUMINOS_BATCH_POLL_MS` is
+/// unset: most batches take minutes, and a batch of one request seconds.
+pub(crate) const FIRST_POLL: Duration = Duration::from_secs(5);
+/// The longest wait between polls.
+pub(crate) const MAX_POLL: Duration = Duration::from_secs(60);
+/// Each wait between polls is this much longer than the one before.
+pub(crate) const POLL_GROWTH: f64 = 1.5;
+
+/// How often a batch is polled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchTiming {
+    pub first_poll: Duration,
+    pub max_poll: Duration,
+}
+
+impl Default for BatchTiming {
+    fn default() -> Self {
+        BatchTiming {
+            first_poll: FIRST_POLL,
+            max_poll: MAX_POLL,
+        }
+    }
+}
+
+impl BatchTiming {
+    /// Polls starting after `first` (`LUMINOS_BATCH_POLL_MS`), growing to at
+    /// most twelve times that, and never past [`MAX_POLL`] unless `first`
+    /// already is.
+    pub(crate) fn starting_at(first: Duration) -> BatchTiming {
+        BatchTiming {
+            first_poll: first,
+            max_poll: (first * 12).min(MAX_POLL).max(first),
+        }
+    }
+
+    /// The wait after a poll that waited `previous`.
+    pub(crate) fn next_wait(&self, previous: Duration) -> Duration {
+        previous
+            .mul_f64(POLL_GROWTH)
+            .min(self.max_poll)
+            .max(self.first_poll)
+    }
+}
+
+/// The name of a request: the SHA-256 of its body, in lowercase hex (64
+/// characters: a valid `custom_id`).
+pub fn request_digest(params: &[u8]) -> String {
+    Sha256::digest(params)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// What a run's batch work amounted to, for the live line and the report.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct BatchStats {
+    /// Rounds this run waited on (its own, and one an earlier run left).
+    pub rounds: u32,
+    /// Batches this run created.
+    pub batches: u32,
+    /// Batches an earlier run created that this run read.
+    pub resumed_batches: u32,
+    /// Requests this run put in batches (a request sent again counts again).
+    pub submitted: u64,
+    /// Requests in the batches being waited on now.
+    pub pending: u64,
+    /// Answers this run read.
+    pub succeeded: u64,
+    /// Requests that failed in a batch (`errored`).
+    pub errored: u64,
+    /// Requests a canceled batch left unprocessed.
+    pub canceled: u64,
+    /// Requests an expired batch left unprocessed.
+    pub expired: u64,
+    /// Requests sent again in a later round.
+    pub retried: u64,
+    /// Answers an earlier run read, replayed from the cache.
+    pub replayed: u64,
+    /// What the replayed answers cost when they were paid, in dollars.
+    pub replayed_cost: f64,
+    /// Time spent waiting on batches.
+    pub waited: Duration,
+}
+
+impl BatchStats {
+    /// The report's `investigation.batch`.
+    pub(crate) fn summary(&self) -> crate::report::BatchSummary {
+        crate::report::BatchSummary {
+            rounds: self.rounds,
+            batches: self.batches,
+            batches_resumed: self.resumed_batches,
+            requests: self.submitted,
+            succeeded: self.succeeded,
+            errored: self.errored,
+            canceled: self.canceled,
+            expired: self.expired,
+            retried: self.retried,
+            replayed: self.replayed,
+            replayed_cost_usd: self.replayed_cost,
+            waited_secs: self.waited.as_secs_f64(),
+        }
+    }
+}
+
+/// Keeps the next round from being sent while the conversation it stands
+/// for is busy (running tools, or about to start). Dropping it lets the
+/// round go once everything else waits.
+pub(crate) struct Lane {
+    inner: Arc<Inner>,
+}
+
+impl Drop for Lane {
+    fn drop(&mut self) {
+        self.inner.queue().lanes -= 1;
+        self.inner.wake.notify_one();
+    }
+}
+
+/// The batch transport of one run: the rounds in batch mode, and the answers
+/// an earlier batch run read (replayed in either mode).
+pub(crate) struct Batcher {
+    inner: Arc<Inner>,
+    driver: Option<JoinHandle<()>>,
+}
+
+impl Drop for Batcher {
+    fn drop(&mut self) {
+        if let Some(driver) = self.driver.take() {
+            driver.abort();
+        }
+    }
+}
+
+struct Inner {
+    client: Client,
+    store: BatchStore,
+    tracker: Arc<TokenTracker>,
+    progress: Progress,
+    timing: BatchTiming,
+    /// The most requests in one batch.
+    max_requests: usize,
+    queue: Mutex<Queue>,
+    wake: Notify,
+    stats: Mutex<BatchStats>,
+}
+
+#[derive(Default)]
+struct Queue {
+    lanes: usize,
+    parked: Vec<Parked>,
+}
+
+/// A request waiting for a round.
+struct Parked {
+    digest: String,
+    params: Arc<[u8]>,
+    /// Rounds in which it failed so far.
+    failures: u32,
+    /// The retry policy's wait after its last failure.
+    not_before: Option<Instant>,
+    reply: oneshot::Sender<Result<Response, ApiError>>,
+}
+
+impl Batcher {
+    /// The batch transport: requests go out in rounds of batches of at
+    /// most `max_requests` (and the API's limits). Starts the task that
+    /// sends them (call inside the runtime).
+    pub(crate) fn batching(
+        client: Client,
+        store: BatchStore,
+        tracker: Arc<TokenTracker>,
+        progress: &Progress,
+        timing: BatchTiming,
+        max_requests: usize,
+    ) -> Batcher {
+        let mut inner = Inner::new(client, store, tracker, progress, timing);
+        inner.max_requests = max_requests.clamp(1, crate::ai::api::batch::MAX_REQUESTS);
+        let inner = Arc::new(inner);
+        let driver = tokio::spawn(rounds::drive(inner.clone()));
+        Batcher {
+            inner,
+            driver: Some(driver),
+        }
+    }
+
+    /// An interactive run over an investigation whose batch run kept
+    /// answers: a request whose answer is kept gets it back; any other goes
+    /// to the Messages API as usual.
+    pub(crate) fn replaying(
+        client: Client,
+        store: BatchStore,
+        tracker: Arc<TokenTracker>,
+    ) -> Batcher {
+        let inner = Inner::new(
+            client,
+            store,
+            tracker,
+            &Progress::silent(),
+            BatchTiming::default(),
+        );
+        Batcher {
+            inner: Arc::new(inner),
+            driver: None,
+        }
+    }
+
+    /// Whether requests go out in batches.
+    pub(crate) fn is_batching(&self) -> bool {
+        self.driver.is_some()
+    }
+
+    /// A lane for one conversation that runs beside others (see
+    /// [`Lane`]); `None` when requests do not go out in batches.
+    pub(crate) fn lane(&self) -> Option<Lane> {
+        self.is_batching().then(|| {
+            self.inner.queue().lanes += 1;
+            Lane {
+                inner: self.inner.clone(),
+            }
+        })
+    }
+
+    /// The counts so far.
+    pub(crate) fn stats(&self) -> BatchStats {
+        *self.inner.stats()
+    }
+
+    /// Send `request` (built by the session, not yet prepared, with the
+    /// breakpoints `reuse` calls for): its kept answer if there is one, else in the next round (batch mode) or to the
+    /// Messages API at once.
+    pub(crate) async fn send(
+        &self,
+        request: &MessagesRequest,
+        reuse: Reuse,
+    ) -> Result<Response, ApiError> {
+        let params =
+            serde_json::to_vec(&self.inner.client.batch_params(request, reuse)).map_err(|err| {
+                ApiError::new(
+                    ApiErrorKind::InvalidRequest,
+                    format!("could not encode the request: {err}"),
+                )
+            })?;
+        let digest = request_digest(&params);
+        if let Some(response) = self.inner.replay(&digest) {
+            return Ok(response);
+        }
+        if !self.is_batching() {
+            let response = self.inner.client.send_with(request, reuse).await?;
+            self.inner.tracker.record(&response.usage);
+            return Ok(response);
+        }
+        let (reply, answer) = oneshot::channel();
+        self.inner.queue().parked.push(Parked {
+            digest,
+            params: Arc::from(params),
+            failures: 0,
+            not_before: None,
+            reply,
+        });
+        self.inner.wake.notify_one();
+        answer.await.unwrap_or_else(|_| {
+            Err(ApiError::new(
+                ApiErrorKind::Server,
+                "the batch transport stopped before the answer came",
+            ))
+        })
+    }
+}
+
+impl Inner {
+    fn new(
+        client: Client,
+        store: BatchStore,
+        tracker: Arc<TokenTracker>,
+        progress: &Progress,
+        timing: BatchTiming,
+    ) -> Inner {
+        Inner {
+            client,
+            store,
+            tracker,
+            progress: progress.clone(),
+            timing,
+            max_requests: crate::ai::api::batch::MAX_REQUESTS,
+            queue: Mutex::new(Queue::default()),
+            wake: Notify::new(),
+            stats: Mutex::new(BatchStats::default()),
+        }
+    }
+
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn stats(&self) -> MutexGuard<'_, BatchStats> {
+        self.stats.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The kept answer to `digest`, counted as replayed (an earlier run
+    /// paid for it).
+    fn replay(&self, digest: &str) -> Option<Response> {
+        let response = self.kept(digest)?;
+        let cost = self.tracker.pricing().cost(&response.usage);
+        let mut stats = self.stats();
+        stats.replayed += 1;
+        stats.replayed_cost += cost;
+        Some(response)
+    }
+
+    /// The kept answer to `digest`, if it reads.
+    fn kept(&self, digest: &str) -> Option<Response> {
+        let bytes = self.store.result(digest)?;
+        crate::ai::api::stream::response_from_message_json(&bytes).ok()
+    }
+
+    /// Every parked request, when the next round may go: each lane's
+    /// conversation waits (or there are no lanes and something waits).
+    fn take_round(&self) -> Option<Vec<Parked>> {
+        let mut queue = self.queue();
+        if queue.parked.is_empty() || queue.parked.len() < queue.lanes {
+            return None;
+        }
+        Some(std::mem::take(&mut queue.parked))
+    }
+
+    /// Park again what must wait for a later round.
+    fn requeue(&self, parked: Vec<Parked>) {
+        if parked.is_empty() {
+            return;
+        }
+        let mut queue = self.queue();
+        let newer = std::mem::take(&mut queue.parked);
+        queue.parked = parked;
+        queue.parked.extend(newer);
+    }
+}
+
+/// How one request of a round came out, by digest.
+#[derive(Debug, Clone)]
+enum Outcome {
+    /// Its answer, read by this run.
+    Answered(Box<Response>),
+    /// It must be retried or given up on, per the policy.
+    Failed(ApiError),
+}
+
+/// What a round read back, by request digest.
+type Outcomes = HashMap<String, Outcome>;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,387 @@
+//! The task that sends the rounds: wait until a round may go, send it (or
+//! wait for the batches an earlier run left in flight), poll with backoff,
+//! read the results into the cache, and answer each parked request or park
+//! it again for the next round.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{Inner, Outcome, Outcomes, Parked};
+use crate::ai::api::batch::{
+    BatchItem, BatchOutcome, MAX_BYTES, MAX_REQUESTS, MessageBatch, ResultsError, split_for_limits,
+};
+use crate::ai::api::{ApiError, ApiErrorKind, RetryDecision};
+use crate::cache::batch::{BatchState, InFlightBatch};
+use crate::cache::now_iso;
+use crate::text::format_duration;
+
+/// Send rounds for as long as the run lasts (the batcher aborts it).
+pub(super) async fn drive(inner: Arc<Inner>) {
+    loop {
+        match inner.take_round() {
+            Some(parked) => {
+                let leftover = round(&inner, parked).await;
+                inner.requeue(leftover);
+            }
+            None => inner.wake.notified().await,
+        }
+    }
+}
+
+/// One round: the batches in flight first, if an earlier run left any
+/// (their requests are the ones this run is replaying up to), else a new
+/// batch of everything parked.
+async fn round(inner: &Inner, parked: Vec<Parked>) -> Vec<Parked> {
+    let state = inner.store.state();
+    let outcomes = if state.in_flight.is_empty() {
+        submit(inner, &parked).await
+    } else {
+        pick_up(inner, state).await
+    };
+    deliver(inner, parked, &outcomes)
+}
+
+/// Send `parked` as the next round: one batch, or more when the API's
+/// limits require. Each batch is recorded in the cache before it is
+/// waited on.
+async fn submit(inner: &Inner, parked: &[Parked]) -> Outcomes {
+    // The retry policy's wait for requests that failed last round.
+    if let Some(until) = parked.iter().filter_map(|p| p.not_before).max() {
+        tokio::time::sleep_until(until.into()).await;
+    }
+    let mut seen = HashSet::new();
+    let items: Vec<BatchItem> = parked
+        .iter()
+        .filter(|p| seen.insert(p.digest.as_str()))
+        .map(|p| BatchItem {
+            custom_id: p.digest.clone(),
+            params: p.params.clone(),
+        })
+        .collect();
+    let mut state = inner.store.state();
+    let round = state.round + 1;
+    let mut outcomes = Outcomes::new();
+    let mut created = Vec::new();
+    for chunk in split_for_limits(items, inner.max_requests.min(MAX_REQUESTS), MAX_BYTES) {
+        let ids: Vec<String> = chunk.iter().map(|i| i.custom_id.clone()).collect();
+        let fail_all = |outcomes: &mut Outcomes, err: &ApiError| {
+            for id in &ids {
+                outcomes.insert(id.clone(), Outcome::Failed(err.clone()));
+            }
+        };
+        let batch = match inner.client.create_batch(&chunk).await {
+            Ok(batch) => batch,
+            Err(err) => {
+                fail_all(&mut outcomes, &err);
+                continue;
+            }
+        };
+        let record = InFlightBatch {
+            id: batch.id.clone(),
+            round,
+            submitted_at: now_iso(),
+            requests: ids.clone(),
+            cancel_requested: false,
+        };
+        state.round = round;
+        state.in_flight.push(record.clone());
+        if let Err(err) = inner.store.write_state(&state) {
+            // A batch no later run could find must not be waited on (a
+            // kill would lose what it paid for): stop it now.
+            state.in_flight.pop();
+            let _ = inner.client.cancel_batch(&batch.id).await;
+            let err = ApiError::new(
+                ApiErrorKind::Server,
+                format!(
+                    "could not record batch {} in the cache, so it was canceled: {err}",
+                    batch.id
+                ),
+            );
+            fail_all(&mut outcomes, &err);
+            continue;
+        }
+        {
+            let mut stats = inner.stats();
+            stats.batches += 1;
+            stats.submitted += ids.len() as u64;
+        }
+        inner.progress.ai(&format!(
+            "Batch round {round}: {} sent as {}; waiting for it.",
+            requests(ids.len()),
+            batch.id
+        ));
+        created.push(record);
+    }
+    if !created.is_empty() {
+        inner.stats().rounds += 1;
+        outcomes.extend(read_batches(inner, &created).await);
+    }
+    outcomes
+}
+
+/// The batches an earlier run sent and never read: wait for them and read
+/// them before anything new is sent.
+async fn pick_up(inner: &Inner, state: BatchState) -> Outcomes {
+    {
+        let mut stats = inner.stats();
+        stats.rounds += 1;
+        stats.resumed_batches += state.in_flight.len() as u32;
+    }
+    for record in &state.in_flight {
+        inner.progress.ai(&format!(
+            "Batch round {}: picking up {} ({}) that an earlier run left in flight.",
+            record.round,
+            record.id,
+            requests(record.requests.len())
+        ));
+    }
+    read_batches(inner, &state.in_flight).await
+}
+
+/// Wait for each batch of `records` to end and read its results.
+async fn read_batches(inner: &Inner, records: &[InFlightBatch]) -> Outcomes {
+    let mut outcomes = Outcomes::new();
+    for record in records {
+        let read = match wait_until_ended(inner, record).await {
+            Ok(batch) => read_results(inner, record, &batch).await,
+            Err(err) => Err(err),
+        };
+        match read {
+            Ok(read) => {
+                forget(inner, record);
+                outcomes.extend(read);
+            }
+            Err(err) => {
+                if err.kind == ApiErrorKind::NotFound {
+                    // The API no longer knows it (deleted, or its results
+                    // are past their 29 days): its requests go again.
+                    inner.progress.ai(&format!(
+                        "Warning: batch {} is gone from the API ({err}); its requests are sent again.",
+                        record.id
+                    ));
+                    forget(inner, record);
+                }
+                for id in &record.requests {
+                    outcomes.insert(id.clone(), Outcome::Failed(err.clone()));
+                }
+            }
+        }
+    }
+    outcomes
+}
+
+/// Poll `record`'s batch, with backoff, until it has ended.
+async fn wait_until_ended(inner: &Inner, record: &InFlightBatch) -> Result<MessageBatch, ApiError> {
+    let line = inner.progress.batch_line();
+    let started = Instant::now();
+    let counted = inner.stats().waited;
+    inner.stats().pending += record.requests.len() as u64;
+    let mut wait = inner.timing.first_poll;
+    let result = loop {
+        let batch = match inner.client.retrieve_batch(&record.id).await {
+            Ok(batch) => batch,
+            Err(err) => break Err(err),
+        };
+        let waited = counted + started.elapsed();
+        inner.stats().waited = waited;
+        let counts = batch.request_counts;
+        line.set(&format!(
+            "batch round {} ({}): {} pending, {} succeeded, {} errored; waited {}",
+            record.round,
+            record.id,
+            counts.processing,
+            counts.succeeded,
+            counts.errored,
+            format_duration(waited)
+        ));
+        if batch.has_ended() {
+            break Ok(batch);
+        }
+        tokio::time::sleep(wait).await;
+        wait = inner.timing.next_wait(wait);
+    };
+    let mut stats = inner.stats();
+    stats.waited = counted + started.elapsed();
+    stats.pending = stats.pending.saturating_sub(record.requests.len() as u64);
+    result
+}
+
+/// Read an ended batch: keep every answer in the cache as it arrives,
+/// record what it cost, and say how each request of `record` came out.
+async fn read_results(
+    inner: &Inner,
+    record: &InFlightBatch,
+    batch: &MessageBatch,
+) -> Result<Outcomes, ApiError> {
+    let wanted: HashSet<&str> = record.requests.iter().map(String::as_str).collect();
+    let mut outcomes = Outcomes::new();
+    let handled = inner
+        .client
+        .batch_results(batch, |line| take_line(inner, &wanted, &mut outcomes, line))
+        .await;
+    match handled {
+        Ok(_) => {}
+        Err(ResultsError::Api(err)) => return Err(err),
+        Err(ResultsError::Handler(err)) => {
+            return Err(ApiError::new(
+                ApiErrorKind::Server,
+                format!(
+                    "could not keep an answer of batch {} in the cache: {err}",
+                    record.id
+                ),
+            ));
+        }
+    }
+    let missing = ApiError::new(
+        ApiErrorKind::Server,
+        format!("batch {} returned no result for this request", record.id),
+    );
+    for id in &record.requests {
+        outcomes
+            .entry(id.clone())
+            .or_insert_with(|| Outcome::Failed(missing.clone()));
+    }
+    let (mut answered, mut failed) = (0, 0);
+    for id in &record.requests {
+        match outcomes.get(id) {
+            Some(Outcome::Answered(_)) => answered += 1,
+            Some(Outcome::Failed(_)) | None => failed += 1,
+        }
+    }
+    let failed_note = if failed == 0 {
+        String::new()
+    } else {
+        format!(", {failed} did not (they go again if the retry policy allows)")
+    };
+    inner.progress.ai(&format!(
+        "Batch round {}: {} ended; {answered} answered{failed_note}.",
+        record.round, record.id
+    ));
+    Ok(outcomes)
+}
+
+/// One results line: keep a new answer (and record what it cost, once), or
+/// note why the request has none.
+fn take_line(
+    inner: &Inner,
+    wanted: &HashSet<&str>,
+    outcomes: &mut Outcomes,
+    line: crate::ai::api::batch::ResultLine,
+) -> Result<(), crate::cache::CacheError> {
+    if !wanted.contains(line.custom_id.as_str()) {
+        return Ok(());
+    }
+    let outcome = match line.outcome {
+        BatchOutcome::Succeeded(message) => {
+            let bytes = message.to_string();
+            match crate::ai::api::stream::response_from_message_json(bytes.as_bytes()) {
+                Ok(response) => {
+                    // Kept before anything else happens: an answer read is
+                    // never read or paid for again. A download read twice
+                    // (after a broken connection) is recorded once.
+                    let new = !inner.store.has_result(&line.custom_id);
+                    inner.store.store_result(&line.custom_id, &message)?;
+                    if new {
+                        inner.tracker.record(&response.usage);
+                        inner.stats().succeeded += 1;
+                    }
+                    Outcome::Answered(Box::new(response))
+                }
+                Err(err) => Outcome::Failed(err),
+            }
+        }
+        BatchOutcome::Errored(err) => {
+            inner.stats().errored += 1;
+            Outcome::Failed(err)
+        }
+        BatchOutcome::Canceled => {
+            inner.stats().canceled += 1;
+            Outcome::Failed(ApiError::new(
+                ApiErrorKind::Server,
+                "the batch was canceled before this request was processed",
+            ))
+        }
+        BatchOutcome::Expired => {
+            inner.stats().expired += 1;
+            Outcome::Failed(ApiError::new(
+                ApiErrorKind::Server,
+                "the batch expired (24 hours) before this request was processed",
+            ))
+        }
+    };
+    outcomes.insert(line.custom_id, outcome);
+    Ok(())
+}
+
+/// Drop `record` from the batches in flight: it was read (or is gone).
+fn forget(inner: &Inner, record: &InFlightBatch) {
+    let mut state = inner.store.state();
+    state.in_flight.retain(|b| b.id != record.id);
+    if let Err(err) = inner.store.write_state(&state) {
+        // Its answers are kept; a later run reads the batch again, which
+        // costs nothing.
+        inner
+            .progress
+            .ai(&format!("Warning: could not update the batch state: {err}"));
+    }
+}
+
+/// Answer each parked request from `outcomes` (or an answer kept
+/// earlier); returns the ones that wait for a later round: failures the
+/// retry policy sends again, and requests this round did not carry.
+pub(super) fn deliver(inner: &Inner, parked: Vec<Parked>, outcomes: &Outcomes) -> Vec<Parked> {
+    let policy = inner.client.retry_policy().clone();
+    let mut rng = fastrand::Rng::new();
+    let mut later = Vec::new();
+    let mut again: Vec<String> = Vec::new();
+    let mut retried = 0;
+    for mut request in parked {
+        let outcome = match outcomes.get(&request.digest) {
+            Some(outcome) => Some(outcome.clone()),
+            None => inner
+                .kept(&request.digest)
+                .map(|response| Outcome::Answered(Box::new(response))),
+        };
+        match outcome {
+            Some(Outcome::Answered(response)) => {
+                let _ = request.reply.send(Ok(*response));
+            }
+            Some(Outcome::Failed(err)) => {
+                request.failures += 1;
+                match policy.decide(&err, request.failures, true, &mut rng) {
+                    RetryDecision::Retry { wait } => {
+                        request.not_before = Some(Instant::now() + wait);
+                        if !again.contains(&err.to_string()) {
+                            again.push(err.to_string());
+                        }
+                        retried += 1;
+                        later.push(request);
+                    }
+                    RetryDecision::GiveUp => {
+                        let _ = request.reply.send(Err(err));
+                    }
+                }
+            }
+            None => later.push(request),
+        }
+    }
+    if retried > 0 {
+        inner.stats().retried += retried as u64;
+        inner.progress.ai(&format!(
+            "Batch: {} go again in the next round ({}).",
+            requests(retried),
+            again.join("; ")
+        ));
+    }
+    later
+}
+
+/// `1 request`, `3 requests`.
+fn requests(n: usize) -> String {
+    if n == 1 {
+        "1 request".to_string()
+    } else {
+        format!("{n} requests")
+    }
+}
