@@ -1,0 +1,309 @@
+//! The pure projection behind `--estimate` and the budget: from measured
+//! prompt and file sizes (reference tokens) and a model's [`ModelTerms`] to
+//! calls, usage and cost in the low and high scenarios ([`project`]), one
+//! dir loop at a time ([`project_loop_with_prefix`]).
+//!
+//! The model of a run it implements is described on the parent module.
+//! Its edges: it measures nothing (the sizes come from `gather.rs`), renders
+//! nothing (the [`super::Estimate`] report and its text live in
+//! `report.rs`), and knows no decision beyond the [`Inputs`] it is given;
+//! [`crate::ai::rules::decide`] prices loops with it too.
+
+use serde::Serialize;
+
+use super::{
+    BYTES_PER_TOKEN, DIR_OUTPUT_TOKENS_PER_TURN, LOW_TURNS, PLANNING_OUTPUT_TOKENS,
+    SURVEY_OUTPUT_TOKENS, SYNTHESIS_OUTPUT_TOKENS,
+};
+use crate::ai::api::Usage;
+use crate::ai::api::catalog::ModelFacts;
+use crate::ai::api::cost::Pricing;
+use crate::ai::api::settings::{CallSettings, Workload, context_budget};
+use crate::ai::rules::decide::GROUP_OUTPUT_TOKENS;
+
+#[cfg(doc)]
+use super::estimate;
+
+/// One directory loop to project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DirInput {
+    /// System prompt + kickoff + tool definitions, in tokens.
+    pub prompt_tokens: u64,
+    /// Tokens of the directory's files, as [`read_tokens`] counts them: the
+    /// high projection reads them all.
+    pub read_tokens: u64,
+    /// What the low projection reads: the files an agent is expected to
+    /// read ([`crate::ai::rules::decide::expected_read_bytes`]).
+    pub read_tokens_low: u64,
+    /// The turns the run would allot (10, or the saved plan's).
+    pub turns: u32,
+    /// Tokens of the start read back from the cache instead of written:
+    /// the tools and system prompt another loop of the run wrote first.
+    pub prefix_tokens: u64,
+}
+
+/// Everything the projection needs, measured by [`estimate`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Inputs {
+    /// Prompt tokens of the survey call, when one would be made.
+    pub survey: Option<u64>,
+    /// Prompt tokens of the planning call, when one would be made.
+    pub planning: Option<u64>,
+    /// Prompt tokens of each synthesis call (none when a saved synthesis
+    /// built from the same entries is reused).
+    pub synthesis: Vec<u64>,
+    /// One entry per directory to investigate.
+    pub dirs: Vec<DirInput>,
+    /// What holds the run's spending, when a budget does.
+    pub ceiling: Option<Ceiling>,
+}
+
+/// How a budget bounds what a run can spend: the run starts no loop once
+/// the money it expects the loop to cost is gone, but the loops already
+/// running (at most `jobs`) may each still use every turn. So the worst
+/// case is the budget plus `jobs` of the costliest loops, however many
+/// loops the tree would need.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Ceiling {
+    /// `--budget`, in dollars.
+    pub budget: f64,
+    /// The most loops running at once: `-j`, or every loop with `--batch`.
+    pub jobs: usize,
+}
+
+impl Ceiling {
+    /// The most a run can spend whose costliest loop is `costliest_loop`.
+    pub(crate) fn limit(&self, costliest_loop: f64) -> f64 {
+        self.budget + self.jobs.max(1) as f64 * costliest_loop
+    }
+}
+
+/// What the projection takes from the catalog for one model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct ModelTerms {
+    /// The model's tokens per reference token (bytes / 4): the catalog's
+    /// tokens per byte times 4, so 1.0 on the older tokenizer and 1.3 on
+    /// the newer one.
+    pub text_scale: f64,
+    /// A dir loop stops once a context passes this many tokens.
+    pub context_budget: u64,
+    /// Thinking output of one survey, planning or synthesis call.
+    pub judgment_thinking: u64,
+    /// Thinking output of one dir-loop turn.
+    pub routine_thinking: u64,
+    pub pricing: Pricing,
+}
+
+impl ModelTerms {
+    /// The terms of `model` (the catalog's stand-in when it is unknown).
+    pub(crate) fn of(model: &str) -> ModelTerms {
+        let facts = ModelFacts::of(model);
+        let m = facts.model;
+        ModelTerms {
+            text_scale: m.tokens_per_byte * BYTES_PER_TOKEN as f64,
+            context_budget: context_budget(m),
+            judgment_thinking: CallSettings::new(m, Workload::Judgment).expected_thinking_tokens(),
+            routine_thinking: CallSettings::new(m, Workload::Routine).expected_thinking_tokens(),
+            pricing: Pricing::for_model(model),
+        }
+    }
+
+    /// The terms of a run on `model`: at the catalog's batch prices when
+    /// it goes through the Message Batches API (`--batch`), which answers
+    /// the same requests for less, so the same budget buys more work.
+    pub(crate) fn for_run(model: &str, batch: bool) -> ModelTerms {
+        let terms = ModelTerms::of(model);
+        if batch {
+            ModelTerms {
+                pricing: terms.pricing.batch(),
+                ..terms
+            }
+        } else {
+            terms
+        }
+    }
+
+    /// Reference tokens in this model's tokens, rounded up.
+    pub(crate) fn scale(&self, reference_tokens: u64) -> u64 {
+        (reference_tokens as f64 * self.text_scale).ceil() as u64
+    }
+}
+
+/// Calls, token usage and cost of one scenario.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Tally {
+    pub calls: u64,
+    pub usage: Usage,
+    /// Dollars, each call priced on its own.
+    pub cost: f64,
+}
+
+impl Tally {
+    fn add(&mut self, other: Tally) {
+        self.calls += other.calls;
+        self.usage.accumulate(&other.usage);
+        self.cost += other.cost;
+    }
+
+    /// One more call with `usage`.
+    fn call(&mut self, usage: Usage, pricing: &Pricing) {
+        self.calls += 1;
+        self.cost += pricing.cost(&usage);
+        self.usage.accumulate(&usage);
+    }
+
+    /// One call with `input` tokens of prompt (priced as plain input: a
+    /// single call's prefix is never read back) and `output` tokens of reply.
+    pub(crate) fn single(input: u64, output: u64, pricing: &Pricing) -> Tally {
+        let mut tally = Tally::default();
+        tally.call(
+            Usage {
+                input_tokens: input,
+                output_tokens: output,
+                ..Usage::default()
+            },
+            pricing,
+        );
+        tally
+    }
+}
+
+/// A low and a high figure.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub(crate) struct Range<T> {
+    pub low: T,
+    pub high: T,
+}
+
+/// One dir loop of `turns` turns starting from `prompt_tokens`, reading
+/// `read_tokens` of files spread evenly over the turns after the first
+/// (both in reference tokens; `terms` scales them to the model's).
+/// With `caching`, each turn reads the previous context back from the cache
+/// and writes only the new part; without, all of it is plain input. The
+/// loop stops before a turn once the previous context passed the model's
+/// budget, as the real loop does. Thinking is output, not resent.
+#[cfg(test)]
+pub(crate) fn project_loop(
+    prompt_tokens: u64,
+    read_tokens: u64,
+    turns: u32,
+    caching: bool,
+    terms: &ModelTerms,
+) -> Tally {
+    project_loop_with_prefix(0, prompt_tokens, read_tokens, turns, caching, terms)
+}
+
+/// [`project_loop`] for a loop whose first `prefix_tokens` (the tools and
+/// the system prompt every loop of a run shares) another loop already
+/// wrote to the cache: with caching, its first turn reads them back
+/// instead of writing them.
+pub(crate) fn project_loop_with_prefix(
+    prefix_tokens: u64,
+    prompt_tokens: u64,
+    read_tokens: u64,
+    turns: u32,
+    caching: bool,
+    terms: &ModelTerms,
+) -> Tally {
+    let turns = u64::from(turns);
+    let prefix_tokens = terms.scale(prefix_tokens.min(prompt_tokens));
+    let prompt_tokens = terms.scale(prompt_tokens);
+    let read_tokens = terms.scale(read_tokens);
+    let text_output = terms.scale(DIR_OUTPUT_TOKENS_PER_TURN);
+    let growth = if turns > 1 {
+        read_tokens.div_ceil(turns - 1) + text_output
+    } else {
+        0
+    };
+    let mut tally = Tally::default();
+    let mut last_context = 0;
+    for turn in 0..turns {
+        if turn > 0 && last_context > terms.context_budget {
+            break;
+        }
+        let context = prompt_tokens + turn * growth;
+        let mut usage = Usage {
+            output_tokens: text_output + terms.routine_thinking,
+            ..Usage::default()
+        };
+        if !caching {
+            usage.input_tokens = context;
+        } else if turn == 0 {
+            usage.cache_read_input_tokens = prefix_tokens;
+            usage.cache_creation_input_tokens = context - prefix_tokens;
+        } else {
+            usage.cache_read_input_tokens = last_context;
+            usage.cache_creation_input_tokens = context - last_context;
+        }
+        tally.call(usage, &terms.pricing);
+        last_context = context;
+    }
+    tally
+}
+
+/// Calls, usage and cost of the whole run in the low and high scenarios.
+pub(crate) fn project(inputs: &Inputs, terms: &ModelTerms) -> Range<Tally> {
+    let single = |prompt: u64, output: u64| {
+        Tally::single(
+            terms.scale(prompt),
+            terms.scale(output) + terms.judgment_thinking,
+            &terms.pricing,
+        )
+    };
+    let scenario = |low: bool| {
+        let mut tally = Tally::default();
+        let mut costliest_loop: f64 = 0.0;
+        if let Some(tokens) = inputs.survey {
+            tally.add(single(tokens, SURVEY_OUTPUT_TOKENS));
+        }
+        if let Some(tokens) = inputs.planning {
+            tally.add(single(tokens, PLANNING_OUTPUT_TOKENS));
+        }
+        for dir in &inputs.dirs {
+            let turns = if low {
+                dir.turns.min(LOW_TURNS)
+            } else {
+                dir.turns
+            };
+            let read = if low {
+                dir.read_tokens_low
+            } else {
+                dir.read_tokens
+            };
+            let one = project_loop_with_prefix(
+                dir.prefix_tokens,
+                dir.prompt_tokens,
+                read,
+                turns,
+                low,
+                terms,
+            );
+            costliest_loop = costliest_loop.max(one.cost);
+            tally.add(one);
+        }
+        // In levels, every call before the verdict summarises a group and
+        // thinks as routine work.
+        let verdict = inputs.synthesis.len().saturating_sub(1);
+        for (n, tokens) in inputs.synthesis.iter().enumerate() {
+            tally.add(if n == verdict {
+                single(*tokens, SYNTHESIS_OUTPUT_TOKENS)
+            } else {
+                Tally::single(
+                    terms.scale(*tokens),
+                    terms.scale(GROUP_OUTPUT_TOKENS) + terms.routine_thinking,
+                    &terms.pricing,
+                )
+            });
+        }
+        // Calls and tokens stay what the tree would take; the bill cannot
+        // pass what the budget lets the run start.
+        if let Some(ceiling) = inputs.ceiling {
+            tally.cost = tally.cost.min(ceiling.limit(costliest_loop));
+        }
+        tally
+    };
+    Range {
+        low: scenario(true),
+        high: scenario(false),
+    }
+}

@@ -1,0 +1,243 @@
+//! The result of `--estimate` ([`Estimate`]): what was counted
+//! ([`Counts`]) joined with the projection's low and high figures, as the
+//! JSON report serializes it and as [`Estimate::render_text`] prints it.
+//!
+//! Its edges: the figures come from [`project`] (in `project.rs`) and the
+//! counts from [`estimate`] (in `gather.rs`); this file only assembles,
+//! rounds and renders them. Its JSON keys are an interface (see the README).
+
+use serde::Serialize;
+
+use super::LOW_TURNS;
+use super::project::{Inputs, ModelTerms, Range, Tally, project};
+use crate::text::format_thousands;
+
+#[cfg(doc)]
+use super::estimate;
+
+/// Dollars, rounded to a hundredth of a cent so the JSON stays readable.
+fn dollars(cost: f64) -> f64 {
+    (cost * 10_000.0).round() / 10_000.0
+}
+
+/// The result of `--estimate`, as printed (text) or serialized (`--json`).
+/// The JSON keys are stable; see the README.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Estimate {
+    /// The target as the report names it.
+    pub target: String,
+    pub model: String,
+    /// The catalog's warning about the model (unknown, so its price is
+    /// assumed; deprecated; retired), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_warning: Option<String>,
+    /// The investigation that would be resumed, if any.
+    pub investigation_id: Option<String>,
+    /// Priced for the Message Batches API (`--batch`).
+    pub batch: bool,
+    /// Every directory discovery found.
+    pub directories_total: usize,
+    /// Directories a dir loop would investigate (folded ones included).
+    pub directories_to_investigate: usize,
+    /// Directories already summarized in the cache (left out).
+    pub directories_cached: usize,
+    /// Directories a saved plan skips (left out).
+    pub directories_skipped: usize,
+    /// Whether a survey call would be made.
+    pub survey: bool,
+    /// Whether a planning call would be made.
+    pub planning: bool,
+    /// Whether a synthesis call would be made.
+    pub synthesis: bool,
+    /// `--budget` in dollars; `null` for no ceiling.
+    pub budget_usd: Option<f64>,
+    /// The budget shapes the run: directories are folded into units or
+    /// summarised from the scan.
+    pub budget_binding: bool,
+    /// Dir loops the run would make.
+    pub loops: usize,
+    /// Units the directories to investigate make (one per directory when
+    /// the budget does not bind).
+    pub units: usize,
+    /// Loops the budget buys at the units' average expected cost.
+    pub loops_affordable: usize,
+    /// Directories folded into another directory's loop (counted in
+    /// `directories_to_investigate`).
+    pub directories_folded: usize,
+    /// Directories summarised from the scan, without the model.
+    pub directories_mechanical: usize,
+    /// Synthesis levels below the verdict (0: one call, or none).
+    pub synthesis_levels: usize,
+    pub api_calls: Range<u64>,
+    /// Every input token, cached or not.
+    pub input_tokens: Range<u64>,
+    pub output_tokens: Range<u64>,
+    pub cost_usd: Range<f64>,
+    /// The high cost is lower than every allotted turn of every loop would
+    /// be: the budget stops the run from starting them all.
+    pub cost_held_by_budget: bool,
+}
+
+/// What [`estimate`] counted before the projection.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Counts {
+    pub target: String,
+    pub model: String,
+    /// [`crate::ai::api::catalog::ModelFacts::warning`] for the model.
+    pub model_warning: Option<String>,
+    pub investigation_id: Option<String>,
+    /// `--batch`: priced at the batch prices.
+    pub batch: bool,
+    pub total: usize,
+    pub cached: usize,
+    pub skipped: usize,
+    pub budget: Option<f64>,
+    pub budget_binding: bool,
+    pub units: usize,
+    pub loops_affordable: usize,
+    /// Directories folded into the loops of `Inputs::dirs`.
+    pub folded: usize,
+    pub mechanical: usize,
+    pub synthesis_levels: usize,
+}
+
+impl Estimate {
+    /// Project `inputs` and price the result for `counts.model`.
+    pub(crate) fn new(counts: Counts, inputs: &Inputs) -> Estimate {
+        let tally = project(inputs, &ModelTerms::for_run(&counts.model, counts.batch));
+        let range = |f: &dyn Fn(&Tally) -> u64| Range {
+            low: f(&tally.low),
+            high: f(&tally.high),
+        };
+        Estimate {
+            api_calls: range(&|t| t.calls),
+            input_tokens: range(&|t| t.usage.context_tokens()),
+            output_tokens: range(&|t| t.usage.output_tokens),
+            cost_usd: Range {
+                low: dollars(tally.low.cost),
+                high: dollars(tally.high.cost),
+            },
+            cost_held_by_budget: inputs.ceiling.is_some_and(|_| {
+                let unbounded = project(
+                    &Inputs {
+                        ceiling: None,
+                        ..inputs.clone()
+                    },
+                    &ModelTerms::of(&counts.model),
+                );
+                unbounded.high.cost > tally.high.cost
+            }),
+            directories_to_investigate: inputs.dirs.len() + counts.folded,
+            survey: inputs.survey.is_some(),
+            planning: inputs.planning.is_some(),
+            synthesis: !inputs.synthesis.is_empty(),
+            budget_usd: counts.budget,
+            budget_binding: counts.budget_binding,
+            loops: inputs.dirs.len(),
+            units: counts.units,
+            loops_affordable: counts.loops_affordable,
+            directories_folded: counts.folded,
+            directories_mechanical: counts.mechanical,
+            synthesis_levels: counts.synthesis_levels,
+            target: counts.target,
+            model: counts.model,
+            model_warning: counts.model_warning,
+            investigation_id: counts.investigation_id,
+            batch: counts.batch,
+            directories_total: counts.total,
+            directories_cached: counts.cached,
+            directories_skipped: counts.skipped,
+        }
+    }
+
+    /// The text form, one fact per line.
+    pub(crate) fn render_text(&self) -> String {
+        let mut lines = vec![format!(
+            "Estimate for {} with {} (no API call was made)",
+            crate::text::escape_line(&self.target),
+            crate::text::escape_line(&self.model)
+        )];
+        if let Some(warning) = &self.model_warning {
+            lines.push(format!("Warning: {}", crate::text::escape_line(warning)));
+        }
+        let mut dirs = format!(
+            "Directories: {} to investigate of {} found, {} already cached",
+            self.directories_to_investigate, self.directories_total, self.directories_cached
+        );
+        if self.directories_skipped > 0 {
+            dirs.push_str(&format!(
+                ", {} skipped by the saved plan",
+                self.directories_skipped
+            ));
+        }
+        lines.push(dirs);
+        if self.budget_binding {
+            lines.push(format!(
+                "Budget: ${:.2} buys about {} loops for the {} units the directories make; \
+                 {} loops ({} directories folded into them), {} directories summarised \
+                 from the scan",
+                self.budget_usd.unwrap_or_default(),
+                self.loops_affordable,
+                self.units,
+                self.loops,
+                self.directories_folded,
+                self.directories_mechanical
+            ));
+        }
+        let mut passes = Vec::new();
+        if self.survey {
+            passes.push("survey".to_string());
+        }
+        if self.planning {
+            passes.push("planning".to_string());
+        }
+        if self.loops > 0 {
+            passes.push(format!("{} directory loops", self.loops));
+        }
+        if self.synthesis {
+            passes.push(if self.synthesis_levels > 0 {
+                format!("synthesis in {} levels", self.synthesis_levels + 1)
+            } else {
+                "synthesis".to_string()
+            });
+        }
+        if passes.is_empty() {
+            passes.push("everything is cached".to_string());
+        }
+        lines.push(format!(
+            "API calls: {} to {} ({})",
+            self.api_calls.low,
+            self.api_calls.high,
+            passes.join(", ")
+        ));
+        let tokens = |r: &Range<u64>| {
+            format!(
+                "{} to {}",
+                format_thousands(r.low),
+                format_thousands(r.high)
+            )
+        };
+        lines.push(format!("Input tokens: {}", tokens(&self.input_tokens)));
+        lines.push(format!("Output tokens: {}", tokens(&self.output_tokens)));
+        let prices = if self.batch {
+            " at Message Batches API prices (half the interactive ones)"
+        } else {
+            ""
+        };
+        lines.push(format!(
+            "Estimated cost: ${:.2} to ${:.2}{prices}",
+            self.cost_usd.low, self.cost_usd.high
+        ));
+        lines.push(format!(
+            "Low: {LOW_TURNS} turns per directory with prompt caching; high: every allotted \
+             turn with no cache hits{}.",
+            if self.cost_held_by_budget {
+                ", held by the budget (no loop starts once it is spent; those running may finish \
+                 past it)"
+            } else {
+                ""
+            }
+        ));
+        lines.join("\n")
+    }
+}
