@@ -1,8 +1,9 @@
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use super::*;
 use crate::ai::api::DEFAULT_MODEL;
-use crate::ai::rules::discover::{relative, sort_leaf_first};
+use crate::ai::rules::dir_stats::TreeStats;
+use crate::ai::rules::discover::{ChildIndex, relative, sort_leaf_first};
 use crate::ai::rules::plan::{PriorityDir, TierDir};
 use crate::ai::rules::units::Unit;
 use crate::scan::ClassifiedFile;

@@ -1,0 +1,161 @@
+//! What the budget prices and in what order it buys: the expected cost of
+//! a survey or planning call ([`pass_cost`]) and of a unit's loop
+//! ([`LoopCosts`], reading what [`expected_read_bytes`] says an agent
+//! reads), and the order of interest in which units get loops
+//! ([`assign_ranks`]).
+//!
+//! Its edges: pure pricing and ranking over the [`Facts`]; which units
+//! exist is [`crate::ai::rules::units`], which of them are bought is
+//! [`super::decide`], and the token arithmetic of a loop is the estimate's
+//! projection ([`project_loop_with_prefix`]).
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use super::{
+    EXPECTED_READS, EXPECTED_READS_PER_FOLDED, EXPECTED_TURNS, Facts, PassChoice, PlannedLoop,
+    SECTION_BYTES, SUMMARY_OUTPUT_TOKENS, TASK_BYTES,
+};
+use crate::ai::api::Usage;
+use crate::ai::estimate::{
+    DIR_OUTPUT_TOKENS_PER_TURN, ModelTerms, Tally, project_loop_with_prefix, tokens_of_bytes,
+};
+use crate::ai::rules::dir_stats::TreeStats;
+use crate::ai::rules::plan::Tier;
+use crate::ai::rules::units::Unit;
+
+/// What one single-call pass is expected to cost. A pass reused from the
+/// cache counts as if it ran: the run that saved it paid for it out of the
+/// same kind of budget, and a resumed run must decide as it did.
+/// `prompt` and `output` are reference tokens; the pass thinks as a
+/// judgment call does.
+pub(super) fn pass_cost(terms: &ModelTerms, choice: PassChoice, prompt: u64, output: u64) -> f64 {
+    match choice {
+        PassChoice::Run | PassChoice::Reuse => {
+            Tally::single(
+                terms.scale(prompt),
+                terms.scale(output) + terms.judgment_thinking,
+                &terms.pricing,
+            )
+            .cost
+        }
+        PassChoice::Skip | PassChoice::NotNeeded => 0.0,
+    }
+}
+
+/// The expected cost of loops.
+pub(super) struct LoopCosts<'a, 'f> {
+    pub(super) facts: &'a Facts<'f>,
+    pub(super) terms: ModelTerms,
+}
+
+impl LoopCosts<'_, '_> {
+    /// What the loop of `unit` with `turns` turns is expected to cost.
+    pub(super) fn expected(&self, unit: &Unit, turns: u32) -> f64 {
+        let facts = self.facts;
+        let inside: HashSet<&Path> = unit.dirs().map(PathBuf::as_path).collect();
+        let mut listing = 0;
+        let mut outside = 0u64;
+        for dir in unit.dirs() {
+            let stats = facts.stats.of(dir);
+            listing += stats.listing_bytes;
+            outside += facts
+                .children
+                .of(dir)
+                .iter()
+                .filter(|child| !inside.contains(child.as_path()))
+                .count() as u64;
+        }
+        let read = expected_read_bytes(facts.stats, unit);
+        let prefix = facts.loop_prefix_tokens;
+        let task = tokens_of_bytes(TASK_BYTES + listing + outside * SECTION_BYTES);
+        let expected_turns = (EXPECTED_TURNS + unit.members.len() as u32).min(turns.max(1));
+        let tally = project_loop_with_prefix(
+            prefix,
+            prefix + task,
+            tokens_of_bytes(read),
+            expected_turns,
+            true,
+            &self.terms,
+        );
+        debug_assert!(tally.usage.output_tokens >= DIR_OUTPUT_TOKENS_PER_TURN);
+        // The summaries written, on top of the turns' own output.
+        let summaries = Usage {
+            output_tokens: self.terms.scale(SUMMARY_OUTPUT_TOKENS * unit.len() as u64),
+            ..Usage::default()
+        };
+        tally.cost + self.terms.pricing.cost(&summaries)
+    }
+}
+
+/// What the loop of `unit` is expected to read: an agent reads the files
+/// that explain the rest ([`EXPECTED_READS`] of its directory, and
+/// [`EXPECTED_READS_PER_FOLDED`] of each folded one), not every file; each
+/// as `read_file` returns it by default (up to 4 KiB).
+pub(crate) fn expected_read_bytes(stats: &TreeStats, unit: &Unit) -> u64 {
+    let (mut read, mut files) = (0u64, 0u64);
+    for dir in unit.dirs() {
+        let dir = stats.of(dir);
+        read += dir.read_bytes;
+        files += u64::from(dir.files);
+    }
+    let reads = files.min(EXPECTED_READS + EXPECTED_READS_PER_FOLDED * unit.members.len() as u64);
+    (read * reads).checked_div(files).unwrap_or(0)
+}
+
+/// Rank `loops` by [`rank`] (their `rank` fields), and return their
+/// indexes in that order.
+pub(super) fn assign_ranks(
+    facts: &Facts<'_>,
+    tiers: &HashMap<PathBuf, Tier>,
+    loops: &mut [PlannedLoop],
+) -> Vec<usize> {
+    let mut ranked: Vec<usize> = (0..loops.len()).collect();
+    ranked.sort_by_cached_key(|&i| rank(facts, tiers, &loops[i].unit));
+    for (place, &i) in ranked.iter().enumerate() {
+        loops[i].rank = place;
+    }
+    ranked
+}
+
+/// The order in which units get loops: the target first, then by the
+/// plan's tier of the nearest named directory at or above the unit's root
+/// (priority, unnamed, shallow), then the most source files, the most
+/// files, and the path.
+fn rank(
+    facts: &Facts<'_>,
+    tiers: &HashMap<PathBuf, Tier>,
+    unit: &Unit,
+) -> (
+    u8,
+    u8,
+    std::cmp::Reverse<u64>,
+    std::cmp::Reverse<u64>,
+    PathBuf,
+) {
+    let tier = unit
+        .root
+        .ancestors()
+        .take_while(|dir| dir.starts_with(facts.target))
+        .find_map(|dir| tiers.get(dir).copied())
+        .unwrap_or(Tier::Default);
+    let tier_rank = match tier {
+        Tier::Priority => 0,
+        Tier::Default => 1,
+        Tier::Shallow => 2,
+    };
+    let (source, files) = unit.dirs().fold((0u64, 0u64), |(s, f), dir| {
+        let stats = facts.stats.of(dir);
+        (
+            s + u64::from(stats.source_files()),
+            f + u64::from(stats.files),
+        )
+    });
+    (
+        u8::from(unit.root != facts.target),
+        tier_rank,
+        std::cmp::Reverse(source),
+        std::cmp::Reverse(files),
+        unit.root.clone(),
+    )
+}

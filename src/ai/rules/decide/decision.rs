@@ -1,0 +1,162 @@
+//! The types of the one decision: what a run knows before it decides
+//! ([`Facts`]) and what it will do ([`Decision`]: the passes' choices, the
+//! loops, the mechanical entries, what the budget bought, the synthesis
+//! expected).
+//!
+//! Its edges: data and two small views of it ([`Decision::work`],
+//! [`Decision::folded`]); how a decision is reached is [`super::decide`],
+//! how loops and passes are priced is `budget.rs`, how the synthesis is
+//! projected is `synthesis.rs`.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use super::{SavedLoop, SavedWork};
+use crate::ai::rules::dir_stats::TreeStats;
+use crate::ai::rules::discover::ChildIndex;
+use crate::ai::rules::fingerprint::{DirState, Freshness};
+use crate::ai::rules::levels::Layout;
+use crate::ai::rules::plan::{AppliedPlan, Plan, Tier};
+use crate::ai::rules::units::Unit;
+
+/// What a run knows before it decides.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Facts<'a> {
+    /// The canonical target.
+    pub target: &'a Path,
+    /// Every discovered directory, leaf-first.
+    pub dirs: &'a [PathBuf],
+    pub children: &'a ChildIndex,
+    pub stats: &'a TreeStats,
+    /// What the cache knows about each directory (empty without one).
+    pub states: &'a HashMap<PathBuf, DirState>,
+    /// Directories whose cached entry was built without the model.
+    pub mechanical: &'a HashSet<PathBuf>,
+    /// Files the scan found.
+    pub total_files: u64,
+    /// `--fresh`: nothing saved is reused.
+    pub fresh: bool,
+    /// A usable `survey.json` is saved.
+    pub saved_survey: bool,
+    /// The saved `plan.json`, if any.
+    pub saved_plan: Option<&'a Plan>,
+    /// The saved `work_plan.json`, if any.
+    pub saved_work: Option<&'a SavedWork>,
+    /// The saved synthesis was built from the entries as they are.
+    pub synthesis_current: bool,
+    /// `--budget` in dollars; `None` for no ceiling.
+    pub budget: Option<f64>,
+    pub model: &'a str,
+    /// `--batch`: every request is priced at the catalog's batch prices,
+    /// so the budget buys twice the work.
+    pub batch: bool,
+    /// Tokens every loop sends before its assignment: tools and system
+    /// prompt.
+    pub loop_prefix_tokens: u64,
+}
+
+/// What a pass does this run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PassChoice {
+    /// Call the model.
+    Run,
+    /// Read the saved result back.
+    Reuse,
+    /// The target is tiny: the synthetic survey, the default plan.
+    Skip,
+    /// Nothing is left to investigate.
+    NotNeeded,
+}
+
+/// One loop of the run.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PlannedLoop {
+    pub unit: Unit,
+    pub turns: u32,
+    pub tier: Tier,
+    /// Its expected cost in dollars.
+    pub cost: f64,
+    /// Its place in the order of interest (0 first): when money runs short
+    /// at run time, the loops ranked first keep theirs.
+    pub rank: usize,
+}
+
+/// What the budget decided.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct BudgetPlan {
+    pub limit: Option<f64>,
+    /// The budget shaped the work: units were folded, or directories are
+    /// summarised mechanically.
+    pub binding: bool,
+    /// Expected cost of the survey and planning calls.
+    pub fixed: f64,
+    /// Money set aside for the synthesis (its expected cost when the
+    /// budget does not bind).
+    pub synthesis_reserve: f64,
+    /// Expected cost of the chosen loops.
+    pub loops_cost: f64,
+    /// Units the directories to investigate make.
+    pub units: usize,
+    /// Loops the budget buys at the units' average expected cost (all of
+    /// them when it does not bind).
+    pub loops_affordable: usize,
+}
+
+/// How the synthesis is expected to go.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SynthesisPlan {
+    /// The saved synthesis holds (nothing changes this run).
+    pub reused: bool,
+    /// The projected layout (none below the verdict when all fits).
+    pub layout: Layout,
+    /// Expected cost of its calls.
+    pub cost: f64,
+}
+
+/// What a run will do.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Decision {
+    pub tiny: bool,
+    pub survey: PassChoice,
+    pub planning: PassChoice,
+    /// The plan applied (saved, default, or the planner's).
+    pub plan: Plan,
+    /// Cached directories whose summaries hold, and those to work on.
+    pub freshness: Freshness,
+    /// The plan over the directories to work on.
+    pub applied: AppliedPlan,
+    /// The loops, in the order they may start (children first).
+    pub loops: Vec<PlannedLoop>,
+    /// Directories summarised without the model, leaf-first.
+    pub mechanical: Vec<PathBuf>,
+    pub budget: BudgetPlan,
+    pub synthesis: SynthesisPlan,
+    /// The loops and mechanical entries are the saved work's, resumed.
+    pub work_resumed: bool,
+    /// Priced at the batch prices (`--batch`).
+    pub batch: bool,
+}
+
+impl Decision {
+    /// The work this run decided, to save for a run that resumes it.
+    pub(crate) fn work(&self) -> SavedWork {
+        SavedWork {
+            budget: self.budget.limit,
+            batch: self.batch,
+            loops: self
+                .loops
+                .iter()
+                .map(|l| SavedLoop {
+                    unit: l.unit.clone(),
+                    turns: l.turns,
+                })
+                .collect(),
+            mechanical: self.mechanical.clone(),
+        }
+    }
+
+    /// Directories folded into another directory's loop.
+    pub(crate) fn folded(&self) -> usize {
+        self.loops.iter().map(|l| l.unit.members.len()).sum()
+    }
+}
