@@ -4,6 +4,10 @@
 use super::*;
 use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 
+use serde_json::{Map, Value, json};
+
+use crate::report::Flag;
+
 struct Fixture {
     _tmp: tempfile::TempDir,
     root: CacheRoot,

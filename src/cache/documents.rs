@@ -1,0 +1,84 @@
+//! The investigation's named JSON documents: `meta.json` (written for a new
+//! investigation, merged into by later runs, and marked when a run wrote
+//! without redaction) and the documents passes save to resume
+//! (`plan.json`, `survey.json`, ...), read and written by plain name.
+//!
+//! Its edges: only whole documents, each written atomically (`fsio.rs`);
+//! what a document holds is its pass's business, and the summaries and
+//! the append-only log and flags are `entries.rs` and `journal.rs`.
+
+use serde_json::{Map, Value, json};
+
+use super::fsio::{io_err, read_json, write_json_atomic};
+use super::{Cache, CacheError, META_FILE};
+
+/// The `meta.json` field set once a run with `--no-redact` wrote to the
+/// investigation (ours; the original has no redaction).
+pub(crate) const UNREDACTED_FIELD: &str = "written_without_redaction";
+
+impl Cache {
+    /// Write `meta.json` for a new investigation.
+    pub fn write_meta(&self, model: &str, start_time: &str) -> Result<(), CacheError> {
+        let meta = json!({
+            "investigation_id": self.id,
+            "target": self.target.to_string_lossy(),
+            "start_time": start_time,
+            "model": model,
+            "directories_investigated": 0,
+            "total_turns": 0,
+        });
+        self.write_json(META_FILE, &meta)
+    }
+
+    /// Merge `fields` into `meta.json` (atomically). Only the run holding the
+    /// target's run lock writes it, so the read-modify-write needs no lock of
+    /// its own.
+    pub fn update_meta(&self, fields: Map<String, Value>) -> Result<(), CacheError> {
+        let mut meta = match self.read_json(META_FILE) {
+            Some(Value::Object(meta)) => meta,
+            _ => Map::new(),
+        };
+        meta.extend(fields);
+        self.write_json(META_FILE, &Value::Object(meta))
+    }
+
+    /// Record in `meta.json` that a run with redaction off (`--no-redact`)
+    /// wrote to this investigation, so its summaries may quote secrets.
+    pub(crate) fn mark_written_without_redaction(&self) -> Result<(), CacheError> {
+        let mut fields = Map::new();
+        fields.insert(UNREDACTED_FIELD.to_string(), Value::Bool(true));
+        self.update_meta(fields)
+    }
+
+    /// Whether a run with redaction off ever wrote to this investigation.
+    pub(crate) fn written_without_redaction(&self) -> bool {
+        self.read_json(META_FILE)
+            .and_then(|meta| meta.get(UNREDACTED_FIELD)?.as_bool())
+            .unwrap_or(false)
+    }
+
+    /// Read a named JSON document of this investigation (`plan.json`, ...).
+    pub fn read_json(&self, name: &str) -> Option<Value> {
+        is_document_name(name).then(|| read_json(&self.dir.join(name)))?
+    }
+
+    /// Atomically write a named JSON document of this investigation.
+    pub fn write_json(&self, name: &str, value: &Value) -> Result<(), CacheError> {
+        let path = self.dir.join(name);
+        if !is_document_name(name) {
+            return Err(io_err("writing", &path)(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "a cache document is a plain *.json name",
+            )));
+        }
+        write_json_atomic(&path, value).map_err(io_err("writing", &path))
+    }
+}
+
+/// A document name is a plain `*.json` file name: no separators, not hidden.
+fn is_document_name(name: &str) -> bool {
+    name.ends_with(".json")
+        && name.len() > ".json".len()
+        && !name.starts_with('.')
+        && !name.contains(['/', '\0'])
+}
