@@ -24,8 +24,13 @@
 //! too long") ends the loop the same way. A refusal ends it too, with a
 //! partial entry and an `info` flag saying the model declined; the run goes
 //! on with the next directory.
+//!
+//! This file holds the loop itself, its types and [`investigate_dir`]
+//! around it; what it is shown before its first turn is `briefing.rs` and
+//! `task.rs`, the notes it adds mid-conversation `notes.rs`, and the dir
+//! entries it writes, stamps and salvages `entries.rs`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -40,56 +45,32 @@ use crate::ai::passes::survey::{string_field, unit_interval};
 use crate::ai::prompts;
 use crate::ai::rules::discover::{ChildIndex, display_name, relative};
 use crate::ai::rules::fingerprint::{FINGERPRINT_FIELD, fingerprint};
-use crate::ai::tools::{ToolContext, Toolbox, frame_untrusted, fs::scoped_listing};
+use crate::ai::tools::Toolbox;
 use crate::ai::{PassError, record_refusal, stop_for_api_error};
 use crate::cache::now_iso;
 use crate::cache::{Cache, EntryKind};
 use crate::grounding::{LoopCheck, Scope};
 use crate::progress::Progress;
-use crate::scan::ScanFilter;
 use crate::text::escape_line;
 use crate::text::format_thousands;
 
-/// `summary` of the stub written when the budget ran out before any file was
-/// cached.
-pub(crate) const INCOMPLETE_SUMMARY: &str =
-    "Investigation incomplete — context budget reached before any files were processed.";
-/// `partial_reason` of a partial entry built from cached files.
-pub(crate) const PARTIAL_REASON: &str = "context budget reached";
-/// `partial_reason` of the stub.
-pub(crate) const INCOMPLETE_REASON: &str = "context budget reached before files processed";
-/// `summary` of the stub written when the turns ran out before any file was
-/// cached.
-pub(crate) const TURN_LIMIT_SUMMARY: &str =
-    "Investigation incomplete — turn limit reached before any files were processed.";
-/// `partial_reason` of a partial entry written when the turns ran out.
-pub(crate) const TURN_LIMIT_REASON: &str = "turn limit reached";
-/// `partial_reason` of the turn-limit stub.
-pub(crate) const TURN_LIMIT_STUB_REASON: &str = "turn limit reached before files processed";
-/// `summary` of the stub written when the model declined before any file
-/// was cached.
-pub(crate) const DECLINED_SUMMARY: &str =
-    "Investigation incomplete — the model declined before any files were processed.";
-/// `partial_reason` of a partial entry written when the model declined.
-pub(crate) const DECLINED_REASON: &str = "model declined";
-/// `partial_reason` of the declined stub.
-pub(crate) const DECLINED_STUB_REASON: &str = "model declined before files processed";
-/// Child-summary placeholder for a directory with no subdirectories.
-pub(crate) const LEAF_PLACEHOLDER: &str = "(none: this is a leaf directory)";
-/// Child-summary placeholder when subdirectories exist but none has a summary.
-pub(crate) const UNINVESTIGATED_PLACEHOLDER: &str =
-    "(child directories exist but have not been investigated yet)";
-/// From this many turns before its limit, a loop is told how many remain.
-pub(crate) const NEAR_END_TURNS: u32 = 2;
-/// `partial_reason` of the entry salvaged for a unit's directory the agent
-/// did not summarize.
-pub(crate) const UNIT_MEMBER_REASON: &str = "the unit's agent wrote no summary of this directory";
-/// `summary` of the stub for such a directory with no cached file either.
-pub(crate) const UNIT_MEMBER_SUMMARY: &str =
-    "Investigation incomplete — the unit's agent summarized neither this directory nor its files.";
-/// The dir-entry field naming the unit (its top directory, relative) a
-/// folded directory was investigated in.
-pub(crate) const UNIT_FIELD: &str = "unit";
+mod briefing;
+mod entries;
+mod notes;
+mod task;
+
+pub use task::UNIT_FRAME;
+
+pub(crate) use briefing::{
+    dir_context_in, dir_task, frame_child_summaries, named_child_entries, render_child_summaries,
+};
+pub(crate) use entries::{
+    PartialCause, UNIT_FIELD, direct_file_entries, flush_partial_dir_entry, report_entry,
+    visible_child_count,
+};
+use entries::{forget_stale_entries, missing_entries, stamp_entry};
+pub(crate) use notes::{NEAR_END_TURNS, missing_entries_message, turns_left_note};
+pub(crate) use task::{compose_dir_task, dir_system_prompt, outside_children};
 
 /// What every dir loop of a run shares. Read-only once built, apart from the
 /// turn pool's counters.
@@ -147,48 +128,6 @@ pub(crate) enum LoopEnd {
     Refused(String),
     /// The API failed (after retries); the loop stopped.
     ApiError(String),
-}
-
-/// Why a loop had to salvage a partial entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PartialCause {
-    Budget,
-    TurnLimit,
-    /// A unit's directory the agent left without a dir entry.
-    UnitMember,
-    Refused,
-}
-
-impl PartialCause {
-    /// `partial_reason` of an entry built from cached file summaries.
-    pub(crate) fn reason(self) -> &'static str {
-        match self {
-            PartialCause::Budget => PARTIAL_REASON,
-            PartialCause::TurnLimit => TURN_LIMIT_REASON,
-            PartialCause::UnitMember => UNIT_MEMBER_REASON,
-            PartialCause::Refused => DECLINED_REASON,
-        }
-    }
-
-    /// `partial_reason` of the stub written when no file was cached.
-    pub(crate) fn stub_reason(self) -> &'static str {
-        match self {
-            PartialCause::Budget => INCOMPLETE_REASON,
-            PartialCause::TurnLimit => TURN_LIMIT_STUB_REASON,
-            PartialCause::UnitMember => UNIT_MEMBER_REASON,
-            PartialCause::Refused => DECLINED_STUB_REASON,
-        }
-    }
-
-    /// `summary` of that stub.
-    pub(crate) fn stub_summary(self) -> &'static str {
-        match self {
-            PartialCause::Budget => INCOMPLETE_SUMMARY,
-            PartialCause::TurnLimit => TURN_LIMIT_SUMMARY,
-            PartialCause::UnitMember => UNIT_MEMBER_SUMMARY,
-            PartialCause::Refused => DECLINED_SUMMARY,
-        }
-    }
 }
 
 /// What a dir loop produced.
@@ -278,83 +217,6 @@ pub(crate) async fn investigate_dir(
         stamp_entry(&shared.cache, &dir.to_string_lossy(), print, member)?;
     }
     Ok(outcome)
-}
-
-/// The directories of `job` that still have no dir entry, relative.
-fn missing_entries(cache: &Cache, target: &Path, members: &[PathBuf]) -> Vec<String> {
-    members
-        .iter()
-        .filter(|dir| !cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
-        .map(|dir| relative(target, dir))
-        .collect()
-}
-
-/// The reply to a unit's `submit_report` while some of its directories
-/// have no dir entry.
-pub(crate) fn missing_entries_message(missing: &[String]) -> String {
-    format!(
-        "Not accepted yet: these directories of your unit have no dir entry: {}. Write one \
-         for each with write_cache (cache_type \"dir\"), then call submit_report again.",
-        missing
-            .iter()
-            .map(|rel| escape_line(rel).into_owned())
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
-}
-
-/// A directory investigated again starts from a clean slate: its old dir
-/// entry goes (the loop, the salvage and the orchestrator all keep an entry
-/// that exists), and when its own files changed, so do their summaries.
-fn forget_stale_entries(shared: &DirShared, job: &DirJob) -> Result<(), PassError> {
-    let cache = &shared.cache;
-    for dir in job.dirs() {
-        cache.remove_entry(EntryKind::Dir, &dir.to_string_lossy())?;
-    }
-    if !job.changed.is_empty() {
-        let files = cache.located_entries(EntryKind::File);
-        for dir in &job.changed {
-            for (path, _) in direct_file_entries(dir, &files) {
-                cache.remove_entry(EntryKind::File, &path.to_string_lossy())?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Record `fingerprint` in the dir entry at `path`, if the loop left one
-/// that does not carry it yet, and for a folded directory the unit (its top
-/// directory, relative).
-fn stamp_entry(
-    cache: &Cache,
-    path: &str,
-    fingerprint: &str,
-    unit: Option<&str>,
-) -> Result<(), PassError> {
-    let Some(mut entry) = cache.read_entry(EntryKind::Dir, path) else {
-        return Ok(());
-    };
-    if entry.get(FINGERPRINT_FIELD).and_then(Value::as_str) == Some(fingerprint)
-        && (unit.is_none() || entry.get(UNIT_FIELD).and_then(Value::as_str) == unit)
-    {
-        return Ok(());
-    }
-    entry[FINGERPRINT_FIELD] = json!(fingerprint);
-    if let Some(unit) = unit {
-        entry[UNIT_FIELD] = json!(unit);
-    }
-    cache
-        .write_entry(EntryKind::Dir, path, &entry)
-        .map_err(|message| PassError::Failed(format!("recording a fingerprint: {message}")))
-}
-
-/// The note appended to the next request when few turns remain.
-pub(crate) fn turns_left_note(remaining: u32) -> String {
-    let turns = if remaining == 1 { "turn" } else { "turns" };
-    format!(
-        "[luminos] {remaining} {turns} left for this directory, this one included. \
-         Cache what you have learned and call submit_report before they run out."
-    )
 }
 
 /// The loop itself. `stamps` go into every dir entry its agent writes.
@@ -568,256 +430,6 @@ pub(crate) fn report_completeness(input: &Value) -> Option<f64> {
         raw => unit_interval(raw),
     }
 }
-
-/// The first message of `job`'s loop: reads each directory's listing
-/// (redacted like `list_directory`'s, so a secret in a name is flagged) and
-/// the cached summaries of the subdirectories outside the assignment, then
-/// [`compose_dir_task`].
-pub(crate) fn dir_task(shared: &DirShared, job: &DirJob) -> Result<String, PassError> {
-    let tools = ToolContext {
-        target: &shared.target,
-        cache: &shared.cache,
-        redactor: shared.session.redactor(),
-        scope: shared.session.scope(),
-        progress: &shared.progress,
-        directory: &display_name(&shared.target, &job.dir),
-        home: Some(&job.dir),
-        unit: &job.members,
-        stamps: &[],
-        turn: 0,
-    };
-    let listings: Vec<String> = job
-        .dirs()
-        .map(|dir| {
-            tools.redact_listing(
-                &relative(&shared.target, dir),
-                &dir_context_in(&shared.target, dir, shared.session.scope()),
-            )
-        })
-        .collect();
-    let outside = outside_children(&shared.children, &job.dir, &job.members);
-    let child_entries = named_child_entries(&outside, |child| {
-        shared
-            .cache
-            .read_entry(EntryKind::Dir, &child.to_string_lossy())
-    });
-    compose_dir_task(
-        &shared.target,
-        &job.dir,
-        &job.members,
-        job.max_turns,
-        &listings,
-        &child_entries,
-    )
-}
-
-/// Each child directory's name with its dir entry (from `entry_of`), as
-/// [`compose_dir_task`] takes them.
-pub(crate) fn named_child_entries(
-    children: &[PathBuf],
-    entry_of: impl Fn(&PathBuf) -> Option<Value>,
-) -> Vec<(String, Option<Value>)> {
-    children
-        .iter()
-        .map(|child| {
-            let name = child
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            (name, entry_of(child))
-        })
-        .collect()
-}
-
-/// The child-summaries block: `- <relative_path>/: <summary>` for each child
-/// with a cached entry; otherwise one of the two placeholders, so a parent is
-/// never told it is a leaf when its children simply have no summary yet.
-/// `children` are (name, cached entry) pairs of the discovered subdirectories.
-pub(crate) fn render_child_summaries(children: &[(String, Option<Value>)]) -> String {
-    let lines: Vec<String> = children
-        .iter()
-        .filter_map(|(name, entry)| {
-            let entry = entry.as_ref()?;
-            let rel = entry
-                .get("relative_path")
-                .and_then(Value::as_str)
-                .unwrap_or(name);
-            let summary = entry
-                .get("summary")
-                .and_then(Value::as_str)
-                .unwrap_or("(no summary)");
-            Some(format!("- {}/: {summary}", escape_line(rel)))
-        })
-        .collect();
-    if !lines.is_empty() {
-        lines.join("\n")
-    } else if children.is_empty() {
-        LEAF_PLACEHOLDER.to_string()
-    } else {
-        UNINVESTIGATED_PLACEHOLDER.to_string()
-    }
-}
-
-/// The directory's listing for its prompt (hidden names left out), as the
-/// `list_directory` tool shows it, so the agent need not spend a turn on it.
-/// What the scan left out (ignored names, `-x` directories) is left out here
-/// too, and counted.
-pub(crate) fn dir_context_in(target: &Path, dir: &Path, scope: Option<&ScanFilter>) -> String {
-    match scoped_listing(target, dir, false, scope) {
-        Ok(listing) if listing.lines.is_empty() && listing.left_out == 0 => "(empty)".to_string(),
-        Ok(listing) => format!("Directory contents:\n{}", listing.text()),
-        Err(_) => "  (could not list directory)".to_string(),
-    }
-}
-
-/// Summaries are the agent's words about the target's files, so they go to
-/// the next agent framed as untrusted data; the placeholders are ours.
-pub(crate) fn frame_child_summaries(rendered: String) -> String {
-    if rendered == LEAF_PLACEHOLDER || rendered == UNINVESTIGATED_PLACEHOLDER {
-        rendered
-    } else {
-        frame_untrusted("summaries of child directories", &rendered)
-    }
-}
-
-/// Names in `dir` that are not hidden: the entry's `child_count`.
-pub(crate) fn visible_child_count(dir: &Path) -> usize {
-    std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-                .count()
-        })
-        .unwrap_or(0)
-}
-
-/// The dir entry the orchestrator writes from a `submit_report`.
-pub(crate) fn report_entry(
-    target: &Path,
-    dir: &Path,
-    summary: &str,
-    completeness: Option<f64>,
-    child_count: usize,
-    now: &str,
-) -> Value {
-    let mut entry = json!({
-        "path": dir.to_string_lossy(),
-        "relative_path": relative(target, dir),
-        "child_count": child_count,
-        "summary": summary,
-        "dominant_category": "unknown",
-        "notable_files": [],
-        "cached_at": now,
-    });
-    if let Some(completeness) = completeness {
-        entry["completeness"] = json!(completeness);
-    }
-    entry
-}
-
-/// The file entries of files directly in `dir`, ordered by path, from
-/// entries located by their keys ([`Cache::located_entries`]): what an agent
-/// wrote into an entry's fields never moves it to another directory.
-pub(crate) fn direct_file_entries<'a>(
-    dir: &Path,
-    located: &'a [(PathBuf, Value)],
-) -> Vec<(&'a Path, &'a Value)> {
-    let mut direct: Vec<(&Path, &Value)> = located
-        .iter()
-        .filter(|(path, _)| path.parent() == Some(dir))
-        .map(|(path, entry)| (path.as_path(), entry))
-        .collect();
-    direct.sort_by(|a, b| a.0.cmp(b.0));
-    direct
-}
-
-/// The partial dir entry for a loop stopped by the budget or its turn limit, and the summary it
-/// carries. From the directory's cached file entries (each with the path it
-/// is keyed by): their summaries joined, their notable files listed relative
-/// to the target. With none: the "incomplete" stub and an empty summary.
-pub(crate) fn build_partial_entry(
-    target: &Path,
-    dir: &Path,
-    file_entries: &[(&Path, &Value)],
-    child_count: usize,
-    now: &str,
-    cause: PartialCause,
-) -> (Value, String) {
-    let relative_path = relative(target, dir);
-    if file_entries.is_empty() {
-        let stub = json!({
-            "path": dir.to_string_lossy(),
-            "relative_path": relative_path,
-            "child_count": 0,
-            "summary": cause.stub_summary(),
-            "dominant_category": "unknown",
-            "notable_files": [],
-            "partial": true,
-            "partial_reason": cause.stub_reason(),
-            "cached_at": now,
-        });
-        return (stub, String::new());
-    }
-    let summary = file_entries
-        .iter()
-        .filter_map(|(_, e)| e.get("summary").and_then(Value::as_str))
-        .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let notable: Vec<String> = file_entries
-        .iter()
-        .filter(|(_, e)| e.get("notable").and_then(Value::as_bool).unwrap_or(false))
-        .map(|(path, _)| relative(target, path))
-        .collect();
-    let entry = json!({
-        "path": dir.to_string_lossy(),
-        "relative_path": relative_path,
-        "child_count": child_count,
-        "summary": summary,
-        "dominant_category": "unknown",
-        "notable_files": notable,
-        "partial": true,
-        "partial_reason": cause.reason(),
-        "cached_at": now,
-    });
-    (entry, summary)
-}
-
-/// Write the partial entry for `dir` unless a dir entry already exists.
-/// Returns the partial summary ("" when nothing was written or there was
-/// nothing to summarize).
-pub(crate) fn flush_partial_dir_entry(
-    cache: &Cache,
-    target: &Path,
-    dir: &Path,
-    cause: PartialCause,
-) -> Result<String, PassError> {
-    let path = dir.to_string_lossy();
-    if cache.has_entry(EntryKind::Dir, &path) {
-        return Ok(String::new());
-    }
-    let files = cache.located_entries(EntryKind::File);
-    let direct = direct_file_entries(dir, &files);
-    let (entry, summary) = build_partial_entry(
-        target,
-        dir,
-        &direct,
-        visible_child_count(dir),
-        &now_iso(),
-        cause,
-    );
-    cache
-        .write_entry(EntryKind::Dir, &path, &entry)
-        .map_err(|message| PassError::Failed(format!("writing a partial entry: {message}")))?;
-    Ok(summary)
-}
-
-mod task;
-
-pub use task::UNIT_FRAME;
-
-pub(crate) use task::{compose_dir_task, dir_system_prompt, outside_children};
 
 #[cfg(test)]
 mod tests;

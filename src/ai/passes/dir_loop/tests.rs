@@ -1,3 +1,10 @@
+use std::path::Path;
+
+use super::briefing::{LEAF_PLACEHOLDER, UNINVESTIGATED_PLACEHOLDER};
+use super::entries::{
+    INCOMPLETE_REASON, INCOMPLETE_SUMMARY, TURN_LIMIT_STUB_REASON, TURN_LIMIT_SUMMARY,
+    build_partial_entry,
+};
 use super::*;
 use serde_json::json;
 
