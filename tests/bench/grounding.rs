@@ -222,7 +222,7 @@ fn realistic_agent(target: &Path, invented: Arc<Mutex<BTreeSet<String>>>) -> Moc
                      and `orchestrator::investigate`; src/report.rs renders the result. \
                      Plugins load from {ghost}."
                 ),
-                "detailed": "The agent loop (src/ai/engine/agent.rs) drives tools from \
+                "detailed": "The agent loop (src/ai/engine/agent/mod.rs) drives tools from \
                              ai/tools/mod.rs via `dispatch()`; `Orchestrator::warp` is the fast path. \
                              Caching lives in cache\\mod.rs, redaction in `./redact/mod.rs:1`.",
             })
