@@ -172,20 +172,6 @@ mod tests {
                 ..ScanOptions::default()
             },
         );
-        let shallow = "\
-proj/
-├── a/
-│   ├── b/  ...
-│   └── one.txt  (5 B)
-├── repo/
-│   └── code.py  (6 B)
-└── src/
-    ├── bad\u{fffd}.rs  (1 B)
-    ├── link_dir/  ...
-    ├── link_file  (13 B)
-    ├── main.rs  (13 B)
-    └── x  (34 B)";
-        assert_eq!(prompt_tree(&root, &filter, 1), shallow);
         let deep = "\
 proj/
 ├── a/
@@ -202,6 +188,13 @@ proj/
     ├── main.rs  (13 B)
     └── x  (34 B)";
         assert_eq!(prompt_tree(&root, &filter, 6), deep);
+        // One level shows b/ but nothing under it.
+        let shallow = deep.replace(
+            "│   ├── b/\n│   │   └── c/\n│   │       └── deep.rs  (13 B)",
+            "│   ├── b/  ...",
+        );
+        assert!(shallow.contains("│   ├── b/  ...\n│   └── one.txt"));
+        assert_eq!(prompt_tree(&root, &filter, 1), shallow);
         let two = deep.replace(
             "│   │   └── c/\n│   │       └── deep.rs  (13 B)",
             "│   │   └── c/  ...",
