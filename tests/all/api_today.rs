@@ -16,10 +16,7 @@ use support::TestEnv;
 use support::agent::{AgentEnv, MockAgent, Pass};
 use support::entries::cache_entries;
 use support::mock::{MockServer, Reply};
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use support::output::stderr;
 
 fn json_of(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {

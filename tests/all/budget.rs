@@ -17,6 +17,7 @@ use serde_json::Value;
 use support::TestEnv;
 use support::agent::{AgentEnv, Pass};
 use support::mock::RecordedRequest;
+use support::output::stderr;
 
 /// The root with 2 files, 6 small directories (2 files each, folded into
 /// the root's unit) and [`BIG`] larger ones (15 files each): [`DIRS`]
@@ -58,10 +59,6 @@ fn run(env: &TestEnv, extra: &[&str]) -> Output {
 
 fn report(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).expect("the report is JSON")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 fn canonical(env: &TestEnv) -> PathBuf {

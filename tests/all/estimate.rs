@@ -9,6 +9,7 @@ use std::process::Output;
 use serde_json::Value;
 use support::TestEnv;
 use support::agent::AgentEnv;
+use support::output::assert_success;
 
 /// 4 directories (., src, src/core, docs) and 6 files: not a tiny target.
 fn project() -> TestEnv {
@@ -19,20 +20,13 @@ fn project() -> TestEnv {
 
 /// `luminos --estimate [extra] TARGET` with no credential at all.
 fn estimate(env: &TestEnv, extra: &[&str]) -> Output {
-    let output = env
+    let command = env
         .bare_cmd()
         .arg("--estimate")
         .args(extra)
         .arg(env.target())
-        .output()
-        .expect("run luminos");
-    assert!(
-        output.status.success(),
-        "luminos --estimate failed: {}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+        .output();
+    assert_success(command.expect("run luminos"), "luminos --estimate")
 }
 
 fn estimate_json(env: &TestEnv, extra: &[&str]) -> Value {
@@ -185,12 +179,7 @@ fn output_file_like_the_report() {
 /// synthesis are saved.
 fn investigated() -> AgentEnv {
     let env = project().with_agent(|agent| agent);
-    let output = env.cmd().arg(env.target()).output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    env.run_ok(&[]);
     env
 }
 

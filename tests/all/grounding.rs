@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use support::TestEnv;
-use support::agent::{AgentEnv, Pass, Turn};
+use support::agent::{AgentEnv, Pass, Turn, file_entry_call, tool_use};
 use support::mock::{MockBlock, Reply};
 
 /// A small Rust project whose engine defines `Engine::start`.
@@ -31,33 +31,9 @@ fn project() -> TestEnv {
     env
 }
 
-fn tool_use(name: &str, input: Value) -> MockBlock {
-    MockBlock::ToolUse {
-        id: None,
-        name: name.to_string(),
-        input,
-    }
-}
-
 /// A file entry for `rel` (under `target`) with `summary`.
 fn file_entry(target: &Path, rel: &str, summary: &str) -> MockBlock {
-    let path = target.join(rel);
-    tool_use(
-        "write_cache",
-        json!({
-            "cache_type": "file",
-            "path": path.to_string_lossy(),
-            "data": {
-                "path": path.to_string_lossy(),
-                "relative_path": rel,
-                "size_bytes": 10,
-                "category": "source",
-                "summary": summary,
-                "confidence": 0.9,
-                "cached_at": "2026-01-01T00:00:00+00:00"
-            }
-        }),
-    )
+    file_entry_call(&target.join(rel), rel, 10, summary)
 }
 
 const FLAG_FINDING: &str = "start() runs without a guard.";
@@ -108,7 +84,7 @@ fn agent_env() -> AgentEnv {
             .dir_script("src/core", core_loop)
             .flag("src", "src/backdoor.py", "critical", "Opens a reverse shell.")
             .flag("src", "main.rs", "info", "The entry point.")
-            .synthesis(json!({
+            .submits(Pass::Synthesis, json!({
                 "brief": "Start at main.rs; the engine in `./src/core/engine.rs:2` calls `Engine::start`.",
                 "detailed": "See src\\core\\model.rs. turbo.rs and `Engine::frobnicate` do the heavy lifting.",
             }))

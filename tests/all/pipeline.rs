@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use support::TestEnv;
 use support::agent::{AgentEnv, Pass, dir_summary, file_summary, visible_files};
 use support::mock::{RecordedRequest, Reply};
+use support::output::{AI_KEYS, SCAN_KEYS, stderr, stdout};
 
 /// A small project: 6 files in src/core, src, docs and the root.
 fn project() -> TestEnv {
@@ -26,14 +27,6 @@ fn project() -> TestEnv {
 /// recorded requests of each loop are contiguous.
 fn run(env: &TestEnv, extra: &[&str]) -> Output {
     env.run_ok(&[&["--jobs=1"], extra].concat())
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 fn canonical(env: &TestEnv) -> PathBuf {
@@ -241,7 +234,7 @@ fn tiny_target_skips_survey_and_planning() {
 #[test]
 fn confident_survey_removes_skip_tools_but_never_submit_report() {
     let env = project().with_agent(|a| {
-        a.survey(json!({
+        a.submits(Pass::Survey, json!({
             "description": "Docs and a little code", "approach": "read",
             "relevant_tools": ["read_file"], "skip_tools": ["run_command", "submit_report", "nope"],
             "domain_notes": "none", "confidence": 0.9
@@ -264,10 +257,13 @@ fn confident_survey_removes_skip_tools_but_never_submit_report() {
 #[test]
 fn unconfident_survey_removes_nothing() {
     let env = project().with_agent(|a| {
-        a.survey(json!({
-            "description": "Unclear", "approach": "look", "relevant_tools": [],
-            "skip_tools": ["run_command"], "domain_notes": "", "confidence": 0.49
-        }))
+        a.submits(
+            Pass::Survey,
+            json!({
+                "description": "Unclear", "approach": "look", "relevant_tools": [],
+                "skip_tools": ["run_command"], "domain_notes": "", "confidence": 0.49
+            }),
+        )
     });
     run(&env, &[]);
     for request in requests_of(&env, &dir("docs")) {
@@ -286,7 +282,7 @@ fn tiered_project() -> TestEnv {
 #[test]
 fn plan_tiers_turns_and_band_order_keep_children_first() {
     let env = tiered_project().with_agent(|a| {
-        a.plan(json!({
+        a.submits(Pass::Planning, json!({
             "priority_dirs": [{"path": "src", "reason": "core", "suggested_turns": 30}],
             "shallow_dirs": [{"path": "docs", "reason": "prose"}],
             "skip_dirs": [{"path": "vendor", "reason": "third party"}, {"path": "ghost", "reason": "?"}],
@@ -418,11 +414,14 @@ fn budget_breach_before_any_file_writes_the_stub() {
 #[test]
 fn turn_limit_nudges_borrows_then_writes_a_partial_entry() {
     let env = project().with_agent(|a| {
-        a.plan(json!({
-            "priority_dirs": [], "skip_dirs": [], "notes": "",
-            "shallow_dirs": [{"path": "docs", "reason": "prose"}],
-            "investigation_order": "leaf-first"
-        }))
+        a.submits(
+            Pass::Planning,
+            json!({
+                "priority_dirs": [], "skip_dirs": [], "notes": "",
+                "shallow_dirs": [{"path": "docs", "reason": "prose"}],
+                "investigation_order": "leaf-first"
+            }),
+        )
         .stalling_dir("docs")
     });
     let out = run(&env, &[]);
@@ -478,11 +477,14 @@ fn the_budget_is_checked_before_borrowing() {
         cache_read_input_tokens: 150_000,
     };
     let env = project().with_agent(|a| {
-        a.plan(json!({
-            "priority_dirs": [], "skip_dirs": [], "notes": "",
-            "shallow_dirs": [{"path": "docs", "reason": "prose"}],
-            "investigation_order": "leaf-first"
-        }))
+        a.submits(
+            Pass::Planning,
+            json!({
+                "priority_dirs": [], "skip_dirs": [], "notes": "",
+                "shallow_dirs": [{"path": "docs", "reason": "prose"}],
+                "investigation_order": "leaf-first"
+            }),
+        )
         .dir_script("docs", move |turn| {
             let reply = Reply::text("Still reading.");
             if turn.turn == 5 {
@@ -508,7 +510,7 @@ fn the_budget_is_checked_before_borrowing() {
 
 #[test]
 fn silent_survey_and_planning_are_nudged_then_dropped() {
-    let env = project().with_agent(|a| a.silent_survey().silent_planning());
+    let env = project().with_agent(|a| a.silent(Pass::Survey).silent(Pass::Planning));
     let out = run(&env, &[]);
     let survey = requests_of(&env, &Pass::Survey);
     assert_eq!(survey.len(), 3);
@@ -532,7 +534,7 @@ fn silent_survey_and_planning_are_nudged_then_dropped() {
 
 #[test]
 fn synthesis_falls_back_to_cached_summaries() {
-    let env = project().with_agent(|a| a.silent_synthesis());
+    let env = project().with_agent(|a| a.silent(Pass::Synthesis));
     let out = run(&env, &["--json"]);
     let synthesis = requests_of(&env, &Pass::Synthesis);
     assert_eq!(synthesis.len(), 5);
@@ -581,11 +583,14 @@ fn unknown_tools_get_error_results() {
 #[test]
 fn resume_skips_cached_dirs_and_reuses_the_survey_and_plan() {
     let env = project().with_agent(|a| {
-        a.plan(json!({
-            "priority_dirs": [], "skip_dirs": [], "notes": "",
-            "shallow_dirs": [{"path": "docs", "reason": "prose"}],
-            "investigation_order": "leaf-first"
-        }))
+        a.submits(
+            Pass::Planning,
+            json!({
+                "priority_dirs": [], "skip_dirs": [], "notes": "",
+                "shallow_dirs": [{"path": "docs", "reason": "prose"}],
+                "investigation_order": "leaf-first"
+            }),
+        )
     });
     run(&env, &[]);
     let first = env.server.request_count();
@@ -678,24 +683,7 @@ fn json_report_carries_every_key() {
     let env = project().with_mock();
     let out = run(&env, &["--json"]);
     let report: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
-    for key in [
-        "tree",
-        "tree_rendered",
-        "file_categories",
-        "classified_files",
-        "survey_signals",
-        "languages",
-        "lines_of_code",
-        "large_files",
-        "recent_files",
-        "disk_usage",
-        "top_directories",
-        "ignore",
-        "ai_brief",
-        "ai_detailed",
-        "flags",
-        "investigation",
-    ] {
+    for key in SCAN_KEYS.iter().chain(&AI_KEYS).chain(&["investigation"]) {
         assert!(report.get(key).is_some(), "missing {key}");
     }
     assert_eq!(
@@ -720,12 +708,7 @@ fn unknown_model_stops_the_run_with_one_line() {
     let env = project().with_mock();
     env.server
         .respond_with(|_| Reply::unknown_model("claude-retired-1"));
-    let out = env
-        .cmd()
-        .args(["--model", "claude-retired-1"])
-        .arg(env.target())
-        .output()
-        .unwrap();
+    let out = env.output(&["--model", "claude-retired-1"]);
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(
         env.server.request_count(),
@@ -783,12 +766,7 @@ fn a_rejected_first_request_ends_the_investigation_once() {
     let env = project().with_mock();
     env.server
         .respond_with(|_| Reply::error(400, "invalid_request_error", "scripted refusal"));
-    let out = env
-        .cmd()
-        .args(["--json"])
-        .arg(env.target())
-        .output()
-        .unwrap();
+    let out = env.output(&["--json"]);
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(env.server.request_count(), 1);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -823,11 +801,13 @@ fn investigation_failure_prints_the_report_and_exits_three() {
 #[test]
 fn discovery_follows_the_scans_scope() {
     let env = project();
-    env.file(".gitignore", "out/\n")
-        .file("out/bundle.js", "x\n")
-        .file("node_modules/pkg/index.js", "x\n")
-        .file("fixtures/a.txt", "a\n")
-        .file(".config/settings.toml", "a = 1\n");
+    env.files(&[
+        (".gitignore", "out/\n"),
+        ("out/bundle.js", "x\n"),
+        ("node_modules/pkg/index.js", "x\n"),
+        ("fixtures/a.txt", "a\n"),
+        (".config/settings.toml", "a = 1\n"),
+    ]);
     let env = env.with_mock();
     run(&env, &["-x", "fixtures"]);
     let dirs: Vec<Pass> = pass_runs(&env)
@@ -981,12 +961,7 @@ fn discovery_applies_nested_rules_negations_and_each_flag_alone() {
 fn an_unreachable_api_ends_the_investigation_once() {
     // The default TestEnv points at a closed local port.
     let env = project();
-    let out = env
-        .cmd()
-        .args(["--max-retries", "1", "--json"])
-        .arg(env.target())
-        .output()
-        .unwrap();
+    let out = env.output(&["--max-retries", "1", "--json"]);
     assert_eq!(out.status.code(), Some(3));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["ai_brief"], "");

@@ -21,18 +21,11 @@ use serde_json::{Value, json};
 use support::TestEnv;
 use support::agent::{AgentEnv, Pass, Turn, visible_files};
 use support::mock::{RecordedRequest, Reply};
+use support::output::{stderr, stdout};
 use support::secrets::{B62, LeakCheck, examples, fake, fixture};
 
 fn run(env: &TestEnv, extra: &[&str]) -> Output {
     env.run_ok(extra)
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// Every string in a JSON value (keys too), one per line: the text as the

@@ -15,6 +15,7 @@ use serde_json::Value;
 use support::TestEnv;
 use support::agent::{AgentEnv, Pass};
 use support::entries::cache_entries;
+use support::output::stderr;
 
 /// Safety net only: a run that takes this long is stuck.
 const STUCK: Duration = Duration::from_secs(60);
@@ -22,14 +23,16 @@ const STUCK: Duration = Duration::from_secs(60);
 /// Seven directories, three deep under `src`, so parents wait on children.
 fn project() -> TestEnv {
     let env = TestEnv::new();
-    env.file("README.md", "# Demo\n")
-        .file("Cargo.toml", "[package]\nname = \"demo\"\n")
-        .file("src/lib.rs", "pub mod net;\npub mod db;\n")
-        .file("src/net/http.rs", "pub fn get() {}\n")
-        .file("src/net/tls/cert.rs", "pub struct Cert;\n")
-        .file("src/db/pool.rs", "pub struct Pool;\n")
-        .file("docs/guide.md", "Guide\n")
-        .file("tests/it.rs", "#[test] fn it() {}\n");
+    env.files(&[
+        ("README.md", "# Demo\n"),
+        ("Cargo.toml", "[package]\nname = \"demo\"\n"),
+        ("src/lib.rs", "pub mod net;\npub mod db;\n"),
+        ("src/net/http.rs", "pub fn get() {}\n"),
+        ("src/net/tls/cert.rs", "pub struct Cert;\n"),
+        ("src/db/pool.rs", "pub struct Pool;\n"),
+        ("docs/guide.md", "Guide\n"),
+        ("tests/it.rs", "#[test] fn it() {}\n"),
+    ]);
     env
 }
 
@@ -40,10 +43,6 @@ fn run(env: &TestEnv, extra: &[&str]) -> Output {
 fn json_run(env: &TestEnv, extra: &[&str]) -> Value {
     let output = run(env, &[&["--json"], extra].concat());
     serde_json::from_slice(&output.stdout).expect("one JSON report")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// The passes of the requests from index `from` on, each once, in order.

@@ -15,6 +15,7 @@ use luminos::scan::ScanOptions;
 use luminos::scan::{BaseScan, NodeKind, ScanFilter, TreeNode, scan};
 use similar_asserts::assert_eq;
 use support::TestEnv;
+use support::output::{SCAN_KEYS, keys};
 
 fn options() -> ScanOptions {
     ScanOptions::default()
@@ -79,12 +80,14 @@ fn tree_rendering_snapshot() {
 #[test]
 fn tree_sorts_skips_hidden_and_excluded_names_and_truncates() {
     let env = TestEnv::new();
-    env.file("b.py", "x")
-        .file("A.py", "x")
-        .file("a/b/c/deep.py", "x")
-        .file(".hidden", "x")
-        .file("node_modules/pkg.js", "x")
-        .file("keep/node_modules", "a file with an excluded name");
+    env.files(&[
+        ("b.py", "x"),
+        ("A.py", "x"),
+        ("a/b/c/deep.py", "x"),
+        (".hidden", "x"),
+        ("node_modules/pkg.js", "x"),
+        ("keep/node_modules", "a file with an excluded name"),
+    ]);
     let mut opts = options();
     opts.depth = 1;
     opts.exclude = vec!["node_modules".into()];
@@ -311,10 +314,12 @@ fn common_binary_formats_are_described_as_file_does() {
 #[test]
 fn hidden_and_excluded_directories_are_pruned_from_classification() {
     let env = TestEnv::new();
-    env.file(".hidden.py", "x")
-        .file("visible.py", "x")
-        .file("node_modules/pkg.js", "x")
-        .file("src/node_modules/dep.js", "x");
+    env.files(&[
+        (".hidden.py", "x"),
+        ("visible.py", "x"),
+        ("node_modules/pkg.js", "x"),
+        ("src/node_modules/dep.js", "x"),
+    ]);
     let mut opts = options();
     opts.exclude = vec!["node_modules".into()];
     let report = run(env.target(), &opts);
@@ -734,29 +739,7 @@ fn the_json_keys_are_the_references_in_order() {
     env.file("a.py", "x\n");
     let report = run(env.target(), &options());
     let value = serde_json::to_value(&report).unwrap();
-    let keys: Vec<&str> = value
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    assert_eq!(
-        keys,
-        [
-            "tree",
-            "tree_rendered",
-            "file_categories",
-            "classified_files",
-            "survey_signals",
-            "languages",
-            "lines_of_code",
-            "large_files",
-            "recent_files",
-            "disk_usage",
-            "top_directories",
-            "ignore"
-        ]
-    );
+    assert_eq!(keys(&value), SCAN_KEYS);
     let file = &value["classified_files"][0];
     let keys: Vec<&str> = file
         .as_object()

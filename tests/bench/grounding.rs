@@ -33,16 +33,8 @@ use std::time::{Duration, Instant};
 use luminos::ai::tools::structure::{Language, parse_source};
 use serde_json::{Value, json};
 use support::TestEnv;
-use support::agent::{MockAgent, Turn, visible_files};
-use support::mock::{MockBlock, MockServer, Reply};
-
-fn tool_use(name: &str, input: Value) -> MockBlock {
-    MockBlock::ToolUse {
-        id: None,
-        name: name.to_string(),
-        input,
-    }
-}
+use support::agent::{MockAgent, Pass, Turn, file_entry_call, tool_use, visible_files};
+use support::mock::{MockServer, Reply};
 
 /// What an agent would say about one source file: its first functions and
 /// types, from the real outline.
@@ -151,22 +143,8 @@ fn realistic_agent(target: &Path, invented: Arc<Mutex<BTreeSet<String>>>) -> Moc
                 let mut blocks = Vec::new();
                 for file in &files {
                     let path = dir.join(&file.name);
-                    blocks.push(tool_use(
-                        "write_cache",
-                        json!({
-                            "cache_type": "file",
-                            "path": path.to_string_lossy(),
-                            "data": {
-                                "path": path.to_string_lossy(),
-                                "relative_path": file.rel,
-                                "size_bytes": 1,
-                                "category": "source",
-                                "summary": file_summary(file, &files),
-                                "confidence": 0.9,
-                                "cached_at": "2026-01-01T00:00:00+00:00"
-                            }
-                        }),
-                    ));
+                    let summary = file_summary(file, &files);
+                    blocks.push(file_entry_call(&path, &file.rel, 1, &summary));
                 }
                 if let Some(file) = files.first() {
                     blocks.push(tool_use(
@@ -212,7 +190,7 @@ fn realistic_agent(target: &Path, invented: Arc<Mutex<BTreeSet<String>>>) -> Moc
                 json!({"summary": summary, "completeness": 0.9}),
             )
         })
-        .synthesis({
+        .submits(Pass::Synthesis, {
             let ghost = "plugins/loader.rs";
             invented.lock().unwrap().insert(ghost.to_string());
             invented.lock().unwrap().insert("`Orchestrator::warp`".to_string());

@@ -228,40 +228,28 @@ impl MockAgent {
         }
     }
 
-    /// The survey submits `input`.
-    pub fn survey(mut self, input: Value) -> Self {
-        self.survey = Behaviour::Submit(input);
+    /// The survey, planning or synthesis submits `input` on its first turn
+    /// (synthesis: `brief` and `detailed`).
+    pub fn submits(mut self, pass: Pass, input: Value) -> Self {
+        *self.single_pass(pass) = Behaviour::Submit(input);
         self
     }
 
-    /// The survey never calls a tool.
-    pub fn silent_survey(mut self) -> Self {
-        self.survey = Behaviour::Silent;
+    /// The survey, planning or synthesis never calls a tool (so it runs out
+    /// of turns).
+    pub fn silent(mut self, pass: Pass) -> Self {
+        *self.single_pass(pass) = Behaviour::Silent;
         self
     }
 
-    /// The planner submits `input`.
-    pub fn plan(mut self, input: Value) -> Self {
-        self.planning = Behaviour::Submit(input);
-        self
-    }
-
-    /// The planner never calls a tool.
-    pub fn silent_planning(mut self) -> Self {
-        self.planning = Behaviour::Silent;
-        self
-    }
-
-    /// Synthesis submits `input` (`brief` and `detailed`).
-    pub fn synthesis(mut self, input: Value) -> Self {
-        self.synthesis = Behaviour::Submit(input);
-        self
-    }
-
-    /// Synthesis never calls a tool (so it runs out of turns).
-    pub fn silent_synthesis(mut self) -> Self {
-        self.synthesis = Behaviour::Silent;
-        self
+    /// The behaviour of a pass that runs once per investigation.
+    fn single_pass(&mut self, pass: Pass) -> &mut Behaviour {
+        match pass {
+            Pass::Survey => &mut self.survey,
+            Pass::Planning => &mut self.planning,
+            Pass::Synthesis => &mut self.synthesis,
+            Pass::Dir(rel) => panic!("{rel} is a dir loop: use dir_script"),
+        }
     }
 
     /// The dir loop of `rel` caches its files, then never calls a tool again.
@@ -400,21 +388,11 @@ impl MockAgent {
             for (owner, owner_dir, owner_files) in all_files {
                 for (name, size) in &owner_files {
                     let path = owner_dir.join(name);
-                    blocks.push(tool_use(
-                        "write_cache",
-                        json!({
-                            "cache_type": "file",
-                            "path": path.to_string_lossy(),
-                            "data": {
-                                "path": path.to_string_lossy(),
-                                "relative_path": relative(turn.target, &path),
-                                "size_bytes": size,
-                                "category": "source",
-                                "summary": file_summary(&owner, name),
-                                "confidence": 0.9,
-                                "cached_at": "2026-01-01T00:00:00+00:00"
-                            }
-                        }),
+                    blocks.push(file_entry_call(
+                        &path,
+                        &relative(turn.target, &path),
+                        *size,
+                        &file_summary(&owner, name),
                     ));
                 }
             }
@@ -452,12 +430,34 @@ impl MockAgent {
     }
 }
 
-fn tool_use(name: &str, input: Value) -> MockBlock {
+/// A call of the tool `name` with `input`.
+pub fn tool_use(name: &str, input: Value) -> MockBlock {
     MockBlock::ToolUse {
         id: None,
         name: name.to_string(),
         input,
     }
+}
+
+/// The `write_cache` call of a plausible file entry: the file at `path`
+/// (`rel` from the target), `size_bytes` long, described by `summary`.
+pub fn file_entry_call(path: &Path, rel: &str, size_bytes: u64, summary: &str) -> MockBlock {
+    tool_use(
+        "write_cache",
+        json!({
+            "cache_type": "file",
+            "path": path.to_string_lossy(),
+            "data": {
+                "path": path.to_string_lossy(),
+                "relative_path": rel,
+                "size_bytes": size_bytes,
+                "category": "source",
+                "summary": summary,
+                "confidence": 0.9,
+                "cached_at": "2026-01-01T00:00:00+00:00"
+            }
+        }),
+    )
 }
 
 fn silent(turn: &Turn<'_>) -> Reply {

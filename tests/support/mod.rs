@@ -7,7 +7,9 @@
 
 pub mod agent;
 pub mod entries;
+pub mod fake;
 pub mod mock;
+pub mod output;
 pub mod secrets;
 pub mod tree;
 pub mod watch;
