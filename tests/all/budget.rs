@@ -325,8 +325,7 @@ fn an_unchanged_tree_costs_nothing_and_a_change_reruns_only_its_groups() {
 /// a request of some 400,000 tokens.
 #[test]
 fn no_request_outgrows_the_window() {
-    let env = TestEnv::new();
-    env.small_project();
+    let env = TestEnv::with_small_project();
     let line = "All work and no play makes a dull log line, number 0000000.\n";
     env.file("docs/huge.log", line.repeat(1_500_000 / line.len()));
     let env = env.with_agent(|a| {

@@ -5,13 +5,14 @@ use crate::support;
 
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
 use similar_asserts::assert_eq;
 use support::TestEnv;
 use support::agent::AgentEnv;
-use support::output::{AI_KEYS, SCAN_KEYS, keys, stderr, stdout};
+use support::output::{AI_KEYS, SCAN_KEYS, fields, keys, stderr, stdout};
 
 fn sample(env: &TestEnv) {
     env.files(&[
@@ -196,12 +197,7 @@ fn large_files_are_shown_by_their_path_under_the_target() {
     );
     let out = env.cmd().arg("--json").arg(env.target()).output().unwrap();
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let names: Vec<&str> = json["large_files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["name"].as_str().unwrap())
-        .collect();
+    let names = fields(&json["large_files"], "name");
     assert_eq!(names, ["stream.rs", "stream.rs"]);
     assert!(
         json["large_files"][0]["path"]
@@ -244,18 +240,19 @@ fn json_has_every_key_and_paths_are_absolute_not_canonical() {
     assert_eq!(json["ignore"]["enabled"], true);
 }
 
-#[test]
-fn output_file_gets_the_report_and_stdout_says_so() {
+/// `luminos target -o <root>/<rel>` on the sample tree: the env (which
+/// holds the file), the output file's path and what the run did.
+fn report_to_file(rel: &str) -> (AgentEnv, PathBuf, std::process::Output) {
     let env = TestEnv::new().with_mock();
     sample(&env);
-    let file = env.root().join("report.txt");
-    let out = env
-        .cmd()
-        .arg("target")
-        .arg("-o")
-        .arg(&file)
-        .output()
-        .unwrap();
+    let file = env.root().join(rel);
+    let out = env.cmd().arg("target").arg("-o").arg(&file).output();
+    (env, file, out.unwrap())
+}
+
+#[test]
+fn output_file_gets_the_report_and_stdout_says_so() {
+    let (env, file, out) = report_to_file("report.txt");
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         stdout(&out),
@@ -278,16 +275,7 @@ fn output_file_gets_the_report_and_stdout_says_so() {
 
 #[test]
 fn an_unwritable_output_file_is_an_error() {
-    let env = TestEnv::new().with_mock();
-    sample(&env);
-    let file = env.root().join("no/such/dir/report.txt");
-    let out = env
-        .cmd()
-        .arg("target")
-        .arg("-o")
-        .arg(&file)
-        .output()
-        .unwrap();
+    let (_env, file, out) = report_to_file("no/such/dir/report.txt");
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     assert!(
@@ -405,12 +393,7 @@ fn hostile_file_names_cannot_drive_the_terminal() {
     // The JSON keeps the real names.
     let out = env.cmd().args(["target", "--json"]).output().unwrap();
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let names: Vec<&str> = json["classified_files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["name"].as_str().unwrap())
-        .collect();
+    let names = fields(&json["classified_files"], "name");
     assert!(names.contains(&"two\nlines.py"));
 }
 

@@ -47,28 +47,30 @@ const DISCOVERED: &[&str] = &[
 /// Build the odd tree in `env`'s target. `locked` (mode 000) and `blind`
 /// (readable, not searchable) bite only when the reader is not root.
 fn odd_tree(env: &TestEnv) {
-    env.file("README.md", "# Odd\n")
-        .file(".gitignore", "out/\n*.log\n")
-        .file("src/main.rs", "fn main() {}\n")
-        .file("src/inner/lib.rs", "pub fn f() {}\n")
-        .file("src/.env", "HIDDEN=1\n")
-        .file("src/app.log", "ignored\n")
-        .file("src/vendor", "a file: -x names only directories\n")
-        .file("out/gen.rs", "// ignored directory\n")
-        .file(".hidden/h.rs", "// hidden directory\n")
-        .file("vendor/v.rs", "// -x directory\n")
-        .file("node_modules/m/index.js", "// skip-listed\n")
-        .file("pkg.egg-info/PKG-INFO", "skip-listed\n")
-        .file("repo/code.py", "x = 1\n")
-        .file("repo/.git/info/exclude", "generated/\n")
-        .file(
+    env.files(&[
+        ("README.md", "# Odd\n"),
+        (".gitignore", "out/\n*.log\n"),
+        ("src/main.rs", "fn main() {}\n"),
+        ("src/inner/lib.rs", "pub fn f() {}\n"),
+        ("src/.env", "HIDDEN=1\n"),
+        ("src/app.log", "ignored\n"),
+        ("src/vendor", "a file: -x names only directories\n"),
+        ("out/gen.rs", "// ignored directory\n"),
+        (".hidden/h.rs", "// hidden directory\n"),
+        ("vendor/v.rs", "// -x directory\n"),
+        ("node_modules/m/index.js", "// skip-listed\n"),
+        ("pkg.egg-info/PKG-INFO", "skip-listed\n"),
+        ("repo/code.py", "x = 1\n"),
+        ("repo/.git/info/exclude", "generated/\n"),
+        (
             "repo/generated/g.py",
             "# excluded by the nested repository\n",
-        )
-        .file("locked/l.py", "l = 1\n")
-        .file("blind/b.py", "b = 1\n")
-        .file("blind/sub/s.py", "s = 1\n")
-        .dir("empty");
+        ),
+        ("locked/l.py", "l = 1\n"),
+        ("blind/b.py", "b = 1\n"),
+        ("blind/sub/s.py", "s = 1\n"),
+    ])
+    .dir("empty");
     let target = env.target();
     let raw = |bytes: &[u8]| target.join(OsStr::from_bytes(bytes));
     std::fs::create_dir(raw(b"bad\xffdir")).unwrap();

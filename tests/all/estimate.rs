@@ -13,9 +13,7 @@ use support::output::assert_success;
 
 /// 4 directories (., src, src/core, docs) and 6 files: not a tiny target.
 fn project() -> TestEnv {
-    let env = TestEnv::new();
-    env.small_project();
-    env
+    TestEnv::with_small_project()
 }
 
 /// `luminos --estimate [extra] TARGET` with no credential at all.

@@ -16,18 +16,20 @@ use support::mock::{MockBlock, Reply};
 /// A small Rust project whose engine defines `Engine::start`.
 fn project() -> TestEnv {
     let env = TestEnv::new();
-    env.file("README.md", "# Demo\n")
-        .file("Cargo.toml", "[package]\nname = \"demo\"\n")
-        .file(
+    env.files(&[
+        ("README.md", "# Demo\n"),
+        ("Cargo.toml", "[package]\nname = \"demo\"\n"),
+        (
             "src/main.rs",
             "mod core;\nfn main() { core::engine::Engine.start(); }\n",
-        )
-        .file(
+        ),
+        (
             "src/core/engine.rs",
             "pub struct Engine;\nimpl Engine {\n    pub fn start(&self) {}\n}\n",
-        )
-        .file("src/core/model.rs", "pub struct Model;\n")
-        .file("docs/guide.md", "# Guide\n");
+        ),
+        ("src/core/model.rs", "pub struct Model;\n"),
+        ("docs/guide.md", "# Guide\n"),
+    ]);
     env
 }
 
@@ -322,8 +324,7 @@ fn flags_file(env: &TestEnv) -> PathBuf {
 fn the_default_agents_are_fully_grounded() {
     // The parity fixture with the scripted agents' plain summaries: every
     // citation they make is a real file.
-    let env = TestEnv::new();
-    env.small_project();
+    let env = TestEnv::with_small_project();
     let env = env.with_mock();
     let report = json_report(&env);
     let grounding = &report["grounding"];

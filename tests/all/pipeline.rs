@@ -14,13 +14,11 @@ use serde_json::{Value, json};
 use support::TestEnv;
 use support::agent::{AgentEnv, Pass, dir_summary, file_summary, visible_files};
 use support::mock::{RecordedRequest, Reply};
-use support::output::{AI_KEYS, SCAN_KEYS, stderr, stdout};
+use support::output::{AI_KEYS, SCAN_KEYS, fields, stderr, stdout};
 
 /// A small project: 6 files in src/core, src, docs and the root.
 fn project() -> TestEnv {
-    let env = TestEnv::new();
-    env.small_project();
-    env
+    TestEnv::with_small_project()
 }
 
 /// Runs luminos with one dir loop at a time, the original's order, so the
@@ -667,12 +665,7 @@ fn flags_are_sorted_in_the_report() {
     assert!(at("No tests.") < at("A guide."));
     let json_out = run(&env, &["--json"]);
     let parsed: Value = serde_json::from_slice(&json_out.stdout).unwrap();
-    let severities: Vec<&str> = parsed["flags"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["severity"].as_str().unwrap())
-        .collect();
+    let severities = fields(&parsed["flags"], "severity");
     // The JSON keeps the order the flags were raised in, as the original
     // does: src/core, docs, then src at --jobs 1.
     assert_eq!(severities, ["concern", "info", "critical"]);
@@ -866,19 +859,21 @@ fn dirs_investigated(env: &AgentEnv, from: usize) -> Vec<String> {
 #[test]
 fn discovery_applies_nested_rules_negations_and_each_flag_alone() {
     let env = TestEnv::new();
-    env.file(".gitignore", "gen/\n*.log\n")
-        .file("src/main.rs", "fn main() {}\n")
-        .file("src/.gitignore", "!gen/\ncache/\n")
-        .file("src/gen/out.rs", "// generated, but taken back\n")
-        .file("src/cache/blob.rs", "// ignored by src/.gitignore\n")
-        .file("lib/gen/x.rs", "// ignored by the root rule\n")
-        .file("lib/lib.rs", "pub fn f() {}\n")
-        .file("lib/debug.log", "noise\n")
-        .file(".tools/run.sh", "echo\n")
-        .file(
+    env.files(&[
+        (".gitignore", "gen/\n*.log\n"),
+        ("src/main.rs", "fn main() {}\n"),
+        ("src/.gitignore", "!gen/\ncache/\n"),
+        ("src/gen/out.rs", "// generated, but taken back\n"),
+        ("src/cache/blob.rs", "// ignored by src/.gitignore\n"),
+        ("lib/gen/x.rs", "// ignored by the root rule\n"),
+        ("lib/lib.rs", "pub fn f() {}\n"),
+        ("lib/debug.log", "noise\n"),
+        (".tools/run.sh", "echo\n"),
+        (
             ".tools/gen/t.rs",
             "// hidden, and ignored by the root rule\n",
-        );
+        ),
+    ]);
     let env = env.with_mock();
 
     let cases: [(&[&str], &[&str]); 4] = [

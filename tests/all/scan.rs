@@ -155,22 +155,24 @@ fn deep_trees_with_many_loops_still_finish() {
 #[test]
 fn classification_follows_the_reference() {
     let env = TestEnv::new();
-    env.file("script.py", "print('hello')\n")
-        .file("image.PNG", "not really")
-        .file("data.json", "{\"key\": \"value\"}")
-        .file("query.sql", "select 1;\n")
-        .file("README", "plain words\n")
-        .file("run", "#!/usr/bin/env python3\nprint(1)\n")
-        .file("blob", [0u8, 1, 2, 3, 255])
-        .file("empty", "")
-        .file("pic", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01")
-        .file("archive", b"\x1f\x8b\x08\0\0\0\0\0\0\x03abc")
-        .file("doc", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-        .file("sub/.hidden.py", "x")
-        .file(".hidden_dir/x.py", "x")
-        .symlink("script.py", "link.py")
-        .symlink("README", "README_link")
-        .symlink("sub", "sub_link");
+    env.files(&[
+        ("script.py", "print('hello')\n"),
+        ("image.PNG", "not really"),
+        ("data.json", "{\"key\": \"value\"}"),
+        ("query.sql", "select 1;\n"),
+        ("README", "plain words\n"),
+        ("run", "#!/usr/bin/env python3\nprint(1)\n"),
+    ])
+    .file("blob", [0u8, 1, 2, 3, 255])
+    .file("empty", "")
+    .file("pic", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01")
+    .file("archive", b"\x1f\x8b\x08\0\0\0\0\0\0\x03abc")
+    .file("doc", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    .file("sub/.hidden.py", "x")
+    .file(".hidden_dir/x.py", "x")
+    .symlink("script.py", "link.py")
+    .symlink("README", "README_link")
+    .symlink("sub", "sub_link");
     mkfifo(&env.path("fifo"));
     let _socket = std::os::unix::net::UnixListener::bind(env.path("sock")).unwrap();
     let report = run(env.target(), &options());
@@ -335,12 +337,13 @@ fn hidden_and_excluded_directories_are_pruned_from_classification() {
 fn languages_lines_and_large_files() {
     let env = TestEnv::new();
     let many = "x\n".repeat(1500);
-    env.file("big.rs", &many)
-        .file("a.py", "1\n2\n3")
-        .file("b.py", "1\n")
-        .file("tool", "#!/bin/sh\necho 1\necho 2\n")
-        .file("notes.md", "not counted\n")
-        .file("Main.JAVA", "class A {}\n");
+    env.file("big.rs", &many).files(&[
+        ("a.py", "1\n2\n3"),
+        ("b.py", "1\n"),
+        ("tool", "#!/bin/sh\necho 1\necho 2\n"),
+        ("notes.md", "not counted\n"),
+        ("Main.JAVA", "class A {}\n"),
+    ]);
     let huge = env.path("huge.c");
     fs::File::create(&huge)
         .unwrap()
@@ -538,21 +541,25 @@ fn disk_usage_is_post_order_with_sorted_siblings() {
 // -------------------------------------------------------------- ignore
 
 fn ignore_tree(env: &TestEnv) {
-    env.file(".gitignore", "target/\n*.log\n!keep.log\n")
-        .file("src/main.rs", "fn main() {}\n")
-        .file("src/debug.log", "noise\n")
-        .file("src/keep.log", "kept\n")
-        .file("src/gen/.gitignore", "*\n!.gitignore\n!wanted.rs\n")
-        .file("src/gen/out.rs", "// generated\n")
-        .file("src/gen/wanted.rs", "// kept\n")
-        .file("target/debug/app", vec![0u8; 4096])
-        .file("target/debug/deps/lib.rlib", vec![0u8; 8192])
-        .file("target/.fingerprint/x", "hidden inside an ignored dir")
-        .file("docs/.ignore", "draft.md\n")
-        .file("docs/draft.md", "wip\n")
-        .file("docs/final.md", "done\n")
-        .file(".git/info/exclude", "local.txt\n")
-        .file("local.txt", "mine\n");
+    env.files(&[
+        (".gitignore", "target/\n*.log\n!keep.log\n"),
+        ("src/main.rs", "fn main() {}\n"),
+        ("src/debug.log", "noise\n"),
+        ("src/keep.log", "kept\n"),
+        ("src/gen/.gitignore", "*\n!.gitignore\n!wanted.rs\n"),
+        ("src/gen/out.rs", "// generated\n"),
+        ("src/gen/wanted.rs", "// kept\n"),
+    ])
+    .file("target/debug/app", vec![0u8; 4096])
+    .file("target/debug/deps/lib.rlib", vec![0u8; 8192])
+    .files(&[
+        ("target/.fingerprint/x", "hidden inside an ignored dir"),
+        ("docs/.ignore", "draft.md\n"),
+        ("docs/draft.md", "wip\n"),
+        ("docs/final.md", "done\n"),
+        (".git/info/exclude", "local.txt\n"),
+        ("local.txt", "mine\n"),
+    ]);
 }
 
 #[test]
@@ -741,12 +748,9 @@ fn the_json_keys_are_the_references_in_order() {
     let value = serde_json::to_value(&report).unwrap();
     assert_eq!(keys(&value), SCAN_KEYS);
     let file = &value["classified_files"][0];
-    let keys: Vec<&str> = file
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    assert_eq!(keys, ["path", "name", "category", "size", "description"]);
+    assert_eq!(
+        keys(file),
+        ["path", "name", "category", "size", "description"]
+    );
     assert!(file["description"].is_null());
 }

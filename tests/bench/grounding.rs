@@ -35,6 +35,7 @@ use serde_json::{Value, json};
 use support::TestEnv;
 use support::agent::{MockAgent, Pass, Turn, file_entry_call, tool_use, visible_files};
 use support::mock::{MockServer, Reply};
+use support::output::assert_success;
 
 /// What an agent would say about one source file: its first functions and
 /// types, from the real outline.
@@ -216,19 +217,9 @@ struct Run {
 fn run(env: &TestEnv, server: &MockServer, target: &Path, extra: &[&str]) -> Run {
     let before = server.request_count();
     let started = Instant::now();
-    let out = env
-        .cmd()
-        .args(["--json"])
-        .args(extra)
-        .arg(target)
-        .output()
-        .expect("run luminos");
+    let out = env.cmd().args(["--json"]).args(extra).arg(target).output();
     let wall = started.elapsed();
-    assert!(
-        out.status.success(),
-        "luminos failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = assert_success(out.expect("run luminos"), "luminos");
     Run {
         report: serde_json::from_slice(&out.stdout).expect("JSON report"),
         wall,

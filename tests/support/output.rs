@@ -57,3 +57,12 @@ pub fn assert_success(output: Output, what: &str) -> Output {
     );
     output
 }
+
+/// The string `field` of every object in the JSON array `list`.
+pub fn fields<'a>(list: &'a Value, field: &str) -> Vec<&'a str> {
+    list.as_array()
+        .expect("a JSON array")
+        .iter()
+        .map(|item| item[field].as_str().expect("a string field"))
+        .collect()
+}

@@ -82,6 +82,13 @@ impl TestEnv {
             .file("docs/guide.md", "Guide\n")
     }
 
+    /// A new env whose target is [`TestEnv::small_project`].
+    pub fn with_small_project() -> TestEnv {
+        let env = TestEnv::new();
+        env.small_project();
+        env
+    }
+
     /// Run `luminos [extra] TARGET` with [`TestEnv::cmd`] and insist that it
     /// succeeds, showing its stderr when it does not.
     pub fn run_ok(&self, extra: &[&str]) -> std::process::Output {
