@@ -373,6 +373,15 @@ fn no_request_outgrows_the_window() {
 
 /// The cache a whole run under [`BUDGET`] leaves, with `extra` arguments,
 /// in a cache root of its own.
+/// The directory entries in `env`'s cache are those of the clean run.
+#[track_caller]
+fn assert_same_work(clean: &support::entries::Entries, env: &AgentEnv) {
+    similar_asserts::assert_eq!(
+        clean.dirs,
+        support::entries::cache_entries(env.cache()).dirs
+    );
+}
+
 fn clean_run(env: &AgentEnv, name: &str, extra: &[&str]) -> support::entries::Entries {
     let root = env.root().join(name);
     let out = env
@@ -418,44 +427,19 @@ fn max_cost_stops_units_and_the_next_run_finishes_the_same_work() {
     assert!(err.contains("Work plan loaded from cache."), "{err}");
     let report = self::report(&finished);
     assert_eq!(report["investigation"]["directories_remaining"], 0);
-    similar_asserts::assert_eq!(
-        clean.dirs,
-        support::entries::cache_entries(env.cache()).dirs
-    );
+    assert_same_work(&clean, &env);
 }
 
 #[test]
 fn ctrl_c_in_a_unit_and_the_next_run_resumes_the_same_work() {
-    use std::process::Stdio;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let env = agent(tree());
     let clean = clean_run(&env, "cache-clean", &["--jobs", "2"]);
     let start = env.server.request_count();
     env.server.set_latency(Duration::from_millis(150));
-    let mut child = env
-        .std_cmd()
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .args(["--jobs", "2", "--budget", BUDGET])
-        .arg(env.target())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     // Survey, planning, and the first turns of the first loops.
-    let started = Instant::now();
-    while env.server.request_count() < start + 4 {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the run never got going"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    // SAFETY: kill(2) on our own child's pid, which is not reaped yet.
-    assert_eq!(
-        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
-        0
-    );
+    let extra = ["--jobs", "2", "--budget", BUDGET];
+    let mut child = env.interrupt_after(&extra, start + 4, Duration::from_secs(30));
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     let done = support::entries::cache_entries(env.cache()).dirs.len();
@@ -464,10 +448,7 @@ fn ctrl_c_in_a_unit_and_the_next_run_resumes_the_same_work() {
     env.server.set_latency(Duration::ZERO);
     let resumed = run(&env, &[]);
     assert!(stderr(&resumed).contains("Work plan loaded from cache."));
-    similar_asserts::assert_eq!(
-        clean.dirs,
-        support::entries::cache_entries(env.cache()).dirs
-    );
+    assert_same_work(&clean, &env);
 }
 
 /// `--estimate` takes the run's own decision: what it projects is what the

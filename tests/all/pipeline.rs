@@ -12,7 +12,9 @@ use luminos::ai::tools::{self, Toolbox};
 use luminos::cache::{Cache, CacheRoot, EntryKind};
 use serde_json::{Value, json};
 use support::TestEnv;
-use support::agent::{AgentEnv, Pass, dir_summary, file_summary, visible_files};
+use support::agent::{
+    AgentEnv, PAST_THE_CONTEXT_BUDGET, Pass, dir_summary, file_summary, visible_files,
+};
 use support::mock::{RecordedRequest, Reply};
 use support::output::{AI_KEYS, SCAN_KEYS, fields, stderr, stdout};
 
@@ -74,6 +76,24 @@ fn requests_of(env: &AgentEnv, pass: &Pass) -> Vec<RecordedRequest> {
         .into_iter()
         .filter(|(p, _)| p == pass)
         .map(|(_, r)| r)
+        .collect()
+}
+
+/// A plan that only makes docs shallow (5 turns), leaf-first.
+fn docs_shallow_plan() -> Value {
+    json!({
+        "priority_dirs": [], "skip_dirs": [], "notes": "",
+        "shallow_dirs": [{"path": "docs", "reason": "prose"}],
+        "investigation_order": "leaf-first"
+    })
+}
+
+/// The passes of the requests from index `from` on.
+fn passes_since(env: &AgentEnv, from: usize) -> Vec<Pass> {
+    env.passes()
+        .into_iter()
+        .skip(from)
+        .map(|(p, _)| p)
         .collect()
 }
 
@@ -357,12 +377,7 @@ fn plan_tiers_turns_and_band_order_keep_children_first() {
 
 #[test]
 fn budget_breach_flushes_a_partial_entry() {
-    let big = Usage {
-        input_tokens: 1_000,
-        output_tokens: 50,
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 150_000,
-    };
+    let big = PAST_THE_CONTEXT_BUDGET;
     let env = project().with_agent(|a| a.usage(dir("src/core"), big));
     let out = run(&env, &[]);
     // One call (which cached the files), then the budget check stopped it.
@@ -412,15 +427,8 @@ fn budget_breach_before_any_file_writes_the_stub() {
 #[test]
 fn turn_limit_nudges_borrows_then_writes_a_partial_entry() {
     let env = project().with_agent(|a| {
-        a.submits(
-            Pass::Planning,
-            json!({
-                "priority_dirs": [], "skip_dirs": [], "notes": "",
-                "shallow_dirs": [{"path": "docs", "reason": "prose"}],
-                "investigation_order": "leaf-first"
-            }),
-        )
-        .stalling_dir("docs")
+        a.submits(Pass::Planning, docs_shallow_plan())
+            .stalling_dir("docs")
     });
     let out = run(&env, &[]);
     // 4 directories make a pool of 40 turns; the plan allocates 5 + 3 x 10,
@@ -468,29 +476,17 @@ fn turn_limit_nudges_borrows_then_writes_a_partial_entry() {
 /// budget: it does not borrow a turn it could not use.
 #[test]
 fn the_budget_is_checked_before_borrowing() {
-    let big = Usage {
-        input_tokens: 1_000,
-        output_tokens: 50,
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 150_000,
-    };
+    let big = PAST_THE_CONTEXT_BUDGET;
     let env = project().with_agent(|a| {
-        a.submits(
-            Pass::Planning,
-            json!({
-                "priority_dirs": [], "skip_dirs": [], "notes": "",
-                "shallow_dirs": [{"path": "docs", "reason": "prose"}],
-                "investigation_order": "leaf-first"
-            }),
-        )
-        .dir_script("docs", move |turn| {
-            let reply = Reply::text("Still reading.");
-            if turn.turn == 5 {
-                reply.with_usage(big)
-            } else {
-                reply
-            }
-        })
+        a.submits(Pass::Planning, docs_shallow_plan())
+            .dir_script("docs", move |turn| {
+                let reply = Reply::text("Still reading.");
+                if turn.turn == 5 {
+                    reply.with_usage(big)
+                } else {
+                    reply
+                }
+            })
     });
     run(&env, &[]);
     assert_eq!(requests_of(&env, &dir("docs")).len(), 5);
@@ -580,16 +576,7 @@ fn unknown_tools_get_error_results() {
 /// embed its summary, and the rest is skipped.
 #[test]
 fn resume_skips_cached_dirs_and_reuses_the_survey_and_plan() {
-    let env = project().with_agent(|a| {
-        a.submits(
-            Pass::Planning,
-            json!({
-                "priority_dirs": [], "skip_dirs": [], "notes": "",
-                "shallow_dirs": [{"path": "docs", "reason": "prose"}],
-                "investigation_order": "leaf-first"
-            }),
-        )
-    });
+    let env = project().with_agent(|a| a.submits(Pass::Planning, docs_shallow_plan()));
     run(&env, &[]);
     let first = env.server.request_count();
     let docs = canonical(&env).join("docs");
@@ -599,12 +586,7 @@ fn resume_skips_cached_dirs_and_reuses_the_survey_and_plan() {
 
     env.set_agent(|a| a);
     let out = run(&env, &[]);
-    let new_passes: Vec<Pass> = env
-        .passes()
-        .into_iter()
-        .skip(first)
-        .map(|(p, _)| p)
-        .collect();
+    let new_passes = passes_since(&env, first);
     assert!(!new_passes.contains(&Pass::Survey));
     assert!(!new_passes.contains(&Pass::Planning));
     assert_eq!(dirs_investigated(&env, first), ["docs", "."]);
@@ -628,12 +610,7 @@ fn fresh_starts_over() {
     let before = env.server.request_count();
     let out = run(&env, &["--fresh"]);
     assert_ne!(cache(&env).id(), first_id);
-    let new_passes: Vec<Pass> = env
-        .passes()
-        .into_iter()
-        .skip(before)
-        .map(|(p, _)| p)
-        .collect();
+    let new_passes = passes_since(&env, before);
     assert!(new_passes.contains(&Pass::Planning));
     assert_eq!(
         new_passes

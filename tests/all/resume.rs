@@ -7,7 +7,7 @@
 use crate::support;
 
 use std::collections::BTreeSet;
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use luminos::ai::api::Usage;
@@ -296,25 +296,8 @@ fn max_cost_stops_new_loops_and_a_later_run_finishes() {
 fn ctrl_c_exits_130_and_the_next_run_resumes() {
     let env = project().with_mock();
     env.server.set_latency(Duration::from_millis(150));
-    let mut child = env
-        .std_cmd()
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .args(["--jobs", "2"])
-        .arg(env.target())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     // Survey, planning, and the first turns of two loops.
-    let started = Instant::now();
-    while env.server.request_count() < 4 {
-        assert!(started.elapsed() < STUCK, "the run never got going");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    // SAFETY: kill(2) on our own child's pid, which is not reaped yet.
-    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    assert_eq!(rc, 0);
+    let mut child = env.interrupt_after(&["--jobs", "2"], 4, STUCK);
     let started = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {

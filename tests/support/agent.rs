@@ -75,7 +75,13 @@ pub fn tool_names(body: &Value) -> Vec<String> {
 
 /// The system prompt of a request (its text blocks joined).
 pub fn system_text(body: &Value) -> String {
-    match &body["system"] {
+    text_of(&body["system"])
+}
+
+/// A message content or system field as text: a string as it is, a list
+/// of blocks as their text blocks joined.
+fn text_of(content: &Value) -> String {
+    match content {
         Value::String(s) => s.clone(),
         Value::Array(blocks) => blocks
             .iter()
@@ -92,15 +98,7 @@ pub fn prompt_text(body: &Value) -> String {
     let first = body["messages"]
         .as_array()
         .and_then(|messages| messages.first())
-        .map(|message| match &message["content"] {
-            Value::String(s) => s.clone(),
-            Value::Array(blocks) => blocks
-                .iter()
-                .filter_map(|b| b["text"].as_str())
-                .collect::<Vec<_>>()
-                .join("\n"),
-            _ => String::new(),
-        })
+        .map(|message| text_of(&message["content"]))
         .unwrap_or_default();
     format!("{}\n{first}", system_text(body))
 }
@@ -430,6 +428,15 @@ impl MockAgent {
     }
 }
 
+/// A reply's usage whose context (151,000 tokens, mostly read from the
+/// prompt cache) is past the default 140,000-token context budget.
+pub const PAST_THE_CONTEXT_BUDGET: Usage = Usage {
+    input_tokens: 1_000,
+    output_tokens: 50,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 150_000,
+};
+
 /// A call of the tool `name` with `input`.
 pub fn tool_use(name: &str, input: Value) -> MockBlock {
     MockBlock::ToolUse {
@@ -574,6 +581,37 @@ impl AgentEnv {
             .into_iter()
             .map(|request| (Pass::of(&request.body, &target), request))
             .collect()
+    }
+
+    /// Spawn `luminos [extra] TARGET` (stdout and stderr piped) and press
+    /// Ctrl-C once the mock has seen `requests` requests in all, failing if
+    /// that takes longer than `within`; returns the interrupted child.
+    pub fn interrupt_after(
+        &self,
+        extra: &[&str],
+        requests: usize,
+        within: std::time::Duration,
+    ) -> std::process::Child {
+        use std::process::Stdio;
+        let child = self
+            .std_cmd()
+            .env("ANTHROPIC_API_KEY", "test-key")
+            .args(extra)
+            .arg(self.target())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while self.server.request_count() < requests {
+            assert!(started.elapsed() < within, "the run never got going");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        // SAFETY: kill(2) on our own child's pid, which is not reaped yet.
+        let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+        assert_eq!(rc, 0);
+        child
     }
 }
 
