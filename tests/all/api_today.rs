@@ -16,7 +16,7 @@ use support::TestEnv;
 use support::agent::{AgentEnv, MockAgent, Pass};
 use support::entries::cache_entries;
 use support::mock::{MockServer, Reply};
-use support::output::stderr;
+use support::output::{lines_where, stderr};
 
 fn json_of(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
@@ -74,18 +74,12 @@ fn run_json_failing_fast(env: &TestEnv, vars: &[(&str, &str)]) -> Output {
 
 /// The `Warning: model ...` lines of `err`.
 fn model_warnings(err: &str) -> Vec<&str> {
-    err.lines()
-        .filter(|l| l.starts_with("Warning: model"))
-        .collect()
+    lines_where(err, |l| l.starts_with("Warning: model"))
 }
 
 /// The requests of one pass.
 fn of_pass(env: &AgentEnv, pass: &Pass) -> Vec<support::mock::RecordedRequest> {
-    env.passes()
-        .into_iter()
-        .filter(|(p, _)| p == pass)
-        .map(|(_, r)| r)
-        .collect()
+    env.requests_of(pass)
 }
 
 fn root() -> Pass {

@@ -17,7 +17,7 @@ use serde_json::Value;
 use support::TestEnv;
 use support::agent::{AgentEnv, Pass};
 use support::mock::RecordedRequest;
-use support::output::stderr;
+use support::output::{assert_contains_all, stderr};
 
 /// The root with 2 files, 6 small directories (2 files each, folded into
 /// the root's unit) and [`BIG`] larger ones (15 files each): [`DIRS`]
@@ -181,12 +181,8 @@ fn a_small_budget_folds_a_unit_summarises_the_rest_and_synthesizes_in_levels() {
         "{grounding}"
     );
     // The planner was told what the money buys.
-    let planning = env
-        .server
-        .requests()
-        .into_iter()
-        .find(|r| Pass::of(&r.body, &canonical(&env)) == Pass::Planning)
-        .expect("a planning call");
+    let planning = env.requests_of(&Pass::Planning).into_iter().next();
+    let planning = planning.expect("a planning call");
     let prompt = planning.system_text();
     assert!(
         prompt.contains("Money is tighter than turns. The run's $0.60 buys about"),
@@ -226,14 +222,15 @@ fn a_small_budget_folds_a_unit_summarises_the_rest_and_synthesizes_in_levels() {
         assert!(usage.context_tokens() < window / 4, "{usage:?}");
     }
 
-    for line in [
-        "[AI] Budget $0.60: ",
-        "6 directories folded into them",
-        "[AI] Synthesis level 1: ",
-        "[AI] Coverage: ",
-    ] {
-        assert!(err.contains(line), "missing {line:?} in:\n{err}");
-    }
+    assert_contains_all(
+        &err,
+        &[
+            "[AI] Budget $0.60: ",
+            "6 directories folded into them",
+            "[AI] Synthesis level 1: ",
+            "[AI] Coverage: ",
+        ],
+    );
     // The terminal report says it too.
     let text = env.run_ok(&["--jobs=1", "--budget", BUDGET]);
     let text = String::from_utf8_lossy(&text.stdout);
@@ -343,13 +340,7 @@ fn no_request_outgrows_the_window() {
     let model = "claude-haiku-4-5";
     let out = env.run_ok(&["--jobs=1", "--model", model]);
     let window = ModelFacts::of(model).model.context_window;
-    let target = canonical(&env);
-    let docs: Vec<RecordedRequest> = env
-        .server
-        .requests()
-        .into_iter()
-        .filter(|r| Pass::of(&r.body, &target) == Pass::Dir("docs".into()))
-        .collect();
+    let docs = env.requests_of(&Pass::Dir("docs".into()));
     assert_eq!(docs.len(), 2);
     let result = &docs[1].tool_results()[0];
     assert!(
@@ -517,12 +508,8 @@ fn the_planner_sees_a_large_tree_as_a_map() {
     }
     let env = env.with_mock();
     let out = env.run_ok(&["--jobs=4", "--budget", "0.3"]);
-    let planning = env
-        .server
-        .requests()
-        .into_iter()
-        .find(|r| Pass::of(&r.body, &canonical(&env)) == Pass::Planning)
-        .expect("a planning call");
+    let planning = env.requests_of(&Pass::Planning).into_iter().next();
+    let planning = planning.expect("a planning call");
     let prompt = planning.system_text();
     let tree =
         &prompt[prompt.find("## The whole tree").unwrap()..prompt.find("## File signals").unwrap()];

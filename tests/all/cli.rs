@@ -12,7 +12,7 @@ use serde_json::Value;
 use similar_asserts::assert_eq;
 use support::TestEnv;
 use support::agent::AgentEnv;
-use support::output::{AI_KEYS, SCAN_KEYS, fields, keys, stderr, stdout};
+use support::output::{AI_KEYS, SCAN_KEYS, assert_contains_all, fields, keys, stderr, stdout};
 
 fn sample(env: &TestEnv) {
     env.files(&[
@@ -140,15 +140,16 @@ fn the_terminal_report_and_plain_progress() {
         "{0}\n  LUMINOS — File System Intelligence Report\n  Target: {target}\n{0}\n",
         "=".repeat(60)
     )));
-    for section in [
-        ">> DIRECTORY TREE",
-        ">> FILE TYPE INTELLIGENCE",
-        ">> CODE DETECTION",
-        ">> RECENTLY MODIFIED FILES",
-        ">> DISK USAGE — TOP DIRECTORIES",
-    ] {
-        assert!(report.contains(section), "{section}");
-    }
+    assert_contains_all(
+        &report,
+        &[
+            ">> DIRECTORY TREE",
+            ">> FILE TYPE INTELLIGENCE",
+            ">> CODE DETECTION",
+            ">> RECENTLY MODIFIED FILES",
+            ">> DISK USAGE — TOP DIRECTORIES",
+        ],
+    );
     assert!(report.contains("\ntarget/\n├── README  (6 B)\n"));
     assert!(report.contains("  Languages detected: JavaScript, Other, Python, Rust"));
     assert!(report.ends_with(&format!("  End of report.\n{}\n", "=".repeat(60))));

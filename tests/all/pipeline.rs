@@ -16,7 +16,9 @@ use support::agent::{
     AgentEnv, PAST_THE_CONTEXT_BUDGET, Pass, dir_summary, file_summary, visible_files,
 };
 use support::mock::{RecordedRequest, Reply};
-use support::output::{AI_KEYS, SCAN_KEYS, fields, stderr, stdout};
+use support::output::{
+    AI_KEYS, SCAN_KEYS, assert_contains_all, fields, lines_where, stderr, stdout,
+};
 
 /// A small project: 6 files in src/core, src, docs and the root.
 fn project() -> TestEnv {
@@ -72,11 +74,7 @@ fn pass_runs(env: &AgentEnv) -> Vec<(Pass, usize)> {
 }
 
 fn requests_of(env: &AgentEnv, pass: &Pass) -> Vec<RecordedRequest> {
-    env.passes()
-        .into_iter()
-        .filter(|(p, _)| p == pass)
-        .map(|(_, r)| r)
-        .collect()
+    env.requests_of(pass)
 }
 
 /// A plan that only makes docs shallow (5 turns), leaf-first.
@@ -195,20 +193,21 @@ fn phases_run_in_order_with_each_pass_tools() {
         "{report}"
     );
     let err = stderr(&out);
-    for line in [
-        "[AI] Investigation ID: ",
-        "[AI] Survey pass...",
-        "[AI] Survey: A scripted test target (confidence 0.90)",
-        "[AI] Directories to investigate: 4",
-        "[AI] Planning pass...",
-        "[AI] Investigating: src/core/ (1/4, 10 turns)",
-        "[AI] Plan evaluation: 8/40 turns used (20% utilization)",
-        "[AI] Synthesis pass...",
-        "[AI] Total tokens used: ",
-        "[AI] Investigation complete.",
-    ] {
-        assert!(err.contains(line), "missing {line:?} in:\n{err}");
-    }
+    assert_contains_all(
+        &err,
+        &[
+            "[AI] Investigation ID: ",
+            "[AI] Survey pass...",
+            "[AI] Survey: A scripted test target (confidence 0.90)",
+            "[AI] Directories to investigate: 4",
+            "[AI] Planning pass...",
+            "[AI] Investigating: src/core/ (1/4, 10 turns)",
+            "[AI] Plan evaluation: 8/40 turns used (20% utilization)",
+            "[AI] Synthesis pass...",
+            "[AI] Total tokens used: ",
+            "[AI] Investigation complete.",
+        ],
+    );
     assert!(!err.contains("(resumed)"));
 }
 
@@ -686,10 +685,7 @@ fn unknown_model_stops_the_run_with_one_line() {
         "a 404 is not retried and ends the run"
     );
     let err = stderr(&out);
-    let lines: Vec<&str> = err
-        .lines()
-        .filter(|l| l.contains("was not found by the API"))
-        .collect();
+    let lines = lines_where(&err, |l| l.contains("was not found by the API"));
     assert_eq!(lines.len(), 1, "{err}");
     assert!(
         lines[0].contains("'claude-retired-1'") && lines[0].contains("--model"),
@@ -719,10 +715,7 @@ fn a_foreign_404_blames_the_base_url_not_the_model() {
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(env.server.request_count(), 1);
     let err = stderr(&out);
-    let errors: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("Investigation failed"))
-        .collect();
+    let errors = lines_where(&err, |l| l.starts_with("Investigation failed"));
     assert_eq!(errors.len(), 1, "{err}");
     assert!(errors[0].contains("check ANTHROPIC_BASE_URL"), "{err}");
     assert!(!errors[0].contains("--model"), "{err}");

@@ -22,7 +22,7 @@ use support::TestEnv;
 use support::agent::{AgentEnv, Pass, Turn, visible_files};
 use support::mock::{RecordedRequest, Reply};
 use support::output::{stderr, stdout};
-use support::secrets::{B62, LeakCheck, examples, fake, fixture};
+use support::secrets::{LeakCheck, examples, fixture, github_token};
 
 fn run(env: &TestEnv, extra: &[&str]) -> Output {
     env.run_ok(extra)
@@ -111,7 +111,7 @@ fn secret_tree() -> SecretTree {
         });
         secrets.extend(sample.secrets);
     }
-    let token = format!("ghp_{}", fake(B62, 36, 4242));
+    let token = github_token(4242);
     env.file(
         "src/client.py",
         format!(
@@ -482,13 +482,7 @@ fn an_obeyed_injection_is_refused_by_every_tool() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("Scripted brief"), "{}", stdout(&out));
 
-    let target = std::fs::canonicalize(env.target()).unwrap();
-    let root_requests: Vec<RecordedRequest> = env
-        .server
-        .requests()
-        .into_iter()
-        .filter(|request| Pass::of(&request.body, &target) == Pass::Dir(".".into()))
-        .collect();
+    let root_requests = env.requests_of(&Pass::Dir(".".into()));
     assert_eq!(root_requests.len(), 3);
 
     // The README reached the agent framed, its forged closing tag defused.

@@ -583,6 +583,15 @@ impl AgentEnv {
             .collect()
     }
 
+    /// The requests of one pass, in order.
+    pub fn requests_of(&self, pass: &Pass) -> Vec<RecordedRequest> {
+        self.passes()
+            .into_iter()
+            .filter(|(p, _)| p == pass)
+            .map(|(_, request)| request)
+            .collect()
+    }
+
     /// Spawn `luminos [extra] TARGET` (stdout and stderr piped) and press
     /// Ctrl-C once the mock has seen `requests` requests in all, failing if
     /// that takes longer than `within`; returns the interrupted child.

@@ -66,3 +66,17 @@ pub fn fields<'a>(list: &'a Value, field: &str) -> Vec<&'a str> {
         .map(|item| item[field].as_str().expect("a string field"))
         .collect()
 }
+
+/// Every one of `parts` is in `text` (a report or a stream), each missing
+/// one named.
+#[track_caller]
+pub fn assert_contains_all(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "missing {part:?} in:\n{text}");
+    }
+}
+
+/// The lines of `text` that `keep` accepts.
+pub fn lines_where<'a>(text: &'a str, keep: impl Fn(&str) -> bool) -> Vec<&'a str> {
+    text.lines().filter(|line| keep(line)).collect()
+}

@@ -10,6 +10,11 @@
 
 pub use super::fake::{B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64url, fake};
 
+/// A classic GitHub personal access token (`ghp_` and 36 base62).
+pub fn github_token(seed: u64) -> String {
+    format!("ghp_{}", fake(B62, 36, seed))
+}
+
 /// One fixture sample: the rule that must fire, the text, and the parts of
 /// the text that must not survive.
 pub struct Sample {
