@@ -185,7 +185,9 @@ fn decode_every_way(stream: &str) -> Result<Response, ApiError> {
     whole
 }
 
-fn decode_chunks(chunks: &[&[u8]]) -> Result<Response, ApiError> {
+/// The response `chunks` decode to, fed one at a time (shared with the
+/// property tests).
+pub(super) fn decode_chunks(chunks: &[&[u8]]) -> Result<Response, ApiError> {
     let mut decoder = ResponseDecoder::new();
     for chunk in chunks {
         decoder.push(chunk)?;

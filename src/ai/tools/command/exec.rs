@@ -256,6 +256,12 @@ mod tests {
         }
     }
 
+    /// Runs `program` with `args` in a fresh empty directory.
+    fn run_in_a_temp_dir(program: &str, args: &[&str], limits: Limits) -> Execution {
+        let dir = tempfile::tempdir().unwrap();
+        execute(Path::new(program), args, dir.path(), limits).unwrap()
+    }
+
     fn alive(pid: libc::pid_t) -> bool {
         // SAFETY: signal 0 only checks for existence.
         unsafe { libc::kill(pid, 0) == 0 }
@@ -271,14 +277,7 @@ mod tests {
 
     #[test]
     fn environment_is_clean_and_fixed() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = execute(
-            Path::new("/usr/bin/env"),
-            &[],
-            dir.path(),
-            limits(5000, 4096),
-        )
-        .unwrap();
+        let out = run_in_a_temp_dir("/usr/bin/env", &[], limits(5000, 4096));
         let mut vars: Vec<String> = String::from_utf8(out.stdout)
             .unwrap()
             .lines()
@@ -290,14 +289,8 @@ mod tests {
 
     #[test]
     fn stdout_and_stderr_are_captured_with_the_status() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = execute(
-            Path::new("/bin/sh"),
-            &["-c", "echo out; echo err >&2; exit 3"],
-            dir.path(),
-            limits(5000, 4096),
-        )
-        .unwrap();
+        let script = ["-c", "echo out; echo err >&2; exit 3"];
+        let out = run_in_a_temp_dir("/bin/sh", &script, limits(5000, 4096));
         assert_eq!(out.stdout, b"out\n");
         assert_eq!(out.stderr, b"err\n");
         assert!(matches!(out.ending, Ending::Exited(s) if s.code() == Some(3)));
@@ -306,8 +299,7 @@ mod tests {
 
     #[test]
     fn stdin_is_empty() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = execute(Path::new("/bin/cat"), &[], dir.path(), limits(5000, 4096)).unwrap();
+        let out = run_in_a_temp_dir("/bin/cat", &[], limits(5000, 4096));
         assert!(out.stdout.is_empty());
         assert!(matches!(out.ending, Ending::Exited(s) if s.success()));
     }
@@ -378,15 +370,8 @@ mod tests {
 
     #[test]
     fn output_past_the_cap_is_cut_and_the_program_stopped() {
-        let dir = tempfile::tempdir().unwrap();
         // `yes` never ends on its own; only the cap can stop it.
-        let out = execute(
-            Path::new("/usr/bin/yes"),
-            &[],
-            dir.path(),
-            limits(10_000, 1000),
-        )
-        .unwrap();
+        let out = run_in_a_temp_dir("/usr/bin/yes", &[], limits(10_000, 1000));
         assert!(out.stdout_cut);
         assert_eq!(out.stdout.len(), 1000);
         assert!(matches!(out.ending, Ending::Exited(_)));
