@@ -16,9 +16,7 @@ fn fixture() -> Fixture {
     let target = tmp.path().join("target");
     std::fs::create_dir(&target).unwrap();
     let target = std::fs::canonicalize(target).unwrap();
-    let root = CacheRoot::open(&tmp.path().join("cache")).unwrap();
-    let id = root.investigation_id(&target, false).unwrap();
-    let cache = Cache::open(&root, &id.id, &target).unwrap();
+    let (root, cache) = crate::testing::open_cache(tmp.path(), &target);
     Fixture {
         _tmp: tmp,
         root,

@@ -325,9 +325,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path();
         let fifo = root.join(".gitignore");
-        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        crate::testing::mkfifo(&fifo);
         let (stack, read) = RuleStack::empty().enter(root, RuleFilesPresent::probe(root));
         assert!(read.is_empty());
         assert!(stack.is_empty());

@@ -161,9 +161,7 @@ mod tests {
         std::os::unix::fs::symlink("../a", root.join("src/link_dir")).unwrap();
         std::os::unix::fs::symlink("main.rs", root.join("src/link_file")).unwrap();
         std::os::unix::fs::symlink("nowhere", root.join("src/broken")).unwrap();
-        let fifo = std::ffi::CString::new(root.join("src/pipe").as_os_str().as_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        crate::testing::mkfifo(&root.join("src/pipe"));
 
         let filter = ScanFilter::new(
             &root,

@@ -173,9 +173,7 @@ fn fixture() -> Fixture {
     std::fs::write(root.join("out").join(HIDDEN_NAME), SENTINEL).unwrap();
     symlink(root.join("out/secret"), t.join("link-out")).unwrap();
     symlink(root.join("out"), t.join("dir-out")).unwrap();
-    let fifo = std::ffi::CString::new(t.join("fifo").to_str().unwrap()).unwrap();
-    // SAFETY: valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    crate::testing::mkfifo(&t.join("fifo"));
     Fixture {
         _dir: dir,
         root,

@@ -399,9 +399,7 @@ mod tests {
     fn a_fifo_is_refused_without_blocking() {
         let (_d, t) = tree();
         let fifo = t.join("pipe.py");
-        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path; mkfifo has no other preconditions.
-        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        crate::testing::mkfifo(&fifo);
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || tx.send(call(&t, "pipe.py")).unwrap());
         let out = rx

@@ -20,9 +20,7 @@ fn tree() -> (tempfile::TempDir, PathBuf) {
     symlink(dir.path().join("out"), t.join("dir-out")).unwrap();
     symlink(t.join("src/a.rs"), t.join("link-in")).unwrap();
     symlink(t.join("nowhere"), t.join("dangling")).unwrap();
-    let fifo = std::ffi::CString::new(t.join("fifo").to_str().unwrap()).unwrap();
-    // SAFETY: valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    crate::testing::mkfifo(&t.join("fifo"));
     let t = std::fs::canonicalize(t).unwrap();
     (dir, t)
 }
