@@ -16,7 +16,7 @@ use support::TestEnv;
 use support::agent::{AgentEnv, MockAgent, Pass};
 use support::entries::cache_entries;
 use support::mock::{MockServer, Reply};
-use support::output::{lines_where, stderr};
+use support::output::{item_where, lines_where, stderr};
 
 fn json_of(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
@@ -286,12 +286,7 @@ fn a_refusal_ends_only_its_loop() {
     assert_eq!(investigation["note"], "the model declined 1 directory");
     assert_eq!(investigation["directories_investigated"], 4);
     assert!(!report["ai_brief"].as_str().unwrap().is_empty());
-    let flag = report["flags"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["path"] == "docs")
-        .expect("an info flag for docs");
+    let flag = item_where(&report["flags"], "path", "docs");
     assert_eq!(flag["severity"], "info");
     assert!(
         flag["finding"].as_str().unwrap().contains("declined"),

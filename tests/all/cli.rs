@@ -403,9 +403,7 @@ fn special_files_do_not_hang_the_scan() {
     let env = TestEnv::new().with_mock();
     sample(&env);
     let fifo = env.path("pipe");
-    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    support::fs::mkfifo(&fifo);
     env.symlink("pipe", "pipe_link")
         .symlink("loop_b", "loop_a")
         .symlink("loop_a", "loop_b")

@@ -28,6 +28,7 @@ use luminos::progress::Progress;
 use luminos::scan::{ScanFilter, ScanOptions, scan_with_dirs};
 use support::TestEnv;
 use support::agent::Pass;
+use support::fs::{Unlock, mkfifo};
 
 /// The directories discovered in [`odd_tree`] with `-x vendor` and the
 /// default scope: not the hidden, ignored, excluded, skip-listed or
@@ -83,27 +84,13 @@ fn odd_tree(env: &TestEnv) {
         .symlink("loop_a", "loop_b")
         .symlink("..", "src/up")
         .symlink(OsStr::from_bytes(b"\xfe-target"), "odd_link");
-    let fifo = std::ffi::CString::new(env.path("src/pipe").as_os_str().as_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    mkfifo(&env.path("src/pipe"));
     set_mode(&env.path("locked"), 0o000);
     set_mode(&env.path("blind"), 0o644);
 }
 
 fn set_mode(path: &Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
-}
-
-/// Give the odd directories back their permissions so the temp dir can go.
-struct Unlock<'a>(&'a TestEnv);
-
-impl Drop for Unlock<'_> {
-    fn drop(&mut self) {
-        for rel in ["locked", "blind"] {
-            let _ =
-                std::fs::set_permissions(self.0.path(rel), std::fs::Permissions::from_mode(0o755));
-        }
-    }
 }
 
 fn options(show_hidden: bool, exclude: &[&str], respect_ignore: bool) -> ScanOptions {
@@ -172,7 +159,7 @@ fn names(found: &[(String, String)]) -> BTreeSet<String> {
 fn scan_fed_discovery_and_fingerprints_match_the_disk_on_an_odd_tree() {
     let env = TestEnv::new();
     odd_tree(&env);
-    let _unlock = Unlock(&env);
+    let _unlock = Unlock(&env, &["locked", "blind"]);
     let canonical = std::fs::canonicalize(env.target()).unwrap();
     let via_link = env.root().join("via-link");
     std::os::unix::fs::symlink(env.target(), &via_link).unwrap();
@@ -226,7 +213,7 @@ fn scan_fed_discovery_and_fingerprints_match_the_disk_on_an_odd_tree() {
 fn an_unprivileged_rerun_of_an_odd_tree_investigates_nothing() {
     let env = TestEnv::new().with_mock();
     odd_tree(&env);
-    let _unlock = Unlock(&env);
+    let _unlock = Unlock(&env, &["locked", "blind"]);
     let run = || {
         let mut cmd = env.std_cmd();
         cmd.env("ANTHROPIC_API_KEY", "test-key")

@@ -17,7 +17,7 @@ use support::agent::{
 };
 use support::mock::{RecordedRequest, Reply};
 use support::output::{
-    AI_KEYS, SCAN_KEYS, assert_contains_all, fields, lines_where, stderr, stdout,
+    AI_KEYS, SCAN_KEYS, assert_contains_all, fields, item_where, lines_where, stderr, stdout,
 };
 
 /// A small project: 6 files in src/core, src, docs and the root.
@@ -51,13 +51,7 @@ fn dir_entry(env: &TestEnv, rel: &str) -> Option<Value> {
 /// The `plan_evaluation.json` record of the directory `rel`.
 fn evaluation_of(env: &TestEnv, rel: &str) -> Value {
     let evaluation = cache(env).read_json("plan_evaluation.json").unwrap();
-    evaluation["per_directory"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["dir"] == rel)
-        .unwrap_or_else(|| panic!("no evaluation of {rel}: {evaluation}"))
-        .clone()
+    item_where(&evaluation["per_directory"], "dir", rel).clone()
 }
 
 /// The passes in request order, consecutive requests of one pass merged,

@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 use luminos::ai::tools::ToolOutput;
 use luminos::ai::tools::command::RunCommand;
 
+use crate::support::fs::mkfifo;
+
 const SENTINEL: &str = "SENTINEL-OUTSIDE-CONTENT-91c2";
 const HIDDEN_NAME: &str = "only-outside-name-5d1e";
 const PLANTED: &str = "PLANTED-BINARY-RAN";
@@ -95,12 +97,6 @@ impl Fixture {
             })
             .collect()
     }
-}
-
-fn mkfifo(path: &Path) {
-    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
 }
 
 /// Assert that nothing in `content` came from outside the target or from the

@@ -15,6 +15,7 @@ use luminos::scan::ScanOptions;
 use luminos::scan::{BaseScan, NodeKind, ScanFilter, TreeNode, scan};
 use similar_asserts::assert_eq;
 use support::TestEnv;
+use support::fs::mkfifo;
 use support::output::{SCAN_KEYS, keys};
 
 fn options() -> ScanOptions {
@@ -46,12 +47,6 @@ fn classified_names(scan: &BaseScan) -> Vec<&str> {
         .iter()
         .map(|f| f.name.as_str())
         .collect()
-}
-
-fn mkfifo(path: &Path) {
-    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
 }
 
 fn set_mtime(path: &Path, secs: u64) {

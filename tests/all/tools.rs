@@ -14,6 +14,7 @@ use luminos::progress::Progress;
 use luminos::redact::Redactor;
 use serde_json::{Value, json};
 
+use crate::support::fs::mkfifo;
 use crate::support::secrets;
 
 struct Env {
@@ -22,12 +23,6 @@ struct Env {
     cache: Cache,
     redactor: Redactor,
     progress: Progress,
-}
-
-fn mkfifo(path: &Path) {
-    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
 }
 
 /// A target with ordinary and hostile entries, a secret outside it, and a

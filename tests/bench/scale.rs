@@ -45,10 +45,7 @@ const CHILD_MODE_ENV: &str = "LUMINOS_BENCH_CHILD_MODE";
 #[test]
 #[ignore = "benchmark: run with --release -- --ignored --nocapture"]
 fn scale_scan_against_find_wc_with_peak_rss() {
-    let tmp = tempfile::Builder::new()
-        .prefix("luminos-scale-")
-        .tempdir()
-        .unwrap();
+    let tmp = crate::support::fs::temp_dir("luminos-scale-");
     let tree = match std::env::var_os("LUMINOS_BENCH_TREE") {
         Some(dir) => PathBuf::from(dir),
         None => tmp.path().join("tree"),

@@ -27,10 +27,7 @@ const RUNS: usize = 7;
 #[test]
 #[ignore = "benchmark: run with --release -- --ignored --nocapture"]
 fn base_scan_against_find_wc_and_tokei() {
-    let tmp = tempfile::Builder::new()
-        .prefix("luminos-bench-")
-        .tempdir()
-        .unwrap();
+    let tmp = crate::support::fs::temp_dir("luminos-bench-");
     let tree = match std::env::var_os("LUMINOS_BENCH_TREE") {
         Some(dir) => std::path::PathBuf::from(dir),
         None => tmp.path().join("tree"),

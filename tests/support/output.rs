@@ -80,3 +80,11 @@ pub fn assert_contains_all(text: &str, parts: &[&str]) {
 pub fn lines_where<'a>(text: &'a str, keep: impl Fn(&str) -> bool) -> Vec<&'a str> {
     text.lines().filter(|line| keep(line)).collect()
 }
+
+/// The object of the JSON array `list` whose `field` is `value`.
+#[track_caller]
+pub fn item_where<'a>(list: &'a Value, field: &str, value: &str) -> &'a Value {
+    let items = list.as_array().expect("a JSON array");
+    let found = items.iter().find(|item| item[field] == value);
+    found.unwrap_or_else(|| panic!("no item with {field} {value:?} in {list}"))
+}

@@ -19,10 +19,7 @@ impl TestEnv {
     /// An empty target and cache. Commands point at a closed local port until
     /// [`TestEnv::with_base_url`] says otherwise.
     pub fn new() -> TestEnv {
-        let root = tempfile::Builder::new()
-            .prefix("luminos-test-")
-            .tempdir()
-            .unwrap();
+        let root = super::fs::temp_dir("luminos-test-");
         let target = root.path().join("target");
         let cache = root.path().join("cache");
         std::fs::create_dir_all(&target).unwrap();
