@@ -77,7 +77,7 @@ pub fn assert_contains_all(text: &str, parts: &[&str]) {
 }
 
 /// The lines of `text` that `keep` accepts.
-pub fn lines_where<'a>(text: &'a str, keep: impl Fn(&str) -> bool) -> Vec<&'a str> {
+pub fn lines_where(text: &str, keep: impl Fn(&str) -> bool) -> Vec<&str> {
     text.lines().filter(|line| keep(line)).collect()
 }
 
