@@ -495,17 +495,20 @@ mod tests {
         assert_eq!(err, ConfigError::MissingTarget);
     }
 
-    #[test]
-    fn max_cost_is_a_positive_dollar_amount() {
+    /// The investigation options `flags` resolve to, for a real target.
+    fn investigation_with(flags: &[&str]) -> Result<InvestigationOptions, ConfigError> {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().to_str().unwrap();
-        let cap = |flag: &[&str]| {
-            let list: Vec<&str> = flag.iter().copied().chain([target]).collect();
-            Invocation::resolve(args(&list), &Env::default()).map(|plan| match plan {
-                Invocation::Run { config, .. } => config.investigation.max_cost,
-                other => panic!("expected a run, got {other:?}"),
-            })
-        };
+        let list: Vec<&str> = flags.iter().copied().chain([target]).collect();
+        Invocation::resolve(args(&list), &Env::default()).map(|plan| match plan {
+            Invocation::Run { config, .. } => config.investigation,
+            other => panic!("expected a run, got {other:?}"),
+        })
+    }
+
+    #[test]
+    fn max_cost_is_a_positive_dollar_amount() {
+        let cap = |flags: &[&str]| investigation_with(flags).map(|options| options.max_cost);
         assert_eq!(cap(&[]), Ok(None));
         assert_eq!(cap(&["--max-cost", "2.50"]), Ok(Some(2.5)));
         assert_eq!(cap(&["--max-cost=$3"]), Ok(Some(3.0)));
@@ -536,15 +539,7 @@ mod tests {
 
     #[test]
     fn the_budget_is_dollars_or_none_and_five_by_default() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().to_str().unwrap();
-        let budget = |flag: &[&str]| {
-            let list: Vec<&str> = flag.iter().copied().chain([target]).collect();
-            Invocation::resolve(args(&list), &Env::default()).map(|plan| match plan {
-                Invocation::Run { config, .. } => config.investigation.budget,
-                other => panic!("expected a run, got {other:?}"),
-            })
-        };
+        let budget = |flags: &[&str]| investigation_with(flags).map(|options| options.budget);
         assert_eq!(budget(&[]), Ok(Some(DEFAULT_BUDGET_USD)));
         assert_eq!(budget(&["--budget", "2.50"]), Ok(Some(2.5)));
         assert_eq!(budget(&["--budget=$20"]), Ok(Some(20.0)));

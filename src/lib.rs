@@ -38,3 +38,6 @@ pub mod report;
 pub mod run;
 pub mod scan;
 pub mod text;
+
+#[cfg(test)]
+mod testing;

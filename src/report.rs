@@ -684,10 +684,14 @@ mod tests {
     #[test]
     fn empty_sections_say_so() {
         let text = format_report(&Report::default(), "/tmp");
-        assert!(text.contains("  No files found."));
-        assert!(text.contains("  No source code files detected."));
-        assert!(text.contains("  No recent files found."));
-        assert!(text.contains("  No usage data available."));
+        for line in [
+            "  No files found.",
+            "  No source code files detected.",
+            "  No recent files found.",
+            "  No usage data available.",
+        ] {
+            assert!(text.contains(line), "{line:?} in {text}");
+        }
     }
 
     #[test]
@@ -757,12 +761,16 @@ mod tests {
         report.ai_brief = "line\x1b]0;title\x07".into();
         report.flags = vec![flag("critical", "x\ny", "bad\rthing")];
         let text = format_report(&report, "/tmp/\x1bdir");
-        assert!(!text.contains('\x1b'));
-        assert!(!text.contains('\x07'));
-        assert!(!text.contains('\r'));
-        assert!(text.contains("evil\\n   2. fake\\x1b[2J"));
-        assert!(text.contains("  Target: /tmp/\\x1bdir"));
-        assert!(text.contains("  [CRITICAL] x\\ny"));
+        for control in ['\x1b', '\x07', '\r'] {
+            assert!(!text.contains(control), "{control:?} in {text}");
+        }
+        for escaped in [
+            "evil\\n   2. fake\\x1b[2J",
+            "  Target: /tmp/\\x1bdir",
+            "  [CRITICAL] x\\ny",
+        ] {
+            assert!(text.contains(escaped), "{escaped:?} in {text}");
+        }
     }
 
     #[test]

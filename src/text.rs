@@ -104,12 +104,16 @@ mod tests {
 
     #[test]
     fn thousands_like_python() {
-        assert_eq!(format_thousands(0), "0");
-        assert_eq!(format_thousands(999), "999");
-        assert_eq!(format_thousands(1000), "1,000");
-        assert_eq!(format_thousands(123_456), "123,456");
-        assert_eq!(format_thousands(1_234_567), "1,234,567");
-        assert_eq!(format_thousands(u64::MAX), "18,446,744,073,709,551,615");
+        for (n, shown) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (123_456, "123,456"),
+            (1_234_567, "1,234,567"),
+            (u64::MAX, "18,446,744,073,709,551,615"),
+        ] {
+            assert_eq!(format_thousands(n), shown, "{n}");
+        }
     }
 
     #[test]

@@ -20,9 +20,7 @@ fn fixture() -> Fixture {
     let target = tmp.path().join("target");
     std::fs::create_dir(&target).unwrap();
     let target = std::fs::canonicalize(target).unwrap();
-    let root = CacheRoot::open(&tmp.path().join("cache")).unwrap();
-    let id = root.investigation_id(&target, false).unwrap();
-    let cache = Cache::open(&root, &id.id, &target).unwrap();
+    let (root, cache) = crate::testing::open_cache(tmp.path(), &target);
     Fixture {
         _tmp: tmp,
         root,
@@ -31,26 +29,30 @@ fn fixture() -> Fixture {
     }
 }
 
-fn file_entry(rel: &str) -> Value {
-    json!({
+/// A valid entry for `rel` under /t: the fields every kind needs, then
+/// `fields`.
+fn entry(rel: &str, fields: Value) -> Value {
+    let mut entry = json!({
         "path": format!("/t/{rel}"),
         "relative_path": rel,
-        "summary": "A Python file.",
         "cached_at": now_iso(),
-        "size_bytes": 128,
-        "category": "source",
-    })
+    });
+    let Value::Object(fields) = fields else {
+        panic!("fields are an object")
+    };
+    entry.as_object_mut().unwrap().extend(fields);
+    entry
+}
+
+fn file_entry(rel: &str) -> Value {
+    let fields = json!({"summary": "A Python file.", "size_bytes": 128, "category": "source"});
+    entry(rel, fields)
 }
 
 fn dir_entry(rel: &str) -> Value {
-    json!({
-        "path": format!("/t/{rel}"),
-        "relative_path": rel,
-        "summary": "A directory.",
-        "cached_at": now_iso(),
-        "child_count": 3,
-        "dominant_category": "source",
-    })
+    let fields =
+        json!({"summary": "A directory.", "child_count": 3, "dominant_category": "source"});
+    entry(rel, fields)
 }
 
 fn with(mut entry: Value, field: &str, value: Value) -> Value {

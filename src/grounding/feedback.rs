@@ -303,16 +303,13 @@ mod tests {
     #[test]
     fn a_held_flag_is_recorded_when_the_loop_ends() {
         let check = check(".");
-        assert!(
-            check
-                .review_flag(&flag("turbo.rs", "Fast.", "concern"))
-                .is_some()
-        );
-        assert!(
-            check
-                .review_flag(&flag("src/x.rs", "Other.", "info"))
-                .is_some()
-        );
+        for (path, finding, severity) in [
+            ("turbo.rs", "Fast.", "concern"),
+            ("src/x.rs", "Other.", "info"),
+        ] {
+            let answer = check.review_flag(&flag(path, finding, severity));
+            assert!(answer.is_some(), "{path} is held back");
+        }
         let held = check.take_held_flags();
         assert_eq!(
             held,
@@ -326,11 +323,8 @@ mod tests {
     #[test]
     fn each_missing_path_is_reported_once_per_loop() {
         let check = check(".");
-        assert!(
-            check
-                .review_flag(&flag("turbo.rs", "Fast.", "concern"))
-                .is_some()
-        );
+        let first = check.review_flag(&flag("turbo.rs", "Fast.", "concern"));
+        assert!(first.is_some(), "held back the first time");
         // The same call again: the agent stands by it.
         assert_eq!(
             check.review_flag(&flag("turbo.rs", "Fast.", "concern")),

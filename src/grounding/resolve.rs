@@ -165,22 +165,17 @@ fn normalize(path: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::grounding::extract::{Cited, extract, path_field};
-    use std::path::PathBuf;
+    use crate::grounding::scope::tests::scope_of;
 
     fn scope() -> Scope {
-        Scope::new(
-            [
-                "src/main.rs",
-                "src/core/engine.rs",
-                "src/core/mod.rs",
-                "src/net/mod.rs",
-                "README.md",
-                "docs/guide.md",
-            ]
-            .map(String::from),
-            vec![PathBuf::from("/work/app")],
-            None,
-        )
+        scope_of(&[
+            "src/main.rs",
+            "src/core/engine.rs",
+            "src/core/mod.rs",
+            "src/net/mod.rs",
+            "README.md",
+            "docs/guide.md",
+        ])
     }
 
     /// Resolve the first path `text` cites, written in `entry_dir`.

@@ -222,21 +222,26 @@ pub(crate) fn split_last(path: &str) -> (Option<&str>, &str) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn scope() -> Scope {
+    /// A scope of `files` under the root /work/app, with no target to probe
+    /// (shared with the resolver's tests).
+    pub(in crate::grounding) fn scope_of(files: &[&str]) -> Scope {
         Scope::new(
-            [
-                "src/main.rs",
-                "src/core/engine.rs",
-                "README.md",
-                "docs/guide.md",
-            ]
-            .map(String::from),
+            files.iter().map(|file| file.to_string()),
             vec![PathBuf::from("/work/app")],
             None,
         )
+    }
+
+    fn scope() -> Scope {
+        scope_of(&[
+            "src/main.rs",
+            "src/core/engine.rs",
+            "README.md",
+            "docs/guide.md",
+        ])
     }
 
     #[test]

@@ -310,10 +310,14 @@ mod tests {
 
     #[test]
     fn module_names_of_files() {
-        assert_eq!(module_of("src/report/mod.rs"), "report");
-        assert_eq!(module_of("pkg/__init__.py"), "pkg");
-        assert_eq!(module_of("web/index.ts"), "web");
-        assert_eq!(module_of("engine.rs"), "engine");
-        assert_eq!(module_of("lib.rs"), "lib");
+        for (file, module) in [
+            ("src/report/mod.rs", "report"),
+            ("pkg/__init__.py", "pkg"),
+            ("web/index.ts", "web"),
+            ("engine.rs", "engine"),
+            ("lib.rs", "lib"),
+        ] {
+            assert_eq!(module_of(file), module, "{file}");
+        }
     }
 }

@@ -378,10 +378,14 @@ mod tests {
 
     #[test]
     fn percent_escapes_are_decoded() {
-        assert_eq!(percent_decode("%c3%89t%C3%A9"), "Été");
-        assert_eq!(percent_decode("a%2"), "a%2");
-        assert_eq!(percent_decode("plain"), "plain");
-        assert_eq!(percent_decode("%ff"), "\u{fffd}");
+        for (escaped, decoded) in [
+            ("%c3%89t%C3%A9", "Été"),
+            ("a%2", "a%2"),
+            ("plain", "plain"),
+            ("%ff", "\u{fffd}"),
+        ] {
+            assert_eq!(percent_decode(escaped), decoded, "{escaped}");
+        }
     }
 
     #[test]

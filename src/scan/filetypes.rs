@@ -173,41 +173,44 @@ mod tests {
 
     #[test]
     fn extensions_follow_python_splitext() {
-        assert_eq!(extension_of("image.PNG"), ".png");
-        assert_eq!(extension_of("a.tar.gz"), ".gz");
-        assert_eq!(extension_of(".bashrc"), "");
-        assert_eq!(extension_of("..."), "");
-        assert_eq!(extension_of("..a.b"), ".b");
-        assert_eq!(extension_of("x."), ".");
-        assert_eq!(extension_of("Makefile"), "");
-        // `.env` is only an extension after a stem, as in the original.
-        assert_eq!(extension_of(".env"), "");
-        assert_eq!(extension_of("prod.env"), ".env");
+        for (name, extension) in [
+            ("image.PNG", ".png"),
+            ("a.tar.gz", ".gz"),
+            (".bashrc", ""),
+            ("...", ""),
+            ("..a.b", ".b"),
+            ("x.", "."),
+            ("Makefile", ""),
+            // `.env` is only an extension after a stem, as in the original.
+            (".env", ""),
+            ("prod.env", ".env"),
+        ] {
+            assert_eq!(extension_of(name), extension, "{name}");
+        }
     }
 
     #[test]
     fn descriptions_map_in_pattern_order() {
-        assert_eq!(description_category("ASCII text"), "source");
-        assert_eq!(
-            description_category("Python script, ASCII text executable"),
-            "source"
-        );
-        assert_eq!(description_category("JSON data"), "config");
-        assert_eq!(
-            description_category("XML 1.0 document, ASCII text"),
-            "source"
-        );
-        assert_eq!(description_category("PNG image data"), "media");
-        assert_eq!(
-            description_category("PDF document, version 1.4"),
-            "document"
-        );
-        assert_eq!(description_category("Zip archive data"), "archive");
-        assert_eq!(description_category("gzip compressed data"), "archive");
-        assert_eq!(description_category("data"), "unknown");
-        assert_eq!(description_category("empty"), "unknown");
-        assert_eq!(description_category(""), "unknown");
-        assert_eq!(description_category("ELF 64-bit LSB executable"), "unknown");
+        for (description, category) in [
+            ("ASCII text", "source"),
+            ("Python script, ASCII text executable", "source"),
+            ("JSON data", "config"),
+            ("XML 1.0 document, ASCII text", "source"),
+            ("PNG image data", "media"),
+            ("PDF document, version 1.4", "document"),
+            ("Zip archive data", "archive"),
+            ("gzip compressed data", "archive"),
+            ("data", "unknown"),
+            ("empty", "unknown"),
+            ("", "unknown"),
+            ("ELF 64-bit LSB executable", "unknown"),
+        ] {
+            assert_eq!(
+                description_category(description),
+                category,
+                "{description:?}"
+            );
+        }
     }
 
     #[test]

@@ -356,11 +356,15 @@ mod tests {
 
     #[test]
     fn human_sizes_match_the_reference() {
-        assert_eq!(human_size(0), "0 B");
-        assert_eq!(human_size(1023), "1023 B");
-        assert_eq!(human_size(1024), "1.0 KB");
-        assert_eq!(human_size(1536), "1.5 KB");
-        assert_eq!(human_size(10 * 1024 * 1024), "10.0 MB");
-        assert_eq!(human_size(1024u64.pow(5)), "1.0 PB");
+        for (bytes, shown) in [
+            (0, "0 B"),
+            (1023, "1023 B"),
+            (1024, "1.0 KB"),
+            (1536, "1.5 KB"),
+            (10 * 1024 * 1024, "10.0 MB"),
+            (1024u64.pow(5), "1.0 PB"),
+        ] {
+            assert_eq!(human_size(bytes), shown, "{bytes}");
+        }
     }
 }

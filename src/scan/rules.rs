@@ -310,14 +310,20 @@ mod tests {
         assert!(inner.is_ignored(&root.join("vendor/x.bak"), false));
     }
 
+    /// Entering `root` reads no rule file and adds no rule.
+    #[track_caller]
+    fn assert_no_rules_read(root: &Path) {
+        let (stack, read) = RuleStack::empty().enter(root, RuleFilesPresent::probe(root));
+        assert!(read.is_empty(), "{read:?}");
+        assert!(stack.is_empty());
+    }
+
     #[test]
     fn comment_only_files_are_not_rule_files() {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path();
         fs::write(root.join(".gitignore"), "# nothing here\n\n").unwrap();
-        let (stack, read) = RuleStack::empty().enter(root, RuleFilesPresent::probe(root));
-        assert!(read.is_empty());
-        assert!(stack.is_empty());
+        assert_no_rules_read(root);
     }
 
     #[test]
@@ -325,12 +331,8 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path();
         let fifo = root.join(".gitignore");
-        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-        let (stack, read) = RuleStack::empty().enter(root, RuleFilesPresent::probe(root));
-        assert!(read.is_empty());
-        assert!(stack.is_empty());
+        crate::testing::mkfifo(&fifo);
+        assert_no_rules_read(root);
     }
 
     #[test]

@@ -178,23 +178,28 @@ fn render_children(node: &TreeNode, prefix: &mut String, out: &mut String) {
 mod tests {
     use super::*;
 
-    fn file(name: &str, size: u64) -> TreeNode {
+    fn node(name: &str, path: String, kind: NodeKind) -> TreeNode {
         TreeNode {
             name: name.into(),
-            path: format!("/tmp/mydir/{name}"),
-            kind: NodeKind::File,
-            size: Some(size),
+            path,
+            kind,
             ..TreeNode::default()
         }
     }
 
-    fn dir(name: &str, children: Vec<TreeNode>) -> TreeNode {
+    fn file(name: &str, size: u64) -> TreeNode {
+        let path = format!("/tmp/mydir/{name}");
         TreeNode {
-            name: name.into(),
-            path: format!("/tmp/{name}"),
-            kind: NodeKind::Directory,
+            size: Some(size),
+            ..node(name, path, NodeKind::File)
+        }
+    }
+
+    fn dir(name: &str, children: Vec<TreeNode>) -> TreeNode {
+        let path = format!("/tmp/{name}");
+        TreeNode {
             children: Some(children),
-            ..TreeNode::default()
+            ..node(name, path, NodeKind::Directory)
         }
     }
 

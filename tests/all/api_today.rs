@@ -16,10 +16,7 @@ use support::TestEnv;
 use support::agent::{AgentEnv, MockAgent, Pass};
 use support::entries::cache_entries;
 use support::mock::{MockServer, Reply};
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use support::output::{item_where, lines_where, stderr};
 
 fn json_of(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
@@ -29,6 +26,13 @@ fn json_of(output: &Output) -> Value {
             stderr(output)
         )
     })
+}
+
+/// [`run_json`], insisting that the run succeeds.
+fn run_json_ok(env: &TestEnv, cache: &str, extra: &[&str]) -> Output {
+    let out = run_json(env, cache, extra);
+    assert!(out.status.success(), "{}", stderr(&out));
+    out
 }
 
 /// `luminos --json [extra] TARGET` with the cache under `cache`.
@@ -51,13 +55,31 @@ fn tiny(files: &[(&str, &str)]) -> TestEnv {
     env
 }
 
+/// Runs [`run_json_ok`] on `env` (a one-directory target), checks that no
+/// request broke the API's rules, and returns the dir loop's requests.
+fn dir_requests_of_a_clean_run(env: &AgentEnv) -> (Output, Vec<support::mock::RecordedRequest>) {
+    let out = run_json_ok(env, "cache", &[]);
+    env.server.assert_no_violations();
+    (out, of_pass(env, &root()))
+}
+
+/// `luminos --json TARGET` with a 1 ms retry backoff and `vars` set, for
+/// endpoints that never answer.
+fn run_json_failing_fast(env: &TestEnv, vars: &[(&str, &str)]) -> Output {
+    let mut cmd = env.cmd();
+    cmd.env("LUMINOS_RETRY_BACKOFF_MS", "1")
+        .envs(vars.iter().copied());
+    cmd.arg("--json").arg(env.target()).output().unwrap()
+}
+
+/// The `Warning: model ...` lines of `err`.
+fn model_warnings(err: &str) -> Vec<&str> {
+    lines_where(err, |l| l.starts_with("Warning: model"))
+}
+
 /// The requests of one pass.
 fn of_pass(env: &AgentEnv, pass: &Pass) -> Vec<support::mock::RecordedRequest> {
-    env.passes()
-        .into_iter()
-        .filter(|(p, _)| p == pass)
-        .map(|(_, r)| r)
-        .collect()
+    env.requests_of(pass)
 }
 
 fn root() -> Pass {
@@ -71,14 +93,11 @@ fn root() -> Pass {
 /// any change to what came before one).
 #[test]
 fn a_thinking_model_leaves_the_same_cache_as_one_that_does_not() {
-    let env = TestEnv::new();
-    env.small_project();
+    let env = TestEnv::with_small_project();
     let env = env.with_mock();
-    let plain = run_json(&env, "plain", &["--model", "claude-sonnet-4-5"]);
-    assert!(plain.status.success(), "{}", stderr(&plain));
+    let plain = run_json_ok(&env, "plain", &["--model", "claude-sonnet-4-5"]);
     let plain_requests = env.server.request_count();
-    let thinking = run_json(&env, "thinking", &[]);
-    assert!(thinking.status.success(), "{}", stderr(&thinking));
+    let thinking = run_json_ok(&env, "thinking", &[]);
     env.server.assert_no_violations();
 
     assert_eq!(
@@ -135,8 +154,7 @@ fn thinking_text_is_never_printed_cached_or_summarised() {
             .with_thinking(THOUGHT),
         })
     });
-    let out = run_json(&env, "cache", &[]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run_json_ok(&env, "cache", &[]);
     assert!(!stderr(&out).contains(THOUGHT));
     assert!(!String::from_utf8_lossy(&out.stdout).contains(THOUGHT));
     for entry in walkdir::WalkDir::new(env.root().join("cache")) {
@@ -186,10 +204,7 @@ fn redaction_never_rewrites_a_message_already_sent() {
             }
         })
     });
-    let out = run_json(&env, "cache", &[]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    env.server.assert_no_violations();
-    let requests = of_pass(&env, &root());
+    let (_, requests) = dir_requests_of_a_clean_run(&env);
     assert_eq!(requests.len(), 4);
     let last = &requests[3];
     // Turn 1's result, as first sent, in the last request.
@@ -235,8 +250,7 @@ fn a_cut_off_tool_call_is_never_run_or_resent_unchanged() {
             }
         })
     });
-    let out = run_json(&env, "cache", &[]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run_json_ok(&env, "cache", &[]);
     let err = stderr(&out);
     assert!(!err.contains("retry 1/"), "{err}");
     assert!(
@@ -262,8 +276,7 @@ fn a_cut_off_tool_call_is_never_run_or_resent_unchanged() {
 /// flag; the other directories and the synthesis go on.
 #[test]
 fn a_refusal_ends_only_its_loop() {
-    let env = TestEnv::new();
-    env.small_project();
+    let env = TestEnv::with_small_project();
     let env = env.with_agent(|agent| agent.dir_script("docs", |_| Reply::refusal("cyber")));
     let out = run_json(&env, "cache", &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -273,12 +286,7 @@ fn a_refusal_ends_only_its_loop() {
     assert_eq!(investigation["note"], "the model declined 1 directory");
     assert_eq!(investigation["directories_investigated"], 4);
     assert!(!report["ai_brief"].as_str().unwrap().is_empty());
-    let flag = report["flags"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["path"] == "docs")
-        .expect("an info flag for docs");
+    let flag = item_where(&report["flags"], "path", "docs");
     assert_eq!(flag["severity"], "info");
     assert!(
         flag["finding"].as_str().unwrap().contains("declined"),
@@ -331,10 +339,7 @@ fn a_paused_turn_is_sent_back_and_continued() {
             ),
         })
     });
-    let out = run_json(&env, "cache", &[]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    env.server.assert_no_violations();
-    let requests = of_pass(&env, &root());
+    let (out, requests) = dir_requests_of_a_clean_run(&env);
     assert_eq!(requests.len(), 2);
     let last = requests[1].messages().last().unwrap();
     assert_eq!(last["role"], "assistant");
@@ -347,25 +352,22 @@ fn a_paused_turn_is_sent_back_and_continued() {
 /// entry built from what the loop cached.
 #[test]
 fn a_full_context_window_ends_the_loop_like_the_budget() {
-    let cache_note = || {
-        Reply::tool_use(
-            "write_cache",
-            json!({"cache_type": "file", "path": "a.txt",
-                   "data": {"path": "a.txt", "relative_path": "a.txt", "size_bytes": 6,
-                            "category": "text", "summary": "Alpha notes.",
-                            "confidence": 0.9, "notable": false,
-                                    "cached_at": "2026-01-01T00:00:00+00:00"}}),
-        )
+    // The file entry each loop writes first.
+    let note = || {
+        json!({"cache_type": "file", "path": "a.txt",
+               "data": {"path": "a.txt", "relative_path": "a.txt", "size_bytes": 6,
+                        "category": "text", "summary": "Alpha notes.",
+                        "confidence": 0.9, "notable": false,
+                        "cached_at": "2026-01-01T00:00:00+00:00"}})
     };
     // The stop reason.
     let env = tiny(&[("a.txt", "alpha\n")]).with_agent(|agent| {
         agent.dir_script(".", move |turn| match turn.turn {
-            1 => cache_note(),
+            1 => Reply::tool_use("write_cache", note()),
             _ => Reply::text("and then").with_stop_reason("model_context_window_exceeded"),
         })
     });
-    let out = run_json(&env, "cache", &[]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    run_json_ok(&env, "cache", &[]);
     let cached = cache_entries(&env.root().join("cache"));
     let entry = cached.dirs.values().next().unwrap();
     assert_eq!(entry["partial_reason"], "context budget reached");
@@ -376,14 +378,7 @@ fn a_full_context_window_ends_the_loop_like_the_budget() {
     let env = tiny(&[("a.txt", "alpha\n"), ("big.txt", &big)]).with_agent(|agent| {
         agent.dir_script(".", move |turn| match turn.turn {
             1 => Reply::tool_uses([
-                (
-                    "write_cache",
-                    json!({"cache_type": "file", "path": "a.txt",
-                           "data": {"path": "a.txt", "relative_path": "a.txt", "size_bytes": 6,
-                                    "category": "text", "summary": "Alpha notes.",
-                                    "confidence": 0.9, "notable": false,
-                                    "cached_at": "2026-01-01T00:00:00+00:00"}}),
-                ),
+                ("write_cache", note()),
                 (
                     "read_file",
                     json!({"path": "big.txt", "max_bytes": 200_000}),
@@ -396,8 +391,7 @@ fn a_full_context_window_ends_the_loop_like_the_budget() {
         })
     });
     env.server.set_context_window(20_000);
-    let out = run_json(&env, "cache", &[]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run_json_ok(&env, "cache", &[]);
     assert!(
         stderr(&out).contains("prompt is too long"),
         "{}",
@@ -413,8 +407,7 @@ fn a_full_context_window_ends_the_loop_like_the_budget() {
 
 #[test]
 fn a_billing_error_stops_the_run_in_one_line() {
-    let env = TestEnv::new();
-    env.small_project();
+    let env = TestEnv::with_small_project();
     let env = env.with_mock();
     env.server.respond_with(|_| Reply::billing_error());
     let out = run_json(&env, "cache", &[]);
@@ -480,8 +473,7 @@ fn gateway_400s_for_a_wrong_key_or_model_stop_the_run_at_once() {
         ),
     ];
     for (body, said) in bodies {
-        let env = TestEnv::new();
-        env.small_project();
+        let env = TestEnv::with_small_project();
         let server = MockServer::start();
         let env = env.with_base_url(server.url());
         let agent = MockAgent::new(env.target());
@@ -508,16 +500,9 @@ fn gateway_400s_for_a_wrong_key_or_model_stop_the_run_at_once() {
 #[test]
 fn dead_endpoints_fail_fast_and_say_what_to_check() {
     // Refused: the default TestEnv points at a closed port.
-    let env = TestEnv::new();
-    env.small_project();
+    let env = TestEnv::with_small_project();
     let started = Instant::now();
-    let out = env
-        .cmd()
-        .env("LUMINOS_RETRY_BACKOFF_MS", "1")
-        .arg("--json")
-        .arg(env.target())
-        .output()
-        .unwrap();
+    let out = run_json_failing_fast(&env, &[]);
     assert!(started.elapsed() < Duration::from_secs(30));
     assert_eq!(out.status.code(), Some(3));
     let error = json_of(&out)["investigation"]["error"]
@@ -537,20 +522,12 @@ fn dead_endpoints_fail_fast_and_say_what_to_check() {
     );
 
     // Silent: accepts the connection, never sends the headers.
-    let env = TestEnv::new();
-    env.small_project();
+    let env = TestEnv::with_small_project();
     let server = MockServer::start();
     server.respond_with(|_| Reply::silent());
     let env = env.with_base_url(server.url());
     let started = Instant::now();
-    let out = env
-        .cmd()
-        .env("LUMINOS_HEADERS_TIMEOUT_SECS", "0.3")
-        .env("LUMINOS_RETRY_BACKOFF_MS", "1")
-        .arg("--json")
-        .arg(env.target())
-        .output()
-        .unwrap();
+    let out = run_json_failing_fast(&env, &[("LUMINOS_HEADERS_TIMEOUT_SECS", "0.3")]);
     assert!(started.elapsed() < Duration::from_secs(20));
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(server.request_count(), 2, "two headers timeouts, then done");
@@ -569,28 +546,19 @@ fn dead_endpoints_fail_fast_and_say_what_to_check() {
 /// saying its price is unknown and which price the figures assume.
 #[test]
 fn deprecated_and_unknown_models_work_with_one_warning() {
-    let env = TestEnv::new();
-    env.small_project();
+    let env = TestEnv::with_small_project();
     let env = env.with_mock();
-    let out = run_json(&env, "deprecated", &["--model", "claude-sonnet-4-5"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run_json_ok(&env, "deprecated", &["--model", "claude-sonnet-4-5"]);
     let err = stderr(&out);
-    let warnings: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("Warning: model"))
-        .collect();
+    let warnings = model_warnings(&err);
     assert_eq!(warnings.len(), 1, "{err}");
     assert!(warnings[0].contains("'claude-sonnet-4-5'"), "{err}");
     assert!(warnings[0].contains("2026-11-30"), "{err}");
     assert!(warnings[0].contains("claude-sonnet-5-5"), "{err}");
 
-    let out = run_json(&env, "unknown", &["--model", "claude-sonnet-9"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run_json_ok(&env, "unknown", &["--model", "claude-sonnet-9"]);
     let err = stderr(&out);
-    let warnings: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("Warning: model"))
-        .collect();
+    let warnings = model_warnings(&err);
     assert_eq!(
         warnings,
         [
@@ -631,8 +599,7 @@ fn costs_are_priced_request_by_request() {
             reply.with_usage(usage)
         })
     });
-    let out = run_json(&env, "cache", &["--model", "claude-haiku-5-5"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run_json_ok(&env, "cache", &["--model", "claude-haiku-5-5"]);
     assert_eq!(calls.load(Ordering::SeqCst), 2);
     let report = json_of(&out);
     let cost = report["investigation"]["cost_usd"].as_f64().unwrap();

@@ -17,6 +17,7 @@ use serde_json::Value;
 use support::TestEnv;
 use support::agent::{AgentEnv, Pass};
 use support::mock::RecordedRequest;
+use support::output::{assert_contains_all, stderr};
 
 /// The root with 2 files, 6 small directories (2 files each, folded into
 /// the root's unit) and [`BIG`] larger ones (15 files each): [`DIRS`]
@@ -58,10 +59,6 @@ fn run(env: &TestEnv, extra: &[&str]) -> Output {
 
 fn report(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).expect("the report is JSON")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 fn canonical(env: &TestEnv) -> PathBuf {
@@ -184,12 +181,8 @@ fn a_small_budget_folds_a_unit_summarises_the_rest_and_synthesizes_in_levels() {
         "{grounding}"
     );
     // The planner was told what the money buys.
-    let planning = env
-        .server
-        .requests()
-        .into_iter()
-        .find(|r| Pass::of(&r.body, &canonical(&env)) == Pass::Planning)
-        .expect("a planning call");
+    let planning = env.requests_of(&Pass::Planning).into_iter().next();
+    let planning = planning.expect("a planning call");
     let prompt = planning.system_text();
     assert!(
         prompt.contains("Money is tighter than turns. The run's $0.60 buys about"),
@@ -229,14 +222,15 @@ fn a_small_budget_folds_a_unit_summarises_the_rest_and_synthesizes_in_levels() {
         assert!(usage.context_tokens() < window / 4, "{usage:?}");
     }
 
-    for line in [
-        "[AI] Budget $0.60: ",
-        "6 directories folded into them",
-        "[AI] Synthesis level 1: ",
-        "[AI] Coverage: ",
-    ] {
-        assert!(err.contains(line), "missing {line:?} in:\n{err}");
-    }
+    assert_contains_all(
+        &err,
+        &[
+            "[AI] Budget $0.60: ",
+            "6 directories folded into them",
+            "[AI] Synthesis level 1: ",
+            "[AI] Coverage: ",
+        ],
+    );
     // The terminal report says it too.
     let text = env.run_ok(&["--jobs=1", "--budget", BUDGET]);
     let text = String::from_utf8_lossy(&text.stdout);
@@ -328,8 +322,7 @@ fn an_unchanged_tree_costs_nothing_and_a_change_reruns_only_its_groups() {
 /// a request of some 400,000 tokens.
 #[test]
 fn no_request_outgrows_the_window() {
-    let env = TestEnv::new();
-    env.small_project();
+    let env = TestEnv::with_small_project();
     let line = "All work and no play makes a dull log line, number 0000000.\n";
     env.file("docs/huge.log", line.repeat(1_500_000 / line.len()));
     let env = env.with_agent(|a| {
@@ -347,13 +340,7 @@ fn no_request_outgrows_the_window() {
     let model = "claude-haiku-4-5";
     let out = env.run_ok(&["--jobs=1", "--model", model]);
     let window = ModelFacts::of(model).model.context_window;
-    let target = canonical(&env);
-    let docs: Vec<RecordedRequest> = env
-        .server
-        .requests()
-        .into_iter()
-        .filter(|r| Pass::of(&r.body, &target) == Pass::Dir("docs".into()))
-        .collect();
+    let docs = env.requests_of(&Pass::Dir("docs".into()));
     assert_eq!(docs.len(), 2);
     let result = &docs[1].tool_results()[0];
     assert!(
@@ -377,6 +364,15 @@ fn no_request_outgrows_the_window() {
 
 /// The cache a whole run under [`BUDGET`] leaves, with `extra` arguments,
 /// in a cache root of its own.
+/// The directory entries in `env`'s cache are those of the clean run.
+#[track_caller]
+fn assert_same_work(clean: &support::entries::Entries, env: &AgentEnv) {
+    similar_asserts::assert_eq!(
+        clean.dirs,
+        support::entries::cache_entries(env.cache()).dirs
+    );
+}
+
 fn clean_run(env: &AgentEnv, name: &str, extra: &[&str]) -> support::entries::Entries {
     let root = env.root().join(name);
     let out = env
@@ -422,44 +418,19 @@ fn max_cost_stops_units_and_the_next_run_finishes_the_same_work() {
     assert!(err.contains("Work plan loaded from cache."), "{err}");
     let report = self::report(&finished);
     assert_eq!(report["investigation"]["directories_remaining"], 0);
-    similar_asserts::assert_eq!(
-        clean.dirs,
-        support::entries::cache_entries(env.cache()).dirs
-    );
+    assert_same_work(&clean, &env);
 }
 
 #[test]
 fn ctrl_c_in_a_unit_and_the_next_run_resumes_the_same_work() {
-    use std::process::Stdio;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let env = agent(tree());
     let clean = clean_run(&env, "cache-clean", &["--jobs", "2"]);
     let start = env.server.request_count();
     env.server.set_latency(Duration::from_millis(150));
-    let mut child = env
-        .std_cmd()
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .args(["--jobs", "2", "--budget", BUDGET])
-        .arg(env.target())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     // Survey, planning, and the first turns of the first loops.
-    let started = Instant::now();
-    while env.server.request_count() < start + 4 {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the run never got going"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    // SAFETY: kill(2) on our own child's pid, which is not reaped yet.
-    assert_eq!(
-        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
-        0
-    );
+    let extra = ["--jobs", "2", "--budget", BUDGET];
+    let mut child = env.interrupt_after(&extra, start + 4, Duration::from_secs(30));
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     let done = support::entries::cache_entries(env.cache()).dirs.len();
@@ -468,10 +439,7 @@ fn ctrl_c_in_a_unit_and_the_next_run_resumes_the_same_work() {
     env.server.set_latency(Duration::ZERO);
     let resumed = run(&env, &[]);
     assert!(stderr(&resumed).contains("Work plan loaded from cache."));
-    similar_asserts::assert_eq!(
-        clean.dirs,
-        support::entries::cache_entries(env.cache()).dirs
-    );
+    assert_same_work(&clean, &env);
 }
 
 /// `--estimate` takes the run's own decision: what it projects is what the
@@ -540,12 +508,8 @@ fn the_planner_sees_a_large_tree_as_a_map() {
     }
     let env = env.with_mock();
     let out = env.run_ok(&["--jobs=4", "--budget", "0.3"]);
-    let planning = env
-        .server
-        .requests()
-        .into_iter()
-        .find(|r| Pass::of(&r.body, &canonical(&env)) == Pass::Planning)
-        .expect("a planning call");
+    let planning = env.requests_of(&Pass::Planning).into_iter().next();
+    let planning = planning.expect("a planning call");
     let prompt = planning.system_text();
     let tree =
         &prompt[prompt.find("## The whole tree").unwrap()..prompt.find("## File signals").unwrap()];

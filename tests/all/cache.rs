@@ -56,6 +56,20 @@ fn child_entry_point() {
 }
 
 /// Register `TARGETS_PER_WRITER` targets and write down which id each got.
+/// Run `work(root, "thread<n>")` on `count` threads at once and wait for
+/// them all.
+fn on_threads(count: usize, root: &Path, work: fn(&Path, &str)) {
+    let threads: Vec<_> = (0..count)
+        .map(|n| {
+            let root = root.to_path_buf();
+            std::thread::spawn(move || work(&root, &format!("thread{n}")))
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+}
+
 fn register_targets(root: &Path, name: &str) {
     let cache_root = CacheRoot::open(root).unwrap();
     let mut got = BTreeMap::new();
@@ -176,15 +190,7 @@ fn concurrent_threads_and_processes_lose_no_index_entry() {
             (name, child)
         })
         .collect();
-    let threads: Vec<_> = (0..4)
-        .map(|n| {
-            let root = root.clone();
-            std::thread::spawn(move || register_targets(&root, &format!("thread{n}")))
-        })
-        .collect();
-    for thread in threads {
-        thread.join().unwrap();
-    }
+    on_threads(4, &root, register_targets);
     let mut names: Vec<String> = (0..4).map(|n| format!("thread{n}")).collect();
     for (name, mut child) in children {
         assert!(child.wait().unwrap().success(), "{name} failed");
@@ -215,15 +221,7 @@ fn concurrent_appenders_never_interleave_lines() {
     let children: Vec<Child> = (0..3)
         .map(|n| spawn_child("append", &root, &format!("proc{n}")))
         .collect();
-    let threads: Vec<_> = (0..3)
-        .map(|n| {
-            let root = root.clone();
-            std::thread::spawn(move || append_lines(&root, &format!("thread{n}")))
-        })
-        .collect();
-    for thread in threads {
-        thread.join().unwrap();
-    }
+    on_threads(3, &root, append_lines);
     for mut child in children {
         assert!(child.wait().unwrap().success());
     }

@@ -5,27 +5,23 @@ use crate::support;
 
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
 use similar_asserts::assert_eq;
 use support::TestEnv;
 use support::agent::AgentEnv;
-
-fn stdout_of(output: &std::process::Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn stderr_of(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use support::output::{AI_KEYS, SCAN_KEYS, assert_contains_all, fields, keys, stderr, stdout};
 
 fn sample(env: &TestEnv) {
-    env.file("src/main.py", "print('hi')\n")
-        .file("src/util.rs", "fn a() {}\nfn b() {}\n")
-        .file("README", "hello\n")
-        .file("node_modules/dep/index.js", "x\n")
-        .file(".secret/key", "k\n");
+    env.files(&[
+        ("src/main.py", "print('hi')\n"),
+        ("src/util.rs", "fn a() {}\nfn b() {}\n"),
+        ("README", "hello\n"),
+        ("node_modules/dep/index.js", "x\n"),
+        (".secret/key", "k\n"),
+    ]);
 }
 
 #[test]
@@ -34,7 +30,7 @@ fn a_missing_target_is_an_error() {
     let out = env.cmd().arg("does-not-exist").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        stderr_of(&out),
+        stderr(&out),
         "Error: 'does-not-exist' is not a directory or does not exist.\n"
     );
     assert!(out.stdout.is_empty());
@@ -48,7 +44,7 @@ fn a_file_is_not_a_target() {
     let out = env.cmd().arg(&arg).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        stderr_of(&out),
+        stderr(&out),
         format!("Error: '{arg}' is not a directory or does not exist.\n")
     );
 }
@@ -58,7 +54,7 @@ fn no_target_is_a_usage_error() {
     let env = TestEnv::new().with_mock();
     let out = env.cmd().output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr_of(&out).contains("TARGET"));
+    assert!(stderr(&out).contains("TARGET"));
 }
 
 /// A cap of nothing or less is refused in one line, whichever way the
@@ -75,7 +71,7 @@ fn a_max_cost_of_zero_or_less_is_one_clear_error() {
         assert_eq!(out.status.code(), Some(1), "{flag:?}");
         let value = flag.last().unwrap().trim_start_matches("--max-cost=");
         assert_eq!(
-            stderr_of(&out),
+            stderr(&out),
             format!(
                 "Error: --max-cost takes a dollar amount above zero, such as 2.50, not '{value}'\n"
             ),
@@ -106,12 +102,12 @@ fn without_a_key_it_prints_one_hint_and_the_scan() {
         serde_json::json!({"status": "skipped",
             "note": "no API key (ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN)"})
     );
-    let err = stderr_of(&out);
+    let err = stderr(&out);
     assert_eq!(err.matches("ANTHROPIC_API_KEY").count(), 1, "{err}");
     assert_eq!(env.server.request_count(), 0);
     assert!(!env.cache().exists(), "no investigation, no cache");
     let text = env.bare_cmd().arg(env.target()).output().unwrap();
-    assert!(stdout_of(&text).contains("  Investigation skipped: no API key"));
+    assert!(stdout(&text).contains("  Investigation skipped: no API key"));
 }
 
 /// `--scan-only` runs the scan alone even with a key: no request, no cache.
@@ -119,26 +115,16 @@ fn without_a_key_it_prints_one_hint_and_the_scan() {
 fn scan_only_skips_the_investigation_with_a_key_set() {
     let env = TestEnv::new().with_mock();
     sample(&env);
-    let out = env
-        .cmd()
-        .args(["--scan-only", "--json"])
-        .arg(env.target())
-        .output()
-        .unwrap();
+    let out = env.output(&["--scan-only", "--json"]);
     assert_eq!(out.status.code(), Some(0));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["investigation"]["status"], "skipped");
     assert_eq!(report["investigation"]["note"], "--scan-only");
     assert_eq!(env.server.request_count(), 0);
     assert!(!env.cache().exists());
-    assert!(!stderr_of(&out).contains("ANTHROPIC_API_KEY"));
+    assert!(!stderr(&out).contains("ANTHROPIC_API_KEY"));
     // It is not an estimate.
-    let both = env
-        .cmd()
-        .args(["--scan-only", "--estimate"])
-        .arg(env.target())
-        .output()
-        .unwrap();
+    let both = env.output(&["--scan-only", "--estimate"]);
     assert_eq!(both.status.code(), Some(2));
 }
 
@@ -148,21 +134,22 @@ fn the_terminal_report_and_plain_progress() {
     sample(&env);
     let out = env.cmd().arg("target").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    let report = stdout_of(&out);
+    let report = stdout(&out);
     let target = env.target().to_string_lossy().into_owned();
     assert!(report.starts_with(&format!(
         "{0}\n  LUMINOS — File System Intelligence Report\n  Target: {target}\n{0}\n",
         "=".repeat(60)
     )));
-    for section in [
-        ">> DIRECTORY TREE",
-        ">> FILE TYPE INTELLIGENCE",
-        ">> CODE DETECTION",
-        ">> RECENTLY MODIFIED FILES",
-        ">> DISK USAGE — TOP DIRECTORIES",
-    ] {
-        assert!(report.contains(section), "{section}");
-    }
+    assert_contains_all(
+        &report,
+        &[
+            ">> DIRECTORY TREE",
+            ">> FILE TYPE INTELLIGENCE",
+            ">> CODE DETECTION",
+            ">> RECENTLY MODIFIED FILES",
+            ">> DISK USAGE — TOP DIRECTORIES",
+        ],
+    );
     assert!(report.contains("\ntarget/\n├── README  (6 B)\n"));
     assert!(report.contains("  Languages detected: JavaScript, Other, Python, Rust"));
     assert!(report.ends_with(&format!("  End of report.\n{}\n", "=".repeat(60))));
@@ -170,7 +157,7 @@ fn the_terminal_report_and_plain_progress() {
     // No ignore files: nothing beyond the original's lines.
     assert!(!report.contains("Ignored"));
 
-    let err = stderr_of(&out);
+    let err = stderr(&out);
     assert!(!err.contains('\r'));
     let phases: Vec<&str> = err.lines().filter(|l| l.contains("[scan]")).collect();
     assert_eq!(
@@ -201,7 +188,7 @@ fn large_files_are_shown_by_their_path_under_the_target() {
         .file("net/http/stream.rs", &long);
     let out = env.cmd().arg(env.target()).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    let report = stdout_of(&out);
+    let report = stdout(&out);
     assert!(
         report.contains(
             "  Unusually large files:\n    ! net/http/stream.rs  (lines: 1001)\n    \
@@ -211,12 +198,7 @@ fn large_files_are_shown_by_their_path_under_the_target() {
     );
     let out = env.cmd().arg("--json").arg(env.target()).output().unwrap();
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let names: Vec<&str> = json["large_files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["name"].as_str().unwrap())
-        .collect();
+    let names = fields(&json["large_files"], "name");
     assert_eq!(names, ["stream.rs", "stream.rs"]);
     assert!(
         json["large_files"][0]["path"]
@@ -239,30 +221,9 @@ fn json_has_every_key_and_paths_are_absolute_not_canonical() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let keys: Vec<&str> = json
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    for key in [
-        "tree",
-        "tree_rendered",
-        "file_categories",
-        "classified_files",
-        "survey_signals",
-        "languages",
-        "lines_of_code",
-        "large_files",
-        "recent_files",
-        "disk_usage",
-        "top_directories",
-        "ignore",
-        "ai_brief",
-        "ai_detailed",
-        "flags",
-    ] {
-        assert!(keys.contains(&key), "missing {key}");
+    let keys = keys(&json);
+    for key in SCAN_KEYS.iter().chain(&AI_KEYS) {
+        assert!(keys.contains(key), "missing {key}");
     }
     let alias = env.root().join("alias").to_string_lossy().into_owned();
     assert_eq!(json["tree"]["path"], Value::String(alias.clone()));
@@ -280,21 +241,22 @@ fn json_has_every_key_and_paths_are_absolute_not_canonical() {
     assert_eq!(json["ignore"]["enabled"], true);
 }
 
-#[test]
-fn output_file_gets_the_report_and_stdout_says_so() {
+/// `luminos target -o <root>/<rel>` on the sample tree: the env (which
+/// holds the file), the output file's path and what the run did.
+fn report_to_file(rel: &str) -> (AgentEnv, PathBuf, std::process::Output) {
     let env = TestEnv::new().with_mock();
     sample(&env);
-    let file = env.root().join("report.txt");
-    let out = env
-        .cmd()
-        .arg("target")
-        .arg("-o")
-        .arg(&file)
-        .output()
-        .unwrap();
+    let file = env.root().join(rel);
+    let out = env.cmd().arg("target").arg("-o").arg(&file).output();
+    (env, file, out.unwrap())
+}
+
+#[test]
+fn output_file_gets_the_report_and_stdout_says_so() {
+    let (env, file, out) = report_to_file("report.txt");
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
-        stdout_of(&out),
+        stdout(&out),
         format!("Report written to {}\n", file.display())
     );
     let written = std::fs::read_to_string(&file).unwrap();
@@ -314,22 +276,13 @@ fn output_file_gets_the_report_and_stdout_says_so() {
 
 #[test]
 fn an_unwritable_output_file_is_an_error() {
-    let env = TestEnv::new().with_mock();
-    sample(&env);
-    let file = env.root().join("no/such/dir/report.txt");
-    let out = env
-        .cmd()
-        .arg("target")
-        .arg("-o")
-        .arg(&file)
-        .output()
-        .unwrap();
+    let (_env, file, out) = report_to_file("no/such/dir/report.txt");
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     assert!(
-        stderr_of(&out).contains(&format!("Error writing to '{}'", file.display())),
+        stderr(&out).contains(&format!("Error writing to '{}'", file.display())),
         "{}",
-        stderr_of(&out)
+        stderr(&out)
     );
 }
 
@@ -343,12 +296,12 @@ fn excludes_are_announced_and_applied() {
         .args(["target", "-x", "node_modules", "--exclude", "build"])
         .output()
         .unwrap();
-    let err = stderr_of(&out);
+    let err = stderr(&out);
     assert_eq!(
         err.lines().next(),
         Some("  [scan] Excluding: node_modules, build")
     );
-    let report = stdout_of(&out);
+    let report = stdout(&out);
     assert!(!report.contains("node_modules"));
     assert!(!report.contains("build"));
 }
@@ -358,7 +311,7 @@ fn depth_and_hidden_flags() {
     let env = TestEnv::new().with_mock();
     sample(&env);
     let out = env.cmd().args(["target", "-d", "0"]).output().unwrap();
-    let report = stdout_of(&out);
+    let report = stdout(&out);
     assert!(report.contains("├── node_modules/  ...\n"));
     assert!(report.contains("└── src/  ...\n"));
     assert!(!report.contains(".secret"));
@@ -367,7 +320,7 @@ fn depth_and_hidden_flags() {
         .args(["target", "-a", "-d", "1"])
         .output()
         .unwrap();
-    let report = stdout_of(&out);
+    let report = stdout(&out);
     assert!(report.contains("├── .secret/\n│   └── key  (2 B)\n"));
 }
 
@@ -378,14 +331,14 @@ fn ignore_rules_show_in_the_report_and_no_ignore_restores_everything() {
     env.file(".gitignore", "node_modules/\n*.log\n")
         .file("run.log", "x\n");
     let out = env.cmd().arg("target").output().unwrap();
-    let report = stdout_of(&out);
+    let report = stdout(&out);
     assert!(
         report.contains("  Ignored by .gitignore: 2 files, 1 directory (--no-ignore to include)\n"),
         "{report}"
     );
     assert!(!report.contains("node_modules"));
     let out = env.cmd().args(["target", "--no-ignore"]).output().unwrap();
-    let report = stdout_of(&out);
+    let report = stdout(&out);
     assert!(report.contains("node_modules/"));
     assert!(report.contains("run.log"));
     assert!(!report.contains("Ignored"));
@@ -394,14 +347,16 @@ fn ignore_rules_show_in_the_report_and_no_ignore_restores_everything() {
 #[test]
 fn nested_ignore_rules_are_named_and_counted_and_follow_a() {
     let env = TestEnv::new().with_mock();
-    env.file(".gitignore", "gen/\n*.log\n")
-        .file("src/.gitignore", "!gen/\ncache/\n")
-        .file("src/gen/out.rs", "x\n")
-        .file("src/cache/blob.rs", "x\n")
-        .file("lib/gen/x.rs", "x\n")
-        .file("lib/debug.log", "x\n")
-        .file(".tools/gen/t.rs", "x\n");
-    let report = stdout_of(&env.cmd().arg("target").output().unwrap());
+    env.files(&[
+        (".gitignore", "gen/\n*.log\n"),
+        ("src/.gitignore", "!gen/\ncache/\n"),
+        ("src/gen/out.rs", "x\n"),
+        ("src/cache/blob.rs", "x\n"),
+        ("lib/gen/x.rs", "x\n"),
+        ("lib/debug.log", "x\n"),
+        (".tools/gen/t.rs", "x\n"),
+    ]);
+    let report = stdout(&env.cmd().arg("target").output().unwrap());
     assert!(
         report.contains(
             "  Ignored by .gitignore, src/.gitignore: 3 files, 2 directories (--no-ignore to include)\n"
@@ -413,7 +368,7 @@ fn nested_ignore_rules_are_named_and_counted_and_follow_a() {
         "{report}"
     );
     // With -a the hidden directory is scanned, and its ignored part counted.
-    let report = stdout_of(&env.cmd().args(["target", "-a"]).output().unwrap());
+    let report = stdout(&env.cmd().args(["target", "-a"]).output().unwrap());
     assert!(
         report.contains(
             "  Ignored by .gitignore, src/.gitignore: 4 files, 3 directories (--no-ignore to include)\n"
@@ -430,7 +385,7 @@ fn hostile_file_names_cannot_drive_the_terminal() {
         .file("two\nlines.py", "x\n");
     let out = env.cmd().arg("target").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    let report = stdout_of(&out);
+    let report = stdout(&out);
     assert!(!report.contains('\x1b'));
     assert!(!report.contains('\x07'));
     assert!(report.contains("evil\\x1b[2J\\x1b]0;pwned\\x07name.py"));
@@ -439,12 +394,7 @@ fn hostile_file_names_cannot_drive_the_terminal() {
     // The JSON keeps the real names.
     let out = env.cmd().args(["target", "--json"]).output().unwrap();
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let names: Vec<&str> = json["classified_files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["name"].as_str().unwrap())
-        .collect();
+    let names = fields(&json["classified_files"], "name");
     assert!(names.contains(&"two\nlines.py"));
 }
 
@@ -453,9 +403,7 @@ fn special_files_do_not_hang_the_scan() {
     let env = TestEnv::new().with_mock();
     sample(&env);
     let fifo = env.path("pipe");
-    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    support::fs::mkfifo(&fifo);
     env.symlink("pipe", "pipe_link")
         .symlink("loop_b", "loop_a")
         .symlink("loop_a", "loop_b")
@@ -468,7 +416,7 @@ fn special_files_do_not_hang_the_scan() {
         .timeout(std::time::Duration::from_secs(60))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["survey_signals"]["total_files"], 4);
 }
@@ -530,10 +478,12 @@ fn unprivileged(env: &AgentEnv) -> Command {
 #[test]
 fn unreadable_directories_and_files_are_reported_not_fatal() {
     let env = TestEnv::new().with_mock();
-    env.file("locked/inner/a.txt", "hi\n")
-        .file("ok/b.py", "x\n")
-        .file("secret.py", "s\n")
-        .file("secretblob", "s\n");
+    env.files(&[
+        ("locked/inner/a.txt", "hi\n"),
+        ("ok/b.py", "x\n"),
+        ("secret.py", "s\n"),
+        ("secretblob", "s\n"),
+    ]);
     // The binary must be reachable by the unprivileged user.
     let bin = assert_cmd::cargo::cargo_bin("luminos");
     if std::fs::metadata(&bin).unwrap().permissions().mode() & 0o001 == 0 {
@@ -556,12 +506,12 @@ fn unreadable_directories_and_files_are_reported_not_fatal() {
     let mut cmd = unprivileged(&env);
     let out = cmd.arg(env.target()).output().unwrap();
     let _ = std::fs::set_permissions(env.path("locked"), std::fs::Permissions::from_mode(0o755));
-    let report = stdout_of(&out);
-    if stderr_of(&out).contains("Permission denied") && report.is_empty() {
+    let report = stdout(&out);
+    if stderr(&out).contains("Permission denied") && report.is_empty() {
         eprintln!("cannot run as an unprivileged user here; skipping");
         return;
     }
-    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         report.contains("├── locked/  [permission denied]\n"),
         "{report}"
@@ -582,16 +532,16 @@ fn clear_cache_removes_the_cache_root_and_nothing_else() {
     std::fs::set_permissions(env.cache(), std::fs::Permissions::from_mode(0o700)).unwrap();
 
     let out = env.cmd().arg("--clear-cache").output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(out.stdout.is_empty());
-    assert!(stderr_of(&out).contains("Removed the luminos cache"));
+    assert!(stderr(&out).contains("Removed the luminos cache"));
     assert!(!env.cache().exists());
     assert!(env.target().exists() && env.root().exists());
 
     // Nothing to remove is not an error.
     let out = env.cmd().arg("--clear-cache").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(stderr_of(&out).contains("nothing to remove"));
+    assert!(stderr(&out).contains("nothing to remove"));
 }
 
 #[test]
@@ -601,7 +551,7 @@ fn clear_cache_refuses_a_directory_luminos_did_not_make() {
     std::fs::write(env.cache().join("thesis.tex"), "years of work").unwrap();
     let out = env.cmd().arg("--clear-cache").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let err = stderr_of(&out);
+    let err = stderr(&out);
     assert!(err.starts_with("Error: refusing to remove"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(env.cache().join("thesis.tex").exists());

@@ -28,6 +28,7 @@ use luminos::progress::Progress;
 use luminos::scan::{ScanFilter, ScanOptions, scan_with_dirs};
 use support::TestEnv;
 use support::agent::Pass;
+use support::fs::{Unlock, mkfifo};
 
 /// The directories discovered in [`odd_tree`] with `-x vendor` and the
 /// default scope: not the hidden, ignored, excluded, skip-listed or
@@ -47,28 +48,30 @@ const DISCOVERED: &[&str] = &[
 /// Build the odd tree in `env`'s target. `locked` (mode 000) and `blind`
 /// (readable, not searchable) bite only when the reader is not root.
 fn odd_tree(env: &TestEnv) {
-    env.file("README.md", "# Odd\n")
-        .file(".gitignore", "out/\n*.log\n")
-        .file("src/main.rs", "fn main() {}\n")
-        .file("src/inner/lib.rs", "pub fn f() {}\n")
-        .file("src/.env", "HIDDEN=1\n")
-        .file("src/app.log", "ignored\n")
-        .file("src/vendor", "a file: -x names only directories\n")
-        .file("out/gen.rs", "// ignored directory\n")
-        .file(".hidden/h.rs", "// hidden directory\n")
-        .file("vendor/v.rs", "// -x directory\n")
-        .file("node_modules/m/index.js", "// skip-listed\n")
-        .file("pkg.egg-info/PKG-INFO", "skip-listed\n")
-        .file("repo/code.py", "x = 1\n")
-        .file("repo/.git/info/exclude", "generated/\n")
-        .file(
+    env.files(&[
+        ("README.md", "# Odd\n"),
+        (".gitignore", "out/\n*.log\n"),
+        ("src/main.rs", "fn main() {}\n"),
+        ("src/inner/lib.rs", "pub fn f() {}\n"),
+        ("src/.env", "HIDDEN=1\n"),
+        ("src/app.log", "ignored\n"),
+        ("src/vendor", "a file: -x names only directories\n"),
+        ("out/gen.rs", "// ignored directory\n"),
+        (".hidden/h.rs", "// hidden directory\n"),
+        ("vendor/v.rs", "// -x directory\n"),
+        ("node_modules/m/index.js", "// skip-listed\n"),
+        ("pkg.egg-info/PKG-INFO", "skip-listed\n"),
+        ("repo/code.py", "x = 1\n"),
+        ("repo/.git/info/exclude", "generated/\n"),
+        (
             "repo/generated/g.py",
             "# excluded by the nested repository\n",
-        )
-        .file("locked/l.py", "l = 1\n")
-        .file("blind/b.py", "b = 1\n")
-        .file("blind/sub/s.py", "s = 1\n")
-        .dir("empty");
+        ),
+        ("locked/l.py", "l = 1\n"),
+        ("blind/b.py", "b = 1\n"),
+        ("blind/sub/s.py", "s = 1\n"),
+    ])
+    .dir("empty");
     let target = env.target();
     let raw = |bytes: &[u8]| target.join(OsStr::from_bytes(bytes));
     std::fs::create_dir(raw(b"bad\xffdir")).unwrap();
@@ -81,27 +84,13 @@ fn odd_tree(env: &TestEnv) {
         .symlink("loop_a", "loop_b")
         .symlink("..", "src/up")
         .symlink(OsStr::from_bytes(b"\xfe-target"), "odd_link");
-    let fifo = std::ffi::CString::new(env.path("src/pipe").as_os_str().as_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    mkfifo(&env.path("src/pipe"));
     set_mode(&env.path("locked"), 0o000);
     set_mode(&env.path("blind"), 0o644);
 }
 
 fn set_mode(path: &Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
-}
-
-/// Give the odd directories back their permissions so the temp dir can go.
-struct Unlock<'a>(&'a TestEnv);
-
-impl Drop for Unlock<'_> {
-    fn drop(&mut self) {
-        for rel in ["locked", "blind"] {
-            let _ =
-                std::fs::set_permissions(self.0.path(rel), std::fs::Permissions::from_mode(0o755));
-        }
-    }
 }
 
 fn options(show_hidden: bool, exclude: &[&str], respect_ignore: bool) -> ScanOptions {
@@ -170,7 +159,7 @@ fn names(found: &[(String, String)]) -> BTreeSet<String> {
 fn scan_fed_discovery_and_fingerprints_match_the_disk_on_an_odd_tree() {
     let env = TestEnv::new();
     odd_tree(&env);
-    let _unlock = Unlock(&env);
+    let _unlock = Unlock(&env, &["locked", "blind"]);
     let canonical = std::fs::canonicalize(env.target()).unwrap();
     let via_link = env.root().join("via-link");
     std::os::unix::fs::symlink(env.target(), &via_link).unwrap();
@@ -224,7 +213,7 @@ fn scan_fed_discovery_and_fingerprints_match_the_disk_on_an_odd_tree() {
 fn an_unprivileged_rerun_of_an_odd_tree_investigates_nothing() {
     let env = TestEnv::new().with_mock();
     odd_tree(&env);
-    let _unlock = Unlock(&env);
+    let _unlock = Unlock(&env, &["locked", "blind"]);
     let run = || {
         let mut cmd = env.std_cmd();
         cmd.env("ANTHROPIC_API_KEY", "test-key")

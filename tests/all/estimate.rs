@@ -9,30 +9,28 @@ use std::process::Output;
 use serde_json::Value;
 use support::TestEnv;
 use support::agent::AgentEnv;
+use support::output::assert_success;
 
 /// 4 directories (., src, src/core, docs) and 6 files: not a tiny target.
 fn project() -> TestEnv {
-    let env = TestEnv::new();
-    env.small_project();
-    env
+    TestEnv::with_small_project()
 }
 
 /// `luminos --estimate [extra] TARGET` with no credential at all.
 fn estimate(env: &TestEnv, extra: &[&str]) -> Output {
-    let output = env
+    let command = env
         .bare_cmd()
         .arg("--estimate")
         .args(extra)
         .arg(env.target())
-        .output()
-        .expect("run luminos");
-    assert!(
-        output.status.success(),
-        "luminos --estimate failed: {}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+        .output();
+    assert_success(command.expect("run luminos"), "luminos --estimate")
+}
+
+/// Whether the estimate runs the survey, the planning and the synthesis.
+fn passes_to_run(value: &Value) -> (Option<bool>, Option<bool>, Option<bool>) {
+    let runs = |pass: &str| value[pass].as_bool();
+    (runs("survey"), runs("planning"), runs("synthesis"))
 }
 
 fn estimate_json(env: &TestEnv, extra: &[&str]) -> Value {
@@ -185,12 +183,7 @@ fn output_file_like_the_report() {
 /// synthesis are saved.
 fn investigated() -> AgentEnv {
     let env = project().with_agent(|agent| agent);
-    let output = env.cmd().arg(env.target()).output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    env.run_ok(&[]);
     env
 }
 
@@ -201,11 +194,7 @@ fn an_unchanged_tree_costs_nothing() {
     assert_eq!(value["directories_cached"], 4);
     assert_eq!(value["directories_to_investigate"], 0);
     assert_eq!(
-        (
-            value["survey"].as_bool(),
-            value["planning"].as_bool(),
-            value["synthesis"].as_bool()
-        ),
+        passes_to_run(&value),
         (Some(false), Some(false), Some(false))
     );
     assert_eq!(range(&value, "api_calls"), (0, 0));
@@ -238,11 +227,7 @@ fn changed_directories_and_their_ancestors_are_counted_and_the_cache_is_untouche
     assert_eq!(value["directories_to_investigate"], 2);
     // The saved survey and plan are reused; synthesis runs again.
     assert_eq!(
-        (
-            value["survey"].as_bool(),
-            value["planning"].as_bool(),
-            value["synthesis"].as_bool()
-        ),
+        passes_to_run(&value),
         (Some(false), Some(false), Some(true))
     );
     assert_eq!(range(&value, "api_calls"), (2 * 3 + 1, 2 * 10 + 1));

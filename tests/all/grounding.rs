@@ -10,54 +10,32 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use support::TestEnv;
-use support::agent::{AgentEnv, Pass, Turn};
+use support::agent::{AgentEnv, Pass, Turn, file_entry_call, tool_use};
 use support::mock::{MockBlock, Reply};
 
 /// A small Rust project whose engine defines `Engine::start`.
 fn project() -> TestEnv {
     let env = TestEnv::new();
-    env.file("README.md", "# Demo\n")
-        .file("Cargo.toml", "[package]\nname = \"demo\"\n")
-        .file(
+    env.files(&[
+        ("README.md", "# Demo\n"),
+        ("Cargo.toml", "[package]\nname = \"demo\"\n"),
+        (
             "src/main.rs",
             "mod core;\nfn main() { core::engine::Engine.start(); }\n",
-        )
-        .file(
+        ),
+        (
             "src/core/engine.rs",
             "pub struct Engine;\nimpl Engine {\n    pub fn start(&self) {}\n}\n",
-        )
-        .file("src/core/model.rs", "pub struct Model;\n")
-        .file("docs/guide.md", "# Guide\n");
+        ),
+        ("src/core/model.rs", "pub struct Model;\n"),
+        ("docs/guide.md", "# Guide\n"),
+    ]);
     env
-}
-
-fn tool_use(name: &str, input: Value) -> MockBlock {
-    MockBlock::ToolUse {
-        id: None,
-        name: name.to_string(),
-        input,
-    }
 }
 
 /// A file entry for `rel` (under `target`) with `summary`.
 fn file_entry(target: &Path, rel: &str, summary: &str) -> MockBlock {
-    let path = target.join(rel);
-    tool_use(
-        "write_cache",
-        json!({
-            "cache_type": "file",
-            "path": path.to_string_lossy(),
-            "data": {
-                "path": path.to_string_lossy(),
-                "relative_path": rel,
-                "size_bytes": 10,
-                "category": "source",
-                "summary": summary,
-                "confidence": 0.9,
-                "cached_at": "2026-01-01T00:00:00+00:00"
-            }
-        }),
-    )
+    file_entry_call(&target.join(rel), rel, 10, summary)
 }
 
 const FLAG_FINDING: &str = "start() runs without a guard.";
@@ -108,7 +86,7 @@ fn agent_env() -> AgentEnv {
             .dir_script("src/core", core_loop)
             .flag("src", "src/backdoor.py", "critical", "Opens a reverse shell.")
             .flag("src", "main.rs", "info", "The entry point.")
-            .synthesis(json!({
+            .submits(Pass::Synthesis, json!({
                 "brief": "Start at main.rs; the engine in `./src/core/engine.rs:2` calls `Engine::start`.",
                 "detailed": "See src\\core\\model.rs. turbo.rs and `Engine::frobnicate` do the heavy lifting.",
             }))
@@ -346,8 +324,7 @@ fn flags_file(env: &TestEnv) -> PathBuf {
 fn the_default_agents_are_fully_grounded() {
     // The parity fixture with the scripted agents' plain summaries: every
     // citation they make is a real file.
-    let env = TestEnv::new();
-    env.small_project();
+    let env = TestEnv::with_small_project();
     let env = env.with_mock();
     let report = json_report(&env);
     let grounding = &report["grounding"];

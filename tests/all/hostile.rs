@@ -27,7 +27,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use support::TestEnv;
+use support::fs::{Unlock, mkfifo};
 use support::mock::{Reply, ToolResultSeen};
+use support::output::item_where;
 use support::watch::{Watched, run_watched};
 
 /// Terminal escapes (colour, window title, bell) and line breaks in one name.
@@ -143,24 +145,6 @@ fn write_raw(path: &Path, content: &[u8]) {
     std::fs::write(path, content).unwrap();
 }
 
-fn mkfifo(path: &Path) {
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-}
-
-/// Give the locked entries back their permissions so the temp dir can go.
-struct Unlock<'a>(&'a TestEnv);
-
-impl Drop for Unlock<'_> {
-    fn drop(&mut self) {
-        for rel in ["locked", "locked.py"] {
-            let _ =
-                std::fs::set_permissions(self.0.path(rel), std::fs::Permissions::from_mode(0o755));
-        }
-    }
-}
-
 /// Everything under the env root except the cache, without following
 /// symlinks: type, mode, size, mtime, link target and (for small files)
 /// content. Access times are left out: reading is not touching.
@@ -259,7 +243,7 @@ fn run_on_target(env: &TestEnv, hostile: &Hostile, args: &[&str]) -> Run {
 fn scan_terminal_report_of_a_hostile_tree_is_inert() {
     let env = TestEnv::new().with_mock();
     let hostile = hostile_tree(&env);
-    let _unlock = Unlock(&env);
+    let _unlock = Unlock(&env, &["locked", "locked.py"]);
 
     let Run { out, unprivileged } = run_on_target(&env, &hostile, &[]);
     let report = String::from_utf8(out.stdout).expect("the report is UTF-8");
@@ -288,7 +272,7 @@ fn scan_terminal_report_of_a_hostile_tree_is_inert() {
 fn scan_json_report_of_a_hostile_tree_is_complete_and_exact() {
     let env = TestEnv::new().with_mock();
     let hostile = hostile_tree(&env);
-    let _unlock = Unlock(&env);
+    let _unlock = Unlock(&env, &["locked", "locked.py"]);
 
     let Run { out, unprivileged } = run_on_target(&env, &hostile, &["--json"]);
     let json: Value = serde_json::from_slice(&out.stdout).expect("the JSON report parses");
@@ -365,12 +349,7 @@ fn scan_json_report_of_a_hostile_tree_is_complete_and_exact() {
     assert_eq!(file("escape.py")["category"], "source");
     assert_eq!(file("INSTRUCTIONS.md")["category"], "document");
     if unprivileged {
-        let locked = json["tree"]["children"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["name"] == "locked")
-            .expect("locked in the tree");
+        let locked = item_where(&json["tree"]["children"], "name", "locked");
         assert_eq!(locked["error"], "permission denied");
     }
 }
@@ -442,7 +421,7 @@ fn investigation_reads_hostile_files_without_harm() {
         })
     });
     let hostile = hostile_tree(&env);
-    let _unlock = Unlock(&env);
+    let _unlock = Unlock(&env, &["locked", "locked.py"]);
     // The 200-level chain would make the default budget fold the root's
     // small directories into its unit; the hazards are the point here, so
     // every directory gets its own loop, as before budgets.

@@ -9,11 +9,12 @@ use crate::support;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use luminos::ai::api::Usage;
 use luminos::cache::{Cache, CacheRoot, EntryKind};
 use serde_json::{Value, json};
 use support::TestEnv;
-use support::agent::{AgentEnv, Pass, Turn, dir_summary, file_summary, visible_files};
+use support::agent::{
+    AgentEnv, PAST_THE_CONTEXT_BUDGET, Pass, Turn, dir_summary, file_summary, visible_files,
+};
 use support::mock::{MockBlock, Reply};
 
 /// 13 directories and 19 files. `docs/README.md` shares its name with the
@@ -298,12 +299,7 @@ fn a_fresh_run_keeps_every_file_entry_under_its_own_directory() {
 /// are named by where they are.
 #[test]
 fn a_partial_entry_finds_files_cached_under_bare_names() {
-    let big = Usage {
-        input_tokens: 1_000,
-        output_tokens: 50,
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 150_000,
-    };
+    let big = PAST_THE_CONTEXT_BUDGET;
     let env = thirteen_dirs().with_agent(|a| {
         a.every_dir_script(agent_turn)
             .dir_script("src/net/http", |turn| {

@@ -12,28 +12,23 @@ use luminos::ai::tools::{self, Toolbox};
 use luminos::cache::{Cache, CacheRoot, EntryKind};
 use serde_json::{Value, json};
 use support::TestEnv;
-use support::agent::{AgentEnv, Pass, dir_summary, file_summary, visible_files};
+use support::agent::{
+    AgentEnv, PAST_THE_CONTEXT_BUDGET, Pass, dir_summary, file_summary, visible_files,
+};
 use support::mock::{RecordedRequest, Reply};
+use support::output::{
+    AI_KEYS, SCAN_KEYS, assert_contains_all, fields, item_where, lines_where, stderr, stdout,
+};
 
 /// A small project: 6 files in src/core, src, docs and the root.
 fn project() -> TestEnv {
-    let env = TestEnv::new();
-    env.small_project();
-    env
+    TestEnv::with_small_project()
 }
 
 /// Runs luminos with one dir loop at a time, the original's order, so the
 /// recorded requests of each loop are contiguous.
 fn run(env: &TestEnv, extra: &[&str]) -> Output {
     env.run_ok(&[&["--jobs=1"], extra].concat())
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 fn canonical(env: &TestEnv) -> PathBuf {
@@ -56,13 +51,7 @@ fn dir_entry(env: &TestEnv, rel: &str) -> Option<Value> {
 /// The `plan_evaluation.json` record of the directory `rel`.
 fn evaluation_of(env: &TestEnv, rel: &str) -> Value {
     let evaluation = cache(env).read_json("plan_evaluation.json").unwrap();
-    evaluation["per_directory"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["dir"] == rel)
-        .unwrap_or_else(|| panic!("no evaluation of {rel}: {evaluation}"))
-        .clone()
+    item_where(&evaluation["per_directory"], "dir", rel).clone()
 }
 
 /// The passes in request order, consecutive requests of one pass merged,
@@ -79,10 +68,24 @@ fn pass_runs(env: &AgentEnv) -> Vec<(Pass, usize)> {
 }
 
 fn requests_of(env: &AgentEnv, pass: &Pass) -> Vec<RecordedRequest> {
+    env.requests_of(pass)
+}
+
+/// A plan that only makes docs shallow (5 turns), leaf-first.
+fn docs_shallow_plan() -> Value {
+    json!({
+        "priority_dirs": [], "skip_dirs": [], "notes": "",
+        "shallow_dirs": [{"path": "docs", "reason": "prose"}],
+        "investigation_order": "leaf-first"
+    })
+}
+
+/// The passes of the requests from index `from` on.
+fn passes_since(env: &AgentEnv, from: usize) -> Vec<Pass> {
     env.passes()
         .into_iter()
-        .filter(|(p, _)| p == pass)
-        .map(|(_, r)| r)
+        .skip(from)
+        .map(|(p, _)| p)
         .collect()
 }
 
@@ -184,20 +187,21 @@ fn phases_run_in_order_with_each_pass_tools() {
         "{report}"
     );
     let err = stderr(&out);
-    for line in [
-        "[AI] Investigation ID: ",
-        "[AI] Survey pass...",
-        "[AI] Survey: A scripted test target (confidence 0.90)",
-        "[AI] Directories to investigate: 4",
-        "[AI] Planning pass...",
-        "[AI] Investigating: src/core/ (1/4, 10 turns)",
-        "[AI] Plan evaluation: 8/40 turns used (20% utilization)",
-        "[AI] Synthesis pass...",
-        "[AI] Total tokens used: ",
-        "[AI] Investigation complete.",
-    ] {
-        assert!(err.contains(line), "missing {line:?} in:\n{err}");
-    }
+    assert_contains_all(
+        &err,
+        &[
+            "[AI] Investigation ID: ",
+            "[AI] Survey pass...",
+            "[AI] Survey: A scripted test target (confidence 0.90)",
+            "[AI] Directories to investigate: 4",
+            "[AI] Planning pass...",
+            "[AI] Investigating: src/core/ (1/4, 10 turns)",
+            "[AI] Plan evaluation: 8/40 turns used (20% utilization)",
+            "[AI] Synthesis pass...",
+            "[AI] Total tokens used: ",
+            "[AI] Investigation complete.",
+        ],
+    );
     assert!(!err.contains("(resumed)"));
 }
 
@@ -241,7 +245,7 @@ fn tiny_target_skips_survey_and_planning() {
 #[test]
 fn confident_survey_removes_skip_tools_but_never_submit_report() {
     let env = project().with_agent(|a| {
-        a.survey(json!({
+        a.submits(Pass::Survey, json!({
             "description": "Docs and a little code", "approach": "read",
             "relevant_tools": ["read_file"], "skip_tools": ["run_command", "submit_report", "nope"],
             "domain_notes": "none", "confidence": 0.9
@@ -264,10 +268,13 @@ fn confident_survey_removes_skip_tools_but_never_submit_report() {
 #[test]
 fn unconfident_survey_removes_nothing() {
     let env = project().with_agent(|a| {
-        a.survey(json!({
-            "description": "Unclear", "approach": "look", "relevant_tools": [],
-            "skip_tools": ["run_command"], "domain_notes": "", "confidence": 0.49
-        }))
+        a.submits(
+            Pass::Survey,
+            json!({
+                "description": "Unclear", "approach": "look", "relevant_tools": [],
+                "skip_tools": ["run_command"], "domain_notes": "", "confidence": 0.49
+            }),
+        )
     });
     run(&env, &[]);
     for request in requests_of(&env, &dir("docs")) {
@@ -286,7 +293,7 @@ fn tiered_project() -> TestEnv {
 #[test]
 fn plan_tiers_turns_and_band_order_keep_children_first() {
     let env = tiered_project().with_agent(|a| {
-        a.plan(json!({
+        a.submits(Pass::Planning, json!({
             "priority_dirs": [{"path": "src", "reason": "core", "suggested_turns": 30}],
             "shallow_dirs": [{"path": "docs", "reason": "prose"}],
             "skip_dirs": [{"path": "vendor", "reason": "third party"}, {"path": "ghost", "reason": "?"}],
@@ -363,12 +370,7 @@ fn plan_tiers_turns_and_band_order_keep_children_first() {
 
 #[test]
 fn budget_breach_flushes_a_partial_entry() {
-    let big = Usage {
-        input_tokens: 1_000,
-        output_tokens: 50,
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 150_000,
-    };
+    let big = PAST_THE_CONTEXT_BUDGET;
     let env = project().with_agent(|a| a.usage(dir("src/core"), big));
     let out = run(&env, &[]);
     // One call (which cached the files), then the budget check stopped it.
@@ -418,12 +420,8 @@ fn budget_breach_before_any_file_writes_the_stub() {
 #[test]
 fn turn_limit_nudges_borrows_then_writes_a_partial_entry() {
     let env = project().with_agent(|a| {
-        a.plan(json!({
-            "priority_dirs": [], "skip_dirs": [], "notes": "",
-            "shallow_dirs": [{"path": "docs", "reason": "prose"}],
-            "investigation_order": "leaf-first"
-        }))
-        .stalling_dir("docs")
+        a.submits(Pass::Planning, docs_shallow_plan())
+            .stalling_dir("docs")
     });
     let out = run(&env, &[]);
     // 4 directories make a pool of 40 turns; the plan allocates 5 + 3 x 10,
@@ -471,26 +469,17 @@ fn turn_limit_nudges_borrows_then_writes_a_partial_entry() {
 /// budget: it does not borrow a turn it could not use.
 #[test]
 fn the_budget_is_checked_before_borrowing() {
-    let big = Usage {
-        input_tokens: 1_000,
-        output_tokens: 50,
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 150_000,
-    };
+    let big = PAST_THE_CONTEXT_BUDGET;
     let env = project().with_agent(|a| {
-        a.plan(json!({
-            "priority_dirs": [], "skip_dirs": [], "notes": "",
-            "shallow_dirs": [{"path": "docs", "reason": "prose"}],
-            "investigation_order": "leaf-first"
-        }))
-        .dir_script("docs", move |turn| {
-            let reply = Reply::text("Still reading.");
-            if turn.turn == 5 {
-                reply.with_usage(big)
-            } else {
-                reply
-            }
-        })
+        a.submits(Pass::Planning, docs_shallow_plan())
+            .dir_script("docs", move |turn| {
+                let reply = Reply::text("Still reading.");
+                if turn.turn == 5 {
+                    reply.with_usage(big)
+                } else {
+                    reply
+                }
+            })
     });
     run(&env, &[]);
     assert_eq!(requests_of(&env, &dir("docs")).len(), 5);
@@ -508,7 +497,7 @@ fn the_budget_is_checked_before_borrowing() {
 
 #[test]
 fn silent_survey_and_planning_are_nudged_then_dropped() {
-    let env = project().with_agent(|a| a.silent_survey().silent_planning());
+    let env = project().with_agent(|a| a.silent(Pass::Survey).silent(Pass::Planning));
     let out = run(&env, &[]);
     let survey = requests_of(&env, &Pass::Survey);
     assert_eq!(survey.len(), 3);
@@ -532,7 +521,7 @@ fn silent_survey_and_planning_are_nudged_then_dropped() {
 
 #[test]
 fn synthesis_falls_back_to_cached_summaries() {
-    let env = project().with_agent(|a| a.silent_synthesis());
+    let env = project().with_agent(|a| a.silent(Pass::Synthesis));
     let out = run(&env, &["--json"]);
     let synthesis = requests_of(&env, &Pass::Synthesis);
     assert_eq!(synthesis.len(), 5);
@@ -580,13 +569,7 @@ fn unknown_tools_get_error_results() {
 /// embed its summary, and the rest is skipped.
 #[test]
 fn resume_skips_cached_dirs_and_reuses_the_survey_and_plan() {
-    let env = project().with_agent(|a| {
-        a.plan(json!({
-            "priority_dirs": [], "skip_dirs": [], "notes": "",
-            "shallow_dirs": [{"path": "docs", "reason": "prose"}],
-            "investigation_order": "leaf-first"
-        }))
-    });
+    let env = project().with_agent(|a| a.submits(Pass::Planning, docs_shallow_plan()));
     run(&env, &[]);
     let first = env.server.request_count();
     let docs = canonical(&env).join("docs");
@@ -596,12 +579,7 @@ fn resume_skips_cached_dirs_and_reuses_the_survey_and_plan() {
 
     env.set_agent(|a| a);
     let out = run(&env, &[]);
-    let new_passes: Vec<Pass> = env
-        .passes()
-        .into_iter()
-        .skip(first)
-        .map(|(p, _)| p)
-        .collect();
+    let new_passes = passes_since(&env, first);
     assert!(!new_passes.contains(&Pass::Survey));
     assert!(!new_passes.contains(&Pass::Planning));
     assert_eq!(dirs_investigated(&env, first), ["docs", "."]);
@@ -625,12 +603,7 @@ fn fresh_starts_over() {
     let before = env.server.request_count();
     let out = run(&env, &["--fresh"]);
     assert_ne!(cache(&env).id(), first_id);
-    let new_passes: Vec<Pass> = env
-        .passes()
-        .into_iter()
-        .skip(before)
-        .map(|(p, _)| p)
-        .collect();
+    let new_passes = passes_since(&env, before);
     assert!(new_passes.contains(&Pass::Planning));
     assert_eq!(
         new_passes
@@ -662,12 +635,7 @@ fn flags_are_sorted_in_the_report() {
     assert!(at("No tests.") < at("A guide."));
     let json_out = run(&env, &["--json"]);
     let parsed: Value = serde_json::from_slice(&json_out.stdout).unwrap();
-    let severities: Vec<&str> = parsed["flags"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["severity"].as_str().unwrap())
-        .collect();
+    let severities = fields(&parsed["flags"], "severity");
     // The JSON keeps the order the flags were raised in, as the original
     // does: src/core, docs, then src at --jobs 1.
     assert_eq!(severities, ["concern", "info", "critical"]);
@@ -678,24 +646,7 @@ fn json_report_carries_every_key() {
     let env = project().with_mock();
     let out = run(&env, &["--json"]);
     let report: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
-    for key in [
-        "tree",
-        "tree_rendered",
-        "file_categories",
-        "classified_files",
-        "survey_signals",
-        "languages",
-        "lines_of_code",
-        "large_files",
-        "recent_files",
-        "disk_usage",
-        "top_directories",
-        "ignore",
-        "ai_brief",
-        "ai_detailed",
-        "flags",
-        "investigation",
-    ] {
+    for key in SCAN_KEYS.iter().chain(&AI_KEYS).chain(&["investigation"]) {
         assert!(report.get(key).is_some(), "missing {key}");
     }
     assert_eq!(
@@ -720,12 +671,7 @@ fn unknown_model_stops_the_run_with_one_line() {
     let env = project().with_mock();
     env.server
         .respond_with(|_| Reply::unknown_model("claude-retired-1"));
-    let out = env
-        .cmd()
-        .args(["--model", "claude-retired-1"])
-        .arg(env.target())
-        .output()
-        .unwrap();
+    let out = env.output(&["--model", "claude-retired-1"]);
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(
         env.server.request_count(),
@@ -733,10 +679,7 @@ fn unknown_model_stops_the_run_with_one_line() {
         "a 404 is not retried and ends the run"
     );
     let err = stderr(&out);
-    let lines: Vec<&str> = err
-        .lines()
-        .filter(|l| l.contains("was not found by the API"))
-        .collect();
+    let lines = lines_where(&err, |l| l.contains("was not found by the API"));
     assert_eq!(lines.len(), 1, "{err}");
     assert!(
         lines[0].contains("'claude-retired-1'") && lines[0].contains("--model"),
@@ -766,10 +709,7 @@ fn a_foreign_404_blames_the_base_url_not_the_model() {
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(env.server.request_count(), 1);
     let err = stderr(&out);
-    let errors: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("Investigation failed"))
-        .collect();
+    let errors = lines_where(&err, |l| l.starts_with("Investigation failed"));
     assert_eq!(errors.len(), 1, "{err}");
     assert!(errors[0].contains("check ANTHROPIC_BASE_URL"), "{err}");
     assert!(!errors[0].contains("--model"), "{err}");
@@ -783,12 +723,7 @@ fn a_rejected_first_request_ends_the_investigation_once() {
     let env = project().with_mock();
     env.server
         .respond_with(|_| Reply::error(400, "invalid_request_error", "scripted refusal"));
-    let out = env
-        .cmd()
-        .args(["--json"])
-        .arg(env.target())
-        .output()
-        .unwrap();
+    let out = env.output(&["--json"]);
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(env.server.request_count(), 1);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -823,11 +758,13 @@ fn investigation_failure_prints_the_report_and_exits_three() {
 #[test]
 fn discovery_follows_the_scans_scope() {
     let env = project();
-    env.file(".gitignore", "out/\n")
-        .file("out/bundle.js", "x\n")
-        .file("node_modules/pkg/index.js", "x\n")
-        .file("fixtures/a.txt", "a\n")
-        .file(".config/settings.toml", "a = 1\n");
+    env.files(&[
+        (".gitignore", "out/\n"),
+        ("out/bundle.js", "x\n"),
+        ("node_modules/pkg/index.js", "x\n"),
+        ("fixtures/a.txt", "a\n"),
+        (".config/settings.toml", "a = 1\n"),
+    ]);
     let env = env.with_mock();
     run(&env, &["-x", "fixtures"]);
     let dirs: Vec<Pass> = pass_runs(&env)
@@ -886,19 +823,21 @@ fn dirs_investigated(env: &AgentEnv, from: usize) -> Vec<String> {
 #[test]
 fn discovery_applies_nested_rules_negations_and_each_flag_alone() {
     let env = TestEnv::new();
-    env.file(".gitignore", "gen/\n*.log\n")
-        .file("src/main.rs", "fn main() {}\n")
-        .file("src/.gitignore", "!gen/\ncache/\n")
-        .file("src/gen/out.rs", "// generated, but taken back\n")
-        .file("src/cache/blob.rs", "// ignored by src/.gitignore\n")
-        .file("lib/gen/x.rs", "// ignored by the root rule\n")
-        .file("lib/lib.rs", "pub fn f() {}\n")
-        .file("lib/debug.log", "noise\n")
-        .file(".tools/run.sh", "echo\n")
-        .file(
+    env.files(&[
+        (".gitignore", "gen/\n*.log\n"),
+        ("src/main.rs", "fn main() {}\n"),
+        ("src/.gitignore", "!gen/\ncache/\n"),
+        ("src/gen/out.rs", "// generated, but taken back\n"),
+        ("src/cache/blob.rs", "// ignored by src/.gitignore\n"),
+        ("lib/gen/x.rs", "// ignored by the root rule\n"),
+        ("lib/lib.rs", "pub fn f() {}\n"),
+        ("lib/debug.log", "noise\n"),
+        (".tools/run.sh", "echo\n"),
+        (
             ".tools/gen/t.rs",
             "// hidden, and ignored by the root rule\n",
-        );
+        ),
+    ]);
     let env = env.with_mock();
 
     let cases: [(&[&str], &[&str]); 4] = [
@@ -981,12 +920,7 @@ fn discovery_applies_nested_rules_negations_and_each_flag_alone() {
 fn an_unreachable_api_ends_the_investigation_once() {
     // The default TestEnv points at a closed local port.
     let env = project();
-    let out = env
-        .cmd()
-        .args(["--max-retries", "1", "--json"])
-        .arg(env.target())
-        .output()
-        .unwrap();
+    let out = env.output(&["--max-retries", "1", "--json"]);
     assert_eq!(out.status.code(), Some(3));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["ai_brief"], "");

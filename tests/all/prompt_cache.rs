@@ -19,8 +19,7 @@ const TARGET_RATIO: f64 = 0.5;
 
 #[test]
 fn loops_share_their_prefix_and_the_run_bills_at_most_half_the_uncached_price() {
-    let env = TestEnv::new();
-    env.small_project();
+    let env = TestEnv::with_small_project();
     let env = env.with_mock();
     // The cache minimum of the model the run uses, from the catalog.
     env.server

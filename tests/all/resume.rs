@@ -7,7 +7,7 @@
 use crate::support;
 
 use std::collections::BTreeSet;
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use luminos::ai::api::Usage;
@@ -15,6 +15,7 @@ use serde_json::Value;
 use support::TestEnv;
 use support::agent::{AgentEnv, Pass};
 use support::entries::cache_entries;
+use support::output::stderr;
 
 /// Safety net only: a run that takes this long is stuck.
 const STUCK: Duration = Duration::from_secs(60);
@@ -22,14 +23,16 @@ const STUCK: Duration = Duration::from_secs(60);
 /// Seven directories, three deep under `src`, so parents wait on children.
 fn project() -> TestEnv {
     let env = TestEnv::new();
-    env.file("README.md", "# Demo\n")
-        .file("Cargo.toml", "[package]\nname = \"demo\"\n")
-        .file("src/lib.rs", "pub mod net;\npub mod db;\n")
-        .file("src/net/http.rs", "pub fn get() {}\n")
-        .file("src/net/tls/cert.rs", "pub struct Cert;\n")
-        .file("src/db/pool.rs", "pub struct Pool;\n")
-        .file("docs/guide.md", "Guide\n")
-        .file("tests/it.rs", "#[test] fn it() {}\n");
+    env.files(&[
+        ("README.md", "# Demo\n"),
+        ("Cargo.toml", "[package]\nname = \"demo\"\n"),
+        ("src/lib.rs", "pub mod net;\npub mod db;\n"),
+        ("src/net/http.rs", "pub fn get() {}\n"),
+        ("src/net/tls/cert.rs", "pub struct Cert;\n"),
+        ("src/db/pool.rs", "pub struct Pool;\n"),
+        ("docs/guide.md", "Guide\n"),
+        ("tests/it.rs", "#[test] fn it() {}\n"),
+    ]);
     env
 }
 
@@ -40,10 +43,6 @@ fn run(env: &TestEnv, extra: &[&str]) -> Output {
 fn json_run(env: &TestEnv, extra: &[&str]) -> Value {
     let output = run(env, &[&["--json"], extra].concat());
     serde_json::from_slice(&output.stdout).expect("one JSON report")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// The passes of the requests from index `from` on, each once, in order.
@@ -297,25 +296,8 @@ fn max_cost_stops_new_loops_and_a_later_run_finishes() {
 fn ctrl_c_exits_130_and_the_next_run_resumes() {
     let env = project().with_mock();
     env.server.set_latency(Duration::from_millis(150));
-    let mut child = env
-        .std_cmd()
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .args(["--jobs", "2"])
-        .arg(env.target())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     // Survey, planning, and the first turns of two loops.
-    let started = Instant::now();
-    while env.server.request_count() < 4 {
-        assert!(started.elapsed() < STUCK, "the run never got going");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    // SAFETY: kill(2) on our own child's pid, which is not reaped yet.
-    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    assert_eq!(rc, 0);
+    let mut child = env.interrupt_after(&["--jobs", "2"], 4, STUCK);
     let started = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {

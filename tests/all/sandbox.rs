@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 use luminos::ai::tools::ToolOutput;
 use luminos::ai::tools::command::RunCommand;
 
+use crate::support::fs::mkfifo;
+
 const SENTINEL: &str = "SENTINEL-OUTSIDE-CONTENT-91c2";
 const HIDDEN_NAME: &str = "only-outside-name-5d1e";
 const PLANTED: &str = "PLANTED-BINARY-RAN";
@@ -81,6 +83,15 @@ impl Fixture {
         RunCommand::new().execute(&self.target, command)
     }
 
+    /// The output of `command`, which must succeed and show nothing from
+    /// outside the target.
+    fn ok(&self, command: &str) -> String {
+        let out = self.run(command);
+        assert!(!out.is_error, "{command}: {}", out.content);
+        assert_no_leak(command, &out.content);
+        out.content
+    }
+
     /// Every entry under the fixture root with mode, size and mtime.
     fn snapshot(&self) -> BTreeMap<PathBuf, (u32, u64, i64, i64)> {
         walkdir::WalkDir::new(&self.root)
@@ -95,12 +106,6 @@ impl Fixture {
             })
             .collect()
     }
-}
-
-fn mkfifo(path: &Path) {
-    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
 }
 
 /// Assert that nothing in `content` came from outside the target or from the
@@ -250,14 +255,8 @@ fn a_planted_binary_never_runs() {
         "grep TODO README",
         "src/../grep TODO README",
     ] {
-        let out = fx.run(command);
-        assert!(!out.is_error, "{command}: {}", out.content);
-        assert!(
-            out.content.starts_with("TODO: one"),
-            "{command}: {}",
-            out.content
-        );
-        assert_no_leak(command, &out.content);
+        let out = fx.ok(command);
+        assert!(out.starts_with("TODO: one"), "{command}: {out}");
         assert!(
             !fx.root.join("pwned").exists(),
             "{command} ran the planted grep"
@@ -284,14 +283,8 @@ fn glob_matches_named_like_options_stay_file_names() {
         "head -n 1 *",
         "grep -c x *",
     ] {
-        let out = fx.run(command);
-        assert!(!out.is_error, "{command}: {}", out.content);
-        assert!(
-            out.content.contains("./-delete"),
-            "{command}: {}",
-            out.content
-        );
-        assert_no_leak(command, &out.content);
+        let out = fx.ok(command);
+        assert!(out.contains("./-delete"), "{command}: {out}");
         assert_eq!(fx.snapshot(), before, "{command} changed the tree");
     }
 }
@@ -299,12 +292,7 @@ fn glob_matches_named_like_options_stay_file_names() {
 #[test]
 fn each_program_works_inside_the_target() {
     let fx = Fixture::new();
-    let ok = |command: &str| {
-        let out = fx.run(command);
-        assert!(!out.is_error, "{command}: {}", out.content);
-        assert_no_leak(command, &out.content);
-        out.content
-    };
+    let ok = |command: &str| fx.ok(command);
     assert_eq!(ok("wc -l src/*.rs"), "2 src/a.rs\n 1 src/b.rs\n 3 total");
     assert_eq!(ok("file README"), "README: ASCII text");
     assert_eq!(ok("file -b src"), "directory");

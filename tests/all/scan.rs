@@ -15,6 +15,8 @@ use luminos::scan::ScanOptions;
 use luminos::scan::{BaseScan, NodeKind, ScanFilter, TreeNode, scan};
 use similar_asserts::assert_eq;
 use support::TestEnv;
+use support::fs::mkfifo;
+use support::output::{SCAN_KEYS, keys};
 
 fn options() -> ScanOptions {
     ScanOptions::default()
@@ -47,12 +49,6 @@ fn classified_names(scan: &BaseScan) -> Vec<&str> {
         .collect()
 }
 
-fn mkfifo(path: &Path) {
-    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-}
-
 fn set_mtime(path: &Path, secs: u64) {
     let file = fs::File::options().write(true).open(path).unwrap();
     file.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(secs))
@@ -79,12 +75,14 @@ fn tree_rendering_snapshot() {
 #[test]
 fn tree_sorts_skips_hidden_and_excluded_names_and_truncates() {
     let env = TestEnv::new();
-    env.file("b.py", "x")
-        .file("A.py", "x")
-        .file("a/b/c/deep.py", "x")
-        .file(".hidden", "x")
-        .file("node_modules/pkg.js", "x")
-        .file("keep/node_modules", "a file with an excluded name");
+    env.files(&[
+        ("b.py", "x"),
+        ("A.py", "x"),
+        ("a/b/c/deep.py", "x"),
+        (".hidden", "x"),
+        ("node_modules/pkg.js", "x"),
+        ("keep/node_modules", "a file with an excluded name"),
+    ]);
     let mut opts = options();
     opts.depth = 1;
     opts.exclude = vec!["node_modules".into()];
@@ -152,22 +150,24 @@ fn deep_trees_with_many_loops_still_finish() {
 #[test]
 fn classification_follows_the_reference() {
     let env = TestEnv::new();
-    env.file("script.py", "print('hello')\n")
-        .file("image.PNG", "not really")
-        .file("data.json", "{\"key\": \"value\"}")
-        .file("query.sql", "select 1;\n")
-        .file("README", "plain words\n")
-        .file("run", "#!/usr/bin/env python3\nprint(1)\n")
-        .file("blob", [0u8, 1, 2, 3, 255])
-        .file("empty", "")
-        .file("pic", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01")
-        .file("archive", b"\x1f\x8b\x08\0\0\0\0\0\0\x03abc")
-        .file("doc", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-        .file("sub/.hidden.py", "x")
-        .file(".hidden_dir/x.py", "x")
-        .symlink("script.py", "link.py")
-        .symlink("README", "README_link")
-        .symlink("sub", "sub_link");
+    env.files(&[
+        ("script.py", "print('hello')\n"),
+        ("image.PNG", "not really"),
+        ("data.json", "{\"key\": \"value\"}"),
+        ("query.sql", "select 1;\n"),
+        ("README", "plain words\n"),
+        ("run", "#!/usr/bin/env python3\nprint(1)\n"),
+    ])
+    .file("blob", [0u8, 1, 2, 3, 255])
+    .file("empty", "")
+    .file("pic", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01")
+    .file("archive", b"\x1f\x8b\x08\0\0\0\0\0\0\x03abc")
+    .file("doc", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    .file("sub/.hidden.py", "x")
+    .file(".hidden_dir/x.py", "x")
+    .symlink("script.py", "link.py")
+    .symlink("README", "README_link")
+    .symlink("sub", "sub_link");
     mkfifo(&env.path("fifo"));
     let _socket = std::os::unix::net::UnixListener::bind(env.path("sock")).unwrap();
     let report = run(env.target(), &options());
@@ -311,10 +311,12 @@ fn common_binary_formats_are_described_as_file_does() {
 #[test]
 fn hidden_and_excluded_directories_are_pruned_from_classification() {
     let env = TestEnv::new();
-    env.file(".hidden.py", "x")
-        .file("visible.py", "x")
-        .file("node_modules/pkg.js", "x")
-        .file("src/node_modules/dep.js", "x");
+    env.files(&[
+        (".hidden.py", "x"),
+        ("visible.py", "x"),
+        ("node_modules/pkg.js", "x"),
+        ("src/node_modules/dep.js", "x"),
+    ]);
     let mut opts = options();
     opts.exclude = vec!["node_modules".into()];
     let report = run(env.target(), &opts);
@@ -330,12 +332,13 @@ fn hidden_and_excluded_directories_are_pruned_from_classification() {
 fn languages_lines_and_large_files() {
     let env = TestEnv::new();
     let many = "x\n".repeat(1500);
-    env.file("big.rs", &many)
-        .file("a.py", "1\n2\n3")
-        .file("b.py", "1\n")
-        .file("tool", "#!/bin/sh\necho 1\necho 2\n")
-        .file("notes.md", "not counted\n")
-        .file("Main.JAVA", "class A {}\n");
+    env.file("big.rs", &many).files(&[
+        ("a.py", "1\n2\n3"),
+        ("b.py", "1\n"),
+        ("tool", "#!/bin/sh\necho 1\necho 2\n"),
+        ("notes.md", "not counted\n"),
+        ("Main.JAVA", "class A {}\n"),
+    ]);
     let huge = env.path("huge.c");
     fs::File::create(&huge)
         .unwrap()
@@ -533,21 +536,25 @@ fn disk_usage_is_post_order_with_sorted_siblings() {
 // -------------------------------------------------------------- ignore
 
 fn ignore_tree(env: &TestEnv) {
-    env.file(".gitignore", "target/\n*.log\n!keep.log\n")
-        .file("src/main.rs", "fn main() {}\n")
-        .file("src/debug.log", "noise\n")
-        .file("src/keep.log", "kept\n")
-        .file("src/gen/.gitignore", "*\n!.gitignore\n!wanted.rs\n")
-        .file("src/gen/out.rs", "// generated\n")
-        .file("src/gen/wanted.rs", "// kept\n")
-        .file("target/debug/app", vec![0u8; 4096])
-        .file("target/debug/deps/lib.rlib", vec![0u8; 8192])
-        .file("target/.fingerprint/x", "hidden inside an ignored dir")
-        .file("docs/.ignore", "draft.md\n")
-        .file("docs/draft.md", "wip\n")
-        .file("docs/final.md", "done\n")
-        .file(".git/info/exclude", "local.txt\n")
-        .file("local.txt", "mine\n");
+    env.files(&[
+        (".gitignore", "target/\n*.log\n!keep.log\n"),
+        ("src/main.rs", "fn main() {}\n"),
+        ("src/debug.log", "noise\n"),
+        ("src/keep.log", "kept\n"),
+        ("src/gen/.gitignore", "*\n!.gitignore\n!wanted.rs\n"),
+        ("src/gen/out.rs", "// generated\n"),
+        ("src/gen/wanted.rs", "// kept\n"),
+    ])
+    .file("target/debug/app", vec![0u8; 4096])
+    .file("target/debug/deps/lib.rlib", vec![0u8; 8192])
+    .files(&[
+        ("target/.fingerprint/x", "hidden inside an ignored dir"),
+        ("docs/.ignore", "draft.md\n"),
+        ("docs/draft.md", "wip\n"),
+        ("docs/final.md", "done\n"),
+        (".git/info/exclude", "local.txt\n"),
+        ("local.txt", "mine\n"),
+    ]);
 }
 
 #[test]
@@ -734,36 +741,11 @@ fn the_json_keys_are_the_references_in_order() {
     env.file("a.py", "x\n");
     let report = run(env.target(), &options());
     let value = serde_json::to_value(&report).unwrap();
-    let keys: Vec<&str> = value
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    assert_eq!(
-        keys,
-        [
-            "tree",
-            "tree_rendered",
-            "file_categories",
-            "classified_files",
-            "survey_signals",
-            "languages",
-            "lines_of_code",
-            "large_files",
-            "recent_files",
-            "disk_usage",
-            "top_directories",
-            "ignore"
-        ]
-    );
+    assert_eq!(keys(&value), SCAN_KEYS);
     let file = &value["classified_files"][0];
-    let keys: Vec<&str> = file
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    assert_eq!(keys, ["path", "name", "category", "size", "description"]);
+    assert_eq!(
+        keys(file),
+        ["path", "name", "category", "size", "description"]
+    );
     assert!(file["description"].is_null());
 }

@@ -49,8 +49,7 @@ fn failed(out: &Output) -> String {
 #[test]
 #[ignore = "benchmark: waits for the default timeouts (about two minutes)"]
 fn dead_endpoints_are_given_up_on_in_time() {
-    let env = TestEnv::new();
-    env.small_project();
+    let env = TestEnv::with_small_project();
     let (refused, out) = give_up(&env);
     let error = failed(&out);
     println!(

@@ -114,16 +114,7 @@ fn time_to_first_request_against_tokei_and_find_wc() {
         "ratio first request / find+wc:   {:.3}",
         ms(ours) / ms(find_wc)
     );
-    if tokei {
-        let tokei = median(tokeis);
-        println!("tokei:                           {:>8.1} ms", ms(tokei));
-        println!(
-            "ratio first request / tokei:     {:.3}  (target <= 1.0)",
-            ms(ours) / ms(tokei)
-        );
-    } else {
-        println!("tokei not on PATH: skipped (cargo install tokei to compare)");
-    }
+    crate::scan::print_against_tokei("first request", ours, tokei.then(|| median(tokeis)));
 }
 
 /// Kill a run once its request has arrived (or it took too long).

@@ -33,16 +33,9 @@ use std::time::{Duration, Instant};
 use luminos::ai::tools::structure::{Language, parse_source};
 use serde_json::{Value, json};
 use support::TestEnv;
-use support::agent::{MockAgent, Turn, visible_files};
-use support::mock::{MockBlock, MockServer, Reply};
-
-fn tool_use(name: &str, input: Value) -> MockBlock {
-    MockBlock::ToolUse {
-        id: None,
-        name: name.to_string(),
-        input,
-    }
-}
+use support::agent::{MockAgent, Pass, Turn, file_entry_call, tool_use, visible_files};
+use support::mock::{MockServer, Reply};
+use support::output::assert_success;
 
 /// What an agent would say about one source file: its first functions and
 /// types, from the real outline.
@@ -151,22 +144,8 @@ fn realistic_agent(target: &Path, invented: Arc<Mutex<BTreeSet<String>>>) -> Moc
                 let mut blocks = Vec::new();
                 for file in &files {
                     let path = dir.join(&file.name);
-                    blocks.push(tool_use(
-                        "write_cache",
-                        json!({
-                            "cache_type": "file",
-                            "path": path.to_string_lossy(),
-                            "data": {
-                                "path": path.to_string_lossy(),
-                                "relative_path": file.rel,
-                                "size_bytes": 1,
-                                "category": "source",
-                                "summary": file_summary(file, &files),
-                                "confidence": 0.9,
-                                "cached_at": "2026-01-01T00:00:00+00:00"
-                            }
-                        }),
-                    ));
+                    let summary = file_summary(file, &files);
+                    blocks.push(file_entry_call(&path, &file.rel, 1, &summary));
                 }
                 if let Some(file) = files.first() {
                     blocks.push(tool_use(
@@ -212,7 +191,7 @@ fn realistic_agent(target: &Path, invented: Arc<Mutex<BTreeSet<String>>>) -> Moc
                 json!({"summary": summary, "completeness": 0.9}),
             )
         })
-        .synthesis({
+        .submits(Pass::Synthesis, {
             let ghost = "plugins/loader.rs";
             invented.lock().unwrap().insert(ghost.to_string());
             invented.lock().unwrap().insert("`Orchestrator::warp`".to_string());
@@ -222,7 +201,7 @@ fn realistic_agent(target: &Path, invented: Arc<Mutex<BTreeSet<String>>>) -> Moc
                      and `orchestrator::investigate`; src/report.rs renders the result. \
                      Plugins load from {ghost}."
                 ),
-                "detailed": "The agent loop (src/ai/engine/agent.rs) drives tools from \
+                "detailed": "The agent loop (src/ai/engine/agent/mod.rs) drives tools from \
                              ai/tools/mod.rs via `dispatch()`; `Orchestrator::warp` is the fast path. \
                              Caching lives in cache\\mod.rs, redaction in `./redact/mod.rs:1`.",
             })
@@ -238,19 +217,9 @@ struct Run {
 fn run(env: &TestEnv, server: &MockServer, target: &Path, extra: &[&str]) -> Run {
     let before = server.request_count();
     let started = Instant::now();
-    let out = env
-        .cmd()
-        .args(["--json"])
-        .args(extra)
-        .arg(target)
-        .output()
-        .expect("run luminos");
+    let out = env.cmd().args(["--json"]).args(extra).arg(target).output();
     let wall = started.elapsed();
-    assert!(
-        out.status.success(),
-        "luminos failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = assert_success(out.expect("run luminos"), "luminos");
     Run {
         report: serde_json::from_slice(&out.stdout).expect("JSON report"),
         wall,

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use support::agent::AgentEnv;
 use support::entries::{all_dirs, cache_entries, module_tree};
+use support::output::assert_success;
 
 /// The latency the issue asks for.
 const LATENCY: Duration = Duration::from_millis(100);
@@ -40,11 +41,7 @@ fn investigate(env: &AgentEnv, jobs: usize, round: usize) -> (Duration, usize) {
         .output()
         .expect("run luminos");
     let wall = started.elapsed();
-    assert!(
-        output.status.success(),
-        "--jobs {jobs} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(output, &format!("--jobs {jobs}"));
     assert_eq!(cache_entries(&cache).dirs.len(), DIRECTORIES);
     (wall, env.server.request_count() - before)
 }

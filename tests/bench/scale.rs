@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::scan::{ms, time_shell};
 use luminos::progress::Progress;
 use luminos::report::{Report, format_report};
 use luminos::scan::ScanOptions;
@@ -44,10 +45,7 @@ const CHILD_MODE_ENV: &str = "LUMINOS_BENCH_CHILD_MODE";
 #[test]
 #[ignore = "benchmark: run with --release -- --ignored --nocapture"]
 fn scale_scan_against_find_wc_with_peak_rss() {
-    let tmp = tempfile::Builder::new()
-        .prefix("luminos-scale-")
-        .tempdir()
-        .unwrap();
+    let tmp = crate::support::fs::temp_dir("luminos-scale-");
     let tree = match std::env::var_os("LUMINOS_BENCH_TREE") {
         Some(dir) => PathBuf::from(dir),
         None => tmp.path().join("tree"),
@@ -292,24 +290,6 @@ fn scale_child() {
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times[times.len() / 2]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn time_shell(script: &str) -> Duration {
-    let started = Instant::now();
-    let status = Command::new("sh")
-        .arg("-c")
-        .arg(script)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("sh runs");
-    let took = started.elapsed();
-    assert!(status.success(), "baseline failed: {script}");
-    took
 }
 
 // ---------------------------------------------------------------------------

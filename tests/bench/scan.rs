@@ -27,10 +27,7 @@ const RUNS: usize = 7;
 #[test]
 #[ignore = "benchmark: run with --release -- --ignored --nocapture"]
 fn base_scan_against_find_wc_and_tokei() {
-    let tmp = tempfile::Builder::new()
-        .prefix("luminos-bench-")
-        .tempdir()
-        .unwrap();
+    let tmp = crate::support::fs::temp_dir("luminos-bench-");
     let tree = match std::env::var_os("LUMINOS_BENCH_TREE") {
         Some(dir) => std::path::PathBuf::from(dir),
         None => tmp.path().join("tree"),
@@ -68,16 +65,23 @@ fn base_scan_against_find_wc_and_tokei() {
         ms(scan) / ms(find_wc)
     );
 
-    if on_path("tokei") {
-        let tokei = median(|| time_shell(&format!("tokei '{}' > /dev/null", tree.display())));
-        println!("tokei:              {:>8.1} ms", ms(tokei));
-        println!(
-            "ratio scan / tokei:  {:.3}  (target <= 1.0)",
-            ms(scan) / ms(tokei)
-        );
-    } else {
+    let tokei = on_path("tokei")
+        .then(|| median(|| time_shell(&format!("tokei '{}' > /dev/null", tree.display()))));
+    print_against_tokei("scan", scan, tokei);
+}
+
+/// The tokei baseline and `ours / tokei` (target <= 1.0), or why it was
+/// skipped (`tokei` is None when tokei is not on PATH).
+pub(crate) fn print_against_tokei(label: &str, ours: Duration, tokei: Option<Duration>) {
+    let Some(tokei) = tokei else {
         println!("tokei not on PATH: skipped (cargo install tokei to compare)");
-    }
+        return;
+    };
+    println!("tokei: {:>8.1} ms", ms(tokei));
+    println!(
+        "ratio {label} / tokei: {:.3}  (target <= 1.0)",
+        ms(ours) / ms(tokei)
+    );
 }
 
 /// Warm up once, then the median of [`RUNS`] timings.

@@ -75,7 +75,13 @@ pub fn tool_names(body: &Value) -> Vec<String> {
 
 /// The system prompt of a request (its text blocks joined).
 pub fn system_text(body: &Value) -> String {
-    match &body["system"] {
+    text_of(&body["system"])
+}
+
+/// A message content or system field as text: a string as it is, a list
+/// of blocks as their text blocks joined.
+fn text_of(content: &Value) -> String {
+    match content {
         Value::String(s) => s.clone(),
         Value::Array(blocks) => blocks
             .iter()
@@ -92,15 +98,7 @@ pub fn prompt_text(body: &Value) -> String {
     let first = body["messages"]
         .as_array()
         .and_then(|messages| messages.first())
-        .map(|message| match &message["content"] {
-            Value::String(s) => s.clone(),
-            Value::Array(blocks) => blocks
-                .iter()
-                .filter_map(|b| b["text"].as_str())
-                .collect::<Vec<_>>()
-                .join("\n"),
-            _ => String::new(),
-        })
+        .map(|message| text_of(&message["content"]))
         .unwrap_or_default();
     format!("{}\n{first}", system_text(body))
 }
@@ -228,40 +226,28 @@ impl MockAgent {
         }
     }
 
-    /// The survey submits `input`.
-    pub fn survey(mut self, input: Value) -> Self {
-        self.survey = Behaviour::Submit(input);
+    /// The survey, planning or synthesis submits `input` on its first turn
+    /// (synthesis: `brief` and `detailed`).
+    pub fn submits(mut self, pass: Pass, input: Value) -> Self {
+        *self.single_pass(pass) = Behaviour::Submit(input);
         self
     }
 
-    /// The survey never calls a tool.
-    pub fn silent_survey(mut self) -> Self {
-        self.survey = Behaviour::Silent;
+    /// The survey, planning or synthesis never calls a tool (so it runs out
+    /// of turns).
+    pub fn silent(mut self, pass: Pass) -> Self {
+        *self.single_pass(pass) = Behaviour::Silent;
         self
     }
 
-    /// The planner submits `input`.
-    pub fn plan(mut self, input: Value) -> Self {
-        self.planning = Behaviour::Submit(input);
-        self
-    }
-
-    /// The planner never calls a tool.
-    pub fn silent_planning(mut self) -> Self {
-        self.planning = Behaviour::Silent;
-        self
-    }
-
-    /// Synthesis submits `input` (`brief` and `detailed`).
-    pub fn synthesis(mut self, input: Value) -> Self {
-        self.synthesis = Behaviour::Submit(input);
-        self
-    }
-
-    /// Synthesis never calls a tool (so it runs out of turns).
-    pub fn silent_synthesis(mut self) -> Self {
-        self.synthesis = Behaviour::Silent;
-        self
+    /// The behaviour of a pass that runs once per investigation.
+    fn single_pass(&mut self, pass: Pass) -> &mut Behaviour {
+        match pass {
+            Pass::Survey => &mut self.survey,
+            Pass::Planning => &mut self.planning,
+            Pass::Synthesis => &mut self.synthesis,
+            Pass::Dir(rel) => panic!("{rel} is a dir loop: use dir_script"),
+        }
     }
 
     /// The dir loop of `rel` caches its files, then never calls a tool again.
@@ -400,21 +386,11 @@ impl MockAgent {
             for (owner, owner_dir, owner_files) in all_files {
                 for (name, size) in &owner_files {
                     let path = owner_dir.join(name);
-                    blocks.push(tool_use(
-                        "write_cache",
-                        json!({
-                            "cache_type": "file",
-                            "path": path.to_string_lossy(),
-                            "data": {
-                                "path": path.to_string_lossy(),
-                                "relative_path": relative(turn.target, &path),
-                                "size_bytes": size,
-                                "category": "source",
-                                "summary": file_summary(&owner, name),
-                                "confidence": 0.9,
-                                "cached_at": "2026-01-01T00:00:00+00:00"
-                            }
-                        }),
+                    blocks.push(file_entry_call(
+                        &path,
+                        &relative(turn.target, &path),
+                        *size,
+                        &file_summary(&owner, name),
                     ));
                 }
             }
@@ -452,12 +428,43 @@ impl MockAgent {
     }
 }
 
-fn tool_use(name: &str, input: Value) -> MockBlock {
+/// A reply's usage whose context (151,000 tokens, mostly read from the
+/// prompt cache) is past the default 140,000-token context budget.
+pub const PAST_THE_CONTEXT_BUDGET: Usage = Usage {
+    input_tokens: 1_000,
+    output_tokens: 50,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 150_000,
+};
+
+/// A call of the tool `name` with `input`.
+pub fn tool_use(name: &str, input: Value) -> MockBlock {
     MockBlock::ToolUse {
         id: None,
         name: name.to_string(),
         input,
     }
+}
+
+/// The `write_cache` call of a plausible file entry: the file at `path`
+/// (`rel` from the target), `size_bytes` long, described by `summary`.
+pub fn file_entry_call(path: &Path, rel: &str, size_bytes: u64, summary: &str) -> MockBlock {
+    tool_use(
+        "write_cache",
+        json!({
+            "cache_type": "file",
+            "path": path.to_string_lossy(),
+            "data": {
+                "path": path.to_string_lossy(),
+                "relative_path": rel,
+                "size_bytes": size_bytes,
+                "category": "source",
+                "summary": summary,
+                "confidence": 0.9,
+                "cached_at": "2026-01-01T00:00:00+00:00"
+            }
+        }),
+    )
 }
 
 fn silent(turn: &Turn<'_>) -> Reply {
@@ -574,6 +581,46 @@ impl AgentEnv {
             .into_iter()
             .map(|request| (Pass::of(&request.body, &target), request))
             .collect()
+    }
+
+    /// The requests of one pass, in order.
+    pub fn requests_of(&self, pass: &Pass) -> Vec<RecordedRequest> {
+        self.passes()
+            .into_iter()
+            .filter(|(p, _)| p == pass)
+            .map(|(_, request)| request)
+            .collect()
+    }
+
+    /// Spawn `luminos [extra] TARGET` (stdout and stderr piped) and press
+    /// Ctrl-C once the mock has seen `requests` requests in all, failing if
+    /// that takes longer than `within`; returns the interrupted child.
+    pub fn interrupt_after(
+        &self,
+        extra: &[&str],
+        requests: usize,
+        within: std::time::Duration,
+    ) -> std::process::Child {
+        use std::process::Stdio;
+        let child = self
+            .std_cmd()
+            .env("ANTHROPIC_API_KEY", "test-key")
+            .args(extra)
+            .arg(self.target())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while self.server.request_count() < requests {
+            assert!(started.elapsed() < within, "the run never got going");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        // SAFETY: kill(2) on our own child's pid, which is not reaped yet.
+        let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+        assert_eq!(rc, 0);
+        child
     }
 }
 

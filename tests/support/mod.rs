@@ -7,7 +7,10 @@
 
 pub mod agent;
 pub mod entries;
+pub mod fake;
+pub mod fs;
 pub mod mock;
+pub mod output;
 pub mod secrets;
 pub mod tree;
 pub mod watch;

@@ -8,25 +8,11 @@
 //! redactor's recall measurement (`all/redaction.rs`) and the end-to-end
 //! privacy tests.
 
-pub const B62: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-pub const B64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-pub const B64URL: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-pub const UPPER_NUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-pub const DIGITS: &str = "0123456789";
-pub const HEX: &str = "0123456789abcdef";
+pub use super::fake::{B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64url, fake};
 
-/// A deterministic pseudo-random string over `alphabet` (xorshift64).
-pub fn fake(alphabet: &str, len: usize, seed: u64) -> String {
-    let chars: Vec<char> = alphabet.chars().collect();
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            chars[(x % chars.len() as u64) as usize]
-        })
-        .collect()
+/// A classic GitHub personal access token (`ghp_` and 36 base62).
+pub fn github_token(seed: u64) -> String {
+    format!("ghp_{}", fake(B62, 36, seed))
 }
 
 /// One fixture sample: the rule that must fire, the text, and the parts of
@@ -93,22 +79,6 @@ fn words(n: usize, seed: u64, capitals: bool) -> Vec<String> {
             }
         })
         .collect()
-}
-
-/// base64url without padding (JWT segments).
-pub fn base64url(bytes: &[u8]) -> String {
-    let chars = B64URL.as_bytes();
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
-        for i in 0..=chunk.len() {
-            out.push(chars[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-    }
-    out
 }
 
 /// At least one sample of every rule, in the shapes they take in real files.

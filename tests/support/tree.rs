@@ -19,10 +19,7 @@ impl TestEnv {
     /// An empty target and cache. Commands point at a closed local port until
     /// [`TestEnv::with_base_url`] says otherwise.
     pub fn new() -> TestEnv {
-        let root = tempfile::Builder::new()
-            .prefix("luminos-test-")
-            .tempdir()
-            .unwrap();
+        let root = super::fs::temp_dir("luminos-test-");
         let target = root.path().join("target");
         let cache = root.path().join("cache");
         std::fs::create_dir_all(&target).unwrap();
@@ -82,22 +79,33 @@ impl TestEnv {
             .file("docs/guide.md", "Guide\n")
     }
 
+    /// A new env whose target is [`TestEnv::small_project`].
+    pub fn with_small_project() -> TestEnv {
+        let env = TestEnv::new();
+        env.small_project();
+        env
+    }
+
     /// Run `luminos [extra] TARGET` with [`TestEnv::cmd`] and insist that it
     /// succeeds, showing its stderr when it does not.
     pub fn run_ok(&self, extra: &[&str]) -> std::process::Output {
-        let output = self
-            .cmd()
-            .args(extra)
-            .arg(self.target())
-            .output()
-            .expect("run luminos");
-        assert!(
-            output.status.success(),
-            "luminos failed: {}\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
-        output
+        super::output::assert_success(self.output(extra), "luminos")
+    }
+
+    /// Run `luminos [extra] TARGET` with [`TestEnv::cmd`], whatever its
+    /// exit: for the tests that check a failure or read both streams.
+    pub fn output(&self, extra: &[&str]) -> std::process::Output {
+        let output = self.cmd().args(extra).arg(self.target()).output();
+        output.expect("run luminos")
+    }
+
+    /// Write files (creating parent directories) under the target: `(path,
+    /// content)` pairs, so a test's tree reads as one list.
+    pub fn files(&self, files: &[(&str, &str)]) -> &Self {
+        for (rel, content) in files {
+            self.file(rel, content);
+        }
+        self
     }
 
     /// Create a directory (and parents) under the target.

@@ -204,34 +204,34 @@ mod tests {
         );
     }
 
+    /// The line rules, each case split at every byte boundary.
     #[test]
-    fn multiple_data_lines_join_with_newline() {
-        let got = assert_split_invariant(b"data: first\ndata:second\ndata:  third\n\n");
-        assert_eq!(got, vec![ev(None, "first\nsecond\n third")]);
-    }
-
-    #[test]
-    fn crlf_cr_and_lf_all_end_lines() {
-        let got =
-            assert_split_invariant(b"event: a\r\ndata: 1\r\n\r\nevent: b\rdata: 2\r\rdata: 3\n\n");
-        assert_eq!(
-            got,
-            vec![ev(Some("a"), "1"), ev(Some("b"), "2"), ev(None, "3")]
-        );
-    }
-
-    #[test]
-    fn comments_empty_data_and_unknown_fields() {
-        let got = assert_split_invariant(
-            b": keep-alive\n\ndata:\n\ndata\n\nfoo: bar\nretry: 10\ndata: x\n\n:only a comment\n\n",
-        );
-        assert_eq!(got, vec![ev(None, ""), ev(None, ""), ev(None, "x")]);
-    }
-
-    #[test]
-    fn events_without_data_are_not_dispatched_and_reset_the_name() {
-        let got = assert_split_invariant(b"event: lonely\n\ndata: after\n\n");
-        assert_eq!(got, vec![ev(None, "after")]);
+    fn line_rules() {
+        let cases: [(&str, &[u8], Vec<SseEvent>); 4] = [
+            (
+                "multiple data lines join with a newline",
+                b"data: first\ndata:second\ndata:  third\n\n",
+                vec![ev(None, "first\nsecond\n third")],
+            ),
+            (
+                "CRLF, CR and LF all end lines",
+                b"event: a\r\ndata: 1\r\n\r\nevent: b\rdata: 2\r\rdata: 3\n\n",
+                vec![ev(Some("a"), "1"), ev(Some("b"), "2"), ev(None, "3")],
+            ),
+            (
+                "comments, empty data and unknown fields",
+                b": keep-alive\n\ndata:\n\ndata\n\nfoo: bar\nretry: 10\ndata: x\n\n:only a comment\n\n",
+                vec![ev(None, ""), ev(None, ""), ev(None, "x")],
+            ),
+            (
+                "an event without data is not dispatched and resets the name",
+                b"event: lonely\n\ndata: after\n\n",
+                vec![ev(None, "after")],
+            ),
+        ];
+        for (rule, input, expected) in cases {
+            assert_eq!(assert_split_invariant(input), expected, "{rule}");
+        }
     }
 
     #[test]

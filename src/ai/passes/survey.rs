@@ -474,9 +474,8 @@ mod tests {
             description: "D".into(),
             approach: "A".into(),
             relevant_tools: vec!["read_file".into(), "parse_structure".into()],
-            skip_tools: vec!["run_command".into()],
             domain_notes: "this is special".into(),
-            confidence: 0.9,
+            ..survey(0.9, &["run_command"])
         };
         assert_eq!(
             format_survey_block(Some(&full)),

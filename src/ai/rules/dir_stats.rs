@@ -177,11 +177,8 @@ mod tests {
     #[test]
     fn figures_per_directory_and_per_subtree() {
         let canonical = Path::new("/real/proj");
-        let dirs = vec![
-            canonical.join("src/core"),
-            canonical.join("src"),
-            canonical.to_path_buf(),
-        ];
+        let mut dirs = ["src/core", "src"].map(|rel| canonical.join(rel)).to_vec();
+        dirs.push(canonical.to_path_buf());
         let files = vec![
             file("/link/proj/README.md", "document", 100),
             file("/link/proj/src/main.rs", "source", 10_000),

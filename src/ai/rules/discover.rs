@@ -249,21 +249,21 @@ mod tests {
             "src/build",
             "src/.cache",
         ]);
-        let found = discover(&target, &options());
-        assert_eq!(rels(&target, &found), ["src", "vendor", "."]);
         let custom = ScanOptions {
             exclude: vec!["vendor".into()],
             ..options()
         };
-        assert_eq!(rels(&target, &discover(&target, &custom)), ["src", "."]);
         let hidden = ScanOptions {
             show_hidden: true,
             ..options()
         };
-        assert_eq!(
-            rels(&target, &discover(&target, &hidden)),
-            ["src/.cache", ".hidden", "src", "vendor", "."]
-        );
+        for (scan, expected) in [
+            (options(), &["src", "vendor", "."][..]),
+            (custom, &["src", "."]),
+            (hidden, &["src/.cache", ".hidden", "src", "vendor", "."]),
+        ] {
+            assert_eq!(rels(&target, &discover(&target, &scan)), expected);
+        }
     }
 
     #[test]

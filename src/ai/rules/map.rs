@@ -162,38 +162,12 @@ fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ai::rules::discover::sort_leaf_first;
-    use crate::scan::ClassifiedFile;
+    use crate::ai::rules::units::tests::dirs_and_files;
 
+    /// A tree of `(dir, files)` under /t/proj, with 1000-byte Python files.
     fn tree(spec: &[(&str, usize)]) -> (ChildIndex, TreeStats) {
         let target = Path::new("/t/proj");
-        let mut dirs: Vec<PathBuf> = spec
-            .iter()
-            .map(|(rel, _)| {
-                if rel.is_empty() {
-                    target.to_path_buf()
-                } else {
-                    target.join(rel)
-                }
-            })
-            .collect();
-        sort_leaf_first(&mut dirs);
-        let files: Vec<ClassifiedFile> = spec
-            .iter()
-            .flat_map(|(rel, n)| {
-                (0..*n).map(move |i| ClassifiedFile {
-                    path: target
-                        .join(rel)
-                        .join(format!("f{i}.py"))
-                        .to_string_lossy()
-                        .into_owned(),
-                    name: format!("f{i}.py"),
-                    category: "source".into(),
-                    size: 1000,
-                    description: None,
-                })
-            })
-            .collect();
+        let (dirs, files) = dirs_and_files(target, spec, "py", 1000);
         (
             ChildIndex::new(&dirs),
             TreeStats::new(target, target, &files, &dirs),

@@ -161,9 +161,7 @@ mod tests {
         std::os::unix::fs::symlink("../a", root.join("src/link_dir")).unwrap();
         std::os::unix::fs::symlink("main.rs", root.join("src/link_file")).unwrap();
         std::os::unix::fs::symlink("nowhere", root.join("src/broken")).unwrap();
-        let fifo = std::ffi::CString::new(root.join("src/pipe").as_os_str().as_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        crate::testing::mkfifo(&root.join("src/pipe"));
 
         let filter = ScanFilter::new(
             &root,
@@ -172,20 +170,6 @@ mod tests {
                 ..ScanOptions::default()
             },
         );
-        let shallow = "\
-proj/
-├── a/
-│   ├── b/  ...
-│   └── one.txt  (5 B)
-├── repo/
-│   └── code.py  (6 B)
-└── src/
-    ├── bad\u{fffd}.rs  (1 B)
-    ├── link_dir/  ...
-    ├── link_file  (13 B)
-    ├── main.rs  (13 B)
-    └── x  (34 B)";
-        assert_eq!(prompt_tree(&root, &filter, 1), shallow);
         let deep = "\
 proj/
 ├── a/
@@ -202,6 +186,13 @@ proj/
     ├── main.rs  (13 B)
     └── x  (34 B)";
         assert_eq!(prompt_tree(&root, &filter, 6), deep);
+        // One level shows b/ but nothing under it.
+        let shallow = deep.replace(
+            "│   ├── b/\n│   │   └── c/\n│   │       └── deep.rs  (13 B)",
+            "│   ├── b/  ...",
+        );
+        assert!(shallow.contains("│   ├── b/  ...\n│   └── one.txt"));
+        assert_eq!(prompt_tree(&root, &filter, 1), shallow);
         let two = deep.replace(
             "│   │   └── c/\n│   │       └── deep.rs  (13 B)",
             "│   │   └── c/  ...",

@@ -168,13 +168,19 @@ fn foldable(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::scan::ClassifiedFile;
 
-    /// A tree of `(dir, files)` under /t, with 1 KiB files.
-    fn tree(spec: &[(&str, usize)]) -> (Vec<PathBuf>, TreeStats, ChildIndex) {
-        let target = Path::new("/t");
+    /// The directories (leaf first) and the source files of a tree given as
+    /// `(dir, files)` under `target`: `f0.<ext>`, `f1.<ext>`... of `size`
+    /// bytes each (shared with the map tests).
+    pub(in crate::ai::rules) fn dirs_and_files(
+        target: &Path,
+        spec: &[(&str, usize)],
+        ext: &str,
+        size: u64,
+    ) -> (Vec<PathBuf>, Vec<ClassifiedFile>) {
         let mut dirs: Vec<PathBuf> = spec
             .iter()
             .map(|(rel, _)| {
@@ -186,22 +192,29 @@ mod tests {
             })
             .collect();
         super::super::discover::sort_leaf_first(&mut dirs);
-        let files: Vec<ClassifiedFile> = spec
+        let files = spec
             .iter()
             .flat_map(|(rel, n)| {
                 (0..*n).map(move |i| ClassifiedFile {
                     path: target
                         .join(rel)
-                        .join(format!("f{i}.rs"))
+                        .join(format!("f{i}.{ext}"))
                         .to_string_lossy()
                         .into_owned(),
-                    name: format!("f{i}.rs"),
+                    name: format!("f{i}.{ext}"),
                     category: "source".into(),
-                    size: 1024,
+                    size,
                     description: None,
                 })
             })
             .collect();
+        (dirs, files)
+    }
+
+    /// A tree of `(dir, files)` under /t, with 1 KiB files.
+    fn tree(spec: &[(&str, usize)]) -> (Vec<PathBuf>, TreeStats, ChildIndex) {
+        let target = Path::new("/t");
+        let (dirs, files) = dirs_and_files(target, spec, "rs", 1024);
         let stats = TreeStats::new(target, target, &files, &dirs);
         let children = ChildIndex::new(&dirs);
         (dirs, stats, children)

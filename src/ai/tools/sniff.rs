@@ -117,9 +117,7 @@ mod tests {
     fn special_files_are_named_without_opening() {
         let tmp = tempfile::tempdir().unwrap();
         let fifo = tmp.path().join("fifo");
-        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        crate::testing::mkfifo(&fifo);
         let meta = std::fs::metadata(&fifo).unwrap();
         assert_eq!(mime_of(&fifo, &meta), "inode/fifo");
         let empty = tmp.path().join("empty");

@@ -254,9 +254,7 @@ impl Fixture {
         std::fs::create_dir(&target).unwrap();
         std::fs::write(target.join("a.txt"), "héllo").unwrap();
         let target = std::fs::canonicalize(target).unwrap();
-        let root = CacheRoot::open(&tmp.path().join("cache")).unwrap();
-        let id = root.investigation_id(&target, false).unwrap();
-        let cache = Cache::open(&root, &id.id, &target).unwrap();
+        let (_, cache) = crate::testing::open_cache(tmp.path(), &target);
         Fixture {
             _tmp: tmp,
             target,

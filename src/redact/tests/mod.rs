@@ -11,26 +11,12 @@ use super::*;
 mod generic;
 mod rules;
 
-pub(crate) const B62: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-pub(super) const B64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-pub(super) const B64URL: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-pub(super) const UPPER_NUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-pub(super) const HEX: &str = "0123456789abcdef";
-pub(super) const DIGITS: &str = "0123456789";
-
-/// A deterministic pseudo-random string over `alphabet` (xorshift64).
-pub(crate) fn fake(alphabet: &str, len: usize, seed: u64) -> String {
-    let chars: Vec<char> = alphabet.chars().collect();
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            chars[(x % chars.len() as u64) as usize]
-        })
-        .collect()
-}
+// The integration suite's fake-secret generator, so both suites build
+// their samples the same way.
+#[allow(unreachable_pub)]
+#[path = "../../../tests/support/fake.rs"]
+mod fake;
+pub(crate) use fake::{B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64url, fake};
 
 /// `-----BEGIN <kind>PRIVATE KEY-----`, spelled in pieces.
 pub(super) fn pem_line(edge: &str, kind: &str) -> String {
@@ -86,22 +72,6 @@ pub(super) fn assert_real(rule: &str, text: &str, secret: &str) -> Redacted {
     let out = assert_redacts(rule, text, secret);
     let expected = RULES.iter().find(|r| r.name == rule).expect("a rule");
     assert_eq!(out.hits[0].severity, expected.severity, "in {text:?}");
-    out
-}
-
-/// base64url without padding, to build JWT claims in tests.
-pub(super) fn base64url(bytes: &[u8]) -> String {
-    let chars = B64URL.as_bytes();
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
-        for i in 0..=chunk.len() {
-            out.push(chars[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-    }
     out
 }
 

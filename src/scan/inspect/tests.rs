@@ -206,9 +206,7 @@ fn symlinks_are_described_as_links_like_file_does() {
 fn a_fifo_is_never_read() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("pipe");
-    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    crate::testing::mkfifo(&fifo);
     let f = inspect_path(&fifo, None, 0, &mut Buffer::new());
     assert_eq!(f.description.as_deref(), Some("fifo (named pipe)"));
     let f = inspect_path(&fifo, Some("source"), 0, &mut Buffer::new());

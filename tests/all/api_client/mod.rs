@@ -172,14 +172,23 @@ async fn a_non_streamed_json_reply_is_accepted() {
     assert_eq!(response.texts(), vec!["whole"]);
 }
 
-#[tokio::test]
-async fn connection_refused_is_a_connection_error() {
+/// Sends to a closed local port with up to `retries` retries: the call
+/// ends in a connection error; returns the client and how many retry
+/// notices it gave.
+async fn send_to_a_closed_port(retries: u32) -> (Client, usize) {
     let mut config = ClientConfig::new("http://127.0.0.1:9", Auth::ApiKey("k".into()), MODEL);
     config.connect_timeout = Duration::from_secs(2);
-    let (client, notices) = client_with(config, 2);
+    let (client, notices) = client_with(config, retries);
     let err = client.send(&hello(&client)).await.unwrap_err();
     assert_eq!(err.kind, ApiErrorKind::Connection, "{err}");
-    assert_eq!(notices.lock().unwrap().len(), 2);
+    let notices = notices.lock().unwrap().len();
+    (client, notices)
+}
+
+#[tokio::test]
+async fn connection_refused_is_a_connection_error() {
+    let (_, notices) = send_to_a_closed_port(2).await;
+    assert_eq!(notices, 2);
 }
 
 #[tokio::test]

@@ -260,17 +260,11 @@ async fn refusals_and_paused_turns_are_replies() {
     let model = "claude-sonnet-5-5";
     let (client, _) = client_for(&server, model);
     server.push(Reply::refusal("cyber"));
+    // A routine call of `model` with `messages`.
+    let routine =
+        |messages: Vec<Message>| request_for(&client, model, Workload::Routine, "s", messages);
     let start = vec![Message::user_blocks(vec![ContentBlock::text("Go.")])];
-    let response = client
-        .send(&request_for(
-            &client,
-            model,
-            Workload::Routine,
-            "s",
-            start.clone(),
-        ))
-        .await
-        .unwrap();
+    let response = client.send(&routine(start.clone())).await.unwrap();
     assert_eq!(response.stop_reason, Some(StopReason::Refusal));
     assert_eq!(
         response.stop_details.unwrap().category.as_deref(),
@@ -280,46 +274,19 @@ async fn refusals_and_paused_turns_are_replies() {
 
     // A paused turn goes back as it came, and the call is made again.
     server.push(Reply::text("Half way.").pause_turn());
-    let paused = client
-        .send(&request_for(
-            &client,
-            model,
-            Workload::Routine,
-            "s",
-            start.clone(),
-        ))
-        .await
-        .unwrap();
+    let paused = client.send(&routine(start.clone())).await.unwrap();
     assert_eq!(paused.stop_reason, Some(StopReason::PauseTurn));
     let mut messages = start;
     messages.push(Message::assistant(paused.content.clone()));
     server.push(Reply::text("All the way."));
-    let done = client
-        .send(&request_for(
-            &client,
-            model,
-            Workload::Routine,
-            "s",
-            messages.clone(),
-        ))
-        .await
-        .unwrap();
+    let done = client.send(&routine(messages.clone())).await.unwrap();
     assert_eq!(done.texts(), vec!["All the way."]);
     server.assert_no_violations();
     // Ending on any other assistant turn is prefill, which 5.x refuses.
     if let Content::Blocks(blocks) = &mut messages[1].content {
         blocks.push(ContentBlock::text("and more"));
     }
-    let err = client
-        .send(&request_for(
-            &client,
-            model,
-            Workload::Routine,
-            "s",
-            messages,
-        ))
-        .await
-        .unwrap_err();
+    let err = client.send(&routine(messages)).await.unwrap_err();
     assert_eq!(err.kind, ApiErrorKind::InvalidRequest);
     assert_eq!(server.take_violations().len(), 1);
 }
@@ -428,11 +395,7 @@ async fn a_silent_endpoint_is_given_up_on_after_two_headers_timeouts() {
 
 #[tokio::test]
 async fn a_refused_connection_gets_three_retries_before_any_answer() {
-    let mut config = ClientConfig::new("http://127.0.0.1:9", Auth::ApiKey("k".into()), MODEL);
-    config.connect_timeout = Duration::from_secs(2);
-    let (client, notices) = client_with(config, 6);
-    let err = client.send(&hello(&client)).await.unwrap_err();
-    assert_eq!(err.kind, ApiErrorKind::Connection, "{err}");
-    assert_eq!(notices.lock().unwrap().len(), 3);
+    let (client, notices) = send_to_a_closed_port(6).await;
+    assert_eq!(notices, 3);
     assert!(!client.has_answered());
 }

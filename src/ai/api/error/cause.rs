@@ -130,11 +130,8 @@ impl ApiError {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::headers;
     use super::*;
-
-    fn headers<'a>(list: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<&'a str> + 'a {
-        move |name| list.iter().find(|(k, _)| *k == name).map(|(_, v)| *v)
-    }
 
     #[test]
     fn final_causes_from_the_api_and_from_gateways() {

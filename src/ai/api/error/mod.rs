@@ -409,7 +409,11 @@ fn should_retry_from_header(value: Option<&str>) -> Option<bool> {
 mod tests {
     use super::*;
 
-    fn headers<'a>(list: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<&'a str> + 'a {
+    /// A header lookup over `list`, as the client passes one in (shared with
+    /// the cause tests).
+    pub(super) fn headers<'a>(
+        list: &'a [(&'a str, &'a str)],
+    ) -> impl Fn(&str) -> Option<&'a str> + 'a {
         move |name| list.iter().find(|(k, _)| *k == name).map(|(_, v)| *v)
     }
 

@@ -1,5 +1,6 @@
-//! Recorded streams, decoded whole, split at every byte and in random
-//! chunkings: the result must never depend on where the network cut them.
+//! Recorded streams (kept as data in `recorded/*.sse`), decoded whole,
+//! split at every byte and in random chunkings: the result must never
+//! depend on where the network cut them.
 
 use serde_json::json;
 
@@ -7,154 +8,19 @@ use super::*;
 use crate::ai::api::types::StopReason;
 
 /// A plain text answer, with a ping between the block start and its deltas.
-const TEXT_ONLY: &str = r#"event: message_start
-data: {"type":"message_start","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-5-20250929","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}
-
-event: content_block_start
-data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
-
-event: ping
-data: {"type": "ping"}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":", wörld! 🦀"}}
-
-event: content_block_stop
-data: {"type":"content_block_stop","index":0}
-
-event: message_delta
-data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}}
-
-event: message_stop
-data: {"type":"message_stop"}
-
-"#;
+const TEXT_ONLY: &str = include_str!("recorded/text_only.sse");
 
 /// A text block then a tool call whose input arrives in many fragments,
 /// some of them empty, one split inside an escape sequence.
-const TOOL_USE: &str = r#"event: message_start
-data: {"type":"message_start","message":{"id":"msg_014p7gG3wDgGV9EUtLvnow3U","type":"message","role":"assistant","model":"claude-sonnet-4-5","stop_sequence":null,"usage":{"input_tokens":472,"output_tokens":2,"cache_creation_input_tokens":1800,"cache_read_input_tokens":0},"content":[],"stop_reason":null}}
-
-event: content_block_start
-data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Let me look at the file."}}
-
-event: content_block_stop
-data: {"type":"content_block_stop","index":0}
-
-event: ping
-data: {"type": "ping"}
-
-event: content_block_start
-data: {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01T1x1fJ34qAmk2tNTrN7Up6","name":"read_file","input":{}}}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"path\": \"sr"}}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"c/ma"}}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"in.rs\", \"max_"}}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"bytes\": 40"}}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"96, \"note\": \"a \\"}}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"quoted\\\" é\"}"}}
-
-event: content_block_stop
-data: {"type":"content_block_stop","index":1}
-
-event: message_delta
-data: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":89}}
-
-event: message_stop
-data: {"type":"message_stop"}
-
-"#;
+const TOOL_USE: &str = include_str!("recorded/tool_use.sse");
 
 /// Thinking first (kept, with its signature), then text, then two tool calls, the
 /// second with no input fragments at all. Newer servers repeat the full
 /// usage in message_delta.
-const THINKING_AND_TOOLS: &str = r#"event: message_start
-data: {"type":"message_start","message":{"id":"msg_think","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1,"cache_creation_input_tokens":0,"cache_read_input_tokens":5000}}}
-
-event: content_block_start
-data: {"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"The user wants a listing."}}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"}}
-
-event: content_block_stop
-data: {"type":"content_block_stop","index":0}
-
-event: content_block_start
-data: {"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Two calls."}}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":1,"delta":{"type":"citations_delta","citation":{"type":"char_location"}}}
-
-event: content_block_stop
-data: {"type":"content_block_stop","index":1}
-
-event: content_block_start
-data: {"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_a","name":"list_directory","input":{}}}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"path\":"}}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":" \".\"}"}}
-
-event: content_block_stop
-data: {"type":"content_block_stop","index":2}
-
-event: content_block_start
-data: {"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"toolu_b","name":"think","input":{}}}
-
-event: content_block_stop
-data: {"type":"content_block_stop","index":3}
-
-event: message_delta
-data: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"input_tokens":12,"output_tokens":140,"cache_creation_input_tokens":null,"cache_read_input_tokens":5000}}
-
-event: message_stop
-data: {"type":"message_stop"}
-
-"#;
+const THINKING_AND_TOOLS: &str = include_str!("recorded/thinking_and_tools.sse");
 
 /// HTTP 200, a few events, then the server gives up.
-const ERROR_EVENT: &str = r#"event: message_start
-data: {"type":"message_start","message":{"id":"msg_err","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":9,"output_tokens":1}}}
-
-event: content_block_start
-data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
-
-event: content_block_delta
-data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Partial"}}
-
-event: error
-data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}
-
-"#;
+const ERROR_EVENT: &str = include_str!("recorded/error_event.sse");
 
 /// Noise a proxy or a newer server might add: comments, CRLF line ends,
 /// unknown events with and without JSON, an unnamed event.
@@ -185,7 +51,9 @@ fn decode_every_way(stream: &str) -> Result<Response, ApiError> {
     whole
 }
 
-fn decode_chunks(chunks: &[&[u8]]) -> Result<Response, ApiError> {
+/// The response `chunks` decode to, fed one at a time (shared with the
+/// property tests).
+pub(super) fn decode_chunks(chunks: &[&[u8]]) -> Result<Response, ApiError> {
     let mut decoder = ResponseDecoder::new();
     for chunk in chunks {
         decoder.push(chunk)?;
@@ -359,17 +227,7 @@ fn refusal_details_and_redacted_thinking_are_read() {
         "usage": {"input_tokens": 5, "output_tokens": 1}
     });
     let response = response_from_message_json(body.to_string().as_bytes()).unwrap();
-    assert_eq!(response.stop_reason, Some(StopReason::Refusal));
-    assert_eq!(
-        response.stop_details.unwrap().category.as_deref(),
-        Some("cyber")
-    );
-    assert_eq!(
-        response.content,
-        vec![ContentBlock::RedactedThinking {
-            data: "EnCrYpTeD".into()
-        }]
-    );
+    assert_refusal_with_redacted_thinking(response, "cyber", "EnCrYpTeD");
     // The same through the stream.
     let mut acc = Accumulator::new();
     for e in [
@@ -383,16 +241,19 @@ fn refusal_details_and_redacted_thinking_are_read() {
     ] {
         acc.apply(event(e)).unwrap();
     }
-    let response = acc.finish().unwrap();
+    assert_refusal_with_redacted_thinking(acc.finish().unwrap(), "bio", "EnC");
+}
+
+/// A refusal in `category` whose only content is redacted thinking `data`.
+#[track_caller]
+fn assert_refusal_with_redacted_thinking(response: Response, category: &str, data: &str) {
     assert_eq!(response.stop_reason, Some(StopReason::Refusal));
     assert_eq!(
         response.stop_details.unwrap().category.as_deref(),
-        Some("bio")
+        Some(category)
     );
-    assert_eq!(
-        response.content,
-        vec![ContentBlock::RedactedThinking { data: "EnC".into() }]
-    );
+    let redacted = ContentBlock::RedactedThinking { data: data.into() };
+    assert_eq!(response.content, vec![redacted]);
 }
 
 #[test]
@@ -417,29 +278,26 @@ fn started() -> Accumulator {
 
 #[test]
 fn protocol_violations_are_broken_streams() {
+    let text_start = json!({"type": "content_block_start", "index": 0,
+        "content_block": {"type": "text", "text": ""}});
+    let broken = |acc: &mut Accumulator, value| acc.apply(event(value)).unwrap_err().kind;
+    // A block before the message.
     let mut acc = Accumulator::new();
-    let err = acc
-        .apply(event(json!({"type": "content_block_start", "index": 0,
-            "content_block": {"type": "text", "text": ""}})))
-        .unwrap_err();
-    assert_eq!(err.kind, ApiErrorKind::BrokenStream);
-
+    assert_eq!(
+        broken(&mut acc, text_start.clone()),
+        ApiErrorKind::BrokenStream
+    );
+    // A delta of a block that never started.
     let mut acc = started();
-    let err = acc
-        .apply(event(json!({"type": "content_block_delta", "index": 3,
-            "delta": {"type": "text_delta", "text": "x"}})))
-        .unwrap_err();
-    assert_eq!(err.kind, ApiErrorKind::BrokenStream);
-
+    let delta = json!({"type": "content_block_delta", "index": 3,
+        "delta": {"type": "text_delta", "text": "x"}});
+    assert_eq!(broken(&mut acc, delta), ApiErrorKind::BrokenStream);
+    // A delta of the wrong kind for its block.
     let mut acc = started();
-    acc.apply(event(json!({"type": "content_block_start", "index": 0,
-        "content_block": {"type": "text", "text": ""}})))
-        .unwrap();
-    let err = acc
-        .apply(event(json!({"type": "content_block_delta", "index": 0,
-            "delta": {"type": "input_json_delta", "partial_json": "{"}})))
-        .unwrap_err();
-    assert_eq!(err.kind, ApiErrorKind::BrokenStream);
+    acc.apply(event(text_start)).unwrap();
+    let delta = json!({"type": "content_block_delta", "index": 0,
+        "delta": {"type": "input_json_delta", "partial_json": "{"}});
+    assert_eq!(broken(&mut acc, delta), ApiErrorKind::BrokenStream);
 }
 
 #[test]

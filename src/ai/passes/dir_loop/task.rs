@@ -124,14 +124,10 @@ mod tests {
     #[test]
     fn outside_children_leave_out_the_unit() {
         let t = Path::new("/t");
-        let all = vec![
-            t.join("a/x/deep"),
-            t.join("a/x"),
-            t.join("a/y"),
-            t.join("a"),
-            t.join("b"),
-            t.to_path_buf(),
-        ];
+        let mut all = ["a/x/deep", "a/x", "a/y", "a", "b"]
+            .map(|rel| t.join(rel))
+            .to_vec();
+        all.push(t.to_path_buf());
         let index = ChildIndex::new(&all);
         assert_eq!(
             outside_children(&index, &t.join("a"), &[t.join("a/x")]),

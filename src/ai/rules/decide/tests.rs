@@ -104,6 +104,21 @@ impl Default for Setup {
     }
 }
 
+/// [`run`] with the default setup but for `budget`.
+fn run_with_budget(tree: &Tree, budget: Option<f64>, proposal: Option<&Plan>) -> Decision {
+    let setup = Setup {
+        budget,
+        ..Setup::default()
+    };
+    run(tree, &setup, proposal)
+}
+
+/// What one loop per directory of `tree`, and its synthesis, would cost.
+fn unbudgeted_cost(tree: &Tree) -> f64 {
+    let everything = run_with_budget(tree, None, None);
+    everything.budget.fixed + everything.budget.loops_cost + everything.synthesis.cost
+}
+
 fn run(tree: &Tree, setup: &Setup, proposal: Option<&Plan>) -> Decision {
     let facts = Facts {
         target: Path::new(TARGET),
@@ -174,14 +189,7 @@ fn a_tree_that_fits_gets_a_loop_per_directory_as_before() {
     assert!(decision.synthesis.layout.levels.is_empty());
     assert!(decision.budget.loops_cost > 0.0);
     // No ceiling never binds either.
-    let unbounded = run(
-        &wide(),
-        &Setup {
-            budget: None,
-            ..Setup::default()
-        },
-        None,
-    );
+    let unbounded = run_with_budget(&wide(), None, None);
     assert!(!unbounded.budget.binding);
     assert_eq!(unbounded.loops.len(), 77);
 }
@@ -311,25 +319,10 @@ fn assert_covered_once(decision: &Decision) {
 #[test]
 fn a_binding_budget_folds_units_and_summarises_the_rest() {
     let tree = wide();
-    let everything = run(
-        &tree,
-        &Setup {
-            budget: None,
-            ..Setup::default()
-        },
-        None,
-    );
-    let full = everything.budget.fixed + everything.budget.loops_cost + everything.synthesis.cost;
+    let full = unbudgeted_cost(&tree);
     // Half of what one loop per directory would cost.
     let budget = full / 2.0;
-    let decision = run(
-        &tree,
-        &Setup {
-            budget: Some(budget),
-            ..Setup::default()
-        },
-        None,
-    );
+    let decision = run_with_budget(&tree, Some(budget), None);
     assert!(decision.budget.binding);
     assert_covered_once(&decision);
     // Units: each module with its two small subdirectories, the root with
@@ -356,14 +349,7 @@ fn a_binding_budget_folds_units_and_summarises_the_rest() {
         }
     }
     // Nothing to spend: every directory summarised from the scan.
-    let broke = run(
-        &tree,
-        &Setup {
-            budget: Some(0.0),
-            ..Setup::default()
-        },
-        None,
-    );
+    let broke = run_with_budget(&tree, Some(0.0), None);
     assert!(broke.loops.is_empty());
     assert_eq!(broke.mechanical.len(), 77);
     assert_covered_once(&broke);
@@ -427,14 +413,7 @@ fn under_batch_the_budget_buys_twice_the_work() {
 #[test]
 fn the_planners_priority_subtree_is_bought_first() {
     let tree = wide();
-    let everything = run(
-        &tree,
-        &Setup {
-            budget: None,
-            ..Setup::default()
-        },
-        None,
-    );
+    let everything = run_with_budget(&tree, None, None);
     let one_loop = everything.loops.iter().map(|l| l.cost).fold(0.0, f64::max);
     let budget = everything.budget.fixed + everything.synthesis.cost + one_loop * 6.0;
     let proposal = Plan {
@@ -445,14 +424,7 @@ fn the_planners_priority_subtree_is_bought_first() {
         }],
         ..Plan::default()
     };
-    let decision = run(
-        &tree,
-        &Setup {
-            budget: Some(budget),
-            ..Setup::default()
-        },
-        Some(&proposal),
-    );
+    let decision = run_with_budget(&tree, Some(budget), Some(&proposal));
     assert!(decision.budget.binding);
     let looped: Vec<String> = decision.loops.iter().map(|l| rel(&l.unit.root)).collect();
     assert!(looped.contains(&".".to_string()), "{looped:?}");
@@ -475,14 +447,7 @@ fn a_small_budget_lays_the_synthesis_out_in_levels() {
     spec.extend((0..40).map(|i| (format!("d{i:02}"), 15)));
     let spec: Vec<(&str, usize)> = spec.iter().map(|(r, n)| (r.as_str(), *n)).collect();
     let tree = tree(&spec);
-    let decision = run(
-        &tree,
-        &Setup {
-            budget: Some(0.3),
-            ..Setup::default()
-        },
-        None,
-    );
+    let decision = run_with_budget(&tree, Some(0.3), None);
     assert!(decision.budget.binding);
     assert!(!decision.loops.is_empty() && !decision.mechanical.is_empty());
     // A call may read at most a twentieth of 30 cents of input: 41 sections
@@ -493,14 +458,7 @@ fn a_small_budget_lays_the_synthesis_out_in_levels() {
         decision.synthesis
     );
     assert!(decision.synthesis.layout.calls() > 1);
-    let roomy = run(
-        &tree,
-        &Setup {
-            budget: None,
-            ..Setup::default()
-        },
-        None,
-    );
+    let roomy = run_with_budget(&tree, None, None);
     assert!(roomy.synthesis.layout.levels.is_empty());
 }
 
@@ -516,24 +474,9 @@ fn mechanical_entries_join_the_synthesis_only_at_the_top_of_their_region() {
 #[test]
 fn a_resume_carries_on_with_the_saved_work() {
     let tree = wide();
-    let everything = run(
-        &tree,
-        &Setup {
-            budget: None,
-            ..Setup::default()
-        },
-        None,
-    );
-    let full = everything.budget.fixed + everything.budget.loops_cost + everything.synthesis.cost;
+    let full = unbudgeted_cost(&tree);
     let budget = Some(full / 2.0);
-    let first = run(
-        &tree,
-        &Setup {
-            budget,
-            ..Setup::default()
-        },
-        None,
-    );
+    let first = run_with_budget(&tree, budget, None);
     assert!(first.budget.binding && !first.work_resumed);
     // The run stopped after its first loop: that loop's directories are
     // done, the rest is left.

@@ -256,6 +256,12 @@ mod tests {
         }
     }
 
+    /// Runs `program` with `args` in a fresh empty directory.
+    fn run_in_a_temp_dir(program: &str, args: &[&str], limits: Limits) -> Execution {
+        let dir = tempfile::tempdir().unwrap();
+        execute(Path::new(program), args, dir.path(), limits).unwrap()
+    }
+
     fn alive(pid: libc::pid_t) -> bool {
         // SAFETY: signal 0 only checks for existence.
         unsafe { libc::kill(pid, 0) == 0 }
@@ -271,14 +277,7 @@ mod tests {
 
     #[test]
     fn environment_is_clean_and_fixed() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = execute(
-            Path::new("/usr/bin/env"),
-            &[],
-            dir.path(),
-            limits(5000, 4096),
-        )
-        .unwrap();
+        let out = run_in_a_temp_dir("/usr/bin/env", &[], limits(5000, 4096));
         let mut vars: Vec<String> = String::from_utf8(out.stdout)
             .unwrap()
             .lines()
@@ -290,14 +289,8 @@ mod tests {
 
     #[test]
     fn stdout_and_stderr_are_captured_with_the_status() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = execute(
-            Path::new("/bin/sh"),
-            &["-c", "echo out; echo err >&2; exit 3"],
-            dir.path(),
-            limits(5000, 4096),
-        )
-        .unwrap();
+        let script = ["-c", "echo out; echo err >&2; exit 3"];
+        let out = run_in_a_temp_dir("/bin/sh", &script, limits(5000, 4096));
         assert_eq!(out.stdout, b"out\n");
         assert_eq!(out.stderr, b"err\n");
         assert!(matches!(out.ending, Ending::Exited(s) if s.code() == Some(3)));
@@ -306,34 +299,36 @@ mod tests {
 
     #[test]
     fn stdin_is_empty() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = execute(Path::new("/bin/cat"), &[], dir.path(), limits(5000, 4096)).unwrap();
+        let out = run_in_a_temp_dir("/bin/cat", &[], limits(5000, 4096));
         assert!(out.stdout.is_empty());
         assert!(matches!(out.ending, Ending::Exited(s) if s.success()));
     }
 
-    /// The timeout kills the whole group: the shell and a grandchild it put in
-    /// the background both die, and the call returns.
-    #[test]
-    fn timeout_kills_the_whole_process_group() {
+    /// Runs `sh -c` on a script that puts `sleep 30` in the background
+    /// (`background` starts it, `rest` follows); returns how the call ended
+    /// and the background sleep's pid.
+    fn run_leaving_a_sleep(background: &str, rest: &str, timeout_ms: u64) -> (Ending, libc::pid_t) {
         let dir = tempfile::tempdir().unwrap();
         let pidfile = dir.path().join("bg.pid");
-        let script = format!("sleep 30 & echo $! > {}; wait", pidfile.display());
+        let script = format!("{background} & echo $! > {}{rest}", pidfile.display());
         let out = execute(
             Path::new("/bin/sh"),
             &["-c", &script],
             dir.path(),
-            limits(300, 4096),
+            limits(timeout_ms, 4096),
         )
         .unwrap();
-        assert_eq!(out.ending, Ending::TimedOut);
-        let bg: libc::pid_t = std::fs::read_to_string(&pidfile)
+        let bg = std::fs::read_to_string(&pidfile)
             .unwrap()
             .trim()
             .parse()
             .unwrap();
-        // The background sleep was reparented (not our child), so it may take
-        // a moment for init to reap it; a killed process never runs again.
+        (out.ending, bg)
+    }
+
+    /// The background sleep was reparented (not our child), so it may take
+    /// a moment for init to reap it; a killed process never runs again.
+    fn assert_dies(bg: libc::pid_t) {
         let gone_by = Instant::now() + Duration::from_secs(5);
         while alive(bg) && !is_zombie(bg) && Instant::now() < gone_by {
             thread::sleep(Duration::from_millis(10));
@@ -342,6 +337,15 @@ mod tests {
             !alive(bg) || is_zombie(bg),
             "background child {bg} survived"
         );
+    }
+
+    /// The timeout kills the whole group: the shell and a grandchild it put in
+    /// the background both die, and the call returns.
+    #[test]
+    fn timeout_kills_the_whole_process_group() {
+        let (ending, bg) = run_leaving_a_sleep("sleep 30", "; wait", 300);
+        assert_eq!(ending, Ending::TimedOut);
+        assert_dies(bg);
     }
 
     fn is_zombie(pid: libc::pid_t) -> bool {
@@ -359,43 +363,15 @@ mod tests {
     /// After a normal exit, anything left running in the group is killed too.
     #[test]
     fn leftovers_die_with_the_leader() {
-        let dir = tempfile::tempdir().unwrap();
-        let pidfile = dir.path().join("bg.pid");
-        let script = format!("sleep 30 >/dev/null 2>&1 & echo $! > {}", pidfile.display());
-        let out = execute(
-            Path::new("/bin/sh"),
-            &["-c", &script],
-            dir.path(),
-            limits(5000, 4096),
-        )
-        .unwrap();
-        assert!(matches!(out.ending, Ending::Exited(s) if s.success()));
-        let bg: libc::pid_t = std::fs::read_to_string(&pidfile)
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
-        let gone_by = Instant::now() + Duration::from_secs(5);
-        while alive(bg) && !is_zombie(bg) && Instant::now() < gone_by {
-            thread::sleep(Duration::from_millis(10));
-        }
-        assert!(
-            !alive(bg) || is_zombie(bg),
-            "background child {bg} survived"
-        );
+        let (ending, bg) = run_leaving_a_sleep("sleep 30 >/dev/null 2>&1", "", 5000);
+        assert!(matches!(ending, Ending::Exited(s) if s.success()));
+        assert_dies(bg);
     }
 
     #[test]
     fn output_past_the_cap_is_cut_and_the_program_stopped() {
-        let dir = tempfile::tempdir().unwrap();
         // `yes` never ends on its own; only the cap can stop it.
-        let out = execute(
-            Path::new("/usr/bin/yes"),
-            &[],
-            dir.path(),
-            limits(10_000, 1000),
-        )
-        .unwrap();
+        let out = run_in_a_temp_dir("/usr/bin/yes", &[], limits(10_000, 1000));
         assert!(out.stdout_cut);
         assert_eq!(out.stdout.len(), 1000);
         assert!(matches!(out.ending, Ending::Exited(_)));

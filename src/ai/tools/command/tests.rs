@@ -82,31 +82,22 @@ fn render_follows_the_original_shape() {
         Ok(rendered) => rendered.plain(),
         Err(error) => error,
     };
-    assert_eq!(
-        ok(execution(exited(0), "  a\nb\n\n", "", false)),
-        ToolOutput::ok("a\nb")
-    );
-    assert_eq!(
-        ok(execution(exited(0), "", "", false)),
-        ToolOutput::ok("(no output)")
-    );
-    assert_eq!(
-        ok(execution(exited(1), "", "", false)),
-        ToolOutput::ok("(no output)")
-    );
-    // stderr is shown only when the program failed.
-    assert_eq!(
-        ok(execution(exited(0), "x\n", "warn\n", false)),
-        ToolOutput::ok("x")
-    );
-    assert_eq!(
-        ok(execution(exited(2), "x\n", " bad thing \n", false)),
-        ToolOutput::ok("x\n\n(stderr: bad thing)")
-    );
-    assert_eq!(
-        ok(execution(exited(2), "", "bad", false)),
-        ToolOutput::ok("(stderr: bad)")
-    );
+    // (exit code, stdout, stderr) and what the model reads.
+    for (code, stdout, stderr, shown) in [
+        (0, "  a\nb\n\n", "", "a\nb"),
+        (0, "", "", "(no output)"),
+        (1, "", "", "(no output)"),
+        // stderr is shown only when the program failed.
+        (0, "x\n", "warn\n", "x"),
+        (2, "x\n", " bad thing \n", "x\n\n(stderr: bad thing)"),
+        (2, "", "bad", "(stderr: bad)"),
+    ] {
+        assert_eq!(
+            ok(execution(exited(code), stdout, stderr, false)),
+            ToolOutput::ok(shown),
+            "exit {code}, stdout {stdout:?}, stderr {stderr:?}"
+        );
+    }
     let timed_out = ok(execution(exec::Ending::TimedOut, "partial", "", false));
     assert!(timed_out.is_error);
     assert!(timed_out.content.contains("timed out after 15 seconds"));
@@ -182,9 +173,7 @@ fn fixture() -> Fixture {
     std::fs::write(root.join("out").join(HIDDEN_NAME), SENTINEL).unwrap();
     symlink(root.join("out/secret"), t.join("link-out")).unwrap();
     symlink(root.join("out"), t.join("dir-out")).unwrap();
-    let fifo = std::ffi::CString::new(t.join("fifo").to_str().unwrap()).unwrap();
-    // SAFETY: valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    crate::testing::mkfifo(&t.join("fifo"));
     Fixture {
         _dir: dir,
         root,

@@ -21,52 +21,21 @@ fn outline(language: Language, source: &str) -> Structure {
 
 // ---- snapshots -------------------------------------------------------------
 
+/// One outline snapshot per language, of its sample file.
 #[test]
-fn python_snapshot() {
-    let json = parse_source(Language::Python, fixture!("sample.py"))
-        .unwrap()
-        .to_json();
-    insta::assert_snapshot!("python", json);
-}
-
-#[test]
-fn javascript_snapshot() {
-    let json = parse_source(Language::JavaScript, fixture!("sample.js"))
-        .unwrap()
-        .to_json();
-    insta::assert_snapshot!("javascript", json);
-}
-
-#[test]
-fn rust_snapshot() {
-    let json = parse_source(Language::Rust, fixture!("sample.rs"))
-        .unwrap()
-        .to_json();
-    insta::assert_snapshot!("rust", json);
-}
-
-#[test]
-fn go_snapshot() {
-    let json = parse_source(Language::Go, fixture!("sample.go"))
-        .unwrap()
-        .to_json();
-    insta::assert_snapshot!("go", json);
-}
-
-#[test]
-fn typescript_snapshot() {
-    let json = parse_source(Language::TypeScript, fixture!("sample.ts"))
-        .unwrap()
-        .to_json();
-    insta::assert_snapshot!("typescript", json);
-}
-
-#[test]
-fn tsx_snapshot() {
-    let json = parse_source(Language::Tsx, fixture!("sample.tsx"))
-        .unwrap()
-        .to_json();
-    insta::assert_snapshot!("tsx", json);
+fn outline_snapshots() {
+    let samples: [(Language, &[u8], &str); 6] = [
+        (Language::Python, fixture!("sample.py"), "python"),
+        (Language::JavaScript, fixture!("sample.js"), "javascript"),
+        (Language::Rust, fixture!("sample.rs"), "rust"),
+        (Language::Go, fixture!("sample.go"), "go"),
+        (Language::TypeScript, fixture!("sample.ts"), "typescript"),
+        (Language::Tsx, fixture!("sample.tsx"), "tsx"),
+    ];
+    for (language, sample, name) in samples {
+        let json = parse_source(language, sample).unwrap().to_json();
+        insta::assert_snapshot!(name, json);
+    }
 }
 
 // ---- output shape ----------------------------------------------------------
@@ -84,12 +53,20 @@ fn json_keys_are_in_the_original_order_with_two_space_indent() {
 
 #[test]
 fn line_count_is_newline_split_segments() {
-    assert_eq!(outline(Language::Python, "").line_count, 1);
-    assert_eq!(outline(Language::Python, "x = 1").line_count, 1);
-    assert_eq!(outline(Language::Python, "x = 1\n").line_count, 2);
-    assert_eq!(outline(Language::Python, "\n\n\n").line_count, 4);
-    // A lone \r is not a line break.
-    assert_eq!(outline(Language::Python, "a = 1\rb = 2\r\n").line_count, 2);
+    for (source, lines) in [
+        ("", 1),
+        ("x = 1", 1),
+        ("x = 1\n", 2),
+        ("\n\n\n", 4),
+        // A lone \r is not a line break.
+        ("a = 1\rb = 2\r\n", 2),
+    ] {
+        assert_eq!(
+            outline(Language::Python, source).line_count,
+            lines,
+            "{source:?}"
+        );
+    }
 }
 
 #[test]

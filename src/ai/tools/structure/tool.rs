@@ -273,6 +273,14 @@ mod tests {
         out
     }
 
+    /// The error `call` answers for `path` (it must be one).
+    #[track_caller]
+    fn refusal_of(target: &Path, path: &str) -> String {
+        let out = call(target, path);
+        assert!(out.is_error, "{path}: {}", out.content);
+        out.content
+    }
+
     fn unframe(framed: &str) -> String {
         let open = framed.find('\n').expect("an opening frame line");
         let close = framed.rfind('\n').expect("a closing frame line");
@@ -357,23 +365,22 @@ mod tests {
             "/etc/passwd",
             "..",
         ] {
-            let out = call(&t, path);
-            assert!(out.is_error, "{path}");
+            let err = refusal_of(&t, path);
             assert!(
-                out.content.contains("is outside the target directory"),
-                "{path}: {}",
-                out.content
+                err.contains("is outside the target directory"),
+                "{path}: {err}"
             );
-            assert!(!out.content.contains("leaked"), "{path}");
+            assert!(!err.contains("leaked"), "{path}");
         }
     }
 
     #[test]
     fn missing_paths_and_bad_input_are_errors() {
         let (_d, t) = tree();
-        let out = call(&t, "src/nope.py");
-        assert!(out.is_error);
-        assert_eq!(out.content, "Error: path 'src/nope.py' does not exist.");
+        assert_eq!(
+            refusal_of(&t, "src/nope.py"),
+            "Error: path 'src/nope.py' does not exist."
+        );
         for input in [json!({}), json!({ "path": 7 }), json!("src/main.py")] {
             let out = respond(&t, &input, |_, text| text.to_owned());
             assert!(out.is_error);
@@ -385,13 +392,8 @@ mod tests {
     fn directories_are_refused_even_with_a_source_extension() {
         let (_d, t) = tree();
         for path in ["src", "src/pkg.py", "."] {
-            let out = call(&t, path);
-            assert!(out.is_error, "{path}");
-            assert!(
-                out.content.contains("is a directory"),
-                "{path}: {}",
-                out.content
-            );
+            let err = refusal_of(&t, path);
+            assert!(err.contains("is a directory"), "{path}: {err}");
         }
     }
 
@@ -399,9 +401,7 @@ mod tests {
     fn a_fifo_is_refused_without_blocking() {
         let (_d, t) = tree();
         let fifo = t.join("pipe.py");
-        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path; mkfifo has no other preconditions.
-        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        crate::testing::mkfifo(&fifo);
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || tx.send(call(&t, "pipe.py")).unwrap());
         let out = rx
@@ -419,12 +419,10 @@ mod tests {
         let (_d, t) = tree();
         let big = File::create(t.join("generated.js")).unwrap();
         big.set_len(MAX_FILE_BYTES + 1).unwrap();
-        let out = call(&t, "generated.js");
-        assert!(out.is_error);
+        let err = refusal_of(&t, "generated.js");
         assert!(
-            out.content.starts_with("Error: 'generated.js' is 2097153 bytes; parse_structure only outlines files up to 2097152 bytes"),
-            "{}",
-            out.content
+            err.starts_with("Error: 'generated.js' is 2097153 bytes; parse_structure only outlines files up to 2097152 bytes"),
+            "{err}"
         );
     }
 

@@ -18,6 +18,7 @@ use proptest::sample::Index;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::{Map, Value};
 
+use super::tests::decode_chunks;
 use super::*;
 use crate::ai::api::sse::{SseParser, parse_all};
 
@@ -47,14 +48,6 @@ fn chunks<'a>(bytes: &'a [u8], cuts: &[Index]) -> Vec<&'a [u8]> {
     }
     out.push(&bytes[start..]);
     out
-}
-
-fn decode_chunks(chunks: &[&[u8]]) -> Result<Response, ApiError> {
-    let mut decoder = ResponseDecoder::new();
-    for chunk in chunks {
-        decoder.push(chunk)?;
-    }
-    decoder.finish()
 }
 
 fn parse_chunks(chunks: &[&[u8]]) -> Vec<crate::ai::api::sse::SseEvent> {

@@ -20,9 +20,7 @@ fn tree() -> (tempfile::TempDir, PathBuf) {
     symlink(dir.path().join("out"), t.join("dir-out")).unwrap();
     symlink(t.join("src/a.rs"), t.join("link-in")).unwrap();
     symlink(t.join("nowhere"), t.join("dangling")).unwrap();
-    let fifo = std::ffi::CString::new(t.join("fifo").to_str().unwrap()).unwrap();
-    // SAFETY: valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    crate::testing::mkfifo(&t.join("fifo"));
     let t = std::fs::canonicalize(t).unwrap();
     (dir, t)
 }
@@ -34,6 +32,15 @@ fn argv(t: &Path, line: &str) -> Vec<String> {
             .collect(),
         Err(refusal) => panic!("{line:?} refused: {refusal}"),
     }
+}
+
+/// `line` is refused in `t` with a refusal of the kind `kind` matches.
+macro_rules! assert_refused {
+    ($t:expr, $line:expr, $kind:pat) => {{
+        let line: &str = $line;
+        let refusal = refusal($t, line);
+        assert!(matches!(refusal, $kind), "{line:?}: {refusal:?}");
+    }};
 }
 
 fn refusal(t: &Path, line: &str) -> Refusal {
@@ -116,10 +123,7 @@ fn the_program_is_a_bare_whitelisted_name() {
         "python3 -c 1",
         "grepx",
     ] {
-        assert!(
-            matches!(refusal(&t, line), Refusal::NotAllowed { .. }),
-            "{line}"
-        );
+        assert_refused!(&t, line, Refusal::NotAllowed { .. });
     }
     assert_eq!(refusal(&t, ""), Refusal::Empty);
     assert_eq!(refusal(&t, "   "), Refusal::Empty);
@@ -145,22 +149,10 @@ fn grep_pattern_is_the_first_operand_unless_given_by_option() {
         ]
     );
     // With -e the first operand is a path, and must be inside.
-    assert!(matches!(
-        refusal(&t, "grep -e x /etc/passwd"),
-        Refusal::Path(_)
-    ));
-    assert!(matches!(
-        refusal(&t, "grep -ex /etc/passwd"),
-        Refusal::Path(_)
-    ));
-    assert!(matches!(
-        refusal(&t, "grep --regexp=x /etc/passwd"),
-        Refusal::Path(_)
-    ));
-    assert!(matches!(
-        refusal(&t, "grep -f patterns.txt /etc/passwd"),
-        Refusal::Path(_)
-    ));
+    assert_refused!(&t, "grep -e x /etc/passwd", Refusal::Path(_));
+    assert_refused!(&t, "grep -ex /etc/passwd", Refusal::Path(_));
+    assert_refused!(&t, "grep --regexp=x /etc/passwd", Refusal::Path(_));
+    assert_refused!(&t, "grep -f patterns.txt /etc/passwd", Refusal::Path(_));
     assert_eq!(
         roles(&t, "grep -- -e README"),
         [
@@ -194,7 +186,7 @@ fn outside_paths_are_refused_for_every_program() {
             "src/../../out",
         ] {
             let line = format!("{program} {path}");
-            assert!(matches!(refusal(&t, &line), Refusal::Path(_)), "{line}");
+            assert_refused!(&t, &line, Refusal::Path(_));
         }
     }
     let abs_inside = format!("head {}", t.join("README").display());
@@ -215,20 +207,11 @@ fn option_values_that_are_paths_are_checked() {
         "find . -samefile ../out/secret",
         "find . -neweram link-out",
     ] {
-        assert!(matches!(refusal(&t, line), Refusal::Path(_)), "{line}");
+        assert_refused!(&t, line, Refusal::Path(_));
     }
-    assert!(matches!(
-        refusal(&t, "grep -f fifo README"),
-        Refusal::NotRegularFile { .. }
-    ));
-    assert!(matches!(
-        refusal(&t, "grep -f src README"),
-        Refusal::NotRegularFile { .. }
-    ));
-    assert!(matches!(
-        refusal(&t, "grep -f nope README"),
-        Refusal::NotRegularFile { .. }
-    ));
+    assert_refused!(&t, "grep -f fifo README", Refusal::NotRegularFile { .. });
+    assert_refused!(&t, "grep -f src README", Refusal::NotRegularFile { .. });
+    assert_refused!(&t, "grep -f nope README", Refusal::NotRegularFile { .. });
     assert_eq!(argv(&t, "grep -f patterns.txt README").len(), 4);
     assert_eq!(argv(&t, "du -Xpatterns.txt .").len(), 3);
     assert_eq!(argv(&t, "find . -newermt 2024-01-01").len(), 4);
@@ -249,13 +232,10 @@ fn name_list_options_are_refused_outright() {
         "file --magic-file=patterns.txt README",
         "file -C -m x",
     ] {
-        let r = refusal(&t, line);
-        assert!(
-            matches!(
-                r,
-                Refusal::RefusedOption { .. } | Refusal::FindExpression { .. }
-            ),
-            "{line}: {r:?}"
+        assert_refused!(
+            &t,
+            line,
+            Refusal::RefusedOption { .. } | Refusal::FindExpression { .. }
         );
     }
 }
@@ -286,10 +266,10 @@ fn link_following_and_endless_options_are_refused() {
         "file -p README",
         "file -S README",
     ] {
-        let r = refusal(&t, line);
-        assert!(
-            matches!(r, Refusal::RefusedOption { .. } | Refusal::BadValue { .. }),
-            "{line}: {r:?}"
+        assert_refused!(
+            &t,
+            line,
+            Refusal::RefusedOption { .. } | Refusal::BadValue { .. }
         );
     }
     // -n takes the rest of its cluster as the value: "f" is a (bad) line
@@ -313,15 +293,9 @@ fn find_write_and_exec_actions_are_refused() {
         "-fls x",
     ] {
         let line = format!("find . -name x {action}");
-        assert!(
-            matches!(refusal(&t, &line), Refusal::RefusedOption { .. }),
-            "{line}"
-        );
+        assert_refused!(&t, &line, Refusal::RefusedOption { .. });
         let quoted = format!("find . '{}'", action.split(' ').next().unwrap());
-        assert!(
-            matches!(refusal(&t, &quoted), Refusal::RefusedOption { .. }),
-            "{quoted}"
-        );
+        assert_refused!(&t, &quoted, Refusal::RefusedOption { .. });
     }
     // As the value of a test, `-delete` is only a name pattern.
     assert_eq!(
@@ -332,18 +306,9 @@ fn find_write_and_exec_actions_are_refused() {
             ("-delete".into(), Role::OptionValue)
         ]
     );
-    assert!(matches!(
-        refusal(&t, "find . -name x extra"),
-        Refusal::FindExpression { .. }
-    ));
-    assert!(matches!(
-        refusal(&t, "find . -bogus"),
-        Refusal::FindExpression { .. }
-    ));
-    assert!(matches!(
-        refusal(&t, "find . -name"),
-        Refusal::MissingValue { .. }
-    ));
+    assert_refused!(&t, "find . -name x extra", Refusal::FindExpression { .. });
+    assert_refused!(&t, "find . -bogus", Refusal::FindExpression { .. });
+    assert_refused!(&t, "find . -name", Refusal::MissingValue { .. });
 }
 
 #[test]
@@ -357,11 +322,7 @@ fn reading_special_files_is_refused_but_looking_is_not() {
         "file fifo",
         "head /dev/zero",
     ] {
-        let r = refusal(&t, line);
-        assert!(
-            matches!(r, Refusal::SpecialFile { .. } | Refusal::Path(_)),
-            "{line}: {r:?}"
-        );
+        assert_refused!(&t, line, Refusal::SpecialFile { .. } | Refusal::Path(_));
     }
     assert_eq!(argv(&t, "stat fifo").len(), 2);
     assert_eq!(argv(&t, "find fifo").len(), 2);
@@ -375,29 +336,17 @@ fn missing_paths_pass_only_when_they_stay_inside() {
     let (_d, t) = tree();
     assert_eq!(argv(&t, "head nope.txt"), ["head", "nope.txt"]);
     assert_eq!(argv(&t, "head src/nope/deeper.txt").len(), 2);
-    assert!(matches!(refusal(&t, "head ../nope"), Refusal::Path(_)));
-    assert!(matches!(refusal(&t, "head dir-out/nope"), Refusal::Path(_)));
-    assert!(matches!(
-        refusal(&t, "head dir-out/../nope"),
-        Refusal::Path(_)
-    ));
-    assert!(matches!(
-        refusal(&t, "head dangling"),
-        Refusal::Unresolvable { .. }
-    ));
+    assert_refused!(&t, "head ../nope", Refusal::Path(_));
+    assert_refused!(&t, "head dir-out/nope", Refusal::Path(_));
+    assert_refused!(&t, "head dir-out/../nope", Refusal::Path(_));
+    assert_refused!(&t, "head dangling", Refusal::Unresolvable { .. });
 }
 
 #[test]
 fn options_are_an_allow_list_of_full_names() {
     let (_d, t) = tree();
-    assert!(matches!(
-        refusal(&t, "grep --frobnicate x ."),
-        Refusal::UnknownOption { .. }
-    ));
-    assert!(matches!(
-        refusal(&t, "head -Q README"),
-        Refusal::UnknownOption { .. }
-    ));
+    assert_refused!(&t, "grep --frobnicate x .", Refusal::UnknownOption { .. });
+    assert_refused!(&t, "head -Q README", Refusal::UnknownOption { .. });
     // An ambiguous abbreviation gets no hint; a unique one does.
     match refusal(&t, "grep --fil=patterns.txt README") {
         Refusal::UnknownOption { hint, .. } => assert_eq!(hint, None),
@@ -411,18 +360,13 @@ fn options_are_an_allow_list_of_full_names() {
         Refusal::UnknownOption { hint, .. } => assert_eq!(hint.as_deref(), Some("files0-from")),
         other => panic!("{other:?}"),
     }
-    assert!(matches!(
-        refusal(&t, "head -n"),
-        Refusal::MissingValue { .. }
-    ));
-    assert!(matches!(
-        refusal(&t, "head --quiet=1 README"),
-        Refusal::UnexpectedValue { .. }
-    ));
-    assert!(matches!(
-        refusal(&t, "tail ---presume-input-pipe README"),
+    assert_refused!(&t, "head -n", Refusal::MissingValue { .. });
+    assert_refused!(&t, "head --quiet=1 README", Refusal::UnexpectedValue { .. });
+    assert_refused!(
+        &t,
+        "tail ---presume-input-pipe README",
         Refusal::UnknownOption { .. }
-    ));
+    );
     assert_eq!(argv(&t, "grep --color=never x README").len(), 4);
     // A separate value may start with a dash.
     assert_eq!(
@@ -457,12 +401,9 @@ fn globs_expand_in_path_positions_only() {
     );
     assert_eq!(argv(&t, "find s* -type f"), ["find", "src", "-type", "f"]);
     assert_eq!(argv(&t, "head 'src/*.rs'"), ["head", "src/*.rs"]);
-    assert!(matches!(
-        refusal(&t, "head src/*.java"),
-        Refusal::NoGlobMatch { .. }
-    ));
-    assert!(matches!(refusal(&t, "head ../*"), Refusal::Path(_)));
-    assert!(matches!(refusal(&t, "head /etc/pass*"), Refusal::Path(_)));
+    assert_refused!(&t, "head src/*.java", Refusal::NoGlobMatch { .. });
+    assert_refused!(&t, "head ../*", Refusal::Path(_));
+    assert_refused!(&t, "head /etc/pass*", Refusal::Path(_));
 }
 
 #[test]
@@ -486,14 +427,8 @@ fn glob_matches_are_checked_and_guarded() {
     assert!(find.argv().contains(&"./-rf"));
     assert!(!find.argv().contains(&"dir-out"));
     // When every match is refused, so is the command.
-    assert!(matches!(
-        refusal(&t, "head fif?"),
-        Refusal::GlobAllSkipped { .. }
-    ));
-    assert!(matches!(
-        refusal(&t, "head dir-*"),
-        Refusal::GlobAllSkipped { .. }
-    ));
+    assert_refused!(&t, "head fif?", Refusal::GlobAllSkipped { .. });
+    assert_refused!(&t, "head dir-*", Refusal::GlobAllSkipped { .. });
 }
 
 #[test]
@@ -510,7 +445,7 @@ fn shell_syntax_is_refused_before_anything_else() {
         "grep \"$(id)\" .",
         "grep x .\ntouch y",
     ] {
-        assert!(matches!(refusal(&t, line), Refusal::Split(_)), "{line}");
+        assert_refused!(&t, line, Refusal::Split(_));
     }
     assert_eq!(
         refusal(&t, &"a".repeat(MAX_COMMAND_BYTES + 1)),

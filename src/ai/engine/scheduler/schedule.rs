@@ -1,0 +1,114 @@
+//! The scheduler's dependency graph over the work's order: which directory
+//! is ready (everything below it in the order has finished), which is
+//! waiting, and which starts next (the earliest ready one). Pure: it knows
+//! paths and indexes only, not loops, money or tasks; [`super::run_work`]
+//! drives it.
+
+use std::collections::BTreeSet;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Where a directory of the order stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Pending,
+    Running,
+    Done,
+}
+
+/// The dependency graph over an order: who is ready, who is waiting.
+#[derive(Debug, Clone)]
+pub(crate) struct Schedule {
+    order: Vec<PathBuf>,
+    slots: Vec<Slot>,
+    /// Indexes of each directory's ancestors that are also in the order.
+    ancestors: Vec<Vec<usize>>,
+    /// How many listed descendants each directory still waits for.
+    waiting: Vec<usize>,
+    ready: BTreeSet<usize>,
+}
+
+impl Schedule {
+    /// The graph for `order` (any order; the plan's is children-first).
+    pub(crate) fn new(order: &[PathBuf]) -> Schedule {
+        let index: HashMap<&Path, usize> = order
+            .iter()
+            .enumerate()
+            .map(|(i, dir)| (dir.as_path(), i))
+            .collect();
+        let ancestors: Vec<Vec<usize>> = order
+            .iter()
+            .map(|dir| {
+                dir.ancestors()
+                    .skip(1)
+                    .filter_map(|a| index.get(a).copied())
+                    .collect()
+            })
+            .collect();
+        let mut waiting = vec![0; order.len()];
+        for list in &ancestors {
+            for &a in list {
+                waiting[a] += 1;
+            }
+        }
+        let ready = (0..order.len()).filter(|&i| waiting[i] == 0).collect();
+        Schedule {
+            order: order.to_vec(),
+            slots: vec![Slot::Pending; order.len()],
+            ancestors,
+            waiting,
+            ready,
+        }
+    }
+
+    /// The earliest ready directory, marked running.
+    #[cfg(test)]
+    pub(crate) fn start_next(&mut self) -> Option<usize> {
+        let i = self.ready.pop_first()?;
+        self.slots[i] = Slot::Running;
+        Some(i)
+    }
+
+    /// The earliest ready directory for which `wanted` holds, marked
+    /// running.
+    pub(crate) fn start_next_where(&mut self, wanted: impl Fn(usize) -> bool) -> Option<usize> {
+        let i = self.ready.iter().copied().find(|&i| wanted(i))?;
+        self.ready.remove(&i);
+        self.slots[i] = Slot::Running;
+        Some(i)
+    }
+
+    /// Whether some directory could start now.
+    #[cfg(test)]
+    pub(crate) fn has_ready(&self) -> bool {
+        !self.ready.is_empty()
+    }
+
+    /// Whether some directory for which `wanted` holds could start now.
+    pub(crate) fn has_ready_where(&self, wanted: impl Fn(usize) -> bool) -> bool {
+        self.ready.iter().any(|&i| wanted(i))
+    }
+
+    /// Mark `i` finished; its ancestors may become ready.
+    pub(crate) fn finish(&mut self, i: usize) {
+        debug_assert_eq!(self.slots[i], Slot::Running);
+        self.slots[i] = Slot::Done;
+        for &a in &self.ancestors[i] {
+            self.waiting[a] -= 1;
+            if self.waiting[a] == 0 {
+                self.ready.insert(a);
+            }
+        }
+    }
+
+    /// The directory at `i`.
+    pub(crate) fn dir(&self, i: usize) -> &Path {
+        &self.order[i]
+    }
+
+    /// Directories that never started.
+    #[cfg(test)]
+    pub(crate) fn not_started(&self) -> usize {
+        self.slots.iter().filter(|s| **s == Slot::Pending).count()
+    }
+}

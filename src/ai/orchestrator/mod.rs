@@ -1,0 +1,279 @@
+//! The investigation as a short, visible sequence of phases, one function
+//! each:
+//!
+//! 1. open the cache ([`open_investigation`]);
+//! 2. gather the facts: discover directories among those the base scan's
+//!    walk found, with the fingerprints it took ([`discover`]: the tree is
+//!    not walked again), the scan's figures and the cache's state
+//!    ([`RunFacts`]), and decide what the run does ([`decide`]), saying what
+//!    is fresh and stale ([`partition`]);
+//! 3. survey, reusing `survey.json`, as decided (`survey_phase`);
+//! 4. plan, reusing `plan.json`, as decided, and decide again with a new
+//!    plan (`plan_phase`);
+//! 5. say what the plan and the budget decided ([`report_decision`]);
+//! 6. run the work: the dir loops, `-j` at a time under the spending cap
+//!    and the budget, and the mechanical entries
+//!    ([`crate::ai::engine::scheduler`]);
+//! 7. write the evaluation (`evaluate`);
+//! 8. synthesize, in levels when the summaries do not fit one call,
+//!    reusing `synthesis.json` (`synthesis_phase`);
+//! 9. collect flags, report the cost and coverage and say whether the
+//!    investigation is complete or partial (`finish`);
+//! 10. ground the report: check every cited path and symbol against the
+//!     tree (`ground_phase`, see [`crate::grounding`]).
+//!
+//! With `--batch` the same phases run; the session sends their requests in
+//! rounds through the Message Batches API ([`crate::ai::engine::batch`]),
+//! and a run picks up the batch an earlier one left in flight. A run
+//! without `--batch` refuses to start while a batch is in flight (it would
+//! pay again for what the batch is already doing), and a complete
+//! investigation's batch files are removed.
+//!
+//! Whatever happens, the outcome says what became of the investigation
+//! ([`Investigation`](crate::report::Investigation)): a failure anywhere
+//! (an unreachable endpoint, a rejected key, an unknown model, an account
+//! that cannot pay, a cache that cannot be written) ends it with status
+//! `failed` and one line saying why, printed once on stderr and carried by
+//! the report.
+//!
+//! A run over a tree that has not changed since the last one makes no API
+//! request at all: every summary is fresh, the survey, plan and synthesis are
+//! read back. Ctrl-C at any point stops new work, lets a tool call in progress
+//! finish its cache write, and leaves a cache the next run resumes from.
+//!
+//! Phases are deterministic glue: what the run does is decided once by the
+//! pure [`decide`] (which `--estimate` prices too), the business rules live
+//! in pure helpers (`rules::plan`, `rules::fingerprint`, the scheduler's
+//! rules, ...) and each model call in its pass module.
+//!
+//! Where each part lives: [`investigate`] and the pipeline that runs the
+//! phases in order are here, with the [`RunContext`] every phase reads;
+//! each phase group has a file of its own: `open.rs` (phase 1 and the
+//! session), `freshness.rs` (which directories there are and which
+//! summaries still hold), `survey.rs`, `plan.rs` (planning and what the
+//! plan and budget decided), `synthesis.rs`, `finish.rs` (the evaluation
+//! and the outcome's figures), `ground.rs`, and `outcome.rs` (what a run
+//! that fails or is interrupted returns).
+
+mod finish;
+mod freshness;
+mod ground;
+mod open;
+mod outcome;
+mod plan;
+mod survey;
+mod synthesis;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::ai::api::cost::TokenTracker;
+use crate::ai::batch_mode;
+use crate::ai::engine::pool::TurnPool;
+use crate::ai::engine::scheduler::{LoopOptions, run_work};
+use crate::ai::engine::session::Session;
+use crate::ai::facts::RunFacts;
+use crate::ai::passes::dir_loop::{DirShared, dir_system_prompt};
+use crate::ai::passes::survey::{filter_dir_tools, format_survey_block};
+use crate::ai::rules::decide::decide;
+use crate::ai::rules::discover::ChildIndex;
+use crate::ai::rules::fingerprint::Reason;
+use crate::ai::tools::{self, Toolbox};
+use crate::ai::{InvestigationError, Outcome, PassError};
+use crate::cache::{Cache, CacheError, EntryKind, RunLock, WORK_PLAN_FILE};
+use crate::config::Config;
+use crate::grounding::Scope;
+use crate::progress::Progress;
+use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
+
+use finish::{evaluate, finish};
+use ground::ground_phase;
+use open::{new_session, open_investigation};
+use outcome::{failed, failed_after, interrupted, interrupted_outcome, with_spent};
+use plan::plan_phase;
+use survey::survey_phase;
+use synthesis::synthesis_phase;
+
+pub(crate) use freshness::{current_states, discover, partition};
+pub(crate) use plan::{planning_tree, report_decision, spending};
+pub(crate) use survey::SURVEY_TREE_DEPTH;
+
+/// Run the whole investigation for `config.target` using the base scan's
+/// results. Only a cache that is unsafe to use is an error; every other
+/// failure is an outcome with status `failed` (its one-line error printed
+/// once on stderr).
+pub async fn investigate(
+    config: &Config,
+    scan: &BaseScan,
+    dirs: &ScannedDirs,
+    progress: &Progress,
+    reserved: Option<RunLock>,
+) -> Result<Outcome, InvestigationError> {
+    progress.ai("Starting multi-pass investigation...");
+    let opened = match open_investigation(config, progress, reserved) {
+        Ok(opened) => opened,
+        // A cache that cannot be written is a failed investigation, not an
+        // unsafe one: the report still prints.
+        Err(InvestigationError::Cache(err @ CacheError::Io { .. })) => {
+            return Ok(failed(progress, &err.to_string()));
+        }
+        Err(err) => return Err(err),
+    };
+    // The run lock is held until the investigation ends.
+    let (cache, _lock) = (opened.cache, opened.lock);
+    // Outlives the pipeline, so a run that fails or is interrupted still
+    // says what it spent.
+    let tracker = batch_mode::tracker(config);
+    let result = tokio::select! {
+        result = pipeline(config, scan, dirs, progress, &cache, opened.is_new, &tracker) => result,
+        // Dropping the pipeline aborts the running loops at their next await,
+        // after a tool call in progress (and its cache write) has returned.
+        _ = interrupted() => {
+            return Ok(with_spent(interrupted_outcome(config, &cache, progress), &tracker));
+        }
+    };
+    match result {
+        Ok(outcome) => {
+            if outcome.brief.is_empty() && outcome.detailed.is_empty() {
+                progress.ai("Warning: agent produced no output.");
+            }
+            progress.ai(&outcome.status.line());
+            Ok(outcome)
+        }
+        Err(PassError::Fatal(err @ InvestigationError::Cache(CacheError::Io { .. }))) => {
+            Ok(failed_after(progress, &err.to_string(), Some(&tracker)))
+        }
+        Err(PassError::Fatal(err @ InvestigationError::Cache(_))) => Err(err),
+        Err(PassError::Fatal(err)) => Ok(failed_after(progress, &err.to_string(), Some(&tracker))),
+        Err(PassError::Failed(message)) => Ok(failed_after(progress, &message, Some(&tracker))),
+    }
+}
+
+/// What every phase of one run reads.
+struct RunContext<'a> {
+    config: &'a Config,
+    scan: &'a BaseScan,
+    progress: &'a Progress,
+    cache: &'a Cache,
+    session: Arc<Session>,
+    /// The canonical target.
+    target: &'a Path,
+    /// The base scan's scope (hidden, `-x`, ignore files).
+    scope: ScanFilter,
+    /// The scan's file list, indexed for checking citations.
+    grounding: Arc<Scope>,
+}
+
+/// Phases 2-10, once the cache is open (`new`: by this run, so empty).
+async fn pipeline(
+    config: &Config,
+    scan: &BaseScan,
+    dirs: &ScannedDirs,
+    progress: &Progress,
+    cache: &Cache,
+    new: bool,
+    tracker: &Arc<TokenTracker>,
+) -> Result<Outcome, PassError> {
+    let target = config.target_canonical.as_path();
+    batch_mode::refuse_in_flight(config, cache)?;
+    let session = new_session(config, progress, tracker)?;
+    let session = batch_mode::with_transport(session, config, cache, progress, tracker)?;
+    let run = RunContext {
+        config,
+        scan,
+        progress,
+        cache,
+        session: Arc::new(session),
+        target,
+        scope: ScanFilter::new(target, &config.scan),
+        grounding: Arc::new(Scope::from_scan(scan, &config.target, target)),
+    };
+
+    // A new investigation holds no entry: every directory is missing one,
+    // which is what no cache to read says, without a lookup per directory.
+    let facts = RunFacts::gather(config, scan, dirs, &run.scope, (!new).then_some(cache));
+    let first = decide(&facts.facts(), None);
+    let first_look = partition(&facts.dirs, &facts.states, target, progress);
+    let survey = survey_phase(&run, &facts, first.survey).await?;
+    let decision = plan_phase(&run, &facts, &first_look, survey.as_ref(), first).await?;
+    report_decision(&decision, progress);
+    if decision.work_resumed {
+        progress.ai("Work plan loaded from cache.");
+    } else if !decision.loops.is_empty() || !decision.mechanical.is_empty() {
+        // Work decided under another budget is not carried on.
+        let older = facts
+            .saved_work
+            .as_ref()
+            .filter(|work| work.budget == decision.budget.limit && work.batch == decision.batch);
+        let work = decision.work().merged_over(older);
+        save_json(&run, WORK_PLAN_FILE, &work.to_value(target));
+    }
+    let allocations: Vec<u32> = decision.loops.iter().map(|l| l.turns).collect();
+    let shared = Arc::new(DirShared {
+        session: run.session.clone(),
+        cache: cache.clone(),
+        progress: progress.clone(),
+        target: target.to_path_buf(),
+        children: ChildIndex::new(&facts.dirs),
+        system: dir_system_prompt(&format_survey_block(survey.as_ref()))?,
+        dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey.as_ref()),
+        pool: TurnPool::new(&allocations),
+        grounding: run.grounding.clone(),
+    });
+    // A directory stale only because of a child keeps its file summaries.
+    let changed: HashSet<PathBuf> = decision
+        .freshness
+        .stale
+        .iter()
+        .filter(|(_, reason)| *reason != Reason::ChildChanged)
+        .map(|(dir, _)| dir.clone())
+        .collect();
+    let options = LoopOptions {
+        jobs: config.investigation.jobs,
+        max_cost: config.investigation.max_cost,
+        budget_for_loops: decision
+            .budget
+            .limit
+            .map(|limit| limit - decision.budget.synthesis_reserve),
+    };
+    let board = progress.dir_board(decision.loops.len());
+    if !run.session.facts().known {
+        board.assume_prices();
+    }
+    let work = run_work(
+        shared,
+        &facts.stats,
+        &decision.loops,
+        &decision.mechanical,
+        &|dir| changed.contains(dir),
+        options,
+        &board,
+    )
+    .await?;
+    drop(board);
+    // Cached means a summary this run reused, as the original counts it: a
+    // directory the plan skipped is settled (`settle_plan`) but has none.
+    let cached = decision
+        .freshness
+        .fresh
+        .iter()
+        .filter(|dir| cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
+        .count();
+    evaluate(cache, &decision, &work.outcomes, cached, progress)?;
+    let synthesis = synthesis_phase(&run, &facts.dirs).await?;
+    let mut outcome = finish(&run, &facts.dirs, &decision, cached, synthesis, &work);
+    batch_mode::forget_when_complete(cache, &outcome, progress);
+    ground_phase(&run, &facts.dirs, &mut outcome);
+    Ok(outcome)
+}
+
+/// Save a reusable pass result; failing to is only a warning.
+fn save_json(run: &RunContext<'_>, name: &str, value: &Value) {
+    if let Err(err) = run.cache.write_json(name, value) {
+        run.progress
+            .ai(&format!("Warning: could not save {name}: {err}"));
+    }
+}

@@ -1,0 +1,90 @@
+//! What a run that does not reach its end returns and says: an
+//! investigation that failed (before or after spending), or one Ctrl-C
+//! interrupted, with what it had spent; and the report's token figures from
+//! the tracker's, which the finished run's outcome (`finish.rs`) uses too.
+//! It decides nothing about when a run stops: [`super::investigate`] does.
+
+use crate::ai::Outcome;
+use crate::ai::api::cost::TokenTracker;
+use crate::ai::batch_mode;
+use crate::cache::{Cache, EntryKind};
+use crate::config::Config;
+use crate::progress::Progress;
+use crate::report::{Investigation, InvestigationStatus, Spent, TokenTotals};
+
+/// The outcome of an investigation that stopped on `error` after the
+/// requests `tracker` counted, said once on stderr.
+pub(super) fn failed_after(
+    progress: &Progress,
+    error: &str,
+    tracker: Option<&TokenTracker>,
+) -> Outcome {
+    let mut outcome = Outcome {
+        status: Investigation::failed(&crate::ai::api::error::one_line_excerpt(error, 500)),
+        ..Outcome::default()
+    };
+    if let Some(tracker) = tracker {
+        outcome = with_spent(outcome, tracker);
+    }
+    progress.println(&outcome.status.line());
+    outcome
+}
+
+/// `outcome`, saying what `tracker` counted when the run made any request.
+pub(super) fn with_spent(mut outcome: Outcome, tracker: &TokenTracker) -> Outcome {
+    let totals = tracker.totals();
+    if totals.requests > 0 {
+        outcome.status.spent = Some(Spent {
+            api_requests: totals.requests,
+            tokens: token_totals(&totals),
+            cost_usd: tracker.cost(),
+        });
+    }
+    outcome
+}
+
+/// The outcome of an investigation that stopped on `error` before any
+/// request, said once on stderr.
+pub(super) fn failed(progress: &Progress, error: &str) -> Outcome {
+    failed_after(progress, error, None)
+}
+
+/// Resolves on Ctrl-C. Should the handler fail to install, it never resolves,
+/// leaving the default behaviour (the process ends; the cache resumes).
+pub(super) async fn interrupted() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// What an interrupted run says and returns.
+pub(super) fn interrupted_outcome(config: &Config, cache: &Cache, progress: &Progress) -> Outcome {
+    let done = cache.list_entries(EntryKind::Dir).len();
+    progress.println(&format!(
+        "Interrupted. {done} directory summaries are saved in {}/; run the same command again \
+         (without --fresh) to resume where this run stopped.",
+        cache.dir().display()
+    ));
+    if let Some(line) = batch_mode::in_flight_line(config, cache) {
+        progress.println(&line);
+    }
+    Outcome {
+        interrupted: true,
+        status: Investigation {
+            status: InvestigationStatus::Partial,
+            note: Some("interrupted".to_string()),
+            ..Investigation::default()
+        },
+        ..Outcome::default()
+    }
+}
+
+/// The report's token totals from the tracker's.
+pub(super) fn token_totals(totals: &crate::ai::api::cost::TokenTotals) -> TokenTotals {
+    TokenTotals {
+        input: totals.input_tokens,
+        output: totals.output_tokens,
+        cache_write: totals.cache_creation_input_tokens,
+        cache_read: totals.cache_read_input_tokens,
+    }
+}

@@ -1,0 +1,137 @@
+//! The planning phase and what it decided: run the planning pass when the
+//! decision asks for it (reusing `plan.json` otherwise) and decide again
+//! with the new plan; the tree and the spending the planner is told about
+//! (shared with `--estimate`); and phase 5, saying what the plan and the
+//! budget decided. The pass itself is [`crate::ai::passes::planning`]'s,
+//! the decision the pure [`decide`].
+
+use std::path::Path;
+
+use super::{RunContext, save_json};
+use crate::ai::PassError;
+use crate::ai::facts::RunFacts;
+use crate::ai::passes::planning::{PlanningInputs, Spending, run_planning};
+use crate::ai::passes::survey::{Survey, format_survey_block, format_survey_signals};
+use crate::ai::rules::decide::{Decision, PassChoice, decide};
+use crate::ai::rules::discover::relative;
+use crate::ai::rules::fingerprint::Freshness;
+use crate::ai::rules::map::{MAP_LINES, condensed_map};
+use crate::ai::rules::plan::{Plan, plan_summary_line, unmatched_warning};
+use crate::ai::rules::tree_view::{MAX_NODES, prompt_tree};
+use crate::cache::PLAN_FILE;
+use crate::progress::Progress;
+use crate::scan::ScanFilter;
+
+/// Depth of the tree the planner sees.
+pub(crate) const PLANNING_TREE_DEPTH: usize = 6;
+
+pub(super) async fn plan_phase(
+    run: &RunContext<'_>,
+    facts: &RunFacts,
+    first_look: &Freshness,
+    survey: Option<&Survey>,
+    first: Decision,
+) -> Result<Decision, PassError> {
+    let (cache, progress) = (run.cache, run.progress);
+    match first.planning {
+        PassChoice::NotNeeded => return Ok(first),
+        PassChoice::Skip => {
+            progress.ai("Planning skipped (small target).");
+            return Ok(first);
+        }
+        PassChoice::Reuse => {
+            progress.ai("Plan loaded from cache.");
+            return Ok(first);
+        }
+        PassChoice::Run => {}
+    }
+    progress.ai("Planning pass...");
+    let target_text = run.target.to_string_lossy();
+    let survey_block = format_survey_block(survey);
+    let tree_text = planning_tree(run.target, &run.scope, facts);
+    let file_signals = format_survey_signals(&run.scan.survey_signals);
+    let cached_rel: Vec<String> = first_look
+        .fresh
+        .iter()
+        .map(|d| relative(run.target, d))
+        .collect();
+    let inputs = PlanningInputs {
+        target: &target_text,
+        survey_block: &survey_block,
+        tree_text: &tree_text,
+        file_signals: &file_signals,
+        dir_count: facts.dirs.len(),
+        cached_dirs: &cached_rel,
+        spending: spending(&first),
+    };
+    match run_planning(&run.session, cache, progress, &inputs).await? {
+        Some(proposal) => {
+            save_json(run, PLAN_FILE, &proposal);
+            Ok(decide(&facts.facts(), Some(&Plan::from_value(&proposal))))
+        }
+        None => {
+            progress.ai("Planning failed, using defaults.");
+            Ok(first)
+        }
+    }
+}
+
+/// The tree the planner sees: six levels of it, or, when that many
+/// entries would not fit a tree view, the condensed map of its subtrees.
+pub(crate) fn planning_tree(target: &Path, scope: &ScanFilter, facts: &RunFacts) -> String {
+    let entries = facts.dirs.len() as u64 + facts.stats.of(target).subtree_files;
+    if entries > MAX_NODES as u64 {
+        condensed_map(target, &facts.children, &facts.stats, MAP_LINES)
+    } else {
+        prompt_tree(target, scope, PLANNING_TREE_DEPTH)
+    }
+}
+
+/// What the planner is told the budget buys, when it binds.
+pub(crate) fn spending(decision: &Decision) -> Option<Spending> {
+    decision.budget.binding.then(|| Spending {
+        budget: decision.budget.limit.unwrap_or_default(),
+        loops: decision.budget.loops_affordable,
+        units: decision.budget.units,
+    })
+}
+
+/// Phase 5: say what the plan and the budget decided.
+pub(crate) fn report_decision(decision: &Decision, progress: &Progress) {
+    let applied = &decision.applied;
+    if let Some(warning) = unmatched_warning(applied) {
+        progress.ai(&warning);
+    }
+    if let Some(line) = plan_summary_line(applied) {
+        progress.ai(&line);
+    }
+    if !decision.plan.notes.is_empty() {
+        progress.ai(&format!("Plan notes: {}", decision.plan.notes));
+    }
+    if let Some(line) = budget_line(decision) {
+        progress.ai(&line);
+    }
+}
+
+/// What a binding budget decided, in one line.
+pub(crate) fn budget_line(decision: &Decision) -> Option<String> {
+    let budget = &decision.budget;
+    if !budget.binding {
+        return None;
+    }
+    Some(format!(
+        "Budget ${:.2}: {} for {} units ({} folded into them), {} summarised from the scan, \
+         ${:.2} kept for the synthesis",
+        budget.limit.unwrap_or_default(),
+        count(decision.loops.len(), "loop", "loops"),
+        budget.units,
+        count(decision.folded(), "directory", "directories"),
+        count(decision.mechanical.len(), "directory", "directories"),
+        budget.synthesis_reserve,
+    ))
+}
+
+/// `1 loop`, `2 loops`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

@@ -1,0 +1,64 @@
+//! The survey phase: carry out what the decision chose for the survey
+//! (reuse `survey.json`, skip it for a tiny target, run the pass, or none)
+//! and say what it found. The pass itself (prompt, model call) is
+//! [`crate::ai::passes::survey`]'s.
+
+use serde_json::Value;
+
+use super::{RunContext, save_json};
+use crate::ai::PassError;
+use crate::ai::facts::RunFacts;
+use crate::ai::passes::survey::{Survey, SurveyInputs, run_survey, survey_report_lines};
+use crate::ai::rules::decide::PassChoice;
+use crate::ai::rules::tree_view::prompt_tree;
+use crate::cache::SURVEY_FILE;
+
+/// Depth of the tree the survey sees.
+pub(crate) const SURVEY_TREE_DEPTH: usize = 2;
+
+/// Phase 3: the survey as decided: the saved one, the synthetic one of a
+/// tiny target, a new one, or none when nothing is left to investigate.
+pub(super) async fn survey_phase(
+    run: &RunContext<'_>,
+    facts: &RunFacts,
+    choice: PassChoice,
+) -> Result<Option<Survey>, PassError> {
+    let survey = match choice {
+        PassChoice::NotNeeded => return Ok(None),
+        PassChoice::Reuse => {
+            run.progress.ai("Survey loaded from cache.");
+            facts.saved_survey.clone()
+        }
+        PassChoice::Skip => {
+            run.progress.ai(&format!(
+                "Survey skipped — {} files, {} dirs (below threshold).",
+                facts.total_files,
+                facts.dirs.len()
+            ));
+            Some(Survey::skipped())
+        }
+        PassChoice::Run => {
+            run.progress.ai("Survey pass...");
+            let tree_preview = prompt_tree(run.target, &run.scope, SURVEY_TREE_DEPTH);
+            let target = run.target.to_string_lossy();
+            let inputs = SurveyInputs {
+                target: &target,
+                signals: &run.scan.survey_signals,
+                tree_preview: &tree_preview,
+            };
+            let survey = run_survey(&run.session, run.cache, run.progress, &inputs).await?;
+            if let Some(survey) = &survey {
+                save_json(
+                    run,
+                    SURVEY_FILE,
+                    &serde_json::to_value(survey).unwrap_or(Value::Null),
+                );
+            }
+            survey
+        }
+    };
+    for line in survey_report_lines(survey.as_ref()) {
+        run.progress.ai(&line);
+    }
+    Ok(survey)
+}

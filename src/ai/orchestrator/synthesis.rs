@@ -1,0 +1,73 @@
+//! The synthesis phase: gather the entries of the directories that still
+//! exist, reuse `synthesis.json` when none of them changed, or run the
+//! synthesis pass (in levels when they do not fit one call) within the
+//! money left and save what it wrote. The pass itself is
+//! [`crate::ai::passes::synthesis`]'s.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::{RunContext, save_json};
+use crate::ai::PassError;
+use crate::ai::api::catalog::ModelFacts;
+use crate::ai::estimate::ModelTerms;
+use crate::ai::passes::synthesis::{
+    SynthesisOutcome, SynthesisRun, entries_digest, reusable_synthesis, saved_synthesis,
+    synthesis_entries, synthesize,
+};
+use crate::ai::rules::levels::Capacity;
+use crate::cache::{EntryKind, SYNTHESIS_FILE, now_iso};
+
+/// Phase 8: the synthesis pass over the entries of directories that still
+/// exist (those [`synthesis_entries`] keeps), or the saved synthesis when
+/// those entries have not changed since.
+pub(super) async fn synthesis_phase(
+    run: &RunContext<'_>,
+    all_dirs: &[PathBuf],
+) -> Result<SynthesisOutcome, PassError> {
+    let entries: HashMap<PathBuf, Value> = all_dirs
+        .iter()
+        .filter_map(|dir| {
+            let entry = run
+                .cache
+                .read_entry(EntryKind::Dir, &dir.to_string_lossy())?;
+            Some((dir.clone(), entry))
+        })
+        .collect();
+    let entries = synthesis_entries(run.target, all_dirs, &entries);
+    let digest = entries_digest(&entries);
+    if !run.config.investigation.fresh
+        && let Some(saved) =
+            reusable_synthesis(run.cache.read_json(SYNTHESIS_FILE).as_ref(), &digest)
+    {
+        run.progress
+            .ai("Synthesis loaded from cache (no summary changed).");
+        return Ok(saved);
+    }
+    run.progress.ai("Synthesis pass...");
+    let model = ModelFacts::of(&run.config.investigation.model).model;
+    let budget = run.config.investigation.budget;
+    let terms = ModelTerms::for_run(run.session.model(), run.config.investigation.batch);
+    let target = run.target.to_string_lossy();
+    let synthesis = SynthesisRun {
+        session: &run.session,
+        cache: run.cache,
+        progress: run.progress,
+        target: &target,
+        capacity: Capacity::new(model.context_window, budget, terms.pricing.prices.input),
+        tokens_per_byte: model.tokens_per_byte,
+        terms,
+        money_left: budget.map(|limit| (limit - run.session.spent()).max(0.0)),
+    };
+    let outcome = synthesize(&synthesis, &entries).await?.outcome;
+    if outcome.submitted {
+        save_json(
+            run,
+            SYNTHESIS_FILE,
+            &saved_synthesis(&outcome, &digest, &now_iso()),
+        );
+    }
+    Ok(outcome)
+}

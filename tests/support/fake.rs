@@ -1,0 +1,41 @@
+//! The fake-secret generator: deterministic strings over a credential's
+//! alphabet, so no repository file holds anything that looks like a live
+//! key. Shared by the integration suite (through `secrets`) and the
+//! redactor's unit tests (`src/redact/tests`), which include this file.
+
+pub const B62: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+pub const B64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+pub const B64URL: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+pub const UPPER_NUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+pub const DIGITS: &str = "0123456789";
+pub const HEX: &str = "0123456789abcdef";
+
+/// A deterministic pseudo-random string over `alphabet` (xorshift64).
+pub fn fake(alphabet: &str, len: usize, seed: u64) -> String {
+    let chars: Vec<char> = alphabet.chars().collect();
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            chars[(x % chars.len() as u64) as usize]
+        })
+        .collect()
+}
+
+/// base64url without padding (JWT segments and claims).
+pub fn base64url(bytes: &[u8]) -> String {
+    let chars = B64URL.as_bytes();
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(chars[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
