@@ -14,8 +14,12 @@
 //!   effort) and how large a loop's context may grow;
 //! - [`batch`]: the Message Batches API (create, retrieve, results,
 //!   cancel), the same requests at half price, answered within a day;
-//! - this module: the transport (reqwest) that ties them together, and
-//!   what the run has learnt about the endpoint (has it ever answered?).
+//! - `config`: what a client is built from (credential, endpoint,
+//!   model, timeouts) and the defaults for it;
+//! - this module: the [`Client`], its send-and-retry loop, and what the
+//!   run has learnt about the endpoint (has it ever answered?);
+//! - `transport` and `reading`: one HTTP exchange (reqwest) and the
+//!   reading of its answer, as a stream or a whole body.
 //!
 //! No Anthropic SDK is involved. Agent logic (prompts, tools, loops) lives in
 //! [`crate::ai`], never here.
@@ -31,11 +35,15 @@ pub(crate) mod sse;
 pub mod stream;
 pub mod types;
 
+mod config;
+mod reading;
+mod transport;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use reqwest::header::{self, HeaderMap, HeaderValue};
+use reqwest::header::HeaderMap;
 
 pub use error::ApiErrorKind;
 
@@ -44,107 +52,17 @@ pub(crate) use retry::RetryDecision;
 pub use retry::RetryPolicy;
 pub use types::{ContentBlock, Message, MessagesRequest, Response, ToolDefinition, Usage};
 
+pub use config::{ANTHROPIC_VERSION, Auth, ClientConfig};
+// `MAX_TOKENS` and `CONNECT_TIMEOUT` are only used inside `config`.
+pub(crate) use config::{DEFAULT_BASE_URL, HEADERS_TIMEOUT, IDLE_TIMEOUT, USER_AGENT};
+// For `batch`, which reads its answers the same way.
+use reading::read_body;
+
 use error::format_wait;
-use stream::ResponseDecoder;
+use transport::{encode, error_chain, request_headers};
 use types::SystemBlock;
 
 pub use catalog::DEFAULT_MODEL;
-
-/// The API endpoint used when `ANTHROPIC_BASE_URL` is unset.
-pub(crate) const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
-
-/// `max_tokens` of a request built without [`settings::CallSettings`]: the
-/// original's figure.
-pub(crate) const MAX_TOKENS: u32 = settings::REPLY_TOKENS;
-
-/// A credential for the Messages API.
-#[derive(Clone, PartialEq, Eq)]
-pub enum Auth {
-    /// `ANTHROPIC_API_KEY`, sent as `x-api-key`.
-    ApiKey(String),
-    /// `ANTHROPIC_AUTH_TOKEN`, sent as `Authorization: Bearer`.
-    BearerToken(String),
-}
-
-impl std::fmt::Debug for Auth {
-    // Never print a credential, not even in debug output.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Auth::ApiKey(_) => f.write_str("ApiKey(<redacted>)"),
-            Auth::BearerToken(_) => f.write_str("BearerToken(<redacted>)"),
-        }
-    }
-}
-
-/// `anthropic-version` header value.
-pub const ANTHROPIC_VERSION: &str = "2023-06-01";
-
-/// How long to wait for a TCP/TLS connection: the Python SDK's connect
-/// timeout. A host that drops connection attempts costs this per attempt.
-pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// How long to wait for the response headers once the request is sent. The
-/// API answers a streamed request with its headers as soon as it accepts
-/// it, before the model writes anything, so this can be far shorter than a
-/// reply takes; an endpoint that accepts connections and never answers is
-/// given up on after it (twice, before the endpoint has ever answered: see
-/// [`retry`]). `LUMINOS_HEADERS_TIMEOUT_SECS` overrides it.
-pub(crate) const HEADERS_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// How long a stream may go without any bytes (pings count) before it is
-/// treated as stalled. The API pings well inside this.
-/// `LUMINOS_IDLE_TIMEOUT_SECS` overrides it (see [`crate::config`]).
-pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
-
-/// The `user-agent` of every request.
-pub(crate) const USER_AGENT: &str = concat!("luminos/", env!("CARGO_PKG_VERSION"));
-
-/// A streamed reply larger than this is refused: at `max_tokens` 4096 a real
-/// one is a few hundred kilobytes at most.
-const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
-
-/// How long to wait for the end of a body after `message_stop`.
-const DRAIN_LIMIT: Duration = Duration::from_millis(250);
-
-/// How much of an error body is read for its message.
-const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
-
-/// Everything the client needs to know.
-#[derive(Debug, Clone)]
-pub struct ClientConfig {
-    /// Base URL without a trailing slash; requests go to `{base_url}/v1/messages`.
-    pub base_url: String,
-    pub auth: Auth,
-    pub model: String,
-    pub max_tokens: u32,
-    /// Retries after the first attempt.
-    pub max_retries: u32,
-    pub connect_timeout: Duration,
-    /// The wait for the response headers ([`HEADERS_TIMEOUT`]).
-    pub headers_timeout: Duration,
-    /// The longest silence within a response body ([`IDLE_TIMEOUT`]).
-    pub idle_timeout: Duration,
-    /// Wait before the first retry when the server names none; later
-    /// retries double it up to [`retry::MAX_BACKOFF`].
-    pub retry_backoff: Duration,
-}
-
-impl ClientConfig {
-    /// A configuration with the default `max_tokens`, retries and timeouts.
-    pub fn new(base_url: impl Into<String>, auth: Auth, model: impl Into<String>) -> ClientConfig {
-        ClientConfig {
-            base_url: base_url.into(),
-            auth,
-            model: model.into(),
-            max_tokens: MAX_TOKENS,
-            max_retries: retry::DEFAULT_MAX_RETRIES,
-            connect_timeout: CONNECT_TIMEOUT,
-            headers_timeout: HEADERS_TIMEOUT,
-            idle_timeout: IDLE_TIMEOUT,
-            retry_backoff: retry::INITIAL_BACKOFF,
-        }
-    }
-}
 
 /// One retry about to happen, for the caller to report.
 #[derive(Debug, Clone)]
@@ -393,271 +311,4 @@ impl Client {
             }
         }
     }
-
-    /// One HTTP exchange whose answer is read whole: `body` is posted as
-    /// JSON, or the URL is fetched with `GET` when there is none. A status
-    /// other than success becomes its typed error.
-    async fn exchange(
-        &self,
-        url: reqwest::Url,
-        body: Option<Vec<u8>>,
-    ) -> Result<reqwest::Response, ApiError> {
-        let builder = match body {
-            Some(body) => self.http.post(url).body(body),
-            None => self.http.get(url),
-        };
-        let pending = builder.headers(self.headers.clone()).send();
-        let timeout = self.config.headers_timeout;
-        let response = match tokio::time::timeout(timeout, pending).await {
-            Err(_) => {
-                return Err(ApiError::new(
-                    ApiErrorKind::Timeout,
-                    format!("no response headers within {}", format_wait(timeout)),
-                ));
-            }
-            Ok(Err(err)) => return Err(transport_error(&err)),
-            Ok(Ok(response)) => response,
-        };
-        self.endpoint.answered.store(true, Ordering::Relaxed);
-        if !response.status().is_success() {
-            return Err(self.error_from_response(response).await);
-        }
-        Ok(response)
-    }
-
-    /// One HTTP exchange, start to finish.
-    async fn attempt(&self, body: Vec<u8>) -> Result<Response, ApiError> {
-        let idle = self.config.idle_timeout;
-        let response = self.exchange(self.url.clone(), Some(body)).await?;
-        let request_id = header_str(response.headers(), "request-id")
-            .or_else(|| header_str(response.headers(), "x-request-id"))
-            .map(str::to_string);
-        let content_type = header_str(response.headers(), "content-type")
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
-        let result = if content_type.starts_with("application/json") {
-            read_body(response, idle, MAX_BODY_BYTES)
-                .await
-                .and_then(|body| stream::response_from_message_json(&body))
-        } else {
-            self.read_stream(response)
-                .await
-                .map_err(|err| note_content_type(err, &content_type))
-        };
-        result.map_err(|err| err.with_request_id(request_id))
-    }
-
-    /// Feed the body to the decoder until `message_stop`, the end of the
-    /// body, or more than `idle_timeout` of silence.
-    async fn read_stream(&self, mut response: reqwest::Response) -> Result<Response, ApiError> {
-        let idle = self.config.idle_timeout;
-        let mut decoder = ResponseDecoder::new();
-        let mut received = 0usize;
-        loop {
-            match next_chunk(&mut response, idle, Reading::Stream).await? {
-                None => break,
-                Some(chunk) => {
-                    received += chunk.len();
-                    if received > MAX_BODY_BYTES {
-                        return Err(ApiError::new(
-                            ApiErrorKind::BrokenStream,
-                            "the stream is larger than any reply could be",
-                        ));
-                    }
-                    decoder.push(&chunk)?;
-                    if decoder.is_complete() {
-                        drain_briefly(response).await;
-                        break;
-                    }
-                }
-            }
-        }
-        decoder.finish()
-    }
-
-    async fn error_from_response(&self, response: reqwest::Response) -> ApiError {
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        // A body that breaks off or stalls still tells us the status.
-        let body = read_body(response, self.config.idle_timeout, MAX_ERROR_BODY_BYTES)
-            .await
-            .unwrap_or_default();
-        ApiError::from_http_response(status, |name| header_str(&headers, name), &body)
-    }
-}
-
-/// A request body as JSON bytes.
-fn encode(request: &MessagesRequest) -> Result<Vec<u8>, ApiError> {
-    serde_json::to_vec(request).map_err(|err| {
-        ApiError::new(
-            ApiErrorKind::InvalidRequest,
-            format!("could not encode the request: {err}"),
-        )
-    })
-}
-
-/// After `message_stop` only the end of the body should remain. Reading it
-/// lets the connection go back to the pool for the next request; a server
-/// that keeps the body open is not waited for beyond [`DRAIN_LIMIT`].
-async fn drain_briefly(mut response: reqwest::Response) {
-    let drain = async {
-        let mut extra = 0usize;
-        while let Ok(Some(chunk)) = response.chunk().await {
-            extra += chunk.len();
-            if extra > MAX_ERROR_BODY_BYTES {
-                break;
-            }
-        }
-    };
-    let _ = tokio::time::timeout(DRAIN_LIMIT, drain).await;
-}
-
-/// A stream that made no sense is easier to diagnose when the error says the
-/// body was not an event stream at all (say, a proxy's HTML page sent with
-/// status 200).
-fn note_content_type(mut err: ApiError, content_type: &str) -> ApiError {
-    if err.kind == ApiErrorKind::BrokenStream && !content_type.starts_with("text/event-stream") {
-        let shown = if content_type.is_empty() {
-            "no content-type"
-        } else {
-            content_type
-        };
-        err.message = error::one_line_excerpt(
-            &format!(
-                "{} (the response was {shown}, not an event stream)",
-                err.message
-            ),
-            300,
-        );
-    }
-    err
-}
-
-/// The fixed headers of every request.
-fn request_headers(auth: &Auth) -> Result<HeaderMap, ApiError> {
-    let invalid = |what: &str| {
-        ApiError::new(
-            ApiErrorKind::Authentication,
-            format!("the {what} contains characters that cannot be sent in an HTTP header"),
-        )
-    };
-    let mut headers = HeaderMap::new();
-    match auth {
-        Auth::ApiKey(key) => {
-            let mut value = HeaderValue::from_str(key.trim()).map_err(|_| invalid("API key"))?;
-            value.set_sensitive(true);
-            headers.insert("x-api-key", value);
-        }
-        Auth::BearerToken(token) => {
-            let mut value = HeaderValue::from_str(&format!("Bearer {}", token.trim()))
-                .map_err(|_| invalid("auth token"))?;
-            value.set_sensitive(true);
-            headers.insert(header::AUTHORIZATION, value);
-        }
-    }
-    headers.insert(
-        "anthropic-version",
-        HeaderValue::from_static(ANTHROPIC_VERSION),
-    );
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    Ok(headers)
-}
-
-fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers.get(name).and_then(|v| v.to_str().ok())
-}
-
-/// What is being read, as the errors say where it stopped.
-#[derive(Debug, Clone, Copy)]
-enum Reading {
-    /// A streamed reply.
-    Stream,
-    /// A plain body (an error's).
-    Body,
-}
-
-/// The next chunk of `response`, `None` at its end; an error after more
-/// than `idle` of silence or when the connection breaks.
-async fn next_chunk(
-    response: &mut reqwest::Response,
-    idle: Duration,
-    reading: Reading,
-) -> Result<Option<impl std::ops::Deref<Target = [u8]> + use<>>, ApiError> {
-    match tokio::time::timeout(idle, response.chunk()).await {
-        Err(_) => {
-            let waited = format_wait(idle);
-            Err(ApiError::new(
-                ApiErrorKind::Timeout,
-                match reading {
-                    Reading::Stream => format!("the stream stalled: no data for {waited}"),
-                    Reading::Body => format!("the response body stalled for {waited}"),
-                },
-            ))
-        }
-        Ok(Err(err)) => {
-            let part = match reading {
-                Reading::Stream => "stream",
-                Reading::Body => "body",
-            };
-            Err(ApiError::new(
-                ApiErrorKind::BrokenStream,
-                format!("the connection broke mid-{part}: {}", error_chain(&err)),
-            ))
-        }
-        Ok(Ok(chunk)) => Ok(chunk),
-    }
-}
-
-/// Read a body, up to `limit` bytes (the rest is left unread), with `idle`
-/// as the longest silence.
-async fn read_body(
-    mut response: reqwest::Response,
-    idle: Duration,
-    limit: usize,
-) -> Result<Vec<u8>, ApiError> {
-    let mut body = Vec::new();
-    loop {
-        match next_chunk(&mut response, idle, Reading::Body).await? {
-            None => return Ok(body),
-            Some(chunk) => {
-                let room = limit - body.len();
-                if chunk.len() >= room {
-                    body.extend_from_slice(&chunk[..room]);
-                    return Ok(body);
-                }
-                body.extend_from_slice(&chunk);
-            }
-        }
-    }
-}
-
-/// Classify a failure to get a response at all. A connection that could
-/// not be made, even for lack of time, is a connection failure: the
-/// endpoint never heard the request.
-fn transport_error(err: &reqwest::Error) -> ApiError {
-    let kind = if err.is_timeout() && !err.is_connect() {
-        ApiErrorKind::Timeout
-    } else {
-        ApiErrorKind::Connection
-    };
-    ApiError::new(kind, error_chain(err))
-}
-
-/// An error and its causes on one line, without repeating a cause that the
-/// previous message already quotes.
-fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts: Vec<String> = vec![err.to_string()];
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !parts.last().is_some_and(|last| last.contains(&text)) {
-            parts.push(text);
-        }
-        source = cause.source();
-    }
-    parts.join(": ")
 }

@@ -1,0 +1,144 @@
+//! One HTTP exchange with the endpoint: the fixed request headers, the
+//! POST (or GET) under the headers timeout, the choice of reader for the
+//! answer, and how transport failures become typed errors. Retrying is the
+//! caller's business ([`Client::send`](super::Client::send)); reading a
+//! body once it has started is [`super::reading`]'s.
+
+use std::sync::atomic::Ordering;
+
+use reqwest::header::{self, HeaderMap, HeaderValue};
+
+use super::error::format_wait;
+use super::reading::{MAX_BODY_BYTES, note_content_type, read_body};
+use super::stream;
+use super::{ANTHROPIC_VERSION, ApiError, ApiErrorKind, Auth, Client, MessagesRequest, Response};
+
+impl Client {
+    /// One HTTP exchange whose answer is read whole: `body` is posted as
+    /// JSON, or the URL is fetched with `GET` when there is none. A status
+    /// other than success becomes its typed error.
+    pub(super) async fn exchange(
+        &self,
+        url: reqwest::Url,
+        body: Option<Vec<u8>>,
+    ) -> Result<reqwest::Response, ApiError> {
+        let builder = match body {
+            Some(body) => self.http.post(url).body(body),
+            None => self.http.get(url),
+        };
+        let pending = builder.headers(self.headers.clone()).send();
+        let timeout = self.config.headers_timeout;
+        let response = match tokio::time::timeout(timeout, pending).await {
+            Err(_) => {
+                return Err(ApiError::new(
+                    ApiErrorKind::Timeout,
+                    format!("no response headers within {}", format_wait(timeout)),
+                ));
+            }
+            Ok(Err(err)) => return Err(transport_error(&err)),
+            Ok(Ok(response)) => response,
+        };
+        self.endpoint.answered.store(true, Ordering::Relaxed);
+        if !response.status().is_success() {
+            return Err(self.error_from_response(response).await);
+        }
+        Ok(response)
+    }
+
+    /// One HTTP exchange, start to finish.
+    pub(super) async fn attempt(&self, body: Vec<u8>) -> Result<Response, ApiError> {
+        let idle = self.config.idle_timeout;
+        let response = self.exchange(self.url.clone(), Some(body)).await?;
+        let request_id = header_str(response.headers(), "request-id")
+            .or_else(|| header_str(response.headers(), "x-request-id"))
+            .map(str::to_string);
+        let content_type = header_str(response.headers(), "content-type")
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        let result = if content_type.starts_with("application/json") {
+            read_body(response, idle, MAX_BODY_BYTES)
+                .await
+                .and_then(|body| stream::response_from_message_json(&body))
+        } else {
+            self.read_stream(response)
+                .await
+                .map_err(|err| note_content_type(err, &content_type))
+        };
+        result.map_err(|err| err.with_request_id(request_id))
+    }
+}
+
+/// A request body as JSON bytes.
+pub(super) fn encode(request: &MessagesRequest) -> Result<Vec<u8>, ApiError> {
+    serde_json::to_vec(request).map_err(|err| {
+        ApiError::new(
+            ApiErrorKind::InvalidRequest,
+            format!("could not encode the request: {err}"),
+        )
+    })
+}
+
+/// The fixed headers of every request.
+pub(super) fn request_headers(auth: &Auth) -> Result<HeaderMap, ApiError> {
+    let invalid = |what: &str| {
+        ApiError::new(
+            ApiErrorKind::Authentication,
+            format!("the {what} contains characters that cannot be sent in an HTTP header"),
+        )
+    };
+    let mut headers = HeaderMap::new();
+    match auth {
+        Auth::ApiKey(key) => {
+            let mut value = HeaderValue::from_str(key.trim()).map_err(|_| invalid("API key"))?;
+            value.set_sensitive(true);
+            headers.insert("x-api-key", value);
+        }
+        Auth::BearerToken(token) => {
+            let mut value = HeaderValue::from_str(&format!("Bearer {}", token.trim()))
+                .map_err(|_| invalid("auth token"))?;
+            value.set_sensitive(true);
+            headers.insert(header::AUTHORIZATION, value);
+        }
+    }
+    headers.insert(
+        "anthropic-version",
+        HeaderValue::from_static(ANTHROPIC_VERSION),
+    );
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    Ok(headers)
+}
+
+pub(super) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Classify a failure to get a response at all. A connection that could
+/// not be made, even for lack of time, is a connection failure: the
+/// endpoint never heard the request.
+fn transport_error(err: &reqwest::Error) -> ApiError {
+    let kind = if err.is_timeout() && !err.is_connect() {
+        ApiErrorKind::Timeout
+    } else {
+        ApiErrorKind::Connection
+    };
+    ApiError::new(kind, error_chain(err))
+}
+
+/// An error and its causes on one line, without repeating a cause that the
+/// previous message already quotes.
+pub(super) fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = vec![err.to_string()];
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !parts.last().is_some_and(|last| last.contains(&text)) {
+            parts.push(text);
+        }
+        source = cause.source();
+    }
+    parts.join(": ")
+}
