@@ -4,8 +4,11 @@
 
 use serde_json::json;
 
+use super::accumulator::{MAX_BLOCKS, parse_tool_input};
+use super::event::StreamEvent;
 use super::*;
-use crate::ai::api::types::StopReason;
+use crate::ai::api::error::ApiErrorKind;
+use crate::ai::api::types::{ContentBlock, StopReason, Usage};
 
 /// A plain text answer, with a ping between the block start and its deltas.
 const TEXT_ONLY: &str = include_str!("recorded/text_only.sse");

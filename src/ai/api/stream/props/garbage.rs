@@ -6,6 +6,7 @@ use proptest::sample::Index;
 use serde_json::{Value, json};
 
 use super::*;
+use crate::ai::api::stream::event::{MessageStart, StreamEvent};
 
 const EVENT_NAMES: &[&str] = &[
     "message_start",

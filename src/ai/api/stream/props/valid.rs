@@ -6,6 +6,8 @@ use proptest::sample::Index;
 use serde_json::{Map, Value, json};
 
 use super::*;
+use crate::ai::api::error::ApiErrorKind;
+use crate::ai::api::types::{ContentBlock, Usage};
 
 /// Cut `s` at char boundaries near the given points.
 fn fragments(s: &str, cuts: &[Index]) -> Vec<String> {

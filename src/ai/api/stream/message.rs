@@ -1,0 +1,100 @@
+//! A whole, non-streamed message body read into the same [`Response`] a
+//! stream gives, by the same rules. Used for a batch's results and for a
+//! server that answers `stream: true` with plain JSON; nothing here knows
+//! about events or bytes arriving in pieces.
+
+use serde_json::Value;
+
+use super::accumulator::empty_object;
+use super::event::{StreamErrorBody, UsageUpdate, broken};
+use crate::ai::api::error::{ApiError, ApiErrorKind};
+use crate::ai::api::types::{ContentBlock, Response, StopReason, Usage};
+
+/// A complete, non-streamed message body (`{"type":"message",...}`): a
+/// batch's succeeded result, or the answer of an Anthropic-compatible
+/// server that ignores `stream: true`. Same rules as the stream: thinking
+/// blocks are kept, unknown blocks are skipped, tool input must be an
+/// object, and a tool call the output limit cut off is named in
+/// [`Response::cut_off_tool`] rather than kept.
+pub fn response_from_message_json(body: &[u8]) -> Result<Response, ApiError> {
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|err| broken(format!("unreadable JSON response: {err}")))?;
+    if value.get("type").and_then(Value::as_str) == Some("error") {
+        let error: StreamErrorBody =
+            serde_json::from_value(value["error"].clone()).unwrap_or_default();
+        return Err(ApiError::new(
+            ApiErrorKind::from_stream_error_type(&error.kind),
+            format!("error response: {}: {}", error.kind, error.message),
+        ));
+    }
+    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or("").to_string();
+    let mut content = Vec::new();
+    for block in value
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => content.push(ContentBlock::text(text(block, "text"))),
+            Some("thinking") => content.push(ContentBlock::Thinking {
+                thinking: text(block, "thinking"),
+                signature: text(block, "signature"),
+            }),
+            Some("redacted_thinking") => content.push(ContentBlock::RedactedThinking {
+                data: text(block, "data"),
+            }),
+            Some("tool_use") => {
+                let name = text(block, "name");
+                let input = match block.get("input") {
+                    None | Some(Value::Null) => empty_object(),
+                    Some(input @ Value::Object(_)) => input.clone(),
+                    Some(_) => {
+                        return Err(ApiError::new(
+                            ApiErrorKind::MalformedToolInput,
+                            format!("input for tool '{name}' is not a JSON object"),
+                        ));
+                    }
+                };
+                content.push(ContentBlock::ToolUse {
+                    id: text(block, "id"),
+                    name,
+                    input,
+                    cache_control: None,
+                });
+            }
+            _ => {}
+        }
+    }
+    // A whole message that stopped at `max_tokens` right after a tool call
+    // was cut off in that call, as a stream's unparsable JSON shows: its
+    // input may be incomplete, so it is left out and named, never run.
+    let stop_reason: Option<StopReason> = value
+        .get("stop_reason")
+        .and_then(|r| serde_json::from_value(r.clone()).ok());
+    let mut cut_off_tool = None;
+    if stop_reason == Some(StopReason::MaxTokens)
+        && let Some(ContentBlock::ToolUse { name, .. }) = content.last()
+    {
+        cut_off_tool = Some(name.clone());
+        content.pop();
+    }
+    let mut usage = Usage::default();
+    if let Some(update) = value
+        .get("usage")
+        .and_then(|u| serde_json::from_value::<UsageUpdate>(u.clone()).ok())
+    {
+        update.apply_to(&mut usage);
+    }
+    Ok(Response {
+        id: text(&value, "id"),
+        model: text(&value, "model"),
+        content,
+        stop_reason,
+        stop_details: value
+            .get("stop_details")
+            .and_then(|d| serde_json::from_value(d.clone()).ok()),
+        cut_off_tool,
+        usage,
+    })
+}
