@@ -30,22 +30,33 @@
 //! declaration (`class App`, `fn start`, `func (b *Bucket) Describe()`).
 //! A bare identifier in backticks (`config`, `MAX`) is not a citation: it is
 //! as likely a variable, a flag or a word.
+//!
+//! The parts: `tokens` finds code spans and words and knows the punctuation
+//! around them; `paths` judges a candidate as a path; `symbol` reads a code
+//! span as a symbol; `words` holds the lists they judge by, and `spaced`
+//! joins names with spaces in them. This module holds the vocabulary and
+//! citation types and the two entry points, [`extract`] and [`path_field`],
+//! which decide where prose ends and code begins.
 
 use std::collections::HashSet;
 use std::ops::Range;
-use std::sync::LazyLock;
 
-use regex::Regex;
-
+mod paths;
 mod spaced;
+mod symbol;
 #[cfg(test)]
 mod tests;
+mod tokens;
 mod words;
 
-use words::{
-    DECLARATION_KEYWORDS, DOMAINS, DOTFILES, JS_PRODUCTS, KNOWN_EXTENSIONS, MODIFIERS,
-    RELATIVE_ROOTS,
-};
+use paths::{extension, path_in_piece, plausible_extension, prose_paths};
+use symbol::symbol_in_code;
+use tokens::code_spans;
+use words::KNOWN_EXTENSIONS;
+
+// For `spaced`, which reads a spaced name's edges by the same rules.
+use paths::split_line_suffix;
+use tokens::{is_delimiter, is_trailing_punctuation};
 
 /// What the tree teaches extraction: which extensions, directory names and
 /// file names exist, so that `src/ai` is a path in this tree and `and/or`
@@ -225,138 +236,6 @@ pub(crate) fn path_field(field: &str, vocabulary: &Vocabulary) -> Vec<Citation> 
         .collect()
 }
 
-/// A code span: the backticks included (`outer`) and the text between them.
-struct CodeSpan {
-    outer: Range<usize>,
-    inner: Range<usize>,
-}
-
-/// Code spans as Markdown reads them: a run of N backticks up to the next
-/// run of exactly N. An unmatched run is literal text.
-fn code_spans(text: &str) -> Vec<CodeSpan> {
-    let bytes = text.as_bytes();
-    let run_at = |at: usize| bytes[at..].iter().take_while(|&&b| b == b'`').count();
-    let mut spans = Vec::new();
-    let mut at = 0;
-    while at < bytes.len() {
-        if bytes[at] != b'`' {
-            at += 1;
-            continue;
-        }
-        let open = run_at(at);
-        let mut probe = at + open;
-        let mut close = None;
-        while probe < bytes.len() {
-            if bytes[probe] == b'`' {
-                let run = run_at(probe);
-                if run == open {
-                    close = Some(probe);
-                    break;
-                }
-                probe += run;
-            } else {
-                probe += 1;
-            }
-        }
-        match close {
-            Some(close) => {
-                spans.push(CodeSpan {
-                    outer: at..close + open,
-                    inner: at + open..close,
-                });
-                at = close + open;
-            }
-            None => at += open,
-        }
-    }
-    spans
-}
-
-/// Characters that separate candidate paths inside one word.
-fn is_delimiter(c: char) -> bool {
-    matches!(
-        c,
-        '(' | ')'
-            | '['
-            | ']'
-            | '{'
-            | '}'
-            | '<'
-            | '>'
-            | '"'
-            | '\''
-            | '|'
-            | ','
-            | ';'
-            | '`'
-            | '“'
-            | '”'
-            | '‘'
-            | '’'
-            | '«'
-            | '»'
-    )
-}
-
-/// Punctuation that may end a sentence or a clause after a path.
-fn is_trailing_punctuation(c: char) -> bool {
-    matches!(c, '.' | ',' | ':' | ';' | '!' | '?' | '*' | '…')
-}
-
-/// The words of `range` (split on whitespace), as byte ranges of `text`.
-fn words(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
-    let mut words = Vec::new();
-    let mut start = None;
-    for (offset, c) in text[range.clone()].char_indices() {
-        let at = range.start + offset;
-        match (c.is_whitespace(), start) {
-            (true, Some(s)) => {
-                words.push(s..at);
-                start = None;
-            }
-            (false, None) => start = Some(at),
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        words.push(s..range.end);
-    }
-    words
-}
-
-/// The paths in a stretch of prose (or in the words of a code span).
-fn prose_paths(text: &str, range: Range<usize>, vocabulary: &Vocabulary, out: &mut Vec<Citation>) {
-    let floor = range.start;
-    for word in words(text, range) {
-        // A name of the tree with spaces in it replaces what its first
-        // words were read as.
-        if let Some(citation) = vocabulary.spaced.citation_at(text, floor, word.clone()) {
-            while out
-                .last()
-                .is_some_and(|c| c.span.start >= citation.span.start)
-            {
-                out.pop();
-            }
-            out.push(citation);
-            continue;
-        }
-        let raw = &text[word.clone()];
-        // A URL or an e-mail address is one thing, whatever it contains.
-        if raw.contains("://") || raw.contains('@') || raw.starts_with("www.") {
-            continue;
-        }
-        let mut start = word.start;
-        for (offset, c) in raw.char_indices() {
-            if is_delimiter(c) {
-                let piece = start..word.start + offset;
-                out.extend(path_in_piece(text, piece, vocabulary, false));
-                start = word.start + offset + c.len_utf8();
-            }
-        }
-        out.extend(path_in_piece(text, start..word.end, vocabulary, false));
-    }
-}
-
 /// The citations of one code span: the paths among its words, then the
 /// span itself as a symbol when it is written like one.
 fn code_citations(
@@ -380,258 +259,4 @@ fn code_citations(
             cited: Cited::Symbol(symbol),
         });
     }
-}
-
-/// The path `piece` of `text` cites, if it is one. `lenient` takes any
-/// well-formed path (a field meant to hold one); otherwise the rules of the
-/// module doc decide.
-fn path_in_piece(
-    text: &str,
-    piece: Range<usize>,
-    vocabulary: &Vocabulary,
-    lenient: bool,
-) -> Option<Citation> {
-    let mut start = piece.start;
-    let mut end = piece.end;
-    // Emphasis and quoting marks around a path are not part of it.
-    while start < end
-        && text[start..end].starts_with(['*', '_'])
-        && !text[start..end].starts_with("__")
-    {
-        start += 1;
-    }
-    while let Some(c) = text[start..end].chars().next_back() {
-        if is_trailing_punctuation(c) {
-            end -= c.len_utf8();
-        } else {
-            break;
-        }
-    }
-    let (path_end, line) = split_line_suffix(&text[start..end]);
-    let end = start + path_end;
-    let written = &text[start..end];
-    let path = parse_path(written, vocabulary, lenient)?;
-    Some(Citation {
-        span: start..end,
-        cited: Cited::Path(PathRef { line, ..path }),
-    })
-}
-
-/// `:12`, `:12:5`, `:12-20`, `#L12` or `#L12-L20` at the end of a path.
-static LINE_SUFFIX: LazyLock<Regex> =
-    LazyLock::new(|| crate::text::constant_regex(r"(?::(\d+)(?:[-:]\d+)?|#L(\d+)(?:-L?\d+)?)$"));
-
-/// Split a line suffix off `written`: the length of the path before it, and
-/// the (first) line it names.
-fn split_line_suffix(written: &str) -> (usize, Option<u32>) {
-    match LINE_SUFFIX.captures(written) {
-        Some(found) => {
-            let suffix = found.get(0).map_or(0..0, |m| m.range());
-            if suffix.start == 0 {
-                return (written.len(), None);
-            }
-            let line = found
-                .get(1)
-                .or_else(|| found.get(2))
-                .and_then(|m| m.as_str().parse().ok());
-            (suffix.start, line)
-        }
-        None => (written.len(), None),
-    }
-}
-
-/// Normalize and judge one candidate path (see the module doc).
-fn parse_path(written: &str, vocabulary: &Vocabulary, lenient: bool) -> Option<PathRef> {
-    if written.is_empty()
-        || written.starts_with(['-', '~', '$', '#'])
-        || written.contains("::")
-        || written.contains("...")
-        || written.contains('…')
-        || written.contains(['*', '?', '=', '%', '&', '!', '^', '\0'])
-        || is_drive_path(written)
-        || is_version(written)
-    {
-        return None;
-    }
-    let normalized = written.replace('\\', "/");
-    if normalized.starts_with("//") {
-        return None;
-    }
-    let absolute = normalized.starts_with('/');
-    let mut rest = normalized.trim_start_matches('/');
-    let mut explicit = false;
-    while let Some(after) = rest.strip_prefix("./") {
-        rest = after;
-        explicit = true;
-    }
-    explicit |= rest.starts_with("../");
-    let dir = rest.ends_with('/');
-    let rest = rest.trim_end_matches('/');
-    if rest.is_empty() || rest == "." {
-        return None;
-    }
-    let segments: Vec<&str> = rest.split('/').collect();
-    if !segments.iter().all(|s| valid_segment(s)) {
-        return None;
-    }
-    let last = segments[segments.len() - 1];
-    let separated = segments.len() > 1 || absolute;
-    let first = segments[0];
-    let looks_like_host = separated
-        && !absolute
-        && extension(first).is_some_and(|tld| DOMAINS.contains(&tld))
-        && !vocabulary.is_dir_name(first);
-    if looks_like_host {
-        return None;
-    }
-    let is_path = lenient
-        || absolute
-        || explicit
-        || dir
-        || names_a_file(last, separated, vocabulary)
-        || (separated && (vocabulary.is_dir_name(first) || first == ".."));
-    is_path.then(|| PathRef::new(rest, absolute, dir, None))
-}
-
-/// Whether the last component reads as a file name: a known extension, or
-/// a dotfile that is not an extension mentioned on its own.
-fn names_a_file(last: &str, separated: bool, vocabulary: &Vocabulary) -> bool {
-    if let Some(name) = last.strip_prefix('.') {
-        let dotfile = name.len() >= 2
-            && name.starts_with(|c: char| c.is_ascii_lowercase())
-            && !name.starts_with('.');
-        return dotfile
-            && (separated
-                || DOTFILES.contains(&name)
-                || !vocabulary.is_extension(name)
-                || vocabulary.is_file_name(last));
-    }
-    let Some(ext) = extension(last) else {
-        return false;
-    };
-    let stem = &last[..last.len() - ext.len() - 1];
-    if !plausible_extension(ext)
-        || !vocabulary.is_extension(ext)
-        || !stem.chars().any(char::is_alphanumeric)
-    {
-        return false;
-    }
-    let product =
-        ext.eq_ignore_ascii_case("js") && JS_PRODUCTS.contains(&stem.to_ascii_lowercase().as_str());
-    !product || vocabulary.is_file_name(last)
-}
-
-/// The text after the last dot of a name that does not start with one.
-fn extension(name: &str) -> Option<&str> {
-    let dot = name.rfind('.')?;
-    (dot > 0 && dot + 1 < name.len()).then(|| &name[dot + 1..])
-}
-
-/// Extensions start with a letter and are short (`rs`, `json5`, `woff2`;
-/// not `0` in `v2.0` nor `11` in `3.11`).
-fn plausible_extension(ext: &str) -> bool {
-    ext.len() <= 10
-        && ext.starts_with(|c: char| c.is_ascii_alphabetic())
-        && ext.chars().all(|c| c.is_ascii_alphanumeric())
-}
-
-/// A path component: letters, digits and `_-.+~`, not empty.
-fn valid_segment(segment: &str) -> bool {
-    !segment.is_empty()
-        && segment
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '+' | '~'))
-}
-
-/// `C:\x` or `C:/x`: a Windows absolute path, never inside the target.
-fn is_drive_path(written: &str) -> bool {
-    let bytes = written.as_bytes();
-    bytes.len() >= 3
-        && bytes[0].is_ascii_alphabetic()
-        && bytes[1] == b':'
-        && matches!(bytes[2], b'\\' | b'/')
-}
-
-/// `1.2.3`, `v2.0`, `2.0.0-rc1`: a version, not a path.
-fn is_version(written: &str) -> bool {
-    let body = written.strip_prefix(['v', 'V']).unwrap_or(written);
-    let core = body.split(['-', '+']).next().unwrap_or(body);
-    core.contains('.')
-        && core
-            .split('.')
-            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
-}
-
-/// The symbol a code span names, if it is written like one (see the module
-/// doc): a declaration, a call or a `::`-qualified name.
-fn symbol_in_code(content: &str) -> Option<SymbolRef> {
-    let mut rest = content.trim().trim_end_matches(';').trim_end();
-    while let Some(modifier) = MODIFIERS.iter().find(|m| {
-        rest.strip_prefix(**m)
-            .is_some_and(|after| after.starts_with(char::is_whitespace))
-    }) {
-        rest = rest[modifier.len()..].trim_start();
-    }
-    let keyword = DECLARATION_KEYWORDS.iter().find(|k| {
-        rest.strip_prefix(**k)
-            .is_some_and(|after| after.starts_with(char::is_whitespace))
-    });
-    let mut receiver = None;
-    if let Some(keyword) = keyword {
-        rest = rest[keyword.len()..].trim_start();
-        // Go: `func (b *Bucket) Describe()`.
-        if *keyword == "func" && rest.starts_with('(') {
-            let close = rest.find(')')?;
-            receiver = rest[1..close]
-                .split(|c: char| !is_identifier_char(c))
-                .rfind(|word| !word.is_empty())
-                .map(str::to_string);
-            rest = rest[close + 1..].trim_start();
-        }
-    }
-    let name_len = rest
-        .char_indices()
-        .find(|&(_, c)| !(is_identifier_char(c) || c == ':' || c == '.'))
-        .map_or(rest.len(), |(at, _)| at);
-    let name = &rest[..name_len];
-    let tail = rest[name_len..].trim_start();
-    let call = tail.starts_with('(') && tail.contains(')');
-    if keyword.is_none() && !(tail.is_empty() || call) {
-        return None;
-    }
-    let mut segments = split_qualified(name)?;
-    if keyword.is_none() && !call && !name.contains("::") {
-        return None;
-    }
-    if let Some(receiver) = receiver {
-        segments.insert(0, receiver);
-    }
-    while segments.len() > 1 && RELATIVE_ROOTS.contains(&segments[0].as_str()) {
-        segments.remove(0);
-    }
-    if RELATIVE_ROOTS.contains(&segments[0].as_str()) {
-        return None;
-    }
-    Some(SymbolRef {
-        text: content.trim().to_string(),
-        segments,
-    })
-}
-
-/// `a::b.c` → `[a, b, c]`, each an identifier; `None` when malformed.
-fn split_qualified(name: &str) -> Option<Vec<String>> {
-    let segments: Vec<String> = name
-        .split("::")
-        .flat_map(|part| part.split('.'))
-        .map(str::to_string)
-        .collect();
-    let well_formed = segments.iter().all(|s| {
-        s.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '$')
-            && s.chars().all(is_identifier_char)
-    });
-    well_formed.then_some(segments)
-}
-
-fn is_identifier_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || c == '$'
 }
