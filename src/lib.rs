@@ -24,6 +24,10 @@
 
 // Unit tests may panic on what they do not expect; the crate itself may not.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+// The public surface is only what the binary and the integration tests use,
+// so the docs are read with `--document-private-items`, where these links
+// resolve.
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod ai;
 pub mod cache;

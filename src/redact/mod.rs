@@ -25,7 +25,7 @@
 //! but runs past its end extends that span, so no tail of a secret survives.
 //!
 //! A redactor also remembers every secret it has removed (`known.rs`), and
-//! masks any later stretch of text that shares [`KNOWN_WINDOW`] bytes with
+//! masks any later stretch of text that shares [`known::WINDOW`] bytes with
 //! one: a key body quoted line by line by `grep`, or its last lines by
 //! `tail`, no longer has the shape a rule needs, but it is still the secret.
 //! Examples are remembered only to tell a repeat from a new find, except

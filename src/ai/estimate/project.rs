@@ -29,7 +29,7 @@ use super::estimate;
 pub(crate) struct DirInput {
     /// System prompt + kickoff + tool definitions, in tokens.
     pub prompt_tokens: u64,
-    /// Tokens of the directory's files, as [`read_tokens`] counts them: the
+    /// Tokens of the directory's files, as `read_tokens` counts them: the
     /// high projection reads them all.
     pub read_tokens: u64,
     /// What the low projection reads: the files an agent is expected to
@@ -193,7 +193,7 @@ pub(crate) fn project_loop(
     project_loop_with_prefix(0, prompt_tokens, read_tokens, turns, caching, terms)
 }
 
-/// [`project_loop`] for a loop whose first `prefix_tokens` (the tools and
+/// `project_loop` for a loop whose first `prefix_tokens` (the tools and
 /// the system prompt every loop of a run shares) another loop already
 /// wrote to the cache: with caching, its first turn reads them back
 /// instead of writing them.

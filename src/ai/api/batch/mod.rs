@@ -2,8 +2,7 @@
 //! processed within a day at half the price.
 //!
 //! The facts relied on here are the batch pages' (creating, retrieving,
-//! results, canceling, and the batch-processing guide; listed as [BATCH] in
-//! the API facts, read 2026-11-23:
+//! results, canceling, and the batch-processing guide, read 2026-11-23:
 //! <https://docs.claude.com/en/api/creating-message-batches>,
 //! <https://docs.anthropic.com/de/docs/build-with-claude/message-batches>):
 //!

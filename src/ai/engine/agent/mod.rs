@@ -68,7 +68,7 @@ pub(crate) struct Agent {
     /// The other directories of a unit's assignment, for its tools.
     unit: Vec<PathBuf>,
     /// What its tools add to the dir entries it writes (see
-    /// [`ToolContext::stamps`]).
+    /// [`ToolContext::stamps`](crate::ai::tools::ToolContext::stamps)).
     stamps: Vec<(PathBuf, Map<String, Value>)>,
 }
 
@@ -141,7 +141,7 @@ impl Agent {
 
     /// The same conversation, investigating `dir` (absolute, canonical): its
     /// tools resolve relative paths against it where they also accept that
-    /// (see [`ToolContext::home`]).
+    /// (see [`ToolContext::home`](crate::ai::tools::ToolContext::home)).
     pub(crate) fn investigating(mut self, dir: &Path) -> Agent {
         self.home = Some(dir.to_path_buf());
         self
@@ -149,14 +149,14 @@ impl Agent {
 
     /// The same conversation, covering `members` too (the directories
     /// folded into the unit of the directory it investigates): it writes
-    /// their dir entries (see [`ToolContext::unit`]).
+    /// their dir entries (see [`ToolContext::unit`](crate::ai::tools::ToolContext::unit)).
     pub(crate) fn covering(mut self, members: &[PathBuf]) -> Agent {
         self.unit = members.to_vec();
         self
     }
 
     /// The same conversation, adding `stamps` to the dir entries its tools
-    /// write (see [`ToolContext::stamps`]).
+    /// write (see [`ToolContext::stamps`](crate::ai::tools::ToolContext::stamps)).
     pub(crate) fn stamping(mut self, stamps: Vec<(PathBuf, Map<String, Value>)>) -> Agent {
         self.stamps = stamps;
         self

@@ -1,0 +1,198 @@
+//! The resolved configuration of one run.
+//!
+//! [`crate::cli::Args`] is what the user typed; [`Config`] is what luminos will
+//! do. Flags and environment variables are read exactly once, here, and every
+//! later module takes the piece of `Config` it needs. Nothing past `main` reads
+//! `std::env`.
+//!
+//! This module holds the `Config` types, the environment variables' names
+//! and the errors; reading the environment is in `env`, turning flags and
+//! environment into a `Config` (and parsing their values) in `resolve`, the
+//! lexical path helpers in `paths`, the unit tests in `tests`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use thiserror::Error;
+
+use crate::ai::api::{Auth, ClientConfig};
+use crate::ai::engine::batch::BatchTiming;
+use crate::progress::ProgressStyle;
+use crate::scan::ScanOptions;
+
+/// Where investigations are cached when `LUMINOS_CACHE_DIR` is unset.
+pub(crate) const DEFAULT_CACHE_ROOT: &str = "/tmp/luminos";
+
+/// Overrides the stream idle timeout (decimal seconds, e.g. `0.5`): for slow
+/// proxies, and for tests that stall streams on purpose.
+pub(crate) const IDLE_TIMEOUT_VAR: &str = "LUMINOS_IDLE_TIMEOUT_SECS";
+
+/// Overrides the wait for the response headers (decimal seconds): for
+/// slow gateways, and for tests of endpoints that never answer.
+pub(crate) const HEADERS_TIMEOUT_VAR: &str = "LUMINOS_HEADERS_TIMEOUT_SECS";
+
+/// Overrides the wait before the first retry (milliseconds; later retries
+/// double it): tests that inject faults by the dozen set it to a few ms.
+pub(crate) const RETRY_BACKOFF_VAR: &str = "LUMINOS_RETRY_BACKOFF_MS";
+
+/// Overrides the wait before a batch is first polled (milliseconds; later
+/// polls wait longer, see [`crate::ai::engine::batch::BatchTiming`]).
+pub(crate) const BATCH_POLL_VAR: &str = "LUMINOS_BATCH_POLL_MS";
+
+/// Everything a run needs to know, resolved from flags and environment.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The target as the user typed it, for messages.
+    pub target_arg: String,
+    /// The absolute form of the target, not canonicalized (the original's
+    /// `abspath`): report paths are built on it.
+    pub target: PathBuf,
+    /// The target with symlinks resolved: the sandbox root for every tool, the
+    /// investigation key and the base of cache keys.
+    pub target_canonical: PathBuf,
+    /// What the base scan looks at.
+    pub scan: ScanOptions,
+    /// Where and how the report is written.
+    pub output: OutputOptions,
+    /// How the AI investigation runs.
+    pub investigation: InvestigationOptions,
+    /// How to reach the Messages API.
+    pub api: ApiSettings,
+    /// The cache root (`/tmp/luminos` or `LUMINOS_CACHE_DIR`).
+    pub cache_root: PathBuf,
+    /// How progress is shown on stderr.
+    pub progress: ProgressStyle,
+}
+
+/// Where the report goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputOptions {
+    /// JSON instead of the terminal report (`--json`).
+    pub json: bool,
+    /// Write to this file instead of stdout (`-o`).
+    pub file: Option<PathBuf>,
+}
+
+/// How the investigation runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InvestigationOptions {
+    /// Start a new investigation (`--fresh`).
+    pub fresh: bool,
+    /// Model id sent with every request.
+    pub model: String,
+    /// Concurrent directory loops (`-j`).
+    pub jobs: usize,
+    /// Only project the cost; make no API call (`--estimate`).
+    pub estimate: bool,
+    /// Run the base scan alone (`--scan-only`).
+    pub scan_only: bool,
+    /// Spend cap in dollars (`--max-cost`).
+    pub max_cost: Option<f64>,
+    /// What one run may spend in dollars (`--budget`); `None`: no ceiling.
+    pub budget: Option<f64>,
+    /// Redact secrets before text reaches the model (not `--no-redact`).
+    pub redact: bool,
+    /// Send requests through the Message Batches API (`--batch`).
+    pub batch: bool,
+    /// The most requests in one batch (`--batch-size`, default the API's
+    /// limit).
+    pub batch_size: usize,
+    /// Only cancel the batches in flight, then stop (`--cancel-batch`).
+    pub cancel_batch: bool,
+}
+
+/// Connection settings for the Messages API.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiSettings {
+    /// `ANTHROPIC_BASE_URL` without a trailing slash.
+    pub base_url: String,
+    /// The credential, if any was found.
+    pub auth: Option<Auth>,
+    /// Retries after the first attempt (`--max-retries`).
+    pub max_retries: u32,
+    /// Longest wait for the response headers
+    /// (`LUMINOS_HEADERS_TIMEOUT_SECS`, default
+    /// [`api::HEADERS_TIMEOUT`](crate::ai::api::HEADERS_TIMEOUT)).
+    pub headers_timeout: Duration,
+    /// Longest silence within a response before the attempt counts as
+    /// stalled (`LUMINOS_IDLE_TIMEOUT_SECS`, default
+    /// [`api::IDLE_TIMEOUT`](crate::ai::api::IDLE_TIMEOUT)).
+    pub idle_timeout: Duration,
+    /// Wait before the first retry when the server names none
+    /// (`LUMINOS_RETRY_BACKOFF_MS`, default
+    /// [`api::retry::INITIAL_BACKOFF`](crate::ai::api::retry::INITIAL_BACKOFF)).
+    pub retry_backoff: Duration,
+    /// How batches are polled (`LUMINOS_BATCH_POLL_MS` sets the first
+    /// wait; default [`crate::ai::engine::batch::FIRST_POLL`]).
+    pub batch_timing: BatchTiming,
+}
+
+impl Config {
+    /// The client's settings for this run, or `None` when no credential was
+    /// found. The client owns its defaults; this fills in what the user set.
+    pub(crate) fn client_config(&self) -> Option<ClientConfig> {
+        let auth = self.api.auth.clone()?;
+        let mut client = ClientConfig::new(
+            self.api.base_url.clone(),
+            auth,
+            self.investigation.model.clone(),
+        );
+        client.max_retries = self.api.max_retries;
+        client.headers_timeout = self.api.headers_timeout;
+        client.idle_timeout = self.api.idle_timeout;
+        client.retry_backoff = self.api.retry_backoff;
+        Some(client)
+    }
+}
+
+/// What the binary should do after resolving the command line.
+#[derive(Debug, Clone)]
+pub(crate) enum Invocation {
+    /// `--clear-cache` with no target: clear and stop.
+    ClearCacheOnly {
+        /// The cache root to remove.
+        cache_root: PathBuf,
+    },
+    /// Run on a target (after clearing the cache when asked).
+    Run {
+        /// The resolved configuration.
+        config: Box<Config>,
+        /// `--clear-cache` was also given.
+        clear_cache_first: bool,
+    },
+}
+
+/// A problem with the command line that stops the run before any work.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub(crate) enum ConfigError {
+    /// The message format is the original's.
+    #[error("'{0}' is not a directory or does not exist.")]
+    NotADirectory(String),
+    /// No TARGET and nothing else to do.
+    #[error("the following argument is required: <TARGET> (see --help)")]
+    MissingTarget,
+    /// A tuning variable that is set but not a usable value.
+    #[error("{name} must be {expected}, not '{value}'")]
+    InvalidVar {
+        name: &'static str,
+        expected: &'static str,
+        value: String,
+    },
+    /// A flag whose value is not usable.
+    #[error("{flag} takes {expected}, not '{value}'")]
+    InvalidFlag {
+        flag: &'static str,
+        expected: &'static str,
+        value: String,
+    },
+}
+
+mod env;
+mod paths;
+mod resolve;
+
+pub(crate) use env::Env;
+pub(crate) use paths::normalize_lexically;
+
+#[cfg(test)]
+mod tests;

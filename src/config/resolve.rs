@@ -1,0 +1,214 @@
+//! Resolving the command line and the captured environment into an
+//! [`Invocation`]: which source wins for each setting, the defaults, and the
+//! parsing of flag and variable values into typed settings with a one-line
+//! [`ConfigError`] for a bad one. It reads nothing itself beyond checking
+//! the target directory; the environment arrives as an [`Env`].
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::paths::absolute;
+use super::{
+    ApiSettings, BATCH_POLL_VAR, Config, ConfigError, DEFAULT_CACHE_ROOT, Env, HEADERS_TIMEOUT_VAR,
+    IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, OutputOptions, RETRY_BACKOFF_VAR,
+};
+use crate::ai::api::{self, Auth, DEFAULT_BASE_URL, DEFAULT_MODEL};
+use crate::ai::engine::batch::BatchTiming;
+use crate::ai::rules::decide::DEFAULT_BUDGET_USD;
+use crate::cli::Args;
+use crate::progress::ProgressStyle;
+use crate::scan::ScanOptions;
+
+impl Invocation {
+    /// Resolve the command line and the environment into what to do.
+    pub(crate) fn resolve(args: Args, env: &Env) -> Result<Invocation, ConfigError> {
+        let cache_root = env
+            .luminos_cache_dir
+            .as_ref()
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_CACHE_ROOT));
+        let max_cost = args.max_cost.as_deref().map(parse_max_cost).transpose()?;
+        let budget = match args.budget.as_deref() {
+            Some(raw) => parse_budget(raw)?,
+            None => Some(DEFAULT_BUDGET_USD),
+        };
+
+        let Some(target_arg) = args.target.clone() else {
+            return if args.clear_cache {
+                Ok(Invocation::ClearCacheOnly { cache_root })
+            } else {
+                Err(ConfigError::MissingTarget)
+            };
+        };
+
+        let shown = target_arg.to_string_lossy().into_owned();
+        if !target_arg.is_dir() {
+            return Err(ConfigError::NotADirectory(shown));
+        }
+        let target = absolute(&target_arg);
+        let target_canonical = std::fs::canonicalize(&target)
+            .map_err(|_| ConfigError::NotADirectory(shown.clone()))?;
+
+        let idle_timeout = match &env.luminos_idle_timeout {
+            Some(raw) => parse_seconds(IDLE_TIMEOUT_VAR, raw)?,
+            None => api::IDLE_TIMEOUT,
+        };
+        let headers_timeout = match &env.luminos_headers_timeout {
+            Some(raw) => parse_seconds(HEADERS_TIMEOUT_VAR, raw)?,
+            None => api::HEADERS_TIMEOUT,
+        };
+        let retry_backoff = match &env.luminos_retry_backoff {
+            Some(raw) => parse_retry_backoff(raw)?,
+            None => api::retry::INITIAL_BACKOFF,
+        };
+
+        let batch_timing = match &env.luminos_batch_poll {
+            Some(raw) => BatchTiming::starting_at(parse_batch_poll(raw)?),
+            None => BatchTiming::default(),
+        };
+
+        let auth = match (&env.anthropic_api_key, &env.anthropic_auth_token) {
+            (Some(key), _) => Some(Auth::ApiKey(key.clone())),
+            (None, Some(token)) => Some(Auth::BearerToken(token.clone())),
+            (None, None) => None,
+        };
+
+        let config = Config {
+            target_arg: shown,
+            target,
+            target_canonical,
+            scan: ScanOptions {
+                depth: args.depth,
+                show_hidden: args.all,
+                exclude: args.exclude,
+                respect_ignore: !args.no_ignore,
+            },
+            output: OutputOptions {
+                json: args.json,
+                file: args.output,
+            },
+            investigation: InvestigationOptions {
+                fresh: args.fresh,
+                model: args
+                    .model
+                    .filter(|m| !m.trim().is_empty())
+                    .or_else(|| env.luminos_model.clone())
+                    .unwrap_or_else(|| DEFAULT_MODEL.to_string()),
+                jobs: args.jobs as usize,
+                estimate: args.estimate,
+                scan_only: args.scan_only,
+                max_cost,
+                budget,
+                redact: !args.no_redact,
+                batch: args.batch,
+                batch_size: args
+                    .batch_size
+                    .map_or(api::batch::MAX_REQUESTS, |n| n as usize),
+                cancel_batch: args.cancel_batch,
+            },
+            api: ApiSettings {
+                base_url: env
+                    .anthropic_base_url
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_BASE_URL.to_string())
+                    .trim_end_matches('/')
+                    .to_string(),
+                auth,
+                max_retries: args.max_retries,
+                headers_timeout,
+                idle_timeout,
+                retry_backoff,
+                batch_timing,
+            },
+            cache_root,
+            progress: if env.stderr_is_terminal {
+                ProgressStyle::Live {
+                    color: !env.no_color,
+                }
+            } else {
+                ProgressStyle::Plain
+            },
+        };
+        Ok(Invocation::Run {
+            config: Box::new(config),
+            clear_cache_first: args.clear_cache,
+        })
+    }
+}
+
+/// `--max-cost`: a finite dollar amount above zero (`2.50`, `$3`). A cap of
+/// nothing, or less, could only stop the run before it starts.
+fn parse_max_cost(raw: &str) -> Result<f64, ConfigError> {
+    raw.trim()
+        .trim_start_matches('$')
+        .parse::<f64>()
+        .ok()
+        .filter(|usd| usd.is_finite() && *usd > 0.0)
+        .ok_or_else(|| ConfigError::InvalidFlag {
+            flag: "--max-cost",
+            expected: "a dollar amount above zero, such as 2.50",
+            value: raw.to_string(),
+        })
+}
+
+/// `--budget`: a finite dollar amount above zero (`5`, `$0.50`), or `none`
+/// for no ceiling.
+fn parse_budget(raw: &str) -> Result<Option<f64>, ConfigError> {
+    if raw.trim().eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    raw.trim()
+        .trim_start_matches('$')
+        .parse::<f64>()
+        .ok()
+        .filter(|usd| usd.is_finite() && *usd > 0.0)
+        .map(Some)
+        .ok_or_else(|| ConfigError::InvalidFlag {
+            flag: "--budget",
+            expected: "a dollar amount above zero, such as 5, or none",
+            value: raw.to_string(),
+        })
+}
+
+/// A timeout variable: positive decimal seconds, at most a day.
+fn parse_seconds(name: &'static str, raw: &str) -> Result<Duration, ConfigError> {
+    raw.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|secs| *secs > 0.0 && *secs <= 86_400.0)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| ConfigError::InvalidVar {
+            name,
+            expected: "a number of seconds above 0",
+            value: raw.to_string(),
+        })
+}
+
+/// `LUMINOS_RETRY_BACKOFF_MS`: whole milliseconds, at most a minute (0 retries
+/// at once).
+fn parse_retry_backoff(raw: &str) -> Result<Duration, ConfigError> {
+    raw.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|ms| *ms <= 60_000)
+        .map(Duration::from_millis)
+        .ok_or_else(|| ConfigError::InvalidVar {
+            name: RETRY_BACKOFF_VAR,
+            expected: "a whole number of milliseconds up to 60000",
+            value: raw.to_string(),
+        })
+}
+
+/// `LUMINOS_BATCH_POLL_MS`: whole milliseconds from 1 to an hour.
+fn parse_batch_poll(raw: &str) -> Result<Duration, ConfigError> {
+    raw.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|ms| (1..=3_600_000).contains(ms))
+        .map(Duration::from_millis)
+        .ok_or_else(|| ConfigError::InvalidVar {
+            name: BATCH_POLL_VAR,
+            expected: "a whole number of milliseconds from 1 to 3600000",
+            value: raw.to_string(),
+        })
+}

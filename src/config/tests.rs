@@ -1,0 +1,272 @@
+//! Unit tests of resolving a run's configuration: targets, money flags,
+//! credentials and model precedence, timing variables, batch flags, and
+//! lexical path normalisation.
+
+use std::path::Path;
+
+use clap::Parser;
+
+use super::*;
+use crate::ai::api::{self, DEFAULT_BASE_URL, DEFAULT_MODEL};
+use crate::ai::rules::decide::DEFAULT_BUDGET_USD;
+use crate::cli::Args;
+
+fn args(list: &[&str]) -> Args {
+    Args::try_parse_from(std::iter::once("luminos").chain(list.iter().copied())).unwrap()
+}
+
+fn config(list: &[&str], env: &Env) -> Config {
+    match Invocation::resolve(args(list), env).unwrap() {
+        Invocation::Run { config, .. } => *config,
+        other => panic!("expected a run, got {other:?}"),
+    }
+}
+
+#[test]
+fn clear_cache_alone_needs_no_target() {
+    let plan = Invocation::resolve(args(&["--clear-cache"]), &Env::default()).unwrap();
+    assert!(
+        matches!(plan, Invocation::ClearCacheOnly { cache_root } if cache_root == Path::new(DEFAULT_CACHE_ROOT))
+    );
+}
+
+#[test]
+fn missing_target_is_an_error() {
+    // clap refuses it first; resolve() still refuses it for library callers.
+    assert!(Args::try_parse_from(["luminos"]).is_err());
+    let mut raw = args(&["--clear-cache"]);
+    raw.clear_cache = false;
+    let err = Invocation::resolve(raw, &Env::default()).unwrap_err();
+    assert_eq!(err, ConfigError::MissingTarget);
+}
+
+/// The investigation options `flags` resolve to, for a real target.
+fn investigation_with(flags: &[&str]) -> Result<InvestigationOptions, ConfigError> {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().to_str().unwrap();
+    let list: Vec<&str> = flags.iter().copied().chain([target]).collect();
+    Invocation::resolve(args(&list), &Env::default()).map(|plan| match plan {
+        Invocation::Run { config, .. } => config.investigation,
+        other => panic!("expected a run, got {other:?}"),
+    })
+}
+
+#[test]
+fn max_cost_is_a_positive_dollar_amount() {
+    let cap = |flags: &[&str]| investigation_with(flags).map(|options| options.max_cost);
+    assert_eq!(cap(&[]), Ok(None));
+    assert_eq!(cap(&["--max-cost", "2.50"]), Ok(Some(2.5)));
+    assert_eq!(cap(&["--max-cost=$3"]), Ok(Some(3.0)));
+    // Negative amounts are values to refuse, not unknown flags.
+    for bad in [
+        &["--max-cost", "-5"][..],
+        &["--max-cost=-5"],
+        &["--max-cost", "0"],
+    ] {
+        let err = cap(bad).unwrap_err().to_string();
+        assert!(
+            err.starts_with("--max-cost takes a dollar amount above zero"),
+            "{err}"
+        );
+    }
+    for bad in ["lots", "inf", "NaN", "-0", ""] {
+        assert!(cap(&["--max-cost", bad]).is_err(), "{bad}");
+    }
+    assert_eq!(
+        cap(&["--max-cost", "-5"]).unwrap_err(),
+        ConfigError::InvalidFlag {
+            flag: "--max-cost",
+            expected: "a dollar amount above zero, such as 2.50",
+            value: "-5".into()
+        }
+    );
+}
+
+#[test]
+fn the_budget_is_dollars_or_none_and_five_by_default() {
+    let budget = |flags: &[&str]| investigation_with(flags).map(|options| options.budget);
+    assert_eq!(budget(&[]), Ok(Some(DEFAULT_BUDGET_USD)));
+    assert_eq!(budget(&["--budget", "2.50"]), Ok(Some(2.5)));
+    assert_eq!(budget(&["--budget=$20"]), Ok(Some(20.0)));
+    assert_eq!(budget(&["--budget", " None "]), Ok(None));
+    for bad in ["-5", "0", "lots", "inf", ""] {
+        let err = budget(&["--budget", bad]).unwrap_err().to_string();
+        assert!(
+            err.starts_with("--budget takes a dollar amount above zero, such as 5, or none"),
+            "{bad}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_file_is_not_a_directory() {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let shown = file.path().to_string_lossy().into_owned();
+    let err = Invocation::resolve(args(&[&shown]), &Env::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("'{shown}' is not a directory or does not exist.")
+    );
+}
+
+#[test]
+fn api_key_wins_over_token_and_model_flag_over_env() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().to_str().unwrap();
+    let env = Env {
+        anthropic_api_key: Some("k".into()),
+        anthropic_auth_token: Some("t".into()),
+        luminos_model: Some("env-model".into()),
+        anthropic_base_url: Some("http://127.0.0.1:9/".into()),
+        ..Env::default()
+    };
+    let cfg = config(&[target, "--model", "flag-model"], &env);
+    assert_eq!(cfg.api.auth, Some(Auth::ApiKey("k".into())));
+    assert_eq!(cfg.investigation.model, "flag-model");
+    assert_eq!(cfg.api.base_url, "http://127.0.0.1:9");
+    let cfg = config(&[target], &env);
+    assert_eq!(cfg.investigation.model, "env-model");
+    let cfg = config(&[target], &Env::default());
+    assert_eq!(cfg.investigation.model, DEFAULT_MODEL);
+    assert_eq!(cfg.api.auth, None);
+    assert_eq!(cfg.api.base_url, DEFAULT_BASE_URL);
+}
+
+#[test]
+fn timing_knobs_default_and_parse() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().to_str().unwrap();
+    let cfg = config(&[target], &Env::default());
+    assert_eq!(cfg.api.idle_timeout, api::IDLE_TIMEOUT);
+    assert_eq!(cfg.api.headers_timeout, api::HEADERS_TIMEOUT);
+    assert!(api::HEADERS_TIMEOUT < api::IDLE_TIMEOUT);
+    assert_eq!(cfg.api.retry_backoff, api::retry::INITIAL_BACKOFF);
+    let env = Env {
+        luminos_idle_timeout: Some(" 0.25 ".into()),
+        luminos_headers_timeout: Some("1.5".into()),
+        luminos_retry_backoff: Some("0".into()),
+        ..Env::default()
+    };
+    let cfg = config(&[target], &env);
+    assert_eq!(cfg.api.idle_timeout, Duration::from_millis(250));
+    assert_eq!(cfg.api.retry_backoff, Duration::ZERO);
+    // They reach the client and its retry policy.
+    let env = Env {
+        anthropic_api_key: Some("k".into()),
+        ..env
+    };
+    let cfg = config(&[target], &env);
+    let client = cfg.client_config().unwrap();
+    assert_eq!(client.idle_timeout, Duration::from_millis(250));
+    assert_eq!(client.headers_timeout, Duration::from_millis(1500));
+    let client = api::Client::new(client).unwrap();
+    assert_eq!(client.retry_policy().initial_backoff, Duration::ZERO);
+    assert_eq!(client.retry_policy().max_backoff, api::retry::MAX_BACKOFF);
+    for (idle, headers, backoff) in [
+        ("0", "1", "5"),
+        ("-1", "1", "5"),
+        ("soon", "1", "5"),
+        ("1", "1", "1.5"),
+        ("1", "1", "60001"),
+        ("1", "0", "5"),
+        ("1", "never", "5"),
+    ] {
+        let env = Env {
+            luminos_idle_timeout: Some(idle.into()),
+            luminos_headers_timeout: Some(headers.into()),
+            luminos_retry_backoff: Some(backoff.into()),
+            ..Env::default()
+        };
+        let err = Invocation::resolve(args(&[target]), &env).unwrap_err();
+        assert!(
+            matches!(err, ConfigError::InvalidVar { .. }),
+            "{idle} {headers} {backoff}: {err}"
+        );
+    }
+}
+
+#[test]
+fn batch_flags_and_poll_timing() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().to_str().unwrap();
+    let cfg = config(&[target], &Env::default());
+    assert!(!cfg.investigation.batch && !cfg.investigation.cancel_batch);
+    assert_eq!(cfg.api.batch_timing, BatchTiming::default());
+    let env = Env {
+        luminos_batch_poll: Some("20".into()),
+        ..Env::default()
+    };
+    let cfg = config(&["--batch", target], &env);
+    assert!(cfg.investigation.batch);
+    assert_eq!(cfg.investigation.batch_size, api::batch::MAX_REQUESTS);
+    assert_eq!(
+        config(&["--batch", "--batch-size", "500", target], &env)
+            .investigation
+            .batch_size,
+        500
+    );
+    for bad in [
+        &["--batch-size", "5"][..],
+        &["--batch", "--batch-size", "0"],
+    ] {
+        let list: Vec<&str> = bad.iter().copied().chain([target]).collect();
+        assert!(Args::try_parse_from(std::iter::once("luminos").chain(list)).is_err());
+    }
+    assert_eq!(cfg.api.batch_timing.first_poll, Duration::from_millis(20));
+    assert_eq!(cfg.api.batch_timing.max_poll, Duration::from_millis(240));
+    assert!(
+        config(&["--cancel-batch", target], &Env::default())
+            .investigation
+            .cancel_batch
+    );
+    for bad in ["0", "-5", "soon", "3600001"] {
+        let env = Env {
+            luminos_batch_poll: Some(bad.into()),
+            ..Env::default()
+        };
+        let err = Invocation::resolve(args(&[target]), &env).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ConfigError::InvalidVar {
+                    name: BATCH_POLL_VAR,
+                    ..
+                }
+            ),
+            "{bad}"
+        );
+    }
+    for clash in [
+        &["--cancel-batch", "--batch"][..],
+        &["--cancel-batch", "--estimate"],
+        &["--batch", "--scan-only"],
+    ] {
+        let list: Vec<&str> = clash.iter().copied().chain([target]).collect();
+        assert!(
+            Args::try_parse_from(std::iter::once("luminos").chain(list)).is_err(),
+            "{clash:?}"
+        );
+    }
+    // --estimate --batch prices a batch run.
+    assert!(
+        config(&["--estimate", "--batch", target], &Env::default())
+            .investigation
+            .batch
+    );
+}
+
+#[test]
+fn auth_debug_never_shows_the_secret() {
+    let shown = format!("{:?}", Auth::ApiKey("sk-secret".into()));
+    assert!(!shown.contains("sk-secret"));
+}
+
+#[test]
+fn lexical_normalization() {
+    assert_eq!(
+        normalize_lexically(Path::new("/a/./b/../c/")),
+        PathBuf::from("/a/c")
+    );
+    assert_eq!(normalize_lexically(Path::new("/../a")), PathBuf::from("/a"));
+    assert_eq!(normalize_lexically(Path::new("a/..")), PathBuf::from("."));
+}

@@ -1,0 +1,316 @@
+//! The report: what a run found, as JSON (`--json`) and as the terminal report.
+//!
+//! The JSON keys and their order are the original's, so scripts written
+//! against it keep working. [`Report`] is the base scan plus the AI fields; the
+//! terminal formatter is [`format_report`]. Every file name and every piece of
+//! model text printed here goes through [`crate::text::escape_control`].
+//!
+//! This module holds the report's data (the types `--json` serialises, their
+//! constructors and the one-line texts the run and the report share); the
+//! terminal rendering is in `terminal`, the unit tests in `tests`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::grounding::Grounding;
+use crate::scan::BaseScan;
+use crate::text::escape_line;
+
+/// The whole report.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Report {
+    /// The base scan's keys, in the original's order.
+    #[serde(flatten)]
+    pub scan: BaseScan,
+    /// The 2-4 sentence verdict from synthesis; empty without an investigation.
+    pub ai_brief: String,
+    /// The detailed analysis from synthesis; empty without an investigation.
+    pub ai_detailed: String,
+    /// Findings, from the agent's `flag` calls and from secret redaction.
+    pub flags: Vec<Flag>,
+    /// Whether the investigation ran and how far it got; always present.
+    #[serde(default)]
+    pub investigation: Investigation,
+    /// How many of the paths and symbols the report cites were found in the
+    /// tree; absent when no investigation ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grounding: Option<Grounding>,
+}
+
+/// How far the investigation got.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum InvestigationStatus {
+    /// Every planned directory has a summary and the model wrote the
+    /// synthesis.
+    Complete,
+    /// It ran to the end, but something is missing (see the note).
+    Partial,
+    /// It stopped early (see the error); the exit status says so too.
+    Failed,
+    /// None ran: no credential, or `--scan-only`.
+    #[default]
+    Skipped,
+}
+
+impl InvestigationStatus {
+    /// The word the report uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InvestigationStatus::Complete => "complete",
+            InvestigationStatus::Partial => "partial",
+            InvestigationStatus::Failed => "failed",
+            InvestigationStatus::Skipped => "skipped",
+        }
+    }
+}
+
+/// The report's `investigation`: its status, why it failed or what is
+/// missing, and (once it got under way) the facts of the run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Investigation {
+    pub status: InvestigationStatus,
+    /// Why it failed, one line (`failed` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What is missing (`partial`) or why none ran (`skipped`), one line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Cost, cache and coverage, when it ran to the end.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<InvestigationSummary>,
+    /// What a run that stopped early (failed or interrupted) had already
+    /// spent, so nobody mistakes a failed run for a free one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spent: Option<Spent>,
+}
+
+/// `investigation.spent`: the requests, tokens and dollars of a run that
+/// stopped before its summary.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Spent {
+    pub api_requests: u64,
+    pub tokens: TokenTotals,
+    pub cost_usd: f64,
+}
+
+impl Investigation {
+    /// No investigation ran, for `reason`.
+    pub fn skipped(reason: &str) -> Investigation {
+        Investigation {
+            status: InvestigationStatus::Skipped,
+            note: Some(reason.to_string()),
+            ..Investigation::default()
+        }
+    }
+
+    /// The investigation stopped on `error`.
+    pub fn failed(error: &str) -> Investigation {
+        Investigation {
+            status: InvestigationStatus::Failed,
+            error: Some(error.to_string()),
+            ..Investigation::default()
+        }
+    }
+
+    /// The one line the terminal report (and stderr) says about it.
+    pub fn line(&self) -> String {
+        let said = |text: &Option<String>| {
+            text.as_deref()
+                .map(|t| format!(": {}", escape_line(t)))
+                .unwrap_or_default()
+        };
+        match self.status {
+            InvestigationStatus::Complete => "Investigation complete.".to_string(),
+            InvestigationStatus::Partial => format!("Investigation partial{}", said(&self.note)),
+            InvestigationStatus::Failed => format!(
+                "Investigation failed{}{}",
+                said(&self.error),
+                self.spent
+                    .as_ref()
+                    .filter(|spent| spent.api_requests > 0)
+                    .map(|spent| format!(
+                        " (after {} API request{}, about ${:.2})",
+                        spent.api_requests,
+                        if spent.api_requests == 1 { "" } else { "s" },
+                        spent.cost_usd
+                    ))
+                    .unwrap_or_default()
+            ),
+            InvestigationStatus::Skipped => format!("Investigation skipped{}", said(&self.note)),
+        }
+    }
+}
+
+/// One finding. The field names are the original's `flags.jsonl` shape.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Flag {
+    /// Relative path, or `general`.
+    #[serde(default = "general")]
+    pub path: String,
+    /// What was found.
+    #[serde(default)]
+    pub finding: String,
+    /// `info`, `concern` or `critical`. Kept as text so a flag written by
+    /// another implementation with an unknown severity still reads.
+    #[serde(default = "info")]
+    pub severity: String,
+    /// Whether `path` names something in the tree (`general` always does).
+    /// Set by the report's grounding; never part of `flags.jsonl`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
+    /// The line `path` was cited at (`src/app.py:12`), split off it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// The severity the agent gave, when grounding lowered it to `info`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_severity: Option<String>,
+    /// Why grounding marked the flag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl Flag {
+    /// A flag as an agent or the redactor raises it, not yet grounded.
+    pub fn new(
+        path: impl Into<String>,
+        finding: impl Into<String>,
+        severity: impl Into<String>,
+    ) -> Flag {
+        Flag {
+            path: path.into(),
+            finding: finding.into(),
+            severity: severity.into(),
+            verified: None,
+            line: None,
+            original_severity: None,
+            note: None,
+        }
+    }
+}
+
+fn general() -> String {
+    "general".to_string()
+}
+
+fn info() -> String {
+    "info".to_string()
+}
+
+/// Flag severities, most severe first. The report sorts flags in this order.
+pub(crate) const SEVERITY_ORDER: [&str; 3] = ["critical", "concern", "info"];
+
+/// Sort rank of a severity; unknown severities sort last, as the original.
+pub(crate) fn severity_rank(severity: &str) -> usize {
+    SEVERITY_ORDER
+        .iter()
+        .position(|s| *s == severity)
+        .unwrap_or(99)
+}
+
+/// Facts about the investigation that produced the AI fields.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct InvestigationSummary {
+    /// The investigation id (the cache directory's name).
+    pub id: String,
+    /// Model used.
+    pub model: String,
+    /// Directories with a summary after this run.
+    pub directories_investigated: usize,
+    /// Directories whose summary came from the cache.
+    pub directories_cached: usize,
+    /// Directories left for a later run (cost cap or interruption).
+    pub directories_remaining: usize,
+    /// How the directories with a summary got it.
+    #[serde(default)]
+    pub coverage: Coverage,
+    /// `--budget` in dollars; `null` for no ceiling.
+    #[serde(default)]
+    pub budget_usd: Option<f64>,
+    /// API requests made by this run.
+    pub api_requests: u64,
+    /// Tokens billed by this run.
+    pub tokens: TokenTotals,
+    /// Approximate cost of this run in dollars.
+    pub cost_usd: f64,
+    /// Money prompt caching saved this run, in dollars.
+    pub cache_savings_usd: f64,
+    /// `--max-cost` stopped new directories.
+    pub cost_cap_hit: bool,
+    /// What the Message Batches API did (`--batch` runs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<BatchSummary>,
+}
+
+/// `investigation.batch`: a `--batch` run's rounds and requests. Costs
+/// elsewhere in the summary are at batch prices.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct BatchSummary {
+    /// Rounds this run waited on (its own, and one an earlier run left in
+    /// flight).
+    pub rounds: u32,
+    /// Batches this run created.
+    pub batches: u32,
+    /// Batches an earlier run created and this run read.
+    pub batches_resumed: u32,
+    /// Requests this run sent in batches (a request sent again counts
+    /// again).
+    pub requests: u64,
+    /// Answers this run read.
+    pub succeeded: u64,
+    /// Requests that failed in a batch.
+    pub errored: u64,
+    /// Requests a canceled batch left unprocessed.
+    pub canceled: u64,
+    /// Requests an expired batch left unprocessed.
+    pub expired: u64,
+    /// Requests sent again in a later round.
+    pub retried: u64,
+    /// Answers an earlier run had read, reused without the API.
+    pub replayed: u64,
+    /// What the reused answers cost when they were paid (not in
+    /// `cost_usd`).
+    pub replayed_cost_usd: f64,
+    /// Seconds spent waiting on batches.
+    pub waited_secs: f64,
+}
+
+/// How the directories with a summary got it.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Coverage {
+    /// Investigated by a loop of their own.
+    pub investigated: usize,
+    /// Folded into the loop of a directory above them (an investigation
+    /// unit).
+    pub folded: usize,
+    /// Summarised from the scan, without the model.
+    pub mechanical: usize,
+}
+
+/// `Coverage: 12 directories investigated by a loop of their own, 30 folded
+/// into a unit, 58 summarised from the scan (no model read them).`
+pub(crate) fn coverage_line(coverage: &Coverage) -> String {
+    let dirs = |n: usize| format!("{n} director{}", if n == 1 { "y" } else { "ies" });
+    format!(
+        "Coverage: {} investigated by a loop of their own, {} folded into a unit, {} \
+         summarised from the scan (no model read them).",
+        dirs(coverage.investigated),
+        coverage.folded,
+        coverage.mechanical
+    )
+}
+
+/// Token totals for billing.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct TokenTotals {
+    pub input: u64,
+    pub output: u64,
+    pub cache_write: u64,
+    pub cache_read: u64,
+}
+
+mod terminal;
+
+pub use terminal::format_report;
+
+#[cfg(test)]
+mod tests;
