@@ -20,7 +20,7 @@
 //! - `ping` and unknown event types are ignored; an `error` event becomes a
 //!   typed error.
 //! - A stream that ends before `message_stop` is a
-//!   [`ApiErrorKind::BrokenStream`] error, never a half message.
+//!   [`ApiErrorKind::BrokenStream`](crate::ai::api::ApiErrorKind::BrokenStream) error, never a half message.
 //!
 //! [`ResponseDecoder`] chains [`super::sse::SseParser`] and [`Accumulator`] so
 //! the transport only feeds bytes.
