@@ -1,0 +1,138 @@
+//! Runs the API stops: unknown models, foreign 404s, rejected first requests
+//! and keys, an unreachable API: one line, the report still printed, the
+//! failed investigation's exit status.
+
+use super::*;
+
+/// An unknown model ends the investigation at its first answer: the
+/// report still prints, says why in one line, and the exit status is the
+/// failed investigation's.
+#[test]
+fn unknown_model_stops_the_run_with_one_line() {
+    let env = project().with_mock();
+    env.server
+        .respond_with(|_| Reply::unknown_model("claude-retired-1"));
+    let out = env.output(&["--model", "claude-retired-1"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        env.server.request_count(),
+        1,
+        "a 404 is not retried and ends the run"
+    );
+    let err = stderr(&out);
+    let lines = lines_where(&err, |l| l.contains("was not found by the API"));
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains("'claude-retired-1'") && lines[0].contains("--model"),
+        "{err}"
+    );
+    // The catalog does not know it either, and says so once, up front.
+    assert_eq!(
+        err.matches("is not in luminos's catalog").count(),
+        1,
+        "{err}"
+    );
+    let report = stdout(&out);
+    assert!(report.contains("LUMINOS"), "{report}");
+    assert!(
+        report.contains("  Investigation failed: model 'claude-retired-1' was not found"),
+        "{report}"
+    );
+}
+
+/// A 404 that is not the API's own (a web server's HTML page: the base URL
+/// is wrong) stops the run too, but blames the URL, not the model.
+#[test]
+fn a_foreign_404_blames_the_base_url_not_the_model() {
+    let env = project().with_mock();
+    env.server.respond_with(|_| Reply::html(404));
+    let out = env.cmd().arg(env.target()).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(env.server.request_count(), 1);
+    let err = stderr(&out);
+    let errors = lines_where(&err, |l| l.starts_with("Investigation failed"));
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(errors[0].contains("check ANTHROPIC_BASE_URL"), "{err}");
+    assert!(!errors[0].contains("--model"), "{err}");
+}
+
+/// A gateway that rejects the very first request (here with a plain 400)
+/// would reject every other one: the investigation ends there, the report
+/// prints and says so.
+#[test]
+fn a_rejected_first_request_ends_the_investigation_once() {
+    let env = project().with_mock();
+    env.server
+        .respond_with(|_| Reply::error(400, "invalid_request_error", "scripted refusal"));
+    let out = env.output(&["--json"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(env.server.request_count(), 1);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["ai_brief"], "");
+    assert_eq!(report["investigation"]["status"], "failed");
+    let error = report["investigation"]["error"].as_str().unwrap();
+    assert!(error.contains("scripted refusal"), "{error}");
+    assert!(!error.contains('\n'));
+    let err = stderr(&out);
+    assert_eq!(err.matches("Investigation failed: ").count(), 1, "{err}");
+    assert!(!err.contains("Investigation complete"), "{err}");
+}
+
+#[test]
+fn investigation_failure_prints_the_report_and_exits_three() {
+    let env = project().with_mock();
+    run(&env, &[]);
+    // Break the investigation's meta.json so closing it fails on resume.
+    let meta = cache(&env).dir().join("meta.json");
+    std::fs::remove_file(&meta).unwrap();
+    std::fs::create_dir_all(meta.join("blocker")).unwrap();
+    let out = env.cmd().arg(env.target()).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = stderr(&out);
+    assert!(err.contains("Investigation failed: "), "{err}");
+    let report = stdout(&out);
+    assert!(report.contains("LUMINOS"), "{report}");
+    assert!(report.contains("  Investigation failed: "), "{report}");
+    assert!(!report.contains("Scripted brief"));
+}
+
+#[test]
+fn an_unreachable_api_ends_the_investigation_once() {
+    // The default TestEnv points at a closed local port.
+    let env = project();
+    let out = env.output(&["--max-retries", "1", "--json"]);
+    assert_eq!(out.status.code(), Some(3));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["ai_brief"], "");
+    assert_eq!(report["investigation"]["status"], "failed");
+    let error = report["investigation"]["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("the API at http://127.0.0.1:9 could not be reached")
+            && error.contains("check ANTHROPIC_BASE_URL, the network and any proxy"),
+        "{error}"
+    );
+    let err = stderr(&out);
+    assert_eq!(err.matches("Investigation failed: ").count(), 1, "{err}");
+    // One pass tried (with its one retry); no other pass waited on it.
+    assert!(!err.contains("Planning pass..."), "{err}");
+    assert_eq!(err.matches("retry 1/1").count(), 1, "{err}");
+}
+
+#[test]
+fn a_rejected_key_stops_the_run_with_one_line() {
+    let env = project().with_mock();
+    env.server
+        .respond_with(|_| Reply::error(401, "authentication_error", "invalid x-api-key"));
+    let out = env.cmd().arg(env.target()).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        env.server.request_count(),
+        1,
+        "a 401 is not retried and ends the run"
+    );
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("credential")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(lines[0].contains("invalid x-api-key"), "{err}");
+    assert!(stdout(&out).contains("Investigation failed: the API rejected the credential"));
+}
