@@ -1,0 +1,92 @@
+//! The real binary against the mock answering as today's API does: models
+//! that think and bind their thinking to the conversation, replies cut off
+//! at the output limit, refusals, paused turns, full context windows,
+//! billing and gateway errors, dead endpoints, and models the catalog
+//! deprecates or does not know.
+
+use crate::support;
+
+use std::process::Output;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::TestEnv;
+use support::agent::{AgentEnv, MockAgent, Pass};
+use support::entries::cache_entries;
+use support::mock::{MockServer, Reply};
+use support::output::{item_where, lines_where, stderr};
+
+mod errors;
+mod history;
+mod models_and_costs;
+mod stop_reasons;
+
+fn json_of(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
+        panic!(
+            "not a JSON report ({err}):\n{}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            stderr(output)
+        )
+    })
+}
+
+/// [`run_json`], insisting that the run succeeds.
+fn run_json_ok(env: &TestEnv, cache: &str, extra: &[&str]) -> Output {
+    let out = run_json(env, cache, extra);
+    assert!(out.status.success(), "{}", stderr(&out));
+    out
+}
+
+/// `luminos --json [extra] TARGET` with the cache under `cache`.
+fn run_json(env: &TestEnv, cache: &str, extra: &[&str]) -> Output {
+    env.cmd()
+        .env("LUMINOS_CACHE_DIR", env.root().join(cache))
+        .args(["--json", "-j", "1"])
+        .args(extra)
+        .arg(env.target())
+        .output()
+        .unwrap()
+}
+
+/// A one-directory target (no survey, no plan): `.` and synthesis only.
+fn tiny(files: &[(&str, &str)]) -> TestEnv {
+    let env = TestEnv::new();
+    for (name, text) in files {
+        env.file(name, text);
+    }
+    env
+}
+
+/// Runs [`run_json_ok`] on `env` (a one-directory target), checks that no
+/// request broke the API's rules, and returns the dir loop's requests.
+fn dir_requests_of_a_clean_run(env: &AgentEnv) -> (Output, Vec<support::mock::RecordedRequest>) {
+    let out = run_json_ok(env, "cache", &[]);
+    env.server.assert_no_violations();
+    (out, of_pass(env, &root()))
+}
+
+/// `luminos --json TARGET` with a 1 ms retry backoff and `vars` set, for
+/// endpoints that never answer.
+fn run_json_failing_fast(env: &TestEnv, vars: &[(&str, &str)]) -> Output {
+    let mut cmd = env.cmd();
+    cmd.env("LUMINOS_RETRY_BACKOFF_MS", "1")
+        .envs(vars.iter().copied());
+    cmd.arg("--json").arg(env.target()).output().unwrap()
+}
+
+/// The `Warning: model ...` lines of `err`.
+fn model_warnings(err: &str) -> Vec<&str> {
+    lines_where(err, |l| l.starts_with("Warning: model"))
+}
+
+/// The requests of one pass.
+fn of_pass(env: &AgentEnv, pass: &Pass) -> Vec<support::mock::RecordedRequest> {
+    env.requests_of(pass)
+}
+
+fn root() -> Pass {
+    Pass::Dir(".".to_string())
+}

@@ -1,0 +1,82 @@
+//! Deprecated and unknown models (one warning), and costs priced request by
+//! request.
+
+use super::*;
+
+/// A deprecated model named explicitly works, with one warning giving its
+/// retirement date and replacement; an unknown one works, with one warning
+/// saying its price is unknown and which price the figures assume.
+#[test]
+fn deprecated_and_unknown_models_work_with_one_warning() {
+    let env = TestEnv::with_small_project();
+    let env = env.with_mock();
+    let out = run_json_ok(&env, "deprecated", &["--model", "claude-sonnet-4-5"]);
+    let err = stderr(&out);
+    let warnings = model_warnings(&err);
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(warnings[0].contains("'claude-sonnet-4-5'"), "{err}");
+    assert!(warnings[0].contains("2026-11-30"), "{err}");
+    assert!(warnings[0].contains("claude-sonnet-5-5"), "{err}");
+
+    let out = run_json_ok(&env, "unknown", &["--model", "claude-sonnet-9"]);
+    let err = stderr(&out);
+    let warnings = model_warnings(&err);
+    assert_eq!(
+        warnings,
+        [
+            "Warning: model 'claude-sonnet-9' is not in luminos's catalog, so its price is unknown; \
+          costs and budgets assume Claude Sonnet 5.5's prices ($2 input / $10 output per million \
+          tokens)"
+        ],
+        "{err}"
+    );
+    assert!(err.contains(" (at assumed prices)"), "{err}");
+    assert_eq!(json_of(&out)["investigation"]["status"], "complete");
+}
+
+/// Costs come from the catalog, request by request.
+#[test]
+fn costs_are_priced_request_by_request() {
+    // Haiku 5.5 charges five times past a 100K prompt, per request: two
+    // loops of 60K-token calls never reach the tier, though their sum
+    // would; the report's cost is priced call by call.
+    let usage = luminos::ai::api::Usage {
+        input_tokens: 60_000,
+        output_tokens: 100,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+    };
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = calls.clone();
+    let env = tiny(&[("a.txt", "alpha\n")]).with_agent(move |agent| {
+        agent.dir_script(".", move |turn| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let reply = match turn.turn {
+                1 => Reply::tool_use("read_file", json!({"path": "a.txt"})),
+                _ => Reply::tool_use(
+                    "submit_report",
+                    json!({"summary": "Alpha.", "completeness": 1.0}),
+                ),
+            };
+            reply.with_usage(usage)
+        })
+    });
+    let out = run_json_ok(&env, "cache", &["--model", "claude-haiku-5-5"]);
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    let report = json_of(&out);
+    let cost = report["investigation"]["cost_usd"].as_f64().unwrap();
+    let synthesis: Vec<luminos::ai::api::Usage> = of_pass(&env, &Pass::Synthesis)
+        .iter()
+        .filter_map(|r| r.reported_usage)
+        .collect();
+    let pricing = luminos::ai::api::cost::Pricing::for_model("claude-haiku-5-5");
+    let expected =
+        2.0 * pricing.cost(&usage) + synthesis.iter().map(|u| pricing.cost(u)).sum::<f64>();
+    assert!((cost - expected).abs() < 1e-9, "{cost} vs {expected}");
+    let mut summed = usage;
+    summed.accumulate(&usage);
+    assert!(
+        cost < pricing.cost(&summed),
+        "priced per request, not summed"
+    );
+}
