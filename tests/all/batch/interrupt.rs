@@ -1,0 +1,165 @@
+//! A run interrupted while its batch is in flight: killed, canceled or
+//! stopped with Ctrl-C, it never pays twice and resumes to the same cache.
+
+use super::*;
+
+#[test]
+fn killed_while_waiting_a_rerun_sends_nothing_twice_and_ends_with_the_same_cache() {
+    let env = fixture().with_mock();
+    let (clean, _) = interactive(&env);
+    let root = env.root().join("cache-killed");
+    let base = env.server.batches().len();
+    // Batches: survey (base), plan (base+1), then two rounds per level
+    // (the leaves' first turns, their second, the next level's...),
+    // synthesis. Killed while waiting on the survey's, on the leaves'
+    // second turns and on the middle level's; each rerun replays what its
+    // predecessor read and picks up the batch it left. A batch takes long
+    // enough that the kill lands while the run waits on it, even on a
+    // loaded machine.
+    env.server.set_batch_delay(Duration::from_millis(1500));
+    for n in [base, base + 3, base + 5] {
+        let mut child = spawn_until_waiting(&env, &root, n);
+        let out = signal(&mut child, libc::SIGKILL);
+        assert!(!out.status.success());
+    }
+    env.server.set_batch_delay(Duration::from_millis(5));
+    let out = run(&env, &root, &["--batch"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("that an earlier run left in flight"),
+        "{}",
+        stderr(&out)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["investigation"]["status"], "complete");
+    assert!(report["investigation"]["batch"]["batches_resumed"].as_u64() == Some(1));
+    assert!(
+        report["investigation"]["batch"]["replayed"]
+            .as_u64()
+            .unwrap()
+            > 0,
+        "{}",
+        stderr(&out)
+    );
+    assert_nothing_paid_twice(&env, base, 0);
+    let resumed = cache_entries(&root);
+    similar_asserts::assert_eq!(clean.dirs, resumed.dirs, "dir entries");
+    similar_asserts::assert_eq!(clean.files, resumed.files, "file entries");
+    assert!(in_flight(&root).is_empty());
+}
+
+#[test]
+fn a_batch_in_flight_can_be_canceled_and_its_answers_are_still_used() {
+    let env = fixture().with_mock();
+    let (clean, _) = interactive(&env);
+    let base = env.server.batches().len();
+    let root = env.root().join("cache-canceled");
+    // Two requests of each batch are processed at once and the rest would
+    // take 30 s: the survey and plan batches (one request each) end at
+    // once, the first loop round (eight leaves) waits.
+    env.server.set_batch_delay(Duration::from_secs(30));
+    env.server.process_at_once(2);
+    let mut child = spawn_until_waiting(&env, &root, base + 2);
+    let id = env.server.batches()[base + 2].id.clone();
+    let processed = || {
+        env.server
+            .requests()
+            .iter()
+            .filter(|r| r.batch.as_ref().is_some_and(|b| b.batch_id == id))
+            .count()
+    };
+    // The run's first look at the batch gets its two requests processed.
+    let until = Instant::now() + DEADLINE;
+    while processed() < 2 {
+        assert!(Instant::now() < until, "the batch was never looked at");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    signal(&mut child, libc::SIGKILL);
+
+    // A run without --batch would pay again: it is refused.
+    let requests = env.server.request_count();
+    let out = run(&env, &root, &[]);
+    assert_eq!(out.status.code(), Some(3));
+    let said = stderr(&out);
+    assert!(
+        said.contains("--batch") && said.contains("--cancel-batch"),
+        "{said}"
+    );
+    assert_eq!(env.server.request_count(), requests);
+
+    // Canceling needs the API, so a key.
+    let out = command(&env, &root, &["--cancel-batch"])
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("--cancel-batch needs an Anthropic API key"),
+        "{}",
+        stderr(&out)
+    );
+
+    // --cancel-batch: no scan, no report, the API asked to cancel.
+    let mut cmd = command(&env, &root, &["--cancel-batch"]);
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        out.stdout.is_empty() || out.stdout == b"null",
+        "no report on stdout"
+    );
+    let said = stderr(&out);
+    let id = &env.server.batches()[base + 2].id;
+    assert!(
+        said.contains(id.as_str()) && said.contains("canceling"),
+        "{said}"
+    );
+    assert!(env.server.batches()[base + 2].canceled);
+
+    // The next --batch run reads what was answered before the cancel and
+    // sends the rest again.
+    env.server.set_batch_delay(Duration::from_millis(5));
+    let report = run_ok(&env, &root, &["--batch"]);
+    assert_eq!(report["investigation"]["status"], "complete");
+    let batch = &report["investigation"]["batch"];
+    assert_eq!(batch["batches_resumed"].as_u64(), Some(1), "{batch}");
+    assert_eq!(batch["canceled"].as_u64(), Some(6), "{batch}");
+    assert_eq!(batch["retried"].as_u64(), Some(6), "{batch}");
+    assert_nothing_paid_twice(&env, base, 6);
+    let entries = cache_entries(&root);
+    similar_asserts::assert_eq!(clean.dirs, entries.dirs);
+    similar_asserts::assert_eq!(clean.files, entries.files);
+    let out = command(&env, &root, &["--cancel-batch"]).output().unwrap();
+    assert!(
+        stderr(&out).contains("No batch is in flight"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn ctrl_c_while_waiting_says_the_batch_goes_on_and_how_to_resume() {
+    let env = fixture().with_mock();
+    let root = env.root().join("cache-interrupted");
+    env.server.set_batch_delay(Duration::from_secs(30));
+    let mut child = spawn_until_waiting(&env, &root, 0);
+    let out = signal(&mut child, libc::SIGINT);
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let said = stderr(&out);
+    let id = &env.server.batches()[0].id;
+    assert!(
+        said.contains(&format!(
+            "The batch {id} (1 requests) keeps running at the API"
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains("--batch") && said.contains("--cancel-batch"),
+        "{said}"
+    );
+    assert_eq!(in_flight(&root), std::slice::from_ref(id));
+    // The next run picks it up and goes to the end.
+    env.server.set_batch_delay(Duration::from_millis(5));
+    let report = run_ok(&env, &root, &["--batch"]);
+    assert_eq!(report["investigation"]["status"], "complete");
+    assert_nothing_paid_twice(&env, 0, 0);
+}
