@@ -40,8 +40,9 @@ use serde_json::{Value, json};
 
 use super::Reply;
 use super::reply::{ReplyBody, StreamFault};
+use super::serve::{Prepared, http, render_message};
 use super::wire::HttpRequest;
-use super::{Prepared, RecordedRequest, State, http, render_message, rules};
+use super::{RecordedRequest, State, rules};
 
 /// Where the batch endpoints live.
 pub const BATCHES_PATH: &str = "/v1/messages/batches";

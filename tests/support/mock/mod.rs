@@ -1,0 +1,350 @@
+//! A scripted mock of the Anthropic Messages API, for tests and benchmarks.
+//!
+//! [`MockServer::start`] binds `127.0.0.1:0` and serves on its own thread
+//! (with its own tokio runtime), so synchronous tests, async tests and the
+//! real binary run as a child process (via `ANTHROPIC_BASE_URL` =
+//! [`MockServer::url`]) can all talk to it.
+//!
+//! # What it does with each request
+//!
+//! 1. Records it ([`MockServer::requests`]): method, path, headers and the
+//!    parsed JSON body.
+//! 2. Checks the protocol rules (see `rules.rs`): credential and version
+//!    headers, `stream: true`, every `tool_use` answered by a `tool_result`
+//!    with the same id in the very next user message, `tool_result` blocks
+//!    before any other content, no empty text blocks, at most 4
+//!    `cache_control` breakpoints, and more. A violation is answered with a
+//!    400 `invalid_request_error`, as the real API would, and recorded; the
+//!    server panics on drop (failing the test) unless
+//!    [`MockServer::take_violations`] consumed them. Call
+//!    [`MockServer::assert_no_violations`] to fail earlier with a clearer
+//!    message.
+//! 3. Checks the rules of today's models (see `thinking.rs`): thinking
+//!    parameters the model refuses, a continued assistant turn whose
+//!    thinking was lost or altered or whose conversation changed before it
+//!    (the documented 400), assistant prefill other than a paused turn, and
+//!    a prompt past the model's context window ("prompt is too long", a
+//!    400 a correct client must handle, so not a violation).
+//! 4. Answers with the next queued [`Reply`] ([`MockServer::push`]), or, when
+//!    the queue is empty, with the responder closure
+//!    ([`MockServer::respond_with`]). With neither, the request is a
+//!    violation ("no reply scripted") and gets a 500.
+//!
+//! A model that thinks (per the catalog and the request's `thinking`)
+//! answers with a thinking block first, its signature bound to the
+//! conversation, unless the reply already has one or is a refusal.
+//!
+//! Streamed replies split text and tool JSON into random 1–12 character
+//! fragments from a seeded RNG (deterministic per request index), sprinkle
+//! pings, and cut each SSE frame at a random byte across two HTTP chunks.
+//!
+//! Usage is simulated the way the API reports it under prompt caching (see
+//! `prefix_cache.rs`): tokens ≈ bytes / 4, prefixes at `cache_control`
+//! breakpoints are written once (`cache_creation_input_tokens`) and read on
+//! later requests (`cache_read_input_tokens`); only prefixes of at least
+//! [`MockServer::set_min_cacheable_tokens`] tokens (default 1024) are
+//! cached. [`RecordedRequest::reported_usage`] holds what was reported.
+//!
+//! # Scripting an agent
+//!
+//! ```ignore
+//! let server = MockServer::start();
+//! server.respond_with(|req| match req.turn() {
+//!     0 => Reply::tool_use("list_directory", json!({"path": "."})),
+//!     1 => {
+//!         assert!(req.tool_results()[0].content.contains("README"));
+//!         Reply::tool_use("submit_report", json!({"brief": "ok"}))
+//!     }
+//!     _ => Reply::text("done"),
+//! });
+//! // ... run the client or the binary against server.url() ...
+//! assert_eq!(server.request_count(), 3);
+//! ```
+//!
+//! # Faults
+//!
+//! Per reply: HTTP errors ([`Reply::rate_limited`], [`Reply::overloaded`],
+//! [`Reply::server_error`], [`Reply::error`], with
+//! [`Reply::retry_after_ms`] / [`Reply::retry_after_secs`] /
+//! [`Reply::should_retry`]), [`Reply::html`] pages and [`Reply::raw`]
+//! bodies, and stream faults: [`Reply::drop_mid_stream`],
+//! [`Reply::error_event`], [`Reply::truncate_tool_json`],
+//! [`Reply::stall_mid_stream`], a slow first byte with [`Reply::delay`],
+//! and harmless noise with [`Reply::with_noise`]. Today's answers:
+//! [`Reply::cut_off_at_max_tokens`], [`Reply::refusal`],
+//! [`Reply::pause_turn`], [`Reply::billing_error`], and an endpoint that
+//! never answers ([`Reply::silent`]). Server-wide:
+//! [`MockServer::set_latency`] delays every response, and
+//! [`MockServer::set_context_window`] shrinks every model's window.
+//!
+//! # Batches
+//!
+//! The Message Batches API is served too (see `batch.rs`): create, retrieve,
+//! results (JSONL, shuffled) and cancel, with a processing delay
+//! ([`MockServer::set_batch_delay`]), requests processed at once
+//! ([`MockServer::process_at_once`]), expiry
+//! ([`MockServer::expire_batches`]) and smaller limits
+//! ([`MockServer::set_batch_limits`]). Each batch request is answered by
+//! the same queue and responder when it is processed, and recorded in
+//! [`MockServer::requests`] with its [`BatchRef`].
+
+mod batch;
+mod prefix_cache;
+mod recorded;
+mod reply;
+mod rules;
+mod serve;
+mod thinking;
+mod wire;
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use luminos::ai::api::Usage;
+use serde_json::Value;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+
+pub use batch::{BatchCall, BatchInfo, BatchRef};
+pub use recorded::{RecordedRequest, ToolResultSeen, tool_results_of};
+pub use reply::{MockBlock, Reply};
+
+use prefix_cache::PrefixCache;
+use reply::ReplyBody;
+use serve::serve;
+use thinking::Conversations;
+use wire::{Ending, HttpRequest};
+
+/// Produces a reply for requests the queue does not cover.
+pub type Responder = Arc<dyn Fn(&RecordedRequest) -> Reply + Send + Sync>;
+
+/// The mock server. Dropping it stops it, and panics if protocol
+/// violations were recorded and not taken.
+pub struct MockServer {
+    addr: SocketAddr,
+    state: Arc<State>,
+    shutdown: watch::Sender<bool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+struct State {
+    inner: Mutex<Inner>,
+    connections: AtomicUsize,
+    addr: SocketAddr,
+}
+
+struct Inner {
+    queue: VecDeque<Reply>,
+    responder: Option<Responder>,
+    requests: Vec<RecordedRequest>,
+    violations: Vec<String>,
+    latency: Duration,
+    seed: u64,
+    cache: PrefixCache,
+    conversations: Conversations,
+    batches: batch::Batches,
+}
+
+impl MockServer {
+    /// Start a server on 127.0.0.1 with an ephemeral port.
+    pub fn start() -> MockServer {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("mock: bind 127.0.0.1:0");
+        listener
+            .set_nonblocking(true)
+            .expect("mock: nonblocking listener");
+        let addr = listener.local_addr().expect("mock: local address");
+        let state = Arc::new(State {
+            inner: Mutex::new(Inner {
+                queue: VecDeque::new(),
+                responder: None,
+                requests: Vec::new(),
+                violations: Vec::new(),
+                latency: Duration::ZERO,
+                seed: 0x5EED,
+                cache: PrefixCache::default(),
+                conversations: Conversations::default(),
+                batches: batch::Batches::default(),
+            }),
+            connections: AtomicUsize::new(0),
+            addr,
+        });
+        let (shutdown, stop) = watch::channel(false);
+        let thread_state = state.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("mock-api-{}", addr.port()))
+            .spawn(move || serve(listener, thread_state, stop))
+            .expect("mock: spawn server thread");
+        MockServer {
+            addr,
+            state,
+            shutdown,
+            thread: Some(thread),
+        }
+    }
+
+    /// The base URL to give the client (`ANTHROPIC_BASE_URL`).
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Queue a reply; queued replies are used in order, before the responder.
+    pub fn push(&self, reply: Reply) -> &MockServer {
+        self.state.lock().queue.push_back(reply);
+        self
+    }
+
+    /// Queue several replies.
+    pub fn push_all(&self, replies: impl IntoIterator<Item = Reply>) -> &MockServer {
+        self.state.lock().queue.extend(replies);
+        self
+    }
+
+    /// Answer requests the queue does not cover with `responder`.
+    pub fn respond_with(
+        &self,
+        responder: impl Fn(&RecordedRequest) -> Reply + Send + Sync + 'static,
+    ) -> &MockServer {
+        self.state.lock().responder = Some(Arc::new(responder));
+        self
+    }
+
+    /// Delay every response by `latency` before its first byte.
+    pub fn set_latency(&self, latency: Duration) -> &MockServer {
+        self.state.lock().latency = latency;
+        self
+    }
+
+    /// Seed the fragmenting RNG (each request derives its own from this).
+    pub fn set_seed(&self, seed: u64) -> &MockServer {
+        self.state.lock().seed = seed;
+        self
+    }
+
+    /// The smallest prefix (in tokens) the simulated prompt cache stores.
+    pub fn set_min_cacheable_tokens(&self, tokens: u64) -> &MockServer {
+        self.state.lock().cache.min_tokens = tokens;
+        self
+    }
+
+    /// Give every model a context window of `tokens` (prompts past it get
+    /// the API's 400 "prompt is too long").
+    pub fn set_context_window(&self, tokens: u64) -> &MockServer {
+        self.state.lock().conversations.context_window = Some(tokens);
+        self
+    }
+
+    /// Let every batch take `delay` from its creation to its end.
+    pub fn set_batch_delay(&self, delay: Duration) -> &MockServer {
+        self.state.lock().batches.delay = delay;
+        self
+    }
+
+    /// Refuse batches of more than `max_requests` requests or `max_bytes`
+    /// of body (the API's limits are 100,000 and 256 MB).
+    pub fn set_batch_limits(&self, max_requests: usize, max_bytes: usize) -> &MockServer {
+        let mut inner = self.state.lock();
+        inner.batches.max_requests = max_requests;
+        inner.batches.max_bytes = max_bytes;
+        self
+    }
+
+    /// Process the first `n` requests of every batch as soon as it is seen
+    /// (the rest at its delay), so a cancel or an expiry finds some done.
+    pub fn process_at_once(&self, n: usize) -> &MockServer {
+        self.state.lock().batches.at_once = n;
+        self
+    }
+
+    /// The batches created `numbers`-th (0-based) expire at their delay:
+    /// requests not processed by then come back `expired`.
+    pub fn expire_batches(&self, numbers: &[usize]) -> &MockServer {
+        self.state.lock().batches.expiring = numbers.iter().copied().collect();
+        self
+    }
+
+    /// Every batch created so far.
+    pub fn batches(&self) -> Vec<BatchInfo> {
+        self.state.lock().batches.info()
+    }
+
+    /// Every call to a batch endpoint so far.
+    pub fn batch_calls(&self) -> Vec<BatchCall> {
+        self.state.lock().batches.calls()
+    }
+
+    /// Forget every cached prefix.
+    pub fn clear_prompt_cache(&self) -> &MockServer {
+        self.state.lock().cache.clear();
+        self
+    }
+
+    /// Every request so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.state.lock().requests.clone()
+    }
+
+    pub fn request_count(&self) -> usize {
+        self.state.lock().requests.len()
+    }
+
+    pub fn last_request(&self) -> Option<RecordedRequest> {
+        self.state.lock().requests.last().cloned()
+    }
+
+    /// TCP connections accepted so far (keep-alive reuse shows as fewer
+    /// connections than requests).
+    pub fn connection_count(&self) -> usize {
+        self.state.connections.load(Ordering::SeqCst)
+    }
+
+    /// Queued replies not used yet.
+    pub fn queued(&self) -> usize {
+        self.state.lock().queue.len()
+    }
+
+    /// The protocol violations recorded so far.
+    pub fn violations(&self) -> Vec<String> {
+        self.state.lock().violations.clone()
+    }
+
+    /// Take the recorded violations, so that drop does not panic (for tests
+    /// that send bad requests on purpose).
+    pub fn take_violations(&self) -> Vec<String> {
+        std::mem::take(&mut self.state.lock().violations)
+    }
+
+    /// Panic with every recorded violation, if any.
+    pub fn assert_no_violations(&self) {
+        let violations = self.violations();
+        assert!(
+            violations.is_empty(),
+            "the mock Messages API saw protocol violations:\n  {}",
+            violations.join("\n  ")
+        );
+    }
+}
+
+impl Drop for MockServer {
+    fn drop(&mut self) {
+        let _ = self.shutdown.send(true);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        if !std::thread::panicking() {
+            self.assert_no_violations();
+        }
+    }
+}
+
+impl State {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}

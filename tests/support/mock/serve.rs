@@ -1,0 +1,274 @@
+//! The server's connection loop: accepting, reading each HTTP request,
+//! preparing its answer (the rules, the queue or responder, the rendered
+//! message or stream) and sending it.
+
+use super::*;
+
+/// The server thread: accept connections until shutdown.
+pub(super) fn serve(
+    listener: std::net::TcpListener,
+    state: Arc<State>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("mock: runtime");
+    runtime.block_on(async move {
+        let listener = TcpListener::from_std(listener).expect("mock: tokio listener");
+        loop {
+            tokio::select! {
+                _ = stop.changed() => break,
+                accepted = listener.accept() => {
+                    if let Ok((sock, _)) = accepted {
+                        state.connections.fetch_add(1, Ordering::SeqCst);
+                        let _ = sock.set_nodelay(true);
+                        tokio::spawn(serve_connection(sock, state.clone()));
+                    }
+                }
+            }
+        }
+    });
+    // Dropping the runtime drops every connection task, closing stalled
+    // sockets too.
+}
+
+/// What to send for one request.
+pub(super) enum Prepared {
+    /// Nothing at all: hold the connection open until the client leaves.
+    Silent,
+    Http {
+        status: u16,
+        content_type: String,
+        body: Vec<u8>,
+        headers: Vec<(String, String)>,
+    },
+    Stream {
+        rendered: wire::RenderedStream,
+        headers: Vec<(String, String)>,
+        rng: fastrand::Rng,
+    },
+}
+
+async fn serve_connection(mut sock: TcpStream, state: Arc<State>) {
+    let mut buf = Vec::new();
+    while let Ok(Some(request)) = wire::read_request(&mut sock, &mut buf).await {
+        let close = request.wants_close();
+        let (prepared, wait) = prepare(&state, request);
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
+        }
+        let keep_going = match prepared {
+            Prepared::Silent => {
+                let mut sink = [0u8; 1024];
+                use tokio::io::AsyncReadExt;
+                while matches!(sock.read(&mut sink).await, Ok(n) if n > 0) {}
+                false
+            }
+            Prepared::Http {
+                status,
+                content_type,
+                body,
+                headers,
+            } => wire::write_plain(&mut sock, status, &content_type, &headers, &body)
+                .await
+                .is_ok(),
+            Prepared::Stream {
+                rendered,
+                headers,
+                mut rng,
+            } => send_stream(&mut sock, rendered, &headers, &mut rng).await,
+        };
+        if !keep_going || close {
+            return;
+        }
+    }
+}
+
+/// Send a stream; returns whether the connection can carry another request.
+async fn send_stream(
+    sock: &mut TcpStream,
+    rendered: wire::RenderedStream,
+    headers: &[(String, String)],
+    rng: &mut fastrand::Rng,
+) -> bool {
+    if wire::write_stream_head(sock, headers).await.is_err() {
+        return false;
+    }
+    let limit = match rendered.ending {
+        Ending::Complete => rendered.frames.len(),
+        Ending::DropAfter(n) | Ending::StallAfter(n) => n,
+    };
+    for frame in &rendered.frames[..limit] {
+        if wire::write_frame(sock, frame, rng).await.is_err() {
+            return false;
+        }
+    }
+    match rendered.ending {
+        Ending::Complete => wire::write_stream_end(sock).await.is_ok(),
+        Ending::DropAfter(_) => false,
+        Ending::StallAfter(_) => {
+            // Silent but open until the client gives up and closes.
+            let mut sink = [0u8; 1024];
+            use tokio::io::AsyncReadExt;
+            while matches!(sock.read(&mut sink).await, Ok(n) if n > 0) {}
+            false
+        }
+    }
+}
+
+/// Record and check the request, pick its reply, and render it. Returns the
+/// response and how long to wait before sending it.
+fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
+    if request.path.starts_with(batch::BATCHES_PATH) {
+        return batch::handle(state, request);
+    }
+    let body: Option<Value> = serde_json::from_slice(&request.body).ok();
+    let problems = rules::check_request(
+        &request.method,
+        &request.path,
+        |name| request.header(name).map(str::to_string),
+        body.as_ref(),
+    );
+    let mut inner = state.lock();
+    let index = inner.requests.len();
+    let request_id = ("request-id".to_string(), format!("req_mock_{index:04}"));
+    let recorded = RecordedRequest {
+        index,
+        path: request.path.clone(),
+        headers: request.headers.clone(),
+        body: body.clone().unwrap_or(Value::Null),
+        reported_usage: None,
+        batch: None,
+    };
+    inner.requests.push(recorded.clone());
+    let latency = inner.latency;
+    if !problems.is_empty() {
+        for problem in &problems {
+            inner
+                .violations
+                .push(format!("request #{index}: {problem}"));
+        }
+        let reply = Reply::error(
+            400,
+            "invalid_request_error",
+            &format!("mock: {}", problems.join("; ")),
+        );
+        return (http(reply, request_id), latency);
+    }
+    let accepted = match body.as_ref().map(|b| inner.conversations.check(b)) {
+        Some(Ok(accepted)) => accepted,
+        Some(Err(rejection)) => {
+            if rejection.violation {
+                inner
+                    .violations
+                    .push(format!("request #{index}: {}", rejection.message));
+            }
+            let reply = Reply::error(400, "invalid_request_error", &rejection.message);
+            return (http(reply, request_id), latency);
+        }
+        None => unreachable!("a body that is not JSON is a rule violation"),
+    };
+    let queued = inner.queue.pop_front();
+    let responder = inner.responder.clone();
+    drop(inner);
+
+    // The responder runs without the lock: it may be slow or call back.
+    let reply = queued.or_else(|| responder.map(|r| r(&recorded)));
+    let Some(reply) = reply else {
+        state
+            .lock()
+            .violations
+            .push(format!("request #{index}: no reply scripted"));
+        let reply = Reply::error(500, "api_error", "mock: no reply scripted for this request");
+        return (http(reply, request_id), latency);
+    };
+    let wait = latency + reply.delay;
+    let mut stream = match &reply.body {
+        ReplyBody::Stream(stream) => stream.clone(),
+        ReplyBody::Http { .. } => return (http(reply, request_id), wait),
+        ReplyBody::Silent => return (Prepared::Silent, wait),
+    };
+    let body = body.unwrap_or(Value::Null);
+    let (rendered, rng) = render_message(state, &mut stream, &body, accepted, index);
+    let mut headers = vec![request_id];
+    headers.extend(reply.headers);
+    (
+        Prepared::Stream {
+            rendered,
+            headers,
+            rng,
+        },
+        wait,
+    )
+}
+
+/// Render the scripted message `stream` answering request `index` (whose
+/// body is `body`) as the API would: a thinking block first from a model
+/// that thinks, usage from the simulated prompt cache, the reply
+/// remembered for the thinking round-trip checks, and the usage recorded.
+pub(super) fn render_message(
+    state: &State,
+    stream: &mut reply::StreamReply,
+    body: &Value,
+    accepted: thinking::Accepted,
+    index: usize,
+) -> (wire::RenderedStream, fastrand::Rng) {
+    let has_thinking = stream
+        .blocks
+        .iter()
+        .any(|b| matches!(b, MockBlock::Thinking(_) | MockBlock::RedactedThinking));
+    if accepted.thinks && !has_thinking && !stream.no_thinking {
+        // The 5.x models omit the thinking text by default: only the
+        // signature comes, and the tokens are billed all the same.
+        stream.blocks.insert(0, MockBlock::Thinking(String::new()));
+    }
+    let mut inner = state.lock();
+    let simulated = inner.cache.process(body);
+    let mut rng = fastrand::Rng::with_seed(
+        inner
+            .seed
+            .wrapping_add((index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+    );
+    let input = stream.usage.unwrap_or(simulated);
+    let model = body["model"].as_str().unwrap_or("claude-mock");
+    let rendered = wire::render_stream(
+        stream,
+        index,
+        model,
+        input,
+        &thinking::seal(accepted.key),
+        accepted.max_tokens,
+        &mut rng,
+    );
+    inner.conversations.produced(
+        accepted.key,
+        thinking::produced_message(rendered.content.clone()),
+        &rendered.stop_reason,
+    );
+    inner.requests[index].reported_usage = Some(Usage {
+        output_tokens: rendered.output_tokens,
+        ..input
+    });
+    (rendered, rng)
+}
+
+pub(super) fn http(reply: Reply, request_id: (String, String)) -> Prepared {
+    let mut headers = vec![request_id];
+    headers.extend(reply.headers);
+    match reply.body {
+        ReplyBody::Http {
+            status,
+            content_type,
+            body,
+        } => Prepared::Http {
+            status,
+            content_type,
+            body,
+            headers,
+        },
+        ReplyBody::Stream(_) | ReplyBody::Silent => {
+            unreachable!("streams and silence are handled by prepare")
+        }
+    }
+}
