@@ -1,0 +1,140 @@
+//! Who may use a cache and how: resuming instances, private directories,
+//! refused symlinks, bad ids and foreign owners, clearing, the run lock.
+
+use super::*;
+
+#[test]
+fn a_second_instance_resumes_the_first() {
+    let f = fixture();
+    f.cache.write_meta("m", "t").unwrap();
+    f.cache
+        .write_entry(EntryKind::Dir, "src", &dir_entry("src"))
+        .unwrap();
+    let again = f.root.investigation_id(&f.target, false).unwrap();
+    assert_eq!(again.id, f.cache.id());
+    assert!(!again.is_new);
+    let cache = Cache::open(&f.root, &again.id, &f.target).unwrap();
+    assert!(cache.has_entry(EntryKind::Dir, f.target.join("src").to_str().unwrap()));
+}
+
+#[test]
+fn directories_are_private_and_symlinks_or_bad_ids_refused() {
+    let f = fixture();
+    for dir in [
+        f.root.path().to_path_buf(),
+        f.cache.dir().to_path_buf(),
+        f.cache.dir().join("files"),
+    ] {
+        assert_eq!(
+            std::fs::metadata(&dir).unwrap().mode() & 0o777,
+            0o700,
+            "{}",
+            dir.display()
+        );
+    }
+    let elsewhere = tempfile::tempdir().unwrap();
+    let id = "33333333-3333-4333-8333-333333333333";
+    symlink(elsewhere.path(), f.root.path().join(id)).unwrap();
+    assert!(matches!(
+        Cache::open(&f.root, id, &f.target),
+        Err(CacheError::Symlink(_))
+    ));
+    assert!(
+        std::fs::read_dir(elsewhere.path())
+            .unwrap()
+            .next()
+            .is_none()
+    );
+    assert!(Cache::open(&f.root, "../escape", &f.target).is_err());
+    let link_root = f.root.path().parent().unwrap().join("root-link");
+    symlink(f.root.path(), &link_root).unwrap();
+    let err = CacheRoot::open(&link_root).unwrap_err();
+    assert!(matches!(err, CacheError::Symlink(_)));
+    assert!(!err.to_string().contains('\n'));
+}
+
+#[test]
+fn a_foreign_owner_is_refused() {
+    // Root can own anything, so the check is only observable as a normal user
+    // looking at a directory owned by someone else (/ is owned by root).
+    if fsio::effective_uid() == 0 {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("theirs");
+        std::fs::create_dir(&dir).unwrap();
+        std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).unwrap();
+        let err = CacheRoot::open(&dir).unwrap_err();
+        assert!(
+            matches!(err, CacheError::ForeignOwner { owner: 65534, .. }),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
+    } else {
+        let err = CacheRoot::open(Path::new("/")).unwrap_err();
+        assert!(
+            matches!(err, CacheError::ForeignOwner { owner: 0, .. }),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn clear_cache_removes_only_a_luminos_cache() {
+    let f = fixture();
+    f.cache.write_meta("m", "t").unwrap();
+    let root = f.root.path().to_path_buf();
+    assert!(clear_cache(&root).unwrap());
+    assert!(!root.exists());
+    assert!(!clear_cache(&root).unwrap());
+    assert!(f.target.exists());
+}
+
+#[test]
+fn clear_cache_refuses_foreign_contents_symlinks_and_busy_caches() {
+    let f = fixture();
+    let root = f.root.path().to_path_buf();
+    std::fs::write(root.join("thesis.tex"), "precious").unwrap();
+    let err = clear_cache(&root).unwrap_err();
+    assert!(err.to_string().contains("thesis.tex"), "{err}");
+    assert!(root.join("thesis.tex").exists());
+    std::fs::remove_file(root.join("thesis.tex")).unwrap();
+
+    let link = root.parent().unwrap().join("link");
+    symlink(&root, &link).unwrap();
+    assert!(matches!(clear_cache(&link), Err(CacheError::Symlink(_))));
+    assert!(link.exists() && root.exists());
+
+    let held = f.root.lock_run(&f.target, false).unwrap();
+    let err = clear_cache(&root).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "refusing to remove {}: luminos run (pid {}) is using it to investigate {}; \
+             wait for it or stop it",
+            root.display(),
+            std::process::id(),
+            f.target.display()
+        )
+    );
+    drop(held);
+    assert!(clear_cache(&root).unwrap());
+}
+
+#[test]
+fn run_lock_is_per_target() {
+    let f = fixture();
+    let held = f.cache.lock_run(false).unwrap();
+    match f.root.lock_run(&f.target, false) {
+        Err(CacheError::Busy { pid }) => assert_eq!(pid, std::process::id()),
+        other => panic!("expected Busy, got {other:?}"),
+    }
+    let other = f
+        .root
+        .lock_run(Path::new("/some/other/target"), false)
+        .unwrap();
+    drop(other);
+    drop(held);
+    f.root.lock_run(&f.target, false).unwrap();
+}
