@@ -66,9 +66,9 @@ mod project;
 mod report;
 
 pub(crate) use gather::estimate;
-pub(crate) use project::{Ceiling, DirInput, Inputs, ModelTerms, Tally, project_loop_with_prefix};
 #[cfg(test)]
-pub(crate) use project::{project, project_loop};
+pub(crate) use project::project;
+pub(crate) use project::{Ceiling, DirInput, Inputs, ModelTerms, Tally, project_loop};
 pub(crate) use report::{Counts, Estimate};
 
 #[cfg(doc)]

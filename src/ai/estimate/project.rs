@@ -1,7 +1,7 @@
 //! The pure projection behind `--estimate` and the budget: from measured
 //! prompt and file sizes (reference tokens) and a model's [`ModelTerms`] to
 //! calls, usage and cost in the low and high scenarios ([`project`]), one
-//! dir loop at a time ([`project_loop_with_prefix`]).
+//! dir loop at a time ([`project_loop`]).
 //!
 //! The model of a run it implements is described on the parent module.
 //! Its edges: it measures nothing (the sizes come from `gather.rs`), renders
@@ -180,24 +180,13 @@ pub(crate) struct Range<T> {
 /// (both in reference tokens; `terms` scales them to the model's).
 /// With `caching`, each turn reads the previous context back from the cache
 /// and writes only the new part; without, all of it is plain input. The
-/// loop stops before a turn once the previous context passed the model's
-/// budget, as the real loop does. Thinking is output, not resent.
-#[cfg(test)]
+/// first `prefix_tokens` of the prompt (the tools and the system prompt
+/// every loop of a run shares) another loop already wrote to the cache:
+/// with caching, the first turn reads them back instead of writing them
+/// (0 for the run's first loop). The loop stops before a turn once the
+/// previous context passed the model's budget, as the real loop does.
+/// Thinking is output, not resent.
 pub(crate) fn project_loop(
-    prompt_tokens: u64,
-    read_tokens: u64,
-    turns: u32,
-    caching: bool,
-    terms: &ModelTerms,
-) -> Tally {
-    project_loop_with_prefix(0, prompt_tokens, read_tokens, turns, caching, terms)
-}
-
-/// `project_loop` for a loop whose first `prefix_tokens` (the tools and
-/// the system prompt every loop of a run shares) another loop already
-/// wrote to the cache: with caching, its first turn reads them back
-/// instead of writing them.
-pub(crate) fn project_loop_with_prefix(
     prefix_tokens: u64,
     prompt_tokens: u64,
     read_tokens: u64,
@@ -270,7 +259,7 @@ pub(crate) fn project(inputs: &Inputs, terms: &ModelTerms) -> Range<Tally> {
             } else {
                 dir.read_tokens
             };
-            let one = project_loop_with_prefix(
+            let one = project_loop(
                 dir.prefix_tokens,
                 dir.prompt_tokens,
                 read,

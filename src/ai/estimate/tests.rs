@@ -25,7 +25,7 @@ fn reads_are_cut_at_read_files_default() {
 #[test]
 fn a_loop_without_caching_resends_everything() {
     // 3 turns, 1000 tokens of files over the 2 later turns: growth 500 + 350.
-    let tally = project_loop(2_000, 1_000, 3, false, &terms());
+    let tally = project_loop(0, 2_000, 1_000, 3, false, &terms());
     assert_eq!(tally.calls, 3);
     assert_eq!(tally.usage.input_tokens, 2_000 + 2_850 + 3_700);
     assert_eq!(tally.usage.output_tokens, 3 * DIR_OUTPUT_TOKENS_PER_TURN);
@@ -35,8 +35,8 @@ fn a_loop_without_caching_resends_everything() {
 
 #[test]
 fn a_cached_loop_reads_back_the_previous_context() {
-    let plain = project_loop(2_000, 1_000, 3, false, &terms());
-    let cached = project_loop(2_000, 1_000, 3, true, &terms());
+    let plain = project_loop(0, 2_000, 1_000, 3, false, &terms());
+    let cached = project_loop(0, 2_000, 1_000, 3, true, &terms());
     assert_eq!(cached.calls, 3);
     assert_eq!(cached.usage.input_tokens, 0);
     assert_eq!(cached.usage.cache_read_input_tokens, 2_000 + 2_850);
@@ -49,8 +49,8 @@ fn a_cached_loop_reads_back_the_previous_context() {
 
 #[test]
 fn a_shared_prefix_is_read_not_written() {
-    let alone = project_loop(3_000, 1_000, 3, true, &terms());
-    let sharing = project_loop_with_prefix(2_000, 3_000, 1_000, 3, true, &terms());
+    let alone = project_loop(0, 3_000, 1_000, 3, true, &terms());
+    let sharing = project_loop(2_000, 3_000, 1_000, 3, true, &terms());
     assert_eq!(sharing.usage.context_tokens(), alone.usage.context_tokens());
     assert_eq!(
         sharing.usage.cache_read_input_tokens,
@@ -59,8 +59,8 @@ fn a_shared_prefix_is_read_not_written() {
     assert!(sharing.cost < alone.cost);
     // Without caching nothing is read, shared or not.
     assert_eq!(
-        project_loop_with_prefix(2_000, 3_000, 1_000, 3, false, &terms()),
-        project_loop(3_000, 1_000, 3, false, &terms())
+        project_loop(2_000, 3_000, 1_000, 3, false, &terms()),
+        project_loop(0, 3_000, 1_000, 3, false, &terms())
     );
 }
 
@@ -87,10 +87,10 @@ fn a_binding_budget_says_what_it_bought() {
 
 #[test]
 fn one_turn_reads_nothing_and_zero_turns_cost_nothing() {
-    let one = project_loop(1_000, 50_000, 1, false, &terms());
+    let one = project_loop(0, 1_000, 50_000, 1, false, &terms());
     assert_eq!((one.calls, one.usage.input_tokens), (1, 1_000));
     assert_eq!(
-        project_loop(1_000, 50_000, 0, true, &terms()),
+        project_loop(0, 1_000, 50_000, 0, true, &terms()),
         Tally::default()
     );
 }
@@ -99,10 +99,10 @@ fn one_turn_reads_nothing_and_zero_turns_cost_nothing() {
 fn the_context_budget_ends_a_loop_early() {
     // Files worth far more than the budget: the loop stops once a context
     // passed it, not after all 10 turns.
-    let tally = project_loop(10_000, 2_000_000, 10, false, &terms());
+    let tally = project_loop(0, 10_000, 2_000_000, 10, false, &terms());
     assert!(tally.calls < 10, "{tally:?}");
     assert!(tally.calls >= 2, "{tally:?}");
-    let full = project_loop(10_000, 2_000, 10, false, &terms());
+    let full = project_loop(0, 10_000, 2_000, 10, false, &terms());
     assert_eq!(full.calls, 10);
 }
 
@@ -314,7 +314,7 @@ fn each_call_is_priced_on_its_own() {
     // Haiku 5.5's tier is per request: many calls under 100K never pay it,
     // though their sum is far past it.
     let terms = ModelTerms::of("claude-haiku-5-5");
-    let tally = project_loop(20_000, 40_000, 10, false, &terms);
+    let tally = project_loop(0, 20_000, 40_000, 10, false, &terms);
     assert!(tally.usage.context_tokens() > 100_000);
     let summed = terms.pricing.cost(&tally.usage);
     assert!(tally.cost < summed / 2.0, "{} vs {summed}", tally.cost);

@@ -159,7 +159,7 @@ pub(crate) struct StreamErrorBody {
 
 /// Event names whose data this client must understand; anything else with
 /// unparsable data is ignored.
-const KNOWN_EVENTS: &[&str] = &[
+pub(super) const KNOWN_EVENTS: &[&str] = &[
     "message_start",
     "content_block_start",
     "content_block_delta",

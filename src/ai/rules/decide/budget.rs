@@ -7,7 +7,7 @@
 //! Its edges: pure pricing and ranking over the [`Facts`]; which units
 //! exist is [`crate::ai::rules::units`], which of them are bought is
 //! [`super::decide`], and the token arithmetic of a loop is the estimate's
-//! projection ([`project_loop_with_prefix`]).
+//! projection ([`project_loop`]).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ use super::{
 };
 use crate::ai::api::Usage;
 use crate::ai::estimate::{
-    DIR_OUTPUT_TOKENS_PER_TURN, ModelTerms, Tally, project_loop_with_prefix, tokens_of_bytes,
+    DIR_OUTPUT_TOKENS_PER_TURN, ModelTerms, Tally, project_loop, tokens_of_bytes,
 };
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::plan::Tier;
@@ -70,7 +70,7 @@ impl LoopCosts<'_, '_> {
         let prefix = facts.loop_prefix_tokens;
         let task = tokens_of_bytes(TASK_BYTES + listing + outside * SECTION_BYTES);
         let expected_turns = (EXPECTED_TURNS + unit.members.len() as u32).min(turns.max(1));
-        let tally = project_loop_with_prefix(
+        let tally = project_loop(
             prefix,
             prefix + task,
             tokens_of_bytes(read),

@@ -6,18 +6,12 @@ use proptest::sample::Index;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::ai::api::stream::event::{MessageStart, StreamEvent};
+use crate::ai::api::stream::event::{KNOWN_EVENTS, MessageStart, StreamEvent};
 
-const EVENT_NAMES: &[&str] = &[
-    "message_start",
-    "content_block_start",
-    "content_block_delta",
-    "content_block_stop",
-    "message_delta",
-    "message_stop",
-    "error",
-    "ping",
-];
+/// Every event the client understands, and one it must ignore.
+fn event_names() -> Vec<&'static str> {
+    KNOWN_EVENTS.iter().copied().chain(["ping"]).collect()
+}
 
 /// An index as a server might garble it.
 fn index() -> impl Strategy<Value = Value> {
@@ -63,7 +57,7 @@ fn event_json() -> impl Strategy<Value = Value> {
         small_json(),
     ];
     (
-        prop::sample::select(EVENT_NAMES.to_vec()),
+        prop::sample::select(event_names()),
         index(),
         block,
         delta,
@@ -132,7 +126,7 @@ fn garbage_data() -> impl Strategy<Value = Vec<u8>> {
 fn garbage_event() -> impl Strategy<Value = Vec<u8>> {
     let name = prop_oneof![
         Just(None),
-        prop::sample::select(EVENT_NAMES.to_vec()).prop_map(|n| Some(n.to_string())),
+        prop::sample::select(event_names()).prop_map(|n| Some(n.to_string())),
         "[^\r\n]{0,16}".prop_map(Some),
     ];
     (
