@@ -312,7 +312,9 @@ fn ctrl_c_exits_130_and_the_next_run_resumes() {
     let output = child.wait_with_output().unwrap();
     let err = stderr(&output);
     assert_eq!(status.code(), Some(130), "{err}");
-    assert!(err.contains("Interrupted."), "{err}");
+    // What the run had spent is said, since no report follows.
+    assert!(err.contains("Interrupted after "), "{err}");
+    assert!(err.contains(" API requests (about $"), "{err}");
     assert!(err.contains("run the same command again"), "{err}");
     assert!(output.stdout.is_empty(), "no half report");
     let done_before = cache_entries(env.cache()).dirs.len();

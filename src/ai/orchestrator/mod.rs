@@ -92,7 +92,7 @@ use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 use finish::{evaluate, finish};
 use ground::ground_phase;
 use open::{new_session, open_investigation};
-use outcome::{failed, failed_after, interrupted, interrupted_outcome, with_spent};
+use outcome::{failed, failed_after, interrupted, interrupted_outcome};
 use plan::plan_phase;
 use survey::survey_phase;
 use synthesis::synthesis_phase;
@@ -132,7 +132,7 @@ pub async fn investigate(
         // Dropping the pipeline aborts the running loops at their next await,
         // after a tool call in progress (and its cache write) has returned.
         _ = interrupted() => {
-            return Ok(with_spent(interrupted_outcome(config, &cache, progress), &tracker));
+            return Ok(interrupted_outcome(config, &cache, progress, &tracker));
         }
     };
     match result {

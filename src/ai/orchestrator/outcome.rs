@@ -31,7 +31,7 @@ pub(super) fn failed_after(
 }
 
 /// `outcome`, saying what `tracker` counted when the run made any request.
-pub(super) fn with_spent(mut outcome: Outcome, tracker: &TokenTracker) -> Outcome {
+fn with_spent(mut outcome: Outcome, tracker: &TokenTracker) -> Outcome {
     let totals = tracker.totals();
     if totals.requests > 0 {
         outcome.status.spent = Some(Spent {
@@ -57,18 +57,25 @@ pub(super) async fn interrupted() {
     }
 }
 
-/// What an interrupted run says and returns.
-pub(super) fn interrupted_outcome(config: &Config, cache: &Cache, progress: &Progress) -> Outcome {
+/// What an interrupted run says and returns: what it had spent too, since
+/// no report follows.
+pub(super) fn interrupted_outcome(
+    config: &Config,
+    cache: &Cache,
+    progress: &Progress,
+    tracker: &TokenTracker,
+) -> Outcome {
     let done = cache.list_entries(EntryKind::Dir).len();
     progress.println(&format!(
-        "Interrupted. {done} directory summaries are saved in {}/; run the same command again \
+        "Interrupted{}. {done} directory summaries are saved in {}/; run the same command again \
          (without --fresh) to resume where this run stopped.",
+        spent_words(tracker),
         cache.dir().display()
     ));
     if let Some(line) = batch_mode::in_flight_line(config, cache) {
         progress.println(&line);
     }
-    Outcome {
+    let outcome = Outcome {
         interrupted: true,
         status: Investigation {
             status: InvestigationStatus::Partial,
@@ -76,6 +83,17 @@ pub(super) fn interrupted_outcome(config: &Config, cache: &Cache, progress: &Pro
             ..Investigation::default()
         },
         ..Outcome::default()
+    };
+    with_spent(outcome, tracker)
+}
+
+/// ` after N API requests (about $X)`, or nothing before the first.
+fn spent_words(tracker: &TokenTracker) -> String {
+    let requests = tracker.totals().requests;
+    match requests {
+        0 => String::new(),
+        1 => format!(" after 1 API request (about ${:.2})", tracker.cost()),
+        n => format!(" after {n} API requests (about ${:.2})", tracker.cost()),
     }
 }
 
