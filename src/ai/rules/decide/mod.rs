@@ -128,6 +128,46 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
         );
     let costs = LoopCosts { facts, terms };
 
+    let work = choose_work(facts, &plan, &applied, &freshness, costs, capacity, fixed);
+    Decision {
+        tiny,
+        survey,
+        planning,
+        plan,
+        freshness,
+        applied,
+        loops: work.loops,
+        mechanical: work.mechanical,
+        budget: work.budget,
+        synthesis: work.synthesis,
+        work_resumed: work.resumed,
+        batch: facts.batch,
+    }
+}
+
+/// What one of the three ways of deciding the work chose: the work a
+/// resumed run saved, every directory its own loop (the budget does not
+/// bind), or the units the budget buys.
+struct Work {
+    loops: Vec<PlannedLoop>,
+    mechanical: Vec<PathBuf>,
+    budget: BudgetPlan,
+    synthesis: SynthesisPlan,
+    resumed: bool,
+}
+
+/// The work for the stale directories of `applied`, after the fixed
+/// passes' cost `fixed`.
+fn choose_work(
+    facts: &Facts<'_>,
+    plan: &Plan,
+    applied: &AppliedPlan,
+    freshness: &Freshness,
+    costs: LoopCosts<'_, '_>,
+    capacity: Capacity,
+    fixed: f64,
+) -> Work {
+    let terms = costs.terms;
     // A resumed run carries on with the work it saved.
     let saved = facts
         .saved_work
@@ -152,20 +192,14 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
         let mut loops = loops;
         assign_ranks(
             facts,
-            &named_tiers(facts.dirs, &plan, facts.target),
+            &named_tiers(facts.dirs, plan, facts.target),
             &mut loops,
         );
         let binding = !mechanical.is_empty() || loops.iter().any(|l| !l.unit.members.is_empty());
-        let synthesis = project_synthesis(facts, &freshness, &loops, &mechanical, capacity, &terms);
+        let synthesis = project_synthesis(facts, freshness, &loops, &mechanical, capacity, &terms);
         let spendable = (facts.budget.unwrap_or(f64::INFINITY) - fixed).max(0.0);
         let loops_cost = loops.iter().map(|l| l.cost).sum();
-        return Decision {
-            tiny,
-            survey,
-            planning,
-            plan,
-            freshness,
-            applied,
+        return Work {
             budget: BudgetPlan {
                 limit: facts.budget,
                 binding,
@@ -182,8 +216,7 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
             loops,
             mechanical,
             synthesis,
-            work_resumed: true,
-            batch: facts.batch,
+            resumed: true,
         };
     }
 
@@ -206,21 +239,15 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
     let mut singles = singles;
     assign_ranks(
         facts,
-        &named_tiers(facts.dirs, &plan, facts.target),
+        &named_tiers(facts.dirs, plan, facts.target),
         &mut singles,
     );
     let loops_cost: f64 = singles.iter().map(|l| l.cost).sum();
-    let synthesis_all = project_synthesis(facts, &freshness, &singles, &[], capacity, &terms);
+    let synthesis_all = project_synthesis(facts, freshness, &singles, &[], capacity, &terms);
     let fits = |limit: f64| fixed + loops_cost + synthesis_all.cost <= limit;
     if facts.budget.is_none_or(fits) {
         let units = singles.len();
-        return Decision {
-            tiny,
-            survey,
-            planning,
-            plan,
-            freshness,
-            applied,
+        return Work {
             budget: BudgetPlan {
                 limit: facts.budget,
                 binding: false,
@@ -233,8 +260,7 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
             loops: singles,
             mechanical: Vec::new(),
             synthesis: synthesis_all,
-            work_resumed: false,
-            batch: facts.batch,
+            resumed: false,
         };
     }
 
@@ -243,7 +269,7 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
     let spendable = (limit - fixed).max(0.0);
     let synthesis_reserve = spendable * SYNTHESIS_SHARE;
     let for_loops = spendable - synthesis_reserve;
-    let tiers = named_tiers(facts.dirs, &plan, facts.target);
+    let tiers = named_tiers(facts.dirs, plan, facts.target);
     let tier_of = |dir: &Path| applied.tiers.get(dir).copied().unwrap_or(Tier::Default);
     let units = fold_units(
         &applied.order,
@@ -293,14 +319,8 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
     }
     super::discover::sort_leaf_first(&mut mechanical);
     let loops_cost = loops.iter().map(|l| l.cost).sum();
-    let synthesis = project_synthesis(facts, &freshness, &loops, &mechanical, capacity, &terms);
-    Decision {
-        tiny,
-        survey,
-        planning,
-        plan,
-        freshness,
-        applied,
+    let synthesis = project_synthesis(facts, freshness, &loops, &mechanical, capacity, &terms);
+    Work {
         loops,
         mechanical,
         budget: BudgetPlan {
@@ -313,8 +333,7 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
             loops_affordable,
         },
         synthesis,
-        work_resumed: false,
-        batch: facts.batch,
+        resumed: false,
     }
 }
 
