@@ -40,13 +40,11 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use luminos::ai::api::DEFAULT_MODEL;
-use luminos::ai::api::catalog::ModelFacts;
 use serde_json::Value;
 
-use crate::budget::{DIR_SUMMARY_CHARS, Tree, luminos, realistic, thousands, tree_dir};
-use crate::support::agent::{MockAgent, Pass};
-use crate::support::entries::{Entries, cache_entries};
+use crate::budget::{Tree, luminos, realistic_server, thousands, tree_dir};
+use crate::support::agent::Pass;
+use crate::support::entries::{Entries, batches_in_flight, cache_entries};
 use crate::support::mock::MockServer;
 
 /// How long every batch takes at the mock, from its creation to its end.
@@ -170,7 +168,7 @@ fn spawn_until_waiting(
     let until = Instant::now() + Duration::from_secs(600);
     loop {
         if let Some(batch) = server.batches().get(n)
-            && in_flight(cache_root).contains(&batch.id)
+            && batches_in_flight(cache_root).contains(&batch.id)
         {
             return child;
         }
@@ -178,25 +176,6 @@ fn spawn_until_waiting(
         assert!(Instant::now() < until, "never waited on batch {n}");
         std::thread::sleep(Duration::from_millis(2));
     }
-}
-
-/// The batch ids `cache_root`'s investigation has in flight.
-fn in_flight(cache_root: &Path) -> Vec<String> {
-    std::fs::read_dir(cache_root)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| std::fs::read(e.path().join("batch/state.json")).ok())
-        .filter_map(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-        .flat_map(|state| {
-            state["in_flight"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|b| b["id"].as_str().map(str::to_string))
-                .collect::<Vec<_>>()
-        })
-        .collect()
 }
 
 fn summary(name: &str, run: &Run) {
@@ -226,18 +205,8 @@ fn batch_halves_the_bill_and_rounds_follow_the_chain_of_turns() {
         crate::scan::generate_tree(root, 20_000);
     });
     let target = std::fs::canonicalize(&tree.root).unwrap();
-    let work = tempfile::Builder::new()
-        .prefix("luminos-batch-run-")
-        .tempdir()
-        .unwrap();
-    let server = MockServer::start();
-    server
-        .set_latency(LATENCY)
-        .set_min_cacheable_tokens(ModelFacts::of(DEFAULT_MODEL).model.min_cacheable_tokens);
-    let agent = MockAgent::new(&tree.root)
-        .summary_chars(DIR_SUMMARY_CHARS)
-        .every_dir_script(realistic);
-    server.respond_with(move |request| agent.reply(&request.body));
+    let work = crate::support::fs::temp_dir("luminos-batch-run-");
+    let server = realistic_server(&tree.root, LATENCY);
     server.set_batch_delay(BATCH_DELAY);
     let unbounded = ["--budget", "none"];
     let batched = ["--budget", "none", "--batch"];

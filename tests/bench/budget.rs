@@ -111,20 +111,28 @@ pub(crate) struct Tree {
     pub(crate) dirs: usize,
 }
 
+/// A mock API at `latency` before every response, with the default
+/// model's cache minimum, whose agents work over `root` as [`realistic`]
+/// says.
+pub(crate) fn realistic_server(root: &Path, latency: Duration) -> MockServer {
+    let server = MockServer::start();
+    server
+        .set_latency(latency)
+        .set_min_cacheable_tokens(ModelFacts::of(DEFAULT_MODEL).model.min_cacheable_tokens);
+    let agent = MockAgent::new(root)
+        .summary_chars(DIR_SUMMARY_CHARS)
+        .every_dir_script(realistic);
+    server.respond_with(move |request| agent.reply(&request.body));
+    server
+}
+
 /// Investigate `tree` with the release binary against the mock and report.
 fn investigate(tree: &Tree, large: bool) {
     let work = crate::support::fs::temp_dir("luminos-budget-run-");
     let cache_root = work.path().join("cache");
     let report_file = work.path().join("report.json");
     let stderr_file = work.path().join("stderr.txt");
-    let server = MockServer::start();
-    server
-        .set_latency(LATENCY)
-        .set_min_cacheable_tokens(ModelFacts::of(DEFAULT_MODEL).model.min_cacheable_tokens);
-    let agent = MockAgent::new(&tree.root)
-        .summary_chars(DIR_SUMMARY_CHARS)
-        .every_dir_script(realistic);
-    server.respond_with(move |request| agent.reply(&request.body));
+    let server = realistic_server(&tree.root, LATENCY);
 
     let estimate = luminos(&server, &cache_root)
         .args(["--estimate", "--json"])

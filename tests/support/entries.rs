@@ -105,3 +105,23 @@ pub fn all_dirs(target: &Path) -> Vec<String> {
     dirs.sort();
     dirs
 }
+
+/// The batch ids the investigation under `cache_root` has in flight (its
+/// `batch/state.json`), none when there is no such file.
+pub fn batches_in_flight(cache_root: &Path) -> Vec<String> {
+    std::fs::read_dir(cache_root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("batch/state.json")).ok())
+        .filter_map(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .flat_map(|state| {
+            state["in_flight"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|b| b["id"].as_str().map(str::to_string))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}

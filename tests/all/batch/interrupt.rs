@@ -45,7 +45,7 @@ fn killed_while_waiting_a_rerun_sends_nothing_twice_and_ends_with_the_same_cache
     let resumed = cache_entries(&root);
     similar_asserts::assert_eq!(clean.dirs, resumed.dirs, "dir entries");
     similar_asserts::assert_eq!(clean.files, resumed.files, "file entries");
-    assert!(in_flight(&root).is_empty());
+    assert!(batches_in_flight(&root).is_empty());
 }
 
 #[test]
@@ -156,7 +156,7 @@ fn ctrl_c_while_waiting_says_the_batch_goes_on_and_how_to_resume() {
         said.contains("--batch") && said.contains("--cancel-batch"),
         "{said}"
     );
-    assert_eq!(in_flight(&root), std::slice::from_ref(id));
+    assert_eq!(batches_in_flight(&root), std::slice::from_ref(id));
     // The next run picks it up and goes to the end.
     env.server.set_batch_delay(Duration::from_millis(5));
     let report = run_ok(&env, &root, &["--batch"]);

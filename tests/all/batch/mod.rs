@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use support::TestEnv;
 use support::agent::{AgentEnv, MockAgent};
-use support::entries::{Entries, cache_entries, investigation_dir};
+use support::entries::{Entries, batches_in_flight, cache_entries, investigation_dir};
 use support::mock::Reply;
 
 mod budget;
@@ -114,26 +114,6 @@ fn interactive(env: &AgentEnv) -> (Entries, Value) {
     (cache_entries(&root), report)
 }
 
-/// The ids of the batches `cache_root`'s investigation has in flight.
-fn in_flight(cache_root: &Path) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(cache_root) else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|e| std::fs::read(e.path().join("batch/state.json")).ok())
-        .filter_map(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-        .flat_map(|state| {
-            state["in_flight"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|b| b["id"].as_str().map(str::to_string))
-                .collect::<Vec<_>>()
-        })
-        .collect()
-}
-
 /// Spawn a `--batch` run on `cache_root` and return once it waits on the
 /// `n`-th batch the mock ever created (0-based): created, and recorded in
 /// the cache. Panics if the run ends first.
@@ -155,7 +135,7 @@ fn spawn_until_waiting_with(env: &AgentEnv, cache_root: &Path, n: usize, args: &
             .server
             .batches()
             .get(n)
-            .is_some_and(|batch| in_flight(cache_root).contains(&batch.id));
+            .is_some_and(|batch| batches_in_flight(cache_root).contains(&batch.id));
         if waiting {
             return child;
         }
