@@ -118,12 +118,12 @@ pub(crate) fn stats_line(stats: &BatchStats) -> String {
     format!(
         "Batch: {} rounds, {} requests sent, {} answered, {} failed in a batch and {} sent again, \
          {} answers reused; waited {}.",
-        stats.rounds,
-        stats.submitted,
-        stats.succeeded,
-        stats.errored + stats.canceled + stats.expired,
-        stats.retried,
-        stats.replayed,
+        stats.totals.rounds,
+        stats.totals.requests,
+        stats.totals.succeeded,
+        stats.totals.errored + stats.totals.canceled + stats.totals.expired,
+        stats.totals.retried,
+        stats.totals.replayed,
         format_duration(stats.waited)
     )
 }

@@ -94,7 +94,7 @@ impl Session {
         let replayed = self
             .batcher
             .as_ref()
-            .map_or(0.0, |b| b.stats().replayed_cost);
+            .map_or(0.0, |b| b.stats().totals.replayed_cost_usd);
         self.tracker.cost() + replayed
     }
 

@@ -40,7 +40,7 @@
 //! **Accounting.** Answers read by this run are recorded in the run's token
 //! tracker (priced at the catalog's batch prices by the caller); answers
 //! replayed from the cache were paid by an earlier run and are counted
-//! apart ([`BatchStats::replayed`]).
+//! apart (`replayed` in [`BatchStats::totals`]).
 //!
 //! The API side (create, retrieve, results, cancel) is
 //! [`crate::ai::api::batch`]; the files are [`crate::cache::batch`].
@@ -61,6 +61,7 @@ use crate::ai::api::cost::TokenTracker;
 use crate::ai::api::{ApiError, ApiErrorKind, Client, MessagesRequest, Response};
 use crate::cache::batch::BatchStore;
 use crate::progress::Progress;
+use crate::report::BatchSummary;
 
 pub(crate) use cancel::{CancelError, cancel_in_flight, describe as describe_batch};
 
@@ -117,53 +118,25 @@ pub fn request_digest(params: &[u8]) -> String {
         .collect()
 }
 
-/// What a run's batch work amounted to, for the live line and the report.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+/// What a run's batch work amounted to, for the live line and the report:
+/// the report's counters, plus what only the live line shows.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct BatchStats {
-    /// Rounds this run waited on (its own, and one an earlier run left).
-    pub rounds: u32,
-    /// Batches this run created.
-    pub batches: u32,
-    /// Batches an earlier run created that this run read.
-    pub resumed_batches: u32,
-    /// Requests this run put in batches (a request sent again counts again).
-    pub submitted: u64,
+    /// The counters the report keeps (its `waited_secs` is filled from
+    /// [`BatchStats::waited`] when the summary is taken).
+    pub totals: BatchSummary,
     /// Requests in the batches being waited on now.
     pub pending: u64,
-    /// Answers this run read.
-    pub succeeded: u64,
-    /// Requests that failed in a batch (`errored`).
-    pub errored: u64,
-    /// Requests a canceled batch left unprocessed.
-    pub canceled: u64,
-    /// Requests an expired batch left unprocessed.
-    pub expired: u64,
-    /// Requests sent again in a later round.
-    pub retried: u64,
-    /// Answers an earlier run read, replayed from the cache.
-    pub replayed: u64,
-    /// What the replayed answers cost when they were paid, in dollars.
-    pub replayed_cost: f64,
     /// Time spent waiting on batches.
     pub waited: Duration,
 }
 
 impl BatchStats {
     /// The report's `investigation.batch`.
-    pub(crate) fn summary(&self) -> crate::report::BatchSummary {
-        crate::report::BatchSummary {
-            rounds: self.rounds,
-            batches: self.batches,
-            batches_resumed: self.resumed_batches,
-            requests: self.submitted,
-            succeeded: self.succeeded,
-            errored: self.errored,
-            canceled: self.canceled,
-            expired: self.expired,
-            retried: self.retried,
-            replayed: self.replayed,
-            replayed_cost_usd: self.replayed_cost,
+    pub(crate) fn summary(&self) -> BatchSummary {
+        BatchSummary {
             waited_secs: self.waited.as_secs_f64(),
+            ..self.totals.clone()
         }
     }
 }
@@ -288,7 +261,7 @@ impl Batcher {
 
     /// The counts so far.
     pub(crate) fn stats(&self) -> BatchStats {
-        *self.inner.stats()
+        self.inner.stats().clone()
     }
 
     /// Send `request` (built by the session, not yet prepared, with the
@@ -368,8 +341,8 @@ impl Inner {
         let response = self.kept(digest)?;
         let cost = self.tracker.pricing().cost(&response.usage);
         let mut stats = self.stats();
-        stats.replayed += 1;
-        stats.replayed_cost += cost;
+        stats.totals.replayed += 1;
+        stats.totals.replayed_cost_usd += cost;
         Some(response)
     }
 

@@ -103,8 +103,8 @@ async fn submit(inner: &Inner, parked: &[Parked]) -> Outcomes {
         }
         {
             let mut stats = inner.stats();
-            stats.batches += 1;
-            stats.submitted += ids.len() as u64;
+            stats.totals.batches += 1;
+            stats.totals.requests += ids.len() as u64;
         }
         inner.progress.ai(&format!(
             "Batch round {round}: {} sent as {}; waiting for it.",
@@ -114,7 +114,7 @@ async fn submit(inner: &Inner, parked: &[Parked]) -> Outcomes {
         created.push(record);
     }
     if !created.is_empty() {
-        inner.stats().rounds += 1;
+        inner.stats().totals.rounds += 1;
         outcomes.extend(read_batches(inner, &created).await);
     }
     outcomes
@@ -125,8 +125,8 @@ async fn submit(inner: &Inner, parked: &[Parked]) -> Outcomes {
 async fn pick_up(inner: &Inner, state: BatchState) -> Outcomes {
     {
         let mut stats = inner.stats();
-        stats.rounds += 1;
-        stats.resumed_batches += state.in_flight.len() as u32;
+        stats.totals.rounds += 1;
+        stats.totals.batches_resumed += state.in_flight.len() as u32;
     }
     for record in &state.in_flight {
         inner.progress.ai(&format!(
@@ -284,7 +284,7 @@ fn take_line(
                     inner.store.store_result(&line.custom_id, &message)?;
                     if new {
                         inner.tracker.record(&response.usage);
-                        inner.stats().succeeded += 1;
+                        inner.stats().totals.succeeded += 1;
                     }
                     Outcome::Answered(Box::new(response))
                 }
@@ -292,18 +292,18 @@ fn take_line(
             }
         }
         BatchOutcome::Errored(err) => {
-            inner.stats().errored += 1;
+            inner.stats().totals.errored += 1;
             Outcome::Failed(err)
         }
         BatchOutcome::Canceled => {
-            inner.stats().canceled += 1;
+            inner.stats().totals.canceled += 1;
             Outcome::Failed(ApiError::new(
                 ApiErrorKind::Server,
                 "the batch was canceled before this request was processed",
             ))
         }
         BatchOutcome::Expired => {
-            inner.stats().expired += 1;
+            inner.stats().totals.expired += 1;
             Outcome::Failed(ApiError::new(
                 ApiErrorKind::Server,
                 "the batch expired (24 hours) before this request was processed",
@@ -367,7 +367,7 @@ pub(super) fn deliver(inner: &Inner, parked: Vec<Parked>, outcomes: &Outcomes) -
         }
     }
     if retried > 0 {
-        inner.stats().retried += retried as u64;
+        inner.stats().totals.retried += retried as u64;
         inner.progress.ai(&format!(
             "Batch: {} go again in the next round ({}).",
             requests(retried),

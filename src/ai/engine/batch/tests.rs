@@ -133,7 +133,7 @@ fn failures_go_again_or_reach_the_conversation_by_the_retry_policy() {
         .map(|p| (p.digest.as_str(), p.failures, p.not_before.is_some()))
         .collect();
     assert_eq!(again, [("busy", 1, true), ("not-in-this-round", 0, false)]);
-    assert_eq!(inner.stats().retried, 1);
+    assert_eq!(inner.stats().totals.retried, 1);
     // Past the policy's retries (2), the error reaches the conversation.
     let mut busy = later.into_iter().next().unwrap();
     busy.failures = 2;
@@ -156,14 +156,14 @@ fn kept_answers_are_replayed_and_counted_apart() {
     inner.store.store_result(&digest, &message).unwrap();
     let response = inner.replay(&digest).unwrap();
     assert_eq!(response.texts(), vec!["kept"]);
-    let stats = *inner.stats();
-    assert_eq!(stats.replayed, 1);
+    let stats = inner.stats().clone();
+    assert_eq!(stats.totals.replayed, 1);
     // A million input tokens on Sonnet 5.5: $2, paid by an earlier run
     // and not by this one.
     assert!(
-        (stats.replayed_cost - 2.0).abs() < 1e-9,
+        (stats.totals.replayed_cost_usd - 2.0).abs() < 1e-9,
         "{}",
-        stats.replayed_cost
+        stats.totals.replayed_cost_usd
     );
     assert_eq!(inner.tracker.cost(), 0.0);
 }
