@@ -73,10 +73,11 @@ pub(crate) fn estimate(
     let decision = decide(&facts.facts(), None);
     // Directories that get a new entry this run.
     let renewed: HashSet<&Path> = decision
+        .work
         .loops
         .iter()
         .flat_map(|l| l.unit.dirs())
-        .chain(&decision.mechanical)
+        .chain(&decision.work.mechanical)
         .map(PathBuf::as_path)
         .collect();
     let kept = |dir: &Path| {
@@ -123,8 +124,8 @@ pub(crate) fn estimate(
 
     let system = dir_system_prompt(NO_SURVEY).map_err(prompt_error("directory"))?;
     let shared_prefix = tokens_of_bytes(system.len() as u64) + tools_tokens(Toolbox::Dir);
-    let mut loops = Vec::with_capacity(decision.loops.len());
-    for (n, planned) in decision.loops.iter().enumerate() {
+    let mut loops = Vec::with_capacity(decision.work.loops.len());
+    for (n, planned) in decision.work.loops.iter().enumerate() {
         let unit = &planned.unit;
         let outside = outside_children(&facts.children, &unit.root, &unit.members);
         let children = named_child_entries(&outside, |child| kept(child));
@@ -162,7 +163,7 @@ pub(crate) fn estimate(
         });
     }
 
-    let synthesis = if decision.synthesis.reused {
+    let synthesis = if decision.work.synthesis.reused {
         Vec::new()
     } else {
         synthesis_calls(config, &facts, &decision, &kept)?
@@ -180,7 +181,7 @@ pub(crate) fn estimate(
         planning,
         synthesis,
         dirs: loops,
-        ceiling: decision.budget.limit.map(|budget| Ceiling {
+        ceiling: decision.work.budget.limit.map(|budget| Ceiling {
             budget,
             jobs: running,
         }),
@@ -191,19 +192,19 @@ pub(crate) fn estimate(
         model_warning: crate::ai::model_warning(&config.investigation.model),
         investigation_id: cache.as_ref().map(|c| c.id().to_string()),
         batch: config.investigation.batch,
-        total: facts.dirs.len(),
-        cached: decision.freshness.fresh.len(),
-        skipped: decision.applied.skipped.len(),
-        budget: decision.budget.limit,
-        budget_binding: decision.budget.binding,
-        units: decision.budget.units,
-        loops_affordable: decision.budget.loops_affordable,
-        folded: decision.folded(),
-        mechanical: decision.mechanical.len(),
+        directories_total: facts.dirs.len(),
+        directories_cached: decision.freshness.fresh.len(),
+        directories_skipped: decision.applied.skipped.len(),
+        budget_usd: decision.work.budget.limit,
+        budget_binding: decision.work.budget.binding,
+        units: decision.work.budget.units,
+        loops_affordable: decision.work.budget.loops_affordable,
+        directories_folded: decision.folded(),
+        directories_mechanical: decision.work.mechanical.len(),
         synthesis_levels: 0,
     };
     let mut estimate = Estimate::new(counts, &inputs);
-    estimate.synthesis_levels = synthesis_levels(config, &facts, &decision, &kept);
+    estimate.counts.synthesis_levels = synthesis_levels(config, &facts, &decision, &kept);
     Ok(estimate)
 }
 
@@ -219,8 +220,14 @@ fn entries_after(
     // The same allowances the decision projects the synthesis with.
     let allowance = "x".repeat(SECTION_BYTES as usize);
     let scan_allowance = "x".repeat(MECHANICAL_SECTION_BYTES as usize);
-    let mechanical: HashSet<&Path> = decision.mechanical.iter().map(PathBuf::as_path).collect();
+    let mechanical: HashSet<&Path> = decision
+        .work
+        .mechanical
+        .iter()
+        .map(PathBuf::as_path)
+        .collect();
     let looped: HashSet<&Path> = decision
+        .work
         .loops
         .iter()
         .flat_map(|l| l.unit.dirs())
@@ -257,15 +264,16 @@ fn synthesis_layout(
     let terms = ModelTerms::for_run(&config.investigation.model, config.investigation.batch);
     let capacity = Capacity::new(
         model.context_window,
-        decision.budget.limit,
+        decision.work.budget.limit,
         terms.pricing.prices.input,
     );
     let entries = entries_after(&facts.target, facts, decision, kept);
     let money_left = decision
+        .work
         .budget
         .limit
-        .filter(|_| decision.budget.binding)
-        .map(|_| decision.budget.synthesis_reserve);
+        .filter(|_| decision.work.budget.binding)
+        .map(|_| decision.work.budget.synthesis_reserve);
     lay_out(
         &entries,
         capacity,
@@ -305,7 +313,7 @@ fn synthesis_levels(
     decision: &Decision,
     kept: &dyn Fn(&Path) -> Option<Value>,
 ) -> usize {
-    if decision.synthesis.reused {
+    if decision.work.synthesis.reused {
         return 0;
     }
     synthesis_layout(config, facts, decision, kept)

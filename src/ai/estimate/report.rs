@@ -20,10 +20,38 @@ fn dollars(cost: f64) -> f64 {
     (cost * 10_000.0).round() / 10_000.0
 }
 
-/// The result of `--estimate`, as printed (text) or serialized (`--json`).
-/// The JSON keys are stable; see the README.
+/// The result of `--estimate`, as printed (text) or serialized (`--json`):
+/// what was counted, then what the projection makes of it. The JSON keys
+/// are stable; see the README.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct Estimate {
+    /// What was counted before the projection (its keys come first).
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// Directories a dir loop would investigate (folded ones included).
+    pub directories_to_investigate: usize,
+    /// Whether a survey call would be made.
+    pub survey: bool,
+    /// Whether a planning call would be made.
+    pub planning: bool,
+    /// Whether a synthesis call would be made.
+    pub synthesis: bool,
+    /// Dir loops the run would make.
+    pub loops: usize,
+    pub api_calls: Range<u64>,
+    /// Every input token, cached or not.
+    pub input_tokens: Range<u64>,
+    pub output_tokens: Range<u64>,
+    pub cost_usd: Range<f64>,
+    /// The high cost is lower than every allotted turn of every loop would
+    /// be: the budget stops the run from starting them all.
+    pub cost_held_by_budget: bool,
+}
+
+/// What [`estimate`] counted before the projection; serialized as the
+/// first keys of [`Estimate`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Counts {
     /// The target as the report names it.
     pub target: String,
     pub model: String,
@@ -37,25 +65,15 @@ pub(crate) struct Estimate {
     pub batch: bool,
     /// Every directory discovery found.
     pub directories_total: usize,
-    /// Directories a dir loop would investigate (folded ones included).
-    pub directories_to_investigate: usize,
     /// Directories already summarized in the cache (left out).
     pub directories_cached: usize,
     /// Directories a saved plan skips (left out).
     pub directories_skipped: usize,
-    /// Whether a survey call would be made.
-    pub survey: bool,
-    /// Whether a planning call would be made.
-    pub planning: bool,
-    /// Whether a synthesis call would be made.
-    pub synthesis: bool,
     /// `--budget` in dollars; `null` for no ceiling.
     pub budget_usd: Option<f64>,
     /// The budget shapes the run: directories are folded into units or
     /// summarised from the scan.
     pub budget_binding: bool,
-    /// Dir loops the run would make.
-    pub loops: usize,
     /// Units the directories to investigate make (one per directory when
     /// the budget does not bind).
     pub units: usize,
@@ -67,37 +85,6 @@ pub(crate) struct Estimate {
     /// Directories summarised from the scan, without the model.
     pub directories_mechanical: usize,
     /// Synthesis levels below the verdict (0: one call, or none).
-    pub synthesis_levels: usize,
-    pub api_calls: Range<u64>,
-    /// Every input token, cached or not.
-    pub input_tokens: Range<u64>,
-    pub output_tokens: Range<u64>,
-    pub cost_usd: Range<f64>,
-    /// The high cost is lower than every allotted turn of every loop would
-    /// be: the budget stops the run from starting them all.
-    pub cost_held_by_budget: bool,
-}
-
-/// What [`estimate`] counted before the projection.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Counts {
-    pub target: String,
-    pub model: String,
-    /// [`crate::ai::api::catalog::ModelFacts::warning`] for the model.
-    pub model_warning: Option<String>,
-    pub investigation_id: Option<String>,
-    /// `--batch`: priced at the batch prices.
-    pub batch: bool,
-    pub total: usize,
-    pub cached: usize,
-    pub skipped: usize,
-    pub budget: Option<f64>,
-    pub budget_binding: bool,
-    pub units: usize,
-    pub loops_affordable: usize,
-    /// Directories folded into the loops of `Inputs::dirs`.
-    pub folded: usize,
-    pub mechanical: usize,
     pub synthesis_levels: usize,
 }
 
@@ -127,61 +114,48 @@ impl Estimate {
                 );
                 unbounded.high.cost > tally.high.cost
             }),
-            directories_to_investigate: inputs.dirs.len() + counts.folded,
+            directories_to_investigate: inputs.dirs.len() + counts.directories_folded,
             survey: inputs.survey.is_some(),
             planning: inputs.planning.is_some(),
             synthesis: !inputs.synthesis.is_empty(),
-            budget_usd: counts.budget,
-            budget_binding: counts.budget_binding,
             loops: inputs.dirs.len(),
-            units: counts.units,
-            loops_affordable: counts.loops_affordable,
-            directories_folded: counts.folded,
-            directories_mechanical: counts.mechanical,
-            synthesis_levels: counts.synthesis_levels,
-            target: counts.target,
-            model: counts.model,
-            model_warning: counts.model_warning,
-            investigation_id: counts.investigation_id,
-            batch: counts.batch,
-            directories_total: counts.total,
-            directories_cached: counts.cached,
-            directories_skipped: counts.skipped,
+            counts,
         }
     }
 
     /// The text form, one fact per line.
     pub(crate) fn render_text(&self) -> String {
+        let counts = &self.counts;
         let mut lines = vec![format!(
             "Estimate for {} with {} (no API call was made)",
-            crate::text::escape_line(&self.target),
-            crate::text::escape_line(&self.model)
+            crate::text::escape_line(&counts.target),
+            crate::text::escape_line(&counts.model)
         )];
-        if let Some(warning) = &self.model_warning {
+        if let Some(warning) = &counts.model_warning {
             lines.push(format!("Warning: {}", crate::text::escape_line(warning)));
         }
         let mut dirs = format!(
             "Directories: {} to investigate of {} found, {} already cached",
-            self.directories_to_investigate, self.directories_total, self.directories_cached
+            self.directories_to_investigate, counts.directories_total, counts.directories_cached
         );
-        if self.directories_skipped > 0 {
+        if counts.directories_skipped > 0 {
             dirs.push_str(&format!(
                 ", {} skipped by the saved plan",
-                self.directories_skipped
+                counts.directories_skipped
             ));
         }
         lines.push(dirs);
-        if self.budget_binding {
+        if counts.budget_binding {
             lines.push(format!(
                 "Budget: ${:.2} buys about {} loops for the {} units the directories make; \
                  {} loops ({} directories folded into them), {} directories summarised \
                  from the scan",
-                self.budget_usd.unwrap_or_default(),
-                self.loops_affordable,
-                self.units,
+                counts.budget_usd.unwrap_or_default(),
+                counts.loops_affordable,
+                counts.units,
                 self.loops,
-                self.directories_folded,
-                self.directories_mechanical
+                counts.directories_folded,
+                counts.directories_mechanical
             ));
         }
         let mut passes = Vec::new();
@@ -195,8 +169,8 @@ impl Estimate {
             passes.push(format!("{} directory loops", self.loops));
         }
         if self.synthesis {
-            passes.push(if self.synthesis_levels > 0 {
-                format!("synthesis in {} levels", self.synthesis_levels + 1)
+            passes.push(if counts.synthesis_levels > 0 {
+                format!("synthesis in {} levels", counts.synthesis_levels + 1)
             } else {
                 "synthesis".to_string()
             });
@@ -219,7 +193,7 @@ impl Estimate {
         };
         lines.push(format!("Input tokens: {}", tokens(&self.input_tokens)));
         lines.push(format!("Output tokens: {}", tokens(&self.output_tokens)));
-        let prices = if self.batch {
+        let prices = if counts.batch {
             " at Message Batches API prices (half the interactive ones)"
         } else {
             ""

@@ -70,8 +70,8 @@ fn a_binding_budget_says_what_it_bought() {
     counts.budget_binding = true;
     counts.units = 30;
     counts.loops_affordable = 12;
-    counts.folded = 7;
-    counts.mechanical = 20;
+    counts.directories_folded = 7;
+    counts.directories_mechanical = 20;
     counts.synthesis_levels = 1;
     let estimate = Estimate::new(counts, &inputs(true, true, 10));
     assert_eq!(estimate.directories_to_investigate, 17);
@@ -152,15 +152,15 @@ fn counts() -> Counts {
         model_warning: None,
         investigation_id: None,
         batch: false,
-        total: 6,
-        cached: 2,
-        skipped: 0,
-        budget: Some(5.0),
+        directories_total: 6,
+        directories_cached: 2,
+        directories_skipped: 0,
+        budget_usd: Some(5.0),
         budget_binding: false,
         units: 4,
         loops_affordable: 4,
-        folded: 0,
-        mechanical: 0,
+        directories_folded: 0,
+        directories_mechanical: 0,
         synthesis_levels: 0,
     }
 }
@@ -195,7 +195,7 @@ fn batch_prices_halve_every_figure_in_dollars_and_no_other() {
         },
         &inputs(true, true, 4),
     );
-    assert!(batch.batch && !interactive.batch);
+    assert!(batch.counts.batch && !interactive.counts.batch);
     for (b, i) in [
         (batch.cost_usd.low, interactive.cost_usd.low),
         (batch.cost_usd.high, interactive.cost_usd.high),
@@ -231,20 +231,20 @@ fn json_keys_are_stable() {
             "investigation_id",
             "batch",
             "directories_total",
-            "directories_to_investigate",
             "directories_cached",
             "directories_skipped",
-            "survey",
-            "planning",
-            "synthesis",
             "budget_usd",
             "budget_binding",
-            "loops",
             "units",
             "loops_affordable",
             "directories_folded",
             "directories_mechanical",
             "synthesis_levels",
+            "directories_to_investigate",
+            "survey",
+            "planning",
+            "synthesis",
+            "loops",
             "api_calls",
             "input_tokens",
             "output_tokens",
@@ -259,7 +259,7 @@ fn json_keys_are_stable() {
 #[test]
 fn text_names_every_figure() {
     let mut estimate = Estimate::new(counts(), &inputs(true, true, 4));
-    estimate.directories_skipped = 1;
+    estimate.counts.directories_skipped = 1;
     let text = estimate.render_text();
     assert!(text.contains("Directories: 4 to investigate of 6 found, 2 already cached, 1 skipped"));
     assert!(text.contains("(survey, planning, 4 directory loops, synthesis)"));

@@ -105,10 +105,11 @@ pub(super) fn finish(
     // Work still without a summary (the API failed, the cap stopped it) is
     // done by the next run.
     let remaining = decision
+        .work
         .loops
         .iter()
         .flat_map(|l| l.unit.dirs())
-        .chain(&decision.mechanical)
+        .chain(&decision.work.mechanical)
         .filter(|d| !has_entry(d))
         .count();
     if work.cap_hit {
@@ -140,7 +141,7 @@ pub(super) fn finish(
                 directories_cached: cached_count,
                 directories_remaining: remaining,
                 coverage,
-                budget_usd: decision.budget.limit,
+                budget_usd: decision.work.budget.limit,
                 api_requests: totals.requests,
                 tokens: token_totals(&totals),
                 cost_usd: tracker.cost(),

@@ -200,18 +200,17 @@ async fn pipeline(
     let survey = survey_phase(&run, &facts, first.survey).await?;
     let decision = plan_phase(&run, &facts, &first_look, survey.as_ref(), first).await?;
     report_decision(&decision, progress);
-    if decision.work_resumed {
+    if decision.work.resumed {
         progress.ai("Work plan loaded from cache.");
-    } else if !decision.loops.is_empty() || !decision.mechanical.is_empty() {
+    } else if !decision.work.loops.is_empty() || !decision.work.mechanical.is_empty() {
         // Work decided under another budget is not carried on.
-        let older = facts
-            .saved_work
-            .as_ref()
-            .filter(|work| work.budget == decision.budget.limit && work.batch == decision.batch);
-        let work = decision.work().merged_over(older);
+        let older = facts.saved_work.as_ref().filter(|work| {
+            work.budget == decision.work.budget.limit && work.batch == decision.batch
+        });
+        let work = decision.saved_work().merged_over(older);
         save_json(&run, WORK_PLAN_FILE, &work.to_value(target));
     }
-    let allocations: Vec<u32> = decision.loops.iter().map(|l| l.turns).collect();
+    let allocations: Vec<u32> = decision.work.loops.iter().map(|l| l.turns).collect();
     let shared = Arc::new(DirShared {
         session: run.session.clone(),
         cache: cache.clone(),
@@ -235,19 +234,20 @@ async fn pipeline(
         jobs: config.investigation.jobs,
         max_cost: config.investigation.max_cost,
         budget_for_loops: decision
+            .work
             .budget
             .limit
-            .map(|limit| limit - decision.budget.synthesis_reserve),
+            .map(|limit| limit - decision.work.budget.synthesis_reserve),
     };
-    let board = progress.dir_board(decision.loops.len());
+    let board = progress.dir_board(decision.work.loops.len());
     if !run.session.facts().known {
         board.assume_prices();
     }
     let work = run_work(
         shared,
         &facts.stats,
-        &decision.loops,
-        &decision.mechanical,
+        &decision.work.loops,
+        &decision.work.mechanical,
         &|dir| changed.contains(dir),
         options,
         &board,

@@ -89,10 +89,10 @@ pub(crate) fn planning_tree(target: &Path, scope: &ScanFilter, facts: &RunFacts)
 
 /// What the planner is told the budget buys, when it binds.
 pub(crate) fn spending(decision: &Decision) -> Option<Spending> {
-    decision.budget.binding.then(|| Spending {
-        budget: decision.budget.limit.unwrap_or_default(),
-        loops: decision.budget.loops_affordable,
-        units: decision.budget.units,
+    decision.work.budget.binding.then(|| Spending {
+        budget: decision.work.budget.limit.unwrap_or_default(),
+        loops: decision.work.budget.loops_affordable,
+        units: decision.work.budget.units,
     })
 }
 
@@ -115,7 +115,7 @@ pub(crate) fn report_decision(decision: &Decision, progress: &Progress) {
 
 /// What a binding budget decided, in one line.
 pub(crate) fn budget_line(decision: &Decision) -> Option<String> {
-    let budget = &decision.budget;
+    let budget = &decision.work.budget;
     if !budget.binding {
         return None;
     }
@@ -123,10 +123,10 @@ pub(crate) fn budget_line(decision: &Decision) -> Option<String> {
         "Budget ${:.2}: {} for {} units ({} folded into them), {} summarised from the scan, \
          ${:.2} kept for the synthesis",
         budget.limit.unwrap_or_default(),
-        count(decision.loops.len(), "loop", "loops"),
+        count(decision.work.loops.len(), "loop", "loops"),
         budget.units,
         count(decision.folded(), "directory", "directories"),
-        count(decision.mechanical.len(), "directory", "directories"),
+        count(decision.work.mechanical.len(), "directory", "directories"),
         budget.synthesis_reserve,
     ))
 }

@@ -125,6 +125,17 @@ pub(crate) struct Decision {
     pub freshness: Freshness,
     /// The plan over the directories to work on.
     pub applied: AppliedPlan,
+    /// The work chosen for the directories to work on.
+    pub work: Work,
+    /// Priced at the batch prices (`--batch`).
+    pub batch: bool,
+}
+
+/// What one of the three ways of deciding the work chose: the work a
+/// resumed run saved, every directory its own loop (the budget does not
+/// bind), or the units the budget buys.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Work {
     /// The loops, in the order they may start (children first).
     pub loops: Vec<PlannedLoop>,
     /// Directories summarised without the model, leaf-first.
@@ -132,18 +143,17 @@ pub(crate) struct Decision {
     pub budget: BudgetPlan,
     pub synthesis: SynthesisPlan,
     /// The loops and mechanical entries are the saved work's, resumed.
-    pub work_resumed: bool,
-    /// Priced at the batch prices (`--batch`).
-    pub batch: bool,
+    pub resumed: bool,
 }
 
 impl Decision {
     /// The work this run decided, to save for a run that resumes it.
-    pub(crate) fn work(&self) -> SavedWork {
+    pub(crate) fn saved_work(&self) -> SavedWork {
         SavedWork {
-            budget: self.budget.limit,
+            budget: self.work.budget.limit,
             batch: self.batch,
             loops: self
+                .work
                 .loops
                 .iter()
                 .map(|l| SavedLoop {
@@ -151,12 +161,12 @@ impl Decision {
                     turns: l.turns,
                 })
                 .collect(),
-            mechanical: self.mechanical.clone(),
+            mechanical: self.work.mechanical.clone(),
         }
     }
 
     /// Directories folded into another directory's loop.
     pub(crate) fn folded(&self) -> usize {
-        self.loops.iter().map(|l| l.unit.members.len()).sum()
+        self.work.loops.iter().map(|l| l.unit.members.len()).sum()
     }
 }

@@ -57,7 +57,9 @@ mod synthesis;
 
 pub(crate) use budget::expected_read_bytes;
 use budget::{LoopCosts, assign_ranks, pass_cost};
-pub(crate) use decision::{BudgetPlan, Decision, Facts, PassChoice, PlannedLoop, SynthesisPlan};
+pub(crate) use decision::{
+    BudgetPlan, Decision, Facts, PassChoice, PlannedLoop, SynthesisPlan, Work,
+};
 pub(crate) use saved::{SavedLoop, SavedWork};
 use synthesis::project_synthesis;
 pub(crate) use synthesis::{in_synthesis, synthesis_cost};
@@ -136,24 +138,9 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
         plan,
         freshness,
         applied,
-        loops: work.loops,
-        mechanical: work.mechanical,
-        budget: work.budget,
-        synthesis: work.synthesis,
-        work_resumed: work.resumed,
+        work,
         batch: facts.batch,
     }
-}
-
-/// What one of the three ways of deciding the work chose: the work a
-/// resumed run saved, every directory its own loop (the budget does not
-/// bind), or the units the budget buys.
-struct Work {
-    loops: Vec<PlannedLoop>,
-    mechanical: Vec<PathBuf>,
-    budget: BudgetPlan,
-    synthesis: SynthesisPlan,
-    resumed: bool,
 }
 
 /// The work for the stale directories of `applied`, after the fixed

@@ -116,7 +116,9 @@ fn run_with_budget(tree: &Tree, budget: Option<f64>, proposal: Option<&Plan>) ->
 /// What one loop per directory of `tree`, and its synthesis, would cost.
 fn unbudgeted_cost(tree: &Tree) -> f64 {
     let everything = run_with_budget(tree, None, None);
-    everything.budget.fixed + everything.budget.loops_cost + everything.synthesis.cost
+    everything.work.budget.fixed
+        + everything.work.budget.loops_cost
+        + everything.work.synthesis.cost
 }
 
 fn run(tree: &Tree, setup: &Setup, proposal: Option<&Plan>) -> Decision {
@@ -165,9 +167,10 @@ fn a_tree_that_fits_gets_a_loop_per_directory_as_before() {
         (decision.survey, decision.planning),
         (PassChoice::Run, PassChoice::Run)
     );
-    assert!(!decision.budget.binding);
+    assert!(!decision.work.budget.binding);
     assert_eq!(
         decision
+            .work
             .loops
             .iter()
             .map(|l| rel(&l.unit.root))
@@ -180,18 +183,19 @@ fn a_tree_that_fits_gets_a_loop_per_directory_as_before() {
     );
     assert!(
         decision
+            .work
             .loops
             .iter()
             .all(|l| l.unit.members.is_empty() && l.turns == 10)
     );
-    assert!(decision.mechanical.is_empty());
+    assert!(decision.work.mechanical.is_empty());
     assert_eq!(decision.folded(), 0);
-    assert!(decision.synthesis.layout.levels.is_empty());
-    assert!(decision.budget.loops_cost > 0.0);
+    assert!(decision.work.synthesis.layout.levels.is_empty());
+    assert!(decision.work.budget.loops_cost > 0.0);
     // No ceiling never binds either.
     let unbounded = run_with_budget(&wide(), None, None);
-    assert!(!unbounded.budget.binding);
-    assert_eq!(unbounded.loops.len(), 77);
+    assert!(!unbounded.work.budget.binding);
+    assert_eq!(unbounded.work.loops.len(), 77);
 }
 
 #[test]
@@ -203,8 +207,8 @@ fn tiny_targets_skip_the_survey_and_the_plan() {
         (decision.survey, decision.planning),
         (PassChoice::Skip, PassChoice::Skip)
     );
-    assert_eq!(decision.loops.len(), 1);
-    assert_eq!(decision.budget.fixed, 0.0);
+    assert_eq!(decision.work.loops.len(), 1);
+    assert_eq!(decision.work.budget.fixed, 0.0);
 }
 
 #[test]
@@ -222,16 +226,16 @@ fn an_unchanged_tree_needs_nothing_and_reuses_the_synthesis() {
         (decision.survey, decision.planning),
         (PassChoice::NotNeeded, PassChoice::NotNeeded)
     );
-    assert!(decision.loops.is_empty() && decision.mechanical.is_empty());
+    assert!(decision.work.loops.is_empty() && decision.work.mechanical.is_empty());
     assert_eq!(decision.freshness.fresh.len(), 4);
-    assert!(decision.synthesis.reused);
-    assert_eq!(decision.synthesis.cost, 0.0);
+    assert!(decision.work.synthesis.reused);
+    assert_eq!(decision.work.synthesis.cost, 0.0);
     // Entries changed since the saved synthesis: it is made again.
     let changed = Setup {
         synthesis_current: false,
         ..setup
     };
-    assert!(!run(&tree, &changed, None).synthesis.reused);
+    assert!(!run(&tree, &changed, None).work.synthesis.reused);
 }
 
 #[test]
@@ -260,7 +264,7 @@ fn a_resume_reuses_the_saved_survey_and_plan_unless_fresh() {
     assert_eq!(decision.plan, shallow_docs);
     // docs and the root, which embeds its summary.
     assert_eq!(rels(&decision.applied.order), ["docs", "."]);
-    assert_eq!(decision.loops[0].turns, 5);
+    assert_eq!(decision.work.loops[0].turns, 5);
     let fresh = Setup {
         fresh: true,
         ..setup
@@ -292,21 +296,22 @@ fn the_planners_proposal_is_applied_and_skips_settle() {
     assert_eq!(decision.planning, PassChoice::Run);
     assert_eq!(rels(&decision.applied.skipped), ["docs"]);
     assert_eq!(rels(&decision.applied.order), ["src/core", "src", "."]);
-    assert_eq!(decision.loops[1].turns, 20);
-    assert_eq!(decision.loops[1].tier, Tier::Priority);
+    assert_eq!(decision.work.loops[1].turns, 20);
+    assert_eq!(decision.work.loops[1].tier, Tier::Priority);
     // The skipped directory is settled: neither looped nor summarised.
     assert!(decision.freshness.fresh.contains(&PathBuf::from("/t/docs")));
-    assert!(decision.mechanical.is_empty());
+    assert!(decision.work.mechanical.is_empty());
 }
 
 /// Every directory to work on is covered exactly once: by a loop of its
 /// own, folded into one, or mechanically.
 fn assert_covered_once(decision: &Decision) {
     let mut covered: Vec<PathBuf> = decision
+        .work
         .loops
         .iter()
         .flat_map(|l| l.unit.dirs().cloned())
-        .chain(decision.mechanical.iter().cloned())
+        .chain(decision.work.mechanical.iter().cloned())
         .collect();
     let count = covered.len();
     covered.sort();
@@ -323,35 +328,40 @@ fn a_binding_budget_folds_units_and_summarises_the_rest() {
     // Half of what one loop per directory would cost.
     let budget = full / 2.0;
     let decision = run_with_budget(&tree, Some(budget), None);
-    assert!(decision.budget.binding);
+    assert!(decision.work.budget.binding);
     assert_covered_once(&decision);
     // Units: each module with its two small subdirectories, the root with
     // the (file-less) packages it can hold.
-    assert!(decision.budget.units < 77, "{}", decision.budget.units);
+    assert!(
+        decision.work.budget.units < 77,
+        "{}",
+        decision.work.budget.units
+    );
     assert!(decision.folded() > 0);
-    assert!(!decision.mechanical.is_empty());
+    assert!(!decision.work.mechanical.is_empty());
     // The target gets its loop first.
     assert!(
         decision
+            .work
             .loops
             .iter()
             .any(|l| l.unit.root == Path::new(TARGET))
     );
     // What the loops are expected to cost stays within their share.
-    let spendable = budget - decision.budget.fixed;
-    assert!(decision.budget.loops_cost <= spendable * (1.0 - SYNTHESIS_SHARE) + 1e-9);
-    assert!((decision.budget.synthesis_reserve - spendable * SYNTHESIS_SHARE).abs() < 1e-9);
-    assert!(decision.budget.loops_affordable >= decision.loops.len().saturating_sub(1));
+    let spendable = budget - decision.work.budget.fixed;
+    assert!(decision.work.budget.loops_cost <= spendable * (1.0 - SYNTHESIS_SHARE) + 1e-9);
+    assert!((decision.work.budget.synthesis_reserve - spendable * SYNTHESIS_SHARE).abs() < 1e-9);
+    assert!(decision.work.budget.loops_affordable >= decision.work.loops.len().saturating_sub(1));
     // Children still come before their parents.
-    for (i, planned) in decision.loops.iter().enumerate() {
-        for later in &decision.loops[i + 1..] {
+    for (i, planned) in decision.work.loops.iter().enumerate() {
+        for later in &decision.work.loops[i + 1..] {
             assert!(!later.unit.root.starts_with(&planned.unit.root));
         }
     }
     // Nothing to spend: every directory summarised from the scan.
     let broke = run_with_budget(&tree, Some(0.0), None);
-    assert!(broke.loops.is_empty());
-    assert_eq!(broke.mechanical.len(), 77);
+    assert!(broke.work.loops.is_empty());
+    assert_eq!(broke.work.mechanical.len(), 77);
     assert_covered_once(&broke);
 }
 
@@ -366,7 +376,9 @@ fn under_batch_the_budget_buys_twice_the_work() {
         },
         None,
     );
-    let full = everything.budget.fixed + everything.budget.loops_cost + everything.synthesis.cost;
+    let full = everything.work.budget.fixed
+        + everything.work.budget.loops_cost
+        + everything.work.synthesis.cost;
     let at = |budget: f64, batch: bool| {
         run(
             &tree,
@@ -380,8 +392,12 @@ fn under_batch_the_budget_buys_twice_the_work() {
     };
     let work = |d: &Decision| {
         (
-            d.loops.iter().map(|l| l.unit.clone()).collect::<Vec<_>>(),
-            d.mechanical.clone(),
+            d.work
+                .loops
+                .iter()
+                .map(|l| l.unit.clone())
+                .collect::<Vec<_>>(),
+            d.work.mechanical.clone(),
         )
     };
     for share in [0.2, 0.35, 0.5] {
@@ -389,33 +405,43 @@ fn under_batch_the_budget_buys_twice_the_work() {
         let interactive = at(budget, false);
         let batch = at(budget, true);
         let doubled = at(budget * 2.0, false);
-        assert!(interactive.budget.binding, "{share}");
+        assert!(interactive.work.budget.binding, "{share}");
         assert!(batch.batch && !interactive.batch);
         // Batch prices are half the catalog's: a budget under --batch
         // decides what twice that budget decides interactively, each loop
         // expected at half its cost.
         assert_eq!(work(&batch), work(&doubled), "{share}");
-        assert!(batch.loops.len() > interactive.loops.len(), "{share}");
-        assert!(batch.budget.loops_affordable >= 2 * interactive.budget.loops_affordable - 1);
-        for (b, d) in batch.loops.iter().zip(&doubled.loops) {
+        assert!(
+            batch.work.loops.len() > interactive.work.loops.len(),
+            "{share}"
+        );
+        assert!(
+            batch.work.budget.loops_affordable >= 2 * interactive.work.budget.loops_affordable - 1
+        );
+        for (b, d) in batch.work.loops.iter().zip(&doubled.work.loops) {
             assert!((b.cost * 2.0 - d.cost).abs() < 1e-9);
         }
-        assert_eq!(batch.synthesis.layout, doubled.synthesis.layout);
+        assert_eq!(batch.work.synthesis.layout, doubled.work.synthesis.layout);
         assert_covered_once(&batch);
     }
     // Half of what everything costs interactively buys everything in batches.
     let batch = at(full / 2.0 + 1e-9, true);
-    assert!(!batch.budget.binding);
-    assert_eq!(batch.loops.len(), everything.loops.len());
-    assert!(batch.mechanical.is_empty());
+    assert!(!batch.work.budget.binding);
+    assert_eq!(batch.work.loops.len(), everything.work.loops.len());
+    assert!(batch.work.mechanical.is_empty());
 }
 
 #[test]
 fn the_planners_priority_subtree_is_bought_first() {
     let tree = wide();
     let everything = run_with_budget(&tree, None, None);
-    let one_loop = everything.loops.iter().map(|l| l.cost).fold(0.0, f64::max);
-    let budget = everything.budget.fixed + everything.synthesis.cost + one_loop * 6.0;
+    let one_loop = everything
+        .work
+        .loops
+        .iter()
+        .map(|l| l.cost)
+        .fold(0.0, f64::max);
+    let budget = everything.work.budget.fixed + everything.work.synthesis.cost + one_loop * 6.0;
     let proposal = Plan {
         priority_dirs: vec![PriorityDir {
             path: "pkg3".into(),
@@ -425,8 +451,13 @@ fn the_planners_priority_subtree_is_bought_first() {
         ..Plan::default()
     };
     let decision = run_with_budget(&tree, Some(budget), Some(&proposal));
-    assert!(decision.budget.binding);
-    let looped: Vec<String> = decision.loops.iter().map(|l| rel(&l.unit.root)).collect();
+    assert!(decision.work.budget.binding);
+    let looped: Vec<String> = decision
+        .work
+        .loops
+        .iter()
+        .map(|l| rel(&l.unit.root))
+        .collect();
     assert!(looped.contains(&".".to_string()), "{looped:?}");
     assert!(
         looped
@@ -448,18 +479,18 @@ fn a_small_budget_lays_the_synthesis_out_in_levels() {
     let spec: Vec<(&str, usize)> = spec.iter().map(|(r, n)| (r.as_str(), *n)).collect();
     let tree = tree(&spec);
     let decision = run_with_budget(&tree, Some(0.3), None);
-    assert!(decision.budget.binding);
-    assert!(!decision.loops.is_empty() && !decision.mechanical.is_empty());
+    assert!(decision.work.budget.binding);
+    assert!(!decision.work.loops.is_empty() && !decision.work.mechanical.is_empty());
     // A call may read at most a twentieth of 30 cents of input: 41 sections
     // need more than one.
     assert!(
-        !decision.synthesis.layout.levels.is_empty(),
+        !decision.work.synthesis.layout.levels.is_empty(),
         "{:?}",
-        decision.synthesis
+        decision.work.synthesis
     );
-    assert!(decision.synthesis.layout.calls() > 1);
+    assert!(decision.work.synthesis.layout.calls() > 1);
     let roomy = run_with_budget(&tree, None, None);
-    assert!(roomy.synthesis.layout.levels.is_empty());
+    assert!(roomy.work.synthesis.layout.levels.is_empty());
 }
 
 #[test]
@@ -477,10 +508,10 @@ fn a_resume_carries_on_with_the_saved_work() {
     let full = unbudgeted_cost(&tree);
     let budget = Some(full / 2.0);
     let first = run_with_budget(&tree, budget, None);
-    assert!(first.budget.binding && !first.work_resumed);
+    assert!(first.work.budget.binding && !first.work.resumed);
     // The run stopped after its first loop: that loop's directories are
     // done, the rest is left.
-    let done: HashSet<&PathBuf> = first.loops[0].unit.dirs().collect();
+    let done: HashSet<&PathBuf> = first.work.loops[0].unit.dirs().collect();
     let states: HashMap<PathBuf, DirState> = tree
         .dirs
         .iter()
@@ -497,38 +528,38 @@ fn a_resume_carries_on_with_the_saved_work() {
         states: states.clone(),
         saved_survey: true,
         saved_plan: Some(Plan::default()),
-        saved_work: Some(first.work()),
+        saved_work: Some(first.saved_work()),
         budget,
         ..Setup::default()
     };
     let second = run(&tree, &resumed, None);
-    assert!(second.work_resumed);
+    assert!(second.work.resumed);
     let shape = |loops: &[PlannedLoop]| -> Vec<(Unit, u32)> {
         loops.iter().map(|l| (l.unit.clone(), l.turns)).collect()
     };
-    assert_eq!(shape(&second.loops), shape(&first.loops[1..]));
+    assert_eq!(shape(&second.work.loops), shape(&first.work.loops[1..]));
     // The order of interest holds among what is left.
     let ranks = |loops: &[PlannedLoop]| -> Vec<PathBuf> {
         let mut list: Vec<&PlannedLoop> = loops.iter().collect();
         list.sort_by_key(|l| l.rank);
         list.iter().map(|l| l.unit.root.clone()).collect()
     };
-    let mut expected = ranks(&first.loops);
-    expected.retain(|root| root != &first.loops[0].unit.root);
-    assert_eq!(ranks(&second.loops), expected);
-    assert_eq!(second.mechanical, first.mechanical);
+    let mut expected = ranks(&first.work.loops);
+    expected.retain(|root| root != &first.work.loops[0].unit.root);
+    assert_eq!(ranks(&second.work.loops), expected);
+    assert_eq!(second.work.mechanical, first.work.mechanical);
     // Another budget, or --fresh: decided anew.
     let other = Setup {
         budget: Some(full),
         ..resumed
     };
-    assert!(!run(&tree, &other, None).work_resumed);
+    assert!(!run(&tree, &other, None).work.resumed);
     let fresh = Setup {
         fresh: true,
         states: HashMap::new(),
         budget,
-        saved_work: Some(first.work()),
+        saved_work: Some(first.saved_work()),
         ..Setup::default()
     };
-    assert!(!run(&tree, &fresh, None).work_resumed);
+    assert!(!run(&tree, &fresh, None).work.resumed);
 }
