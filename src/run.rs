@@ -10,7 +10,7 @@ use anyhow::Context;
 
 use crate::cache;
 use crate::cli::Args;
-use crate::config::{Config, Env, Invocation};
+use crate::config::{Config, Env, Invocation, Mode};
 use crate::exit_codes::ExitCode;
 use crate::output;
 use crate::progress::Progress;
@@ -45,20 +45,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         clear_cache(&config.cache_root)?;
     }
 
-    if config.investigation.cancel_batch {
-        return cancel_batches(&config);
-    }
-
-    let estimate = config.investigation.estimate;
     // Why no investigation runs, if none does.
-    let skipped = if config.investigation.scan_only {
-        Some(SCAN_ONLY_NOTE)
-    } else if config.api.auth.is_none() && !estimate {
-        eprintln!("{MISSING_KEY_HINT}");
-        Some(NO_KEY_NOTE)
-    } else {
-        None
+    let skipped = match config.investigation.mode {
+        Mode::CancelBatch => return cancel_batches(&config),
+        Mode::ScanOnly => Some(SCAN_ONLY_NOTE),
+        Mode::Estimate => None,
+        Mode::Investigate if config.api.auth.is_none() => {
+            eprintln!("{MISSING_KEY_HINT}");
+            Some(NO_KEY_NOTE)
+        }
+        Mode::Investigate => None,
     };
+    let estimate = config.investigation.mode == Mode::Estimate;
 
     // A busy target is refused before the scan, not after it.
     let reserved = if estimate || skipped.is_some() {

@@ -82,10 +82,8 @@ pub struct InvestigationOptions {
     pub model: String,
     /// Concurrent directory loops (`-j`).
     pub jobs: usize,
-    /// Only project the cost; make no API call (`--estimate`).
-    pub estimate: bool,
-    /// Run the base scan alone (`--scan-only`).
-    pub scan_only: bool,
+    /// What the run does after the scan.
+    pub mode: Mode,
     /// Spend cap in dollars (`--max-cost`).
     pub max_cost: Option<f64>,
     /// What one run may spend in dollars (`--budget`); `None`: no ceiling.
@@ -97,8 +95,34 @@ pub struct InvestigationOptions {
     /// The most requests in one batch (`--batch-size`, default the API's
     /// limit).
     pub batch_size: usize,
+}
+
+/// What a run does; the flags that choose it exclude one another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Scan, then investigate (the default).
+    Investigate,
+    /// Scan, then project the cost; make no API call (`--estimate`).
+    Estimate,
+    /// Run the base scan alone (`--scan-only`).
+    ScanOnly,
     /// Only cancel the batches in flight, then stop (`--cancel-batch`).
-    pub cancel_batch: bool,
+    CancelBatch,
+}
+
+impl Mode {
+    /// The mode the flags ask for (clap refuses any two together).
+    fn of(args: &crate::cli::Args) -> Mode {
+        if args.cancel_batch {
+            Mode::CancelBatch
+        } else if args.estimate {
+            Mode::Estimate
+        } else if args.scan_only {
+            Mode::ScanOnly
+        } else {
+            Mode::Investigate
+        }
+    }
 }
 
 /// Connection settings for the Messages API.

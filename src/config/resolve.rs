@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::paths::absolute;
 use super::{
     ApiSettings, BATCH_POLL_VAR, Config, ConfigError, DEFAULT_CACHE_ROOT, Env, HEADERS_TIMEOUT_VAR,
-    IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, OutputOptions, RETRY_BACKOFF_VAR,
+    IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode, OutputOptions, RETRY_BACKOFF_VAR,
 };
 use crate::ai::api::{self, Auth, DEFAULT_BASE_URL, DEFAULT_MODEL};
 use crate::ai::engine::batch::BatchTiming;
@@ -73,6 +73,7 @@ impl Invocation {
             (None, None) => None,
         };
 
+        let mode = Mode::of(&args);
         let config = Config {
             target_arg: shown,
             target,
@@ -95,8 +96,7 @@ impl Invocation {
                     .or_else(|| env.luminos_model.clone())
                     .unwrap_or_else(|| DEFAULT_MODEL.to_string()),
                 jobs: args.jobs as usize,
-                estimate: args.estimate,
-                scan_only: args.scan_only,
+                mode,
                 max_cost,
                 budget,
                 redact: !args.no_redact,
@@ -104,7 +104,6 @@ impl Invocation {
                 batch_size: args
                     .batch_size
                     .map_or(api::batch::MAX_REQUESTS, |n| n as usize),
-                cancel_batch: args.cancel_batch,
             },
             api: ApiSettings {
                 base_url: env

@@ -190,7 +190,8 @@ fn batch_flags_and_poll_timing() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().to_str().unwrap();
     let cfg = config(&[target], &Env::default());
-    assert!(!cfg.investigation.batch && !cfg.investigation.cancel_batch);
+    assert!(!cfg.investigation.batch);
+    assert_eq!(cfg.investigation.mode, Mode::Investigate);
     assert_eq!(cfg.api.batch_timing, BatchTiming::default());
     let env = Env {
         luminos_batch_poll: Some("20".into()),
@@ -214,10 +215,11 @@ fn batch_flags_and_poll_timing() {
     }
     assert_eq!(cfg.api.batch_timing.first_poll, Duration::from_millis(20));
     assert_eq!(cfg.api.batch_timing.max_poll, Duration::from_millis(240));
-    assert!(
+    assert_eq!(
         config(&["--cancel-batch", target], &Env::default())
             .investigation
-            .cancel_batch
+            .mode,
+        Mode::CancelBatch
     );
     for bad in ["0", "-5", "soon", "3600001"] {
         let env = Env {
