@@ -77,6 +77,7 @@ use crate::ai::engine::scheduler::{LoopOptions, run_work};
 use crate::ai::engine::session::Session;
 use crate::ai::facts::RunFacts;
 use crate::ai::passes::dir_loop::{DirShared, dir_system_prompt};
+use crate::ai::passes::one_call::PassContext;
 use crate::ai::passes::survey::{filter_dir_tools, format_survey_block};
 use crate::ai::rules::decide::decide;
 use crate::ai::rules::discover::ChildIndex;
@@ -165,6 +166,17 @@ struct RunContext<'a> {
     scope: ScanFilter,
     /// The scan's file list, indexed for checking citations.
     grounding: Arc<Scope>,
+}
+
+impl RunContext<'_> {
+    /// What the survey, planning and synthesis conversations use.
+    fn pass_context(&self) -> PassContext<'_> {
+        PassContext {
+            session: &self.session,
+            cache: self.cache,
+            progress: self.progress,
+        }
+    }
 }
 
 /// Phases 2-10, once the cache is open (`new`: by this run, so empty).

@@ -32,7 +32,7 @@ pub(super) async fn plan_phase(
     survey: Option<&Survey>,
     first: Decision,
 ) -> Result<Decision, PassError> {
-    let (cache, progress) = (run.cache, run.progress);
+    let progress = run.progress;
     match first.planning {
         PassChoice::NotNeeded => return Ok(first),
         PassChoice::Skip => {
@@ -64,7 +64,7 @@ pub(super) async fn plan_phase(
         cached_dirs: &cached_rel,
         spending: spending(&first),
     };
-    match run_planning(&run.session, cache, progress, &inputs).await? {
+    match run_planning(run.pass_context(), &inputs).await? {
         Some(proposal) => {
             save_json(run, PLAN_FILE, &proposal);
             Ok(decide(&facts.facts(), Some(&Plan::from_value(&proposal))))

@@ -46,7 +46,7 @@ pub(super) async fn survey_phase(
                 signals: &run.scan.survey_signals,
                 tree_preview: &tree_preview,
             };
-            let survey = run_survey(&run.session, run.cache, run.progress, &inputs).await?;
+            let survey = run_survey(run.pass_context(), &inputs).await?;
             if let Some(survey) = &survey {
                 save_json(
                     run,

@@ -52,9 +52,7 @@ pub(super) async fn synthesis_phase(
     let terms = ModelTerms::for_run(run.session.model(), run.config.investigation.batch);
     let target = run.target.to_string_lossy();
     let synthesis = SynthesisRun {
-        session: &run.session,
-        cache: run.cache,
-        progress: run.progress,
+        ctx: run.pass_context(),
         target: &target,
         capacity: Capacity::new(model.context_window, budget, terms.pricing.prices.input),
         tokens_per_byte: model.tokens_per_byte,

@@ -13,10 +13,19 @@ use serde_json::Value;
 use crate::ai::PassError;
 use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::engine::session::Session;
-use crate::ai::stop_for_api_error;
 use crate::ai::tools::{self, Toolbox};
+use crate::ai::{record_refusal, stop_for_api_error};
 use crate::cache::Cache;
 use crate::progress::Progress;
+
+/// What every conversation of a pass uses: the session that sends it, the
+/// cache its tool calls are logged in and the progress lines it prints.
+#[derive(Clone, Copy)]
+pub(crate) struct PassContext<'a> {
+    pub session: &'a Session,
+    pub cache: &'a Cache,
+    pub progress: &'a Progress,
+}
 
 /// What sets one pass's conversation apart from another's.
 #[derive(Debug, Clone, Copy)]
@@ -53,9 +62,7 @@ pub(crate) enum CallEnd {
 /// work (`routine`) thinks as little as the model allows; the rest keeps
 /// the model's default. An error only for failures that must stop the run.
 pub(crate) async fn converse(
-    session: &Session,
-    cache: &Cache,
-    progress: &Progress,
+    ctx: PassContext<'_>,
     call: OneCall,
     system: String,
     routine: bool,
@@ -66,7 +73,7 @@ pub(crate) async fn converse(
         call.kickoff,
         tools::definitions(call.toolbox),
         call.nudge,
-        Printer::Pass(progress.clone()),
+        Printer::Pass(ctx.progress.clone()),
     )
     .expecting_one_call();
     let mut agent = if routine {
@@ -75,7 +82,10 @@ pub(crate) async fn converse(
         agent
     };
     for turn in 1..=call.max_turns {
-        match agent.turn(session, cache, call.log_name, turn).await {
+        match agent
+            .turn(ctx.session, ctx.cache, call.log_name, turn)
+            .await
+        {
             Ok(step) => match step.outcome {
                 TurnOutcome::Ended(input) => return Ok(CallEnd::Submitted(input)),
                 TurnOutcome::Continue => {}
@@ -83,17 +93,76 @@ pub(crate) async fn converse(
                 TurnOutcome::ContextFull => return Ok(CallEnd::ContextFull),
             },
             Err(AgentError::Api(err)) => {
-                stop_for_api_error(session, &err)?;
-                progress.ai(&format!("  API error: {err}"));
+                stop_for_api_error(ctx.session, &err)?;
+                ctx.progress.ai(&format!("  API error: {err}"));
                 return Ok(CallEnd::ApiError);
             }
             // What would not fit is a full context, said as it happened.
             Err(AgentError::TooLarge(err)) => {
-                progress.ai(&format!("  Not sent: {err}."));
+                ctx.progress.ai(&format!("  Not sent: {err}."));
                 return Ok(CallEnd::ContextFull);
             }
             Err(other) => return Err(other.into()),
         }
     }
     Ok(CallEnd::OutOfTurns)
+}
+
+/// How a pass that can do without its answer words its absence.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Without {
+    /// The pass as the out-of-turns warning names it.
+    pub name: &'static str,
+    /// What a refusal left undone ("The survey was not made").
+    pub missing: &'static str,
+    /// What the run does instead, said after the refusal's reason.
+    pub instead: &'static str,
+}
+
+/// A pass's conversation, settled: the answer, or why there is none.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Answer {
+    /// The submit tool was called with this input.
+    Submitted(Value),
+    /// The API failed (after retries); the line was printed.
+    ApiError,
+    /// The model declined, the context filled up or the turns ran out;
+    /// a refusal is recorded as an info flag and running out is warned of.
+    Without,
+}
+
+impl Answer {
+    /// The submitted input; `None` for a pass whose absence the run takes
+    /// the same way whether the API failed or the model gave no answer.
+    pub(crate) fn submitted(self) -> Option<Value> {
+        match self {
+            Answer::Submitted(input) => Some(input),
+            Answer::ApiError | Answer::Without => None,
+        }
+    }
+}
+
+/// [`converse`] for a pass the run can go on without: a refusal becomes an
+/// info flag in `without`'s words, running out of turns a warning line.
+pub(crate) async fn ask(
+    ctx: PassContext<'_>,
+    call: OneCall,
+    system: String,
+    without: Without,
+) -> Result<Answer, PassError> {
+    Ok(match converse(ctx, call, system, false).await? {
+        CallEnd::Submitted(input) => Answer::Submitted(input),
+        CallEnd::ApiError => Answer::ApiError,
+        CallEnd::Refused(why) => {
+            let finding = format!("{}: {why}. {}", without.missing, without.instead);
+            record_refusal(ctx.cache, ctx.progress, "general", finding);
+            Answer::Without
+        }
+        CallEnd::ContextFull => Answer::Without,
+        CallEnd::OutOfTurns => {
+            ctx.progress
+                .ai(&format!("Warning: {} ran out of turns.", without.name));
+            Answer::Without
+        }
+    })
 }

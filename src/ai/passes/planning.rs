@@ -15,15 +15,12 @@
 
 use serde_json::Value;
 
-use crate::ai::engine::session::Session;
-use crate::ai::passes::one_call::{CallEnd, OneCall, converse};
+use crate::ai::PassError;
+use crate::ai::passes::one_call::{OneCall, PassContext, Without, ask};
 use crate::ai::passes::survey::{frame_signals, frame_survey_block};
 use crate::ai::prompts::{self, PlanningPrompt};
 use crate::ai::rules::plan::{BASE_TURNS_PER_DIR, DEFAULT_TURNS, proposal_document};
 use crate::ai::tools::{Toolbox, frame_untrusted};
-use crate::ai::{PassError, record_refusal};
-use crate::cache::Cache;
-use crate::progress::Progress;
 use crate::text::escape_line;
 
 /// Turns the planning pass may take.
@@ -35,6 +32,13 @@ const PLANNING_CALL: OneCall = OneCall {
     nudge: prompts::nudge::PLANNING,
     log_name: "(planning)",
     max_turns: PLANNING_MAX_TURNS,
+};
+
+/// What is said when the planning pass has no answer.
+const WITHOUT: Without = Without {
+    name: "planning",
+    missing: "The plan was not made",
+    instead: "Every directory got the default turns.",
 };
 
 /// Everything the planning pass reads.
@@ -145,29 +149,12 @@ pub(crate) fn planning_prompt(inputs: &PlanningInputs<'_>) -> Result<String, Pas
 /// Run the planning pass: the proposal document ([`proposal_document`]), or
 /// `Ok(None)` when it failed or ran out of turns.
 pub(crate) async fn run_planning(
-    session: &Session,
-    cache: &Cache,
-    progress: &Progress,
+    ctx: PassContext<'_>,
     inputs: &PlanningInputs<'_>,
 ) -> Result<Option<Value>, PassError> {
-    let system = planning_prompt(inputs)?;
-    Ok(
-        match converse(session, cache, progress, PLANNING_CALL, system, false).await? {
-            CallEnd::Submitted(input) => Some(proposal_document(&input)),
-            // The default plan then, as after a failed planning call.
-            CallEnd::Refused(why) => {
-                let finding =
-                    format!("The plan was not made: {why}. Every directory got the default turns.");
-                record_refusal(cache, progress, "general", finding);
-                None
-            }
-            CallEnd::ApiError | CallEnd::ContextFull => None,
-            CallEnd::OutOfTurns => {
-                progress.ai("Warning: planning ran out of turns.");
-                None
-            }
-        },
-    )
+    let answer = ask(ctx, PLANNING_CALL, planning_prompt(inputs)?, WITHOUT).await?;
+    // Without a proposal the default plan applies.
+    Ok(answer.submitted().map(|input| proposal_document(&input)))
 }
 
 #[cfg(test)]

@@ -13,14 +13,11 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::ai::PassError;
 use crate::ai::api::ToolDefinition;
-use crate::ai::engine::session::Session;
-use crate::ai::passes::one_call::{CallEnd, OneCall, converse};
+use crate::ai::passes::one_call::{OneCall, PassContext, Without, ask};
 use crate::ai::prompts::{self, SurveyPrompt};
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
-use crate::ai::{PassError, record_refusal};
-use crate::cache::Cache;
-use crate::progress::Progress;
 use crate::scan::SurveySignals;
 use crate::text::escape_line;
 
@@ -42,6 +39,13 @@ const SURVEY_CALL: OneCall = OneCall {
     nudge: prompts::nudge::SURVEY,
     log_name: "(survey)",
     max_turns: SURVEY_MAX_TURNS,
+};
+
+/// What is said when the survey pass has no answer.
+const WITHOUT: Without = Without {
+    name: "survey",
+    missing: "The survey was not made",
+    instead: "The directories were investigated without it.",
 };
 
 /// The signals block of a target with no classified files.
@@ -308,32 +312,12 @@ pub(crate) fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, PassErr
 /// (`submit_survey`). `Ok(None)` when it failed or ran out of turns; an
 /// error only for failures that must stop the run.
 pub(crate) async fn run_survey(
-    session: &Session,
-    cache: &Cache,
-    progress: &Progress,
+    ctx: PassContext<'_>,
     inputs: &SurveyInputs<'_>,
 ) -> Result<Option<Survey>, PassError> {
-    let system = survey_prompt(inputs)?;
-    Ok(
-        match converse(session, cache, progress, SURVEY_CALL, system, false).await? {
-            CallEnd::Submitted(input) => Some(Survey::from_input(&input)),
-            // Without a survey the run goes on as it would after a failed
-            // one; a refusal is said in the report.
-            CallEnd::Refused(why) => {
-                let finding = format!(
-                    "The survey was not made: {why}. The directories were investigated \
-                     without it."
-                );
-                record_refusal(cache, progress, "general", finding);
-                None
-            }
-            CallEnd::ApiError | CallEnd::ContextFull => None,
-            CallEnd::OutOfTurns => {
-                progress.ai("Warning: survey ran out of turns.");
-                None
-            }
-        },
-    )
+    let answer = ask(ctx, SURVEY_CALL, survey_prompt(inputs)?, WITHOUT).await?;
+    // Without a survey the run goes on as it would after a failed one.
+    Ok(answer.submitted().map(|input| Survey::from_input(&input)))
 }
 
 #[cfg(test)]

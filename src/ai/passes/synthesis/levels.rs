@@ -22,19 +22,17 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use super::{
-    SYNTHESIS_CALL, SynthesisOutcome, render_summaries, run_synthesis, string_field,
-    synthesize_from_cache,
+    SYNTHESIS_CALL, SynthesisOutcome, WITHOUT_VERDICT, render_summaries, run_synthesis,
+    string_field, synthesize_from_cache,
 };
-use crate::ai::engine::session::Session;
 use crate::ai::estimate::ModelTerms;
-use crate::ai::passes::one_call::{CallEnd, converse};
+use crate::ai::passes::one_call::{Answer, CallEnd, PassContext, ask, converse};
 use crate::ai::prompts::{SynthesisGroupPrompt, SynthesisPrompt};
 use crate::ai::rules::decide::{GROUP_OUTPUT_TOKENS, synthesis_cost};
 use crate::ai::rules::levels::{self, Capacity, Layout, Output, Section};
 use crate::ai::tools::frame_untrusted;
 use crate::ai::{PassError, record_refusal};
 use crate::cache::{Cache, SYNTHESIS_GROUPS_FILE, now_iso};
-use crate::progress::Progress;
 use crate::text::escape_line;
 
 /// The name of the saved group summaries (see [`crate::cache`]).
@@ -46,9 +44,8 @@ const LABEL_NAMES: usize = 3;
 
 /// What a synthesis needs besides its entries.
 pub(crate) struct SynthesisRun<'a> {
-    pub session: &'a Session,
-    pub cache: &'a Cache,
-    pub progress: &'a Progress,
+    /// The session, cache and progress every call of it uses.
+    pub ctx: PassContext<'a>,
     /// The canonical target, as the prompts show it.
     pub target: &'a str,
     /// What one call may carry.
@@ -196,8 +193,7 @@ pub(crate) async fn synthesize(
         run.money_left,
     );
     if laid.layout.levels.is_empty() && laid.uncut {
-        let outcome =
-            run_synthesis(run.session, run.cache, run.progress, run.target, entries).await?;
+        let outcome = run_synthesis(run.ctx, run.target, entries).await?;
         return Ok(Synthesized {
             outcome,
             ..Synthesized::default()
@@ -214,7 +210,7 @@ async fn in_levels(
     mut inputs: Vec<Input>,
     layout: &Layout,
 ) -> Result<Synthesized, PassError> {
-    let mut saved = saved_groups(run.cache);
+    let mut saved = saved_groups(run.ctx.cache);
     let mut used = Map::new();
     let mut done = Synthesized::default();
     let mut first_brief = None;
@@ -227,7 +223,7 @@ async fn in_levels(
     while let Some(level) = next {
         done.levels += 1;
         let groups = level.groups.len();
-        run.progress.ai(&format!(
+        run.ctx.progress.ai(&format!(
             "Synthesis level {}: {groups} part{} to summarise first.",
             done.levels,
             if groups == 1 { "" } else { "s" }
@@ -249,7 +245,7 @@ async fn in_levels(
             let digest = digest(run.target, &summaries);
             let call = match saved.remove(&digest) {
                 Some(summary) => {
-                    run.progress.ai(&format!(
+                    run.ctx.progress.ai(&format!(
                         "Synthesis part {}/{groups} (cached): {label}",
                         n + 1
                     ));
@@ -270,7 +266,7 @@ async fn in_levels(
         // Under --batch the level's calls go out side by side, so they
         // share a round; interactively they go one after another, each
         // group saved as it is paid for.
-        let mut ended: Vec<Option<CallEnd>> = if run.session.is_batching() {
+        let mut ended: Vec<Option<CallEnd>> = if run.ctx.session.is_batching() {
             let calls: Vec<_> = prepared
                 .iter()
                 .enumerate()
@@ -279,19 +275,12 @@ async fn in_levels(
                     Group::Saved(_) => None,
                 })
                 .map(|(n, label, system)| {
-                    run.progress
+                    run.ctx
+                        .progress
                         .ai(&format!("Synthesis part {}/{groups}: {label}", n + 1));
-                    let lane = run.session.lane();
+                    let lane = run.ctx.session.lane();
                     async move {
-                        let end = converse(
-                            run.session,
-                            run.cache,
-                            run.progress,
-                            SYNTHESIS_CALL,
-                            system.clone(),
-                            true,
-                        )
-                        .await;
+                        let end = converse(run.ctx, SYNTHESIS_CALL, system.clone(), true).await;
                         drop(lane);
                         (n, end)
                     }
@@ -314,17 +303,10 @@ async fn in_levels(
                     let end = match ended[n].take() {
                         Some(end) => end,
                         None => {
-                            run.progress
+                            run.ctx
+                                .progress
                                 .ai(&format!("Synthesis part {part}/{groups}: {label}"));
-                            converse(
-                                run.session,
-                                run.cache,
-                                run.progress,
-                                SYNTHESIS_CALL,
-                                system,
-                                true,
-                            )
-                            .await?
+                            converse(run.ctx, SYNTHESIS_CALL, system, true).await?
                         }
                     };
                     match end {
@@ -339,7 +321,7 @@ async fn in_levels(
                                 "A part of the synthesis ({label}) was not summarised: \
                                  {why}. Its directory summaries stand in for it."
                             );
-                            record_refusal(run.cache, run.progress, "general", finding);
+                            record_refusal(run.ctx.cache, run.ctx.progress, "general", finding);
                             None
                         }
                         CallEnd::ApiError | CallEnd::OutOfTurns | CallEnd::ContextFull => None,
@@ -358,7 +340,7 @@ async fn in_levels(
                     )
                 }
                 None => {
-                    run.progress.ai(&format!(
+                    run.ctx.progress.ai(&format!(
                         "Warning: part {part} was not summarised; its first sections stand in."
                     ));
                     let joined: Vec<&str> = members.iter().map(|i| i.text.as_str()).collect();
@@ -420,29 +402,10 @@ async fn in_levels(
             submitted: false,
         }
     };
-    let verdict = converse(
-        run.session,
-        run.cache,
-        run.progress,
-        SYNTHESIS_CALL,
-        system,
-        false,
-    );
-    done.outcome = match verdict.await? {
-        CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
-        CallEnd::ApiError => SynthesisOutcome::default(),
-        CallEnd::Refused(why) => {
-            let finding = format!(
-                "The synthesis was not written: {why}. The summary above is the \
-                 parts' summaries joined."
-            );
-            record_refusal(run.cache, run.progress, "general", finding);
-            fallback()
-        }
-        CallEnd::OutOfTurns | CallEnd::ContextFull => {
-            run.progress.ai("Warning: synthesis ran out of turns.");
-            fallback()
-        }
+    done.outcome = match ask(run.ctx, SYNTHESIS_CALL, system, WITHOUT_VERDICT).await? {
+        Answer::Submitted(input) => SynthesisOutcome::submitted(&input),
+        Answer::ApiError => SynthesisOutcome::default(),
+        Answer::Without => fallback(),
     };
     Ok(done)
 }
@@ -510,10 +473,12 @@ fn save_groups(run: &SynthesisRun<'_>, old: &Map<String, Value>, used: &Map<Stri
     let mut groups = old.clone();
     groups.extend(used.iter().map(|(k, v)| (k.clone(), v.clone())));
     if let Err(err) = run
+        .ctx
         .cache
         .write_json(GROUPS_FILE, &json!({ "groups": groups }))
     {
-        run.progress
+        run.ctx
+            .progress
             .ai(&format!("Warning: could not save {GROUPS_FILE}: {err}"));
     }
 }

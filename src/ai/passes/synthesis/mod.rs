@@ -27,16 +27,13 @@ use sha2::{Digest, Sha256};
 
 mod levels;
 
-use crate::ai::engine::session::Session;
-use crate::ai::passes::one_call::{CallEnd, OneCall, converse};
+use crate::ai::PassError;
+use crate::ai::passes::one_call::{Answer, OneCall, PassContext, Without, ask};
 use crate::ai::passes::survey::string_field;
 use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::rules::decide::in_synthesis;
 use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::tools::{Toolbox, frame_untrusted};
-use crate::ai::{PassError, record_refusal};
-use crate::cache::Cache;
-use crate::progress::Progress;
 use crate::text::escape_line;
 pub(crate) use levels::{LaidOut, SynthesisRun, lay_out, synthesize};
 
@@ -194,38 +191,35 @@ pub(crate) const SYNTHESIS_CALL: OneCall = OneCall {
     max_turns: SYNTHESIS_MAX_TURNS,
 };
 
+/// What a synthesis in one call says when it has no answer: the directory
+/// summaries stand in for it.
+const WITHOUT: Without = Without {
+    name: "synthesis",
+    missing: "The synthesis was not written",
+    instead: "The summary above is the directory summaries joined.",
+};
+
+/// What the verdict over the levels says when it has no answer.
+pub(super) const WITHOUT_VERDICT: Without = Without {
+    instead: "The summary above is the parts' summaries joined.",
+    ..WITHOUT
+};
+
 /// Run the synthesis pass over `entries` (the live dir entries, in report
 /// order) in one call.
 pub(crate) async fn run_synthesis(
-    session: &Session,
-    cache: &Cache,
-    progress: &Progress,
+    ctx: PassContext<'_>,
     target: &str,
     entries: &[Value],
 ) -> Result<SynthesisOutcome, PassError> {
     let system = synthesis_prompt(target, entries)?;
-    Ok(
-        match converse(session, cache, progress, SYNTHESIS_CALL, system, false).await? {
-            CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
-            CallEnd::ApiError => SynthesisOutcome::default(),
-            // The summaries stand on their own: the report is built from them
-            // without the model, as when synthesis runs out of turns, and says
-            // why.
-            CallEnd::Refused(why) => {
-                let finding = format!(
-                    "The synthesis was not written: {why}. The summary above is the \
-                     directory summaries joined."
-                );
-                record_refusal(cache, progress, "general", finding);
-                mechanical_synthesis(entries)
-            }
-            CallEnd::ContextFull => mechanical_synthesis(entries),
-            CallEnd::OutOfTurns => {
-                progress.ai("Warning: synthesis ran out of turns.");
-                mechanical_synthesis(entries)
-            }
-        },
-    )
+    Ok(match ask(ctx, SYNTHESIS_CALL, system, WITHOUT).await? {
+        Answer::Submitted(input) => SynthesisOutcome::submitted(&input),
+        Answer::ApiError => SynthesisOutcome::default(),
+        // The summaries stand on their own: the report is built from them
+        // without the model, and says why.
+        Answer::Without => mechanical_synthesis(entries),
+    })
 }
 
 /// The synthesis built from the summaries without the model.
