@@ -143,6 +143,29 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
     }
 }
 
+/// The loops over `units` (each with its turns), priced at their expected
+/// use and ranked; with their indexes in rank order.
+fn ranked_loops(
+    facts: &Facts<'_>,
+    plan: &Plan,
+    applied: &AppliedPlan,
+    costs: &LoopCosts<'_, '_>,
+    units: impl Iterator<Item = (Unit, u32)>,
+) -> (Vec<PlannedLoop>, Vec<usize>) {
+    let mut loops: Vec<PlannedLoop> = units
+        .map(|(unit, turns)| PlannedLoop {
+            cost: costs.expected(&unit, turns),
+            rank: 0,
+            tier: applied.tier_of(&unit.root),
+            unit,
+            turns,
+        })
+        .collect();
+    let tiers = named_tiers(facts.dirs, plan, facts.target);
+    let ranked = assign_ranks(facts, &tiers, &mut loops);
+    (loops, ranked)
+}
+
 /// The work for the stale directories of `applied`, after the fixed
 /// passes' cost `fixed`.
 fn choose_work(
@@ -166,22 +189,8 @@ fn choose_work(
         })
         .and_then(|work| work.resume(&applied.order));
     if let Some((saved, mechanical)) = saved {
-        let loops: Vec<PlannedLoop> = saved
-            .into_iter()
-            .map(|saved| PlannedLoop {
-                cost: costs.expected(&saved.unit, saved.turns),
-                rank: 0,
-                tier: applied.tier_of(&saved.unit.root),
-                unit: saved.unit,
-                turns: saved.turns,
-            })
-            .collect();
-        let mut loops = loops;
-        assign_ranks(
-            facts,
-            &named_tiers(facts.dirs, plan, facts.target),
-            &mut loops,
-        );
+        let units = saved.into_iter().map(|saved| (saved.unit, saved.turns));
+        let (loops, _) = ranked_loops(facts, plan, applied, &costs, units);
         let binding = !mechanical.is_empty() || loops.iter().any(|l| !l.unit.members.is_empty());
         let synthesis = project_synthesis(facts, freshness, &loops, &mechanical, capacity, &terms);
         let spendable = (facts.budget.unwrap_or(f64::INFINITY) - fixed).max(0.0);
@@ -208,27 +217,9 @@ fn choose_work(
     }
 
     // Every directory its own loop, as before any budget.
-    let singles: Vec<PlannedLoop> = applied
-        .order
-        .iter()
-        .map(|dir| {
-            let unit = Unit::single(dir.clone());
-            let turns = applied.turns_for(dir);
-            PlannedLoop {
-                cost: costs.expected(&unit, turns),
-                rank: 0,
-                tier: applied.tier_of(dir),
-                unit,
-                turns,
-            }
-        })
-        .collect();
-    let mut singles = singles;
-    assign_ranks(
-        facts,
-        &named_tiers(facts.dirs, plan, facts.target),
-        &mut singles,
-    );
+    let units =
+        (applied.order.iter()).map(|dir| (Unit::single(dir.clone()), applied.turns_for(dir)));
+    let (singles, _) = ranked_loops(facts, plan, applied, &costs, units);
     let loops_cost: f64 = singles.iter().map(|l| l.cost).sum();
     let synthesis_all = project_synthesis(facts, freshness, &singles, &[], capacity, &terms);
     let fits = |limit: f64| fixed + loops_cost + synthesis_all.cost <= limit;
@@ -256,7 +247,6 @@ fn choose_work(
     let spendable = (limit - fixed).max(0.0);
     let synthesis_reserve = spendable * SYNTHESIS_SHARE;
     let for_loops = spendable - synthesis_reserve;
-    let tiers = named_tiers(facts.dirs, plan, facts.target);
     let tier_of = |dir: &Path| applied.tiers.get(dir).copied().unwrap_or(Tier::Default);
     let units = fold_units(
         &applied.order,
@@ -265,19 +255,11 @@ fn choose_work(
         facts.stats,
         tier_of,
     );
-    let candidates: Vec<PlannedLoop> = units
-        .into_iter()
-        .map(|unit| {
-            let turns = unit_turns(applied.turns_for(&unit.root), unit.members.len());
-            PlannedLoop {
-                cost: costs.expected(&unit, turns),
-                rank: 0,
-                tier: applied.tier_of(&unit.root),
-                unit,
-                turns,
-            }
-        })
-        .collect();
+    let units = units.into_iter().map(|unit| {
+        let turns = unit_turns(applied.turns_for(&unit.root), unit.members.len());
+        (unit, turns)
+    });
+    let (candidates, ranked) = ranked_loops(facts, plan, applied, &costs, units);
     let unit_count = candidates.len();
     let average = candidates.iter().map(|l| l.cost).sum::<f64>() / unit_count.max(1) as f64;
     let loops_affordable = if average > 0.0 {
@@ -285,8 +267,6 @@ fn choose_work(
     } else {
         unit_count
     };
-    let mut candidates = candidates;
-    let ranked = assign_ranks(facts, &tiers, &mut candidates);
     let mut chosen = vec![false; candidates.len()];
     let mut left = for_loops;
     for i in ranked {
