@@ -39,11 +39,7 @@ async fn prompt_caching_reads_the_history_back() {
                 .collect(),
         ));
     }
-    let usages: Vec<_> = server
-        .requests()
-        .iter()
-        .map(|r| r.reported_usage.unwrap())
-        .collect();
+    let usages = server.reported_usages();
     assert_eq!(usages.len(), 5);
     assert!(
         usages[0].cache_creation_input_tokens > 3_000,

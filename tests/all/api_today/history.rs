@@ -87,9 +87,8 @@ fn thinking_text_is_never_printed_cached_or_summarised() {
     // Its tokens are part of the output billed.
     let reported: u64 = env
         .server
-        .requests()
+        .reported_usages()
         .iter()
-        .filter_map(|r| r.reported_usage)
         .map(|u| u.output_tokens)
         .sum();
     assert_eq!(json_of(&out)["investigation"]["tokens"]["output"], reported);
