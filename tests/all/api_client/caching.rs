@@ -92,12 +92,7 @@ async fn request_as_sent_snapshot() {
         Message::user_text("Investigate /src."),
         Message::assistant(vec![
             ContentBlock::text("Listing first."),
-            ContentBlock::ToolUse {
-                id: "toolu_01".into(),
-                name: "list_directory".into(),
-                input: json!({"path": "."}),
-                cache_control: None,
-            },
+            tool_use("toolu_01", "list_directory", json!({"path": "."})),
         ]),
         Message::user_blocks(vec![ContentBlock::tool_result(
             "toolu_01",
@@ -105,18 +100,8 @@ async fn request_as_sent_snapshot() {
             false,
         )]),
         Message::assistant(vec![
-            ContentBlock::ToolUse {
-                id: "toolu_02".into(),
-                name: "read_file".into(),
-                input: json!({"path": "main.rs"}),
-                cache_control: None,
-            },
-            ContentBlock::ToolUse {
-                id: "toolu_03".into(),
-                name: "read_file".into(),
-                input: json!({"path": "missing.rs"}),
-                cache_control: None,
-            },
+            tool_use("toolu_02", "read_file", json!({"path": "main.rs"})),
+            tool_use("toolu_03", "read_file", json!({"path": "missing.rs"})),
         ]),
         Message::user_blocks(vec![
             ContentBlock::tool_result("toolu_02", "fn main() {}", false),
