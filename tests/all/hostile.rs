@@ -390,27 +390,35 @@ fn scan_deep_depth_over_symlink_loops_stays_bounded() {
 fn investigation_reads_hostile_files_without_harm() {
     let seen: Arc<Mutex<Vec<ToolResultSeen>>> = Arc::default();
     let record = seen.clone();
+    let hazards = [
+        "pipe.py",
+        "pipe_link.py",
+        "diskimage",
+        EVIL_NAME,
+        "escape.py",
+        "loop_a",
+    ];
     let env = TestEnv::new().with_agent(move |agent| {
         agent.dir_script(".", move |turn| match turn.turn {
-            1 => Reply::tool_uses([
-                ("read_file", json!({"path": "pipe.py"})),
-                ("read_file", json!({"path": "pipe_link.py"})),
-                (
-                    "read_file",
-                    // Large, but a prompt the model's window holds: a
-                    // megabyte of NULs (six JSON bytes each) would not be,
-                    // and the mock, like the API, refuses such a prompt.
-                    json!({"path": "huge.py", "max_bytes": 100_000}),
-                ),
-                ("read_file", json!({"path": "diskimage"})),
-                ("read_file", json!({"path": EVIL_NAME})),
-                ("read_file", json!({"path": "escape.py"})),
-                ("read_file", json!({"path": "loop_a"})),
-                ("list_directory", json!({"path": "escape"})),
-                ("run_command", json!({"command": "grep -rn print ."})),
-                ("run_command", json!({"command": "find . -name '*.py'"})),
-                ("parse_structure", json!({"path": "huge.py"})),
-            ]),
+            1 => Reply::tool_uses(
+                hazards
+                    .map(|path| ("read_file", json!({"path": path})))
+                    .into_iter()
+                    .chain([
+                        // Large, but a prompt the model's window holds: a
+                        // megabyte of NULs (six JSON bytes each) would not
+                        // be, and the mock, like the API, refuses such a
+                        // prompt.
+                        (
+                            "read_file",
+                            json!({"path": "huge.py", "max_bytes": 100_000}),
+                        ),
+                        ("list_directory", json!({"path": "escape"})),
+                        ("run_command", json!({"command": "grep -rn print ."})),
+                        ("run_command", json!({"command": "find . -name '*.py'"})),
+                        ("parse_structure", json!({"path": "huge.py"})),
+                    ]),
+            ),
             _ => {
                 record.lock().unwrap().extend(turn.tool_results());
                 Reply::tool_use(

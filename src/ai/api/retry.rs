@@ -126,32 +126,13 @@ impl RetryPolicy {
         self
     }
 
-    /// Whether this kind of failure is worth a new attempt, before any
-    /// server header is taken into account.
-    pub(crate) fn is_retryable_kind(kind: ApiErrorKind) -> bool {
-        match kind {
-            ApiErrorKind::RateLimited
-            | ApiErrorKind::Overloaded
-            | ApiErrorKind::Server
-            | ApiErrorKind::Timeout
-            | ApiErrorKind::Connection
-            | ApiErrorKind::BrokenStream
-            | ApiErrorKind::MalformedToolInput => true,
-            ApiErrorKind::Authentication
-            | ApiErrorKind::Billing
-            | ApiErrorKind::Permission
-            | ApiErrorKind::InvalidRequest
-            | ApiErrorKind::NotFound
-            | ApiErrorKind::RequestTooLarge => false,
-        }
-    }
-
-    /// Whether `error` should be retried at all (ignoring the retry count).
-    /// A server's `x-should-retry: false` can stop a retry; nothing makes a
+    /// Whether `error` should be retried at all (ignoring the retry count):
+    /// when its kind is transient ([`ApiErrorKind::is_transient`]). A
+    /// server's `x-should-retry: false` can stop a retry; nothing makes a
     /// final kind (400, 401, 402, 403, 404, 413) retryable: sending the same
     /// request again cannot fix it, and it would only cost money.
     pub fn should_retry(error: &ApiError) -> bool {
-        RetryPolicy::is_retryable_kind(error.kind) && error.should_retry != Some(false)
+        error.kind.is_transient() && error.should_retry != Some(false)
     }
 
     /// Decide after a failed attempt. `retry` is the 1-based number of the

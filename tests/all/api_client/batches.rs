@@ -13,7 +13,7 @@ use luminos::ai::api::stream::response_from_message_json;
 use luminos::ai::api::{ApiErrorKind, Client, Message};
 use luminos::ai::engine::batch::request_digest;
 
-use super::{hello, mock_client, tools};
+use super::{echo_server, hello, mock_client, tools};
 use crate::support::mock::{MockServer, Reply};
 
 /// A batch item for `request`, named by its digest as the engine names it.
@@ -65,9 +65,8 @@ async fn results(client: &Client, batch: &MessageBatch) -> Vec<ResultLine> {
 
 #[tokio::test]
 async fn a_batch_is_created_polled_and_read_back_out_of_order() {
-    let server = MockServer::start();
+    let server = echo_server();
     server.set_batch_delay(Duration::from_millis(60));
-    server.respond_with(|request| Reply::text(format!("answer to {}", request.last_user_text())));
     let (client, _) = mock_client(&server);
     let items: Vec<BatchItem> = (0..12)
         .map(|n| item(&client, &question(&client, n)))
@@ -90,7 +89,7 @@ async fn a_batch_is_created_polled_and_read_back_out_of_order() {
             panic!("request {n} did not succeed");
         };
         let response = response_from_message_json(message.to_string().as_bytes()).unwrap();
-        assert_eq!(response.texts(), vec![format!("answer to question {n}")]);
+        assert_eq!(response.texts(), vec![format!("echo question {n}")]);
         assert!(response.usage.input_tokens + response.usage.cache_creation_input_tokens > 0);
     }
     // What the mock processed: each request once, with our breakpoints

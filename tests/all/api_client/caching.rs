@@ -39,11 +39,7 @@ async fn prompt_caching_reads_the_history_back() {
                 .collect(),
         ));
     }
-    let usages: Vec<_> = server
-        .requests()
-        .iter()
-        .map(|r| r.reported_usage.unwrap())
-        .collect();
+    let usages = server.reported_usages();
     assert_eq!(usages.len(), 5);
     assert!(
         usages[0].cache_creation_input_tokens > 3_000,
@@ -96,12 +92,7 @@ async fn request_as_sent_snapshot() {
         Message::user_text("Investigate /src."),
         Message::assistant(vec![
             ContentBlock::text("Listing first."),
-            ContentBlock::ToolUse {
-                id: "toolu_01".into(),
-                name: "list_directory".into(),
-                input: json!({"path": "."}),
-                cache_control: None,
-            },
+            tool_use("toolu_01", "list_directory", json!({"path": "."})),
         ]),
         Message::user_blocks(vec![ContentBlock::tool_result(
             "toolu_01",
@@ -109,18 +100,8 @@ async fn request_as_sent_snapshot() {
             false,
         )]),
         Message::assistant(vec![
-            ContentBlock::ToolUse {
-                id: "toolu_02".into(),
-                name: "read_file".into(),
-                input: json!({"path": "main.rs"}),
-                cache_control: None,
-            },
-            ContentBlock::ToolUse {
-                id: "toolu_03".into(),
-                name: "read_file".into(),
-                input: json!({"path": "missing.rs"}),
-                cache_control: None,
-            },
+            tool_use("toolu_02", "read_file", json!({"path": "main.rs"})),
+            tool_use("toolu_03", "read_file", json!({"path": "missing.rs"})),
         ]),
         Message::user_blocks(vec![
             ContentBlock::tool_result("toolu_02", "fn main() {}", false),

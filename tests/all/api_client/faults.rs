@@ -1,7 +1,35 @@
 //! Faults: each retryable one recovers, final ones fail fast, the server's
 //! wait and `x-should-retry` are obeyed, stalls time out, garbage is survived.
 
+use luminos::ai::api::error::ApiError;
+
 use super::*;
+
+/// Sends `hello` once to a fresh mock answering `replies` in turn, from a
+/// client with `retries` fast retries, and returns the error the call ends
+/// in, the server and the retry notices given on the way.
+async fn send_failing(
+    replies: impl IntoIterator<Item = Reply>,
+    retries: u32,
+) -> (ApiError, MockServer, Vec<RetryNotice>) {
+    send_failing_with(replies, retries, |_| {}).await
+}
+
+/// [`send_failing`] with the client's config changed by `adjust` first.
+async fn send_failing_with(
+    replies: impl IntoIterator<Item = Reply>,
+    retries: u32,
+    adjust: impl FnOnce(&mut ClientConfig),
+) -> (ApiError, MockServer, Vec<RetryNotice>) {
+    let server = MockServer::start();
+    server.push_all(replies);
+    let mut config = config(&server);
+    adjust(&mut config);
+    let (client, notices) = client_with(config, retries);
+    let err = client.send(&hello(&client)).await.unwrap_err();
+    let notices = notices.lock().unwrap().clone();
+    (err, server, notices)
+}
 
 /// Each retryable fault, then a good reply: the client must come back with
 /// the good reply after exactly one retry.
@@ -90,14 +118,12 @@ async fn final_errors_fail_fast_with_their_kind() {
         (413, "request_too_large", ApiErrorKind::RequestTooLarge),
     ];
     for (status, error_type, kind) in cases {
-        let server = MockServer::start();
-        server.push(Reply::error(status, error_type, "nope"));
-        let (client, notices) = mock_client(&server);
-        let err = client.send(&hello(&client)).await.unwrap_err();
+        let (err, server, notices) =
+            send_failing([Reply::error(status, error_type, "nope")], 6).await;
         assert_eq!(err.kind, kind, "{status}");
         assert_eq!(err.status, Some(status));
         assert_eq!(server.request_count(), 1, "{status}");
-        assert!(notices.lock().unwrap().is_empty());
+        assert!(notices.is_empty(), "{status}");
         assert!(
             err.to_string().ends_with("[request-id: req_mock_0000]"),
             "{err}"
@@ -107,10 +133,7 @@ async fn final_errors_fail_fast_with_their_kind() {
 
 #[tokio::test]
 async fn an_unknown_model_says_so_in_one_line() {
-    let server = MockServer::start();
-    server.push(Reply::unknown_model("claude-nope"));
-    let (client, _) = mock_client(&server);
-    let err = client.send(&hello(&client)).await.unwrap_err();
+    let (err, _, _) = send_failing([Reply::unknown_model("claude-nope")], 6).await;
     assert!(err.is_not_found());
     assert_eq!(
         err.to_string(),
@@ -146,33 +169,23 @@ async fn the_servers_wait_is_honoured() {
 
 #[tokio::test]
 async fn x_should_retry_is_obeyed() {
-    let server = MockServer::start();
-    server.push(Reply::server_error().should_retry(false));
-    let (client, _) = mock_client(&server);
-    let err = client.send(&hello(&client)).await.unwrap_err();
+    let (err, server, _) = send_failing([Reply::server_error().should_retry(false)], 6).await;
     assert_eq!(err.kind, ApiErrorKind::Server);
     assert_eq!(server.request_count(), 1);
 
     // A final status is never retried, even when the server says so.
-    let server = MockServer::start();
-    server
-        .push(Reply::error(400, "invalid_request_error", "try again").should_retry(true))
-        .push(Reply::text("ok"));
-    let (client, _) = mock_client(&server);
-    let err = client.send(&hello(&client)).await.unwrap_err();
+    let final_status = Reply::error(400, "invalid_request_error", "try again").should_retry(true);
+    let (err, server, _) = send_failing([final_status, Reply::text("ok")], 6).await;
     assert_eq!(err.kind, ApiErrorKind::InvalidRequest);
     assert_eq!(server.request_count(), 1);
 }
 
 #[tokio::test]
 async fn retries_run_out_with_the_typed_error() {
-    let server = MockServer::start();
-    server.push_all((0..10).map(|_| Reply::overloaded()));
-    let (client, notices) = client_with(config(&server), 3);
-    let err = client.send(&hello(&client)).await.unwrap_err();
+    let (err, server, notices) = send_failing((0..10).map(|_| Reply::overloaded()), 3).await;
     assert_eq!(err.kind, ApiErrorKind::Overloaded);
     assert_eq!(server.request_count(), 4);
-    let attempts: Vec<u32> = notices.lock().unwrap().iter().map(|n| n.attempt).collect();
+    let attempts: Vec<u32> = notices.iter().map(|n| n.attempt).collect();
     assert_eq!(attempts, vec![1, 2, 3]);
     assert_eq!(server.queued(), 6);
 }
@@ -212,12 +225,11 @@ async fn the_idle_timeout_ends_a_stalled_stream_and_the_headers_timeout_a_slow_f
 
 #[tokio::test]
 async fn a_stall_with_no_retries_left_is_a_timeout() {
-    let server = MockServer::start();
-    server.push(Reply::text("stalling").stall_mid_stream());
-    let mut config = config(&server);
-    config.idle_timeout = Duration::from_millis(500);
-    let (client, _) = client_with(config, 0);
-    let err = client.send(&hello(&client)).await.unwrap_err();
+    let stalling = Reply::text("stalling").stall_mid_stream();
+    let (err, _, _) = send_failing_with([stalling], 0, |config| {
+        config.idle_timeout = Duration::from_millis(500);
+    })
+    .await;
     assert_eq!(err.kind, ApiErrorKind::Timeout);
     assert!(
         err.to_string().contains("[request-id: req_mock_0000]"),
@@ -266,10 +278,8 @@ async fn garbage_is_survived() {
 
 #[tokio::test]
 async fn a_200_that_is_not_an_event_stream_says_so() {
-    let server = MockServer::start();
-    server.push(Reply::raw(200, "text/html", "<html>captive portal</html>"));
-    let (client, _) = client_with(config(&server), 0);
-    let err = client.send(&hello(&client)).await.unwrap_err();
+    let portal = Reply::raw(200, "text/html", "<html>captive portal</html>");
+    let (err, _, _) = send_failing([portal], 0).await;
     assert_eq!(err.kind, ApiErrorKind::BrokenStream);
     assert_eq!(
         err.to_string(),

@@ -53,6 +53,24 @@ fn mock_client(server: &MockServer) -> (Client, Arc<Mutex<Vec<RetryNotice>>>) {
     client_with(config(server), 6)
 }
 
+/// A mock that answers every request with "echo " and its last user text,
+/// so each answer shows which request it belongs to.
+fn echo_server() -> MockServer {
+    let server = MockServer::start();
+    server.respond_with(|request| Reply::text(format!("echo {}", request.last_user_text())));
+    server
+}
+
+/// An assistant's tool_use block for a conversation history.
+fn tool_use(id: &str, name: &str, input: serde_json::Value) -> ContentBlock {
+    ContentBlock::ToolUse {
+        id: id.into(),
+        name: name.into(),
+        input,
+        cache_control: None,
+    }
+}
+
 fn tools() -> Vec<ToolDefinition> {
     ["read_file", "list_directory"]
         .iter()
@@ -193,9 +211,8 @@ async fn connection_refused_is_a_connection_error() {
 
 #[tokio::test]
 async fn concurrent_requests_share_one_client() {
-    let server = MockServer::start();
+    let server = echo_server();
     server.set_latency(Duration::from_millis(100));
-    server.respond_with(|req| Reply::text(format!("echo {}", req.last_user_text())));
     let (client, _) = mock_client(&server);
     let started = Instant::now();
     let tasks: Vec<_> = (0..8)
@@ -268,12 +285,7 @@ async fn the_mock_rejects_broken_histories() {
     // A tool_use left unanswered, and a tool_result after text.
     let messages = vec![
         Message::user_text("go"),
-        Message::assistant(vec![ContentBlock::ToolUse {
-            id: "toolu_1".into(),
-            name: "read_file".into(),
-            input: json!({"path": "a"}),
-            cache_control: None,
-        }]),
+        Message::assistant(vec![tool_use("toolu_1", "read_file", json!({"path": "a"}))]),
         Message::user_blocks(vec![
             ContentBlock::text("here you go"),
             ContentBlock::tool_result("toolu_2", "x", false),

@@ -165,8 +165,10 @@ async fn a_non_binding_model_checks_only_the_turn_being_continued() {
     let (client, _) = client_for(&server, model);
     // Judgment work keeps the model's default: it thinks.
     server.push(Reply::tool_use("read_file", json!({"path": "a"})));
+    let ask =
+        |workload, system: &str, messages| request_for(&client, model, workload, system, messages);
     let start = vec![Message::user_blocks(vec![ContentBlock::text("Go.")])];
-    let request = request_for(&client, model, Workload::Judgment, "sys", start.clone());
+    let request = ask(Workload::Judgment, "sys", start.clone());
     assert_eq!(request.thinking, None);
     let response = client.send(&request).await.unwrap();
     assert!(response.content[0].is_thinking());
@@ -179,31 +181,19 @@ async fn a_non_binding_model_checks_only_the_turn_being_continued() {
     )]));
     // A changed system prompt is fine here...
     server.push(Reply::text("ok"));
-    let changed = request_for(
-        &client,
-        model,
-        Workload::Judgment,
-        "other",
-        messages.clone(),
-    );
+    let changed = ask(Workload::Judgment, "other", messages.clone());
     client.send(&changed).await.unwrap();
     // ...a dropped thinking block in the turn being continued is not.
     if let Content::Blocks(blocks) = &mut messages[1].content {
         blocks.retain(|b| !b.is_thinking());
     }
-    let dropped = request_for(&client, model, Workload::Judgment, "sys", messages);
+    let dropped = ask(Workload::Judgment, "sys", messages);
     let err = client.send(&dropped).await.unwrap_err();
     assert_eq!(err.kind, ApiErrorKind::InvalidRequest);
     assert_eq!(server.take_violations().len(), 1);
     // Routine work turns its thinking off, and the answers have none.
     server.push(Reply::text("plain"));
-    let plain = request_for(
-        &client,
-        model,
-        Workload::Routine,
-        "sys",
-        vec![Message::user_text("Go.")],
-    );
+    let plain = ask(Workload::Routine, "sys", vec![Message::user_text("Go.")]);
     assert_eq!(plain.thinking, Some(ThinkingParam::Disabled));
     let response = client.send(&plain).await.unwrap();
     assert!(!response.content[0].is_thinking());

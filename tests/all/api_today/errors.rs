@@ -29,16 +29,7 @@ fn a_billing_error_stops_the_run_in_one_line() {
 /// and in its one line.
 #[test]
 fn a_run_that_fails_midway_says_what_it_spent() {
-    let env = TestEnv::new();
-    env.small_project();
-    let server = MockServer::start();
-    let env = env.with_base_url(server.url());
-    let agent = MockAgent::new(env.target());
-    let target = agent.target().to_path_buf();
-    server.respond_with(move |request| match Pass::of(&request.body, &target) {
-        Pass::Survey => agent.reply(&request.body),
-        _ => Reply::billing_error(),
-    });
+    let (env, _server) = failing_after_the_survey(Reply::billing_error);
     let out = run_json(&env, "cache", &[]);
     assert_eq!(out.status.code(), Some(3));
     let investigation = &json_of(&out)["investigation"];
@@ -71,15 +62,8 @@ fn gateway_400s_for_a_wrong_key_or_model_stop_the_run_at_once() {
         ),
     ];
     for (body, said) in bodies {
-        let env = TestEnv::with_small_project();
-        let server = MockServer::start();
-        let env = env.with_base_url(server.url());
-        let agent = MockAgent::new(env.target());
-        let target = agent.target().to_path_buf();
-        server.respond_with(move |request| match Pass::of(&request.body, &target) {
-            Pass::Survey => agent.reply(&request.body),
-            _ => Reply::raw(400, "application/json", body),
-        });
+        let (env, server) =
+            failing_after_the_survey(move || Reply::raw(400, "application/json", body));
         let out = run_json(&env, "cache", &[]);
         assert_eq!(out.status.code(), Some(3), "{said}");
         assert_eq!(server.request_count(), 2, "{said}: stopped at the first");
@@ -89,6 +73,23 @@ fn gateway_400s_for_a_wrong_key_or_model_stop_the_run_at_once() {
             .to_string();
         assert!(error.contains(said), "{error}");
     }
+}
+
+/// A small project whose survey the mock agent answers; every later
+/// request gets `failure`.
+fn failing_after_the_survey(
+    failure: impl Fn() -> Reply + Send + Sync + 'static,
+) -> (TestEnv, MockServer) {
+    let env = TestEnv::with_small_project();
+    let server = MockServer::start();
+    let env = env.with_base_url(server.url());
+    let agent = MockAgent::new(env.target());
+    let target = agent.target().to_path_buf();
+    server.respond_with(move |request| match Pass::of(&request.body, &target) {
+        Pass::Survey => agent.reply(&request.body),
+        _ => failure(),
+    });
+    (env, server)
 }
 
 /// A refused connection and an endpoint that never answers both end the

@@ -60,16 +60,12 @@ fn a_thinking_model_leaves_the_same_cache_as_one_that_does_not() {
 #[test]
 fn thinking_text_is_never_printed_cached_or_summarised() {
     const THOUGHT: &str = "PONDERING-THE-HIDDEN-THOUGHT";
-    let env = tiny(&[("a.txt", "alpha\n")]).with_agent(|agent| {
-        agent.dir_script(".", |turn| match turn.turn {
-            1 => Reply::text_and_tool_uses("Reading.", [("read_file", json!({"path": "a.txt"}))])
-                .with_thinking(THOUGHT),
-            _ => Reply::tool_use(
-                "submit_report",
-                json!({"summary": "One text file.", "completeness": 1.0}),
-            )
-            .with_thinking(THOUGHT),
-        })
+    let env = tiny_scripted(&[("a.txt", "alpha\n")], |turn| {
+        let reply = match turn.turn {
+            1 => Reply::text_and_tool_uses("Reading.", [("read_file", json!({"path": "a.txt"}))]),
+            _ => submitted("One text file."),
+        };
+        reply.with_thinking(THOUGHT)
     });
     let out = run_json_ok(&env, "cache", &[]);
     assert!(!stderr(&out).contains(THOUGHT));
@@ -87,9 +83,8 @@ fn thinking_text_is_never_printed_cached_or_summarised() {
     // Its tokens are part of the output billed.
     let reported: u64 = env
         .server
-        .requests()
+        .reported_usages()
         .iter()
-        .filter_map(|r| r.reported_usage)
         .map(|u| u.output_tokens)
         .sum();
     assert_eq!(json_of(&out)["investigation"]["tokens"]["output"], reported);
@@ -103,23 +98,20 @@ fn thinking_text_is_never_printed_cached_or_summarised() {
 fn redaction_never_rewrites_a_message_already_sent() {
     const TOKEN: &str = "ghp_Xq9Lm2Vt7RpK4wZc8NbH1jY6dF3sG5aE0uTo";
     let piece = &TOKEN[4..30];
-    let env = tiny(&[
-        ("notes.txt", &format!("see {piece} for deploys\n")),
-        ("deploy.env", &format!("GITHUB_TOKEN={TOKEN}\n")),
-    ])
-    .with_agent(|agent| {
-        agent.dir_script(".", |turn| {
-            let read = |path: &str| Reply::tool_use("read_file", json!({"path": path}));
-            match turn.turn {
-                1 => read("notes.txt"),
-                2 => read("deploy.env"),
-                3 => read("notes.txt"),
-                _ => Reply::tool_use(
-                    "submit_report",
-                    json!({"summary": "Deploy notes.", "completeness": 1.0}),
-                ),
-            }
-        })
+    let notes = format!("see {piece} for deploys\n");
+    let deploy = format!("GITHUB_TOKEN={TOKEN}\n");
+    let files = [
+        ("notes.txt", notes.as_str()),
+        ("deploy.env", deploy.as_str()),
+    ];
+    let env = tiny_scripted(&files, |turn| {
+        let read = |path: &str| Reply::tool_use("read_file", json!({"path": path}));
+        match turn.turn {
+            1 => read("notes.txt"),
+            2 => read("deploy.env"),
+            3 => read("notes.txt"),
+            _ => submitted("Deploy notes."),
+        }
     });
     let (_, requests) = dir_requests_of_a_clean_run(&env);
     assert_eq!(requests.len(), 4);

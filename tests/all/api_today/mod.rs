@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use support::TestEnv;
-use support::agent::{AgentEnv, MockAgent, Pass};
+use support::agent::{AgentEnv, MockAgent, Pass, Turn};
 use support::entries::cache_entries;
 use support::mock::{MockServer, Reply};
-use support::output::{item_where, lines_where, stderr};
+use support::output::{assert_contains_all, item_where, lines_where, stderr};
 
 mod errors;
 mod history;
@@ -58,6 +58,22 @@ fn tiny(files: &[(&str, &str)]) -> TestEnv {
         env.file(name, text);
     }
     env
+}
+
+/// A [`tiny`] target whose directory loop `script` answers turn by turn.
+fn tiny_scripted(
+    files: &[(&str, &str)],
+    script: impl Fn(&Turn<'_>) -> Reply + Send + Sync + 'static,
+) -> AgentEnv {
+    tiny(files).with_agent(|agent| agent.dir_script(".", script))
+}
+
+/// The model's last word in a loop: `submit_report` with `summary`, complete.
+fn submitted(summary: &str) -> Reply {
+    Reply::tool_use(
+        "submit_report",
+        json!({"summary": summary, "completeness": 1.0}),
+    )
 }
 
 /// Runs [`run_json_ok`] on `env` (a one-directory target), checks that no

@@ -53,10 +53,7 @@ fn costs_are_priced_request_by_request() {
             counted.fetch_add(1, Ordering::SeqCst);
             let reply = match turn.turn {
                 1 => Reply::tool_use("read_file", json!({"path": "a.txt"})),
-                _ => Reply::tool_use(
-                    "submit_report",
-                    json!({"summary": "Alpha.", "completeness": 1.0}),
-                ),
+                _ => submitted("Alpha."),
             };
             reply.with_usage(usage)
         })

@@ -8,22 +8,17 @@ use super::*;
 /// to make smaller calls.
 #[test]
 fn a_cut_off_tool_call_is_never_run_or_resent_unchanged() {
-    let env = tiny(&[("a.txt", "alpha\n")]).with_agent(|agent| {
-        agent.dir_script(".", |turn| {
-            if turn.body.to_string().contains("reached the output limit") {
-                Reply::tool_use(
-                    "submit_report",
-                    json!({"summary": "Split the work.", "completeness": 1.0}),
-                )
-            } else {
-                Reply::tool_use(
-                    "write_cache",
-                    json!({"cache_type": "file", "path": "a.txt",
-                           "data": {"summary": "x".repeat(2000)}}),
-                )
-                .cut_off_at_max_tokens()
-            }
-        })
+    let env = tiny_scripted(&[("a.txt", "alpha\n")], |turn| {
+        if turn.body.to_string().contains("reached the output limit") {
+            submitted("Split the work.")
+        } else {
+            Reply::tool_use(
+                "write_cache",
+                json!({"cache_type": "file", "path": "a.txt",
+                       "data": {"summary": "x".repeat(2000)}}),
+            )
+            .cut_off_at_max_tokens()
+        }
     });
     let out = run_json_ok(&env, "cache", &[]);
     let err = stderr(&out);
@@ -63,14 +58,7 @@ fn a_refusal_ends_only_its_loop() {
     assert!(!report["ai_brief"].as_str().unwrap().is_empty());
     let flag = item_where(&report["flags"], "path", "docs");
     assert_eq!(flag["severity"], "info");
-    assert!(
-        flag["finding"].as_str().unwrap().contains("declined"),
-        "{flag}"
-    );
-    assert!(
-        flag["finding"].as_str().unwrap().contains("cyber"),
-        "{flag}"
-    );
+    assert_contains_all(flag["finding"].as_str().unwrap(), &["declined", "cyber"]);
     assert_eq!(of_pass(&env, &Pass::Dir("docs".into())).len(), 1);
     let cached = cache_entries(&env.root().join("cache"));
     let docs = cached
@@ -105,14 +93,9 @@ fn a_refusal_ends_only_its_loop() {
 /// again, with no user message in between.
 #[test]
 fn a_paused_turn_is_sent_back_and_continued() {
-    let env = tiny(&[("a.txt", "alpha\n")]).with_agent(|agent| {
-        agent.dir_script(".", |turn| match turn.turn {
-            1 => Reply::text("Working through it.").pause_turn(),
-            _ => Reply::tool_use(
-                "submit_report",
-                json!({"summary": "Resumed.", "completeness": 1.0}),
-            ),
-        })
+    let env = tiny_scripted(&[("a.txt", "alpha\n")], |turn| match turn.turn {
+        1 => Reply::text("Working through it.").pause_turn(),
+        _ => submitted("Resumed."),
     });
     let (out, requests) = dir_requests_of_a_clean_run(&env);
     assert_eq!(requests.len(), 2);
@@ -136,11 +119,9 @@ fn a_full_context_window_ends_the_loop_like_the_budget() {
                         "cached_at": "2026-01-01T00:00:00+00:00"}})
     };
     // The stop reason.
-    let env = tiny(&[("a.txt", "alpha\n")]).with_agent(|agent| {
-        agent.dir_script(".", move |turn| match turn.turn {
-            1 => Reply::tool_use("write_cache", note()),
-            _ => Reply::text("and then").with_stop_reason("model_context_window_exceeded"),
-        })
+    let env = tiny_scripted(&[("a.txt", "alpha\n")], move |turn| match turn.turn {
+        1 => Reply::tool_use("write_cache", note()),
+        _ => Reply::text("and then").with_stop_reason("model_context_window_exceeded"),
     });
     run_json_ok(&env, "cache", &[]);
     let cached = cache_entries(&env.root().join("cache"));
@@ -150,20 +131,16 @@ fn a_full_context_window_ends_the_loop_like_the_budget() {
 
     // The 400: turn 2 resends a 100 KB read, past a 20K-token window.
     let big = "lorem ipsum dolor sit amet ".repeat(4_000);
-    let env = tiny(&[("a.txt", "alpha\n"), ("big.txt", &big)]).with_agent(|agent| {
-        agent.dir_script(".", move |turn| match turn.turn {
-            1 => Reply::tool_uses([
-                ("write_cache", note()),
-                (
-                    "read_file",
-                    json!({"path": "big.txt", "max_bytes": 200_000}),
-                ),
-            ]),
-            _ => Reply::tool_use(
-                "submit_report",
-                json!({"summary": "never", "completeness": 1.0}),
+    let files = [("a.txt", "alpha\n"), ("big.txt", big.as_str())];
+    let env = tiny_scripted(&files, move |turn| match turn.turn {
+        1 => Reply::tool_uses([
+            ("write_cache", note()),
+            (
+                "read_file",
+                json!({"path": "big.txt", "max_bytes": 200_000}),
             ),
-        })
+        ]),
+        _ => submitted("never"),
     });
     env.server.set_context_window(20_000);
     let out = run_json_ok(&env, "cache", &[]);

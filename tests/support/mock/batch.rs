@@ -439,7 +439,7 @@ fn process(state: &State, batch_id: &str, custom_id: &str, params: &Value) -> Va
         "id": format!("msg_mock_{index:04}"),
         "type": "message",
         "role": "assistant",
-        "model": stream.model.as_deref().or(params["model"].as_str()).unwrap_or("claude-mock"),
+        "model": params["model"].as_str().unwrap_or("claude-mock"),
         "content": rendered.content,
         "stop_reason": rendered.stop_reason,
         "stop_sequence": null,

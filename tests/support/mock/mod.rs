@@ -290,6 +290,17 @@ impl MockServer {
         self.state.lock().requests.clone()
     }
 
+    /// The usage the mock reported, request by request in arrival order,
+    /// for the requests that got a reply carrying usage.
+    pub fn reported_usages(&self) -> Vec<Usage> {
+        let state = self.state.lock();
+        state
+            .requests
+            .iter()
+            .filter_map(|r| r.reported_usage)
+            .collect()
+    }
+
     pub fn request_count(&self) -> usize {
         self.state.lock().requests.len()
     }

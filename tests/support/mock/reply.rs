@@ -58,7 +58,6 @@ pub(super) struct StreamReply {
     pub blocks: Vec<MockBlock>,
     pub stop_reason: Option<String>,
     pub usage: Option<Usage>,
-    pub model: Option<String>,
     pub fault: Option<StreamFault>,
     pub noise: bool,
     pub crlf: bool,

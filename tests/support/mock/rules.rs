@@ -174,13 +174,7 @@ fn check_messages(messages: &[Value], problems: &mut Vec<String>) {
                 problems.push(format!("messages[{i}]: tool_use id {id} is used twice"));
             }
         }
-        if role == "assistant" {
-            check_results_follow(i, message, messages.get(i + 1), problems);
-        }
-        if role == "user" {
-            let previous = i.checked_sub(1).map(|p| &messages[p]);
-            check_results_answer(i, message, previous, problems);
-        }
+        check_tool_pairing(messages, i, problems);
     }
 }
 
@@ -262,78 +256,60 @@ fn check_content(i: usize, role: &str, content: &Value, problems: &mut Vec<Strin
     }
 }
 
-/// Every tool_use of assistant message `i` is answered by a tool_result in
-/// the very next message, which is the user's.
-fn check_results_follow(
-    i: usize,
-    message: &Value,
-    next: Option<&Value>,
-    problems: &mut Vec<String>,
-) {
-    let ids = tool_use_ids(message);
-    if ids.is_empty() {
-        return;
-    }
-    let answered: HashSet<&str> = next
-        .filter(|n| n["role"] == "user")
-        .map(|n| {
-            blocks(n)
-                .filter(|b| b["type"] == "tool_result")
-                .filter_map(|b| b["tool_use_id"].as_str())
-                .collect()
-        })
-        .unwrap_or_default();
-    for id in ids {
-        if !answered.contains(id) {
-            problems.push(format!(
-                "messages[{i}]: tool_use {id} has no tool_result in the next user message"
-            ));
-        }
-    }
-}
-
-/// Every tool_result of user message `i` answers a tool_use of the
-/// assistant message just before it.
-fn check_results_answer(
-    i: usize,
-    message: &Value,
-    previous: Option<&Value>,
-    problems: &mut Vec<String>,
-) {
-    let asked: HashSet<&str> = previous
-        .filter(|p| p["role"] == "assistant")
-        .map(tool_use_ids)
-        .unwrap_or_default()
+/// Tool uses and their results pair up across message `i`'s borders: every
+/// tool_use of an assistant message is answered by a tool_result in the
+/// very next message, which is the user's, and every tool_result of a user
+/// message answers a tool_use of the assistant message just before it.
+fn check_tool_pairing(messages: &[Value], i: usize, problems: &mut Vec<String>) {
+    let with_role = |j: Option<usize>, role: &str| {
+        j.and_then(|j| messages.get(j))
+            .filter(|m| m["role"] == role)
+    };
+    // The tool_use ids of message `j`, if it is the assistant's.
+    let asked_in = |j| {
+        with_role(j, "assistant")
+            .map(tool_use_ids)
+            .unwrap_or_default()
+    };
+    // The ids the tool_results of message `j` answer, if it is the user's
+    // ("" for a result that names none).
+    let answered_in = |j| -> Vec<&str> {
+        with_role(j, "user")
+            .map(|m| {
+                blocks(m)
+                    .filter(|b| b["type"] == "tool_result")
+                    .map(|b| b["tool_use_id"].as_str().unwrap_or(""))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let answered: HashSet<&str> = answered_in(Some(i + 1)).into_iter().collect();
+    for id in asked_in(Some(i))
         .into_iter()
-        .collect();
-    for block in blocks(message).filter(|b| b["type"] == "tool_result") {
-        let id = block["tool_use_id"].as_str().unwrap_or("");
-        if !asked.contains(id) {
-            problems.push(format!(
-                "messages[{i}]: tool_result for {id:?} answers no tool_use in the previous assistant message"
-            ));
-        }
+        .filter(|id| !answered.contains(id))
+    {
+        problems.push(format!(
+            "messages[{i}]: tool_use {id} has no tool_result in the next user message"
+        ));
+    }
+    let asked: HashSet<&str> = asked_in(i.checked_sub(1)).into_iter().collect();
+    for id in answered_in(Some(i))
+        .into_iter()
+        .filter(|id| !asked.contains(id))
+    {
+        problems.push(format!(
+            "messages[{i}]: tool_result for {id:?} answers no tool_use in the previous assistant message"
+        ));
     }
 }
 
 /// `cache_control` marks anywhere in the body.
 pub fn count_marks(body: &Value) -> usize {
-    let marked = |v: &Value| v.get("cache_control").is_some_and(|m| !m.is_null());
-    let tools = body["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|t| marked(t));
-    let system = body["system"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|b| marked(b));
-    let messages = body["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(blocks)
-        .filter(|b| marked(b));
-    tools.count() + system.count() + messages.count()
+    let marked = |v: &&Value| v.get("cache_control").is_some_and(|m| !m.is_null());
+    let list = |key: &str| body[key].as_array().into_iter().flatten();
+    list("tools")
+        .chain(list("system"))
+        .chain(list("messages").flat_map(blocks))
+        .filter(marked)
+        .count()
 }

@@ -261,17 +261,17 @@ fn blocks(message: &Value) -> impl Iterator<Item = &Value> {
     message["content"].as_array().into_iter().flatten()
 }
 
-/// `value` with every `cache_control` key removed, at any depth of arrays
-/// of objects.
+/// `value` with the `cache_control` key of every object removed, the
+/// objects standing alone or in arrays at any depth. The other keys keep
+/// their order: the result is hashed as text.
 fn strip(value: &Value) -> Value {
     match value {
         Value::Array(items) => Value::Array(items.iter().map(strip).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(k, _)| k.as_str() != "cache_control")
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-        ),
+        Value::Object(map) => {
+            let mut map = map.clone();
+            map.shift_remove("cache_control");
+            Value::Object(map)
+        }
         other => other.clone(),
     }
 }

@@ -323,7 +323,7 @@ pub fn render_stream(
         "message_start",
         &json!({"type": "message_start", "message": {
             "id": format!("msg_mock_{request_index:04}"), "type": "message", "role": "assistant",
-            "model": reply.model.as_deref().unwrap_or(model), "content": [],
+            "model": model, "content": [],
             "stop_reason": null, "stop_sequence": null, "usage": usage_json(1),
         }}),
     ));

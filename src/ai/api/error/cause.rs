@@ -71,6 +71,9 @@ impl ApiError {
     /// balance is too low". Retryable statuses (429, 5xx) are never read
     /// this way: they are transient by definition.
     pub fn final_cause(&self) -> Option<FinalCause> {
+        if self.kind.is_transient() {
+            return None;
+        }
         match self.kind {
             ApiErrorKind::Authentication | ApiErrorKind::Permission => {
                 return Some(FinalCause::Credential);
@@ -80,14 +83,8 @@ impl ApiError {
                 return Some(FinalCause::UnknownModel);
             }
             ApiErrorKind::NotFound => return Some(FinalCause::NotMessagesApi),
-            ApiErrorKind::InvalidRequest | ApiErrorKind::RequestTooLarge => {}
-            ApiErrorKind::RateLimited
-            | ApiErrorKind::Overloaded
-            | ApiErrorKind::Server
-            | ApiErrorKind::Timeout
-            | ApiErrorKind::Connection
-            | ApiErrorKind::BrokenStream
-            | ApiErrorKind::MalformedToolInput => return None,
+            // Any other final kind (400, 413) is read by its words below.
+            _ => {}
         }
         let words = format!(
             "{} {}",

@@ -5,8 +5,9 @@
 //! an [`ApiError`]: the status decides the kind, the JSON error body
 //! `{"type":"error","error":{"type":..,"message":..}}` supplies the message,
 //! and anything else (an HTML page from a proxy, plain text, binary noise)
-//! becomes a short, escaped excerpt. Which errors are retried is decided in
-//! [`super::retry`], not here.
+//! becomes a short, escaped excerpt. Which kinds are transient is said here
+//! once ([`ApiErrorKind::is_transient`]); whether and when a failure is
+//! retried is decided in [`super::retry`].
 //!
 //! What an error means for later calls beyond its status (a gateway's 400
 //! that says the key is wrong) is read by [`ApiError::final_cause`].
@@ -67,6 +68,30 @@ impl ApiErrorKind {
             ApiErrorKind::Connection => "connection failed",
             ApiErrorKind::BrokenStream => "broken stream",
             ApiErrorKind::MalformedToolInput => "malformed tool input",
+        }
+    }
+
+    /// Whether sending the same request again may succeed: a failure of the
+    /// moment (429, 5xx, a lost connection, a broken stream) rather than an
+    /// answer about the request, the credential, the model or the account.
+    /// The one place kinds are sorted this way: the retry policy retries
+    /// exactly these ([`super::retry`]), and [`ApiError::final_cause`] never
+    /// reads them for words.
+    pub(crate) fn is_transient(self) -> bool {
+        match self {
+            ApiErrorKind::RateLimited
+            | ApiErrorKind::Overloaded
+            | ApiErrorKind::Server
+            | ApiErrorKind::Timeout
+            | ApiErrorKind::Connection
+            | ApiErrorKind::BrokenStream
+            | ApiErrorKind::MalformedToolInput => true,
+            ApiErrorKind::Authentication
+            | ApiErrorKind::Billing
+            | ApiErrorKind::Permission
+            | ApiErrorKind::InvalidRequest
+            | ApiErrorKind::NotFound
+            | ApiErrorKind::RequestTooLarge => false,
         }
     }
 
