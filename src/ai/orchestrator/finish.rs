@@ -48,9 +48,7 @@ pub(super) fn evaluate(
         .map(|outcome| Utilization {
             dir: outcome.shown.clone(),
             tier: decision.applied.tier_of(&outcome.dir),
-            turns_allocated: outcome.turns_allocated,
-            turns_borrowed: outcome.turns_borrowed,
-            turns_used: outcome.turns_used,
+            turns: outcome.turns,
             completeness: outcome.completeness,
             confidence: cache
                 .read_entry(EntryKind::Dir, &outcome.dir.to_string_lossy())

@@ -45,6 +45,7 @@ use crate::ai::passes::survey::{string_field, unit_interval};
 use crate::ai::prompts;
 use crate::ai::rules::discover::{ChildIndex, display_name, relative};
 use crate::ai::rules::fingerprint::{FINGERPRINT_FIELD, fingerprint};
+use crate::ai::rules::plan::TurnUse;
 use crate::ai::tools::Toolbox;
 use crate::ai::{PassError, record_refusal, stop_for_api_error};
 use crate::cache::now_iso;
@@ -138,11 +139,7 @@ pub(crate) struct DirOutcome {
     pub shown: String,
     pub summary: Option<String>,
     pub completeness: Option<f64>,
-    pub turns_allocated: u32,
-    /// Turns taken from the shared pool beyond the allocation.
-    pub turns_borrowed: u32,
-    /// Model calls made.
-    pub turns_used: u32,
+    pub turns: TurnUse,
     pub usage: LoopUsage,
     pub end: LoopEnd,
 }
@@ -176,9 +173,7 @@ pub(crate) async fn investigate_dir(
         .collect();
     forget_stale_entries(shared, job)?;
     let outcome = run_dir_loop(shared, job, stamps).await?;
-    shared.pool.give_back(
-        (outcome.turns_allocated + outcome.turns_borrowed).saturating_sub(outcome.turns_used),
-    );
+    shared.pool.give_back(outcome.turns.unused());
     if let Some(summary) = outcome.summary.as_deref().filter(|s| !s.is_empty())
         && !shared.cache.has_entry(EntryKind::Dir, &path)
     {
@@ -392,9 +387,11 @@ async fn run_dir_loop(
         shown,
         summary,
         completeness,
-        turns_allocated: job.max_turns,
-        turns_borrowed: borrowed,
-        turns_used: usage.turns,
+        turns: TurnUse {
+            allocated: job.max_turns,
+            borrowed,
+            used: usage.turns,
+        },
         usage,
         end,
     })

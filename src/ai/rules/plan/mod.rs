@@ -416,16 +416,30 @@ pub(crate) fn unmatched_warning(applied: &AppliedPlan) -> Option<String> {
     })
 }
 
+/// The turns of one dir loop: what it was given and what it took.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct TurnUse {
+    pub allocated: u32,
+    /// Turns borrowed from the shared pool beyond the allocation.
+    pub borrowed: u32,
+    /// Model calls made.
+    pub used: u32,
+}
+
+impl TurnUse {
+    /// Turns given and not taken, which go back to the shared pool.
+    pub(crate) fn unused(self) -> u32 {
+        (self.allocated + self.borrowed).saturating_sub(self.used)
+    }
+}
+
 /// How one dir loop used its turns.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Utilization {
     /// Relative path as shown (the target's name for the root).
     pub dir: String,
     pub tier: Tier,
-    pub turns_allocated: u32,
-    /// Turns borrowed from the shared pool beyond the allocation.
-    pub turns_borrowed: u32,
-    pub turns_used: u32,
+    pub turns: TurnUse,
     /// The agent's self-rating, when it gave one.
     pub completeness: Option<f64>,
     /// The dir entry's `confidence`: `None` when there is no entry,
@@ -455,18 +469,18 @@ pub(crate) fn plan_evaluation(
     records: &[Utilization],
     evaluated_at: &str,
 ) -> Value {
-    let total_allocated: u32 = records.iter().map(|r| r.turns_allocated).sum();
-    let total_used: u32 = records.iter().map(|r| r.turns_used).sum();
+    let total_allocated: u32 = records.iter().map(|r| r.turns.allocated).sum();
+    let total_used: u32 = records.iter().map(|r| r.turns.used).sum();
     let per_directory: Vec<Value> = records
         .iter()
         .map(|record| {
             let mut entry = json!({
                 "dir": record.dir,
                 "planned_tier": record.tier.as_str(),
-                "turns_allocated": record.turns_allocated,
-                "turns_borrowed": record.turns_borrowed,
-                "turns_used": record.turns_used,
-                "utilization": ratio(record.turns_used, record.turns_allocated),
+                "turns_allocated": record.turns.allocated,
+                "turns_borrowed": record.turns.borrowed,
+                "turns_used": record.turns.used,
+                "utilization": ratio(record.turns.used, record.turns.allocated),
             });
             if let Some(completeness) = record.completeness {
                 entry["completeness"] = json!(completeness);

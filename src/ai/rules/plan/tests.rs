@@ -329,9 +329,11 @@ fn record(dir: &str, tier: Tier, allocated: u32, used: u32) -> Utilization {
     Utilization {
         dir: dir.to_string(),
         tier,
-        turns_allocated: allocated,
-        turns_borrowed: 0,
-        turns_used: used,
+        turns: TurnUse {
+            allocated,
+            borrowed: 0,
+            used,
+        },
         completeness: None,
         confidence: None,
     }
@@ -348,8 +350,12 @@ fn evaluation_schema_and_rounding() {
         Utilization {
             completeness: Some(0.7),
             confidence: Some(Value::Null),
-            turns_borrowed: 2,
-            ..record("docs", Tier::Shallow, 5, 3)
+            turns: TurnUse {
+                allocated: 5,
+                borrowed: 2,
+                used: 3,
+            },
+            ..record("docs", Tier::Shallow, 0, 0)
         },
         record("x", Tier::Default, 0, 0),
     ];
