@@ -54,7 +54,7 @@ pub(crate) const NO_SIGNALS: &str = "(no files classified)";
 pub(crate) const NO_SURVEY: &str = "(no survey available)";
 
 /// What the survey concluded. Field names are the `submit_survey` schema's.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Survey {
     pub description: String,
     pub approach: String,
@@ -73,10 +73,7 @@ impl Survey {
             approach: "The target is small enough to examine completely. Read every file \
                        directly."
                 .to_string(),
-            relevant_tools: Vec::new(),
-            skip_tools: Vec::new(),
-            domain_notes: String::new(),
-            confidence: 0.0,
+            ..Survey::default()
         }
     }
 

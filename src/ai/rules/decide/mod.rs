@@ -109,7 +109,7 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
     let plan = match (proposal, planning) {
         (Some(plan), _) => plan.clone(),
         (None, PassChoice::Reuse) => saved_plan.cloned().unwrap_or_default(),
-        (None, _) => Plan::default_plan(),
+        (None, _) => Plan::default(),
     };
     let (applied, freshness) =
         settle_plan(facts.dirs, facts.states, &first_look, &plan, facts.target);

@@ -73,7 +73,9 @@ pub(crate) struct TierDir {
     pub reason: String,
 }
 
-/// A plan, as `submit_plan` proposes it and `plan.json` stores it.
+/// A plan, as `submit_plan` proposes it and `plan.json` stores it. Its
+/// default is the plan used when planning is skipped or fails: nothing
+/// overridden, leaf-first.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub(crate) struct Plan {
     pub priority_dirs: Vec<PriorityDir>,
@@ -84,12 +86,6 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// The plan used when planning is skipped or fails: nothing overridden,
-    /// leaf-first.
-    pub(crate) fn default_plan() -> Plan {
-        Plan::default()
-    }
-
     /// Normalize a `submit_plan` input or a loaded `plan.json`: entries
     /// without a string path are dropped, `suggested_turns` is read as
     /// [`normalize_turns`] says (not capped: [`apply_plan`] caps it), and any

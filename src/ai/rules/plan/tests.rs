@@ -40,7 +40,7 @@ fn rels(order: &[PathBuf]) -> Vec<String> {
 
 #[test]
 fn default_plan_keeps_order_and_default_turns() {
-    let applied = apply(&Plan::default_plan());
+    let applied = apply(&Plan::default());
     assert_eq!(applied.order, all_dirs());
     assert!(
         applied
@@ -152,10 +152,10 @@ fn malformed_plan_values_take_defaults() {
                 path: "c".into(),
                 reason: String::new()
             }],
-            ..Plan::default_plan()
+            ..Plan::default()
         }
     );
-    assert_eq!(plan(json!(null)), Plan::default_plan());
+    assert_eq!(plan(json!(null)), Plan::default());
 }
 
 #[test]
@@ -266,7 +266,7 @@ fn unknown_paths_are_collected_for_one_warning() {
         unmatched_warning(&applied).unwrap(),
         "Warning: plan referenced unknown dirs: nonexistent, also_missing"
     );
-    assert_eq!(unmatched_warning(&apply(&Plan::default_plan())), None);
+    assert_eq!(unmatched_warning(&apply(&Plan::default())), None);
 }
 
 #[test]
