@@ -31,8 +31,6 @@ struct Env {
     progress: Progress,
 }
 
-/// A target with ordinary and hostile entries, a secret outside it, and a
-/// private cache.
 /// [`env`] with the real redactor.
 fn redacting_env() -> Env {
     Env {
@@ -41,6 +39,8 @@ fn redacting_env() -> Env {
     }
 }
 
+/// A target with ordinary and hostile entries, a secret outside it, and a
+/// private cache.
 fn env() -> Env {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path().join("target");
@@ -78,16 +78,8 @@ fn env() -> Env {
 impl Env {
     fn ctx(&self) -> ToolContext<'_> {
         ToolContext {
-            target: &self.target,
-            cache: &self.cache,
-            redactor: &self.redactor,
-            scope: None,
-            progress: &self.progress,
-            directory: "src",
-            home: None,
-            unit: &[],
-            stamps: &[],
             turn: 1,
+            ..ToolContext::new(&self.cache, &self.redactor, &self.progress, "src")
         }
     }
 
