@@ -329,12 +329,8 @@ mod tests {
     /// target/{README.md, top.rs, src/{README.md, core/engine.rs}}, and a
     /// file outside.
     fn tree() -> (tempfile::TempDir, PathBuf) {
-        let (tmp, t) = crate::testing::temp_target(&[
-            ("README.md", "x"),
-            ("top.rs", "x"),
-            ("src/README.md", "x"),
-            ("src/core/engine.rs", "x"),
-        ]);
+        let files = ["README.md", "top.rs", "src/README.md", "src/core/engine.rs"];
+        let (tmp, t) = crate::testing::temp_target(&files.map(|file| (file, "x")));
         std::fs::write(tmp.path().join("outside.rs"), "x").unwrap();
         symlink(tmp.path().join("outside.rs"), t.join("src/core/out.rs")).unwrap();
         symlink("engine.rs", t.join("src/core/alias.rs")).unwrap();

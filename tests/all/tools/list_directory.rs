@@ -55,10 +55,6 @@ fn list_directory_hides_dot_names_unless_asked() {
 #[test]
 fn list_directory_edge_cases_and_refusals() {
     let e = env();
-    assert_eq!(
-        e.ok("list_directory", json!({"path": "empty"})),
-        "(empty directory)"
-    );
     e.assert_refusals(
         "list_directory",
         &[(json!({"path": "README.md"}), "not a directory")],

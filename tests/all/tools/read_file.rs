@@ -91,13 +91,20 @@ fn read_file_never_splits_a_character_and_replaces_invalid_utf8() {
     assert!(out.contains("caf\u{fffd} \u{fffd}\u{fffd} ok"), "{out}");
 }
 
+/// Nothing to show is said in our own words, outside any frame.
 #[test]
-fn read_file_says_empty_for_an_empty_file() {
+fn an_empty_file_or_directory_is_said_to_be_empty() {
     let e = env();
-    assert_eq!(
-        e.ok("read_file", json!({"path": "src/blank"})),
-        "(empty file)"
-    );
+    for (tool, path, answer) in [
+        ("read_file", "src/blank", "(empty file)"),
+        ("list_directory", "empty", "(empty directory)"),
+    ] {
+        assert_eq!(
+            e.ok(tool, json!({ "path": path })),
+            answer,
+            "{tool}({path})"
+        );
+    }
 }
 
 #[test]
