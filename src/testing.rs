@@ -1,7 +1,7 @@
 //! Helpers the unit tests of several modules share (compiled for tests
-//! only): temp targets, special files and a ready cache on temp trees. Each module's own
-//! fixtures stay in its tests; only what two or more modules build lives
-//! here.
+//! only): temp targets, special files and a ready cache on temp trees. Each
+//! module's own fixtures stay in its tests; only what two or more modules
+//! build lives here.
 
 use std::path::{Path, PathBuf};
 
