@@ -1,11 +1,28 @@
 //! Helpers the unit tests of several modules share (compiled for tests
-//! only): special files and a ready cache on temp trees. Each module's own
-//! fixtures stay in its tests; only what two or more modules build lives
-//! here.
+//! only): temp targets, special files and a ready cache on temp trees. Each
+//! module's own fixtures stay in its tests; only what two or more modules
+//! build lives here.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::cache::{Cache, CacheRoot};
+
+/// A temp dir holding the directory `target` with `files` (paths relative
+/// to it, parents created) and their contents, and the target's canonical
+/// path. The rest of the temp dir is the caller's: what lies outside the
+/// target.
+pub(crate) fn temp_target(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let target = tmp.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    for (path, content) in files {
+        let path = target.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+    let target = std::fs::canonicalize(target).unwrap();
+    (tmp, target)
+}
 
 /// Make a FIFO at `path`, as a hostile tree might hold one.
 pub(crate) fn mkfifo(path: &Path) {

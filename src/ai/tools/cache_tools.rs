@@ -329,16 +329,11 @@ mod tests {
     /// target/{README.md, top.rs, src/{README.md, core/engine.rs}}, and a
     /// file outside.
     fn tree() -> (tempfile::TempDir, PathBuf) {
-        let tmp = tempfile::tempdir().unwrap();
-        let t = tmp.path().join("t");
-        std::fs::create_dir_all(t.join("src/core")).unwrap();
-        for file in ["README.md", "top.rs", "src/README.md", "src/core/engine.rs"] {
-            std::fs::write(t.join(file), "x").unwrap();
-        }
+        let files = ["README.md", "top.rs", "src/README.md", "src/core/engine.rs"];
+        let (tmp, t) = crate::testing::temp_target(&files.map(|file| (file, "x")));
         std::fs::write(tmp.path().join("outside.rs"), "x").unwrap();
         symlink(tmp.path().join("outside.rs"), t.join("src/core/out.rs")).unwrap();
         symlink("engine.rs", t.join("src/core/alias.rs")).unwrap();
-        let t = std::fs::canonicalize(t).unwrap();
         (tmp, t)
     }
 

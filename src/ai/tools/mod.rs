@@ -97,6 +97,31 @@ pub struct ToolContext<'a> {
     pub turn: u32,
 }
 
+impl<'a> ToolContext<'a> {
+    /// A context on `cache`'s target that lists everything (no scope), with
+    /// no home, unit or stamps, at turn 0: what a call outside a dir loop's
+    /// bookkeeping needs. Set the other fields with struct update syntax.
+    pub fn new(
+        cache: &'a Cache,
+        redactor: &'a Redactor,
+        progress: &'a Progress,
+        directory: &'a str,
+    ) -> Self {
+        ToolContext {
+            target: cache.target(),
+            cache,
+            redactor,
+            scope: None,
+            progress,
+            directory,
+            home: None,
+            unit: &[],
+            stamps: &[],
+            turn: 0,
+        }
+    }
+}
+
 impl ToolContext<'_> {
     /// Pass text read from `source` (a path relative to the target) through
     /// the redactor before it goes to the model. Each secret removed becomes

@@ -249,11 +249,7 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Fixture {
-        let tmp = tempfile::tempdir().unwrap();
-        let target = tmp.path().join("t");
-        std::fs::create_dir(&target).unwrap();
-        std::fs::write(target.join("a.txt"), "héllo").unwrap();
-        let target = std::fs::canonicalize(target).unwrap();
+        let (tmp, target) = crate::testing::temp_target(&[("a.txt", "héllo")]);
         let (_, cache) = crate::testing::open_cache(tmp.path(), &target);
         Fixture {
             _tmp: tmp,
@@ -266,16 +262,8 @@ impl Fixture {
 
     fn ctx(&self) -> ToolContext<'_> {
         ToolContext {
-            target: &self.target,
-            cache: &self.cache,
-            redactor: &self.redactor,
-            scope: None,
-            progress: &self.progress,
-            directory: "sub",
-            home: None,
-            unit: &[],
-            stamps: &[],
             turn: 4,
+            ..ToolContext::new(&self.cache, &self.redactor, &self.progress, "sub")
         }
     }
 

@@ -6,15 +6,15 @@ use super::*;
 #[test]
 fn write_read_and_list_the_cache() {
     let e = env();
-    assert_eq!(
+    let list = |kind: &str| {
         e.call_in(
             Toolbox::Synthesis,
             "list_cache",
-            json!({"cache_type": "file"})
+            json!({ "cache_type": kind }),
         )
-        .content,
-        "(no cached entries)"
-    );
+        .content
+    };
+    assert_eq!(list("file"), "(no cached entries)");
     assert_eq!(
         e.call_in(
             Toolbox::Synthesis,
@@ -51,35 +51,23 @@ fn write_read_and_list_the_cache() {
     let entry: Value = serde_json::from_str(&inside_frame(&read.content)).unwrap();
     assert_eq!(entry["summary"], "Entry point.");
     assert!(read.content.contains("\n  \"summary\""), "pretty JSON");
-    assert_eq!(
-        e.call_in(
-            Toolbox::Synthesis,
-            "list_cache",
-            json!({"cache_type": "file"})
-        )
-        .content,
-        framed("cached file entries", "src/main.rs")
-    );
-    assert_eq!(
-        e.call_in(
-            Toolbox::Synthesis,
-            "list_cache",
-            json!({"cache_type": "dir"})
-        )
-        .content,
-        "(no cached entries)"
-    );
+    assert_eq!(list("file"), framed("cached file entries", "src/main.rs"));
+    assert_eq!(list("dir"), "(no cached entries)");
 }
 
 #[test]
 fn cache_tool_errors() {
     let e = env();
-    for bad in [
-        json!({"cache_type": "blob", "path": "a", "data": {}}),
-        json!({"path": "a", "data": {}}),
-    ] {
-        assert!(e.err("write_cache", bad).contains("'file' or 'dir'"));
-    }
+    e.assert_refusals(
+        "write_cache",
+        &[
+            (
+                json!({"cache_type": "blob", "path": "a", "data": {}}),
+                "'file' or 'dir'",
+            ),
+            (json!({"path": "a", "data": {}}), "'file' or 'dir'"),
+        ],
+    );
     let missing = e.err(
         "write_cache",
         json!({"cache_type": "dir", "path": "src", "data": {"summary": "x"}}),
@@ -93,36 +81,36 @@ fn cache_tool_errors() {
     raw["content"] = json!("fn main() {}");
     // An entry describes something real, of its own kind, inside the target.
     let x = file_data("x");
-    for (input, error) in [
-        (
-            json!({"cache_type": "file", "path": "README.md", "data": raw}),
-            "content",
-        ),
-        (
-            json!({"cache_type": "file", "path": "README.md"}),
-            "missing required fields",
-        ),
-        (
-            json!({"cache_type": "file", "path": "src", "data": x}),
-            "is a directory",
-        ),
-        (
-            json!({"cache_type": "dir", "path": "README.md", "data": {}}),
-            "is not a directory",
-        ),
-        (
-            json!({"cache_type": "file", "path": "../x", "data": x}),
-            "outside",
-        ),
-        (
-            json!({"cache_type": "file", "path": "/etc/passwd", "data": x}),
-            "outside",
-        ),
-        (json!({"cache_type": "file", "data": x}), "'path'"),
-    ] {
-        let out = e.err("write_cache", input.clone());
-        assert!(out.contains(error), "{input}: {out}");
-    }
+    e.assert_refusals(
+        "write_cache",
+        &[
+            (
+                json!({"cache_type": "file", "path": "README.md", "data": raw}),
+                "content",
+            ),
+            (
+                json!({"cache_type": "file", "path": "README.md"}),
+                "missing required fields",
+            ),
+            (
+                json!({"cache_type": "file", "path": "src", "data": x}),
+                "is a directory",
+            ),
+            (
+                json!({"cache_type": "dir", "path": "README.md", "data": {}}),
+                "is not a directory",
+            ),
+            (
+                json!({"cache_type": "file", "path": "../x", "data": x}),
+                "outside",
+            ),
+            (
+                json!({"cache_type": "file", "path": "/etc/passwd", "data": x}),
+                "outside",
+            ),
+            (json!({"cache_type": "file", "data": x}), "'path'"),
+        ],
+    );
     assert_eq!(
         e.err(
             "write_cache",

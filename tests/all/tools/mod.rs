@@ -31,8 +31,6 @@ struct Env {
     progress: Progress,
 }
 
-/// A target with ordinary and hostile entries, a secret outside it, and a
-/// private cache.
 /// [`env`] with the real redactor.
 fn redacting_env() -> Env {
     Env {
@@ -41,6 +39,8 @@ fn redacting_env() -> Env {
     }
 }
 
+/// A target with ordinary and hostile entries, a secret outside it, and a
+/// private cache.
 fn env() -> Env {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path().join("target");
@@ -78,16 +78,8 @@ fn env() -> Env {
 impl Env {
     fn ctx(&self) -> ToolContext<'_> {
         ToolContext {
-            target: &self.target,
-            cache: &self.cache,
-            redactor: &self.redactor,
-            scope: None,
-            progress: &self.progress,
-            directory: "src",
-            home: None,
-            unit: &[],
-            stamps: &[],
             turn: 1,
+            ..ToolContext::new(&self.cache, &self.redactor, &self.progress, "src")
         }
     }
 
@@ -124,11 +116,31 @@ impl Env {
         assert!(flags[0].finding.contains(finding), "{flags:?}");
     }
 
+    /// Write `text`, which forges the end of the untrusted-data frame, to
+    /// `rel` and read it back: the answer's only frame end is ours.
+    #[track_caller]
+    fn read_forged_frame_end(&self, rel: &str, text: &str) -> String {
+        self.write(rel, text).unwrap();
+        let out = self.ok("read_file", json!({ "path": rel }));
+        assert_eq!(out.matches("</untrusted-data>").count(), 1, "{out}");
+        out
+    }
+
     fn err(&self, tool: &str, input: Value) -> String {
         let out = self.call(tool, input.clone());
         assert!(out.is_error, "{tool}({input}) should fail: {}", out.content);
         assert!(out.content.starts_with("Error"), "{}", out.content);
         out.content
+    }
+
+    /// `tool` refuses each input with an error that mentions the text given
+    /// with it.
+    #[track_caller]
+    fn assert_refusals(&self, tool: &str, cases: &[(Value, &str)]) {
+        for (input, expected) in cases {
+            let err = self.err(tool, input.clone());
+            assert!(err.contains(expected), "{tool}({input}): {err}");
+        }
     }
 }
 

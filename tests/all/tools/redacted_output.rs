@@ -6,10 +6,7 @@ use super::*;
 #[test]
 fn run_command_output_is_redacted_and_framed() {
     let e = redacting_env();
-    let token: String = "ghp_"
-        .chars()
-        .chain("Zy8xW6vU4tS2rQ0pO8nM6lK4jI2hG0fE8dC6".chars())
-        .collect();
+    let token = secrets::github_token(980);
     e.write("deploy.sh", format!("export GH={token}\n"))
         .unwrap();
     let out = e.ok("run_command", json!({"command": "grep -n GH deploy.sh"}));

@@ -245,21 +245,16 @@ mod tests {
 
     /// A target with a few sources, plus a sibling directory outside it.
     fn tree() -> (tempfile::TempDir, PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("app");
-        std::fs::create_dir_all(target.join("src/pkg.py")).unwrap();
-        std::fs::write(
-            target.join("src/main.py"),
-            "import os\n\ndef main(argv):\n    pass\n",
-        )
-        .unwrap();
-        std::fs::write(target.join("Lib.RS"), "use std::io;\nfn f() {}\n").unwrap();
-        std::fs::write(target.join("notes.txt"), "hello\n").unwrap();
-        std::fs::write(target.join("Makefile"), "all:\n").unwrap();
+        let (dir, target) = crate::testing::temp_target(&[
+            ("src/main.py", "import os\n\ndef main(argv):\n    pass\n"),
+            ("Lib.RS", "use std::io;\nfn f() {}\n"),
+            ("notes.txt", "hello\n"),
+            ("Makefile", "all:\n"),
+        ]);
+        std::fs::create_dir(target.join("src/pkg.py")).unwrap();
         std::fs::write(dir.path().join("secret.py"), "def leaked(): pass\n").unwrap();
         symlink(dir.path().join("secret.py"), target.join("link-out.py")).unwrap();
         symlink(target.join("src/main.py"), target.join("link-in.py")).unwrap();
-        let target = std::fs::canonicalize(target).unwrap();
         (dir, target)
     }
 
