@@ -153,17 +153,15 @@ fn newest_files(shared: &DirShared, dir: &Path) -> Vec<(String, String)> {
 /// listing of `dir`: a secret in a name is flagged under the file's path
 /// and masked wherever the entry shows the name.
 fn redact_names(shared: &DirShared, dir: &Path, entry: &mut Value) {
+    let directory = display_name(&shared.target, dir);
     let ctx = ToolContext {
-        target: &shared.target,
-        cache: &shared.cache,
-        redactor: shared.session.redactor(),
         scope: shared.session.scope(),
-        progress: &shared.progress,
-        directory: &display_name(&shared.target, dir),
-        home: None,
-        unit: &[],
-        stamps: &[],
-        turn: 0,
+        ..ToolContext::new(
+            &shared.cache,
+            shared.session.redactor(),
+            &shared.progress,
+            &directory,
+        )
     };
     let mut names: Vec<String> = Vec::new();
     for key in ["largest_files", "newest_files"] {
