@@ -77,6 +77,7 @@ pub struct BaseScan {
 }
 
 /// A node of the rendered tree: a directory, a file, or a truncated directory.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct TreeNode {
     pub name: String,
@@ -85,16 +86,12 @@ pub struct TreeNode {
     #[serde(rename = "type")]
     pub kind: NodeKind,
     /// Present on directories that were listed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub children: Option<Vec<TreeNode>>,
     /// Present on files.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
     /// `true` on directories deeper than `--depth`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncated: Option<bool>,
     /// `permission denied` when a directory could not be listed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
