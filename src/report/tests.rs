@@ -10,6 +10,14 @@ fn flag(severity: &str, path: &str, finding: &str) -> Flag {
     Flag::new(path, finding, severity)
 }
 
+/// Each of `needles` stands in `text`.
+#[track_caller]
+fn assert_shows(text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(text.contains(needle), "{needle:?} in {text}");
+    }
+}
+
 /// The original's minimal report, as its own tests build it.
 fn minimal() -> Report {
     let mut report = Report::default();
@@ -80,12 +88,15 @@ fn sections_of_the_minimal_report() {
         "{}\n  LUMINOS — File System Intelligence Report\n  Target: /tmp/mydir\n",
         "=".repeat(60)
     )));
-    assert!(text.contains("  source          2  ##\n  config          1  #\n  TOTAL           3"));
-    assert!(text.contains(
-        "    Python                    150 lines\n    TOTAL                     150 lines"
-    ));
-    assert!(text.contains("   1. 2026-04-06 10:00:00  main.py\n      /tmp/main.py"));
-    assert!(text.contains("     10.0 KB  /tmp/mydir"));
+    assert_shows(
+        &text,
+        &[
+            "  source          2  ##\n  config          1  #\n  TOTAL           3",
+            "    Python                    150 lines\n    TOTAL                     150 lines",
+            "   1. 2026-04-06 10:00:00  main.py\n      /tmp/main.py",
+            "     10.0 KB  /tmp/mydir",
+        ],
+    );
     assert!(text.ends_with(&format!("\n\n{0}\n  End of report.\n{0}", "=".repeat(60))));
     assert!(!text.contains("SUMMARY (AI)"));
     assert!(!text.contains("DETAILED AI ANALYSIS"));
@@ -94,14 +105,15 @@ fn sections_of_the_minimal_report() {
 #[test]
 fn empty_sections_say_so() {
     let text = format_report(&Report::default(), "/tmp");
-    for line in [
-        "  No files found.",
-        "  No source code files detected.",
-        "  No recent files found.",
-        "  No usage data available.",
-    ] {
-        assert!(text.contains(line), "{line:?} in {text}");
-    }
+    assert_shows(
+        &text,
+        &[
+            "  No files found.",
+            "  No source code files detected.",
+            "  No recent files found.",
+            "  No usage data available.",
+        ],
+    );
 }
 
 #[test]
@@ -174,13 +186,14 @@ fn hostile_names_and_model_text_are_escaped() {
     for control in ['\x1b', '\x07', '\r'] {
         assert!(!text.contains(control), "{control:?} in {text}");
     }
-    for escaped in [
-        "evil\\n   2. fake\\x1b[2J",
-        "  Target: /tmp/\\x1bdir",
-        "  [CRITICAL] x\\ny",
-    ] {
-        assert!(text.contains(escaped), "{escaped:?} in {text}");
-    }
+    assert_shows(
+        &text,
+        &[
+            "evil\\n   2. fake\\x1b[2J",
+            "  Target: /tmp/\\x1bdir",
+            "  [CRITICAL] x\\ny",
+        ],
+    );
 }
 
 #[test]

@@ -244,6 +244,22 @@ mod tests {
     use super::*;
     use std::fs;
 
+    /// A temp tree holding `files` (`(path, contents)`; a path ending in `/`
+    /// is a directory).
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let tmp = tempfile::tempdir().unwrap();
+        for (rel, text) in files {
+            let path = tmp.path().join(rel);
+            if rel.ends_with('/') {
+                fs::create_dir_all(&path).unwrap();
+            } else {
+                fs::create_dir_all(path.parent().unwrap()).unwrap();
+                fs::write(&path, text).unwrap();
+            }
+        }
+        tmp
+    }
+
     fn stack_for(root: &Path, rels: &[&str]) -> RuleStack {
         let mut stack = RuleStack::empty();
         for rel in rels {
@@ -255,11 +271,11 @@ mod tests {
 
     #[test]
     fn nested_gitignore_negation_overrides_the_parent() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tree(&[
+            (".gitignore", "*.log\nbuild/\n"),
+            ("sub/.gitignore", "!keep.log\n"),
+        ]);
         let root = tmp.path();
-        fs::create_dir_all(root.join("sub")).unwrap();
-        fs::write(root.join(".gitignore"), "*.log\nbuild/\n").unwrap();
-        fs::write(root.join("sub/.gitignore"), "!keep.log\n").unwrap();
         let top = stack_for(root, &[""]);
         let sub = stack_for(root, &["", "sub"]);
         assert!(top.is_ignored(&root.join("a.log"), false));
@@ -272,12 +288,12 @@ mod tests {
 
     #[test]
     fn dot_ignore_beats_gitignore_and_exclude_is_read() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tree(&[
+            (".git/info/exclude", "# comment\nsecret.txt\n"),
+            (".gitignore", "*.tmp\n"),
+            (".ignore", "!wanted.tmp\n"),
+        ]);
         let root = tmp.path();
-        fs::create_dir_all(root.join(".git/info")).unwrap();
-        fs::write(root.join(".git/info/exclude"), "# comment\nsecret.txt\n").unwrap();
-        fs::write(root.join(".gitignore"), "*.tmp\n").unwrap();
-        fs::write(root.join(".ignore"), "!wanted.tmp\n").unwrap();
         let (stack, read) = RuleStack::empty().enter(root, RuleFilesPresent::probe(root));
         let mut names: Vec<_> = read
             .iter()
@@ -299,11 +315,12 @@ mod tests {
 
     #[test]
     fn outer_gitignore_stops_at_a_nested_repository() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tree(&[
+            ("vendor/.git/", ""),
+            (".gitignore", "*.o\n"),
+            (".ignore", "*.bak\n"),
+        ]);
         let root = tmp.path();
-        fs::create_dir_all(root.join("vendor/.git")).unwrap();
-        fs::write(root.join(".gitignore"), "*.o\n").unwrap();
-        fs::write(root.join(".ignore"), "*.bak\n").unwrap();
         let inner = stack_for(root, &["", "vendor"]);
         assert!(!inner.is_ignored(&root.join("vendor/x.o"), false));
         // .ignore files are not git's and keep applying.
@@ -320,32 +337,27 @@ mod tests {
 
     #[test]
     fn comment_only_files_are_not_rule_files() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        fs::write(root.join(".gitignore"), "# nothing here\n\n").unwrap();
-        assert_no_rules_read(root);
+        let tmp = tree(&[(".gitignore", "# nothing here\n\n")]);
+        assert_no_rules_read(tmp.path());
     }
 
     #[test]
     fn a_fifo_named_gitignore_is_skipped_without_blocking() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        let fifo = root.join(".gitignore");
-        crate::testing::mkfifo(&fifo);
-        assert_no_rules_read(root);
+        let tmp = tree(&[]);
+        crate::testing::mkfifo(&tmp.path().join(".gitignore"));
+        assert_no_rules_read(tmp.path());
     }
 
     #[test]
     fn a_worktree_git_file_points_at_the_common_exclude() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tree(&[
+            ("main.git/info/exclude", "local.cfg\n"),
+            ("main.git/worktrees/wt/commondir", "../..\n"),
+            ("wt/", ""),
+        ]);
         let root = tmp.path();
         let common = root.join("main.git");
-        fs::create_dir_all(common.join("info")).unwrap();
-        fs::create_dir_all(common.join("worktrees/wt")).unwrap();
-        fs::write(common.join("info/exclude"), "local.cfg\n").unwrap();
-        fs::write(common.join("worktrees/wt/commondir"), "../..\n").unwrap();
         let wt = root.join("wt");
-        fs::create_dir_all(&wt).unwrap();
         fs::write(
             wt.join(".git"),
             format!("gitdir: {}\n", common.join("worktrees/wt").display()),

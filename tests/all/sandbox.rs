@@ -119,6 +119,23 @@ fn assert_no_leak(command: &str, content: &str) {
     }
 }
 
+/// `out`, the answer to `command`, is an error (`Error: ...`) that mentions
+/// `why`.
+#[track_caller]
+fn assert_error_mentions(command: &str, out: &ToolOutput, why: &str) {
+    assert!(out.is_error, "{command:?} is not an error: {}", out.content);
+    assert!(
+        out.content.starts_with("Error: "),
+        "{command:?}: {}",
+        out.content
+    );
+    assert!(
+        out.content.contains(why),
+        "{command:?}: expected {why:?} in {}",
+        out.content
+    );
+}
+
 /// `(command, a word the refusal must mention)`. `{root}` is the fixture root
 /// and `{tmp}` a path under /tmp that must never appear.
 const ESCAPES: &[(&str, &str)] = &[
@@ -217,17 +234,7 @@ fn every_escape_attempt_is_refused_with_nothing_changed_or_leaked() {
         let started = Instant::now();
         let out = fx.run(&command);
         let took = started.elapsed();
-        assert!(out.is_error, "{command:?} was not refused: {}", out.content);
-        assert!(
-            out.content.starts_with("Error: "),
-            "{command:?}: {}",
-            out.content
-        );
-        assert!(
-            out.content.contains(why),
-            "{command:?}: expected {why:?} in {}",
-            out.content
-        );
+        assert_error_mentions(&command, &out, why);
         assert_no_leak(&command, &out.content);
         // A refusal never runs anything, so it cannot wait on a FIFO. The
         // bound is a hang guard, far above any real cost.
@@ -400,14 +407,10 @@ fn timeout_stops_the_command_and_its_group() {
     std::fs::write(fx.target.join("slow.txt"), "a".repeat(200) + "b\n").unwrap();
     let tool = RunCommand::with_limits(Duration::from_millis(300), 64 * 1024);
     let started = Instant::now();
-    let out = tool.execute(&fx.target, r"grep -E '^(a*)(a*)(a*)\3\2\1\1$' slow.txt");
+    let command = r"grep -E '^(a*)(a*)(a*)\3\2\1\1$' slow.txt";
+    let out = tool.execute(&fx.target, command);
     let took = started.elapsed();
-    assert!(out.is_error, "{}", out.content);
-    assert!(
-        out.content.contains("timed out after 0.3 seconds"),
-        "{}",
-        out.content
-    );
+    assert_error_mentions(command, &out, "timed out after 0.3 seconds");
     assert!(took < Duration::from_secs(10), "took {took:?}");
     #[cfg(target_os = "linux")]
     assert_eq!(processes_in(&fx.target), Vec::<u32>::new());

@@ -62,11 +62,13 @@ fn run(
     (grounding, brief, detailed, flags)
 }
 
-fn unresolved(grounding: &Grounding) -> Vec<(String, CitedIn, Option<String>)> {
+/// `(citation, where it was cited, the entry citing it)` of each citation
+/// that named nothing real.
+fn unresolved(grounding: &Grounding) -> Vec<(&str, CitedIn, Option<&str>)> {
     grounding
         .unresolved
         .iter()
-        .map(|u| (u.citation.clone(), u.cited_in, u.entry.clone()))
+        .map(|u| (u.citation.as_str(), u.cited_in, u.entry.as_deref()))
         .collect()
 }
 
@@ -98,21 +100,9 @@ fn a_dir_summary_with_real_and_invented_citations() {
     assert_eq!(
         unresolved(&grounding),
         [
-            (
-                "turbo.rs".to_string(),
-                CitedIn::DirSummary,
-                Some("src".to_string())
-            ),
-            (
-                "Engine::frobnicate".to_string(),
-                CitedIn::DirSummary,
-                Some("src".to_string())
-            ),
-            (
-                "src/ghost.rs".to_string(),
-                CitedIn::DirSummary,
-                Some("src".to_string())
-            ),
+            ("turbo.rs", CitedIn::DirSummary, Some("src")),
+            ("Engine::frobnicate", CitedIn::DirSummary, Some("src")),
+            ("src/ghost.rs", CitedIn::DirSummary, Some("src")),
         ]
     );
     assert_eq!(grounding.unresolved[1].kind, CitationKind::Symbol);
@@ -128,9 +118,9 @@ fn file_summaries_resolve_next_to_their_file_and_stale_ones_are_skipped() {
     assert_eq!(
         unresolved(&grounding),
         [(
-            "Engine::stop".to_string(),
+            "Engine::stop",
             CitedIn::FileSummary,
-            Some("src/core/engine.rs".to_string())
+            Some("src/core/engine.rs")
         )]
     );
     assert_eq!((grounding.citations, grounding.resolved), (3, 2));
@@ -169,7 +159,7 @@ fn symbols_resolve_across_the_scope_and_languages() {
     );
     assert_eq!(
         unresolved(&grounding),
-        [("App.explode()".to_string(), CitedIn::AiBrief, None)]
+        [("App.explode()", CitedIn::AiBrief, None)]
     );
     assert_eq!(
         grounding.symbols,
@@ -199,7 +189,7 @@ fn the_synthesis_is_rewritten_to_target_relative_paths() {
     );
     assert_eq!(
         unresolved(&grounding),
-        [("turbo.rs".to_string(), CitedIn::AiDetailed, None)]
+        [("turbo.rs", CitedIn::AiDetailed, None)]
     );
 }
 
@@ -284,11 +274,7 @@ fn flags_are_verified_rewritten_and_invented_ones_lowered() {
     assert!(flags[5].note.is_some() && flags[0].note.is_none());
     assert_eq!(
         unresolved(&grounding),
-        [(
-            "src/backdoor.py".to_string(),
-            CitedIn::Flag,
-            Some("src/backdoor.py".to_string())
-        )]
+        [("src/backdoor.py", CitedIn::Flag, Some("src/backdoor.py"))]
     );
 }
 
@@ -334,10 +320,7 @@ fn unparseable_or_missing_sources_leave_symbols_unchecked_not_invented() {
         grounding.unchecked, 1,
         "huge is named in a file too large to outline"
     );
-    assert_eq!(
-        unresolved(&grounding),
-        [("tiny()".to_string(), CitedIn::AiBrief, None)]
-    );
+    assert_eq!(unresolved(&grounding), [("tiny()", CitedIn::AiBrief, None)]);
 }
 
 #[test]

@@ -48,16 +48,51 @@ fn owned(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
 
+/// One path citation: `(as written, normalized, line)`.
+type Citation = (&'static str, &'static str, Option<u32>);
+
+/// Texts and the paths they cite.
+const CITED: &[(&str, &[Citation])] = &[
+    // In backticks and in prose.
+    (
+        "The entry point is `src/main.rs`, which calls engine.rs and lib.rs",
+        &[
+            ("src/main.rs", "src/main.rs", None),
+            ("engine.rs", "engine.rs", None),
+            ("lib.rs", "lib.rs", None),
+        ],
+    ),
+    // Line suffixes are split off.
+    (
+        "main.rs:42, src/lib.rs:10:5, `docs/guide.md:3-9` and App.tsx#L12-L20.",
+        &[
+            ("main.rs", "main.rs", Some(42)),
+            ("src/lib.rs", "src/lib.rs", Some(10)),
+            ("docs/guide.md", "docs/guide.md", Some(3)),
+            ("App.tsx", "App.tsx", Some(12)),
+        ],
+    ),
+    ("see main.rs:", &[("main.rs", "main.rs", None)]),
+    // `./` and Windows separators are normalized.
+    (
+        "run ./src/main.rs or .\\src\\lib.rs or src\\ai\\mod.rs",
+        &[
+            ("./src/main.rs", "src/main.rs", None),
+            (".\\src\\lib.rs", "src/lib.rs", None),
+            ("src\\ai\\mod.rs", "src/ai/mod.rs", None),
+        ],
+    ),
+];
+
 #[test]
-fn paths_in_backticks_and_in_prose() {
-    assert_eq!(
-        paths("The entry point is `src/main.rs`, which calls engine.rs and lib.rs"),
-        [
-            ("src/main.rs".into(), "src/main.rs".into(), None),
-            ("engine.rs".into(), "engine.rs".into(), None),
-            ("lib.rs".into(), "lib.rs".into(), None),
-        ]
-    );
+fn cited_paths_are_found_with_their_lines() {
+    for (text, expected) in CITED {
+        let expected: Vec<(String, String, Option<u32>)> = expected
+            .iter()
+            .map(|(written, path, line)| (written.to_string(), path.to_string(), *line))
+            .collect();
+        assert_eq!(paths(text), expected, "{text:?}");
+    }
 }
 
 #[test]
@@ -75,29 +110,7 @@ fn sentence_punctuation_is_not_part_of_a_path() {
 }
 
 #[test]
-fn line_suffixes_are_split_off() {
-    assert_eq!(
-        paths("main.rs:42, src/lib.rs:10:5, `docs/guide.md:3-9` and App.tsx#L12-L20."),
-        [
-            ("main.rs".into(), "main.rs".into(), Some(42)),
-            ("src/lib.rs".into(), "src/lib.rs".into(), Some(10)),
-            ("docs/guide.md".into(), "docs/guide.md".into(), Some(3)),
-            ("App.tsx".into(), "App.tsx".into(), Some(12)),
-        ]
-    );
-    assert_eq!(paths("see main.rs:")[0].2, None);
-}
-
-#[test]
-fn dot_slash_and_windows_separators_are_normalized() {
-    assert_eq!(
-        paths("run ./src/main.rs or .\\src\\lib.rs or src\\ai\\mod.rs"),
-        [
-            ("./src/main.rs".into(), "src/main.rs".into(), None),
-            (".\\src\\lib.rs".into(), "src/lib.rs".into(), None),
-            ("src\\ai\\mod.rs".into(), "src/ai/mod.rs".into(), None),
-        ]
-    );
+fn a_parent_relative_path_is_kept_as_written() {
     assert_eq!(path_names("the parent ../other/x"), ["../other/x"]);
 }
 
@@ -107,33 +120,43 @@ fn directories_need_a_separator_and_a_known_first_component() {
         path_names("src/ai holds the agents; src/ and tests/support/ too, and/or I/O"),
         ["src/ai", "src/", "tests/support/"]
     );
-    assert!(path_names("application/json, TCP/IP, read/write, client/server").is_empty());
-    assert!(
-        path_names("the src directory").is_empty(),
-        "a bare name is a word"
-    );
 }
 
-#[test]
-fn urls_and_mail_are_not_paths() {
-    assert!(
-        path_names(
-            "https://example.com/src/main.rs, <http://x.io/a.py>, www.example.com/app.js, \
-             github.com/owner/repo/lib.rs and me@example.com"
-        )
-        .is_empty()
-    );
-}
+/// Texts that cite no path at all, and why.
+const NO_PATHS: &[(&str, &str)] = &[
+    (
+        "application/json, TCP/IP, read/write, client/server",
+        "words joined by a slash, with no known first component",
+    ),
+    ("the src directory", "a bare name is a word"),
+    (
+        "https://example.com/src/main.rs, <http://x.io/a.py>, www.example.com/app.js, \
+         github.com/owner/repo/lib.rs and me@example.com",
+        "URLs and mail addresses",
+    ),
+    (
+        "Version 1.2.3 (v2.0, 2.0.0-rc1) needs Python 3.11, e.g. on Node 18.17; i.e. etc. \
+         vs. U.S. 3.5x",
+        "versions and abbreviations",
+    ),
+    ("ASP.NET on .NET", "bare extensions"),
+    ("a file.zzq", "an extension neither known nor in the tree"),
+    (
+        "built with Node.js and Vue.js",
+        "product names the tree does not hold",
+    ),
+    (
+        "--no-ignore -x target src/**/*.rs *.py crate::scan::walk",
+        "options, globs and Rust paths",
+    ),
+    ("C:\\Users\\me\\x.rs", "a drive path is never inside"),
+];
 
 #[test]
-fn versions_and_abbreviations_are_not_paths() {
-    assert!(
-        path_names(
-            "Version 1.2.3 (v2.0, 2.0.0-rc1) needs Python 3.11, e.g. on Node 18.17; i.e. etc. \
-             vs. U.S. 3.5x"
-        )
-        .is_empty()
-    );
+fn texts_that_name_no_path() {
+    for (text, why) in NO_PATHS {
+        assert_eq!(path_names(text), Vec::<String>::new(), "{why}: {text:?}");
+    }
 }
 
 #[test]
@@ -143,7 +166,6 @@ fn dotfiles_are_paths_and_bare_extensions_are_not() {
         [".env", ".gitignore"]
     );
     assert_eq!(path_names("config/.env"), ["config/.env"]);
-    assert!(path_names("ASP.NET on .NET").is_empty());
 }
 
 #[test]
@@ -152,12 +174,10 @@ fn unknown_extensions_come_from_the_tree() {
         path_names("weird.qzx and other.qzx"),
         ["weird.qzx", "other.qzx"]
     );
-    assert!(path_names("a file.zzq").is_empty());
 }
 
 #[test]
 fn product_names_are_paths_only_when_the_tree_has_them() {
-    assert!(path_names("built with Node.js and Vue.js").is_empty());
     let vocabulary = Vocabulary::new(["node.js"], ["src"]);
     assert_eq!(
         paths_with("see node.js", &vocabulary)
@@ -166,11 +186,6 @@ fn product_names_are_paths_only_when_the_tree_has_them() {
             .collect::<Vec<_>>(),
         ["node.js"]
     );
-}
-
-#[test]
-fn options_globs_and_rust_paths_are_not_paths() {
-    assert!(path_names("--no-ignore -x target src/**/*.rs *.py crate::scan::walk").is_empty());
 }
 
 #[test]
@@ -186,10 +201,6 @@ fn absolute_paths_are_kept_for_resolution() {
     };
     assert!(path.absolute);
     assert_eq!(path.path, "/etc/passwd");
-    assert!(
-        path_names("C:\\Users\\me\\x.rs").is_empty(),
-        "a drive path is never inside"
-    );
 }
 
 #[test]

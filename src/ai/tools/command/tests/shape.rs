@@ -69,12 +69,16 @@ const LIMITS: exec::Limits = exec::Limits {
     output_cap: OUTPUT_CAP,
 };
 
-#[test]
-fn render_follows_the_original_shape() {
-    let ok = |e| match render(e, LIMITS, &[]) {
+/// What the model reads for `execution`, with `notes` appended.
+fn model_reads(execution: exec::Execution, notes: &[String]) -> ToolOutput {
+    match render(execution, LIMITS, notes) {
         Ok(rendered) => rendered.plain(),
         Err(error) => error,
-    };
+    }
+}
+
+#[test]
+fn render_follows_the_original_shape() {
     // (exit code, stdout, stderr) and what the model reads.
     for (code, stdout, stderr, shown) in [
         (0, "  a\nb\n\n", "", "a\nb"),
@@ -86,41 +90,27 @@ fn render_follows_the_original_shape() {
         (2, "", "bad", "(stderr: bad)"),
     ] {
         assert_eq!(
-            ok(execution(exited(code), stdout, stderr, false)),
+            model_reads(execution(exited(code), stdout, stderr, false), &[]),
             ToolOutput::ok(shown),
             "exit {code}, stdout {stdout:?}, stderr {stderr:?}"
         );
     }
-    let timed_out = ok(execution(exec::Ending::TimedOut, "partial", "", false));
+    let timed_out = model_reads(execution(exec::Ending::TimedOut, "partial", "", false), &[]);
     assert!(timed_out.is_error);
     assert!(timed_out.content.contains("timed out after 15 seconds"));
 }
 
 #[test]
 fn render_marks_cut_output_and_appends_notes() {
-    let out = render(
-        execution(exited(0), "data", "", true),
-        LIMITS,
-        &["a note".to_string()],
-    )
-    .unwrap()
-    .plain();
+    let out = model_reads(execution(exited(0), "data", "", true), &["a note".into()]);
     assert!(!out.is_error);
     assert!(out.content.starts_with("data\n[output cut at 64 KiB"));
     assert!(out.content.ends_with("\n(note: a note)"));
-    let empty = render(execution(exited(0), "", "", false), LIMITS, &["n".into()])
-        .unwrap()
-        .plain();
+    let empty = model_reads(execution(exited(0), "", "", false), &["n".into()]);
     assert_eq!(empty.content, "(no output)\n(note: n)");
     // A cut drops the partial last line, so a secret split by the cap is
     // never shown in part.
-    let cut = render(
-        execution(exited(0), "one\ntwo\nghp_abc", "", true),
-        LIMITS,
-        &[],
-    )
-    .unwrap()
-    .plain();
+    let cut = model_reads(execution(exited(0), "one\ntwo\nghp_abc", "", true), &[]);
     assert!(
         cut.content.starts_with("one\ntwo\n[output cut"),
         "{}",
