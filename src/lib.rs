@@ -36,6 +36,7 @@ pub(crate) mod config;
 pub mod exit_codes;
 pub(crate) mod grounding;
 pub mod output;
+pub(crate) mod paths;
 pub mod progress;
 pub mod redact;
 pub mod report;

@@ -80,7 +80,7 @@ pub(crate) const WORK_PLAN_FILE: &str = "work_plan.json";
 /// levels, by the digest of its input.
 pub(crate) const SYNTHESIS_GROUPS_FILE: &str = "synthesis_groups.json";
 
-use crate::config::normalize_lexically;
+use crate::paths::normalize_lexically;
 
 pub use clear::clear_cache;
 pub use entries::EntryKind;

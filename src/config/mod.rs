@@ -212,11 +212,9 @@ pub(crate) enum ConfigError {
 }
 
 mod env;
-mod paths;
 mod resolve;
 
 pub(crate) use env::Env;
-pub(crate) use paths::normalize_lexically;
 
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::paths::absolute;
+use crate::paths::absolute;
 use super::{
     ApiSettings, BATCH_POLL_VAR, Config, ConfigError, DEFAULT_CACHE_ROOT, Env, HEADERS_TIMEOUT_VAR,
     IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode, OutputOptions, RETRY_BACKOFF_VAR,

@@ -262,13 +262,3 @@ fn auth_debug_never_shows_the_secret() {
     let shown = format!("{:?}", Auth::ApiKey("sk-secret".into()));
     assert!(!shown.contains("sk-secret"));
 }
-
-#[test]
-fn lexical_normalization() {
-    assert_eq!(
-        normalize_lexically(Path::new("/a/./b/../c/")),
-        PathBuf::from("/a/c")
-    );
-    assert_eq!(normalize_lexically(Path::new("/../a")), PathBuf::from("/a"));
-    assert_eq!(normalize_lexically(Path::new("a/..")), PathBuf::from("."));
-}

@@ -236,7 +236,7 @@ fn git_dir(dir: &Path) -> Option<PathBuf> {
         None => git,
     };
     // `worktrees/x/../..` reads better as the directory it names.
-    Some(crate::config::normalize_lexically(&git))
+    Some(crate::paths::normalize_lexically(&git))
 }
 
 #[cfg(test)]

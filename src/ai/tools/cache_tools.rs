@@ -32,7 +32,7 @@ use super::{
     FatalToolError, Tool, ToolContext, ToolOutput, Toolbox, frame_untrusted, required_str, respond,
 };
 use crate::cache::EntryKind;
-use crate::config::normalize_lexically;
+use crate::paths::normalize_lexically;
 use crate::text::escape_line;
 
 /// The `cache_type` argument.

@@ -53,7 +53,7 @@ pub(crate) fn resolve(target: &Path, raw: &str) -> Result<PathBuf, SandboxError>
     let real = std::fs::canonicalize(&joined).map_err(|_| {
         // Say "outside" rather than "missing" when the lexical path already
         // leaves the target, so probing for files outside learns nothing.
-        if is_within(target, &crate::config::normalize_lexically(&joined)) {
+        if is_within(target, &crate::paths::normalize_lexically(&joined)) {
             SandboxError::Missing {
                 shown: shown.clone(),
             }

@@ -115,6 +115,6 @@ pub(super) fn stays_inside(target: &Path, raw: &str) -> bool {
     let joined = target.join(raw);
     match std::fs::canonicalize(&joined) {
         Ok(real) => real.starts_with(target),
-        Err(_) => crate::config::normalize_lexically(&joined).starts_with(target),
+        Err(_) => crate::paths::normalize_lexically(&joined).starts_with(target),
     }
 }

@@ -41,3 +41,18 @@ pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexical_normalization() {
+        assert_eq!(
+            normalize_lexically(Path::new("/a/./b/../c/")),
+            PathBuf::from("/a/c")
+        );
+        assert_eq!(normalize_lexically(Path::new("/../a")), PathBuf::from("/a"));
+        assert_eq!(normalize_lexically(Path::new("a/..")), PathBuf::from("."));
+    }
+}
