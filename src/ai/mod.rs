@@ -39,7 +39,7 @@ pub struct Outcome {
     /// How it went: complete, partial, failed (with its one-line error).
     pub status: Investigation,
     /// How many of the report's citations were found in the tree.
-    pub grounding: Option<crate::grounding::Grounding>,
+    pub grounding: Option<crate::report::grounding::Grounding>,
     /// The run was interrupted (Ctrl-C); the next run resumes.
     pub interrupted: bool,
 }

@@ -11,9 +11,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::grounding::Grounding;
 use crate::scan::BaseScan;
 use crate::text::escape_line;
+use grounding::Grounding;
 
 /// The whole report.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -303,6 +303,7 @@ pub struct TokenTotals {
     pub cache_read: u64,
 }
 
+pub(crate) mod grounding;
 mod terminal;
 
 pub use terminal::format_report;
