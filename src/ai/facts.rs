@@ -12,7 +12,6 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::ai::estimate::{SURVEY_BLOCK_BYTES, tokens_of_bytes};
 use crate::ai::orchestrator::{current_states, discover};
 use crate::ai::passes::dir_loop::dir_system_prompt;
 use crate::ai::passes::survey::{NO_SURVEY, Survey};
@@ -23,6 +22,7 @@ use crate::ai::rules::discover::ChildIndex;
 use crate::ai::rules::fingerprint::{DirState, classify};
 use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::rules::plan::Plan;
+use crate::ai::rules::projection::{SURVEY_BLOCK_BYTES, tokens_of_bytes};
 use crate::ai::tools::{self, Toolbox};
 use crate::cache::{Cache, EntryKind, PLAN_FILE, SURVEY_FILE, SYNTHESIS_FILE, WORK_PLAN_FILE};
 use crate::config::Config;

@@ -12,10 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::tokens_of_bytes;
-use super::{
-    Ceiling, Counts, DirInput, Estimate, Inputs, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES,
-};
+use super::{Counts, Estimate};
 use crate::ai::PassError;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::facts::{RunFacts, tools_tokens};
@@ -34,6 +31,9 @@ use crate::ai::rules::decide::{
 use crate::ai::rules::discover::relative;
 use crate::ai::rules::levels::{Capacity, call_inputs};
 use crate::ai::rules::mechanical::MECHANICAL_FIELD;
+use crate::ai::rules::projection::{
+    Ceiling, DirInput, Inputs, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES, tokens_of_bytes,
+};
 use crate::ai::rules::tree_view::prompt_tree;
 use crate::ai::tools::Toolbox;
 use crate::cache::{Cache, EntryKind};

@@ -9,9 +9,9 @@
 //! directories get a loop, are folded into a unit or summarised from the
 //! scan, how the synthesis is laid out) and renders the real prompts of
 //! that decision to measure them. Everything else is the pure projection
-//! from those sizes (`project.rs`), with unit tests, and the report it
-//! yields with its text form (`report.rs`); this file keeps the measuring
-//! constants both sides share.
+//! from those sizes ([`crate::ai::rules::projection`], which the budget
+//! decision prices loops with too), and the report it yields with its text
+//! form (`report.rs`). The tests here cover both.
 //!
 //! The model of a run, and why:
 //! - **Tokens come from bytes at the model's rate.** The prompts and files
@@ -62,42 +62,17 @@
 //! model is priced as the catalog's stand-in, and the estimate says so.
 
 mod gather;
-mod project;
 mod report;
 
 pub(crate) use gather::estimate;
-#[cfg(test)]
-pub(crate) use project::project;
-pub(crate) use project::{Ceiling, DirInput, Inputs, ModelTerms, Tally, project_loop};
 pub(crate) use report::{Counts, Estimate};
 
 #[cfg(doc)]
 use crate::ai::passes::survey::should_skip_survey;
-
-/// Bytes per reference token, the rule of thumb every measurement here uses
-/// before [`ModelTerms::text_scale`] turns it into the model's tokens.
-pub(crate) const BYTES_PER_TOKEN: u64 = 4;
-/// Turns per directory in the low projection.
-pub(crate) const LOW_TURNS: u32 = 3;
-/// Output per dir-loop turn: a step line, tool calls and cache summaries.
-pub(crate) const DIR_OUTPUT_TOKENS_PER_TURN: u64 = 350;
-/// Output of the survey call.
-pub(crate) const SURVEY_OUTPUT_TOKENS: u64 = 400;
-/// Output of the planning call.
-pub(crate) const PLANNING_OUTPUT_TOKENS: u64 = 800;
-/// Output of the synthesis call (brief and detailed analysis).
-pub(crate) const SYNTHESIS_OUTPUT_TOKENS: u64 = 1_500;
-/// A directory summary (1-3 sentences) as a parent's or synthesis's prompt
-/// will carry it, for directories not summarized yet.
-pub(crate) const SUMMARY_BYTES: usize = 320;
-/// The survey block in dir and planning prompts (description, approach,
-/// tool advice), which only exists once the survey ran.
-pub(crate) const SURVEY_BLOCK_BYTES: u64 = 600;
-
-/// `bytes / 4`, rounded up: reference tokens.
-pub(crate) fn tokens_of_bytes(bytes: u64) -> u64 {
-    bytes.div_ceil(BYTES_PER_TOKEN)
-}
+#[cfg(doc)]
+use crate::ai::rules::projection::{
+    DIR_OUTPUT_TOKENS_PER_TURN, LOW_TURNS, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES,
+};
 
 /// What reading each of these files once adds to a conversation: each is cut
 /// at `read_file`'s default `max_bytes`, as the agent reads it by default.
@@ -105,7 +80,11 @@ pub(crate) fn tokens_of_bytes(bytes: u64) -> u64 {
 pub(crate) fn read_tokens(file_sizes: impl IntoIterator<Item = u64>) -> u64 {
     file_sizes
         .into_iter()
-        .map(|size| tokens_of_bytes(size.min(crate::ai::tools::fs::DEFAULT_MAX_BYTES)))
+        .map(|size| {
+            crate::ai::rules::projection::tokens_of_bytes(
+                size.min(crate::ai::tools::fs::DEFAULT_MAX_BYTES),
+            )
+        })
         .sum()
 }
 

@@ -2,14 +2,13 @@
 //! ([`Counts`]) joined with the projection's low and high figures, as the
 //! JSON report serializes it and as [`Estimate::render_text`] prints it.
 //!
-//! Its edges: the figures come from [`project`] (in `project.rs`) and the
+//! Its edges: the figures come from [`project`] and the
 //! counts from [`estimate`] (in `gather.rs`); this file only assembles,
 //! rounds and renders them. Its JSON keys are an interface (see the README).
 
 use serde::Serialize;
 
-use super::LOW_TURNS;
-use super::project::{Inputs, ModelTerms, Range, Tally, project};
+use crate::ai::rules::projection::{Inputs, LOW_TURNS, ModelTerms, Range, Tally, project};
 use crate::text::format_thousands;
 
 #[cfg(doc)]

@@ -1,4 +1,5 @@
 use super::*;
+use crate::ai::rules::projection::*;
 use crate::ai::tools::fs::DEFAULT_MAX_BYTES;
 
 /// Sonnet 4.5's terms: the reference tokenizer, a 140K budget, no thinking.

@@ -12,12 +12,12 @@ use serde_json::Value;
 use super::{RunContext, save_json};
 use crate::ai::PassError;
 use crate::ai::api::catalog::ModelFacts;
-use crate::ai::estimate::ModelTerms;
 use crate::ai::passes::synthesis::{
     SynthesisOutcome, SynthesisRun, entries_digest, reusable_synthesis, saved_synthesis,
     synthesis_entries, synthesize,
 };
 use crate::ai::rules::levels::Capacity;
+use crate::ai::rules::projection::ModelTerms;
 use crate::cache::{EntryKind, SYNTHESIS_FILE, now_iso};
 
 /// Phase 8: the synthesis pass over the entries of directories that still

@@ -23,6 +23,7 @@ pub(crate) mod levels;
 pub(crate) mod map;
 pub(crate) mod mechanical;
 pub(crate) mod plan;
+pub(crate) mod projection;
 pub(crate) mod status;
 pub(crate) mod tree_view;
 pub(crate) mod units;

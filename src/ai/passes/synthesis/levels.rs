@@ -25,11 +25,11 @@ use super::{
     SYNTHESIS_CALL, SynthesisOutcome, WITHOUT_VERDICT, render_summaries, run_synthesis,
     string_field, synthesize_from_cache,
 };
-use crate::ai::estimate::ModelTerms;
 use crate::ai::passes::one_call::{Answer, CallEnd, PassContext, ask, converse};
 use crate::ai::prompts::{SynthesisGroupPrompt, SynthesisPrompt};
 use crate::ai::rules::decide::{GROUP_OUTPUT_TOKENS, synthesis_cost};
 use crate::ai::rules::levels::{self, Capacity, Layout, Output, Section};
+use crate::ai::rules::projection::ModelTerms;
 use crate::ai::tools::frame_untrusted;
 use crate::ai::{PassError, record_refusal};
 use crate::cache::{Cache, SYNTHESIS_GROUPS_FILE, now_iso};

@@ -17,11 +17,11 @@ use super::{
     SECTION_BYTES, SUMMARY_OUTPUT_TOKENS, TASK_BYTES,
 };
 use crate::ai::api::Usage;
-use crate::ai::estimate::{
-    DIR_OUTPUT_TOKENS_PER_TURN, ModelTerms, Tally, project_loop, tokens_of_bytes,
-};
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::plan::Tier;
+use crate::ai::rules::projection::{
+    DIR_OUTPUT_TOKENS_PER_TURN, ModelTerms, Tally, project_loop, tokens_of_bytes,
+};
 use crate::ai::rules::units::Unit;
 
 /// What one single-call pass is expected to cost. A pass reused from the

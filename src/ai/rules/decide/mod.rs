@@ -42,8 +42,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::ai::api::catalog::ModelFacts;
-use crate::ai::estimate::{ModelTerms, PLANNING_OUTPUT_TOKENS, SURVEY_OUTPUT_TOKENS};
 use crate::ai::passes::survey::should_skip_survey;
+use crate::ai::rules::projection::{ModelTerms, PLANNING_OUTPUT_TOKENS, SURVEY_OUTPUT_TOKENS};
 
 use super::fingerprint::{DirState, Freshness, classify};
 use super::levels::Capacity;

@@ -3,18 +3,15 @@
 //! calls, usage and cost in the low and high scenarios ([`project`]), one
 //! dir loop at a time ([`project_loop`]).
 //!
-//! The model of a run it implements is described on the parent module.
-//! Its edges: it measures nothing (the sizes come from `gather.rs`), renders
-//! nothing (the [`super::Estimate`] report and its text live in
-//! `report.rs`), and knows no decision beyond the [`Inputs`] it is given;
-//! [`crate::ai::rules::decide`] prices loops with it too.
+//! The model of a run it implements is described on [`crate::ai::estimate`].
+//! Its edges: it measures nothing (the sizes come from the estimate's
+//! gathering), renders nothing (the estimate's report does), and knows no
+//! decision beyond the [`Inputs`] it is given; [`crate::ai::rules::decide`]
+//! prices loops with it too, which is why it sits with the rules, below
+//! both.
 
 use serde::Serialize;
 
-use super::{
-    BYTES_PER_TOKEN, DIR_OUTPUT_TOKENS_PER_TURN, LOW_TURNS, PLANNING_OUTPUT_TOKENS,
-    SURVEY_OUTPUT_TOKENS, SYNTHESIS_OUTPUT_TOKENS,
-};
 use crate::ai::api::Usage;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::Pricing;
@@ -22,7 +19,32 @@ use crate::ai::api::settings::{CallSettings, Workload, context_budget};
 use crate::ai::rules::decide::GROUP_OUTPUT_TOKENS;
 
 #[cfg(doc)]
-use super::estimate;
+use crate::ai::estimate::estimate;
+
+/// Bytes per reference token, the rule of thumb every measurement here uses
+/// before [`ModelTerms::text_scale`] turns it into the model's tokens.
+pub(crate) const BYTES_PER_TOKEN: u64 = 4;
+/// Turns per directory in the low projection.
+pub(crate) const LOW_TURNS: u32 = 3;
+/// Output per dir-loop turn: a step line, tool calls and cache summaries.
+pub(crate) const DIR_OUTPUT_TOKENS_PER_TURN: u64 = 350;
+/// Output of the survey call.
+pub(crate) const SURVEY_OUTPUT_TOKENS: u64 = 400;
+/// Output of the planning call.
+pub(crate) const PLANNING_OUTPUT_TOKENS: u64 = 800;
+/// Output of the synthesis call (brief and detailed analysis).
+pub(crate) const SYNTHESIS_OUTPUT_TOKENS: u64 = 1_500;
+/// A directory summary (1-3 sentences) as a parent's or synthesis's prompt
+/// will carry it, for directories not summarized yet.
+pub(crate) const SUMMARY_BYTES: usize = 320;
+/// The survey block in dir and planning prompts (description, approach,
+/// tool advice), which only exists once the survey ran.
+pub(crate) const SURVEY_BLOCK_BYTES: u64 = 600;
+
+/// `bytes / 4`, rounded up: reference tokens.
+pub(crate) fn tokens_of_bytes(bytes: u64) -> u64 {
+    bytes.div_ceil(BYTES_PER_TOKEN)
+}
 
 /// One directory loop to project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
