@@ -12,14 +12,13 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::ai::orchestrator::{current_states, discover};
 use crate::ai::passes::dir_loop::dir_system_prompt;
 use crate::ai::passes::survey::{NO_SURVEY, Survey};
 use crate::ai::passes::synthesis::{entries_digest, reusable_synthesis, synthesis_entries};
 use crate::ai::rules::decide::{Facts, SavedWork};
 use crate::ai::rules::dir_stats::TreeStats;
-use crate::ai::rules::discover::ChildIndex;
-use crate::ai::rules::fingerprint::{DirState, classify};
+use crate::ai::rules::discover::{ChildIndex, Discovery, discover_directories};
+use crate::ai::rules::fingerprint::{DirState, classify, fingerprint};
 use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::rules::plan::Plan;
 use crate::ai::rules::projection::{SURVEY_BLOCK_BYTES, tokens_of_bytes};
@@ -68,7 +67,7 @@ impl RunFacts {
         cache: Option<&Cache>,
     ) -> RunFacts {
         let target = config.target_canonical.clone();
-        let discovery = discover(&target, scanned);
+        let discovery = discover_directories(&target, scanned);
         let states = match cache {
             Some(cache) => current_states(cache, &discovery, Some(scope)),
             None => HashMap::new(),
@@ -156,4 +155,25 @@ pub(crate) fn loop_prefix_tokens() -> u64 {
 pub(crate) fn tools_tokens(toolbox: Toolbox) -> u64 {
     let bytes = serde_json::to_vec(&tools::definitions(toolbox)).map_or(0, |json| json.len());
     tokens_of_bytes(bytes as u64)
+}
+
+/// What the cache knows about each discovered directory, compared with the
+/// fingerprint the scan took (or, for a directory the scan could not
+/// examine, with the disk read within `scope`).
+fn current_states(
+    cache: &Cache,
+    discovery: &Discovery,
+    scope: Option<&ScanFilter>,
+) -> HashMap<PathBuf, DirState> {
+    discovery
+        .iter()
+        .map(|(dir, scanned)| {
+            let entry = cache.read_entry(EntryKind::Dir, &dir.to_string_lossy());
+            let current = match scanned {
+                Some(fingerprint) => fingerprint.to_string(),
+                None => fingerprint(dir, scope),
+            };
+            (dir.clone(), DirState::of(entry.as_ref(), &current))
+        })
+        .collect()
 }

@@ -25,14 +25,14 @@ use crate::ai::passes::survey::{NO_SURVEY, SurveyInputs, format_survey_signals, 
 use crate::ai::passes::synthesis::{lay_out, synthesis_entries, synthesis_prompt};
 use crate::ai::prompts::kickoff;
 use crate::ai::rules::decide::{
-    Decision, GROUP_OUTPUT_TOKENS, MECHANICAL_SECTION_BYTES, PassChoice, SECTION_BYTES, decide,
-    expected_read_bytes,
+    Decision, MECHANICAL_SECTION_BYTES, PassChoice, SECTION_BYTES, decide, expected_read_bytes,
 };
 use crate::ai::rules::discover::relative;
 use crate::ai::rules::levels::{Capacity, call_inputs};
 use crate::ai::rules::mechanical::MECHANICAL_FIELD;
 use crate::ai::rules::projection::{
-    Ceiling, DirInput, Inputs, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES, tokens_of_bytes,
+    Ceiling, DirInput, GROUP_OUTPUT_TOKENS, Inputs, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES,
+    tokens_of_bytes,
 };
 use crate::ai::rules::tree_view::prompt_tree;
 use crate::ai::tools::Toolbox;

@@ -68,7 +68,7 @@ pub(crate) use gather::estimate;
 pub(crate) use report::{Counts, Estimate};
 
 #[cfg(doc)]
-use crate::ai::passes::survey::should_skip_survey;
+use crate::ai::rules::decide::should_skip_survey;
 #[cfg(doc)]
 use crate::ai::rules::projection::{
     DIR_OUTPUT_TOKENS_PER_TURN, LOW_TURNS, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES,

@@ -3,8 +3,9 @@
 //!
 //! 1. open the cache ([`open_investigation`]);
 //! 2. gather the facts: discover directories among those the base scan's
-//!    walk found, with the fingerprints it took ([`discover`]: the tree is
-//!    not walked again), the scan's figures and the cache's state
+//!    walk found, with the fingerprints it took
+//!    ([`crate::ai::rules::discover::discover_directories`]: the tree is not
+//!    walked again), the scan's figures and the cache's state
 //!    ([`RunFacts`]), and decide what the run does ([`decide`]), saying what
 //!    is fresh and stale ([`partition`]);
 //! 3. survey, reusing `survey.json`, as decided (`survey_phase`);
@@ -98,7 +99,7 @@ use plan::plan_phase;
 use survey::survey_phase;
 use synthesis::synthesis_phase;
 
-pub(crate) use freshness::{current_states, discover, partition};
+pub(crate) use freshness::partition;
 pub(crate) use plan::{planning_tree, report_decision, spending};
 pub(crate) use survey::SURVEY_TREE_DEPTH;
 

@@ -3,10 +3,10 @@
 //!
 //! The pass itself ([`run_survey`]) only builds its prompt, asks the model for
 //! `submit_survey` and returns the normalized proposal. Everything that decides
-//! what the survey *means* is a pure helper here: when the survey is skipped
-//! ([`should_skip_survey`]), the synthetic survey used then
-//! ([`Survey::skipped`]), how it is shown to the dir loops
-//! ([`format_survey_block`]) and which dir tools it removes
+//! what the survey *means* is a pure helper here: the synthetic survey used
+//! when it is skipped ([`Survey::skipped`]; when that is, is the decision's
+//! [`crate::ai::rules::decide::should_skip_survey`]), how it is shown to the
+//! dir loops ([`format_survey_block`]) and which dir tools it removes
 //! ([`filter_dir_tools`]).
 
 use indexmap::IndexMap;
@@ -17,14 +17,11 @@ use crate::ai::PassError;
 use crate::ai::api::ToolDefinition;
 use crate::ai::passes::one_call::{OneCall, PassContext, Without, ask};
 use crate::ai::prompts::{self, SurveyPrompt};
+use crate::ai::tools::input::{string_field, string_list, unit_interval};
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
 use crate::scan::SurveySignals;
 use crate::text::escape_line;
 
-/// The survey is skipped only when the target has fewer files than this...
-pub(crate) const SURVEY_MIN_FILES: u64 = 5;
-/// ...and fewer directories than this.
-pub(crate) const SURVEY_MIN_DIRS: usize = 2;
 /// Below this confidence, `skip_tools` is advice only: nothing is removed.
 pub(crate) const SURVEY_CONFIDENCE_THRESHOLD: f64 = 0.5;
 /// Dir tools the survey can never remove: without `submit_report` a loop
@@ -90,46 +87,6 @@ impl Survey {
             confidence: unit_interval(input.get("confidence")).unwrap_or(0.0),
         }
     }
-}
-
-/// A string field, or empty when missing or not a string.
-pub(crate) fn string_field(input: &Value, key: &str) -> String {
-    input
-        .get(key)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
-}
-
-fn string_list(input: &Value, key: &str) -> Vec<String> {
-    input
-        .get(key)
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// A number (or numeric string) clamped to [0, 1]; `None` when unreadable.
-pub(crate) fn unit_interval(value: Option<&Value>) -> Option<f64> {
-    let number = match value? {
-        Value::Number(n) => n.as_f64()?,
-        Value::String(s) => s.trim().parse::<f64>().ok()?,
-        Value::Null => 0.0,
-        _ => return None,
-    };
-    number.is_finite().then(|| number.clamp(0.0, 1.0))
-}
-
-/// Whether the target is too small for a survey (and a plan): fewer than 5
-/// files AND fewer than 2 directories.
-pub(crate) fn should_skip_survey(total_files: u64, total_dirs: usize) -> bool {
-    total_files < SURVEY_MIN_FILES && total_dirs < SURVEY_MIN_DIRS
 }
 
 /// The survey as a labeled block for the dir and planning prompts.
@@ -354,15 +311,6 @@ mod tests {
             confidence,
             ..Survey::skipped()
         }
-    }
-
-    #[test]
-    fn skip_rule_needs_both_thresholds() {
-        assert!(should_skip_survey(4, 1));
-        assert!(should_skip_survey(0, 0));
-        assert!(!should_skip_survey(5, 1));
-        assert!(!should_skip_survey(4, 2));
-        assert!(!should_skip_survey(100, 30));
     }
 
     #[test]

@@ -16,10 +16,6 @@ use crate::ai::api::Usage;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::Pricing;
 use crate::ai::api::settings::{CallSettings, Workload, context_budget};
-use crate::ai::rules::decide::GROUP_OUTPUT_TOKENS;
-
-#[cfg(doc)]
-use crate::ai::estimate::estimate;
 
 /// Bytes per reference token, the rule of thumb every measurement here uses
 /// before [`ModelTerms::text_scale`] turns it into the model's tokens.
@@ -34,6 +30,9 @@ pub(crate) const SURVEY_OUTPUT_TOKENS: u64 = 400;
 pub(crate) const PLANNING_OUTPUT_TOKENS: u64 = 800;
 /// Output of the synthesis call (brief and detailed analysis).
 pub(crate) const SYNTHESIS_OUTPUT_TOKENS: u64 = 1_500;
+/// A group summary (about 300 words, asked for) as its call writes it and
+/// the next synthesis level reads it.
+pub(crate) const GROUP_OUTPUT_TOKENS: u64 = 800;
 /// A directory summary (1-3 sentences) as a parent's or synthesis's prompt
 /// will carry it, for directories not summarized yet.
 pub(crate) const SUMMARY_BYTES: usize = 320;
@@ -64,7 +63,7 @@ pub(crate) struct DirInput {
     pub prefix_tokens: u64,
 }
 
-/// Everything the projection needs, measured by [`estimate`].
+/// Everything the projection needs, measured by `--estimate`'s gathering.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Inputs {
     /// Prompt tokens of the survey call, when one would be made.

@@ -40,6 +40,7 @@ use crate::text::escape_line;
 pub(crate) mod cache_tools;
 pub mod command;
 pub mod fs;
+pub(crate) mod input;
 pub(crate) mod notes;
 pub(crate) mod sandbox;
 pub(crate) mod schema;

@@ -27,8 +27,9 @@ use super::{
 };
 use crate::ai::passes::one_call::{Answer, CallEnd, PassContext, ask, converse};
 use crate::ai::prompts::{SynthesisGroupPrompt, SynthesisPrompt};
-use crate::ai::rules::decide::{GROUP_OUTPUT_TOKENS, synthesis_cost};
+use crate::ai::rules::decide::synthesis_cost;
 use crate::ai::rules::levels::{self, Capacity, Layout, Output, Section};
+use crate::ai::rules::projection::GROUP_OUTPUT_TOKENS;
 use crate::ai::rules::projection::ModelTerms;
 use crate::ai::tools::frame_untrusted;
 use crate::ai::{PassError, record_refusal};

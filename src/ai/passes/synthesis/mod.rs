@@ -29,10 +29,10 @@ mod levels;
 
 use crate::ai::PassError;
 use crate::ai::passes::one_call::{Answer, OneCall, PassContext, Without, ask};
-use crate::ai::passes::survey::string_field;
 use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::rules::decide::in_synthesis;
 use crate::ai::rules::mechanical::is_mechanical;
+use crate::ai::tools::input::string_field;
 use crate::ai::tools::{Toolbox, frame_untrusted};
 use crate::text::escape_line;
 pub(crate) use levels::{LaidOut, SynthesisRun, lay_out, synthesize};

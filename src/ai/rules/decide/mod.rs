@@ -42,7 +42,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::ai::api::catalog::ModelFacts;
-use crate::ai::passes::survey::should_skip_survey;
 use crate::ai::rules::projection::{ModelTerms, PLANNING_OUTPUT_TOKENS, SURVEY_OUTPUT_TOKENS};
 
 use super::fingerprint::{DirState, Freshness, classify};
@@ -92,9 +91,17 @@ pub(crate) const TASK_BYTES: u64 = 1_200;
 pub(crate) const SECTION_BYTES: u64 = 800;
 /// A mechanical summary's section in the synthesis.
 pub(crate) const MECHANICAL_SECTION_BYTES: u64 = 700;
-/// A group summary (about 300 words, asked for) as its call writes it and
-/// the next synthesis level reads it.
-pub(crate) const GROUP_OUTPUT_TOKENS: u64 = 800;
+
+/// The survey is skipped only when the target has fewer files than this...
+pub(crate) const SURVEY_MIN_FILES: u64 = 5;
+/// ...and fewer directories than this.
+pub(crate) const SURVEY_MIN_DIRS: usize = 2;
+
+/// Whether the target is too small for a survey (and a plan): fewer than 5
+/// files AND fewer than 2 directories.
+pub(crate) fn should_skip_survey(total_files: u64, total_dirs: usize) -> bool {
+    total_files < SURVEY_MIN_FILES && total_dirs < SURVEY_MIN_DIRS
+}
 
 /// Decide what a run over `facts` does. `proposal` is the planner's plan
 /// when this run just made one; otherwise the saved plan is used when it is

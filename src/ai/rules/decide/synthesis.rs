@@ -11,12 +11,12 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::{
-    Facts, GROUP_OUTPUT_TOKENS, MECHANICAL_SECTION_BYTES, PlannedLoop, SECTION_BYTES, SynthesisPlan,
-};
+use super::{Facts, MECHANICAL_SECTION_BYTES, PlannedLoop, SECTION_BYTES, SynthesisPlan};
 use crate::ai::rules::fingerprint::Freshness;
 use crate::ai::rules::levels::{self, Capacity, Layout, Section};
-use crate::ai::rules::projection::{ModelTerms, SYNTHESIS_OUTPUT_TOKENS, Tally, tokens_of_bytes};
+use crate::ai::rules::projection::{
+    GROUP_OUTPUT_TOKENS, ModelTerms, SYNTHESIS_OUTPUT_TOKENS, Tally, tokens_of_bytes,
+};
 
 /// Whether a directory's entry goes into the synthesis: every entry a
 /// model wrote, and a mechanical one only where no mechanical parent

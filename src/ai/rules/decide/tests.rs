@@ -563,3 +563,12 @@ fn a_resume_carries_on_with_the_saved_work() {
     };
     assert!(!run(&tree, &fresh, None).work.resumed);
 }
+
+#[test]
+fn skip_rule_needs_both_thresholds() {
+    assert!(should_skip_survey(4, 1));
+    assert!(should_skip_survey(0, 0));
+    assert!(!should_skip_survey(5, 1));
+    assert!(!should_skip_survey(4, 2));
+    assert!(!should_skip_survey(100, 30));
+}

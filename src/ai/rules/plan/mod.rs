@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::ai::passes::survey::string_field;
+use crate::ai::tools::input::string_field;
 
 /// Turns for a directory the plan does not mention.
 pub(crate) const DEFAULT_TURNS: u32 = 10;
