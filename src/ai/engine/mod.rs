@@ -7,8 +7,10 @@
 //! API.
 //!
 //! The engine knows how to run a conversation with tools; it does not know
-//! what any pass asks. Passes ([`crate::ai::passes`]) build prompts on top of
-//! it; the client below it ([`crate::ai::api`]) knows no pass at all.
+//! what any pass asks, and imports none: the scheduler runs the work a pass
+//! hands it ([`scheduler::DirWork`]). Passes ([`crate::ai::passes`]) build
+//! prompts on top of it; the client below it ([`crate::ai::api`]) knows no
+//! pass at all.
 
 pub(crate) mod agent;
 pub mod batch;

@@ -26,22 +26,6 @@ use crate::cache::{EntryKind, now_iso};
 /// How many of a directory's newest files an entry names.
 pub(crate) const NEWEST_KEPT: usize = 3;
 
-/// Write the mechanical entry of `dir`; `contents_changed` says its own
-/// files changed since its cached entry (their file summaries go, when it
-/// had one). Returns whether anything was written.
-pub(crate) fn summarise_mechanically(
-    shared: &DirShared,
-    stats: &TreeStats,
-    dir: &Path,
-    contents_changed: bool,
-    reason: MechanicalReason,
-) -> Result<bool, PassError> {
-    match mechanical_update(shared, stats, dir, contents_changed, reason)? {
-        Some(update) => write_mechanical(shared, &[update]).map(|n| n > 0),
-        None => Ok(false),
-    }
-}
-
 /// Write a batch of mechanical entries (from [`mechanical_update`]) at
 /// once: the cache makes them durable together. Returns how many.
 pub(crate) fn write_mechanical(
@@ -56,8 +40,9 @@ pub(crate) fn write_mechanical(
 }
 
 /// The mechanical entry of `dir` to write (its path and the entry), or
-/// `None` when the cached one says the same already. As
-/// [`summarise_mechanically`], without the write.
+/// `None` when the cached one says the same already. `contents_changed`
+/// says its own files changed since its cached entry (their file summaries
+/// go, when it had one).
 pub(crate) fn mechanical_update(
     shared: &DirShared,
     stats: &TreeStats,

@@ -2,7 +2,8 @@
 //! orients, [`planning`] allocates turns, [`dir_loop`] investigates one
 //! directory (or unit), and [`synthesis`] writes the verdict; and the one
 //! without a model, [`mechanical`], which summarises a directory no loop
-//! investigates.
+//! investigates. The dir loops and the mechanical entries are the work the
+//! engine's scheduler runs (`dir_work.rs` hands them to it).
 //!
 //! A pass builds its prompt, calls the model through the engine
 //! ([`crate::ai::engine`]) and returns a proposal; deterministic code in
@@ -11,6 +12,7 @@
 //! end in one submit call share their conversation ([`one_call`]).
 
 pub mod dir_loop;
+mod dir_work;
 pub(crate) mod mechanical;
 pub(crate) mod one_call;
 pub(crate) mod planning;

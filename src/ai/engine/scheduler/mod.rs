@@ -24,6 +24,8 @@
 //! ends with one. `--max-cost` stays the hard stop it always was: past it
 //! nothing new starts, and what was not done is left for the next run.
 //!
+//! What a loop and a mechanical entry are is the pass's: it hands the
+//! scheduler a [`DirWork`] (`work.rs`), so the engine knows no pass.
 //! [`Schedule`] (the dependency graph, in `schedule.rs`) and the cost
 //! rules (`cost.rs`) are pure; [`run_work`], here, is the async
 //! driver on a tokio `JoinSet`. Cancellation (Ctrl-C) is the caller's: dropping
@@ -35,6 +37,7 @@ mod cost;
 mod schedule;
 #[cfg(test)]
 mod tests;
+mod work;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -43,8 +46,7 @@ use std::sync::Arc;
 use tokio::task::JoinSet;
 
 use crate::ai::PassError;
-use crate::ai::passes::dir_loop::{DirJob, DirOutcome, DirShared, investigate_dir};
-use crate::ai::passes::mechanical::{mechanical_update, summarise_mechanically, write_mechanical};
+use crate::ai::engine::session::Session;
 use crate::ai::rules::decide::PlannedLoop;
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{display_name, sort_leaf_first};
@@ -54,6 +56,7 @@ use crate::progress::DirBoard;
 
 pub(crate) use cost::{committed_spend, expected_loop_cost, within_budget, within_cap};
 pub(crate) use schedule::Schedule;
+pub(crate) use work::{DirJob, DirOutcome, DirWork, LoopEnd};
 
 /// Directory loops run at once when `-j` is not given.
 pub(crate) const DEFAULT_JOBS: u32 = 4;
@@ -96,8 +99,8 @@ enum Piece {
 const BOARD_REFRESH: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Every token the run has processed or produced so far.
-fn tokens_so_far(shared: &DirShared) -> u64 {
-    let totals = shared.session.tracker().totals();
+fn tokens_so_far(session: &Session) -> u64 {
+    let totals = session.tracker().totals();
     totals
         .all_input_tokens()
         .saturating_add(totals.output_tokens)
@@ -107,8 +110,8 @@ fn tokens_so_far(shared: &DirShared) -> u64 {
 /// mechanical entries of `mechanical`, each once everything below it that
 /// is part of the work is done. `contents_changed` names the directories
 /// whose own files changed since their cached summary.
-pub(crate) async fn run_work(
-    shared: Arc<DirShared>,
+pub(crate) async fn run_work<W: DirWork>(
+    work: Arc<W>,
     stats: &TreeStats,
     planned: &[PlannedLoop],
     mechanical: &[PathBuf],
@@ -117,9 +120,10 @@ pub(crate) async fn run_work(
     board: &DirBoard,
 ) -> Result<LoopsDone, PassError> {
     let total = planned.len();
-    let model = shared.session.model().to_string();
-    let pricing = shared.session.tracker().pricing();
-    let batching = shared.session.is_batching();
+    let session = work.session();
+    let model = session.model().to_string();
+    let pricing = session.tracker().pricing();
+    let batching = session.is_batching();
     let width = if batching {
         usize::MAX
     } else {
@@ -154,7 +158,7 @@ pub(crate) async fn run_work(
     loop {
         // A loop starts sending at once: the round waits until every loop
         // ready now has started (and holds a lane of its own).
-        let starting = shared.session.lane();
+        let starting = session.lane();
         // Mechanical entries cost nothing (and send no request): they are
         // written as soon as they are ready, even past the cap, each batch
         // of ready ones at once (their parents become ready when the batch
@@ -166,25 +170,25 @@ pub(crate) async fn run_work(
                 let dir = schedule.dir(i).to_path_buf();
                 let changed = contents_changed(&dir);
                 let update =
-                    mechanical_update(&shared, stats, &dir, changed, MechanicalReason::NotChosen)?;
+                    work.mechanical_update(stats, &dir, changed, MechanicalReason::NotChosen)?;
                 batch.extend(update);
                 ready.push(i);
             }
             if ready.is_empty() {
                 break;
             }
-            done.mechanical_written += write_mechanical(&shared, &batch)?;
+            done.mechanical_written += work.write_mechanical(&batch)?;
             for i in ready {
                 schedule.finish(i);
             }
         }
         while running.len() < width && !done.cap_hit && schedule.has_ready_where(is_loop) {
-            let spent = shared.session.spent();
+            let spent = session.spent();
             let expected = expected_loop_cost(&finished_costs, &model, &pricing);
             let committed = committed_spend(spent, expectations.values().sum(), batching);
             if !within_cap(committed, expected, options.max_cost) {
                 done.cap_hit = true;
-                shared.progress.ai(&format!(
+                work.progress().ai(&format!(
                     "Spending cap reached (${spent:.2} spent of ${:.2}): no new directories \
                      start; the running ones finish.",
                     options.max_cost.unwrap_or_default()
@@ -203,7 +207,7 @@ pub(crate) async fn run_work(
             } else {
                 expected_loop_cost(&finished_costs, &model, &pricing)
             };
-            let shown = display_name(&shared.target, &plan.unit.root);
+            let shown = display_name(work.target(), &plan.unit.root);
             let reserved: f64 = planned
                 .iter()
                 .enumerate()
@@ -218,7 +222,7 @@ pub(crate) async fn run_work(
                 reserved,
                 options.budget_for_loops,
             ) {
-                shared.progress.ai(&format!(
+                work.progress().ai(&format!(
                     "Budget reached (${spent:.2} spent): {shown}/ is summarised from the scan \
                      instead of investigated."
                 ));
@@ -226,14 +230,9 @@ pub(crate) async fn run_work(
                 sort_leaf_first(&mut dirs);
                 for dir in dirs {
                     let changed = contents_changed(&dir);
-                    if summarise_mechanically(
-                        &shared,
-                        stats,
-                        &dir,
-                        changed,
-                        MechanicalReason::BudgetSpent,
-                    )? {
-                        done.mechanical_written += 1;
+                    let reason = MechanicalReason::BudgetSpent;
+                    if let Some(update) = work.mechanical_update(stats, &dir, changed, reason)? {
+                        done.mechanical_written += work.write_mechanical(&[update])?;
                     }
                 }
                 done.budget_spent += 1;
@@ -257,17 +256,17 @@ pub(crate) async fn run_work(
             } else {
                 format!(", with {} folded", job.members.len())
             };
-            shared.progress.ai(&format!(
+            work.progress().ai(&format!(
                 "Investigating: {shown}/ ({started}/{total}, {} turns{folded})",
                 job.max_turns
             ));
             board.started(&shown);
             expectations.insert(i, expected);
-            if let Some(lane) = shared.session.lane() {
+            if let Some(lane) = session.lane() {
                 lanes.insert(i, lane);
             }
-            let shared = shared.clone();
-            running.spawn(async move { (i, investigate_dir(&shared, &job).await) });
+            let investigation = work.clone().investigate(job);
+            running.spawn(async move { (i, investigation.await) });
         }
         drop(starting);
         drop(ended_lane.take());
@@ -284,7 +283,7 @@ pub(crate) async fn run_work(
         let joined = loop {
             tokio::select! {
                 joined = running.join_next() => break joined,
-                _ = refresh.tick() => board.spent(tokens_so_far(&shared), shared.session.tracker().cost()),
+                _ = refresh.tick() => board.spent(tokens_so_far(session), session.tracker().cost()),
             }
         };
         let Some(joined) = joined else {
@@ -302,7 +301,7 @@ pub(crate) async fn run_work(
         // request).
         finished_costs.push(outcome.usage.cost);
         board.finished(&outcome.shown);
-        board.spent(tokens_so_far(&shared), shared.session.tracker().cost());
+        board.spent(tokens_so_far(session), session.tracker().cost());
         done.outcomes.push(outcome);
     }
     Ok(done)

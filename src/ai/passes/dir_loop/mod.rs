@@ -62,6 +62,7 @@ mod task;
 
 pub use task::UNIT_FRAME;
 
+pub(crate) use crate::ai::engine::scheduler::{DirJob, DirOutcome, LoopEnd};
 pub(crate) use briefing::{
     dir_context_in, dir_task, frame_child_summaries, named_child_entries, render_child_summaries,
 };
@@ -92,56 +93,6 @@ pub(crate) struct DirShared {
     pub pool: TurnPool,
     /// The tree as the scan saw it, for checking the paths a loop cites.
     pub(crate) grounding: Arc<Scope>,
-}
-
-/// One assignment: a directory, with the directories folded into its unit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct DirJob {
-    /// Absolute, canonical: the unit's top directory.
-    pub dir: PathBuf,
-    /// The directories below `dir` folded into its unit, leaf-first (none
-    /// for a single directory).
-    pub members: Vec<PathBuf>,
-    pub max_turns: u32,
-    /// The directories of the unit whose own contents changed since their
-    /// cached summary, so their cached file summaries are stale too.
-    pub changed: Vec<PathBuf>,
-}
-
-impl DirJob {
-    /// Every directory of the assignment: `dir`, then the members.
-    pub(crate) fn dirs(&self) -> impl Iterator<Item = &PathBuf> {
-        std::iter::once(&self.dir).chain(&self.members)
-    }
-}
-
-/// How a dir loop ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum LoopEnd {
-    /// The agent called `submit_report`.
-    Submitted,
-    /// Every turn (borrowed ones included) was used without a report; a
-    /// partial entry was flushed.
-    TurnLimit,
-    /// The context budget ran out; a partial entry was flushed.
-    Budget,
-    /// The model declined (this says how); a partial entry was flushed.
-    Refused(String),
-    /// The API failed (after retries); the loop stopped.
-    ApiError(String),
-}
-
-/// What a dir loop produced.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct DirOutcome {
-    pub dir: PathBuf,
-    /// Shown name (relative; the target's name for the root).
-    pub shown: String,
-    pub summary: Option<String>,
-    pub completeness: Option<f64>,
-    pub turns: TurnUse,
-    pub usage: LoopUsage,
-    pub end: LoopEnd,
 }
 
 /// Investigate `job`: forget its directories' stale summaries, run the
