@@ -40,3 +40,12 @@ pub(crate) fn open_cache(dir: &Path, target: &Path) -> (CacheRoot, Cache) {
     let cache = Cache::open(&root, &id.id, target).unwrap();
     (root, cache)
 }
+
+/// A fresh temp dir and the path `name` below it, not created: the file or
+/// directory a cache helper is about to make. Keep the dir bound while the
+/// path is in use; dropping it removes everything below.
+pub(crate) fn temp_path(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join(name);
+    (tmp, path)
+}

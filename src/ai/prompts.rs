@@ -291,16 +291,10 @@ mod tests {
         );
     }
 
+    /// Every typed prompt renders (its fields are exactly its template's
+    /// placeholders), with a value where its template puts it.
     #[test]
     fn every_typed_prompt_renders() {
-        let dir = DirPrompt {
-            survey_context: "v",
-        };
-        assert!(
-            dir.render()
-                .unwrap()
-                .ends_with("## What the survey found\nv")
-        );
         let task = DirTaskPrompt {
             dir_path: "/t/src",
             dir_rel: "src",
@@ -308,49 +302,69 @@ mod tests {
             unit: "",
             context: "c",
             child_summaries: "s",
-        };
-        let task = task.render().unwrap();
-        assert!(task.contains("\nTurns available: 10\n"));
-        assert!(task.ends_with(kickoff::DIR));
-        let survey = SurveyPrompt {
-            target: "/t",
-            survey_signals: "s",
-            tree_preview: "t/",
-            available_tools: "read_file",
-        };
-        assert!(survey.render().is_ok());
-        let planning = PlanningPrompt {
-            target: "/t",
-            survey_context: "s",
-            tree_text: "t/",
-            file_signals: "f",
-            dir_count: 3,
-            cached_dirs: "(none)",
-            default_turns: 10,
-            budget_text: "All directories together have 30 turns.",
-        };
-        assert!(
-            planning
-                .render()
-                .unwrap()
-                .contains("together have 30 turns")
-        );
-        let synthesis = SynthesisPrompt {
-            target: "/t",
-            summaries_text: "(none)",
-        };
-        assert!(synthesis.render().is_ok());
-        let group = SynthesisGroupPrompt {
-            target: "/t",
-            part: "src/, docs/",
-            summaries_text: "(none)",
-        };
-        assert!(
-            group
-                .render()
-                .unwrap()
-                .contains("\n## This part\nsrc/, docs/\n")
-        );
+        }
+        .render();
+        let cases = [
+            (
+                "dir",
+                DirPrompt {
+                    survey_context: "v",
+                }
+                .render(),
+                "## What the survey found\nv",
+            ),
+            ("dir task", task.clone(), "\nTurns available: 10\n"),
+            (
+                "survey",
+                SurveyPrompt {
+                    target: "/t",
+                    survey_signals: "s",
+                    tree_preview: "t/",
+                    available_tools: "read_file",
+                }
+                .render(),
+                "Target: /t\n",
+            ),
+            (
+                "planning",
+                PlanningPrompt {
+                    target: "/t",
+                    survey_context: "s",
+                    tree_text: "t/",
+                    file_signals: "f",
+                    dir_count: 3,
+                    cached_dirs: "(none)",
+                    default_turns: 10,
+                    budget_text: "All directories together have 30 turns.",
+                }
+                .render(),
+                "together have 30 turns",
+            ),
+            (
+                "synthesis",
+                SynthesisPrompt {
+                    target: "/t",
+                    summaries_text: "(none)",
+                }
+                .render(),
+                "## Target\n/t\n",
+            ),
+            (
+                "synthesis group",
+                SynthesisGroupPrompt {
+                    target: "/t",
+                    part: "src/, docs/",
+                    summaries_text: "(none)",
+                }
+                .render(),
+                "\n## This part\nsrc/, docs/\n",
+            ),
+        ];
+        for (name, rendered, value) in cases {
+            let text = rendered.unwrap_or_else(|err| panic!("{name}: {err}"));
+            assert!(text.contains(value), "{name}: no {value:?} in\n{text}");
+        }
+        assert!(task.unwrap().ends_with(kickoff::DIR));
     }
 
     /// The `## Untrusted data` section of a template, heading included.
@@ -387,25 +401,16 @@ mod tests {
     }
 
     // Each prompt's rule on its own, so a change to it shows in review.
-
     #[test]
-    fn dir_untrusted_rule() {
-        insta::assert_snapshot!(untrusted_rule(DIR_TEMPLATE));
-    }
-
-    #[test]
-    fn survey_untrusted_rule() {
-        insta::assert_snapshot!(untrusted_rule(SURVEY_TEMPLATE));
-    }
-
-    #[test]
-    fn planning_untrusted_rule() {
-        insta::assert_snapshot!(untrusted_rule(PLANNING_TEMPLATE));
-    }
-
-    #[test]
-    fn synthesis_untrusted_rule() {
-        insta::assert_snapshot!(untrusted_rule(SYNTHESIS_TEMPLATE));
+    fn each_untrusted_rule() {
+        for (snapshot, template) in [
+            ("dir_untrusted_rule", DIR_TEMPLATE),
+            ("survey_untrusted_rule", SURVEY_TEMPLATE),
+            ("planning_untrusted_rule", PLANNING_TEMPLATE),
+            ("synthesis_untrusted_rule", SYNTHESIS_TEMPLATE),
+        ] {
+            insta::assert_snapshot!(snapshot, untrusted_rule(template));
+        }
     }
 }
 

@@ -292,12 +292,12 @@ pub(crate) fn parse_jsonl(bytes: &[u8]) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::temp_path;
     use std::os::unix::fs::symlink;
 
     #[test]
     fn private_dir_is_created_0700_with_parents() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("a/b/root");
+        let (_tmp, dir) = temp_path("a/b/root");
         ensure_private_dir(&dir).unwrap();
         let mode = fs::metadata(&dir).unwrap().mode() & 0o777;
         assert_eq!(mode, 0o700);
@@ -307,8 +307,7 @@ mod tests {
 
     #[test]
     fn loose_existing_dir_is_tightened() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("root");
+        let (_tmp, dir) = temp_path("root");
         fs::create_dir(&dir).unwrap();
         fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
         ensure_private_dir(&dir).unwrap();
@@ -337,8 +336,7 @@ mod tests {
 
     #[test]
     fn a_file_is_not_a_cache_dir() {
-        let tmp = tempfile::tempdir().unwrap();
-        let file = tmp.path().join("file");
+        let (_tmp, file) = temp_path("file");
         fs::write(&file, "x").unwrap();
         let err = ensure_private_dir(&file).unwrap_err();
         assert!(err.to_string().contains("not a directory"), "{err}");
@@ -346,8 +344,7 @@ mod tests {
 
     #[test]
     fn atomic_write_replaces_and_leaves_no_temp_files() {
-        let tmp = tempfile::tempdir().unwrap();
-        let path = tmp.path().join("doc.json");
+        let (tmp, path) = temp_path("doc.json");
         write_json_atomic(&path, &serde_json::json!({"a": 1})).unwrap();
         write_json_atomic(&path, &serde_json::json!({"a": [1, 2]})).unwrap();
         assert_eq!(
@@ -401,8 +398,7 @@ mod tests {
 
     #[test]
     fn appends_are_whole_lines() {
-        let tmp = tempfile::tempdir().unwrap();
-        let path = tmp.path().join("log.jsonl");
+        let (_tmp, path) = temp_path("log.jsonl");
         let file = open_append(&path).unwrap();
         append_locked(&file, &jsonl_line(&serde_json::json!({"n": 1}))).unwrap();
         let again = open_append(&path).unwrap();

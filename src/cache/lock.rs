@@ -154,11 +154,11 @@ impl Drop for ExclusiveLock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::temp_path;
 
     #[test]
     fn second_taker_is_busy_with_our_pid_until_release() {
-        let tmp = tempfile::tempdir().unwrap();
-        let path = tmp.path().join("t.lock");
+        let (_tmp, path) = temp_path("t.lock");
         let target = Path::new("/srv/app\nwith a newline");
         let held = lock_run_file(&path, target, false).unwrap();
         assert_eq!(
@@ -181,8 +181,7 @@ mod tests {
     /// A lock file written by a version that recorded only the pid.
     #[test]
     fn a_pid_alone_is_a_holder_without_a_target() {
-        let tmp = tempfile::tempdir().unwrap();
-        let path = tmp.path().join("t.lock");
+        let (_tmp, path) = temp_path("t.lock");
         std::fs::write(&path, "4242").unwrap();
         assert_eq!(
             try_read_holder(&path),
@@ -197,8 +196,7 @@ mod tests {
 
     #[test]
     fn waiting_taker_gets_the_lock_after_release() {
-        let tmp = tempfile::tempdir().unwrap();
-        let path = tmp.path().join("t.lock");
+        let (_tmp, path) = temp_path("t.lock");
         let held = lock_run_file(&path, Path::new("/srv/app"), false).unwrap();
         let waiter = {
             let path = path.clone();

@@ -45,11 +45,11 @@ impl Cache {
 mod tests {
     use super::*;
     use crate::cache::{CacheRoot, EntryKind};
+    use crate::testing::temp_path;
 
     #[test]
     fn finds_only_what_a_run_created_and_creates_nothing() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().join("cache");
+        let (_tmp, root) = temp_path("cache");
         let target = Path::new("/srv/app");
         assert!(Cache::find_existing(&root, target).is_none());
         assert!(!root.exists(), "a lookup must not create the root");

@@ -4,6 +4,7 @@
 //! [`ConfigError`] for a bad one. It reads nothing itself beyond checking
 //! the target directory; the environment arrives as an [`Env`].
 
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -57,13 +58,25 @@ impl Invocation {
             Some(raw) => parse_seconds(HEADERS_TIMEOUT_VAR, raw)?,
             None => api::HEADERS_TIMEOUT,
         };
+        // Whole milliseconds, at most a minute (0 retries at once).
         let retry_backoff = match &env.luminos_retry_backoff {
-            Some(raw) => parse_retry_backoff(raw)?,
+            Some(raw) => parse_millis(
+                RETRY_BACKOFF_VAR,
+                raw,
+                0..=60_000,
+                "a whole number of milliseconds up to 60000",
+            )?,
             None => api::retry::INITIAL_BACKOFF,
         };
 
+        // Whole milliseconds from 1 to an hour.
         let batch_timing = match &env.luminos_batch_poll {
-            Some(raw) => BatchTiming::starting_at(parse_batch_poll(raw)?),
+            Some(raw) => BatchTiming::starting_at(parse_millis(
+                BATCH_POLL_VAR,
+                raw,
+                1..=3_600_000,
+                "a whole number of milliseconds from 1 to 3600000",
+            )?),
             None => BatchTiming::default(),
         };
 
@@ -138,16 +151,11 @@ impl Invocation {
 /// `--max-cost`: a finite dollar amount above zero (`2.50`, `$3`). A cap of
 /// nothing, or less, could only stop the run before it starts.
 fn parse_max_cost(raw: &str) -> Result<f64, ConfigError> {
-    raw.trim()
-        .trim_start_matches('$')
-        .parse::<f64>()
-        .ok()
-        .filter(|usd| usd.is_finite() && *usd > 0.0)
-        .ok_or_else(|| ConfigError::InvalidFlag {
-            flag: "--max-cost",
-            expected: "a dollar amount above zero, such as 2.50",
-            value: raw.to_string(),
-        })
+    dollars_above_zero(raw).ok_or_else(|| ConfigError::InvalidFlag {
+        flag: "--max-cost",
+        expected: "a dollar amount above zero, such as 2.50",
+        value: raw.to_string(),
+    })
 }
 
 /// `--budget`: a finite dollar amount above zero (`5`, `$0.50`), or `none`
@@ -156,17 +164,23 @@ fn parse_budget(raw: &str) -> Result<Option<f64>, ConfigError> {
     if raw.trim().eq_ignore_ascii_case("none") {
         return Ok(None);
     }
-    raw.trim()
-        .trim_start_matches('$')
-        .parse::<f64>()
-        .ok()
-        .filter(|usd| usd.is_finite() && *usd > 0.0)
+    dollars_above_zero(raw)
         .map(Some)
         .ok_or_else(|| ConfigError::InvalidFlag {
             flag: "--budget",
             expected: "a dollar amount above zero, such as 5, or none",
             value: raw.to_string(),
         })
+}
+
+/// A finite dollar amount above zero, with or without a leading `$`: what
+/// `--max-cost` and `--budget` both take.
+fn dollars_above_zero(raw: &str) -> Option<f64> {
+    raw.trim()
+        .trim_start_matches('$')
+        .parse::<f64>()
+        .ok()
+        .filter(|usd| usd.is_finite() && *usd > 0.0)
 }
 
 /// A timeout variable: positive decimal seconds, at most a day.
@@ -183,31 +197,22 @@ fn parse_seconds(name: &'static str, raw: &str) -> Result<Duration, ConfigError>
         })
 }
 
-/// `LUMINOS_RETRY_BACKOFF_MS`: whole milliseconds, at most a minute (0 retries
-/// at once).
-fn parse_retry_backoff(raw: &str) -> Result<Duration, ConfigError> {
+/// A variable of whole milliseconds within `range` (the retry backoff, the
+/// batch poll); `expected` puts the range in words for the error.
+fn parse_millis(
+    name: &'static str,
+    raw: &str,
+    range: RangeInclusive<u64>,
+    expected: &'static str,
+) -> Result<Duration, ConfigError> {
     raw.trim()
         .parse::<u64>()
         .ok()
-        .filter(|ms| *ms <= 60_000)
+        .filter(|ms| range.contains(ms))
         .map(Duration::from_millis)
         .ok_or_else(|| ConfigError::InvalidVar {
-            name: RETRY_BACKOFF_VAR,
-            expected: "a whole number of milliseconds up to 60000",
-            value: raw.to_string(),
-        })
-}
-
-/// `LUMINOS_BATCH_POLL_MS`: whole milliseconds from 1 to an hour.
-fn parse_batch_poll(raw: &str) -> Result<Duration, ConfigError> {
-    raw.trim()
-        .parse::<u64>()
-        .ok()
-        .filter(|ms| (1..=3_600_000).contains(ms))
-        .map(Duration::from_millis)
-        .ok_or_else(|| ConfigError::InvalidVar {
-            name: BATCH_POLL_VAR,
-            expected: "a whole number of milliseconds from 1 to 3600000",
+            name,
+            expected,
             value: raw.to_string(),
         })
 }

@@ -25,6 +25,7 @@
 //! existing, non-empty DIR is reused as it is.
 
 use std::io::Read;
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -396,6 +397,21 @@ fn binary(rng: &mut fastrand::Rng, magic: &[u8], max: usize) -> Vec<u8> {
     blob
 }
 
+/// The text files of the mix, each named `f{i}.<ext>`: the slots it takes
+/// of every 20 files, its extension, and the most lines, the first line and
+/// the numbered line (`{n}`) that [`lines_of`] writes.
+#[rustfmt::skip]
+const TEXT_FILES: &[(RangeInclusive<usize>, &str, usize, &str, &str)] = &[
+    (0..=2,   "rs",   200, "// generated",       "    let value_{n} = compute({n}) + 1;"),
+    (3..=5,   "py",   200, "# generated",        "    value_{n} = compute({n}) + 1"),
+    (6..=7,   "ts",   200, "// generated",       "  const v{n}: number = compute({n});"),
+    (8..=8,   "go",   200, "package gen",        "\tv{n} := compute({n})"),
+    (9..=9,   "c",    200, "#include <stdio.h>", "  int v{n} = compute({n});"),
+    (10..=10, "md",   120, "# Notes",            "Some prose about item {n}, and why it matters."),
+    (12..=12, "yaml", 60,  "config:",            "  key{n}: value{n}"),
+    (13..=13, "csv",  500, "id,value,label",     "{n},{n},row{n}"),
+];
+
 /// Name and content of file `i`. About half source, the rest text, config,
 /// data, binaries and extensionless files; one file in 4,000 is a large log.
 fn file_content(i: usize, rng: &mut fastrand::Rng) -> (String, Vec<u8>) {
@@ -410,60 +426,19 @@ fn file_content(i: usize, rng: &mut fastrand::Rng) -> (String, Vec<u8>) {
             ),
         );
     }
-    match i % 20 {
-        0..=2 => (
-            format!("f{i}.rs"),
-            lines_of(
-                rng,
-                200,
-                "// generated",
-                "    let value_{n} = compute({n}) + 1;",
-            ),
-        ),
-        3..=5 => (
-            format!("f{i}.py"),
-            lines_of(rng, 200, "# generated", "    value_{n} = compute({n}) + 1"),
-        ),
-        6 | 7 => (
-            format!("f{i}.ts"),
-            lines_of(
-                rng,
-                200,
-                "// generated",
-                "  const v{n}: number = compute({n});",
-            ),
-        ),
-        8 => (
-            format!("f{i}.go"),
-            lines_of(rng, 200, "package gen", "\tv{n} := compute({n})"),
-        ),
-        9 => (
-            format!("f{i}.c"),
-            lines_of(rng, 200, "#include <stdio.h>", "  int v{n} = compute({n});"),
-        ),
-        10 => (
-            format!("f{i}.md"),
-            lines_of(
-                rng,
-                120,
-                "# Notes",
-                "Some prose about item {n}, and why it matters.",
-            ),
-        ),
+    let slot = i % 20;
+    if let Some((_, ext, max, header, line)) =
+        TEXT_FILES.iter().find(|(slots, ..)| slots.contains(&slot))
+    {
+        return (format!("f{i}.{ext}"), lines_of(rng, *max, header, line));
+    }
+    match slot {
         11 => (
             format!("f{i}.json"),
             lines_of(rng, 60, "{", "  \"key{n}\": {n},")
                 .into_iter()
                 .chain(*b"}\n")
                 .collect(),
-        ),
-        12 => (
-            format!("f{i}.yaml"),
-            lines_of(rng, 60, "config:", "  key{n}: value{n}"),
-        ),
-        13 => (
-            format!("f{i}.csv"),
-            lines_of(rng, 500, "id,value,label", "{n},{n},row{n}"),
         ),
         14 => (
             format!("f{i}.png"),
@@ -479,6 +454,7 @@ fn file_content(i: usize, rng: &mut fastrand::Rng) -> (String, Vec<u8>) {
             lines_of(rng, 60, "#!/bin/sh", "echo step {n}"),
         ),
         18 => (format!("blob{i}"), binary(rng, b"\0\0", 4 * 1024)),
+        // Slot 19: the table and the arms above take all the others.
         _ => (
             format!("Makefile{i}"),
             lines_of(rng, 40, "all: build", "\t$(CC) -c part{n}.c"),

@@ -72,11 +72,7 @@ fn estimate_batch_is_half_the_interactive_estimate() {
             "{end}: {b} vs {i}"
         );
     }
-    let out = env
-        .std_cmd()
-        .env("LUMINOS_CACHE_DIR", &root)
-        .args(["--estimate", "--batch"])
-        .arg(env.target())
+    let out = text_command(&env, &root, &["--estimate", "--batch"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -91,28 +87,22 @@ fn the_terminal_report_and_stderr_sum_up_the_batches() {
     let env = fixture().with_mock();
     env.server.set_batch_delay(Duration::from_millis(5));
     let root = env.root().join("cache-text");
-    let mut cmd = env.std_cmd();
-    cmd.env("ANTHROPIC_API_KEY", "test-key")
-        .env("LUMINOS_CACHE_DIR", &root)
-        .env("LUMINOS_BATCH_POLL_MS", "5")
-        .args(["--batch"])
-        .arg(env.target());
-    let out = cmd.output().unwrap();
+    let out = text_command(&env, &root, &["--batch"]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let report = String::from_utf8_lossy(&out.stdout);
     let line = report
         .lines()
         .find(|l| l.trim_start().starts_with("Batch: "))
         .unwrap_or_else(|| panic!("no batch line in\n{report}"));
-    assert!(
-        line.contains("9 rounds") && line.contains("waited") && line.contains("batch prices"),
-        "{line}"
-    );
+    for part in ["9 rounds", "waited", "batch prices"] {
+        assert!(line.contains(part), "{part:?} not in {line}");
+    }
     let said = stderr(&out);
-    assert!(said.contains("(at batch prices)"), "{said}");
-    assert!(
-        said.contains("Batch round 1: 1 request sent as msgbatch_"),
-        "{said}"
-    );
-    assert!(said.contains("Batch: 9 rounds"), "{said}");
+    for part in [
+        "(at batch prices)",
+        "Batch round 1: 1 request sent as msgbatch_",
+        "Batch: 9 rounds",
+    ] {
+        assert!(said.contains(part), "{part:?} not on stderr:\n{said}");
+    }
 }

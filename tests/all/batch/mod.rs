@@ -45,18 +45,22 @@ fn fixture() -> TestEnv {
     env
 }
 
-/// `luminos --json [extra] TARGET` on `cache_root`, polling batches every
-/// few milliseconds.
-fn command(env: &AgentEnv, cache_root: &Path, extra: &[&str]) -> std::process::Command {
+/// `luminos [extra] TARGET` on `cache_root`, polling batches every few
+/// milliseconds: the terminal report, unless `extra` asks for JSON.
+fn text_command(env: &AgentEnv, cache_root: &Path, extra: &[&str]) -> std::process::Command {
     let mut cmd = env.std_cmd();
     cmd.env("ANTHROPIC_API_KEY", "test-key")
         .env("LUMINOS_CACHE_DIR", cache_root)
         .env("LUMINOS_BATCH_POLL_MS", "5")
         .env("LUMINOS_RETRY_BACKOFF_MS", "1")
-        .arg("--json")
         .args(extra)
         .arg(env.target());
     cmd
+}
+
+/// `luminos --json [extra] TARGET`, as [`text_command`].
+fn command(env: &AgentEnv, cache_root: &Path, extra: &[&str]) -> std::process::Command {
+    text_command(env, cache_root, &[&["--json"], extra].concat())
 }
 
 fn run(env: &AgentEnv, cache_root: &Path, extra: &[&str]) -> Output {

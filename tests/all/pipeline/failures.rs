@@ -4,20 +4,30 @@
 
 use super::*;
 
+/// `luminos [extra] TARGET` against a mock that answers every request with
+/// `reply`: the run must stop at that first answer, without a retry, with
+/// the failed investigation's exit status.
+fn stopped_by(reply: Reply, extra: &[&str]) -> Output {
+    let env = project().with_mock();
+    env.server.respond_with(move |_| reply.clone());
+    let out = env.output(extra);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        env.server.request_count(),
+        1,
+        "the first answer ends the run, not retried"
+    );
+    out
+}
+
 /// An unknown model ends the investigation at its first answer: the
 /// report still prints, says why in one line, and the exit status is the
 /// failed investigation's.
 #[test]
 fn unknown_model_stops_the_run_with_one_line() {
-    let env = project().with_mock();
-    env.server
-        .respond_with(|_| Reply::unknown_model("claude-retired-1"));
-    let out = env.output(&["--model", "claude-retired-1"]);
-    assert_eq!(out.status.code(), Some(3));
-    assert_eq!(
-        env.server.request_count(),
-        1,
-        "a 404 is not retried and ends the run"
+    let out = stopped_by(
+        Reply::unknown_model("claude-retired-1"),
+        &["--model", "claude-retired-1"],
     );
     let err = stderr(&out);
     let lines = lines_where(&err, |l| l.contains("was not found by the API"));
@@ -44,11 +54,7 @@ fn unknown_model_stops_the_run_with_one_line() {
 /// is wrong) stops the run too, but blames the URL, not the model.
 #[test]
 fn a_foreign_404_blames_the_base_url_not_the_model() {
-    let env = project().with_mock();
-    env.server.respond_with(|_| Reply::html(404));
-    let out = env.cmd().arg(env.target()).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    assert_eq!(env.server.request_count(), 1);
+    let out = stopped_by(Reply::html(404), &[]);
     let err = stderr(&out);
     let errors = lines_where(&err, |l| l.starts_with("Investigation failed"));
     assert_eq!(errors.len(), 1, "{err}");
@@ -61,12 +67,10 @@ fn a_foreign_404_blames_the_base_url_not_the_model() {
 /// prints and says so.
 #[test]
 fn a_rejected_first_request_ends_the_investigation_once() {
-    let env = project().with_mock();
-    env.server
-        .respond_with(|_| Reply::error(400, "invalid_request_error", "scripted refusal"));
-    let out = env.output(&["--json"]);
-    assert_eq!(out.status.code(), Some(3));
-    assert_eq!(env.server.request_count(), 1);
+    let out = stopped_by(
+        Reply::error(400, "invalid_request_error", "scripted refusal"),
+        &["--json"],
+    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["ai_brief"], "");
     assert_eq!(report["investigation"]["status"], "failed");
@@ -120,15 +124,9 @@ fn an_unreachable_api_ends_the_investigation_once() {
 
 #[test]
 fn a_rejected_key_stops_the_run_with_one_line() {
-    let env = project().with_mock();
-    env.server
-        .respond_with(|_| Reply::error(401, "authentication_error", "invalid x-api-key"));
-    let out = env.cmd().arg(env.target()).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    assert_eq!(
-        env.server.request_count(),
-        1,
-        "a 401 is not retried and ends the run"
+    let out = stopped_by(
+        Reply::error(401, "authentication_error", "invalid x-api-key"),
+        &[],
     );
     let err = stderr(&out);
     let lines: Vec<&str> = err.lines().filter(|l| l.contains("credential")).collect();

@@ -192,21 +192,21 @@ fn check_content(i: usize, role: &str, content: &Value, problems: &mut Vec<Strin
         Value::Array(blocks) => blocks,
         _ => return problems.push(format!("messages[{i}]: content must be a string or blocks")),
     };
+    // A user message's tool_results come before anything else in it.
     let mut saw_other = false;
     for (j, block) in blocks.iter().enumerate() {
         let at = format!("messages[{i}].content[{j}]");
-        match block["type"].as_str().unwrap_or("") {
+        let kind = block["type"].as_str().unwrap_or("");
+        match kind {
             "text" => {
                 if block["text"].as_str().is_none_or(str::is_empty) {
                     problems.push(format!("{at}: text blocks must be non-empty"));
                 }
-                saw_other = true;
             }
             "tool_use" if role == "assistant" => {
                 if !block["input"].is_object() {
                     problems.push(format!("{at}: tool_use input must be an object"));
                 }
-                saw_other = true;
             }
             "thinking" if role == "assistant" => {
                 if !block["thinking"].is_string() || !block["signature"].is_string() {
@@ -215,13 +215,11 @@ fn check_content(i: usize, role: &str, content: &Value, problems: &mut Vec<Strin
                 if block.get("cache_control").is_some() {
                     problems.push(format!("{at}: thinking blocks cannot carry cache_control"));
                 }
-                saw_other = true;
             }
             "redacted_thinking" if role == "assistant" => {
                 if !block["data"].is_string() {
                     problems.push(format!("{at}: redacted_thinking needs `data`"));
                 }
-                saw_other = true;
             }
             "tool_result" if role == "user" => {
                 if saw_other {
@@ -239,13 +237,11 @@ fn check_content(i: usize, role: &str, content: &Value, problems: &mut Vec<Strin
                     problems.push(format!("{at}: is_error must be a boolean"));
                 }
             }
-            other => {
-                problems.push(format!(
-                    "{at}: a {other:?} block cannot appear in a {role} message"
-                ));
-                saw_other = true;
-            }
+            other => problems.push(format!(
+                "{at}: a {other:?} block cannot appear in a {role} message"
+            )),
         }
+        saw_other |= !(kind == "tool_result" && role == "user");
         if let Some(mark) = block.get("cache_control")
             && mark["type"] != "ephemeral"
         {
