@@ -24,12 +24,14 @@ use crate::ai::api::caching::Reuse;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::TokenTracker;
 use crate::ai::api::settings::{CallSettings, Workload};
-use crate::ai::api::{ApiError, Client, Response, RetryNotice};
+use crate::ai::api::{self, ApiError, Client, Response, RetryNotice};
 use crate::ai::engine::batch::{BatchStats, Batcher, Lane};
 use crate::ai::engine::transcript::Transcript;
+use crate::ai::failure::{InvestigationError, PassError};
 use crate::progress::Progress;
 use crate::redact::Redactor;
 use crate::scan::ScanFilter;
+
 /// The shared door to the model.
 pub(crate) struct Session {
     client: Client,
@@ -181,5 +183,64 @@ impl Session {
                 Ok(response)
             }
         }
+    }
+}
+
+/// The API errors no pass should shrug off, because every later request
+/// would fail the same way; each ends the investigation the first time it
+/// is seen, whatever pass meets it:
+/// - a final answer about the credential, the model or the account
+///   ([`crate::ai::api::ApiError::final_cause`]), whatever status a gateway gave it;
+/// - an endpoint that stayed unreachable or silent through its retries
+///   (the client gives up early on an endpoint that never answered; see
+///   [`crate::ai::api::retry`]). The original let each pass fail on its own; this is
+///   deliberate;
+/// - a 400 on a run whose requests have never succeeded, unless it is about
+///   that request's size: the same model, key and parameters go into every
+///   request, so none would fare better.
+///
+/// Other errors are the pass's to handle, as in the original.
+pub(crate) fn stop_for_api_error(session: &Session, err: &api::ApiError) -> Result<(), PassError> {
+    use crate::ai::api::error::FinalCause;
+    let fatal = |e| Err(PassError::Fatal(e));
+    match err.final_cause() {
+        Some(FinalCause::UnknownModel) => {
+            return fatal(InvestigationError::UnknownModel {
+                model: session.model().to_string(),
+                detail: err.to_string(),
+            });
+        }
+        Some(FinalCause::NotMessagesApi) => {
+            return fatal(InvestigationError::NoMessagesApi(err.clone()));
+        }
+        Some(FinalCause::Credential) => return fatal(InvestigationError::Auth(err.clone())),
+        Some(FinalCause::Billing) => return fatal(InvestigationError::Billing(err.clone())),
+        None => {}
+    }
+    let client = session.client();
+    match err.kind {
+        api::ApiErrorKind::Connection | api::ApiErrorKind::Timeout => {
+            fatal(InvestigationError::Unreachable {
+                endpoint: client.base_url().to_string(),
+                answered: client.has_answered(),
+                detail: err.to_string(),
+            })
+        }
+        api::ApiErrorKind::InvalidRequest | api::ApiErrorKind::RequestTooLarge
+            if !client.has_succeeded() && err.prompt_too_long().is_none() =>
+        {
+            fatal(InvestigationError::Rejected(err.clone()))
+        }
+        api::ApiErrorKind::InvalidRequest
+        | api::ApiErrorKind::RequestTooLarge
+        | api::ApiErrorKind::Authentication
+        | api::ApiErrorKind::Billing
+        | api::ApiErrorKind::Permission
+        | api::ApiErrorKind::NotFound
+        | api::ApiErrorKind::RateLimited
+        | api::ApiErrorKind::Overloaded
+        | api::ApiErrorKind::Server
+        | api::ApiErrorKind::BrokenStream
+        | api::ApiErrorKind::MalformedToolInput => Ok(()),
     }
 }

@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::{Counts, Estimate};
-use crate::ai::PassError;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::facts::{RunFacts, tools_tokens};
+use crate::ai::failure::PassError;
 use crate::ai::orchestrator::{SURVEY_TREE_DEPTH, planning_tree, spending};
 use crate::ai::passes::dir_loop::{
     compose_dir_task, dir_context_in, dir_system_prompt, named_child_entries, outside_children,

@@ -10,15 +10,16 @@ use serde_json::{Map, Value, json};
 
 use super::RunContext;
 use super::outcome::token_totals;
+use crate::ai::Outcome;
 use crate::ai::batch_mode;
 use crate::ai::engine::scheduler::LoopsDone;
+use crate::ai::failure::PassError;
 use crate::ai::passes::dir_loop::{DirOutcome, LoopEnd, UNIT_FIELD};
 use crate::ai::passes::synthesis::SynthesisOutcome;
 use crate::ai::rules::decide::Decision;
 use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::rules::plan::{Utilization, plan_evaluation, utilization_line};
 use crate::ai::rules::status;
-use crate::ai::{Outcome, PassError};
 use crate::cache::{Cache, EntryKind, PLAN_EVALUATION_FILE, now_iso};
 use crate::progress::Progress;
 use crate::report::{Coverage, Investigation, InvestigationSummary, coverage_line};

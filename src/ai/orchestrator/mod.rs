@@ -71,12 +71,14 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::ai::Outcome;
 use crate::ai::api::cost::TokenTracker;
 use crate::ai::batch_mode;
 use crate::ai::engine::pool::TurnPool;
 use crate::ai::engine::scheduler::{LoopOptions, run_work};
 use crate::ai::engine::session::Session;
 use crate::ai::facts::RunFacts;
+use crate::ai::failure::{InvestigationError, PassError};
 use crate::ai::passes::dir_loop::{DirShared, dir_system_prompt};
 use crate::ai::passes::one_call::PassContext;
 use crate::ai::passes::survey::{filter_dir_tools, format_survey_block};
@@ -84,7 +86,6 @@ use crate::ai::rules::decide::decide;
 use crate::ai::rules::discover::ChildIndex;
 use crate::ai::rules::fingerprint::Reason;
 use crate::ai::tools::{self, Toolbox};
-use crate::ai::{InvestigationError, Outcome, PassError};
 use crate::cache::{Cache, CacheError, EntryKind, RunLock, WORK_PLAN_FILE};
 use crate::config::Config;
 use crate::grounding::Scope;

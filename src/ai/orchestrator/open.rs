@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::ai::api::Client;
 use crate::ai::api::cost::TokenTracker;
 use crate::ai::engine::session::Session;
-use crate::ai::{InvestigationError, PassError};
+use crate::ai::failure::{InvestigationError, PassError};
 use crate::cache::now_iso;
 use crate::cache::{Cache, CacheRoot, RunLock};
 use crate::config::Config;

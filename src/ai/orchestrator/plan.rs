@@ -8,8 +8,8 @@
 use std::path::Path;
 
 use super::{RunContext, save_json};
-use crate::ai::PassError;
 use crate::ai::facts::RunFacts;
+use crate::ai::failure::PassError;
 use crate::ai::passes::planning::{PlanningInputs, Spending, run_planning};
 use crate::ai::passes::survey::{Survey, format_survey_block, format_survey_signals};
 use crate::ai::rules::decide::{Decision, PassChoice, decide};

@@ -6,8 +6,8 @@
 use serde_json::Value;
 
 use super::{RunContext, save_json};
-use crate::ai::PassError;
 use crate::ai::facts::RunFacts;
+use crate::ai::failure::PassError;
 use crate::ai::passes::survey::{Survey, SurveyInputs, run_survey, survey_report_lines};
 use crate::ai::rules::decide::PassChoice;
 use crate::ai::rules::tree_view::prompt_tree;

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::{RunContext, save_json};
-use crate::ai::PassError;
 use crate::ai::api::catalog::ModelFacts;
+use crate::ai::failure::PassError;
 use crate::ai::passes::synthesis::{
     SynthesisOutcome, SynthesisRun, entries_digest, reusable_synthesis, saved_synthesis,
     synthesis_entries, synthesize,

@@ -10,9 +10,9 @@ use serde_json::Value;
 
 use super::dir_loop::{DirShared, investigate_dir};
 use super::mechanical::{mechanical_update, write_mechanical};
-use crate::ai::PassError;
 use crate::ai::engine::scheduler::{DirJob, DirOutcome, DirWork};
 use crate::ai::engine::session::Session;
+use crate::ai::failure::PassError;
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::mechanical::MechanicalReason;
 use crate::progress::Progress;

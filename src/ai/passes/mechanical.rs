@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::ai::PassError;
+use crate::ai::failure::PassError;
 use crate::ai::passes::dir_loop::{DirShared, direct_file_entries};
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{display_name, relative};

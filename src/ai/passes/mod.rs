@@ -18,3 +18,18 @@ pub(crate) mod one_call;
 pub(crate) mod planning;
 pub(crate) mod survey;
 pub(crate) mod synthesis;
+
+/// Record that the model declined `what` as an `info` flag on `path`, so
+/// the report says why that part is missing. Failing to record it is only
+/// a warning: the refusal is on stderr already.
+pub(crate) fn record_refusal(
+    cache: &crate::cache::Cache,
+    progress: &crate::progress::Progress,
+    path: &str,
+    finding: String,
+) {
+    let flag = crate::report::Flag::new(path, finding, "info");
+    if let Err(err) = cache.append_flag(&flag) {
+        progress.ai(&format!("Warning: could not record a flag: {err}"));
+    }
+}

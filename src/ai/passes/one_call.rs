@@ -10,11 +10,12 @@
 
 use serde_json::Value;
 
-use crate::ai::PassError;
 use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::engine::session::Session;
+use crate::ai::engine::session::stop_for_api_error;
+use crate::ai::failure::PassError;
+use crate::ai::passes::record_refusal;
 use crate::ai::tools::{self, Toolbox};
-use crate::ai::{record_refusal, stop_for_api_error};
 use crate::cache::Cache;
 use crate::progress::Progress;
 

@@ -15,7 +15,7 @@
 
 use serde_json::Value;
 
-use crate::ai::PassError;
+use crate::ai::failure::PassError;
 use crate::ai::passes::one_call::{OneCall, PassContext, Without, ask};
 use crate::ai::passes::survey::{frame_signals, frame_survey_block};
 use crate::ai::prompts::{self, PlanningPrompt};

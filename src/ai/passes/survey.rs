@@ -13,8 +13,8 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::ai::PassError;
 use crate::ai::api::ToolDefinition;
+use crate::ai::failure::PassError;
 use crate::ai::passes::one_call::{OneCall, PassContext, Without, ask};
 use crate::ai::prompts::{self, SurveyPrompt};
 use crate::ai::tools::input::{string_field, string_list, unit_interval};

@@ -45,8 +45,8 @@ use std::sync::Arc;
 
 use tokio::task::JoinSet;
 
-use crate::ai::PassError;
 use crate::ai::engine::session::Session;
+use crate::ai::failure::PassError;
 use crate::ai::rules::decide::PlannedLoop;
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{display_name, sort_leaf_first};

@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::ai::PassError;
 use crate::ai::api::cost::LoopUsage;
 use crate::ai::engine::session::Session;
+use crate::ai::failure::PassError;
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::mechanical::MechanicalReason;
 use crate::ai::rules::plan::TurnUse;

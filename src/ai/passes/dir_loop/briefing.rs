@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{DirJob, DirShared, compose_dir_task, outside_children};
-use crate::ai::PassError;
+use crate::ai::failure::PassError;
 use crate::ai::rules::discover::{display_name, relative};
 use crate::ai::tools::{ToolContext, frame_untrusted, fs::scoped_listing};
 use crate::cache::EntryKind;

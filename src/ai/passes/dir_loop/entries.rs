@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::{DirJob, DirShared};
-use crate::ai::PassError;
+use crate::ai::failure::PassError;
 use crate::ai::rules::discover::relative;
 use crate::ai::rules::fingerprint::FINGERPRINT_FIELD;
 use crate::cache::now_iso;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::ai::PassError;
+use crate::ai::failure::PassError;
 use crate::ai::passes::survey::frame_survey_block;
 use crate::ai::prompts::{DirPrompt, DirTaskPrompt};
 use crate::ai::rules::discover::{ChildIndex, display_name, relative};

@@ -25,14 +25,15 @@ use super::{
     SYNTHESIS_CALL, SynthesisOutcome, WITHOUT_VERDICT, render_summaries, run_synthesis,
     string_field, synthesize_from_cache,
 };
+use crate::ai::failure::PassError;
 use crate::ai::passes::one_call::{Answer, CallEnd, PassContext, ask, converse};
+use crate::ai::passes::record_refusal;
 use crate::ai::prompts::{SynthesisGroupPrompt, SynthesisPrompt};
 use crate::ai::rules::decide::synthesis_cost;
 use crate::ai::rules::levels::{self, Capacity, Layout, Output, Section};
 use crate::ai::rules::projection::GROUP_OUTPUT_TOKENS;
 use crate::ai::rules::projection::ModelTerms;
 use crate::ai::tools::frame_untrusted;
-use crate::ai::{PassError, record_refusal};
 use crate::cache::{Cache, SYNTHESIS_GROUPS_FILE, now_iso};
 use crate::text::escape_line;
 

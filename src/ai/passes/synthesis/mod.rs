@@ -27,7 +27,7 @@ use sha2::{Digest, Sha256};
 
 mod levels;
 
-use crate::ai::PassError;
+use crate::ai::failure::PassError;
 use crate::ai::passes::one_call::{Answer, OneCall, PassContext, Without, ask};
 use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::rules::decide::in_synthesis;

@@ -1,0 +1,95 @@
+//! How an investigation fails: [`InvestigationError`] ends it (the report
+//! still prints and says why), [`PassError`] is what a pass or phase hands
+//! up (stop the run, or give up on the investigation with a warning).
+//!
+//! It sits below the engine and the passes, which both return these; which
+//! API errors end a run is the engine's to say (it holds the session that
+//! knows whether any request has succeeded).
+
+use crate::ai::api;
+
+/// A failure that ends the investigation. The report still prints, saying
+/// the investigation failed and why; see
+/// [`crate::ai::engine::session::stop_for_api_error`] for which API errors
+/// end it.
+#[derive(Debug, thiserror::Error)]
+pub enum InvestigationError {
+    /// The model does not exist or was retired (HTTP 404 `not_found_error`,
+    /// or a gateway's words for it).
+    #[error(
+        "model '{model}' was not found by the API ({detail}); choose another with --model or LUMINOS_MODEL"
+    )]
+    UnknownModel { model: String, detail: String },
+    /// A 404 that is not the API's: the base URL is not a Messages API.
+    #[error("the Messages API was not found at the base URL ({0}); check ANTHROPIC_BASE_URL")]
+    NoMessagesApi(api::ApiError),
+    /// The credential was rejected.
+    #[error("the API rejected the credential: {0}")]
+    Auth(api::ApiError),
+    /// The account cannot pay (HTTP 402 `billing_error`, a low credit
+    /// balance, a gateway's budget).
+    #[error(
+        "the API refused the request for billing reasons ({0}); check the account's credit balance and spend limits"
+    )]
+    Billing(api::ApiError),
+    /// No answer from the endpoint: refused, unresolvable, or silent.
+    #[error("{}", unreachable_line(endpoint, *answered, detail))]
+    Unreachable {
+        endpoint: String,
+        /// The endpoint had answered earlier in the run.
+        answered: bool,
+        /// The last attempt's error, one line.
+        detail: String,
+    },
+    /// The first request was rejected as a whole, before any had
+    /// succeeded: every later one would be rejected the same way.
+    #[error("the API rejected the first request ({0}); no later request would fare better")]
+    Rejected(api::ApiError),
+    /// The cache cannot be used safely.
+    #[error(transparent)]
+    Cache(#[from] crate::cache::CacheError),
+}
+
+/// The one line that says the endpoint did not answer, naming it and what
+/// to check.
+fn unreachable_line(endpoint: &str, answered: bool, detail: &str) -> String {
+    if answered {
+        format!(
+            "the API at {endpoint} stopped answering ({detail}); check the network and any proxy"
+        )
+    } else {
+        format!(
+            "the API at {endpoint} could not be reached ({detail}); check ANTHROPIC_BASE_URL, \
+             the network and any proxy"
+        )
+    }
+}
+
+/// How a pass or phase failed: either the whole run must stop, or the
+/// investigation gives up with a warning and empty AI fields.
+#[derive(Debug)]
+pub(crate) enum PassError {
+    /// Stop the investigation (unknown model, rejected credential, billing,
+    /// an unreachable endpoint, an unsafe cache).
+    Fatal(InvestigationError),
+    /// Give up on the investigation; the report still prints.
+    Failed(String),
+}
+
+impl From<InvestigationError> for PassError {
+    fn from(err: InvestigationError) -> Self {
+        PassError::Fatal(err)
+    }
+}
+
+impl From<crate::ai::prompts::PromptError> for PassError {
+    fn from(err: crate::ai::prompts::PromptError) -> Self {
+        PassError::Failed(err.to_string())
+    }
+}
+
+impl From<crate::cache::CacheError> for PassError {
+    fn from(err: crate::cache::CacheError) -> Self {
+        PassError::Failed(err.to_string())
+    }
+}
