@@ -23,7 +23,7 @@ pub(super) fn ground_phase(run: &RunContext<'_>, all_dirs: &[PathBuf], outcome: 
         .collect();
     let file_entries = cache.read_all_entries(EntryKind::File);
     let grounding = grounding::ground(
-        &run.grounding,
+        &run.grounding(),
         grounding::outlines::Source::Disk(run.target.to_path_buf()),
         grounding::Sources {
             dir_entries: &dir_entries,

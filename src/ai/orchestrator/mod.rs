@@ -67,7 +67,7 @@ mod synthesis;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -82,7 +82,7 @@ use crate::ai::failure::{InvestigationError, PassError};
 use crate::ai::passes::dir_loop::{DirShared, dir_system_prompt};
 use crate::ai::passes::one_call::PassContext;
 use crate::ai::passes::survey::{filter_dir_tools, format_survey_block};
-use crate::ai::rules::decide::decide;
+use crate::ai::rules::decide::{decide, survey_choice};
 use crate::ai::rules::discover::ChildIndex;
 use crate::ai::rules::fingerprint::Reason;
 use crate::ai::tools::{self, Toolbox};
@@ -166,8 +166,10 @@ struct RunContext<'a> {
     target: &'a Path,
     /// The base scan's scope (hidden, `-x`, ignore files).
     scope: ScanFilter,
-    /// The scan's file list, indexed for checking citations.
-    grounding: Arc<Scope>,
+    /// The scan's file list, indexed for checking citations: built when
+    /// first needed (the dir loops, or the report), so indexing 20,000
+    /// files does not delay the survey's request.
+    grounding: OnceLock<Arc<Scope>>,
 }
 
 impl RunContext<'_> {
@@ -178,6 +180,19 @@ impl RunContext<'_> {
             cache: self.cache,
             progress: self.progress,
         }
+    }
+
+    /// The tree as the scan saw it, for checking citations.
+    fn grounding(&self) -> Arc<Scope> {
+        self.grounding
+            .get_or_init(|| {
+                Arc::new(Scope::from_scan(
+                    self.scan,
+                    &self.config.target,
+                    self.target,
+                ))
+            })
+            .clone()
     }
 }
 
@@ -203,15 +218,17 @@ async fn pipeline(
         session: Arc::new(session),
         target,
         scope: ScanFilter::new(target, &config.scan),
-        grounding: Arc::new(Scope::from_scan(scan, &config.target, target)),
+        grounding: OnceLock::new(),
     };
 
     // A new investigation holds no entry: every directory is missing one,
     // which is what no cache to read says, without a lookup per directory.
     let facts = RunFacts::gather(config, scan, dirs, &run.scope, (!new).then_some(cache));
-    let first = decide(&facts.facts(), None);
     let first_look = partition(&facts.dirs, &facts.states, target, progress);
-    let survey = survey_phase(&run, &facts, first.survey).await?;
+    // The survey depends on its own choice alone: its request goes out
+    // before the rest of the first decision is priced.
+    let survey = survey_phase(&run, &facts, survey_choice(&facts.facts())).await?;
+    let first = decide(&facts.facts(), None);
     let decision = plan_phase(&run, &facts, &first_look, survey.as_ref(), first).await?;
     report_decision(&decision, progress);
     if decision.work.resumed {
@@ -234,7 +251,7 @@ async fn pipeline(
         system: dir_system_prompt(&format_survey_block(survey.as_ref()))?,
         dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey.as_ref()),
         pool: TurnPool::new(&allocations),
-        grounding: run.grounding.clone(),
+        grounding: run.grounding(),
     });
     // A directory stale only because of a child keeps its file summaries.
     let changed: HashSet<PathBuf> = decision

@@ -103,6 +103,17 @@ pub(crate) fn should_skip_survey(total_files: u64, total_dirs: usize) -> bool {
     total_files < SURVEY_MIN_FILES && total_dirs < SURVEY_MIN_DIRS
 }
 
+/// What [`decide`] says of the survey, alone: the run sends the survey's
+/// request before it prices the rest of the decision, which the survey
+/// does not depend on.
+pub(crate) fn survey_choice(facts: &Facts<'_>) -> PassChoice {
+    let tiny = should_skip_survey(facts.total_files, facts.dirs.len());
+    // Some directory is stale exactly when one is not unchanged (a parent
+    // is stale only because of such a child).
+    let stale = (facts.dirs.iter()).any(|dir| facts.states.get(dir) != Some(&DirState::Unchanged));
+    choice(stale, tiny, facts.saved_survey && !facts.fresh)
+}
+
 /// Decide what a run over `facts` does. `proposal` is the planner's plan
 /// when this run just made one; otherwise the saved plan is used when it is
 /// reused, and the default plan else.
@@ -111,7 +122,7 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
     let first_look = classify(facts.dirs, facts.states);
     let stale = !first_look.stale.is_empty();
     let saved_plan = facts.saved_plan.filter(|_| !facts.fresh);
-    let survey = choice(stale, tiny, facts.saved_survey && !facts.fresh);
+    let survey = survey_choice(facts);
     let planning = choice(stale, tiny, saved_plan.is_some());
     let plan = match (proposal, planning) {
         (Some(plan), _) => plan.clone(),

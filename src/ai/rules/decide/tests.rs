@@ -140,7 +140,10 @@ fn run(tree: &Tree, setup: &Setup, proposal: Option<&Plan>) -> Decision {
         batch: setup.batch,
         loop_prefix_tokens: 4_000,
     };
-    decide(&facts, proposal)
+    let decision = decide(&facts, proposal);
+    // The run sends the survey on this alone, before it decides the rest.
+    assert_eq!(survey_choice(&facts), decision.survey);
+    decision
 }
 
 fn rel(dir: &Path) -> String {
