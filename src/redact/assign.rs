@@ -22,8 +22,8 @@
 //! Whether a redacted value is flagged `concern` or `info` (an example,
 //! a placeholder, a word) is [`password_looks_real`]'s answer.
 
+use super::check::{Found, Verdict};
 use super::entropy::{is_template, looks_random, password_looks_real, percent_decode};
-use super::rules::{Found, Verdict};
 
 /// Characters a literal needs before it is redacted: shorter values are
 /// rarely credentials and often flags, units or words.

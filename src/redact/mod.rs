@@ -43,14 +43,15 @@ use std::sync::{LazyLock, Mutex, MutexGuard};
 use regex::Regex;
 
 mod assign;
+mod check;
 mod entropy;
 mod examples;
 mod known;
 mod rules;
 
+use check::{Found, Verdict};
 use known::Known;
 pub use rules::RULES;
-use rules::{Found, Verdict};
 
 /// How serious a redaction is when it turns up as a flag: a rule's
 /// severity, or `Info` for a value that looks like an example.

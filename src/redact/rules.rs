@@ -25,39 +25,16 @@
 //! the earlier one names it. So the specific formats come first and the
 //! heuristic rules last, and `anthropic-api-key` precedes `openai-api-key`.
 
-use regex::Captures;
-
 use super::RuleSeverity;
 use super::assign::generic_assignment;
+use super::check::{Found, Verdict};
 use super::entropy::{
     is_template, password_looks_real, percent_decode, shannon_entropy, wordiness,
 };
 use super::examples::{has_placeholder_marker, has_simple_run, key_body_is_example};
 
-/// What a rule's check makes of a match.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verdict {
-    /// Not this kind of secret (code, a reference, a marker line alone):
-    /// left as it is.
-    Pass,
-    /// A secret: redacted, flagged at the rule's severity.
-    Secret,
-    /// The secret's shape, but an example or placeholder value: redacted
-    /// all the same, flagged `info`.
-    Example,
-}
-
+// The key-body check is this table's, so it sits here, beside its rules.
 impl Verdict {
-    /// `Secret` when `real`, else `Example`: for checks that have already
-    /// decided the match is redacted.
-    pub(super) fn real_if(real: bool) -> Verdict {
-        if real {
-            Verdict::Secret
-        } else {
-            Verdict::Example
-        }
-    }
-
     /// A key body after its format's prefix: an example when it reads as
     /// one ([`key_body_is_example`]), else a secret.
     fn key_body(body: &str) -> Verdict {
@@ -81,31 +58,6 @@ pub struct Rule {
     /// Second look at a match: `secret` is the span to redact (quotes
     /// trimmed, original case), `found` the match's groups.
     pub(crate) accept: fn(secret: &str, found: &Found<'_>) -> Verdict,
-}
-
-/// A match's groups, read from the original text whichever copy was searched.
-pub(crate) struct Found<'t> {
-    pub(crate) text: &'t str,
-    pub(crate) caps: &'t Captures<'t>,
-}
-
-impl<'t> Found<'t> {
-    /// Group `name` in the original text, or `""` if it did not take part.
-    pub(crate) fn group(&self, name: &str) -> &'t str {
-        self.caps.name(name).map_or("", |m| &self.text[m.range()])
-    }
-
-    /// Where group `name` starts and ends in the text (the whole match's
-    /// start when the group did not take part).
-    pub(crate) fn range(&self, name: &str) -> std::ops::Range<usize> {
-        self.caps.name(name).map_or_else(
-            || {
-                let start = self.caps.get(0).map_or(0, |m| m.start());
-                start..start
-            },
-            |m| m.range(),
-        )
-    }
 }
 
 impl std::fmt::Debug for Rule {

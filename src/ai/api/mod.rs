@@ -59,7 +59,8 @@ pub(crate) use config::{DEFAULT_BASE_URL, HEADERS_TIMEOUT, IDLE_TIMEOUT, USER_AG
 use reading::read_body;
 
 use error::format_wait;
-use transport::{encode, error_chain, request_headers};
+use reading::error_chain;
+use transport::{encode, request_headers};
 use types::SystemBlock;
 
 pub use catalog::DEFAULT_MODEL;

@@ -6,9 +6,10 @@
 
 use std::time::Duration;
 
+use reqwest::header::HeaderMap;
+
 use super::error::{self, format_wait};
 use super::stream::ResponseDecoder;
-use super::transport::{error_chain, header_str};
 use super::{ApiError, ApiErrorKind, Client, Response};
 
 /// A streamed reply larger than this is refused: at `max_tokens` 4096 a real
@@ -163,4 +164,24 @@ pub(super) async fn read_body(
             }
         }
     }
+}
+
+/// A header's value, when it is present and text.
+pub(super) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// An error and its causes on one line, without repeating a cause that the
+/// previous message already quotes.
+pub(super) fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = vec![err.to_string()];
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !parts.last().is_some_and(|last| last.contains(&text)) {
+            parts.push(text);
+        }
+        source = cause.source();
+    }
+    parts.join(": ")
 }

@@ -43,7 +43,7 @@
 //! times the rate on every token.
 
 use super::catalog::{Effort, Model, Thinking};
-use super::types::{OutputConfig, ThinkingParam};
+use super::types::{MessagesRequest, OutputConfig, ThinkingParam};
 
 /// `max_tokens` of a reply that does not think: the original's figure.
 pub(crate) const REPLY_TOKENS: u32 = 4096;
@@ -162,6 +162,19 @@ pub(crate) fn context_budget(model: &Model) -> u64 {
         .long_prompt_tier
         .map_or(u64::MAX, |tier| tier.above_tokens);
     model.context_window.min(BUDGET_WINDOW_CAP).min(tier) * BUDGET_SHARE_PERCENT / 100
+}
+
+// Defined here rather than beside the request type, so that the protocol
+// types know nothing of how a conversation is tuned.
+impl MessagesRequest {
+    /// This request with a conversation's [`CallSettings`]: its
+    /// `max_tokens`, `thinking` and `output_config`.
+    pub fn with_settings(mut self, settings: &CallSettings) -> MessagesRequest {
+        self.max_tokens = settings.max_tokens;
+        self.thinking = settings.thinking;
+        self.output_config = settings.output_config;
+        self
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use reqwest::header::{self, HeaderMap, HeaderValue};
 
 use super::error::format_wait;
-use super::reading::{MAX_BODY_BYTES, note_content_type, read_body};
+use super::reading::{MAX_BODY_BYTES, error_chain, header_str, note_content_type, read_body};
 use super::stream;
 use super::{ANTHROPIC_VERSION, ApiError, ApiErrorKind, Auth, Client, MessagesRequest, Response};
 
@@ -112,10 +112,6 @@ pub(super) fn request_headers(auth: &Auth) -> Result<HeaderMap, ApiError> {
     Ok(headers)
 }
 
-pub(super) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers.get(name).and_then(|v| v.to_str().ok())
-}
-
 /// Classify a failure to get a response at all. A connection that could
 /// not be made, even for lack of time, is a connection failure: the
 /// endpoint never heard the request.
@@ -126,19 +122,4 @@ fn transport_error(err: &reqwest::Error) -> ApiError {
         ApiErrorKind::Connection
     };
     ApiError::new(kind, error_chain(err))
-}
-
-/// An error and its causes on one line, without repeating a cause that the
-/// previous message already quotes.
-pub(super) fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts: Vec<String> = vec![err.to_string()];
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !parts.last().is_some_and(|last| last.contains(&text)) {
-            parts.push(text);
-        }
-        source = cause.source();
-    }
-    parts.join(": ")
 }

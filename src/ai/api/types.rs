@@ -60,19 +60,6 @@ pub struct OutputConfig {
     pub effort: Effort,
 }
 
-impl MessagesRequest {
-    /// This request with a conversation's [`CallSettings`]: its
-    /// `max_tokens`, `thinking` and `output_config`.
-    ///
-    /// [`CallSettings`]: super::settings::CallSettings
-    pub fn with_settings(mut self, settings: &super::settings::CallSettings) -> MessagesRequest {
-        self.max_tokens = settings.max_tokens;
-        self.thinking = settings.thinking;
-        self.output_config = settings.output_config;
-        self
-    }
-}
-
 /// A text block of the system prompt.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SystemBlock {
