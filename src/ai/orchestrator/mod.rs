@@ -8,7 +8,9 @@
 //!    walked again), the scan's figures and the cache's state
 //!    ([`RunFacts`]), and decide what the run does ([`decide`]), saying what
 //!    is fresh and stale ([`partition`]);
-//! 3. survey, reusing `survey.json`, as decided (`survey_phase`);
+//! 3. survey, reusing `survey.json`, as decided (`survey_phase`; its request
+//!    goes out on the decision's survey choice, [`survey_choice`], before the
+//!    rest of the decision is priced, which the survey does not need);
 //! 4. plan, reusing `plan.json`, as decided, and decide again with a new
 //!    plan (`plan_phase`);
 //! 5. say what the plan and the budget decided ([`report_decision`]);

@@ -11,8 +11,7 @@
 use serde_json::Value;
 
 use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
-use crate::ai::engine::session::Session;
-use crate::ai::engine::session::stop_for_api_error;
+use crate::ai::engine::session::{Session, stop_for_api_error};
 use crate::ai::failure::PassError;
 use crate::ai::passes::record_refusal;
 use crate::ai::tools::{self, Toolbox};
