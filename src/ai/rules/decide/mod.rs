@@ -107,20 +107,25 @@ pub(crate) fn should_skip_survey(total_files: u64, total_dirs: usize) -> bool {
 /// request before it prices the rest of the decision, which the survey
 /// does not depend on.
 pub(crate) fn survey_choice(facts: &Facts<'_>) -> PassChoice {
-    let tiny = should_skip_survey(facts.total_files, facts.dirs.len());
-    // Some directory is stale exactly when one is not unchanged (a parent
-    // is stale only because of such a child).
-    let stale = (facts.dirs.iter()).any(|dir| facts.states.get(dir) != Some(&DirState::Unchanged));
+    let (tiny, stale) = tiny_and_stale(facts);
     choice(stale, tiny, facts.saved_survey && !facts.fresh)
+}
+
+/// Whether the target is too small for the survey and the plan, and
+/// whether any directory is stale: exactly when one is not unchanged (a
+/// parent is stale only because of such a child).
+fn tiny_and_stale(facts: &Facts<'_>) -> (bool, bool) {
+    let tiny = should_skip_survey(facts.total_files, facts.dirs.len());
+    let stale = (facts.dirs.iter()).any(|dir| facts.states.get(dir) != Some(&DirState::Unchanged));
+    (tiny, stale)
 }
 
 /// Decide what a run over `facts` does. `proposal` is the planner's plan
 /// when this run just made one; otherwise the saved plan is used when it is
 /// reused, and the default plan else.
 pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
-    let tiny = should_skip_survey(facts.total_files, facts.dirs.len());
+    let (tiny, stale) = tiny_and_stale(facts);
     let first_look = classify(facts.dirs, facts.states);
-    let stale = !first_look.stale.is_empty();
     let saved_plan = facts.saved_plan.filter(|_| !facts.fresh);
     let survey = survey_choice(facts);
     let planning = choice(stale, tiny, saved_plan.is_some());
