@@ -16,7 +16,7 @@
 //! 5. say what the plan and the budget decided ([`report_decision`]);
 //! 6. run the work: the dir loops, `-j` at a time under the spending cap
 //!    and the budget, and the mechanical entries
-//!    ([`crate::ai::engine::scheduler`]);
+//!    ([`crate::ai::passes::scheduler`]);
 //! 7. write the evaluation (`evaluate`);
 //! 8. synthesize, in levels when the summaries do not fit one call,
 //!    reusing `synthesis.json` (`synthesis_phase`);
@@ -77,12 +77,12 @@ use crate::ai::Outcome;
 use crate::ai::api::cost::TokenTracker;
 use crate::ai::batch_mode;
 use crate::ai::engine::pool::TurnPool;
-use crate::ai::engine::scheduler::{LoopOptions, run_work};
 use crate::ai::engine::session::Session;
 use crate::ai::facts::RunFacts;
 use crate::ai::failure::{InvestigationError, PassError};
 use crate::ai::passes::dir_loop::{DirShared, dir_system_prompt};
 use crate::ai::passes::one_call::PassContext;
+use crate::ai::passes::scheduler::{LoopOptions, run_work};
 use crate::ai::passes::survey::{filter_dir_tools, format_survey_block};
 use crate::ai::rules::decide::{decide, survey_choice};
 use crate::ai::rules::discover::ChildIndex;
@@ -244,6 +244,14 @@ async fn pipeline(
         save_json(&run, WORK_PLAN_FILE, &work.to_value(target));
     }
     let allocations: Vec<u32> = decision.work.loops.iter().map(|l| l.turns).collect();
+    // A directory stale only because of a child keeps its file summaries.
+    let changed: HashSet<PathBuf> = decision
+        .freshness
+        .stale
+        .iter()
+        .filter(|(_, reason)| *reason != Reason::ChildChanged)
+        .map(|(dir, _)| dir.clone())
+        .collect();
     let shared = Arc::new(DirShared {
         session: run.session.clone(),
         cache: cache.clone(),
@@ -254,15 +262,8 @@ async fn pipeline(
         dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey.as_ref()),
         pool: TurnPool::new(&allocations),
         grounding: run.grounding(),
+        changed,
     });
-    // A directory stale only because of a child keeps its file summaries.
-    let changed: HashSet<PathBuf> = decision
-        .freshness
-        .stale
-        .iter()
-        .filter(|(_, reason)| *reason != Reason::ChildChanged)
-        .map(|(dir, _)| dir.clone())
-        .collect();
     let options = LoopOptions {
         jobs: config.investigation.jobs,
         max_cost: config.investigation.max_cost,
@@ -276,16 +277,7 @@ async fn pipeline(
     if !run.session.facts().known {
         board.assume_prices();
     }
-    let work = run_work(
-        shared,
-        &facts.stats,
-        &decision.work.loops,
-        &decision.work.mechanical,
-        &|dir| changed.contains(dir),
-        options,
-        &board,
-    )
-    .await?;
+    let work = run_work(shared, &decision.work, &facts.stats, options, &board).await?;
     drop(board);
     // Cached means a summary this run reused, as the original counts it: a
     // directory the plan skipped is settled (`settle_plan`) but has none.

@@ -30,6 +30,7 @@
 //! `task.rs`, the notes it adds mid-conversation `notes.rs`, and the dir
 //! entries it writes, stamps and salvages `entries.rs`.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -63,7 +64,7 @@ mod task;
 
 pub use task::UNIT_FRAME;
 
-pub(crate) use crate::ai::engine::scheduler::{DirJob, DirOutcome, LoopEnd};
+pub(crate) use crate::ai::passes::scheduler::{DirJob, DirOutcome, LoopEnd};
 pub(crate) use briefing::{
     dir_context_in, dir_task, frame_child_summaries, named_child_entries, render_child_summaries,
 };
@@ -94,6 +95,10 @@ pub(crate) struct DirShared {
     pub pool: TurnPool,
     /// The tree as the scan saw it, for checking the paths a loop cites.
     pub(crate) grounding: Arc<Scope>,
+    /// The directories whose own files changed since their cached summary
+    /// (a directory stale only because of a child keeps its file
+    /// summaries).
+    pub changed: HashSet<PathBuf>,
 }
 
 /// Investigate `job`: forget its directories' stale summaries, run the

@@ -24,8 +24,9 @@
 //! ends with one. `--max-cost` stays the hard stop it always was: past it
 //! nothing new starts, and what was not done is left for the next run.
 //!
-//! What a loop and a mechanical entry are is the pass's: it hands the
-//! scheduler a [`DirWork`] (`work.rs`), so the engine knows no pass.
+//! It sits with the passes because it runs two of them: each loop is
+//! [`investigate_dir`] over the run's [`DirShared`], each mechanical entry
+//! [`mechanical_update`]; what it hands them and gets back is `work.rs`.
 //! [`Schedule`] (the dependency graph, in `schedule.rs`) and the cost
 //! rules (`cost.rs`) are pure; [`run_work`], here, is the async
 //! driver on a tokio `JoinSet`. Cancellation (Ctrl-C) is the caller's: dropping
@@ -47,7 +48,9 @@ use tokio::task::JoinSet;
 
 use crate::ai::engine::session::Session;
 use crate::ai::failure::PassError;
-use crate::ai::rules::decide::PlannedLoop;
+use crate::ai::passes::dir_loop::{DirShared, investigate_dir};
+use crate::ai::passes::mechanical::{mechanical_update, write_mechanical};
+use crate::ai::rules::decide::Work;
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{display_name, sort_leaf_first};
 use crate::ai::rules::mechanical::MechanicalReason;
@@ -56,7 +59,7 @@ use crate::progress::DirBoard;
 
 pub(crate) use cost::{committed_spend, expected_loop_cost, within_budget, within_cap};
 pub(crate) use schedule::Schedule;
-pub(crate) use work::{DirJob, DirOutcome, DirWork, LoopEnd};
+pub(crate) use work::{DirJob, DirOutcome, LoopEnd};
 
 /// Directory loops run at once when `-j` is not given.
 pub(crate) const DEFAULT_JOBS: u32 = 4;
@@ -106,21 +109,20 @@ fn tokens_so_far(session: &Session) -> u64 {
         .saturating_add(totals.output_tokens)
 }
 
-/// Run the loops of `planned` (`options.jobs` at a time) and write the
-/// mechanical entries of `mechanical`, each once everything below it that
-/// is part of the work is done. `contents_changed` names the directories
-/// whose own files changed since their cached summary.
-pub(crate) async fn run_work<W: DirWork>(
-    work: Arc<W>,
+/// Run the loops of `work` (`options.jobs` at a time) and write its
+/// mechanical entries, each once everything below it that is part of the
+/// work is done.
+pub(crate) async fn run_work(
+    shared: Arc<DirShared>,
+    work: &Work,
     stats: &TreeStats,
-    planned: &[PlannedLoop],
-    mechanical: &[PathBuf],
-    contents_changed: &dyn Fn(&Path) -> bool,
     options: LoopOptions,
     board: &DirBoard,
 ) -> Result<LoopsDone, PassError> {
+    let (planned, mechanical) = (&work.loops, &work.mechanical);
+    let contents_changed = |dir: &Path| shared.changed.contains(dir);
     let total = planned.len();
-    let session = work.session();
+    let session = &shared.session;
     let model = session.model().to_string();
     let pricing = session.tracker().pricing();
     let batching = session.is_batching();
@@ -170,14 +172,14 @@ pub(crate) async fn run_work<W: DirWork>(
                 let dir = schedule.dir(i).to_path_buf();
                 let changed = contents_changed(&dir);
                 let update =
-                    work.mechanical_update(stats, &dir, changed, MechanicalReason::NotChosen)?;
+                    mechanical_update(&shared, stats, &dir, changed, MechanicalReason::NotChosen)?;
                 batch.extend(update);
                 ready.push(i);
             }
             if ready.is_empty() {
                 break;
             }
-            done.mechanical_written += work.write_mechanical(&batch)?;
+            done.mechanical_written += write_mechanical(&shared, &batch)?;
             for i in ready {
                 schedule.finish(i);
             }
@@ -188,7 +190,7 @@ pub(crate) async fn run_work<W: DirWork>(
             let committed = committed_spend(spent, expectations.values().sum(), batching);
             if !within_cap(committed, expected, options.max_cost) {
                 done.cap_hit = true;
-                work.progress().ai(&format!(
+                shared.progress.ai(&format!(
                     "Spending cap reached (${spent:.2} spent of ${:.2}): no new directories \
                      start; the running ones finish.",
                     options.max_cost.unwrap_or_default()
@@ -207,7 +209,7 @@ pub(crate) async fn run_work<W: DirWork>(
             } else {
                 expected_loop_cost(&finished_costs, &model, &pricing)
             };
-            let shown = display_name(work.target(), &plan.unit.root);
+            let shown = display_name(&shared.target, &plan.unit.root);
             let reserved: f64 = planned
                 .iter()
                 .enumerate()
@@ -222,7 +224,7 @@ pub(crate) async fn run_work<W: DirWork>(
                 reserved,
                 options.budget_for_loops,
             ) {
-                work.progress().ai(&format!(
+                shared.progress.ai(&format!(
                     "Budget reached (${spent:.2} spent): {shown}/ is summarised from the scan \
                      instead of investigated."
                 ));
@@ -231,8 +233,9 @@ pub(crate) async fn run_work<W: DirWork>(
                 for dir in dirs {
                     let changed = contents_changed(&dir);
                     let reason = MechanicalReason::BudgetSpent;
-                    if let Some(update) = work.mechanical_update(stats, &dir, changed, reason)? {
-                        done.mechanical_written += work.write_mechanical(&[update])?;
+                    if let Some(update) = mechanical_update(&shared, stats, &dir, changed, reason)?
+                    {
+                        done.mechanical_written += write_mechanical(&shared, &[update])?;
                     }
                 }
                 done.budget_spent += 1;
@@ -256,7 +259,7 @@ pub(crate) async fn run_work<W: DirWork>(
             } else {
                 format!(", with {} folded", job.members.len())
             };
-            work.progress().ai(&format!(
+            shared.progress.ai(&format!(
                 "Investigating: {shown}/ ({started}/{total}, {} turns{folded})",
                 job.max_turns
             ));
@@ -265,8 +268,8 @@ pub(crate) async fn run_work<W: DirWork>(
             if let Some(lane) = session.lane() {
                 lanes.insert(i, lane);
             }
-            let investigation = work.clone().investigate(job);
-            running.spawn(async move { (i, investigation.await) });
+            let shared = shared.clone();
+            running.spawn(async move { (i, investigate_dir(&shared, &job).await) });
         }
         drop(starting);
         drop(ended_lane.take());
