@@ -23,13 +23,13 @@ pub(crate) mod prompts;
 pub mod rules;
 pub mod tools;
 
-use crate::cache::{CacheError, CacheRoot, RunLock};
+use crate::cache::{CacheRoot, RunLock};
 use crate::config::Config;
 use crate::report::{Flag, Investigation};
 
 /// The investigation's entry point (the run calls it after the base scan).
-pub use failure::InvestigationError;
-pub use orchestrator::investigate;
+pub(crate) use failure::InvestigationError;
+pub(crate) use orchestrator::investigate;
 
 /// What an investigation produced for the report.
 #[derive(Debug, Clone, Default)]
@@ -63,9 +63,9 @@ pub fn model_warning(model: &str) -> Option<String> {
 pub(crate) fn reserve_target(config: &Config) -> Result<Option<RunLock>, InvestigationError> {
     let locked = CacheRoot::open(&config.cache_root)
         .and_then(|root| root.lock_run(&config.target_canonical, false));
-    match locked {
+    match locked.map_err(InvestigationError::from) {
         Ok(lock) => Ok(Some(lock)),
-        Err(CacheError::Io { .. }) => Ok(None),
-        Err(err) => Err(err.into()),
+        Err(err) if err.ends_run() => Err(err),
+        Err(_) => Ok(None),
     }
 }

@@ -27,7 +27,7 @@ use crate::ai::api::settings::{CallSettings, Workload};
 use crate::ai::api::{self, ApiError, Client, Response, RetryNotice};
 use crate::ai::engine::batch::{BatchStats, Batcher, Lane};
 use crate::ai::engine::transcript::Transcript;
-use crate::ai::failure::{InvestigationError, PassError};
+use crate::ai::failure::InvestigationError;
 use crate::progress::Progress;
 use crate::redact::Redactor;
 use crate::scan::ScanFilter;
@@ -200,9 +200,12 @@ impl Session {
 ///   request, so none would fare better.
 ///
 /// Other errors are the pass's to handle, as in the original.
-pub(crate) fn stop_for_api_error(session: &Session, err: &api::ApiError) -> Result<(), PassError> {
+pub(crate) fn stop_for_api_error(
+    session: &Session,
+    err: &api::ApiError,
+) -> Result<(), InvestigationError> {
     use crate::ai::api::error::FinalCause;
-    let fatal = |e| Err(PassError::Fatal(e));
+    let fatal = Err;
     match err.final_cause() {
         Some(FinalCause::UnknownModel) => {
             return fatal(InvestigationError::UnknownModel {

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::{Counts, Estimate};
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::facts::{RunFacts, tools_tokens};
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::orchestrator::{SURVEY_TREE_DEPTH, planning_tree, spending};
 use crate::ai::passes::dir_loop::{
     compose_dir_task, dir_context_in, dir_system_prompt, named_child_entries, outside_children,
@@ -48,13 +48,10 @@ pub(crate) struct EstimateError {
     message: String,
 }
 
-fn prompt_error(pass: &'static str) -> impl Fn(PassError) -> EstimateError {
+fn prompt_error(pass: &'static str) -> impl Fn(InvestigationError) -> EstimateError {
     move |err| EstimateError {
         pass,
-        message: match err {
-            PassError::Fatal(err) => err.to_string(),
-            PassError::Failed(message) => message,
-        },
+        message: err.to_string(),
     }
 }
 

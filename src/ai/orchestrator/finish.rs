@@ -12,7 +12,7 @@ use super::RunContext;
 use super::outcome::token_totals;
 use crate::ai::Outcome;
 use crate::ai::batch_mode;
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::dir_loop::{DirOutcome, LoopEnd, UNIT_FIELD};
 use crate::ai::passes::scheduler::LoopsDone;
 use crate::ai::passes::synthesis::SynthesisOutcome;
@@ -31,7 +31,7 @@ pub(super) fn evaluate(
     outcomes: &[DirOutcome],
     cached_count: usize,
     progress: &Progress,
-) -> Result<(), PassError> {
+) -> Result<(), InvestigationError> {
     let mut fields = Map::new();
     fields.insert(
         "directories_investigated".into(),

@@ -79,7 +79,7 @@ use crate::ai::batch_mode;
 use crate::ai::engine::pool::TurnPool;
 use crate::ai::engine::session::Session;
 use crate::ai::facts::RunFacts;
-use crate::ai::failure::{InvestigationError, PassError};
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::dir_loop::{DirShared, dir_system_prompt};
 use crate::ai::passes::one_call::PassContext;
 use crate::ai::passes::scheduler::{LoopOptions, run_work};
@@ -88,7 +88,7 @@ use crate::ai::rules::decide::{decide, survey_choice};
 use crate::ai::rules::discover::ChildIndex;
 use crate::ai::rules::fingerprint::Reason;
 use crate::ai::tools::{self, Toolbox};
-use crate::cache::{Cache, CacheError, EntryKind, RunLock, WORK_PLAN_FILE};
+use crate::cache::{Cache, EntryKind, RunLock, WORK_PLAN_FILE};
 use crate::config::Config;
 use crate::grounding::Scope;
 use crate::progress::Progress;
@@ -110,7 +110,7 @@ pub(crate) use survey::SURVEY_TREE_DEPTH;
 /// results. Only a cache that is unsafe to use is an error; every other
 /// failure is an outcome with status `failed` (its one-line error printed
 /// once on stderr).
-pub async fn investigate(
+pub(crate) async fn investigate(
     config: &Config,
     scan: &BaseScan,
     dirs: &ScannedDirs,
@@ -120,12 +120,8 @@ pub async fn investigate(
     progress.ai("Starting multi-pass investigation...");
     let opened = match open_investigation(config, progress, reserved) {
         Ok(opened) => opened,
-        // A cache that cannot be written is a failed investigation, not an
-        // unsafe one: the report still prints.
-        Err(InvestigationError::Cache(err @ CacheError::Io { .. })) => {
-            return Ok(failed(progress, &err.to_string()));
-        }
-        Err(err) => return Err(err),
+        Err(err) if err.ends_run() => return Err(err),
+        Err(err) => return Ok(failed(progress, &err.to_string())),
     };
     // The run lock is held until the investigation ends.
     let (cache, _lock) = (opened.cache, opened.lock);
@@ -148,12 +144,8 @@ pub async fn investigate(
             progress.ai(&outcome.status.line());
             Ok(outcome)
         }
-        Err(PassError::Fatal(err @ InvestigationError::Cache(CacheError::Io { .. }))) => {
-            Ok(failed_after(progress, &err.to_string(), Some(&tracker)))
-        }
-        Err(PassError::Fatal(err @ InvestigationError::Cache(_))) => Err(err),
-        Err(PassError::Fatal(err)) => Ok(failed_after(progress, &err.to_string(), Some(&tracker))),
-        Err(PassError::Failed(message)) => Ok(failed_after(progress, &message, Some(&tracker))),
+        Err(err) if err.ends_run() => Err(err),
+        Err(err) => Ok(failed_after(progress, &err.to_string(), Some(&tracker))),
     }
 }
 
@@ -207,7 +199,7 @@ async fn pipeline(
     cache: &Cache,
     new: bool,
     tracker: &Arc<TokenTracker>,
-) -> Result<Outcome, PassError> {
+) -> Result<Outcome, InvestigationError> {
     let target = config.target_canonical.as_path();
     batch_mode::refuse_in_flight(config, cache)?;
     let session = new_session(config, progress, tracker)?;

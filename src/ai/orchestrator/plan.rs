@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::{RunContext, save_json};
 use crate::ai::facts::RunFacts;
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::planning::{PlanningInputs, Spending, run_planning};
 use crate::ai::passes::survey::{Survey, format_survey_block, format_survey_signals};
 use crate::ai::rules::decide::{Decision, PassChoice, decide};
@@ -31,7 +31,7 @@ pub(super) async fn plan_phase(
     first_look: &Freshness,
     survey: Option<&Survey>,
     first: Decision,
-) -> Result<Decision, PassError> {
+) -> Result<Decision, InvestigationError> {
     let progress = run.progress;
     match first.planning {
         PassChoice::NotNeeded => return Ok(first),

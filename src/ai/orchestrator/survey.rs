@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::{RunContext, save_json};
 use crate::ai::facts::RunFacts;
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::survey::{Survey, SurveyInputs, run_survey, survey_report_lines};
 use crate::ai::rules::decide::PassChoice;
 use crate::ai::rules::tree_view::prompt_tree;
@@ -22,7 +22,7 @@ pub(super) async fn survey_phase(
     run: &RunContext<'_>,
     facts: &RunFacts,
     choice: PassChoice,
-) -> Result<Option<Survey>, PassError> {
+) -> Result<Option<Survey>, InvestigationError> {
     let survey = match choice {
         PassChoice::NotNeeded => return Ok(None),
         PassChoice::Reuse => {

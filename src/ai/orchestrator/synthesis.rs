@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{RunContext, save_json};
 use crate::ai::api::catalog::ModelFacts;
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::synthesis::{
     SynthesisOutcome, SynthesisRun, entries_digest, reusable_synthesis, saved_synthesis,
     synthesis_entries, synthesize,
@@ -26,7 +26,7 @@ use crate::cache::{EntryKind, SYNTHESIS_FILE, now_iso};
 pub(super) async fn synthesis_phase(
     run: &RunContext<'_>,
     all_dirs: &[PathBuf],
-) -> Result<SynthesisOutcome, PassError> {
+) -> Result<SynthesisOutcome, InvestigationError> {
     let entries: HashMap<PathBuf, Value> = all_dirs
         .iter()
         .filter_map(|dir| {

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::dir_loop::{DirShared, direct_file_entries};
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{display_name, relative};
@@ -31,11 +31,14 @@ pub(crate) const NEWEST_KEPT: usize = 3;
 pub(crate) fn write_mechanical(
     shared: &DirShared,
     batch: &[(String, Value)],
-) -> Result<usize, PassError> {
+) -> Result<usize, InvestigationError> {
     shared
         .cache
         .write_entries(EntryKind::Dir, batch)
-        .map_err(|message| PassError::Failed(format!("writing mechanical entries: {message}")))?;
+        .map_err(|message| InvestigationError::EntryWrite {
+            what: "writing mechanical entries",
+            message,
+        })?;
     Ok(batch.len())
 }
 
@@ -49,7 +52,7 @@ pub(crate) fn mechanical_update(
     dir: &Path,
     contents_changed: bool,
     reason: MechanicalReason,
-) -> Result<Option<(String, Value)>, PassError> {
+) -> Result<Option<(String, Value)>, InvestigationError> {
     let path = dir.to_string_lossy();
     let print = fingerprint(dir, shared.session.scope());
     let cache = &shared.cache;

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::engine::session::{Session, stop_for_api_error};
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::record_refusal;
 use crate::ai::tools::{self, Toolbox};
 use crate::cache::Cache;
@@ -66,7 +66,7 @@ pub(crate) async fn converse(
     call: OneCall,
     system: String,
     routine: bool,
-) -> Result<CallEnd, PassError> {
+) -> Result<CallEnd, InvestigationError> {
     let agent = Agent::new(
         call.toolbox,
         system,
@@ -102,7 +102,8 @@ pub(crate) async fn converse(
                 ctx.progress.ai(&format!("  Not sent: {err}."));
                 return Ok(CallEnd::ContextFull);
             }
-            Err(other) => return Err(other.into()),
+            Err(AgentError::Tool(err)) => return Err(err.into()),
+            Err(AgentError::Prompt(err)) => return Err(err.into()),
         }
     }
     Ok(CallEnd::OutOfTurns)
@@ -149,7 +150,7 @@ pub(crate) async fn ask(
     call: OneCall,
     system: String,
     without: Without,
-) -> Result<Answer, PassError> {
+) -> Result<Answer, InvestigationError> {
     Ok(match converse(ctx, call, system, false).await? {
         CallEnd::Submitted(input) => Answer::Submitted(input),
         CallEnd::ApiError => Answer::ApiError,

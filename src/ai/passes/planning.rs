@@ -15,7 +15,7 @@
 
 use serde_json::Value;
 
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::{OneCall, PassContext, Without, ask};
 use crate::ai::passes::survey::{frame_signals, frame_survey_block};
 use crate::ai::prompts::{self, PlanningPrompt};
@@ -126,7 +126,7 @@ pub(crate) fn budget_text(dir_count: usize, spending: Option<Spending>) -> Strin
 }
 
 /// The planning prompt.
-pub(crate) fn planning_prompt(inputs: &PlanningInputs<'_>) -> Result<String, PassError> {
+pub(crate) fn planning_prompt(inputs: &PlanningInputs<'_>) -> Result<String, InvestigationError> {
     let cached_dirs = cached_dirs_text(inputs.cached_dirs);
     let tree_text = frame_untrusted("directory tree", inputs.tree_text);
     let file_signals = frame_signals(inputs.file_signals);
@@ -151,7 +151,7 @@ pub(crate) fn planning_prompt(inputs: &PlanningInputs<'_>) -> Result<String, Pas
 pub(crate) async fn run_planning(
     ctx: PassContext<'_>,
     inputs: &PlanningInputs<'_>,
-) -> Result<Option<Value>, PassError> {
+) -> Result<Option<Value>, InvestigationError> {
     let answer = ask(ctx, PLANNING_CALL, planning_prompt(inputs)?, WITHOUT).await?;
     // Without a proposal the default plan applies.
     Ok(answer.submitted().map(|input| proposal_document(&input)))

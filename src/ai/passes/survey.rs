@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::{OneCall, PassContext, Without, ask};
 use crate::ai::prompts::{self, SurveyPrompt};
 use crate::ai::tools::input::{string_field, string_list, unit_interval};
@@ -248,7 +248,7 @@ pub(crate) fn triage_tool_names() -> String {
 }
 
 /// The survey prompt; the signals and the tree are framed as untrusted data.
-pub(crate) fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, PassError> {
+pub(crate) fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, InvestigationError> {
     let survey_signals = frame_signals(&format_survey_signals(inputs.signals));
     let tree_preview = frame_untrusted("directory tree", inputs.tree_preview);
     let available_tools = triage_tool_names();
@@ -268,7 +268,7 @@ pub(crate) fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, PassErr
 pub(crate) async fn run_survey(
     ctx: PassContext<'_>,
     inputs: &SurveyInputs<'_>,
-) -> Result<Option<Survey>, PassError> {
+) -> Result<Option<Survey>, InvestigationError> {
     let answer = ask(ctx, SURVEY_CALL, survey_prompt(inputs)?, WITHOUT).await?;
     // Without a survey the run goes on as it would after a failed one.
     Ok(answer.submitted().map(|input| Survey::from_input(&input)))

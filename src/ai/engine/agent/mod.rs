@@ -34,7 +34,6 @@ use serde_json::{Map, Value};
 use crate::ai::api::ToolDefinition;
 use crate::ai::api::settings::Workload;
 use crate::ai::engine::transcript::Transcript;
-use crate::ai::failure::PassError;
 use crate::ai::tools::{ToolOutput, Toolbox};
 
 pub(crate) use printer::Printer;
@@ -174,12 +173,6 @@ impl Agent {
     /// message, and the note is dropped.
     pub(crate) fn append_note(&mut self, note: &str) {
         self.transcript.append_note(note);
-    }
-}
-
-impl From<AgentError> for PassError {
-    fn from(err: AgentError) -> Self {
-        PassError::Failed(err.to_string())
     }
 }
 

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{DirJob, DirShared, compose_dir_task, outside_children};
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::rules::discover::{display_name, relative};
 use crate::ai::tools::{ToolContext, frame_untrusted, fs::scoped_listing};
 use crate::cache::EntryKind;
@@ -31,7 +31,7 @@ pub(crate) const UNINVESTIGATED_PLACEHOLDER: &str =
 /// (redacted like `list_directory`'s, so a secret in a name is flagged) and
 /// the cached summaries of the subdirectories outside the assignment, then
 /// [`compose_dir_task`].
-pub(crate) fn dir_task(shared: &DirShared, job: &DirJob) -> Result<String, PassError> {
+pub(crate) fn dir_task(shared: &DirShared, job: &DirJob) -> Result<String, InvestigationError> {
     let tools = ToolContext {
         target: &shared.target,
         cache: &shared.cache,

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::{DirJob, DirShared};
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::rules::discover::relative;
 use crate::ai::rules::fingerprint::FINGERPRINT_FIELD;
 use crate::cache::now_iso;
@@ -111,7 +111,10 @@ pub(super) fn missing_entries(cache: &Cache, target: &Path, members: &[PathBuf])
 /// A directory investigated again starts from a clean slate: its old dir
 /// entry goes (the loop, the salvage and the orchestrator all keep an entry
 /// that exists), and when its own files changed, so do their summaries.
-pub(super) fn forget_stale_entries(shared: &DirShared, job: &DirJob) -> Result<(), PassError> {
+pub(super) fn forget_stale_entries(
+    shared: &DirShared,
+    job: &DirJob,
+) -> Result<(), InvestigationError> {
     let cache = &shared.cache;
     for dir in job.dirs() {
         cache.remove_entry(EntryKind::Dir, &dir.to_string_lossy())?;
@@ -135,7 +138,7 @@ pub(super) fn stamp_entry(
     path: &str,
     fingerprint: &str,
     unit: Option<&str>,
-) -> Result<(), PassError> {
+) -> Result<(), InvestigationError> {
     let Some(mut entry) = cache.read_entry(EntryKind::Dir, path) else {
         return Ok(());
     };
@@ -150,7 +153,10 @@ pub(super) fn stamp_entry(
     }
     cache
         .write_entry(EntryKind::Dir, path, &entry)
-        .map_err(|message| PassError::Failed(format!("recording a fingerprint: {message}")))
+        .map_err(|message| InvestigationError::EntryWrite {
+            what: "recording a fingerprint",
+            message,
+        })
 }
 
 /// Names in `dir` that are not hidden: the entry's `child_count`.
@@ -265,7 +271,7 @@ pub(crate) fn flush_partial_dir_entry(
     target: &Path,
     dir: &Path,
     cause: PartialCause,
-) -> Result<String, PassError> {
+) -> Result<String, InvestigationError> {
     let path = dir.to_string_lossy();
     if cache.has_entry(EntryKind::Dir, &path) {
         return Ok(String::new());
@@ -282,6 +288,9 @@ pub(crate) fn flush_partial_dir_entry(
     );
     cache
         .write_entry(EntryKind::Dir, &path, &entry)
-        .map_err(|message| PassError::Failed(format!("writing a partial entry: {message}")))?;
+        .map_err(|message| InvestigationError::EntryWrite {
+            what: "writing a partial entry",
+            message,
+        })?;
     Ok(summary)
 }

@@ -42,7 +42,7 @@ use crate::ai::api::settings::context_budget;
 use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
 use crate::ai::engine::pool::TurnPool;
 use crate::ai::engine::session::{Session, stop_for_api_error};
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::record_refusal;
 use crate::ai::prompts;
 use crate::ai::rules::discover::{ChildIndex, display_name, relative};
@@ -110,7 +110,7 @@ pub(crate) struct DirShared {
 pub(crate) async fn investigate_dir(
     shared: &DirShared,
     job: &DirJob,
-) -> Result<DirOutcome, PassError> {
+) -> Result<DirOutcome, InvestigationError> {
     let path = job.dir.to_string_lossy().into_owned();
     let fingerprints: Vec<(PathBuf, String)> = job
         .dirs()
@@ -176,7 +176,7 @@ async fn run_dir_loop(
     shared: &DirShared,
     job: &DirJob,
     stamps: Vec<(PathBuf, Map<String, Value>)>,
-) -> Result<DirOutcome, PassError> {
+) -> Result<DirOutcome, InvestigationError> {
     let target = shared.target.as_path();
     let shown = display_name(target, &job.dir);
     let task = dir_task(shared, job)?;
@@ -307,7 +307,8 @@ async fn run_dir_loop(
                 end = LoopEnd::Budget;
                 break;
             }
-            Err(other) => return Err(other.into()),
+            Err(AgentError::Tool(err)) => return Err(err.into()),
+            Err(AgentError::Prompt(err)) => return Err(err.into()),
         }
     }
     // The agent submitted a report, held back for its paths, and the loop

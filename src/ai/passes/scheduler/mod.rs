@@ -47,7 +47,7 @@ use std::sync::Arc;
 use tokio::task::JoinSet;
 
 use crate::ai::engine::session::Session;
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::dir_loop::{DirShared, investigate_dir};
 use crate::ai::passes::mechanical::{mechanical_update, write_mechanical};
 use crate::ai::rules::decide::Work;
@@ -118,7 +118,7 @@ pub(crate) async fn run_work(
     stats: &TreeStats,
     options: LoopOptions,
     board: &DirBoard,
-) -> Result<LoopsDone, PassError> {
+) -> Result<LoopsDone, InvestigationError> {
     let (planned, mechanical) = (&work.loops, &work.mechanical);
     let contents_changed = |dir: &Path| shared.changed.contains(dir);
     let total = planned.len();
@@ -151,7 +151,7 @@ pub(crate) async fn run_work(
     let kinds: Vec<Piece> = order.iter().map(|dir| pieces[dir]).collect();
     let is_loop = |i: usize| matches!(kinds[i], Piece::Loop(_));
     let mut schedule = Schedule::new(&order);
-    let mut running: JoinSet<(usize, Result<DirOutcome, PassError>)> = JoinSet::new();
+    let mut running: JoinSet<(usize, Result<DirOutcome, InvestigationError>)> = JoinSet::new();
     let mut done = LoopsDone::default();
     let mut finished_costs = Vec::new();
     let mut launched = vec![false; planned.len()];
@@ -292,8 +292,7 @@ pub(crate) async fn run_work(
         let Some(joined) = joined else {
             continue;
         };
-        let (i, result) =
-            joined.map_err(|err| PassError::Failed(format!("a directory loop failed: {err}")))?;
+        let (i, result) = joined.map_err(InvestigationError::LoopAborted)?;
         ended_lane = lanes.remove(&i);
         expectations.remove(&i);
         // The first failure that stops the run stops it now; dropping the

@@ -25,7 +25,7 @@ use super::{
     SYNTHESIS_CALL, SynthesisOutcome, WITHOUT_VERDICT, render_summaries, run_synthesis,
     string_field, synthesize_from_cache,
 };
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::{Answer, CallEnd, PassContext, ask, converse};
 use crate::ai::passes::record_refusal;
 use crate::ai::prompts::{SynthesisGroupPrompt, SynthesisPrompt};
@@ -186,7 +186,7 @@ pub(crate) fn lay_out(
 pub(crate) async fn synthesize(
     run: &SynthesisRun<'_>,
     entries: &[Value],
-) -> Result<Synthesized, PassError> {
+) -> Result<Synthesized, InvestigationError> {
     let laid = lay_out(
         entries,
         run.capacity,
@@ -211,7 +211,7 @@ async fn in_levels(
     entries: &[Value],
     mut inputs: Vec<Input>,
     layout: &Layout,
-) -> Result<Synthesized, PassError> {
+) -> Result<Synthesized, InvestigationError> {
     let mut saved = saved_groups(run.ctx.cache);
     let mut used = Map::new();
     let mut done = Synthesized::default();

@@ -27,7 +27,7 @@ use sha2::{Digest, Sha256};
 
 mod levels;
 
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::{Answer, OneCall, PassContext, Without, ask};
 use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::rules::decide::in_synthesis;
@@ -146,7 +146,10 @@ pub(crate) fn synthesize_from_cache(entries: &[Value]) -> (String, String) {
 /// The synthesis prompt over `entries` (in report order); the summaries are
 /// framed as untrusted data, and each directory heading is escaped to one
 /// line.
-pub(crate) fn synthesis_prompt(target: &str, entries: &[Value]) -> Result<String, PassError> {
+pub(crate) fn synthesis_prompt(
+    target: &str,
+    entries: &[Value],
+) -> Result<String, InvestigationError> {
     let rendered = render_summaries(entries);
     let summaries_text = if entries.is_empty() {
         rendered
@@ -211,7 +214,7 @@ pub(crate) async fn run_synthesis(
     ctx: PassContext<'_>,
     target: &str,
     entries: &[Value],
-) -> Result<SynthesisOutcome, PassError> {
+) -> Result<SynthesisOutcome, InvestigationError> {
     let system = synthesis_prompt(target, entries)?;
     Ok(match ask(ctx, SYNTHESIS_CALL, system, WITHOUT).await? {
         Answer::Submitted(input) => SynthesisOutcome::submitted(&input),
