@@ -10,7 +10,10 @@ use std::path::Path;
 use super::{RunContext, save_json};
 use crate::ai::facts::RunFacts;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::planning::{PlanningInputs, Spending, run_planning};
+use crate::ai::passes::one_call::converse;
+use crate::ai::passes::planning::{
+    PLANNING_CALL, PlanningInputs, Spending, planning_prompt, read_plan,
+};
 use crate::ai::passes::survey::{Survey, format_survey_block, format_survey_signals};
 use crate::ai::rules::decide::{Decision, PassChoice, decide};
 use crate::ai::rules::discover::relative;
@@ -64,7 +67,9 @@ pub(super) async fn plan_phase(
         cached_dirs: &cached_rel,
         spending: spending(&first),
     };
-    match run_planning(run.pass_context(), &inputs).await? {
+    let ctx = run.pass_context();
+    let end = converse(ctx, PLANNING_CALL, planning_prompt(&inputs)?, false).await?;
+    match read_plan(ctx, end) {
         Some(proposal) => {
             save_json(run, PLAN_FILE, &proposal);
             Ok(decide(&facts.facts(), Some(&Plan::from_value(&proposal))))

@@ -8,7 +8,10 @@ use serde_json::Value;
 use super::{RunContext, save_json};
 use crate::ai::facts::RunFacts;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::survey::{Survey, SurveyInputs, run_survey, survey_report_lines};
+use crate::ai::passes::one_call::converse;
+use crate::ai::passes::survey::{
+    SURVEY_CALL, Survey, SurveyInputs, read_survey, survey_prompt, survey_report_lines,
+};
 use crate::ai::rules::decide::PassChoice;
 use crate::ai::rules::tree_view::prompt_tree;
 use crate::cache::SURVEY_FILE;
@@ -46,7 +49,9 @@ pub(super) async fn survey_phase(
                 signals: &run.scan.survey_signals,
                 tree_preview: &tree_preview,
             };
-            let survey = run_survey(run.pass_context(), &inputs).await?;
+            let ctx = run.pass_context();
+            let end = converse(ctx, SURVEY_CALL, survey_prompt(&inputs)?, false).await?;
+            let survey = read_survey(ctx, end);
             if let Some(survey) = &survey {
                 save_json(
                     run,

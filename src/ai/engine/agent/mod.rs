@@ -37,7 +37,7 @@ use crate::ai::engine::transcript::Transcript;
 use crate::ai::tools::{ToolOutput, Toolbox};
 
 pub(crate) use printer::Printer;
-pub(crate) use turn::{AgentError, TurnOutcome};
+pub(crate) use turn::{AgentError, CallEnd};
 
 /// A pass's look at a tool call before it takes effect.
 pub(crate) trait CallReview: Send + Sync {

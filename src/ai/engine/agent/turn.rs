@@ -1,16 +1,17 @@
 //! One turn of a conversation ([`Agent::turn`]): send the history, print the
 //! reply, append it, then either nudge the model or run its tool calls in
-//! order (each reviewed, dispatched or refused) and answer each; with what
-//! a turn amounts to ([`TurnOutcome`], [`Step`]) and why it could not
+//! order (each reviewed, dispatched or refused) and answer each; with how
+//! a conversation ends ([`CallEnd`]; a turn after which it goes on ends
+//! nothing), what a turn amounts to ([`Step`]) and why it could not
 //! complete ([`AgentError`]). Setting the conversation up is the parent
 //! module's job; formatting its lines is `printer.rs`'s.
 //!
 //! How the reply stopped decides the rest (stop reasons page, read
 //! 2026-11-23):
 //! - `refusal`: the model declined; the turn ends the conversation
-//!   ([`TurnOutcome::Refused`]) and the pass decides what that means;
+//!   ([`CallEnd::Refused`]) and the pass decides what that means;
 //! - `model_context_window_exceeded`: the window filled up mid-answer
-//!   ([`TurnOutcome::ContextFull`]); the pass treats it as its budget;
+//!   ([`CallEnd::ContextFull`]); the pass treats it as its budget;
 //! - `pause_turn`: the reply goes back unchanged and the next turn calls
 //!   again without a new user message, as the docs describe;
 //! - `max_tokens` in the middle of a tool call: the cut-off call is not run
@@ -71,20 +72,40 @@ pub(crate) enum AgentError {
     TooLarge(#[from] TooLarge),
 }
 
-/// What a turn amounted to.
+/// How a conversation ended: the one type from a turn to the pass that
+/// reads the answer. A turn ends it with one of the first three (or
+/// nothing: tools ran or the model was nudged, and it goes on); the pass's
+/// conversation adds the last two.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum TurnOutcome {
+pub(crate) enum CallEnd {
     /// The model called the loop-ending tool; this is its input (the last
     /// one, if it called it more than once).
-    Ended(Value),
-    /// Tools ran or the model was nudged; the loop goes on.
-    Continue,
+    Submitted(Value),
     /// The model declined (stop reason `refusal`); the conversation cannot
     /// go on.
     Refused(Refusal),
-    /// The context window filled up while the model answered (stop reason
-    /// `model_context_window_exceeded`).
+    /// The context window filled up: while the model answered (stop reason
+    /// `model_context_window_exceeded`), or the next request would not
+    /// have fit.
     ContextFull,
+    /// Every turn went by without a submission.
+    OutOfTurns,
+    /// The API failed (after retries); the line was printed.
+    ApiError,
+}
+
+impl CallEnd {
+    /// The submitted input; `None` for a pass whose absence the run takes
+    /// the same way whether the API failed or the model gave no answer.
+    pub(crate) fn submitted(self) -> Option<Value> {
+        match self {
+            CallEnd::Submitted(input) => Some(input),
+            CallEnd::Refused(_)
+            | CallEnd::ContextFull
+            | CallEnd::OutOfTurns
+            | CallEnd::ApiError => None,
+        }
+    }
 }
 
 /// What the API said about a refusal.
@@ -118,7 +139,8 @@ impl Refusal {
 /// One completed turn.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Step {
-    pub outcome: TurnOutcome,
+    /// How the conversation ended with this turn; `None`: it goes on.
+    pub end: Option<CallEnd>,
     /// The usage the API reported for this turn's call.
     pub usage: Usage,
 }
@@ -143,18 +165,18 @@ impl Agent {
         let response = session.send(&mut self.transcript, reuse).await?;
         self.print_response(&response);
         let usage = response.usage;
-        let step = |outcome| Ok(Step { outcome, usage });
+        let step = |end| Ok(Step { end, usage });
         match response.stop_reason {
             Some(StopReason::Refusal) => {
                 let refusal = Refusal::from_details(response.stop_details);
                 self.printer
                     .line(&format!("Stopped: {}.", refusal.describe()));
-                return step(TurnOutcome::Refused(refusal));
+                return step(Some(CallEnd::Refused(refusal)));
             }
             Some(StopReason::ModelContextWindowExceeded) => {
                 self.printer
                     .line("Stopped: the model's context window is full.");
-                return step(TurnOutcome::ContextFull);
+                return step(Some(CallEnd::ContextFull));
             }
             Some(StopReason::PauseTurn) => {
                 // Continued by sending the turn back as it is and calling
@@ -163,7 +185,7 @@ impl Agent {
                 if !response.content.is_empty() {
                     self.transcript.push_assistant(response.content);
                 }
-                return step(TurnOutcome::Continue);
+                return step(None);
             }
             _ => {}
         }
@@ -173,7 +195,7 @@ impl Agent {
                 escape_line(tool)
             ));
             self.transcript.append_note(&cut_off_note(tool));
-            return step(TurnOutcome::Continue);
+            return step(None);
         }
         let cut_short = response.stop_reason == Some(StopReason::MaxTokens);
         let calls = response.tool_uses();
@@ -187,7 +209,7 @@ impl Agent {
                 self.nudge
             };
             self.transcript.push_user(vec![ContentBlock::text(nudge)]);
-            return step(TurnOutcome::Continue);
+            return step(None);
         }
 
         let ctx = ToolContext {
@@ -246,7 +268,7 @@ impl Agent {
             ));
         }
         self.transcript.push_user(results);
-        step(ended.map_or(TurnOutcome::Continue, TurnOutcome::Ended))
+        step(ended.map(CallEnd::Submitted))
     }
 
     /// Make the request about to be sent fit the model's window: cut the

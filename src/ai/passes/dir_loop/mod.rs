@@ -39,7 +39,7 @@ use serde_json::{Map, Value, json};
 use crate::ai::api::ToolDefinition;
 use crate::ai::api::cost::LoopUsage;
 use crate::ai::api::settings::context_budget;
-use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
+use crate::ai::engine::agent::{Agent, AgentError, CallEnd, Printer};
 use crate::ai::engine::pool::TurnPool;
 use crate::ai::engine::session::{Session, stop_for_api_error};
 use crate::ai::failure::InvestigationError;
@@ -262,19 +262,21 @@ async fn run_dir_loop(
         {
             Ok(step) => {
                 usage.record(&step.usage, &pricing);
-                match step.outcome {
-                    TurnOutcome::Ended(input) => {
+                match step.end {
+                    Some(CallEnd::Submitted(input)) => {
                         summary = Some(string_field(&input, "summary"));
                         completeness = report_completeness(&input);
                         end = LoopEnd::Submitted;
                         break;
                     }
-                    TurnOutcome::Continue => {}
-                    TurnOutcome::ContextFull => {
+                    None => {}
+                    // A turn never ends on the last two: the loop counts
+                    // its turns and meets API errors itself.
+                    Some(CallEnd::ContextFull | CallEnd::OutOfTurns | CallEnd::ApiError) => {
                         end = LoopEnd::Budget;
                         break;
                     }
-                    TurnOutcome::Refused(refusal) => {
+                    Some(CallEnd::Refused(refusal)) => {
                         record_refusal(
                             &shared.cache,
                             &shared.progress,

@@ -25,8 +25,9 @@ use super::{
     SYNTHESIS_CALL, SynthesisOutcome, WITHOUT_VERDICT, render_summaries, run_synthesis,
     string_field, synthesize_from_cache,
 };
+use crate::ai::engine::agent::CallEnd;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::one_call::{Answer, CallEnd, PassContext, ask, converse};
+use crate::ai::passes::one_call::{PassContext, converse};
 use crate::ai::passes::record_refusal;
 use crate::ai::prompts::{SynthesisGroupPrompt, SynthesisPrompt};
 use crate::ai::rules::decide::synthesis_cost;
@@ -318,10 +319,11 @@ async fn in_levels(
                             "detailed": string_field(&input, "detailed"),
                             "created_at": now_iso(),
                         })),
-                        CallEnd::Refused(why) => {
+                        CallEnd::Refused(refusal) => {
                             let finding = format!(
                                 "A part of the synthesis ({label}) was not summarised: \
-                                 {why}. Its directory summaries stand in for it."
+                                 {}. Its directory summaries stand in for it.",
+                                refusal.describe()
                             );
                             record_refusal(run.ctx.cache, run.ctx.progress, "general", finding);
                             None
@@ -404,10 +406,11 @@ async fn in_levels(
             submitted: false,
         }
     };
-    done.outcome = match ask(run.ctx, SYNTHESIS_CALL, system, WITHOUT_VERDICT).await? {
-        Answer::Submitted(input) => SynthesisOutcome::submitted(&input),
-        Answer::ApiError => SynthesisOutcome::default(),
-        Answer::Without => fallback(),
+    let end = converse(run.ctx, SYNTHESIS_CALL, system, false).await?;
+    done.outcome = match WITHOUT_VERDICT.settle(run.ctx, end) {
+        CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
+        CallEnd::ApiError => SynthesisOutcome::default(),
+        CallEnd::Refused(_) | CallEnd::ContextFull | CallEnd::OutOfTurns => fallback(),
     };
     Ok(done)
 }

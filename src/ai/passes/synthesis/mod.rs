@@ -27,8 +27,9 @@ use sha2::{Digest, Sha256};
 
 mod levels;
 
+use crate::ai::engine::agent::CallEnd;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::one_call::{Answer, OneCall, PassContext, Without, ask};
+use crate::ai::passes::one_call::{OneCall, PassContext, Without, converse};
 use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::rules::decide::in_synthesis;
 use crate::ai::rules::mechanical::is_mechanical;
@@ -216,12 +217,15 @@ pub(crate) async fn run_synthesis(
     entries: &[Value],
 ) -> Result<SynthesisOutcome, InvestigationError> {
     let system = synthesis_prompt(target, entries)?;
-    Ok(match ask(ctx, SYNTHESIS_CALL, system, WITHOUT).await? {
-        Answer::Submitted(input) => SynthesisOutcome::submitted(&input),
-        Answer::ApiError => SynthesisOutcome::default(),
+    let end = converse(ctx, SYNTHESIS_CALL, system, false).await?;
+    Ok(match WITHOUT.settle(ctx, end) {
+        CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
+        CallEnd::ApiError => SynthesisOutcome::default(),
         // The summaries stand on their own: the report is built from them
         // without the model, and says why.
-        Answer::Without => mechanical_synthesis(entries),
+        CallEnd::Refused(_) | CallEnd::ContextFull | CallEnd::OutOfTurns => {
+            mechanical_synthesis(entries)
+        }
     })
 }
 
