@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use serde_json::{Map, Value, json};
 
 use super::RunContext;
-use super::outcome::token_totals;
 use crate::ai::Outcome;
 use crate::ai::batch_mode;
 use crate::ai::failure::InvestigationError;
@@ -142,7 +141,7 @@ pub(super) fn finish(
                 coverage,
                 budget_usd: decision.work.budget.limit,
                 api_requests: totals.requests,
-                tokens: token_totals(&totals),
+                tokens: totals.usage,
                 cost_usd: tracker.cost(),
                 cache_savings_usd: tracker.cache_savings(),
                 cost_cap_hit: work.cap_hit,

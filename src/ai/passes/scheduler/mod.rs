@@ -106,7 +106,7 @@ fn tokens_so_far(session: &Session) -> u64 {
     let totals = session.tracker().totals();
     totals
         .all_input_tokens()
-        .saturating_add(totals.output_tokens)
+        .saturating_add(totals.usage.output_tokens)
 }
 
 /// Run the loops of `work` (`options.jobs` at a time) and write its
