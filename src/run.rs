@@ -90,7 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ..crate::ai::Outcome::default()
         },
         None => {
-            if let Some(warning) = crate::ai::model_warning(&config.investigation.model) {
+            if let Some(warning) = crate::ai::model_warning(&config.investigation) {
                 progress.println(&format!("Warning: {warning}"));
             }
             let runtime = tokio::runtime::Builder::new_multi_thread()

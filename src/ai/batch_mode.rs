@@ -30,7 +30,7 @@ use crate::text::{escape_line, format_duration};
 
 /// The run's token tracker: the model's prices, halved under `--batch`.
 pub(crate) fn tracker(config: &Config) -> Arc<TokenTracker> {
-    let pricing = Pricing::for_model(&config.investigation.model);
+    let pricing = Pricing::of(config.investigation.model_facts.model);
     let pricing = if config.investigation.batch {
         pricing.batch()
     } else {

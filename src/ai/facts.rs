@@ -12,6 +12,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::passes::dir_loop::dir_system_prompt;
 use crate::ai::passes::survey::{NO_SURVEY, Survey};
 use crate::ai::passes::synthesis::{entries_digest, reusable_synthesis, synthesis_entries};
@@ -48,7 +49,7 @@ pub(crate) struct RunFacts {
     pub saved_work: Option<SavedWork>,
     pub synthesis_current: bool,
     pub budget: Option<f64>,
-    pub model: String,
+    pub model: ModelFacts,
     /// `--batch`.
     pub batch: bool,
     pub loop_prefix_tokens: u64,
@@ -106,7 +107,7 @@ impl RunFacts {
             total_files: scan.file_categories.values().sum(),
             loop_prefix_tokens: loop_prefix_tokens(),
             budget: config.investigation.budget,
-            model: config.investigation.model.clone(),
+            model: config.investigation.model_facts,
             batch: config.investigation.batch,
             target,
             dirs,
@@ -137,7 +138,7 @@ impl RunFacts {
             saved_work: self.saved_work.as_ref(),
             synthesis_current: self.synthesis_current,
             budget: self.budget,
-            model: &self.model,
+            model: self.model,
             batch: self.batch,
             loop_prefix_tokens: self.loop_prefix_tokens,
         }

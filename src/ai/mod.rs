@@ -24,7 +24,7 @@ pub mod rules;
 pub mod tools;
 
 use crate::cache::{CacheRoot, RunLock};
-use crate::config::Config;
+use crate::config::{Config, InvestigationOptions};
 use crate::report::{Flag, Investigation};
 
 /// The investigation's entry point (the run calls it after the base scan).
@@ -48,12 +48,12 @@ pub struct Outcome {
 /// The one-line warning about `model` from the catalog, as of today (UTC):
 /// unknown (its price is assumed), deprecated (with its retirement date
 /// and replacement) or retired. `None` for a current model.
-pub fn model_warning(model: &str) -> Option<String> {
+pub(crate) fn model_warning(options: &InvestigationOptions) -> Option<String> {
     let today = chrono::Utc::now()
         .date_naive()
         .format("%Y-%m-%d")
         .to_string();
-    api::catalog::ModelFacts::of(model).warning(model, &today)
+    options.model_facts.warning(&options.model, &today)
 }
 
 /// Take the target's run lock before the scan, so that a second run on a

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::{Auth, ClientConfig};
 use crate::ai::engine::batch::BatchTiming;
 use crate::progress::ProgressStyle;
@@ -80,6 +81,9 @@ pub(crate) struct InvestigationOptions {
     pub fresh: bool,
     /// Model id sent with every request.
     pub model: String,
+    /// What the catalog says about `model`, resolved once for the whole run
+    /// (prices, window, thinking, lifecycle).
+    pub model_facts: ModelFacts,
     /// Concurrent directory loops (`-j`).
     pub jobs: usize,
     /// What the run does after the scan.

@@ -19,7 +19,7 @@
 
 use std::sync::Mutex;
 
-use super::catalog::{BATCH_DISCOUNT, LongPromptTier, ModelFacts, Prices};
+use super::catalog::{BATCH_DISCOUNT, LongPromptTier, Model, ModelFacts, Prices};
 use super::types::Usage;
 use crate::text::format_thousands;
 
@@ -34,10 +34,14 @@ impl Pricing {
     /// The catalog's prices for `model` (the stand-in's when the model is
     /// unknown; see [`ModelFacts`]).
     pub fn for_model(model: &str) -> Pricing {
-        let facts = ModelFacts::of(model);
+        Pricing::of(ModelFacts::of(model).model)
+    }
+
+    /// The prices of the catalog row `model`.
+    pub(crate) fn of(model: &Model) -> Pricing {
         Pricing {
-            prices: facts.model.prices,
-            tier: facts.model.long_prompt_tier,
+            prices: model.prices,
+            tier: model.long_prompt_tier,
         }
     }
 

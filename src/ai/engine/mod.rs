@@ -13,6 +13,7 @@
 
 pub(crate) mod agent;
 pub mod batch;
+pub(crate) mod context;
 pub(crate) mod pool;
 pub(crate) mod session;
 pub(crate) mod transcript;

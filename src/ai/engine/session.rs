@@ -6,17 +6,16 @@
 //!   [`Transcript`] first sends it, so no secret reaches the API even if a
 //!   source forgot to redact, and no message changes once sent;
 //! - token accounting into the run's shared [`TokenTracker`];
-//! - the run's scope (the base scan's [`ScanFilter`]), so the tools show the
-//!   model only what the scan kept;
-//! - the model's catalog facts and the settings each kind of conversation
-//!   asks it for ([`CallSettings`]);
+//! - the model's catalog facts (resolved once, with the configuration) and
+//!   the settings each kind of conversation asks it for ([`CallSettings`]);
 //! - one stderr line per retry;
 //! - the transport: straight to the Messages API, or (`--batch`) through
 //!   the [`Batcher`], which sends requests in rounds of batches and answers
 //!   from the cache what an earlier batch run already read.
 //!
-//! It is `Send + Sync` and shared by reference (or `Arc`) between concurrent
-//! dir loops; it holds no per-loop state.
+//! It is `Send + Sync` and shared, inside the run's
+//! [`RunContext`](crate::ai::engine::context::RunContext), between
+//! concurrent dir loops; it holds no per-loop state.
 
 use std::sync::Arc;
 
@@ -30,21 +29,22 @@ use crate::ai::engine::transcript::Transcript;
 use crate::ai::failure::InvestigationError;
 use crate::progress::Progress;
 use crate::redact::Redactor;
-use crate::scan::ScanFilter;
 
 /// The shared door to the model.
 pub(crate) struct Session {
     client: Client,
     redactor: Arc<Redactor>,
     tracker: Arc<TokenTracker>,
-    scope: Option<ScanFilter>,
+    facts: ModelFacts,
     batcher: Option<Batcher>,
 }
 
 impl Session {
-    /// A session over `client` that reports retries on `progress`.
+    /// A session over `client` (whose model the catalog describes as
+    /// `facts`) that reports retries on `progress`.
     pub(crate) fn new(
         client: Client,
+        facts: ModelFacts,
         redactor: Arc<Redactor>,
         tracker: Arc<TokenTracker>,
         progress: &Progress,
@@ -57,7 +57,7 @@ impl Session {
             client,
             redactor,
             tracker,
-            scope: None,
+            facts,
             batcher: None,
         }
     }
@@ -100,18 +100,6 @@ impl Session {
         self.tracker.cost() + replayed
     }
 
-    /// This session with the run's scope: listings leave out what `scope`
-    /// does (ignored and excluded names).
-    pub(crate) fn with_scope(mut self, scope: ScanFilter) -> Session {
-        self.scope = Some(scope);
-        self
-    }
-
-    /// The run's scope, if it has one.
-    pub(crate) fn scope(&self) -> Option<&ScanFilter> {
-        self.scope.as_ref()
-    }
-
     /// The model every request uses.
     pub(crate) fn model(&self) -> &str {
         self.client.model()
@@ -129,7 +117,7 @@ impl Session {
 
     /// Tokens per byte of text for the model (catalog).
     pub(crate) fn tokens_per_byte(&self) -> f64 {
-        ModelFacts::of(self.model()).model.tokens_per_byte
+        self.facts.model.tokens_per_byte
     }
 
     /// The run's redactor.
@@ -144,7 +132,7 @@ impl Session {
 
     /// The catalog's facts for the run's model.
     pub(crate) fn facts(&self) -> ModelFacts {
-        ModelFacts::of(self.model())
+        self.facts
     }
 
     /// The settings a conversation of this kind asks the run's model for.

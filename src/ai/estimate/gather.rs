@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::{Counts, Estimate};
-use crate::ai::api::catalog::ModelFacts;
 use crate::ai::facts::{RunFacts, tools_tokens};
 use crate::ai::failure::InvestigationError;
 use crate::ai::orchestrator::{SURVEY_TREE_DEPTH, planning_tree, spending};
@@ -186,7 +185,7 @@ pub(crate) fn estimate(
     let counts = Counts {
         target: config.target.to_string_lossy().into_owned(),
         model: config.investigation.model.clone(),
-        model_warning: crate::ai::model_warning(&config.investigation.model),
+        model_warning: crate::ai::model_warning(&config.investigation),
         investigation_id: cache.as_ref().map(|c| c.id().to_string()),
         batch: config.investigation.batch,
         directories_total: facts.dirs.len(),
@@ -257,8 +256,8 @@ fn synthesis_layout(
     decision: &Decision,
     kept: &dyn Fn(&Path) -> Option<Value>,
 ) -> crate::ai::passes::synthesis::LaidOut {
-    let model = ModelFacts::of(&config.investigation.model).model;
-    let terms = ModelTerms::for_run(&config.investigation.model, config.investigation.batch);
+    let model = config.investigation.model_facts.model;
+    let terms = ModelTerms::for_run(config.investigation.model_facts, config.investigation.batch);
     let capacity = Capacity::new(
         model.context_window,
         decision.work.budget.limit,
@@ -294,7 +293,7 @@ fn synthesis_calls(
     let fixed = call_tokens(&empty, kickoff::SYNTHESIS, Toolbox::Synthesis);
     // The layout counts the model's tokens; the inputs are reference
     // tokens, which the projection scales.
-    let scale = ModelTerms::of(&config.investigation.model).text_scale;
+    let scale = ModelTerms::new(config.investigation.model_facts).text_scale;
     Ok(
         call_inputs(&laid.sections, &laid.layout, GROUP_OUTPUT_TOKENS)
             .into_iter()

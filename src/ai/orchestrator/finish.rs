@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 
-use super::RunContext;
+use super::Phases;
 use crate::ai::Outcome;
 use crate::ai::batch_mode;
 use crate::ai::failure::InvestigationError;
@@ -68,14 +68,14 @@ pub(super) fn evaluate(
 /// Phase 9: read the flags, report the cost and coverage, and fill the
 /// outcome.
 pub(super) fn finish(
-    run: &RunContext<'_>,
+    run: &Phases<'_>,
     all_dirs: &[PathBuf],
     decision: &Decision,
     cached_count: usize,
     synthesis: SynthesisOutcome,
     work: &LoopsDone,
 ) -> Outcome {
-    let (cache, session) = (run.cache, &run.session);
+    let (cache, session) = (&run.ctx.cache, &run.ctx.session);
     let flags = cache.read_flags();
     let tracker = session.tracker();
     let totals = tracker.totals();
@@ -85,14 +85,15 @@ pub(super) fn finish(
         (false, false) => " (at assumed prices)",
         (false, true) => " (at assumed batch prices)",
     };
-    run.progress.ai(&format!(
+    run.ctx.progress.ai(&format!(
         "Total tokens used: {}{assumed}",
         tracker.summary()
     ));
-    run.progress
+    run.ctx
+        .progress
         .ai(&format!("Prompt {}", tracker.cache_summary()));
     if let Some(stats) = session.batch_stats() {
-        run.progress.ai(&batch_mode::stats_line(&stats));
+        run.ctx.progress.ai(&batch_mode::stats_line(&stats));
     }
     let entries: Vec<Value> = all_dirs
         .iter()
@@ -111,12 +112,12 @@ pub(super) fn finish(
         .filter(|d| !has_entry(d))
         .count();
     if work.cap_hit {
-        run.progress.ai(&format!(
+        run.ctx.progress.ai(&format!(
             "The spending cap left {remaining} directories for a later run; run again to resume."
         ));
     }
     if coverage.folded + coverage.mechanical > 0 {
-        run.progress.ai(&coverage_line(&coverage));
+        run.ctx.progress.ai(&coverage_line(&coverage));
     }
     let declined = work
         .outcomes

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::RunContext;
+use super::Phases;
 use crate::ai::Outcome;
 use crate::cache::EntryKind;
 use crate::grounding;
@@ -15,8 +15,8 @@ use crate::grounding;
 /// Phase 10: check what the report cites against the tree. Pure code over
 /// the cache and the scan, so it also runs on a resumed run that made no
 /// request; it caches nothing.
-pub(super) fn ground_phase(run: &RunContext<'_>, all_dirs: &[PathBuf], outcome: &mut Outcome) {
-    let cache = run.cache;
+pub(super) fn ground_phase(run: &Phases<'_>, all_dirs: &[PathBuf], outcome: &mut Outcome) {
+    let cache = &run.ctx.cache;
     let dir_entries: Vec<Value> = all_dirs
         .iter()
         .filter_map(|dir| cache.read_entry(EntryKind::Dir, &dir.to_string_lossy()))
@@ -24,7 +24,7 @@ pub(super) fn ground_phase(run: &RunContext<'_>, all_dirs: &[PathBuf], outcome: 
     let file_entries = cache.read_all_entries(EntryKind::File);
     let grounding = grounding::ground(
         &run.grounding(),
-        grounding::outlines::Source::Disk(run.target.to_path_buf()),
+        grounding::outlines::Source::Disk(run.ctx.target().to_path_buf()),
         grounding::Sources {
             dir_entries: &dir_entries,
             file_entries: &file_entries,
@@ -33,6 +33,6 @@ pub(super) fn ground_phase(run: &RunContext<'_>, all_dirs: &[PathBuf], outcome: 
         &mut outcome.detailed,
         &mut outcome.flags,
     );
-    run.progress.ai(&grounding.summary_line());
+    run.ctx.progress.ai(&grounding.summary_line());
     outcome.grounding = Some(grounding);
 }

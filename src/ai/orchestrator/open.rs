@@ -14,7 +14,6 @@ use crate::cache::{Cache, CacheRoot, RunLock};
 use crate::config::Config;
 use crate::progress::Progress;
 use crate::redact::Redactor;
-use crate::scan::ScanFilter;
 
 /// An investigation opened for this run.
 pub(crate) struct Opened {
@@ -88,6 +87,11 @@ pub(super) fn new_session(
     } else {
         Redactor::disabled()
     });
-    let scope = ScanFilter::new(&config.target_canonical, &config.scan);
-    Ok(Session::new(client, redactor, tracker.clone(), progress).with_scope(scope))
+    Ok(Session::new(
+        client,
+        config.investigation.model_facts,
+        redactor,
+        tracker.clone(),
+        progress,
+    ))
 }

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use super::{RunContext, save_json};
+use super::{Phases, save_json};
 use crate::ai::facts::RunFacts;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::converse;
@@ -29,13 +29,13 @@ use crate::scan::ScanFilter;
 pub(crate) const PLANNING_TREE_DEPTH: usize = 6;
 
 pub(super) async fn plan_phase(
-    run: &RunContext<'_>,
+    run: &Phases<'_>,
     facts: &RunFacts,
     first_look: &Freshness,
     survey: Option<&Survey>,
     first: Decision,
 ) -> Result<Decision, InvestigationError> {
-    let progress = run.progress;
+    let progress = &run.ctx.progress;
     match first.planning {
         PassChoice::NotNeeded => return Ok(first),
         PassChoice::Skip => {
@@ -49,14 +49,14 @@ pub(super) async fn plan_phase(
         PassChoice::Run => {}
     }
     progress.ai("Planning pass...");
-    let target_text = run.target.to_string_lossy();
+    let target_text = run.ctx.target().to_string_lossy();
     let survey_block = format_survey_block(survey);
-    let tree_text = planning_tree(run.target, &run.scope, facts);
+    let tree_text = planning_tree(run.ctx.target(), &run.ctx.scope, facts);
     let file_signals = format_survey_signals(&run.scan.survey_signals);
     let cached_rel: Vec<String> = first_look
         .fresh
         .iter()
-        .map(|d| relative(run.target, d))
+        .map(|d| relative(run.ctx.target(), d))
         .collect();
     let inputs = PlanningInputs {
         target: &target_text,
@@ -67,7 +67,7 @@ pub(super) async fn plan_phase(
         cached_dirs: &cached_rel,
         spending: spending(&first),
     };
-    let ctx = run.pass_context();
+    let ctx = &run.ctx;
     let end = converse(ctx, PLANNING_CALL, planning_prompt(&inputs)?, false).await?;
     match read_plan(ctx, end) {
         Some(proposal) => {

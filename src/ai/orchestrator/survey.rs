@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::{RunContext, save_json};
+use super::{Phases, save_json};
 use crate::ai::facts::RunFacts;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::converse;
@@ -22,18 +22,18 @@ pub(crate) const SURVEY_TREE_DEPTH: usize = 2;
 /// Phase 3: the survey as decided: the saved one, the synthetic one of a
 /// tiny target, a new one, or none when nothing is left to investigate.
 pub(super) async fn survey_phase(
-    run: &RunContext<'_>,
+    run: &Phases<'_>,
     facts: &RunFacts,
     choice: PassChoice,
 ) -> Result<Option<Survey>, InvestigationError> {
     let survey = match choice {
         PassChoice::NotNeeded => return Ok(None),
         PassChoice::Reuse => {
-            run.progress.ai("Survey loaded from cache.");
+            run.ctx.progress.ai("Survey loaded from cache.");
             facts.saved_survey.clone()
         }
         PassChoice::Skip => {
-            run.progress.ai(&format!(
+            run.ctx.progress.ai(&format!(
                 "Survey skipped — {} files, {} dirs (below threshold).",
                 facts.total_files,
                 facts.dirs.len()
@@ -41,15 +41,15 @@ pub(super) async fn survey_phase(
             Some(Survey::skipped())
         }
         PassChoice::Run => {
-            run.progress.ai("Survey pass...");
-            let tree_preview = prompt_tree(run.target, &run.scope, SURVEY_TREE_DEPTH);
-            let target = run.target.to_string_lossy();
+            run.ctx.progress.ai("Survey pass...");
+            let tree_preview = prompt_tree(run.ctx.target(), &run.ctx.scope, SURVEY_TREE_DEPTH);
+            let target = run.ctx.target().to_string_lossy();
             let inputs = SurveyInputs {
                 target: &target,
                 signals: &run.scan.survey_signals,
                 tree_preview: &tree_preview,
             };
-            let ctx = run.pass_context();
+            let ctx = &run.ctx;
             let end = converse(ctx, SURVEY_CALL, survey_prompt(&inputs)?, false).await?;
             let survey = read_survey(ctx, end);
             if let Some(survey) = &survey {
@@ -63,7 +63,7 @@ pub(super) async fn survey_phase(
         }
     };
     for line in survey_report_lines(survey.as_ref()) {
-        run.progress.ai(&line);
+        run.ctx.progress.ai(&line);
     }
     Ok(survey)
 }

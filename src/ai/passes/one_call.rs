@@ -11,21 +11,11 @@
 //! tools and keeps its own loop.
 
 use crate::ai::engine::agent::{Agent, AgentError, CallEnd, Printer};
-use crate::ai::engine::session::{Session, stop_for_api_error};
+use crate::ai::engine::context::RunContext;
+use crate::ai::engine::session::stop_for_api_error;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::record_refusal;
-use crate::ai::tools::{self, Toolbox};
-use crate::cache::Cache;
-use crate::progress::Progress;
-
-/// What every conversation of a pass uses: the session that sends it, the
-/// cache its tool calls are logged in and the progress lines it prints.
-#[derive(Clone, Copy)]
-pub(crate) struct PassContext<'a> {
-    pub session: &'a Session,
-    pub cache: &'a Cache,
-    pub progress: &'a Progress,
-}
+use crate::ai::tools::{self, ToolContext, Toolbox};
 
 /// What sets one pass's conversation apart from another's.
 #[derive(Debug, Clone, Copy)]
@@ -46,7 +36,7 @@ pub(crate) struct OneCall {
 /// work (`routine`) thinks as little as the model allows; the rest keeps
 /// the model's default. An error only for failures that must stop the run.
 pub(crate) async fn converse(
-    ctx: PassContext<'_>,
+    ctx: &RunContext,
     call: OneCall,
     system: String,
     routine: bool,
@@ -65,9 +55,10 @@ pub(crate) async fn converse(
     } else {
         agent
     };
+    let tools = ctx.tools(call.log_name);
     for turn in 1..=call.max_turns {
         match agent
-            .turn(ctx.session, ctx.cache, call.log_name, turn)
+            .turn(&ctx.session, &ToolContext { turn, ..tools })
             .await
         {
             Ok(step) => {
@@ -76,7 +67,7 @@ pub(crate) async fn converse(
                 }
             }
             Err(AgentError::Api(err)) => {
-                stop_for_api_error(ctx.session, &err)?;
+                stop_for_api_error(&ctx.session, &err)?;
                 ctx.progress.ai(&format!("  API error: {err}"));
                 return Ok(CallEnd::ApiError);
             }
@@ -107,11 +98,11 @@ impl Without {
     /// Say what the missing answer of a conversation that ended on `end`
     /// left undone: a refusal becomes an info flag in these words, running
     /// out of turns a warning line. `end` comes back as it was.
-    pub(crate) fn settle(self, ctx: PassContext<'_>, end: CallEnd) -> CallEnd {
+    pub(crate) fn settle(self, ctx: &RunContext, end: CallEnd) -> CallEnd {
         match &end {
             CallEnd::Refused(refusal) => {
                 let finding = format!("{}: {}. {}", self.missing, refusal.describe(), self.instead);
-                record_refusal(ctx.cache, ctx.progress, "general", finding);
+                record_refusal(&ctx.cache, &ctx.progress, "general", finding);
             }
             CallEnd::OutOfTurns => {
                 ctx.progress

@@ -16,8 +16,9 @@
 use serde_json::Value;
 
 use crate::ai::engine::agent::CallEnd;
+use crate::ai::engine::context::RunContext;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::one_call::{OneCall, PassContext, Without};
+use crate::ai::passes::one_call::{OneCall, Without};
 use crate::ai::passes::survey::{frame_signals, frame_survey_block};
 use crate::ai::prompts::{self, PlanningPrompt};
 use crate::ai::rules::plan::{BASE_TURNS_PER_DIR, DEFAULT_TURNS, proposal_document};
@@ -150,7 +151,7 @@ pub(crate) fn planning_prompt(inputs: &PlanningInputs<'_>) -> Result<String, Inv
 /// The proposal document ([`proposal_document`]) [`PLANNING_CALL`]'s
 /// conversation submitted, when it ended on `end`; `None` when it failed,
 /// was declined or ran out of turns (said once, in [`WITHOUT`]'s words).
-pub(crate) fn read_plan(ctx: PassContext<'_>, end: CallEnd) -> Option<Value> {
+pub(crate) fn read_plan(ctx: &RunContext, end: CallEnd) -> Option<Value> {
     // Without a proposal the default plan applies.
     let input = WITHOUT.settle(ctx, end).submitted()?;
     Some(proposal_document(&input))

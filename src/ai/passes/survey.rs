@@ -16,8 +16,9 @@ use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
 use crate::ai::engine::agent::CallEnd;
+use crate::ai::engine::context::RunContext;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::one_call::{OneCall, PassContext, Without};
+use crate::ai::passes::one_call::{OneCall, Without};
 use crate::ai::prompts::{self, SurveyPrompt};
 use crate::ai::tools::input::{string_field, string_list, unit_interval};
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
@@ -267,7 +268,7 @@ pub(crate) fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, Investi
 /// The survey [`SURVEY_CALL`]'s conversation submitted, when it ended on
 /// `end`; `None` when it failed, was declined or ran out of turns (said
 /// once, in [`WITHOUT`]'s words).
-pub(crate) fn read_survey(ctx: PassContext<'_>, end: CallEnd) -> Option<Survey> {
+pub(crate) fn read_survey(ctx: &RunContext, end: CallEnd) -> Option<Survey> {
     // Without a survey the run goes on as it would after a failed one.
     let input = WITHOUT.settle(ctx, end).submitted()?;
     Some(Survey::from_input(&input))

@@ -26,10 +26,9 @@
 mod printer;
 mod turn;
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
 use crate::ai::api::settings::Workload;
@@ -63,13 +62,6 @@ pub(crate) struct Agent {
     one_call_expected: bool,
     /// Calls made so far.
     calls: u32,
-    /// The directory a dir loop investigates, for its tools.
-    home: Option<PathBuf>,
-    /// The other directories of a unit's assignment, for its tools.
-    unit: Vec<PathBuf>,
-    /// What its tools add to the dir entries it writes (see
-    /// [`ToolContext::stamps`](crate::ai::tools::ToolContext::stamps)).
-    stamps: Vec<(PathBuf, Map<String, Value>)>,
 }
 
 /// How much a conversation of `toolbox` thinks: the directory loops are
@@ -102,9 +94,6 @@ impl Agent {
             submit_check: None,
             one_call_expected: false,
             calls: 0,
-            home: None,
-            unit: Vec::new(),
-            stamps: Vec::new(),
         }
     }
 
@@ -136,29 +125,6 @@ impl Agent {
     /// toolbox is otherwise a judgment call's. Only before its first turn.
     pub(crate) fn for_routine_work(mut self) -> Agent {
         self.transcript = self.transcript.with_workload(Workload::Routine);
-        self
-    }
-
-    /// The same conversation, investigating `dir` (absolute, canonical): its
-    /// tools resolve relative paths against it where they also accept that
-    /// (see [`ToolContext::home`](crate::ai::tools::ToolContext::home)).
-    pub(crate) fn investigating(mut self, dir: &Path) -> Agent {
-        self.home = Some(dir.to_path_buf());
-        self
-    }
-
-    /// The same conversation, covering `members` too (the directories
-    /// folded into the unit of the directory it investigates): it writes
-    /// their dir entries (see [`ToolContext::unit`](crate::ai::tools::ToolContext::unit)).
-    pub(crate) fn covering(mut self, members: &[PathBuf]) -> Agent {
-        self.unit = members.to_vec();
-        self
-    }
-
-    /// The same conversation, adding `stamps` to the dir entries its tools
-    /// write (see [`ToolContext::stamps`](crate::ai::tools::ToolContext::stamps)).
-    pub(crate) fn stamping(mut self, stamps: Vec<(PathBuf, Map<String, Value>)>) -> Agent {
-        self.stamps = stamps;
         self
     }
 

@@ -20,13 +20,6 @@ pub(crate) enum Printer {
 }
 
 impl Printer {
-    /// The progress reporter behind this printer.
-    pub(crate) fn progress(&self) -> &Progress {
-        match self {
-            Printer::Pass(progress) | Printer::Dir { progress, .. } => progress,
-        }
-    }
-
     /// Print one line of this conversation.
     pub(crate) fn line(&self, text: &str) {
         match self {

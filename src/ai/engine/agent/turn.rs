@@ -36,8 +36,9 @@ use crate::ai::engine::session::Session;
 use crate::ai::engine::transcript::Transcript;
 use crate::ai::engine::window::{TooLarge, request_tokens, shrink_pending};
 use crate::ai::prompts::PromptError;
-use crate::ai::tools::{self, Dispatch, FatalToolError, ToolContext, ToolOutput};
-use crate::cache::Cache;
+use crate::ai::tools::{
+    Dispatch, FatalToolError, ToolContext, ToolOutput, dispatch, unknown_tool_message,
+};
 use crate::text::escape_line;
 
 /// The user message after a reply the output limit cut short without a
@@ -146,14 +147,13 @@ pub(crate) struct Step {
 }
 
 impl Agent {
-    /// Run one turn. `directory` names the conversation in
-    /// `investigation.log`; `turn` is 1-based.
+    /// Run one turn, its tool calls in `tools` (whose `directory` names the
+    /// conversation in `investigation.log` and whose `turn` is this turn's,
+    /// 1-based).
     pub(crate) async fn turn(
         &mut self,
         session: &Session,
-        cache: &Cache,
-        directory: &str,
-        turn: u32,
+        tools: &ToolContext<'_>,
     ) -> Result<Step, AgentError> {
         self.fit_window(session)?;
         let reuse = if self.one_call_expected && self.calls == 0 {
@@ -212,18 +212,6 @@ impl Agent {
             return step(None);
         }
 
-        let ctx = ToolContext {
-            target: cache.target(),
-            cache,
-            redactor: session.redactor(),
-            scope: session.scope(),
-            progress: self.printer.progress(),
-            directory,
-            home: self.home.as_deref(),
-            unit: &self.unit,
-            stamps: &self.stamps,
-            turn,
-        };
         let mut ended = None;
         let mut results = Vec::with_capacity(calls.len());
         for call in &calls {
@@ -235,17 +223,16 @@ impl Agent {
             let output = if !self.offers(&call.name) {
                 unknown_tool(&call.name)
             } else if let Some(answer) = reviewed {
-                cache.log_tool_call(
-                    directory,
-                    turn,
+                tools.cache.log_tool_call(
+                    tools.directory,
+                    tools.turn,
                     &call.name,
                     &call.input,
                     answer.content.chars().count(),
                 );
                 answer
             } else {
-                match run_blocking(|| tools::dispatch(self.toolbox, &call.name, &call.input, &ctx))?
-                {
+                match run_blocking(|| dispatch(self.toolbox, &call.name, &call.input, tools))? {
                     Dispatch::Ran(output) => output,
                     Dispatch::EndsLoop => match self
                         .submit_check
@@ -333,7 +320,7 @@ fn assistant_blocks(content: Vec<ContentBlock>) -> Vec<ContentBlock> {
 }
 
 fn unknown_tool(name: &str) -> ToolOutput {
-    ToolOutput::error(tools::unknown_tool_message(name))
+    ToolOutput::error(unknown_tool_message(name))
 }
 
 /// Run a synchronous tool without stalling other tasks on a multi-threaded

@@ -32,35 +32,30 @@ pub(crate) const UNINVESTIGATED_PLACEHOLDER: &str =
 /// the cached summaries of the subdirectories outside the assignment, then
 /// [`compose_dir_task`].
 pub(crate) fn dir_task(shared: &DirShared, job: &DirJob) -> Result<String, InvestigationError> {
+    let directory = display_name(shared.run.target(), &job.dir);
     let tools = ToolContext {
-        target: &shared.target,
-        cache: &shared.cache,
-        redactor: shared.session.redactor(),
-        scope: shared.session.scope(),
-        progress: &shared.progress,
-        directory: &display_name(&shared.target, &job.dir),
         home: Some(&job.dir),
         unit: &job.members,
-        stamps: &[],
-        turn: 0,
+        ..shared.run.tools(&directory)
     };
     let listings: Vec<String> = job
         .dirs()
         .map(|dir| {
             tools.redact_listing(
-                &relative(&shared.target, dir),
-                &dir_context_in(&shared.target, dir, shared.session.scope()),
+                &relative(shared.run.target(), dir),
+                &dir_context_in(shared.run.target(), dir, Some(&shared.run.scope)),
             )
         })
         .collect();
     let outside = outside_children(&shared.children, &job.dir, &job.members);
     let child_entries = named_child_entries(&outside, |child| {
         shared
+            .run
             .cache
             .read_entry(EntryKind::Dir, &child.to_string_lossy())
     });
     compose_dir_task(
-        &shared.target,
+        shared.run.target(),
         &job.dir,
         &job.members,
         job.max_turns,

@@ -115,7 +115,7 @@ pub(super) fn forget_stale_entries(
     shared: &DirShared,
     job: &DirJob,
 ) -> Result<(), InvestigationError> {
-    let cache = &shared.cache;
+    let cache = &shared.run.cache;
     for dir in job.dirs() {
         cache.remove_entry(EntryKind::Dir, &dir.to_string_lossy())?;
     }

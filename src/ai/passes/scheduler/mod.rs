@@ -122,8 +122,8 @@ pub(crate) async fn run_work(
     let (planned, mechanical) = (&work.loops, &work.mechanical);
     let contents_changed = |dir: &Path| shared.changed.contains(dir);
     let total = planned.len();
-    let session = &shared.session;
-    let model = session.model().to_string();
+    let session = &shared.run.session;
+    let model = session.facts().model;
     let pricing = session.tracker().pricing();
     let batching = session.is_batching();
     let width = if batching {
@@ -186,11 +186,11 @@ pub(crate) async fn run_work(
         }
         while running.len() < width && !done.cap_hit && schedule.has_ready_where(is_loop) {
             let spent = session.spent();
-            let expected = expected_loop_cost(&finished_costs, &model, &pricing);
+            let expected = expected_loop_cost(&finished_costs, model, &pricing);
             let committed = committed_spend(spent, expectations.values().sum(), batching);
             if !within_cap(committed, expected, options.max_cost) {
                 done.cap_hit = true;
-                shared.progress.ai(&format!(
+                shared.run.progress.ai(&format!(
                     "Spending cap reached (${spent:.2} spent of ${:.2}): no new directories \
                      start; the running ones finish.",
                     options.max_cost.unwrap_or_default()
@@ -207,9 +207,9 @@ pub(crate) async fn run_work(
             let expected = if finished_costs.is_empty() {
                 plan.cost
             } else {
-                expected_loop_cost(&finished_costs, &model, &pricing)
+                expected_loop_cost(&finished_costs, model, &pricing)
             };
-            let shown = display_name(&shared.target, &plan.unit.root);
+            let shown = display_name(shared.run.target(), &plan.unit.root);
             let reserved: f64 = planned
                 .iter()
                 .enumerate()
@@ -224,7 +224,7 @@ pub(crate) async fn run_work(
                 reserved,
                 options.budget_for_loops,
             ) {
-                shared.progress.ai(&format!(
+                shared.run.progress.ai(&format!(
                     "Budget reached (${spent:.2} spent): {shown}/ is summarised from the scan \
                      instead of investigated."
                 ));
@@ -259,7 +259,7 @@ pub(crate) async fn run_work(
             } else {
                 format!(", with {} folded", job.members.len())
             };
-            shared.progress.ai(&format!(
+            shared.run.progress.ai(&format!(
                 "Investigating: {shown}/ ({started}/{total}, {} turns{folded})",
                 job.max_turns
             ));

@@ -26,8 +26,9 @@ use super::{
     string_field, synthesize_from_cache,
 };
 use crate::ai::engine::agent::CallEnd;
+use crate::ai::engine::context::RunContext;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::one_call::{PassContext, converse};
+use crate::ai::passes::one_call::converse;
 use crate::ai::passes::record_refusal;
 use crate::ai::prompts::{SynthesisGroupPrompt, SynthesisPrompt};
 use crate::ai::rules::decide::synthesis_cost;
@@ -48,7 +49,7 @@ const LABEL_NAMES: usize = 3;
 /// What a synthesis needs besides its entries.
 pub(crate) struct SynthesisRun<'a> {
     /// The session, cache and progress every call of it uses.
-    pub ctx: PassContext<'a>,
+    pub ctx: &'a RunContext,
     /// The canonical target, as the prompts show it.
     pub target: &'a str,
     /// What one call may carry.
@@ -213,7 +214,7 @@ async fn in_levels(
     mut inputs: Vec<Input>,
     layout: &Layout,
 ) -> Result<Synthesized, InvestigationError> {
-    let mut saved = saved_groups(run.ctx.cache);
+    let mut saved = saved_groups(&run.ctx.cache);
     let mut used = Map::new();
     let mut done = Synthesized::default();
     let mut first_brief = None;
@@ -325,7 +326,7 @@ async fn in_levels(
                                  {}. Its directory summaries stand in for it.",
                                 refusal.describe()
                             );
-                            record_refusal(run.ctx.cache, run.ctx.progress, "general", finding);
+                            record_refusal(&run.ctx.cache, &run.ctx.progress, "general", finding);
                             None
                         }
                         CallEnd::ApiError | CallEnd::OutOfTurns | CallEnd::ContextFull => None,

@@ -28,8 +28,9 @@ use sha2::{Digest, Sha256};
 mod levels;
 
 use crate::ai::engine::agent::CallEnd;
+use crate::ai::engine::context::RunContext;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::one_call::{OneCall, PassContext, Without, converse};
+use crate::ai::passes::one_call::{OneCall, Without, converse};
 use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::rules::decide::in_synthesis;
 use crate::ai::rules::mechanical::is_mechanical;
@@ -212,7 +213,7 @@ pub(super) const WITHOUT_VERDICT: Without = Without {
 /// Run the synthesis pass over `entries` (the live dir entries, in report
 /// order) in one call.
 pub(crate) async fn run_synthesis(
-    ctx: PassContext<'_>,
+    ctx: &RunContext,
     target: &str,
     entries: &[Value],
 ) -> Result<SynthesisOutcome, InvestigationError> {

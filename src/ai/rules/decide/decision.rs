@@ -12,6 +12,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::{SavedLoop, SavedWork};
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::ChildIndex;
 use crate::ai::rules::fingerprint::{DirState, Freshness};
@@ -46,7 +47,7 @@ pub(crate) struct Facts<'a> {
     pub synthesis_current: bool,
     /// `--budget` in dollars; `None` for no ceiling.
     pub budget: Option<f64>,
-    pub model: &'a str,
+    pub model: ModelFacts,
     /// `--batch`: every request is priced at the catalog's batch prices,
     /// so the budget buys twice the work.
     pub batch: bool,

@@ -41,7 +41,6 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::ai::api::catalog::ModelFacts;
 use crate::ai::rules::projection::{ModelTerms, PLANNING_OUTPUT_TOKENS, SURVEY_OUTPUT_TOKENS};
 
 use super::fingerprint::{DirState, Freshness, classify};
@@ -138,7 +137,7 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
         settle_plan(facts.dirs, facts.states, &first_look, &plan, facts.target);
 
     let terms = ModelTerms::for_run(facts.model, facts.batch);
-    let model = ModelFacts::of(facts.model).model;
+    let model = facts.model.model;
     let capacity = Capacity::new(
         model.context_window,
         facts.budget,
