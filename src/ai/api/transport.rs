@@ -1,7 +1,7 @@
 //! One HTTP exchange with the endpoint: the fixed request headers, the
 //! POST (or GET) under the headers timeout, the choice of reader for the
 //! answer, and how transport failures become typed errors. Retrying is the
-//! caller's business ([`Client::send`](super::Client::send)); reading a
+//! caller's business ([`Client::post`](super::Client::post)); reading a
 //! body once it has started is [`super::reading`]'s.
 
 use std::sync::atomic::Ordering;
@@ -45,10 +45,13 @@ impl Client {
         Ok(response)
     }
 
-    /// One HTTP exchange, start to finish.
-    pub(super) async fn attempt(&self, body: Vec<u8>) -> Result<Response, ApiError> {
+    /// The reply of a Messages API exchange whose headers are in: a whole
+    /// message or a stream, as its content type says.
+    pub(super) async fn read_reply(
+        &self,
+        response: reqwest::Response,
+    ) -> Result<Response, ApiError> {
         let idle = self.config.idle_timeout;
-        let response = self.exchange(self.url.clone(), Some(body)).await?;
         let request_id = header_str(response.headers(), "request-id")
             .or_else(|| header_str(response.headers(), "x-request-id"))
             .map(str::to_string);

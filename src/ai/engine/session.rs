@@ -19,6 +19,7 @@
 
 use std::sync::Arc;
 
+use crate::ai::api::body::Body;
 use crate::ai::api::caching::Reuse;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::TokenTracker;
@@ -147,26 +148,28 @@ impl Session {
 
     /// Send the conversation as it stands (redacting what it adds, once)
     /// and account the reply's usage. `reuse` says whether its prompt is
-    /// worth writing to the cache.
+    /// worth writing to the cache. The request is written straight from the
+    /// transcript ([`Body`]): nothing of the history is copied.
     pub(crate) async fn send(
         &self,
         transcript: &mut Transcript,
         reuse: Reuse,
     ) -> Result<Response, ApiError> {
         transcript.seal(&self.redactor);
-        let request = self
-            .client
-            .request(
-                transcript.system(),
-                transcript.messages().to_vec(),
-                transcript.tools().to_vec(),
-            )
-            .with_settings(&self.settings(transcript.workload()));
+        let body = Body {
+            model: self.model(),
+            system: transcript.system(),
+            messages: transcript.messages(),
+            tools: transcript.tools(),
+            settings: self.settings(transcript.workload()),
+            reuse,
+            stream: true,
+        };
         match &self.batcher {
             // It accounts what it reads (and not what it replays).
-            Some(batcher) => batcher.send(&request, reuse).await,
+            Some(batcher) => batcher.send(body).await,
             None => {
-                let response = self.client.send_with(&request, reuse).await?;
+                let response = self.client.post(body.encode()?).await?;
                 self.tracker.record(&response.usage);
                 Ok(response)
             }
