@@ -97,7 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .enable_all()
                 .build()
                 .context("starting the async runtime")?;
-            runtime.block_on(crate::ai::investigate(
+            runtime.block_on(crate::ai::orchestrator::investigate(
                 &config, &base, &dirs, &progress, reserved,
             ))?
         }

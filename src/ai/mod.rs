@@ -27,9 +27,9 @@ use crate::cache::{CacheRoot, RunLock};
 use crate::config::{Config, InvestigationOptions};
 use crate::report::{Flag, Investigation};
 
-/// The investigation's entry point (the run calls it after the base scan).
+/// How an investigation fails (the run's entry point,
+/// [`orchestrator::investigate`], returns it).
 pub(crate) use failure::InvestigationError;
-pub(crate) use orchestrator::investigate;
 
 /// What an investigation produced for the report.
 #[derive(Debug, Clone, Default)]

@@ -59,12 +59,12 @@ use crate::text::format_thousands;
 
 mod briefing;
 mod entries;
+mod job;
 mod notes;
 mod task;
 
 pub use task::UNIT_FRAME;
 
-pub(crate) use crate::ai::passes::scheduler::{DirJob, DirOutcome, LoopEnd};
 pub(crate) use briefing::{
     dir_context_in, dir_task, frame_child_summaries, named_child_entries, render_child_summaries,
 };
@@ -73,6 +73,7 @@ pub(crate) use entries::{
     visible_child_count,
 };
 use entries::{forget_stale_entries, missing_entries, stamp_entry};
+pub(crate) use job::{DirJob, DirOutcome, LoopEnd};
 pub(crate) use notes::{NEAR_END_TURNS, missing_entries_message, turns_left_note};
 pub(crate) use task::{compose_dir_task, dir_system_prompt, outside_children};
 

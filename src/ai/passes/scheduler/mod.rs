@@ -26,7 +26,8 @@
 //!
 //! It sits with the passes because it runs two of them: each loop is
 //! [`investigate_dir`] over the run's [`DirShared`], each mechanical entry
-//! [`mechanical_update`]; what it hands them and gets back is `work.rs`.
+//! [`mechanical_update`]; what it hands a loop and gets back is the loop's
+//! ([`DirJob`], [`DirOutcome`]).
 //! [`Schedule`] (the dependency graph, in `schedule.rs`) and the cost
 //! rules (`cost.rs`) are pure; [`run_work`], here, is the async
 //! driver on a tokio `JoinSet`. Cancellation (Ctrl-C) is the caller's: dropping
@@ -38,7 +39,6 @@ mod cost;
 mod schedule;
 #[cfg(test)]
 mod tests;
-mod work;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -48,7 +48,7 @@ use tokio::task::JoinSet;
 
 use crate::ai::engine::session::Session;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::dir_loop::{DirShared, investigate_dir};
+use crate::ai::passes::dir_loop::{DirJob, DirOutcome, DirShared, investigate_dir};
 use crate::ai::passes::mechanical::{mechanical_update, write_mechanical};
 use crate::ai::rules::decide::Work;
 use crate::ai::rules::dir_stats::TreeStats;
@@ -59,7 +59,6 @@ use crate::progress::DirBoard;
 
 pub(crate) use cost::{committed_spend, expected_loop_cost, within_budget, within_cap};
 pub(crate) use schedule::Schedule;
-pub(crate) use work::{DirJob, DirOutcome, LoopEnd};
 
 /// Directory loops run at once when `-j` is not given.
 pub(crate) const DEFAULT_JOBS: u32 = 4;

@@ -1,5 +1,7 @@
-//! What the scheduler hands a dir loop, and what it gets back: a
-//! [`DirJob`] per loop, a [`DirOutcome`] when the loop ends.
+//! What a dir loop is handed and what it hands back: a [`DirJob`] per
+//! loop, a [`DirOutcome`] (with how it ended, [`LoopEnd`]) when the loop
+//! ends. The scheduler ([`crate::ai::passes::scheduler`]) makes the one
+//! and reads the other.
 
 use std::path::PathBuf;
 
