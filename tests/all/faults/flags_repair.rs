@@ -80,11 +80,26 @@ fn a_truncated_flags_file_loses_no_finding() {
         "repaired in place"
     );
 
-    // The terminal report says it too; and once repaired, nothing more is said.
+    // Once repaired, nothing more is said.
     let out = env.run_ok(&[]);
     assert!(
         stdout(&out).contains("Investigation complete."),
         "{}",
         stdout(&out)
+    );
+
+    // A line no record accounts for may have been a finding: the
+    // investigation is partial, and says so.
+    let mut damaged = std::fs::read(&path).unwrap();
+    damaged.extend_from_slice(b"{\"path\": \"src/lost.rs\", \"find\n");
+    std::fs::write(&path, damaged).unwrap();
+    let out = env.run_ok(&[]);
+    let report = stdout(&out);
+    assert!(
+        report.contains(
+            "Investigation partial: flags.jsonl was damaged and has been repaired: 0 flags \
+             restored from their records; 1 unreadable line could not be recovered"
+        ),
+        "{report}"
     );
 }

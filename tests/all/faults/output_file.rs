@@ -186,3 +186,23 @@ fn a_report_on_a_full_disk_leaves_the_old_one_whole() {
         Vec::<String>::new()
     );
 }
+
+/// A pipe named as the report file is written in place, and stays a pipe.
+#[test]
+fn a_report_to_a_pipe_is_written_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let env = TestEnv::with_small_project();
+    let fifo = env.root().join("report.fifo");
+    support::fs::mkfifo(&fifo);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    env.bare_cmd()
+        .args(["--scan-only", "-o", fifo.to_str().unwrap()])
+        .arg(env.target())
+        .assert()
+        .success();
+    assert!(reader.join().unwrap().contains("LUMINOS"));
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+}
