@@ -53,23 +53,8 @@ impl Tmpfs {
     /// needs root, or CAP_SYS_ADMIN in a container) and return `None`.
     pub fn mount(size: &str) -> Option<Tmpfs> {
         let dir = temp_dir("luminos-tmpfs-");
-        let path = std::ffi::CString::new(dir.path().as_os_str().as_encoded_bytes()).unwrap();
-        let options = std::ffi::CString::new(format!("size={size},mode=0755")).unwrap();
-        // SAFETY: valid NUL-terminated strings that outlive the call.
-        let rc = unsafe {
-            libc::mount(
-                c"tmpfs".as_ptr(),
-                path.as_ptr(),
-                c"tmpfs".as_ptr(),
-                0,
-                options.as_ptr().cast(),
-            )
-        };
-        if rc != 0 {
-            println!(
-                "SKIPPED: cannot mount a tmpfs here ({}); the disk-full case needs one",
-                std::io::Error::last_os_error()
-            );
+        if let Err(err) = mount_tmpfs(dir.path(), 0, &format!("size={size},mode=0755")) {
+            println!("SKIPPED: cannot mount a tmpfs here ({err}); the disk-full case needs one");
             return None;
         }
         Some(Tmpfs { dir })
@@ -81,19 +66,28 @@ impl Tmpfs {
 
     /// Give the file system `size` in all (free space, as a user would).
     pub fn resize(&self, size: &str) {
-        let path = std::ffi::CString::new(self.path().as_os_str().as_encoded_bytes()).unwrap();
-        let options = std::ffi::CString::new(format!("size={size}")).unwrap();
-        // SAFETY: as in `mount`.
-        let rc = unsafe {
-            libc::mount(
-                c"tmpfs".as_ptr(),
-                path.as_ptr(),
-                c"tmpfs".as_ptr(),
-                libc::MS_REMOUNT,
-                options.as_ptr().cast(),
-            )
-        };
-        assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
+        mount_tmpfs(self.path(), libc::MS_REMOUNT, &format!("size={size}")).unwrap();
+    }
+}
+
+/// mount(2) a tmpfs at `path` with `flags` and `options`.
+fn mount_tmpfs(path: &Path, flags: libc::c_ulong, options: &str) -> std::io::Result<()> {
+    let path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    let options = std::ffi::CString::new(options).unwrap();
+    // SAFETY: valid NUL-terminated strings that outlive the call.
+    let rc = unsafe {
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            path.as_ptr(),
+            c"tmpfs".as_ptr(),
+            flags,
+            options.as_ptr().cast(),
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
     }
 }
 

@@ -145,6 +145,7 @@ fn an_unwritable_cache_directory_names_the_real_error() {
         )
     };
     assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
+    // SAFETY: as above.
     let rc = unsafe {
         libc::mount(
             std::ptr::null(),
@@ -161,6 +162,7 @@ fn an_unwritable_cache_directory_names_the_real_error() {
         .arg(env.target())
         .output()
         .unwrap();
+    // SAFETY: a valid path; a lazy unmount.
     unsafe { libc::umount2(c(&ro).as_ptr(), libc::MNT_DETACH) };
     let err = stderr(&out);
     assert!(err.contains("Read-only file system"), "{err}");
