@@ -54,7 +54,7 @@ impl Tmpfs {
     pub fn mount(size: &str) -> Option<Tmpfs> {
         let dir = temp_dir("luminos-tmpfs-");
         if let Err(err) = mount_tmpfs(dir.path(), 0, &format!("size={size},mode=0755")) {
-            println!("SKIPPED: cannot mount a tmpfs here ({err}); the disk-full case needs one");
+            println!("SKIPPED: cannot mount a tmpfs here ({err}); this case needs one");
             return None;
         }
         Some(Tmpfs { dir })
