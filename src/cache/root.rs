@@ -4,10 +4,13 @@
 //! luminos changes nothing it did not create, so a directory it finds
 //! already holding other things is never taken over: it keeps its cache in
 //! a subdirectory of its own, [`SUBDIR`], inside it. `LUMINOS_CACHE_DIR=/tmp`
-//! or `=~/.cache` therefore means `/tmp/luminos` or `~/.cache/luminos`. The
-//! path itself is the root when it does not exist yet (luminos creates it),
-//! is empty, or already is a luminos cache (it holds `investigations.json`
-//! or `locks/`, or only names luminos writes there).
+//! or `=~/.cache` therefore means `/tmp/luminos` or `~/.cache/luminos`. That
+//! is done in a directory of your own, or in a shared one with the sticky
+//! bit (like `/tmp`, where nobody else can move the subdirectory away);
+//! another user's directory stays refused as it was. The path itself is the
+//! root when it does not exist yet (luminos creates it), is empty, or
+//! already is a luminos cache (it holds `investigations.json` or `locks/`,
+//! or only names luminos writes there).
 //!
 //! Refused, in one line each: a symlink, something that is not a
 //! directory, and a `luminos` subdirectory that itself holds other things.
@@ -30,6 +33,8 @@ pub(crate) const SUBDIR: &str = "luminos";
 pub(crate) fn choose_root(named: &Path) -> Result<PathBuf, CacheError> {
     match contents(named)? {
         Contents::Missing | Contents::Empty | Contents::Cache => Ok(named.to_path_buf()),
+        // Someone else's directory: refused when it is opened.
+        Contents::Foreign(_) if !may_hold_ours(named) => Ok(named.to_path_buf()),
         Contents::Foreign(_) => {
             let sub = named.join(SUBDIR);
             match contents(&sub)? {
@@ -38,6 +43,15 @@ pub(crate) fn choose_root(named: &Path) -> Result<PathBuf, CacheError> {
             }
         }
     }
+}
+
+/// Whether a directory may hold a cache directory of ours: it is ours, or
+/// shared with the sticky bit, so that no one else can replace what we put
+/// in it.
+fn may_hold_ours(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(dir)
+        .is_ok_and(|meta| meta.uid() == super::fsio::effective_uid() || meta.mode() & 0o1000 != 0)
 }
 
 /// What a would-be cache root holds.
@@ -138,6 +152,29 @@ mod tests {
         std::fs::write(shared.join(SUBDIR).join("notes.txt"), "x").unwrap();
         let err = choose_root(&shared).unwrap_err();
         assert!(err.to_string().contains("notes.txt"), "{err}");
+    }
+
+    #[test]
+    fn another_users_directory_gets_a_subdirectory_only_when_sticky() {
+        if super::super::fsio::effective_uid() == 0 {
+            let tmp = tempfile::tempdir().unwrap();
+            for (name, mode, sub) in [("plain", 0o777, false), ("sticky", 0o1777, true)] {
+                let dir = tmp.path().join(name);
+                std::fs::create_dir(&dir).unwrap();
+                std::fs::write(dir.join("theirs.txt"), "x").unwrap();
+                std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).unwrap();
+                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(mode)).unwrap();
+                let expected = if sub { dir.join(SUBDIR) } else { dir.clone() };
+                assert_eq!(choose_root(&dir).unwrap(), expected, "{name}");
+            }
+        } else {
+            // Root's, populated: `/` is refused as it is, `/tmp` is shared.
+            assert_eq!(choose_root(Path::new("/")).unwrap(), Path::new("/"));
+            assert_eq!(
+                choose_root(Path::new("/tmp")).unwrap(),
+                Path::new("/tmp").join(SUBDIR)
+            );
+        }
     }
 
     #[test]
