@@ -10,7 +10,7 @@
 use crate::ai::api;
 use crate::ai::prompts::PromptError;
 use crate::ai::tools::FatalToolError;
-use crate::cache::CacheError;
+use crate::cache::{CacheError, WriteFault};
 
 /// A failure that ends the investigation. Unless it ends the run too
 /// ([`InvestigationError::ends_run`]), the report still prints, saying the
@@ -68,6 +68,10 @@ pub(crate) enum InvestigationError {
     /// ends).
     #[error(transparent)]
     Cache(#[from] CacheError),
+    /// A cache write failed mid-run (a full disk, a read-only file
+    /// system): no new request is sent once one has.
+    #[error(transparent)]
+    CacheWrite(WriteFault),
     /// A directory entry luminos writes itself could not be written
     /// (`what` it was doing, and the cache's message).
     #[error("{what}: {message}")]
@@ -97,6 +101,7 @@ impl InvestigationError {
                 CacheError::Io { .. } => false,
                 CacheError::Symlink(_)
                 | CacheError::ForeignOwner { .. }
+                | CacheError::NotADirectory(_)
                 | CacheError::Busy { .. }
                 | CacheError::CacheInUse { .. }
                 | CacheError::NotACache { .. } => true,
@@ -110,6 +115,7 @@ impl InvestigationError {
             | InvestigationError::NoCredential
             | InvestigationError::Client(_)
             | InvestigationError::BatchInFlight { .. }
+            | InvestigationError::CacheWrite(_)
             | InvestigationError::EntryWrite { .. }
             | InvestigationError::Prompt(_)
             | InvestigationError::Tool(_)
@@ -142,7 +148,7 @@ mod tests {
         let io = CacheError::Io {
             action: "writing",
             path: "/c/x".into(),
-            source: std::io::Error::other("disk full"),
+            error: std::io::Error::other("disk full"),
         };
         assert!(!InvestigationError::Cache(io).ends_run());
         assert!(InvestigationError::Cache(CacheError::Symlink("/c".into())).ends_run());

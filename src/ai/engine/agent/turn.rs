@@ -39,6 +39,7 @@ use crate::ai::prompts::PromptError;
 use crate::ai::tools::{
     Dispatch, FatalToolError, ToolContext, ToolOutput, dispatch, unknown_tool_message,
 };
+use crate::cache::WriteFault;
 use crate::text::escape_line;
 
 /// The user message after a reply the output limit cut short without a
@@ -71,6 +72,10 @@ pub(crate) enum AgentError {
     /// sent.
     #[error(transparent)]
     TooLarge(#[from] TooLarge),
+    /// A cache write failed earlier in the run: the request was not sent,
+    /// since its answer could not be kept.
+    #[error(transparent)]
+    CacheWrite(#[from] WriteFault),
 }
 
 /// How a conversation ended: the one type from a turn to the pass that
@@ -155,6 +160,11 @@ impl Agent {
         session: &Session,
         tools: &ToolContext<'_>,
     ) -> Result<Step, AgentError> {
+        // An answer the cache cannot keep would be paid for again by the
+        // next run: once a write has failed, nothing more is sent.
+        if let Some(fault) = tools.cache.write_fault() {
+            return Err(fault.into());
+        }
         self.fit_window(session)?;
         let reuse = if self.one_call_expected && self.calls == 0 {
             Reuse::None

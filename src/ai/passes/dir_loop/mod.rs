@@ -314,6 +314,9 @@ async fn run_dir_loop(
             }
             Err(AgentError::Tool(err)) => return Err(err.into()),
             Err(AgentError::Prompt(err)) => return Err(err.into()),
+            Err(AgentError::CacheWrite(fault)) => {
+                return Err(InvestigationError::CacheWrite(fault));
+            }
         }
     }
     // The agent submitted a report, held back for its paths, and the loop
