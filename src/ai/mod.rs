@@ -15,12 +15,12 @@ pub mod api;
 pub(crate) mod batch_mode;
 pub mod engine;
 pub(crate) mod estimate;
-pub(crate) mod facts;
 pub(crate) mod failure;
 pub(crate) mod orchestrator;
 pub mod passes;
 pub(crate) mod prompts;
 pub mod rules;
+pub(crate) mod situation;
 pub mod tools;
 
 use crate::cache::{CacheRoot, RunLock};

@@ -13,7 +13,7 @@
 //! What the walk leaves out, it leaves out for everyone:
 //! - directories named by `-x` are not entered (files with such a name are
 //!   kept but marked, because the original's classification kept them);
-//! - entries matched by ignore rules (`super::rules`) are dropped, and the
+//! - entries matched by ignore rules (`super::ignore_files`) are dropped, and the
 //!   visible ones among them are counted for the report; an ignored directory
 //!   is only listed to count the files it removed, never read;
 //! - symlinks are never followed (each one is `stat`ed once, to know what it
@@ -41,7 +41,7 @@ use crate::scan::ScanOptions;
 use super::IgnoreSummary;
 use super::dirs;
 use super::fingerprint::{self, Fingerprint};
-use super::rules::{RuleFilesPresent, RuleStack};
+use super::ignore_files::{RuleFilesPresent, RuleStack};
 
 /// What an entry is, from `lstat` (symlinks are not followed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

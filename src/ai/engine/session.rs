@@ -110,7 +110,7 @@ impl Session {
     /// carry: the model's context window (catalog) less the `max_tokens`
     /// its reply asks for.
     pub(crate) fn window_limit(&self, workload: Workload) -> u64 {
-        self.facts()
+        self.model_facts()
             .model
             .context_window
             .saturating_sub(u64::from(self.settings(workload).max_tokens))
@@ -132,13 +132,13 @@ impl Session {
     }
 
     /// The catalog's facts for the run's model.
-    pub(crate) fn facts(&self) -> ModelFacts {
+    pub(crate) fn model_facts(&self) -> ModelFacts {
         self.facts
     }
 
     /// The settings a conversation of this kind asks the run's model for.
     pub(crate) fn settings(&self, workload: Workload) -> CallSettings {
-        CallSettings::new(self.facts().model, workload)
+        CallSettings::new(self.model_facts().model, workload)
     }
 
     /// The client, for what the run learnt about the endpoint.

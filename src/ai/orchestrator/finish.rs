@@ -88,7 +88,7 @@ pub(super) fn finish(
     let flags = checked.flags;
     let tracker = session.tracker();
     let totals = tracker.totals();
-    let assumed = match (session.facts().known, session.is_batching()) {
+    let assumed = match (session.model_facts().known, session.is_batching()) {
         (true, false) => "",
         (true, true) => " (at batch prices)",
         (false, false) => " (at assumed prices)",

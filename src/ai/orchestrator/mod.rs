@@ -2,11 +2,11 @@
 //! each:
 //!
 //! 1. open the cache ([`open_investigation`]);
-//! 2. gather the facts: discover directories among those the base scan's
+//! 2. gather the situation: discover directories among those the base scan's
 //!    walk found, with the fingerprints it took
 //!    ([`crate::ai::rules::discover::discover_directories`]: the tree is not
 //!    walked again), the scan's figures and the cache's state
-//!    ([`RunFacts`]), and decide what the run does ([`decide`]), saying what
+//!    ([`Situation`]), and decide what the run does ([`decide`]), saying what
 //!    is fresh and stale ([`partition`]);
 //! 3. survey, reusing `survey.json`, as decided (`survey_phase`; its request
 //!    goes out on the decision's survey choice, [`survey_choice`], before the
@@ -79,7 +79,6 @@ use crate::ai::Outcome;
 use crate::ai::batch_mode;
 use crate::ai::engine::context::RunContext;
 use crate::ai::engine::pool::TurnPool;
-use crate::ai::facts::RunFacts;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::dir_loop::{DirShared, dir_system_prompt};
 use crate::ai::passes::scheduler::{LoopOptions, LoopsDone, run_work};
@@ -87,6 +86,7 @@ use crate::ai::passes::survey::{Survey, filter_dir_tools, format_survey_block};
 use crate::ai::rules::decide::{Decision, decide, survey_choice};
 use crate::ai::rules::discover::ChildIndex;
 use crate::ai::rules::fingerprint::Reason;
+use crate::ai::situation::Situation;
 use crate::ai::tools::{self, Toolbox};
 use crate::cache::{EntryKind, RunLock, WORK_PLAN_FILE};
 use crate::config::Config;
@@ -150,15 +150,20 @@ pub(crate) async fn investigate(
         // one, which is what no cache to read says, without a lookup per
         // directory.
         let known = (!opened.is_new).then_some(&cache);
-        let facts = RunFacts::gather(config, scan, dirs, &run.ctx.scope, known);
-        let first_look = partition(&facts.dirs, &facts.states, run.ctx.target(), progress);
+        let situation = Situation::gather(config, scan, dirs, &run.ctx.scope, known);
+        let first_look = partition(
+            &situation.dirs,
+            &situation.states,
+            run.ctx.target(),
+            progress,
+        );
         // The survey depends on its own choice alone: its request goes out
         // before the rest of the first decision is priced.
-        let survey = survey_phase(&run, &facts, survey_choice(&facts.facts())).await?;
-        let first = decide(&facts.facts(), None);
-        let decision = plan_phase(&run, &facts, &first_look, survey.as_ref(), first).await?;
+        let survey = survey_phase(&run, &situation, survey_choice(&situation.inputs())).await?;
+        let first = decide(&situation.inputs(), None);
+        let decision = plan_phase(&run, &situation, &first_look, survey.as_ref(), first).await?;
         report_decision(&decision, progress);
-        let work = work_phase(&run, &facts, &decision, survey.as_ref()).await?;
+        let work = work_phase(&run, &situation, &decision, survey.as_ref()).await?;
         // Cached means a summary this run reused, as the original counts
         // it: a directory the plan skipped is settled (`settle_plan`) but
         // has none.
@@ -169,10 +174,10 @@ pub(crate) async fn investigate(
             .filter(|dir| cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
             .count();
         evaluate(&cache, &decision, &work.outcomes, cached, progress)?;
-        let synthesis = synthesis_phase(&run, &facts.dirs).await?;
-        let mut outcome = finish(&run, &facts.dirs, &decision, cached, synthesis, &work);
+        let synthesis = synthesis_phase(&run, &situation.dirs).await?;
+        let mut outcome = finish(&run, &situation.dirs, &decision, cached, synthesis, &work);
         batch_mode::forget_when_complete(&cache, &outcome, progress);
-        ground_phase(&run, &facts.dirs, &mut outcome);
+        ground_phase(&run, &situation.dirs, &mut outcome);
         Ok::<_, InvestigationError>(outcome)
     };
     let result = tokio::select! {
@@ -235,7 +240,7 @@ impl Phases<'_> {
 /// and the mechanical entries.
 async fn work_phase(
     run: &Phases<'_>,
-    facts: &RunFacts,
+    situation: &Situation,
     decision: &Decision,
     survey: Option<&Survey>,
 ) -> Result<LoopsDone, InvestigationError> {
@@ -244,7 +249,7 @@ async fn work_phase(
         progress.ai("Work plan loaded from cache.");
     } else if !decision.work.loops.is_empty() || !decision.work.mechanical.is_empty() {
         // Work decided under another budget is not carried on.
-        let older = facts.saved_work.as_ref().filter(|work| {
+        let older = situation.saved_work.as_ref().filter(|work| {
             work.budget == decision.work.budget.limit && work.batch == decision.batch
         });
         let work = decision.saved_work().merged_over(older);
@@ -261,7 +266,7 @@ async fn work_phase(
         .collect();
     let shared = Arc::new(DirShared {
         run: run.ctx.clone(),
-        children: ChildIndex::new(&facts.dirs),
+        children: ChildIndex::new(&situation.dirs),
         system: dir_system_prompt(&format_survey_block(survey))?,
         dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey),
         pool: TurnPool::new(&allocations),
@@ -278,10 +283,10 @@ async fn work_phase(
             .map(|limit| limit - decision.work.budget.synthesis_reserve),
     };
     let board = progress.dir_board(decision.work.loops.len());
-    if !run.ctx.session.facts().known {
+    if !run.ctx.session.model_facts().known {
         board.assume_prices();
     }
-    run_work(shared, &decision.work, &facts.stats, options, &board).await
+    run_work(shared, &decision.work, &situation.stats, options, &board).await
 }
 
 /// Save a reusable pass result; failing to is only a warning.

@@ -48,9 +48,12 @@ pub(super) async fn synthesis_phase(
         return Ok(saved);
     }
     run.ctx.progress.ai("Synthesis pass...");
-    let model = run.ctx.session.facts().model;
+    let model = run.ctx.session.model_facts().model;
     let budget = run.config.investigation.budget;
-    let terms = ModelTerms::for_run(run.ctx.session.facts(), run.config.investigation.batch);
+    let terms = ModelTerms::for_run(
+        run.ctx.session.model_facts(),
+        run.config.investigation.batch,
+    );
     let target = run.ctx.target().to_string_lossy();
     let synthesis = SynthesisRun {
         ctx: &run.ctx,

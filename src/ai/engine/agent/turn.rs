@@ -89,7 +89,7 @@ pub(crate) enum CallEnd {
     Submitted(Value),
     /// The model declined (stop reason `refusal`); the conversation cannot
     /// go on.
-    Refused(Refusal),
+    Refused(ModelRefusal),
     /// The context window filled up: while the model answered (stop reason
     /// `model_context_window_exceeded`), or the next request would not
     /// have fit.
@@ -114,16 +114,17 @@ impl CallEnd {
     }
 }
 
-/// What the API said about a refusal.
+/// What the API said when the model declined (not a command refused by
+/// the toolbox: that is [`crate::ai::tools::command::Refusal`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Refusal {
+pub(crate) struct ModelRefusal {
     /// `cyber`, `bio`, ... when the API names one.
     pub category: Option<String>,
 }
 
-impl Refusal {
-    fn from_details(details: Option<StopDetails>) -> Refusal {
-        Refusal {
+impl ModelRefusal {
+    fn from_details(details: Option<StopDetails>) -> ModelRefusal {
+        ModelRefusal {
             category: details
                 .and_then(|d| d.category)
                 .filter(|c| !c.trim().is_empty()),
@@ -178,7 +179,7 @@ impl Agent {
         let step = |end| Ok(Step { end, usage });
         match response.stop_reason {
             Some(StopReason::Refusal) => {
-                let refusal = Refusal::from_details(response.stop_details);
+                let refusal = ModelRefusal::from_details(response.stop_details);
                 self.printer
                     .line(&format!("Stopped: {}.", refusal.describe()));
                 return step(Some(CallEnd::Refused(refusal)));
@@ -375,7 +376,7 @@ mod tests {
 
     #[test]
     fn refusals_and_cut_offs_say_so_in_one_line() {
-        let refusal = Refusal::from_details(Some(StopDetails {
+        let refusal = ModelRefusal::from_details(Some(StopDetails {
             category: Some("cyber".into()),
             explanation: Some("long\ntext".into()),
         }));
@@ -384,7 +385,7 @@ mod tests {
             "the model declined to continue (category: cyber)"
         );
         assert_eq!(
-            Refusal::from_details(None).describe(),
+            ModelRefusal::from_details(None).describe(),
             "the model declined to continue"
         );
         let note = cut_off_note("write\ncache");

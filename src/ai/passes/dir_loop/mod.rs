@@ -224,7 +224,7 @@ async fn run_dir_loop(
     }
     let mut usage = LoopUsage::default();
     let pricing = shared.run.session.tracker().pricing();
-    let budget = context_budget(shared.run.session.facts().model);
+    let budget = context_budget(shared.run.session.model_facts().model);
     let mut summary = None;
     let mut completeness = None;
     let mut end = LoopEnd::TurnLimit;
