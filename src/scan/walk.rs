@@ -271,7 +271,7 @@ pub(crate) fn list_dir(
                 continue;
             }
         };
-        let kind = kind_of(&meta.file_type());
+        let kind = kind_of(meta.file_type());
         let excluded = rules.exclude.contains(&name);
         if excluded && kind == Kind::Dir {
             continue;
@@ -329,7 +329,7 @@ fn list_error(err: &io::Error) -> ListError {
     }
 }
 
-fn kind_of(file_type: &fs::FileType) -> Kind {
+fn kind_of(file_type: fs::FileType) -> Kind {
     if file_type.is_dir() {
         Kind::Dir
     } else if file_type.is_file() {
@@ -614,7 +614,7 @@ fn count_job(shared: &Shared, dir: &Path, harvest: &mut Harvest) -> Vec<Job> {
         let Ok(file_type) = dirent.file_type() else {
             continue;
         };
-        match kind_of(&file_type) {
+        match kind_of(file_type) {
             Kind::Dir if !shared.rules.exclude.contains(&name) => jobs.push(Job::Count {
                 path: dirent.path(),
             }),
