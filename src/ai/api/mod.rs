@@ -45,16 +45,18 @@ use std::time::Duration;
 
 use reqwest::header::HeaderMap;
 
-pub use error::ApiErrorKind;
+pub use error::{ApiErrorKind, Endpoint};
 
 pub(crate) use error::ApiError;
-pub(crate) use retry::RetryDecision;
 pub use retry::RetryPolicy;
+pub(crate) use retry::{EndpointSeen, RetryDecision};
 pub use types::{ContentBlock, Message, MessagesRequest, Response, ToolDefinition, Usage};
 
 pub use config::{ANTHROPIC_VERSION, Auth, ClientConfig};
 // `MAX_TOKENS` and `CONNECT_TIMEOUT` are only used inside `config`.
-pub(crate) use config::{DEFAULT_BASE_URL, HEADERS_TIMEOUT, IDLE_TIMEOUT, USER_AGENT};
+pub(crate) use config::{
+    ATTEMPT_DEADLINE, DEFAULT_BASE_URL, HEADERS_TIMEOUT, IDLE_TIMEOUT, USER_AGENT,
+};
 // For `batch`, which reads its answers the same way.
 use reading::read_body;
 
@@ -98,7 +100,7 @@ pub(crate) type RetryObserver = Arc<dyn Fn(&RetryNotice) + Send + Sync>;
 /// What a run has learnt about its endpoint, shared by every clone of a
 /// client.
 #[derive(Debug, Default)]
-struct Endpoint {
+struct Learnt {
     /// Some request got an HTTP response (any status): the endpoint is
     /// there and speaks HTTP.
     answered: AtomicBool,
@@ -115,7 +117,7 @@ pub struct Client {
     headers: HeaderMap,
     policy: RetryPolicy,
     observer: Option<RetryObserver>,
-    endpoint: Arc<Endpoint>,
+    endpoint: Arc<Learnt>,
 }
 
 impl std::fmt::Debug for Client {
@@ -201,6 +203,14 @@ impl Client {
     /// Whether any request of this client (or its clones) got a whole reply.
     pub fn has_succeeded(&self) -> bool {
         self.endpoint.succeeded.load(Ordering::Relaxed)
+    }
+
+    /// What the endpoint has done so far, for the retry policy.
+    pub(crate) fn seen(&self) -> EndpointSeen {
+        EndpointSeen {
+            answered: self.has_answered(),
+            succeeded: self.has_succeeded(),
+        }
     }
 
     /// A streaming request for this client's model and `max_tokens`, with the
@@ -295,13 +305,13 @@ impl Client {
                 Err(error) => error,
             };
             retry += 1;
-            let answered = self.has_answered();
-            match self.policy.decide(&error, retry, answered, &mut rng) {
+            let seen = self.seen();
+            match self.policy.decide(&error, retry, seen, &mut rng) {
                 RetryDecision::GiveUp => return Err(error),
                 RetryDecision::Retry { wait } => {
                     if let Some(observer) = &self.observer {
                         observer(&RetryNotice {
-                            max_retries: self.policy.allowed_retries(&error, answered),
+                            max_retries: self.policy.allowed_retries(&error, seen),
                             error,
                             attempt: retry,
                             wait,

@@ -27,13 +27,29 @@
 //!   since coming back earlier than asked would only be refused again, and
 //!   a run should not sit silent for an hour.
 //!
-//! Before the endpoint has answered once in a run, transport failures get
-//! fewer retries ([`RetryPolicy::unproven_connection_retries`] and
-//! [`RetryPolicy::unproven_timeout_retries`]): a refused connection, a name
-//! that does not resolve or an endpoint that accepts connections and never
-//! answers is a setup problem that retries will not fix, and the run should
-//! say so within seconds, not minutes. Once it has answered, a failure is
-//! more likely passing and gets the full count.
+//! Before the endpoint has proven itself in a run, failures that say it is
+//! the wrong endpoint or a dead one get fewer retries: a refused
+//! connection or a name that does not resolve, before any HTTP answer
+//! ([`RetryPolicy::unproven_connection_retries`]); a timeout (no headers, a
+//! stream that makes no progress, an attempt past its deadline), before
+//! any whole reply ([`RetryPolicy::unproven_timeout_retries`]); and an
+//! answer that is not the Messages API's (an HTML page, garbage, JSON of
+//! the wrong shape), before any whole reply: none. These are setup
+//! problems that retries will not fix, and the run should say so within
+//! seconds, not minutes. Once the endpoint has given a whole reply, a
+//! failure is more likely passing and gets the full count.
+//!
+//! `--max-retries` is at most [`MAX_RETRIES_LIMIT`]: with the default
+//! backoff, a call that fails every time gives up within about two and a
+//! half minutes of waiting even at the limit.
+//!
+//! The API's pages behind these rules (read 2026-11-27): the errors page
+//! (<https://platform.claude.com/docs/en/api/errors>: 429 `rate_limit_error`,
+//! 500 `api_error`, 504 `timeout_error`, 529 `overloaded_error` "the API is
+//! temporarily overloaded", and errors after a 200 arrive inside the
+//! stream), and the rate-limits pages (a 429 carries `retry-after`, the
+//! seconds to wait, as the AWS Claude Platform guide that mirrors
+//! <https://platform.claude.com/docs/en/api/rate-limits> says).
 
 use std::time::Duration;
 
@@ -41,6 +57,10 @@ use super::error::{ApiError, ApiErrorKind};
 
 /// Retries after the first attempt unless `--max-retries` says otherwise.
 pub(crate) const DEFAULT_MAX_RETRIES: u32 = 6;
+
+/// The most `--max-retries` allows: at the default backoff (0.5 s doubling
+/// to 8 s), 20 retries wait at most 135.5 s in all.
+pub(crate) const MAX_RETRIES_LIMIT: u32 = 20;
 
 /// Wait before the first retry.
 pub(crate) const INITIAL_BACKOFF: Duration = Duration::from_millis(500);
@@ -65,10 +85,29 @@ pub(crate) const MAX_SERVER_WAIT: Duration = Duration::from_secs(60);
 /// answered once: with the default backoff about 3.5 s of waiting.
 pub(crate) const UNPROVEN_CONNECTION_RETRIES: u32 = 3;
 
-/// Retries of a request whose response headers never came, before the
-/// endpoint has answered once: one, so that a silent endpoint costs two
-/// headers timeouts.
+/// Retries of a timed-out attempt (no headers, no progress, past its
+/// deadline) before the endpoint has given a whole reply: one, so that a
+/// silent or stuck endpoint costs two timeouts.
 pub(crate) const UNPROVEN_TIMEOUT_RETRIES: u32 = 1;
+
+/// What a run has seen of its endpoint so far, as the retry policy weighs
+/// a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct EndpointSeen {
+    /// Some request got an HTTP response (any status).
+    pub answered: bool,
+    /// Some request got a whole reply.
+    pub succeeded: bool,
+}
+
+impl EndpointSeen {
+    /// An endpoint that has given whole replies (and so has answered).
+    #[cfg(test)]
+    pub(crate) const PROVEN: EndpointSeen = EndpointSeen {
+        answered: true,
+        succeeded: true,
+    };
+}
 
 /// How failures are retried. The fields are public so tests can make the
 /// waits tiny; [`RetryPolicy::new`] gives the documented defaults.
@@ -85,7 +124,8 @@ pub struct RetryPolicy {
     /// Retries of a connection failure while the endpoint has never
     /// answered (at most `max_retries`).
     pub unproven_connection_retries: u32,
-    /// Retries of a timeout while the endpoint has never answered.
+    /// Retries of a timeout while the endpoint has never given a whole
+    /// reply.
     pub unproven_timeout_retries: u32,
 }
 
@@ -136,17 +176,16 @@ impl RetryPolicy {
     }
 
     /// Decide after a failed attempt. `retry` is the 1-based number of the
-    /// retry that would be made; `answered` says whether the endpoint has
-    /// answered any request of this run (see the module docs); `rng`
-    /// supplies the jitter.
+    /// retry that would be made; `seen` says what the endpoint has done in
+    /// this run (see the module docs); `rng` supplies the jitter.
     pub(crate) fn decide(
         &self,
         error: &ApiError,
         retry: u32,
-        answered: bool,
+        seen: EndpointSeen,
         rng: &mut fastrand::Rng,
     ) -> RetryDecision {
-        let allowed = self.allowed_retries(error, answered);
+        let allowed = self.allowed_retries(error, seen);
         if retry == 0 || retry > allowed || !RetryPolicy::should_retry(error) {
             return RetryDecision::GiveUp;
         }
@@ -161,16 +200,18 @@ impl RetryPolicy {
     }
 
     /// How many retries a failure like `error` gets in all, before any
-    /// server header is taken into account: fewer for a transport failure
-    /// while the endpoint has never answered (see the module docs).
-    pub(crate) fn allowed_retries(&self, error: &ApiError, answered: bool) -> u32 {
+    /// server header is taken into account: fewer for a failure that says
+    /// the endpoint is dead or wrong while it has not proven itself (see
+    /// the module docs).
+    pub(crate) fn allowed_retries(&self, error: &ApiError, seen: EndpointSeen) -> u32 {
         match error.kind {
-            ApiErrorKind::Connection if !answered => {
+            ApiErrorKind::Connection if !seen.answered => {
                 self.unproven_connection_retries.min(self.max_retries)
             }
-            ApiErrorKind::Timeout if !answered => {
+            ApiErrorKind::Timeout if !seen.succeeded => {
                 self.unproven_timeout_retries.min(self.max_retries)
             }
+            ApiErrorKind::UnexpectedAnswer if !seen.succeeded => 0,
             _ => self.max_retries,
         }
     }
@@ -202,7 +243,12 @@ mod tests {
     }
 
     fn decide(policy: &RetryPolicy, err: &ApiError, retry: u32) -> RetryDecision {
-        policy.decide(err, retry, true, &mut fastrand::Rng::with_seed(1))
+        policy.decide(
+            err,
+            retry,
+            EndpointSeen::PROVEN,
+            &mut fastrand::Rng::with_seed(1),
+        )
     }
 
     #[test]
@@ -220,6 +266,7 @@ mod tests {
             ApiErrorKind::Connection,
             ApiErrorKind::BrokenStream,
             ApiErrorKind::MalformedToolInput,
+            ApiErrorKind::UnexpectedAnswer,
         ] {
             assert!(matches!(
                 decide(&policy, &error(kind), 1),
@@ -295,51 +342,62 @@ mod tests {
     }
 
     #[test]
-    fn an_endpoint_that_never_answered_gets_few_transport_retries() {
+    fn an_endpoint_that_has_not_proven_itself_gets_few_retries() {
         let policy = RetryPolicy::default();
-        let unproven = |kind, retry| {
-            policy.decide(&error(kind), retry, false, &mut fastrand::Rng::with_seed(1))
+        let silent = EndpointSeen::default();
+        let answered = EndpointSeen {
+            answered: true,
+            succeeded: false,
         };
-        let retries = |kind, answered: bool| {
+        let retries = |kind, seen: EndpointSeen| {
             (1..=policy.max_retries + 1)
                 .take_while(|&n| {
                     matches!(
-                        policy.decide(&error(kind), n, answered, &mut fastrand::Rng::with_seed(1)),
+                        policy.decide(&error(kind), n, seen, &mut fastrand::Rng::with_seed(1)),
                         RetryDecision::Retry { .. }
                     )
                 })
                 .count() as u32
         };
-        assert_eq!(
-            retries(ApiErrorKind::Connection, false),
-            UNPROVEN_CONNECTION_RETRIES
-        );
-        assert_eq!(
-            retries(ApiErrorKind::Timeout, false),
-            UNPROVEN_TIMEOUT_RETRIES
-        );
-        assert_eq!(retries(ApiErrorKind::Connection, true), DEFAULT_MAX_RETRIES);
-        assert_eq!(retries(ApiErrorKind::Timeout, true), DEFAULT_MAX_RETRIES);
+        use ApiErrorKind::*;
+        assert_eq!(retries(Connection, silent), UNPROVEN_CONNECTION_RETRIES);
+        assert_eq!(retries(Timeout, silent), UNPROVEN_TIMEOUT_RETRIES);
+        assert_eq!(retries(UnexpectedAnswer, silent), 0);
+        // An answer (a ping-only stream, an HTML page) is not a reply: a
+        // timeout or a wrong answer still gets few retries.
+        assert_eq!(retries(Connection, answered), DEFAULT_MAX_RETRIES);
+        assert_eq!(retries(Timeout, answered), UNPROVEN_TIMEOUT_RETRIES);
+        assert_eq!(retries(UnexpectedAnswer, answered), 0);
+        // Once a whole reply came, every failure gets the full count.
+        for kind in [Connection, Timeout, UnexpectedAnswer, Overloaded] {
+            assert_eq!(
+                retries(kind, EndpointSeen::PROVEN),
+                DEFAULT_MAX_RETRIES,
+                "{kind:?}"
+            );
+        }
         // Other failures keep every retry.
-        assert_eq!(
-            retries(ApiErrorKind::Overloaded, false),
-            DEFAULT_MAX_RETRIES
-        );
-        assert!(matches!(
-            unproven(ApiErrorKind::Connection, 1),
-            RetryDecision::Retry { .. }
-        ));
+        assert_eq!(retries(Overloaded, silent), DEFAULT_MAX_RETRIES);
         // --max-retries below the unproven count wins.
         let one = RetryPolicy::new(1);
         assert_eq!(
             one.decide(
-                &error(ApiErrorKind::Connection),
+                &error(Connection),
                 2,
-                false,
+                silent,
                 &mut fastrand::Rng::with_seed(1)
             ),
             RetryDecision::GiveUp
         );
+    }
+
+    #[test]
+    fn the_retry_limit_keeps_a_call_within_minutes() {
+        let policy = RetryPolicy::new(MAX_RETRIES_LIMIT);
+        let waited: Duration = (1..=MAX_RETRIES_LIMIT)
+            .map(|n| policy.base_backoff(n))
+            .sum();
+        assert_eq!(waited, Duration::from_millis(135_500));
     }
 
     #[test]

@@ -18,6 +18,7 @@ use support::entries::cache_entries;
 use support::mock::{MockServer, Reply};
 use support::output::{assert_contains_all, item_where, lines_where, stderr};
 
+mod bad_endpoints;
 mod errors;
 mod history;
 mod models_and_costs;
@@ -105,4 +106,21 @@ fn of_pass(env: &AgentEnv, pass: &Pass) -> Vec<support::mock::RecordedRequest> {
 
 fn root() -> Pass {
     Pass::Dir(".".to_string())
+}
+
+/// A small project whose survey the mock agent answers; every later
+/// request gets `failure`.
+fn failing_after_the_survey(
+    failure: impl Fn() -> Reply + Send + Sync + 'static,
+) -> (TestEnv, MockServer) {
+    let env = TestEnv::with_small_project();
+    let server = MockServer::start();
+    let env = env.with_base_url(server.url());
+    let agent = MockAgent::new(env.target());
+    let target = agent.target().to_path_buf();
+    server.respond_with(move |request| match Pass::of(&request.body, &target) {
+        Pass::Survey => agent.reply(&request.body),
+        _ => failure(),
+    });
+    (env, server)
 }

@@ -49,6 +49,10 @@ pub enum ApiErrorKind {
     BrokenStream,
     /// A tool_use block's JSON did not parse (usually a cut-off stream).
     MalformedToolInput,
+    /// A success status whose body is not the Messages API's: an HTML
+    /// page, bytes that are no event stream, JSON that is not a message.
+    /// The endpoint behind the base URL is something else.
+    UnexpectedAnswer,
 }
 
 impl ApiErrorKind {
@@ -68,12 +72,16 @@ impl ApiErrorKind {
             ApiErrorKind::Connection => "connection failed",
             ApiErrorKind::BrokenStream => "broken stream",
             ApiErrorKind::MalformedToolInput => "malformed tool input",
+            ApiErrorKind::UnexpectedAnswer => "not a Messages API answer",
         }
     }
 
     /// Whether sending the same request again may succeed: a failure of the
     /// moment (429, 5xx, a lost connection, a broken stream) rather than an
     /// answer about the request, the credential, the model or the account.
+    /// An answer that is not the Messages API's counts as one of the moment
+    /// (a proxy's hiccup), but the retry policy gives it no retry before
+    /// the endpoint has ever given a whole reply.
     /// The one place kinds are sorted this way: the retry policy retries
     /// exactly these ([`super::retry`]), and [`ApiError::final_cause`] never
     /// reads them for words.
@@ -85,7 +93,8 @@ impl ApiErrorKind {
             | ApiErrorKind::Timeout
             | ApiErrorKind::Connection
             | ApiErrorKind::BrokenStream
-            | ApiErrorKind::MalformedToolInput => true,
+            | ApiErrorKind::MalformedToolInput
+            | ApiErrorKind::UnexpectedAnswer => true,
             ApiErrorKind::Authentication
             | ApiErrorKind::Billing
             | ApiErrorKind::Permission
@@ -162,6 +171,33 @@ pub struct ApiError {
     pub should_retry: Option<bool>,
     /// The JSON body's `error.type`, when the body had one.
     pub error_type: Option<String>,
+    /// The response's `content-type`, when there was a response.
+    pub content_type: Option<String>,
+    /// Which of the API's endpoints answered, when one did.
+    pub endpoint: Option<Endpoint>,
+}
+
+/// The endpoints of the API this client calls, as an error names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    /// `POST /v1/messages`.
+    Messages,
+    /// `POST /v1/messages/batches`: creating a batch.
+    Batches,
+    /// `/v1/messages/batches/{id}` and below: one batch (retrieve,
+    /// cancel, results).
+    Batch,
+}
+
+impl Endpoint {
+    /// The path as people read it in a message.
+    pub fn path(self) -> &'static str {
+        match self {
+            Endpoint::Messages => "/v1/messages",
+            Endpoint::Batches => "/v1/messages/batches",
+            Endpoint::Batch => "/v1/messages/batches/{id}",
+        }
+    }
 }
 
 /// Longest message kept from a server body, in characters.
@@ -178,7 +214,41 @@ impl ApiError {
             retry_after: None,
             should_retry: None,
             error_type: None,
+            content_type: None,
+            endpoint: None,
         }
+    }
+
+    /// Say which endpoint answered (or was asked).
+    pub(crate) fn at(mut self, endpoint: Endpoint) -> ApiError {
+        self.endpoint = Some(endpoint);
+        self
+    }
+
+    /// What came back, as a one-line message says it: `HTTP 200, text/html`
+    /// (the status and the content type, as far as they are known).
+    pub fn answer(&self) -> String {
+        let status = self.status.map(|status| format!("HTTP {status}"));
+        let content_type = self.content_type.as_deref().map(|t| {
+            if t.is_empty() {
+                "no content type".to_string()
+            } else {
+                one_line_excerpt(t, 80)
+            }
+        });
+        match (status, content_type) {
+            (Some(status), Some(content_type)) => format!("{status}, {content_type}"),
+            (Some(one), None) | (None, Some(one)) => one,
+            (None, None) => "no HTTP answer".to_string(),
+        }
+    }
+
+    /// Whether the body was the API's own JSON error
+    /// (`{"type":"error","error":{"type":..}}` or a gateway's like it):
+    /// an error status with anything else (an HTML page) came from
+    /// something in front of, or instead of, the API.
+    pub fn has_api_error_body(&self) -> bool {
+        self.error_type.is_some()
     }
 
     /// Attach the `request-id` unless one is already known.
@@ -229,6 +299,8 @@ impl ApiError {
             retry_after: retry_after_from_headers(&header, SystemTime::now()),
             should_retry: should_retry_from_header(header("x-should-retry")),
             error_type: parsed.error_type.map(|t| one_line_excerpt(&t, 100)),
+            content_type: header("content-type").map(|t| one_line_excerpt(t.trim(), 100)),
+            endpoint: None,
         }
     }
 }
@@ -258,15 +330,21 @@ impl ApiError {
             retry_after: None,
             should_retry: None,
             error_type: parsed.error_type.map(|t| one_line_excerpt(&t, 100)),
+            content_type: None,
+            endpoint: None,
         }
     }
 }
 
 impl std::fmt::Display for ApiError {
-    /// `rate limited (HTTP 429): <message> (retry after 2s) [request-id: req_..]`
+    /// `rate limited (HTTP 429): <message> (retry after 2s) [request-id: req_..]`;
+    /// an answer that is not the API's names its content type too:
+    /// `not a Messages API answer (HTTP 200, text/html): ...`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.kind.label())?;
-        if let Some(status) = self.status {
+        if self.kind == ApiErrorKind::UnexpectedAnswer {
+            write!(f, " ({})", self.answer())?;
+        } else if let Some(status) = self.status {
             write!(f, " (HTTP {status})")?;
         }
         if !self.message.is_empty() {
@@ -323,10 +401,12 @@ fn parse_error_body(body: &[u8]) -> ErrorBody {
     ErrorBody {
         // LiteLLM writes the absent type as the string "None".
         error_type: text(error.and_then(|e| e.get("type"))).filter(|t| t != "None"),
-        // Some proxies put a plain string in `error`.
+        // Some proxies put a plain string in `error`; FastAPI-based
+        // gateways answer a route they lack with `{"detail": "Not Found"}`.
         message: text(error.and_then(|e| e.get("message")))
             .or_else(|| nested(error.and_then(|e| e.get("message"))))
-            .or_else(|| text(error)),
+            .or_else(|| text(error))
+            .or_else(|| text(value.get("detail"))),
         request_id: text(value.get("request_id")),
     }
 }
@@ -337,6 +417,13 @@ fn body_excerpt(body: &[u8]) -> String {
     if body.is_empty() {
         return "empty response body".to_string();
     }
+    format!("unexpected response body: {}", body_excerpt_of(body))
+}
+
+/// The text of `body` on one short line, as an error quotes it: markup
+/// tags dropped (an HTML page reads as its title and text), control
+/// characters made visible, cut to 120 characters.
+pub(crate) fn body_excerpt_of(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(body);
     let looks_like_markup = text.trim_start().starts_with('<');
     let text = if looks_like_markup {
@@ -346,9 +433,9 @@ fn body_excerpt(body: &[u8]) -> String {
     };
     let excerpt = one_line_excerpt(&text, 120);
     if excerpt.is_empty() {
-        "unreadable response body".to_string()
+        "unreadable".to_string()
     } else {
-        format!("unexpected response body: {excerpt}")
+        excerpt
     }
 }
 
