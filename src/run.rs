@@ -77,6 +77,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // No API call, no key, no cache write: the projection is the result.
     if estimate {
         let estimate = crate::ai::estimate::estimate(&config, &base, &dirs)?;
+        // The model's warning reaches the terminal once, as a run's does:
+        // in the text estimate on stdout, or on stderr when stdout carries
+        // JSON (a `jq` pipeline shows only what it selects) or the
+        // estimate goes to a file.
+        let text_on_stdout = !config.output.json && config.output.file.is_none();
+        if !text_on_stdout
+            && let Some(warning) = crate::ai::model_warning(&config.investigation.model)
+        {
+            progress.println(&format!("Warning: {warning}"));
+        }
         let text = (!config.output.json).then(|| estimate.render_text());
         return write_output(&config, |out: &mut dyn std::io::Write| match &text {
             Some(text) => out.write_all(text.as_bytes()),
