@@ -28,7 +28,7 @@ pub enum InvestigationError {
     NotMessagesApi {
         /// `ANTHROPIC_BASE_URL` as the run used it.
         base_url: String,
-        err: api::ApiError,
+        err: Box<api::ApiError>,
     },
     /// `--batch` through an endpoint that serves messages but has no
     /// Message Batches API (its 404).
@@ -41,7 +41,7 @@ pub enum InvestigationError {
     )]
     NoBatchesApi {
         base_url: String,
-        err: api::ApiError,
+        err: Box<api::ApiError>,
     },
     /// The API refused every attempt as overloaded (529,
     /// `overloaded_error`).

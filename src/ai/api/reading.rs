@@ -53,7 +53,7 @@ impl Answered {
         };
         let mut err = ApiError::new(ApiErrorKind::UnexpectedAnswer, quoted);
         err.status = Some(self.status);
-        err.content_type = Some(self.content_type.clone());
+        err.content_type = Some(self.content_type.as_str().into());
         err
     }
 }

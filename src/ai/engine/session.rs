@@ -216,7 +216,7 @@ pub(crate) fn stop_for_api_error(session: &Session, err: &api::ApiError) -> Resu
     let not_the_api = || {
         fatal(InvestigationError::NotMessagesApi {
             base_url: base_url(),
-            err: err.clone(),
+            err: Box::new(err.clone()),
         })
     };
     match err.final_cause() {
@@ -230,7 +230,7 @@ pub(crate) fn stop_for_api_error(session: &Session, err: &api::ApiError) -> Resu
         Some(FinalCause::NoBatchesApi) => {
             return fatal(InvestigationError::NoBatchesApi {
                 base_url: base_url(),
-                err: err.clone(),
+                err: Box::new(err.clone()),
             });
         }
         Some(FinalCause::Credential) => return fatal(InvestigationError::Auth(err.clone())),

@@ -12,6 +12,10 @@ use super::*;
 /// machine); the old client never ended at all on most of these.
 const LIMIT: Duration = Duration::from_secs(60);
 
+/// One bad endpoint: its name, the mock's answer to every request, and
+/// what the run's error line says.
+type Case = (&'static str, fn() -> Reply, &'static str);
+
 /// A small project whose every request `reply` answers.
 fn answering(reply: impl Fn() -> Reply + Send + Sync + 'static) -> (TestEnv, MockServer) {
     let server = MockServer::start();
@@ -64,7 +68,7 @@ fn failure_of(out: &Output) -> String {
 /// run gives up after two of them.
 #[test]
 fn streams_that_make_no_progress_fail_the_run() {
-    let cases: [(&str, fn() -> Reply, &str); 3] = [
+    let cases: [Case; 3] = [
         (
             "pings only",
             || Reply::pings_only(Duration::from_millis(50)),
@@ -103,7 +107,7 @@ fn streams_that_make_no_progress_fail_the_run() {
 /// what came back.
 #[test]
 fn an_endpoint_that_is_not_the_messages_api_is_named_at_once() {
-    let cases: [(&str, fn() -> Reply, &str); 4] = [
+    let cases: [Case; 4] = [
         (
             "web page",
             Reply::web_page,
@@ -151,8 +155,7 @@ fn an_endpoint_that_is_not_the_messages_api_is_named_at_once() {
 }
 
 /// An HTML error page on every request (a proxy whose upstream is down) is
-/// retried, then named the same way; so is a stream that is the API's but
-/// a web page stands where a message should once it has worked.
+/// retried like any 5xx, then named the same way.
 #[test]
 fn a_proxy_error_page_on_every_request_names_the_base_url() {
     let (env, server) = answering(|| Reply::html(502));

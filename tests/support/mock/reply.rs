@@ -55,7 +55,7 @@ pub enum StreamFault {
 
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum ReplyBody {
-    Stream(StreamReply),
+    Stream(Box<StreamReply>),
     Http {
         status: u16,
         content_type: String,
@@ -102,10 +102,10 @@ pub struct Reply {
 impl Reply {
     fn stream(blocks: Vec<MockBlock>) -> Reply {
         Reply {
-            body: ReplyBody::Stream(StreamReply {
+            body: ReplyBody::Stream(Box::new(StreamReply {
                 blocks,
                 ..StreamReply::default()
-            }),
+            })),
             headers: Vec::new(),
             delay: Duration::ZERO,
         }

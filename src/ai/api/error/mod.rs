@@ -171,8 +171,9 @@ pub struct ApiError {
     pub should_retry: Option<bool>,
     /// The JSON body's `error.type`, when the body had one.
     pub error_type: Option<String>,
-    /// The response's `content-type`, when there was a response.
-    pub content_type: Option<String>,
+    /// The response's `content-type`, when there was a response (boxed:
+    /// errors travel in `Result`s and should stay small).
+    pub content_type: Option<Box<str>>,
     /// Which of the API's endpoints answered, when one did.
     pub endpoint: Option<Endpoint>,
 }
@@ -299,7 +300,7 @@ impl ApiError {
             retry_after: retry_after_from_headers(&header, SystemTime::now()),
             should_retry: should_retry_from_header(header("x-should-retry")),
             error_type: parsed.error_type.map(|t| one_line_excerpt(&t, 100)),
-            content_type: header("content-type").map(|t| one_line_excerpt(t.trim(), 100)),
+            content_type: header("content-type").map(|t| one_line_excerpt(t.trim(), 100).into()),
             endpoint: None,
         }
     }
