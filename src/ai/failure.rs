@@ -47,9 +47,10 @@ pub enum InvestigationError {
     /// `overloaded_error`).
     #[error("the API is overloaded and refused every attempt ({0}); try again later")]
     Overloaded(api::ApiError),
-    /// The API kept answering with a rate limit or a server error through
-    /// every retry: the next call would meet the same.
-    #[error("the API kept failing through every retry ({0}); try again later")]
+    /// The API kept answering with a rate limit or a server error, or its
+    /// streams kept breaking, until the call gave up: the next call would
+    /// meet the same.
+    #[error("the API is failing for now ({0}); try again later")]
     Unavailable(api::ApiError),
     /// The credential was rejected.
     #[error("the API rejected the credential: {0}")]

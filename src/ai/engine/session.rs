@@ -200,9 +200,10 @@ impl Session {
 /// - an answer that is not the Messages API's (the client gives it no
 ///   retry before a whole reply came);
 /// - an API that stayed overloaded, rate limited or failing (an HTTP
-///   status that said so) through every retry: the other directories
-///   would each spend their retries the same way, so the run gives up as a
-///   whole rather than directory by directory;
+///   status that said so), or whose streams kept breaking, until the call
+///   gave up: the other directories would each spend their retries the
+///   same way, so the run gives up as a whole rather than directory by
+///   directory;
 /// - a 400 on a run whose requests have never succeeded, unless it is about
 ///   that request's size: the same model, key and parameters go into every
 ///   request, so none would fare better.
@@ -258,6 +259,9 @@ pub(crate) fn stop_for_api_error(session: &Session, err: &api::ApiError) -> Resu
         api::ApiErrorKind::RateLimited | api::ApiErrorKind::Server if err.status.is_some() => {
             fatal(InvestigationError::Unavailable(err.clone()))
         }
+        // A stream that broke on every try is the endpoint's doing, not
+        // the conversation's.
+        api::ApiErrorKind::BrokenStream => fatal(InvestigationError::Unavailable(err.clone())),
         api::ApiErrorKind::InvalidRequest | api::ApiErrorKind::RequestTooLarge
             if !client.has_succeeded() && err.prompt_too_long().is_none() =>
         {
@@ -271,7 +275,6 @@ pub(crate) fn stop_for_api_error(session: &Session, err: &api::ApiError) -> Resu
         | api::ApiErrorKind::NotFound
         | api::ApiErrorKind::RateLimited
         | api::ApiErrorKind::Server
-        | api::ApiErrorKind::BrokenStream
         | api::ApiErrorKind::MalformedToolInput => Ok(()),
     }
 }

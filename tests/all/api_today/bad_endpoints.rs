@@ -208,17 +208,22 @@ fn a_run_gives_up_as_a_whole_not_directory_by_directory() {
         1 + 7,
         "the survey, then one call's retries"
     );
-    // A rate limit that outlasts the retries, and a server error, too.
+    // A rate limit that outlasts the retries, a server error, and streams
+    // that break every time, too.
     for (name, reply) in [
         ("429", Reply::rate_limited as fn() -> Reply),
         ("500", Reply::server_error),
+        ("dropped", || {
+            Reply::text("cut off halfway").drop_mid_stream()
+        }),
     ] {
         let (env, server) = failing_after_the_survey(reply);
         let error = failure_of(&run_scaled(&env, "5", &[]).0);
         assert!(
-            error.starts_with("the API kept failing through every retry"),
+            error.starts_with("the API is failing for now ("),
             "{name}: {error}"
         );
+        assert!(error.ends_with("; try again later"), "{name}: {error}");
         assert_eq!(server.request_count(), 1 + 7, "{name}");
     }
 }
