@@ -35,19 +35,29 @@ async fn send_within(client: &Client, limit: Duration) -> (Result<Response, ApiE
     (result, started.elapsed())
 }
 
+/// Every request of a fresh mock answered with `reply`, from a client
+/// with an attempt deadline of `deadline`: the call's error (a timeout),
+/// with `said` in its message, after two attempts (one retry before any
+/// reply), and how long it took.
+async fn dead(reply: fn() -> Reply, deadline: Duration, said: &str) -> (Client, Duration) {
+    let server = MockServer::start();
+    server.respond_with(move |_| reply());
+    let (client, notices) = edge_client(&server, deadline);
+    let (result, elapsed) = send_within(&client, Duration::from_secs(15)).await;
+    let err = result.unwrap_err();
+    assert_eq!(err.kind, ApiErrorKind::Timeout, "{err}");
+    assert!(err.message.contains(said), "{err}");
+    assert_eq!(server.request_count(), 2, "one retry before any reply");
+    assert_eq!(notices.lock().unwrap().len(), 1);
+    (client, elapsed)
+}
+
 /// Only pings, never `message_start`: dead after the idle timeout, and
 /// given up on after two attempts, though bytes keep coming.
 #[tokio::test]
 async fn a_stream_of_pings_alone_is_dead() {
-    let server = MockServer::start();
-    server.respond_with(|_| Reply::pings_only(Duration::from_millis(50)));
-    let (client, notices) = edge_client(&server, Duration::from_secs(60));
-    let (result, elapsed) = send_within(&client, Duration::from_secs(10)).await;
-    let err = result.unwrap_err();
-    assert_eq!(err.kind, ApiErrorKind::Timeout, "{err}");
-    assert!(err.message.contains("keep-alives only"), "{err}");
-    assert_eq!(server.request_count(), 2, "one retry before any reply");
-    assert_eq!(notices.lock().unwrap().len(), 1);
+    let pings = || Reply::pings_only(Duration::from_millis(50));
+    let (_, elapsed) = dead(pings, Duration::from_secs(60), "keep-alives only").await;
     assert!(elapsed >= 2 * IDLE, "{elapsed:?}");
     assert!(elapsed < Duration::from_secs(4), "{elapsed:?}");
 }
@@ -56,18 +66,8 @@ async fn a_stream_of_pings_alone_is_dead() {
 /// seven, though the endpoint did answer.
 #[tokio::test]
 async fn headers_then_silence_is_dead() {
-    let server = MockServer::start();
-    server.respond_with(|_| Reply::headers_then_silence());
-    let (client, _) = edge_client(&server, Duration::from_secs(60));
-    let (result, elapsed) = send_within(&client, Duration::from_secs(10)).await;
-    let err = result.unwrap_err();
-    assert_eq!(err.kind, ApiErrorKind::Timeout, "{err}");
-    assert!(
-        err.message
-            .contains("nothing came in the 400ms after the response headers"),
-        "{err}"
-    );
-    assert_eq!(server.request_count(), 2);
+    let said = "nothing came in the 400ms after the response headers";
+    let (client, elapsed) = dead(Reply::headers_then_silence, Duration::from_secs(60), said).await;
     assert!(elapsed < Duration::from_secs(4), "{elapsed:?}");
     assert!(client.has_answered() && !client.has_succeeded());
 }
@@ -76,37 +76,19 @@ async fn headers_then_silence_is_dead() {
 /// within the idle timeout: bytes are not progress.
 #[tokio::test]
 async fn a_trickle_of_bytes_is_dead() {
-    let server = MockServer::start();
-    server.respond_with(|_| Reply::text("slowly").trickle(Duration::from_millis(20)));
-    let (client, _) = edge_client(&server, Duration::from_secs(60));
-    let (result, elapsed) = send_within(&client, Duration::from_secs(10)).await;
-    let err = result.unwrap_err();
-    assert_eq!(err.kind, ApiErrorKind::Timeout, "{err}");
-    assert!(
-        err.message
-            .contains("bytes but no event of the Messages API"),
-        "{err}"
-    );
-    assert_eq!(server.request_count(), 2);
+    let trickle = || Reply::text("slowly").trickle(Duration::from_millis(20));
+    let said = "bytes but no event of the Messages API";
+    let (_, elapsed) = dead(trickle, Duration::from_secs(60), said).await;
     assert!(elapsed < Duration::from_secs(4), "{elapsed:?}");
 }
 
 /// A reply that progresses for ever is cut at the attempt's deadline.
 #[tokio::test]
 async fn every_attempt_has_a_deadline() {
-    let server = MockServer::start();
-    server.respond_with(|_| Reply::endless(Duration::from_millis(50)));
+    let endless = || Reply::endless(Duration::from_millis(50));
     let deadline = Duration::from_millis(1200);
-    let (client, _) = edge_client(&server, deadline);
-    let (result, elapsed) = send_within(&client, Duration::from_secs(15)).await;
-    let err = result.unwrap_err();
-    assert_eq!(err.kind, ApiErrorKind::Timeout, "{err}");
-    assert!(
-        err.message
-            .contains("the attempt passed its deadline of 1.2s"),
-        "{err}"
-    );
-    assert_eq!(server.request_count(), 2);
+    let said = "the attempt passed its deadline of 1.2s";
+    let (_, elapsed) = dead(endless, deadline, said).await;
     assert!(elapsed >= 2 * deadline, "{elapsed:?}");
     assert!(elapsed < Duration::from_secs(6), "{elapsed:?}");
 }

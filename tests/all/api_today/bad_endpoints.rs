@@ -43,26 +43,6 @@ fn run_scaled(env: &TestEnv, idle: &str, extra: &[&str]) -> (Output, Duration) {
     (out, started.elapsed())
 }
 
-/// The report's one-line error of a failed run (exit 3), printed once on
-/// stderr too.
-fn failure_of(out: &Output) -> String {
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(out));
-    let report = json_of(out);
-    assert_eq!(report["investigation"]["status"], "failed");
-    let error = report["investigation"]["error"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    assert!(!error.contains('\n'), "{error}");
-    assert_eq!(
-        stderr(out).matches("Investigation failed: ").count(),
-        1,
-        "{}",
-        stderr(out)
-    );
-    error
-}
-
 /// A stream of pings alone, headers then silence, and a reply trickled a
 /// byte at a time: each is a dead attempt after the idle timeout, and the
 /// run gives up after two of them.

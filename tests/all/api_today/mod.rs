@@ -124,3 +124,23 @@ fn failing_after_the_survey(
     });
     (env, server)
 }
+
+/// The report's one-line error of a failed run (exit 3), printed once on
+/// stderr too.
+fn failure_of(out: &Output) -> String {
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(out));
+    let report = json_of(out);
+    assert_eq!(report["investigation"]["status"], "failed");
+    let error = report["investigation"]["error"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!error.contains('\n'), "{error}");
+    assert_eq!(
+        stderr(out).matches("Investigation failed: ").count(),
+        1,
+        "{}",
+        stderr(out)
+    );
+    error
+}

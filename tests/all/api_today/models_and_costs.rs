@@ -103,11 +103,7 @@ fn a_model_name_with_a_newline_is_escaped_when_printed() {
     env.server
         .respond_with(move |_| Reply::unknown_model(model));
     let out = run_json(&env, "unknown", &["--model", model]);
-    assert_eq!(out.status.code(), Some(3));
-    let error = json_of(&out)["investigation"]["error"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let error = failure_of(&out);
     assert!(
         error.starts_with("model 'claude-sonnet-9\\nInvestigation complete.' was not found"),
         "{error}"
