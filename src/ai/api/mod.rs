@@ -296,6 +296,7 @@ impl Client {
     {
         let mut rng = fastrand::Rng::new();
         let mut retry = 0;
+        let mut waited = Duration::ZERO;
         loop {
             let error = match attempt().await {
                 Ok(response) => {
@@ -306,7 +307,10 @@ impl Client {
             };
             retry += 1;
             let seen = self.seen();
-            match self.policy.decide(&error, retry, seen, &mut rng) {
+            match self
+                .policy
+                .decide_after(&error, retry, seen, waited, &mut rng)
+            {
                 RetryDecision::GiveUp => return Err(error),
                 RetryDecision::Retry { wait } => {
                     if let Some(observer) = &self.observer {
@@ -318,6 +322,7 @@ impl Client {
                         });
                     }
                     tokio::time::sleep(wait).await;
+                    waited += wait;
                 }
             }
         }

@@ -39,9 +39,10 @@
 //! seconds, not minutes. Once the endpoint has given a whole reply, a
 //! failure is more likely passing and gets the full count.
 //!
-//! `--max-retries` is at most [`MAX_RETRIES_LIMIT`]: with the default
-//! backoff, a call that fails every time gives up within about two and a
-//! half minutes of waiting even at the limit.
+//! Whatever the count, a call waits at most [`MAX_TOTAL_WAIT`] in all
+//! between its attempts: a retry whose wait would pass it is not made (an
+//! overloaded API that asks for a minute each time is given up on in two
+//! minutes, not six). `--max-retries` is at most [`MAX_RETRIES_LIMIT`].
 //!
 //! The API's pages behind these rules (read 2026-11-27): the errors page
 //! (<https://platform.claude.com/docs/en/api/errors>: 429 `rate_limit_error`,
@@ -59,8 +60,15 @@ use super::error::{ApiError, ApiErrorKind};
 pub(crate) const DEFAULT_MAX_RETRIES: u32 = 6;
 
 /// The most `--max-retries` allows: at the default backoff (0.5 s doubling
-/// to 8 s), 20 retries wait at most 135.5 s in all.
+/// to 8 s), 20 retries would wait 135.5 s in all, and [`MAX_TOTAL_WAIT`]
+/// stops them a little sooner.
 pub(crate) const MAX_RETRIES_LIMIT: u32 = 20;
+
+/// The longest one call waits in all between its attempts, computed
+/// backoff and server-requested waits alike. The default six retries wait
+/// 23.5 s at most; this bounds what a server's `retry-after` or a large
+/// `--max-retries` can add.
+pub(crate) const MAX_TOTAL_WAIT: Duration = Duration::from_secs(120);
 
 /// Wait before the first retry.
 pub(crate) const INITIAL_BACKOFF: Duration = Duration::from_millis(500);
@@ -121,6 +129,8 @@ pub struct RetryPolicy {
     /// Fraction in `0.0..=1.0`.
     pub jitter: f64,
     pub max_server_wait: Duration,
+    /// The longest one call waits in all between its attempts.
+    pub max_total_wait: Duration,
     /// Retries of a connection failure while the endpoint has never
     /// answered (at most `max_retries`).
     pub unproven_connection_retries: u32,
@@ -154,6 +164,7 @@ impl RetryPolicy {
             max_backoff: MAX_BACKOFF,
             jitter: JITTER,
             max_server_wait: MAX_SERVER_WAIT,
+            max_total_wait: MAX_TOTAL_WAIT,
             unproven_connection_retries: UNPROVEN_CONNECTION_RETRIES,
             unproven_timeout_retries: UNPROVEN_TIMEOUT_RETRIES,
         }
@@ -179,6 +190,35 @@ impl RetryPolicy {
     /// retry that would be made; `seen` says what the endpoint has done in
     /// this run (see the module docs); `rng` supplies the jitter.
     pub(crate) fn decide(
+        &self,
+        error: &ApiError,
+        retry: u32,
+        seen: EndpointSeen,
+        rng: &mut fastrand::Rng,
+    ) -> RetryDecision {
+        self.decide_after(error, retry, seen, Duration::ZERO, rng)
+    }
+
+    /// [`RetryPolicy::decide`] for a call that has already waited `waited`
+    /// between its attempts: a retry whose wait would take it past
+    /// `max_total_wait` is not made.
+    pub(crate) fn decide_after(
+        &self,
+        error: &ApiError,
+        retry: u32,
+        seen: EndpointSeen,
+        waited: Duration,
+        rng: &mut fastrand::Rng,
+    ) -> RetryDecision {
+        match self.decide_alone(error, retry, seen, rng) {
+            RetryDecision::Retry { wait } if waited + wait > self.max_total_wait => {
+                RetryDecision::GiveUp
+            }
+            decision => decision,
+        }
+    }
+
+    fn decide_alone(
         &self,
         error: &ApiError,
         retry: u32,
@@ -391,13 +431,44 @@ mod tests {
         );
     }
 
+    /// A call's waits add up to at most `max_total_wait`, however many
+    /// retries are allowed and however long the server asks to wait.
     #[test]
-    fn the_retry_limit_keeps_a_call_within_minutes() {
-        let policy = RetryPolicy::new(MAX_RETRIES_LIMIT);
-        let waited: Duration = (1..=MAX_RETRIES_LIMIT)
-            .map(|n| policy.base_backoff(n))
-            .sum();
-        assert_eq!(waited, Duration::from_millis(135_500));
+    fn a_call_waits_two_minutes_at_most_in_all() {
+        let waits = |policy: &RetryPolicy, err: &ApiError| {
+            let mut rng = fastrand::Rng::with_seed(3);
+            let mut waited = Duration::ZERO;
+            let mut retries = 0;
+            while let RetryDecision::Retry { wait } =
+                policy.decide_after(err, retries + 1, EndpointSeen::PROVEN, waited, &mut rng)
+            {
+                waited += wait;
+                retries += 1;
+            }
+            (retries, waited)
+        };
+        let overloaded = error(ApiErrorKind::Overloaded);
+        // The default count never meets the bound.
+        let (retries, waited) = waits(&RetryPolicy::default(), &overloaded);
+        assert_eq!(retries, DEFAULT_MAX_RETRIES);
+        assert!(waited <= Duration::from_millis(23_500), "{waited:?}");
+        // At the flag's limit the bound stops it (without jitter: 0.5 s
+        // doubling to 8 s makes 119.5 s after 18 retries).
+        let limit = RetryPolicy {
+            jitter: 0.0,
+            ..RetryPolicy::new(MAX_RETRIES_LIMIT)
+        };
+        assert_eq!(
+            waits(&limit, &overloaded),
+            (18, Duration::from_millis(119_500))
+        );
+        // A server that asks for a minute each time: two waits, not six.
+        let mut asks = overloaded.clone();
+        asks.retry_after = Some(Duration::from_secs(60));
+        assert_eq!(
+            waits(&RetryPolicy::default(), &asks),
+            (2, Duration::from_secs(120))
+        );
     }
 
     #[test]

@@ -170,3 +170,23 @@ async fn an_answer_that_is_not_the_api_is_final_before_any_reply() {
         assert!(notices.lock().unwrap().is_empty(), "{name}");
     }
 }
+
+/// However many retries are allowed, a call stops waiting once its waits
+/// would pass the policy's total (two minutes by default): a server that
+/// asks for a long wait on every 529 is given up on in bounded time.
+#[tokio::test]
+async fn a_call_waits_a_bounded_time_in_all() {
+    let server = MockServer::start();
+    server.respond_with(|_| Reply::overloaded().retry_after_ms(200));
+    let policy = RetryPolicy {
+        max_total_wait: Duration::from_millis(500),
+        ..fast(6)
+    };
+    let client = Client::new(config(&server))
+        .unwrap()
+        .with_retry_policy(policy);
+    let (result, elapsed) = send_within(&client, Duration::from_secs(10)).await;
+    assert_eq!(result.unwrap_err().kind, ApiErrorKind::Overloaded);
+    assert_eq!(server.request_count(), 3, "two waits of 200ms, not six");
+    assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
+}

@@ -274,6 +274,7 @@ impl Client {
         let url = self.results_url(batch).map_err(ResultsError::Api)?;
         let mut rng = fastrand::Rng::new();
         let mut retry = 0;
+        let mut waited = std::time::Duration::ZERO;
         loop {
             let error = match self.read_results(url.clone(), &mut handle).await {
                 Ok(lines) => {
@@ -287,7 +288,10 @@ impl Client {
             };
             retry += 1;
             let seen = self.seen();
-            match self.policy.decide(&error, retry, seen, &mut rng) {
+            match self
+                .policy
+                .decide_after(&error, retry, seen, waited, &mut rng)
+            {
                 super::RetryDecision::GiveUp => return Err(ResultsError::Api(error)),
                 super::RetryDecision::Retry { wait } => {
                     if let Some(observer) = &self.observer {
@@ -299,6 +303,7 @@ impl Client {
                         });
                     }
                     tokio::time::sleep(wait).await;
+                    waited += wait;
                 }
             }
         }
