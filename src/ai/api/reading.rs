@@ -177,12 +177,14 @@ impl Client {
     ) -> ApiError {
         let status = response.status().as_u16();
         let headers = response.headers().clone();
-        // A body that breaks off or stalls still tells us the status.
+        // A body that breaks off or stalls still tells us the status; one
+        // that trickles gets the idle timeout in all, not byte by byte.
+        let idle = self.config.idle_timeout;
         let body = read_body(
             response,
-            self.config.idle_timeout,
+            idle,
             MAX_ERROR_BODY_BYTES,
-            deadline,
+            deadline.min(Instant::now() + idle),
         )
         .await
         .unwrap_or_default();
