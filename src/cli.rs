@@ -121,6 +121,11 @@ pub struct Args {
     /// Send file text to the model without redacting secrets.
     #[arg(long)]
     pub no_redact: bool,
+
+    /// Print the full trace on stderr: every tool call, the model's own
+    /// words, each note and each cached directory.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
 }
 
 impl Args {

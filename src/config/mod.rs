@@ -62,6 +62,8 @@ pub struct Config {
     pub cache_root: PathBuf,
     /// How progress is shown on stderr.
     pub progress: ProgressStyle,
+    /// The full trace on stderr (`-v`), not the few lines per directory.
+    pub verbose: bool,
 }
 
 /// Where the report goes.

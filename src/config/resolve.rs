@@ -140,6 +140,7 @@ impl Invocation {
             } else {
                 ProgressStyle::Plain
             },
+            verbose: args.verbose,
         };
         Ok(Invocation::Run {
             config: Box::new(config),

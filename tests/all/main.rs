@@ -26,6 +26,7 @@ mod locations;
 mod mock_server;
 mod pipeline;
 mod privacy;
+mod progress;
 mod prompt_cache;
 mod redaction;
 mod resume;

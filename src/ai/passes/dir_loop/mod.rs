@@ -49,11 +49,11 @@ use crate::ai::rules::fingerprint::{FINGERPRINT_FIELD, fingerprint};
 use crate::ai::rules::plan::TurnUse;
 use crate::ai::tools::Toolbox;
 use crate::ai::tools::input::{string_field, unit_interval};
+use crate::ai::tools::notes::flag_lines;
 use crate::cache::now_iso;
 use crate::cache::{Cache, EntryKind};
 use crate::grounding::{LoopCheck, Scope};
 use crate::progress::Progress;
-use crate::text::escape_line;
 use crate::text::format_thousands;
 
 mod briefing;
@@ -359,12 +359,15 @@ fn record_held_flags(shared: &DirShared, check: &LoopCheck, printer: &Printer) {
     match shared.cache.append_flags_unique(&held) {
         Ok(recorded) => {
             for flag in recorded {
-                printer.line(&format!(
-                    "FLAG [{}] {} (not found in the tree)",
-                    escape_line(&flag.severity.to_uppercase()),
-                    escape_line(&flag.path)
-                ));
-                printer.line(&format!("  {}", escape_line(&flag.finding)));
+                for line in flag_lines(
+                    &flag.severity,
+                    &flag.path,
+                    " (not found in the tree)",
+                    &flag.finding,
+                    printer.progress().is_verbose(),
+                ) {
+                    printer.line(&line);
+                }
             }
         }
         Err(err) => printer.line(&format!("Warning: could not record a flag: {err}")),

@@ -1,0 +1,218 @@
+//! What a run says on stderr when stderr is a pipe: a few lines per
+//! directory (a `think` call is one line, cached directories one line in
+//! all), and the full trace with `-v`.
+
+use crate::support;
+
+use serde_json::json;
+use support::TestEnv;
+use support::agent::{MockAgent, Turn, file_entry_call, tool_use, unit_members, visible_files};
+use support::mock::{MockBlock, Reply};
+use support::output::stderr;
+
+/// Top-level directories of [`many_dirs`], each with [`SUBDIRS`] below it.
+const TOPS: usize = 8;
+const SUBDIRS: usize = 4;
+
+/// A tree of 1 + 8 + 32 = 41 directories, three source files in each.
+fn many_dirs() -> (TestEnv, usize) {
+    let env = TestEnv::new();
+    let mut dirs = 1;
+    env.file("README.md", "# A fixture\n");
+    for top in 0..TOPS {
+        dirs += 1;
+        for file in 0..3 {
+            env.file(
+                &format!("pkg{top}/mod{file}.rs"),
+                format!("pub fn f{file}() -> u32 {{ {file} }}\n"),
+            );
+        }
+        for sub in 0..SUBDIRS {
+            dirs += 1;
+            for file in 0..3 {
+                env.file(
+                    &format!("pkg{top}/part{sub}/item{file}.rs"),
+                    format!("pub struct Item{file};\n"),
+                );
+            }
+        }
+    }
+    (env, dirs)
+}
+
+/// A dir loop as a real model runs one: a `Step` line, a `think`, reads;
+/// then the cache writes, a `checkpoint` and sometimes a flag; then the
+/// report.
+fn realistic_dir(turn: &Turn<'_>) -> Reply {
+    let dir = turn.dir();
+    let rel = dir
+        .strip_prefix(turn.target)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let rel = if rel.is_empty() { ".".to_string() } else { rel };
+    let mut dirs = vec![(rel.clone(), dir.clone())];
+    for member in unit_members(turn.body) {
+        dirs.push((member.clone(), turn.target.join(&member)));
+    }
+    match turn.turn {
+        1 => {
+            let mut blocks = vec![
+                MockBlock::Text(format!(
+                    "Step 1: read the sources of {rel} to see what it holds."
+                )),
+                tool_use(
+                    "think",
+                    json!({
+                        "observation": format!("{rel} holds a few small Rust files."),
+                        "hypothesis": format!("{rel} is a module of helpers that cost $0.05 to run."),
+                        "next_action": "Read every file."
+                    }),
+                ),
+            ];
+            for (_, path) in &dirs {
+                for (name, _) in visible_files(path) {
+                    blocks.push(tool_use(
+                        "read_file",
+                        json!({"path": path.join(name).to_string_lossy()}),
+                    ));
+                }
+            }
+            Reply::blocks(blocks)
+        }
+        2 => {
+            let mut blocks = vec![MockBlock::Text(
+                "Step 2: record what each file does.".to_string(),
+            )];
+            for (owner, path) in &dirs {
+                let files = visible_files(path);
+                for (name, size) in &files {
+                    let file = path.join(name);
+                    let file_rel = file.strip_prefix(turn.target).unwrap().to_string_lossy();
+                    blocks.push(file_entry_call(&file, &file_rel, *size, "A small item."));
+                }
+                blocks.push(tool_use(
+                    "write_cache",
+                    json!({
+                        "cache_type": "dir",
+                        "path": path.to_string_lossy(),
+                        "data": {
+                            "path": path.to_string_lossy(),
+                            "relative_path": owner,
+                            "child_count": files.len(),
+                            "summary": format!("Directory {owner} holds small items."),
+                            "dominant_category": "source",
+                            "confidence": 0.8,
+                            "cached_at": "2026-01-01T00:00:00+00:00"
+                        }
+                    }),
+                ));
+                if let Some((name, _)) = files.first().filter(|_| owner.ends_with("part0")) {
+                    let flagged = path.join(name);
+                    blocks.push(tool_use(
+                        "flag",
+                        json!({
+                            "path": flagged.strip_prefix(turn.target).unwrap().to_string_lossy(),
+                            "finding": "An item with no tests.",
+                            "severity": "concern"
+                        }),
+                    ));
+                }
+            }
+            blocks.push(tool_use(
+                "checkpoint",
+                json!({"learned": "Every file is a small item.", "still_unknown": "Nothing.",
+                       "next_phase": "Report."}),
+            ));
+            Reply::blocks(blocks)
+        }
+        _ => Reply::tool_use(
+            "submit_report",
+            json!({"summary": format!("Directory {rel} holds small items."), "completeness": 0.9}),
+        ),
+    }
+}
+
+fn realistic(agent: MockAgent) -> MockAgent {
+    agent.every_dir_script(realistic_dir)
+}
+
+/// stderr lines per directory, to two decimals.
+fn per_dir(lines: usize, dirs: usize) -> f64 {
+    (lines as f64 / dirs as f64 * 100.0).round() / 100.0
+}
+
+/// Lines of `text` that contain `needle`.
+fn count(text: &str, needle: &str) -> usize {
+    text.lines().filter(|line| line.contains(needle)).count()
+}
+
+/// A first run says at most 3 lines per directory: each loop's start, one
+/// line per `think`, one per flag; a rerun with every summary cached says
+/// so in one line, and `-v` names each cached directory again.
+#[test]
+fn a_run_on_a_pipe_says_a_few_lines_per_directory() {
+    let (env, dirs) = many_dirs();
+    let env = env.with_agent(realistic);
+    let out = env.run_ok(&[]);
+    let err = stderr(&out);
+    let lines = err.lines().count();
+    eprintln!(
+        "stderr: {lines} lines for {dirs} directories ({} per directory)",
+        per_dir(lines, dirs)
+    );
+    assert!(
+        lines <= 3 * dirs,
+        "{lines} lines for {dirs} directories:\n{err}"
+    );
+    // Every loop thought once: one line each, hypothesis and next step.
+    assert_eq!(count(&err, "] think: "), dirs, "{err}");
+    assert!(
+        err.contains(
+            "[AI] [pkg0/part0] think: pkg0/part0 is a module of helpers that cost $0.05 \
+             to run. | next: Read every file."
+        ),
+        "{err}"
+    );
+    // A flag is one line, its finding included.
+    assert_eq!(count(&err, "FLAG ["), TOPS, "{err}");
+    assert!(
+        err.contains(
+            "[AI] [pkg3/part0] FLAG [CONCERN] pkg3/part0/item0.rs: An item with no tests."
+        ),
+        "{err}"
+    );
+    // The trace is for -v: no tool call, no words of the model, no note
+    // block.
+    for trace in ["-> ", "Step 1:", "THINK", "CHECKPOINT", "observation:"] {
+        assert_eq!(count(&err, trace), 0, "{trace:?} in\n{err}");
+    }
+
+    let again = stderr(&env.run_ok(&[]));
+    assert!(again.contains("[AI] Directories cached: 41"), "{again}");
+    assert_eq!(count(&again, "Skipping (cached)"), 0, "{again}");
+    assert!(again.lines().count() < 30, "{again}");
+    let named = stderr(&env.run_ok(&["-v"]));
+    assert_eq!(count(&named, "[AI] Skipping (cached): "), dirs, "{named}");
+}
+
+/// `-v` brings back the whole trace: the model's words, every tool call,
+/// each note field by field, and each flag's finding on a line of its own.
+#[test]
+fn verbose_prints_the_full_trace() {
+    let env = TestEnv::with_small_project().with_agent(realistic);
+    let err = stderr(&env.run_ok(&["--verbose"]));
+    for line in [
+        "[AI] [src/core] Step 1: read the sources of src/core to see what it holds.",
+        "[AI] [src/core] -> read_file(path=",
+        "[AI] [src/core] -> write_cache(cache_type=\"file\"",
+        "[AI] [src/core] THINK",
+        "[AI] [src/core]   hypothesis:  src/core is a module of helpers",
+        "[AI] [src/core] CHECKPOINT",
+        "[AI] [src/core]   learned:       Every file is a small item.",
+        "[AI]   -> submit_report(brief=",
+    ] {
+        assert!(err.contains(line), "{line:?} not in\n{err}");
+    }
+    assert_eq!(count(&err, "] think: "), 0, "{err}");
+}
