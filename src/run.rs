@@ -114,6 +114,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ai_brief: outcome.brief,
         ai_detailed: outcome.detailed,
         flags: outcome.flags,
+        ai_sections: outcome.sections,
         investigation: outcome.status,
         grounding: outcome.grounding,
     };

@@ -191,9 +191,9 @@ calls to save turns.";
 tool calls are needed.";
     pub(crate) const PLANNING: &str =
         "Everything you need is in the system prompt above. Call submit_plan now.";
-    pub(crate) const SYNTHESIS: &str = "Every directory summary is in the system prompt above. Combine \
-them into one coherent report and call submit_report right away; no other tool calls are \
-needed.";
+    pub(crate) const SYNTHESIS: &str = "Every directory summary is in the system prompt above. Reason \
+from them to one conclusion about the whole and call submit_report right away; no other tool \
+calls are needed.";
 }
 
 /// What each pass says when the model replies without calling a tool.

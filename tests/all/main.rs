@@ -32,5 +32,6 @@ mod redaction;
 mod resume;
 mod sandbox;
 mod scan;
+mod sections;
 mod soak;
 mod tools;

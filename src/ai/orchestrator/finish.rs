@@ -128,6 +128,7 @@ pub(super) fn finish(
     Outcome {
         brief: synthesis.brief,
         detailed: synthesis.detailed,
+        sections: synthesis.sections,
         flags,
         status: Investigation {
             status,

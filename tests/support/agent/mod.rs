@@ -127,6 +127,17 @@ impl MockAgent {
         self
     }
 
+    /// The survey, planning or synthesis (each group of a synthesis in
+    /// levels too) follows `script`.
+    pub fn script(
+        mut self,
+        pass: Pass,
+        script: impl Fn(&Turn<'_>) -> Reply + Send + Sync + 'static,
+    ) -> Self {
+        *self.single_pass(pass) = Behaviour::Custom(Arc::new(script));
+        self
+    }
+
     /// The survey, planning or synthesis never calls a tool (so it runs out
     /// of turns).
     pub fn silent(mut self, pass: Pass) -> Self {

@@ -8,6 +8,11 @@
 //! window: the input shrinks instead. When everything fits one call uncut,
 //! this is the one-call synthesis it always was.
 //!
+//! A group's `submit_report` may fill the domain sections too: they are
+//! shown to the level above with the group's summary, and whatever a level
+//! leaves empty is filled from the levels below it
+//! ([`Sections::fill_from`]), so what a part found reaches the report.
+//!
 //! Each group's summary is saved in `synthesis_groups.json` under the
 //! digest of its input, so a rerun after a change pays only for the groups
 //! the change reaches (their input differs) and the verdict. The file is
@@ -35,6 +40,8 @@ use crate::ai::rules::projection::GROUP_OUTPUT_TOKENS;
 use crate::ai::rules::projection::ModelTerms;
 use crate::ai::tools::frame_untrusted;
 use crate::cache::{Cache, SYNTHESIS_GROUPS_FILE, now_iso};
+use crate::report::Sections;
+use crate::report::sections::SECTION_TITLES;
 use crate::text::escape_line;
 
 /// The name of the saved group summaries (see [`crate::cache`]).
@@ -70,11 +77,13 @@ pub(crate) struct Synthesized {
     pub groups_reused: usize,
 }
 
-/// One input of a level: its text and its label.
+/// One input of a level: its text and its label, and the domain sections
+/// of what it summarises (none for a directory's summary).
 #[derive(Debug, Clone)]
 struct Input {
     label: String,
     text: String,
+    sections: Sections,
 }
 
 /// A group of a level: its summary saved by an earlier run, or the system
@@ -152,6 +161,7 @@ pub(crate) fn lay_out(
             .map(|((rel, _), text)| Input {
                 label: format!("{}/", escape_line(rel)),
                 text: cut(text, limit),
+                sections: Sections::default(),
             })
             .collect();
         let sections: Vec<Section> = ordered
@@ -194,14 +204,16 @@ pub(crate) async fn synthesize(
         &run.terms,
         run.money_left,
     );
-    if laid.layout.levels.is_empty() && laid.uncut {
-        let outcome = run_synthesis(run.ctx, run.target, entries).await?;
-        return Ok(Synthesized {
-            outcome,
+    let mut done = if laid.layout.levels.is_empty() && laid.uncut {
+        Synthesized {
+            outcome: run_synthesis(run.ctx, run.target, entries).await?,
             ..Synthesized::default()
-        });
-    }
-    in_levels(run, entries, laid.inputs, &laid.layout).await
+        }
+    } else {
+        in_levels(run, entries, laid.inputs, &laid.layout).await?
+    };
+    done.outcome.sections.drop_dangling();
+    Ok(done)
 }
 
 /// The synthesis of `inputs` (level 1: the cut sections in tree order)
@@ -316,6 +328,7 @@ async fn in_levels(
                             "part": label,
                             "brief": string_field(&input, "brief"),
                             "detailed": string_field(&input, "detailed"),
+                            "sections": Sections::from_submitted(&input),
                             "created_at": now_iso(),
                         })),
                         CallEnd::Refused(why) => {
@@ -330,6 +343,14 @@ async fn in_levels(
                     }
                 }
             };
+            // The part's sections: those its summary filled, and what it
+            // left empty from the parts below it.
+            let below = labelled_sections(&members);
+            let mut sections: Sections = summary
+                .as_ref()
+                .and_then(|summary| serde_json::from_value(summary["sections"].clone()).ok())
+                .unwrap_or_default();
+            sections.fill_from(&below);
             let text = match &summary {
                 Some(summary) => {
                     let brief = summary["brief"].as_str().unwrap_or_default();
@@ -337,8 +358,9 @@ async fn in_levels(
                     used.insert(digest, summary.clone());
                     save_groups(run, &saved, &used);
                     format!(
-                        "### Part: {label}\nSummary: {brief}\n{}\n",
-                        summary["detailed"].as_str().unwrap_or_default()
+                        "### Part: {label}\nSummary: {brief}\n{}\n{}",
+                        summary["detailed"].as_str().unwrap_or_default(),
+                        sections_for_prompt(&sections)
                     )
                 }
                 None => {
@@ -352,6 +374,7 @@ async fn in_levels(
             outputs.push(Input {
                 label,
                 text: cut(&text, output_bytes),
+                sections,
             });
         }
         let mut outputs = outputs.into_iter().map(Some).collect::<Vec<_>>();
@@ -362,6 +385,7 @@ async fn in_levels(
                 Output::Group(g) => outputs[g].take().unwrap_or_else(|| Input {
                     label: String::new(),
                     text: String::new(),
+                    sections: Sections::default(),
                 }),
                 Output::Passed(i) => inputs[i].clone(),
             })
@@ -401,6 +425,7 @@ async fn in_levels(
         SynthesisOutcome {
             brief: first_brief.unwrap_or(fallback_brief),
             detailed: joined,
+            sections: Sections::default(),
             submitted: false,
         }
     };
@@ -409,6 +434,11 @@ async fn in_levels(
         Answer::ApiError => SynthesisOutcome::default(),
         Answer::Without => fallback(),
     };
+    // What the parts found reaches the report where the verdict left a
+    // section empty (or was not written).
+    done.outcome
+        .sections
+        .fill_from(&labelled_sections(&inputs.iter().collect::<Vec<_>>()));
     Ok(done)
 }
 
@@ -436,6 +466,43 @@ async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
     })
     .await;
     outputs.into_iter().flatten().collect()
+}
+
+/// Each input's label and sections, for [`Sections::fill_from`].
+fn labelled_sections(inputs: &[&Input]) -> Vec<(String, Sections)> {
+    inputs
+        .iter()
+        .filter(|input| !input.sections.is_empty())
+        .map(|input| (input.label.clone(), input.sections.clone()))
+        .collect()
+}
+
+/// A part's sections as the level above reads them: one `Title: ...`
+/// line per filled section (empty when none is).
+fn sections_for_prompt(sections: &Sections) -> String {
+    let Ok(Value::Object(fields)) = serde_json::to_value(sections) else {
+        return String::new();
+    };
+    let mut lines = Vec::new();
+    for (key, title) in SECTION_TITLES {
+        let Some(value) = fields.get(key) else {
+            continue;
+        };
+        let said = match value {
+            Value::String(text) => text.replace('\n', " "),
+            Value::Array(items) => items
+                .iter()
+                .map(|item| match item {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join("; "),
+            other => other.to_string(),
+        };
+        lines.push(format!("{title}: {said}\n"));
+    }
+    lines.concat()
 }
 
 /// `src/, docs/ and 12 more`.
@@ -503,6 +570,7 @@ mod tests {
         let input = |l: &str| Input {
             label: l.to_string(),
             text: String::new(),
+            sections: Sections::default(),
         };
         let list = [
             input("a/"),

@@ -2,8 +2,10 @@
 //! the report's brief and detailed analysis.
 //!
 //! The pass reads only dir entries (never files), offers `read_cache`,
-//! `list_cache`, `flag` and `submit_report(brief, detailed)`, and has at most
-//! 5 turns. When the turns run out it falls back to [`synthesize_from_cache`],
+//! `list_cache`, `flag` and `submit_report(brief, detailed, ...)`, and has
+//! at most 5 turns. Besides the verdict, `submit_report` takes the optional
+//! domain sections ([`Sections`]: architecture, components, datasets, ...),
+//! normalised here before they reach the report. When the turns run out it falls back to [`synthesize_from_cache`],
 //! a mechanical report built without the model, so the report always says
 //! something. An API error ends the pass with empty fields, as in the
 //! original.
@@ -34,6 +36,7 @@ use crate::ai::rules::decide::in_synthesis;
 use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::tools::input::string_field;
 use crate::ai::tools::{Toolbox, frame_untrusted};
+use crate::report::Sections;
 use crate::text::escape_line;
 pub(crate) use levels::{LaidOut, SynthesisRun, lay_out, synthesize};
 
@@ -165,6 +168,8 @@ pub(crate) fn synthesis_prompt(target: &str, entries: &[Value]) -> Result<String
 pub(crate) struct SynthesisOutcome {
     pub brief: String,
     pub detailed: String,
+    /// The domain sections it filled, normalised.
+    pub sections: Sections,
     /// The model submitted it (not the mechanical fallback, not an API
     /// failure): only such a result is worth saving for reuse.
     pub submitted: bool,
@@ -176,6 +181,7 @@ impl SynthesisOutcome {
         SynthesisOutcome {
             brief: string_field(input, "brief"),
             detailed: string_field(input, "detailed"),
+            sections: Sections::from_submitted(input),
             submitted: true,
         }
     }
@@ -228,6 +234,7 @@ fn mechanical_synthesis(entries: &[Value]) -> SynthesisOutcome {
     SynthesisOutcome {
         brief,
         detailed,
+        sections: Sections::default(),
         submitted: false,
     }
 }
@@ -248,6 +255,7 @@ pub(crate) fn saved_synthesis(outcome: &SynthesisOutcome, digest: &str, now: &st
     json!({
         "brief": outcome.brief,
         "detailed": outcome.detailed,
+        "sections": outcome.sections,
         "entries_digest": digest,
         "created_at": now,
     })
@@ -262,6 +270,11 @@ pub(crate) fn reusable_synthesis(saved: Option<&Value>, digest: &str) -> Option<
     Some(SynthesisOutcome {
         brief: saved.get("brief")?.as_str()?.to_string(),
         detailed: saved.get("detailed")?.as_str()?.to_string(),
+        // Saved before there were sections (or unreadable): none.
+        sections: saved
+            .get("sections")
+            .and_then(|sections| serde_json::from_value(sections.clone()).ok())
+            .unwrap_or_default(),
         submitted: true,
     })
 }
@@ -321,6 +334,7 @@ mod tests {
         let outcome = SynthesisOutcome {
             brief: "B".into(),
             detailed: "D".into(),
+            sections: Sections::from_submitted(&json!({"themes": ["Tax returns"]})),
             submitted: true,
         };
         let saved = saved_synthesis(&outcome, &digest, "now");
