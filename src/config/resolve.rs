@@ -8,6 +8,7 @@ use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::language::parse_language;
 use super::{
     ApiSettings, BATCH_POLL_VAR, Config, ConfigError, DEFAULT_CACHE_ROOT, Env, HEADERS_TIMEOUT_VAR,
     IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode, OutputOptions, RETRY_BACKOFF_VAR,
@@ -29,6 +30,7 @@ impl Invocation {
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(DEFAULT_CACHE_ROOT));
         let max_cost = args.max_cost.as_deref().map(parse_max_cost).transpose()?;
+        let language = args.language.as_deref().map(parse_language).transpose()?;
         let budget = match args.budget.as_deref() {
             Some(raw) => parse_budget(raw)?,
             None => Some(DEFAULT_BUDGET_USD),
@@ -117,6 +119,7 @@ impl Invocation {
                 batch_size: args
                     .batch_size
                     .map_or(api::batch::MAX_REQUESTS, |n| n as usize),
+                language,
             },
             api: ApiSettings {
                 base_url: env

@@ -240,6 +240,9 @@ pub struct InvestigationSummary {
     /// What the Message Batches API did (`--batch` runs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<BatchSummary>,
+    /// The `--language` the model wrote in (absent without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
 }
 
 /// `investigation.batch`: a `--batch` run's rounds and requests. Costs

@@ -22,6 +22,7 @@ mod discovery;
 mod estimate;
 mod grounding;
 mod hostile;
+mod language;
 mod locations;
 mod mock_server;
 mod pipeline;

@@ -172,7 +172,7 @@ fn a_report_without_sections_has_an_empty_object_and_no_section_text() {
 
 /// In levels, each part fills its own components and tech stack; the
 /// verdict fills none. The verdict is shown the parts' sections, and the
-/// report carries them.
+/// report carries them. (`--language` reaches each part's prompt too.)
 #[test]
 fn a_synthesis_in_levels_carries_the_parts_sections_to_the_report() {
     let env = crate::budget::tree().with_agent(|a| {
@@ -198,13 +198,25 @@ fn a_synthesis_in_levels_carries_the_parts_sections_to_the_report() {
                 Reply::tool_use("submit_report", input)
             })
     });
-    let report = json_run(&env, &["--budget", crate::budget::BUDGET]);
+    let report = json_run(
+        &env,
+        &["--budget", crate::budget::BUDGET, "--language", "Deutsch"],
+    );
     let synthesis = env.requests_of(&Pass::Synthesis);
     let groups = synthesis
         .iter()
         .filter(|r| crate::budget::is_group(r))
         .count();
     assert!(groups >= 2, "no synthesis in levels: {groups} groups");
+    // Each part, and the verdict, is written in the run's language.
+    let rule = "## Language\nWrite every text you hand in for people to read in Deutsch:";
+    for request in &synthesis {
+        assert!(
+            request.system_text().contains(rule),
+            "{}",
+            request.system_text()
+        );
+    }
     let verdict = synthesis.last().unwrap();
     assert!(!crate::budget::is_group(verdict));
     assert!(

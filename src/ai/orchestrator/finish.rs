@@ -148,6 +148,7 @@ pub(super) fn finish(
                 cache_savings_usd: tracker.cache_savings(),
                 cost_cap_hit: work.cap_hit,
                 batch: session.batch_stats().map(|stats| stats.summary()),
+                language: run.config.investigation.language.clone(),
             }),
             spent: None,
         },

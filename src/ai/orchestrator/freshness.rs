@@ -55,6 +55,7 @@ fn why_again(reason: Reason) -> Option<&'static str> {
     match reason {
         Reason::New => None,
         Reason::Changed => Some("its contents changed"),
+        Reason::Language => Some("its summary is in another language"),
         Reason::ChildChanged => Some("a directory below it is investigated again"),
     }
 }
@@ -70,9 +71,13 @@ fn again_line(freshness: &Freshness) -> Option<String> {
             .count()
     };
     let (changed, above) = (count(Reason::Changed), count(Reason::ChildChanged));
+    let language = count(Reason::Language);
     let mut parts = Vec::new();
     if changed > 0 {
         parts.push(format!("{changed} whose contents changed",));
+    }
+    if language > 0 {
+        parts.push(format!("{language} whose summary is in another language"));
     }
     if above > 0 {
         parts.push(format!("{above} above a directory investigated again"));

@@ -33,8 +33,9 @@ use super::{
 use crate::ai::failure::PassError;
 use crate::ai::passes::one_call::{Answer, CallEnd, PassContext, ask, converse};
 use crate::ai::passes::record_refusal;
-use crate::ai::prompts::{SynthesisGroupPrompt, SynthesisPrompt};
+use crate::ai::prompts::{SynthesisGroupPrompt, SynthesisPrompt, language_rule};
 use crate::ai::rules::decide::synthesis_cost;
+use crate::ai::rules::fingerprint::language_key;
 use crate::ai::rules::levels::{self, Capacity, Layout, Output, Section};
 use crate::ai::rules::projection::GROUP_OUTPUT_TOKENS;
 use crate::ai::rules::projection::ModelTerms;
@@ -65,6 +66,8 @@ pub(crate) struct SynthesisRun<'a> {
     pub terms: ModelTerms,
     /// Money left for the synthesis, when the run has a budget.
     pub money_left: Option<f64>,
+    /// What the summaries and the verdict are written in (`--language`).
+    pub language: Option<&'a str>,
 }
 
 /// What [`synthesize`] did.
@@ -206,7 +209,7 @@ pub(crate) async fn synthesize(
     );
     let mut done = if laid.layout.levels.is_empty() && laid.uncut {
         Synthesized {
-            outcome: run_synthesis(run.ctx, run.target, entries).await?,
+            outcome: run_synthesis(run.ctx, run.target, entries, run.language).await?,
             ..Synthesized::default()
         }
     } else {
@@ -256,7 +259,7 @@ async fn in_levels(
                     .collect::<Vec<_>>()
                     .join("\n"),
             );
-            let digest = digest(run.target, &summaries);
+            let digest = digest(run.target, &summaries, run.language);
             let call = match saved.remove(&digest) {
                 Some(summary) => {
                     run.ctx.progress.ai(&format!(
@@ -271,6 +274,7 @@ async fn in_levels(
                         target: &escape_line(run.target),
                         part: &label,
                         summaries_text: &summaries,
+                        language_rule: &language_rule(run.language),
                     }
                     .render()?,
                 ),
@@ -417,6 +421,7 @@ async fn in_levels(
                 &joined
             )
         ),
+        language_rule: &language_rule(run.language),
     }
     .render()?;
     // Without the verdict, the parts' summaries joined stand in for it.
@@ -519,12 +524,17 @@ fn part_label(members: &[&Input]) -> String {
     label
 }
 
-/// The key of a group's saved summary: its input.
-fn digest(target: &str, summaries: &str) -> String {
+/// The key of a group's saved summary: its input, and the language it is
+/// written in (none: the key it always had).
+fn digest(target: &str, summaries: &str, language: Option<&str>) -> String {
     let mut hasher = Sha256::new();
     hasher.update(target.as_bytes());
     hasher.update(b"\0");
     hasher.update(summaries.as_bytes());
+    if let Some(language) = language {
+        hasher.update(b"\0language\0");
+        hasher.update(language_key(language).as_bytes());
+    }
     format!("{:x}", hasher.finalize())
 }
 
@@ -586,8 +596,9 @@ mod tests {
 
     #[test]
     fn group_keys_follow_their_input() {
-        assert_eq!(digest("/t", "x"), digest("/t", "x"));
-        assert_ne!(digest("/t", "x"), digest("/t", "y"));
-        assert_ne!(digest("/t", "x"), digest("/u", "x"));
+        assert_eq!(digest("/t", "x", None), digest("/t", "x", None));
+        assert_ne!(digest("/t", "x", None), digest("/t", "y", None));
+        assert_ne!(digest("/t", "x", None), digest("/u", "x", None));
+        assert_ne!(digest("/t", "x", None), digest("/t", "x", Some("French")));
     }
 }

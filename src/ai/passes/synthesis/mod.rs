@@ -33,6 +33,7 @@ use crate::ai::failure::PassError;
 use crate::ai::passes::one_call::{Answer, OneCall, PassContext, Without, ask};
 use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::rules::decide::in_synthesis;
+use crate::ai::rules::fingerprint::language_key;
 use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::tools::input::string_field;
 use crate::ai::tools::{Toolbox, frame_untrusted};
@@ -146,10 +147,14 @@ pub(crate) fn synthesize_from_cache(entries: &[Value]) -> (String, String) {
     (brief, detailed)
 }
 
-/// The synthesis prompt over `entries` (in report order); the summaries are
-/// framed as untrusted data, and each directory heading is escaped to one
-/// line.
-pub(crate) fn synthesis_prompt(target: &str, entries: &[Value]) -> Result<String, PassError> {
+/// The synthesis prompt over `entries` (in report order), written in
+/// `language`; the summaries are framed as untrusted data, and each
+/// directory heading is escaped to one line.
+pub(crate) fn synthesis_prompt(
+    target: &str,
+    entries: &[Value],
+    language: Option<&str>,
+) -> Result<String, PassError> {
     let rendered = render_summaries(entries);
     let summaries_text = if entries.is_empty() {
         rendered
@@ -159,6 +164,7 @@ pub(crate) fn synthesis_prompt(target: &str, entries: &[Value]) -> Result<String
     Ok(SynthesisPrompt {
         target: &escape_line(target),
         summaries_text: &summaries_text,
+        language_rule: &prompts::language_rule(language),
     }
     .render()?)
 }
@@ -217,8 +223,9 @@ pub(crate) async fn run_synthesis(
     ctx: PassContext<'_>,
     target: &str,
     entries: &[Value],
+    language: Option<&str>,
 ) -> Result<SynthesisOutcome, PassError> {
-    let system = synthesis_prompt(target, entries)?;
+    let system = synthesis_prompt(target, entries, language)?;
     Ok(match ask(ctx, SYNTHESIS_CALL, system, WITHOUT).await? {
         Answer::Submitted(input) => SynthesisOutcome::submitted(&input),
         Answer::ApiError => SynthesisOutcome::default(),
@@ -239,13 +246,20 @@ fn mechanical_synthesis(entries: &[Value]) -> SynthesisOutcome {
     }
 }
 
-/// A digest of the dir entries a synthesis reads: any change to any entry
-/// (a new summary, a new timestamp, one entry more or less) changes it.
-pub(crate) fn entries_digest(entries: &[Value]) -> String {
+/// A digest of the dir entries a synthesis reads and of the `--language`
+/// it is written in: any change to any entry (a new summary, a new
+/// timestamp, one entry more or less) or to the language changes it.
+/// Without a language it is what it always was, so a saved synthesis still
+/// holds.
+pub(crate) fn entries_digest(entries: &[Value], language: Option<&str>) -> String {
     let mut hasher = Sha256::new();
     for entry in entries {
         hasher.update(entry.to_string().as_bytes());
         hasher.update(b"\n");
+    }
+    if let Some(language) = language {
+        hasher.update(b"\0language\0");
+        hasher.update(language_key(language).as_bytes());
     }
     format!("{:x}", hasher.finalize())
 }
@@ -330,7 +344,7 @@ mod tests {
     #[test]
     fn a_saved_synthesis_is_reused_only_for_the_same_entries() {
         let entries = vec![dir(".", "root"), dir("a", "A.")];
-        let digest = entries_digest(&entries);
+        let digest = entries_digest(&entries, None);
         let outcome = SynthesisOutcome {
             brief: "B".into(),
             detailed: "D".into(),
@@ -340,15 +354,21 @@ mod tests {
         let saved = saved_synthesis(&outcome, &digest, "now");
         assert_eq!(reusable_synthesis(Some(&saved), &digest), Some(outcome));
         let changed = vec![dir(".", "root"), dir("a", "A, edited.")];
-        assert_ne!(entries_digest(&changed), digest);
+        assert_ne!(entries_digest(&changed, None), digest);
         assert_eq!(
-            reusable_synthesis(Some(&saved), &entries_digest(&changed)),
+            reusable_synthesis(Some(&saved), &entries_digest(&changed, None)),
             None
         );
         assert_eq!(
-            reusable_synthesis(Some(&saved), &entries_digest(&entries[..1])),
+            reusable_synthesis(Some(&saved), &entries_digest(&entries[..1], None)),
             None
         );
+        // Another language is another synthesis; the same one, however
+        // spelled, is not.
+        let french = entries_digest(&entries, Some("French"));
+        assert_ne!(french, digest);
+        assert_eq!(entries_digest(&entries, Some(" french")), french);
+        assert_eq!(reusable_synthesis(Some(&saved), &french), None);
         assert_eq!(reusable_synthesis(None, &digest), None);
         assert_eq!(
             reusable_synthesis(Some(&json!({"entries_digest": digest})), &digest),
