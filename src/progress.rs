@@ -1,9 +1,10 @@
 //! Progress on stderr, for the scan and the investigation.
 //!
-//! On a terminal this is a live indicatif display: spinners and counters that
-//! redraw in place, with permanent lines printed above them. Anywhere else it is
-//! plain `[scan] ...` / `[AI] ...` lines with no carriage returns, so logs and
-//! CI output stay readable. stdout is never touched here.
+//! On a terminal this is one live line (counters, the dir board, a batch
+//! being waited on) redrawn in place, with permanent lines printed above it
+//! (`live.rs`). Anywhere else it is plain `[scan] ...` / `[AI] ...` lines
+//! with no carriage returns, so logs and CI output stay readable. stdout is
+//! never touched here.
 //!
 //! Every piece of text that may come from a file name or a model is escaped
 //! with [`crate::text::escape_control`] before it is printed.
@@ -12,26 +13,25 @@
 //! short: a few lines per directory (the loop starting, one line per
 //! `think`, one per flag, warnings). The full trace (every tool call, the
 //! model's own text, each note field, each cached directory) is for
-//! `-v`/`--verbose` ([`Progress::ai_detail`], [`Progress::ai_dir_detail`]).
+//! `-v`/`--verbose` ([`Progress::ai_detail`]).
 //!
-//! The live lines are laid out by `line.rs` for the terminal's width at
+//! The live line is laid out by `line.rs` for the terminal's width at
 //! every redraw, never padded to it, so a resized terminal does not
 //! scramble the scrollback and no figure is cut in the middle.
 //!
 //! [`Progress`] is cheap to clone and safe to share between threads and tasks.
 
 mod line;
+mod live;
 
 use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use indicatif::{
-    MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle as BarStyle,
-};
-
 use crate::text::{escape_control, format_thousands};
 use line::{LiveField, lay_out};
+use live::{Draw, Screen};
 
 /// How progress is drawn on stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +60,7 @@ struct Inner {
 }
 
 enum Mode {
-    Live { multi: MultiProgress, color: bool },
+    Live { screen: Arc<Screen>, color: bool },
     Plain,
     Silent,
 }
@@ -70,7 +70,7 @@ impl Progress {
     pub fn new(style: ProgressStyle, verbose: bool) -> Self {
         let mode = match style {
             ProgressStyle::Live { color } => Mode::Live {
-                multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
+                screen: Screen::start(),
                 color,
             },
             ProgressStyle::Plain => Mode::Plain,
@@ -105,12 +105,7 @@ impl Progress {
     pub fn println(&self, line: &str) {
         let line = escape_control(line);
         match &self.inner.mode {
-            Mode::Live { multi, .. } => {
-                // println only fails when the draw target is hidden; fall back.
-                if multi.println(line.as_ref()).is_err() {
-                    self.write_plain(&line);
-                }
-            }
+            Mode::Live { screen, .. } => screen.println(&line),
             Mode::Plain => self.write_plain(&line),
             Mode::Silent => {}
         }
@@ -144,12 +139,30 @@ impl Progress {
         }
     }
 
-    /// Take the live lines off the terminal (Ctrl-C: what follows is the
-    /// last word, and no half-drawn line stays above the shell's prompt).
+    /// Take the live line off the terminal for good (Ctrl-C: what follows
+    /// is the last word, and no half-drawn line stays above the shell's
+    /// prompt).
     pub(crate) fn clear_live(&self) {
-        if let Mode::Live { multi, .. } = &self.inner.mode {
-            let _ = multi.clear();
+        if let Mode::Live { screen, .. } = &self.inner.mode {
+            screen.clear();
         }
+    }
+
+    /// Show `draw`'s line live until the source is dropped; none off a
+    /// terminal.
+    fn live(
+        &self,
+        draw: impl Fn(usize, bool) -> String + Send + Sync + 'static,
+    ) -> Option<LiveSource> {
+        let Mode::Live { screen, color } = &self.inner.mode else {
+            return None;
+        };
+        let color = *color;
+        let draw: Draw = Arc::new(move |width| draw(width, color));
+        Some(LiveSource {
+            id: screen.add(draw),
+            screen: screen.clone(),
+        })
     }
 
     /// Start a counted phase such as "Classifying files". Live: a line with
@@ -157,26 +170,23 @@ impl Progress {
     /// finishes.
     pub fn counter(&self, tag: &str, label: &str) -> Counter {
         let prefix = format!("  [{tag}] {label}...");
-        let bar = match &self.inner.mode {
-            Mode::Live { multi, .. } => {
-                let shown = prefix.clone();
-                let bar = live_bar(multi, None, move |state| {
-                    let count = [LiveField::kept(" ", format_thousands(state.pos()))];
-                    lay_out(&shown, &count, terminal_width())
-                });
-                bar.enable_steady_tick(Duration::from_millis(120));
-                Some(bar)
-            }
-            Mode::Plain => {
-                self.write_plain(&prefix);
-                None
-            }
-            Mode::Silent => None,
-        };
+        let count = Arc::new(AtomicU64::new(0));
+        let (shown, counted) = (prefix.clone(), count.clone());
+        let live = self.live(move |width, _| {
+            let count = [LiveField::kept(
+                " ",
+                format_thousands(counted.load(Ordering::Relaxed)),
+            )];
+            lay_out(&shown, &count, width)
+        });
+        if matches!(self.inner.mode, Mode::Plain) {
+            self.write_plain(&prefix);
+        }
         Counter {
             progress: self.clone(),
-            bar,
+            live,
             prefix,
+            count,
         }
     }
 
@@ -184,19 +194,13 @@ impl Progress {
     /// `total`, the spend so far and the loops running now. Draws only on a
     /// terminal; elsewhere the per-directory lines already tell the story.
     pub(crate) fn dir_board(&self, total: usize) -> DirBoard {
-        let state = Arc::new(Mutex::new(BoardState::default()));
-        let bar = match &self.inner.mode {
-            Mode::Live { multi, color } => {
-                let (shared, color) = (state.clone(), *color);
-                let bar = live_bar(multi, Some(total as u64), move |progress| {
-                    board_line(&lock(&shared), progress, terminal_width(), color)
-                });
-                bar.enable_steady_tick(Duration::from_millis(250));
-                Some(bar)
-            }
-            Mode::Plain | Mode::Silent => None,
-        };
-        DirBoard { bar, state }
+        let state = Arc::new(Mutex::new(BoardState {
+            total: total as u64,
+            ..BoardState::default()
+        }));
+        let shared = state.clone();
+        let live = self.live(move |width, color| board_line(&lock(&shared), width, color));
+        DirBoard { live, state }
     }
 
     /// The live line of a batch being waited on: what it holds and how
@@ -204,18 +208,9 @@ impl Progress {
     /// batcher prints a line when a round is sent and one when it is read.
     pub(crate) fn batch_line(&self) -> BatchLine {
         let fields: Arc<Mutex<Vec<LiveField>>> = Arc::default();
-        let bar = match &self.inner.mode {
-            Mode::Live { multi, .. } => {
-                let shown = fields.clone();
-                let bar = live_bar(multi, None, move |_| {
-                    lay_out("  [AI]", &lock(&shown), terminal_width())
-                });
-                bar.enable_steady_tick(Duration::from_millis(250));
-                Some(bar)
-            }
-            Mode::Plain | Mode::Silent => None,
-        };
-        BatchLine { bar, fields }
+        let shown = fields.clone();
+        let live = self.live(move |width, _| lay_out("  [AI]", &lock(&shown), width));
+        BatchLine { live, fields }
     }
 
     fn write_plain(&self, line: &str) {
@@ -228,44 +223,22 @@ impl Progress {
     }
 }
 
-/// A live line of `multi` whose whole text is `draw`'s, asked again at
-/// every redraw (so a resized terminal gets a line laid out for its new
-/// width within a tick). `len`: the bar's total, when it counts to one.
-fn live_bar(
-    multi: &MultiProgress,
-    len: Option<u64>,
-    draw: impl Fn(&ProgressState) -> String + Send + Sync + 'static,
-) -> ProgressBar {
-    let bar = multi.add(match len {
-        Some(len) => ProgressBar::new(len),
-        None => ProgressBar::new_spinner(),
-    });
-    let draw = Arc::new(draw);
-    let style = BarStyle::with_template("{line}")
-        .map(|style| {
-            style.with_key(
-                "line",
-                move |state: &ProgressState, out: &mut dyn std::fmt::Write| {
-                    let _ = out.write_str(&draw(state));
-                },
-            )
-        })
-        .unwrap_or_else(|_| BarStyle::default_spinner());
-    bar.set_style(style);
-    bar
+/// One source of the live line; dropping it takes its line away.
+struct LiveSource {
+    screen: Arc<Screen>,
+    id: u64,
 }
 
-/// The terminal's width in columns (80 when stderr is not a terminal or
-/// does not say).
-fn terminal_width() -> usize {
-    // SAFETY: TIOCGWINSZ only fills in the `winsize` we own; an fd that is
-    // not a terminal makes it fail, which is handled.
-    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
-    let rc = unsafe { libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, &mut size) };
-    if rc == 0 && size.ws_col > 0 {
-        usize::from(size.ws_col)
-    } else {
-        80
+impl LiveSource {
+    /// Draw again now: what the line shows changed.
+    fn refresh(&self) {
+        self.screen.refresh();
+    }
+}
+
+impl Drop for LiveSource {
+    fn drop(&mut self) {
+        self.screen.remove(self.id);
     }
 }
 
@@ -276,8 +249,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// A counted phase started by [`Progress::counter`].
 pub struct Counter {
     progress: Progress,
-    bar: Option<ProgressBar>,
+    live: Option<LiveSource>,
     prefix: String,
+    count: Arc<AtomicU64>,
 }
 
 impl Counter {
@@ -287,45 +261,41 @@ impl Counter {
         self.add(1);
     }
 
-    /// Count `n` more items without naming them.
+    /// Count `n` more items without naming them. (The live line shows the
+    /// count at its next redraw.)
     pub fn add(&self, n: u64) {
-        if let Some(bar) = &self.bar {
-            bar.inc(n);
-        }
+        self.count.fetch_add(n, Ordering::Relaxed);
     }
 
     /// End the phase with `  [tag] label... done`.
-    pub fn finish(self) {
+    pub fn finish(mut self) {
         let line = format!("{} done", self.prefix);
-        match &self.bar {
-            Some(bar) => {
-                bar.finish_and_clear();
-                self.progress.println(&line);
-            }
-            None => {
-                if !matches!(self.progress.inner.mode, Mode::Silent) {
-                    self.progress.write_plain(&line);
-                }
-            }
+        // The live line goes before the permanent one is printed.
+        let was_live = self.live.take().is_some();
+        match &self.progress.inner.mode {
+            Mode::Live { .. } if was_live => self.progress.println(&line),
+            Mode::Live { .. } | Mode::Plain => self.progress.write_plain(&line),
+            Mode::Silent => {}
         }
     }
 }
 
 /// The dir-loop phase's live display; see [`Progress::dir_board`].
 pub(crate) struct DirBoard {
-    bar: Option<ProgressBar>,
+    live: Option<LiveSource>,
     state: Arc<Mutex<BoardState>>,
 }
 
 #[derive(Default)]
 struct BoardState {
+    done: u64,
+    total: u64,
     running: Vec<String>,
     tokens: u64,
     dollars: f64,
     /// The model is not in the catalog: the dollars use a stand-in's prices.
     assumed: bool,
 }
-
 /// Columns of the board's bar, brackets included.
 const BOARD_BAR: usize = 22;
 
@@ -374,10 +344,13 @@ fn bar_text(done: u64, total: u64) -> String {
 }
 
 /// The board's line at `width` columns; the bar coloured when `color`.
-fn board_line(state: &BoardState, progress: &ProgressState, width: usize, color: bool) -> String {
-    let (done, total) = (progress.pos(), progress.len().unwrap_or_default());
-    let line = lay_out("  [AI]", &board_fields(state, done, total), width);
-    let bar = bar_text(done, total);
+fn board_line(state: &BoardState, width: usize, color: bool) -> String {
+    let line = lay_out(
+        "  [AI]",
+        &board_fields(state, state.done, state.total),
+        width,
+    );
+    let bar = bar_text(state.done, state.total);
     if color && line.contains(&bar) {
         line.replacen(&bar, &format!("\x1b[36m{bar}\x1b[0m"), 1)
     } else {
@@ -391,45 +364,49 @@ impl DirBoard {
         lock(&self.state)
             .running
             .push(escape_control(dir).into_owned());
+        self.refresh();
     }
 
     /// The loop on `dir` finished.
     pub(crate) fn finished(&self, dir: &str) {
-        let mut state = lock(&self.state);
-        let dir = escape_control(dir);
-        if let Some(at) = state.running.iter().position(|d| *d == dir) {
-            state.running.remove(at);
+        {
+            let mut state = lock(&self.state);
+            let dir = escape_control(dir);
+            if let Some(at) = state.running.iter().position(|d| *d == dir) {
+                state.running.remove(at);
+            }
+            state.done += 1;
         }
-        if let Some(bar) = &self.bar {
-            bar.inc(1);
-        }
+        self.refresh();
     }
 
     /// Say on the live line that the dollars are at assumed prices (the
     /// model is not in the catalog).
     pub(crate) fn assume_prices(&self) {
         lock(&self.state).assumed = true;
+        self.refresh();
     }
 
     /// The run's totals so far: `tokens` processed and produced, `dollars`.
     pub(crate) fn spent(&self, tokens: u64, dollars: f64) {
-        let mut state = lock(&self.state);
-        state.tokens = tokens;
-        state.dollars = dollars;
+        {
+            let mut state = lock(&self.state);
+            state.tokens = tokens;
+            state.dollars = dollars;
+        }
+        self.refresh();
     }
-}
 
-impl Drop for DirBoard {
-    fn drop(&mut self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
+    fn refresh(&self) {
+        if let Some(live) = &self.live {
+            live.refresh();
         }
     }
 }
 
 /// A batch's live line; see [`Progress::batch_line`].
 pub(crate) struct BatchLine {
-    bar: Option<ProgressBar>,
+    live: Option<LiveSource>,
     fields: Arc<Mutex<Vec<LiveField>>>,
 }
 
@@ -439,37 +416,35 @@ impl BatchLine {
     /// terminal the batch id is shortened or goes first, then the wait;
     /// the counts always stay.
     pub(crate) fn waiting(&self, round: u32, id: &str, counts: [u64; 3], waited: Duration) {
-        if self.bar.is_none() {
+        let Some(live) = &self.live else {
             return;
-        }
-        let [pending, succeeded, errored] = counts;
-        let mut fields = vec![
-            LiveField::kept("", format!("round {round}")),
-            LiveField::cuttable(" ", format!("({})", escape_control(id)), 3),
-            LiveField::kept(": ", format!("{} pending", format_thousands(pending))),
-            LiveField::kept(", ", format!("{} succeeded", format_thousands(succeeded))),
-        ];
-        if errored > 0 {
-            fields.push(LiveField::kept(
-                ", ",
-                format!("{} errored", format_thousands(errored)),
-            ));
-        }
-        fields.push(LiveField::droppable(
-            "; ",
-            format!("waited {}", crate::text::format_duration(waited)),
-            2,
-        ));
-        *lock(&self.fields) = fields;
+        };
+        *lock(&self.fields) = batch_fields(round, id, counts, waited);
+        live.refresh();
     }
 }
 
-impl Drop for BatchLine {
-    fn drop(&mut self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
+/// The batch line's fields; see [`BatchLine::waiting`].
+fn batch_fields(round: u32, id: &str, counts: [u64; 3], waited: Duration) -> Vec<LiveField> {
+    let [pending, succeeded, errored] = counts;
+    let mut fields = vec![
+        LiveField::kept("", format!("round {round}")),
+        LiveField::cuttable(" ", format!("({})", escape_control(id)), 3),
+        LiveField::kept(": ", format!("{} pending", format_thousands(pending))),
+        LiveField::kept(", ", format!("{} succeeded", format_thousands(succeeded))),
+    ];
+    if errored > 0 {
+        fields.push(LiveField::kept(
+            ", ",
+            format!("{} errored", format_thousands(errored)),
+        ));
     }
+    fields.push(LiveField::droppable(
+        "; ",
+        format!("waited {}", crate::text::format_duration(waited)),
+        2,
+    ));
+    fields
 }
 
 #[cfg(test)]
@@ -493,7 +468,7 @@ mod tests {
         board.started("docs\x1b[31m");
         board.finished("src");
         board.spent(12_345, 0.5);
-        let line = |width| lay_out("  [AI]", &board_fields(&lock(&board.state), 1, 3), width);
+        let line = |width| board_line(&lock(&board.state), width, false);
         assert_eq!(
             line(200),
             "  [AI] [======>             ] 1/3 dirs | $0.50 | 12,345 tokens | running: \
@@ -551,19 +526,13 @@ mod tests {
 
     #[test]
     fn a_batch_line_keeps_its_counts_whole() {
-        let line = Progress::silent().batch_line();
         let fields = |errored| {
-            let line = BatchLine {
-                bar: Some(ProgressBar::hidden()),
-                fields: line.fields.clone(),
-            };
-            line.waiting(
+            batch_fields(
                 2,
                 "msgbatch_01HkcTjaV5uDC8jWR4ZsDV8d",
                 [1_204, 17, errored],
                 Duration::from_secs(245),
-            );
-            lock(&line.fields).clone()
+            )
         };
         assert_eq!(
             lay_out("  [AI]", &fields(0), 200),

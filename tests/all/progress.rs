@@ -6,7 +6,9 @@ use crate::support;
 
 use serde_json::json;
 use support::TestEnv;
-use support::agent::{MockAgent, Turn, file_entry_call, tool_use, unit_members, visible_files};
+use support::agent::{
+    MockAgent, Pass, Turn, file_entry_call, tool_use, unit_members, visible_files,
+};
 use support::mock::{MockBlock, Reply};
 use support::output::stderr;
 
@@ -215,4 +217,143 @@ fn verbose_prints_the_full_trace() {
         assert!(err.contains(line), "{line:?} not in\n{err}");
     }
     assert_eq!(count(&err, "] think: "), 0, "{err}");
+}
+
+/// A pseudo-terminal `columns` wide: (the side luminos writes to, the side
+/// the test reads).
+fn pty(columns: u16) -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
+    use std::os::fd::FromRawFd;
+    let size = libc::winsize {
+        ws_row: 24,
+        ws_col: columns,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    let (mut master, mut slave) = (-1, -1);
+    // SAFETY: openpty fills in two descriptors we then own; the name and
+    // termios pointers may be null.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        )
+    };
+    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors were just opened for us and are owned once.
+    unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(slave),
+            std::os::fd::OwnedFd::from_raw_fd(master),
+        )
+    }
+}
+
+/// On a terminal 60 columns wide the live board fits the width with every
+/// figure whole, and Ctrl-C takes it off the screen before the last word.
+#[test]
+fn on_a_60_column_terminal_the_live_line_fits_and_ctrl_c_clears_it() {
+    use std::io::Read;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let env = TestEnv::with_small_project().with_agent(|agent| {
+        agent.every_dir_script(|_| {
+            Reply::tool_use(
+                "submit_report",
+                json!({"summary": "A directory.", "completeness": 0.9}),
+            )
+            .delay(Duration::from_millis(1_500))
+        })
+    });
+    let (slave, master) = pty(60);
+    let mut cmd = env.std_cmd();
+    cmd.env("ANTHROPIC_API_KEY", "test-key")
+        .args(["--jobs", "1"])
+        .arg(env.target())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(slave));
+    let mut child = cmd.spawn().unwrap();
+    // The parent's copy of the terminal side goes, so reading ends when
+    // luminos exits.
+    drop(cmd);
+    let reader = std::thread::spawn(move || {
+        let mut screen = std::fs::File::from(master);
+        let mut bytes = Vec::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = screen.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            bytes.extend_from_slice(&buf[..n]);
+        }
+        bytes
+    });
+    // Ctrl-C while the first loop waits on its (slow) answer: the board
+    // is up by then.
+    let started = Instant::now();
+    while !env
+        .passes()
+        .iter()
+        .any(|(pass, _)| matches!(pass, Pass::Dir(_)))
+    {
+        assert!(started.elapsed() < Duration::from_secs(60), "no dir loop");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill(2) on our own child, not reaped yet.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
+    let status = child.wait().unwrap();
+    let screen = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
+    assert_eq!(status.code(), Some(130), "{screen:?}");
+
+    // Permanent lines are printed as they are, never padded to the width.
+    assert!(
+        screen.contains("  [AI] Directories to investigate: 4\r\n"),
+        "{screen:?}"
+    );
+    // Each drawing of the board is erased with a carriage return and
+    // clear-line, fits 59 columns, and shows its figures whole.
+    const CLEAR: &str = "\r\x1b[2K";
+    let boards: Vec<&str> = screen
+        .split("\r\n")
+        .flat_map(|line| line.split(CLEAR))
+        .filter(|drawn| drawn.contains(" dirs"))
+        .collect();
+    assert!(!boards.is_empty(), "no live board in {screen:?}");
+    for board in &boards {
+        assert!(board.chars().count() < 60, "{board:?}");
+        assert!(!board.ends_with(' '), "padded: {board:?}");
+        let dollars = board
+            .split('$')
+            .nth(1)
+            .expect("the spend")
+            .split(' ')
+            .next();
+        let dollars = dollars.unwrap();
+        assert!(
+            dollars.len() >= 4 && dollars.parse::<f64>().is_ok(),
+            "a cut figure in {board:?}"
+        );
+        assert!(
+            screen.contains(&format!("{board}{CLEAR}")),
+            "not erased: {board:?}"
+        );
+    }
+    // Ctrl-C: the live line is erased before the last word.
+    assert!(
+        screen.contains(&format!("{CLEAR}Interrupted after ")),
+        "{screen:?}"
+    );
+    let after = &screen[screen.find("Interrupted after ").unwrap()..];
+    assert!(
+        !after.contains(" dirs |"),
+        "drawn again after Ctrl-C: {after:?}"
+    );
 }
