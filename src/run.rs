@@ -48,6 +48,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             clear_cache_first,
         } => (config, clear_cache_first),
     };
+    // A report that could not be written would waste the whole run: the
+    // file is checked before anything is spent.
+    if config.investigation.mode != Mode::CancelBatch
+        && let Some(file) = &config.output.file
+    {
+        output::check_output_file(file)?;
+    }
     if clear_first {
         clear_cache(&config.cache_root)?;
     }
@@ -186,11 +193,16 @@ fn cancel_batches(config: &Config) -> anyhow::Result<ExitCode> {
 }
 
 fn clear_cache(root: &std::path::Path) -> anyhow::Result<()> {
-    let shown = root.display();
-    if cache::clear_cache(root)? {
-        eprintln!("Removed the luminos cache at {shown}");
-    } else {
-        eprintln!("There is no luminos cache at {shown}; nothing to remove.");
+    match cache::clear_cache(root)? {
+        cache::Cleared::Removed(root) => {
+            eprintln!("Removed the luminos cache at {}", root.display());
+        }
+        cache::Cleared::Absent(root) => {
+            eprintln!(
+                "There is no luminos cache at {}; nothing to remove.",
+                root.display()
+            );
+        }
     }
     Ok(())
 }

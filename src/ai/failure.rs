@@ -48,6 +48,10 @@ pub enum InvestigationError {
     /// The cache cannot be used safely.
     #[error(transparent)]
     Cache(#[from] crate::cache::CacheError),
+    /// A cache write failed mid-run (a full disk, a read-only file
+    /// system): no new request is sent once one has.
+    #[error(transparent)]
+    CacheWrite(crate::cache::WriteFault),
 }
 
 /// The one line that says the endpoint did not answer, naming it and what

@@ -198,6 +198,9 @@ pub(crate) enum ConfigError {
     /// The message format is the original's.
     #[error("'{0}' is not a directory or does not exist.")]
     NotADirectory(String),
+    /// The target is a directory that cannot be listed.
+    #[error("cannot read the directory '{target}': {error}")]
+    Unreadable { target: String, error: String },
     /// No TARGET and nothing else to do.
     #[error("the following argument is required: <TARGET> (see --help)")]
     MissingTarget,

@@ -2,7 +2,8 @@
 //! [`Invocation`]: which source wins for each setting, the defaults, and the
 //! parsing of flag and variable values into typed settings with a one-line
 //! [`ConfigError`] for a bad one. It reads nothing itself beyond checking
-//! the target directory; the environment arrives as an [`Env`].
+//! the target directory (that it is one, and can be listed); the
+//! environment arrives as an [`Env`].
 
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
@@ -51,6 +52,14 @@ impl Invocation {
         let target = absolute(&target_arg);
         let target_canonical = std::fs::canonicalize(&target)
             .map_err(|_| ConfigError::NotADirectory(shown.clone()))?;
+        // A target that cannot be listed has nothing to report, and an
+        // investigation of it would be paid for nothing.
+        if let Err(err) = std::fs::read_dir(&target_canonical) {
+            return Err(ConfigError::Unreadable {
+                target: shown,
+                error: err.to_string(),
+            });
+        }
 
         let idle_timeout = match &env.luminos_idle_timeout {
             Some(raw) => parse_seconds(IDLE_TIMEOUT_VAR, raw)?,

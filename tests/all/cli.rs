@@ -279,10 +279,14 @@ fn an_unwritable_output_file_is_an_error() {
     let (_env, file, out) = report_to_file("no/such/dir/report.txt");
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
-    assert!(
-        stderr(&out).contains(&format!("Error writing to '{}'", file.display())),
-        "{}",
-        stderr(&out)
+    // Said before the scan, in one line.
+    assert_eq!(
+        stderr(&out).trim(),
+        format!(
+            "Error: cannot write the report to '{}': the directory '{}' does not exist",
+            file.display(),
+            file.parent().unwrap().display()
+        )
     );
 }
 
@@ -548,6 +552,24 @@ fn clear_cache_removes_the_cache_root_and_nothing_else() {
 fn clear_cache_refuses_a_directory_luminos_did_not_make() {
     let env = TestEnv::new();
     std::fs::create_dir_all(env.cache()).unwrap();
+    std::fs::write(env.cache().join("thesis.tex"), "years of work").unwrap();
+    // A directory of other things is not the cache: luminos's would be
+    // `luminos/` inside it, and there is none.
+    let out = env.cmd().arg("--clear-cache").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    assert_eq!(
+        err.trim(),
+        format!(
+            "There is no luminos cache at {}; nothing to remove.",
+            env.cache().join("luminos").display()
+        )
+    );
+    assert!(env.cache().join("thesis.tex").exists());
+
+    // A cache with something else in it is not removed.
+    std::fs::remove_file(env.cache().join("thesis.tex")).unwrap();
+    std::fs::create_dir(env.cache().join("locks")).unwrap();
     std::fs::write(env.cache().join("thesis.tex"), "years of work").unwrap();
     let out = env.cmd().arg("--clear-cache").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
