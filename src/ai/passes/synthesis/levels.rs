@@ -26,6 +26,7 @@ use std::task::Poll;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use super::sections::sections_for_prompt;
 use super::{
     SYNTHESIS_CALL, SynthesisOutcome, WITHOUT_VERDICT, render_summaries, run_synthesis,
     string_field, synthesize_from_cache,
@@ -42,7 +43,6 @@ use crate::ai::rules::projection::ModelTerms;
 use crate::ai::tools::frame_untrusted;
 use crate::cache::{Cache, SYNTHESIS_GROUPS_FILE, now_iso};
 use crate::report::Sections;
-use crate::report::sections::SECTION_TITLES;
 use crate::text::escape_line;
 
 /// The name of the saved group summaries (see [`crate::cache`]).
@@ -480,34 +480,6 @@ fn labelled_sections(inputs: &[&Input]) -> Vec<(String, Sections)> {
         .filter(|input| !input.sections.is_empty())
         .map(|input| (input.label.clone(), input.sections.clone()))
         .collect()
-}
-
-/// A part's sections as the level above reads them: one `Title: ...`
-/// line per filled section (empty when none is).
-fn sections_for_prompt(sections: &Sections) -> String {
-    let Ok(Value::Object(fields)) = serde_json::to_value(sections) else {
-        return String::new();
-    };
-    let mut lines = Vec::new();
-    for (key, title) in SECTION_TITLES {
-        let Some(value) = fields.get(key) else {
-            continue;
-        };
-        let said = match value {
-            Value::String(text) => text.replace('\n', " "),
-            Value::Array(items) => items
-                .iter()
-                .map(|item| match item {
-                    Value::String(text) => text.clone(),
-                    other => other.to_string(),
-                })
-                .collect::<Vec<_>>()
-                .join("; "),
-            other => other.to_string(),
-        };
-        lines.push(format!("{title}: {said}\n"));
-    }
-    lines.concat()
 }
 
 /// `src/, docs/ and 12 more`.

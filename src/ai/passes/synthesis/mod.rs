@@ -19,7 +19,8 @@
 //! do not ([`crate::ai::rules::levels`]), [`synthesize`] summarises parts of
 //! the tree first and writes the verdict from those summaries (`levels.rs`).
 //! Mechanical entries are read only where no mechanical parent already
-//! describes their subtree ([`synthesis_entries`]).
+//! describes their subtree ([`synthesis_entries`]). How a part's domain
+//! sections are shown to the level above is `sections.rs`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -28,6 +29,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 mod levels;
+mod sections;
 
 use crate::ai::failure::PassError;
 use crate::ai::passes::one_call::{Answer, OneCall, PassContext, Without, ask};
