@@ -330,6 +330,33 @@ fn dataset(item: &Value) -> Option<Dataset> {
     })
 }
 
+/// Sections with every field filled, for the tests of what renders them.
+#[cfg(test)]
+pub(crate) fn every_section_filled() -> Sections {
+    Sections {
+        overall_purpose: Some("p".into()),
+        architecture: Some("a".into()),
+        components: vec![Component {
+            name: "c".into(),
+            ..Component::default()
+        }],
+        entry_points: vec![EntryPoint {
+            path: "main.rs".into(),
+            role: String::new(),
+        }],
+        tech_stack: vec!["t".into()],
+        datasets: vec![Dataset {
+            name: "d".into(),
+            ..Dataset::default()
+        }],
+        schema_summary: Some("s".into()),
+        period_covered: Some("p".into()),
+        themes: vec!["t".into()],
+        data_quality: Some("q".into()),
+        concerns: vec!["c".into()],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -437,23 +464,7 @@ mod tests {
     #[test]
     fn every_section_has_a_title() {
         let keys: Vec<&str> = SECTION_TITLES.iter().map(|(key, _)| *key).collect();
-        let full = Sections {
-            overall_purpose: Some("p".into()),
-            architecture: Some("a".into()),
-            components: vec![Component {
-                name: "c".into(),
-                ..Component::default()
-            }],
-            entry_points: vec![EntryPoint::default()],
-            tech_stack: vec!["t".into()],
-            datasets: vec![Dataset::default()],
-            schema_summary: Some("s".into()),
-            period_covered: Some("p".into()),
-            themes: vec!["t".into()],
-            data_quality: Some("q".into()),
-            concerns: vec!["c".into()],
-        };
-        let value = serde_json::to_value(&full).unwrap();
+        let value = serde_json::to_value(every_section_filled()).unwrap();
         let json_keys: Vec<&str> = value
             .as_object()
             .unwrap()

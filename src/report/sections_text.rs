@@ -108,7 +108,7 @@ fn at(path: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::sections::{Component, Dataset, EntryPoint};
+    use crate::report::sections::{Component, EntryPoint, every_section_filled};
 
     #[test]
     fn nothing_filled_renders_nothing() {
@@ -117,29 +117,8 @@ mod tests {
 
     #[test]
     fn every_title_has_a_body() {
+        let full = every_section_filled();
         for (key, _) in SECTION_TITLES {
-            let full = Sections {
-                overall_purpose: Some("p".into()),
-                architecture: Some("a".into()),
-                components: vec![Component {
-                    name: "c".into(),
-                    ..Component::default()
-                }],
-                entry_points: vec![EntryPoint {
-                    path: "main.rs".into(),
-                    role: String::new(),
-                }],
-                tech_stack: vec!["t".into()],
-                datasets: vec![Dataset {
-                    name: "d".into(),
-                    ..Dataset::default()
-                }],
-                schema_summary: Some("s".into()),
-                period_covered: Some("p".into()),
-                themes: vec!["t".into()],
-                data_quality: Some("q".into()),
-                concerns: vec!["c".into()],
-            };
             assert!(!body(&full, key).is_empty(), "{key}");
         }
     }

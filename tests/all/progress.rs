@@ -7,7 +7,7 @@ use crate::support;
 use serde_json::json;
 use support::TestEnv;
 use support::agent::{
-    MockAgent, Pass, Turn, file_entry_call, tool_use, unit_members, visible_files,
+    MockAgent, Pass, Turn, dir_entry_call, file_entry_call, tool_use, unit_members, visible_files,
 };
 use support::mock::{MockBlock, Reply};
 use support::output::stderr;
@@ -93,21 +93,11 @@ fn realistic_dir(turn: &Turn<'_>) -> Reply {
                     let file_rel = file.strip_prefix(turn.target).unwrap().to_string_lossy();
                     blocks.push(file_entry_call(&file, &file_rel, *size, "A small item."));
                 }
-                blocks.push(tool_use(
-                    "write_cache",
-                    json!({
-                        "cache_type": "dir",
-                        "path": path.to_string_lossy(),
-                        "data": {
-                            "path": path.to_string_lossy(),
-                            "relative_path": owner,
-                            "child_count": files.len(),
-                            "summary": format!("Directory {owner} holds small items."),
-                            "dominant_category": "source",
-                            "confidence": 0.8,
-                            "cached_at": "2026-01-01T00:00:00+00:00"
-                        }
-                    }),
+                blocks.push(dir_entry_call(
+                    path,
+                    owner,
+                    files.len(),
+                    &format!("Directory {owner} holds small items."),
                 ));
                 if let Some((name, _)) = files.first().filter(|_| owner.ends_with("part0")) {
                     let flagged = path.join(name);
