@@ -31,7 +31,14 @@ const SCAN_ONLY_NOTE: &str = "--scan-only";
 /// Run luminos with parsed arguments.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let env = Env::from_process();
-    let (config, clear_first) = match Invocation::resolve(args, &env)? {
+    let invocation = match Invocation::resolve(args, &env) {
+        Err(err) if err.is_usage() => {
+            eprintln!("Error: {err}");
+            return Ok(ExitCode::Usage);
+        }
+        resolved => resolved?,
+    };
+    let (config, clear_first) = match invocation {
         Invocation::ClearCacheOnly { cache_root } => {
             clear_cache(&cache_root)?;
             return Ok(ExitCode::Success);
@@ -72,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         crate::ai::reserve_target(&config)?
     };
 
-    let progress = Progress::new(config.progress);
+    let progress = Progress::new(config.progress, config.verbose);
     if !config.scan.exclude.is_empty() {
         progress.scan(&format!("Excluding: {}", config.scan.exclude.join(", ")));
     }
@@ -131,6 +138,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ai_brief: outcome.brief,
         ai_detailed: outcome.detailed,
         flags: outcome.flags,
+        ai_sections: outcome.sections,
         investigation: outcome.status,
         grounding: outcome.grounding,
     };
