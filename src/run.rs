@@ -31,7 +31,14 @@ const SCAN_ONLY_NOTE: &str = "--scan-only";
 /// Run luminos with parsed arguments.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let env = Env::from_process();
-    let (config, clear_first) = match Invocation::resolve(args, &env)? {
+    let invocation = match Invocation::resolve(args, &env) {
+        Err(err) if err.is_usage() => {
+            eprintln!("Error: {err}");
+            return Ok(ExitCode::Usage);
+        }
+        resolved => resolved?,
+    };
+    let (config, clear_first) = match invocation {
         Invocation::ClearCacheOnly { cache_root } => {
             clear_cache(&cache_root)?;
             return Ok(ExitCode::Success);
@@ -72,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         crate::ai::reserve_target(&config)?
     };
 
-    let progress = Progress::new(config.progress);
+    let progress = Progress::new(config.progress, config.verbose);
     if !config.scan.exclude.is_empty() {
         progress.scan(&format!("Excluding: {}", config.scan.exclude.join(", ")));
     }
@@ -84,6 +91,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // No API call, no key, no cache write: the projection is the result.
     if estimate {
         let estimate = crate::ai::estimate::estimate(&config, &base, &dirs)?;
+        // The model's warning reaches the terminal once, as a run's does:
+        // in the text estimate on stdout, or on stderr when stdout carries
+        // JSON (a `jq` pipeline shows only what it selects) or the
+        // estimate goes to a file.
+        let text_on_stdout = !config.output.json && config.output.file.is_none();
+        if !text_on_stdout && let Some(warning) = crate::ai::model_warning(&config.investigation) {
+            progress.println(&format!("Warning: {warning}"));
+        }
         let text = (!config.output.json).then(|| estimate.render_text());
         return write_output(&config, |out: &mut dyn std::io::Write| match &text {
             Some(text) => out.write_all(text.as_bytes()),
@@ -121,6 +136,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ai_brief: outcome.brief,
         ai_detailed: outcome.detailed,
         flags: outcome.flags,
+        ai_sections: outcome.sections,
         investigation: outcome.status,
         grounding: outcome.grounding,
     };

@@ -186,6 +186,7 @@ pub(crate) async fn investigate(
         // await, after a tool call in progress (and its cache write) has
         // returned.
         _ = interrupted() => {
+            progress.clear_live();
             return Ok(interrupted_outcome(config, &cache, progress, &tracker));
         }
     };
@@ -267,7 +268,11 @@ async fn work_phase(
     let shared = Arc::new(DirShared {
         run: run.ctx.clone(),
         children: ChildIndex::new(&situation.dirs),
-        system: dir_system_prompt(&format_survey_block(survey))?,
+        system: dir_system_prompt(
+            &format_survey_block(survey),
+            config.investigation.language.as_deref(),
+        )?,
+        language: config.investigation.language.clone(),
         dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey),
         pool: TurnPool::new(&allocations),
         grounding: run.grounding(),

@@ -37,7 +37,8 @@ pub(super) async fn synthesis_phase(
         })
         .collect();
     let entries = synthesis_entries(run.ctx.target(), all_dirs, &entries);
-    let digest = entries_digest(&entries);
+    let language = run.config.investigation.language.as_deref();
+    let digest = entries_digest(&entries, language);
     if !run.config.investigation.fresh
         && let Some(saved) =
             reusable_synthesis(run.ctx.cache.read_json(SYNTHESIS_FILE).as_ref(), &digest)
@@ -62,6 +63,7 @@ pub(super) async fn synthesis_phase(
         tokens_per_byte: model.tokens_per_byte,
         terms,
         money_left: budget.map(|limit| (limit - run.ctx.session.spent()).max(0.0)),
+        language,
     };
     let outcome = synthesize(&synthesis, &entries).await?.outcome;
     if outcome.submitted {
