@@ -38,6 +38,7 @@ fn minimal() -> Report {
         path: "/tmp/mydir".into(),
         size_bytes: 10240,
         size_human: "10.0 KB".into(),
+        ignored: false,
     }];
     report
 }
@@ -251,6 +252,7 @@ fn full_report_snapshot() {
         path: "/tmp/mydir/src".into(),
         size_bytes: 2048,
         size_human: "2.0 KB".into(),
+        ignored: false,
     });
     report.ai_brief = "A small Python and Rust project.".into();
     report.ai_detailed = "It has two parts.\n\nNothing alarming.".into();
