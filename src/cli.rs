@@ -28,9 +28,15 @@ pub struct Args {
     #[arg(short = 'a', long)]
     pub all: bool,
 
-    /// Print the report as JSON on stdout.
+    /// Print the report as JSON (short for --format json).
     #[arg(long)]
     pub json: bool,
+
+    /// Report format: text (the terminal report), json, markdown or html
+    /// [default: from the -o file's extension (.md, .html, .json), else
+    /// text].
+    #[arg(long, value_name = "FORMAT", value_enum)]
+    pub format: Option<FormatArg>,
 
     /// Write the report to FILE instead of stdout.
     #[arg(short = 'o', long, value_name = "FILE")]
@@ -121,6 +127,16 @@ pub struct Args {
     /// Send file text to the model without redacting secrets.
     #[arg(long)]
     pub no_redact: bool,
+}
+
+/// The values `--format` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    Text,
+    Json,
+    #[value(alias = "md")]
+    Markdown,
+    Html,
 }
 
 impl Args {

@@ -9,6 +9,9 @@ pub enum ExitCode {
     Success,
     /// Bad input or an error that stopped the run.
     Failure,
+    /// Flags that contradict one another (clap exits with 2 for its own
+    /// usage errors).
+    Usage,
     /// The report was produced, but the investigation failed (its status
     /// and error are in the report).
     InvestigationFailed,
@@ -22,6 +25,7 @@ impl ExitCode {
         match self {
             ExitCode::Success => 0,
             ExitCode::Failure => 1,
+            ExitCode::Usage => 2,
             ExitCode::InvestigationFailed => 3,
             ExitCode::Interrupted => 130,
         }

@@ -10,11 +10,11 @@ use anyhow::Context;
 
 use crate::cache;
 use crate::cli::Args;
-use crate::config::{Config, Env, Invocation, Mode};
+use crate::config::{Config, ConfigError, Env, Invocation, Mode};
 use crate::exit_codes::ExitCode;
 use crate::output;
 use crate::progress::Progress;
-use crate::report::{Investigation, InvestigationStatus, Report, format_report};
+use crate::report::{Format, Investigation, InvestigationStatus, RenderOptions, Report};
 use crate::scan;
 
 /// The one line printed when no credential is set.
@@ -31,7 +31,14 @@ const SCAN_ONLY_NOTE: &str = "--scan-only";
 /// Run luminos with parsed arguments.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let env = Env::from_process();
-    let (config, clear_first) = match Invocation::resolve(args, &env)? {
+    let invocation = match Invocation::resolve(args, &env) {
+        Err(err @ ConfigError::Conflict(_)) => {
+            output::print_error(&err.into());
+            return Ok(ExitCode::Usage);
+        }
+        other => other?,
+    };
+    let (config, clear_first) = match invocation {
         Invocation::ClearCacheOnly { cache_root } => {
             clear_cache(&cache_root)?;
             return Ok(ExitCode::Success);
@@ -77,7 +84,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // No API call, no key, no cache write: the projection is the result.
     if estimate {
         let estimate = crate::ai::estimate::estimate(&config, &base, &dirs)?;
-        let text = (!config.output.json).then(|| estimate.render_text());
+        let text = (config.output.format != Format::Json).then(|| estimate.render_text());
         return write_output(&config, |out: &mut dyn std::io::Write| match &text {
             Some(text) => out.write_all(text.as_bytes()),
             None => serde_json::to_writer_pretty(out, &estimate).map_err(std::io::Error::from),
@@ -109,14 +116,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let failed = outcome.status.status == InvestigationStatus::Failed;
-    let report = Report {
+    let mut report = Report {
         scan: base,
         ai_brief: outcome.brief,
         ai_detailed: outcome.detailed,
         flags: outcome.flags,
+        directories: outcome.directories,
         investigation: outcome.status,
         grounding: outcome.grounding,
     };
+    report.order_flags();
     match write_report(&config, &report)? {
         // The report is out; the status says the investigation failed, so
         // scripts and CI notice.
@@ -125,15 +134,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Render the report as JSON or text and write it where the user asked.
+/// Render the report in the format asked for and write it where the user
+/// asked.
 fn write_report(config: &Config, report: &Report) -> anyhow::Result<ExitCode> {
-    let text =
-        (!config.output.json).then(|| format_report(report, &config.target.to_string_lossy()));
-    // JSON is serialized straight into the output: at 200,000 files it is
-    // tens of megabytes that need not exist twice.
-    write_output(config, |out: &mut dyn std::io::Write| match &text {
-        Some(text) => out.write_all(text.as_bytes()),
-        None => serde_json::to_writer_pretty(out, report).map_err(std::io::Error::from),
+    let options = RenderOptions {
+        target: config.target.to_string_lossy().into_owned(),
+        depth: config.scan.depth,
+    };
+    write_output(config, |out: &mut dyn std::io::Write| {
+        crate::report::render(report, config.output.format, &options, out)
     })
 }
 

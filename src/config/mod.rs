@@ -18,6 +18,7 @@ use thiserror::Error;
 use crate::ai::api::{Auth, ClientConfig};
 use crate::ai::engine::batch::BatchTiming;
 use crate::progress::ProgressStyle;
+use crate::report::Format;
 use crate::scan::ScanOptions;
 
 /// Where investigations are cached when `LUMINOS_CACHE_DIR` is unset.
@@ -67,8 +68,9 @@ pub struct Config {
 /// Where the report goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutputOptions {
-    /// JSON instead of the terminal report (`--json`).
-    pub json: bool,
+    /// The report's format: `--format`, `--json`, else the `-o` file's
+    /// extension, else text.
+    pub format: Format,
     /// Write to this file instead of stdout (`-o`).
     pub file: Option<PathBuf>,
 }
@@ -209,6 +211,9 @@ pub(crate) enum ConfigError {
         expected: &'static str,
         value: String,
     },
+    /// Flags that ask for contradictory things: a usage error (exit 2).
+    #[error("{0}")]
+    Conflict(String),
 }
 
 mod env;
