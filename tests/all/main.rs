@@ -28,6 +28,7 @@ mod pipeline;
 mod privacy;
 mod prompt_cache;
 mod redaction;
+mod report;
 mod resume;
 mod sandbox;
 mod scan;
