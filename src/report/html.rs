@@ -1,7 +1,7 @@
 //! The HTML report (`--format html`, `-o report.html`): one self-contained
 //! page that loads nothing from anywhere and needs no script. A header with
 //! the verdict; the structure and the scan's figures as inline SVG
-//! (`html_svg`); the flags in a table with whether grounding found each
+//! (`html_graph`, `html_svg`); the flags in a table with whether grounding found each
 //! path; every directory in a collapsible tree (`<details>`, which needs no
 //! script) with its summary, coverage and file summaries; the detailed
 //! analysis.
@@ -16,7 +16,8 @@ use std::path::Path;
 
 use super::format::RenderOptions;
 use super::graph::structure_graph;
-use super::html_svg::{Bar, bar_chart, graph_svg};
+use super::html_graph::graph_svg;
+use super::html_svg::{Bar, bar_chart};
 use super::markup::html;
 use super::shape::{fraction, relative_to};
 use super::text_scan::by_count_descending;

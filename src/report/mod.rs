@@ -12,7 +12,7 @@
 //! `directory` (the `directories` rows and the flag order). [`render`]
 //! (`format`) writes a report in one format; one module per format (`text`
 //! with `text_tree` and `text_scan`, `json`, `markdown`, `html` with
-//! `html_svg`) and the pieces they share: `verdict` (the lines under the
+//! `html_svg` and `html_graph`) and the pieces they share: `verdict` (the lines under the
 //! brief), `shape` (sizes, flagged paths, bars), `graph` (the picture of the
 //! structure) and `markup` (escaping). The unit tests are in `tests`.
 
@@ -331,6 +331,7 @@ mod format;
 mod graph;
 pub(crate) mod grounding;
 mod html;
+mod html_graph;
 mod html_svg;
 mod json;
 mod markdown;

@@ -311,3 +311,79 @@ fn without_code_spans(text: &str) -> String {
     }
     out
 }
+
+/// A report of 20 packages of 10 modules each, investigated three ways.
+fn large() -> Report {
+    let mut report = Report::default();
+    let mut packages = Vec::new();
+    for p in 0..20 {
+        let mut modules = Vec::new();
+        for m in 0..10 {
+            let rel = format!("pkg{p:02}/mod{m}");
+            modules.push(dir_node(&rel, vec![file_node(&format!("{rel}/a.rs"), 100)]));
+            report.scan.classified_files.push(ClassifiedFile {
+                path: format!("/tmp/mydir/{rel}/a.rs"),
+                name: "a.rs".into(),
+                category: "source".into(),
+                size: (p * 10 + m + 1) as u64 * 100,
+                description: None,
+            });
+            report.directories.push(DirectoryReport {
+                path: rel,
+                summary: Some(format!("Module {m} of package {p}.")),
+                coverage: [
+                    DirCoverage::Investigated,
+                    DirCoverage::Folded,
+                    DirCoverage::Mechanical,
+                ][m % 3],
+                ..DirectoryReport::default()
+            });
+        }
+        packages.push(dir_node(&format!("pkg{p:02}"), modules));
+        report.directories.push(DirectoryReport {
+            path: format!("pkg{p:02}"),
+            summary: Some(format!("Package {p}.")),
+            coverage: DirCoverage::Folded,
+            ..DirectoryReport::default()
+        });
+    }
+    report.scan.tree = dir_node("", packages);
+    report.directories.push(DirectoryReport {
+        path: ".".into(),
+        summary: Some("The root.".into()),
+        coverage: DirCoverage::Investigated,
+        ..DirectoryReport::default()
+    });
+    report
+        .directories
+        .sort_by(|a, b| tree_order(&a.path, &b.path));
+    report
+}
+
+/// The picture of a large tree stays one screen: eight directories and
+/// four below each, the rest counted, in columns.
+#[test]
+fn the_structure_stays_small_on_a_large_tree() {
+    let report = large();
+    let page = html(&report);
+    let svg = &page[page.find("<svg class=\"graph\"").unwrap()..];
+    let svg = &svg[..svg.find("</svg>").unwrap()];
+    assert_eq!(
+        svg.matches("<rect").count(),
+        1 + 9 + 8 * 5 + 4,
+        "boxes and the legend"
+    );
+    let height: f64 = svg
+        .split("height=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(height < 400.0, "{height}");
+    assert!(svg.contains(">12 more<"), "{svg}");
+    assert!(svg.contains(">6 more<"), "{svg}");
+    // The largest package first.
+    let first = svg.find(">pkg19/<").unwrap();
+    assert!(first < svg.find(">pkg18/<").unwrap());
+}
