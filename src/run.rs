@@ -48,6 +48,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             clear_cache_first,
         } => (config, clear_cache_first),
     };
+    // A report that could not be written would waste the whole run: the
+    // file is checked before anything is spent.
+    if config.investigation.mode != Mode::CancelBatch
+        && let Some(file) = &config.output.file
+    {
+        output::check_output_file(file)?;
+    }
     if clear_first {
         clear_cache(&config.cache_root)?;
     }
@@ -84,7 +91,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // No API call, no key, no cache write: the projection is the result.
     if estimate {
         let estimate = crate::ai::estimate::estimate(&config, &base, &dirs)?;
-        let text = (config.output.format != Format::Json).then(|| estimate.render_text());
+        // The model's warning reaches the terminal once, as a run's does:
+        // in the text estimate on stdout, or on stderr when stdout carries
+        // JSON (a `jq` pipeline shows only what it selects) or the
+        // estimate goes to a file.
+        let json = config.output.format == Format::Json;
+        let text_on_stdout = !json && config.output.file.is_none();
+        if !text_on_stdout
+            && let Some(warning) = crate::ai::model_warning(&config.investigation.model)
+        {
+            progress.println(&format!("Warning: {warning}"));
+        }
+        let text = (!json).then(|| estimate.render_text());
         return write_output(&config, |out: &mut dyn std::io::Write| match &text {
             Some(text) => out.write_all(text.as_bytes()),
             None => serde_json::to_writer_pretty(out, &estimate).map_err(std::io::Error::from),
@@ -187,11 +205,16 @@ fn cancel_batches(config: &Config) -> anyhow::Result<ExitCode> {
 }
 
 fn clear_cache(root: &std::path::Path) -> anyhow::Result<()> {
-    let shown = root.display();
-    if cache::clear_cache(root)? {
-        eprintln!("Removed the luminos cache at {shown}");
-    } else {
-        eprintln!("There is no luminos cache at {shown}; nothing to remove.");
+    match cache::clear_cache(root)? {
+        cache::Cleared::Removed(root) => {
+            eprintln!("Removed the luminos cache at {}", root.display());
+        }
+        cache::Cleared::Absent(root) => {
+            eprintln!(
+                "There is no luminos cache at {}; nothing to remove.",
+                root.display()
+            );
+        }
     }
     Ok(())
 }

@@ -95,7 +95,8 @@ pub struct Investigation {
     pub status: InvestigationStatus,
     /// Why it failed, one line (`failed` only).
     pub error: Option<String>,
-    /// What is missing (`partial`) or why none ran (`skipped`), one line.
+    /// What is missing (`partial`), why none ran (`skipped`), or what was
+    /// repaired (a damaged `flags.jsonl`), one line.
     pub note: Option<String>,
     /// Cost, cache and coverage, when it ran to the end.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
@@ -141,7 +142,11 @@ impl Investigation {
                 .unwrap_or_default()
         };
         match self.status {
-            InvestigationStatus::Complete => "Investigation complete.".to_string(),
+            // A complete investigation's note says what was repaired.
+            InvestigationStatus::Complete => match &self.note {
+                Some(_) => format!("Investigation complete{}", said(&self.note)),
+                None => "Investigation complete.".to_string(),
+            },
             InvestigationStatus::Partial => format!("Investigation partial{}", said(&self.note)),
             InvestigationStatus::Failed => format!(
                 "Investigation failed{}{}",

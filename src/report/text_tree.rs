@@ -12,6 +12,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::shape::{Flagged, Sizes, relative_to};
+use crate::scan::tree::push_node_label;
 use crate::scan::{NodeKind, TreeNode, human_size};
 use crate::text::escape_line;
 
@@ -130,6 +131,7 @@ impl<'a> Budget<'a, '_> {
         let bytes = match node.kind {
             NodeKind::File => node.size.unwrap_or(0),
             NodeKind::Directory => self.context.sizes.get(&node.path),
+            NodeKind::Symlink => 0,
         };
         self.seq += 1;
         (
@@ -157,21 +159,7 @@ fn draw(open: &mut [Open<'_>], id: usize, prefix: &mut String, out: &mut String)
         out.push('\n');
         out.push_str(prefix);
         out.push_str(if last { "└── " } else { "├── " });
-        out.push_str(&escape_line(&node.name));
-        match node.kind {
-            NodeKind::File => {
-                out.push_str("  (");
-                out.push_str(&human_size(node.size.unwrap_or(0)));
-                out.push(')');
-            }
-            NodeKind::Directory if node.truncated == Some(true) => out.push_str("/  ..."),
-            NodeKind::Directory => out.push('/'),
-        }
-        if let Some(error) = node.error.as_deref().filter(|e| !e.is_empty()) {
-            out.push_str("  [");
-            out.push_str(&escape_line(error));
-            out.push(']');
-        }
+        push_node_label(out, node);
         if let Some(child) = child {
             let depth = prefix.len();
             prefix.push_str(if last { "    " } else { "│   " });

@@ -144,7 +144,10 @@ pub(crate) fn count_dir(
         if visible
             && (file_type.is_file()
                 || (file_type.is_symlink()
-                    && matches!(link_target(&dirent.path()), LinkTarget::File { .. })))
+                    && matches!(
+                        link_target(&dirent.path(), rules.root()),
+                        LinkTarget::File { .. }
+                    )))
         {
             // Classification keeps files with `-x` names; disk usage does not.
             tally.files += 1;

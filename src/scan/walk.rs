@@ -18,8 +18,9 @@
 //!   is only listed (`super::ignored`) to count the files it removed and the
 //!   bytes it takes (disk usage counts them), never read;
 //! - symlinks are never followed (each one is `stat`ed once, to know what it
-//!   points to), and a directory that is its own ancestor (bind mounts) is not
-//!   entered twice.
+//!   points to, unless it resolves outside the target: then it is only a
+//!   link, [`LinkTarget::Outside`]), and a directory that is its own
+//!   ancestor (bind mounts) is not entered twice.
 //!
 //! Hidden directories *are* walked even without `-a`: `du` counts their bytes
 //! in their parents. Each consumer applies its own hidden rule.
@@ -63,6 +64,9 @@ pub(crate) enum LinkTarget {
     },
     /// Broken, a loop, or not a regular file or directory.
     Other,
+    /// It resolves outside the target: shown as a link, never followed
+    /// (neither its size nor its contents are the target's).
+    Outside,
 }
 
 /// One directory entry and what the scan needs to know about it.
@@ -142,6 +146,10 @@ pub(crate) struct Listing {
     /// searchable, or they vanished). `entries` leaves them out, as `du`
     /// does; directory discovery counts them (see [`DirRecord::unexamined`]).
     pub unexamined_dirs: Vec<OsString>,
+    /// Why entries the listing named could not be examined (the first
+    /// such error; entries that vanished do not count): a directory that
+    /// can be read but not searched lists names and nothing else.
+    pub entries_error: Option<ListError>,
 }
 
 /// A directory the walk listed.
@@ -175,6 +183,9 @@ pub(crate) struct WalkRules {
     pub show_hidden: bool,
     pub exclude: HashSet<OsString>,
     pub respect_ignore: bool,
+    /// The canonical target, when symlinks are judged against it (see
+    /// [`WalkRules::within`]).
+    root: Option<PathBuf>,
 }
 
 impl WalkRules {
@@ -183,7 +194,20 @@ impl WalkRules {
             show_hidden: options.show_hidden,
             exclude: options.exclude.iter().map(OsString::from).collect(),
             respect_ignore: options.respect_ignore,
+            root: None,
         }
+    }
+
+    /// These rules for a scan of `target`: a symlink that resolves outside
+    /// it is never followed by anyone (the tree shows the link, the
+    /// classification leaves it out).
+    pub(crate) fn within(mut self, target: &Path) -> WalkRules {
+        self.root = fs::canonicalize(target).ok();
+        self
+    }
+
+    pub(crate) fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
     }
 
     /// True when an entry named `name` inside a visible directory is visible.
@@ -222,6 +246,7 @@ pub(crate) fn list_dir(
                 rules: parent_rules.clone(),
                 ignored: Vec::new(),
                 unexamined_dirs: Vec::new(),
+                entries_error: None,
             };
         }
     };
@@ -239,16 +264,23 @@ pub(crate) fn list_dir(
     let mut entries = Vec::with_capacity(raw.len());
     let mut ignored = Vec::new();
     let mut unexamined_dirs = Vec::new();
+    let mut entries_error = None;
     for dirent in raw {
         let name = dirent.file_name();
         // An entry that vanished or cannot be examined is skipped, as du does.
-        let Ok(meta) = dirent.metadata() else {
-            // The type the listing itself gave (no `lstat`) still tells a
-            // directory.
-            if dirent.file_type().is_ok_and(|t| t.is_dir()) {
-                unexamined_dirs.push(name);
+        let meta = match dirent.metadata() {
+            Ok(meta) => meta,
+            Err(err) => {
+                if err.kind() != io::ErrorKind::NotFound {
+                    entries_error.get_or_insert(list_error(&err));
+                }
+                // The type the listing itself gave (no `lstat`) still tells a
+                // directory.
+                if dirent.file_type().is_ok_and(|t| t.is_dir()) {
+                    unexamined_dirs.push(name);
+                }
+                continue;
             }
-            continue;
         };
         let kind = kind_of(&meta.file_type());
         let excluded = rules.exclude.contains(&name);
@@ -259,7 +291,7 @@ pub(crate) fn list_dir(
             let path = dirent.path();
             if stack.is_ignored(&path, kind == Kind::Dir) {
                 if rules.child_visible(visible, &name) {
-                    note_removed(kind, &path, removed);
+                    note_removed(kind, &path, removed, rules.root());
                 }
                 if !excluded {
                     ignored.push(entry_of(name, kind, &meta, None, false));
@@ -267,7 +299,7 @@ pub(crate) fn list_dir(
                 continue;
             }
         }
-        let link = (kind == Kind::Symlink).then(|| link_target(&dirent.path()));
+        let link = (kind == Kind::Symlink).then(|| link_target(&dirent.path(), rules.root()));
         entries.push(entry_of(name, kind, &meta, link, excluded));
     }
     entries.sort_unstable_by(|a, b| a.name.as_encoded_bytes().cmp(b.name.as_encoded_bytes()));
@@ -278,6 +310,7 @@ pub(crate) fn list_dir(
         rules: stack,
         ignored,
         unexamined_dirs,
+        entries_error,
     }
 }
 
@@ -302,12 +335,12 @@ fn entry_of(
     }
 }
 
-fn note_removed(kind: Kind, path: &Path, removed: &mut Removed) {
+fn note_removed(kind: Kind, path: &Path, removed: &mut Removed, root: Option<&Path>) {
     match kind {
         Kind::Dir => removed.dirs += 1,
         Kind::File => removed.files += 1,
         Kind::Symlink => {
-            if matches!(link_target(path), LinkTarget::File { .. }) {
+            if matches!(link_target(path, root), LinkTarget::File { .. }) {
                 removed.files += 1;
             }
         }
@@ -334,8 +367,19 @@ fn kind_of(file_type: &fs::FileType) -> Kind {
     }
 }
 
-pub(crate) fn link_target(path: &Path) -> LinkTarget {
-    match fs::metadata(path) {
+/// What the symlink at `path` leads to; [`LinkTarget::Outside`] when it
+/// resolves outside `root` (the canonical target), which is then not
+/// looked at at all.
+pub(crate) fn link_target(path: &Path, root: Option<&Path>) -> LinkTarget {
+    let followed = match root {
+        Some(root) => match fs::canonicalize(path) {
+            Ok(real) if !real.starts_with(root) => return LinkTarget::Outside,
+            Ok(real) => fs::metadata(real),
+            Err(_) => return LinkTarget::Other,
+        },
+        None => fs::metadata(path),
+    };
+    match followed {
         Ok(meta) if meta.is_dir() => LinkTarget::Dir,
         Ok(meta) if meta.is_file() => LinkTarget::File { size: meta.len() },
         _ => LinkTarget::Other,
@@ -403,7 +447,7 @@ pub(crate) fn walk(
     threads: usize,
     counter: &Counter,
 ) -> Walk {
-    let rules = WalkRules::new(options);
+    let rules = WalkRules::new(options).within(target);
     let root_meta = fs::metadata(target).ok();
     let root_chain = root_meta.as_ref().map(|m| {
         Arc::new(Ancestor {

@@ -20,6 +20,7 @@ mod concurrency;
 mod crash_resume;
 mod discovery;
 mod estimate;
+mod faults;
 mod grounding;
 mod hostile;
 mod locations;

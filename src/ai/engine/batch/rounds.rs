@@ -349,7 +349,7 @@ pub(super) fn deliver(inner: &Inner, parked: Vec<Parked>, outcomes: &Outcomes) -
             }
             Some(Outcome::Failed(err)) => {
                 request.failures += 1;
-                match policy.decide(&err, request.failures, true, &mut rng) {
+                match policy.decide(&err, request.failures, inner.client.seen(), &mut rng) {
                     RetryDecision::Retry { wait } => {
                         request.not_before = Some(Instant::now() + wait);
                         if !again.contains(&err.to_string()) {
