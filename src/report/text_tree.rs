@@ -5,7 +5,8 @@
 //! under, then the largest (a directory by the bytes of the files the scan
 //! saw below it). Each directory lists the children that got lines,
 //! directories first, flagged first, largest first, and one `... N more`
-//! line for the rest.
+//! line for the rest; a directory none of whose children got a line says
+//! on its own line how many entries it holds.
 //! The JSON keeps the whole tree (`tree`, `tree_rendered`).
 
 use std::cmp::Reverse;
@@ -70,18 +71,21 @@ pub(crate) fn bounded_tree(root: &TreeNode, context: &TreeContext<'_>, budget: u
         seq: 0,
     };
     let root_id = tree.open(root);
-    // The root's line, and its `... more` line while it has hidden children.
-    let mut lines = 1 + usize::from(tree.open[root_id].hidden > 0);
+    let mut lines = 1;
     while let Some(candidate) = tree.heap.pop() {
         let node = candidate.node;
         let grows = !children(node).is_empty();
-        let parent = candidate.parent;
-        // Its line, its own `... more` line until its children show, less
-        // its parent's `... more` line when it was the last one hidden.
-        let after = lines + 1 + usize::from(grows) - usize::from(tree.open[parent].hidden == 1);
+        let parent = &tree.open[candidate.parent];
+        // Its own line, and its parent's `... more` line: there while a
+        // parent with a child shown has others hidden (a parent with none
+        // shown says how many it holds on its own line).
+        let more_before = usize::from(!parent.shown.is_empty() && parent.hidden > 0);
+        let more_after = usize::from(parent.hidden > 1);
+        let after = lines + 1 + more_after - more_before;
         if after > budget {
             continue;
         }
+        let parent = candidate.parent;
         lines = after;
         tree.open[parent].hidden -= 1;
         tree.open[parent].hidden_bytes -= candidate.rank.1;
@@ -91,8 +95,31 @@ pub(crate) fn bounded_tree(root: &TreeNode, context: &TreeContext<'_>, budget: u
     let mut out = String::new();
     out.push_str(&escape_line(&root.name));
     out.push('/');
-    draw(&mut tree.open, root_id, &mut String::new(), &mut out);
+    if !collapsed(&tree.open[root_id], &mut out) {
+        draw(&mut tree.open, root_id, &mut String::new(), &mut out);
+    }
     out
+}
+
+/// `  (12 entries, 3.4 KB)` after the line of a directory none of whose
+/// children got a line; whether it was one.
+fn collapsed(open: &Open<'_>, out: &mut String) -> bool {
+    if !open.shown.is_empty() || open.hidden == 0 {
+        return false;
+    }
+    out.push_str("  (");
+    out.push_str(&open.hidden.to_string());
+    out.push_str(if open.hidden == 1 {
+        " entry"
+    } else {
+        " entries"
+    });
+    if open.hidden_bytes > 0 {
+        out.push_str(", ");
+        out.push_str(&human_size(open.hidden_bytes));
+    }
+    out.push(')');
+    true
 }
 
 /// The lines given out so far, and the children waiting for one.
@@ -160,7 +187,9 @@ fn draw(open: &mut [Open<'_>], id: usize, prefix: &mut String, out: &mut String)
         out.push_str(prefix);
         out.push_str(if last { "└── " } else { "├── " });
         push_node_label(out, node);
-        if let Some(child) = child {
+        if let Some(child) = child
+            && !collapsed(&open[child], out)
+        {
             let depth = prefix.len();
             prefix.push_str(if last { "    " } else { "│   " });
             draw(open, child, prefix, out);

@@ -354,21 +354,22 @@ fn the_tree_stays_within_its_budget_on_any_tree() {
     assert_eq!(lines[1], "├── d299/");
     assert_eq!(lines[2], "│   ├── f14.txt  (24 B)");
     assert_eq!(lines[3], "│   └── ... 14 more (231 B)");
-    assert_eq!(lines[4], "├── d123/");
-    assert_eq!(lines[5], "│   └── ... 15 more (255 B)");
-    assert_eq!(lines[6], "├── huge.iso  (8.6 MB)");
-    assert_eq!(lines[7], "├── top000.bin  (1000 B)");
+    assert_eq!(lines[4], "├── d123/  (15 entries, 255 B)");
+    assert_eq!(lines[5], "├── huge.iso  (8.6 MB)");
+    assert_eq!(lines[6], "├── top000.bin  (1000 B)");
     assert!(tree.contains("... "), "elisions are said");
     assert!(lines.last().unwrap().starts_with("└── ... "), "{tree}");
     // Every entry of a listed directory is shown or counted once (the
-    // root's 801, and the 15 of each of the two directories opened).
+    // root's 801, and the 15 of each of the two directories with a line).
     let shown = lines.iter().filter(|l| !l.contains("... ")).count() - 1;
-    let more: usize = lines
-        .iter()
-        .filter_map(|l| l.split("... ").nth(1))
-        .map(|rest| rest.split(' ').next().unwrap().parse::<usize>().unwrap())
-        .sum();
+    let count = |l: &&str| -> Option<usize> {
+        let rest = l.split("... ").nth(1).or_else(|| l.split("/  (").nth(1))?;
+        rest.split(' ').next()?.parse().ok()
+    };
+    let more: usize = lines.iter().filter_map(count).sum();
     assert_eq!(shown + more, 801 + 15 + 15);
+    // A directory with no child shown takes one line, not two.
+    assert!(!tree.contains("/\n│   └── ... 15 more"), "{tree}");
 }
 
 /// A small tree draws whole, with nothing elided.
