@@ -19,7 +19,7 @@ use super::graph::structure_graph;
 use super::html_graph::graph_svg;
 use super::html_svg::{Bar, bar_chart};
 use super::markup::html;
-use super::shape::{fraction, relative_to};
+use super::shape::{count, fraction, relative_to};
 use super::text_scan::by_count_descending;
 use super::verdict::verdict_lines;
 use super::{DirectoryReport, Report};
@@ -285,10 +285,10 @@ fn push_scan(out: &mut String, report: &Report, target: &str) {
     if scan.ignore.enabled && !scan.ignore.rule_files.is_empty() {
         let _ = writeln!(
             out,
-            "<p>Ignored by {}: {} files, {} directories (they still count in disk usage).</p>",
+            "<p>Ignored by {}: {}, {} (disk usage still counts them).</p>",
             html(&scan.ignore.rule_files.join(", ")),
-            scan.ignore.files_removed,
-            scan.ignore.dirs_removed
+            count(scan.ignore.files_removed, "file", "files"),
+            count(scan.ignore.dirs_removed, "directory", "directories")
         );
     }
     if !scan.large_files.is_empty() {

@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 use super::format::RenderOptions;
 use super::graph::{NodeKindShown, structure_graph};
 use super::markup::{md_code, md_inline, md_paragraphs, mermaid_label, url_path};
-use super::shape::{fraction, relative_to};
+use super::shape::{count, fraction, relative_to};
 use super::text_scan::by_count_descending;
 use super::verdict::verdict_lines;
 use super::{DirCoverage, DirectoryReport, Report};
@@ -215,15 +215,15 @@ fn push_scan(out: &mut String, report: &Report, target: &str) {
     if scan.ignore.enabled && !scan.ignore.rule_files.is_empty() {
         let _ = writeln!(
             out,
-            "\nIgnored by {}: {} files, {} directories.",
+            "\nIgnored by {}: {}, {} (disk usage still counts them).",
             scan.ignore
                 .rule_files
                 .iter()
                 .map(|f| md_code(f, false))
                 .collect::<Vec<_>>()
                 .join(", "),
-            scan.ignore.files_removed,
-            scan.ignore.dirs_removed
+            count(scan.ignore.files_removed, "file", "files"),
+            count(scan.ignore.dirs_removed, "directory", "directories")
         );
     }
     if !scan.lines_of_code.is_empty() {

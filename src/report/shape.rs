@@ -87,6 +87,11 @@ pub(crate) fn bar_length(value: u64, max: u64, width: usize) -> usize {
     scaled.clamp(1, width)
 }
 
+/// `n` with the word for one or for many.
+pub(crate) fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// A figure from 0 to 1 as the reports show it: `0.85`, `0.9`, `1`.
 pub(crate) fn fraction(value: f64) -> String {
     let shown = format!("{value:.2}");
