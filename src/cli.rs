@@ -141,6 +141,17 @@ pub struct Args {
     /// Send file text to the model without redacting secrets.
     #[arg(long)]
     pub no_redact: bool,
+
+    /// Have the model write its summaries, flags and verdict in LANG (a
+    /// name or tag: French, pt-BR); labels and JSON keys stay as they are.
+    /// Summaries cached in another language are written again.
+    #[arg(long, value_name = "LANG")]
+    pub language: Option<String>,
+
+    /// Print the full trace on stderr: every tool call, the model's own
+    /// words, each note and each cached directory.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
 }
 
 /// The values `--format` takes.

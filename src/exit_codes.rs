@@ -9,8 +9,9 @@ pub enum ExitCode {
     Success,
     /// Bad input or an error that stopped the run.
     Failure,
-    /// Flags that contradict one another (clap exits with 2 for its own
-    /// usage errors).
+    /// A usage error the command line parser did not catch (a value it
+    /// takes as text, such as `--language`'s, or flags that contradict
+    /// one another), as its own errors exit.
     Usage,
     /// The report was produced, but the investigation failed (its status
     /// and error are in the report).

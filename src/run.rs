@@ -10,7 +10,7 @@ use anyhow::Context;
 
 use crate::cache;
 use crate::cli::Args;
-use crate::config::{Config, ConfigError, Env, Invocation, Mode};
+use crate::config::{Config, Env, Invocation, Mode};
 use crate::exit_codes::ExitCode;
 use crate::output;
 use crate::progress::Progress;
@@ -32,11 +32,11 @@ const SCAN_ONLY_NOTE: &str = "--scan-only";
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let env = Env::from_process();
     let invocation = match Invocation::resolve(args, &env) {
-        Err(err @ ConfigError::Conflict(_)) => {
+        Err(err) if err.is_usage() => {
             output::print_error(&err.into());
             return Ok(ExitCode::Usage);
         }
-        other => other?,
+        resolved => resolved?,
     };
     let (config, clear_first) = match invocation {
         Invocation::ClearCacheOnly { cache_root } => {
@@ -79,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         crate::ai::reserve_target(&config)?
     };
 
-    let progress = Progress::new(config.progress);
+    let progress = Progress::new(config.progress, config.verbose);
     if !config.scan.exclude.is_empty() {
         progress.scan(&format!("Excluding: {}", config.scan.exclude.join(", ")));
     }
@@ -139,6 +139,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ai_brief: outcome.brief,
         ai_detailed: outcome.detailed,
         flags: outcome.flags,
+        ai_sections: outcome.sections,
         directories: outcome.directories,
         investigation: outcome.status,
         grounding: outcome.grounding,

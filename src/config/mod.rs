@@ -68,6 +68,8 @@ pub struct Config {
     pub cache_root: PathBuf,
     /// How progress is shown on stderr.
     pub progress: ProgressStyle,
+    /// The full trace on stderr (`-v`), not the few lines per directory.
+    pub verbose: bool,
 }
 
 /// Where the report goes.
@@ -102,6 +104,10 @@ pub struct InvestigationOptions {
     /// The most requests in one batch (`--batch-size`, default the API's
     /// limit).
     pub batch_size: usize,
+    /// The language the model writes summaries, flags and the verdict in
+    /// (`--language`); `None`: the model's own choice (English, in
+    /// practice). Labels and JSON keys never change.
+    pub language: Option<String>,
 }
 
 /// What a run does; the flags that choose it exclude one another.
@@ -220,9 +226,28 @@ pub(crate) enum ConfigError {
     /// Flags that ask for contradictory things: a usage error (exit 2).
     #[error("{0}")]
     Conflict(String),
+    /// `--language` is not a language's name: a usage error (exit 2).
+    /// `value` is already escaped to one line.
+    #[error("--language takes {expected}, not '{value}'")]
+    InvalidLanguage {
+        expected: &'static str,
+        value: String,
+    },
+}
+
+impl ConfigError {
+    /// The command line itself is wrong, as clap's own errors say it is:
+    /// the run exits with the usage status.
+    pub(crate) fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            ConfigError::InvalidLanguage { .. } | ConfigError::Conflict(_)
+        )
+    }
 }
 
 mod env;
+mod language;
 mod resolve;
 
 pub(crate) use env::Env;

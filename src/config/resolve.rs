@@ -10,6 +10,7 @@ use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::language::parse_language;
 use super::{
     ATTEMPT_DEADLINE_VAR, ApiSettings, BATCH_POLL_VAR, Config, ConfigError, DEFAULT_CACHE_ROOT,
     Env, HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode,
@@ -34,6 +35,7 @@ impl Invocation {
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(DEFAULT_CACHE_ROOT));
         let max_cost = args.max_cost;
+        let language = args.language.as_deref().map(parse_language).transpose()?;
         let budget = match args.budget {
             Some(Budget::Usd(usd)) => Some(usd),
             Some(Budget::Unlimited) => None,
@@ -135,6 +137,7 @@ impl Invocation {
                 batch_size: args
                     .batch_size
                     .map_or(api::batch::MAX_REQUESTS, |n| n as usize),
+                language,
             },
             api: ApiSettings {
                 base_url: env
@@ -159,6 +162,7 @@ impl Invocation {
             } else {
                 ProgressStyle::Plain
             },
+            verbose: args.verbose,
         };
         Ok(Invocation::Run {
             config: Box::new(config),

@@ -2,8 +2,9 @@
 //! (as inline SVG) draw: the main components and how they relate.
 //!
 //! It comes from the synthesis's components when the model named them
-//! ([`synthesis_components`]); otherwise it is the top two levels of the
-//! tree, largest first, each directory with its coverage. This module only
+//! (the `components` domain section, [`synthesis_components`]); otherwise
+//! it is the top two levels of the tree, largest first, each directory
+//! with its coverage. This module only
 //! decides the nodes, the edges and each node's level; drawing is the
 //! formats' (`markdown`, `html_svg`).
 
@@ -52,20 +53,28 @@ pub(crate) struct Graph {
     pub edges: Vec<(usize, usize)>,
 }
 
-/// One component as the synthesis named it, with the names of the
-/// components it depends on.
+/// One component as the synthesis named it, where it lives, and the
+/// names of the components it depends on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Component {
     pub name: String,
+    pub path: Option<String>,
     pub depends_on: Vec<String>,
 }
 
-/// HOOK (issue 26, items 8 and 10): the components the synthesis named.
-/// The synthesis's optional `components` are not in the report yet; once
-/// they are, return them here (name and dependencies) and every format
-/// draws them instead of the tree. Until then there are none.
-pub(crate) fn synthesis_components(_report: &Report) -> Vec<Component> {
-    Vec::new()
+/// The components the synthesis named (its `components` section), with
+/// what each depends on; empty when it named none.
+pub(crate) fn synthesis_components(report: &Report) -> Vec<Component> {
+    report
+        .ai_sections
+        .components
+        .iter()
+        .map(|c| Component {
+            name: c.name.clone(),
+            path: c.path.clone(),
+            depends_on: c.depends_on.clone(),
+        })
+        .collect()
 }
 
 /// The picture for `report`: the synthesis's components when it named
@@ -210,7 +219,7 @@ pub(crate) fn component_graph(components: &[Component]) -> Graph {
             .zip(levels)
             .map(|(c, level)| Node {
                 label: c.name.clone(),
-                note: None,
+                note: c.path.clone(),
                 kind: NodeKindShown::Component,
                 level,
             })
@@ -226,6 +235,7 @@ mod tests {
     fn component(name: &str, uses: &[&str]) -> Component {
         Component {
             name: name.into(),
+            path: None,
             depends_on: uses.iter().map(|s| s.to_string()).collect(),
         }
     }

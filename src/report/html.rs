@@ -4,7 +4,7 @@
 //! (`html_graph`, `html_svg`); the flags in a table with whether grounding found each
 //! path; every directory in a collapsible tree (`<details>`, which needs no
 //! script) with its summary, coverage and file summaries; the detailed
-//! analysis.
+//! analysis and the domain sections the synthesis filled.
 //!
 //! Every file name and piece of model text is escaped
 //! ([`super::markup::html`]), and the page's content security policy
@@ -19,6 +19,7 @@ use super::graph::structure_graph;
 use super::html_graph::graph_svg;
 use super::html_svg::{Bar, bar_chart};
 use super::markup::html;
+use super::sections_view::{Body, filled};
 use super::shape::{count, fraction, relative_to};
 use super::text_scan::by_count_descending;
 use super::verdict::verdict_lines;
@@ -82,6 +83,7 @@ pub(crate) fn render(report: &Report, options: &RenderOptions) -> String {
             paragraphs(&report.ai_detailed)
         );
     }
+    push_sections(&mut out, report);
     push_scan(&mut out, report, target);
     out.push_str("</main>\n<footer>");
     if let Some(grounding) = &report.grounding {
@@ -235,6 +237,42 @@ fn facts(dir: &DirectoryReport) -> String {
         );
     }
     facts
+}
+
+/// Each domain section the synthesis filled, under its own heading.
+fn push_sections(out: &mut String, report: &Report) {
+    for (title, body) in filled(&report.ai_sections) {
+        let _ = write!(
+            out,
+            "<section class=\"domain\">\n<h2>{}</h2>\n",
+            html(title)
+        );
+        match body {
+            Body::Prose(text) => out.push_str(&paragraphs(text)),
+            Body::Items(items) => {
+                out.push_str("<ul>");
+                for item in items {
+                    let _ = write!(out, "<li><strong>{}</strong>", html(item.name));
+                    if let Some(path) = item.path {
+                        let _ = write!(out, " <code>{}</code>", html(path));
+                    }
+                    if !item.text.is_empty() {
+                        let _ = write!(out, ": {}", html(item.text));
+                    }
+                    if !item.uses.is_empty() {
+                        let _ = write!(
+                            out,
+                            " <span class=\"note\">uses {}</span>",
+                            html(&item.uses.join(", "))
+                        );
+                    }
+                    out.push_str("</li>");
+                }
+                out.push_str("</ul>\n");
+            }
+        }
+        out.push_str("</section>\n");
+    }
 }
 
 /// The scan's charts (lines of code by language, disk usage by top

@@ -2,7 +2,8 @@
 //! flavoured, written to be committed at the target's root and read on a
 //! forge. The verdict with its coverage and cost comes first, then a
 //! Mermaid picture of the structure, the flags in a table, the detailed
-//! analysis, one heading per directory (its summary, notable files, flags
+//! analysis, the domain sections the synthesis filled, one heading per
+//! directory (its summary, notable files, flags
 //! and file summaries), and the scan's figures in tables.
 //!
 //! Links to files are relative to the target's root, so they resolve when
@@ -17,6 +18,7 @@ use std::fmt::Write as _;
 use super::format::RenderOptions;
 use super::graph::{NodeKindShown, structure_graph};
 use super::markup::{md_code, md_inline, md_paragraphs, mermaid_label, url_path};
+use super::sections_view::{Body, filled};
 use super::shape::{count, fraction, relative_to};
 use super::text_scan::by_count_descending;
 use super::verdict::verdict_lines;
@@ -75,6 +77,7 @@ pub(crate) fn render(report: &Report, options: &RenderOptions) -> String {
         let _ = writeln!(out, "\n## Detailed analysis\n");
         let _ = writeln!(out, "{}", md_paragraphs(&report.ai_detailed));
     }
+    push_sections(&mut out, report, &link);
 
     if !report.directories.is_empty() {
         let _ = writeln!(out, "\n## Directories");
@@ -164,6 +167,36 @@ fn push_directory(out: &mut String, dir: &DirectoryReport, link: &dyn Fn(&str, b
             );
         }
         let _ = writeln!(out, "\n</details>");
+    }
+}
+
+/// Each domain section the synthesis filled, under its own heading: prose
+/// as paragraphs, lists as bullets (a name in bold, its path linked, what
+/// it uses).
+fn push_sections(out: &mut String, report: &Report, link: &dyn Fn(&str, bool) -> String) {
+    for (title, body) in filled(&report.ai_sections) {
+        let _ = writeln!(out, "\n## {title}\n");
+        match body {
+            Body::Prose(text) => {
+                let _ = writeln!(out, "{}", md_paragraphs(text));
+            }
+            Body::Items(items) => {
+                for item in items {
+                    let mut line = format!("- **{}**", md_inline(item.name));
+                    if let Some(path) = item.path {
+                        let _ = write!(line, " ({})", link(path, false));
+                    }
+                    if !item.text.is_empty() {
+                        let _ = write!(line, ": {}", md_inline(item.text));
+                    }
+                    if !item.uses.is_empty() {
+                        let uses: Vec<String> = item.uses.iter().map(|u| md_inline(u)).collect();
+                        let _ = write!(line, " Uses: {}.", uses.join(", "));
+                    }
+                    let _ = writeln!(out, "{line}");
+                }
+            }
+        }
     }
 }
 

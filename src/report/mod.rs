@@ -9,12 +9,13 @@
 //!
 //! This module holds the report's data (the types `--json` serialises, their
 //! constructors and the one-line texts the run and the report share), with
-//! `directory` (the `directories` rows and the flag order). [`render`]
-//! (`format`) writes a report in one format; one module per format (`text`
-//! with `text_tree` and `text_scan`, `json`, `markdown`, `html` with
-//! `html_svg` and `html_graph`) and the pieces they share: `verdict` (the lines under the
-//! brief), `shape` (sizes, flagged paths, bars), `graph` (the picture of the
-//! structure) and `markup` (escaping). The unit tests are in `tests`.
+//! `directory` (the `directories` rows and the flag order) and `sections`
+//! (the domain sections). [`render`] (`format`) writes a report in one
+//! format; one module per format (`text` with `text_tree`, `text_scan` and
+//! `sections_text`, `json`, `markdown`, `html` with `html_svg` and
+//! `html_graph`) and the pieces they share: `verdict` (the lines under the
+//! brief), `shape` (sizes, flagged paths, bars), `graph` (the picture of
+//! the structure) and `markup` (escaping). The unit tests are in `tests`.
 
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +36,10 @@ pub struct Report {
     /// Findings, from the agent's `flag` calls and from secret redaction,
     /// most severe first (see [`Report::order_flags`]).
     pub flags: Vec<Flag>,
+    /// The domain sections the synthesis filled (architecture,
+    /// components, datasets, ...; see [`sections`]); `{}` when none.
+    #[serde(default)]
+    pub ai_sections: Sections,
     /// Every directory in scope, in tree order, with what the investigation
     /// said about it; empty when none ran.
     #[serde(default)]
@@ -262,6 +267,9 @@ pub struct InvestigationSummary {
     /// What the Message Batches API did (`--batch` runs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<BatchSummary>,
+    /// The `--language` the model wrote in (absent without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
 }
 
 /// `investigation.batch`: a `--batch` run's rounds and requests. Costs
@@ -341,6 +349,9 @@ mod html_svg;
 mod json;
 mod markdown;
 mod markup;
+pub mod sections;
+mod sections_text;
+mod sections_view;
 mod shape;
 mod text;
 mod text_scan;
@@ -350,6 +361,7 @@ mod verdict;
 pub(crate) use directory::tree_order;
 pub use directory::{DirCoverage, DirectoryReport, FileSummary};
 pub use format::{Format, RenderOptions, render};
+pub use sections::Sections;
 
 #[cfg(test)]
 mod tests;

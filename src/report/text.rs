@@ -3,8 +3,9 @@
 //! The order is what a reader needs first: the verdict (the brief, what
 //! became of the investigation, its coverage and cost), the flags grouped
 //! by file with the most severe first, what each directory is (its summary,
-//! indented in tree order down to `--depth`), the detailed analysis, and
-//! then the scan's sections. The tree section stays within
+//! indented in tree order down to `--depth`), the detailed analysis and the
+//! domain sections the synthesis filled (`sections_text`), and then the
+//! scan's sections. The tree section stays within
 //! [`TREE_LINES`](super::text_tree::TREE_LINES) lines on any tree.
 //!
 //! It decides nothing and reads nothing but the report it is given. Every
@@ -14,6 +15,7 @@
 
 use super::directory::flag_order;
 use super::format::RenderOptions;
+use super::sections_text::sections_text;
 use super::shape::{Flagged, Sizes, fraction};
 use super::text_tree::{TREE_LINES, TreeContext, bounded_tree};
 use super::verdict::verdict_lines;
@@ -59,6 +61,7 @@ pub(crate) fn format_report(report: &Report, options: &RenderOptions) -> String 
         section(&mut lines, ">> DETAILED AI ANALYSIS");
         push_paragraphs(&mut lines, &report.ai_detailed);
     }
+    lines.extend(sections_text(&report.ai_sections));
 
     section(&mut lines, ">> DIRECTORY TREE");
     let sizes = Sizes::of(report, target);

@@ -147,6 +147,7 @@ pub(super) fn finish(
     Outcome {
         brief: synthesis.brief,
         detailed: synthesis.detailed,
+        sections: synthesis.sections,
         flags,
         status: Investigation {
             status,
@@ -166,6 +167,7 @@ pub(super) fn finish(
                 cache_savings_usd: tracker.cache_savings(),
                 cost_cap_hit: work.cap_hit,
                 batch: session.batch_stats().map(|stats| stats.summary()),
+                language: run.config.investigation.language.clone(),
             }),
             spent: None,
         },

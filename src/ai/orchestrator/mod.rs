@@ -141,6 +141,7 @@ pub async fn investigate(
         // Dropping the pipeline aborts the running loops at their next await,
         // after a tool call in progress (and its cache write) has returned.
         _ = interrupted() => {
+            progress.clear_live();
             return Ok(interrupted_outcome(config, &cache, progress, &tracker));
         }
     };
@@ -260,7 +261,11 @@ async fn pipeline(
         progress: progress.clone(),
         target: target.to_path_buf(),
         children: ChildIndex::new(&facts.dirs),
-        system: dir_system_prompt(&format_survey_block(survey.as_ref()))?,
+        system: dir_system_prompt(
+            &format_survey_block(survey.as_ref()),
+            config.investigation.language.as_deref(),
+        )?,
+        language: config.investigation.language.clone(),
         dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey.as_ref()),
         pool: TurnPool::new(&allocations),
         grounding: run.grounding(),

@@ -222,6 +222,7 @@ fn html_escapes_hostile_names_and_model_text() {
         "figcaption",
         "br",
         "footer",
+        "strong",
     ];
     for (at, _) in page.match_indices('<') {
         let rest = &page[at + 1..];
@@ -386,4 +387,58 @@ fn the_structure_stays_small_on_a_large_tree() {
     // The largest package first.
     let first = svg.find(">pkg19/<").unwrap();
     assert!(first < svg.find(">pkg18/<").unwrap());
+}
+
+/// The domain sections the synthesis filled show in Markdown and HTML
+/// under their titles, and its components become the picture of the
+/// structure (Mermaid and SVG), an edge for each dependency.
+#[test]
+fn domain_sections_and_components_render_in_markdown_and_html() {
+    let mut report = fixture();
+    report.ai_sections = sections::Sections {
+        architecture: Some("A command line over an engine.".into()),
+        components: vec![
+            sections::Component {
+                name: "CLI".into(),
+                path: Some("src/main.rs".into()),
+                role: "Parses the arguments.".into(),
+                depends_on: vec!["Engine".into()],
+            },
+            sections::Component {
+                name: "Engine".into(),
+                path: Some("src/core".into()),
+                role: "Walks the tree.".into(),
+                depends_on: Vec::new(),
+            },
+        ],
+        tech_stack: vec!["Rust".into()],
+        ..sections::Sections::default()
+    };
+    let text = markdown(&report);
+    assert_shows(
+        &text,
+        &[
+            "\n## Architecture\n\nA command line over an engine.\n",
+            "\n## Components\n\n- **CLI** ([`src/main.rs`](src/main.rs)): Parses the arguments. Uses: Engine.\n- **Engine** (`src/core`): Walks the tree.\n",
+            "\n## Tech stack\n\n- **Rust**\n",
+            "  n0[\"CLI<br/>src/main.rs\"]:::plain\n  n1[\"Engine<br/>src/core\"]:::plain\n  n0 --> n1\n",
+        ],
+    );
+    // Sections come after the analysis, before the directories.
+    assert!(text.find("## Detailed analysis").unwrap() < text.find("## Architecture").unwrap());
+    assert!(text.find("## Tech stack").unwrap() < text.find("## Directories").unwrap());
+    let page = html(&report);
+    assert_shows(
+        &page,
+        &[
+            "<h2>Architecture</h2>\n<p>A command line over an engine.</p>",
+            "<li><strong>CLI</strong> <code>src/main.rs</code>: Parses the arguments. <span class=\"note\">uses Engine</span></li>",
+            "<title>CLI (src/main.rs)</title>",
+        ],
+    );
+    let text = rendered(&report, Format::Text, "/tmp/mydir");
+    assert_shows(&text, &[">> COMPONENTS (AI)", ">> TECH STACK (AI)"]);
+    assert!(
+        text.find(">> DETAILED AI ANALYSIS").unwrap() < text.find(">> ARCHITECTURE (AI)").unwrap()
+    );
 }

@@ -258,6 +258,23 @@ fn hostile() -> Report {
         ..DirectoryReport::default()
     });
     report.investigation.summary.as_mut().unwrap().model = format!("model{EVIL}\n");
+    report.ai_sections = sections::Sections {
+        architecture: Some(format!("{EVIL} [x](javascript:alert(5))")),
+        components: vec![
+            sections::Component {
+                name: format!("\"]-->n9[\"{EVIL}"),
+                path: Some(format!("{EVIL}/x")),
+                role: "<img src=x onerror=alert(6)> | cell".to_string(),
+                depends_on: vec!["core".into()],
+            },
+            sections::Component {
+                name: "core".into(),
+                ..sections::Component::default()
+            },
+        ],
+        concerns: vec![format!("- {EVIL}")],
+        ..sections::Sections::default()
+    };
     report.order_flags();
     report
 }

@@ -287,13 +287,16 @@ impl Agent {
     }
 
     fn print_response(&self, response: &Response) {
+        if !self.printer.progress().is_verbose() {
+            return;
+        }
         for text in response.texts() {
             for line in text.trim().lines() {
-                self.printer.line(line);
+                self.printer.detail(line);
             }
         }
         for call in response.tool_uses() {
-            self.printer.line(&format!(
+            self.printer.detail(&format!(
                 "-> {}({})",
                 call.name,
                 format_args_for_display(&call.input)
