@@ -43,6 +43,9 @@ pub struct Outcome {
     pub status: Investigation,
     /// How many of the report's citations were found in the tree.
     pub grounding: Option<crate::report::grounding::Grounding>,
+    /// Every directory in scope with what the run learned of it, in tree
+    /// order (a run that reached its end).
+    pub directories: Vec<crate::report::DirectoryReport>,
     /// The run was interrupted (Ctrl-C); the next run resumes.
     pub interrupted: bool,
 }

@@ -19,6 +19,7 @@ use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::{Auth, ClientConfig};
 use crate::ai::engine::batch::BatchTiming;
 use crate::progress::ProgressStyle;
+use crate::report::Format;
 use crate::scan::ScanOptions;
 
 /// Where investigations are cached when `LUMINOS_CACHE_DIR` is unset.
@@ -75,8 +76,9 @@ pub(crate) struct Config {
 /// Where the report goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct OutputOptions {
-    /// JSON instead of the terminal report (`--json`).
-    pub json: bool,
+    /// The report's format: `--format`, `--json`, else the `-o` file's
+    /// extension, else text.
+    pub format: Format,
     /// Write to this file instead of stdout (`-o`).
     pub file: Option<PathBuf>,
 }
@@ -225,6 +227,9 @@ pub(crate) enum ConfigError {
         expected: &'static str,
         value: String,
     },
+    /// Flags that ask for contradictory things: a usage error (exit 2).
+    #[error("{0}")]
+    Conflict(String),
     /// `--language` is not a language's name: a usage error (exit 2).
     /// `value` is already escaped to one line.
     #[error("--language takes {expected}, not '{value}'")]
@@ -238,7 +243,10 @@ impl ConfigError {
     /// The command line itself is wrong, as clap's own errors say it is:
     /// the run exits with the usage status.
     pub(crate) fn is_usage(&self) -> bool {
-        matches!(self, ConfigError::InvalidLanguage { .. })
+        matches!(
+            self,
+            ConfigError::InvalidLanguage { .. } | ConfigError::Conflict(_)
+        )
     }
 }
 

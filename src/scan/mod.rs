@@ -39,6 +39,7 @@ pub(crate) mod filetypes;
 mod filter;
 mod fingerprint;
 mod ignore_files;
+mod ignored;
 mod inspect;
 mod options;
 pub(crate) mod recency;
@@ -195,6 +196,10 @@ pub struct DiskEntry {
     pub path: String,
     pub size_bytes: u64,
     pub size_human: String,
+    /// `true` on a directory the ignore rules left out of the rest of the
+    /// scan (it still takes space); absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ignored: bool,
 }
 
 /// Which ignore rules applied to the scan and how much they removed.

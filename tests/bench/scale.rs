@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 
 use crate::scan::{ms, time_shell};
 use luminos::progress::Progress;
-use luminos::report::{Report, format_report};
+use luminos::report::{Format, RenderOptions, Report, render};
 use luminos::scan::ScanOptions;
 
 const FILES: usize = 200_000;
@@ -277,7 +277,12 @@ fn scale_child() {
         let json = serde_json::to_string_pretty(&report).unwrap();
         let json_us = started.elapsed().as_micros();
         let started = Instant::now();
-        let text = format_report(&report, &tree.to_string_lossy());
+        let mut text = Vec::new();
+        let options = RenderOptions {
+            target: tree.to_string_lossy().into_owned(),
+            depth: luminos::scan::ScanOptions::default().depth,
+        };
+        render(&report, Format::Text, &options, &mut text).unwrap();
         let text_us = started.elapsed().as_micros();
         print!(
             "json_us={json_us} json_bytes={} text_us={text_us} text_bytes={} ",

@@ -23,7 +23,7 @@ use crate::ai::rules::status;
 use crate::cache::{Cache, EntryKind, PLAN_EVALUATION_FILE, now_iso};
 use crate::progress::Progress;
 use crate::report::{
-    Coverage, Investigation, InvestigationStatus, InvestigationSummary, coverage_line,
+    Coverage, DirCoverage, Investigation, InvestigationStatus, InvestigationSummary, coverage_line,
 };
 
 /// Phase 8: close `meta.json` and write `plan_evaluation.json`.
@@ -172,6 +172,7 @@ pub(super) fn finish(
             spent: None,
         },
         grounding: None,
+        directories: Vec::new(),
         interrupted: false,
     }
 }
@@ -180,13 +181,23 @@ pub(super) fn finish(
 pub(crate) fn coverage_of(entries: &[Value]) -> Coverage {
     let mut coverage = Coverage::default();
     for entry in entries {
-        if is_mechanical(entry) {
-            coverage.mechanical += 1;
-        } else if entry.get(UNIT_FIELD).is_some_and(Value::is_string) {
-            coverage.folded += 1;
-        } else {
-            coverage.investigated += 1;
+        match coverage_of_entry(entry) {
+            DirCoverage::Mechanical => coverage.mechanical += 1,
+            DirCoverage::Folded => coverage.folded += 1,
+            DirCoverage::Investigated | DirCoverage::None => coverage.investigated += 1,
         }
     }
     coverage
+}
+
+/// How the directory of `entry` got it: built from the scan, in the loop
+/// of a unit above it, or by a loop of its own.
+pub(crate) fn coverage_of_entry(entry: &Value) -> DirCoverage {
+    if is_mechanical(entry) {
+        DirCoverage::Mechanical
+    } else if entry.get(UNIT_FIELD).is_some_and(Value::is_string) {
+        DirCoverage::Folded
+    } else {
+        DirCoverage::Investigated
+    }
 }

@@ -23,7 +23,9 @@
 //! 9. collect flags, report the cost and coverage and say whether the
 //!    investigation is complete or partial (`finish`);
 //! 10. ground the report: check every cited path and symbol against the
-//!     tree (`ground_phase`, see [`crate::grounding`]).
+//!     tree (`ground_phase`, see [`crate::grounding`]), and gather from the
+//!     same entries what the report says of each directory
+//!     (`directories.rs`).
 //!
 //! With `--batch` the same phases run; the session sends their requests in
 //! rounds through the Message Batches API ([`crate::ai::engine::batch`]),
@@ -60,6 +62,7 @@
 //! and the outcome's figures), `ground.rs`, and `outcome.rs` (what a run
 //! that fails or is interrupted returns).
 
+mod directories;
 mod finish;
 mod freshness;
 mod ground;
