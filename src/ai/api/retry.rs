@@ -210,21 +210,6 @@ impl RetryPolicy {
         waited: Duration,
         rng: &mut fastrand::Rng,
     ) -> RetryDecision {
-        match self.decide_alone(error, retry, seen, rng) {
-            RetryDecision::Retry { wait } if waited + wait > self.max_total_wait => {
-                RetryDecision::GiveUp
-            }
-            decision => decision,
-        }
-    }
-
-    fn decide_alone(
-        &self,
-        error: &ApiError,
-        retry: u32,
-        seen: EndpointSeen,
-        rng: &mut fastrand::Rng,
-    ) -> RetryDecision {
         let allowed = self.allowed_retries(error, seen);
         if retry == 0 || retry > allowed || !RetryPolicy::should_retry(error) {
             return RetryDecision::GiveUp;
@@ -236,6 +221,9 @@ impl RetryPolicy {
             Some(server_wait) => server_wait,
             None => self.backoff(retry, rng),
         };
+        if waited + wait > self.max_total_wait {
+            return RetryDecision::GiveUp;
+        }
         RetryDecision::Retry { wait }
     }
 
