@@ -23,6 +23,36 @@ fn real_du(target: &Path, exclude: &[&str]) -> Option<Vec<(String, u64)>> {
     Some(rows)
 }
 
+/// The scan with these `-x` names, hidden entries shown or not.
+fn run_with(target: &Path, exclude: &[&str], hidden: bool) -> BaseScan {
+    let mut opts = options();
+    opts.show_hidden = hidden;
+    opts.exclude = exclude.iter().map(|s| s.to_string()).collect();
+    run(target, &opts)
+}
+
+/// Every disk usage row of `report` (a scan of `target` with these `-x`
+/// names) is what the real `du` says, hidden rows left out when the scan
+/// hides them; `false` when du is not installed (nothing compared).
+fn matches_real_du(target: &Path, report: &BaseScan, exclude: &[&str], hidden: bool) -> bool {
+    let Some(mut du) = real_du(target, exclude) else {
+        eprintln!("du is not installed; skipping the comparison");
+        return false;
+    };
+    if !hidden {
+        let t = target.to_string_lossy().len();
+        du.retain(|(path, _)| !path[t..].contains("/."));
+    }
+    let mut ours: Vec<(String, u64)> = report
+        .disk_usage
+        .iter()
+        .map(|e| (e.path.clone(), e.size_bytes))
+        .collect();
+    ours.sort();
+    assert_eq!(ours, du, "exclude {exclude:?}, hidden {hidden}");
+    true
+}
+
 #[test]
 fn disk_usage_matches_real_du() {
     let env = TestEnv::new();
@@ -32,24 +62,10 @@ fn disk_usage_matches_real_du() {
         (vec!["node_modules"], true),
         (vec![], false),
     ] {
-        let mut opts = options();
-        opts.show_hidden = hidden;
-        opts.exclude = exclude.iter().map(|s| s.to_string()).collect();
-        let report = run(env.target(), &opts);
-        let Some(mut du) = real_du(env.target(), &exclude) else {
-            eprintln!("du is not installed; skipping the comparison");
+        let report = run_with(env.target(), &exclude, hidden);
+        if !matches_real_du(env.target(), &report, &exclude, hidden) {
             return;
-        };
-        if !hidden {
-            du.retain(|(path, _)| !path[env.target().to_string_lossy().len()..].contains("/."));
         }
-        let mut ours: Vec<(String, u64)> = report
-            .disk_usage
-            .iter()
-            .map(|e| (e.path.clone(), e.size_bytes))
-            .collect();
-        ours.sort();
-        assert_eq!(ours, du, "exclude {exclude:?}, hidden {hidden}");
     }
 }
 
@@ -113,10 +129,7 @@ fn disk_usage_counts_ignored_directories_and_marks_them() {
     )
     .unwrap();
     for (exclude, hidden) in [(vec![], true), (vec!["skip"], true), (vec![], false)] {
-        let mut opts = options();
-        opts.show_hidden = hidden;
-        opts.exclude = exclude.iter().map(|s| s.to_string()).collect();
-        let report = run(env.target(), &opts);
+        let report = run_with(env.target(), &exclude, hidden);
         let t = env.target().to_string_lossy().into_owned();
         // The rest of the scan leaves them out.
         let classified: Vec<&str> = report
@@ -146,19 +159,8 @@ fn disk_usage_counts_ignored_directories_and_marks_them() {
             expected.insert(1, "/.venv");
         }
         assert_eq!(ignored, expected, "{exclude:?} hidden {hidden}");
-        let Some(mut du) = real_du(env.target(), &exclude) else {
-            eprintln!("du is not installed; skipping the comparison");
+        if !matches_real_du(env.target(), &report, &exclude, hidden) {
             return;
-        };
-        if !hidden {
-            du.retain(|(path, _)| !path[t.len()..].contains("/."));
         }
-        let mut ours: Vec<(String, u64)> = report
-            .disk_usage
-            .iter()
-            .map(|e| (e.path.clone(), e.size_bytes))
-            .collect();
-        ours.sort();
-        assert_eq!(ours, du, "exclude {exclude:?}, hidden {hidden}");
     }
 }
