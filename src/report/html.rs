@@ -186,11 +186,10 @@ fn push_tree(out: &mut String, directories: &[DirectoryReport]) {
             );
         }
         if !dir.files.is_empty() {
+            let files = count(dir.files.len() as u64, "file summary", "file summaries");
             let _ = write!(
                 out,
-                "<details class=\"files\"><summary>{} file summar{}</summary><ul>",
-                dir.files.len(),
-                if dir.files.len() == 1 { "y" } else { "ies" }
+                "<details class=\"files\"><summary>{files}</summary><ul>"
             );
             for file in &dir.files {
                 let file_name = Path::new(&file.path)
@@ -229,12 +228,8 @@ fn facts(dir: &DirectoryReport) -> String {
         );
     }
     if !dir.flags.is_empty() {
-        let _ = write!(
-            facts,
-            " <span class=\"meta flagged\">{} flag{}</span>",
-            dir.flags.len(),
-            if dir.flags.len() == 1 { "" } else { "s" }
-        );
+        let flags = count(dir.flags.len() as u64, "flag", "flags");
+        let _ = write!(facts, " <span class=\"meta flagged\">{flags}</span>");
     }
     facts
 }

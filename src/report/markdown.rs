@@ -19,10 +19,10 @@ use super::format::RenderOptions;
 use super::graph::{NodeKindShown, structure_graph};
 use super::markup::{md_code, md_inline, md_paragraphs, mermaid_label, url_path};
 use super::sections_view::{Body, filled};
-use super::shape::{count, fraction, relative_to};
+use super::shape::{count, coverage_facts, relative_to};
 use super::text_scan::by_count_descending;
 use super::verdict::verdict_lines;
-use super::{DirCoverage, DirectoryReport, Report};
+use super::{DirectoryReport, Report};
 
 /// The whole Markdown report.
 pub(crate) fn render(report: &Report, options: &RenderOptions) -> String {
@@ -114,19 +114,7 @@ fn push_directory(out: &mut String, dir: &DirectoryReport, link: &dyn Fn(&str, b
         format!("{}/", dir.path)
     };
     let _ = writeln!(out, "\n### {}\n", md_code(&shown, false));
-    let mut facts = vec![match dir.coverage {
-        DirCoverage::None => "no summary".to_string(),
-        coverage => coverage.as_str().to_string(),
-    }];
-    if let Some(reason) = &dir.partial_reason {
-        facts.push(format!("partial: {}", md_inline(reason)));
-    }
-    if let Some(completeness) = dir.completeness {
-        facts.push(format!("completeness {}", fraction(completeness)));
-    }
-    if let Some(confidence) = dir.confidence {
-        facts.push(format!("confidence {}", fraction(confidence)));
-    }
+    let facts = coverage_facts(dir, md_inline);
     let _ = writeln!(out, "*{}*\n", facts.join(" · "));
     if let Some(summary) = dir.summary.as_deref().filter(|s| !s.trim().is_empty()) {
         let _ = writeln!(out, "{}\n", md_paragraphs(summary));
@@ -152,12 +140,8 @@ fn push_directory(out: &mut String, dir: &DirectoryReport, link: &dyn Fn(&str, b
         let _ = writeln!(out, "Flags: {}\n", flags.join(", "));
     }
     if !dir.files.is_empty() {
-        let _ = writeln!(
-            out,
-            "<details><summary>{} file summar{}</summary>\n",
-            dir.files.len(),
-            if dir.files.len() == 1 { "y" } else { "ies" }
-        );
+        let files = count(dir.files.len() as u64, "file summary", "file summaries");
+        let _ = writeln!(out, "<details><summary>{files}</summary>\n");
         for file in &dir.files {
             let _ = writeln!(
                 out,

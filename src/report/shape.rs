@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use super::Report;
+use super::{DirCoverage, DirectoryReport, Report};
 
 /// Bytes of the classified files under each directory (the files the scan
 /// saw, so ignored trees are not in it), keyed by the directory's path as
@@ -90,6 +90,29 @@ pub(crate) fn bar_length(value: u64, max: u64, width: usize) -> usize {
 /// `n` with the word for one or for many.
 pub(crate) fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// What the reports say of a directory's investigation, in order: its
+/// coverage (`investigated`), why it is partial (escaped for the format by
+/// `escape`), its completeness and its confidence.
+pub(crate) fn coverage_facts(
+    dir: &DirectoryReport,
+    escape: impl Fn(&str) -> String,
+) -> Vec<String> {
+    let mut facts = vec![match dir.coverage {
+        DirCoverage::None => "no summary".to_string(),
+        coverage => coverage.as_str().to_string(),
+    }];
+    if let Some(reason) = &dir.partial_reason {
+        facts.push(format!("partial: {}", escape(reason)));
+    }
+    if let Some(completeness) = dir.completeness {
+        facts.push(format!("completeness {}", fraction(completeness)));
+    }
+    if let Some(confidence) = dir.confidence {
+        facts.push(format!("confidence {}", fraction(confidence)));
+    }
+    facts
 }
 
 /// A figure from 0 to 1 as the reports show it: `0.85`, `0.9`, `1`.

@@ -16,10 +16,10 @@
 use super::directory::flag_order;
 use super::format::RenderOptions;
 use super::sections_text::sections_text;
-use super::shape::{Flagged, Sizes, fraction};
+use super::shape::{Flagged, Sizes, count, coverage_facts};
 use super::text_tree::{TREE_LINES, TreeContext, bounded_tree};
 use super::verdict::verdict_lines;
-use super::{DirCoverage, DirectoryReport, Flag, Report};
+use super::{DirectoryReport, Flag, Report};
 use crate::text::{escape_control, escape_line};
 
 /// Summaries are wrapped to this many columns.
@@ -168,25 +168,9 @@ fn push_directories(lines: &mut Vec<String>, directories: &[DirectoryReport], de
 
 /// `investigated · completeness 0.8 · confidence 0.9 · 2 flags`.
 fn directory_facts(dir: &DirectoryReport) -> String {
-    let mut facts = vec![match dir.coverage {
-        DirCoverage::None => "no summary".to_string(),
-        coverage => coverage.as_str().to_string(),
-    }];
-    if let Some(reason) = &dir.partial_reason {
-        facts.push(format!("partial: {}", escape_line(reason)));
-    }
-    if let Some(completeness) = dir.completeness {
-        facts.push(format!("completeness {}", fraction(completeness)));
-    }
-    if let Some(confidence) = dir.confidence {
-        facts.push(format!("confidence {}", fraction(confidence)));
-    }
+    let mut facts = coverage_facts(dir, |reason| escape_line(reason).into_owned());
     if !dir.flags.is_empty() {
-        facts.push(format!(
-            "{} flag{}",
-            dir.flags.len(),
-            if dir.flags.len() == 1 { "" } else { "s" }
-        ));
+        facts.push(count(dir.flags.len() as u64, "flag", "flags"));
     }
     facts.join(" · ")
 }
