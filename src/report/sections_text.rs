@@ -45,21 +45,16 @@ fn body(sections: &Sections, key: &str) -> Vec<String> {
             .components
             .iter()
             .flat_map(|component| {
-                let mut lines = vec![format!(
-                    "  {}{}",
-                    escape_line(&component.name),
-                    at(component.path.as_deref())
-                )];
-                if !component.role.is_empty() {
-                    lines.push(format!("      {}", escape_line(&component.role)));
-                }
-                if !component.depends_on.is_empty() {
-                    lines.push(format!(
-                        "      uses: {}",
-                        escape_line(&component.depends_on.join(", "))
-                    ));
-                }
-                lines
+                let uses = if component.depends_on.is_empty() {
+                    String::new()
+                } else {
+                    format!("uses: {}", component.depends_on.join(", "))
+                };
+                named(
+                    &component.name,
+                    component.path.as_deref(),
+                    &[&component.role, &uses],
+                )
             })
             .collect(),
         "entry_points" => sections
@@ -79,15 +74,11 @@ fn body(sections: &Sections, key: &str) -> Vec<String> {
             .datasets
             .iter()
             .flat_map(|dataset| {
-                let mut lines = vec![format!(
-                    "  {}{}",
-                    escape_line(&dataset.name),
-                    at(dataset.path.as_deref())
-                )];
-                if !dataset.description.is_empty() {
-                    lines.push(format!("      {}", escape_line(&dataset.description)));
-                }
-                lines
+                named(
+                    &dataset.name,
+                    dataset.path.as_deref(),
+                    &[&dataset.description],
+                )
             })
             .collect(),
         "schema_summary" => prose(&sections.schema_summary),
@@ -97,6 +88,19 @@ fn body(sections: &Sections, key: &str) -> Vec<String> {
         "concerns" => bullets(&sections.concerns),
         _ => Vec::new(),
     }
+}
+
+/// A named item (a component, a dataset): `  NAME  (path)`, then each
+/// detail that is not empty on a line of its own, indented below it.
+fn named(name: &str, path: Option<&str>, details: &[&str]) -> Vec<String> {
+    let mut lines = vec![format!("  {}{}", escape_line(name), at(path))];
+    lines.extend(
+        details
+            .iter()
+            .filter(|detail| !detail.is_empty())
+            .map(|detail| format!("      {}", escape_line(detail))),
+    );
+    lines
 }
 
 /// `  (path)` after a name, or nothing.
