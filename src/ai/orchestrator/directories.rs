@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::finish::coverage_of_entry;
 use crate::ai::rules::discover::relative;
+use crate::ai::tools::input::string_list;
 use crate::report::{DirCoverage, DirectoryReport, FileSummary, tree_order};
 
 /// One row per directory of `all_dirs` (absolute, under `target`), in tree
@@ -62,17 +63,7 @@ pub(super) fn directories(
                 row.completeness = entry.get("completeness").and_then(Value::as_f64);
                 row.confidence = entry.get("confidence").and_then(Value::as_f64);
                 row.partial_reason = text(entry, "partial_reason");
-                row.notable_files = entry
-                    .get("notable_files")
-                    .and_then(Value::as_array)
-                    .map(|names| {
-                        names
-                            .iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_string)
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                row.notable_files = string_list(entry, "notable_files");
             } else {
                 row.coverage = DirCoverage::None;
             }
