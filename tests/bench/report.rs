@@ -25,6 +25,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::budget::{luminos, realistic_server, tree_dir};
+use crate::scan::on_path;
 
 const RUNS: usize = 5;
 
@@ -126,14 +127,7 @@ fn chromium() -> Option<PathBuf> {
     }
     ["chromium", "chromium-browser", "google-chrome"]
         .iter()
-        .find(|name| {
-            Command::new(name)
-                .arg("--version")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success())
-        })
+        .find(|name| on_path(name))
         .map(PathBuf::from)
 }
 
