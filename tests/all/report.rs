@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use similar_asserts::assert_eq;
 use support::TestEnv;
 use support::agent::{AgentEnv, Pass};
-use support::output::{assert_contains_all, fields, stderr, stdout};
+use support::output::{assert_contains_all, field_pairs, fields, stderr, stdout};
 
 /// Run `luminos [extra] TARGET` one loop at a time (a stable order) and
 /// insist that it succeeds.
@@ -122,12 +122,7 @@ fn each_format_snapshot() {
 fn flags_come_in_one_order_whatever_order_they_were_raised_in() {
     let env = investigated();
     let json: Value = serde_json::from_str(&run(&env, &["--json"])).unwrap();
-    let flags: Vec<(&str, &str)> = json["flags"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| (f["severity"].as_str().unwrap(), f["path"].as_str().unwrap()))
-        .collect();
+    let flags = field_pairs(&json["flags"], "severity", "path");
     assert_eq!(
         flags,
         [

@@ -73,6 +73,15 @@ pub fn fields<'a>(list: &'a Value, field: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// The string fields `first` and `second` of every object in the JSON array
+/// `list`, as pairs.
+pub fn field_pairs<'a>(list: &'a Value, first: &str, second: &str) -> Vec<(&'a str, &'a str)> {
+    fields(list, first)
+        .into_iter()
+        .zip(fields(list, second))
+        .collect()
+}
+
 /// Every one of `parts` is in `text` (a report or a stream), each missing
 /// one named.
 #[track_caller]

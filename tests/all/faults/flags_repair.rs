@@ -4,6 +4,7 @@
 use super::*;
 
 use luminos::cache::{Cache, CacheRoot};
+use support::output::field_pairs;
 
 fn flags_file(env: &TestEnv) -> std::path::PathBuf {
     let target = std::fs::canonicalize(env.target()).unwrap();
@@ -16,18 +17,8 @@ fn flags_file(env: &TestEnv) -> std::path::PathBuf {
 }
 
 /// Paths and severities of the report's flags, sorted.
-fn flags_of(report: &Value) -> Vec<(String, String)> {
-    let mut flags: Vec<(String, String)> = report["flags"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["path"].as_str().unwrap().to_string(),
-                f["severity"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+fn flags_of(report: &Value) -> Vec<(&str, &str)> {
+    let mut flags = field_pairs(&report["flags"], "path", "severity");
     flags.sort();
     flags
 }
