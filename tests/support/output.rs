@@ -82,6 +82,16 @@ pub fn field_pairs<'a>(list: &'a Value, first: &str, second: &str) -> Vec<(&'a s
         .collect()
 }
 
+/// The error of the investigation that the JSON `report` says failed.
+#[track_caller]
+pub fn failed_error(report: &Value) -> &str {
+    let investigation = &report["investigation"];
+    assert_eq!(investigation["status"], "failed", "{investigation}");
+    investigation["error"]
+        .as_str()
+        .expect("a failed investigation says why")
+}
+
 /// Every one of `parts` is in `text` (a report or a stream), each missing
 /// one named.
 #[track_caller]

@@ -16,7 +16,7 @@ use support::TestEnv;
 use support::agent::{AgentEnv, MockAgent, Pass, Turn};
 use support::entries::cache_entries;
 use support::mock::{MockServer, Reply};
-use support::output::{assert_contains_all, item_where, lines_where, stderr};
+use support::output::{assert_contains_all, failed_error, item_where, lines_where, stderr};
 
 mod bad_endpoints;
 mod errors;
@@ -130,11 +130,7 @@ fn failing_after_the_survey(
 fn failure_of(out: &Output) -> String {
     assert_eq!(out.status.code(), Some(3), "{}", stderr(out));
     let report = json_of(out);
-    assert_eq!(report["investigation"]["status"], "failed");
-    let error = report["investigation"]["error"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let error = failed_error(&report).to_string();
     assert!(!error.contains('\n'), "{error}");
     assert_eq!(
         stderr(out).matches("Investigation failed: ").count(),

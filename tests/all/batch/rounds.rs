@@ -4,6 +4,8 @@
 
 use super::*;
 
+use support::output::failed_error;
+
 /// Like the default agent, but the dir loop of `rel` answers its first
 /// request with `first`.
 fn failing_once(env: &AgentEnv, rel: &'static str, first: Reply) -> Arc<AtomicUsize> {
@@ -55,8 +57,7 @@ fn errored_requests_go_again_next_round_and_final_errors_stop_the_run() {
     let out = run(&env, &root, &["--batch"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["investigation"]["status"], "failed");
-    let error = report["investigation"]["error"].as_str().unwrap();
+    let error = failed_error(&report);
     assert!(error.contains("billing"), "{error}");
 }
 

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use support::agent::MockAgent;
+use support::output::failed_error;
 
 /// Directory loops at once in these runs.
 const JOBS: usize = 4;
@@ -162,8 +163,7 @@ fn a_cache_that_stops_taking_writes_stops_the_next_request() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(3), "{err}");
     let report = json_report(&out);
-    assert_eq!(report["investigation"]["status"], "failed");
-    let error = report["investigation"]["error"].as_str().unwrap();
+    let error = failed_error(&report);
     assert!(
         error.contains("the cache could not be written") && error.contains("Permission denied"),
         "{error}"

@@ -4,6 +4,8 @@
 
 use super::*;
 
+use support::output::failed_error;
+
 /// `luminos [extra] TARGET` against a mock that answers every request with
 /// `reply`: the run must stop at that first answer, without a retry, with
 /// the failed investigation's exit status.
@@ -73,8 +75,7 @@ fn a_rejected_first_request_ends_the_investigation_once() {
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["ai_brief"], "");
-    assert_eq!(report["investigation"]["status"], "failed");
-    let error = report["investigation"]["error"].as_str().unwrap();
+    let error = failed_error(&report);
     assert!(error.contains("scripted refusal"), "{error}");
     assert!(!error.contains('\n'));
     let err = stderr(&out);
@@ -108,8 +109,7 @@ fn an_unreachable_api_ends_the_investigation_once() {
     assert_eq!(out.status.code(), Some(3));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["ai_brief"], "");
-    assert_eq!(report["investigation"]["status"], "failed");
-    let error = report["investigation"]["error"].as_str().unwrap();
+    let error = failed_error(&report);
     assert!(
         error.starts_with("the API at http://127.0.0.1:9 could not be reached")
             && error.contains("check ANTHROPIC_BASE_URL, the network and any proxy"),
