@@ -49,3 +49,13 @@ pub(crate) fn temp_path(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let path = tmp.path().join(name);
     (tmp, path)
 }
+
+/// The keys of the JSON object `value`, in order.
+pub(crate) fn json_keys(value: &serde_json::Value) -> Vec<&str> {
+    value
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect()
+}

@@ -360,6 +360,7 @@ pub(crate) fn every_section_filled() -> Sections {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::json_keys;
     use serde_json::json;
 
     #[test]
@@ -465,12 +466,6 @@ mod tests {
     fn every_section_has_a_title() {
         let keys: Vec<&str> = SECTION_TITLES.iter().map(|(key, _)| *key).collect();
         let value = serde_json::to_value(every_section_filled()).unwrap();
-        let json_keys: Vec<&str> = value
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        assert_eq!(json_keys, keys);
+        assert_eq!(json_keys(&value), keys);
     }
 }

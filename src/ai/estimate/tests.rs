@@ -1,6 +1,7 @@
 use super::*;
 use crate::ai::rules::projection::*;
 use crate::ai::tools::fs::DEFAULT_MAX_BYTES;
+use crate::testing::json_keys;
 
 /// Sonnet 4.5's terms: the reference tokenizer, a 140K budget, no thinking.
 fn terms() -> ModelTerms {
@@ -218,12 +219,7 @@ fn batch_prices_halve_every_figure_in_dollars_and_no_other() {
 fn json_keys_are_stable() {
     let estimate = Estimate::new(counts(), &inputs(true, false, 1));
     let value = serde_json::to_value(&estimate).unwrap();
-    let keys: Vec<&str> = value
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys = json_keys(&value);
     assert_eq!(
         keys,
         [
