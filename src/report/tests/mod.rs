@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::scan::{ClassifiedFile, DiskEntry, NodeKind, TreeNode};
+use indexmap::IndexMap;
 
 mod formats;
 mod json;
@@ -25,6 +26,14 @@ fn rendered(report: &Report, format: Format, target: &str) -> String {
     )
     .unwrap();
     String::from_utf8(out).unwrap()
+}
+
+/// Counts by name (file categories, lines by language), in the order given.
+fn counts(pairs: &[(&str, u64)]) -> IndexMap<String, u64> {
+    pairs
+        .iter()
+        .map(|(name, count)| (name.to_string(), *count))
+        .collect()
 }
 
 fn flag(severity: &str, path: &str, finding: &str) -> Flag {
@@ -114,13 +123,7 @@ fn fixture() -> Report {
             description: None,
         })
         .collect();
-    report.scan.file_categories = [
-        ("source".to_string(), 3),
-        ("document".to_string(), 2),
-        ("config".to_string(), 1),
-    ]
-    .into_iter()
-    .collect();
+    report.scan.file_categories = counts(&[("source", 3), ("document", 2), ("config", 1)]);
     report.scan.languages = vec!["Rust".into()];
     report.scan.lines_of_code = [("Rust".to_string(), 812)].into_iter().collect();
     report.scan.disk_usage = [

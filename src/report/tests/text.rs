@@ -120,13 +120,7 @@ fn empty_sections_say_so() {
 #[test]
 fn bars_are_in_proportion_to_the_largest() {
     let mut report = minimal();
-    report.scan.file_categories = [
-        ("archive".to_string(), 1676),
-        ("media".to_string(), 56),
-        ("source".to_string(), 838),
-    ]
-    .into_iter()
-    .collect();
+    report.scan.file_categories = counts(&[("archive", 1676), ("media", 56), ("source", 838)]);
     let text = render_text(&report, "/tmp");
     assert_shows(
         &text,
@@ -141,13 +135,7 @@ fn bars_are_in_proportion_to_the_largest() {
 #[test]
 fn equal_counts_keep_first_seen_order() {
     let mut report = minimal();
-    report.scan.file_categories = [
-        ("b".to_string(), 1),
-        ("a".to_string(), 1),
-        ("c".to_string(), 2),
-    ]
-    .into_iter()
-    .collect();
+    report.scan.file_categories = counts(&[("b", 1), ("a", 1), ("c", 2)]);
     let text = render_text(&report, "/tmp");
     let c = text.find("  c ").unwrap();
     let b = text.find("  b ").unwrap();
