@@ -234,6 +234,26 @@ const fn gen_4_5(
     }
 }
 
+/// The Claude 4 models before 4.5: a 200K window, the old tokenizer and no
+/// effort parameter.
+const fn gen_4(id: &'static str, name: &'static str, prices: Prices) -> Model {
+    Model {
+        context_window: 200_000,
+        tokens_per_byte: OLD_TOKENIZER,
+        default_effort: None,
+        ..model(id, name, prices)
+    }
+}
+
+/// Retired on `retired` (the API no longer serves it); the notice names
+/// `replacement`.
+const fn retired(retired: &'static str, replacement: &'static str) -> Lifecycle {
+    Lifecycle::Retired {
+        retired,
+        replacement,
+    }
+}
+
 /// The 5.5 family and Fable 5.1/5.2: thinking they bind to the conversation,
 /// and a 512-token cache minimum.
 const fn bound(m: Model) -> Model {
@@ -291,18 +311,12 @@ pub(crate) static MODELS: &[Model] = &[
         )
     },
     Model {
-        context_window: 200_000,
         max_output: 64_000,
-        tokens_per_byte: OLD_TOKENIZER,
-        default_effort: None,
         // The retirement notice names Sonnet 4.6 (release notes via the
         // Python SDK's table of deprecated models).
-        lifecycle: Lifecycle::Retired {
-            retired: "2026-06-15",
-            replacement: "claude-sonnet-4-6",
-        },
+        lifecycle: retired("2026-06-15", "claude-sonnet-4-6"),
         aliases: &["claude-sonnet-4-20250514", "claude-sonnet-4-0"],
-        ..model(
+        ..gen_4(
             "claude-sonnet-4",
             "Claude Sonnet 4",
             Prices::standard(3.0, 15.0),
@@ -356,33 +370,21 @@ pub(crate) static MODELS: &[Model] = &[
         Prices::standard(5.0, 25.0),
     ),
     Model {
-        context_window: 200_000,
         max_output: 32_000,
-        tokens_per_byte: OLD_TOKENIZER,
-        default_effort: None,
-        lifecycle: Lifecycle::Retired {
-            retired: "2026-08-05",
-            replacement: "claude-opus-5-5",
-        },
+        lifecycle: retired("2026-08-05", "claude-opus-5-5"),
         aliases: &["claude-opus-4-1-20250805"],
-        ..model(
+        ..gen_4(
             "claude-opus-4-1",
             "Claude Opus 4.1",
             Prices::standard(15.0, 75.0),
         )
     },
     Model {
-        context_window: 200_000,
         max_output: 32_000,
-        tokens_per_byte: OLD_TOKENIZER,
-        default_effort: None,
         // The retirement notice names Opus 4.8.
-        lifecycle: Lifecycle::Retired {
-            retired: "2026-06-15",
-            replacement: "claude-opus-4-8",
-        },
+        lifecycle: retired("2026-06-15", "claude-opus-4-8"),
         aliases: &["claude-opus-4-20250514", "claude-opus-4-0"],
-        ..model(
+        ..gen_4(
             "claude-opus-4",
             "Claude Opus 4",
             Prices::standard(15.0, 75.0),
