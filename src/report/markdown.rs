@@ -219,16 +219,36 @@ fn mermaid(report: &Report, target: &str) -> String {
     out
 }
 
+/// A `### title` table under `head` (its header and alignment rows), a
+/// line per row of cells; nothing at all when there is no row.
+fn push_table(
+    out: &mut String,
+    title: &str,
+    head: &str,
+    rows: impl IntoIterator<Item = Vec<String>>,
+) {
+    let mut rows = rows.into_iter().peekable();
+    if rows.peek().is_none() {
+        return;
+    }
+    let _ = writeln!(out, "\n### {title}\n\n{head}");
+    for row in rows {
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+}
+
 /// The scan's figures as tables, paths relative to the target.
 fn push_scan(out: &mut String, report: &Report, target: &str) {
     let scan = &report.scan;
     let _ = writeln!(out, "\n## Scan");
-    if !scan.file_categories.is_empty() {
-        let _ = writeln!(out, "\n### File types\n\n| Category | Files |\n|---|---:|");
-        for (category, count) in by_count_descending(&scan.file_categories) {
-            let _ = writeln!(out, "| {} | {count} |", md_inline(category));
-        }
-    }
+    push_table(
+        out,
+        "File types",
+        "| Category | Files |\n|---|---:|",
+        by_count_descending(&scan.file_categories)
+            .into_iter()
+            .map(|(category, count)| vec![md_inline(category), count.to_string()]),
+    );
     if scan.ignore.enabled && !scan.ignore.rule_files.is_empty() {
         let _ = writeln!(
             out,
@@ -243,15 +263,14 @@ fn push_scan(out: &mut String, report: &Report, target: &str) {
             count(scan.ignore.dirs_removed, "directory", "directories")
         );
     }
-    if !scan.lines_of_code.is_empty() {
-        let _ = writeln!(
-            out,
-            "\n### Lines of code\n\n| Language | Lines |\n|---|---:|"
-        );
-        for (language, count) in by_count_descending(&scan.lines_of_code) {
-            let _ = writeln!(out, "| {} | {count} |", md_inline(language));
-        }
-    }
+    push_table(
+        out,
+        "Lines of code",
+        "| Language | Lines |\n|---|---:|",
+        by_count_descending(&scan.lines_of_code)
+            .into_iter()
+            .map(|(language, count)| vec![md_inline(language), count.to_string()]),
+    );
     if !scan.large_files.is_empty() {
         let _ = writeln!(out, "\n### Unusually large files\n");
         for file in &scan.large_files {
@@ -265,35 +284,29 @@ fn push_scan(out: &mut String, report: &Report, target: &str) {
             );
         }
     }
-    if !scan.top_directories.is_empty() {
-        let _ = writeln!(
-            out,
-            "\n### Disk usage\n\n| Directory | Size | |\n|---|---:|---|"
-        );
-        for dir in &scan.top_directories {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} |",
+    push_table(
+        out,
+        "Disk usage",
+        "| Directory | Size | |\n|---|---:|---|",
+        scan.top_directories.iter().map(|dir| {
+            vec![
                 md_code(&relative_to(target, &dir.path), true),
-                dir.size_human,
-                if dir.ignored { "ignored" } else { "" }
-            );
-        }
-    }
-    if !scan.recent_files.is_empty() {
-        let _ = writeln!(
-            out,
-            "\n### Recently modified\n\n| File | Modified |\n|---|---|"
-        );
-        for file in &scan.recent_files {
-            let _ = writeln!(
-                out,
-                "| {} | {} |",
+                dir.size_human.clone(),
+                (if dir.ignored { "ignored" } else { "" }).to_string(),
+            ]
+        }),
+    );
+    push_table(
+        out,
+        "Recently modified",
+        "| File | Modified |\n|---|---|",
+        scan.recent_files.iter().map(|file| {
+            vec![
                 md_code(&relative_to(target, &file.path), true),
-                md_inline(&file.modified_human)
-            );
-        }
-    }
+                md_inline(&file.modified_human),
+            ]
+        }),
+    );
     if let Some(grounding) = &report.grounding {
         let _ = writeln!(out, "\n{}", md_inline(&grounding.summary_line()));
     }
