@@ -115,9 +115,7 @@ fn the_sections_the_model_filled_reach_the_json_and_the_text() {
         })
     );
     // The saved synthesis is reused by the next run, sections and all.
-    let requests = env.server.request_count();
-    let text = stdout(&env.run_ok(&["--jobs=1"]));
-    assert_eq!(env.server.request_count(), requests);
+    let text = stdout(&env.run_ok_from_cache(&["--jobs=1"], "the synthesis"));
     insta::assert_snapshot!(sections_in(&text));
 }
 

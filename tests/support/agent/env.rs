@@ -54,6 +54,21 @@ impl AgentEnv {
             .collect()
     }
 
+    /// [`TestEnv::run_ok`], insisting that the run sent the mock no request:
+    /// everything came from the cache, and nothing (`what`) was paid for
+    /// again.
+    #[track_caller]
+    pub fn run_ok_from_cache(&self, extra: &[&str], what: &str) -> std::process::Output {
+        let requests = self.server.request_count();
+        let output = self.run_ok(extra);
+        assert_eq!(
+            self.server.request_count(),
+            requests,
+            "{what} was paid for again"
+        );
+        output
+    }
+
     /// Spawn `luminos [extra] TARGET` (stdout and stderr piped) and press
     /// Ctrl-C once the mock has seen `requests` requests in all, failing if
     /// that takes longer than `within`; returns the interrupted child.
