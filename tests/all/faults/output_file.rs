@@ -21,13 +21,20 @@ fn old_report(path: &Path) -> String {
     text
 }
 
-/// Names in `dir` other than `keep`: what a failed write left behind.
-fn leftovers(dir: &Path, keep: &[&str]) -> Vec<String> {
-    std::fs::read_dir(dir)
+/// A failed write left the old report at `path` as it was, and nothing in
+/// its directory but the names in `keep`.
+#[track_caller]
+fn assert_old_report_whole(path: &Path, old: &str, keep: &[&str]) {
+    assert!(
+        std::fs::read_to_string(path).unwrap() == old,
+        "the old report was damaged"
+    );
+    let leftovers: Vec<String> = std::fs::read_dir(path.parent().unwrap())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|name| !keep.contains(&name.as_str()))
-        .collect()
+        .collect();
+    assert_eq!(leftovers, Vec::<String>::new());
 }
 
 /// A destination that cannot be written stops the run with one line and
@@ -115,14 +122,7 @@ fn a_failed_report_write_leaves_the_old_report_whole() {
         err.contains("Error writing to 'report.txt': File too large"),
         "{err}"
     );
-    assert!(
-        std::fs::read_to_string(&path).unwrap() == old,
-        "the old report was damaged"
-    );
-    assert_eq!(
-        leftovers(env.root(), &["report.txt", "target"]),
-        Vec::<String>::new()
-    );
+    assert_old_report_whole(&path, &old, &["report.txt", "target"]);
 
     // Without the limit the report replaces the old one, keeping its mode.
     set_mode(&path, 0o640);
@@ -179,14 +179,7 @@ fn a_report_on_a_full_disk_leaves_the_old_one_whole() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("No space left on device"), "{err}");
-    assert!(
-        std::fs::read_to_string(&path).unwrap() == old,
-        "the old report was damaged"
-    );
-    assert_eq!(
-        leftovers(disk.path(), &["report.txt", "filler"]),
-        Vec::<String>::new()
-    );
+    assert_old_report_whole(&path, &old, &["report.txt", "filler"]);
 }
 
 /// A pipe named as the report file is written in place, and stays a pipe.
