@@ -35,6 +35,16 @@ fn mode_of(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
 }
 
+/// The run stopped with exit 1 and `line` alone on stderr, before any
+/// report.
+#[track_caller]
+fn assert_one_line_error(out: &Output, line: &str) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim(), line);
+    assert!(stdout(out).is_empty());
+}
+
 /// The parsed `--json` report of `out`.
 fn json_report(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout)

@@ -19,16 +19,13 @@ fn an_unreadable_target_is_an_error_before_any_request() {
         .output()
         .unwrap();
     set_mode(env.target(), 0o755);
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert_eq!(
-        err.trim(),
-        format!(
+    assert_one_line_error(
+        &out,
+        &format!(
             "Error: cannot read the directory '{}': Permission denied (os error 13)",
             env.target().display()
-        )
+        ),
     );
-    assert!(stdout(&out).is_empty());
     assert_eq!(env.server.request_count(), 0);
 }
 
