@@ -44,6 +44,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if clear_first {
         clear_cache(&config.cache_root)?;
     }
+    // Before anything is priced: the catalog prices the model as given.
+    if let Some(price) = config.investigation.price {
+        crate::ai::api::catalog::give_price(&config.investigation.model, price.input, price.output);
+    }
 
     // Why no investigation runs, if none does.
     let skipped = match config.investigation.mode {

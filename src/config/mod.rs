@@ -95,6 +95,16 @@ pub struct InvestigationOptions {
     /// The most requests in one batch (`--batch-size`, default the API's
     /// limit).
     pub batch_size: usize,
+    /// The model's price as `--price` gave it.
+    pub price: Option<GivenPrice>,
+}
+
+/// `--price INPUT,OUTPUT`: dollars per million input and output tokens,
+/// for a model the catalog does not price (or prices otherwise).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GivenPrice {
+    pub input: f64,
+    pub output: f64,
 }
 
 /// What a run does; the flags that choose it exclude one another.
@@ -215,6 +225,7 @@ mod env;
 mod resolve;
 
 pub(crate) use env::Env;
+pub(crate) use resolve::parse_price;
 
 #[cfg(test)]
 mod tests;

@@ -9,8 +9,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{
-    ApiSettings, BATCH_POLL_VAR, Config, ConfigError, DEFAULT_CACHE_ROOT, Env, HEADERS_TIMEOUT_VAR,
-    IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode, OutputOptions, RETRY_BACKOFF_VAR,
+    ApiSettings, BATCH_POLL_VAR, Config, ConfigError, DEFAULT_CACHE_ROOT, Env, GivenPrice,
+    HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode, OutputOptions,
+    RETRY_BACKOFF_VAR,
 };
 use crate::ai::api::{self, Auth, DEFAULT_BASE_URL, DEFAULT_MODEL};
 use crate::ai::engine::batch::BatchTiming;
@@ -117,6 +118,7 @@ impl Invocation {
                 batch_size: args
                     .batch_size
                     .map_or(api::batch::MAX_REQUESTS, |n| n as usize),
+                price: args.price,
             },
             api: ApiSettings {
                 base_url: env
@@ -181,6 +183,32 @@ fn dollars_above_zero(raw: &str) -> Option<f64> {
         .parse::<f64>()
         .ok()
         .filter(|usd| usd.is_finite() && *usd > 0.0)
+}
+
+/// `--price INPUT,OUTPUT` (clap's value parser, so a bad value is a usage
+/// error, exit 2): two dollar amounts per million tokens, each from 0 (a
+/// local model) to [`api::catalog::MAX_GIVEN_PRICE`], with or without `$`.
+pub(crate) fn parse_price(raw: &str) -> Result<GivenPrice, String> {
+    let amount = |part: &str| {
+        part.trim()
+            .trim_start_matches('$')
+            .parse::<f64>()
+            .ok()
+            .filter(|usd| usd.is_finite() && (0.0..=api::catalog::MAX_GIVEN_PRICE).contains(usd))
+    };
+    let parts: Vec<&str> = raw.split(',').collect();
+    match parts.as_slice() {
+        [input, output] => match (amount(input), amount(output)) {
+            (Some(input), Some(output)) => Ok(GivenPrice { input, output }),
+            _ => Err(format!(
+                "each price is dollars per million tokens, from 0 to {}",
+                api::catalog::MAX_GIVEN_PRICE
+            )),
+        },
+        _ => Err("takes INPUT,OUTPUT: dollars per million input and output tokens, such as \
+                  3,15 (0,0 for a local model)"
+            .to_string()),
+    }
 }
 
 /// A timeout variable: positive decimal seconds, at most a day.

@@ -80,7 +80,7 @@ pub(super) fn finish(
     let flags = cache.read_flags();
     let tracker = session.tracker();
     let totals = tracker.totals();
-    let assumed = match (session.facts().known, session.is_batching()) {
+    let assumed = match (session.facts().prices_known(), session.is_batching()) {
         (true, false) => "",
         (true, true) => " (at batch prices)",
         (false, false) => " (at assumed prices)",

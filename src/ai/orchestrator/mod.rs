@@ -273,7 +273,7 @@ async fn pipeline(
             .map(|limit| limit - decision.work.budget.synthesis_reserve),
     };
     let board = progress.dir_board(decision.work.loops.len());
-    if !run.session.facts().known {
+    if !run.session.facts().prices_known() {
         board.assume_prices();
     }
     let work = run_work(
