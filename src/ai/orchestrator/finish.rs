@@ -14,9 +14,9 @@ use crate::ai::Outcome;
 use crate::ai::batch_mode;
 use crate::ai::engine::scheduler::LoopsDone;
 use crate::ai::failure::PassError;
-use crate::ai::passes::dir_loop::{DirOutcome, LoopEnd, UNIT_FIELD};
+use crate::ai::passes::dir_loop::{DirOutcome, UNIT_FIELD, is_declined};
 use crate::ai::passes::synthesis::SynthesisOutcome;
-use crate::ai::rules::decide::Decision;
+use crate::ai::rules::decide::{Decision, Facts, budget_to_read_everything};
 use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::rules::plan::{Utilization, plan_evaluation, utilization_line};
 use crate::ai::rules::status;
@@ -70,13 +70,14 @@ pub(super) fn evaluate(
 /// outcome.
 pub(super) fn finish(
     run: &RunContext<'_>,
-    all_dirs: &[PathBuf],
+    facts: &Facts<'_>,
     decision: &Decision,
     cached_count: usize,
     synthesis: SynthesisOutcome,
     work: &LoopsDone,
 ) -> Outcome {
     let (cache, session) = (run.cache, &run.session);
+    let all_dirs = facts.dirs;
     let flags = cache.read_flags();
     let tracker = session.tracker();
     let totals = tracker.totals();
@@ -119,12 +120,19 @@ pub(super) fn finish(
     if coverage.folded + coverage.mechanical > 0 {
         run.progress.ai(&coverage_line(&coverage));
     }
-    let declined = work
-        .outcomes
-        .iter()
-        .filter(|l| matches!(l.end, LoopEnd::Refused(_)))
-        .count();
-    let (status, note) = status::investigation_status(remaining, declined, synthesis.submitted);
+    // What the cache holds decides, not what this run did: an unchanged
+    // rerun reuses the entries and says the same.
+    let gaps = status::Gaps {
+        remaining,
+        declined: entries.iter().filter(|e| is_declined(e)).count(),
+        from_scan: coverage.mechanical,
+        deepen: (coverage.mechanical > 0).then(|| status::Deepen {
+            budget: budget_to_read_everything(facts, &decision.plan),
+            batch: decision.batch,
+        }),
+        synthesis_by_model: synthesis.submitted,
+    };
+    let (status, note) = status::investigation_status(&gaps);
     Outcome {
         brief: synthesis.brief,
         detailed: synthesis.detailed,
@@ -136,7 +144,8 @@ pub(super) fn finish(
             summary: Some(InvestigationSummary {
                 id: cache.id().to_string(),
                 model: session.model().to_string(),
-                directories_investigated: entries.len(),
+                // Read by a model: on a loop of their own or in a unit.
+                directories_investigated: coverage.investigated + coverage.folded,
                 directories_cached: cached_count,
                 directories_remaining: remaining,
                 coverage,

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::RunContext;
 use crate::ai::Outcome;
+use crate::ai::rules::mechanical::is_mechanical;
 use crate::cache::EntryKind;
 use crate::grounding;
 
@@ -17,9 +18,12 @@ use crate::grounding;
 /// request; it caches nothing.
 pub(super) fn ground_phase(run: &RunContext<'_>, all_dirs: &[PathBuf], outcome: &mut Outcome) {
     let cache = run.cache;
+    // What a model wrote: a summary built from the scan quotes the scan's
+    // own names, and counting it would only flatter the figures.
     let dir_entries: Vec<Value> = all_dirs
         .iter()
         .filter_map(|dir| cache.read_entry(EntryKind::Dir, &dir.to_string_lossy()))
+        .filter(|entry| !is_mechanical(entry))
         .collect();
     let file_entries = cache.read_all_entries(EntryKind::File);
     let grounding = grounding::ground(

@@ -297,7 +297,7 @@ async fn pipeline(
         .count();
     evaluate(cache, &decision, &work.outcomes, cached, progress)?;
     let synthesis = synthesis_phase(&run, &facts.dirs).await?;
-    let mut outcome = finish(&run, &facts.dirs, &decision, cached, synthesis, &work);
+    let mut outcome = finish(&run, &facts.facts(), &decision, cached, synthesis, &work);
     batch_mode::forget_when_complete(cache, &outcome, progress);
     ground_phase(&run, &facts.dirs, &mut outcome);
     Ok(outcome)

@@ -144,6 +144,16 @@ impl MockAgent {
         }
     }
 
+    /// The survey, planning or synthesis follows `script`.
+    pub fn pass_script(
+        mut self,
+        pass: Pass,
+        script: impl Fn(&Turn<'_>) -> Reply + Send + Sync + 'static,
+    ) -> Self {
+        *self.single_pass(pass) = Behaviour::Custom(Arc::new(script));
+        self
+    }
+
     /// The dir loop of `rel` caches its files, then never calls a tool again.
     pub fn stalling_dir(mut self, rel: &str) -> Self {
         self.dirs.insert(rel.to_string(), Behaviour::Stalls);
