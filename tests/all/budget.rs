@@ -478,6 +478,26 @@ fn the_estimate_projects_what_the_run_does() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("Budget: $0.60 buys about "), "{text}");
     assert!(text.contains("6 directories folded into them"), "{text}");
+    // The text counts the synthesis's levels as the JSON does.
+    let said = match estimate["synthesis_levels"].as_u64().unwrap() {
+        0 => "synthesis)".to_string(),
+        1 => "synthesis: 1 level of parts, then the verdict".to_string(),
+        levels => format!("synthesis: {levels} levels of parts, then the verdict"),
+    };
+    assert!(text.contains(&said), "{said:?} not in {text}");
+    // The high figure never passes the budget, nor --max-cost.
+    let high = estimate["cost_usd"]["high"].as_f64().unwrap();
+    assert!(high <= 0.6, "{estimate}");
+    let capped = env
+        .bare_cmd()
+        .args(["--estimate", "--json", "--budget", BUDGET, "--max-cost", "0.25"])
+        .arg(env.target())
+        .output()
+        .unwrap();
+    let capped: Value = serde_json::from_slice(&capped.stdout).unwrap();
+    assert_eq!(capped["max_cost_usd"], 0.25);
+    assert!(capped["cost_usd"]["high"].as_f64().unwrap() <= 0.25, "{capped}");
+    assert_eq!(capped["cost_held_by_budget"], true);
 
     let report = report(&run(&env, &[]));
     let coverage = &report["investigation"]["coverage"];

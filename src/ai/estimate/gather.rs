@@ -169,22 +169,12 @@ pub(crate) fn estimate(
         synthesis_calls(config, &facts, &decision, &kept)?
     };
 
-    // `-j` bounds the loops running when the budget runs out; a batch
-    // round has no such bound, so every loop may be running then.
-    let running = if config.investigation.batch {
-        loops.len()
-    } else {
-        config.investigation.jobs
-    };
     let inputs = Inputs {
         survey,
         planning,
         synthesis,
         dirs: loops,
-        ceiling: decision.work.budget.limit.map(|budget| Ceiling {
-            budget,
-            jobs: running,
-        }),
+        ceiling: Ceiling::of(decision.work.budget.limit, config.investigation.max_cost),
     };
     let counts = Counts {
         target: config.target.to_string_lossy().into_owned(),
@@ -196,6 +186,7 @@ pub(crate) fn estimate(
         directories_cached: decision.freshness.fresh.len(),
         directories_skipped: decision.applied.skipped.len(),
         budget_usd: decision.work.budget.limit,
+        max_cost_usd: config.investigation.max_cost,
         budget_binding: decision.work.budget.binding,
         units: decision.work.budget.units,
         loops_affordable: decision.work.budget.loops_affordable,

@@ -43,7 +43,7 @@ pub(crate) struct Estimate {
     pub output_tokens: Range<u64>,
     pub cost_usd: Range<f64>,
     /// The high cost is lower than every allotted turn of every loop would
-    /// be: the budget stops the run from starting them all.
+    /// be: the budget (or `--max-cost`) holds it.
     pub cost_held_by_budget: bool,
 }
 
@@ -70,6 +70,8 @@ pub(crate) struct Counts {
     pub directories_skipped: usize,
     /// `--budget` in dollars; `null` for no ceiling.
     pub budget_usd: Option<f64>,
+    /// `--max-cost` in dollars; `null` without one.
+    pub max_cost_usd: Option<f64>,
     /// The budget shapes the run: directories are folded into units or
     /// summarised from the scan.
     pub budget_binding: bool,
@@ -109,7 +111,7 @@ impl Estimate {
                         ceiling: None,
                         ..inputs.clone()
                     },
-                    &ModelTerms::of(&counts.model),
+                    &ModelTerms::for_run(&counts.model, counts.batch),
                 );
                 unbounded.high.cost > tally.high.cost
             }),
@@ -168,10 +170,12 @@ impl Estimate {
             passes.push(format!("{} directory loops", self.loops));
         }
         if self.synthesis {
-            passes.push(if counts.synthesis_levels > 0 {
-                format!("synthesis in {} levels", counts.synthesis_levels + 1)
-            } else {
-                "synthesis".to_string()
+            // The levels counted as the JSON's `synthesis_levels` and the
+            // run's "Synthesis level N" lines count them: below the verdict.
+            passes.push(match counts.synthesis_levels {
+                0 => "synthesis".to_string(),
+                1 => "synthesis: 1 level of parts, then the verdict".to_string(),
+                n => format!("synthesis: {n} levels of parts, then the verdict"),
             });
         }
         if passes.is_empty() {
@@ -201,15 +205,16 @@ impl Estimate {
             "Estimated cost: ${:.2} to ${:.2}{prices}",
             self.cost_usd.low, self.cost_usd.high
         ));
+        let held = match (counts.budget_usd, counts.max_cost_usd) {
+            (Some(budget), Some(cap)) if cap < budget => format!(", held to --max-cost (${cap:.2})"),
+            (Some(budget), _) => format!(", held to the budget (${budget:.2})"),
+            (None, Some(cap)) => format!(", held to --max-cost (${cap:.2})"),
+            (None, None) => String::new(),
+        };
         lines.push(format!(
             "Low: {LOW_TURNS} turns per directory with prompt caching; high: every allotted \
              turn with no cache hits{}.",
-            if self.cost_held_by_budget {
-                ", held by the budget (no loop starts once it is spent; those running may finish \
-                 past it)"
-            } else {
-                ""
-            }
+            if self.cost_held_by_budget { held.as_str() } else { "" }
         ));
         lines.join("\n")
     }

@@ -157,6 +157,7 @@ fn counts() -> Counts {
         directories_cached: 2,
         directories_skipped: 0,
         budget_usd: Some(5.0),
+        max_cost_usd: None,
         budget_binding: false,
         units: 4,
         loops_affordable: 4,
@@ -235,6 +236,7 @@ fn json_keys_are_stable() {
             "directories_cached",
             "directories_skipped",
             "budget_usd",
+            "max_cost_usd",
             "budget_binding",
             "units",
             "loops_affordable",
@@ -345,38 +347,55 @@ fn a_warning_is_said_first() {
 }
 
 #[test]
-fn a_budget_holds_the_high_cost_to_itself_plus_the_loops_running() {
+fn the_budget_or_the_cap_holds_the_high_cost() {
     let many = inputs(true, true, 400);
     let unbounded = project(&many, &terms());
-    let one_loop = project(&inputs(false, false, 1), &terms()).high.cost
-        - project(&inputs(false, false, 0), &terms()).high.cost;
-    let ceiling = Ceiling {
-        budget: 5.0,
-        jobs: 4,
+    let held_by = |budget, max_cost| {
+        project(
+            &Inputs {
+                ceiling: Ceiling::of(budget, max_cost),
+                ..many.clone()
+            },
+            &terms(),
+        )
     };
-    assert!(
-        unbounded.high.cost > ceiling.limit(one_loop),
-        "{unbounded:?}"
-    );
-    let held = project(
-        &Inputs {
-            ceiling: Some(ceiling),
-            ..many.clone()
-        },
-        &terms(),
-    );
-    assert!((held.high.cost - ceiling.limit(one_loop)).abs() < 1e-9);
+    assert!(unbounded.high.cost > 5.0, "{unbounded:?}");
+    let held = held_by(Some(5.0), None);
+    assert_eq!(held.high.cost, 5.0);
+    // The lower of the budget and --max-cost holds it.
+    assert_eq!(held_by(Some(5.0), Some(2.5)).high.cost, 2.5);
+    assert_eq!(held_by(None, Some(2.5)).high.cost, 2.5);
+    assert_eq!(held_by(Some(1.0), Some(2.5)).high.cost, 1.0);
+    assert_eq!(Ceiling::of(None, None), None);
     // Calls and tokens are what the tree would take; the low figure is
-    // held the same way, by its own costliest loop.
+    // held the same way.
     assert_eq!(held.high.calls, unbounded.high.calls);
-    assert!(held.low.cost <= unbounded.low.cost && held.low.cost < held.high.cost);
+    assert!(held.low.cost <= unbounded.low.cost && held.low.cost <= held.high.cost);
     // A tree the budget covers is not held.
     let few = Inputs {
-        ceiling: Some(ceiling),
+        ceiling: Ceiling::of(Some(5.0), None),
         ..inputs(true, true, 2)
     };
     assert_eq!(
         project(&few, &terms()),
         project(&inputs(true, true, 2), &terms())
     );
+}
+
+#[test]
+fn the_text_counts_the_synthesis_levels_as_the_json_does() {
+    let mut counts = counts();
+    counts.synthesis_levels = 1;
+    let estimate = Estimate::new(counts, &inputs(true, true, 4));
+    let text = estimate.render_text();
+    assert!(
+        text.contains("synthesis: 1 level of parts, then the verdict"),
+        "{text}"
+    );
+    let value = serde_json::to_value(&estimate).unwrap();
+    assert_eq!(value["synthesis_levels"], 1);
+    let mut counts = self::counts();
+    counts.synthesis_levels = 2;
+    let text = Estimate::new(counts, &inputs(true, true, 4)).render_text();
+    assert!(text.contains("synthesis: 2 levels of parts, then the verdict"), "{text}");
 }
