@@ -374,6 +374,7 @@ fn process(state: &State, batch_id: &str, custom_id: &str, params: &Value) -> Va
         headers: Vec::new(),
         body: params.clone(),
         reported_usage: None,
+        reported_cache_1h: 0,
         batch: Some(BatchRef {
             batch_id: batch_id.to_string(),
             custom_id: custom_id.to_string(),
@@ -432,9 +433,11 @@ fn process(state: &State, batch_id: &str, custom_id: &str, params: &Value) -> Va
         return errored(error_type, message);
     }
     let (rendered, _) = render_message(state, &mut stream, params, accepted, index);
-    let usage = state.lock().requests[index]
-        .reported_usage
-        .unwrap_or_default();
+    let (usage, written_1h) = {
+        let inner = state.lock();
+        let recorded = &inner.requests[index];
+        (recorded.reported_usage.unwrap_or_default(), recorded.reported_cache_1h)
+    };
     let mut message = json!({
         "id": format!("msg_mock_{index:04}"),
         "type": "message",
@@ -447,6 +450,7 @@ fn process(state: &State, batch_id: &str, custom_id: &str, params: &Value) -> Va
             "input_tokens": usage.input_tokens,
             "cache_creation_input_tokens": usage.cache_creation_input_tokens,
             "cache_read_input_tokens": usage.cache_read_input_tokens,
+            "cache_creation": super::wire::cache_creation(&usage, written_1h),
             "output_tokens": usage.output_tokens,
             "service_tier": "batch",
         },

@@ -40,8 +40,12 @@
 //!
 //! Usage is simulated the way the API reports it under prompt caching (see
 //! `prefix_cache.rs`): tokens ≈ bytes / 4, prefixes at `cache_control`
-//! breakpoints are written once (`cache_creation_input_tokens`) and read on
-//! later requests (`cache_read_input_tokens`); only prefixes of at least
+//! breakpoints are written once (`cache_creation_input_tokens`, split by
+//! lifetime in `cache_creation`) and read on later requests
+//! (`cache_read_input_tokens`) while they live: 5 minutes, or an hour with
+//! `"ttl": "1h"`, from their last write or read, on a clock a test can
+//! speed up ([`MockServer::set_cache_clock_speed`]) or move on
+//! ([`MockServer::advance_cache_clock`]); only prefixes of at least
 //! [`MockServer::set_min_cacheable_tokens`] tokens (default 1024) are
 //! cached. [`RecordedRequest::reported_usage`] holds what was reported.
 //!
@@ -144,6 +148,8 @@ struct Inner {
     latency: Duration,
     seed: u64,
     cache: PrefixCache,
+    /// Output tokens each thinking block bills besides its text.
+    thinking_tokens: u64,
     conversations: Conversations,
     batches: batch::Batches,
 }
@@ -165,6 +171,7 @@ impl MockServer {
                 latency: Duration::ZERO,
                 seed: 0x5EED,
                 cache: PrefixCache::default(),
+                thinking_tokens: thinking::THINKING_TOKENS,
                 conversations: Conversations::default(),
                 batches: batch::Batches::default(),
             }),
@@ -277,6 +284,29 @@ impl MockServer {
     /// Every call to a batch endpoint so far.
     pub fn batch_calls(&self) -> Vec<BatchCall> {
         self.state.lock().batches.calls()
+    }
+
+    /// Let each thinking block bill `tokens` of output besides its text
+    /// (default [`thinking::THINKING_TOKENS`]); the 5.x models leave the
+    /// text out and bill what they thought all the same.
+    pub fn set_thinking_tokens(&self, tokens: u64) -> &MockServer {
+        self.state.lock().thinking_tokens = tokens;
+        self
+    }
+
+    /// Let the prompt cache's clock run `speed` times faster than the wall
+    /// clock from now on: at 6,000, a batch that takes 100 ms stands for
+    /// ten minutes, past a 5-minute lifetime and within an hour.
+    pub fn set_cache_clock_speed(&self, speed: f64) -> &MockServer {
+        self.state.lock().cache.clock.set_speed(speed);
+        self
+    }
+
+    /// Move the prompt cache's clock on by `by` (entries past their
+    /// lifetime are gone).
+    pub fn advance_cache_clock(&self, by: Duration) -> &MockServer {
+        self.state.lock().cache.clock.advance(by);
+        self
     }
 
     /// Forget every cached prefix.

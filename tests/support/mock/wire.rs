@@ -14,7 +14,6 @@ use tokio::net::TcpStream;
 
 use super::prefix_cache::tokens_of;
 use super::reply::{MockBlock, StreamFault, StreamReply};
-use super::thinking::THINKING_TOKENS;
 
 /// Largest request head accepted.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
@@ -276,11 +275,21 @@ fn fragments(text: &str, rng: &mut fastrand::Rng) -> Vec<String> {
 /// Render `reply` as stream events. `usage` holds the input counts;
 /// `request_index` names made-up tool ids; `seal` signs its thinking;
 /// `max_tokens` is the request's (the output of a reply cut off there).
+/// The `cache_creation` object of a usage: its cache writes by lifetime.
+pub fn cache_creation(usage: &Usage, written_1h: u64) -> Value {
+    json!({
+        "ephemeral_5m_input_tokens": usage.cache_creation_input_tokens.saturating_sub(written_1h),
+        "ephemeral_1h_input_tokens": written_1h,
+    })
+}
+
 pub fn render_stream(
     reply: &StreamReply,
     request_index: usize,
     model: &str,
     usage: Usage,
+    written_1h: u64,
+    thinking_tokens: u64,
     seal: &str,
     max_tokens: u64,
     rng: &mut fastrand::Rng,
@@ -304,8 +313,8 @@ pub fn render_stream(
             .iter()
             .map(|b| match b {
                 MockBlock::Text(t) => tokens_of(t),
-                MockBlock::Thinking(t) => tokens_of(t) + THINKING_TOKENS,
-                MockBlock::RedactedThinking => THINKING_TOKENS,
+                MockBlock::Thinking(t) => tokens_of(t) + thinking_tokens,
+                MockBlock::RedactedThinking => thinking_tokens,
                 MockBlock::ToolUse { input, .. } => tokens_of(&input.to_string()) + 10,
             })
             .sum::<u64>()
@@ -316,6 +325,7 @@ pub fn render_stream(
             "input_tokens": usage.input_tokens,
             "cache_creation_input_tokens": usage.cache_creation_input_tokens,
             "cache_read_input_tokens": usage.cache_read_input_tokens,
+            "cache_creation": cache_creation(&usage, written_1h),
             "output_tokens": output,
         })
     };

@@ -57,7 +57,7 @@ use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::ai::api::caching::Reuse;
-use crate::ai::api::cost::TokenTracker;
+use crate::ai::api::cost::{Pricing, TokenTracker};
 use crate::ai::api::{ApiError, ApiErrorKind, Client, MessagesRequest, Response};
 use crate::cache::batch::BatchStore;
 use crate::progress::Progress;
@@ -174,6 +174,9 @@ struct Inner {
     client: Client,
     store: BatchStore,
     tracker: Arc<TokenTracker>,
+    /// What a kept answer cost the batch run that read it (the batch
+    /// prices, whatever this run's are).
+    replay_pricing: Pricing,
     progress: Progress,
     timing: BatchTiming,
     /// The most requests in one batch.
@@ -212,7 +215,8 @@ impl Batcher {
         timing: BatchTiming,
         max_requests: usize,
     ) -> Batcher {
-        let mut inner = Inner::new(client, store, tracker, progress, timing);
+        let replay_pricing = tracker.pricing();
+        let mut inner = Inner::new(client, store, tracker, progress, timing, replay_pricing);
         inner.max_requests = max_requests.clamp(1, crate::ai::api::batch::MAX_REQUESTS);
         let inner = Arc::new(inner);
         let driver = tokio::spawn(rounds::drive(inner.clone()));
@@ -230,12 +234,16 @@ impl Batcher {
         store: BatchStore,
         tracker: Arc<TokenTracker>,
     ) -> Batcher {
+        // This run's prices are the interactive ones; the answers kept were
+        // read at the batch prices.
+        let replay_pricing = tracker.pricing().batch();
         let inner = Inner::new(
             client,
             store,
             tracker,
             &Progress::silent(),
             BatchTiming::default(),
+            replay_pricing,
         );
         Batcher {
             inner: Arc::new(inner),
@@ -313,11 +321,13 @@ impl Inner {
         tracker: Arc<TokenTracker>,
         progress: &Progress,
         timing: BatchTiming,
+        replay_pricing: Pricing,
     ) -> Inner {
         Inner {
             client,
             store,
             tracker,
+            replay_pricing,
             progress: progress.clone(),
             timing,
             max_requests: crate::ai::api::batch::MAX_REQUESTS,
@@ -339,7 +349,7 @@ impl Inner {
     /// paid for it).
     fn replay(&self, digest: &str) -> Option<Response> {
         let response = self.kept(digest)?;
-        let cost = self.tracker.pricing().cost(&response.usage);
+        let cost = self.replay_pricing.cost(&response.usage);
         let mut stats = self.stats();
         stats.totals.replayed += 1;
         stats.totals.replayed_cost_usd += cost;
