@@ -212,6 +212,7 @@ async fn pipeline(
     batch_mode::refuse_in_flight(config, cache)?;
     let session = new_session(config, progress, tracker)?;
     let session = batch_mode::with_transport(session, config, cache, progress, tracker)?;
+    batch_mode::settle_canceled(&session).await?;
     let run = RunContext {
         config,
         scan,
