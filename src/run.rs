@@ -78,9 +78,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // investigation a second walk of the tree.
     let (base, dirs) = scan::scan_with_dirs(&config.target, &config.scan, &progress);
 
-    // No API call, no key, no cache write: the projection is the result.
+    // No billed API call, no cache write: the projection is the result,
+    // its token counts calibrated by the free token-counting endpoint
+    // where a key is set.
     if estimate {
         let estimate = crate::ai::estimate::estimate(&config, &base, &dirs)?;
+        let estimate = match config.client_config() {
+            Some(client) => tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .context("starting the async runtime")?
+                .block_on(crate::ai::estimate::calibrate(estimate, client)),
+            None => estimate,
+        };
         let text = (!config.output.json).then(|| estimate.render_text());
         return write_output(&config, |out: &mut dyn std::io::Write| match &text {
             Some(text) => out.write_all(text.as_bytes()),

@@ -36,6 +36,7 @@ pub mod stream;
 pub mod types;
 
 mod config;
+mod count_tokens;
 mod reading;
 mod transport;
 

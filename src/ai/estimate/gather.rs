@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use super::calibrate::Probe;
 use super::{Counts, Estimate};
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::facts::{RunFacts, tools_tokens};
@@ -125,6 +126,7 @@ pub(crate) fn estimate(
     let system = dir_system_prompt(NO_SURVEY).map_err(prompt_error("directory"))?;
     let shared_prefix = tokens_of_bytes(system.len() as u64) + tools_tokens(Toolbox::Dir);
     let mut loops = Vec::with_capacity(decision.work.loops.len());
+    let mut probe = None;
     for (n, planned) in decision.work.loops.iter().enumerate() {
         let unit = &planned.unit;
         let outside = outside_children(&facts.children, &unit.root, &unit.members);
@@ -147,6 +149,9 @@ pub(crate) fn estimate(
             &children,
         )
         .map_err(prompt_error("directory"))?;
+        if n == 0 {
+            probe = Some(Probe::of_loop(&config.investigation.model, &system, &task));
+        }
         loops.push(DirInput {
             prompt_tokens: shared_prefix
                 + tokens_of_bytes(task.len() as u64)
@@ -193,9 +198,12 @@ pub(crate) fn estimate(
         directories_folded: decision.folded(),
         directories_mechanical: decision.work.mechanical.len(),
         synthesis_levels: 0,
+        token_calibration: None,
+        token_calibration_error: None,
     };
     let mut estimate = Estimate::new(counts, &inputs);
     estimate.counts.synthesis_levels = synthesis_levels(config, &facts, &decision, &kept);
+    estimate.probe = probe;
     Ok(estimate)
 }
 

@@ -8,6 +8,7 @@
 
 use serde::Serialize;
 
+use super::calibrate::{Calibration, Probe};
 use crate::ai::rules::projection::{Inputs, LOW_TURNS, ModelTerms, Range, Tally, project};
 use crate::text::format_thousands;
 
@@ -45,6 +46,12 @@ pub(crate) struct Estimate {
     /// The high cost is lower than every allotted turn of every loop would
     /// be: the budget (or `--max-cost`) holds it.
     pub cost_held_by_budget: bool,
+    /// What the projection was made from, to make it again calibrated.
+    #[serde(skip)]
+    inputs: Inputs,
+    /// The prompt to calibrate the token counts with, where there is one.
+    #[serde(skip)]
+    pub(crate) probe: Option<Probe>,
 }
 
 /// What [`estimate`] counted before the projection; serialized as the
@@ -87,12 +94,41 @@ pub(crate) struct Counts {
     pub directories_mechanical: usize,
     /// Synthesis levels below the verdict (0: one call, or none).
     pub synthesis_levels: usize,
+    /// How the token counts were calibrated with the API's count, when
+    /// they were.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_calibration: Option<Calibration>,
+    /// Why the token counts could not be calibrated, when it was tried.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_calibration_error: Option<String>,
 }
 
 impl Estimate {
     /// Project `inputs` and price the result for `counts.model`.
     pub(crate) fn new(counts: Counts, inputs: &Inputs) -> Estimate {
-        let tally = project(inputs, &ModelTerms::for_run(&counts.model, counts.batch));
+        Estimate::projected(counts, inputs, 1.0)
+    }
+
+    /// This estimate with every token figure scaled as `calibration` says.
+    pub(crate) fn calibrated(self, calibration: Calibration) -> Estimate {
+        let counts = Counts {
+            token_calibration: Some(calibration),
+            token_calibration_error: None,
+            ..self.counts
+        };
+        Estimate::projected(counts, &self.inputs, calibration.factor)
+    }
+
+    /// Project `inputs` with the model's tokens per byte times `factor`.
+    fn projected(counts: Counts, inputs: &Inputs, factor: f64) -> Estimate {
+        let terms = |batch: bool| {
+            let terms = ModelTerms::for_run(&counts.model, batch);
+            ModelTerms {
+                text_scale: terms.text_scale * factor,
+                ..terms
+            }
+        };
+        let tally = project(inputs, &terms(counts.batch));
         let range = |f: &dyn Fn(&Tally) -> u64| Range {
             low: f(&tally.low),
             high: f(&tally.high),
@@ -111,7 +147,7 @@ impl Estimate {
                         ceiling: None,
                         ..inputs.clone()
                     },
-                    &ModelTerms::for_run(&counts.model, counts.batch),
+                    &terms(counts.batch),
                 );
                 unbounded.high.cost > tally.high.cost
             }),
@@ -121,6 +157,8 @@ impl Estimate {
             synthesis: !inputs.synthesis.is_empty(),
             loops: inputs.dirs.len(),
             counts,
+            inputs: inputs.clone(),
+            probe: None,
         }
     }
 
@@ -205,6 +243,21 @@ impl Estimate {
             "Estimated cost: ${:.2} to ${:.2}{prices}",
             self.cost_usd.low, self.cost_usd.high
         ));
+        if let Some(c) = &counts.token_calibration {
+            lines.push(format!(
+                "Token counts calibrated with the API's token counting (free): it counted {} \
+                 tokens in the first loop's prompt where the estimate's rule made {}, so every \
+                 token figure is scaled by {:.2}.",
+                format_thousands(c.counted),
+                format_thousands(c.estimated),
+                c.factor
+            ));
+        } else if let Some(error) = &counts.token_calibration_error {
+            lines.push(format!(
+                "Token counts not calibrated (the API's token counting did not answer: {}).",
+                crate::text::escape_line(error)
+            ));
+        }
         let held = match (counts.budget_usd, counts.max_cost_usd) {
             (Some(budget), Some(cap)) if cap < budget => format!(", held to --max-cost (${cap:.2})"),
             (Some(budget), _) => format!(", held to the budget (${budget:.2})"),

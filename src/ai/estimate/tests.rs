@@ -164,6 +164,8 @@ fn counts() -> Counts {
         directories_folded: 0,
         directories_mechanical: 0,
         synthesis_levels: 0,
+        token_calibration: None,
+        token_calibration_error: None,
     }
 }
 
@@ -399,4 +401,31 @@ fn the_text_counts_the_synthesis_levels_as_the_json_does() {
     counts.synthesis_levels = 2;
     let text = Estimate::new(counts, &inputs(true, true, 4)).render_text();
     assert!(text.contains("synthesis: 2 levels of parts, then the verdict"), "{text}");
+}
+
+#[test]
+fn a_calibration_scales_every_token_figure_and_no_decision() {
+    let plain = Estimate::new(counts(), &inputs(true, true, 4));
+    let calibration = super::calibrate::Calibration {
+        counted: 1_100,
+        estimated: 1_000,
+        factor: 1.1,
+    };
+    let calibrated = plain.clone().calibrated(calibration);
+    assert_eq!(calibrated.api_calls, plain.api_calls);
+    assert_eq!(calibrated.loops, plain.loops);
+    let scaled = |n: u64| n as f64 * 1.1;
+    let (got, want) = (
+        calibrated.input_tokens.high as f64,
+        scaled(plain.input_tokens.high),
+    );
+    assert!((got - want).abs() <= want * 0.01, "{got} vs {want}");
+    assert!(calibrated.cost_usd.high > plain.cost_usd.high);
+    let value = serde_json::to_value(&calibrated).unwrap();
+    assert_eq!(value["token_calibration"]["factor"], 1.1);
+    assert!(
+        calibrated
+            .render_text()
+            .contains("it counted 1,100 tokens in the first loop's prompt where the estimate's rule made 1,000")
+    );
 }

@@ -81,6 +81,13 @@
 //! [`MockServer::set_latency`] delays every response, and
 //! [`MockServer::set_context_window`] shrinks every model's window.
 //!
+//! # Token counting
+//!
+//! `POST /v1/messages/count_tokens` answers `{"input_tokens": N}` for a
+//! request's prompt (see `count_tokens.rs`), recorded apart in
+//! [`MockServer::token_counts`]; [`MockServer::fail_token_counts`] makes
+//! it fail.
+//!
 //! # Batches
 //!
 //! The Message Batches API is served too (see `batch.rs`): create, retrieve,
@@ -93,6 +100,7 @@
 //! [`MockServer::requests`] with its [`BatchRef`].
 
 mod batch;
+mod count_tokens;
 mod prefix_cache;
 mod recorded;
 mod reply;
@@ -152,6 +160,10 @@ struct Inner {
     thinking_tokens: u64,
     conversations: Conversations,
     batches: batch::Batches,
+    /// The bodies of the calls to the token-counting endpoint.
+    token_counts: Vec<Value>,
+    /// What every token count is answered with instead of a count.
+    token_count_failure: Option<Reply>,
 }
 
 impl MockServer {
@@ -174,6 +186,8 @@ impl MockServer {
                 thinking_tokens: thinking::THINKING_TOKENS,
                 conversations: Conversations::default(),
                 batches: batch::Batches::default(),
+                token_counts: Vec::new(),
+                token_count_failure: None,
             }),
             connections: AtomicUsize::new(0),
             addr,
@@ -279,6 +293,17 @@ impl MockServer {
     /// Every batch created so far.
     pub fn batches(&self) -> Vec<BatchInfo> {
         self.state.lock().batches.info()
+    }
+
+    /// The bodies of the calls to the token-counting endpoint so far.
+    pub fn token_counts(&self) -> Vec<Value> {
+        self.state.lock().token_counts.clone()
+    }
+
+    /// Answer every token count with `reply` (an error) instead.
+    pub fn fail_token_counts(&self, reply: Reply) -> &MockServer {
+        self.state.lock().token_count_failure = Some(reply);
+        self
     }
 
     /// Every call to a batch endpoint so far.

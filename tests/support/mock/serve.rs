@@ -2,6 +2,7 @@
 //! preparing its answer (the rules, the queue or responder, the rendered
 //! message or stream) and sending it.
 
+use super::count_tokens;
 use super::*;
 
 /// The server thread: accept connections until shutdown.
@@ -122,6 +123,9 @@ async fn send_stream(
 fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
     if request.path.starts_with(batch::BATCHES_PATH) {
         return batch::handle(state, request);
+    }
+    if request.path.split('?').next() == Some(count_tokens::COUNT_TOKENS_PATH) {
+        return count_tokens::handle(state, request);
     }
     let body: Option<Value> = serde_json::from_slice(&request.body).ok();
     let problems = rules::check_request(
