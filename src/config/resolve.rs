@@ -205,9 +205,11 @@ pub(crate) fn parse_price(raw: &str) -> Result<GivenPrice, String> {
                 api::catalog::MAX_GIVEN_PRICE
             )),
         },
-        _ => Err("takes INPUT,OUTPUT: dollars per million input and output tokens, such as \
+        _ => Err(
+            "takes INPUT,OUTPUT: dollars per million input and output tokens, such as \
                   3,15 (0,0 for a local model)"
-            .to_string()),
+                .to_string(),
+        ),
     }
 }
 

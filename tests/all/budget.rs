@@ -490,13 +490,23 @@ fn the_estimate_projects_what_the_run_does() {
     assert!(high <= 0.6, "{estimate}");
     let capped = env
         .bare_cmd()
-        .args(["--estimate", "--json", "--budget", BUDGET, "--max-cost", "0.25"])
+        .args([
+            "--estimate",
+            "--json",
+            "--budget",
+            BUDGET,
+            "--max-cost",
+            "0.25",
+        ])
         .arg(env.target())
         .output()
         .unwrap();
     let capped: Value = serde_json::from_slice(&capped.stdout).unwrap();
     assert_eq!(capped["max_cost_usd"], 0.25);
-    assert!(capped["cost_usd"]["high"].as_f64().unwrap() <= 0.25, "{capped}");
+    assert!(
+        capped["cost_usd"]["high"].as_f64().unwrap() <= 0.25,
+        "{capped}"
+    );
     assert_eq!(capped["cost_held_by_budget"], true);
 
     let report = report(&run(&env, &[]));
@@ -562,7 +572,10 @@ fn summaries_from_the_scan_make_the_run_partial_and_say_how_to_deepen() {
     let report = report(&out);
     let investigation = &report["investigation"];
     assert_eq!(investigation["status"], "partial", "{investigation}");
-    assert_eq!(investigation["coverage"]["investigated"], 0, "{investigation}");
+    assert_eq!(
+        investigation["coverage"]["investigated"], 0,
+        "{investigation}"
+    );
     assert_eq!(investigation["coverage"]["folded"], 0, "{investigation}");
     assert_eq!(investigation["coverage"]["mechanical"], DIRS);
     assert_eq!(investigation["directories_investigated"], 0);
@@ -581,7 +594,13 @@ fn summaries_from_the_scan_make_the_run_partial_and_say_how_to_deepen() {
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|n| n.parse().ok())
         .unwrap();
-    let estimate = env.run_ok(&["--estimate", "--json", "--fresh", "--budget", &named.to_string()]);
+    let estimate = env.run_ok(&[
+        "--estimate",
+        "--json",
+        "--fresh",
+        "--budget",
+        &named.to_string(),
+    ]);
     let estimate: Value = serde_json::from_slice(&estimate.stdout).unwrap();
     assert_eq!(estimate["budget_binding"], false, "{estimate}");
     assert_eq!(estimate["directories_mechanical"], 0, "{estimate}");
@@ -594,7 +613,11 @@ fn summaries_from_the_scan_make_the_run_partial_and_say_how_to_deepen() {
 
     let before = env.server.request_count();
     let again = report_of(&env.run_ok(&["--jobs=1", "--json", "--budget", "0.002"]));
-    assert_eq!(env.server.request_count(), before, "an unchanged tree costs nothing");
+    assert_eq!(
+        env.server.request_count(),
+        before,
+        "an unchanged tree costs nothing"
+    );
     assert_eq!(again["investigation"]["status"], "partial");
     assert_eq!(again["investigation"]["note"], investigation["note"]);
 }

@@ -268,7 +268,12 @@ fn a_key_calibrates_the_token_counts_with_the_free_token_counting() {
     assert_eq!(counts.len(), 1, "one call");
     assert_eq!(env.server.request_count(), 0, "no message was created");
     let body = &counts[0];
-    assert!(body["system"][0]["text"].as_str().unwrap().contains("investigators"));
+    assert!(
+        body["system"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("investigators")
+    );
     assert!(body["tools"].as_array().unwrap().len() > 3);
     let c = &calibrated["token_calibration"];
     let factor = c["factor"].as_f64().unwrap();
@@ -277,18 +282,30 @@ fn a_key_calibrates_the_token_counts_with_the_free_token_counting() {
     );
     assert!(factor > 0.0 && (factor - 1.0).abs() > 0.01, "{c}");
     // The same decision; the token figures scaled (within rounding).
-    for key in ["loops", "directories_to_investigate", "api_calls", "synthesis_levels"] {
+    for key in [
+        "loops",
+        "directories_to_investigate",
+        "api_calls",
+        "synthesis_levels",
+    ] {
         assert_eq!(calibrated[key], plain[key], "{key}");
     }
     let (_, high) = range(&calibrated, "input_tokens");
     let (_, plain_high) = range(&plain, "input_tokens");
     let scaled = plain_high as f64 * factor;
-    assert!((high as f64 - scaled).abs() <= scaled * 0.01 + 50.0, "{high} vs {scaled}");
+    assert!(
+        (high as f64 - scaled).abs() <= scaled * 0.01 + 50.0,
+        "{high} vs {scaled}"
+    );
     let text = String::from_utf8(keyed(&[]).stdout).unwrap();
-    assert!(text.contains("Token counts calibrated with the API's token counting"), "{text}");
+    assert!(
+        text.contains("Token counts calibrated with the API's token counting"),
+        "{text}"
+    );
 
     // A failing count: the estimate stands, and says why.
-    env.server.fail_token_counts(support::mock::Reply::overloaded());
+    env.server
+        .fail_token_counts(support::mock::Reply::overloaded());
     let failed: Value = serde_json::from_slice(&keyed(&["--json"]).stdout).unwrap();
     assert!(failed.get("token_calibration").is_none());
     assert!(failed["token_calibration_error"].is_string(), "{failed}");

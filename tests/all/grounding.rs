@@ -392,7 +392,10 @@ fn an_ambiguous_bare_name_is_not_verified() {
     assert_eq!(bare["severity"], "info");
     assert_eq!(bare["original_severity"], "critical");
     assert!(
-        bare["note"].as_str().unwrap().contains("names 3 places in the tree"),
+        bare["note"]
+            .as_str()
+            .unwrap()
+            .contains("names 3 places in the tree"),
         "{bare}"
     );
 }

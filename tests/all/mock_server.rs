@@ -200,8 +200,10 @@ fn protocol_violations_get_a_400_and_are_recorded() {
         ),
         (
             good_headers(),
-            body(json!([{"role": "user", "content": [{"type": "text", "text": "x",
-                "cache_control": {"type": "ephemeral", "ttl": "2h"}}]}])),
+            body(
+                json!([{"role": "user", "content": [{"type": "text", "text": "x",
+                "cache_control": {"type": "ephemeral", "ttl": "2h"}}]}]),
+            ),
             "ttl must be \"5m\" or \"1h\"",
         ),
         (
@@ -385,11 +387,17 @@ fn cached_prefixes_live_as_long_as_their_mark_asks() {
     server.advance_cache_clock(minutes(4));
     assert!(send(None).0.cache_read_input_tokens > 0);
     server.advance_cache_clock(minutes(4));
-    assert!(send(None).0.cache_read_input_tokens > 0, "the read started it over");
+    assert!(
+        send(None).0.cache_read_input_tokens > 0,
+        "the read started it over"
+    );
     server.advance_cache_clock(minutes(6));
     let (expired, _, _) = send(None);
     assert_eq!(expired.cache_read_input_tokens, 0);
-    assert_eq!(expired.cache_creation_input_tokens, first.cache_creation_input_tokens);
+    assert_eq!(
+        expired.cache_creation_input_tokens,
+        first.cache_creation_input_tokens
+    );
 
     // An hour: still there after fifty minutes, gone after seventy.
     server.clear_prompt_cache();
@@ -397,7 +405,10 @@ fn cached_prefixes_live_as_long_as_their_mark_asks() {
     assert_eq!(hour, written.cache_creation_input_tokens);
     server.advance_cache_clock(minutes(50));
     let (read, hour, _) = send(Some("1h"));
-    assert_eq!(read.cache_read_input_tokens, written.cache_creation_input_tokens);
+    assert_eq!(
+        read.cache_read_input_tokens,
+        written.cache_creation_input_tokens
+    );
     assert_eq!(hour, 0);
     server.advance_cache_clock(minutes(70));
     assert_eq!(send(Some("1h")).0.cache_read_input_tokens, 0);
@@ -422,7 +433,9 @@ fn cached_prefixes_live_as_long_as_their_mark_asks() {
     let last = server.last_request().unwrap();
     let usage = last.reported_usage.unwrap();
     assert_eq!(usage.cache_creation_input_tokens, usage.context_tokens());
-    assert!(last.reported_cache_1h >= 200 && last.reported_cache_1h < usage.cache_creation_input_tokens);
+    assert!(
+        last.reported_cache_1h >= 200 && last.reported_cache_1h < usage.cache_creation_input_tokens
+    );
     server.assert_no_violations();
 }
 

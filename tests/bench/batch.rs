@@ -36,7 +36,7 @@
 //! runs, as the budget benchmark does.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -321,4 +321,119 @@ fn batch_halves_the_bill_and_rounds_follow_the_chain_of_turns() {
         assert_eq!(run.entries.dirs.len(), tree.dirs);
     }
     assert!(bought >= 1.8, "{bought}");
+}
+
+/// How long each batch takes at the mock in
+/// [`ten_minute_rounds_on_the_parity_fixture`].
+const TEN_MINUTE_ROUND: Duration = Duration::from_millis(100);
+/// The prompt cache's clock against the wall clock there: a round of
+/// [`TEN_MINUTE_ROUND`] stands for ten minutes.
+const CLOCK_SPEED: f64 = 6_000.0;
+/// What each dir-loop turn thinks, in output tokens: luminos's own
+/// allowance for its default model thinking between tool calls (see
+/// `BETWEEN_TOOLS_THINKING_TOKENS`), not the mock's token figure.
+const TURN_THINKING: u64 = 300;
+
+/// One run of `binary` (`luminos [args] --json TARGET`) on `root`, from a
+/// cold prompt cache: its investigation object.
+fn parity_run(
+    binary: &Path,
+    server: &MockServer,
+    target: &Path,
+    root: &Path,
+    args: &[&str],
+) -> Value {
+    server.clear_prompt_cache();
+    let mut run = Command::new(binary);
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy().into_owned();
+        if key.starts_with("ANTHROPIC_") || key.starts_with("LUMINOS_") {
+            run.env_remove(&key);
+        }
+    }
+    let out = run
+        .env("ANTHROPIC_API_KEY", "bench-key")
+        .env("ANTHROPIC_BASE_URL", server.url())
+        .env("LUMINOS_CACHE_DIR", root)
+        .env("LUMINOS_BATCH_POLL_MS", "5")
+        .args(args)
+        .arg("--json")
+        .arg(target)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    report["investigation"].clone()
+}
+
+/// The parity fixture (the pipeline tests' small project) with loops that
+/// take ten turns each, one step a turn, each thinking [`TURN_THINKING`]
+/// tokens: interactively (the prompt cache's clock at the wall clock's
+/// pace), then through batches whose every round takes ten minutes on that
+/// clock. Prints both bills, the ratio, the rounds and what the rounds read
+/// and wrote; asserts the ratio is at most 0.55. With
+/// `LUMINOS_BENCH_BASELINE_BIN=PATH` (another build of luminos, say the main
+/// branch's) the same two runs are made with it too, for a before and
+/// after measured in the same run.
+#[test]
+#[ignore = "benchmark: run with --release -- --ignored --nocapture"]
+fn ten_minute_rounds_on_the_parity_fixture() {
+    let env = crate::support::TestEnv::with_small_project();
+    let target = std::fs::canonicalize(env.target()).unwrap();
+    let server = MockServer::start();
+    let agent = crate::support::agent::MockAgent::new(&target).thorough_dirs(10);
+    server.respond_with(move |request| agent.reply(&request.body));
+    server
+        .set_batch_delay(TEN_MINUTE_ROUND)
+        .set_thinking_tokens(TURN_THINKING);
+    let work = crate::support::fs::temp_dir("luminos-batch-parity-");
+    let ours = PathBuf::from(env!("CARGO_BIN_EXE_luminos"));
+    let mut binaries = vec![("this build", ours)];
+    if let Some(other) = std::env::var_os("LUMINOS_BENCH_BASELINE_BIN") {
+        binaries.push(("baseline", PathBuf::from(other)));
+    }
+    println!(
+        "parity fixture, loops of ten turns ({TURN_THINKING} thinking tokens each); a batch \
+         takes {} ms at the mock, ten minutes on the prompt cache's clock",
+        TEN_MINUTE_ROUND.as_millis()
+    );
+    let mut ours_ratio = None;
+    for (name, binary) in &binaries {
+        server.set_cache_clock_speed(1.0);
+        let interactive = parity_run(
+            binary,
+            &server,
+            &target,
+            &work.path().join(format!("{name}-i")),
+            &[],
+        );
+        server.set_cache_clock_speed(CLOCK_SPEED);
+        let batch = parity_run(
+            binary,
+            &server,
+            &target,
+            &work.path().join(format!("{name}-b")),
+            &["--batch"],
+        );
+        server.set_cache_clock_speed(1.0);
+        let cost = |i: &Value| i["cost_usd"].as_f64().unwrap();
+        let ratio = cost(&batch) / cost(&interactive);
+        println!(
+            "  {name:>10}: interactive ${:.5} ({} requests, tokens {}), --batch ${:.5} ({} rounds, \
+             tokens {}): ratio {ratio:.4}",
+            cost(&interactive),
+            interactive["api_requests"],
+            interactive["tokens"],
+            cost(&batch),
+            batch["batch"]["rounds"],
+            batch["tokens"],
+        );
+        if *name == "this build" {
+            ours_ratio = Some(ratio);
+        }
+    }
+    let ratio = ours_ratio.unwrap();
+    assert!(ratio <= 0.55, "batch/interactive {ratio}");
+    server.assert_no_violations();
 }

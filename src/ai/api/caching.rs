@@ -108,8 +108,14 @@ fn lifetime(mark: &CacheControl) -> CacheTtl {
 /// never ask for a longer lifetime after a shorter one: the API refuses a
 /// request that does.
 pub(crate) fn lifetimes_in_order(request: &MessagesRequest) -> bool {
-    let tools = request.tools.iter().filter_map(|t| t.cache_control.as_ref());
-    let system = request.system.iter().filter_map(|b| b.cache_control.as_ref());
+    let tools = request
+        .tools
+        .iter()
+        .filter_map(|t| t.cache_control.as_ref());
+    let system = request
+        .system
+        .iter()
+        .filter_map(|b| b.cache_control.as_ref());
     let blocks = request
         .messages
         .iter()

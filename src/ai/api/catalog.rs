@@ -806,7 +806,10 @@ mod tests {
             (0.625, 1.0, 0.05)
         );
         // The rest is the stand-in's, and no warning is needed.
-        assert_eq!(facts.model.context_window, lookup(DEFAULT_MODEL).unwrap().context_window);
+        assert_eq!(
+            facts.model.context_window,
+            lookup(DEFAULT_MODEL).unwrap().context_window
+        );
         assert_eq!(facts.warning(id, "2026-11-27"), None);
         // A local model: free.
         give_price(id, 0.0, 0.0);

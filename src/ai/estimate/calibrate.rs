@@ -31,7 +31,8 @@ impl Probe {
     /// The first loop's prompt on `model`: the directory system prompt,
     /// the directory tools and the assignment `task`.
     pub(crate) fn of_loop(model: &str, system: &str, task: &str) -> Probe {
-        let reference = tokens_of_bytes((system.len() + task.len()) as u64) + tools_tokens(Toolbox::Dir);
+        let reference =
+            tokens_of_bytes((system.len() + task.len()) as u64) + tools_tokens(Toolbox::Dir);
         let scale = ModelFacts::of(model).model.tokens_per_byte * 4.0;
         Probe {
             request: MessagesRequest {

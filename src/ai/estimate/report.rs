@@ -259,7 +259,9 @@ impl Estimate {
             ));
         }
         let held = match (counts.budget_usd, counts.max_cost_usd) {
-            (Some(budget), Some(cap)) if cap < budget => format!(", held to --max-cost (${cap:.2})"),
+            (Some(budget), Some(cap)) if cap < budget => {
+                format!(", held to --max-cost (${cap:.2})")
+            }
             (Some(budget), _) => format!(", held to the budget (${budget:.2})"),
             (None, Some(cap)) => format!(", held to --max-cost (${cap:.2})"),
             (None, None) => String::new(),
@@ -267,7 +269,11 @@ impl Estimate {
         lines.push(format!(
             "Low: {LOW_TURNS} turns per directory with prompt caching; high: every allotted \
              turn with no cache hits{}.",
-            if self.cost_held_by_budget { held.as_str() } else { "" }
+            if self.cost_held_by_budget {
+                held.as_str()
+            } else {
+                ""
+            }
         ));
         lines.join("\n")
     }

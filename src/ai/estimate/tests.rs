@@ -400,7 +400,10 @@ fn the_text_counts_the_synthesis_levels_as_the_json_does() {
     let mut counts = self::counts();
     counts.synthesis_levels = 2;
     let text = Estimate::new(counts, &inputs(true, true, 4)).render_text();
-    assert!(text.contains("synthesis: 2 levels of parts, then the verdict"), "{text}");
+    assert!(
+        text.contains("synthesis: 2 levels of parts, then the verdict"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -423,9 +426,7 @@ fn a_calibration_scales_every_token_figure_and_no_decision() {
     assert!(calibrated.cost_usd.high > plain.cost_usd.high);
     let value = serde_json::to_value(&calibrated).unwrap();
     assert_eq!(value["token_calibration"]["factor"], 1.1);
-    assert!(
-        calibrated
-            .render_text()
-            .contains("it counted 1,100 tokens in the first loop's prompt where the estimate's rule made 1,000")
-    );
+    assert!(calibrated.render_text().contains(
+        "it counted 1,100 tokens in the first loop's prompt where the estimate's rule made 1,000"
+    ));
 }

@@ -137,7 +137,10 @@ fn path_from_root(ctx: &ToolContext<'_>, raw: &str) -> String {
 /// `#L3-L9`); anything else has no suffix.
 fn split_line_suffix(path: &str) -> (&str, &str) {
     let numeric = |tail: &str| {
-        !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit() || b == b'-' || b == b'L')
+        !tail.is_empty()
+            && tail
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b == b'-' || b == b'L')
     };
     for mark in ["#L", ":"] {
         if let Some(at) = path.rfind(mark)

@@ -112,21 +112,45 @@ fn a_given_price_prices_a_model_the_catalog_does_not_know() {
         })
         .sum();
     let cost = report["investigation"]["cost_usd"].as_f64().unwrap();
-    assert!(expected > 0.0 && (cost - expected).abs() < 1e-9, "{cost} vs {expected}");
+    assert!(
+        expected > 0.0 && (cost - expected).abs() < 1e-9,
+        "{cost} vs {expected}"
+    );
 
     let out = run_json_ok(
         &env,
         "free",
-        &["--model", "local-llama-70b", "--price", "0,0", "--budget", "0.01"],
+        &[
+            "--model",
+            "local-llama-70b",
+            "--price",
+            "0,0",
+            "--budget",
+            "0.01",
+        ],
     );
     let report = json_of(&out);
     assert_eq!(report["investigation"]["cost_usd"], 0.0);
     assert_eq!(report["investigation"]["status"], "complete");
 
     let before = env.server.request_count();
-    for bad in ["3", "3,15,1", "-1,2", "a,b", "nan,1", "1,inf", "", "2000000,1"] {
+    for bad in [
+        "3",
+        "3,15,1",
+        "-1,2",
+        "a,b",
+        "nan,1",
+        "1,inf",
+        "",
+        "2000000,1",
+    ] {
         let out = env.output(&["--model", "x", "--price", bad]);
-        assert_eq!(out.status.code(), Some(2), "--price {bad:?}: {}", stderr(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "--price {bad:?}: {}",
+            stderr(&out)
+        );
         assert!(stderr(&out).contains("--price"), "{}", stderr(&out));
         assert!(out.stdout.is_empty());
     }

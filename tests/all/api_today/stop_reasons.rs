@@ -94,7 +94,10 @@ fn a_refusal_ends_only_its_loop() {
     let again = json_of(&run_json(&env, "cache", &[]));
     assert_eq!(env.server.request_count(), before);
     assert_eq!(again["investigation"]["status"], "partial");
-    assert_eq!(again["investigation"]["note"], "the model declined 1 directory");
+    assert_eq!(
+        again["investigation"]["note"],
+        "the model declined 1 directory"
+    );
 }
 
 /// `pause_turn`: the turn goes back as it came and the model is called

@@ -37,15 +37,18 @@ fn under_batch_a_budget_buys_more_than_it_does_interactively() {
     let env = agent(tree());
     env.server.set_batch_delay(Duration::from_millis(5));
     let budget: f64 = BUDGET.parse().unwrap();
-    let (_, interactive_report, _, _) =
-        whole_run(&env, "cache-interactive", &["--budget", BUDGET]);
+    let (_, interactive_report, _, _) = whole_run(&env, "cache-interactive", &["--budget", BUDGET]);
     let (batch, report, said, _) = whole_run(&env, "cache-batch", &["--batch", "--budget", BUDGET]);
     env.server.assert_no_violations();
 
     // Every directory has an entry; the same money has a model read more
     // directories, and the bill stays within it.
     assert_eq!(batch.dirs.len(), DIRS);
-    let read = |r: &Value| r["investigation"]["directories_investigated"].as_u64().unwrap();
+    let read = |r: &Value| {
+        r["investigation"]["directories_investigated"]
+            .as_u64()
+            .unwrap()
+    };
     let coverage = |r: &Value| r["investigation"]["coverage"].clone();
     assert!(coverage(&report)["mechanical"].as_u64().unwrap() > 0);
     assert!(
@@ -150,4 +153,3 @@ fn killed_under_a_budget_the_rerun_buys_the_same_work_and_pays_nothing_twice() {
         cost(&clean_report)
     );
 }
-

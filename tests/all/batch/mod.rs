@@ -205,7 +205,9 @@ fn assert_nothing_paid_twice(env: &AgentEnv, from: usize, resent: usize) {
 /// reported: each cache write at the rate of the lifetime it was written
 /// for, and everything halved when `batch`.
 fn priced(requests: &[support::mock::RecordedRequest], model: &str, batch: bool) -> f64 {
-    let p = luminos::ai::api::catalog::ModelFacts::of(model).model.prices;
+    let p = luminos::ai::api::catalog::ModelFacts::of(model)
+        .model
+        .prices;
     let factor = if batch { 0.5 } else { 1.0 };
     requests
         .iter()

@@ -29,7 +29,11 @@ fn the_small_project_through_batches_matches_an_interactive_run_at_batch_prices(
     assert_eq!(i["api_requests"], b["api_requests"]);
     let from = env.server.request_count() - b["api_requests"].as_u64().unwrap() as usize;
     let bill = b["cost_usd"].as_f64().unwrap();
-    let expected = super::priced(&env.server.requests()[from..], i["model"].as_str().unwrap(), true);
+    let expected = super::priced(
+        &env.server.requests()[from..],
+        i["model"].as_str().unwrap(),
+        true,
+    );
     assert!((bill - expected).abs() < 1e-9, "{bill} vs {expected}");
     assert!(billed(&env).values().all(|n| *n == 1));
     env.server.assert_no_violations();
@@ -59,7 +63,9 @@ fn with_ten_minute_rounds_a_batch_run_costs_at_most_055_of_an_interactive_one() 
     let env = TestEnv::new();
     env.small_project();
     let env = env.with_agent(|agent| agent.thorough_dirs(10));
-    env.server.set_batch_delay(ROUND).set_thinking_tokens(THINKING);
+    env.server
+        .set_batch_delay(ROUND)
+        .set_thinking_tokens(THINKING);
     let (clean, interactive) = interactive(&env);
     let from = env.server.request_count();
     env.server.clear_prompt_cache();
@@ -76,7 +82,13 @@ fn with_ten_minute_rounds_a_batch_run_costs_at_most_055_of_an_interactive_one() 
     assert!(ratio <= 0.55, "batch/interactive cost {ratio}");
     // What the rounds read back is what the batch prices were charged on.
     let requests = &env.server.requests()[from..];
-    assert!(requests.iter().map(|r| r.reported_usage.unwrap().cache_read_input_tokens).sum::<u64>() > 0);
+    assert!(
+        requests
+            .iter()
+            .map(|r| r.reported_usage.unwrap().cache_read_input_tokens)
+            .sum::<u64>()
+            > 0
+    );
     let expected = super::priced(requests, i["model"].as_str().unwrap(), true);
     assert!((b["cost_usd"].as_f64().unwrap() - expected).abs() < 1e-9);
     env.server.assert_no_violations();

@@ -306,7 +306,10 @@ impl MockAgent {
             (1, _) | (_, 0) => tool_use("list_directory", json!({"path": dir.to_string_lossy()})),
             (n, count) => {
                 let (name, _) = &files[(n - 2) % count];
-                tool_use("read_file", json!({"path": dir.join(name).to_string_lossy()}))
+                tool_use(
+                    "read_file",
+                    json!({"path": dir.join(name).to_string_lossy()}),
+                )
             }
         };
         Reply::blocks(vec![step(format!("looking at {rel}.")), call])

@@ -436,7 +436,10 @@ fn process(state: &State, batch_id: &str, custom_id: &str, params: &Value) -> Va
     let (usage, written_1h) = {
         let inner = state.lock();
         let recorded = &inner.requests[index];
-        (recorded.reported_usage.unwrap_or_default(), recorded.reported_cache_1h)
+        (
+            recorded.reported_usage.unwrap_or_default(),
+            recorded.reported_cache_1h,
+        )
     };
     let mut message = json!({
         "id": format!("msg_mock_{index:04}"),

@@ -28,7 +28,10 @@ pub(super) fn handle(state: &State, request: HttpRequest) -> (Prepared, Duration
     let body: Option<Value> = serde_json::from_slice(&request.body).ok();
     let mut problems = Vec::new();
     if request.method != "POST" {
-        problems.push(format!("{} {COUNT_TOKENS_PATH} (only POST)", request.method));
+        problems.push(format!(
+            "{} {COUNT_TOKENS_PATH} (only POST)",
+            request.method
+        ));
     }
     rules::check_headers(
         &|name: &str| request.header(name).map(str::to_string),

@@ -198,10 +198,10 @@ impl PrefixCache {
             .max()
             .unwrap_or(read_end);
         for &(bp, ttl) in &breakpoints {
-            let entry = self.entries.entry(segments[bp - 1].prefix_hash).or_insert(Entry {
-                ttl,
-                expires: now,
-            });
+            let entry = self
+                .entries
+                .entry(segments[bp - 1].prefix_hash)
+                .or_insert(Entry { ttl, expires: now });
             entry.ttl = entry.ttl.max(ttl);
             entry.expires = entry.expires.max(now + entry.ttl);
         }

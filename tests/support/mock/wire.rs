@@ -272,9 +272,6 @@ fn fragments(text: &str, rng: &mut fastrand::Rng) -> Vec<String> {
     out
 }
 
-/// Render `reply` as stream events. `usage` holds the input counts;
-/// `request_index` names made-up tool ids; `seal` signs its thinking;
-/// `max_tokens` is the request's (the output of a reply cut off there).
 /// The `cache_creation` object of a usage: its cache writes by lifetime.
 pub fn cache_creation(usage: &Usage, written_1h: u64) -> Value {
     json!({
@@ -283,17 +280,34 @@ pub fn cache_creation(usage: &Usage, written_1h: u64) -> Value {
     })
 }
 
+/// What a rendered reply bills besides its blocks.
+#[derive(Debug, Clone, Copy)]
+pub struct Billing {
+    /// The input counts.
+    pub usage: Usage,
+    /// Of the cache writes, those at the 1-hour lifetime.
+    pub written_1h: u64,
+    /// Output each thinking block bills besides its text.
+    pub thinking_tokens: u64,
+}
+
+/// Render `reply` as stream events, billing what `billing` says;
+/// `request_index` names made-up tool ids; `seal` signs its thinking;
+/// `max_tokens` is the request's (the output of a reply cut off there).
 pub fn render_stream(
     reply: &StreamReply,
     request_index: usize,
     model: &str,
-    usage: Usage,
-    written_1h: u64,
-    thinking_tokens: u64,
+    billing: Billing,
     seal: &str,
     max_tokens: u64,
     rng: &mut fastrand::Rng,
 ) -> RenderedStream {
+    let Billing {
+        usage,
+        written_1h,
+        thinking_tokens,
+    } = billing;
     let mut frames = Vec::new();
     let mut content = Vec::new();
     let stop_reason = reply.stop_reason.clone().unwrap_or_else(|| {

@@ -393,16 +393,6 @@ fn under_batch_the_budget_buys_nearly_twice_the_work() {
             None,
         )
     };
-    let work = |d: &Decision| {
-        (
-            d.work
-                .loops
-                .iter()
-                .map(|l| l.unit.clone())
-                .collect::<Vec<_>>(),
-            d.work.mechanical.clone(),
-        )
-    };
     for share in [0.2, 0.35, 0.5] {
         let budget = full * share;
         let interactive = at(budget, false);
@@ -418,7 +408,10 @@ fn under_batch_the_budget_buys_nearly_twice_the_work() {
             batch.work.loops.len() > interactive.work.loops.len(),
             "{share}"
         );
-        assert!(batch.work.loops.len() <= doubled.work.loops.len(), "{share}");
+        assert!(
+            batch.work.loops.len() <= doubled.work.loops.len(),
+            "{share}"
+        );
         assert!(
             batch.work.budget.loops_affordable * 10
                 >= 15 * interactive.work.budget.loops_affordable,
