@@ -39,12 +39,9 @@ fn the_small_project_through_batches_matches_an_interactive_run_at_batch_prices(
     env.server.assert_no_violations();
 }
 
-/// How much faster than the wall clock the prompt cache's clock runs in
-/// [`with_ten_minute_rounds_a_batch_run_costs_at_most_055_of_an_interactive_one`]:
-/// a batch that takes [`ROUND`] stands for ten minutes.
-const SPEED: f64 = 6_000.0;
-/// How long each batch takes at the mock.
-const ROUND: Duration = Duration::from_millis(100);
+/// How long each batch takes on the prompt cache's clock in
+/// [`with_ten_minute_rounds_a_batch_run_costs_at_most_055_of_an_interactive_one`].
+const ROUND: Duration = Duration::from_secs(10 * 60);
 /// What each turn thinks, in output tokens: what luminos allows a
 /// directory turn of its default model (Sonnet 5.5, thinking between tool
 /// calls) when it prices one, rather than the mock's token figure.
@@ -64,12 +61,12 @@ fn with_ten_minute_rounds_a_batch_run_costs_at_most_055_of_an_interactive_one() 
     env.small_project();
     let env = env.with_agent(|agent| agent.thorough_dirs(10));
     env.server
-        .set_batch_delay(ROUND)
+        .set_batch_delay(Duration::from_millis(20))
+        .set_batch_round_time(ROUND)
         .set_thinking_tokens(THINKING);
     let (clean, interactive) = interactive(&env);
     let from = env.server.request_count();
     env.server.clear_prompt_cache();
-    env.server.set_cache_clock_speed(SPEED);
     let root = env.root().join("cache-batch");
     let report = run_ok(&env, &root, &["--batch"]);
     similar_asserts::assert_eq!(clean.dirs, cache_entries(&root).dirs, "dir entries");

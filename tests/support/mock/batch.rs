@@ -76,6 +76,11 @@ pub struct BatchInfo {
 pub struct Batches {
     /// From creation to the end of processing.
     pub delay: Duration,
+    /// How long a batch takes on the prompt cache's clock: its requests
+    /// that wait for the delay are processed this long after its creation
+    /// on that clock (the clock is moved on to then), whatever the wall
+    /// clock says. `None`: the clock runs as it does.
+    pub round_time: Option<Duration>,
     pub max_requests: usize,
     pub max_bytes: usize,
     /// Requests of each batch processed as soon as it is seen.
@@ -91,6 +96,7 @@ impl Default for Batches {
     fn default() -> Self {
         Batches {
             delay: Duration::ZERO,
+            round_time: None,
             max_requests: 100_000,
             max_bytes: 256 * 1024 * 1024,
             at_once: 0,
@@ -123,6 +129,8 @@ impl Batches {
 struct MockBatch {
     id: String,
     created: Instant,
+    /// The prompt cache's clock when it was created.
+    created_on_cache_clock: Duration,
     created_at: chrono::DateTime<chrono::Utc>,
     requests: Vec<(String, Value)>,
     /// Each request's result object, once it has one.
@@ -276,9 +284,11 @@ fn create(state: &State, body: &[u8]) -> Result<Answer, Box<Prepared>> {
     let n = inner.batches.batches.len();
     let expires = inner.batches.expiring.contains(&n);
     let count = items.len();
+    let created_on_cache_clock = inner.cache.clock.now();
     inner.batches.batches.push(MockBatch {
         id: format!("msgbatch_mock{n:04}"),
         created: Instant::now(),
+        created_on_cache_clock,
         created_at: chrono::Utc::now(),
         requests: items,
         results: vec![None; count],
@@ -315,9 +325,12 @@ fn advance(state: &State, i: usize) {
         let mut inner = state.lock();
         let at_once = inner.batches.at_once;
         let delay = inner.batches.delay;
+        let round_time = inner.batches.round_time;
         let batch = &mut inner.batches.batches[i];
         let deadline = batch.created.elapsed() >= delay;
         let stopped = batch.cancel_at.is_some() || batch.expires;
+        let processed_at = batch.created_on_cache_clock + round_time.unwrap_or_default();
+        let waiting = (deadline && !stopped) && batch.taken.iter().skip(at_once).any(|t| !t);
         let mut due = Vec::new();
         for k in 0..batch.requests.len() {
             let now = k < at_once || (deadline && !stopped);
@@ -326,6 +339,11 @@ fn advance(state: &State, i: usize) {
                 let (custom_id, params) = &batch.requests[k];
                 due.push((k, batch.id.clone(), custom_id.clone(), params.clone()));
             }
+        }
+        // The requests that waited for the delay are processed when the
+        // batch's round time is up on the cache's clock.
+        if waiting && round_time.is_some() {
+            inner.cache.clock.advance_to(processed_at);
         }
         due
     };

@@ -267,6 +267,16 @@ impl MockServer {
         self
     }
 
+    /// Let every batch take `round_time` on the prompt cache's clock: the
+    /// requests it processes at its delay are processed `round_time` after
+    /// its creation on that clock (moved on to then), so that a round of a
+    /// few milliseconds stands for ten minutes while the client's own work
+    /// between rounds keeps the wall clock's pace.
+    pub fn set_batch_round_time(&self, round_time: Duration) -> &MockServer {
+        self.state.lock().batches.round_time = Some(round_time);
+        self
+    }
+
     /// Refuse batches of more than `max_requests` requests or `max_bytes`
     /// of body (the API's limits are 100,000 and 256 MB).
     pub fn set_batch_limits(&self, max_requests: usize, max_bytes: usize) -> &MockServer {

@@ -27,8 +27,10 @@
 //! read (A) to the last 1-hour breakpoint (B) at the 1-hour rate, from
 //! there to the last breakpoint (C) at the 5-minute rate
 //! ([`Simulated::written_1h`]). Time is the mock's [`CacheClock`], which a
-//! test can run faster than the wall clock (so that a batch round that
-//! takes a few milliseconds stands for ten minutes) or move on by hand.
+//! test can run faster than the wall clock, move on by hand, or let each
+//! batch move on by the time a batch takes (so that a round that takes a
+//! few milliseconds stands for ten minutes, however long the client itself
+//! takes between rounds).
 
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -100,6 +102,14 @@ impl CacheClock {
     /// Move the clock on by `by`.
     pub fn advance(&mut self, by: Duration) {
         self.at += by;
+    }
+
+    /// Move the clock on to `reading`, if it is not past it already.
+    pub fn advance_to(&mut self, reading: Duration) {
+        let now = self.now();
+        if reading > now {
+            self.advance(reading - now);
+        }
     }
 }
 
