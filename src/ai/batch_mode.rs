@@ -21,7 +21,7 @@ use std::sync::Arc;
 use crate::ai::api::cost::{Pricing, TokenTracker};
 use crate::ai::engine::batch::{self, BatchStats, Batcher, CancelError};
 use crate::ai::engine::session::Session;
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::{Outcome, api};
 use crate::cache::batch::BatchStore;
 use crate::cache::{Cache, CacheRoot};
@@ -32,7 +32,7 @@ use crate::text::{escape_line, format_duration};
 
 /// The run's token tracker: the model's prices, halved under `--batch`.
 pub(crate) fn tracker(config: &Config) -> Arc<TokenTracker> {
-    let pricing = Pricing::for_model(&config.investigation.model);
+    let pricing = Pricing::of(config.investigation.model_facts.model);
     let pricing = if config.investigation.batch {
         pricing.batch()
     } else {
@@ -43,7 +43,7 @@ pub(crate) fn tracker(config: &Config) -> Arc<TokenTracker> {
 
 /// Refuse a run without `--batch` while a batch is in flight that
 /// `--cancel-batch` did not cancel.
-pub(crate) fn refuse_in_flight(config: &Config, cache: &Cache) -> Result<(), PassError> {
+pub(crate) fn refuse_in_flight(config: &Config, cache: &Cache) -> Result<(), InvestigationError> {
     let in_flight = BatchStore::at(cache).state().in_flight;
     let running: Vec<&str> = in_flight
         .iter()
@@ -53,12 +53,9 @@ pub(crate) fn refuse_in_flight(config: &Config, cache: &Cache) -> Result<(), Pas
     if config.investigation.batch || running.is_empty() {
         return Ok(());
     }
-    let ids = running;
-    Err(PassError::Failed(format!(
-        "batch {} is in flight for this investigation; run with --batch to pick up its results, \
-         or cancel it with --cancel-batch",
-        ids.join(", ")
-    )))
+    Err(InvestigationError::BatchInFlight {
+        ids: running.join(", "),
+    })
 }
 
 /// `session` with the transport this run uses (see the module docs).
@@ -68,7 +65,7 @@ pub(crate) fn with_transport(
     cache: &Cache,
     progress: &Progress,
     tracker: &Arc<TokenTracker>,
-) -> Result<Session, PassError> {
+) -> Result<Session, InvestigationError> {
     let client = session.client().clone();
     if config.investigation.batch {
         let store = BatchStore::open(cache)?;
@@ -103,13 +100,13 @@ pub(crate) fn with_transport(
 /// either mode), so that what they answered is reused and what they did
 /// not goes out with the first round, not a round later (see
 /// [`Batcher::settle_canceled`]).
-pub(crate) async fn settle_canceled(session: &Session) -> Result<(), PassError> {
+pub(crate) async fn settle_canceled(session: &Session) -> Result<(), InvestigationError> {
     match session.batcher() {
         Some(batcher) => batcher
             .settle_canceled()
             .await
             .map(|_| ())
-            .map_err(|err| PassError::Failed(err.to_string())),
+            .map_err(InvestigationError::Unavailable),
         None => Ok(()),
     }
 }

@@ -30,7 +30,7 @@
 //! processing pages, read 2026-11-27.
 
 use super::catalog::CacheTtl;
-use super::types::{CacheControl, Content, ContentBlock, MessagesRequest, Role};
+use super::types::{CacheControl, Content, ContentBlock, Message, MessagesRequest, Role};
 
 /// The API's limit on `cache_control` marks per request.
 pub(crate) const MAX_BREAKPOINTS: usize = 4;
@@ -70,13 +70,9 @@ fn mark_breakpoints_lasting(request: &mut MessagesRequest, ttl: CacheTtl) {
     if let Some(block) = request.system.last_mut() {
         block.cache_control = mark();
     }
-    for message in request
-        .messages
-        .iter_mut()
-        .rev()
-        .filter(|m| m.role == Role::User)
-        .take(2)
-    {
+    let newest: Vec<usize> = marked_user_messages(&request.messages).collect();
+    for n in newest {
+        let message = &mut request.messages[n];
         match &mut message.content {
             // A plain string cannot carry a mark: it becomes one text block.
             Content::Text(text) if !text.is_empty() => {
@@ -127,6 +123,18 @@ pub(crate) fn lifetimes_in_order(request: &MessagesRequest) -> bool {
         .filter_map(|b| b.cache_control());
     let lifetimes: Vec<CacheTtl> = tools.chain(system).chain(blocks).map(lifetime).collect();
     lifetimes.windows(2).all(|pair| pair[0] >= pair[1])
+}
+
+/// The user messages whose last block carries a mark: the newest two, by
+/// index, newest first.
+pub(crate) fn marked_user_messages(messages: &[Message]) -> impl Iterator<Item = usize> + '_ {
+    messages
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, m)| m.role == Role::User)
+        .map(|(n, _)| n)
+        .take(2)
 }
 
 /// Remove every mark.

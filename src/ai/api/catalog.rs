@@ -40,9 +40,10 @@
 //!   1-hour lifetime for requests that share a prefix).
 //!
 //! A model the catalog does not know can be given its price with `--price`
-//! ([`give_price`]): the row then used is the stand-in's with those prices,
-//! cache rates from the documented multipliers, so that `--budget` and the
-//! cost figures mean something for a model behind a gateway.
+//! ([`ModelFacts::with_price`]): the row then used is the stand-in's with
+//! those prices, cache rates from the documented multipliers, so that
+//! `--budget` and the cost figures mean something for a model behind a
+//! gateway.
 //!
 //! Where the pages disagree or are silent (the minimum cacheable prompt of
 //! Sonnet 4.6 is given as 1,024 in one snapshot and 2,048 in another; Haiku
@@ -517,43 +518,10 @@ const FAMILIES: &[(&str, &str)] = &[
     ("mythos", "claude-mythos-5-2"),
 ];
 
-/// Prices given with `--price`, by model id: the model's row (or the
-/// stand-in's) with those prices. Set at the start of a run, before
-/// anything is priced; each row is leaked so that it lives as long as the
-/// catalog's own (one per price given: one per run).
-static GIVEN: std::sync::RwLock<Vec<(String, &'static Model)>> = std::sync::RwLock::new(Vec::new());
-
 /// The most dollars per million tokens `--price` takes: far above every
 /// listed price (Opus 4.1's $75 output), far below what would overflow a
 /// bill.
 pub const MAX_GIVEN_PRICE: f64 = 1_000_000.0;
-
-/// Price `id` at `input` and `output` dollars per million tokens from now
-/// on (`--price`): cache writes and reads by the documented multipliers of
-/// the input price ([`Prices::standard`]), no long-prompt tier. Every other
-/// fact stays the model's (or the stand-in's, for a model the catalog does
-/// not know). A later price for the same id replaces the earlier.
-pub fn give_price(id: &str, input: f64, output: f64) {
-    let base = ModelFacts::of_catalog(id).model;
-    let row: &'static Model = Box::leak(Box::new(Model {
-        prices: Prices::standard(input, output),
-        long_prompt_tier: None,
-        ..*base
-    }));
-    let id = id.trim();
-    let mut given = GIVEN.write().unwrap_or_else(|e| e.into_inner());
-    given.retain(|(name, _)| !name.eq_ignore_ascii_case(id));
-    given.push((id.to_string(), row));
-}
-
-/// The row `--price` made for `id`, if it made one.
-fn given(id: &str) -> Option<&'static Model> {
-    let given = GIVEN.read().unwrap_or_else(|e| e.into_inner());
-    given
-        .iter()
-        .find(|(name, _)| name.eq_ignore_ascii_case(id.trim()))
-        .map(|(_, row)| *row)
-}
 
 /// The catalog row of `id` (its id or one of its aliases), if luminos knows
 /// the model.
@@ -573,22 +541,27 @@ pub struct ModelFacts {
     pub model: &'static Model,
     /// The id asked for is in the catalog (the figures are its own).
     pub known: bool,
-    /// Its prices are the ones `--price` gave ([`give_price`]).
+    /// Its prices are the ones `--price` gave ([`ModelFacts::with_price`]).
     pub price_given: bool,
 }
 
 impl ModelFacts {
-    /// The facts for `id`: the catalog's, with the prices `--price` gave
-    /// for it, if any.
-    pub fn of(id: &str) -> ModelFacts {
-        let facts = ModelFacts::of_catalog(id);
-        match given(id) {
-            Some(model) => ModelFacts {
-                model,
-                price_given: true,
-                ..facts
-            },
-            None => facts,
+    /// These facts with the price `--price` gave: `input` and `output`
+    /// dollars per million tokens, cache writes and reads by the documented
+    /// multipliers of the input price ([`Prices::standard`]), no long-prompt
+    /// tier. Every other fact stays the model's (or the stand-in's, for a
+    /// model the catalog does not know). The row is leaked so that it lives
+    /// as long as the catalog's own: one per run.
+    pub fn with_price(self, input: f64, output: f64) -> ModelFacts {
+        let row: &'static Model = Box::leak(Box::new(Model {
+            prices: Prices::standard(input, output),
+            long_prompt_tier: None,
+            ..*self.model
+        }));
+        ModelFacts {
+            model: row,
+            price_given: true,
+            ..self
         }
     }
 
@@ -598,8 +571,8 @@ impl ModelFacts {
         self.known || self.price_given
     }
 
-    /// The catalog's facts for `id`, whatever `--price` said.
-    fn of_catalog(id: &str) -> ModelFacts {
+    /// The catalog's facts for `id`.
+    pub fn of(id: &str) -> ModelFacts {
         if let Some(model) = lookup(id) {
             return ModelFacts {
                 model,
@@ -622,8 +595,10 @@ impl ModelFacts {
     /// The one-line warning to print before using these facts, if any:
     /// an unknown model (whose prices are assumed), a deprecated one (with
     /// its retirement date and replacement) or a retired one. `today` is
-    /// an ISO date (`YYYY-MM-DD`).
+    /// an ISO date (`YYYY-MM-DD`). The model is named as asked, escaped
+    /// to stay on the one line (`--model` takes any text).
     pub fn warning(&self, asked: &str, today: &str) -> Option<String> {
+        let asked = crate::text::escape_line(asked);
         if !self.known {
             // A model priced with --price needs no warning about its price
             // (and the stand-in's lifecycle is not its own).
@@ -792,12 +767,10 @@ mod tests {
 
     #[test]
     fn a_given_price_prices_a_model_the_catalog_does_not_know() {
-        // An id no other test uses: the registry is the process's.
-        let id = "catalog-test-local-model";
-        assert!(!ModelFacts::of(id).price_given);
-        give_price(id, 0.5, 1.5);
-        let facts = ModelFacts::of(id);
+        let id = "local-model";
+        let facts = ModelFacts::of(id).with_price(0.5, 1.5);
         assert!(!facts.known && facts.price_given && facts.prices_known());
+        assert!(!ModelFacts::of(id).prices_known());
         let p = facts.model.prices;
         assert_eq!((p.input, p.output), (0.5, 1.5));
         // Cache rates by the documented multipliers of the input price.
@@ -812,12 +785,10 @@ mod tests {
         );
         assert_eq!(facts.warning(id, "2026-11-27"), None);
         // A local model: free.
-        give_price(id, 0.0, 0.0);
-        assert_eq!(ModelFacts::of(id).model.prices.output, 0.0);
-        // A known model (by an alias no other test prices) keeps its
-        // other facts and its lifecycle warning.
-        give_price("claude-opus-4-0", 1.0, 2.0);
-        let facts = ModelFacts::of("CLAUDE-OPUS-4-0");
+        let free = ModelFacts::of(id).with_price(0.0, 0.0);
+        assert_eq!(free.model.prices.output, 0.0);
+        // A known model keeps its other facts and its lifecycle warning.
+        let facts = ModelFacts::of("claude-opus-4-0").with_price(1.0, 2.0);
         assert!(facts.known && facts.price_given);
         assert_eq!(facts.model.prices.input, 1.0);
         assert_eq!(facts.model.max_output, 32_000);

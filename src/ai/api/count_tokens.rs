@@ -20,7 +20,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::reading::read_body;
-use super::{ApiError, ApiErrorKind, Client, MessagesRequest, caching};
+use super::{ApiError, ApiErrorKind, Client, Endpoint, MessagesRequest, caching};
 
 /// The most a token count may take before the caller goes on without it.
 pub(crate) const COUNT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -48,9 +48,18 @@ impl Client {
                 format!("could not encode the request: {err}"),
             )
         })?;
+        let deadline = tokio::time::Instant::now() + COUNT_TIMEOUT;
         let answer = async {
-            let response = self.exchange(url, Some(body)).await?;
-            read_body(response, self.config.idle_timeout, MAX_COUNT_BYTES).await
+            let response = self
+                .exchange(url, Some(body), Endpoint::CountTokens, deadline)
+                .await?;
+            read_body(
+                response,
+                self.config.idle_timeout,
+                MAX_COUNT_BYTES,
+                deadline,
+            )
+            .await
         };
         let body = tokio::time::timeout(COUNT_TIMEOUT, answer)
             .await

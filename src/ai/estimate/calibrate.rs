@@ -15,8 +15,8 @@ use super::Estimate;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::types::{Message, MessagesRequest, SystemBlock};
 use crate::ai::api::{Client, ClientConfig};
-use crate::ai::facts::tools_tokens;
 use crate::ai::rules::projection::tokens_of_bytes;
+use crate::ai::situation::tools_tokens;
 use crate::ai::tools::{self, Toolbox};
 
 /// A prompt the estimate measured, to be counted by the API.
@@ -28,12 +28,13 @@ pub(crate) struct Probe {
 }
 
 impl Probe {
-    /// The first loop's prompt on `model`: the directory system prompt,
+    /// The first loop's prompt on `model` (whose catalog facts are
+    /// `facts`): the directory system prompt,
     /// the directory tools and the assignment `task`.
-    pub(crate) fn of_loop(model: &str, system: &str, task: &str) -> Probe {
+    pub(crate) fn of_loop(model: &str, facts: ModelFacts, system: &str, task: &str) -> Probe {
         let reference =
             tokens_of_bytes((system.len() + task.len()) as u64) + tools_tokens(Toolbox::Dir);
-        let scale = ModelFacts::of(model).model.tokens_per_byte * 4.0;
+        let scale = facts.model.tokens_per_byte * 4.0;
         Probe {
             request: MessagesRequest {
                 model: model.to_string(),

@@ -9,6 +9,7 @@
 use serde::Serialize;
 
 use super::calibrate::{Calibration, Probe};
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::rules::projection::{Inputs, LOW_TURNS, ModelTerms, Range, Tally, project};
 use crate::text::format_thousands;
 
@@ -61,9 +62,14 @@ pub(crate) struct Counts {
     /// The target as the report names it.
     pub target: String,
     pub model: String,
+    /// What the catalog (and `--price`) says of it: what it is priced at.
+    #[serde(skip)]
+    pub model_facts: ModelFacts,
     /// The catalog's warning about the model (unknown, so its price is
-    /// assumed; deprecated; retired), when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// assumed; deprecated; retired); `null` when there is none. Always
+    /// present, so the keys of the JSON do not depend on the model; the
+    /// same line goes to stderr (see `run`), where a `jq` pipeline's user
+    /// sees it.
     pub model_warning: Option<String>,
     /// The investigation that would be resumed, if any.
     pub investigation_id: Option<String>,
@@ -122,7 +128,7 @@ impl Estimate {
     /// Project `inputs` with the model's tokens per byte times `factor`.
     fn projected(counts: Counts, inputs: &Inputs, factor: f64) -> Estimate {
         let terms = |batch: bool| {
-            let terms = ModelTerms::for_run(&counts.model, batch);
+            let terms = ModelTerms::for_run(counts.model_facts, batch);
             ModelTerms {
                 text_scale: terms.text_scale * factor,
                 ..terms

@@ -150,6 +150,7 @@ fn counts() -> Counts {
     Counts {
         target: "/w/app".into(),
         model: "claude-sonnet-4-5".into(),
+        model_facts: crate::ai::api::catalog::ModelFacts::of("claude-sonnet-4-5"),
         model_warning: None,
         investigation_id: None,
         batch: false,
@@ -181,6 +182,7 @@ fn the_estimate_is_a_priced_range() {
     let opus = Estimate::new(
         Counts {
             model: "claude-opus-4-1".into(),
+            model_facts: crate::ai::api::catalog::ModelFacts::of("claude-opus-4-1"),
             ..counts()
         },
         &inputs(true, true, 4),
@@ -233,6 +235,7 @@ fn json_keys_are_stable() {
         [
             "target",
             "model",
+            "model_warning",
             "investigation_id",
             "batch",
             "directories_total",

@@ -188,13 +188,12 @@ fn after_a_cancel_a_plain_run_goes_ahead_and_reuses_what_was_answered() {
     // What the batches answered (the survey, the plan, the two requests the
     // canceled one processed) is not asked again; the rest goes to the
     // Messages API, each once.
-    let asked: Vec<_> = env.server.requests()[from..]
+    let asked = env.server.requests()[from..]
         .iter()
         .filter(|r| r.batch.is_none())
-        .map(|r| r.body.clone())
-        .collect();
+        .count();
     let total = report["investigation"]["api_requests"].as_u64().unwrap() as usize;
-    assert_eq!(asked.len(), total);
+    assert_eq!(asked, total);
     let interactive_total = clean_requests(&env);
     assert_eq!(total + 2 + answered.len(), interactive_total, "{total}");
     let entries = cache_entries(&root);

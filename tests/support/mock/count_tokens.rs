@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use super::serve::{Prepared, http};
 use super::wire::HttpRequest;
-use super::{Reply, State, prefix_cache, rules};
+use super::{Reply, State, prefix_cache, protocol};
 
 /// Where the endpoint lives.
 pub const COUNT_TOKENS_PATH: &str = "/v1/messages/count_tokens";
@@ -33,7 +33,7 @@ pub(super) fn handle(state: &State, request: HttpRequest) -> (Prepared, Duration
             request.method
         ));
     }
-    rules::check_headers(
+    protocol::check_headers(
         &|name: &str| request.header(name).map(str::to_string),
         &mut problems,
     );
