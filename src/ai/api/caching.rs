@@ -112,7 +112,15 @@ pub(crate) fn lifetimes_in_order(request: &MessagesRequest) -> bool {
         .system
         .iter()
         .filter_map(|b| b.cache_control.as_ref());
-    let blocks = request
+    let blocks = message_blocks(request).filter_map(|b| b.cache_control());
+    let lifetimes: Vec<CacheTtl> = tools.chain(system).chain(blocks).map(lifetime).collect();
+    lifetimes.windows(2).all(|pair| pair[0] >= pair[1])
+}
+
+/// Every block of `request`'s messages, in order (a plain-text message has
+/// none, so it carries no mark).
+fn message_blocks(request: &MessagesRequest) -> impl Iterator<Item = &ContentBlock> {
+    request
         .messages
         .iter()
         .filter_map(|m| match &m.content {
@@ -120,9 +128,6 @@ pub(crate) fn lifetimes_in_order(request: &MessagesRequest) -> bool {
             Content::Text(_) => None,
         })
         .flatten()
-        .filter_map(|b| b.cache_control());
-    let lifetimes: Vec<CacheTtl> = tools.chain(system).chain(blocks).map(lifetime).collect();
-    lifetimes.windows(2).all(|pair| pair[0] >= pair[1])
 }
 
 /// The user messages whose last block carries a mark: the newest two, by
@@ -158,15 +163,7 @@ pub(crate) fn clear_breakpoints(request: &mut MessagesRequest) {
 pub(crate) fn count_breakpoints(request: &MessagesRequest) -> usize {
     let tools = request.tools.iter().filter(|t| t.cache_control.is_some());
     let system = request.system.iter().filter(|b| b.cache_control.is_some());
-    let blocks = request
-        .messages
-        .iter()
-        .filter_map(|m| match &m.content {
-            Content::Blocks(blocks) => Some(blocks),
-            Content::Text(_) => None,
-        })
-        .flatten()
-        .filter(|b| b.cache_control().is_some());
+    let blocks = message_blocks(request).filter(|b| b.cache_control().is_some());
     tools.count() + system.count() + blocks.count()
 }
 
