@@ -253,10 +253,7 @@ impl Client {
         request: &MessagesRequest,
         reuse: caching::Reuse,
     ) -> MessagesRequest {
-        let mut prepared = request.clone();
-        prepared.stream = true;
-        caching::mark_breakpoints_for(&mut prepared, reuse, catalog::CacheTtl::FiveMinutes);
-        prepared
+        prepared(request, reuse, true, catalog::CacheTtl::FiveMinutes)
     }
 
     /// The `params` of `request` as a batch carries them: the
@@ -270,10 +267,7 @@ impl Client {
         request: &MessagesRequest,
         reuse: caching::Reuse,
     ) -> MessagesRequest {
-        let mut prepared = request.clone();
-        prepared.stream = false;
-        caching::mark_breakpoints_for(&mut prepared, reuse, catalog::CacheTtl::OneHour);
-        prepared
+        prepared(request, reuse, false, catalog::CacheTtl::OneHour)
     }
 
     /// Send `request` with prompt-caching breakpoints added (last tool, the
@@ -354,6 +348,20 @@ impl Client {
             }
         }
     }
+}
+
+/// A copy of `request` as it is posted: streamed or not, with the
+/// prompt-caching breakpoints `reuse` calls for, each asking for `ttl`.
+fn prepared(
+    request: &MessagesRequest,
+    reuse: caching::Reuse,
+    stream: bool,
+    ttl: catalog::CacheTtl,
+) -> MessagesRequest {
+    let mut prepared = request.clone();
+    prepared.stream = stream;
+    caching::mark_breakpoints_for(&mut prepared, reuse, ttl);
+    prepared
 }
 
 /// Where one request stands with the retry policy.
