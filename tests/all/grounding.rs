@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use support::TestEnv;
 use support::agent::{AgentEnv, Pass, Turn, file_entry_call, tool_use};
 use support::mock::{MockBlock, Reply};
+use support::output::item_where;
 
 /// A small Rust project whose engine defines `Engine::start`.
 fn project() -> TestEnv {
@@ -184,12 +185,7 @@ fn flags_are_verified_rewritten_and_an_invented_critical_one_is_info() {
     let env = agent_env();
     let report = json_report(&env);
     let flags = report["flags"].as_array().unwrap();
-    let by_finding = |finding: &str| -> &Value {
-        flags
-            .iter()
-            .find(|f| f["finding"] == finding)
-            .unwrap_or_else(|| panic!("no flag {finding:?} in {flags:#?}"))
-    };
+    let by_finding = |finding: &str| item_where(&report["flags"], "finding", finding);
 
     let invented = by_finding("Opens a reverse shell.");
     assert_eq!(invented["path"], "src/backdoor.py");
@@ -364,13 +360,7 @@ fn an_ambiguous_bare_name_is_not_verified() {
             })
     });
     let report = json_report(&env);
-    let flags = report["flags"].as_array().unwrap();
-    let by_finding = |finding: &str| -> &Value {
-        flags
-            .iter()
-            .find(|f| f["finding"] == finding)
-            .unwrap_or_else(|| panic!("no flag {finding:?} in {flags:#?}"))
-    };
+    let by_finding = |finding: &str| item_where(&report["flags"], "finding", finding);
     let in_b = by_finding("Serializes without a schema.");
     assert_eq!(in_b["path"], "b/serde.rs", "{in_b}");
     assert_eq!(in_b["line"], 1);
