@@ -12,9 +12,7 @@ fn a_batch_run_leaves_an_interactive_runs_cache_at_batch_prices() {
     let (clean, interactive_report) = interactive(&env);
     let from = env.server.request_count();
 
-    env.server.clear_prompt_cache();
-    let root = env.root().join("cache-batch");
-    let report = run_ok(&env, &root, &["--batch"]);
+    let (root, report) = batch_run(&env);
     similar_asserts::assert_eq!(clean.dirs, cache_entries(&root).dirs, "dir entries");
     similar_asserts::assert_eq!(clean.files, cache_entries(&root).files, "file entries");
     env.server.assert_no_violations();

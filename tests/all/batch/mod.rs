@@ -6,7 +6,7 @@
 use crate::support;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -116,6 +116,15 @@ fn interactive(env: &AgentEnv) -> (Entries, Value) {
     env.server.clear_prompt_cache();
     let report = run_ok(env, &root, &[]);
     (cache_entries(&root), report)
+}
+
+/// A `--batch` run on its own cache root, from a cold prompt cache: the
+/// root and the report.
+fn batch_run(env: &AgentEnv) -> (PathBuf, Value) {
+    env.server.clear_prompt_cache();
+    let root = env.root().join("cache-batch");
+    let report = run_ok(env, &root, &["--batch"]);
+    (root, report)
 }
 
 /// Spawn a `--batch` run on `cache_root` and return once it waits on the

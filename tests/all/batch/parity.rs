@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::support::TestEnv;
 use crate::support::entries::cache_entries;
 
-use super::{billed, interactive, run_ok};
+use super::{batch_run, billed, interactive};
 
 #[test]
 fn the_small_project_through_batches_matches_an_interactive_run_at_batch_prices() {
@@ -17,9 +17,7 @@ fn the_small_project_through_batches_matches_an_interactive_run_at_batch_prices(
     let env = env.with_mock();
     env.server.set_batch_delay(Duration::from_millis(5));
     let (clean, interactive) = interactive(&env);
-    env.server.clear_prompt_cache();
-    let root = env.root().join("cache-batch");
-    let report = run_ok(&env, &root, &["--batch"]);
+    let (root, report) = batch_run(&env);
     let batch = cache_entries(&root);
     assert_eq!(batch.dirs.len(), 4);
     similar_asserts::assert_eq!(clean.dirs, batch.dirs, "dir entries");
@@ -66,9 +64,7 @@ fn with_ten_minute_rounds_a_batch_run_costs_at_most_055_of_an_interactive_one() 
         .set_thinking_tokens(THINKING);
     let (clean, interactive) = interactive(&env);
     let from = env.server.request_count();
-    env.server.clear_prompt_cache();
-    let root = env.root().join("cache-batch");
-    let report = run_ok(&env, &root, &["--batch"]);
+    let (root, report) = batch_run(&env);
     similar_asserts::assert_eq!(clean.dirs, cache_entries(&root).dirs, "dir entries");
     let (i, b) = (&interactive["investigation"], &report["investigation"]);
     assert_eq!(b["status"], "complete");
