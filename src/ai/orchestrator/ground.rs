@@ -2,7 +2,9 @@
 //! against the tree and the cached entries, on every run (a resumed one
 //! too). The checking is [`crate::grounding`]'s; this only feeds it the
 //! run's entries and keeps its result in the outcome, with the report's
-//! `directories` built from the same entries (`directories.rs`).
+//! `directories` built from the same entries (`directories.rs`). A run
+//! that failed after it knew its directories is grounded the same way
+//! ([`ground_learned`]): its report carries what the cache holds.
 
 use std::path::PathBuf;
 
@@ -11,22 +13,55 @@ use serde_json::Value;
 use super::Phases;
 use super::directories::directories;
 use crate::ai::Outcome;
-use crate::cache::EntryKind;
-use crate::grounding;
+use crate::cache::{Cache, EntryKind};
+use crate::grounding::{self, Scope};
+use crate::progress::Progress;
 
 /// Phase 10: check what the report cites against the tree. Pure code over
 /// the cache and the scan, so it also runs on a resumed run that made no
 /// request; it caches nothing.
 pub(super) fn ground_phase(run: &Phases<'_>, all_dirs: &[PathBuf], outcome: &mut Outcome) {
-    let cache = &run.ctx.cache;
+    ground_outcome(
+        &run.ctx.cache,
+        &run.grounding(),
+        &run.ctx.progress,
+        all_dirs,
+        outcome,
+    );
+}
+
+/// What a run that failed after it knew its directories learned: the
+/// flags the cache holds for this investigation, grounded, and its
+/// `directories` (with `none` for those no summary reached), from the
+/// entries already paid for.
+pub(super) fn ground_learned(
+    cache: &Cache,
+    scope: &Scope,
+    progress: &Progress,
+    all_dirs: &[PathBuf],
+    outcome: &mut Outcome,
+) {
+    outcome.flags = cache.read_flags_checked().flags;
+    ground_outcome(cache, scope, progress, all_dirs, outcome);
+}
+
+/// Ground `outcome` against `scope` and the entries of `all_dirs`, and
+/// fill its `directories` from the same entries.
+fn ground_outcome(
+    cache: &Cache,
+    scope: &Scope,
+    progress: &Progress,
+    all_dirs: &[PathBuf],
+    outcome: &mut Outcome,
+) {
     let dir_entries: Vec<Value> = all_dirs
         .iter()
         .filter_map(|dir| cache.read_entry(EntryKind::Dir, &dir.to_string_lossy()))
         .collect();
     let file_entries = cache.read_all_entries(EntryKind::File);
     let grounding = grounding::ground(
-        &run.grounding(),
-        grounding::outlines::Source::Disk(run.ctx.target().to_path_buf()),
+        scope,
+        grounding::outlines::Source::Disk(cache.target().to_path_buf()),
         grounding::Sources {
             dir_entries: &dir_entries,
             file_entries: &file_entries,
@@ -35,8 +70,8 @@ pub(super) fn ground_phase(run: &Phases<'_>, all_dirs: &[PathBuf], outcome: &mut
         &mut outcome.detailed,
         &mut outcome.flags,
     );
-    run.ctx.progress.ai(&grounding.summary_line());
+    progress.ai(&grounding.summary_line());
     outcome.grounding = Some(grounding);
     // The report's `directories` come from the same entries.
-    outcome.directories = directories(run.ctx.target(), all_dirs, &dir_entries, &file_entries);
+    outcome.directories = directories(cache.target(), all_dirs, &dir_entries, &file_entries);
 }
