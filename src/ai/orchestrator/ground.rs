@@ -6,6 +6,7 @@
 //! that failed after it knew its directories is grounded the same way
 //! ([`ground_learned`]): its report carries what the cache holds.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -20,12 +21,20 @@ use crate::progress::Progress;
 /// Phase 10: check what the report cites against the tree. Pure code over
 /// the cache and the scan, so it also runs on a resumed run that made no
 /// request; it caches nothing.
-pub(super) fn ground_phase(run: &Phases<'_>, all_dirs: &[PathBuf], outcome: &mut Outcome) {
+pub(super) fn ground_phase(
+    run: &Phases<'_>,
+    all_dirs: &[PathBuf],
+    entries: HashMap<PathBuf, Value>,
+    outcome: &mut Outcome,
+) {
+    let ctx = &run.ctx;
+    let scope = run.grounding();
     ground_outcome(
-        &run.ctx.cache,
-        &run.grounding(),
-        &run.ctx.progress,
+        &ctx.cache,
+        &scope,
+        &ctx.progress,
         all_dirs,
+        entries,
         outcome,
     );
 }
@@ -42,21 +51,25 @@ pub(super) fn ground_learned(
     outcome: &mut Outcome,
 ) {
     outcome.flags = cache.read_flags_checked().flags;
-    ground_outcome(cache, scope, progress, all_dirs, outcome);
+    let entries = super::read_dir_entries(cache, all_dirs);
+    ground_outcome(cache, scope, progress, all_dirs, entries, outcome);
 }
 
-/// Ground `outcome` against `scope` and the entries of `all_dirs`, and
-/// fill its `directories` from the same entries.
+/// Ground `outcome` against `scope` and the directories of `all_dirs`
+/// with their `entries`, and fill its `directories` from the same entries.
 fn ground_outcome(
     cache: &Cache,
     scope: &Scope,
     progress: &Progress,
     all_dirs: &[PathBuf],
+    mut entries: HashMap<PathBuf, Value>,
     outcome: &mut Outcome,
 ) {
+    // In the directories' order, as the grounding counts them; moved, not
+    // copied (nothing reads them after).
     let dir_entries: Vec<Value> = all_dirs
         .iter()
-        .filter_map(|dir| cache.read_entry(EntryKind::Dir, &dir.to_string_lossy()))
+        .filter_map(|dir| entries.remove(dir))
         .collect();
     let file_entries = cache.read_all_entries(EntryKind::File);
     let grounding = grounding::ground(

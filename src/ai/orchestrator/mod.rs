@@ -75,7 +75,7 @@ mod plan;
 mod survey;
 mod synthesis;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -94,7 +94,7 @@ use crate::ai::rules::discover::ChildIndex;
 use crate::ai::rules::fingerprint::Reason;
 use crate::ai::situation::Situation;
 use crate::ai::tools::{self, Toolbox};
-use crate::cache::{EntryKind, RunLock, WORK_PLAN_FILE};
+use crate::cache::{Cache, EntryKind, RunLock, WORK_PLAN_FILE};
 use crate::config::Config;
 use crate::grounding::Scope;
 use crate::progress::Progress;
@@ -184,10 +184,13 @@ pub(crate) async fn investigate(
             .filter(|dir| cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
             .count();
         evaluate(&cache, &decision, &work.outcomes, cached, progress)?;
-        let synthesis = synthesis_phase(&run, &situation.dirs).await?;
-        let mut outcome = finish(&run, &situation.dirs, &decision, cached, synthesis, &work);
+        // No phase from here writes a dir entry: the synthesis, the
+        // figures and the report read them once, here.
+        let entries = read_dir_entries(&cache, &situation.dirs);
+        let synthesis = synthesis_phase(&run, &situation.dirs, &entries).await?;
+        let mut outcome = finish(&run, &entries, &decision, cached, synthesis, &work);
         batch_mode::forget_when_complete(&cache, &outcome, progress);
-        ground_phase(&run, &situation.dirs, &mut outcome);
+        ground_phase(&run, &situation.dirs, entries, &mut outcome);
         Ok::<_, InvestigationError>(outcome)
     };
     let result = tokio::select! {
@@ -313,6 +316,17 @@ async fn work_phase(
         board.assume_prices();
     }
     run_work(shared, &decision.work, &situation.stats, options, &board).await
+}
+
+/// The entries the cache holds now of the directories of `all_dirs`.
+fn read_dir_entries(cache: &Cache, all_dirs: &[PathBuf]) -> HashMap<PathBuf, Value> {
+    all_dirs
+        .iter()
+        .filter_map(|dir| {
+            let entry = cache.read_entry(EntryKind::Dir, &dir.to_string_lossy())?;
+            Some((dir.clone(), entry))
+        })
+        .collect()
 }
 
 /// Save a reusable pass result; failing to is only a warning.
