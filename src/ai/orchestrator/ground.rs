@@ -82,6 +82,7 @@ fn ground_outcome(
         &mut outcome.brief,
         &mut outcome.detailed,
         &mut outcome.flags,
+        &mut outcome.sections,
     );
     progress.ai(&grounding.summary_line());
     outcome.grounding = Some(grounding);
