@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::Phases;
 use super::directories::directories;
 use crate::ai::Outcome;
+use crate::ai::rules::mechanical::is_mechanical;
 use crate::cache::{Cache, EntryKind};
 use crate::grounding::{self, Scope};
 use crate::progress::Progress;
@@ -65,12 +66,13 @@ fn ground_outcome(
     mut entries: HashMap<PathBuf, Value>,
     outcome: &mut Outcome,
 ) {
-    // In the directories' order, as the grounding counts them; moved, not
-    // copied (nothing reads them after).
-    let dir_entries: Vec<Value> = all_dirs
+    // In the directories' order; moved, not copied. The grounding checks
+    // what a model wrote: a summary built from the scan quotes the scan's
+    // own names, and counting it would only flatter the figures.
+    let (mut dir_entries, from_scan): (Vec<Value>, Vec<Value>) = all_dirs
         .iter()
         .filter_map(|dir| entries.remove(dir))
-        .collect();
+        .partition(|entry| !is_mechanical(entry));
     let file_entries = cache.read_all_entries(EntryKind::File);
     let grounding = grounding::ground(
         scope,
@@ -86,6 +88,7 @@ fn ground_outcome(
     );
     progress.ai(&grounding.summary_line());
     outcome.grounding = Some(grounding);
-    // The report's `directories` come from the same entries.
+    // The report's `directories` come from the same entries, every one.
+    dir_entries.extend(from_scan);
     outcome.directories = directories(cache.target(), all_dirs, &dir_entries, &file_entries);
 }

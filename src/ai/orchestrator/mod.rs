@@ -144,6 +144,7 @@ pub(crate) async fn investigate(
         batch_mode::refuse_in_flight(config, &cache)?;
         let session = new_session(config, progress, &tracker)?;
         let session = batch_mode::with_transport(session, config, &cache, progress, &tracker)?;
+        batch_mode::settle_canceled(&session).await?;
         let run = Phases {
             ctx: Arc::new(RunContext {
                 session,
@@ -188,7 +189,15 @@ pub(crate) async fn investigate(
         // figures and the report read them once, here.
         let entries = read_dir_entries(&cache, &situation.dirs);
         let synthesis = synthesis_phase(&run, &situation.dirs, &entries).await?;
-        let mut outcome = finish(&run, &entries, &decision, cached, synthesis, &work);
+        let mut outcome = finish(
+            &run,
+            &situation.inputs(),
+            &entries,
+            &decision,
+            cached,
+            synthesis,
+            &work,
+        );
         batch_mode::forget_when_complete(&cache, &outcome, progress);
         ground_phase(&run, &situation.dirs, entries, &mut outcome);
         Ok::<_, InvestigationError>(outcome)
@@ -312,7 +321,7 @@ async fn work_phase(
             .map(|limit| limit - decision.work.budget.synthesis_reserve),
     };
     let board = progress.dir_board(decision.work.loops.len());
-    if !run.ctx.session.model_facts().known {
+    if !run.ctx.session.model_facts().prices_known() {
         board.assume_prices();
     }
     run_work(shared, &decision.work, &situation.stats, options, &board).await

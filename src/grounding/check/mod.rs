@@ -491,7 +491,7 @@ fn apply(
             flags[index].finding = rewrite(&text.body, &checked.citations, status_of);
         }
         Target::SectionPath(item) => {
-            let verified = all_paths_exist(checked, status_of);
+            let verified = all_paths_found(checked, status_of);
             let rewritten = rewrite(&text.body, &checked.citations, status_of);
             item.mark(sections, rewritten, verified);
         }
@@ -502,7 +502,16 @@ fn apply(
                 .filter(|c| matches!(c.cited, Cited::Path(_)))
                 .map(|c| (c, status_of(c)))
                 .collect();
-            let verified = all_paths_exist(checked, status_of);
+            // A name several files have (a bare `serde.rs` in a tree with
+            // three) exists, but does not say which file the flag is about.
+            let verified = !paths.is_empty()
+                && paths.iter().all(|(_, status)| {
+                    matches!(status, Some(Status::Path(Resolution::Found { .. })))
+                });
+            let ambiguous = paths.iter().find_map(|(_, status)| match status {
+                Some(Status::Path(Resolution::Ambiguous(n))) => Some(*n),
+                _ => None,
+            });
             let flag = &mut flags[index];
             let single_word = !text.body.trim().contains(char::is_whitespace);
             match paths.as_slice() {
@@ -514,14 +523,15 @@ fn apply(
                 }
                 _ => flag.path = rewrite(&text.body, &checked.citations, status_of),
             }
-            mark(flag, verified);
+            mark(flag, verified, ambiguous);
         }
     }
 }
 
-/// Whether a path field names something in the tree: it holds a path, and
-/// every path in it exists.
-fn all_paths_exist<'s>(
+/// Whether a path field names one place in the tree: it holds a path, and
+/// every path in it was found at one place (a name several files have
+/// exists, but cannot be linked).
+fn all_paths_found<'s>(
     checked: &Checked,
     status_of: impl Fn(&Citation) -> Option<&'s Status>,
 ) -> bool {
@@ -531,21 +541,25 @@ fn all_paths_exist<'s>(
         .filter(|c| matches!(c.cited, Cited::Path(_)))
         .peekable();
     paths.peek().is_some()
-        && paths
-            .all(|c| matches!(status_of(c), Some(Status::Path(resolution)) if resolution.exists()))
+        && paths.all(|c| matches!(status_of(c), Some(Status::Path(Resolution::Found { .. }))))
 }
 
-/// Set `verified`, and lower an unverified flag to `info` with a note.
-fn mark(flag: &mut Flag, verified: bool) {
+/// Set `verified`, and lower an unverified flag to `info` with a note: its
+/// path was not found, or names `ambiguous` paths of the tree.
+fn mark(flag: &mut Flag, verified: bool, ambiguous: Option<usize>) {
     flag.verified = Some(verified);
     if verified {
         return;
     }
+    let why = match ambiguous {
+        Some(n) => format!("Its path names {n} places in the tree, not one"),
+        None => "Its path was not found in the tree".to_string(),
+    };
     if flag.severity == "info" {
-        flag.note = Some("Its path was not found in the tree.".to_string());
+        flag.note = Some(format!("{why}."));
     } else {
         flag.note = Some(format!(
-            "Its path was not found in the tree, so it is shown as info; the agent rated it {}.",
+            "{why}, so it is shown as info; the agent rated it {}.",
             flag.severity
         ));
         flag.original_severity = Some(std::mem::replace(&mut flag.severity, "info".to_string()));
