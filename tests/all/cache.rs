@@ -276,9 +276,11 @@ fn a_killed_writer_never_leaves_unparsable_json() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("cache");
     CacheRoot::open(&root).unwrap();
-    // Varied kill points; a non-atomic writer fails this within a few rounds.
+    // Varied kill points (seeded, so a failure replays); a non-atomic
+    // writer fails this within a few rounds.
+    let mut rng = fastrand::Rng::with_seed(0xCA5E_D1ED);
     for round in 0..ROUNDS {
-        let delay_ms = fastrand::u64(0..250);
+        let delay_ms = rng.u64(0..250);
         let name = format!("writer{round}");
         let mut child = spawn_child("write-forever", &root, &name);
         wait_for(&markers(&root).join(format!("{name}.started")));

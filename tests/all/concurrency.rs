@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use support::TestEnv;
@@ -90,14 +90,10 @@ fn a_second_run_on_the_same_target_names_the_first_and_stays_out() {
     let release = OpenOnDrop(gate);
 
     let first = spawn(luminos(&env));
-    let started = Instant::now();
-    while server.request_count() == 0 {
-        assert!(
-            started.elapsed() < STUCK,
-            "the first run never reached the API"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    assert!(
+        server.wait_for_requests(1, STUCK),
+        "the first run never reached the API"
+    );
 
     let second = run_watched(luminos(&env), STUCK);
     assert!(

@@ -1,8 +1,10 @@
 //! File-system fixtures the suites share: FIFOs, the guard that gives
-//! locked entries their permissions back, and named temp dirs.
+//! locked entries their permissions back, named temp dirs, and directories
+//! built once per run of the test binary.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
 use tempfile::TempDir;
 
@@ -33,4 +35,41 @@ impl Drop for Unlock<'_> {
 /// what made it).
 pub fn temp_dir(prefix: &str) -> TempDir {
     tempfile::Builder::new().prefix(prefix).tempdir().unwrap()
+}
+
+/// The directory in `cell`, built by `build` in a new temp dir the first
+/// time any test asks, and shared by every test of this run of the test
+/// binary. It is removed when the process exits (a `static` is never
+/// dropped, so a `TempDir` in one would stay behind).
+pub fn shared_dir(
+    cell: &'static OnceLock<PathBuf>,
+    prefix: &str,
+    build: impl FnOnce(&Path),
+) -> &'static Path {
+    cell.get_or_init(|| {
+        let dir = temp_dir(prefix).keep();
+        remove_at_exit(dir.clone());
+        build(&dir);
+        dir
+    })
+}
+
+/// Directories [`remove_at_exit`] removes when the process exits.
+static AT_EXIT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn remove_at_exit(dir: PathBuf) {
+    static REGISTERED: OnceLock<()> = OnceLock::new();
+    REGISTERED.get_or_init(|| {
+        // SAFETY: registers a plain `extern "C"` function with no
+        // preconditions; `exit` (which the test harness ends with) runs it.
+        assert_eq!(unsafe { libc::atexit(remove_shared_dirs) }, 0);
+    });
+    AT_EXIT.lock().unwrap_or_else(|e| e.into_inner()).push(dir);
+}
+
+extern "C" fn remove_shared_dirs() {
+    let dirs = std::mem::take(&mut *AT_EXIT.lock().unwrap_or_else(|e| e.into_inner()));
+    for dir in dirs {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

@@ -13,16 +13,18 @@ fn killed_while_waiting_a_rerun_sends_nothing_twice_and_ends_with_the_same_cache
     // (the leaves' first turns, their second, the next level's...),
     // synthesis. Killed while waiting on the survey's, on the leaves'
     // second turns and on the middle level's; each rerun replays what its
-    // predecessor read and picks up the batch it left. A batch takes long
-    // enough that the kill lands while the run waits on it, even on a
-    // loaded machine.
-    env.server.set_batch_delay(Duration::from_millis(1500));
+    // predecessor read and picks up the batch it left. The batch a run is
+    // killed on is held in progress, so the kill lands while the run waits
+    // on it however loaded the machine; moving the mark past it lets the
+    // rerun find it ended.
+    env.server.set_batch_delay(Duration::from_millis(5));
     for n in [base, base + 3, base + 5] {
+        env.server.hold_batches_from(Some(n));
         let mut child = spawn_until_waiting(&env, &root, n);
         let out = signal(&mut child, libc::SIGKILL);
         assert!(!out.status.success());
     }
-    env.server.set_batch_delay(Duration::from_millis(5));
+    env.server.hold_batches_from(None);
     let out = run(&env, &root, &["--batch"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(

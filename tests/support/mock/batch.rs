@@ -21,7 +21,8 @@
 //! - `POST .../{id}/cancel` stops what was not processed yet: those
 //!   requests come back `canceled`.
 //!
-//! **Processing.** A batch ends [`Batches::delay`] after its creation:
+//! **Processing.** A batch ends [`Batches::delay`] after its creation
+//! (unless [`Batches::held_from`] holds it):
 //! each request is then processed like a `/v1/messages` request (recorded
 //! in [`super::MockServer::requests`] with its [`BatchRef`], answered by
 //! the queue or the responder, its usage from the prompt-cache
@@ -83,6 +84,9 @@ pub struct Batches {
     /// The batches (by creation order, 0-based) that expire at their
     /// delay.
     pub expiring: std::collections::HashSet<usize>,
+    /// Batches created this many-th (0-based) and later stay in progress
+    /// (but for [`Batches::at_once`]), whatever [`Batches::delay`] says.
+    pub held_from: Option<usize>,
     batches: Vec<MockBatch>,
     calls: Vec<BatchCall>,
 }
@@ -95,6 +99,7 @@ impl Default for Batches {
             max_bytes: 256 * 1024 * 1024,
             at_once: 0,
             expiring: std::collections::HashSet::new(),
+            held_from: None,
             batches: Vec::new(),
             calls: Vec::new(),
         }
@@ -315,8 +320,9 @@ fn advance(state: &State, i: usize) {
         let mut inner = state.lock();
         let at_once = inner.batches.at_once;
         let delay = inner.batches.delay;
+        let held = inner.batches.held_from.is_some_and(|from| i >= from);
         let batch = &mut inner.batches.batches[i];
-        let deadline = batch.created.elapsed() >= delay;
+        let deadline = !held && batch.created.elapsed() >= delay;
         let stopped = batch.cancel_at.is_some() || batch.expires;
         let mut due = Vec::new();
         for k in 0..batch.requests.len() {
@@ -335,6 +341,7 @@ fn advance(state: &State, i: usize) {
     }
     let mut inner = state.lock();
     let delay = inner.batches.delay;
+    let held = inner.batches.held_from.is_some_and(|from| i >= from);
     let batch = &mut inner.batches.batches[i];
     if batch.ended()
         || batch
@@ -347,7 +354,7 @@ fn advance(state: &State, i: usize) {
     }
     let rest = if batch.cancel_at.is_some() {
         Some("canceled")
-    } else if batch.expires && batch.created.elapsed() >= delay {
+    } else if batch.expires && !held && batch.created.elapsed() >= delay {
         Some("expired")
     } else {
         None
@@ -380,6 +387,7 @@ fn process(state: &State, batch_id: &str, custom_id: &str, params: &Value) -> Va
         }),
     };
     inner.requests.push(recorded.clone());
+    state.arrived.notify_all();
     if !problems.is_empty() {
         for problem in &problems {
             inner
