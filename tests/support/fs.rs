@@ -32,9 +32,60 @@ impl Drop for Unlock<'_> {
 }
 
 /// A temp dir whose name starts with `prefix` (so a leftover one says
-/// what made it).
+/// what made it), under [`temp_base`].
 pub fn temp_dir(prefix: &str) -> TempDir {
-    tempfile::Builder::new().prefix(prefix).tempdir().unwrap()
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(temp_base())
+        .unwrap()
+}
+
+/// Where the suite's temp dirs go: `$TMPDIR` when it is set; else, in a
+/// test binary that allows it (`crate::TEMP_IN_MEMORY`), `/dev/shm` when it
+/// is a memory file system with a few GiB free; else the system temp dir.
+///
+/// Why memory: the suite creates and deletes tens of thousands of small
+/// files (trees, caches). On a disk file system that has seen much of that
+/// churn, creating a file can cost a millisecond of kernel time (ext4
+/// passes over recently freed inodes), which made up a sixth of the
+/// suite's CPU and most of some tests' time. Nothing a test checks depends
+/// on the file system; benchmarks stay on disk, as users' trees are.
+pub fn temp_base() -> &'static Path {
+    static BASE: OnceLock<PathBuf> = OnceLock::new();
+    BASE.get_or_init(|| {
+        let memory = Path::new("/dev/shm");
+        if crate::TEMP_IN_MEMORY && std::env::var_os("TMPDIR").is_none() && roomy_tmpfs(memory) {
+            memory.to_path_buf()
+        } else {
+            std::env::temp_dir()
+        }
+    })
+}
+
+/// `dir` is a memory file system, writable, not mounted `noexec` (a test
+/// runs a planted script), with at least 4 GiB free.
+fn roomy_tmpfs(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    const TMPFS_MAGIC: libc::c_long = 0x0102_1994;
+    let Ok(c_path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `statfs` and `statvfs` are plain data, for which all zeroes
+    // is a value.
+    let (mut fs, mut vfs): (libc::statfs, libc::statvfs) =
+        unsafe { (std::mem::zeroed(), std::mem::zeroed()) };
+    // SAFETY: a NUL-terminated path, and structs we own to write into;
+    // access(2) only reads the path.
+    let answered = unsafe {
+        libc::statfs(c_path.as_ptr(), &mut fs) == 0
+            && libc::statvfs(c_path.as_ptr(), &mut vfs) == 0
+            && libc::access(c_path.as_ptr(), libc::W_OK | libc::X_OK) == 0
+    };
+    let free = u64::from(vfs.f_bavail).saturating_mul(vfs.f_frsize);
+    answered
+        && fs.f_type as libc::c_long == TMPFS_MAGIC
+        && vfs.f_flag & libc::ST_NOEXEC == 0
+        && free >= 4 << 30
 }
 
 /// The directory in `cell`, built by `build` in a new temp dir the first
