@@ -81,7 +81,7 @@ fn roomy_tmpfs(dir: &Path) -> bool {
             && libc::statvfs(c_path.as_ptr(), &mut vfs) == 0
             && libc::access(c_path.as_ptr(), libc::W_OK | libc::X_OK) == 0
     };
-    let free = u64::from(vfs.f_bavail).saturating_mul(vfs.f_frsize);
+    let free = vfs.f_bavail.saturating_mul(vfs.f_frsize);
     answered
         && fs.f_type as libc::c_long == TMPFS_MAGIC
         && vfs.f_flag & libc::ST_NOEXEC == 0
