@@ -63,19 +63,14 @@ fn a_batch_in_flight_can_be_canceled_and_its_answers_are_still_used() {
     env.server.process_at_once(2);
     let mut child = spawn_until_waiting(&env, &root, base + 2);
     let id = env.server.batches()[base + 2].id.clone();
-    let processed = || {
-        env.server
-            .requests()
-            .iter()
-            .filter(|r| r.batch.as_ref().is_some_and(|b| b.batch_id == id))
-            .count()
-    };
     // The run's first look at the batch gets its two requests processed.
-    let until = Instant::now() + DEADLINE;
-    while processed() < 2 {
-        assert!(Instant::now() < until, "the batch was never looked at");
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    let looked_at = env.server.wait_until(DEADLINE, |requests| {
+        let of_batch = |r: &&support::mock::RecordedRequest| {
+            r.batch.as_ref().is_some_and(|b| b.batch_id == id)
+        };
+        requests.iter().filter(of_batch).count() >= 2
+    });
+    assert!(looked_at, "the batch was never looked at");
     signal(&mut child, libc::SIGKILL);
 
     // A run without --batch would pay again: it is refused.

@@ -253,13 +253,19 @@ impl MockServer {
     /// Wait until `n` requests have been recorded; false if `within`
     /// passed first.
     pub fn wait_for_requests(&self, n: usize, within: Duration) -> bool {
+        self.wait_until(within, |requests| requests.len() >= n)
+    }
+
+    /// Wait until `done` holds of the requests recorded so far (checked
+    /// as each one is recorded); false if `within` passed first.
+    pub fn wait_until(&self, within: Duration, done: impl Fn(&[RecordedRequest]) -> bool) -> bool {
         let inner = self.state.lock();
         let (inner, _) = self
             .state
             .arrived
-            .wait_timeout_while(inner, within, |inner| inner.requests.len() < n)
+            .wait_timeout_while(inner, within, |inner| !done(&inner.requests))
             .unwrap_or_else(|e| e.into_inner());
-        inner.requests.len() >= n
+        done(&inner.requests)
     }
 
     /// Seed the fragmenting RNG (each request derives its own from this).
