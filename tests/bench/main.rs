@@ -24,5 +24,6 @@ mod first_request;
 mod grounding;
 mod jobs;
 mod redact;
+mod report;
 mod scale;
 mod scan;

@@ -8,6 +8,7 @@
 
 use serde::Serialize;
 
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::rules::projection::{Inputs, LOW_TURNS, ModelTerms, Range, Tally, project};
 use crate::text::format_thousands;
 
@@ -55,8 +56,10 @@ pub(crate) struct Counts {
     pub target: String,
     pub model: String,
     /// The catalog's warning about the model (unknown, so its price is
-    /// assumed; deprecated; retired), when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// assumed; deprecated; retired); `null` when there is none. Always
+    /// present, so the keys of the JSON do not depend on the model; the
+    /// same line goes to stderr (see `run`), where a `jq` pipeline's user
+    /// sees it.
     pub model_warning: Option<String>,
     /// The investigation that would be resumed, if any.
     pub investigation_id: Option<String>,
@@ -90,7 +93,8 @@ pub(crate) struct Counts {
 impl Estimate {
     /// Project `inputs` and price the result for `counts.model`.
     pub(crate) fn new(counts: Counts, inputs: &Inputs) -> Estimate {
-        let tally = project(inputs, &ModelTerms::for_run(&counts.model, counts.batch));
+        let facts = ModelFacts::of(&counts.model);
+        let tally = project(inputs, &ModelTerms::for_run(facts, counts.batch));
         let range = |f: &dyn Fn(&Tally) -> u64| Range {
             low: f(&tally.low),
             high: f(&tally.high),
@@ -109,7 +113,7 @@ impl Estimate {
                         ceiling: None,
                         ..inputs.clone()
                     },
-                    &ModelTerms::of(&counts.model),
+                    &ModelTerms::new(facts),
                 );
                 unbounded.high.cost > tally.high.cost
             }),

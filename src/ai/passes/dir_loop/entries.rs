@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::{DirJob, DirShared};
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::rules::discover::relative;
-use crate::ai::rules::fingerprint::FINGERPRINT_FIELD;
+use crate::ai::rules::fingerprint::{FINGERPRINT_FIELD, LANGUAGE_FIELD};
 use crate::cache::now_iso;
 use crate::cache::{Cache, EntryKind};
 
@@ -111,8 +111,11 @@ pub(super) fn missing_entries(cache: &Cache, target: &Path, members: &[PathBuf])
 /// A directory investigated again starts from a clean slate: its old dir
 /// entry goes (the loop, the salvage and the orchestrator all keep an entry
 /// that exists), and when its own files changed, so do their summaries.
-pub(super) fn forget_stale_entries(shared: &DirShared, job: &DirJob) -> Result<(), PassError> {
-    let cache = &shared.cache;
+pub(super) fn forget_stale_entries(
+    shared: &DirShared,
+    job: &DirJob,
+) -> Result<(), InvestigationError> {
+    let cache = &shared.run.cache;
     for dir in job.dirs() {
         cache.remove_entry(EntryKind::Dir, &dir.to_string_lossy())?;
     }
@@ -128,19 +131,22 @@ pub(super) fn forget_stale_entries(shared: &DirShared, job: &DirJob) -> Result<(
 }
 
 /// Record `fingerprint` in the dir entry at `path`, if the loop left one
-/// that does not carry it yet, and for a folded directory the unit (its top
-/// directory, relative).
+/// that does not carry it yet, for a folded directory the unit (its top
+/// directory, relative), and the `--language` it was written in.
 pub(super) fn stamp_entry(
     cache: &Cache,
     path: &str,
     fingerprint: &str,
     unit: Option<&str>,
-) -> Result<(), PassError> {
+    language: Option<&str>,
+) -> Result<(), InvestigationError> {
     let Some(mut entry) = cache.read_entry(EntryKind::Dir, path) else {
         return Ok(());
     };
-    if entry.get(FINGERPRINT_FIELD).and_then(Value::as_str) == Some(fingerprint)
-        && (unit.is_none() || entry.get(UNIT_FIELD).and_then(Value::as_str) == unit)
+    let field = |name: &str| entry.get(name).and_then(Value::as_str);
+    if field(FINGERPRINT_FIELD) == Some(fingerprint)
+        && (unit.is_none() || field(UNIT_FIELD) == unit)
+        && field(LANGUAGE_FIELD) == language
     {
         return Ok(());
     }
@@ -148,9 +154,19 @@ pub(super) fn stamp_entry(
     if let Some(unit) = unit {
         entry[UNIT_FIELD] = json!(unit);
     }
+    match (language, entry.as_object_mut()) {
+        (Some(language), _) => entry[LANGUAGE_FIELD] = json!(language),
+        (None, Some(fields)) => {
+            fields.remove(LANGUAGE_FIELD);
+        }
+        (None, None) => {}
+    }
     cache
         .write_entry(EntryKind::Dir, path, &entry)
-        .map_err(|message| PassError::Failed(format!("recording a fingerprint: {message}")))
+        .map_err(|message| InvestigationError::EntryWrite {
+            what: "recording a fingerprint",
+            message,
+        })
 }
 
 /// Names in `dir` that are not hidden: the entry's `child_count`.
@@ -265,7 +281,7 @@ pub(crate) fn flush_partial_dir_entry(
     target: &Path,
     dir: &Path,
     cause: PartialCause,
-) -> Result<String, PassError> {
+) -> Result<String, InvestigationError> {
     let path = dir.to_string_lossy();
     if cache.has_entry(EntryKind::Dir, &path) {
         return Ok(String::new());
@@ -282,6 +298,9 @@ pub(crate) fn flush_partial_dir_entry(
     );
     cache
         .write_entry(EntryKind::Dir, &path, &entry)
-        .map_err(|message| PassError::Failed(format!("writing a partial entry: {message}")))?;
+        .map_err(|message| InvestigationError::EntryWrite {
+            what: "writing a partial entry",
+            message,
+        })?;
     Ok(summary)
 }
