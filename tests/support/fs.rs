@@ -40,6 +40,12 @@ pub fn temp_dir(prefix: &str) -> TempDir {
         .unwrap()
 }
 
+/// A temp dir like [`temp_dir`], in the system temp dir whatever
+/// [`temp_base`] says.
+pub fn disk_temp_dir(prefix: &str) -> TempDir {
+    tempfile::Builder::new().prefix(prefix).tempdir().unwrap()
+}
+
 /// Where the suite's temp dirs go: `$TMPDIR` when it is set; else, in a
 /// test binary that allows it (`crate::TEMP_IN_MEMORY`), `/dev/shm` when it
 /// is a memory file system with a few GiB free; else the system temp dir.
@@ -48,8 +54,10 @@ pub fn temp_dir(prefix: &str) -> TempDir {
 /// files (trees, caches). On a disk file system that has seen much of that
 /// churn, creating a file can cost a millisecond of kernel time (ext4
 /// passes over recently freed inodes), which made up a sixth of the
-/// suite's CPU and most of some tests' time. Nothing a test checks depends
-/// on the file system; benchmarks stay on disk, as users' trees are.
+/// suite's CPU and most of some tests' time. What tests check does not
+/// depend on the file system, but for the order it lists a directory in
+/// (tmpfs: newest first), which a test comparing with such a tool puts on
+/// disk ([`disk_temp_dir`]); benchmarks stay on disk, as users' trees are.
 pub fn temp_base() -> &'static Path {
     static BASE: OnceLock<PathBuf> = OnceLock::new();
     BASE.get_or_init(|| {
