@@ -2,6 +2,7 @@
 //! preparing its answer (the rules, the queue or responder, the rendered
 //! message or stream) and sending it.
 
+use super::count_tokens;
 use super::*;
 
 /// The server thread: accept connections until shutdown.
@@ -172,10 +173,15 @@ async fn ping_for(sock: &mut TcpStream, total: Duration, every: Duration) -> boo
 
 /// Record and check the request, pick its reply, and render it. Returns the
 /// response, how long to wait before sending it, and the index it was
-/// recorded at (none for the batch endpoints, which are never held).
+/// recorded at (none for the batch and token-counting endpoints, which are
+/// never held).
 fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration, Option<usize>) {
     if request.path.starts_with(batch::BATCHES_PATH) {
         let (prepared, wait) = batch::handle(state, request);
+        return (prepared, wait, None);
+    }
+    if request.path.split('?').next() == Some(count_tokens::COUNT_TOKENS_PATH) {
+        let (prepared, wait) = count_tokens::handle(state, request);
         return (prepared, wait, None);
     }
     let body: Option<Value> = serde_json::from_slice(&request.body).ok();
@@ -194,6 +200,7 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration, Option<u
         headers: request.headers.clone(),
         body: body.clone().unwrap_or(Value::Null),
         reported_usage: None,
+        reported_cache_1h: 0,
         batch: None,
     };
     inner.requests.push(recorded.clone());
@@ -282,18 +289,27 @@ pub(super) fn render_message(
     }
     let mut inner = state.lock();
     let simulated = inner.cache.process(body);
+    // A scripted usage is written at 5 minutes, as before lifetimes.
+    let written_1h = match stream.usage {
+        Some(_) => 0,
+        None => simulated.written_1h,
+    };
     let mut rng = fastrand::Rng::with_seed(
         inner
             .seed
             .wrapping_add((index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
     );
-    let input = stream.usage.unwrap_or(simulated);
+    let input = stream.usage.unwrap_or(simulated.usage);
     let model = body["model"].as_str().unwrap_or("claude-mock");
     let rendered = wire::render_stream(
         stream,
         index,
         model,
-        input,
+        wire::Billing {
+            usage: input,
+            written_1h,
+            thinking_tokens: inner.thinking_tokens,
+        },
         &thinking::seal(accepted.key),
         accepted.max_tokens,
         &mut rng,
@@ -307,6 +323,7 @@ pub(super) fn render_message(
         output_tokens: rendered.output_tokens,
         ..input
     });
+    inner.requests[index].reported_cache_1h = written_1h;
     (rendered, rng)
 }
 
