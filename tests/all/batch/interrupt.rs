@@ -157,13 +157,7 @@ fn after_a_cancel_a_plain_run_goes_ahead_and_reuses_what_was_answered() {
         requests.iter().filter_map(of_batch).count() >= 2
     });
     assert!(looked_at, "the batch was never looked at");
-    let answered: Vec<String> = env
-        .server
-        .requests()
-        .iter()
-        .filter_map(of_batch)
-        .map(|b| b.custom_id)
-        .collect();
+    let answered = env.server.requests().iter().filter_map(of_batch).count();
     signal(&mut child, libc::SIGKILL);
     let out = command(&env, &root, &["--cancel-batch"]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -188,7 +182,7 @@ fn after_a_cancel_a_plain_run_goes_ahead_and_reuses_what_was_answered() {
     let total = report["investigation"]["api_requests"].as_u64().unwrap() as usize;
     assert_eq!(asked, total);
     let interactive_total = clean_requests(&env);
-    assert_eq!(total + 2 + answered.len(), interactive_total, "{total}");
+    assert_eq!(total + 2 + answered, interactive_total, "{total}");
     let entries = cache_entries(&root);
     similar_asserts::assert_eq!(clean.dirs, entries.dirs);
     similar_asserts::assert_eq!(clean.files, entries.files);
