@@ -56,22 +56,7 @@ fn a_batch_in_flight_can_be_canceled_and_its_answers_are_still_used() {
     let (clean, _) = interactive(&env);
     let base = env.server.batches().len();
     let root = env.root().join("cache-canceled");
-    // Two requests of each batch are processed at once and the rest would
-    // take 30 s: the survey and plan batches (one request each) end at
-    // once, the first loop round (eight leaves) waits.
-    env.server.set_batch_delay(Duration::from_secs(30));
-    env.server.process_at_once(2);
-    let mut child = spawn_until_waiting(&env, &root, base + 2);
-    let id = env.server.batches()[base + 2].id.clone();
-    // The run's first look at the batch gets its two requests processed.
-    let looked_at = env.server.wait_until(DEADLINE, |requests| {
-        let of_batch = |r: &&support::mock::RecordedRequest| {
-            r.batch.as_ref().is_some_and(|b| b.batch_id == id)
-        };
-        requests.iter().filter(of_batch).count() >= 2
-    });
-    assert!(looked_at, "the batch was never looked at");
-    signal(&mut child, libc::SIGKILL);
+    killed_on_a_half_answered_round(&env, &root, base);
 
     // A run without --batch would pay again: it is refused.
     let requests = env.server.request_count();
@@ -147,18 +132,13 @@ fn after_a_cancel_a_plain_run_goes_ahead_and_reuses_what_was_answered() {
     let (clean, _) = interactive(&env);
     let base = env.server.batches().len();
     let root = env.root().join("cache-canceled-plain");
-    env.server.set_batch_delay(Duration::from_secs(30));
-    env.server.process_at_once(2);
-    let mut child = spawn_until_waiting(&env, &root, base + 2);
-    let id = env.server.batches()[base + 2].id.clone();
-    let of_batch =
-        |r: &support::mock::RecordedRequest| r.batch.as_ref().filter(|b| b.batch_id == id).cloned();
-    let looked_at = env.server.wait_until(DEADLINE, |requests| {
-        requests.iter().filter_map(of_batch).count() >= 2
-    });
-    assert!(looked_at, "the batch was never looked at");
-    let answered = env.server.requests().iter().filter_map(of_batch).count();
-    signal(&mut child, libc::SIGKILL);
+    let id = killed_on_a_half_answered_round(&env, &root, base);
+    let answered = env
+        .server
+        .requests()
+        .iter()
+        .filter(|r| r.batch.as_ref().is_some_and(|b| b.batch_id == id))
+        .count();
     let out = command(&env, &root, &["--cancel-batch"]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
 
@@ -187,6 +167,28 @@ fn after_a_cancel_a_plain_run_goes_ahead_and_reuses_what_was_answered() {
     similar_asserts::assert_eq!(clean.dirs, entries.dirs);
     similar_asserts::assert_eq!(clean.files, entries.files);
     assert!(batches_in_flight(&root).is_empty());
+}
+
+/// A `--batch` run on `root`, killed while it waits on its first loop
+/// round's batch (the mock ever made `base` batches before it): two
+/// requests of each batch are processed at once and the rest would take
+/// 30 s, so the survey and plan batches (one request each) end at once and
+/// the round (eight leaves) waits, its first two answered by the run's
+/// first look at it. Returns the round's batch id.
+fn killed_on_a_half_answered_round(env: &AgentEnv, root: &Path, base: usize) -> String {
+    env.server.set_batch_delay(Duration::from_secs(30));
+    env.server.process_at_once(2);
+    let mut child = spawn_until_waiting(env, root, base + 2);
+    let id = env.server.batches()[base + 2].id.clone();
+    let looked_at = env.server.wait_until(DEADLINE, |requests| {
+        let of_batch = |r: &&support::mock::RecordedRequest| {
+            r.batch.as_ref().is_some_and(|b| b.batch_id == id)
+        };
+        requests.iter().filter(of_batch).count() >= 2
+    });
+    assert!(looked_at, "the batch was never looked at");
+    signal(&mut child, libc::SIGKILL);
+    id
 }
 
 /// How many requests the clean interactive run of [`fixture`] made.
