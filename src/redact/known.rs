@@ -20,7 +20,7 @@
 use std::collections::{HashMap, HashSet};
 
 /// Bytes a shared stretch must have before it is masked.
-pub(crate) const WINDOW: usize = 12;
+pub(crate) const WINDOW: usize = 8;
 
 /// Bits in the prefilter: 8 KiB, which stays in the L1 cache.
 const PREFILTER_BITS: usize = 1 << 16;
@@ -147,10 +147,12 @@ mod tests {
             known.remember(secret, 0, true),
             "the second time it is a repeat"
         );
-        let text = "tail: CCCCDDDD and -----BEGIN X PRIVATE KEY----- and short==";
+        let text = "tail: CCCDDDD and -----BEGIN X PRIVATE KEY----- and short==";
         assert!(known.stretches(text).is_empty());
         let text = "x AAAABBBBCCCCDDDD y";
         assert_eq!(known.stretches(text), [(2, 18, 0)]);
+        // A piece of exactly a window is enough.
+        assert_eq!(known.stretches("x:CCCCDDDD"), [(2, 10, 0)]);
     }
 
     #[test]
@@ -165,7 +167,7 @@ mod tests {
         assert_eq!(&text[start..end], "6789abcdefghij");
         assert_eq!(rule, 3);
         // Less than a window in common: nothing.
-        assert!(known.stretches("0123456789a").is_empty());
+        assert!(known.stretches("0123456 3456789").is_empty());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 use super::*;
 
+mod formats;
 mod generic;
 mod rules;
 
@@ -16,7 +17,7 @@ mod rules;
 #[allow(unreachable_pub)]
 #[path = "../../../tests/support/fake.rs"]
 mod fake;
-pub(crate) use fake::{B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64url, fake};
+pub(crate) use fake::{B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64, base64url, fake};
 
 /// `-----BEGIN <kind>PRIVATE KEY-----`, spelled in pieces.
 pub(super) fn pem_line(edge: &str, kind: &str) -> String {
@@ -112,15 +113,24 @@ fn every_rule_compiles_and_names_are_unique() {
 }
 
 /// The exact rule set and each rule's severity: keys and tokens are
-/// critical; passwords in URLs and generic assignments, which misfire more
-/// often, are concerns.
+/// critical; passwords (in URLs, configuration files, command lines and
+/// generic assignments), which misfire more often, are concerns.
 #[test]
 fn the_rules_and_their_severities_are_pinned() {
     let pinned: Vec<(&str, &str)> = RULES
         .iter()
         .map(|rule| (rule.name, rule.severity.as_str()))
         .collect();
-    let concerns = ["url-credentials", "generic-secret"];
+    let concerns = [
+        "url-credentials",
+        "basic-auth",
+        "netrc-password",
+        "pgpass-password",
+        "curl-user",
+        "mysql-password",
+        "xml-secret",
+        "generic-secret",
+    ];
     for (name, severity) in &pinned {
         let expected = if concerns.contains(name) {
             "concern"
@@ -145,8 +155,15 @@ fn the_rules_and_their_severities_are_pinned() {
             "anthropic-api-key",
             "openai-api-key",
             "jwt",
+            "service-token",
             "url-credentials",
             "bearer-token",
+            "basic-auth",
+            "netrc-password",
+            "pgpass-password",
+            "curl-user",
+            "mysql-password",
+            "xml-secret",
             "generic-secret"
         ]
     );
