@@ -18,6 +18,7 @@ mod cache;
 mod cli;
 mod concurrency;
 mod crash_resume;
+mod credentials;
 mod discovery;
 mod estimate;
 mod grounding;
