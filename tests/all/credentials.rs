@@ -10,15 +10,17 @@
 //! each file's redactions are one `info` flag with a count, and
 //! `--no-redact` sends every value (so the check can fail).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde_json::{Value, json};
 
 use crate::support::TestEnv;
-use crate::support::agent::{AgentEnv, Turn};
+use crate::support::agent::{AgentEnv, Pass, Turn, visible_files};
 use crate::support::mock::Reply;
 use crate::support::output::stdout;
-use crate::support::secrets::{CredentialFile, FRAGMENT, LeakCheck, credential_formats};
+use crate::support::secrets::{
+    B62, CredentialFile, DIGITS, FRAGMENT, LeakCheck, credential_formats, fake,
+};
 
 /// Commands that print bare pieces of whatever the tree holds, with no
 /// name or key around them for a rule to see.
@@ -259,4 +261,96 @@ fn without_redaction_every_credential_format_is_sent() {
             assert!(sent.contains(value.as_str()), "{}: {value}", file.kind);
         }
     }
+}
+
+/// Turn 1: read every visible file of the directory. Turn 2: cache its
+/// summary quoting them. Turn 3: report.
+fn reader(turn: &Turn<'_>) -> Reply {
+    let dir = turn.dir();
+    let rel = dir
+        .strip_prefix(turn.target)
+        .map(|rel| rel.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match turn.turn {
+        1 => Reply::tool_uses(visible_files(&dir).into_iter().map(|(name, _)| {
+            let path = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            ("read_file", json!({ "path": path }))
+        })),
+        2 => {
+            let quoted: Vec<String> = turn
+                .tool_results()
+                .into_iter()
+                .map(|result| result.content)
+                .collect();
+            Reply::tool_use(
+                "write_cache",
+                json!({"cache_type": "dir", "path": dir, "data": {
+                    "path": dir, "relative_path": dir, "child_count": 1,
+                    "dominant_category": "config", "notable_files": [],
+                    "summary": format!("I read: {}", quoted.join("\n")),
+                    "confidence": 0.9, "cached_at": "2026-01-01T00:00:00+00:00"
+                }}),
+            )
+        }
+        _ => Reply::tool_use(
+            "submit_report",
+            json!({"summary": "Read everything.", "completeness": 1.0}),
+        ),
+    }
+}
+
+/// A value redacted by an earlier run of the investigation is still known
+/// to a resumed one: here a note that changed since quotes it bare, with
+/// no name a rule could see, and the directory holding the configuration
+/// it came from is not investigated again (nothing secret is kept in the
+/// cache: the resumed run reads the files the notices name).
+#[test]
+fn a_resumed_run_still_knows_the_values_found_before() {
+    let env = TestEnv::new();
+    let value = format!("R{}{}", fake(DIGITS, 3, 320), fake(B62, 7, 321));
+    env.file(
+        "conf/app.properties",
+        format!("db.user=app\ndb.password={value}\n"),
+    );
+    env.file("docs/notes.txt", "Nothing to rotate yet.\n");
+    let env = env.with_agent(|agent| agent.every_dir_script(reader));
+    env.run_ok(&[]);
+    let check = LeakCheck::new(std::slice::from_ref(&value));
+    assert_eq!(check.leak(&everything_sent(&env)), None);
+    // Nothing in the cache holds it.
+    for entry in walkdir::WalkDir::new(env.cache()).into_iter().flatten() {
+        if entry.file_type().is_file() {
+            let bytes = std::fs::read(entry.path()).unwrap();
+            let text = String::from_utf8_lossy(&bytes);
+            assert_eq!(check.leak(&text), None, "{}", entry.path().display());
+        }
+    }
+
+    let before = env.server.request_count();
+    env.file(
+        "docs/notes.txt",
+        format!("Rotate {value} before the audit.\n"),
+    );
+    env.run_ok(&[]);
+    let target = std::fs::canonicalize(env.target()).unwrap();
+    let dirs: HashSet<Pass> = env.server.requests()[before..]
+        .iter()
+        .map(|request| Pass::of(&request.body, &target))
+        .filter(|pass| matches!(pass, Pass::Dir(_)))
+        .collect();
+    assert!(dirs.contains(&Pass::Dir("docs".into())), "{dirs:?}");
+    assert!(!dirs.contains(&Pass::Dir("conf".into())), "{dirs:?}");
+    let sent: String = env.server.requests()[before..]
+        .iter()
+        .map(|request| request.body.to_string())
+        .collect();
+    assert!(
+        sent.contains("Rotate [REDACTED:generic-secret] before the audit."),
+        "the note was shown, redacted"
+    );
+    assert_eq!(check.leak(&sent), None);
 }

@@ -212,6 +212,9 @@ async fn pipeline(
     batch_mode::refuse_in_flight(config, cache)?;
     let session = new_session(config, progress, tracker)?;
     let session = batch_mode::with_transport(session, config, cache, progress, tracker)?;
+    if !new {
+        crate::ai::tools::recall_earlier_redactions(cache, session.redactor(), progress);
+    }
     let run = RunContext {
         config,
         scan,

@@ -42,6 +42,7 @@ pub mod command;
 pub mod fs;
 pub(crate) mod input;
 pub(crate) mod notes;
+mod recall;
 pub(crate) mod sandbox;
 pub(crate) mod schema;
 pub(crate) mod sniff;
@@ -49,6 +50,7 @@ pub mod structure;
 pub(crate) mod submit;
 mod untrusted;
 
+pub(crate) use recall::recall_earlier_redactions;
 pub(crate) use untrusted::{frame_untrusted, name_redaction_flag, redaction_flag};
 
 /// Which loop offers a tool.
@@ -316,7 +318,7 @@ impl ToolContext<'_> {
 
 /// Whether `rel` is a relative path that stays in the target when joined
 /// to it (not empty, not absolute, no `..`): only such a path is looked up.
-fn is_inner_path(rel: &str) -> bool {
+pub(crate) fn is_inner_path(rel: &str) -> bool {
     let path = Path::new(rel);
     !rel.is_empty()
         && path.is_relative()

@@ -110,6 +110,37 @@ pub(crate) fn name_redaction_flag(path: &str, hits: &[Hit]) -> Option<Flag> {
     Some(Flag::new(path, finding, "info"))
 }
 
+/// What a redaction notice is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Notice {
+    /// Values in the file at the flag's path ([`redaction_flag`]).
+    File,
+    /// Values in the last name of the flag's path ([`name_redaction_flag`]).
+    Name,
+}
+
+/// Whether `flag` is a redaction notice, and of which kind: an `info` flag
+/// worded as [`redaction_flag`] or [`name_redaction_flag`] word them.
+pub(crate) fn notice_of(flag: &Flag) -> Option<Notice> {
+    if flag.severity != "info" {
+        return None;
+    }
+    let (count, rest) = flag.finding.split_once(' ')?;
+    let counted = count.parse::<usize>().is_ok_and(|n| n > 0);
+    let worded = [
+        "value that looks like a credential was redacted ",
+        "values that look like credentials were redacted ",
+    ]
+    .iter()
+    .find_map(|start| rest.strip_prefix(start))?;
+    match worded {
+        _ if !counted => None,
+        w if w.starts_with("before reaching the model: ") => Some(Notice::File),
+        w if w.starts_with("from this name before reaching the model") => Some(Notice::Name),
+        _ => None,
+    }
+}
+
 /// "1 value that looks like a credential was", "3 values that look like
 /// credentials were"; `None` when there are no hits.
 fn redacted_count(hits: &[Hit]) -> Option<String> {
@@ -236,6 +267,31 @@ mod tests {
              generic-secret on line 9."
         );
         assert!(redaction_flag("a.txt", &[]).is_none());
+    }
+
+    #[test]
+    fn notices_are_told_from_other_flags() {
+        let hits = [hit("generic-secret", 2, RuleSeverity::Concern)];
+        let file = redaction_flag("a/.env", &hits).unwrap();
+        assert_eq!(notice_of(&file), Some(Notice::File));
+        let name = name_redaction_flag("a/[REDACTED:jwt]", &hits).unwrap();
+        assert_eq!(notice_of(&name), Some(Notice::Name));
+        let two = redaction_flag("a/.env", &[hits[0].clone(), hits[0].clone()]).unwrap();
+        assert_eq!(notice_of(&two), Some(Notice::File));
+        for (finding, severity) in [
+            (file.finding.as_str(), "critical"),
+            ("Hard-coded password in settings.py", "info"),
+            (
+                "0 values that look like credentials were redacted before reaching the model: x.",
+                "info",
+            ),
+        ] {
+            assert_eq!(
+                notice_of(&Flag::new("a/.env", finding, severity)),
+                None,
+                "{finding}"
+            );
+        }
     }
 
     #[test]
