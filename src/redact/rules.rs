@@ -256,10 +256,10 @@ pub static RULES: &[Rule] = &[
         name: "pgpass-password",
         severity: Concern,
         summary: ".pgpass lines (`host:port:database:user:password`); the password is redacted",
-        // Not anchored at the start of the line, where `grep -rn` puts
-        // `path:N:`: the password (a `:` in it is escaped as `\:`) ends the
-        // line, so the match starts at the host all the same.
-        pattern: r"(?m)[A-Za-z0-9._*-]+:(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:(?P<s>(?:[^:\s\\]|\\[^\s])+)[ \t\r]*$",
+        // A line of its own, or after the `path:` or `path:N:` that `grep`
+        // puts before it. The password ends the line (a `:` in it is
+        // escaped as `\:`).
+        pattern: r"(?m)^(?:[^\s:]+:(?:[0-9]+:)?)?[A-Za-z0-9._*-]+:(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:(?P<s>(?:[^:\s\\]|\\[^\s])+)[ \t\r]*$",
         lowercase: false,
         accept: pgpass_password,
     },

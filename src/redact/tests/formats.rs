@@ -105,7 +105,11 @@ fn pgpass_lines() {
             &format!("{}\\:{}", fake(B62, 8, 643), fake(B62, 8, 644)),
             "",
         )
+        .real("home/.pgpass:db:5432:app:app:", &fake(B62, 16, 645), "")
         .clean("localhost:5432:*:postgres:*")
+        .clean("    \"[1001:1002:1003:1004:1005:1006:1007:1008%4294967295]:65000\".len()")
+        .clean("assert!(parse(\"2015-02-18T23:59:60.234567+05:00:00\").is_err());")
+        .clean("const INPUT: &[u8] = b\"\\x1b[38:2:255:0:255;1m\";")
         .clean("fe80:0:0:0:202:b3ff:fe1e:8329")
         .clean("see host:port:database:user:password\tin the docs");
 }
