@@ -23,11 +23,40 @@ pub(crate) fn typed_password(s: &str, _: &Found<'_>) -> Verdict {
     Verdict::real_if(password_looks_real(&percent_decode(s)))
 }
 
-/// A `.pgpass` line's password, unless the whole line is hex digits and
-/// colons: an IPv6 address at the start of a line has the same shape.
+/// A `.pgpass` line's password. The match starts at the port; before it on
+/// its line there must be the host alone, or `path:` or `path:N:` (what
+/// `grep` adds) and the host. Not when the line is hex digits and colons:
+/// an IPv6 address has the same shape.
 pub(crate) fn pgpass_password(s: &str, found: &Found<'_>) -> Verdict {
-    let line = found.caps.get(0).map_or("", |m| m.as_str()).trim_end();
-    if line.bytes().all(|b| b.is_ascii_hexdigit() || b == b':') {
+    let start = found.caps.get(0).map_or(0, |m| m.start());
+    let end = found.caps.get(0).map_or(0, |m| m.end());
+    let line_start = found.text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let before = &found.text[line_start..start];
+    let mut fields = before.rsplit(':');
+    let host = fields.next().unwrap_or("");
+    let is_host = |h: &str| {
+        !h.is_empty()
+            && h.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'*' | b'-'))
+    };
+    let prefix: Vec<&str> = fields.collect();
+    let grep_prefix = match prefix.as_slice() {
+        [] => true,
+        [path] => !path.is_empty() && !path.contains(char::is_whitespace),
+        [number, path] => {
+            !number.is_empty()
+                && number.bytes().all(|b| b.is_ascii_digit())
+                && !path.is_empty()
+                && !path.contains(char::is_whitespace)
+        }
+        _ => false,
+    };
+    let line = &found.text[line_start..end];
+    let address = line
+        .trim_end()
+        .bytes()
+        .all(|b| b.is_ascii_hexdigit() || b == b':');
+    if !is_host(host) || !grep_prefix || address {
         return Verdict::Pass;
     }
     typed_password(s, found)

@@ -263,6 +263,18 @@ pub fn fixture() -> Vec<Sample> {
         format!("publish with {npm} from CI\n"),
         &npm,
     ));
+    let telegram = format!("{}:A{}", fake(DIGITS, 10, 127), fake(B64URL, 34, 128));
+    s.push(sample(
+        "telegram-bot-token",
+        format!("BOT_TOKEN={telegram}\n"),
+        &telegram,
+    ));
+    let azure = format!("{}8Q~{}", fake(B62, 3, 129), fake(B62, 34, 130));
+    s.push(sample(
+        "azure-client-secret",
+        format!("  clientSecret: {azure}\n"),
+        &azure,
+    ));
     let basic = base64(format!("svc-deploy:{}", fake(B62, 16, 121)).as_bytes());
     s.push(sample(
         "basic-auth",
@@ -428,6 +440,18 @@ pub fn examples() -> Vec<Sample> {
         "service-token",
         format!("publish with {npm} from CI\n"),
         &npm,
+    ));
+    let telegram = format!("123456789:A{}", "x".repeat(34));
+    s.push(example(
+        "telegram-bot-token",
+        format!("BOT_TOKEN={telegram}\n"),
+        &telegram,
+    ));
+    let azure = format!("abc8Q~{}", "x".repeat(34));
+    s.push(example(
+        "azure-client-secret",
+        format!("  clientSecret: {azure}\n"),
+        &azure,
     ));
     let basic = base64(b"Aladdin:open sesame");
     s.push(example(

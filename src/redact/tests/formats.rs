@@ -29,16 +29,6 @@ fn service_tokens() {
         .real("", &key("AGE-SECRET-KEY-1", AGE, 58, 611), "")
         .real("", &key("sk_test_", B62, 24, 93), "")
         .real(
-            "bot = ",
-            &format!("{}:A{}", fake(DIGITS, 10, 612), fake(B64URL, 34, 613)),
-            "",
-        )
-        .real(
-            "client_credential: ",
-            &format!("{}8Q~{}", fake(B62, 3, 614), fake(B62, 34, 615)),
-            "",
-        )
-        .real(
             "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=",
             &format!("{}==", fake(B64, 86, 616)),
             ";EndpointSuffix=core.windows.net",
@@ -49,6 +39,24 @@ fn service_tokens() {
         .clean("let key_name = \"key-value\";")
         .clean("if sk_test_mode { run() }")
         .clean("hf_hub_download(repo_id, filename)");
+}
+
+#[test]
+fn telegram_and_azure_secrets() {
+    Rule("telegram-bot-token")
+        .real(
+            "bot = ",
+            &format!("{}:A{}", fake(DIGITS, 10, 612), fake(B64URL, 34, 613)),
+            "",
+        )
+        .clean("at 12345678:Abstract syntax");
+    Rule("azure-client-secret")
+        .real(
+            "client_credential: ",
+            &format!("{}8Q~{}", fake(B62, 3, 614), fake(B62, 34, 615)),
+            "",
+        )
+        .clean("see Q~ in the docs");
 }
 
 #[test]

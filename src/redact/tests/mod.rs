@@ -156,6 +156,8 @@ fn the_rules_and_their_severities_are_pinned() {
             "openai-api-key",
             "jwt",
             "service-token",
+            "telegram-bot-token",
+            "azure-client-secret",
             "url-credentials",
             "bearer-token",
             "basic-auth",
