@@ -13,8 +13,8 @@
 //! Only pieces of at least [`WINDOW`] bytes are remembered, and not the
 //! `-----BEGIN/END ...-----` marker lines, which are format, not secret,
 //! nor a window that is one ordinary word (`progress` in `progress-1`, a
-//! value a rule took for a password): it says nothing about the value and
-//! masking it would hide the word everywhere. A
+//! value a rule took for a password) or a number: it says little about the
+//! value and masking it would hide the word or the number everywhere. A
 //! stretch masked this way is not reported as a new hit: the rule that found
 //! the secret the first time already was. Some values are remembered whole
 //! but not cut into windows (examples made of words, see the redactor): a
