@@ -31,7 +31,14 @@ const SCAN_ONLY_NOTE: &str = "--scan-only";
 /// Run luminos with parsed arguments.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let env = Env::from_process();
-    let (config, clear_first) = match Invocation::resolve(args, &env)? {
+    let invocation = match Invocation::resolve(args, &env) {
+        Err(err) if err.is_usage() => {
+            eprintln!("Error: {err}");
+            return Ok(ExitCode::Usage);
+        }
+        resolved => resolved?,
+    };
+    let (config, clear_first) = match invocation {
         Invocation::ClearCacheOnly { cache_root } => {
             clear_cache(&cache_root)?;
             return Ok(ExitCode::Success);
@@ -41,6 +48,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             clear_cache_first,
         } => (config, clear_cache_first),
     };
+    // A report that could not be written would waste the whole run: the
+    // file is checked before anything is spent.
+    if config.investigation.mode != Mode::CancelBatch
+        && let Some(file) = &config.output.file
+    {
+        output::check_output_file(file)?;
+    }
     if clear_first {
         clear_cache(&config.cache_root)?;
     }
@@ -65,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         crate::ai::reserve_target(&config)?
     };
 
-    let progress = Progress::new(config.progress);
+    let progress = Progress::new(config.progress, config.verbose);
     if !config.scan.exclude.is_empty() {
         progress.scan(&format!("Excluding: {}", config.scan.exclude.join(", ")));
     }
@@ -77,6 +91,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // No API call, no key, no cache write: the projection is the result.
     if estimate {
         let estimate = crate::ai::estimate::estimate(&config, &base, &dirs)?;
+        // The model's warning reaches the terminal once, as a run's does:
+        // in the text estimate on stdout, or on stderr when stdout carries
+        // JSON (a `jq` pipeline shows only what it selects) or the
+        // estimate goes to a file.
+        let text_on_stdout = !config.output.json && config.output.file.is_none();
+        if !text_on_stdout
+            && let Some(warning) = crate::ai::model_warning(&config.investigation.model)
+        {
+            progress.println(&format!("Warning: {warning}"));
+        }
         let text = (!config.output.json).then(|| estimate.render_text());
         return write_output(&config, |out: &mut dyn std::io::Write| match &text {
             Some(text) => out.write_all(text.as_bytes()),
@@ -114,6 +138,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ai_brief: outcome.brief,
         ai_detailed: outcome.detailed,
         flags: outcome.flags,
+        ai_sections: outcome.sections,
         investigation: outcome.status,
         grounding: outcome.grounding,
     };
@@ -178,11 +203,16 @@ fn cancel_batches(config: &Config) -> anyhow::Result<ExitCode> {
 }
 
 fn clear_cache(root: &std::path::Path) -> anyhow::Result<()> {
-    let shown = root.display();
-    if cache::clear_cache(root)? {
-        eprintln!("Removed the luminos cache at {shown}");
-    } else {
-        eprintln!("There is no luminos cache at {shown}; nothing to remove.");
+    match cache::clear_cache(root)? {
+        cache::Cleared::Removed(root) => {
+            eprintln!("Removed the luminos cache at {}", root.display());
+        }
+        cache::Cleared::Absent(root) => {
+            eprintln!(
+                "There is no luminos cache at {}; nothing to remove.",
+                root.display()
+            );
+        }
     }
     Ok(())
 }

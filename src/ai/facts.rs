@@ -68,8 +68,9 @@ impl RunFacts {
     ) -> RunFacts {
         let target = config.target_canonical.clone();
         let discovery = discover_directories(&target, scanned);
+        let language = config.investigation.language.as_deref();
         let states = match cache {
-            Some(cache) => current_states(cache, &discovery, Some(scope)),
+            Some(cache) => current_states(cache, &discovery, Some(scope), language),
             None => HashMap::new(),
         };
         let dirs = discovery.dirs;
@@ -98,7 +99,8 @@ impl RunFacts {
         // is left to investigate.
         let synthesis_current = classify(&dirs, &states).stale.is_empty()
             && saved(SYNTHESIS_FILE).is_some_and(|saved| {
-                let digest = entries_digest(&synthesis_entries(&target, &dirs, &entries));
+                let read = synthesis_entries(&target, &dirs, &entries);
+                let digest = entries_digest(&read, language);
                 reusable_synthesis(Some(&saved), &digest).is_some()
             });
         RunFacts {
@@ -147,7 +149,7 @@ impl RunFacts {
 /// Tokens of what every dir loop sends before its assignment: the tools
 /// and the system prompt (with an allowance for the survey block).
 pub(crate) fn loop_prefix_tokens() -> u64 {
-    let system = dir_system_prompt(NO_SURVEY).map_or(0, |s| s.len() as u64);
+    let system = dir_system_prompt(NO_SURVEY, None).map_or(0, |s| s.len() as u64);
     tokens_of_bytes(system + SURVEY_BLOCK_BYTES) + tools_tokens(Toolbox::Dir)
 }
 
@@ -159,11 +161,13 @@ pub(crate) fn tools_tokens(toolbox: Toolbox) -> u64 {
 
 /// What the cache knows about each discovered directory, compared with the
 /// fingerprint the scan took (or, for a directory the scan could not
-/// examine, with the disk read within `scope`).
+/// examine, with the disk read within `scope`) and with the run's
+/// `--language`.
 fn current_states(
     cache: &Cache,
     discovery: &Discovery,
     scope: Option<&ScanFilter>,
+    language: Option<&str>,
 ) -> HashMap<PathBuf, DirState> {
     discovery
         .iter()
@@ -173,7 +177,10 @@ fn current_states(
                 Some(fingerprint) => fingerprint.to_string(),
                 None => fingerprint(dir, scope),
             };
-            (dir.clone(), DirState::of(entry.as_ref(), &current))
+            (
+                dir.clone(),
+                DirState::of(entry.as_ref(), &current, language),
+            )
         })
         .collect()
 }

@@ -36,6 +36,8 @@ pub use orchestrator::investigate;
 pub struct Outcome {
     pub brief: String,
     pub detailed: String,
+    /// The domain sections the synthesis filled.
+    pub sections: crate::report::Sections,
     pub flags: Vec<Flag>,
     /// How it went: complete, partial, failed (with its one-line error).
     pub status: Investigation,

@@ -1,21 +1,25 @@
 //! Resolving the command line and the captured environment into an
 //! [`Invocation`]: which source wins for each setting, the defaults, and the
-//! parsing of flag and variable values into typed settings with a one-line
-//! [`ConfigError`] for a bad one. It reads nothing itself beyond checking
-//! the target directory; the environment arrives as an [`Env`].
+//! parsing of variable values into typed settings with a one-line
+//! [`ConfigError`] for a bad one (flag values arrive already checked by
+//! clap, see [`crate::cli`]). It reads nothing itself beyond checking the
+//! target directory (that it is one, and can be listed); the environment
+//! arrives as an [`Env`].
 
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::language::parse_language;
 use super::{
-    ApiSettings, BATCH_POLL_VAR, Config, ConfigError, DEFAULT_CACHE_ROOT, Env, HEADERS_TIMEOUT_VAR,
-    IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode, OutputOptions, RETRY_BACKOFF_VAR,
+    ATTEMPT_DEADLINE_VAR, ApiSettings, BATCH_POLL_VAR, Config, ConfigError, DEFAULT_CACHE_ROOT,
+    Env, HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode,
+    OutputOptions, RETRY_BACKOFF_VAR,
 };
 use crate::ai::api::{self, Auth, DEFAULT_BASE_URL, DEFAULT_MODEL};
 use crate::ai::engine::batch::BatchTiming;
 use crate::ai::rules::decide::DEFAULT_BUDGET_USD;
-use crate::cli::Args;
+use crate::cli::{Args, Budget};
 use crate::paths::absolute;
 use crate::progress::ProgressStyle;
 use crate::scan::ScanOptions;
@@ -28,9 +32,11 @@ impl Invocation {
             .as_ref()
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(DEFAULT_CACHE_ROOT));
-        let max_cost = args.max_cost.as_deref().map(parse_max_cost).transpose()?;
-        let budget = match args.budget.as_deref() {
-            Some(raw) => parse_budget(raw)?,
+        let max_cost = args.max_cost;
+        let language = args.language.as_deref().map(parse_language).transpose()?;
+        let budget = match args.budget {
+            Some(Budget::Usd(usd)) => Some(usd),
+            Some(Budget::Unlimited) => None,
             None => Some(DEFAULT_BUDGET_USD),
         };
 
@@ -49,6 +55,14 @@ impl Invocation {
         let target = absolute(&target_arg);
         let target_canonical = std::fs::canonicalize(&target)
             .map_err(|_| ConfigError::NotADirectory(shown.clone()))?;
+        // A target that cannot be listed has nothing to report, and an
+        // investigation of it would be paid for nothing.
+        if let Err(err) = std::fs::read_dir(&target_canonical) {
+            return Err(ConfigError::Unreadable {
+                target: shown,
+                error: err.to_string(),
+            });
+        }
 
         let idle_timeout = match &env.luminos_idle_timeout {
             Some(raw) => parse_seconds(IDLE_TIMEOUT_VAR, raw)?,
@@ -57,6 +71,10 @@ impl Invocation {
         let headers_timeout = match &env.luminos_headers_timeout {
             Some(raw) => parse_seconds(HEADERS_TIMEOUT_VAR, raw)?,
             None => api::HEADERS_TIMEOUT,
+        };
+        let attempt_deadline = match &env.luminos_attempt_deadline {
+            Some(raw) => parse_seconds(ATTEMPT_DEADLINE_VAR, raw)?,
+            None => api::ATTEMPT_DEADLINE,
         };
         // Whole milliseconds, at most a minute (0 retries at once).
         let retry_backoff = match &env.luminos_retry_backoff {
@@ -117,6 +135,7 @@ impl Invocation {
                 batch_size: args
                     .batch_size
                     .map_or(api::batch::MAX_REQUESTS, |n| n as usize),
+                language,
             },
             api: ApiSettings {
                 base_url: env
@@ -129,6 +148,7 @@ impl Invocation {
                 max_retries: args.max_retries,
                 headers_timeout,
                 idle_timeout,
+                attempt_deadline,
                 retry_backoff,
                 batch_timing,
             },
@@ -140,47 +160,13 @@ impl Invocation {
             } else {
                 ProgressStyle::Plain
             },
+            verbose: args.verbose,
         };
         Ok(Invocation::Run {
             config: Box::new(config),
             clear_cache_first: args.clear_cache,
         })
     }
-}
-
-/// `--max-cost`: a finite dollar amount above zero (`2.50`, `$3`). A cap of
-/// nothing, or less, could only stop the run before it starts.
-fn parse_max_cost(raw: &str) -> Result<f64, ConfigError> {
-    dollars_above_zero(raw).ok_or_else(|| ConfigError::InvalidFlag {
-        flag: "--max-cost",
-        expected: "a dollar amount above zero, such as 2.50",
-        value: raw.to_string(),
-    })
-}
-
-/// `--budget`: a finite dollar amount above zero (`5`, `$0.50`), or `none`
-/// for no ceiling.
-fn parse_budget(raw: &str) -> Result<Option<f64>, ConfigError> {
-    if raw.trim().eq_ignore_ascii_case("none") {
-        return Ok(None);
-    }
-    dollars_above_zero(raw)
-        .map(Some)
-        .ok_or_else(|| ConfigError::InvalidFlag {
-            flag: "--budget",
-            expected: "a dollar amount above zero, such as 5, or none",
-            value: raw.to_string(),
-        })
-}
-
-/// A finite dollar amount above zero, with or without a leading `$`: what
-/// `--max-cost` and `--budget` both take.
-fn dollars_above_zero(raw: &str) -> Option<f64> {
-    raw.trim()
-        .trim_start_matches('$')
-        .parse::<f64>()
-        .ok()
-        .filter(|usd| usd.is_finite() && *usd > 0.0)
 }
 
 /// A timeout variable: positive decimal seconds, at most a day.

@@ -6,8 +6,10 @@
 //! model text printed here goes through [`crate::text::escape_control`].
 //!
 //! This module holds the report's data (the types `--json` serialises, their
-//! constructors and the one-line texts the run and the report share); the
-//! terminal rendering is in `terminal`, the unit tests in `tests`.
+//! constructors and the one-line texts the run and the report share; the
+//! domain sections' in `sections`); the terminal rendering is in
+//! `terminal` (the domain sections' in `sections_text`), the unit tests in
+//! `tests`.
 
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +29,10 @@ pub struct Report {
     pub ai_detailed: String,
     /// Findings, from the agent's `flag` calls and from secret redaction.
     pub flags: Vec<Flag>,
+    /// The domain sections the synthesis filled (architecture,
+    /// components, datasets, ...; see [`sections`]); `{}` when none.
+    #[serde(default)]
+    pub ai_sections: Sections,
     /// Whether the investigation ran and how far it got; always present.
     #[serde(default)]
     pub investigation: Investigation,
@@ -72,7 +78,8 @@ pub struct Investigation {
     pub status: InvestigationStatus,
     /// Why it failed, one line (`failed` only).
     pub error: Option<String>,
-    /// What is missing (`partial`) or why none ran (`skipped`), one line.
+    /// What is missing (`partial`), why none ran (`skipped`), or what was
+    /// repaired (a damaged `flags.jsonl`), one line.
     pub note: Option<String>,
     /// Cost, cache and coverage, when it ran to the end.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
@@ -118,7 +125,11 @@ impl Investigation {
                 .unwrap_or_default()
         };
         match self.status {
-            InvestigationStatus::Complete => "Investigation complete.".to_string(),
+            // A complete investigation's note says what was repaired.
+            InvestigationStatus::Complete => match &self.note {
+                Some(_) => format!("Investigation complete{}", said(&self.note)),
+                None => "Investigation complete.".to_string(),
+            },
             InvestigationStatus::Partial => format!("Investigation partial{}", said(&self.note)),
             InvestigationStatus::Failed => format!(
                 "Investigation failed{}{}",
@@ -234,6 +245,9 @@ pub struct InvestigationSummary {
     /// What the Message Batches API did (`--batch` runs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<BatchSummary>,
+    /// The `--language` the model wrote in (absent without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
 }
 
 /// `investigation.batch`: a `--batch` run's rounds and requests. Costs
@@ -304,7 +318,11 @@ pub struct TokenTotals {
 }
 
 pub(crate) mod grounding;
+pub mod sections;
+mod sections_text;
 mod terminal;
+
+pub use sections::Sections;
 
 pub use terminal::format_report;
 

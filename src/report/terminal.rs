@@ -9,6 +9,7 @@
 
 use indexmap::IndexMap;
 
+use super::sections_text::sections_text;
 use super::{Flag, InvestigationSummary, Report, coverage_line, severity_rank};
 use crate::scan::IgnoreSummary;
 use crate::text::{escape_control, escape_line};
@@ -142,6 +143,7 @@ pub fn format_report(report: &Report, target: &str) -> String {
         section(&mut lines, ">> DETAILED AI ANALYSIS", &rule);
         push_paragraphs(&mut lines, &report.ai_detailed);
     }
+    lines.extend(sections_text(&report.ai_sections));
 
     let flags = format_flags(&report.flags);
     if !flags.is_empty() {

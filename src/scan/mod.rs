@@ -82,7 +82,7 @@ pub struct BaseScan {
 pub struct TreeNode {
     pub name: String,
     pub path: String,
-    /// `directory` or `file`.
+    /// `directory`, `file` or `symlink`.
     #[serde(rename = "type")]
     pub kind: NodeKind,
     /// Present on directories that were listed.
@@ -91,8 +91,12 @@ pub struct TreeNode {
     pub size: Option<u64>,
     /// `true` on directories deeper than `--depth`.
     pub truncated: Option<bool>,
-    /// `permission denied` when a directory could not be listed.
+    /// `permission denied` (or `unreadable`) when a directory could not be
+    /// listed, or its entries could not be examined.
     pub error: Option<String>,
+    /// What a symlink shown as a link (one that leads out of the target)
+    /// points to.
+    pub target: Option<String>,
 }
 
 // The scan's tree and the planner's tree view build the same kinds of node.
@@ -126,6 +130,13 @@ impl TreeNode {
         node.size = Some(size);
         node
     }
+
+    /// A symlink shown as such, pointing to `target` (not followed).
+    pub(crate) fn link(name: String, path: &Path, target: String) -> TreeNode {
+        let mut node = TreeNode::new(name, path, NodeKind::Symlink);
+        node.target = Some(target);
+        node
+    }
 }
 
 /// The `type` of a [`TreeNode`].
@@ -135,6 +146,8 @@ pub enum NodeKind {
     #[default]
     Directory,
     File,
+    /// A symlink leading out of the target, shown as a link.
+    Symlink,
 }
 
 /// One regular file and its class.
@@ -210,7 +223,7 @@ pub fn scan_with_dirs(
     options: &ScanOptions,
     progress: &Progress,
 ) -> (BaseScan, ScannedDirs) {
-    let rules = walk::WalkRules::new(options);
+    let rules = walk::WalkRules::new(options).within(target);
     let threads = walk::thread_count();
 
     let counter = progress.counter(

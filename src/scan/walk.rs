@@ -17,8 +17,9 @@
 //!   visible ones among them are counted for the report; an ignored directory
 //!   is only listed to count the files it removed, never read;
 //! - symlinks are never followed (each one is `stat`ed once, to know what it
-//!   points to), and a directory that is its own ancestor (bind mounts) is not
-//!   entered twice.
+//!   points to, unless it resolves outside the target: then it is only a
+//!   link, [`LinkTarget::Outside`]), and a directory that is its own
+//!   ancestor (bind mounts) is not entered twice.
 //!
 //! Hidden directories *are* walked even without `-a`: `du` counts their bytes
 //! in their parents. Each consumer applies its own hidden rule.
@@ -61,6 +62,9 @@ pub(crate) enum LinkTarget {
     },
     /// Broken, a loop, or not a regular file or directory.
     Other,
+    /// It resolves outside the target: shown as a link, never followed
+    /// (neither its size nor its contents are the target's).
+    Outside,
 }
 
 /// One directory entry and what the scan needs to know about it.
@@ -137,6 +141,10 @@ pub(crate) struct Listing {
     /// searchable, or they vanished). `entries` leaves them out, as `du`
     /// does; directory discovery counts them (see [`DirRecord::unexamined`]).
     pub unexamined_dirs: Vec<OsString>,
+    /// Why entries the listing named could not be examined (the first
+    /// such error; entries that vanished do not count): a directory that
+    /// can be read but not searched lists names and nothing else.
+    pub entries_error: Option<ListError>,
 }
 
 /// A directory the walk listed.
@@ -168,6 +176,9 @@ pub(crate) struct WalkRules {
     pub show_hidden: bool,
     pub exclude: HashSet<OsString>,
     pub respect_ignore: bool,
+    /// The canonical target, when symlinks are judged against it (see
+    /// [`WalkRules::within`]).
+    root: Option<PathBuf>,
 }
 
 impl WalkRules {
@@ -176,7 +187,20 @@ impl WalkRules {
             show_hidden: options.show_hidden,
             exclude: options.exclude.iter().map(OsString::from).collect(),
             respect_ignore: options.respect_ignore,
+            root: None,
         }
+    }
+
+    /// These rules for a scan of `target`: a symlink that resolves outside
+    /// it is never followed by anyone (the tree shows the link, the
+    /// classification leaves it out).
+    pub(crate) fn within(mut self, target: &Path) -> WalkRules {
+        self.root = fs::canonicalize(target).ok();
+        self
+    }
+
+    fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
     }
 
     /// True when an entry named `name` inside a visible directory is visible.
@@ -212,6 +236,7 @@ pub(crate) fn list_dir(
                 entries: Vec::new(),
                 rules: parent_rules.clone(),
                 unexamined_dirs: Vec::new(),
+                entries_error: None,
             };
         }
     };
@@ -228,16 +253,23 @@ pub(crate) fn list_dir(
 
     let mut entries = Vec::with_capacity(raw.len());
     let mut unexamined_dirs = Vec::new();
+    let mut entries_error = None;
     for dirent in raw {
         let name = dirent.file_name();
         // An entry that vanished or cannot be examined is skipped, as du does.
-        let Ok(meta) = dirent.metadata() else {
-            // The type the listing itself gave (no `lstat`) still tells a
-            // directory.
-            if dirent.file_type().is_ok_and(|t| t.is_dir()) {
-                unexamined_dirs.push(name);
+        let meta = match dirent.metadata() {
+            Ok(meta) => meta,
+            Err(err) => {
+                if err.kind() != io::ErrorKind::NotFound {
+                    entries_error.get_or_insert(list_error(&err));
+                }
+                // The type the listing itself gave (no `lstat`) still tells a
+                // directory.
+                if dirent.file_type().is_ok_and(|t| t.is_dir()) {
+                    unexamined_dirs.push(name);
+                }
+                continue;
             }
-            continue;
         };
         let kind = kind_of(&meta.file_type());
         let excluded = rules.exclude.contains(&name);
@@ -248,12 +280,12 @@ pub(crate) fn list_dir(
             let path = dirent.path();
             if stack.is_ignored(&path, kind == Kind::Dir) {
                 if rules.child_visible(visible, &name) {
-                    note_removed(kind, path, removed);
+                    note_removed(kind, path, removed, rules.root());
                 }
                 continue;
             }
         }
-        let link = (kind == Kind::Symlink).then(|| link_target(&dirent.path()));
+        let link = (kind == Kind::Symlink).then(|| link_target(&dirent.path(), rules.root()));
         entries.push(Entry {
             name,
             kind,
@@ -273,15 +305,16 @@ pub(crate) fn list_dir(
         entries,
         rules: stack,
         unexamined_dirs,
+        entries_error,
     }
 }
 
-fn note_removed(kind: Kind, path: PathBuf, removed: &mut Removed) {
+fn note_removed(kind: Kind, path: PathBuf, removed: &mut Removed, root: Option<&Path>) {
     match kind {
         Kind::Dir => removed.dirs.push(path),
         Kind::File => removed.files += 1,
         Kind::Symlink => {
-            if matches!(link_target(&path), LinkTarget::File { .. }) {
+            if matches!(link_target(&path, root), LinkTarget::File { .. }) {
                 removed.files += 1;
             }
         }
@@ -308,8 +341,19 @@ fn kind_of(file_type: &fs::FileType) -> Kind {
     }
 }
 
-fn link_target(path: &Path) -> LinkTarget {
-    match fs::metadata(path) {
+/// What the symlink at `path` leads to; [`LinkTarget::Outside`] when it
+/// resolves outside `root` (the canonical target), which is then not
+/// looked at at all.
+fn link_target(path: &Path, root: Option<&Path>) -> LinkTarget {
+    let followed = match root {
+        Some(root) => match fs::canonicalize(path) {
+            Ok(real) if !real.starts_with(root) => return LinkTarget::Outside,
+            Ok(real) => fs::metadata(real),
+            Err(_) => return LinkTarget::Other,
+        },
+        None => fs::metadata(path),
+    };
+    match followed {
         Ok(meta) if meta.is_dir() => LinkTarget::Dir,
         Ok(meta) if meta.is_file() => LinkTarget::File { size: meta.len() },
         _ => LinkTarget::Other,
@@ -376,7 +420,7 @@ pub(crate) fn walk(
     threads: usize,
     counter: &Counter,
 ) -> Walk {
-    let rules = WalkRules::new(options);
+    let rules = WalkRules::new(options).within(target);
     let root_meta = fs::metadata(target).ok();
     let root_chain = root_meta.as_ref().map(|m| {
         Arc::new(Ancestor {
@@ -576,7 +620,10 @@ fn count_job(shared: &Shared, dir: &Path, harvest: &mut Harvest) -> Vec<Job> {
             }),
             Kind::File => harvest.files_removed += 1,
             Kind::Symlink => {
-                if matches!(link_target(&dirent.path()), LinkTarget::File { .. }) {
+                if matches!(
+                    link_target(&dirent.path(), shared.rules.root()),
+                    LinkTarget::File { .. }
+                ) {
                     harvest.files_removed += 1;
                 }
             }

@@ -45,16 +45,18 @@ use std::time::Duration;
 
 use reqwest::header::HeaderMap;
 
-pub use error::ApiErrorKind;
+pub use error::{ApiErrorKind, Endpoint};
 
 pub(crate) use error::ApiError;
-pub(crate) use retry::RetryDecision;
 pub use retry::RetryPolicy;
+pub(crate) use retry::{EndpointSeen, RetryDecision};
 pub use types::{ContentBlock, Message, MessagesRequest, Response, ToolDefinition, Usage};
 
 pub use config::{ANTHROPIC_VERSION, Auth, ClientConfig};
 // `MAX_TOKENS` and `CONNECT_TIMEOUT` are only used inside `config`.
-pub(crate) use config::{DEFAULT_BASE_URL, HEADERS_TIMEOUT, IDLE_TIMEOUT, USER_AGENT};
+pub(crate) use config::{
+    ATTEMPT_DEADLINE, DEFAULT_BASE_URL, HEADERS_TIMEOUT, IDLE_TIMEOUT, USER_AGENT,
+};
 // For `batch`, which reads its answers the same way.
 use reading::read_body;
 
@@ -98,7 +100,7 @@ pub(crate) type RetryObserver = Arc<dyn Fn(&RetryNotice) + Send + Sync>;
 /// What a run has learnt about its endpoint, shared by every clone of a
 /// client.
 #[derive(Debug, Default)]
-struct Endpoint {
+struct Learnt {
     /// Some request got an HTTP response (any status): the endpoint is
     /// there and speaks HTTP.
     answered: AtomicBool,
@@ -115,7 +117,7 @@ pub struct Client {
     headers: HeaderMap,
     policy: RetryPolicy,
     observer: Option<RetryObserver>,
-    endpoint: Arc<Endpoint>,
+    endpoint: Arc<Learnt>,
 }
 
 impl std::fmt::Debug for Client {
@@ -203,6 +205,14 @@ impl Client {
         self.endpoint.succeeded.load(Ordering::Relaxed)
     }
 
+    /// What the endpoint has done so far, for the retry policy.
+    pub(crate) fn seen(&self) -> EndpointSeen {
+        EndpointSeen {
+            answered: self.has_answered(),
+            succeeded: self.has_succeeded(),
+        }
+    }
+
     /// A streaming request for this client's model and `max_tokens`, with the
     /// system prompt as one text block.
     pub fn request(
@@ -286,6 +296,7 @@ impl Client {
     {
         let mut rng = fastrand::Rng::new();
         let mut retry = 0;
+        let mut waited = Duration::ZERO;
         loop {
             let error = match attempt().await {
                 Ok(response) => {
@@ -295,19 +306,23 @@ impl Client {
                 Err(error) => error,
             };
             retry += 1;
-            let answered = self.has_answered();
-            match self.policy.decide(&error, retry, answered, &mut rng) {
+            let seen = self.seen();
+            match self
+                .policy
+                .decide_after(&error, retry, seen, waited, &mut rng)
+            {
                 RetryDecision::GiveUp => return Err(error),
                 RetryDecision::Retry { wait } => {
                     if let Some(observer) = &self.observer {
                         observer(&RetryNotice {
-                            max_retries: self.policy.allowed_retries(&error, answered),
+                            max_retries: self.policy.allowed_retries(&error, seen),
                             error,
                             attempt: retry,
                             wait,
                         });
                     }
                     tokio::time::sleep(wait).await;
+                    waited += wait;
                 }
             }
         }

@@ -122,7 +122,8 @@ pub(crate) fn estimate(
         None
     };
 
-    let system = dir_system_prompt(NO_SURVEY).map_err(prompt_error("directory"))?;
+    let system = dir_system_prompt(NO_SURVEY, config.investigation.language.as_deref())
+        .map_err(prompt_error("directory"))?;
     let shared_prefix = tokens_of_bytes(system.len() as u64) + tools_tokens(Toolbox::Dir);
     let mut loops = Vec::with_capacity(decision.work.loops.len());
     for (n, planned) in decision.work.loops.iter().enumerate() {
@@ -292,7 +293,8 @@ fn synthesis_calls(
     kept: &dyn Fn(&Path) -> Option<Value>,
 ) -> Result<Vec<u64>, EstimateError> {
     let laid = synthesis_layout(config, facts, decision, kept);
-    let empty = synthesis_prompt(&facts.target.to_string_lossy(), &[])
+    let language = config.investigation.language.as_deref();
+    let empty = synthesis_prompt(&facts.target.to_string_lossy(), &[], language)
         .map_err(prompt_error("synthesis"))?;
     let fixed = call_tokens(&empty, kickoff::SYNTHESIS, Toolbox::Synthesis);
     // The layout counts the model's tokens; the inputs are reference

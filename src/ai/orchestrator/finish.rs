@@ -1,7 +1,8 @@
 //! Closing a run that reached its end: the evaluation of the plan
 //! (`plan_evaluation.json`, `meta.json`'s end), then the outcome the report
-//! carries: flags, cost and coverage, what is left for a later run and the
-//! investigation's status. It calls no model; the grounding that follows
+//! carries: flags (`flags.jsonl` checked, and repaired from the flags'
+//! records when damaged), cost and coverage, what is left for a later run
+//! and the investigation's status. It calls no model; the grounding that follows
 //! is `ground.rs`'s.
 
 use std::path::PathBuf;
@@ -22,7 +23,9 @@ use crate::ai::rules::plan::{Utilization, plan_evaluation, utilization_line};
 use crate::ai::rules::status;
 use crate::cache::{Cache, EntryKind, PLAN_EVALUATION_FILE, now_iso};
 use crate::progress::Progress;
-use crate::report::{Coverage, Investigation, InvestigationSummary, coverage_line};
+use crate::report::{
+    Coverage, Investigation, InvestigationStatus, InvestigationSummary, coverage_line,
+};
 
 /// Phase 8: close `meta.json` and write `plan_evaluation.json`.
 pub(super) fn evaluate(
@@ -77,7 +80,13 @@ pub(super) fn finish(
     work: &LoopsDone,
 ) -> Outcome {
     let (cache, session) = (run.cache, &run.session);
-    let flags = cache.read_flags();
+    // A damaged flags.jsonl is repaired from the flags' records; the
+    // report says so, and says so as partial if findings may be lost.
+    let checked = cache.read_flags_checked();
+    if let Some(repair) = &checked.repair {
+        run.progress.ai(&format!("Warning: {}.", repair.line()));
+    }
+    let flags = checked.flags;
     let tracker = session.tracker();
     let totals = tracker.totals();
     let assumed = match (session.facts().known, session.is_batching()) {
@@ -124,10 +133,21 @@ pub(super) fn finish(
         .iter()
         .filter(|l| matches!(l.end, LoopEnd::Refused(_)))
         .count();
-    let (status, note) = status::investigation_status(remaining, declined, synthesis.submitted);
+    let (mut status, mut note) =
+        status::investigation_status(remaining, declined, synthesis.submitted);
+    if let Some(repair) = &checked.repair {
+        if repair.unrecovered() > 0 {
+            status = InvestigationStatus::Partial;
+        }
+        note = Some(match note {
+            Some(note) => format!("{note}; {}", repair.line()),
+            None => repair.line(),
+        });
+    }
     Outcome {
         brief: synthesis.brief,
         detailed: synthesis.detailed,
+        sections: synthesis.sections,
         flags,
         status: Investigation {
             status,
@@ -147,6 +167,7 @@ pub(super) fn finish(
                 cache_savings_usd: tracker.cache_savings(),
                 cost_cap_hit: work.cap_hit,
                 batch: session.batch_stats().map(|stats| stats.summary()),
+                language: run.config.investigation.language.clone(),
             }),
             spent: None,
         },

@@ -37,7 +37,8 @@
 //! (an unreachable endpoint, a rejected key, an unknown model, an account
 //! that cannot pay, a cache that cannot be written) ends it with status
 //! `failed` and one line saying why, printed once on stderr and carried by
-//! the report.
+//! the report. A cache write that fails mid-run stops every new request at
+//! once (the engine checks before each one), and the run ends on it.
 //!
 //! A run over a tree that has not changed since the last one makes no API
 //! request at all: every summary is fresh, the survey, plan and synthesis are
@@ -137,9 +138,16 @@ pub async fn investigate(
         // Dropping the pipeline aborts the running loops at their next await,
         // after a tool call in progress (and its cache write) has returned.
         _ = interrupted() => {
+            progress.clear_live();
             return Ok(interrupted_outcome(config, &cache, progress, &tracker));
         }
     };
+    // A cache write that failed is why the run ended, whatever the phase
+    // that met it made of it, and a run that ended anyway did not keep
+    // all it paid for.
+    if let Some(fault) = cache.write_fault() {
+        return Ok(failed_after(progress, &fault.to_string(), Some(&tracker)));
+    }
     match result {
         Ok(outcome) => {
             if outcome.brief.is_empty() && outcome.detailed.is_empty() {
@@ -253,7 +261,11 @@ async fn pipeline(
         progress: progress.clone(),
         target: target.to_path_buf(),
         children: ChildIndex::new(&facts.dirs),
-        system: dir_system_prompt(&format_survey_block(survey.as_ref()))?,
+        system: dir_system_prompt(
+            &format_survey_block(survey.as_ref()),
+            config.investigation.language.as_deref(),
+        )?,
+        language: config.investigation.language.clone(),
         dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey.as_ref()),
         pool: TurnPool::new(&allocations),
         grounding: run.grounding(),

@@ -37,7 +37,8 @@ pub(super) async fn synthesis_phase(
         })
         .collect();
     let entries = synthesis_entries(run.target, all_dirs, &entries);
-    let digest = entries_digest(&entries);
+    let language = run.config.investigation.language.as_deref();
+    let digest = entries_digest(&entries, language);
     if !run.config.investigation.fresh
         && let Some(saved) =
             reusable_synthesis(run.cache.read_json(SYNTHESIS_FILE).as_ref(), &digest)
@@ -58,6 +59,7 @@ pub(super) async fn synthesis_phase(
         tokens_per_byte: model.tokens_per_byte,
         terms,
         money_left: budget.map(|limit| (limit - run.session.spent()).max(0.0)),
+        language,
     };
     let outcome = synthesize(&synthesis, &entries).await?.outcome;
     if outcome.submitted {

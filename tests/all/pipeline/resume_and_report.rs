@@ -27,7 +27,8 @@ fn resume_skips_cached_dirs_and_reuses_the_survey_and_plan() {
     assert_eq!(turns_in_prompt(docs_requests.last().unwrap()), 5);
     let err = stderr(&out);
     assert!(err.contains(" (resumed)"), "{err}");
-    assert!(err.contains("[AI] Skipping (cached): src/core/"), "{err}");
+    // The cached directories are counted, not named (`-v` names them).
+    assert!(!err.contains("Skipping (cached)"), "{err}");
     assert!(err.contains("[AI] Directories cached: 2"), "{err}");
     assert!(err.contains("[AI] Directories to investigate: 2"), "{err}");
     assert!(err.contains("[AI] Plan loaded from cache."), "{err}");

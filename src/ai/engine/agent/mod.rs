@@ -179,7 +179,12 @@ impl Agent {
 
 impl From<AgentError> for PassError {
     fn from(err: AgentError) -> Self {
-        PassError::Failed(err.to_string())
+        match err {
+            AgentError::CacheWrite(fault) => {
+                PassError::Fatal(crate::ai::failure::InvestigationError::CacheWrite(fault))
+            }
+            other => PassError::Failed(other.to_string()),
+        }
     }
 }
 

@@ -36,7 +36,7 @@ use crate::ai::engine::transcript::Transcript;
 use crate::ai::engine::window::{TooLarge, request_tokens, shrink_pending};
 use crate::ai::prompts::PromptError;
 use crate::ai::tools::{self, Dispatch, FatalToolError, ToolContext, ToolOutput};
-use crate::cache::Cache;
+use crate::cache::{Cache, WriteFault};
 use crate::text::escape_line;
 
 /// The user message after a reply the output limit cut short without a
@@ -69,6 +69,10 @@ pub(crate) enum AgentError {
     /// sent.
     #[error(transparent)]
     TooLarge(#[from] TooLarge),
+    /// A cache write failed earlier in the run: the request was not sent,
+    /// since its answer could not be kept.
+    #[error(transparent)]
+    CacheWrite(#[from] WriteFault),
 }
 
 /// What a turn amounted to.
@@ -133,6 +137,11 @@ impl Agent {
         directory: &str,
         turn: u32,
     ) -> Result<Step, AgentError> {
+        // An answer the cache cannot keep would be paid for again by the
+        // next run: once a write has failed, nothing more is sent.
+        if let Some(fault) = cache.write_fault() {
+            return Err(fault.into());
+        }
         self.fit_window(session)?;
         let reuse = if self.one_call_expected && self.calls == 0 {
             Reuse::None
@@ -278,13 +287,16 @@ impl Agent {
     }
 
     fn print_response(&self, response: &Response) {
+        if !self.printer.progress().is_verbose() {
+            return;
+        }
         for text in response.texts() {
             for line in text.trim().lines() {
-                self.printer.line(line);
+                self.printer.detail(line);
             }
         }
         for call in response.tool_uses() {
-            self.printer.line(&format!(
+            self.printer.detail(&format!(
                 "-> {}({})",
                 call.name,
                 format_args_for_display(&call.input)
