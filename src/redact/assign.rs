@@ -273,10 +273,14 @@ fn starts_like_code(v: &str) -> bool {
 }
 
 /// An unquoted value in code: a call, an index, a generic type, a closure's
-/// parameter list, a range, or a dotted path such as `os.environ` or
-/// `self.config.token`.
+/// parameter list, a range, a path such as `super::Foundation::` (cut at a
+/// space, as Windows bindings write their parameter types), or a dotted
+/// path such as `os.environ` or `self.config.token`.
 fn reads_as_code(v: &str) -> bool {
-    if v.contains(['(', ')', '[', ']', '{', '}', '<', '>', '|']) || v.contains("..") {
+    if v.contains(['(', ')', '[', ']', '{', '}', '<', '>', '|'])
+        || v.contains("..")
+        || v.contains("::")
+    {
         return true;
     }
     let is_ident = |p: &str| {

@@ -187,6 +187,7 @@ fn generic_assignments_ignore_code_and_references() {
         "force_pass: true/false",
         "password = \"\"",
         "password: [REDACTED:generic-secret]",
+        "fn Check(clienttoken : super::super::Win32::Foundation:: HANDLE, x : u32);",
     ] {
         assert_clean(text);
     }
