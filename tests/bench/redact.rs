@@ -249,14 +249,19 @@ fn spans_flags_and_throughput_on_crate_sources() {
         masked += 1;
         // The first few, with the first line that differs, to say why.
         if masked <= 5 {
-            let line = remembering
+            let (line, was) = remembering
                 .lines()
                 .zip(plain.lines())
                 .find(|(a, b)| a != b)
-                .map_or("", |(a, _)| a);
+                .unwrap_or(("", ""));
             let rel = path.strip_prefix(&root).unwrap_or(path);
-            let shown: String = line.trim().chars().take(160).collect();
-            println!("  changed {}\n    {shown}", rel.display());
+            let shown = |line: &str| line.trim().chars().take(160).collect::<String>();
+            println!(
+                "  changed {}\n    {}\n    was {}",
+                rel.display(),
+                shown(line),
+                shown(was)
+            );
         }
     }
     println!(
