@@ -32,9 +32,15 @@ pub struct Args {
     #[arg(short = 'a', long)]
     pub all: bool,
 
-    /// Print the report as JSON on stdout.
+    /// Print the report as JSON (short for --format json).
     #[arg(long)]
     pub json: bool,
+
+    /// Report format: text (the terminal report), json, markdown or html
+    /// [default: from the -o file's extension (.md, .html, .json), else
+    /// text].
+    #[arg(long, value_name = "FORMAT", value_enum)]
+    pub format: Option<FormatArg>,
 
     /// Write the report to FILE instead of stdout.
     #[arg(short = 'o', long, value_name = "FILE")]
@@ -79,7 +85,7 @@ pub struct Args {
     pub max_retries: u32,
 
     /// How many directories are investigated at once.
-    #[arg(short = 'j', long, value_name = "N", default_value_t = crate::ai::engine::scheduler::DEFAULT_JOBS,
+    #[arg(short = 'j', long, value_name = "N", default_value_t = crate::ai::passes::scheduler::DEFAULT_JOBS,
           allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub jobs: u32,
 
@@ -146,6 +152,16 @@ pub struct Args {
     /// words, each note and each cached directory.
     #[arg(short = 'v', long)]
     pub verbose: bool,
+}
+
+/// The values `--format` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    Text,
+    Json,
+    #[value(alias = "md")]
+    Markdown,
+    Html,
 }
 
 impl Args {

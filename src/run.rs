@@ -14,7 +14,7 @@ use crate::config::{Config, Env, Invocation, Mode};
 use crate::exit_codes::ExitCode;
 use crate::output;
 use crate::progress::Progress;
-use crate::report::{Investigation, InvestigationStatus, Report, format_report};
+use crate::report::{Format, Investigation, InvestigationStatus, RenderOptions, Report};
 use crate::scan;
 
 /// The one line printed when no credential is set.
@@ -33,7 +33,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let env = Env::from_process();
     let invocation = match Invocation::resolve(args, &env) {
         Err(err) if err.is_usage() => {
-            eprintln!("Error: {err}");
+            output::print_error(&err.into());
             return Ok(ExitCode::Usage);
         }
         resolved => resolved?,
@@ -95,13 +95,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         // in the text estimate on stdout, or on stderr when stdout carries
         // JSON (a `jq` pipeline shows only what it selects) or the
         // estimate goes to a file.
-        let text_on_stdout = !config.output.json && config.output.file.is_none();
-        if !text_on_stdout
-            && let Some(warning) = crate::ai::model_warning(&config.investigation.model)
-        {
+        let json = config.output.format == Format::Json;
+        let text_on_stdout = !json && config.output.file.is_none();
+        if !text_on_stdout && let Some(warning) = crate::ai::model_warning(&config.investigation) {
             progress.println(&format!("Warning: {warning}"));
         }
-        let text = (!config.output.json).then(|| estimate.render_text());
+        let text = (!json).then(|| estimate.render_text());
         return write_output(&config, |out: &mut dyn std::io::Write| match &text {
             Some(text) => out.write_all(text.as_bytes()),
             None => serde_json::to_writer_pretty(out, &estimate).map_err(std::io::Error::from),
@@ -114,14 +113,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ..crate::ai::Outcome::default()
         },
         None => {
-            if let Some(warning) = crate::ai::model_warning(&config.investigation.model) {
+            if let Some(warning) = crate::ai::model_warning(&config.investigation) {
                 progress.println(&format!("Warning: {warning}"));
             }
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()
                 .context("starting the async runtime")?;
-            runtime.block_on(crate::ai::investigate(
+            runtime.block_on(crate::ai::orchestrator::investigate(
                 &config, &base, &dirs, &progress, reserved,
             ))?
         }
@@ -133,15 +132,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let failed = outcome.status.status == InvestigationStatus::Failed;
-    let report = Report {
+    let mut report = Report {
         scan: base,
         ai_brief: outcome.brief,
         ai_detailed: outcome.detailed,
         flags: outcome.flags,
         ai_sections: outcome.sections,
+        directories: outcome.directories,
         investigation: outcome.status,
         grounding: outcome.grounding,
     };
+    report.order_flags();
     match write_report(&config, &report)? {
         // The report is out; the status says the investigation failed, so
         // scripts and CI notice.
@@ -150,15 +151,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Render the report as JSON or text and write it where the user asked.
+/// Render the report in the format asked for and write it where the user
+/// asked.
 fn write_report(config: &Config, report: &Report) -> anyhow::Result<ExitCode> {
-    let text =
-        (!config.output.json).then(|| format_report(report, &config.target.to_string_lossy()));
-    // JSON is serialized straight into the output: at 200,000 files it is
-    // tens of megabytes that need not exist twice.
-    write_output(config, |out: &mut dyn std::io::Write| match &text {
-        Some(text) => out.write_all(text.as_bytes()),
-        None => serde_json::to_writer_pretty(out, report).map_err(std::io::Error::from),
+    let options = RenderOptions {
+        target: config.target.to_string_lossy().into_owned(),
+        depth: config.scan.depth,
+    };
+    write_output(config, |out: &mut dyn std::io::Write| {
+        crate::report::render(report, config.output.format, &options, out)
     })
 }
 

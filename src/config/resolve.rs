@@ -16,17 +16,20 @@ use super::{
     Env, HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode,
     OutputOptions, RETRY_BACKOFF_VAR,
 };
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::{self, Auth, DEFAULT_BASE_URL, DEFAULT_MODEL};
 use crate::ai::engine::batch::BatchTiming;
 use crate::ai::rules::decide::DEFAULT_BUDGET_USD;
-use crate::cli::{Args, Budget};
+use crate::cli::{Args, Budget, FormatArg};
 use crate::paths::absolute;
 use crate::progress::ProgressStyle;
+use crate::report::Format;
 use crate::scan::ScanOptions;
 
 impl Invocation {
     /// Resolve the command line and the environment into what to do.
     pub(crate) fn resolve(args: Args, env: &Env) -> Result<Invocation, ConfigError> {
+        let format = output_format(&args)?;
         let cache_root = env
             .luminos_cache_dir
             .as_ref()
@@ -105,6 +108,11 @@ impl Invocation {
         };
 
         let mode = Mode::of(&args);
+        let model = args
+            .model
+            .filter(|m| !m.trim().is_empty())
+            .or_else(|| env.luminos_model.clone())
+            .unwrap_or_else(|| DEFAULT_MODEL.to_string());
         let config = Config {
             target_arg: shown,
             target,
@@ -116,16 +124,13 @@ impl Invocation {
                 respect_ignore: !args.no_ignore,
             },
             output: OutputOptions {
-                json: args.json,
+                format,
                 file: args.output,
             },
             investigation: InvestigationOptions {
                 fresh: args.fresh,
-                model: args
-                    .model
-                    .filter(|m| !m.trim().is_empty())
-                    .or_else(|| env.luminos_model.clone())
-                    .unwrap_or_else(|| DEFAULT_MODEL.to_string()),
+                model_facts: ModelFacts::of(&model),
+                model,
                 jobs: args.jobs as usize,
                 mode,
                 max_cost,
@@ -167,6 +172,42 @@ impl Invocation {
             clear_cache_first: args.clear_cache,
         })
     }
+}
+
+/// The report's format: `--format`, or `--json` (its short form), or the
+/// `-o` file's extension, else text. `--json` with another `--format`, and
+/// `--estimate` with a format it has no rendering for, are usage errors.
+fn output_format(args: &Args) -> Result<Format, ConfigError> {
+    let asked = args.format.map(|format| match format {
+        FormatArg::Text => Format::Text,
+        FormatArg::Json => Format::Json,
+        FormatArg::Markdown => Format::Markdown,
+        FormatArg::Html => Format::Html,
+    });
+    let explicit = match (args.json, asked) {
+        (true, Some(format)) if format != Format::Json => {
+            return Err(ConfigError::Conflict(format!(
+                "--json is short for --format json; it cannot go with --format {}",
+                format.as_str()
+            )));
+        }
+        (true, _) => Some(Format::Json),
+        (false, asked) => asked,
+    };
+    let by_name = args.output.as_deref().and_then(Format::from_extension);
+    let format = explicit.or(by_name).unwrap_or(Format::Text);
+    if args.estimate && matches!(format, Format::Markdown | Format::Html) {
+        return Err(ConfigError::Conflict(format!(
+            "--estimate writes text or JSON, not {}{}",
+            format.as_str(),
+            if explicit.is_none() {
+                " (from the -o file's extension; add --format text or --format json)"
+            } else {
+                ""
+            }
+        )));
+    }
+    Ok(format)
 }
 
 /// A timeout variable: positive decimal seconds, at most a day.

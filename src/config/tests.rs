@@ -10,6 +10,7 @@ use super::*;
 use crate::ai::api::{self, DEFAULT_BASE_URL, DEFAULT_MODEL};
 use crate::ai::rules::decide::DEFAULT_BUDGET_USD;
 use crate::cli::Args;
+use crate::report::Format;
 
 fn args(list: &[&str]) -> Args {
     Args::try_parse_from(std::iter::once("luminos").chain(list.iter().copied())).unwrap()
@@ -245,4 +246,48 @@ fn batch_flags_and_poll_timing() {
 fn auth_debug_never_shows_the_secret() {
     let shown = format!("{:?}", Auth::ApiKey("sk-secret".into()));
     assert!(!shown.contains("sk-secret"));
+}
+
+/// The report's format: `--format`, `--json` (its short form), the `-o`
+/// file's extension, else text; contradictions are usage errors.
+#[test]
+fn the_format_comes_from_the_flags_then_the_file_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().to_str().unwrap();
+    let format = |flags: &[&str]| {
+        let list: Vec<&str> = flags.iter().copied().chain([target]).collect();
+        Invocation::resolve(args(&list), &Env::default()).map(|plan| match plan {
+            Invocation::Run { config, .. } => config.output.format,
+            other => panic!("expected a run, got {other:?}"),
+        })
+    };
+    assert_eq!(format(&[]), Ok(Format::Text));
+    assert_eq!(format(&["--json"]), Ok(Format::Json));
+    assert_eq!(format(&["--format", "markdown"]), Ok(Format::Markdown));
+    assert_eq!(format(&["--format", "md"]), Ok(Format::Markdown));
+    assert_eq!(format(&["--format", "html"]), Ok(Format::Html));
+    assert_eq!(format(&["-o", "LUMINOS.md"]), Ok(Format::Markdown));
+    assert_eq!(format(&["-o", "out/report.HTML"]), Ok(Format::Html));
+    assert_eq!(format(&["-o", "r.json"]), Ok(Format::Json));
+    assert_eq!(format(&["-o", "report.txt"]), Ok(Format::Text));
+    // The flag wins over the name.
+    assert_eq!(
+        format(&["--format", "text", "-o", "r.md"]),
+        Ok(Format::Text)
+    );
+    assert_eq!(format(&["--json", "-o", "r.html"]), Ok(Format::Json));
+    assert_eq!(format(&["--json", "--format", "json"]), Ok(Format::Json));
+    assert!(matches!(
+        format(&["--json", "--format", "html"]),
+        Err(ConfigError::Conflict(message)) if message.contains("--json is short for --format json")
+    ));
+    assert!(matches!(
+        format(&["--estimate", "--format", "markdown"]),
+        Err(ConfigError::Conflict(message)) if message == "--estimate writes text or JSON, not markdown"
+    ));
+    assert!(matches!(
+        format(&["--estimate", "-o", "cost.html"]),
+        Err(ConfigError::Conflict(message)) if message.contains("from the -o file's extension")
+    ));
+    assert_eq!(format(&["--estimate", "-o", "cost.json"]), Ok(Format::Json));
 }

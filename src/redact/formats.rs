@@ -78,7 +78,7 @@ pub(crate) fn curl_user_password(s: &str, found: &Found<'_>) -> Verdict {
 /// `_auth`), which is one only when it decodes to `user:password`. The
 /// password decides whether it reads as real.
 pub(crate) fn basic_credentials(s: &str, found: &Found<'_>) -> Verdict {
-    let decoded = super::rules::base64url_decode(s);
+    let decoded = super::kinds::base64url_decode(s);
     let pair = String::from_utf8(decoded)
         .ok()
         .and_then(|text| text.split_once(':').map(|(_, pw)| pw.to_owned()));

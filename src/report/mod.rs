@@ -1,18 +1,25 @@
-//! The report: what a run found, as JSON (`--json`) and as the terminal report.
+//! The report: what a run found, in four formats ([`Format`]): the terminal
+//! report for people, JSON for scripts, Markdown to commit beside the code
+//! and a self-contained HTML page.
 //!
 //! The JSON keys and their order are the original's, so scripts written
-//! against it keep working. [`Report`] is the base scan plus the AI fields; the
-//! terminal formatter is [`format_report`]. Every file name and every piece of
-//! model text printed here goes through [`crate::text::escape_control`].
+//! against it keep working; luminos's own keys come after. [`Report`] is the
+//! base scan plus what the investigation learned. Every file name and every
+//! piece of model text is escaped for the format it is written in.
 //!
 //! This module holds the report's data (the types `--json` serialises, their
-//! constructors and the one-line texts the run and the report share; the
-//! domain sections' in `sections`); the terminal rendering is in
-//! `terminal` (the domain sections' in `sections_text`), the unit tests in
-//! `tests`.
+//! constructors and the one-line texts the run and the report share), with
+//! `directory` (the `directories` rows and the flag order) and `sections`
+//! (the domain sections). [`render`] (`format`) writes a report in one
+//! format; one module per format (`text` with `text_tree`, `text_scan` and
+//! `sections_text`, `json`, `markdown`, `html` with `html_svg` and
+//! `html_graph`) and the pieces they share: `verdict` (the lines under the
+//! brief), `shape` (sizes, flagged paths, bars), `graph` (the picture of
+//! the structure) and `markup` (escaping). The unit tests are in `tests`.
 
 use serde::{Deserialize, Serialize};
 
+use crate::ai::api::Usage;
 use crate::scan::BaseScan;
 use crate::text::escape_line;
 use grounding::Grounding;
@@ -27,12 +34,17 @@ pub struct Report {
     pub ai_brief: String,
     /// The detailed analysis from synthesis; empty without an investigation.
     pub ai_detailed: String,
-    /// Findings, from the agent's `flag` calls and from secret redaction.
+    /// Findings, from the agent's `flag` calls and from secret redaction,
+    /// most severe first (see [`Report::order_flags`]).
     pub flags: Vec<Flag>,
     /// The domain sections the synthesis filled (architecture,
     /// components, datasets, ...; see [`sections`]); `{}` when none.
     #[serde(default)]
     pub ai_sections: Sections,
+    /// Every directory in scope, in tree order, with what the investigation
+    /// said about it; empty when none ran.
+    #[serde(default)]
+    pub directories: Vec<DirectoryReport>,
     /// Whether the investigation ran and how far it got; always present.
     #[serde(default)]
     pub investigation: Investigation,
@@ -40,6 +52,17 @@ pub struct Report {
     /// tree; absent when no investigation ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grounding: Option<Grounding>,
+}
+
+impl Report {
+    /// Put the flags in report order (most severe first, then by path,
+    /// line and finding: a stable order, whatever order the loops raised
+    /// them in) and give each directory the paths of the flags raised in
+    /// it. Called once the flags are final (after grounding).
+    pub fn order_flags(&mut self) {
+        self.flags.sort_by(directory::flag_order);
+        directory::attach_flags(&mut self.directories, &self.flags);
+    }
 }
 
 /// How far the investigation got.
@@ -94,7 +117,8 @@ pub struct Investigation {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Spent {
     pub api_requests: u64,
-    pub tokens: TokenTotals,
+    #[serde(with = "ReportTokens")]
+    pub tokens: Usage,
     pub cost_usd: f64,
 }
 
@@ -235,7 +259,8 @@ pub struct InvestigationSummary {
     /// API requests made by this run.
     pub api_requests: u64,
     /// Tokens billed by this run.
-    pub tokens: TokenTotals,
+    #[serde(with = "ReportTokens")]
+    pub tokens: Usage,
     /// Approximate cost of this run in dollars.
     pub cost_usd: f64,
     /// Money prompt caching saved this run, in dollars.
@@ -308,23 +333,45 @@ pub(crate) fn coverage_line(coverage: &Coverage) -> String {
     )
 }
 
-/// Token totals for billing.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct TokenTotals {
-    pub input: u64,
-    pub output: u64,
-    pub cache_write: u64,
-    pub cache_read: u64,
+/// How the report spells a run's [`Usage`] (`tokens`): shorter names than
+/// the API's, as the report has always had them. Only the spelling; the
+/// counts are the one `Usage`.
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Usage")]
+struct ReportTokens {
+    #[serde(rename = "input")]
+    input_tokens: u64,
+    #[serde(rename = "output")]
+    output_tokens: u64,
+    #[serde(rename = "cache_write")]
+    cache_creation_input_tokens: u64,
+    #[serde(rename = "cache_read")]
+    cache_read_input_tokens: u64,
 }
 
+mod directory;
+mod format;
+mod graph;
 pub(crate) mod grounding;
+mod html;
+mod html_graph;
+mod html_svg;
+mod json;
+mod markdown;
+mod markup;
 pub mod sections;
 mod sections_text;
-mod terminal;
+mod sections_view;
+mod shape;
+mod text;
+mod text_scan;
+mod text_tree;
+mod verdict;
 
+pub(crate) use directory::tree_order;
+pub use directory::{DirCoverage, DirectoryReport, FileSummary};
+pub use format::{Format, RenderOptions, render};
 pub use sections::Sections;
-
-pub use terminal::format_report;
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! The domain sections in the terminal report: one `>> TITLE (AI)` section
 //! per field the model filled, in [`SECTION_TITLES`]' order, none for the
 //! others. It only renders [`Sections`]; where the sections go in the
-//! report is the terminal layout's business (`terminal.rs`). All of it is
+//! report is the terminal layout's business (`text.rs`). All of it is
 //! model text, so all of it is escaped.
 
 use super::sections::{SECTION_TITLES, Sections};

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use crate::text::escape_line;
 
 use super::human_size;
-use super::rules::RuleStack;
+use super::ignore_files::RuleStack;
 use super::walk::{Kind, LinkTarget, ListError, Listing, Removed, Walk, WalkRules, list_dir};
 use super::{NodeKind, TreeNode};
 
@@ -167,29 +167,36 @@ fn render_children(node: &TreeNode, prefix: &mut String, out: &mut String) {
         out.push('\n');
         out.push_str(prefix);
         out.push_str(if is_last { "└── " } else { "├── " });
-        out.push_str(&escape_line(&child.name));
-        match child.kind {
-            NodeKind::File => {
-                out.push_str("  (");
-                out.push_str(&human_size(child.size.unwrap_or(0)));
-                out.push(')');
-            }
-            NodeKind::Directory if child.truncated == Some(true) => out.push_str("/  ..."),
-            NodeKind::Directory => out.push('/'),
-            NodeKind::Symlink => {
-                out.push_str(" -> ");
-                out.push_str(&escape_line(child.target.as_deref().unwrap_or_default()));
-            }
-        }
-        if let Some(error) = child.error.as_deref().filter(|e| !e.is_empty()) {
-            out.push_str("  [");
-            out.push_str(&escape_line(error));
-            out.push(']');
-        }
+        push_node_label(out, child);
         let depth = prefix.len();
         prefix.push_str(if is_last { "    " } else { "│   " });
         render_children(child, prefix, out);
         prefix.truncate(depth);
+    }
+}
+
+/// A node as its line shows it after the connectors: its escaped name and
+/// what it is (a file's size, a directory's `/`, a link's target), with
+/// any error. The terminal report's bounded tree draws nodes the same way.
+pub(crate) fn push_node_label(out: &mut String, node: &TreeNode) {
+    out.push_str(&escape_line(&node.name));
+    match node.kind {
+        NodeKind::File => {
+            out.push_str("  (");
+            out.push_str(&human_size(node.size.unwrap_or(0)));
+            out.push(')');
+        }
+        NodeKind::Directory if node.truncated == Some(true) => out.push_str("/  ..."),
+        NodeKind::Directory => out.push('/'),
+        NodeKind::Symlink => {
+            out.push_str(" -> ");
+            out.push_str(&escape_line(node.target.as_deref().unwrap_or_default()));
+        }
+    }
+    if let Some(error) = node.error.as_deref().filter(|e| !e.is_empty()) {
+        out.push_str("  [");
+        out.push_str(&escape_line(error));
+        out.push(']');
     }
 }
 

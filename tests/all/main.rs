@@ -32,6 +32,7 @@ mod privacy;
 mod progress;
 mod prompt_cache;
 mod redaction;
+mod report;
 mod resume;
 mod sandbox;
 mod scan;

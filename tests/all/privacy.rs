@@ -306,10 +306,13 @@ fn no_request_carries_a_secret_and_the_report_flags_each_one() {
     let report = stdout(&out);
     assert_eq!(check.leak(&report), None);
     for Expected { rel, rule, .. } in &expected {
+        // Flags are grouped by file: the file's line, then its one notice.
         let finding = notice(rule);
+        let group = flag_group(&report, rel);
         assert!(
-            report.contains(rel.as_str()) && report.contains(&finding),
-            "no notice {finding:?} for {rel} in\n{report}"
+            group.contains("[INFO    ]") && group.contains(&finding),
+            "no notice {finding:?} for {rel} in
+{report}"
         );
     }
     assert!(
@@ -318,7 +321,7 @@ fn no_request_carries_a_secret_and_the_report_flags_each_one() {
     );
     // Secrets a command showed are flagged where they live, not at the
     // command's `.`.
-    assert!(!report.contains("] .\n"), "{report}");
+    assert!(!report.contains("\n  .\n    ["), "{report}");
     assert_eq!(check.leak(&stderr(&out)), None);
 
     // The JSON report, from a rerun over the unchanged tree: everything,
@@ -588,4 +591,20 @@ fn names_that_try_to_instruct_stay_inside_their_frames() {
             "{pass:?}: a name opened a frame"
         );
     }
+}
+
+/// The flags the terminal report groups under the file `rel`: the lines
+/// after `  rel` up to the next file's line.
+fn flag_group<'a>(report: &'a str, rel: &str) -> &'a str {
+    let header = format!("\n  {rel}\n");
+    let Some(at) = report.find(&header) else {
+        return "";
+    };
+    let rest = &report[at + header.len()..];
+    let end = rest
+        .lines()
+        .take_while(|line| line.starts_with("    "))
+        .map(|line| line.len() + 1)
+        .sum::<usize>();
+    &rest[..end.min(rest.len())]
 }

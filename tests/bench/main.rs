@@ -20,5 +20,6 @@ mod first_request;
 mod grounding;
 mod jobs;
 mod redact;
+mod report;
 mod scale;
 mod scan;

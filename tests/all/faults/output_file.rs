@@ -88,7 +88,9 @@ fn a_failed_report_write_leaves_the_old_report_whole() {
     let path = env.root().join("report.txt");
     let old = old_report(&path);
     let mut cmd = env.std_cmd();
-    cmd.args(["--scan-only", "-o", "report.txt"])
+    // The JSON keeps every file (the terminal report's tree stays within
+    // 120 lines), so it is well past the limit.
+    cmd.args(["--scan-only", "--json", "-o", "report.txt"])
         .arg(env.target());
     use std::os::unix::process::CommandExt;
     // SAFETY: only async-signal-safe calls between fork and exec.
@@ -125,7 +127,7 @@ fn a_failed_report_write_leaves_the_old_report_whole() {
     // Without the limit the report replaces the old one, keeping its mode.
     set_mode(&path, 0o640);
     env.bare_cmd()
-        .args(["--scan-only", "-o", "report.txt"])
+        .args(["--scan-only", "--json", "-o", "report.txt"])
         .arg(env.target())
         .assert()
         .success();

@@ -75,7 +75,7 @@ fn an_unreadable_subdirectory_is_marked_in_the_tree_and_the_json() {
     assert!(node("ok").get("error").is_none());
     let rendered = stdout(&text);
     assert!(
-        rendered.contains("├── names_only/  [permission denied]\n"),
+        rendered.contains("── names_only/  [permission denied]\n"),
         "{rendered}"
     );
     assert!(
