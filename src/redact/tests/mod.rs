@@ -346,6 +346,22 @@ fn pieces_of_a_key_it_has_seen_are_masked_wherever_they_turn_up() {
     assert_eq!(redactor.redact(plain).text, plain);
 }
 
+/// A test's numbered ids assigned to token names are examples: masked
+/// where the rule sees them, flagged info, and not remembered, so the words
+/// they are made of stay readable in later text.
+#[test]
+fn numbered_words_are_examples_and_not_remembered() {
+    let redactor = Redactor::new();
+    let first = redactor.redact("\"refresh_token\": \"refresh-1\",\n");
+    assert_eq!(
+        first.text,
+        "\"refresh_token\": \"[REDACTED:generic-secret]\",\n"
+    );
+    assert_eq!(first.hits[0].severity, RuleSeverity::Info);
+    let later = "there is no refresh-token fallback\n";
+    assert_eq!(redactor.redact(later).text, later);
+}
+
 #[test]
 fn a_repeated_value_is_still_redacted_but_marked_known() {
     let redactor = Redactor::new();
