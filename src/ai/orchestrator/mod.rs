@@ -141,6 +141,7 @@ pub(crate) async fn investigate(
         if !opened.is_new {
             crate::ai::tools::recall_earlier_redactions(&cache, session.redactor(), progress);
         }
+        batch_mode::settle_canceled(&session).await?;
         let run = Phases {
             ctx: Arc::new(RunContext {
                 session,
@@ -181,7 +182,14 @@ pub(crate) async fn investigate(
             .count();
         evaluate(&cache, &decision, &work.outcomes, cached, progress)?;
         let synthesis = synthesis_phase(&run, &situation.dirs).await?;
-        let mut outcome = finish(&run, &situation.dirs, &decision, cached, synthesis, &work);
+        let mut outcome = finish(
+            &run,
+            &situation.inputs(),
+            &decision,
+            cached,
+            synthesis,
+            &work,
+        );
         batch_mode::forget_when_complete(&cache, &outcome, progress);
         ground_phase(&run, &situation.dirs, &mut outcome);
         Ok::<_, InvestigationError>(outcome)
@@ -294,7 +302,7 @@ async fn work_phase(
             .map(|limit| limit - decision.work.budget.synthesis_reserve),
     };
     let board = progress.dir_board(decision.work.loops.len());
-    if !run.ctx.session.model_facts().known {
+    if !run.ctx.session.model_facts().prices_known() {
         board.assume_prices();
     }
     run_work(shared, &decision.work, &situation.stats, options, &board).await
