@@ -23,7 +23,7 @@
 //! a placeholder, a word) is [`password_looks_real`]'s answer.
 
 use super::check::{Found, Verdict};
-use super::entropy::{is_template, looks_random, password_looks_real, percent_decode};
+use super::entropy::{is_template, looks_random, password_looks_real, percent_decode, wordiness};
 
 /// Characters a literal needs before it is redacted: shorter values are
 /// rarely credentials and often flags, units or words.
@@ -197,6 +197,9 @@ fn is_literal(value: &str, found: &Found<'_>) -> bool {
             || value.starts_with("./")
             || value.starts_with("~/"));
     }
+    if is_number_literal(value) {
+        return false;
+    }
     let keywords = value
         .split(['/', '|'])
         .all(|word| KEYWORDS.contains(&word.to_ascii_lowercase().as_str()));
@@ -213,7 +216,7 @@ fn is_literal(value: &str, found: &Found<'_>) -> bool {
 /// (`from_secret: db_password`). A random-looking one never is: code does
 /// not name things `Xk7pKkjAyHK0xhQm` (an HTTP header's value does).
 fn names_something(value: &str, found: &Found<'_>) -> bool {
-    if looks_random(value) {
+    if looks_random(value) && !is_constant_name(value) {
         return false;
     }
     let after = found.text[found.range("s").end..]
@@ -255,6 +258,51 @@ fn names_something(value: &str, found: &Found<'_>) -> bool {
         || (value.contains('_') && found.group("sep").contains('='))
 }
 
+/// A number as Rust writes it with its type suffix: `131080u32`,
+/// `1_000_000usize`, `0xFFu8` (Windows bindings' constants). Without the
+/// suffix a number is left to the rule: `pin: 84736291` in YAML and
+/// `private_key: 0x4c08…` are values.
+fn is_number_literal(v: &str) -> bool {
+    let Some(digits) = [
+        "usize", "isize", "u128", "i128", "u64", "i64", "u32", "i32", "u16", "i16", "u8", "i8",
+        "f64", "f32",
+    ]
+    .iter()
+    .find_map(|suffix| v.strip_suffix(suffix)) else {
+        return false;
+    };
+    let (digits, hex) = match digits.strip_prefix("0x") {
+        Some(rest) => (rest, true),
+        None => (digits, false),
+    };
+    !digits.is_empty()
+        && digits.starts_with(|c: char| c.is_ascii_digit() || hex)
+        && digits.bytes().all(|b| {
+            b == b'_'
+                || if hex {
+                    b.is_ascii_hexdigit()
+                } else {
+                    b.is_ascii_digit()
+                }
+        })
+}
+
+/// A constant's name: capitals and digits in two or more parts joined by
+/// `_`, one of them a word (`D3D10_STENCIL_OP`, `TOKEN_ACCESS_MASK`). Its
+/// digits can make it look random; it is still a name.
+fn is_constant_name(v: &str) -> bool {
+    let parts: Vec<&str> = v.split('_').collect();
+    parts.len() >= 2
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+        })
+        && parts.iter().any(|p| {
+            p.len() >= 3 && p.bytes().all(|b| b.is_ascii_uppercase()) && wordiness(p) >= 0.5
+        })
+}
+
 /// `[A-Za-z_$][A-Za-z0-9_$]*`.
 fn is_identifier(v: &str) -> bool {
     v.bytes()
@@ -273,10 +321,14 @@ fn starts_like_code(v: &str) -> bool {
 }
 
 /// An unquoted value in code: a call, an index, a generic type, a closure's
-/// parameter list, a range, or a dotted path such as `os.environ` or
-/// `self.config.token`.
+/// parameter list, a range, a path such as `super::Foundation::` (cut at a
+/// space, as Windows bindings write their parameter types), or a dotted
+/// path such as `os.environ` or `self.config.token`.
 fn reads_as_code(v: &str) -> bool {
-    if v.contains(['(', ')', '[', ']', '{', '}', '<', '>', '|']) || v.contains("..") {
+    if v.contains(['(', ')', '[', ']', '{', '}', '<', '>', '|'])
+        || v.contains("..")
+        || v.contains("::")
+    {
         return true;
     }
     let is_ident = |p: &str| {

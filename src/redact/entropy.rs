@@ -125,6 +125,17 @@ const fn bigram_table() -> [[bool; 26]; 26] {
     table
 }
 
+/// Whether `piece` is one ordinary word, letters of one case that read like
+/// English (`progress`, `PASSWORD`), or a number (`20251127`). Such a piece
+/// of a remembered value says little about the value and turns up by
+/// chance in other text: masking it would hide the word or the number
+/// wherever the run shows it.
+pub(crate) fn is_word_piece(piece: &[u8]) -> bool {
+    let one_case =
+        piece.iter().all(u8::is_ascii_lowercase) || piece.iter().all(u8::is_ascii_uppercase);
+    (one_case && reads_like_a_word(piece)) || piece.iter().all(u8::is_ascii_digit)
+}
+
 /// A segment reads like a word when at least three quarters of its letter
 /// pairs are common in English: `Engine`, `CONFIG`, `token`, but not `Xlfj`
 /// or `DKSB`.
@@ -341,6 +352,16 @@ mod tests {
                 let rate = accepted as f64 / n as f64;
                 assert!(rate >= want, "{name} len {len}: {rate}");
             }
+        }
+    }
+
+    #[test]
+    fn word_pieces() {
+        for piece in ["progress", "PASSWORD", "settings", "20251127"] {
+            assert!(is_word_piece(piece.as_bytes()), "{piece}");
+        }
+        for piece in ["rogress-", "Progress", "qzkxvbnm", "r482kqz9", "velvet o"] {
+            assert!(!is_word_piece(piece.as_bytes()), "{piece}");
         }
     }
 

@@ -129,7 +129,22 @@ pub(crate) fn password_is_example(v: &str) -> bool {
         || has_simple_run(v, 5)
         || is_repeated(&squeezed)
         || reads_as_prose(v)
+        || is_numbered_word(v)
         || v.contains(char::is_control)
+}
+
+/// Whether `v` is one lowercase word numbered with a single digit:
+/// `progress-1`, `access_2`, the ids a test hands out in turn. Two or more
+/// digits (`sunshine-42`) read as a chosen password and stay one.
+fn is_numbered_word(v: &str) -> bool {
+    let Some((word, number)) = v.rsplit_once(['-', '_']) else {
+        return false;
+    };
+    number.len() == 1
+        && number.bytes().all(|b| b.is_ascii_digit())
+        && word.len() >= 3
+        && word.bytes().all(|b| b.is_ascii_lowercase())
+        && super::entropy::wordiness(word) >= 1.0
 }
 
 /// Whether `s` is one piece written two or more times.
@@ -200,6 +215,8 @@ mod tests {
             "invalid token",
             "Enter the value here.",
             "CLIENT_TRAFFIC_SECRET_0",
+            "progress-1",
+            "refresh_2",
             "a\u{0}b\u{1}c\td%&'()",
         ] {
             assert!(password_is_example(v), "{v}");
@@ -210,6 +227,8 @@ mod tests {
             "mydogmax1985",
             "BlueHarbor#1987",
             "q8Zk2LmP0xVb7RtN",
+            "sunshine-42",
+            "xkqzvtrw-1",
         ] {
             assert!(!password_is_example(v), "{v}");
         }

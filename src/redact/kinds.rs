@@ -32,6 +32,9 @@ use super::entropy::{
     is_template, password_looks_real, percent_decode, shannon_entropy, wordiness,
 };
 use super::examples::{has_placeholder_marker, has_simple_run, key_body_is_example};
+use super::formats::{
+    basic_credentials, curl_user_password, pgpass_password, prefixed_token, typed_password,
+};
 
 // The key-body check is this table's, so it sits here, beside its rules.
 impl Verdict {
@@ -172,6 +175,65 @@ pub static RULES: &[Rule] = &[
         accept: jwt_verdict,
     },
     Rule {
+        name: "service-token",
+        severity: Critical,
+        summary: "tokens with a prefix their service documents: npm, PyPI, Shopify, DigitalOcean, SendGrid, HashiCorp Vault, Databricks, Doppler, Grafana, Hugging Face, Linear, Postman, Pulumi, Prefect, RubyGems, Sentry, Perplexity, PlanetScale, age, Heroku, Fly.io, Notion, Square, Atlassian, 1Password, Google OAuth client secrets, Slack app tokens, Stripe test keys, and Azure storage account keys",
+        // Prefixes, alphabets and lengths as the services document them.
+        // Only formats with a literal prefix share this one pattern: the
+        // regex engine finds their prefixes together in one fast pass, and
+        // a format without one makes the whole pass slow (measured).
+        pattern: concat!(
+            r"(?-u:\b)(?:npm_[A-Za-z0-9]{36}",
+            r"|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}",
+            r"|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+            r"|do[opr]_v1_[a-f0-9]{64}",
+            r"|SG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{40,46}",
+            r"|hv[sb]\.[A-Za-z0-9_-]{90,300}",
+            r"|dapi[a-f0-9]{32}(?:-[0-9])?",
+            r"|dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{40,44}",
+            r"|glc_[A-Za-z0-9+/]{32,400}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}",
+            r"|hf_[A-Za-z]{34}|api_org_[A-Za-z]{34}",
+            r"|lin_api_[A-Za-z0-9]{40}",
+            r"|PMAK-[a-f0-9]{24}-[a-f0-9]{34}",
+            r"|pul-[a-f0-9]{40}",
+            r"|pnu_[A-Za-z0-9]{36}",
+            r"|rubygems_[a-f0-9]{48}",
+            r"|sntry[us]_[A-Za-z0-9+/=_]{64,}",
+            r"|pplx-[A-Za-z0-9]{48}",
+            r"|pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}",
+            r"|AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+            r"|HRKU-AA[A-Za-z0-9_-]{58}",
+            r"|fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}",
+            r"|ntn_[0-9]{11}[A-Za-z0-9]{35}",
+            r"|sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}",
+            r"|ATATT3[A-Za-z0-9_=-]{100,}",
+            r"|ops_eyJ[A-Za-z0-9+/]{250,}",
+            r"|GOCSPX-[A-Za-z0-9_-]{28}",
+            r"|xapp-[0-9]-[A-Z0-9]+-[0-9]+-[a-z0-9]+",
+            r"|[sr]k_(?:test|prod)_[A-Za-z0-9]{20,247}",
+            r")(?-u:\b)",
+            r"|(?:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{43,88}={0,2})",
+        ),
+        lowercase: false,
+        accept: prefixed_token,
+    },
+    Rule {
+        name: "telegram-bot-token",
+        severity: Critical,
+        summary: "Telegram bot tokens (a bot id, `:A`, then 34 characters)",
+        pattern: r"(?-u:\b)[0-9]{8,10}:A[A-Za-z0-9_-]{34}(?-u:\b)",
+        lowercase: false,
+        accept: prefixed_token,
+    },
+    Rule {
+        name: "azure-client-secret",
+        severity: Critical,
+        summary: "Azure AD (Entra ID) client secrets (`Q~` after four characters)",
+        pattern: r"(?-u:\b)[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?-u:\b)",
+        lowercase: false,
+        accept: prefixed_token,
+    },
+    Rule {
         name: "url-credentials",
         severity: Concern,
         summary: "passwords in URLs (scheme://user:password@host), unless a template; scheme, user and host are kept",
@@ -188,10 +250,63 @@ pub static RULES: &[Rule] = &[
         accept: |s, _| Verdict::real_if(password_looks_real(s)),
     },
     Rule {
+        name: "basic-auth",
+        severity: Concern,
+        summary: "base64 user:password after `Authorization: Basic`, and stored as Docker's \"auth\" or npm's _auth",
+        pattern: r#"(?:authorization\\?["']?[ \t]*[:=,][ \t]*\\?["']?[ \t]*basic[ \t]+|(?P<stored>"auth"[ \t]*:[ \t]*"|(?-u:\b)_auth[ \t]*=[ \t]*))(?P<s>[a-z0-9+/]{8,}={0,2})"#,
+        lowercase: true,
+        accept: basic_credentials,
+    },
+    Rule {
+        name: "netrc-password",
+        severity: Concern,
+        summary: ".netrc passwords (`machine HOST login USER password PASS`, on one line or several)",
+        pattern: r"(?-u:\b)(?:machine\s+[^\s]+|default)(?:\s+(?:login|account|port)\s+[^\s]+)+\s+password\s+(?P<s>[^\s]+)",
+        lowercase: true,
+        accept: typed_password,
+    },
+    Rule {
+        name: "pgpass-password",
+        severity: Concern,
+        summary: ".pgpass lines (`host:port:database:user:password`); the password is redacted",
+        // Found from the port on, which has a literal to look for (a
+        // pattern that starts at the host is ten times slower); the check
+        // then wants the host alone before it on the line, or after the
+        // `path:` or `path:N:` that `grep` adds. The password ends the line
+        // (a `:` in it is escaped as `\:`).
+        pattern: r"(?m):(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:(?P<s>(?:[^:\s\\]|\\[^\s])+)[ \t\r]*$",
+        lowercase: false,
+        accept: pgpass_password,
+    },
+    Rule {
+        name: "curl-user",
+        severity: Concern,
+        summary: "passwords in `curl -u user:password` and `--user user:password`",
+        pattern: r#"(?-u:\b)curl(?-u:\b)(?:[^\n]|\\\n)*?[ \t](?:-u[ \t]*|--user(?:[ \t]+|=))["']?(?P<user>[^\s:"']*):(?P<s>[^\s"']+)"#,
+        lowercase: false,
+        accept: curl_user_password,
+    },
+    Rule {
+        name: "mysql-password",
+        severity: Concern,
+        summary: "passwords glued to `-p` on MySQL and MariaDB command lines (`mysql -pPASS`)",
+        pattern: r#"(?-u:\b)(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlpump|mysqlsh|mariadb|mariadb-dump|mariadb-admin)(?-u:\b)(?:[^\n]|\\\n)*?[ \t]-p(?P<s>"[^"\n]+"|'[^'\n]+'|[^\s"'`;|&<>()]+)"#,
+        lowercase: false,
+        accept: typed_password,
+    },
+    Rule {
+        name: "xml-secret",
+        severity: Concern,
+        summary: "values of XML elements named password, secret, token, apikey, accesskey or privatekey (Maven's settings.xml), and NuGet's <add key=\"Password\" value=…>",
+        pattern: r#"(?:<(?:password|passwd|passphrase|secret|token|apikey|api-key|api_key|accesskey|access-key|secretkey|secret-key|clientsecret|client-secret|privatekey|private-key)>|<add[ \t]+key="(?:cleartext)?password"[ \t]+value=")(?P<s>[^<"\n]{1,256})(?:</|")"#,
+        lowercase: true,
+        accept: typed_password,
+    },
+    Rule {
         name: "generic-secret",
         severity: Concern,
         summary: "literals of 8 or more characters (words and passphrases too) assigned to names holding password, passwd, passphrase, pass, pwd, secret, token, api_key, access_key or private_key; not references, templates, types or code",
-        pattern: r#"(?P<word>password|passwd|passphrase|pass|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)(?P<suffix>[A-Za-z0-9_.-]*)\\?["']?(?P<sep>[ \t]*(?::=|=>|=|:)[ \t]*)(?P<s>\\"[^"\\\n]+\\"|"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[^\s"'`,;&\\]+)"#,
+        pattern: r#"(?P<word>password|passwd|passphrase|pass|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)(?P<suffix>[A-Za-z0-9_.-]*)\\?["']?(?P<sep>[ \t]*(?::=|=>|=|:)[ \t]*)(?P<s>\\"[^"\\\n]+\\"|"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[^\s"'`,;&\\]+(?:&[^\s"'`,;&\\=]+)*)"#,
         lowercase: true,
         accept: generic_assignment,
     },
@@ -287,7 +402,7 @@ fn jwt_verdict(s: &str, _: &Found<'_>) -> Verdict {
 
 /// Decode base64url (or base64) without padding; stops at the first byte
 /// outside the alphabet. Enough to read a JWT's claims.
-fn base64url_decode(s: &str) -> Vec<u8> {
+pub(super) fn base64url_decode(s: &str) -> Vec<u8> {
     let value = |b: u8| -> Option<u32> {
         match b {
             b'A'..=b'Z' => Some(u32::from(b - b'A')),

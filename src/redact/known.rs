@@ -11,7 +11,10 @@
 //! stretch masked too, under the same rule's name.
 //!
 //! Only pieces of at least [`WINDOW`] bytes are remembered, and not the
-//! `-----BEGIN/END ...-----` marker lines, which are format, not secret. A
+//! `-----BEGIN/END ...-----` marker lines, which are format, not secret,
+//! nor a window that is one ordinary word (`progress` in `progress-1`, a
+//! value a rule took for a password) or a number: it says little about the
+//! value and masking it would hide the word or the number everywhere. A
 //! stretch masked this way is not reported as a new hit: the rule that found
 //! the secret the first time already was. Some values are remembered whole
 //! but not cut into windows (examples made of words, see the redactor): a
@@ -19,8 +22,10 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::entropy::is_word_piece;
+
 /// Bytes a shared stretch must have before it is masked.
-pub(crate) const WINDOW: usize = 12;
+pub(crate) const WINDOW: usize = 8;
 
 /// Bits in the prefilter: 8 KiB, which stays in the L1 cache.
 const PREFILTER_BITS: usize = 1 << 16;
@@ -70,6 +75,9 @@ impl Known {
                 let Ok(key) = <[u8; WINDOW]>::try_from(window) else {
                     continue;
                 };
+                if is_word_piece(window) {
+                    continue;
+                }
                 if self.prefilter.is_empty() {
                     self.prefilter = vec![0; PREFILTER_BITS / 64];
                 }
@@ -147,10 +155,12 @@ mod tests {
             known.remember(secret, 0, true),
             "the second time it is a repeat"
         );
-        let text = "tail: CCCCDDDD and -----BEGIN X PRIVATE KEY----- and short==";
+        let text = "tail: CCCDDDD and -----BEGIN X PRIVATE KEY----- and short==";
         assert!(known.stretches(text).is_empty());
         let text = "x AAAABBBBCCCCDDDD y";
         assert_eq!(known.stretches(text), [(2, 18, 0)]);
+        // A piece of exactly a window is enough.
+        assert_eq!(known.stretches("x:CCCCDDDD"), [(2, 10, 0)]);
     }
 
     #[test]
@@ -165,7 +175,17 @@ mod tests {
         assert_eq!(&text[start..end], "6789abcdefghij");
         assert_eq!(rule, 3);
         // Less than a window in common: nothing.
-        assert!(known.stretches("0123456789a").is_empty());
+        assert!(known.stretches("0123456 3456789").is_empty());
+    }
+
+    #[test]
+    fn a_window_that_is_one_word_is_not_remembered() {
+        let mut known = Known::default();
+        known.remember("progress-1", 0, true);
+        assert!(known.stretches("let progress = 0;").is_empty());
+        // The value itself is still masked but for its first letter, which
+        // only the word window held.
+        assert_eq!(known.stretches("x progress-1"), [(3, 12, 0)]);
     }
 
     #[test]

@@ -46,6 +46,7 @@ mod assign;
 mod check;
 mod entropy;
 mod examples;
+mod formats;
 mod kinds;
 mod known;
 
@@ -329,6 +330,7 @@ fn find_candidates(text: &str) -> Vec<Span> {
             };
             let secret = caps.name("s").unwrap_or(whole);
             let (start, end) = trim_quotes(text, secret.start(), secret.end());
+            let end = end_before_next_parameter(text, start, end);
             let found = Found { text, caps: &caps };
             let verdict = if start < end {
                 (rule.accept)(&text[start..end], &found)
@@ -373,6 +375,16 @@ fn find_candidates(text: &str) -> Vec<Span> {
 /// The byte offset of the character after the one at `i`.
 fn next_char(text: &str, i: usize) -> usize {
     text[i..].chars().next().map_or(i + 1, |c| i + c.len_utf8())
+}
+
+/// A value may hold `&` (`password=Tr0ub4dor&3horse`), but in a query
+/// string (`?token=abc&page=2`) the last `&` before an `=` starts the next
+/// parameter: the value ends there.
+fn end_before_next_parameter(text: &str, start: usize, end: usize) -> usize {
+    if !text[end..].starts_with('=') {
+        return end;
+    }
+    text[start..end].rfind('&').map_or(end, |amp| start + amp)
 }
 
 /// Shrink a quoted value (`"x"`, `'x'`, `` `x` ``, `\"x\"`) to what is inside.

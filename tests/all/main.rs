@@ -21,6 +21,7 @@ mod cache;
 mod cli;
 mod concurrency;
 mod crash_resume;
+mod credentials;
 mod discovery;
 mod estimate;
 mod faults;

@@ -5,9 +5,9 @@
 //!   real-looking and its example-looking form, read whole, by `tail` and by
 //!   `grep -rn` by a thorough agent that quotes everything it was shown in
 //!   its summaries. No request carries any piece of a secret, the report
-//!   flags each one by path, rule and severity (`info` for an example) and
-//!   never shows its value, and `--no-redact` sends them all (so the check
-//!   can fail).
+//!   has one `info` notice per file naming the rule and the line (and
+//!   saying when the value looks like an example), never the value, and
+//!   `--no-redact` sends them all (so the check can fail).
 //! - Injection: a file tells the agent to break out of the target and an
 //!   agent that obeys issues those calls. Every tool refuses, nothing outside
 //!   the target is read, written or deleted, and the run still finishes.
@@ -22,7 +22,7 @@ use support::TestEnv;
 use support::agent::{AgentEnv, Pass, Turn, visible_files};
 use support::mock::{RecordedRequest, Reply};
 use support::output::{stderr, stdout};
-use support::secrets::{LeakCheck, examples, fixture, github_token};
+use support::secrets::{EXAMPLE_FRAGMENT, LeakCheck, examples, fixture, github_token};
 
 fn run(env: &TestEnv, extra: &[&str]) -> Output {
     env.run_ok(extra)
@@ -76,17 +76,21 @@ fn relative(target: &Path, dir: &Path) -> String {
 /// forms, and which file holds which.
 struct SecretTree {
     env: TestEnv,
+    /// Real-looking values: no piece of `secrets::FRAGMENT` bytes may be sent.
     secrets: Vec<String>,
+    /// Example values: no piece of [`EXAMPLE_FRAGMENT`] bytes may be sent.
+    examples: Vec<String>,
     /// Every file holding a secret.
     expected: Vec<Expected>,
 }
 
-/// A file holding a secret, the rule that finds it and its flag's severity.
+/// A file holding a secret, the rule that finds it and whether its value
+/// looks like an example.
 #[derive(Clone)]
 struct Expected {
     rel: String,
     rule: &'static str,
-    severity: &'static str,
+    example: bool,
 }
 
 /// Private keys go under keys/ with an `_` in their names (a shape that once
@@ -96,6 +100,7 @@ struct Expected {
 fn secret_tree() -> SecretTree {
     let env = TestEnv::new();
     let mut secrets = Vec::new();
+    let mut example_values = Vec::new();
     let mut expected = Vec::new();
     for (i, sample) in fixture().into_iter().chain(examples()).enumerate() {
         let rel = if sample.rule == "private-key" {
@@ -107,9 +112,13 @@ fn secret_tree() -> SecretTree {
         expected.push(Expected {
             rel,
             rule: sample.rule,
-            severity: sample.severity(),
+            example: sample.example,
         });
-        secrets.extend(sample.secrets);
+        if sample.example {
+            example_values.extend(sample.secrets);
+        } else {
+            secrets.extend(sample.secrets);
+        }
     }
     let token = github_token(4242);
     env.file(
@@ -124,11 +133,12 @@ fn secret_tree() -> SecretTree {
     expected.push(Expected {
         rel: "src/client.py".to_string(),
         rule: "github-token",
-        severity: "critical",
+        example: false,
     });
     SecretTree {
         env,
         secrets,
+        examples: example_values,
         expected,
     }
 }
@@ -216,12 +226,15 @@ fn thorough(turn: &Turn<'_>) -> Reply {
     }
 }
 
-fn thorough_env() -> (AgentEnv, Vec<String>, Vec<Expected>) {
+/// The thorough agent's env, the check for pieces of every value, and the
+/// files that hold one.
+fn thorough_env() -> (AgentEnv, LeakCheck, Vec<Expected>) {
     let tree = secret_tree();
     let env = tree
         .env
         .with_agent(|agent| agent.every_dir_script(thorough));
-    (env, tree.secrets, tree.expected)
+    let check = LeakCheck::new(&tree.secrets).with(&tree.examples, EXAMPLE_FRAGMENT);
+    (env, check, tree.expected)
 }
 
 /// Fails on the first request (from index `from` on) that carries a piece of
@@ -245,6 +258,14 @@ fn assert_no_request_leaks(env: &AgentEnv, check: &LeakCheck, from: usize) {
     }
 }
 
+/// How the notice for a file holding one value found by `rule` begins.
+fn notice(rule: &str) -> String {
+    format!(
+        "1 value that looks like a credential was redacted before reaching the model: {rule} on \
+         line "
+    )
+}
+
 /// Every tool result any request carried.
 fn tool_results(requests: &[RecordedRequest]) -> Vec<String> {
     requests
@@ -256,8 +277,7 @@ fn tool_results(requests: &[RecordedRequest]) -> Vec<String> {
 
 #[test]
 fn no_request_carries_a_secret_and_the_report_flags_each_one() {
-    let (env, secrets, expected) = thorough_env();
-    let check = LeakCheck::new(&secrets);
+    let (env, check, expected) = thorough_env();
     let out = run(&env, &[]);
     assert_no_request_leaks(&env, &check, 0);
 
@@ -281,29 +301,22 @@ fn no_request_carries_a_secret_and_the_report_flags_each_one() {
         );
     }
 
-    // The terminal report: each secret flagged by path, rule and severity,
-    // no value; examples say why they are only info.
+    // The terminal report: each file's secret is one notice naming the
+    // path, the rule and the line, never the value; examples say so.
     let report = stdout(&out);
     assert_eq!(check.leak(&report), None);
-    for Expected {
-        rel,
-        rule,
-        severity,
-    } in &expected
-    {
-        // Flags are grouped by file: the file's line, then its flags.
-        let entry = format!(
-            "    [{:<8}] possible secret ({rule}) on line ",
-            severity.to_uppercase()
-        );
+    for Expected { rel, rule, .. } in &expected {
+        // Flags are grouped by file: the file's line, then its one notice.
+        let finding = notice(rule);
         let group = flag_group(&report, rel);
         assert!(
-            group.contains(&entry),
-            "no flag {entry:?} for {rel} in\n{report}"
+            group.contains("[INFO    ]") && group.contains(&finding),
+            "no notice {finding:?} for {rel} in
+{report}"
         );
     }
     assert!(
-        report.contains("; it looks like an example value and was redacted before reaching"),
+        report.contains("It looks like an example or a placeholder."),
         "{report}"
     );
     // Secrets a command showed are flagged where they live, not at the
@@ -320,20 +333,19 @@ fn no_request_carries_a_secret_and_the_report_flags_each_one() {
     assert_eq!(check.leak(&text), None);
     let json: Value = serde_json::from_str(&text).unwrap();
     let flags = json["flags"].as_array().unwrap();
-    for Expected {
-        rel,
-        rule,
-        severity,
-    } in &expected
-    {
-        assert!(
-            flags.iter().any(|flag| flag["path"] == rel.as_str()
-                && flag["severity"] == *severity
-                && flag["finding"]
-                    .as_str()
-                    .unwrap()
-                    .starts_with(&format!("possible secret ({rule}) on line "))),
-            "no {rule} flag for {rel} in {flags:#?}"
+    for Expected { rel, rule, example } in &expected {
+        let mine: Vec<&Value> = flags
+            .iter()
+            .filter(|flag| flag["path"] == rel.as_str())
+            .collect();
+        assert_eq!(mine.len(), 1, "{rel}: {mine:#?}");
+        let finding = mine[0]["finding"].as_str().unwrap();
+        assert_eq!(mine[0]["severity"], "info", "{rel}");
+        assert!(finding.starts_with(&notice(rule)), "{rel}: {finding}");
+        assert_eq!(
+            finding.ends_with("It looks like an example or a placeholder."),
+            *example,
+            "{rel}: {finding}"
         );
     }
     assert!(flags.iter().all(|flag| flag["path"] != "."), "{flags:#?}");
@@ -344,8 +356,7 @@ fn no_request_carries_a_secret_and_the_report_flags_each_one() {
 /// cached, which quote them.
 #[test]
 fn no_redact_sends_the_secrets_and_its_cache_is_not_resumed_by_a_redacting_run() {
-    let (env, secrets, _) = thorough_env();
-    let check = LeakCheck::new(&secrets);
+    let (env, check, _) = thorough_env();
     let out = run(&env, &["--no-redact", "--json"]);
     let sent: String = env
         .server

@@ -1,7 +1,8 @@
 //! Redactor measurements on a real corpus with no live secrets in it, the
 //! crate sources under `~/.cargo/registry/src` (recall on the fixture runs in
-//! the normal suite, `all::redaction`): redacted spans and non-`info` flags
-//! per 10,000 files, and throughput against a plain copy of the same text.
+//! the normal suite, `all::redaction`): redacted spans, hits taken for real
+//! credentials and redaction notices (one `info` flag per file) per 10,000
+//! files, and throughput against a plain copy of the same text.
 //!
 //! Fake secrets are generated at run time, so the repository holds nothing a
 //! secret scanner would mistake for a live key.
@@ -87,9 +88,14 @@ struct Tally {
     spans: usize,
     files_with_spans: usize,
     /// Distinct (file, rule, line) of hits whose severity is not `info`:
-    /// the flags a user would be asked to look at.
+    /// how often a rule takes something for a real credential.
     flags: usize,
     files_with_flags: usize,
+    /// Every hit, examples included.
+    hits: usize,
+    /// Files with any hit: the redaction notices a run would raise (one
+    /// `info` flag per file).
+    files_with_hits: usize,
     /// Spans by rule and flag severity, for saying where they come from.
     by_rule: std::collections::BTreeMap<(&'static str, &'static str), usize>,
 }
@@ -125,6 +131,8 @@ fn tally(root: &Path, files: &[(PathBuf, String)], redactor: &Redactor) -> Tally
         }
         tally.flags += flagged.len();
         tally.files_with_flags += usize::from(!flagged.is_empty());
+        tally.hits += out.hits.len();
+        tally.files_with_hits += usize::from(!out.hits.is_empty());
     }
     tally
 }
@@ -175,10 +183,18 @@ fn spans_flags_and_throughput_on_crate_sources() {
         per_10k(tally.spans, files.len())
     );
     println!(
-        "non-info flags: {} in {} files = {:.2} per 10,000 files (target < 5)",
+        "non-info hits: {} in {} files = {:.2} per 10,000 files (target < 5)",
         tally.flags,
         tally.files_with_flags,
         per_10k(tally.flags, files.len())
+    );
+    println!(
+        "all hits: {} = {:.2} per 10,000 files; redaction notices (one info flag per file \
+         with a hit): {} = {:.2} per 10,000 files",
+        tally.hits,
+        per_10k(tally.hits, files.len()),
+        tally.files_with_hits,
+        per_10k(tally.files_with_hits, files.len())
     );
 
     // Baseline in the same run: copying every file, which any filter that
@@ -224,10 +240,30 @@ fn spans_flags_and_throughput_on_crate_sources() {
     // Files where the remembered secrets masked something a redactor that
     // never saw them left alone.
     let fresh = Redactor::new();
-    let masked: usize = files
-        .iter()
-        .filter(|(_, text)| seasoned.redact(text).text != fresh.redact(text).text)
-        .count();
+    let mut masked = 0;
+    for (path, text) in &files {
+        let (remembering, plain) = (seasoned.redact(text).text, fresh.redact(text).text);
+        if remembering == plain {
+            continue;
+        }
+        masked += 1;
+        // The first few, with the first line that differs, to say why.
+        if masked <= 5 {
+            let (line, was) = remembering
+                .lines()
+                .zip(plain.lines())
+                .find(|(a, b)| a != b)
+                .unwrap_or(("", ""));
+            let rel = path.strip_prefix(&root).unwrap_or(path);
+            let shown = |line: &str| line.trim().chars().take(160).collect::<String>();
+            println!(
+                "  changed {}\n    {}\n    was {}",
+                rel.display(),
+                shown(line),
+                shown(was)
+            );
+        }
+    }
     println!(
         "with {} fixture secrets remembered: in 1 MiB texts {:.0} MB/s ({:.2}x the time of a \
          fresh redactor), {masked} files changed",

@@ -39,3 +39,23 @@ pub fn base64url(bytes: &[u8]) -> String {
     }
     out
 }
+
+/// Standard base64 with padding (HTTP Basic credentials).
+pub fn base64(bytes: &[u8]) -> String {
+    let chars = B64.as_bytes();
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(chars[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}

@@ -8,7 +8,7 @@
 //! redactor's recall measurement (`all/redaction.rs`) and the end-to-end
 //! privacy tests.
 
-pub use super::fake::{B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64url, fake};
+pub use super::fake::{B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64, base64url, fake};
 
 /// A classic GitHub personal access token (`ghp_` and 36 base62).
 pub fn github_token(seed: u64) -> String {
@@ -257,6 +257,60 @@ pub fn fixture() -> Vec<Sample> {
             &value,
         ));
     }
+    let npm = format!("npm_{}", fake(B62, 36, 120));
+    s.push(sample(
+        "service-token",
+        format!("publish with {npm} from CI\n"),
+        &npm,
+    ));
+    let telegram = format!("{}:A{}", fake(DIGITS, 10, 127), fake(B64URL, 34, 128));
+    s.push(sample(
+        "telegram-bot-token",
+        format!("BOT_TOKEN={telegram}\n"),
+        &telegram,
+    ));
+    let azure = format!("{}8Q~{}", fake(B62, 3, 129), fake(B62, 34, 130));
+    s.push(sample(
+        "azure-client-secret",
+        format!("  clientSecret: {azure}\n"),
+        &azure,
+    ));
+    let basic = base64(format!("svc-deploy:{}", fake(B62, 16, 121)).as_bytes());
+    s.push(sample(
+        "basic-auth",
+        format!("GET /v1/items HTTP/1.1\nAuthorization: Basic {basic}\n"),
+        &basic,
+    ));
+    let netrc = fake(B62, 14, 122);
+    s.push(sample(
+        "netrc-password",
+        format!("machine api.internal\n  login deploy\n  password {netrc}\n"),
+        &netrc,
+    ));
+    let pgpass = fake(B62, 16, 123);
+    s.push(sample(
+        "pgpass-password",
+        format!("db.internal:5432:app:app:{pgpass}\n"),
+        &pgpass,
+    ));
+    let curl = fake(B62, 12, 124);
+    s.push(sample(
+        "curl-user",
+        format!("curl -sS -u deploy:{curl} https://api.internal/v1/items\n"),
+        &curl,
+    ));
+    let mysql = fake(B62, 12, 125);
+    s.push(sample(
+        "mysql-password",
+        format!("mysqldump -h db -u root -p{mysql} app > app.sql\n"),
+        &mysql,
+    ));
+    let xml = fake(B62, 16, 126);
+    s.push(sample(
+        "xml-secret",
+        format!("<server>\n  <id>corp</id>\n  <password>{xml}</password>\n</server>\n"),
+        &xml,
+    ));
     s
 }
 
@@ -381,15 +435,180 @@ pub fn examples() -> Vec<Sample> {
     ] {
         s.push(example("generic-secret", text.to_string(), value));
     }
+    let npm = format!("npm_{}", "x".repeat(36));
+    s.push(example(
+        "service-token",
+        format!("publish with {npm} from CI\n"),
+        &npm,
+    ));
+    let telegram = format!("123456789:A{}", "x".repeat(34));
+    s.push(example(
+        "telegram-bot-token",
+        format!("BOT_TOKEN={telegram}\n"),
+        &telegram,
+    ));
+    let azure = format!("abc8Q~{}", "x".repeat(34));
+    s.push(example(
+        "azure-client-secret",
+        format!("  clientSecret: {azure}\n"),
+        &azure,
+    ));
+    let basic = base64(b"Aladdin:open sesame");
+    s.push(example(
+        "basic-auth",
+        format!("Authorization: Basic {basic}\n"),
+        &basic,
+    ));
+    for (rule, text) in [
+        (
+            "netrc-password",
+            "machine example.com login me password changeme1234\n",
+        ),
+        ("pgpass-password", "localhost:5432:mydb:me:changeme1234\n"),
+        (
+            "curl-user",
+            "curl -u me:changeme1234 https://api.example.com/\n",
+        ),
+        ("mysql-password", "mysql -u root -pchangeme1234 mydb\n"),
+        ("xml-secret", "<password>changeme1234</password>\n"),
+    ] {
+        s.push(example(rule, text.to_string(), "changeme1234"));
+    }
     s
 }
 
-/// Bytes a leaked piece of a secret must have to count as a leak.
-pub const FRAGMENT: usize = 12;
+/// One file of the credential-format tree: a kind of credential people
+/// keep in files, where it lives, and the values that must never be sent.
+pub struct CredentialFile {
+    /// What the issue calls the format.
+    pub kind: &'static str,
+    /// Path relative to the target.
+    pub rel: String,
+    pub text: String,
+    pub values: Vec<String>,
+}
 
-/// Finds any stretch of [`FRAGMENT`] bytes of a set of secrets in a text.
+fn credential(kind: &'static str, rel: &str, text: String, values: &[&String]) -> CredentialFile {
+    CredentialFile {
+        kind,
+        rel: rel.to_string(),
+        text,
+        values: values.iter().map(|v| v.to_string()).collect(),
+    }
+}
+
+/// One value of each credential format people keep in configuration and
+/// scripts, each in the file it usually lives in: the formats a grep for
+/// values once sent to the API. Values are 10 to 24 characters (a short
+/// one checks that pieces of short values are remembered too); one file is
+/// named after a token.
+pub fn credential_formats() -> Vec<CredentialFile> {
+    let mut files = Vec::new();
+    let properties = format!("R{}{}", fake(DIGITS, 3, 300), fake(B62, 7, 301));
+    files.push(credential(
+        ".properties",
+        "conf/app.properties",
+        format!(
+            "db.url=jdbc:postgresql://db.internal:5432/app\ndb.user=app\n\
+             db.password={properties}\ndb.pool=8\n"
+        ),
+        &[&properties],
+    ));
+    let ampersand = format!("{}&3{}", fake(B62, 9, 302), fake(B62, 8, 303));
+    files.push(credential(
+        "value with &",
+        "conf/login.ini",
+        format!("[auth]\nuser = deploy\npassword={ampersand}\ntimeout = 30\n"),
+        &[&ampersand],
+    ));
+    let api_key = fake(B62, 24, 304);
+    let x_api_key = fake(HEX, 32, 305);
+    files.push(credential(
+        "YAML dashed keys",
+        "conf/service.yaml",
+        format!(
+            "service:\n  name: billing\n  api-key: {api_key}\n  headers:\n    \
+             x-api-key: {x_api_key}\n"
+        ),
+        &[&api_key, &x_api_key],
+    ));
+    let netrc = fake(B62, 14, 306);
+    files.push(credential(
+        ".netrc",
+        "home/.netrc",
+        format!("machine api.internal.net login deploy password {netrc}\n"),
+        &[&netrc],
+    ));
+    let pgpass = fake(B62, 16, 307);
+    files.push(credential(
+        ".pgpass",
+        "home/.pgpass",
+        format!("db.internal:5432:app:app:{pgpass}\n"),
+        &[&pgpass],
+    ));
+    let curl = fake(B62, 12, 308);
+    files.push(credential(
+        "curl -u",
+        "scripts/fetch.sh",
+        format!("#!/bin/sh\ncurl -sS -u deploy:{curl} https://api.internal/v1/items\n"),
+        &[&curl],
+    ));
+    let mysql = fake(B62, 12, 309);
+    files.push(credential(
+        "mysql -p",
+        "scripts/backup.sh",
+        format!("#!/bin/sh\nmysqldump -h db.internal -u root -p{mysql} app > app.sql\n"),
+        &[&mysql],
+    ));
+    let basic = base64(format!("svc:{}", fake(B62, 16, 310)).as_bytes());
+    files.push(credential(
+        "Authorization: Basic",
+        "scripts/call.http",
+        format!("GET https://api.internal/v1/items\nAuthorization: Basic {basic}\n"),
+        &[&basic],
+    ));
+    let userinfo = fake(B62, 14, 311);
+    files.push(credential(
+        "URL user-info",
+        "conf/remote.txt",
+        format!("origin https://deploy:{userinfo}@git.internal/app.git (fetch)\n"),
+        &[&userinfo],
+    ));
+    let default_arg = fake(B62, 18, 312);
+    files.push(credential(
+        "URL in a default argument",
+        "scripts/client.py",
+        format!(
+            "import psycopg\n\n\ndef connect(dsn=\"postgresql://app:{default_arg}@db/app\"):\n    \
+             return psycopg.connect(dsn)\n"
+        ),
+        &[&default_arg],
+    ));
+    let npm = format!("npm_{}", fake(B62, 36, 313));
+    files.push(credential(
+        "a file named after a token",
+        &format!("tokens/{npm}.txt"),
+        "publish token, see the file name\n".to_string(),
+        &[&npm],
+    ));
+    files
+}
+
+/// Bytes a leaked piece of a secret must have to count as a leak: the
+/// redactor's promise (any piece of a remembered value this long is masked).
+pub const FRAGMENT: usize = 8;
+
+/// Bytes a leaked piece of an example value must have to count as a leak.
+/// Examples are made of words (`changeme1234`, `correct horse battery
+/// staple`); only the rules redact them, whole, and their pieces are not
+/// remembered (see the redactor), so a shorter piece is just a word.
+pub const EXAMPLE_FRAGMENT: usize = 12;
+
+/// Finds any stretch of [`FRAGMENT`] bytes of a set of secrets in a text
+/// (or of another length, for examples).
 pub struct LeakCheck {
-    windows: std::collections::HashMap<Vec<u8>, usize>,
+    /// Windows of each length, each with the index of its secret.
+    windows: Vec<(usize, std::collections::HashMap<Vec<u8>, usize>)>,
     secrets: Vec<String>,
 }
 
@@ -397,32 +616,54 @@ impl LeakCheck {
     /// Panics on a secret shorter than [`FRAGMENT`]: no piece of it could
     /// be found, so a check built on it could never fail.
     pub fn new(secrets: &[String]) -> LeakCheck {
+        LeakCheck {
+            windows: Vec::new(),
+            secrets: Vec::new(),
+        }
+        .with(secrets, FRAGMENT)
+    }
+
+    /// This check, also finding pieces of `fragment` bytes of `secrets`.
+    pub fn with(mut self, secrets: &[String], fragment: usize) -> LeakCheck {
         let mut windows = std::collections::HashMap::new();
-        for (index, secret) in secrets.iter().enumerate() {
+        for secret in secrets {
             assert!(
-                secret.len() >= FRAGMENT,
+                secret.len() >= fragment,
                 "{secret:?} is too short for a leak check"
             );
-            for window in secret.as_bytes().windows(FRAGMENT) {
+            let index = self.secrets.len();
+            self.secrets.push(secret.clone());
+            for window in secret.as_bytes().windows(fragment) {
                 windows.entry(window.to_vec()).or_insert(index);
             }
         }
-        LeakCheck {
-            windows,
-            secrets: secrets.to_vec(),
-        }
+        self.windows.push((fragment, windows));
+        self
+    }
+
+    /// Every piece of a secret in `text`, with its secret.
+    fn pieces<'a>(&'a self, text: &'a str) -> impl Iterator<Item = (&'a str, &'a [u8])> + 'a {
+        self.windows.iter().flat_map(move |(fragment, windows)| {
+            text.as_bytes()
+                .windows(*fragment)
+                .filter_map(move |window| {
+                    windows
+                        .get(window)
+                        .map(|&index| (self.secrets[index].as_str(), window))
+                })
+        })
     }
 
     /// The first secret a piece of which appears in `text`, and the piece.
-    pub fn leak(&self, text: &str) -> Option<(&str, String)> {
-        text.as_bytes().windows(FRAGMENT).find_map(|window| {
-            self.windows.get(window).map(|&index| {
-                (
-                    self.secrets[index].as_str(),
-                    String::from_utf8_lossy(window).into_owned(),
-                )
-            })
-        })
+    pub fn leak<'a>(&'a self, text: &'a str) -> Option<(&'a str, String)> {
+        self.pieces(text)
+            .next()
+            .map(|(secret, piece)| (secret, String::from_utf8_lossy(piece).into_owned()))
+    }
+
+    /// Every secret a piece of which appears in `text`.
+    pub fn leaked<'a>(&'a self, text: &'a str) -> std::collections::BTreeSet<&'a str> {
+        self.pieces(text).map(|(secret, _)| secret).collect()
     }
 
     /// The secrets `text` does not hold whole.

@@ -144,6 +144,9 @@ pub(crate) async fn investigate(
         batch_mode::refuse_in_flight(config, &cache)?;
         let session = new_session(config, progress, &tracker)?;
         let session = batch_mode::with_transport(session, config, &cache, progress, &tracker)?;
+        if !opened.is_new {
+            crate::ai::tools::recall_earlier_redactions(&cache, session.redactor(), progress);
+        }
         batch_mode::settle_canceled(&session).await?;
         let run = Phases {
             ctx: Arc::new(RunContext {

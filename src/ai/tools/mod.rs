@@ -42,6 +42,7 @@ pub mod command;
 pub mod fs;
 pub(crate) mod input;
 pub(crate) mod notes;
+mod recall;
 pub(crate) mod sandbox;
 pub(crate) mod schema;
 pub(crate) mod sniff;
@@ -50,7 +51,8 @@ pub(crate) mod submit;
 mod untrusted;
 
 use notes::flag_lines;
-pub(crate) use untrusted::{frame_untrusted, name_redaction_flags, redaction_flags};
+pub(crate) use recall::recall_earlier_redactions;
+pub(crate) use untrusted::{frame_untrusted, name_redaction_flag, redaction_flag};
 
 /// Which loop offers a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -127,11 +129,11 @@ impl<'a> ToolContext<'a> {
 
 impl ToolContext<'_> {
     /// Pass text read from `source` (a path relative to the target) through
-    /// the redactor before it goes to the model. Each secret removed becomes
-    /// a flag in `flags.jsonl` (rule and line, never the value), recorded once
-    /// per investigation however often the text is read. `line` is the line
-    /// within `text`, so pass text that starts at the top of the file, or say
-    /// what it is in `source` (for example `src/app.py (grep output)`).
+    /// the redactor before it goes to the model. The secrets removed become
+    /// one `info` flag in `flags.jsonl` (how many, rules and lines, never a
+    /// value), recorded once per investigation however often the text is
+    /// read. `line` is the line within `text`, so pass text that starts at
+    /// the top of the file.
     pub fn redact(&self, source: &str, text: &str) -> String {
         if !self.redactor.is_enabled() {
             return text.to_string();
@@ -142,7 +144,7 @@ impl ToolContext<'_> {
     }
 
     /// Like [`ToolContext::redact`], but only secrets this run had not seen
-    /// before become flags: for output that quotes files whose secrets were
+    /// before are flagged: for output that quotes files whose secrets were
     /// already learned and flagged where they live.
     pub(crate) fn redact_new(&self, source: &str, text: &str) -> String {
         if !self.redactor.is_enabled() {
@@ -154,12 +156,58 @@ impl ToolContext<'_> {
         redacted.text
     }
 
-    /// [`Redactor::redact_prefix`] with the hits recorded as flags: the
-    /// redacted start of `text` and how many bytes of `text` it covers.
+    /// [`Redactor::redact_prefix`] of the start of the file `source`: the
+    /// redacted start of `text` and how many bytes of `text` it covers. The
+    /// whole file is learned first ([`ToolContext::learn_file`]), so its
+    /// notice counts every secret in it, not only those in the part shown;
+    /// a secret it did not see (past [`LEARN_BYTES`]) is flagged on its own.
     pub(crate) fn redact_prefix(&self, source: &str, text: &str, keep: usize) -> (String, usize) {
+        self.learn_file(&self.target.join(source));
         let (redacted, covered) = self.redactor.redact_prefix(text, keep);
-        self.record_redactions(source, &redacted.hits);
+        let new: Vec<Hit> = redacted.hits.into_iter().filter(|h| !h.known).collect();
+        self.record_redactions(source, &new);
         (redacted.text, covered)
+    }
+
+    /// Redact a command's output. The files it quotes were learned (and
+    /// flagged) before; a secret it holds that none of them did is flagged
+    /// under the entry it names when its line is a path in the target (a
+    /// file named after a secret, printed by `find`), else under the target
+    /// root `.`.
+    pub(crate) fn redact_command_output(&self, text: &str) -> String {
+        if !self.redactor.is_enabled() {
+            return text.to_string();
+        }
+        let redacted = self.redactor.redact(text);
+        let lines: Vec<&str> = text.split('\n').collect();
+        let out_lines: Vec<&str> = redacted.text.split('\n').collect();
+        let mut elsewhere = Vec::new();
+        let mut names: Vec<(String, Vec<Hit>)> = Vec::new();
+        for hit in redacted.hits.into_iter().filter(|h| !h.known) {
+            let named = lines
+                .get(hit.line - 1)
+                .map(|line| line.trim().trim_start_matches("./"))
+                .filter(|rel| {
+                    is_inner_path(rel) && self.target.join(rel).symlink_metadata().is_ok()
+                });
+            // Unless a secret spans lines, the line keeps its number.
+            let shown = out_lines.get(hit.line - 1).filter(|_| named.is_some());
+            match shown {
+                Some(shown) => {
+                    let path = shown.trim().trim_start_matches("./").to_string();
+                    match names.iter_mut().find(|(p, _)| *p == path) {
+                        Some((_, hits)) => hits.push(hit),
+                        None => names.push((path, vec![hit])),
+                    }
+                }
+                None => elsewhere.push(hit),
+            }
+        }
+        for (path, hits) in names {
+            self.record_flags(name_redaction_flag(&path, &hits).as_slice());
+        }
+        self.record_redactions(".", &elsewhere);
+        redacted.text
     }
 
     /// Redact text that came back from the cache (summaries the agent wrote
@@ -172,10 +220,10 @@ impl ToolContext<'_> {
         self.redactor.redact(text).text
     }
 
-    /// Learn the secrets of the file at `path` (canonical, inside the
-    /// target) before showing the model pieces of it: they are remembered
-    /// by the redactor, so any piece of them is masked wherever it turns up,
-    /// and flagged under the file's path and line. A file is read (its
+    /// Learn the secrets of the file at `path` (inside the target) before
+    /// showing the model any of it: they are remembered by the redactor, so
+    /// any piece of them is masked wherever it turns up, and recorded as the
+    /// file's one notice (how many, rules and lines). A file is read (its
     /// first [`LEARN_BYTES`]) once per run while its size and modification
     /// time stay the same.
     pub(crate) fn learn_file(&self, path: &Path) {
@@ -186,6 +234,9 @@ impl ToolContext<'_> {
         let Ok(meta) = std::fs::symlink_metadata(path) else {
             return;
         };
+        if !meta.is_file() {
+            return;
+        }
         let key = format!(
             "{}\0{}\0{}.{}",
             path.display(),
@@ -218,7 +269,7 @@ impl ToolContext<'_> {
                         "" | "." => name.to_string(),
                         _ => format!("{dir}/{name}"),
                     };
-                    self.record_flags(&name_redaction_flags(&path, &redacted.hits));
+                    self.record_flags(name_redaction_flag(&path, &redacted.hits).as_slice());
                 }
                 redacted.text
             })
@@ -226,10 +277,10 @@ impl ToolContext<'_> {
         lines.join("\n")
     }
 
-    /// Record redaction `hits` in `source` as flags, skipping any the
-    /// investigation already holds, and print the new ones.
+    /// Record the redaction `hits` in `source` as its one notice, unless the
+    /// investigation already holds it, and print it when new.
     pub(crate) fn record_redactions(&self, source: &str, hits: &[Hit]) {
-        self.record_flags(&redaction_flags(source, hits));
+        self.record_flags(redaction_flag(source, hits).as_slice());
     }
 
     /// Record `flags` (made by luminos, not the model), skipping any the
@@ -258,6 +309,20 @@ impl ToolContext<'_> {
             self.progress.ai_dir(self.directory, &line);
         }
     }
+}
+
+/// Whether `rel` is a relative path that stays in the target when joined
+/// to it (not empty, not absolute, no `..`): only such a path is looked up.
+pub(crate) fn is_inner_path(rel: &str) -> bool {
+    let path = Path::new(rel);
+    !rel.is_empty()
+        && path.is_relative()
+        && path.components().all(|c| {
+            matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        })
 }
 
 /// Bytes of a file [`ToolContext::learn_file`] reads.

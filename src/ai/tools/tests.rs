@@ -423,7 +423,7 @@ fn argument_helpers() {
 }
 
 #[test]
-fn redaction_hits_become_flags_once_per_investigation() {
+fn a_files_redactions_are_one_flag_once_per_investigation() {
     use crate::redact::{Hit, RuleSeverity};
     let f = Fixture::new();
     let hits = [
@@ -453,14 +453,19 @@ fn redaction_hits_become_flags_once_per_investigation() {
         cache: &reopened,
         ..f.ctx()
     };
-    ctx.record_redactions(".env", &hits[..1]);
-    // A different file with the same rule and line is a different finding.
-    ctx.record_redactions("config/.env", &hits[..1]);
+    ctx.record_redactions(".env", &hits);
+    // Another file with the same secrets is another notice.
+    ctx.record_redactions("config/.env", &hits);
     let flags = f.cache.read_flags();
-    assert_eq!(flags.len(), 3, "{flags:?}");
-    assert_eq!(flags[0].severity, "critical");
-    assert_eq!(flags[1].severity, "concern");
-    assert_eq!(flags[2].path, "config/.env");
+    assert_eq!(flags.len(), 2, "{flags:?}");
+    assert_eq!(flags[0].path, ".env");
+    assert_eq!(flags[0].severity, "info");
+    assert!(
+        flags[0]
+            .finding
+            .starts_with("2 values that look like credentials were redacted")
+    );
+    assert_eq!(flags[1].path, "config/.env");
 }
 
 #[test]

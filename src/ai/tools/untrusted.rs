@@ -64,59 +64,126 @@ fn quote_attribute(value: &str) -> String {
         .replace('>', "\\u003e")
 }
 
-/// The flags recording the redactions in `source` (a path relative to the
-/// target): one per hit, naming the rule and the line, never the value.
-/// Keys and tokens are `critical`, passwords `concern`, and values that look
-/// like examples or placeholders `info`.
-pub(crate) fn redaction_flags(source: &str, hits: &[Hit]) -> Vec<Flag> {
-    hits.iter()
-        .map(|hit| {
-            Flag::new(
-                source,
-                format!(
-                    "possible secret ({}) on line {}; it{} was redacted before reaching the model",
-                    hit.rule,
-                    hit.line,
-                    example_note(hit)
-                ),
-                severity_of(hit),
-            )
+/// The flag recording the redactions in the file `source` (a path relative
+/// to the target): one `info` notice however many values were removed,
+/// with their count and each rule with the lines it fired on, never a
+/// value. A file of test fixtures holds dozens of such values, and one line
+/// each would bury the flags that need a reader; the model sees the
+/// `[REDACTED:<rule>]` marks and flags what deserves more on its own.
+pub(crate) fn redaction_flag(source: &str, hits: &[Hit]) -> Option<Flag> {
+    let count = redacted_count(hits)?;
+    let mut rules: Vec<(&str, Vec<usize>)> = Vec::new();
+    for hit in hits {
+        match rules.iter_mut().find(|(rule, _)| *rule == hit.rule) {
+            Some((_, lines)) => lines.push(hit.line),
+            None => rules.push((hit.rule, vec![hit.line])),
+        }
+    }
+    let where_: Vec<String> = rules
+        .into_iter()
+        .map(|(rule, mut lines)| {
+            lines.sort_unstable();
+            lines.dedup();
+            format!("{rule} on {}", line_list(&lines))
         })
-        .collect()
+        .collect();
+    let finding = format!(
+        "{count} redacted before reaching the model: {}.{}",
+        where_.join(", "),
+        example_note(hits)
+    );
+    Some(Flag::new(source, finding, "info"))
 }
 
-/// The flags recording redactions in the name of the entry at `path` (a
-/// path relative to the target, itself already redacted).
-pub(crate) fn name_redaction_flags(path: &str, hits: &[Hit]) -> Vec<Flag> {
-    hits.iter()
-        .map(|hit| {
-            Flag::new(
-                path,
-                format!(
-                    "possible secret ({}) in this name; it{} was redacted before reaching the model",
-                    hit.rule,
-                    example_note(hit)
-                ),
-                severity_of(hit),
-            )
-        })
-        .collect()
+/// The flag recording redactions in the name of the entry at `path` (a
+/// path relative to the target, itself already redacted): one `info`
+/// notice with the count and the rules.
+pub(crate) fn name_redaction_flag(path: &str, hits: &[Hit]) -> Option<Flag> {
+    let count = redacted_count(hits)?;
+    let mut rules: Vec<&str> = hits.iter().map(|hit| hit.rule).collect();
+    rules.dedup();
+    let finding = format!(
+        "{count} redacted from this name before reaching the model ({}).{}",
+        rules.join(", "),
+        example_note(hits)
+    );
+    Some(Flag::new(path, finding, "info"))
 }
 
-fn severity_of(hit: &Hit) -> &'static str {
-    match hit.severity {
-        RuleSeverity::Critical => "critical",
-        RuleSeverity::Concern => "concern",
-        RuleSeverity::Info => "info",
+/// What a redaction notice is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Notice {
+    /// Values in the file at the flag's path ([`redaction_flag`]).
+    File,
+    /// Values in the last name of the flag's path ([`name_redaction_flag`]).
+    Name,
+}
+
+/// Whether `flag` is a redaction notice, and of which kind: an `info` flag
+/// worded as [`redaction_flag`] or [`name_redaction_flag`] word them.
+pub(crate) fn notice_of(flag: &Flag) -> Option<Notice> {
+    if flag.severity != "info" {
+        return None;
+    }
+    let (count, rest) = flag.finding.split_once(' ')?;
+    let counted = count.parse::<usize>().is_ok_and(|n| n > 0);
+    let worded = [
+        "value that looks like a credential was redacted ",
+        "values that look like credentials were redacted ",
+    ]
+    .iter()
+    .find_map(|start| rest.strip_prefix(start))?;
+    match worded {
+        _ if !counted => None,
+        w if w.starts_with("before reaching the model: ") => Some(Notice::File),
+        w if w.starts_with("from this name before reaching the model") => Some(Notice::Name),
+        _ => None,
     }
 }
 
-/// Why an `info` redaction is only `info`, worded to sit between "it" and
-/// "was redacted".
-fn example_note(hit: &Hit) -> &'static str {
-    match hit.severity {
-        RuleSeverity::Info => " looks like an example value and",
-        RuleSeverity::Critical | RuleSeverity::Concern => "",
+/// "1 value that looks like a credential was", "3 values that look like
+/// credentials were"; `None` when there are no hits.
+fn redacted_count(hits: &[Hit]) -> Option<String> {
+    match hits.len() {
+        0 => None,
+        1 => Some("1 value that looks like a credential was".to_string()),
+        n => Some(format!("{n} values that look like credentials were")),
+    }
+}
+
+/// Lines shown in a notice, at most.
+const LINES_SHOWN: usize = 6;
+
+/// "line 3", "lines 3, 9 and 12", "lines 3, 9, 12, 20, 31, 40 and 5 more".
+fn line_list(lines: &[usize]) -> String {
+    let shown: Vec<String> = lines
+        .iter()
+        .take(LINES_SHOWN)
+        .map(usize::to_string)
+        .collect();
+    match (lines.len(), shown.split_last()) {
+        (1, _) => format!("line {}", shown[0]),
+        (n, _) if n > LINES_SHOWN => {
+            format!("lines {} and {} more", shown.join(", "), n - LINES_SHOWN)
+        }
+        (_, Some((last, rest))) => format!("lines {} and {last}", rest.join(", ")),
+        (_, None) => String::new(),
+    }
+}
+
+/// How many of the values look like examples or placeholders, as a
+/// sentence after the notice (empty when none do).
+fn example_note(hits: &[Hit]) -> String {
+    let examples = hits
+        .iter()
+        .filter(|hit| hit.severity == RuleSeverity::Info)
+        .count();
+    match (examples, hits.len()) {
+        (0, _) => String::new(),
+        (1, 1) => " It looks like an example or a placeholder.".to_string(),
+        (e, n) if e == n => " They look like examples or placeholders.".to_string(),
+        (1, _) => " 1 of them looks like an example or a placeholder.".to_string(),
+        (e, _) => format!(" {e} of them look like examples or placeholders."),
     }
 }
 
@@ -167,44 +234,91 @@ mod tests {
         assert!(frame_untrusted("f", "").ends_with(">\n</untrusted-data>"));
     }
 
+    fn hit(rule: &'static str, line: usize, severity: RuleSeverity) -> Hit {
+        Hit {
+            rule,
+            line,
+            severity,
+            known: false,
+        }
+    }
+
     #[test]
-    fn redaction_flags_name_rule_and_line_never_the_value() {
+    fn a_files_redactions_are_one_info_notice_with_a_count_never_a_value() {
         let hits = [
-            Hit {
-                rule: "github-token",
-                line: 3,
-                severity: RuleSeverity::Critical,
-                known: false,
-            },
-            Hit {
-                rule: "generic-secret",
-                line: 9,
-                severity: RuleSeverity::Concern,
-                known: false,
-            },
-            Hit {
-                rule: "aws-access-key-id",
-                line: 12,
-                severity: RuleSeverity::Info,
-                known: false,
-            },
+            hit("github-token", 3, RuleSeverity::Critical),
+            hit("generic-secret", 9, RuleSeverity::Concern),
+            hit("github-token", 12, RuleSeverity::Critical),
+            hit("aws-access-key-id", 12, RuleSeverity::Info),
         ];
-        let flags = redaction_flags(".env", &hits);
-        assert_eq!(flags.len(), 3);
-        assert_eq!(flags[0].path, ".env");
-        assert_eq!(flags[0].severity, "critical");
-        assert!(flags[0].finding.contains("github-token") && flags[0].finding.contains("line 3"));
-        assert_eq!(flags[1].severity, "concern");
-        assert!(flags[1].finding.contains("generic-secret") && flags[1].finding.contains("line 9"));
-        assert_eq!(flags[2].severity, "info");
+        let flag = redaction_flag(".env", &hits).unwrap();
+        assert_eq!(flag.path, ".env");
+        assert_eq!(flag.severity, "info");
         assert_eq!(
-            flags[2].finding,
-            "possible secret (aws-access-key-id) on line 12; it looks like an example value and \
-             was redacted before reaching the model"
+            flag.finding,
+            "4 values that look like credentials were redacted before reaching the model: \
+             github-token on lines 3 and 12, generic-secret on line 9, aws-access-key-id on \
+             line 12. 1 of them looks like an example or a placeholder."
         );
+        let one = redaction_flag("a.txt", &hits[1..2]).unwrap();
         assert_eq!(
-            flags[0].finding,
-            "possible secret (github-token) on line 3; it was redacted before reaching the model"
+            one.finding,
+            "1 value that looks like a credential was redacted before reaching the model: \
+             generic-secret on line 9."
+        );
+        assert!(redaction_flag("a.txt", &[]).is_none());
+    }
+
+    #[test]
+    fn notices_are_told_from_other_flags() {
+        let hits = [hit("generic-secret", 2, RuleSeverity::Concern)];
+        let file = redaction_flag("a/.env", &hits).unwrap();
+        assert_eq!(notice_of(&file), Some(Notice::File));
+        let name = name_redaction_flag("a/[REDACTED:jwt]", &hits).unwrap();
+        assert_eq!(notice_of(&name), Some(Notice::Name));
+        let two = redaction_flag("a/.env", &[hits[0].clone(), hits[0].clone()]).unwrap();
+        assert_eq!(notice_of(&two), Some(Notice::File));
+        for (finding, severity) in [
+            (file.finding.as_str(), "critical"),
+            ("Hard-coded password in settings.py", "info"),
+            (
+                "0 values that look like credentials were redacted before reaching the model: x.",
+                "info",
+            ),
+        ] {
+            assert_eq!(
+                notice_of(&Flag::new("a/.env", finding, severity)),
+                None,
+                "{finding}"
+            );
+        }
+    }
+
+    #[test]
+    fn many_lines_are_summed_up() {
+        let hits: Vec<Hit> = (1..=9)
+            .map(|line| hit("generic-secret", line * 10, RuleSeverity::Info))
+            .collect();
+        assert_eq!(
+            redaction_flag("fixtures.rs", &hits).unwrap().finding,
+            "9 values that look like credentials were redacted before reaching the model: \
+             generic-secret on lines 10, 20, 30, 40, 50, 60 and 3 more. They look like \
+             examples or placeholders."
+        );
+    }
+
+    #[test]
+    fn a_name_notice_names_the_rules() {
+        let flag = name_redaction_flag(
+            "tokens/[REDACTED:service-token].txt",
+            &[hit("service-token", 1, RuleSeverity::Critical)],
+        )
+        .unwrap();
+        assert_eq!(flag.severity, "info");
+        assert_eq!(
+            flag.finding,
+            "1 value that looks like a credential was redacted from this name before reaching \
+             the model (service-token)."
         );
     }
 }

@@ -187,6 +187,10 @@ fn generic_assignments_ignore_code_and_references() {
         "force_pass: true/false",
         "password = \"\"",
         "password: [REDACTED:generic-secret]",
+        "fn Check(clienttoken : super::super::Win32::Foundation:: HANDLE, x : u32);",
+        "pub const TOKEN_READ: TOKEN_ACCESS_MASK = 131080u32;",
+        "pub const PrivateKeyFlags: X509PrivateKeyFlags = 0x0001_0000u32;",
+        "pub StencilPassOp: D3D10_STENCIL_OP,",
     ] {
         assert_clean(text);
     }
@@ -196,6 +200,19 @@ fn generic_assignments_ignore_code_and_references() {
         format!("secretId: {}", fake(B62, 20, 232)),
     ] {
         assert_clean(&text);
+    }
+}
+
+/// A number is code only with a Rust type suffix (`131080u32`): digits
+/// alone, or hex, assigned to a secret's name in configuration are values.
+#[test]
+fn numbers_without_a_type_suffix_are_values() {
+    let key = format!("0x{}", fake(HEX, 64, 233));
+    for (text, value) in [
+        ("password: 84736291".to_owned(), "84736291"),
+        (format!("private_key: {key}"), key.as_str()),
+    ] {
+        assert_redacts("generic-secret", &text, value);
     }
 }
 

@@ -8,6 +8,7 @@
 
 use super::*;
 
+mod formats;
 mod generic;
 mod kinds;
 
@@ -16,7 +17,7 @@ mod kinds;
 #[allow(unreachable_pub)]
 #[path = "../../../tests/support/fake.rs"]
 mod fake;
-pub(crate) use fake::{B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64url, fake};
+pub(crate) use fake::{B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64, base64url, fake};
 
 /// `-----BEGIN <kind>PRIVATE KEY-----`, spelled in pieces.
 pub(super) fn pem_line(edge: &str, kind: &str) -> String {
@@ -112,15 +113,24 @@ fn every_rule_compiles_and_names_are_unique() {
 }
 
 /// The exact rule set and each rule's severity: keys and tokens are
-/// critical; passwords in URLs and generic assignments, which misfire more
-/// often, are concerns.
+/// critical; passwords (in URLs, configuration files, command lines and
+/// generic assignments), which misfire more often, are concerns.
 #[test]
 fn the_rules_and_their_severities_are_pinned() {
     let pinned: Vec<(&str, &str)> = RULES
         .iter()
         .map(|rule| (rule.name, rule.severity.as_str()))
         .collect();
-    let concerns = ["url-credentials", "generic-secret"];
+    let concerns = [
+        "url-credentials",
+        "basic-auth",
+        "netrc-password",
+        "pgpass-password",
+        "curl-user",
+        "mysql-password",
+        "xml-secret",
+        "generic-secret",
+    ];
     for (name, severity) in &pinned {
         let expected = if concerns.contains(name) {
             "concern"
@@ -145,8 +155,17 @@ fn the_rules_and_their_severities_are_pinned() {
             "anthropic-api-key",
             "openai-api-key",
             "jwt",
+            "service-token",
+            "telegram-bot-token",
+            "azure-client-secret",
             "url-credentials",
             "bearer-token",
+            "basic-auth",
+            "netrc-password",
+            "pgpass-password",
+            "curl-user",
+            "mysql-password",
+            "xml-secret",
             "generic-secret"
         ]
     );
@@ -325,6 +344,22 @@ fn pieces_of_a_key_it_has_seen_are_masked_wherever_they_turn_up() {
     // Text that shares nothing with it is untouched.
     let plain = "fn main() { println!(\"hello, world\"); }";
     assert_eq!(redactor.redact(plain).text, plain);
+}
+
+/// A test's numbered ids assigned to token names are examples: masked
+/// where the rule sees them, flagged info, and not remembered, so the words
+/// they are made of stay readable in later text.
+#[test]
+fn numbered_words_are_examples_and_not_remembered() {
+    let redactor = Redactor::new();
+    let first = redactor.redact("\"refresh_token\": \"refresh-1\",\n");
+    assert_eq!(
+        first.text,
+        "\"refresh_token\": \"[REDACTED:generic-secret]\",\n"
+    );
+    assert_eq!(first.hits[0].severity, RuleSeverity::Info);
+    let later = "there is no refresh-token fallback\n";
+    assert_eq!(redactor.redact(later).text, later);
 }
 
 #[test]

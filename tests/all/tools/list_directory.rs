@@ -140,8 +140,8 @@ fn list_directory_redacts_secrets_in_names() {
         inside_frame(&out),
         "  [REDACTED:github-token].txt  (1 bytes)  [text/plain]"
     );
-    e.assert_one_critical_flag(
+    e.assert_one_notice(
         "src/nested/[REDACTED:github-token].txt",
-        "(github-token) in this name",
+        "redacted from this name before reaching the model (github-token)",
     );
 }

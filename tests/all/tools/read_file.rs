@@ -91,7 +91,7 @@ fn read_file_redacts_a_secret_cut_by_max_bytes_whole() {
         out.contains(&format!("showed the first {shown} of {} bytes", body.len())),
         "{out}"
     );
-    e.assert_one_critical_flag("env.txt", "");
+    e.assert_one_notice("env.txt", "github-token on line 2");
 }
 
 #[test]

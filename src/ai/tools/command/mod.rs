@@ -176,15 +176,16 @@ impl Rendered {
     /// What the model sees: the program's text is file content from the
     /// target, so it is redacted and framed as untrusted data; our notes stay
     /// outside the frame. The files it may quote are learned first (see
-    /// `quoted.rs`), which flags their secrets under their own paths and
-    /// lines; a secret the output holds that none of them did (say, in a
-    /// file name) is flagged under the target root `.`.
+    /// `quoted.rs`), which flags their secrets under their own paths; a
+    /// secret the output holds that none of them did is flagged under the
+    /// entry it names, or the target root `.`
+    /// ([`ToolContext::redact_command_output`]).
     fn presented(self, ctx: &ToolContext<'_>, command: &str, plan: &CheckedCommand) -> ToolOutput {
         if self.program_text.is_empty() {
             return self.plain();
         }
         quoted::learn_quoted_files(ctx, plan);
-        let text = ctx.redact_new(".", &self.program_text);
+        let text = ctx.redact_command_output(&self.program_text);
         let framed = frame_untrusted(&format!("run_command: {command}"), &text);
         ToolOutput::ok(framed + &self.notes)
     }

@@ -1,0 +1,101 @@
+//! The checks of the rules for credentials written where a program reads
+//! them rather than in a key's own shape: configuration files (`.netrc`,
+//! `.pgpass`, XML settings, `.npmrc`, Docker's `config.json`), command lines
+//! (`curl -u`, `mysql -p`) and HTTP headers (`Authorization: Basic`), and
+//! for tokens whose prefix a service documents.
+//!
+//! In these places the value is a password someone typed, so it may be
+//! short or made of words; what tells it from a reference is only whether it
+//! is a template or a variable (`$PASS`, `${DB_PASSWORD}`, `{encrypted}`).
+//! Anything else is redacted, and flagged as a secret when it reads like one
+//! ([`password_looks_real`]).
+
+use super::check::{Found, Verdict};
+use super::entropy::{is_template, password_looks_real, percent_decode};
+use super::examples::key_body_is_example;
+
+/// A password typed into a file or a command line: a template or a
+/// variable is a reference, not a value; anything else is redacted.
+pub(crate) fn typed_password(s: &str, _: &Found<'_>) -> Verdict {
+    if is_template(s) || s.contains("[REDACTED") || s == "*" {
+        return Verdict::Pass;
+    }
+    Verdict::real_if(password_looks_real(&percent_decode(s)))
+}
+
+/// A `.pgpass` line's password. The match starts at the port; before it on
+/// its line there must be the host alone, or `path:` or `path:N:` (what
+/// `grep` adds) and the host. Not when the line is hex digits and colons:
+/// an IPv6 address has the same shape.
+pub(crate) fn pgpass_password(s: &str, found: &Found<'_>) -> Verdict {
+    let start = found.caps.get(0).map_or(0, |m| m.start());
+    let end = found.caps.get(0).map_or(0, |m| m.end());
+    let line_start = found.text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let before = &found.text[line_start..start];
+    let mut fields = before.rsplit(':');
+    let host = fields.next().unwrap_or("");
+    let is_host = |h: &str| {
+        !h.is_empty()
+            && h.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'*' | b'-'))
+    };
+    let prefix: Vec<&str> = fields.collect();
+    let grep_prefix = match prefix.as_slice() {
+        [] => true,
+        [path] => !path.is_empty() && !path.contains(char::is_whitespace),
+        [number, path] => {
+            !number.is_empty()
+                && number.bytes().all(|b| b.is_ascii_digit())
+                && !path.is_empty()
+                && !path.contains(char::is_whitespace)
+        }
+        _ => false,
+    };
+    let line = &found.text[line_start..end];
+    let address = line
+        .trim_end()
+        .bytes()
+        .all(|b| b.is_ascii_hexdigit() || b == b':');
+    if !is_host(host) || !grep_prefix || address {
+        return Verdict::Pass;
+    }
+    typed_password(s, found)
+}
+
+/// `curl -u user:password`: also not a password when both halves are
+/// numbers (`-u 1000:1000` reads as ids) or the password repeats the user.
+pub(crate) fn curl_user_password(s: &str, found: &Found<'_>) -> Verdict {
+    let user = found.group("user");
+    let numeric = |v: &str| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+    if (numeric(user) && numeric(s)) || s == user {
+        return Verdict::Pass;
+    }
+    typed_password(s, found)
+}
+
+/// Base64 of `user:password`, after `Authorization: Basic` (always a
+/// credential) or as a stored `auth` (Docker's `config.json`, npm's
+/// `_auth`), which is one only when it decodes to `user:password`. The
+/// password decides whether it reads as real.
+pub(crate) fn basic_credentials(s: &str, found: &Found<'_>) -> Verdict {
+    let decoded = super::kinds::base64url_decode(s);
+    let pair = String::from_utf8(decoded)
+        .ok()
+        .and_then(|text| text.split_once(':').map(|(_, pw)| pw.to_owned()));
+    match pair {
+        Some(password) if !password.is_empty() => Verdict::real_if(password_looks_real(&password)),
+        _ if found.group("stored").is_empty() => Verdict::Example,
+        _ => Verdict::Pass,
+    }
+}
+
+/// A token with a documented prefix: an example when its random part (the
+/// longest stretch between `_`, `-`, `.` and `~`, which is never the
+/// prefix) reads as one ([`key_body_is_example`]).
+pub(crate) fn prefixed_token(s: &str, _: &Found<'_>) -> Verdict {
+    let body = s
+        .split(['_', '-', '.', '~'])
+        .max_by_key(|part| part.len())
+        .unwrap_or(s);
+    Verdict::real_if(!key_body_is_example(body))
+}
