@@ -26,23 +26,18 @@ pub fn fake(alphabet: &str, len: usize, seed: u64) -> String {
 
 /// base64url without padding (JWT segments and claims).
 pub fn base64url(bytes: &[u8]) -> String {
-    let chars = B64URL.as_bytes();
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
-        for i in 0..=chunk.len() {
-            out.push(chars[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-    }
-    out
+    encode(bytes, B64URL, false)
 }
 
 /// Standard base64 with padding (HTTP Basic credentials).
 pub fn base64(bytes: &[u8]) -> String {
-    let chars = B64.as_bytes();
+    encode(bytes, B64, true)
+}
+
+/// `bytes` in the base64 `alphabet`, a last group shorter than four
+/// characters padded with `=` when `pad` says so.
+fn encode(bytes: &[u8], alphabet: &str, pad: bool) -> String {
+    let chars = alphabet.as_bytes();
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
         let n = chunk
@@ -52,7 +47,7 @@ pub fn base64(bytes: &[u8]) -> String {
         for i in 0..4 {
             if i <= chunk.len() {
                 out.push(chars[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
+            } else if pad {
                 out.push('=');
             }
         }
