@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use crate::support::TestEnv;
 use crate::support::agent::{AgentEnv, Pass, Turn, visible_files};
 use crate::support::mock::Reply;
-use crate::support::output::stdout;
+use crate::support::output::{json_strings, stdout};
 use crate::support::secrets::{
     B62, CredentialFile, DIGITS, FRAGMENT, LeakCheck, credential_formats, fake,
 };
@@ -123,36 +123,12 @@ fn digging_env() -> (AgentEnv, Vec<CredentialFile>) {
     (env, formats)
 }
 
-/// Every string in a JSON value (keys too), one per line, escapes undone.
-fn strings(value: &Value) -> String {
-    fn walk(value: &Value, out: &mut String) {
-        match value {
-            Value::String(text) => {
-                out.push_str(text);
-                out.push('\n');
-            }
-            Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
-            Value::Object(map) => {
-                for (key, v) in map {
-                    out.push_str(key);
-                    out.push('\n');
-                    walk(v, out);
-                }
-            }
-            Value::Null | Value::Bool(_) | Value::Number(_) => {}
-        }
-    }
-    let mut out = String::new();
-    walk(value, &mut out);
-    out
-}
-
 /// Everything the mock was sent, decoded and as raw JSON.
 fn everything_sent(env: &AgentEnv) -> String {
     env.server
         .requests()
         .iter()
-        .flat_map(|request| [strings(&request.body), request.body.to_string()])
+        .flat_map(|request| [json_strings(&request.body), request.body.to_string()])
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -21,36 +21,11 @@ use serde_json::{Value, json};
 use support::TestEnv;
 use support::agent::{AgentEnv, Pass, Turn, visible_files};
 use support::mock::{RecordedRequest, Reply};
-use support::output::{stderr, stdout};
+use support::output::{json_strings, stderr, stdout};
 use support::secrets::{EXAMPLE_FRAGMENT, LeakCheck, examples, fixture, github_token};
 
 fn run(env: &TestEnv, extra: &[&str]) -> Output {
     env.run_ok(extra)
-}
-
-/// Every string in a JSON value (keys too), one per line: the text as the
-/// API decodes it, escapes undone.
-fn strings(value: &Value) -> String {
-    fn walk(value: &Value, out: &mut String) {
-        match value {
-            Value::String(text) => {
-                out.push_str(text);
-                out.push('\n');
-            }
-            Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
-            Value::Object(map) => {
-                for (key, v) in map {
-                    out.push_str(key);
-                    out.push('\n');
-                    walk(v, out);
-                }
-            }
-            Value::Null | Value::Bool(_) | Value::Number(_) => {}
-        }
-    }
-    let mut out = String::new();
-    walk(value, &mut out);
-    out
 }
 
 /// `name` inside the directory `rel` of the target, as a tool argument.
@@ -244,7 +219,7 @@ fn assert_no_request_leaks(env: &AgentEnv, check: &LeakCheck, from: usize) {
     let requests = env.server.requests();
     assert!(requests.len() > from, "no requests were made");
     for request in &requests[from..] {
-        for text in [strings(&request.body), request.body.to_string()] {
+        for text in [json_strings(&request.body), request.body.to_string()] {
             if let Some((secret, piece)) = check.leak(&text) {
                 let at = text.find(&piece).unwrap_or(0);
                 let context: String = text[at.saturating_sub(300)..].chars().take(400).collect();
@@ -362,7 +337,7 @@ fn no_redact_sends_the_secrets_and_its_cache_is_not_resumed_by_a_redacting_run()
         .server
         .requests()
         .iter()
-        .map(|request| strings(&request.body))
+        .map(|request| json_strings(&request.body))
         .collect();
     assert_eq!(check.missing_from(&sent), Vec::<&str>::new());
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -528,7 +503,7 @@ fn an_obeyed_injection_is_refused_by_every_tool() {
     let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
     let passwd_line = passwd.lines().next().filter(|line| line.len() >= 8);
     for request in env.server.requests() {
-        let text = strings(&request.body);
+        let text = json_strings(&request.body);
         assert!(!text.contains(SENTINEL), "request {}", request.index);
         if let Some(line) = passwd_line {
             assert!(!text.contains(line), "request {}", request.index);

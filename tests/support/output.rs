@@ -113,3 +113,28 @@ pub fn item_where<'a>(list: &'a Value, field: &str, value: &str) -> &'a Value {
     let found = items.iter().find(|item| item[field] == value);
     found.unwrap_or_else(|| panic!("no item with {field} {value:?} in {list}"))
 }
+
+/// Every string in a JSON value (keys too), one per line: the text as the
+/// API decodes it, escapes undone.
+pub fn json_strings(value: &Value) -> String {
+    fn walk(value: &Value, out: &mut String) {
+        match value {
+            Value::String(text) => {
+                out.push_str(text);
+                out.push('\n');
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
+            Value::Object(map) => {
+                for (key, v) in map {
+                    out.push_str(key);
+                    out.push('\n');
+                    walk(v, out);
+                }
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+    let mut out = String::new();
+    walk(value, &mut out);
+    out
+}
