@@ -62,28 +62,32 @@ fn calls(files: &[String], dirs: &[String]) -> Vec<(&'static str, Value)> {
     calls
 }
 
+/// A `write_cache` of the turn's directory whose summary is `lead` and
+/// every tool result the turn was sent, quoted whole.
+fn cache_quoting_results(turn: &Turn<'_>, lead: &str) -> Reply {
+    let dir = turn.dir();
+    let quoted: Vec<String> = turn
+        .tool_results()
+        .into_iter()
+        .map(|result| result.content)
+        .collect();
+    Reply::tool_use(
+        "write_cache",
+        json!({"cache_type": "dir", "path": dir, "data": {
+            "path": dir, "relative_path": dir, "child_count": 1,
+            "dominant_category": "config", "notable_files": [],
+            "summary": format!("{lead}{}", quoted.join("\n")),
+            "confidence": 0.9, "cached_at": "2026-01-01T00:00:00+00:00"
+        }}),
+    )
+}
+
 /// Turn 1: dig ([`calls`]). Turn 2: cache a summary of the directory
 /// quoting every result. Turn 3: report, quoting the first result again.
 fn digging(turn: &Turn<'_>, files: &[String], dirs: &[String]) -> Reply {
-    let dir = turn.dir();
     match turn.turn {
         1 => Reply::tool_uses(calls(files, dirs)),
-        2 => {
-            let quoted: Vec<String> = turn
-                .tool_results()
-                .into_iter()
-                .map(|result| result.content)
-                .collect();
-            Reply::tool_use(
-                "write_cache",
-                json!({"cache_type": "dir", "path": dir, "data": {
-                    "path": dir, "relative_path": dir, "child_count": 1,
-                    "dominant_category": "config", "notable_files": [],
-                    "summary": format!("I found: {}", quoted.join("\n")),
-                    "confidence": 0.9, "cached_at": "2026-01-01T00:00:00+00:00"
-                }}),
-            )
-        }
+        2 => cache_quoting_results(turn, "I found: "),
         _ => Reply::tool_use(
             "submit_report",
             json!({"summary": "Dug through everything.", "completeness": 1.0}),
@@ -256,22 +260,7 @@ fn reader(turn: &Turn<'_>) -> Reply {
             };
             ("read_file", json!({ "path": path }))
         })),
-        2 => {
-            let quoted: Vec<String> = turn
-                .tool_results()
-                .into_iter()
-                .map(|result| result.content)
-                .collect();
-            Reply::tool_use(
-                "write_cache",
-                json!({"cache_type": "dir", "path": dir, "data": {
-                    "path": dir, "relative_path": dir, "child_count": 1,
-                    "dominant_category": "config", "notable_files": [],
-                    "summary": format!("I read: {}", quoted.join("\n")),
-                    "confidence": 0.9, "cached_at": "2026-01-01T00:00:00+00:00"
-                }}),
-            )
-        }
+        2 => cache_quoting_results(turn, "I read: "),
         _ => Reply::tool_use(
             "submit_report",
             json!({"summary": "Read everything.", "completeness": 1.0}),
