@@ -6,10 +6,15 @@
 //! one-line message, whatever the flag. [`crate::config`] resolves these
 //! values together with the environment into a [`crate::config::Config`],
 //! and only that travels past `main`.
+//!
+//! `luminos TARGET` investigates; `luminos mcp` serves MCP on stdio
+//! ([`Command::Mcp`]). A first argument `mcp` is the subcommand, so a
+//! directory named `mcp` is reached as `luminos ./mcp` (or
+//! `luminos -- mcp`).
 
 use std::path::PathBuf;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 
 /// Investigate a directory and report what it is and what deserves attention.
 ///
@@ -17,9 +22,19 @@ use clap::Parser;
 /// files, disk usage), then a multi-pass AI investigation over the Anthropic
 /// Messages API. Summaries are cached so an interrupted run resumes.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "luminos", version, about, long_about)]
+#[command(
+    name = "luminos",
+    version,
+    about,
+    long_about,
+    subcommand_negates_reqs = true,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Args {
-    /// Directory to investigate.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Directory to investigate (a directory named `mcp`: ./mcp).
     #[arg(value_name = "TARGET", required_unless_present = "clear_cache")]
     pub target: Option<PathBuf>,
 
@@ -152,6 +167,16 @@ pub struct Args {
     /// words, each note and each cached directory.
     #[arg(short = 'v', long)]
     pub verbose: bool,
+}
+
+/// What luminos does besides investigating TARGET.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Command {
+    /// Serve luminos to coding agents over the Model Context Protocol, on
+    /// stdin and stdout: tools to investigate a directory and to read its
+    /// cached investigation (overview, directory, flags) without an API
+    /// call. Started by an MCP client, not by hand; see the README.
+    Mcp,
 }
 
 /// The values `--format` takes.
@@ -298,6 +323,24 @@ mod tests {
             Some(Budget::Usd(20.0))
         );
         assert_eq!(parse(&["--max-retries", "0"]).unwrap().max_retries, 0);
+    }
+
+    #[test]
+    fn mcp_is_a_subcommand_and_a_directory_named_mcp_stays_reachable() {
+        let run = |list: &[&str]| {
+            Args::try_parse_from(std::iter::once("luminos").chain(list.iter().copied()))
+        };
+        assert!(matches!(run(&["mcp"]).unwrap().command, Some(Command::Mcp)));
+        for spelled in [["./mcp"].as_slice(), &["--", "mcp"]] {
+            let args = run(spelled).unwrap();
+            assert!(args.command.is_none());
+            assert_eq!(args.target.unwrap().file_name().unwrap(), "mcp");
+        }
+        // After a run flag, `mcp` is a directory again.
+        let args = run(&["--json", "mcp"]).unwrap();
+        assert!(args.command.is_none() && args.json);
+        // The subcommand takes no argument.
+        assert_eq!(run(&["mcp", "."]).unwrap_err().exit_code(), 2);
     }
 
     /// `--help` states the bound of `--max-retries`.

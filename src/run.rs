@@ -47,6 +47,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             config,
             clear_cache_first,
         } => (config, clear_cache_first),
+        Invocation::Mcp => {
+            crate::mcp::serve(env)?;
+            return Ok(ExitCode::Success);
+        }
     };
     // A report that could not be written would waste the whole run: the
     // file is checked before anything is spent.
@@ -134,17 +138,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let failed = outcome.status.status == InvestigationStatus::Failed;
-    let mut report = Report {
-        scan: base,
-        ai_brief: outcome.brief,
-        ai_detailed: outcome.detailed,
-        flags: outcome.flags,
-        ai_sections: outcome.sections,
-        directories: outcome.directories,
-        investigation: outcome.status,
-        grounding: outcome.grounding,
-    };
-    report.order_flags();
+    let report = outcome.into_report(base);
     match write_report(&config, &report)? {
         // The report is out; the status says the investigation failed, so
         // scripts and CI notice.

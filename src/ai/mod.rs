@@ -50,6 +50,25 @@ pub struct Outcome {
     pub interrupted: bool,
 }
 
+impl Outcome {
+    /// The report of `scan` with what the investigation produced, its
+    /// flags in report order.
+    pub(crate) fn into_report(self, scan: crate::scan::BaseScan) -> crate::report::Report {
+        let mut report = crate::report::Report {
+            scan,
+            ai_brief: self.brief,
+            ai_detailed: self.detailed,
+            flags: self.flags,
+            ai_sections: self.sections,
+            directories: self.directories,
+            investigation: self.status,
+            grounding: self.grounding,
+        };
+        report.order_flags();
+        report
+    }
+}
+
 /// The one-line warning about `model` from the catalog, as of today (UTC):
 /// unknown (its price is assumed), deprecated (with its retirement date
 /// and replacement) or retired. `None` for a current model.

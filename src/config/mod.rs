@@ -202,6 +202,9 @@ pub(crate) enum Invocation {
         /// `--clear-cache` was also given.
         clear_cache_first: bool,
     },
+    /// `luminos mcp`: serve MCP on stdio; each tool call names its own
+    /// target and is resolved then, with the same rules.
+    Mcp,
 }
 
 /// A problem with the command line that stops the run before any work.

@@ -19,7 +19,7 @@ use super::{
 use crate::ai::api::{self, Auth, DEFAULT_BASE_URL, DEFAULT_MODEL};
 use crate::ai::engine::batch::BatchTiming;
 use crate::ai::rules::decide::DEFAULT_BUDGET_USD;
-use crate::cli::{Args, Budget, FormatArg};
+use crate::cli::{Args, Budget, Command, FormatArg};
 use crate::paths::absolute;
 use crate::progress::ProgressStyle;
 use crate::report::Format;
@@ -28,6 +28,9 @@ use crate::scan::ScanOptions;
 impl Invocation {
     /// Resolve the command line and the environment into what to do.
     pub(crate) fn resolve(args: Args, env: &Env) -> Result<Invocation, ConfigError> {
+        if let Some(Command::Mcp) = args.command {
+            return Ok(Invocation::Mcp);
+        }
         let format = output_format(&args)?;
         let cache_root = env
             .luminos_cache_dir

@@ -2,31 +2,47 @@
 //! against the tree and the cached entries, on every run (a resumed one
 //! too). The checking is [`crate::grounding`]'s; this only feeds it the
 //! run's entries and keeps its result in the outcome, with the report's
-//! `directories` built from the same entries (`directories.rs`).
+//! `directories` built from the same entries (`directories.rs`). A report
+//! read back from the cache (`cached.rs`) is grounded the same way.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::RunContext;
 use super::directories::directories;
 use crate::ai::Outcome;
-use crate::cache::EntryKind;
-use crate::grounding;
+use crate::cache::{Cache, EntryKind};
+use crate::grounding::{self, Scope};
 
 /// Phase 10: check what the report cites against the tree. Pure code over
 /// the cache and the scan, so it also runs on a resumed run that made no
 /// request; it caches nothing.
 pub(super) fn ground_phase(run: &RunContext<'_>, all_dirs: &[PathBuf], outcome: &mut Outcome) {
-    let cache = run.cache;
+    ground_outcome(&run.grounding(), run.target, run.cache, all_dirs, outcome);
+    if let Some(grounding) = &outcome.grounding {
+        run.progress.ai(&grounding.summary_line());
+    }
+}
+
+/// Ground `outcome` against the tree seen as `scope` and the entries
+/// `cache` holds for `all_dirs` (and every file entry), and fill its
+/// `directories` from the same entries. Reads only.
+pub(super) fn ground_outcome(
+    scope: &Scope,
+    target: &Path,
+    cache: &Cache,
+    all_dirs: &[PathBuf],
+    outcome: &mut Outcome,
+) {
     let dir_entries: Vec<Value> = all_dirs
         .iter()
         .filter_map(|dir| cache.read_entry(EntryKind::Dir, &dir.to_string_lossy()))
         .collect();
     let file_entries = cache.read_all_entries(EntryKind::File);
     let grounding = grounding::ground(
-        &run.grounding(),
-        grounding::outlines::Source::Disk(run.target.to_path_buf()),
+        scope,
+        grounding::outlines::Source::Disk(target.to_path_buf()),
         grounding::Sources {
             dir_entries: &dir_entries,
             file_entries: &file_entries,
@@ -35,8 +51,7 @@ pub(super) fn ground_phase(run: &RunContext<'_>, all_dirs: &[PathBuf], outcome: 
         &mut outcome.detailed,
         &mut outcome.flags,
     );
-    run.progress.ai(&grounding.summary_line());
     outcome.grounding = Some(grounding);
     // The report's `directories` come from the same entries.
-    outcome.directories = directories(run.target, all_dirs, &dir_entries, &file_entries);
+    outcome.directories = directories(target, all_dirs, &dir_entries, &file_entries);
 }

@@ -25,7 +25,8 @@
 //! 10. ground the report: check every cited path and symbol against the
 //!     tree (`ground_phase`, see [`crate::grounding`]), and gather from the
 //!     same entries what the report says of each directory
-//!     (`directories.rs`).
+//!     (`directories.rs`); record how the run ended in `meta.json`, so the
+//!     investigation can be read back from the cache later (`cached.rs`).
 //!
 //! With `--batch` the same phases run; the session sends their requests in
 //! rounds through the Message Batches API ([`crate::ai::engine::batch`]),
@@ -61,6 +62,7 @@
 //! and the outcome's figures), `ground.rs`, and `outcome.rs` (what a run
 //! that fails or is interrupted returns).
 
+mod cached;
 mod directories;
 mod finish;
 mod freshness;
@@ -106,6 +108,7 @@ use plan::plan_phase;
 use survey::survey_phase;
 use synthesis::synthesis_phase;
 
+pub(crate) use cached::{CachedInvestigation, TreeChanges, read_cached};
 pub(crate) use freshness::partition;
 pub(crate) use plan::{planning_tree, report_decision, spending};
 pub(crate) use survey::SURVEY_TREE_DEPTH;
@@ -315,6 +318,7 @@ async fn pipeline(
     let mut outcome = finish(&run, &facts.dirs, &decision, cached, synthesis, &work);
     batch_mode::forget_when_complete(cache, &outcome, progress);
     ground_phase(&run, &facts.dirs, &mut outcome);
+    cached::record_last_run(cache, &outcome.status)?;
     Ok(outcome)
 }
 

@@ -115,7 +115,7 @@ pub(crate) async fn run_work<W: DirWork>(
     stats: &TreeStats,
     planned: &[PlannedLoop],
     mechanical: &[PathBuf],
-    contents_changed: &dyn Fn(&Path) -> bool,
+    contents_changed: &(dyn Fn(&Path) -> bool + Sync),
     options: LoopOptions,
     board: &DirBoard,
 ) -> Result<LoopsDone, PassError> {
