@@ -25,6 +25,7 @@ mod grounding;
 mod hostile;
 mod language;
 mod locations;
+mod mcp;
 mod mock_server;
 mod pipeline;
 mod privacy;
