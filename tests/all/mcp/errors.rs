@@ -144,3 +144,23 @@ fn an_unreadable_target_is_refused_in_one_line() {
     assert_eq!(overview, expected);
     assert_eq!(investigate, expected);
 }
+
+/// Summaries written with `--no-redact` may quote secrets: they are not
+/// handed out, and the call says why.
+#[test]
+fn an_investigation_made_without_redaction_is_not_handed_out() {
+    let env = TestEnv::with_small_project().with_mock();
+    env.run_ok(&["--no-redact"]);
+    let mcp = Mcp::without_key(&env);
+    for tool in ["overview", "flags"] {
+        assert_eq!(
+            mcp.failure(tool, args(&env, json!({}))),
+            format!(
+                "the cached investigation of '{}' was made with --no-redact and its summaries \
+                 may quote secrets, so luminos does not hand it out; investigate it again \
+                 without --no-redact",
+                env.target().display()
+            )
+        );
+    }
+}
