@@ -100,7 +100,7 @@ pub struct Args {
     pub max_retries: u32,
 
     /// How many directories are investigated at once.
-    #[arg(short = 'j', long, value_name = "N", default_value_t = crate::ai::engine::scheduler::DEFAULT_JOBS,
+    #[arg(short = 'j', long, value_name = "N", default_value_t = crate::ai::passes::scheduler::DEFAULT_JOBS,
           allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub jobs: u32,
 

@@ -101,9 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         // estimate goes to a file.
         let json = config.output.format == Format::Json;
         let text_on_stdout = !json && config.output.file.is_none();
-        if !text_on_stdout
-            && let Some(warning) = crate::ai::model_warning(&config.investigation.model)
-        {
+        if !text_on_stdout && let Some(warning) = crate::ai::model_warning(&config.investigation) {
             progress.println(&format!("Warning: {warning}"));
         }
         let text = (!json).then(|| estimate.render_text());
@@ -119,14 +117,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ..crate::ai::Outcome::default()
         },
         None => {
-            if let Some(warning) = crate::ai::model_warning(&config.investigation.model) {
+            if let Some(warning) = crate::ai::model_warning(&config.investigation) {
                 progress.println(&format!("Warning: {warning}"));
             }
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()
                 .context("starting the async runtime")?;
-            runtime.block_on(crate::ai::investigate(
+            runtime.block_on(crate::ai::orchestrator::investigate(
                 &config, &base, &dirs, &progress, reserved,
             ))?
         }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use crate::ai::api::cost::{Pricing, TokenTracker};
 use crate::ai::engine::batch::{self, BatchStats, Batcher, CancelError};
 use crate::ai::engine::session::Session;
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::{Outcome, api};
 use crate::cache::batch::BatchStore;
 use crate::cache::{Cache, CacheRoot};
@@ -30,7 +30,7 @@ use crate::text::{escape_line, format_duration};
 
 /// The run's token tracker: the model's prices, halved under `--batch`.
 pub(crate) fn tracker(config: &Config) -> Arc<TokenTracker> {
-    let pricing = Pricing::for_model(&config.investigation.model);
+    let pricing = Pricing::of(config.investigation.model_facts.model);
     let pricing = if config.investigation.batch {
         pricing.batch()
     } else {
@@ -40,17 +40,15 @@ pub(crate) fn tracker(config: &Config) -> Arc<TokenTracker> {
 }
 
 /// Refuse a run without `--batch` while a batch is in flight.
-pub(crate) fn refuse_in_flight(config: &Config, cache: &Cache) -> Result<(), PassError> {
+pub(crate) fn refuse_in_flight(config: &Config, cache: &Cache) -> Result<(), InvestigationError> {
     let in_flight = BatchStore::at(cache).state().in_flight;
     if config.investigation.batch || in_flight.is_empty() {
         return Ok(());
     }
     let ids: Vec<&str> = in_flight.iter().map(|b| b.id.as_str()).collect();
-    Err(PassError::Failed(format!(
-        "batch {} is in flight for this investigation; run with --batch to pick up its results, \
-         or cancel it with --cancel-batch",
-        ids.join(", ")
-    )))
+    Err(InvestigationError::BatchInFlight {
+        ids: ids.join(", "),
+    })
 }
 
 /// `session` with the transport this run uses (see the module docs).
@@ -60,7 +58,7 @@ pub(crate) fn with_transport(
     cache: &Cache,
     progress: &Progress,
     tracker: &Arc<TokenTracker>,
-) -> Result<Session, PassError> {
+) -> Result<Session, InvestigationError> {
     let client = session.client().clone();
     if config.investigation.batch {
         let store = BatchStore::open(cache)?;

@@ -1,19 +1,24 @@
-//! How an investigation fails: [`InvestigationError`] ends it (the report
-//! still prints and says why), [`PassError`] is what a pass or phase hands
-//! up (stop the run, or give up on the investigation with a warning).
+//! How an investigation fails: one typed [`InvestigationError`] that every
+//! phase, pass and loop hands up, and one rule ([`InvestigationError::ends_run`])
+//! for what it ends: the investigation (the report still prints, with status
+//! `failed` and the one-line reason) or the whole run.
 //!
-//! It sits below the engine and the passes, which both return these; which
-//! API errors end a run is the engine's to say (it holds the session that
-//! knows whether any request has succeeded).
+//! It sits below the engine and the passes, which both return it; which
+//! API errors end an investigation is the engine's to say (it holds the
+//! session that knows whether any request has succeeded).
 
 use crate::ai::api;
+use crate::ai::prompts::PromptError;
+use crate::ai::tools::FatalToolError;
+use crate::cache::{CacheError, WriteFault};
 
-/// A failure that ends the investigation. The report still prints, saying
-/// the investigation failed and why; see
+/// A failure that ends the investigation. Unless it ends the run too
+/// ([`InvestigationError::ends_run`]), the report still prints, saying the
+/// investigation failed and why; see
 /// [`crate::ai::engine::session::stop_for_api_error`] for which API errors
 /// end it.
 #[derive(Debug, thiserror::Error)]
-pub enum InvestigationError {
+pub(crate) enum InvestigationError {
     /// The model does not exist or was retired (HTTP 404 `not_found_error`,
     /// or a gateway's words for it).
     #[error(
@@ -77,13 +82,81 @@ pub enum InvestigationError {
     /// succeeded: every later one would be rejected the same way.
     #[error("the API rejected the first request ({0}); no later request would fare better")]
     Rejected(api::ApiError),
-    /// The cache cannot be used safely.
+    /// No credential is set, so no client could be built.
+    #[error("no API credential is set")]
+    NoCredential,
+    /// The client could not be built (a base URL that is not a URL, a
+    /// credential that cannot go in a header).
+    #[error("{0}")]
+    Client(api::ApiError),
+    /// A run without `--batch` while batches (these ids) are in flight:
+    /// it would pay again for what they already do.
+    #[error(
+        "batch {ids} is in flight for this investigation; run with --batch to pick up its \
+         results, or cancel it with --cancel-batch"
+    )]
+    BatchInFlight { ids: String },
+    /// The cache failed (see [`InvestigationError::ends_run`] for what that
+    /// ends).
     #[error(transparent)]
-    Cache(#[from] crate::cache::CacheError),
+    Cache(#[from] CacheError),
     /// A cache write failed mid-run (a full disk, a read-only file
     /// system): no new request is sent once one has.
     #[error(transparent)]
-    CacheWrite(crate::cache::WriteFault),
+    CacheWrite(WriteFault),
+    /// A directory entry luminos writes itself could not be written
+    /// (`what` it was doing, and the cache's message).
+    #[error("{what}: {message}")]
+    EntryWrite { what: &'static str, message: String },
+    /// A prompt did not render (a template and its caller disagree).
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+    /// A tool hit a failure that makes the run unsafe to continue.
+    #[error(transparent)]
+    Tool(#[from] FatalToolError),
+    /// A directory loop's task ended without an outcome (it panicked).
+    #[error("a directory loop failed: {0}")]
+    LoopAborted(#[source] tokio::task::JoinError),
+}
+
+impl InvestigationError {
+    /// Whether this failure ends the run itself rather than only the
+    /// investigation: a cache luminos cannot use safely (a symlink, a
+    /// directory someone else owns, another run's lock) stops the run with
+    /// an error and no report. Everything else, a cache that cannot be
+    /// written included, ends the investigation: the report still prints,
+    /// with status `failed` and this error's line. The same rule on every
+    /// path: opening the investigation, any phase, any loop.
+    pub(crate) fn ends_run(&self) -> bool {
+        match self {
+            InvestigationError::Cache(err) => match err {
+                CacheError::Io { .. } => false,
+                CacheError::Symlink(_)
+                | CacheError::ForeignOwner { .. }
+                | CacheError::NotADirectory(_)
+                | CacheError::Busy { .. }
+                | CacheError::CacheInUse { .. }
+                | CacheError::NotACache { .. } => true,
+            },
+            InvestigationError::UnknownModel { .. }
+            | InvestigationError::NotMessagesApi { .. }
+            | InvestigationError::NoBatchesApi { .. }
+            | InvestigationError::Overloaded(_)
+            | InvestigationError::Unavailable(_)
+            | InvestigationError::Auth(_)
+            | InvestigationError::Billing(_)
+            | InvestigationError::Unreachable { .. }
+            | InvestigationError::Rejected(_)
+            | InvestigationError::NoCredential
+            | InvestigationError::Client(_)
+            | InvestigationError::BatchInFlight { .. }
+            | InvestigationError::CacheWrite(_)
+            | InvestigationError::EntryWrite { .. }
+            | InvestigationError::Prompt(_)
+            | InvestigationError::Tool(_)
+            | InvestigationError::LoopAborted(_) => false,
+        }
+    }
 }
 
 /// The one line that says the endpoint did not answer, naming it and what
@@ -124,31 +197,29 @@ fn not_messages_api_line(base_url: &str, err: &api::ApiError) -> String {
     line
 }
 
-/// How a pass or phase failed: either the whole run must stop, or the
-/// investigation gives up with a warning and empty AI fields.
-#[derive(Debug)]
-pub(crate) enum PassError {
-    /// Stop the investigation (unknown model, rejected credential, billing,
-    /// an unreachable, wrong or overloaded endpoint, an unsafe cache).
-    Fatal(InvestigationError),
-    /// Give up on the investigation; the report still prints.
-    Failed(String),
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl From<InvestigationError> for PassError {
-    fn from(err: InvestigationError) -> Self {
-        PassError::Fatal(err)
-    }
-}
-
-impl From<crate::ai::prompts::PromptError> for PassError {
-    fn from(err: crate::ai::prompts::PromptError) -> Self {
-        PassError::Failed(err.to_string())
-    }
-}
-
-impl From<crate::cache::CacheError> for PassError {
-    fn from(err: crate::cache::CacheError) -> Self {
-        PassError::Failed(err.to_string())
+    #[test]
+    fn only_an_unsafe_cache_ends_the_run() {
+        let io = CacheError::Io {
+            action: "writing",
+            path: "/c/x".into(),
+            error: std::io::Error::other("disk full"),
+        };
+        assert!(!InvestigationError::Cache(io).ends_run());
+        assert!(InvestigationError::Cache(CacheError::Symlink("/c".into())).ends_run());
+        assert!(InvestigationError::Cache(CacheError::Busy { pid: 7 }).ends_run());
+        assert!(!InvestigationError::NoCredential.ends_run());
+        let written = InvestigationError::EntryWrite {
+            what: "writing a partial entry",
+            message: "Error writing cache: disk full".into(),
+        };
+        assert!(!written.ends_run());
+        assert_eq!(
+            written.to_string(),
+            "writing a partial entry: Error writing cache: disk full"
+        );
     }
 }

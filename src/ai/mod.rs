@@ -15,21 +15,21 @@ pub mod api;
 pub(crate) mod batch_mode;
 pub mod engine;
 pub(crate) mod estimate;
-pub(crate) mod facts;
 pub(crate) mod failure;
 pub(crate) mod orchestrator;
 pub mod passes;
 pub(crate) mod prompts;
 pub mod rules;
+pub(crate) mod situation;
 pub mod tools;
 
-use crate::cache::{CacheError, CacheRoot, RunLock};
-use crate::config::Config;
+use crate::cache::{CacheRoot, RunLock};
+use crate::config::{Config, InvestigationOptions};
 use crate::report::{Flag, Investigation};
 
-/// The investigation's entry point (the run calls it after the base scan).
-pub use failure::InvestigationError;
-pub use orchestrator::investigate;
+/// How an investigation fails (the run's entry point,
+/// [`orchestrator::investigate`], returns it).
+pub(crate) use failure::InvestigationError;
 
 /// What an investigation produced for the report.
 #[derive(Debug, Clone, Default)]
@@ -72,12 +72,12 @@ impl Outcome {
 /// The one-line warning about `model` from the catalog, as of today (UTC):
 /// unknown (its price is assumed), deprecated (with its retirement date
 /// and replacement) or retired. `None` for a current model.
-pub fn model_warning(model: &str) -> Option<String> {
+pub(crate) fn model_warning(options: &InvestigationOptions) -> Option<String> {
     let today = chrono::Utc::now()
         .date_naive()
         .format("%Y-%m-%d")
         .to_string();
-    api::catalog::ModelFacts::of(model).warning(model, &today)
+    options.model_facts.warning(&options.model, &today)
 }
 
 /// Take the target's run lock before the scan, so that a second run on a
@@ -87,9 +87,9 @@ pub fn model_warning(model: &str) -> Option<String> {
 pub(crate) fn reserve_target(config: &Config) -> Result<Option<RunLock>, InvestigationError> {
     let locked = CacheRoot::open(&config.cache_root)
         .and_then(|root| root.lock_run(&config.target_canonical, false));
-    match locked {
+    match locked.map_err(InvestigationError::from) {
         Ok(lock) => Ok(Some(lock)),
-        Err(CacheError::Io { .. }) => Ok(None),
-        Err(err) => Err(err.into()),
+        Err(err) if err.ends_run() => Err(err),
+        Err(_) => Ok(None),
     }
 }

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::{Auth, ClientConfig};
 use crate::ai::engine::batch::BatchTiming;
 use crate::progress::ProgressStyle;
@@ -47,7 +48,7 @@ pub(crate) const BATCH_POLL_VAR: &str = "LUMINOS_BATCH_POLL_MS";
 
 /// Everything a run needs to know, resolved from flags and environment.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub(crate) struct Config {
     /// The target as the user typed it, for messages.
     pub target_arg: String,
     /// The absolute form of the target, not canonicalized (the original's
@@ -74,7 +75,7 @@ pub struct Config {
 
 /// Where the report goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutputOptions {
+pub(crate) struct OutputOptions {
     /// The report's format: `--format`, `--json`, else the `-o` file's
     /// extension, else text.
     pub format: Format,
@@ -84,11 +85,14 @@ pub struct OutputOptions {
 
 /// How the investigation runs.
 #[derive(Debug, Clone, PartialEq)]
-pub struct InvestigationOptions {
+pub(crate) struct InvestigationOptions {
     /// Start a new investigation (`--fresh`).
     pub fresh: bool,
     /// Model id sent with every request.
     pub model: String,
+    /// What the catalog says about `model`, resolved once for the whole run
+    /// (prices, window, thinking, lifecycle).
+    pub model_facts: ModelFacts,
     /// Concurrent directory loops (`-j`).
     pub jobs: usize,
     /// What the run does after the scan.
@@ -112,7 +116,7 @@ pub struct InvestigationOptions {
 
 /// What a run does; the flags that choose it exclude one another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Scan, then investigate (the default).
     Investigate,
     /// Scan, then project the cost; make no API call (`--estimate`).
@@ -140,7 +144,7 @@ impl Mode {
 
 /// Connection settings for the Messages API.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApiSettings {
+pub(crate) struct ApiSettings {
     /// `ANTHROPIC_BASE_URL` without a trailing slash.
     pub base_url: String,
     /// The credential, if any was found.

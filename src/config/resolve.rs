@@ -16,6 +16,7 @@ use super::{
     Env, HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode,
     OutputOptions, RETRY_BACKOFF_VAR,
 };
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::{self, Auth, DEFAULT_BASE_URL, DEFAULT_MODEL};
 use crate::ai::engine::batch::BatchTiming;
 use crate::ai::rules::decide::DEFAULT_BUDGET_USD;
@@ -110,6 +111,11 @@ impl Invocation {
         };
 
         let mode = Mode::of(&args);
+        let model = args
+            .model
+            .filter(|m| !m.trim().is_empty())
+            .or_else(|| env.luminos_model.clone())
+            .unwrap_or_else(|| DEFAULT_MODEL.to_string());
         let config = Config {
             target_arg: shown,
             target,
@@ -126,11 +132,8 @@ impl Invocation {
             },
             investigation: InvestigationOptions {
                 fresh: args.fresh,
-                model: args
-                    .model
-                    .filter(|m| !m.trim().is_empty())
-                    .or_else(|| env.luminos_model.clone())
-                    .unwrap_or_else(|| DEFAULT_MODEL.to_string()),
+                model_facts: ModelFacts::of(&model),
+                model,
                 jobs: args.jobs as usize,
                 mode,
                 max_cost,

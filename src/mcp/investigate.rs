@@ -1,8 +1,8 @@
 //! `investigate {target, budget?}`: run or resume an investigation through
 //! the same steps as `luminos TARGET` (the target's run lock, the base
-//! scan, [`crate::ai::investigate`], the report), its progress sent as the
-//! call's progress notifications, and answer with the overview of the
-//! report and what the run cost.
+//! scan, [`crate::ai::orchestrator::investigate`], the report), its
+//! progress sent as the call's progress notifications, and answer with the
+//! overview of the report and what the run cost.
 //!
 //! A client that cancels the call stops the run as Ctrl-C stops the
 //! binary's: what was already cached stays, and the next call resumes.
@@ -44,7 +44,7 @@ pub(super) async fn investigate(call: &Call, args: InvestigateArgs) -> Result<Va
         call.request.meta.get_progress_token(),
     );
     let progress = notes.progress.clone();
-    let warnings: Vec<String> = crate::ai::model_warning(&config.investigation.model)
+    let warnings: Vec<String> = crate::ai::model_warning(&config.investigation)
         .into_iter()
         .collect();
     for warning in &warnings {
@@ -64,7 +64,7 @@ pub(super) async fn investigate(call: &Call, args: InvestigateArgs) -> Result<Va
         }
     };
     let outcome = tokio::select! {
-        outcome = crate::ai::investigate(&config, &base, &dirs, &progress, reserved) => Some(outcome),
+        outcome = crate::ai::orchestrator::investigate(&config, &base, &dirs, &progress, reserved) => Some(outcome),
         // Dropping the run stops it at its next await, as Ctrl-C does.
         () = call.request.ct.cancelled() => None,
     };

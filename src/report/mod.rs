@@ -19,6 +19,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ai::api::Usage;
 use crate::scan::BaseScan;
 use crate::text::escape_line;
 use grounding::Grounding;
@@ -116,7 +117,8 @@ pub struct Investigation {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Spent {
     pub api_requests: u64,
-    pub tokens: TokenTotals,
+    #[serde(with = "ReportTokens")]
+    pub tokens: Usage,
     pub cost_usd: f64,
 }
 
@@ -257,7 +259,8 @@ pub struct InvestigationSummary {
     /// API requests made by this run.
     pub api_requests: u64,
     /// Tokens billed by this run.
-    pub tokens: TokenTotals,
+    #[serde(with = "ReportTokens")]
+    pub tokens: Usage,
     /// Approximate cost of this run in dollars.
     pub cost_usd: f64,
     /// Money prompt caching saved this run, in dollars.
@@ -330,13 +333,20 @@ pub(crate) fn coverage_line(coverage: &Coverage) -> String {
     )
 }
 
-/// Token totals for billing.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct TokenTotals {
-    pub input: u64,
-    pub output: u64,
-    pub cache_write: u64,
-    pub cache_read: u64,
+/// How the report spells a run's [`Usage`] (`tokens`): shorter names than
+/// the API's, as the report has always had them. Only the spelling; the
+/// counts are the one `Usage`.
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Usage")]
+struct ReportTokens {
+    #[serde(rename = "input")]
+    input_tokens: u64,
+    #[serde(rename = "output")]
+    output_tokens: u64,
+    #[serde(rename = "cache_write")]
+    cache_creation_input_tokens: u64,
+    #[serde(rename = "cache_read")]
+    cache_read_input_tokens: u64,
 }
 
 mod directory;

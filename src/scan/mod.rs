@@ -38,11 +38,11 @@ pub(crate) mod disk;
 pub(crate) mod filetypes;
 mod filter;
 mod fingerprint;
+mod ignore_files;
 mod ignored;
 mod inspect;
 mod options;
 pub(crate) mod recency;
-mod rules;
 mod sniff;
 pub(crate) mod tree;
 pub(crate) mod walk;
@@ -242,17 +242,17 @@ pub fn scan_with_dirs(
 
     let counter = progress.counter("scan", "Classifying files");
     let files = files_to_classify(target, &walked, &rules);
-    let facts = inspect::inspect_all(&files, threads, &counter);
+    let inspected = inspect::inspect_all(&files, threads, &counter);
     counter.finish();
     let classified: Vec<ClassifiedFile> = files
         .into_iter()
-        .zip(&facts)
-        .map(|(file, facts)| ClassifiedFile {
+        .zip(&inspected)
+        .map(|(file, inspected)| ClassifiedFile {
             path: file.path.to_string_lossy().into_owned(),
             name: file.name,
-            category: facts.category.to_string(),
+            category: inspected.category.to_string(),
             size: file.size,
-            description: facts.description.clone(),
+            description: inspected.description.clone(),
         })
         .collect();
     let file_categories = filetypes::summarize_categories(&classified);
@@ -260,10 +260,10 @@ pub fn scan_with_dirs(
 
     let counted: Vec<code::Counted> = classified
         .iter()
-        .zip(&facts)
-        .map(|(file, facts)| code::Counted {
+        .zip(&inspected)
+        .map(|(file, inspected)| code::Counted {
             file,
-            lines: facts.lines,
+            lines: inspected.lines,
         })
         .collect();
     let sources = classified.iter().filter(|f| f.category == "source").count() as u64;

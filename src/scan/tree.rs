@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use crate::text::escape_line;
 
 use super::human_size;
-use super::rules::RuleStack;
+use super::ignore_files::RuleStack;
 use super::walk::{Kind, LinkTarget, ListError, Listing, Removed, Walk, WalkRules, list_dir};
 use super::{NodeKind, TreeNode};
 

@@ -13,7 +13,7 @@
 //! What the walk leaves out, it leaves out for everyone:
 //! - directories named by `-x` are not entered (files with such a name are
 //!   kept but marked, because the original's classification kept them);
-//! - entries matched by ignore rules (`super::rules`) are dropped, and the
+//! - entries matched by ignore rules (`super::ignore_files`) are dropped, and the
 //!   visible ones among them are counted for the report; an ignored directory
 //!   is only listed (`super::ignored`) to count the files it removed and the
 //!   bytes it takes (disk usage counts them), never read;
@@ -42,8 +42,8 @@ use crate::scan::ScanOptions;
 use super::IgnoreSummary;
 use super::dirs;
 use super::fingerprint::{self, Fingerprint};
+use super::ignore_files::{RuleFilesPresent, RuleStack};
 use super::ignored::{CountTask, IgnoredTally, count_dir};
-use super::rules::{RuleFilesPresent, RuleStack};
 
 /// What an entry is, from `lstat` (symlinks are not followed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -282,7 +282,7 @@ pub(crate) fn list_dir(
                 continue;
             }
         };
-        let kind = kind_of(&meta.file_type());
+        let kind = kind_of(meta.file_type());
         let excluded = rules.exclude.contains(&name);
         if excluded && kind == Kind::Dir {
             continue;
@@ -355,7 +355,7 @@ fn list_error(err: &io::Error) -> ListError {
     }
 }
 
-fn kind_of(file_type: &fs::FileType) -> Kind {
+fn kind_of(file_type: fs::FileType) -> Kind {
     if file_type.is_dir() {
         Kind::Dir
     } else if file_type.is_file() {

@@ -341,6 +341,10 @@ pub fn generate_tree(root: &Path, count: usize) -> TreeStats {
     }
     let threads = std::thread::available_parallelism().map_or(2, usize::from);
     let bytes: u64 = std::thread::scope(|scope| {
+        #[allow(
+            clippy::needless_collect,
+            reason = "joining as they are spawned would run the workers one at a time"
+        )]
         let workers: Vec<_> = (0..threads)
             .map(|t| {
                 let dirs = &dirs;

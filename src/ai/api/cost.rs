@@ -19,7 +19,7 @@
 
 use std::sync::Mutex;
 
-use super::catalog::{BATCH_DISCOUNT, LongPromptTier, ModelFacts, Prices};
+use super::catalog::{BATCH_DISCOUNT, LongPromptTier, Model, ModelFacts, Prices};
 use super::types::Usage;
 use crate::text::format_thousands;
 
@@ -34,10 +34,14 @@ impl Pricing {
     /// The catalog's prices for `model` (the stand-in's when the model is
     /// unknown; see [`ModelFacts`]).
     pub fn for_model(model: &str) -> Pricing {
-        let facts = ModelFacts::of(model);
+        Pricing::of(ModelFacts::of(model).model)
+    }
+
+    /// The prices of the catalog row `model`.
+    pub(crate) fn of(model: &Model) -> Pricing {
         Pricing {
-            prices: facts.model.prices,
-            tier: facts.model.long_prompt_tier,
+            prices: model.prices,
+            tier: model.long_prompt_tier,
         }
     }
 
@@ -95,50 +99,30 @@ pub(crate) fn estimate_cost(model: &str, usage: &Usage) -> f64 {
     Pricing::for_model(model).cost(usage)
 }
 
-/// Run-wide token totals.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// What a run's requests added up to, updated together. The tokens are
+/// one [`Usage`], the counters every token figure of luminos is kept in.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct TokenTotals {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cache_creation_input_tokens: u64,
-    pub cache_read_input_tokens: u64,
+    /// Every request's tokens, summed.
+    pub usage: Usage,
     /// Successful calls recorded.
     pub requests: u64,
+    /// Dollars, each request priced on its own.
+    pub cost: f64,
+    /// Dollars caching saved (negative while writes outweigh reads).
+    pub savings: f64,
 }
 
 impl TokenTotals {
-    /// The totals as one [`Usage`], for pricing.
+    /// The tokens as one [`Usage`].
+    #[cfg(test)]
     pub(crate) fn as_usage(&self) -> Usage {
-        Usage {
-            input_tokens: self.input_tokens,
-            output_tokens: self.output_tokens,
-            cache_creation_input_tokens: self.cache_creation_input_tokens,
-            cache_read_input_tokens: self.cache_read_input_tokens,
-        }
+        self.usage
     }
 
     /// Every input token the model processed, cached or not.
     pub(crate) fn all_input_tokens(&self) -> u64 {
-        self.as_usage().context_tokens()
-    }
-
-    /// Add one call's counts, saturating as [`Usage::accumulate`] does.
-    fn add(&mut self, usage: &Usage) {
-        let mut sum = self.as_usage();
-        sum.accumulate(usage);
-        let Usage {
-            input_tokens,
-            output_tokens,
-            cache_creation_input_tokens,
-            cache_read_input_tokens,
-        } = sum;
-        *self = TokenTotals {
-            input_tokens,
-            output_tokens,
-            cache_creation_input_tokens,
-            cache_read_input_tokens,
-            requests: self.requests + 1,
-        };
+        self.usage.context_tokens()
     }
 }
 
@@ -147,15 +131,7 @@ impl TokenTotals {
 #[derive(Debug)]
 pub struct TokenTracker {
     pricing: Pricing,
-    totals: Mutex<Tally>,
-}
-
-/// The totals and their price, updated together.
-#[derive(Debug, Clone, Copy, Default)]
-struct Tally {
-    totals: TokenTotals,
-    cost: f64,
-    savings: f64,
+    totals: Mutex<TokenTotals>,
 }
 
 impl TokenTracker {
@@ -167,7 +143,7 @@ impl TokenTracker {
     pub(crate) fn with_pricing(pricing: Pricing) -> TokenTracker {
         TokenTracker {
             pricing,
-            totals: Mutex::new(Tally::default()),
+            totals: Mutex::new(TokenTotals::default()),
         }
     }
 
@@ -177,15 +153,16 @@ impl TokenTracker {
 
     /// Add one call's usage.
     pub fn record(&self, usage: &Usage) {
-        let mut tally = self.lock();
-        tally.cost += self.pricing.cost(usage);
-        tally.savings += self.pricing.cache_savings(usage);
-        tally.totals.add(usage);
+        let mut totals = self.lock();
+        totals.cost += self.pricing.cost(usage);
+        totals.savings += self.pricing.cache_savings(usage);
+        totals.usage.accumulate(usage);
+        totals.requests += 1;
     }
 
     /// A snapshot of the totals.
     pub fn totals(&self) -> TokenTotals {
-        self.lock().totals
+        *self.lock()
     }
 
     /// Dollars spent so far.
@@ -200,17 +177,15 @@ impl TokenTracker {
 
     /// `N input / M output (approx $X.XX)`; see [`format_summary`].
     pub fn summary(&self) -> String {
-        let tally = *self.lock();
-        format_summary(&tally.totals, tally.cost)
+        format_summary(&self.totals())
     }
 
     /// The caching breakdown; see [`format_cache_summary`].
     pub fn cache_summary(&self) -> String {
-        let tally = *self.lock();
-        format_cache_summary(&tally.totals, tally.savings)
+        format_cache_summary(&self.totals())
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Tally> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, TokenTotals> {
         // Totals stay meaningful even if a thread panicked mid-update.
         self.totals.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -221,17 +196,19 @@ impl TokenTracker {
 /// N counts every input token processed (plain input, cache writes and cache
 /// reads), so it stays comparable with the original, which knew no caching;
 /// the dollar figure prices each kind at its own rate.
-pub(crate) fn format_summary(totals: &TokenTotals, cost: f64) -> String {
+pub(crate) fn format_summary(totals: &TokenTotals) -> String {
     format!(
-        "{} input / {} output (approx ${cost:.2})",
+        "{} input / {} output (approx ${:.2})",
         format_thousands(totals.all_input_tokens()),
-        format_thousands(totals.output_tokens),
+        format_thousands(totals.usage.output_tokens),
+        totals.cost,
     )
 }
 
 /// `cache: R read / W written, saved approx $S.SS` (or `cost approx $S.SS
 /// extra` while writes outweigh reads).
-pub(crate) fn format_cache_summary(totals: &TokenTotals, savings: f64) -> String {
+pub(crate) fn format_cache_summary(totals: &TokenTotals) -> String {
+    let savings = totals.savings;
     let verdict = if savings >= 0.0 {
         format!("saved approx ${savings:.2}")
     } else {
@@ -239,8 +216,8 @@ pub(crate) fn format_cache_summary(totals: &TokenTotals, savings: f64) -> String
     };
     format!(
         "cache: {} read / {} written, {verdict}",
-        format_thousands(totals.cache_read_input_tokens),
-        format_thousands(totals.cache_creation_input_tokens),
+        format_thousands(totals.usage.cache_read_input_tokens),
+        format_thousands(totals.usage.cache_creation_input_tokens),
     )
 }
 

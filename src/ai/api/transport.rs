@@ -2,7 +2,7 @@
 //! POST (or GET) under the headers timeout and the attempt's deadline, the
 //! choice of reader for the answer, and how transport failures become
 //! typed errors. Retrying is the caller's business
-//! ([`Client::send`](super::Client::send)); reading a body once it has
+//! ([`Client::post`](super::Client::post)); reading a body once it has
 //! started is [`super::reading`]'s.
 
 use std::sync::atomic::Ordering;
@@ -58,12 +58,14 @@ impl Client {
         Ok(response)
     }
 
-    /// One HTTP exchange, start to finish, within the attempt's deadline.
-    pub(super) async fn attempt(&self, body: Vec<u8>) -> Result<Response, ApiError> {
-        let deadline = self.deadline();
-        let response = self
-            .exchange(self.url.clone(), Some(body), Endpoint::Messages, deadline)
-            .await?;
+    /// The reply of a Messages API exchange whose headers are in, read
+    /// within the attempt's `deadline`: a whole message or a stream, as its
+    /// content type says.
+    pub(super) async fn read_reply(
+        &self,
+        response: reqwest::Response,
+        deadline: Instant,
+    ) -> Result<Response, ApiError> {
         let request_id = header_str(response.headers(), "request-id")
             .or_else(|| header_str(response.headers(), "x-request-id"))
             .map(str::to_string);

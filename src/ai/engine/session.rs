@@ -6,20 +6,20 @@
 //!   [`Transcript`] first sends it, so no secret reaches the API even if a
 //!   source forgot to redact, and no message changes once sent;
 //! - token accounting into the run's shared [`TokenTracker`];
-//! - the run's scope (the base scan's [`ScanFilter`]), so the tools show the
-//!   model only what the scan kept;
-//! - the model's catalog facts and the settings each kind of conversation
-//!   asks it for ([`CallSettings`]);
+//! - the model's catalog facts (resolved once, with the configuration) and
+//!   the settings each kind of conversation asks it for ([`CallSettings`]);
 //! - one stderr line per retry;
 //! - the transport: straight to the Messages API, or (`--batch`) through
 //!   the [`Batcher`], which sends requests in rounds of batches and answers
 //!   from the cache what an earlier batch run already read.
 //!
-//! It is `Send + Sync` and shared by reference (or `Arc`) between concurrent
-//! dir loops; it holds no per-loop state.
+//! It is `Send + Sync` and shared, inside the run's
+//! [`RunContext`](crate::ai::engine::context::RunContext), between
+//! concurrent dir loops; it holds no per-loop state.
 
 use std::sync::Arc;
 
+use crate::ai::api::body::Body;
 use crate::ai::api::caching::Reuse;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::TokenTracker;
@@ -27,24 +27,25 @@ use crate::ai::api::settings::{CallSettings, Workload};
 use crate::ai::api::{self, ApiError, Client, Response, RetryNotice};
 use crate::ai::engine::batch::{BatchStats, Batcher, Lane};
 use crate::ai::engine::transcript::Transcript;
-use crate::ai::failure::{InvestigationError, PassError};
+use crate::ai::failure::InvestigationError;
 use crate::progress::Progress;
 use crate::redact::Redactor;
-use crate::scan::ScanFilter;
 
 /// The shared door to the model.
 pub(crate) struct Session {
     client: Client,
     redactor: Arc<Redactor>,
     tracker: Arc<TokenTracker>,
-    scope: Option<ScanFilter>,
+    facts: ModelFacts,
     batcher: Option<Batcher>,
 }
 
 impl Session {
-    /// A session over `client` that reports retries on `progress`.
+    /// A session over `client` (whose model the catalog describes as
+    /// `facts`) that reports retries on `progress`.
     pub(crate) fn new(
         client: Client,
+        facts: ModelFacts,
         redactor: Arc<Redactor>,
         tracker: Arc<TokenTracker>,
         progress: &Progress,
@@ -57,7 +58,7 @@ impl Session {
             client,
             redactor,
             tracker,
-            scope: None,
+            facts,
             batcher: None,
         }
     }
@@ -100,18 +101,6 @@ impl Session {
         self.tracker.cost() + replayed
     }
 
-    /// This session with the run's scope: listings leave out what `scope`
-    /// does (ignored and excluded names).
-    pub(crate) fn with_scope(mut self, scope: ScanFilter) -> Session {
-        self.scope = Some(scope);
-        self
-    }
-
-    /// The run's scope, if it has one.
-    pub(crate) fn scope(&self) -> Option<&ScanFilter> {
-        self.scope.as_ref()
-    }
-
     /// The model every request uses.
     pub(crate) fn model(&self) -> &str {
         self.client.model()
@@ -121,7 +110,7 @@ impl Session {
     /// carry: the model's context window (catalog) less the `max_tokens`
     /// its reply asks for.
     pub(crate) fn window_limit(&self, workload: Workload) -> u64 {
-        self.facts()
+        self.model_facts()
             .model
             .context_window
             .saturating_sub(u64::from(self.settings(workload).max_tokens))
@@ -129,7 +118,7 @@ impl Session {
 
     /// Tokens per byte of text for the model (catalog).
     pub(crate) fn tokens_per_byte(&self) -> f64 {
-        ModelFacts::of(self.model()).model.tokens_per_byte
+        self.facts.model.tokens_per_byte
     }
 
     /// The run's redactor.
@@ -143,13 +132,13 @@ impl Session {
     }
 
     /// The catalog's facts for the run's model.
-    pub(crate) fn facts(&self) -> ModelFacts {
-        ModelFacts::of(self.model())
+    pub(crate) fn model_facts(&self) -> ModelFacts {
+        self.facts
     }
 
     /// The settings a conversation of this kind asks the run's model for.
     pub(crate) fn settings(&self, workload: Workload) -> CallSettings {
-        CallSettings::new(self.facts().model, workload)
+        CallSettings::new(self.model_facts().model, workload)
     }
 
     /// The client, for what the run learnt about the endpoint.
@@ -159,26 +148,28 @@ impl Session {
 
     /// Send the conversation as it stands (redacting what it adds, once)
     /// and account the reply's usage. `reuse` says whether its prompt is
-    /// worth writing to the cache.
+    /// worth writing to the cache. The request is written straight from the
+    /// transcript ([`Body`]): nothing of the history is copied.
     pub(crate) async fn send(
         &self,
         transcript: &mut Transcript,
         reuse: Reuse,
     ) -> Result<Response, ApiError> {
         transcript.seal(&self.redactor);
-        let request = self
-            .client
-            .request(
-                transcript.system(),
-                transcript.messages().to_vec(),
-                transcript.tools().to_vec(),
-            )
-            .with_settings(&self.settings(transcript.workload()));
+        let body = Body {
+            model: self.model(),
+            system: transcript.system(),
+            messages: transcript.messages(),
+            tools: transcript.tools(),
+            settings: self.settings(transcript.workload()),
+            reuse,
+            stream: true,
+        };
         match &self.batcher {
             // It accounts what it reads (and not what it replays).
-            Some(batcher) => batcher.send(&request, reuse).await,
+            Some(batcher) => batcher.send(body).await,
             None => {
-                let response = self.client.send_with(&request, reuse).await?;
+                let response = self.client.post(body.encode()?).await?;
                 self.tracker.record(&response.usage);
                 Ok(response)
             }
@@ -209,9 +200,12 @@ impl Session {
 ///   request, so none would fare better.
 ///
 /// Other errors are the pass's to handle, as in the original.
-pub(crate) fn stop_for_api_error(session: &Session, err: &api::ApiError) -> Result<(), PassError> {
+pub(crate) fn stop_for_api_error(
+    session: &Session,
+    err: &api::ApiError,
+) -> Result<(), InvestigationError> {
     use crate::ai::api::error::FinalCause;
-    let fatal = |e| Err(PassError::Fatal(e));
+    let fatal = Err;
     let client = session.client();
     let base_url = || crate::text::escape_line(client.base_url()).into_owned();
     let not_the_api = || {

@@ -8,6 +8,7 @@
 
 use serde::Serialize;
 
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::rules::projection::{Inputs, LOW_TURNS, ModelTerms, Range, Tally, project};
 use crate::text::format_thousands;
 
@@ -92,7 +93,8 @@ pub(crate) struct Counts {
 impl Estimate {
     /// Project `inputs` and price the result for `counts.model`.
     pub(crate) fn new(counts: Counts, inputs: &Inputs) -> Estimate {
-        let tally = project(inputs, &ModelTerms::for_run(&counts.model, counts.batch));
+        let facts = ModelFacts::of(&counts.model);
+        let tally = project(inputs, &ModelTerms::for_run(facts, counts.batch));
         let range = |f: &dyn Fn(&Tally) -> u64| Range {
             low: f(&tally.low),
             high: f(&tally.high),
@@ -111,7 +113,7 @@ impl Estimate {
                         ceiling: None,
                         ..inputs.clone()
                     },
-                    &ModelTerms::of(&counts.model),
+                    &ModelTerms::new(facts),
                 );
                 unbounded.high.cost > tally.high.cost
             }),

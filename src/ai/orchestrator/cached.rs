@@ -3,7 +3,7 @@
 //! and `flags` tools answer from.
 //!
 //! It is the report a rerun over an unchanged tree would print, put
-//! together the same way: the facts a run gathers ([`RunFacts`], with the
+//! together the same way: what a run gathers ([`Situation`], with the
 //! investigation looked up read-only as `--estimate` does), the verdict
 //! `synthesis.json` saved, every flag, the grounding and the `directories`
 //! of `ground.rs` and `directories.rs`, and the flags in report order. What
@@ -23,9 +23,9 @@ use serde_json::{Map, Value, json};
 
 use super::ground::ground_outcome;
 use crate::ai::Outcome;
-use crate::ai::facts::RunFacts;
 use crate::ai::rules::discover::relative;
 use crate::ai::rules::fingerprint::DirState;
+use crate::ai::situation::Situation;
 use crate::cache::{Cache, CacheError, EntryKind, META_FILE, SYNTHESIS_FILE, now_iso};
 use crate::config::Config;
 use crate::grounding::Scope;
@@ -117,15 +117,15 @@ pub(crate) fn read_cached(
     }
     let target = config.target_canonical.as_path();
     let scope = ScanFilter::new(target, &config.scan);
-    let facts = RunFacts::gather(config, &scan, dirs, &scope, Some(&cache));
+    let situation = Situation::gather(config, &scan, dirs, &scope, Some(&cache));
 
-    let mut changed: Vec<String> = facts
+    let mut changed: Vec<String> = situation
         .states
         .iter()
         .filter(|(_, state)| **state == DirState::Changed)
         .map(|(dir, _)| relative(target, dir))
         .collect();
-    let in_scope: HashSet<&PathBuf> = facts.dirs.iter().collect();
+    let in_scope: HashSet<&PathBuf> = situation.dirs.iter().collect();
     let mut removed: Vec<String> = located
         .iter()
         .filter(|(dir, _)| !in_scope.contains(dir) && !dir.is_dir())
@@ -165,7 +165,7 @@ pub(crate) fn read_cached(
         ..Outcome::default()
     };
     let grounding = Scope::from_scan(&scan, &config.target, target);
-    ground_outcome(&grounding, target, &cache, &facts.dirs, &mut outcome);
+    ground_outcome(&grounding, target, &cache, &situation.dirs, &mut outcome);
     Ok(CachedInvestigation {
         report: outcome.into_report(scan),
         id: cache.id().to_string(),

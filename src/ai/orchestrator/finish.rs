@@ -9,13 +9,12 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 
-use super::RunContext;
-use super::outcome::token_totals;
+use super::Phases;
 use crate::ai::Outcome;
 use crate::ai::batch_mode;
-use crate::ai::engine::scheduler::LoopsDone;
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::dir_loop::{DirOutcome, LoopEnd, UNIT_FIELD};
+use crate::ai::passes::scheduler::LoopsDone;
 use crate::ai::passes::synthesis::SynthesisOutcome;
 use crate::ai::rules::decide::Decision;
 use crate::ai::rules::mechanical::is_mechanical;
@@ -34,7 +33,7 @@ pub(super) fn evaluate(
     outcomes: &[DirOutcome],
     cached_count: usize,
     progress: &Progress,
-) -> Result<(), PassError> {
+) -> Result<(), InvestigationError> {
     let mut fields = Map::new();
     fields.insert(
         "directories_investigated".into(),
@@ -72,37 +71,38 @@ pub(super) fn evaluate(
 /// Phase 9: read the flags, report the cost and coverage, and fill the
 /// outcome.
 pub(super) fn finish(
-    run: &RunContext<'_>,
+    run: &Phases<'_>,
     all_dirs: &[PathBuf],
     decision: &Decision,
     cached_count: usize,
     synthesis: SynthesisOutcome,
     work: &LoopsDone,
 ) -> Outcome {
-    let (cache, session) = (run.cache, &run.session);
+    let (cache, session) = (&run.ctx.cache, &run.ctx.session);
     // A damaged flags.jsonl is repaired from the flags' records; the
     // report says so, and says so as partial if findings may be lost.
     let checked = cache.read_flags_checked();
     if let Some(repair) = &checked.repair {
-        run.progress.ai(&format!("Warning: {}.", repair.line()));
+        run.ctx.progress.ai(&format!("Warning: {}.", repair.line()));
     }
     let flags = checked.flags;
     let tracker = session.tracker();
     let totals = tracker.totals();
-    let assumed = match (session.facts().known, session.is_batching()) {
+    let assumed = match (session.model_facts().known, session.is_batching()) {
         (true, false) => "",
         (true, true) => " (at batch prices)",
         (false, false) => " (at assumed prices)",
         (false, true) => " (at assumed batch prices)",
     };
-    run.progress.ai(&format!(
+    run.ctx.progress.ai(&format!(
         "Total tokens used: {}{assumed}",
         tracker.summary()
     ));
-    run.progress
+    run.ctx
+        .progress
         .ai(&format!("Prompt {}", tracker.cache_summary()));
     if let Some(stats) = session.batch_stats() {
-        run.progress.ai(&batch_mode::stats_line(&stats));
+        run.ctx.progress.ai(&batch_mode::stats_line(&stats));
     }
     let entries: Vec<Value> = all_dirs
         .iter()
@@ -121,12 +121,12 @@ pub(super) fn finish(
         .filter(|d| !has_entry(d))
         .count();
     if work.cap_hit {
-        run.progress.ai(&format!(
+        run.ctx.progress.ai(&format!(
             "The spending cap left {remaining} directories for a later run; run again to resume."
         ));
     }
     if coverage.folded + coverage.mechanical > 0 {
-        run.progress.ai(&coverage_line(&coverage));
+        run.ctx.progress.ai(&coverage_line(&coverage));
     }
     let declined = work
         .outcomes
@@ -162,7 +162,7 @@ pub(super) fn finish(
                 coverage,
                 budget_usd: decision.work.budget.limit,
                 api_requests: totals.requests,
-                tokens: token_totals(&totals),
+                tokens: totals.usage,
                 cost_usd: tracker.cost(),
                 cache_savings_usd: tracker.cache_savings(),
                 cost_cap_hit: work.cap_hit,

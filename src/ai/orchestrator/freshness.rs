@@ -1,7 +1,7 @@
 //! Phase 3 as the user sees it: which summaries still hold and which are
 //! investigated again, and why (said on stderr: in counts, or directory by
 //! directory with `-v`). The directories and what
-//! the cache knows of them are gathered by [`crate::ai::facts`] (phase 2,
+//! the cache knows of them are gathered by [`crate::ai::situation`] (phase 2,
 //! shared with `--estimate`); the rule itself is pure and lives in
 //! [`crate::ai::rules::fingerprint`].
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::RunContext;
+use super::Phases;
 use super::directories::directories;
 use crate::ai::Outcome;
 use crate::cache::{Cache, EntryKind};
@@ -18,10 +18,16 @@ use crate::grounding::{self, Scope};
 /// Phase 10: check what the report cites against the tree. Pure code over
 /// the cache and the scan, so it also runs on a resumed run that made no
 /// request; it caches nothing.
-pub(super) fn ground_phase(run: &RunContext<'_>, all_dirs: &[PathBuf], outcome: &mut Outcome) {
-    ground_outcome(&run.grounding(), run.target, run.cache, all_dirs, outcome);
+pub(super) fn ground_phase(run: &Phases<'_>, all_dirs: &[PathBuf], outcome: &mut Outcome) {
+    ground_outcome(
+        &run.grounding(),
+        run.ctx.target(),
+        &run.ctx.cache,
+        all_dirs,
+        outcome,
+    );
     if let Some(grounding) = &outcome.grounding {
-        run.progress.ai(&grounding.summary_line());
+        run.ctx.progress.ai(&grounding.summary_line());
     }
 }
 

@@ -2,11 +2,11 @@
 //! each:
 //!
 //! 1. open the cache ([`open_investigation`]);
-//! 2. gather the facts: discover directories among those the base scan's
+//! 2. gather the situation: discover directories among those the base scan's
 //!    walk found, with the fingerprints it took
 //!    ([`crate::ai::rules::discover::discover_directories`]: the tree is not
 //!    walked again), the scan's figures and the cache's state
-//!    ([`RunFacts`]), and decide what the run does ([`decide`]), saying what
+//!    ([`Situation`]), and decide what the run does ([`decide`]), saying what
 //!    is fresh and stale ([`partition`]);
 //! 3. survey, reusing `survey.json`, as decided (`survey_phase`; its request
 //!    goes out on the decision's survey choice, [`survey_choice`], before the
@@ -15,8 +15,8 @@
 //!    plan (`plan_phase`);
 //! 5. say what the plan and the budget decided ([`report_decision`]);
 //! 6. run the work: the dir loops, `-j` at a time under the spending cap
-//!    and the budget, and the mechanical entries
-//!    ([`crate::ai::engine::scheduler`]);
+//!    and the budget, and the mechanical entries (`work_phase`, which
+//!    hands them to [`crate::ai::passes::scheduler`]);
 //! 7. write the evaluation (`evaluate`);
 //! 8. synthesize, in levels when the summaries do not fit one call,
 //!    reusing `synthesis.json` (`synthesis_phase`);
@@ -53,9 +53,10 @@
 //! in pure helpers (`rules::plan`, `rules::fingerprint`, the scheduler's
 //! rules, ...) and each model call in its pass module.
 //!
-//! Where each part lives: [`investigate`] and the pipeline that runs the
-//! phases in order are here, with the [`RunContext`] every phase reads;
-//! each phase group has a file of its own: `open.rs` (phase 1 and the
+//! Where each part lives: [`investigate`], which runs the phases in order,
+//! is here, with what every phase reads (`Phases`: the run's
+//! [`RunContext`], resolved once and shared with the passes and loops,
+//! and the configuration and scan) and the work phase; each phase group has a file of its own: `open.rs` (phase 1 and the
 //! session), `freshness.rs` (which directories there are and which
 //! summaries still hold), `survey.rs`, `plan.rs` (planning and what the
 //! plan and budget decided), `synthesis.rs`, `finish.rs` (the evaluation
@@ -74,27 +75,25 @@ mod survey;
 mod synthesis;
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
 use crate::ai::Outcome;
-use crate::ai::api::cost::TokenTracker;
 use crate::ai::batch_mode;
+use crate::ai::engine::context::RunContext;
 use crate::ai::engine::pool::TurnPool;
-use crate::ai::engine::scheduler::{LoopOptions, run_work};
-use crate::ai::engine::session::Session;
-use crate::ai::facts::RunFacts;
-use crate::ai::failure::{InvestigationError, PassError};
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::dir_loop::{DirShared, dir_system_prompt};
-use crate::ai::passes::one_call::PassContext;
-use crate::ai::passes::survey::{filter_dir_tools, format_survey_block};
-use crate::ai::rules::decide::{decide, survey_choice};
+use crate::ai::passes::scheduler::{LoopOptions, LoopsDone, run_work};
+use crate::ai::passes::survey::{Survey, filter_dir_tools, format_survey_block};
+use crate::ai::rules::decide::{Decision, decide, survey_choice};
 use crate::ai::rules::discover::ChildIndex;
 use crate::ai::rules::fingerprint::Reason;
+use crate::ai::situation::Situation;
 use crate::ai::tools::{self, Toolbox};
-use crate::cache::{Cache, CacheError, EntryKind, RunLock, WORK_PLAN_FILE};
+use crate::cache::{EntryKind, RunLock, WORK_PLAN_FILE};
 use crate::config::Config;
 use crate::grounding::Scope;
 use crate::progress::Progress;
@@ -114,10 +113,11 @@ pub(crate) use plan::{planning_tree, report_decision, spending};
 pub(crate) use survey::SURVEY_TREE_DEPTH;
 
 /// Run the whole investigation for `config.target` using the base scan's
-/// results. Only a cache that is unsafe to use is an error; every other
-/// failure is an outcome with status `failed` (its one-line error printed
-/// once on stderr).
-pub async fn investigate(
+/// results: open it, then run phases 2-10 in order, unless Ctrl-C comes
+/// first. Only a failure that ends the run is an error
+/// ([`InvestigationError::ends_run`]); every other failure is an outcome
+/// with status `failed` (its one-line error printed once on stderr).
+pub(crate) async fn investigate(
     config: &Config,
     scan: &BaseScan,
     dirs: &ScannedDirs,
@@ -127,22 +127,71 @@ pub async fn investigate(
     progress.ai("Starting multi-pass investigation...");
     let opened = match open_investigation(config, progress, reserved) {
         Ok(opened) => opened,
-        // A cache that cannot be written is a failed investigation, not an
-        // unsafe one: the report still prints.
-        Err(InvestigationError::Cache(err @ CacheError::Io { .. })) => {
-            return Ok(failed(progress, &err.to_string()));
-        }
-        Err(err) => return Err(err),
+        Err(err) if err.ends_run() => return Err(err),
+        Err(err) => return Ok(failed(progress, &err.to_string())),
     };
     // The run lock is held until the investigation ends.
     let (cache, _lock) = (opened.cache, opened.lock);
-    // Outlives the pipeline, so a run that fails or is interrupted still
+    // Outlives the phases, so a run that fails or is interrupted still
     // says what it spent.
     let tracker = batch_mode::tracker(config);
+    // Phases 2-10, in order; written out here rather than in a function of
+    // their own, so the path from the run to its first request stays short.
+    let phases = async {
+        batch_mode::refuse_in_flight(config, &cache)?;
+        let session = new_session(config, progress, &tracker)?;
+        let session = batch_mode::with_transport(session, config, &cache, progress, &tracker)?;
+        let run = Phases {
+            ctx: Arc::new(RunContext {
+                session,
+                cache: cache.clone(),
+                progress: progress.clone(),
+                scope: ScanFilter::new(&config.target_canonical, &config.scan),
+            }),
+            config,
+            scan,
+            grounding: OnceLock::new(),
+        };
+        // A new investigation holds no entry: every directory is missing
+        // one, which is what no cache to read says, without a lookup per
+        // directory.
+        let known = (!opened.is_new).then_some(&cache);
+        let situation = Situation::gather(config, scan, dirs, &run.ctx.scope, known);
+        let first_look = partition(
+            &situation.dirs,
+            &situation.states,
+            run.ctx.target(),
+            progress,
+        );
+        // The survey depends on its own choice alone: its request goes out
+        // before the rest of the first decision is priced.
+        let survey = survey_phase(&run, &situation, survey_choice(&situation.inputs())).await?;
+        let first = decide(&situation.inputs(), None);
+        let decision = plan_phase(&run, &situation, &first_look, survey.as_ref(), first).await?;
+        report_decision(&decision, progress);
+        let work = work_phase(&run, &situation, &decision, survey.as_ref()).await?;
+        // Cached means a summary this run reused, as the original counts
+        // it: a directory the plan skipped is settled (`settle_plan`) but
+        // has none.
+        let cached = decision
+            .freshness
+            .fresh
+            .iter()
+            .filter(|dir| cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
+            .count();
+        evaluate(&cache, &decision, &work.outcomes, cached, progress)?;
+        let synthesis = synthesis_phase(&run, &situation.dirs).await?;
+        let mut outcome = finish(&run, &situation.dirs, &decision, cached, synthesis, &work);
+        batch_mode::forget_when_complete(&cache, &outcome, progress);
+        ground_phase(&run, &situation.dirs, &mut outcome);
+        cached::record_last_run(&cache, &outcome.status)?;
+        Ok::<_, InvestigationError>(outcome)
+    };
     let result = tokio::select! {
-        result = pipeline(config, scan, dirs, progress, &cache, opened.is_new, &tracker) => result,
-        // Dropping the pipeline aborts the running loops at their next await,
-        // after a tool call in progress (and its cache write) has returned.
+        result = phases => result,
+        // Dropping the phases aborts the running loops at their next
+        // await, after a tool call in progress (and its cache write) has
+        // returned.
         _ = interrupted() => {
             progress.clear_live();
             return Ok(interrupted_outcome(config, &cache, progress, &tracker));
@@ -162,42 +211,24 @@ pub async fn investigate(
             progress.ai(&outcome.status.line());
             Ok(outcome)
         }
-        Err(PassError::Fatal(err @ InvestigationError::Cache(CacheError::Io { .. }))) => {
-            Ok(failed_after(progress, &err.to_string(), Some(&tracker)))
-        }
-        Err(PassError::Fatal(err @ InvestigationError::Cache(_))) => Err(err),
-        Err(PassError::Fatal(err)) => Ok(failed_after(progress, &err.to_string(), Some(&tracker))),
-        Err(PassError::Failed(message)) => Ok(failed_after(progress, &message, Some(&tracker))),
+        Err(err) if err.ends_run() => Err(err),
+        Err(err) => Ok(failed_after(progress, &err.to_string(), Some(&tracker))),
     }
 }
 
-/// What every phase of one run reads.
-struct RunContext<'a> {
+/// What every phase of one run reads: the run's context, which the passes
+/// and loops share, and what only the orchestrator reads.
+struct Phases<'a> {
+    ctx: Arc<RunContext>,
     config: &'a Config,
     scan: &'a BaseScan,
-    progress: &'a Progress,
-    cache: &'a Cache,
-    session: Arc<Session>,
-    /// The canonical target.
-    target: &'a Path,
-    /// The base scan's scope (hidden, `-x`, ignore files).
-    scope: ScanFilter,
     /// The scan's file list, indexed for checking citations: built when
     /// first needed (the dir loops, or the report), so indexing 20,000
     /// files does not delay the survey's request.
     grounding: OnceLock<Arc<Scope>>,
 }
 
-impl RunContext<'_> {
-    /// What the survey, planning and synthesis conversations use.
-    fn pass_context(&self) -> PassContext<'_> {
-        PassContext {
-            session: &self.session,
-            cache: self.cache,
-            progress: self.progress,
-        }
-    }
-
+impl Phases<'_> {
     /// The tree as the scan saw it, for checking citations.
     fn grounding(&self) -> Arc<Scope> {
         self.grounding
@@ -205,74 +236,34 @@ impl RunContext<'_> {
                 Arc::new(Scope::from_scan(
                     self.scan,
                     &self.config.target,
-                    self.target,
+                    self.ctx.target(),
                 ))
             })
             .clone()
     }
 }
 
-/// Phases 2-10, once the cache is open (`new`: by this run, so empty).
-async fn pipeline(
-    config: &Config,
-    scan: &BaseScan,
-    dirs: &ScannedDirs,
-    progress: &Progress,
-    cache: &Cache,
-    new: bool,
-    tracker: &Arc<TokenTracker>,
-) -> Result<Outcome, PassError> {
-    let target = config.target_canonical.as_path();
-    batch_mode::refuse_in_flight(config, cache)?;
-    let session = new_session(config, progress, tracker)?;
-    let session = batch_mode::with_transport(session, config, cache, progress, tracker)?;
-    let run = RunContext {
-        config,
-        scan,
-        progress,
-        cache,
-        session: Arc::new(session),
-        target,
-        scope: ScanFilter::new(target, &config.scan),
-        grounding: OnceLock::new(),
-    };
-
-    // A new investigation holds no entry: every directory is missing one,
-    // which is what no cache to read says, without a lookup per directory.
-    let facts = RunFacts::gather(config, scan, dirs, &run.scope, (!new).then_some(cache));
-    let first_look = partition(&facts.dirs, &facts.states, target, progress);
-    // The survey depends on its own choice alone: its request goes out
-    // before the rest of the first decision is priced.
-    let survey = survey_phase(&run, &facts, survey_choice(&facts.facts())).await?;
-    let first = decide(&facts.facts(), None);
-    let decision = plan_phase(&run, &facts, &first_look, survey.as_ref(), first).await?;
-    report_decision(&decision, progress);
+/// Phase 6: save the work plan unless it was resumed, then run the work:
+/// the dir loops, `-j` at a time under the spending cap and the budget,
+/// and the mechanical entries.
+async fn work_phase(
+    run: &Phases<'_>,
+    situation: &Situation,
+    decision: &Decision,
+    survey: Option<&Survey>,
+) -> Result<LoopsDone, InvestigationError> {
+    let (config, progress) = (run.config, &run.ctx.progress);
     if decision.work.resumed {
         progress.ai("Work plan loaded from cache.");
     } else if !decision.work.loops.is_empty() || !decision.work.mechanical.is_empty() {
         // Work decided under another budget is not carried on.
-        let older = facts.saved_work.as_ref().filter(|work| {
+        let older = situation.saved_work.as_ref().filter(|work| {
             work.budget == decision.work.budget.limit && work.batch == decision.batch
         });
         let work = decision.saved_work().merged_over(older);
-        save_json(&run, WORK_PLAN_FILE, &work.to_value(target));
+        save_json(run, WORK_PLAN_FILE, &work.to_value(run.ctx.target()));
     }
     let allocations: Vec<u32> = decision.work.loops.iter().map(|l| l.turns).collect();
-    let shared = Arc::new(DirShared {
-        session: run.session.clone(),
-        cache: cache.clone(),
-        progress: progress.clone(),
-        target: target.to_path_buf(),
-        children: ChildIndex::new(&facts.dirs),
-        system: dir_system_prompt(
-            &format_survey_block(survey.as_ref()),
-            config.investigation.language.as_deref(),
-        )?,
-        language: config.investigation.language.clone(),
-        dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey.as_ref()),
-        pool: TurnPool::new(&allocations),
-        grounding: run.grounding(),
-    });
     // A directory stale only because of a child keeps its file summaries.
     let changed: HashSet<PathBuf> = decision
         .freshness
@@ -281,6 +272,19 @@ async fn pipeline(
         .filter(|(_, reason)| *reason != Reason::ChildChanged)
         .map(|(dir, _)| dir.clone())
         .collect();
+    let shared = Arc::new(DirShared {
+        run: run.ctx.clone(),
+        children: ChildIndex::new(&situation.dirs),
+        system: dir_system_prompt(
+            &format_survey_block(survey),
+            config.investigation.language.as_deref(),
+        )?,
+        language: config.investigation.language.clone(),
+        dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey),
+        pool: TurnPool::new(&allocations),
+        grounding: run.grounding(),
+        changed,
+    });
     let options = LoopOptions {
         jobs: config.investigation.jobs,
         max_cost: config.investigation.max_cost,
@@ -291,41 +295,17 @@ async fn pipeline(
             .map(|limit| limit - decision.work.budget.synthesis_reserve),
     };
     let board = progress.dir_board(decision.work.loops.len());
-    if !run.session.facts().known {
+    if !run.ctx.session.model_facts().known {
         board.assume_prices();
     }
-    let work = run_work(
-        shared,
-        &facts.stats,
-        &decision.work.loops,
-        &decision.work.mechanical,
-        &|dir| changed.contains(dir),
-        options,
-        &board,
-    )
-    .await?;
-    drop(board);
-    // Cached means a summary this run reused, as the original counts it: a
-    // directory the plan skipped is settled (`settle_plan`) but has none.
-    let cached = decision
-        .freshness
-        .fresh
-        .iter()
-        .filter(|dir| cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
-        .count();
-    evaluate(cache, &decision, &work.outcomes, cached, progress)?;
-    let synthesis = synthesis_phase(&run, &facts.dirs).await?;
-    let mut outcome = finish(&run, &facts.dirs, &decision, cached, synthesis, &work);
-    batch_mode::forget_when_complete(cache, &outcome, progress);
-    ground_phase(&run, &facts.dirs, &mut outcome);
-    cached::record_last_run(cache, &outcome.status)?;
-    Ok(outcome)
+    run_work(shared, &decision.work, &situation.stats, options, &board).await
 }
 
 /// Save a reusable pass result; failing to is only a warning.
-fn save_json(run: &RunContext<'_>, name: &str, value: &Value) {
-    if let Err(err) = run.cache.write_json(name, value) {
-        run.progress
+fn save_json(run: &Phases<'_>, name: &str, value: &Value) {
+    if let Err(err) = run.ctx.cache.write_json(name, value) {
+        run.ctx
+            .progress
             .ai(&format!("Warning: could not save {name}: {err}"));
     }
 }

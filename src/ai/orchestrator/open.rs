@@ -8,13 +8,12 @@ use std::sync::Arc;
 use crate::ai::api::Client;
 use crate::ai::api::cost::TokenTracker;
 use crate::ai::engine::session::Session;
-use crate::ai::failure::{InvestigationError, PassError};
+use crate::ai::failure::InvestigationError;
 use crate::cache::now_iso;
 use crate::cache::{Cache, CacheRoot, RunLock};
 use crate::config::Config;
 use crate::progress::Progress;
 use crate::redact::Redactor;
-use crate::scan::ScanFilter;
 
 /// An investigation opened for this run.
 pub(crate) struct Opened {
@@ -78,16 +77,21 @@ pub(super) fn new_session(
     config: &Config,
     progress: &Progress,
     tracker: &Arc<TokenTracker>,
-) -> Result<Session, PassError> {
+) -> Result<Session, InvestigationError> {
     let client_config = config
         .client_config()
-        .ok_or_else(|| PassError::Failed("no API credential is set".to_string()))?;
-    let client = Client::new(client_config).map_err(|err| PassError::Failed(err.to_string()))?;
+        .ok_or(InvestigationError::NoCredential)?;
+    let client = Client::new(client_config).map_err(InvestigationError::Client)?;
     let redactor = Arc::new(if config.investigation.redact {
         Redactor::new()
     } else {
         Redactor::disabled()
     });
-    let scope = ScanFilter::new(&config.target_canonical, &config.scan);
-    Ok(Session::new(client, redactor, tracker.clone(), progress).with_scope(scope))
+    Ok(Session::new(
+        client,
+        config.investigation.model_facts,
+        redactor,
+        tracker.clone(),
+        progress,
+    ))
 }

@@ -1,7 +1,6 @@
 //! What a run that does not reach its end returns and says: an
 //! investigation that failed (before or after spending), or one Ctrl-C
-//! interrupted, with what it had spent; and the report's token figures from
-//! the tracker's, which the finished run's outcome (`finish.rs`) uses too.
+//! interrupted, with what it had spent.
 //! It decides nothing about when a run stops: [`super::investigate`] does.
 
 use crate::ai::Outcome;
@@ -10,7 +9,7 @@ use crate::ai::batch_mode;
 use crate::cache::{Cache, EntryKind};
 use crate::config::Config;
 use crate::progress::Progress;
-use crate::report::{Investigation, InvestigationStatus, Spent, TokenTotals};
+use crate::report::{Investigation, InvestigationStatus, Spent};
 
 /// The outcome of an investigation that stopped on `error` after the
 /// requests `tracker` counted, said once on stderr.
@@ -36,7 +35,7 @@ fn with_spent(mut outcome: Outcome, tracker: &TokenTracker) -> Outcome {
     if totals.requests > 0 {
         outcome.status.spent = Some(Spent {
             api_requests: totals.requests,
-            tokens: token_totals(&totals),
+            tokens: totals.usage,
             cost_usd: tracker.cost(),
         });
     }
@@ -94,15 +93,5 @@ fn spent_words(tracker: &TokenTracker) -> String {
         0 => String::new(),
         1 => format!(" after 1 API request (about ${:.2})", tracker.cost()),
         n => format!(" after {n} API requests (about ${:.2})", tracker.cost()),
-    }
-}
-
-/// The report's token totals from the tracker's.
-pub(super) fn token_totals(totals: &crate::ai::api::cost::TokenTotals) -> TokenTotals {
-    TokenTotals {
-        input: totals.input_tokens,
-        output: totals.output_tokens,
-        cache_write: totals.cache_creation_input_tokens,
-        cache_read: totals.cache_read_input_tokens,
     }
 }

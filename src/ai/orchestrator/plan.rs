@@ -7,10 +7,12 @@
 
 use std::path::Path;
 
-use super::{RunContext, save_json};
-use crate::ai::facts::RunFacts;
-use crate::ai::failure::PassError;
-use crate::ai::passes::planning::{PlanningInputs, Spending, run_planning};
+use super::{Phases, save_json};
+use crate::ai::failure::InvestigationError;
+use crate::ai::passes::one_call::converse;
+use crate::ai::passes::planning::{
+    PLANNING_CALL, PlanningInputs, Spending, planning_prompt, read_plan,
+};
 use crate::ai::passes::survey::{Survey, format_survey_block, format_survey_signals};
 use crate::ai::rules::decide::{Decision, PassChoice, decide};
 use crate::ai::rules::discover::relative;
@@ -18,6 +20,7 @@ use crate::ai::rules::fingerprint::Freshness;
 use crate::ai::rules::map::{MAP_LINES, condensed_map};
 use crate::ai::rules::plan::{Plan, plan_summary_line, unmatched_warning};
 use crate::ai::rules::tree_view::{MAX_NODES, prompt_tree};
+use crate::ai::situation::Situation;
 use crate::cache::PLAN_FILE;
 use crate::progress::Progress;
 use crate::scan::ScanFilter;
@@ -26,13 +29,13 @@ use crate::scan::ScanFilter;
 pub(crate) const PLANNING_TREE_DEPTH: usize = 6;
 
 pub(super) async fn plan_phase(
-    run: &RunContext<'_>,
-    facts: &RunFacts,
+    run: &Phases<'_>,
+    situation: &Situation,
     first_look: &Freshness,
     survey: Option<&Survey>,
     first: Decision,
-) -> Result<Decision, PassError> {
-    let progress = run.progress;
+) -> Result<Decision, InvestigationError> {
+    let progress = &run.ctx.progress;
     match first.planning {
         PassChoice::NotNeeded => return Ok(first),
         PassChoice::Skip => {
@@ -46,28 +49,33 @@ pub(super) async fn plan_phase(
         PassChoice::Run => {}
     }
     progress.ai("Planning pass...");
-    let target_text = run.target.to_string_lossy();
+    let target_text = run.ctx.target().to_string_lossy();
     let survey_block = format_survey_block(survey);
-    let tree_text = planning_tree(run.target, &run.scope, facts);
+    let tree_text = planning_tree(run.ctx.target(), &run.ctx.scope, situation);
     let file_signals = format_survey_signals(&run.scan.survey_signals);
     let cached_rel: Vec<String> = first_look
         .fresh
         .iter()
-        .map(|d| relative(run.target, d))
+        .map(|d| relative(run.ctx.target(), d))
         .collect();
     let inputs = PlanningInputs {
         target: &target_text,
         survey_block: &survey_block,
         tree_text: &tree_text,
         file_signals: &file_signals,
-        dir_count: facts.dirs.len(),
+        dir_count: situation.dirs.len(),
         cached_dirs: &cached_rel,
         spending: spending(&first),
     };
-    match run_planning(run.pass_context(), &inputs).await? {
+    let ctx = &run.ctx;
+    let end = converse(ctx, PLANNING_CALL, planning_prompt(&inputs)?, false).await?;
+    match read_plan(ctx, end) {
         Some(proposal) => {
             save_json(run, PLAN_FILE, &proposal);
-            Ok(decide(&facts.facts(), Some(&Plan::from_value(&proposal))))
+            Ok(decide(
+                &situation.inputs(),
+                Some(&Plan::from_value(&proposal)),
+            ))
         }
         None => {
             progress.ai("Planning failed, using defaults.");
@@ -78,10 +86,10 @@ pub(super) async fn plan_phase(
 
 /// The tree the planner sees: six levels of it, or, when that many
 /// entries would not fit a tree view, the condensed map of its subtrees.
-pub(crate) fn planning_tree(target: &Path, scope: &ScanFilter, facts: &RunFacts) -> String {
-    let entries = facts.dirs.len() as u64 + facts.stats.of(target).subtree_files;
+pub(crate) fn planning_tree(target: &Path, scope: &ScanFilter, situation: &Situation) -> String {
+    let entries = situation.dirs.len() as u64 + situation.stats.of(target).subtree_files;
     if entries > MAX_NODES as u64 {
-        condensed_map(target, &facts.children, &facts.stats, MAP_LINES)
+        condensed_map(target, &situation.children, &situation.stats, MAP_LINES)
     } else {
         prompt_tree(target, scope, PLANNING_TREE_DEPTH)
     }

@@ -5,12 +5,15 @@
 
 use serde_json::Value;
 
-use super::{RunContext, save_json};
-use crate::ai::facts::RunFacts;
-use crate::ai::failure::PassError;
-use crate::ai::passes::survey::{Survey, SurveyInputs, run_survey, survey_report_lines};
+use super::{Phases, save_json};
+use crate::ai::failure::InvestigationError;
+use crate::ai::passes::one_call::converse;
+use crate::ai::passes::survey::{
+    SURVEY_CALL, Survey, SurveyInputs, read_survey, survey_prompt, survey_report_lines,
+};
 use crate::ai::rules::decide::PassChoice;
 use crate::ai::rules::tree_view::prompt_tree;
+use crate::ai::situation::Situation;
 use crate::cache::SURVEY_FILE;
 
 /// Depth of the tree the survey sees.
@@ -19,34 +22,36 @@ pub(crate) const SURVEY_TREE_DEPTH: usize = 2;
 /// Phase 3: the survey as decided: the saved one, the synthetic one of a
 /// tiny target, a new one, or none when nothing is left to investigate.
 pub(super) async fn survey_phase(
-    run: &RunContext<'_>,
-    facts: &RunFacts,
+    run: &Phases<'_>,
+    situation: &Situation,
     choice: PassChoice,
-) -> Result<Option<Survey>, PassError> {
+) -> Result<Option<Survey>, InvestigationError> {
     let survey = match choice {
         PassChoice::NotNeeded => return Ok(None),
         PassChoice::Reuse => {
-            run.progress.ai("Survey loaded from cache.");
-            facts.saved_survey.clone()
+            run.ctx.progress.ai("Survey loaded from cache.");
+            situation.saved_survey.clone()
         }
         PassChoice::Skip => {
-            run.progress.ai(&format!(
+            run.ctx.progress.ai(&format!(
                 "Survey skipped — {} files, {} dirs (below threshold).",
-                facts.total_files,
-                facts.dirs.len()
+                situation.total_files,
+                situation.dirs.len()
             ));
             Some(Survey::skipped())
         }
         PassChoice::Run => {
-            run.progress.ai("Survey pass...");
-            let tree_preview = prompt_tree(run.target, &run.scope, SURVEY_TREE_DEPTH);
-            let target = run.target.to_string_lossy();
+            run.ctx.progress.ai("Survey pass...");
+            let tree_preview = prompt_tree(run.ctx.target(), &run.ctx.scope, SURVEY_TREE_DEPTH);
+            let target = run.ctx.target().to_string_lossy();
             let inputs = SurveyInputs {
                 target: &target,
                 signals: &run.scan.survey_signals,
                 tree_preview: &tree_preview,
             };
-            let survey = run_survey(run.pass_context(), &inputs).await?;
+            let ctx = &run.ctx;
+            let end = converse(ctx, SURVEY_CALL, survey_prompt(&inputs)?, false).await?;
+            let survey = read_survey(ctx, end);
             if let Some(survey) = &survey {
                 save_json(
                     run,
@@ -58,7 +63,7 @@ pub(super) async fn survey_phase(
         }
     };
     for line in survey_report_lines(survey.as_ref()) {
-        run.progress.ai(&line);
+        run.ctx.progress.ai(&line);
     }
     Ok(survey)
 }

@@ -9,9 +9,8 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{RunContext, save_json};
-use crate::ai::api::catalog::ModelFacts;
-use crate::ai::failure::PassError;
+use super::{Phases, save_json};
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::synthesis::{
     SynthesisOutcome, SynthesisRun, entries_digest, reusable_synthesis, saved_synthesis,
     synthesis_entries, synthesize,
@@ -24,41 +23,46 @@ use crate::cache::{EntryKind, SYNTHESIS_FILE, now_iso};
 /// exist (those [`synthesis_entries`] keeps), or the saved synthesis when
 /// those entries have not changed since.
 pub(super) async fn synthesis_phase(
-    run: &RunContext<'_>,
+    run: &Phases<'_>,
     all_dirs: &[PathBuf],
-) -> Result<SynthesisOutcome, PassError> {
+) -> Result<SynthesisOutcome, InvestigationError> {
     let entries: HashMap<PathBuf, Value> = all_dirs
         .iter()
         .filter_map(|dir| {
             let entry = run
+                .ctx
                 .cache
                 .read_entry(EntryKind::Dir, &dir.to_string_lossy())?;
             Some((dir.clone(), entry))
         })
         .collect();
-    let entries = synthesis_entries(run.target, all_dirs, &entries);
+    let entries = synthesis_entries(run.ctx.target(), all_dirs, &entries);
     let language = run.config.investigation.language.as_deref();
     let digest = entries_digest(&entries, language);
     if !run.config.investigation.fresh
         && let Some(saved) =
-            reusable_synthesis(run.cache.read_json(SYNTHESIS_FILE).as_ref(), &digest)
+            reusable_synthesis(run.ctx.cache.read_json(SYNTHESIS_FILE).as_ref(), &digest)
     {
-        run.progress
+        run.ctx
+            .progress
             .ai("Synthesis loaded from cache (no summary changed).");
         return Ok(saved);
     }
-    run.progress.ai("Synthesis pass...");
-    let model = ModelFacts::of(&run.config.investigation.model).model;
+    run.ctx.progress.ai("Synthesis pass...");
+    let model = run.ctx.session.model_facts().model;
     let budget = run.config.investigation.budget;
-    let terms = ModelTerms::for_run(run.session.model(), run.config.investigation.batch);
-    let target = run.target.to_string_lossy();
+    let terms = ModelTerms::for_run(
+        run.ctx.session.model_facts(),
+        run.config.investigation.batch,
+    );
+    let target = run.ctx.target().to_string_lossy();
     let synthesis = SynthesisRun {
-        ctx: run.pass_context(),
+        ctx: &run.ctx,
         target: &target,
         capacity: Capacity::new(model.context_window, budget, terms.pricing.prices.input),
         tokens_per_byte: model.tokens_per_byte,
         terms,
-        money_left: budget.map(|limit| (limit - run.session.spent()).max(0.0)),
+        money_left: budget.map(|limit| (limit - run.ctx.session.spent()).max(0.0)),
         language,
     };
     let outcome = synthesize(&synthesis, &entries).await?.outcome;

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::dir_loop::{DirShared, direct_file_entries};
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{display_name, relative};
@@ -31,11 +31,15 @@ pub(crate) const NEWEST_KEPT: usize = 3;
 pub(crate) fn write_mechanical(
     shared: &DirShared,
     batch: &[(String, Value)],
-) -> Result<usize, PassError> {
+) -> Result<usize, InvestigationError> {
     shared
+        .run
         .cache
         .write_entries(EntryKind::Dir, batch)
-        .map_err(|message| PassError::Failed(format!("writing mechanical entries: {message}")))?;
+        .map_err(|message| InvestigationError::EntryWrite {
+            what: "writing mechanical entries",
+            message,
+        })?;
     Ok(batch.len())
 }
 
@@ -49,10 +53,10 @@ pub(crate) fn mechanical_update(
     dir: &Path,
     contents_changed: bool,
     reason: MechanicalReason,
-) -> Result<Option<(String, Value)>, PassError> {
+) -> Result<Option<(String, Value)>, InvestigationError> {
     let path = dir.to_string_lossy();
-    let print = fingerprint(dir, shared.session.scope());
-    let cache = &shared.cache;
+    let print = fingerprint(dir, Some(&shared.run.scope));
+    let cache = &shared.run.cache;
     // Only a directory summarised before can hold file summaries of files
     // that changed since.
     if contents_changed && cache.has_entry(EntryKind::Dir, &path) {
@@ -76,7 +80,7 @@ pub(crate) fn mechanical_update(
         .collect();
     let newest = newest_files(shared, dir);
     let mut entry = mechanical_entry(
-        &shared.target,
+        shared.run.target(),
         dir,
         stats.of(dir),
         &newest,
@@ -106,7 +110,7 @@ fn without_time(entry: &Value) -> Value {
 /// The newest files directly in `dir` within the run's scope, newest
 /// first (ties by name), each with its modification date (UTC).
 fn newest_files(shared: &DirShared, dir: &Path) -> Vec<(String, String)> {
-    let scope = shared.session.scope();
+    let scope = Some(&shared.run.scope);
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -138,16 +142,8 @@ fn newest_files(shared: &DirShared, dir: &Path) -> Vec<(String, String)> {
 /// listing of `dir`: a secret in a name is flagged under the file's path
 /// and masked wherever the entry shows the name.
 fn redact_names(shared: &DirShared, dir: &Path, entry: &mut Value) {
-    let directory = display_name(&shared.target, dir);
-    let ctx = ToolContext {
-        scope: shared.session.scope(),
-        ..ToolContext::new(
-            &shared.cache,
-            shared.session.redactor(),
-            &shared.progress,
-            &directory,
-        )
-    };
+    let directory = display_name(shared.run.target(), dir);
+    let ctx = shared.run.tools(&directory);
     let mut names: Vec<String> = Vec::new();
     for key in ["largest_files", "newest_files"] {
         for file in entry[key].as_array().into_iter().flatten() {
@@ -158,7 +154,7 @@ fn redact_names(shared: &DirShared, dir: &Path, entry: &mut Value) {
     }
     names.sort();
     names.dedup();
-    ctx.redact_listing(&relative(&shared.target, dir), &names.join("\n"));
+    ctx.redact_listing(&relative(shared.run.target(), dir), &names.join("\n"));
     redact_strings(&ctx, entry);
 }
 

@@ -3,7 +3,7 @@
 //! directory (or unit), and [`synthesis`] writes the verdict; and the one
 //! without a model, [`mechanical`], which summarises a directory no loop
 //! investigates. The dir loops and the mechanical entries are the work the
-//! engine's scheduler runs (`dir_work.rs` hands them to it).
+//! [`scheduler`] runs, children first, `-j` at a time.
 //!
 //! A pass builds its prompt, calls the model through the engine
 //! ([`crate::ai::engine`]) and returns a proposal; deterministic code in
@@ -12,10 +12,10 @@
 //! end in one submit call share their conversation ([`one_call`]).
 
 pub mod dir_loop;
-mod dir_work;
 pub(crate) mod mechanical;
 pub(crate) mod one_call;
 pub(crate) mod planning;
+pub(crate) mod scheduler;
 pub(crate) mod survey;
 pub(crate) mod synthesis;
 

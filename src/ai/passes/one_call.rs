@@ -5,27 +5,17 @@
 //!
 //! It knows no pass: what to say, which tools to offer and how many turns
 //! to allow come in a [`OneCall`]; what each way of ending means for the
-//! run is the caller's business ([`CallEnd`]). The per-directory loop is
-//! not one of these: it may call many tools and keeps its own loop.
+//! run is the caller's business ([`CallEnd`], the one type from the turn
+//! to the pass; [`Without::settle`] says what a missing answer left
+//! undone). The per-directory loop is not one of these: it may call many
+//! tools and keeps its own loop.
 
-use serde_json::Value;
-
-use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
-use crate::ai::engine::session::{Session, stop_for_api_error};
-use crate::ai::failure::PassError;
+use crate::ai::engine::agent::{Agent, AgentError, CallEnd, Printer};
+use crate::ai::engine::context::RunContext;
+use crate::ai::engine::session::stop_for_api_error;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::record_refusal;
-use crate::ai::tools::{self, Toolbox};
-use crate::cache::Cache;
-use crate::progress::Progress;
-
-/// What every conversation of a pass uses: the session that sends it, the
-/// cache its tool calls are logged in and the progress lines it prints.
-#[derive(Clone, Copy)]
-pub(crate) struct PassContext<'a> {
-    pub session: &'a Session,
-    pub cache: &'a Cache,
-    pub progress: &'a Progress,
-}
+use crate::ai::tools::{self, ToolContext, Toolbox};
 
 /// What sets one pass's conversation apart from another's.
 #[derive(Debug, Clone, Copy)]
@@ -42,31 +32,15 @@ pub(crate) struct OneCall {
     pub max_turns: u32,
 }
 
-/// How one conversation ended.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum CallEnd {
-    /// The submit tool was called with this input.
-    Submitted(Value),
-    /// The API failed (after retries); the line was printed.
-    ApiError,
-    /// Every turn went by without a submission.
-    OutOfTurns,
-    /// The model declined (this says how).
-    Refused(String),
-    /// The context window filled up (the API said so, or the next request
-    /// would not have fit).
-    ContextFull,
-}
-
 /// One conversation over `system`, up to `call.max_turns` turns. Routine
 /// work (`routine`) thinks as little as the model allows; the rest keeps
 /// the model's default. An error only for failures that must stop the run.
 pub(crate) async fn converse(
-    ctx: PassContext<'_>,
+    ctx: &RunContext,
     call: OneCall,
     system: String,
     routine: bool,
-) -> Result<CallEnd, PassError> {
+) -> Result<CallEnd, InvestigationError> {
     let agent = Agent::new(
         call.toolbox,
         system,
@@ -81,19 +55,19 @@ pub(crate) async fn converse(
     } else {
         agent
     };
+    let tools = ctx.tools(call.log_name);
     for turn in 1..=call.max_turns {
         match agent
-            .turn(ctx.session, ctx.cache, call.log_name, turn)
+            .turn(&ctx.session, &ToolContext { turn, ..tools })
             .await
         {
-            Ok(step) => match step.outcome {
-                TurnOutcome::Ended(input) => return Ok(CallEnd::Submitted(input)),
-                TurnOutcome::Continue => {}
-                TurnOutcome::Refused(refusal) => return Ok(CallEnd::Refused(refusal.describe())),
-                TurnOutcome::ContextFull => return Ok(CallEnd::ContextFull),
-            },
+            Ok(step) => {
+                if let Some(end) = step.end {
+                    return Ok(end);
+                }
+            }
             Err(AgentError::Api(err)) => {
-                stop_for_api_error(ctx.session, &err)?;
+                stop_for_api_error(&ctx.session, &err)?;
                 ctx.progress.ai(&format!("  API error: {err}"));
                 return Ok(CallEnd::ApiError);
             }
@@ -102,7 +76,11 @@ pub(crate) async fn converse(
                 ctx.progress.ai(&format!("  Not sent: {err}."));
                 return Ok(CallEnd::ContextFull);
             }
-            Err(other) => return Err(other.into()),
+            Err(AgentError::Tool(err)) => return Err(err.into()),
+            Err(AgentError::Prompt(err)) => return Err(err.into()),
+            Err(AgentError::CacheWrite(fault)) => {
+                return Err(InvestigationError::CacheWrite(fault));
+            }
         }
     }
     Ok(CallEnd::OutOfTurns)
@@ -119,50 +97,22 @@ pub(crate) struct Without {
     pub instead: &'static str,
 }
 
-/// A pass's conversation, settled: the answer, or why there is none.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Answer {
-    /// The submit tool was called with this input.
-    Submitted(Value),
-    /// The API failed (after retries); the line was printed.
-    ApiError,
-    /// The model declined, the context filled up or the turns ran out;
-    /// a refusal is recorded as an info flag and running out is warned of.
-    Without,
-}
-
-impl Answer {
-    /// The submitted input; `None` for a pass whose absence the run takes
-    /// the same way whether the API failed or the model gave no answer.
-    pub(crate) fn submitted(self) -> Option<Value> {
-        match self {
-            Answer::Submitted(input) => Some(input),
-            Answer::ApiError | Answer::Without => None,
+impl Without {
+    /// Say what the missing answer of a conversation that ended on `end`
+    /// left undone: a refusal becomes an info flag in these words, running
+    /// out of turns a warning line. `end` comes back as it was.
+    pub(crate) fn settle(self, ctx: &RunContext, end: CallEnd) -> CallEnd {
+        match &end {
+            CallEnd::Refused(refusal) => {
+                let finding = format!("{}: {}. {}", self.missing, refusal.describe(), self.instead);
+                record_refusal(&ctx.cache, &ctx.progress, "general", finding);
+            }
+            CallEnd::OutOfTurns => {
+                ctx.progress
+                    .ai(&format!("Warning: {} ran out of turns.", self.name));
+            }
+            CallEnd::Submitted(_) | CallEnd::ContextFull | CallEnd::ApiError => {}
         }
+        end
     }
-}
-
-/// [`converse`] for a pass the run can go on without: a refusal becomes an
-/// info flag in `without`'s words, running out of turns a warning line.
-pub(crate) async fn ask(
-    ctx: PassContext<'_>,
-    call: OneCall,
-    system: String,
-    without: Without,
-) -> Result<Answer, PassError> {
-    Ok(match converse(ctx, call, system, false).await? {
-        CallEnd::Submitted(input) => Answer::Submitted(input),
-        CallEnd::ApiError => Answer::ApiError,
-        CallEnd::Refused(why) => {
-            let finding = format!("{}: {why}. {}", without.missing, without.instead);
-            record_refusal(ctx.cache, ctx.progress, "general", finding);
-            Answer::Without
-        }
-        CallEnd::ContextFull => Answer::Without,
-        CallEnd::OutOfTurns => {
-            ctx.progress
-                .ai(&format!("Warning: {} ran out of turns.", without.name));
-            Answer::Without
-        }
-    })
 }

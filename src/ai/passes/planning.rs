@@ -7,16 +7,18 @@
 //! allocation and the global budget (10 turns per directory), and when the
 //! money does not buy a loop per directory, how many loops it does buy and
 //! how they are given out ([`budget_text`]). It may only call
-//! `submit_plan`, within 3 turns. It returns the proposal as it came
-//! ([`proposal_document`], what `plan.json` keeps); [`Plan::from_value`]
+//! `submit_plan`, within 3 turns ([`PLANNING_CALL`]). It returns the
+//! proposal as it came ([`read_plan`], what `plan.json` keeps); [`Plan::from_value`]
 //! normalizes it and the pure [`crate::ai::rules::plan::apply_plan`] applies it.
 //!
 //! [`Plan::from_value`]: crate::ai::rules::plan::Plan::from_value
 
 use serde_json::Value;
 
-use crate::ai::failure::PassError;
-use crate::ai::passes::one_call::{OneCall, PassContext, Without, ask};
+use crate::ai::engine::agent::CallEnd;
+use crate::ai::engine::context::RunContext;
+use crate::ai::failure::InvestigationError;
+use crate::ai::passes::one_call::{OneCall, Without};
 use crate::ai::passes::survey::{frame_signals, frame_survey_block};
 use crate::ai::prompts::{self, PlanningPrompt};
 use crate::ai::rules::plan::{BASE_TURNS_PER_DIR, DEFAULT_TURNS, proposal_document};
@@ -26,7 +28,7 @@ use crate::text::escape_line;
 /// Turns the planning pass may take.
 pub(crate) const PLANNING_MAX_TURNS: u32 = 3;
 /// The planning conversation: one tool, `submit_plan`.
-const PLANNING_CALL: OneCall = OneCall {
+pub(crate) const PLANNING_CALL: OneCall = OneCall {
     toolbox: Toolbox::Planning,
     kickoff: prompts::kickoff::PLANNING,
     nudge: prompts::nudge::PLANNING,
@@ -126,7 +128,7 @@ pub(crate) fn budget_text(dir_count: usize, spending: Option<Spending>) -> Strin
 }
 
 /// The planning prompt.
-pub(crate) fn planning_prompt(inputs: &PlanningInputs<'_>) -> Result<String, PassError> {
+pub(crate) fn planning_prompt(inputs: &PlanningInputs<'_>) -> Result<String, InvestigationError> {
     let cached_dirs = cached_dirs_text(inputs.cached_dirs);
     let tree_text = frame_untrusted("directory tree", inputs.tree_text);
     let file_signals = frame_signals(inputs.file_signals);
@@ -146,15 +148,13 @@ pub(crate) fn planning_prompt(inputs: &PlanningInputs<'_>) -> Result<String, Pas
     .render()?)
 }
 
-/// Run the planning pass: the proposal document ([`proposal_document`]), or
-/// `Ok(None)` when it failed or ran out of turns.
-pub(crate) async fn run_planning(
-    ctx: PassContext<'_>,
-    inputs: &PlanningInputs<'_>,
-) -> Result<Option<Value>, PassError> {
-    let answer = ask(ctx, PLANNING_CALL, planning_prompt(inputs)?, WITHOUT).await?;
+/// The proposal document ([`proposal_document`]) [`PLANNING_CALL`]'s
+/// conversation submitted, when it ended on `end`; `None` when it failed,
+/// was declined or ran out of turns (said once, in [`WITHOUT`]'s words).
+pub(crate) fn read_plan(ctx: &RunContext, end: CallEnd) -> Option<Value> {
     // Without a proposal the default plan applies.
-    Ok(answer.submitted().map(|input| proposal_document(&input)))
+    let input = WITHOUT.settle(ctx, end).submitted()?;
+    Some(proposal_document(&input))
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! The survey: a short reconnaissance pass that tells every dir loop what
 //! kind of target it is looking at, and may take tools out of their toolbox.
 //!
-//! The pass itself ([`run_survey`]) only builds its prompt, asks the model for
-//! `submit_survey` and returns the normalized proposal. Everything that decides
+//! The pass itself is its prompt ([`survey_prompt`]), its conversation
+//! ([`SURVEY_CALL`], which asks the model for `submit_survey`) and the
+//! normalized proposal read from its end ([`read_survey`]). Everything that decides
 //! what the survey *means* is a pure helper here: the synthetic survey used
 //! when it is skipped ([`Survey::skipped`]; when that is, is the decision's
 //! [`crate::ai::rules::decide::should_skip_survey`]), how it is shown to the
@@ -14,8 +15,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
-use crate::ai::failure::PassError;
-use crate::ai::passes::one_call::{OneCall, PassContext, Without, ask};
+use crate::ai::engine::agent::CallEnd;
+use crate::ai::engine::context::RunContext;
+use crate::ai::failure::InvestigationError;
+use crate::ai::passes::one_call::{OneCall, Without};
 use crate::ai::prompts::{self, SurveyPrompt};
 use crate::ai::tools::input::{string_field, string_list, unit_interval};
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
@@ -30,7 +33,7 @@ pub(crate) const PROTECTED_DIR_TOOLS: &[&str] = &["submit_report"];
 /// Turns the survey pass may take.
 pub(crate) const SURVEY_MAX_TURNS: u32 = 3;
 /// The survey's conversation: one tool, `submit_survey`.
-const SURVEY_CALL: OneCall = OneCall {
+pub(crate) const SURVEY_CALL: OneCall = OneCall {
     toolbox: Toolbox::Survey,
     kickoff: prompts::kickoff::SURVEY,
     nudge: prompts::nudge::SURVEY,
@@ -248,7 +251,7 @@ pub(crate) fn triage_tool_names() -> String {
 }
 
 /// The survey prompt; the signals and the tree are framed as untrusted data.
-pub(crate) fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, PassError> {
+pub(crate) fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, InvestigationError> {
     let survey_signals = frame_signals(&format_survey_signals(inputs.signals));
     let tree_preview = frame_untrusted("directory tree", inputs.tree_preview);
     let available_tools = triage_tool_names();
@@ -262,16 +265,13 @@ pub(crate) fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, PassErr
     .render()?)
 }
 
-/// Run the survey pass: at most [`SURVEY_MAX_TURNS`] turns, one tool
-/// (`submit_survey`). `Ok(None)` when it failed or ran out of turns; an
-/// error only for failures that must stop the run.
-pub(crate) async fn run_survey(
-    ctx: PassContext<'_>,
-    inputs: &SurveyInputs<'_>,
-) -> Result<Option<Survey>, PassError> {
-    let answer = ask(ctx, SURVEY_CALL, survey_prompt(inputs)?, WITHOUT).await?;
+/// The survey [`SURVEY_CALL`]'s conversation submitted, when it ended on
+/// `end`; `None` when it failed, was declined or ran out of turns (said
+/// once, in [`WITHOUT`]'s words).
+pub(crate) fn read_survey(ctx: &RunContext, end: CallEnd) -> Option<Survey> {
     // Without a survey the run goes on as it would after a failed one.
-    Ok(answer.submitted().map(|input| Survey::from_input(&input)))
+    let input = WITHOUT.settle(ctx, end).submitted()?;
+    Some(Survey::from_input(&input))
 }
 
 #[cfg(test)]

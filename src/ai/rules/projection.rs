@@ -117,23 +117,29 @@ pub(crate) struct ModelTerms {
 
 impl ModelTerms {
     /// The terms of `model` (the catalog's stand-in when it is unknown).
+    #[cfg(test)]
     pub(crate) fn of(model: &str) -> ModelTerms {
-        let facts = ModelFacts::of(model);
+        ModelTerms::new(ModelFacts::of(model))
+    }
+
+    /// The terms of the model the catalog describes as `facts`.
+    pub(crate) fn new(facts: ModelFacts) -> ModelTerms {
         let m = facts.model;
         ModelTerms {
             text_scale: m.tokens_per_byte * BYTES_PER_TOKEN as f64,
             context_budget: context_budget(m),
             judgment_thinking: CallSettings::new(m, Workload::Judgment).expected_thinking_tokens(),
             routine_thinking: CallSettings::new(m, Workload::Routine).expected_thinking_tokens(),
-            pricing: Pricing::for_model(model),
+            pricing: Pricing::of(m),
         }
     }
 
-    /// The terms of a run on `model`: at the catalog's batch prices when
-    /// it goes through the Message Batches API (`--batch`), which answers
-    /// the same requests for less, so the same budget buys more work.
-    pub(crate) fn for_run(model: &str, batch: bool) -> ModelTerms {
-        let terms = ModelTerms::of(model);
+    /// The terms of a run on the model of `facts`: at the catalog's batch
+    /// prices when it goes through the Message Batches API (`--batch`),
+    /// which answers the same requests for less, so the same budget buys
+    /// more work.
+    pub(crate) fn for_run(facts: ModelFacts, batch: bool) -> ModelTerms {
+        let terms = ModelTerms::new(facts);
         if batch {
             ModelTerms {
                 pricing: terms.pricing.batch(),

@@ -365,14 +365,14 @@ pub fn listing_lines(target: &Path, dir: &Path, show_hidden: bool) -> std::io::R
 
 /// A directory listing within the run's scope.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listing {
+pub struct DirListing {
     /// As [`listing_lines`] writes them.
     pub lines: Vec<String>,
     /// Entries the scope left out (ignored, or named by `-x`).
     pub left_out: usize,
 }
 
-impl Listing {
+impl DirListing {
     /// The lines, then a note of what the scope left out, if anything.
     pub fn text(&self) -> String {
         let mut text = self.lines.join("\n");
@@ -403,7 +403,7 @@ pub(crate) fn scoped_listing(
     dir: &Path,
     show_hidden: bool,
     scope: Option<&ScanFilter>,
-) -> std::io::Result<Listing> {
+) -> std::io::Result<DirListing> {
     let mut names: Vec<std::ffi::OsString> = std::fs::read_dir(dir)?
         .filter_map(|entry| entry.ok().map(|entry| entry.file_name()))
         .filter(|name| show_hidden || !name.as_bytes().starts_with(b"."))
@@ -427,7 +427,7 @@ pub(crate) fn scoped_listing(
         .iter()
         .map(|name| describe_entry(target, dir, name))
         .collect();
-    Ok(Listing { lines, left_out })
+    Ok(DirListing { lines, left_out })
 }
 
 /// Whether the scan would keep `path`: a directory (or a link to one, which

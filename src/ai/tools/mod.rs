@@ -66,6 +66,7 @@ pub enum Toolbox {
 }
 
 /// What a tool handler gets to work with.
+#[derive(Clone, Copy)]
 pub struct ToolContext<'a> {
     /// The canonical target: the sandbox root.
     pub target: &'a Path,

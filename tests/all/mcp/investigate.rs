@@ -42,7 +42,7 @@ fn investigate_sends_progress_and_answers_with_the_overview() {
     // One notification per line of progress under the call's token (the
     // client gives every request one), counted 1, 2, 3... (the client may
     // handle them out of order; the wire order is the protocol test's).
-    let mut progress = mcp.progress();
+    let mut progress = mcp.progress_through("[AI] Investigation complete");
     progress.sort_by(|a, b| a.progress.total_cmp(&b.progress));
     assert!(progress.len() >= 10, "{progress:?}");
     for (n, note) in progress.iter().enumerate() {

@@ -159,9 +159,27 @@ impl Mcp {
         text
     }
 
-    /// The progress notifications received so far.
-    pub fn progress(&self) -> Vec<ProgressNotificationParam> {
-        self.client.progress.lock().unwrap().clone()
+    /// The progress notifications of a call that has returned, once the
+    /// client has handled them all: it handles each notification in a
+    /// task of its own, so the call's result can arrive before the last
+    /// few are handled although the server sent them first. All are in
+    /// when `last` is among them and the counts run 1..=n with no gap;
+    /// waiting is bounded, so a notification that never comes fails the
+    /// test's assertions rather than hanging it.
+    pub fn progress_through(&self, last: &str) -> Vec<ProgressNotificationParam> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let notes = self.client.progress.lock().unwrap().clone();
+            let highest = notes.iter().map(|n| n.progress).fold(0.0, f64::max);
+            let complete = notes
+                .iter()
+                .any(|n| n.message.as_deref().is_some_and(|m| m.starts_with(last)))
+                && highest == notes.len() as f64;
+            if complete || std::time::Instant::now() > deadline {
+                return notes;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
     }
 }
 

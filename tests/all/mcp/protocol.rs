@@ -3,7 +3,7 @@
 //! JSON-RPC message, and closing stdin ends the server cleanly.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -35,7 +35,8 @@ fn until_response(lines: &mpsc::Receiver<String>, id: i64, within: Duration) -> 
 #[test]
 fn stdout_carries_nothing_but_protocol_and_closing_stdin_ends_the_server() {
     let env = TestEnv::with_small_project().with_mock();
-    let mut child: std::process::Child = Command::from(env.std_cmd())
+    let mut child = env
+        .std_cmd()
         .env("ANTHROPIC_API_KEY", "test-key")
         .arg("mcp")
         .stdin(Stdio::piped())

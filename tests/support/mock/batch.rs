@@ -42,7 +42,7 @@ use super::Reply;
 use super::reply::{ReplyBody, StreamFault};
 use super::serve::{Prepared, http, render_message};
 use super::wire::HttpRequest;
-use super::{RecordedRequest, State, rules};
+use super::{RecordedRequest, State, protocol};
 
 /// Where the batch endpoints live.
 pub const BATCHES_PATH: &str = "/v1/messages/batches";
@@ -148,7 +148,7 @@ impl MockBatch {
 pub(super) fn handle(state: &State, request: HttpRequest) -> (Prepared, Duration) {
     let path = request.path.split('?').next().unwrap_or("").to_string();
     let mut problems = Vec::new();
-    rules::check_headers(
+    protocol::check_headers(
         &|name: &str| request.header(name).map(str::to_string),
         &mut problems,
     );
@@ -379,7 +379,7 @@ fn advance(state: &State, i: usize) {
 /// Process one request of a batch like a `/v1/messages` request, and say
 /// how it came out (the `result` object of its results line).
 fn process(state: &State, batch_id: &str, custom_id: &str, params: &Value) -> Value {
-    let problems = rules::check_batch_params(params);
+    let problems = protocol::check_batch_params(params);
     let mut inner = state.lock();
     let index = inner.requests.len();
     let recorded = RecordedRequest {

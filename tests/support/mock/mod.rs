@@ -9,7 +9,7 @@
 //!
 //! 1. Records it ([`MockServer::requests`]): method, path, headers and the
 //!    parsed JSON body.
-//! 2. Checks the protocol rules (see `rules.rs`): credential and version
+//! 2. Checks the protocol rules (see `protocol.rs`): credential and version
 //!    headers, `stream: true`, every `tool_use` answered by a `tool_result`
 //!    with the same id in the very next user message, `tool_result` blocks
 //!    before any other content, no empty text blocks, at most 4
@@ -98,9 +98,9 @@
 
 mod batch;
 mod prefix_cache;
+mod protocol;
 mod recorded;
 mod reply;
-mod rules;
 mod serve;
 mod thinking;
 mod wire;

@@ -170,7 +170,7 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
         return batch::handle(state, request);
     }
     let body: Option<Value> = serde_json::from_slice(&request.body).ok();
-    let problems = rules::check_request(
+    let problems = protocol::check_request(
         &request.method,
         &request.path,
         |name| request.header(name).map(str::to_string),

@@ -1,15 +1,20 @@
 //! The shared tool-loop engine: one conversation with the model, advanced one
 //! turn at a time by the pass that owns it.
 //!
-//! A turn: call the model; print its text and its tool calls (arguments
-//! without `data`) on stderr, never its thinking; append its reply to the
-//! history exactly as received; then either nudge it (no tool call) or run
-//! the calls in order and answer each with a `tool_result` in the next user
-//! message. A call to a tool that was not offered gets an `is_error` result;
-//! a call to the loop-ending tool (`submit_report`, `submit_survey`,
-//! `submit_plan`) is acknowledged and its input handed back to the pass.
+//! A turn: fit the request to the model's window (or refuse to send it),
+//! call the model; print its text and its tool calls (arguments without
+//! `data`) on stderr, never its thinking; append its reply to the history
+//! exactly as received; then either nudge it (no tool call) or run the
+//! calls in order, in the [`ToolContext`](crate::ai::tools::ToolContext)
+//! the pass hands the turn, and answer each with a `tool_result` in the
+//! next user message. A call to a tool that was not offered gets an
+//! `is_error` result; a call to the loop-ending tool (`submit_report`,
+//! `submit_survey`, `submit_plan`) is acknowledged (unless the pass's
+//! [`SubmitCheck`] refuses it) and its input handed back to the pass. Once
+//! a cache write has failed, no turn sends anything.
 //!
-//! A pass may also look at each call before it takes effect ([`CallReview`])
+//! A dir loop's grounding may also look at each call before it takes
+//! effect ([`LoopCheck`], which the engine asks; grounding knows no engine)
 //! and answer it itself: the tool then does not run, and a loop-ending call
 //! does not end the loop.
 //!
@@ -17,35 +22,28 @@
 //! means: each pass decides those around [`Agent::turn`].
 //!
 //! This file holds the conversation and how a pass sets it up ([`Agent`],
-//! [`Agent::new`] and its builders, [`CallReview`], [`SubmitCheck`]);
+//! [`Agent::new`] and its builders, [`SubmitCheck`]);
 //! `turn.rs` holds one turn ([`Agent::turn`]: the call, what its stop
-//! reason decides, the tool calls it runs) and what it amounts to;
+//! reason decides, the tool calls it runs) and how a conversation ends
+//! ([`CallEnd`]);
 //! `printer.rs` holds where the conversation's lines go and how a call is
 //! shown ([`Printer`]).
 
 mod printer;
 mod turn;
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
 use crate::ai::api::settings::Workload;
 use crate::ai::engine::transcript::Transcript;
-use crate::ai::failure::PassError;
-use crate::ai::tools::{ToolOutput, Toolbox};
+use crate::ai::tools::Toolbox;
+use crate::grounding::LoopCheck;
 
 pub(crate) use printer::Printer;
-pub(crate) use turn::{AgentError, TurnOutcome};
-
-/// A pass's look at a tool call before it takes effect.
-pub(crate) trait CallReview: Send + Sync {
-    /// `Some(output)` answers the call instead of running it (a loop-ending
-    /// call then does not end the loop); `None` lets it run.
-    fn review(&self, tool: &str, input: &Value) -> Option<ToolOutput>;
-}
+pub(crate) use turn::{AgentError, CallEnd};
 
 /// Decides whether a call to the loop-ending tool is accepted: `None`
 /// accepts it, `Some(reason)` answers the call with `reason` as an error
@@ -58,19 +56,12 @@ pub(crate) struct Agent {
     transcript: Transcript,
     nudge: &'static str,
     printer: Printer,
-    review: Option<Arc<dyn CallReview>>,
+    review: Option<Arc<LoopCheck>>,
     submit_check: Option<SubmitCheck>,
     /// The pass expects its first call to be its only one.
     one_call_expected: bool,
     /// Calls made so far.
     calls: u32,
-    /// The directory a dir loop investigates, for its tools.
-    home: Option<PathBuf>,
-    /// The other directories of a unit's assignment, for its tools.
-    unit: Vec<PathBuf>,
-    /// What its tools add to the dir entries it writes (see
-    /// [`ToolContext::stamps`](crate::ai::tools::ToolContext::stamps)).
-    stamps: Vec<(PathBuf, Map<String, Value>)>,
 }
 
 /// How much a conversation of `toolbox` thinks: the directory loops are
@@ -85,7 +76,7 @@ pub(crate) fn workload(toolbox: Toolbox) -> Workload {
 
 impl Agent {
     /// A conversation that starts with `kickoff` as the first user message,
-    /// offering `tools` (which must belong to `scope`).
+    /// offering `tools` (which must belong to `toolbox`).
     pub(crate) fn new(
         toolbox: Toolbox,
         system: String,
@@ -103,14 +94,12 @@ impl Agent {
             submit_check: None,
             one_call_expected: false,
             calls: 0,
-            home: None,
-            unit: Vec::new(),
-            stamps: Vec::new(),
         }
     }
 
-    /// Show every offered call to `review` before it takes effect.
-    pub(crate) fn with_review(mut self, review: Arc<dyn CallReview>) -> Agent {
+    /// Show every offered call to `review` before it takes effect (see
+    /// [`LoopCheck::review`]).
+    pub(crate) fn with_review(mut self, review: Arc<LoopCheck>) -> Agent {
         self.review = Some(review);
         self
     }
@@ -140,29 +129,6 @@ impl Agent {
         self
     }
 
-    /// The same conversation, investigating `dir` (absolute, canonical): its
-    /// tools resolve relative paths against it where they also accept that
-    /// (see [`ToolContext::home`](crate::ai::tools::ToolContext::home)).
-    pub(crate) fn investigating(mut self, dir: &Path) -> Agent {
-        self.home = Some(dir.to_path_buf());
-        self
-    }
-
-    /// The same conversation, covering `members` too (the directories
-    /// folded into the unit of the directory it investigates): it writes
-    /// their dir entries (see [`ToolContext::unit`](crate::ai::tools::ToolContext::unit)).
-    pub(crate) fn covering(mut self, members: &[PathBuf]) -> Agent {
-        self.unit = members.to_vec();
-        self
-    }
-
-    /// The same conversation, adding `stamps` to the dir entries its tools
-    /// write (see [`ToolContext::stamps`](crate::ai::tools::ToolContext::stamps)).
-    pub(crate) fn stamping(mut self, stamps: Vec<(PathBuf, Map<String, Value>)>) -> Agent {
-        self.stamps = stamps;
-        self
-    }
-
     /// The tools offered.
     pub(crate) fn tools(&self) -> &[ToolDefinition] {
         self.transcript.tools()
@@ -174,17 +140,6 @@ impl Agent {
     /// message, and the note is dropped.
     pub(crate) fn append_note(&mut self, note: &str) {
         self.transcript.append_note(note);
-    }
-}
-
-impl From<AgentError> for PassError {
-    fn from(err: AgentError) -> Self {
-        match err {
-            AgentError::CacheWrite(fault) => {
-                PassError::Fatal(crate::ai::failure::InvestigationError::CacheWrite(fault))
-            }
-            other => PassError::Failed(other.to_string()),
-        }
     }
 }
 

@@ -1,16 +1,17 @@
 //! One turn of a conversation ([`Agent::turn`]): send the history, print the
 //! reply, append it, then either nudge the model or run its tool calls in
-//! order (each reviewed, dispatched or refused) and answer each; with what
-//! a turn amounts to ([`TurnOutcome`], [`Step`]) and why it could not
+//! order (each reviewed, dispatched or refused) and answer each; with how
+//! a conversation ends ([`CallEnd`]; a turn after which it goes on ends
+//! nothing), what a turn amounts to ([`Step`]) and why it could not
 //! complete ([`AgentError`]). Setting the conversation up is the parent
 //! module's job; formatting its lines is `printer.rs`'s.
 //!
 //! How the reply stopped decides the rest (stop reasons page, read
 //! 2026-11-23):
 //! - `refusal`: the model declined; the turn ends the conversation
-//!   ([`TurnOutcome::Refused`]) and the pass decides what that means;
+//!   ([`CallEnd::Refused`]) and the pass decides what that means;
 //! - `model_context_window_exceeded`: the window filled up mid-answer
-//!   ([`TurnOutcome::ContextFull`]); the pass treats it as its budget;
+//!   ([`CallEnd::ContextFull`]); the pass treats it as its budget;
 //! - `pause_turn`: the reply goes back unchanged and the next turn calls
 //!   again without a new user message, as the docs describe;
 //! - `max_tokens` in the middle of a tool call: the cut-off call is not run
@@ -35,8 +36,10 @@ use crate::ai::engine::session::Session;
 use crate::ai::engine::transcript::Transcript;
 use crate::ai::engine::window::{TooLarge, request_tokens, shrink_pending};
 use crate::ai::prompts::PromptError;
-use crate::ai::tools::{self, Dispatch, FatalToolError, ToolContext, ToolOutput};
-use crate::cache::{Cache, WriteFault};
+use crate::ai::tools::{
+    Dispatch, FatalToolError, ToolContext, ToolOutput, dispatch, unknown_tool_message,
+};
+use crate::cache::WriteFault;
 use crate::text::escape_line;
 
 /// The user message after a reply the output limit cut short without a
@@ -75,32 +78,53 @@ pub(crate) enum AgentError {
     CacheWrite(#[from] WriteFault),
 }
 
-/// What a turn amounted to.
+/// How a conversation ended: the one type from a turn to the pass that
+/// reads the answer. A turn ends it with one of the first three (or
+/// nothing: tools ran or the model was nudged, and it goes on); the pass's
+/// conversation adds the last two.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum TurnOutcome {
+pub(crate) enum CallEnd {
     /// The model called the loop-ending tool; this is its input (the last
     /// one, if it called it more than once).
-    Ended(Value),
-    /// Tools ran or the model was nudged; the loop goes on.
-    Continue,
+    Submitted(Value),
     /// The model declined (stop reason `refusal`); the conversation cannot
     /// go on.
-    Refused(Refusal),
-    /// The context window filled up while the model answered (stop reason
-    /// `model_context_window_exceeded`).
+    Refused(ModelRefusal),
+    /// The context window filled up: while the model answered (stop reason
+    /// `model_context_window_exceeded`), or the next request would not
+    /// have fit.
     ContextFull,
+    /// Every turn went by without a submission.
+    OutOfTurns,
+    /// The API failed (after retries); the line was printed.
+    ApiError,
 }
 
-/// What the API said about a refusal.
+impl CallEnd {
+    /// The submitted input; `None` for a pass whose absence the run takes
+    /// the same way whether the API failed or the model gave no answer.
+    pub(crate) fn submitted(self) -> Option<Value> {
+        match self {
+            CallEnd::Submitted(input) => Some(input),
+            CallEnd::Refused(_)
+            | CallEnd::ContextFull
+            | CallEnd::OutOfTurns
+            | CallEnd::ApiError => None,
+        }
+    }
+}
+
+/// What the API said when the model declined (not a command refused by
+/// the toolbox: that is [`crate::ai::tools::command::Refusal`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Refusal {
+pub(crate) struct ModelRefusal {
     /// `cyber`, `bio`, ... when the API names one.
     pub category: Option<String>,
 }
 
-impl Refusal {
-    fn from_details(details: Option<StopDetails>) -> Refusal {
-        Refusal {
+impl ModelRefusal {
+    fn from_details(details: Option<StopDetails>) -> ModelRefusal {
+        ModelRefusal {
             category: details
                 .and_then(|d| d.category)
                 .filter(|c| !c.trim().is_empty()),
@@ -122,24 +146,24 @@ impl Refusal {
 /// One completed turn.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Step {
-    pub outcome: TurnOutcome,
+    /// How the conversation ended with this turn; `None`: it goes on.
+    pub end: Option<CallEnd>,
     /// The usage the API reported for this turn's call.
     pub usage: Usage,
 }
 
 impl Agent {
-    /// Run one turn. `directory` names the conversation in
-    /// `investigation.log`; `turn` is 1-based.
+    /// Run one turn, its tool calls in `tools` (whose `directory` names the
+    /// conversation in `investigation.log` and whose `turn` is this turn's,
+    /// 1-based).
     pub(crate) async fn turn(
         &mut self,
         session: &Session,
-        cache: &Cache,
-        directory: &str,
-        turn: u32,
+        tools: &ToolContext<'_>,
     ) -> Result<Step, AgentError> {
         // An answer the cache cannot keep would be paid for again by the
         // next run: once a write has failed, nothing more is sent.
-        if let Some(fault) = cache.write_fault() {
+        if let Some(fault) = tools.cache.write_fault() {
             return Err(fault.into());
         }
         self.fit_window(session)?;
@@ -152,18 +176,18 @@ impl Agent {
         let response = session.send(&mut self.transcript, reuse).await?;
         self.print_response(&response);
         let usage = response.usage;
-        let step = |outcome| Ok(Step { outcome, usage });
+        let step = |end| Ok(Step { end, usage });
         match response.stop_reason {
             Some(StopReason::Refusal) => {
-                let refusal = Refusal::from_details(response.stop_details);
+                let refusal = ModelRefusal::from_details(response.stop_details);
                 self.printer
                     .line(&format!("Stopped: {}.", refusal.describe()));
-                return step(TurnOutcome::Refused(refusal));
+                return step(Some(CallEnd::Refused(refusal)));
             }
             Some(StopReason::ModelContextWindowExceeded) => {
                 self.printer
                     .line("Stopped: the model's context window is full.");
-                return step(TurnOutcome::ContextFull);
+                return step(Some(CallEnd::ContextFull));
             }
             Some(StopReason::PauseTurn) => {
                 // Continued by sending the turn back as it is and calling
@@ -172,7 +196,7 @@ impl Agent {
                 if !response.content.is_empty() {
                     self.transcript.push_assistant(response.content);
                 }
-                return step(TurnOutcome::Continue);
+                return step(None);
             }
             _ => {}
         }
@@ -182,7 +206,7 @@ impl Agent {
                 escape_line(tool)
             ));
             self.transcript.append_note(&cut_off_note(tool));
-            return step(TurnOutcome::Continue);
+            return step(None);
         }
         let cut_short = response.stop_reason == Some(StopReason::MaxTokens);
         let calls = response.tool_uses();
@@ -196,21 +220,9 @@ impl Agent {
                 self.nudge
             };
             self.transcript.push_user(vec![ContentBlock::text(nudge)]);
-            return step(TurnOutcome::Continue);
+            return step(None);
         }
 
-        let ctx = ToolContext {
-            target: cache.target(),
-            cache,
-            redactor: session.redactor(),
-            scope: session.scope(),
-            progress: self.printer.progress(),
-            directory,
-            home: self.home.as_deref(),
-            unit: &self.unit,
-            stamps: &self.stamps,
-            turn,
-        };
         let mut ended = None;
         let mut results = Vec::with_capacity(calls.len());
         for call in &calls {
@@ -222,17 +234,16 @@ impl Agent {
             let output = if !self.offers(&call.name) {
                 unknown_tool(&call.name)
             } else if let Some(answer) = reviewed {
-                cache.log_tool_call(
-                    directory,
-                    turn,
+                tools.cache.log_tool_call(
+                    tools.directory,
+                    tools.turn,
                     &call.name,
                     &call.input,
                     answer.content.chars().count(),
                 );
                 answer
             } else {
-                match run_blocking(|| tools::dispatch(self.toolbox, &call.name, &call.input, &ctx))?
-                {
+                match run_blocking(|| dispatch(self.toolbox, &call.name, &call.input, tools))? {
                     Dispatch::Ran(output) => output,
                     Dispatch::EndsLoop => match self
                         .submit_check
@@ -255,7 +266,7 @@ impl Agent {
             ));
         }
         self.transcript.push_user(results);
-        step(ended.map_or(TurnOutcome::Continue, TurnOutcome::Ended))
+        step(ended.map(CallEnd::Submitted))
     }
 
     /// Make the request about to be sent fit the model's window: cut the
@@ -323,7 +334,7 @@ fn assistant_blocks(content: Vec<ContentBlock>) -> Vec<ContentBlock> {
 }
 
 fn unknown_tool(name: &str) -> ToolOutput {
-    ToolOutput::error(tools::unknown_tool_message(name))
+    ToolOutput::error(unknown_tool_message(name))
 }
 
 /// Run a synchronous tool without stalling other tasks on a multi-threaded
@@ -368,7 +379,7 @@ mod tests {
 
     #[test]
     fn refusals_and_cut_offs_say_so_in_one_line() {
-        let refusal = Refusal::from_details(Some(StopDetails {
+        let refusal = ModelRefusal::from_details(Some(StopDetails {
             category: Some("cyber".into()),
             explanation: Some("long\ntext".into()),
         }));
@@ -377,7 +388,7 @@ mod tests {
             "the model declined to continue (category: cyber)"
         );
         assert_eq!(
-            Refusal::from_details(None).describe(),
+            ModelRefusal::from_details(None).describe(),
             "the model declined to continue"
         );
         let note = cut_off_note("write\ncache");

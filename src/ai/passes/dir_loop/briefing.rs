@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{DirJob, DirShared, compose_dir_task, outside_children};
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::rules::discover::{display_name, relative};
 use crate::ai::tools::{ToolContext, frame_untrusted, fs::scoped_listing};
 use crate::cache::EntryKind;
@@ -31,36 +31,31 @@ pub(crate) const UNINVESTIGATED_PLACEHOLDER: &str =
 /// (redacted like `list_directory`'s, so a secret in a name is flagged) and
 /// the cached summaries of the subdirectories outside the assignment, then
 /// [`compose_dir_task`].
-pub(crate) fn dir_task(shared: &DirShared, job: &DirJob) -> Result<String, PassError> {
+pub(crate) fn dir_task(shared: &DirShared, job: &DirJob) -> Result<String, InvestigationError> {
+    let directory = display_name(shared.run.target(), &job.dir);
     let tools = ToolContext {
-        target: &shared.target,
-        cache: &shared.cache,
-        redactor: shared.session.redactor(),
-        scope: shared.session.scope(),
-        progress: &shared.progress,
-        directory: &display_name(&shared.target, &job.dir),
         home: Some(&job.dir),
         unit: &job.members,
-        stamps: &[],
-        turn: 0,
+        ..shared.run.tools(&directory)
     };
     let listings: Vec<String> = job
         .dirs()
         .map(|dir| {
             tools.redact_listing(
-                &relative(&shared.target, dir),
-                &dir_context_in(&shared.target, dir, shared.session.scope()),
+                &relative(shared.run.target(), dir),
+                &dir_context_in(shared.run.target(), dir, Some(&shared.run.scope)),
             )
         })
         .collect();
     let outside = outside_children(&shared.children, &job.dir, &job.members);
     let child_entries = named_child_entries(&outside, |child| {
         shared
+            .run
             .cache
             .read_entry(EntryKind::Dir, &child.to_string_lossy())
     });
     compose_dir_task(
-        &shared.target,
+        shared.run.target(),
         &job.dir,
         &job.members,
         job.max_turns,

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::{DirJob, DirShared};
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::rules::discover::relative;
 use crate::ai::rules::fingerprint::{FINGERPRINT_FIELD, LANGUAGE_FIELD};
 use crate::cache::now_iso;
@@ -111,8 +111,11 @@ pub(super) fn missing_entries(cache: &Cache, target: &Path, members: &[PathBuf])
 /// A directory investigated again starts from a clean slate: its old dir
 /// entry goes (the loop, the salvage and the orchestrator all keep an entry
 /// that exists), and when its own files changed, so do their summaries.
-pub(super) fn forget_stale_entries(shared: &DirShared, job: &DirJob) -> Result<(), PassError> {
-    let cache = &shared.cache;
+pub(super) fn forget_stale_entries(
+    shared: &DirShared,
+    job: &DirJob,
+) -> Result<(), InvestigationError> {
+    let cache = &shared.run.cache;
     for dir in job.dirs() {
         cache.remove_entry(EntryKind::Dir, &dir.to_string_lossy())?;
     }
@@ -136,7 +139,7 @@ pub(super) fn stamp_entry(
     fingerprint: &str,
     unit: Option<&str>,
     language: Option<&str>,
-) -> Result<(), PassError> {
+) -> Result<(), InvestigationError> {
     let Some(mut entry) = cache.read_entry(EntryKind::Dir, path) else {
         return Ok(());
     };
@@ -160,7 +163,10 @@ pub(super) fn stamp_entry(
     }
     cache
         .write_entry(EntryKind::Dir, path, &entry)
-        .map_err(|message| PassError::Failed(format!("recording a fingerprint: {message}")))
+        .map_err(|message| InvestigationError::EntryWrite {
+            what: "recording a fingerprint",
+            message,
+        })
 }
 
 /// Names in `dir` that are not hidden: the entry's `child_count`.
@@ -275,7 +281,7 @@ pub(crate) fn flush_partial_dir_entry(
     target: &Path,
     dir: &Path,
     cause: PartialCause,
-) -> Result<String, PassError> {
+) -> Result<String, InvestigationError> {
     let path = dir.to_string_lossy();
     if cache.has_entry(EntryKind::Dir, &path) {
         return Ok(String::new());
@@ -292,6 +298,9 @@ pub(crate) fn flush_partial_dir_entry(
     );
     cache
         .write_entry(EntryKind::Dir, &path, &entry)
-        .map_err(|message| PassError::Failed(format!("writing a partial entry: {message}")))?;
+        .map_err(|message| InvestigationError::EntryWrite {
+            what: "writing a partial entry",
+            message,
+        })?;
     Ok(summary)
 }

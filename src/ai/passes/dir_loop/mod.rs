@@ -30,6 +30,7 @@
 //! `task.rs`, the notes it adds mid-conversation `notes.rs`, and the dir
 //! entries it writes, stamps and salvages `entries.rs`.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -38,32 +39,32 @@ use serde_json::{Map, Value, json};
 use crate::ai::api::ToolDefinition;
 use crate::ai::api::cost::LoopUsage;
 use crate::ai::api::settings::context_budget;
-use crate::ai::engine::agent::{Agent, AgentError, Printer, TurnOutcome};
+use crate::ai::engine::agent::{Agent, AgentError, CallEnd, Printer};
+use crate::ai::engine::context::RunContext;
 use crate::ai::engine::pool::TurnPool;
-use crate::ai::engine::session::{Session, stop_for_api_error};
-use crate::ai::failure::PassError;
+use crate::ai::engine::session::stop_for_api_error;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::record_refusal;
 use crate::ai::prompts;
 use crate::ai::rules::discover::{ChildIndex, display_name, relative};
 use crate::ai::rules::fingerprint::{FINGERPRINT_FIELD, LANGUAGE_FIELD, fingerprint};
 use crate::ai::rules::plan::TurnUse;
-use crate::ai::tools::Toolbox;
 use crate::ai::tools::input::{string_field, unit_interval};
 use crate::ai::tools::notes::flag_lines;
+use crate::ai::tools::{ToolContext, Toolbox};
+use crate::cache::EntryKind;
 use crate::cache::now_iso;
-use crate::cache::{Cache, EntryKind};
 use crate::grounding::{LoopCheck, Scope};
-use crate::progress::Progress;
 use crate::text::format_thousands;
 
 mod briefing;
 mod entries;
+mod job;
 mod notes;
 mod task;
 
 pub use task::UNIT_FRAME;
 
-pub(crate) use crate::ai::engine::scheduler::{DirJob, DirOutcome, LoopEnd};
 pub(crate) use briefing::{
     dir_context_in, dir_task, frame_child_summaries, named_child_entries, render_child_summaries,
 };
@@ -72,17 +73,15 @@ pub(crate) use entries::{
     visible_child_count,
 };
 use entries::{forget_stale_entries, missing_entries, stamp_entry};
+pub(crate) use job::{DirJob, DirOutcome, LoopEnd};
 pub(crate) use notes::{NEAR_END_TURNS, missing_entries_message, turns_left_note};
 pub(crate) use task::{compose_dir_task, dir_system_prompt, outside_children};
 
 /// What every dir loop of a run shares. Read-only once built, apart from the
 /// turn pool's counters.
 pub(crate) struct DirShared {
-    pub session: Arc<Session>,
-    pub cache: Cache,
-    pub progress: Progress,
-    /// The canonical target.
-    pub target: PathBuf,
+    /// The run's session, cache, progress and scope.
+    pub run: Arc<RunContext>,
     /// The discovered subdirectories of each directory.
     pub children: ChildIndex,
     /// The dir system prompt, the same for every loop of the run
@@ -94,6 +93,10 @@ pub(crate) struct DirShared {
     pub pool: TurnPool,
     /// The tree as the scan saw it, for checking the paths a loop cites.
     pub(crate) grounding: Arc<Scope>,
+    /// The directories whose own files changed since their cached summary
+    /// (a directory stale only because of a child keeps its file
+    /// summaries).
+    pub changed: HashSet<PathBuf>,
     /// The `--language` the summaries are written in, stamped on each dir
     /// entry so a run in another language knows to write it again.
     pub(crate) language: Option<String>,
@@ -108,13 +111,13 @@ pub(crate) struct DirShared {
 pub(crate) async fn investigate_dir(
     shared: &DirShared,
     job: &DirJob,
-) -> Result<DirOutcome, PassError> {
+) -> Result<DirOutcome, InvestigationError> {
     let path = job.dir.to_string_lossy().into_owned();
     let fingerprints: Vec<(PathBuf, String)> = job
         .dirs()
-        .map(|dir| (dir.clone(), fingerprint(dir, shared.session.scope())))
+        .map(|dir| (dir.clone(), fingerprint(dir, Some(&shared.run.scope))))
         .collect();
-    let unit = relative(&shared.target, &job.dir);
+    let unit = relative(shared.run.target(), &job.dir);
     let stamps = fingerprints
         .iter()
         .map(|(dir, print)| {
@@ -133,10 +136,10 @@ pub(crate) async fn investigate_dir(
     let outcome = run_dir_loop(shared, job, stamps).await?;
     shared.pool.give_back(outcome.turns.unused());
     if let Some(summary) = outcome.summary.as_deref().filter(|s| !s.is_empty())
-        && !shared.cache.has_entry(EntryKind::Dir, &path)
+        && !shared.run.cache.has_entry(EntryKind::Dir, &path)
     {
         let mut entry = report_entry(
-            &shared.target,
+            shared.run.target(),
             &job.dir,
             summary,
             outcome.completeness,
@@ -149,8 +152,8 @@ pub(crate) async fn investigate_dir(
         if let Some(language) = &shared.language {
             entry[LANGUAGE_FIELD] = json!(language);
         }
-        if let Err(message) = shared.cache.write_entry(EntryKind::Dir, &path, &entry) {
-            shared.progress.ai_dir(
+        if let Err(message) = shared.run.cache.write_entry(EntryKind::Dir, &path, &entry) {
+            shared.run.progress.ai_dir(
                 &outcome.shown,
                 &format!("Warning: could not cache the directory summary: {message}"),
             );
@@ -161,8 +164,8 @@ pub(crate) async fn investigate_dir(
     if !matches!(outcome.end, LoopEnd::ApiError(_)) {
         for member in &job.members {
             flush_partial_dir_entry(
-                &shared.cache,
-                &shared.target,
+                &shared.run.cache,
+                shared.run.target(),
                 member,
                 PartialCause::UnitMember,
             )?;
@@ -172,7 +175,7 @@ pub(crate) async fn investigate_dir(
         let member = (dir != &job.dir).then_some(unit.as_str());
         let language = shared.language.as_deref();
         stamp_entry(
-            &shared.cache,
+            &shared.run.cache,
             &dir.to_string_lossy(),
             print,
             member,
@@ -187,12 +190,12 @@ async fn run_dir_loop(
     shared: &DirShared,
     job: &DirJob,
     stamps: Vec<(PathBuf, Map<String, Value>)>,
-) -> Result<DirOutcome, PassError> {
-    let target = shared.target.as_path();
+) -> Result<DirOutcome, InvestigationError> {
+    let target = shared.run.target();
     let shown = display_name(target, &job.dir);
     let task = dir_task(shared, job)?;
     let printer = Printer::Dir {
-        progress: shared.progress.clone(),
+        progress: shared.run.progress.clone(),
         dir: shown.clone(),
     };
     // Paths the agent cites in flags and its report are checked as it goes
@@ -208,15 +211,20 @@ async fn run_dir_loop(
         prompts::nudge::DIR,
         printer.clone(),
     )
-    .investigating(&job.dir)
-    .covering(&job.members)
-    .stamping(stamps)
     .with_review(check.clone());
+    // Its tools work in the assignment: relative paths resolve against its
+    // directory, and the entries they write for the unit carry `stamps`.
+    let tools = ToolContext {
+        home: Some(&job.dir),
+        unit: &job.members,
+        stamps: &stamps,
+        ..shared.run.tools(&shown)
+    };
     if !job.members.is_empty() {
         // Refused once while a directory of the unit has no entry; the
         // salvage covers what the agent still leaves out.
         let (cache, target, members) = (
-            shared.cache.clone(),
+            shared.run.cache.clone(),
             target.to_path_buf(),
             job.members.clone(),
         );
@@ -231,8 +239,8 @@ async fn run_dir_loop(
         }));
     }
     let mut usage = LoopUsage::default();
-    let pricing = shared.session.tracker().pricing();
-    let budget = context_budget(shared.session.facts().model);
+    let pricing = shared.run.session.tracker().pricing();
+    let budget = context_budget(shared.run.session.model_facts().model);
     let mut summary = None;
     let mut completeness = None;
     let mut end = LoopEnd::TurnLimit;
@@ -268,27 +276,29 @@ async fn run_dir_loop(
             agent.append_note(&turns_left_note(remaining));
         }
         match agent
-            .turn(&shared.session, &shared.cache, &shown, turn)
+            .turn(&shared.run.session, &ToolContext { turn, ..tools })
             .await
         {
             Ok(step) => {
                 usage.record(&step.usage, &pricing);
-                match step.outcome {
-                    TurnOutcome::Ended(input) => {
+                match step.end {
+                    Some(CallEnd::Submitted(input)) => {
                         summary = Some(string_field(&input, "summary"));
                         completeness = report_completeness(&input);
                         end = LoopEnd::Submitted;
                         break;
                     }
-                    TurnOutcome::Continue => {}
-                    TurnOutcome::ContextFull => {
+                    None => {}
+                    // A turn never ends on the last two: the loop counts
+                    // its turns and meets API errors itself.
+                    Some(CallEnd::ContextFull | CallEnd::OutOfTurns | CallEnd::ApiError) => {
                         end = LoopEnd::Budget;
                         break;
                     }
-                    TurnOutcome::Refused(refusal) => {
+                    Some(CallEnd::Refused(refusal)) => {
                         record_refusal(
-                            &shared.cache,
-                            &shared.progress,
+                            &shared.run.cache,
+                            &shared.run.progress,
                             &relative(target, &job.dir),
                             format!(
                                 "This directory was not fully investigated: {}. Its summary \
@@ -302,7 +312,7 @@ async fn run_dir_loop(
                 }
             }
             Err(AgentError::Api(err)) => {
-                stop_for_api_error(&shared.session, &err)?;
+                stop_for_api_error(&shared.run.session, &err)?;
                 printer.line(&format!("API error: {err}"));
                 // The window is full: the same as running out of budget.
                 end = if err.prompt_too_long().is_some() {
@@ -318,7 +328,11 @@ async fn run_dir_loop(
                 end = LoopEnd::Budget;
                 break;
             }
-            Err(other) => return Err(other.into()),
+            Err(AgentError::Tool(err)) => return Err(err.into()),
+            Err(AgentError::Prompt(err)) => return Err(err.into()),
+            Err(AgentError::CacheWrite(fault)) => {
+                return Err(InvestigationError::CacheWrite(fault));
+            }
         }
     }
     // The agent submitted a report, held back for its paths, and the loop
@@ -334,7 +348,7 @@ async fn run_dir_loop(
         LoopEnd::Submitted | LoopEnd::TurnLimit | LoopEnd::ApiError(_) => None,
     };
     if let Some(cause) = salvage.filter(|_| held.is_none()) {
-        let partial = flush_partial_dir_entry(&shared.cache, target, &job.dir, cause)?;
+        let partial = flush_partial_dir_entry(&shared.run.cache, target, &job.dir, cause)?;
         if !partial.is_empty() && summary.is_none() {
             summary = Some(partial);
         }
@@ -344,7 +358,7 @@ async fn run_dir_loop(
     }
     if end == LoopEnd::TurnLimit && held.is_none() {
         let partial =
-            flush_partial_dir_entry(&shared.cache, target, &job.dir, PartialCause::TurnLimit)?;
+            flush_partial_dir_entry(&shared.run.cache, target, &job.dir, PartialCause::TurnLimit)?;
         if !partial.is_empty() {
             summary = Some(partial);
         }
@@ -372,7 +386,7 @@ fn record_held_flags(shared: &DirShared, check: &LoopCheck, printer: &Printer) {
     if held.is_empty() {
         return;
     }
-    match shared.cache.append_flags_unique(&held) {
+    match shared.run.cache.append_flags_unique(&held) {
         Ok(recorded) => {
             for flag in recorded {
                 for line in flag_lines(

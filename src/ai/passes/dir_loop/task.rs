@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::ai::failure::PassError;
+use crate::ai::failure::InvestigationError;
 use crate::ai::passes::survey::frame_survey_block;
 use crate::ai::prompts::{DirPrompt, DirTaskPrompt, language_rule};
 use crate::ai::rules::discover::{ChildIndex, display_name, relative};
@@ -30,7 +30,7 @@ pub const UNIT_FRAME: &str = "directories of this unit";
 pub(crate) fn dir_system_prompt(
     survey_block: &str,
     language: Option<&str>,
-) -> Result<String, PassError> {
+) -> Result<String, InvestigationError> {
     Ok(DirPrompt {
         survey_context: &frame_survey_block(survey_block),
         language_rule: &language_rule(language),
@@ -71,7 +71,7 @@ pub(crate) fn compose_dir_task(
     max_turns: u32,
     listings: &[String],
     child_entries: &[(String, Option<Value>)],
-) -> Result<String, PassError> {
+) -> Result<String, InvestigationError> {
     let dir_rel = escape_line(&display_name(target, root)).into_owned();
     let dirs: Vec<&Path> = std::iter::once(root)
         .chain(members.iter().map(PathBuf::as_path))

@@ -31,8 +31,10 @@ use super::{
     SYNTHESIS_CALL, SynthesisOutcome, WITHOUT_VERDICT, render_summaries, run_synthesis,
     string_field, synthesize_from_cache,
 };
-use crate::ai::failure::PassError;
-use crate::ai::passes::one_call::{Answer, CallEnd, PassContext, ask, converse};
+use crate::ai::engine::agent::CallEnd;
+use crate::ai::engine::context::RunContext;
+use crate::ai::failure::InvestigationError;
+use crate::ai::passes::one_call::converse;
 use crate::ai::passes::record_refusal;
 use crate::ai::prompts::{SynthesisGroupPrompt, SynthesisPrompt, language_rule};
 use crate::ai::rules::decide::synthesis_cost;
@@ -55,7 +57,7 @@ const LABEL_NAMES: usize = 3;
 /// What a synthesis needs besides its entries.
 pub(crate) struct SynthesisRun<'a> {
     /// The session, cache and progress every call of it uses.
-    pub ctx: PassContext<'a>,
+    pub ctx: &'a RunContext,
     /// The canonical target, as the prompts show it.
     pub target: &'a str,
     /// What one call may carry.
@@ -199,7 +201,7 @@ pub(crate) fn lay_out(
 pub(crate) async fn synthesize(
     run: &SynthesisRun<'_>,
     entries: &[Value],
-) -> Result<Synthesized, PassError> {
+) -> Result<Synthesized, InvestigationError> {
     let laid = lay_out(
         entries,
         run.capacity,
@@ -226,8 +228,8 @@ async fn in_levels(
     entries: &[Value],
     mut inputs: Vec<Input>,
     layout: &Layout,
-) -> Result<Synthesized, PassError> {
-    let mut saved = saved_groups(run.ctx.cache);
+) -> Result<Synthesized, InvestigationError> {
+    let mut saved = saved_groups(&run.ctx.cache);
     let mut used = Map::new();
     let mut done = Synthesized::default();
     let mut first_brief = None;
@@ -335,12 +337,13 @@ async fn in_levels(
                             "sections": Sections::from_submitted(&input),
                             "created_at": now_iso(),
                         })),
-                        CallEnd::Refused(why) => {
+                        CallEnd::Refused(refusal) => {
                             let finding = format!(
                                 "A part of the synthesis ({label}) was not summarised: \
-                                 {why}. Its directory summaries stand in for it."
+                                 {}. Its directory summaries stand in for it.",
+                                refusal.describe()
                             );
-                            record_refusal(run.ctx.cache, run.ctx.progress, "general", finding);
+                            record_refusal(&run.ctx.cache, &run.ctx.progress, "general", finding);
                             None
                         }
                         CallEnd::ApiError | CallEnd::OutOfTurns | CallEnd::ContextFull => None,
@@ -434,10 +437,11 @@ async fn in_levels(
             submitted: false,
         }
     };
-    done.outcome = match ask(run.ctx, SYNTHESIS_CALL, system, WITHOUT_VERDICT).await? {
-        Answer::Submitted(input) => SynthesisOutcome::submitted(&input),
-        Answer::ApiError => SynthesisOutcome::default(),
-        Answer::Without => fallback(),
+    let end = converse(run.ctx, SYNTHESIS_CALL, system, false).await?;
+    done.outcome = match WITHOUT_VERDICT.settle(run.ctx, end) {
+        CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
+        CallEnd::ApiError => SynthesisOutcome::default(),
+        CallEnd::Refused(_) | CallEnd::ContextFull | CallEnd::OutOfTurns => fallback(),
     };
     // What the parts found reaches the report where the verdict left a
     // section empty (or was not written).

@@ -31,8 +31,10 @@ use sha2::{Digest, Sha256};
 mod levels;
 mod sections;
 
-use crate::ai::failure::PassError;
-use crate::ai::passes::one_call::{Answer, OneCall, PassContext, Without, ask};
+use crate::ai::engine::agent::CallEnd;
+use crate::ai::engine::context::RunContext;
+use crate::ai::failure::InvestigationError;
+use crate::ai::passes::one_call::{OneCall, Without, converse};
 use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::rules::decide::in_synthesis;
 use crate::ai::rules::fingerprint::language_key;
@@ -156,7 +158,7 @@ pub(crate) fn synthesis_prompt(
     target: &str,
     entries: &[Value],
     language: Option<&str>,
-) -> Result<String, PassError> {
+) -> Result<String, InvestigationError> {
     let rendered = render_summaries(entries);
     let summaries_text = if entries.is_empty() {
         rendered
@@ -222,18 +224,21 @@ pub(super) const WITHOUT_VERDICT: Without = Without {
 /// Run the synthesis pass over `entries` (the live dir entries, in report
 /// order) in one call.
 pub(crate) async fn run_synthesis(
-    ctx: PassContext<'_>,
+    ctx: &RunContext,
     target: &str,
     entries: &[Value],
     language: Option<&str>,
-) -> Result<SynthesisOutcome, PassError> {
+) -> Result<SynthesisOutcome, InvestigationError> {
     let system = synthesis_prompt(target, entries, language)?;
-    Ok(match ask(ctx, SYNTHESIS_CALL, system, WITHOUT).await? {
-        Answer::Submitted(input) => SynthesisOutcome::submitted(&input),
-        Answer::ApiError => SynthesisOutcome::default(),
+    let end = converse(ctx, SYNTHESIS_CALL, system, false).await?;
+    Ok(match WITHOUT.settle(ctx, end) {
+        CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
+        CallEnd::ApiError => SynthesisOutcome::default(),
         // The summaries stand on their own: the report is built from them
         // without the model, and says why.
-        Answer::Without => mechanical_synthesis(entries),
+        CallEnd::Refused(_) | CallEnd::ContextFull | CallEnd::OutOfTurns => {
+            mechanical_synthesis(entries)
+        }
     })
 }
 

@@ -1,5 +1,5 @@
 //! The types of the one decision: what a run knows before it decides
-//! ([`Facts`]) and what it will do ([`Decision`]: the passes' choices, the
+//! ([`DecisionInputs`]) and what it will do ([`Decision`]: the passes' choices, the
 //! loops, the mechanical entries, what the budget bought, the synthesis
 //! expected).
 //!
@@ -12,6 +12,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::{SavedLoop, SavedWork};
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::ChildIndex;
 use crate::ai::rules::fingerprint::{DirState, Freshness};
@@ -21,7 +22,7 @@ use crate::ai::rules::units::Unit;
 
 /// What a run knows before it decides.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Facts<'a> {
+pub(crate) struct DecisionInputs<'a> {
     /// The canonical target.
     pub target: &'a Path,
     /// Every discovered directory, leaf-first.
@@ -46,7 +47,7 @@ pub(crate) struct Facts<'a> {
     pub synthesis_current: bool,
     /// `--budget` in dollars; `None` for no ceiling.
     pub budget: Option<f64>,
-    pub model: &'a str,
+    pub model: ModelFacts,
     /// `--batch`: every request is priced at the catalog's batch prices,
     /// so the budget buys twice the work.
     pub batch: bool,

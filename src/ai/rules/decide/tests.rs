@@ -2,6 +2,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use super::*;
 use crate::ai::api::DEFAULT_MODEL;
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{ChildIndex, relative, sort_leaf_first};
 use crate::ai::rules::plan::{PriorityDir, TierDir};
@@ -122,7 +123,7 @@ fn unbudgeted_cost(tree: &Tree) -> f64 {
 }
 
 fn run(tree: &Tree, setup: &Setup, proposal: Option<&Plan>) -> Decision {
-    let facts = Facts {
+    let facts = DecisionInputs {
         target: Path::new(TARGET),
         dirs: &tree.dirs,
         children: &tree.children,
@@ -136,7 +137,7 @@ fn run(tree: &Tree, setup: &Setup, proposal: Option<&Plan>) -> Decision {
         saved_work: setup.saved_work.as_ref(),
         synthesis_current: setup.synthesis_current,
         budget: setup.budget,
-        model: DEFAULT_MODEL,
+        model: ModelFacts::of(DEFAULT_MODEL),
         batch: setup.batch,
         loop_prefix_tokens: 4_000,
     };

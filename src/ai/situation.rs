@@ -1,21 +1,23 @@
-//! What a run knows before it decides, gathered once: the directories to
-//! consider, the scan's figures for each, what the cache holds about them,
-//! which saved pass results exist, the budget, and what every loop's shared
-//! prompt prefix weighs.
+//! The run's situation: what it knows before it decides, gathered once:
+//! the directories to consider, the scan's figures for each, what the cache
+//! holds about them, which saved pass results exist, the budget, and what
+//! every loop's shared prompt prefix weighs.
 //!
-//! The run and `--estimate` gather the same [`RunFacts`] (the estimate
+//! The run and `--estimate` gather the same [`Situation`] (the estimate
 //! without writing anything: it looks the investigation up read-only) and
-//! hand them to the one pure decision, [`crate::ai::rules::decide::decide`].
+//! hand its [`DecisionInputs`] to the one pure decision,
+//! [`crate::ai::rules::decide::decide`].
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use serde_json::Value;
 
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::passes::dir_loop::dir_system_prompt;
 use crate::ai::passes::survey::{NO_SURVEY, Survey};
 use crate::ai::passes::synthesis::{entries_digest, reusable_synthesis, synthesis_entries};
-use crate::ai::rules::decide::{Facts, SavedWork};
+use crate::ai::rules::decide::{DecisionInputs, SavedWork};
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{ChildIndex, Discovery, discover_directories};
 use crate::ai::rules::fingerprint::{DirState, classify, fingerprint};
@@ -27,9 +29,9 @@ use crate::cache::{Cache, EntryKind, PLAN_FILE, SURVEY_FILE, SYNTHESIS_FILE, WOR
 use crate::config::Config;
 use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
-/// Everything [`Facts`] borrows, owned.
+/// Everything [`DecisionInputs`] borrows, owned.
 #[derive(Debug)]
-pub(crate) struct RunFacts {
+pub(crate) struct Situation {
     /// The canonical target.
     pub target: PathBuf,
     /// Every directory to consider, leaf-first.
@@ -48,13 +50,13 @@ pub(crate) struct RunFacts {
     pub saved_work: Option<SavedWork>,
     pub synthesis_current: bool,
     pub budget: Option<f64>,
-    pub model: String,
+    pub model: ModelFacts,
     /// `--batch`.
     pub batch: bool,
     pub loop_prefix_tokens: u64,
 }
 
-impl RunFacts {
+impl Situation {
     /// Gather the facts of a run over `config.target` after `scan` (which
     /// found the directories `scanned`), within `scope`, against the
     /// investigation `cache` (none: a fresh start, where no directory has an
@@ -65,7 +67,7 @@ impl RunFacts {
         scanned: &ScannedDirs,
         scope: &ScanFilter,
         cache: Option<&Cache>,
-    ) -> RunFacts {
+    ) -> Situation {
         let target = config.target_canonical.clone();
         let discovery = discover_directories(&target, scanned);
         let language = config.investigation.language.as_deref();
@@ -103,12 +105,12 @@ impl RunFacts {
                 let digest = entries_digest(&read, language);
                 reusable_synthesis(Some(&saved), &digest).is_some()
             });
-        RunFacts {
+        Situation {
             children: ChildIndex::new(&dirs),
             total_files: scan.file_categories.values().sum(),
             loop_prefix_tokens: loop_prefix_tokens(),
             budget: config.investigation.budget,
-            model: config.investigation.model.clone(),
+            model: config.investigation.model_facts,
             batch: config.investigation.batch,
             target,
             dirs,
@@ -123,9 +125,9 @@ impl RunFacts {
         }
     }
 
-    /// The facts as [`crate::ai::rules::decide::decide`] reads them.
-    pub(crate) fn facts(&self) -> Facts<'_> {
-        Facts {
+    /// The situation as [`crate::ai::rules::decide::decide`] reads it.
+    pub(crate) fn inputs(&self) -> DecisionInputs<'_> {
+        DecisionInputs {
             target: &self.target,
             dirs: &self.dirs,
             children: &self.children,
@@ -139,7 +141,7 @@ impl RunFacts {
             saved_work: self.saved_work.as_ref(),
             synthesis_current: self.synthesis_current,
             budget: self.budget,
-            model: &self.model,
+            model: self.model,
             batch: self.batch,
             loop_prefix_tokens: self.loop_prefix_tokens,
         }

@@ -1,5 +1,5 @@
 //! The `parse_structure` tool: from the path the model names to the JSON it
-//! reads back.
+//! reads back. The outline itself is [`crate::outline`]'s.
 //!
 //! Path rules are `read_file`'s: the path must resolve inside the target
 //! after following symlinks ([`sandbox::resolve`]) and name a regular file.
@@ -17,13 +17,12 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{Language, ParseError, SUPPORTED_EXTENSIONS, Structure, parse_source};
 use crate::ai::tools::sandbox::{self, SandboxError};
 use crate::ai::tools::schema::{object, text};
 use crate::ai::tools::{FatalToolError, Tool, ToolContext, ToolOutput, Toolbox};
-
-/// The largest file `parse_structure` will read: 2 MiB.
-pub(crate) const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+use crate::outline::{MAX_FILE_BYTES, ParseError, SUPPORTED_EXTENSIONS, Structure};
+// Where the tool's users have found the outline's entry points.
+pub use crate::outline::{Language, parse_source};
 
 const DESCRIPTION: &str = "Outline a source file with tree-sitter and return JSON: its functions \
 (signatures), classes and class-like types (with up to 20 methods each), imports, line count, \

@@ -24,8 +24,10 @@
 //! ends with one. `--max-cost` stays the hard stop it always was: past it
 //! nothing new starts, and what was not done is left for the next run.
 //!
-//! What a loop and a mechanical entry are is the pass's: it hands the
-//! scheduler a [`DirWork`] (`work.rs`), so the engine knows no pass.
+//! It sits with the passes because it runs two of them: each loop is
+//! [`investigate_dir`] over the run's [`DirShared`], each mechanical entry
+//! [`mechanical_update`]; what it hands a loop and gets back is the loop's
+//! ([`DirJob`], [`DirOutcome`]).
 //! [`Schedule`] (the dependency graph, in `schedule.rs`) and the cost
 //! rules (`cost.rs`) are pure; [`run_work`], here, is the async
 //! driver on a tokio `JoinSet`. Cancellation (Ctrl-C) is the caller's: dropping
@@ -37,7 +39,6 @@ mod cost;
 mod schedule;
 #[cfg(test)]
 mod tests;
-mod work;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -46,8 +47,10 @@ use std::sync::Arc;
 use tokio::task::JoinSet;
 
 use crate::ai::engine::session::Session;
-use crate::ai::failure::PassError;
-use crate::ai::rules::decide::PlannedLoop;
+use crate::ai::failure::InvestigationError;
+use crate::ai::passes::dir_loop::{DirJob, DirOutcome, DirShared, investigate_dir};
+use crate::ai::passes::mechanical::{mechanical_update, write_mechanical};
+use crate::ai::rules::decide::Work;
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{display_name, sort_leaf_first};
 use crate::ai::rules::mechanical::MechanicalReason;
@@ -56,7 +59,6 @@ use crate::progress::DirBoard;
 
 pub(crate) use cost::{committed_spend, expected_loop_cost, within_budget, within_cap};
 pub(crate) use schedule::Schedule;
-pub(crate) use work::{DirJob, DirOutcome, DirWork, LoopEnd};
 
 /// Directory loops run at once when `-j` is not given.
 pub(crate) const DEFAULT_JOBS: u32 = 4;
@@ -103,25 +105,24 @@ fn tokens_so_far(session: &Session) -> u64 {
     let totals = session.tracker().totals();
     totals
         .all_input_tokens()
-        .saturating_add(totals.output_tokens)
+        .saturating_add(totals.usage.output_tokens)
 }
 
-/// Run the loops of `planned` (`options.jobs` at a time) and write the
-/// mechanical entries of `mechanical`, each once everything below it that
-/// is part of the work is done. `contents_changed` names the directories
-/// whose own files changed since their cached summary.
-pub(crate) async fn run_work<W: DirWork>(
-    work: Arc<W>,
+/// Run the loops of `work` (`options.jobs` at a time) and write its
+/// mechanical entries, each once everything below it that is part of the
+/// work is done.
+pub(crate) async fn run_work(
+    shared: Arc<DirShared>,
+    work: &Work,
     stats: &TreeStats,
-    planned: &[PlannedLoop],
-    mechanical: &[PathBuf],
-    contents_changed: &(dyn Fn(&Path) -> bool + Sync),
     options: LoopOptions,
     board: &DirBoard,
-) -> Result<LoopsDone, PassError> {
+) -> Result<LoopsDone, InvestigationError> {
+    let (planned, mechanical) = (&work.loops, &work.mechanical);
+    let contents_changed = |dir: &Path| shared.changed.contains(dir);
     let total = planned.len();
-    let session = work.session();
-    let model = session.model().to_string();
+    let session = &shared.run.session;
+    let model = session.model_facts().model;
     let pricing = session.tracker().pricing();
     let batching = session.is_batching();
     let width = if batching {
@@ -149,7 +150,7 @@ pub(crate) async fn run_work<W: DirWork>(
     let kinds: Vec<Piece> = order.iter().map(|dir| pieces[dir]).collect();
     let is_loop = |i: usize| matches!(kinds[i], Piece::Loop(_));
     let mut schedule = Schedule::new(&order);
-    let mut running: JoinSet<(usize, Result<DirOutcome, PassError>)> = JoinSet::new();
+    let mut running: JoinSet<(usize, Result<DirOutcome, InvestigationError>)> = JoinSet::new();
     let mut done = LoopsDone::default();
     let mut finished_costs = Vec::new();
     let mut launched = vec![false; planned.len()];
@@ -170,25 +171,25 @@ pub(crate) async fn run_work<W: DirWork>(
                 let dir = schedule.dir(i).to_path_buf();
                 let changed = contents_changed(&dir);
                 let update =
-                    work.mechanical_update(stats, &dir, changed, MechanicalReason::NotChosen)?;
+                    mechanical_update(&shared, stats, &dir, changed, MechanicalReason::NotChosen)?;
                 batch.extend(update);
                 ready.push(i);
             }
             if ready.is_empty() {
                 break;
             }
-            done.mechanical_written += work.write_mechanical(&batch)?;
+            done.mechanical_written += write_mechanical(&shared, &batch)?;
             for i in ready {
                 schedule.finish(i);
             }
         }
         while running.len() < width && !done.cap_hit && schedule.has_ready_where(is_loop) {
             let spent = session.spent();
-            let expected = expected_loop_cost(&finished_costs, &model, &pricing);
+            let expected = expected_loop_cost(&finished_costs, model, &pricing);
             let committed = committed_spend(spent, expectations.values().sum(), batching);
             if !within_cap(committed, expected, options.max_cost) {
                 done.cap_hit = true;
-                work.progress().ai(&format!(
+                shared.run.progress.ai(&format!(
                     "Spending cap reached (${spent:.2} spent of ${:.2}): no new directories \
                      start; the running ones finish.",
                     options.max_cost.unwrap_or_default()
@@ -205,9 +206,9 @@ pub(crate) async fn run_work<W: DirWork>(
             let expected = if finished_costs.is_empty() {
                 plan.cost
             } else {
-                expected_loop_cost(&finished_costs, &model, &pricing)
+                expected_loop_cost(&finished_costs, model, &pricing)
             };
-            let shown = display_name(work.target(), &plan.unit.root);
+            let shown = display_name(shared.run.target(), &plan.unit.root);
             let reserved: f64 = planned
                 .iter()
                 .enumerate()
@@ -222,7 +223,7 @@ pub(crate) async fn run_work<W: DirWork>(
                 reserved,
                 options.budget_for_loops,
             ) {
-                work.progress().ai(&format!(
+                shared.run.progress.ai(&format!(
                     "Budget reached (${spent:.2} spent): {shown}/ is summarised from the scan \
                      instead of investigated."
                 ));
@@ -231,8 +232,9 @@ pub(crate) async fn run_work<W: DirWork>(
                 for dir in dirs {
                     let changed = contents_changed(&dir);
                     let reason = MechanicalReason::BudgetSpent;
-                    if let Some(update) = work.mechanical_update(stats, &dir, changed, reason)? {
-                        done.mechanical_written += work.write_mechanical(&[update])?;
+                    if let Some(update) = mechanical_update(&shared, stats, &dir, changed, reason)?
+                    {
+                        done.mechanical_written += write_mechanical(&shared, &[update])?;
                     }
                 }
                 done.budget_spent += 1;
@@ -256,7 +258,7 @@ pub(crate) async fn run_work<W: DirWork>(
             } else {
                 format!(", with {} folded", job.members.len())
             };
-            work.progress().ai(&format!(
+            shared.run.progress.ai(&format!(
                 "Investigating: {shown}/ ({started}/{total}, {} turns{folded})",
                 job.max_turns
             ));
@@ -265,8 +267,8 @@ pub(crate) async fn run_work<W: DirWork>(
             if let Some(lane) = session.lane() {
                 lanes.insert(i, lane);
             }
-            let investigation = work.clone().investigate(job);
-            running.spawn(async move { (i, investigation.await) });
+            let shared = shared.clone();
+            running.spawn(async move { (i, investigate_dir(&shared, &job).await) });
         }
         drop(starting);
         drop(ended_lane.take());
@@ -289,8 +291,7 @@ pub(crate) async fn run_work<W: DirWork>(
         let Some(joined) = joined else {
             continue;
         };
-        let (i, result) =
-            joined.map_err(|err| PassError::Failed(format!("a directory loop failed: {err}")))?;
+        let (i, result) = joined.map_err(InvestigationError::LoopAborted)?;
         ended_lane = lanes.remove(&i);
         expectations.remove(&i);
         // The first failure that stops the run stops it now; dropping the

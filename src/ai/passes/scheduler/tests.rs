@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
+use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::Pricing;
 
 fn paths(list: &[&str]) -> Vec<PathBuf> {
@@ -142,12 +143,17 @@ fn under_batch_the_cap_counts_the_running_loops() {
 #[test]
 fn expected_cost_is_the_mean_of_finished_loops_or_the_prior() {
     let priced = |model: &str| Pricing::for_model(model);
-    let prior = expected_loop_cost(&[], "claude-sonnet-4-5", &priced("claude-sonnet-4-5"));
+    let model = |id: &str| ModelFacts::of(id).model;
+    let prior = expected_loop_cost(
+        &[],
+        model("claude-sonnet-4-5"),
+        &priced("claude-sonnet-4-5"),
+    );
     assert!((prior - (0.09 + 0.0225)).abs() < 1e-9, "{prior}");
     assert_eq!(
         expected_loop_cost(
             &[0.1, 0.3],
-            "claude-sonnet-4-5",
+            model("claude-sonnet-4-5"),
             &priced("claude-sonnet-4-5")
         ),
         0.2
@@ -155,19 +161,23 @@ fn expected_cost_is_the_mean_of_finished_loops_or_the_prior() {
     // At batch prices the prior is half.
     let batch = expected_loop_cost(
         &[],
-        "claude-sonnet-4-5",
+        model("claude-sonnet-4-5"),
         &priced("claude-sonnet-4-5").batch(),
     );
     assert!((batch - prior / 2.0).abs() < 1e-12, "{batch}");
     // Opus 4.8: 5/3 the price, 1.3 the tokens for the same text, no
     // thinking in loops (it is opt-in there).
-    let opus = expected_loop_cost(&[], "claude-opus-4-8", &priced("claude-opus-4-8"));
+    let opus = expected_loop_cost(&[], model("claude-opus-4-8"), &priced("claude-opus-4-8"));
     assert!(
         (opus - (39_000.0 * 5.0 + 1_950.0 * 25.0) / 1e6).abs() < 1e-9,
         "{opus}"
     );
     // Sonnet 5.5 thinks between tools: 3 turns of notes on top.
-    let sonnet = expected_loop_cost(&[], "claude-sonnet-5-5", &priced("claude-sonnet-5-5"));
+    let sonnet = expected_loop_cost(
+        &[],
+        model("claude-sonnet-5-5"),
+        &priced("claude-sonnet-5-5"),
+    );
     let thinking = 3 * crate::ai::api::settings::BETWEEN_TOOLS_THINKING_TOKENS;
     let expected = (39_000.0 * 2.0 + (1_950 + thinking) as f64 * 10.0) / 1e6;
     assert!((sonnet - expected).abs() < 1e-9, "{sonnet}");

@@ -4,7 +4,7 @@
 //! [`super::run_work`] reads the session's spend and applies them.
 
 use crate::ai::api::Usage;
-use crate::ai::api::catalog::ModelFacts;
+use crate::ai::api::catalog::Model;
 use crate::ai::api::cost::Pricing;
 use crate::ai::api::settings::{CallSettings, Workload};
 
@@ -25,13 +25,12 @@ pub(crate) const PRIOR_LOOP_TURNS: u64 = 3;
 /// finished, or [`PRIOR_LOOP_USAGE`] in `model`'s tokens (the catalog's
 /// tokens per byte), with its thinking, at `pricing` (the model's, at batch
 /// prices under `--batch`), before any has.
-pub(crate) fn expected_loop_cost(finished: &[f64], model: &str, pricing: &Pricing) -> f64 {
+pub(crate) fn expected_loop_cost(finished: &[f64], model: &Model, pricing: &Pricing) -> f64 {
     if !finished.is_empty() {
         return finished.iter().sum::<f64>() / finished.len() as f64;
     }
-    let facts = ModelFacts::of(model);
-    let scale = facts.model.tokens_per_byte * 4.0;
-    let thinking = CallSettings::new(facts.model, Workload::Routine).expected_thinking_tokens();
+    let scale = model.tokens_per_byte * 4.0;
+    let thinking = CallSettings::new(model, Workload::Routine).expected_thinking_tokens();
     let tokens = |n: u64| (n as f64 * scale).ceil() as u64;
     let prior = Usage {
         input_tokens: tokens(PRIOR_LOOP_USAGE.input_tokens),

@@ -1,17 +1,20 @@
-//! `parse_structure`: a tree-sitter outline of one source file, as JSON.
+//! The language outline parser: a tree-sitter outline of one source file
+//! (its functions, classes, imports and how much of it is comments), and
+//! the parsed tree itself for whoever reads more of it.
 //!
-//! The agent calls this before reading a file, to see its functions, classes,
-//! imports and how much of it is comments. The output keeps the original
-//! implementation's field names, key order, caps and per-language rules, so a
-//! prompt written for one reads the same from the other.
+//! It sits below its two users: the agent's `parse_structure` tool
+//! ([`crate::ai::tools::structure`]: the file-system half, sandboxed path
+//! resolution and the JSON the model reads) and the grounding of the report
+//! ([`crate::grounding`], which finds the definitions a citation names). It
+//! knows neither. The outline keeps the original implementation's field
+//! names, key order, caps and per-language rules, so a prompt written for
+//! one reads the same from the other.
 //!
 //! Edges:
 //! - [`parse_source`] is pure: bytes in, [`Structure`] out. It never panics on
 //!   garbage, walks the tree without recursion (deep nesting cannot overflow
-//!   the stack) and gives up after [`PARSE_TIME_BUDGET`].
-//! - [`tool`] is the file-system half: sandboxed path resolution, refusing
-//!   anything that is not a regular file or is larger than [`MAX_FILE_BYTES`],
-//!   and the [`crate::ai::tools::Tool`] implementation.
+//!   the stack) and gives up after [`PARSE_TIME_BUDGET`]. Its users read no
+//!   file larger than [`MAX_FILE_BYTES`].
 //! - One submodule per grammar family holds the rules for what counts as a
 //!   function, a class and an import. TypeScript and TSX share the JavaScript
 //!   rules plus their own declarations (see `javascript.rs`).
@@ -27,12 +30,13 @@ mod go;
 mod javascript;
 mod python;
 mod rust;
-pub(crate) mod tool;
 
 #[cfg(test)]
 mod tests;
 
-pub(crate) use tool::{MAX_FILE_BYTES, ParseStructure};
+/// The largest file outlined: 2 MiB. Anything that large is generated or
+/// minified, and its outline would be capped anyway.
+pub(crate) const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
 
 /// At most this many function signatures are listed.
 pub(crate) const MAX_FUNCTIONS: usize = 50;

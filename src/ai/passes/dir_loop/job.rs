@@ -1,0 +1,59 @@
+//! What a dir loop is handed and what it hands back: a [`DirJob`] per
+//! loop, a [`DirOutcome`] (with how it ended, [`LoopEnd`]) when the loop
+//! ends. The scheduler ([`crate::ai::passes::scheduler`]) makes the one
+//! and reads the other.
+
+use std::path::PathBuf;
+
+use crate::ai::api::cost::LoopUsage;
+use crate::ai::rules::plan::TurnUse;
+
+/// One assignment: a directory, with the directories folded into its unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DirJob {
+    /// Absolute, canonical: the unit's top directory.
+    pub dir: PathBuf,
+    /// The directories below `dir` folded into its unit, leaf-first (none
+    /// for a single directory).
+    pub members: Vec<PathBuf>,
+    pub max_turns: u32,
+    /// The directories of the unit whose own contents changed since their
+    /// cached summary, so their cached file summaries are stale too.
+    pub changed: Vec<PathBuf>,
+}
+
+impl DirJob {
+    /// Every directory of the assignment: `dir`, then the members.
+    pub(crate) fn dirs(&self) -> impl Iterator<Item = &PathBuf> {
+        std::iter::once(&self.dir).chain(&self.members)
+    }
+}
+
+/// How a dir loop ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LoopEnd {
+    /// The agent called `submit_report`.
+    Submitted,
+    /// Every turn (borrowed ones included) was used without a report; a
+    /// partial entry was flushed.
+    TurnLimit,
+    /// The context budget ran out; a partial entry was flushed.
+    Budget,
+    /// The model declined (this says how); a partial entry was flushed.
+    Refused(String),
+    /// The API failed (after retries); the loop stopped.
+    ApiError(String),
+}
+
+/// What a dir loop produced.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct DirOutcome {
+    pub dir: PathBuf,
+    /// Shown name (relative; the target's name for the root).
+    pub shown: String,
+    pub summary: Option<String>,
+    pub completeness: Option<f64>,
+    pub turns: TurnUse,
+    pub usage: LoopUsage,
+    pub end: LoopEnd,
+}
