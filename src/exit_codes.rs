@@ -12,6 +12,9 @@ pub enum ExitCode {
     /// The report was produced, but the investigation failed (its status
     /// and error are in the report).
     InvestigationFailed,
+    /// The command line was wrong (clap says so itself; `luminos ask` with
+    /// an empty question says so here).
+    Usage,
     /// Interrupted with Ctrl-C; the next run resumes.
     Interrupted,
 }
@@ -22,6 +25,7 @@ impl ExitCode {
         match self {
             ExitCode::Success => 0,
             ExitCode::Failure => 1,
+            ExitCode::Usage => 2,
             ExitCode::InvestigationFailed => 3,
             ExitCode::Interrupted => 130,
         }

@@ -99,6 +99,9 @@ pub(crate) struct InvestigationOptions {
     /// The most requests in one batch (`--batch-size`, default the API's
     /// limit).
     pub batch_size: usize,
+    /// Rounds of refinement after the synthesis (`--refine`, 1 unless
+    /// `--refine-depth` says); `None`: no refinement.
+    pub refine: Option<u32>,
 }
 
 /// What a run does; the flags that choose it exclude one another.
@@ -187,6 +190,12 @@ pub(crate) enum Invocation {
         config: Box<Config>,
         /// `--clear-cache` was also given.
         clear_cache_first: bool,
+    },
+    /// `luminos ask TARGET QUESTION`: the target's configuration (its
+    /// budget the question's), and the question as typed.
+    Ask {
+        config: Box<Config>,
+        question: String,
     },
 }
 

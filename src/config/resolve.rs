@@ -5,6 +5,8 @@
 //! the target directory; the environment arrives as an [`Env`].
 
 use std::ops::RangeInclusive;
+
+use clap::Parser;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -14,9 +16,10 @@ use super::{
 };
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::{self, Auth, DEFAULT_BASE_URL, DEFAULT_MODEL};
+use crate::ai::ask::DEFAULT_ASK_BUDGET_USD;
 use crate::ai::engine::batch::BatchTiming;
 use crate::ai::rules::decide::DEFAULT_BUDGET_USD;
-use crate::cli::Args;
+use crate::cli::{Args, AskArgs, Command};
 use crate::paths::absolute;
 use crate::progress::ProgressStyle;
 use crate::scan::ScanOptions;
@@ -24,6 +27,9 @@ use crate::scan::ScanOptions;
 impl Invocation {
     /// Resolve the command line and the environment into what to do.
     pub(crate) fn resolve(args: Args, env: &Env) -> Result<Invocation, ConfigError> {
+        if let Some(Command::Ask(ask)) = args.command {
+            return Invocation::resolve_ask(ask, env);
+        }
         let cache_root = env
             .luminos_cache_dir
             .as_ref()
@@ -120,6 +126,9 @@ impl Invocation {
                 batch_size: args
                     .batch_size
                     .map_or(api::batch::MAX_REQUESTS, |n| n as usize),
+                refine: args
+                    .refine_depth
+                    .or(args.refine.then_some(DEFAULT_REFINE_ROUNDS)),
             },
             api: ApiSettings {
                 base_url: env
@@ -150,6 +159,46 @@ impl Invocation {
         })
     }
 }
+
+impl Invocation {
+    /// `luminos ask`: the configuration a run on the same target with the
+    /// flags `ask` shares would have, with the question's budget
+    /// (`--budget`, or [`DEFAULT_ASK_BUDGET_USD`]).
+    fn resolve_ask(ask: AskArgs, env: &Env) -> Result<Invocation, ConfigError> {
+        let budget = match ask.budget.as_deref() {
+            Some(raw) => parse_budget(raw)?,
+            None => Some(DEFAULT_ASK_BUDGET_USD),
+        };
+        let shown = ask.target.to_string_lossy().into_owned();
+        // The run's own defaults for every flag `ask` does not have.
+        let argv = [
+            std::ffi::OsStr::new("luminos"),
+            std::ffi::OsStr::new("--"),
+            ask.target.as_os_str(),
+        ];
+        let mut run = Args::try_parse_from(argv).map_err(|_| ConfigError::NotADirectory(shown))?;
+        run.json = ask.json;
+        run.model = ask.model;
+        run.max_retries = ask.max_retries;
+        run.all = ask.all;
+        run.exclude = ask.exclude;
+        run.no_ignore = ask.no_ignore;
+        run.no_redact = ask.no_redact;
+        match Invocation::resolve(run, env)? {
+            Invocation::Run { mut config, .. } => {
+                config.investigation.budget = budget;
+                Ok(Invocation::Ask {
+                    config,
+                    question: ask.question,
+                })
+            }
+            other => Ok(other),
+        }
+    }
+}
+
+/// Rounds of refinement `--refine` asks for without `--refine-depth`.
+pub(crate) const DEFAULT_REFINE_ROUNDS: u32 = 1;
 
 /// `--max-cost`: a finite dollar amount above zero (`2.50`, `$3`). A cap of
 /// nothing, or less, could only stop the run before it starts.

@@ -302,7 +302,7 @@ pub(crate) fn coverage_line(coverage: &Coverage) -> String {
 /// counts are the one `Usage`.
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "Usage")]
-struct ReportTokens {
+pub(crate) struct ReportTokens {
     #[serde(rename = "input")]
     input_tokens: u64,
     #[serde(rename = "output")]

@@ -12,6 +12,7 @@ mod support;
 
 mod api_client;
 mod api_today;
+mod ask;
 mod batch;
 mod budget;
 mod cache;

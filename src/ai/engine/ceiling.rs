@@ -33,7 +33,9 @@ use crate::ai::tools::ToolContext;
 
 /// The next request does not fit what the ceiling leaves.
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
-#[error("the next request may cost up to ${needed:.4} and ${left:.4} is left of the ${limit:.2} budget")]
+#[error(
+    "the next request may cost up to ${needed:.4} and ${left:.4} is left of the ${limit:.2} budget"
+)]
 pub(crate) struct OverCeiling {
     /// The request's worst case.
     pub needed: f64,
@@ -140,16 +142,24 @@ pub(crate) async fn priced_turn(
     limit: f64,
     last_note: &str,
 ) -> Result<Result<Step, OverCeiling>, AgentError> {
-    let (input_tokens, wanted) = agent.next_request(session);
     let pricing = session.tracker().pricing();
-    let allowed = match allow(&pricing, input_tokens, wanted, session.spent(), limit) {
+    let price = |agent: &Agent| {
+        let (input_tokens, wanted) = agent.next_request(session);
+        allow(&pricing, input_tokens, wanted, session.spent(), limit)
+    };
+    let mut allowed = match price(agent) {
         Ok(allowed) => allowed,
         Err(over) => return Ok(Err(over)),
     };
-    agent.cap_reply(allowed.max_tokens);
     if allowed.last {
+        // The note is part of the request: priced again with it.
         agent.append_note(last_note);
+        allowed = match price(agent) {
+            Ok(allowed) => allowed,
+            Err(over) => return Ok(Err(over)),
+        };
     }
+    agent.cap_reply(allowed.max_tokens);
     agent.turn(session, tools).await.map(Ok)
 }
 

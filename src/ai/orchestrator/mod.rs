@@ -95,13 +95,14 @@ use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
 use finish::{evaluate, finish};
 use ground::ground_phase;
-use open::{new_session, open_investigation};
+use open::open_investigation;
 use outcome::{failed, failed_after, interrupted, interrupted_outcome};
 use plan::plan_phase;
 use survey::survey_phase;
 use synthesis::synthesis_phase;
 
 pub(crate) use freshness::partition;
+pub(crate) use open::new_session;
 pub(crate) use plan::{planning_tree, report_decision, spending};
 pub(crate) use survey::SURVEY_TREE_DEPTH;
 

@@ -160,7 +160,10 @@ fn refined_report_schema() -> Value {
     if let Some(properties) = schema["properties"].as_object_mut() {
         properties.insert(
             "flags_added".into(),
-            list_of(flag, "New findings your checks support; an empty list for none."),
+            list_of(
+                flag,
+                "New findings your checks support; an empty list for none.",
+            ),
         );
         properties.insert(
             "flags_withdrawn".into(),

@@ -181,8 +181,13 @@ fn original_schemas() -> Vec<(Toolbox, &'static str, Value)> {
         .iter()
         .filter(|(toolbox, name, _)| {
             (*toolbox == Toolbox::Dir
-                && ["read_file", "list_directory", "run_command", "parse_structure"]
-                    .contains(name))
+                && [
+                    "read_file",
+                    "list_directory",
+                    "run_command",
+                    "parse_structure",
+                ]
+                .contains(name))
                 || (*toolbox == Toolbox::Synthesis && ["read_cache", "list_cache"].contains(name))
         })
         .flat_map(|(_, name, schema)| {
@@ -207,7 +212,10 @@ fn original_schemas() -> Vec<(Toolbox, &'static str, Value)> {
         "flags_added".into(),
         json!({"type": "array", "items": flag_schema()}),
     );
-    properties.insert("flags_withdrawn".into(), json!({"type": "array", "items": s()}));
+    properties.insert(
+        "flags_withdrawn".into(),
+        json!({"type": "array", "items": s()}),
+    );
     table.push((Toolbox::Refine, "submit_report", refined));
     table
 }

@@ -70,7 +70,9 @@ pub(crate) fn cite(scope: &Scope, source: Source, text: &str) -> Vec<CheckedCita
                     (CitationKind::Path, true, Some(path.clone()), false)
                 }
                 Status::Path(resolution) => (CitationKind::Path, resolution.exists(), None, false),
-                Status::Symbol(SymbolResolution::Found) => (CitationKind::Symbol, true, None, false),
+                Status::Symbol(SymbolResolution::Found) => {
+                    (CitationKind::Symbol, true, None, false)
+                }
                 Status::Symbol(SymbolResolution::Unchecked) | Status::Pending => {
                     (CitationKind::Symbol, false, None, true)
                 }

@@ -116,3 +116,25 @@ pub(super) fn default_synthesis(turn: &Turn<'_>) -> Value {
         "detailed": format!("Scripted detailed report covering: {}.", sections.join(" ")),
     })
 }
+
+/// The answer the default agent gives a question: it names the target's
+/// first visible file.
+pub(super) fn default_answer(turn: &Turn<'_>) -> Value {
+    let first = visible_files(turn.target)
+        .into_iter()
+        .next()
+        .map(|(name, _)| name)
+        .unwrap_or_else(|| "nothing".to_string());
+    json!({"answer": format!("Scripted answer: start with {first}.")})
+}
+
+/// The default refinement hands the report back refined, with no flag
+/// added or withdrawn.
+pub(super) fn default_refinement(_turn: &Turn<'_>) -> Value {
+    json!({
+        "brief": "Refined brief.",
+        "detailed": "Refined detailed report.",
+        "flags_added": [],
+        "flags_withdrawn": []
+    })
+}

@@ -141,7 +141,12 @@ impl Agent {
     /// ([`crate::ai::engine::ceiling`]).
     pub(crate) fn next_request(&self, session: &Session) -> (u64, u32) {
         let t = &self.transcript;
-        let tokens = request_tokens(t.system(), t.messages(), t.tools(), session.tokens_per_byte());
+        let tokens = request_tokens(
+            t.system(),
+            t.messages(),
+            t.tools(),
+            session.tokens_per_byte(),
+        );
         (tokens, session.settings(t.workload()).max_tokens)
     }
 
