@@ -99,6 +99,9 @@ pub fn format_report(report: &Report, target: &str) -> String {
     if let Some(note) = report.investigation.summary.as_ref().and_then(batch_note) {
         lines.push(note);
     }
+    if let Some(refinement) = &report.investigation.refinement {
+        lines.push(format!("  {}", refinement.line()));
+    }
 
     section(&mut lines, ">> DIRECTORY TREE", &rule);
     lines.push(escape_control(&scan.tree_rendered).into_owned());

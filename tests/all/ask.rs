@@ -10,13 +10,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Output;
 
-use luminos::ai::api::Usage;
 use luminos::ai::api::cost::Pricing;
 use luminos::ai::tools::{self, Toolbox};
 use serde_json::{Value, json};
 
 use crate::support::TestEnv;
-use crate::support::agent::{AgentEnv, Pass, Turn, tool_use};
+use crate::support::agent::{AgentEnv, Pass, Turn, tool_use, worst_case_usage};
 use crate::support::mock::{MockBlock, Reply};
 use crate::support::output::{lines_where, stderr, stdout};
 
@@ -285,16 +284,8 @@ fn a_one_cent_budget_ends_cleanly_with_one_line() {
 fn the_budget_holds_when_every_reply_costs_its_worst_case() {
     let env = TestEnv::with_small_project().with_agent(|agent| {
         agent.pass_script(Pass::Ask, |turn: &Turn<'_>| {
-            let max_tokens = turn.body["max_tokens"].as_u64().unwrap();
-            // Every input token the client counts, all written to the
-            // prompt cache.
-            let input = counted_tokens(turn.body);
-            Reply::tool_use("read_file", json!({"path": "README.md"})).with_usage(Usage {
-                input_tokens: 0,
-                cache_creation_input_tokens: input,
-                cache_read_input_tokens: 0,
-                output_tokens: max_tokens,
-            })
+            Reply::tool_use("read_file", json!({"path": "README.md"}))
+                .with_usage(worst_case_usage(turn.body))
         })
     });
     let out = ask(&env, &["--budget", "0.25"], QUESTION);
@@ -327,40 +318,6 @@ fn the_budget_holds_when_every_reply_costs_its_worst_case() {
             .any(|r| r.last_user_text().contains("pays for this reply only")),
         "no last call"
     );
-}
-
-/// A request's tokens as the client counts them before sending it: the
-/// bytes of its system prompt, messages and tools at the catalog's tokens
-/// per byte, with the window's margin.
-fn counted_tokens(body: &Value) -> u64 {
-    let facts = luminos::ai::api::catalog::ModelFacts::of("claude-sonnet-5-5");
-    let system = match &body["system"] {
-        Value::String(text) => text.len(),
-        blocks => blocks
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|b| b["text"].as_str())
-            .map(str::len)
-            .sum(),
-    };
-    // The caching marks are the request's, not the conversation's.
-    fn unmarked(value: &Value) -> Value {
-        match value {
-            Value::Object(map) => Value::Object(
-                map.iter()
-                    .filter(|(key, _)| *key != "cache_control")
-                    .map(|(key, value)| (key.clone(), unmarked(value)))
-                    .collect(),
-            ),
-            Value::Array(items) => Value::Array(items.iter().map(unmarked).collect()),
-            other => other.clone(),
-        }
-    }
-    let bytes = system
-        + unmarked(&body["messages"]).to_string().len()
-        + unmarked(&body["tools"]).to_string().len();
-    (bytes as f64 * facts.model.tokens_per_byte * 1.2).floor() as u64
 }
 
 #[test]

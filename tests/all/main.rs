@@ -29,6 +29,7 @@ mod pipeline;
 mod privacy;
 mod prompt_cache;
 mod redaction;
+mod refine;
 mod resume;
 mod sandbox;
 mod scan;

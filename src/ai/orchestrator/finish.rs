@@ -149,6 +149,7 @@ pub(super) fn finish(
                 batch: session.batch_stats().map(|stats| stats.summary()),
             }),
             spent: None,
+            refinement: None,
         },
         grounding: None,
         interrupted: false,

@@ -19,7 +19,9 @@
 //!    hands them to [`crate::ai::passes::scheduler`]);
 //! 7. write the evaluation (`evaluate`);
 //! 8. synthesize, in levels when the summaries do not fit one call,
-//!    reusing `synthesis.json` (`synthesis_phase`);
+//!    reusing `synthesis.json` (`synthesis_phase`), then, with `--refine`,
+//!    refine its report within the budget, reusing `refinement.json`
+//!    (`refine_phase`);
 //! 9. collect flags, report the cost and coverage and say whether the
 //!    investigation is complete or partial (`finish`);
 //! 10. ground the report: check every cited path and symbol against the
@@ -55,7 +57,7 @@
 //! and the configuration and scan) and the work phase; each phase group has a file of its own: `open.rs` (phase 1 and the
 //! session), `freshness.rs` (which directories there are and which
 //! summaries still hold), `survey.rs`, `plan.rs` (planning and what the
-//! plan and budget decided), `synthesis.rs`, `finish.rs` (the evaluation
+//! plan and budget decided), `synthesis.rs`, `refine.rs`, `finish.rs` (the evaluation
 //! and the outcome's figures), `ground.rs`, and `outcome.rs` (what a run
 //! that fails or is interrupted returns).
 
@@ -65,6 +67,7 @@ mod ground;
 mod open;
 mod outcome;
 mod plan;
+mod refine;
 mod survey;
 mod synthesis;
 
@@ -98,6 +101,7 @@ use ground::ground_phase;
 use open::open_investigation;
 use outcome::{failed, failed_after, interrupted, interrupted_outcome};
 use plan::plan_phase;
+use refine::refine_phase;
 use survey::survey_phase;
 use synthesis::synthesis_phase;
 
@@ -170,7 +174,16 @@ pub(crate) async fn investigate(
             .count();
         evaluate(&cache, &decision, &work.outcomes, cached, progress)?;
         let synthesis = synthesis_phase(&run, &facts.dirs).await?;
-        let mut outcome = finish(&run, &facts.dirs, &decision, cached, synthesis, &work);
+        let refined = refine_phase(&run, &facts.dirs, synthesis).await?;
+        let mut outcome = finish(
+            &run,
+            &facts.dirs,
+            &decision,
+            cached,
+            refined.synthesis.clone(),
+            &work,
+        );
+        refined.apply(&mut outcome);
         batch_mode::forget_when_complete(&cache, &outcome, progress);
         ground_phase(&run, &facts.dirs, &mut outcome);
         Ok::<_, InvestigationError>(outcome)

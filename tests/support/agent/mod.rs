@@ -31,7 +31,7 @@ pub use env::AgentEnv;
 pub use pass::{Pass, dir_of, prompt_text, system_text, turn_of, unit_members};
 pub use replies::{
     PAST_THE_CONTEXT_BUDGET, dir_summary, file_entry_call, file_summary, padded, tool_use,
-    visible_files,
+    visible_files, worst_case_usage,
 };
 
 use pass::relative;

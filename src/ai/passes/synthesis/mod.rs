@@ -176,8 +176,9 @@ pub(crate) struct SynthesisOutcome {
 }
 
 impl SynthesisOutcome {
-    /// The synthesis the model submitted (`submit_report`'s input).
-    fn submitted(input: &Value) -> SynthesisOutcome {
+    /// The synthesis the model submitted (`submit_report`'s input, or the
+    /// refinement's improved report).
+    pub(crate) fn submitted(input: &Value) -> SynthesisOutcome {
         SynthesisOutcome {
             brief: string_field(input, "brief"),
             detailed: string_field(input, "detailed"),
