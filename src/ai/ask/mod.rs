@@ -23,8 +23,7 @@
 //! and a question leaves it exactly as it was.
 
 mod context;
-
-use std::path::Path;
+mod known;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -40,13 +39,13 @@ use crate::ai::passes::survey::format_survey_signals;
 use crate::ai::prompts::{self, AskPrompt, AskQuestionPrompt, PromptError};
 use crate::ai::rules::tree_view::prompt_tree;
 use crate::ai::tools::{self, FatalToolError, ToolContext, Toolbox};
-use crate::cache::{Cache, CacheRoot, EntryKind, SYNTHESIS_FILE};
 use crate::config::Config;
 use crate::grounding::{CheckedCitation, Scope, cite, outlines::Source};
 use crate::progress::Progress;
-use crate::report::{Flag, ReportTokens};
+use crate::report::ReportTokens;
 use crate::scan::{self, ScanFilter};
 use crate::text::{escape_control, escape_line};
+use known::{Known, Scratch};
 
 /// What a question may spend when `--budget` does not say, in dollars.
 pub(crate) const DEFAULT_ASK_BUDGET_USD: f64 = 0.50;
@@ -197,94 +196,6 @@ pub(crate) fn checked_question(question: &str) -> Result<String, AskError> {
         return Err(AskError::LongQuestion(chars));
     }
     Ok(escape_control(question).into_owned())
-}
-
-/// What the cache knows about the tree, read without changing it.
-struct Known {
-    /// The investigation's cache, when it is used.
-    cache: Option<Cache>,
-    verdict: Option<(String, String)>,
-    dirs: Vec<Value>,
-    files: Vec<Value>,
-    flags: Vec<Flag>,
-    /// Why the cache is not used, when it is not.
-    note: Option<&'static str>,
-}
-
-impl Known {
-    fn nothing(note: &'static str) -> Known {
-        Known {
-            cache: None,
-            verdict: None,
-            dirs: Vec::new(),
-            files: Vec::new(),
-            flags: Vec::new(),
-            note: Some(note),
-        }
-    }
-
-    /// Read `config`'s target's investigation, if there is one worth using:
-    /// summaries of what still exists.
-    fn read(config: &Config) -> Known {
-        let Some(cache) = Cache::find_existing(&config.cache_root, &config.target_canonical) else {
-            return Known::nothing(NOT_INVESTIGATED_NOTE);
-        };
-        if config.investigation.redact && cache.written_without_redaction() {
-            return Known::nothing(UNREDACTED_NOTE);
-        }
-        let live = |kind: EntryKind, exists: fn(&Path) -> bool| -> Vec<Value> {
-            cache
-                .located_entries(kind)
-                .into_iter()
-                .filter(|(path, _)| exists(path))
-                .map(|(_, entry)| entry)
-                .collect()
-        };
-        let dirs = live(EntryKind::Dir, Path::is_dir);
-        if dirs.is_empty() {
-            return Known::nothing(NOT_INVESTIGATED_NOTE);
-        }
-        let files = live(EntryKind::File, Path::is_file);
-        let verdict = cache.read_json(SYNTHESIS_FILE).and_then(|saved| {
-            let text = |key: &str| saved.get(key)?.as_str().map(str::to_string);
-            Some((text("brief")?, text("detailed")?))
-        });
-        let flags = cache.read_flags();
-        Known {
-            cache: Some(cache),
-            verdict,
-            dirs,
-            files,
-            flags,
-            note: None,
-        }
-    }
-
-    /// What the prompt says is known.
-    fn knowledge(&self) -> String {
-        match &self.cache {
-            Some(cache) => format!(
-                "This tree was investigated (investigation {}): agents read its directories and \
-                 cached {} directory and {} file summaries, and {}. The parts of it that matter \
-                 most for the question are below; the tree may have changed since.",
-                cache.id(),
-                self.dirs.len(),
-                self.files.len(),
-                if self.verdict.is_some() {
-                    "a synthesis wrote the verdict"
-                } else {
-                    "no verdict was written"
-                }
-            ),
-            None if self.note == Some(UNREDACTED_NOTE) => "This tree's cached investigation \
-                 cannot be used here: all that is known is what a quick scan counted (below). \
-                 Read the files to answer."
-                .to_string(),
-            None => "This tree was never investigated: all that is known is what a quick scan \
-                     counted (below). Read the files to answer."
-                .to_string(),
-        }
-    }
 }
 
 /// Answer `question` about `config.target`, within `config`'s budget (the
@@ -488,27 +399,6 @@ async fn converse(
 const LAST_TURN_NOTE: &str =
     "[luminos] This is your last turn: call submit_answer now with what you know.";
 
-/// An empty cache of the question's own, in a temporary directory removed
-/// when it drops: what the tools are handed for a tree never investigated.
-/// Nothing is written to it (the question's tools record nothing).
-struct Scratch {
-    cache: Cache,
-    _dir: tempfile::TempDir,
-}
-
-impl Scratch {
-    fn new(target: &Path) -> Result<Scratch, String> {
-        let dir = tempfile::Builder::new()
-            .prefix("luminos-ask-")
-            .tempdir()
-            .map_err(|err| err.to_string())?;
-        let root = CacheRoot::open(dir.path()).map_err(|err| err.to_string())?;
-        let id = uuid::Uuid::new_v4().hyphenated().to_string();
-        let cache = Cache::open(&root, &id, target).map_err(|err| err.to_string())?;
-        Ok(Scratch { cache, _dir: dir })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -538,6 +428,7 @@ mod tests {
     /// The prompt as the model sees it, over a small investigated tree.
     #[test]
     fn ask_prompt_rendered() {
+        use crate::report::Flag;
         use serde_json::json;
         let dirs = [
             json!({"relative_path": ".", "summary": "A Rust command-line tool.",

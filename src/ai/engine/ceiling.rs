@@ -8,15 +8,19 @@
 //!
 //! The worst case of a request is its prompt as the window counts it
 //! ([`crate::ai::engine::window::request_tokens`]), every token of it
-//! written to the prompt cache (the dearest way to pay for an input
-//! token), and every one of its `max_tokens` produced, thinking included
-//! (thinking is billed as output and never passes `max_tokens`: extended
-//! thinking and pricing pages,
-//! <https://platform.claude.com/docs/en/build-with-claude/extended-thinking>,
-//! <https://platform.claude.com/docs/en/about-claude/pricing>, read
-//! 2026-11-27), at the catalog's prices for the model and the transport
-//! (the session's tracker holds them). Whatever the answer reports, the
-//! request cannot cost more.
+//! written to the prompt cache (a five-minute write is the dearest way to
+//! pay for an input token: above plain input and far above a read; the
+//! only writes luminos asks for), and every one of its `max_tokens`
+//! produced, thinking included (thinking is billed as output, and one
+//! `max_tokens` ceiling covers thinking and the answer together, adaptive
+//! or not), at the catalog's prices for the model and the transport (the
+//! session's tracker holds them). Whatever the answer reports, the request
+//! cannot cost more. Pages read on 2026-11-27: pricing
+//! (<https://platform.claude.com/docs/en/about-claude/pricing>, prompt
+//! caching prices), adaptive thinking
+//! (<https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking>)
+//! and extended thinking
+//! (<https://platform.claude.com/docs/en/build-with-claude/extended-thinking>).
 //!
 //! Its edges: arithmetic over the catalog's [`Pricing`] ([`allow`]), and
 //! one turn taken under it ([`priced_turn`]); what the conversation does
