@@ -514,3 +514,26 @@ fn stdout_carries_the_answer_only() {
     assert!(err.contains("Let me look at the README."), "{err}");
     assert!(err.contains("-> read_file("), "{err}");
 }
+
+/// A secret a tool reads is redacted before the model sees it and said on
+/// stderr, but the investigation's flags are not the question's to change.
+#[test]
+fn a_secret_is_redacted_and_said_but_not_recorded() {
+    let token = crate::support::secrets::github_token(7);
+    let env = investigated();
+    env.file("src/deploy.sh", format!("export GITHUB_TOKEN={token}\n"));
+    let before = cache_files(env.cache());
+    env.set_agent(|agent| {
+        agent.pass_script(Pass::Ask, |turn: &Turn<'_>| match turn.turn {
+            1 => Reply::tool_use("read_file", json!({"path": "src/deploy.sh"})),
+            _ => Reply::tool_use("submit_answer", json!({"answer": "It exports a token."})),
+        })
+    });
+    let out = ask_ok(&env, &[], "What does deploy.sh do?");
+    let result = &asked(&env)[1].tool_results()[0].content;
+    assert!(!result.contains(&token), "{result}");
+    assert!(!env.server.requests().iter().any(|r| r.body_contains(&token)));
+    let err = stderr(&out);
+    assert!(err.contains("FLAG [CRITICAL] src/deploy.sh"), "{err}");
+    assert_eq!(cache_files(env.cache()), before);
+}
