@@ -532,7 +532,12 @@ fn a_secret_is_redacted_and_said_but_not_recorded() {
     let out = ask_ok(&env, &[], "What does deploy.sh do?");
     let result = &asked(&env)[1].tool_results()[0].content;
     assert!(!result.contains(&token), "{result}");
-    assert!(!env.server.requests().iter().any(|r| r.body_contains(&token)));
+    assert!(
+        !env.server
+            .requests()
+            .iter()
+            .any(|r| r.body_contains(&token))
+    );
     let err = stderr(&out);
     assert!(err.contains("FLAG [CRITICAL] src/deploy.sh"), "{err}");
     assert_eq!(cache_files(env.cache()), before);

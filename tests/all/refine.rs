@@ -340,3 +340,38 @@ fn without_money_left_the_refinement_is_skipped_with_a_note() {
         "{text}"
     );
 }
+
+/// With `--batch` the rounds go through the Message Batches API like every
+/// other request, at batch prices.
+#[test]
+fn with_batch_the_rounds_go_in_batches() {
+    let env = env_with(|agent| {
+        unsure(agent).pass_script(Pass::Refine, reads_then_reports(refined_report()))
+    });
+    let out = env
+        .cmd()
+        .env("LUMINOS_BATCH_POLL_MS", "5")
+        .args(["--json", "--batch", "--refine"])
+        .arg(env.target())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let requests = rounds(&env);
+    assert_eq!(requests.len(), 2);
+    assert!(requests.iter().all(|r| r.batch.is_some()), "not batched");
+    assert_eq!(
+        report["ai_brief"],
+        "Refined: a demo whose engine swallows errors."
+    );
+    let refinement = &report["investigation"]["refinement"];
+    assert_eq!(refinement["rounds"], 1);
+    // Batch prices are half the list prices (the catalog's batch discount).
+    let pricing = Pricing::for_model("claude-sonnet-5-5");
+    let billed: f64 = requests
+        .iter()
+        .map(|r| pricing.cost(&r.reported_usage.unwrap()) / 2.0)
+        .sum();
+    let cost = refinement["cost_usd"].as_f64().unwrap();
+    assert!((cost - billed).abs() < 1e-9, "{cost} {billed}");
+}
