@@ -132,9 +132,10 @@ pub(crate) enum AskError {
     /// A prompt did not render.
     #[error(transparent)]
     Prompt(#[from] PromptError),
-    /// The scratch cache for a tree never investigated could not be made.
+    /// The scan could not be run, or the scratch cache of a tree never
+    /// investigated could not be made.
     #[error("could not prepare the question: {0}")]
-    Scratch(String),
+    Prepare(String),
 }
 
 impl AskError {
@@ -221,7 +222,7 @@ pub(crate) async fn answer(
             (scan, Known::read(&config))
         })
         .await
-        .map_err(|err| AskError::Scratch(err.to_string()))?
+        .map_err(|err| AskError::Prepare(err.to_string()))?
     };
     match &known.cache {
         Some(cache) => progress.ai(&format!(
@@ -276,14 +277,13 @@ pub(crate) async fn answer(
     })?;
     // A tree never investigated has no cache to read: the tools get an
     // empty one of their own, and no read_cache.
-    let scratch = match &known.cache {
-        Some(_) => None,
-        None => Some(Scratch::new(&config.target_canonical).map_err(AskError::Scratch)?),
-    };
-    let cache = match (&known.cache, &scratch) {
-        (Some(cache), _) => cache,
-        (None, Some(scratch)) => &scratch.cache,
-        (None, None) => return Err(AskError::Scratch("no cache".into()).into()),
+    let scratch;
+    let cache = match &known.cache {
+        Some(cache) => cache,
+        None => {
+            scratch = Scratch::new(&config.target_canonical).map_err(AskError::Prepare)?;
+            &scratch.cache
+        }
     };
     let offered: Vec<_> = tools::definitions(Toolbox::Ask)
         .into_iter()
