@@ -9,12 +9,14 @@ pub enum ExitCode {
     Success,
     /// Bad input or an error that stopped the run.
     Failure,
+    /// A usage error the command line parser did not catch (a value it
+    /// takes as text, such as `--language`'s, flags that contradict one
+    /// another, an empty question to `luminos ask`), as its own errors
+    /// exit.
+    Usage,
     /// The report was produced, but the investigation failed (its status
     /// and error are in the report).
     InvestigationFailed,
-    /// The command line was wrong (clap says so itself; `luminos ask` with
-    /// an empty question says so here).
-    Usage,
     /// Interrupted with Ctrl-C; the next run resumes.
     Interrupted,
 }

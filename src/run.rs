@@ -16,7 +16,7 @@ use crate::config::{Config, Env, Invocation, Mode};
 use crate::exit_codes::ExitCode;
 use crate::output;
 use crate::progress::Progress;
-use crate::report::{Investigation, InvestigationStatus, Report, format_report};
+use crate::report::{Format, Investigation, InvestigationStatus, RenderOptions, Report};
 use crate::scan;
 
 /// The one line printed when no credential is set.
@@ -33,7 +33,14 @@ const SCAN_ONLY_NOTE: &str = "--scan-only";
 /// Run luminos with parsed arguments.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let env = Env::from_process();
-    let (config, clear_first) = match Invocation::resolve(args, &env)? {
+    let invocation = match Invocation::resolve(args, &env) {
+        Err(err) if err.is_usage() => {
+            output::print_error(&err.into());
+            return Ok(ExitCode::Usage);
+        }
+        resolved => resolved?,
+    };
+    let (config, clear_first) = match invocation {
         Invocation::ClearCacheOnly { cache_root } => {
             clear_cache(&cache_root)?;
             return Ok(ExitCode::Success);
@@ -44,6 +51,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } => (config, clear_cache_first),
         Invocation::Ask { config, question } => return ask(&config, &question),
     };
+    // A report that could not be written would waste the whole run: the
+    // file is checked before anything is spent.
+    if config.investigation.mode != Mode::CancelBatch
+        && let Some(file) = &config.output.file
+    {
+        output::check_output_file(file)?;
+    }
     if clear_first {
         clear_cache(&config.cache_root)?;
     }
@@ -68,7 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         crate::ai::reserve_target(&config)?
     };
 
-    let progress = Progress::new(config.progress);
+    let progress = Progress::new(config.progress, config.verbose);
     if !config.scan.exclude.is_empty() {
         progress.scan(&format!("Excluding: {}", config.scan.exclude.join(", ")));
     }
@@ -80,7 +94,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // No API call, no key, no cache write: the projection is the result.
     if estimate {
         let estimate = crate::ai::estimate::estimate(&config, &base, &dirs)?;
-        let text = (!config.output.json).then(|| estimate.render_text());
+        // The model's warning reaches the terminal once, as a run's does:
+        // in the text estimate on stdout, or on stderr when stdout carries
+        // JSON (a `jq` pipeline shows only what it selects) or the
+        // estimate goes to a file.
+        let json = config.output.format == Format::Json;
+        let text_on_stdout = !json && config.output.file.is_none();
+        if !text_on_stdout && let Some(warning) = crate::ai::model_warning(&config.investigation) {
+            progress.println(&format!("Warning: {warning}"));
+        }
+        let text = (!json).then(|| estimate.render_text());
         return write_output(&config, |out: &mut dyn std::io::Write| match &text {
             Some(text) => out.write_all(text.as_bytes()),
             None => serde_json::to_writer_pretty(out, &estimate).map_err(std::io::Error::from),
@@ -112,14 +135,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let failed = outcome.status.status == InvestigationStatus::Failed;
-    let report = Report {
+    let mut report = Report {
         scan: base,
         ai_brief: outcome.brief,
         ai_detailed: outcome.detailed,
         flags: outcome.flags,
+        ai_sections: outcome.sections,
+        directories: outcome.directories,
         investigation: outcome.status,
         grounding: outcome.grounding,
     };
+    report.order_flags();
     match write_report(&config, &report)? {
         // The report is out; the status says the investigation failed, so
         // scripts and CI notice.
@@ -128,15 +154,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Render the report as JSON or text and write it where the user asked.
+/// Render the report in the format asked for and write it where the user
+/// asked.
 fn write_report(config: &Config, report: &Report) -> anyhow::Result<ExitCode> {
-    let text =
-        (!config.output.json).then(|| format_report(report, &config.target.to_string_lossy()));
-    // JSON is serialized straight into the output: at 200,000 files it is
-    // tens of megabytes that need not exist twice.
-    write_output(config, |out: &mut dyn std::io::Write| match &text {
-        Some(text) => out.write_all(text.as_bytes()),
-        None => serde_json::to_writer_pretty(out, report).map_err(std::io::Error::from),
+    let options = RenderOptions {
+        target: config.target.to_string_lossy().into_owned(),
+        depth: config.scan.depth,
+    };
+    write_output(config, |out: &mut dyn std::io::Write| {
+        crate::report::render(report, config.output.format, &options, out)
     })
 }
 
@@ -173,7 +199,7 @@ fn write_output(
 /// answer came, with exit status 2 for a question that is not one, 3 when
 /// an API call failed (as a run whose investigation failed), 1 otherwise.
 fn ask(config: &Config, question: &str) -> anyhow::Result<ExitCode> {
-    let progress = Progress::new(config.progress);
+    let progress = Progress::new(config.progress, config.verbose);
     if let Some(warning) = crate::ai::model_warning(&config.investigation) {
         progress.println(&format!("Warning: {warning}"));
     }
@@ -236,8 +262,8 @@ fn ask(config: &Config, question: &str) -> anyhow::Result<ExitCode> {
             "s"
         }
     ));
-    let text =
-        (!config.output.json).then(|| crate::text::escape_control(&answer.answer).into_owned());
+    let text = (config.output.format != crate::report::Format::Json)
+        .then(|| crate::text::escape_control(&answer.answer).into_owned());
     output::write_stdout_with(|out: &mut dyn std::io::Write| match &text {
         Some(text) => out.write_all(text.as_bytes()),
         None => serde_json::to_writer_pretty(out, &answer).map_err(std::io::Error::from),
@@ -259,11 +285,16 @@ fn cancel_batches(config: &Config) -> anyhow::Result<ExitCode> {
 }
 
 fn clear_cache(root: &std::path::Path) -> anyhow::Result<()> {
-    let shown = root.display();
-    if cache::clear_cache(root)? {
-        eprintln!("Removed the luminos cache at {shown}");
-    } else {
-        eprintln!("There is no luminos cache at {shown}; nothing to remove.");
+    match cache::clear_cache(root)? {
+        cache::Cleared::Removed(root) => {
+            eprintln!("Removed the luminos cache at {}", root.display());
+        }
+        cache::Cleared::Absent(root) => {
+            eprintln!(
+                "There is no luminos cache at {}; nothing to remove.",
+                root.display()
+            );
+        }
     }
     Ok(())
 }

@@ -230,6 +230,11 @@ fn parse_all(
     };
     let mut results: Vec<(String, Result<FileDefs, HashSet<String>>)> =
         std::thread::scope(|threads| {
+            // Every worker is spawned before the first is joined.
+            #[allow(
+                clippy::needless_collect,
+                reason = "joining as they are spawned would run the workers one at a time"
+            )]
             let handles: Vec<_> = (0..workers).map(|_| threads.spawn(work)).collect();
             handles
                 .into_iter()

@@ -495,8 +495,8 @@ fn a_directory_named_ask_stays_reachable() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// The agent's thinking and its tool calls show on stderr, the question's
-/// model text never on stdout.
+/// With `-v` the agent's words and its tool calls show on stderr; its
+/// words never reach stdout.
 #[test]
 fn stdout_carries_the_answer_only() {
     let env = TestEnv::with_small_project().with_agent(|agent| {
@@ -508,7 +508,7 @@ fn stdout_carries_the_answer_only() {
             _ => Reply::tool_use("submit_answer", json!({"answer": "A demo."})),
         })
     });
-    let out = ask_ok(&env, &[], "What is it?");
+    let out = ask_ok(&env, &["-v"], "What is it?");
     assert_eq!(stdout(&out), "A demo.\n");
     let err = stderr(&out);
     assert!(err.contains("Let me look at the README."), "{err}");

@@ -375,3 +375,38 @@ fn with_batch_the_rounds_go_in_batches() {
     let cost = refinement["cost_usd"].as_f64().unwrap();
     assert!((cost - billed).abs() < 1e-9, "{cost} {billed}");
 }
+
+/// The domain sections the synthesis filled are part of the report a round
+/// refines: it sees them, may rewrite them, and the report says so.
+#[test]
+fn the_sections_are_refined_with_the_report() {
+    let env = env_with(|agent| {
+        unsure(agent)
+            .submits(
+                Pass::Synthesis,
+                json!({"brief": "Tax papers.", "detailed": "Returns by year.",
+                       "themes": ["Tax returns"]}),
+            )
+            .pass_script(
+                Pass::Refine,
+                reads_then_reports(json!({
+                    "brief": "Tax papers.", "detailed": "Returns by year.",
+                    "themes": ["Tax returns", "Invoices"],
+                    "flags_added": [], "flags_withdrawn": []
+                })),
+            )
+    });
+    let report = report(&env, &["--refine"]);
+    let system = rounds(&env)[0].system_text();
+    assert!(
+        system.contains("Sections:\nThemes: Tax returns"),
+        "{system}"
+    );
+    assert_eq!(
+        report["ai_sections"]["themes"],
+        json!(["Tax returns", "Invoices"])
+    );
+    let refinement = &report["investigation"]["refinement"];
+    assert_eq!(refinement["sections_changed"], true);
+    assert_eq!(refinement["brief_changed"], false);
+}

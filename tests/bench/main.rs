@@ -21,5 +21,6 @@ mod first_request;
 mod grounding;
 mod jobs;
 mod redact;
+mod report;
 mod scale;
 mod scan;

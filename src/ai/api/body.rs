@@ -228,13 +228,10 @@ mod tests {
     use crate::ai::api::types::{Message, MessagesRequest, SystemBlock};
     use crate::ai::api::{DEFAULT_MODEL, caching};
 
+    /// A tool as the model is offered it: no mark of its own.
     fn tool(name: &str) -> ToolDefinition {
-        ToolDefinition {
-            name: name.into(),
-            description: "d".into(),
-            input_schema: json!({"type": "object"}),
-            cache_control: None,
-        }
+        let offered = json!({"name": name, "description": "d", "input_schema": {}});
+        serde_json::from_value(offered).unwrap()
     }
 
     /// The bytes the owned request of the same parts encodes to, marked

@@ -48,16 +48,18 @@ use std::time::Duration;
 
 use reqwest::header::HeaderMap;
 
-pub use error::ApiErrorKind;
+pub use error::{ApiErrorKind, Endpoint};
 
 pub(crate) use error::ApiError;
-pub(crate) use retry::RetryDecision;
 pub use retry::RetryPolicy;
+pub(crate) use retry::{EndpointSeen, RetryDecision};
 pub use types::{ContentBlock, Message, MessagesRequest, Response, ToolDefinition, Usage};
 
 pub use config::{ANTHROPIC_VERSION, Auth, ClientConfig};
 // `MAX_TOKENS` and `CONNECT_TIMEOUT` are only used inside `config`.
-pub(crate) use config::{DEFAULT_BASE_URL, HEADERS_TIMEOUT, IDLE_TIMEOUT, USER_AGENT};
+pub(crate) use config::{
+    ATTEMPT_DEADLINE, DEFAULT_BASE_URL, HEADERS_TIMEOUT, IDLE_TIMEOUT, USER_AGENT,
+};
 // For `batch`, which reads its answers the same way.
 use reading::read_body;
 
@@ -101,7 +103,7 @@ pub(crate) type RetryObserver = Arc<dyn Fn(&RetryNotice) + Send + Sync>;
 /// What a run has learnt about its endpoint, shared by every clone of a
 /// client.
 #[derive(Debug, Default)]
-struct Endpoint {
+struct Learnt {
     /// Some request got an HTTP response (any status): the endpoint is
     /// there and speaks HTTP.
     answered: AtomicBool,
@@ -118,7 +120,7 @@ pub struct Client {
     headers: HeaderMap,
     policy: RetryPolicy,
     observer: Option<RetryObserver>,
-    endpoint: Arc<Endpoint>,
+    endpoint: Arc<Learnt>,
 }
 
 impl std::fmt::Debug for Client {
@@ -206,6 +208,14 @@ impl Client {
         self.endpoint.succeeded.load(Ordering::Relaxed)
     }
 
+    /// What the endpoint has done so far, for the retry policy.
+    pub(crate) fn seen(&self) -> EndpointSeen {
+        EndpointSeen {
+            answered: self.has_answered(),
+            succeeded: self.has_succeeded(),
+        }
+    }
+
     /// A streaming request for this client's model and `max_tokens`, with the
     /// system prompt as one text block.
     pub fn request(
@@ -277,8 +287,12 @@ impl Client {
     pub(crate) async fn post(&self, body: Vec<u8>) -> Result<Response, ApiError> {
         let mut retries = Retries::default();
         loop {
-            let attempt = match self.exchange(self.url.clone(), Some(body.clone())).await {
-                Ok(response) => self.read_reply(response).await,
+            // Each attempt, its reply read to the end, has its deadline.
+            let deadline = self.deadline();
+            let url = self.url.clone();
+            let exchange = self.exchange(url, Some(body.clone()), Endpoint::Messages, deadline);
+            let attempt = match exchange.await {
+                Ok(response) => self.read_reply(response, deadline).await,
                 Err(error) => Err(error),
             };
             match attempt {
@@ -315,22 +329,23 @@ impl Client {
     /// `error`.
     async fn pause_to_retry(&self, retries: &mut Retries, error: ApiError) -> Result<(), ApiError> {
         retries.made += 1;
-        let answered = self.has_answered();
+        let seen = self.seen();
         match self
             .policy
-            .decide(&error, retries.made, answered, &mut retries.rng)
+            .decide_after(&error, retries.made, seen, retries.waited, &mut retries.rng)
         {
             RetryDecision::GiveUp => Err(error),
             RetryDecision::Retry { wait } => {
                 if let Some(observer) = &self.observer {
                     observer(&RetryNotice {
-                        max_retries: self.policy.allowed_retries(&error, answered),
+                        max_retries: self.policy.allowed_retries(&error, seen),
                         error,
                         attempt: retries.made,
                         wait,
                     });
                 }
                 tokio::time::sleep(wait).await;
+                retries.waited += wait;
                 Ok(())
             }
         }
@@ -341,6 +356,8 @@ impl Client {
 struct Retries {
     /// Retries made so far.
     made: u32,
+    /// Time spent waiting between its attempts so far.
+    waited: Duration,
     /// The source of the waits' jitter.
     rng: fastrand::Rng,
 }
@@ -349,6 +366,7 @@ impl Default for Retries {
     fn default() -> Self {
         Retries {
             made: 0,
+            waited: Duration::ZERO,
             rng: fastrand::Rng::new(),
         }
     }

@@ -372,6 +372,9 @@ async fn converse(
                     return Err(AskError::Api(err));
                 }
                 Err(AgentError::TooLarge(_)) => return Err(AskError::ContextFull),
+                Err(AgentError::CacheWrite(fault)) => {
+                    return Err(AskError::Failed(InvestigationError::CacheWrite(fault)));
+                }
                 Err(AgentError::Tool(err)) => return Err(err.into()),
                 Err(AgentError::Prompt(err)) => return Err(err.into()),
             };

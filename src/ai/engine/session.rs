@@ -110,7 +110,7 @@ impl Session {
     /// carry: the model's context window (catalog) less the `max_tokens`
     /// its reply asks for.
     pub(crate) fn window_limit(&self, workload: Workload) -> u64 {
-        self.facts()
+        self.model_facts()
             .model
             .context_window
             .saturating_sub(u64::from(self.settings(workload).max_tokens))
@@ -132,13 +132,13 @@ impl Session {
     }
 
     /// The catalog's facts for the run's model.
-    pub(crate) fn facts(&self) -> ModelFacts {
+    pub(crate) fn model_facts(&self) -> ModelFacts {
         self.facts
     }
 
     /// The settings a conversation of this kind asks the run's model for.
     pub(crate) fn settings(&self, workload: Workload) -> CallSettings {
-        CallSettings::new(self.facts().model, workload)
+        CallSettings::new(self.model_facts().model, workload)
     }
 
     /// The client, for what the run learnt about the endpoint.
@@ -189,11 +189,20 @@ fn capped(mut settings: CallSettings, cap: Option<u32>) -> CallSettings {
 /// would fail the same way; each ends the investigation the first time it
 /// is seen, whatever pass meets it:
 /// - a final answer about the credential, the model or the account
-///   ([`crate::ai::api::ApiError::final_cause`]), whatever status a gateway gave it;
-/// - an endpoint that stayed unreachable or silent through its retries
-///   (the client gives up early on an endpoint that never answered; see
-///   [`crate::ai::api::retry`]). The original let each pass fail on its own; this is
-///   deliberate;
+///   ([`crate::ai::api::ApiError::final_cause`]), whatever status a gateway gave it,
+///   and a base URL that is not the Messages API (or, with `--batch`, has
+///   no Message Batches API);
+/// - an endpoint that stayed unreachable, silent or stuck through its
+///   retries (the client gives up early on an endpoint that never
+///   answered; see [`crate::ai::api::retry`]). The original let each pass
+///   fail on its own; this is deliberate;
+/// - an answer that is not the Messages API's (the client gives it no
+///   retry before a whole reply came);
+/// - an API that stayed overloaded, rate limited or failing (an HTTP
+///   status that said so), or whose streams kept breaking, until the call
+///   gave up: the other directories would each spend their retries the
+///   same way, so the run gives up as a whole rather than directory by
+///   directory;
 /// - a 400 on a run whose requests have never succeeded, unless it is about
 ///   that request's size: the same model, key and parameters go into every
 ///   request, so none would fare better.
@@ -205,29 +214,56 @@ pub(crate) fn stop_for_api_error(
 ) -> Result<(), InvestigationError> {
     use crate::ai::api::error::FinalCause;
     let fatal = Err;
+    let client = session.client();
+    let base_url = || crate::text::escape_line(client.base_url()).into_owned();
+    let not_the_api = || {
+        fatal(InvestigationError::NotMessagesApi {
+            base_url: base_url(),
+            err: Box::new(err.clone()),
+        })
+    };
     match err.final_cause() {
         Some(FinalCause::UnknownModel) => {
             return fatal(InvestigationError::UnknownModel {
-                model: session.model().to_string(),
+                model: crate::text::escape_line(session.model()).into_owned(),
                 detail: err.to_string(),
             });
         }
-        Some(FinalCause::NotMessagesApi) => {
-            return fatal(InvestigationError::NoMessagesApi(err.clone()));
+        Some(FinalCause::NotMessagesApi) => return not_the_api(),
+        Some(FinalCause::NoBatchesApi) => {
+            return fatal(InvestigationError::NoBatchesApi {
+                base_url: base_url(),
+                err: Box::new(err.clone()),
+            });
         }
         Some(FinalCause::Credential) => return fatal(InvestigationError::Auth(err.clone())),
         Some(FinalCause::Billing) => return fatal(InvestigationError::Billing(err.clone())),
         None => {}
     }
-    let client = session.client();
     match err.kind {
         api::ApiErrorKind::Connection | api::ApiErrorKind::Timeout => {
             fatal(InvestigationError::Unreachable {
-                endpoint: client.base_url().to_string(),
+                endpoint: base_url(),
                 answered: client.has_answered(),
+                replied: client.has_succeeded(),
                 detail: err.to_string(),
             })
         }
+        api::ApiErrorKind::UnexpectedAnswer => not_the_api(),
+        api::ApiErrorKind::Overloaded => fatal(InvestigationError::Overloaded(err.clone())),
+        // An HTTP error status whose body is not the API's came from
+        // something else at the base URL.
+        api::ApiErrorKind::RateLimited | api::ApiErrorKind::Server
+            if err.status.is_some() && !err.has_api_error_body() =>
+        {
+            not_the_api()
+        }
+        api::ApiErrorKind::RateLimited | api::ApiErrorKind::Server if err.status.is_some() => {
+            fatal(InvestigationError::Unavailable(err.clone()))
+        }
+        // A stream that broke on every try is the endpoint's doing, not
+        // the conversation's.
+        api::ApiErrorKind::BrokenStream => fatal(InvestigationError::Unavailable(err.clone())),
         api::ApiErrorKind::InvalidRequest | api::ApiErrorKind::RequestTooLarge
             if !client.has_succeeded() && err.prompt_too_long().is_none() =>
         {
@@ -240,9 +276,7 @@ pub(crate) fn stop_for_api_error(
         | api::ApiErrorKind::Permission
         | api::ApiErrorKind::NotFound
         | api::ApiErrorKind::RateLimited
-        | api::ApiErrorKind::Overloaded
         | api::ApiErrorKind::Server
-        | api::ApiErrorKind::BrokenStream
         | api::ApiErrorKind::MalformedToolInput => Ok(()),
     }
 }

@@ -2,11 +2,11 @@
 //! each:
 //!
 //! 1. open the cache ([`open_investigation`]);
-//! 2. gather the facts: discover directories among those the base scan's
+//! 2. gather the situation: discover directories among those the base scan's
 //!    walk found, with the fingerprints it took
 //!    ([`crate::ai::rules::discover::discover_directories`]: the tree is not
 //!    walked again), the scan's figures and the cache's state
-//!    ([`RunFacts`]), and decide what the run does ([`decide`]), saying what
+//!    ([`Situation`]), and decide what the run does ([`decide`]), saying what
 //!    is fresh and stale ([`partition`]);
 //! 3. survey, reusing `survey.json`, as decided (`survey_phase`; its request
 //!    goes out on the decision's survey choice, [`survey_choice`], before the
@@ -25,7 +25,9 @@
 //! 9. collect flags, report the cost and coverage and say whether the
 //!    investigation is complete or partial (`finish`);
 //! 10. ground the report: check every cited path and symbol against the
-//!     tree (`ground_phase`, see [`crate::grounding`]).
+//!     tree (`ground_phase`, see [`crate::grounding`]), and gather from the
+//!     same entries what the report says of each directory
+//!     (`directories.rs`).
 //!
 //! With `--batch` the same phases run; the session sends their requests in
 //! rounds through the Message Batches API ([`crate::ai::engine::batch`]),
@@ -39,7 +41,8 @@
 //! (an unreachable endpoint, a rejected key, an unknown model, an account
 //! that cannot pay, a cache that cannot be written) ends it with status
 //! `failed` and one line saying why, printed once on stderr and carried by
-//! the report.
+//! the report. A cache write that fails mid-run stops every new request at
+//! once (the engine checks before each one), and the run ends on it.
 //!
 //! A run over a tree that has not changed since the last one makes no API
 //! request at all: every summary is fresh, the survey, plan and synthesis are
@@ -61,6 +64,7 @@
 //! and the outcome's figures), `ground.rs`, and `outcome.rs` (what a run
 //! that fails or is interrupted returns).
 
+mod directories;
 mod finish;
 mod freshness;
 mod ground;
@@ -81,7 +85,6 @@ use crate::ai::Outcome;
 use crate::ai::batch_mode;
 use crate::ai::engine::context::RunContext;
 use crate::ai::engine::pool::TurnPool;
-use crate::ai::facts::RunFacts;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::dir_loop::{DirShared, dir_system_prompt};
 use crate::ai::passes::scheduler::{LoopOptions, LoopsDone, run_work};
@@ -89,6 +92,7 @@ use crate::ai::passes::survey::{Survey, filter_dir_tools, format_survey_block};
 use crate::ai::rules::decide::{Decision, decide, survey_choice};
 use crate::ai::rules::discover::ChildIndex;
 use crate::ai::rules::fingerprint::Reason;
+use crate::ai::situation::Situation;
 use crate::ai::tools::{self, Toolbox};
 use crate::cache::{EntryKind, RunLock, WORK_PLAN_FILE};
 use crate::config::Config;
@@ -154,15 +158,20 @@ pub(crate) async fn investigate(
         // one, which is what no cache to read says, without a lookup per
         // directory.
         let known = (!opened.is_new).then_some(&cache);
-        let facts = RunFacts::gather(config, scan, dirs, &run.ctx.scope, known);
-        let first_look = partition(&facts.dirs, &facts.states, run.ctx.target(), progress);
+        let situation = Situation::gather(config, scan, dirs, &run.ctx.scope, known);
+        let first_look = partition(
+            &situation.dirs,
+            &situation.states,
+            run.ctx.target(),
+            progress,
+        );
         // The survey depends on its own choice alone: its request goes out
         // before the rest of the first decision is priced.
-        let survey = survey_phase(&run, &facts, survey_choice(&facts.facts())).await?;
-        let first = decide(&facts.facts(), None);
-        let decision = plan_phase(&run, &facts, &first_look, survey.as_ref(), first).await?;
+        let survey = survey_phase(&run, &situation, survey_choice(&situation.inputs())).await?;
+        let first = decide(&situation.inputs(), None);
+        let decision = plan_phase(&run, &situation, &first_look, survey.as_ref(), first).await?;
         report_decision(&decision, progress);
-        let work = work_phase(&run, &facts, &decision, survey.as_ref()).await?;
+        let work = work_phase(&run, &situation, &decision, survey.as_ref()).await?;
         // Cached means a summary this run reused, as the original counts
         // it: a directory the plan skipped is settled (`settle_plan`) but
         // has none.
@@ -173,11 +182,11 @@ pub(crate) async fn investigate(
             .filter(|dir| cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
             .count();
         evaluate(&cache, &decision, &work.outcomes, cached, progress)?;
-        let synthesis = synthesis_phase(&run, &facts.dirs).await?;
-        let refined = refine_phase(&run, &facts.dirs, synthesis).await?;
+        let synthesis = synthesis_phase(&run, &situation.dirs).await?;
+        let refined = refine_phase(&run, &situation.dirs, synthesis).await?;
         let mut outcome = finish(
             &run,
-            &facts.dirs,
+            &situation.dirs,
             &decision,
             cached,
             refined.synthesis.clone(),
@@ -185,7 +194,7 @@ pub(crate) async fn investigate(
         );
         refined.apply(&mut outcome);
         batch_mode::forget_when_complete(&cache, &outcome, progress);
-        ground_phase(&run, &facts.dirs, &mut outcome);
+        ground_phase(&run, &situation.dirs, &mut outcome);
         Ok::<_, InvestigationError>(outcome)
     };
     let result = tokio::select! {
@@ -194,9 +203,16 @@ pub(crate) async fn investigate(
         // await, after a tool call in progress (and its cache write) has
         // returned.
         _ = interrupted() => {
+            progress.clear_live();
             return Ok(interrupted_outcome(config, &cache, progress, &tracker));
         }
     };
+    // A cache write that failed is why the run ended, whatever the phase
+    // that met it made of it, and a run that ended anyway did not keep
+    // all it paid for.
+    if let Some(fault) = cache.write_fault() {
+        return Ok(failed_after(progress, &fault.to_string(), Some(&tracker)));
+    }
     match result {
         Ok(outcome) => {
             if outcome.brief.is_empty() && outcome.detailed.is_empty() {
@@ -242,7 +258,7 @@ impl Phases<'_> {
 /// and the mechanical entries.
 async fn work_phase(
     run: &Phases<'_>,
-    facts: &RunFacts,
+    situation: &Situation,
     decision: &Decision,
     survey: Option<&Survey>,
 ) -> Result<LoopsDone, InvestigationError> {
@@ -251,7 +267,7 @@ async fn work_phase(
         progress.ai("Work plan loaded from cache.");
     } else if !decision.work.loops.is_empty() || !decision.work.mechanical.is_empty() {
         // Work decided under another budget is not carried on.
-        let older = facts.saved_work.as_ref().filter(|work| {
+        let older = situation.saved_work.as_ref().filter(|work| {
             work.budget == decision.work.budget.limit && work.batch == decision.batch
         });
         let work = decision.saved_work().merged_over(older);
@@ -268,8 +284,12 @@ async fn work_phase(
         .collect();
     let shared = Arc::new(DirShared {
         run: run.ctx.clone(),
-        children: ChildIndex::new(&facts.dirs),
-        system: dir_system_prompt(&format_survey_block(survey))?,
+        children: ChildIndex::new(&situation.dirs),
+        system: dir_system_prompt(
+            &format_survey_block(survey),
+            config.investigation.language.as_deref(),
+        )?,
+        language: config.investigation.language.clone(),
         dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey),
         pool: TurnPool::new(&allocations),
         grounding: run.grounding(),
@@ -285,10 +305,10 @@ async fn work_phase(
             .map(|limit| limit - decision.work.budget.synthesis_reserve),
     };
     let board = progress.dir_board(decision.work.loops.len());
-    if !run.ctx.session.facts().known {
+    if !run.ctx.session.model_facts().known {
         board.assume_prices();
     }
-    run_work(shared, &decision.work, &facts.stats, options, &board).await
+    run_work(shared, &decision.work, &situation.stats, options, &board).await
 }
 
 /// Save a reusable pass result; failing to is only a warning.

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::Phases;
 use crate::ai::Outcome;
@@ -17,7 +17,7 @@ use crate::ai::passes::refine::{
 };
 use crate::ai::passes::synthesis::SynthesisOutcome;
 use crate::cache::{EntryKind, REFINEMENT_FILE, now_iso};
-use crate::report::{Flag, RefineStop, Refinement};
+use crate::report::{Flag, RefineStop, Refinement, Sections};
 
 /// The report after the refinement, and what it changed.
 pub(super) struct Refined {
@@ -76,7 +76,8 @@ pub(super) async fn refine_phase(
     }
     let (cache, session, progress) = (&run.ctx.cache, &run.ctx.session, &run.ctx.progress);
     let spent_before = session.spent();
-    let digest = synthesis_digest(&synthesis.brief, &synthesis.detailed);
+    let first = Draft::new(synthesis.as_report());
+    let digest = synthesis_digest(&first.report);
     let mut saved =
         SavedRefinement::of(cache.read_json(REFINEMENT_FILE), &digest).unwrap_or(SavedRefinement {
             synthesis_digest: digest,
@@ -84,7 +85,6 @@ pub(super) async fn refine_phase(
             settled: None,
             updated_at: now_iso(),
         });
-    let first = Draft::new(json!({"brief": synthesis.brief, "detailed": synthesis.detailed}));
     // The rounds an earlier run paid for, up to the depth asked for.
     let reused = saved.rounds.len().min(depth as usize);
     let mut draft = saved.rounds[..reused]
@@ -115,6 +115,7 @@ pub(super) async fn refine_phase(
             files: &files,
             recorded: &recorded,
             budget: run.config.investigation.budget,
+            language: run.config.investigation.language.as_deref(),
         };
         while stopped.is_none() && done < depth as usize {
             match round(&refine, &draft, done as u32 + 1).await? {
@@ -181,6 +182,8 @@ fn account(
         stopped,
         brief_changed: text(first, "brief") != text(last, "brief"),
         detailed_changed: text(first, "detailed") != text(last, "detailed"),
+        sections_changed: Sections::from_submitted(&first.report)
+            != Sections::from_submitted(&last.report),
         flags_added: last.added.clone(),
         flags_withdrawn: last.withdrawn.clone(),
         cost_usd,

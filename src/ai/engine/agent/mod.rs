@@ -1,13 +1,17 @@
 //! The shared tool-loop engine: one conversation with the model, advanced one
 //! turn at a time by the pass that owns it.
 //!
-//! A turn: call the model; print its text and its tool calls (arguments
-//! without `data`) on stderr, never its thinking; append its reply to the
-//! history exactly as received; then either nudge it (no tool call) or run
-//! the calls in order and answer each with a `tool_result` in the next user
-//! message. A call to a tool that was not offered gets an `is_error` result;
-//! a call to the loop-ending tool (`submit_report`, `submit_survey`,
-//! `submit_plan`) is acknowledged and its input handed back to the pass.
+//! A turn: fit the request to the model's window (or refuse to send it),
+//! call the model; print its text and its tool calls (arguments without
+//! `data`) on stderr, never its thinking; append its reply to the history
+//! exactly as received; then either nudge it (no tool call) or run the
+//! calls in order, in the [`ToolContext`](crate::ai::tools::ToolContext)
+//! the pass hands the turn, and answer each with a `tool_result` in the
+//! next user message. A call to a tool that was not offered gets an
+//! `is_error` result; a call to the loop-ending tool (`submit_report`,
+//! `submit_survey`, `submit_plan`) is acknowledged (unless the pass's
+//! [`SubmitCheck`] refuses it) and its input handed back to the pass. Once
+//! a cache write has failed, no turn sends anything.
 //!
 //! A dir loop's grounding may also look at each call before it takes
 //! effect ([`LoopCheck`], which the engine asks; grounding knows no engine)
@@ -20,7 +24,8 @@
 //! This file holds the conversation and how a pass sets it up ([`Agent`],
 //! [`Agent::new`] and its builders, [`SubmitCheck`]);
 //! `turn.rs` holds one turn ([`Agent::turn`]: the call, what its stop
-//! reason decides, the tool calls it runs) and what it amounts to;
+//! reason decides, the tool calls it runs) and how a conversation ends
+//! ([`CallEnd`]);
 //! `printer.rs` holds where the conversation's lines go and how a call is
 //! shown ([`Printer`]).
 
@@ -77,7 +82,7 @@ pub(crate) fn workload(toolbox: Toolbox) -> Workload {
 
 impl Agent {
     /// A conversation that starts with `kickoff` as the first user message,
-    /// offering `tools` (which must belong to `scope`).
+    /// offering `tools` (which must belong to `toolbox`).
     pub(crate) fn new(
         toolbox: Toolbox,
         system: String,

@@ -187,9 +187,14 @@ pub(crate) fn numbered_unverified(raw: &[Flag], grounded: &[Flag]) -> Vec<(Strin
         .collect()
 }
 
-/// The verdict as the round reads it: the brief and the detailed analysis.
-pub(crate) fn render_verdict(brief: &str, detailed: &str) -> String {
-    format!("Brief:\n{brief}\n\nDetailed analysis:\n{detailed}")
+/// The report as the round reads it: the brief, the detailed analysis and
+/// the sections the synthesis filled (one `Title: ...` line each).
+pub(crate) fn render_verdict(brief: &str, detailed: &str, sections: &str) -> String {
+    let mut text = format!("Brief:\n{brief}\n\nDetailed analysis:\n{detailed}");
+    if !sections.is_empty() {
+        text.push_str(&format!("\n\nSections:\n{}", sections.trim_end()));
+    }
+    text
 }
 
 #[cfg(test)]

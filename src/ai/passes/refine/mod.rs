@@ -36,10 +36,11 @@ use crate::ai::engine::ceiling::priced_turn;
 use crate::ai::engine::context::RunContext;
 use crate::ai::engine::session::stop_for_api_error;
 use crate::ai::failure::InvestigationError;
+use crate::ai::passes::synthesis::sections_for_prompt;
 use crate::ai::prompts::{self, RefinePrompt};
 use crate::ai::tools::{self, ToolContext, Toolbox, frame_untrusted};
 use crate::grounding::{self, Scope};
-use crate::report::{Flag, RefineStop, SEVERITY_ORDER};
+use crate::report::{Flag, RefineStop, SEVERITY_ORDER, Sections};
 use crate::text::escape_line;
 
 pub(crate) use saved::{SavedRefinement, SavedRound, synthesis_digest};
@@ -137,6 +138,8 @@ pub(crate) struct RefineRun<'a> {
     /// The run's budget: no request goes that could take the run's spend
     /// past it. `None`: no ceiling.
     pub budget: Option<f64>,
+    /// `--language`: the language the report is written in.
+    pub language: Option<&'a str>,
 }
 
 /// How one round ended.
@@ -221,11 +224,16 @@ impl Shown {
             max_turns: REFINE_MAX_TURNS,
             verdict: &frame_untrusted(
                 "the report being refined",
-                &inputs::render_verdict(draft.field("brief"), draft.field("detailed")),
+                &inputs::render_verdict(
+                    draft.field("brief"),
+                    draft.field("detailed"),
+                    &sections_for_prompt(&Sections::from_submitted(&draft.report)),
+                ),
             ),
             uncertain: &Shown::framed("summaries their authors were unsure of", &self.uncertain),
             unverified: &Shown::framed("flags whose path was not found", &unverified),
             contradictions: &Shown::framed("summaries at odds with a finding", &self.at_odds),
+            language_rule: &prompts::language_rule(run.language),
         }
         .render()?)
     }
@@ -295,6 +303,9 @@ pub(crate) async fn round(
             Err(AgentError::TooLarge(err)) => {
                 ctx.progress.ai(&format!("  Not sent: {err}."));
                 return Ok(RoundEnd::Stopped(RefineStop::NoReport));
+            }
+            Err(AgentError::CacheWrite(fault)) => {
+                return Err(InvestigationError::CacheWrite(fault));
             }
             Err(AgentError::Tool(err)) => return Err(err.into()),
             Err(AgentError::Prompt(err)) => return Err(err.into()),

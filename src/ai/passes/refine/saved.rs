@@ -2,7 +2,7 @@
 //! `--refine` over the same synthesis pays for none of them again.
 //!
 //! A refinement belongs to the synthesis it refined, named by the digest
-//! of its brief and detailed analysis ([`synthesis_digest`]): a run whose
+//! of its report ([`synthesis_digest`]): a run whose
 //! synthesis is another (the summaries changed and it was written again)
 //! starts over. Each round is written as soon as it is done, so an
 //! interrupted refinement keeps what it paid for, and the next run goes on
@@ -56,13 +56,10 @@ impl SavedRefinement {
     }
 }
 
-/// The digest that names a synthesis: its brief and detailed analysis.
-pub(crate) fn synthesis_digest(brief: &str, detailed: &str) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(brief.as_bytes());
-    hasher.update([0]);
-    hasher.update(detailed.as_bytes());
-    format!("{:x}", hasher.finalize())
+/// The digest that names a synthesis: its report's fields (the brief, the
+/// detailed analysis, the sections), as `submit_report` gives them.
+pub(crate) fn synthesis_digest(report: &Value) -> String {
+    format!("{:x}", Sha256::digest(report.to_string().as_bytes()))
 }
 
 #[cfg(test)]
@@ -73,9 +70,16 @@ mod tests {
 
     #[test]
     fn a_saved_refinement_is_read_back_only_for_its_synthesis() {
-        let digest = synthesis_digest("B", "D");
-        assert_ne!(digest, synthesis_digest("B", "D."));
-        assert_ne!(synthesis_digest("ab", "c"), synthesis_digest("a", "bc"));
+        let report = |brief: &str, detailed: &str| json!({"brief": brief, "detailed": detailed});
+        let digest = synthesis_digest(&report("B", "D"));
+        assert_ne!(digest, synthesis_digest(&report("B", "D.")));
+        assert_ne!(
+            synthesis_digest(&report("ab", "c")),
+            synthesis_digest(&report("a", "bc"))
+        );
+        let mut with_sections = report("B", "D");
+        with_sections["themes"] = json!(["Tax"]);
+        assert_ne!(digest, synthesis_digest(&with_sections));
         let saved = SavedRefinement {
             synthesis_digest: digest.clone(),
             rounds: vec![SavedRound {
@@ -95,7 +99,7 @@ mod tests {
             Some(saved)
         );
         assert_eq!(
-            SavedRefinement::of(Some(value), &synthesis_digest("x", "y")),
+            SavedRefinement::of(Some(value), &synthesis_digest(&report("x", "y"))),
             None
         );
         assert_eq!(

@@ -122,7 +122,7 @@ pub(crate) async fn run_work(
     let contents_changed = |dir: &Path| shared.changed.contains(dir);
     let total = planned.len();
     let session = &shared.run.session;
-    let model = session.facts().model;
+    let model = session.model_facts().model;
     let pricing = session.tracker().pricing();
     let batching = session.is_batching();
     let width = if batching {

@@ -3,7 +3,7 @@
 //! folded into a unit or summarised mechanically, what the budget buys, and
 //! how the synthesis will be laid out.
 //!
-//! [`decide`] is pure: the orchestrator gathers the [`Facts`] (the tree, the
+//! [`decide`] is pure: the orchestrator gathers the [`DecisionInputs`] (the tree, the
 //! scan's figures, the cache's state, the budget), calls it, and carries the
 //! [`Decision`] out; `--estimate` gathers the same facts read-only and
 //! prices the same decision. Before the planning pass the plan is the saved
@@ -56,7 +56,7 @@ mod synthesis;
 pub(crate) use budget::expected_read_bytes;
 use budget::{LoopCosts, assign_ranks, pass_cost};
 pub(crate) use decision::{
-    BudgetPlan, Decision, Facts, PassChoice, PlannedLoop, SynthesisPlan, Work,
+    BudgetPlan, Decision, DecisionInputs, PassChoice, PlannedLoop, SynthesisPlan, Work,
 };
 pub(crate) use saved::{SavedLoop, SavedWork};
 use synthesis::project_synthesis;
@@ -105,7 +105,7 @@ pub(crate) fn should_skip_survey(total_files: u64, total_dirs: usize) -> bool {
 /// What [`decide`] says of the survey, alone: the run sends the survey's
 /// request before it prices the rest of the decision, which the survey
 /// does not depend on.
-pub(crate) fn survey_choice(facts: &Facts<'_>) -> PassChoice {
+pub(crate) fn survey_choice(facts: &DecisionInputs<'_>) -> PassChoice {
     let (tiny, stale) = tiny_and_stale(facts);
     choice(stale, tiny, facts.saved_survey && !facts.fresh)
 }
@@ -113,7 +113,7 @@ pub(crate) fn survey_choice(facts: &Facts<'_>) -> PassChoice {
 /// Whether the target is too small for the survey and the plan, and
 /// whether any directory is stale: exactly when one is not unchanged (a
 /// parent is stale only because of such a child).
-fn tiny_and_stale(facts: &Facts<'_>) -> (bool, bool) {
+fn tiny_and_stale(facts: &DecisionInputs<'_>) -> (bool, bool) {
     let tiny = should_skip_survey(facts.total_files, facts.dirs.len());
     let stale = (facts.dirs.iter()).any(|dir| facts.states.get(dir) != Some(&DirState::Unchanged));
     (tiny, stale)
@@ -122,7 +122,7 @@ fn tiny_and_stale(facts: &Facts<'_>) -> (bool, bool) {
 /// Decide what a run over `facts` does. `proposal` is the planner's plan
 /// when this run just made one; otherwise the saved plan is used when it is
 /// reused, and the default plan else.
-pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
+pub(crate) fn decide(facts: &DecisionInputs<'_>, proposal: Option<&Plan>) -> Decision {
     let (tiny, stale) = tiny_and_stale(facts);
     let first_look = classify(facts.dirs, facts.states);
     let saved_plan = facts.saved_plan.filter(|_| !facts.fresh);
@@ -168,7 +168,7 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
 /// The loops over `units` (each with its turns), priced at their expected
 /// use and ranked; with their indexes in rank order.
 fn ranked_loops(
-    facts: &Facts<'_>,
+    facts: &DecisionInputs<'_>,
     plan: &Plan,
     applied: &AppliedPlan,
     costs: &LoopCosts<'_, '_>,
@@ -191,7 +191,7 @@ fn ranked_loops(
 /// The work for the stale directories of `applied`, after the fixed
 /// passes' cost `fixed`.
 fn choose_work(
-    facts: &Facts<'_>,
+    facts: &DecisionInputs<'_>,
     plan: &Plan,
     applied: &AppliedPlan,
     freshness: &Freshness,

@@ -1,11 +1,12 @@
-//! What a run knows before it decides, gathered once: the directories to
-//! consider, the scan's figures for each, what the cache holds about them,
-//! which saved pass results exist, the budget, and what every loop's shared
-//! prompt prefix weighs.
+//! The run's situation: what it knows before it decides, gathered once:
+//! the directories to consider, the scan's figures for each, what the cache
+//! holds about them, which saved pass results exist, the budget, and what
+//! every loop's shared prompt prefix weighs.
 //!
-//! The run and `--estimate` gather the same [`RunFacts`] (the estimate
+//! The run and `--estimate` gather the same [`Situation`] (the estimate
 //! without writing anything: it looks the investigation up read-only) and
-//! hand them to the one pure decision, [`crate::ai::rules::decide::decide`].
+//! hand its [`DecisionInputs`] to the one pure decision,
+//! [`crate::ai::rules::decide::decide`].
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -16,7 +17,7 @@ use crate::ai::api::catalog::ModelFacts;
 use crate::ai::passes::dir_loop::dir_system_prompt;
 use crate::ai::passes::survey::{NO_SURVEY, Survey};
 use crate::ai::passes::synthesis::{entries_digest, reusable_synthesis, synthesis_entries};
-use crate::ai::rules::decide::{Facts, SavedWork};
+use crate::ai::rules::decide::{DecisionInputs, SavedWork};
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{ChildIndex, Discovery, discover_directories};
 use crate::ai::rules::fingerprint::{DirState, classify, fingerprint};
@@ -28,9 +29,9 @@ use crate::cache::{Cache, EntryKind, PLAN_FILE, SURVEY_FILE, SYNTHESIS_FILE, WOR
 use crate::config::Config;
 use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
-/// Everything [`Facts`] borrows, owned.
+/// Everything [`DecisionInputs`] borrows, owned.
 #[derive(Debug)]
-pub(crate) struct RunFacts {
+pub(crate) struct Situation {
     /// The canonical target.
     pub target: PathBuf,
     /// Every directory to consider, leaf-first.
@@ -55,7 +56,7 @@ pub(crate) struct RunFacts {
     pub loop_prefix_tokens: u64,
 }
 
-impl RunFacts {
+impl Situation {
     /// Gather the facts of a run over `config.target` after `scan` (which
     /// found the directories `scanned`), within `scope`, against the
     /// investigation `cache` (none: a fresh start, where no directory has an
@@ -66,11 +67,12 @@ impl RunFacts {
         scanned: &ScannedDirs,
         scope: &ScanFilter,
         cache: Option<&Cache>,
-    ) -> RunFacts {
+    ) -> Situation {
         let target = config.target_canonical.clone();
         let discovery = discover_directories(&target, scanned);
+        let language = config.investigation.language.as_deref();
         let states = match cache {
-            Some(cache) => current_states(cache, &discovery, Some(scope)),
+            Some(cache) => current_states(cache, &discovery, Some(scope), language),
             None => HashMap::new(),
         };
         let dirs = discovery.dirs;
@@ -99,10 +101,11 @@ impl RunFacts {
         // is left to investigate.
         let synthesis_current = classify(&dirs, &states).stale.is_empty()
             && saved(SYNTHESIS_FILE).is_some_and(|saved| {
-                let digest = entries_digest(&synthesis_entries(&target, &dirs, &entries));
+                let read = synthesis_entries(&target, &dirs, &entries);
+                let digest = entries_digest(&read, language);
                 reusable_synthesis(Some(&saved), &digest).is_some()
             });
-        RunFacts {
+        Situation {
             children: ChildIndex::new(&dirs),
             total_files: scan.file_categories.values().sum(),
             loop_prefix_tokens: loop_prefix_tokens(),
@@ -122,9 +125,9 @@ impl RunFacts {
         }
     }
 
-    /// The facts as [`crate::ai::rules::decide::decide`] reads them.
-    pub(crate) fn facts(&self) -> Facts<'_> {
-        Facts {
+    /// The situation as [`crate::ai::rules::decide::decide`] reads it.
+    pub(crate) fn inputs(&self) -> DecisionInputs<'_> {
+        DecisionInputs {
             target: &self.target,
             dirs: &self.dirs,
             children: &self.children,
@@ -148,7 +151,7 @@ impl RunFacts {
 /// Tokens of what every dir loop sends before its assignment: the tools
 /// and the system prompt (with an allowance for the survey block).
 pub(crate) fn loop_prefix_tokens() -> u64 {
-    let system = dir_system_prompt(NO_SURVEY).map_or(0, |s| s.len() as u64);
+    let system = dir_system_prompt(NO_SURVEY, None).map_or(0, |s| s.len() as u64);
     tokens_of_bytes(system + SURVEY_BLOCK_BYTES) + tools_tokens(Toolbox::Dir)
 }
 
@@ -160,11 +163,13 @@ pub(crate) fn tools_tokens(toolbox: Toolbox) -> u64 {
 
 /// What the cache knows about each discovered directory, compared with the
 /// fingerprint the scan took (or, for a directory the scan could not
-/// examine, with the disk read within `scope`).
+/// examine, with the disk read within `scope`) and with the run's
+/// `--language`.
 fn current_states(
     cache: &Cache,
     discovery: &Discovery,
     scope: Option<&ScanFilter>,
+    language: Option<&str>,
 ) -> HashMap<PathBuf, DirState> {
     discovery
         .iter()
@@ -174,7 +179,10 @@ fn current_states(
                 Some(fingerprint) => fingerprint.to_string(),
                 None => fingerprint(dir, scope),
             };
-            (dir.clone(), DirState::of(entry.as_ref(), &current))
+            (
+                dir.clone(),
+                DirState::of(entry.as_ref(), &current, language),
+            )
         })
         .collect()
 }
