@@ -377,9 +377,10 @@ fn with_batch_the_rounds_go_in_batches() {
 }
 
 /// The domain sections the synthesis filled are part of the report a round
-/// refines: it sees them, may rewrite them, and the report says so.
+/// refines: it sees them, may rewrite them, and the report says so; and a
+/// round writes in `--language`, as the synthesis does.
 #[test]
-fn the_sections_are_refined_with_the_report() {
+fn the_sections_are_refined_with_the_report_in_its_language() {
     let env = env_with(|agent| {
         unsure(agent)
             .submits(
@@ -396,12 +397,19 @@ fn the_sections_are_refined_with_the_report() {
                 })),
             )
     });
-    let report = report(&env, &["--refine"]);
+    let report = report(&env, &["--refine", "--language", "Français"]);
     let system = rounds(&env)[0].system_text();
     assert!(
         system.contains("Sections:\nThemes: Tax returns"),
         "{system}"
     );
+    assert!(
+        system.contains(
+            "## Language\nWrite every text you hand in for people to read in Français:"
+        ),
+        "{system}"
+    );
+    assert_eq!(report["investigation"]["language"], "Français");
     assert_eq!(
         report["ai_sections"]["themes"],
         json!(["Tax returns", "Invoices"])
