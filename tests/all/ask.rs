@@ -542,3 +542,39 @@ fn a_secret_is_redacted_and_said_but_not_recorded() {
     assert!(err.contains("FLAG [CRITICAL] src/deploy.sh"), "{err}");
     assert_eq!(cache_files(env.cache()), before);
 }
+
+/// A cache written with `--no-redact` may quote secrets: a question that
+/// redacts does not use it (and says so), one asked with `--no-redact` does.
+#[test]
+fn a_cache_written_without_redaction_is_used_only_without_redaction() {
+    let env = TestEnv::with_small_project().with_mock();
+    env.run_ok(&["--jobs=1", "--no-redact"]);
+    let before = cache_files(env.cache());
+
+    let out = ask_ok(&env, &["--json"], QUESTION);
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let note = report["note"].as_str().unwrap();
+    assert!(
+        note.starts_with("the cached investigation was made with --no-redact"),
+        "{note}"
+    );
+    assert!(stderr(&out).contains(&format!("[AI] Note: {note}.")));
+    let request = &asked(&env)[0];
+    let system = request.system_text();
+    assert!(!system.contains("Scripted brief"), "{system}");
+    assert!(
+        system.contains("This tree's cached investigation cannot be used here"),
+        "{system}"
+    );
+    assert!(!request.tool_names().iter().any(|t| t == "read_cache"));
+
+    let out = ask_ok(&env, &["--json", "--no-redact"], QUESTION);
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(report.get("note").is_none(), "{report}");
+    let system = asked(&env).last().unwrap().system_text();
+    assert!(
+        system.contains("Scripted brief over 4 directory summaries."),
+        "{system}"
+    );
+    assert_eq!(cache_files(env.cache()), before);
+}
