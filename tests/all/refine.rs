@@ -404,9 +404,8 @@ fn the_sections_are_refined_with_the_report_in_its_language() {
         "{system}"
     );
     assert!(
-        system.contains(
-            "## Language\nWrite every text you hand in for people to read in Français:"
-        ),
+        system
+            .contains("## Language\nWrite every text you hand in for people to read in Français:"),
         "{system}"
     );
     assert_eq!(report["investigation"]["language"], "Français");
