@@ -22,7 +22,7 @@ from importlib.metadata import version
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-TOOLS = ["investigate", "overview", "directory", "flags"]
+TOOLS = ["investigate", "overview", "directory", "flags", "ask"]
 
 
 def check(condition, what):

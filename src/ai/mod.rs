@@ -4,7 +4,8 @@
 //! - [`tools`]: the toolbelt, one registry, sandboxed;
 //! - the passes — survey, planning, one loop per directory, synthesis — and the
 //!   orchestrator that runs them as a short, visible sequence of phases;
-//! - [`batch_mode`]: what `--batch` and `--cancel-batch` add around them.
+//! - [`batch_mode`]: what `--batch` and `--cancel-batch` add around them;
+//! - [`ask`]: one question about a tree, after its investigation.
 //!
 //! Business rules (applying a plan, filtering tools by the survey, rendering
 //! prompt blocks, building partial entries) are pure helpers with unit tests;
@@ -12,6 +13,7 @@
 //! proposal that deterministic code then normalizes.
 
 pub mod api;
+pub(crate) mod ask;
 pub(crate) mod batch_mode;
 pub mod engine;
 pub(crate) mod estimate;

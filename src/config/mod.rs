@@ -112,6 +112,9 @@ pub(crate) struct InvestigationOptions {
     /// (`--language`); `None`: the model's own choice (English, in
     /// practice). Labels and JSON keys never change.
     pub language: Option<String>,
+    /// Rounds of refinement after the synthesis (`--refine`, 1 unless
+    /// `--refine-depth` says); `None`: no refinement.
+    pub refine: Option<u32>,
 }
 
 /// What a run does; the flags that choose it exclude one another.
@@ -205,6 +208,12 @@ pub(crate) enum Invocation {
         config: Box<Config>,
         /// `--clear-cache` was also given.
         clear_cache_first: bool,
+    },
+    /// `luminos ask TARGET QUESTION`: the target's configuration (its
+    /// budget the question's), and the question as typed.
+    Ask {
+        config: Box<Config>,
+        question: String,
     },
     /// `luminos mcp`: serve MCP on stdio; each tool call names its own
     /// target and is resolved then, with the same rules.

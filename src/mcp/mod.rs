@@ -11,7 +11,9 @@
 //!   the cache ([`crate::ai::orchestrator::read_cached`]): no API call, no
 //!   key needed, nothing written, and they say when the tree has changed
 //!   since;
-//! - `ask` answers one question about the tree.
+//! - `ask` answers one question about the tree through the library
+//!   function of `luminos ask` ([`crate::ai::ask::answer`]), with the
+//!   question's own budget, leaving the cache as it was.
 //!
 //! Each call names its target, resolved and checked by the command line's
 //! own rules (`target.rs`), so an MCP client gets the CLI's one-line
@@ -28,6 +30,7 @@
 //! tools share (`read.rs`), target resolution (`target.rs`), progress
 //! notifications (`notify.rs`) and results (`convert.rs`).
 
+mod ask;
 mod convert;
 mod directory;
 mod flags;

@@ -24,8 +24,9 @@ const INSTRUCTIONS: &str = "luminos investigates a directory (a code base, a dat
 tree) and keeps what it learned in a cache. Call `overview` first: it is free and instant when \
 the directory was investigated, and says so when it was not. `directory` and `flags` go into \
 detail the same way. `investigate` runs the AI investigation (it costs money and can take \
-minutes; a directory investigated before is resumed, only what changed is read again). Paths \
-are on the machine luminos runs on.";
+minutes; a directory investigated before is resumed, only what changed is read again). `ask` \
+answers one question about a directory from its investigation and its files (it costs a little \
+money). Paths are on the machine luminos runs on.";
 
 /// Why the server could not run.
 #[derive(Debug, thiserror::Error)]

@@ -26,7 +26,30 @@ pub(super) fn resolve(env: &Env, flags: &[&str], target: &str) -> Result<Config,
     let args = Args::try_parse_from(argv).map_err(|err| ToolFailure::new(clap_line(&err)))?;
     match Invocation::resolve(args, env) {
         Ok(Invocation::Run { config, .. }) => Ok(*config),
-        Ok(Invocation::ClearCacheOnly { .. } | Invocation::Mcp) => {
+        Ok(Invocation::ClearCacheOnly { .. } | Invocation::Ask { .. } | Invocation::Mcp) => {
+            Err(ToolFailure::new("the call did not name a target directory"))
+        }
+        Err(err) => Err(ToolFailure::new(err)),
+    }
+}
+
+/// The configuration of `luminos ask [flags] -- TARGET QUESTION` in `env`:
+/// the question's own budget (`flags` may set it, as `--budget` does) and
+/// the run's settings for the rest.
+pub(super) fn resolve_ask(
+    env: &Env,
+    flags: &[&str],
+    target: &str,
+    question: &str,
+) -> Result<Config, ToolFailure> {
+    let argv = ["luminos", "ask"]
+        .into_iter()
+        .chain(flags.iter().copied())
+        .chain(["--", target, question]);
+    let args = Args::try_parse_from(argv).map_err(|err| ToolFailure::new(clap_line(&err)))?;
+    match Invocation::resolve(args, env) {
+        Ok(Invocation::Ask { config, .. }) => Ok(*config),
+        Ok(Invocation::Run { .. } | Invocation::ClearCacheOnly { .. } | Invocation::Mcp) => {
             Err(ToolFailure::new("the call did not name a target directory"))
         }
         Err(err) => Err(ToolFailure::new(err)),
@@ -75,6 +98,14 @@ mod tests {
         assert_eq!(config.investigation.budget, Some(2.5));
         let none = resolve(&env, &["--budget", "none"], &target).unwrap();
         assert_eq!(none.investigation.budget, None);
+        // A question has its own default budget, and takes `--budget` too.
+        let asked = resolve_ask(&env, &[], &target, "-why?").unwrap();
+        assert_eq!(
+            asked.investigation.budget,
+            Some(crate::ai::ask::DEFAULT_ASK_BUDGET_USD)
+        );
+        let asked = resolve_ask(&env, &["--budget", "0.2"], &target, "why?").unwrap();
+        assert_eq!(asked.investigation.budget, Some(0.2));
         let err = resolve(&env, &["--budget", "0"], &target).unwrap_err();
         assert_eq!(
             err.0,

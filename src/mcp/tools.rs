@@ -17,7 +17,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::convert::ToolFailure;
-use super::{directory, flags, investigate, overview};
+use super::{ask, directory, flags, investigate, overview};
 use crate::config::Env;
 
 /// Every tool the server offers.
@@ -27,15 +27,17 @@ pub(super) enum McpTool {
     Overview,
     Directory,
     Flags,
+    Ask,
 }
 
 impl McpTool {
     /// The table, in the order `tools/list` shows it.
-    pub(super) const ALL: [McpTool; 4] = [
+    pub(super) const ALL: [McpTool; 5] = [
         McpTool::Investigate,
         McpTool::Overview,
         McpTool::Directory,
         McpTool::Flags,
+        McpTool::Ask,
     ];
 
     /// The tool's name on the wire.
@@ -45,6 +47,7 @@ impl McpTool {
             McpTool::Overview => "overview",
             McpTool::Directory => "directory",
             McpTool::Flags => "flags",
+            McpTool::Ask => "ask",
         }
     }
 
@@ -59,6 +62,7 @@ impl McpTool {
             McpTool::Overview => "Overview of an investigated directory",
             McpTool::Directory => "One directory of an investigated tree",
             McpTool::Flags => "Findings of an investigated tree",
+            McpTool::Ask => "Ask a question about a directory",
         }
     }
 
@@ -92,6 +96,16 @@ impl McpTool {
                  path was found in the tree. `severity` keeps those at least that severe. No \
                  API call, no cost."
             }
+            McpTool::Ask => {
+                "Ask one question about a directory. An AI agent answers it from what \
+                 luminos's investigation of the directory cached (the verdict, the flags, the \
+                 summaries the question points at) and from the files, which it may read but \
+                 never change; the cache is left as it was. Answers with the answer, the paths \
+                 and symbols it cites (each checked against the tree), what it cost and, when \
+                 the directory was never investigated, a note saying the answer rests on the \
+                 files alone. This spends money on the Anthropic API (at most `budget` \
+                 dollars, $0.50 unless said)."
+            }
         }
     }
 
@@ -104,21 +118,24 @@ impl McpTool {
             McpTool::Overview => schema_for_type::<TargetArgs>(),
             McpTool::Directory => schema_for_type::<DirectoryArgs>(),
             McpTool::Flags => schema_for_type::<FlagsArgs>(),
+            McpTool::Ask => schema_for_type::<AskArgs>(),
         };
         let mut schema = Arc::unwrap_or_clone(schema);
         schema.remove("title");
         Arc::new(schema)
     }
 
-    /// What the client may assume: only `investigate` writes (the cache)
-    /// and reaches beyond the machine (the API); nothing deletes.
+    /// What the client may assume: only `investigate` writes (the cache);
+    /// it and `ask` reach beyond the machine (the API, and its bill);
+    /// nothing deletes.
     fn annotations(self) -> ToolAnnotations {
         let writes = self == McpTool::Investigate;
+        let calls_the_api = matches!(self, McpTool::Investigate | McpTool::Ask);
         ToolAnnotations::with_title(self.title())
             .read_only(!writes)
             .destructive(false)
             .idempotent(true)
-            .open_world(writes)
+            .open_world(calls_the_api)
     }
 
     /// The tool as `tools/list` shows it.
@@ -154,6 +171,7 @@ pub(super) async fn call(
         McpTool::Overview => overview::overview(call, parse(tool, arguments)?).await,
         McpTool::Directory => directory::directory(call, parse(tool, arguments)?).await,
         McpTool::Flags => flags::flags(call, parse(tool, arguments)?).await,
+        McpTool::Ask => ask::ask(call, parse(tool, arguments)?).await,
     }
 }
 
@@ -171,6 +189,11 @@ for no ceiling; a tree too large for it gets fewer agents and more summaries bui
 Default: the command line's default budget.";
 const PATH_DOC: &str = "The directory inside `target`, relative to it (such as src/core), or . for \
 the target itself.";
+const QUESTION_DOC: &str = "The question, in plain words (such as: Where is the configuration \
+read, and what happens when it is missing?).";
+const ASK_BUDGET_DOC: &str = "The most this question may spend, in US dollars (such as 0.25), or \
+\"none\" for no ceiling; every request is priced at its worst case before it is sent. Default: \
+0.50.";
 const SEVERITY_DOC: &str = "Keep only the flags at least this severe (concern keeps critical and \
 concern); every flag without it.";
 
@@ -228,6 +251,19 @@ pub(super) struct DirectoryArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
+pub(super) struct AskArgs {
+    #[schemars(description = TARGET_DOC)]
+    pub target: String,
+    #[schemars(description = QUESTION_DOC)]
+    pub question: String,
+    #[serde(default)]
+    #[schemars(description = ASK_BUDGET_DOC)]
+    pub budget: Option<BudgetArg>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
 pub(super) struct FlagsArgs {
     #[schemars(description = TARGET_DOC)]
     pub target: String,
@@ -266,11 +302,30 @@ mod tests {
     #[test]
     fn the_tool_set_is_pinned_and_every_name_round_trips() {
         let names: Vec<&str> = McpTool::ALL.iter().map(|tool| tool.name()).collect();
-        assert_eq!(names, ["investigate", "overview", "directory", "flags"]);
+        assert_eq!(
+            names,
+            ["investigate", "overview", "directory", "flags", "ask"]
+        );
         for tool in McpTool::ALL {
             assert_eq!(McpTool::named(tool.name()), Some(tool));
         }
         assert_eq!(McpTool::named("nope"), None);
+    }
+
+    /// The question's default budget is said where a model reads it, and
+    /// said right: the description and the schema name the constant's
+    /// value.
+    #[test]
+    fn ask_says_its_default_budget() {
+        let default = crate::ai::ask::DEFAULT_ASK_BUDGET_USD;
+        assert!(
+            McpTool::Ask
+                .description()
+                .contains(&format!("${default:.2} unless said")),
+            "{}",
+            McpTool::Ask.description()
+        );
+        assert!(ASK_BUDGET_DOC.ends_with(&format!("Default: {default:.2}.")));
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod support;
 
 mod api_client;
 mod api_today;
+mod ask;
 mod batch;
 mod budget;
 mod cache;
@@ -32,6 +33,7 @@ mod privacy;
 mod progress;
 mod prompt_cache;
 mod redaction;
+mod refine;
 mod report;
 mod resume;
 mod sandbox;

@@ -13,6 +13,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod ask;
 mod batch;
 mod budget;
 mod dead_endpoint;

@@ -546,5 +546,9 @@ fn rewrite<'s>(
     out
 }
 
+mod cite;
+
+pub(crate) use cite::{CheckedCitation, cite};
+
 #[cfg(test)]
 mod tests;

@@ -25,15 +25,19 @@ fn snapshot(dir: &Path) -> BTreeMap<String, (u64, SystemTime)> {
         .collect()
 }
 
-/// The tools are pinned, each takes a target, and only `investigate` is
-/// said to write and to reach beyond the machine.
+/// The tools are pinned, each takes a target, only `investigate` is said
+/// to write, and it and `ask` (the two that call the API) to reach beyond
+/// the machine.
 #[test]
 fn the_tool_set_is_pinned() {
     let env = TestEnv::new();
     let mcp = Mcp::without_key(&env);
     let tools = mcp.tools();
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-    assert_eq!(names, ["investigate", "overview", "directory", "flags"]);
+    assert_eq!(
+        names,
+        ["investigate", "overview", "directory", "flags", "ask"]
+    );
     for tool in &tools {
         let schema = serde_json::to_value(&*tool.input_schema).unwrap();
         assert!(
@@ -46,8 +50,9 @@ fn the_tool_set_is_pinned() {
         assert!(tool.description.as_ref().is_some_and(|d| d.len() > 80));
         let hints = tool.annotations.as_ref().unwrap();
         let investigates = tool.name == "investigate";
+        let calls_the_api = investigates || tool.name == "ask";
         assert_eq!(hints.read_only_hint, Some(!investigates), "{}", tool.name);
-        assert_eq!(hints.open_world_hint, Some(investigates), "{}", tool.name);
+        assert_eq!(hints.open_world_hint, Some(calls_the_api), "{}", tool.name);
     }
 }
 

@@ -136,6 +136,7 @@ fn an_unreadable_target_is_refused_in_one_line() {
     set_mode(0o000).unwrap();
     let overview = mcp.failure("overview", args(&env, json!({})));
     let investigate = mcp.failure("investigate", args(&env, json!({})));
+    let ask = mcp.failure("ask", args(&env, json!({"question": "What is it?"})));
     set_mode(0o755).unwrap();
     let expected = format!(
         "cannot read the directory '{}': Permission denied (os error 13)",
@@ -143,10 +144,12 @@ fn an_unreadable_target_is_refused_in_one_line() {
     );
     assert_eq!(overview, expected);
     assert_eq!(investigate, expected);
+    assert_eq!(ask, expected);
 }
 
 /// Summaries written with `--no-redact` may quote secrets: they are not
-/// handed out, and the call says why.
+/// handed out, and the call says why; a question is answered without them,
+/// and says so.
 #[test]
 fn an_investigation_made_without_redaction_is_not_handed_out() {
     let env = TestEnv::with_small_project().with_mock();
@@ -163,4 +166,18 @@ fn an_investigation_made_without_redaction_is_not_handed_out() {
             )
         );
     }
+    let answer = Mcp::of(&env).answer("ask", args(&env, json!({"question": "What is it?"})));
+    assert!(
+        answer["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("the cached investigation was made with --no-redact"),
+        "{answer}"
+    );
+    let asked = env.requests_of(&crate::support::agent::Pass::Ask);
+    assert!(
+        !asked[0].system_text().contains("Scripted brief"),
+        "{}",
+        asked[0].system_text()
+    );
 }

@@ -1,8 +1,10 @@
 //! `luminos mcp`, driven by a real MCP client (the official Rust SDK's
 //! client side) over the binary's stdin and stdout: the tool set, the
 //! cache tools answering without the API, investigate and its progress
-//! notifications, the errors, and stdout carrying nothing but protocol.
+//! notifications, ask, the errors, and stdout carrying nothing but
+//! protocol.
 
+mod ask;
 mod cache_tools;
 mod errors;
 mod investigate;

@@ -1,0 +1,55 @@
+//! `ask {target, question, budget?}`: one question about a tree, answered
+//! by the library function behind `luminos ask` ([`crate::ai::ask::answer`])
+//! with the question's own budget ($0.50 unless `budget` says), its
+//! progress sent as the call's progress notifications, and the answer as
+//! `luminos ask --json` gives it: the answer, its citations checked against
+//! the tree, what it cost, and a note when it may be weaker than it could
+//! be.
+//!
+//! Like `luminos ask`, it leaves the cache exactly as it was, and a client
+//! that cancels the call stops the question at its next await.
+
+use serde_json::{Value, json};
+
+use super::convert::ToolFailure;
+use super::notify::CallProgress;
+use super::target;
+use super::tools::{AskArgs, Call};
+
+/// Answer `ask`.
+pub(super) async fn ask(call: &Call, args: AskArgs) -> Result<Value, ToolFailure> {
+    let budget = args.budget.as_ref().map(|budget| budget.as_flag_value());
+    let flags: Vec<&str> = match &budget {
+        Some(value) => vec!["--budget", value],
+        None => Vec::new(),
+    };
+    let config = target::resolve_ask(&call.env, &flags, &args.target, &args.question)?;
+
+    let notes = CallProgress::start(
+        call.request.peer.clone(),
+        call.request.meta.get_progress_token(),
+    );
+    let progress = notes.progress.clone();
+    let warnings: Vec<String> = crate::ai::model_warning(&config.investigation)
+        .into_iter()
+        .collect();
+    for warning in &warnings {
+        progress.println(&format!("Warning: {warning}"));
+    }
+    let answered = tokio::select! {
+        answered = crate::ai::ask::answer(&config, &args.question, &progress) => Some(answered),
+        () = call.request.ct.cancelled() => None,
+    };
+    drop(progress);
+    notes.finish().await;
+    let answer = match answered {
+        Some(Ok(answer)) => answer,
+        Some(Err(failure)) => return Err(ToolFailure::new(failure)),
+        None => return Err(ToolFailure::new("the question was cancelled: no answer")),
+    };
+    let mut answer = json!(answer);
+    if !warnings.is_empty() {
+        answer["warnings"] = json!(warnings);
+    }
+    Ok(answer)
+}
