@@ -14,28 +14,15 @@ use serde_json::{Value, json};
 use super::convert::ToolFailure;
 use super::notify::CallProgress;
 use super::target;
-use super::tools::{AskArgs, Call};
+use super::tools::{AskArgs, BudgetArg, Call};
 
 /// Answer `ask`.
 pub(super) async fn ask(call: &Call, args: AskArgs) -> Result<Value, ToolFailure> {
-    let budget = args.budget.as_ref().map(|budget| budget.as_flag_value());
-    let flags: Vec<&str> = match &budget {
-        Some(value) => vec!["--budget", value],
-        None => Vec::new(),
-    };
+    let flags = BudgetArg::flags(args.budget.as_ref());
     let config = target::resolve_ask(&call.env, &flags, &args.target, &args.question)?;
 
-    let notes = CallProgress::start(
-        call.request.peer.clone(),
-        call.request.meta.get_progress_token(),
-    );
+    let (notes, warnings) = CallProgress::for_run(call, &config);
     let progress = notes.progress.clone();
-    let warnings: Vec<String> = crate::ai::model_warning(&config.investigation)
-        .into_iter()
-        .collect();
-    for warning in &warnings {
-        progress.println(&format!("Warning: {warning}"));
-    }
     let answered = tokio::select! {
         answered = crate::ai::ask::answer(&config, &args.question, &progress) => Some(answered),
         () = call.request.ct.cancelled() => None,

@@ -14,7 +14,7 @@ use super::notify::CallProgress;
 use super::overview::overview_json;
 use super::read::{shown, tree_block};
 use super::target;
-use super::tools::{Call, InvestigateArgs};
+use super::tools::{BudgetArg, Call, InvestigateArgs};
 use crate::ai::orchestrator::TreeChanges;
 use crate::report::InvestigationStatus;
 use crate::scan;
@@ -27,11 +27,7 @@ client's configuration). overview, directory and flags need no key.";
 
 /// Answer `investigate`.
 pub(super) async fn investigate(call: &Call, args: InvestigateArgs) -> Result<Value, ToolFailure> {
-    let budget = args.budget.as_ref().map(|budget| budget.as_flag_value());
-    let flags: Vec<&str> = match &budget {
-        Some(value) => vec!["--budget", value],
-        None => Vec::new(),
-    };
+    let flags = BudgetArg::flags(args.budget.as_ref());
     let config = target::resolve(&call.env, &flags, &args.target)?;
     if config.api.auth.is_none() {
         return Err(ToolFailure::new(NO_KEY));
@@ -39,17 +35,8 @@ pub(super) async fn investigate(call: &Call, args: InvestigateArgs) -> Result<Va
     // A busy target is refused before the scan, as the binary does.
     let reserved = crate::ai::reserve_target(&config).map_err(ToolFailure::new)?;
 
-    let notes = CallProgress::start(
-        call.request.peer.clone(),
-        call.request.meta.get_progress_token(),
-    );
+    let (notes, warnings) = CallProgress::for_run(call, &config);
     let progress = notes.progress.clone();
-    let warnings: Vec<String> = crate::ai::model_warning(&config.investigation)
-        .into_iter()
-        .collect();
-    for warning in &warnings {
-        progress.println(&format!("Warning: {warning}"));
-    }
     let scanning = (config.clone(), progress.clone());
     let scanned = tokio::task::spawn_blocking(move || {
         let (config, progress) = scanning;

@@ -18,6 +18,8 @@ use rmcp::service::RoleServer;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinHandle;
 
+use super::tools::Call;
+use crate::config::Config;
 use crate::progress::Progress;
 
 /// The progress of one call and the task that forwards it.
@@ -30,7 +32,7 @@ pub(super) struct CallProgress {
 impl CallProgress {
     /// Progress for a call from `peer` that sent `token` (none: stderr
     /// only).
-    pub(super) fn start(peer: Peer<RoleServer>, token: Option<ProgressToken>) -> CallProgress {
+    fn start(peer: Peer<RoleServer>, token: Option<ProgressToken>) -> CallProgress {
         let (sender, mut lines) = tokio::sync::mpsc::unbounded_channel::<String>();
         let forwarder = token.map(|token| {
             tokio::spawn(async move {
@@ -60,6 +62,23 @@ impl CallProgress {
             sender,
             forwarder,
         }
+    }
+
+    /// Progress for `call`, a run with `config`, opened with the
+    /// catalog's warning about its model when there is one (returned too,
+    /// for the answer to carry).
+    pub(super) fn for_run(call: &Call, config: &Config) -> (CallProgress, Vec<String>) {
+        let notes = CallProgress::start(
+            call.request.peer.clone(),
+            call.request.meta.get_progress_token(),
+        );
+        let warnings: Vec<String> = crate::ai::model_warning(&config.investigation)
+            .into_iter()
+            .collect();
+        for warning in &warnings {
+            notes.progress.println(&format!("Warning: {warning}"));
+        }
+        (notes, warnings)
     }
 
     /// Stop forwarding (later lines go to stderr only) and wait until the

@@ -24,7 +24,7 @@ pub(super) async fn read(
     call: &Call,
     target: &str,
 ) -> Result<(Config, CachedInvestigation), ToolFailure> {
-    let config = target::resolve(&call.env, &[], target)?;
+    let config = target::resolve(&call.env, target::NO_FLAGS, target)?;
     let reading = config.clone();
     // The scan and the cache are read with blocking calls.
     let cached = tokio::task::spawn_blocking(move || {

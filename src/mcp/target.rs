@@ -15,13 +15,20 @@ use crate::config::{Config, Env, Invocation};
 
 use super::convert::ToolFailure;
 
+/// No command-line flags: the run's defaults.
+pub(super) const NO_FLAGS: &[&str] = &[];
+
 /// The configuration of a run over `target` with the command-line `flags`
 /// (`["--budget", "2"]`), in `env`.
-pub(super) fn resolve(env: &Env, flags: &[&str], target: &str) -> Result<Config, ToolFailure> {
+pub(super) fn resolve(
+    env: &Env,
+    flags: &[impl AsRef<str>],
+    target: &str,
+) -> Result<Config, ToolFailure> {
     // `--` keeps a target that starts with `-` (or is named `mcp`) a path.
     let argv = ["luminos"]
         .into_iter()
-        .chain(flags.iter().copied())
+        .chain(flags.iter().map(AsRef::as_ref))
         .chain(["--", target]);
     let args = Args::try_parse_from(argv).map_err(|err| ToolFailure::new(clap_line(&err)))?;
     match Invocation::resolve(args, env) {
@@ -38,13 +45,13 @@ pub(super) fn resolve(env: &Env, flags: &[&str], target: &str) -> Result<Config,
 /// the run's settings for the rest.
 pub(super) fn resolve_ask(
     env: &Env,
-    flags: &[&str],
+    flags: &[impl AsRef<str>],
     target: &str,
     question: &str,
 ) -> Result<Config, ToolFailure> {
     let argv = ["luminos", "ask"]
         .into_iter()
-        .chain(flags.iter().copied())
+        .chain(flags.iter().map(AsRef::as_ref))
         .chain(["--", target, question]);
     let args = Args::try_parse_from(argv).map_err(|err| ToolFailure::new(clap_line(&err)))?;
     match Invocation::resolve(args, env) {
@@ -78,14 +85,14 @@ mod tests {
         for bad in [&file, &missing] {
             let shown = bad.to_string_lossy();
             assert_eq!(
-                resolve(&env, &[], &shown).unwrap_err().0,
+                resolve(&env, NO_FLAGS, &shown).unwrap_err().0,
                 format!("'{shown}' is not a directory or does not exist.")
             );
         }
         // A name that looks like a flag, or like the subcommand, is a path.
         let named = dir.path().join("-x");
         std::fs::create_dir(&named).unwrap();
-        let config = resolve(&env, &[], &named.to_string_lossy()).unwrap();
+        let config = resolve(&env, NO_FLAGS, &named.to_string_lossy()).unwrap();
         assert_eq!(config.target_canonical, named.canonicalize().unwrap());
     }
 
@@ -99,7 +106,7 @@ mod tests {
         let none = resolve(&env, &["--budget", "none"], &target).unwrap();
         assert_eq!(none.investigation.budget, None);
         // A question has its own default budget, and takes `--budget` too.
-        let asked = resolve_ask(&env, &[], &target, "-why?").unwrap();
+        let asked = resolve_ask(&env, NO_FLAGS, &target, "-why?").unwrap();
         assert_eq!(
             asked.investigation.budget,
             Some(crate::ai::ask::DEFAULT_ASK_BUDGET_USD)

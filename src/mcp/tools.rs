@@ -236,6 +236,14 @@ impl BudgetArg {
             BudgetArg::Text(text) => text.clone(),
         }
     }
+
+    /// The command line's `--budget VALUE` for a call that gave `budget`,
+    /// else nothing.
+    pub(super) fn flags(budget: Option<&BudgetArg>) -> Vec<String> {
+        budget
+            .map(|budget| vec!["--budget".to_string(), budget.as_flag_value()])
+            .unwrap_or_default()
+    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -372,6 +380,10 @@ mod tests {
             args(serde_json::json!({"target": ".", "budget": 2.5})),
         )
         .unwrap();
-        assert_eq!(budget.budget.unwrap().as_flag_value(), "2.5");
+        assert_eq!(
+            BudgetArg::flags(budget.budget.as_ref()),
+            ["--budget", "2.5"]
+        );
+        assert!(BudgetArg::flags(None).is_empty());
     }
 }
