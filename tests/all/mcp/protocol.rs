@@ -1,6 +1,7 @@
 //! stdout is the protocol: driven by hand, line by line, through a whole
-//! session with an investigation in it, every line the server writes is a
-//! JSON-RPC message, and closing stdin ends the server cleanly.
+//! session with an investigation and a question in it, every line the
+//! server writes is a JSON-RPC message, and closing stdin ends the server
+//! cleanly.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
@@ -68,7 +69,7 @@ fn stdout_carries_nothing_but_protocol_and_closing_stdin_ends_the_server() {
         &mut stdin,
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
     );
-    // Each call with a progress token but the last investigate: how many
+    // Each call with a progress token but the last two: how many
     // notifications came while it ran.
     let mut notified = Vec::new();
     for (id, name, arguments, token) in [
@@ -83,6 +84,12 @@ fn stdout_carries_nothing_but_protocol_and_closing_stdin_ends_the_server() {
         (5, "flags", json!({"target": target}), true),
         (6, "overview", json!({"target": "/nonexistent/x"}), true),
         (7, "investigate", json!({"target": target}), false),
+        (
+            8,
+            "ask",
+            json!({"target": target, "question": "What is it?"}),
+            false,
+        ),
     ] {
         let mut params = json!({"name": name, "arguments": arguments});
         if token {
@@ -141,15 +148,22 @@ fn stdout_carries_nothing_but_protocol_and_closing_stdin_ends_the_server() {
     assert_eq!(steps, counted);
     // Only investigate reports progress, and only with a token.
     assert!(notified[0] > 5, "{notified:?}");
-    assert_eq!(notified[1..], [0, 0, 0, 0, 0], "{notified:?}");
+    assert_eq!(notified[1..], [0, 0, 0, 0, 0, 0], "{notified:?}");
     // Every call had an answer; the bad target's is a tool error.
     let results: Vec<Value> = written
         .iter()
         .map(|line| serde_json::from_str::<Value>(line).unwrap())
         .filter(|message| message.get("result").is_some())
         .collect();
-    assert_eq!(results.len(), 7);
+    assert_eq!(results.len(), 8);
     assert_eq!(results[5]["result"]["isError"], true);
     assert_eq!(results[6]["result"]["isError"], false);
+    assert_eq!(results[7]["result"]["isError"], false);
+    assert!(
+        results[7]["result"]["structuredContent"]["answer"]
+            .as_str()
+            .unwrap()
+            .starts_with("Scripted answer")
+    );
     assert!(env.server.request_count() > 0);
 }
