@@ -240,6 +240,12 @@ pub struct AskArgs {
     )]
     pub model: Option<String>,
 
+    /// The model's price in dollars per million input and output tokens
+    /// (`3,15`; `0,0` for a local model), as for a run.
+    #[arg(long, value_name = "INPUT,OUTPUT", allow_hyphen_values = true,
+          value_parser = crate::config::parse_price)]
+    pub price: Option<crate::config::GivenPrice>,
+
     #[arg(
         long,
         value_name = "N",

@@ -203,6 +203,7 @@ impl Invocation {
         let mut run = Args::try_parse_from(argv).map_err(|_| ConfigError::NotADirectory(shown))?;
         run.json = ask.json;
         run.model = ask.model;
+        run.price = ask.price;
         run.max_retries = ask.max_retries;
         run.all = ask.all;
         run.exclude = ask.exclude;
