@@ -334,6 +334,8 @@ fn ask_takes_the_run_flags_it_shares_and_a_budget_of_its_own() {
         "0.01",
         "--model",
         "claude-haiku-5-5",
+        "--price",
+        "1,2",
         "-x",
         "vendor",
         "--no-redact",
@@ -341,6 +343,8 @@ fn ask_takes_the_run_flags_it_shares_and_a_budget_of_its_own() {
     .unwrap();
     assert_eq!(config.investigation.budget, Some(0.01));
     assert_eq!(config.investigation.model, "claude-haiku-5-5");
+    let prices = config.investigation.model_facts.model.prices;
+    assert_eq!((prices.input, prices.output), (1.0, 2.0));
     assert_eq!(config.scan.exclude, ["vendor"]);
     assert!(config.output.format == Format::Json && !config.investigation.redact);
     assert_eq!(

@@ -578,3 +578,26 @@ fn a_cache_written_without_redaction_is_used_only_without_redaction() {
     );
     assert_eq!(cache_files(env.cache()), before);
 }
+
+/// `--price` prices a model the catalog does not know, as for a run: a
+/// free local model answers within a one-cent budget (at the stand-in's
+/// price the first request would not fit it), with no unknown-price
+/// warning.
+#[test]
+fn a_given_price_prices_the_question() {
+    let env = TestEnv::with_small_project().with_mock();
+    let local = ["--model", "local-llama-70b", "--budget", "0.01"];
+    let out = ask(&env, &local, QUESTION);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("Warning: "), "{}", stderr(&out));
+
+    let out = ask_ok(
+        &env,
+        &[&local[..], &["--price", "0,0", "--json"]].concat(),
+        QUESTION,
+    );
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["cost"]["usd"], 0.0);
+    assert_eq!(report["cost"]["api_requests"], 1);
+    assert!(!stderr(&out).contains("Warning: "), "{}", stderr(&out));
+}

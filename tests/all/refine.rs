@@ -366,12 +366,8 @@ fn with_batch_the_rounds_go_in_batches() {
     );
     let refinement = &report["investigation"]["refinement"];
     assert_eq!(refinement["rounds"], 1);
-    // Batch prices are half the list prices (the catalog's batch discount).
-    let pricing = Pricing::for_model("claude-sonnet-5-5");
-    let billed: f64 = requests
-        .iter()
-        .map(|r| pricing.cost(&r.reported_usage.unwrap()) / 2.0)
-        .sum();
+    // At batch prices: half of every rate, cache writes at the 1-hour one.
+    let billed = crate::batch::priced(&requests, "claude-sonnet-5-5", true);
     let cost = refinement["cost_usd"].as_f64().unwrap();
     assert!((cost - billed).abs() < 1e-9, "{cost} {billed}");
 }

@@ -146,6 +146,7 @@ pub(crate) async fn investigate(
         batch_mode::refuse_in_flight(config, &cache)?;
         let session = new_session(config, progress, &tracker)?;
         let session = batch_mode::with_transport(session, config, &cache, progress, &tracker)?;
+        batch_mode::settle_canceled(&session).await?;
         let run = Phases {
             ctx: Arc::new(RunContext {
                 session,
@@ -189,7 +190,7 @@ pub(crate) async fn investigate(
         let refined = refine_phase(&run, &situation.dirs, synthesis).await?;
         let mut outcome = finish(
             &run,
-            &situation.dirs,
+            &situation.inputs(),
             &decision,
             cached,
             refined.synthesis.clone(),
@@ -309,7 +310,7 @@ async fn work_phase(
             .map(|limit| limit - decision.work.budget.synthesis_reserve),
     };
     let board = progress.dir_board(decision.work.loops.len());
-    if !run.ctx.session.model_facts().known {
+    if !run.ctx.session.model_facts().prices_known() {
         board.assume_prices();
     }
     run_work(shared, &decision.work, &situation.stats, options, &board).await

@@ -47,6 +47,16 @@ pub(crate) const DECLINED_REASON: &str = "model declined";
 /// `partial_reason` of the declined stub.
 pub(crate) const DECLINED_STUB_REASON: &str = "model declined before files processed";
 
+/// Whether `entry` was written because the model declined its directory:
+/// what keeps an unchanged rerun, which reuses it, `partial` as the run that
+/// wrote it was.
+pub(crate) fn is_declined(entry: &Value) -> bool {
+    matches!(
+        entry.get("partial_reason").and_then(Value::as_str),
+        Some(DECLINED_REASON | DECLINED_STUB_REASON)
+    )
+}
+
 /// `partial_reason` of the entry salvaged for a unit's directory the agent
 /// did not summarize.
 pub(crate) const UNIT_MEMBER_REASON: &str = "the unit's agent wrote no summary of this directory";
