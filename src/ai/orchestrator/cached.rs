@@ -29,6 +29,7 @@ use crate::ai::situation::Situation;
 use crate::cache::{Cache, CacheError, EntryKind, META_FILE, SYNTHESIS_FILE, now_iso};
 use crate::config::Config;
 use crate::grounding::Scope;
+use crate::progress::Progress;
 use crate::report::{Investigation, InvestigationStatus, Report, Sections, tree_order};
 use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
@@ -165,7 +166,16 @@ pub(crate) fn read_cached(
         ..Outcome::default()
     };
     let grounding = Scope::from_scan(&scan, &config.target, target);
-    ground_outcome(&grounding, target, &cache, &situation.dirs, &mut outcome);
+    // Read as a run reads them; the grounding's summary line goes nowhere.
+    let entries = super::read_dir_entries(&cache, &situation.dirs);
+    ground_outcome(
+        &cache,
+        &grounding,
+        &Progress::silent(),
+        &situation.dirs,
+        entries,
+        &mut outcome,
+    );
     Ok(CachedInvestigation {
         report: outcome.into_report(scan),
         id: cache.id().to_string(),

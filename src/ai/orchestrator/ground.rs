@@ -2,10 +2,13 @@
 //! against the tree and the cached entries, on every run (a resumed one
 //! too). The checking is [`crate::grounding`]'s; this only feeds it the
 //! run's entries and keeps its result in the outcome, with the report's
-//! `directories` built from the same entries (`directories.rs`). A report
-//! read back from the cache (`cached.rs`) is grounded the same way.
+//! `directories` built from the same entries (`directories.rs`). A run
+//! that failed after it knew its directories is grounded the same way
+//! ([`ground_learned`]): its report carries what the cache holds. So is a
+//! report read back from the cache (`cached.rs`).
 
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::path::PathBuf;
 
 use serde_json::Value;
 
@@ -15,44 +18,66 @@ use crate::ai::Outcome;
 use crate::ai::rules::mechanical::is_mechanical;
 use crate::cache::{Cache, EntryKind};
 use crate::grounding::{self, Scope};
+use crate::progress::Progress;
 
 /// Phase 10: check what the report cites against the tree. Pure code over
 /// the cache and the scan, so it also runs on a resumed run that made no
 /// request; it caches nothing.
-pub(super) fn ground_phase(run: &Phases<'_>, all_dirs: &[PathBuf], outcome: &mut Outcome) {
+pub(super) fn ground_phase(
+    run: &Phases<'_>,
+    all_dirs: &[PathBuf],
+    entries: HashMap<PathBuf, Value>,
+    outcome: &mut Outcome,
+) {
+    let ctx = &run.ctx;
+    let scope = run.grounding();
     ground_outcome(
-        &run.grounding(),
-        run.ctx.target(),
-        &run.ctx.cache,
+        &ctx.cache,
+        &scope,
+        &ctx.progress,
         all_dirs,
+        entries,
         outcome,
     );
-    if let Some(grounding) = &outcome.grounding {
-        run.ctx.progress.ai(&grounding.summary_line());
-    }
 }
 
-/// Ground `outcome` against the tree seen as `scope` and the entries
-/// `cache` holds for `all_dirs` (and every file entry), and fill its
-/// `directories` from the same entries. Reads only.
-pub(super) fn ground_outcome(
-    scope: &Scope,
-    target: &Path,
+/// What a run that failed after it knew its directories learned: the
+/// flags the cache holds for this investigation, grounded, and its
+/// `directories` (with `none` for those no summary reached), from the
+/// entries already paid for.
+pub(super) fn ground_learned(
     cache: &Cache,
+    scope: &Scope,
+    progress: &Progress,
     all_dirs: &[PathBuf],
     outcome: &mut Outcome,
 ) {
-    let dir_entries: Vec<Value> = all_dirs
+    outcome.flags = cache.read_flags_checked().flags;
+    let entries = super::read_dir_entries(cache, all_dirs);
+    ground_outcome(cache, scope, progress, all_dirs, entries, outcome);
+}
+
+/// Ground `outcome` against `scope` and the directories of `all_dirs`
+/// with their `entries`, and fill its `directories` from the same entries.
+pub(super) fn ground_outcome(
+    cache: &Cache,
+    scope: &Scope,
+    progress: &Progress,
+    all_dirs: &[PathBuf],
+    mut entries: HashMap<PathBuf, Value>,
+    outcome: &mut Outcome,
+) {
+    // In the directories' order; moved, not copied. The grounding checks
+    // what a model wrote: a summary built from the scan quotes the scan's
+    // own names, and counting it would only flatter the figures.
+    let (mut dir_entries, from_scan): (Vec<Value>, Vec<Value>) = all_dirs
         .iter()
-        .filter_map(|dir| cache.read_entry(EntryKind::Dir, &dir.to_string_lossy()))
-        // What a model wrote: a summary built from the scan quotes the
-        // scan's own names, and counting it would only flatter the figures.
-        .filter(|entry| !is_mechanical(entry))
-        .collect();
+        .filter_map(|dir| entries.remove(dir))
+        .partition(|entry| !is_mechanical(entry));
     let file_entries = cache.read_all_entries(EntryKind::File);
     let grounding = grounding::ground(
         scope,
-        grounding::outlines::Source::Disk(target.to_path_buf()),
+        grounding::outlines::Source::Disk(cache.target().to_path_buf()),
         grounding::Sources {
             dir_entries: &dir_entries,
             file_entries: &file_entries,
@@ -60,8 +85,11 @@ pub(super) fn ground_outcome(
         &mut outcome.brief,
         &mut outcome.detailed,
         &mut outcome.flags,
+        &mut outcome.sections,
     );
+    progress.ai(&grounding.summary_line());
     outcome.grounding = Some(grounding);
-    // The report's `directories` come from the same entries.
-    outcome.directories = directories(target, all_dirs, &dir_entries, &file_entries);
+    // The report's `directories` come from the same entries, every one.
+    dir_entries.extend(from_scan);
+    outcome.directories = directories(cache.target(), all_dirs, &dir_entries, &file_entries);
 }

@@ -171,6 +171,7 @@ impl Shown {
             &mut String::new(),
             &mut String::new(),
             &mut grounded,
+            &mut crate::report::Sections::default(),
         );
         let dirs: Vec<(&Value, Option<&Value>)> = run
             .dirs
