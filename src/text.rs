@@ -49,6 +49,20 @@ fn is_unsafe_control(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t') || c == '\u{2028}' || c == '\u{2029}'
 }
 
+/// `text` whole when it has at most `max` bytes; otherwise the longest
+/// start of it that fits and ends on a character boundary, trailing white
+/// space trimmed, then `mark`.
+pub(crate) fn cut_marked(text: &str, max: usize, mark: &str) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{mark}", text[..end].trim_end())
+}
+
 /// `1234567` → `1,234,567`, like Python's `{:,}`.
 pub fn format_thousands(n: u64) -> String {
     let digits = n.to_string();

@@ -24,8 +24,9 @@
 use serde_json::Value;
 
 use crate::ai::tools::frame_untrusted;
+use crate::ai::tools::input::string_list;
 use crate::report::{Flag, severity_rank};
-use crate::text::escape_line;
+use crate::text::{cut_marked, escape_line};
 
 /// The verdict's share of the prompt, in bytes.
 pub(crate) const VERDICT_BYTES: usize = 12 * 1024;
@@ -189,14 +190,7 @@ fn field<'v>(entry: &'v Value, name: &str) -> &'v str {
 
 /// `text` cut to at most `max` bytes on a character boundary, marked.
 pub(crate) fn cut(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{} [...]", text[..end].trim_end())
+    cut_marked(text, max, " [...]")
 }
 
 /// One entry's section: a heading with its path, then its summary (and a
@@ -209,11 +203,7 @@ fn entry_section(entry: &Value, dir: bool) -> String {
         format!("#### {}", escape_line(&rel))
     };
     let mut text = format!("{heading}\n{}", cut(field(entry, "summary"), SUMMARY_BYTES));
-    let notable: Vec<&str> = entry
-        .get("notable_files")
-        .and_then(Value::as_array)
-        .map(|files| files.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let notable = string_list(entry, "notable_files");
     if !notable.is_empty() {
         text.push_str(&format!("\nNotable files: {}", notable.join(", ")));
     }

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::ai::rules::mechanical::is_mechanical;
 use crate::report::Flag;
-use crate::text::escape_line;
+use crate::text::{cut_marked, escape_line};
 
 /// Confidence or completeness below this is low (the original's threshold
 /// for low-confidence entries).
@@ -59,15 +59,7 @@ fn text<'v>(entry: &'v Value, field: &str) -> Option<&'v str> {
 
 /// `text` cut to at most `max` bytes on a character boundary, marked.
 pub(crate) fn quote(text: &str, max: usize) -> String {
-    let text = escape_line(text);
-    if text.len() <= max {
-        return text.into_owned();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{} [...]", text[..end].trim_end())
+    cut_marked(&escape_line(text), max, " [...]")
 }
 
 /// An entry's target-relative path (`.` for the target).

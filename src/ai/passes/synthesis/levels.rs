@@ -45,7 +45,7 @@ use crate::ai::rules::projection::ModelTerms;
 use crate::ai::tools::frame_untrusted;
 use crate::cache::{Cache, SYNTHESIS_GROUPS_FILE, now_iso};
 use crate::report::Sections;
-use crate::text::escape_line;
+use crate::text::{cut_marked, escape_line};
 
 /// The name of the saved group summaries (see [`crate::cache`]).
 pub(crate) const GROUPS_FILE: &str = SYNTHESIS_GROUPS_FILE;
@@ -106,17 +106,7 @@ fn tokens(text: &str, tokens_per_byte: f64) -> u64 {
 /// `text` cut to at most `max_bytes` (on a character boundary), marked.
 fn cut(text: &str, max_bytes: u64) -> String {
     let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!(
-        "{}\n[... cut to fit the synthesis]\n",
-        text[..end].trim_end()
-    )
+    cut_marked(text, max, "\n[... cut to fit the synthesis]\n")
 }
 
 /// How a synthesis over some entries is laid out.

@@ -41,7 +41,7 @@ use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::rules::decide::in_synthesis;
 use crate::ai::rules::fingerprint::language_key;
 use crate::ai::rules::mechanical::is_mechanical;
-use crate::ai::tools::input::string_field;
+use crate::ai::tools::input::{string_field, string_list};
 use crate::ai::tools::{Toolbox, frame_untrusted};
 use crate::report::Sections;
 use crate::text::escape_line;
@@ -105,11 +105,7 @@ pub(crate) fn render_summaries(entries: &[Value]) -> String {
         lines.push(format!("### {}/", escape_line(&text("relative_path", "?"))));
         lines.push(format!("Category: {}", text("dominant_category", "?")));
         lines.push(format!("Summary: {}", text("summary", "(no summary)")));
-        let notable: Vec<&str> = entry
-            .get("notable_files")
-            .and_then(Value::as_array)
-            .map(|files| files.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let notable = string_list(entry, "notable_files");
         if !notable.is_empty() {
             lines.push(format!("Notable files: {}", notable.join(", ")));
         }
