@@ -134,13 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ..crate::ai::Outcome::default()
         },
         None => {
-            if let Some(warning) = crate::ai::model_warning(&config.investigation) {
-                progress.println(&format!("Warning: {warning}"));
-            }
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .context("starting the async runtime")?;
+            let runtime = api_runtime(&config, &progress)?;
             runtime.block_on(crate::ai::orchestrator::investigate(
                 &config, &base, &dirs, &progress, reserved,
             ))?
@@ -202,19 +196,25 @@ fn write_output(
     }
 }
 
+/// The runtime that billed API calls run on, once the model's warning (a
+/// model unknown, deprecated or retired), if any, is on stderr.
+fn api_runtime(config: &Config, progress: &Progress) -> anyhow::Result<tokio::runtime::Runtime> {
+    if let Some(warning) = crate::ai::model_warning(&config.investigation) {
+        progress.println(&format!("Warning: {warning}"));
+    }
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
 /// `luminos ask`: the answer on stdout (as JSON with `--json`), what it
 /// cost and how its citations fared on stderr; or one line saying why no
 /// answer came, with exit status 2 for a question that is not one, 3 when
 /// an API call failed (as a run whose investigation failed), 1 otherwise.
 fn ask(config: &Config, question: &str) -> anyhow::Result<ExitCode> {
     let progress = Progress::new(config.progress, config.verbose);
-    if let Some(warning) = crate::ai::model_warning(&config.investigation) {
-        progress.println(&format!("Warning: {warning}"));
-    }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
+    let runtime = api_runtime(config, &progress)?;
     let answered = runtime.block_on(async {
         tokio::select! {
             answered = crate::ai::ask::answer(config, question, &progress) => Some(answered),
