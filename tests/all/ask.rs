@@ -6,8 +6,6 @@
 //! investigated, no key, a dead endpoint, a hostile file, a question with
 //! control characters, a directory named `ask`.
 
-use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::Output;
 
 use luminos::ai::api::cost::Pricing;
@@ -16,6 +14,7 @@ use serde_json::{Value, json};
 
 use crate::support::TestEnv;
 use crate::support::agent::{AgentEnv, Pass, Turn, tool_use, worst_case_usage};
+use crate::support::fs::file_contents;
 use crate::support::mock::{MockBlock, Reply};
 use crate::support::output::{lines_where, stderr, stdout};
 
@@ -52,23 +51,6 @@ fn investigated() -> AgentEnv {
     env
 }
 
-/// Every file under the cache root and its bytes.
-fn cache_files(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    walkdir::WalkDir::new(root)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            let rel = e.path().strip_prefix(root).unwrap();
-            (
-                rel.to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect()
-}
-
 /// The question's requests, in order.
 fn asked(env: &AgentEnv) -> Vec<crate::support::mock::RecordedRequest> {
     env.requests_of(&Pass::Ask)
@@ -94,7 +76,7 @@ fn error_lines(out: &Output) -> Vec<String> {
 #[test]
 fn the_cached_investigation_is_in_the_prompt_and_the_answer_prints() {
     let env = investigated();
-    let before = cache_files(env.cache());
+    let before = file_contents(env.cache());
     let answer = "It runs from `run` in src/core/engine.rs, which src/main.rs calls.";
     env.set_agent(|agent| agent.pass_script(Pass::Ask, reads_then_answers(answer)));
     let out = ask_ok(&env, &[], QUESTION);
@@ -137,7 +119,7 @@ fn the_cached_investigation_is_in_the_prompt_and_the_answer_prints() {
             .contains("<untrusted-data source=\"src/core/engine.rs\"")
     );
     // A question changes nothing in the cache: no log line, no flag, no file.
-    assert_eq!(cache_files(env.cache()), before);
+    assert_eq!(file_contents(env.cache()), before);
     // What it cost, on stderr.
     let err = stderr(&out);
     assert!(err.contains("[AI] Cost: $"), "{err}");
@@ -250,9 +232,9 @@ fn a_tree_never_investigated_is_answered_from_the_scan_with_a_note() {
     assert!(offered.iter().any(|t| t == "read_file"));
     // And nothing was cached.
     assert!(
-        cache_files(env.cache()).is_empty(),
+        file_contents(env.cache()).is_empty(),
         "{:?}",
-        cache_files(env.cache()).keys()
+        file_contents(env.cache()).keys()
     );
 }
 
@@ -522,7 +504,7 @@ fn a_secret_is_redacted_and_said_but_not_recorded() {
     let token = crate::support::secrets::github_token(7);
     let env = investigated();
     env.file("src/deploy.sh", format!("export GITHUB_TOKEN={token}\n"));
-    let before = cache_files(env.cache());
+    let before = file_contents(env.cache());
     env.set_agent(|agent| {
         agent.pass_script(Pass::Ask, |turn: &Turn<'_>| match turn.turn {
             1 => Reply::tool_use("read_file", json!({"path": "src/deploy.sh"})),
@@ -540,7 +522,7 @@ fn a_secret_is_redacted_and_said_but_not_recorded() {
     );
     let err = stderr(&out);
     assert!(err.contains("FLAG [INFO] src/deploy.sh"), "{err}");
-    assert_eq!(cache_files(env.cache()), before);
+    assert_eq!(file_contents(env.cache()), before);
 }
 
 /// A cache written with `--no-redact` may quote secrets: a question that
@@ -549,7 +531,7 @@ fn a_secret_is_redacted_and_said_but_not_recorded() {
 fn a_cache_written_without_redaction_is_used_only_without_redaction() {
     let env = TestEnv::with_small_project().with_mock();
     env.run_ok(&["--jobs=1", "--no-redact"]);
-    let before = cache_files(env.cache());
+    let before = file_contents(env.cache());
 
     let out = ask_ok(&env, &["--json"], QUESTION);
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -576,7 +558,7 @@ fn a_cache_written_without_redaction_is_used_only_without_redaction() {
         system.contains("Scripted brief over 4 directory summaries."),
         "{system}"
     );
-    assert_eq!(cache_files(env.cache()), before);
+    assert_eq!(file_contents(env.cache()), before);
 }
 
 /// `--price` prices a model the catalog does not know, as for a run: a

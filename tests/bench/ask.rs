@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use support::TestEnv;
 use support::agent::{MockAgent, Pass, Turn};
+use support::fs::file_contents;
 use support::mock::{MockServer, Reply};
 
 /// Every cached summary's text, in bytes.
@@ -43,21 +44,6 @@ fn cached_summary_bytes(cache_root: &Path) -> usize {
             Some(entry["summary"].as_str().unwrap_or_default().len())
         })
         .sum()
-}
-
-fn cache_snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
-    walkdir::WalkDir::new(root)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            (
-                e.path().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect()
 }
 
 #[test]
@@ -81,7 +67,7 @@ fn ask_figures_on_our_own_src() {
     let out = env.cmd().args(["--json"]).arg(&src).output().unwrap();
     assert!(out.status.success());
     let summaries = cached_summary_bytes(env.cache());
-    let before = cache_snapshot(env.cache());
+    let before = file_contents(env.cache());
     println!(
         "ask on {}: {summaries} bytes of cached summaries",
         src.display()
@@ -128,7 +114,7 @@ fn ask_figures_on_our_own_src() {
         assert!(prompt < 72 * 1024, "{prompt}");
     }
     assert_eq!(
-        cache_snapshot(env.cache()),
+        file_contents(env.cache()),
         before,
         "a question changed the cache"
     );

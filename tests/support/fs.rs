@@ -196,3 +196,21 @@ impl Drop for Tmpfs {
         unsafe { libc::umount2(path.as_ptr(), libc::MNT_DETACH) };
     }
 }
+
+/// Every file under `root`, by its path relative to `root`, with its
+/// bytes: what a read-only command must leave as it was.
+pub fn file_contents(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(root)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(root).unwrap();
+            (
+                rel.to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
