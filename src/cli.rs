@@ -75,38 +75,8 @@ pub struct Args {
     #[arg(short = 'x', long = "exclude", value_name = "NAME")]
     pub exclude: Vec<String>,
 
-    // The default is named from its one constant, not repeated here.
-    #[arg(
-        long,
-        value_name = "MODEL",
-        value_parser = model_name,
-        help = format!(
-            "Model to use [env: LUMINOS_MODEL] [default: {}]",
-            crate::ai::api::DEFAULT_MODEL
-        )
-    )]
-    pub model: Option<String>,
-
-    /// The price of a model the catalog does not know (or a gateway's own),
-    /// in dollars per million input and output tokens: `3,15`; `0,0` for a
-    /// local model. Cache writes and reads are priced from the input price.
-    #[arg(long, value_name = "INPUT,OUTPUT", allow_hyphen_values = true,
-          value_parser = crate::config::parse_price)]
-    pub price: Option<crate::config::GivenPrice>,
-
-    // The bound is named from its one constant, not repeated here.
-    #[arg(
-        long,
-        value_name = "N",
-        allow_negative_numbers = true,
-        default_value_t = crate::ai::api::retry::DEFAULT_MAX_RETRIES,
-        value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::ai::api::retry::MAX_RETRIES_LIMIT)),
-        help = format!(
-            "How many times a failed API call is retried (0 to {})",
-            crate::ai::api::retry::MAX_RETRIES_LIMIT
-        )
-    )]
-    pub max_retries: u32,
+    #[command(flatten)]
+    pub api: ApiArgs,
 
     /// How many directories are investigated at once.
     #[arg(short = 'j', long, value_name = "N", default_value_t = crate::ai::passes::scheduler::DEFAULT_JOBS,
@@ -237,35 +207,8 @@ pub struct AskArgs {
     )]
     pub budget: Option<Budget>,
 
-    #[arg(
-        long,
-        value_name = "MODEL",
-        value_parser = model_name,
-        help = format!(
-            "Model to use [env: LUMINOS_MODEL] [default: {}]",
-            crate::ai::api::DEFAULT_MODEL
-        )
-    )]
-    pub model: Option<String>,
-
-    /// The model's price in dollars per million input and output tokens
-    /// (`3,15`; `0,0` for a local model), as for a run.
-    #[arg(long, value_name = "INPUT,OUTPUT", allow_hyphen_values = true,
-          value_parser = crate::config::parse_price)]
-    pub price: Option<crate::config::GivenPrice>,
-
-    #[arg(
-        long,
-        value_name = "N",
-        allow_negative_numbers = true,
-        default_value_t = crate::ai::api::retry::DEFAULT_MAX_RETRIES,
-        value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::ai::api::retry::MAX_RETRIES_LIMIT)),
-        help = format!(
-            "How many times a failed API call is retried (0 to {})",
-            crate::ai::api::retry::MAX_RETRIES_LIMIT
-        )
-    )]
-    pub max_retries: u32,
+    #[command(flatten)]
+    pub api: ApiArgs,
 
     /// Include hidden files and directories.
     #[arg(short = 'a', long)]
@@ -287,6 +230,43 @@ pub struct AskArgs {
     /// words.
     #[arg(short = 'v', long)]
     pub verbose: bool,
+}
+
+/// The model and how its calls are made: flags a run and `ask` share.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ApiArgs {
+    // The default is named from its one constant, not repeated here.
+    #[arg(
+        long,
+        value_name = "MODEL",
+        value_parser = model_name,
+        help = format!(
+            "Model to use [env: LUMINOS_MODEL] [default: {}]",
+            crate::ai::api::DEFAULT_MODEL
+        )
+    )]
+    pub model: Option<String>,
+
+    /// The price of a model the catalog does not know (or a gateway's own),
+    /// in dollars per million input and output tokens: `3,15`; `0,0` for a
+    /// local model. Cache writes and reads are priced from the input price.
+    #[arg(long, value_name = "INPUT,OUTPUT", allow_hyphen_values = true,
+          value_parser = crate::config::parse_price)]
+    pub price: Option<crate::config::GivenPrice>,
+
+    // The bound is named from its one constant, not repeated here.
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        default_value_t = crate::ai::api::retry::DEFAULT_MAX_RETRIES,
+        value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::ai::api::retry::MAX_RETRIES_LIMIT)),
+        help = format!(
+            "How many times a failed API call is retried (0 to {})",
+            crate::ai::api::retry::MAX_RETRIES_LIMIT
+        )
+    )]
+    pub max_retries: u32,
 }
 
 /// The values `--format` takes.
@@ -427,12 +407,12 @@ mod tests {
         .unwrap();
         assert_eq!(args.max_cost, Some(2.5));
         assert_eq!(args.budget, Some(Budget::Unlimited));
-        assert_eq!(args.max_retries, 20);
+        assert_eq!(args.api.max_retries, 20);
         assert_eq!(
             parse(&["--budget=$20"]).unwrap().budget,
             Some(Budget::Usd(20.0))
         );
-        assert_eq!(parse(&["--max-retries", "0"]).unwrap().max_retries, 0);
+        assert_eq!(parse(&["--max-retries", "0"]).unwrap().api.max_retries, 0);
     }
 
     #[test]

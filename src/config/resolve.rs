@@ -117,6 +117,7 @@ impl Invocation {
 
         let mode = Mode::of(&args);
         let model = args
+            .api
             .model
             .filter(|m| !m.trim().is_empty())
             .or_else(|| env.luminos_model.clone())
@@ -139,7 +140,7 @@ impl Invocation {
                 fresh: args.fresh,
                 // A price given with --price is the model's from here on:
                 // every figure of the run reads these facts.
-                model_facts: match args.price {
+                model_facts: match args.api.price {
                     Some(price) => ModelFacts::of(&model).with_price(price.input, price.output),
                     None => ModelFacts::of(&model),
                 },
@@ -166,7 +167,7 @@ impl Invocation {
                     .trim_end_matches('/')
                     .to_string(),
                 auth,
-                max_retries: args.max_retries,
+                max_retries: args.api.max_retries,
                 headers_timeout,
                 idle_timeout,
                 attempt_deadline,
@@ -204,9 +205,7 @@ impl Invocation {
         ];
         let mut run = Args::try_parse_from(argv).map_err(|_| ConfigError::NotADirectory(shown))?;
         run.json = ask.json;
-        run.model = ask.model;
-        run.price = ask.price;
-        run.max_retries = ask.max_retries;
+        run.api = ask.api;
         run.all = ask.all;
         run.exclude = ask.exclude;
         run.no_ignore = ask.no_ignore;
