@@ -30,13 +30,11 @@ pub(super) fn resolve(
         .into_iter()
         .chain(flags.iter().map(AsRef::as_ref))
         .chain(["--", target]);
-    let args = Args::try_parse_from(argv).map_err(|err| ToolFailure::new(clap_line(&err)))?;
-    match Invocation::resolve(args, env) {
-        Ok(Invocation::Run { config, .. }) => Ok(*config),
-        Ok(Invocation::ClearCacheOnly { .. } | Invocation::Ask { .. } | Invocation::Mcp) => {
-            Err(ToolFailure::new("the call did not name a target directory"))
+    match invocation(argv, env)? {
+        Invocation::Run { config, .. } => Ok(*config),
+        Invocation::ClearCacheOnly { .. } | Invocation::Ask { .. } | Invocation::Mcp => {
+            Err(no_target())
         }
-        Err(err) => Err(ToolFailure::new(err)),
     }
 }
 
@@ -53,14 +51,28 @@ pub(super) fn resolve_ask(
         .into_iter()
         .chain(flags.iter().map(AsRef::as_ref))
         .chain(["--", target, question]);
-    let args = Args::try_parse_from(argv).map_err(|err| ToolFailure::new(clap_line(&err)))?;
-    match Invocation::resolve(args, env) {
-        Ok(Invocation::Ask { config, .. }) => Ok(*config),
-        Ok(Invocation::Run { .. } | Invocation::ClearCacheOnly { .. } | Invocation::Mcp) => {
-            Err(ToolFailure::new("the call did not name a target directory"))
+    match invocation(argv, env)? {
+        Invocation::Ask { config, .. } => Ok(*config),
+        Invocation::Run { .. } | Invocation::ClearCacheOnly { .. } | Invocation::Mcp => {
+            Err(no_target())
         }
-        Err(err) => Err(ToolFailure::new(err)),
     }
+}
+
+/// `argv` parsed as the command line and resolved in `env`; clap's error
+/// or the resolver's as the call's one line.
+fn invocation<'a>(
+    argv: impl IntoIterator<Item = &'a str>,
+    env: &Env,
+) -> Result<Invocation, ToolFailure> {
+    let args = Args::try_parse_from(argv).map_err(|err| ToolFailure::new(clap_line(&err)))?;
+    Invocation::resolve(args, env).map_err(ToolFailure::new)
+}
+
+/// What a call is told when its arguments resolved to something other than
+/// the work it asked for.
+fn no_target() -> ToolFailure {
+    ToolFailure::new("the call did not name a target directory")
 }
 
 /// clap's message without its usage lines: `invalid value '0' for

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use super::*;
+use crate::support::output::fields;
 
 /// Every file under `dir` with its size and modification time: what a
 /// reader that writes nothing leaves as it was.
@@ -99,12 +100,7 @@ fn the_cache_tools_answer_from_the_cache_alone() {
     assert_eq!(core["files"], row["files"]);
     assert_eq!(core["coverage"], "investigated");
     assert_eq!(core["changed_since_investigated"], false);
-    let files: Vec<&str> = core["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|file| file["path"].as_str().unwrap())
-        .collect();
+    let files = fields(&core["files"], "path");
     assert_eq!(files, ["src/core/engine.rs", "src/core/model.rs"]);
     assert_eq!(core["flags"][0]["finding"], "run() ignores errors");
     assert_eq!(core["flags"][0]["verified"], true);
@@ -112,12 +108,7 @@ fn the_cache_tools_answer_from_the_cache_alone() {
     for root in [".", "", "./", &target.to_string_lossy()] {
         let top = mcp.answer("directory", args(&env, json!({"path": root})));
         assert_eq!(top["path"], ".");
-        let below: Vec<&str> = top["subdirectories"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|dir| dir["path"].as_str().unwrap())
-            .collect();
+        let below = fields(&top["subdirectories"], "path");
         assert_eq!(below, ["docs", "src"]);
     }
 
@@ -128,12 +119,7 @@ fn the_cache_tools_answer_from_the_cache_alone() {
         json!({"critical": 0, "concern": 1, "info": 1})
     );
     let concerns = mcp.answer("flags", args(&env, json!({"severity": "concern"})));
-    let found: Vec<&str> = concerns["flags"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|flag| flag["finding"].as_str().unwrap())
-        .collect();
+    let found = fields(&concerns["flags"], "finding");
     assert_eq!(found, ["run() ignores errors"]);
 
     assert_eq!(
