@@ -1,7 +1,8 @@
 //! The engine that runs model calls: one agent loop ([`agent`]), the
 //! run-wide [`session`] every call goes through (client, redactor, token
 //! tracker), the shared [`pool`] of turns loops borrow from, the
-//! [`window`] no request may outgrow, and the [`batch`] transport that
+//! [`window`] no request may outgrow, the [`purse`] no request may
+//! overdraw, and the [`batch`] transport that
 //! sends a `--batch` run's requests in rounds through the Message Batches
 //! API.
 //!
@@ -15,6 +16,7 @@ pub(crate) mod agent;
 pub mod batch;
 pub(crate) mod context;
 pub(crate) mod pool;
+pub(crate) mod purse;
 pub(crate) mod session;
 pub(crate) mod transcript;
 pub(crate) mod window;

@@ -150,8 +150,9 @@ pub(crate) async fn investigate_dir(
         }
     }
     // A loop that ended on the API error leaves its directories without a
-    // summary, as before: the next run investigates them again.
-    if !matches!(outcome.end, LoopEnd::ApiError(_)) {
+    // summary, as before: the next run investigates them again. One the
+    // budget could not start leaves them to the scan's summaries.
+    if !matches!(outcome.end, LoopEnd::ApiError(_) | LoopEnd::Unaffordable) {
         for member in &job.members {
             flush_partial_dir_entry(
                 &shared.run.cache,
@@ -274,7 +275,12 @@ async fn run_dir_loop(
                     None => {}
                     // A turn never ends on the last two: the loop counts
                     // its turns and meets API errors itself.
-                    Some(CallEnd::ContextFull | CallEnd::OutOfTurns | CallEnd::ApiError) => {
+                    Some(
+                        CallEnd::ContextFull
+                        | CallEnd::OutOfTurns
+                        | CallEnd::ApiError
+                        | CallEnd::OverBudget,
+                    ) => {
                         end = LoopEnd::Budget;
                         break;
                     }
@@ -311,6 +317,18 @@ async fn run_dir_loop(
                 end = LoopEnd::Budget;
                 break;
             }
+            // The money is spent: the loop ends with what it has, as on its
+            // context budget; one that sent nothing leaves its directories
+            // to the scan.
+            Err(AgentError::OverBudget(err)) => {
+                printer.line(&format!("Budget reached — {err}; exiting early"));
+                end = if usage.turns == 0 {
+                    LoopEnd::Unaffordable
+                } else {
+                    LoopEnd::Budget
+                };
+                break;
+            }
             Err(AgentError::Tool(err)) => return Err(err.into()),
             Err(AgentError::Prompt(err)) => return Err(err.into()),
         }
@@ -325,7 +343,9 @@ async fn run_dir_loop(
     let salvage = match &end {
         LoopEnd::Budget => Some(PartialCause::Budget),
         LoopEnd::Refused(_) => Some(PartialCause::Refused),
-        LoopEnd::Submitted | LoopEnd::TurnLimit | LoopEnd::ApiError(_) => None,
+        LoopEnd::Submitted | LoopEnd::TurnLimit | LoopEnd::ApiError(_) | LoopEnd::Unaffordable => {
+            None
+        }
     };
     if let Some(cause) = salvage.filter(|_| held.is_none()) {
         let partial = flush_partial_dir_entry(&shared.run.cache, target, &job.dir, cause)?;

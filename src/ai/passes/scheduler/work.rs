@@ -41,6 +41,9 @@ pub(crate) enum LoopEnd {
     Refused(String),
     /// The API failed (after retries); the loop stopped.
     ApiError(String),
+    /// The budget could not pay for the loop's first request: nothing was
+    /// sent, and its directories are left to the scan.
+    Unaffordable,
 }
 
 /// What a dir loop produced.
