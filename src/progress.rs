@@ -270,6 +270,13 @@ impl DirBoard {
         self.redraw(&state);
     }
 
+    /// `n` more loops were bought while the work ran.
+    pub(crate) fn add_to_total(&self, n: usize) {
+        if let Some(bar) = &self.bar {
+            bar.inc_length(n as u64);
+        }
+    }
+
     /// The loop on `dir` finished.
     pub(crate) fn finished(&self, dir: &str) {
         let mut state = self.lock();

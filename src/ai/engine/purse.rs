@@ -28,10 +28,7 @@ use std::sync::Mutex;
 
 use crate::ai::api::cost::Pricing;
 
-/// The smallest `max_tokens` a request is sent with when money is short:
-/// room for a step line and a tool call or a short report. Below it a
-/// request is not worth sending.
-pub(crate) const MIN_REPLY_TOKENS: u32 = 1_024;
+pub(crate) use crate::ai::api::settings::MIN_REPLY_TOKENS;
 
 /// A request the money left cannot pay for at its worst case.
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
@@ -119,11 +116,6 @@ impl Purse {
             ways: ways.max(1),
             state: Mutex::new(State::default()),
         }
-    }
-
-    /// The budget.
-    pub(crate) fn limit(&self) -> Option<f64> {
-        self.limit
     }
 
     /// Keep `amount` back from the requests that come next (the synthesis's

@@ -67,9 +67,8 @@ mod outcome;
 mod plan;
 mod survey;
 mod synthesis;
+mod work;
 
-use std::collections::HashSet;
-use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
@@ -77,17 +76,12 @@ use serde_json::Value;
 use crate::ai::Outcome;
 use crate::ai::batch_mode;
 use crate::ai::engine::context::RunContext;
-use crate::ai::engine::pool::TurnPool;
+use crate::ai::engine::window::request_tokens;
 use crate::ai::facts::RunFacts;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::dir_loop::{DirShared, dir_system_prompt};
-use crate::ai::passes::scheduler::{LoopOptions, LoopsDone, run_work};
-use crate::ai::passes::survey::{Survey, filter_dir_tools, format_survey_block};
-use crate::ai::rules::decide::{Decision, decide, survey_choice};
-use crate::ai::rules::discover::ChildIndex;
-use crate::ai::rules::fingerprint::Reason;
+use crate::ai::rules::decide::{PassChoice, decide, smallest_budget, survey_choice};
 use crate::ai::tools::{self, Toolbox};
-use crate::cache::{EntryKind, RunLock, WORK_PLAN_FILE};
+use crate::cache::{EntryKind, RunLock};
 use crate::config::Config;
 use crate::grounding::Scope;
 use crate::progress::Progress;
@@ -96,10 +90,11 @@ use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 use finish::{evaluate, finish};
 use ground::ground_phase;
 use open::{new_session, open_investigation};
-use outcome::{failed, failed_after, interrupted, interrupted_outcome};
+use outcome::{failed, failed_after, interrupted, interrupted_outcome, too_small};
 use plan::plan_phase;
-use survey::survey_phase;
+use survey::{survey_phase, survey_system};
 use synthesis::synthesis_phase;
+use work::work_phase;
 
 pub(crate) use freshness::partition;
 pub(crate) use plan::{planning_tree, report_decision, spending};
@@ -153,7 +148,14 @@ pub(crate) async fn investigate(
         let first_look = partition(&facts.dirs, &facts.states, run.ctx.target(), progress);
         // The survey depends on its own choice alone: its request goes out
         // before the rest of the first decision is priced.
-        let survey = survey_phase(&run, &facts, survey_choice(&facts.facts())).await?;
+        let choice = survey_choice(&facts.facts());
+        let system = (choice == PassChoice::Run)
+            .then(|| survey_system(&run))
+            .transpose()?;
+        if let Some(note) = too_small_for(&run, &facts, system.as_deref()) {
+            return Ok(too_small(note));
+        }
+        let survey = survey_phase(&run, &facts, choice, system).await?;
         let first = decide(&facts.facts(), None);
         let decision = plan_phase(&run, &facts, &first_look, survey.as_ref(), first).await?;
         report_decision(&decision, progress);
@@ -223,58 +225,35 @@ impl Phases<'_> {
     }
 }
 
-/// Phase 6: save the work plan unless it was resumed, then run the work:
-/// the dir loops, `-j` at a time under the spending cap and the budget,
-/// and the mechanical entries.
-async fn work_phase(
-    run: &Phases<'_>,
-    facts: &RunFacts,
-    decision: &Decision,
-    survey: Option<&Survey>,
-) -> Result<LoopsDone, InvestigationError> {
-    let (config, progress) = (run.config, &run.ctx.progress);
-    if decision.work.resumed {
-        progress.ai("Work plan loaded from cache.");
-    } else if !decision.work.loops.is_empty() || !decision.work.mechanical.is_empty() {
-        // Work decided under another budget is not carried on.
-        let older = facts.saved_work.as_ref().filter(|work| {
-            work.budget == decision.work.budget.limit && work.batch == decision.batch
-        });
-        let work = decision.saved_work().merged_over(older);
-        save_json(run, WORK_PLAN_FILE, &work.to_value(run.ctx.target()));
+/// Whether the budget is too small to buy an investigation of this tree
+/// (the survey's prompt is `survey`, when one would be sent): the note
+/// that says so and names the smallest budget that buys one. Nothing is
+/// sent then: the scan report stands.
+fn too_small_for(run: &Phases<'_>, facts: &RunFacts, survey: Option<&str>) -> Option<String> {
+    let budget = facts.budget?;
+    let first = decide(&facts.facts(), None);
+    if first.freshness.stale.is_empty() && first.work.loops.is_empty() {
+        return None;
     }
-    let allocations: Vec<u32> = decision.work.loops.iter().map(|l| l.turns).collect();
-    // A directory stale only because of a child keeps its file summaries.
-    let changed: HashSet<PathBuf> = decision
-        .freshness
-        .stale
-        .iter()
-        .filter(|(_, reason)| *reason != Reason::ChildChanged)
-        .map(|(dir, _)| dir.clone())
-        .collect();
-    let shared = Arc::new(DirShared {
-        run: run.ctx.clone(),
-        children: ChildIndex::new(&facts.dirs),
-        system: dir_system_prompt(&format_survey_block(survey))?,
-        dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey),
-        pool: TurnPool::new(&allocations),
-        grounding: run.grounding(),
-        changed,
+    let survey_tokens = survey.map(|system| {
+        let kickoff = vec![crate::ai::api::Message::user_blocks(vec![
+            crate::ai::api::ContentBlock::text(crate::ai::prompts::kickoff::SURVEY),
+        ])];
+        request_tokens(
+            system,
+            &kickoff,
+            &tools::definitions(Toolbox::Survey),
+            run.ctx.session.tokens_per_byte(),
+        )
     });
-    let options = LoopOptions {
-        jobs: config.investigation.jobs,
-        max_cost: config.investigation.max_cost,
-        budget_for_loops: decision
-            .work
-            .budget
-            .limit
-            .map(|limit| limit - decision.work.budget.synthesis_reserve),
-    };
-    let board = progress.dir_board(decision.work.loops.len());
-    if !run.ctx.session.facts().known {
-        board.assume_prices();
-    }
-    run_work(shared, &decision.work, &facts.stats, options, &board).await
+    let smallest = smallest_budget(&facts.facts(), survey_tokens);
+    (budget < smallest).then(|| {
+        format!(
+            "the budget (${budget:.2}) cannot buy an investigation of this tree, so no request \
+             was sent; the smallest budget that buys one is ${smallest:.2} (--budget \
+             {smallest:.2})"
+        )
+    })
 }
 
 /// Save a reusable pass result; failing to is only a warning.

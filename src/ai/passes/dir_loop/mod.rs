@@ -365,6 +365,7 @@ async fn run_dir_loop(
     }
     record_held_flags(shared, &check, &printer);
     Ok(DirOutcome {
+        leads: check.take_leads(),
         dir: job.dir.clone(),
         shown,
         summary,

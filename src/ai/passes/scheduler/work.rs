@@ -57,4 +57,7 @@ pub(crate) struct DirOutcome {
     pub turns: TurnUse,
     pub usage: LoopUsage,
     pub end: LoopEnd,
+    /// Paths its flags and report cited that exist, target-relative: where
+    /// it points the run next.
+    pub leads: Vec<String>,
 }
