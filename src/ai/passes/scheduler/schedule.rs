@@ -159,12 +159,6 @@ impl Schedule {
         }
     }
 
-    /// The directory at `i`.
-    #[cfg(test)]
-    pub(crate) fn dir(&self, i: usize) -> &Path {
-        &self.order[i]
-    }
-
     /// Directories that never started.
     #[cfg(test)]
     pub(crate) fn not_started(&self) -> usize {
