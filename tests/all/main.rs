@@ -24,6 +24,7 @@ mod grounding;
 mod hostile;
 mod locations;
 mod mock_server;
+mod money;
 mod pipeline;
 mod privacy;
 mod prompt_cache;

@@ -104,7 +104,12 @@ impl Pricing {
     /// cache when `writes_cache`) can ask for within `money`: `None` when
     /// its prompt alone may cost more. The inverse of
     /// [`Pricing::worst_case`], rounded down.
-    pub fn affordable_output(&self, input_tokens: u64, writes_cache: bool, money: f64) -> Option<u32> {
+    pub fn affordable_output(
+        &self,
+        input_tokens: u64,
+        writes_cache: bool,
+        money: f64,
+    ) -> Option<u32> {
         let prompt = self.worst_case(input_tokens, 0, writes_cache);
         if money.is_nan() || money < prompt {
             return None;
@@ -397,10 +402,16 @@ mod tests {
         let p = sonnet_4_5();
         // 10,000 written at $3.75/M and 4,096 out at $15/M.
         let worst = p.worst_case(10_000, 4_096, true);
-        assert!(close(worst, (10_000.0 * 3.75 + 4_096.0 * 15.0) / 1e6), "{worst}");
+        assert!(
+            close(worst, (10_000.0 * 3.75 + 4_096.0 * 15.0) / 1e6),
+            "{worst}"
+        );
         // Sent without cache marks: plain input.
         let plain = p.worst_case(10_000, 4_096, false);
-        assert!(close(plain, (10_000.0 * 3.0 + 4_096.0 * 15.0) / 1e6), "{plain}");
+        assert!(
+            close(plain, (10_000.0 * 3.0 + 4_096.0 * 15.0) / 1e6),
+            "{plain}"
+        );
         // Whatever the answer reports within those bounds costs no more.
         for usage in [
             usage(10_000, 4_096, 0, 0),
@@ -419,7 +430,10 @@ mod tests {
     fn the_output_a_sum_affords_is_the_worst_cases_inverse() {
         let p = sonnet_4_5();
         let money = p.worst_case(10_000, 4_096, true);
-        assert_eq!(p.affordable_output(10_000, true, money + 1e-12), Some(4_096));
+        assert_eq!(
+            p.affordable_output(10_000, true, money + 1e-12),
+            Some(4_096)
+        );
         assert_eq!(p.affordable_output(10_000, true, money - 1e-6), Some(4_095));
         // Not even the prompt.
         assert_eq!(p.affordable_output(10_000, true, 0.01), None);

@@ -18,7 +18,10 @@
 //! Each request in flight holds its worst case ([`Reservation`]) until its
 //! answer is counted; it takes at most a share of what is left
 //! (`ways`: the requests that may be in flight together), so one request
-//! near the end does not starve the others of their smallest reply.
+//! near the end does not starve the others of their smallest reply. A
+//! lowered `max_tokens` is a power of two: a little more or less money
+//! left does not change the request (a `--batch` rerun finds its kept
+//! answer under the same request).
 //!
 //! Pure arithmetic over a mutex: the spend comes from the caller (the
 //! session's tracker), the prices from the catalog. Without a budget it
@@ -29,6 +32,10 @@ use std::sync::Mutex;
 use crate::ai::api::cost::Pricing;
 
 pub(crate) use crate::ai::api::settings::MIN_REPLY_TOKENS;
+
+/// Requests a `--batch` run's purse shares what is left between: a round
+/// sends the next request of every ready loop at once, however many.
+pub(crate) const BATCH_WAYS: usize = 64;
 
 /// A request the money left cannot pay for at its worst case.
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
@@ -97,10 +104,16 @@ pub(crate) fn allowance(
         });
     }
     let share = (left / ways.max(1) as f64).max(needed);
-    let max_tokens = pricing
+    let affordable = pricing
         .affordable_output(input_tokens, writes_cache, share)
-        .unwrap_or(smallest)
-        .clamp(smallest, wanted);
+        .unwrap_or(smallest);
+    let max_tokens = if affordable >= wanted {
+        wanted
+    } else {
+        // The largest power of two it affords, never below the smallest.
+        let power = 1u32 << (31 - affordable.max(1).leading_zeros());
+        power.clamp(smallest, wanted)
+    };
     Ok((
         max_tokens,
         pricing.worst_case(input_tokens, max_tokens, writes_cache),
@@ -131,6 +144,7 @@ impl Purse {
 
     /// What the next request may use, after `spent`: `None` without a
     /// budget.
+    #[cfg(test)]
     pub(crate) fn left(&self, spent: f64) -> Option<f64> {
         let state = *self.lock();
         self.limit
@@ -191,8 +205,12 @@ mod tests {
         );
         // Less: a smaller reply, within what is left.
         let (max, held) = allowance(&p, 10_000, true, 32_768, 0.1, 1).unwrap();
-        assert!(max < 32_768 && max >= MIN_REPLY_TOKENS, "{max}");
+        assert!((MIN_REPLY_TOKENS..32_768).contains(&max), "{max}");
+        assert!(max.is_power_of_two(), "{max}");
         assert!(held <= 0.1, "{held}");
+        // A little more or less money: the same request.
+        let (again, _) = allowance(&p, 10_000, true, 32_768, 0.1003, 1).unwrap();
+        assert_eq!(again, max);
         // Not even the smallest reply.
         let needed = p.worst_case(10_000, MIN_REPLY_TOKENS, true);
         assert_eq!(
@@ -243,7 +261,9 @@ mod tests {
     #[test]
     fn without_a_budget_everything_goes_as_asked() {
         let purse = Purse::new(None, 4);
-        let r = purse.reserve(1e9, &sonnet(), 1_000_000, true, 32_768).unwrap();
+        let r = purse
+            .reserve(1e9, &sonnet(), 1_000_000, true, 32_768)
+            .unwrap();
         assert_eq!(r.max_tokens, 32_768);
         assert_eq!(purse.left(5.0), None);
     }

@@ -79,7 +79,9 @@ use crate::ai::engine::context::RunContext;
 use crate::ai::engine::window::request_tokens;
 use crate::ai::facts::RunFacts;
 use crate::ai::failure::InvestigationError;
-use crate::ai::rules::decide::{PassChoice, decide, smallest_budget, survey_choice};
+use crate::ai::rules::decide::{
+    PassChoice, decide, requests_floor, smallest_budget, survey_choice,
+};
 use crate::ai::tools::{self, Toolbox};
 use crate::cache::{EntryKind, RunLock};
 use crate::config::Config;
@@ -246,6 +248,12 @@ fn too_small_for(run: &Phases<'_>, facts: &RunFacts, survey: Option<&str>) -> Op
             run.ctx.session.tokens_per_byte(),
         )
     });
+    // Most runs can: they buy a loop, and their budget pays for the
+    // requests such a run sends. Only one that cannot looks for the
+    // smallest that can.
+    if !first.work.loops.is_empty() && budget >= requests_floor(&facts.facts(), survey_tokens) {
+        return None;
+    }
     let smallest = smallest_budget(&facts.facts(), survey_tokens);
     (budget < smallest).then(|| {
         format!(

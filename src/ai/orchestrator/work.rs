@@ -82,7 +82,11 @@ pub(super) async fn work_phase(
     // The loops never spend the synthesis's money.
     purse.hold(decision.work.budget.synthesis_reserve);
     let replanning = WorkReplanning {
-        replanner: Replanner::new(facts.facts(), &decision.freshness),
+        replanner: Replanner::new(
+            facts.facts(),
+            &decision.freshness,
+            decision.work.budget.fixed,
+        ),
         cache: &run.ctx.cache,
         target: run.ctx.target(),
         budget: decision.work.budget.limit,
@@ -163,7 +167,10 @@ impl Replanning for WorkReplanning<'_> {
             self.progress
                 .ai(&format!("Warning: could not save {name}: {err}"));
         };
-        if let Err(err) = self.cache.write_json(WORK_PLAN_FILE, &work.to_value(self.target)) {
+        if let Err(err) = self
+            .cache
+            .write_json(WORK_PLAN_FILE, &work.to_value(self.target))
+        {
             warn(WORK_PLAN_FILE, &err);
         }
         record["run_started_at"] = json!(self.started_at);
@@ -178,4 +185,3 @@ impl Replanning for WorkReplanning<'_> {
         }
     }
 }
-

@@ -115,8 +115,10 @@ impl Without {
                     .ai(&format!("Warning: {} ran out of turns.", self.name));
             }
             CallEnd::OverBudget => {
-                ctx.progress
-                    .ai(&format!("Warning: {} stopped: the budget is spent.", self.name));
+                ctx.progress.ai(&format!(
+                    "Warning: {} stopped: the budget is spent.",
+                    self.name
+                ));
             }
             CallEnd::Submitted(_) | CallEnd::ContextFull | CallEnd::ApiError => {}
         }

@@ -454,7 +454,9 @@ mod tests {
         // Long names cannot make it grow past its cap.
         let long = SurveySignals {
             total_files: 40_000,
-            filename_samples: (0..100).map(|i| format!("{i}{}", "n".repeat(250))).collect(),
+            filename_samples: (0..100)
+                .map(|i| format!("{i}{}", "n".repeat(250)))
+                .collect(),
             ..SurveySignals::default()
         };
         let shown = format_survey_signals(&long);

@@ -91,7 +91,11 @@ fn left_out_line(files: usize, dirs: usize) -> String {
     if dirs > 0 {
         parts.push(format!(
             "{dirs} more {}",
-            if dirs == 1 { "directory" } else { "directories" }
+            if dirs == 1 {
+                "directory"
+            } else {
+                "directories"
+            }
         ));
     }
     format!("[{}]", parts.join(", "))
@@ -179,10 +183,7 @@ fn directory(
             more_bytes,
         ));
     } else if hidden_dirs > 0 {
-        children.push(TreeNode::truncated_dir(
-            left_out_line(0, hidden_dirs),
-            path,
-        ));
+        children.push(TreeNode::truncated_dir(left_out_line(0, hidden_dirs), path));
     }
     node.children = Some(children);
     node
@@ -313,7 +314,10 @@ proj/
         let listed = tree.lines().filter(|l| l.contains(".txt")).count();
         assert_eq!(listed, FILES_SHOWN, "{tree}");
         // Drawn evenly: the first file and one near the end.
-        assert!(tree.contains("f0000.txt") && tree.contains("f0975.txt"), "{tree}");
+        assert!(
+            tree.contains("f0000.txt") && tree.contains("f0975.txt"),
+            "{tree}"
+        );
         assert!(tree.contains("[960 more files]  (960 B)"), "{tree}");
         assert!(tree.contains("sub/"), "{tree}");
         // The same tree, the same text.
@@ -329,13 +333,24 @@ proj/
         }
         let filter = ScanFilter::new(&root, &ScanOptions::default());
         let tree = prompt_tree(&root, &filter, 1);
-        assert!(tree.lines().count() <= MAX_NODES + 2, "{}", tree.lines().count());
-        assert!(tree.ends_with("[50 more directories]/  ..."), "{}", &tree[tree.len() - 200..]);
+        assert!(
+            tree.lines().count() <= MAX_NODES + 2,
+            "{}",
+            tree.lines().count()
+        );
+        assert!(
+            tree.ends_with("[50 more directories]/  ..."),
+            "{}",
+            &tree[tree.len() - 200..]
+        );
     }
 
     #[test]
     fn a_long_tree_is_cut_on_a_line() {
-        let text = (0..100).map(|i| format!("line {i}")).collect::<Vec<_>>().join("\n");
+        let text = (0..100)
+            .map(|i| format!("line {i}"))
+            .collect::<Vec<_>>()
+            .join("\n");
         let cut = cut_lines(text.clone(), 120);
         assert!(cut.len() <= 120, "{}", cut.len());
         assert!(cut.ends_with(TREE_CUT_LINE));

@@ -252,6 +252,20 @@ impl Ledger {
         self.candidates.iter().any(|c| c.open)
     }
 
+    /// Whether an open candidate lies at or below `root`.
+    pub(crate) fn open_below(&self, root: &Path) -> bool {
+        (self.candidates.iter()).any(|c| c.open && c.planned.unit.root.starts_with(root))
+    }
+
+    /// What the cheapest open candidate is expected to cost now.
+    pub(crate) fn cheapest_open(&self) -> Option<f64> {
+        let scale = self.calibration.scale();
+        (self.candidates.iter())
+            .filter(|c| c.open)
+            .map(|c| c.planned.cost * scale)
+            .min_by(f64::total_cmp)
+    }
+
     /// Close the open candidates at or below `root` (a loop there is about
     /// to start); return the stale directories there still without an
     /// entry, leaf-first, with why the scan summarises them.
@@ -281,8 +295,8 @@ impl Ledger {
         sort_leaf_first(&mut dirs);
         dirs.into_iter()
             .map(|dir| {
-                let reason = (self.reasons.get(&dir).copied())
-                    .unwrap_or(MechanicalReason::NotChosen);
+                let reason =
+                    (self.reasons.get(&dir).copied()).unwrap_or(MechanicalReason::NotChosen);
                 (dir, reason)
             })
             .collect()
@@ -432,12 +446,7 @@ mod tests {
     fn entries_from_the_scan_wait_until_a_loop_above_needs_them() {
         let loops = [planned("a", 0)];
         let candidates = [planned("a/x", 1), planned("b", 2)];
-        let mut ledger = Ledger::new(
-            Path::new("/t"),
-            &loops,
-            &[p("a/x"), p("b")],
-            &candidates,
-        );
+        let mut ledger = Ledger::new(Path::new("/t"), &loops, &[p("a/x"), p("b")], &candidates);
         // Nothing is written before it must be.
         assert!(ledger.has_open_candidates());
         // The loop on `a` is about to start: a/x is closed and written.

@@ -213,43 +213,44 @@ pub(crate) async fn run_work(
     let mut done = LoopsDone::default();
     let mut finished_costs = Vec::new();
     let mut started = 0;
+    // The loop a round was last held for without buying anything: it
+    // starts now.
+    let mut decided_before = None;
     let mut refresh = tokio::time::interval(BOARD_REFRESH);
-    let replan = |ledger: &mut Ledger,
-                      schedule: &mut Schedule,
-                      loop_of: &mut Vec<usize>,
-                      trigger: &str| {
-        let (new, record, round) =
-            ledger.round(session.spent(), trigger, |input| replanning.round(input));
-        session.purse().hold(round.reserve);
-        let mut added = 0;
-        for n in new {
-            match schedule.add(&ledger.bought[n].planned.unit.root) {
-                Some(i) => {
-                    debug_assert_eq!(i, loop_of.len());
-                    loop_of.push(n);
-                    added += 1;
+    let replan =
+        |ledger: &mut Ledger, schedule: &mut Schedule, loop_of: &mut Vec<usize>, trigger: &str| {
+            let (new, record, round) =
+                ledger.round(session.spent(), trigger, |input| replanning.round(input));
+            session.purse().hold(round.reserve);
+            let mut added = 0;
+            for n in new {
+                match schedule.add(&ledger.bought[n].planned.unit.root) {
+                    Some(i) => {
+                        debug_assert_eq!(i, loop_of.len());
+                        loop_of.push(n);
+                        added += 1;
+                    }
+                    None => ledger.unbuy(n),
                 }
-                None => ledger.unbuy(n),
             }
-        }
-        let (loops, mechanical) = ledger.shape();
-        replanning.keep(record, &loops, &mechanical, &ledger.open_candidates());
-        board.add_to_total(added);
-        shared.run.progress.ai(&format!(
-            "Replanning (round {}, {trigger}): ${:.2} spent, ${:.2} kept for the synthesis; \
+            let (loops, mechanical) = ledger.shape();
+            replanning.keep(record, &loops, &mechanical, &ledger.open_candidates());
+            board.add_to_total(added);
+            shared.run.progress.ai(&format!(
+                "Replanning (round {}, {trigger}): ${:.2} spent, ${:.2} kept for the synthesis; \
              {added} more {} bought{}.",
-            ledger.rounds,
-            session.spent(),
-            round.reserve,
-            if added == 1 { "loop" } else { "loops" },
-            if ledger.bought_for_leads > 0 {
-                format!(" ({} so far for leads)", ledger.bought_for_leads)
-            } else {
-                String::new()
-            },
-        ));
-        added
-    };
+                ledger.rounds,
+                session.spent(),
+                round.reserve,
+                if added == 1 { "loop" } else { "loops" },
+                if ledger.bought_for_leads > 0 {
+                    format!(" ({} so far for leads)", ledger.bought_for_leads)
+                } else {
+                    String::new()
+                },
+            ));
+            added
+        };
     loop {
         // A loop starts sending at once: the round waits until every loop
         // ready now has started (and holds a lane of its own).
@@ -269,16 +270,33 @@ pub(crate) async fn run_work(
                 ));
                 break;
             }
-            let Some(i) = schedule.start_next() else {
+            let Some(i) = schedule.peek_next() else {
                 break;
             };
             let n = loop_of[i];
             let plan = ledger.bought[n].planned.clone();
+            // Its start closes the candidates below it: while money is left
+            // that could buy one, a round decides first (what it buys below
+            // it makes it wait).
+            if let Some(limit) = options.budget
+                && !done.cap_hit
+                && decided_before != Some(n)
+                && ledger.open_below(&plan.unit.root)
+                && ledger.cheapest_open().is_some_and(|cost| {
+                    cost <= limit - spent - ledger.committed() - session.purse().held()
+                })
+            {
+                let shown = display_name(&target, &plan.unit.root);
+                let trigger = format!("before {shown}/ starts");
+                if replan(&mut ledger, &mut schedule, &mut loop_of, &trigger) == 0 {
+                    decided_before = Some(n);
+                }
+                continue;
+            }
+            schedule.start_next();
             let expected = ledger.expected(n);
             let shown = display_name(&target, &plan.unit.root);
-            let for_loops = options
-                .budget
-                .map(|limit| limit - session.purse().held());
+            let for_loops = options.budget.map(|limit| limit - session.purse().held());
             if !within_budget(
                 spent,
                 ledger.running(),
@@ -344,7 +362,12 @@ pub(crate) async fn run_work(
             if !done.cap_hit
                 && options.budget.is_some()
                 && ledger.has_open_candidates()
-                && replan(&mut ledger, &mut schedule, &mut loop_of, "nothing left to run") > 0
+                && replan(
+                    &mut ledger,
+                    &mut schedule,
+                    &mut loop_of,
+                    "nothing left to run",
+                ) > 0
             {
                 continue;
             }

@@ -114,8 +114,7 @@ impl Schedule {
     /// Whether a directory of the graph at or below `dir` has not
     /// finished.
     pub(crate) fn unfinished_at_or_below(&self, dir: &Path) -> bool {
-        (0..self.order.len())
-            .any(|i| self.slots[i] != Slot::Done && self.order[i].starts_with(dir))
+        (0..self.order.len()).any(|i| self.slots[i] != Slot::Done && self.order[i].starts_with(dir))
     }
 
     /// The earliest ready directory, marked running.
@@ -127,11 +126,17 @@ impl Schedule {
 
     /// The earliest ready directory for which `wanted` holds, marked
     /// running.
+    #[cfg(test)]
     pub(crate) fn start_next_where(&mut self, wanted: impl Fn(usize) -> bool) -> Option<usize> {
         let i = self.ready.iter().copied().find(|&i| wanted(i))?;
         self.ready.remove(&i);
         self.slots[i] = Slot::Running;
         Some(i)
+    }
+
+    /// The directory [`Schedule::start_next`] would start.
+    pub(crate) fn peek_next(&self) -> Option<usize> {
+        self.ready.first().copied()
     }
 
     /// Whether some directory could start now.
@@ -140,6 +145,7 @@ impl Schedule {
     }
 
     /// Whether some directory for which `wanted` holds could start now.
+    #[cfg(test)]
     pub(crate) fn has_ready_where(&self, wanted: impl Fn(usize) -> bool) -> bool {
         self.ready.iter().any(|&i| wanted(i))
     }

@@ -329,9 +329,10 @@ async fn in_levels(
                             record_refusal(&run.ctx.cache, &run.ctx.progress, "general", finding);
                             None
                         }
-                        CallEnd::ApiError | CallEnd::OutOfTurns | CallEnd::ContextFull | CallEnd::OverBudget => {
-                            None
-                        }
+                        CallEnd::ApiError
+                        | CallEnd::OutOfTurns
+                        | CallEnd::ContextFull
+                        | CallEnd::OverBudget => None,
                     }
                 }
             };
@@ -413,7 +414,9 @@ async fn in_levels(
     done.outcome = match WITHOUT_VERDICT.settle(run.ctx, end) {
         CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
         CallEnd::ApiError => SynthesisOutcome::default(),
-        CallEnd::Refused(_) | CallEnd::ContextFull | CallEnd::OutOfTurns | CallEnd::OverBudget => fallback(),
+        CallEnd::Refused(_) | CallEnd::ContextFull | CallEnd::OutOfTurns | CallEnd::OverBudget => {
+            fallback()
+        }
     };
     Ok(done)
 }

@@ -22,11 +22,12 @@ use crate::ai::rules::projection::{ModelTerms, tokens_of_bytes};
 /// No budget above this many dollars is looked for.
 const MOST: f64 = 100_000.0;
 
-/// The smallest budget, in dollars (whole cents), that buys an
-/// investigation over `facts` (whose budget it ignores). `survey_tokens`:
-/// the survey's prompt in the model's tokens as the session counts it
-/// (with its margin), when this run sends one.
-pub(crate) fn smallest_budget(facts: &Facts<'_>, survey_tokens: Option<u64>) -> f64 {
+/// What the requests a minimal investigation over `facts` must be able to
+/// send may cost at their worst, each with the smallest reply: the
+/// survey's (`survey_tokens`, its prompt in the model's tokens as the
+/// session counts it, when this run sends one), planning's, a loop's
+/// first and a synthesis call's.
+pub(crate) fn requests_floor(facts: &Facts<'_>, survey_tokens: Option<u64>) -> f64 {
     let terms = ModelTerms::for_run(facts.model, facts.batch);
     let pricing = terms.pricing;
     let counted = |reference: u64| (terms.scale(reference) as f64 * SAFETY).ceil() as u64;
@@ -43,10 +44,17 @@ pub(crate) fn smallest_budget(facts: &Facts<'_>, survey_tokens: Option<u64>) -> 
     if survey_choice(facts) == PassChoice::Run {
         requests += pricing.worst_case(survey_tokens.unwrap_or(0), reply, false);
     }
-    let decision = decide(facts, None);
-    if decision.planning == PassChoice::Run {
+    if decide(facts, None).planning == PassChoice::Run {
         requests += pricing.worst_case(counted(PLANNING_PROMPT_TOKENS), reply, false);
     }
+    requests
+}
+
+/// The smallest budget, in dollars (whole cents), that buys an
+/// investigation over `facts` (whose budget it ignores); see
+/// [`requests_floor`] for `survey_tokens`.
+pub(crate) fn smallest_budget(facts: &Facts<'_>, survey_tokens: Option<u64>) -> f64 {
+    let requests = requests_floor(facts, survey_tokens);
     let buys = |dollars: f64| {
         let with = Facts {
             budget: Some(dollars),

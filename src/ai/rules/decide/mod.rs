@@ -60,13 +60,13 @@ mod replan;
 mod saved;
 mod synthesis;
 
-pub(crate) use budget::expected_read_bytes;
 pub(crate) use budget::buy;
+pub(crate) use budget::expected_read_bytes;
 use budget::{LoopCosts, assign_ranks, pass_cost};
 pub(crate) use decision::{
     BudgetPlan, Decision, Facts, PassChoice, PlannedLoop, SynthesisPlan, Work,
 };
-pub(crate) use floor::smallest_budget;
+pub(crate) use floor::{requests_floor, smallest_budget};
 pub(crate) use replan::{Calibration, MIN_HANDOFFS_FOR_REPLAN, Replanner, Round, RoundInput};
 pub(crate) use saved::{SavedLoop, SavedWork};
 use synthesis::project_synthesis;
@@ -327,7 +327,10 @@ fn choose_work(shape: &Shape<'_, '_>, costs: LoopCosts<'_, '_>) -> Work {
         })
         .and_then(|work| work.resume(&applied.order, &shape.deepen.order));
     if let Some(resumed) = saved {
-        let units = resumed.loops.into_iter().map(|saved| (saved.unit, saved.turns));
+        let units = resumed
+            .loops
+            .into_iter()
+            .map(|saved| (saved.unit, saved.turns));
         let (loops, _) = ranked_loops(shape, &costs, units);
         let units = (resumed.candidates.into_iter()).map(|saved| (saved.unit, saved.turns));
         let (mut candidates, _) = ranked_loops(shape, &costs, units);
@@ -481,8 +484,10 @@ fn choose_work(shape: &Shape<'_, '_>, costs: LoopCosts<'_, '_>) -> Work {
 fn children_first_loops(loops: Vec<PlannedLoop>) -> Vec<PlannedLoop> {
     let roots: Vec<PathBuf> = loops.iter().map(|l| l.unit.root.clone()).collect();
     let order = super::plan::children_first(&roots);
-    let mut by_root: HashMap<PathBuf, PlannedLoop> =
-        loops.into_iter().map(|l| (l.unit.root.clone(), l)).collect();
+    let mut by_root: HashMap<PathBuf, PlannedLoop> = loops
+        .into_iter()
+        .map(|l| (l.unit.root.clone(), l))
+        .collect();
     order
         .iter()
         .filter_map(|root| by_root.remove(root))

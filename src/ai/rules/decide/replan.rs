@@ -12,7 +12,8 @@
 //!   toward 1 while few have finished);
 //! - the synthesis is projected again over the loops bought so far and the
 //!   directories still left to the scan, and that (with its margin) is
-//!   kept for it;
+//!   kept for it, as the first decision keeps it: never more than a fifth
+//!   of what the budget leaves after the survey and planning;
 //! - what is left after the spend, the loops still to run or finish and
 //!   the synthesis buys the next candidates, with the same purchase rule as
 //!   the first decision ([`super::buy`]): first the ones a finished loop
@@ -28,7 +29,7 @@
 use std::path::PathBuf;
 
 use super::synthesis::project_synthesis;
-use super::{Facts, PlannedLoop, SYNTHESIS_MARGIN, buy};
+use super::{Facts, PlannedLoop, SYNTHESIS_MARGIN, SYNTHESIS_SHARE, buy};
 use crate::ai::rules::fingerprint::Freshness;
 use crate::ai::rules::levels::Capacity;
 use crate::ai::rules::projection::ModelTerms;
@@ -107,12 +108,15 @@ pub(crate) struct Replanner<'a> {
     pub freshness: &'a Freshness,
     pub capacity: Capacity,
     pub terms: ModelTerms,
+    /// The most kept for the synthesis ([`SYNTHESIS_SHARE`] of what the
+    /// budget leaves after the survey and planning); none without one.
+    pub most_reserved: Option<f64>,
 }
 
 impl<'a> Replanner<'a> {
     /// The replanner of a run over `facts` whose first decision found
-    /// `freshness`.
-    pub(crate) fn new(facts: Facts<'a>, freshness: &'a Freshness) -> Replanner<'a> {
+    /// `freshness` and priced the survey and planning at `fixed`.
+    pub(crate) fn new(facts: Facts<'a>, freshness: &'a Freshness, fixed: f64) -> Replanner<'a> {
         let terms = ModelTerms::for_run(facts.model, facts.batch);
         let capacity = Capacity::new(
             facts.model.model.context_window,
@@ -120,6 +124,9 @@ impl<'a> Replanner<'a> {
             terms.pricing.prices.input,
         );
         Replanner {
+            most_reserved: facts
+                .budget
+                .map(|limit| (limit - fixed).max(0.0) * SYNTHESIS_SHARE),
             facts,
             freshness,
             capacity,
@@ -137,7 +144,9 @@ impl<'a> Replanner<'a> {
             self.capacity,
             &self.terms,
         );
-        round(input, synthesis.cost * SYNTHESIS_MARGIN, self.facts.budget)
+        let reserve = synthesis.cost * SYNTHESIS_MARGIN;
+        let reserve = self.most_reserved.map_or(reserve, |most| reserve.min(most));
+        round(input, reserve, self.facts.budget)
     }
 }
 

@@ -672,11 +672,13 @@ fn more_money_than_the_run_before_deepens_what_it_left_to_the_scan() {
         fresh: true,
         ..more
     };
-    assert!(deepenable(&Facts {
-        fresh: true,
-        ..facts_of(&tree, &fresh)
-    })
-    .is_empty());
+    assert!(
+        deepenable(&Facts {
+            fresh: true,
+            ..facts_of(&tree, &fresh)
+        })
+        .is_empty()
+    );
 }
 
 fn facts_of<'a>(tree: &'a Tree, setup: &'a Setup) -> Facts<'a> {
