@@ -132,27 +132,30 @@ fn heavy(turn: &support::agent::Turn<'_>) -> Reply {
 
 #[test]
 fn the_budget_is_a_hard_ceiling_however_dear_the_loops_turn_out() {
+    // Eight directories too large to fold, each loop reading 128 KiB a
+    // turn: four run at once, and each costs many times what a loop is
+    // expected to.
     let env = TestEnv::new();
     let text = "let value = compute(42) + other_value * 3; // a line of code\n".repeat(256);
-    for d in 0..6 {
-        for f in 0..12 {
+    for d in 0..8 {
+        for f in 0..20 {
             env.file(&format!("area{d}/f{f:02}.rs"), &text);
         }
     }
     let env = env.with_agent(|agent| agent.every_dir_script(heavy));
     let budget = 0.6;
-    let out = env.run_ok(&["--json", "--budget", &budget.to_string()]);
+    let out = env.run_ok(&["--json", "--jobs=4", "--budget", &budget.to_string()]);
     let billed = billed_since(&env, 0);
-    assert!(billed <= budget, "billed ${billed:.4} of ${budget}");
     let err = stderr(&out);
-    // It did spend: the loop read on until its next request could have
+    assert!(billed <= budget, "billed ${billed:.4} of ${budget}: {err}");
+    // It did spend: the loops read on until their next request could have
     // passed what was left (every prompt token priced as a cache write,
     // every reply token as used), then stopped.
     assert!(billed > budget / 4.0, "billed ${billed:.4}: {err}");
     assert!(err.contains("Budget reached"), "{err}");
     // Every directory still has an entry, and the report its summary.
     let report = report(&out);
-    assert_eq!(cache_entries(env.cache()).dirs.len(), 7, "{report}");
+    assert_eq!(cache_entries(env.cache()).dirs.len(), 9, "{report}");
     assert!(report["investigation"]["cost_usd"].as_f64().unwrap() <= budget);
 }
 

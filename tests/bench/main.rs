@@ -19,6 +19,7 @@ mod dead_endpoint;
 mod first_request;
 mod grounding;
 mod jobs;
+mod money;
 mod redact;
 mod scale;
 mod scan;
