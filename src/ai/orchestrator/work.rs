@@ -106,6 +106,14 @@ pub(super) async fn work_phase(
     )
     .await;
     purse.hold(0.0);
+    if let Ok(done) = &done
+        && done.rounds > 0
+    {
+        progress.ai(&format!(
+            "Replanning: {} rounds bought {} more loops ({} for leads).",
+            done.rounds, done.bought_by_rounds, done.bought_for_leads
+        ));
+    }
     done
 }
 

@@ -226,13 +226,11 @@ impl Ledger {
             } else {
                 self.target.join(lead)
             };
-            // A file's directory, or the directory itself.
-            let dir = if path.is_dir() {
-                path.as_path()
-            } else {
-                path.parent().unwrap_or(&self.target)
-            };
-            if let Some(&i) = of_dir.get(dir) {
+            // The directory itself, or a file's directory.
+            let found = of_dir
+                .get(path.as_path())
+                .or_else(|| of_dir.get(path.parent()?));
+            if let Some(&i) = found {
                 let root = self.candidates[i].planned.unit.root.clone();
                 if self.led.insert(root.clone()) {
                     named.push(relative(&self.target, &root));

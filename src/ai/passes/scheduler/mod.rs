@@ -129,8 +129,6 @@ pub(crate) struct LoopsDone {
     /// Loops the rounds bought, and of those, for a lead.
     pub bought_by_rounds: usize,
     pub bought_for_leads: usize,
-    /// The directories of every loop bought in the end.
-    pub looped: Vec<PathBuf>,
 }
 
 /// How often the live display's token and dollar figures are refreshed.
@@ -420,11 +418,5 @@ pub(crate) async fn run_work(
     done.rounds = ledger.rounds;
     done.bought_by_rounds = ledger.bought_by_rounds;
     done.bought_for_leads = ledger.bought_for_leads;
-    done.looped = ledger
-        .bought
-        .iter()
-        .filter(|b| b.stage != Stage::Dropped)
-        .flat_map(|b| b.planned.unit.dirs().cloned())
-        .collect();
     Ok(done)
 }

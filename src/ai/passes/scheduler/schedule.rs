@@ -70,13 +70,11 @@ impl Schedule {
     }
 
     /// Add `dir` after the others: it waits for the directories below it
-    /// that have not finished, and those above it wait for it. `None` (and
-    /// nothing added) when one above it has started already, or it is
-    /// there already.
+    /// that have not finished, and those above it wait for it. A directory
+    /// that finished without running (a loop the budget could not start)
+    /// may join again. `None` (and nothing added) when one above it has
+    /// started already, or it is waiting or running.
     pub(crate) fn add(&mut self, dir: &Path) -> Option<usize> {
-        if self.index.contains_key(dir) {
-            return None;
-        }
         let ancestors: Vec<usize> = dir
             .ancestors()
             .skip(1)
@@ -85,13 +83,19 @@ impl Schedule {
         if ancestors.iter().any(|&a| self.slots[a] != Slot::Pending) {
             return None;
         }
-        let n = self.order.len();
-        let below: Vec<usize> = (0..n)
+        let existing = self.index.get(dir).copied();
+        if existing.is_some_and(|i| self.slots[i] != Slot::Done) {
+            return None;
+        }
+        let n = existing.unwrap_or(self.order.len());
+        let below: Vec<usize> = (0..self.order.len())
             .filter(|&i| self.order[i].starts_with(dir) && self.order[i] != dir)
             .collect();
         let mut waiting = 0;
         for &i in &below {
-            self.ancestors[i].push(n);
+            if existing.is_none() {
+                self.ancestors[i].push(n);
+            }
             if self.slots[i] != Slot::Done {
                 waiting += 1;
             }
@@ -100,14 +104,19 @@ impl Schedule {
             self.waiting[a] += 1;
             self.ready.remove(&a);
         }
-        self.order.push(dir.to_path_buf());
-        self.slots.push(Slot::Pending);
-        self.ancestors.push(ancestors);
-        self.waiting.push(waiting);
+        if existing.is_some() {
+            self.slots[n] = Slot::Pending;
+            self.waiting[n] = waiting;
+        } else {
+            self.order.push(dir.to_path_buf());
+            self.slots.push(Slot::Pending);
+            self.ancestors.push(ancestors);
+            self.waiting.push(waiting);
+            self.index.insert(dir.to_path_buf(), n);
+        }
         if waiting == 0 {
             self.ready.insert(n);
         }
-        self.index.insert(dir.to_path_buf(), n);
         Some(n)
     }
 
