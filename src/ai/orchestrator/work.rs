@@ -15,7 +15,7 @@ use super::{Phases, save_json};
 use crate::ai::engine::pool::TurnPool;
 use crate::ai::facts::RunFacts;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::dir_loop::{DirShared, dir_system_prompt};
+use crate::ai::passes::dir_loop::{DirShared, RunningSpend, dir_system_prompt};
 use crate::ai::passes::scheduler::{LoopOptions, LoopsDone, Replanning, run_work};
 use crate::ai::passes::survey::{Survey, filter_dir_tools, format_survey_block};
 use crate::ai::rules::decide::{
@@ -68,6 +68,7 @@ pub(super) async fn work_phase(
         pool: TurnPool::new(&allocations),
         grounding: run.grounding(),
         changed,
+        spend: RunningSpend::default(),
     });
     let options = LoopOptions {
         jobs: config.investigation.jobs,

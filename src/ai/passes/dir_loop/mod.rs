@@ -64,7 +64,7 @@ mod task;
 
 pub use task::UNIT_FRAME;
 
-pub(crate) use crate::ai::passes::scheduler::{DirJob, DirOutcome, LoopEnd};
+pub(crate) use crate::ai::passes::scheduler::{DirJob, DirOutcome, LoopEnd, RunningSpend};
 pub(crate) use briefing::{
     dir_context_in, dir_task, frame_child_summaries, named_child_entries, render_child_summaries,
 };
@@ -96,6 +96,8 @@ pub(crate) struct DirShared {
     /// (a directory stale only because of a child keeps its file
     /// summaries).
     pub changed: HashSet<PathBuf>,
+    /// What each running loop has spent so far.
+    pub spend: RunningSpend,
 }
 
 /// Investigate `job`: forget its directories' stale summaries, run the
@@ -265,6 +267,7 @@ async fn run_dir_loop(
         {
             Ok(step) => {
                 usage.record(&step.usage, &pricing);
+                shared.spend.set(&job.dir, usage.cost);
                 match step.end {
                     Some(CallEnd::Submitted(input)) => {
                         summary = Some(string_field(&input, "summary"));
@@ -325,7 +328,7 @@ async fn run_dir_loop(
                 end = if usage.turns == 0 {
                     LoopEnd::Unaffordable
                 } else {
-                    LoopEnd::Budget
+                    LoopEnd::Spent
                 };
                 break;
             }
@@ -342,6 +345,7 @@ async fn run_dir_loop(
     }
     let salvage = match &end {
         LoopEnd::Budget => Some(PartialCause::Budget),
+        LoopEnd::Spent => Some(PartialCause::Spent),
         LoopEnd::Refused(_) => Some(PartialCause::Refused),
         LoopEnd::Submitted | LoopEnd::TurnLimit | LoopEnd::ApiError(_) | LoopEnd::Unaffordable => {
             None

@@ -128,15 +128,20 @@ impl Ledger {
     }
 
     /// What the loops bought and not finished are still expected to cost:
-    /// the running ones at what they were expected to cost when they
-    /// started, the waiting ones at their expectation now.
-    pub(crate) fn committed(&self) -> f64 {
+    /// the running ones what they were expected to cost when they started
+    /// less what they spent so far (`spent`, by directory: that is in the
+    /// run's spend already), the waiting ones their expectation now.
+    pub(crate) fn committed(&self, spent: &HashMap<PathBuf, f64>) -> f64 {
         let scale = self.calibration.scale();
         self.bought
             .iter()
             .map(|b| match b.stage {
-                Stage::Running => b.expected_at_start,
-                Stage::Waiting => b.planned.cost * scale,
+                Stage::Running => remaining(b, spent),
+                // A loop waiting is kept at no less than it was planned
+                // to cost: cheap loops below make the calibration fall,
+                // but a parent's loop (its prompt holds every summary
+                // below it) is not cheaper for it.
+                Stage::Waiting => b.planned.cost * scale.max(1.0),
                 Stage::Done | Stage::Dropped => 0.0,
             })
             .sum()
@@ -152,11 +157,12 @@ impl Ledger {
             .sum()
     }
 
-    /// What the running loops were expected to cost.
-    pub(crate) fn running(&self) -> f64 {
+    /// What the running loops are still expected to cost, after what they
+    /// spent so far (`spent`, by directory).
+    pub(crate) fn running(&self, spent: &HashMap<PathBuf, f64>) -> f64 {
         (self.bought.iter())
             .filter(|b| b.stage == Stage::Running)
-            .map(|b| b.expected_at_start)
+            .map(|b| remaining(b, spent))
             .sum()
     }
 
@@ -344,6 +350,7 @@ impl Ledger {
     pub(crate) fn round(
         &mut self,
         spent: f64,
+        by_running: &HashMap<PathBuf, f64>,
         trigger: &str,
         decide: impl FnOnce(&RoundInput<'_>) -> Round,
     ) -> (Vec<usize>, Value, Round) {
@@ -351,7 +358,7 @@ impl Ledger {
         let (loops, mechanical) = self.shape();
         let input = RoundInput {
             spent,
-            committed: self.committed(),
+            committed: self.committed(by_running),
             loops: &loops,
             mechanical: &mechanical,
             candidates: &planned,
@@ -408,12 +415,20 @@ impl Ledger {
     }
 }
 
+/// What the running loop `bought` is still expected to cost, after what
+/// it spent so far (`spent`, by directory).
+fn remaining(bought: &Bought, spent: &HashMap<PathBuf, f64>) -> f64 {
+    let so_far = spent.get(&bought.planned.unit.root).copied().unwrap_or(0.0);
+    (bought.expected_at_start - so_far).max(0.0)
+}
+
 /// A loop's end in one word, for a handoff.
 fn end_word(end: &LoopEnd) -> &'static str {
     match end {
         LoopEnd::Submitted => "complete",
         LoopEnd::TurnLimit => "out of turns",
-        LoopEnd::Budget => "out of context or money",
+        LoopEnd::Budget => "out of context",
+        LoopEnd::Spent => "out of money",
         LoopEnd::Refused(_) => "declined",
         LoopEnd::ApiError(_) => "failed",
         LoopEnd::Unaffordable => "not started",
@@ -452,7 +467,7 @@ mod tests {
         assert_eq!(below, [(p("a/x"), MechanicalReason::NotChosen)]);
         assert!(!ledger.candidates[0].open && ledger.candidates[1].open);
         // A round buys b; it needs no entry from the scan any more.
-        let (new, record, _) = ledger.round(0.0, "idle", |input| {
+        let (new, record, _) = ledger.round(0.0, &HashMap::new(), "idle", |input| {
             assert_eq!(input.candidates.len(), 1);
             Round {
                 reserve: 0.1,

@@ -79,7 +79,7 @@ use crate::progress::DirBoard;
 pub(crate) use cost::{committed_spend, expected_loop_cost, within_budget, within_cap};
 use ledger::{Ledger, Stage};
 pub(crate) use schedule::Schedule;
-pub(crate) use work::{DirJob, DirOutcome, LoopEnd};
+pub(crate) use work::{DirJob, DirOutcome, LoopEnd, RunningSpend};
 
 /// Directory loops run at once when `-j` is not given.
 pub(crate) const DEFAULT_JOBS: u32 = 4;
@@ -218,14 +218,21 @@ pub(crate) async fn run_work(
     let replan =
         |ledger: &mut Ledger, schedule: &mut Schedule, loop_of: &mut Vec<usize>, trigger: &str| {
             let (new, record, round) =
-                ledger.round(session.spent(), trigger, |input| replanning.round(input));
+                ledger.round(session.spent(), &shared.spend.snapshot(), trigger, |input| {
+                    replanning.round(input)
+                });
             session.purse().hold(round.reserve);
             let mut added = 0;
             for n in new {
                 match schedule.add(&ledger.bought[n].planned.unit.root) {
-                    Some(i) => {
-                        debug_assert_eq!(i, loop_of.len());
+                    Some(i) if i == loop_of.len() => {
                         loop_of.push(n);
+                        added += 1;
+                    }
+                    // A loop the budget could not start, bought back: it
+                    // takes its place in the schedule again.
+                    Some(i) => {
+                        loop_of[i] = n;
                         added += 1;
                     }
                     None => ledger.unbuy(n),
@@ -255,10 +262,11 @@ pub(crate) async fn run_work(
         let starting = session.lane();
         while running.len() < width && !done.cap_hit && schedule.has_ready() {
             let spent = session.spent();
+            let by_running = shared.spend.snapshot();
             // Each run makes progress: its first loop starts whatever the
             // cap, so reruns under the same cap finish the work.
             let expected_next = expected_loop_cost(&finished_costs, model, &pricing);
-            let committed = committed_spend(spent, ledger.running(), batching);
+            let committed = committed_spend(spent, ledger.running(&by_running), batching);
             if started > 0 && !within_cap(committed, expected_next, options.max_cost) {
                 done.cap_hit = true;
                 shared.run.progress.ai(&format!(
@@ -281,7 +289,7 @@ pub(crate) async fn run_work(
                 && decided_before != Some(n)
                 && ledger.open_below(&plan.unit.root)
                 && ledger.cheapest_open().is_some_and(|cost| {
-                    cost <= limit - spent - ledger.committed() - session.purse().held()
+                    cost <= limit - spent - ledger.committed(&by_running) - session.purse().held()
                 })
             {
                 let shown = display_name(&target, &plan.unit.root);
@@ -297,7 +305,7 @@ pub(crate) async fn run_work(
             let for_loops = options.budget.map(|limit| limit - session.purse().held());
             if !within_budget(
                 spent,
-                ledger.running(),
+                ledger.running(&by_running),
                 expected,
                 ledger.reserved_before(n),
                 for_loops,
@@ -388,6 +396,7 @@ pub(crate) async fn run_work(
         // set aborts the other loops.
         let outcome = result?;
         schedule.finish(i);
+        shared.spend.end(&outcome.dir);
         let n = loop_of[i];
         board.finished(&outcome.shown);
         board.spent(tokens_so_far(session), session.tracker().cost());

@@ -1,7 +1,9 @@
 //! What the scheduler hands a dir loop, and what it gets back: a
 //! [`DirJob`] per loop, a [`DirOutcome`] when the loop ends.
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::ai::api::cost::LoopUsage;
 use crate::ai::rules::plan::TurnUse;
@@ -37,6 +39,9 @@ pub(crate) enum LoopEnd {
     TurnLimit,
     /// The context budget ran out; a partial entry was flushed.
     Budget,
+    /// The money left could not pay for the loop's next request; a partial
+    /// entry was flushed.
+    Spent,
     /// The model declined (this says how); a partial entry was flushed.
     Refused(String),
     /// The API failed (after retries); the loop stopped.
@@ -60,4 +65,31 @@ pub(crate) struct DirOutcome {
     /// Paths its flags and report cited that exist, target-relative: where
     /// it points the run next.
     pub leads: Vec<String>,
+}
+
+/// What each running loop has spent so far, by its directory: each loop
+/// says so after every turn, and the scheduler weighs what a running loop
+/// is still expected to cost by it (its spend is in the run's already).
+#[derive(Debug, Default)]
+pub(crate) struct RunningSpend(Mutex<HashMap<PathBuf, f64>>);
+
+impl RunningSpend {
+    /// The loop on `dir` has spent `cost` so far.
+    pub(crate) fn set(&self, dir: &Path, cost: f64) {
+        self.lock().insert(dir.to_path_buf(), cost);
+    }
+
+    /// The loop on `dir` ended.
+    pub(crate) fn end(&self, dir: &Path) {
+        self.lock().remove(dir);
+    }
+
+    /// What every running loop has spent so far.
+    pub(crate) fn snapshot(&self) -> HashMap<PathBuf, f64> {
+        self.lock().clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, f64>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
