@@ -1,8 +1,11 @@
 //! The command line as the user typed it.
 //!
-//! This module only describes flags; it makes no decisions. [`crate::config`]
-//! resolves these raw values together with the environment into a
-//! [`crate::config::Config`], and only that travels past `main`.
+//! This module only describes flags and what a well-formed value of each
+//! is; it makes no decisions. Every flag value is checked here, by clap's
+//! value parsers, so a bad one is a usage error (exit 2) with clap's
+//! one-line message, whatever the flag. [`crate::config`] resolves these
+//! values together with the environment into a [`crate::config::Config`],
+//! and only that travels past `main`.
 
 use std::path::PathBuf;
 
@@ -21,16 +24,23 @@ pub struct Args {
     pub target: Option<PathBuf>,
 
     /// Maximum depth of the rendered directory tree.
-    #[arg(short = 'd', long, value_name = "N", default_value_t = crate::scan::DEFAULT_DEPTH)]
+    #[arg(short = 'd', long, value_name = "N", default_value_t = crate::scan::DEFAULT_DEPTH,
+          allow_negative_numbers = true)]
     pub depth: usize,
 
     /// Include hidden files and directories.
     #[arg(short = 'a', long)]
     pub all: bool,
 
-    /// Print the report as JSON on stdout.
+    /// Print the report as JSON (short for --format json).
     #[arg(long)]
     pub json: bool,
+
+    /// Report format: text (the terminal report), json, markdown or html
+    /// [default: from the -o file's extension (.md, .html, .json), else
+    /// text].
+    #[arg(long, value_name = "FORMAT", value_enum)]
+    pub format: Option<FormatArg>,
 
     /// Write the report to FILE instead of stdout.
     #[arg(short = 'o', long, value_name = "FILE")]
@@ -52,6 +62,7 @@ pub struct Args {
     #[arg(
         long,
         value_name = "MODEL",
+        value_parser = model_name,
         help = format!(
             "Model to use [env: LUMINOS_MODEL] [default: {}]",
             crate::ai::api::DEFAULT_MODEL
@@ -59,13 +70,23 @@ pub struct Args {
     )]
     pub model: Option<String>,
 
-    /// How many times a failed API call is retried.
-    #[arg(long, value_name = "N", default_value_t = crate::ai::api::retry::DEFAULT_MAX_RETRIES)]
+    // The bound is named from its one constant, not repeated here.
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        default_value_t = crate::ai::api::retry::DEFAULT_MAX_RETRIES,
+        value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::ai::api::retry::MAX_RETRIES_LIMIT)),
+        help = format!(
+            "How many times a failed API call is retried (0 to {})",
+            crate::ai::api::retry::MAX_RETRIES_LIMIT
+        )
+    )]
     pub max_retries: u32,
 
     /// How many directories are investigated at once.
     #[arg(short = 'j', long, value_name = "N", default_value_t = crate::ai::passes::scheduler::DEFAULT_JOBS,
-          value_parser = clap::value_parser!(u32).range(1..=64))]
+          allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub jobs: u32,
 
     /// Project the cost of an investigation without calling the API.
@@ -84,7 +105,7 @@ pub struct Args {
 
     /// With --batch: at most N requests per batch (default and most: the
     /// API's 100,000); a round larger than that goes as several batches.
-    #[arg(long, value_name = "N", requires = "batch",
+    #[arg(long, value_name = "N", requires = "batch", allow_negative_numbers = true,
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub batch_size: Option<u32>,
 
@@ -93,18 +114,17 @@ pub struct Args {
     pub cancel_batch: bool,
 
     /// Start no new directory once the spend would pass USD dollars.
-    // Taken as text (negative numbers included, so `--max-cost -5` is a
-    // value and not an unknown flag) and checked in `config`, which says
-    // what is wrong in one line.
-    #[arg(long, value_name = "USD", allow_negative_numbers = true)]
-    pub max_cost: Option<String>,
+    // Negative numbers are taken as values (so `--max-cost -5` is refused
+    // for what it is, not as an unknown flag).
+    #[arg(long, value_name = "USD", allow_negative_numbers = true, value_parser = max_cost)]
+    pub max_cost: Option<f64>,
 
-    // The default is named from its one constant, not repeated here; taken
-    // as text and checked in `config`, as --max-cost is.
+    // The default is named from its one constant, not repeated here.
     #[arg(
         long,
         value_name = "USD",
         allow_negative_numbers = true,
+        value_parser = budget,
         help = format!(
             "Spend at most USD dollars on this run, priced from the model catalog; `none` for \
              no ceiling. A tree too large for it gets fewer loops, and summaries built without \
@@ -112,7 +132,7 @@ pub struct Args {
             crate::ai::rules::decide::DEFAULT_BUDGET_USD
         )
     )]
-    pub budget: Option<String>,
+    pub budget: Option<Budget>,
 
     /// Do not respect .gitignore, .ignore and .git/info/exclude.
     #[arg(long)]
@@ -121,12 +141,80 @@ pub struct Args {
     /// Send file text to the model without redacting secrets.
     #[arg(long)]
     pub no_redact: bool,
+
+    /// Have the model write its summaries, flags and verdict in LANG (a
+    /// name or tag: French, pt-BR); labels and JSON keys stay as they are.
+    /// Summaries cached in another language are written again.
+    #[arg(long, value_name = "LANG")]
+    pub language: Option<String>,
+
+    /// Print the full trace on stderr: every tool call, the model's own
+    /// words, each note and each cached directory.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+}
+
+/// The values `--format` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    Text,
+    Json,
+    #[value(alias = "md")]
+    Markdown,
+    Html,
 }
 
 impl Args {
     /// Parse `std::env::args_os`, exiting with clap's usage error on bad flags.
     pub fn parse_from_env() -> Self {
         Args::parse()
+    }
+}
+
+/// `--budget`: a dollar ceiling, or none.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Budget {
+    /// Spend at most this many dollars.
+    Usd(f64),
+    /// `none`: no ceiling.
+    Unlimited,
+}
+
+/// `--max-cost`: a finite dollar amount above zero (`2.50`, `$3`). A cap of
+/// nothing, or less, could only stop the run before it starts.
+fn max_cost(raw: &str) -> Result<f64, String> {
+    dollars_above_zero(raw).ok_or_else(|| "a dollar amount above zero, such as 2.50".to_string())
+}
+
+/// `--budget`: a finite dollar amount above zero (`5`, `$0.50`), or `none`
+/// for no ceiling.
+fn budget(raw: &str) -> Result<Budget, String> {
+    if raw.trim().eq_ignore_ascii_case("none") {
+        return Ok(Budget::Unlimited);
+    }
+    dollars_above_zero(raw)
+        .map(Budget::Usd)
+        .ok_or_else(|| "a dollar amount above zero, such as 5, or none".to_string())
+}
+
+/// A finite dollar amount above zero, with or without a leading `$`: what
+/// `--max-cost` and `--budget` both take.
+fn dollars_above_zero(raw: &str) -> Option<f64> {
+    raw.trim()
+        .trim_start_matches('$')
+        .parse::<f64>()
+        .ok()
+        .filter(|usd| usd.is_finite() && *usd > 0.0)
+}
+
+/// `--model`: a model id, which is never blank. (What the API makes of it
+/// is the API's to say; a name with control characters is escaped
+/// wherever it is printed.)
+fn model_name(raw: &str) -> Result<String, String> {
+    if raw.trim().is_empty() {
+        Err("a model id, such as claude-sonnet-5-5".to_string())
+    } else {
+        Ok(raw.to_string())
     }
 }
 
@@ -138,5 +226,84 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         Args::command().debug_assert();
+    }
+
+    fn parse(list: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from(["luminos"].iter().chain(list).copied().chain(["."]))
+    }
+
+    /// Every bad flag value is clap's usage error (exit 2), saying what the
+    /// flag takes in one line.
+    #[test]
+    fn every_bad_flag_value_is_a_usage_error() {
+        let bad: &[(&[&str], &str)] = &[
+            (
+                &["--budget", "abc"],
+                "a dollar amount above zero, such as 5, or none",
+            ),
+            (&["--budget", "0"], "a dollar amount above zero"),
+            (&["--budget", "-5"], "a dollar amount above zero"),
+            (&["--budget", "inf"], "a dollar amount above zero"),
+            (&["--budget", ""], "a dollar amount above zero"),
+            (
+                &["--max-cost", "0"],
+                "a dollar amount above zero, such as 2.50",
+            ),
+            (&["--max-cost", "-5"], "a dollar amount above zero"),
+            (&["--max-cost=-5"], "a dollar amount above zero"),
+            (&["--max-cost", "-0"], "a dollar amount above zero"),
+            (&["--max-cost", "NaN"], "a dollar amount above zero"),
+            (&["--max-cost", "lots"], "a dollar amount above zero"),
+            (&["-j", "0"], "1..=64"),
+            (&["-j", "65"], "1..=64"),
+            (&["--batch", "--batch-size", "0"], "1..=100000"),
+            (&["--max-retries", "21"], "0..=20"),
+            (&["--max-retries", "1000000"], "0..=20"),
+            (&["--max-retries", "-1"], "0..=20"),
+            (&["-j", "-2"], "1..=64"),
+            (&["--depth", "x"], "invalid digit"),
+            (&["--depth", "-1"], "invalid digit"),
+            (&["--model", ""], "a model id"),
+            (&["--model", "  "], "a model id"),
+        ];
+        for (flags, says) in bad {
+            let err = parse(flags).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{flags:?}");
+            let text = err.to_string();
+            let first = text.lines().next().unwrap();
+            assert!(
+                first.starts_with("error: invalid value"),
+                "{flags:?}: {text}"
+            );
+            assert!(first.contains(says), "{flags:?}: {first}");
+        }
+    }
+
+    #[test]
+    fn good_money_and_retry_values() {
+        let args = parse(&[
+            "--max-cost",
+            "$2.50",
+            "--budget",
+            " None ",
+            "--max-retries",
+            "20",
+        ])
+        .unwrap();
+        assert_eq!(args.max_cost, Some(2.5));
+        assert_eq!(args.budget, Some(Budget::Unlimited));
+        assert_eq!(args.max_retries, 20);
+        assert_eq!(
+            parse(&["--budget=$20"]).unwrap().budget,
+            Some(Budget::Usd(20.0))
+        );
+        assert_eq!(parse(&["--max-retries", "0"]).unwrap().max_retries, 0);
+    }
+
+    /// `--help` states the bound of `--max-retries`.
+    #[test]
+    fn help_names_the_retry_bound() {
+        let help = Args::command().render_long_help().to_string();
+        assert!(help.contains("retried (0 to 20)"), "{help}");
     }
 }

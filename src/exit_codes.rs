@@ -9,6 +9,10 @@ pub enum ExitCode {
     Success,
     /// Bad input or an error that stopped the run.
     Failure,
+    /// A usage error the command line parser did not catch (a value it
+    /// takes as text, such as `--language`'s, or flags that contradict
+    /// one another), as its own errors exit.
+    Usage,
     /// The report was produced, but the investigation failed (its status
     /// and error are in the report).
     InvestigationFailed,
@@ -22,6 +26,7 @@ impl ExitCode {
         match self {
             ExitCode::Success => 0,
             ExitCode::Failure => 1,
+            ExitCode::Usage => 2,
             ExitCode::InvestigationFailed => 3,
             ExitCode::Interrupted => 130,
         }

@@ -1,22 +1,37 @@
 //! Progress on stderr, for the scan and the investigation.
 //!
-//! On a terminal this is a live indicatif display: spinners and counters that
-//! redraw in place, with permanent lines printed above them. Anywhere else it is
-//! plain `[scan] ...` / `[AI] ...` lines with no carriage returns, so logs and
-//! CI output stay readable. stdout is never touched here.
+//! On a terminal this is one live line (counters, the dir board, a batch
+//! being waited on) redrawn in place, with permanent lines printed above it
+//! (`live.rs`). Anywhere else it is plain `[scan] ...` / `[AI] ...` lines
+//! with no carriage returns, so logs and CI output stay readable. stdout is
+//! never touched here.
 //!
 //! Every piece of text that may come from a file name or a model is escaped
 //! with [`crate::text::escape_control`] before it is printed.
 //!
+//! What is said is the same on a terminal and on a pipe. By default it is
+//! short: a few lines per directory (the loop starting, one line per
+//! `think`, one per flag, warnings). The full trace (every tool call, the
+//! model's own text, each note field, each cached directory) is for
+//! `-v`/`--verbose` ([`Progress::ai_detail`]).
+//!
+//! The live line is laid out by `line.rs` for the terminal's width at
+//! every redraw, never padded to it, so a resized terminal does not
+//! scramble the scrollback and no figure is cut in the middle.
+//!
 //! [`Progress`] is cheap to clone and safe to share between threads and tasks.
 
+mod line;
+mod live;
+
 use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle as BarStyle};
-
-use crate::text::escape_control;
+use crate::text::{escape_control, format_thousands};
+use line::{LiveField, lay_out};
+use live::{Draw, Screen};
 
 /// How progress is drawn on stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,22 +53,24 @@ pub struct Progress {
 
 struct Inner {
     mode: Mode,
+    /// `-v`: the full trace.
+    verbose: bool,
     // Serializes plain-mode writes so lines from concurrent tasks never interleave.
     plain_lock: Mutex<()>,
 }
 
 enum Mode {
-    Live { multi: MultiProgress, color: bool },
+    Live { screen: Arc<Screen>, color: bool },
     Plain,
     Silent,
 }
 
 impl Progress {
-    /// A reporter for the given style.
-    pub fn new(style: ProgressStyle) -> Self {
+    /// A reporter for the given style; `verbose` prints the full trace.
+    pub fn new(style: ProgressStyle, verbose: bool) -> Self {
         let mode = match style {
             ProgressStyle::Live { color } => Mode::Live {
-                multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
+                screen: Screen::start(),
                 color,
             },
             ProgressStyle::Plain => Mode::Plain,
@@ -61,6 +78,7 @@ impl Progress {
         Progress {
             inner: Arc::new(Inner {
                 mode,
+                verbose,
                 plain_lock: Mutex::new(()),
             }),
         }
@@ -71,6 +89,7 @@ impl Progress {
         Progress {
             inner: Arc::new(Inner {
                 mode: Mode::Silent,
+                verbose: false,
                 plain_lock: Mutex::new(()),
             }),
         }
@@ -86,12 +105,7 @@ impl Progress {
     pub fn println(&self, line: &str) {
         let line = escape_control(line);
         match &self.inner.mode {
-            Mode::Live { multi, .. } => {
-                // println only fails when the draw target is hidden; fall back.
-                if multi.println(line.as_ref()).is_err() {
-                    self.write_plain(&line);
-                }
-            }
+            Mode::Live { screen, .. } => screen.println(&line),
             Mode::Plain => self.write_plain(&line),
             Mode::Silent => {}
         }
@@ -113,87 +127,90 @@ impl Progress {
         self.println(&format!("  [AI] [{dir}] {msg}"));
     }
 
-    /// Start a counted phase such as "Classifying files". Live: a spinner with
-    /// the running count and the current item. Plain: one line when it starts
-    /// and one when it finishes.
+    /// The full trace (`-v`) is on.
+    pub(crate) fn is_verbose(&self) -> bool {
+        self.inner.verbose
+    }
+
+    /// [`Progress::ai`], with `-v` only: a line of the full trace.
+    pub(crate) fn ai_detail(&self, msg: &str) {
+        if self.is_verbose() {
+            self.ai(msg);
+        }
+    }
+
+    /// Take the live line off the terminal for good (Ctrl-C: what follows
+    /// is the last word, and no half-drawn line stays above the shell's
+    /// prompt).
+    pub(crate) fn clear_live(&self) {
+        if let Mode::Live { screen, .. } = &self.inner.mode {
+            screen.clear();
+        }
+    }
+
+    /// Show `draw`'s line live until the source is dropped; none off a
+    /// terminal.
+    fn live(
+        &self,
+        draw: impl Fn(usize, bool) -> String + Send + Sync + 'static,
+    ) -> Option<LiveSource> {
+        let Mode::Live { screen, color } = &self.inner.mode else {
+            return None;
+        };
+        let color = *color;
+        let draw: Draw = Arc::new(move |width| draw(width, color));
+        Some(LiveSource {
+            id: screen.add(draw),
+            screen: screen.clone(),
+        })
+    }
+
+    /// Start a counted phase such as "Classifying files". Live: a line with
+    /// the running count. Plain: one line when it starts and one when it
+    /// finishes.
     pub fn counter(&self, tag: &str, label: &str) -> Counter {
         let prefix = format!("  [{tag}] {label}...");
-        match &self.inner.mode {
-            Mode::Live { multi, .. } => {
-                let bar = multi.add(ProgressBar::new_spinner());
-                bar.set_style(
-                    BarStyle::with_template("{prefix} {pos} {wide_msg}")
-                        .unwrap_or_else(|_| BarStyle::default_spinner()),
-                );
-                bar.set_prefix(prefix.clone());
-                bar.enable_steady_tick(Duration::from_millis(120));
-                Counter {
-                    progress: self.clone(),
-                    bar: Some(bar),
-                    prefix,
-                }
-            }
-            Mode::Plain => {
-                self.write_plain(&prefix);
-                Counter {
-                    progress: self.clone(),
-                    bar: None,
-                    prefix,
-                }
-            }
-            Mode::Silent => Counter {
-                progress: self.clone(),
-                bar: None,
-                prefix,
-            },
+        let count = Arc::new(AtomicU64::new(0));
+        let (shown, counted) = (prefix.clone(), count.clone());
+        let live = self.live(move |width, _| {
+            let count = [LiveField::kept(
+                " ",
+                format_thousands(counted.load(Ordering::Relaxed)),
+            )];
+            lay_out(&shown, &count, width)
+        });
+        if matches!(self.inner.mode, Mode::Plain) {
+            self.write_plain(&prefix);
+        }
+        Counter {
+            progress: self.clone(),
+            live,
+            prefix,
+            count,
         }
     }
 
     /// The live board of the dir-loop phase: directories done out of
-    /// `total`, the ones running now, and the spend so far. Draws only on a
+    /// `total`, the spend so far and the loops running now. Draws only on a
     /// terminal; elsewhere the per-directory lines already tell the story.
     pub(crate) fn dir_board(&self, total: usize) -> DirBoard {
-        let bar = match &self.inner.mode {
-            Mode::Live { multi, color } => {
-                let template = if *color {
-                    "  [AI] {bar:20.cyan/blue} {pos}/{len} dirs {wide_msg}"
-                } else {
-                    "  [AI] {bar:20} {pos}/{len} dirs {wide_msg}"
-                };
-                let bar = multi.add(ProgressBar::new(total as u64));
-                bar.set_style(
-                    BarStyle::with_template(template)
-                        .unwrap_or_else(|_| BarStyle::default_bar())
-                        .progress_chars("=> "),
-                );
-                bar.enable_steady_tick(Duration::from_millis(250));
-                Some(bar)
-            }
-            Mode::Plain | Mode::Silent => None,
-        };
-        DirBoard {
-            bar,
-            state: Mutex::new(BoardState::default()),
-        }
+        let state = Arc::new(Mutex::new(BoardState {
+            total: total as u64,
+            ..BoardState::default()
+        }));
+        let shared = state.clone();
+        let live = self.live(move |width, color| board_line(&lock(&shared), width, color));
+        DirBoard { live, state }
     }
 
     /// The live line of a batch being waited on: what it holds and how
     /// long luminos has waited. Draws only on a terminal; elsewhere the
     /// batcher prints a line when a round is sent and one when it is read.
     pub(crate) fn batch_line(&self) -> BatchLine {
-        let bar = match &self.inner.mode {
-            Mode::Live { multi, .. } => {
-                let bar = multi.add(ProgressBar::new_spinner());
-                bar.set_style(
-                    BarStyle::with_template("  [AI] {spinner} {wide_msg}")
-                        .unwrap_or_else(|_| BarStyle::default_spinner()),
-                );
-                bar.enable_steady_tick(Duration::from_millis(250));
-                Some(bar)
-            }
-            Mode::Plain | Mode::Silent => None,
-        };
-        BatchLine { bar }
+        let fields: Arc<Mutex<Vec<LiveField>>> = Arc::default();
+        let shown = fields.clone();
+        let live = self.live(move |width, _| lay_out("  [AI]", &lock(&shown), width));
+        BatchLine { live, fields }
     }
 
     fn write_plain(&self, line: &str) {
@@ -206,167 +223,234 @@ impl Progress {
     }
 }
 
+/// One source of the live line; dropping it takes its line away.
+struct LiveSource {
+    screen: Arc<Screen>,
+    id: u64,
+}
+
+impl LiveSource {
+    /// Draw again now: what the line shows changed.
+    fn refresh(&self) {
+        self.screen.refresh();
+    }
+}
+
+impl Drop for LiveSource {
+    fn drop(&mut self) {
+        self.screen.remove(self.id);
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A counted phase started by [`Progress::counter`].
 pub struct Counter {
     progress: Progress,
-    bar: Option<ProgressBar>,
+    live: Option<LiveSource>,
     prefix: String,
+    count: Arc<AtomicU64>,
 }
 
 impl Counter {
-    /// Count one more item; `current` names it on the live display.
+    /// Count one more item.
     #[cfg(test)]
-    pub(crate) fn tick(&self, current: &str) {
-        if let Some(bar) = &self.bar {
-            bar.inc(1);
-            bar.set_message(escape_control(current).into_owned());
-        }
+    pub(crate) fn tick(&self) {
+        self.add(1);
     }
 
-    /// Count `n` more items without naming them.
+    /// Count `n` more items without naming them. (The live line shows the
+    /// count at its next redraw.)
     pub fn add(&self, n: u64) {
-        if let Some(bar) = &self.bar {
-            bar.inc(n);
-        }
+        self.count.fetch_add(n, Ordering::Relaxed);
     }
 
     /// End the phase with `  [tag] label... done`.
-    pub fn finish(self) {
+    pub fn finish(mut self) {
         let line = format!("{} done", self.prefix);
-        match &self.bar {
-            Some(bar) => {
-                bar.finish_and_clear();
-                self.progress.println(&line);
-            }
-            None => {
-                if !matches!(self.progress.inner.mode, Mode::Silent) {
-                    self.progress.write_plain(&line);
-                }
-            }
+        // The live line goes before the permanent one is printed.
+        let was_live = self.live.take().is_some();
+        match &self.progress.inner.mode {
+            Mode::Live { .. } if was_live => self.progress.println(&line),
+            Mode::Live { .. } | Mode::Plain => self.progress.write_plain(&line),
+            Mode::Silent => {}
         }
     }
 }
 
 /// The dir-loop phase's live display; see [`Progress::dir_board`].
 pub(crate) struct DirBoard {
-    bar: Option<ProgressBar>,
-    state: Mutex<BoardState>,
+    live: Option<LiveSource>,
+    state: Arc<Mutex<BoardState>>,
 }
 
 #[derive(Default)]
 struct BoardState {
+    done: u64,
+    total: u64,
     running: Vec<String>,
     tokens: u64,
     dollars: f64,
     /// The model is not in the catalog: the dollars use a stand-in's prices.
     assumed: bool,
 }
+/// Columns of the board's bar, brackets included.
+const BOARD_BAR: usize = 22;
+
+/// The board's fields for `done` of `total` directories: what gives way
+/// first on a narrow terminal is the bar, then the token count, then the
+/// list of running loops (shortened before it goes); the count and the
+/// spend always stay.
+fn board_fields(state: &BoardState, done: u64, total: u64) -> Vec<LiveField> {
+    let running = if state.running.is_empty() {
+        String::from("-")
+    } else {
+        state.running.join(", ")
+    };
+    let mut fields = vec![
+        LiveField::droppable("", bar_text(done, total), 4),
+        LiveField::kept(" ", format!("{done}/{total} dirs")),
+        LiveField::kept(" | ", format!("${:.2}", state.dollars)),
+    ];
+    if state.assumed {
+        fields.push(LiveField::kept(" ", "at assumed prices"));
+    }
+    fields.push(LiveField::droppable(
+        " | ",
+        format!("{} tokens", format_thousands(state.tokens)),
+        3,
+    ));
+    fields.push(LiveField::cuttable(" | ", format!("running: {running}"), 2));
+    fields
+}
+
+/// `[=========>          ]`.
+fn bar_text(done: u64, total: u64) -> String {
+    let inside = BOARD_BAR - 2;
+    let filled = if total == 0 {
+        inside
+    } else {
+        (done.min(total) as usize * inside) / total as usize
+    };
+    let arrow = usize::from(filled < inside && done > 0);
+    format!(
+        "[{}{}{}]",
+        "=".repeat(filled),
+        ">".repeat(arrow),
+        " ".repeat(inside - filled - arrow)
+    )
+}
+
+/// The board's line at `width` columns; the bar coloured when `color`.
+fn board_line(state: &BoardState, width: usize, color: bool) -> String {
+    let line = lay_out(
+        "  [AI]",
+        &board_fields(state, state.done, state.total),
+        width,
+    );
+    let bar = bar_text(state.done, state.total);
+    if color && line.contains(&bar) {
+        line.replacen(&bar, &format!("\x1b[36m{bar}\x1b[0m"), 1)
+    } else {
+        line
+    }
+}
 
 impl DirBoard {
     /// A loop started on `dir` (its shown name).
     pub(crate) fn started(&self, dir: &str) {
-        let mut state = self.lock();
-        state.running.push(escape_control(dir).into_owned());
-        self.redraw(&state);
+        lock(&self.state)
+            .running
+            .push(escape_control(dir).into_owned());
+        self.refresh();
     }
 
     /// `n` more loops were bought while the work ran.
     pub(crate) fn add_to_total(&self, n: usize) {
-        if let Some(bar) = &self.bar {
-            bar.inc_length(n as u64);
-        }
+        lock(&self.state).total += n as u64;
+        self.refresh();
     }
 
     /// The loop on `dir` finished.
     pub(crate) fn finished(&self, dir: &str) {
-        let mut state = self.lock();
-        let dir = escape_control(dir);
-        if let Some(at) = state.running.iter().position(|d| *d == dir) {
-            state.running.remove(at);
+        {
+            let mut state = lock(&self.state);
+            let dir = escape_control(dir);
+            if let Some(at) = state.running.iter().position(|d| *d == dir) {
+                state.running.remove(at);
+            }
+            state.done += 1;
         }
-        if let Some(bar) = &self.bar {
-            bar.inc(1);
-        }
-        self.redraw(&state);
+        self.refresh();
     }
 
     /// Say on the live line that the dollars are at assumed prices (the
     /// model is not in the catalog).
     pub(crate) fn assume_prices(&self) {
-        let mut state = self.lock();
-        state.assumed = true;
-        self.redraw(&state);
+        lock(&self.state).assumed = true;
+        self.refresh();
     }
 
     /// The run's totals so far: `tokens` processed and produced, `dollars`.
     pub(crate) fn spent(&self, tokens: u64, dollars: f64) {
-        let mut state = self.lock();
-        if (state.tokens, state.dollars) == (tokens, dollars) {
-            return;
+        {
+            let mut state = lock(&self.state);
+            state.tokens = tokens;
+            state.dollars = dollars;
         }
-        state.tokens = tokens;
-        state.dollars = dollars;
-        self.redraw(&state);
+        self.refresh();
     }
 
-    /// The message line: what runs now and what it cost so far.
-    fn message(state: &BoardState) -> String {
-        let running = if state.running.is_empty() {
-            String::from("-")
-        } else {
-            state.running.join(", ")
-        };
-        let assumed = if state.assumed {
-            " at assumed prices"
-        } else {
-            ""
-        };
-        format!(
-            "| {} tokens, ${:.2}{assumed} | running: {running}",
-            crate::text::format_thousands(state.tokens),
-            state.dollars
-        )
-    }
-
-    fn redraw(&self, state: &BoardState) {
-        if let Some(bar) = &self.bar {
-            bar.set_message(Self::message(state));
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, BoardState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-impl Drop for DirBoard {
-    fn drop(&mut self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
+    fn refresh(&self) {
+        if let Some(live) = &self.live {
+            live.refresh();
         }
     }
 }
 
 /// A batch's live line; see [`Progress::batch_line`].
 pub(crate) struct BatchLine {
-    bar: Option<ProgressBar>,
+    live: Option<LiveSource>,
+    fields: Arc<Mutex<Vec<LiveField>>>,
 }
 
 impl BatchLine {
-    /// Show `text` (escaped) on the line.
-    pub(crate) fn set(&self, text: &str) {
-        if let Some(bar) = &self.bar {
-            bar.set_message(escape_control(text).into_owned());
-        }
+    /// Show where batch `round` (`id`, escaped) stands: requests pending,
+    /// succeeded and errored (when any), and the wait so far. On a narrow
+    /// terminal the batch id is shortened or goes first, then the wait;
+    /// the counts always stay.
+    pub(crate) fn waiting(&self, round: u32, id: &str, counts: [u64; 3], waited: Duration) {
+        let Some(live) = &self.live else {
+            return;
+        };
+        *lock(&self.fields) = batch_fields(round, id, counts, waited);
+        live.refresh();
     }
 }
 
-impl Drop for BatchLine {
-    fn drop(&mut self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
+/// The batch line's fields; see [`BatchLine::waiting`].
+fn batch_fields(round: u32, id: &str, counts: [u64; 3], waited: Duration) -> Vec<LiveField> {
+    let [pending, succeeded, errored] = counts;
+    let mut fields = vec![
+        LiveField::kept("", format!("round {round}")),
+        LiveField::cuttable(" ", format!("({})", escape_control(id)), 3),
+        LiveField::kept(": ", format!("{} pending", format_thousands(pending))),
+        LiveField::kept(", ", format!("{} succeeded", format_thousands(succeeded))),
+    ];
+    if errored > 0 {
+        fields.push(LiveField::kept(
+            ", ",
+            format!("{} errored", format_thousands(errored)),
+        ));
     }
+    fields.push(LiveField::droppable(
+        "; ",
+        format!("waited {}", crate::text::format_duration(waited)),
+        2,
+    ));
+    fields
 }
 
 #[cfg(test)]
@@ -378,7 +462,7 @@ mod tests {
         let p = Progress::silent();
         p.scan("hello");
         let c = p.counter("scan", "Counting");
-        c.tick("x");
+        c.tick();
         c.finish();
         assert!(!p.is_live());
     }
@@ -390,17 +474,84 @@ mod tests {
         board.started("docs\x1b[31m");
         board.finished("src");
         board.spent(12_345, 0.5);
-        {
-            let state = board.lock();
-            assert_eq!(
-                DirBoard::message(&state),
-                "| 12,345 tokens, $0.50 | running: docs\\x1b[31m"
-            );
-        }
+        let line = |width| board_line(&lock(&board.state), width, false);
+        assert_eq!(
+            line(200),
+            "  [AI] [======>             ] 1/3 dirs | $0.50 | 12,345 tokens | running: \
+             docs\\x1b[31m"
+        );
         board.assume_prices();
         assert_eq!(
-            DirBoard::message(&board.lock()),
-            "| 12,345 tokens, $0.50 at assumed prices | running: docs\\x1b[31m"
+            line(200),
+            "  [AI] [======>             ] 1/3 dirs | $0.50 at assumed prices | 12,345 tokens \
+             | running: docs\\x1b[31m"
+        );
+    }
+
+    /// The board at the widths users have: everything at 200 columns, the
+    /// list of running loops shortened at 80, whole fields dropped at 60,
+    /// and never a figure cut in the middle.
+    #[test]
+    fn the_board_fits_60_80_and_200_columns() {
+        let board = Progress::silent().dir_board(41);
+        for dir in ["pkg0/part1", "pkg3/part2", "pkg7", "docs/guide"] {
+            board.started(dir);
+        }
+        board.spent(1_234_567, 0.523);
+        let state = lock(&board.state);
+        let fields = board_fields(&state, 17, 41);
+        let at = |width| lay_out("  [AI]", &fields, width);
+        assert_eq!(
+            at(200),
+            "  [AI] [========>           ] 17/41 dirs | $0.52 | 1,234,567 tokens | running: \
+             pkg0/part1, pkg3/part2, pkg7, docs/guide"
+        );
+        assert_eq!(
+            at(80),
+            "  [AI] 17/41 dirs | $0.52 | 1,234,567 tokens | running: pkg0/part1, pkg3/part2…"
+        );
+        assert_eq!(
+            at(60),
+            "  [AI] 17/41 dirs | $0.52 | running: pkg0/part1, pkg3/part…"
+        );
+        for width in [60, 80, 200] {
+            assert!(line::columns(&at(width)) < width);
+        }
+    }
+
+    #[test]
+    fn the_bar_fills_in_proportion() {
+        assert_eq!(bar_text(0, 4), format!("[{}]", " ".repeat(20)));
+        assert_eq!(
+            bar_text(1, 4),
+            format!("[{}>{}]", "=".repeat(5), " ".repeat(14))
+        );
+        assert_eq!(bar_text(4, 4), format!("[{}]", "=".repeat(20)));
+        assert_eq!(bar_text(0, 0), format!("[{}]", "=".repeat(20)));
+    }
+
+    #[test]
+    fn a_batch_line_keeps_its_counts_whole() {
+        let fields = |errored| {
+            batch_fields(
+                2,
+                "msgbatch_01HkcTjaV5uDC8jWR4ZsDV8d",
+                [1_204, 17, errored],
+                Duration::from_secs(245),
+            )
+        };
+        assert_eq!(
+            lay_out("  [AI]", &fields(0), 200),
+            "  [AI] round 2 (msgbatch_01HkcTjaV5uDC8jWR4ZsDV8d): 1,204 pending, 17 succeeded; \
+             waited 4m 05s"
+        );
+        assert_eq!(
+            lay_out("  [AI]", &fields(0), 80),
+            "  [AI] round 2 (msgbatch_01HkcTjaV…: 1,204 pending, 17 succeeded; waited 4m 05s"
+        );
+        assert_eq!(
+            lay_out("  [AI]", &fields(3), 60),
+            "  [AI] round 2: 1,204 pending, 17 succeeded, 3 errored"
         );
     }
 }

@@ -14,7 +14,7 @@ use crate::config::{Config, Env, Invocation, Mode};
 use crate::exit_codes::ExitCode;
 use crate::output;
 use crate::progress::Progress;
-use crate::report::{Investigation, InvestigationStatus, Report, format_report};
+use crate::report::{Format, Investigation, InvestigationStatus, RenderOptions, Report};
 use crate::scan;
 
 /// The one line printed when no credential is set.
@@ -31,7 +31,14 @@ const SCAN_ONLY_NOTE: &str = "--scan-only";
 /// Run luminos with parsed arguments.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let env = Env::from_process();
-    let (config, clear_first) = match Invocation::resolve(args, &env)? {
+    let invocation = match Invocation::resolve(args, &env) {
+        Err(err) if err.is_usage() => {
+            output::print_error(&err.into());
+            return Ok(ExitCode::Usage);
+        }
+        resolved => resolved?,
+    };
+    let (config, clear_first) = match invocation {
         Invocation::ClearCacheOnly { cache_root } => {
             clear_cache(&cache_root)?;
             return Ok(ExitCode::Success);
@@ -41,6 +48,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             clear_cache_first,
         } => (config, clear_cache_first),
     };
+    // A report that could not be written would waste the whole run: the
+    // file is checked before anything is spent.
+    if config.investigation.mode != Mode::CancelBatch
+        && let Some(file) = &config.output.file
+    {
+        output::check_output_file(file)?;
+    }
     if clear_first {
         clear_cache(&config.cache_root)?;
     }
@@ -65,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         crate::ai::reserve_target(&config)?
     };
 
-    let progress = Progress::new(config.progress);
+    let progress = Progress::new(config.progress, config.verbose);
     if !config.scan.exclude.is_empty() {
         progress.scan(&format!("Excluding: {}", config.scan.exclude.join(", ")));
     }
@@ -77,7 +91,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // No API call, no key, no cache write: the projection is the result.
     if estimate {
         let estimate = crate::ai::estimate::estimate(&config, &base, &dirs)?;
-        let text = (!config.output.json).then(|| estimate.render_text());
+        // The model's warning reaches the terminal once, as a run's does:
+        // in the text estimate on stdout, or on stderr when stdout carries
+        // JSON (a `jq` pipeline shows only what it selects) or the
+        // estimate goes to a file.
+        let json = config.output.format == Format::Json;
+        let text_on_stdout = !json && config.output.file.is_none();
+        if !text_on_stdout && let Some(warning) = crate::ai::model_warning(&config.investigation) {
+            progress.println(&format!("Warning: {warning}"));
+        }
+        let text = (!json).then(|| estimate.render_text());
         return write_output(&config, |out: &mut dyn std::io::Write| match &text {
             Some(text) => out.write_all(text.as_bytes()),
             None => serde_json::to_writer_pretty(out, &estimate).map_err(std::io::Error::from),
@@ -97,7 +120,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .enable_all()
                 .build()
                 .context("starting the async runtime")?;
-            runtime.block_on(crate::ai::investigate(
+            runtime.block_on(crate::ai::orchestrator::investigate(
                 &config, &base, &dirs, &progress, reserved,
             ))?
         }
@@ -109,14 +132,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let failed = outcome.status.status == InvestigationStatus::Failed;
-    let report = Report {
+    let mut report = Report {
         scan: base,
         ai_brief: outcome.brief,
         ai_detailed: outcome.detailed,
         flags: outcome.flags,
+        ai_sections: outcome.sections,
+        directories: outcome.directories,
         investigation: outcome.status,
         grounding: outcome.grounding,
     };
+    report.order_flags();
     match write_report(&config, &report)? {
         // The report is out; the status says the investigation failed, so
         // scripts and CI notice.
@@ -125,15 +151,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Render the report as JSON or text and write it where the user asked.
+/// Render the report in the format asked for and write it where the user
+/// asked.
 fn write_report(config: &Config, report: &Report) -> anyhow::Result<ExitCode> {
-    let text =
-        (!config.output.json).then(|| format_report(report, &config.target.to_string_lossy()));
-    // JSON is serialized straight into the output: at 200,000 files it is
-    // tens of megabytes that need not exist twice.
-    write_output(config, |out: &mut dyn std::io::Write| match &text {
-        Some(text) => out.write_all(text.as_bytes()),
-        None => serde_json::to_writer_pretty(out, report).map_err(std::io::Error::from),
+    let options = RenderOptions {
+        target: config.target.to_string_lossy().into_owned(),
+        depth: config.scan.depth,
+    };
+    write_output(config, |out: &mut dyn std::io::Write| {
+        crate::report::render(report, config.output.format, &options, out)
     })
 }
 
@@ -178,11 +204,16 @@ fn cancel_batches(config: &Config) -> anyhow::Result<ExitCode> {
 }
 
 fn clear_cache(root: &std::path::Path) -> anyhow::Result<()> {
-    let shown = root.display();
-    if cache::clear_cache(root)? {
-        eprintln!("Removed the luminos cache at {shown}");
-    } else {
-        eprintln!("There is no luminos cache at {shown}; nothing to remove.");
+    match cache::clear_cache(root)? {
+        cache::Cleared::Removed(root) => {
+            eprintln!("Removed the luminos cache at {}", root.display());
+        }
+        cache::Cleared::Absent(root) => {
+            eprintln!(
+                "There is no luminos cache at {}; nothing to remove.",
+                root.display()
+            );
+        }
     }
     Ok(())
 }

@@ -10,7 +10,7 @@
 use crate::ai::api;
 use crate::ai::prompts::PromptError;
 use crate::ai::tools::FatalToolError;
-use crate::cache::CacheError;
+use crate::cache::{CacheError, WriteFault};
 
 /// A failure that ends the investigation. Unless it ends the run too
 /// ([`InvestigationError::ends_run`]), the report still prints, saying the
@@ -25,9 +25,38 @@ pub(crate) enum InvestigationError {
         "model '{model}' was not found by the API ({detail}); choose another with --model or LUMINOS_MODEL"
     )]
     UnknownModel { model: String, detail: String },
-    /// A 404 that is not the API's: the base URL is not a Messages API.
-    #[error("the Messages API was not found at the base URL ({0}); check ANTHROPIC_BASE_URL")]
-    NoMessagesApi(api::ApiError),
+    /// The base URL does not lead to the Messages API: a 404 that is not
+    /// the API's, a success status whose body is not the API's (an HTML
+    /// page, garbage, JSON of the wrong shape), or an error status with
+    /// such a body through every retry.
+    #[error("{}", not_messages_api_line(base_url, err))]
+    NotMessagesApi {
+        /// `ANTHROPIC_BASE_URL` as the run used it.
+        base_url: String,
+        err: Box<api::ApiError>,
+    },
+    /// `--batch` through an endpoint that serves messages but has no
+    /// Message Batches API (its 404).
+    #[error(
+        "ANTHROPIC_BASE_URL={base_url} has no Message Batches API: POST {} got {} ({}); \
+         run without --batch",
+        api::Endpoint::Batches.path(),
+        err.answer(),
+        err.message
+    )]
+    NoBatchesApi {
+        base_url: String,
+        err: Box<api::ApiError>,
+    },
+    /// The API refused every attempt as overloaded (529,
+    /// `overloaded_error`).
+    #[error("the API is overloaded and refused every attempt ({0}); try again later")]
+    Overloaded(api::ApiError),
+    /// The API kept answering with a rate limit or a server error, or its
+    /// streams kept breaking, until the call gave up: the next call would
+    /// meet the same.
+    #[error("the API is failing for now ({0}); try again later")]
+    Unavailable(api::ApiError),
     /// The credential was rejected.
     #[error("the API rejected the credential: {0}")]
     Auth(api::ApiError),
@@ -37,12 +66,15 @@ pub(crate) enum InvestigationError {
         "the API refused the request for billing reasons ({0}); check the account's credit balance and spend limits"
     )]
     Billing(api::ApiError),
-    /// No answer from the endpoint: refused, unresolvable, or silent.
-    #[error("{}", unreachable_line(endpoint, *answered, detail))]
+    /// No reply from the endpoint: refused, unresolvable, silent, or a
+    /// stream that makes no progress.
+    #[error("{}", unreachable_line(endpoint, *answered, *replied, detail))]
     Unreachable {
         endpoint: String,
-        /// The endpoint had answered earlier in the run.
+        /// The endpoint had answered (with any status) earlier in the run.
         answered: bool,
+        /// The endpoint had given a whole reply earlier in the run.
+        replied: bool,
         /// The last attempt's error, one line.
         detail: String,
     },
@@ -68,6 +100,10 @@ pub(crate) enum InvestigationError {
     /// ends).
     #[error(transparent)]
     Cache(#[from] CacheError),
+    /// A cache write failed mid-run (a full disk, a read-only file
+    /// system): no new request is sent once one has.
+    #[error(transparent)]
+    CacheWrite(WriteFault),
     /// A directory entry luminos writes itself could not be written
     /// (`what` it was doing, and the cache's message).
     #[error("{what}: {message}")]
@@ -97,12 +133,16 @@ impl InvestigationError {
                 CacheError::Io { .. } => false,
                 CacheError::Symlink(_)
                 | CacheError::ForeignOwner { .. }
+                | CacheError::NotADirectory(_)
                 | CacheError::Busy { .. }
                 | CacheError::CacheInUse { .. }
                 | CacheError::NotACache { .. } => true,
             },
             InvestigationError::UnknownModel { .. }
-            | InvestigationError::NoMessagesApi(_)
+            | InvestigationError::NotMessagesApi { .. }
+            | InvestigationError::NoBatchesApi { .. }
+            | InvestigationError::Overloaded(_)
+            | InvestigationError::Unavailable(_)
             | InvestigationError::Auth(_)
             | InvestigationError::Billing(_)
             | InvestigationError::Unreachable { .. }
@@ -110,6 +150,7 @@ impl InvestigationError {
             | InvestigationError::NoCredential
             | InvestigationError::Client(_)
             | InvestigationError::BatchInFlight { .. }
+            | InvestigationError::CacheWrite(_)
             | InvestigationError::EntryWrite { .. }
             | InvestigationError::Prompt(_)
             | InvestigationError::Tool(_)
@@ -120,10 +161,15 @@ impl InvestigationError {
 
 /// The one line that says the endpoint did not answer, naming it and what
 /// to check.
-fn unreachable_line(endpoint: &str, answered: bool, detail: &str) -> String {
-    if answered {
+fn unreachable_line(endpoint: &str, answered: bool, replied: bool, detail: &str) -> String {
+    if replied {
         format!(
             "the API at {endpoint} stopped answering ({detail}); check the network and any proxy"
+        )
+    } else if answered {
+        format!(
+            "the API at {endpoint} answered but never finished a reply ({detail}); check \
+             ANTHROPIC_BASE_URL and any proxy"
         )
     } else {
         format!(
@@ -131,6 +177,24 @@ fn unreachable_line(endpoint: &str, answered: bool, detail: &str) -> String {
              the network and any proxy"
         )
     }
+}
+
+/// The one line that says the base URL does not lead to the Messages API:
+/// the variable, its value, and what came back.
+fn not_messages_api_line(base_url: &str, err: &api::ApiError) -> String {
+    let path = err.endpoint.unwrap_or(api::Endpoint::Messages).path();
+    let mut line = format!(
+        "ANTHROPIC_BASE_URL={base_url} does not answer as the Messages API: POST {path} got {}",
+        err.answer()
+    );
+    if !err.message.is_empty() {
+        line.push_str(&format!(" ({})", err.message));
+    }
+    if let Some(id) = &err.request_id {
+        line.push_str(&format!(" [request-id: {id}]"));
+    }
+    line.push_str("; check ANTHROPIC_BASE_URL");
+    line
 }
 
 #[cfg(test)]
@@ -142,7 +206,7 @@ mod tests {
         let io = CacheError::Io {
             action: "writing",
             path: "/c/x".into(),
-            source: std::io::Error::other("disk full"),
+            error: std::io::Error::other("disk full"),
         };
         assert!(!InvestigationError::Cache(io).ends_run());
         assert!(InvestigationError::Cache(CacheError::Symlink("/c".into())).ends_run());

@@ -15,32 +15,37 @@ pub mod api;
 pub(crate) mod batch_mode;
 pub mod engine;
 pub(crate) mod estimate;
-pub(crate) mod facts;
 pub(crate) mod failure;
 pub(crate) mod orchestrator;
 pub mod passes;
 pub(crate) mod prompts;
 pub mod rules;
+pub(crate) mod situation;
 pub mod tools;
 
 use crate::cache::{CacheRoot, RunLock};
 use crate::config::{Config, InvestigationOptions};
 use crate::report::{Flag, Investigation};
 
-/// The investigation's entry point (the run calls it after the base scan).
+/// How an investigation fails (the run's entry point,
+/// [`orchestrator::investigate`], returns it).
 pub(crate) use failure::InvestigationError;
-pub(crate) use orchestrator::investigate;
 
 /// What an investigation produced for the report.
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
     pub brief: String,
     pub detailed: String,
+    /// The domain sections the synthesis filled.
+    pub sections: crate::report::Sections,
     pub flags: Vec<Flag>,
     /// How it went: complete, partial, failed (with its one-line error).
     pub status: Investigation,
     /// How many of the report's citations were found in the tree.
     pub grounding: Option<crate::report::grounding::Grounding>,
+    /// Every directory in scope with what the run learned of it, in tree
+    /// order (a run that reached its end).
+    pub directories: Vec<crate::report::DirectoryReport>,
     /// The run was interrupted (Ctrl-C); the next run resumes.
     pub interrupted: bool,
 }

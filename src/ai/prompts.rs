@@ -19,6 +19,13 @@
 //!
 //! The typed `*Prompt` structs are the only way the passes build prompts: each
 //! lists exactly the placeholders of its template.
+//!
+//! Every prompt that has the model write text for people (the dir loop's,
+//! the synthesis's, a synthesis group's) carries `{{language_rule}}` just
+//! before its untrusted-data section: [`language_rule`] of `--language`,
+//! which is empty without one, so those prompts are then exactly what they
+//! were. The survey and the plan write for the other passes, not for
+//! people, and stay as they are.
 
 const DIR_TEMPLATE: &str = include_str!("../../prompts/dir.md");
 const DIR_TASK_TEMPLATE: &str = include_str!("../../prompts/dir_task.md");
@@ -114,10 +121,28 @@ macro_rules! typed_prompt {
     };
 }
 
+/// The `## Language` section of the prompts that write for people: which
+/// language to write in (`language`, validated by the config), and what
+/// stays as it is. Empty without a language.
+pub(crate) fn language_rule(language: Option<&str>) -> String {
+    let Some(language) = language else {
+        return String::new();
+    };
+    format!(
+        "## Language\n\
+         Write every text you hand in for people to read in {language}: summaries, \
+         flag findings, the report and its sections. Tool names, field names, \
+         paths, identifiers and words quoted from the files stay exactly as they \
+         are.\n\n"
+    )
+}
+
 typed_prompt! {
     /// The dir loop's system prompt: the same for every loop of a run.
     DirPrompt from DIR_TEMPLATE {
         survey_context: &'a str,
+        /// [`language_rule`].
+        language_rule: &'a str,
     }
 }
 
@@ -168,6 +193,8 @@ typed_prompt! {
     SynthesisPrompt from SYNTHESIS_TEMPLATE {
         target: &'a str,
         summaries_text: &'a str,
+        /// [`language_rule`].
+        language_rule: &'a str,
     }
 }
 
@@ -179,6 +206,8 @@ typed_prompt! {
         /// Which part: its directories, named.
         part: &'a str,
         summaries_text: &'a str,
+        /// [`language_rule`].
+        language_rule: &'a str,
     }
 }
 
@@ -191,9 +220,9 @@ calls to save turns.";
 tool calls are needed.";
     pub(crate) const PLANNING: &str =
         "Everything you need is in the system prompt above. Call submit_plan now.";
-    pub(crate) const SYNTHESIS: &str = "Every directory summary is in the system prompt above. Combine \
-them into one coherent report and call submit_report right away; no other tool calls are \
-needed.";
+    pub(crate) const SYNTHESIS: &str = "Every directory summary is in the system prompt above. Reason \
+from them to one conclusion about the whole and call submit_report right away; no other tool \
+calls are needed.";
 }
 
 /// What each pass says when the model replies without calling a tool.
@@ -246,7 +275,10 @@ mod tests {
 
     #[test]
     fn each_template_has_exactly_the_original_placeholders() {
-        assert_eq!(placeholders(DIR_TEMPLATE), ["survey_context"]);
+        assert_eq!(
+            placeholders(DIR_TEMPLATE),
+            ["language_rule", "survey_context"]
+        );
         assert_eq!(
             placeholders(DIR_TASK_TEMPLATE),
             [
@@ -283,11 +315,11 @@ mod tests {
         );
         assert_eq!(
             placeholders(SYNTHESIS_TEMPLATE),
-            ["summaries_text", "target"]
+            ["language_rule", "summaries_text", "target"]
         );
         assert_eq!(
             placeholders(SYNTHESIS_GROUP_TEMPLATE),
-            ["part", "summaries_text", "target"]
+            ["language_rule", "part", "summaries_text", "target"]
         );
     }
 
@@ -309,6 +341,7 @@ mod tests {
                 "dir",
                 DirPrompt {
                     survey_context: "v",
+                    language_rule: "",
                 }
                 .render(),
                 "## What the survey found\nv",
@@ -345,6 +378,7 @@ mod tests {
                 SynthesisPrompt {
                     target: "/t",
                     summaries_text: "(none)",
+                    language_rule: &language_rule(Some("Deutsch")),
                 }
                 .render(),
                 "## Target\n/t\n",
@@ -355,6 +389,7 @@ mod tests {
                     target: "/t",
                     part: "src/, docs/",
                     summaries_text: "(none)",
+                    language_rule: "",
                 }
                 .render(),
                 "\n## This part\nsrc/, docs/\n",
@@ -428,6 +463,7 @@ mod snapshots {
         Survey, SurveyInputs, format_survey_block, format_survey_signals, survey_prompt,
     };
     use crate::ai::passes::synthesis::synthesis_prompt;
+    use crate::ai::prompts::language_rule;
     use crate::scan::SurveySignals;
 
     fn survey() -> Survey {
@@ -459,7 +495,7 @@ mod snapshots {
     #[test]
     fn dir_prompt() {
         let block = format_survey_block(Some(&survey()));
-        let prompt = dir_system_prompt(&block).unwrap();
+        let prompt = dir_system_prompt(&block, None).unwrap();
         assert!(!prompt.contains("/home/user"));
         insta::assert_snapshot!(prompt);
     }
@@ -533,12 +569,45 @@ mod snapshots {
             json!({"relative_path": "src", "summary": "Entry point and modules.",
                    "dominant_category": "source"}),
         ];
-        let prompt = synthesis_prompt("/home/user/proj", &entries).unwrap();
+        let prompt = synthesis_prompt("/home/user/proj", &entries, None).unwrap();
         insta::assert_snapshot!(prompt);
         assert!(
-            synthesis_prompt("/t", &[])
+            synthesis_prompt("/t", &[], None)
                 .unwrap()
                 .ends_with("## Directory summaries\n(none)")
         );
+    }
+
+    /// `--language` adds one section, just before the untrusted-data rule,
+    /// to the prompts that write for people; without it they are as they
+    /// were.
+    #[test]
+    fn the_language_reaches_the_prompts_that_write_for_people() {
+        let block = format_survey_block(Some(&survey()));
+        let rule = "## Language\nWrite every text you hand in for people to read in Français: \
+                    summaries, flag findings, the report and its sections.";
+        for (name, without, with) in [
+            (
+                "dir",
+                dir_system_prompt(&block, None).unwrap(),
+                dir_system_prompt(&block, Some("Français")).unwrap(),
+            ),
+            (
+                "synthesis",
+                synthesis_prompt("/t", &[], None).unwrap(),
+                synthesis_prompt("/t", &[], Some("Français")).unwrap(),
+            ),
+        ] {
+            assert!(!without.contains("## Language"), "{name}");
+            let at = with.find(rule).unwrap_or_else(|| panic!("{name}: {with}"));
+            assert!(
+                with[at..].contains(
+                    "paths, identifiers and words quoted from the files stay \
+                                     exactly as they are.\n\n## Untrusted data\n"
+                ),
+                "{name}: {with}"
+            );
+            assert_eq!(with.replace(&language_rule(Some("Français")), ""), without);
+        }
     }
 }

@@ -6,31 +6,44 @@
 //! one luminos writes there, the root is a real directory of ours, and no run
 //! holds a lock in it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::fsio::{io_err, verify_private_dir};
-use super::{CacheError, index, lock};
+use super::root::{choose_root, is_cache_name};
+use super::{CacheError, lock};
 
-/// Remove the cache root and nothing else. Returns `false` when there was
-/// nothing to remove.
+/// What `--clear-cache` did, with the cache root it looked at (the named
+/// directory, or its `luminos` subdirectory: see `root.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cleared {
+    Removed(PathBuf),
+    /// There was no cache there.
+    Absent(PathBuf),
+}
+
+/// Remove the cache root for the path the user named, and nothing else.
 ///
 /// Refused: a symlink (the cache never uses one, so whatever it points at is
 /// not ours, and even removing the link would undo someone's setup), a
 /// directory of another user, a directory holding anything luminos does not
-/// create (so `LUMINOS_CACHE_DIR=$HOME --clear-cache` deletes nothing), and
-/// a cache in use by a running investigation.
-pub fn clear_cache(root: &Path) -> Result<bool, CacheError> {
-    match std::fs::symlink_metadata(root) {
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(err) => return Err(io_err("inspecting", root)(err)),
+/// create (so `LUMINOS_CACHE_DIR=$HOME --clear-cache` deletes at most
+/// `$HOME/luminos`, the cache luminos kept there), and a cache in use by a
+/// running investigation.
+pub fn clear_cache(named: &Path) -> Result<Cleared, CacheError> {
+    let root = choose_root(named)?;
+    match std::fs::symlink_metadata(&root) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Cleared::Absent(root));
+        }
+        Err(err) => return Err(io_err("inspecting", &root)(err)),
         Ok(_) => {}
     }
-    verify_private_dir(root)?;
-    check_only_cache_contents(root)?;
-    check_no_run_in_progress(root)?;
+    verify_private_dir(&root)?;
+    check_only_cache_contents(&root)?;
+    check_no_run_in_progress(&root)?;
     // remove_dir_all never follows symlinks inside the tree.
-    std::fs::remove_dir_all(root).map_err(io_err("removing", root))?;
-    Ok(true)
+    std::fs::remove_dir_all(&root).map_err(io_err("removing", &root))?;
+    Ok(Cleared::Removed(root))
 }
 
 /// Refuse unless every name in `root` is one luminos writes there.
@@ -39,12 +52,7 @@ fn check_only_cache_contents(root: &Path) -> Result<(), CacheError> {
     for entry in entries {
         let entry = entry.map_err(io_err("listing", root))?;
         let name = entry.file_name();
-        let known = name.to_str().is_some_and(|name| {
-            name == index::INDEX_FILE
-                || name == lock::LOCK_DIR
-                || index::is_canonical_uuid(name)
-                || (name.starts_with(".tmp-") && name.ends_with(".partial"))
-        });
+        let known = name.to_str().is_some_and(is_cache_name);
         if !known {
             return Err(CacheError::NotACache {
                 path: root.to_path_buf(),

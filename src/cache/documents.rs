@@ -71,7 +71,8 @@ impl Cache {
                 "a cache document is a plain *.json name",
             )));
         }
-        write_json_atomic(&path, value).map_err(io_err("writing", &path))
+        write_json_atomic(&path, value)
+            .map_err(|err| io_err("writing", &path)(self.note_write_failure("writing", &path, err)))
     }
 }
 

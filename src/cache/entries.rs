@@ -139,7 +139,11 @@ impl Cache {
             validate_entry(kind, &data)?;
             items.push((self.entry_file(kind, path), data));
         }
-        fsio::write_json_batch(&items).map_err(|err| format!("Error writing cache: {err}"))
+        fsio::write_json_batch(&items).map_err(|err| {
+            let dir = self.dir.join(kind.subdir());
+            let err = self.note_write_failure("writing entries in", &dir, err);
+            format!("Error writing cache: {err}")
+        })
     }
 
     /// Validate and atomically write an entry for `path`. Its `path` and
@@ -151,7 +155,10 @@ impl Cache {
         let data = self.with_location(&self.absolute_entry_path(path), data);
         validate_entry(kind, &data)?;
         let file = self.entry_file(kind, path);
-        write_json_atomic(&file, &data).map_err(|err| format!("Error writing cache: {err}"))
+        write_json_atomic(&file, &data).map_err(|err| {
+            let err = self.note_write_failure("writing", &file, err);
+            format!("Error writing cache: {err}")
+        })
     }
 
     /// The entry for `path`, or `None` when absent or unreadable. Its location
@@ -170,7 +177,9 @@ impl Cache {
         match std::fs::remove_file(&file) {
             Ok(()) => Ok(()),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(err) => Err(fsio::io_err("removing", &file)(err)),
+            Err(err) => Err(fsio::io_err("removing", &file)(
+                self.note_write_failure("removing", &file, err),
+            )),
         }
     }
 

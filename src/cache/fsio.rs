@@ -5,6 +5,7 @@
 //! and privacy rules live in one place:
 //! - directories are created 0700 and refused when they are symlinks or
 //!   belong to another user (the default root sits in the shared `/tmp`);
+//!   an existing directory's mode is never changed;
 //! - a JSON document is written to a temp file in its own directory, fsynced,
 //!   renamed over the old one, and the directory is fsynced, so a reader (or a
 //!   run killed at any instant) sees the old document or the new one, never
@@ -18,7 +19,7 @@
 
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 use serde_json::Value;
@@ -33,16 +34,18 @@ const FILE_MODE: u32 = 0o600;
 /// Attach the action and path to an I/O error.
 pub(crate) fn io_err(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> CacheError {
     let path = path.to_path_buf();
-    move |source| CacheError::Io {
+    move |error| CacheError::Io {
         action,
         path,
-        source,
+        error,
     }
 }
 
 /// Create `path` (and missing parents) as a private directory, or accept an
-/// existing one that is a real directory owned by us. Existing directories
-/// we own are tightened to 0700.
+/// existing one that is a real directory owned by us. An existing
+/// directory's mode is left as it is: luminos changes no directory it did
+/// not create (the ones it creates are 0700 from the start, and every file
+/// in them 0600).
 pub(crate) fn ensure_private_dir(path: &Path) -> Result<(), CacheError> {
     match DirBuilder::new()
         .recursive(true)
@@ -54,8 +57,21 @@ pub(crate) fn ensure_private_dir(path: &Path) -> Result<(), CacheError> {
         // names the real problem.
         Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {}
         Err(err) => {
-            // Report a symlink or foreign owner rather than the mkdir error.
-            verify_private_dir(path)?;
+            // Something in the way is named for what it is (a symlink, a
+            // directory of someone else's, a file); otherwise the mkdir
+            // error itself says why (read-only file system, permission
+            // denied), not the "no such file" of looking at what it could
+            // not create.
+            if std::fs::symlink_metadata(path).is_ok() {
+                verify_private_dir(path)?;
+            }
+            if err.kind() == io::ErrorKind::NotADirectory
+                && let Some(file) = path
+                    .ancestors()
+                    .find(|p| std::fs::symlink_metadata(p).is_ok_and(|m| !m.is_dir()))
+            {
+                return Err(CacheError::NotADirectory(file.to_path_buf()));
+            }
             return Err(io_err("creating", path)(err));
         }
     }
@@ -63,7 +79,7 @@ pub(crate) fn ensure_private_dir(path: &Path) -> Result<(), CacheError> {
 }
 
 /// Refuse `path` unless it is a directory (not a symlink) owned by the
-/// effective user; tighten its mode to 0700 if it is looser.
+/// effective user. Its mode is not touched.
 pub(crate) fn verify_private_dir(path: &Path) -> Result<(), CacheError> {
     let meta = fs::symlink_metadata(path).map_err(io_err("inspecting", path))?;
     if meta.file_type().is_symlink() {
@@ -77,14 +93,7 @@ pub(crate) fn verify_private_dir(path: &Path) -> Result<(), CacheError> {
         });
     }
     if !meta.is_dir() {
-        return Err(io_err("opening", path)(io::Error::new(
-            io::ErrorKind::NotADirectory,
-            "not a directory",
-        )));
-    }
-    if meta.mode() & 0o077 != 0 {
-        fs::set_permissions(path, fs::Permissions::from_mode(DIR_MODE))
-            .map_err(io_err("restricting permissions of", path))?;
+        return Err(CacheError::NotADirectory(path.to_path_buf()));
     }
     Ok(())
 }
@@ -242,11 +251,31 @@ pub(crate) fn open_lock_file(path: &Path) -> io::Result<File> {
 
 /// Append `lines` (each already newline-terminated) to `file` in a single
 /// `write()`, holding an exclusive lock so no other appender interleaves.
+/// A file whose last line was cut short (a full disk, a killed writer)
+/// gets a newline first, so the cut line does not swallow this one.
 pub(crate) fn append_locked(file: &File, bytes: &[u8]) -> io::Result<()> {
     file.lock()?;
-    let result = write_once(file, bytes);
+    let result = ends_mid_line(file).and_then(|cut| {
+        if cut {
+            write_once(file, &[b"\n", bytes].concat())
+        } else {
+            write_once(file, bytes)
+        }
+    });
     let _ = file.unlock();
     result
+}
+
+/// Whether a non-empty file's last byte is not a newline.
+fn ends_mid_line(file: &File) -> io::Result<bool> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(false);
+    }
+    let mut last = [0u8; 1];
+    file.read_at(&mut last, len - 1)?;
+    Ok(last[0] != b'\n')
 }
 
 /// One `write()` call; a short write (disk full, signal) is reported rather
@@ -293,7 +322,7 @@ pub(crate) fn parse_jsonl(bytes: &[u8]) -> Vec<Value> {
 mod tests {
     use super::*;
     use crate::testing::temp_path;
-    use std::os::unix::fs::symlink;
+    use std::os::unix::fs::{PermissionsExt, symlink};
 
     #[test]
     fn private_dir_is_created_0700_with_parents() {
@@ -306,12 +335,24 @@ mod tests {
     }
 
     #[test]
-    fn loose_existing_dir_is_tightened() {
+    fn an_existing_dir_keeps_its_mode() {
         let (_tmp, dir) = temp_path("root");
         fs::create_dir(&dir).unwrap();
-        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o1777)).unwrap();
         ensure_private_dir(&dir).unwrap();
-        assert_eq!(fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
+        assert_eq!(fs::metadata(&dir).unwrap().mode() & 0o7777, 0o1777);
+    }
+
+    #[test]
+    fn a_dir_that_cannot_be_created_names_the_real_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("file");
+        fs::write(&file, "x").unwrap();
+        let err = ensure_private_dir(&file.join("sub")).unwrap_err();
+        assert!(
+            matches!(&err, CacheError::NotADirectory(p) if *p == file),
+            "{err}"
+        );
     }
 
     #[test]
@@ -405,5 +446,17 @@ mod tests {
         append_locked(&again, &jsonl_line(&serde_json::json!({"n": 2}))).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "{\"n\":1}\n{\"n\":2}\n");
         assert_eq!(fs::metadata(&path).unwrap().mode() & 0o777, 0o600);
+    }
+
+    #[test]
+    fn a_line_cut_short_does_not_swallow_the_next() {
+        let (_tmp, path) = temp_path("log.jsonl");
+        fs::write(&path, "{\"n\":1}\n{\"n\":").unwrap();
+        let file = open_append(&path).unwrap();
+        append_locked(&file, &jsonl_line(&serde_json::json!({"n": 3}))).unwrap();
+        assert_eq!(
+            parse_jsonl(&fs::read(&path).unwrap()),
+            vec![serde_json::json!({"n": 1}), serde_json::json!({"n": 3})]
+        );
     }
 }

@@ -1,6 +1,8 @@
 //! The investigation's append-only files: `investigation.log` (one JSON
 //! line per tool call, best effort) and `flags.jsonl` (findings, appended
-//! under a lock so concurrent loops and processes record each once).
+//! under a lock so concurrent loops and processes record each once, each
+//! also kept as a record of its own: `flag_records.rs`). A write that
+//! fails is latched as the run's cache fault (`fault.rs`).
 //!
 //! Its edges: lines are appended, never rewritten; the line format and the
 //! locked append are `fsio.rs`'s, and what a [`Flag`] is belongs to the
@@ -45,18 +47,25 @@ impl Cache {
             "args": args,
             "result_length": result_length,
         });
+        // A line that cannot be written does not stop the tool call, but
+        // it is a cache write that failed: no new request follows it.
         let path = self.dir.join(LOG_FILE);
-        if let Ok(file) = open_append(&path) {
-            let _ = append_locked(&file, &jsonl_line(&line));
-        }
+        let _ = open_append(&path)
+            .and_then(|file| append_locked(&file, &jsonl_line(&line)))
+            .map_err(|err| self.note_write_failure("appending to", &path, err));
     }
 
     /// Append a flag to `flags.jsonl` (one write per line, safe under
-    /// concurrent appenders).
+    /// concurrent appenders) and keep its second copy (see
+    /// `flag_records.rs`).
     pub fn append_flag(&self, flag: &Flag) -> Result<(), CacheError> {
         let path = self.flags_path();
-        let file = open_append(&path).map_err(io_err("opening", &path))?;
-        append_locked(&file, &flag_line(flag)).map_err(io_err("appending to", &path))
+        open_append(&path)
+            .and_then(|file| append_locked(&file, &flag_line(flag)))
+            .map_err(|err| {
+                io_err("appending to", &path)(self.note_write_failure("appending to", &path, err))
+            })?;
+        self.write_flag_records(std::slice::from_ref(flag))
     }
 
     /// Append those of `flags` that `flags.jsonl` does not already hold
@@ -68,7 +77,9 @@ impl Cache {
             return Ok(Vec::new());
         }
         let path = self.flags_path();
-        let mut file = open_append(&path).map_err(io_err("opening", &path))?;
+        let mut file = open_append(&path).map_err(|err| {
+            io_err("opening", &path)(self.note_write_failure("opening", &path, err))
+        })?;
         file.lock().map_err(io_err("locking", &path))?;
         let result = (|| {
             let mut existing = Vec::new();
@@ -84,27 +95,43 @@ impl Cache {
                 .filter(|flag| seen.insert(flag_identity((*flag).clone())))
                 .cloned()
                 .collect();
-            let bytes: Vec<u8> = fresh.iter().flat_map(flag_line).collect();
+            let mut bytes: Vec<u8> = fresh.iter().flat_map(flag_line).collect();
             if !bytes.is_empty() {
                 use std::io::Write;
-                // One write for all new lines (O_APPEND puts it at the end).
-                let written = (&file)
-                    .write(&bytes)
-                    .map_err(io_err("appending to", &path))?;
-                if written != bytes.len() {
-                    return Err(io_err("appending to", &path)(std::io::Error::new(
-                        std::io::ErrorKind::WriteZero,
-                        "short write",
-                    )));
+                // A line cut short by a full disk must not swallow the
+                // next one.
+                if existing.last().is_some_and(|b| *b != b'\n') {
+                    bytes.insert(0, b'\n');
                 }
+                // One write for all new lines (O_APPEND puts it at the end).
+                let written = (&file).write(&bytes).and_then(|written| {
+                    if written == bytes.len() {
+                        Ok(written)
+                    } else {
+                        Err(std::io::Error::new(
+                            std::io::ErrorKind::WriteZero,
+                            format!("short write: {written} of {} bytes", bytes.len()),
+                        ))
+                    }
+                });
+                written.map_err(|err| {
+                    io_err("appending to", &path)(self.note_write_failure(
+                        "appending to",
+                        &path,
+                        err,
+                    ))
+                })?;
             }
             Ok(fresh)
         })();
         let _ = file.unlock();
-        result
+        let fresh = result?;
+        self.write_flag_records(&fresh)?;
+        Ok(fresh)
     }
 
-    /// Every readable flag in `flags.jsonl`, in file order.
+    /// Every readable flag in `flags.jsonl`, in file order. What a
+    /// damaged file lost is found by [`Cache::read_flags_checked`].
     pub fn read_flags(&self) -> Vec<Flag> {
         read_jsonl(&self.flags_path())
             .into_iter()
@@ -113,16 +140,16 @@ impl Cache {
             .collect()
     }
 
-    fn flags_path(&self) -> PathBuf {
+    pub(super) fn flags_path(&self) -> PathBuf {
         self.dir.join(FLAGS_FILE)
     }
 }
 
-fn flag_identity(flag: Flag) -> (String, String, String) {
+pub(super) fn flag_identity(flag: Flag) -> (String, String, String) {
     (flag.path, flag.finding, flag.severity)
 }
 
-fn flag_line(flag: &Flag) -> Vec<u8> {
+pub(super) fn flag_line(flag: &Flag) -> Vec<u8> {
     jsonl_line(&json!({
         "path": flag.path,
         "finding": flag.finding,

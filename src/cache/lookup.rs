@@ -19,9 +19,11 @@ use super::index::{INDEX_FILE, is_investigation_dir};
 
 impl Cache {
     /// The existing investigation of `target_canonical` under the cache root
-    /// `root`, opened read-only in effect (the returned handle can write, so
+    /// for the path the user named (`named`, or its `luminos` subdirectory),
+    /// opened read-only in effect (the returned handle can write, so
     /// callers that promise not to, like `--estimate`, only read through it).
-    pub(crate) fn find_existing(root: &Path, target_canonical: &Path) -> Option<Cache> {
+    pub(crate) fn find_existing(named: &Path, target_canonical: &Path) -> Option<Cache> {
+        let root = &super::root::choose_root(named).ok()?;
         let meta = std::fs::symlink_metadata(root).ok()?;
         if !meta.is_dir() || meta.uid() != effective_uid() {
             return None;
@@ -37,6 +39,7 @@ impl Cache {
             id: id.to_string(),
             target: target_canonical.to_path_buf(),
             dir,
+            fault: Default::default(),
         })
     }
 }

@@ -4,7 +4,7 @@
 //! implementation reads in the other):
 //!
 //! ```text
-//! <root>/                      /tmp/luminos or LUMINOS_CACHE_DIR, mode 0700
+//! <root>/                      /tmp/luminos or LUMINOS_CACHE_DIR (see `root.rs`)
 //!   investigations.json        canonical target path -> investigation id
 //!   locks/                     flock files: the index lock, one run lock per target
 //!   <id>/
@@ -13,6 +13,7 @@
 //!     dirs/<sha256>.json       one summary per directory
 //!     investigation.log        JSONL, one line per tool call
 //!     flags.jsonl              findings
+//!     flags/<sha256>.json      each finding again, to repair flags.jsonl from
 //!     plan.json, survey.json, plan_evaluation.json, synthesis.json
 //!     synthesis_groups.json    summaries of the parts of a synthesis in levels
 //!     work_plan.json           the loops, units and mechanical entries decided
@@ -32,26 +33,33 @@
 //!   readers skip anything unreadable;
 //! - `investigations.json` is updated under an exclusive lock, and a run holds
 //!   a per-target lock so two runs never investigate one target at once;
-//! - the root is private (0700) and refused when it is a symlink or belongs to
-//!   another user, because `/tmp` is shared.
+//! - the root is private (0700 when luminos creates it) and refused when it
+//!   is a symlink or belongs to another user, because `/tmp` is shared; a
+//!   directory the user names that already holds other things is not taken
+//!   over, nor its mode changed: the cache goes in a `luminos` subdirectory
+//!   of it (`root.rs`).
 //!
 //! Validation failures in [`Cache::write_entry`] are returned as messages for
 //! the agent; I/O problems that make the cache unusable are [`CacheError`]s.
 //!
 //! This file holds the root, the [`Cache`] type and how an entry is keyed;
-//! the entry API is `entries.rs`, `meta.json` and the named documents
-//! `documents.rs`, the log and flags `journal.rs`, and the file mechanics
-//! `fsio.rs`.
+//! which directory is the root is `root.rs`, the entry API `entries.rs`,
+//! `meta.json` and the named documents `documents.rs`, the log and flags
+//! `journal.rs` (and the flags' second copies `flag_records.rs`), the
+//! first write that failed `fault.rs`, and the file mechanics `fsio.rs`.
 
 pub(crate) mod batch;
 mod clear;
 mod documents;
 mod entries;
+mod fault;
+mod flag_records;
 mod fsio;
 mod index;
 mod journal;
 mod lock;
 mod lookup;
+mod root;
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -86,10 +94,13 @@ pub(crate) const SYNTHESIS_GROUPS_FILE: &str = "synthesis_groups.json";
 
 use crate::paths::normalize_lexically;
 
-pub use clear::clear_cache;
+pub use clear::{Cleared, clear_cache};
 pub use entries::EntryKind;
+pub use fault::WriteFault;
+pub use flag_records::{CheckedFlags, FlagRepair};
 pub(crate) use lock::RunLock;
 
+use fault::FaultLatch;
 use fsio::{ensure_private_dir, io_err, remove_temp_files};
 
 /// A problem that makes the cache unusable.
@@ -101,13 +112,18 @@ pub enum CacheError {
     /// The root or an investigation directory belongs to someone else.
     #[error("refusing cache directory {path}: it is owned by uid {owner}, not you")]
     ForeignOwner { path: PathBuf, owner: u32 },
-    /// Any other I/O failure, with what was being done.
-    #[error("{action} {path}: {source}")]
+    /// The cache path, or a directory on the way to it, is not a
+    /// directory.
+    #[error("refusing cache directory {0}: it is not a directory")]
+    NotADirectory(PathBuf),
+    /// Any other I/O failure, with what was being done. The error is part
+    /// of the one line, not a source of its own: printed as a chain it
+    /// would say the same thing twice.
+    #[error("{action} {path}: {error}")]
     Io {
         action: &'static str,
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// Another luminos process is investigating the same target.
     #[error("another luminos run (pid {pid}) is investigating this target; wait for it or stop it")]
@@ -137,14 +153,15 @@ pub struct CacheRoot {
 }
 
 impl CacheRoot {
-    /// Open (creating with mode 0700) the cache root, refusing a symlink or a
-    /// directory owned by another user.
-    pub fn open(path: &Path) -> Result<CacheRoot, CacheError> {
-        ensure_private_dir(path)?;
+    /// Open (creating with mode 0700) the cache root for the path the user
+    /// named: that path, or its `luminos` subdirectory when it already holds
+    /// other things (see `root.rs`). A symlink, a file or a directory owned
+    /// by another user is refused.
+    pub fn open(named: &Path) -> Result<CacheRoot, CacheError> {
+        let path = root::choose_root(named)?;
+        ensure_private_dir(&path)?;
         ensure_private_dir(&path.join(lock::LOCK_DIR))?;
-        Ok(CacheRoot {
-            path: path.to_path_buf(),
-        })
+        Ok(CacheRoot { path })
     }
 
     /// The root's path.
@@ -212,6 +229,8 @@ pub struct Cache {
     id: String,
     target: PathBuf,
     dir: PathBuf,
+    /// The first write that failed, shared by every clone (`fault.rs`).
+    fault: FaultLatch,
 }
 
 impl Cache {
@@ -233,6 +252,7 @@ impl Cache {
             id: id.to_string(),
             target: target_canonical.to_path_buf(),
             dir,
+            fault: FaultLatch::default(),
         })
     }
 
@@ -265,7 +285,7 @@ impl Cache {
     /// that no other process is writing here.
     pub(crate) fn remove_stale_temp_files(&self, _held: &RunLock) -> usize {
         let batch = batch::BatchStore::at(self).remove_temp_files();
-        [".", "files", "dirs"]
+        [".", "files", "dirs", flag_records::FLAG_RECORDS_DIR]
             .iter()
             .map(|sub| remove_temp_files(&self.dir.join(sub)))
             .sum::<usize>()

@@ -5,7 +5,9 @@
 
 use std::ffi::OsString;
 
-use super::{BATCH_POLL_VAR, HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, RETRY_BACKOFF_VAR};
+use super::{
+    ATTEMPT_DEADLINE_VAR, BATCH_POLL_VAR, HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, RETRY_BACKOFF_VAR,
+};
 
 /// The environment variables luminos reads, captured once.
 #[derive(Debug, Clone, Default)]
@@ -19,6 +21,8 @@ pub(crate) struct Env {
     pub luminos_idle_timeout: Option<String>,
     /// `LUMINOS_HEADERS_TIMEOUT_SECS`, unparsed.
     pub luminos_headers_timeout: Option<String>,
+    /// `LUMINOS_ATTEMPT_DEADLINE_SECS`, unparsed.
+    pub luminos_attempt_deadline: Option<String>,
     /// `LUMINOS_RETRY_BACKOFF_MS`, unparsed.
     pub luminos_retry_backoff: Option<String>,
     /// `LUMINOS_BATCH_POLL_MS`, unparsed.
@@ -40,6 +44,7 @@ impl Env {
             luminos_cache_dir: std::env::var_os("LUMINOS_CACHE_DIR").filter(|v| !v.is_empty()),
             luminos_idle_timeout: non_empty_var(IDLE_TIMEOUT_VAR),
             luminos_headers_timeout: non_empty_var(HEADERS_TIMEOUT_VAR),
+            luminos_attempt_deadline: non_empty_var(ATTEMPT_DEADLINE_VAR),
             luminos_retry_backoff: non_empty_var(RETRY_BACKOFF_VAR),
             luminos_batch_poll: non_empty_var(BATCH_POLL_VAR),
             // https://no-color.org: present and non-empty disables colour.

@@ -7,7 +7,7 @@
 //!
 //! This module holds the `Config` types, the environment variables' names
 //! and the errors; reading the environment is in `env`, turning flags and
-//! environment into a `Config` (and parsing their values) in `resolve`, the
+//! environment into a `Config` (and parsing the variables' values) in `resolve`, the
 //! lexical path helpers in `paths`, the unit tests in `tests`.
 
 use std::path::PathBuf;
@@ -19,14 +19,20 @@ use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::{Auth, ClientConfig};
 use crate::ai::engine::batch::BatchTiming;
 use crate::progress::ProgressStyle;
+use crate::report::Format;
 use crate::scan::ScanOptions;
 
 /// Where investigations are cached when `LUMINOS_CACHE_DIR` is unset.
 pub(crate) const DEFAULT_CACHE_ROOT: &str = "/tmp/luminos";
 
-/// Overrides the stream idle timeout (decimal seconds, e.g. `0.5`): for slow
-/// proxies, and for tests that stall streams on purpose.
+/// Overrides the idle timeout, the longest an answer may go without
+/// progress (decimal seconds, e.g. `0.5`): for slow proxies, and for tests
+/// that stall streams on purpose.
 pub(crate) const IDLE_TIMEOUT_VAR: &str = "LUMINOS_IDLE_TIMEOUT_SECS";
+
+/// Overrides the deadline of one API attempt (decimal seconds): for tests
+/// of endpoints that trickle forever.
+pub(crate) const ATTEMPT_DEADLINE_VAR: &str = "LUMINOS_ATTEMPT_DEADLINE_SECS";
 
 /// Overrides the wait for the response headers (decimal seconds): for
 /// slow gateways, and for tests of endpoints that never answer.
@@ -63,13 +69,16 @@ pub(crate) struct Config {
     pub cache_root: PathBuf,
     /// How progress is shown on stderr.
     pub progress: ProgressStyle,
+    /// The full trace on stderr (`-v`), not the few lines per directory.
+    pub verbose: bool,
 }
 
 /// Where the report goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct OutputOptions {
-    /// JSON instead of the terminal report (`--json`).
-    pub json: bool,
+    /// The report's format: `--format`, `--json`, else the `-o` file's
+    /// extension, else text.
+    pub format: Format,
     /// Write to this file instead of stdout (`-o`).
     pub file: Option<PathBuf>,
 }
@@ -99,6 +108,10 @@ pub(crate) struct InvestigationOptions {
     /// The most requests in one batch (`--batch-size`, default the API's
     /// limit).
     pub batch_size: usize,
+    /// The language the model writes summaries, flags and the verdict in
+    /// (`--language`); `None`: the model's own choice (English, in
+    /// practice). Labels and JSON keys never change.
+    pub language: Option<String>,
 }
 
 /// What a run does; the flags that choose it exclude one another.
@@ -142,10 +155,14 @@ pub(crate) struct ApiSettings {
     /// (`LUMINOS_HEADERS_TIMEOUT_SECS`, default
     /// [`api::HEADERS_TIMEOUT`](crate::ai::api::HEADERS_TIMEOUT)).
     pub headers_timeout: Duration,
-    /// Longest silence within a response before the attempt counts as
-    /// stalled (`LUMINOS_IDLE_TIMEOUT_SECS`, default
+    /// Longest an answer may go without progress before the attempt
+    /// counts as dead (`LUMINOS_IDLE_TIMEOUT_SECS`, default
     /// [`api::IDLE_TIMEOUT`](crate::ai::api::IDLE_TIMEOUT)).
     pub idle_timeout: Duration,
+    /// Longest one attempt may take, however it progresses
+    /// (`LUMINOS_ATTEMPT_DEADLINE_SECS`, default
+    /// [`api::ATTEMPT_DEADLINE`](crate::ai::api::ATTEMPT_DEADLINE)).
+    pub attempt_deadline: Duration,
     /// Wait before the first retry when the server names none
     /// (`LUMINOS_RETRY_BACKOFF_MS`, default
     /// [`api::retry::INITIAL_BACKOFF`](crate::ai::api::retry::INITIAL_BACKOFF)).
@@ -168,6 +185,7 @@ impl Config {
         client.max_retries = self.api.max_retries;
         client.headers_timeout = self.api.headers_timeout;
         client.idle_timeout = self.api.idle_timeout;
+        client.attempt_deadline = self.api.attempt_deadline;
         client.retry_backoff = self.api.retry_backoff;
         Some(client)
     }
@@ -196,6 +214,9 @@ pub(crate) enum ConfigError {
     /// The message format is the original's.
     #[error("'{0}' is not a directory or does not exist.")]
     NotADirectory(String),
+    /// The target is a directory that cannot be listed.
+    #[error("cannot read the directory '{target}': {error}")]
+    Unreadable { target: String, error: String },
     /// No TARGET and nothing else to do.
     #[error("the following argument is required: <TARGET> (see --help)")]
     MissingTarget,
@@ -206,16 +227,31 @@ pub(crate) enum ConfigError {
         expected: &'static str,
         value: String,
     },
-    /// A flag whose value is not usable.
-    #[error("{flag} takes {expected}, not '{value}'")]
-    InvalidFlag {
-        flag: &'static str,
+    /// Flags that ask for contradictory things: a usage error (exit 2).
+    #[error("{0}")]
+    Conflict(String),
+    /// `--language` is not a language's name: a usage error (exit 2).
+    /// `value` is already escaped to one line.
+    #[error("--language takes {expected}, not '{value}'")]
+    InvalidLanguage {
         expected: &'static str,
         value: String,
     },
 }
 
+impl ConfigError {
+    /// The command line itself is wrong, as clap's own errors say it is:
+    /// the run exits with the usage status.
+    pub(crate) fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            ConfigError::InvalidLanguage { .. } | ConfigError::Conflict(_)
+        )
+    }
+}
+
 mod env;
+mod language;
 mod resolve;
 
 pub(crate) use env::Env;

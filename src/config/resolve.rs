@@ -1,37 +1,45 @@
 //! Resolving the command line and the captured environment into an
 //! [`Invocation`]: which source wins for each setting, the defaults, and the
-//! parsing of flag and variable values into typed settings with a one-line
-//! [`ConfigError`] for a bad one. It reads nothing itself beyond checking
-//! the target directory; the environment arrives as an [`Env`].
+//! parsing of variable values into typed settings with a one-line
+//! [`ConfigError`] for a bad one (flag values arrive already checked by
+//! clap, see [`crate::cli`]). It reads nothing itself beyond checking the
+//! target directory (that it is one, and can be listed); the environment
+//! arrives as an [`Env`].
 
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::language::parse_language;
 use super::{
-    ApiSettings, BATCH_POLL_VAR, Config, ConfigError, DEFAULT_CACHE_ROOT, Env, HEADERS_TIMEOUT_VAR,
-    IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode, OutputOptions, RETRY_BACKOFF_VAR,
+    ATTEMPT_DEADLINE_VAR, ApiSettings, BATCH_POLL_VAR, Config, ConfigError, DEFAULT_CACHE_ROOT,
+    Env, HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode,
+    OutputOptions, RETRY_BACKOFF_VAR,
 };
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::{self, Auth, DEFAULT_BASE_URL, DEFAULT_MODEL};
 use crate::ai::engine::batch::BatchTiming;
 use crate::ai::rules::decide::DEFAULT_BUDGET_USD;
-use crate::cli::Args;
+use crate::cli::{Args, Budget, FormatArg};
 use crate::paths::absolute;
 use crate::progress::ProgressStyle;
+use crate::report::Format;
 use crate::scan::ScanOptions;
 
 impl Invocation {
     /// Resolve the command line and the environment into what to do.
     pub(crate) fn resolve(args: Args, env: &Env) -> Result<Invocation, ConfigError> {
+        let format = output_format(&args)?;
         let cache_root = env
             .luminos_cache_dir
             .as_ref()
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(DEFAULT_CACHE_ROOT));
-        let max_cost = args.max_cost.as_deref().map(parse_max_cost).transpose()?;
-        let budget = match args.budget.as_deref() {
-            Some(raw) => parse_budget(raw)?,
+        let max_cost = args.max_cost;
+        let language = args.language.as_deref().map(parse_language).transpose()?;
+        let budget = match args.budget {
+            Some(Budget::Usd(usd)) => Some(usd),
+            Some(Budget::Unlimited) => None,
             None => Some(DEFAULT_BUDGET_USD),
         };
 
@@ -50,6 +58,14 @@ impl Invocation {
         let target = absolute(&target_arg);
         let target_canonical = std::fs::canonicalize(&target)
             .map_err(|_| ConfigError::NotADirectory(shown.clone()))?;
+        // A target that cannot be listed has nothing to report, and an
+        // investigation of it would be paid for nothing.
+        if let Err(err) = std::fs::read_dir(&target_canonical) {
+            return Err(ConfigError::Unreadable {
+                target: shown,
+                error: err.to_string(),
+            });
+        }
 
         let idle_timeout = match &env.luminos_idle_timeout {
             Some(raw) => parse_seconds(IDLE_TIMEOUT_VAR, raw)?,
@@ -58,6 +74,10 @@ impl Invocation {
         let headers_timeout = match &env.luminos_headers_timeout {
             Some(raw) => parse_seconds(HEADERS_TIMEOUT_VAR, raw)?,
             None => api::HEADERS_TIMEOUT,
+        };
+        let attempt_deadline = match &env.luminos_attempt_deadline {
+            Some(raw) => parse_seconds(ATTEMPT_DEADLINE_VAR, raw)?,
+            None => api::ATTEMPT_DEADLINE,
         };
         // Whole milliseconds, at most a minute (0 retries at once).
         let retry_backoff = match &env.luminos_retry_backoff {
@@ -104,7 +124,7 @@ impl Invocation {
                 respect_ignore: !args.no_ignore,
             },
             output: OutputOptions {
-                json: args.json,
+                format,
                 file: args.output,
             },
             investigation: InvestigationOptions {
@@ -120,6 +140,7 @@ impl Invocation {
                 batch_size: args
                     .batch_size
                     .map_or(api::batch::MAX_REQUESTS, |n| n as usize),
+                language,
             },
             api: ApiSettings {
                 base_url: env
@@ -132,6 +153,7 @@ impl Invocation {
                 max_retries: args.max_retries,
                 headers_timeout,
                 idle_timeout,
+                attempt_deadline,
                 retry_backoff,
                 batch_timing,
             },
@@ -143,6 +165,7 @@ impl Invocation {
             } else {
                 ProgressStyle::Plain
             },
+            verbose: args.verbose,
         };
         Ok(Invocation::Run {
             config: Box::new(config),
@@ -151,39 +174,40 @@ impl Invocation {
     }
 }
 
-/// `--max-cost`: a finite dollar amount above zero (`2.50`, `$3`). A cap of
-/// nothing, or less, could only stop the run before it starts.
-fn parse_max_cost(raw: &str) -> Result<f64, ConfigError> {
-    dollars_above_zero(raw).ok_or_else(|| ConfigError::InvalidFlag {
-        flag: "--max-cost",
-        expected: "a dollar amount above zero, such as 2.50",
-        value: raw.to_string(),
-    })
-}
-
-/// `--budget`: a finite dollar amount above zero (`5`, `$0.50`), or `none`
-/// for no ceiling.
-fn parse_budget(raw: &str) -> Result<Option<f64>, ConfigError> {
-    if raw.trim().eq_ignore_ascii_case("none") {
-        return Ok(None);
+/// The report's format: `--format`, or `--json` (its short form), or the
+/// `-o` file's extension, else text. `--json` with another `--format`, and
+/// `--estimate` with a format it has no rendering for, are usage errors.
+fn output_format(args: &Args) -> Result<Format, ConfigError> {
+    let asked = args.format.map(|format| match format {
+        FormatArg::Text => Format::Text,
+        FormatArg::Json => Format::Json,
+        FormatArg::Markdown => Format::Markdown,
+        FormatArg::Html => Format::Html,
+    });
+    let explicit = match (args.json, asked) {
+        (true, Some(format)) if format != Format::Json => {
+            return Err(ConfigError::Conflict(format!(
+                "--json is short for --format json; it cannot go with --format {}",
+                format.as_str()
+            )));
+        }
+        (true, _) => Some(Format::Json),
+        (false, asked) => asked,
+    };
+    let by_name = args.output.as_deref().and_then(Format::from_extension);
+    let format = explicit.or(by_name).unwrap_or(Format::Text);
+    if args.estimate && matches!(format, Format::Markdown | Format::Html) {
+        return Err(ConfigError::Conflict(format!(
+            "--estimate writes text or JSON, not {}{}",
+            format.as_str(),
+            if explicit.is_none() {
+                " (from the -o file's extension; add --format text or --format json)"
+            } else {
+                ""
+            }
+        )));
     }
-    dollars_above_zero(raw)
-        .map(Some)
-        .ok_or_else(|| ConfigError::InvalidFlag {
-            flag: "--budget",
-            expected: "a dollar amount above zero, such as 5, or none",
-            value: raw.to_string(),
-        })
-}
-
-/// A finite dollar amount above zero, with or without a leading `$`: what
-/// `--max-cost` and `--budget` both take.
-fn dollars_above_zero(raw: &str) -> Option<f64> {
-    raw.trim()
-        .trim_start_matches('$')
-        .parse::<f64>()
-        .ok()
-        .filter(|usd| usd.is_finite() && *usd > 0.0)
+    Ok(format)
 }
 
 /// A timeout variable: positive decimal seconds, at most a day.

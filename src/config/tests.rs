@@ -10,6 +10,7 @@ use super::*;
 use crate::ai::api::{self, DEFAULT_BASE_URL, DEFAULT_MODEL};
 use crate::ai::rules::decide::DEFAULT_BUDGET_USD;
 use crate::cli::Args;
+use crate::report::Format;
 
 fn args(list: &[&str]) -> Args {
     Args::try_parse_from(std::iter::once("luminos").chain(list.iter().copied())).unwrap()
@@ -41,61 +42,29 @@ fn missing_target_is_an_error() {
 }
 
 /// The investigation options `flags` resolve to, for a real target.
-fn investigation_with(flags: &[&str]) -> Result<InvestigationOptions, ConfigError> {
+fn investigation_with(flags: &[&str]) -> InvestigationOptions {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().to_str().unwrap();
     let list: Vec<&str> = flags.iter().copied().chain([target]).collect();
-    Invocation::resolve(args(&list), &Env::default()).map(|plan| match plan {
+    match Invocation::resolve(args(&list), &Env::default()).unwrap() {
         Invocation::Run { config, .. } => config.investigation,
         other => panic!("expected a run, got {other:?}"),
-    })
+    }
 }
 
+/// The money flags reach the run as dollars (their bad values are clap's
+/// usage errors: see `cli`'s tests).
 #[test]
-fn max_cost_is_a_positive_dollar_amount() {
-    let cap = |flags: &[&str]| investigation_with(flags).map(|options| options.max_cost);
-    assert_eq!(cap(&[]), Ok(None));
-    assert_eq!(cap(&["--max-cost", "2.50"]), Ok(Some(2.5)));
-    assert_eq!(cap(&["--max-cost=$3"]), Ok(Some(3.0)));
-    // Negative amounts are values to refuse, not unknown flags.
-    for bad in [
-        &["--max-cost", "-5"][..],
-        &["--max-cost=-5"],
-        &["--max-cost", "0"],
-    ] {
-        let err = cap(bad).unwrap_err().to_string();
-        assert!(
-            err.starts_with("--max-cost takes a dollar amount above zero"),
-            "{err}"
-        );
-    }
-    for bad in ["lots", "inf", "NaN", "-0", ""] {
-        assert!(cap(&["--max-cost", bad]).is_err(), "{bad}");
-    }
-    assert_eq!(
-        cap(&["--max-cost", "-5"]).unwrap_err(),
-        ConfigError::InvalidFlag {
-            flag: "--max-cost",
-            expected: "a dollar amount above zero, such as 2.50",
-            value: "-5".into()
-        }
-    );
-}
-
-#[test]
-fn the_budget_is_dollars_or_none_and_five_by_default() {
-    let budget = |flags: &[&str]| investigation_with(flags).map(|options| options.budget);
-    assert_eq!(budget(&[]), Ok(Some(DEFAULT_BUDGET_USD)));
-    assert_eq!(budget(&["--budget", "2.50"]), Ok(Some(2.5)));
-    assert_eq!(budget(&["--budget=$20"]), Ok(Some(20.0)));
-    assert_eq!(budget(&["--budget", " None "]), Ok(None));
-    for bad in ["-5", "0", "lots", "inf", ""] {
-        let err = budget(&["--budget", bad]).unwrap_err().to_string();
-        assert!(
-            err.starts_with("--budget takes a dollar amount above zero, such as 5, or none"),
-            "{bad}: {err}"
-        );
-    }
+fn money_flags_resolve_to_dollars() {
+    let cap = |flags: &[&str]| investigation_with(flags).max_cost;
+    assert_eq!(cap(&[]), None);
+    assert_eq!(cap(&["--max-cost", "2.50"]), Some(2.5));
+    assert_eq!(cap(&["--max-cost=$3"]), Some(3.0));
+    let budget = |flags: &[&str]| investigation_with(flags).budget;
+    assert_eq!(budget(&[]), Some(DEFAULT_BUDGET_USD));
+    assert_eq!(budget(&["--budget", "2.50"]), Some(2.5));
+    assert_eq!(budget(&["--budget=$20"]), Some(20.0));
+    assert_eq!(budget(&["--budget", " None "]), None);
 }
 
 #[test]
@@ -139,11 +108,17 @@ fn timing_knobs_default_and_parse() {
     let cfg = config(&[target], &Env::default());
     assert_eq!(cfg.api.idle_timeout, api::IDLE_TIMEOUT);
     assert_eq!(cfg.api.headers_timeout, api::HEADERS_TIMEOUT);
-    assert!(api::HEADERS_TIMEOUT < api::IDLE_TIMEOUT);
+    assert_eq!(cfg.api.attempt_deadline, api::ATTEMPT_DEADLINE);
+    // A dead endpoint costs two timeouts and one backoff before any reply
+    // came: within the 150 s the README promises.
+    let dead = 2 * api::HEADERS_TIMEOUT.max(api::IDLE_TIMEOUT) + api::retry::INITIAL_BACKOFF;
+    assert!(dead <= Duration::from_secs(150), "{dead:?}");
+    assert!(api::ATTEMPT_DEADLINE > api::IDLE_TIMEOUT);
     assert_eq!(cfg.api.retry_backoff, api::retry::INITIAL_BACKOFF);
     let env = Env {
         luminos_idle_timeout: Some(" 0.25 ".into()),
         luminos_headers_timeout: Some("1.5".into()),
+        luminos_attempt_deadline: Some("2".into()),
         luminos_retry_backoff: Some("0".into()),
         ..Env::default()
     };
@@ -159,6 +134,7 @@ fn timing_knobs_default_and_parse() {
     let client = cfg.client_config().unwrap();
     assert_eq!(client.idle_timeout, Duration::from_millis(250));
     assert_eq!(client.headers_timeout, Duration::from_millis(1500));
+    assert_eq!(client.attempt_deadline, Duration::from_secs(2));
     let client = api::Client::new(client).unwrap();
     assert_eq!(client.retry_policy().initial_backoff, Duration::ZERO);
     assert_eq!(client.retry_policy().max_backoff, api::retry::MAX_BACKOFF);
@@ -182,6 +158,25 @@ fn timing_knobs_default_and_parse() {
             matches!(err, ConfigError::InvalidVar { .. }),
             "{idle} {headers} {backoff}: {err}"
         );
+    }
+    for deadline in ["0", "-3", "later"] {
+        let env = Env {
+            luminos_attempt_deadline: Some(deadline.into()),
+            ..Env::default()
+        };
+        assert_eq!(
+            refused_var(target, &env),
+            ATTEMPT_DEADLINE_VAR,
+            "{deadline}"
+        );
+    }
+}
+
+/// The variable a run on `target` is refused for, with `env`.
+fn refused_var(target: &str, env: &Env) -> &'static str {
+    match Invocation::resolve(args(&[target]), env) {
+        Err(ConfigError::InvalidVar { name, .. }) => name,
+        other => panic!("expected a refused variable, got {other:?}"),
     }
 }
 
@@ -226,17 +221,7 @@ fn batch_flags_and_poll_timing() {
             luminos_batch_poll: Some(bad.into()),
             ..Env::default()
         };
-        let err = Invocation::resolve(args(&[target]), &env).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                ConfigError::InvalidVar {
-                    name: BATCH_POLL_VAR,
-                    ..
-                }
-            ),
-            "{bad}"
-        );
+        assert_eq!(refused_var(target, &env), BATCH_POLL_VAR, "{bad}");
     }
     for clash in [
         &["--cancel-batch", "--batch"][..],
@@ -261,4 +246,48 @@ fn batch_flags_and_poll_timing() {
 fn auth_debug_never_shows_the_secret() {
     let shown = format!("{:?}", Auth::ApiKey("sk-secret".into()));
     assert!(!shown.contains("sk-secret"));
+}
+
+/// The report's format: `--format`, `--json` (its short form), the `-o`
+/// file's extension, else text; contradictions are usage errors.
+#[test]
+fn the_format_comes_from_the_flags_then_the_file_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().to_str().unwrap();
+    let format = |flags: &[&str]| {
+        let list: Vec<&str> = flags.iter().copied().chain([target]).collect();
+        Invocation::resolve(args(&list), &Env::default()).map(|plan| match plan {
+            Invocation::Run { config, .. } => config.output.format,
+            other => panic!("expected a run, got {other:?}"),
+        })
+    };
+    assert_eq!(format(&[]), Ok(Format::Text));
+    assert_eq!(format(&["--json"]), Ok(Format::Json));
+    assert_eq!(format(&["--format", "markdown"]), Ok(Format::Markdown));
+    assert_eq!(format(&["--format", "md"]), Ok(Format::Markdown));
+    assert_eq!(format(&["--format", "html"]), Ok(Format::Html));
+    assert_eq!(format(&["-o", "LUMINOS.md"]), Ok(Format::Markdown));
+    assert_eq!(format(&["-o", "out/report.HTML"]), Ok(Format::Html));
+    assert_eq!(format(&["-o", "r.json"]), Ok(Format::Json));
+    assert_eq!(format(&["-o", "report.txt"]), Ok(Format::Text));
+    // The flag wins over the name.
+    assert_eq!(
+        format(&["--format", "text", "-o", "r.md"]),
+        Ok(Format::Text)
+    );
+    assert_eq!(format(&["--json", "-o", "r.html"]), Ok(Format::Json));
+    assert_eq!(format(&["--json", "--format", "json"]), Ok(Format::Json));
+    assert!(matches!(
+        format(&["--json", "--format", "html"]),
+        Err(ConfigError::Conflict(message)) if message.contains("--json is short for --format json")
+    ));
+    assert!(matches!(
+        format(&["--estimate", "--format", "markdown"]),
+        Err(ConfigError::Conflict(message)) if message == "--estimate writes text or JSON, not markdown"
+    ));
+    assert!(matches!(
+        format(&["--estimate", "-o", "cost.html"]),
+        Err(ConfigError::Conflict(message)) if message.contains("from the -o file's extension")
+    ));
+    assert_eq!(format(&["--estimate", "-o", "cost.json"]), Ok(Format::Json));
 }

@@ -1,8 +1,9 @@
 //! [`LoopCheck`]: grounding inside a directory loop, so the agent hears
 //! about a path that does not exist while it can still correct it.
 //!
-//! The engine shows it each `flag` and `submit_report` call of the loop
-//! before the call takes effect ([`CallReview`]). Only paths are checked
+//! The engine shows it each call of the loop before the call takes effect
+//! ([`LoopCheck::review`]); it looks at `flag` and `submit_report`, and
+//! knows nothing of the engine that asks. Only paths are checked
 //! here (against the target, the loop's directories and unique names, as
 //! in the report); symbols need outlines and are left to the report. A
 //! unit's loop covers several directories: a path is missing only when it
@@ -36,7 +37,6 @@ use serde_json::Value;
 use super::extract::{Cited, extract, path_field};
 use super::resolve::{Resolution, resolve};
 use super::scope::Scope;
-use crate::ai::engine::agent::CallReview;
 use crate::ai::tools::ToolOutput;
 use crate::report::{Flag, SEVERITY_ORDER};
 use crate::text::escape_line;
@@ -239,8 +239,11 @@ fn quoted(paths: &[String]) -> String {
     }
 }
 
-impl CallReview for LoopCheck {
-    fn review(&self, tool: &str, input: &Value) -> Option<ToolOutput> {
+impl LoopCheck {
+    /// The loop's call of `tool` with `input`, before it takes effect:
+    /// `Some(output)` answers it instead of running it (a loop-ending call
+    /// then does not end the loop); `None` lets it run.
+    pub(crate) fn review(&self, tool: &str, input: &Value) -> Option<ToolOutput> {
         let answer = match tool {
             "flag" => self.review_flag(input),
             "submit_report" => self.review_report(input),

@@ -28,7 +28,7 @@ use regex::bytes::Regex;
 
 use super::definitions::{FileDefs, definitions};
 use super::scope::Scope;
-use crate::ai::tools::structure::Language;
+use crate::outline::Language;
 
 /// Most source files outlined for one report.
 pub(crate) const MAX_OUTLINED_FILES: usize = 2_000;
@@ -38,7 +38,7 @@ pub(crate) const MAX_OUTLINED_BYTES: u64 = 16 * 1024 * 1024;
 /// Most source bytes read by the search for one report: 128 MiB.
 pub(crate) const MAX_SEARCHED_BYTES: u64 = 128 * 1024 * 1024;
 /// Files larger than this are not outlined (as `parse_structure`).
-pub(crate) const MAX_FILE_BYTES: u64 = crate::ai::tools::structure::MAX_FILE_BYTES;
+pub(crate) const MAX_FILE_BYTES: u64 = crate::outline::MAX_FILE_BYTES;
 /// Files larger than this are not even searched.
 pub(crate) const MAX_SEARCHED_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// How long one file's parse may take.
@@ -230,6 +230,11 @@ fn parse_all(
     };
     let mut results: Vec<(String, Result<FileDefs, HashSet<String>>)> =
         std::thread::scope(|threads| {
+            // Every worker is spawned before the first is joined.
+            #[allow(
+                clippy::needless_collect,
+                reason = "joining as they are spawned would run the workers one at a time"
+            )]
             let handles: Vec<_> = (0..workers).map(|_| threads.spawn(work)).collect();
             handles
                 .into_iter()

@@ -195,8 +195,8 @@ fn module_of(rel: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ai::tools::structure::Language;
     use crate::grounding::definitions::definitions;
+    use crate::outline::Language;
     use std::time::Duration;
 
     fn index(files: &[(&str, Language, &str)]) -> NameIndex {

@@ -1,5 +1,5 @@
 //! What a rule's check is handed and what it answers: the match's groups
-//! ([`Found`]) and its [`Verdict`]. The rule table (`rules.rs`) and the
+//! ([`Found`]) and its [`Verdict`]. The rule table (`kinds.rs`) and the
 //! checks that live apart from it (`assign.rs`) both build on these.
 
 use regex::Captures;

@@ -5,7 +5,7 @@
 //! is kept byte for byte, so the agent still understands the file. Each hit is
 //! reported back (rule, line and severity, never the value) so the caller can
 //! record it as a flag. The rules are ours and live in one table, [`RULES`]
-//! (`rules.rs`); what makes `name = value` a literal assigned to a secret's
+//! (`kinds.rs`); what makes `name = value` a literal assigned to a secret's
 //! name is in `assign.rs`, and how a value reads (random, chosen, an example)
 //! in `entropy.rs` and `examples.rs`.
 //!
@@ -46,12 +46,12 @@ mod assign;
 mod check;
 mod entropy;
 mod examples;
+mod kinds;
 mod known;
-mod rules;
 
 use check::{Found, Verdict};
+pub use kinds::RULES;
 use known::Known;
-pub use rules::RULES;
 
 /// How serious a redaction is when it turns up as a flag: a rule's
 /// severity, or `Info` for a value that looks like an example.

@@ -18,16 +18,16 @@ pub struct Grounding {
     /// file that may define them could not be parsed).
     pub unchecked: usize,
     /// The same counts for paths alone.
-    pub paths: Tally,
+    pub paths: CitationCount,
     /// The same counts for symbols alone.
-    pub symbols: Tally,
+    pub symbols: CitationCount,
     /// Every citation not found, in report order.
     pub unresolved: Vec<Unresolved>,
 }
 
 /// Citations checked and found, for one kind.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Tally {
+pub struct CitationCount {
     pub citations: usize,
     pub resolved: usize,
 }

@@ -1,13 +1,21 @@
-//! The report: what a run found, as JSON (`--json`) and as the terminal report.
+//! The report: what a run found, in four formats ([`Format`]): the terminal
+//! report for people, JSON for scripts, Markdown to commit beside the code
+//! and a self-contained HTML page.
 //!
 //! The JSON keys and their order are the original's, so scripts written
-//! against it keep working. [`Report`] is the base scan plus the AI fields; the
-//! terminal formatter is [`format_report`]. Every file name and every piece of
-//! model text printed here goes through [`crate::text::escape_control`].
+//! against it keep working; luminos's own keys come after. [`Report`] is the
+//! base scan plus what the investigation learned. Every file name and every
+//! piece of model text is escaped for the format it is written in.
 //!
 //! This module holds the report's data (the types `--json` serialises, their
-//! constructors and the one-line texts the run and the report share); the
-//! terminal rendering is in `terminal`, the unit tests in `tests`.
+//! constructors and the one-line texts the run and the report share), with
+//! `directory` (the `directories` rows and the flag order) and `sections`
+//! (the domain sections). [`render`] (`format`) writes a report in one
+//! format; one module per format (`text` with `text_tree`, `text_scan` and
+//! `sections_text`, `json`, `markdown`, `html` with `html_svg` and
+//! `html_graph`) and the pieces they share: `verdict` (the lines under the
+//! brief), `shape` (sizes, flagged paths, bars), `graph` (the picture of
+//! the structure) and `markup` (escaping). The unit tests are in `tests`.
 
 use serde::{Deserialize, Serialize};
 
@@ -26,8 +34,17 @@ pub struct Report {
     pub ai_brief: String,
     /// The detailed analysis from synthesis; empty without an investigation.
     pub ai_detailed: String,
-    /// Findings, from the agent's `flag` calls and from secret redaction.
+    /// Findings, from the agent's `flag` calls and from secret redaction,
+    /// most severe first (see [`Report::order_flags`]).
     pub flags: Vec<Flag>,
+    /// The domain sections the synthesis filled (architecture,
+    /// components, datasets, ...; see [`sections`]); `{}` when none.
+    #[serde(default)]
+    pub ai_sections: Sections,
+    /// Every directory in scope, in tree order, with what the investigation
+    /// said about it; empty when none ran.
+    #[serde(default)]
+    pub directories: Vec<DirectoryReport>,
     /// Whether the investigation ran and how far it got; always present.
     #[serde(default)]
     pub investigation: Investigation,
@@ -35,6 +52,17 @@ pub struct Report {
     /// tree; absent when no investigation ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grounding: Option<Grounding>,
+}
+
+impl Report {
+    /// Put the flags in report order (most severe first, then by path,
+    /// line and finding: a stable order, whatever order the loops raised
+    /// them in) and give each directory the paths of the flags raised in
+    /// it. Called once the flags are final (after grounding).
+    pub fn order_flags(&mut self) {
+        self.flags.sort_by(directory::flag_order);
+        directory::attach_flags(&mut self.directories, &self.flags);
+    }
 }
 
 /// How far the investigation got.
@@ -73,7 +101,8 @@ pub struct Investigation {
     pub status: InvestigationStatus,
     /// Why it failed, one line (`failed` only).
     pub error: Option<String>,
-    /// What is missing (`partial`) or why none ran (`skipped`), one line.
+    /// What is missing (`partial`), why none ran (`skipped`), or what was
+    /// repaired (a damaged `flags.jsonl`), one line.
     pub note: Option<String>,
     /// Cost, cache and coverage, when it ran to the end.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
@@ -120,7 +149,11 @@ impl Investigation {
                 .unwrap_or_default()
         };
         match self.status {
-            InvestigationStatus::Complete => "Investigation complete.".to_string(),
+            // A complete investigation's note says what was repaired.
+            InvestigationStatus::Complete => match &self.note {
+                Some(_) => format!("Investigation complete{}", said(&self.note)),
+                None => "Investigation complete.".to_string(),
+            },
             InvestigationStatus::Partial => format!("Investigation partial{}", said(&self.note)),
             InvestigationStatus::Failed => format!(
                 "Investigation failed{}{}",
@@ -237,6 +270,9 @@ pub struct InvestigationSummary {
     /// What the Message Batches API did (`--batch` runs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<BatchSummary>,
+    /// The `--language` the model wrote in (absent without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
 }
 
 /// `investigation.batch`: a `--batch` run's rounds and requests. Costs
@@ -313,10 +349,29 @@ struct ReportTokens {
     cache_read_input_tokens: u64,
 }
 
+mod directory;
+mod format;
+mod graph;
 pub(crate) mod grounding;
-mod terminal;
+mod html;
+mod html_graph;
+mod html_svg;
+mod json;
+mod markdown;
+mod markup;
+pub mod sections;
+mod sections_text;
+mod sections_view;
+mod shape;
+mod text;
+mod text_scan;
+mod text_tree;
+mod verdict;
 
-pub use terminal::format_report;
+pub(crate) use directory::tree_order;
+pub use directory::{DirCoverage, DirectoryReport, FileSummary};
+pub use format::{Format, RenderOptions, render};
+pub use sections::Sections;
 
 #[cfg(test)]
 mod tests;

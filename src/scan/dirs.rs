@@ -21,7 +21,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::fingerprint::Fingerprint;
-use super::rules::{RuleFilesPresent, RuleStack};
+use super::ignore_files::{RuleFilesPresent, RuleStack};
 use super::walk::{DirRecord, Listing, WalkRules};
 
 /// One directory in the scan's scope.

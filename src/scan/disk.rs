@@ -5,7 +5,11 @@
 //!   own entries included; symlinks count their own size and are not followed.
 //! - A file with several hard links counts once, where the walk meets it
 //!   first (in name order).
-//! - `-x` names (files and directories) and ignored entries are pruned.
+//! - `-x` names (files and directories) are pruned, as `du --exclude` does.
+//! - What the ignore rules left out of the rest of the scan still takes
+//!   space, so it counts here: an ignored directory (`target/`,
+//!   `node_modules`) gets its row, marked `ignored`, and its bytes count in
+//!   its parents (the walk tallies them, `super::ignored`).
 //! - Every directory down to two levels below the target is listed, in du's
 //!   post-order (children before their parent, the target last), siblings by
 //!   name. Hidden directories are left out of the list unless `-a`, but their
@@ -13,30 +17,47 @@
 //!
 //! `top_directories` is the largest five of that list; ties keep list order.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::walk::{Kind, Walk, WalkRules, is_hidden_name};
+use super::ignored::{LISTED_DEPTH as MAX_DEPTH, LinkedFile};
+use super::walk::{Entry, Kind, Walk, WalkRules, is_hidden_name};
 use super::{DiskEntry, human_size};
-
-/// How many levels below the target are listed (`--max-depth=2`).
-const MAX_DEPTH: usize = 2;
 
 struct Du<'a> {
     target: &'a Path,
     walk: &'a Walk,
     show_hidden: bool,
     seen_links: HashSet<(u64, u64)>,
+    /// The keys of the ignored tally below each key, sorted.
+    ignored_children: HashMap<&'a Path, Vec<&'a Path>>,
+    /// The linked files of the ignored tally, by key.
+    ignored_links: HashMap<&'a Path, Vec<&'a LinkedFile>>,
     rows: Vec<DiskEntry>,
 }
 
 /// Per-directory usage, in du's order.
 pub(crate) fn disk_usage(target: &Path, walk: &Walk, rules: &WalkRules) -> Vec<DiskEntry> {
+    let mut ignored_children: HashMap<&Path, Vec<&Path>> = HashMap::new();
+    for key in walk.ignored.bytes.keys() {
+        if let Some(parent) = key.parent() {
+            ignored_children.entry(parent).or_default().push(key);
+        }
+    }
+    for children in ignored_children.values_mut() {
+        children.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+    }
+    let mut ignored_links: HashMap<&Path, Vec<&LinkedFile>> = HashMap::new();
+    for file in &walk.ignored.linked {
+        ignored_links.entry(&file.key).or_default().push(file);
+    }
     let mut du = Du {
         target,
         walk,
         show_hidden: rules.show_hidden,
         seen_links: HashSet::new(),
+        ignored_children,
+        ignored_links,
         rows: Vec::new(),
     };
     du.directory(PathBuf::new(), walk.root_size, 0, false);
@@ -49,7 +70,13 @@ impl Du<'_> {
     fn directory(&mut self, rel: PathBuf, own_size: u64, depth: usize, hidden: bool) -> u64 {
         let mut total = own_size;
         if let Some(record) = self.walk.dirs.get(&rel) {
+            // Ignored entries are merged in by name, so rows stay in du's
+            // order and a hard link counts where du would meet it first.
+            let mut ignored = record.listing.ignored.iter().peekable();
             for entry in &record.listing.entries {
+                while let Some(skipped) = ignored.next_if(|i| i.name < entry.name) {
+                    total += self.ignored_entry(&rel, skipped, depth, hidden);
+                }
                 if entry.excluded {
                     continue;
                 }
@@ -57,21 +84,72 @@ impl Du<'_> {
                     let child_hidden = hidden || is_hidden_name(&entry.name);
                     total +=
                         self.directory(rel.join(&entry.name), entry.size, depth + 1, child_hidden);
-                } else if entry.nlink <= 1 || self.seen_links.insert((entry.dev, entry.ino)) {
-                    total += entry.size;
+                } else {
+                    total += self.file(entry);
                 }
             }
+            for skipped in ignored {
+                total += self.ignored_entry(&rel, skipped, depth, hidden);
+            }
         }
+        self.row(&rel, total, depth, hidden, false);
+        total
+    }
+
+    /// The bytes of a file (once per inode, as du counts hard links).
+    fn file(&mut self, entry: &Entry) -> u64 {
+        if entry.nlink <= 1 || self.seen_links.insert((entry.dev, entry.ino)) {
+            entry.size
+        } else {
+            0
+        }
+    }
+
+    /// An entry of `parent` that the ignore rules left out.
+    fn ignored_entry(&mut self, parent: &Path, entry: &Entry, depth: usize, hidden: bool) -> u64 {
+        if entry.kind != Kind::Dir {
+            return self.file(entry);
+        }
+        let child_hidden = hidden || is_hidden_name(&entry.name);
+        self.ignored_dir(
+            &parent.join(&entry.name),
+            entry.size,
+            depth + 1,
+            child_hidden,
+        )
+    }
+
+    /// The bytes of an ignored directory (`own_size` for its own entry)
+    /// from the walk's tally, with its row and those of the keys below it.
+    fn ignored_dir(&mut self, rel: &Path, own_size: u64, depth: usize, hidden: bool) -> u64 {
+        let mut total = own_size + self.walk.ignored.bytes.get(rel).copied().unwrap_or(0);
+        let links = self.ignored_links.get(rel).cloned().unwrap_or_default();
+        for file in links {
+            if self.seen_links.insert((file.dev, file.ino)) {
+                total += file.size;
+            }
+        }
+        let children = self.ignored_children.get(rel).cloned().unwrap_or_default();
+        for child in children {
+            let child_hidden = hidden || child.file_name().is_some_and(is_hidden_name);
+            // A subdirectory's own entry is in its own key's bytes.
+            total += self.ignored_dir(child, 0, depth + 1, child_hidden);
+        }
+        self.row(rel, total, depth, hidden, true);
+        total
+    }
+
+    fn row(&mut self, rel: &Path, total: u64, depth: usize, hidden: bool, ignored: bool) {
         if depth <= MAX_DEPTH && (self.show_hidden || !hidden) {
             self.rows.push(DiskEntry {
-                path: super::join_rel(self.target, &rel)
+                path: super::join_rel(self.target, rel)
                     .to_string_lossy()
                     .into_owned(),
                 size_bytes: total,
                 size_human: human_size(total),
+                ignored,
             });
         }
-        total
     }
 }
 
@@ -95,6 +173,7 @@ mod tests {
                 path: format!("/dir{i}"),
                 size_bytes: s,
                 size_human: human_size(s),
+                ignored: false,
             })
             .collect()
     }

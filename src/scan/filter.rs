@@ -8,7 +8,7 @@
 //! - directories named by `-x` are out, everywhere below the root;
 //! - with ignore files respected (the default), whatever `.gitignore`,
 //!   `.ignore` and `.git/info/exclude` files under the root exclude is out,
-//!   with the precedence described in [`super::rules`]. Nothing above the
+//!   with the precedence described in [`super::ignore_files`]. Nothing above the
 //!   root is read.
 //!
 //! Each directory's ignore files are read once and cached, so asking about
@@ -21,7 +21,7 @@ use std::sync::Mutex;
 
 use crate::scan::ScanOptions;
 
-use super::rules::{RuleFilesPresent, RuleStack};
+use super::ignore_files::{RuleFilesPresent, RuleStack};
 use super::walk::{WalkRules, is_hidden_name};
 
 /// Which paths under a root the base scan looks at. Thread-safe.

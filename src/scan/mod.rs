@@ -38,10 +38,11 @@ pub(crate) mod disk;
 pub(crate) mod filetypes;
 mod filter;
 mod fingerprint;
+mod ignore_files;
+mod ignored;
 mod inspect;
 mod options;
 pub(crate) mod recency;
-mod rules;
 mod sniff;
 pub(crate) mod tree;
 pub(crate) mod walk;
@@ -82,7 +83,7 @@ pub struct BaseScan {
 pub struct TreeNode {
     pub name: String,
     pub path: String,
-    /// `directory` or `file`.
+    /// `directory`, `file` or `symlink`.
     #[serde(rename = "type")]
     pub kind: NodeKind,
     /// Present on directories that were listed.
@@ -91,8 +92,12 @@ pub struct TreeNode {
     pub size: Option<u64>,
     /// `true` on directories deeper than `--depth`.
     pub truncated: Option<bool>,
-    /// `permission denied` when a directory could not be listed.
+    /// `permission denied` (or `unreadable`) when a directory could not be
+    /// listed, or its entries could not be examined.
     pub error: Option<String>,
+    /// What a symlink shown as a link (one that leads out of the target)
+    /// points to.
+    pub target: Option<String>,
 }
 
 // The scan's tree and the planner's tree view build the same kinds of node.
@@ -126,6 +131,13 @@ impl TreeNode {
         node.size = Some(size);
         node
     }
+
+    /// A symlink shown as such, pointing to `target` (not followed).
+    pub(crate) fn link(name: String, path: &Path, target: String) -> TreeNode {
+        let mut node = TreeNode::new(name, path, NodeKind::Symlink);
+        node.target = Some(target);
+        node
+    }
 }
 
 /// The `type` of a [`TreeNode`].
@@ -135,6 +147,8 @@ pub enum NodeKind {
     #[default]
     Directory,
     File,
+    /// A symlink leading out of the target, shown as a link.
+    Symlink,
 }
 
 /// One regular file and its class.
@@ -182,6 +196,10 @@ pub struct DiskEntry {
     pub path: String,
     pub size_bytes: u64,
     pub size_human: String,
+    /// `true` on a directory the ignore rules left out of the rest of the
+    /// scan (it still takes space); absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ignored: bool,
 }
 
 /// Which ignore rules applied to the scan and how much they removed.
@@ -210,7 +228,7 @@ pub fn scan_with_dirs(
     options: &ScanOptions,
     progress: &Progress,
 ) -> (BaseScan, ScannedDirs) {
-    let rules = walk::WalkRules::new(options);
+    let rules = walk::WalkRules::new(options).within(target);
     let threads = walk::thread_count();
 
     let counter = progress.counter(
@@ -224,17 +242,17 @@ pub fn scan_with_dirs(
 
     let counter = progress.counter("scan", "Classifying files");
     let files = files_to_classify(target, &walked, &rules);
-    let facts = inspect::inspect_all(&files, threads, &counter);
+    let inspected = inspect::inspect_all(&files, threads, &counter);
     counter.finish();
     let classified: Vec<ClassifiedFile> = files
         .into_iter()
-        .zip(&facts)
-        .map(|(file, facts)| ClassifiedFile {
+        .zip(&inspected)
+        .map(|(file, inspected)| ClassifiedFile {
             path: file.path.to_string_lossy().into_owned(),
             name: file.name,
-            category: facts.category.to_string(),
+            category: inspected.category.to_string(),
             size: file.size,
-            description: facts.description.clone(),
+            description: inspected.description.clone(),
         })
         .collect();
     let file_categories = filetypes::summarize_categories(&classified);
@@ -242,10 +260,10 @@ pub fn scan_with_dirs(
 
     let counted: Vec<code::Counted> = classified
         .iter()
-        .zip(&facts)
-        .map(|(file, facts)| code::Counted {
+        .zip(&inspected)
+        .map(|(file, inspected)| code::Counted {
             file,
-            lines: facts.lines,
+            lines: inspected.lines,
         })
         .collect();
     let sources = classified.iter().filter(|f| f.category == "source").count() as u64;

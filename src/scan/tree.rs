@@ -5,12 +5,14 @@
 //! classification), files and directories judged by following symlinks (as
 //! `os.path.isdir`/`isfile`), directories listed while their depth is below
 //! `--depth` and shown as `truncated` beyond it, and a directory that cannot
-//! be read marked `permission denied`.
+//! be read (or whose entries cannot be examined) marked `permission denied`,
+//! or `unreadable` for any other error.
 //!
 //! The walk does not enter symlinked directories, so those are listed here
 //! (with the same filters). A symlink loop is bounded by the depth, as in the
 //! original; a budget on the entries listed that way keeps a deep `-d` over
-//! several loops from growing without end.
+//! several loops from growing without end. A symlink that leads out of the
+//! target is never followed: it is shown as a link, `name -> where`.
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -18,8 +20,8 @@ use std::path::{Path, PathBuf};
 use crate::text::escape_line;
 
 use super::human_size;
-use super::rules::RuleStack;
-use super::walk::{Kind, ListError, Listing, Removed, Walk, WalkRules, list_dir};
+use super::ignore_files::RuleStack;
+use super::walk::{Kind, LinkTarget, ListError, Listing, Removed, Walk, WalkRules, list_dir};
 use super::{NodeKind, TreeNode};
 
 /// How many entries may be listed through symlinks. Links back to `.` or
@@ -80,10 +82,11 @@ impl Builder<'_> {
                 (&owned, None)
             }
         };
-        if listing.error == Some(ListError::PermissionDenied) {
-            node.error = Some("permission denied".to_string());
+        if let Some(error) = listing.error {
+            node.error = Some(describe(error));
             return node;
         }
+        node.error = listing.entries_error.map(describe);
         let mut children = Vec::new();
         for entry in &listing.entries {
             if (!self.rules.show_hidden && entry.is_hidden()) || entry.excluded {
@@ -105,6 +108,10 @@ impl Builder<'_> {
                 children.push(self.directory(&child_path, child_name, depth + 1, source));
             } else if let Some(size) = entry.file_size_followed() {
                 children.push(TreeNode::file(child_name, &child_path, size));
+            } else if entry.link == Some(LinkTarget::Outside) {
+                let to = std::fs::read_link(&child_path).unwrap_or_default();
+                let to = to.to_string_lossy().into_owned();
+                children.push(TreeNode::link(child_name, &child_path, to));
             }
         }
         node.children = Some(children);
@@ -126,6 +133,14 @@ impl Builder<'_> {
         self.linked_budget
             .set(self.linked_budget.get().saturating_sub(cost));
         listing
+    }
+}
+
+/// How the tree marks a directory it could not read.
+fn describe(error: ListError) -> String {
+    match error {
+        ListError::PermissionDenied => "permission denied".to_string(),
+        ListError::Other(_) => "unreadable".to_string(),
     }
 }
 
@@ -152,25 +167,36 @@ fn render_children(node: &TreeNode, prefix: &mut String, out: &mut String) {
         out.push('\n');
         out.push_str(prefix);
         out.push_str(if is_last { "└── " } else { "├── " });
-        out.push_str(&escape_line(&child.name));
-        match child.kind {
-            NodeKind::File => {
-                out.push_str("  (");
-                out.push_str(&human_size(child.size.unwrap_or(0)));
-                out.push(')');
-            }
-            NodeKind::Directory if child.truncated == Some(true) => out.push_str("/  ..."),
-            NodeKind::Directory => out.push('/'),
-        }
-        if let Some(error) = child.error.as_deref().filter(|e| !e.is_empty()) {
-            out.push_str("  [");
-            out.push_str(&escape_line(error));
-            out.push(']');
-        }
+        push_node_label(out, child);
         let depth = prefix.len();
         prefix.push_str(if is_last { "    " } else { "│   " });
         render_children(child, prefix, out);
         prefix.truncate(depth);
+    }
+}
+
+/// A node as its line shows it after the connectors: its escaped name and
+/// what it is (a file's size, a directory's `/`, a link's target), with
+/// any error. The terminal report's bounded tree draws nodes the same way.
+pub(crate) fn push_node_label(out: &mut String, node: &TreeNode) {
+    out.push_str(&escape_line(&node.name));
+    match node.kind {
+        NodeKind::File => {
+            out.push_str("  (");
+            out.push_str(&human_size(node.size.unwrap_or(0)));
+            out.push(')');
+        }
+        NodeKind::Directory if node.truncated == Some(true) => out.push_str("/  ..."),
+        NodeKind::Directory => out.push('/'),
+        NodeKind::Symlink => {
+            out.push_str(" -> ");
+            out.push_str(&escape_line(node.target.as_deref().unwrap_or_default()));
+        }
+    }
+    if let Some(error) = node.error.as_deref().filter(|e| !e.is_empty()) {
+        out.push_str("  [");
+        out.push_str(&escape_line(error));
+        out.push(']');
     }
 }
 

@@ -13,12 +13,14 @@
 //! What the walk leaves out, it leaves out for everyone:
 //! - directories named by `-x` are not entered (files with such a name are
 //!   kept but marked, because the original's classification kept them);
-//! - entries matched by ignore rules (`super::rules`) are dropped, and the
+//! - entries matched by ignore rules (`super::ignore_files`) are dropped, and the
 //!   visible ones among them are counted for the report; an ignored directory
-//!   is only listed to count the files it removed, never read;
+//!   is only listed (`super::ignored`) to count the files it removed and the
+//!   bytes it takes (disk usage counts them), never read;
 //! - symlinks are never followed (each one is `stat`ed once, to know what it
-//!   points to), and a directory that is its own ancestor (bind mounts) is not
-//!   entered twice.
+//!   points to, unless it resolves outside the target: then it is only a
+//!   link, [`LinkTarget::Outside`]), and a directory that is its own
+//!   ancestor (bind mounts) is not entered twice.
 //!
 //! Hidden directories *are* walked even without `-a`: `du` counts their bytes
 //! in their parents. Each consumer applies its own hidden rule.
@@ -40,7 +42,8 @@ use crate::scan::ScanOptions;
 use super::IgnoreSummary;
 use super::dirs;
 use super::fingerprint::{self, Fingerprint};
-use super::rules::{RuleFilesPresent, RuleStack};
+use super::ignore_files::{RuleFilesPresent, RuleStack};
+use super::ignored::{CountTask, IgnoredTally, count_dir};
 
 /// What an entry is, from `lstat` (symlinks are not followed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +64,9 @@ pub(crate) enum LinkTarget {
     },
     /// Broken, a loop, or not a regular file or directory.
     Other,
+    /// It resolves outside the target: shown as a link, never followed
+    /// (neither its size nor its contents are the target's).
+    Outside,
 }
 
 /// One directory entry and what the scan needs to know about it.
@@ -132,11 +138,18 @@ pub(crate) struct Listing {
     pub entries: Vec<Entry>,
     /// Rules in effect for these entries; the base for subdirectories.
     pub rules: RuleStack,
+    /// Entries the ignore rules left out, sorted by name, with their sizes
+    /// for disk usage (`-x` names are not among them).
+    pub ignored: Vec<Entry>,
     /// Names the directory's listing gave as subdirectories that could not
     /// be examined (`lstat` failed: the directory is readable but not
     /// searchable, or they vanished). `entries` leaves them out, as `du`
     /// does; directory discovery counts them (see [`DirRecord::unexamined`]).
     pub unexamined_dirs: Vec<OsString>,
+    /// Why entries the listing named could not be examined (the first
+    /// such error; entries that vanished do not count): a directory that
+    /// can be read but not searched lists names and nothing else.
+    pub entries_error: Option<ListError>,
 }
 
 /// A directory the walk listed.
@@ -161,6 +174,8 @@ pub(crate) struct Walk {
     /// Apparent size of the target directory itself.
     pub root_size: u64,
     pub ignore: IgnoreSummary,
+    /// What the ignored directories hold, for disk usage.
+    pub ignored: IgnoredTally,
 }
 
 /// The walk's view of the scan options.
@@ -168,6 +183,9 @@ pub(crate) struct WalkRules {
     pub show_hidden: bool,
     pub exclude: HashSet<OsString>,
     pub respect_ignore: bool,
+    /// The canonical target, when symlinks are judged against it (see
+    /// [`WalkRules::within`]).
+    root: Option<PathBuf>,
 }
 
 impl WalkRules {
@@ -176,7 +194,20 @@ impl WalkRules {
             show_hidden: options.show_hidden,
             exclude: options.exclude.iter().map(OsString::from).collect(),
             respect_ignore: options.respect_ignore,
+            root: None,
         }
+    }
+
+    /// These rules for a scan of `target`: a symlink that resolves outside
+    /// it is never followed by anyone (the tree shows the link, the
+    /// classification leaves it out).
+    pub(crate) fn within(mut self, target: &Path) -> WalkRules {
+        self.root = fs::canonicalize(target).ok();
+        self
+    }
+
+    pub(crate) fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
     }
 
     /// True when an entry named `name` inside a visible directory is visible.
@@ -185,13 +216,15 @@ impl WalkRules {
     }
 }
 
-/// What listing one directory removed through ignore rules.
+/// What listing one directory removed through ignore rules, for the
+/// report's ignore line.
 #[derive(Default)]
 pub(crate) struct Removed {
     /// Visible files matched directly.
     pub files: u64,
-    /// Visible directories matched, to be counted through.
-    pub dirs: Vec<PathBuf>,
+    /// Visible directories matched (the files under them are counted
+    /// through).
+    pub dirs: u64,
 }
 
 /// List `dir` with the rules in effect in its parent. `visible` says whether
@@ -211,7 +244,9 @@ pub(crate) fn list_dir(
                 error: Some(list_error(&err)),
                 entries: Vec::new(),
                 rules: parent_rules.clone(),
+                ignored: Vec::new(),
                 unexamined_dirs: Vec::new(),
+                entries_error: None,
             };
         }
     };
@@ -227,19 +262,27 @@ pub(crate) fn list_dir(
     };
 
     let mut entries = Vec::with_capacity(raw.len());
+    let mut ignored = Vec::new();
     let mut unexamined_dirs = Vec::new();
+    let mut entries_error = None;
     for dirent in raw {
         let name = dirent.file_name();
         // An entry that vanished or cannot be examined is skipped, as du does.
-        let Ok(meta) = dirent.metadata() else {
-            // The type the listing itself gave (no `lstat`) still tells a
-            // directory.
-            if dirent.file_type().is_ok_and(|t| t.is_dir()) {
-                unexamined_dirs.push(name);
+        let meta = match dirent.metadata() {
+            Ok(meta) => meta,
+            Err(err) => {
+                if err.kind() != io::ErrorKind::NotFound {
+                    entries_error.get_or_insert(list_error(&err));
+                }
+                // The type the listing itself gave (no `lstat`) still tells a
+                // directory.
+                if dirent.file_type().is_ok_and(|t| t.is_dir()) {
+                    unexamined_dirs.push(name);
+                }
+                continue;
             }
-            continue;
         };
-        let kind = kind_of(&meta.file_type());
+        let kind = kind_of(meta.file_type());
         let excluded = rules.exclude.contains(&name);
         if excluded && kind == Kind::Dir {
             continue;
@@ -248,40 +291,56 @@ pub(crate) fn list_dir(
             let path = dirent.path();
             if stack.is_ignored(&path, kind == Kind::Dir) {
                 if rules.child_visible(visible, &name) {
-                    note_removed(kind, path, removed);
+                    note_removed(kind, &path, removed, rules.root());
+                }
+                if !excluded {
+                    ignored.push(entry_of(name, kind, &meta, None, false));
                 }
                 continue;
             }
         }
-        let link = (kind == Kind::Symlink).then(|| link_target(&dirent.path()));
-        entries.push(Entry {
-            name,
-            kind,
-            size: meta.len(),
-            dev: meta.dev(),
-            ino: meta.ino(),
-            nlink: meta.nlink(),
-            mtime_secs: meta.mtime(),
-            mtime_nanos: meta.mtime_nsec(),
-            link,
-            excluded,
-        });
+        let link = (kind == Kind::Symlink).then(|| link_target(&dirent.path(), rules.root()));
+        entries.push(entry_of(name, kind, &meta, link, excluded));
     }
     entries.sort_unstable_by(|a, b| a.name.as_encoded_bytes().cmp(b.name.as_encoded_bytes()));
+    ignored.sort_unstable_by(|a, b| a.name.as_encoded_bytes().cmp(b.name.as_encoded_bytes()));
     Listing {
         error: None,
         entries,
         rules: stack,
+        ignored,
         unexamined_dirs,
+        entries_error,
     }
 }
 
-fn note_removed(kind: Kind, path: PathBuf, removed: &mut Removed) {
+fn entry_of(
+    name: OsString,
+    kind: Kind,
+    meta: &fs::Metadata,
+    link: Option<LinkTarget>,
+    excluded: bool,
+) -> Entry {
+    Entry {
+        name,
+        kind,
+        size: meta.len(),
+        dev: meta.dev(),
+        ino: meta.ino(),
+        nlink: meta.nlink(),
+        mtime_secs: meta.mtime(),
+        mtime_nanos: meta.mtime_nsec(),
+        link,
+        excluded,
+    }
+}
+
+fn note_removed(kind: Kind, path: &Path, removed: &mut Removed, root: Option<&Path>) {
     match kind {
-        Kind::Dir => removed.dirs.push(path),
+        Kind::Dir => removed.dirs += 1,
         Kind::File => removed.files += 1,
         Kind::Symlink => {
-            if matches!(link_target(&path), LinkTarget::File { .. }) {
+            if matches!(link_target(path, root), LinkTarget::File { .. }) {
                 removed.files += 1;
             }
         }
@@ -296,7 +355,7 @@ fn list_error(err: &io::Error) -> ListError {
     }
 }
 
-fn kind_of(file_type: &fs::FileType) -> Kind {
+fn kind_of(file_type: fs::FileType) -> Kind {
     if file_type.is_dir() {
         Kind::Dir
     } else if file_type.is_file() {
@@ -308,8 +367,19 @@ fn kind_of(file_type: &fs::FileType) -> Kind {
     }
 }
 
-fn link_target(path: &Path) -> LinkTarget {
-    match fs::metadata(path) {
+/// What the symlink at `path` leads to; [`LinkTarget::Outside`] when it
+/// resolves outside `root` (the canonical target), which is then not
+/// looked at at all.
+pub(crate) fn link_target(path: &Path, root: Option<&Path>) -> LinkTarget {
+    let followed = match root {
+        Some(root) => match fs::canonicalize(path) {
+            Ok(real) if !real.starts_with(root) => return LinkTarget::Outside,
+            Ok(real) => fs::metadata(real),
+            Err(_) => return LinkTarget::Other,
+        },
+        None => fs::metadata(path),
+    };
+    match followed {
         Ok(meta) if meta.is_dir() => LinkTarget::Dir,
         Ok(meta) if meta.is_file() => LinkTarget::File { size: meta.len() },
         _ => LinkTarget::Other,
@@ -343,8 +413,8 @@ enum Job {
         rules: RuleStack,
         chain: Option<Arc<Ancestor>>,
     },
-    /// Count the visible files under an ignored directory.
-    Count { path: PathBuf },
+    /// Count the files and bytes under an ignored directory.
+    Count(CountTask),
 }
 
 struct Queue {
@@ -359,6 +429,7 @@ struct Harvest {
     rule_files: Vec<PathBuf>,
     files_removed: u64,
     dirs_removed: u64,
+    ignored: IgnoredTally,
 }
 
 struct Shared<'a> {
@@ -376,7 +447,7 @@ pub(crate) fn walk(
     threads: usize,
     counter: &Counter,
 ) -> Walk {
-    let rules = WalkRules::new(options);
+    let rules = WalkRules::new(options).within(target);
     let root_meta = fs::metadata(target).ok();
     let root_chain = root_meta.as_ref().map(|m| {
         Arc::new(Ancestor {
@@ -416,12 +487,15 @@ pub(crate) fn walk(
         ..IgnoreSummary::default()
     };
     let mut rule_files = Vec::new();
+    let mut ignored = IgnoredTally::default();
     for harvest in harvests {
         dirs.extend(harvest.dirs);
         rule_files.extend(harvest.rule_files);
         ignore.files_removed += harvest.files_removed;
         ignore.dirs_removed += harvest.dirs_removed;
+        ignored.merge(harvest.ignored);
     }
+    ignore.files_removed += ignored.files;
     let mut shown: Vec<String> = rule_files
         .iter()
         .map(|p| {
@@ -438,6 +512,7 @@ pub(crate) fn walk(
         dirs,
         root_size: root_meta.map_or(0, |m| m.len()),
         ignore,
+        ignored,
     }
 }
 
@@ -490,7 +565,10 @@ fn run_job(shared: &Shared, job: Job, harvest: &mut Harvest) -> Vec<Job> {
             rules,
             chain,
         } => list_job(shared, rel, visible, &rules, chain, harvest),
-        Job::Count { path } => count_job(shared, &path, harvest),
+        Job::Count(task) => count_dir(shared.rules, &task, &mut harvest.ignored)
+            .into_iter()
+            .map(Job::Count)
+            .collect(),
     }
 }
 
@@ -514,11 +592,18 @@ fn list_job(
     );
     shared.counter.add(listing.entries.len() as u64);
     harvest.files_removed += removed.files;
-    harvest.dirs_removed += removed.dirs.len() as u64;
-    let mut jobs: Vec<Job> = removed
-        .dirs
-        .into_iter()
-        .map(|path| Job::Count { path })
+    harvest.dirs_removed += removed.dirs;
+    let mut jobs: Vec<Job> = listing
+        .ignored
+        .iter()
+        .filter(|e| e.kind == Kind::Dir)
+        .map(|e| {
+            Job::Count(CountTask::top(
+                dir.join(&e.name),
+                rel.join(&e.name),
+                shared.rules.child_visible(visible, &e.name),
+            ))
+        })
         .collect();
     for entry in listing.entries.iter().filter(|e| e.kind == Kind::Dir) {
         if has_ancestor(&chain, entry.dev, entry.ino) {
@@ -551,38 +636,6 @@ fn list_job(
             unexamined,
         },
     ));
-    jobs
-}
-
-/// Count the files under an ignored directory that classification would have
-/// listed without ignore rules: visible regular files and symlinks to them,
-/// outside `-x` directories. Subdirectories become further jobs.
-fn count_job(shared: &Shared, dir: &Path, harvest: &mut Harvest) -> Vec<Job> {
-    let Ok(reader) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut jobs = Vec::new();
-    for dirent in reader.filter_map(Result::ok) {
-        let name = dirent.file_name();
-        if !shared.rules.child_visible(true, &name) {
-            continue;
-        }
-        let Ok(file_type) = dirent.file_type() else {
-            continue;
-        };
-        match kind_of(&file_type) {
-            Kind::Dir if !shared.rules.exclude.contains(&name) => jobs.push(Job::Count {
-                path: dirent.path(),
-            }),
-            Kind::File => harvest.files_removed += 1,
-            Kind::Symlink => {
-                if matches!(link_target(&dirent.path()), LinkTarget::File { .. }) {
-                    harvest.files_removed += 1;
-                }
-            }
-            Kind::Dir | Kind::Other => {}
-        }
-    }
     jobs
 }
 

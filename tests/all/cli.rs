@@ -57,27 +57,61 @@ fn no_target_is_a_usage_error() {
     assert!(stderr(&out).contains("TARGET"));
 }
 
-/// A cap of nothing or less is refused in one line, whichever way the
-/// negative number is written.
+/// Every bad flag value is a usage error: exit 2, clap's one-line message
+/// naming the flag, the value and what it takes, nothing on stdout and no
+/// request. A negative number is a value to refuse, not an unknown flag.
 #[test]
-fn a_max_cost_of_zero_or_less_is_one_clear_error() {
+fn every_bad_flag_value_is_a_usage_error() {
     let env = TestEnv::new().with_mock();
-    for flag in [
-        &["--max-cost", "-5"][..],
-        &["--max-cost=-5"],
-        &["--max-cost", "0"],
-    ] {
-        let out = env.cmd().args(flag).arg(env.target()).output().unwrap();
-        assert_eq!(out.status.code(), Some(1), "{flag:?}");
-        let value = flag.last().unwrap().trim_start_matches("--max-cost=");
-        assert_eq!(
-            stderr(&out),
-            format!(
-                "Error: --max-cost takes a dollar amount above zero, such as 2.50, not '{value}'\n"
-            ),
-            "{flag:?}"
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--budget", "abc"],
+            "error: invalid value 'abc' for '--budget <USD>': a dollar amount above zero, \
+             such as 5, or none",
+        ),
+        (
+            &["--max-cost", "0"],
+            "error: invalid value '0' for '--max-cost <USD>': a dollar amount above zero, \
+             such as 2.50",
+        ),
+        (
+            &["--max-cost", "-5"],
+            "error: invalid value '-5' for '--max-cost <USD>'",
+        ),
+        (
+            &["--max-cost=-5"],
+            "error: invalid value '-5' for '--max-cost <USD>'",
+        ),
+        (
+            &["-j", "0"],
+            "error: invalid value '0' for '--jobs <N>': 0 is not in 1..=64",
+        ),
+        (
+            &["--batch", "--batch-size", "0"],
+            "error: invalid value '0' for '--batch-size <N>': 0 is not in 1..=100000",
+        ),
+        (
+            &["--max-retries", "1000000"],
+            "error: invalid value '1000000' for '--max-retries <N>': 1000000 is not in 0..=20",
+        ),
+        (
+            &["--max-retries", "-1"],
+            "error: invalid value '-1' for '--max-retries <N>': -1 is not in 0..=20",
+        ),
+        (
+            &["--model", ""],
+            "error: invalid value '' for '--model <MODEL>': a model id",
+        ),
+    ];
+    for (flags, first_line) in cases {
+        let out = env.cmd().args(*flags).arg(env.target()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.lines().next().unwrap().starts_with(first_line),
+            "{flags:?}: {err}"
         );
-        assert!(out.stdout.is_empty());
+        assert!(out.stdout.is_empty(), "{flags:?}");
     }
     assert_eq!(env.server.request_count(), 0);
 }
@@ -150,7 +184,8 @@ fn the_terminal_report_and_plain_progress() {
             ">> DISK USAGE — TOP DIRECTORIES",
         ],
     );
-    assert!(report.contains("\ntarget/\n├── README  (6 B)\n"));
+    assert!(report.contains("\ntarget/\n├── src/\n"), "{report}");
+    assert!(report.contains("└── README  (6 B)\n"), "{report}");
     assert!(report.contains("  Languages detected: JavaScript, Other, Python, Rust"));
     assert!(report.ends_with(&format!("  End of report.\n{}\n", "=".repeat(60))));
     assert!(!report.contains("[scan]"));
@@ -279,10 +314,14 @@ fn an_unwritable_output_file_is_an_error() {
     let (_env, file, out) = report_to_file("no/such/dir/report.txt");
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
-    assert!(
-        stderr(&out).contains(&format!("Error writing to '{}'", file.display())),
-        "{}",
-        stderr(&out)
+    // Said before the scan, in one line.
+    assert_eq!(
+        stderr(&out).trim(),
+        format!(
+            "Error: cannot write the report to '{}': the directory '{}' does not exist",
+            file.display(),
+            file.parent().unwrap().display()
+        )
     );
 }
 
@@ -312,8 +351,11 @@ fn depth_and_hidden_flags() {
     sample(&env);
     let out = env.cmd().args(["target", "-d", "0"]).output().unwrap();
     let report = stdout(&out);
-    assert!(report.contains("├── node_modules/  ...\n"));
-    assert!(report.contains("└── src/  ...\n"));
+    // Directories first, the largest first.
+    assert!(
+        report.contains("├── src/  ...\n├── node_modules/  ...\n"),
+        "{report}"
+    );
     assert!(!report.contains(".secret"));
     let out = env
         .cmd()
@@ -336,7 +378,18 @@ fn ignore_rules_show_in_the_report_and_no_ignore_restores_everything() {
         report.contains("  Ignored by .gitignore: 2 files, 1 directory (--no-ignore to include)\n"),
         "{report}"
     );
-    assert!(!report.contains("node_modules"));
+    // Only disk usage names it: it takes space, and says it was ignored.
+    let named: Vec<&str> = report
+        .lines()
+        .filter(|l| l.contains("node_modules"))
+        .collect();
+    assert!(named.iter().all(|l| l.ends_with("  (ignored)")), "{report}");
+    assert!(
+        named
+            .iter()
+            .any(|l| l.ends_with("/target/node_modules  (ignored)")),
+        "{report}"
+    );
     let out = env.cmd().args(["target", "--no-ignore"]).output().unwrap();
     let report = stdout(&out);
     assert!(report.contains("node_modules/"));
@@ -548,6 +601,24 @@ fn clear_cache_removes_the_cache_root_and_nothing_else() {
 fn clear_cache_refuses_a_directory_luminos_did_not_make() {
     let env = TestEnv::new();
     std::fs::create_dir_all(env.cache()).unwrap();
+    std::fs::write(env.cache().join("thesis.tex"), "years of work").unwrap();
+    // A directory of other things is not the cache: luminos's would be
+    // `luminos/` inside it, and there is none.
+    let out = env.cmd().arg("--clear-cache").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    assert_eq!(
+        err.trim(),
+        format!(
+            "There is no luminos cache at {}; nothing to remove.",
+            env.cache().join("luminos").display()
+        )
+    );
+    assert!(env.cache().join("thesis.tex").exists());
+
+    // A cache with something else in it is not removed.
+    std::fs::remove_file(env.cache().join("thesis.tex")).unwrap();
+    std::fs::create_dir(env.cache().join("locks")).unwrap();
     std::fs::write(env.cache().join("thesis.tex"), "years of work").unwrap();
     let out = env.cmd().arg("--clear-cache").output().unwrap();
     assert_eq!(out.status.code(), Some(1));

@@ -126,7 +126,7 @@ fn text_by_default_and_the_model_sets_the_price() {
         sonnet.get("model_warning").is_some(),
         "deprecated: {sonnet}"
     );
-    assert!(opus.get("model_warning").is_none());
+    assert!(opus["model_warning"].is_null());
     assert_eq!(env.server.request_count(), 0);
 }
 
@@ -152,7 +152,7 @@ fn an_unknown_or_deprecated_model_gets_a_warning() {
         warning.contains("2026-11-30") && warning.contains("claude-sonnet-5-5"),
         "{warning}"
     );
-    assert!(estimate_json(&env, &[]).get("model_warning").is_none());
+    assert!(estimate_json(&env, &[])["model_warning"].is_null());
 }
 
 #[test]
@@ -238,4 +238,60 @@ fn changed_directories_and_their_ancestors_are_counted_and_the_cache_is_untouche
     assert_eq!(fresh["investigation_id"], Value::Null);
     assert_eq!(fresh["planning"], true);
     assert_eq!(snapshot(env.cache()), before);
+}
+
+/// `--estimate --json` with a model the catalog does not know warns on
+/// stderr, as a run does, so the user of a `jq` pipeline sees it; stdout
+/// stays one JSON object whose keys do not depend on the model
+/// (`model_warning` is `null` for a current one). A text estimate on
+/// stdout says it there, once; one written to a file says it on stderr.
+#[test]
+fn the_json_estimate_warns_on_stderr_too() {
+    let env = project();
+    let out = estimate(&env, &["--json", "--model", "claude-opus-9"]);
+    let err = String::from_utf8(out.stderr.clone()).unwrap();
+    let warnings: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("Warning: model 'claude-opus-9'"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    let json: Value = serde_json::from_slice(&out.stdout).expect("one JSON object on stdout");
+    assert_eq!(
+        json["model_warning"],
+        warnings[0].trim_start_matches("Warning: ")
+    );
+    let current = estimate_json(&env, &[]);
+    assert!(current["model_warning"].is_null(), "{current}");
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&current), keys(&json));
+
+    let text = estimate(&env, &["--model", "claude-opus-9"]);
+    assert!(
+        !String::from_utf8_lossy(&text.stderr).contains("Warning: model"),
+        "said once, in the text on stdout"
+    );
+    let file = env.root().join("estimate.txt");
+    let to_file = estimate(
+        &env,
+        &["--model", "claude-opus-9", "-o", file.to_str().unwrap()],
+    );
+    assert!(
+        String::from_utf8_lossy(&to_file.stderr).contains("Warning: model 'claude-opus-9'"),
+        "{}",
+        String::from_utf8_lossy(&to_file.stderr)
+    );
+    // A name with a newline cannot forge a line of its own there.
+    let forged = estimate(
+        &env,
+        &["--json", "--model", "claude-opus-9\nWarning: all clear"],
+    );
+    let err = String::from_utf8_lossy(&forged.stderr);
+    assert!(
+        err.contains("Warning: model 'claude-opus-9\\nWarning: all clear'"),
+        "{err}"
+    );
+    assert!(
+        !err.lines().any(|l| l.starts_with("Warning: all clear")),
+        "{err}"
+    );
 }

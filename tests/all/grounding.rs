@@ -285,12 +285,12 @@ fn the_terminal_report_marks_flags_and_closes_with_the_grounding_line() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains(
-            "  [INFO    ] src/backdoor.py (not found in the tree)\n             Opens a reverse shell.\n             Its path was not found in the tree, so it is shown as info; the agent rated it critical."
+            "  src/backdoor.py  (not found in the tree)\n    [INFO    ] Opens a reverse shell.\n               Its path was not found in the tree, so it is shown as info; the agent rated it critical."
         ),
         "{text}"
     );
     assert!(
-        text.contains("  [CONCERN ] src/core/engine.rs:3\n"),
+        text.contains("  src/core/engine.rs\n    [CONCERN ] line 3: "),
         "{text}"
     );
     let line = format!(

@@ -136,8 +136,9 @@ fn hostile_tree(env: &TestEnv) -> Hostile {
     Hostile {
         deep_dir,
         canary,
-        // evil 1, café 1, inner 2, huge 2, escape.py (followed) 1, bottom 1.
-        python_lines: 8,
+        // evil 1, café 1, inner 2, huge 2, bottom 1 (escape.py leads out of
+        // the target: not followed, not counted).
+        python_lines: 7,
     }
 }
 
@@ -346,7 +347,13 @@ fn scan_json_report_of_a_hostile_tree_is_complete_and_exact() {
         let path = env.path(rel).to_string_lossy().into_owned();
         assert!(!files.contains_key(&path), "{rel} classified");
     }
-    assert_eq!(file("escape.py")["category"], "source");
+    // Links out of the target are shown as links, never followed.
+    for rel in ["escape", "escape.py"] {
+        let path = env.path(rel).to_string_lossy().into_owned();
+        assert!(!files.contains_key(&path), "{rel} classified");
+        let link = item_where(&json["tree"]["children"], "name", rel);
+        assert_eq!(link["type"], "symlink", "{link}");
+    }
     assert_eq!(file("INSTRUCTIONS.md")["category"], "document");
     if unprivileged {
         let locked = item_where(&json["tree"]["children"], "name", "locked");

@@ -291,11 +291,16 @@ fn no_request_carries_a_secret_and_the_report_flags_each_one() {
         severity,
     } in &expected
     {
+        // Flags are grouped by file: the file's line, then its flags.
         let entry = format!(
-            "  [{:<8}] {rel}\n             possible secret ({rule}) on line ",
+            "    [{:<8}] possible secret ({rule}) on line ",
             severity.to_uppercase()
         );
-        assert!(report.contains(&entry), "no flag {entry:?} in\n{report}");
+        let group = flag_group(&report, rel);
+        assert!(
+            group.contains(&entry),
+            "no flag {entry:?} for {rel} in\n{report}"
+        );
     }
     assert!(
         report.contains("; it looks like an example value and was redacted before reaching"),
@@ -303,7 +308,7 @@ fn no_request_carries_a_secret_and_the_report_flags_each_one() {
     );
     // Secrets a command showed are flagged where they live, not at the
     // command's `.`.
-    assert!(!report.contains("] .\n"), "{report}");
+    assert!(!report.contains("\n  .\n    ["), "{report}");
     assert_eq!(check.leak(&stderr(&out)), None);
 
     // The JSON report, from a rerun over the unchanged tree: everything,
@@ -575,4 +580,20 @@ fn names_that_try_to_instruct_stay_inside_their_frames() {
             "{pass:?}: a name opened a frame"
         );
     }
+}
+
+/// The flags the terminal report groups under the file `rel`: the lines
+/// after `  rel` up to the next file's line.
+fn flag_group<'a>(report: &'a str, rel: &str) -> &'a str {
+    let header = format!("\n  {rel}\n");
+    let Some(at) = report.find(&header) else {
+        return "";
+    };
+    let rest = &report[at + header.len()..];
+    let end = rest
+        .lines()
+        .take_while(|line| line.starts_with("    "))
+        .map(|line| line.len() + 1)
+        .sum::<usize>();
+    &rest[..end.min(rest.len())]
 }

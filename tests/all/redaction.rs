@@ -36,17 +36,11 @@ fn recall(kind: &str, samples: &[Sample]) {
     let mut redacted = 0;
     for sample in samples {
         let out = redactor.redact(&sample.text);
-        let leaked: Vec<&String> = sample
+        let leaked = sample
             .secrets
             .iter()
-            .filter(|secret| out.text.contains(secret.as_str()))
-            .collect();
-        assert!(
-            leaked.is_empty(),
-            "{}: leaked in {:?}",
-            sample.rule,
-            out.text
-        );
+            .any(|secret| out.text.contains(secret.as_str()));
+        assert!(!leaked, "{}: leaked in {:?}", sample.rule, out.text);
         let hits: Vec<(&str, &str)> = out
             .hits
             .iter()

@@ -165,7 +165,8 @@ fn a_changed_file_reinvestigates_its_directory_and_ancestors_only() {
     run(&env, &[]);
     let before = env.server.request_count();
     env.file("src/net/tls/cert.rs", "pub struct Cert { pem: String }\n");
-    let out = run(&env, &["--jobs", "1"]);
+    // `-v`: each directory and why it is (not) investigated again.
+    let out = run(&env, &["--jobs", "1", "-v"]);
     assert_eq!(
         dirs_since(&env, before),
         set(&["src/net/tls", "src/net", "src", "."])

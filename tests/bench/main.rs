@@ -21,5 +21,6 @@ mod grounding;
 mod jobs;
 mod money;
 mod redact;
+mod report;
 mod scale;
 mod scan;

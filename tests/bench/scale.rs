@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 
 use crate::scan::{ms, time_shell};
 use luminos::progress::Progress;
-use luminos::report::{Report, format_report};
+use luminos::report::{Format, RenderOptions, Report, render};
 use luminos::scan::ScanOptions;
 
 const FILES: usize = 200_000;
@@ -277,7 +277,12 @@ fn scale_child() {
         let json = serde_json::to_string_pretty(&report).unwrap();
         let json_us = started.elapsed().as_micros();
         let started = Instant::now();
-        let text = format_report(&report, &tree.to_string_lossy());
+        let mut text = Vec::new();
+        let options = RenderOptions {
+            target: tree.to_string_lossy().into_owned(),
+            depth: luminos::scan::ScanOptions::default().depth,
+        };
+        render(&report, Format::Text, &options, &mut text).unwrap();
         let text_us = started.elapsed().as_micros();
         print!(
             "json_us={json_us} json_bytes={} text_us={text_us} text_bytes={} ",
@@ -336,6 +341,10 @@ pub fn generate_tree(root: &Path, count: usize) -> TreeStats {
     }
     let threads = std::thread::available_parallelism().map_or(2, usize::from);
     let bytes: u64 = std::thread::scope(|scope| {
+        #[allow(
+            clippy::needless_collect,
+            reason = "joining as they are spawned would run the workers one at a time"
+        )]
         let workers: Vec<_> = (0..threads)
             .map(|t| {
                 let dirs = &dirs;

@@ -23,7 +23,13 @@ pub const SCAN_KEYS: [&str; 12] = [
 ];
 
 /// The keys a run with the AI passes adds after [`SCAN_KEYS`].
-pub const AI_KEYS: [&str; 3] = ["ai_brief", "ai_detailed", "flags"];
+pub const AI_KEYS: [&str; 5] = [
+    "ai_brief",
+    "ai_detailed",
+    "flags",
+    "ai_sections",
+    "directories",
+];
 
 /// Stdout as text; the report must be UTF-8, so anything else fails.
 pub fn stdout(output: &Output) -> String {

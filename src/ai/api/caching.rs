@@ -18,7 +18,7 @@
 //! prefix costs 1.25x the input price, so a prefix never read back costs a
 //! quarter more than sending it plainly.
 
-use super::types::{CacheControl, Content, ContentBlock, MessagesRequest, Role};
+use super::types::{CacheControl, Content, ContentBlock, Message, MessagesRequest, Role};
 
 /// The API's limit on `cache_control` marks per request.
 pub(crate) const MAX_BREAKPOINTS: usize = 4;
@@ -50,13 +50,9 @@ pub(crate) fn mark_breakpoints(request: &mut MessagesRequest) {
     if let Some(block) = request.system.last_mut() {
         block.cache_control = mark();
     }
-    for message in request
-        .messages
-        .iter_mut()
-        .rev()
-        .filter(|m| m.role == Role::User)
-        .take(2)
-    {
+    let newest: Vec<usize> = marked_user_messages(&request.messages).collect();
+    for n in newest {
+        let message = &mut request.messages[n];
         match &mut message.content {
             // A plain string cannot carry a mark: it becomes one text block.
             Content::Text(text) if !text.is_empty() => {
@@ -73,6 +69,18 @@ pub(crate) fn mark_breakpoints(request: &mut MessagesRequest) {
         }
     }
     debug_assert!(count_breakpoints(request) <= MAX_BREAKPOINTS);
+}
+
+/// The user messages whose last block carries a mark: the newest two, by
+/// index, newest first.
+pub(crate) fn marked_user_messages(messages: &[Message]) -> impl Iterator<Item = usize> + '_ {
+    messages
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, m)| m.role == Role::User)
+        .map(|(n, _)| n)
+        .take(2)
 }
 
 /// Remove every mark.

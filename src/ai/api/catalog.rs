@@ -514,8 +514,10 @@ impl ModelFacts {
     /// The one-line warning to print before using these facts, if any:
     /// an unknown model (whose prices are assumed), a deprecated one (with
     /// its retirement date and replacement) or a retired one. `today` is
-    /// an ISO date (`YYYY-MM-DD`).
+    /// an ISO date (`YYYY-MM-DD`). The model is named as asked, escaped
+    /// to stay on the one line (`--model` takes any text).
     pub fn warning(&self, asked: &str, today: &str) -> Option<String> {
+        let asked = crate::text::escape_line(asked);
         if !self.known {
             let m = self.model;
             return Some(format!(

@@ -48,10 +48,34 @@ pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// [`retry`]). `LUMINOS_HEADERS_TIMEOUT_SECS` overrides it.
 pub(crate) const HEADERS_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// How long a stream may go without any bytes (pings count) before it is
-/// treated as stalled. The API pings well inside this.
+/// How long an answer may go without progress before the attempt counts
+/// as dead. For a stream, progress is the Messages API's events: before
+/// `message_start`, only `message_start` itself (an endpoint that sends
+/// headers and then silence, keep-alive pings or stray bytes is dead);
+/// after it, content (a block starting or stopping, a delta that carries
+/// something, the message's own delta and stop), and pings while a
+/// thinking or tool-use block is open, where the model works without
+/// showing it (thinking whose text is omitted comes as a lone signature;
+/// a tool's input comes a whole value at a time). For a plain body,
+/// progress is bytes. With one retry before the endpoint has given a
+/// whole reply, a dead endpoint costs two of these.
 /// `LUMINOS_IDLE_TIMEOUT_SECS` overrides it (see [`crate::config`]).
-pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+///
+/// The streaming page (<https://platform.claude.com/docs/en/build-with-claude/streaming>,
+/// read 2026-11-27): every stream runs `message_start`, then each block's
+/// `content_block_start`, deltas and `content_block_stop`, then
+/// `message_delta` and `message_stop`; "any number of ping events" may be
+/// mixed in; an `error` event (`overloaded_error` when busy) may come after
+/// the 200; unknown event types must be tolerated.
+pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The longest one attempt may take, from sending the request to the last
+/// byte of the reply, however steadily it progresses. A real reply of
+/// luminos's largest `max_tokens` (32,768) fits with room to spare; the
+/// errors page (read 2026-11-27) advises streaming for requests that may
+/// run past 10 minutes, which every request here does.
+/// `LUMINOS_ATTEMPT_DEADLINE_SECS` overrides it.
+pub(crate) const ATTEMPT_DEADLINE: Duration = Duration::from_secs(20 * 60);
 
 /// The `user-agent` of every request.
 pub(crate) const USER_AGENT: &str = concat!("luminos/", env!("CARGO_PKG_VERSION"));
@@ -69,8 +93,10 @@ pub struct ClientConfig {
     pub connect_timeout: Duration,
     /// The wait for the response headers ([`HEADERS_TIMEOUT`]).
     pub headers_timeout: Duration,
-    /// The longest silence within a response body ([`IDLE_TIMEOUT`]).
+    /// The longest an answer may go without progress ([`IDLE_TIMEOUT`]).
     pub idle_timeout: Duration,
+    /// The longest one attempt may take ([`ATTEMPT_DEADLINE`]).
+    pub attempt_deadline: Duration,
     /// Wait before the first retry when the server names none; later
     /// retries double it up to [`retry::MAX_BACKOFF`].
     pub retry_backoff: Duration,
@@ -88,6 +114,7 @@ impl ClientConfig {
             connect_timeout: CONNECT_TIMEOUT,
             headers_timeout: HEADERS_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
+            attempt_deadline: ATTEMPT_DEADLINE,
             retry_backoff: retry::INITIAL_BACKOFF,
         }
     }

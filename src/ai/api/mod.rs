@@ -18,6 +18,8 @@
 //!   model, timeouts) and the defaults for it;
 //! - this module: the [`Client`], its send-and-retry loop, and what the
 //!   run has learnt about the endpoint (has it ever answered?);
+//! - `body`: a request serialized straight from a conversation's borrowed
+//!   parts, so sending one copies nothing of its history;
 //! - `transport` and `reading`: one HTTP exchange (reqwest) and the
 //!   reading of its answer, as a stream or a whole body.
 //!
@@ -35,6 +37,7 @@ pub(crate) mod sse;
 pub mod stream;
 pub mod types;
 
+pub(crate) mod body;
 mod config;
 mod reading;
 mod transport;
@@ -45,16 +48,18 @@ use std::time::Duration;
 
 use reqwest::header::HeaderMap;
 
-pub use error::ApiErrorKind;
+pub use error::{ApiErrorKind, Endpoint};
 
 pub(crate) use error::ApiError;
-pub(crate) use retry::RetryDecision;
 pub use retry::RetryPolicy;
+pub(crate) use retry::{EndpointSeen, RetryDecision};
 pub use types::{ContentBlock, Message, MessagesRequest, Response, ToolDefinition, Usage};
 
 pub use config::{ANTHROPIC_VERSION, Auth, ClientConfig};
 // `MAX_TOKENS` and `CONNECT_TIMEOUT` are only used inside `config`.
-pub(crate) use config::{DEFAULT_BASE_URL, HEADERS_TIMEOUT, IDLE_TIMEOUT, USER_AGENT};
+pub(crate) use config::{
+    ATTEMPT_DEADLINE, DEFAULT_BASE_URL, HEADERS_TIMEOUT, IDLE_TIMEOUT, USER_AGENT,
+};
 // For `batch`, which reads its answers the same way.
 use reading::read_body;
 
@@ -98,7 +103,7 @@ pub(crate) type RetryObserver = Arc<dyn Fn(&RetryNotice) + Send + Sync>;
 /// What a run has learnt about its endpoint, shared by every clone of a
 /// client.
 #[derive(Debug, Default)]
-struct Endpoint {
+struct Learnt {
     /// Some request got an HTTP response (any status): the endpoint is
     /// there and speaks HTTP.
     answered: AtomicBool,
@@ -115,7 +120,7 @@ pub struct Client {
     headers: HeaderMap,
     policy: RetryPolicy,
     observer: Option<RetryObserver>,
-    endpoint: Arc<Endpoint>,
+    endpoint: Arc<Learnt>,
 }
 
 impl std::fmt::Debug for Client {
@@ -203,6 +208,14 @@ impl Client {
         self.endpoint.succeeded.load(Ordering::Relaxed)
     }
 
+    /// What the endpoint has done so far, for the retry policy.
+    pub(crate) fn seen(&self) -> EndpointSeen {
+        EndpointSeen {
+            answered: self.has_answered(),
+            succeeded: self.has_succeeded(),
+        }
+    }
+
     /// A streaming request for this client's model and `max_tokens`, with the
     /// system prompt as one text block.
     pub fn request(
@@ -264,17 +277,29 @@ impl Client {
     /// the retry policy. Returns the assembled response or the typed error of
     /// the last attempt.
     pub async fn send(&self, request: &MessagesRequest) -> Result<Response, ApiError> {
-        self.send_with(request, caching::Reuse::Expected).await
+        self.post(encode(&self.prepare(request))?).await
     }
 
-    /// [`Client::send`] with the breakpoints `reuse` calls for.
-    pub(crate) async fn send_with(
-        &self,
-        request: &MessagesRequest,
-        reuse: caching::Reuse,
-    ) -> Result<Response, ApiError> {
-        let body = encode(&self.prepare_for(request, reuse))?;
-        self.with_retries(|| self.attempt(body.clone())).await
+    /// Post `body` (a streaming request, encoded: see [`body::Body`]) to
+    /// the Messages API, retrying per the retry policy, and read the reply.
+    /// Returns the assembled response or the typed error of the last
+    /// attempt.
+    pub(crate) async fn post(&self, body: Vec<u8>) -> Result<Response, ApiError> {
+        let mut retries = Retries::default();
+        loop {
+            // Each attempt, its reply read to the end, has its deadline.
+            let deadline = self.deadline();
+            let url = self.url.clone();
+            let exchange = self.exchange(url, Some(body.clone()), Endpoint::Messages, deadline);
+            let attempt = match exchange.await {
+                Ok(response) => self.read_reply(response, deadline).await,
+                Err(error) => Err(error),
+            };
+            match attempt {
+                Ok(reply) => return Ok(self.succeeded(reply)),
+                Err(error) => self.pause_to_retry(&mut retries, error).await?,
+            }
+        }
     }
 
     /// Run `attempt` until it succeeds or the retry policy gives up,
@@ -284,32 +309,65 @@ impl Client {
         F: FnMut() -> Fut,
         Fut: std::future::Future<Output = Result<T, ApiError>>,
     {
-        let mut rng = fastrand::Rng::new();
-        let mut retry = 0;
+        let mut retries = Retries::default();
         loop {
-            let error = match attempt().await {
-                Ok(response) => {
-                    self.endpoint.succeeded.store(true, Ordering::Relaxed);
-                    return Ok(response);
-                }
-                Err(error) => error,
-            };
-            retry += 1;
-            let answered = self.has_answered();
-            match self.policy.decide(&error, retry, answered, &mut rng) {
-                RetryDecision::GiveUp => return Err(error),
-                RetryDecision::Retry { wait } => {
-                    if let Some(observer) = &self.observer {
-                        observer(&RetryNotice {
-                            max_retries: self.policy.allowed_retries(&error, answered),
-                            error,
-                            attempt: retry,
-                            wait,
-                        });
-                    }
-                    tokio::time::sleep(wait).await;
-                }
+            match attempt().await {
+                Ok(reply) => return Ok(self.succeeded(reply)),
+                Err(error) => self.pause_to_retry(&mut retries, error).await?,
             }
+        }
+    }
+
+    /// `reply`, noting that requests like it can succeed.
+    fn succeeded<T>(&self, reply: T) -> T {
+        self.endpoint.succeeded.store(true, Ordering::Relaxed);
+        reply
+    }
+
+    /// After a failed attempt: wait as the retry policy says (reporting the
+    /// retry to the observer) and return `Ok` to try again, or give up with
+    /// `error`.
+    async fn pause_to_retry(&self, retries: &mut Retries, error: ApiError) -> Result<(), ApiError> {
+        retries.made += 1;
+        let seen = self.seen();
+        match self
+            .policy
+            .decide_after(&error, retries.made, seen, retries.waited, &mut retries.rng)
+        {
+            RetryDecision::GiveUp => Err(error),
+            RetryDecision::Retry { wait } => {
+                if let Some(observer) = &self.observer {
+                    observer(&RetryNotice {
+                        max_retries: self.policy.allowed_retries(&error, seen),
+                        error,
+                        attempt: retries.made,
+                        wait,
+                    });
+                }
+                tokio::time::sleep(wait).await;
+                retries.waited += wait;
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Where one request stands with the retry policy.
+struct Retries {
+    /// Retries made so far.
+    made: u32,
+    /// Time spent waiting between its attempts so far.
+    waited: Duration,
+    /// The source of the waits' jitter.
+    rng: fastrand::Rng,
+}
+
+impl Default for Retries {
+    fn default() -> Self {
+        Retries {
+            made: 0,
+            waited: Duration::ZERO,
+            rng: fastrand::Rng::new(),
         }
     }
 }

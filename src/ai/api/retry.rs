@@ -27,13 +27,30 @@
 //!   since coming back earlier than asked would only be refused again, and
 //!   a run should not sit silent for an hour.
 //!
-//! Before the endpoint has answered once in a run, transport failures get
-//! fewer retries ([`RetryPolicy::unproven_connection_retries`] and
-//! [`RetryPolicy::unproven_timeout_retries`]): a refused connection, a name
-//! that does not resolve or an endpoint that accepts connections and never
-//! answers is a setup problem that retries will not fix, and the run should
-//! say so within seconds, not minutes. Once it has answered, a failure is
-//! more likely passing and gets the full count.
+//! Before the endpoint has proven itself in a run, failures that say it is
+//! the wrong endpoint or a dead one get fewer retries: a refused
+//! connection or a name that does not resolve, before any HTTP answer
+//! ([`RetryPolicy::unproven_connection_retries`]); a timeout (no headers, a
+//! stream that makes no progress, an attempt past its deadline), before
+//! any whole reply ([`RetryPolicy::unproven_timeout_retries`]); and an
+//! answer that is not the Messages API's (an HTML page, garbage, JSON of
+//! the wrong shape), before any whole reply: none. These are setup
+//! problems that retries will not fix, and the run should say so within
+//! seconds, not minutes. Once the endpoint has given a whole reply, a
+//! failure is more likely passing and gets the full count.
+//!
+//! Whatever the count, a call waits at most [`MAX_TOTAL_WAIT`] in all
+//! between its attempts: a retry whose wait would pass it is not made (an
+//! overloaded API that asks for a minute each time is given up on in two
+//! minutes, not six). `--max-retries` is at most [`MAX_RETRIES_LIMIT`].
+//!
+//! The API's pages behind these rules (read 2026-11-27): the errors page
+//! (<https://platform.claude.com/docs/en/api/errors>: 429 `rate_limit_error`,
+//! 500 `api_error`, 504 `timeout_error`, 529 `overloaded_error` "the API is
+//! temporarily overloaded", and errors after a 200 arrive inside the
+//! stream), and the rate-limits pages (a 429 carries `retry-after`, the
+//! seconds to wait, as the AWS Claude Platform guide that mirrors
+//! <https://platform.claude.com/docs/en/api/rate-limits> says).
 
 use std::time::Duration;
 
@@ -41,6 +58,17 @@ use super::error::{ApiError, ApiErrorKind};
 
 /// Retries after the first attempt unless `--max-retries` says otherwise.
 pub(crate) const DEFAULT_MAX_RETRIES: u32 = 6;
+
+/// The most `--max-retries` allows: at the default backoff (0.5 s doubling
+/// to 8 s), 20 retries would wait 135.5 s in all, and [`MAX_TOTAL_WAIT`]
+/// stops them a little sooner.
+pub(crate) const MAX_RETRIES_LIMIT: u32 = 20;
+
+/// The longest one call waits in all between its attempts, computed
+/// backoff and server-requested waits alike. The default six retries wait
+/// 23.5 s at most; this bounds what a server's `retry-after` or a large
+/// `--max-retries` can add.
+pub(crate) const MAX_TOTAL_WAIT: Duration = Duration::from_secs(120);
 
 /// Wait before the first retry.
 pub(crate) const INITIAL_BACKOFF: Duration = Duration::from_millis(500);
@@ -65,10 +93,29 @@ pub(crate) const MAX_SERVER_WAIT: Duration = Duration::from_secs(60);
 /// answered once: with the default backoff about 3.5 s of waiting.
 pub(crate) const UNPROVEN_CONNECTION_RETRIES: u32 = 3;
 
-/// Retries of a request whose response headers never came, before the
-/// endpoint has answered once: one, so that a silent endpoint costs two
-/// headers timeouts.
+/// Retries of a timed-out attempt (no headers, no progress, past its
+/// deadline) before the endpoint has given a whole reply: one, so that a
+/// silent or stuck endpoint costs two timeouts.
 pub(crate) const UNPROVEN_TIMEOUT_RETRIES: u32 = 1;
+
+/// What a run has seen of its endpoint so far, as the retry policy weighs
+/// a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct EndpointSeen {
+    /// Some request got an HTTP response (any status).
+    pub answered: bool,
+    /// Some request got a whole reply.
+    pub succeeded: bool,
+}
+
+impl EndpointSeen {
+    /// An endpoint that has given whole replies (and so has answered).
+    #[cfg(test)]
+    pub(crate) const PROVEN: EndpointSeen = EndpointSeen {
+        answered: true,
+        succeeded: true,
+    };
+}
 
 /// How failures are retried. The fields are public so tests can make the
 /// waits tiny; [`RetryPolicy::new`] gives the documented defaults.
@@ -82,10 +129,13 @@ pub struct RetryPolicy {
     /// Fraction in `0.0..=1.0`.
     pub jitter: f64,
     pub max_server_wait: Duration,
+    /// The longest one call waits in all between its attempts.
+    pub max_total_wait: Duration,
     /// Retries of a connection failure while the endpoint has never
     /// answered (at most `max_retries`).
     pub unproven_connection_retries: u32,
-    /// Retries of a timeout while the endpoint has never answered.
+    /// Retries of a timeout while the endpoint has never given a whole
+    /// reply.
     pub unproven_timeout_retries: u32,
 }
 
@@ -114,6 +164,7 @@ impl RetryPolicy {
             max_backoff: MAX_BACKOFF,
             jitter: JITTER,
             max_server_wait: MAX_SERVER_WAIT,
+            max_total_wait: MAX_TOTAL_WAIT,
             unproven_connection_retries: UNPROVEN_CONNECTION_RETRIES,
             unproven_timeout_retries: UNPROVEN_TIMEOUT_RETRIES,
         }
@@ -136,17 +187,45 @@ impl RetryPolicy {
     }
 
     /// Decide after a failed attempt. `retry` is the 1-based number of the
-    /// retry that would be made; `answered` says whether the endpoint has
-    /// answered any request of this run (see the module docs); `rng`
-    /// supplies the jitter.
+    /// retry that would be made; `seen` says what the endpoint has done in
+    /// this run (see the module docs); `rng` supplies the jitter.
     pub(crate) fn decide(
         &self,
         error: &ApiError,
         retry: u32,
-        answered: bool,
+        seen: EndpointSeen,
         rng: &mut fastrand::Rng,
     ) -> RetryDecision {
-        let allowed = self.allowed_retries(error, answered);
+        self.decide_after(error, retry, seen, Duration::ZERO, rng)
+    }
+
+    /// [`RetryPolicy::decide`] for a call that has already waited `waited`
+    /// between its attempts: a retry whose wait would take it past
+    /// `max_total_wait` is not made.
+    pub(crate) fn decide_after(
+        &self,
+        error: &ApiError,
+        retry: u32,
+        seen: EndpointSeen,
+        waited: Duration,
+        rng: &mut fastrand::Rng,
+    ) -> RetryDecision {
+        match self.decide_alone(error, retry, seen, rng) {
+            RetryDecision::Retry { wait } if waited + wait > self.max_total_wait => {
+                RetryDecision::GiveUp
+            }
+            decision => decision,
+        }
+    }
+
+    fn decide_alone(
+        &self,
+        error: &ApiError,
+        retry: u32,
+        seen: EndpointSeen,
+        rng: &mut fastrand::Rng,
+    ) -> RetryDecision {
+        let allowed = self.allowed_retries(error, seen);
         if retry == 0 || retry > allowed || !RetryPolicy::should_retry(error) {
             return RetryDecision::GiveUp;
         }
@@ -161,16 +240,18 @@ impl RetryPolicy {
     }
 
     /// How many retries a failure like `error` gets in all, before any
-    /// server header is taken into account: fewer for a transport failure
-    /// while the endpoint has never answered (see the module docs).
-    pub(crate) fn allowed_retries(&self, error: &ApiError, answered: bool) -> u32 {
+    /// server header is taken into account: fewer for a failure that says
+    /// the endpoint is dead or wrong while it has not proven itself (see
+    /// the module docs).
+    pub(crate) fn allowed_retries(&self, error: &ApiError, seen: EndpointSeen) -> u32 {
         match error.kind {
-            ApiErrorKind::Connection if !answered => {
+            ApiErrorKind::Connection if !seen.answered => {
                 self.unproven_connection_retries.min(self.max_retries)
             }
-            ApiErrorKind::Timeout if !answered => {
+            ApiErrorKind::Timeout if !seen.succeeded => {
                 self.unproven_timeout_retries.min(self.max_retries)
             }
+            ApiErrorKind::UnexpectedAnswer if !seen.succeeded => 0,
             _ => self.max_retries,
         }
     }
@@ -202,7 +283,12 @@ mod tests {
     }
 
     fn decide(policy: &RetryPolicy, err: &ApiError, retry: u32) -> RetryDecision {
-        policy.decide(err, retry, true, &mut fastrand::Rng::with_seed(1))
+        policy.decide(
+            err,
+            retry,
+            EndpointSeen::PROVEN,
+            &mut fastrand::Rng::with_seed(1),
+        )
     }
 
     #[test]
@@ -220,6 +306,7 @@ mod tests {
             ApiErrorKind::Connection,
             ApiErrorKind::BrokenStream,
             ApiErrorKind::MalformedToolInput,
+            ApiErrorKind::UnexpectedAnswer,
         ] {
             assert!(matches!(
                 decide(&policy, &error(kind), 1),
@@ -295,50 +382,92 @@ mod tests {
     }
 
     #[test]
-    fn an_endpoint_that_never_answered_gets_few_transport_retries() {
+    fn an_endpoint_that_has_not_proven_itself_gets_few_retries() {
         let policy = RetryPolicy::default();
-        let unproven = |kind, retry| {
-            policy.decide(&error(kind), retry, false, &mut fastrand::Rng::with_seed(1))
+        let silent = EndpointSeen::default();
+        let answered = EndpointSeen {
+            answered: true,
+            succeeded: false,
         };
-        let retries = |kind, answered: bool| {
+        let retries = |kind, seen: EndpointSeen| {
             (1..=policy.max_retries + 1)
                 .take_while(|&n| {
                     matches!(
-                        policy.decide(&error(kind), n, answered, &mut fastrand::Rng::with_seed(1)),
+                        policy.decide(&error(kind), n, seen, &mut fastrand::Rng::with_seed(1)),
                         RetryDecision::Retry { .. }
                     )
                 })
                 .count() as u32
         };
-        assert_eq!(
-            retries(ApiErrorKind::Connection, false),
-            UNPROVEN_CONNECTION_RETRIES
-        );
-        assert_eq!(
-            retries(ApiErrorKind::Timeout, false),
-            UNPROVEN_TIMEOUT_RETRIES
-        );
-        assert_eq!(retries(ApiErrorKind::Connection, true), DEFAULT_MAX_RETRIES);
-        assert_eq!(retries(ApiErrorKind::Timeout, true), DEFAULT_MAX_RETRIES);
+        use ApiErrorKind::*;
+        assert_eq!(retries(Connection, silent), UNPROVEN_CONNECTION_RETRIES);
+        assert_eq!(retries(Timeout, silent), UNPROVEN_TIMEOUT_RETRIES);
+        assert_eq!(retries(UnexpectedAnswer, silent), 0);
+        // An answer (a ping-only stream, an HTML page) is not a reply: a
+        // timeout or a wrong answer still gets few retries.
+        assert_eq!(retries(Connection, answered), DEFAULT_MAX_RETRIES);
+        assert_eq!(retries(Timeout, answered), UNPROVEN_TIMEOUT_RETRIES);
+        assert_eq!(retries(UnexpectedAnswer, answered), 0);
+        // Once a whole reply came, every failure gets the full count.
+        for kind in [Connection, Timeout, UnexpectedAnswer, Overloaded] {
+            assert_eq!(
+                retries(kind, EndpointSeen::PROVEN),
+                DEFAULT_MAX_RETRIES,
+                "{kind:?}"
+            );
+        }
         // Other failures keep every retry.
-        assert_eq!(
-            retries(ApiErrorKind::Overloaded, false),
-            DEFAULT_MAX_RETRIES
-        );
-        assert!(matches!(
-            unproven(ApiErrorKind::Connection, 1),
-            RetryDecision::Retry { .. }
-        ));
+        assert_eq!(retries(Overloaded, silent), DEFAULT_MAX_RETRIES);
         // --max-retries below the unproven count wins.
         let one = RetryPolicy::new(1);
         assert_eq!(
             one.decide(
-                &error(ApiErrorKind::Connection),
+                &error(Connection),
                 2,
-                false,
+                silent,
                 &mut fastrand::Rng::with_seed(1)
             ),
             RetryDecision::GiveUp
+        );
+    }
+
+    /// A call's waits add up to at most `max_total_wait`, however many
+    /// retries are allowed and however long the server asks to wait.
+    #[test]
+    fn a_call_waits_two_minutes_at_most_in_all() {
+        let waits = |policy: &RetryPolicy, err: &ApiError| {
+            let mut rng = fastrand::Rng::with_seed(3);
+            let mut waited = Duration::ZERO;
+            let mut retries = 0;
+            while let RetryDecision::Retry { wait } =
+                policy.decide_after(err, retries + 1, EndpointSeen::PROVEN, waited, &mut rng)
+            {
+                waited += wait;
+                retries += 1;
+            }
+            (retries, waited)
+        };
+        let overloaded = error(ApiErrorKind::Overloaded);
+        // The default count never meets the bound.
+        let (retries, waited) = waits(&RetryPolicy::default(), &overloaded);
+        assert_eq!(retries, DEFAULT_MAX_RETRIES);
+        assert!(waited <= Duration::from_millis(23_500), "{waited:?}");
+        // At the flag's limit the bound stops it (without jitter: 0.5 s
+        // doubling to 8 s makes 119.5 s after 18 retries).
+        let limit = RetryPolicy {
+            jitter: 0.0,
+            ..RetryPolicy::new(MAX_RETRIES_LIMIT)
+        };
+        assert_eq!(
+            waits(&limit, &overloaded),
+            (18, Duration::from_millis(119_500))
+        );
+        // A server that asks for a minute each time: two waits, not six.
+        let mut asks = overloaded.clone();
+        asks.retry_after = Some(Duration::from_secs(60));
+        assert_eq!(
+            waits(&RetryPolicy::default(), &asks),
+            (2, Duration::from_secs(120))
         );
     }
 

@@ -1,26 +1,34 @@
 //! One HTTP exchange with the endpoint: the fixed request headers, the
-//! POST (or GET) under the headers timeout, the choice of reader for the
-//! answer, and how transport failures become typed errors. Retrying is the
-//! caller's business ([`Client::send`](super::Client::send)); reading a
-//! body once it has started is [`super::reading`]'s.
+//! POST (or GET) under the headers timeout and the attempt's deadline, the
+//! choice of reader for the answer, and how transport failures become
+//! typed errors. Retrying is the caller's business
+//! ([`Client::post`](super::Client::post)); reading a body once it has
+//! started is [`super::reading`]'s.
 
 use std::sync::atomic::Ordering;
 
 use reqwest::header::{self, HeaderMap, HeaderValue};
+use tokio::time::Instant;
 
-use super::error::format_wait;
-use super::reading::{MAX_BODY_BYTES, error_chain, header_str, note_content_type, read_body};
-use super::stream;
+use super::error::{Endpoint, format_wait};
+use super::reading::{Answered, error_chain, header_str};
 use super::{ANTHROPIC_VERSION, ApiError, ApiErrorKind, Auth, Client, MessagesRequest, Response};
 
 impl Client {
+    /// When an attempt that starts now must be over.
+    pub(super) fn deadline(&self) -> Instant {
+        Instant::now() + self.config.attempt_deadline
+    }
+
     /// One HTTP exchange whose answer is read whole: `body` is posted as
     /// JSON, or the URL is fetched with `GET` when there is none. A status
-    /// other than success becomes its typed error.
+    /// other than success becomes its typed error, naming `endpoint`.
     pub(super) async fn exchange(
         &self,
         url: reqwest::Url,
         body: Option<Vec<u8>>,
+        endpoint: Endpoint,
+        deadline: Instant,
     ) -> Result<reqwest::Response, ApiError> {
         let builder = match body {
             Some(body) => self.http.post(url).body(body),
@@ -28,44 +36,52 @@ impl Client {
         };
         let pending = builder.headers(self.headers.clone()).send();
         let timeout = self.config.headers_timeout;
-        let response = match tokio::time::timeout(timeout, pending).await {
+        let until = (Instant::now() + timeout).min(deadline);
+        let response = match tokio::time::timeout_at(until, pending).await {
             Err(_) => {
                 return Err(ApiError::new(
                     ApiErrorKind::Timeout,
                     format!("no response headers within {}", format_wait(timeout)),
-                ));
+                )
+                .at(endpoint));
             }
-            Ok(Err(err)) => return Err(transport_error(&err)),
+            Ok(Err(err)) => return Err(transport_error(&err).at(endpoint)),
             Ok(Ok(response)) => response,
         };
         self.endpoint.answered.store(true, Ordering::Relaxed);
         if !response.status().is_success() {
-            return Err(self.error_from_response(response).await);
+            return Err(self
+                .error_from_response(response, deadline)
+                .await
+                .at(endpoint));
         }
         Ok(response)
     }
 
-    /// One HTTP exchange, start to finish.
-    pub(super) async fn attempt(&self, body: Vec<u8>) -> Result<Response, ApiError> {
-        let idle = self.config.idle_timeout;
-        let response = self.exchange(self.url.clone(), Some(body)).await?;
+    /// The reply of a Messages API exchange whose headers are in, read
+    /// within the attempt's `deadline`: a whole message or a stream, as its
+    /// content type says.
+    pub(super) async fn read_reply(
+        &self,
+        response: reqwest::Response,
+        deadline: Instant,
+    ) -> Result<Response, ApiError> {
         let request_id = header_str(response.headers(), "request-id")
             .or_else(|| header_str(response.headers(), "x-request-id"))
             .map(str::to_string);
-        let content_type = header_str(response.headers(), "content-type")
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
-        let result = if content_type.starts_with("application/json") {
-            read_body(response, idle, MAX_BODY_BYTES)
-                .await
-                .and_then(|body| stream::response_from_message_json(&body))
-        } else {
-            self.read_stream(response)
-                .await
-                .map_err(|err| note_content_type(err, &content_type))
+        let answered = Answered {
+            status: response.status().as_u16(),
+            content_type: header_str(response.headers(), "content-type")
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase(),
         };
-        result.map_err(|err| err.with_request_id(request_id))
+        let result = if answered.content_type.starts_with("application/json") {
+            self.read_message_json(response, &answered, deadline).await
+        } else {
+            self.read_stream(response, &answered, deadline).await
+        };
+        result.map_err(|err| err.with_request_id(request_id).at(Endpoint::Messages))
     }
 }
 

@@ -22,6 +22,7 @@
 
 use std::sync::Arc;
 
+use crate::ai::api::body::Body;
 use crate::ai::api::caching::Reuse;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::TokenTracker;
@@ -134,7 +135,7 @@ impl Session {
     /// carry: the model's context window (catalog) less the `max_tokens`
     /// its reply asks for.
     pub(crate) fn window_limit(&self, workload: Workload) -> u64 {
-        self.facts()
+        self.model_facts()
             .model
             .context_window
             .saturating_sub(u64::from(self.settings(workload).max_tokens))
@@ -156,13 +157,13 @@ impl Session {
     }
 
     /// The catalog's facts for the run's model.
-    pub(crate) fn facts(&self) -> ModelFacts {
+    pub(crate) fn model_facts(&self) -> ModelFacts {
         self.facts
     }
 
     /// The settings a conversation of this kind asks the run's model for.
     pub(crate) fn settings(&self, workload: Workload) -> CallSettings {
-        CallSettings::new(self.facts().model, workload)
+        CallSettings::new(self.model_facts().model, workload)
     }
 
     /// The client, for what the run learnt about the endpoint.
@@ -174,21 +175,15 @@ impl Session {
     /// and account the reply's usage. `reuse` says whether its prompt is
     /// worth writing to the cache. The request goes only if the money left
     /// pays for its worst case, with a smaller `max_tokens` when that is
-    /// what fits ([`Purse`]).
+    /// what fits ([`Purse`]). It is written straight from the transcript
+    /// ([`Body`]): nothing of the history is copied.
     pub(crate) async fn send(
         &self,
         transcript: &mut Transcript,
         reuse: Reuse,
     ) -> Result<Response, SendError> {
         transcript.seal(&self.redactor);
-        let mut request = self
-            .client
-            .request(
-                transcript.system(),
-                transcript.messages().to_vec(),
-                transcript.tools().to_vec(),
-            )
-            .with_settings(&self.settings(transcript.workload()));
+        let mut settings = self.settings(transcript.workload());
         let input_tokens = request_tokens(
             transcript.system(),
             transcript.messages(),
@@ -201,14 +196,23 @@ impl Session {
             &self.tracker.pricing(),
             input_tokens,
             reuse == Reuse::Expected,
-            request.max_tokens,
+            settings.max_tokens,
         )?;
-        request.max_tokens = reservation.max_tokens;
+        settings.max_tokens = reservation.max_tokens;
+        let body = Body {
+            model: self.model(),
+            system: transcript.system(),
+            messages: transcript.messages(),
+            tools: transcript.tools(),
+            settings,
+            reuse,
+            stream: true,
+        };
         let response = match &self.batcher {
             // It accounts what it reads (and not what it replays).
-            Some(batcher) => batcher.send(&request, reuse).await?,
+            Some(batcher) => batcher.send(body).await?,
             None => {
-                let response = self.client.send_with(&request, reuse).await?;
+                let response = self.client.post(body.encode()?).await?;
                 self.tracker.record(&response.usage);
                 response
             }
@@ -222,11 +226,20 @@ impl Session {
 /// would fail the same way; each ends the investigation the first time it
 /// is seen, whatever pass meets it:
 /// - a final answer about the credential, the model or the account
-///   ([`crate::ai::api::ApiError::final_cause`]), whatever status a gateway gave it;
-/// - an endpoint that stayed unreachable or silent through its retries
-///   (the client gives up early on an endpoint that never answered; see
-///   [`crate::ai::api::retry`]). The original let each pass fail on its own; this is
-///   deliberate;
+///   ([`crate::ai::api::ApiError::final_cause`]), whatever status a gateway gave it,
+///   and a base URL that is not the Messages API (or, with `--batch`, has
+///   no Message Batches API);
+/// - an endpoint that stayed unreachable, silent or stuck through its
+///   retries (the client gives up early on an endpoint that never
+///   answered; see [`crate::ai::api::retry`]). The original let each pass
+///   fail on its own; this is deliberate;
+/// - an answer that is not the Messages API's (the client gives it no
+///   retry before a whole reply came);
+/// - an API that stayed overloaded, rate limited or failing (an HTTP
+///   status that said so), or whose streams kept breaking, until the call
+///   gave up: the other directories would each spend their retries the
+///   same way, so the run gives up as a whole rather than directory by
+///   directory;
 /// - a 400 on a run whose requests have never succeeded, unless it is about
 ///   that request's size: the same model, key and parameters go into every
 ///   request, so none would fare better.
@@ -238,29 +251,56 @@ pub(crate) fn stop_for_api_error(
 ) -> Result<(), InvestigationError> {
     use crate::ai::api::error::FinalCause;
     let fatal = Err;
+    let client = session.client();
+    let base_url = || crate::text::escape_line(client.base_url()).into_owned();
+    let not_the_api = || {
+        fatal(InvestigationError::NotMessagesApi {
+            base_url: base_url(),
+            err: Box::new(err.clone()),
+        })
+    };
     match err.final_cause() {
         Some(FinalCause::UnknownModel) => {
             return fatal(InvestigationError::UnknownModel {
-                model: session.model().to_string(),
+                model: crate::text::escape_line(session.model()).into_owned(),
                 detail: err.to_string(),
             });
         }
-        Some(FinalCause::NotMessagesApi) => {
-            return fatal(InvestigationError::NoMessagesApi(err.clone()));
+        Some(FinalCause::NotMessagesApi) => return not_the_api(),
+        Some(FinalCause::NoBatchesApi) => {
+            return fatal(InvestigationError::NoBatchesApi {
+                base_url: base_url(),
+                err: Box::new(err.clone()),
+            });
         }
         Some(FinalCause::Credential) => return fatal(InvestigationError::Auth(err.clone())),
         Some(FinalCause::Billing) => return fatal(InvestigationError::Billing(err.clone())),
         None => {}
     }
-    let client = session.client();
     match err.kind {
         api::ApiErrorKind::Connection | api::ApiErrorKind::Timeout => {
             fatal(InvestigationError::Unreachable {
-                endpoint: client.base_url().to_string(),
+                endpoint: base_url(),
                 answered: client.has_answered(),
+                replied: client.has_succeeded(),
                 detail: err.to_string(),
             })
         }
+        api::ApiErrorKind::UnexpectedAnswer => not_the_api(),
+        api::ApiErrorKind::Overloaded => fatal(InvestigationError::Overloaded(err.clone())),
+        // An HTTP error status whose body is not the API's came from
+        // something else at the base URL.
+        api::ApiErrorKind::RateLimited | api::ApiErrorKind::Server
+            if err.status.is_some() && !err.has_api_error_body() =>
+        {
+            not_the_api()
+        }
+        api::ApiErrorKind::RateLimited | api::ApiErrorKind::Server if err.status.is_some() => {
+            fatal(InvestigationError::Unavailable(err.clone()))
+        }
+        // A stream that broke on every try is the endpoint's doing, not
+        // the conversation's.
+        api::ApiErrorKind::BrokenStream => fatal(InvestigationError::Unavailable(err.clone())),
         api::ApiErrorKind::InvalidRequest | api::ApiErrorKind::RequestTooLarge
             if !client.has_succeeded() && err.prompt_too_long().is_none() =>
         {
@@ -273,9 +313,7 @@ pub(crate) fn stop_for_api_error(
         | api::ApiErrorKind::Permission
         | api::ApiErrorKind::NotFound
         | api::ApiErrorKind::RateLimited
-        | api::ApiErrorKind::Overloaded
         | api::ApiErrorKind::Server
-        | api::ApiErrorKind::BrokenStream
         | api::ApiErrorKind::MalformedToolInput => Ok(()),
     }
 }

@@ -52,9 +52,14 @@ impl Transcript {
     pub(crate) fn new(
         system: String,
         kickoff: &str,
-        tools: Vec<ToolDefinition>,
+        mut tools: Vec<ToolDefinition>,
         workload: Workload,
     ) -> Transcript {
+        // The caching marks are placed on each request as it is written
+        // (see `crate::ai::api::body`), never kept in the history.
+        for tool in &mut tools {
+            tool.cache_control = None;
+        }
         Transcript {
             system,
             tools,
@@ -116,8 +121,12 @@ impl Transcript {
         &mut self.messages[self.redacted..]
     }
 
-    /// The model's reply, exactly as received.
-    pub(crate) fn push_assistant(&mut self, blocks: Vec<ContentBlock>) {
+    /// The model's reply, exactly as received (less any caching mark, which
+    /// only a request carries).
+    pub(crate) fn push_assistant(&mut self, mut blocks: Vec<ContentBlock>) {
+        for block in &mut blocks {
+            block.set_cache_control(None);
+        }
         self.messages.push(Message::assistant(blocks));
         // The model's words are never redacted.
         if self.redacted == self.messages.len() - 1 {

@@ -1,7 +1,7 @@
 //! The I/O half of `--estimate`: measure what a run would send, reading the
 //! target and the cache but writing nothing and calling nothing.
 //!
-//! It gathers the run's own facts ([`RunFacts`]) read-only, takes the run's
+//! It gathers the run's own situation ([`Situation`]) read-only, takes the run's
 //! own decision ([`decide`]) and renders the real prompts of that decision
 //! through the passes' own builders (the survey and planning prompts, each
 //! loop's system prompt and assignment, the synthesis's sections and
@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::{Counts, Estimate};
-use crate::ai::facts::{RunFacts, tools_tokens};
 use crate::ai::failure::InvestigationError;
 use crate::ai::orchestrator::{SURVEY_TREE_DEPTH, planning_tree, spending};
 use crate::ai::passes::dir_loop::{
@@ -34,6 +33,7 @@ use crate::ai::rules::projection::{
     tokens_of_bytes,
 };
 use crate::ai::rules::tree_view::prompt_tree;
+use crate::ai::situation::{Situation, tools_tokens};
 use crate::ai::tools::Toolbox;
 use crate::cache::{Cache, EntryKind};
 use crate::config::Config;
@@ -65,8 +65,8 @@ pub(crate) fn estimate(
     let target_text = target.to_string_lossy();
     let scope = ScanFilter::new(target, &config.scan);
     let cache = existing_investigation(config);
-    let facts = RunFacts::gather(config, scan, dirs, &scope, cache.as_ref());
-    let decision = decide(&facts.facts(), None);
+    let situation = Situation::gather(config, scan, dirs, &scope, cache.as_ref());
+    let decision = decide(&situation.inputs(), None);
     // Directories that get a new entry this run.
     let renewed: HashSet<&Path> = decision
         .work
@@ -106,9 +106,9 @@ pub(crate) fn estimate(
         let prompt = planning_prompt(&PlanningInputs {
             target: &target_text,
             survey_block: NO_SURVEY,
-            tree_text: &planning_tree(target, &scope, &facts),
+            tree_text: &planning_tree(target, &scope, &situation),
             file_signals: &format_survey_signals(&scan.survey_signals),
-            dir_count: facts.dirs.len(),
+            dir_count: situation.dirs.len(),
             cached_dirs: &cached_rel,
             spending: spending(&decision),
         })
@@ -118,12 +118,13 @@ pub(crate) fn estimate(
         None
     };
 
-    let system = dir_system_prompt(NO_SURVEY).map_err(prompt_error("directory"))?;
+    let system = dir_system_prompt(NO_SURVEY, config.investigation.language.as_deref())
+        .map_err(prompt_error("directory"))?;
     let shared_prefix = tokens_of_bytes(system.len() as u64) + tools_tokens(Toolbox::Dir);
     let mut loops = Vec::with_capacity(decision.work.loops.len());
     for (n, planned) in decision.work.loops.iter().enumerate() {
         let unit = &planned.unit;
-        let outside = outside_children(&facts.children, &unit.root, &unit.members);
+        let outside = outside_children(&situation.children, &unit.root, &unit.members);
         let children = named_child_entries(&outside, |child| kept(child));
         // A child summarized this run is counted as an allowance below.
         let pending = outside
@@ -150,9 +151,9 @@ pub(crate) fn estimate(
                 + survey_block(surveyed),
             read_tokens: unit
                 .dirs()
-                .map(|d| tokens_of_bytes(facts.stats.of(d).read_bytes))
+                .map(|d| tokens_of_bytes(situation.stats.of(d).read_bytes))
                 .sum(),
-            read_tokens_low: tokens_of_bytes(expected_read_bytes(&facts.stats, unit)),
+            read_tokens_low: tokens_of_bytes(expected_read_bytes(&situation.stats, unit)),
             turns: planned.turns,
             // The first loop writes the shared prefix; the others read it.
             prefix_tokens: if n == 0 { 0 } else { shared_prefix },
@@ -162,7 +163,7 @@ pub(crate) fn estimate(
     let synthesis = if decision.work.synthesis.reused {
         Vec::new()
     } else {
-        synthesis_calls(config, &facts, &decision, &kept)?
+        synthesis_calls(config, &situation, &decision, &kept)?
     };
 
     // `-j` bounds the loops running when the budget runs out; a batch
@@ -188,7 +189,7 @@ pub(crate) fn estimate(
         model_warning: crate::ai::model_warning(&config.investigation),
         investigation_id: cache.as_ref().map(|c| c.id().to_string()),
         batch: config.investigation.batch,
-        directories_total: facts.dirs.len(),
+        directories_total: situation.dirs.len(),
         directories_cached: decision.freshness.fresh.len(),
         directories_skipped: decision.applied.skipped.len(),
         budget_usd: decision.work.budget.limit,
@@ -200,7 +201,7 @@ pub(crate) fn estimate(
         synthesis_levels: 0,
     };
     let mut estimate = Estimate::new(counts, &inputs);
-    estimate.counts.synthesis_levels = synthesis_levels(config, &facts, &decision, &kept);
+    estimate.counts.synthesis_levels = synthesis_levels(config, &situation, &decision, &kept);
     Ok(estimate)
 }
 
@@ -209,7 +210,7 @@ pub(crate) fn estimate(
 /// loop (or the scan) summarizes this run.
 fn entries_after(
     target: &Path,
-    facts: &RunFacts,
+    situation: &Situation,
     decision: &Decision,
     kept: &dyn Fn(&Path) -> Option<Value>,
 ) -> Vec<Value> {
@@ -229,7 +230,7 @@ fn entries_after(
         .flat_map(|l| l.unit.dirs())
         .map(PathBuf::as_path)
         .collect();
-    let entries: HashMap<PathBuf, Value> = facts
+    let entries: HashMap<PathBuf, Value> = situation
         .dirs
         .iter()
         .filter_map(|dir| {
@@ -245,14 +246,14 @@ fn entries_after(
             Some((dir.clone(), entry))
         })
         .collect();
-    synthesis_entries(target, &facts.dirs, &entries)
+    synthesis_entries(target, &situation.dirs, &entries)
 }
 
 /// What the synthesis would carry: the capacity of a call, and the
 /// layout of the entries after the run.
 fn synthesis_layout(
     config: &Config,
-    facts: &RunFacts,
+    situation: &Situation,
     decision: &Decision,
     kept: &dyn Fn(&Path) -> Option<Value>,
 ) -> crate::ai::passes::synthesis::LaidOut {
@@ -263,7 +264,7 @@ fn synthesis_layout(
         decision.work.budget.limit,
         terms.pricing.prices.input,
     );
-    let entries = entries_after(&facts.target, facts, decision, kept);
+    let entries = entries_after(&situation.target, situation, decision, kept);
     let money_left = decision
         .work
         .budget
@@ -283,12 +284,13 @@ fn synthesis_layout(
 /// kickoff and the tools.
 fn synthesis_calls(
     config: &Config,
-    facts: &RunFacts,
+    situation: &Situation,
     decision: &Decision,
     kept: &dyn Fn(&Path) -> Option<Value>,
 ) -> Result<Vec<u64>, EstimateError> {
-    let laid = synthesis_layout(config, facts, decision, kept);
-    let empty = synthesis_prompt(&facts.target.to_string_lossy(), &[])
+    let laid = synthesis_layout(config, situation, decision, kept);
+    let language = config.investigation.language.as_deref();
+    let empty = synthesis_prompt(&situation.target.to_string_lossy(), &[], language)
         .map_err(prompt_error("synthesis"))?;
     let fixed = call_tokens(&empty, kickoff::SYNTHESIS, Toolbox::Synthesis);
     // The layout counts the model's tokens; the inputs are reference
@@ -305,14 +307,14 @@ fn synthesis_calls(
 /// Levels below the verdict the synthesis would take.
 fn synthesis_levels(
     config: &Config,
-    facts: &RunFacts,
+    situation: &Situation,
     decision: &Decision,
     kept: &dyn Fn(&Path) -> Option<Value>,
 ) -> usize {
     if decision.work.synthesis.reused {
         return 0;
     }
-    synthesis_layout(config, facts, decision, kept)
+    synthesis_layout(config, situation, decision, kept)
         .layout
         .levels
         .len()

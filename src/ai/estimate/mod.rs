@@ -2,7 +2,7 @@
 //! API call, a credential, or any write to the cache.
 //!
 //! [`estimate`] (in `gather.rs`) gathers the same facts a run does
-//! ([`crate::ai::facts::RunFacts`]: discovery in the run's scope, the
+//! ([`crate::ai::situation::Situation`]: discovery in the run's scope, the
 //! target's investigation looked up read-only, fingerprints, saved survey,
 //! plan and synthesis), takes the run's own decision
 //! ([`crate::ai::rules::decide::decide`]: which passes run, which

@@ -56,8 +56,10 @@ pub(crate) struct Counts {
     pub target: String,
     pub model: String,
     /// The catalog's warning about the model (unknown, so its price is
-    /// assumed; deprecated; retired), when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// assumed; deprecated; retired); `null` when there is none. Always
+    /// present, so the keys of the JSON do not depend on the model; the
+    /// same line goes to stderr (see `run`), where a `jq` pipeline's user
+    /// sees it.
     pub model_warning: Option<String>,
     /// The investigation that would be resumed, if any.
     pub investigation_id: Option<String>,

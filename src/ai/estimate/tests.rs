@@ -229,6 +229,7 @@ fn json_keys_are_stable() {
         [
             "target",
             "model",
+            "model_warning",
             "investigation_id",
             "batch",
             "directories_total",

@@ -1,7 +1,8 @@
 //! Closing a run that reached its end: the evaluation of the plan
 //! (`plan_evaluation.json`, `meta.json`'s end), then the outcome the report
-//! carries: flags, cost and coverage, what is left for a later run and the
-//! investigation's status. It calls no model; the grounding that follows
+//! carries: flags (`flags.jsonl` checked, and repaired from the flags'
+//! records when damaged), cost and coverage, what is left for a later run
+//! and the investigation's status. It calls no model; the grounding that follows
 //! is `ground.rs`'s.
 
 use std::path::PathBuf;
@@ -21,7 +22,9 @@ use crate::ai::rules::plan::{Utilization, plan_evaluation, utilization_line};
 use crate::ai::rules::status;
 use crate::cache::{Cache, EntryKind, PLAN_EVALUATION_FILE, now_iso};
 use crate::progress::Progress;
-use crate::report::{Coverage, Investigation, InvestigationSummary, coverage_line};
+use crate::report::{
+    Coverage, DirCoverage, Investigation, InvestigationStatus, InvestigationSummary, coverage_line,
+};
 
 /// Phase 8: close `meta.json` and write `plan_evaluation.json`.
 pub(super) fn evaluate(
@@ -76,10 +79,16 @@ pub(super) fn finish(
     work: &LoopsDone,
 ) -> Outcome {
     let (cache, session) = (&run.ctx.cache, &run.ctx.session);
-    let flags = cache.read_flags();
+    // A damaged flags.jsonl is repaired from the flags' records; the
+    // report says so, and says so as partial if findings may be lost.
+    let checked = cache.read_flags_checked();
+    if let Some(repair) = &checked.repair {
+        run.ctx.progress.ai(&format!("Warning: {}.", repair.line()));
+    }
+    let flags = checked.flags;
     let tracker = session.tracker();
     let totals = tracker.totals();
-    let assumed = match (session.facts().known, session.is_batching()) {
+    let assumed = match (session.model_facts().known, session.is_batching()) {
         (true, false) => "",
         (true, true) => " (at batch prices)",
         (false, false) => " (at assumed prices)",
@@ -124,10 +133,21 @@ pub(super) fn finish(
         .iter()
         .filter(|l| matches!(l.end, LoopEnd::Refused(_)))
         .count();
-    let (status, note) = status::investigation_status(remaining, declined, synthesis.submitted);
+    let (mut status, mut note) =
+        status::investigation_status(remaining, declined, synthesis.submitted);
+    if let Some(repair) = &checked.repair {
+        if repair.unrecovered() > 0 {
+            status = InvestigationStatus::Partial;
+        }
+        note = Some(match note {
+            Some(note) => format!("{note}; {}", repair.line()),
+            None => repair.line(),
+        });
+    }
     Outcome {
         brief: synthesis.brief,
         detailed: synthesis.detailed,
+        sections: synthesis.sections,
         flags,
         status: Investigation {
             status,
@@ -147,10 +167,12 @@ pub(super) fn finish(
                 cache_savings_usd: tracker.cache_savings(),
                 cost_cap_hit: work.cap_hit,
                 batch: session.batch_stats().map(|stats| stats.summary()),
+                language: run.config.investigation.language.clone(),
             }),
             spent: None,
         },
         grounding: None,
+        directories: Vec::new(),
         interrupted: false,
     }
 }
@@ -159,13 +181,23 @@ pub(super) fn finish(
 pub(crate) fn coverage_of(entries: &[Value]) -> Coverage {
     let mut coverage = Coverage::default();
     for entry in entries {
-        if is_mechanical(entry) {
-            coverage.mechanical += 1;
-        } else if entry.get(UNIT_FIELD).is_some_and(Value::is_string) {
-            coverage.folded += 1;
-        } else {
-            coverage.investigated += 1;
+        match coverage_of_entry(entry) {
+            DirCoverage::Mechanical => coverage.mechanical += 1,
+            DirCoverage::Folded => coverage.folded += 1,
+            DirCoverage::Investigated | DirCoverage::None => coverage.investigated += 1,
         }
     }
     coverage
+}
+
+/// How the directory of `entry` got it: built from the scan, in the loop
+/// of a unit above it, or by a loop of its own.
+pub(crate) fn coverage_of_entry(entry: &Value) -> DirCoverage {
+    if is_mechanical(entry) {
+        DirCoverage::Mechanical
+    } else if entry.get(UNIT_FIELD).is_some_and(Value::is_string) {
+        DirCoverage::Folded
+    } else {
+        DirCoverage::Investigated
+    }
 }

@@ -1,13 +1,15 @@
 //! Phase 10, grounding the report: check every path and symbol it cites
 //! against the tree and the cached entries, on every run (a resumed one
 //! too). The checking is [`crate::grounding`]'s; this only feeds it the
-//! run's entries and keeps its result in the outcome.
+//! run's entries and keeps its result in the outcome, with the report's
+//! `directories` built from the same entries (`directories.rs`).
 
 use std::path::PathBuf;
 
 use serde_json::Value;
 
 use super::Phases;
+use super::directories::directories;
 use crate::ai::Outcome;
 use crate::cache::EntryKind;
 use crate::grounding;
@@ -35,4 +37,6 @@ pub(super) fn ground_phase(run: &Phases<'_>, all_dirs: &[PathBuf], outcome: &mut
     );
     run.ctx.progress.ai(&grounding.summary_line());
     outcome.grounding = Some(grounding);
+    // The report's `directories` come from the same entries.
+    outcome.directories = directories(run.ctx.target(), all_dirs, &dir_entries, &file_entries);
 }

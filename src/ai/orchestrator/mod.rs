@@ -2,11 +2,11 @@
 //! each:
 //!
 //! 1. open the cache ([`open_investigation`]);
-//! 2. gather the facts: discover directories among those the base scan's
+//! 2. gather the situation: discover directories among those the base scan's
 //!    walk found, with the fingerprints it took
 //!    ([`crate::ai::rules::discover::discover_directories`]: the tree is not
 //!    walked again), the scan's figures and the cache's state
-//!    ([`RunFacts`]), and decide what the run does ([`decide`]), saying what
+//!    ([`Situation`]), and decide what the run does ([`decide`]), saying what
 //!    is fresh and stale ([`partition`]);
 //! 3. survey, reusing `survey.json`, as decided (`survey_phase`; its request
 //!    goes out on the decision's survey choice, [`survey_choice`], before the
@@ -23,7 +23,9 @@
 //! 9. collect flags, report the cost and coverage and say whether the
 //!    investigation is complete or partial (`finish`);
 //! 10. ground the report: check every cited path and symbol against the
-//!     tree (`ground_phase`, see [`crate::grounding`]).
+//!     tree (`ground_phase`, see [`crate::grounding`]), and gather from the
+//!     same entries what the report says of each directory
+//!     (`directories.rs`).
 //!
 //! With `--batch` the same phases run; the session sends their requests in
 //! rounds through the Message Batches API ([`crate::ai::engine::batch`]),
@@ -37,7 +39,8 @@
 //! (an unreachable endpoint, a rejected key, an unknown model, an account
 //! that cannot pay, a cache that cannot be written) ends it with status
 //! `failed` and one line saying why, printed once on stderr and carried by
-//! the report.
+//! the report. A cache write that fails mid-run stops every new request at
+//! once (the engine checks before each one), and the run ends on it.
 //!
 //! A run over a tree that has not changed since the last one makes no API
 //! request at all: every summary is fresh, the survey, plan and synthesis are
@@ -59,6 +62,7 @@
 //! and the outcome's figures), `ground.rs`, and `outcome.rs` (what a run
 //! that fails or is interrupted returns).
 
+mod directories;
 mod finish;
 mod freshness;
 mod ground;
@@ -77,11 +81,11 @@ use crate::ai::Outcome;
 use crate::ai::batch_mode;
 use crate::ai::engine::context::RunContext;
 use crate::ai::engine::window::request_tokens;
-use crate::ai::facts::RunFacts;
 use crate::ai::failure::InvestigationError;
 use crate::ai::rules::decide::{
     PassChoice, decide, requests_floor, smallest_budget, survey_choice,
 };
+use crate::ai::situation::Situation;
 use crate::ai::tools::{self, Toolbox};
 use crate::cache::{EntryKind, RunLock};
 use crate::config::Config;
@@ -146,22 +150,27 @@ pub(crate) async fn investigate(
         // one, which is what no cache to read says, without a lookup per
         // directory.
         let known = (!opened.is_new).then_some(&cache);
-        let facts = RunFacts::gather(config, scan, dirs, &run.ctx.scope, known);
-        let first_look = partition(&facts.dirs, &facts.states, run.ctx.target(), progress);
+        let situation = Situation::gather(config, scan, dirs, &run.ctx.scope, known);
+        let first_look = partition(
+            &situation.dirs,
+            &situation.states,
+            run.ctx.target(),
+            progress,
+        );
         // The survey depends on its own choice alone: its request goes out
         // before the rest of the first decision is priced.
-        let choice = survey_choice(&facts.facts());
+        let choice = survey_choice(&situation.inputs());
         let system = (choice == PassChoice::Run)
             .then(|| survey_system(&run))
             .transpose()?;
-        if let Some(note) = too_small_for(&run, &facts, system.as_deref()) {
+        if let Some(note) = too_small_for(&run, &situation, system.as_deref()) {
             return Ok(too_small(note));
         }
-        let survey = survey_phase(&run, &facts, choice, system).await?;
-        let first = decide(&facts.facts(), None);
-        let decision = plan_phase(&run, &facts, &first_look, survey.as_ref(), first).await?;
+        let survey = survey_phase(&run, &situation, choice, system).await?;
+        let first = decide(&situation.inputs(), None);
+        let decision = plan_phase(&run, &situation, &first_look, survey.as_ref(), first).await?;
         report_decision(&decision, progress);
-        let work = work_phase(&run, &facts, &decision, survey.as_ref()).await?;
+        let work = work_phase(&run, &situation, &decision, survey.as_ref()).await?;
         // Cached means a summary this run reused, as the original counts
         // it: a directory the plan skipped is settled (`settle_plan`) but
         // has none.
@@ -172,10 +181,10 @@ pub(crate) async fn investigate(
             .filter(|dir| cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
             .count();
         evaluate(&cache, &decision, &work.outcomes, cached, progress)?;
-        let synthesis = synthesis_phase(&run, &facts.dirs).await?;
-        let mut outcome = finish(&run, &facts.dirs, &decision, cached, synthesis, &work);
+        let synthesis = synthesis_phase(&run, &situation.dirs).await?;
+        let mut outcome = finish(&run, &situation.dirs, &decision, cached, synthesis, &work);
         batch_mode::forget_when_complete(&cache, &outcome, progress);
-        ground_phase(&run, &facts.dirs, &mut outcome);
+        ground_phase(&run, &situation.dirs, &mut outcome);
         Ok::<_, InvestigationError>(outcome)
     };
     let result = tokio::select! {
@@ -184,9 +193,16 @@ pub(crate) async fn investigate(
         // await, after a tool call in progress (and its cache write) has
         // returned.
         _ = interrupted() => {
+            progress.clear_live();
             return Ok(interrupted_outcome(config, &cache, progress, &tracker));
         }
     };
+    // A cache write that failed is why the run ended, whatever the phase
+    // that met it made of it, and a run that ended anyway did not keep
+    // all it paid for.
+    if let Some(fault) = cache.write_fault() {
+        return Ok(failed_after(progress, &fault.to_string(), Some(&tracker)));
+    }
     match result {
         Ok(outcome) => {
             if outcome.brief.is_empty() && outcome.detailed.is_empty() {
@@ -231,9 +247,13 @@ impl Phases<'_> {
 /// (the survey's prompt is `survey`, when one would be sent): the note
 /// that says so and names the smallest budget that buys one. Nothing is
 /// sent then: the scan report stands.
-fn too_small_for(run: &Phases<'_>, facts: &RunFacts, survey: Option<&str>) -> Option<String> {
-    let budget = facts.budget?;
-    let first = decide(&facts.facts(), None);
+fn too_small_for(
+    run: &Phases<'_>,
+    situation: &Situation,
+    survey: Option<&str>,
+) -> Option<String> {
+    let budget = situation.budget?;
+    let first = decide(&situation.inputs(), None);
     if first.freshness.stale.is_empty() && first.work.loops.is_empty() {
         return None;
     }
@@ -251,10 +271,10 @@ fn too_small_for(run: &Phases<'_>, facts: &RunFacts, survey: Option<&str>) -> Op
     // Most runs can: they buy a loop, and their budget pays for the
     // requests such a run sends. Only one that cannot looks for the
     // smallest that can.
-    if !first.work.loops.is_empty() && budget >= requests_floor(&facts.facts(), survey_tokens) {
+    if !first.work.loops.is_empty() && budget >= requests_floor(&situation.inputs(), survey_tokens) {
         return None;
     }
-    let smallest = smallest_budget(&facts.facts(), survey_tokens);
+    let smallest = smallest_budget(&situation.inputs(), survey_tokens);
     (budget < smallest).then(|| {
         format!(
             "the budget (${budget:.2}) cannot buy an investigation of this tree, so no request \

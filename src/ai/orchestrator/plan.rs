@@ -8,7 +8,6 @@
 use std::path::Path;
 
 use super::{Phases, save_json};
-use crate::ai::facts::RunFacts;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::converse;
 use crate::ai::passes::planning::{
@@ -21,6 +20,7 @@ use crate::ai::rules::fingerprint::Freshness;
 use crate::ai::rules::map::{MAP_LINES, condensed_map};
 use crate::ai::rules::plan::{Plan, plan_summary_line, unmatched_warning};
 use crate::ai::rules::tree_view::{MAX_NODES, prompt_tree};
+use crate::ai::situation::Situation;
 use crate::cache::PLAN_FILE;
 use crate::progress::Progress;
 use crate::scan::ScanFilter;
@@ -30,7 +30,7 @@ pub(crate) const PLANNING_TREE_DEPTH: usize = 6;
 
 pub(super) async fn plan_phase(
     run: &Phases<'_>,
-    facts: &RunFacts,
+    situation: &Situation,
     first_look: &Freshness,
     survey: Option<&Survey>,
     first: Decision,
@@ -51,7 +51,7 @@ pub(super) async fn plan_phase(
     progress.ai("Planning pass...");
     let target_text = run.ctx.target().to_string_lossy();
     let survey_block = format_survey_block(survey);
-    let tree_text = planning_tree(run.ctx.target(), &run.ctx.scope, facts);
+    let tree_text = planning_tree(run.ctx.target(), &run.ctx.scope, situation);
     let file_signals = format_survey_signals(&run.scan.survey_signals);
     let cached_rel: Vec<String> = first_look
         .fresh
@@ -63,7 +63,7 @@ pub(super) async fn plan_phase(
         survey_block: &survey_block,
         tree_text: &tree_text,
         file_signals: &file_signals,
-        dir_count: facts.dirs.len(),
+        dir_count: situation.dirs.len(),
         cached_dirs: &cached_rel,
         spending: spending(&first),
     };
@@ -72,7 +72,10 @@ pub(super) async fn plan_phase(
     match read_plan(ctx, end) {
         Some(proposal) => {
             save_json(run, PLAN_FILE, &proposal);
-            Ok(decide(&facts.facts(), Some(&Plan::from_value(&proposal))))
+            Ok(decide(
+                &situation.inputs(),
+                Some(&Plan::from_value(&proposal)),
+            ))
         }
         None => {
             progress.ai("Planning failed, using defaults.");
@@ -83,10 +86,10 @@ pub(super) async fn plan_phase(
 
 /// The tree the planner sees: six levels of it, or, when that many
 /// entries would not fit a tree view, the condensed map of its subtrees.
-pub(crate) fn planning_tree(target: &Path, scope: &ScanFilter, facts: &RunFacts) -> String {
-    let entries = facts.dirs.len() as u64 + facts.stats.of(target).subtree_files;
+pub(crate) fn planning_tree(target: &Path, scope: &ScanFilter, situation: &Situation) -> String {
+    let entries = situation.dirs.len() as u64 + situation.stats.of(target).subtree_files;
     if entries > MAX_NODES as u64 {
-        condensed_map(target, &facts.children, &facts.stats, MAP_LINES)
+        condensed_map(target, &situation.children, &situation.stats, MAP_LINES)
     } else {
         prompt_tree(target, scope, PLANNING_TREE_DEPTH)
     }

@@ -6,7 +6,6 @@
 use serde_json::Value;
 
 use super::{Phases, save_json};
-use crate::ai::facts::RunFacts;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::converse;
 use crate::ai::passes::survey::{
@@ -14,6 +13,7 @@ use crate::ai::passes::survey::{
 };
 use crate::ai::rules::decide::PassChoice;
 use crate::ai::rules::tree_view::prompt_tree;
+use crate::ai::situation::Situation;
 use crate::cache::SURVEY_FILE;
 
 /// Depth of the tree the survey sees.
@@ -36,7 +36,7 @@ pub(super) fn survey_system(run: &Phases<'_>) -> Result<String, InvestigationErr
 /// none when nothing is left to investigate.
 pub(super) async fn survey_phase(
     run: &Phases<'_>,
-    facts: &RunFacts,
+    situation: &Situation,
     choice: PassChoice,
     system: Option<String>,
 ) -> Result<Option<Survey>, InvestigationError> {
@@ -44,13 +44,13 @@ pub(super) async fn survey_phase(
         PassChoice::NotNeeded => return Ok(None),
         PassChoice::Reuse => {
             run.ctx.progress.ai("Survey loaded from cache.");
-            facts.saved_survey.clone()
+            situation.saved_survey.clone()
         }
         PassChoice::Skip => {
             run.ctx.progress.ai(&format!(
                 "Survey skipped — {} files, {} dirs (below threshold).",
-                facts.total_files,
-                facts.dirs.len()
+                situation.total_files,
+                situation.dirs.len()
             ));
             Some(Survey::skipped())
         }

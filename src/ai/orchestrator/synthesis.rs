@@ -37,7 +37,8 @@ pub(super) async fn synthesis_phase(
         })
         .collect();
     let entries = synthesis_entries(run.ctx.target(), all_dirs, &entries);
-    let digest = entries_digest(&entries);
+    let language = run.config.investigation.language.as_deref();
+    let digest = entries_digest(&entries, language);
     if !run.config.investigation.fresh
         && let Some(saved) =
             reusable_synthesis(run.ctx.cache.read_json(SYNTHESIS_FILE).as_ref(), &digest)
@@ -48,9 +49,12 @@ pub(super) async fn synthesis_phase(
         return Ok(saved);
     }
     run.ctx.progress.ai("Synthesis pass...");
-    let model = run.ctx.session.facts().model;
+    let model = run.ctx.session.model_facts().model;
     let budget = run.config.investigation.budget;
-    let terms = ModelTerms::for_run(run.ctx.session.facts(), run.config.investigation.batch);
+    let terms = ModelTerms::for_run(
+        run.ctx.session.model_facts(),
+        run.config.investigation.batch,
+    );
     let target = run.ctx.target().to_string_lossy();
     let synthesis = SynthesisRun {
         ctx: &run.ctx,
@@ -59,6 +63,7 @@ pub(super) async fn synthesis_phase(
         tokens_per_byte: model.tokens_per_byte,
         terms,
         money_left: budget.map(|limit| (limit - run.ctx.session.spent()).max(0.0)),
+        language,
     };
     let outcome = synthesize(&synthesis, &entries).await?.outcome;
     if outcome.submitted {

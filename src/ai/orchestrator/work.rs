@@ -13,7 +13,6 @@ use serde_json::{Value, json};
 
 use super::{Phases, save_json};
 use crate::ai::engine::pool::TurnPool;
-use crate::ai::facts::RunFacts;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::dir_loop::{DirShared, RunningSpend, dir_system_prompt};
 use crate::ai::passes::scheduler::{LoopOptions, LoopsDone, Replanning, run_work};
@@ -23,6 +22,7 @@ use crate::ai::rules::decide::{
 };
 use crate::ai::rules::discover::ChildIndex;
 use crate::ai::rules::fingerprint::Reason;
+use crate::ai::situation::Situation;
 use crate::ai::tools::{self, Toolbox};
 use crate::cache::{Cache, REPLANS_FILE, WORK_PLAN_FILE, now_iso};
 use crate::progress::Progress;
@@ -32,13 +32,13 @@ use crate::progress::Progress;
 /// replanning as they finish, and the mechanical entries.
 pub(super) async fn work_phase(
     run: &Phases<'_>,
-    facts: &RunFacts,
+    situation: &Situation,
     decision: &Decision,
     survey: Option<&Survey>,
 ) -> Result<LoopsDone, InvestigationError> {
     let (config, progress) = (run.config, &run.ctx.progress);
     // Work decided under another budget is not carried on.
-    let older = facts
+    let older = situation
         .saved_work
         .as_ref()
         .filter(|work| work.budget == decision.work.budget.limit && work.batch == decision.batch);
@@ -62,8 +62,12 @@ pub(super) async fn work_phase(
         .collect();
     let shared = Arc::new(DirShared {
         run: run.ctx.clone(),
-        children: ChildIndex::new(&facts.dirs),
-        system: dir_system_prompt(&format_survey_block(survey))?,
+        children: ChildIndex::new(&situation.dirs),
+        system: dir_system_prompt(
+            &format_survey_block(survey),
+            config.investigation.language.as_deref(),
+        )?,
+        language: config.investigation.language.clone(),
         dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey),
         pool: TurnPool::new(&allocations),
         grounding: run.grounding(),
@@ -76,7 +80,7 @@ pub(super) async fn work_phase(
         budget: decision.work.budget.limit,
     };
     let board = progress.dir_board(decision.work.loops.len());
-    if !run.ctx.session.facts().known {
+    if !run.ctx.session.model_facts().known {
         board.assume_prices();
     }
     let purse = run.ctx.session.purse();
@@ -84,7 +88,7 @@ pub(super) async fn work_phase(
     purse.hold(decision.work.budget.synthesis_reserve);
     let replanning = WorkReplanning {
         replanner: Replanner::new(
-            facts.facts(),
+            situation.inputs(),
             &decision.freshness,
             decision.work.budget.fixed,
         ),
@@ -100,7 +104,7 @@ pub(super) async fn work_phase(
     let done = run_work(
         shared,
         &decision.work,
-        &facts.stats,
+        &situation.stats,
         options,
         &board,
         &replanning,

@@ -84,6 +84,9 @@ pub(crate) async fn converse(
             }
             Err(AgentError::Tool(err)) => return Err(err.into()),
             Err(AgentError::Prompt(err)) => return Err(err.into()),
+            Err(AgentError::CacheWrite(fault)) => {
+                return Err(InvestigationError::CacheWrite(fault));
+            }
         }
     }
     Ok(CallEnd::OutOfTurns)

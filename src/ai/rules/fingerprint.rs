@@ -14,6 +14,12 @@
 //! The run compares the fingerprints the base scan's walk took (they come
 //! with discovery); a dir loop records the one it reads from the disk with
 //! [`fingerprint`] when it starts. Deciding is the pure [`classify`].
+//!
+//! A summary is also stale when the model wrote it in another language
+//! than the run asks for (`--language`, recorded as [`LANGUAGE_FIELD`]):
+//! the report would mix languages, so the directory is investigated again
+//! in the new one. A mechanical entry is luminos's own text, the same
+//! whatever the language, so it never goes stale that way.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -23,10 +29,20 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::ai::rules::mechanical::is_mechanical;
 use crate::scan::{FingerprintBuilder, ScanFilter};
 
 /// The dir-entry field that holds the fingerprint.
 pub(crate) const FINGERPRINT_FIELD: &str = "fingerprint";
+
+/// The dir-entry field that says which `--language` the model wrote the
+/// entry in; absent without one.
+pub(crate) const LANGUAGE_FIELD: &str = "language";
+
+/// A language as runs compare it: `French`, ` french ` and `FRENCH` are one.
+pub(crate) fn language_key(language: &str) -> String {
+    language.trim().to_lowercase()
+}
 
 /// The fingerprint of `dir`'s direct contents as they are on the disk now,
 /// within `scope` when given (a build output the scan ignores must not make
@@ -95,19 +111,28 @@ pub(crate) enum DirState {
     Missing,
     /// An entry whose fingerprint differs from the disk (or that has none).
     Changed,
+    /// An entry whose fingerprint matches, written in another language
+    /// than the run's.
+    OtherLanguage,
     /// An entry whose fingerprint matches.
     Unchanged,
 }
 
 impl DirState {
-    /// Compare a dir entry (if any) with the directory's current fingerprint.
-    pub(crate) fn of(entry: Option<&Value>, current: &str) -> DirState {
-        match entry {
-            None => DirState::Missing,
-            Some(entry) => match entry.get(FINGERPRINT_FIELD).and_then(Value::as_str) {
-                Some(recorded) if recorded == current => DirState::Unchanged,
-                Some(_) | None => DirState::Changed,
-            },
+    /// Compare a dir entry (if any) with the directory's current fingerprint
+    /// and the run's `language`.
+    pub(crate) fn of(entry: Option<&Value>, current: &str, language: Option<&str>) -> DirState {
+        let Some(entry) = entry else {
+            return DirState::Missing;
+        };
+        if entry.get(FINGERPRINT_FIELD).and_then(Value::as_str) != Some(current) {
+            return DirState::Changed;
+        }
+        let written_in = entry.get(LANGUAGE_FIELD).and_then(Value::as_str);
+        if is_mechanical(entry) || written_in.map(language_key) == language.map(language_key) {
+            DirState::Unchanged
+        } else {
+            DirState::OtherLanguage
         }
     }
 }
@@ -119,6 +144,8 @@ pub(crate) enum Reason {
     New,
     /// Its own contents changed since its summary.
     Changed,
+    /// Its summary is in another language than the run asks for.
+    Language,
     /// A directory below it is investigated again.
     ChildChanged,
 }
@@ -165,6 +192,7 @@ pub(crate) fn classify(all_dirs: &[PathBuf], states: &HashMap<PathBuf, DirState>
         let reason = match state(dir) {
             DirState::Missing => Some(Reason::New),
             DirState::Changed => Some(Reason::Changed),
+            DirState::OtherLanguage => Some(Reason::Language),
             DirState::Unchanged if child_changed.contains(dir.as_path()) => {
                 Some(Reason::ChildChanged)
             }
@@ -257,13 +285,51 @@ mod tests {
 
     #[test]
     fn state_compares_the_recorded_fingerprint() {
-        assert_eq!(DirState::of(None, "v1:a"), DirState::Missing);
+        assert_eq!(DirState::of(None, "v1:a", None), DirState::Missing);
         let entry = json!({"summary": "s", "fingerprint": "v1:a"});
-        assert_eq!(DirState::of(Some(&entry), "v1:a"), DirState::Unchanged);
-        assert_eq!(DirState::of(Some(&entry), "v1:b"), DirState::Changed);
+        assert_eq!(
+            DirState::of(Some(&entry), "v1:a", None),
+            DirState::Unchanged
+        );
+        assert_eq!(DirState::of(Some(&entry), "v1:b", None), DirState::Changed);
         // Entries written before fingerprints existed cannot be trusted.
         let old = json!({"summary": "s"});
-        assert_eq!(DirState::of(Some(&old), "v1:a"), DirState::Changed);
+        assert_eq!(DirState::of(Some(&old), "v1:a", None), DirState::Changed);
+    }
+
+    #[test]
+    fn a_summary_in_another_language_is_stale() {
+        let english = json!({"summary": "s", "fingerprint": "v1:a"});
+        let french = json!({"summary": "s", "fingerprint": "v1:a", "language": "French"});
+        let state = |entry: &Value, language| DirState::of(Some(entry), "v1:a", language);
+        assert_eq!(state(&english, Some("French")), DirState::OtherLanguage);
+        assert_eq!(state(&french, None), DirState::OtherLanguage);
+        assert_eq!(state(&french, Some("German")), DirState::OtherLanguage);
+        assert_eq!(state(&french, Some(" french ")), DirState::Unchanged);
+        // A changed directory is changed, whatever its language.
+        assert_eq!(
+            DirState::of(Some(&french), "v1:b", Some("French")),
+            DirState::Changed
+        );
+        // luminos's own summaries have no language to change.
+        let mechanical = json!({"summary": "s", "fingerprint": "v1:a", "mechanical": true});
+        assert_eq!(state(&mechanical, Some("French")), DirState::Unchanged);
+        let freshness = classify(
+            &paths(&["/t/a", "/t"]),
+            &[
+                (PathBuf::from("/t/a"), DirState::OtherLanguage),
+                (PathBuf::from("/t"), DirState::Unchanged),
+            ]
+            .into_iter()
+            .collect(),
+        );
+        assert_eq!(
+            freshness.stale,
+            vec![
+                (PathBuf::from("/t/a"), Reason::Language),
+                (PathBuf::from("/t"), Reason::ChildChanged),
+            ]
+        );
     }
 
     #[test]

@@ -205,9 +205,37 @@ fn render_file(ctx: &ToolContext<'_>, rel: &str, prefix: &Prefix, max_bytes: u64
     let (redacted, covered) = ctx.redact_prefix(rel, &text, keep);
     let mut out = frame_untrusted(rel, &redacted);
     if covered < text.len() || !window_is_whole_file {
-        out.push_str(&truncation_note(rel, covered as u64, prefix.size));
+        // The note counts the file's bytes, not the text's: each invalid
+        // byte sequence became a three-byte replacement character.
+        let shown = file_bytes_in(window, covered);
+        out.push_str(&truncation_note(rel, shown as u64, prefix.size));
     }
     out
+}
+
+/// How many bytes of `bytes` the first `text_len` bytes of
+/// `String::from_utf8_lossy(bytes)` stand for (each replacement character
+/// stands for the invalid sequence it replaced).
+fn file_bytes_in(bytes: &[u8], text_len: usize) -> usize {
+    let replacement = char::REPLACEMENT_CHARACTER.len_utf8();
+    let (mut text, mut file) = (0, 0);
+    for chunk in bytes.utf8_chunks() {
+        let valid = chunk.valid().len();
+        if text + valid >= text_len {
+            return file + (text_len - text);
+        }
+        text += valid;
+        file += valid;
+        if chunk.invalid().is_empty() {
+            continue;
+        }
+        if text + replacement > text_len {
+            return file;
+        }
+        text += replacement;
+        file += chunk.invalid().len();
+    }
+    file
 }
 
 /// Drop a UTF-8 sequence cut in half by the byte limit, so the text does not
@@ -337,14 +365,14 @@ pub fn listing_lines(target: &Path, dir: &Path, show_hidden: bool) -> std::io::R
 
 /// A directory listing within the run's scope.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listing {
+pub struct DirListing {
     /// As [`listing_lines`] writes them.
     pub lines: Vec<String>,
     /// Entries the scope left out (ignored, or named by `-x`).
     pub left_out: usize,
 }
 
-impl Listing {
+impl DirListing {
     /// The lines, then a note of what the scope left out, if anything.
     pub fn text(&self) -> String {
         let mut text = self.lines.join("\n");
@@ -375,7 +403,7 @@ pub(crate) fn scoped_listing(
     dir: &Path,
     show_hidden: bool,
     scope: Option<&ScanFilter>,
-) -> std::io::Result<Listing> {
+) -> std::io::Result<DirListing> {
     let mut names: Vec<std::ffi::OsString> = std::fs::read_dir(dir)?
         .filter_map(|entry| entry.ok().map(|entry| entry.file_name()))
         .filter(|name| show_hidden || !name.as_bytes().starts_with(b"."))
@@ -399,7 +427,7 @@ pub(crate) fn scoped_listing(
         .iter()
         .map(|name| describe_entry(target, dir, name))
         .collect();
-    Ok(Listing { lines, left_out })
+    Ok(DirListing { lines, left_out })
 }
 
 /// Whether the scan would keep `path`: a directory (or a link to one, which
@@ -491,6 +519,19 @@ mod tests {
         assert_eq!(without_cut_char(&text[..2]), b"a");
         assert_eq!(without_cut_char(b"a\xffb"), b"a\xffb");
         assert_eq!(without_cut_char(b"plain"), b"plain");
+    }
+
+    #[test]
+    fn text_offsets_map_back_to_file_bytes() {
+        let bytes = b"ab\xff\xfecd\xe9";
+        let text = String::from_utf8_lossy(bytes);
+        // a b U+FFFD U+FFFD c d U+FFFD: 3 bytes of text per invalid byte.
+        assert_eq!(text.len(), 13);
+        for (text_len, file_len) in [(0, 0), (2, 2), (4, 2), (5, 3), (8, 4), (9, 5), (10, 6)] {
+            assert_eq!(file_bytes_in(bytes, text_len), file_len, "{text_len}");
+        }
+        assert_eq!(file_bytes_in(bytes, 13), bytes.len());
+        assert_eq!(file_bytes_in(b"plain", 3), 3);
     }
 
     #[test]

@@ -49,6 +49,7 @@ pub mod structure;
 pub(crate) mod submit;
 mod untrusted;
 
+use notes::flag_lines;
 pub(crate) use untrusted::{frame_untrusted, name_redaction_flags, redaction_flags};
 
 /// Which loop offers a tool.
@@ -250,19 +251,12 @@ impl ToolContext<'_> {
         }
     }
 
-    /// `FLAG [SEVERITY] path` and the finding, attributed to this loop's
-    /// directory.
+    /// `FLAG [SEVERITY] path: finding`, attributed to this loop's
+    /// directory (with `-v`, the finding on a line of its own).
     pub(crate) fn print_flag(&self, severity: &str, path: &str, finding: &str) {
-        self.progress.ai_dir(
-            self.directory,
-            &format!(
-                "FLAG [{}] {}",
-                escape_line(&severity.to_uppercase()),
-                escape_line(path)
-            ),
-        );
-        self.progress
-            .ai_dir(self.directory, &format!("  {}", escape_line(finding)));
+        for line in flag_lines(severity, path, "", finding, self.progress.is_verbose()) {
+            self.progress.ai_dir(self.directory, &line);
+        }
     }
 }
 

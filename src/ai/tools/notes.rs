@@ -2,7 +2,8 @@
 //!
 //! `think` and `checkpoint` only show the agent's reasoning on stderr (the
 //! lines carry the loop's directory, so concurrent loops stay readable) and
-//! answer `ok`. `flag` also records a finding in `flags.jsonl`, where the
+//! answer `ok`. By default a `think` is one line (its hypothesis and next
+//! step) and a `checkpoint` none; `-v` prints every field of both. `flag` also records a finding in `flags.jsonl`, where the
 //! report collects it; a finding already recorded is not added again.
 
 use serde_json::{Value, json};
@@ -20,6 +21,28 @@ fn field(input: &Value, name: &str) -> String {
         Some(Value::String(text)) => text.clone(),
         Some(other) => other.to_string(),
     }
+}
+
+/// The most characters of a note's one line.
+const NOTE_LINE_CHARS: usize = 240;
+
+/// A note's one line: `name: first | second` of the fields given, cut to
+/// [`NOTE_LINE_CHARS`]; `None` without fields or when all are empty.
+pub(crate) fn note_line(name: &str, input: &Value, fields: &[(&str, &str)]) -> Option<String> {
+    let parts: Vec<String> = fields
+        .iter()
+        .map(|(field_name, label)| (label, field(input, field_name)))
+        .filter(|(_, value)| !value.trim().is_empty())
+        .map(|(label, value)| format!("{label}{}", value.trim()))
+        .collect();
+    if parts.is_empty() {
+        return None;
+    }
+    let line = format!("{name}: {}", escape_line(&parts.join(" | ")));
+    Some(match line.char_indices().nth(NOTE_LINE_CHARS) {
+        Some((cut, _)) => format!("{}...", &line[..cut]),
+        None => line,
+    })
 }
 
 /// Print a labelled note block: the title, then one `label: value` line per
@@ -45,6 +68,9 @@ pub(crate) struct Note {
     description: &'static str,
     /// Each field's name and what the model is to write in it.
     fields: [(&'static str, &'static str); 3],
+    /// The fields of the one line printed without `-v`, each with the
+    /// label shown before it; none: nothing is printed without `-v`.
+    one_line: &'static [(&'static str, &'static str)],
 }
 
 pub(crate) static THINK: Note = Note {
@@ -59,6 +85,7 @@ pub(crate) static THINK: Note = Note {
         ),
         ("next_action", "What you will examine next, and why."),
     ],
+    one_line: &[("hypothesis", ""), ("next_action", "next: ")],
 };
 
 pub(crate) static CHECKPOINT: Note = Note {
@@ -70,6 +97,7 @@ pub(crate) static CHECKPOINT: Note = Note {
         ("still_unknown", "What remains to be determined."),
         ("next_phase", "What you will look at next."),
     ],
+    one_line: &[],
 };
 
 impl Note {
@@ -97,8 +125,34 @@ impl Tool for Note {
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
-        print_note(ctx, &self.name.to_uppercase(), input, &self.field_names());
+        if ctx.progress.is_verbose() {
+            print_note(ctx, &self.name.to_uppercase(), input, &self.field_names());
+        } else if let Some(line) = note_line(self.name, input, self.one_line) {
+            ctx.progress.ai_dir(ctx.directory, &line);
+        }
         Ok(ToolOutput::ok("ok"))
+    }
+}
+
+/// How a flag is said on stderr: `FLAG [SEVERITY] path<note>: finding` on
+/// one line, or (`verbose`) the finding on a line of its own below. All of
+/// it escaped to single lines.
+pub(crate) fn flag_lines(
+    severity: &str,
+    path: &str,
+    note: &str,
+    finding: &str,
+    verbose: bool,
+) -> Vec<String> {
+    let head = format!(
+        "FLAG [{}] {}{note}",
+        escape_line(&severity.to_uppercase()),
+        escape_line(path)
+    );
+    if verbose {
+        vec![head, format!("  {}", escape_line(finding))]
+    } else {
+        vec![format!("{head}: {}", escape_line(finding))]
     }
 }
 
@@ -160,5 +214,41 @@ impl Tool for FlagTool {
                 })?;
             Ok(ToolOutput::ok("ok"))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_think_is_one_line_and_a_checkpoint_none() {
+        let input = json!({"observation": "Three files.", "hypothesis": "A parser\nfor TOML.",
+                           "next_action": "Read lexer.rs."});
+        assert_eq!(
+            note_line("think", &input, THINK.one_line).as_deref(),
+            Some("think: A parser\\nfor TOML. | next: Read lexer.rs.")
+        );
+        assert_eq!(note_line("checkpoint", &input, CHECKPOINT.one_line), None);
+        assert_eq!(
+            note_line("think", &json!({"hypothesis": " "}), THINK.one_line),
+            None
+        );
+        let long = json!({"hypothesis": "é".repeat(400)});
+        let line = note_line("think", &long, THINK.one_line).unwrap();
+        assert_eq!(line.chars().count(), NOTE_LINE_CHARS + 3);
+        assert!(line.ends_with("..."));
+    }
+
+    #[test]
+    fn a_flag_is_one_line_unless_verbose() {
+        assert_eq!(
+            flag_lines("concern", "src/a.rs", "", "No tests.\x1b[2J", false),
+            ["FLAG [CONCERN] src/a.rs: No tests.\\x1b[2J"]
+        );
+        assert_eq!(
+            flag_lines("info", "x", " (not found in the tree)", "Odd.", true),
+            ["FLAG [INFO] x (not found in the tree)", "  Odd."]
+        );
     }
 }

@@ -104,14 +104,120 @@ fn dir_report_schema() -> Value {
     )
 }
 
+/// The verdict, and the optional domain sections (see
+/// [`crate::report::Sections`], which normalises what comes back): only
+/// `brief` and `detailed` are required, so the model fills the sections
+/// that fit the tree and leaves the others out. Their shapes are pinned
+/// here: components are objects a diagram can be drawn from. (An
+/// `input_schema` is a JSON Schema object, nested objects and arrays
+/// included: platform.claude.com/docs/en/agents-and-tools/tool-use/
+/// implement-tool-use, read 2026-11-27.)
 fn synthesis_report_schema() -> Value {
+    let component = object(
+        [
+            ("name", text("A short name, unique among the components.")),
+            (
+                "path",
+                text("Where it lives, relative to the target (a directory or file)."),
+            ),
+            ("role", text("What it does, in one sentence.")),
+            (
+                "depends_on",
+                list_of_text("The names of the other components it uses."),
+            ),
+        ],
+        &["name", "role"],
+    );
+    let entry_point = object(
+        [
+            ("path", text("The file, relative to the target.")),
+            ("role", text("What starts there.")),
+        ],
+        &["path", "role"],
+    );
+    let dataset = object(
+        [
+            ("name", text("A short name.")),
+            ("path", text("Where it lives, relative to the target.")),
+            (
+                "description",
+                text("What it holds: records, fields, size, source."),
+            ),
+        ],
+        &["name", "description"],
+    );
     object(
         [
             (
                 "brief",
-                text("Two to four sentences: what the target is and what deserves attention."),
+                text(
+                    "Two to four sentences: your conclusion about what the target is, and what \
+                     deserves attention.",
+                ),
             ),
-            ("detailed", text("The full analysis, part by part.")),
+            (
+                "detailed",
+                text(
+                    "The reasoning: the hypothesis, the evidence for it (named directories and \
+                     files), the alternatives you weighed and why they fit less well, then \
+                     what else matters.",
+                ),
+            ),
+            (
+                "overall_purpose",
+                text("Optional. What the whole is for, when it mixes kinds of content."),
+            ),
+            (
+                "architecture",
+                text("Optional, for software. How the parts fit together."),
+            ),
+            (
+                "components",
+                list_of(
+                    component,
+                    "Optional, for software or large collections. The main parts (at most \
+                     about a dozen) and which of them uses which.",
+                ),
+            ),
+            (
+                "entry_points",
+                list_of(
+                    entry_point,
+                    "Optional, for software. Where execution starts: binaries, commands, \
+                     servers.",
+                ),
+            ),
+            (
+                "tech_stack",
+                list_of_text("Optional, for software. Languages, frameworks, key tools."),
+            ),
+            (
+                "datasets",
+                list_of(dataset, "Optional, for data. The data sets held."),
+            ),
+            (
+                "schema_summary",
+                text("Optional, for data or databases. The shape of the records."),
+            ),
+            (
+                "period_covered",
+                text(
+                    "Optional, for dated content (finances, journals, series). The span of \
+                     time, such as 2019-03 to 2024-11.",
+                ),
+            ),
+            (
+                "themes",
+                list_of_text("Optional, for documents or journals. Recurring subjects."),
+            ),
+            (
+                "data_quality",
+                text("Optional, for data. Gaps, duplicates, inconsistencies."),
+            ),
+            (
+                "concerns",
+                list_of_text("Optional, for any tree. What deserves attention, one per item."),
+            ),
         ],
         &["brief", "detailed"],
     )

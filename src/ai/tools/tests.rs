@@ -121,8 +121,7 @@ fn original_schemas() -> Vec<(Toolbox, &'static str, Value)> {
         (
             Toolbox::Synthesis,
             "submit_report",
-            json!({"type": "object",
-            "properties": {"brief": s(), "detailed": s()}, "required": ["brief", "detailed"]}),
+            synthesis_report_schema(),
         ),
         (
             Toolbox::Survey,
@@ -151,6 +150,37 @@ fn original_schemas() -> Vec<(Toolbox, &'static str, Value)> {
             "required": ["priority_dirs", "shallow_dirs", "skip_dirs", "investigation_order", "notes"]}),
         ),
     ]
+}
+
+/// The original's `brief` and `detailed`, then the optional domain
+/// sections of its plan (Part 8), in the shapes the report reads
+/// ([`crate::report::Sections`]). Only the original's two are required.
+fn synthesis_report_schema() -> Value {
+    let s = || json!({"type": "string"});
+    let strings = || json!({"type": "array", "items": s()});
+    let objects = |properties: Value, required: &[&str]| {
+        json!({"type": "array", "items": {"type": "object", "properties": properties,
+                                          "required": required}})
+    };
+    json!({"type": "object",
+        "properties": {
+            "brief": s(),
+            "detailed": s(),
+            "overall_purpose": s(),
+            "architecture": s(),
+            "components": objects(
+                json!({"name": s(), "path": s(), "role": s(), "depends_on": strings()}),
+                &["name", "role"]),
+            "entry_points": objects(json!({"path": s(), "role": s()}), &["path", "role"]),
+            "tech_stack": strings(),
+            "datasets": objects(json!({"name": s(), "path": s(), "description": s()}),
+                                &["name", "description"]),
+            "schema_summary": s(),
+            "period_covered": s(),
+            "themes": strings(),
+            "data_quality": s(),
+            "concerns": strings()},
+        "required": ["brief", "detailed"]})
 }
 
 fn flag_schema() -> Value {

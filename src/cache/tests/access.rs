@@ -85,9 +85,9 @@ fn clear_cache_removes_only_a_luminos_cache() {
     let f = fixture();
     f.cache.write_meta("m", "t").unwrap();
     let root = f.root.path().to_path_buf();
-    assert!(clear_cache(&root).unwrap());
+    assert_eq!(clear_cache(&root).unwrap(), Cleared::Removed(root.clone()));
     assert!(!root.exists());
-    assert!(!clear_cache(&root).unwrap());
+    assert_eq!(clear_cache(&root).unwrap(), Cleared::Absent(root.clone()));
     assert!(f.target.exists());
 }
 
@@ -119,7 +119,7 @@ fn clear_cache_refuses_foreign_contents_symlinks_and_busy_caches() {
         )
     );
     drop(held);
-    assert!(clear_cache(&root).unwrap());
+    assert_eq!(clear_cache(&root).unwrap(), Cleared::Removed(root));
 }
 
 #[test]

@@ -132,3 +132,95 @@ fn named_documents_round_trip_and_names_are_checked() {
         assert_eq!(f.cache.read_json(bad), None);
     }
 }
+
+#[test]
+fn a_damaged_flags_file_is_repaired_from_the_records() {
+    let f = fixture();
+    let flags: Vec<Flag> = ["a", "b", "c", "d"]
+        .iter()
+        .map(|p| Flag::new(*p, format!("finding in {p}"), "critical"))
+        .collect();
+    f.cache.append_flags_unique(&flags[..2]).unwrap();
+    f.cache.append_flag(&flags[2]).unwrap();
+    f.cache.append_flags_unique(&flags[3..]).unwrap();
+    let journal = f.cache.dir().join(FLAGS_FILE);
+    let whole = std::fs::read(&journal).unwrap();
+    // Cut in the middle of the second line: one torn line, three lost.
+    let second = whole.iter().position(|b| *b == b'\n').unwrap() + 10;
+    std::fs::write(&journal, &whole[..second]).unwrap();
+    assert_eq!(f.cache.read_flags(), flags[..1]);
+
+    let checked = f.cache.read_flags_checked();
+    assert_eq!(checked.flags, flags);
+    let repair = checked.repair.unwrap();
+    assert_eq!((repair.restored, repair.unreadable_lines), (3, 1));
+    assert_eq!(repair.unrecovered(), 0);
+    assert_eq!(
+        repair.line(),
+        "flags.jsonl was damaged and has been repaired: 3 flags restored from their records"
+    );
+    // The file itself is whole again, and the next check finds nothing.
+    assert_eq!(f.cache.read_flags(), flags);
+    let again = f.cache.read_flags_checked();
+    assert_eq!((again.flags, again.repair), (flags, None));
+}
+
+#[test]
+fn lines_without_records_get_them_and_garbage_is_said_to_be_lost() {
+    let f = fixture();
+    let journal = f.cache.dir().join(FLAGS_FILE);
+    // As an older version (or the original) wrote it: no records.
+    std::fs::write(
+        &journal,
+        "{\"path\": \"x\", \"finding\": \"old\", \"severity\": \"concern\"}\n",
+    )
+    .unwrap();
+    let checked = f.cache.read_flags_checked();
+    assert_eq!(checked.flags, [Flag::new("x", "old", "concern")]);
+    assert_eq!(checked.repair, None, "a missing record is not damage");
+    // The record written then restores the flag if the file is lost.
+    std::fs::remove_file(&journal).unwrap();
+    let checked = f.cache.read_flags_checked();
+    assert_eq!(checked.flags, [Flag::new("x", "old", "concern")]);
+    assert_eq!(checked.repair.unwrap().restored, 1);
+
+    std::fs::write(&journal, "not json\n").unwrap();
+    let repair = f.cache.read_flags_checked().repair.unwrap();
+    assert_eq!(repair.unrecovered(), 0, "the one flag is restored");
+    std::fs::write(
+        &journal,
+        "not json\n{\"path\": \"x\", \"finding\": \"old\", \"severity\": \"concern\"}\n",
+    )
+    .unwrap();
+    let repair = f.cache.read_flags_checked().repair.unwrap();
+    assert_eq!((repair.restored, repair.unrecovered()), (0, 1));
+    assert!(
+        repair
+            .line()
+            .ends_with("; 1 unreadable line could not be recovered")
+    );
+}
+
+#[test]
+fn a_write_that_fails_is_latched_for_every_clone() {
+    let f = fixture();
+    let clone = f.cache.clone();
+    assert_eq!(clone.write_fault(), None);
+    // A file where the entries' directory should be: writing fails, as
+    // it would on a full or read-only disk (and whoever runs the test).
+    let dirs = f.cache.dir().join("dirs");
+    std::fs::remove_dir(&dirs).unwrap();
+    std::fs::write(&dirs, "in the way").unwrap();
+    let err = f
+        .cache
+        .write_entry(EntryKind::Dir, "src", &dir_entry("src"))
+        .unwrap_err();
+    assert!(err.starts_with("Error writing cache"), "{err}");
+    let fault = clone.write_fault().expect("latched");
+    let said = fault.to_string();
+    assert!(said.contains(&dirs.display().to_string()), "{said}");
+    assert!(said.contains("no new API request was sent"), "{said}");
+    // The first fault stays.
+    f.cache.write_json("plan.json", &json!({})).unwrap();
+    assert_eq!(clone.write_fault(), Some(fault));
+}

@@ -84,14 +84,14 @@ fn a_dir_summary_with_real_and_invented_citations() {
     let (grounding, ..) = run(&[dir], &[], "", "", &[]);
     assert_eq!(
         grounding.paths,
-        crate::report::grounding::Tally {
+        crate::report::grounding::CitationCount {
             citations: 5,
             resolved: 3
         }
     );
     assert_eq!(
         grounding.symbols,
-        crate::report::grounding::Tally {
+        crate::report::grounding::CitationCount {
             citations: 2,
             resolved: 1
         }
@@ -163,7 +163,7 @@ fn symbols_resolve_across_the_scope_and_languages() {
     );
     assert_eq!(
         grounding.symbols,
-        crate::report::grounding::Tally {
+        crate::report::grounding::CitationCount {
             citations: 4,
             resolved: 3
         }

@@ -31,7 +31,7 @@ use std::time::Duration;
 use regex::Regex;
 use tree_sitter::Node;
 
-use crate::ai::tools::structure::{Language, ParseError, parse_tree};
+use crate::outline::{Language, ParseError, parse_tree};
 
 /// What one file defines and imports.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

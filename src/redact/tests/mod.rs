@@ -1,6 +1,6 @@
 //! The engine's guarantees (overlaps, line numbers, byte-for-byte
 //! preservation, idempotence) and the helpers the rule tests share; every
-//! rule's positive and negative samples are in `rules.rs`, except the
+//! rule's positive and negative samples are in `kinds.rs`, except the
 //! generic assignment rule's, which are in `generic.rs`.
 //!
 //! Fake secrets are generated at run time from a fixed seed, so the
@@ -9,7 +9,7 @@
 use super::*;
 
 mod generic;
-mod rules;
+mod kinds;
 
 // The integration suite's fake-secret generator, so both suites build
 // their samples the same way.

@@ -30,7 +30,7 @@ const CHUNK: usize = 128 * 1024;
 
 /// What reading one file told us.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FileFacts {
+pub(crate) struct Inspection {
     pub category: &'static str,
     /// The content description; `None` when the extension decided.
     pub description: Option<String>,
@@ -69,10 +69,10 @@ pub(crate) fn inspect_all(
     files: &[FileToInspect],
     threads: usize,
     counter: &Counter,
-) -> Vec<FileFacts> {
+) -> Vec<Inspection> {
     let next = AtomicUsize::new(0);
     let workers = threads.clamp(1, files.len().div_ceil(BATCH).max(1));
-    let done: Vec<(usize, FileFacts)> = std::thread::scope(|scope| {
+    let done: Vec<(usize, Inspection)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 scope.spawn(|| {
@@ -85,8 +85,8 @@ pub(crate) fn inspect_all(
                         }
                         let end = (start + BATCH).min(files.len());
                         for (i, file) in files[start..end].iter().enumerate() {
-                            let facts = inspect(file, &mut buf);
-                            out.push((start + i, facts));
+                            let inspected = inspect(file, &mut buf);
+                            out.push((start + i, inspected));
                         }
                         counter.add((end - start) as u64);
                     }
@@ -99,16 +99,16 @@ pub(crate) fn inspect_all(
             .flat_map(|h| h.join().unwrap_or_default())
             .collect()
     });
-    let mut facts: Vec<Option<FileFacts>> = vec![None; files.len()];
+    let mut inspected: Vec<Option<Inspection>> = vec![None; files.len()];
     for (i, f) in done {
-        facts[i] = Some(f);
+        inspected[i] = Some(f);
     }
     // A worker that died leaves its files unread rather than misaligned.
-    facts
+    inspected
         .into_iter()
         .zip(files)
         .map(|(f, file)| {
-            f.unwrap_or(FileFacts {
+            f.unwrap_or(Inspection {
                 category: file.by_extension.unwrap_or("unknown"),
                 description: file.by_extension.is_none().then(|| "data".to_string()),
                 lines: 0,
@@ -120,12 +120,12 @@ pub(crate) fn inspect_all(
 /// `file --brief` does not follow symlinks: the original described a
 /// symlink whose extension it did not know as `symbolic link to <target>`,
 /// which no pattern matches, and never counted its lines.
-pub(crate) fn describe_symlink(path: &Path) -> FileFacts {
+pub(crate) fn describe_symlink(path: &Path) -> Inspection {
     let target = std::fs::read_link(path)
         .map(|t| t.to_string_lossy().into_owned())
         .unwrap_or_default();
     let description = format!("symbolic link to {target}");
-    FileFacts {
+    Inspection {
         category: description_category(&description),
         description: Some(description),
         lines: 0,
@@ -142,13 +142,13 @@ pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
 }
 
 /// Classify one file and count its lines if it is source.
-pub(crate) fn inspect(file: &FileToInspect, buf: &mut Buffer) -> FileFacts {
+pub(crate) fn inspect(file: &FileToInspect, buf: &mut Buffer) -> Inspection {
     if file.is_symlink && file.by_extension.is_none() {
-        let mut facts = describe_symlink(&file.path);
-        if facts.category == "source" {
-            facts.lines = count_lines(&file.path, file.size, buf).unwrap_or(0);
+        let mut inspected = describe_symlink(&file.path);
+        if inspected.category == "source" {
+            inspected.lines = count_lines(&file.path, file.size, buf).unwrap_or(0);
         }
-        return facts;
+        return inspected;
     }
     inspect_path(&file.path, file.by_extension, file.size, buf)
 }
@@ -162,14 +162,14 @@ fn inspect_path(
     by_extension: Option<&'static str>,
     size_hint: u64,
     buf: &mut Buffer,
-) -> FileFacts {
+) -> Inspection {
     match by_extension {
-        Some("source") => FileFacts {
+        Some("source") => Inspection {
             category: "source",
             description: None,
             lines: count_lines(path, size_hint, buf).unwrap_or(0),
         },
-        Some(category) => FileFacts {
+        Some(category) => Inspection {
             category,
             description: None,
             lines: 0,
@@ -349,12 +349,12 @@ fn read_chunk_at(file: &File, buf: &mut [u8], offset: u64) -> usize {
 
 /// Describe a file by its content, counting newlines in the same read; keep
 /// reading to the end only when the description makes it source.
-fn sniff_and_count(path: &Path, size_hint: u64, buf: &mut Buffer) -> FileFacts {
+fn sniff_and_count(path: &Path, size_hint: u64, buf: &mut Buffer) -> Inspection {
     let mut regular = match open_regular(path) {
         Ok(regular) => regular,
         Err(description) => {
             let category = description_category(&description);
-            return FileFacts {
+            return Inspection {
                 category,
                 description: Some(description),
                 lines: 0,
@@ -384,7 +384,7 @@ fn sniff_and_count(path: &Path, size_hint: u64, buf: &mut Buffer) -> FileFacts {
             );
             let category = description_category(&description);
             if category != "source" {
-                return FileFacts {
+                return Inspection {
                     category,
                     description: Some(description),
                     lines: 0,
@@ -401,7 +401,7 @@ fn sniff_and_count(path: &Path, size_hint: u64, buf: &mut Buffer) -> FileFacts {
         // Source: count the rest, `total` bytes in.
         lines += count_newlines_from(&regular, total, size_hint, buf);
     }
-    FileFacts {
+    Inspection {
         category,
         description: Some(description),
         lines,

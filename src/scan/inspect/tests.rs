@@ -5,7 +5,7 @@ use super::*;
 use std::fs;
 use std::os::unix::fs::FileExt;
 
-fn facts(content: &[u8], name: &str, by_ext: Option<&'static str>) -> FileFacts {
+fn facts(content: &[u8], name: &str, by_ext: Option<&'static str>) -> Inspection {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(name);
     fs::write(&path, content).unwrap();
@@ -40,7 +40,7 @@ fn source_by_extension_counts_newlines_like_wc() {
     let f = facts(b"a\nb\nc", "x.py", Some("source"));
     assert_eq!(
         f,
-        FileFacts {
+        Inspection {
             category: "source",
             description: None,
             lines: 2
@@ -53,7 +53,7 @@ fn other_extensions_are_not_read() {
     let f = facts(b"a\nb\n", "x.json", Some("config"));
     assert_eq!(
         f,
-        FileFacts {
+        Inspection {
             category: "config",
             description: None,
             lines: 0

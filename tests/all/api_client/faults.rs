@@ -83,19 +83,25 @@ async fn every_retryable_fault_recovers() {
         (
             "200 garbage",
             Reply::raw(200, "text/plain", "definitely not an event stream"),
-            ApiErrorKind::BrokenStream,
+            ApiErrorKind::UnexpectedAnswer,
         ),
     ];
     for (name, fault, kind) in faults {
         let server = MockServer::start();
-        server.push(fault).push(Reply::text("recovered"));
+        // A first reply proves the endpoint: an answer that is not the
+        // API's is retried only then (see `edges`).
+        server
+            .push(Reply::text("proven"))
+            .push(fault)
+            .push(Reply::text("recovered"));
         let (client, notices) = mock_client(&server);
+        client.send(&hello(&client)).await.unwrap();
         let response = client
             .send(&hello(&client))
             .await
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(response.texts(), vec!["recovered"], "{name}");
-        assert_eq!(server.request_count(), 2, "{name}");
+        assert_eq!(server.request_count(), 3, "{name}");
         let notices = notices.lock().unwrap();
         assert_eq!(notices.len(), 1, "{name}");
         assert_eq!(notices[0].error.kind, kind, "{name}: {}", notices[0].error);
@@ -194,6 +200,8 @@ async fn retries_run_out_with_the_typed_error() {
 async fn the_idle_timeout_ends_a_stalled_stream_and_the_headers_timeout_a_slow_first_byte() {
     let server = MockServer::start();
     server
+        // Proven first: before any reply, timeouts get one retry.
+        .push(Reply::text("proven"))
         .push(Reply::text("this reply will stall halfway through").stall_mid_stream())
         .push(Reply::text("late").delay(Duration::from_secs(5)));
     server.respond_with(|_| Reply::text("fine"));
@@ -201,6 +209,7 @@ async fn the_idle_timeout_ends_a_stalled_stream_and_the_headers_timeout_a_slow_f
     config.idle_timeout = Duration::from_millis(500);
     config.headers_timeout = Duration::from_millis(500);
     let (client, notices) = client_with(config, 6);
+    client.send(&hello(&client)).await.unwrap();
     let started = Instant::now();
     let response = client.send(&hello(&client)).await.unwrap();
     assert_eq!(response.texts(), vec!["fine"]);
@@ -241,6 +250,8 @@ async fn a_stall_with_no_retries_left_is_a_timeout() {
 async fn garbage_is_survived() {
     let server = MockServer::start();
     server
+        // Proven first, so the 200 garbage at the end is retried too.
+        .push(Reply::text("proven"))
         .push(Reply::html(502))
         .push(Reply::raw(
             500,
@@ -259,6 +270,7 @@ async fn garbage_is_survived() {
                 .with_crlf(),
         );
     let (client, notices) = mock_client(&server);
+    client.send(&hello(&client)).await.unwrap();
     let response = client.send(&hello(&client)).await.unwrap();
     assert_eq!(response.texts(), vec!["made it through the noise"]);
     let notices = notices.lock().unwrap();
@@ -272,18 +284,22 @@ async fn garbage_is_survived() {
         "{}",
         lines[2]
     );
-    assert_eq!(notices[3].error.kind, ApiErrorKind::BrokenStream);
-    assert!(!lines[3].contains("not an event stream"), "{}", lines[3]);
+    assert_eq!(notices[3].error.kind, ApiErrorKind::UnexpectedAnswer);
+    assert!(
+        lines[3].starts_with("not a Messages API answer (HTTP 200, text/event-stream)"),
+        "{}",
+        lines[3]
+    );
 }
 
 #[tokio::test]
 async fn a_200_that_is_not_an_event_stream_says_so() {
     let portal = Reply::raw(200, "text/html", "<html>captive portal</html>");
     let (err, _, _) = send_failing([portal], 0).await;
-    assert_eq!(err.kind, ApiErrorKind::BrokenStream);
+    assert_eq!(err.kind, ApiErrorKind::UnexpectedAnswer);
     assert_eq!(
         err.to_string(),
-        "broken stream: the stream ended before message_start \
-         (the response was text/html, not an event stream) [request-id: req_mock_0000]"
+        "not a Messages API answer (HTTP 200, text/html): no event stream in the body: \
+         captive portal [request-id: req_mock_0000]"
     );
 }

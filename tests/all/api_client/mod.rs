@@ -6,6 +6,7 @@ use crate::support;
 
 mod batches;
 mod caching;
+mod edges;
 mod faults;
 mod today;
 

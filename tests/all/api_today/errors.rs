@@ -75,23 +75,6 @@ fn gateway_400s_for_a_wrong_key_or_model_stop_the_run_at_once() {
     }
 }
 
-/// A small project whose survey the mock agent answers; every later
-/// request gets `failure`.
-fn failing_after_the_survey(
-    failure: impl Fn() -> Reply + Send + Sync + 'static,
-) -> (TestEnv, MockServer) {
-    let env = TestEnv::with_small_project();
-    let server = MockServer::start();
-    let env = env.with_base_url(server.url());
-    let agent = MockAgent::new(env.target());
-    let target = agent.target().to_path_buf();
-    server.respond_with(move |request| match Pass::of(&request.body, &target) {
-        Pass::Survey => agent.reply(&request.body),
-        _ => failure(),
-    });
-    (env, server)
-}
-
 /// A refused connection and an endpoint that never answers both end the
 /// investigation after a few attempts, with one line naming the endpoint.
 /// Timeouts and backoff are shortened here; the default give-up times are

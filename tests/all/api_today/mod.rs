@@ -18,6 +18,7 @@ use support::entries::cache_entries;
 use support::mock::{MockServer, Reply};
 use support::output::{assert_contains_all, item_where, lines_where, stderr};
 
+mod bad_endpoints;
 mod errors;
 mod history;
 mod models_and_costs;
@@ -105,4 +106,41 @@ fn of_pass(env: &AgentEnv, pass: &Pass) -> Vec<support::mock::RecordedRequest> {
 
 fn root() -> Pass {
     Pass::Dir(".".to_string())
+}
+
+/// A small project whose survey the mock agent answers; every later
+/// request gets `failure`.
+fn failing_after_the_survey(
+    failure: impl Fn() -> Reply + Send + Sync + 'static,
+) -> (TestEnv, MockServer) {
+    let env = TestEnv::with_small_project();
+    let server = MockServer::start();
+    let env = env.with_base_url(server.url());
+    let agent = MockAgent::new(env.target());
+    let target = agent.target().to_path_buf();
+    server.respond_with(move |request| match Pass::of(&request.body, &target) {
+        Pass::Survey => agent.reply(&request.body),
+        _ => failure(),
+    });
+    (env, server)
+}
+
+/// The report's one-line error of a failed run (exit 3), printed once on
+/// stderr too.
+fn failure_of(out: &Output) -> String {
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(out));
+    let report = json_of(out);
+    assert_eq!(report["investigation"]["status"], "failed");
+    let error = report["investigation"]["error"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!error.contains('\n'), "{error}");
+    assert_eq!(
+        stderr(out).matches("Investigation failed: ").count(),
+        1,
+        "{}",
+        stderr(out)
+    );
+    error
 }

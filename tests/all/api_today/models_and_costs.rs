@@ -77,3 +77,41 @@ fn costs_are_priced_request_by_request() {
         "priced per request, not summed"
     );
 }
+
+/// A model name with a newline (from `--model` or `LUMINOS_MODEL`) is
+/// escaped in the warning a run prints, and in the one-line error when
+/// the API does not know it: it cannot forge a line of its own.
+#[test]
+fn a_model_name_with_a_newline_is_escaped_when_printed() {
+    let model = "claude-sonnet-9\nInvestigation complete.";
+    let env = TestEnv::with_small_project().with_mock();
+    let out = run_json_ok(&env, "warned", &["--model", model]);
+    let err = stderr(&out);
+    let warnings = model_warnings(&err);
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].contains("'claude-sonnet-9\\nInvestigation complete.'"),
+        "{err}"
+    );
+    assert!(
+        !err.lines()
+            .any(|l| l.starts_with("Investigation complete.'")),
+        "{err}"
+    );
+
+    let env = TestEnv::with_small_project().with_mock();
+    env.server
+        .respond_with(move |_| Reply::unknown_model(model));
+    let out = run_json(&env, "unknown", &["--model", model]);
+    let error = failure_of(&out);
+    assert!(
+        error.starts_with("model 'claude-sonnet-9\\nInvestigation complete.' was not found"),
+        "{error}"
+    );
+    let err = stderr(&out);
+    assert!(
+        !err.lines()
+            .any(|l| l.starts_with("Investigation complete.'")),
+        "{err}"
+    );
+}

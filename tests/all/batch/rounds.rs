@@ -41,8 +41,8 @@ fn errored_requests_go_again_next_round_and_final_errors_stop_the_run() {
     // The failed request went again in the next round, alone of its kind:
     // sent twice, billed once.
     let sent = sent(&env);
-    let twice: Vec<_> = sent.values().filter(|n| **n == 2).collect();
-    assert_eq!(twice.len(), 1, "{sent:?}");
+    let twice = sent.values().filter(|n| **n == 2).count();
+    assert_eq!(twice, 1, "{sent:?}");
     let billed = billed(&env);
     assert!(billed.values().all(|n| *n == 1));
     let entries = cache_entries(&root);

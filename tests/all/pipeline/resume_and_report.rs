@@ -27,7 +27,8 @@ fn resume_skips_cached_dirs_and_reuses_the_survey_and_plan() {
     assert_eq!(turns_in_prompt(docs_requests.last().unwrap()), 5);
     let err = stderr(&out);
     assert!(err.contains(" (resumed)"), "{err}");
-    assert!(err.contains("[AI] Skipping (cached): src/core/"), "{err}");
+    // The cached directories are counted, not named (`-v` names them).
+    assert!(!err.contains("Skipping (cached)"), "{err}");
     assert!(err.contains("[AI] Directories cached: 2"), "{err}");
     assert!(err.contains("[AI] Directories to investigate: 2"), "{err}");
     assert!(err.contains("[AI] Plan loaded from cache."), "{err}");
@@ -75,9 +76,9 @@ fn flags_are_sorted_in_the_report() {
     let json_out = run(&env, &["--json"]);
     let parsed: Value = serde_json::from_slice(&json_out.stdout).unwrap();
     let severities = fields(&parsed["flags"], "severity");
-    // The JSON keeps the order the flags were raised in, as the original
-    // does: src/core, docs, then src at --jobs 1.
-    assert_eq!(severities, ["concern", "info", "critical"]);
+    // The JSON sorts them too (the original kept the order they were
+    // raised in: src/core, docs, then src at --jobs 1).
+    assert_eq!(severities, ["critical", "concern", "info"]);
 }
 
 #[test]

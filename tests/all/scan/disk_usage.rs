@@ -86,3 +86,79 @@ fn disk_usage_is_post_order_with_sorted_siblings() {
         .collect();
     assert!(sizes.windows(2).all(|w| w[0] >= w[1]));
 }
+
+/// Ignored directories take space: disk usage counts them as `du -b`
+/// does (the README says it is what du reports), gives the listed ones
+/// their rows marked `ignored`, and leaves the rest of the scan without
+/// them. Hard links, hidden and deep ignored directories, ignored files and
+/// `-x` names inside an ignored tree all count as du counts them.
+#[test]
+fn disk_usage_counts_ignored_directories_and_marks_them() {
+    let env = TestEnv::new();
+    env.file(".gitignore", "target/\nnode_modules/\n*.log\n.venv/\n")
+        .file("src/main.rs", vec![1u8; 3000])
+        .file("src/trace.log", vec![2u8; 700])
+        .file("target/debug/app", vec![3u8; 40_000])
+        .file("target/debug/deps/lib.rlib", vec![4u8; 90_000])
+        .file("target/release/.fingerprint/f", vec![5u8; 1_100])
+        .file("target/CACHEDIR.TAG", vec![6u8; 177])
+        .file("node_modules/dep/index.js", vec![7u8; 29_000])
+        .file("node_modules/dep/skip/x.js", vec![8u8; 5_000])
+        .file("a/b/node_modules/x/y/z.js", vec![9u8; 12_345])
+        .file(".venv/lib/site.py", vec![10u8; 2_222]);
+    // A hard link inside an ignored tree to a file outside it counts once.
+    fs::hard_link(
+        env.path("src/main.rs"),
+        env.path("target/debug/main_copy.rs"),
+    )
+    .unwrap();
+    for (exclude, hidden) in [(vec![], true), (vec!["skip"], true), (vec![], false)] {
+        let mut opts = options();
+        opts.show_hidden = hidden;
+        opts.exclude = exclude.iter().map(|s| s.to_string()).collect();
+        let report = run(env.target(), &opts);
+        let t = env.target().to_string_lossy().into_owned();
+        // The rest of the scan leaves them out.
+        let classified: Vec<&str> = report
+            .classified_files
+            .iter()
+            .map(|f| &f.path[t.len()..])
+            .filter(|p| *p != "/.gitignore")
+            .collect();
+        assert_eq!(classified, ["/src/main.rs"], "{exclude:?}");
+        let ignored: Vec<&str> = report
+            .disk_usage
+            .iter()
+            .filter(|e| e.ignored)
+            .map(|e| &e.path[t.len()..])
+            .collect();
+        // (`a/b/node_modules` is below the listed depth: its bytes are in
+        // `a/b`'s row.)
+        let mut expected = vec![
+            "/node_modules/dep",
+            "/node_modules",
+            "/target/debug",
+            "/target/release",
+            "/target",
+        ];
+        if hidden {
+            expected.insert(0, "/.venv/lib");
+            expected.insert(1, "/.venv");
+        }
+        assert_eq!(ignored, expected, "{exclude:?} hidden {hidden}");
+        let Some(mut du) = real_du(env.target(), &exclude) else {
+            eprintln!("du is not installed; skipping the comparison");
+            return;
+        };
+        if !hidden {
+            du.retain(|(path, _)| !path[t.len()..].contains("/."));
+        }
+        let mut ours: Vec<(String, u64)> = report
+            .disk_usage
+            .iter()
+            .map(|e| (e.path.clone(), e.size_bytes))
+            .collect();
+        ours.sort();
+        assert_eq!(ours, du, "exclude {exclude:?}, hidden {hidden}");
+    }
+}

@@ -79,6 +79,49 @@ fn tree_follows_symlinked_directories_and_bounds_loops_by_depth() {
     assert_eq!(classified_names(&report), ["file_link", "inner.txt"]);
 }
 
+/// A symlink that leads out of the target is shown as a link, never
+/// followed: not by the tree, the classification, disk usage or the recent
+/// files (the report's tree once listed all of `/etc` through one).
+#[test]
+fn symlinks_out_of_the_target_are_shown_as_links_and_never_followed() {
+    let env = TestEnv::new();
+    let outside = env.root().join("outside");
+    fs::create_dir_all(outside.join("deep")).unwrap();
+    fs::write(outside.join("deep/secret.conf"), "x".repeat(100_000)).unwrap();
+    fs::write(outside.join("passwd"), "root:x:0:0\n").unwrap();
+    env.file("src/app.py", "print(1)\n")
+        .symlink(&outside, "etc")
+        .symlink(outside.join("passwd"), "pw.py")
+        .symlink("../../outside", "src/up");
+    let report = run(env.target(), &options());
+    let rendered = &report.tree_rendered;
+    assert!(
+        rendered.contains(&format!("├── etc -> {}\n", outside.display())),
+        "{rendered}"
+    );
+    assert!(
+        rendered.contains("    └── up -> ../../outside"),
+        "{rendered}"
+    );
+    for name in ["secret.conf", "deep", "passwd  ("] {
+        assert!(!rendered.contains(name), "{name} from outside:\n{rendered}");
+    }
+    let etc = child(&report.tree, "etc");
+    assert_eq!(etc.kind, NodeKind::Symlink);
+    assert_eq!(etc.target.as_deref(), Some(outside.to_str().unwrap()));
+    assert!(etc.children.is_none() && etc.size.is_none());
+    let json = serde_json::to_value(etc).unwrap();
+    assert_eq!(json["type"], "symlink", "{json}");
+    // Nothing from outside anywhere else in the report.
+    assert_eq!(classified_names(&report), ["app.py"]);
+    assert!(report.recent_files.iter().all(|f| f.name == "app.py"));
+    let total = report.disk_usage.last().unwrap().size_bytes;
+    assert!(
+        total < 100_000,
+        "{total} bytes: the linked directory was counted"
+    );
+}
+
 #[test]
 fn deep_trees_with_many_loops_still_finish() {
     let env = TestEnv::new();

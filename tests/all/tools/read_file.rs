@@ -57,6 +57,20 @@ fn read_file_truncates_with_a_note_and_caps_max_bytes() {
     }
 }
 
+/// A binary file's invalid bytes each become a three-byte replacement
+/// character in the text sent; the note still counts the file's bytes.
+#[test]
+fn read_file_on_a_binary_file_counts_the_bytes_it_sent() {
+    let e = env();
+    let mut blob = b"ELF".to_vec();
+    blob.extend(std::iter::repeat_n(0xffu8, 7_997));
+    e.write("blob.bin", &blob).unwrap();
+    let out = e.ok("read_file", json!({"path": "blob.bin"}));
+    assert!(out.contains("showed the first 4096 of 8000 bytes"), "{out}");
+    let out = e.ok("read_file", json!({"path": "blob.bin", "max_bytes": 10}));
+    assert!(out.contains("showed the first 10 of 8000 bytes"), "{out}");
+}
+
 #[test]
 fn read_file_redacts_a_secret_cut_by_max_bytes_whole() {
     let e = redacting_env();

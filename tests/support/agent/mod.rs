@@ -30,8 +30,8 @@ mod replies;
 pub use env::AgentEnv;
 pub use pass::{Pass, dir_of, prompt_text, system_text, turn_of, unit_members};
 pub use replies::{
-    PAST_THE_CONTEXT_BUDGET, dir_summary, file_entry_call, file_summary, padded, tool_use,
-    visible_files,
+    PAST_THE_CONTEXT_BUDGET, dir_entry_call, dir_summary, file_entry_call, file_summary, padded,
+    tool_use, visible_files,
 };
 
 use pass::relative;
@@ -124,6 +124,17 @@ impl MockAgent {
     /// (synthesis: `brief` and `detailed`).
     pub fn submits(mut self, pass: Pass, input: Value) -> Self {
         *self.single_pass(pass) = Behaviour::Submit(input);
+        self
+    }
+
+    /// The survey, planning or synthesis (each group of a synthesis in
+    /// levels too) follows `script`.
+    pub fn script(
+        mut self,
+        pass: Pass,
+        script: impl Fn(&Turn<'_>) -> Reply + Send + Sync + 'static,
+    ) -> Self {
+        *self.single_pass(pass) = Behaviour::Custom(Arc::new(script));
         self
     }
 
@@ -289,22 +300,11 @@ impl MockAgent {
                 }
             }
             for (member, member_files) in &member_files {
-                let path = turn.target.join(member);
-                blocks.push(tool_use(
-                    "write_cache",
-                    json!({
-                        "cache_type": "dir",
-                        "path": path.to_string_lossy(),
-                        "data": {
-                            "path": path.to_string_lossy(),
-                            "relative_path": member,
-                            "child_count": member_files.len(),
-                            "summary": self.summary_of(member, member_files),
-                            "dominant_category": "source",
-                            "confidence": 0.8,
-                            "cached_at": "2026-01-01T00:00:00+00:00"
-                        }
-                    }),
+                blocks.push(dir_entry_call(
+                    &turn.target.join(member),
+                    member,
+                    member_files.len(),
+                    &self.summary_of(member, member_files),
                 ));
             }
             for flag in &flags {

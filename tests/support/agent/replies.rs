@@ -43,6 +43,28 @@ pub fn file_entry_call(path: &Path, rel: &str, size_bytes: u64, summary: &str) -
     )
 }
 
+/// The `write_cache` call of a plausible dir entry: the directory at
+/// `path` (`rel` from the target) with `child_count` children, described by
+/// `summary`.
+pub fn dir_entry_call(path: &Path, rel: &str, child_count: usize, summary: &str) -> MockBlock {
+    tool_use(
+        "write_cache",
+        json!({
+            "cache_type": "dir",
+            "path": path.to_string_lossy(),
+            "data": {
+                "path": path.to_string_lossy(),
+                "relative_path": rel,
+                "child_count": child_count,
+                "summary": summary,
+                "dominant_category": "source",
+                "confidence": 0.8,
+                "cached_at": "2026-01-01T00:00:00+00:00"
+            }
+        }),
+    )
+}
+
 pub(super) fn silent(turn: &Turn<'_>) -> Reply {
     Reply::text(format!("Thinking it over (turn {}).", turn.turn))
 }

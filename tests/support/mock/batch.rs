@@ -42,7 +42,7 @@ use super::Reply;
 use super::reply::{ReplyBody, StreamFault};
 use super::serve::{Prepared, http, render_message};
 use super::wire::HttpRequest;
-use super::{RecordedRequest, State, rules};
+use super::{RecordedRequest, State, protocol};
 
 /// Where the batch endpoints live.
 pub const BATCHES_PATH: &str = "/v1/messages/batches";
@@ -83,6 +83,9 @@ pub struct Batches {
     /// The batches (by creation order, 0-based) that expire at their
     /// delay.
     pub expiring: std::collections::HashSet<usize>,
+    /// Serve no Message Batches API: every batch path is a 404, as a
+    /// gateway that routes only `/v1/messages` answers.
+    pub missing: bool,
     batches: Vec<MockBatch>,
     calls: Vec<BatchCall>,
 }
@@ -95,6 +98,7 @@ impl Default for Batches {
             max_bytes: 256 * 1024 * 1024,
             at_once: 0,
             expiring: std::collections::HashSet::new(),
+            missing: false,
             batches: Vec::new(),
             calls: Vec::new(),
         }
@@ -144,18 +148,28 @@ impl MockBatch {
 pub(super) fn handle(state: &State, request: HttpRequest) -> (Prepared, Duration) {
     let path = request.path.split('?').next().unwrap_or("").to_string();
     let mut problems = Vec::new();
-    rules::check_headers(
+    protocol::check_headers(
         &|name: &str| request.header(name).map(str::to_string),
         &mut problems,
     );
-    let latency = {
+    let (latency, missing) = {
         let mut inner = state.lock();
         inner.batches.calls.push(BatchCall {
             method: request.method.clone(),
             path: path.clone(),
         });
-        inner.latency
+        (inner.latency, inner.batches.missing)
     };
+    if missing {
+        // A FastAPI-style gateway's own 404 for a route it does not have.
+        let not_found = Prepared::Http {
+            status: 404,
+            content_type: "application/json".into(),
+            body: br#"{"detail":"Not Found"}"#.to_vec(),
+            headers: Vec::new(),
+        };
+        return (not_found, latency);
+    }
     let request_id = ("request-id".to_string(), "req_mock_batch".to_string());
     if !problems.is_empty() {
         return (*refuse(state, &problems.join("; "), request_id), latency);
@@ -365,7 +379,7 @@ fn advance(state: &State, i: usize) {
 /// Process one request of a batch like a `/v1/messages` request, and say
 /// how it came out (the `result` object of its results line).
 fn process(state: &State, batch_id: &str, custom_id: &str, params: &Value) -> Value {
-    let problems = rules::check_batch_params(params);
+    let problems = protocol::check_batch_params(params);
     let mut inner = state.lock();
     let index = inner.requests.len();
     let recorded = RecordedRequest {

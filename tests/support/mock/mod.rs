@@ -9,7 +9,7 @@
 //!
 //! 1. Records it ([`MockServer::requests`]): method, path, headers and the
 //!    parsed JSON body.
-//! 2. Checks the protocol rules (see `rules.rs`): credential and version
+//! 2. Checks the protocol rules (see `protocol.rs`): credential and version
 //!    headers, `stream: true`, every `tool_use` answered by a `tool_result`
 //!    with the same id in the very next user message, `tool_result` blocks
 //!    before any other content, no empty text blocks, at most 4
@@ -70,12 +70,20 @@
 //! bodies, and stream faults: [`Reply::drop_mid_stream`],
 //! [`Reply::error_event`], [`Reply::truncate_tool_json`],
 //! [`Reply::stall_mid_stream`], a slow first byte with [`Reply::delay`],
-//! and harmless noise with [`Reply::with_noise`]. Today's answers:
+//! and harmless noise with [`Reply::with_noise`]. Endpoints that are dead
+//! or are not the API: [`Reply::headers_then_silence`],
+//! [`Reply::pings_only`], a reply sent a byte at a time
+//! ([`Reply::trickle`]), one that never ends ([`Reply::endless`]),
+//! [`Reply::web_page`], [`Reply::garbage_stream`], [`Reply::wrong_json`];
+//! and real replies that are slow: [`Reply::paced`] and
+//! [`Reply::working_quietly`] (only pings while a thinking or tool block
+//! is open). Today's answers:
 //! [`Reply::cut_off_at_max_tokens`], [`Reply::refusal`],
 //! [`Reply::pause_turn`], [`Reply::billing_error`], and an endpoint that
 //! never answers ([`Reply::silent`]). Server-wide:
-//! [`MockServer::set_latency`] delays every response, and
-//! [`MockServer::set_context_window`] shrinks every model's window.
+//! [`MockServer::set_latency`] delays every response,
+//! [`MockServer::set_context_window`] shrinks every model's window, and
+//! [`MockServer::without_batches`] takes the Batches API away.
 //!
 //! # Batches
 //!
@@ -90,9 +98,9 @@
 
 mod batch;
 mod prefix_cache;
+mod protocol;
 mod recorded;
 mod reply;
-mod rules;
 mod serve;
 mod thinking;
 mod wire;
@@ -266,6 +274,13 @@ impl MockServer {
     /// requests not processed by then come back `expired`.
     pub fn expire_batches(&self, numbers: &[usize]) -> &MockServer {
         self.state.lock().batches.expiring = numbers.iter().copied().collect();
+        self
+    }
+
+    /// Serve `/v1/messages` but no Message Batches API (every batch path
+    /// answers 404), like a gateway with a unified messages route.
+    pub fn without_batches(&self) -> &MockServer {
+        self.state.lock().batches.missing = true;
         self
     }
 

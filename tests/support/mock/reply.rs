@@ -39,11 +39,23 @@ pub enum StreamFault {
     TruncateToolJson,
     /// Send half the events, then nothing more, keeping the socket open.
     StallMidStream,
+    /// Send the headers of a 200 event stream, then nothing, keeping the
+    /// socket open.
+    HeadersThenSilence,
+    /// Send the headers, then only `ping` events, one every `every`,
+    /// until the client leaves: no `message_start`, ever.
+    PingsOnly { every: Duration },
+    /// Send the whole stream one byte at a time, `every` apart.
+    Trickle { every: Duration },
+    /// Start the message and a text block, then send a one-character
+    /// text delta every `every`, never ending: a reply that progresses
+    /// forever.
+    Endless { every: Duration },
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum ReplyBody {
-    Stream(StreamReply),
+    Stream(Box<StreamReply>),
     Http {
         status: u16,
         content_type: String,
@@ -65,6 +77,11 @@ pub(super) struct StreamReply {
     pub stop_details: Option<Value>,
     /// Never add the thinking block a thinking model would.
     pub no_thinking: bool,
+    /// Wait this long before each frame: a slow but steady reply.
+    pub pace: Option<Duration>,
+    /// After the first thinking or tool-use block starts, send only pings
+    /// for `.0`, one every `.1`: the model at work without showing it.
+    pub quiet_work: Option<(Duration, Duration)>,
 }
 
 /// The mock's answer to one request. Build one with the constructors, then
@@ -85,10 +102,10 @@ pub struct Reply {
 impl Reply {
     fn stream(blocks: Vec<MockBlock>) -> Reply {
         Reply {
-            body: ReplyBody::Stream(StreamReply {
+            body: ReplyBody::Stream(Box::new(StreamReply {
                 blocks,
                 ..StreamReply::default()
-            }),
+            })),
             headers: Vec::new(),
             delay: Duration::ZERO,
         }
@@ -194,6 +211,35 @@ impl Reply {
         Reply::raw(status, "text/html", page)
     }
 
+    /// A web page answered with 200, as a base URL that points at a web
+    /// site (or a captive portal) answers.
+    pub fn web_page() -> Reply {
+        Reply::raw(
+            200,
+            "text/html; charset=utf-8",
+            "<!DOCTYPE html>\n<html><head><title>Welcome to nginx!</title></head>\n\
+             <body><h1>Welcome to nginx!</h1><p>If you see this page, the web server is \
+             working.</p></body></html>\n",
+        )
+    }
+
+    /// A 200 "event stream" of noise: bytes that hold no event at all.
+    pub fn garbage_stream() -> Reply {
+        let mut noise = b"\x00\xff\xfe garbage \x1b[2J".to_vec();
+        noise.extend((0u8..=255).cycle().skip(7).step_by(13).take(600));
+        noise.extend_from_slice(b"\ndata: {not json\n\n");
+        Reply::raw(200, "text/event-stream", noise)
+    }
+
+    /// JSON with a 200 that is no message: a different API behind the URL.
+    pub fn wrong_json() -> Reply {
+        Reply::raw(
+            200,
+            "application/json",
+            r#"{"status":"ok","version":"2.4.1"}"#,
+        )
+    }
+
     /// Any status, content type and body.
     pub fn raw(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Reply {
         Reply {
@@ -279,6 +325,40 @@ impl Reply {
     /// Stop sending halfway through the stream; keep the socket open.
     pub fn stall_mid_stream(self) -> Reply {
         self.with_fault(StreamFault::StallMidStream)
+    }
+
+    /// A 200 event stream whose headers come, then nothing.
+    pub fn headers_then_silence() -> Reply {
+        Reply::text("never sent").with_fault(StreamFault::HeadersThenSilence)
+    }
+
+    /// A 200 event stream of pings alone, one every `every`.
+    pub fn pings_only(every: Duration) -> Reply {
+        Reply::text("never sent").with_fault(StreamFault::PingsOnly { every })
+    }
+
+    /// Send this reply one byte at a time, `every` apart.
+    pub fn trickle(self, every: Duration) -> Reply {
+        self.with_fault(StreamFault::Trickle { every })
+    }
+
+    /// A reply that sends a character every `every` and never ends.
+    pub fn endless(every: Duration) -> Reply {
+        Reply::text("never sent").with_fault(StreamFault::Endless { every })
+    }
+
+    /// Wait `pace` before each frame: slow, steady progress.
+    pub fn paced(mut self, pace: Duration) -> Reply {
+        self.stream_mut().pace = Some(pace);
+        self
+    }
+
+    /// After the first thinking or tool-use block starts, send only pings
+    /// for `total`, one every `every` (thinking whose text is omitted, a
+    /// long tool input being written).
+    pub fn working_quietly(mut self, total: Duration, every: Duration) -> Reply {
+        self.stream_mut().quiet_work = Some((total, every));
+        self
     }
 
     pub fn with_fault(mut self, fault: StreamFault) -> Reply {

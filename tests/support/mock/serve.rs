@@ -97,10 +97,27 @@ async fn send_stream(
     }
     let limit = match rendered.ending {
         Ending::Complete => rendered.frames.len(),
-        Ending::DropAfter(n) | Ending::StallAfter(n) => n,
+        Ending::DropAfter(n)
+        | Ending::StallAfter(n)
+        | Ending::PingsAfter(n, _)
+        | Ending::DeltasAfter(n, _) => n,
     };
-    for frame in &rendered.frames[..limit] {
-        if wire::write_frame(sock, frame, rng).await.is_err() {
+    let timing = rendered.timing;
+    for (i, frame) in rendered.frames[..limit].iter().enumerate() {
+        if let Some((after, total, every)) = timing.quiet
+            && after == i
+            && !ping_for(sock, total, every).await
+        {
+            return false;
+        }
+        if let Some(pace) = timing.pace {
+            tokio::time::sleep(pace).await;
+        }
+        let sent = match timing.trickle {
+            Some(every) => wire::write_trickle(sock, frame, every).await,
+            None => wire::write_frame(sock, frame, rng).await,
+        };
+        if sent.is_err() {
             return false;
         }
     }
@@ -114,7 +131,36 @@ async fn send_stream(
             while matches!(sock.read(&mut sink).await, Ok(n) if n > 0) {}
             false
         }
+        Ending::PingsAfter(_, every) => {
+            while ping_for(sock, every, every).await {}
+            false
+        }
+        Ending::DeltasAfter(_, every) => loop {
+            tokio::time::sleep(every).await;
+            if wire::write_frame(sock, &wire::dot_frame(0), rng)
+                .await
+                .is_err()
+            {
+                return false;
+            }
+        },
     }
+}
+
+/// Send a ping every `every` for `total`; false once the client has gone.
+async fn ping_for(sock: &mut TcpStream, total: Duration, every: Duration) -> bool {
+    let until = tokio::time::Instant::now() + total;
+    let mut rng = fastrand::Rng::with_seed(0);
+    while tokio::time::Instant::now() < until {
+        tokio::time::sleep(every.min(until - tokio::time::Instant::now())).await;
+        if wire::write_frame(sock, &wire::ping_frame(), &mut rng)
+            .await
+            .is_err()
+        {
+            return false;
+        }
+    }
+    true
 }
 
 /// Record and check the request, pick its reply, and render it. Returns the
@@ -124,7 +170,7 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
         return batch::handle(state, request);
     }
     let body: Option<Value> = serde_json::from_slice(&request.body).ok();
-    let problems = rules::check_request(
+    let problems = protocol::check_request(
         &request.method,
         &request.path,
         |name| request.header(name).map(str::to_string),

@@ -242,12 +242,29 @@ pub enum Ending {
     DropAfter(usize),
     /// Send this many, then go silent with the socket open.
     StallAfter(usize),
+    /// Send this many, then a ping every `.1` until the client leaves.
+    PingsAfter(usize, std::time::Duration),
+    /// Send this many, then a one-character text delta for block 0 every
+    /// `.1` until the client leaves.
+    DeltasAfter(usize, std::time::Duration),
+}
+
+/// How the frames go out, when not as fast as possible.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Timing {
+    /// Wait this long before each frame.
+    pub pace: Option<std::time::Duration>,
+    /// Send every byte on its own, this long apart.
+    pub trickle: Option<std::time::Duration>,
+    /// After frame `.0`, only pings for `.1`, one every `.2`.
+    pub quiet: Option<(usize, std::time::Duration, std::time::Duration)>,
 }
 
 /// The frames of a scripted message and how the stream ends.
 pub struct RenderedStream {
     pub frames: Vec<String>,
     pub ending: Ending,
+    pub timing: Timing,
     /// Output tokens reported.
     pub output_tokens: u64,
     /// The content as a client assembles it, in wire shape.
@@ -258,6 +275,37 @@ pub struct RenderedStream {
 
 fn frame(event: &str, data: &Value) -> String {
     format!("event: {event}\ndata: {data}\n\n")
+}
+
+/// The API's keep-alive event.
+pub fn ping_frame() -> String {
+    frame("ping", &json!({"type": "ping"}))
+}
+
+/// A one-character text delta for block `index`.
+pub fn dot_frame(index: usize) -> String {
+    frame(
+        "content_block_delta",
+        &json!({"type": "content_block_delta", "index": index,
+            "delta": {"type": "text_delta", "text": "."}}),
+    )
+}
+
+/// Send `frame` one byte per chunk, `every` apart.
+pub async fn write_trickle(
+    sock: &mut TcpStream,
+    frame: &str,
+    every: std::time::Duration,
+) -> io::Result<()> {
+    for byte in frame.as_bytes() {
+        tokio::time::sleep(every).await;
+        let mut chunk = b"1\r\n".to_vec();
+        chunk.push(*byte);
+        chunk.extend_from_slice(b"\r\n");
+        sock.write_all(&chunk).await?;
+        sock.flush().await?;
+    }
+    Ok(())
 }
 
 /// Split `text` into fragments of 1 to 12 characters.
@@ -333,6 +381,7 @@ pub fn render_stream(
         .iter()
         .rposition(|b| matches!(b, MockBlock::ToolUse { .. }));
     let mut tool_count = 0;
+    let mut quiet = None;
     for (index, block) in reply.blocks.iter().enumerate() {
         let (start, deltas) = match block {
             MockBlock::Text(text) => {
@@ -386,6 +435,10 @@ pub fn render_stream(
             "content_block_start",
             &json!({"type": "content_block_start", "index": index, "content_block": start}),
         ));
+        let works_unseen = matches!(block, MockBlock::Thinking(_) | MockBlock::ToolUse { .. });
+        if let Some((total, every)) = reply.quiet_work.filter(|_| works_unseen && quiet.is_none()) {
+            quiet = Some((frames.len(), total, every));
+        }
         for delta in deltas {
             frames.push(frame(
                 "content_block_delta",
@@ -414,10 +467,29 @@ pub fn render_stream(
     frames.push(frame("message_stop", &json!({"type": "message_stop"})));
 
     let middle = (frames.len() / 2).max(1);
+    let mut timing = Timing {
+        pace: reply.pace,
+        trickle: None,
+        quiet,
+    };
     let ending = match &reply.fault {
         None | Some(StreamFault::TruncateToolJson) => Ending::Complete,
         Some(StreamFault::DropMidStream) => Ending::DropAfter(middle),
         Some(StreamFault::StallMidStream) => Ending::StallAfter(middle),
+        Some(StreamFault::HeadersThenSilence) => Ending::StallAfter(0),
+        Some(StreamFault::PingsOnly { every }) => Ending::PingsAfter(0, *every),
+        Some(StreamFault::Trickle { every }) => {
+            timing.trickle = Some(*every);
+            Ending::Complete
+        }
+        Some(StreamFault::Endless { every }) => {
+            // message_start, a ping, the text block's start.
+            let start = frames
+                .iter()
+                .position(|f| f.starts_with("event: content_block_start"))
+                .map_or(1, |i| i + 1);
+            Ending::DeltasAfter(start, *every)
+        }
         Some(StreamFault::ErrorEvent {
             error_type,
             message,
@@ -438,6 +510,7 @@ pub fn render_stream(
     RenderedStream {
         frames,
         ending,
+        timing,
         output_tokens,
         content,
         stop_reason,

@@ -31,7 +31,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::error::format_wait;
-use super::{ApiError, ApiErrorKind, Client, read_body};
+use super::{ApiError, ApiErrorKind, Client, Endpoint, read_body};
 
 /// The most requests one batch may hold.
 pub(crate) const MAX_REQUESTS: usize = 100_000;
@@ -240,21 +240,21 @@ impl Client {
     pub async fn create_batch(&self, items: &[BatchItem]) -> Result<MessageBatch, ApiError> {
         let url = self.batches_url("")?;
         let body = create_body(items);
-        self.with_retries(|| self.batch_object(url.clone(), Some(body.clone())))
+        self.with_retries(|| self.batch_object(url.clone(), Some(body.clone()), Endpoint::Batches))
             .await
     }
 
     /// The batch `id` as it stands now.
     pub async fn retrieve_batch(&self, id: &str) -> Result<MessageBatch, ApiError> {
         let url = self.batches_url(&format!("/{}", path_segment(id)?))?;
-        self.with_retries(|| self.batch_object(url.clone(), None))
+        self.with_retries(|| self.batch_object(url.clone(), None, Endpoint::Batch))
             .await
     }
 
     /// Ask the API to cancel batch `id`; returns it as it stands after.
     pub async fn cancel_batch(&self, id: &str) -> Result<MessageBatch, ApiError> {
         let url = self.batches_url(&format!("/{}/cancel", path_segment(id)?))?;
-        self.with_retries(|| self.batch_object(url.clone(), Some(Vec::new())))
+        self.with_retries(|| self.batch_object(url.clone(), Some(Vec::new()), Endpoint::Batch))
             .await
     }
 
@@ -274,6 +274,7 @@ impl Client {
         let url = self.results_url(batch).map_err(ResultsError::Api)?;
         let mut rng = fastrand::Rng::new();
         let mut retry = 0;
+        let mut waited = std::time::Duration::ZERO;
         loop {
             let error = match self.read_results(url.clone(), &mut handle).await {
                 Ok(lines) => {
@@ -286,19 +287,23 @@ impl Client {
                 Err(ResultsError::Api(error)) => error,
             };
             retry += 1;
-            let answered = self.has_answered();
-            match self.policy.decide(&error, retry, answered, &mut rng) {
+            let seen = self.seen();
+            match self
+                .policy
+                .decide_after(&error, retry, seen, waited, &mut rng)
+            {
                 super::RetryDecision::GiveUp => return Err(ResultsError::Api(error)),
                 super::RetryDecision::Retry { wait } => {
                     if let Some(observer) = &self.observer {
                         observer(&super::RetryNotice {
-                            max_retries: self.policy.allowed_retries(&error, answered),
+                            max_retries: self.policy.allowed_retries(&error, seen),
                             error,
                             attempt: retry,
                             wait,
                         });
                     }
                     tokio::time::sleep(wait).await;
+                    waited += wait;
                 }
             }
         }
@@ -314,14 +319,19 @@ impl Client {
         Ok(given.unwrap_or(documented))
     }
 
-    /// One download of the results, line by line.
+    /// One download of the results, line by line, within one attempt's
+    /// deadline.
     async fn read_results<E>(
         &self,
         url: reqwest::Url,
         handle: &mut impl FnMut(ResultLine) -> Result<(), E>,
     ) -> Result<usize, ResultsError<E>> {
         let idle = self.config.idle_timeout;
-        let mut response = self.exchange(url, None).await.map_err(ResultsError::Api)?;
+        let deadline = self.deadline();
+        let mut response = self
+            .exchange(url, None, Endpoint::Batch, deadline)
+            .await
+            .map_err(ResultsError::Api)?;
         let mut pending: Vec<u8> = Vec::new();
         let mut lines = 0;
         let mut take_line = |line: &[u8]| -> Result<(), ResultsError<E>> {
@@ -333,12 +343,21 @@ impl Client {
             handle(parsed).map_err(ResultsError::Handler)
         };
         loop {
-            let chunk = match tokio::time::timeout(idle, response.chunk()).await {
+            let stalls_at = tokio::time::Instant::now() + idle;
+            let until = stalls_at.min(deadline);
+            let chunk = match tokio::time::timeout_at(until, response.chunk()).await {
                 Err(_) => {
-                    return Err(ResultsError::Api(ApiError::new(
-                        ApiErrorKind::Timeout,
-                        format!("the batch results stalled for {}", format_wait(idle)),
-                    )));
+                    let why = if stalls_at < deadline {
+                        format!("the batch results stalled for {}", format_wait(idle))
+                    } else {
+                        format!(
+                            "the batch results were not all read within {}",
+                            format_wait(self.config.attempt_deadline)
+                        )
+                    };
+                    return Err(ResultsError::Api(
+                        ApiError::new(ApiErrorKind::Timeout, why).at(Endpoint::Batch),
+                    ));
                 }
                 Ok(Err(err)) => {
                     return Err(ResultsError::Api(ApiError::new(
@@ -367,19 +386,29 @@ impl Client {
         Ok(lines)
     }
 
-    /// One exchange that answers with a batch object.
+    /// One exchange at `endpoint` that answers with a batch object.
     async fn batch_object(
         &self,
         url: reqwest::Url,
         body: Option<Vec<u8>>,
+        endpoint: Endpoint,
     ) -> Result<MessageBatch, ApiError> {
-        let response = self.exchange(url, body).await?;
-        let body = read_body(response, self.config.idle_timeout, MAX_BATCH_OBJECT_BYTES).await?;
+        let deadline = self.deadline();
+        let response = self.exchange(url, body, endpoint, deadline).await?;
+        let body = read_body(
+            response,
+            self.config.idle_timeout,
+            MAX_BATCH_OBJECT_BYTES,
+            deadline,
+        )
+        .await
+        .map_err(|err| err.at(endpoint))?;
         serde_json::from_slice(&body).map_err(|err| {
             ApiError::new(
                 ApiErrorKind::BrokenStream,
                 format!("unreadable batch object: {err}"),
             )
+            .at(endpoint)
         })
     }
 }

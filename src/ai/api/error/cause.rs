@@ -8,7 +8,7 @@
 //! and an unknown model with a 400 whose body names the problem in words,
 //! so the words are read as well as the status.
 
-use super::{ApiError, ApiErrorKind};
+use super::{ApiError, ApiErrorKind, Endpoint};
 
 /// What a final error means for every later call ([`ApiError::final_cause`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +21,9 @@ pub enum FinalCause {
     Billing,
     /// A 404 that is not the API's: the base URL is not a Messages API.
     NotMessagesApi,
+    /// A 404 from the Message Batches endpoint: the base URL serves
+    /// messages but not batches (a gateway's unified route, say).
+    NoBatchesApi,
 }
 
 /// Words of a gateway's final answer about the credential (lower case).
@@ -79,6 +82,12 @@ impl ApiError {
                 return Some(FinalCause::Credential);
             }
             ApiErrorKind::Billing => return Some(FinalCause::Billing),
+            // Creating a batch names no model the API checks up front (each
+            // request's errors come with its result), so a 404 there is the
+            // endpoint missing, whatever the body says.
+            ApiErrorKind::NotFound if self.endpoint == Some(Endpoint::Batches) => {
+                return Some(FinalCause::NoBatchesApi);
+            }
             ApiErrorKind::NotFound if self.is_unknown_model() => {
                 return Some(FinalCause::UnknownModel);
             }
@@ -150,6 +159,17 @@ mod tests {
         assert_eq!(api(402, "billing_error", "pay up"), Some(Billing));
         assert_eq!(api(404, "not_found_error", "model: x"), Some(UnknownModel));
         assert_eq!(cause(404, "<html>nope</html>"), Some(NotMessagesApi));
+        // The same 404s from the batches endpoint say batches are missing.
+        let batches = |body: &str| {
+            ApiError::from_http_response(404, headers(&[]), body.as_bytes())
+                .at(Endpoint::Batches)
+                .final_cause()
+        };
+        assert_eq!(batches(r#"{"detail":"Not Found"}"#), Some(NoBatchesApi));
+        assert_eq!(
+            batches(r#"{"type":"error","error":{"type":"not_found_error","message":"x"}}"#),
+            Some(NoBatchesApi)
+        );
         assert_eq!(
             api(
                 400,

@@ -49,6 +49,10 @@ pub enum ApiErrorKind {
     BrokenStream,
     /// A tool_use block's JSON did not parse (usually a cut-off stream).
     MalformedToolInput,
+    /// A success status whose body is not the Messages API's: an HTML
+    /// page, bytes that are no event stream, JSON that is not a message.
+    /// The endpoint behind the base URL is something else.
+    UnexpectedAnswer,
 }
 
 impl ApiErrorKind {
@@ -68,12 +72,16 @@ impl ApiErrorKind {
             ApiErrorKind::Connection => "connection failed",
             ApiErrorKind::BrokenStream => "broken stream",
             ApiErrorKind::MalformedToolInput => "malformed tool input",
+            ApiErrorKind::UnexpectedAnswer => "not a Messages API answer",
         }
     }
 
     /// Whether sending the same request again may succeed: a failure of the
     /// moment (429, 5xx, a lost connection, a broken stream) rather than an
     /// answer about the request, the credential, the model or the account.
+    /// An answer that is not the Messages API's counts as one of the moment
+    /// (a proxy's hiccup), but the retry policy gives it no retry before
+    /// the endpoint has ever given a whole reply.
     /// The one place kinds are sorted this way: the retry policy retries
     /// exactly these ([`super::retry`]), and [`ApiError::final_cause`] never
     /// reads them for words.
@@ -85,7 +93,8 @@ impl ApiErrorKind {
             | ApiErrorKind::Timeout
             | ApiErrorKind::Connection
             | ApiErrorKind::BrokenStream
-            | ApiErrorKind::MalformedToolInput => true,
+            | ApiErrorKind::MalformedToolInput
+            | ApiErrorKind::UnexpectedAnswer => true,
             ApiErrorKind::Authentication
             | ApiErrorKind::Billing
             | ApiErrorKind::Permission
@@ -162,6 +171,34 @@ pub struct ApiError {
     pub should_retry: Option<bool>,
     /// The JSON body's `error.type`, when the body had one.
     pub error_type: Option<String>,
+    /// The response's `content-type`, when there was a response (boxed:
+    /// errors travel in `Result`s and should stay small).
+    pub content_type: Option<Box<str>>,
+    /// Which of the API's endpoints answered, when one did.
+    pub endpoint: Option<Endpoint>,
+}
+
+/// The endpoints of the API this client calls, as an error names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    /// `POST /v1/messages`.
+    Messages,
+    /// `POST /v1/messages/batches`: creating a batch.
+    Batches,
+    /// `/v1/messages/batches/{id}` and below: one batch (retrieve,
+    /// cancel, results).
+    Batch,
+}
+
+impl Endpoint {
+    /// The path as people read it in a message.
+    pub fn path(self) -> &'static str {
+        match self {
+            Endpoint::Messages => "/v1/messages",
+            Endpoint::Batches => "/v1/messages/batches",
+            Endpoint::Batch => "/v1/messages/batches/{id}",
+        }
+    }
 }
 
 /// Longest message kept from a server body, in characters.
@@ -178,7 +215,41 @@ impl ApiError {
             retry_after: None,
             should_retry: None,
             error_type: None,
+            content_type: None,
+            endpoint: None,
         }
+    }
+
+    /// Say which endpoint answered (or was asked).
+    pub(crate) fn at(mut self, endpoint: Endpoint) -> ApiError {
+        self.endpoint = Some(endpoint);
+        self
+    }
+
+    /// What came back, as a one-line message says it: `HTTP 200, text/html`
+    /// (the status and the content type, as far as they are known).
+    pub fn answer(&self) -> String {
+        let status = self.status.map(|status| format!("HTTP {status}"));
+        let content_type = self.content_type.as_deref().map(|t| {
+            if t.is_empty() {
+                "no content type".to_string()
+            } else {
+                one_line_excerpt(t, 80)
+            }
+        });
+        match (status, content_type) {
+            (Some(status), Some(content_type)) => format!("{status}, {content_type}"),
+            (Some(one), None) | (None, Some(one)) => one,
+            (None, None) => "no HTTP answer".to_string(),
+        }
+    }
+
+    /// Whether the body was the API's own JSON error
+    /// (`{"type":"error","error":{"type":..}}` or a gateway's like it):
+    /// an error status with anything else (an HTML page) came from
+    /// something in front of, or instead of, the API.
+    pub fn has_api_error_body(&self) -> bool {
+        self.error_type.is_some()
     }
 
     /// Attach the `request-id` unless one is already known.
@@ -229,6 +300,8 @@ impl ApiError {
             retry_after: retry_after_from_headers(&header, SystemTime::now()),
             should_retry: should_retry_from_header(header("x-should-retry")),
             error_type: parsed.error_type.map(|t| one_line_excerpt(&t, 100)),
+            content_type: header("content-type").map(|t| one_line_excerpt(t.trim(), 100).into()),
+            endpoint: None,
         }
     }
 }
@@ -258,15 +331,21 @@ impl ApiError {
             retry_after: None,
             should_retry: None,
             error_type: parsed.error_type.map(|t| one_line_excerpt(&t, 100)),
+            content_type: None,
+            endpoint: None,
         }
     }
 }
 
 impl std::fmt::Display for ApiError {
-    /// `rate limited (HTTP 429): <message> (retry after 2s) [request-id: req_..]`
+    /// `rate limited (HTTP 429): <message> (retry after 2s) [request-id: req_..]`;
+    /// an answer that is not the API's names its content type too:
+    /// `not a Messages API answer (HTTP 200, text/html): ...`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.kind.label())?;
-        if let Some(status) = self.status {
+        if self.kind == ApiErrorKind::UnexpectedAnswer {
+            write!(f, " ({})", self.answer())?;
+        } else if let Some(status) = self.status {
             write!(f, " (HTTP {status})")?;
         }
         if !self.message.is_empty() {
@@ -323,10 +402,12 @@ fn parse_error_body(body: &[u8]) -> ErrorBody {
     ErrorBody {
         // LiteLLM writes the absent type as the string "None".
         error_type: text(error.and_then(|e| e.get("type"))).filter(|t| t != "None"),
-        // Some proxies put a plain string in `error`.
+        // Some proxies put a plain string in `error`; FastAPI-based
+        // gateways answer a route they lack with `{"detail": "Not Found"}`.
         message: text(error.and_then(|e| e.get("message")))
             .or_else(|| nested(error.and_then(|e| e.get("message"))))
-            .or_else(|| text(error)),
+            .or_else(|| text(error))
+            .or_else(|| text(value.get("detail"))),
         request_id: text(value.get("request_id")),
     }
 }
@@ -337,6 +418,13 @@ fn body_excerpt(body: &[u8]) -> String {
     if body.is_empty() {
         return "empty response body".to_string();
     }
+    format!("unexpected response body: {}", body_excerpt_of(body))
+}
+
+/// The text of `body` on one short line, as an error quotes it: markup
+/// tags dropped (an HTML page reads as its title and text), control
+/// characters made visible, cut to 120 characters.
+pub(crate) fn body_excerpt_of(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(body);
     let looks_like_markup = text.trim_start().starts_with('<');
     let text = if looks_like_markup {
@@ -346,9 +434,9 @@ fn body_excerpt(body: &[u8]) -> String {
     };
     let excerpt = one_line_excerpt(&text, 120);
     if excerpt.is_empty() {
-        "unreadable response body".to_string()
+        "unreadable".to_string()
     } else {
-        format!("unexpected response body: {excerpt}")
+        excerpt
     }
 }
 
@@ -431,165 +519,4 @@ fn should_retry_from_header(value: Option<&str>) -> Option<bool> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A header lookup over `list`, as the client passes one in (shared with
-    /// the cause tests).
-    pub(super) fn headers<'a>(
-        list: &'a [(&'a str, &'a str)],
-    ) -> impl Fn(&str) -> Option<&'a str> + 'a {
-        move |name| list.iter().find(|(k, _)| *k == name).map(|(_, v)| *v)
-    }
-
-    #[test]
-    fn statuses_map_to_kinds() {
-        use ApiErrorKind::*;
-        let cases = [
-            (400, InvalidRequest),
-            (401, Authentication),
-            (402, Billing),
-            (403, Permission),
-            (404, NotFound),
-            (408, Server),
-            (409, Server),
-            (413, RequestTooLarge),
-            (429, RateLimited),
-            (500, Server),
-            (502, Server),
-            (503, Server),
-            (529, Overloaded),
-        ];
-        for (status, kind) in cases {
-            assert_eq!(ApiErrorKind::from_status(status, None), kind, "{status}");
-        }
-        assert_eq!(
-            ApiErrorKind::from_status(422, Some("rate_limit_error")),
-            RateLimited
-        );
-        assert_eq!(ApiErrorKind::from_status(418, None), InvalidRequest);
-    }
-
-    #[test]
-    fn json_error_body_gives_message_and_request_id() {
-        let body = br#"{"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit"}}"#;
-        let err = ApiError::from_http_response(
-            429,
-            headers(&[("request-id", "req_011abc"), ("retry-after", "20")]),
-            body,
-        );
-        assert_eq!(err.kind, ApiErrorKind::RateLimited);
-        assert_eq!(err.retry_after, Some(Duration::from_secs(20)));
-        assert_eq!(
-            err.to_string(),
-            "rate limited (HTTP 429): Number of requests has exceeded your rate limit \
-             (retry after 20s) [request-id: req_011abc]"
-        );
-    }
-
-    #[test]
-    fn request_id_can_come_from_the_body() {
-        let body = br#"{"type":"error","error":{"type":"not_found_error","message":"model: claude-nope"},"request_id":"req_body"}"#;
-        let err = ApiError::from_http_response(404, headers(&[]), body);
-        assert!(err.is_not_found());
-        assert_eq!(
-            err.to_string(),
-            "not found (HTTP 404): model: claude-nope [request-id: req_body]"
-        );
-    }
-
-    #[test]
-    fn html_pages_become_a_short_escaped_excerpt() {
-        let body = b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title>\
-            <style>body{color:red}</style></head><body><h1>Bad \x1b[31mGateway</h1>\n\n\
-            <p>cloudflare</p></body></html>";
-        let err = ApiError::from_http_response(502, headers(&[]), body);
-        assert_eq!(err.kind, ApiErrorKind::Server);
-        assert_eq!(
-            err.message,
-            "unexpected response body: 502 Bad Gateway Bad \\x1b[31mGateway cloudflare"
-        );
-        assert!(!err.to_string().contains('\n'));
-    }
-
-    #[test]
-    fn garbage_bodies_survive() {
-        let err = ApiError::from_http_response(500, headers(&[]), b"");
-        assert_eq!(err.message, "empty response body");
-        let err = ApiError::from_http_response(500, headers(&[]), &[0xff, 0xfe, b'o', b'k']);
-        assert!(err.message.starts_with("unexpected response body: "));
-        let long = "x".repeat(10_000);
-        let err = ApiError::from_http_response(500, headers(&[]), long.as_bytes());
-        assert!(err.message.chars().count() < 160, "{}", err.message);
-        let err = ApiError::from_http_response(503, headers(&[]), br#"{"error":"upstream down"}"#);
-        assert_eq!(err.message, "upstream down");
-    }
-
-    #[test]
-    fn retry_after_forms() {
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
-        let wait = |list: &[(&str, &str)]| retry_after_from_headers(&headers(list), now);
-        assert_eq!(
-            wait(&[("retry-after-ms", "1500"), ("retry-after", "9")]),
-            Some(Duration::from_millis(1500))
-        );
-        assert_eq!(wait(&[("retry-after", "3")]), Some(Duration::from_secs(3)));
-        assert_eq!(
-            wait(&[("retry-after", "0.25")]),
-            Some(Duration::from_millis(250))
-        );
-        // 1_700_000_000 is Tue, 14 Nov 2023 22:13:20 GMT.
-        assert_eq!(
-            wait(&[("retry-after", "Tue, 14 Nov 2023 22:13:27 GMT")]),
-            Some(Duration::from_secs(7))
-        );
-        assert_eq!(
-            wait(&[("retry-after", "Tue, 14 Nov 2023 22:00:00 GMT")]),
-            Some(Duration::ZERO)
-        );
-        assert_eq!(wait(&[("retry-after", "soon")]), None);
-        assert_eq!(wait(&[("retry-after-ms", "-5")]), None);
-        assert_eq!(wait(&[]), None);
-    }
-
-    #[test]
-    fn should_retry_header() {
-        assert_eq!(should_retry_from_header(Some("true")), Some(true));
-        assert_eq!(should_retry_from_header(Some(" False ")), Some(false));
-        assert_eq!(should_retry_from_header(Some("maybe")), None);
-        assert_eq!(should_retry_from_header(None), None);
-    }
-
-    #[test]
-    fn stream_error_types_stay_retryable() {
-        use ApiErrorKind::*;
-        assert_eq!(
-            ApiErrorKind::from_stream_error_type("overloaded_error"),
-            Overloaded
-        );
-        assert_eq!(ApiErrorKind::from_stream_error_type("api_error"), Server);
-        assert_eq!(
-            ApiErrorKind::from_stream_error_type("rate_limit_error"),
-            RateLimited
-        );
-        assert_eq!(
-            ApiErrorKind::from_stream_error_type("invalid_request_error"),
-            BrokenStream
-        );
-        assert_eq!(
-            ApiErrorKind::from_stream_error_type("brand_new"),
-            BrokenStream
-        );
-    }
-
-    #[test]
-    fn display_without_http_details() {
-        let err = ApiError::new(ApiErrorKind::Timeout, "no data for 90s\nwhile streaming");
-        assert_eq!(
-            err.to_string(),
-            "timed out: no data for 90s while streaming"
-        );
-        assert_eq!(format_wait(Duration::from_millis(1500)), "1.5s");
-        assert_eq!(format_wait(Duration::from_millis(250)), "250ms");
-    }
-}
+mod tests;

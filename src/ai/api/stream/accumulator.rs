@@ -48,6 +48,8 @@ pub(crate) struct Accumulator {
     stop_reason: Option<StopReason>,
     stop_details: Option<StopDetails>,
     usage: Usage,
+    /// The block started last and not stopped yet.
+    open: Option<usize>,
 }
 
 impl Accumulator {
@@ -58,6 +60,22 @@ impl Accumulator {
     /// True once `message_stop` has arrived.
     pub(crate) fn is_complete(&self) -> bool {
         self.stopped
+    }
+
+    /// True once `message_start` has arrived.
+    pub(crate) fn has_started(&self) -> bool {
+        self.started
+    }
+
+    /// True while a thinking or tool-use block is open: the model may work
+    /// a long while there with nothing to show (thinking whose text is
+    /// omitted comes as a lone signature, a tool's input a whole value at
+    /// a time), and the API's pings are what says it still is.
+    pub(crate) fn is_working_unseen(&self) -> bool {
+        self.open
+            .and_then(|index| self.slots.get(index))
+            .and_then(Option::as_ref)
+            .is_some_and(|slot| matches!(slot, Slot::Thinking { .. } | Slot::Tool { .. }))
     }
 
     /// Fold in one event.
@@ -204,6 +222,7 @@ impl Accumulator {
             BlockStart::RedactedThinking { data } => Slot::RedactedThinking(data),
             BlockStart::Other => Slot::Skipped,
         });
+        self.open = Some(index);
         Ok(())
     }
 
@@ -247,6 +266,9 @@ impl Accumulator {
     }
 
     fn stop_block(&mut self, index: usize) -> Result<(), ApiError> {
+        if self.open == Some(index) {
+            self.open = None;
+        }
         if let Slot::Tool {
             name,
             json,

@@ -138,6 +138,20 @@ pub(crate) enum Delta {
     Other,
 }
 
+impl Delta {
+    /// Whether this delta adds anything to its block: an empty fragment or
+    /// a kind this client skips is no sign that the reply is progressing.
+    pub(crate) fn carries_content(&self) -> bool {
+        match self {
+            Delta::TextDelta { text } => !text.is_empty(),
+            Delta::InputJsonDelta { partial_json } => !partial_json.is_empty(),
+            Delta::ThinkingDelta { thinking } => !thinking.is_empty(),
+            Delta::SignatureDelta { signature } => !signature.is_empty(),
+            Delta::Other => false,
+        }
+    }
+}
+
 /// The `delta` of `message_delta`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
 pub(crate) struct MessageDeltaBody {

@@ -34,7 +34,8 @@
 //! - `message`: [`response_from_message_json`], the same rules applied to
 //!   a whole, non-streamed message;
 //! - this module: the [`ResponseDecoder`] that chains the SSE parser and
-//!   the accumulator, and [`decode_all`].
+//!   the accumulator and says, chunk by chunk, whether the reply made
+//!   progress (see [`ResponseDecoder::push`]), and [`decode_all`].
 
 mod accumulator;
 mod event;
@@ -45,6 +46,7 @@ use super::sse::{SseEvent, SseParser};
 use super::types::Response;
 
 pub(crate) use accumulator::Accumulator;
+use event::StreamEvent;
 pub(crate) use event::parse_event;
 pub use message::response_from_message_json;
 
@@ -53,6 +55,8 @@ pub use message::response_from_message_json;
 pub(crate) struct ResponseDecoder {
     parser: SseParser,
     accumulator: Accumulator,
+    /// Some event of the Messages API was read (a ping counts).
+    recognized: bool,
 }
 
 impl ResponseDecoder {
@@ -60,15 +64,30 @@ impl ResponseDecoder {
         ResponseDecoder {
             parser: SseParser::new(),
             accumulator: Accumulator::new(),
+            recognized: false,
         }
     }
 
-    /// Feed the next chunk of the body. Stops at the first error.
-    pub(crate) fn push(&mut self, chunk: &[u8]) -> Result<(), ApiError> {
+    /// Feed the next chunk of the body. Stops at the first error. Returns
+    /// whether the chunk moved the reply forward: `message_start`; after
+    /// it, a block starting or stopping, a delta that carries something,
+    /// `message_delta` or `message_stop`; and a ping while a thinking or
+    /// tool-use block is open (see [`Accumulator::is_working_unseen`]).
+    /// Keep-alives anywhere else, comments, events this client does not
+    /// know and bytes that complete no event are no progress, so a stream
+    /// of them alone stalls.
+    pub(crate) fn push(&mut self, chunk: &[u8]) -> Result<bool, ApiError> {
+        let mut progress = false;
         for sse in self.parser.push(chunk) {
-            self.apply(&sse)?;
+            progress |= self.apply(&sse)?;
         }
-        Ok(())
+        Ok(progress)
+    }
+
+    /// Whether any event of the Messages API has been read: a body without
+    /// one is not the API's answer.
+    pub(crate) fn is_recognized(&self) -> bool {
+        self.recognized
     }
 
     /// True once `message_stop` has arrived; the rest of the body is noise.
@@ -76,22 +95,47 @@ impl ResponseDecoder {
         self.accumulator.is_complete()
     }
 
-    /// The body has ended.
-    pub(crate) fn finish(mut self) -> Result<Response, ApiError> {
+    /// True once `message_start` has arrived.
+    pub(crate) fn has_started(&self) -> bool {
+        self.accumulator.has_started()
+    }
+
+    /// The body has ended: the response, or why there is none. The
+    /// decoder is spent after it (it still says whether it recognized the
+    /// body).
+    pub(crate) fn finish(&mut self) -> Result<Response, ApiError> {
         if let Some(sse) = self.parser.finish() {
             self.apply(&sse)?;
         }
-        self.accumulator.finish()
+        std::mem::take(&mut self.accumulator).finish()
     }
 
-    fn apply(&mut self, sse: &SseEvent) -> Result<(), ApiError> {
+    /// Fold in one event; returns whether it was progress (see
+    /// [`ResponseDecoder::push`]).
+    fn apply(&mut self, sse: &SseEvent) -> Result<bool, ApiError> {
         if self.accumulator.is_complete() {
-            return Ok(());
+            return Ok(false);
         }
-        match parse_event(sse)? {
-            Some(event) => self.accumulator.apply(event),
-            None => Ok(()),
-        }
+        let Some(event) = parse_event(sse)? else {
+            return Ok(false);
+        };
+        self.recognized = true;
+        let progress = match &event {
+            StreamEvent::MessageStart { .. }
+            | StreamEvent::ContentBlockStart { .. }
+            | StreamEvent::ContentBlockStop { .. }
+            | StreamEvent::MessageDelta { .. }
+            | StreamEvent::MessageStop => true,
+            StreamEvent::ContentBlockDelta { delta, .. } => delta.carries_content(),
+            // Whether a ping says the model is still at work depends on
+            // where in the message it comes.
+            StreamEvent::Ping => self.accumulator.is_working_unseen(),
+            // An error event ends the attempt either way.
+            StreamEvent::Error { .. } | StreamEvent::Unknown => false,
+        };
+        self.accumulator.apply(event)?;
+        // Before `message_start` nothing but `message_start` counts.
+        Ok(progress && self.accumulator.has_started())
     }
 }
 

@@ -430,3 +430,118 @@ fn a_whole_message_cut_off_in_a_tool_call_names_the_call_and_drops_it() {
     assert_eq!(response.cut_off_tool, None);
     assert_eq!(response.texts(), vec!["Long"]);
 }
+
+/// What moves a reply forward: `message_start`, then content; pings only
+/// while a thinking or tool-use block is open (the model at work unseen).
+/// Keep-alives elsewhere, comments, unknown events, empty deltas and bytes
+/// that complete no event are not progress.
+#[test]
+fn progress_is_content_not_keep_alives() {
+    let ping = "event: ping\ndata: {\"type\": \"ping\"}\n\n";
+    let event = |name: &str, data: serde_json::Value| format!("event: {name}\ndata: {data}\n\n");
+    let start = |index: usize, block: serde_json::Value| {
+        event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": block}),
+        )
+    };
+    let delta = |index: usize, delta: serde_json::Value| {
+        event(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": index, "delta": delta}),
+        )
+    };
+    let stop = |index: usize| {
+        event(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": index}),
+        )
+    };
+    let message_start = event(
+        "message_start",
+        json!({"type": "message_start", "message": {"id": "m", "model": "x",
+            "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+    );
+    let (head, tail) = message_start.split_at(30);
+    let steps: Vec<(String, bool)> = vec![
+        (ping.into(), false),
+        (": keep-alive\n\n".into(), false),
+        (event("brand_new", json!({"type": "brand_new"})), false),
+        (head.into(), false),
+        (tail.into(), true),
+        (ping.into(), false),
+        (start(0, json!({"type": "text", "text": ""})), true),
+        (ping.into(), false),
+        (delta(0, json!({"type": "text_delta", "text": ""})), false),
+        (delta(0, json!({"type": "text_delta", "text": "x"})), true),
+        (stop(0), true),
+        (
+            start(
+                1,
+                json!({"type": "thinking", "thinking": "", "signature": ""}),
+            ),
+            true,
+        ),
+        (ping.into(), true),
+        (
+            delta(1, json!({"type": "signature_delta", "signature": "s"})),
+            true,
+        ),
+        (stop(1), true),
+        (ping.into(), false),
+        (
+            start(
+                2,
+                json!({"type": "tool_use", "id": "t", "name": "n", "input": {}}),
+            ),
+            true,
+        ),
+        (ping.into(), true),
+        (
+            delta(2, json!({"type": "input_json_delta", "partial_json": "{}"})),
+            true,
+        ),
+        (stop(2), true),
+        (
+            event(
+                "message_delta",
+                json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}),
+            ),
+            true,
+        ),
+        (event("message_stop", json!({"type": "message_stop"})), true),
+    ];
+    let mut decoder = ResponseDecoder::new();
+    for (i, (chunk, progress)) in steps.iter().enumerate() {
+        assert_eq!(
+            decoder.push(chunk.as_bytes()),
+            Ok(*progress),
+            "step {i}: {chunk}"
+        );
+    }
+    assert!(decoder.is_recognized() && decoder.is_complete());
+    assert!(decoder.finish().is_ok());
+}
+
+/// A body with no event of the API (a web page, noise) is never progress
+/// and never recognized; a ping alone is recognized but not progress.
+#[test]
+fn a_body_that_is_no_event_stream_is_not_recognized() {
+    for body in [
+        &b"<!DOCTYPE html><html><body>Welcome</body></html>\n"[..],
+        b"\x00\xff\xfe noise \x1b[2J\ndata: {not json\n\n",
+        b"{\"status\":\"ok\"}",
+    ] {
+        let mut decoder = ResponseDecoder::new();
+        assert_eq!(decoder.push(body), Ok(false));
+        assert!(!decoder.is_recognized());
+        assert!(decoder.finish().is_err());
+        assert!(!decoder.is_recognized());
+    }
+    let mut decoder = ResponseDecoder::new();
+    assert_eq!(
+        decoder.push(b"event: ping\ndata: {\"type\":\"ping\"}\n\n"),
+        Ok(false)
+    );
+    assert!(decoder.is_recognized() && !decoder.has_started());
+}

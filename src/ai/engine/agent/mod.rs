@@ -1,15 +1,20 @@
 //! The shared tool-loop engine: one conversation with the model, advanced one
 //! turn at a time by the pass that owns it.
 //!
-//! A turn: call the model; print its text and its tool calls (arguments
-//! without `data`) on stderr, never its thinking; append its reply to the
-//! history exactly as received; then either nudge it (no tool call) or run
-//! the calls in order and answer each with a `tool_result` in the next user
-//! message. A call to a tool that was not offered gets an `is_error` result;
-//! a call to the loop-ending tool (`submit_report`, `submit_survey`,
-//! `submit_plan`) is acknowledged and its input handed back to the pass.
+//! A turn: fit the request to the model's window (or refuse to send it),
+//! call the model; print its text and its tool calls (arguments without
+//! `data`) on stderr, never its thinking; append its reply to the history
+//! exactly as received; then either nudge it (no tool call) or run the
+//! calls in order, in the [`ToolContext`](crate::ai::tools::ToolContext)
+//! the pass hands the turn, and answer each with a `tool_result` in the
+//! next user message. A call to a tool that was not offered gets an
+//! `is_error` result; a call to the loop-ending tool (`submit_report`,
+//! `submit_survey`, `submit_plan`) is acknowledged (unless the pass's
+//! [`SubmitCheck`] refuses it) and its input handed back to the pass. Once
+//! a cache write has failed, no turn sends anything.
 //!
-//! A pass may also look at each call before it takes effect ([`CallReview`])
+//! A dir loop's grounding may also look at each call before it takes
+//! effect ([`LoopCheck`], which the engine asks; grounding knows no engine)
 //! and answer it itself: the tool then does not run, and a loop-ending call
 //! does not end the loop.
 //!
@@ -17,9 +22,10 @@
 //! means: each pass decides those around [`Agent::turn`].
 //!
 //! This file holds the conversation and how a pass sets it up ([`Agent`],
-//! [`Agent::new`] and its builders, [`CallReview`], [`SubmitCheck`]);
+//! [`Agent::new`] and its builders, [`SubmitCheck`]);
 //! `turn.rs` holds one turn ([`Agent::turn`]: the call, what its stop
-//! reason decides, the tool calls it runs) and what it amounts to;
+//! reason decides, the tool calls it runs) and how a conversation ends
+//! ([`CallEnd`]);
 //! `printer.rs` holds where the conversation's lines go and how a call is
 //! shown ([`Printer`]).
 
@@ -33,17 +39,11 @@ use serde_json::Value;
 use crate::ai::api::ToolDefinition;
 use crate::ai::api::settings::Workload;
 use crate::ai::engine::transcript::Transcript;
-use crate::ai::tools::{ToolOutput, Toolbox};
+use crate::ai::tools::Toolbox;
+use crate::grounding::LoopCheck;
 
 pub(crate) use printer::Printer;
 pub(crate) use turn::{AgentError, CallEnd};
-
-/// A pass's look at a tool call before it takes effect.
-pub(crate) trait CallReview: Send + Sync {
-    /// `Some(output)` answers the call instead of running it (a loop-ending
-    /// call then does not end the loop); `None` lets it run.
-    fn review(&self, tool: &str, input: &Value) -> Option<ToolOutput>;
-}
 
 /// Decides whether a call to the loop-ending tool is accepted: `None`
 /// accepts it, `Some(reason)` answers the call with `reason` as an error
@@ -56,7 +56,7 @@ pub(crate) struct Agent {
     transcript: Transcript,
     nudge: &'static str,
     printer: Printer,
-    review: Option<Arc<dyn CallReview>>,
+    review: Option<Arc<LoopCheck>>,
     submit_check: Option<SubmitCheck>,
     /// The pass expects its first call to be its only one.
     one_call_expected: bool,
@@ -76,7 +76,7 @@ pub(crate) fn workload(toolbox: Toolbox) -> Workload {
 
 impl Agent {
     /// A conversation that starts with `kickoff` as the first user message,
-    /// offering `tools` (which must belong to `scope`).
+    /// offering `tools` (which must belong to `toolbox`).
     pub(crate) fn new(
         toolbox: Toolbox,
         system: String,
@@ -97,8 +97,9 @@ impl Agent {
         }
     }
 
-    /// Show every offered call to `review` before it takes effect.
-    pub(crate) fn with_review(mut self, review: Arc<dyn CallReview>) -> Agent {
+    /// Show every offered call to `review` before it takes effect (see
+    /// [`LoopCheck::review`]).
+    pub(crate) fn with_review(mut self, review: Arc<LoopCheck>) -> Agent {
         self.review = Some(review);
         self
     }

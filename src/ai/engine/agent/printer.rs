@@ -1,6 +1,7 @@
 //! Where a conversation prints its lines on stderr (a whole-run pass's
 //! `  [AI]   ...`, or one directory's `  [AI] [dir] ...`) and how a tool
-//! call's arguments are shown there. It only formats and prints; what is
+//! call's arguments are shown there. The model's words and its tool calls
+//! are the full trace, printed with `-v` only ([`Printer::detail`]). It only formats and prints; what is
 //! printed when is the turn's business (`turn.rs`).
 
 use serde_json::Value;
@@ -20,11 +21,26 @@ pub(crate) enum Printer {
 }
 
 impl Printer {
+    /// The progress reporter behind this printer.
+    pub(crate) fn progress(&self) -> &Progress {
+        match self {
+            Printer::Pass(progress) | Printer::Dir { progress, .. } => progress,
+        }
+    }
+
     /// Print one line of this conversation.
     pub(crate) fn line(&self, text: &str) {
         match self {
             Printer::Pass(progress) => progress.ai(&format!("  {text}")),
             Printer::Dir { progress, dir } => progress.ai_dir(dir, text),
+        }
+    }
+
+    /// Print one line of the full trace (`-v` only): the model's words and
+    /// its tool calls.
+    pub(crate) fn detail(&self, text: &str) {
+        if self.progress().is_verbose() {
+            self.line(text);
         }
     }
 }

@@ -40,6 +40,7 @@ use crate::ai::prompts::PromptError;
 use crate::ai::tools::{
     Dispatch, FatalToolError, ToolContext, ToolOutput, dispatch, unknown_tool_message,
 };
+use crate::cache::WriteFault;
 use crate::text::escape_line;
 
 /// The user message after a reply the output limit cut short without a
@@ -75,6 +76,10 @@ pub(crate) enum AgentError {
     /// The money left cannot pay for the request; it was not sent.
     #[error(transparent)]
     OverBudget(#[from] OverBudget),
+    /// A cache write failed earlier in the run: the request was not sent,
+    /// since its answer could not be kept.
+    #[error(transparent)]
+    CacheWrite(#[from] WriteFault),
 }
 
 impl From<SendError> for AgentError {
@@ -97,7 +102,7 @@ pub(crate) enum CallEnd {
     Submitted(Value),
     /// The model declined (stop reason `refusal`); the conversation cannot
     /// go on.
-    Refused(Refusal),
+    Refused(ModelRefusal),
     /// The context window filled up: while the model answered (stop reason
     /// `model_context_window_exceeded`), or the next request would not
     /// have fit.
@@ -126,16 +131,17 @@ impl CallEnd {
     }
 }
 
-/// What the API said about a refusal.
+/// What the API said when the model declined (not a command refused by
+/// the toolbox: that is [`crate::ai::tools::command::Refusal`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Refusal {
+pub(crate) struct ModelRefusal {
     /// `cyber`, `bio`, ... when the API names one.
     pub category: Option<String>,
 }
 
-impl Refusal {
-    fn from_details(details: Option<StopDetails>) -> Refusal {
-        Refusal {
+impl ModelRefusal {
+    fn from_details(details: Option<StopDetails>) -> ModelRefusal {
+        ModelRefusal {
             category: details
                 .and_then(|d| d.category)
                 .filter(|c| !c.trim().is_empty()),
@@ -172,6 +178,11 @@ impl Agent {
         session: &Session,
         tools: &ToolContext<'_>,
     ) -> Result<Step, AgentError> {
+        // An answer the cache cannot keep would be paid for again by the
+        // next run: once a write has failed, nothing more is sent.
+        if let Some(fault) = tools.cache.write_fault() {
+            return Err(fault.into());
+        }
         self.fit_window(session)?;
         let reuse = if self.one_call_expected && self.calls == 0 {
             Reuse::None
@@ -185,7 +196,7 @@ impl Agent {
         let step = |end| Ok(Step { end, usage });
         match response.stop_reason {
             Some(StopReason::Refusal) => {
-                let refusal = Refusal::from_details(response.stop_details);
+                let refusal = ModelRefusal::from_details(response.stop_details);
                 self.printer
                     .line(&format!("Stopped: {}.", refusal.describe()));
                 return step(Some(CallEnd::Refused(refusal)));
@@ -304,13 +315,16 @@ impl Agent {
     }
 
     fn print_response(&self, response: &Response) {
+        if !self.printer.progress().is_verbose() {
+            return;
+        }
         for text in response.texts() {
             for line in text.trim().lines() {
-                self.printer.line(line);
+                self.printer.detail(line);
             }
         }
         for call in response.tool_uses() {
-            self.printer.line(&format!(
+            self.printer.detail(&format!(
                 "-> {}({})",
                 call.name,
                 format_args_for_display(&call.input)
@@ -382,7 +396,7 @@ mod tests {
 
     #[test]
     fn refusals_and_cut_offs_say_so_in_one_line() {
-        let refusal = Refusal::from_details(Some(StopDetails {
+        let refusal = ModelRefusal::from_details(Some(StopDetails {
             category: Some("cyber".into()),
             explanation: Some("long\ntext".into()),
         }));
@@ -391,7 +405,7 @@ mod tests {
             "the model declined to continue (category: cyber)"
         );
         assert_eq!(
-            Refusal::from_details(None).describe(),
+            ModelRefusal::from_details(None).describe(),
             "the model declined to continue"
         );
         let note = cut_off_note("write\ncache");

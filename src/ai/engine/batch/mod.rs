@@ -56,9 +56,9 @@ use sha2::{Digest, Sha256};
 use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
-use crate::ai::api::caching::Reuse;
+use crate::ai::api::body::Body;
 use crate::ai::api::cost::TokenTracker;
-use crate::ai::api::{ApiError, ApiErrorKind, Client, MessagesRequest, Response};
+use crate::ai::api::{ApiError, ApiErrorKind, Client, Response};
 use crate::cache::batch::BatchStore;
 use crate::progress::Progress;
 use crate::report::BatchSummary;
@@ -264,27 +264,22 @@ impl Batcher {
         self.inner.stats().clone()
     }
 
-    /// Send `request` (built by the session, not yet prepared, with the
-    /// breakpoints `reuse` calls for): its kept answer if there is one, else in the next round (batch mode) or to the
-    /// Messages API at once.
-    pub(crate) async fn send(
-        &self,
-        request: &MessagesRequest,
-        reuse: Reuse,
-    ) -> Result<Response, ApiError> {
-        let params =
-            serde_json::to_vec(&self.inner.client.batch_params(request, reuse)).map_err(|err| {
-                ApiError::new(
-                    ApiErrorKind::InvalidRequest,
-                    format!("could not encode the request: {err}"),
-                )
-            })?;
+    /// Send `body` (the session's streaming request): its kept answer if
+    /// there is one, else in the next round (batch mode) or to the
+    /// Messages API at once. A batch carries it as `params`, without
+    /// `stream`, since a batch answers with whole messages.
+    pub(crate) async fn send(&self, body: Body<'_>) -> Result<Response, ApiError> {
+        let params = Body {
+            stream: false,
+            ..body
+        }
+        .encode()?;
         let digest = request_digest(&params);
         if let Some(response) = self.inner.replay(&digest) {
             return Ok(response);
         }
         if !self.is_batching() {
-            let response = self.inner.client.send_with(request, reuse).await?;
+            let response = self.inner.client.post(body.encode()?).await?;
             self.inner.tracker.record(&response.usage);
             return Ok(response);
         }

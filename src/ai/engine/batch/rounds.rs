@@ -14,7 +14,6 @@ use crate::ai::api::batch::{
 use crate::ai::api::{ApiError, ApiErrorKind, RetryDecision};
 use crate::cache::batch::{BatchState, InFlightBatch};
 use crate::cache::now_iso;
-use crate::text::format_duration;
 
 /// Send rounds for as long as the run lasts (the batcher aborts it).
 pub(super) async fn drive(inner: Arc<Inner>) {
@@ -186,15 +185,12 @@ async fn wait_until_ended(inner: &Inner, record: &InFlightBatch) -> Result<Messa
         let waited = counted + started.elapsed();
         inner.stats().waited = waited;
         let counts = batch.request_counts;
-        line.set(&format!(
-            "batch round {} ({}): {} pending, {} succeeded, {} errored; waited {}",
+        line.waiting(
             record.round,
-            record.id,
-            counts.processing,
-            counts.succeeded,
-            counts.errored,
-            format_duration(waited)
-        ));
+            &record.id,
+            [counts.processing, counts.succeeded, counts.errored],
+            waited,
+        );
         if batch.has_ended() {
             break Ok(batch);
         }
@@ -349,7 +345,7 @@ pub(super) fn deliver(inner: &Inner, parked: Vec<Parked>, outcomes: &Outcomes) -
             }
             Some(Outcome::Failed(err)) => {
                 request.failures += 1;
-                match policy.decide(&err, request.failures, true, &mut rng) {
+                match policy.decide(&err, request.failures, inner.client.seen(), &mut rng) {
                     RetryDecision::Retry { wait } => {
                         request.not_before = Some(Instant::now() + wait);
                         if !again.contains(&err.to_string()) {

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use super::{DirJob, DirShared};
 use crate::ai::failure::InvestigationError;
 use crate::ai::rules::discover::relative;
-use crate::ai::rules::fingerprint::FINGERPRINT_FIELD;
+use crate::ai::rules::fingerprint::{FINGERPRINT_FIELD, LANGUAGE_FIELD};
 use crate::cache::now_iso;
 use crate::cache::{Cache, EntryKind};
 
@@ -146,25 +146,35 @@ pub(super) fn forget_stale_entries(
 }
 
 /// Record `fingerprint` in the dir entry at `path`, if the loop left one
-/// that does not carry it yet, and for a folded directory the unit (its top
-/// directory, relative).
+/// that does not carry it yet, for a folded directory the unit (its top
+/// directory, relative), and the `--language` it was written in.
 pub(super) fn stamp_entry(
     cache: &Cache,
     path: &str,
     fingerprint: &str,
     unit: Option<&str>,
+    language: Option<&str>,
 ) -> Result<(), InvestigationError> {
     let Some(mut entry) = cache.read_entry(EntryKind::Dir, path) else {
         return Ok(());
     };
-    if entry.get(FINGERPRINT_FIELD).and_then(Value::as_str) == Some(fingerprint)
-        && (unit.is_none() || entry.get(UNIT_FIELD).and_then(Value::as_str) == unit)
+    let field = |name: &str| entry.get(name).and_then(Value::as_str);
+    if field(FINGERPRINT_FIELD) == Some(fingerprint)
+        && (unit.is_none() || field(UNIT_FIELD) == unit)
+        && field(LANGUAGE_FIELD) == language
     {
         return Ok(());
     }
     entry[FINGERPRINT_FIELD] = json!(fingerprint);
     if let Some(unit) = unit {
         entry[UNIT_FIELD] = json!(unit);
+    }
+    match (language, entry.as_object_mut()) {
+        (Some(language), _) => entry[LANGUAGE_FIELD] = json!(language),
+        (None, Some(fields)) => {
+            fields.remove(LANGUAGE_FIELD);
+        }
+        (None, None) => {}
     }
     cache
         .write_entry(EntryKind::Dir, path, &entry)

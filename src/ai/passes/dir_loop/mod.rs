@@ -47,24 +47,24 @@ use crate::ai::failure::InvestigationError;
 use crate::ai::passes::record_refusal;
 use crate::ai::prompts;
 use crate::ai::rules::discover::{ChildIndex, display_name, relative};
-use crate::ai::rules::fingerprint::{FINGERPRINT_FIELD, fingerprint};
+use crate::ai::rules::fingerprint::{FINGERPRINT_FIELD, LANGUAGE_FIELD, fingerprint};
 use crate::ai::rules::plan::TurnUse;
 use crate::ai::tools::input::{string_field, unit_interval};
+use crate::ai::tools::notes::flag_lines;
 use crate::ai::tools::{ToolContext, Toolbox};
 use crate::cache::EntryKind;
 use crate::cache::now_iso;
 use crate::grounding::{LoopCheck, Scope};
-use crate::text::escape_line;
 use crate::text::format_thousands;
 
 mod briefing;
 mod entries;
+mod job;
 mod notes;
 mod task;
 
 pub use task::UNIT_FRAME;
 
-pub(crate) use crate::ai::passes::scheduler::{DirJob, DirOutcome, LoopEnd, RunningSpend};
 pub(crate) use briefing::{
     dir_context_in, dir_task, frame_child_summaries, named_child_entries, render_child_summaries,
 };
@@ -73,6 +73,7 @@ pub(crate) use entries::{
     visible_child_count,
 };
 use entries::{forget_stale_entries, missing_entries, stamp_entry};
+pub(crate) use job::{DirJob, DirOutcome, LoopEnd, RunningSpend};
 pub(crate) use notes::{NEAR_END_TURNS, missing_entries_message, turns_left_note};
 pub(crate) use task::{compose_dir_task, dir_system_prompt, outside_children};
 
@@ -98,6 +99,9 @@ pub(crate) struct DirShared {
     pub changed: HashSet<PathBuf>,
     /// What each running loop has spent so far.
     pub spend: RunningSpend,
+    /// The `--language` the summaries are written in, stamped on each dir
+    /// entry so a run in another language knows to write it again.
+    pub(crate) language: Option<String>,
 }
 
 /// Investigate `job`: forget its directories' stale summaries, run the
@@ -121,6 +125,9 @@ pub(crate) async fn investigate_dir(
         .map(|(dir, print)| {
             let mut fields = Map::new();
             fields.insert(FINGERPRINT_FIELD.to_owned(), json!(print));
+            if let Some(language) = &shared.language {
+                fields.insert(LANGUAGE_FIELD.to_owned(), json!(language));
+            }
             if dir != &job.dir {
                 fields.insert(UNIT_FIELD.to_owned(), json!(unit));
             }
@@ -144,6 +151,9 @@ pub(crate) async fn investigate_dir(
         // Stamped in the same atomic write: an entry a killed run left
         // without its fingerprint would be investigated again next time.
         entry[FINGERPRINT_FIELD] = json!(fingerprints[0].1);
+        if let Some(language) = &shared.language {
+            entry[LANGUAGE_FIELD] = json!(language);
+        }
         if let Err(message) = shared.run.cache.write_entry(EntryKind::Dir, &path, &entry) {
             shared.run.progress.ai_dir(
                 &outcome.shown,
@@ -166,7 +176,14 @@ pub(crate) async fn investigate_dir(
     }
     for (dir, print) in &fingerprints {
         let member = (dir != &job.dir).then_some(unit.as_str());
-        stamp_entry(&shared.run.cache, &dir.to_string_lossy(), print, member)?;
+        let language = shared.language.as_deref();
+        stamp_entry(
+            &shared.run.cache,
+            &dir.to_string_lossy(),
+            print,
+            member,
+            language,
+        )?;
     }
     Ok(outcome)
 }
@@ -226,7 +243,7 @@ async fn run_dir_loop(
     }
     let mut usage = LoopUsage::default();
     let pricing = shared.run.session.tracker().pricing();
-    let budget = context_budget(shared.run.session.facts().model);
+    let budget = context_budget(shared.run.session.model_facts().model);
     let mut summary = None;
     let mut completeness = None;
     let mut end = LoopEnd::TurnLimit;
@@ -334,6 +351,9 @@ async fn run_dir_loop(
             }
             Err(AgentError::Tool(err)) => return Err(err.into()),
             Err(AgentError::Prompt(err)) => return Err(err.into()),
+            Err(AgentError::CacheWrite(fault)) => {
+                return Err(InvestigationError::CacheWrite(fault));
+            }
         }
     }
     // The agent submitted a report, held back for its paths, and the loop
@@ -394,12 +414,15 @@ fn record_held_flags(shared: &DirShared, check: &LoopCheck, printer: &Printer) {
     match shared.run.cache.append_flags_unique(&held) {
         Ok(recorded) => {
             for flag in recorded {
-                printer.line(&format!(
-                    "FLAG [{}] {} (not found in the tree)",
-                    escape_line(&flag.severity.to_uppercase()),
-                    escape_line(&flag.path)
-                ));
-                printer.line(&format!("  {}", escape_line(&flag.finding)));
+                for line in flag_lines(
+                    &flag.severity,
+                    &flag.path,
+                    " (not found in the tree)",
+                    &flag.finding,
+                    printer.progress().is_verbose(),
+                ) {
+                    printer.line(&line);
+                }
             }
         }
         Err(err) => printer.line(&format!("Warning: could not record a flag: {err}")),

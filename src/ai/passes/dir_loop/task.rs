@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::survey::frame_survey_block;
-use crate::ai::prompts::{DirPrompt, DirTaskPrompt};
+use crate::ai::prompts::{DirPrompt, DirTaskPrompt, language_rule};
 use crate::ai::rules::discover::{ChildIndex, display_name, relative};
 use crate::ai::tools::frame_untrusted;
 use crate::text::escape_line;
@@ -27,9 +27,13 @@ pub const UNIT_FRAME: &str = "directories of this unit";
 
 /// The dir system prompt of a run: the instructions and the survey block
 /// (framed as untrusted data: a model's reading of the target's names).
-pub(crate) fn dir_system_prompt(survey_block: &str) -> Result<String, InvestigationError> {
+pub(crate) fn dir_system_prompt(
+    survey_block: &str,
+    language: Option<&str>,
+) -> Result<String, InvestigationError> {
     Ok(DirPrompt {
         survey_context: &frame_survey_block(survey_block),
+        language_rule: &language_rule(language),
     }
     .render()?)
 }

@@ -20,7 +20,7 @@ use crate::ai::rules::decide::{Calibration, PlannedLoop, Round, RoundInput};
 use crate::ai::rules::discover::{relative, sort_leaf_first};
 use crate::ai::rules::mechanical::MechanicalReason;
 
-use super::work::{DirOutcome, LoopEnd};
+use crate::ai::passes::dir_loop::{DirOutcome, LoopEnd};
 
 /// Handoff summaries are kept to this many characters in a round's record
 /// (seed 003 keeps 2,000 of each worker's summary).

@@ -43,8 +43,8 @@
 //!
 //! It sits with the passes because it runs two of them: each loop is
 //! [`investigate_dir`] over the run's [`DirShared`], each mechanical entry
-//! [`mechanical_update`]; what it hands them and gets back is `work.rs`.
-//! [`Schedule`] (the dependency graph, in `schedule.rs`), the ledger and
+//! [`mechanical_update`]; what it hands a loop and gets back is the loop's
+//! ([`DirJob`], [`DirOutcome`]). [`Schedule`] (the dependency graph, in `schedule.rs`), the ledger and
 //! the cost rules (`cost.rs`) are pure; [`run_work`], here, is the async
 //! driver on a tokio `JoinSet`. Cancellation (Ctrl-C) is the caller's:
 //! dropping the driver aborts the running loops at their next await point,
@@ -56,7 +56,6 @@ mod ledger;
 mod schedule;
 #[cfg(test)]
 mod tests;
-mod work;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -67,7 +66,7 @@ use tokio::task::JoinSet;
 
 use crate::ai::engine::session::Session;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::dir_loop::{DirShared, investigate_dir};
+use crate::ai::passes::dir_loop::{DirJob, DirOutcome, DirShared, LoopEnd, investigate_dir};
 use crate::ai::passes::mechanical::{mechanical_update, write_mechanical};
 use crate::ai::rules::decide::{MIN_HANDOFFS_FOR_REPLAN, PlannedLoop, Round, RoundInput, Work};
 use crate::ai::rules::dir_stats::TreeStats;
@@ -79,7 +78,6 @@ use crate::progress::DirBoard;
 pub(crate) use cost::{committed_spend, expected_loop_cost, within_budget, within_cap};
 use ledger::{Ledger, Stage};
 pub(crate) use schedule::Schedule;
-pub(crate) use work::{DirJob, DirOutcome, LoopEnd, RunningSpend};
 
 /// Directory loops run at once when `-j` is not given.
 pub(crate) const DEFAULT_JOBS: u32 = 4;
@@ -183,7 +181,7 @@ pub(crate) async fn run_work(
 ) -> Result<LoopsDone, InvestigationError> {
     let target = shared.run.target().to_path_buf();
     let session = &shared.run.session;
-    let model = session.facts().model;
+    let model = session.model_facts().model;
     let pricing = session.tracker().pricing();
     let batching = session.is_batching();
     let width = if batching {

@@ -8,6 +8,11 @@
 //! window: the input shrinks instead. When everything fits one call uncut,
 //! this is the one-call synthesis it always was.
 //!
+//! A group's `submit_report` may fill the domain sections too: they are
+//! shown to the level above with the group's summary, and whatever a level
+//! leaves empty is filled from the levels below it
+//! ([`Sections::fill_from`]), so what a part found reaches the report.
+//!
 //! Each group's summary is saved in `synthesis_groups.json` under the
 //! digest of its input, so a rerun after a change pays only for the groups
 //! the change reaches (their input differs) and the verdict. The file is
@@ -21,6 +26,7 @@ use std::task::Poll;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use super::sections::sections_for_prompt;
 use super::{
     SYNTHESIS_CALL, SynthesisOutcome, WITHOUT_VERDICT, render_summaries, run_synthesis,
     string_field, synthesize_from_cache,
@@ -30,13 +36,15 @@ use crate::ai::engine::context::RunContext;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::converse;
 use crate::ai::passes::record_refusal;
-use crate::ai::prompts::{SynthesisGroupPrompt, SynthesisPrompt};
+use crate::ai::prompts::{SynthesisGroupPrompt, SynthesisPrompt, language_rule};
 use crate::ai::rules::decide::synthesis_cost;
+use crate::ai::rules::fingerprint::language_key;
 use crate::ai::rules::levels::{self, Capacity, Layout, Output, Section};
 use crate::ai::rules::projection::GROUP_OUTPUT_TOKENS;
 use crate::ai::rules::projection::ModelTerms;
 use crate::ai::tools::frame_untrusted;
 use crate::cache::{Cache, SYNTHESIS_GROUPS_FILE, now_iso};
+use crate::report::Sections;
 use crate::text::escape_line;
 
 /// The name of the saved group summaries (see [`crate::cache`]).
@@ -60,6 +68,8 @@ pub(crate) struct SynthesisRun<'a> {
     pub terms: ModelTerms,
     /// Money left for the synthesis, when the run has a budget.
     pub money_left: Option<f64>,
+    /// What the summaries and the verdict are written in (`--language`).
+    pub language: Option<&'a str>,
 }
 
 /// What [`synthesize`] did.
@@ -72,11 +82,13 @@ pub(crate) struct Synthesized {
     pub groups_reused: usize,
 }
 
-/// One input of a level: its text and its label.
+/// One input of a level: its text and its label, and the domain sections
+/// of what it summarises (none for a directory's summary).
 #[derive(Debug, Clone)]
 struct Input {
     label: String,
     text: String,
+    sections: Sections,
 }
 
 /// A group of a level: its summary saved by an earlier run, or the system
@@ -154,6 +166,7 @@ pub(crate) fn lay_out(
             .map(|((rel, _), text)| Input {
                 label: format!("{}/", escape_line(rel)),
                 text: cut(text, limit),
+                sections: Sections::default(),
             })
             .collect();
         let sections: Vec<Section> = ordered
@@ -196,14 +209,16 @@ pub(crate) async fn synthesize(
         &run.terms,
         run.money_left,
     );
-    if laid.layout.levels.is_empty() && laid.uncut {
-        let outcome = run_synthesis(run.ctx, run.target, entries).await?;
-        return Ok(Synthesized {
-            outcome,
+    let mut done = if laid.layout.levels.is_empty() && laid.uncut {
+        Synthesized {
+            outcome: run_synthesis(run.ctx, run.target, entries, run.language).await?,
             ..Synthesized::default()
-        });
-    }
-    in_levels(run, entries, laid.inputs, &laid.layout).await
+        }
+    } else {
+        in_levels(run, entries, laid.inputs, &laid.layout).await?
+    };
+    done.outcome.sections.drop_dangling();
+    Ok(done)
 }
 
 /// The synthesis of `inputs` (level 1: the cut sections in tree order)
@@ -246,7 +261,7 @@ async fn in_levels(
                     .collect::<Vec<_>>()
                     .join("\n"),
             );
-            let digest = digest(run.target, &summaries);
+            let digest = digest(run.target, &summaries, run.language);
             let call = match saved.remove(&digest) {
                 Some(summary) => {
                     run.ctx.progress.ai(&format!(
@@ -261,6 +276,7 @@ async fn in_levels(
                         target: &escape_line(run.target),
                         part: &label,
                         summaries_text: &summaries,
+                        language_rule: &language_rule(run.language),
                     }
                     .render()?,
                 ),
@@ -318,6 +334,7 @@ async fn in_levels(
                             "part": label,
                             "brief": string_field(&input, "brief"),
                             "detailed": string_field(&input, "detailed"),
+                            "sections": Sections::from_submitted(&input),
                             "created_at": now_iso(),
                         })),
                         CallEnd::Refused(refusal) => {
@@ -336,6 +353,14 @@ async fn in_levels(
                     }
                 }
             };
+            // The part's sections: those its summary filled, and what it
+            // left empty from the parts below it.
+            let below = labelled_sections(&members);
+            let mut sections: Sections = summary
+                .as_ref()
+                .and_then(|summary| serde_json::from_value(summary["sections"].clone()).ok())
+                .unwrap_or_default();
+            sections.fill_from(&below);
             let text = match &summary {
                 Some(summary) => {
                     let brief = summary["brief"].as_str().unwrap_or_default();
@@ -343,8 +368,9 @@ async fn in_levels(
                     used.insert(digest, summary.clone());
                     save_groups(run, &saved, &used);
                     format!(
-                        "### Part: {label}\nSummary: {brief}\n{}\n",
-                        summary["detailed"].as_str().unwrap_or_default()
+                        "### Part: {label}\nSummary: {brief}\n{}\n{}",
+                        summary["detailed"].as_str().unwrap_or_default(),
+                        sections_for_prompt(&sections)
                     )
                 }
                 None => {
@@ -358,6 +384,7 @@ async fn in_levels(
             outputs.push(Input {
                 label,
                 text: cut(&text, output_bytes),
+                sections,
             });
         }
         let mut outputs = outputs.into_iter().map(Some).collect::<Vec<_>>();
@@ -368,6 +395,7 @@ async fn in_levels(
                 Output::Group(g) => outputs[g].take().unwrap_or_else(|| Input {
                     label: String::new(),
                     text: String::new(),
+                    sections: Sections::default(),
                 }),
                 Output::Passed(i) => inputs[i].clone(),
             })
@@ -399,6 +427,7 @@ async fn in_levels(
                 &joined
             )
         ),
+        language_rule: &language_rule(run.language),
     }
     .render()?;
     // Without the verdict, the parts' summaries joined stand in for it.
@@ -407,6 +436,7 @@ async fn in_levels(
         SynthesisOutcome {
             brief: first_brief.unwrap_or(fallback_brief),
             detailed: joined,
+            sections: Sections::default(),
             submitted: false,
         }
     };
@@ -418,6 +448,11 @@ async fn in_levels(
             fallback()
         }
     };
+    // What the parts found reaches the report where the verdict left a
+    // section empty (or was not written).
+    done.outcome
+        .sections
+        .fill_from(&labelled_sections(&inputs.iter().collect::<Vec<_>>()));
     Ok(done)
 }
 
@@ -447,6 +482,15 @@ async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
     outputs.into_iter().flatten().collect()
 }
 
+/// Each input's label and sections, for [`Sections::fill_from`].
+fn labelled_sections(inputs: &[&Input]) -> Vec<(String, Sections)> {
+    inputs
+        .iter()
+        .filter(|input| !input.sections.is_empty())
+        .map(|input| (input.label.clone(), input.sections.clone()))
+        .collect()
+}
+
 /// `src/, docs/ and 12 more`.
 fn part_label(members: &[&Input]) -> String {
     let names: Vec<&str> = members
@@ -461,12 +505,17 @@ fn part_label(members: &[&Input]) -> String {
     label
 }
 
-/// The key of a group's saved summary: its input.
-fn digest(target: &str, summaries: &str) -> String {
+/// The key of a group's saved summary: its input, and the language it is
+/// written in (none: the key it always had).
+fn digest(target: &str, summaries: &str, language: Option<&str>) -> String {
     let mut hasher = Sha256::new();
     hasher.update(target.as_bytes());
     hasher.update(b"\0");
     hasher.update(summaries.as_bytes());
+    if let Some(language) = language {
+        hasher.update(b"\0language\0");
+        hasher.update(language_key(language).as_bytes());
+    }
     format!("{:x}", hasher.finalize())
 }
 
@@ -512,6 +561,7 @@ mod tests {
         let input = |l: &str| Input {
             label: l.to_string(),
             text: String::new(),
+            sections: Sections::default(),
         };
         let list = [
             input("a/"),
@@ -527,8 +577,9 @@ mod tests {
 
     #[test]
     fn group_keys_follow_their_input() {
-        assert_eq!(digest("/t", "x"), digest("/t", "x"));
-        assert_ne!(digest("/t", "x"), digest("/t", "y"));
-        assert_ne!(digest("/t", "x"), digest("/u", "x"));
+        assert_eq!(digest("/t", "x", None), digest("/t", "x", None));
+        assert_ne!(digest("/t", "x", None), digest("/t", "y", None));
+        assert_ne!(digest("/t", "x", None), digest("/u", "x", None));
+        assert_ne!(digest("/t", "x", None), digest("/t", "x", Some("French")));
     }
 }

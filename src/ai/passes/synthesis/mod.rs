@@ -2,8 +2,10 @@
 //! the report's brief and detailed analysis.
 //!
 //! The pass reads only dir entries (never files), offers `read_cache`,
-//! `list_cache`, `flag` and `submit_report(brief, detailed)`, and has at most
-//! 5 turns. When the turns run out it falls back to [`synthesize_from_cache`],
+//! `list_cache`, `flag` and `submit_report(brief, detailed, ...)`, and has
+//! at most 5 turns. Besides the verdict, `submit_report` takes the optional
+//! domain sections ([`Sections`]: architecture, components, datasets, ...),
+//! normalised here before they reach the report. When the turns run out it falls back to [`synthesize_from_cache`],
 //! a mechanical report built without the model, so the report always says
 //! something. An API error ends the pass with empty fields, as in the
 //! original.
@@ -17,7 +19,8 @@
 //! do not ([`crate::ai::rules::levels`]), [`synthesize`] summarises parts of
 //! the tree first and writes the verdict from those summaries (`levels.rs`).
 //! Mechanical entries are read only where no mechanical parent already
-//! describes their subtree ([`synthesis_entries`]).
+//! describes their subtree ([`synthesis_entries`]). How a part's domain
+//! sections are shown to the level above is `sections.rs`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -26,6 +29,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 mod levels;
+mod sections;
 
 use crate::ai::engine::agent::CallEnd;
 use crate::ai::engine::context::RunContext;
@@ -33,9 +37,11 @@ use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::{OneCall, Without, converse};
 use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::rules::decide::in_synthesis;
+use crate::ai::rules::fingerprint::language_key;
 use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::tools::input::string_field;
 use crate::ai::tools::{Toolbox, frame_untrusted};
+use crate::report::Sections;
 use crate::text::escape_line;
 pub(crate) use levels::{LaidOut, SynthesisRun, lay_out, synthesize};
 
@@ -145,12 +151,13 @@ pub(crate) fn synthesize_from_cache(entries: &[Value]) -> (String, String) {
     (brief, detailed)
 }
 
-/// The synthesis prompt over `entries` (in report order); the summaries are
-/// framed as untrusted data, and each directory heading is escaped to one
-/// line.
+/// The synthesis prompt over `entries` (in report order), written in
+/// `language`; the summaries are framed as untrusted data, and each
+/// directory heading is escaped to one line.
 pub(crate) fn synthesis_prompt(
     target: &str,
     entries: &[Value],
+    language: Option<&str>,
 ) -> Result<String, InvestigationError> {
     let rendered = render_summaries(entries);
     let summaries_text = if entries.is_empty() {
@@ -161,6 +168,7 @@ pub(crate) fn synthesis_prompt(
     Ok(SynthesisPrompt {
         target: &escape_line(target),
         summaries_text: &summaries_text,
+        language_rule: &prompts::language_rule(language),
     }
     .render()?)
 }
@@ -170,6 +178,8 @@ pub(crate) fn synthesis_prompt(
 pub(crate) struct SynthesisOutcome {
     pub brief: String,
     pub detailed: String,
+    /// The domain sections it filled, normalised.
+    pub sections: Sections,
     /// The model submitted it (not the mechanical fallback, not an API
     /// failure): only such a result is worth saving for reuse.
     pub submitted: bool,
@@ -181,6 +191,7 @@ impl SynthesisOutcome {
         SynthesisOutcome {
             brief: string_field(input, "brief"),
             detailed: string_field(input, "detailed"),
+            sections: Sections::from_submitted(input),
             submitted: true,
         }
     }
@@ -216,8 +227,9 @@ pub(crate) async fn run_synthesis(
     ctx: &RunContext,
     target: &str,
     entries: &[Value],
+    language: Option<&str>,
 ) -> Result<SynthesisOutcome, InvestigationError> {
-    let system = synthesis_prompt(target, entries)?;
+    let system = synthesis_prompt(target, entries, language)?;
     let end = converse(ctx, SYNTHESIS_CALL, system, false).await?;
     Ok(match WITHOUT.settle(ctx, end) {
         CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
@@ -236,17 +248,25 @@ fn mechanical_synthesis(entries: &[Value]) -> SynthesisOutcome {
     SynthesisOutcome {
         brief,
         detailed,
+        sections: Sections::default(),
         submitted: false,
     }
 }
 
-/// A digest of the dir entries a synthesis reads: any change to any entry
-/// (a new summary, a new timestamp, one entry more or less) changes it.
-pub(crate) fn entries_digest(entries: &[Value]) -> String {
+/// A digest of the dir entries a synthesis reads and of the `--language`
+/// it is written in: any change to any entry (a new summary, a new
+/// timestamp, one entry more or less) or to the language changes it.
+/// Without a language it is what it always was, so a saved synthesis still
+/// holds.
+pub(crate) fn entries_digest(entries: &[Value], language: Option<&str>) -> String {
     let mut hasher = Sha256::new();
     for entry in entries {
         hasher.update(entry.to_string().as_bytes());
         hasher.update(b"\n");
+    }
+    if let Some(language) = language {
+        hasher.update(b"\0language\0");
+        hasher.update(language_key(language).as_bytes());
     }
     format!("{:x}", hasher.finalize())
 }
@@ -256,6 +276,7 @@ pub(crate) fn saved_synthesis(outcome: &SynthesisOutcome, digest: &str, now: &st
     json!({
         "brief": outcome.brief,
         "detailed": outcome.detailed,
+        "sections": outcome.sections,
         "entries_digest": digest,
         "created_at": now,
     })
@@ -270,6 +291,11 @@ pub(crate) fn reusable_synthesis(saved: Option<&Value>, digest: &str) -> Option<
     Some(SynthesisOutcome {
         brief: saved.get("brief")?.as_str()?.to_string(),
         detailed: saved.get("detailed")?.as_str()?.to_string(),
+        // Saved before there were sections (or unreadable): none.
+        sections: saved
+            .get("sections")
+            .and_then(|sections| serde_json::from_value(sections.clone()).ok())
+            .unwrap_or_default(),
         submitted: true,
     })
 }
@@ -325,24 +351,31 @@ mod tests {
     #[test]
     fn a_saved_synthesis_is_reused_only_for_the_same_entries() {
         let entries = vec![dir(".", "root"), dir("a", "A.")];
-        let digest = entries_digest(&entries);
+        let digest = entries_digest(&entries, None);
         let outcome = SynthesisOutcome {
             brief: "B".into(),
             detailed: "D".into(),
+            sections: Sections::from_submitted(&json!({"themes": ["Tax returns"]})),
             submitted: true,
         };
         let saved = saved_synthesis(&outcome, &digest, "now");
         assert_eq!(reusable_synthesis(Some(&saved), &digest), Some(outcome));
         let changed = vec![dir(".", "root"), dir("a", "A, edited.")];
-        assert_ne!(entries_digest(&changed), digest);
+        assert_ne!(entries_digest(&changed, None), digest);
         assert_eq!(
-            reusable_synthesis(Some(&saved), &entries_digest(&changed)),
+            reusable_synthesis(Some(&saved), &entries_digest(&changed, None)),
             None
         );
         assert_eq!(
-            reusable_synthesis(Some(&saved), &entries_digest(&entries[..1])),
+            reusable_synthesis(Some(&saved), &entries_digest(&entries[..1], None)),
             None
         );
+        // Another language is another synthesis; the same one, however
+        // spelled, is not.
+        let french = entries_digest(&entries, Some("French"));
+        assert_ne!(french, digest);
+        assert_eq!(entries_digest(&entries, Some(" french")), french);
+        assert_eq!(reusable_synthesis(Some(&saved), &french), None);
         assert_eq!(reusable_synthesis(None, &digest), None);
         assert_eq!(
             reusable_synthesis(Some(&json!({"entries_digest": digest})), &digest),

@@ -4,7 +4,7 @@
 //! reads), and the order of interest in which units get loops
 //! ([`assign_ranks`]).
 //!
-//! Its edges: pure pricing and ranking over the [`Facts`]; which units
+//! Its edges: pure pricing and ranking over the [`DecisionInputs`]; which units
 //! exist is [`crate::ai::rules::units`], which of them are bought is
 //! [`super::decide`], and the token arithmetic of a loop is the estimate's
 //! projection ([`project_loop`]).
@@ -13,8 +13,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::{
-    EXPECTED_READS, EXPECTED_READS_PER_FOLDED, EXPECTED_TURNS, Facts, PassChoice, PlannedLoop,
-    SECTION_BYTES, SUMMARY_OUTPUT_TOKENS, TASK_BYTES,
+    DecisionInputs, EXPECTED_READS, EXPECTED_READS_PER_FOLDED, EXPECTED_TURNS, PassChoice,
+    PlannedLoop, SECTION_BYTES, SUMMARY_OUTPUT_TOKENS, TASK_BYTES,
 };
 use crate::ai::api::Usage;
 use crate::ai::rules::dir_stats::TreeStats;
@@ -67,7 +67,7 @@ pub(crate) fn buy(costs: &[f64], order: &[usize], money: f64, scale: f64) -> Vec
 
 /// The expected cost of loops.
 pub(super) struct LoopCosts<'a, 'f> {
-    pub(super) facts: &'a Facts<'f>,
+    pub(super) facts: &'a DecisionInputs<'f>,
     pub(super) terms: ModelTerms,
 }
 
@@ -128,7 +128,7 @@ pub(crate) fn expected_read_bytes(stats: &TreeStats, unit: &Unit) -> u64 {
 /// Rank `loops` by [`rank`] (their `rank` fields), and return their
 /// indexes in that order.
 pub(super) fn assign_ranks(
-    facts: &Facts<'_>,
+    facts: &DecisionInputs<'_>,
     tiers: &HashMap<PathBuf, Tier>,
     loops: &mut [PlannedLoop],
 ) -> Vec<usize> {
@@ -145,7 +145,7 @@ pub(super) fn assign_ranks(
 /// (priority, unnamed, shallow), then the most source files, the most
 /// files, and the path.
 fn rank(
-    facts: &Facts<'_>,
+    facts: &DecisionInputs<'_>,
     tiers: &HashMap<PathBuf, Tier>,
     unit: &Unit,
 ) -> (

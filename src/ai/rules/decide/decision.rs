@@ -1,5 +1,5 @@
 //! The types of the one decision: what a run knows before it decides
-//! ([`Facts`]) and what it will do ([`Decision`]: the passes' choices, the
+//! ([`DecisionInputs`]) and what it will do ([`Decision`]: the passes' choices, the
 //! loops, the mechanical entries, what the budget bought, the synthesis
 //! expected).
 //!
@@ -22,7 +22,7 @@ use crate::ai::rules::units::Unit;
 
 /// What a run knows before it decides.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Facts<'a> {
+pub(crate) struct DecisionInputs<'a> {
     /// The canonical target.
     pub target: &'a Path,
     /// Every discovered directory, leaf-first.

@@ -13,7 +13,7 @@
 //!   them before sending).
 
 use super::{
-    Facts, PLANNING_PROMPT_TOKENS, PassChoice, SECTION_BYTES, TASK_BYTES, decide, survey_choice,
+    DecisionInputs, PLANNING_PROMPT_TOKENS, PassChoice, SECTION_BYTES, TASK_BYTES, decide, survey_choice,
 };
 use crate::ai::api::settings::{COUNT_MARGIN as SAFETY, MIN_REPLY_TOKENS};
 use crate::ai::rules::levels::PROMPT_OVERHEAD_TOKENS;
@@ -27,7 +27,7 @@ const MOST: f64 = 100_000.0;
 /// survey's (`survey_tokens`, its prompt in the model's tokens as the
 /// session counts it, when this run sends one), planning's, a loop's
 /// first and a synthesis call's.
-pub(crate) fn requests_floor(facts: &Facts<'_>, survey_tokens: Option<u64>) -> f64 {
+pub(crate) fn requests_floor(facts: &DecisionInputs<'_>, survey_tokens: Option<u64>) -> f64 {
     let terms = ModelTerms::for_run(facts.model, facts.batch);
     let pricing = terms.pricing;
     let counted = |reference: u64| (terms.scale(reference) as f64 * SAFETY).ceil() as u64;
@@ -53,10 +53,10 @@ pub(crate) fn requests_floor(facts: &Facts<'_>, survey_tokens: Option<u64>) -> f
 /// The smallest budget, in dollars (whole cents), that buys an
 /// investigation over `facts` (whose budget it ignores); see
 /// [`requests_floor`] for `survey_tokens`.
-pub(crate) fn smallest_budget(facts: &Facts<'_>, survey_tokens: Option<u64>) -> f64 {
+pub(crate) fn smallest_budget(facts: &DecisionInputs<'_>, survey_tokens: Option<u64>) -> f64 {
     let requests = requests_floor(facts, survey_tokens);
     let buys = |dollars: f64| {
-        let with = Facts {
+        let with = DecisionInputs {
             budget: Some(dollars),
             ..*facts
         };

@@ -3,7 +3,7 @@
 //! folded into a unit or summarised mechanically, what the budget buys, and
 //! how the synthesis will be laid out.
 //!
-//! [`decide`] is pure: the orchestrator gathers the [`Facts`] (the tree, the
+//! [`decide`] is pure: the orchestrator gathers the [`DecisionInputs`] (the tree, the
 //! scan's figures, the cache's state, the budget), calls it, and carries the
 //! [`Decision`] out; `--estimate` gathers the same facts read-only and
 //! prices the same decision. Before the planning pass the plan is the saved
@@ -64,7 +64,7 @@ pub(crate) use budget::buy;
 pub(crate) use budget::expected_read_bytes;
 use budget::{LoopCosts, assign_ranks, pass_cost};
 pub(crate) use decision::{
-    BudgetPlan, Decision, Facts, PassChoice, PlannedLoop, SynthesisPlan, Work,
+    BudgetPlan, Decision, DecisionInputs, PassChoice, PlannedLoop, SynthesisPlan, Work,
 };
 pub(crate) use floor::{requests_floor, smallest_budget};
 pub(crate) use replan::{Calibration, MIN_HANDOFFS_FOR_REPLAN, Replanner, Round, RoundInput};
@@ -119,7 +119,7 @@ pub(crate) fn should_skip_survey(total_files: u64, total_dirs: usize) -> bool {
 /// What [`decide`] says of the survey, alone: the run sends the survey's
 /// request before it prices the rest of the decision, which the survey
 /// does not depend on.
-pub(crate) fn survey_choice(facts: &Facts<'_>) -> PassChoice {
+pub(crate) fn survey_choice(facts: &DecisionInputs<'_>) -> PassChoice {
     let (tiny, stale) = tiny_and_stale(facts);
     choice(stale, tiny, facts.saved_survey && !facts.fresh)
 }
@@ -128,7 +128,7 @@ pub(crate) fn survey_choice(facts: &Facts<'_>) -> PassChoice {
 /// whether there is work: a directory that is not unchanged (a parent is
 /// stale only because of such a child), or one left to the scan that this
 /// run has the money to deepen ([`deepenable`]).
-fn tiny_and_stale(facts: &Facts<'_>) -> (bool, bool) {
+fn tiny_and_stale(facts: &DecisionInputs<'_>) -> (bool, bool) {
     let tiny = should_skip_survey(facts.total_files, facts.dirs.len());
     let stale = (facts.dirs.iter()).any(|dir| facts.states.get(dir) != Some(&DirState::Unchanged))
         || !deepenable(facts).is_empty();
@@ -151,7 +151,7 @@ fn more_money(budget: Option<f64>, before: Option<f64>) -> bool {
 /// saved work, else those the saved work had bought a loop for (an
 /// interrupted run that was deepening them). Never with `--fresh`, which
 /// starts over anyway.
-pub(crate) fn deepenable(facts: &Facts<'_>) -> Vec<PathBuf> {
+pub(crate) fn deepenable(facts: &DecisionInputs<'_>) -> Vec<PathBuf> {
     let Some(saved) = facts.saved_work.filter(|_| !facts.fresh) else {
         return Vec::new();
     };
@@ -181,7 +181,7 @@ pub(crate) fn deepenable(facts: &Facts<'_>) -> Vec<PathBuf> {
 /// Decide what a run over `facts` does. `proposal` is the planner's plan
 /// when this run just made one; otherwise the saved plan is used when it is
 /// reused, and the default plan else.
-pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
+pub(crate) fn decide(facts: &DecisionInputs<'_>, proposal: Option<&Plan>) -> Decision {
     let (tiny, stale) = tiny_and_stale(facts);
     let first_look = classify(facts.dirs, facts.states);
     let saved_plan = facts.saved_plan.filter(|_| !facts.fresh);
@@ -237,7 +237,7 @@ pub(crate) fn decide(facts: &Facts<'_>, proposal: Option<&Plan>) -> Decision {
 
 /// What the work is chosen from.
 struct Shape<'a, 'f> {
-    facts: &'a Facts<'f>,
+    facts: &'a DecisionInputs<'f>,
     plan: &'a Plan,
     /// The plan over the stale directories.
     applied: &'a AppliedPlan,

@@ -29,7 +29,7 @@
 use std::path::PathBuf;
 
 use super::synthesis::project_synthesis;
-use super::{Facts, PlannedLoop, SYNTHESIS_MARGIN, SYNTHESIS_SHARE, buy};
+use super::{DecisionInputs, PlannedLoop, SYNTHESIS_MARGIN, SYNTHESIS_SHARE, buy};
 use crate::ai::rules::fingerprint::Freshness;
 use crate::ai::rules::levels::Capacity;
 use crate::ai::rules::projection::ModelTerms;
@@ -104,7 +104,7 @@ pub(crate) struct Round {
 /// What a run's rounds decide over: the facts and the plan's freshness of
 /// the first decision, and the synthesis's capacity and prices.
 pub(crate) struct Replanner<'a> {
-    pub facts: Facts<'a>,
+    pub facts: DecisionInputs<'a>,
     pub freshness: &'a Freshness,
     pub capacity: Capacity,
     pub terms: ModelTerms,
@@ -116,7 +116,7 @@ pub(crate) struct Replanner<'a> {
 impl<'a> Replanner<'a> {
     /// The replanner of a run over `facts` whose first decision found
     /// `freshness` and priced the survey and planning at `fixed`.
-    pub(crate) fn new(facts: Facts<'a>, freshness: &'a Freshness, fixed: f64) -> Replanner<'a> {
+    pub(crate) fn new(facts: DecisionInputs<'a>, freshness: &'a Freshness, fixed: f64) -> Replanner<'a> {
         let terms = ModelTerms::for_run(facts.model, facts.batch);
         let capacity = Capacity::new(
             facts.model.model.context_window,

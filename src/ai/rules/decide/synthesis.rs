@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::{Facts, MECHANICAL_SECTION_BYTES, PlannedLoop, SECTION_BYTES, SynthesisPlan};
+use super::{DecisionInputs, MECHANICAL_SECTION_BYTES, PlannedLoop, SECTION_BYTES, SynthesisPlan};
 use crate::ai::rules::fingerprint::Freshness;
 use crate::ai::rules::levels::{self, Capacity, Layout, Section};
 use crate::ai::rules::projection::{
@@ -29,7 +29,7 @@ pub(crate) fn in_synthesis(mechanical: bool, parent_mechanical: Option<bool>) ->
 /// The synthesis a run with these loops and mechanical entries is expected
 /// to make, from allowances for the summaries not written yet.
 pub(super) fn project_synthesis(
-    facts: &Facts<'_>,
+    facts: &DecisionInputs<'_>,
     freshness: &Freshness,
     loops: &[PlannedLoop],
     mechanical: &[PathBuf],

@@ -35,7 +35,7 @@ pub(crate) mod spec;
 
 pub use check::check;
 
-pub(crate) use check::Checked;
+pub(crate) use check::CheckedCommand;
 pub use refusal::Refusal;
 
 /// The original's timeout.
@@ -93,7 +93,11 @@ impl RunCommand {
 
     /// Check and run `command`; refusals, failures to start and timeouts are
     /// the error result.
-    fn run_checked(&self, target: &Path, command: &str) -> Result<(Checked, Rendered), ToolOutput> {
+    fn run_checked(
+        &self,
+        target: &Path,
+        command: &str,
+    ) -> Result<(CheckedCommand, Rendered), ToolOutput> {
         let plan =
             check(target, command).map_err(|refusal| ToolOutput::error(refusal.to_string()))?;
         let Some(program) = exec::locate(plan.program) else {
@@ -175,7 +179,7 @@ impl Rendered {
     /// `quoted.rs`), which flags their secrets under their own paths and
     /// lines; a secret the output holds that none of them did (say, in a
     /// file name) is flagged under the target root `.`.
-    fn presented(self, ctx: &ToolContext<'_>, command: &str, plan: &Checked) -> ToolOutput {
+    fn presented(self, ctx: &ToolContext<'_>, command: &str, plan: &CheckedCommand) -> ToolOutput {
         if self.program_text.is_empty() {
             return self.plain();
         }

@@ -18,7 +18,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::check::{Checked, Role};
+use super::check::{CheckedCommand, Role};
 use crate::ai::tools::{ToolContext, sandbox};
 
 /// Programs whose output quotes file content.
@@ -28,7 +28,7 @@ const LEARN_FILES: usize = 4096;
 
 /// Learn the secrets of every file `plan` may have quoted (see the module
 /// docs), recording each as a flag.
-pub(super) fn learn_quoted_files(ctx: &ToolContext<'_>, plan: &Checked) {
+pub(super) fn learn_quoted_files(ctx: &ToolContext<'_>, plan: &CheckedCommand) {
     if !ctx.redactor.is_enabled() || !QUOTING_PROGRAMS.contains(&plan.program) {
         return;
     }
@@ -38,7 +38,7 @@ pub(super) fn learn_quoted_files(ctx: &ToolContext<'_>, plan: &Checked) {
 }
 
 /// The regular files `plan` may read, canonical, at most [`LEARN_FILES`].
-fn quoted_files(target: &Path, plan: &Checked) -> Vec<PathBuf> {
+fn quoted_files(target: &Path, plan: &CheckedCommand) -> Vec<PathBuf> {
     let mut operands: Vec<PathBuf> = plan
         .args
         .iter()

@@ -123,7 +123,7 @@ fn unbudgeted_cost(tree: &Tree) -> f64 {
 }
 
 fn run(tree: &Tree, setup: &Setup, proposal: Option<&Plan>) -> Decision {
-    let facts = Facts {
+    let facts = DecisionInputs {
         target: Path::new(TARGET),
         dirs: &tree.dirs,
         children: &tree.children,

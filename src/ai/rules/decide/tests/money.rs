@@ -81,7 +81,7 @@ fn more_money_than_the_run_before_deepens_what_it_left_to_the_scan() {
         ..more
     };
     assert!(
-        deepenable(&Facts {
+        deepenable(&DecisionInputs {
             fresh: true,
             ..facts_of(&tree, &fresh)
         })
@@ -89,8 +89,8 @@ fn more_money_than_the_run_before_deepens_what_it_left_to_the_scan() {
     );
 }
 
-fn facts_of<'a>(tree: &'a Tree, setup: &'a Setup) -> Facts<'a> {
-    Facts {
+fn facts_of<'a>(tree: &'a Tree, setup: &'a Setup) -> DecisionInputs<'a> {
+    DecisionInputs {
         target: Path::new(TARGET),
         dirs: &tree.dirs,
         children: &tree.children,
@@ -120,7 +120,7 @@ fn the_smallest_budget_buys_a_loop_and_a_cent_less_does_not() {
     assert_eq!((smallest * 100.0).round() / 100.0, smallest);
     let with = |budget: f64| {
         decide(
-            &Facts {
+            &DecisionInputs {
                 budget: Some(budget),
                 ..facts
             },

@@ -55,7 +55,7 @@ pub struct Arg {
 
 /// A checked command, ready to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Checked {
+pub struct CheckedCommand {
     /// The bare program name, one of [`spec::WHITELIST`].
     pub program: &'static str,
     /// The arguments after the program name.
@@ -64,7 +64,7 @@ pub struct Checked {
     pub notes: Vec<String>,
 }
 
-impl Checked {
+impl CheckedCommand {
     /// The arguments as the program gets them.
     pub(crate) fn argv(&self) -> Vec<&str> {
         self.args.iter().map(|a| a.text.as_str()).collect()
@@ -72,7 +72,7 @@ impl Checked {
 }
 
 /// Check `line` against the rules, for a run inside `target` (canonical).
-pub fn check(target: &Path, line: &str) -> Result<Checked, Refusal> {
+pub fn check(target: &Path, line: &str) -> Result<CheckedCommand, Refusal> {
     if line.len() > MAX_COMMAND_BYTES {
         return Err(Refusal::TooLong);
     }
@@ -96,7 +96,7 @@ pub fn check(target: &Path, line: &str) -> Result<Checked, Refusal> {
         Some(table) => checker.check_getopt(table)?,
         None => checker.check_find()?,
     }
-    Ok(Checked {
+    Ok(CheckedCommand {
         program,
         args: checker.args,
         notes: checker.notes,

@@ -1,0 +1,316 @@
+//! A request body serialized straight from a conversation's borrowed
+//! parts: nothing of the history is copied to send it. A conversation's
+//! requests grow with every turn, and each one used to be a full copy of
+//! the history (and of the copy, to place the caching marks) before it was
+//! encoded.
+//!
+//! The bytes are exactly those of the [`MessagesRequest`] the same parts
+//! make, with the prompt-caching marks [`super::caching`] places for the
+//! [`Reuse`]: the batch transport names a request by the digest of these
+//! bytes, so they must not depend on how the request was built. The parts
+//! must carry no marks of their own (a conversation's history never does);
+//! the marks are placed as the body is written, on copies of the few items
+//! that carry one (the last tool, the last block of the newest two user
+//! messages).
+//!
+//! [`MessagesRequest`]: super::MessagesRequest
+
+use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};
+
+use super::caching::{Reuse, marked_user_messages};
+use super::settings::CallSettings;
+use super::types::{CacheControl, Content, ContentBlock, Message, TextType, ToolDefinition};
+use super::{ApiError, ApiErrorKind};
+
+/// A Messages API request whose conversation is borrowed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Body<'a> {
+    pub model: &'a str,
+    /// The system prompt; empty sends none.
+    pub system: &'a str,
+    pub messages: &'a [Message],
+    pub tools: &'a [ToolDefinition],
+    /// `max_tokens`, `thinking` and `output_config`.
+    pub settings: CallSettings,
+    /// Whether its prompt is marked for the prompt cache.
+    pub reuse: Reuse,
+    /// A streamed reply (`/v1/messages`), or a whole one (a batch's
+    /// `params`).
+    pub stream: bool,
+}
+
+impl Body<'_> {
+    /// The JSON bytes.
+    pub(crate) fn encode(&self) -> Result<Vec<u8>, ApiError> {
+        serde_json::to_vec(self).map_err(|err| {
+            ApiError::new(
+                ApiErrorKind::InvalidRequest,
+                format!("could not encode the request: {err}"),
+            )
+        })
+    }
+}
+
+impl Serialize for Body<'_> {
+    /// The fields in [`super::MessagesRequest`]'s order, absent where it
+    /// leaves them out.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let marked = self.reuse == Reuse::Expected;
+        let settings = &self.settings;
+        let mut body = serializer.serialize_struct("MessagesRequest", 8)?;
+        body.serialize_field("model", self.model)?;
+        body.serialize_field("max_tokens", &settings.max_tokens)?;
+        if self.system.is_empty() {
+            body.skip_field("system")?;
+        } else {
+            let system = SystemText {
+                text: self.system,
+                marked,
+            };
+            body.serialize_field("system", &[system])?;
+        }
+        let newest = if marked {
+            marked_user_messages(self.messages).collect()
+        } else {
+            Vec::new()
+        };
+        body.serialize_field(
+            "messages",
+            &Messages {
+                messages: self.messages,
+                marked: &newest,
+            },
+        )?;
+        if self.tools.is_empty() {
+            body.skip_field("tools")?;
+        } else {
+            body.serialize_field("tools", &MarkLast::new(self.tools, marked))?;
+        }
+        match &settings.thinking {
+            Some(thinking) => body.serialize_field("thinking", thinking)?,
+            None => body.skip_field("thinking")?,
+        }
+        match &settings.output_config {
+            Some(output) => body.serialize_field("output_config", output)?,
+            None => body.skip_field("output_config")?,
+        }
+        if self.stream {
+            body.serialize_field("stream", &true)?;
+        } else {
+            body.skip_field("stream")?;
+        }
+        body.end()
+    }
+}
+
+/// The system prompt as its one text block.
+struct SystemText<'a> {
+    text: &'a str,
+    marked: bool,
+}
+
+impl Serialize for SystemText<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut block = serializer.serialize_struct("SystemBlock", 3)?;
+        block.serialize_field("type", &TextType::Text)?;
+        block.serialize_field("text", self.text)?;
+        if self.marked {
+            block.serialize_field("cache_control", &CacheControl::ephemeral())?;
+        } else {
+            block.skip_field("cache_control")?;
+        }
+        block.end()
+    }
+}
+
+/// An item that can carry a caching mark.
+trait Markable: Serialize + Clone {
+    /// This item with the mark.
+    fn marked(&self) -> Self;
+}
+
+impl Markable for ToolDefinition {
+    fn marked(&self) -> Self {
+        ToolDefinition {
+            cache_control: Some(CacheControl::ephemeral()),
+            ..self.clone()
+        }
+    }
+}
+
+impl Markable for ContentBlock {
+    /// Thinking blocks take no mark (see [`ContentBlock::set_cache_control`]).
+    fn marked(&self) -> Self {
+        let mut block = self.clone();
+        block.set_cache_control(Some(CacheControl::ephemeral()));
+        block
+    }
+}
+
+/// A list written as it is, its last item marked when `mark` says so.
+struct MarkLast<'a, T> {
+    items: &'a [T],
+    mark: bool,
+}
+
+impl<'a, T> MarkLast<'a, T> {
+    fn new(items: &'a [T], mark: bool) -> Self {
+        MarkLast { items, mark }
+    }
+}
+
+impl<T: Markable> Serialize for MarkLast<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.items.len()))?;
+        let last = self.items.len().saturating_sub(1);
+        for (n, item) in self.items.iter().enumerate() {
+            if self.mark && n == last {
+                seq.serialize_element(&item.marked())?;
+            } else {
+                seq.serialize_element(item)?;
+            }
+        }
+        seq.end()
+    }
+}
+
+/// The history, the messages at `marked` (indexes) with their last block
+/// marked.
+struct Messages<'a> {
+    messages: &'a [Message],
+    marked: &'a [usize],
+}
+
+impl Serialize for Messages<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.messages.len()))?;
+        for (n, message) in self.messages.iter().enumerate() {
+            if self.marked.contains(&n) {
+                seq.serialize_element(&MarkedMessage(message))?;
+            } else {
+                seq.serialize_element(message)?;
+            }
+        }
+        seq.end()
+    }
+}
+
+/// A message with its last block marked; a plain string becomes one
+/// marked text block, as [`super::caching`] turns it into one.
+struct MarkedMessage<'a>(&'a Message);
+
+impl Serialize for MarkedMessage<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let message = self.0;
+        let mut out = serializer.serialize_struct("Message", 2)?;
+        out.serialize_field("role", &message.role)?;
+        match &message.content {
+            Content::Text(text) if !text.is_empty() => {
+                let block = ContentBlock::text(text.as_str()).marked();
+                out.serialize_field("content", &[block])?;
+            }
+            Content::Text(_) => out.serialize_field("content", &message.content)?,
+            Content::Blocks(blocks) => {
+                out.serialize_field("content", &MarkLast::new(blocks, true))?;
+            }
+        }
+        out.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::ai::api::catalog::lookup;
+    use crate::ai::api::settings::Workload;
+    use crate::ai::api::types::{Message, MessagesRequest, SystemBlock};
+    use crate::ai::api::{DEFAULT_MODEL, caching};
+
+    /// A tool as the model is offered it: no mark of its own.
+    fn tool(name: &str) -> ToolDefinition {
+        let offered = json!({"name": name, "description": "d", "input_schema": {}});
+        serde_json::from_value(offered).unwrap()
+    }
+
+    /// The bytes the owned request of the same parts encodes to, marked
+    /// by [`caching`].
+    fn owned_bytes(body: &Body<'_>) -> Vec<u8> {
+        let mut request = MessagesRequest {
+            model: body.model.to_string(),
+            max_tokens: 0,
+            system: if body.system.is_empty() {
+                Vec::new()
+            } else {
+                vec![SystemBlock::text(body.system)]
+            },
+            messages: body.messages.to_vec(),
+            tools: body.tools.to_vec(),
+            thinking: None,
+            output_config: None,
+            stream: body.stream,
+        }
+        .with_settings(&body.settings);
+        caching::mark_breakpoints_for(&mut request, body.reuse);
+        serde_json::to_vec(&request).unwrap()
+    }
+
+    #[test]
+    fn the_body_is_byte_for_byte_the_owned_request() {
+        let thinking = ContentBlock::Thinking {
+            thinking: "hm".into(),
+            signature: "sig".into(),
+        };
+        let call = ContentBlock::ToolUse {
+            id: "t1".into(),
+            name: "a".into(),
+            input: json!({"path": "x"}),
+            cache_control: None,
+        };
+        let histories = vec![
+            vec![Message::user_blocks(vec![ContentBlock::text("go")])],
+            vec![Message::user_text("go")],
+            vec![Message::user_text("")],
+            vec![
+                Message::user_text("go"),
+                Message::assistant(vec![thinking.clone(), call]),
+                Message::user_blocks(vec![
+                    ContentBlock::tool_result("t1", "one", false),
+                    ContentBlock::tool_result("t2", "two", true),
+                    ContentBlock::text("note"),
+                ]),
+                Message::assistant(vec![thinking]),
+                Message::user_blocks(vec![]),
+            ],
+        ];
+        let toolsets = [vec![], vec![tool("a")], vec![tool("a"), tool("b")]];
+        let model = lookup(DEFAULT_MODEL).unwrap();
+        for messages in &histories {
+            for tools in &toolsets {
+                for system in ["", "You investigate."] {
+                    for reuse in [Reuse::Expected, Reuse::None] {
+                        for stream in [true, false] {
+                            for workload in [Workload::Routine, Workload::Judgment] {
+                                let body = Body {
+                                    model: DEFAULT_MODEL,
+                                    system,
+                                    messages,
+                                    tools,
+                                    settings: CallSettings::new(model, workload),
+                                    reuse,
+                                    stream,
+                                };
+                                assert_eq!(
+                                    String::from_utf8(body.encode().unwrap()).unwrap(),
+                                    String::from_utf8(owned_bytes(&body)).unwrap(),
+                                    "{reuse:?} stream={stream} system={system:?}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! The Markdown report (`--format markdown`, `-o LUMINOS.md`): GitHub-
+//! flavoured, written to be committed at the target's root and read on a
+//! forge. The verdict with its coverage and cost comes first, then a
+//! Mermaid picture of the structure, the flags in a table, the detailed
+//! analysis, the domain sections the synthesis filled, one heading per
+//! directory (its summary, notable files, flags
+//! and file summaries), and the scan's figures in tables.
+//!
+//! Links to files are relative to the target's root, so they resolve when
+//! the file is committed there. Paths are shown relative to the target:
+//! the report names no home directory. Every file name and piece of model
+//! text goes through [`super::markup`], so none of it can become a link,
+//! markup or a table cell of its own.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use super::format::RenderOptions;
+use super::graph::{NodeKindShown, structure_graph};
+use super::markup::{md_code, md_inline, md_paragraphs, mermaid_label, url_path};
+use super::sections_view::{Body, filled};
+use super::shape::{count, fraction, relative_to};
+use super::text_scan::by_count_descending;
+use super::verdict::verdict_lines;
+use super::{DirCoverage, DirectoryReport, Report};
+
+/// The whole Markdown report.
+pub(crate) fn render(report: &Report, options: &RenderOptions) -> String {
+    let target = options.target.as_str();
+    let files: HashSet<String> = report
+        .scan
+        .classified_files
+        .iter()
+        .map(|f| relative_to(target, &f.path))
+        .collect();
+    let link = |path: &str, in_table: bool| file_link(path, &files, in_table);
+    let mut out = String::new();
+    let name = &report.scan.tree.name;
+    let _ = writeln!(out, "# luminos: {}\n", md_code(&format!("{name}/"), false));
+
+    if !report.ai_brief.is_empty() {
+        let _ = writeln!(out, "{}\n", md_paragraphs(&report.ai_brief));
+    }
+    for line in verdict_lines(report) {
+        let _ = writeln!(out, "- {}", md_inline(&line));
+    }
+
+    let _ = writeln!(out, "\n## Structure\n");
+    out.push_str(&mermaid(report, target));
+
+    if !report.flags.is_empty() {
+        let _ = writeln!(out, "\n## Flags\n");
+        let _ = writeln!(out, "| Severity | Path | Finding | Found in the tree |");
+        let _ = writeln!(out, "|---|---|---|---|");
+        for flag in &report.flags {
+            let mut finding = md_inline(&flag.finding);
+            if let (Some(_), Some(note)) = (&flag.original_severity, &flag.note) {
+                let _ = write!(finding, " ({})", md_inline(note));
+            }
+            let _ = writeln!(
+                out,
+                "| {} | {}{} | {} | {} |",
+                md_inline(&flag.severity),
+                link(&flag.path, true),
+                flag.line.map(|n| format!(":{n}")).unwrap_or_default(),
+                finding,
+                match flag.verified {
+                    Some(true) => "yes",
+                    Some(false) => "**no**",
+                    None => "",
+                }
+            );
+        }
+    }
+
+    if !report.ai_detailed.is_empty() {
+        let _ = writeln!(out, "\n## Detailed analysis\n");
+        let _ = writeln!(out, "{}", md_paragraphs(&report.ai_detailed));
+    }
+    push_sections(&mut out, report, &link);
+
+    if !report.directories.is_empty() {
+        let _ = writeln!(out, "\n## Directories");
+        for dir in &report.directories {
+            push_directory(&mut out, dir, &link);
+        }
+    }
+
+    push_scan(&mut out, report, target);
+    // One blank line between blocks, however the blocks ended.
+    while out.contains("\n\n\n") {
+        out = out.replace("\n\n\n", "\n\n");
+    }
+    out.trim_end().to_string()
+}
+
+/// `path` as a code span, linked from the target's root when it names a
+/// file the scan saw (or, with `/`, a directory); as plain code otherwise.
+fn file_link(path: &str, files: &HashSet<String>, in_table: bool) -> String {
+    let shown = md_code(path, in_table);
+    if files.contains(path) {
+        format!("[{shown}]({})", url_path(path))
+    } else {
+        shown
+    }
+}
+
+/// One directory: its heading, facts, summary, notable files, flags and
+/// file summaries (folded, for long lists).
+fn push_directory(out: &mut String, dir: &DirectoryReport, link: &dyn Fn(&str, bool) -> String) {
+    let shown = if dir.path == "." {
+        "./".to_string()
+    } else {
+        format!("{}/", dir.path)
+    };
+    let _ = writeln!(out, "\n### {}\n", md_code(&shown, false));
+    let mut facts = vec![match dir.coverage {
+        DirCoverage::None => "no summary".to_string(),
+        coverage => coverage.as_str().to_string(),
+    }];
+    if let Some(reason) = &dir.partial_reason {
+        facts.push(format!("partial: {}", md_inline(reason)));
+    }
+    if let Some(completeness) = dir.completeness {
+        facts.push(format!("completeness {}", fraction(completeness)));
+    }
+    if let Some(confidence) = dir.confidence {
+        facts.push(format!("confidence {}", fraction(confidence)));
+    }
+    let _ = writeln!(out, "*{}*\n", facts.join(" · "));
+    if let Some(summary) = dir.summary.as_deref().filter(|s| !s.trim().is_empty()) {
+        let _ = writeln!(out, "{}\n", md_paragraphs(summary));
+    }
+    if !dir.notable_files.is_empty() {
+        let notable: Vec<String> = dir
+            .notable_files
+            .iter()
+            .map(|name| {
+                // Entries name notable files by name or by path.
+                let in_dir = if dir.path == "." || name.contains('/') {
+                    name.clone()
+                } else {
+                    format!("{}/{name}", dir.path)
+                };
+                link(&in_dir, false)
+            })
+            .collect();
+        let _ = writeln!(out, "Notable files: {}\n", notable.join(", "));
+    }
+    if !dir.flags.is_empty() {
+        let flags: Vec<String> = dir.flags.iter().map(|p| link(p, false)).collect();
+        let _ = writeln!(out, "Flags: {}\n", flags.join(", "));
+    }
+    if !dir.files.is_empty() {
+        let _ = writeln!(
+            out,
+            "<details><summary>{} file summar{}</summary>\n",
+            dir.files.len(),
+            if dir.files.len() == 1 { "y" } else { "ies" }
+        );
+        for file in &dir.files {
+            let _ = writeln!(
+                out,
+                "- {}: {}",
+                link(&file.path, false),
+                md_inline(&file.summary.replace('\n', " "))
+            );
+        }
+        let _ = writeln!(out, "\n</details>");
+    }
+}
+
+/// Each domain section the synthesis filled, under its own heading: prose
+/// as paragraphs, lists as bullets (a name in bold, its path linked, what
+/// it uses).
+fn push_sections(out: &mut String, report: &Report, link: &dyn Fn(&str, bool) -> String) {
+    for (title, body) in filled(&report.ai_sections) {
+        let _ = writeln!(out, "\n## {title}\n");
+        match body {
+            Body::Prose(text) => {
+                let _ = writeln!(out, "{}", md_paragraphs(text));
+            }
+            Body::Items(items) => {
+                for item in items {
+                    let mut line = format!("- **{}**", md_inline(item.name));
+                    if let Some(path) = item.path {
+                        let _ = write!(line, " ({})", link(path, false));
+                    }
+                    if !item.text.is_empty() {
+                        let _ = write!(line, ": {}", md_inline(item.text));
+                    }
+                    if !item.uses.is_empty() {
+                        let uses: Vec<String> = item.uses.iter().map(|u| md_inline(u)).collect();
+                        let _ = write!(line, " Uses: {}.", uses.join(", "));
+                    }
+                    let _ = writeln!(out, "{line}");
+                }
+            }
+        }
+    }
+}
+
+/// The structure as a Mermaid graph, left to right, coloured by coverage.
+fn mermaid(report: &Report, target: &str) -> String {
+    let graph = structure_graph(report, target);
+    let mut out = String::from("```mermaid\ngraph LR\n");
+    for (i, node) in graph.nodes.iter().enumerate() {
+        let label = match &node.note {
+            Some(note) => format!("{}<br/>{}", mermaid_label(&node.label), mermaid_label(note)),
+            None => mermaid_label(&node.label),
+        };
+        let class = match node.kind {
+            NodeKindShown::Root => "root",
+            NodeKindShown::Directory(Some(coverage)) => coverage.as_str(),
+            NodeKindShown::Directory(None) | NodeKindShown::Component => "plain",
+            NodeKindShown::More => "more",
+        };
+        let _ = writeln!(out, "  n{i}[\"{label}\"]:::{class}");
+    }
+    for (from, to) in &graph.edges {
+        let _ = writeln!(out, "  n{from} --> n{to}");
+    }
+    for (class, style) in [
+        ("root", "fill:#dde7f7,stroke:#3b5b92,font-weight:bold"),
+        ("investigated", "fill:#d9f2dd,stroke:#2f7d3b"),
+        ("folded", "fill:#e6f0d0,stroke:#6b8a2a"),
+        ("mechanical", "fill:#f1ede2,stroke:#8a7a4d"),
+        ("none", "fill:#f4f4f4,stroke:#999,stroke-dasharray:3 3"),
+        ("plain", "fill:#f4f6fa,stroke:#556"),
+        ("more", "fill:#fff,stroke:#bbb,stroke-dasharray:3 3"),
+    ] {
+        let _ = writeln!(out, "  classDef {class} {style}");
+    }
+    out.push_str("```\n");
+    out
+}
+
+/// The scan's figures as tables, paths relative to the target.
+fn push_scan(out: &mut String, report: &Report, target: &str) {
+    let scan = &report.scan;
+    let _ = writeln!(out, "\n## Scan");
+    if !scan.file_categories.is_empty() {
+        let _ = writeln!(out, "\n### File types\n\n| Category | Files |\n|---|---:|");
+        for (category, count) in by_count_descending(&scan.file_categories) {
+            let _ = writeln!(out, "| {} | {count} |", md_inline(category));
+        }
+    }
+    if scan.ignore.enabled && !scan.ignore.rule_files.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nIgnored by {}: {}, {} (disk usage still counts them).",
+            scan.ignore
+                .rule_files
+                .iter()
+                .map(|f| md_code(f, false))
+                .collect::<Vec<_>>()
+                .join(", "),
+            count(scan.ignore.files_removed, "file", "files"),
+            count(scan.ignore.dirs_removed, "directory", "directories")
+        );
+    }
+    if !scan.lines_of_code.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n### Lines of code\n\n| Language | Lines |\n|---|---:|"
+        );
+        for (language, count) in by_count_descending(&scan.lines_of_code) {
+            let _ = writeln!(out, "| {} | {count} |", md_inline(language));
+        }
+    }
+    if !scan.large_files.is_empty() {
+        let _ = writeln!(out, "\n### Unusually large files\n");
+        for file in &scan.large_files {
+            let rel = relative_to(target, &file.path);
+            let _ = writeln!(
+                out,
+                "- [{}]({}) ({})",
+                md_code(&rel, false),
+                url_path(&rel),
+                md_inline(&file.reasons.join(", "))
+            );
+        }
+    }
+    if !scan.top_directories.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n### Disk usage\n\n| Directory | Size | |\n|---|---:|---|"
+        );
+        for dir in &scan.top_directories {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                md_code(&relative_to(target, &dir.path), true),
+                dir.size_human,
+                if dir.ignored { "ignored" } else { "" }
+            );
+        }
+    }
+    if !scan.recent_files.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n### Recently modified\n\n| File | Modified |\n|---|---|"
+        );
+        for file in &scan.recent_files {
+            let _ = writeln!(
+                out,
+                "| {} | {} |",
+                md_code(&relative_to(target, &file.path), true),
+                md_inline(&file.modified_human)
+            );
+        }
+    }
+    if let Some(grounding) = &report.grounding {
+        let _ = writeln!(out, "\n{}", md_inline(&grounding.summary_line()));
+    }
+}

@@ -1,0 +1,155 @@
+//! The domain sections in the terminal report: one `>> TITLE (AI)` section
+//! per field the model filled, in [`SECTION_TITLES`]' order, none for the
+//! others. It only renders [`Sections`]; where the sections go in the
+//! report is the terminal layout's business (`text.rs`). All of it is
+//! model text, so all of it is escaped.
+
+use super::sections::{SECTION_TITLES, Sections};
+use crate::text::{escape_control, escape_line};
+
+/// The report lines of every filled section, each section opened by a
+/// blank line, its title and a rule; empty when none is filled.
+pub(crate) fn sections_text(sections: &Sections) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (key, title) in SECTION_TITLES {
+        let body = body(sections, key);
+        if body.is_empty() {
+            continue;
+        }
+        lines.push(String::new());
+        lines.push(format!(">> {} (AI)", title.to_uppercase()));
+        lines.push("-".repeat(40));
+        lines.extend(body);
+    }
+    lines
+}
+
+/// The lines of the section `key`; none when it is empty.
+fn body(sections: &Sections, key: &str) -> Vec<String> {
+    let prose = |text: &Option<String>| -> Vec<String> {
+        text.iter()
+            .flat_map(|text| text.split('\n'))
+            .map(|line| format!("  {}", escape_control(line)))
+            .collect()
+    };
+    let bullets = |items: &[String]| -> Vec<String> {
+        items
+            .iter()
+            .map(|item| format!("  - {}", escape_line(item)))
+            .collect()
+    };
+    match key {
+        "overall_purpose" => prose(&sections.overall_purpose),
+        "architecture" => prose(&sections.architecture),
+        "components" => sections
+            .components
+            .iter()
+            .flat_map(|component| {
+                let mut lines = vec![format!(
+                    "  {}{}",
+                    escape_line(&component.name),
+                    at(component.path.as_deref())
+                )];
+                if !component.role.is_empty() {
+                    lines.push(format!("      {}", escape_line(&component.role)));
+                }
+                if !component.depends_on.is_empty() {
+                    lines.push(format!(
+                        "      uses: {}",
+                        escape_line(&component.depends_on.join(", "))
+                    ));
+                }
+                lines
+            })
+            .collect(),
+        "entry_points" => sections
+            .entry_points
+            .iter()
+            .map(|entry| {
+                let role = if entry.role.is_empty() {
+                    String::new()
+                } else {
+                    format!(" — {}", escape_line(&entry.role))
+                };
+                format!("  {}{role}", escape_line(&entry.path))
+            })
+            .collect(),
+        "tech_stack" => bullets(&sections.tech_stack),
+        "datasets" => sections
+            .datasets
+            .iter()
+            .flat_map(|dataset| {
+                let mut lines = vec![format!(
+                    "  {}{}",
+                    escape_line(&dataset.name),
+                    at(dataset.path.as_deref())
+                )];
+                if !dataset.description.is_empty() {
+                    lines.push(format!("      {}", escape_line(&dataset.description)));
+                }
+                lines
+            })
+            .collect(),
+        "schema_summary" => prose(&sections.schema_summary),
+        "period_covered" => prose(&sections.period_covered),
+        "themes" => bullets(&sections.themes),
+        "data_quality" => prose(&sections.data_quality),
+        "concerns" => bullets(&sections.concerns),
+        _ => Vec::new(),
+    }
+}
+
+/// `  (path)` after a name, or nothing.
+fn at(path: Option<&str>) -> String {
+    path.map(|path| format!("  ({})", escape_line(path)))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::sections::{Component, EntryPoint, every_section_filled};
+
+    #[test]
+    fn nothing_filled_renders_nothing() {
+        assert!(sections_text(&Sections::default()).is_empty());
+    }
+
+    #[test]
+    fn every_title_has_a_body() {
+        let full = every_section_filled();
+        for (key, _) in SECTION_TITLES {
+            assert!(!body(&full, key).is_empty(), "{key}");
+        }
+    }
+
+    #[test]
+    fn filled_sections_render_in_order_and_escaped() {
+        let sections = Sections {
+            architecture: Some("Two layers.\nThe CLI calls the engine.\x1b[2J".into()),
+            components: vec![
+                Component {
+                    name: "cli".into(),
+                    path: Some("src/cli".into()),
+                    role: "Parses flags.".into(),
+                    depends_on: vec!["engine".into()],
+                },
+                Component {
+                    name: "engine\nforged line".into(),
+                    path: None,
+                    role: "Runs the passes.".into(),
+                    depends_on: Vec::new(),
+                },
+            ],
+            entry_points: vec![EntryPoint {
+                path: "src/main.rs".into(),
+                role: "The binary.".into(),
+            }],
+            tech_stack: vec!["Rust".into(), "tokio".into()],
+            period_covered: Some("2019 to 2024".into()),
+            concerns: vec!["No tests for the engine.".into()],
+            ..Sections::default()
+        };
+        insta::assert_snapshot!(sections_text(&sections).join("\n"));
+    }
+}

@@ -1,0 +1,349 @@
+//! What a run says on stderr when stderr is a pipe: a few lines per
+//! directory (a `think` call is one line, cached directories one line in
+//! all), and the full trace with `-v`.
+
+use crate::support;
+
+use serde_json::json;
+use support::TestEnv;
+use support::agent::{
+    MockAgent, Pass, Turn, dir_entry_call, file_entry_call, tool_use, unit_members, visible_files,
+};
+use support::mock::{MockBlock, Reply};
+use support::output::stderr;
+
+/// Top-level directories of [`many_dirs`], each with [`SUBDIRS`] below it.
+const TOPS: usize = 8;
+const SUBDIRS: usize = 4;
+
+/// A tree of 1 + 8 + 32 = 41 directories, three source files in each.
+fn many_dirs() -> (TestEnv, usize) {
+    let env = TestEnv::new();
+    let mut dirs = 1;
+    env.file("README.md", "# A fixture\n");
+    for top in 0..TOPS {
+        dirs += 1;
+        for file in 0..3 {
+            env.file(
+                &format!("pkg{top}/mod{file}.rs"),
+                format!("pub fn f{file}() -> u32 {{ {file} }}\n"),
+            );
+        }
+        for sub in 0..SUBDIRS {
+            dirs += 1;
+            for file in 0..3 {
+                env.file(
+                    &format!("pkg{top}/part{sub}/item{file}.rs"),
+                    format!("pub struct Item{file};\n"),
+                );
+            }
+        }
+    }
+    (env, dirs)
+}
+
+/// A dir loop as a real model runs one: a `Step` line, a `think`, reads;
+/// then the cache writes, a `checkpoint` and sometimes a flag; then the
+/// report.
+fn realistic_dir(turn: &Turn<'_>) -> Reply {
+    let dir = turn.dir();
+    let rel = dir
+        .strip_prefix(turn.target)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let rel = if rel.is_empty() { ".".to_string() } else { rel };
+    let mut dirs = vec![(rel.clone(), dir.clone())];
+    for member in unit_members(turn.body) {
+        dirs.push((member.clone(), turn.target.join(&member)));
+    }
+    match turn.turn {
+        1 => {
+            let mut blocks = vec![
+                MockBlock::Text(format!(
+                    "Step 1: read the sources of {rel} to see what it holds."
+                )),
+                tool_use(
+                    "think",
+                    json!({
+                        "observation": format!("{rel} holds a few small Rust files."),
+                        "hypothesis": format!("{rel} is a module of helpers that cost $0.05 to run."),
+                        "next_action": "Read every file."
+                    }),
+                ),
+            ];
+            for (_, path) in &dirs {
+                for (name, _) in visible_files(path) {
+                    blocks.push(tool_use(
+                        "read_file",
+                        json!({"path": path.join(name).to_string_lossy()}),
+                    ));
+                }
+            }
+            Reply::blocks(blocks)
+        }
+        2 => {
+            let mut blocks = vec![MockBlock::Text(
+                "Step 2: record what each file does.".to_string(),
+            )];
+            for (owner, path) in &dirs {
+                let files = visible_files(path);
+                for (name, size) in &files {
+                    let file = path.join(name);
+                    let file_rel = file.strip_prefix(turn.target).unwrap().to_string_lossy();
+                    blocks.push(file_entry_call(&file, &file_rel, *size, "A small item."));
+                }
+                blocks.push(dir_entry_call(
+                    path,
+                    owner,
+                    files.len(),
+                    &format!("Directory {owner} holds small items."),
+                ));
+                if let Some((name, _)) = files.first().filter(|_| owner.ends_with("part0")) {
+                    let flagged = path.join(name);
+                    blocks.push(tool_use(
+                        "flag",
+                        json!({
+                            "path": flagged.strip_prefix(turn.target).unwrap().to_string_lossy(),
+                            "finding": "An item with no tests.",
+                            "severity": "concern"
+                        }),
+                    ));
+                }
+            }
+            blocks.push(tool_use(
+                "checkpoint",
+                json!({"learned": "Every file is a small item.", "still_unknown": "Nothing.",
+                       "next_phase": "Report."}),
+            ));
+            Reply::blocks(blocks)
+        }
+        _ => Reply::tool_use(
+            "submit_report",
+            json!({"summary": format!("Directory {rel} holds small items."), "completeness": 0.9}),
+        ),
+    }
+}
+
+fn realistic(agent: MockAgent) -> MockAgent {
+    agent.every_dir_script(realistic_dir)
+}
+
+/// stderr lines per directory, to two decimals.
+fn per_dir(lines: usize, dirs: usize) -> f64 {
+    (lines as f64 / dirs as f64 * 100.0).round() / 100.0
+}
+
+/// Lines of `text` that contain `needle`.
+fn count(text: &str, needle: &str) -> usize {
+    text.lines().filter(|line| line.contains(needle)).count()
+}
+
+/// A first run says at most 3 lines per directory: each loop's start, one
+/// line per `think`, one per flag; a rerun with every summary cached says
+/// so in one line, and `-v` names each cached directory again.
+#[test]
+fn a_run_on_a_pipe_says_a_few_lines_per_directory() {
+    let (env, dirs) = many_dirs();
+    let env = env.with_agent(realistic);
+    let out = env.run_ok(&[]);
+    let err = stderr(&out);
+    let lines = err.lines().count();
+    eprintln!(
+        "stderr: {lines} lines for {dirs} directories ({} per directory)",
+        per_dir(lines, dirs)
+    );
+    assert!(
+        lines <= 3 * dirs,
+        "{lines} lines for {dirs} directories:\n{err}"
+    );
+    // Every loop thought once: one line each, hypothesis and next step.
+    assert_eq!(count(&err, "] think: "), dirs, "{err}");
+    assert!(
+        err.contains(
+            "[AI] [pkg0/part0] think: pkg0/part0 is a module of helpers that cost $0.05 \
+             to run. | next: Read every file."
+        ),
+        "{err}"
+    );
+    // A flag is one line, its finding included.
+    assert_eq!(count(&err, "FLAG ["), TOPS, "{err}");
+    assert!(
+        err.contains(
+            "[AI] [pkg3/part0] FLAG [CONCERN] pkg3/part0/item0.rs: An item with no tests."
+        ),
+        "{err}"
+    );
+    // The trace is for -v: no tool call, no words of the model, no note
+    // block.
+    for trace in ["-> ", "Step 1:", "THINK", "CHECKPOINT", "observation:"] {
+        assert_eq!(count(&err, trace), 0, "{trace:?} in\n{err}");
+    }
+
+    let again = stderr(&env.run_ok(&[]));
+    assert!(again.contains("[AI] Directories cached: 41"), "{again}");
+    assert_eq!(count(&again, "Skipping (cached)"), 0, "{again}");
+    assert!(again.lines().count() < 30, "{again}");
+    let named = stderr(&env.run_ok(&["-v"]));
+    assert_eq!(count(&named, "[AI] Skipping (cached): "), dirs, "{named}");
+}
+
+/// `-v` brings back the whole trace: the model's words, every tool call,
+/// each note field by field, and each flag's finding on a line of its own.
+#[test]
+fn verbose_prints_the_full_trace() {
+    let env = TestEnv::with_small_project().with_agent(realistic);
+    let err = stderr(&env.run_ok(&["--verbose"]));
+    for line in [
+        "[AI] [src/core] Step 1: read the sources of src/core to see what it holds.",
+        "[AI] [src/core] -> read_file(path=",
+        "[AI] [src/core] -> write_cache(cache_type=\"file\"",
+        "[AI] [src/core] THINK",
+        "[AI] [src/core]   hypothesis:  src/core is a module of helpers",
+        "[AI] [src/core] CHECKPOINT",
+        "[AI] [src/core]   learned:       Every file is a small item.",
+        "[AI]   -> submit_report(brief=",
+    ] {
+        assert!(err.contains(line), "{line:?} not in\n{err}");
+    }
+    assert_eq!(count(&err, "] think: "), 0, "{err}");
+}
+
+/// A pseudo-terminal `columns` wide: (the side luminos writes to, the side
+/// the test reads).
+fn pty(columns: u16) -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
+    use std::os::fd::FromRawFd;
+    let size = libc::winsize {
+        ws_row: 24,
+        ws_col: columns,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    let (mut master, mut slave) = (-1, -1);
+    // SAFETY: openpty fills in two descriptors we then own; the name and
+    // termios pointers may be null.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        )
+    };
+    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors were just opened for us and are owned once.
+    unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(slave),
+            std::os::fd::OwnedFd::from_raw_fd(master),
+        )
+    }
+}
+
+/// On a terminal 60 columns wide the live board fits the width with every
+/// figure whole, and Ctrl-C takes it off the screen before the last word.
+#[test]
+fn on_a_60_column_terminal_the_live_line_fits_and_ctrl_c_clears_it() {
+    use std::io::Read;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let env = TestEnv::with_small_project().with_agent(|agent| {
+        agent.every_dir_script(|_| {
+            Reply::tool_use(
+                "submit_report",
+                json!({"summary": "A directory.", "completeness": 0.9}),
+            )
+            .delay(Duration::from_millis(1_500))
+        })
+    });
+    let (slave, master) = pty(60);
+    let mut cmd = env.std_cmd();
+    cmd.env("ANTHROPIC_API_KEY", "test-key")
+        .args(["--jobs", "1"])
+        .arg(env.target())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(slave));
+    let mut child = cmd.spawn().unwrap();
+    // The parent's copy of the terminal side goes, so reading ends when
+    // luminos exits.
+    drop(cmd);
+    let reader = std::thread::spawn(move || {
+        let mut screen = std::fs::File::from(master);
+        let mut bytes = Vec::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = screen.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            bytes.extend_from_slice(&buf[..n]);
+        }
+        bytes
+    });
+    // Ctrl-C while the first loop waits on its (slow) answer: the board
+    // is up by then.
+    let started = Instant::now();
+    while !env
+        .passes()
+        .iter()
+        .any(|(pass, _)| matches!(pass, Pass::Dir(_)))
+    {
+        assert!(started.elapsed() < Duration::from_secs(60), "no dir loop");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill(2) on our own child, not reaped yet.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
+    let status = child.wait().unwrap();
+    let screen = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
+    assert_eq!(status.code(), Some(130), "{screen:?}");
+
+    // Permanent lines are printed as they are, never padded to the width.
+    assert!(
+        screen.contains("  [AI] Directories to investigate: 4\r\n"),
+        "{screen:?}"
+    );
+    // Each drawing of the board is erased with a carriage return and
+    // clear-line, fits 59 columns, and shows its figures whole.
+    const CLEAR: &str = "\r\x1b[2K";
+    let boards: Vec<&str> = screen
+        .split("\r\n")
+        .flat_map(|line| line.split(CLEAR))
+        .filter(|drawn| drawn.contains(" dirs"))
+        .collect();
+    assert!(!boards.is_empty(), "no live board in {screen:?}");
+    for board in &boards {
+        assert!(board.chars().count() < 60, "{board:?}");
+        assert!(!board.ends_with(' '), "padded: {board:?}");
+        let dollars = board
+            .split('$')
+            .nth(1)
+            .expect("the spend")
+            .split(' ')
+            .next();
+        let dollars = dollars.unwrap();
+        assert!(
+            dollars.len() >= 4 && dollars.parse::<f64>().is_ok(),
+            "a cut figure in {board:?}"
+        );
+        assert!(
+            screen.contains(&format!("{board}{CLEAR}")),
+            "not erased: {board:?}"
+        );
+    }
+    // Ctrl-C: the live line is erased before the last word.
+    assert!(
+        screen.contains(&format!("{CLEAR}Interrupted after ")),
+        "{screen:?}"
+    );
+    let after = &screen[screen.find("Interrupted after ").unwrap()..];
+    assert!(
+        !after.contains(" dirs |"),
+        "drawn again after Ctrl-C: {after:?}"
+    );
+}
