@@ -70,6 +70,13 @@ pub struct Args {
     )]
     pub model: Option<String>,
 
+    /// The price of a model the catalog does not know (or a gateway's own),
+    /// in dollars per million input and output tokens: `3,15`; `0,0` for a
+    /// local model. Cache writes and reads are priced from the input price.
+    #[arg(long, value_name = "INPUT,OUTPUT", allow_hyphen_values = true,
+          value_parser = crate::config::parse_price)]
+    pub price: Option<crate::config::GivenPrice>,
+
     // The bound is named from its one constant, not repeated here.
     #[arg(
         long,

@@ -88,9 +88,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // investigation a second walk of the tree.
     let (base, dirs) = scan::scan_with_dirs(&config.target, &config.scan, &progress);
 
-    // No API call, no key, no cache write: the projection is the result.
+    // No billed API call, no cache write: the projection is the result,
+    // its token counts calibrated by the free token-counting endpoint
+    // where a key is set.
     if estimate {
         let estimate = crate::ai::estimate::estimate(&config, &base, &dirs)?;
+        let estimate = match config.client_config() {
+            Some(client) => tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .context("starting the async runtime")?
+                .block_on(crate::ai::estimate::calibrate(estimate, client)),
+            None => estimate,
+        };
         // The model's warning reaches the terminal once, as a run's does:
         // in the text estimate on stdout, or on stderr when stdout carries
         // JSON (a `jq` pipeline shows only what it selects) or the

@@ -8,7 +8,9 @@
 //!   the Messages API, answering from the cache what an earlier batch run
 //!   of this investigation already read, so nothing is paid twice;
 //! - a run without `--batch` refuses to start while a batch is in flight:
-//!   it would pay again for what the batch is already doing;
+//!   it would pay again for what the batch is already doing; once
+//!   `--cancel-batch` canceled it, the run goes ahead, reads what the batch
+//!   answered before the cancel and reuses it;
 //! - an interrupted run says the batch goes on at the API, and how to pick
 //!   it up or cancel it;
 //! - a complete investigation's batch files are removed;
@@ -39,15 +41,20 @@ pub(crate) fn tracker(config: &Config) -> Arc<TokenTracker> {
     Arc::new(TokenTracker::with_pricing(pricing))
 }
 
-/// Refuse a run without `--batch` while a batch is in flight.
+/// Refuse a run without `--batch` while a batch is in flight that
+/// `--cancel-batch` did not cancel.
 pub(crate) fn refuse_in_flight(config: &Config, cache: &Cache) -> Result<(), InvestigationError> {
     let in_flight = BatchStore::at(cache).state().in_flight;
-    if config.investigation.batch || in_flight.is_empty() {
+    let running: Vec<&str> = in_flight
+        .iter()
+        .filter(|b| !b.cancel_requested)
+        .map(|b| b.id.as_str())
+        .collect();
+    if config.investigation.batch || running.is_empty() {
         return Ok(());
     }
-    let ids: Vec<&str> = in_flight.iter().map(|b| b.id.as_str()).collect();
     Err(InvestigationError::BatchInFlight {
-        ids: ids.join(", "),
+        ids: running.join(", "),
     })
 }
 
@@ -77,10 +84,31 @@ pub(crate) fn with_transport(
         return Ok(session.with_batcher(batcher));
     }
     let store = BatchStore::at(cache);
-    if store.result_count() == 0 {
+    if store.result_count() == 0 && store.state().in_flight.is_empty() {
         return Ok(session);
     }
-    Ok(session.with_batcher(Batcher::replaying(client, store, tracker.clone())))
+    Ok(session.with_batcher(Batcher::replaying(
+        client,
+        store,
+        tracker.clone(),
+        progress,
+        config.api.batch_timing,
+    )))
+}
+
+/// A run over batches `--cancel-batch` canceled reads them first (in
+/// either mode), so that what they answered is reused and what they did
+/// not goes out with the first round, not a round later (see
+/// [`Batcher::settle_canceled`]).
+pub(crate) async fn settle_canceled(session: &Session) -> Result<(), InvestigationError> {
+    match session.batcher() {
+        Some(batcher) => batcher
+            .settle_canceled()
+            .await
+            .map(|_| ())
+            .map_err(InvestigationError::Unavailable),
+        None => Ok(()),
+    }
 }
 
 /// What an interrupted run says about the batches it leaves in flight.

@@ -114,6 +114,14 @@ pub(crate) struct InvestigationOptions {
     pub language: Option<String>,
 }
 
+/// `--price INPUT,OUTPUT`: dollars per million input and output tokens,
+/// for a model the catalog does not price (or prices otherwise).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GivenPrice {
+    pub input: f64,
+    pub output: f64,
+}
+
 /// What a run does; the flags that choose it exclude one another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -255,6 +263,7 @@ mod language;
 mod resolve;
 
 pub(crate) use env::Env;
+pub(crate) use resolve::parse_price;
 
 #[cfg(test)]
 mod tests;

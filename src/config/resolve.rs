@@ -13,7 +13,7 @@ use std::time::Duration;
 use super::language::parse_language;
 use super::{
     ATTEMPT_DEADLINE_VAR, ApiSettings, BATCH_POLL_VAR, Config, ConfigError, DEFAULT_CACHE_ROOT,
-    Env, HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode,
+    Env, GivenPrice, HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode,
     OutputOptions, RETRY_BACKOFF_VAR,
 };
 use crate::ai::api::catalog::ModelFacts;
@@ -129,7 +129,12 @@ impl Invocation {
             },
             investigation: InvestigationOptions {
                 fresh: args.fresh,
-                model_facts: ModelFacts::of(&model),
+                // A price given with --price is the model's from here on:
+                // every figure of the run reads these facts.
+                model_facts: match args.price {
+                    Some(price) => ModelFacts::of(&model).with_price(price.input, price.output),
+                    None => ModelFacts::of(&model),
+                },
                 model,
                 jobs: args.jobs as usize,
                 mode,
@@ -208,6 +213,34 @@ fn output_format(args: &Args) -> Result<Format, ConfigError> {
         )));
     }
     Ok(format)
+}
+
+/// `--price INPUT,OUTPUT` (clap's value parser, so a bad value is a usage
+/// error, exit 2): two dollar amounts per million tokens, each from 0 (a
+/// local model) to [`api::catalog::MAX_GIVEN_PRICE`], with or without `$`.
+pub(crate) fn parse_price(raw: &str) -> Result<GivenPrice, String> {
+    let amount = |part: &str| {
+        part.trim()
+            .trim_start_matches('$')
+            .parse::<f64>()
+            .ok()
+            .filter(|usd| usd.is_finite() && (0.0..=api::catalog::MAX_GIVEN_PRICE).contains(usd))
+    };
+    let parts: Vec<&str> = raw.split(',').collect();
+    match parts.as_slice() {
+        [input, output] => match (amount(input), amount(output)) {
+            (Some(input), Some(output)) => Ok(GivenPrice { input, output }),
+            _ => Err(format!(
+                "each price is dollars per million tokens, from 0 to {}",
+                api::catalog::MAX_GIVEN_PRICE
+            )),
+        },
+        _ => Err(
+            "takes INPUT,OUTPUT: dollars per million input and output tokens, such as \
+                  3,15 (0,0 for a local model)"
+                .to_string(),
+        ),
+    }
 }
 
 /// A timeout variable: positive decimal seconds, at most a day.

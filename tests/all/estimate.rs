@@ -240,6 +240,81 @@ fn changed_directories_and_their_ancestors_are_counted_and_the_cache_is_untouche
     assert_eq!(snapshot(env.cache()), before);
 }
 
+/// With a key set, the token counts are calibrated by the API's free token
+/// counting: one call, of the first loop's prompt, and every token figure
+/// scaled by its count over the estimate's own; the text says so, and the
+/// decision is the same. A count that fails leaves the estimate as it is,
+/// saying why, and the estimate still succeeds; without a key no call is
+/// made.
+#[test]
+fn a_key_calibrates_the_token_counts_with_the_free_token_counting() {
+    let env = project().with_mock();
+    let keyed = |extra: &[&str]| -> Output {
+        let out = env
+            .cmd()
+            .arg("--estimate")
+            .args(extra)
+            .arg(env.target())
+            .output()
+            .unwrap();
+        assert_success(out, "luminos --estimate")
+    };
+    let plain = estimate_json(&env, &[]);
+    assert!(plain.get("token_calibration").is_none(), "{plain}");
+    assert!(env.server.token_counts().is_empty(), "no key, no call");
+
+    let calibrated: Value = serde_json::from_slice(&keyed(&["--json"]).stdout).unwrap();
+    let counts = env.server.token_counts();
+    assert_eq!(counts.len(), 1, "one call");
+    assert_eq!(env.server.request_count(), 0, "no message was created");
+    let body = &counts[0];
+    assert!(
+        body["system"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("investigators")
+    );
+    assert!(body["tools"].as_array().unwrap().len() > 3);
+    let c = &calibrated["token_calibration"];
+    let factor = c["factor"].as_f64().unwrap();
+    assert!(
+        (factor - c["counted"].as_f64().unwrap() / c["estimated"].as_f64().unwrap()).abs() < 1e-9
+    );
+    assert!(factor > 0.0 && (factor - 1.0).abs() > 0.01, "{c}");
+    // The same decision; the token figures scaled (within rounding).
+    for key in [
+        "loops",
+        "directories_to_investigate",
+        "api_calls",
+        "synthesis_levels",
+    ] {
+        assert_eq!(calibrated[key], plain[key], "{key}");
+    }
+    let (_, high) = range(&calibrated, "input_tokens");
+    let (_, plain_high) = range(&plain, "input_tokens");
+    let scaled = plain_high as f64 * factor;
+    assert!(
+        (high as f64 - scaled).abs() <= scaled * 0.01 + 50.0,
+        "{high} vs {scaled}"
+    );
+    let text = String::from_utf8(keyed(&[]).stdout).unwrap();
+    assert!(
+        text.contains("Token counts calibrated with the API's token counting"),
+        "{text}"
+    );
+
+    // A failing count: the estimate stands, and says why.
+    env.server
+        .fail_token_counts(support::mock::Reply::overloaded());
+    let failed: Value = serde_json::from_slice(&keyed(&["--json"]).stdout).unwrap();
+    assert!(failed.get("token_calibration").is_none());
+    assert!(failed["token_calibration_error"].is_string(), "{failed}");
+    assert_eq!(failed["input_tokens"], plain["input_tokens"]);
+    let text = String::from_utf8(keyed(&[]).stdout).unwrap();
+    assert!(text.contains("Token counts not calibrated"), "{text}");
+    assert_eq!(env.server.request_count(), 0);
+}
+
 /// `--estimate --json` with a model the catalog does not know warns on
 /// stderr, as a run does, so the user of a `jq` pipeline sees it; stdout
 /// stays one JSON object whose keys do not depend on the model

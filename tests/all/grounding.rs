@@ -338,3 +338,64 @@ fn the_default_agents_are_fully_grounded() {
     );
     assert_eq!(grounding["unresolved"], json!([]));
 }
+
+/// A bare file name that three files of the tree have: flagged in the loop
+/// of one of their directories, it is that directory's file (written from
+/// the root when recorded, as `write_cache` reads it) and verified; flagged
+/// by the synthesis, which has no directory, it names no one file, so it
+/// is not verified and is shown as info.
+#[test]
+fn an_ambiguous_bare_name_is_not_verified() {
+    let env = TestEnv::new();
+    env.files(&[
+        ("README.md", "# Three serdes\n"),
+        ("a/serde.rs", "pub fn a() {}\n"),
+        ("b/serde.rs", "pub fn b() {}\n"),
+        ("c/serde.rs", "pub fn c() {}\n"),
+    ]);
+    // The synthesis flags the bare name too (it has no directory).
+    let env = env.with_agent(|agent| {
+        agent
+            .flag("b", "serde.rs:1", "concern", "Serializes without a schema.")
+            .flag("b", "README.md", "info", "Names three crates.")
+            .pass_script(Pass::Synthesis, |turn| match turn.turn {
+                1 => Reply::blocks(vec![tool_use(
+                    "flag",
+                    json!({"path": "serde.rs", "finding": "Unsafe deserialization.", "severity": "critical"}),
+                )]),
+                _ => Reply::tool_use(
+                    "submit_report",
+                    json!({"brief": "Three small crates.", "detailed": "Each has a serde.rs."}),
+                ),
+            })
+    });
+    let report = json_report(&env);
+    let flags = report["flags"].as_array().unwrap();
+    let by_finding = |finding: &str| -> &Value {
+        flags
+            .iter()
+            .find(|f| f["finding"] == finding)
+            .unwrap_or_else(|| panic!("no flag {finding:?} in {flags:#?}"))
+    };
+    let in_b = by_finding("Serializes without a schema.");
+    assert_eq!(in_b["path"], "b/serde.rs", "{in_b}");
+    assert_eq!(in_b["line"], 1);
+    assert_eq!(in_b["verified"], true);
+    assert_eq!(in_b["severity"], "concern");
+    // A name the root has is the root's.
+    let readme = by_finding("Names three crates.");
+    assert_eq!(readme["path"], "README.md");
+    assert_eq!(readme["verified"], true);
+    let bare = by_finding("Unsafe deserialization.");
+    assert_eq!(bare["path"], "serde.rs", "{bare}");
+    assert_eq!(bare["verified"], false, "{bare}");
+    assert_eq!(bare["severity"], "info");
+    assert_eq!(bare["original_severity"], "critical");
+    assert!(
+        bare["note"]
+            .as_str()
+            .unwrap()
+            .contains("names 3 places in the tree"),
+        "{bare}"
+    );
+}

@@ -198,6 +198,26 @@ fn protocol_violations_get_a_400_and_are_recorded() {
             ),
             "5 cache_control breakpoints",
         ),
+        (
+            good_headers(),
+            body(
+                json!([{"role": "user", "content": [{"type": "text", "text": "x",
+                "cache_control": {"type": "ephemeral", "ttl": "2h"}}]}]),
+            ),
+            "ttl must be \"5m\" or \"1h\"",
+        ),
+        (
+            good_headers(),
+            {
+                // 5 minutes on the system prompt, then an hour after it.
+                let mut request = body(json!([{"role": "user", "content": [{"type": "text",
+                    "text": "x", "cache_control": {"type": "ephemeral", "ttl": "1h"}}]}]));
+                request["system"] = json!([{"type": "text", "text": "s",
+                    "cache_control": {"type": "ephemeral"}}]);
+                request
+            },
+            "longer ttl comes after a shorter one",
+        ),
     ];
     for (headers, request, expected) in cases {
         let (status, reply) = post(&server, &headers, &request);
@@ -212,7 +232,7 @@ fn protocol_violations_get_a_400_and_are_recorded() {
     }
     // A scripted reply is not consumed by a rejected request.
     assert_eq!(server.queued(), 0);
-    assert_eq!(server.request_count(), 8);
+    assert_eq!(server.request_count(), 10);
 }
 
 #[test]
@@ -327,6 +347,96 @@ fn prompt_cache_simulation() {
         small.cache_creation_input_tokens + small.cache_read_input_tokens,
         0
     );
+}
+
+/// Cached prefixes live as long as their mark asks (5 minutes, or an hour
+/// with `"ttl": "1h"`) from their last write or read, on the mock's clock,
+/// which a test moves on or speeds up; the write is reported by lifetime
+/// (`cache_creation`), and an hour mark may come before a 5-minute one.
+#[test]
+fn cached_prefixes_live_as_long_as_their_mark_asks() {
+    let server = MockServer::start();
+    server.set_min_cacheable_tokens(100);
+    server.respond_with(|_| Reply::text("ok"));
+    let minutes = |m: u64| Duration::from_secs(60 * m);
+    let send = |ttl: Option<&str>| {
+        let mut mark = json!({"type": "ephemeral"});
+        if let Some(ttl) = ttl {
+            mark["ttl"] = json!(ttl);
+        }
+        let mut request = body(json!([{"role": "user", "content": [
+            {"type": "text", "text": "Q".repeat(400), "cache_control": mark}]}]));
+        request["system"] = json!([{"type": "text", "text": "S".repeat(800)}]);
+        let (status, raw) = post(&server, &good_headers(), &request);
+        assert_eq!(status, 200);
+        let usage = server.last_request().unwrap().reported_usage.unwrap();
+        (usage, server.last_request().unwrap().reported_cache_1h, raw)
+    };
+
+    // Five minutes: read within them (which starts them over), gone after.
+    let (first, hour, raw) = send(None);
+    assert!(first.cache_creation_input_tokens > 0 && hour == 0);
+    let raw = String::from_utf8_lossy(&raw);
+    assert!(
+        raw.contains(&format!(
+            "\"cache_creation\":{{\"ephemeral_5m_input_tokens\":{},\"ephemeral_1h_input_tokens\":0}}",
+            first.cache_creation_input_tokens
+        )),
+        "{raw}"
+    );
+    server.advance_cache_clock(minutes(4));
+    assert!(send(None).0.cache_read_input_tokens > 0);
+    server.advance_cache_clock(minutes(4));
+    assert!(
+        send(None).0.cache_read_input_tokens > 0,
+        "the read started it over"
+    );
+    server.advance_cache_clock(minutes(6));
+    let (expired, _, _) = send(None);
+    assert_eq!(expired.cache_read_input_tokens, 0);
+    assert_eq!(
+        expired.cache_creation_input_tokens,
+        first.cache_creation_input_tokens
+    );
+
+    // An hour: still there after fifty minutes, gone after seventy.
+    server.clear_prompt_cache();
+    let (written, hour, _) = send(Some("1h"));
+    assert_eq!(hour, written.cache_creation_input_tokens);
+    server.advance_cache_clock(minutes(50));
+    let (read, hour, _) = send(Some("1h"));
+    assert_eq!(
+        read.cache_read_input_tokens,
+        written.cache_creation_input_tokens
+    );
+    assert_eq!(hour, 0);
+    server.advance_cache_clock(minutes(70));
+    assert_eq!(send(Some("1h")).0.cache_read_input_tokens, 0);
+
+    // A clock sped up: 6,000 times the wall clock makes 100 ms ten minutes.
+    server.clear_prompt_cache().set_cache_clock_speed(6_000.0);
+    send(None);
+    send(Some("1h"));
+    std::thread::sleep(Duration::from_millis(100));
+    let (after, _, _) = send(Some("1h"));
+    assert!(after.cache_read_input_tokens > 0, "the hour entry lives");
+    server.set_cache_clock_speed(1.0);
+
+    // Mixed: an hour on the system prompt, then 5 minutes after it; the
+    // write is split where the hour marks end.
+    server.clear_prompt_cache();
+    let mut request = body(json!([{"role": "user", "content": [
+        {"type": "text", "text": "Q".repeat(400), "cache_control": {"type": "ephemeral"}}]}]));
+    request["system"] = json!([{"type": "text", "text": "S".repeat(800),
+        "cache_control": {"type": "ephemeral", "ttl": "1h"}}]);
+    post(&server, &good_headers(), &request);
+    let last = server.last_request().unwrap();
+    let usage = last.reported_usage.unwrap();
+    assert_eq!(usage.cache_creation_input_tokens, usage.context_tokens());
+    assert!(
+        last.reported_cache_1h >= 200 && last.reported_cache_1h < usage.cache_creation_input_tokens
+    );
+    server.assert_no_violations();
 }
 
 /// Who thinks is the catalog's answer for the request's model and

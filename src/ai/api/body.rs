@@ -11,13 +11,16 @@
 //! must carry no marks of their own (a conversation's history never does);
 //! the marks are placed as the body is written, on copies of the few items
 //! that carry one (the last tool, the last block of the newest two user
-//! messages).
+//! messages). A streamed body's marks keep the default 5-minute lifetime;
+//! a whole reply's (a batch's `params`) ask for an hour, since the next
+//! round may come later than five minutes ([`Body::lifetime`]).
 //!
 //! [`MessagesRequest`]: super::MessagesRequest
 
 use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};
 
 use super::caching::{Reuse, marked_user_messages};
+use super::catalog::CacheTtl;
 use super::settings::CallSettings;
 use super::types::{CacheControl, Content, ContentBlock, Message, TextType, ToolDefinition};
 use super::{ApiError, ApiErrorKind};
@@ -40,6 +43,16 @@ pub(crate) struct Body<'a> {
 }
 
 impl Body<'_> {
+    /// How long the prefixes its marks cache live: 5 minutes for a
+    /// streamed request, an hour for a batch's (see [`super::caching`]).
+    pub(crate) fn lifetime(&self) -> CacheTtl {
+        if self.stream {
+            CacheTtl::FiveMinutes
+        } else {
+            CacheTtl::OneHour
+        }
+    }
+
     /// The JSON bytes.
     pub(crate) fn encode(&self) -> Result<Vec<u8>, ApiError> {
         serde_json::to_vec(self).map_err(|err| {
@@ -55,7 +68,7 @@ impl Serialize for Body<'_> {
     /// The fields in [`super::MessagesRequest`]'s order, absent where it
     /// leaves them out.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let marked = self.reuse == Reuse::Expected;
+        let marked = (self.reuse == Reuse::Expected).then(|| self.lifetime());
         let settings = &self.settings;
         let mut body = serializer.serialize_struct("MessagesRequest", 8)?;
         body.serialize_field("model", self.model)?;
@@ -69,7 +82,7 @@ impl Serialize for Body<'_> {
             };
             body.serialize_field("system", &[system])?;
         }
-        let newest = if marked {
+        let newest = if marked.is_some() {
             marked_user_messages(self.messages).collect()
         } else {
             Vec::new()
@@ -79,6 +92,7 @@ impl Serialize for Body<'_> {
             &Messages {
                 messages: self.messages,
                 marked: &newest,
+                lifetime: self.lifetime(),
             },
         )?;
         if self.tools.is_empty() {
@@ -106,7 +120,8 @@ impl Serialize for Body<'_> {
 /// The system prompt as its one text block.
 struct SystemText<'a> {
     text: &'a str,
-    marked: bool,
+    /// The lifetime of its mark, if it has one.
+    marked: Option<CacheTtl>,
 }
 
 impl Serialize for SystemText<'_> {
@@ -114,8 +129,8 @@ impl Serialize for SystemText<'_> {
         let mut block = serializer.serialize_struct("SystemBlock", 3)?;
         block.serialize_field("type", &TextType::Text)?;
         block.serialize_field("text", self.text)?;
-        if self.marked {
-            block.serialize_field("cache_control", &CacheControl::ephemeral())?;
+        if let Some(ttl) = self.marked {
+            block.serialize_field("cache_control", &CacheControl::lasting(ttl))?;
         } else {
             block.skip_field("cache_control")?;
         }
@@ -125,14 +140,14 @@ impl Serialize for SystemText<'_> {
 
 /// An item that can carry a caching mark.
 trait Markable: Serialize + Clone {
-    /// This item with the mark.
-    fn marked(&self) -> Self;
+    /// This item with a mark asking for `ttl`.
+    fn marked(&self, ttl: CacheTtl) -> Self;
 }
 
 impl Markable for ToolDefinition {
-    fn marked(&self) -> Self {
+    fn marked(&self, ttl: CacheTtl) -> Self {
         ToolDefinition {
-            cache_control: Some(CacheControl::ephemeral()),
+            cache_control: Some(CacheControl::lasting(ttl)),
             ..self.clone()
         }
     }
@@ -140,21 +155,22 @@ impl Markable for ToolDefinition {
 
 impl Markable for ContentBlock {
     /// Thinking blocks take no mark (see [`ContentBlock::set_cache_control`]).
-    fn marked(&self) -> Self {
+    fn marked(&self, ttl: CacheTtl) -> Self {
         let mut block = self.clone();
-        block.set_cache_control(Some(CacheControl::ephemeral()));
+        block.set_cache_control(Some(CacheControl::lasting(ttl)));
         block
     }
 }
 
-/// A list written as it is, its last item marked when `mark` says so.
+/// A list written as it is, its last item marked when `mark` (the mark's
+/// lifetime) says so.
 struct MarkLast<'a, T> {
     items: &'a [T],
-    mark: bool,
+    mark: Option<CacheTtl>,
 }
 
 impl<'a, T> MarkLast<'a, T> {
-    fn new(items: &'a [T], mark: bool) -> Self {
+    fn new(items: &'a [T], mark: Option<CacheTtl>) -> Self {
         MarkLast { items, mark }
     }
 }
@@ -164,8 +180,8 @@ impl<T: Markable> Serialize for MarkLast<'_, T> {
         let mut seq = serializer.serialize_seq(Some(self.items.len()))?;
         let last = self.items.len().saturating_sub(1);
         for (n, item) in self.items.iter().enumerate() {
-            if self.mark && n == last {
-                seq.serialize_element(&item.marked())?;
+            if let Some(ttl) = self.mark.filter(|_| n == last) {
+                seq.serialize_element(&item.marked(ttl))?;
             } else {
                 seq.serialize_element(item)?;
             }
@@ -179,6 +195,7 @@ impl<T: Markable> Serialize for MarkLast<'_, T> {
 struct Messages<'a> {
     messages: &'a [Message],
     marked: &'a [usize],
+    lifetime: CacheTtl,
 }
 
 impl Serialize for Messages<'_> {
@@ -186,7 +203,7 @@ impl Serialize for Messages<'_> {
         let mut seq = serializer.serialize_seq(Some(self.messages.len()))?;
         for (n, message) in self.messages.iter().enumerate() {
             if self.marked.contains(&n) {
-                seq.serialize_element(&MarkedMessage(message))?;
+                seq.serialize_element(&MarkedMessage(message, self.lifetime))?;
             } else {
                 seq.serialize_element(message)?;
             }
@@ -197,21 +214,21 @@ impl Serialize for Messages<'_> {
 
 /// A message with its last block marked; a plain string becomes one
 /// marked text block, as [`super::caching`] turns it into one.
-struct MarkedMessage<'a>(&'a Message);
+struct MarkedMessage<'a>(&'a Message, CacheTtl);
 
 impl Serialize for MarkedMessage<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let message = self.0;
+        let (message, ttl) = (self.0, self.1);
         let mut out = serializer.serialize_struct("Message", 2)?;
         out.serialize_field("role", &message.role)?;
         match &message.content {
             Content::Text(text) if !text.is_empty() => {
-                let block = ContentBlock::text(text.as_str()).marked();
+                let block = ContentBlock::text(text.as_str()).marked(ttl);
                 out.serialize_field("content", &[block])?;
             }
             Content::Text(_) => out.serialize_field("content", &message.content)?,
             Content::Blocks(blocks) => {
-                out.serialize_field("content", &MarkLast::new(blocks, true))?;
+                out.serialize_field("content", &MarkLast::new(blocks, Some(ttl)))?;
             }
         }
         out.end()
@@ -252,7 +269,7 @@ mod tests {
             stream: body.stream,
         }
         .with_settings(&body.settings);
-        caching::mark_breakpoints_for(&mut request, body.reuse);
+        caching::mark_breakpoints_for(&mut request, body.reuse, body.lifetime());
         serde_json::to_vec(&request).unwrap()
     }
 

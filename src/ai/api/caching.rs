@@ -17,7 +17,19 @@
 //! asks for its answer in one call) says so with [`Reuse::None`]: writing a
 //! prefix costs 1.25x the input price, so a prefix never read back costs a
 //! quarter more than sending it plainly.
+//!
+//! **Lifetimes.** Interactive requests keep the default 5 minutes: a loop's
+//! next turn comes within seconds, and every read starts the lifetime over.
+//! A batch round can take longer than that (most batches end within an
+//! hour), so the next turn would find its prefix gone and write it again:
+//! batch requests mark their prefixes with the 1-hour lifetime (written at
+//! 2x the input price instead of 1.25x, read at the same price), as the
+//! batch processing guide suggests. All marks of a request share one
+//! lifetime, so the rule for mixing them (a longer lifetime before a shorter
+//! one, [`lifetimes_in_order`]) always holds. Prompt caching and batch
+//! processing pages, read 2026-11-27.
 
+use super::catalog::CacheTtl;
 use super::types::{CacheControl, Content, ContentBlock, Message, MessagesRequest, Role};
 
 /// The API's limit on `cache_control` marks per request.
@@ -32,18 +44,26 @@ pub enum Reuse {
     None,
 }
 
-/// Replace whatever marks `request` carries with ours for `reuse`.
-pub(crate) fn mark_breakpoints_for(request: &mut MessagesRequest, reuse: Reuse) {
+/// Replace whatever marks `request` carries with ours for `reuse`, each
+/// asking its prefix to live `ttl`.
+pub(crate) fn mark_breakpoints_for(request: &mut MessagesRequest, reuse: Reuse, ttl: CacheTtl) {
     match reuse {
-        Reuse::Expected => mark_breakpoints(request),
+        Reuse::Expected => mark_breakpoints_lasting(request, ttl),
         Reuse::None => clear_breakpoints(request),
     }
 }
 
-/// Replace whatever marks `request` carries with ours.
+/// Replace whatever marks `request` carries with ours (5 minutes).
+#[cfg(test)]
 pub(crate) fn mark_breakpoints(request: &mut MessagesRequest) {
+    mark_breakpoints_lasting(request, CacheTtl::FiveMinutes);
+}
+
+/// Replace whatever marks `request` carries with ours, each asking its
+/// prefix to live `ttl`.
+fn mark_breakpoints_lasting(request: &mut MessagesRequest, ttl: CacheTtl) {
     clear_breakpoints(request);
-    let mark = || Some(CacheControl::ephemeral());
+    let mark = || Some(CacheControl::lasting(ttl));
     if let Some(tool) = request.tools.last_mut() {
         tool.cache_control = mark();
     }
@@ -69,6 +89,40 @@ pub(crate) fn mark_breakpoints(request: &mut MessagesRequest) {
         }
     }
     debug_assert!(count_breakpoints(request) <= MAX_BREAKPOINTS);
+    debug_assert!(lifetimes_in_order(request));
+}
+
+/// The lifetime a mark asks for.
+fn lifetime(mark: &CacheControl) -> CacheTtl {
+    match mark.ttl.as_deref() {
+        Some("1h") => CacheTtl::OneHour,
+        _ => CacheTtl::FiveMinutes,
+    }
+}
+
+/// Whether `request`'s marks, in prefix order (tools, system, messages),
+/// never ask for a longer lifetime after a shorter one: the API refuses a
+/// request that does.
+pub(crate) fn lifetimes_in_order(request: &MessagesRequest) -> bool {
+    let tools = request
+        .tools
+        .iter()
+        .filter_map(|t| t.cache_control.as_ref());
+    let system = request
+        .system
+        .iter()
+        .filter_map(|b| b.cache_control.as_ref());
+    let blocks = request
+        .messages
+        .iter()
+        .filter_map(|m| match &m.content {
+            Content::Blocks(blocks) => Some(blocks),
+            Content::Text(_) => None,
+        })
+        .flatten()
+        .filter_map(|b| b.cache_control());
+    let lifetimes: Vec<CacheTtl> = tools.chain(system).chain(blocks).map(lifetime).collect();
+    lifetimes.windows(2).all(|pair| pair[0] >= pair[1])
 }
 
 /// The user messages whose last block carries a mark: the newest two, by
@@ -226,10 +280,49 @@ mod tests {
     #[test]
     fn no_reuse_means_no_marks() {
         let mut req = request(vec![Message::user_text("q")]);
-        mark_breakpoints_for(&mut req, Reuse::None);
+        mark_breakpoints_for(&mut req, Reuse::None, CacheTtl::FiveMinutes);
         assert_eq!(count_breakpoints(&req), 0);
-        mark_breakpoints_for(&mut req, Reuse::Expected);
+        mark_breakpoints_for(&mut req, Reuse::Expected, CacheTtl::FiveMinutes);
         assert_eq!(count_breakpoints(&req), 3);
+    }
+
+    #[test]
+    fn every_mark_of_a_batch_request_asks_for_an_hour() {
+        let mut req = request(vec![
+            Message::user_text("start"),
+            Message::assistant(vec![ContentBlock::text("ok")]),
+            Message::user_text("next"),
+        ]);
+        mark_breakpoints_for(&mut req, Reuse::Expected, CacheTtl::OneHour);
+        assert_eq!(count_breakpoints(&req), 4);
+        let value = serde_json::to_value(&req).unwrap();
+        let hour = json!({"type": "ephemeral", "ttl": "1h"});
+        assert_eq!(value["tools"][2]["cache_control"], hour);
+        assert_eq!(value["system"][0]["cache_control"], hour);
+        assert_eq!(value["messages"][0]["content"][0]["cache_control"], hour);
+        assert_eq!(value["messages"][2]["content"][0]["cache_control"], hour);
+        assert!(lifetimes_in_order(&req));
+        // The default lifetime is written as the API's default.
+        mark_breakpoints_for(&mut req, Reuse::Expected, CacheTtl::FiveMinutes);
+        let value = serde_json::to_value(&req).unwrap();
+        assert_eq!(
+            value["system"][0]["cache_control"],
+            json!({"type": "ephemeral"})
+        );
+    }
+
+    #[test]
+    fn a_longer_lifetime_after_a_shorter_one_is_out_of_order() {
+        let mut req = request(vec![Message::user_text("q")]);
+        mark_breakpoints_for(&mut req, Reuse::Expected, CacheTtl::FiveMinutes);
+        assert!(lifetimes_in_order(&req));
+        // An hour on the system prompt before 5 minutes after it: fine.
+        req.system[0].cache_control = Some(CacheControl::lasting(CacheTtl::OneHour));
+        req.tools[2].cache_control = Some(CacheControl::lasting(CacheTtl::OneHour));
+        assert!(lifetimes_in_order(&req));
+        // 5 minutes on the tools, then an hour on the system prompt: not.
+        req.tools[2].cache_control = Some(CacheControl::ephemeral());
+        assert!(!lifetimes_in_order(&req));
     }
 
     #[test]

@@ -27,6 +27,24 @@
 //! - adaptive thinking, effort and preserved thinking pages under
 //!   `platform.claude.com/docs/en/build-with-claude/` (2026-10/11).
 //!
+//! - re-read on 2026-11-27 for `--batch` and `--price`: pricing
+//!   (<https://platform.claude.com/docs/en/about-claude/pricing>: the batch
+//!   discount is 50% of every rate, cache writes and reads included; a
+//!   5-minute cache write is 1.25x the input price, a 1-hour write 2x, a
+//!   read 0.1x), prompt caching
+//!   (<https://platform.claude.com/docs/en/build-with-claude/prompt-caching>:
+//!   `"ttl": "1h"` on `cache_control`, at most 4 breakpoints, entries of a
+//!   longer lifetime before shorter ones) and batch processing
+//!   (<https://platform.claude.com/docs/en/build-with-claude/batch-processing>:
+//!   a batch can take longer than 5 minutes, so the guide suggests the
+//!   1-hour lifetime for requests that share a prefix).
+//!
+//! A model the catalog does not know can be given its price with `--price`
+//! ([`ModelFacts::with_price`]): the row then used is the stand-in's with
+//! those prices, cache rates from the documented multipliers, so that
+//! `--budget` and the cost figures mean something for a model behind a
+//! gateway.
+//!
 //! Where the pages disagree or are silent (the minimum cacheable prompt of
 //! Sonnet 4.6 is given as 1,024 in one snapshot and 2,048 in another; Haiku
 //! 5.5's cache rates come from its tier table as reported by third parties),
@@ -53,8 +71,9 @@ pub struct Prices {
 
 impl Prices {
     /// The standard rates: cache writes at 1.25× (5 min) and 2× (1 h) the
-    /// input price, reads at 0.1×.
-    const fn standard(input: f64, output: f64) -> Prices {
+    /// input price, reads at 0.1× (pricing page, prompt caching section,
+    /// read 2026-11-27).
+    pub(crate) const fn standard(input: f64, output: f64) -> Prices {
         Prices {
             input,
             output,
@@ -84,8 +103,33 @@ impl Prices {
 }
 
 /// The Message Batches API bills every token at half the listed rate
-/// (pricing page; the discount stacks with the cache rates).
+/// (pricing page, read 2026-11-27: the discount stacks with the cache
+/// rates, the 1-hour write's included).
 pub(crate) const BATCH_DISCOUNT: f64 = 0.5;
+
+/// How long a cached prefix lives unless it is read again (each read starts
+/// its lifetime over): the two lifetimes `cache_control` takes (prompt
+/// caching page, read 2026-11-27), each written at its own price.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CacheTtl {
+    /// The default, `{"type": "ephemeral"}`: written at 1.25x the input
+    /// price.
+    FiveMinutes,
+    /// `{"type": "ephemeral", "ttl": "1h"}`: written at 2x the input price;
+    /// what a batch needs, whose rounds can each take longer than five
+    /// minutes.
+    OneHour,
+}
+
+impl Prices {
+    /// The price of writing a prefix that lives `ttl`.
+    pub(crate) fn cache_write(&self, ttl: CacheTtl) -> f64 {
+        match ttl {
+            CacheTtl::FiveMinutes => self.cache_write_5m,
+            CacheTtl::OneHour => self.cache_write_1h,
+        }
+    }
+}
 
 /// A price tier by prompt length: a request whose prompt (input, cache
 /// writes and cache reads) is above `above_tokens` pays `multiplier` times
@@ -474,6 +518,11 @@ const FAMILIES: &[(&str, &str)] = &[
     ("mythos", "claude-mythos-5-2"),
 ];
 
+/// The most dollars per million tokens `--price` takes: far above every
+/// listed price (Opus 4.1's $75 output), far below what would overflow a
+/// bill.
+pub const MAX_GIVEN_PRICE: f64 = 1_000_000.0;
+
 /// The catalog row of `id` (its id or one of its aliases), if luminos knows
 /// the model.
 pub fn lookup(id: &str) -> Option<&'static Model> {
@@ -492,13 +541,44 @@ pub struct ModelFacts {
     pub model: &'static Model,
     /// The id asked for is in the catalog (the figures are its own).
     pub known: bool,
+    /// Its prices are the ones `--price` gave ([`ModelFacts::with_price`]).
+    pub price_given: bool,
 }
 
 impl ModelFacts {
-    /// The facts for `id`.
+    /// These facts with the price `--price` gave: `input` and `output`
+    /// dollars per million tokens, cache writes and reads by the documented
+    /// multipliers of the input price ([`Prices::standard`]), no long-prompt
+    /// tier. Every other fact stays the model's (or the stand-in's, for a
+    /// model the catalog does not know). The row is leaked so that it lives
+    /// as long as the catalog's own: one per run.
+    pub fn with_price(self, input: f64, output: f64) -> ModelFacts {
+        let row: &'static Model = Box::leak(Box::new(Model {
+            prices: Prices::standard(input, output),
+            long_prompt_tier: None,
+            ..*self.model
+        }));
+        ModelFacts {
+            model: row,
+            price_given: true,
+            ..self
+        }
+    }
+
+    /// Whether the figures priced with these facts are the model's own
+    /// (the catalog's or the ones given), not a stand-in's.
+    pub fn prices_known(&self) -> bool {
+        self.known || self.price_given
+    }
+
+    /// The catalog's facts for `id`.
     pub fn of(id: &str) -> ModelFacts {
         if let Some(model) = lookup(id) {
-            return ModelFacts { model, known: true };
+            return ModelFacts {
+                model,
+                known: true,
+                price_given: false,
+            };
         }
         let lower = id.to_ascii_lowercase();
         let stand_in = FAMILIES
@@ -508,6 +588,7 @@ impl ModelFacts {
         ModelFacts {
             model: lookup(stand_in).unwrap_or(&MODELS[0]),
             known: false,
+            price_given: false,
         }
     }
 
@@ -519,6 +600,11 @@ impl ModelFacts {
     pub fn warning(&self, asked: &str, today: &str) -> Option<String> {
         let asked = crate::text::escape_line(asked);
         if !self.known {
+            // A model priced with --price needs no warning about its price
+            // (and the stand-in's lifecycle is not its own).
+            if self.price_given {
+                return None;
+            }
             let m = self.model;
             return Some(format!(
                 "model '{asked}' is not in luminos's catalog, so its price is unknown; \
@@ -677,6 +763,43 @@ mod tests {
              costs and budgets assume Claude Sonnet 5.5's prices ($2 input / $10 output per \
              million tokens)"
         );
+    }
+
+    #[test]
+    fn a_given_price_prices_a_model_the_catalog_does_not_know() {
+        let id = "local-model";
+        let facts = ModelFacts::of(id).with_price(0.5, 1.5);
+        assert!(!facts.known && facts.price_given && facts.prices_known());
+        assert!(!ModelFacts::of(id).prices_known());
+        let p = facts.model.prices;
+        assert_eq!((p.input, p.output), (0.5, 1.5));
+        // Cache rates by the documented multipliers of the input price.
+        assert_eq!(
+            (p.cache_write_5m, p.cache_write_1h, p.cache_read),
+            (0.625, 1.0, 0.05)
+        );
+        // The rest is the stand-in's, and no warning is needed.
+        assert_eq!(
+            facts.model.context_window,
+            lookup(DEFAULT_MODEL).unwrap().context_window
+        );
+        assert_eq!(facts.warning(id, "2026-11-27"), None);
+        // A local model: free.
+        let free = ModelFacts::of(id).with_price(0.0, 0.0);
+        assert_eq!(free.model.prices.output, 0.0);
+        // A known model keeps its other facts and its lifecycle warning.
+        let facts = ModelFacts::of("claude-opus-4-0").with_price(1.0, 2.0);
+        assert!(facts.known && facts.price_given);
+        assert_eq!(facts.model.prices.input, 1.0);
+        assert_eq!(facts.model.max_output, 32_000);
+        assert!(
+            facts
+                .warning("claude-opus-4-0", "2026-11-27")
+                .unwrap()
+                .contains("was retired")
+        );
+        // The catalog's own row is untouched.
+        assert_eq!(lookup("claude-opus-4-0").unwrap().prices.input, 15.0);
     }
 
     #[test]

@@ -19,7 +19,7 @@
 
 use std::sync::Mutex;
 
-use super::catalog::{BATCH_DISCOUNT, LongPromptTier, Model, ModelFacts, Prices};
+use super::catalog::{BATCH_DISCOUNT, CacheTtl, LongPromptTier, Model, ModelFacts, Prices};
 use super::types::Usage;
 use crate::text::format_thousands;
 
@@ -28,6 +28,10 @@ use crate::text::format_thousands;
 pub struct Pricing {
     pub prices: Prices,
     pub tier: Option<LongPromptTier>,
+    /// The lifetime the requests' cache marks ask for, which sets the price
+    /// of a cache write: 5 minutes interactively, an hour in a batch (see
+    /// [`super::caching`]).
+    pub write_ttl: CacheTtl,
 }
 
 impl Pricing {
@@ -42,13 +46,16 @@ impl Pricing {
         Pricing {
             prices: model.prices,
             tier: model.long_prompt_tier,
+            write_ttl: CacheTtl::FiveMinutes,
         }
     }
 
-    /// These prices through the Message Batches API.
+    /// These prices through the Message Batches API: every rate halved, and
+    /// cache writes at the 1-hour lifetime batch requests ask for.
     pub(crate) fn batch(self) -> Pricing {
         Pricing {
             prices: self.prices.scaled(BATCH_DISCOUNT),
+            write_ttl: CacheTtl::OneHour,
             ..self
         }
     }
@@ -68,7 +75,10 @@ impl Pricing {
     pub fn cost(&self, usage: &Usage) -> f64 {
         let rates = self.rates_for(usage);
         per_million(usage.input_tokens, rates.input)
-            + per_million(usage.cache_creation_input_tokens, rates.cache_write_5m)
+            + per_million(
+                usage.cache_creation_input_tokens,
+                rates.cache_write(self.write_ttl),
+            )
             + per_million(usage.cache_read_input_tokens, rates.cache_read)
             + per_million(usage.output_tokens, rates.output)
     }
@@ -382,10 +392,14 @@ mod tests {
     }
 
     #[test]
-    fn batch_halves_every_rate() {
-        let u = usage(1_000_000, 1_000_000, 1_000_000, 1_000_000);
+    fn batch_halves_every_rate_and_writes_for_an_hour() {
+        // Without cache writes, exactly half.
+        let u = usage(1_000_000, 1_000_000, 0, 1_000_000);
         let full = sonnet_4_5().cost(&u);
         assert!(close(sonnet_4_5().batch().cost(&u), full / 2.0));
+        // A batch's cache writes last an hour: 2x the input price, halved.
+        let writes = sonnet_4_5().batch().cost(&usage(0, 0, 1_000_000, 0));
+        assert!(close(writes, 3.0 * 2.0 / 2.0), "{writes}");
     }
 
     #[test]
@@ -448,6 +462,7 @@ mod tests {
                 cache_read: 0.0,
             },
             tier: None,
+            write_ttl: CacheTtl::FiveMinutes,
         };
         assert_eq!(free.affordable_output(10_000, true, 0.0), Some(u32::MAX));
     }

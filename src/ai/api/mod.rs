@@ -39,6 +39,7 @@ pub mod types;
 
 pub(crate) mod body;
 mod config;
+mod count_tokens;
 mod reading;
 mod transport;
 
@@ -254,21 +255,24 @@ impl Client {
     ) -> MessagesRequest {
         let mut prepared = request.clone();
         prepared.stream = true;
-        caching::mark_breakpoints_for(&mut prepared, reuse);
+        caching::mark_breakpoints_for(&mut prepared, reuse, catalog::CacheTtl::FiveMinutes);
         prepared
     }
 
     /// The `params` of `request` as a batch carries them: the
-    /// prompt-caching breakpoints `reuse` calls for (the same as
-    /// [`Client::prepare_for`] places) and no `stream`, since a batch
-    /// answers with whole messages.
+    /// prompt-caching breakpoints `reuse` calls for (where
+    /// [`Client::prepare_for`] places them, each asking for the 1-hour
+    /// lifetime, since the next round may come after five minutes: see
+    /// [`caching`]) and no `stream`, since a batch answers with whole
+    /// messages.
     pub fn batch_params(
         &self,
         request: &MessagesRequest,
         reuse: caching::Reuse,
     ) -> MessagesRequest {
-        let mut prepared = self.prepare_for(request, reuse);
+        let mut prepared = request.clone();
         prepared.stream = false;
+        caching::mark_breakpoints_for(&mut prepared, reuse, catalog::CacheTtl::OneHour);
         prepared
     }
 

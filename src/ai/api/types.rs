@@ -93,12 +93,29 @@ pub enum TextType {
 pub struct CacheControl {
     #[serde(rename = "type")]
     pub kind: String,
+    /// `"1h"` for the 1-hour lifetime; absent for the default 5 minutes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl: Option<String>,
 }
 
 impl CacheControl {
+    /// A mark with the default lifetime (5 minutes).
     pub fn ephemeral() -> Self {
         CacheControl {
             kind: "ephemeral".to_string(),
+            ttl: None,
+        }
+    }
+
+    /// A mark whose prefix lives `ttl` (the default's spelling for 5
+    /// minutes, so interactive requests stay as they were).
+    pub fn lasting(ttl: super::catalog::CacheTtl) -> Self {
+        CacheControl {
+            ttl: match ttl {
+                super::catalog::CacheTtl::FiveMinutes => None,
+                super::catalog::CacheTtl::OneHour => Some("1h".to_string()),
+            },
+            ..CacheControl::ephemeral()
         }
     }
 }

@@ -99,6 +99,11 @@ impl Session {
         self.batcher.as_ref().is_some_and(Batcher::is_batching)
     }
 
+    /// The batch transport, when the session has one.
+    pub(crate) fn batcher(&self) -> Option<&Batcher> {
+        self.batcher.as_ref()
+    }
+
     /// A lane for a conversation that runs beside others, in batch mode
     /// (see [`Lane`]); `None` otherwise.
     pub(crate) fn lane(&self) -> Option<Lane> {

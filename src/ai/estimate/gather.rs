@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use super::calibrate::Probe;
 use super::{Counts, Estimate};
 use crate::ai::failure::InvestigationError;
 use crate::ai::orchestrator::{SURVEY_TREE_DEPTH, planning_tree, spending};
@@ -122,6 +123,7 @@ pub(crate) fn estimate(
         .map_err(prompt_error("directory"))?;
     let shared_prefix = tokens_of_bytes(system.len() as u64) + tools_tokens(Toolbox::Dir);
     let mut loops = Vec::with_capacity(decision.work.loops.len());
+    let mut probe = None;
     for (n, planned) in decision.work.loops.iter().enumerate() {
         let unit = &planned.unit;
         let outside = outside_children(&situation.children, &unit.root, &unit.members);
@@ -144,6 +146,14 @@ pub(crate) fn estimate(
             &children,
         )
         .map_err(prompt_error("directory"))?;
+        if n == 0 {
+            probe = Some(Probe::of_loop(
+                &config.investigation.model,
+                config.investigation.model_facts,
+                &system,
+                &task,
+            ));
+        }
         loops.push(DirInput {
             prompt_tokens: shared_prefix
                 + tokens_of_bytes(task.len() as u64)
@@ -166,26 +176,17 @@ pub(crate) fn estimate(
         synthesis_calls(config, &situation, &decision, &kept)?
     };
 
-    // `-j` bounds the loops running when the budget runs out; a batch
-    // round has no such bound, so every loop may be running then.
-    let running = if config.investigation.batch {
-        loops.len()
-    } else {
-        config.investigation.jobs
-    };
     let inputs = Inputs {
         survey,
         planning,
         synthesis,
         dirs: loops,
-        ceiling: decision.work.budget.limit.map(|budget| Ceiling {
-            budget,
-            jobs: running,
-        }),
+        ceiling: Ceiling::of(decision.work.budget.limit, config.investigation.max_cost),
     };
     let counts = Counts {
         target: config.target.to_string_lossy().into_owned(),
         model: config.investigation.model.clone(),
+        model_facts: config.investigation.model_facts,
         model_warning: crate::ai::model_warning(&config.investigation),
         investigation_id: cache.as_ref().map(|c| c.id().to_string()),
         batch: config.investigation.batch,
@@ -193,15 +194,19 @@ pub(crate) fn estimate(
         directories_cached: decision.freshness.fresh.len(),
         directories_skipped: decision.applied.skipped.len(),
         budget_usd: decision.work.budget.limit,
+        max_cost_usd: config.investigation.max_cost,
         budget_binding: decision.work.budget.binding,
         units: decision.work.budget.units,
         loops_affordable: decision.work.budget.loops_affordable,
         directories_folded: decision.folded(),
         directories_mechanical: decision.work.mechanical.len(),
         synthesis_levels: 0,
+        token_calibration: None,
+        token_calibration_error: None,
     };
     let mut estimate = Estimate::new(counts, &inputs);
     estimate.counts.synthesis_levels = synthesis_levels(config, &situation, &decision, &kept);
+    estimate.probe = probe;
     Ok(estimate)
 }
 

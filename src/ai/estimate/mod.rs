@@ -56,14 +56,22 @@
 //!   a plan: priority and shallow tiers are unknown before planning) and no
 //!   cache hit at all: every input token at the full price.
 //!
+//! - **Calibrated where a key is set.** The first loop's prompt is counted
+//!   by the API's free token-counting endpoint, and every token figure is
+//!   scaled by that count over the estimate's own (`calibrate.rs`); without
+//!   a key, or when the count does not come, the byte rule stands and the
+//!   estimate says so.
+//!
 //! Prices are the catalog's for `--model`/`LUMINOS_MODEL`, each call priced
 //! on its own (a price tier depends on one request's prompt), at the batch
 //! prices (half) with `--batch`, which sends the same requests. An unknown
 //! model is priced as the catalog's stand-in, and the estimate says so.
 
+mod calibrate;
 mod gather;
 mod report;
 
+pub(crate) use calibrate::calibrate;
 pub(crate) use gather::estimate;
 pub(crate) use report::{Counts, Estimate};
 

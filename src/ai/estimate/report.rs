@@ -8,6 +8,7 @@
 
 use serde::Serialize;
 
+use super::calibrate::{Calibration, Probe};
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::rules::projection::{Inputs, LOW_TURNS, ModelTerms, Range, Tally, project};
 use crate::text::format_thousands;
@@ -44,8 +45,14 @@ pub(crate) struct Estimate {
     pub output_tokens: Range<u64>,
     pub cost_usd: Range<f64>,
     /// The high cost is lower than every allotted turn of every loop would
-    /// be: the budget stops the run from starting them all.
+    /// be: the budget (or `--max-cost`) holds it.
     pub cost_held_by_budget: bool,
+    /// What the projection was made from, to make it again calibrated.
+    #[serde(skip)]
+    inputs: Inputs,
+    /// The prompt to calibrate the token counts with, where there is one.
+    #[serde(skip)]
+    pub(crate) probe: Option<Probe>,
 }
 
 /// What [`estimate`] counted before the projection; serialized as the
@@ -55,6 +62,9 @@ pub(crate) struct Counts {
     /// The target as the report names it.
     pub target: String,
     pub model: String,
+    /// What the catalog (and `--price`) says of it: what it is priced at.
+    #[serde(skip)]
+    pub model_facts: ModelFacts,
     /// The catalog's warning about the model (unknown, so its price is
     /// assumed; deprecated; retired); `null` when there is none. Always
     /// present, so the keys of the JSON do not depend on the model; the
@@ -73,6 +83,8 @@ pub(crate) struct Counts {
     pub directories_skipped: usize,
     /// `--budget` in dollars; `null` for no ceiling.
     pub budget_usd: Option<f64>,
+    /// `--max-cost` in dollars; `null` without one.
+    pub max_cost_usd: Option<f64>,
     /// The budget shapes the run: directories are folded into units or
     /// summarised from the scan.
     pub budget_binding: bool,
@@ -88,13 +100,41 @@ pub(crate) struct Counts {
     pub directories_mechanical: usize,
     /// Synthesis levels below the verdict (0: one call, or none).
     pub synthesis_levels: usize,
+    /// How the token counts were calibrated with the API's count, when
+    /// they were.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_calibration: Option<Calibration>,
+    /// Why the token counts could not be calibrated, when it was tried.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_calibration_error: Option<String>,
 }
 
 impl Estimate {
     /// Project `inputs` and price the result for `counts.model`.
     pub(crate) fn new(counts: Counts, inputs: &Inputs) -> Estimate {
-        let facts = ModelFacts::of(&counts.model);
-        let tally = project(inputs, &ModelTerms::for_run(facts, counts.batch));
+        Estimate::projected(counts, inputs, 1.0)
+    }
+
+    /// This estimate with every token figure scaled as `calibration` says.
+    pub(crate) fn calibrated(self, calibration: Calibration) -> Estimate {
+        let counts = Counts {
+            token_calibration: Some(calibration),
+            token_calibration_error: None,
+            ..self.counts
+        };
+        Estimate::projected(counts, &self.inputs, calibration.factor)
+    }
+
+    /// Project `inputs` with the model's tokens per byte times `factor`.
+    fn projected(counts: Counts, inputs: &Inputs, factor: f64) -> Estimate {
+        let terms = |batch: bool| {
+            let terms = ModelTerms::for_run(counts.model_facts, batch);
+            ModelTerms {
+                text_scale: terms.text_scale * factor,
+                ..terms
+            }
+        };
+        let tally = project(inputs, &terms(counts.batch));
         let range = |f: &dyn Fn(&Tally) -> u64| Range {
             low: f(&tally.low),
             high: f(&tally.high),
@@ -113,7 +153,7 @@ impl Estimate {
                         ceiling: None,
                         ..inputs.clone()
                     },
-                    &ModelTerms::new(facts),
+                    &terms(counts.batch),
                 );
                 unbounded.high.cost > tally.high.cost
             }),
@@ -123,6 +163,8 @@ impl Estimate {
             synthesis: !inputs.synthesis.is_empty(),
             loops: inputs.dirs.len(),
             counts,
+            inputs: inputs.clone(),
+            probe: None,
         }
     }
 
@@ -172,10 +214,12 @@ impl Estimate {
             passes.push(format!("{} directory loops", self.loops));
         }
         if self.synthesis {
-            passes.push(if counts.synthesis_levels > 0 {
-                format!("synthesis in {} levels", counts.synthesis_levels + 1)
-            } else {
-                "synthesis".to_string()
+            // The levels counted as the JSON's `synthesis_levels` and the
+            // run's "Synthesis level N" lines count them: below the verdict.
+            passes.push(match counts.synthesis_levels {
+                0 => "synthesis".to_string(),
+                1 => "synthesis: 1 level of parts, then the verdict".to_string(),
+                n => format!("synthesis: {n} levels of parts, then the verdict"),
             });
         }
         if passes.is_empty() {
@@ -205,12 +249,34 @@ impl Estimate {
             "Estimated cost: ${:.2} to ${:.2}{prices}",
             self.cost_usd.low, self.cost_usd.high
         ));
+        if let Some(c) = &counts.token_calibration {
+            lines.push(format!(
+                "Token counts calibrated with the API's token counting (free): it counted {} \
+                 tokens in the first loop's prompt where the estimate's rule made {}, so every \
+                 token figure is scaled by {:.2}.",
+                format_thousands(c.counted),
+                format_thousands(c.estimated),
+                c.factor
+            ));
+        } else if let Some(error) = &counts.token_calibration_error {
+            lines.push(format!(
+                "Token counts not calibrated (the API's token counting did not answer: {}).",
+                crate::text::escape_line(error)
+            ));
+        }
+        let held = match (counts.budget_usd, counts.max_cost_usd) {
+            (Some(budget), Some(cap)) if cap < budget => {
+                format!(", held to --max-cost (${cap:.2})")
+            }
+            (Some(budget), _) => format!(", held to the budget (${budget:.2})"),
+            (None, Some(cap)) => format!(", held to --max-cost (${cap:.2})"),
+            (None, None) => String::new(),
+        };
         lines.push(format!(
             "Low: {LOW_TURNS} turns per directory with prompt caching; high: every allotted \
              turn with no cache hits{}.",
             if self.cost_held_by_budget {
-                ", held by the budget (no loop starts once it is spent; those running may finish \
-                 past it)"
+                held.as_str()
             } else {
                 ""
             }

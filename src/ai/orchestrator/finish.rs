@@ -13,10 +13,10 @@ use super::Phases;
 use crate::ai::Outcome;
 use crate::ai::batch_mode;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::dir_loop::{DirOutcome, LoopEnd, UNIT_FIELD};
+use crate::ai::passes::dir_loop::{DirOutcome, UNIT_FIELD, is_declined};
 use crate::ai::passes::scheduler::LoopsDone;
 use crate::ai::passes::synthesis::SynthesisOutcome;
-use crate::ai::rules::decide::Decision;
+use crate::ai::rules::decide::{Decision, DecisionInputs, budget_to_read_everything};
 use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::rules::plan::{Utilization, plan_evaluation, utilization_line};
 use crate::ai::rules::status;
@@ -72,13 +72,14 @@ pub(super) fn evaluate(
 /// outcome.
 pub(super) fn finish(
     run: &Phases<'_>,
-    all_dirs: &[PathBuf],
+    facts: &DecisionInputs<'_>,
     decision: &Decision,
     cached_count: usize,
     synthesis: SynthesisOutcome,
     work: &LoopsDone,
 ) -> Outcome {
     let (cache, session) = (&run.ctx.cache, &run.ctx.session);
+    let all_dirs = facts.dirs;
     // A damaged flags.jsonl is repaired from the flags' records; the
     // report says so, and says so as partial if findings may be lost.
     let checked = cache.read_flags_checked();
@@ -88,7 +89,7 @@ pub(super) fn finish(
     let flags = checked.flags;
     let tracker = session.tracker();
     let totals = tracker.totals();
-    let assumed = match (session.model_facts().known, session.is_batching()) {
+    let assumed = match (session.model_facts().prices_known(), session.is_batching()) {
         (true, false) => "",
         (true, true) => " (at batch prices)",
         (false, false) => " (at assumed prices)",
@@ -128,13 +129,19 @@ pub(super) fn finish(
     if coverage.folded + coverage.mechanical > 0 {
         run.ctx.progress.ai(&coverage_line(&coverage));
     }
-    let declined = work
-        .outcomes
-        .iter()
-        .filter(|l| matches!(l.end, LoopEnd::Refused(_)))
-        .count();
-    let (mut status, mut note) =
-        status::investigation_status(remaining, declined, synthesis.submitted);
+    // What the cache holds decides, not what this run did: an unchanged
+    // rerun reuses the entries and says the same.
+    let gaps = status::Gaps {
+        remaining,
+        declined: entries.iter().filter(|e| is_declined(e)).count(),
+        from_scan: coverage.mechanical,
+        deepen: (coverage.mechanical > 0).then(|| status::Deepen {
+            budget: budget_to_read_everything(facts, &decision.plan),
+            batch: decision.batch,
+        }),
+        synthesis_by_model: synthesis.submitted,
+    };
+    let (mut status, mut note) = status::investigation_status(&gaps);
     if let Some(repair) = &checked.repair {
         if repair.unrecovered() > 0 {
             status = InvestigationStatus::Partial;
@@ -156,7 +163,8 @@ pub(super) fn finish(
             summary: Some(InvestigationSummary {
                 id: cache.id().to_string(),
                 model: session.model().to_string(),
-                directories_investigated: entries.len(),
+                // Read by a model: on a loop of their own or in a unit.
+                directories_investigated: coverage.investigated + coverage.folded,
                 directories_cached: cached_count,
                 directories_remaining: remaining,
                 coverage,

@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::Phases;
 use super::directories::directories;
 use crate::ai::Outcome;
+use crate::ai::rules::mechanical::is_mechanical;
 use crate::cache::EntryKind;
 use crate::grounding;
 
@@ -22,6 +23,9 @@ pub(super) fn ground_phase(run: &Phases<'_>, all_dirs: &[PathBuf], outcome: &mut
     let dir_entries: Vec<Value> = all_dirs
         .iter()
         .filter_map(|dir| cache.read_entry(EntryKind::Dir, &dir.to_string_lossy()))
+        // What a model wrote: a summary built from the scan quotes the
+        // scan's own names, and counting it would only flatter the figures.
+        .filter(|entry| !is_mechanical(entry))
         .collect();
     let file_entries = cache.read_all_entries(EntryKind::File);
     let grounding = grounding::ground(

@@ -135,6 +135,7 @@ pub(crate) async fn investigate(
         batch_mode::refuse_in_flight(config, &cache)?;
         let session = new_session(config, progress, &tracker)?;
         let session = batch_mode::with_transport(session, config, &cache, progress, &tracker)?;
+        batch_mode::settle_canceled(&session).await?;
         let run = Phases {
             ctx: Arc::new(RunContext {
                 session,
@@ -182,7 +183,14 @@ pub(crate) async fn investigate(
             .count();
         evaluate(&cache, &decision, &work.outcomes, cached, progress)?;
         let synthesis = synthesis_phase(&run, &situation.dirs).await?;
-        let mut outcome = finish(&run, &situation.dirs, &decision, cached, synthesis, &work);
+        let mut outcome = finish(
+            &run,
+            &situation.inputs(),
+            &decision,
+            cached,
+            synthesis,
+            &work,
+        );
         batch_mode::forget_when_complete(&cache, &outcome, progress);
         ground_phase(&run, &situation.dirs, &mut outcome);
         Ok::<_, InvestigationError>(outcome)
@@ -247,11 +255,7 @@ impl Phases<'_> {
 /// (the survey's prompt is `survey`, when one would be sent): the note
 /// that says so and names the smallest budget that buys one. Nothing is
 /// sent then: the scan report stands.
-fn too_small_for(
-    run: &Phases<'_>,
-    situation: &Situation,
-    survey: Option<&str>,
-) -> Option<String> {
+fn too_small_for(run: &Phases<'_>, situation: &Situation, survey: Option<&str>) -> Option<String> {
     let budget = situation.budget?;
     let first = decide(&situation.inputs(), None);
     if first.freshness.stale.is_empty() && first.work.loops.is_empty() {
@@ -271,7 +275,8 @@ fn too_small_for(
     // Most runs can: they buy a loop, and their budget pays for the
     // requests such a run sends. Only one that cannot looks for the
     // smallest that can.
-    if !first.work.loops.is_empty() && budget >= requests_floor(&situation.inputs(), survey_tokens) {
+    if !first.work.loops.is_empty() && budget >= requests_floor(&situation.inputs(), survey_tokens)
+    {
         return None;
     }
     let smallest = smallest_budget(&situation.inputs(), survey_tokens);

@@ -80,7 +80,7 @@ pub(super) async fn work_phase(
         budget: decision.work.budget.limit,
     };
     let board = progress.dir_board(decision.work.loops.len());
-    if !run.ctx.session.model_facts().known {
+    if !run.ctx.session.model_facts().prices_known() {
         board.assume_prices();
     }
     let purse = run.ctx.session.purse();

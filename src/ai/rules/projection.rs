@@ -79,23 +79,28 @@ pub(crate) struct Inputs {
     pub ceiling: Option<Ceiling>,
 }
 
-/// How a budget bounds what a run can spend: the run starts no loop once
-/// the money it expects the loop to cost is gone, but the loops already
-/// running (at most `jobs`) may each still use every turn. So the worst
-/// case is the budget plus `jobs` of the costliest loops, however many
-/// loops the tree would need.
+/// What holds a run's spending: `--budget` and `--max-cost`, the lower of
+/// the two. The run starts no work the money left cannot pay for, so the
+/// projection bills at most this, whatever the tree would take.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Ceiling {
-    /// `--budget`, in dollars.
-    pub budget: f64,
-    /// The most loops running at once: `-j`, or every loop with `--batch`.
-    pub jobs: usize,
+    /// `--budget`, in dollars, if any.
+    pub budget: Option<f64>,
+    /// `--max-cost`, in dollars, if any.
+    pub max_cost: Option<f64>,
 }
 
 impl Ceiling {
-    /// The most a run can spend whose costliest loop is `costliest_loop`.
-    pub(crate) fn limit(&self, costliest_loop: f64) -> f64 {
-        self.budget + self.jobs.max(1) as f64 * costliest_loop
+    /// The ceiling of a run with `budget` and `max_cost`, if either is set.
+    pub(crate) fn of(budget: Option<f64>, max_cost: Option<f64>) -> Option<Ceiling> {
+        (budget.is_some() || max_cost.is_some()).then_some(Ceiling { budget, max_cost })
+    }
+
+    /// The most the run can spend.
+    pub(crate) fn limit(&self) -> f64 {
+        self.budget
+            .unwrap_or(f64::INFINITY)
+            .min(self.max_cost.unwrap_or(f64::INFINITY))
     }
 }
 
@@ -268,7 +273,6 @@ pub(crate) fn project(inputs: &Inputs, terms: &ModelTerms) -> Range<Tally> {
     };
     let scenario = |low: bool| {
         let mut tally = Tally::default();
-        let mut costliest_loop: f64 = 0.0;
         if let Some(tokens) = inputs.survey {
             tally.add(single(tokens, SURVEY_OUTPUT_TOKENS));
         }
@@ -294,7 +298,6 @@ pub(crate) fn project(inputs: &Inputs, terms: &ModelTerms) -> Range<Tally> {
                 low,
                 terms,
             );
-            costliest_loop = costliest_loop.max(one.cost);
             tally.add(one);
         }
         // In levels, every call before the verdict summarises a group and
@@ -312,9 +315,9 @@ pub(crate) fn project(inputs: &Inputs, terms: &ModelTerms) -> Range<Tally> {
             });
         }
         // Calls and tokens stay what the tree would take; the bill cannot
-        // pass what the budget lets the run start.
+        // pass the ceiling.
         if let Some(ceiling) = inputs.ceiling {
-            tally.cost = tally.cost.min(ceiling.limit(costliest_loop));
+            tally.cost = tally.cost.min(ceiling.limit());
         }
         tally
     };

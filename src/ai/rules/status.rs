@@ -1,19 +1,59 @@
 //! Whether an investigation that ran to its end is whole, and if not, what
 //! is missing: the report's `complete` or `partial` and its note.
+//!
+//! Every figure comes from what the cache holds once the run is over (the
+//! entries, whether a model wrote them), not from what this run did: an
+//! unchanged rerun reuses the same entries, so it says the same thing.
 
 use crate::report::InvestigationStatus;
 
-/// Whether an investigation that ran to its end is whole: `complete` when
-/// every planned directory has a summary, the model investigated each one
-/// it was asked to, and the model wrote the synthesis; otherwise `partial`,
-/// with a note saying what is missing. (A loop that ran out of turns or
-/// context leaves a partial summary by design, as in the original; that
-/// alone does not make the investigation partial.)
-pub(crate) fn investigation_status(
-    remaining: usize,
-    declined: usize,
-    synthesis_submitted: bool,
-) -> (InvestigationStatus, Option<String>) {
+/// What an investigation that ran to its end is missing.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Gaps {
+    /// Directories to investigate still without a summary (the API failed,
+    /// the cap stopped the run).
+    pub remaining: usize,
+    /// Directories whose summary is partial because the model declined.
+    pub declined: usize,
+    /// Directories summarised from the scan: no model read them.
+    pub from_scan: usize,
+    /// What to rerun with so that a model reads every directory, when some
+    /// were summarised from the scan (see [`Deepen`]).
+    pub deepen: Option<Deepen>,
+    /// A model wrote the synthesis (not put together without it).
+    pub synthesis_by_model: bool,
+}
+
+/// The rerun that has a model read the directories left to the scan.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Deepen {
+    /// The budget, in dollars, that buys a loop for every directory.
+    pub budget: f64,
+    /// At batch prices: the rerun needs `--batch` too.
+    pub batch: bool,
+}
+
+impl Deepen {
+    /// The flags to rerun with: `--fresh` starts over, since a later run
+    /// keeps the summaries built from the scan.
+    fn flags(&self) -> String {
+        // Rounded up to the cent: the budget must cover the projection.
+        let cents = (self.budget * 100.0 - 1e-9).ceil().max(1.0) / 100.0;
+        format!(
+            "{}--fresh --budget {cents:.2}",
+            if self.batch { "--batch " } else { "" }
+        )
+    }
+}
+
+/// `complete` when a model read every directory the run was asked to
+/// investigate (each has a summary, none came from the scan, none was
+/// declined) and wrote the synthesis; otherwise `partial`, with a note
+/// saying what is missing and, for directories left to the scan, how to
+/// have a model read them. (A loop that ran out of turns or context leaves
+/// a partial summary by design, as in the original; a model still read its
+/// directory.)
+pub(crate) fn investigation_status(gaps: &Gaps) -> (InvestigationStatus, Option<String>) {
     let dirs = |n: usize| {
         if n == 1 {
             "1 directory".to_string()
@@ -22,16 +62,29 @@ pub(crate) fn investigation_status(
         }
     };
     let mut missing = Vec::new();
-    if remaining > 0 {
+    if gaps.remaining > 0 {
         missing.push(format!(
             "{} left without a summary (run again to resume)",
-            dirs(remaining)
+            dirs(gaps.remaining)
         ));
     }
-    if declined > 0 {
-        missing.push(format!("the model declined {}", dirs(declined)));
+    if gaps.from_scan > 0 {
+        let how = match gaps.deepen {
+            Some(deepen) => format!(
+                "; rerun with {} to have a model read every directory",
+                deepen.flags()
+            ),
+            None => String::new(),
+        };
+        missing.push(format!(
+            "{} summarised from the scan, not read by a model{how}",
+            dirs(gaps.from_scan)
+        ));
     }
-    if !synthesis_submitted {
+    if gaps.declined > 0 {
+        missing.push(format!("the model declined {}", dirs(gaps.declined)));
+    }
+    if !gaps.synthesis_by_model {
         missing.push("the summary was put together without the model".to_string());
     }
     if missing.is_empty() {
@@ -45,30 +98,72 @@ pub(crate) fn investigation_status(
 mod tests {
     use super::*;
 
+    fn whole() -> Gaps {
+        Gaps {
+            synthesis_by_model: true,
+            ..Gaps::default()
+        }
+    }
+
     #[test]
-    fn complete_only_when_nothing_is_missing() {
+    fn complete_only_when_a_model_read_everything() {
         assert_eq!(
-            investigation_status(0, 0, true),
+            investigation_status(&whole()),
             (InvestigationStatus::Complete, None)
         );
         assert_eq!(
-            investigation_status(2, 1, false),
+            investigation_status(&Gaps {
+                remaining: 2,
+                declined: 1,
+                from_scan: 12,
+                deepen: Some(Deepen {
+                    budget: 0.8412,
+                    batch: false
+                }),
+                synthesis_by_model: false,
+            }),
             (
                 InvestigationStatus::Partial,
                 Some(
-                    "2 directories left without a summary (run again to resume); the model \
+                    "2 directories left without a summary (run again to resume); 12 \
+                     directories summarised from the scan, not read by a model; rerun with \
+                     --fresh --budget 0.85 to have a model read every directory; the model \
                      declined 1 directory; the summary was put together without the model"
                         .to_string()
                 )
             )
         );
-        assert_eq!(
-            investigation_status(0, 0, false).0,
-            InvestigationStatus::Partial
-        );
-        assert_eq!(
-            investigation_status(1, 0, true).0,
-            InvestigationStatus::Partial
-        );
+        for gaps in [
+            Gaps {
+                synthesis_by_model: false,
+                ..whole()
+            },
+            Gaps {
+                remaining: 1,
+                ..whole()
+            },
+            Gaps {
+                declined: 1,
+                ..whole()
+            },
+            Gaps {
+                from_scan: 1,
+                ..whole()
+            },
+        ] {
+            assert_eq!(
+                investigation_status(&gaps).0,
+                InvestigationStatus::Partial,
+                "{gaps:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_rerun_named_covers_the_projection() {
+        let flags = |budget, batch| Deepen { budget, batch }.flags();
+        assert_eq!(flags(3.0, false), "--fresh --budget 3.00");
+        assert_eq!(flags(3.001, true), "--batch --fresh --budget 3.01");
+        assert_eq!(flags(0.0001, false), "--fresh --budget 0.01");
     }
 }

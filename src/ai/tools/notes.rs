@@ -134,6 +134,57 @@ impl Tool for Note {
     }
 }
 
+/// A flag's path written from the target root: in a dir loop, a relative
+/// path that names nothing from the root but names something in exactly
+/// one of the loop's directories is that one (as `write_cache` reads it),
+/// so that the report can check it. A bare `serde.rs` flagged in `a/`'s
+/// loop is `a/serde.rs`; written as it came, it would name each of the
+/// tree's `serde.rs` alike. A `:12` or `#L12` line suffix is kept; anything
+/// else (prose, `general`, a path from the root) stays as written.
+fn path_from_root(ctx: &ToolContext<'_>, raw: &str) -> String {
+    let Some(home) = ctx.home.filter(|home| *home != ctx.target) else {
+        return raw.to_string();
+    };
+    let trimmed = raw.trim();
+    let (path, suffix) = split_line_suffix(trimmed);
+    let plain = !path.is_empty()
+        && !std::path::Path::new(path).is_absolute()
+        && !path.split('/').any(|part| part == ".." || part.is_empty());
+    if !plain || ctx.target.join(path).symlink_metadata().is_ok() {
+        return raw.to_string();
+    }
+    let mut found = std::iter::once(home)
+        .chain(ctx.unit.iter().map(std::path::PathBuf::as_path))
+        .filter(|dir| dir.join(path).symlink_metadata().is_ok());
+    match (found.next(), found.next()) {
+        (Some(dir), None) => format!(
+            "{}/{path}{suffix}",
+            super::sandbox::relative_display(ctx.target, dir)
+        ),
+        _ => raw.to_string(),
+    }
+}
+
+/// `engine.rs:12` → (`engine.rs`, `:12`); `engine.rs#L3-L9` → (`engine.rs`,
+/// `#L3-L9`); anything else has no suffix.
+fn split_line_suffix(path: &str) -> (&str, &str) {
+    let numeric = |tail: &str| {
+        !tail.is_empty()
+            && tail
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b == b'-' || b == b'L')
+    };
+    for mark in ["#L", ":"] {
+        if let Some(at) = path.rfind(mark)
+            && at > 0
+            && numeric(&path[at + mark.len()..])
+        {
+            return path.split_at(at);
+        }
+    }
+    (path, "")
+}
+
 /// How a flag is said on stderr: `FLAG [SEVERITY] path<note>: finding` on
 /// one line, or (`verbose`) the finding on a line of its own below. All of
 /// it escaped to single lines.
@@ -203,6 +254,7 @@ impl Tool for FlagTool {
                     escape_line(severity)
                 )));
             }
+            let path = &path_from_root(ctx, path);
             ctx.print_flag(severity, path, finding);
             let flag = Flag::new(path, finding, severity);
             // Unique: a directory investigated again after an interrupted

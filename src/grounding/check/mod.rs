@@ -474,10 +474,16 @@ fn apply(
                 .filter(|c| matches!(c.cited, Cited::Path(_)))
                 .map(|c| (c, status_of(c)))
                 .collect();
+            // A name several files have (a bare `serde.rs` in a tree with
+            // three) exists, but does not say which file the flag is about.
             let verified = !paths.is_empty()
                 && paths.iter().all(|(_, status)| {
-                    matches!(status, Some(Status::Path(resolution)) if resolution.exists())
+                    matches!(status, Some(Status::Path(Resolution::Found { .. })))
                 });
+            let ambiguous = paths.iter().find_map(|(_, status)| match status {
+                Some(Status::Path(Resolution::Ambiguous(n))) => Some(*n),
+                _ => None,
+            });
             let flag = &mut flags[index];
             let single_word = !text.body.trim().contains(char::is_whitespace);
             match paths.as_slice() {
@@ -489,22 +495,27 @@ fn apply(
                 }
                 _ => flag.path = rewrite(&text.body, &checked.citations, status_of),
             }
-            mark(flag, verified);
+            mark(flag, verified, ambiguous);
         }
     }
 }
 
-/// Set `verified`, and lower an unverified flag to `info` with a note.
-fn mark(flag: &mut Flag, verified: bool) {
+/// Set `verified`, and lower an unverified flag to `info` with a note: its
+/// path was not found, or names `ambiguous` paths of the tree.
+fn mark(flag: &mut Flag, verified: bool, ambiguous: Option<usize>) {
     flag.verified = Some(verified);
     if verified {
         return;
     }
+    let why = match ambiguous {
+        Some(n) => format!("Its path names {n} places in the tree, not one"),
+        None => "Its path was not found in the tree".to_string(),
+    };
     if flag.severity == "info" {
-        flag.note = Some("Its path was not found in the tree.".to_string());
+        flag.note = Some(format!("{why}."));
     } else {
         flag.note = Some(format!(
-            "Its path was not found in the tree, so it is shown as info; the agent rated it {}.",
+            "{why}, so it is shown as info; the agent rated it {}.",
             flag.severity
         ));
         flag.original_severity = Some(std::mem::replace(&mut flag.severity, "info".to_string()));

@@ -78,6 +78,85 @@ fn costs_are_priced_request_by_request() {
     );
 }
 
+/// A model behind a gateway, which the catalog does not know: `--price`
+/// gives its price, so the bill and the budget are in its dollars, with no
+/// warning that its price is unknown; `0,0` is a free local model. A bad
+/// price is a usage error (exit 2) before anything runs.
+#[test]
+fn a_given_price_prices_a_model_the_catalog_does_not_know() {
+    let env = TestEnv::with_small_project();
+    let env = env.with_mock();
+    let out = run_json_ok(
+        &env,
+        "priced",
+        &["--model", "local-llama-70b", "--price", "3,15"],
+    );
+    let err = stderr(&out);
+    assert!(model_warnings(&err).is_empty(), "{err}");
+    assert!(!err.contains("assumed prices"), "{err}");
+    let report = json_of(&out);
+    assert_eq!(report["investigation"]["status"], "complete");
+    assert_eq!(report["investigation"]["model"], "local-llama-70b");
+    // The bill, priced from what the mock reported at $3/$15, cache writes
+    // at 1.25x and reads at 0.1x the input price.
+    let expected: f64 = env
+        .server
+        .reported_usages()
+        .iter()
+        .map(|u| {
+            (u.input_tokens as f64 * 3.0
+                + u.cache_creation_input_tokens as f64 * 3.75
+                + u.cache_read_input_tokens as f64 * 0.3
+                + u.output_tokens as f64 * 15.0)
+                / 1e6
+        })
+        .sum();
+    let cost = report["investigation"]["cost_usd"].as_f64().unwrap();
+    assert!(
+        expected > 0.0 && (cost - expected).abs() < 1e-9,
+        "{cost} vs {expected}"
+    );
+
+    let out = run_json_ok(
+        &env,
+        "free",
+        &[
+            "--model",
+            "local-llama-70b",
+            "--price",
+            "0,0",
+            "--budget",
+            "0.01",
+        ],
+    );
+    let report = json_of(&out);
+    assert_eq!(report["investigation"]["cost_usd"], 0.0);
+    assert_eq!(report["investigation"]["status"], "complete");
+
+    let before = env.server.request_count();
+    for bad in [
+        "3",
+        "3,15,1",
+        "-1,2",
+        "a,b",
+        "nan,1",
+        "1,inf",
+        "",
+        "2000000,1",
+    ] {
+        let out = env.output(&["--model", "x", "--price", bad]);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "--price {bad:?}: {}",
+            stderr(&out)
+        );
+        assert!(stderr(&out).contains("--price"), "{}", stderr(&out));
+        assert!(out.stdout.is_empty());
+    }
+    assert_eq!(env.server.request_count(), before);
+}
+
 /// A model name with a newline (from `--model` or `LUMINOS_MODEL`) is
 /// escaped in the warning a run prints, and in the one-line error when
 /// the API does not know it: it cannot forge a line of its own.

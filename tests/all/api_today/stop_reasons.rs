@@ -87,6 +87,17 @@ fn a_refusal_ends_only_its_loop() {
         "{err}"
     );
     assert!(!err.contains("Investigation complete"), "{err}");
+
+    // An unchanged rerun reuses the declined entry and pays for nothing,
+    // and stays as partial as the run that wrote it.
+    let before = env.server.request_count();
+    let again = json_of(&run_json(&env, "cache", &[]));
+    assert_eq!(env.server.request_count(), before);
+    assert_eq!(again["investigation"]["status"], "partial");
+    assert_eq!(
+        again["investigation"]["note"],
+        "the model declined 1 directory"
+    );
 }
 
 /// `pause_turn`: the turn goes back as it came and the model is called

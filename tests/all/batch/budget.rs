@@ -1,8 +1,9 @@
 //! `--batch` under a budget, on the budget tests' tree: the same money
-//! buys what twice that money buys interactively (the one decision prices
-//! the loops, and the run counts the spend, at the catalog's batch
-//! prices), mechanical entries send no request, and a synthesis in levels
-//! sends each level's group calls in one round.
+//! buys more than it buys interactively, nearly what twice that money buys
+//! (the one decision prices the loops, and the run counts the spend, at the
+//! catalog's batch prices: half of every rate, with cache writes at the
+//! 1-hour lifetime), mechanical entries send no request, and a synthesis in
+//! levels sends each level's group calls in one round.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -32,51 +33,45 @@ fn cost(report: &Value) -> f64 {
 }
 
 #[test]
-fn under_batch_a_budget_buys_what_twice_it_buys_interactively() {
+fn under_batch_a_budget_buys_more_than_it_does_interactively() {
     let env = agent(tree());
     env.server.set_batch_delay(Duration::from_millis(5));
     let budget: f64 = BUDGET.parse().unwrap();
-    let half = format!("{}", budget / 2.0);
-    let (interactive, interactive_report, _, _) =
-        whole_run(&env, "cache-interactive", &["--budget", BUDGET]);
-    let (_, more_report, _, _) = whole_run(&env, "cache-more", &["--batch", "--budget", BUDGET]);
-    let (batch, report, said, from) =
-        whole_run(&env, "cache-batch", &["--batch", "--budget", &half]);
+    let (_, interactive_report, _, _) = whole_run(&env, "cache-interactive", &["--budget", BUDGET]);
+    let (batch, report, said, _) = whole_run(&env, "cache-batch", &["--batch", "--budget", BUDGET]);
     env.server.assert_no_violations();
 
-    // Half the money under --batch leaves what the whole leaves
-    // interactively: the same loops, units and scan summaries.
+    // Every directory has an entry; the same money has a model read more
+    // directories, and the bill stays within it.
     assert_eq!(batch.dirs.len(), DIRS);
-    similar_asserts::assert_eq!(interactive.dirs, batch.dirs, "dir entries");
+    let read = |r: &Value| {
+        r["investigation"]["directories_investigated"]
+            .as_u64()
+            .unwrap()
+    };
     let coverage = |r: &Value| r["investigation"]["coverage"].clone();
-    assert_eq!(coverage(&report), coverage(&interactive_report));
     assert!(coverage(&report)["mechanical"].as_u64().unwrap() > 0);
-    // ...at half the cost (the planner's prompt names the budget, so it
-    // differs by a few tokens).
-    assert!(cost(&report) <= budget / 2.0);
-    let ratio = cost(&report) / cost(&interactive_report);
-    assert!((ratio - 0.5).abs() < 0.01, "batch/interactive {ratio}");
-    assert_eq!(
-        report["investigation"]["api_requests"],
-        interactive_report["investigation"]["api_requests"]
-    );
-    assert!(said.contains("(at batch prices)"), "{said}");
-    // And the whole budget under --batch buys more loops than it does
-    // interactively.
-    let looped = |r: &Value| coverage(r)["investigated"].as_u64().unwrap();
     assert!(
-        looped(&more_report) > looped(&interactive_report),
+        read(&report) > read(&interactive_report),
         "batch {} vs interactive {}",
-        coverage(&more_report),
+        coverage(&report),
         coverage(&interactive_report)
     );
-    assert!(cost(&more_report) <= budget);
+    assert!(cost(&report) <= budget);
+    assert!(said.contains("(at batch prices)"), "{said}");
+}
 
-    // Every request went in a batch; scan summaries sent none.
+/// With less money the synthesis takes levels (a call may carry a
+/// twentieth of the budget's worth of input): each level's group calls go
+/// in one batch, and scan summaries send no request.
+#[test]
+fn under_batch_each_synthesis_level_is_one_round() {
+    let env = agent(tree());
+    env.server.set_batch_delay(Duration::from_millis(5));
+    let (_, _, said, from) = whole_run(&env, "cache-batch", &["--batch", "--budget", "0.27"]);
+    env.server.assert_no_violations();
     let requests = &env.server.requests()[from..];
     assert!(requests.iter().all(|r| r.batch.is_some()));
-
-    // The synthesis went in levels, each level's group calls in one batch.
     let levels = said.matches("Synthesis level ").count();
     assert!(levels >= 1, "{said}");
     let groups: Vec<_> = requests.iter().filter(|r| is_group(r)).collect();
@@ -89,7 +84,7 @@ fn under_batch_a_budget_buys_what_twice_it_buys_interactively() {
 }
 
 #[test]
-fn estimate_batch_projects_what_twice_the_budget_buys_interactively() {
+fn estimate_batch_projects_more_work_for_the_same_budget() {
     let env = agent(tree());
     let root = env.root().join("cache-estimate");
     let estimate = |args: &[&str]| -> Value {
@@ -101,32 +96,19 @@ fn estimate_batch_projects_what_twice_the_budget_buys_interactively() {
     };
     let budget: f64 = BUDGET.parse().unwrap();
     let interactive = estimate(&["--budget", BUDGET]);
-    let batch = estimate(&["--batch", "--budget", &format!("{}", budget / 2.0)]);
-    let more = estimate(&["--batch", "--budget", BUDGET]);
+    let batch = estimate(&["--batch", "--budget", BUDGET]);
+    let twice = estimate(&["--budget", &format!("{}", budget * 2.0)]);
     assert_eq!(env.server.request_count(), 0, "no API call");
     assert!(interactive["budget_binding"] == true && batch["budget_binding"] == true);
-    for key in [
-        "loops",
-        "units",
-        "loops_affordable",
-        "directories_folded",
-        "directories_mechanical",
-        "synthesis_levels",
-        "api_calls",
-    ] {
-        assert_eq!(batch[key], interactive[key], "{key}");
-    }
-    for end in ["low", "high"] {
-        let (b, i) = (
-            batch["cost_usd"][end].as_f64().unwrap(),
-            interactive["cost_usd"][end].as_f64().unwrap(),
-        );
-        assert!((b / i - 0.5).abs() < 0.01, "{end}: {b} vs {i}");
-    }
-    assert!(more["loops"].as_u64() > interactive["loops"].as_u64());
+    let count = |e: &Value, key: &str| e[key].as_u64().unwrap();
+    // More than the same money buys interactively, at most what twice it
+    // buys (a batch's cache writes cost more than half theirs).
+    assert!(count(&batch, "loops_affordable") > count(&interactive, "loops_affordable"));
+    assert!(count(&batch, "loops_affordable") <= count(&twice, "loops_affordable"));
     assert!(
-        more["directories_mechanical"].as_u64() < interactive["directories_mechanical"].as_u64()
+        count(&batch, "directories_mechanical") < count(&interactive, "directories_mechanical")
     );
+    assert!(batch["cost_usd"]["high"].as_f64().unwrap() <= budget);
 }
 
 #[test]

@@ -1,11 +1,12 @@
-//! What a batch run costs and says: half an interactive run's cost for the
-//! same cache, `--estimate --batch` at half, and the batches summed up in the
-//! report and on stderr.
+//! What a batch run costs and says: the same requests as an interactive
+//! run, billed at the batch prices (half of every rate, cache writes at the
+//! 1-hour lifetime they ask for), `--estimate --batch` likewise, and the
+//! batches summed up in the report and on stderr.
 
 use super::*;
 
 #[test]
-fn a_batch_run_leaves_an_interactive_runs_cache_at_half_the_cost() {
+fn a_batch_run_leaves_an_interactive_runs_cache_at_batch_prices() {
     let env = fixture().with_mock();
     env.server.set_batch_delay(Duration::from_millis(20));
     let (clean, interactive_report) = interactive(&env);
@@ -18,9 +19,16 @@ fn a_batch_run_leaves_an_interactive_runs_cache_at_half_the_cost() {
     similar_asserts::assert_eq!(clean.files, cache_entries(&root).files, "file entries");
     env.server.assert_no_violations();
 
-    // The same requests, every one through a batch, billed at half price.
+    // The same requests, every one through a batch, each cache mark asking
+    // for an hour (the mock reports every write at that lifetime), billed
+    // at the batch prices.
     let requests = &env.server.requests()[from..];
     assert!(requests.iter().all(|r| r.batch.is_some()));
+    for request in requests {
+        let usage = request.reported_usage.unwrap();
+        assert_eq!(request.reported_cache_1h, usage.cache_creation_input_tokens);
+    }
+    assert!(requests.iter().any(|r| r.reported_cache_1h > 0));
     let (i, b) = (
         &interactive_report["investigation"],
         &report["investigation"],
@@ -28,8 +36,12 @@ fn a_batch_run_leaves_an_interactive_runs_cache_at_half_the_cost() {
     assert_eq!(b["status"], "complete");
     assert_eq!(i["api_requests"], b["api_requests"]);
     assert_eq!(i["tokens"], b["tokens"], "the same tokens");
-    let ratio = b["cost_usd"].as_f64().unwrap() / i["cost_usd"].as_f64().unwrap();
-    assert!((ratio - 0.5).abs() < 1e-9, "batch/interactive cost {ratio}");
+    let model = i["model"].as_str().unwrap();
+    let bill = b["cost_usd"].as_f64().unwrap();
+    let expected = priced(requests, model, true);
+    assert!((bill - expected).abs() < 1e-9, "{bill} vs {expected}");
+    let interactive_cost = i["cost_usd"].as_f64().unwrap();
+    assert!(bill > interactive_cost / 2.0 && bill < interactive_cost * 0.7);
 
     // Rounds follow the chain of turns, not the number of loops: survey,
     // plan, two turns (cache the files, report) at each of the three
@@ -53,7 +65,7 @@ fn a_batch_run_leaves_an_interactive_runs_cache_at_half_the_cost() {
 }
 
 #[test]
-fn estimate_batch_is_half_the_interactive_estimate() {
+fn estimate_batch_is_priced_as_the_batch_is() {
     let env = fixture().with_mock();
     let root = env.root().join("cache-estimate");
     let interactive = run_ok(&env, &root, &["--estimate"]);
@@ -62,16 +74,13 @@ fn estimate_batch_is_half_the_interactive_estimate() {
     assert_eq!(batch["batch"], true);
     assert_eq!(interactive["batch"], false);
     assert_eq!(batch["api_calls"], interactive["api_calls"]);
-    for end in ["low", "high"] {
-        let (b, i) = (
-            batch["cost_usd"][end].as_f64().unwrap(),
-            interactive["cost_usd"][end].as_f64().unwrap(),
-        );
-        assert!(
-            i > 0.0 && (b * 2.0 - i).abs() <= 0.0002,
-            "{end}: {b} vs {i}"
-        );
-    }
+    // High (no cache hit, nothing written): half. Low: half, but what the
+    // cache writes lasts an hour, at 2x the input price rather than 1.25x.
+    let cost = |e: &Value, end: &str| e["cost_usd"][end].as_f64().unwrap();
+    let (b, i) = (cost(&batch, "high"), cost(&interactive, "high"));
+    assert!(i > 0.0 && (b * 2.0 - i).abs() <= 0.0002, "high: {b} vs {i}");
+    let (b, i) = (cost(&batch, "low"), cost(&interactive, "low"));
+    assert!(b * 2.0 > i && b * 2.0 < i * 1.6, "low: {b} vs {i}");
     let out = text_command(&env, &root, &["--estimate", "--batch"])
         .output()
         .unwrap();

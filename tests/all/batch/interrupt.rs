@@ -123,7 +123,12 @@ fn a_batch_in_flight_can_be_canceled_and_its_answers_are_still_used() {
     let batch = &report["investigation"]["batch"];
     assert_eq!(batch["batches_resumed"].as_u64(), Some(1), "{batch}");
     assert_eq!(batch["canceled"].as_u64(), Some(6), "{batch}");
-    assert_eq!(batch["retried"].as_u64(), Some(6), "{batch}");
+    // The canceled batch is read before the first round, not in a round of
+    // its own: what it did not answer goes out at once, with the rest of
+    // the leaves' first turns (two turns at each of three levels, then
+    // the synthesis).
+    assert_eq!(batch["retried"].as_u64(), Some(0), "{batch}");
+    assert_eq!(batch["rounds"].as_u64(), Some(2 * 3 + 1), "{batch}");
     assert_nothing_paid_twice(&env, base, 6);
     let entries = cache_entries(&root);
     similar_asserts::assert_eq!(clean.dirs, entries.dirs);
@@ -134,6 +139,76 @@ fn a_batch_in_flight_can_be_canceled_and_its_answers_are_still_used() {
         "{}",
         stderr(&out)
     );
+}
+
+/// After `--cancel-batch`, a run without `--batch` goes ahead: it reads
+/// what the canceled batch answered before the cancel, reuses it (nothing
+/// answered is sent again) and asks the Messages API for the rest.
+#[test]
+fn after_a_cancel_a_plain_run_goes_ahead_and_reuses_what_was_answered() {
+    let env = fixture().with_mock();
+    let (clean, _) = interactive(&env);
+    let base = env.server.batches().len();
+    let root = env.root().join("cache-canceled-plain");
+    env.server.set_batch_delay(Duration::from_secs(30));
+    env.server.process_at_once(2);
+    let mut child = spawn_until_waiting(&env, &root, base + 2);
+    let id = env.server.batches()[base + 2].id.clone();
+    let answered: Vec<String> = {
+        let until = Instant::now() + DEADLINE;
+        loop {
+            let done: Vec<String> = env
+                .server
+                .requests()
+                .iter()
+                .filter_map(|r| r.batch.clone().filter(|b| b.batch_id == id))
+                .map(|b| b.custom_id)
+                .collect();
+            if done.len() >= 2 {
+                break done;
+            }
+            assert!(Instant::now() < until, "the batch was never looked at");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    };
+    signal(&mut child, libc::SIGKILL);
+    let out = command(&env, &root, &["--cancel-batch"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let from = env.server.request_count();
+    let out = run(&env, &root, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["investigation"]["status"], "complete");
+    assert!(
+        stderr(&out).contains(&format!("Reading batch {id}, canceled with --cancel-batch")),
+        "{}",
+        stderr(&out)
+    );
+    // What the batches answered (the survey, the plan, the two requests the
+    // canceled one processed) is not asked again; the rest goes to the
+    // Messages API, each once.
+    let asked = env.server.requests()[from..]
+        .iter()
+        .filter(|r| r.batch.is_none())
+        .count();
+    let total = report["investigation"]["api_requests"].as_u64().unwrap() as usize;
+    assert_eq!(asked, total);
+    let interactive_total = clean_requests(&env);
+    assert_eq!(total + 2 + answered.len(), interactive_total, "{total}");
+    let entries = cache_entries(&root);
+    similar_asserts::assert_eq!(clean.dirs, entries.dirs);
+    similar_asserts::assert_eq!(clean.files, entries.files);
+    assert!(batches_in_flight(&root).is_empty());
+}
+
+/// How many requests the clean interactive run of [`fixture`] made.
+fn clean_requests(env: &AgentEnv) -> usize {
+    let root = env.root().join("cache-count");
+    let from = env.server.request_count();
+    env.server.clear_prompt_cache();
+    run_ok(env, &root, &[]);
+    env.server.request_count() - from
 }
 
 #[test]

@@ -200,3 +200,27 @@ fn assert_nothing_paid_twice(env: &AgentEnv, from: usize, resent: usize) {
         "every request sent was processed once"
     );
 }
+
+/// What `requests` cost at `model`'s catalog prices, from the usage the mock
+/// reported: each cache write at the rate of the lifetime it was written
+/// for, and everything halved when `batch`.
+fn priced(requests: &[support::mock::RecordedRequest], model: &str, batch: bool) -> f64 {
+    let p = luminos::ai::api::catalog::ModelFacts::of(model)
+        .model
+        .prices;
+    let factor = if batch { 0.5 } else { 1.0 };
+    requests
+        .iter()
+        .filter_map(|r| r.reported_usage.map(|u| (u, r.reported_cache_1h)))
+        .map(|(u, hour)| {
+            let five = u.cache_creation_input_tokens - hour;
+            factor
+                * (u.input_tokens as f64 * p.input
+                    + u.output_tokens as f64 * p.output
+                    + u.cache_read_input_tokens as f64 * p.cache_read
+                    + five as f64 * p.cache_write_5m
+                    + hour as f64 * p.cache_write_1h)
+                / 1e6
+        })
+        .sum()
+}

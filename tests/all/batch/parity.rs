@@ -1,6 +1,7 @@
 //! `--batch` on the parity fixture (the pipeline tests' small project, as
 //! it is): the same dir and file entries as an interactive run, every
-//! request billed once, at half the cost.
+//! request billed once, at the batch prices; and with rounds of ten minutes
+//! on the prompt cache's clock, at most 0.55x the interactive run.
 
 use std::time::Duration;
 
@@ -10,7 +11,7 @@ use crate::support::entries::cache_entries;
 use super::{billed, interactive, run_ok};
 
 #[test]
-fn the_small_project_through_batches_matches_an_interactive_run_at_half_the_cost() {
+fn the_small_project_through_batches_matches_an_interactive_run_at_batch_prices() {
     let env = TestEnv::new();
     env.small_project();
     let env = env.with_mock();
@@ -26,8 +27,66 @@ fn the_small_project_through_batches_matches_an_interactive_run_at_half_the_cost
     let (i, b) = (&interactive["investigation"], &report["investigation"]);
     assert_eq!(b["status"], "complete");
     assert_eq!(i["api_requests"], b["api_requests"]);
-    let ratio = b["cost_usd"].as_f64().unwrap() / i["cost_usd"].as_f64().unwrap();
-    assert!((ratio - 0.5).abs() < 1e-9, "batch/interactive cost {ratio}");
+    let from = env.server.request_count() - b["api_requests"].as_u64().unwrap() as usize;
+    let bill = b["cost_usd"].as_f64().unwrap();
+    let expected = super::priced(
+        &env.server.requests()[from..],
+        i["model"].as_str().unwrap(),
+        true,
+    );
+    assert!((bill - expected).abs() < 1e-9, "{bill} vs {expected}");
     assert!(billed(&env).values().all(|n| *n == 1));
+    env.server.assert_no_violations();
+}
+
+/// How long each batch takes on the prompt cache's clock in
+/// [`with_ten_minute_rounds_a_batch_run_costs_at_most_055_of_an_interactive_one`].
+const ROUND: Duration = Duration::from_secs(10 * 60);
+/// What each turn thinks, in output tokens: what luminos allows a
+/// directory turn of its default model (Sonnet 5.5, thinking between tool
+/// calls) when it prices one, rather than the mock's token figure.
+const THINKING: u64 = 300;
+
+/// The parity fixture with loops that take ten turns each (one step a
+/// turn, as a careful model does, each thinking [`THINKING`] tokens),
+/// interactively (the prompt cache's clock at the wall clock's pace) and
+/// through batches whose every round takes ten minutes on that clock: the
+/// batch run bills at most 0.55x the interactive one, measured in the same
+/// test. The 1-hour lifetime keeps
+/// what one round writes for the next; with the 5-minute one every round
+/// would write its whole conversation again.
+#[test]
+fn with_ten_minute_rounds_a_batch_run_costs_at_most_055_of_an_interactive_one() {
+    let env = TestEnv::new();
+    env.small_project();
+    let env = env.with_agent(|agent| agent.thorough_dirs(10));
+    env.server
+        .set_batch_delay(Duration::from_millis(20))
+        .set_batch_round_time(ROUND)
+        .set_thinking_tokens(THINKING);
+    let (clean, interactive) = interactive(&env);
+    let from = env.server.request_count();
+    env.server.clear_prompt_cache();
+    let root = env.root().join("cache-batch");
+    let report = run_ok(&env, &root, &["--batch"]);
+    similar_asserts::assert_eq!(clean.dirs, cache_entries(&root).dirs, "dir entries");
+    let (i, b) = (&interactive["investigation"], &report["investigation"]);
+    assert_eq!(b["status"], "complete");
+    assert_eq!(i["api_requests"], b["api_requests"]);
+    // Survey, plan, ten turns at each of three levels, synthesis.
+    assert_eq!(b["batch"]["rounds"], 1 + 1 + 3 * 10 + 1, "{}", b["batch"]);
+    let ratio = b["cost_usd"].as_f64().unwrap() / i["cost_usd"].as_f64().unwrap();
+    assert!(ratio <= 0.55, "batch/interactive cost {ratio}");
+    // What the rounds read back is what the batch prices were charged on.
+    let requests = &env.server.requests()[from..];
+    assert!(
+        requests
+            .iter()
+            .map(|r| r.reported_usage.unwrap().cache_read_input_tokens)
+            .sum::<u64>()
+            > 0
+    );
+    let expected = super::priced(requests, i["model"].as_str().unwrap(), true);
+    assert!((b["cost_usd"].as_f64().unwrap() - expected).abs() < 1e-9);
     env.server.assert_no_violations();
 }

@@ -74,6 +74,11 @@ enum Behaviour {
     Stalls,
     /// Submit this input on the first turn (survey, planning, synthesis).
     Submit(Value),
+    /// A dir loop that takes this many turns, one step a turn, as a
+    /// careful model does: list the directory, read its files one by one
+    /// (again from the first when it runs out), cache what they are, then
+    /// report.
+    Thorough(usize),
     Custom(Script),
 }
 
@@ -155,6 +160,16 @@ impl MockAgent {
         }
     }
 
+    /// The survey, planning or synthesis follows `script`.
+    pub fn pass_script(
+        mut self,
+        pass: Pass,
+        script: impl Fn(&Turn<'_>) -> Reply + Send + Sync + 'static,
+    ) -> Self {
+        *self.single_pass(pass) = Behaviour::Custom(Arc::new(script));
+        self
+    }
+
     /// The dir loop of `rel` caches its files, then never calls a tool again.
     pub fn stalling_dir(mut self, rel: &str) -> Self {
         self.dirs.insert(rel.to_string(), Behaviour::Stalls);
@@ -169,6 +184,13 @@ impl MockAgent {
     ) -> Self {
         self.dirs
             .insert(rel.to_string(), Behaviour::Custom(Arc::new(script)));
+        self
+    }
+
+    /// Every dir loop without a script of its own takes `turns` turns (at
+    /// least 3): see [`Behaviour::Thorough`].
+    pub fn thorough_dirs(mut self, turns: usize) -> Self {
+        self.every_dir = Behaviour::Thorough(turns.max(3));
         self
     }
 
@@ -242,6 +264,7 @@ impl MockAgent {
                 Behaviour::Stalls if turn.turn == 1 => self.default_dir(&turn, rel),
                 Behaviour::Stalls => silent(&turn),
                 Behaviour::Custom(script) => script(&turn),
+                Behaviour::Thorough(turns) => self.thorough_dir(&turn, rel, *turns),
                 Behaviour::Default | Behaviour::Submit(_) => self.default_dir(&turn, rel),
             },
         };
@@ -259,11 +282,48 @@ impl MockAgent {
         default: impl Fn(&Turn<'_>) -> Value,
     ) -> Reply {
         match behaviour {
-            Behaviour::Default => Reply::tool_use(tool, default(turn)),
+            Behaviour::Default | Behaviour::Thorough(_) => Reply::tool_use(tool, default(turn)),
             Behaviour::Submit(input) => Reply::tool_use(tool, input.clone()),
             Behaviour::Silent | Behaviour::Stalls => silent(turn),
             Behaviour::Custom(script) => script(turn),
         }
+    }
+
+    /// One turn of a [`Behaviour::Thorough`] loop over `rel`.
+    fn thorough_dir(&self, turn: &Turn<'_>, rel: &str, turns: usize) -> Reply {
+        let dir = dir_of(turn.body).expect("a dir-loop prompt names its directory");
+        let files = visible_files(&dir);
+        let step = |text: String| MockBlock::Text(format!("Step {}: {text}", turn.turn));
+        if turn.turn >= turns {
+            return Reply::tool_use(
+                "submit_report",
+                json!({"summary": self.summary_of(rel, &files), "completeness": self.completeness}),
+            );
+        }
+        if turn.turn == turns - 1 {
+            let mut blocks = vec![step(format!("caching what the files of {rel} are."))];
+            for (name, size) in &files {
+                let path = dir.join(name);
+                blocks.push(file_entry_call(
+                    &path,
+                    &relative(turn.target, &path),
+                    *size,
+                    &file_summary(rel, name),
+                ));
+            }
+            return Reply::blocks(blocks);
+        }
+        let call = match (turn.turn, files.len()) {
+            (1, _) | (_, 0) => tool_use("list_directory", json!({"path": dir.to_string_lossy()})),
+            (n, count) => {
+                let (name, _) = &files[(n - 2) % count];
+                tool_use(
+                    "read_file",
+                    json!({"path": dir.join(name).to_string_lossy()}),
+                )
+            }
+        };
+        Reply::blocks(vec![step(format!("looking at {rel}.")), call])
     }
 
     /// Turn 1: cache every visible file (of every directory of a unit),

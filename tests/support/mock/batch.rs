@@ -76,6 +76,11 @@ pub struct BatchInfo {
 pub struct Batches {
     /// From creation to the end of processing.
     pub delay: Duration,
+    /// How long a batch takes on the prompt cache's clock: its requests
+    /// that wait for the delay are processed this long after its creation
+    /// on that clock (the clock is moved on to then), whatever the wall
+    /// clock says. `None`: the clock runs as it does.
+    pub round_time: Option<Duration>,
     pub max_requests: usize,
     pub max_bytes: usize,
     /// Requests of each batch processed as soon as it is seen.
@@ -94,6 +99,7 @@ impl Default for Batches {
     fn default() -> Self {
         Batches {
             delay: Duration::ZERO,
+            round_time: None,
             max_requests: 100_000,
             max_bytes: 256 * 1024 * 1024,
             at_once: 0,
@@ -127,6 +133,8 @@ impl Batches {
 struct MockBatch {
     id: String,
     created: Instant,
+    /// The prompt cache's clock when it was created.
+    created_on_cache_clock: Duration,
     created_at: chrono::DateTime<chrono::Utc>,
     requests: Vec<(String, Value)>,
     /// Each request's result object, once it has one.
@@ -290,9 +298,11 @@ fn create(state: &State, body: &[u8]) -> Result<Answer, Box<Prepared>> {
     let n = inner.batches.batches.len();
     let expires = inner.batches.expiring.contains(&n);
     let count = items.len();
+    let created_on_cache_clock = inner.cache.clock.now();
     inner.batches.batches.push(MockBatch {
         id: format!("msgbatch_mock{n:04}"),
         created: Instant::now(),
+        created_on_cache_clock,
         created_at: chrono::Utc::now(),
         requests: items,
         results: vec![None; count],
@@ -329,9 +339,12 @@ fn advance(state: &State, i: usize) {
         let mut inner = state.lock();
         let at_once = inner.batches.at_once;
         let delay = inner.batches.delay;
+        let round_time = inner.batches.round_time;
         let batch = &mut inner.batches.batches[i];
         let deadline = batch.created.elapsed() >= delay;
         let stopped = batch.cancel_at.is_some() || batch.expires;
+        let processed_at = batch.created_on_cache_clock + round_time.unwrap_or_default();
+        let waiting = (deadline && !stopped) && batch.taken.iter().skip(at_once).any(|t| !t);
         let mut due = Vec::new();
         for k in 0..batch.requests.len() {
             let now = k < at_once || (deadline && !stopped);
@@ -340,6 +353,11 @@ fn advance(state: &State, i: usize) {
                 let (custom_id, params) = &batch.requests[k];
                 due.push((k, batch.id.clone(), custom_id.clone(), params.clone()));
             }
+        }
+        // The requests that waited for the delay are processed when the
+        // batch's round time is up on the cache's clock.
+        if waiting && round_time.is_some() {
+            inner.cache.clock.advance_to(processed_at);
         }
         due
     };
@@ -388,6 +406,7 @@ fn process(state: &State, batch_id: &str, custom_id: &str, params: &Value) -> Va
         headers: Vec::new(),
         body: params.clone(),
         reported_usage: None,
+        reported_cache_1h: 0,
         batch: Some(BatchRef {
             batch_id: batch_id.to_string(),
             custom_id: custom_id.to_string(),
@@ -446,9 +465,14 @@ fn process(state: &State, batch_id: &str, custom_id: &str, params: &Value) -> Va
         return errored(error_type, message);
     }
     let (rendered, _) = render_message(state, &mut stream, params, accepted, index);
-    let usage = state.lock().requests[index]
-        .reported_usage
-        .unwrap_or_default();
+    let (usage, written_1h) = {
+        let inner = state.lock();
+        let recorded = &inner.requests[index];
+        (
+            recorded.reported_usage.unwrap_or_default(),
+            recorded.reported_cache_1h,
+        )
+    };
     let mut message = json!({
         "id": format!("msg_mock_{index:04}"),
         "type": "message",
@@ -461,6 +485,7 @@ fn process(state: &State, batch_id: &str, custom_id: &str, params: &Value) -> Va
             "input_tokens": usage.input_tokens,
             "cache_creation_input_tokens": usage.cache_creation_input_tokens,
             "cache_read_input_tokens": usage.cache_read_input_tokens,
+            "cache_creation": super::wire::cache_creation(&usage, written_1h),
             "output_tokens": usage.output_tokens,
             "service_tier": "batch",
         },

@@ -40,8 +40,12 @@
 //!
 //! Usage is simulated the way the API reports it under prompt caching (see
 //! `prefix_cache.rs`): tokens ≈ bytes / 4, prefixes at `cache_control`
-//! breakpoints are written once (`cache_creation_input_tokens`) and read on
-//! later requests (`cache_read_input_tokens`); only prefixes of at least
+//! breakpoints are written once (`cache_creation_input_tokens`, split by
+//! lifetime in `cache_creation`) and read on later requests
+//! (`cache_read_input_tokens`) while they live: 5 minutes, or an hour with
+//! `"ttl": "1h"`, from their last write or read, on a clock a test can
+//! speed up ([`MockServer::set_cache_clock_speed`]) or move on
+//! ([`MockServer::advance_cache_clock`]); only prefixes of at least
 //! [`MockServer::set_min_cacheable_tokens`] tokens (default 1024) are
 //! cached. [`RecordedRequest::reported_usage`] holds what was reported.
 //!
@@ -85,6 +89,13 @@
 //! [`MockServer::set_context_window`] shrinks every model's window, and
 //! [`MockServer::without_batches`] takes the Batches API away.
 //!
+//! # Token counting
+//!
+//! `POST /v1/messages/count_tokens` answers `{"input_tokens": N}` for a
+//! request's prompt (see `count_tokens.rs`), recorded apart in
+//! [`MockServer::token_counts`]; [`MockServer::fail_token_counts`] makes
+//! it fail.
+//!
 //! # Batches
 //!
 //! The Message Batches API is served too (see `batch.rs`): create, retrieve,
@@ -97,6 +108,7 @@
 //! [`MockServer::requests`] with its [`BatchRef`].
 
 mod batch;
+mod count_tokens;
 mod prefix_cache;
 mod protocol;
 mod recorded;
@@ -152,8 +164,14 @@ struct Inner {
     latency: Duration,
     seed: u64,
     cache: PrefixCache,
+    /// Output tokens each thinking block bills besides its text.
+    thinking_tokens: u64,
     conversations: Conversations,
     batches: batch::Batches,
+    /// The bodies of the calls to the token-counting endpoint.
+    token_counts: Vec<Value>,
+    /// What every token count is answered with instead of a count.
+    token_count_failure: Option<Reply>,
 }
 
 impl MockServer {
@@ -173,8 +191,11 @@ impl MockServer {
                 latency: Duration::ZERO,
                 seed: 0x5EED,
                 cache: PrefixCache::default(),
+                thinking_tokens: thinking::THINKING_TOKENS,
                 conversations: Conversations::default(),
                 batches: batch::Batches::default(),
+                token_counts: Vec::new(),
+                token_count_failure: None,
             }),
             connections: AtomicUsize::new(0),
             addr,
@@ -254,6 +275,16 @@ impl MockServer {
         self
     }
 
+    /// Let every batch take `round_time` on the prompt cache's clock: the
+    /// requests it processes at its delay are processed `round_time` after
+    /// its creation on that clock (moved on to then), so that a round of a
+    /// few milliseconds stands for ten minutes while the client's own work
+    /// between rounds keeps the wall clock's pace.
+    pub fn set_batch_round_time(&self, round_time: Duration) -> &MockServer {
+        self.state.lock().batches.round_time = Some(round_time);
+        self
+    }
+
     /// Refuse batches of more than `max_requests` requests or `max_bytes`
     /// of body (the API's limits are 100,000 and 256 MB).
     pub fn set_batch_limits(&self, max_requests: usize, max_bytes: usize) -> &MockServer {
@@ -289,9 +320,43 @@ impl MockServer {
         self.state.lock().batches.info()
     }
 
+    /// The bodies of the calls to the token-counting endpoint so far.
+    pub fn token_counts(&self) -> Vec<Value> {
+        self.state.lock().token_counts.clone()
+    }
+
+    /// Answer every token count with `reply` (an error) instead.
+    pub fn fail_token_counts(&self, reply: Reply) -> &MockServer {
+        self.state.lock().token_count_failure = Some(reply);
+        self
+    }
+
     /// Every call to a batch endpoint so far.
     pub fn batch_calls(&self) -> Vec<BatchCall> {
         self.state.lock().batches.calls()
+    }
+
+    /// Let each thinking block bill `tokens` of output besides its text
+    /// (default [`thinking::THINKING_TOKENS`]); the 5.x models leave the
+    /// text out and bill what they thought all the same.
+    pub fn set_thinking_tokens(&self, tokens: u64) -> &MockServer {
+        self.state.lock().thinking_tokens = tokens;
+        self
+    }
+
+    /// Let the prompt cache's clock run `speed` times faster than the wall
+    /// clock from now on: at 6,000, a batch that takes 100 ms stands for
+    /// ten minutes, past a 5-minute lifetime and within an hour.
+    pub fn set_cache_clock_speed(&self, speed: f64) -> &MockServer {
+        self.state.lock().cache.clock.set_speed(speed);
+        self
+    }
+
+    /// Move the prompt cache's clock on by `by` (entries past their
+    /// lifetime are gone).
+    pub fn advance_cache_clock(&self, by: Duration) -> &MockServer {
+        self.state.lock().cache.clock.advance(by);
+        self
     }
 
     /// Forget every cached prefix.

@@ -9,16 +9,32 @@
 //!
 //! For a request with breakpoints (segments carrying `cache_control`):
 //! - the read is the longest prefix, ending at most [`LOOKBACK`] segments
-//!   before any breakpoint, that an earlier request wrote;
+//!   before any breakpoint, that an earlier request wrote and that has not
+//!   expired; reading it starts its lifetime over;
 //! - the write runs from there to the last breakpoint;
-//! - every breakpoint's prefix is then stored;
+//! - every breakpoint's prefix is then stored, living as long as its
+//!   breakpoint's `ttl` says;
 //! - `input_tokens` is everything not read or written.
 //!
 //! Prefixes shorter than the minimum cacheable length are neither written
-//! nor read, as with the real API. Entries never expire.
+//! nor read, as with the real API.
+//!
+//! **Lifetimes** follow the prompt caching page (read 2026-11-27,
+//! <https://platform.claude.com/docs/en/build-with-claude/prompt-caching>):
+//! an entry lives 5 minutes (`{"type": "ephemeral"}`, or `"ttl": "5m"`) or
+//! an hour (`"ttl": "1h"`) after it was last written or read. The write is
+//! billed by lifetime as the page describes for mixed lifetimes: from the
+//! read (A) to the last 1-hour breakpoint (B) at the 1-hour rate, from
+//! there to the last breakpoint (C) at the 5-minute rate
+//! ([`Simulated::written_1h`]). Time is the mock's [`CacheClock`], which a
+//! test can run faster than the wall clock, move on by hand, or let each
+//! batch move on by the time a batch takes (so that a round that takes a
+//! few milliseconds stands for ten minutes, however long the client itself
+//! takes between rounds).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::time::{Duration, Instant};
 
 use luminos::ai::api::Usage;
 use serde_json::Value;
@@ -30,24 +46,112 @@ pub const LOOKBACK: usize = 20;
 /// The smallest prefix the API caches on Sonnet-class models, in tokens.
 pub const DEFAULT_MIN_CACHEABLE_TOKENS: u64 = 1024;
 
+/// The default lifetime of a cached prefix.
+pub const FIVE_MINUTES: Duration = Duration::from_secs(5 * 60);
+/// The lifetime `"ttl": "1h"` asks for.
+pub const ONE_HOUR: Duration = Duration::from_secs(60 * 60);
+
+/// The lifetime a `cache_control` mark asks for: `None` when it asks for
+/// one the API does not offer (the rules refuse such a request).
+pub fn ttl_of(mark: &Value) -> Option<Duration> {
+    match mark.get("ttl") {
+        None | Some(Value::Null) => Some(FIVE_MINUTES),
+        Some(Value::String(ttl)) if ttl == "5m" => Some(FIVE_MINUTES),
+        Some(Value::String(ttl)) if ttl == "1h" => Some(ONE_HOUR),
+        Some(_) => None,
+    }
+}
+
+/// The mock's clock for cache lifetimes: the wall clock, times
+/// [`CacheClock::speed`], plus whatever a test moved it on by.
+#[derive(Debug, Clone, Copy)]
+pub struct CacheClock {
+    /// The clock's reading at `since`.
+    at: Duration,
+    since: Instant,
+    /// Cache seconds per wall-clock second.
+    speed: f64,
+}
+
+impl Default for CacheClock {
+    fn default() -> Self {
+        CacheClock {
+            at: Duration::ZERO,
+            since: Instant::now(),
+            speed: 1.0,
+        }
+    }
+}
+
+impl CacheClock {
+    /// The clock's reading now.
+    pub fn now(&self) -> Duration {
+        self.at + self.since.elapsed().mul_f64(self.speed)
+    }
+
+    /// Run `speed` times faster than the wall clock from now on.
+    pub fn set_speed(&mut self, speed: f64) {
+        assert!(speed.is_finite() && speed > 0.0, "a clock speed of {speed}");
+        *self = CacheClock {
+            at: self.now(),
+            since: Instant::now(),
+            speed,
+        };
+    }
+
+    /// Move the clock on by `by`.
+    pub fn advance(&mut self, by: Duration) {
+        self.at += by;
+    }
+
+    /// Move the clock on to `reading`, if it is not past it already.
+    pub fn advance_to(&mut self, reading: Duration) {
+        let now = self.now();
+        if reading > now {
+            self.advance(reading - now);
+        }
+    }
+}
+
+/// A stored prefix.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    ttl: Duration,
+    expires: Duration,
+}
+
 #[derive(Debug)]
 pub struct PrefixCache {
-    entries: HashSet<u64>,
+    entries: HashMap<u64, Entry>,
     pub min_tokens: u64,
+    pub clock: CacheClock,
 }
 
 impl Default for PrefixCache {
     fn default() -> Self {
         PrefixCache {
-            entries: HashSet::new(),
+            entries: HashMap::new(),
             min_tokens: DEFAULT_MIN_CACHEABLE_TOKENS,
+            clock: CacheClock::default(),
         }
     }
 }
 
+/// What the cache made of one request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Simulated {
+    /// Its input usage (output left at 0).
+    pub usage: Usage,
+    /// How much of `usage.cache_creation_input_tokens` was written at the
+    /// 1-hour lifetime (`cache_creation.ephemeral_1h_input_tokens`); the
+    /// rest at 5 minutes.
+    pub written_1h: u64,
+}
+
 struct Segment {
     tokens: u64,
-    breakpoint: bool,
+    /// The lifetime its `cache_control` asks for, if it has one.
+    breakpoint: Option<Duration>,
     /// Hash of the prefix ending with this segment.
     prefix_hash: u64,
 }
@@ -57,9 +161,11 @@ impl PrefixCache {
         self.entries.clear();
     }
 
-    /// The input usage of `body` (output tokens left at 0), updating the
-    /// cache as the API would.
-    pub fn process(&mut self, body: &Value) -> Usage {
+    /// The input usage of `body`, updating the cache as the API would at
+    /// the clock's present reading.
+    pub fn process(&mut self, body: &Value) -> Simulated {
+        let now = self.clock.now();
+        self.entries.retain(|_, entry| entry.expires > now);
         let segments = segments(body);
         let mut prefix_tokens = Vec::with_capacity(segments.len() + 1);
         prefix_tokens.push(0u64);
@@ -69,36 +175,56 @@ impl PrefixCache {
         let total = *prefix_tokens.last().unwrap();
         // `end` = number of segments in the prefix.
         let cacheable = |end: usize| prefix_tokens[end] >= self.min_tokens;
-        let breakpoints: Vec<usize> = segments
+        let breakpoints: Vec<(usize, Duration)> = segments
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.breakpoint)
-            .map(|(i, _)| i + 1)
-            .filter(|&end| cacheable(end))
+            .filter_map(|(i, s)| s.breakpoint.map(|ttl| (i + 1, ttl)))
+            .filter(|&(end, _)| cacheable(end))
             .collect();
 
         let mut read_end = 0;
-        for &bp in &breakpoints {
+        for &(bp, _) in &breakpoints {
             for end in bp.saturating_sub(LOOKBACK).max(1)..=bp {
                 if end > read_end
                     && cacheable(end)
-                    && self.entries.contains(&segments[end - 1].prefix_hash)
+                    && self.entries.contains_key(&segments[end - 1].prefix_hash)
                 {
                     read_end = end;
                 }
             }
         }
-        let write_end = breakpoints.last().copied().unwrap_or(0).max(read_end);
-        for &bp in &breakpoints {
-            self.entries.insert(segments[bp - 1].prefix_hash);
+        if read_end > 0
+            && let Some(entry) = self.entries.get_mut(&segments[read_end - 1].prefix_hash)
+        {
+            entry.expires = now + entry.ttl;
+        }
+        let write_end = breakpoints.last().map_or(0, |&(end, _)| end).max(read_end);
+        // The last 1-hour breakpoint past the read: the 1-hour write ends
+        // there, the 5-minute one runs on to the last breakpoint.
+        let long_end = breakpoints
+            .iter()
+            .filter(|&&(end, ttl)| ttl == ONE_HOUR && end > read_end)
+            .map(|&(end, _)| end)
+            .max()
+            .unwrap_or(read_end);
+        for &(bp, ttl) in &breakpoints {
+            let entry = self
+                .entries
+                .entry(segments[bp - 1].prefix_hash)
+                .or_insert(Entry { ttl, expires: now });
+            entry.ttl = entry.ttl.max(ttl);
+            entry.expires = entry.expires.max(now + entry.ttl);
         }
         let read = prefix_tokens[read_end];
         let written = prefix_tokens[write_end] - read;
-        Usage {
-            input_tokens: total - read - written,
-            output_tokens: 0,
-            cache_creation_input_tokens: written,
-            cache_read_input_tokens: read,
+        Simulated {
+            usage: Usage {
+                input_tokens: total - read - written,
+                output_tokens: 0,
+                cache_creation_input_tokens: written,
+                cache_read_input_tokens: read,
+            },
+            written_1h: prefix_tokens[long_end] - read,
         }
     }
 }
@@ -116,12 +242,12 @@ pub fn tokens_of(text: &str) -> u64 {
 }
 
 fn segments(body: &Value) -> Vec<Segment> {
-    let mut raw: Vec<(String, bool)> = Vec::new();
+    let mut raw: Vec<(String, Option<Duration>)> = Vec::new();
     for tool in body["tools"].as_array().into_iter().flatten() {
         raw.push(strip_mark(tool));
     }
     match &body["system"] {
-        Value::String(text) => raw.push((format!("system:{text}"), false)),
+        Value::String(text) => raw.push((format!("system:{text}"), None)),
         Value::Array(blocks) => {
             for block in blocks {
                 let (text, mark) = strip_mark(block);
@@ -135,7 +261,7 @@ fn segments(body: &Value) -> Vec<Segment> {
         let blocks = match &message["content"] {
             Value::String(text) => vec![(
                 serde_json::json!({"type": "text", "text": text}).to_string(),
-                false,
+                None,
             )],
             Value::Array(blocks) => blocks.iter().map(strip_mark).collect(),
             _ => Vec::new(),
@@ -164,12 +290,14 @@ fn segments(body: &Value) -> Vec<Segment> {
         .collect()
 }
 
-/// The JSON of `value` without its `cache_control`, and whether it had one.
-fn strip_mark(value: &Value) -> (String, bool) {
+/// The JSON of `value` without its `cache_control`, and the lifetime that
+/// mark asks for, if it has one.
+fn strip_mark(value: &Value) -> (String, Option<Duration>) {
     let mut value = value.clone();
     let mark = value
         .as_object_mut()
         .and_then(|o| o.remove("cache_control"))
-        .is_some();
+        .filter(|mark| !mark.is_null())
+        .map(|mark| ttl_of(&mark).unwrap_or(FIVE_MINUTES));
     (value.to_string(), mark)
 }

@@ -99,6 +99,45 @@ fn check_body_as(body: &Value, streamed: bool, problems: &mut Vec<String>) {
             "{marks} cache_control breakpoints; at most {MAX_BREAKPOINTS} are allowed"
         ));
     }
+    check_mark_lifetimes(body, problems);
+}
+
+/// Every `cache_control` mark is `{"type": "ephemeral"}` with, at most, a
+/// `ttl` of `"5m"` or `"1h"`; and a request that mixes them puts the
+/// longer lifetime first, in the prefix order tools, system, messages
+/// (prompt caching page, read 2026-11-27: "cache entries with longer TTL
+/// must appear before shorter TTLs").
+fn check_mark_lifetimes(body: &Value, problems: &mut Vec<String>) {
+    let list = |key: &str| body[key].as_array().into_iter().flatten();
+    let mut shortest: Option<std::time::Duration> = None;
+    for mark in list("tools")
+        .chain(list("system"))
+        .chain(list("messages").flat_map(blocks))
+        .filter_map(|v| v.get("cache_control"))
+        .filter(|mark| !mark.is_null())
+    {
+        if mark["type"] != "ephemeral" {
+            problems.push(format!(
+                "cache_control must be {{\"type\":\"ephemeral\"}}, not {mark}"
+            ));
+            continue;
+        }
+        let Some(ttl) = super::prefix_cache::ttl_of(mark) else {
+            problems.push(format!(
+                "cache_control.ttl must be \"5m\" or \"1h\", not {}",
+                mark["ttl"]
+            ));
+            continue;
+        };
+        if shortest.is_some_and(|shortest| ttl > shortest) {
+            problems.push(
+                "a cache_control with a longer ttl comes after a shorter one: entries with a \
+                 longer ttl must appear before shorter ones"
+                    .into(),
+            );
+        }
+        shortest = Some(shortest.map_or(ttl, |s| s.min(ttl)));
+    }
 }
 
 fn check_system(system: &Value, problems: &mut Vec<String>) {

@@ -17,6 +17,10 @@ pub struct RecordedRequest {
     /// The usage the mock reported for it (a streamed reply, or a batch
     /// request that succeeded).
     pub reported_usage: Option<Usage>,
+    /// Of `reported_usage`'s cache writes, the tokens written at the
+    /// 1-hour lifetime (`cache_creation.ephemeral_1h_input_tokens`); the
+    /// rest were written at 5 minutes.
+    pub reported_cache_1h: u64,
     /// The batch request it was, when it came in a batch.
     pub batch: Option<BatchRef>,
 }

@@ -2,6 +2,7 @@
 //! preparing its answer (the rules, the queue or responder, the rendered
 //! message or stream) and sending it.
 
+use super::count_tokens;
 use super::*;
 
 /// The server thread: accept connections until shutdown.
@@ -169,6 +170,9 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
     if request.path.starts_with(batch::BATCHES_PATH) {
         return batch::handle(state, request);
     }
+    if request.path.split('?').next() == Some(count_tokens::COUNT_TOKENS_PATH) {
+        return count_tokens::handle(state, request);
+    }
     let body: Option<Value> = serde_json::from_slice(&request.body).ok();
     let problems = protocol::check_request(
         &request.method,
@@ -185,6 +189,7 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
         headers: request.headers.clone(),
         body: body.clone().unwrap_or(Value::Null),
         reported_usage: None,
+        reported_cache_1h: 0,
         batch: None,
     };
     inner.requests.push(recorded.clone());
@@ -271,18 +276,27 @@ pub(super) fn render_message(
     }
     let mut inner = state.lock();
     let simulated = inner.cache.process(body);
+    // A scripted usage is written at 5 minutes, as before lifetimes.
+    let written_1h = match stream.usage {
+        Some(_) => 0,
+        None => simulated.written_1h,
+    };
     let mut rng = fastrand::Rng::with_seed(
         inner
             .seed
             .wrapping_add((index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
     );
-    let input = stream.usage.unwrap_or(simulated);
+    let input = stream.usage.unwrap_or(simulated.usage);
     let model = body["model"].as_str().unwrap_or("claude-mock");
     let rendered = wire::render_stream(
         stream,
         index,
         model,
-        input,
+        wire::Billing {
+            usage: input,
+            written_1h,
+            thinking_tokens: inner.thinking_tokens,
+        },
         &thinking::seal(accepted.key),
         accepted.max_tokens,
         &mut rng,
@@ -296,6 +310,7 @@ pub(super) fn render_message(
         output_tokens: rendered.output_tokens,
         ..input
     });
+    inner.requests[index].reported_cache_1h = written_1h;
     (rendered, rng)
 }
 

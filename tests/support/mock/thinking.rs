@@ -8,7 +8,8 @@
 //!   only when asked. `between_tools` exists on Sonnet 5.5 only; manual
 //!   `enabled` thinking is refused from Opus 4.7 on. The thinking text is
 //!   empty (the default `display` on these models omits it) but it is
-//!   billed: each block adds [`THINKING_TOKENS`] of output.
+//!   billed: each block adds [`THINKING_TOKENS`] of output (or what
+//!   `MockServer::set_thinking_tokens` says).
 //! - **Thinking comes back as it went out.** Each block's signature names
 //!   the conversation it was produced in (a hash of the system prompt, the
 //!   tools and the messages before it). A continued assistant turn the mock

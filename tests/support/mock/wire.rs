@@ -14,7 +14,6 @@ use tokio::net::TcpStream;
 
 use super::prefix_cache::tokens_of;
 use super::reply::{MockBlock, StreamFault, StreamReply};
-use super::thinking::THINKING_TOKENS;
 
 /// Largest request head accepted.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
@@ -321,18 +320,42 @@ fn fragments(text: &str, rng: &mut fastrand::Rng) -> Vec<String> {
     out
 }
 
-/// Render `reply` as stream events. `usage` holds the input counts;
+/// The `cache_creation` object of a usage: its cache writes by lifetime.
+pub fn cache_creation(usage: &Usage, written_1h: u64) -> Value {
+    json!({
+        "ephemeral_5m_input_tokens": usage.cache_creation_input_tokens.saturating_sub(written_1h),
+        "ephemeral_1h_input_tokens": written_1h,
+    })
+}
+
+/// What a rendered reply bills besides its blocks.
+#[derive(Debug, Clone, Copy)]
+pub struct Billing {
+    /// The input counts.
+    pub usage: Usage,
+    /// Of the cache writes, those at the 1-hour lifetime.
+    pub written_1h: u64,
+    /// Output each thinking block bills besides its text.
+    pub thinking_tokens: u64,
+}
+
+/// Render `reply` as stream events, billing what `billing` says;
 /// `request_index` names made-up tool ids; `seal` signs its thinking;
 /// `max_tokens` is the request's (the output of a reply cut off there).
 pub fn render_stream(
     reply: &StreamReply,
     request_index: usize,
     model: &str,
-    usage: Usage,
+    billing: Billing,
     seal: &str,
     max_tokens: u64,
     rng: &mut fastrand::Rng,
 ) -> RenderedStream {
+    let Billing {
+        usage,
+        written_1h,
+        thinking_tokens,
+    } = billing;
     let mut frames = Vec::new();
     let mut content = Vec::new();
     let stop_reason = reply.stop_reason.clone().unwrap_or_else(|| {
@@ -352,8 +375,8 @@ pub fn render_stream(
             .iter()
             .map(|b| match b {
                 MockBlock::Text(t) => tokens_of(t),
-                MockBlock::Thinking(t) => tokens_of(t) + THINKING_TOKENS,
-                MockBlock::RedactedThinking => THINKING_TOKENS,
+                MockBlock::Thinking(t) => tokens_of(t) + thinking_tokens,
+                MockBlock::RedactedThinking => thinking_tokens,
                 MockBlock::ToolUse { input, .. } => tokens_of(&input.to_string()) + 10,
             })
             .sum::<u64>()
@@ -364,6 +387,7 @@ pub fn render_stream(
             "input_tokens": usage.input_tokens,
             "cache_creation_input_tokens": usage.cache_creation_input_tokens,
             "cache_read_input_tokens": usage.cache_read_input_tokens,
+            "cache_creation": cache_creation(&usage, written_1h),
             "output_tokens": output,
         })
     };

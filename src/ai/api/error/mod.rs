@@ -188,6 +188,8 @@ pub enum Endpoint {
     /// `/v1/messages/batches/{id}` and below: one batch (retrieve,
     /// cancel, results).
     Batch,
+    /// `POST /v1/messages/count_tokens`: a token count (`--estimate`).
+    CountTokens,
 }
 
 impl Endpoint {
@@ -197,6 +199,7 @@ impl Endpoint {
             Endpoint::Messages => "/v1/messages",
             Endpoint::Batches => "/v1/messages/batches",
             Endpoint::Batch => "/v1/messages/batches/{id}",
+            Endpoint::CountTokens => "/v1/messages/count_tokens",
         }
     }
 }

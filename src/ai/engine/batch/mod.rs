@@ -57,7 +57,7 @@ use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::ai::api::body::Body;
-use crate::ai::api::cost::TokenTracker;
+use crate::ai::api::cost::{Pricing, TokenTracker};
 use crate::ai::api::{ApiError, ApiErrorKind, Client, Response};
 use crate::cache::batch::BatchStore;
 use crate::progress::Progress;
@@ -174,6 +174,14 @@ struct Inner {
     client: Client,
     store: BatchStore,
     tracker: Arc<TokenTracker>,
+    /// What a kept answer cost the batch run that read it (the batch
+    /// prices, whatever this run's are).
+    replay_pricing: Pricing,
+    /// Answers read from a batch are billed to this run: in batch mode. An
+    /// interactive run that reads a batch canceled before it (see
+    /// [`Batcher::settle_canceled`]) keeps the answers without billing
+    /// them: the batch did, and they count as replayed when used.
+    bill_reads: bool,
     progress: Progress,
     timing: BatchTiming,
     /// The most requests in one batch.
@@ -212,7 +220,8 @@ impl Batcher {
         timing: BatchTiming,
         max_requests: usize,
     ) -> Batcher {
-        let mut inner = Inner::new(client, store, tracker, progress, timing);
+        let replay_pricing = tracker.pricing();
+        let mut inner = Inner::new(client, store, tracker, progress, timing, replay_pricing);
         inner.max_requests = max_requests.clamp(1, crate::ai::api::batch::MAX_REQUESTS);
         let inner = Arc::new(inner);
         let driver = tokio::spawn(rounds::drive(inner.clone()));
@@ -223,23 +232,57 @@ impl Batcher {
     }
 
     /// An interactive run over an investigation whose batch run kept
-    /// answers: a request whose answer is kept gets it back; any other goes
-    /// to the Messages API as usual.
+    /// answers (or left a batch that `--cancel-batch` canceled): a request
+    /// whose answer is kept gets it back; any other goes to the Messages API
+    /// as usual.
     pub(crate) fn replaying(
         client: Client,
         store: BatchStore,
         tracker: Arc<TokenTracker>,
+        progress: &Progress,
+        timing: BatchTiming,
     ) -> Batcher {
-        let inner = Inner::new(
-            client,
-            store,
-            tracker,
-            &Progress::silent(),
-            BatchTiming::default(),
-        );
+        // This run's prices are the interactive ones; the answers kept were
+        // read at the batch prices.
+        let replay_pricing = tracker.pricing().batch();
+        let mut inner = Inner::new(client, store, tracker, progress, timing, replay_pricing);
+        inner.bill_reads = false;
         Batcher {
             inner: Arc::new(inner),
             driver: None,
+        }
+    }
+
+    /// Read the batches `--cancel-batch` canceled (once each has ended:
+    /// a cancel lets requests already being processed finish) and keep
+    /// their answers, so that the run reuses what was answered before the
+    /// cancel instead of paying for it again, and sends the rest with its
+    /// first round. Returns how many
+    /// batches were read; a batch that could not be read stays on record,
+    /// and the error says so.
+    pub(crate) async fn settle_canceled(&self) -> Result<usize, ApiError> {
+        let canceled: Vec<_> = (self.inner.store.state().in_flight.into_iter())
+            .filter(|record| record.cancel_requested)
+            .collect();
+        self.inner.stats().totals.batches_resumed += canceled.len() as u32;
+        for record in &canceled {
+            self.inner.progress.ai(&format!(
+                "Reading batch {}, canceled with --cancel-batch: what it answered before the \
+                 cancel is reused, the rest is sent again.",
+                record.id
+            ));
+        }
+        rounds::read_batches(&self.inner, &canceled).await;
+        let left = self.inner.store.state().in_flight;
+        match canceled.iter().find(|c| left.iter().any(|l| l.id == c.id)) {
+            Some(unread) => Err(ApiError::new(
+                ApiErrorKind::Server,
+                format!(
+                    "could not read batch {}, canceled with --cancel-batch; run again to read it",
+                    unread.id
+                ),
+            )),
+            None => Ok(canceled.len()),
         }
     }
 
@@ -308,11 +351,14 @@ impl Inner {
         tracker: Arc<TokenTracker>,
         progress: &Progress,
         timing: BatchTiming,
+        replay_pricing: Pricing,
     ) -> Inner {
         Inner {
             client,
             store,
             tracker,
+            replay_pricing,
+            bill_reads: true,
             progress: progress.clone(),
             timing,
             max_requests: crate::ai::api::batch::MAX_REQUESTS,
@@ -334,7 +380,7 @@ impl Inner {
     /// paid for it).
     fn replay(&self, digest: &str) -> Option<Response> {
         let response = self.kept(digest)?;
-        let cost = self.tracker.pricing().cost(&response.usage);
+        let cost = self.replay_pricing.cost(&response.usage);
         let mut stats = self.stats();
         stats.totals.replayed += 1;
         stats.totals.replayed_cost_usd += cost;

@@ -12,7 +12,7 @@ use crate::ai::api::batch::{
     BatchItem, BatchOutcome, MAX_BYTES, MAX_REQUESTS, MessageBatch, ResultsError, split_for_limits,
 };
 use crate::ai::api::{ApiError, ApiErrorKind, RetryDecision};
-use crate::cache::batch::{BatchState, InFlightBatch};
+use crate::cache::batch::InFlightBatch;
 use crate::cache::now_iso;
 
 /// Send rounds for as long as the run lasts (the batcher aborts it).
@@ -28,23 +28,50 @@ pub(super) async fn drive(inner: Arc<Inner>) {
     }
 }
 
-/// One round: the batches in flight first, if an earlier run left any
-/// (their requests are the ones this run is replaying up to), else a new
-/// batch of everything parked.
+/// One round: the batches an earlier run left in flight (their requests
+/// are the ones this run replayed up to) and a new batch of every parked
+/// request they do not carry, waited on together: a request that could go
+/// now does not wait a round for a batch that has nothing of it.
 async fn round(inner: &Inner, parked: Vec<Parked>) -> Vec<Parked> {
-    let state = inner.store.state();
-    let outcomes = if state.in_flight.is_empty() {
-        submit(inner, &parked).await
-    } else {
-        pick_up(inner, state).await
-    };
+    let resumed = inner.store.state().in_flight;
+    let carried: HashSet<&str> = resumed
+        .iter()
+        .flat_map(|record| record.requests.iter().map(String::as_str))
+        .collect();
+    let fresh: Vec<&Parked> = parked
+        .iter()
+        .filter(|p| !carried.contains(p.digest.as_str()))
+        .collect();
+    if !resumed.is_empty() {
+        inner.stats().totals.batches_resumed += resumed.len() as u32;
+        for record in &resumed {
+            inner.progress.ai(&format!(
+                "Batch round {}: picking up {} ({}) that an earlier run left in flight.",
+                record.round,
+                record.id,
+                requests(record.requests.len())
+            ));
+        }
+    }
+    let (mut outcomes, created) = submit(inner, &fresh).await;
+    if !resumed.is_empty() || !created.is_empty() {
+        inner.stats().totals.rounds += 1;
+    }
+    outcomes.extend(read_batches(inner, &resumed).await);
+    outcomes.extend(read_batches(inner, &created).await);
     deliver(inner, parked, &outcomes)
 }
 
 /// Send `parked` as the next round: one batch, or more when the API's
 /// limits require. Each batch is recorded in the cache before it is
-/// waited on.
-async fn submit(inner: &Inner, parked: &[Parked]) -> Outcomes {
+/// waited on. Returns the requests that could not be sent (as failures)
+/// and the batches created.
+async fn submit(inner: &Inner, parked: &[&Parked]) -> (Outcomes, Vec<InFlightBatch>) {
+    let mut outcomes = Outcomes::new();
+    let mut created = Vec::new();
+    if parked.is_empty() {
+        return (outcomes, created);
+    }
     // The retry policy's wait for requests that failed last round.
     if let Some(until) = parked.iter().filter_map(|p| p.not_before).max() {
         tokio::time::sleep_until(until.into()).await;
@@ -60,8 +87,6 @@ async fn submit(inner: &Inner, parked: &[Parked]) -> Outcomes {
         .collect();
     let mut state = inner.store.state();
     let round = state.round + 1;
-    let mut outcomes = Outcomes::new();
-    let mut created = Vec::new();
     for chunk in split_for_limits(items, inner.max_requests.min(MAX_REQUESTS), MAX_BYTES) {
         let ids: Vec<String> = chunk.iter().map(|i| i.custom_id.clone()).collect();
         let fail_all = |outcomes: &mut Outcomes, err: &ApiError| {
@@ -112,34 +137,11 @@ async fn submit(inner: &Inner, parked: &[Parked]) -> Outcomes {
         ));
         created.push(record);
     }
-    if !created.is_empty() {
-        inner.stats().totals.rounds += 1;
-        outcomes.extend(read_batches(inner, &created).await);
-    }
-    outcomes
-}
-
-/// The batches an earlier run sent and never read: wait for them and read
-/// them before anything new is sent.
-async fn pick_up(inner: &Inner, state: BatchState) -> Outcomes {
-    {
-        let mut stats = inner.stats();
-        stats.totals.rounds += 1;
-        stats.totals.batches_resumed += state.in_flight.len() as u32;
-    }
-    for record in &state.in_flight {
-        inner.progress.ai(&format!(
-            "Batch round {}: picking up {} ({}) that an earlier run left in flight.",
-            record.round,
-            record.id,
-            requests(record.requests.len())
-        ));
-    }
-    read_batches(inner, &state.in_flight).await
+    (outcomes, created)
 }
 
 /// Wait for each batch of `records` to end and read its results.
-async fn read_batches(inner: &Inner, records: &[InFlightBatch]) -> Outcomes {
+pub(super) async fn read_batches(inner: &Inner, records: &[InFlightBatch]) -> Outcomes {
     let mut outcomes = Outcomes::new();
     for record in records {
         let read = match wait_until_ended(inner, record).await {
@@ -279,7 +281,9 @@ fn take_line(
                     let new = !inner.store.has_result(&line.custom_id);
                     inner.store.store_result(&line.custom_id, &message)?;
                     if new {
-                        inner.tracker.record(&response.usage);
+                        if inner.bill_reads {
+                            inner.tracker.record(&response.usage);
+                        }
                         inner.stats().totals.succeeded += 1;
                     }
                     Outcome::Answered(Box::new(response))

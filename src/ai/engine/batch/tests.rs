@@ -15,12 +15,14 @@ fn inner(tmp: &tempfile::TempDir) -> Inner {
         .unwrap()
         .with_retry_policy(RetryPolicy::new(2).with_backoff(Duration::ZERO, Duration::ZERO));
     let tracker = Arc::new(TokenTracker::new("claude-sonnet-5-5"));
+    let replay_pricing = tracker.pricing().batch();
     Inner::new(
         client,
         BatchStore::open(&cache).unwrap(),
         tracker,
         &Progress::silent(),
         BatchTiming::default(),
+        replay_pricing,
     )
 }
 
@@ -158,10 +160,10 @@ fn kept_answers_are_replayed_and_counted_apart() {
     assert_eq!(response.texts(), vec!["kept"]);
     let stats = inner.stats().clone();
     assert_eq!(stats.totals.replayed, 1);
-    // A million input tokens on Sonnet 5.5: $2, paid by an earlier run
-    // and not by this one.
+    // A million input tokens on Sonnet 5.5: $1 at the batch prices the
+    // earlier (batch) run paid, and nothing for this one.
     assert!(
-        (stats.totals.replayed_cost_usd - 2.0).abs() < 1e-9,
+        (stats.totals.replayed_cost_usd - 1.0).abs() < 1e-9,
         "{}",
         stats.totals.replayed_cost_usd
     );

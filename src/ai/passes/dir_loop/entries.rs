@@ -56,6 +56,15 @@ pub(crate) const SPENT_SUMMARY: &str =
 pub(crate) const SPENT_REASON: &str = "the budget was spent";
 /// `partial_reason` of the spent stub.
 pub(crate) const SPENT_STUB_REASON: &str = "the budget was spent before files processed";
+/// Whether `entry` was written because the model declined its directory:
+/// what keeps an unchanged rerun, which reuses it, `partial` as the run that
+/// wrote it was.
+pub(crate) fn is_declined(entry: &Value) -> bool {
+    matches!(
+        entry.get("partial_reason").and_then(Value::as_str),
+        Some(DECLINED_REASON | DECLINED_STUB_REASON)
+    )
+}
 
 /// `partial_reason` of the entry salvaged for a unit's directory the agent
 /// did not summarize.

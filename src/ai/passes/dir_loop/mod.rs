@@ -69,8 +69,8 @@ pub(crate) use briefing::{
     dir_context_in, dir_task, frame_child_summaries, named_child_entries, render_child_summaries,
 };
 pub(crate) use entries::{
-    PartialCause, UNIT_FIELD, direct_file_entries, flush_partial_dir_entry, report_entry,
-    visible_child_count,
+    PartialCause, UNIT_FIELD, direct_file_entries, flush_partial_dir_entry, is_declined,
+    report_entry, visible_child_count,
 };
 use entries::{forget_stale_entries, missing_entries, stamp_entry};
 pub(crate) use job::{DirJob, DirOutcome, LoopEnd, RunningSpend};

@@ -215,10 +215,12 @@ pub(crate) async fn run_work(
     let mut refresh = tokio::time::interval(BOARD_REFRESH);
     let replan =
         |ledger: &mut Ledger, schedule: &mut Schedule, loop_of: &mut Vec<usize>, trigger: &str| {
-            let (new, record, round) =
-                ledger.round(session.spent(), &shared.spend.snapshot(), trigger, |input| {
-                    replanning.round(input)
-                });
+            let (new, record, round) = ledger.round(
+                session.spent(),
+                &shared.spend.snapshot(),
+                trigger,
+                |input| replanning.round(input),
+            );
             session.purse().hold(round.reserve);
             let mut added = 0;
             for n in new {

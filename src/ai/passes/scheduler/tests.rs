@@ -209,7 +209,10 @@ fn a_loop_bought_later_waits_for_those_below_and_holds_up_those_above() {
     assert_eq!(fresh.add(Path::new("/t/b")), None);
     fresh.finish(0);
     assert_eq!(fresh.add(Path::new("/t/b")), Some(0));
-    assert!(!fresh.has_ready_where(|i| i == 1), "/t waits for /t/b again");
+    assert!(
+        !fresh.has_ready_where(|i| i == 1),
+        "/t waits for /t/b again"
+    );
     assert_eq!(fresh.start_next(), Some(0));
     assert!(!schedule.unfinished_at_or_below(Path::new("/t/a")));
     assert!(schedule.unfinished_at_or_below(Path::new("/t")));

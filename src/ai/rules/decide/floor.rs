@@ -13,7 +13,8 @@
 //!   them before sending).
 
 use super::{
-    DecisionInputs, PLANNING_PROMPT_TOKENS, PassChoice, SECTION_BYTES, TASK_BYTES, decide, survey_choice,
+    DecisionInputs, PLANNING_PROMPT_TOKENS, PassChoice, SECTION_BYTES, TASK_BYTES, decide,
+    survey_choice,
 };
 use crate::ai::api::settings::{COUNT_MARGIN as SAFETY, MIN_REPLY_TOKENS};
 use crate::ai::rules::levels::PROMPT_OVERHEAD_TOKENS;

@@ -494,6 +494,29 @@ fn children_first_loops(loops: Vec<PlannedLoop>) -> Vec<PlannedLoop> {
         .collect()
 }
 
+/// The budget at which a run over `facts` would have a model read every
+/// directory: a fresh run's survey, planning, one loop per directory (under
+/// `plan`) and synthesis, priced as [`decide`] prices them when the budget
+/// does not bind. What a partial run's note tells the user to rerun with.
+pub(crate) fn budget_to_read_everything(facts: &DecisionInputs<'_>, plan: &Plan) -> f64 {
+    let nothing_cached = HashMap::new();
+    let none_mechanical = std::collections::HashSet::new();
+    let fresh = DecisionInputs {
+        states: &nothing_cached,
+        mechanical: &none_mechanical,
+        fresh: true,
+        saved_survey: false,
+        saved_plan: None,
+        saved_work: None,
+        synthesis_current: false,
+        budget: None,
+        ..*facts
+    };
+    let decision = decide(&fresh, Some(plan));
+    let budget = &decision.work.budget;
+    budget.fixed + budget.loops_cost + decision.work.synthesis.cost
+}
+
 /// Survey and planning follow the same rule: nothing to do without a stale
 /// directory; nothing to ask for a tiny target; a saved result is reused.
 fn choice(stale: bool, tiny: bool, saved: bool) -> PassChoice {

@@ -116,7 +116,11 @@ pub(crate) struct Replanner<'a> {
 impl<'a> Replanner<'a> {
     /// The replanner of a run over `facts` whose first decision found
     /// `freshness` and priced the survey and planning at `fixed`.
-    pub(crate) fn new(facts: DecisionInputs<'a>, freshness: &'a Freshness, fixed: f64) -> Replanner<'a> {
+    pub(crate) fn new(
+        facts: DecisionInputs<'a>,
+        freshness: &'a Freshness,
+        fixed: f64,
+    ) -> Replanner<'a> {
         let terms = ModelTerms::for_run(facts.model, facts.batch);
         let capacity = Capacity::new(
             facts.model.model.context_window,

@@ -389,7 +389,7 @@ fn a_binding_budget_folds_units_and_summarises_the_rest() {
 }
 
 #[test]
-fn under_batch_the_budget_buys_twice_the_work() {
+fn under_batch_the_budget_buys_nearly_twice_the_work() {
     let tree = wide();
     let everything = run(
         &tree,
@@ -413,16 +413,6 @@ fn under_batch_the_budget_buys_twice_the_work() {
             None,
         )
     };
-    let work = |d: &Decision| {
-        (
-            d.work
-                .loops
-                .iter()
-                .map(|l| l.unit.clone())
-                .collect::<Vec<_>>(),
-            d.work.mechanical.clone(),
-        )
-    };
     for share in [0.2, 0.35, 0.5] {
         let budget = full * share;
         let interactive = at(budget, false);
@@ -430,25 +420,37 @@ fn under_batch_the_budget_buys_twice_the_work() {
         let doubled = at(budget * 2.0, false);
         assert!(interactive.work.budget.binding, "{share}");
         assert!(batch.batch && !interactive.batch);
-        // Batch prices are half the catalog's: a budget under --batch
-        // decides what twice that budget decides interactively, each loop
-        // expected at half its cost.
-        assert_eq!(work(&batch), work(&doubled), "{share}");
+        // Batch prices are half the catalog's, but a batch's cache writes
+        // last an hour (2x the input price, not 1.25x): each loop is
+        // expected at a little more than half its cost, so a budget under
+        // --batch buys nearly what twice that budget buys interactively.
         assert!(
             batch.work.loops.len() > interactive.work.loops.len(),
             "{share}"
         );
         assert!(
-            batch.work.budget.loops_affordable >= 2 * interactive.work.budget.loops_affordable - 1
+            batch.work.loops.len() <= doubled.work.loops.len(),
+            "{share}"
         );
-        for (b, d) in batch.work.loops.iter().zip(&doubled.work.loops) {
-            assert!((b.cost * 2.0 - d.cost).abs() < 1e-9);
+        assert!(
+            batch.work.budget.loops_affordable * 10
+                >= 15 * interactive.work.budget.loops_affordable,
+            "{share}: {} vs {}",
+            batch.work.budget.loops_affordable,
+            interactive.work.budget.loops_affordable
+        );
+        for b in &batch.work.loops {
+            let Some(d) = doubled.work.loops.iter().find(|d| d.unit == b.unit) else {
+                continue;
+            };
+            let ratio = b.cost * 2.0 / d.cost;
+            assert!((1.0..1.3).contains(&ratio), "{share}: {ratio}");
         }
-        assert_eq!(batch.work.synthesis.layout, doubled.work.synthesis.layout);
         assert_covered_once(&batch);
     }
-    // Half of what everything costs interactively buys everything in batches.
-    let batch = at(full / 2.0 + 1e-9, true);
+    // A little more than half of what everything costs interactively buys
+    // everything in batches.
+    let batch = at(full * 0.65, true);
     assert!(!batch.work.budget.binding);
     assert_eq!(batch.work.loops.len(), everything.work.loops.len());
     assert!(batch.work.mechanical.is_empty());
