@@ -105,7 +105,8 @@ fn run(bin: &Path, tree: &Tree, args: &[&str], cache_root: &Path) -> Measured {
         .iter()
         .filter_map(|r| r.reported_usage)
         .map(|usage| pricing.cost(&usage))
-        .sum();
+        // From +0.0: an empty sum of f64 is -0.0, printed "$-0.0000".
+        .fold(0.0, |sum, cost| sum + cost);
     let has_cache = std::fs::read_dir(cache_root)
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);
