@@ -35,6 +35,7 @@ pub mod cli;
 pub(crate) mod config;
 pub mod exit_codes;
 pub(crate) mod grounding;
+pub(crate) mod interrupt;
 pub mod outline;
 pub mod output;
 pub(crate) mod paths;

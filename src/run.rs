@@ -86,7 +86,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     // The scan's directories (with their fingerprints) spare the
     // investigation a second walk of the tree.
-    let (base, dirs) = scan::scan_with_dirs(&config.target, &config.scan, &progress);
+    // Ctrl-C during it ends the run with status 130, the live line erased.
+    let (base, dirs) = {
+        let _watch = crate::interrupt::ScanWatch::start(&progress);
+        scan::scan_with_dirs(&config.target, &config.scan, &progress)
+    };
 
     // No billed API call, no cache write: the projection is the result,
     // its token counts calibrated by the free token-counting endpoint

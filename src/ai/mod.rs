@@ -44,7 +44,8 @@ pub struct Outcome {
     /// How many of the report's citations were found in the tree.
     pub grounding: Option<crate::report::grounding::Grounding>,
     /// Every directory in scope with what the run learned of it, in tree
-    /// order (a run that reached its end).
+    /// order (a run that reached its end, or failed after it knew its
+    /// directories: what the cache holds of them).
     pub directories: Vec<crate::report::DirectoryReport>,
     /// The run was interrupted (Ctrl-C); the next run resumes.
     pub interrupted: bool,

@@ -64,6 +64,9 @@ pub enum CitedIn {
     Flag,
     AiBrief,
     AiDetailed,
+    /// A path of the domain sections (a component's, an entry point's, a
+    /// data set's).
+    AiSections,
 }
 
 impl Grounding {

@@ -256,6 +256,9 @@ fn push_sections(out: &mut String, report: &Report) {
                     if let Some(path) = item.path {
                         let _ = write!(out, " <code>{}</code>", html(path));
                     }
+                    if item.verified == Some(false) {
+                        out.push_str(" <span class=\"note\">not found in the tree</span>");
+                    }
                     if !item.text.is_empty() {
                         let _ = write!(out, ": {}", html(item.text));
                     }

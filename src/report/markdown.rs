@@ -94,6 +94,9 @@ pub(crate) fn render(report: &Report, options: &RenderOptions) -> String {
     out.trim_end().to_string()
 }
 
+/// What a section's path not found in the tree says.
+const NOT_FOUND: &str = "not found in the tree";
+
 /// `path` as a code span, linked from the target's root when it names a
 /// file the scan saw (or, with `/`, a directory); as plain code otherwise.
 fn file_link(path: &str, files: &HashSet<String>, in_table: bool) -> String {
@@ -171,8 +174,8 @@ fn push_directory(out: &mut String, dir: &DirectoryReport, link: &dyn Fn(&str, b
 }
 
 /// Each domain section the synthesis filled, under its own heading: prose
-/// as paragraphs, lists as bullets (a name in bold, its path linked, what
-/// it uses).
+/// as paragraphs, lists as bullets (a name in bold, its path linked when
+/// grounding found it in the tree, what it uses).
 fn push_sections(out: &mut String, report: &Report, link: &dyn Fn(&str, bool) -> String) {
     for (title, body) in filled(&report.ai_sections) {
         let _ = writeln!(out, "\n## {title}\n");
@@ -183,8 +186,19 @@ fn push_sections(out: &mut String, report: &Report, link: &dyn Fn(&str, bool) ->
             Body::Items(items) => {
                 for item in items {
                     let mut line = format!("- **{}**", md_inline(item.name));
-                    if let Some(path) = item.path {
-                        let _ = write!(line, " ({})", link(path, false));
+                    match (item.path, item.verified) {
+                        (Some(path), Some(true)) => {
+                            let shown = md_code(path, false);
+                            let _ = write!(line, " ([{shown}]({}))", url_path(path));
+                        }
+                        (Some(path), Some(false)) => {
+                            let _ = write!(line, " ({}, {NOT_FOUND})", md_code(path, false));
+                        }
+                        (Some(path), None) => {
+                            let _ = write!(line, " ({})", link(path, false));
+                        }
+                        (None, Some(false)) => line.push_str(&format!(" ({NOT_FOUND})")),
+                        (None, _) => {}
                     }
                     if !item.text.is_empty() {
                         let _ = write!(line, ": {}", md_inline(item.text));

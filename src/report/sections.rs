@@ -81,6 +81,9 @@ pub struct Component {
     /// The names of the other components it uses.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub depends_on: Vec<String>,
+    /// Whether `path` names something in the tree, once the report is
+    /// grounded; only a found path is linked.
+    pub verified: Option<bool>,
 }
 
 /// Where execution or reading starts.
@@ -91,6 +94,10 @@ pub struct EntryPoint {
     /// What starts there.
     #[serde(default)]
     pub role: String,
+    /// Whether `path` names something in the tree, once the report is
+    /// grounded; only a found path is linked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
 }
 
 /// One data set.
@@ -103,6 +110,9 @@ pub struct Dataset {
     /// What it holds.
     #[serde(default)]
     pub description: String,
+    /// Whether `path` names something in the tree, once the report is
+    /// grounded; only a found path is linked.
+    pub verified: Option<bool>,
 }
 
 /// A section's key and the title every format shows for it, in the order
@@ -312,6 +322,7 @@ fn component(item: &Value) -> Option<Component> {
         path: path(item.get("path")),
         role: text(item.get("role"), MAX_ROLE).unwrap_or_default(),
         depends_on: strings(item.get("depends_on")),
+        verified: None,
     })
 }
 
@@ -319,6 +330,7 @@ fn entry_point(item: &Value) -> Option<EntryPoint> {
     Some(EntryPoint {
         path: path(item.get("path"))?,
         role: text(item.get("role"), MAX_ROLE).unwrap_or_default(),
+        verified: None,
     })
 }
 
@@ -327,6 +339,7 @@ fn dataset(item: &Value) -> Option<Dataset> {
         name: text(item.get("name"), MAX_SHORT)?,
         path: path(item.get("path")),
         description: text(item.get("description"), MAX_ROLE).unwrap_or_default(),
+        verified: None,
     })
 }
 
@@ -342,7 +355,7 @@ pub(crate) fn every_section_filled() -> Sections {
         }],
         entry_points: vec![EntryPoint {
             path: "main.rs".into(),
-            role: String::new(),
+            ..EntryPoint::default()
         }],
         tech_stack: vec!["t".into()],
         datasets: vec![Dataset {

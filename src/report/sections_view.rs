@@ -24,6 +24,9 @@ pub(crate) struct Item<'a> {
     pub text: &'a str,
     /// What it uses (a component's dependencies).
     pub uses: &'a [String],
+    /// Whether its path (or, for an entry point, its name) was found in
+    /// the tree; `None` before grounding.
+    pub verified: Option<bool>,
 }
 
 /// Every filled section with its title, in order.
@@ -59,6 +62,7 @@ fn body<'a>(sections: &'a Sections, key: &str) -> Option<Body<'a>> {
                 path: c.path.as_deref(),
                 text: &c.role,
                 uses: &c.depends_on,
+                verified: c.verified,
             })
             .collect(),
         "entry_points" => sections
@@ -69,6 +73,7 @@ fn body<'a>(sections: &'a Sections, key: &str) -> Option<Body<'a>> {
                 path: None,
                 text: &e.role,
                 uses: &[],
+                verified: e.verified,
             })
             .collect(),
         "datasets" => sections
@@ -79,6 +84,7 @@ fn body<'a>(sections: &'a Sections, key: &str) -> Option<Body<'a>> {
                 path: d.path.as_deref(),
                 text: &d.description,
                 uses: &[],
+                verified: d.verified,
             })
             .collect(),
         "tech_stack" => list(&sections.tech_stack),

@@ -347,3 +347,113 @@ fn on_a_60_column_terminal_the_live_line_fits_and_ctrl_c_clears_it() {
         "drawn again after Ctrl-C: {after:?}"
     );
 }
+
+/// Ctrl-C during the base scan: the scan's live counter is erased, the run
+/// says it was interrupted and exits 130 (it is not killed by the signal),
+/// with nothing on stdout; on a terminal and on a pipe alike.
+#[test]
+fn ctrl_c_during_the_scan_erases_the_counter_and_exits_130() {
+    const CLEAR: &str = "\r\x1b[2K";
+    const SAID: &str = "Interrupted during the scan";
+    let env = TestEnv::new();
+    // The Ctrl-C goes out as soon as the scan's first line shows; should
+    // the scan still beat it, the tree grows and the run is tried again.
+    let mut files = 0;
+    for wanted in [3_000, 12_000, 48_000] {
+        for i in files..wanted {
+            env.file(
+                &format!("pkg{}/part{}/item{i}.rs", i % 40, i / 400),
+                format!("pub struct Item{i};\n"),
+            );
+        }
+        files = wanted;
+        let (Some(screen), Some(piped)) = (interrupt_scan(&env, true), interrupt_scan(&env, false))
+        else {
+            continue;
+        };
+        // On the terminal the live counter was up; it is erased before the
+        // last word, and nothing is drawn after it.
+        let at = screen.find(SAID).expect("said on the terminal");
+        assert!(
+            screen[..at].ends_with(CLEAR) || screen[..at].ends_with('\n'),
+            "the counter was left on screen: {screen:?}"
+        );
+        assert!(!screen[at..].contains("[scan]"), "{screen:?}");
+        // On a pipe: plain lines, the same last word.
+        assert!(!piped.contains('\r'), "{piped:?}");
+        assert!(
+            piped.ends_with(&format!("{SAID}; nothing was spent.\n")),
+            "{piped:?}"
+        );
+        return;
+    }
+    panic!("the scan of {files} files always ended before Ctrl-C reached it");
+}
+
+/// Run `luminos --scan-only` on `env`'s target with stderr on a terminal
+/// or a pipe, press Ctrl-C once the scan has begun, and return what stderr
+/// showed, insisting on status 130 and an empty stdout; `None` when the
+/// scan ended before the signal came.
+fn interrupt_scan(env: &TestEnv, on_terminal: bool) -> Option<String> {
+    use std::io::Read;
+    use std::process::Stdio;
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    let mut cmd = env.std_cmd();
+    cmd.arg("--scan-only")
+        .arg(env.target())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped());
+    let (mut child, mut screen): (_, Box<dyn Read + Send>) = if on_terminal {
+        let (slave, master) = pty(100);
+        let child = cmd.stderr(Stdio::from(slave)).spawn().unwrap();
+        // The parent's copy of the terminal side goes with `cmd`, so
+        // reading ends when luminos exits.
+        (child, Box::new(std::fs::File::from(master)))
+    } else {
+        let mut child = cmd.stderr(Stdio::piped()).spawn().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        (child, Box::new(stderr))
+    };
+    drop(cmd);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let reader = {
+        let seen = seen.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = screen.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                seen.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        })
+    };
+    let started = Instant::now();
+    while !String::from_utf8_lossy(&seen.lock().unwrap()).contains("Building directory tree") {
+        assert!(started.elapsed() < Duration::from_secs(60), "no scan line");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // SAFETY: kill(2) on our own child, not reaped yet.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
+    let mut stdout = Vec::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut stdout)
+        .unwrap();
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    let shown = String::from_utf8_lossy(&seen.lock().unwrap()).into_owned();
+    if shown.contains("Base scan complete.") {
+        return None;
+    }
+    assert_eq!(status.code(), Some(130), "{status:?}: {shown:?}");
+    assert!(stdout.is_empty(), "{}", String::from_utf8_lossy(&stdout));
+    Some(shown)
+}

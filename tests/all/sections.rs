@@ -106,10 +106,11 @@ fn the_sections_the_model_filled_reach_the_json_and_the_text() {
             "architecture": "A binary in src/ calls the engine in src/core/.",
             "components": [
                 {"name": "cli", "path": "src", "role": "Parses the command line.",
-                 "depends_on": ["core"]},
-                {"name": "core", "path": "src/core", "role": "Runs the work."}
+                 "depends_on": ["core"], "verified": true},
+                {"name": "core", "path": "src/core", "role": "Runs the work.",
+                 "verified": true}
             ],
-            "entry_points": [{"path": "src/main.rs", "role": "The binary."}],
+            "entry_points": [{"path": "src/main.rs", "role": "The binary.", "verified": true}],
             "tech_stack": ["Rust", "Cargo"],
             "concerns": ["The engine has no tests."]
         })
@@ -119,6 +120,70 @@ fn the_sections_the_model_filled_reach_the_json_and_the_text() {
     let text = stdout(&env.run_ok(&["--jobs=1"]));
     assert_eq!(env.server.request_count(), requests);
     insta::assert_snapshot!(sections_in(&text));
+}
+
+/// The paths of the domain sections are checked against the tree like any
+/// a model wrote: each gets `verified`, a found one its target-relative
+/// spelling, the grounding counts them and lists those not found, and the
+/// Markdown report links only the found ones.
+#[test]
+fn section_paths_are_grounded_and_only_found_ones_linked() {
+    let env = TestEnv::with_small_project().with_agent(|a| {
+        a.submits(
+            Pass::Synthesis,
+            json!({
+                "brief": "A small Rust tool.",
+                "detailed": "A binary and its engine.",
+                "components": [
+                    {"name": "engine", "path": "core/engine.rs", "role": "Runs."},
+                    {"name": "plugins", "path": "src/plugins", "role": "Invented."}
+                ],
+                "entry_points": [{"path": "bin/ghost.rs", "role": "Invented too."}],
+                "datasets": [{"name": "guide", "path": "docs", "description": "Prose."}]
+            }),
+        )
+    });
+    let report = json_run(&env, &[]);
+    let sections = &report["ai_sections"];
+    let components = sections["components"].as_array().unwrap();
+    assert_eq!(components[0]["path"], "src/core/engine.rs");
+    assert_eq!(components[0]["verified"], true);
+    assert_eq!(components[1]["path"], "src/plugins");
+    assert_eq!(components[1]["verified"], false);
+    assert_eq!(sections["entry_points"][0]["verified"], false);
+    assert_eq!(sections["datasets"][0]["verified"], true);
+    let unresolved: Vec<(&str, &str)> = report["grounding"]["unresolved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["cited_in"] == "ai_sections")
+        .map(|u| (u["citation"].as_str().unwrap(), u["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        unresolved,
+        [("src/plugins", "path"), ("bin/ghost.rs", "path")]
+    );
+
+    let markdown = stdout(&env.run_ok(&["--jobs=1", "--format", "markdown"]));
+    assert!(
+        markdown.contains("**engine** ([`src/core/engine.rs`](src/core/engine.rs))"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("**guide** ([`docs`](docs))"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("**plugins** (`src/plugins`, not found in the tree)"),
+        "{markdown}"
+    );
+    assert!(!markdown.contains("](src/plugins)"), "{markdown}");
+    assert!(
+        markdown.contains("**bin/ghost.rs** (not found in the tree)"),
+        "{markdown}"
+    );
+    let html = stdout(&env.run_ok(&["--jobs=1", "--format", "html"]));
+    assert_eq!(html.matches("not found in the tree").count(), 2, "{html}");
 }
 
 /// The domain sections of a terminal report: each `>> TITLE (AI)` block of

@@ -5,6 +5,7 @@
 //! and the investigation's status. It calls no model; the grounding that follows
 //! is `ground.rs`'s.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
@@ -68,18 +69,18 @@ pub(super) fn evaluate(
     Ok(())
 }
 
-/// Phase 9: read the flags, report the cost and coverage, and fill the
-/// outcome.
+/// Phase 9: read the flags, report the cost and coverage (of `entries`,
+/// the directories' entries in scope), and fill the outcome.
 pub(super) fn finish(
     run: &Phases<'_>,
     facts: &DecisionInputs<'_>,
+    entries: &HashMap<PathBuf, Value>,
     decision: &Decision,
     cached_count: usize,
     synthesis: SynthesisOutcome,
     work: &LoopsDone,
 ) -> Outcome {
     let (cache, session) = (&run.ctx.cache, &run.ctx.session);
-    let all_dirs = facts.dirs;
     // A damaged flags.jsonl is repaired from the flags' records; the
     // report says so, and says so as partial if findings may be lost.
     let checked = cache.read_flags_checked();
@@ -105,11 +106,7 @@ pub(super) fn finish(
     if let Some(stats) = session.batch_stats() {
         run.ctx.progress.ai(&batch_mode::stats_line(&stats));
     }
-    let entries: Vec<Value> = all_dirs
-        .iter()
-        .filter_map(|d| cache.read_entry(EntryKind::Dir, &d.to_string_lossy()))
-        .collect();
-    let coverage = coverage_of(&entries);
+    let coverage = coverage_of(entries.values());
     let has_entry = |d: &PathBuf| cache.has_entry(EntryKind::Dir, &d.to_string_lossy());
     // Work still without a summary (the API failed, the cap stopped it) is
     // done by the next run.
@@ -133,7 +130,7 @@ pub(super) fn finish(
     // rerun reuses the entries and says the same.
     let gaps = status::Gaps {
         remaining,
-        declined: entries.iter().filter(|e| is_declined(e)).count(),
+        declined: entries.values().filter(|e| is_declined(e)).count(),
         from_scan: coverage.mechanical,
         deepen: (coverage.mechanical > 0).then(|| status::Deepen {
             budget: budget_to_read_everything(facts, &decision.plan),
@@ -186,7 +183,7 @@ pub(super) fn finish(
 }
 
 /// How the directories with an entry got it.
-pub(crate) fn coverage_of(entries: &[Value]) -> Coverage {
+pub(crate) fn coverage_of<'a>(entries: impl IntoIterator<Item = &'a Value>) -> Coverage {
     let mut coverage = Coverage::default();
     for entry in entries {
         match coverage_of_entry(entry) {

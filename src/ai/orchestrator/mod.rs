@@ -40,7 +40,10 @@
 //! that cannot pay, a cache that cannot be written) ends it with status
 //! `failed` and one line saying why, printed once on stderr and carried by
 //! the report. A cache write that fails mid-run stops every new request at
-//! once (the engine checks before each one), and the run ends on it.
+//! once (the engine checks before each one), and the run ends on it. A run
+//! that fails once it knows its directories still reports what the cache
+//! holds of them (summaries, file summaries, flags), grounded as a
+//! finished run's are (`ground.rs`).
 //!
 //! A run over a tree that has not changed since the last one makes no API
 //! request at all: every summary is fresh, the survey, plan and synthesis are
@@ -73,6 +76,8 @@ mod survey;
 mod synthesis;
 mod work;
 
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
@@ -87,16 +92,16 @@ use crate::ai::rules::decide::{
 };
 use crate::ai::situation::Situation;
 use crate::ai::tools::{self, Toolbox};
-use crate::cache::{EntryKind, RunLock};
+use crate::cache::{Cache, EntryKind, RunLock};
 use crate::config::Config;
 use crate::grounding::Scope;
 use crate::progress::Progress;
 use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
 use finish::{evaluate, finish};
-use ground::ground_phase;
+use ground::{ground_learned, ground_phase};
 use open::{new_session, open_investigation};
-use outcome::{failed, failed_after, interrupted, interrupted_outcome, too_small};
+use outcome::{failed, failure, interrupted, interrupted_outcome, too_small};
 use plan::plan_phase;
 use survey::{survey_phase, survey_system};
 use synthesis::synthesis_phase;
@@ -129,6 +134,9 @@ pub(crate) async fn investigate(
     // Outlives the phases, so a run that fails or is interrupted still
     // says what it spent.
     let tracker = batch_mode::tracker(config);
+    // The directories in scope, once the run knows them: a run that fails
+    // after that still reports what the cache holds of them.
+    let mut reached: Option<Vec<PathBuf>> = None;
     // Phases 2-10, in order; written out here rather than in a function of
     // their own, so the path from the run to its first request stays short.
     let phases = async {
@@ -152,6 +160,7 @@ pub(crate) async fn investigate(
         // directory.
         let known = (!opened.is_new).then_some(&cache);
         let situation = Situation::gather(config, scan, dirs, &run.ctx.scope, known);
+        reached = Some(situation.dirs.clone());
         let first_look = partition(
             &situation.dirs,
             &situation.states,
@@ -182,17 +191,21 @@ pub(crate) async fn investigate(
             .filter(|dir| cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
             .count();
         evaluate(&cache, &decision, &work.outcomes, cached, progress)?;
-        let synthesis = synthesis_phase(&run, &situation.dirs).await?;
+        // No phase from here writes a dir entry: the synthesis, the
+        // figures and the report read them once, here.
+        let entries = read_dir_entries(&cache, &situation.dirs);
+        let synthesis = synthesis_phase(&run, &situation.dirs, &entries).await?;
         let mut outcome = finish(
             &run,
             &situation.inputs(),
+            &entries,
             &decision,
             cached,
             synthesis,
             &work,
         );
         batch_mode::forget_when_complete(&cache, &outcome, progress);
-        ground_phase(&run, &situation.dirs, &mut outcome);
+        ground_phase(&run, &situation.dirs, entries, &mut outcome);
         Ok::<_, InvestigationError>(outcome)
     };
     let result = tokio::select! {
@@ -205,11 +218,22 @@ pub(crate) async fn investigate(
             return Ok(interrupted_outcome(config, &cache, progress, &tracker));
         }
     };
+    // A failed run's report still shows what the cache holds of its
+    // directories, grounded as a finished run's.
+    let failed_learning = |error: &str| {
+        let mut outcome = failure(error, Some(&tracker));
+        if let Some(all_dirs) = &reached {
+            let scope = Scope::from_scan(scan, &config.target, cache.target());
+            ground_learned(&cache, &scope, progress, all_dirs, &mut outcome);
+        }
+        progress.println(&outcome.status.line());
+        outcome
+    };
     // A cache write that failed is why the run ended, whatever the phase
     // that met it made of it, and a run that ended anyway did not keep
     // all it paid for.
     if let Some(fault) = cache.write_fault() {
-        return Ok(failed_after(progress, &fault.to_string(), Some(&tracker)));
+        return Ok(failed_learning(&fault.to_string()));
     }
     match result {
         Ok(outcome) => {
@@ -220,7 +244,7 @@ pub(crate) async fn investigate(
             Ok(outcome)
         }
         Err(err) if err.ends_run() => Err(err),
-        Err(err) => Ok(failed_after(progress, &err.to_string(), Some(&tracker))),
+        Err(err) => Ok(failed_learning(&err.to_string())),
     }
 }
 
@@ -287,6 +311,17 @@ fn too_small_for(run: &Phases<'_>, situation: &Situation, survey: Option<&str>) 
              {smallest:.2})"
         )
     })
+}
+
+/// The entries the cache holds now of the directories of `all_dirs`.
+fn read_dir_entries(cache: &Cache, all_dirs: &[PathBuf]) -> HashMap<PathBuf, Value> {
+    all_dirs
+        .iter()
+        .filter_map(|dir| {
+            let entry = cache.read_entry(EntryKind::Dir, &dir.to_string_lossy())?;
+            Some((dir.clone(), entry))
+        })
+        .collect()
 }
 
 /// Save a reusable pass result; failing to is only a warning.

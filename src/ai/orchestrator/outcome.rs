@@ -12,12 +12,8 @@ use crate::progress::Progress;
 use crate::report::{Investigation, InvestigationStatus, Spent};
 
 /// The outcome of an investigation that stopped on `error` after the
-/// requests `tracker` counted, said once on stderr.
-pub(super) fn failed_after(
-    progress: &Progress,
-    error: &str,
-    tracker: Option<&TokenTracker>,
-) -> Outcome {
+/// requests `tracker` counted, not yet said.
+pub(super) fn failure(error: &str, tracker: Option<&TokenTracker>) -> Outcome {
     let mut outcome = Outcome {
         status: Investigation::failed(&crate::ai::api::error::one_line_excerpt(error, 500)),
         ..Outcome::default()
@@ -25,7 +21,6 @@ pub(super) fn failed_after(
     if let Some(tracker) = tracker {
         outcome = with_spent(outcome, tracker);
     }
-    progress.println(&outcome.status.line());
     outcome
 }
 
@@ -58,7 +53,9 @@ pub(super) fn too_small(note: String) -> Outcome {
 /// The outcome of an investigation that stopped on `error` before any
 /// request, said once on stderr.
 pub(super) fn failed(progress: &Progress, error: &str) -> Outcome {
-    failed_after(progress, error, None)
+    let outcome = failure(error, None);
+    progress.println(&outcome.status.line());
+    outcome
 }
 
 /// Resolves on Ctrl-C. Should the handler fail to install, it never resolves,

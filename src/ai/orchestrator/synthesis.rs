@@ -17,26 +17,17 @@ use crate::ai::passes::synthesis::{
 };
 use crate::ai::rules::levels::Capacity;
 use crate::ai::rules::projection::ModelTerms;
-use crate::cache::{EntryKind, SYNTHESIS_FILE, now_iso};
+use crate::cache::{SYNTHESIS_FILE, now_iso};
 
-/// Phase 8: the synthesis pass over the entries of directories that still
+/// Phase 8: the synthesis pass over the `entries` of directories that still
 /// exist (those [`synthesis_entries`] keeps), or the saved synthesis when
 /// those entries have not changed since.
 pub(super) async fn synthesis_phase(
     run: &Phases<'_>,
     all_dirs: &[PathBuf],
+    entries: &HashMap<PathBuf, Value>,
 ) -> Result<SynthesisOutcome, InvestigationError> {
-    let entries: HashMap<PathBuf, Value> = all_dirs
-        .iter()
-        .filter_map(|dir| {
-            let entry = run
-                .ctx
-                .cache
-                .read_entry(EntryKind::Dir, &dir.to_string_lossy())?;
-            Some((dir.clone(), entry))
-        })
-        .collect();
-    let entries = synthesis_entries(run.ctx.target(), all_dirs, &entries);
+    let entries = synthesis_entries(run.ctx.target(), all_dirs, entries);
     let language = run.config.investigation.language.as_deref();
     let digest = entries_digest(&entries, language);
     if !run.config.investigation.fresh

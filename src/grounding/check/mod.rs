@@ -11,6 +11,7 @@
 //! | a file entry's `summary` and `notable_reason` | `file_summary` | the file's directory | the file |
 //! | a flag's `path` and `finding` | `flag` | the flagged path's directory | the flagged file, or the flagged directory's files |
 //! | `ai_brief`, `ai_detailed` | `ai_brief`, `ai_detailed` | the target | none |
+//! | a component's, entry point's or data set's `path` | `ai_sections` | the target | none |
 //!
 //! Symbols count only in texts about code `parse_structure` can read: a
 //! file of a supported language, a directory with one at or below it, or
@@ -26,6 +27,9 @@
 //!   moved to `line`. An unverified flag is never shown above `info`: its
 //!   severity drops to `info`, `original_severity` keeps the agent's, and
 //!   `note` says why.
+//! - each path of the domain sections gets `verified` the same way, and a
+//!   found one its target-relative spelling, so only found paths are
+//!   linked.
 
 use std::collections::{HashMap, HashSet};
 
@@ -39,6 +43,8 @@ use super::symbols::{NameIndex, SymbolResolution};
 use super::{CitationKind, CitedIn, Grounding, Unresolved};
 use crate::redact::REDACTION_MARK;
 use crate::report::Flag;
+use crate::report::sections::Sections;
+use sections::{SectionItem, section_paths};
 
 /// The cached entries to check.
 #[derive(Debug, Clone, Copy, Default)]
@@ -58,6 +64,8 @@ enum Target {
     Detailed,
     Finding(usize),
     FlagPath(usize),
+    /// The path of a domain-section item.
+    SectionPath(SectionItem),
 }
 
 /// One text to check, with what it is about.
@@ -103,8 +111,9 @@ pub(crate) fn ground(
     brief: &mut String,
     detailed: &mut String,
     flags: &mut [Flag],
+    sections: &mut Sections,
 ) -> Grounding {
-    let texts = gather(scope, sources, brief, detailed, flags);
+    let texts = gather(scope, sources, brief, detailed, flags, sections);
     let mut checked: Vec<Checked> = texts.iter().map(|text| check_paths(scope, text)).collect();
     settle_symbols(
         scope,
@@ -114,7 +123,7 @@ pub(crate) fn ground(
     );
     let grounding = tally(&texts, &checked);
     for (text, checked) in texts.iter().zip(&checked) {
-        apply(text, checked, brief, detailed, flags);
+        apply(text, checked, brief, detailed, flags, sections);
     }
     // A flag whose path needs no check (`general`) had no path text.
     for flag in flags.iter_mut().filter(|flag| flag.verified.is_none()) {
@@ -124,13 +133,14 @@ pub(crate) fn ground(
 }
 
 /// Every text to check, in report order: summaries, then flags, then the
-/// synthesis.
+/// synthesis and its sections' paths.
 fn gather(
     scope: &Scope,
     sources: Sources<'_>,
     brief: &str,
     detailed: &str,
     flags: &[Flag],
+    sections: &Sections,
 ) -> Vec<Text> {
     let any_code = scope.files().iter().any(|f| language_of(f).is_some());
     let mut texts = Vec::new();
@@ -213,6 +223,18 @@ fn gather(
             body: body.to_string(),
             field: false,
             target,
+        });
+    }
+    for (item, path) in section_paths(sections) {
+        texts.push(Text {
+            cited_in: CitedIn::AiSections,
+            entry: Some(path.to_string()),
+            dir: ".".to_string(),
+            covered: Vec::new(),
+            symbols: false,
+            body: path.to_string(),
+            field: true,
+            target: Target::SectionPath(item),
         });
     }
     texts
@@ -455,6 +477,7 @@ fn apply(
     brief: &mut String,
     detailed: &mut String,
     flags: &mut [Flag],
+    sections: &mut Sections,
 ) {
     let statuses: HashMap<&Cited, &Status> = checked.distinct.iter().map(|(c, s)| (c, s)).collect();
     let status_of = |citation: &Citation| -> Option<&Status> {
@@ -466,6 +489,11 @@ fn apply(
         Target::Detailed => *detailed = rewrite(&text.body, &checked.citations, status_of),
         Target::Finding(index) => {
             flags[index].finding = rewrite(&text.body, &checked.citations, status_of);
+        }
+        Target::SectionPath(item) => {
+            let verified = all_paths_found(checked, status_of);
+            let rewritten = rewrite(&text.body, &checked.citations, status_of);
+            item.mark(sections, rewritten, verified);
         }
         Target::FlagPath(index) => {
             let paths: Vec<(&Citation, Option<&Status>)> = checked
@@ -498,6 +526,22 @@ fn apply(
             mark(flag, verified, ambiguous);
         }
     }
+}
+
+/// Whether a path field names one place in the tree: it holds a path, and
+/// every path in it was found at one place (a name several files have
+/// exists, but cannot be linked).
+fn all_paths_found<'s>(
+    checked: &Checked,
+    status_of: impl Fn(&Citation) -> Option<&'s Status>,
+) -> bool {
+    let mut paths = checked
+        .citations
+        .iter()
+        .filter(|c| matches!(c.cited, Cited::Path(_)))
+        .peekable();
+    paths.peek().is_some()
+        && paths.all(|c| matches!(status_of(c), Some(Status::Path(Resolution::Found { .. }))))
 }
 
 /// Set `verified`, and lower an unverified flag to `info` with a note: its
@@ -557,5 +601,6 @@ fn rewrite<'s>(
     out
 }
 
+mod sections;
 #[cfg(test)]
 mod tests;

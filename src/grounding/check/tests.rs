@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::*;
+use crate::report::sections::{Component, Dataset, EntryPoint};
 
 const FILES: &[(&str, &str)] = &[
     (
@@ -58,6 +59,7 @@ fn run(
         &mut brief,
         &mut detailed,
         &mut flags,
+        &mut Sections::default(),
     );
     (grounding, brief, detailed, flags)
 }
@@ -315,6 +317,7 @@ fn unparseable_or_missing_sources_leave_symbols_unchecked_not_invented() {
         &mut brief,
         &mut String::new(),
         &mut [],
+        &mut Sections::default(),
     );
     assert_eq!(
         grounding.unchecked, 1,
@@ -409,10 +412,72 @@ fn a_mechanical_entry_grounds_completely_against_its_own_directory() {
         &mut brief,
         &mut detailed,
         &mut flags,
+        &mut Sections::default(),
     );
     assert_eq!(unresolved(&grounding), [], "{entry:#}");
     assert_eq!(grounding.resolved, grounding.citations);
     // At least each name with an extension once in the summary and once as
     // a notable file, the child directory and the file its gist quotes.
     assert!(grounding.citations >= 2 * 5 + 2, "{grounding:?}\n{entry:#}");
+}
+
+/// The domain sections' paths are checked as what a model wrote: counted,
+/// listed when not found, spelled target-relative when found, and marked.
+#[test]
+fn section_paths_are_checked_counted_and_marked() {
+    let mut sections = Sections {
+        components: vec![
+            Component {
+                name: "engine".into(),
+                path: Some("core/engine.rs".into()),
+                ..Component::default()
+            },
+            Component {
+                name: "cli".into(),
+                path: Some("src/cli".into()),
+                ..Component::default()
+            },
+            Component {
+                name: "docs".into(),
+                ..Component::default()
+            },
+        ],
+        entry_points: vec![EntryPoint {
+            path: "./src/main.rs".into(),
+            ..EntryPoint::default()
+        }],
+        datasets: vec![Dataset {
+            name: "guide".into(),
+            path: Some("docs".into()),
+            ..Dataset::default()
+        }],
+        ..Sections::default()
+    };
+    let (mut brief, mut detailed) = (String::new(), String::new());
+    let grounding = ground(
+        &scope(),
+        source(),
+        Sources::default(),
+        &mut brief,
+        &mut detailed,
+        &mut [],
+        &mut sections,
+    );
+    assert_eq!(grounding.paths.citations, 4);
+    assert_eq!(grounding.paths.resolved, 3);
+    assert_eq!(
+        unresolved(&grounding),
+        [("src/cli", CitedIn::AiSections, Some("src/cli"))]
+    );
+    let [engine, cli, docs] = &sections.components[..] else {
+        panic!("{sections:?}");
+    };
+    assert_eq!(engine.path.as_deref(), Some("src/core/engine.rs"));
+    assert_eq!(engine.verified, Some(true));
+    assert_eq!(cli.path.as_deref(), Some("src/cli"));
+    assert_eq!(cli.verified, Some(false));
+    assert_eq!((docs.path.as_deref(), docs.verified), (None, None));
+    assert_eq!(sections.entry_points[0].path, "src/main.rs");
+    assert_eq!(sections.entry_points[0].verified, Some(true));
+    assert_eq!(sections.datasets[0].verified, Some(true));
 }

@@ -266,6 +266,7 @@ fn hostile() -> Report {
                 path: Some(format!("{EVIL}/x")),
                 role: "<img src=x onerror=alert(6)> | cell".to_string(),
                 depends_on: vec!["core".into()],
+                verified: None,
             },
             sections::Component {
                 name: "core".into(),

@@ -134,3 +134,118 @@ fn a_rejected_key_stops_the_run_with_one_line() {
     assert!(lines[0].contains("invalid x-api-key"), "{err}");
     assert!(stdout(&out).contains("Investigation failed: the API rejected the credential"));
 }
+
+/// An endpoint that dies after two dir loops have finished: the
+/// investigation fails (exit 3, status `failed` with its error), and its
+/// report, JSON and text alike, still shows what those loops paid for:
+/// their directories' summaries, file summaries and flags, with `none` for
+/// the directories never reached.
+#[test]
+fn a_run_that_dies_midway_reports_what_it_learned() {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    use support::agent::{MockAgent, dir_of};
+
+    const FINISHED: usize = 2;
+    let env = project().with_mock();
+    let target = canonical(&env);
+    let rels = [".", "src", "src/core", "docs"];
+    let mut agent = MockAgent::new(env.target());
+    for rel in rels {
+        let path = if rel == "." {
+            "README.md".to_string()
+        } else {
+            format!("{rel}/")
+        };
+        agent = agent.flag(rel, &path, "concern", &format!("Finding in {rel}."));
+    }
+    // The loops seen so far, in order; once a loop past the first
+    // `FINISHED` starts, every request fails, as from an endpoint gone.
+    let seen: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    env.server.respond_with(move |request| {
+        let mut seen = seen.lock().unwrap();
+        if let Some(dir) = dir_of(&request.body)
+            && !seen.contains(&dir)
+        {
+            seen.push(dir);
+        }
+        if seen.len() > FINISHED {
+            Reply::server_error()
+        } else {
+            agent.reply(&request.body)
+        }
+    });
+    let flags = ["--jobs=1", "--max-retries", "0"];
+
+    let out = env.output(&[&flags[..], &["--json"]].concat());
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["investigation"]["status"], "failed");
+    assert!(
+        report["investigation"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("Internal server error"),
+        "{}",
+        report["investigation"]
+    );
+    let finished: HashSet<String> = report["directories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|dir| dir["coverage"] == "investigated")
+        .map(|dir| dir["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(finished.len(), FINISHED, "{}", report["directories"]);
+    let mut shown = Vec::new();
+    for dir in report["directories"].as_array().unwrap() {
+        let rel = dir["path"].as_str().unwrap();
+        shown.push(rel.to_string());
+        if !finished.contains(rel) {
+            assert_eq!(dir["coverage"], "none", "{dir}");
+            assert_eq!(dir["summary"], Value::Null, "{dir}");
+            continue;
+        }
+        let files = visible_files(&target.join(rel));
+        assert_eq!(dir["summary"], dir_summary(rel, &files).as_str(), "{dir}");
+        let summaries: Vec<&str> = dir["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|file| file["summary"].as_str().unwrap())
+            .collect();
+        let expected: Vec<String> = files
+            .iter()
+            .map(|(name, _)| file_summary(rel, name))
+            .collect();
+        assert_eq!(summaries, expected, "{dir}");
+    }
+    shown.sort();
+    assert_eq!(shown, [".", "docs", "src", "src/core"]);
+    let mut raised: Vec<&str> = report["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|flag| flag["finding"].as_str().unwrap())
+        .collect();
+    raised.sort();
+    let mut expected: Vec<String> = finished
+        .iter()
+        .map(|rel| format!("Finding in {rel}."))
+        .collect();
+    expected.sort();
+    assert_eq!(raised, expected);
+
+    // The text report of the same failed investigation, resumed from the
+    // same cache: the same summaries under DIRECTORIES.
+    let out = env.output(&flags);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("  Investigation failed: "), "{text}");
+    assert!(text.contains(">> DIRECTORIES"), "{text}");
+    for rel in &finished {
+        let summary = dir_summary(rel, &visible_files(&target.join(rel)));
+        assert!(text.contains(&summary), "{summary}\n{text}");
+    }
+    assert_eq!(text.matches("(no summary)").count(), 4 - FINISHED, "{text}");
+}
