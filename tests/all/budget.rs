@@ -445,20 +445,16 @@ fn max_cost_stops_units_and_the_next_run_finishes_the_same_work() {
 
 #[test]
 fn ctrl_c_in_a_unit_and_the_next_run_resumes_the_same_work() {
-    use std::time::Duration;
     let env = agent(tree());
     let clean = clean_run(&env, "cache-clean", &["--jobs", "2"]);
-    let start = env.server.request_count();
-    env.server.set_latency(Duration::from_millis(150));
-    // Survey, planning, and the first turns of the first loops.
+    // Survey and planning answered; Ctrl-C while the first turns of the
+    // first loops wait on the API.
     let extra = ["--jobs", "2", "--budget", BUDGET];
-    let mut child = env.interrupt_after(&extra, start + 4, Duration::from_secs(30));
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
+    let out = env.interrupt_while_waiting(&extra, 2, 2, std::time::Duration::from_secs(30));
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     let done = support::entries::cache_entries(env.cache()).dirs.len();
     assert!(done < DIRS, "interrupted before the end");
 
-    env.server.set_latency(Duration::ZERO);
     let resumed = run(&env, &[]);
     assert!(stderr(&resumed).contains("Work plan loaded from cache."));
     support::entries::cache_entries(env.cache()).assert_carries_on(&clean);

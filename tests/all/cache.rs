@@ -179,7 +179,7 @@ fn index_of(root: &Path) -> serde_json::Map<String, Value> {
 
 #[test]
 fn concurrent_threads_and_processes_lose_no_index_entry() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::fs::temp_dir("luminos-cache-test-");
     let root = tmp.path().join("cache");
     CacheRoot::open(&root).unwrap();
 
@@ -211,7 +211,7 @@ fn concurrent_threads_and_processes_lose_no_index_entry() {
 
 #[test]
 fn concurrent_appenders_never_interleave_lines() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::fs::temp_dir("luminos-cache-test-");
     let root = tmp.path().join("cache");
     let cache_root = CacheRoot::open(&root).unwrap();
     let target = Path::new("/targets/shared");
@@ -273,12 +273,14 @@ const ROUNDS: usize = 10;
 
 #[test]
 fn a_killed_writer_never_leaves_unparsable_json() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::fs::temp_dir("luminos-cache-test-");
     let root = tmp.path().join("cache");
     CacheRoot::open(&root).unwrap();
-    // Varied kill points; a non-atomic writer fails this within a few rounds.
+    // Varied kill points (seeded, so a failure replays); a non-atomic
+    // writer fails this within a few rounds.
+    let mut rng = fastrand::Rng::with_seed(0xCA5E_D1ED);
     for round in 0..ROUNDS {
-        let delay_ms = fastrand::u64(0..250);
+        let delay_ms = rng.u64(0..250);
         let name = format!("writer{round}");
         let mut child = spawn_child("write-forever", &root, &name);
         wait_for(&markers(&root).join(format!("{name}.started")));
@@ -305,7 +307,7 @@ fn a_killed_writer_never_leaves_unparsable_json() {
 
 #[test]
 fn a_run_lock_held_by_another_process_names_it_and_dies_with_it() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::fs::temp_dir("luminos-cache-test-");
     let root = tmp.path().join("cache");
     let cache_root = CacheRoot::open(&root).unwrap();
     let target = "/targets/locked";
@@ -348,7 +350,7 @@ fn a_run_lock_held_by_another_process_names_it_and_dies_with_it() {
 
 #[test]
 fn a_corrupt_index_is_a_warning_not_a_failure() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::fs::temp_dir("luminos-cache-test-");
     let root = tmp.path().join("cache");
     let cache_root = CacheRoot::open(&root).unwrap();
     std::fs::write(root.join("investigations.json"), "{ not json").unwrap();
@@ -391,15 +393,15 @@ mod keys {
 
     /// One cache for every case: keys depend only on the target path.
     fn shared_cache() -> (&'static PathBuf, &'static Cache) {
-        static SHARED: std::sync::OnceLock<(tempfile::TempDir, PathBuf, Cache)> =
-            std::sync::OnceLock::new();
-        let (_, target, cache) = SHARED.get_or_init(|| {
-            let tmp = tempfile::tempdir().unwrap();
-            let target = tmp.path().join("srv/app");
-            let root = CacheRoot::open(&tmp.path().join("cache")).unwrap();
+        static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+        static SHARED: std::sync::OnceLock<(PathBuf, Cache)> = std::sync::OnceLock::new();
+        let (target, cache) = SHARED.get_or_init(|| {
+            let tmp = crate::support::fs::shared_dir(&DIR, "luminos-cache-keys-", |_| {});
+            let target = tmp.join("srv/app");
+            let root = CacheRoot::open(&tmp.join("cache")).unwrap();
             let id = uuid::Uuid::new_v4().to_string();
             let cache = Cache::open(&root, &id, &target).unwrap();
-            (tmp, target, cache)
+            (target, cache)
         });
         (target, cache)
     }

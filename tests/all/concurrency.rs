@@ -7,12 +7,12 @@ use crate::support;
 use std::collections::HashSet;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use support::TestEnv;
 use support::agent::{MockAgent, Pass};
+use support::gate::{Gate, OpenOnDrop};
 use support::mock::MockServer;
 use support::watch::run_watched;
 
@@ -23,36 +23,6 @@ const STUCK: Duration = Duration::from_secs(120);
 /// 4 directories and 6 files: survey, planning, 4 dir loops, synthesis.
 fn project(env: &TestEnv) {
     env.small_project();
-}
-
-/// A latch the mock's responder waits on, so a run can be held mid-way
-/// for as long as the test needs, with no timing involved.
-#[derive(Clone, Default)]
-struct Gate(Arc<(Mutex<bool>, Condvar)>);
-
-impl Gate {
-    fn wait(&self) {
-        let (open, signal) = &*self.0;
-        let guard = open.lock().unwrap();
-        // Bounded so a failing test cannot leave the mock thread stuck.
-        let _ = signal.wait_timeout_while(guard, STUCK, |open| !*open);
-    }
-
-    fn open(&self) {
-        let (open, signal) = &*self.0;
-        *open.lock().unwrap() = true;
-        signal.notify_all();
-    }
-}
-
-/// Opens the gate when dropped, so a failed assertion still lets the mock
-/// (and the held run) finish.
-struct OpenOnDrop(Gate);
-
-impl Drop for OpenOnDrop {
-    fn drop(&mut self) {
-        self.0.open();
-    }
 }
 
 /// `luminos TARGET` with a test key, as a plain command.
@@ -83,21 +53,17 @@ fn a_second_run_on_the_same_target_names_the_first_and_stays_out() {
     // then it holds the target's run lock (taken before the survey).
     server.respond_with(move |request| {
         if Pass::of(&request.body, &target) == Pass::Survey {
-            held.wait();
+            held.wait(STUCK);
         }
         agent.reply(&request.body)
     });
     let release = OpenOnDrop(gate);
 
     let first = spawn(luminos(&env));
-    let started = Instant::now();
-    while server.request_count() == 0 {
-        assert!(
-            started.elapsed() < STUCK,
-            "the first run never reached the API"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    assert!(
+        server.wait_for_requests(1, STUCK),
+        "the first run never reached the API"
+    );
 
     let second = run_watched(luminos(&env), STUCK);
     assert!(
@@ -170,7 +136,7 @@ fn a_second_run_on_the_same_target_names_the_first_and_stays_out() {
 #[test]
 fn runs_on_different_targets_share_one_cache_root() {
     const TARGETS: usize = 6;
-    let shared = tempfile::tempdir().unwrap();
+    let shared = crate::support::fs::temp_dir("luminos-shared-cache-");
     let cache = shared.path().join("cache");
     let envs: Vec<_> = (0..TARGETS)
         .map(|_| {

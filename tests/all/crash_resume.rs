@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use support::agent::{AgentEnv, MockAgent, Pass};
 use support::entries::{Entries, all_dirs, cache_entries, investigation_dir, module_tree};
+use support::gate::{Gate, OpenOnDrop};
 
 /// How long a run may take to reach its kill point.
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -85,18 +86,18 @@ fn sigkill(child: &mut Child) {
 }
 
 /// Answer as `agent`, recording the run's dir loops; signal `hit` when the
-/// kill point arrives and, for [`KillAt::Nth`], hold that reply until
-/// `released`.
+/// kill point arrives and, for [`KillAt::Nth`], hold that reply until the
+/// returned gate opens.
 fn serve(
     env: &AgentEnv,
     agent: MockAgent,
     kill: Option<KillAt>,
-) -> (Arc<Mutex<RunLog>>, mpsc::Receiver<()>, Arc<AtomicBool>) {
+) -> (Arc<Mutex<RunLog>>, mpsc::Receiver<()>, Gate) {
     let target = agent.target().to_path_buf();
     let log = Arc::new(Mutex::new(RunLog::default()));
     let (hit, hits) = mpsc::channel();
     let hit = Mutex::new(hit);
-    let released = Arc::new(AtomicBool::new(false));
+    let released = Gate::default();
     let counts: [AtomicUsize; 4] = Default::default();
     let fired = AtomicBool::new(false);
     let (record, release) = (log.clone(), released.clone());
@@ -112,10 +113,7 @@ fn serve(
         };
         if hold && !fired.swap(true, Ordering::SeqCst) {
             let _ = hit.lock().unwrap().send(());
-            let until = Instant::now() + DEADLINE;
-            while !release.load(Ordering::SeqCst) && Instant::now() < until {
-                std::thread::sleep(Duration::from_millis(1));
-            }
+            release.wait(DEADLINE);
         }
         agent.reply(&request.body)
     });
@@ -132,6 +130,7 @@ fn run_once(
     kill: Option<KillAt>,
 ) -> BTreeSet<String> {
     let (log, hits, released) = serve(env, agent, kill.clone());
+    let _release = OpenOnDrop(released);
     let logged_before = match &kill {
         Some(KillAt::Logged { dir, .. }) => logged_calls(cache_root, dir),
         _ => 0,
@@ -164,7 +163,6 @@ fn run_once(
                 assert!(Instant::now() < until, "never reached {point:?}");
             }
             sigkill(&mut child);
-            released.store(true, Ordering::SeqCst);
         }
     }
     log.lock().unwrap().dirs.clone()

@@ -1,6 +1,7 @@
 //! Hostile trees: one target holding everything that has broken tools like
 //! this one — a name with newlines and terminal escapes, names that are not
-//! UTF-8, a 2 GiB sparse file, symlink loops and symlinks out of the tree, an
+//! UTF-8, 2 GiB sparse files (one pair for the whole run, linked into each
+//! tree), symlink loops and symlinks out of the tree, an
 //! unreadable directory, FIFOs, a directory 200 levels deep, and a file that
 //! tries to give the agent orders — built by [`hostile_tree`].
 //!
@@ -23,7 +24,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Value, json};
 use support::TestEnv;
@@ -67,17 +68,13 @@ fn hostile_tree(env: &TestEnv) -> Hostile {
     std::fs::create_dir(&bad_dir).unwrap();
     write_raw(&bad_dir.join("inner.py"), b"y = 2\nz = 3\n");
 
-    // 2 GiB with almost no blocks: a source file with a line at each end of
-    // a hole, and an extensionless one that is nothing but hole.
-    let mut huge = File::create(env.path("huge.py")).unwrap();
-    huge.write_all(b"print(1)\n").unwrap();
-    huge.seek(SeekFrom::Start(SPARSE_SIZE / 2)).unwrap();
-    huge.write_all(b"print(2)\n").unwrap();
-    huge.set_len(SPARSE_SIZE).unwrap();
-    File::create(env.path("diskimage"))
-        .unwrap()
-        .set_len(SPARSE_SIZE)
-        .unwrap();
+    // The two 2 GiB sparse files, shared by every hostile tree.
+    let sparse = sparse_files();
+    for name in SPARSE_NAMES {
+        std::fs::hard_link(sparse.join(name), env.path(name)).unwrap_or_else(|err| {
+            panic!("link {name} into the tree (the temp dir is one file system): {err}")
+        });
+    }
 
     // Loops, and ways out of the tree.
     env.symlink("loop_b", "loop_a")
@@ -140,6 +137,31 @@ fn hostile_tree(env: &TestEnv) -> Hostile {
         // the target: not followed, not counted).
         python_lines: 7,
     }
+}
+
+/// The sparse files of [`sparse_files`].
+const SPARSE_NAMES: [&str; 2] = ["huge.py", "diskimage"];
+
+/// 2 GiB with almost no blocks: a source file with a line at each end of a
+/// hole, and an extensionless one that is nothing but hole. Made once per
+/// run of the test binary (on a file system without holes that is 4 GiB
+/// written once, not per test) and hard-linked into each hostile tree: a
+/// link is the same regular file, so each tree holds it as its own (its
+/// link count aside, which the scan only uses to count a file's bytes once
+/// per tree).
+fn sparse_files() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    support::fs::shared_dir(&DIR, "luminos-sparse-", |dir| {
+        let mut huge = File::create(dir.join("huge.py")).unwrap();
+        huge.write_all(b"print(1)\n").unwrap();
+        huge.seek(SeekFrom::Start(SPARSE_SIZE / 2)).unwrap();
+        huge.write_all(b"print(2)\n").unwrap();
+        huge.set_len(SPARSE_SIZE).unwrap();
+        File::create(dir.join("diskimage"))
+            .unwrap()
+            .set_len(SPARSE_SIZE)
+            .unwrap();
+    })
 }
 
 fn write_raw(path: &Path, content: &[u8]) {

@@ -10,6 +10,9 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+/// Temp trees and caches may live in memory (see `support::fs::temp_base`).
+const TEMP_IN_MEMORY: bool = true;
+
 mod api_client;
 mod api_today;
 mod batch;

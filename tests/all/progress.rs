@@ -255,9 +255,11 @@ fn on_a_60_column_terminal_the_live_line_fits_and_ctrl_c_clears_it() {
                 "submit_report",
                 json!({"summary": "A directory.", "completeness": 0.9}),
             )
-            .delay(Duration::from_millis(1_500))
         })
     });
+    // The survey and the plan are answered; the first loop's request is
+    // held until the run is interrupted.
+    env.server.hold_from(2);
     let (slave, master) = pty(60);
     let mut cmd = env.std_cmd();
     cmd.env("ANTHROPIC_API_KEY", "test-key")
@@ -270,37 +272,46 @@ fn on_a_60_column_terminal_the_live_line_fits_and_ctrl_c_clears_it() {
     // The parent's copy of the terminal side goes, so reading ends when
     // luminos exits.
     drop(cmd);
-    let reader = std::thread::spawn(move || {
+    let (chunks, screen_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
         let mut screen = std::fs::File::from(master);
-        let mut bytes = Vec::new();
         let mut buf = [0u8; 4096];
         while let Ok(n) = screen.read(&mut buf) {
-            if n == 0 {
+            if n == 0 || chunks.send(buf[..n].to_vec()).is_err() {
                 break;
             }
-            bytes.extend_from_slice(&buf[..n]);
         }
-        bytes
     });
-    // Ctrl-C while the first loop waits on its (slow) answer: the board
-    // is up by then.
-    let started = Instant::now();
-    while !env
-        .passes()
-        .iter()
-        .any(|(pass, _)| matches!(pass, Pass::Dir(_)))
-    {
-        assert!(started.elapsed() < Duration::from_secs(60), "no dir loop");
-        std::thread::sleep(Duration::from_millis(10));
+    // Ctrl-C while the first loop waits on its answer, once the board is
+    // up (it is redrawn only when its text changes, so it may have been
+    // drawn before the request arrived).
+    let deadline = Duration::from_secs(60);
+    let waiting = env.server.wait_until(deadline, |requests| {
+        let target = std::fs::canonicalize(env.target()).unwrap();
+        requests
+            .iter()
+            .any(|r| matches!(Pass::of(&r.body, &target), Pass::Dir(_)))
+    });
+    assert!(waiting, "no dir loop");
+    let mut bytes = Vec::new();
+    while let Ok(chunk) = screen_rx.try_recv() {
+        bytes.extend(chunk);
     }
-    std::thread::sleep(Duration::from_millis(300));
+    let until = Instant::now() + deadline;
+    while !String::from_utf8_lossy(&bytes).contains(" dirs") {
+        let left = until.saturating_duration_since(Instant::now());
+        let chunk = screen_rx.recv_timeout(left);
+        bytes.extend(chunk.expect("no board drawn while the loop waits"));
+    }
     // SAFETY: kill(2) on our own child, not reaped yet.
     assert_eq!(
         unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
         0
     );
     let status = child.wait().unwrap();
-    let screen = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
+    bytes.extend(screen_rx.iter().flatten());
+    env.server.release();
+    let screen = String::from_utf8_lossy(&bytes).into_owned();
     assert_eq!(status.code(), Some(130), "{screen:?}");
 
     // Permanent lines are printed as they are, never padded to the width.

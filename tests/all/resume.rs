@@ -8,7 +8,7 @@ use crate::support;
 
 use std::collections::BTreeSet;
 use std::process::Output;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use luminos::ai::api::Usage;
 use serde_json::Value;
@@ -298,23 +298,11 @@ fn max_cost_stops_new_loops_and_a_later_run_finishes() {
 #[test]
 fn ctrl_c_exits_130_and_the_next_run_resumes() {
     let env = project().with_mock();
-    env.server.set_latency(Duration::from_millis(150));
-    // Survey, planning, and the first turns of two loops.
-    let mut child = env.interrupt_after(&["--jobs", "2"], 4, STUCK);
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > STUCK {
-            let _ = child.kill();
-            panic!("Ctrl-C did not stop the run");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let output = child.wait_with_output().unwrap();
+    // Survey and planning answered; Ctrl-C while the first turns of two
+    // loops wait on the API.
+    let output = env.interrupt_while_waiting(&["--jobs", "2"], 2, 2, STUCK);
     let err = stderr(&output);
-    assert_eq!(status.code(), Some(130), "{err}");
+    assert_eq!(output.status.code(), Some(130), "{err}");
     // What the run had spent is said, since no report follows.
     assert!(err.contains("Interrupted after "), "{err}");
     assert!(err.contains(" API requests (about $"), "{err}");
@@ -323,7 +311,6 @@ fn ctrl_c_exits_130_and_the_next_run_resumes() {
     let done_before = cache_entries(env.cache()).dirs.len();
     assert!(done_before < 7, "interrupted before the end");
 
-    env.server.set_latency(Duration::ZERO);
     let report = json_run(&env, &[]);
     assert_eq!(report["investigation"]["directories_investigated"], 7);
     assert_eq!(report["investigation"]["directories_remaining"], 0);

@@ -35,7 +35,7 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::support::fs::temp_dir("luminos-sandbox-test-");
         let root = std::fs::canonicalize(dir.path()).unwrap();
         let t = root.join("t");
         let outside = root.join("outside");

@@ -13,6 +13,10 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+/// Benchmarks build their trees on disk, where users' trees are (see
+/// `support::fs::temp_base`).
+const TEMP_IN_MEMORY: bool = false;
+
 mod batch;
 mod budget;
 mod dead_endpoint;

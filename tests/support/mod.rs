@@ -9,6 +9,7 @@ pub mod agent;
 pub mod entries;
 pub mod fake;
 pub mod fs;
+pub mod gate;
 pub mod mock;
 pub mod output;
 pub mod secrets;

@@ -19,7 +19,18 @@ impl TestEnv {
     /// An empty target and cache. Commands point at a closed local port until
     /// [`TestEnv::with_base_url`] says otherwise.
     pub fn new() -> TestEnv {
-        let root = super::fs::temp_dir("luminos-test-");
+        TestEnv::in_dir(super::fs::temp_dir("luminos-test-"))
+    }
+
+    /// Like [`TestEnv::new`], but in the system temp dir (on disk) even
+    /// where the suite's temp dirs live in memory: for the few tests that
+    /// compare with a tool whose result depends on the order a file system
+    /// lists a directory in (see `support::fs::temp_base`).
+    pub fn on_disk() -> TestEnv {
+        TestEnv::in_dir(super::fs::disk_temp_dir("luminos-test-"))
+    }
+
+    fn in_dir(root: TempDir) -> TestEnv {
         let target = root.path().join("target");
         let cache = root.path().join("cache");
         std::fs::create_dir_all(&target).unwrap();

@@ -118,14 +118,15 @@ fn killed_under_a_budget_the_rerun_buys_the_same_work_and_pays_nothing_twice() {
     let args = ["--batch", "--budget", BUDGET];
     let (clean, clean_report, _, _) = whole_run(&env, "cache-clean", &args);
     // Killed while it waits on the loops' second round (the survey's and
-    // the plan's batches come first), with the work plan saved.
+    // the plan's batches come first), with the work plan saved; that batch
+    // is held in progress until the kill has landed.
     let root = env.root().join("cache-killed");
     let base = env.server.batches().len();
     env.server.clear_prompt_cache();
-    env.server.set_batch_delay(Duration::from_millis(1500));
+    env.server.hold_batches_from(Some(base + 3));
     let mut child = spawn_until_waiting_with(&env, &root, base + 3, &args);
     signal(&mut child, libc::SIGKILL);
-    env.server.set_batch_delay(Duration::from_millis(5));
+    env.server.hold_batches_from(None);
     let out = command(&env, &root, &args).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let said = stderr(&out);

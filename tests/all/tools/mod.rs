@@ -42,7 +42,7 @@ fn redacting_env() -> Env {
 /// A target with ordinary and hostile entries, a secret outside it, and a
 /// private cache.
 fn env() -> Env {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::fs::temp_dir("luminos-tools-test-");
     let t = tmp.path().join("target");
     std::fs::create_dir_all(t.join("src/nested")).unwrap();
     std::fs::create_dir_all(t.join("empty")).unwrap();

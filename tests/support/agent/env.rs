@@ -54,16 +54,22 @@ impl AgentEnv {
             .collect()
     }
 
-    /// Spawn `luminos [extra] TARGET` (stdout and stderr piped) and press
-    /// Ctrl-C once the mock has seen `requests` requests in all, failing if
-    /// that takes longer than `within`; returns the interrupted child.
-    pub fn interrupt_after(
+    /// Run `luminos [extra] TARGET` (stdout and stderr piped) and press
+    /// Ctrl-C while it waits on the API: the mock answers the run's first
+    /// `answered` requests and holds the rest, and the signal goes once
+    /// `held` requests wait on it. Returns what the run did once it ended,
+    /// with the hold lifted. Fails if the run does not get there, or does
+    /// not end, within `within`.
+    pub fn interrupt_while_waiting(
         &self,
         extra: &[&str],
-        requests: usize,
+        answered: usize,
+        held: usize,
         within: std::time::Duration,
-    ) -> std::process::Child {
+    ) -> std::process::Output {
         use std::process::Stdio;
+        let start = self.server.request_count();
+        self.server.hold_from(start + answered);
         let child = self
             .std_cmd()
             .env("ANTHROPIC_API_KEY", "test-key")
@@ -74,15 +80,36 @@ impl AgentEnv {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let started = std::time::Instant::now();
-        while self.server.request_count() < requests {
-            assert!(started.elapsed() < within, "the run never got going");
-            std::thread::sleep(std::time::Duration::from_millis(10));
+        let pid = child.id() as libc::pid_t;
+        let (done, ended) = std::sync::mpsc::channel();
+        std::thread::spawn(move || done.send(child.wait_with_output()));
+        let got_there = self
+            .server
+            .wait_for_requests(start + answered + held, within);
+        if !got_there {
+            self.server.release();
+            if let Ok(Ok(output)) = ended.try_recv() {
+                panic!(
+                    "the run ended ({}) before it waited on the API:\n{}",
+                    output.status,
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+            // SAFETY: kill(2) on our own child, not reaped: it has not ended.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("the run never got to wait on the API");
         }
-        // SAFETY: kill(2) on our own child's pid, which is not reaped yet.
-        let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-        assert_eq!(rc, 0);
-        child
+        // SAFETY: as above; the run is held on the API, so it has not ended.
+        let rc = unsafe { libc::kill(pid, libc::SIGINT) };
+        assert_eq!(rc, 0, "kill: {}", std::io::Error::last_os_error());
+        let output = ended.recv_timeout(within);
+        self.server.release();
+        if output.is_err() {
+            // SAFETY: as above.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("Ctrl-C did not end the run within {within:?}");
+        }
+        output.unwrap().expect("wait for luminos")
     }
 }
 

@@ -21,7 +21,8 @@
 //! - `POST .../{id}/cancel` stops what was not processed yet: those
 //!   requests come back `canceled`.
 //!
-//! **Processing.** A batch ends [`Batches::delay`] after its creation:
+//! **Processing.** A batch ends [`Batches::delay`] after its creation
+//! (unless [`Batches::held_from`] holds it):
 //! each request is then processed like a `/v1/messages` request (recorded
 //! in [`super::MockServer::requests`] with its [`BatchRef`], answered by
 //! the queue or the responder, its usage from the prompt-cache
@@ -88,6 +89,9 @@ pub struct Batches {
     /// The batches (by creation order, 0-based) that expire at their
     /// delay.
     pub expiring: std::collections::HashSet<usize>,
+    /// Batches created this many-th (0-based) and later stay in progress
+    /// (but for [`Batches::at_once`]), whatever [`Batches::delay`] says.
+    pub held_from: Option<usize>,
     /// Serve no Message Batches API: every batch path is a 404, as a
     /// gateway that routes only `/v1/messages` answers.
     pub missing: bool,
@@ -104,6 +108,7 @@ impl Default for Batches {
             max_bytes: 256 * 1024 * 1024,
             at_once: 0,
             expiring: std::collections::HashSet::new(),
+            held_from: None,
             missing: false,
             batches: Vec::new(),
             calls: Vec::new(),
@@ -339,9 +344,10 @@ fn advance(state: &State, i: usize) {
         let mut inner = state.lock();
         let at_once = inner.batches.at_once;
         let delay = inner.batches.delay;
+        let held = inner.batches.held_from.is_some_and(|from| i >= from);
         let round_time = inner.batches.round_time;
         let batch = &mut inner.batches.batches[i];
-        let deadline = batch.created.elapsed() >= delay;
+        let deadline = !held && batch.created.elapsed() >= delay;
         let stopped = batch.cancel_at.is_some() || batch.expires;
         let processed_at = batch.created_on_cache_clock + round_time.unwrap_or_default();
         let waiting = (deadline && !stopped) && batch.taken.iter().skip(at_once).any(|t| !t);
@@ -367,6 +373,7 @@ fn advance(state: &State, i: usize) {
     }
     let mut inner = state.lock();
     let delay = inner.batches.delay;
+    let held = inner.batches.held_from.is_some_and(|from| i >= from);
     let batch = &mut inner.batches.batches[i];
     if batch.ended()
         || batch
@@ -379,7 +386,7 @@ fn advance(state: &State, i: usize) {
     }
     let rest = if batch.cancel_at.is_some() {
         Some("canceled")
-    } else if batch.expires && batch.created.elapsed() >= delay {
+    } else if batch.expires && !held && batch.created.elapsed() >= delay {
         Some("expired")
     } else {
         None
@@ -413,6 +420,7 @@ fn process(state: &State, batch_id: &str, custom_id: &str, params: &Value) -> Va
         }),
     };
     inner.requests.push(recorded.clone());
+    state.arrived.notify_all();
     if !problems.is_empty() {
         for problem in &problems {
             inner

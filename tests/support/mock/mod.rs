@@ -89,6 +89,15 @@
 //! [`MockServer::set_context_window`] shrinks every model's window, and
 //! [`MockServer::without_batches`] takes the Batches API away.
 //!
+//! # Holding a run where a test wants it
+//!
+//! Tests that stop a run mid-way wait on events, not on timing:
+//! [`MockServer::hold_from`] records requests from the n-th on but answers
+//! none of them until [`MockServer::release`], and
+//! [`MockServer::hold_batches_from`] keeps batches from the n-th on in
+//! progress, so a signal sent once [`MockServer::wait_for_requests`] (or the
+//! cache) says the run got there always lands while it waits.
+//!
 //! # Token counting
 //!
 //! `POST /v1/messages/count_tokens` answers `{"input_tokens": N}` for a
@@ -120,7 +129,7 @@ mod wire;
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use luminos::ai::api::Usage;
@@ -152,6 +161,10 @@ pub struct MockServer {
 
 struct State {
     inner: Mutex<Inner>,
+    /// Notified whenever a request is recorded.
+    arrived: Condvar,
+    /// Requests to `/v1/messages` from this index on are held unanswered.
+    hold: watch::Sender<Option<usize>>,
     connections: AtomicUsize,
     addr: SocketAddr,
 }
@@ -197,6 +210,8 @@ impl MockServer {
                 token_counts: Vec::new(),
                 token_count_failure: None,
             }),
+            arrived: Condvar::new(),
+            hold: watch::channel(None).0,
             connections: AtomicUsize::new(0),
             addr,
         });
@@ -250,6 +265,38 @@ impl MockServer {
         self
     }
 
+    /// Record requests to `/v1/messages` from the `n`-th (0-based, in
+    /// arrival order) on, but answer none of them until [`Self::release`]:
+    /// a run stopped meanwhile is stopped while it waits on the API.
+    pub fn hold_from(&self, n: usize) -> &MockServer {
+        self.state.hold.send_replace(Some(n));
+        self
+    }
+
+    /// Answer the requests [`Self::hold_from`] held, and hold no more.
+    pub fn release(&self) -> &MockServer {
+        self.state.hold.send_replace(None);
+        self
+    }
+
+    /// Wait until `n` requests have been recorded; false if `within`
+    /// passed first.
+    pub fn wait_for_requests(&self, n: usize, within: Duration) -> bool {
+        self.wait_until(within, |requests| requests.len() >= n)
+    }
+
+    /// Wait until `done` holds of the requests recorded so far (checked
+    /// as each one is recorded); false if `within` passed first.
+    pub fn wait_until(&self, within: Duration, done: impl Fn(&[RecordedRequest]) -> bool) -> bool {
+        let inner = self.state.lock();
+        let (inner, _) = self
+            .state
+            .arrived
+            .wait_timeout_while(inner, within, |inner| !done(&inner.requests))
+            .unwrap_or_else(|e| e.into_inner());
+        done(&inner.requests)
+    }
+
     /// Seed the fragmenting RNG (each request derives its own from this).
     pub fn set_seed(&self, seed: u64) -> &MockServer {
         self.state.lock().seed = seed;
@@ -272,6 +319,15 @@ impl MockServer {
     /// Let every batch take `delay` from its creation to its end.
     pub fn set_batch_delay(&self, delay: Duration) -> &MockServer {
         self.state.lock().batches.delay = delay;
+        self
+    }
+
+    /// Keep the batches created `n`-th (0-based) and later in progress,
+    /// whatever their delay: none of their requests is processed (but for
+    /// [`Self::process_at_once`]) until a later call moves the mark past
+    /// them, or `None` lifts it.
+    pub fn hold_batches_from(&self, n: Option<usize>) -> &MockServer {
+        self.state.lock().batches.held_from = n;
         self
     }
 

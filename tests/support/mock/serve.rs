@@ -55,7 +55,14 @@ async fn serve_connection(mut sock: TcpStream, state: Arc<State>) {
     let mut buf = Vec::new();
     while let Ok(Some(request)) = wire::read_request(&mut sock, &mut buf).await {
         let close = request.wants_close();
-        let (prepared, wait) = prepare(&state, request);
+        let (prepared, wait, index) = prepare(&state, request);
+        if let Some(index) = index {
+            let mut hold = state.hold.subscribe();
+            // An error is the server going away, which ends this task anyway.
+            let _ = hold
+                .wait_for(|from| from.is_none_or(|from| index < from))
+                .await;
+        }
         if !wait.is_zero() {
             tokio::time::sleep(wait).await;
         }
@@ -165,13 +172,17 @@ async fn ping_for(sock: &mut TcpStream, total: Duration, every: Duration) -> boo
 }
 
 /// Record and check the request, pick its reply, and render it. Returns the
-/// response and how long to wait before sending it.
-fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
+/// response, how long to wait before sending it, and the index it was
+/// recorded at (none for the batch and token-counting endpoints, which are
+/// never held).
+fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration, Option<usize>) {
     if request.path.starts_with(batch::BATCHES_PATH) {
-        return batch::handle(state, request);
+        let (prepared, wait) = batch::handle(state, request);
+        return (prepared, wait, None);
     }
     if request.path.split('?').next() == Some(count_tokens::COUNT_TOKENS_PATH) {
-        return count_tokens::handle(state, request);
+        let (prepared, wait) = count_tokens::handle(state, request);
+        return (prepared, wait, None);
     }
     let body: Option<Value> = serde_json::from_slice(&request.body).ok();
     let problems = protocol::check_request(
@@ -193,6 +204,7 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
         batch: None,
     };
     inner.requests.push(recorded.clone());
+    state.arrived.notify_all();
     let latency = inner.latency;
     if !problems.is_empty() {
         for problem in &problems {
@@ -205,7 +217,7 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
             "invalid_request_error",
             &format!("mock: {}", problems.join("; ")),
         );
-        return (http(reply, request_id), latency);
+        return (http(reply, request_id), latency, Some(index));
     }
     let accepted = match body.as_ref().map(|b| inner.conversations.check(b)) {
         Some(Ok(accepted)) => accepted,
@@ -216,7 +228,7 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
                     .push(format!("request #{index}: {}", rejection.message));
             }
             let reply = Reply::error(400, "invalid_request_error", &rejection.message);
-            return (http(reply, request_id), latency);
+            return (http(reply, request_id), latency, Some(index));
         }
         None => unreachable!("a body that is not JSON is a rule violation"),
     };
@@ -232,13 +244,13 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
             .violations
             .push(format!("request #{index}: no reply scripted"));
         let reply = Reply::error(500, "api_error", "mock: no reply scripted for this request");
-        return (http(reply, request_id), latency);
+        return (http(reply, request_id), latency, Some(index));
     };
     let wait = latency + reply.delay;
     let mut stream = match &reply.body {
         ReplyBody::Stream(stream) => stream.clone(),
-        ReplyBody::Http { .. } => return (http(reply, request_id), wait),
-        ReplyBody::Silent => return (Prepared::Silent, wait),
+        ReplyBody::Http { .. } => return (http(reply, request_id), wait, Some(index)),
+        ReplyBody::Silent => return (Prepared::Silent, wait, Some(index)),
     };
     let body = body.unwrap_or(Value::Null);
     let (rendered, rng) = render_message(state, &mut stream, &body, accepted, index);
@@ -251,6 +263,7 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration) {
             rng,
         },
         wait,
+        Some(index),
     )
 }
 
