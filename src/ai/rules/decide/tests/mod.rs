@@ -122,8 +122,10 @@ fn unbudgeted_cost(tree: &Tree) -> f64 {
         + everything.work.synthesis.cost
 }
 
-fn run(tree: &Tree, setup: &Setup, proposal: Option<&Plan>) -> Decision {
-    let facts = DecisionInputs {
+/// What `decide` is given for `tree` under `setup`, priced for the default
+/// model.
+fn facts_of<'a>(tree: &'a Tree, setup: &'a Setup) -> DecisionInputs<'a> {
+    DecisionInputs {
         target: Path::new(TARGET),
         dirs: &tree.dirs,
         children: &tree.children,
@@ -140,7 +142,11 @@ fn run(tree: &Tree, setup: &Setup, proposal: Option<&Plan>) -> Decision {
         model: ModelFacts::of(DEFAULT_MODEL),
         batch: setup.batch,
         loop_prefix_tokens: 4_000,
-    };
+    }
+}
+
+fn run(tree: &Tree, setup: &Setup, proposal: Option<&Plan>) -> Decision {
+    let facts = facts_of(tree, setup);
     let decision = decide(&facts, proposal);
     // The run sends the survey on this alone, before it decides the rest.
     assert_eq!(survey_choice(&facts), decision.survey);

@@ -89,27 +89,6 @@ fn more_money_than_the_run_before_deepens_what_it_left_to_the_scan() {
     );
 }
 
-fn facts_of<'a>(tree: &'a Tree, setup: &'a Setup) -> DecisionInputs<'a> {
-    DecisionInputs {
-        target: Path::new(TARGET),
-        dirs: &tree.dirs,
-        children: &tree.children,
-        stats: &tree.stats,
-        states: &setup.states,
-        mechanical: &setup.mechanical,
-        total_files: tree.total_files,
-        fresh: setup.fresh,
-        saved_survey: setup.saved_survey,
-        saved_plan: setup.saved_plan.as_ref(),
-        saved_work: setup.saved_work.as_ref(),
-        synthesis_current: setup.synthesis_current,
-        budget: setup.budget,
-        model: ModelFacts::of(DEFAULT_MODEL),
-        batch: setup.batch,
-        loop_prefix_tokens: 4_000,
-    }
-}
-
 #[test]
 fn the_smallest_budget_buys_a_loop_and_a_cent_less_does_not() {
     let tree = wide();
