@@ -37,22 +37,6 @@ fn report(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).expect("one JSON report")
 }
 
-/// Seven directories, three deep under `src`.
-fn project() -> TestEnv {
-    let env = TestEnv::new();
-    env.files(&[
-        ("README.md", "# Demo\n"),
-        ("Cargo.toml", "[package]\nname = \"demo\"\n"),
-        ("src/lib.rs", "pub mod net;\npub mod db;\n"),
-        ("src/net/http.rs", "pub fn get() {}\n"),
-        ("src/net/tls/cert.rs", "pub struct Cert;\n"),
-        ("src/db/pool.rs", "pub struct Pool;\n"),
-        ("docs/guide.md", "Guide\n"),
-        ("tests/it.rs", "#[test] fn it() {}\n"),
-    ]);
-    env
-}
-
 /// The investigation's document `name`, if written (and the investigation
 /// begun).
 fn document(env: &TestEnv, name: &str) -> Option<Value> {
@@ -66,7 +50,7 @@ fn document(env: &TestEnv, name: &str) -> Option<Value> {
 
 #[test]
 fn a_budget_too_small_for_an_investigation_sends_nothing_and_names_one_that_is_not() {
-    let env = project().with_mock();
+    let env = TestEnv::with_deep_project().with_mock();
     let out = env.run_ok(&["--json", "--budget", "0.01"]);
     assert_eq!(env.server.request_count(), 0, "{}", stderr(&out));
     let report = report(&out);
@@ -363,7 +347,7 @@ fn a_later_run_with_more_money_deepens_what_the_one_before_left_to_the_scan() {
 
 #[test]
 fn reruns_under_the_same_cap_carry_on_until_the_investigation_completes() {
-    let env = project().with_mock();
+    let env = TestEnv::with_deep_project().with_mock();
     let mut runs = 0;
     loop {
         runs += 1;

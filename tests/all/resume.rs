@@ -20,22 +20,6 @@ use support::output::stderr;
 /// Safety net only: a run that takes this long is stuck.
 const STUCK: Duration = Duration::from_secs(60);
 
-/// Seven directories, three deep under `src`, so parents wait on children.
-fn project() -> TestEnv {
-    let env = TestEnv::new();
-    env.files(&[
-        ("README.md", "# Demo\n"),
-        ("Cargo.toml", "[package]\nname = \"demo\"\n"),
-        ("src/lib.rs", "pub mod net;\npub mod db;\n"),
-        ("src/net/http.rs", "pub fn get() {}\n"),
-        ("src/net/tls/cert.rs", "pub struct Cert;\n"),
-        ("src/db/pool.rs", "pub struct Pool;\n"),
-        ("docs/guide.md", "Guide\n"),
-        ("tests/it.rs", "#[test] fn it() {}\n"),
-    ]);
-    env
-}
-
 fn run(env: &TestEnv, extra: &[&str]) -> Output {
     env.run_ok(extra)
 }
@@ -89,7 +73,7 @@ fn saved_passes(cache_root: &std::path::Path) -> (Value, Value, Vec<String>) {
 
 #[test]
 fn four_jobs_and_one_job_leave_the_same_cache() {
-    let env = project().with_agent(|a| {
+    let env = TestEnv::with_deep_project().with_agent(|a| {
         a.flag(
             "src/net/tls",
             "src/net/tls/cert.rs",
@@ -136,7 +120,8 @@ fn four_jobs_and_one_job_leave_the_same_cache() {
 
 #[test]
 fn an_unchanged_rerun_makes_no_request_and_prints_the_same_report() {
-    let env = project().with_agent(|a| a.flag("docs", "docs/guide.md", "info", "Thin guide."));
+    let env = TestEnv::with_deep_project()
+        .with_agent(|a| a.flag("docs", "docs/guide.md", "info", "Thin guide."));
     let first = json_run(&env, &[]);
     let requests = env.server.request_count();
     let again = run(&env, &["--json"]);
@@ -161,7 +146,7 @@ fn an_unchanged_rerun_makes_no_request_and_prints_the_same_report() {
 
 #[test]
 fn a_changed_file_reinvestigates_its_directory_and_ancestors_only() {
-    let env = project().with_mock();
+    let env = TestEnv::with_deep_project().with_mock();
     run(&env, &[]);
     let before = env.server.request_count();
     env.file("src/net/tls/cert.rs", "pub struct Cert { pem: String }\n");
@@ -240,7 +225,7 @@ fn max_cost_stops_new_loops_and_a_later_run_finishes() {
         "tests",
         ".",
     ];
-    let env = project().with_agent(|a| {
+    let env = TestEnv::with_deep_project().with_agent(|a| {
         dirs.iter()
             .fold(a, |a, dir| a.usage(Pass::Dir(dir.to_string()), COSTLY))
     });
@@ -297,7 +282,7 @@ fn max_cost_stops_new_loops_and_a_later_run_finishes() {
 
 #[test]
 fn ctrl_c_exits_130_and_the_next_run_resumes() {
-    let env = project().with_mock();
+    let env = TestEnv::with_deep_project().with_mock();
     // Survey and planning answered; Ctrl-C while the first turns of two
     // loops wait on the API.
     let output = env.interrupt_while_waiting(&["--jobs", "2"], 2, 2, STUCK);

@@ -97,6 +97,23 @@ impl TestEnv {
         env
     }
 
+    /// A new env whose target has seven directories, three deep under
+    /// `src`, so parents wait on children.
+    pub fn with_deep_project() -> TestEnv {
+        let env = TestEnv::new();
+        env.files(&[
+            ("README.md", "# Demo\n"),
+            ("Cargo.toml", "[package]\nname = \"demo\"\n"),
+            ("src/lib.rs", "pub mod net;\npub mod db;\n"),
+            ("src/net/http.rs", "pub fn get() {}\n"),
+            ("src/net/tls/cert.rs", "pub struct Cert;\n"),
+            ("src/db/pool.rs", "pub struct Pool;\n"),
+            ("docs/guide.md", "Guide\n"),
+            ("tests/it.rs", "#[test] fn it() {}\n"),
+        ]);
+        env
+    }
+
     /// Run `luminos [extra] TARGET` with [`TestEnv::cmd`] and insist that it
     /// succeeds, showing its stderr when it does not.
     pub fn run_ok(&self, extra: &[&str]) -> std::process::Output {
