@@ -252,7 +252,13 @@ fn investigate(tree: &Tree, large: bool) {
 
 /// The release binary, isolated, pointed at `server` and `cache_root`.
 pub(crate) fn luminos(server: &MockServer, cache_root: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_luminos"));
+    command(Path::new(env!("CARGO_BIN_EXE_luminos")), server, cache_root)
+}
+
+/// `bin`, isolated (none of the caller's `ANTHROPIC_` or `LUMINOS_`
+/// variables), pointed at `server` and `cache_root`.
+pub(crate) fn command(bin: &Path, server: &MockServer, cache_root: &Path) -> Command {
+    let mut cmd = Command::new(bin);
     for (key, _) in std::env::vars_os() {
         let key = key.to_string_lossy().into_owned();
         if key.starts_with("ANTHROPIC_") || key.starts_with("LUMINOS_") {

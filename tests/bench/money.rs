@@ -33,16 +33,15 @@
 //! Set `LUMINOS_BENCH_TREE=DIR` to keep the trees between runs.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use luminos::ai::api::DEFAULT_MODEL;
 use luminos::ai::api::cost::Pricing;
 use serde_json::Value;
 
-use crate::budget::{Tree, realistic_server, thousands, tree_dir};
+use crate::budget::{Tree, command, realistic_server, thousands, tree_dir};
 use crate::support::entries::cache_entries;
-use crate::support::mock::MockServer;
 
 /// Before every response (it changes wall times, not bills).
 const LATENCY: Duration = Duration::from_millis(20);
@@ -66,22 +65,6 @@ fn baseline() -> Option<PathBuf> {
     std::env::var_os("LUMINOS_BENCH_BASELINE")
         .map(PathBuf::from)
         .filter(|bin| bin.is_file())
-}
-
-/// `bin`, isolated, pointed at `server` and `cache_root`.
-fn command(bin: &Path, server: &MockServer, cache_root: &Path) -> Command {
-    let mut cmd = Command::new(bin);
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy().into_owned();
-        if key.starts_with("ANTHROPIC_") || key.starts_with("LUMINOS_") {
-            cmd.env_remove(&key);
-        }
-    }
-    cmd.env("ANTHROPIC_API_KEY", "bench-key")
-        .env("ANTHROPIC_BASE_URL", server.url())
-        .env("LUMINOS_CACHE_DIR", cache_root)
-        .stdin(Stdio::null());
-    cmd
 }
 
 /// Run `bin` over `tree` with `args` against a new mock, into
