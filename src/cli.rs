@@ -6,10 +6,16 @@
 //! one-line message, whatever the flag. [`crate::config`] resolves these
 //! values together with the environment into a [`crate::config::Config`],
 //! and only that travels past `main`.
+//!
+//! `luminos TARGET` investigates; `luminos ask TARGET QUESTION` asks one
+//! question ([`Command::Ask`]); `luminos mcp` serves MCP on stdio
+//! ([`Command::Mcp`]). A first argument `ask` or `mcp` is the subcommand,
+//! so a directory of that name is reached as `luminos ./ask` (or
+//! `luminos -- ask`).
 
 use std::path::PathBuf;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 
 /// Investigate a directory and report what it is and what deserves attention.
 ///
@@ -17,9 +23,20 @@ use clap::Parser;
 /// files, disk usage), then a multi-pass AI investigation over the Anthropic
 /// Messages API. Summaries are cached so an interrupted run resumes.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "luminos", version, about, long_about)]
+#[command(
+    name = "luminos",
+    version,
+    about,
+    long_about,
+    subcommand_negates_reqs = true,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Args {
-    /// Directory to investigate.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Directory to investigate (a directory named `ask` or `mcp`: ./ask,
+    /// ./mcp).
     #[arg(value_name = "TARGET", required_unless_present = "clear_cache")]
     pub target: Option<PathBuf>,
 
@@ -157,6 +174,117 @@ pub struct Args {
 
     /// Print the full trace on stderr: every tool call, the model's own
     /// words, each note and each cached directory.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+
+    /// After the synthesis, send a refinement agent back to what the
+    /// investigation was unsure of (low-confidence summaries, flags whose
+    /// path was not found, summaries at odds with a finding); it checks them
+    /// against the files and improves the report, within --budget.
+    #[arg(long, conflicts_with_all = ["estimate", "scan_only", "cancel_batch"])]
+    pub refine: bool,
+
+    /// Refine in up to N rounds (default 1; implies --refine); a round that
+    /// reads nothing new ends the refinement.
+    #[arg(long, value_name = "N", conflicts_with_all = ["estimate", "scan_only", "cancel_batch"],
+          allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=10))]
+    pub refine_depth: Option<u32>,
+}
+
+/// What luminos does besides investigating TARGET.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Command {
+    /// Ask one question about TARGET. One agent answers it from TARGET's
+    /// cached investigation (run `luminos TARGET` first for the best answers)
+    /// and from its files, read-only, within its own budget; the answer goes
+    /// to stdout. A directory named `ask` is reached as `luminos ./ask`.
+    Ask(AskArgs),
+    /// Serve luminos to coding agents over the Model Context Protocol, on
+    /// stdin and stdout: tools to investigate a directory, to read its
+    /// cached investigation (overview, directory, flags) without an API
+    /// call, and to ask a question about it. Started by an MCP client, not
+    /// by hand; see the README.
+    Mcp,
+}
+
+/// `luminos ask TARGET QUESTION` and its flags: those of a run that apply
+/// to one question, with its own budget.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AskArgs {
+    /// The directory the question is about.
+    #[arg(value_name = "TARGET")]
+    pub target: PathBuf,
+
+    /// The question, quoted.
+    #[arg(value_name = "QUESTION")]
+    pub question: String,
+
+    /// Print the answer, its checked citations and its cost as JSON.
+    #[arg(long)]
+    pub json: bool,
+
+    // The default is named from its one constant, not repeated here.
+    #[arg(
+        long,
+        value_name = "USD",
+        allow_negative_numbers = true,
+        value_parser = budget,
+        help = format!(
+            "Spend at most USD dollars on the question, every request priced at its worst case \
+             before it is sent; `none` for no ceiling [default: {}]",
+            crate::ai::ask::DEFAULT_ASK_BUDGET_USD
+        )
+    )]
+    pub budget: Option<Budget>,
+
+    #[arg(
+        long,
+        value_name = "MODEL",
+        value_parser = model_name,
+        help = format!(
+            "Model to use [env: LUMINOS_MODEL] [default: {}]",
+            crate::ai::api::DEFAULT_MODEL
+        )
+    )]
+    pub model: Option<String>,
+
+    /// The model's price in dollars per million input and output tokens
+    /// (`3,15`; `0,0` for a local model), as for a run.
+    #[arg(long, value_name = "INPUT,OUTPUT", allow_hyphen_values = true,
+          value_parser = crate::config::parse_price)]
+    pub price: Option<crate::config::GivenPrice>,
+
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        default_value_t = crate::ai::api::retry::DEFAULT_MAX_RETRIES,
+        value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::ai::api::retry::MAX_RETRIES_LIMIT)),
+        help = format!(
+            "How many times a failed API call is retried (0 to {})",
+            crate::ai::api::retry::MAX_RETRIES_LIMIT
+        )
+    )]
+    pub max_retries: u32,
+
+    /// Include hidden files and directories.
+    #[arg(short = 'a', long)]
+    pub all: bool,
+
+    /// Exclude a directory name everywhere (repeatable).
+    #[arg(short = 'x', long = "exclude", value_name = "NAME")]
+    pub exclude: Vec<String>,
+
+    /// Do not respect .gitignore, .ignore and .git/info/exclude.
+    #[arg(long)]
+    pub no_ignore: bool,
+
+    /// Send file text to the model without redacting secrets.
+    #[arg(long)]
+    pub no_redact: bool,
+
+    /// Print the full trace on stderr: every tool call, the model's own
+    /// words.
     #[arg(short = 'v', long)]
     pub verbose: bool,
 }
@@ -305,6 +433,72 @@ mod tests {
             Some(Budget::Usd(20.0))
         );
         assert_eq!(parse(&["--max-retries", "0"]).unwrap().max_retries, 0);
+    }
+
+    #[test]
+    fn mcp_is_a_subcommand_and_a_directory_named_mcp_stays_reachable() {
+        let run = |list: &[&str]| {
+            Args::try_parse_from(std::iter::once("luminos").chain(list.iter().copied()))
+        };
+        assert!(matches!(run(&["mcp"]).unwrap().command, Some(Command::Mcp)));
+        for spelled in [["./mcp"].as_slice(), &["--", "mcp"]] {
+            let args = run(spelled).unwrap();
+            assert!(args.command.is_none());
+            assert_eq!(args.target.unwrap().file_name().unwrap(), "mcp");
+        }
+        // After a run flag, `mcp` is a directory again.
+        let args = run(&["--json", "mcp"]).unwrap();
+        assert!(args.command.is_none() && args.json);
+        // The subcommand takes no argument.
+        assert_eq!(run(&["mcp", "."]).unwrap_err().exit_code(), 2);
+    }
+
+    /// The command line exactly as given (no target added).
+    fn parse_exact(list: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("luminos").chain(list.iter().copied()))
+    }
+
+    #[test]
+    fn ask_is_a_subcommand_and_a_directory_named_ask_stays_reachable() {
+        let ask = parse_exact(&["ask", "--json", "--budget", "0.1", "src", "What is it?"]).unwrap();
+        match ask.command {
+            Some(Command::Ask(ask)) => {
+                assert_eq!(ask.target, PathBuf::from("src"));
+                assert_eq!(ask.question, "What is it?");
+                assert!(ask.json);
+                assert_eq!(ask.budget, Some(Budget::Usd(0.1)));
+            }
+            Some(Command::Mcp) | None => panic!("not the subcommand"),
+        }
+        for spelled in [["./ask"].as_slice(), &["--", "ask"]] {
+            let run = parse_exact(spelled).unwrap();
+            assert!(run.command.is_none());
+            assert_eq!(run.target.unwrap().file_name().unwrap(), "ask");
+        }
+        // Usage errors: no question, a question too many, a run flag before
+        // it, a bad budget.
+        for bad in [
+            ["ask", "src"].as_slice(),
+            &["ask", "src", "q", "extra"],
+            &["--json", "ask", "src", "q"],
+            &["ask", "--budget", "0", "src", "q"],
+        ] {
+            let err = parse_exact(bad).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn refine_depth_is_a_small_number_of_rounds() {
+        assert!(parse(&["--refine"]).unwrap().refine);
+        assert_eq!(
+            parse(&["--refine-depth", "3"]).unwrap().refine_depth,
+            Some(3)
+        );
+        for bad in [["--refine-depth", "0"], ["--refine-depth", "11"]] {
+            assert_eq!(parse(&bad).unwrap_err().exit_code(), 2);
+        }
+        assert!(parse(&["--refine", "--estimate"]).is_err());
     }
 
     /// `--help` states the bound of `--max-retries`.

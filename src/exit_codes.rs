@@ -10,8 +10,9 @@ pub enum ExitCode {
     /// Bad input or an error that stopped the run.
     Failure,
     /// A usage error the command line parser did not catch (a value it
-    /// takes as text, such as `--language`'s, or flags that contradict
-    /// one another), as its own errors exit.
+    /// takes as text, such as `--language`'s, flags that contradict one
+    /// another, an empty question to `luminos ask`), as its own errors
+    /// exit.
     Usage,
     /// The report was produced, but the investigation failed (its status
     /// and error are in the report).

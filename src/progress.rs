@@ -19,6 +19,10 @@
 //! every redraw, never padded to it, so a resized terminal does not
 //! scramble the scrollback and no figure is cut in the middle.
 //!
+//! A caller with no terminal of its own (the MCP server) hands every line
+//! to a [`LineSink`] instead ([`Progress::to_sink`]): the same lines as on
+//! a pipe, one call each.
+//!
 //! [`Progress`] is cheap to clone and safe to share between threads and tasks.
 
 mod line;
@@ -63,7 +67,12 @@ enum Mode {
     Live { screen: Arc<Screen>, color: bool },
     Plain,
     Silent,
+    Sink(LineSink),
 }
+
+/// Where a [`Progress`] made by [`Progress::to_sink`] sends each line
+/// (escaped, as a pipe would get it).
+pub(crate) type LineSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 impl Progress {
     /// A reporter for the given style; `verbose` prints the full trace.
@@ -95,6 +104,18 @@ impl Progress {
         }
     }
 
+    /// A reporter that hands each line, as plain mode would print it, to
+    /// `sink`; nothing is drawn and nothing goes to stderr by itself.
+    pub(crate) fn to_sink(sink: LineSink, verbose: bool) -> Self {
+        Progress {
+            inner: Arc::new(Inner {
+                mode: Mode::Sink(sink),
+                verbose,
+                plain_lock: Mutex::new(()),
+            }),
+        }
+    }
+
     /// True when drawing a live display on a terminal.
     #[cfg(test)]
     pub(crate) fn is_live(&self) -> bool {
@@ -106,7 +127,7 @@ impl Progress {
         let line = escape_control(line);
         match &self.inner.mode {
             Mode::Live { screen, .. } => screen.println(&line),
-            Mode::Plain => self.write_plain(&line),
+            Mode::Plain | Mode::Sink(_) => self.write_plain(&line),
             Mode::Silent => {}
         }
     }
@@ -179,7 +200,7 @@ impl Progress {
             )];
             lay_out(&shown, &count, width)
         });
-        if matches!(self.inner.mode, Mode::Plain) {
+        if matches!(self.inner.mode, Mode::Plain | Mode::Sink(_)) {
             self.write_plain(&prefix);
         }
         Counter {
@@ -213,13 +234,19 @@ impl Progress {
         BatchLine { live, fields }
     }
 
+    /// One plain line: on stderr, or to the sink.
     fn write_plain(&self, line: &str) {
         let _guard = self
             .inner
             .plain_lock
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        let _ = writeln!(std::io::stderr().lock(), "{line}");
+        match &self.inner.mode {
+            Mode::Sink(sink) => sink(line),
+            Mode::Live { .. } | Mode::Plain | Mode::Silent => {
+                let _ = writeln!(std::io::stderr().lock(), "{line}");
+            }
+        }
     }
 }
 
@@ -274,7 +301,7 @@ impl Counter {
         let was_live = self.live.take().is_some();
         match &self.progress.inner.mode {
             Mode::Live { .. } if was_live => self.progress.println(&line),
-            Mode::Live { .. } | Mode::Plain => self.progress.write_plain(&line),
+            Mode::Live { .. } | Mode::Plain | Mode::Sink(_) => self.progress.write_plain(&line),
             Mode::Silent => {}
         }
     }
@@ -459,6 +486,31 @@ mod tests {
         c.tick();
         c.finish();
         assert!(!p.is_live());
+    }
+
+    #[test]
+    fn a_sink_gets_the_plain_lines_escaped_and_in_order() {
+        let lines: Arc<Mutex<Vec<String>>> = Arc::default();
+        let seen = lines.clone();
+        let p = Progress::to_sink(
+            Arc::new(move |line: &str| seen.lock().unwrap().push(line.to_string())),
+            false,
+        );
+        p.scan("hello");
+        let c = p.counter("scan", "Counting");
+        c.add(3);
+        c.finish();
+        p.ai("bad\x1b[31m");
+        p.ai_detail("only with -v");
+        assert_eq!(
+            *lines.lock().unwrap(),
+            [
+                "  [scan] hello",
+                "  [scan] Counting...",
+                "  [scan] Counting... done",
+                "  [AI] bad\\x1b[31m",
+            ]
+        );
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! One run of the binary, start to finish: resolve the configuration, clear the
 //! cache if asked, scan, investigate (or only estimate the investigation's
 //! cost, or skip it: no credential, `--scan-only`), and write the report,
-//! which always says what became of the investigation.
+//! which always says what became of the investigation. `luminos ask` goes
+//! its own short way ([`ask`]): the answer, or one line saying why none
+//! came.
 //!
 //! This is the only place besides `main` where `anyhow` is used: below here
 //! every module returns its own typed errors.
@@ -47,6 +49,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             config,
             clear_cache_first,
         } => (config, clear_cache_first),
+        Invocation::Ask { config, question } => return ask(&config, &question),
+        Invocation::Mcp => {
+            crate::mcp::serve(env)?;
+            return Ok(ExitCode::Success);
+        }
     };
     // A report that could not be written would waste the whole run: the
     // file is checked before anything is spent.
@@ -146,17 +153,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let failed = outcome.status.status == InvestigationStatus::Failed;
-    let mut report = Report {
-        scan: base,
-        ai_brief: outcome.brief,
-        ai_detailed: outcome.detailed,
-        flags: outcome.flags,
-        ai_sections: outcome.sections,
-        directories: outcome.directories,
-        investigation: outcome.status,
-        grounding: outcome.grounding,
-    };
-    report.order_flags();
+    let report = outcome.into_report(base);
     match write_report(&config, &report)? {
         // The report is out; the status says the investigation failed, so
         // scripts and CI notice.
@@ -203,6 +200,84 @@ fn write_output(
             Ok(ExitCode::Success)
         }
     }
+}
+
+/// `luminos ask`: the answer on stdout (as JSON with `--json`), what it
+/// cost and how its citations fared on stderr; or one line saying why no
+/// answer came, with exit status 2 for a question that is not one, 3 when
+/// an API call failed (as a run whose investigation failed), 1 otherwise.
+fn ask(config: &Config, question: &str) -> anyhow::Result<ExitCode> {
+    let progress = Progress::new(config.progress, config.verbose);
+    if let Some(warning) = crate::ai::model_warning(&config.investigation) {
+        progress.println(&format!("Warning: {warning}"));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let answered = runtime.block_on(async {
+        tokio::select! {
+            answered = crate::ai::ask::answer(config, question, &progress) => Some(answered),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    let answer = match answered {
+        Some(Ok(answer)) => answer,
+        Some(Err(failure)) => {
+            output::print_error(&anyhow::anyhow!("{failure}"));
+            return Ok(if failure.error.is_usage() {
+                ExitCode::Usage
+            } else if failure.error.is_api_failure() {
+                ExitCode::InvestigationFailed
+            } else {
+                ExitCode::Failure
+            });
+        }
+        None => {
+            eprintln!("Interrupted: no answer.");
+            return Ok(ExitCode::Interrupted);
+        }
+    };
+    let found = answer.citations.iter().filter(|c| c.found).count();
+    if !answer.citations.is_empty() {
+        let missing: Vec<&str> = answer
+            .citations
+            .iter()
+            .filter(|c| !c.found)
+            .map(|c| c.citation.as_str())
+            .collect();
+        let mut line = format!(
+            "Citations: {found} of {} found in the tree",
+            answer.citations.len()
+        );
+        if !missing.is_empty() {
+            line.push_str(&format!("; not found: {}", missing.join(", ")));
+        }
+        progress.ai(&line);
+    }
+    progress.ai(&format!(
+        "Cost: ${:.4}{} ({} API request{})",
+        answer.cost.usd,
+        answer
+            .cost
+            .budget_usd
+            .map(|budget| format!(" of the ${budget:.2} budget"))
+            .unwrap_or_default(),
+        answer.cost.api_requests,
+        if answer.cost.api_requests == 1 {
+            ""
+        } else {
+            "s"
+        }
+    ));
+    let text = (config.output.format != crate::report::Format::Json)
+        .then(|| crate::text::escape_control(&answer.answer).into_owned());
+    output::write_stdout_with(|out: &mut dyn std::io::Write| match &text {
+        Some(text) => out.write_all(text.as_bytes()),
+        None => serde_json::to_writer_pretty(out, &answer).map_err(std::io::Error::from),
+    })
+    .context("writing the answer to stdout")?;
+    Ok(ExitCode::Success)
 }
 
 /// `--cancel-batch`: no scan and no report, only what became of each batch.

@@ -4,7 +4,8 @@
 //! - [`tools`]: the toolbelt, one registry, sandboxed;
 //! - the passes — survey, planning, one loop per directory, synthesis — and the
 //!   orchestrator that runs them as a short, visible sequence of phases;
-//! - [`batch_mode`]: what `--batch` and `--cancel-batch` add around them.
+//! - [`batch_mode`]: what `--batch` and `--cancel-batch` add around them;
+//! - [`ask`]: one question about a tree, after its investigation.
 //!
 //! Business rules (applying a plan, filtering tools by the survey, rendering
 //! prompt blocks, building partial entries) are pure helpers with unit tests;
@@ -12,6 +13,7 @@
 //! proposal that deterministic code then normalizes.
 
 pub mod api;
+pub(crate) mod ask;
 pub(crate) mod batch_mode;
 pub mod engine;
 pub(crate) mod estimate;
@@ -49,6 +51,25 @@ pub struct Outcome {
     pub directories: Vec<crate::report::DirectoryReport>,
     /// The run was interrupted (Ctrl-C); the next run resumes.
     pub interrupted: bool,
+}
+
+impl Outcome {
+    /// The report of `scan` with what the investigation produced, its
+    /// flags in report order.
+    pub(crate) fn into_report(self, scan: crate::scan::BaseScan) -> crate::report::Report {
+        let mut report = crate::report::Report {
+            scan,
+            ai_brief: self.brief,
+            ai_detailed: self.detailed,
+            flags: self.flags,
+            ai_sections: self.sections,
+            directories: self.directories,
+            investigation: self.status,
+            grounding: self.grounding,
+        };
+        report.order_flags();
+        report
+    }
 }
 
 /// The one-line warning about `model` from the catalog, as of today (UTC):

@@ -1,7 +1,9 @@
 //! The four system prompts (dir, survey, planning, synthesis), the prompt of
 //! a synthesis group (a part of a tree too large for one synthesis call)
-//! and the dir loop's first message, embedded from `prompts/*.md` at compile time and
-//! filled by named placeholders.
+//! and the dir loop's first message; after an investigation, the prompts of
+//! `luminos ask` (system prompt and question) and of the refinement. All are
+//! embedded from `prompts/*.md` at compile time and filled by named
+//! placeholders.
 //!
 //! The dir system prompt is the same for every loop of a run (it carries
 //! only the survey), so every loop after the first reads it, with the
@@ -33,6 +35,9 @@ const SURVEY_TEMPLATE: &str = include_str!("../../prompts/survey.md");
 const PLANNING_TEMPLATE: &str = include_str!("../../prompts/planning.md");
 const SYNTHESIS_TEMPLATE: &str = include_str!("../../prompts/synthesis.md");
 const SYNTHESIS_GROUP_TEMPLATE: &str = include_str!("../../prompts/synthesis_group.md");
+const ASK_TEMPLATE: &str = include_str!("../../prompts/ask.md");
+const ASK_QUESTION_TEMPLATE: &str = include_str!("../../prompts/ask_question.md");
+const REFINE_TEMPLATE: &str = include_str!("../../prompts/refine.md");
 
 /// A template and its values disagree.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -211,6 +216,44 @@ typed_prompt! {
     }
 }
 
+typed_prompt! {
+    /// The system prompt of `luminos ask`.
+    AskPrompt from ASK_TEMPLATE {
+        target: &'a str,
+        /// Whether an investigation is known, and how old.
+        knowledge: &'a str,
+        max_turns: u32,
+        /// The cached investigation (or the scan), framed.
+        context: &'a str,
+    }
+}
+
+typed_prompt! {
+    /// The first user message of `luminos ask`: the question.
+    AskQuestionPrompt from ASK_QUESTION_TEMPLATE {
+        question: &'a str,
+    }
+}
+
+typed_prompt! {
+    /// The system prompt of one round of the refinement.
+    RefinePrompt from REFINE_TEMPLATE {
+        target: &'a str,
+        round: u32,
+        max_turns: u32,
+        /// The verdict being refined, framed.
+        verdict: &'a str,
+        /// The entries whose confidence or completeness is low, framed.
+        uncertain: &'a str,
+        /// The flags whose path was not found, with their ids, framed.
+        unverified: &'a str,
+        /// Summaries at odds with a finding, framed.
+        contradictions: &'a str,
+        /// [`language_rule`].
+        language_rule: &'a str,
+    }
+}
+
 /// The first user message of each pass.
 pub(crate) mod kickoff {
     pub(crate) const DIR: &str = "Start investigating this directory now. Use parse_structure on source \
@@ -223,6 +266,8 @@ tool calls are needed.";
     pub(crate) const SYNTHESIS: &str = "Every directory summary is in the system prompt above. Reason \
 from them to one conclusion about the whole and call submit_report right away; no other tool \
 calls are needed.";
+    pub(crate) const REFINE: &str = "Check what the system prompt above lists against the files, \
+then call submit_report with the improved report.";
 }
 
 /// What each pass says when the model replies without calling a tool.
@@ -231,6 +276,17 @@ pub(crate) mod nudge {
     pub(crate) const SURVEY: &str = "Call submit_survey, please.";
     pub(crate) const PLANNING: &str = "Call submit_plan, please.";
     pub(crate) const SYNTHESIS: &str = "Call submit_report with your analysis, please.";
+    pub(crate) const ASK: &str = "Call submit_answer with your answer, please.";
+    pub(crate) const REFINE: &str = "Call submit_report with the improved report, please.";
+}
+
+/// What a conversation on money of its own is told before the last request
+/// the money pays for.
+pub(crate) mod last_call {
+    pub(crate) const ASK: &str = "[luminos] The budget for this question pays for this reply \
+only: call submit_answer now with what you know, and say what is still open.";
+    pub(crate) const REFINE: &str = "[luminos] The budget pays for this reply only: call \
+submit_report now with the report as you would improve it.";
 }
 
 #[cfg(test)]
@@ -321,6 +377,25 @@ mod tests {
             placeholders(SYNTHESIS_GROUP_TEMPLATE),
             ["language_rule", "part", "summaries_text", "target"]
         );
+        // Ours.
+        assert_eq!(
+            placeholders(ASK_TEMPLATE),
+            ["context", "knowledge", "max_turns", "target"]
+        );
+        assert_eq!(placeholders(ASK_QUESTION_TEMPLATE), ["question"]);
+        assert_eq!(
+            placeholders(REFINE_TEMPLATE),
+            [
+                "contradictions",
+                "language_rule",
+                "max_turns",
+                "round",
+                "target",
+                "uncertain",
+                "unverified",
+                "verdict"
+            ]
+        );
     }
 
     /// Every typed prompt renders (its fields are exactly its template's
@@ -395,7 +470,40 @@ mod tests {
                 "\n## This part\nsrc/, docs/\n",
             ),
         ];
-        for (name, rendered, value) in cases {
+        let ours = [
+            (
+                "ask",
+                AskPrompt {
+                    target: "/t",
+                    knowledge: "k",
+                    max_turns: 12,
+                    context: "c",
+                }
+                .render(),
+                "You have 12\n  turns",
+            ),
+            (
+                "ask question",
+                AskQuestionPrompt { question: "Why?" }.render(),
+                "\n\nWhy?\n\n",
+            ),
+            (
+                "refine",
+                RefinePrompt {
+                    target: "/t",
+                    round: 2,
+                    max_turns: 8,
+                    verdict: "v",
+                    uncertain: "u",
+                    unverified: "f",
+                    contradictions: "x",
+                    language_rule: "",
+                }
+                .render(),
+                "## Flags whose path was not found\nf\n",
+            ),
+        ];
+        for (name, rendered, value) in cases.into_iter().chain(ours) {
             let text = rendered.unwrap_or_else(|err| panic!("{name}: {err}"));
             assert!(text.contains(value), "{name}: no {value:?} in\n{text}");
         }
@@ -420,6 +528,8 @@ mod tests {
             (PLANNING_TEMPLATE, "mention the attempt in `notes`"),
             (SYNTHESIS_TEMPLATE, "report the attempt with `flag`"),
             (SYNTHESIS_GROUP_TEMPLATE, "report the attempt with `flag`"),
+            (ASK_TEMPLATE, "mention the attempt in your answer"),
+            (REFINE_TEMPLATE, "report the attempt in `flags_added`"),
         ] {
             let rule = untrusted_rule(template);
             let words = rule.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -443,6 +553,8 @@ mod tests {
             ("survey_untrusted_rule", SURVEY_TEMPLATE),
             ("planning_untrusted_rule", PLANNING_TEMPLATE),
             ("synthesis_untrusted_rule", SYNTHESIS_TEMPLATE),
+            ("ask_untrusted_rule", ASK_TEMPLATE),
+            ("refine_untrusted_rule", REFINE_TEMPLATE),
         ] {
             insta::assert_snapshot!(snapshot, untrusted_rule(template));
         }

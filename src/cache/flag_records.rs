@@ -148,6 +148,15 @@ impl Cache {
         records.into_iter().map(|(_, flag)| flag).collect()
     }
 
+    /// Every flag, the journal's and the records it lacks, read without
+    /// repairing anything: for readers that promise not to write (the
+    /// cache read back for the MCP server).
+    pub(crate) fn read_flags_unrepaired(&self) -> Vec<Flag> {
+        merge(self.read_flags().into_iter(), 0, self.read_flag_records())
+            .0
+            .flags
+    }
+
     /// Every flag, with `flags.jsonl` checked against the records and
     /// repaired when it lost lines (see the module doc). A journal that
     /// cannot be opened or rewritten is not repaired, but no flag it lost

@@ -16,6 +16,7 @@
 //!     flags/<sha256>.json      each finding again, to repair flags.jsonl from
 //!     plan.json, survey.json, plan_evaluation.json, synthesis.json
 //!     synthesis_groups.json    summaries of the parts of a synthesis in levels
+//!     refinement.json          `--refine`: its rounds over the current synthesis
 //!     work_plan.json           the loops, units and mechanical entries decided
 //!     batch/                   `--batch` only: batches in flight, answers read (see [`batch`])
 //! ```
@@ -87,6 +88,9 @@ pub(crate) const WORK_PLAN_FILE: &str = "work_plan.json";
 /// `<id>/synthesis_groups.json`: the summary of each part of a synthesis in
 /// levels, by the digest of its input.
 pub(crate) const SYNTHESIS_GROUPS_FILE: &str = "synthesis_groups.json";
+/// `<id>/refinement.json`: the rounds of `--refine` over the current
+/// synthesis.
+pub(crate) const REFINEMENT_FILE: &str = "refinement.json";
 
 use crate::paths::normalize_lexically;
 

@@ -112,6 +112,9 @@ pub(crate) struct InvestigationOptions {
     /// (`--language`); `None`: the model's own choice (English, in
     /// practice). Labels and JSON keys never change.
     pub language: Option<String>,
+    /// Rounds of refinement after the synthesis (`--refine`, 1 unless
+    /// `--refine-depth` says); `None`: no refinement.
+    pub refine: Option<u32>,
 }
 
 /// `--price INPUT,OUTPUT`: dollars per million input and output tokens,
@@ -214,6 +217,15 @@ pub(crate) enum Invocation {
         /// `--clear-cache` was also given.
         clear_cache_first: bool,
     },
+    /// `luminos ask TARGET QUESTION`: the target's configuration (its
+    /// budget the question's), and the question as typed.
+    Ask {
+        config: Box<Config>,
+        question: String,
+    },
+    /// `luminos mcp`: serve MCP on stdio; each tool call names its own
+    /// target and is resolved then, with the same rules.
+    Mcp,
 }
 
 /// A problem with the command line that stops the run before any work.

@@ -7,6 +7,8 @@
 //! arrives as an [`Env`].
 
 use std::ops::RangeInclusive;
+
+use clap::Parser;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -18,9 +20,10 @@ use super::{
 };
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::{self, Auth, DEFAULT_BASE_URL, DEFAULT_MODEL};
+use crate::ai::ask::DEFAULT_ASK_BUDGET_USD;
 use crate::ai::engine::batch::BatchTiming;
 use crate::ai::rules::decide::DEFAULT_BUDGET_USD;
-use crate::cli::{Args, Budget, FormatArg};
+use crate::cli::{Args, AskArgs, Budget, Command, FormatArg};
 use crate::paths::absolute;
 use crate::progress::ProgressStyle;
 use crate::report::Format;
@@ -29,6 +32,11 @@ use crate::scan::ScanOptions;
 impl Invocation {
     /// Resolve the command line and the environment into what to do.
     pub(crate) fn resolve(args: Args, env: &Env) -> Result<Invocation, ConfigError> {
+        match args.command {
+            Some(Command::Ask(ask)) => return Invocation::resolve_ask(ask, env),
+            Some(Command::Mcp) => return Ok(Invocation::Mcp),
+            None => {}
+        }
         let format = output_format(&args)?;
         let cache_root = env
             .luminos_cache_dir
@@ -146,6 +154,9 @@ impl Invocation {
                     .batch_size
                     .map_or(api::batch::MAX_REQUESTS, |n| n as usize),
                 language,
+                refine: args
+                    .refine_depth
+                    .or(args.refine.then_some(DEFAULT_REFINE_ROUNDS)),
             },
             api: ApiSettings {
                 base_url: env
@@ -178,6 +189,48 @@ impl Invocation {
         })
     }
 }
+
+impl Invocation {
+    /// `luminos ask`: the configuration a run on the same target with the
+    /// flags `ask` shares would have, with the question's budget
+    /// (`--budget`, or [`DEFAULT_ASK_BUDGET_USD`]).
+    fn resolve_ask(ask: AskArgs, env: &Env) -> Result<Invocation, ConfigError> {
+        let shown = ask.target.to_string_lossy().into_owned();
+        // The run's own defaults for every flag `ask` does not have.
+        let argv = [
+            std::ffi::OsStr::new("luminos"),
+            std::ffi::OsStr::new("--"),
+            ask.target.as_os_str(),
+        ];
+        let mut run = Args::try_parse_from(argv).map_err(|_| ConfigError::NotADirectory(shown))?;
+        run.json = ask.json;
+        run.model = ask.model;
+        run.price = ask.price;
+        run.max_retries = ask.max_retries;
+        run.all = ask.all;
+        run.exclude = ask.exclude;
+        run.no_ignore = ask.no_ignore;
+        run.no_redact = ask.no_redact;
+        run.verbose = ask.verbose;
+        match Invocation::resolve(run, env)? {
+            Invocation::Run { mut config, .. } => {
+                config.investigation.budget = match ask.budget {
+                    Some(Budget::Usd(usd)) => Some(usd),
+                    Some(Budget::Unlimited) => None,
+                    None => Some(DEFAULT_ASK_BUDGET_USD),
+                };
+                Ok(Invocation::Ask {
+                    config,
+                    question: ask.question,
+                })
+            }
+            other => Ok(other),
+        }
+    }
+}
+
+/// Rounds of refinement `--refine` asks for without `--refine-depth`.
+pub(crate) const DEFAULT_REFINE_ROUNDS: u32 = 1;
 
 /// The report's format: `--format`, or `--json` (its short form), or the
 /// `-o` file's extension, else text. `--json` with another `--format`, and

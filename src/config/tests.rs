@@ -291,3 +291,64 @@ fn the_format_comes_from_the_flags_then_the_file_name() {
     ));
     assert_eq!(format(&["--estimate", "-o", "cost.json"]), Ok(Format::Json));
 }
+
+#[test]
+fn refine_is_one_round_unless_a_depth_is_given() {
+    let refine = |flags: &[&str]| investigation_with(flags).refine;
+    assert_eq!(refine(&[]), None);
+    assert_eq!(refine(&["--refine"]), Some(1));
+    assert_eq!(refine(&["--refine", "--refine-depth", "3"]), Some(3));
+    // A depth alone asks for the refinement too.
+    assert_eq!(refine(&["--refine-depth", "2"]), Some(2));
+}
+
+#[test]
+fn ask_takes_the_run_flags_it_shares_and_a_budget_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().to_str().unwrap();
+    let ask = |flags: &[&str]| {
+        let list: Vec<&str> = ["ask"]
+            .into_iter()
+            .chain(flags.iter().copied())
+            .chain([target, "What is it?"])
+            .collect();
+        match Invocation::resolve(args(&list), &Env::default()) {
+            Ok(Invocation::Ask { config, question }) => Ok((*config, question)),
+            Ok(other) => panic!("expected a question, got {other:?}"),
+            Err(err) => Err(err),
+        }
+    };
+    let (config, question) = ask(&[]).unwrap();
+    assert_eq!(question, "What is it?");
+    assert_eq!(
+        config.investigation.budget,
+        Some(crate::ai::ask::DEFAULT_ASK_BUDGET_USD)
+    );
+    assert_eq!(config.investigation.model, DEFAULT_MODEL);
+    assert!(config.investigation.redact && config.output.format == Format::Text);
+    assert_eq!(config.target, Path::new(target));
+
+    let (config, _) = ask(&[
+        "--json",
+        "--budget",
+        "0.01",
+        "--model",
+        "claude-haiku-5-5",
+        "--price",
+        "1,2",
+        "-x",
+        "vendor",
+        "--no-redact",
+    ])
+    .unwrap();
+    assert_eq!(config.investigation.budget, Some(0.01));
+    assert_eq!(config.investigation.model, "claude-haiku-5-5");
+    let prices = config.investigation.model_facts.model.prices;
+    assert_eq!((prices.input, prices.output), (1.0, 2.0));
+    assert_eq!(config.scan.exclude, ["vendor"]);
+    assert!(config.output.format == Format::Json && !config.investigation.redact);
+    assert_eq!(
+        ask(&["--budget", "none"]).unwrap().0.investigation.budget,
+        None
+    );
+}

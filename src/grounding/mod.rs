@@ -18,7 +18,9 @@
 //! - `check`: the report's grounding — counts, the unresolved list,
 //!   rewritten paths, verified flags;
 //! - `feedback`: the same checks inside a directory loop, so the agent
-//!   hears about a path that does not exist while it can still fix it.
+//!   hears about a path that does not exist while it can still fix it;
+//! - `check::cite`: one text's citations, each found or not (the answer
+//!   of `luminos ask`).
 //!
 //! Its edges: it reads the scan and cache entries it is handed and the
 //! source files of the target (read-only, bounded); it writes nothing.
@@ -32,7 +34,7 @@ pub(crate) mod resolve;
 pub(crate) mod scope;
 pub(crate) mod symbols;
 
-pub(crate) use check::{Sources, ground};
+pub(crate) use check::{CheckedCitation, Sources, cite, ground};
 pub(crate) use feedback::LoopCheck;
 pub(crate) use scope::Scope;
 

@@ -110,6 +110,113 @@ pub struct Investigation {
     /// What a run that stopped early (failed or interrupted) had already
     /// spent, so nobody mistakes a failed run for a free one.
     pub spent: Option<Spent>,
+    /// What `--refine` changed (only with `--refine`).
+    pub refinement: Option<Refinement>,
+}
+
+/// `investigation.refinement`: what the refinement after the synthesis did
+/// to the report.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Refinement {
+    /// Rounds whose report this one shows (read back from the cache
+    /// included).
+    pub rounds: u32,
+    /// Of those, rounds an earlier run paid for.
+    pub rounds_reused: u32,
+    /// Why it stopped.
+    pub stopped: RefineStop,
+    pub brief_changed: bool,
+    pub detailed_changed: bool,
+    /// The domain sections changed.
+    #[serde(default)]
+    pub sections_changed: bool,
+    /// Flags the refinement added (in the report's `flags`).
+    pub flags_added: Vec<Flag>,
+    /// Recorded flags it withdrew (no longer in the report's `flags`).
+    pub flags_withdrawn: Vec<Flag>,
+    /// What this run spent on it.
+    pub cost_usd: f64,
+}
+
+/// Why a refinement stopped.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RefineStop {
+    /// It ran the rounds asked for (`--refine-depth`).
+    #[default]
+    Depth,
+    /// A round read nothing new.
+    NoNewReads,
+    /// Nothing was uncertain: no summary rated low, no flag whose path was
+    /// not found, no summary at odds with a finding.
+    NothingToSettle,
+    /// The budget could not pay for its next request.
+    Budget,
+    /// No synthesis was written, so there was nothing to refine.
+    NoSynthesis,
+    /// A round ended without a report (its turns or the context ran out).
+    NoReport,
+    /// The model declined.
+    Declined,
+    /// An API call failed.
+    ApiError,
+}
+
+impl RefineStop {
+    /// Why, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            RefineStop::Depth => "the rounds asked for were done",
+            RefineStop::NoNewReads => "a round read nothing new",
+            RefineStop::NothingToSettle => "nothing was uncertain",
+            RefineStop::Budget => "the budget could not pay for more",
+            RefineStop::NoSynthesis => "no synthesis was written",
+            RefineStop::NoReport => "a round handed in no report",
+            RefineStop::Declined => "the model declined",
+            RefineStop::ApiError => "an API call failed",
+        }
+    }
+}
+
+impl Refinement {
+    /// The report's line: `Refinement: 2 rounds (a round read nothing
+    /// new); the brief and the detailed analysis changed; 1 flag added, 1
+    /// withdrawn; $0.0312.`
+    pub fn line(&self) -> String {
+        if self.rounds == 0 {
+            return format!("Refinement: none ({}).", self.stopped.describe());
+        }
+        let parts: Vec<&str> = [
+            (self.brief_changed, "the brief"),
+            (self.detailed_changed, "the detailed analysis"),
+            (self.sections_changed, "the sections"),
+        ]
+        .iter()
+        .filter(|(changed, _)| *changed)
+        .map(|(_, what)| *what)
+        .collect();
+        let changed = match parts.as_slice() {
+            [] => "the report's text did not change".to_string(),
+            [one] => format!("{one} changed"),
+            [first, second] => format!("{first} and {second} changed"),
+            [first, second, third, ..] => format!("{first}, {second} and {third} changed"),
+        };
+        let reused = match self.rounds_reused {
+            0 => String::new(),
+            n if n == self.rounds => ", from the cache".to_string(),
+            n => format!(", {n} from the cache"),
+        };
+        format!(
+            "Refinement: {} round{}{reused} ({}); {changed}; {} flag{} added, {} withdrawn; ${:.4}.",
+            self.rounds,
+            if self.rounds == 1 { "" } else { "s" },
+            self.stopped.describe(),
+            self.flags_added.len(),
+            if self.flags_added.len() == 1 { "" } else { "s" },
+            self.flags_withdrawn.len(),
+            self.cost_usd
+        )
+    }
 }
 
 /// `investigation.spent`: the requests, tokens and dollars of a run that
@@ -338,7 +445,7 @@ pub(crate) fn coverage_line(coverage: &Coverage) -> String {
 /// counts are the one `Usage`.
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "Usage")]
-struct ReportTokens {
+pub(crate) struct ReportTokens {
     #[serde(rename = "input")]
     input_tokens: u64,
     #[serde(rename = "output")]

@@ -1,6 +1,7 @@
 //! The verdict's one-line facts, which every format shows under the brief:
-//! what became of the investigation, its coverage, its cost, whether the
-//! spending cap cut it short and what the Message Batches API did.
+//! what became of the investigation, its coverage, its cost, what the
+//! refinement changed (`--refine`), whether the spending cap cut it short
+//! and what the Message Batches API did.
 //!
 //! Each line is plain text with control characters escaped
 //! ([`crate::text`]); a format that gives characters a meaning of its own
@@ -15,6 +16,7 @@ pub(crate) fn verdict_lines(report: &Report) -> Vec<String> {
     if let Some(summary) = &report.investigation.summary {
         lines.push(coverage_line(&summary.coverage));
         lines.push(cost_line(summary));
+        lines.extend(report.investigation.refinement.as_ref().map(|r| r.line()));
         lines.extend(batch_note(summary));
         lines.extend(cap_note(summary));
     }

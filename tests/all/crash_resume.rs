@@ -54,6 +54,7 @@ fn kind(pass: &Pass) -> PassKind {
         Pass::Planning => PassKind::Planning,
         Pass::Dir(_) => PassKind::Dir,
         Pass::Synthesis => PassKind::Synthesis,
+        Pass::Ask | Pass::Refine => panic!("{pass:?} in a plain run"),
     }
 }
 

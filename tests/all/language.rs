@@ -54,8 +54,11 @@ fn the_language_reaches_every_prompt_that_writes_for_people() {
         let system = system_text(&request.body);
         let has_rule = system.contains(&rule("Français"));
         match pass {
-            Pass::Dir(_) | Pass::Synthesis => assert!(has_rule, "{pass:?}:\n{system}"),
+            Pass::Dir(_) | Pass::Synthesis | Pass::Refine => {
+                assert!(has_rule, "{pass:?}:\n{system}")
+            }
             Pass::Survey | Pass::Planning => assert!(!has_rule, "{pass:?}:\n{system}"),
+            Pass::Ask => panic!("no question here"),
         }
         seen.push(std::mem::discriminant(pass));
     }

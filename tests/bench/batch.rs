@@ -140,6 +140,7 @@ fn longest_chain(server: &MockServer, run: &Run, target: &Path) -> (u64, u64) {
             Pass::Survey | Pass::Planning => before += 1,
             Pass::Dir(rel) => *turns.entry(rel).or_default() += 1,
             Pass::Synthesis => {}
+            Pass::Ask | Pass::Refine => panic!("no question or refinement here"),
         }
     }
     synthesis_levels += run.stderr.matches("Synthesis level ").count() as u64;

@@ -176,6 +176,7 @@ fn investigate(tree: &Tree, large: bool) {
             Pass::Dir(_) => dirs += 1,
             Pass::Synthesis if request.system_text().contains("\n## This part\n") => parts += 1,
             Pass::Synthesis => synthesis += 1,
+            Pass::Ask | Pass::Refine => panic!("no question or refinement here"),
         }
     }
     let entries = cache_entries(&cache_root);

@@ -17,6 +17,7 @@ mod support;
 /// `support::fs::temp_base`).
 const TEMP_IN_MEMORY: bool = false;
 
+mod ask;
 mod batch;
 mod budget;
 mod dead_endpoint;

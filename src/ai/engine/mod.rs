@@ -3,7 +3,8 @@
 //! tracker), the shared [`pool`] of turns loops borrow from, the
 //! [`window`] no request may outgrow, and the [`batch`] transport that
 //! sends a `--batch` run's requests in rounds through the Message Batches
-//! API.
+//! API; and the [`ceiling`] a conversation with money of its own (`ask`,
+//! `--refine`) checks before each request.
 //!
 //! The engine knows how to run a conversation with tools; it does not know
 //! what any pass asks, and imports none. Passes ([`crate::ai::passes`])
@@ -13,6 +14,7 @@
 
 pub(crate) mod agent;
 pub mod batch;
+pub(crate) mod ceiling;
 pub(crate) mod context;
 pub(crate) mod pool;
 pub(crate) mod session;

@@ -166,7 +166,7 @@ impl Session {
             system: transcript.system(),
             messages: transcript.messages(),
             tools: transcript.tools(),
-            settings: self.settings(transcript.workload()),
+            settings: capped(self.settings(transcript.workload()), transcript.reply_cap()),
             reuse,
             stream: true,
         };
@@ -180,6 +180,14 @@ impl Session {
             }
         }
     }
+}
+
+/// `settings` with at most `cap` reply tokens.
+fn capped(mut settings: CallSettings, cap: Option<u32>) -> CallSettings {
+    if let Some(cap) = cap {
+        settings.max_tokens = settings.max_tokens.min(cap);
+    }
+    settings
 }
 
 /// The API errors no pass should shrug off, because every later request

@@ -45,6 +45,11 @@ pub(crate) struct Transcript {
     /// Messages before this index went through the redactor (or are the
     /// model's) and are never touched again.
     redacted: usize,
+    /// At most this many reply tokens for the next request (a conversation
+    /// on money of its own lowers it as money runs short; see
+    /// [`crate::ai::engine::ceiling`]). `max_tokens` is not part of what a
+    /// thinking model checks from one request to the next.
+    reply_cap: Option<u32>,
 }
 
 impl Transcript {
@@ -70,7 +75,18 @@ impl Transcript {
             messages: vec![Message::user_blocks(vec![ContentBlock::text(kickoff)])],
             system_redacted: false,
             redacted: 0,
+            reply_cap: None,
         }
+    }
+
+    /// The most reply tokens the next request may ask for, when capped.
+    pub(crate) fn reply_cap(&self) -> Option<u32> {
+        self.reply_cap
+    }
+
+    /// Cap the reply of the requests that follow (`None`: the settings').
+    pub(crate) fn set_reply_cap(&mut self, cap: Option<u32>) {
+        self.reply_cap = cap;
     }
 
     pub(crate) fn system(&self) -> &str {

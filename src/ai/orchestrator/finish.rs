@@ -175,6 +175,7 @@ pub(super) fn finish(
                 language: run.config.investigation.language.clone(),
             }),
             spent: None,
+            refinement: None,
         },
         grounding: None,
         directories: Vec::new(),

@@ -4,7 +4,8 @@
 //! run's entries and keeps its result in the outcome, with the report's
 //! `directories` built from the same entries (`directories.rs`). A run
 //! that failed after it knew its directories is grounded the same way
-//! ([`ground_learned`]): its report carries what the cache holds.
+//! ([`ground_learned`]): its report carries what the cache holds. So is a
+//! report read back from the cache (`cached.rs`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -58,7 +59,7 @@ pub(super) fn ground_learned(
 
 /// Ground `outcome` against `scope` and the directories of `all_dirs`
 /// with their `entries`, and fill its `directories` from the same entries.
-fn ground_outcome(
+pub(super) fn ground_outcome(
     cache: &Cache,
     scope: &Scope,
     progress: &Progress,

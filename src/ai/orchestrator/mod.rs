@@ -19,13 +19,16 @@
 //!    hands them to [`crate::ai::passes::scheduler`]);
 //! 7. write the evaluation (`evaluate`);
 //! 8. synthesize, in levels when the summaries do not fit one call,
-//!    reusing `synthesis.json` (`synthesis_phase`);
+//!    reusing `synthesis.json` (`synthesis_phase`), then, with `--refine`,
+//!    refine its report within the budget, reusing `refinement.json`
+//!    (`refine_phase`);
 //! 9. collect flags, report the cost and coverage and say whether the
 //!    investigation is complete or partial (`finish`);
 //! 10. ground the report: check every cited path and symbol against the
 //!     tree (`ground_phase`, see [`crate::grounding`]), and gather from the
 //!     same entries what the report says of each directory
-//!     (`directories.rs`).
+//!     (`directories.rs`); record how the run ended in `meta.json`, so the
+//!     investigation can be read back from the cache later (`cached.rs`).
 //!
 //! With `--batch` the same phases run; the session sends their requests in
 //! rounds through the Message Batches API ([`crate::ai::engine::batch`]),
@@ -61,10 +64,11 @@
 //! and the configuration and scan) and the work phase; each phase group has a file of its own: `open.rs` (phase 1 and the
 //! session), `freshness.rs` (which directories there are and which
 //! summaries still hold), `survey.rs`, `plan.rs` (planning and what the
-//! plan and budget decided), `synthesis.rs`, `finish.rs` (the evaluation
+//! plan and budget decided), `synthesis.rs`, `refine.rs`, `finish.rs` (the evaluation
 //! and the outcome's figures), `ground.rs`, and `outcome.rs` (what a run
 //! that fails or is interrupted returns).
 
+mod cached;
 mod directories;
 mod finish;
 mod freshness;
@@ -72,6 +76,7 @@ mod ground;
 mod open;
 mod outcome;
 mod plan;
+mod refine;
 mod survey;
 mod synthesis;
 
@@ -102,13 +107,16 @@ use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
 use finish::{evaluate, finish};
 use ground::{ground_learned, ground_phase};
-use open::{new_session, open_investigation};
+use open::open_investigation;
 use outcome::{failed, failure, interrupted, interrupted_outcome};
 use plan::plan_phase;
+use refine::refine_phase;
 use survey::survey_phase;
 use synthesis::synthesis_phase;
 
+pub(crate) use cached::{CachedInvestigation, TreeChanges, read_cached};
 pub(crate) use freshness::partition;
+pub(crate) use open::new_session;
 pub(crate) use plan::{planning_tree, report_decision, spending};
 pub(crate) use survey::SURVEY_TREE_DEPTH;
 
@@ -189,20 +197,23 @@ pub(crate) async fn investigate(
             .count();
         evaluate(&cache, &decision, &work.outcomes, cached, progress)?;
         // No phase from here writes a dir entry: the synthesis, the
-        // figures and the report read them once, here.
+        // refinement, the figures and the report read them once, here.
         let entries = read_dir_entries(&cache, &situation.dirs);
         let synthesis = synthesis_phase(&run, &situation.dirs, &entries).await?;
+        let refined = refine_phase(&run, &situation.dirs, synthesis).await?;
         let mut outcome = finish(
             &run,
             &situation.inputs(),
             &entries,
             &decision,
             cached,
-            synthesis,
+            refined.synthesis.clone(),
             &work,
         );
+        refined.apply(&mut outcome);
         batch_mode::forget_when_complete(&cache, &outcome, progress);
         ground_phase(&run, &situation.dirs, entries, &mut outcome);
+        cached::record_last_run(&cache, &outcome.status)?;
         Ok::<_, InvestigationError>(outcome)
     };
     let result = tokio::select! {

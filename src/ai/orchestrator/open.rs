@@ -73,7 +73,9 @@ pub(crate) fn open_investigation(
     })
 }
 
-pub(super) fn new_session(
+/// The session every request of a run goes through (and of a question:
+/// [`crate::ai::ask`]).
+pub(crate) fn new_session(
     config: &Config,
     progress: &Progress,
     tracker: &Arc<TokenTracker>,

@@ -1,6 +1,7 @@
 //! The four passes of an investigation, one module each: the [`survey`]
 //! orients, [`planning`] allocates turns, [`dir_loop`] investigates one
-//! directory (or unit), and [`synthesis`] writes the verdict; and the one
+//! directory (or unit), and [`synthesis`] writes the verdict; with
+//! `--refine`, [`refine`] goes back to what they were unsure of; and the one
 //! without a model, [`mechanical`], which summarises a directory no loop
 //! investigates. The dir loops and the mechanical entries are the work the
 //! [`scheduler`] runs, children first, `-j` at a time.
@@ -15,6 +16,7 @@ pub mod dir_loop;
 pub(crate) mod mechanical;
 pub(crate) mod one_call;
 pub(crate) mod planning;
+pub(crate) mod refine;
 pub(crate) mod scheduler;
 pub(crate) mod survey;
 pub(crate) mod synthesis;

@@ -263,7 +263,7 @@ impl Tool for ReadCache {
     }
 
     fn toolboxes(&self) -> &'static [Toolbox] {
-        &[Toolbox::Synthesis]
+        &[Toolbox::Synthesis, Toolbox::Ask, Toolbox::Refine]
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
@@ -299,7 +299,7 @@ impl Tool for ListCache {
     }
 
     fn toolboxes(&self) -> &'static [Toolbox] {
-        &[Toolbox::Synthesis]
+        &[Toolbox::Synthesis, Toolbox::Refine]
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {

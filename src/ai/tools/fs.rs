@@ -69,7 +69,7 @@ impl Tool for ReadFile {
     }
 
     fn toolboxes(&self) -> &'static [Toolbox] {
-        &[Toolbox::Dir]
+        super::READERS
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
@@ -305,7 +305,7 @@ impl Tool for ListDirectory {
     }
 
     fn toolboxes(&self) -> &'static [Toolbox] {
-        &[Toolbox::Dir]
+        super::READERS
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {

@@ -5,8 +5,9 @@
 //! ([`dispatch`]), so adding a tool happens in one place. Names, fields,
 //! required lists and enums are the original's; descriptions are ours.
 //!
-//! Tools that end a loop (`submit_report`, `submit_survey`, `submit_plan`) have
-//! a schema but no handler: the loop that offered them reads their input.
+//! Tools that end a loop (`submit_report`, `submit_survey`, `submit_plan`,
+//! `submit_answer`) have a schema but no handler: the loop that offered them
+//! reads their input.
 //!
 //! Every path the model names goes through [`sandbox`]. Errors the model should
 //! see are returned as results (`is_error: true`); only failures that make the
@@ -65,7 +66,17 @@ pub enum Toolbox {
     Planning,
     /// The synthesis pass.
     Synthesis,
+    /// `luminos ask`: one question about an investigated tree.
+    Ask,
+    /// `--refine`: the pass after the synthesis that goes back to what the
+    /// investigation was unsure of.
+    Refine,
 }
+
+/// Where the tools that only read the target are offered: the dir loop,
+/// and the two conversations after an investigation that check what it
+/// says against the files (`ask`, `--refine`).
+pub(crate) const READERS: &[Toolbox] = &[Toolbox::Dir, Toolbox::Ask, Toolbox::Refine];
 
 /// What a tool handler gets to work with.
 #[derive(Clone, Copy)]
@@ -100,6 +111,10 @@ pub struct ToolContext<'a> {
     pub stamps: &'a [(PathBuf, Map<String, Value>)],
     /// 1-based turn number, for the log.
     pub turn: u32,
+    /// Whether calls are recorded in the cache (`investigation.log`, and
+    /// redaction flags in `flags.jsonl`). `luminos ask` records nothing:
+    /// a question asked after an investigation never changes it.
+    pub records: bool,
 }
 
 impl<'a> ToolContext<'a> {
@@ -123,6 +138,7 @@ impl<'a> ToolContext<'a> {
             unit: &[],
             stamps: &[],
             turn: 0,
+            records: true,
         }
     }
 }
@@ -289,6 +305,13 @@ impl ToolContext<'_> {
         if flags.is_empty() {
             return;
         }
+        if !self.records {
+            // Said, not recorded: the cache is not this conversation's.
+            for flag in flags {
+                self.print_flag(&flag.severity, &flag.path, &flag.finding);
+            }
+            return;
+        }
         match self.cache.append_flags_unique(flags) {
             Ok(new) => {
                 for flag in new {
@@ -392,6 +415,11 @@ pub enum Dispatch {
 /// - synthesis: read_cache, list_cache, flag, submit_report;
 /// - survey: submit_survey;
 /// - planning: submit_plan.
+///
+/// Ours, after the original's: `ask` offers the dir loop's read-only tools,
+/// read_cache and submit_answer; `--refine` the same with list_cache, and
+/// its own submit_report (the synthesis's fields, and the flags it adds or
+/// withdraws).
 pub(crate) static REGISTRY: &[&dyn Tool] = &[
     &fs::ReadFile,
     &fs::ListDirectory,
@@ -407,6 +435,8 @@ pub(crate) static REGISTRY: &[&dyn Tool] = &[
     &submit::SYNTHESIS_REPORT,
     &submit::SURVEY,
     &submit::PLAN,
+    &submit::ANSWER,
+    &submit::REFINED_REPORT,
 ];
 
 /// The tool `name` as offered in `toolbox` (`submit_report` has one schema per
@@ -462,6 +492,9 @@ pub fn dispatch(
     let no_args = Value::Object(serde_json::Map::new());
     let args = if input.is_object() { input } else { &no_args };
     let output = tool.run(ctx, args)?;
+    if !ctx.records {
+        return Ok(Dispatch::Ran(output));
+    }
     ctx.cache.log_tool_call(
         ctx.directory,
         ctx.turn,

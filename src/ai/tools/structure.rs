@@ -58,7 +58,7 @@ impl Tool for ParseStructure {
     }
 
     fn toolboxes(&self) -> &'static [Toolbox] {
-        &[Toolbox::Dir]
+        super::READERS
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
@@ -290,7 +290,7 @@ mod tests {
     fn schema_and_metadata_are_the_original_interface() {
         let tool = ParseStructure;
         assert_eq!(tool.name(), "parse_structure");
-        assert_eq!(tool.toolboxes(), &[Toolbox::Dir]);
+        assert_eq!(tool.toolboxes(), crate::ai::tools::READERS);
         assert!(!tool.ends_loop());
         let schema = tool.input_schema();
         assert_eq!(schema["type"], "object");

@@ -1,10 +1,13 @@
 //! The tools that end a loop: `submit_report` (one schema for the dir loop,
-//! one for synthesis), `submit_survey` and `submit_plan`.
+//! one for synthesis, one for the refinement), `submit_survey`,
+//! `submit_plan` and `submit_answer` (`luminos ask`).
 //!
 //! They have a schema and no handler: [`super::dispatch`] answers
 //! [`super::Dispatch::EndsLoop`] and the loop that offered the tool reads the
 //! call's input itself. The field names, types, required lists and enums are
-//! the original's, because the passes and the cache read them by name.
+//! the original's, because the passes and the cache read them by name;
+//! `submit_answer` and the refinement's fields after the synthesis's are
+//! ours.
 
 use serde_json::{Value, json};
 
@@ -35,6 +38,24 @@ pub(crate) static SYNTHESIS_REPORT: Submit = Submit {
     description: "Hand in the final analysis of the whole target. Calling it ends the synthesis.",
     toolboxes: &[Toolbox::Synthesis],
     schema: synthesis_report_schema,
+};
+
+/// `submit_report` in the refinement: the improved verdict, with the flags
+/// it adds and withdraws.
+pub(crate) static REFINED_REPORT: Submit = Submit {
+    name: "submit_report",
+    description: "Hand in the improved analysis of the whole target, with the flags you add \
+                  and withdraw. Calling it ends this round of the refinement.",
+    toolboxes: &[Toolbox::Refine],
+    schema: refined_report_schema,
+};
+
+/// `submit_answer`: the answer to the question `luminos ask` was given.
+pub(crate) static ANSWER: Submit = Submit {
+    name: "submit_answer",
+    description: "Hand in your answer to the question. Calling it ends the conversation.",
+    toolboxes: &[Toolbox::Ask],
+    schema: answer_schema,
 };
 
 /// `submit_survey`: the survey pass's reconnaissance.
@@ -220,6 +241,57 @@ fn synthesis_report_schema() -> Value {
             ),
         ],
         &["brief", "detailed"],
+    )
+}
+
+/// The synthesis's fields (whatever they are), then the flags the
+/// refinement adds and the ids of those it withdraws (both optional).
+fn refined_report_schema() -> Value {
+    let mut schema = synthesis_report_schema();
+    let flag = object(
+        [
+            (
+                "path",
+                text("The file or directory, relative to the target, or 'general'."),
+            ),
+            ("finding", text("What you found, in one or two sentences.")),
+            (
+                "severity",
+                json!({"type": "string", "enum": ["info", "concern", "critical"],
+                       "description": "How much it matters."}),
+            ),
+        ],
+        &["path", "finding", "severity"],
+    );
+    if let Some(properties) = schema["properties"].as_object_mut() {
+        properties.insert(
+            "flags_added".into(),
+            list_of(
+                flag,
+                "New findings your checks support; an empty list for none.",
+            ),
+        );
+        properties.insert(
+            "flags_withdrawn".into(),
+            list_of_text(
+                "Ids (F1, F2, ...) of the listed flags your checks showed to be wrong or \
+                 replaced by one you add; an empty list for none.",
+            ),
+        );
+    }
+    schema
+}
+
+fn answer_schema() -> Value {
+    object(
+        [(
+            "answer",
+            text(
+                "Your answer, in plain text or Markdown. Name the files (relative to the \
+                 target) and symbols it rests on.",
+            ),
+        )],
+        &["answer"],
     )
 }
 

@@ -7,7 +7,7 @@ use crate::cache::{CacheRoot, EntryKind};
 use serde_json::json;
 
 /// The original's tool names per scope, in the order the model sees them.
-const EXPECTED_NAMES: [(Toolbox, &[&str]); 4] = [
+const EXPECTED_NAMES: [(Toolbox, &[&str]); 6] = [
     (
         Toolbox::Dir,
         &[
@@ -28,6 +28,30 @@ const EXPECTED_NAMES: [(Toolbox, &[&str]); 4] = [
     ),
     (Toolbox::Survey, &["submit_survey"]),
     (Toolbox::Planning, &["submit_plan"]),
+    // Ours: the conversations after an investigation.
+    (
+        Toolbox::Ask,
+        &[
+            "read_file",
+            "list_directory",
+            "run_command",
+            "parse_structure",
+            "read_cache",
+            "submit_answer",
+        ],
+    ),
+    (
+        Toolbox::Refine,
+        &[
+            "read_file",
+            "list_directory",
+            "run_command",
+            "parse_structure",
+            "read_cache",
+            "list_cache",
+            "submit_report",
+        ],
+    ),
 ];
 
 /// Pins the full per-scope lists, including `run_command` and
@@ -48,7 +72,7 @@ fn original_schemas() -> Vec<(Toolbox, &'static str, Value)> {
         json!({"type": "object", "properties": {"path": s(), "reason": s()},
                "required": ["path", "reason"]})
     };
-    vec![
+    let mut table = vec![
         (
             Toolbox::Dir,
             "read_file",
@@ -149,7 +173,50 @@ fn original_schemas() -> Vec<(Toolbox, &'static str, Value)> {
                 "notes": s()},
             "required": ["priority_dirs", "shallow_dirs", "skip_dirs", "investigation_order", "notes"]}),
         ),
-    ]
+    ];
+    // The tools `ask` and `--refine` share with the dir loop and the
+    // synthesis take the same input there.
+    let shared: Vec<(Toolbox, &'static str, Value)> = table
+        .iter()
+        .filter(|(toolbox, name, _)| {
+            (*toolbox == Toolbox::Dir
+                && [
+                    "read_file",
+                    "list_directory",
+                    "run_command",
+                    "parse_structure",
+                ]
+                .contains(name))
+                || (*toolbox == Toolbox::Synthesis && ["read_cache", "list_cache"].contains(name))
+        })
+        .flat_map(|(_, name, schema)| {
+            [Toolbox::Ask, Toolbox::Refine].map(|toolbox| (toolbox, *name, schema.clone()))
+        })
+        .collect();
+    table.extend(shared);
+    // Ours.
+    table.push((
+        Toolbox::Ask,
+        "submit_answer",
+        json!({"type": "object", "properties": {"answer": s()}, "required": ["answer"]}),
+    ));
+    // The refinement hands in what the synthesis does, then its flags.
+    let (_, _, synthesis) = table
+        .iter()
+        .find(|(toolbox, name, _)| *toolbox == Toolbox::Synthesis && *name == "submit_report")
+        .unwrap();
+    let mut refined = synthesis.clone();
+    let properties = refined["properties"].as_object_mut().unwrap();
+    properties.insert(
+        "flags_added".into(),
+        json!({"type": "array", "items": flag_schema()}),
+    );
+    properties.insert(
+        "flags_withdrawn".into(),
+        json!({"type": "array", "items": s()}),
+    );
+    table.push((Toolbox::Refine, "submit_report", refined));
+    table
 }
 
 /// The original's `brief` and `detailed`, then the optional domain
@@ -334,6 +401,8 @@ fn dispatch_runs_logs_and_routes_by_scope() {
         (Toolbox::Synthesis, "submit_report"),
         (Toolbox::Survey, "submit_survey"),
         (Toolbox::Planning, "submit_plan"),
+        (Toolbox::Ask, "submit_answer"),
+        (Toolbox::Refine, "submit_report"),
     ] {
         assert!(matches!(
             dispatch(scope, name, &json!({}), &ctx).unwrap(),

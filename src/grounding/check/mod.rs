@@ -601,6 +601,10 @@ fn rewrite<'s>(
     out
 }
 
+mod cite;
 mod sections;
+
+pub(crate) use cite::{CheckedCitation, cite};
+
 #[cfg(test)]
 mod tests;

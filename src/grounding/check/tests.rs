@@ -21,7 +21,7 @@ const FILES: &[(&str, &str)] = &[
     ("README.md", "# Demo\n"),
 ];
 
-fn scope() -> Scope {
+pub(super) fn scope() -> Scope {
     Scope::new(
         FILES.iter().map(|(p, _)| p.to_string()),
         vec![PathBuf::from("/work/demo")],
@@ -29,7 +29,7 @@ fn scope() -> Scope {
     )
 }
 
-fn source() -> Source {
+pub(super) fn source() -> Source {
     Source::Memory(
         FILES
             .iter()

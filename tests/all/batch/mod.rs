@@ -204,7 +204,7 @@ fn assert_nothing_paid_twice(env: &AgentEnv, from: usize, resent: usize) {
 /// What `requests` cost at `model`'s catalog prices, from the usage the mock
 /// reported: each cache write at the rate of the lifetime it was written
 /// for, and everything halved when `batch`.
-fn priced(requests: &[support::mock::RecordedRequest], model: &str, batch: bool) -> f64 {
+pub(crate) fn priced(requests: &[support::mock::RecordedRequest], model: &str, batch: bool) -> f64 {
     let p = luminos::ai::api::catalog::ModelFacts::of(model)
         .model
         .prices;

@@ -37,6 +37,7 @@ fn phases_run_in_order_with_each_pass_tools() {
                 )
             }
             Pass::Dir(_) => assert_eq!(offered, scope_names(Toolbox::Dir)),
+            Pass::Ask | Pass::Refine => panic!("{pass:?} in a plain run"),
         }
     }
 

@@ -31,11 +31,11 @@ pub use env::AgentEnv;
 pub use pass::{Pass, dir_of, prompt_text, system_text, turn_of, unit_members};
 pub use replies::{
     PAST_THE_CONTEXT_BUDGET, dir_entry_call, dir_summary, file_entry_call, file_summary, padded,
-    tool_use, visible_files,
+    tool_use, visible_files, worst_case_usage,
 };
 
 use pass::relative;
-use replies::{default_survey, default_synthesis, silent};
+use replies::{default_answer, default_refinement, default_survey, default_synthesis, silent};
 
 use super::TestEnv;
 use super::mock::{MockBlock, MockServer, RecordedRequest, Reply, ToolResultSeen, tool_results_of};
@@ -98,6 +98,8 @@ pub struct MockAgent {
     survey: Behaviour,
     planning: Behaviour,
     synthesis: Behaviour,
+    ask: Behaviour,
+    refine: Behaviour,
     dirs: HashMap<String, Behaviour>,
     /// What a dir loop with no behaviour of its own does.
     every_dir: Behaviour,
@@ -116,6 +118,8 @@ impl MockAgent {
             survey: Behaviour::Default,
             planning: Behaviour::Default,
             synthesis: Behaviour::Default,
+            ask: Behaviour::Default,
+            refine: Behaviour::Default,
             dirs: HashMap::new(),
             every_dir: Behaviour::Default,
             usage: HashMap::new(),
@@ -156,11 +160,14 @@ impl MockAgent {
             Pass::Survey => &mut self.survey,
             Pass::Planning => &mut self.planning,
             Pass::Synthesis => &mut self.synthesis,
+            Pass::Ask => &mut self.ask,
+            Pass::Refine => &mut self.refine,
             Pass::Dir(rel) => panic!("{rel} is a dir loop: use dir_script"),
         }
     }
 
-    /// The survey, planning or synthesis follows `script`.
+    /// The survey, planning, synthesis, question or refinement follows
+    /// `script` (`turn.turn` is 1-based within its conversation).
     pub fn pass_script(
         mut self,
         pass: Pass,
@@ -258,6 +265,10 @@ impl MockAgent {
             }),
             Pass::Synthesis => {
                 self.submit_pass(&self.synthesis, &turn, "submit_report", default_synthesis)
+            }
+            Pass::Ask => self.submit_pass(&self.ask, &turn, "submit_answer", default_answer),
+            Pass::Refine => {
+                self.submit_pass(&self.refine, &turn, "submit_report", default_refinement)
             }
             Pass::Dir(rel) => match self.dirs.get(rel).unwrap_or(&self.every_dir) {
                 Behaviour::Silent => silent(&turn),

@@ -16,6 +16,10 @@ pub enum Pass {
     /// the target itself).
     Dir(String),
     Synthesis,
+    /// `luminos ask`.
+    Ask,
+    /// A round of the refinement (`--refine`).
+    Refine,
 }
 
 impl Pass {
@@ -28,11 +32,19 @@ impl Pass {
         if tools.iter().any(|t| t == "submit_plan") {
             return Pass::Planning;
         }
-        let synthesis = body["tools"].as_array().into_iter().flatten().any(|tool| {
-            tool["name"] == "submit_report"
-                && tool["input_schema"]["properties"].get("brief").is_some()
-        });
-        if synthesis {
+        if tools.iter().any(|t| t == "submit_answer") {
+            return Pass::Ask;
+        }
+        let report_with = |field: &str| {
+            body["tools"].as_array().into_iter().flatten().any(|tool| {
+                tool["name"] == "submit_report"
+                    && tool["input_schema"]["properties"].get(field).is_some()
+            })
+        };
+        if report_with("flags_withdrawn") {
+            return Pass::Refine;
+        }
+        if report_with("brief") {
             return Pass::Synthesis;
         }
         let dir = dir_of(body).unwrap_or_default();

@@ -138,3 +138,67 @@ pub(super) fn default_synthesis(turn: &Turn<'_>) -> Value {
         "detailed": format!("Scripted detailed report covering: {}.", sections.join(" ")),
     })
 }
+
+/// The answer the default agent gives a question: it names the target's
+/// first visible file.
+pub(super) fn default_answer(turn: &Turn<'_>) -> Value {
+    let first = visible_files(turn.target)
+        .into_iter()
+        .next()
+        .map(|(name, _)| name)
+        .unwrap_or_else(|| "nothing".to_string());
+    json!({"answer": format!("Scripted answer: start with {first}.")})
+}
+
+/// The default refinement hands the report back refined, with no flag
+/// added or withdrawn.
+pub(super) fn default_refinement(_turn: &Turn<'_>) -> Value {
+    json!({
+        "brief": "Refined brief.",
+        "detailed": "Refined detailed report.",
+        "flags_added": [],
+        "flags_withdrawn": []
+    })
+}
+
+/// The most a reply to `body` can report on Sonnet 5.5 without the client
+/// having counted its prompt short: every token of the prompt as the
+/// client counts it before sending (the bytes of its system prompt,
+/// messages and tools at the catalog's tokens per byte, with the window's
+/// margin) written to the prompt cache, and every `max_tokens` produced.
+pub fn worst_case_usage(body: &Value) -> Usage {
+    // The caching marks are the request's, not the conversation's.
+    fn unmarked(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .filter(|(key, _)| *key != "cache_control")
+                    .map(|(key, value)| (key.clone(), unmarked(value)))
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(items.iter().map(unmarked).collect()),
+            other => other.clone(),
+        }
+    }
+    let facts = luminos::ai::api::catalog::ModelFacts::of("claude-sonnet-5-5");
+    let system = match &body["system"] {
+        Value::String(text) => text.len(),
+        blocks => blocks
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|b| b["text"].as_str())
+            .map(str::len)
+            .sum(),
+    };
+    let bytes = system
+        + unmarked(&body["messages"]).to_string().len()
+        + unmarked(&body["tools"]).to_string().len();
+    Usage {
+        input_tokens: 0,
+        cache_creation_input_tokens: (bytes as f64 * facts.model.tokens_per_byte * 1.2).floor()
+            as u64,
+        cache_read_input_tokens: 0,
+        output_tokens: body["max_tokens"].as_u64().unwrap_or(0),
+    }
+}

@@ -38,12 +38,14 @@ use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
 use crate::ai::api::settings::Workload;
+use crate::ai::engine::session::Session;
 use crate::ai::engine::transcript::Transcript;
+use crate::ai::engine::window::request_tokens;
 use crate::ai::tools::Toolbox;
 use crate::grounding::LoopCheck;
 
 pub(crate) use printer::Printer;
-pub(crate) use turn::{AgentError, CallEnd};
+pub(crate) use turn::{AgentError, CallEnd, Step};
 
 /// Decides whether a call to the loop-ending tool is accepted: `None`
 /// accepts it, `Some(reason)` answers the call with `reason` as an error
@@ -69,8 +71,12 @@ pub(crate) struct Agent {
 /// [`crate::ai::api::settings`]).
 pub(crate) fn workload(toolbox: Toolbox) -> Workload {
     match toolbox {
-        Toolbox::Dir => Workload::Routine,
-        Toolbox::Survey | Toolbox::Planning | Toolbox::Synthesis => Workload::Judgment,
+        // A question reads files as a loop does.
+        Toolbox::Dir | Toolbox::Ask => Workload::Routine,
+        // The refinement rewrites the verdict.
+        Toolbox::Survey | Toolbox::Planning | Toolbox::Synthesis | Toolbox::Refine => {
+            Workload::Judgment
+        }
     }
 }
 
@@ -134,6 +140,27 @@ impl Agent {
         self.transcript.tools()
     }
 
+    /// The next request as `session` would send it: its tokens as the
+    /// window counts them, and the most output its settings ask for. What
+    /// a conversation on money of its own prices it at
+    /// ([`crate::ai::engine::ceiling`]).
+    pub(crate) fn next_request(&self, session: &Session) -> (u64, u32) {
+        let t = &self.transcript;
+        let tokens = request_tokens(
+            t.system(),
+            t.messages(),
+            t.tools(),
+            session.tokens_per_byte(),
+        );
+        (tokens, session.settings(t.workload()).max_tokens)
+    }
+
+    /// Cap the reply of the next requests at `max_tokens` (see
+    /// [`crate::ai::engine::ceiling`]).
+    pub(crate) fn cap_reply(&mut self, max_tokens: u32) {
+        self.transcript.set_reply_cap(Some(max_tokens));
+    }
+
     /// Add `note` as a text block at the end of the pending user message, so
     /// the next request carries it. Tool results keep their place first, as
     /// the API requires. After a paused turn there is no pending user
@@ -150,7 +177,13 @@ mod tests {
     #[test]
     fn loops_are_routine_and_passes_judgment() {
         assert_eq!(workload(Toolbox::Dir), Workload::Routine);
-        for toolbox in [Toolbox::Survey, Toolbox::Planning, Toolbox::Synthesis] {
+        assert_eq!(workload(Toolbox::Ask), Workload::Routine);
+        for toolbox in [
+            Toolbox::Survey,
+            Toolbox::Planning,
+            Toolbox::Synthesis,
+            Toolbox::Refine,
+        ] {
             assert_eq!(workload(toolbox), Workload::Judgment);
         }
     }

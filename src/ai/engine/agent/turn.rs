@@ -150,6 +150,9 @@ pub(crate) struct Step {
     pub end: Option<CallEnd>,
     /// The usage the API reported for this turn's call.
     pub usage: Usage,
+    /// Tool calls whose handler ran this turn (not the loop-ending one, not
+    /// those refused or answered by the review): what the model looked at.
+    pub tools_run: u32,
 }
 
 impl Agent {
@@ -176,7 +179,13 @@ impl Agent {
         let response = session.send(&mut self.transcript, reuse).await?;
         self.print_response(&response);
         let usage = response.usage;
-        let step = |end| Ok(Step { end, usage });
+        let step = |end| {
+            Ok(Step {
+                end,
+                usage,
+                tools_run: 0,
+            })
+        };
         match response.stop_reason {
             Some(StopReason::Refusal) => {
                 let refusal = ModelRefusal::from_details(response.stop_details);
@@ -224,6 +233,7 @@ impl Agent {
         }
 
         let mut ended = None;
+        let mut tools_run = 0;
         let mut results = Vec::with_capacity(calls.len());
         for call in &calls {
             let reviewed = self
@@ -244,7 +254,10 @@ impl Agent {
                 answer
             } else {
                 match run_blocking(|| dispatch(self.toolbox, &call.name, &call.input, tools))? {
-                    Dispatch::Ran(output) => output,
+                    Dispatch::Ran(output) => {
+                        tools_run += 1;
+                        output
+                    }
                     Dispatch::EndsLoop => match self
                         .submit_check
                         .as_mut()
@@ -266,7 +279,11 @@ impl Agent {
             ));
         }
         self.transcript.push_user(results);
-        step(ended.map(CallEnd::Submitted))
+        Ok(Step {
+            end: ended.map(CallEnd::Submitted),
+            usage,
+            tools_run,
+        })
     }
 
     /// Make the request about to be sent fit the model's window: cut the

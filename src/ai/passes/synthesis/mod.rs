@@ -31,6 +31,8 @@ use sha2::{Digest, Sha256};
 mod levels;
 mod sections;
 
+pub(crate) use sections::sections_for_prompt;
+
 use crate::ai::engine::agent::CallEnd;
 use crate::ai::engine::context::RunContext;
 use crate::ai::failure::InvestigationError;
@@ -186,14 +188,30 @@ pub(crate) struct SynthesisOutcome {
 }
 
 impl SynthesisOutcome {
-    /// The synthesis the model submitted (`submit_report`'s input).
-    fn submitted(input: &Value) -> SynthesisOutcome {
+    /// The synthesis the model submitted (`submit_report`'s input, or the
+    /// refinement's improved report).
+    pub(crate) fn submitted(input: &Value) -> SynthesisOutcome {
         SynthesisOutcome {
             brief: string_field(input, "brief"),
             detailed: string_field(input, "detailed"),
             sections: Sections::from_submitted(input),
             submitted: true,
         }
+    }
+}
+
+impl SynthesisOutcome {
+    /// This synthesis as `submit_report`'s input would give it: the brief,
+    /// the detailed analysis and the sections' fields (what the refinement
+    /// starts from and hands back).
+    pub(crate) fn as_report(&self) -> Value {
+        let mut report = serde_json::Map::new();
+        report.insert("brief".into(), Value::String(self.brief.clone()));
+        report.insert("detailed".into(), Value::String(self.detailed.clone()));
+        if let Ok(Value::Object(sections)) = serde_json::to_value(&self.sections) {
+            report.extend(sections);
+        }
+        Value::Object(report)
     }
 }
 

@@ -10,7 +10,7 @@ use crate::report::sections::SECTION_TITLES;
 
 /// A part's sections as the level above reads them: one `Title: ...`
 /// line per filled section (empty when none is).
-pub(super) fn sections_for_prompt(sections: &Sections) -> String {
+pub(crate) fn sections_for_prompt(sections: &Sections) -> String {
     let Ok(Value::Object(fields)) = serde_json::to_value(sections) else {
         return String::new();
     };

@@ -134,7 +134,7 @@ impl Tool for RunCommand {
     }
 
     fn toolboxes(&self) -> &'static [Toolbox] {
-        &[Toolbox::Dir]
+        super::READERS
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {

@@ -7,7 +7,7 @@ use super::*;
 fn schema_is_the_original_shape() {
     let tool = RunCommand::new();
     assert_eq!(tool.name(), "run_command");
-    assert_eq!(tool.toolboxes(), &[Toolbox::Dir]);
+    assert_eq!(tool.toolboxes(), crate::ai::tools::READERS);
     assert!(!tool.ends_loop());
     let schema = tool.input_schema();
     assert_eq!(schema["type"], "object");

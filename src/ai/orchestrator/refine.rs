@@ -1,0 +1,245 @@
+//! The refinement phase (`--refine`): after the synthesis, refine its
+//! report in up to `--refine-depth` rounds, within the run's budget,
+//! reusing the rounds `refinement.json` holds for the same synthesis; and
+//! say what changed. The rounds themselves are
+//! [`crate::ai::passes::refine`]'s.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::Phases;
+use crate::ai::Outcome;
+use crate::ai::failure::InvestigationError;
+use crate::ai::passes::refine::{
+    Draft, RefineRun, RoundEnd, SavedRefinement, round, synthesis_digest,
+};
+use crate::ai::passes::synthesis::SynthesisOutcome;
+use crate::cache::{EntryKind, REFINEMENT_FILE, now_iso};
+use crate::report::{Flag, RefineStop, Refinement, Sections};
+
+/// The report after the refinement, and what it changed.
+pub(super) struct Refined {
+    pub synthesis: SynthesisOutcome,
+    /// What to say of it; `None` without `--refine`.
+    pub refinement: Option<Refinement>,
+}
+
+impl Refined {
+    /// Put the refinement's flags and its account into `outcome` (whose
+    /// flags are the recorded ones).
+    pub(super) fn apply(self, outcome: &mut Outcome) {
+        let Some(refinement) = self.refinement else {
+            return;
+        };
+        let same = |a: &Flag, b: &Flag| {
+            a.path == b.path && a.finding == b.finding && a.severity == b.severity
+        };
+        outcome
+            .flags
+            .retain(|flag| !refinement.flags_withdrawn.iter().any(|w| same(w, flag)));
+        for flag in &refinement.flags_added {
+            if !outcome.flags.iter().any(|f| same(f, flag)) {
+                outcome.flags.push(flag.clone());
+            }
+        }
+        outcome.status.refinement = Some(refinement);
+    }
+}
+
+/// The refinement phase over `synthesis` (the entries of `all_dirs` that
+/// exist are what it may find uncertain).
+pub(super) async fn refine_phase(
+    run: &Phases<'_>,
+    all_dirs: &[PathBuf],
+    synthesis: SynthesisOutcome,
+) -> Result<Refined, InvestigationError> {
+    let Some(depth) = run.config.investigation.refine else {
+        return Ok(Refined {
+            synthesis,
+            refinement: None,
+        });
+    };
+    let unrefined = |stopped| Refined {
+        synthesis: synthesis.clone(),
+        refinement: Some(Refinement {
+            stopped,
+            ..Refinement::default()
+        }),
+    };
+    if !synthesis.submitted {
+        run.ctx
+            .progress
+            .ai("Refinement skipped: no synthesis was written.");
+        return Ok(unrefined(RefineStop::NoSynthesis));
+    }
+    let (cache, session, progress) = (&run.ctx.cache, &run.ctx.session, &run.ctx.progress);
+    let spent_before = session.spent();
+    let first = Draft::new(synthesis.as_report());
+    let digest = synthesis_digest(&first.report);
+    let mut saved =
+        SavedRefinement::of(cache.read_json(REFINEMENT_FILE), &digest).unwrap_or(SavedRefinement {
+            synthesis_digest: digest,
+            rounds: Vec::new(),
+            settled: None,
+            updated_at: now_iso(),
+        });
+    // The rounds an earlier run paid for, up to the depth asked for.
+    let reused = saved.rounds.len().min(depth as usize);
+    let mut draft = saved.rounds[..reused]
+        .iter()
+        .fold(first.clone(), |draft, round| draft.after(round));
+    let mut stopped = match saved.settled {
+        Some(settled) if reused == saved.rounds.len() => Some(settled),
+        _ if reused == depth as usize => Some(RefineStop::Depth),
+        _ => None,
+    };
+    if reused > 0 {
+        progress.ai(&format!(
+            "Refinement: {reused} round{} loaded from cache.",
+            if reused == 1 { "" } else { "s" }
+        ));
+    }
+    let mut done = reused;
+    if stopped.is_none() {
+        let (dirs, files) = entries(run, all_dirs);
+        let recorded = cache.read_flags();
+        let target = run.ctx.target().to_string_lossy();
+        let scope = run.grounding();
+        let refine = RefineRun {
+            ctx: &run.ctx,
+            target: &target,
+            scope: &scope,
+            dirs: &dirs,
+            files: &files,
+            recorded: &recorded,
+            budget: run.config.investigation.budget,
+            language: run.config.investigation.language.as_deref(),
+        };
+        while stopped.is_none() && done < depth as usize {
+            match round(&refine, &draft, done as u32 + 1).await? {
+                RoundEnd::Submitted(round) => {
+                    // A round that read nothing found nothing new: the
+                    // next would not either.
+                    if round.reads == 0 {
+                        saved.settled = Some(RefineStop::NoNewReads);
+                        stopped = saved.settled;
+                    }
+                    draft = draft.after(&round);
+                    saved.rounds.truncate(done);
+                    saved.rounds.push(round);
+                    done += 1;
+                    save(run, &mut saved);
+                }
+                RoundEnd::Stopped(why) => {
+                    if why == RefineStop::NothingToSettle {
+                        saved.rounds.truncate(done);
+                        saved.settled = Some(why);
+                        save(run, &mut saved);
+                    }
+                    stopped = Some(why);
+                }
+            }
+        }
+    }
+    let refinement = account(
+        &first,
+        &draft,
+        done,
+        reused,
+        stopped.unwrap_or(RefineStop::Depth),
+        session.spent() - spent_before,
+    );
+    progress.ai(&refinement.line());
+    Ok(Refined {
+        synthesis: SynthesisOutcome::submitted(&draft.report),
+        refinement: Some(refinement),
+    })
+}
+
+/// What the refinement changed, from the synthesis's `first` draft to
+/// `last`, in `rounds` rounds (`reused` of them from the cache).
+fn account(
+    first: &Draft,
+    last: &Draft,
+    rounds: usize,
+    reused: usize,
+    stopped: RefineStop,
+    cost_usd: f64,
+) -> Refinement {
+    let text = |draft: &Draft, field: &str| {
+        draft
+            .report
+            .get(field)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    Refinement {
+        rounds: rounds as u32,
+        rounds_reused: reused as u32,
+        stopped,
+        brief_changed: text(first, "brief") != text(last, "brief"),
+        detailed_changed: text(first, "detailed") != text(last, "detailed"),
+        sections_changed: Sections::from_submitted(&first.report)
+            != Sections::from_submitted(&last.report),
+        flags_added: last.added.clone(),
+        flags_withdrawn: last.withdrawn.clone(),
+        cost_usd,
+    }
+}
+
+/// Save the refinement's rounds; failing to is only a warning (the next
+/// run would pay for them again).
+fn save(run: &Phases<'_>, saved: &mut SavedRefinement) {
+    saved.updated_at = now_iso();
+    if let Err(err) = run.ctx.cache.write_json(REFINEMENT_FILE, &saved.to_value()) {
+        run.ctx
+            .progress
+            .ai(&format!("Warning: could not save {REFINEMENT_FILE}: {err}"));
+    }
+}
+
+/// The dir entries of the directories in `all_dirs` that have one, each
+/// with its parent's entry, and the file entries.
+fn entries(run: &Phases<'_>, all_dirs: &[PathBuf]) -> (Vec<(Value, Option<Value>)>, Vec<Value>) {
+    let cache = &run.ctx.cache;
+    let by_dir: HashMap<&PathBuf, Value> = all_dirs
+        .iter()
+        .filter_map(|dir| {
+            Some((
+                dir,
+                cache.read_entry(EntryKind::Dir, &dir.to_string_lossy())?,
+            ))
+        })
+        .collect();
+    let target = run.ctx.target();
+    let mut dirs: Vec<(Value, Option<Value>)> = all_dirs
+        .iter()
+        .filter_map(|dir| {
+            let entry = by_dir.get(dir)?.clone();
+            let parent = dir
+                .parent()
+                .filter(|_| dir.as_path() != target)
+                .and_then(|parent| by_dir.get(&parent.to_path_buf()).cloned());
+            Some((entry, parent))
+        })
+        .collect();
+    dirs.sort_by(|a, b| {
+        let rel = |v: &Value| {
+            v.get("relative_path")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        rel(&a.0).cmp(&rel(&b.0))
+    });
+    let files = cache
+        .located_entries(EntryKind::File)
+        .into_iter()
+        .filter(|(path, _)| path.is_file())
+        .map(|(_, entry)| entry)
+        .collect();
+    (dirs, files)
+}

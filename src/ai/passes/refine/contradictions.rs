@@ -1,0 +1,246 @@
+//! Summaries at odds with a finding: what the refinement is shown as
+//! contradictions.
+//!
+//! Two summaries that name the same file and disagree about it are hard to
+//! tell apart from two that describe it in different words. What can be
+//! told for sure, by plain code, is silence where a finding calls for
+//! words; so the detector looks for two kinds:
+//! - **a verdict silent about a critical finding**: a critical flag whose
+//!   path is in the tree, and a brief and detailed analysis that name
+//!   neither that path, nor its file name, nor its directory;
+//! - **a parent silent about a child's finding**: a critical or concern
+//!   flag whose path is in the tree, in a directory whose parent's summary
+//!   (written by a model) names neither that directory nor the flagged
+//!   file.
+//!
+//! The round is then asked to check the finding against the files and say
+//! what the report should. Pure, deterministic (by severity, then path),
+//! bounded to [`MAX_AT_ODDS`].
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+use super::inputs::{QUOTE_BYTES, quote};
+use crate::ai::rules::mechanical::is_mechanical;
+use crate::report::{Flag, severity_rank};
+use crate::text::escape_line;
+
+/// At most this many are listed.
+pub(crate) const MAX_AT_ODDS: usize = 12;
+
+/// The last component of a target-relative path.
+fn last(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// The directory holding `path` (`.` for the target).
+fn parent(path: &str) -> &str {
+    match path.rsplit_once('/') {
+        Some((dir, _)) => dir,
+        None => ".",
+    }
+}
+
+/// Whether `text` (lowercase) names any of `names` (not empty, not `.`).
+fn names_any(text: &str, names: &[&str]) -> bool {
+    names
+        .iter()
+        .filter(|name| !name.is_empty() && **name != ".")
+        .any(|name| text.contains(&name.to_lowercase()))
+}
+
+/// The contradictions between `flags` (grounded: `verified` set, paths
+/// written relative to the target) and the summaries: the verdict
+/// (`brief`, `detailed`) and `dirs` (dir entries of the directories that
+/// exist). One line each.
+pub(crate) fn at_odds(brief: &str, detailed: &str, dirs: &[Value], flags: &[Flag]) -> Vec<String> {
+    let summaries: HashMap<String, &Value> = dirs
+        .iter()
+        .map(|entry| {
+            let rel = entry
+                .get("relative_path")
+                .and_then(Value::as_str)
+                .filter(|rel| !rel.is_empty())
+                .unwrap_or(".")
+                .trim_end_matches('/')
+                .to_string();
+            (rel, entry)
+        })
+        .collect();
+    let verdict = format!("{brief}\n{detailed}").to_lowercase();
+    let mut ordered: Vec<&Flag> = flags
+        .iter()
+        .filter(|flag| flag.verified == Some(true))
+        .filter(|flag| {
+            let path = flag.path.trim();
+            !path.is_empty() && path != "." && !path.eq_ignore_ascii_case("general")
+        })
+        .filter(|flag| severity_rank(&flag.severity) <= 1)
+        .collect();
+    ordered.sort_by(|a, b| {
+        severity_rank(&a.severity)
+            .cmp(&severity_rank(&b.severity))
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    let mut found = Vec::new();
+    let mut seen = HashSet::new();
+    for flag in ordered {
+        let path = flag.path.trim().trim_end_matches('/');
+        let finding = quote(&flag.finding, QUOTE_BYTES);
+        let is_dir = summaries.contains_key(path);
+        let dir = if is_dir { path } else { parent(path) };
+        if flag.severity == "critical"
+            && !names_any(&verdict, &[path, last(path), dir, last(dir)])
+            && seen.insert(("verdict".to_string(), path.to_string()))
+        {
+            found.push(format!(
+                "- The report does not mention {}, where a critical finding was raised: {finding}",
+                escape_line(path)
+            ));
+        }
+        if dir == "." {
+            continue;
+        }
+        let above = parent(dir);
+        let Some(entry) = summaries.get(above).filter(|entry| !is_mechanical(entry)) else {
+            continue;
+        };
+        let summary = entry
+            .get("summary")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_lowercase();
+        if !names_any(&summary, &[last(dir), last(path)])
+            && seen.insert((above.to_string(), dir.to_string()))
+        {
+            let parent_shown = if above == "." {
+                "the target's summary (.)".to_string()
+            } else {
+                format!("the summary of {}/", escape_line(above))
+            };
+            found.push(format!(
+                "- {} does not mention {}/, where a {} finding was raised ({}: {finding})",
+                capitalised(&parent_shown),
+                escape_line(dir),
+                escape_line(&flag.severity),
+                escape_line(path)
+            ));
+        }
+    }
+    found.truncate(MAX_AT_ODDS);
+    found
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn verified(path: &str, severity: &str, finding: &str) -> Flag {
+        Flag {
+            verified: Some(true),
+            ..Flag::new(path, finding, severity)
+        }
+    }
+
+    fn dirs() -> Vec<Value> {
+        vec![
+            json!({"relative_path": ".", "summary": "A web service with src/ and docs/."}),
+            json!({"relative_path": "src", "summary": "The server code and its helpers."}),
+            json!({"relative_path": "src/auth", "summary": "Login and sessions."}),
+            json!({"relative_path": "src/store", "summary": "The database layer."}),
+            json!({"relative_path": "vendor", "summary": "1 file.", "mechanical": true}),
+        ]
+    }
+
+    #[test]
+    fn silence_about_a_finding_is_found_in_the_verdict_and_in_a_parent() {
+        let flags = [
+            verified(
+                "src/auth/keys.py",
+                "critical",
+                "A private key is committed.",
+            ),
+            verified("src/store/db.py", "concern", "SQL is built from strings."),
+            verified(
+                "vendor/lib/x.js",
+                "critical",
+                "An old copy with a known hole.",
+            ),
+        ];
+        let found = at_odds(
+            "A web service.",
+            "The store in src/store keeps sessions; vendor/lib is third-party.",
+            &dirs(),
+            &flags,
+        );
+        assert_eq!(
+            found,
+            [
+                "- The report does not mention src/auth/keys.py, where a critical finding was \
+                 raised: A private key is committed.",
+                "- The summary of src/ does not mention src/auth/, where a critical finding was \
+                 raised (src/auth/keys.py: A private key is committed.)",
+                "- The summary of src/ does not mention src/store/, where a concern finding was \
+                 raised (src/store/db.py: SQL is built from strings.)",
+            ]
+        );
+    }
+
+    #[test]
+    fn words_for_the_finding_unverified_flags_and_info_are_not_contradictions() {
+        let flags = [
+            // The verdict names the file and the parent names the directory.
+            verified("src/auth/keys.py", "critical", "A private key."),
+            // Not found in the tree: the round sees it among the unverified.
+            Flag {
+                verified: Some(false),
+                ..Flag::new("src/ghost.py", "x", "critical")
+            },
+            verified("src/auth/login.py", "info", "Uses bcrypt."),
+            verified("general", "critical", "No tests."),
+        ];
+        let mut dirs = dirs();
+        dirs[1]["summary"] = json!("The server: auth (login) and store.");
+        assert!(at_odds("Mind keys.py.", "", &dirs, &flags).is_empty());
+    }
+
+    #[test]
+    fn a_flag_on_a_directory_is_about_that_directory() {
+        let flags = [verified("src/store", "concern", "No migrations.")];
+        let found = at_odds("store matters", "", &dirs(), &flags);
+        assert_eq!(
+            found,
+            [
+                "- The summary of src/ does not mention src/store/, where a concern finding was \
+              raised (src/store: No migrations.)"
+            ]
+        );
+        // A top-level directory's parent is the target.
+        let flags = [verified(
+            "docs/secrets.txt",
+            "concern",
+            "Passwords in docs.",
+        )];
+        let mut dirs = dirs();
+        dirs[0]["summary"] = json!("A web service.");
+        let found = at_odds("secrets.txt", "", &dirs, &flags);
+        assert_eq!(
+            found,
+            [
+                "- The target's summary (.) does not mention docs/, where a concern finding was \
+              raised (docs/secrets.txt: Passwords in docs.)"
+            ]
+        );
+    }
+}

@@ -1,0 +1,303 @@
+//! What a round of the refinement is given to settle, chosen and written
+//! by pure functions: the summaries their authors were unsure of
+//! ([`uncertain_entries`]), the flags whose path grounding did not find,
+//! numbered so the round can withdraw them ([`numbered_unverified`]), and
+//! the verdict itself ([`render_verdict`]). Summaries at odds with a
+//! finding are `contradictions.rs`'s.
+//!
+//! Every list is bounded (the tree may be large, the round's prompt may
+//! not) and ordered deterministically, so the same investigation gives the
+//! same prompt. Everything quoted here was written from the target's
+//! files, and is framed as untrusted data by the caller.
+
+use serde_json::Value;
+
+use crate::ai::rules::mechanical::is_mechanical;
+use crate::report::Flag;
+use crate::text::escape_line;
+
+/// Confidence or completeness below this is low (the original's threshold
+/// for low-confidence entries).
+pub(crate) const LOW: f64 = 0.7;
+/// At most this many uncertain summaries are listed.
+pub(crate) const MAX_UNCERTAIN: usize = 24;
+/// At most this many unverified flags are listed.
+pub(crate) const MAX_UNVERIFIED: usize = 30;
+/// A quoted summary or finding is cut to this many bytes.
+pub(crate) const QUOTE_BYTES: usize = 400;
+
+/// Why a summary is listed as uncertain, most telling first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Doubt {
+    /// Its author rated its confidence or completeness low.
+    Rated,
+    /// A loop stopped before it was done (`partial_reason`).
+    Partial,
+    /// No model read the directory: it was summarised from the scan (only
+    /// the top of such a subtree is listed).
+    Unread,
+}
+
+/// One uncertain summary: its path, why, and the line the round sees.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Uncertain {
+    pub path: String,
+    pub doubt: Doubt,
+    pub line: String,
+}
+
+fn number(entry: &Value, field: &str) -> Option<f64> {
+    entry.get(field).and_then(Value::as_f64)
+}
+
+fn text<'v>(entry: &'v Value, field: &str) -> Option<&'v str> {
+    entry
+        .get(field)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+}
+
+/// `text` cut to at most `max` bytes on a character boundary, marked.
+pub(crate) fn quote(text: &str, max: usize) -> String {
+    let text = escape_line(text);
+    if text.len() <= max {
+        return text.into_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{} [...]", text[..end].trim_end())
+}
+
+/// An entry's target-relative path (`.` for the target).
+fn rel_of(entry: &Value) -> String {
+    match text(entry, "relative_path") {
+        None => ".".to_string(),
+        Some(rel) => rel.trim_end_matches('/').to_string(),
+    }
+}
+
+/// The summaries to settle among `dirs` (dir entries of the directories
+/// that exist, each with its parent's entry when it has one) and `files`
+/// (file entries): those rated below [`LOW`] in confidence or completeness,
+/// those a stopped loop left partial, and the top of each subtree no model
+/// read; most telling first (rated, partial, unread), the least sure first
+/// within each, then by path; at most [`MAX_UNCERTAIN`].
+pub(crate) fn uncertain_entries(
+    dirs: &[(&Value, Option<&Value>)],
+    files: &[&Value],
+) -> Vec<Uncertain> {
+    let mut found: Vec<(Doubt, f64, Uncertain)> = Vec::new();
+    let mut consider = |entry: &Value, dir: bool, parent_unread: bool| {
+        let rel = rel_of(entry);
+        let shown = if dir && rel != "." {
+            format!("{rel}/")
+        } else {
+            rel.clone()
+        };
+        let confidence = number(entry, "confidence");
+        let completeness = number(entry, "completeness");
+        let doubt = if is_mechanical(entry) {
+            if parent_unread {
+                return;
+            }
+            Doubt::Unread
+        } else if confidence.is_some_and(|c| c < LOW) || completeness.is_some_and(|c| c < LOW) {
+            Doubt::Rated
+        } else if text(entry, "partial_reason").is_some() {
+            Doubt::Partial
+        } else {
+            return;
+        };
+        let mut facts = Vec::new();
+        if let Some(confidence) = confidence {
+            let reason = text(entry, "confidence_reason")
+                .map(|r| format!(": {}", quote(r, QUOTE_BYTES / 2)))
+                .unwrap_or_default();
+            facts.push(format!("confidence {confidence:.2}{reason}"));
+        }
+        if let Some(completeness) = completeness {
+            facts.push(format!("completeness {completeness:.2}"));
+        }
+        if let Some(reason) = text(entry, "partial_reason") {
+            facts.push(format!("partial: {}", quote(reason, QUOTE_BYTES / 2)));
+        }
+        if doubt == Doubt::Unread {
+            facts.push("summarised from the scan: no model read it".to_string());
+        }
+        let summary = quote(
+            text(entry, "summary").unwrap_or("(no summary)"),
+            QUOTE_BYTES,
+        );
+        let line = format!(
+            "- {} ({}): {summary}",
+            escape_line(&shown),
+            facts.join("; ")
+        );
+        let sureness = confidence.unwrap_or(1.0).min(completeness.unwrap_or(1.0));
+        found.push((
+            doubt,
+            sureness,
+            Uncertain {
+                path: rel,
+                doubt,
+                line,
+            },
+        ));
+    };
+    for (entry, parent) in dirs {
+        consider(entry, true, parent.is_some_and(is_mechanical));
+    }
+    for entry in files {
+        consider(entry, false, false);
+    }
+    found.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then(a.1.total_cmp(&b.1))
+            .then_with(|| a.2.path.cmp(&b.2.path))
+    });
+    found
+        .into_iter()
+        .take(MAX_UNCERTAIN)
+        .map(|(_, _, uncertain)| uncertain)
+        .collect()
+}
+
+/// The flags grounding did not verify, numbered `F1`, `F2`, ... in report
+/// order: `raw` as recorded and `grounded` the same flags after grounding
+/// (same order). Each item is the recorded flag (what a withdrawal removes)
+/// and the line the round sees; at most [`MAX_UNVERIFIED`].
+pub(crate) fn numbered_unverified(raw: &[Flag], grounded: &[Flag]) -> Vec<(String, Flag, String)> {
+    raw.iter()
+        .zip(grounded)
+        .filter(|(_, grounded)| grounded.verified == Some(false))
+        .take(MAX_UNVERIFIED)
+        .enumerate()
+        .map(|(i, (raw, _))| {
+            let id = format!("F{}", i + 1);
+            let line = format!(
+                "{id} [{}] {}: {}",
+                escape_line(&raw.severity),
+                escape_line(&raw.path),
+                quote(&raw.finding, QUOTE_BYTES)
+            );
+            (id, raw.clone(), line)
+        })
+        .collect()
+}
+
+/// The report as the round reads it: the brief, the detailed analysis and
+/// the sections the synthesis filled (one `Title: ...` line each).
+pub(crate) fn render_verdict(brief: &str, detailed: &str, sections: &str) -> String {
+    let mut text = format!("Brief:\n{brief}\n\nDetailed analysis:\n{detailed}");
+    if !sections.is_empty() {
+        text.push_str(&format!("\n\nSections:\n{}", sections.trim_end()));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn lines(found: &[Uncertain]) -> Vec<&str> {
+        found.iter().map(|u| u.line.as_str()).collect()
+    }
+
+    #[test]
+    fn the_least_sure_summaries_come_first_and_only_the_top_of_what_no_model_read() {
+        let root = json!({"relative_path": ".", "summary": "A service.", "completeness": 0.9});
+        let net = json!({"relative_path": "src/net", "summary": "Networking.",
+                         "confidence": 0.4, "confidence_reason": "minified"});
+        let db = json!({"relative_path": "src/db", "summary": "Storage.", "completeness": 0.6});
+        let cut = json!({"relative_path": "src/cut", "summary": "Half read.",
+                         "partial_reason": "turn limit reached"});
+        let vendor = json!({"relative_path": "vendor", "summary": "3 files.", "mechanical": true});
+        let deep = json!({"relative_path": "vendor/x", "summary": "1 file.", "mechanical": true});
+        let file = json!({"relative_path": "src/net/tls.rs", "summary": "TLS.", "confidence": 0.5});
+        let sure = json!({"relative_path": "src/main.rs", "summary": "Main.", "confidence": 0.95});
+        let found = uncertain_entries(
+            &[
+                (&root, None),
+                (&net, Some(&root)),
+                (&db, Some(&root)),
+                (&cut, Some(&root)),
+                (&vendor, Some(&root)),
+                (&deep, Some(&vendor)),
+            ],
+            &[&file, &sure],
+        );
+        assert_eq!(
+            lines(&found),
+            [
+                "- src/net/ (confidence 0.40: minified): Networking.",
+                "- src/net/tls.rs (confidence 0.50): TLS.",
+                "- src/db/ (completeness 0.60): Storage.",
+                "- src/cut/ (partial: turn limit reached): Half read.",
+                "- vendor/ (summarised from the scan: no model read it): 3 files.",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_lists_are_bounded_and_quotes_stay_on_one_line() {
+        let many: Vec<Value> = (0..100)
+            .map(|i| {
+                json!({"relative_path": format!("d{i:03}"), "summary": "x\ny".repeat(500),
+                            "confidence": 0.1})
+            })
+            .collect();
+        let dirs: Vec<(&Value, Option<&Value>)> = many.iter().map(|e| (e, None)).collect();
+        let found = uncertain_entries(&dirs, &[]);
+        assert_eq!(found.len(), MAX_UNCERTAIN);
+        assert!(
+            found
+                .iter()
+                .all(|u| !u.line.contains('\n') && u.line.len() < 600)
+        );
+        let raw: Vec<Flag> = (0..50)
+            .map(|i| Flag::new(format!("ghost{i}.rs"), "x", "concern"))
+            .collect();
+        let grounded: Vec<Flag> = raw
+            .iter()
+            .map(|f| Flag {
+                verified: Some(false),
+                ..f.clone()
+            })
+            .collect();
+        assert_eq!(numbered_unverified(&raw, &grounded).len(), MAX_UNVERIFIED);
+    }
+
+    #[test]
+    fn unverified_flags_are_numbered_as_they_were_recorded() {
+        let raw = [
+            Flag::new("src/ghost.rs", "Leaks a key.", "critical"),
+            Flag::new("src/main.rs", "Fine.", "info"),
+            Flag::new("old/x.py", "Dead code.", "concern"),
+        ];
+        let mut grounded = raw.to_vec();
+        grounded[0].verified = Some(false);
+        grounded[0].severity = "info".into();
+        grounded[1].verified = Some(true);
+        grounded[2].verified = Some(false);
+        let listed = numbered_unverified(&raw, &grounded);
+        let shown: Vec<(&str, &str, &str)> = listed
+            .iter()
+            .map(|(id, flag, line)| (id.as_str(), flag.path.as_str(), line.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (
+                    "F1",
+                    "src/ghost.rs",
+                    "F1 [critical] src/ghost.rs: Leaks a key."
+                ),
+                ("F2", "old/x.py", "F2 [concern] old/x.py: Dead code."),
+            ]
+        );
+    }
+}

@@ -1,0 +1,111 @@
+//! `refinement.json`: the rounds of a refinement, kept so a later run with
+//! `--refine` over the same synthesis pays for none of them again.
+//!
+//! A refinement belongs to the synthesis it refined, named by the digest
+//! of its report ([`synthesis_digest`]): a run whose
+//! synthesis is another (the summaries changed and it was written again)
+//! starts over. Each round is written as soon as it is done, so an
+//! interrupted refinement keeps what it paid for, and the next run goes on
+//! from there.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::report::{Flag, RefineStop};
+
+/// One round as it was handed in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SavedRound {
+    /// The improved report's fields (`brief`, `detailed`, ...), without
+    /// the flag lists.
+    pub report: Value,
+    /// The flags it added.
+    pub flags_added: Vec<Flag>,
+    /// The recorded flags it withdrew.
+    pub flags_withdrawn: Vec<Flag>,
+    /// Read tool calls it made.
+    pub reads: u32,
+    /// What it cost when it was paid for.
+    pub cost_usd: f64,
+}
+
+/// The refinement of one synthesis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SavedRefinement {
+    pub synthesis_digest: String,
+    pub rounds: Vec<SavedRound>,
+    /// Why it stopped, when it stopped on its own (a round read nothing
+    /// new, nothing was left to settle): more rounds would change nothing.
+    /// `None` while more rounds may still be run.
+    pub settled: Option<RefineStop>,
+    pub updated_at: String,
+}
+
+impl SavedRefinement {
+    /// The saved refinement of the synthesis with `digest`, if `saved` is
+    /// one.
+    pub(crate) fn of(saved: Option<Value>, digest: &str) -> Option<SavedRefinement> {
+        serde_json::from_value::<SavedRefinement>(saved?)
+            .ok()
+            .filter(|saved| saved.synthesis_digest == digest)
+    }
+
+    pub(crate) fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// The digest that names a synthesis: its report's fields (the brief, the
+/// detailed analysis, the sections), as `submit_report` gives them.
+pub(crate) fn synthesis_digest(report: &Value) -> String {
+    format!("{:x}", Sha256::digest(report.to_string().as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_saved_refinement_is_read_back_only_for_its_synthesis() {
+        let report = |brief: &str, detailed: &str| json!({"brief": brief, "detailed": detailed});
+        let digest = synthesis_digest(&report("B", "D"));
+        assert_ne!(digest, synthesis_digest(&report("B", "D.")));
+        assert_ne!(
+            synthesis_digest(&report("ab", "c")),
+            synthesis_digest(&report("a", "bc"))
+        );
+        let mut with_sections = report("B", "D");
+        with_sections["themes"] = json!(["Tax"]);
+        assert_ne!(digest, synthesis_digest(&with_sections));
+        let saved = SavedRefinement {
+            synthesis_digest: digest.clone(),
+            rounds: vec![SavedRound {
+                report: json!({"brief": "B2", "detailed": "D2"}),
+                flags_added: vec![Flag::new("src/a.rs", "Bad.", "concern")],
+                flags_withdrawn: vec![],
+                reads: 3,
+                cost_usd: 0.02,
+            }],
+            settled: Some(RefineStop::NoNewReads),
+            updated_at: "now".into(),
+        };
+        let value = saved.to_value();
+        assert_eq!(value["settled"], "no_new_reads");
+        assert_eq!(
+            SavedRefinement::of(Some(value.clone()), &digest),
+            Some(saved)
+        );
+        assert_eq!(
+            SavedRefinement::of(Some(value), &synthesis_digest(&report("x", "y"))),
+            None
+        );
+        assert_eq!(
+            SavedRefinement::of(Some(json!({"rounds": 3})), &digest),
+            None
+        );
+        assert_eq!(SavedRefinement::of(None, &digest), None);
+    }
+}
