@@ -385,8 +385,8 @@ fn advance(state: &State, i: usize) {
         let waiting = (deadline && !stopped)
             && (batch.taken.iter().zip(&soon)).any(|(taken, soon)| !taken && !soon);
         let mut due = Vec::new();
-        for k in 0..batch.requests.len() {
-            let now = soon[k] || (deadline && !stopped);
+        for (k, soon) in soon.into_iter().enumerate() {
+            let now = soon || (deadline && !stopped);
             if now && !batch.taken[k] {
                 batch.taken[k] = true;
                 let (custom_id, params) = &batch.requests[k];
