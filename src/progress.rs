@@ -394,6 +394,12 @@ impl DirBoard {
         self.refresh();
     }
 
+    /// `n` more loops were bought while the work ran.
+    pub(crate) fn add_to_total(&self, n: usize) {
+        lock(&self.state).total += n as u64;
+        self.refresh();
+    }
+
     /// The loop on `dir` finished.
     pub(crate) fn finished(&self, dir: &str) {
         {

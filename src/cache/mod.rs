@@ -85,6 +85,10 @@ pub(crate) const SYNTHESIS_FILE: &str = "synthesis.json";
 /// `<id>/work_plan.json`: the loops, units and mechanical entries a run
 /// decided, and its budget, carried on by a run that resumes it.
 pub(crate) const WORK_PLAN_FILE: &str = "work_plan.json";
+/// `<id>/replans.json`: every replanning round of the runs that carried
+/// out the work plan: the handoffs it read, the money it saw and the loops
+/// it bought.
+pub(crate) const REPLANS_FILE: &str = "replans.json";
 /// `<id>/synthesis_groups.json`: the summary of each part of a synthesis in
 /// levels, by the digest of its input.
 pub(crate) const SYNTHESIS_GROUPS_FILE: &str = "synthesis_groups.json";

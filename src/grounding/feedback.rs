@@ -24,6 +24,10 @@
 //!   submit a corrected one; any later `submit_report` is accepted as it is.
 //!   If the loop ends before a second one (turns, budget, API failure), the
 //!   held report is used ([`LoopCheck::take_held_report`]).
+//!
+//! It also keeps the paths those calls cite that do exist
+//! ([`LoopCheck::take_leads`]): the loop's leads, which the run's
+//! replanning follows into directories left to the scan.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -54,6 +58,9 @@ struct State {
     report_held_once: bool,
     held_report: Option<Value>,
     held_flags: Vec<Flag>,
+    /// Paths cited in flags and reports that exist, target-relative, in
+    /// the order first cited.
+    leads: Vec<String>,
 }
 
 impl LoopCheck {
@@ -76,8 +83,9 @@ impl LoopCheck {
     }
 
     /// The paths `text` names that are not in the tree, as written (without
-    /// line suffixes), distinct, in order.
-    fn missing_paths(&self, text: &str, field: bool) -> Vec<String> {
+    /// line suffixes), distinct, in order; those it names that are go to
+    /// `leads` (target-relative).
+    fn missing_paths(&self, text: &str, field: bool, leads: &mut Vec<String>) -> Vec<String> {
         let vocabulary = self.scope.vocabulary();
         let citations = if field {
             path_field(text, vocabulary)
@@ -89,13 +97,25 @@ impl LoopCheck {
             let Cited::Path(path) = &citation.cited else {
                 continue;
             };
-            if self
+            let resolved: Vec<Resolution> = self
                 .dirs
                 .iter()
-                .all(|dir| resolve(&self.scope, path, dir) == Resolution::Missing)
-                && !missing.contains(&path.shown())
+                .map(|dir| resolve(&self.scope, path, dir))
+                .collect();
+            if resolved.iter().all(|r| *r == Resolution::Missing) {
+                if !missing.contains(&path.shown()) {
+                    missing.push(path.shown());
+                }
+                continue;
+            }
+            let found = resolved.into_iter().find_map(|r| match r {
+                Resolution::Found { path, .. } => Some(path),
+                Resolution::Ambiguous(_) | Resolution::Missing | Resolution::Outside => None,
+            });
+            if let Some(found) = found
+                && !leads.contains(&found)
             {
-                missing.push(path.shown());
+                leads.push(found);
             }
         }
         missing
@@ -117,12 +137,14 @@ impl LoopCheck {
         state
             .held_flags
             .retain(|held| !(held.finding.trim() == finding.trim() && held.severity == severity));
-        let mut missing = self.missing_paths(path, true);
-        for other in self.missing_paths(finding, false) {
+        let mut leads = std::mem::take(&mut state.leads);
+        let mut missing = self.missing_paths(path, true, &mut leads);
+        for other in self.missing_paths(finding, false, &mut leads) {
             if !missing.contains(&other) {
                 missing.push(other);
             }
         }
+        state.leads = leads;
         missing.retain(|p| !state.reported.contains(p));
         if missing.is_empty() {
             return None;
@@ -144,11 +166,13 @@ impl LoopCheck {
     /// The answer to a `submit_report` call, or `None` to accept it.
     pub(crate) fn review_report(&self, input: &Value) -> Option<String> {
         let mut state = self.state();
+        let summary = input.get("summary").and_then(Value::as_str).unwrap_or("");
+        let mut leads = std::mem::take(&mut state.leads);
+        let mut missing = self.missing_paths(summary, false, &mut leads);
+        state.leads = leads;
         if state.report_held_once {
             return None;
         }
-        let summary = input.get("summary").and_then(Value::as_str).unwrap_or("");
-        let mut missing = self.missing_paths(summary, false);
         missing.retain(|p| !state.reported.contains(p));
         if missing.is_empty() {
             return None;
@@ -188,6 +212,12 @@ impl LoopCheck {
     /// The flags held and never replaced; the loop records them as it ends.
     pub(crate) fn take_held_flags(&self) -> Vec<Flag> {
         std::mem::take(&mut self.state().held_flags)
+    }
+
+    /// The existing paths the loop's flags and reports cited,
+    /// target-relative, first cited first.
+    pub(crate) fn take_leads(&self) -> Vec<String> {
+        std::mem::take(&mut self.state().leads)
     }
 
     /// The report held back, if the loop ended without another.

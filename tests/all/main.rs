@@ -32,6 +32,7 @@ mod language;
 mod locations;
 mod mcp;
 mod mock_server;
+mod money;
 mod pipeline;
 mod privacy;
 mod progress;

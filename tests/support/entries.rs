@@ -21,6 +21,35 @@ pub struct Entries {
 }
 
 impl Entries {
+    /// The `relative_path` of every dir entry a model wrote (not built from
+    /// the scan), sorted.
+    pub fn model_read(&self) -> Vec<String> {
+        let mut paths: Vec<String> = self
+            .dirs
+            .values()
+            .filter(|e| e["mechanical"] != true)
+            .map(|e| e["relative_path"].as_str().unwrap_or("").to_string())
+            .collect();
+        paths.sort();
+        paths
+    }
+
+    /// Assert that a run resumed after an interruption (`self`) carried on
+    /// with what the uninterrupted run `clean` decided: every directory has
+    /// an entry, none partial, and every directory a model read in `clean`
+    /// was read by a model here too. (A resumed run has its whole budget
+    /// for what is left, so its replanning may buy more.)
+    pub fn assert_carries_on(&self, clean: &Entries) {
+        assert_eq!(self.dir_paths(), clean.dir_paths(), "every directory");
+        let read = self.model_read();
+        for dir in clean.model_read() {
+            assert!(read.contains(&dir), "{dir} is no longer read by a model");
+        }
+        for entry in self.dirs.values() {
+            assert_ne!(entry["partial"], true, "{entry}");
+        }
+    }
+
     /// The `relative_path` of every dir entry, sorted.
     pub fn dir_paths(&self) -> Vec<String> {
         let mut paths: Vec<String> = self

@@ -83,6 +83,59 @@ impl Pricing {
             + per_million(usage.output_tokens, rates.output)
     }
 
+    /// The most one request can cost before it is sent: `input_tokens` of
+    /// prompt (as counted before sending, see
+    /// [`crate::ai::engine::window::request_tokens`]) all written to the
+    /// prompt cache when `writes_cache` (a write is the dearest way to pay
+    /// for an input token; a read, or plain input, costs less), else all
+    /// plain input, and `max_tokens` of output, thinking included, at the
+    /// tier the prompt's length puts it in. The API never produces more
+    /// output than `max_tokens` and bills thinking as output (extended
+    /// thinking and pricing pages,
+    /// <https://platform.claude.com/docs/en/build-with-claude/extended-thinking>,
+    /// <https://platform.claude.com/docs/en/about-claude/pricing>, read
+    /// 2026-11-27), so the bill of the request cannot pass this figure
+    /// unless the prompt is counted short.
+    ///
+    /// The one function every caller that must stay within money prices a
+    /// request with: the run's budget ([`crate::ai::engine::purse`]), and
+    /// any pass sent outside an investigation.
+    pub fn worst_case(&self, input_tokens: u64, max_tokens: u32, writes_cache: bool) -> f64 {
+        let usage = Usage {
+            input_tokens: if writes_cache { 0 } else { input_tokens },
+            cache_creation_input_tokens: if writes_cache { input_tokens } else { 0 },
+            cache_read_input_tokens: 0,
+            output_tokens: u64::from(max_tokens),
+        };
+        self.cost(&usage)
+    }
+
+    /// The most output tokens a request of `input_tokens` (written to the
+    /// cache when `writes_cache`) can ask for within `money`: `None` when
+    /// its prompt alone may cost more. The inverse of
+    /// [`Pricing::worst_case`], rounded down.
+    pub fn affordable_output(
+        &self,
+        input_tokens: u64,
+        writes_cache: bool,
+        money: f64,
+    ) -> Option<u32> {
+        let prompt = self.worst_case(input_tokens, 0, writes_cache);
+        if money.is_nan() || money < prompt {
+            return None;
+        }
+        let one = self.worst_case(input_tokens, 1, writes_cache) - prompt;
+        if one <= 0.0 {
+            return Some(u32::MAX);
+        }
+        let tokens = ((money - prompt) / one).floor();
+        Some(if tokens >= f64::from(u32::MAX) {
+            u32::MAX
+        } else {
+            tokens as u32
+        })
+    }
+
     /// What the request would have cost with no caching: every input token
     /// at the plain input price.
     pub(crate) fn cost_without_cache(&self, usage: &Usage) -> f64 {
@@ -356,6 +409,62 @@ mod tests {
         assert!(close(short, 0.01 + 0.50), "{short}");
         let long = haiku.cost(&usage(100_001, 1_000_000, 0, 0));
         assert!(close(long, (100_001.0 * 0.5) / 1e6 + 2.50), "{long}");
+    }
+
+    #[test]
+    fn the_worst_case_is_every_input_token_written_and_every_output_token_used() {
+        let p = sonnet_4_5();
+        // 10,000 written at $3.75/M and 4,096 out at $15/M.
+        let worst = p.worst_case(10_000, 4_096, true);
+        assert!(
+            close(worst, (10_000.0 * 3.75 + 4_096.0 * 15.0) / 1e6),
+            "{worst}"
+        );
+        // Sent without cache marks: plain input.
+        let plain = p.worst_case(10_000, 4_096, false);
+        assert!(
+            close(plain, (10_000.0 * 3.0 + 4_096.0 * 15.0) / 1e6),
+            "{plain}"
+        );
+        // Whatever the answer reports within those bounds costs no more.
+        for usage in [
+            usage(10_000, 4_096, 0, 0),
+            usage(0, 4_096, 10_000, 0),
+            usage(2_000, 100, 3_000, 5_000),
+        ] {
+            assert!(p.cost(&usage) <= worst + 1e-12, "{usage:?}");
+        }
+        // A long prompt is priced at its tier, output included.
+        let haiku = Pricing::for_model("claude-haiku-5-5");
+        let long = haiku.worst_case(100_001, 1_000, false);
+        assert!(close(long, haiku.cost(&usage(100_001, 1_000, 0, 0))));
+    }
+
+    #[test]
+    fn the_output_a_sum_affords_is_the_worst_cases_inverse() {
+        let p = sonnet_4_5();
+        let money = p.worst_case(10_000, 4_096, true);
+        assert_eq!(
+            p.affordable_output(10_000, true, money + 1e-12),
+            Some(4_096)
+        );
+        assert_eq!(p.affordable_output(10_000, true, money - 1e-6), Some(4_095));
+        // Not even the prompt.
+        assert_eq!(p.affordable_output(10_000, true, 0.01), None);
+        assert_eq!(p.affordable_output(10_000, true, f64::NAN), None);
+        // A free model affords anything.
+        let free = Pricing {
+            prices: Prices {
+                input: 0.0,
+                output: 0.0,
+                cache_write_5m: 0.0,
+                cache_write_1h: 0.0,
+                cache_read: 0.0,
+            },
+            tier: None,
+            write_ttl: CacheTtl::FiveMinutes,
+        };
+        assert_eq!(free.affordable_output(10_000, true, 0.0), Some(u32::MAX));
     }
 
     #[test]

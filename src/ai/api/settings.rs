@@ -48,6 +48,16 @@ use super::types::{MessagesRequest, OutputConfig, ThinkingParam};
 /// `max_tokens` of a reply that does not think: the original's figure.
 pub(crate) const REPLY_TOKENS: u32 = 4096;
 
+/// The smallest `max_tokens` a request is sent with when money is short
+/// (see [`crate::ai::engine::purse`]): room for a step line and a tool call
+/// or a short report. Below it a request is not worth sending.
+pub(crate) const MIN_REPLY_TOKENS: u32 = 1_024;
+
+/// A request's tokens are counted this much above the catalog's tokens per
+/// byte before it is sent, for text that tokenizes denser than code (the
+/// window and the budget both count so).
+pub(crate) const COUNT_MARGIN: f64 = 1.2;
+
 /// Room for thinking on top of [`REPLY_TOKENS`] when a reply thinks, for
 /// 32,768 in all.
 pub(crate) const THINKING_ROOM: u32 = 28_672;

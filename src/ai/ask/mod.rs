@@ -367,6 +367,14 @@ async fn converse(
             match priced_turn(&mut agent, session, &tools, limit, prompts::last_call::ASK).await {
                 Ok(Ok(step)) => step,
                 Ok(Err(over)) => return Err(AskError::Budget(over)),
+                // The run's purse refused it: the same end, in its figures.
+                Err(AgentError::OverBudget(over)) => {
+                    return Err(AskError::Budget(OverCeiling {
+                        needed: over.needed,
+                        left: over.left,
+                        limit,
+                    }));
+                }
                 Err(AgentError::Api(err)) => {
                     stop_for_api_error(session, &err).map_err(AskError::Failed)?;
                     return Err(AskError::Api(err));
@@ -392,7 +400,7 @@ async fn converse(
             Some(CallEnd::ContextFull) => return Err(AskError::ContextFull),
             // A turn never ends on these: the loop counts its turns and
             // meets API errors itself.
-            Some(CallEnd::OutOfTurns | CallEnd::ApiError) => break,
+            Some(CallEnd::OutOfTurns | CallEnd::ApiError | CallEnd::OverBudget) => break,
         }
     }
     Err(AskError::OutOfTurns(ASK_MAX_TURNS))

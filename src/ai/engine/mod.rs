@@ -1,7 +1,8 @@
 //! The engine that runs model calls: one agent loop ([`agent`]), the
 //! run-wide [`session`] every call goes through (client, redactor, token
 //! tracker), the shared [`pool`] of turns loops borrow from, the
-//! [`window`] no request may outgrow, and the [`batch`] transport that
+//! [`window`] no request may outgrow, the [`purse`] no request may
+//! overdraw, and the [`batch`] transport that
 //! sends a `--batch` run's requests in rounds through the Message Batches
 //! API; and the [`ceiling`] a conversation with money of its own (`ask`,
 //! `--refine`) checks before each request.
@@ -17,6 +18,7 @@ pub mod batch;
 pub(crate) mod ceiling;
 pub(crate) mod context;
 pub(crate) mod pool;
+pub(crate) mod purse;
 pub(crate) mod session;
 pub(crate) mod transcript;
 pub(crate) mod window;

@@ -6,6 +6,9 @@
 //!   [`Transcript`] first sends it, so no secret reaches the API even if a
 //!   source forgot to redact, and no message changes once sent;
 //! - token accounting into the run's shared [`TokenTracker`];
+//! - the budget as a hard ceiling: each request is priced at its worst
+//!   case before it goes, and one the money left cannot pay for is not
+//!   sent ([`Purse`]);
 //! - the model's catalog facts (resolved once, with the configuration) and
 //!   the settings each kind of conversation asks it for ([`CallSettings`]);
 //! - one stderr line per retry;
@@ -26,7 +29,9 @@ use crate::ai::api::cost::TokenTracker;
 use crate::ai::api::settings::{CallSettings, Workload};
 use crate::ai::api::{self, ApiError, Client, Response, RetryNotice};
 use crate::ai::engine::batch::{BatchStats, Batcher, Lane};
+use crate::ai::engine::purse::{OverBudget, Purse};
 use crate::ai::engine::transcript::Transcript;
+use crate::ai::engine::window::request_tokens;
 use crate::ai::failure::InvestigationError;
 use crate::progress::Progress;
 use crate::redact::Redactor;
@@ -38,16 +43,30 @@ pub(crate) struct Session {
     tracker: Arc<TokenTracker>,
     facts: ModelFacts,
     batcher: Option<Batcher>,
+    purse: Purse,
+}
+
+/// Why a request was not answered.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SendError {
+    /// The API failed (after the client's retries).
+    #[error(transparent)]
+    Api(#[from] ApiError),
+    /// The money left cannot pay for it: it was not sent.
+    #[error(transparent)]
+    OverBudget(#[from] OverBudget),
 }
 
 impl Session {
     /// A session over `client` (whose model the catalog describes as
-    /// `facts`) that reports retries on `progress`.
+    /// `facts`) that spends at most what `purse` holds and reports retries
+    /// on `progress`.
     pub(crate) fn new(
         client: Client,
         facts: ModelFacts,
         redactor: Arc<Redactor>,
         tracker: Arc<TokenTracker>,
+        purse: Purse,
         progress: &Progress,
     ) -> Session {
         let progress = progress.clone();
@@ -60,7 +79,13 @@ impl Session {
             tracker,
             facts,
             batcher: None,
+            purse,
         }
+    }
+
+    /// The run's money: the budget, what is held back, what is left.
+    pub(crate) fn purse(&self) -> &Purse {
+        &self.purse
     }
 
     /// This session sending through `batcher` (see [`Batcher`]).
@@ -153,32 +178,54 @@ impl Session {
 
     /// Send the conversation as it stands (redacting what it adds, once)
     /// and account the reply's usage. `reuse` says whether its prompt is
-    /// worth writing to the cache. The request is written straight from the
-    /// transcript ([`Body`]): nothing of the history is copied.
+    /// worth writing to the cache. The request goes only if the money left
+    /// pays for its worst case, with a smaller `max_tokens` when that is
+    /// what fits ([`Purse`]). It is written straight from the transcript
+    /// ([`Body`]): nothing of the history is copied.
     pub(crate) async fn send(
         &self,
         transcript: &mut Transcript,
         reuse: Reuse,
-    ) -> Result<Response, ApiError> {
+    ) -> Result<Response, SendError> {
         transcript.seal(&self.redactor);
+        // A reply cap the caller set (the money its own budget leaves for
+        // the last reply) lowers what is reserved too.
+        let mut settings = capped(self.settings(transcript.workload()), transcript.reply_cap());
+        let input_tokens = request_tokens(
+            transcript.system(),
+            transcript.messages(),
+            transcript.tools(),
+            self.tokens_per_byte(),
+        );
+        // Held until the answer is counted (or the request fails).
+        let reservation = self.purse.reserve(
+            self.spent(),
+            &self.tracker.pricing(),
+            input_tokens,
+            reuse == Reuse::Expected,
+            settings.max_tokens,
+        )?;
+        settings.max_tokens = reservation.max_tokens;
         let body = Body {
             model: self.model(),
             system: transcript.system(),
             messages: transcript.messages(),
             tools: transcript.tools(),
-            settings: capped(self.settings(transcript.workload()), transcript.reply_cap()),
+            settings,
             reuse,
             stream: true,
         };
-        match &self.batcher {
+        let response = match &self.batcher {
             // It accounts what it reads (and not what it replays).
-            Some(batcher) => batcher.send(body).await,
+            Some(batcher) => batcher.send(body).await?,
             None => {
                 let response = self.client.post(body.encode()?).await?;
                 self.tracker.record(&response.usage);
-                Ok(response)
+                response
             }
-        }
+        };
+        drop(reservation);
+        Ok(response)
     }
 }
 

@@ -14,7 +14,7 @@ use crate::ai::api::types::Content;
 use crate::ai::api::{ContentBlock, Message, ToolDefinition};
 
 /// Requests are measured at this much above the catalog's tokens per byte.
-pub(crate) const SAFETY: f64 = 1.2;
+pub(crate) const SAFETY: f64 = crate::ai::api::settings::COUNT_MARGIN;
 /// A cut tool result keeps at least this many bytes.
 pub(crate) const KEPT_BYTES: usize = 2 * 1024;
 /// What a cut tool result says after what it kept.

@@ -79,8 +79,9 @@ mod plan;
 mod refine;
 mod survey;
 mod synthesis;
+mod work;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -89,17 +90,14 @@ use serde_json::Value;
 use crate::ai::Outcome;
 use crate::ai::batch_mode;
 use crate::ai::engine::context::RunContext;
-use crate::ai::engine::pool::TurnPool;
+use crate::ai::engine::window::request_tokens;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::dir_loop::{DirShared, dir_system_prompt};
-use crate::ai::passes::scheduler::{LoopOptions, LoopsDone, run_work};
-use crate::ai::passes::survey::{Survey, filter_dir_tools, format_survey_block};
-use crate::ai::rules::decide::{Decision, decide, survey_choice};
-use crate::ai::rules::discover::ChildIndex;
-use crate::ai::rules::fingerprint::Reason;
+use crate::ai::rules::decide::{
+    PassChoice, decide, requests_floor, smallest_budget, survey_choice,
+};
 use crate::ai::situation::Situation;
 use crate::ai::tools::{self, Toolbox};
-use crate::cache::{Cache, EntryKind, RunLock, WORK_PLAN_FILE};
+use crate::cache::{Cache, EntryKind, RunLock};
 use crate::config::Config;
 use crate::grounding::Scope;
 use crate::progress::Progress;
@@ -108,11 +106,12 @@ use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 use finish::{evaluate, finish};
 use ground::{ground_learned, ground_phase};
 use open::open_investigation;
-use outcome::{failed, failure, interrupted, interrupted_outcome};
+use outcome::{failed, failure, interrupted, interrupted_outcome, too_small};
 use plan::plan_phase;
 use refine::refine_phase;
-use survey::survey_phase;
+use survey::{survey_phase, survey_system};
 use synthesis::synthesis_phase;
+use work::work_phase;
 
 pub(crate) use cached::{CachedInvestigation, TreeChanges, read_cached};
 pub(crate) use freshness::partition;
@@ -181,7 +180,14 @@ pub(crate) async fn investigate(
         );
         // The survey depends on its own choice alone: its request goes out
         // before the rest of the first decision is priced.
-        let survey = survey_phase(&run, &situation, survey_choice(&situation.inputs())).await?;
+        let choice = survey_choice(&situation.inputs());
+        let system = (choice == PassChoice::Run)
+            .then(|| survey_system(&run))
+            .transpose()?;
+        if let Some(note) = too_small_for(&run, &situation, system.as_deref()) {
+            return Ok(too_small(note));
+        }
+        let survey = survey_phase(&run, &situation, choice, system).await?;
         let first = decide(&situation.inputs(), None);
         let decision = plan_phase(&run, &situation, &first_look, survey.as_ref(), first).await?;
         report_decision(&decision, progress);
@@ -283,62 +289,42 @@ impl Phases<'_> {
     }
 }
 
-/// Phase 6: save the work plan unless it was resumed, then run the work:
-/// the dir loops, `-j` at a time under the spending cap and the budget,
-/// and the mechanical entries.
-async fn work_phase(
-    run: &Phases<'_>,
-    situation: &Situation,
-    decision: &Decision,
-    survey: Option<&Survey>,
-) -> Result<LoopsDone, InvestigationError> {
-    let (config, progress) = (run.config, &run.ctx.progress);
-    if decision.work.resumed {
-        progress.ai("Work plan loaded from cache.");
-    } else if !decision.work.loops.is_empty() || !decision.work.mechanical.is_empty() {
-        // Work decided under another budget is not carried on.
-        let older = situation.saved_work.as_ref().filter(|work| {
-            work.budget == decision.work.budget.limit && work.batch == decision.batch
-        });
-        let work = decision.saved_work().merged_over(older);
-        save_json(run, WORK_PLAN_FILE, &work.to_value(run.ctx.target()));
+/// Whether the budget is too small to buy an investigation of this tree
+/// (the survey's prompt is `survey`, when one would be sent): the note
+/// that says so and names the smallest budget that buys one. Nothing is
+/// sent then: the scan report stands.
+fn too_small_for(run: &Phases<'_>, situation: &Situation, survey: Option<&str>) -> Option<String> {
+    let budget = situation.budget?;
+    let first = decide(&situation.inputs(), None);
+    if first.freshness.stale.is_empty() && first.work.loops.is_empty() {
+        return None;
     }
-    let allocations: Vec<u32> = decision.work.loops.iter().map(|l| l.turns).collect();
-    // A directory stale only because of a child keeps its file summaries.
-    let changed: HashSet<PathBuf> = decision
-        .freshness
-        .stale
-        .iter()
-        .filter(|(_, reason)| *reason != Reason::ChildChanged)
-        .map(|(dir, _)| dir.clone())
-        .collect();
-    let shared = Arc::new(DirShared {
-        run: run.ctx.clone(),
-        children: ChildIndex::new(&situation.dirs),
-        system: dir_system_prompt(
-            &format_survey_block(survey),
-            config.investigation.language.as_deref(),
-        )?,
-        language: config.investigation.language.clone(),
-        dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey),
-        pool: TurnPool::new(&allocations),
-        grounding: run.grounding(),
-        changed,
+    let survey_tokens = survey.map(|system| {
+        let kickoff = vec![crate::ai::api::Message::user_blocks(vec![
+            crate::ai::api::ContentBlock::text(crate::ai::prompts::kickoff::SURVEY),
+        ])];
+        request_tokens(
+            system,
+            &kickoff,
+            &tools::definitions(Toolbox::Survey),
+            run.ctx.session.tokens_per_byte(),
+        )
     });
-    let options = LoopOptions {
-        jobs: config.investigation.jobs,
-        max_cost: config.investigation.max_cost,
-        budget_for_loops: decision
-            .work
-            .budget
-            .limit
-            .map(|limit| limit - decision.work.budget.synthesis_reserve),
-    };
-    let board = progress.dir_board(decision.work.loops.len());
-    if !run.ctx.session.model_facts().prices_known() {
-        board.assume_prices();
+    // Most runs can: they buy a loop, and their budget pays for the
+    // requests such a run sends. Only one that cannot looks for the
+    // smallest that can.
+    if !first.work.loops.is_empty() && budget >= requests_floor(&situation.inputs(), survey_tokens)
+    {
+        return None;
     }
-    run_work(shared, &decision.work, &situation.stats, options, &board).await
+    let smallest = smallest_budget(&situation.inputs(), survey_tokens);
+    (budget < smallest).then(|| {
+        format!(
+            "the budget (${budget:.2}) cannot buy an investigation of this tree, so no request \
+             was sent; the smallest budget that buys one is ${smallest:.2} (--budget \
+             {smallest:.2})"
+        )
+    })
 }
 
 /// The entries the cache holds now of the directories of `all_dirs`.

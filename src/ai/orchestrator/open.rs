@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::ai::api::Client;
 use crate::ai::api::cost::TokenTracker;
+use crate::ai::engine::purse::{BATCH_WAYS, Purse};
 use crate::ai::engine::session::Session;
 use crate::ai::failure::InvestigationError;
 use crate::cache::now_iso;
@@ -94,6 +95,14 @@ pub(crate) fn new_session(
         config.investigation.model_facts,
         redactor,
         tracker.clone(),
+        Purse::new(
+            config.investigation.budget,
+            if config.investigation.batch {
+                BATCH_WAYS
+            } else {
+                config.investigation.jobs
+            },
+        ),
         progress,
     ))
 }

@@ -37,6 +37,19 @@ fn with_spent(mut outcome: Outcome, tracker: &TokenTracker) -> Outcome {
     outcome
 }
 
+/// The outcome of an investigation the budget is too small for: nothing
+/// was sent, the scan report stands, and `note` says what budget would do.
+pub(super) fn too_small(note: String) -> Outcome {
+    Outcome {
+        status: Investigation {
+            status: InvestigationStatus::Partial,
+            note: Some(note),
+            ..Investigation::default()
+        },
+        ..Outcome::default()
+    }
+}
+
 /// The outcome of an investigation that stopped on `error` before any
 /// request, said once on stderr.
 pub(super) fn failed(progress: &Progress, error: &str) -> Outcome {

@@ -19,12 +19,26 @@ use crate::cache::SURVEY_FILE;
 /// Depth of the tree the survey sees.
 pub(crate) const SURVEY_TREE_DEPTH: usize = 2;
 
+/// The survey's prompt (its two-level tree and the scan's signals).
+pub(super) fn survey_system(run: &Phases<'_>) -> Result<String, InvestigationError> {
+    let tree_preview = prompt_tree(run.ctx.target(), &run.ctx.scope, SURVEY_TREE_DEPTH);
+    let target = run.ctx.target().to_string_lossy();
+    let inputs = SurveyInputs {
+        target: &target,
+        signals: &run.scan.survey_signals,
+        tree_preview: &tree_preview,
+    };
+    survey_prompt(&inputs)
+}
+
 /// Phase 3: the survey as decided: the saved one, the synthetic one of a
-/// tiny target, a new one, or none when nothing is left to investigate.
+/// tiny target, a new one (over `system`, its prompt, when it runs), or
+/// none when nothing is left to investigate.
 pub(super) async fn survey_phase(
     run: &Phases<'_>,
     situation: &Situation,
     choice: PassChoice,
+    system: Option<String>,
 ) -> Result<Option<Survey>, InvestigationError> {
     let survey = match choice {
         PassChoice::NotNeeded => return Ok(None),
@@ -42,15 +56,12 @@ pub(super) async fn survey_phase(
         }
         PassChoice::Run => {
             run.ctx.progress.ai("Survey pass...");
-            let tree_preview = prompt_tree(run.ctx.target(), &run.ctx.scope, SURVEY_TREE_DEPTH);
-            let target = run.ctx.target().to_string_lossy();
-            let inputs = SurveyInputs {
-                target: &target,
-                signals: &run.scan.survey_signals,
-                tree_preview: &tree_preview,
+            let system = match system {
+                Some(system) => system,
+                None => survey_system(run)?,
             };
             let ctx = &run.ctx;
-            let end = converse(ctx, SURVEY_CALL, survey_prompt(&inputs)?, false).await?;
+            let end = converse(ctx, SURVEY_CALL, system, false).await?;
             let survey = read_survey(ctx, end);
             if let Some(survey) = &survey {
                 save_json(

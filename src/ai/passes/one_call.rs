@@ -76,6 +76,12 @@ pub(crate) async fn converse(
                 ctx.progress.ai(&format!("  Not sent: {err}."));
                 return Ok(CallEnd::ContextFull);
             }
+            // The budget cannot pay for it: the pass goes without, as when
+            // its turns run out.
+            Err(AgentError::OverBudget(err)) => {
+                ctx.progress.ai(&format!("  Not sent: {err}."));
+                return Ok(CallEnd::OverBudget);
+            }
             Err(AgentError::Tool(err)) => return Err(err.into()),
             Err(AgentError::Prompt(err)) => return Err(err.into()),
             Err(AgentError::CacheWrite(fault)) => {
@@ -110,6 +116,12 @@ impl Without {
             CallEnd::OutOfTurns => {
                 ctx.progress
                     .ai(&format!("Warning: {} ran out of turns.", self.name));
+            }
+            CallEnd::OverBudget => {
+                ctx.progress.ai(&format!(
+                    "Warning: {} stopped: the budget is spent.",
+                    self.name
+                ));
             }
             CallEnd::Submitted(_) | CallEnd::ContextFull | CallEnd::ApiError => {}
         }

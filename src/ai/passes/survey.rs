@@ -20,6 +20,7 @@ use crate::ai::engine::context::RunContext;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::{OneCall, Without};
 use crate::ai::prompts::{self, SurveyPrompt};
+use crate::ai::rules::tree_view::cut_lines;
 use crate::ai::tools::input::{string_field, string_list, unit_interval};
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
 use crate::scan::SurveySignals;
@@ -128,8 +129,13 @@ fn list_line(label: &str, items: &[String]) -> Option<String> {
     (!items.is_empty()).then(|| format!("{label}: {}", items.join(", ")))
 }
 
+/// The longest signals block, in bytes: the scan keeps the top twenty of
+/// each kind and a fixed sample of names, but a name can be long.
+pub(crate) const MAX_SIGNALS_BYTES: usize = 16 * 1024;
+
 /// The base scan's survey signals as a labeled block, one item per line
-/// (names and extensions come from the target, so they are escaped).
+/// (names and extensions come from the target, so they are escaped), cut
+/// on a line at [`MAX_SIGNALS_BYTES`].
 pub(crate) fn format_survey_signals(signals: &SurveySignals) -> String {
     if signals.total_files == 0 {
         return NO_SIGNALS.to_string();
@@ -169,7 +175,7 @@ pub(crate) fn format_survey_signals(signals: &SurveySignals) -> String {
             lines.push(String::new());
         }
     }
-    lines.join("\n").trim_end().to_string()
+    cut_lines(lines.join("\n").trim_end().to_string(), MAX_SIGNALS_BYTES)
 }
 
 /// File names and descriptions come from the target: the signals go to the
@@ -445,6 +451,17 @@ mod tests {
             format_survey_signals(&only_ext),
             "Total files: 5\n\nExtensions (top, by count):\n  .py: 5"
         );
+        // Long names cannot make it grow past its cap.
+        let long = SurveySignals {
+            total_files: 40_000,
+            filename_samples: (0..100)
+                .map(|i| format!("{i}{}", "n".repeat(250)))
+                .collect(),
+            ..SurveySignals::default()
+        };
+        let shown = format_survey_signals(&long);
+        assert!(shown.len() <= MAX_SIGNALS_BYTES, "{}", shown.len());
+        assert!(shown.ends_with(crate::ai::rules::tree_view::TREE_CUT_LINE));
     }
 
     #[test]

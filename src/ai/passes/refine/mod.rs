@@ -296,6 +296,10 @@ pub(crate) async fn round(
                 ctx.progress.ai(&format!("  Not sent: {over}."));
                 return Ok(RoundEnd::Stopped(RefineStop::Budget));
             }
+            Err(AgentError::OverBudget(over)) => {
+                ctx.progress.ai(&format!("  Not sent: {over}."));
+                return Ok(RoundEnd::Stopped(RefineStop::Budget));
+            }
             Err(AgentError::Api(err)) => {
                 stop_for_api_error(&ctx.session, &err)?;
                 ctx.progress.ai(&format!("  API error: {err}"));
@@ -329,7 +333,12 @@ pub(crate) async fn round(
                     .ai(&format!("  Stopped: {}.", refusal.describe()));
                 return Ok(RoundEnd::Stopped(RefineStop::Declined));
             }
-            Some(CallEnd::ContextFull | CallEnd::OutOfTurns | CallEnd::ApiError) => break,
+            Some(
+                CallEnd::ContextFull
+                | CallEnd::OutOfTurns
+                | CallEnd::ApiError
+                | CallEnd::OverBudget,
+            ) => break,
         }
     }
     Ok(RoundEnd::Stopped(RefineStop::NoReport))

@@ -1,41 +1,58 @@
 //! Running the run's work: the dir loops, up to `-j` at once, and the
-//! mechanical entries (built without the model, at once, as soon as what
-//! they summarise is done); children before parents, band order among the
-//! ready, a spending cap and the budget.
+//! mechanical entries (built without the model); children before parents,
+//! band order among the ready, a spending cap, the budget, and replanning
+//! as loops finish.
 //!
 //! The original ran one loop at a time. Most of a loop's wall time is spent
 //! waiting for the model, so loops on independent directories overlap well.
 //! The one real dependency is that a parent's prompt embeds its children's
-//! summaries, so the scheduler is a dependency graph over the plan's order:
-//! a directory is *ready* once every directory below it in the order has
-//! finished, and among the ready ones the earliest in the order starts first.
-//! With one job that is exactly the plan's order.
+//! summaries, so the scheduler is a dependency graph over the loops' order:
+//! a loop is *ready* once every loop below it has finished, and among the
+//! ready ones the earliest in the order starts first. With one job that is
+//! exactly the plan's order.
 //!
 //! Under `--batch` every ready loop starts at once (`-j` does not limit a
 //! round's width), each holding a batch lane (see
 //! [`crate::ai::engine::batch`]) until the scheduler has started the loops
-//! (and written the mechanical entries) its end made ready, so those join
-//! the same next round; and the cap counts what the running loops are
-//! expected to cost, since their spend only shows once a round is read.
+//! its end made ready, so those join the same next round; and the cap
+//! counts what the running loops are expected to cost, since their spend
+//! only shows once a round is read.
 //!
-//! The budget is a softer stop than `--max-cost`: a loop the money left
-//! (less the synthesis's share) cannot pay for is not started, and its
-//! directories get mechanical entries instead, so every directory still
-//! ends with one. `--max-cost` stays the hard stop it always was: past it
-//! nothing new starts, and what was not done is left for the next run.
+//! **Replanning** (seed 003). Each loop that ends is a handoff (`ledger.rs`):
+//! its cost against its expectation, its leads. After every
+//! [`MIN_HANDOFFS_FOR_REPLAN`] handoffs, and whenever nothing is left to run,
+//! a round decides again with the money actually left
+//! ([`crate::ai::rules::decide::Replanner`], through [`Replanning`], which
+//! also keeps each round in the cache): what it buys joins the schedule
+//! after the loops already bought, and the synthesis's share is held back
+//! in the session's purse at what the round projects.
+//!
+//! **Entries from the scan** are written late: a stale directory without a
+//! loop stays open to a round until a loop above it is about to start (its
+//! prompt reads them), or the work ends. So a round never buys a directory
+//! below a loop that started.
+//!
+//! The budget is enforced three ways: a loop the money left (less the
+//! synthesis's share) is not expected to pay for does not start (its unit
+//! goes back among the candidates); each request is priced at its worst case
+//! before it is sent ([`crate::ai::engine::purse`]); and a loop the money
+//! could not start leaves its directories to the scan. `--max-cost` stops
+//! new loops once the spend so far and the next loop's expected cost would
+//! pass it, after the run's first loop: each rerun under the same cap makes
+//! progress; what was not done is left for the next run.
 //!
 //! It sits with the passes because it runs two of them: each loop is
 //! [`investigate_dir`] over the run's [`DirShared`], each mechanical entry
 //! [`mechanical_update`]; what it hands a loop and gets back is the loop's
-//! ([`DirJob`], [`DirOutcome`]).
-//! [`Schedule`] (the dependency graph, in `schedule.rs`) and the cost
-//! rules (`cost.rs`) are pure; [`run_work`], here, is the async
-//! driver on a tokio `JoinSet`. Cancellation (Ctrl-C) is the caller's: dropping
-//! the driver aborts the running loops at their next await point, after any
-//! tool call (and its cache write) in progress has returned. The rules'
-//! unit tests are in `tests.rs`.
+//! ([`DirJob`], [`DirOutcome`]). [`Schedule`] (the dependency graph, in `schedule.rs`), the ledger and
+//! the cost rules (`cost.rs`) are pure; [`run_work`], here, is the async
+//! driver on a tokio `JoinSet`. Cancellation (Ctrl-C) is the caller's:
+//! dropping the driver aborts the running loops at their next await point,
+//! after any tool call (and its cache write) in progress has returned. The
+//! rules' unit tests are in `tests.rs`.
 
 mod cost;
+mod ledger;
 mod schedule;
 #[cfg(test)]
 mod tests;
@@ -44,20 +61,22 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use serde_json::Value;
 use tokio::task::JoinSet;
 
 use crate::ai::engine::session::Session;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::dir_loop::{DirJob, DirOutcome, DirShared, investigate_dir};
+use crate::ai::passes::dir_loop::{DirJob, DirOutcome, DirShared, LoopEnd, investigate_dir};
 use crate::ai::passes::mechanical::{mechanical_update, write_mechanical};
-use crate::ai::rules::decide::Work;
+use crate::ai::rules::decide::{MIN_HANDOFFS_FOR_REPLAN, PlannedLoop, Round, RoundInput, Work};
 use crate::ai::rules::dir_stats::TreeStats;
-use crate::ai::rules::discover::{display_name, sort_leaf_first};
+use crate::ai::rules::discover::display_name;
 use crate::ai::rules::mechanical::MechanicalReason;
 use crate::ai::rules::plan::children_first;
 use crate::progress::DirBoard;
 
 pub(crate) use cost::{committed_spend, expected_loop_cost, within_budget, within_cap};
+use ledger::{Ledger, Stage};
 pub(crate) use schedule::Schedule;
 
 /// Directory loops run at once when `-j` is not given.
@@ -70,9 +89,26 @@ pub(crate) struct LoopOptions {
     pub jobs: usize,
     /// `--max-cost`, in dollars.
     pub max_cost: Option<f64>,
-    /// What the run may have spent when its last loop starts: the budget
-    /// less the synthesis's share; `None` without a budget.
-    pub budget_for_loops: Option<f64>,
+    /// `--budget`, in dollars; `None` without one. The loops may spend it
+    /// less what the purse holds back for the synthesis.
+    pub budget: Option<f64>,
+}
+
+/// How the run decides again as loops finish, and keeps what it decided
+/// (the orchestrator's: it knows the facts and the cache).
+pub(crate) trait Replanning: Sync {
+    /// Decide a round.
+    fn round(&self, input: &RoundInput<'_>) -> Round;
+    /// Keep a round's `record` and the work as it now stands (bought
+    /// loops, stale directories left to the scan, open candidates), so a
+    /// resumed run carries on with it.
+    fn keep(
+        &self,
+        record: Value,
+        loops: &[PlannedLoop],
+        mechanical: &[PathBuf],
+        candidates: &[PlannedLoop],
+    );
 }
 
 /// What the work phase did.
@@ -86,15 +122,11 @@ pub(crate) struct LoopsDone {
     pub mechanical_written: usize,
     /// Loops the budget could no longer pay for, summarised mechanically.
     pub budget_spent: usize,
-}
-
-/// One piece of the work, as the schedule knows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Piece {
-    /// The loop `planned[n]`.
-    Loop(usize),
-    /// A directory summarised without the model.
-    Mechanical,
+    /// Replanning rounds.
+    pub rounds: usize,
+    /// Loops the rounds bought, and of those, for a lead.
+    pub bought_by_rounds: usize,
+    pub bought_for_leads: usize,
 }
 
 /// How often the live display's token and dollar figures are refreshed.
@@ -108,19 +140,46 @@ fn tokens_so_far(session: &Session) -> u64 {
         .saturating_add(totals.usage.output_tokens)
 }
 
-/// Run the loops of `work` (`options.jobs` at a time) and write its
-/// mechanical entries, each once everything below it that is part of the
-/// work is done.
+/// Write the entries from the scan of `dirs` (leaf-first, with why), a
+/// level of the tree at a time so each reads the entries below it.
+fn write_from_scan(
+    shared: &DirShared,
+    stats: &TreeStats,
+    ledger: &mut Ledger,
+    dirs: Vec<(PathBuf, MechanicalReason)>,
+) -> Result<usize, InvestigationError> {
+    let mut written = 0;
+    let mut rest = dirs.as_slice();
+    while let Some((first, _)) = rest.first() {
+        let depth = first.components().count();
+        let level = rest
+            .iter()
+            .take_while(|(dir, _)| dir.components().count() == depth)
+            .count();
+        let mut batch = Vec::new();
+        for (dir, reason) in &rest[..level] {
+            let changed = shared.changed.contains(dir);
+            batch.extend(mechanical_update(shared, stats, dir, changed, *reason)?);
+            ledger.written.insert(dir.clone());
+        }
+        written += write_mechanical(shared, &batch)?;
+        rest = &rest[level..];
+    }
+    Ok(written)
+}
+
+/// Run the loops of `work` (`options.jobs` at a time), replanning as they
+/// finish, and write its mechanical entries, each once everything below it
+/// that is part of the work is done.
 pub(crate) async fn run_work(
     shared: Arc<DirShared>,
     work: &Work,
     stats: &TreeStats,
     options: LoopOptions,
     board: &DirBoard,
+    replanning: &dyn Replanning,
 ) -> Result<LoopsDone, InvestigationError> {
-    let (planned, mechanical) = (&work.loops, &work.mechanical);
-    let contents_changed = |dir: &Path| shared.changed.contains(dir);
-    let total = planned.len();
+    let target = shared.run.target().to_path_buf();
     let session = &shared.run.session;
     let model = session.model_facts().model;
     let pricing = session.tracker().pricing();
@@ -130,64 +189,85 @@ pub(crate) async fn run_work(
     } else {
         options.jobs.max(1)
     };
+    let mut ledger = Ledger::new(&target, &work.loops, &work.mechanical, &work.candidates);
+    // The schedule holds the loops, children first; entries from the scan
+    // are written when a loop above needs them, or at the end.
+    let roots: Vec<PathBuf> = work.loops.iter().map(|l| l.unit.root.clone()).collect();
+    let order = children_first(&roots);
+    let by_root: HashMap<&Path, usize> = roots
+        .iter()
+        .enumerate()
+        .map(|(n, root)| (root.as_path(), n))
+        .collect();
+    let mut loop_of: Vec<usize> = order.iter().map(|root| by_root[root.as_path()]).collect();
+    let mut schedule = Schedule::new(&order);
     // Each running loop's batch lane; the lane of the loop that ended last
     // is let go only after the work its end made ready has started.
     let mut lanes = HashMap::new();
     let mut ended_lane = None;
-    // What each running loop was expected to cost when it started.
-    let mut expectations: HashMap<usize, f64> = HashMap::new();
-    let mut pieces: HashMap<PathBuf, Piece> = planned
-        .iter()
-        .enumerate()
-        .map(|(n, p)| (p.unit.root.clone(), Piece::Loop(n)))
-        .collect();
-    let mut preferred: Vec<PathBuf> = planned.iter().map(|p| p.unit.root.clone()).collect();
-    for dir in mechanical {
-        pieces.insert(dir.clone(), Piece::Mechanical);
-        preferred.push(dir.clone());
-    }
-    let order = children_first(&preferred);
-    let kinds: Vec<Piece> = order.iter().map(|dir| pieces[dir]).collect();
-    let is_loop = |i: usize| matches!(kinds[i], Piece::Loop(_));
-    let mut schedule = Schedule::new(&order);
     let mut running: JoinSet<(usize, Result<DirOutcome, InvestigationError>)> = JoinSet::new();
     let mut done = LoopsDone::default();
     let mut finished_costs = Vec::new();
-    let mut launched = vec![false; planned.len()];
     let mut started = 0;
+    // The loop a round was last held for without buying anything: it
+    // starts now.
+    let mut decided_before = None;
     let mut refresh = tokio::time::interval(BOARD_REFRESH);
+    let replan =
+        |ledger: &mut Ledger, schedule: &mut Schedule, loop_of: &mut Vec<usize>, trigger: &str| {
+            let (new, record, round) = ledger.round(
+                session.spent(),
+                &shared.spend.snapshot(),
+                trigger,
+                |input| replanning.round(input),
+            );
+            session.purse().hold(round.reserve);
+            let mut added = 0;
+            for n in new {
+                match schedule.add(&ledger.bought[n].planned.unit.root) {
+                    Some(i) if i == loop_of.len() => {
+                        loop_of.push(n);
+                        added += 1;
+                    }
+                    // A loop the budget could not start, bought back: it
+                    // takes its place in the schedule again.
+                    Some(i) => {
+                        loop_of[i] = n;
+                        added += 1;
+                    }
+                    None => ledger.unbuy(n),
+                }
+            }
+            let (loops, mechanical) = ledger.shape();
+            replanning.keep(record, &loops, &mechanical, &ledger.open_candidates());
+            board.add_to_total(added);
+            shared.run.progress.ai(&format!(
+                "Replanning (round {}, {trigger}): ${:.2} spent, ${:.2} kept for the synthesis; \
+             {added} more {} bought{}.",
+                ledger.rounds,
+                session.spent(),
+                round.reserve,
+                if added == 1 { "loop" } else { "loops" },
+                if ledger.bought_for_leads > 0 {
+                    format!(" ({} so far for leads)", ledger.bought_for_leads)
+                } else {
+                    String::new()
+                },
+            ));
+            added
+        };
     loop {
         // A loop starts sending at once: the round waits until every loop
         // ready now has started (and holds a lane of its own).
         let starting = session.lane();
-        // Mechanical entries cost nothing (and send no request): they are
-        // written as soon as they are ready, even past the cap, each batch
-        // of ready ones at once (their parents become ready when the batch
-        // is written).
-        loop {
-            let mut batch = Vec::new();
-            let mut ready = Vec::new();
-            while let Some(i) = schedule.start_next_where(|i| !is_loop(i)) {
-                let dir = schedule.dir(i).to_path_buf();
-                let changed = contents_changed(&dir);
-                let update =
-                    mechanical_update(&shared, stats, &dir, changed, MechanicalReason::NotChosen)?;
-                batch.extend(update);
-                ready.push(i);
-            }
-            if ready.is_empty() {
-                break;
-            }
-            done.mechanical_written += write_mechanical(&shared, &batch)?;
-            for i in ready {
-                schedule.finish(i);
-            }
-        }
-        while running.len() < width && !done.cap_hit && schedule.has_ready_where(is_loop) {
+        while running.len() < width && !done.cap_hit && schedule.has_ready() {
             let spent = session.spent();
-            let expected = expected_loop_cost(&finished_costs, model, &pricing);
-            let committed = committed_spend(spent, expectations.values().sum(), batching);
-            if !within_cap(committed, expected, options.max_cost) {
+            let by_running = shared.spend.snapshot();
+            // Each run makes progress: its first loop starts whatever the
+            // cap, so reruns under the same cap finish the work.
+            let expected_next = expected_loop_cost(&finished_costs, model, &pricing);
+            let committed = committed_spend(spent, ledger.running(&by_running), batching);
+            if started > 0 && !within_cap(committed, expected_next, options.max_cost) {
                 done.cap_hit = true;
                 shared.run.progress.ai(&format!(
                     "Spending cap reached (${spent:.2} spent of ${:.2}): no new directories \
@@ -196,52 +276,55 @@ pub(crate) async fn run_work(
                 ));
                 break;
             }
-            let Some(i) = schedule.start_next_where(is_loop) else {
+            let Some(i) = schedule.peek_next() else {
                 break;
             };
-            let Piece::Loop(n) = kinds[i] else {
+            let n = loop_of[i];
+            let plan = ledger.bought[n].planned.clone();
+            // Its start closes the candidates below it: while money is left
+            // that could buy one, a round decides first (what it buys below
+            // it makes it wait).
+            if let Some(limit) = options.budget
+                && !done.cap_hit
+                && decided_before != Some(n)
+                && ledger.open_below(&plan.unit.root)
+                && ledger.cheapest_open().is_some_and(|cost| {
+                    cost <= limit - spent - ledger.committed(&by_running) - session.purse().held()
+                })
+            {
+                let shown = display_name(&target, &plan.unit.root);
+                let trigger = format!("before {shown}/ starts");
+                if replan(&mut ledger, &mut schedule, &mut loop_of, &trigger) == 0 {
+                    decided_before = Some(n);
+                }
                 continue;
-            };
-            let plan = &planned[n];
-            let expected = if finished_costs.is_empty() {
-                plan.cost
-            } else {
-                expected_loop_cost(&finished_costs, model, &pricing)
-            };
-            let shown = display_name(shared.run.target(), &plan.unit.root);
-            let reserved: f64 = planned
-                .iter()
-                .enumerate()
-                .filter(|(m, other)| !launched[*m] && other.rank < plan.rank)
-                .map(|(_, other)| other.cost)
-                .sum();
-            launched[n] = true;
+            }
+            schedule.start_next();
+            let expected = ledger.expected(n);
+            let shown = display_name(&target, &plan.unit.root);
+            let for_loops = options.budget.map(|limit| limit - session.purse().held());
             if !within_budget(
                 spent,
-                expectations.values().sum(),
+                ledger.running(&by_running),
                 expected,
-                reserved,
-                options.budget_for_loops,
+                ledger.reserved_before(n),
+                for_loops,
             ) {
                 shared.run.progress.ai(&format!(
                     "Budget reached (${spent:.2} spent): {shown}/ is summarised from the scan \
-                     instead of investigated."
+                     instead of investigated, unless money is left for it later."
                 ));
-                let mut dirs: Vec<PathBuf> = plan.unit.dirs().cloned().collect();
-                sort_leaf_first(&mut dirs);
-                for dir in dirs {
-                    let changed = contents_changed(&dir);
-                    let reason = MechanicalReason::BudgetSpent;
-                    if let Some(update) = mechanical_update(&shared, stats, &dir, changed, reason)?
-                    {
-                        done.mechanical_written += write_mechanical(&shared, &[update])?;
-                    }
-                }
+                ledger.drop_loop(n);
                 done.budget_spent += 1;
                 schedule.finish(i);
                 continue;
             }
+            // Its prompt reads the entries below it: those from the scan
+            // are written now, and nothing below it can be bought any more.
+            let below = ledger.close_below(&plan.unit.root);
+            done.mechanical_written += write_from_scan(&shared, stats, &mut ledger, below)?;
             started += 1;
+            ledger.start(n, expected);
             let job = DirJob {
                 dir: plan.unit.root.clone(),
                 members: plan.unit.members.clone(),
@@ -249,7 +332,7 @@ pub(crate) async fn run_work(
                 changed: plan
                     .unit
                     .dirs()
-                    .filter(|dir| contents_changed(dir))
+                    .filter(|dir| shared.changed.contains(*dir))
                     .cloned()
                     .collect(),
             };
@@ -258,12 +341,16 @@ pub(crate) async fn run_work(
             } else {
                 format!(", with {} folded", job.members.len())
             };
+            let total = ledger
+                .bought
+                .iter()
+                .filter(|b| b.stage != Stage::Dropped)
+                .count();
             shared.run.progress.ai(&format!(
                 "Investigating: {shown}/ ({started}/{total}, {} turns{folded})",
                 job.max_turns
             ));
             board.started(&shown);
-            expectations.insert(i, expected);
             if let Some(lane) = session.lane() {
                 lanes.insert(i, lane);
             }
@@ -273,9 +360,21 @@ pub(crate) async fn run_work(
         drop(starting);
         drop(ended_lane.take());
         if running.is_empty() {
-            let more = schedule.has_ready_where(|i| !is_loop(i))
-                || (!done.cap_hit && schedule.has_ready_where(is_loop));
-            if more {
+            if !done.cap_hit && schedule.has_ready() {
+                continue;
+            }
+            // Nothing runs and nothing is ready: money left over buys the
+            // next loops, if any are open.
+            if !done.cap_hit
+                && options.budget.is_some()
+                && ledger.has_open_candidates()
+                && replan(
+                    &mut ledger,
+                    &mut schedule,
+                    &mut loop_of,
+                    "nothing left to run",
+                ) > 0
+            {
                 continue;
             }
             break;
@@ -293,17 +392,40 @@ pub(crate) async fn run_work(
         };
         let (i, result) = joined.map_err(InvestigationError::LoopAborted)?;
         ended_lane = lanes.remove(&i);
-        expectations.remove(&i);
         // The first failure that stops the run stops it now; dropping the
         // set aborts the other loops.
         let outcome = result?;
         schedule.finish(i);
+        shared.spend.end(&outcome.dir);
+        let n = loop_of[i];
+        board.finished(&outcome.shown);
+        board.spent(tokens_so_far(session), session.tracker().cost());
+        if outcome.end == LoopEnd::Unaffordable {
+            // Nothing was sent: its directories wait for the scan, or for
+            // money a round finds later.
+            ledger.drop_loop(n);
+            done.budget_spent += 1;
+            continue;
+        }
         // Priced request by request as the loop went (a price tier is per
         // request).
         finished_costs.push(outcome.usage.cost);
-        board.finished(&outcome.shown);
-        board.spent(tokens_so_far(session), session.tracker().cost());
+        ledger.hand_off(n, &outcome);
         done.outcomes.push(outcome);
+        if options.budget.is_some()
+            && !done.cap_hit
+            && ledger.handoffs_pending() >= MIN_HANDOFFS_FOR_REPLAN
+            && ledger.has_open_candidates()
+        {
+            replan(&mut ledger, &mut schedule, &mut loop_of, "3 handoffs");
+        }
     }
+    // What is left to the scan: every stale directory no loop covers whose
+    // loops below have all finished (the cap may have left some undone).
+    let rest = ledger.unwritten(|dir| !schedule.unfinished_at_or_below(dir));
+    done.mechanical_written += write_from_scan(&shared, stats, &mut ledger, rest)?;
+    done.rounds = ledger.rounds;
+    done.bought_by_rounds = ledger.bought_by_rounds;
+    done.bought_for_leads = ledger.bought_for_leads;
     Ok(done)
 }

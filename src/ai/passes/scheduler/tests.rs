@@ -182,3 +182,38 @@ fn expected_cost_is_the_mean_of_finished_loops_or_the_prior() {
     let expected = (39_000.0 * 2.0 + (1_950 + thinking) as f64 * 10.0) / 1e6;
     assert!((sonnet - expected).abs() < 1e-9, "{sonnet}");
 }
+
+#[test]
+fn a_loop_bought_later_waits_for_those_below_and_holds_up_those_above() {
+    let order = paths(&["/t/a/x", "/t/b", "/t"]);
+    let mut schedule = Schedule::new(&order);
+    assert_eq!(schedule.start_next(), Some(0));
+    // /t/a joins: it waits for /t/a/x, and /t waits for it.
+    let a = schedule.add(Path::new("/t/a")).unwrap();
+    assert_eq!(a, 3);
+    assert_eq!(schedule.start_next(), Some(1));
+    schedule.finish(1);
+    assert!(!schedule.has_ready(), "/t/a waits for /t/a/x, /t for /t/a");
+    schedule.finish(0);
+    assert_eq!(schedule.peek_next(), Some(a));
+    assert_eq!(schedule.start_next(), Some(a));
+    schedule.finish(a);
+    assert_eq!(schedule.start_next(), Some(2));
+    // Nothing joins below a loop that started; one waiting or running
+    // does not join twice; one that finished may join again (a loop the
+    // budget could not start, bought back).
+    assert_eq!(schedule.add(Path::new("/t/c")), None);
+    assert_eq!(schedule.add(Path::new("/t")), None);
+    let mut fresh = Schedule::new(&paths(&["/t/b", "/t"]));
+    assert_eq!(fresh.start_next(), Some(0));
+    assert_eq!(fresh.add(Path::new("/t/b")), None);
+    fresh.finish(0);
+    assert_eq!(fresh.add(Path::new("/t/b")), Some(0));
+    assert!(
+        !fresh.has_ready_where(|i| i == 1),
+        "/t waits for /t/b again"
+    );
+    assert_eq!(fresh.start_next(), Some(0));
+    assert!(!schedule.unfinished_at_or_below(Path::new("/t/a")));
+    assert!(schedule.unfinished_at_or_below(Path::new("/t")));
+}

@@ -346,7 +346,10 @@ async fn in_levels(
                             record_refusal(&run.ctx.cache, &run.ctx.progress, "general", finding);
                             None
                         }
-                        CallEnd::ApiError | CallEnd::OutOfTurns | CallEnd::ContextFull => None,
+                        CallEnd::ApiError
+                        | CallEnd::OutOfTurns
+                        | CallEnd::ContextFull
+                        | CallEnd::OverBudget => None,
                     }
                 }
             };
@@ -441,7 +444,9 @@ async fn in_levels(
     done.outcome = match WITHOUT_VERDICT.settle(run.ctx, end) {
         CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
         CallEnd::ApiError => SynthesisOutcome::default(),
-        CallEnd::Refused(_) | CallEnd::ContextFull | CallEnd::OutOfTurns => fallback(),
+        CallEnd::Refused(_) | CallEnd::ContextFull | CallEnd::OutOfTurns | CallEnd::OverBudget => {
+            fallback()
+        }
     };
     // What the parts found reaches the report where the verdict left a
     // section empty (or was not written).

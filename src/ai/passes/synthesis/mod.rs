@@ -254,7 +254,7 @@ pub(crate) async fn run_synthesis(
         CallEnd::ApiError => SynthesisOutcome::default(),
         // The summaries stand on their own: the report is built from them
         // without the model, and says why.
-        CallEnd::Refused(_) | CallEnd::ContextFull | CallEnd::OutOfTurns => {
+        CallEnd::Refused(_) | CallEnd::ContextFull | CallEnd::OutOfTurns | CallEnd::OverBudget => {
             mechanical_synthesis(entries)
         }
     })

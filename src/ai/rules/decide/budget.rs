@@ -24,14 +24,14 @@ use crate::ai::rules::projection::{
 };
 use crate::ai::rules::units::Unit;
 
-/// What one single-call pass is expected to cost. A pass reused from the
-/// cache counts as if it ran: the run that saved it paid for it out of the
-/// same kind of budget, and a resumed run must decide as it did.
-/// `prompt` and `output` are reference tokens; the pass thinks as a
-/// judgment call does.
+/// What one single-call pass is expected to cost this run. A pass reused
+/// from the cache costs nothing: the run that saved it paid for it, and a
+/// resumed run does not pay for it again, so it does not take its price
+/// from this run's budget. `prompt` and `output` are reference tokens; the
+/// pass thinks as a judgment call does.
 pub(super) fn pass_cost(terms: &ModelTerms, choice: PassChoice, prompt: u64, output: u64) -> f64 {
     match choice {
-        PassChoice::Run | PassChoice::Reuse => {
+        PassChoice::Run => {
             Tally::single(
                 terms.scale(prompt),
                 terms.scale(output) + terms.judgment_thinking,
@@ -39,8 +39,30 @@ pub(super) fn pass_cost(terms: &ModelTerms, choice: PassChoice, prompt: u64, out
             )
             .cost
         }
-        PassChoice::Skip | PassChoice::NotNeeded => 0.0,
+        PassChoice::Reuse | PassChoice::Skip | PassChoice::NotNeeded => 0.0,
     }
+}
+
+/// Buy loops: go through `order` (indexes into `costs`, the loops'
+/// expected costs) and take each whose cost, times `scale`, fits what is
+/// left of `money`; one that does not fit is passed over for the cheaper
+/// ones after it. The bought indexes, in `order`'s order.
+///
+/// The one purchase rule of a run: the first decision buys with it (and
+/// `--estimate` with that decision), and every replanning round buys the
+/// next loops with it from the money actually left
+/// ([`super::replan::round`]).
+pub(crate) fn buy(costs: &[f64], order: &[usize], money: f64, scale: f64) -> Vec<usize> {
+    let mut left = money;
+    let mut bought = Vec::new();
+    for &i in order {
+        let cost = costs[i] * scale;
+        if cost <= left {
+            left -= cost;
+            bought.push(i);
+        }
+    }
+    bought
 }
 
 /// The expected cost of loops.

@@ -139,8 +139,15 @@ pub(crate) struct Decision {
 pub(crate) struct Work {
     /// The loops, in the order they may start (children first).
     pub loops: Vec<PlannedLoop>,
-    /// Directories summarised without the model, leaf-first.
+    /// Stale directories no loop was bought for, leaf-first: summarised
+    /// without the model once the loops are done, unless a replanning
+    /// round buys one of the candidates they belong to.
     pub mechanical: Vec<PathBuf>,
+    /// The units the budget did not buy a loop for (yet), in the order of
+    /// interest: those of stale directories (their directories are in
+    /// `mechanical`) and those of directories an earlier run left to the
+    /// scan, which stay as they are unless bought.
+    pub candidates: Vec<PlannedLoop>,
     pub budget: BudgetPlan,
     pub synthesis: SynthesisPlan,
     /// The loops and mechanical entries are the saved work's, resumed.
@@ -163,6 +170,15 @@ impl Decision {
                 })
                 .collect(),
             mechanical: self.work.mechanical.clone(),
+            candidates: self
+                .work
+                .candidates
+                .iter()
+                .map(|l| SavedLoop {
+                    unit: l.unit.clone(),
+                    turns: l.turns,
+                })
+                .collect(),
         }
     }
 

@@ -33,12 +33,17 @@
 //!   shallow ones, each by its source files and size. Every other directory
 //!   is summarised from the scan ([`super::mechanical`]).
 //!
+//! As loops finish, the run decides again with the money actually left
+//! (`replan.rs`), buying loops for the candidates this decision could not
+//! pay for; and a run with more money than the one that saved the work
+//! gives loops to the directories it left to the scan ([`deepenable`]).
+//!
 //! A directory the plan skips stays out, with no entry, as before. A run that
 //! resumes (not `--fresh`, the same `--budget`) carries on with the work
 //! the interrupted run decided ([`SavedWork`]) when it covers everything
 //! left to do.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::ai::rules::projection::{ModelTerms, PLANNING_OUTPUT_TOKENS, SURVEY_OUTPUT_TOKENS};
@@ -50,14 +55,19 @@ use super::units::{Unit, fold_units, unit_turns};
 
 mod budget;
 mod decision;
+mod floor;
+mod replan;
 mod saved;
 mod synthesis;
 
+pub(crate) use budget::buy;
 pub(crate) use budget::expected_read_bytes;
 use budget::{LoopCosts, assign_ranks, pass_cost};
 pub(crate) use decision::{
     BudgetPlan, Decision, DecisionInputs, PassChoice, PlannedLoop, SynthesisPlan, Work,
 };
+pub(crate) use floor::{requests_floor, smallest_budget};
+pub(crate) use replan::{Calibration, MIN_HANDOFFS_FOR_REPLAN, Replanner, Round, RoundInput};
 pub(crate) use saved::{SavedLoop, SavedWork};
 use synthesis::project_synthesis;
 pub(crate) use synthesis::{in_synthesis, synthesis_cost};
@@ -75,9 +85,13 @@ pub(crate) const EXPECTED_READS_PER_FOLDED: u64 = 3;
 /// Output of one directory summary written by a loop (about 1,200
 /// characters).
 pub(crate) const SUMMARY_OUTPUT_TOKENS: u64 = 400;
-/// Share of a binding budget (after survey and planning) kept for the
-/// synthesis.
+/// Share of a binding budget (after survey and planning) first kept for the
+/// synthesis, before the loops bought with the rest say what it will cost.
 pub(crate) const SYNTHESIS_SHARE: f64 = 0.2;
+/// The synthesis is kept this much more than it is projected to cost: its
+/// summaries are longer or shorter than their allowances, and it cuts them
+/// to fit the money left rather than fail.
+pub(crate) const SYNTHESIS_MARGIN: f64 = 1.5;
 /// The survey call's prompt, before it is rendered.
 pub(crate) const SURVEY_PROMPT_TOKENS: u64 = 4_000;
 /// The planning call's prompt (its tree or condensed map), before it is
@@ -111,12 +125,57 @@ pub(crate) fn survey_choice(facts: &DecisionInputs<'_>) -> PassChoice {
 }
 
 /// Whether the target is too small for the survey and the plan, and
-/// whether any directory is stale: exactly when one is not unchanged (a
-/// parent is stale only because of such a child).
+/// whether there is work: a directory that is not unchanged (a parent is
+/// stale only because of such a child), or one left to the scan that this
+/// run has the money to deepen ([`deepenable`]).
 fn tiny_and_stale(facts: &DecisionInputs<'_>) -> (bool, bool) {
     let tiny = should_skip_survey(facts.total_files, facts.dirs.len());
-    let stale = (facts.dirs.iter()).any(|dir| facts.states.get(dir) != Some(&DirState::Unchanged));
+    let stale = (facts.dirs.iter()).any(|dir| facts.states.get(dir) != Some(&DirState::Unchanged))
+        || !deepenable(facts).is_empty();
     (tiny, stale)
+}
+
+/// Whether a run with `budget` has more money than one with `before`
+/// (`None`: no ceiling).
+fn more_money(budget: Option<f64>, before: Option<f64>) -> bool {
+    match (budget, before) {
+        (_, None) => false,
+        (None, Some(_)) => true,
+        (Some(now), Some(before)) => now > before + 1e-9,
+    }
+}
+
+/// The directories an earlier run left to the scan (an unchanged entry
+/// built without the model) that this run may give loops to, leaf-first:
+/// all of them when this run has more money than the one that decided the
+/// saved work, else those the saved work had bought a loop for (an
+/// interrupted run that was deepening them). Never with `--fresh`, which
+/// starts over anyway.
+pub(crate) fn deepenable(facts: &DecisionInputs<'_>) -> Vec<PathBuf> {
+    let Some(saved) = facts.saved_work.filter(|_| !facts.fresh) else {
+        return Vec::new();
+    };
+    let all = more_money(facts.budget, saved.budget);
+    let bought: HashSet<&Path> = if all {
+        HashSet::new()
+    } else {
+        saved
+            .loops
+            .iter()
+            .flat_map(|l| l.unit.dirs())
+            .map(PathBuf::as_path)
+            .collect()
+    };
+    facts
+        .dirs
+        .iter()
+        .filter(|dir| {
+            facts.states.get(*dir) == Some(&DirState::Unchanged)
+                && facts.mechanical.contains(*dir)
+                && (all || bought.contains(dir.as_path()))
+        })
+        .cloned()
+        .collect()
 }
 
 /// Decide what a run over `facts` does. `proposal` is the planner's plan
@@ -135,6 +194,9 @@ pub(crate) fn decide(facts: &DecisionInputs<'_>, proposal: Option<&Plan>) -> Dec
     };
     let (applied, freshness) =
         settle_plan(facts.dirs, facts.states, &first_look, &plan, facts.target);
+    // What the scan summarised before and this run may deepen, as the plan
+    // sees it (a skipped directory stays as it is).
+    let deepen = apply_plan(facts.dirs, &deepenable(facts), &plan, facts.target);
 
     let terms = ModelTerms::for_run(facts.model, facts.batch);
     let model = facts.model.model;
@@ -151,8 +213,16 @@ pub(crate) fn decide(facts: &DecisionInputs<'_>, proposal: Option<&Plan>) -> Dec
             PLANNING_OUTPUT_TOKENS,
         );
     let costs = LoopCosts { facts, terms };
-
-    let work = choose_work(facts, &plan, &applied, &freshness, costs, capacity, fixed);
+    let shape = Shape {
+        facts,
+        plan: &plan,
+        applied: &applied,
+        deepen: &deepen,
+        freshness: &freshness,
+        capacity,
+        fixed,
+    };
+    let work = choose_work(&shape, costs);
     Decision {
         tiny,
         survey,
@@ -165,40 +235,86 @@ pub(crate) fn decide(facts: &DecisionInputs<'_>, proposal: Option<&Plan>) -> Dec
     }
 }
 
+/// What the work is chosen from.
+struct Shape<'a, 'f> {
+    facts: &'a DecisionInputs<'f>,
+    plan: &'a Plan,
+    /// The plan over the stale directories.
+    applied: &'a AppliedPlan,
+    /// The plan over the directories this run may deepen.
+    deepen: &'a AppliedPlan,
+    freshness: &'a Freshness,
+    capacity: Capacity,
+    /// The survey's and planning's cost this run.
+    fixed: f64,
+}
+
+impl Shape<'_, '_> {
+    /// The turns the plan gives `dir` (stale or deepened).
+    fn turns_for(&self, dir: &Path) -> u32 {
+        if self.deepen.turns.contains_key(dir) {
+            self.deepen.turns_for(dir)
+        } else {
+            self.applied.turns_for(dir)
+        }
+    }
+
+    /// The tier the plan gives `dir`.
+    fn tier_of(&self, dir: &Path) -> Tier {
+        match self.deepen.tiers.get(dir) {
+            Some(tier) => *tier,
+            None => self.applied.tier_of(dir),
+        }
+    }
+}
+
 /// The loops over `units` (each with its turns), priced at their expected
 /// use and ranked; with their indexes in rank order.
 fn ranked_loops(
-    facts: &DecisionInputs<'_>,
-    plan: &Plan,
-    applied: &AppliedPlan,
+    shape: &Shape<'_, '_>,
     costs: &LoopCosts<'_, '_>,
     units: impl Iterator<Item = (Unit, u32)>,
 ) -> (Vec<PlannedLoop>, Vec<usize>) {
+    let facts = shape.facts;
     let mut loops: Vec<PlannedLoop> = units
         .map(|(unit, turns)| PlannedLoop {
             cost: costs.expected(&unit, turns),
             rank: 0,
-            tier: applied.tier_of(&unit.root),
+            tier: shape.tier_of(&unit.root),
             unit,
             turns,
         })
         .collect();
-    let tiers = named_tiers(facts.dirs, plan, facts.target);
+    let tiers = named_tiers(facts.dirs, shape.plan, facts.target);
     let ranked = assign_ranks(facts, &tiers, &mut loops);
     (loops, ranked)
 }
 
-/// The work for the stale directories of `applied`, after the fixed
-/// passes' cost `fixed`.
-fn choose_work(
-    facts: &DecisionInputs<'_>,
-    plan: &Plan,
-    applied: &AppliedPlan,
-    freshness: &Freshness,
-    costs: LoopCosts<'_, '_>,
-    capacity: Capacity,
-    fixed: f64,
-) -> Work {
+/// The synthesis reserve for loops `loops` and mechanical entries
+/// `mechanical`: the synthesis they project, with [`SYNTHESIS_MARGIN`].
+fn reserve_for(
+    shape: &Shape<'_, '_>,
+    terms: &ModelTerms,
+    loops: &[PlannedLoop],
+    mechanical: &[PathBuf],
+) -> (SynthesisPlan, f64) {
+    let synthesis = project_synthesis(
+        shape.facts,
+        shape.freshness,
+        loops,
+        mechanical,
+        shape.capacity,
+        terms,
+    );
+    let reserve = synthesis.cost * SYNTHESIS_MARGIN;
+    (synthesis, reserve)
+}
+
+/// The work for the stale directories of `shape` (and those it may
+/// deepen), after the fixed passes' cost.
+fn choose_work(shape: &Shape<'_, '_>, costs: LoopCosts<'_, '_>) -> Work {
+    let facts = shape.facts;
+    let (applied, fixed) = (shape.applied, shape.fixed);
     let terms = costs.terms;
     // A resumed run carries on with the work it saved.
     let saved = facts
@@ -207,43 +323,55 @@ fn choose_work(
             !facts.fresh
                 && work.budget == facts.budget
                 && work.batch == facts.batch
-                && !applied.order.is_empty()
+                && (!applied.order.is_empty() || !shape.deepen.order.is_empty())
         })
-        .and_then(|work| work.resume(&applied.order));
-    if let Some((saved, mechanical)) = saved {
-        let units = saved.into_iter().map(|saved| (saved.unit, saved.turns));
-        let (loops, _) = ranked_loops(facts, plan, applied, &costs, units);
-        let binding = !mechanical.is_empty() || loops.iter().any(|l| !l.unit.members.is_empty());
-        let synthesis = project_synthesis(facts, freshness, &loops, &mechanical, capacity, &terms);
-        let spendable = (facts.budget.unwrap_or(f64::INFINITY) - fixed).max(0.0);
+        .and_then(|work| work.resume(&applied.order, &shape.deepen.order));
+    if let Some(resumed) = saved {
+        let units = resumed
+            .loops
+            .into_iter()
+            .map(|saved| (saved.unit, saved.turns));
+        let (loops, _) = ranked_loops(shape, &costs, units);
+        let units = (resumed.candidates.into_iter()).map(|saved| (saved.unit, saved.turns));
+        let (mut candidates, _) = ranked_loops(shape, &costs, units);
+        candidates.sort_by_key(|c| c.rank);
+        let mechanical = resumed.mechanical;
+        let binding = !mechanical.is_empty()
+            || !candidates.is_empty()
+            || loops.iter().any(|l| !l.unit.members.is_empty());
+        let (synthesis, reserve) = reserve_for(shape, &terms, &loops, &mechanical);
         let loops_cost = loops.iter().map(|l| l.cost).sum();
         return Work {
             budget: BudgetPlan {
                 limit: facts.budget,
                 binding,
                 fixed,
-                synthesis_reserve: if binding {
-                    spendable * SYNTHESIS_SHARE
-                } else {
-                    synthesis.cost
-                },
+                synthesis_reserve: if binding { reserve } else { synthesis.cost },
                 loops_cost,
-                units: loops.len() + mechanical.len(),
+                units: loops.len() + candidates.len(),
                 loops_affordable: loops.len(),
             },
             loops,
             mechanical,
+            candidates,
             synthesis,
             resumed: true,
         };
     }
 
     // Every directory its own loop, as before any budget.
-    let units =
-        (applied.order.iter()).map(|dir| (Unit::single(dir.clone()), applied.turns_for(dir)));
-    let (singles, _) = ranked_loops(facts, plan, applied, &costs, units);
+    let every = (applied.order.iter()).chain(&shape.deepen.order);
+    let units = every.map(|dir| (Unit::single(dir.clone()), shape.turns_for(dir)));
+    let (singles, _) = ranked_loops(shape, &costs, units);
     let loops_cost: f64 = singles.iter().map(|l| l.cost).sum();
-    let synthesis_all = project_synthesis(facts, freshness, &singles, &[], capacity, &terms);
+    let synthesis_all = project_synthesis(
+        facts,
+        shape.freshness,
+        &singles,
+        &[],
+        shape.capacity,
+        &terms,
+    );
     let fits = |limit: f64| fixed + loops_cost + synthesis_all.cost <= limit;
     if facts.budget.is_none_or(fits) {
         let units = singles.len();
@@ -257,8 +385,9 @@ fn choose_work(
                 units,
                 loops_affordable: units,
             },
-            loops: singles,
+            loops: children_first_loops(singles),
             mechanical: Vec::new(),
+            candidates: Vec::new(),
             synthesis: synthesis_all,
             resumed: false,
         };
@@ -267,56 +396,81 @@ fn choose_work(
     // The budget binds: fold, rank, buy.
     let limit = facts.budget.unwrap_or_default();
     let spendable = (limit - fixed).max(0.0);
-    let synthesis_reserve = spendable * SYNTHESIS_SHARE;
-    let for_loops = spendable - synthesis_reserve;
-    let tier_of = |dir: &Path| applied.tiers.get(dir).copied().unwrap_or(Tier::Default);
-    let units = fold_units(
+    let tier_of = |dir: &Path| shape.tier_of(dir);
+    let mut units = fold_units(
         &applied.order,
         facts.target,
         facts.children,
         facts.stats,
         tier_of,
     );
+    // What may be deepened folds among itself: its parents already have
+    // entries of their own.
+    units.extend(fold_units(
+        &shape.deepen.order,
+        facts.target,
+        facts.children,
+        facts.stats,
+        tier_of,
+    ));
     let units = units.into_iter().map(|unit| {
-        let turns = unit_turns(applied.turns_for(&unit.root), unit.members.len());
+        let turns = unit_turns(shape.turns_for(&unit.root), unit.members.len());
         (unit, turns)
     });
-    let (candidates, ranked) = ranked_loops(facts, plan, applied, &costs, units);
+    let (candidates, ranked) = ranked_loops(shape, &costs, units);
     let unit_count = candidates.len();
-    let average = candidates.iter().map(|l| l.cost).sum::<f64>() / unit_count.max(1) as f64;
+    let prices: Vec<f64> = candidates.iter().map(|l| l.cost).collect();
+    let average = prices.iter().sum::<f64>() / unit_count.max(1) as f64;
+    let stale: HashSet<&Path> = applied.order.iter().map(PathBuf::as_path).collect();
+    // First a fifth of the money for the synthesis; then what the loops
+    // bought with the rest project it to cost (with its margin), and the
+    // loops again with what that frees.
+    let mut reserve = spendable * SYNTHESIS_SHARE;
+    let mut bought = buy(&prices, &ranked, spendable - reserve, 1.0);
+    let split = |bought: &[usize]| {
+        let chosen: HashSet<usize> = bought.iter().copied().collect();
+        let mut loops = Vec::new();
+        let mut left = Vec::new();
+        for (i, planned) in candidates.iter().enumerate() {
+            if chosen.contains(&i) {
+                loops.push(planned.clone());
+            } else {
+                left.push(planned.clone());
+            }
+        }
+        let mut mechanical: Vec<PathBuf> = (left.iter())
+            .flat_map(|l| l.unit.dirs())
+            .filter(|dir| stale.contains(dir.as_path()))
+            .cloned()
+            .collect();
+        super::discover::sort_leaf_first(&mut mechanical);
+        left.sort_by_key(|l| l.rank);
+        (loops, left, mechanical)
+    };
+    let (loops, _, mechanical) = split(&bought);
+    let (_, projected) = reserve_for(shape, &terms, &loops, &mechanical);
+    if projected < reserve {
+        reserve = projected;
+        bought = buy(&prices, &ranked, spendable - reserve, 1.0);
+    }
+    let (loops, left, mechanical) = split(&bought);
+    let (synthesis, _) = reserve_for(shape, &terms, &loops, &mechanical);
+    let for_loops = spendable - reserve;
     let loops_affordable = if average > 0.0 {
         ((for_loops / average).floor() as usize).min(unit_count)
     } else {
         unit_count
     };
-    let mut chosen = vec![false; candidates.len()];
-    let mut left = for_loops;
-    for i in ranked {
-        if candidates[i].cost <= left {
-            chosen[i] = true;
-            left -= candidates[i].cost;
-        }
-    }
-    let mut loops = Vec::new();
-    let mut mechanical = Vec::new();
-    for (planned, chosen) in candidates.into_iter().zip(chosen) {
-        if chosen {
-            loops.push(planned);
-        } else {
-            mechanical.extend(planned.unit.dirs().cloned());
-        }
-    }
-    super::discover::sort_leaf_first(&mut mechanical);
     let loops_cost = loops.iter().map(|l| l.cost).sum();
-    let synthesis = project_synthesis(facts, freshness, &loops, &mechanical, capacity, &terms);
     Work {
         loops,
         mechanical,
+        candidates: left,
         budget: BudgetPlan {
             limit: facts.budget,
             binding: true,
             fixed,
-            synthesis_reserve,
+            synthesis_reserve: reserve,
             loops_cost,
             units: unit_count,
             loops_affordable,
@@ -324,6 +478,20 @@ fn choose_work(
         synthesis,
         resumed: false,
     }
+}
+
+/// `loops` in an order where no loop comes before one below it.
+fn children_first_loops(loops: Vec<PlannedLoop>) -> Vec<PlannedLoop> {
+    let roots: Vec<PathBuf> = loops.iter().map(|l| l.unit.root.clone()).collect();
+    let order = super::plan::children_first(&roots);
+    let mut by_root: HashMap<PathBuf, PlannedLoop> = loops
+        .into_iter()
+        .map(|l| (l.unit.root.clone(), l))
+        .collect();
+    order
+        .iter()
+        .filter_map(|root| by_root.remove(root))
+        .collect()
 }
 
 /// The budget at which a run over `facts` would have a model read every

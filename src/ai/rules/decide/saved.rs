@@ -9,6 +9,10 @@
 //! covers every directory left to do. Anything else (a new directory,
 //! another budget) is decided anew, and what that decides is merged into
 //! the saved work.
+//!
+//! Every replanning round saves it again with what the round bought (the
+//! candidates it gave loops to are loops now), so a resumed run carries on
+//! with those purchases instead of deciding them again.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -35,6 +39,16 @@ pub(crate) struct SavedWork {
     pub batch: bool,
     pub loops: Vec<SavedLoop>,
     pub mechanical: Vec<PathBuf>,
+    /// The units no loop was bought for yet, in the order of interest.
+    pub candidates: Vec<SavedLoop>,
+}
+
+/// The saved work of what is left to do (see [`SavedWork::resume`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Resumed {
+    pub loops: Vec<SavedLoop>,
+    pub mechanical: Vec<PathBuf>,
+    pub candidates: Vec<SavedLoop>,
 }
 
 impl SavedWork {
@@ -60,6 +74,13 @@ impl SavedWork {
                 .filter(|d| !covered.contains(*d))
                 .cloned(),
         );
+        self.candidates.extend(
+            older
+                .candidates
+                .iter()
+                .filter(|c| c.unit.dirs().all(|d| !covered.contains(d)))
+                .cloned(),
+        );
         self
     }
 
@@ -67,23 +88,30 @@ impl SavedWork {
     fn covered(&self) -> Vec<PathBuf> {
         self.loops
             .iter()
+            .chain(&self.candidates)
             .flat_map(|l| l.unit.dirs().cloned())
             .chain(self.mechanical.iter().cloned())
             .collect()
     }
 
-    /// The saved loops and mechanical directories among `order` (the
-    /// directories left to do, children first), in `order`'s order; `None`
-    /// unless it covers every one of them.
-    pub(crate) fn resume(&self, order: &[PathBuf]) -> Option<(Vec<SavedLoop>, Vec<PathBuf>)> {
+    /// The saved loops, mechanical directories and candidates among
+    /// `order` (the directories left to do, children first) and `deepen`
+    /// (directories left to the scan that the saved work may have bought a
+    /// loop for), in `order`'s order; `None` unless it covers every
+    /// directory of `order`.
+    pub(crate) fn resume(&self, order: &[PathBuf], deepen: &[PathBuf]) -> Option<Resumed> {
         let position: HashMap<&Path, usize> = order
             .iter()
+            .chain(deepen)
             .enumerate()
             .map(|(i, d)| (d.as_path(), i))
             .collect();
+        let to_do: HashSet<&Path> = order.iter().map(PathBuf::as_path).collect();
         let mut covered = 0;
-        let mut loops: Vec<(usize, SavedLoop)> = Vec::new();
-        for saved in &self.loops {
+        // Each saved unit with its directories still to do; `None` when
+        // the unit no longer fits (a folded directory to do whose unit's
+        // top is done).
+        let keep = |saved: &SavedLoop, covered: &mut usize| -> Option<Option<(usize, SavedLoop)>> {
             let members: Vec<PathBuf> = saved
                 .unit
                 .members
@@ -93,8 +121,11 @@ impl SavedWork {
                 .collect();
             match position.get(saved.unit.root.as_path()) {
                 Some(&at) => {
-                    covered += 1 + members.len();
-                    loops.push((
+                    *covered += std::iter::once(&saved.unit.root)
+                        .chain(&members)
+                        .filter(|d| to_do.contains(d.as_path()))
+                        .count();
+                    Some(Some((
                         at,
                         SavedLoop {
                             unit: Unit {
@@ -103,17 +134,29 @@ impl SavedWork {
                             },
                             turns: saved.turns,
                         },
-                    ));
+                    )))
                 }
-                // A folded directory to do whose unit's top is done: the
-                // saved work no longer fits.
-                None if !members.is_empty() => return None,
-                None => {}
+                None if members.iter().any(|m| to_do.contains(m.as_path())) => None,
+                None => Some(None),
+            }
+        };
+        let mut loops: Vec<(usize, SavedLoop)> = Vec::new();
+        for saved in &self.loops {
+            loops.extend(keep(saved, &mut covered)?);
+        }
+        // Candidates hold no directory of their own to do: theirs are in
+        // `mechanical`, or left to the scan already.
+        let mut candidates: Vec<SavedLoop> = Vec::new();
+        for saved in &self.candidates {
+            let mut ignored = 0;
+            if let Some((_, kept)) = keep(saved, &mut ignored)? {
+                candidates.push(kept);
             }
         }
         let mut mechanical: Vec<(usize, PathBuf)> = self
             .mechanical
             .iter()
+            .filter(|d| to_do.contains(d.as_path()))
             .filter_map(|d| Some((*position.get(d.as_path())?, d.clone())))
             .collect();
         covered += mechanical.len();
@@ -122,10 +165,11 @@ impl SavedWork {
         }
         loops.sort_by_key(|(at, _)| *at);
         mechanical.sort_by_key(|(at, _)| *at);
-        Some((
-            loops.into_iter().map(|(_, l)| l).collect(),
-            mechanical.into_iter().map(|(_, d)| d).collect(),
-        ))
+        Some(Resumed {
+            loops: loops.into_iter().map(|(_, l)| l).collect(),
+            mechanical: mechanical.into_iter().map(|(_, d)| d).collect(),
+            candidates,
+        })
     }
 
     /// The `work_plan.json` document, paths relative to `target`.
@@ -140,6 +184,11 @@ impl SavedWork {
                 "turns": l.turns,
             })).collect::<Vec<_>>(),
             "mechanical": self.mechanical.iter().map(rel).collect::<Vec<_>>(),
+            "candidates": self.candidates.iter().map(|l| json!({
+                "root": rel(&l.unit.root),
+                "members": l.unit.members.iter().map(rel).collect::<Vec<_>>(),
+                "turns": l.turns,
+            })).collect::<Vec<_>>(),
         })
     }
 
@@ -156,26 +205,33 @@ impl SavedWork {
             Value::Null => None,
             number => Some(number.as_f64()?),
         };
-        let loops = value
-            .get("loops")?
-            .as_array()?
-            .iter()
-            .map(|l| {
-                Some(SavedLoop {
-                    unit: Unit {
-                        root: abs(l.get("root")?)?,
-                        members: list(l.get("members")?)?,
-                    },
-                    turns: u32::try_from(l.get("turns")?.as_u64()?).ok()?,
+        let units = |v: &Value| -> Option<Vec<SavedLoop>> {
+            v.as_array()?
+                .iter()
+                .map(|l| {
+                    Some(SavedLoop {
+                        unit: Unit {
+                            root: abs(l.get("root")?)?,
+                            members: list(l.get("members")?)?,
+                        },
+                        turns: u32::try_from(l.get("turns")?.as_u64()?).ok()?,
+                    })
                 })
-            })
-            .collect::<Option<Vec<_>>>()?;
+                .collect()
+        };
+        let loops = units(value.get("loops")?)?;
+        // Written before replanning: no candidates were kept.
+        let candidates = match value.get("candidates") {
+            Some(candidates) => units(candidates)?,
+            None => Vec::new(),
+        };
         Some(SavedWork {
             budget,
             // Written before `--batch` existed: an interactive run's.
             batch: value.get("batch").and_then(Value::as_bool).unwrap_or(false),
             loops,
             mechanical: list(value.get("mechanical")?)?,
+            candidates,
         })
     }
 }
@@ -210,6 +266,10 @@ mod tests {
                 },
             ],
             mechanical: vec![p("b/c"), p("b")],
+            candidates: vec![SavedLoop {
+                unit: Unit::single(p("b")),
+                turns: 10,
+            }],
         }
     }
 
@@ -239,18 +299,35 @@ mod tests {
     fn a_resume_keeps_the_saved_assignment_of_what_is_left() {
         // a/y and everything above it is left.
         let order = vec![p("a/y"), p("b/c"), p("a"), p("b"), p(".")];
-        let (loops, mechanical) = work().resume(&order).unwrap();
+        let Resumed {
+            loops,
+            mechanical,
+            candidates,
+        } = work().resume(&order, &[]).unwrap();
         assert_eq!(loops[0].unit.root, p("a"));
         assert_eq!(loops[0].unit.members, [p("a/y")]);
         assert_eq!(loops[0].turns, 14);
         assert_eq!(loops[1].unit.root, p("."));
         assert_eq!(mechanical, [p("b/c"), p("b")]);
+        assert_eq!(candidates[0].unit.root, p("b"));
         // A directory it does not know: decide again.
         let mut more = order.clone();
         more.insert(0, p("new"));
-        assert_eq!(work().resume(&more), None);
+        assert_eq!(work().resume(&more, &[]), None);
         // A folded directory left whose unit's top is done: decide again.
-        assert_eq!(work().resume(&[p("a/x")]), None);
+        assert_eq!(work().resume(&[p("a/x")], &[]), None);
+        // A loop bought to deepen a directory left to the scan is carried on.
+        let deepening = SavedWork {
+            loops: vec![SavedLoop {
+                unit: Unit::single(p("d")),
+                turns: 10,
+            }],
+            mechanical: vec![],
+            candidates: vec![],
+            ..work()
+        };
+        let resumed = deepening.resume(&[], &[p("d")]).unwrap();
+        assert_eq!(resumed.loops[0].unit.root, p("d"));
     }
 
     #[test]
@@ -263,6 +340,7 @@ mod tests {
                 turns: 10,
             }],
             mechanical: vec![p("b")],
+            candidates: vec![],
         };
         let merged = newer.merged_over(Some(&work()));
         let roots: Vec<&PathBuf> = merged.loops.iter().map(|l| &l.unit.root).collect();

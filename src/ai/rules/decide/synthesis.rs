@@ -36,7 +36,7 @@ pub(super) fn project_synthesis(
     capacity: Capacity,
     terms: &ModelTerms,
 ) -> SynthesisPlan {
-    let nothing_to_do = freshness.stale.is_empty();
+    let nothing_to_do = freshness.stale.is_empty() && loops.is_empty();
     if nothing_to_do && facts.synthesis_current {
         return SynthesisPlan {
             reused: true,
