@@ -26,15 +26,18 @@
 //! each request is then processed like a `/v1/messages` request (recorded
 //! in [`super::MockServer::requests`] with its [`BatchRef`], answered by
 //! the queue or the responder, its usage from the prompt-cache
-//! simulation). Its first [`Batches::at_once`] requests are processed as
-//! soon as the batch is seen after creation, so a cancel or an expiry can
-//! find some requests done and the rest not. A batch made to expire
+//! simulation). The requests [`Batches::at_once`] picks (its first few,
+//! or the ones a test names) are processed as soon as the batch is seen
+//! after creation, so a cancel or an expiry can find some requests done
+//! and the rest not. The API promises no order of processing, so which
+//! ones those are is the test's to choose. A batch made to expire
 //! ([`super::MockServer::expire_batches`]) ends at its delay with every
 //! request not processed yet `expired`. Scripted replies map onto results:
 //! a message is `succeeded`, an HTTP error (or an `error` event) is
 //! `errored` with that error, and [`super::Reply::silent`] is a request the
 //! API never got to: `expired`.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -73,6 +76,32 @@ pub struct BatchInfo {
     pub ended: bool,
 }
 
+/// Which requests of a batch are processed as soon as it is seen.
+#[derive(Clone, Default)]
+pub enum AtOnce {
+    /// None: every request waits for the delay.
+    #[default]
+    None,
+    /// The first this many, in request order (which is the order the
+    /// client happened to put them in).
+    First(usize),
+    /// The ones whose `params` this says yes to, wherever they are: a test
+    /// that must not depend on the client's order names them. Called with
+    /// the mock's state locked, so it must only look at the params.
+    Matching(Arc<dyn Fn(&Value) -> bool + Send + Sync>),
+}
+
+impl AtOnce {
+    /// Whether request `k` (with `params`) of a batch is processed at once.
+    fn takes(&self, k: usize, params: &Value) -> bool {
+        match self {
+            AtOnce::None => false,
+            AtOnce::First(n) => k < *n,
+            AtOnce::Matching(wanted) => wanted(params),
+        }
+    }
+}
+
 /// The batch side of the mock's state.
 pub struct Batches {
     /// From creation to the end of processing.
@@ -85,7 +114,7 @@ pub struct Batches {
     pub max_requests: usize,
     pub max_bytes: usize,
     /// Requests of each batch processed as soon as it is seen.
-    pub at_once: usize,
+    pub at_once: AtOnce,
     /// The batches (by creation order, 0-based) that expire at their
     /// delay.
     pub expiring: std::collections::HashSet<usize>,
@@ -106,7 +135,7 @@ impl Default for Batches {
             round_time: None,
             max_requests: 100_000,
             max_bytes: 256 * 1024 * 1024,
-            at_once: 0,
+            at_once: AtOnce::None,
             expiring: std::collections::HashSet::new(),
             held_from: None,
             missing: false,
@@ -342,7 +371,7 @@ fn with_batch(
 fn advance(state: &State, i: usize) {
     let due: Vec<(usize, String, String, Value)> = {
         let mut inner = state.lock();
-        let at_once = inner.batches.at_once;
+        let at_once = inner.batches.at_once.clone();
         let delay = inner.batches.delay;
         let held = inner.batches.held_from.is_some_and(|from| i >= from);
         let round_time = inner.batches.round_time;
@@ -350,10 +379,14 @@ fn advance(state: &State, i: usize) {
         let deadline = !held && batch.created.elapsed() >= delay;
         let stopped = batch.cancel_at.is_some() || batch.expires;
         let processed_at = batch.created_on_cache_clock + round_time.unwrap_or_default();
-        let waiting = (deadline && !stopped) && batch.taken.iter().skip(at_once).any(|t| !t);
+        let soon: Vec<bool> = (batch.requests.iter().enumerate())
+            .map(|(k, (_, params))| at_once.takes(k, params))
+            .collect();
+        let waiting = (deadline && !stopped)
+            && (batch.taken.iter().zip(&soon)).any(|(taken, soon)| !taken && !soon);
         let mut due = Vec::new();
-        for k in 0..batch.requests.len() {
-            let now = k < at_once || (deadline && !stopped);
+        for (k, soon) in soon.into_iter().enumerate() {
+            let now = soon || (deadline && !stopped);
             if now && !batch.taken[k] {
                 batch.taken[k] = true;
                 let (custom_id, params) = &batch.requests[k];

@@ -110,8 +110,8 @@
 //! The Message Batches API is served too (see `batch.rs`): create, retrieve,
 //! results (JSONL, shuffled) and cancel, with a processing delay
 //! ([`MockServer::set_batch_delay`]), requests processed at once
-//! ([`MockServer::process_at_once`]), expiry
-//! ([`MockServer::expire_batches`]) and smaller limits
+//! ([`MockServer::process_at_once`], [`MockServer::process_at_once_if`]),
+//! expiry ([`MockServer::expire_batches`]) and smaller limits
 //! ([`MockServer::set_batch_limits`]). Each batch request is answered by
 //! the same queue and responder when it is processed, and recorded in
 //! [`MockServer::requests`] with its [`BatchRef`].
@@ -352,8 +352,22 @@ impl MockServer {
 
     /// Process the first `n` requests of every batch as soon as it is seen
     /// (the rest at its delay), so a cancel or an expiry finds some done.
+    /// Which requests those are follows the client's order; a test whose
+    /// outcome depends on which ones uses [`Self::process_at_once_if`].
     pub fn process_at_once(&self, n: usize) -> &MockServer {
-        self.state.lock().batches.at_once = n;
+        self.state.lock().batches.at_once = batch::AtOnce::First(n);
+        self
+    }
+
+    /// Process the requests of every batch whose `params` `wanted` says yes
+    /// to as soon as the batch is seen (the rest at its delay), wherever
+    /// they are in it. `wanted` runs with the mock's state locked: it must
+    /// only look at the params.
+    pub fn process_at_once_if(
+        &self,
+        wanted: impl Fn(&Value) -> bool + Send + Sync + 'static,
+    ) -> &MockServer {
+        self.state.lock().batches.at_once = batch::AtOnce::Matching(Arc::new(wanted));
         self
     }
 
