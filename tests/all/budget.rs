@@ -146,7 +146,7 @@ fn a_small_budget_folds_a_unit_summarises_the_rest_and_synthesizes_in_levels() {
     assert!(
         note.starts_with(&format!(
             "{mechanical} directories summarised from the scan, not read by a model; rerun \
-             with --fresh --budget "
+             with --budget "
         )),
         "{note}"
     );
@@ -580,7 +580,8 @@ fn the_planner_sees_a_large_tree_as_a_map() {
 /// model read those, so the run is not `complete`, counts only what a model
 /// read as investigated, and says how many were summarised from the scan
 /// and what budget has a model read them; the grounding line counts no
-/// summary built from the scan; an unchanged rerun says the same.
+/// summary built from the scan; an unchanged rerun says the same; the
+/// rerun the note names has a model read every directory.
 #[test]
 fn summaries_from_the_scan_make_the_run_partial_and_say_how_to_deepen() {
     let env = agent(tree());
@@ -609,7 +610,7 @@ fn summaries_from_the_scan_make_the_run_partial_and_say_how_to_deepen() {
     assert!(
         note.contains(&format!(
             "{mechanical} directories summarised from the scan, not read by a model; rerun \
-             with --fresh --budget "
+             with --budget "
         )),
         "{note}"
     );
@@ -646,6 +647,14 @@ fn summaries_from_the_scan_make_the_run_partial_and_say_how_to_deepen() {
     );
     assert_eq!(again["investigation"]["status"], "partial");
     assert_eq!(again["investigation"]["note"], investigation["note"]);
+
+    // The rerun the note names, as written (no --fresh), keeps what was
+    // paid for and has a model read the rest.
+    let deeper = report_of(&env.run_ok(&["--jobs=1", "--json", "--budget", &named.to_string()]));
+    let deeper = &deeper["investigation"];
+    assert_eq!(deeper["coverage"]["mechanical"], 0, "{deeper}");
+    assert_eq!(deeper["directories_investigated"], DIRS as u64, "{deeper}");
+    assert!(deeper["cost_usd"].as_f64().unwrap() <= named, "{deeper}");
 }
 
 fn report_of(output: &Output) -> Value {

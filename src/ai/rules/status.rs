@@ -34,13 +34,16 @@ pub(crate) struct Deepen {
 }
 
 impl Deepen {
-    /// The flags to rerun with: `--fresh` starts over, since a later run
-    /// keeps the summaries built from the scan.
+    /// The flags to rerun with. No `--fresh`: a later run with more money
+    /// gives loops to the directories left to the scan and keeps what was
+    /// paid for (starting over would pay for it again). The budget named
+    /// is what a run giving every directory its own loop is projected to
+    /// need, so it covers what is left.
     fn flags(&self) -> String {
         // Rounded up to the cent: the budget must cover the projection.
         let cents = (self.budget * 100.0 - 1e-9).ceil().max(1.0) / 100.0;
         format!(
-            "{}--fresh --budget {cents:.2}",
+            "{}--budget {cents:.2}",
             if self.batch { "--batch " } else { "" }
         )
     }
@@ -127,7 +130,7 @@ mod tests {
                 Some(
                     "2 directories left without a summary (run again to resume); 12 \
                      directories summarised from the scan, not read by a model; rerun with \
-                     --fresh --budget 0.85 to have a model read every directory; the model \
+                     --budget 0.85 to have a model read every directory; the model \
                      declined 1 directory; the summary was put together without the model"
                         .to_string()
                 )
@@ -162,8 +165,8 @@ mod tests {
     #[test]
     fn the_rerun_named_covers_the_projection() {
         let flags = |budget, batch| Deepen { budget, batch }.flags();
-        assert_eq!(flags(3.0, false), "--fresh --budget 3.00");
-        assert_eq!(flags(3.001, true), "--batch --fresh --budget 3.01");
-        assert_eq!(flags(0.0001, false), "--fresh --budget 0.01");
+        assert_eq!(flags(3.0, false), "--budget 3.00");
+        assert_eq!(flags(3.001, true), "--batch --budget 3.01");
+        assert_eq!(flags(0.0001, false), "--budget 0.01");
     }
 }
