@@ -38,6 +38,11 @@ pub(crate) const STATE_FILE: &str = "state.json";
 /// `<id>/batch/results/`.
 pub(crate) const RESULTS_DIR: &str = "results";
 
+/// Under the batch directory: for each request sent in a batch, the name
+/// of the request without its `max_tokens`, holding the request's own
+/// digest (see [`BatchStore::store_alias`]).
+pub(crate) const ALIASES_DIR: &str = "aliases";
+
 /// What a batch run has under way.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct BatchState {
@@ -78,6 +83,7 @@ impl BatchStore {
     pub(crate) fn open(cache: &Cache) -> Result<BatchStore, CacheError> {
         let store = BatchStore::at(cache);
         ensure_private_dir(&store.dir.join(RESULTS_DIR))?;
+        ensure_private_dir(&store.dir.join(ALIASES_DIR))?;
         Ok(store)
     }
 
@@ -133,6 +139,31 @@ impl BatchStore {
         write_atomic(&path, message.to_string().as_bytes()).map_err(io_err("writing", &path))
     }
 
+    /// Remember that the request named `loose` when its `max_tokens` is
+    /// left out was sent as `digest`. A later run whose purse gives the
+    /// same request another `max_tokens` (money is shared another way in a
+    /// plain run than in a batch) can then find the answer kept for it.
+    pub(crate) fn store_alias(&self, loose: &str, digest: &str) -> Result<(), CacheError> {
+        let (Some(path), Some(_)) = (self.alias_path(loose), self.result_path(digest)) else {
+            return Err(io_err("writing a batch alias for", &self.dir)(
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "a request digest is 64 hex digits",
+                ),
+            ));
+        };
+        ensure_private_dir(&self.dir.join(ALIASES_DIR))?;
+        write_atomic(&path, digest.as_bytes()).map_err(io_err("writing", &path))
+    }
+
+    /// The digest a request named `loose` (without its `max_tokens`) was
+    /// sent as, if one was recorded and reads as a digest.
+    pub(crate) fn alias(&self, loose: &str) -> Option<String> {
+        let bytes = std::fs::read(self.alias_path(loose)?).ok()?;
+        let digest = String::from_utf8(bytes).ok()?;
+        self.result_path(&digest).map(|_| digest)
+    }
+
     /// How many answers are kept.
     pub(crate) fn result_count(&self) -> usize {
         std::fs::read_dir(self.dir.join(RESULTS_DIR))
@@ -158,17 +189,27 @@ impl BatchStore {
     /// Remove the temp files a killed run left here; see
     /// [`Cache::remove_stale_temp_files`].
     pub(super) fn remove_temp_files(&self) -> usize {
-        remove_temp_files(&self.dir) + remove_temp_files(&self.dir.join(RESULTS_DIR))
+        remove_temp_files(&self.dir)
+            + remove_temp_files(&self.dir.join(RESULTS_DIR))
+            + remove_temp_files(&self.dir.join(ALIASES_DIR))
     }
 
     /// Digests are file names: only 64 lowercase hex digits are.
     fn result_path(&self, digest: &str) -> Option<PathBuf> {
-        let valid = digest.len() == 64
-            && digest
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-        valid.then(|| self.dir.join(RESULTS_DIR).join(format!("{digest}.json")))
+        is_digest(digest).then(|| self.dir.join(RESULTS_DIR).join(format!("{digest}.json")))
     }
+
+    fn alias_path(&self, loose: &str) -> Option<PathBuf> {
+        is_digest(loose).then(|| self.dir.join(ALIASES_DIR).join(loose))
+    }
+}
+
+/// 64 lowercase hex digits: a request digest, safe as a file name.
+fn is_digest(name: &str) -> bool {
+    name.len() == 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 #[cfg(test)]

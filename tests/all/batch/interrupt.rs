@@ -210,12 +210,11 @@ fn after_a_cancel_a_plain_run_goes_ahead_and_reuses_what_was_answered() {
     let total = report["investigation"]["api_requests"].as_u64().unwrap() as usize;
     assert_eq!(asked, total);
     let interactive_total = clean_requests(&env);
-    // (The batch run's requests ask for less output than a plain run's
-    // when its share of the budget among the 64 a batch may hold in flight
-    // is smaller: those it answered are asked again, never more.)
-    let reused = interactive_total - total;
-    assert!(reused <= 2 + answered, "{total}");
-    assert!(reused >= 2, "{total}");
+    // (The batch run's requests may ask for less output than a plain
+    // run's, its share of the budget being among the 64 a batch may hold
+    // in flight: an answer that ended within the plain run's max_tokens is
+    // its answer all the same.)
+    assert_eq!(total, interactive_total - 2 - answered);
     let entries = cache_entries(&root);
     similar_asserts::assert_eq!(clean.dirs, entries.dirs);
     similar_asserts::assert_eq!(clean.files, entries.files);

@@ -24,7 +24,12 @@
 //! again on the same tree, and every request whose answer is kept gets it
 //! back at once, without the API), and when it reaches requests of the
 //! batch in flight, it waits for that batch instead of sending them again.
-//! An answer kept is never read or billed again. What a replay cannot
+//! An answer kept is never read or billed again. The run's purse may give
+//! the same request another `max_tokens` in a later run (a batch shares
+//! the money left 64 ways, a plain run `-j` ways), so each request sent is
+//! also recorded under its name without `max_tokens`; a kept answer found
+//! that way serves when it ended on its own within the `max_tokens` asked
+//! now (a plain run after `--cancel-batch` reuses what the batch answered). What a replay cannot
 //! promise is that a conversation takes the same turns when something it
 //! reads changed in between (the tree, or the shared turn pool once a
 //! finished loop's unused turns are no longer there to borrow): it then
@@ -116,6 +121,15 @@ pub fn request_digest(params: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// The name of a request without its `max_tokens` (see
+/// [`BatchStore::store_alias`]); `None` for a body that is not a JSON
+/// object.
+pub(crate) fn loose_digest(params: &[u8]) -> Option<String> {
+    let mut body: serde_json::Value = serde_json::from_slice(params).ok()?;
+    body.as_object_mut()?.remove("max_tokens");
+    Some(request_digest(&serde_json::to_vec(&body).ok()?))
 }
 
 /// What a run's batch work amounted to, for the live line and the report:
@@ -321,6 +335,9 @@ impl Batcher {
         if let Some(response) = self.inner.replay(&digest) {
             return Ok(response);
         }
+        if let Some(response) = self.inner.replay_loose(&params, body.settings.max_tokens) {
+            return Ok(response);
+        }
         if !self.is_batching() {
             let response = self.inner.client.post(body.encode()?).await?;
             self.inner.tracker.record(&response.usage);
@@ -385,6 +402,23 @@ impl Inner {
         stats.totals.replayed += 1;
         stats.totals.replayed_cost_usd += cost;
         Some(response)
+    }
+
+    /// The kept answer to the same request sent with another `max_tokens`
+    /// (a batch shares the money left another way than a plain run, so a
+    /// run after `--cancel-batch` may ask with a different one): it is
+    /// this request's answer too when it ended on its own (not on
+    /// `max_tokens`) within the `max_tokens` asked now. Counted as
+    /// replayed: an earlier run paid for it.
+    fn replay_loose(&self, params: &[u8], max_tokens: u32) -> Option<Response> {
+        let digest = self.store.alias(&loose_digest(params)?)?;
+        let response = self.kept(&digest)?;
+        let whole = response.stop_reason != Some(crate::ai::api::types::StopReason::MaxTokens)
+            && response.usage.output_tokens <= u64::from(max_tokens);
+        if !whole {
+            return None;
+        }
+        self.replay(&digest)
     }
 
     /// The kept answer to `digest`, if it reads.

@@ -110,7 +110,13 @@ async fn submit(inner: &Inner, parked: &[&Parked]) -> (Outcomes, Vec<InFlightBat
         };
         state.round = round;
         state.in_flight.push(record.clone());
-        if let Err(err) = inner.store.write_state(&state) {
+        let aliased = chunk
+            .iter()
+            .try_for_each(|item| match super::loose_digest(&item.params) {
+                Some(loose) => inner.store.store_alias(&loose, &item.custom_id),
+                None => Ok(()),
+            });
+        if let Err(err) = aliased.and_then(|()| inner.store.write_state(&state)) {
             // A batch no later run could find must not be waited on (a
             // kill would lose what it paid for): stop it now.
             state.in_flight.pop();

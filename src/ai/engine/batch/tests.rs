@@ -74,6 +74,35 @@ fn a_request_is_named_by_its_exact_body() {
 }
 
 #[test]
+fn a_request_without_its_max_tokens_has_one_loose_name() {
+    let small = br#"{"model":"m","max_tokens":1024,"messages":[]}"#;
+    let large = br#"{"model":"m","max_tokens":32768,"messages":[]}"#;
+    assert_ne!(request_digest(small), request_digest(large));
+    let loose = loose_digest(small).unwrap();
+    assert_eq!(Some(loose.clone()), loose_digest(large));
+    assert_ne!(
+        Some(loose),
+        loose_digest(br#"{"model":"n","max_tokens":1024,"messages":[]}"#)
+    );
+    assert_eq!(loose_digest(b"[1]"), None);
+    assert_eq!(loose_digest(b"not json"), None);
+}
+
+#[test]
+fn an_alias_leads_to_the_kept_digest_and_names_are_checked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let inner = inner(&tmp);
+    let loose = loose_digest(br#"{"model":"m","messages":[]}"#).unwrap();
+    let digest = request_digest(b"sent");
+    assert_eq!(inner.store.alias(&loose), None);
+    inner.store.store_alias(&loose, &digest).unwrap();
+    assert_eq!(inner.store.alias(&loose), Some(digest.clone()));
+    assert!(inner.store.store_alias("../escape", &digest).is_err());
+    assert!(inner.store.store_alias(&loose, "not a digest").is_err());
+    assert_eq!(inner.store.alias("../escape"), None);
+}
+
+#[test]
 fn a_round_goes_once_every_lane_waits() {
     let tmp = tempfile::tempdir().unwrap();
     let inner = inner(&tmp);
