@@ -518,9 +518,12 @@ mod properties {
             if out.hits.is_empty() {
                 prop_assert_eq!(&out.text, &text);
             }
+            // Every hit leaves a marker; a remembered piece of a value
+            // found may leave one more without a hit of its own (see
+            // `a_remembered_piece_is_masked_without_a_new_hit`).
             let markers = out.text.matches("[REDACTED:").count()
                 - text.matches("[REDACTED:").count();
-            prop_assert_eq!(markers, out.hits.len());
+            prop_assert!(markers >= out.hits.len());
             let lines = text.matches('\n').count() + 1;
             for hit in &out.hits {
                 prop_assert!(hit.line >= 1 && hit.line <= lines);
@@ -559,4 +562,17 @@ fn a_secret_crossing_the_cut_is_redacted_whole() {
     assert_eq!((out.text.as_str(), covered), ("a", 1));
     let (out, covered) = Redactor::disabled().redact_prefix(&text, keep);
     assert_eq!((out.text.as_str(), covered), (&text[..keep], keep));
+}
+
+/// A stretch that shares a window with a value a rule removed (here the
+/// token's own 8-byte prefix, earlier in the same text) is masked under
+/// that rule's name without a new hit: the rule already reported it.
+#[test]
+fn a_remembered_piece_is_masked_without_a_new_hit() {
+    let out = redact("sk_live_=Bearer sk_live_+_-+0+0_+0+A");
+    assert_eq!(
+        out.text,
+        "[REDACTED:bearer-token]=Bearer [REDACTED:bearer-token]"
+    );
+    assert_eq!(out.hits.len(), 1, "{:?}", out.hits);
 }
