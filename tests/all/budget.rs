@@ -143,13 +143,7 @@ fn a_small_budget_folds_a_unit_summarises_the_rest_and_synthesizes_in_levels() {
     assert_eq!(investigation["directories_investigated"], looped + 6);
     assert_eq!(investigation["status"], "partial");
     let note = investigation["note"].as_str().unwrap();
-    assert!(
-        note.starts_with(&format!(
-            "{mechanical} directories summarised from the scan, not read by a model; rerun \
-             with --budget "
-        )),
-        "{note}"
-    );
+    assert!(note.starts_with(&scan_note(mechanical)), "{note}");
     assert_eq!(investigation["budget_usd"], 0.6);
     assert!(
         investigation["cost_usd"].as_f64().unwrap() <= 0.6,
@@ -607,13 +601,7 @@ fn summaries_from_the_scan_make_the_run_partial_and_say_how_to_deepen() {
     assert_eq!(read + mechanical, DIRS as u64);
     assert_eq!(investigation["directories_investigated"], read);
     let note = investigation["note"].as_str().unwrap();
-    assert!(
-        note.contains(&format!(
-            "{mechanical} directories summarised from the scan, not read by a model; rerun \
-             with --budget "
-        )),
-        "{note}"
-    );
+    assert!(note.contains(&scan_note(mechanical)), "{note}");
     // The budget named buys what it says: every directory its own loop.
     let named: f64 = note
         .split("--budget ")
@@ -655,6 +643,15 @@ fn summaries_from_the_scan_make_the_run_partial_and_say_how_to_deepen() {
     assert_eq!(deeper["coverage"]["mechanical"], 0, "{deeper}");
     assert_eq!(deeper["directories_investigated"], DIRS as u64, "{deeper}");
     assert!(deeper["cost_usd"].as_f64().unwrap() <= named, "{deeper}");
+}
+
+/// How a partial run's note begins when `mechanical` directories were
+/// summarised from the scan.
+fn scan_note(mechanical: u64) -> String {
+    format!(
+        "{mechanical} directories summarised from the scan, not read by a model; rerun with \
+         --budget "
+    )
 }
 
 fn report_of(output: &Output) -> Value {
