@@ -97,9 +97,27 @@ pub(crate) fn format_duration(span: std::time::Duration) -> String {
     }
 }
 
+/// Bytes in lowercase hex, two digits each: how digests name cache files
+/// and batch requests.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut out, b| {
+            let _ = write!(out, "{b:02x}");
+            out
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_is_two_lowercase_digits_a_byte() {
+        assert_eq!(hex(&[0x00, 0x0f, 0xa0, 0xff]), "000fa0ff");
+        assert_eq!(hex(&[]), "");
+    }
 
     #[test]
     fn plain_text_is_borrowed() {

@@ -93,7 +93,7 @@ impl Cache {
                 .concat()
                 .as_bytes(),
         );
-        let name: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        let name = crate::text::hex(&digest);
         self.dir.join(FLAG_RECORDS_DIR).join(format!("{name}.json"))
     }
 

@@ -219,7 +219,7 @@ pub struct InvestigationId {
 /// sha256 hex of a path's bytes (UTF-8 for UTF-8 paths, like the original).
 fn sha256_hex(path: &Path) -> String {
     let digest = Sha256::digest(path.as_os_str().as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    crate::text::hex(&digest)
 }
 
 /// The current time as the original writes it (`2024-05-01T12:00:00.123456+00:00`).

@@ -15,22 +15,23 @@ use serde::{Deserialize, Serialize};
 use super::{Flag, severity_rank};
 
 /// One directory in scope and what the investigation said about it.
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct DirectoryReport {
     /// Relative to the target; `.` for the target itself.
     pub path: String,
     /// `null` when the directory has no summary (left for a later run, or
     /// skipped by the plan).
-    #[serialize_always]
     pub summary: Option<String>,
     pub coverage: DirCoverage,
     /// How much of the directory the agent says it covered (0 to 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub completeness: Option<f64>,
     /// How sure the agent was of its summary (0 to 1), when it said.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
     /// Why the summary is partial (a loop that ran out of turns or
     /// context, or a model that declined).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub partial_reason: Option<String>,
     /// The files the summary singles out, as the entry names them.
     #[serde(default)]

@@ -95,22 +95,25 @@ impl InvestigationStatus {
 
 /// The report's `investigation`: its status, why it failed or what is
 /// missing, and (once it got under way) the facts of the run.
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Investigation {
     pub status: InvestigationStatus,
     /// Why it failed, one line (`failed` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// What is missing (`partial`), why none ran (`skipped`), or what was
     /// repaired (a damaged `flags.jsonl`), one line.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     /// Cost, cache and coverage, when it ran to the end.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<InvestigationSummary>,
     /// What a run that stopped early (failed or interrupted) had already
     /// spent, so nobody mistakes a failed run for a free one.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub spent: Option<Spent>,
     /// What `--refine` changed (only with `--refine`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub refinement: Option<Refinement>,
 }
 
@@ -282,7 +285,6 @@ impl Investigation {
 }
 
 /// One finding. The field names are the original's `flags.jsonl` shape.
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Flag {
     /// Relative path, or `general`.
@@ -297,12 +299,16 @@ pub struct Flag {
     pub severity: String,
     /// Whether `path` names something in the tree (`general` always does).
     /// Set by the report's grounding; never part of `flags.jsonl`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub verified: Option<bool>,
     /// The line `path` was cited at (`src/app.py:12`), split off it.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
     /// The severity the agent gave, when grounding lowered it to `info`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub original_severity: Option<String>,
     /// Why grounding marked the flag.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 

@@ -34,12 +34,13 @@ const MAX_DEPENDS: usize = 20;
 
 /// The domain sections; every field is optional and empty when the model
 /// left it out. The field names are the JSON keys.
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Sections {
     /// What the whole is for, when it mixes kinds of content.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub overall_purpose: Option<String>,
     /// How the parts fit together (prose).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub architecture: Option<String>,
     /// The main parts and how they depend on one another.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -54,13 +55,16 @@ pub struct Sections {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub datasets: Vec<Dataset>,
     /// The shape of the data: tables, fields, formats (prose).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub schema_summary: Option<String>,
     /// The span of time the content covers, such as `2019-03 to 2024-11`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub period_covered: Option<String>,
     /// Recurring subjects of documents or journals.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub themes: Vec<String>,
     /// Gaps, duplicates, inconsistencies in the data (prose).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub data_quality: Option<String>,
     /// What deserves attention, in any kind of tree.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -68,12 +72,12 @@ pub struct Sections {
 }
 
 /// One main part of the whole.
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Component {
     /// Its name, unique among the components.
     pub name: String,
     /// Where it lives, relative to the target.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// What it does.
     #[serde(default)]
@@ -83,6 +87,7 @@ pub struct Component {
     pub depends_on: Vec<String>,
     /// Whether `path` names something in the tree, once the report is
     /// grounded; only a found path is linked.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub verified: Option<bool>,
 }
 
@@ -101,17 +106,18 @@ pub struct EntryPoint {
 }
 
 /// One data set.
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Dataset {
     pub name: String,
     /// Where it lives, relative to the target.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// What it holds.
     #[serde(default)]
     pub description: String,
     /// Whether `path` names something in the tree, once the report is
     /// grounded; only a found path is linked.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub verified: Option<bool>,
 }
 

@@ -149,16 +149,10 @@ mod tests {
         builder.link(OsStr::new("l"), Path::new("../x"));
         builder.dir(OsStr::new("sub"));
         let text = "v1\na.txt\0file\x003\x001700000000.5\nl\0link\0../x\nsub\0dir";
-        let expected: String = Sha256::digest(text.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let expected = crate::text::hex(&Sha256::digest(text.as_bytes()));
         assert_eq!(builder.finish().to_string(), format!("v1:{expected}"));
 
-        let unreadable: String = Sha256::digest(b"v1\nunreadable PermissionDenied")
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let unreadable = crate::text::hex(&Sha256::digest(b"v1\nunreadable PermissionDenied"));
         assert_eq!(
             FingerprintBuilder::unreadable(io::ErrorKind::PermissionDenied).to_string(),
             format!("v1:{unreadable}")

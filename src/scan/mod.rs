@@ -78,7 +78,6 @@ pub struct BaseScan {
 }
 
 /// A node of the rendered tree: a directory, a file, or a truncated directory.
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct TreeNode {
     pub name: String,
@@ -87,16 +86,21 @@ pub struct TreeNode {
     #[serde(rename = "type")]
     pub kind: NodeKind,
     /// Present on directories that were listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub children: Option<Vec<TreeNode>>,
     /// Present on files.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
     /// `true` on directories deeper than `--depth`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub truncated: Option<bool>,
     /// `permission denied` (or `unreadable`) when a directory could not be
     /// listed, or its entries could not be examined.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// What a symlink shown as a link (one that leads out of the target)
     /// points to.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
 }
 

@@ -299,11 +299,14 @@ fn output_file_gets_the_report_and_stdout_says_so() {
     assert!(written.ends_with(&format!("  End of report.\n{}\n", "=".repeat(60))));
 
     let json_file = env.root().join("report.json");
-    env.cmd()
-        .args(["target", "--json", "-o"])
-        .arg(&json_file)
-        .assert()
-        .success();
+    support::output::assert_success(
+        env.cmd()
+            .args(["target", "--json", "-o"])
+            .arg(&json_file)
+            .output()
+            .unwrap(),
+        "luminos",
+    );
     let written = std::fs::read_to_string(&json_file).unwrap();
     assert!(written.ends_with("}\n"));
     serde_json::from_str::<Value>(&written).unwrap();
@@ -463,12 +466,9 @@ fn special_files_do_not_hang_the_scan() {
         .symlink(".", "self")
         .symlink("/dev/zero", "zeros");
     let _socket = std::os::unix::net::UnixListener::bind(env.path("sock")).unwrap();
-    let out = env
-        .cmd()
-        .args(["target", "--json"])
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
+    let mut cmd = env.cmd();
+    cmd.args(["target", "--json"]);
+    let out = support::watch::output_within(cmd, std::time::Duration::from_secs(60));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["survey_signals"]["total_files"], 4);
@@ -480,7 +480,7 @@ fn a_closed_stdout_pipe_exits_quietly() {
     for i in 0..300 {
         env.file(&format!("d{}/file{i}.py", i % 7), "x\n");
     }
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("luminos"))
+    let mut child = Command::new(support::tree::luminos_bin())
         .arg("--json")
         .arg(env.target())
         .env("ANTHROPIC_API_KEY", "test-key")
@@ -507,7 +507,7 @@ fn a_closed_stdout_pipe_exits_quietly() {
 /// Run the binary as an unprivileged user when the tests run as root, so
 /// that permission bits mean something.
 fn unprivileged(env: &AgentEnv) -> Command {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("luminos"));
+    let mut cmd = Command::new(support::tree::luminos_bin());
     // The cache root must belong to the user running luminos, so it is
     // created by that user inside a shared directory.
     cmd.env_clear()
@@ -538,7 +538,7 @@ fn unreadable_directories_and_files_are_reported_not_fatal() {
         ("secretblob", "s\n"),
     ]);
     // The binary must be reachable by the unprivileged user.
-    let bin = assert_cmd::cargo::cargo_bin("luminos");
+    let bin = support::tree::luminos_bin();
     if std::fs::metadata(&bin).unwrap().permissions().mode() & 0o001 == 0 {
         eprintln!("the test binary is not executable by others; skipping");
         return;

@@ -27,7 +27,7 @@ fn project(env: &TestEnv) {
 
 /// `luminos TARGET` with a test key, as a plain command.
 fn luminos(env: &TestEnv) -> Command {
-    let mut cmd = env.std_cmd();
+    let mut cmd = env.bare_cmd();
     cmd.env("ANTHROPIC_API_KEY", "test-key").arg(env.target());
     cmd
 }
@@ -93,7 +93,7 @@ fn a_second_run_on_the_same_target_names_the_first_and_stays_out() {
 
     // --clear-cache, with no target to compare with, names what is busy:
     // the cache, the run and the target that run investigates.
-    let mut clear = env.std_cmd();
+    let mut clear = env.bare_cmd();
     clear.arg("--clear-cache");
     let clear = run_watched(clear, STUCK);
     let stderr = clear.stderr_text();

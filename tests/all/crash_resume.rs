@@ -67,7 +67,7 @@ struct RunLog {
 
 /// The binary on `env`'s target with `cache_root`, spawned.
 fn spawn(env: &AgentEnv, cache_root: &Path, jobs: &[&str]) -> Child {
-    let mut cmd = env.std_cmd();
+    let mut cmd = env.bare_cmd();
     cmd.env("ANTHROPIC_API_KEY", "test-key")
         .env("LUMINOS_CACHE_DIR", cache_root)
         .args(jobs)

@@ -215,7 +215,7 @@ fn an_unprivileged_rerun_of_an_odd_tree_investigates_nothing() {
     odd_tree(&env);
     let _unlock = Unlock(&env, &["locked", "blind"]);
     let run = || {
-        let mut cmd = env.std_cmd();
+        let mut cmd = env.bare_cmd();
         cmd.env("ANTHROPIC_API_KEY", "test-key")
             .args(["--json", "-x", "vendor"])
             .arg(env.target());

@@ -214,7 +214,7 @@ fn snapshot(env: &TestEnv) -> BTreeMap<Vec<u8>, String> {
 
 /// [`TestEnv::std_cmd`] with the test key that [`TestEnv::cmd`] sets.
 fn cmd_with_key(env: &TestEnv) -> std::process::Command {
-    let mut cmd = env.std_cmd();
+    let mut cmd = env.bare_cmd();
     cmd.env("ANTHROPIC_API_KEY", "test-key");
     cmd
 }

@@ -222,7 +222,7 @@ fn a_resumed_run_carries_on_with_what_the_rounds_bought() {
     env.server.set_latency(Duration::from_millis(120));
     let args = ["--jobs=1", "--json", "--budget", crate::budget::BUDGET];
     let mut child = env
-        .std_cmd()
+        .bare_cmd()
         .env("ANTHROPIC_API_KEY", "test-key")
         .args(args)
         .arg(env.target())

@@ -261,7 +261,7 @@ fn on_a_60_column_terminal_the_live_line_fits_and_ctrl_c_clears_it() {
     // held until the run is interrupted.
     env.server.hold_from(2);
     let (slave, master) = pty(60);
-    let mut cmd = env.std_cmd();
+    let mut cmd = env.bare_cmd();
     cmd.env("ANTHROPIC_API_KEY", "test-key")
         .args(["--jobs", "1"])
         .arg(env.target())
@@ -411,7 +411,7 @@ fn interrupt_scan(env: &TestEnv, on_terminal: bool) -> Option<String> {
     use std::sync::{Arc, Mutex};
     use std::time::{Duration, Instant};
 
-    let mut cmd = env.std_cmd();
+    let mut cmd = env.bare_cmd();
     cmd.arg("--scan-only")
         .arg(env.target())
         .stdin(Stdio::null())

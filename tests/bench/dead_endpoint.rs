@@ -38,13 +38,9 @@ const DEAD_LIMIT: Duration = Duration::from_secs(150);
 /// `luminos --json` on a small project with every default, timed.
 fn give_up(env: &TestEnv) -> (Duration, Output) {
     let started = Instant::now();
-    let out = env
-        .cmd()
-        .arg("--json")
-        .arg(env.target())
-        .timeout(Duration::from_secs(600))
-        .output()
-        .expect("run luminos");
+    let mut cmd = env.cmd();
+    cmd.arg("--json").arg(env.target());
+    let out = support::watch::output_within(cmd, Duration::from_secs(600));
     (started.elapsed(), out)
 }
 

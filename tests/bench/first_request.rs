@@ -70,7 +70,7 @@ fn time_to_first_request_against_tokei_and_find_wc() {
     let mut run = 0;
     let mut first_request = || {
         run += 1;
-        let mut cmd = env.std_cmd();
+        let mut cmd = env.bare_cmd();
         cmd.env("ANTHROPIC_API_KEY", "bench-key")
             .env("LUMINOS_CACHE_DIR", env.root().join(format!("cache-{run}")))
             .arg(&tree)

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use std::process::Command;
 use tempfile::TempDir;
 
 /// A temp dir holding `target/` (the tree under test) and `cache/` (the
@@ -13,6 +13,11 @@ pub struct TestEnv {
     target: PathBuf,
     cache: PathBuf,
     base_url: String,
+}
+
+/// The `luminos` binary cargo built for this test run.
+pub fn luminos_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_luminos"))
 }
 
 impl TestEnv {
@@ -163,14 +168,7 @@ impl TestEnv {
 
     /// Like [`TestEnv::cmd`] but with no credential at all.
     pub fn bare_cmd(&self) -> Command {
-        Command::from_std(self.std_cmd())
-    }
-
-    /// The isolated, credential-free command of [`TestEnv::bare_cmd`] as a
-    /// plain `std::process::Command`, for tests that spawn and reap the
-    /// child themselves (to read its resource usage, say).
-    pub fn std_cmd(&self) -> std::process::Command {
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("luminos"));
+        let mut cmd = Command::new(luminos_bin());
         for (key, _) in std::env::vars_os() {
             let key = key.to_string_lossy().into_owned();
             if key.starts_with("ANTHROPIC_") || key.starts_with("LUMINOS_") || key == "NO_COLOR" {
@@ -195,7 +193,7 @@ impl TestEnv {
         if unsafe { libc::geteuid() } != 0 {
             return true;
         }
-        let bin = assert_cmd::cargo::cargo_bin("luminos");
+        let bin = luminos_bin();
         let reachable =
             bin.ancestors().skip(1).all(|dir| {
                 std::fs::metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o001 != 0)

@@ -9,7 +9,8 @@
 //! report the test process rather than luminos.
 
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Command, ExitStatus, Output, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -18,6 +19,7 @@ use std::time::{Duration, Instant};
 pub struct Watched {
     /// The exit code; `None` when a signal ended it (or the deadline did).
     pub code: Option<i32>,
+    pub status: ExitStatus,
     /// The deadline passed and the child was killed.
     pub timed_out: bool,
     pub stdout: Vec<u8>,
@@ -78,11 +80,28 @@ pub fn run_watched(mut cmd: Command, timeout: Duration) -> Watched {
     let elapsed = started.elapsed();
     Watched {
         code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+        status: ExitStatus::from_raw(status),
         timed_out,
         stdout: stdout.join().unwrap(),
         stderr: stderr.join().unwrap(),
         peak_rss_kib,
         elapsed,
+    }
+}
+
+/// `cmd`'s output, as `Command::output` gives it, failing the test if it
+/// runs past `limit` (it is killed there, so a hang cannot stall the suite).
+pub fn output_within(cmd: Command, limit: Duration) -> Output {
+    let watched = run_watched(cmd, limit);
+    assert!(
+        !watched.timed_out,
+        "still running after {limit:?}; stderr:\n{}",
+        watched.stderr_text()
+    );
+    Output {
+        status: watched.status,
+        stdout: watched.stdout,
+        stderr: watched.stderr,
     }
 }
 

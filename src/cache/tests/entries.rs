@@ -274,10 +274,7 @@ fn keys_are_absolute_and_lexically_normalized() {
     assert_eq!(f.cache.entry_key("."), target_key);
     assert_eq!(f.cache.entry_key(""), target_key);
     // The key is the original's: sha256 of the absolute path's UTF-8.
-    let expected: String = Sha256::digest(abs.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let expected = crate::text::hex(&Sha256::digest(abs.as_bytes()));
     assert_eq!(key, expected);
     assert_eq!(key.len(), 64);
     assert_ne!(f.cache.entry_key("src/main.rs"), key);

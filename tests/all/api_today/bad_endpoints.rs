@@ -29,17 +29,14 @@ fn answering(reply: impl Fn() -> Reply + Send + Sync + 'static) -> (TestEnv, Moc
 /// idle and headers timeouts), stopped if it outlives [`LIMIT`].
 fn run_scaled(env: &TestEnv, idle: &str, extra: &[&str]) -> (Output, Duration) {
     let started = Instant::now();
-    let out = env
-        .cmd()
-        .env("LUMINOS_RETRY_BACKOFF_MS", "1")
+    let mut cmd = env.cmd();
+    cmd.env("LUMINOS_RETRY_BACKOFF_MS", "1")
         .env("LUMINOS_IDLE_TIMEOUT_SECS", idle)
         .env("LUMINOS_HEADERS_TIMEOUT_SECS", idle)
         .args(["--json", "-j", "1"])
         .args(extra)
-        .arg(env.target())
-        .timeout(LIMIT)
-        .output()
-        .unwrap();
+        .arg(env.target());
+    let out = support::watch::output_within(cmd, LIMIT);
     (out, started.elapsed())
 }
 

@@ -48,7 +48,7 @@ fn fixture() -> TestEnv {
 /// `luminos [extra] TARGET` on `cache_root`, polling batches every few
 /// milliseconds: the terminal report, unless `extra` asks for JSON.
 fn text_command(env: &AgentEnv, cache_root: &Path, extra: &[&str]) -> std::process::Command {
-    let mut cmd = env.std_cmd();
+    let mut cmd = env.bare_cmd();
     cmd.env("ANTHROPIC_API_KEY", "test-key")
         .env("LUMINOS_CACHE_DIR", cache_root)
         .env("LUMINOS_BATCH_POLL_MS", "5")

@@ -55,7 +55,7 @@ fn json_report(out: &Output) -> Value {
 /// run as root (see [`TestEnv::run_unprivileged`]), or `None` when that is
 /// impossible here, said on stdout.
 fn unprivileged_cmd(env: &TestEnv, why: &str) -> Option<std::process::Command> {
-    let mut cmd = env.std_cmd();
+    let mut cmd = env.bare_cmd();
     cmd.env("ANTHROPIC_API_KEY", "test-key");
     if env.run_unprivileged(&mut cmd) {
         Some(cmd)

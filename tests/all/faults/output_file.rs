@@ -94,7 +94,7 @@ fn a_failed_report_write_leaves_the_old_report_whole() {
     let env = wide_tree();
     let path = env.root().join("report.txt");
     let old = old_report(&path);
-    let mut cmd = env.std_cmd();
+    let mut cmd = env.bare_cmd();
     // The JSON keeps every file (the terminal report's tree stays within
     // 120 lines), so it is well past the limit.
     cmd.args(["--scan-only", "--json", "-o", "report.txt"])
@@ -126,11 +126,14 @@ fn a_failed_report_write_leaves_the_old_report_whole() {
 
     // Without the limit the report replaces the old one, keeping its mode.
     set_mode(&path, 0o640);
-    env.bare_cmd()
-        .args(["--scan-only", "--json", "-o", "report.txt"])
-        .arg(env.target())
-        .assert()
-        .success();
+    support::output::assert_success(
+        env.bare_cmd()
+            .args(["--scan-only", "--json", "-o", "report.txt"])
+            .arg(env.target())
+            .output()
+            .unwrap(),
+        "luminos",
+    );
     let new = std::fs::read_to_string(&path).unwrap();
     assert!(new.contains("file_399.txt") && new != old);
     assert_eq!(mode_of(&path), 0o640);
@@ -144,11 +147,14 @@ fn a_report_through_a_symlink_replaces_the_file_and_keeps_the_link() {
     old_report(&real);
     let link = env.root().join("link.txt");
     std::os::unix::fs::symlink("real.txt", &link).unwrap();
-    env.bare_cmd()
-        .args(["--scan-only", "-o", "link.txt"])
-        .arg(env.target())
-        .assert()
-        .success();
+    support::output::assert_success(
+        env.bare_cmd()
+            .args(["--scan-only", "-o", "link.txt"])
+            .arg(env.target())
+            .output()
+            .unwrap(),
+        "luminos",
+    );
     assert!(
         std::fs::symlink_metadata(&link)
             .unwrap()
@@ -193,11 +199,14 @@ fn a_report_to_a_pipe_is_written_in_place() {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
     };
-    env.bare_cmd()
-        .args(["--scan-only", "-o", fifo.to_str().unwrap()])
-        .arg(env.target())
-        .assert()
-        .success();
+    support::output::assert_success(
+        env.bare_cmd()
+            .args(["--scan-only", "-o", fifo.to_str().unwrap()])
+            .arg(env.target())
+            .output()
+            .unwrap(),
+        "luminos",
+    );
     assert!(reader.join().unwrap().contains("LUMINOS"));
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
 }

@@ -125,7 +125,7 @@ fn directory_paths_outside_the_investigation_are_refused() {
 #[test]
 fn an_unreadable_target_is_refused_in_one_line() {
     let env = TestEnv::with_small_project();
-    let mut cmd = env.std_cmd();
+    let mut cmd = env.bare_cmd();
     if !env.run_unprivileged(&mut cmd) {
         println!("SKIPPED: running as root and the binary is not reachable by nobody");
         return;

@@ -92,7 +92,7 @@ fn investigate_sends_progress_and_answers_with_the_overview() {
 #[test]
 fn a_failed_investigation_is_a_tool_error() {
     let env = TestEnv::with_small_project();
-    let mut cmd = env.std_cmd();
+    let mut cmd = env.bare_cmd();
     cmd.env("ANTHROPIC_API_KEY", "test-key")
         .env("LUMINOS_RETRY_BACKOFF_MS", "1");
     let mcp = Mcp::start(cmd);

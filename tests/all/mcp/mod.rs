@@ -97,14 +97,14 @@ impl Mcp {
 
     /// The server with this env's key, cache and mock.
     pub fn of(env: &TestEnv) -> Mcp {
-        let mut cmd = env.std_cmd();
+        let mut cmd = env.bare_cmd();
         cmd.env("ANTHROPIC_API_KEY", "test-key");
         Mcp::start(cmd)
     }
 
     /// The server with this env's cache and no credential at all.
     pub fn without_key(env: &TestEnv) -> Mcp {
-        Mcp::start(env.std_cmd())
+        Mcp::start(env.bare_cmd())
     }
 
     fn session(&self) -> &RunningService<RoleClient, Client> {

@@ -37,7 +37,7 @@ fn until_response(lines: &mpsc::Receiver<String>, id: i64, within: Duration) -> 
 fn stdout_carries_nothing_but_protocol_and_closing_stdin_ends_the_server() {
     let env = TestEnv::with_small_project().with_mock();
     let mut child = env
-        .std_cmd()
+        .bare_cmd()
         .env("ANTHROPIC_API_KEY", "test-key")
         .arg("mcp")
         .stdin(Stdio::piped())

@@ -19,7 +19,7 @@ fn python_client_lists_the_tools_and_reads_the_cache() {
     let out = Command::new(&python)
         .arg(script)
         .arg("--luminos")
-        .arg(assert_cmd::cargo::cargo_bin("luminos"))
+        .arg(crate::support::tree::luminos_bin())
         .arg("--target")
         .arg(env.target())
         .arg("--cache")

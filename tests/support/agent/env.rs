@@ -86,7 +86,7 @@ impl AgentEnv {
         let start = self.server.request_count();
         self.server.hold_from(start + answered);
         let child = self
-            .std_cmd()
+            .bare_cmd()
             .env("ANTHROPIC_API_KEY", "test-key")
             .args(extra)
             .arg(self.target())

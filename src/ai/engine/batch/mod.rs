@@ -117,10 +117,7 @@ impl BatchTiming {
 /// The name of a request: the SHA-256 of its body, in lowercase hex (64
 /// characters: a valid `custom_id`).
 pub fn request_digest(params: &[u8]) -> String {
-    Sha256::digest(params)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::text::hex(&Sha256::digest(params))
 }
 
 /// The name of a request without its `max_tokens` (see

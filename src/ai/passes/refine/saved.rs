@@ -59,7 +59,7 @@ impl SavedRefinement {
 /// The digest that names a synthesis: its report's fields (the brief, the
 /// detailed analysis, the sections), as `submit_report` gives them.
 pub(crate) fn synthesis_digest(report: &Value) -> String {
-    format!("{:x}", Sha256::digest(report.to_string().as_bytes()))
+    crate::text::hex(&Sha256::digest(report.to_string().as_bytes()))
 }
 
 #[cfg(test)]

@@ -506,7 +506,7 @@ fn digest(target: &str, summaries: &str, language: Option<&str>) -> String {
         hasher.update(b"\0language\0");
         hasher.update(language_key(language).as_bytes());
     }
-    format!("{:x}", hasher.finalize())
+    crate::text::hex(&hasher.finalize())
 }
 
 /// The saved group summaries, by digest.

@@ -282,7 +282,7 @@ pub(crate) fn entries_digest(entries: &[Value], language: Option<&str>) -> Strin
         hasher.update(b"\0language\0");
         hasher.update(language_key(language).as_bytes());
     }
-    format!("{:x}", hasher.finalize())
+    crate::text::hex(&hasher.finalize())
 }
 
 /// `synthesis.json`'s content for `outcome` built from entries with `digest`.

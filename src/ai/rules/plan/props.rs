@@ -201,3 +201,45 @@ proptest! {
         }
     }
 }
+
+/// [`children_first`] by its definition, the slow way: at each step, the
+/// earliest directory none of whose listed descendants is still waiting.
+fn children_first_by_definition(preferred: &[PathBuf]) -> Vec<PathBuf> {
+    let mut left: Vec<&PathBuf> = preferred.iter().collect();
+    let mut order = Vec::new();
+    while !left.is_empty() {
+        let next = (0..left.len())
+            .find(|&i| {
+                !left
+                    .iter()
+                    .any(|other| other != &left[i] && other.starts_with(left[i]))
+            })
+            .unwrap_or(0);
+        order.push(left.remove(next).clone());
+    }
+    order
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn children_first_is_its_definition(
+        (rels, order) in tree().prop_flat_map(|rels| {
+            let n = rels.len();
+            (Just(rels), Just((0..=n).collect::<Vec<usize>>()).prop_shuffle())
+        }),
+        keep in prop::collection::vec(any::<bool>(), 13..=13),
+    ) {
+        // Some of the directories (the target included), in any order.
+        let mut all: Vec<PathBuf> = rels.iter().map(|rel| abs(rel)).collect();
+        all.push(PathBuf::from(TARGET));
+        let listed: Vec<PathBuf> = order
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| keep[i % keep.len()])
+            .map(|(_, &i)| all[i].clone())
+            .collect();
+        prop_assert_eq!(children_first(&listed), children_first_by_definition(&listed));
+    }
+}
