@@ -89,11 +89,12 @@ impl Conversations {
         let binds = model.is_some_and(|m| m.binds_thinking);
         let messages = body["messages"].as_array().map_or(&[][..], Vec::as_slice);
         let last_assistant = messages.iter().rposition(|m| m["role"] == "assistant");
+        let keys = conversation_keys(body);
         for (k, message) in messages.iter().enumerate() {
             if message["role"] != "assistant" {
                 continue;
             }
-            let key = conversation_key(body, k);
+            let key = keys[k];
             for (j, block) in blocks(message).enumerate() {
                 let seal = match block["type"].as_str() {
                     Some("thinking") => block["signature"].as_str(),
@@ -131,7 +132,7 @@ impl Conversations {
         if let Some(last) = messages.last().filter(|m| m["role"] == "assistant") {
             let continues_pause = self
                 .produced
-                .get(&conversation_key(body, messages.len() - 1))
+                .get(&keys[messages.len() - 1])
                 .is_some_and(|p| p.stop_reason == "pause_turn" && normalized(last) == p.content);
             let refuses_prefill = model.is_some_and(|m| m.thinking != Thinking::OptIn);
             if refuses_prefill && !continues_pause {
@@ -155,7 +156,7 @@ impl Conversations {
         }
         Ok(Accepted {
             thinks,
-            key: conversation_key(body, messages.len()),
+            key: keys[messages.len()],
             max_tokens: body["max_tokens"].as_u64().unwrap_or(0),
         })
     }
@@ -229,19 +230,22 @@ fn key_of_seal(seal: &str) -> Option<u64> {
     u64::from_str_radix(seal.strip_prefix("mockSig")?, 16).ok()
 }
 
-/// A hash of what comes before message `upto`: the system prompt, the
-/// tools and the messages, without caching marks (they move from request
-/// to request by design).
-fn conversation_key(body: &Value, upto: usize) -> u64 {
+/// For each `upto` from 0 to the number of messages, a hash of what comes
+/// before message `upto`: the system prompt, the tools and the messages,
+/// without caching marks (they move from request to request by design).
+/// One pass: each message is written once into a running hash.
+fn conversation_keys(body: &Value) -> Vec<u64> {
     let messages = body["messages"].as_array().map_or(&[][..], Vec::as_slice);
-    let prefix = json!({
-        "system": strip(&body["system"]),
-        "tools": strip(&body["tools"]),
-        "messages": messages[..upto.min(messages.len())].iter().map(normalized).collect::<Vec<_>>(),
-    });
     let mut hasher = DefaultHasher::new();
-    prefix.to_string().hash(&mut hasher);
-    hasher.finish()
+    strip(&body["system"]).to_string().hash(&mut hasher);
+    strip(&body["tools"]).to_string().hash(&mut hasher);
+    let mut keys = Vec::with_capacity(messages.len() + 1);
+    keys.push(hasher.finish());
+    for message in messages {
+        normalized(message).to_string().hash(&mut hasher);
+        keys.push(hasher.finish());
+    }
+    keys
 }
 
 /// A message's content without caching marks.

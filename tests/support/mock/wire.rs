@@ -307,13 +307,17 @@ pub async fn write_trickle(
     Ok(())
 }
 
-/// Split `text` into fragments of 1 to 12 characters.
+/// Split `text` into fragments of 1 to 12 characters, or to a sixteenth of
+/// a longer text: splits fall anywhere (inside an escape, a multi-byte
+/// character, a key), while a long reply stays a few dozen events, as the
+/// API sends it, rather than hundreds.
 fn fragments(text: &str, rng: &mut fastrand::Rng) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
+    let longest = (chars.len() / 16).max(12);
     let mut out = Vec::new();
     let mut i = 0;
     while i < chars.len() {
-        let n = rng.usize(1..=12).min(chars.len() - i);
+        let n = rng.usize(1..=longest).min(chars.len() - i);
         out.push(chars[i..i + n].iter().collect());
         i += n;
     }
