@@ -607,8 +607,12 @@ pub const EXAMPLE_FRAGMENT: usize = 12;
 /// Finds any stretch of [`FRAGMENT`] bytes of a set of secrets in a text
 /// (or of another length, for examples).
 pub struct LeakCheck {
-    /// Windows of each length, each with the index of its secret.
-    windows: Vec<(usize, std::collections::HashMap<Vec<u8>, usize>)>,
+    /// Every window of every secret, each once, with the index of the
+    /// first secret that has it.
+    windows: Vec<(Vec<u8>, usize)>,
+    /// One automaton over `windows`, so a text is read once however many
+    /// secrets there are (the suite checks every request body).
+    finder: aho_corasick::AhoCorasick,
     secrets: Vec<String>,
 }
 
@@ -616,41 +620,52 @@ impl LeakCheck {
     /// Panics on a secret shorter than [`FRAGMENT`]: no piece of it could
     /// be found, so a check built on it could never fail.
     pub fn new(secrets: &[String]) -> LeakCheck {
+        LeakCheck::build(Vec::new(), Vec::new()).with(secrets, FRAGMENT)
+    }
+
+    fn build(windows: Vec<(Vec<u8>, usize)>, secrets: Vec<String>) -> LeakCheck {
+        let finder = aho_corasick::AhoCorasick::new(windows.iter().map(|(window, _)| window))
+            .expect("the windows of the secrets make an automaton");
         LeakCheck {
-            windows: Vec::new(),
-            secrets: Vec::new(),
+            windows,
+            finder,
+            secrets,
         }
-        .with(secrets, FRAGMENT)
     }
 
     /// This check, also finding pieces of `fragment` bytes of `secrets`.
-    pub fn with(mut self, secrets: &[String], fragment: usize) -> LeakCheck {
-        let mut windows = std::collections::HashMap::new();
+    pub fn with(self, secrets: &[String], fragment: usize) -> LeakCheck {
+        let LeakCheck {
+            mut windows,
+            secrets: mut known,
+            ..
+        } = self;
+        let mut seen: std::collections::HashSet<Vec<u8>> =
+            windows.iter().map(|(window, _)| window.clone()).collect();
         for secret in secrets {
             assert!(
                 secret.len() >= fragment,
                 "{secret:?} is too short for a leak check"
             );
-            let index = self.secrets.len();
-            self.secrets.push(secret.clone());
+            let index = known.len();
+            known.push(secret.clone());
             for window in secret.as_bytes().windows(fragment) {
-                windows.entry(window.to_vec()).or_insert(index);
+                if seen.insert(window.to_vec()) {
+                    windows.push((window.to_vec(), index));
+                }
             }
         }
-        self.windows.push((fragment, windows));
-        self
+        LeakCheck::build(windows, known)
     }
 
     /// Every piece of a secret in `text`, with its secret.
     fn pieces<'a>(&'a self, text: &'a str) -> impl Iterator<Item = (&'a str, &'a [u8])> + 'a {
-        self.windows.iter().flat_map(move |(fragment, windows)| {
-            text.as_bytes()
-                .windows(*fragment)
-                .filter_map(move |window| {
-                    windows
-                        .get(window)
-                        .map(|&index| (self.secrets[index].as_str(), window))
-                })
+        self.finder.find_overlapping_iter(text).map(move |found| {
+            let (_, index) = self.windows[found.pattern().as_usize()];
+            (
+                self.secrets[index].as_str(),
+                &text.as_bytes()[found.range()],
+            )
         })
     }
 
