@@ -118,7 +118,8 @@ async fn a_slow_real_reply_keeps_working() {
                 .working_quietly(quiet, every),
         ),
     ];
-    for (name, reply) in replies {
+    // The three wait side by side: each is a slow reply, not work.
+    let [paced, thinking, tool] = replies.map(|(name, reply)| async move {
         let server = MockServer::start();
         server.push(reply);
         let (client, notices) = edge_client(&server, Duration::from_secs(60));
@@ -128,7 +129,8 @@ async fn a_slow_real_reply_keeps_working() {
         assert_eq!(server.request_count(), 1, "{name}");
         assert!(notices.lock().unwrap().is_empty(), "{name}");
         assert!(elapsed > 2 * IDLE, "{name}: {elapsed:?}");
-    }
+    });
+    tokio::join!(paced, thinking, tool);
 }
 
 /// A success status whose body is not the Messages API's (a web page,
