@@ -148,6 +148,7 @@ pub struct Simulated {
     pub written_1h: u64,
 }
 
+#[derive(Debug, Clone)]
 struct Segment {
     tokens: u64,
     /// The lifetime its `cache_control` asks for, if it has one.
@@ -163,13 +164,13 @@ impl PrefixCache {
 
     /// The input usage of `body`, updating the cache as the API would at
     /// the clock's present reading.
-    pub fn process(&mut self, body: &Value) -> Simulated {
+    pub fn process(&mut self, prompt: &Prompt) -> Simulated {
         let now = self.clock.now();
         self.entries.retain(|_, entry| entry.expires > now);
-        let segments = segments(body);
+        let segments = &prompt.0;
         let mut prefix_tokens = Vec::with_capacity(segments.len() + 1);
         prefix_tokens.push(0u64);
-        for s in &segments {
+        for s in segments {
             prefix_tokens.push(prefix_tokens.last().unwrap() + s.tokens);
         }
         let total = *prefix_tokens.last().unwrap();
@@ -232,7 +233,23 @@ impl PrefixCache {
 /// The whole prompt of `body` in tokens, as [`PrefixCache::process`] counts
 /// them (cached or not).
 pub fn prompt_tokens(body: &Value) -> u64 {
-    segments(body).iter().map(|s| s.tokens).sum()
+    Prompt::of(body).tokens()
+}
+
+/// A request's prompt as the cache sees it: its segments, worked out once
+/// per request for both the window check and the cache.
+#[derive(Debug, Clone)]
+pub struct Prompt(Vec<Segment>);
+
+impl Prompt {
+    pub fn of(body: &Value) -> Prompt {
+        Prompt(segments(body))
+    }
+
+    /// Tokens of the whole prompt.
+    pub fn tokens(&self) -> u64 {
+        self.0.iter().map(|s| s.tokens).sum()
+    }
 }
 
 /// Rough token count of a text: a token per four bytes, at least one for

@@ -288,7 +288,7 @@ pub(super) fn render_message(
         stream.blocks.insert(0, MockBlock::Thinking(String::new()));
     }
     let mut inner = state.lock();
-    let simulated = inner.cache.process(body);
+    let simulated = inner.cache.process(&accepted.prompt);
     // A scripted usage is written at 5 minutes, as before lifetimes.
     let written_1h = match stream.usage {
         Some(_) => 0,

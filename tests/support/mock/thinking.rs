@@ -35,7 +35,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use luminos::ai::api::catalog::{Model, Thinking, lookup};
 use serde_json::{Value, json};
 
-use super::prefix_cache::prompt_tokens;
+use super::prefix_cache::Prompt;
 
 /// Output tokens one thinking block adds, though its text is omitted.
 pub const THINKING_TOKENS: u64 = 40;
@@ -44,7 +44,7 @@ pub const THINKING_TOKENS: u64 = 40;
 const UNKNOWN_WINDOW: u64 = 200_000;
 
 /// What the mock knows about one accepted request.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Accepted {
     /// Answers carry a thinking block.
     pub thinks: bool,
@@ -52,6 +52,8 @@ pub struct Accepted {
     pub key: u64,
     /// The request's `max_tokens`.
     pub max_tokens: u64,
+    /// Its prompt, for the cache.
+    pub prompt: Prompt,
 }
 
 /// Why a request is refused.
@@ -147,7 +149,8 @@ impl Conversations {
             .context_window
             .or(model.map(|m| m.context_window))
             .unwrap_or(UNKNOWN_WINDOW);
-        let tokens = prompt_tokens(body);
+        let prompt = Prompt::of(body);
+        let tokens = prompt.tokens();
         if tokens > window {
             return Err(Rejection {
                 message: format!("prompt is too long: {tokens} tokens > {window} maximum"),
@@ -158,6 +161,7 @@ impl Conversations {
             thinks,
             key: keys[messages.len()],
             max_tokens: body["max_tokens"].as_u64().unwrap_or(0),
+            prompt,
         })
     }
 

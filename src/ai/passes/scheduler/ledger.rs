@@ -288,14 +288,20 @@ impl Ledger {
         &self,
         wanted: impl Fn(&Path) -> bool,
     ) -> Vec<(PathBuf, MechanicalReason)> {
+        // `wanted` first: it usually leaves nothing, and then no set of the
+        // covered directories is built (this runs before every loop).
+        let mut dirs: Vec<PathBuf> = (self.stale.iter())
+            .filter(|d| wanted(d) && !self.written.contains(*d))
+            .cloned()
+            .collect();
+        if dirs.is_empty() {
+            return Vec::new();
+        }
         let covered: HashSet<&PathBuf> = (self.bought.iter())
             .filter(|b| b.stage != Stage::Dropped)
             .flat_map(|b| b.planned.unit.dirs())
             .collect();
-        let mut dirs: Vec<PathBuf> = (self.stale.iter())
-            .filter(|d| !covered.contains(d) && !self.written.contains(*d) && wanted(d))
-            .cloned()
-            .collect();
+        dirs.retain(|d| !covered.contains(d));
         sort_leaf_first(&mut dirs);
         dirs.into_iter()
             .map(|dir| {
