@@ -29,7 +29,6 @@
 //! its worst case before sending it, a conversation builds its session
 //! with its ceiling and this check goes.
 
-use crate::ai::api::Usage;
 use crate::ai::api::cost::Pricing;
 use crate::ai::engine::agent::{Agent, AgentError, Step};
 use crate::ai::engine::session::Session;
@@ -67,34 +66,10 @@ pub(crate) struct Allowed {
 }
 
 /// The most one request of `input_tokens` (as the window counts them) and
-/// `max_tokens` of reply can cost on `pricing`.
+/// `max_tokens` of reply can cost on `pricing`: the catalog's worst case,
+/// every prompt token a cache write.
 pub(crate) fn worst_case(pricing: &Pricing, input_tokens: u64, max_tokens: u32) -> f64 {
-    pricing.cost(&Usage {
-        input_tokens: 0,
-        cache_creation_input_tokens: input_tokens,
-        cache_read_input_tokens: 0,
-        output_tokens: u64::from(max_tokens),
-    })
-}
-
-/// The most reply tokens a request of `input_tokens` can ask for within
-/// `money` (none when its prompt alone may cost more): the inverse of
-/// [`worst_case`], rounded down.
-fn affordable_reply(pricing: &Pricing, input_tokens: u64, money: f64) -> Option<u32> {
-    let prompt = worst_case(pricing, input_tokens, 0);
-    if money.is_nan() || money < prompt {
-        return None;
-    }
-    let per_token = worst_case(pricing, input_tokens, 1) - prompt;
-    if per_token <= 0.0 {
-        return Some(u32::MAX);
-    }
-    let tokens = ((money - prompt) / per_token).floor();
-    Some(if tokens >= f64::from(u32::MAX) {
-        u32::MAX
-    } else {
-        tokens as u32
-    })
+    pricing.worst_case(input_tokens, max_tokens, true)
 }
 
 /// Whether a request of `input_tokens` that wants `wanted` tokens of reply
@@ -112,7 +87,7 @@ pub(crate) fn allow(
     let left = limit - spent;
     let smallest = wanted.min(MIN_REPLY_TOKENS);
     let fits = |money: f64| {
-        affordable_reply(pricing, input_tokens, money)
+        (pricing.affordable_output(input_tokens, true, money))
             .filter(|tokens| *tokens >= smallest)
             .map(|tokens| tokens.min(wanted))
     };
@@ -170,6 +145,7 @@ pub(crate) async fn priced_turn(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ai::api::Usage;
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-12
