@@ -24,6 +24,16 @@ pub fn fake(alphabet: &str, len: usize, seed: u64) -> String {
         .collect()
 }
 
+/// `prefix` and `len` characters of [`fake`]: a key in its usual shape.
+pub fn key(prefix: &str, alphabet: &str, len: usize, seed: u64) -> String {
+    format!("{prefix}{}", fake(alphabet, len, seed))
+}
+
+/// `-----BEGIN <kind>PRIVATE KEY-----`, spelled in pieces.
+pub fn pem_line(edge: &str, kind: &str) -> String {
+    format!("-----{edge} {kind}PRIVATE {}-----", "KEY")
+}
+
 /// base64url without padding (JWT segments and claims).
 pub fn base64url(bytes: &[u8]) -> String {
     encode(bytes, B64URL, false)

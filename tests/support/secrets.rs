@@ -8,7 +8,9 @@
 //! redactor's recall measurement (`all/redaction.rs`) and the end-to-end
 //! privacy tests.
 
-pub use super::fake::{B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64, base64url, fake};
+pub use super::fake::{
+    B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64, base64url, fake, key, pem_line,
+};
 
 /// A classic GitHub personal access token (`ghp_` and 36 base62).
 pub fn github_token(seed: u64) -> String {
@@ -41,21 +43,25 @@ impl Sample {
     }
 }
 
-fn sample(rule: &'static str, text: String, secret: &str) -> Sample {
+fn sample(rule: &'static str, template: &str, secret: String) -> Sample {
     Sample {
         rule,
-        text,
-        secrets: vec![secret.to_owned()],
+        text: template.replacen("{}", &secret, 1),
+        secrets: vec![secret],
         example: false,
     }
 }
 
-fn example(rule: &'static str, text: String, secret: &str) -> Sample {
+fn example(rule: &'static str, template: &str, secret: String) -> Sample {
     Sample {
         example: true,
-        ..sample(rule, text, secret)
+        ..sample(rule, template, secret)
     }
 }
+
+/// One row of a sample table: the rule that must fire, the text with a `{}`
+/// where the secret stands, and the secret.
+type Row = (&'static str, &'static str, String);
 
 /// Words people build passwords and passphrases from.
 const WORDS: &[&str] = &[
@@ -81,236 +87,215 @@ fn words(n: usize, seed: u64, capitals: bool) -> Vec<String> {
         .collect()
 }
 
+/// A private key block of `kind` (`RSA `, `OPENSSH `, ...) around `lines`.
+fn key_block(kind: &str, lines: &[String]) -> String {
+    format!(
+        "{}\n{}\n{}",
+        pem_line("BEGIN", kind),
+        lines.join("\n"),
+        pem_line("END", kind)
+    )
+}
+
 /// At least one sample of every rule, in the shapes they take in real files.
 pub fn fixture() -> Vec<Sample> {
     let mut s = Vec::new();
-    let key_marker = |edge: &str, kind: &str| format!("-----{edge} {kind}PRIVATE {}-----", "KEY");
     for (i, kind) in ["RSA ", "OPENSSH ", "EC ", ""].iter().enumerate() {
         let lines: Vec<String> = (0..5).map(|j| fake(B64, 64, 100 * i as u64 + j)).collect();
-        let block = format!(
-            "{}\n{}\n{}",
-            key_marker("BEGIN", kind),
-            lines.join("\n"),
-            key_marker("END", kind)
-        );
         s.push(Sample {
             rule: "private-key",
-            text: format!("# deploy key\n{block}\n"),
+            text: format!("# deploy key\n{}\n", key_block(kind, &lines)),
             secrets: lines,
             example: false,
         });
     }
-    let akia = format!("AKIA{}", fake(UPPER_NUM, 16, 1));
-    s.push(sample(
-        "aws-access-key-id",
-        format!("[default]\naws_access_key_id = {akia}\n"),
-        &akia,
-    ));
-    let asia = format!("ASIA{}", fake(UPPER_NUM, 16, 2));
-    s.push(sample(
-        "aws-access-key-id",
-        format!("\"AccessKeyId\": \"{asia}\","),
-        &asia,
-    ));
-    let aws_secret = fake(B64, 40, 3);
-    s.push(sample(
-        "aws-secret-access-key",
-        format!("aws_secret_access_key = {aws_secret}\n"),
-        &aws_secret,
-    ));
-    for (i, prefix) in ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"].iter().enumerate() {
-        let token = format!("{prefix}{}", fake(B62, 36, 10 + i as u64));
-        s.push(sample(
-            "github-token",
-            format!("GITHUB_TOKEN={token}\n"),
-            &token,
-        ));
-    }
-    let pat = format!("github_pat_{}_{}", fake(B62, 22, 16), fake(B62, 59, 17));
-    s.push(sample("github-token", format!("  token: {pat}\n"), &pat));
-    let glpat = format!("glpat-{}", fake(B62, 20, 20));
-    s.push(sample(
-        "gitlab-token",
-        format!("export GL={glpat}\n"),
-        &glpat,
-    ));
-    let xoxb = format!(
-        "xoxb-{}-{}-{}",
-        fake(DIGITS, 12, 30),
-        fake(DIGITS, 13, 31),
-        fake(B62, 24, 32)
-    );
-    s.push(sample(
-        "slack-token",
-        format!("slack: {{ bot: '{xoxb}' }}\n"),
-        &xoxb,
-    ));
-    let hook = format!(
-        "T{}/B{}/{}",
-        fake(UPPER_NUM, 8, 33),
-        fake(UPPER_NUM, 8, 34),
-        fake(B62, 24, 35)
-    );
-    s.push(sample(
-        "slack-webhook",
-        format!("notify: https://hooks.slack.com/services/{hook}\n"),
-        &hook,
-    ));
-    let stripe = format!("sk_live_{}", fake(B62, 24, 40));
-    s.push(sample(
-        "stripe-live-key",
-        format!("Stripe.api_key = \"{stripe}\"\n"),
-        &stripe,
-    ));
-    let restricted = format!("rk_live_{}", fake(B62, 24, 41));
-    s.push(sample(
-        "stripe-live-key",
-        format!("{restricted}\n"),
-        &restricted,
-    ));
-    let google = format!("AIza{}", fake(B64URL, 35, 50));
-    s.push(sample(
-        "google-api-key",
-        format!("fetch(`https://maps/api?key={google}`)\n"),
-        &google,
-    ));
-    let ant = format!("sk-ant-api03-{}AA", fake(B64URL, 93, 60));
-    s.push(sample(
-        "anthropic-api-key",
-        format!("ANTHROPIC_API_KEY={ant}\n"),
-        &ant,
-    ));
-    let oai = format!("sk-{}", fake(B62, 48, 61));
-    s.push(sample(
-        "openai-api-key",
-        format!("openai.api_key = '{oai}'\n"),
-        &oai,
-    ));
-    let proj = format!("sk-proj-{}", fake(B64URL, 156, 62));
-    s.push(sample(
-        "openai-api-key",
-        format!("OPENAI_API_KEY={proj}\n"),
-        &proj,
-    ));
-    let jwt = format!(
-        "eyJ{}.eyJ{}.{}",
-        fake(B64URL, 33, 70),
-        fake(B64URL, 80, 71),
-        fake(B64URL, 43, 72)
-    );
-    s.push(sample("jwt", format!("Cookie: session={jwt}\n"), &jwt));
-    let db_pw = fake(B62, 18, 80);
-    s.push(sample(
-        "url-credentials",
-        format!("DATABASE_URL=postgres://app:{db_pw}@db.internal:5432/app\n"),
-        &db_pw,
-    ));
-    let bearer = fake(B64URL, 48, 90);
-    s.push(sample(
-        "bearer-token",
-        format!("curl -H \"Authorization: Bearer {bearer}\" https://api.internal/\n"),
-        &bearer,
-    ));
-    let generic = [
-        ("DB_PASSWORD=", "\n", fake(B62, 20, 100)),
-        ("  password: \"", "\"\n", fake(B62, 16, 101)),
-        ("{\"client_secret\": \"", "\"}\n", fake(B62, 32, 102)),
-        ("api_key = '", "'\n", fake(HEX, 32, 103)),
-        ("const apiKey = \"", "\";\n", fake(B62, 24, 104)),
-        ("ACCESS_KEY=", "\n", fake(B64, 28, 105)),
+    let mut rows: Vec<Row> = vec![
         (
-            "passwd = ",
-            "\n",
-            format!("{}#{}!", fake(B62, 6, 106), fake(B62, 5, 107)),
+            "aws-access-key-id",
+            "[default]\naws_access_key_id = {}\n",
+            key("AKIA", UPPER_NUM, 16, 1),
+        ),
+        (
+            "aws-access-key-id",
+            "\"AccessKeyId\": \"{}\",",
+            key("ASIA", UPPER_NUM, 16, 2),
+        ),
+        (
+            "aws-secret-access-key",
+            "aws_secret_access_key = {}\n",
+            fake(B64, 40, 3),
         ),
     ];
-    for (before, after, value) in generic {
-        s.push(sample(
-            "generic-secret",
-            format!("{before}{value}{after}"),
-            &value,
+    for (i, prefix) in ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"].iter().enumerate() {
+        rows.push((
+            "github-token",
+            "GITHUB_TOKEN={}\n",
+            key(prefix, B62, 36, 10 + i as u64),
         ));
     }
-    // Passwords people chose, made of words: a passphrase, words joined in
-    // an .env file, and camel-cased words with a year in YAML.
-    let chosen = [
+    rows.extend([
         (
-            "password = \"",
-            "\"\n",
+            "github-token",
+            "  token: {}\n",
+            format!("github_pat_{}_{}", fake(B62, 22, 16), fake(B62, 59, 17)),
+        ),
+        ("gitlab-token", "export GL={}\n", key("glpat-", B62, 20, 20)),
+        (
+            "slack-token",
+            "slack: { bot: '{}' }\n",
+            format!(
+                "xoxb-{}-{}-{}",
+                fake(DIGITS, 12, 30),
+                fake(DIGITS, 13, 31),
+                fake(B62, 24, 32)
+            ),
+        ),
+        (
+            "slack-webhook",
+            "notify: https://hooks.slack.com/services/{}\n",
+            format!(
+                "T{}/B{}/{}",
+                fake(UPPER_NUM, 8, 33),
+                fake(UPPER_NUM, 8, 34),
+                fake(B62, 24, 35)
+            ),
+        ),
+        (
+            "stripe-live-key",
+            "Stripe.api_key = \"{}\"\n",
+            key("sk_live_", B62, 24, 40),
+        ),
+        ("stripe-live-key", "{}\n", key("rk_live_", B62, 24, 41)),
+        (
+            "google-api-key",
+            "fetch(`https://maps/api?key={}`)\n",
+            key("AIza", B64URL, 35, 50),
+        ),
+        (
+            "anthropic-api-key",
+            "ANTHROPIC_API_KEY={}\n",
+            key("sk-ant-api03-", B64URL, 93, 60) + "AA",
+        ),
+        (
+            "openai-api-key",
+            "openai.api_key = '{}'\n",
+            key("sk-", B62, 48, 61),
+        ),
+        (
+            "openai-api-key",
+            "OPENAI_API_KEY={}\n",
+            key("sk-proj-", B64URL, 156, 62),
+        ),
+        (
+            "jwt",
+            "Cookie: session={}\n",
+            format!(
+                "eyJ{}.eyJ{}.{}",
+                fake(B64URL, 33, 70),
+                fake(B64URL, 80, 71),
+                fake(B64URL, 43, 72)
+            ),
+        ),
+        (
+            "url-credentials",
+            "DATABASE_URL=postgres://app:{}@db.internal:5432/app\n",
+            fake(B62, 18, 80),
+        ),
+        (
+            "bearer-token",
+            "curl -H \"Authorization: Bearer {}\" https://api.internal/\n",
+            fake(B64URL, 48, 90),
+        ),
+        ("generic-secret", "DB_PASSWORD={}\n", fake(B62, 20, 100)),
+        ("generic-secret", "  password: \"{}\"\n", fake(B62, 16, 101)),
+        (
+            "generic-secret",
+            "{\"client_secret\": \"{}\"}\n",
+            fake(B62, 32, 102),
+        ),
+        ("generic-secret", "api_key = '{}'\n", fake(HEX, 32, 103)),
+        (
+            "generic-secret",
+            "const apiKey = \"{}\";\n",
+            fake(B62, 24, 104),
+        ),
+        ("generic-secret", "ACCESS_KEY={}\n", fake(B64, 28, 105)),
+        (
+            "generic-secret",
+            "passwd = {}\n",
+            format!("{}#{}!", fake(B62, 6, 106), fake(B62, 5, 107)),
+        ),
+        // Passwords people chose, made of words: a passphrase, words joined
+        // in an .env file, and camel-cased words with a year in YAML.
+        (
+            "generic-secret",
+            "password = \"{}\"\n",
             format!(
                 "{} {}",
                 words(3, 110, false).join(" "),
                 fake(DIGITS, 2, 111)
             ),
         ),
-        ("DB_PASSWORD=", "\n", words(3, 112, true).join("-")),
         (
-            "  password: ",
-            "\n",
+            "generic-secret",
+            "DB_PASSWORD={}\n",
+            words(3, 112, true).join("-"),
+        ),
+        (
+            "generic-secret",
+            "  password: {}\n",
             format!("{}{}", words(2, 113, true).concat(), fake(DIGITS, 4, 114)),
         ),
-    ];
-    for (before, after, value) in chosen {
-        s.push(sample(
-            "generic-secret",
-            format!("{before}{value}{after}"),
-            &value,
-        ));
-    }
-    let npm = format!("npm_{}", fake(B62, 36, 120));
-    s.push(sample(
-        "service-token",
-        format!("publish with {npm} from CI\n"),
-        &npm,
-    ));
-    let telegram = format!("{}:A{}", fake(DIGITS, 10, 127), fake(B64URL, 34, 128));
-    s.push(sample(
-        "telegram-bot-token",
-        format!("BOT_TOKEN={telegram}\n"),
-        &telegram,
-    ));
-    let azure = format!("{}8Q~{}", fake(B62, 3, 129), fake(B62, 34, 130));
-    s.push(sample(
-        "azure-client-secret",
-        format!("  clientSecret: {azure}\n"),
-        &azure,
-    ));
-    let basic = base64(format!("svc-deploy:{}", fake(B62, 16, 121)).as_bytes());
-    s.push(sample(
-        "basic-auth",
-        format!("GET /v1/items HTTP/1.1\nAuthorization: Basic {basic}\n"),
-        &basic,
-    ));
-    let netrc = fake(B62, 14, 122);
-    s.push(sample(
-        "netrc-password",
-        format!("machine api.internal\n  login deploy\n  password {netrc}\n"),
-        &netrc,
-    ));
-    let pgpass = fake(B62, 16, 123);
-    s.push(sample(
-        "pgpass-password",
-        format!("db.internal:5432:app:app:{pgpass}\n"),
-        &pgpass,
-    ));
-    let curl = fake(B62, 12, 124);
-    s.push(sample(
-        "curl-user",
-        format!("curl -sS -u deploy:{curl} https://api.internal/v1/items\n"),
-        &curl,
-    ));
-    let mysql = fake(B62, 12, 125);
-    s.push(sample(
-        "mysql-password",
-        format!("mysqldump -h db -u root -p{mysql} app > app.sql\n"),
-        &mysql,
-    ));
-    let xml = fake(B62, 16, 126);
-    s.push(sample(
-        "xml-secret",
-        format!("<server>\n  <id>corp</id>\n  <password>{xml}</password>\n</server>\n"),
-        &xml,
-    ));
+        (
+            "service-token",
+            "publish with {} from CI\n",
+            key("npm_", B62, 36, 120),
+        ),
+        (
+            "telegram-bot-token",
+            "BOT_TOKEN={}\n",
+            format!("{}:A{}", fake(DIGITS, 10, 127), fake(B64URL, 34, 128)),
+        ),
+        (
+            "azure-client-secret",
+            "  clientSecret: {}\n",
+            format!("{}8Q~{}", fake(B62, 3, 129), fake(B62, 34, 130)),
+        ),
+        (
+            "basic-auth",
+            "GET /v1/items HTTP/1.1\nAuthorization: Basic {}\n",
+            base64(key("svc-deploy:", B62, 16, 121).as_bytes()),
+        ),
+        (
+            "netrc-password",
+            "machine api.internal\n  login deploy\n  password {}\n",
+            fake(B62, 14, 122),
+        ),
+        (
+            "pgpass-password",
+            "db.internal:5432:app:app:{}\n",
+            fake(B62, 16, 123),
+        ),
+        (
+            "curl-user",
+            "curl -sS -u deploy:{} https://api.internal/v1/items\n",
+            fake(B62, 12, 124),
+        ),
+        (
+            "mysql-password",
+            "mysqldump -h db -u root -p{} app > app.sql\n",
+            fake(B62, 12, 125),
+        ),
+        (
+            "xml-secret",
+            "<server>\n  <id>corp</id>\n  <password>{}</password>\n</server>\n",
+            fake(B62, 16, 126),
+        ),
+    ]);
+    s.extend(
+        rows.into_iter()
+            .map(|(rule, template, secret)| sample(rule, template, secret)),
+    );
     s
 }
 
@@ -319,8 +304,6 @@ pub fn fixture() -> Vec<Sample> {
 /// placeholders, counting ids, `John Doe` claims, famous passwords). Each
 /// must be redacted all the same, and flagged `info`.
 pub fn examples() -> Vec<Sample> {
-    let mut s = Vec::new();
-    let key_marker = |edge: &str, kind: &str| format!("-----{edge} {kind}PRIVATE {}-----", "KEY");
     let lines: Vec<String> = (0..4)
         .map(|j| {
             format!(
@@ -330,150 +313,147 @@ pub fn examples() -> Vec<Sample> {
             )
         })
         .collect();
-    s.push(Sample {
+    let mut s = vec![Sample {
         rule: "private-key",
         text: format!(
-            "# sample key from the docs\n{}\n{}\n{}\n",
-            key_marker("BEGIN", "RSA "),
-            lines.join("\n"),
-            key_marker("END", "RSA ")
+            "# sample key from the docs\n{}\n",
+            key_block("RSA ", &lines)
         ),
         secrets: lines,
         example: true,
-    });
-    let akia = format!("AKIA{}{}", fake(UPPER_NUM, 9, 501), "EXAMPLE");
-    let aws_secret = format!("{}{}", fake(B64, 30, 502), "EXAMPLEKEY");
-    // The pair together, as AWS's documentation shows it.
-    s.push(example(
-        "aws-access-key-id",
-        format!("[default]\naws_access_key_id = {akia}\n"),
-        &akia,
-    ));
-    s.push(example(
-        "aws-secret-access-key",
-        format!("aws_secret_access_key = {aws_secret}\n"),
-        &aws_secret,
-    ));
-    let ghp = format!("ghp_{}", "x".repeat(36));
-    s.push(example(
-        "github-token",
-        format!("GITHUB_TOKEN={ghp}\n"),
-        &ghp,
-    ));
-    let glpat = format!("glpat-{}{}", fake(B62, 13, 503), "EXAMPLE");
-    s.push(example(
-        "gitlab-token",
-        format!("export GL={glpat}\n"),
-        &glpat,
-    ));
+    }];
     let xoxb = format!(
         "xoxb-{}-{}-{}",
         "123456789012",
         "1234567890123",
         fake(B62, 24, 504)
     );
-    s.push(example(
-        "slack-token",
-        format!("slack: {{ bot: '{xoxb}' }}\n"),
-        &xoxb,
-    ));
-    let hook = format!("T00000000/B00000000/{}", "X".repeat(24));
-    s.push(example(
-        "slack-webhook",
-        format!("notify: https://hooks.slack.com/services/{hook}\n"),
-        &hook,
-    ));
-    let stripe = format!("sk_live_{}{}", fake(B62, 17, 505), "EXAMPLE");
-    s.push(example(
-        "stripe-live-key",
-        format!("Stripe.api_key = \"{stripe}\"\n"),
-        &stripe,
-    ));
-    let google = format!("AIza{}{}", fake(B64URL, 28, 506), "EXAMPLE");
-    s.push(example(
-        "google-api-key",
-        format!("fetch(`https://maps/api?key={google}`)\n"),
-        &google,
-    ));
-    let ant = format!("sk-ant-api03-{}{}AA", fake(B64URL, 86, 507), "EXAMPLE");
-    s.push(example(
-        "anthropic-api-key",
-        format!("ANTHROPIC_API_KEY={ant}\n"),
-        &ant,
-    ));
-    let oai = format!("sk-proj-{}{}", fake(B62, 40, 508), "EXAMPLE");
-    s.push(example(
-        "openai-api-key",
-        format!("OPENAI_API_KEY={oai}\n"),
-        &oai,
-    ));
     let jwt = format!(
         "{}.{}.{}",
         base64url(br#"{"alg":"HS256","typ":"JWT"}"#),
         base64url(br#"{"sub":"1234567890","name":"John Doe","iat":1516239022}"#),
         fake(B64URL, 43, 509)
     );
-    s.push(example("jwt", format!("Cookie: session={jwt}\n"), &jwt));
-    s.push(example(
-        "url-credentials",
-        "DATABASE_URL=postgres://app:changeme1234@db.internal:5432/app\n".to_string(),
-        "changeme1234",
-    ));
-    let bearer = format!("{}{}", "YOUR_TOKEN_HERE_", fake(B62, 8, 510));
-    s.push(example(
-        "bearer-token",
-        format!("curl -H \"Authorization: Bearer {bearer}\" https://api.internal/\n"),
-        &bearer,
-    ));
-    for (text, value) in [
-        ("password = \"changeme1234\"\n", "changeme1234"),
-        ("DB_PASSWORD=password1234\n", "password1234"),
+    let rows: Vec<Row> = vec![
+        // The AWS pair together, as AWS's documentation shows it.
         (
-            "secret = \"correct horse battery staple\"\n",
-            "correct horse battery staple",
+            "aws-access-key-id",
+            "[default]\naws_access_key_id = {}\n",
+            key("AKIA", UPPER_NUM, 9, 501) + "EXAMPLE",
         ),
-    ] {
-        s.push(example("generic-secret", text.to_string(), value));
-    }
-    let npm = format!("npm_{}", "x".repeat(36));
-    s.push(example(
-        "service-token",
-        format!("publish with {npm} from CI\n"),
-        &npm,
-    ));
-    let telegram = format!("123456789:A{}", "x".repeat(34));
-    s.push(example(
-        "telegram-bot-token",
-        format!("BOT_TOKEN={telegram}\n"),
-        &telegram,
-    ));
-    let azure = format!("abc8Q~{}", "x".repeat(34));
-    s.push(example(
-        "azure-client-secret",
-        format!("  clientSecret: {azure}\n"),
-        &azure,
-    ));
-    let basic = base64(b"Aladdin:open sesame");
-    s.push(example(
-        "basic-auth",
-        format!("Authorization: Basic {basic}\n"),
-        &basic,
-    ));
-    for (rule, text) in [
+        (
+            "aws-secret-access-key",
+            "aws_secret_access_key = {}\n",
+            fake(B64, 30, 502) + "EXAMPLEKEY",
+        ),
+        (
+            "github-token",
+            "GITHUB_TOKEN={}\n",
+            format!("ghp_{}", "x".repeat(36)),
+        ),
+        (
+            "gitlab-token",
+            "export GL={}\n",
+            key("glpat-", B62, 13, 503) + "EXAMPLE",
+        ),
+        ("slack-token", "slack: { bot: '{}' }\n", xoxb),
+        (
+            "slack-webhook",
+            "notify: https://hooks.slack.com/services/{}\n",
+            format!("T00000000/B00000000/{}", "X".repeat(24)),
+        ),
+        (
+            "stripe-live-key",
+            "Stripe.api_key = \"{}\"\n",
+            key("sk_live_", B62, 17, 505) + "EXAMPLE",
+        ),
+        (
+            "google-api-key",
+            "fetch(`https://maps/api?key={}`)\n",
+            key("AIza", B64URL, 28, 506) + "EXAMPLE",
+        ),
+        (
+            "anthropic-api-key",
+            "ANTHROPIC_API_KEY={}\n",
+            key("sk-ant-api03-", B64URL, 86, 507) + "EXAMPLEAA",
+        ),
+        (
+            "openai-api-key",
+            "OPENAI_API_KEY={}\n",
+            key("sk-proj-", B62, 40, 508) + "EXAMPLE",
+        ),
+        ("jwt", "Cookie: session={}\n", jwt),
+        (
+            "url-credentials",
+            "DATABASE_URL=postgres://app:{}@db.internal:5432/app\n",
+            "changeme1234".into(),
+        ),
+        (
+            "bearer-token",
+            "curl -H \"Authorization: Bearer {}\" https://api.internal/\n",
+            format!("{}{}", "YOUR_TOKEN_HERE_", fake(B62, 8, 510)),
+        ),
+        (
+            "generic-secret",
+            "password = \"{}\"\n",
+            "changeme1234".into(),
+        ),
+        ("generic-secret", "DB_PASSWORD={}\n", "password1234".into()),
+        (
+            "generic-secret",
+            "secret = \"{}\"\n",
+            "correct horse battery staple".into(),
+        ),
+        (
+            "service-token",
+            "publish with {} from CI\n",
+            format!("npm_{}", "x".repeat(36)),
+        ),
+        (
+            "telegram-bot-token",
+            "BOT_TOKEN={}\n",
+            format!("123456789:A{}", "x".repeat(34)),
+        ),
+        (
+            "azure-client-secret",
+            "  clientSecret: {}\n",
+            format!("abc8Q~{}", "x".repeat(34)),
+        ),
+        (
+            "basic-auth",
+            "Authorization: Basic {}\n",
+            base64(b"Aladdin:open sesame"),
+        ),
         (
             "netrc-password",
-            "machine example.com login me password changeme1234\n",
+            "machine example.com login me password {}\n",
+            "changeme1234".into(),
         ),
-        ("pgpass-password", "localhost:5432:mydb:me:changeme1234\n"),
+        (
+            "pgpass-password",
+            "localhost:5432:mydb:me:{}\n",
+            "changeme1234".into(),
+        ),
         (
             "curl-user",
-            "curl -u me:changeme1234 https://api.example.com/\n",
+            "curl -u me:{} https://api.example.com/\n",
+            "changeme1234".into(),
         ),
-        ("mysql-password", "mysql -u root -pchangeme1234 mydb\n"),
-        ("xml-secret", "<password>changeme1234</password>\n"),
-    ] {
-        s.push(example(rule, text.to_string(), "changeme1234"));
-    }
+        (
+            "mysql-password",
+            "mysql -u root -p{} mydb\n",
+            "changeme1234".into(),
+        ),
+        (
+            "xml-secret",
+            "<password>{}</password>\n",
+            "changeme1234".into(),
+        ),
+    ];
+    s.extend(
+        rows.into_iter()
+            .map(|(rule, template, secret)| example(rule, template, secret)),
+    );
     s
 }
 
@@ -560,7 +540,7 @@ pub fn credential_formats() -> Vec<CredentialFile> {
         format!("#!/bin/sh\nmysqldump -h db.internal -u root -p{mysql} app > app.sql\n"),
         &[&mysql],
     ));
-    let basic = base64(format!("svc:{}", fake(B62, 16, 310)).as_bytes());
+    let basic = base64(key("svc:", B62, 16, 310).as_bytes());
     files.push(credential(
         "Authorization: Basic",
         "scripts/call.http",
@@ -584,7 +564,7 @@ pub fn credential_formats() -> Vec<CredentialFile> {
         ),
         &[&default_arg],
     ));
-    let npm = format!("npm_{}", fake(B62, 36, 313));
+    let npm = key("npm_", B62, 36, 313);
     files.push(credential(
         "a file named after a token",
         &format!("tokens/{npm}.txt"),

@@ -2,7 +2,7 @@
 //! lines and headers, and for tokens with a documented prefix: what each
 //! must redact (as a secret or as an example) and what it must leave alone.
 
-use super::kinds::{Rule, filler, key};
+use super::kinds::{Rule, filler};
 use super::*;
 
 /// Two base32 digits of an age key's alphabet.

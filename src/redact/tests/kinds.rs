@@ -101,11 +101,6 @@ impl Rule {
     }
 }
 
-/// `prefix` and `len` fake characters of `alphabet` from `seed`.
-pub(super) fn key(prefix: &str, alphabet: &str, len: usize, seed: u64) -> String {
-    format!("{prefix}{}", fake(alphabet, len, seed))
-}
-
 /// `prefix` and `len` copies of `c`: a placeholder in a key's shape.
 pub(super) fn filler(prefix: &str, c: &str, len: usize) -> String {
     format!("{prefix}{}", c.repeat(len))

@@ -17,12 +17,9 @@ mod kinds;
 #[allow(unreachable_pub)]
 #[path = "../../../tests/support/fake.rs"]
 mod fake;
-pub(crate) use fake::{B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64, base64url, fake};
-
-/// `-----BEGIN <kind>PRIVATE KEY-----`, spelled in pieces.
-pub(super) fn pem_line(edge: &str, kind: &str) -> String {
-    format!("-----{edge} {kind}PRIVATE {}-----", "KEY")
-}
+pub(crate) use fake::{
+    B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64, base64url, fake, key, pem_line,
+};
 
 pub(super) fn pem_block(kind: &str, seed: u64) -> String {
     let body: Vec<String> = (0..4).map(|i| fake(B64, 64, seed + i)).collect();
