@@ -16,7 +16,9 @@ use crate::support::TestEnv;
 use crate::support::agent::{AgentEnv, Pass, Turn, tool_use, worst_case_usage};
 use crate::support::fs::file_contents;
 use crate::support::mock::{MockBlock, Reply};
-use crate::support::output::{lines_where, stderr, stdout};
+use crate::support::output::{
+    assert_contains, assert_contains_all, lines_where, rows, stderr, stdout,
+};
 
 const QUESTION: &str = "How does the engine run?";
 
@@ -64,6 +66,16 @@ fn reads_then_answers(answer: &'static str) -> impl Fn(&Turn<'_>) -> Reply + Sen
     }
 }
 
+/// The one line of `out`'s stderr that begins with `Error:`, which must
+/// go on with `start`.
+#[track_caller]
+fn one_error_line(out: &Output, start: &str) -> String {
+    let mut errors = error_lines(out);
+    assert_eq!(errors.len(), 1, "{}", stderr(out));
+    assert!(errors[0].starts_with(start), "{}", errors[0]);
+    errors.remove(0)
+}
+
 /// The lines of `out`'s stderr that begin with `Error:`.
 fn error_lines(out: &Output) -> Vec<String> {
     let err = stderr(out);
@@ -89,19 +101,20 @@ fn the_cached_investigation_is_in_the_prompt_and_the_answer_prints() {
     let system = first.system_text();
     // The verdict and the summaries the investigation cached, framed as
     // data: the core directory (the question's word) and the top levels.
-    for cached in [
-        "Scripted brief over 4 directory summaries.",
-        "Directory src/core holds 2 files [engine.rs, model.rs].",
-        "Directory docs holds 1 files [guide.md].",
-        "#### src/core/",
-        "File engine.rs of directory src/core.",
-        "<untrusted-data source=\"cached directory summaries\"",
-        "<untrusted-data source=\"the investigation's verdict\"",
-        "## Untrusted data",
-        "This tree was investigated (investigation ",
-    ] {
-        assert!(system.contains(cached), "no {cached:?} in\n{system}");
-    }
+    assert_contains_all(
+        &system,
+        &[
+            "Scripted brief over 4 directory summaries.",
+            "Directory src/core holds 2 files [engine.rs, model.rs].",
+            "Directory docs holds 1 files [guide.md].",
+            "#### src/core/",
+            "File engine.rs of directory src/core.",
+            "<untrusted-data source=\"cached directory summaries\"",
+            "<untrusted-data source=\"the investigation's verdict\"",
+            "## Untrusted data",
+            "This tree was investigated (investigation ",
+        ],
+    );
     assert!(first.prompt_text().contains(QUESTION));
     // The dir loop's read-only tools, read_cache and submit_answer.
     let offered = first.tool_names();
@@ -122,14 +135,13 @@ fn the_cached_investigation_is_in_the_prompt_and_the_answer_prints() {
     assert_eq!(file_contents(env.cache()), before);
     // What it cost, on stderr.
     let err = stderr(&out);
-    assert!(err.contains("[AI] Cost: $"), "{err}");
-    assert!(
-        err.contains(" of the $0.50 budget (2 API requests)"),
-        "{err}"
-    );
-    assert!(
-        err.contains("[AI] Citations: 2 of 2 found in the tree"),
-        "{err}"
+    assert_contains_all(
+        &err,
+        &[
+            "[AI] Cost: $",
+            " of the $0.50 budget (2 API requests)",
+            "[AI] Citations: 2 of 2 found in the tree",
+        ],
     );
     env.server.assert_no_violations();
 }
@@ -156,28 +168,15 @@ fn json_has_the_answer_its_checked_citations_and_its_cost() {
             .starts_with("See src/main.rs")
     );
     assert!(report.get("note").is_none(), "{report}");
-    let citations: Vec<(String, String, bool)> = report["citations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["citation"].as_str().unwrap().to_string(),
-                c["kind"].as_str().unwrap().to_string(),
-                c["found"].as_bool().unwrap(),
-            )
-        })
-        .collect();
-    let expected = [
-        ("src/main.rs", "path", true),
-        ("run()", "symbol", true),
-        ("src/core/engine.rs", "path", true),
-        ("ghost.rs", "path", false),
-        ("Engine::fly", "symbol", false),
-    ];
     assert_eq!(
-        citations,
-        expected.map(|(c, k, f)| (c.to_string(), k.to_string(), f))
+        rows(&report["citations"], &["citation", "kind", "found"]),
+        [
+            json!(["src/main.rs", "path", true]),
+            json!(["run()", "symbol", true]),
+            json!(["src/core/engine.rs", "path", true]),
+            json!(["ghost.rs", "path", false]),
+            json!(["Engine::fly", "symbol", false]),
+        ]
     );
     assert_eq!(report["citations"][0]["path"], "src/main.rs");
     // The cost: what the mock billed, at the catalog's prices.
@@ -198,9 +197,9 @@ fn json_has_the_answer_its_checked_citations_and_its_cost() {
         .sum();
     assert!(all > 0, "{tokens}");
     let err = stderr(&out);
-    assert!(
-        err.contains("[AI] Citations: 3 of 5 found in the tree; not found: ghost.rs, Engine::fly"),
-        "{err}"
+    assert_contains(
+        &err,
+        "[AI] Citations: 3 of 5 found in the tree; not found: ghost.rs, Engine::fly",
     );
 }
 
@@ -218,14 +217,15 @@ fn a_tree_never_investigated_is_answered_from_the_scan_with_a_note() {
     assert!(stderr(&out).contains(&format!("[AI] Note: {note}.")));
     let request = &asked(&env)[0];
     let system = request.system_text();
-    for part in [
-        "This tree was never investigated",
-        "<untrusted-data source=\"the directory tree\"",
-        "engine.rs",
-        "Total files: 6",
-    ] {
-        assert!(system.contains(part), "no {part:?} in\n{system}");
-    }
+    assert_contains_all(
+        &system,
+        &[
+            "This tree was never investigated",
+            "<untrusted-data source=\"the directory tree\"",
+            "engine.rs",
+            "Total files: 6",
+        ],
+    );
     // No cache to read: no read_cache.
     let offered = request.tool_names();
     assert!(!offered.iter().any(|t| t == "read_cache"), "{offered:?}");
@@ -244,17 +244,10 @@ fn a_one_cent_budget_ends_cleanly_with_one_line() {
     let out = ask(&env, &["--budget", "0.01"], QUESTION);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stdout(&out).is_empty());
-    let errors = error_lines(&out);
-    assert_eq!(errors.len(), 1, "{}", stderr(&out));
+    let error = one_error_line(&out, "Error: no answer: the next request may cost up to $");
     assert!(
-        errors[0].starts_with("Error: no answer: the next request may cost up to $"),
-        "{}",
-        errors[0]
-    );
-    assert!(
-        errors[0].ends_with("and $0.0100 is left of the $0.01 budget; raise --budget"),
-        "{}",
-        errors[0]
+        error.ends_with("and $0.0100 is left of the $0.01 budget; raise --budget"),
+        "{error}"
     );
     assert_eq!(env.server.request_count(), 0, "nothing may be sent");
 }
@@ -272,10 +265,8 @@ fn the_budget_holds_when_every_reply_costs_its_worst_case() {
     });
     let out = ask(&env, &["--budget", "0.25"], QUESTION);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let errors = error_lines(&out);
-    assert_eq!(errors.len(), 1, "{}", stderr(&out));
-    assert!(errors[0].starts_with("Error: no answer: the next request may cost up to $"));
-    assert!(errors[0].contains("(after "), "{}", errors[0]);
+    let error = one_error_line(&out, "Error: no answer: the next request may cost up to $");
+    assert_contains(&error, "(after ");
     let pricing = Pricing::for_model("claude-sonnet-5-5");
     let requests = asked(&env);
     let billed: f64 = requests
@@ -354,7 +345,7 @@ fn a_hostile_file_gets_framed_and_cannot_widen_the_tools() {
         "{notes}"
     );
     assert_eq!(notes.matches("</untrusted-data>").count(), 1, "{notes}");
-    assert!(notes.contains("&lt;/untrusted-data>"), "{notes}");
+    assert_contains(notes, "&lt;/untrusted-data>");
     let outside = &requests[2].tool_results()[0];
     assert!(outside.is_error && !outside.content.contains("outside secret"));
     // What the model printed cannot drive the terminal.
@@ -374,13 +365,10 @@ fn a_question_with_control_characters_is_escaped_and_an_empty_one_refused() {
     let env = TestEnv::with_small_project().with_mock();
     let out = ask_ok(&env, &[], "What\u{1b}[31m is\u{7} this?");
     let kickoff = &asked(&env)[0].prompt_text();
-    assert!(kickoff.contains("What\\x1b[31m is\\x07 this?"), "{kickoff}");
+    assert_contains(kickoff, "What\\x1b[31m is\\x07 this?");
     assert!(!kickoff.contains('\u{1b}'));
     let err = stderr(&out);
-    assert!(
-        err.contains("[AI] Question: What\\x1b[31m is\\x07 this?"),
-        "{err}"
-    );
+    assert_contains(&err, "[AI] Question: What\\x1b[31m is\\x07 this?");
     assert!(!err.contains('\u{1b}'), "{err:?}");
 
     for blank in ["", "  \n\t "] {
@@ -420,12 +408,9 @@ fn without_a_key_or_an_endpoint_one_line_says_why() {
     // The env's endpoint is a closed port: the run's one line, exit 3.
     let out = ask(&env, &[], QUESTION);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    let errors = error_lines(&out);
-    assert_eq!(errors.len(), 1, "{}", stderr(&out));
-    assert!(
-        errors[0].starts_with("Error: the API at http://127.0.0.1:9 could not be reached ("),
-        "{}",
-        errors[0]
+    one_error_line(
+        &out,
+        "Error: the API at http://127.0.0.1:9 could not be reached (",
     );
     assert!(stdout(&out).is_empty());
 }
@@ -440,18 +425,11 @@ fn a_failed_api_call_is_exit_3_with_what_was_spent() {
     });
     let out = ask(&env, &[], QUESTION);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    let errors = error_lines(&out);
-    assert_eq!(errors.len(), 1, "{}", stderr(&out));
-    assert!(
-        errors[0].starts_with("Error: the API refused the request for billing reasons"),
-        "{}",
-        errors[0]
+    let error = one_error_line(
+        &out,
+        "Error: the API refused the request for billing reasons",
     );
-    assert!(
-        errors[0].contains("(after 1 API request, about $"),
-        "{}",
-        errors[0]
-    );
+    assert_contains(&error, "(after 1 API request, about $");
 }
 
 #[test]
@@ -493,8 +471,7 @@ fn stdout_carries_the_answer_only() {
     let out = ask_ok(&env, &["-v"], "What is it?");
     assert_eq!(stdout(&out), "A demo.\n");
     let err = stderr(&out);
-    assert!(err.contains("Let me look at the README."), "{err}");
-    assert!(err.contains("-> read_file("), "{err}");
+    assert_contains_all(&err, &["Let me look at the README.", "-> read_file("]);
 }
 
 /// A secret a tool reads is redacted before the model sees it and said on
@@ -521,7 +498,7 @@ fn a_secret_is_redacted_and_said_but_not_recorded() {
             .any(|r| r.body_contains(&token))
     );
     let err = stderr(&out);
-    assert!(err.contains("FLAG [INFO] src/deploy.sh"), "{err}");
+    assert_contains(&err, "FLAG [INFO] src/deploy.sh");
     assert_eq!(file_contents(env.cache()), before);
 }
 
@@ -544,9 +521,9 @@ fn a_cache_written_without_redaction_is_used_only_without_redaction() {
     let request = &asked(&env)[0];
     let system = request.system_text();
     assert!(!system.contains("Scripted brief"), "{system}");
-    assert!(
-        system.contains("This tree's cached investigation cannot be used here"),
-        "{system}"
+    assert_contains(
+        &system,
+        "This tree's cached investigation cannot be used here",
     );
     assert!(!request.tool_names().iter().any(|t| t == "read_cache"));
 
@@ -554,10 +531,7 @@ fn a_cache_written_without_redaction_is_used_only_without_redaction() {
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert!(report.get("note").is_none(), "{report}");
     let system = asked(&env).last().unwrap().system_text();
-    assert!(
-        system.contains("Scripted brief over 4 directory summaries."),
-        "{system}"
-    );
+    assert_contains(&system, "Scripted brief over 4 directory summaries.");
     assert_eq!(file_contents(env.cache()), before);
 }
 

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use support::TestEnv;
 use support::agent::{AgentEnv, Pass, Turn, file_entry_call, tool_use};
 use support::mock::{MockBlock, Reply};
-use support::output::item_where;
+use support::output::{item_where, rows};
 
 /// A small Rust project whose engine defines `Engine::start`.
 fn project() -> TestEnv {
@@ -119,46 +119,16 @@ fn real_citations_are_verified_and_invented_ones_marked() {
     let report = json_report(&env);
     let grounding = &report["grounding"];
 
-    let unresolved: Vec<(String, String, String, Value)> = grounding["unresolved"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|u| {
-            (
-                u["citation"].as_str().unwrap().to_string(),
-                u["kind"].as_str().unwrap().to_string(),
-                u["cited_in"].as_str().unwrap().to_string(),
-                u["entry"].clone(),
-            )
-        })
-        .collect();
     assert_eq!(
-        unresolved,
+        rows(
+            &grounding["unresolved"],
+            &["citation", "kind", "cited_in", "entry"]
+        ),
         [
-            (
-                "turbo.rs".into(),
-                "path".into(),
-                "dir_summary".into(),
-                json!("src/core")
-            ),
-            (
-                "src/backdoor.py".into(),
-                "path".into(),
-                "flag".into(),
-                json!("src/backdoor.py")
-            ),
-            (
-                "turbo.rs".into(),
-                "path".into(),
-                "ai_detailed".into(),
-                Value::Null
-            ),
-            (
-                "Engine::frobnicate".into(),
-                "symbol".into(),
-                "ai_detailed".into(),
-                Value::Null
-            ),
+            json!(["turbo.rs", "path", "dir_summary", "src/core"]),
+            json!(["src/backdoor.py", "path", "flag", "src/backdoor.py"]),
+            json!(["turbo.rs", "path", "ai_detailed", null]),
+            json!(["Engine::frobnicate", "symbol", "ai_detailed", null]),
         ],
         "{grounding:#}"
     );

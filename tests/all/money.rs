@@ -20,7 +20,7 @@ use support::TestEnv;
 use support::agent::{AgentEnv, MockAgent, Pass, tool_use, unit_members, visible_files};
 use support::entries::cache_entries;
 use support::mock::{MockBlock, Reply};
-use support::output::stderr;
+use support::output::{fields, stderr};
 
 /// What the requests from `from` on were billed, at the default model's
 /// list prices, from the usage each answer reported.
@@ -259,12 +259,7 @@ fn a_resumed_run_carries_on_with_what_the_rounds_bought() {
         .collect();
     // The work plan holds what the rounds bought.
     let plan = document(&env, "work_plan.json").unwrap();
-    let loops: Vec<&str> = plan["loops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["root"].as_str().unwrap())
-        .collect();
+    let loops = fields(&plan["loops"], "root");
     for root in &bought {
         assert!(loops.contains(&root.as_str()), "{root} not in {loops:?}");
     }

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::support::TestEnv;
 use crate::support::agent::{AgentEnv, MockAgent, Pass, Turn, worst_case_usage};
 use crate::support::mock::{RecordedRequest, Reply};
-use crate::support::output::{stderr, stdout};
+use crate::support::output::{assert_contains, assert_contains_all, stderr, stdout};
 
 /// The small project, investigated by agents that leave something to
 /// settle: `docs` half read (completeness 0.5), a flag on a file that does
@@ -185,16 +185,13 @@ fn a_resumed_run_pays_for_no_round_twice_and_says_what_changed() {
         "a request was sent again"
     );
     let text = stdout(&out);
-    assert!(
-        text.contains("Refined: a demo whose engine swallows errors."),
-        "{text}"
-    );
-    assert!(
-        text.contains(
+    assert_contains_all(
+        &text,
+        &[
+            "Refined: a demo whose engine swallows errors.",
             "  Refinement: 1 round, from the cache (the rounds asked for were done); the brief \
-             and the detailed analysis changed; 1 flag added, 1 withdrawn; $0.0000."
-        ),
-        "{text}"
+             and the detailed analysis changed; 1 flag added, 1 withdrawn; $0.0000.",
+        ],
     );
     assert!(stderr(&out).contains("Refinement: 1 round loaded from cache."));
 
@@ -335,9 +332,9 @@ fn without_money_left_the_refinement_is_skipped_with_a_note() {
     let out = env.run_ok(&["--jobs=1", "--refine", "--budget", "0.5"]);
     assert!(rounds(&env).is_empty());
     let text = stdout(&out);
-    assert!(
-        text.contains("  Refinement: none (the budget could not pay for more)."),
-        "{text}"
+    assert_contains(
+        &text,
+        "  Refinement: none (the budget could not pay for more).",
     );
 }
 
@@ -395,10 +392,7 @@ fn the_sections_are_refined_with_the_report_in_its_language() {
     });
     let report = report(&env, &["--refine", "--language", "Français"]);
     let system = rounds(&env)[0].system_text();
-    assert!(
-        system.contains("Sections:\nThemes: Tax returns"),
-        "{system}"
-    );
+    assert_contains(&system, "Sections:\nThemes: Tax returns");
     assert!(
         system
             .contains("## Language\nWrite every text you hand in for people to read in Français:"),

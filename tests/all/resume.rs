@@ -15,7 +15,7 @@ use serde_json::Value;
 use support::TestEnv;
 use support::agent::{AgentEnv, Pass};
 use support::entries::cache_entries;
-use support::output::stderr;
+use support::output::{assert_contains_all, stderr};
 
 /// Safety net only: a run that takes this long is stuck.
 const STUCK: Duration = Duration::from_secs(60);
@@ -127,9 +127,14 @@ fn an_unchanged_rerun_makes_no_request_and_prints_the_same_report() {
     let again = run(&env, &["--json"]);
     assert_eq!(env.server.request_count(), requests, "{}", stderr(&again));
     let err = stderr(&again);
-    assert!(err.contains("[AI] Directories cached: 7"), "{err}");
-    assert!(err.contains("[AI] Directories to investigate: 0"), "{err}");
-    assert!(err.contains("Synthesis loaded from cache"), "{err}");
+    assert_contains_all(
+        &err,
+        &[
+            "[AI] Directories cached: 7",
+            "[AI] Directories to investigate: 0",
+            "Synthesis loaded from cache",
+        ],
+    );
     let again: Value = serde_json::from_slice(&again.stdout).unwrap();
     for key in ["ai_brief", "ai_detailed", "flags"] {
         assert_eq!(first[key], again[key], "{key}");
@@ -167,17 +172,14 @@ fn a_changed_file_reinvestigates_its_directory_and_ancestors_only() {
     );
     assert_eq!(passes.last(), Some(&Pass::Synthesis));
     let err = stderr(&out);
-    assert!(
-        err.contains("[AI] Investigating again (its contents changed): src/net/tls/"),
-        "{err}"
+    assert_contains_all(
+        &err,
+        &[
+            "[AI] Investigating again (its contents changed): src/net/tls/",
+            "[AI] Investigating again (a directory below it is investigated again): src/net/",
+            "[AI] Skipping (cached): src/db/",
+        ],
     );
-    assert!(
-        err.contains(
-            "[AI] Investigating again (a directory below it is investigated again): src/net/"
-        ),
-        "{err}"
-    );
-    assert!(err.contains("[AI] Skipping (cached): src/db/"), "{err}");
 
     // A new directory: itself and its ancestors.
     let before = env.server.request_count();
@@ -289,9 +291,14 @@ fn ctrl_c_exits_130_and_the_next_run_resumes() {
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(130), "{err}");
     // What the run had spent is said, since no report follows.
-    assert!(err.contains("Interrupted after "), "{err}");
-    assert!(err.contains(" API requests (about $"), "{err}");
-    assert!(err.contains("run the same command again"), "{err}");
+    assert_contains_all(
+        &err,
+        &[
+            "Interrupted after ",
+            " API requests (about $",
+            "run the same command again",
+        ],
+    );
     assert!(output.stdout.is_empty(), "no half report");
     let done_before = cache_entries(env.cache()).dirs.len();
     assert!(done_before < 7, "interrupted before the end");

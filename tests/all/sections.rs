@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use support::TestEnv;
 use support::agent::{Pass, Turn, system_text};
 use support::mock::Reply;
-use support::output::stdout;
+use support::output::{assert_contains, assert_contains_all, stdout};
 
 /// Every optional section, in the order the schema offers them.
 const SECTION_KEYS: [&str; 11] = [
@@ -85,14 +85,15 @@ fn the_synthesis_is_offered_the_sections_and_asked_to_reason() {
         ["name", "path", "role", "depends_on"]
     );
     let system = system_text(&request.body);
-    for asked in [
-        "Form a hypothesis",
-        "the evidence for",
-        "Weigh at least one other reading",
-        "Do not walk through the directories one by one",
-    ] {
-        assert!(system.contains(asked), "{asked:?} not in\n{system}");
-    }
+    assert_contains_all(
+        &system,
+        &[
+            "Form a hypothesis",
+            "the evidence for",
+            "Weigh at least one other reading",
+            "Do not walk through the directories one by one",
+        ],
+    );
 }
 
 #[test]
@@ -163,23 +164,16 @@ fn section_paths_are_grounded_and_only_found_ones_linked() {
     );
 
     let markdown = stdout(&env.run_ok(&["--jobs=1", "--format", "markdown"]));
-    assert!(
-        markdown.contains("**engine** ([`src/core/engine.rs`](src/core/engine.rs))"),
-        "{markdown}"
-    );
-    assert!(
-        markdown.contains("**guide** ([`docs`](docs))"),
-        "{markdown}"
-    );
-    assert!(
-        markdown.contains("**plugins** (`src/plugins`, not found in the tree)"),
-        "{markdown}"
+    assert_contains_all(
+        &markdown,
+        &[
+            "**engine** ([`src/core/engine.rs`](src/core/engine.rs))",
+            "**guide** ([`docs`](docs))",
+            "**plugins** (`src/plugins`, not found in the tree)",
+        ],
     );
     assert!(!markdown.contains("](src/plugins)"), "{markdown}");
-    assert!(
-        markdown.contains("**bin/ghost.rs** (not found in the tree)"),
-        "{markdown}"
-    );
+    assert_contains(&markdown, "**bin/ghost.rs** (not found in the tree)");
     let html = stdout(&env.run_ok(&["--jobs=1", "--format", "html"]));
     assert_eq!(html.matches("not found in the tree").count(), 2, "{html}");
 }
@@ -230,7 +224,7 @@ fn a_report_without_sections_has_an_empty_object_and_no_section_text() {
     let text = stdout(&env.run_ok(&["--jobs=1"]));
     // The brief's section is the only one written by the model.
     assert_eq!(text.matches(" (AI)\n").count(), 1, "{text}");
-    assert!(text.contains(">> SUMMARY (AI)\n"), "{text}");
+    assert_contains(&text, ">> SUMMARY (AI)\n");
 }
 
 /// In levels, each part fills its own components and tech stack; the

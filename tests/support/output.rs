@@ -82,6 +82,16 @@ pub fn field_pairs<'a>(list: &'a Value, first: &str, second: &str) -> Vec<(&'a s
         .collect()
 }
 
+/// The values of `keys` in every object of the JSON array `list`, one JSON
+/// array per object (a missing key reads `null`): a table to compare whole.
+pub fn rows(list: &Value, keys: &[&str]) -> Vec<Value> {
+    list.as_array()
+        .expect("a JSON array")
+        .iter()
+        .map(|item| keys.iter().map(|key| item[*key].clone()).collect())
+        .collect()
+}
+
 /// The error of the investigation that the JSON `report` says failed.
 #[track_caller]
 pub fn failed_error(report: &Value) -> &str {
@@ -92,12 +102,18 @@ pub fn failed_error(report: &Value) -> &str {
         .expect("a failed investigation says why")
 }
 
+/// `part` is in `text` (a report or a stream); if not, both are shown.
+#[track_caller]
+pub fn assert_contains(text: &str, part: &str) {
+    assert!(text.contains(part), "missing {part:?} in:\n{text}");
+}
+
 /// Every one of `parts` is in `text` (a report or a stream), each missing
 /// one named.
 #[track_caller]
 pub fn assert_contains_all(text: &str, parts: &[&str]) {
     for part in parts {
-        assert!(text.contains(part), "missing {part:?} in:\n{text}");
+        assert_contains(text, part);
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::*;
 
-use support::output::failed_error;
+use support::output::{failed_error, fields};
 
 /// `luminos [extra] TARGET` against a mock that answers every request with
 /// `reply`: the run must stop at that first answer, without a retry, with
@@ -208,12 +208,7 @@ fn a_run_that_dies_midway_reports_what_it_learned() {
         }
         let files = visible_files(&target.join(rel));
         assert_eq!(dir["summary"], dir_summary(rel, &files).as_str(), "{dir}");
-        let summaries: Vec<&str> = dir["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|file| file["summary"].as_str().unwrap())
-            .collect();
+        let summaries = fields(&dir["files"], "summary");
         let expected: Vec<String> = files
             .iter()
             .map(|(name, _)| file_summary(rel, name))
