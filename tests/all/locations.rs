@@ -21,7 +21,7 @@ use support::mock::{MockBlock, Reply};
 /// root's README, so a bare `README.md` from the docs loop is ambiguous.
 fn thirteen_dirs() -> TestEnv {
     let env = TestEnv::new();
-    for (rel, text) in [
+    env.files(&[
         ("README.md", "# Demo\n"),
         ("Cargo.toml", "[package]\nname = \"demo\"\n"),
         ("src/main.rs", "fn main() {}\n"),
@@ -41,9 +41,7 @@ fn thirteen_dirs() -> TestEnv {
         ("config/app.toml", "name = 'demo'\n"),
         ("assets/logo.txt", "LOGO\n"),
         ("lib/util.py", "def util():\n    pass\n"),
-    ] {
-        env.file(rel, text);
-    }
+    ]);
     env
 }
 

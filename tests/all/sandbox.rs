@@ -11,7 +11,7 @@
 //! presentation of the output.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
+use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -19,6 +19,7 @@ use luminos::ai::tools::ToolOutput;
 use luminos::ai::tools::command::RunCommand;
 
 use crate::support::fs::mkfifo;
+use crate::support::snapshot::{Stamp, snapshot};
 
 const SENTINEL: &str = "SENTINEL-OUTSIDE-CONTENT-91c2";
 const HIDDEN_NAME: &str = "only-outside-name-5d1e";
@@ -93,18 +94,8 @@ impl Fixture {
     }
 
     /// Every entry under the fixture root with mode, size and mtime.
-    fn snapshot(&self) -> BTreeMap<PathBuf, (u32, u64, i64, i64)> {
-        walkdir::WalkDir::new(&self.root)
-            .into_iter()
-            .map(|entry| {
-                let entry = entry.unwrap();
-                let m = entry.path().symlink_metadata().unwrap();
-                (
-                    entry.path().to_path_buf(),
-                    (m.mode(), m.len(), m.mtime(), m.mtime_nsec()),
-                )
-            })
-            .collect()
+    fn snapshot(&self) -> BTreeMap<PathBuf, Stamp> {
+        snapshot(&self.root)
     }
 }
 
@@ -300,17 +291,21 @@ fn glob_matches_named_like_options_stay_file_names() {
 fn each_program_works_inside_the_target() {
     let fx = Fixture::new();
     let ok = |command: &str| fx.ok(command);
-    assert_eq!(ok("wc -l src/*.rs"), "2 src/a.rs\n 1 src/b.rs\n 3 total");
-    assert_eq!(ok("file README"), "README: ASCII text");
-    assert_eq!(ok("file -b src"), "directory");
-    assert_eq!(ok("grep -rn TODO src"), "src/a.rs:2:// TODO: two");
-    assert_eq!(ok("grep -c 'TODO|fn' -E src/a.rs"), "2");
-    assert_eq!(ok("head -n 1 README"), "luminos fixture");
-    assert_eq!(ok("head -1 README"), "luminos fixture");
-    assert_eq!(ok("tail -n 1 README"), "last line");
-    assert_eq!(ok("stat -c '%s %n' README"), "36 README");
-    assert_eq!(ok("stat -c %F fifo"), "fifo");
-    assert_eq!(ok("du -b src/b.rs"), "10\tsrc/b.rs");
+    for (command, expected) in [
+        ("wc -l src/*.rs", "2 src/a.rs\n 1 src/b.rs\n 3 total"),
+        ("file README", "README: ASCII text"),
+        ("file -b src", "directory"),
+        ("grep -rn TODO src", "src/a.rs:2:// TODO: two"),
+        ("grep -c 'TODO|fn' -E src/a.rs", "2"),
+        ("head -n 1 README", "luminos fixture"),
+        ("head -1 README", "luminos fixture"),
+        ("tail -n 1 README", "last line"),
+        ("stat -c '%s %n' README", "36 README"),
+        ("stat -c %F fifo", "fifo"),
+        ("du -b src/b.rs", "10\tsrc/b.rs"),
+    ] {
+        assert_eq!(ok(command), expected, "{command}");
+    }
     let mut found: Vec<String> = ok("find . -name '*.rs' -type f")
         .lines()
         .map(String::from)

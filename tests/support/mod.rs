@@ -13,6 +13,7 @@ pub mod gate;
 pub mod mock;
 pub mod output;
 pub mod secrets;
+pub mod snapshot;
 pub mod tree;
 pub mod watch;
 

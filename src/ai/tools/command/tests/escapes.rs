@@ -39,21 +39,6 @@ fn fixture() -> Fixture {
     }
 }
 
-/// Every entry under `root` with its type, size and modification time.
-fn snapshot(root: &Path) -> BTreeMap<PathBuf, (u32, u64, i64, i64)> {
-    walkdir::WalkDir::new(root)
-        .into_iter()
-        .map(|e| {
-            let e = e.unwrap();
-            let m = e.path().symlink_metadata().unwrap();
-            (
-                e.path().to_path_buf(),
-                (m.mode(), m.len(), m.mtime(), m.mtime_nsec()),
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn no_random_command_escapes() {
     let fx = fixture();
