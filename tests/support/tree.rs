@@ -141,6 +141,16 @@ impl TestEnv {
         self
     }
 
+    /// Write files of the given sizes in bytes under the target, the n-th
+    /// (from 1) filled with byte n, so no two have the same content: trees
+    /// whose sizes are what a test counts.
+    pub fn sized_files(&self, files: &[(&str, usize)]) -> &Self {
+        for (n, (rel, size)) in (1u8..).zip(files) {
+            self.file(rel, vec![n; *size]);
+        }
+        self
+    }
+
     /// Create a directory (and parents) under the target.
     pub fn dir(&self, rel: &str) -> &Self {
         std::fs::create_dir_all(self.path(rel)).unwrap();

@@ -116,16 +116,18 @@ fn disk_usage_counts_ignored_directories_and_marks_them() {
     // disk file system, so its tree stays there.
     let env = TestEnv::on_disk();
     env.file(".gitignore", "target/\nnode_modules/\n*.log\n.venv/\n")
-        .file("src/main.rs", vec![1u8; 3000])
-        .file("src/trace.log", vec![2u8; 700])
-        .file("target/debug/app", vec![3u8; 40_000])
-        .file("target/debug/deps/lib.rlib", vec![4u8; 90_000])
-        .file("target/release/.fingerprint/f", vec![5u8; 1_100])
-        .file("target/CACHEDIR.TAG", vec![6u8; 177])
-        .file("node_modules/dep/index.js", vec![7u8; 29_000])
-        .file("node_modules/dep/skip/x.js", vec![8u8; 5_000])
-        .file("a/b/node_modules/x/y/z.js", vec![9u8; 12_345])
-        .file(".venv/lib/site.py", vec![10u8; 2_222]);
+        .sized_files(&[
+            ("src/main.rs", 3000),
+            ("src/trace.log", 700),
+            ("target/debug/app", 40_000),
+            ("target/debug/deps/lib.rlib", 90_000),
+            ("target/release/.fingerprint/f", 1_100),
+            ("target/CACHEDIR.TAG", 177),
+            ("node_modules/dep/index.js", 29_000),
+            ("node_modules/dep/skip/x.js", 5_000),
+            ("a/b/node_modules/x/y/z.js", 12_345),
+            (".venv/lib/site.py", 2_222),
+        ]);
     // A hard link inside an ignored tree to a file outside it counts once.
     fs::hard_link(
         env.path("src/main.rs"),

@@ -62,17 +62,19 @@ fn set_mtime(path: &Path, secs: u64) {
 }
 
 fn disk_tree(env: &TestEnv) {
-    env.file("a/one.bin", vec![1u8; 5000])
-        .file("a/b/two.bin", vec![2u8; 7000])
-        .file("a/b/c/three.bin", vec![3u8; 11_000])
-        .file("a/b/c/d/four.bin", vec![4u8; 13_000])
-        .file(".git/objects/pack", vec![5u8; 17_000])
-        .file("x/.cache/blob", vec![6u8; 19_000])
-        .file("top.txt", vec![7u8; 23])
-        .file("node_modules/dep/index.js", vec![8u8; 29_000])
-        .file("a/node_modules", vec![9u8; 31])
-        .symlink("a/one.bin", "link")
-        .dir("empty");
+    env.sized_files(&[
+        ("a/one.bin", 5000),
+        ("a/b/two.bin", 7000),
+        ("a/b/c/three.bin", 11_000),
+        ("a/b/c/d/four.bin", 13_000),
+        (".git/objects/pack", 17_000),
+        ("x/.cache/blob", 19_000),
+        ("top.txt", 23),
+        ("node_modules/dep/index.js", 29_000),
+        ("a/node_modules", 31),
+    ])
+    .symlink("a/one.bin", "link")
+    .dir("empty");
     // A hard link in the same directory is counted once.
     fs::hard_link(env.path("a/one.bin"), env.path("a/one_again.bin")).unwrap();
     mkfifo(&env.path("a/fifo"));
