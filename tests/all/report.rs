@@ -18,20 +18,24 @@ fn run(env: &TestEnv, extra: &[&str]) -> String {
     stdout(&env.run_ok(&[&["--jobs=1"], extra].concat()))
 }
 
+/// The flags [`investigated`] raises, `(dir, path, severity, finding)`: one
+/// per file, every severity.
+const FLAGS: [(&str, &str, &str, &str); 4] = [
+    ("docs", "docs/guide.md", "info", "A guide."),
+    ("src", "src/main.rs", "critical", "Deletes the disk."),
+    ("src/core", "src/core/model.rs", "concern", "No tests."),
+    (
+        "src/core",
+        "src/core/engine.rs",
+        "concern",
+        "No tests either.",
+    ),
+];
+
 /// The small project, investigated once by the default agent (flags of
 /// every severity included); later runs read it all from the cache.
 fn investigated() -> AgentEnv {
-    let env = TestEnv::with_small_project().with_agent(|a| {
-        a.flag("docs", "docs/guide.md", "info", "A guide.")
-            .flag("src", "src/main.rs", "critical", "Deletes the disk.")
-            .flag("src/core", "src/core/model.rs", "concern", "No tests.")
-            .flag(
-                "src/core",
-                "src/core/engine.rs",
-                "concern",
-                "No tests either.",
-            )
-    });
+    let env = TestEnv::with_small_project().with_agent(|a| a.flags(&FLAGS));
     run(&env, &["--json"]);
     env
 }
@@ -133,17 +137,9 @@ fn flags_come_in_one_order_whatever_order_they_were_raised_in() {
         ]
     );
     // The same flags raised in the opposite order, four loops at a time.
-    let again = TestEnv::with_small_project().with_agent(|a| {
-        a.flag(
-            "src/core",
-            "src/core/engine.rs",
-            "concern",
-            "No tests either.",
-        )
-        .flag("src/core", "src/core/model.rs", "concern", "No tests.")
-        .flag("src", "src/main.rs", "critical", "Deletes the disk.")
-        .flag("docs", "docs/guide.md", "info", "A guide.")
-    });
+    let mut reversed = FLAGS;
+    reversed.reverse();
+    let again = TestEnv::with_small_project().with_agent(|a| a.flags(&reversed));
     let other: Value =
         serde_json::from_slice(&again.run_ok(&["--jobs=4", "--json"]).stdout).unwrap();
     assert_eq!(other["flags"], json["flags"]);

@@ -29,16 +29,17 @@ fn flags_of(report: &Value) -> Vec<(&str, &str)> {
 #[test]
 fn a_truncated_flags_file_loses_no_finding() {
     let env = TestEnv::with_small_project().with_agent(|agent| {
-        agent
-            .flag(
+        agent.flags(&[
+            (
                 "src/core",
                 "src/core/engine.rs",
                 "critical",
                 "Runs unchecked input.",
-            )
-            .flag("src/core", "src/core/model.rs", "concern", "No validation.")
-            .flag("docs", "docs/guide.md", "critical", "Publishes a password.")
-            .flag("src", "src/main.rs", "info", "The entry point.")
+            ),
+            ("src/core", "src/core/model.rs", "concern", "No validation."),
+            ("docs", "docs/guide.md", "critical", "Publishes a password."),
+            ("src", "src/main.rs", "info", "The entry point."),
+        ])
     });
     let first = json_report(&env.run_ok(&["--json"]));
     let flags = flags_of(&first);

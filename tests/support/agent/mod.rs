@@ -229,6 +229,15 @@ impl MockAgent {
         self
     }
 
+    /// [`MockAgent::flag`] for each `(rel, path, severity, finding)`, in order.
+    pub fn flags(self, flags: &[(&str, &str, &str, &str)]) -> Self {
+        flags
+            .iter()
+            .fold(self, |agent, &(rel, path, severity, finding)| {
+                agent.flag(rel, path, severity, finding)
+            })
+    }
+
     /// Directory summaries (reports and unit entries) run to `chars`
     /// characters, as a real agent's do (about 1,200).
     pub fn summary_chars(mut self, chars: usize) -> Self {
