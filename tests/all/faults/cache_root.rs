@@ -5,6 +5,18 @@
 
 use super::*;
 
+use std::ffi::OsStr;
+
+/// `luminos ARG` with `LUMINOS_CACHE_DIR` set to `cache`, whatever its
+/// exit.
+fn with_cache_dir(env: &TestEnv, cache: &Path, arg: impl AsRef<OsStr>) -> Output {
+    env.cmd()
+        .env("LUMINOS_CACHE_DIR", cache)
+        .arg(arg)
+        .output()
+        .unwrap()
+}
+
 /// `LUMINOS_CACHE_DIR` names a shared directory (mode 1777, someone
 /// else's file in it): luminos keeps its cache in `luminos/` inside it and
 /// changes nothing else; `--clear-cache` removes that subdirectory only.
@@ -15,12 +27,7 @@ fn a_populated_cache_directory_gets_a_subdirectory_and_keeps_its_mode() {
     std::fs::create_dir(&shared).unwrap();
     set_mode(&shared, 0o1777);
     std::fs::write(shared.join("someone-elses.txt"), "theirs").unwrap();
-    let out = env
-        .cmd()
-        .env("LUMINOS_CACHE_DIR", &shared)
-        .arg(env.target())
-        .output()
-        .unwrap();
+    let out = with_cache_dir(&env, &shared, env.target());
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
         mode_of(&shared),
@@ -40,12 +47,7 @@ fn a_populated_cache_directory_gets_a_subdirectory_and_keeps_its_mode() {
         stderr(&out)
     );
 
-    let out = env
-        .cmd()
-        .env("LUMINOS_CACHE_DIR", &shared)
-        .arg("--clear-cache")
-        .output()
-        .unwrap();
+    let out = with_cache_dir(&env, &shared, "--clear-cache");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
         stderr(&out).trim(),
@@ -75,12 +77,7 @@ fn a_cache_path_that_is_a_file_fails_before_the_scan() {
     let file = env.root().join("not-a-dir");
     std::fs::write(&file, "x").unwrap();
     for named in [file.clone(), file.join("sub")] {
-        let out = env
-            .cmd()
-            .env("LUMINOS_CACHE_DIR", &named)
-            .arg(env.target())
-            .output()
-            .unwrap();
+        let out = with_cache_dir(&env, &named, env.target());
         assert_one_line_error(
             &out,
             &format!(
@@ -153,12 +150,7 @@ fn an_unwritable_cache_directory_names_the_real_error() {
         )
     };
     assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
-    let out = env
-        .cmd()
-        .env("LUMINOS_CACHE_DIR", ro.join("cache"))
-        .arg(env.target())
-        .output()
-        .unwrap();
+    let out = with_cache_dir(&env, &ro.join("cache"), env.target());
     // SAFETY: a valid path; a lazy unmount.
     unsafe { libc::umount2(c(&ro).as_ptr(), libc::MNT_DETACH) };
     let err = stderr(&out);
