@@ -19,27 +19,24 @@ const SUBDIRS: usize = 4;
 /// A tree of 1 + 8 + 32 = 41 directories, three source files in each.
 fn many_dirs() -> (TestEnv, usize) {
     let env = TestEnv::new();
-    let mut dirs = 1;
     env.file("README.md", "# A fixture\n");
-    for top in 0..TOPS {
-        dirs += 1;
+    // Three files in `dir`, named `<stem>0.rs`.. and holding `body(n)`.
+    let three = |dir: &str, stem: &str, body: &dyn Fn(usize) -> String| {
         for file in 0..3 {
-            env.file(
-                &format!("pkg{top}/mod{file}.rs"),
-                format!("pub fn f{file}() -> u32 {{ {file} }}\n"),
-            );
+            env.file(&format!("{dir}/{stem}{file}.rs"), body(file));
         }
+    };
+    for top in 0..TOPS {
+        three(&format!("pkg{top}"), "mod", &|file| {
+            format!("pub fn f{file}() -> u32 {{ {file} }}\n")
+        });
         for sub in 0..SUBDIRS {
-            dirs += 1;
-            for file in 0..3 {
-                env.file(
-                    &format!("pkg{top}/part{sub}/item{file}.rs"),
-                    format!("pub struct Item{file};\n"),
-                );
-            }
+            three(&format!("pkg{top}/part{sub}"), "item", &|file| {
+                format!("pub struct Item{file};\n")
+            });
         }
     }
-    (env, dirs)
+    (env, 1 + TOPS * (1 + SUBDIRS))
 }
 
 /// A dir loop as a real model runs one: a `Step` line, a `think`, reads;

@@ -72,6 +72,19 @@ fn rounds(env: &AgentEnv) -> Vec<RecordedRequest> {
     env.requests_of(&Pass::Refine)
 }
 
+/// The brief the scripted synthesis writes: the report before refinement.
+const SYNTHESIS_BRIEF: &str = "Scripted brief over 4 directory summaries.";
+
+/// No round was kept, the refinement stopped for `why`, and the report
+/// stands as the synthesis wrote it.
+#[track_caller]
+fn assert_no_round(report: &Value, why: &str) {
+    let refinement = &report["investigation"]["refinement"];
+    assert_eq!(refinement["rounds"], 0);
+    assert_eq!(refinement["stopped"], why);
+    assert_eq!(report["ai_brief"], SYNTHESIS_BRIEF);
+}
+
 #[test]
 fn a_round_is_sent_what_is_unsure_and_the_report_shows_what_changed() {
     let env = env_with(|agent| {
@@ -84,7 +97,7 @@ fn a_round_is_sent_what_is_unsure_and_the_report_shows_what_changed() {
     let system = requests[0].system_text();
     for sent in [
         // The report being refined.
-        "Scripted brief over 4 directory summaries.",
+        SYNTHESIS_BRIEF,
         "<untrusted-data source=\"the report being refined\"",
         // The summary its author was unsure of.
         "- docs/ (completeness 0.50): A guide, skimmed.",
@@ -197,10 +210,7 @@ fn a_resumed_run_pays_for_no_round_twice_and_says_what_changed() {
 
     // Without --refine, the report is the synthesis's, and says nothing of it.
     let plain = report(&env, &[]);
-    assert_eq!(
-        plain["ai_brief"],
-        "Scripted brief over 4 directory summaries."
-    );
+    assert_eq!(plain["ai_brief"], SYNTHESIS_BRIEF);
     assert!(plain["investigation"].get("refinement").is_none());
     assert_eq!(env.server.request_count(), before);
 }
@@ -273,13 +283,7 @@ fn nothing_to_settle_sends_nothing() {
     let env = TestEnv::with_small_project().with_mock();
     let report = report(&env, &["--refine"]);
     assert!(rounds(&env).is_empty());
-    let refinement = &report["investigation"]["refinement"];
-    assert_eq!(refinement["rounds"], 0);
-    assert_eq!(refinement["stopped"], "nothing_to_settle");
-    assert_eq!(
-        report["ai_brief"],
-        "Scripted brief over 4 directory summaries."
-    );
+    assert_no_round(&report, "nothing_to_settle");
 }
 
 /// Each refinement reply costs its worst case and never hands in a report:
@@ -303,14 +307,7 @@ fn the_refinement_never_takes_the_run_past_its_budget() {
         .sum();
     assert!(billed <= 1.0, "billed ${billed}");
     assert!(rounds(&env).len() >= 2);
-    let refinement = &report["investigation"]["refinement"];
-    assert_eq!(refinement["rounds"], 0);
-    assert_eq!(refinement["stopped"], "budget");
-    // The report stands, as the synthesis wrote it.
-    assert_eq!(
-        report["ai_brief"],
-        "Scripted brief over 4 directory summaries."
-    );
+    assert_no_round(&report, "budget");
     assert_eq!(report["investigation"]["status"], "complete");
 }
 
