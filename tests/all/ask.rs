@@ -46,6 +46,15 @@ fn ask_ok(env: &TestEnv, extra: &[&str], question: &str) -> Output {
     out
 }
 
+/// The JSON report's note, which must begin with `start` and be repeated
+/// on stderr.
+#[track_caller]
+fn assert_note(out: &Output, report: &Value, start: &str) {
+    let note = report["note"].as_str().unwrap();
+    assert!(note.starts_with(start), "{note}");
+    assert!(stderr(out).contains(&format!("[AI] Note: {note}.")));
+}
+
 /// The small project, investigated: its summaries and verdict are cached.
 fn investigated() -> AgentEnv {
     let env = TestEnv::with_small_project().with_mock();
@@ -209,12 +218,7 @@ fn a_tree_never_investigated_is_answered_from_the_scan_with_a_note() {
     let out = ask_ok(&env, &["--json"], "What is this?");
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(report["answer"], "Scripted answer: start with Cargo.toml.");
-    let note = report["note"].as_str().unwrap();
-    assert!(
-        note.starts_with("this tree was never investigated"),
-        "{note}"
-    );
-    assert!(stderr(&out).contains(&format!("[AI] Note: {note}.")));
+    assert_note(&out, &report, "this tree was never investigated");
     let request = &asked(&env)[0];
     let system = request.system_text();
     assert_contains_all(
@@ -512,12 +516,11 @@ fn a_cache_written_without_redaction_is_used_only_without_redaction() {
 
     let out = ask_ok(&env, &["--json"], QUESTION);
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    let note = report["note"].as_str().unwrap();
-    assert!(
-        note.starts_with("the cached investigation was made with --no-redact"),
-        "{note}"
+    assert_note(
+        &out,
+        &report,
+        "the cached investigation was made with --no-redact",
     );
-    assert!(stderr(&out).contains(&format!("[AI] Note: {note}.")));
     let request = &asked(&env)[0];
     let system = request.system_text();
     assert!(!system.contains("Scripted brief"), "{system}");

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use support::TestEnv;
 use support::agent::{AgentEnv, Pass, Turn, file_entry_call, tool_use};
 use support::mock::{MockBlock, Reply};
-use support::output::{item_where, rows};
+use support::output::{assert_contains, item_where, rows};
 
 /// A small Rust project whose engine defines `Engine::start`.
 fn project() -> TestEnv {
@@ -162,12 +162,7 @@ fn flags_are_verified_rewritten_and_an_invented_critical_one_is_info() {
     assert_eq!(invented["severity"], "info");
     assert_eq!(invented["original_severity"], "critical");
     assert_eq!(invented["verified"], false);
-    assert!(
-        invented["note"]
-            .as_str()
-            .unwrap()
-            .contains("not found in the tree")
-    );
+    assert_contains(invented["note"].as_str().unwrap(), "not found in the tree");
 
     let bare = by_finding("The entry point.");
     assert_eq!(bare["path"], "src/main.rs", "a bare name is rewritten");
