@@ -48,7 +48,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::budget::{Tree, luminos, realistic_server, thousands, tree_dir};
+use crate::budget::{Tree, generated_tree, luminos, realistic_server, thousands};
 use crate::support::agent::Pass;
 use crate::support::entries::{Entries, batches_in_flight, cache_entries};
 use crate::support::mock::MockServer;
@@ -211,9 +211,7 @@ fn summary(name: &str, run: &Run) {
 #[test]
 #[ignore = "benchmark: run with --release -- --ignored --nocapture"]
 fn batch_halves_the_bill_and_rounds_follow_the_chain_of_turns() {
-    let tree = tree_dir("20k", 20_000, |root| {
-        crate::scan::generate_tree(root, 20_000);
-    });
+    let tree = generated_tree("20k", 20_000, false);
     let target = std::fs::canonicalize(&tree.root).unwrap();
     let work = crate::support::fs::temp_dir("luminos-batch-run-");
     let server = realistic_server(&tree.root, LATENCY);

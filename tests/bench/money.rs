@@ -40,7 +40,7 @@ use luminos::ai::api::DEFAULT_MODEL;
 use luminos::ai::api::cost::Pricing;
 use serde_json::Value;
 
-use crate::budget::{Tree, command, realistic_server, thousands, tree_dir};
+use crate::budget::{Tree, command, generated_tree, realistic_server, thousands};
 use crate::support::entries::cache_entries;
 
 /// Before every response (it changes wall times, not bills).
@@ -171,9 +171,7 @@ fn before_and_after(tree: &Tree, budget: f64) -> (Measured, Option<Measured>) {
 #[test]
 #[ignore = "benchmark: run with --release -- --ignored --nocapture"]
 fn money_on_1021_directories() {
-    let tree = tree_dir("20k", 20_000, |root| {
-        crate::scan::generate_tree(root, 20_000);
-    });
+    let tree = generated_tree("20k", 20_000, false);
     // The default budget is used, and buys far more reading.
     let (after, before) = before_and_after(&tree, 5.0);
     let everything = after.read_by_model >= after.entries;
@@ -210,9 +208,7 @@ fn money_on_1021_directories() {
 #[test]
 #[ignore = "benchmark: run with --release -- --ignored --nocapture"]
 fn money_on_13048_directories() {
-    let tree = tree_dir("200k", 200_000, |root| {
-        crate::scale::generate_tree(root, 200_000);
-    });
+    let tree = generated_tree("200k", 200_000, true);
     let (after, _) = before_and_after(&tree, 5.0);
     assert!(after.read_by_model > READ_BEFORE);
 }
@@ -220,12 +216,8 @@ fn money_on_13048_directories() {
 #[test]
 #[ignore = "benchmark: run with --release -- --ignored --nocapture"]
 fn a_cent_on_40000_files() {
-    let scan_shape = tree_dir("40k-scan", 40_000, |root| {
-        crate::scan::generate_tree(root, 40_000);
-    });
+    let scan_shape = generated_tree("40k-scan", 40_000, false);
     before_and_after(&scan_shape, 0.01);
-    let scale_shape = tree_dir("40k-scale", 40_000, |root| {
-        crate::scale::generate_tree(root, 40_000);
-    });
+    let scale_shape = generated_tree("40k-scale", 40_000, true);
     before_and_after(&scale_shape, 0.01);
 }

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::budget::{luminos, realistic_server, tree_dir};
+use crate::budget::{generated_tree, luminos, realistic_server};
 use crate::scan::on_path;
 
 const RUNS: usize = 5;
@@ -39,9 +39,7 @@ fn html_report_of_1021_directories_in_chromium() {
         );
         return;
     };
-    let tree = tree_dir("20k", 20_000, |root| {
-        crate::scan::generate_tree(root, 20_000);
-    });
+    let tree = generated_tree("20k", 20_000, false);
     let work = crate::support::fs::temp_dir("luminos-report-bench-");
     let cache = work.path().join("cache");
     let server = realistic_server(&tree.root, Duration::ZERO);
