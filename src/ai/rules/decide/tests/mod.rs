@@ -168,6 +168,27 @@ fn all_unchanged(tree: &Tree) -> HashMap<PathBuf, DirState> {
         .collect()
 }
 
+/// A plan's tier entry for `docs`, read as prose.
+fn docs_as_prose() -> Vec<TierDir> {
+    vec![TierDir {
+        path: "docs".into(),
+        reason: "prose".into(),
+    }]
+}
+
+/// A resumed run of the [`small`] tree: the survey and `plan` saved, every
+/// directory cached but `docs`.
+fn resumed(tree: &Tree, plan: Plan) -> Setup {
+    let mut states = all_unchanged(tree);
+    states.insert(PathBuf::from("/t/docs"), DirState::Missing);
+    Setup {
+        states,
+        saved_survey: true,
+        saved_plan: Some(plan),
+        ..Setup::default()
+    }
+}
+
 #[test]
 fn a_tree_that_fits_gets_a_loop_per_directory_as_before() {
     let tree = small();
@@ -251,21 +272,11 @@ fn an_unchanged_tree_needs_nothing_and_reuses_the_synthesis() {
 #[test]
 fn a_resume_reuses_the_saved_survey_and_plan_unless_fresh() {
     let tree = small();
-    let mut states = all_unchanged(&tree);
-    states.insert(PathBuf::from("/t/docs"), DirState::Missing);
     let shallow_docs = Plan {
-        shallow_dirs: vec![TierDir {
-            path: "docs".into(),
-            reason: "prose".into(),
-        }],
+        shallow_dirs: docs_as_prose(),
         ..Plan::default()
     };
-    let setup = Setup {
-        states,
-        saved_survey: true,
-        saved_plan: Some(shallow_docs.clone()),
-        ..Setup::default()
-    };
+    let setup = resumed(&tree, shallow_docs.clone());
     let decision = run(&tree, &setup, None);
     assert_eq!(
         (decision.survey, decision.planning),
@@ -296,10 +307,7 @@ fn the_planners_proposal_is_applied_and_skips_settle() {
             reason: "core".into(),
             suggested_turns: 20,
         }],
-        skip_dirs: vec![TierDir {
-            path: "docs".into(),
-            reason: "prose".into(),
-        }],
+        skip_dirs: docs_as_prose(),
         ..Plan::default()
     };
     let decision = run(&tree, &Setup::default(), Some(&proposal));

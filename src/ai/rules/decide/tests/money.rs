@@ -7,15 +7,7 @@ use super::*;
 #[test]
 fn a_resumed_run_does_not_pay_for_the_survey_and_plan_it_reuses() {
     let tree = small();
-    let mut states = all_unchanged(&tree);
-    states.insert(PathBuf::from("/t/docs"), DirState::Missing);
-    let resumed = Setup {
-        states,
-        saved_survey: true,
-        saved_plan: Some(Plan::default()),
-        ..Setup::default()
-    };
-    let decision = run(&tree, &resumed, None);
+    let decision = run(&tree, &resumed(&tree, Plan::default()), None);
     assert_eq!(decision.survey, PassChoice::Reuse);
     assert_eq!(decision.work.budget.fixed, 0.0);
     let first = run(&tree, &Setup::default(), None);
