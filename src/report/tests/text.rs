@@ -116,12 +116,17 @@ fn empty_sections_say_so() {
     );
 }
 
+/// The text of [`minimal`] with these file categories, in this order.
+fn with_categories(categories: &[(&str, u64)]) -> String {
+    let mut report = minimal();
+    report.scan.file_categories = counts(categories);
+    render_text(&report, "/tmp")
+}
+
 /// `media 56` is not drawn as long as `archive 1676`.
 #[test]
 fn bars_are_in_proportion_to_the_largest() {
-    let mut report = minimal();
-    report.scan.file_categories = counts(&[("archive", 1676), ("media", 56), ("source", 838)]);
-    let text = render_text(&report, "/tmp");
+    let text = with_categories(&[("archive", 1676), ("media", 56), ("source", 838)]);
     assert_shows(
         &text,
         &[
@@ -134,9 +139,7 @@ fn bars_are_in_proportion_to_the_largest() {
 
 #[test]
 fn equal_counts_keep_first_seen_order() {
-    let mut report = minimal();
-    report.scan.file_categories = counts(&[("b", 1), ("a", 1), ("c", 2)]);
-    let text = render_text(&report, "/tmp");
+    let text = with_categories(&[("b", 1), ("a", 1), ("c", 2)]);
     let c = text.find("  c ").unwrap();
     let b = text.find("  b ").unwrap();
     let a = text.find("  a ").unwrap();
