@@ -29,6 +29,40 @@ pub fn key(prefix: &str, alphabet: &str, len: usize, seed: u64) -> String {
     format!("{prefix}{}", fake(alphabet, len, seed))
 }
 
+/// A Slack bot token: `xoxb-`, a 12- and a 13-digit id and 24 base62, from
+/// seeds `seed` to `seed + 2`.
+pub fn slack_bot_token(seed: u64) -> String {
+    format!(
+        "xoxb-{}-{}-{}",
+        fake(DIGITS, 12, seed),
+        fake(DIGITS, 13, seed + 1),
+        fake(B62, 24, seed + 2)
+    )
+}
+
+/// The path of a Slack incoming webhook, `T<8>/B<8>/<24 base62>`, from
+/// seeds `seed` to `seed + 2`.
+pub fn slack_webhook_path(seed: u64) -> String {
+    format!(
+        "T{}/B{}/{}",
+        fake(UPPER_NUM, 8, seed),
+        fake(UPPER_NUM, 8, seed + 1),
+        fake(B62, 24, seed + 2)
+    )
+}
+
+/// A JWT of random segments: `eyJ` and `header` characters, `eyJ` and
+/// `claims` characters, and a 43-character signature, from seeds `seed` to
+/// `seed + 2`.
+pub fn jwt(header: usize, claims: usize, seed: u64) -> String {
+    format!(
+        "eyJ{}.eyJ{}.{}",
+        fake(B64URL, header, seed),
+        fake(B64URL, claims, seed + 1),
+        fake(B64URL, 43, seed + 2)
+    )
+}
+
 /// `-----BEGIN <kind>PRIVATE KEY-----`, spelled in pieces.
 pub fn pem_line(edge: &str, kind: &str) -> String {
     format!("-----{edge} {kind}PRIVATE {}-----", "KEY")

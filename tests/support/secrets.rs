@@ -9,7 +9,8 @@
 //! privacy tests.
 
 pub use super::fake::{
-    B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64, base64url, fake, key, pem_line,
+    B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64, base64url, fake, jwt, key, pem_line,
+    slack_bot_token, slack_webhook_path,
 };
 
 /// A classic GitHub personal access token (`ghp_` and 36 base62).
@@ -140,25 +141,11 @@ pub fn fixture() -> Vec<Sample> {
             format!("github_pat_{}_{}", fake(B62, 22, 16), fake(B62, 59, 17)),
         ),
         ("gitlab-token", "export GL={}\n", key("glpat-", B62, 20, 20)),
-        (
-            "slack-token",
-            "slack: { bot: '{}' }\n",
-            format!(
-                "xoxb-{}-{}-{}",
-                fake(DIGITS, 12, 30),
-                fake(DIGITS, 13, 31),
-                fake(B62, 24, 32)
-            ),
-        ),
+        ("slack-token", "slack: { bot: '{}' }\n", slack_bot_token(30)),
         (
             "slack-webhook",
             "notify: https://hooks.slack.com/services/{}\n",
-            format!(
-                "T{}/B{}/{}",
-                fake(UPPER_NUM, 8, 33),
-                fake(UPPER_NUM, 8, 34),
-                fake(B62, 24, 35)
-            ),
+            slack_webhook_path(33),
         ),
         (
             "stripe-live-key",
@@ -186,16 +173,7 @@ pub fn fixture() -> Vec<Sample> {
             "OPENAI_API_KEY={}\n",
             key("sk-proj-", B64URL, 156, 62),
         ),
-        (
-            "jwt",
-            "Cookie: session={}\n",
-            format!(
-                "eyJ{}.eyJ{}.{}",
-                fake(B64URL, 33, 70),
-                fake(B64URL, 80, 71),
-                fake(B64URL, 43, 72)
-            ),
-        ),
+        ("jwt", "Cookie: session={}\n", jwt(33, 80, 70)),
         (
             "url-credentials",
             "DATABASE_URL=postgres://app:{}@db.internal:5432/app\n",

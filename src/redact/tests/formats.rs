@@ -182,13 +182,5 @@ fn values_with_ampersands_and_dashed_yaml_keys() {
         .real("  api-key: ", &fake(B62, 24, 690), "\n")
         .real("    x-api-key: ", &fake(HEX, 32, 691), "\n");
     let token = fake(B62, 20, 682);
-    let out = assert_redacts(
-        "generic-secret",
-        &format!("https://x/?token={token}&page=2"),
-        &token,
-    );
-    assert_eq!(
-        out.text,
-        "https://x/?token=[REDACTED:generic-secret]&page=2"
-    );
+    assert_redacts_only("generic-secret", "https://x/?token=", &token, "&page=2");
 }

@@ -18,7 +18,8 @@ mod kinds;
 #[path = "../../../tests/support/fake.rs"]
 mod fake;
 pub(crate) use fake::{
-    B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64, base64url, fake, key, pem_line,
+    B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64, base64url, fake, jwt, key, pem_line,
+    slack_bot_token, slack_webhook_path,
 };
 
 pub(super) fn pem_block(kind: &str, seed: u64) -> String {
@@ -51,6 +52,15 @@ pub(super) fn assert_redacts(rule: &str, text: &str, secret: &str) -> Redacted {
     );
     let rules: Vec<&str> = out.hits.iter().map(|h| h.rule).collect();
     assert_eq!(rules, [rule], "hits for {text:?}");
+    out
+}
+
+/// Like [`assert_redacts`] on `before`, `secret`, `after`, and only the
+/// secret is replaced: the text reads `before[REDACTED:rule]after`.
+#[track_caller]
+pub(super) fn assert_redacts_only(rule: &str, before: &str, secret: &str, after: &str) -> Redacted {
+    let out = assert_redacts(rule, &format!("{before}{secret}{after}"), secret);
+    assert_eq!(out.text, format!("{before}[REDACTED:{rule}]{after}"));
     out
 }
 
