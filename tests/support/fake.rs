@@ -29,38 +29,36 @@ pub fn key(prefix: &str, alphabet: &str, len: usize, seed: u64) -> String {
     format!("{prefix}{}", fake(alphabet, len, seed))
 }
 
+/// `template` with each `{}` filled in turn by fake characters of a part,
+/// `(alphabet, len)`, the n-th part from seed `seed + n`.
+fn seeded_parts(template: &str, parts: &[(&str, usize)], seed: u64) -> String {
+    (seed..)
+        .zip(parts)
+        .fold(template.to_string(), |text, (seed, &(alphabet, len))| {
+            text.replacen("{}", &fake(alphabet, len, seed), 1)
+        })
+}
+
 /// A Slack bot token: `xoxb-`, a 12- and a 13-digit id and 24 base62, from
 /// seeds `seed` to `seed + 2`.
 pub fn slack_bot_token(seed: u64) -> String {
-    format!(
-        "xoxb-{}-{}-{}",
-        fake(DIGITS, 12, seed),
-        fake(DIGITS, 13, seed + 1),
-        fake(B62, 24, seed + 2)
-    )
+    let parts = [(DIGITS, 12), (DIGITS, 13), (B62, 24)];
+    seeded_parts("xoxb-{}-{}-{}", &parts, seed)
 }
 
 /// The path of a Slack incoming webhook, `T<8>/B<8>/<24 base62>`, from
 /// seeds `seed` to `seed + 2`.
 pub fn slack_webhook_path(seed: u64) -> String {
-    format!(
-        "T{}/B{}/{}",
-        fake(UPPER_NUM, 8, seed),
-        fake(UPPER_NUM, 8, seed + 1),
-        fake(B62, 24, seed + 2)
-    )
+    let parts = [(UPPER_NUM, 8), (UPPER_NUM, 8), (B62, 24)];
+    seeded_parts("T{}/B{}/{}", &parts, seed)
 }
 
 /// A JWT of random segments: `eyJ` and `header` characters, `eyJ` and
 /// `claims` characters, and a 43-character signature, from seeds `seed` to
 /// `seed + 2`.
 pub fn jwt(header: usize, claims: usize, seed: u64) -> String {
-    format!(
-        "eyJ{}.eyJ{}.{}",
-        fake(B64URL, header, seed),
-        fake(B64URL, claims, seed + 1),
-        fake(B64URL, 43, seed + 2)
-    )
+    let parts = [(B64URL, header), (B64URL, claims), (B64URL, 43)];
+    seeded_parts("eyJ{}.eyJ{}.{}", &parts, seed)
 }
 
 /// `-----BEGIN <kind>PRIVATE KEY-----`, spelled in pieces.
