@@ -31,7 +31,7 @@ use crate::ai::api::{self, ApiError, Client, Response, RetryNotice};
 use crate::ai::engine::batch::{BatchStats, Batcher, Lane};
 use crate::ai::engine::purse::{OverBudget, Purse};
 use crate::ai::engine::transcript::Transcript;
-use crate::ai::engine::window::request_tokens;
+use crate::ai::engine::window::tokens_of_bytes;
 use crate::ai::failure::InvestigationError;
 use crate::progress::Progress;
 use crate::redact::Redactor;
@@ -191,12 +191,7 @@ impl Session {
         // A reply cap the caller set (the money its own budget leaves for
         // the last reply) lowers what is reserved too.
         let mut settings = capped(self.settings(transcript.workload()), transcript.reply_cap());
-        let input_tokens = request_tokens(
-            transcript.system(),
-            transcript.messages(),
-            transcript.tools(),
-            self.tokens_per_byte(),
-        );
+        let input_tokens = tokens_of_bytes(transcript.request_bytes(), self.tokens_per_byte());
         // Held until the answer is counted (or the request fails).
         let reservation = self.purse.reserve(
             self.spent(),

@@ -31,6 +31,7 @@ use serde_json::Value;
 use crate::ai::api::settings::Workload;
 use crate::ai::api::types::{Content, Role};
 use crate::ai::api::{ContentBlock, Message, ToolDefinition};
+use crate::ai::engine::window::json_len;
 use crate::redact::Redactor;
 
 /// An append-only conversation.
@@ -45,6 +46,11 @@ pub(crate) struct Transcript {
     /// Messages before this index went through the redactor (or are the
     /// model's) and are never touched again.
     redacted: usize,
+    /// JSON bytes of `tools`, and of the messages before `redacted`: what
+    /// never changes is measured once ([`Transcript::request_bytes`]), not
+    /// at every request of a long conversation.
+    tools_bytes: usize,
+    sealed_bytes: usize,
     /// At most this many reply tokens for the next request (a conversation
     /// on money of its own lowers it as money runs short; see
     /// [`crate::ai::engine::ceiling`]). `max_tokens` is not part of what a
@@ -67,6 +73,8 @@ impl Transcript {
         }
         Transcript {
             system,
+            tools_bytes: json_len(&tools),
+            sealed_bytes: 0,
             tools,
             workload,
             // Blocks, not a plain string: the same message must be spelled
@@ -126,8 +134,19 @@ impl Transcript {
             if message.role == Role::User {
                 redact_content(redactor, &mut message.content);
             }
+            self.sealed_bytes += json_len(message);
         }
         self.redacted = self.messages.len();
+    }
+
+    /// The bytes of the system prompt, the messages and the tools as JSON,
+    /// as [`crate::ai::engine::window::request_tokens`] counts them: only
+    /// the messages not sent yet are measured again.
+    pub(crate) fn request_bytes(&self) -> usize {
+        let unsent: usize = self.messages[self.redacted..].iter().map(json_len).sum();
+        // `[`, `]` and a comma between messages.
+        let punctuation = 2 + self.messages.len().saturating_sub(1);
+        self.system.len() + self.tools_bytes + punctuation + self.sealed_bytes + unsent
     }
 
     /// The messages not sent yet (after the last request), the only ones
@@ -143,10 +162,13 @@ impl Transcript {
         for block in &mut blocks {
             block.set_cache_control(None);
         }
-        self.messages.push(Message::assistant(blocks));
+        let message = Message::assistant(blocks);
+        let bytes = json_len(&message);
+        self.messages.push(message);
         // The model's words are never redacted.
         if self.redacted == self.messages.len() - 1 {
             self.redacted = self.messages.len();
+            self.sealed_bytes += bytes;
         }
     }
 
@@ -160,12 +182,16 @@ impl Transcript {
     /// the API requires). Returns false, adding nothing, when the history
     /// ends with the model's turn (a paused turn that is being continued).
     pub(crate) fn append_note(&mut self, note: &str) -> bool {
+        // A message sent and not answered (its request failed) may take a
+        // note too: what it measures changes.
+        let sealed = self.redacted == self.messages.len();
         let Some(last) = self.messages.last_mut() else {
             return false;
         };
         if last.role != Role::User {
             return false;
         }
+        let before = if sealed { json_len(&*last) } else { 0 };
         let note = ContentBlock::text(note);
         match &mut last.content {
             Content::Blocks(blocks) => blocks.push(note),
@@ -173,6 +199,9 @@ impl Transcript {
                 let first = ContentBlock::text(std::mem::take(text));
                 last.content = Content::Blocks(vec![first, note]);
             }
+        }
+        if sealed {
+            self.sealed_bytes = self.sealed_bytes - before + json_len(&*last);
         }
         true
     }
@@ -272,6 +301,47 @@ mod tests {
         // ...and the one already sent is left as it was sent.
         assert_eq!(t.messages()[0], sent[0], "an earlier message was rewritten");
         assert_eq!(t.system(), system);
+    }
+
+    /// What the window guard measures: every byte of the request's parts.
+    fn measured_whole(t: &Transcript) -> usize {
+        t.system().len()
+            + serde_json::to_vec(t.messages()).unwrap().len()
+            + serde_json::to_vec(t.tools()).unwrap().len()
+    }
+
+    #[test]
+    fn request_bytes_are_the_whole_request_at_every_step() {
+        let redactor = Redactor::new();
+        let tools = crate::ai::tools::definitions(crate::ai::tools::Toolbox::Dir);
+        let mut t = Transcript::new(format!("sys {KEY}"), "go", tools, Workload::Routine);
+        let check = |t: &Transcript| assert_eq!(t.request_bytes(), measured_whole(t));
+        check(&t);
+        t.seal(&redactor);
+        check(&t);
+        t.push_assistant(vec![ContentBlock::text("é \"quoted\"\n")]);
+        check(&t);
+        t.push_user(vec![ContentBlock::tool_result(
+            "t1",
+            format!("x {KEY}"),
+            false,
+        )]);
+        check(&t);
+        assert!(t.append_note("unsent note"));
+        check(&t);
+        t.seal(&redactor);
+        check(&t);
+        // Sent and not answered: a note still joins it.
+        assert!(t.append_note("sent note"));
+        check(&t);
+        t.push_assistant(vec![ContentBlock::text("done")]);
+        t.push_user(vec![ContentBlock::tool_result(
+            "t2",
+            "y".repeat(5000),
+            false,
+        )]);
+        crate::ai::engine::window::shrink_pending(t.unsent_mut(), 500, 0.25);
+        check(&t);
     }
 
     #[test]

@@ -10,6 +10,8 @@
 //! still does not fit is refused ([`TooLarge`]) and never sent; the pass
 //! ends as it would on its context budget.
 
+use serde::Serialize;
+
 use crate::ai::api::types::Content;
 use crate::ai::api::{ContentBlock, Message, ToolDefinition};
 
@@ -38,10 +40,40 @@ pub(crate) fn request_tokens(
     tools: &[ToolDefinition],
     tokens_per_byte: f64,
 ) -> u64 {
-    let bytes = system.len()
-        + serde_json::to_vec(messages).map_or(0, |json| json.len())
-        + serde_json::to_vec(tools).map_or(0, |json| json.len());
+    tokens_of_bytes(
+        system.len() + json_len(messages) + json_len(tools),
+        tokens_per_byte,
+    )
+}
+
+/// The tokens a request of `bytes` (system prompt, messages and tools as
+/// [`request_tokens`] counts them) is taken to be.
+pub(crate) fn tokens_of_bytes(bytes: usize, tokens_per_byte: f64) -> u64 {
     (bytes as f64 * tokens_per_byte * SAFETY).ceil() as u64
+}
+
+/// The length of `value`'s JSON, counted as it is written (0 if it does
+/// not serialize).
+pub(crate) fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
+    let mut counter = Counter(0);
+    match serde_json::to_writer(&mut counter, value) {
+        Ok(()) => counter.0,
+        Err(_) => 0,
+    }
+}
+
+/// A writer that only counts.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Cut the tool results of the last message (the one about to be sent) by

@@ -40,7 +40,7 @@ use crate::ai::api::ToolDefinition;
 use crate::ai::api::settings::Workload;
 use crate::ai::engine::session::Session;
 use crate::ai::engine::transcript::Transcript;
-use crate::ai::engine::window::request_tokens;
+use crate::ai::engine::window::tokens_of_bytes;
 use crate::ai::tools::Toolbox;
 use crate::grounding::LoopCheck;
 
@@ -146,12 +146,7 @@ impl Agent {
     /// ([`crate::ai::engine::ceiling`]).
     pub(crate) fn next_request(&self, session: &Session) -> (u64, u32) {
         let t = &self.transcript;
-        let tokens = request_tokens(
-            t.system(),
-            t.messages(),
-            t.tools(),
-            session.tokens_per_byte(),
-        );
+        let tokens = tokens_of_bytes(t.request_bytes(), session.tokens_per_byte());
         (tokens, session.settings(t.workload()).max_tokens)
     }
 

@@ -35,7 +35,7 @@ use crate::ai::api::{ApiError, ContentBlock, Response, Usage};
 use crate::ai::engine::purse::OverBudget;
 use crate::ai::engine::session::{SendError, Session};
 use crate::ai::engine::transcript::Transcript;
-use crate::ai::engine::window::{TooLarge, request_tokens, shrink_pending};
+use crate::ai::engine::window::{TooLarge, shrink_pending, tokens_of_bytes};
 use crate::ai::prompts::PromptError;
 use crate::ai::tools::{
     Dispatch, FatalToolError, ToolContext, ToolOutput, dispatch, unknown_tool_message,
@@ -308,8 +308,7 @@ impl Agent {
     fn fit_window(&mut self, session: &Session) -> Result<(), TooLarge> {
         let limit = session.window_limit(self.transcript.workload());
         let per_byte = session.tokens_per_byte();
-        let measure =
-            |t: &Transcript| request_tokens(t.system(), t.messages(), t.tools(), per_byte);
+        let measure = |t: &Transcript| tokens_of_bytes(t.request_bytes(), per_byte);
         let tokens = measure(&self.transcript);
         if tokens <= limit {
             return Ok(());
