@@ -129,9 +129,10 @@ impl Tool for Note {
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
+        let name = self.spec.name;
         if ctx.progress.is_verbose() {
-            print_note(ctx, &self.spec.name.to_uppercase(), input, &self.field_names());
-        } else if let Some(line) = note_line(self.spec.name, input, self.one_line) {
+            print_note(ctx, &name.to_uppercase(), input, &self.field_names());
+        } else if let Some(line) = note_line(name, input, self.one_line) {
             ctx.progress.ai_dir(ctx.directory, &line);
         }
         Ok(ToolOutput::ok("ok"))
