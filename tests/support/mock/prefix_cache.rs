@@ -33,10 +33,12 @@
 //! takes between rounds).
 
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{DefaultHasher, Hasher};
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 use luminos::ai::api::Usage;
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
 /// How many segments before a breakpoint the cache looks for an earlier
@@ -259,62 +261,119 @@ pub fn tokens_of(text: &str) -> u64 {
 }
 
 fn segments(body: &Value) -> Vec<Segment> {
-    let mut raw: Vec<(String, Option<Duration>)> = Vec::new();
+    let mut prompt = Segments::default();
     for tool in body["tools"].as_array().into_iter().flatten() {
-        raw.push(strip_mark(tool));
+        prompt.push("", &Unmarked(tool), mark_of(tool));
     }
     match &body["system"] {
-        Value::String(text) => raw.push((format!("system:{text}"), None)),
+        Value::String(text) => prompt.push_text("system:", text),
         Value::Array(blocks) => {
             for block in blocks {
-                let (text, mark) = strip_mark(block);
-                raw.push((format!("system:{text}"), mark));
+                prompt.push("system:", &Unmarked(block), mark_of(block));
             }
         }
         _ => {}
     }
     for message in body["messages"].as_array().into_iter().flatten() {
-        let role = message["role"].as_str().unwrap_or("?");
-        let blocks = match &message["content"] {
-            Value::String(text) => vec![(
-                serde_json::json!({"type": "text", "text": text}).to_string(),
-                None,
-            )],
-            Value::Array(blocks) => blocks.iter().map(strip_mark).collect(),
-            _ => Vec::new(),
-        };
-        for (i, (text, mark)) in blocks.into_iter().enumerate() {
-            // The role starts a message: the same block under another role
-            // is another prompt.
-            let text = if i == 0 {
-                format!("{role}:{text}")
-            } else {
-                text
-            };
-            raw.push((text, mark));
+        // The role starts a message: the same block under another role is
+        // another prompt.
+        let role = format!("{}:", message["role"].as_str().unwrap_or("?"));
+        match &message["content"] {
+            Value::String(text) => {
+                let block = serde_json::json!({"type": "text", "text": text});
+                prompt.push(&role, &block, None);
+            }
+            Value::Array(blocks) => {
+                for (i, block) in blocks.iter().enumerate() {
+                    let prefix = if i == 0 { role.as_str() } else { "" };
+                    prompt.push(prefix, &Unmarked(block), mark_of(block));
+                }
+            }
+            _ => {}
         }
     }
-    let mut hasher = DefaultHasher::new();
-    raw.into_iter()
-        .map(|(text, breakpoint)| {
-            text.hash(&mut hasher);
-            Segment {
-                tokens: tokens_of(&text),
-                breakpoint,
-                prefix_hash: hasher.finish(),
-            }
-        })
-        .collect()
+    prompt.0
 }
 
-/// The JSON of `value` without its `cache_control`, and the lifetime that
-/// mark asks for, if it has one.
-fn strip_mark(value: &Value) -> (String, Option<Duration>) {
-    let mut value = value.clone();
-    let mark = value
-        .as_object_mut()
-        .and_then(|o| o.remove("cache_control"))
+/// The segments of a prompt as they are worked out, each hashed onto the
+/// prefix before it.
+#[derive(Default)]
+struct Segments(Vec<Segment>, DefaultHasher);
+
+impl Segments {
+    /// A segment whose text is `prefix` and then `value`'s JSON. The JSON is
+    /// hashed and counted as it is written, never built: every request
+    /// goes over its whole history.
+    fn push(&mut self, prefix: &str, value: &impl Serialize, breakpoint: Option<Duration>) {
+        let Segments(segments, hasher) = self;
+        let mut text = Digest { hasher, bytes: 0 };
+        text.write_all(prefix.as_bytes()).unwrap();
+        serde_json::to_writer(&mut text, value).unwrap();
+        let bytes = text.bytes;
+        // As a `str` is hashed: its end is marked.
+        hasher.write_u8(0xff);
+        segments.push(Segment {
+            tokens: (bytes as u64).div_ceil(4),
+            breakpoint,
+            prefix_hash: hasher.finish(),
+        });
+    }
+
+    /// A segment of plain text (a system prompt given as a string).
+    fn push_text(&mut self, prefix: &str, text: &str) {
+        let Segments(segments, hasher) = self;
+        hasher.write(prefix.as_bytes());
+        hasher.write(text.as_bytes());
+        hasher.write_u8(0xff);
+        segments.push(Segment {
+            tokens: tokens_of(&format!("{prefix}{text}")),
+            breakpoint: None,
+            prefix_hash: hasher.finish(),
+        });
+    }
+}
+
+/// Bytes written through it are fed to the running hash and counted.
+struct Digest<'a> {
+    hasher: &'a mut DefaultHasher,
+    bytes: usize,
+}
+
+impl Write for Digest<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.hasher.write(buf);
+        self.bytes += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A block as JSON without its `cache_control` (the other keys in their
+/// order).
+struct Unmarked<'a>(&'a Value);
+
+impl Serialize for Unmarked<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Object(map) => {
+                let mut out = serializer.serialize_map(None)?;
+                for (key, value) in map.iter().filter(|(key, _)| *key != "cache_control") {
+                    out.serialize_entry(key, value)?;
+                }
+                out.end()
+            }
+            other => other.serialize(serializer),
+        }
+    }
+}
+
+/// The lifetime a block's `cache_control` asks for, if it has one.
+fn mark_of(value: &Value) -> Option<Duration> {
+    value
+        .get("cache_control")
         .filter(|mark| !mark.is_null())
-        .map(|mark| ttl_of(&mark).unwrap_or(FIVE_MINUTES));
-    (value.to_string(), mark)
+        .map(|mark| ttl_of(mark).unwrap_or(FIVE_MINUTES))
 }

@@ -241,15 +241,38 @@ fn key_of_seal(seal: &str) -> Option<u64> {
 fn conversation_keys(body: &Value) -> Vec<u64> {
     let messages = body["messages"].as_array().map_or(&[][..], Vec::as_slice);
     let mut hasher = DefaultHasher::new();
-    strip(&body["system"]).to_string().hash(&mut hasher);
-    strip(&body["tools"]).to_string().hash(&mut hasher);
+    hash_stripped(&body["system"], &mut hasher);
+    hash_stripped(&body["tools"], &mut hasher);
     let mut keys = Vec::with_capacity(messages.len() + 1);
     keys.push(hasher.finish());
     for message in messages {
-        normalized(message).to_string().hash(&mut hasher);
+        message["role"].hash(&mut hasher);
+        hash_stripped(&message["content"], &mut hasher);
         keys.push(hasher.finish());
     }
     keys
+}
+
+/// Hash what [`strip`] leaves of `value` without building it (every
+/// request hashes its whole history). An object hashes as its key-value
+/// pairs in key order, as `serde_json` hashes a map: the order of keys
+/// does not make another conversation.
+fn hash_stripped(value: &Value, hasher: &mut DefaultHasher) {
+    std::mem::discriminant(value).hash(hasher);
+    match value {
+        Value::Array(items) => {
+            items.len().hash(hasher);
+            for item in items {
+                hash_stripped(item, hasher);
+            }
+        }
+        Value::Object(map) => {
+            let mut pairs: Vec<_> = map.iter().filter(|(k, _)| *k != "cache_control").collect();
+            pairs.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            pairs.hash(hasher);
+        }
+        other => other.hash(hasher),
+    }
 }
 
 /// A message's content without caching marks.

@@ -276,6 +276,39 @@ fn frame(event: &str, data: &Value) -> String {
     format!("event: {event}\ndata: {data}\n\n")
 }
 
+/// One delta of a content block, its text already a JSON string: a reply
+/// is mostly deltas, and building each as a `Value` and printing it again
+/// was most of what rendering a reply cost.
+struct Delta {
+    kind: &'static str,
+    field: &'static str,
+    json_text: String,
+}
+
+impl Delta {
+    fn new(kind: &'static str, field: &'static str, text: &str) -> Delta {
+        Delta {
+            kind,
+            field,
+            json_text: Value::from(text).to_string(),
+        }
+    }
+
+    /// The `content_block_delta` event for block `index`, byte for byte
+    /// what [`frame`] makes of the same object.
+    fn frame(&self, index: usize) -> String {
+        let Delta {
+            kind,
+            field,
+            json_text,
+        } = self;
+        format!(
+            "event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":{index},\
+             \"delta\":{{\"type\":\"{kind}\",\"{field}\":{json_text}}}}}\n\n"
+        )
+    }
+}
+
 /// The API's keep-alive event.
 pub fn ping_frame() -> String {
     frame("ping", &json!({"type": "ping"}))
@@ -418,17 +451,17 @@ pub fn render_stream(
                     json!({"type": "text", "text": ""}),
                     fragments(text, rng)
                         .into_iter()
-                        .map(|t| json!({"type": "text_delta", "text": t}))
+                        .map(|t| Delta::new("text_delta", "text", &t))
                         .collect::<Vec<_>>(),
                 )
             }
             MockBlock::Thinking(text) => {
                 content.push(json!({"type": "thinking", "thinking": text, "signature": seal}));
-                let mut deltas: Vec<Value> = fragments(text, rng)
+                let mut deltas: Vec<Delta> = fragments(text, rng)
                     .into_iter()
-                    .map(|t| json!({"type": "thinking_delta", "thinking": t}))
+                    .map(|t| Delta::new("thinking_delta", "thinking", &t))
                     .collect();
-                deltas.push(json!({"type": "signature_delta", "signature": seal}));
+                deltas.push(Delta::new("signature_delta", "signature", seal));
                 (json!({"type": "thinking", "thinking": ""}), deltas)
             }
             MockBlock::RedactedThinking => {
@@ -454,7 +487,7 @@ pub fn render_stream(
                     json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
                     fragments(&json_text, rng)
                         .into_iter()
-                        .map(|p| json!({"type": "input_json_delta", "partial_json": p}))
+                        .map(|p| Delta::new("input_json_delta", "partial_json", &p))
                         .collect(),
                 )
             }
@@ -468,10 +501,7 @@ pub fn render_stream(
             quiet = Some((frames.len(), total, every));
         }
         for delta in deltas {
-            frames.push(frame(
-                "content_block_delta",
-                &json!({"type": "content_block_delta", "index": index, "delta": delta}),
-            ));
+            frames.push(delta.frame(index));
             if rng.u8(..10) == 0 {
                 frames.push(frame("ping", &json!({"type": "ping"})));
             }
@@ -558,5 +588,29 @@ fn noise_frame(index: usize, rng: &mut fastrand::Rng) -> String {
             &json!({"type": "content_block_delta", "index": index,
                 "delta": {"type": "brand_new_delta", "payload": "ignored"}}),
         ),
+    }
+}
+
+#[test]
+fn a_delta_frame_is_what_frame_makes_of_the_same_object() {
+    let texts = [
+        "",
+        "plain",
+        "quote \" back\\slash",
+        "new\nline\ttab",
+        "é✓ 😀",
+        "\u{1}</",
+    ];
+    for text in texts {
+        for (kind, field) in [("text_delta", "text"), ("input_json_delta", "partial_json")] {
+            let mut delta = serde_json::Map::new();
+            delta.insert("type".into(), kind.into());
+            delta.insert(field.into(), text.into());
+            let expected = frame(
+                "content_block_delta",
+                &json!({"type": "content_block_delta", "index": 3, "delta": delta}),
+            );
+            assert_eq!(Delta::new(kind, field, text).frame(3), expected);
+        }
     }
 }
