@@ -327,31 +327,52 @@ fn push_scan(out: &mut String, report: &Report, target: &str) {
             count(scan.ignore.dirs_removed, "directory", "directories")
         );
     }
-    if !scan.large_files.is_empty() {
-        out.push_str("<h3>Unusually large files</h3>\n<ul>");
-        for file in &scan.large_files {
-            let _ = write!(
-                out,
+    push_list(
+        out,
+        "Unusually large files",
+        ("<ul>", "</ul>"),
+        &scan.large_files,
+        |file| {
+            format!(
                 "<li><code>{}</code> ({})</li>",
                 html(&relative_to(target, &file.path)),
                 html(&file.reasons.join(", "))
-            );
-        }
-        out.push_str("</ul>\n");
-    }
-    if !scan.recent_files.is_empty() {
-        out.push_str("<h3>Recently modified</h3>\n<table><tbody>");
-        for file in &scan.recent_files {
-            let _ = write!(
-                out,
+            )
+        },
+    );
+    push_list(
+        out,
+        "Recently modified",
+        ("<table><tbody>", "</tbody></table>"),
+        &scan.recent_files,
+        |file| {
+            format!(
                 "<tr><td>{}</td><td><code>{}</code></td></tr>",
                 html(&file.modified_human),
                 html(&relative_to(target, &file.path))
-            );
-        }
-        out.push_str("</tbody></table>\n");
-    }
+            )
+        },
+    );
     out.push_str("</section>\n");
+}
+
+/// A titled list of `items`, each written by `item`, between the `open`
+/// and `close` tags; nothing when there are none.
+fn push_list<T>(
+    out: &mut String,
+    title: &str,
+    (open, close): (&str, &str),
+    items: &[T],
+    item: impl Fn(&T) -> String,
+) {
+    if items.is_empty() {
+        return;
+    }
+    let _ = write!(out, "<h3>{title}</h3>\n{open}");
+    for each in items {
+        out.push_str(&item(each));
+    }
+    let _ = writeln!(out, "{close}");
 }
 
 /// The directories one level below the target by size (ignored ones set

@@ -45,11 +45,7 @@ fn body(sections: &Sections, key: &str) -> Vec<String> {
             .components
             .iter()
             .flat_map(|component| {
-                let uses = if component.depends_on.is_empty() {
-                    String::new()
-                } else {
-                    format!("uses: {}", component.depends_on.join(", "))
-                };
+                let uses = after("uses: ", &component.depends_on.join(", "));
                 named(
                     &component.name,
                     component.path.as_deref(),
@@ -61,11 +57,7 @@ fn body(sections: &Sections, key: &str) -> Vec<String> {
             .entry_points
             .iter()
             .map(|entry| {
-                let role = if entry.role.is_empty() {
-                    String::new()
-                } else {
-                    format!(" — {}", escape_line(&entry.role))
-                };
+                let role = after(" — ", &escape_line(&entry.role));
                 format!("  {}{role}", escape_line(&entry.path))
             })
             .collect(),
@@ -101,6 +93,15 @@ fn named(name: &str, path: Option<&str>, details: &[&str]) -> Vec<String> {
             .map(|detail| format!("      {}", escape_line(detail))),
     );
     lines
+}
+
+/// `text` after `label`, or nothing when `text` is empty.
+fn after(label: &str, text: &str) -> String {
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!("{label}{text}")
+    }
 }
 
 /// `  (path)` after a name, or nothing.

@@ -7,6 +7,8 @@
 //! - [`discover`]: which directories there are, leaf-first;
 //! - [`dir_stats`]: the scan's figures for each directory and subtree;
 //! - [`fingerprint`]: whether a cached summary still matches the disk;
+//! - [`listed`]: where a directory stands in a list, and the listed ones
+//!   above it;
 //! - [`levels`]: grouping summaries so every synthesis call fits;
 //! - [`map`]: the condensed map the planner sees of a large tree;
 //! - [`mechanical`]: the summary of a directory no loop investigates;
@@ -20,6 +22,7 @@ pub(crate) mod dir_stats;
 pub mod discover;
 pub mod fingerprint;
 pub(crate) mod levels;
+pub(crate) mod listed;
 pub(crate) mod map;
 pub(crate) mod mechanical;
 pub(crate) mod plan;

@@ -29,7 +29,8 @@ use serde_json::{Map, Value, json};
 use super::sandbox::{self, SandboxError};
 use super::schema::{object, text, typed};
 use super::{
-    FatalToolError, Tool, ToolContext, ToolOutput, Toolbox, frame_untrusted, required_str, respond,
+    FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, Toolbox, frame_untrusted,
+    required_str, respond,
 };
 use crate::cache::EntryKind;
 use crate::paths::normalize_lexically;
@@ -53,60 +54,60 @@ fn cache_type_schema(description: Option<&str>) -> Value {
     schema
 }
 
+/// `write_cache`'s input: what kind of entry, for which path, and the entry.
+fn write_cache_schema() -> Value {
+    object(
+        [
+            (
+                "cache_type",
+                cache_type_schema(Some(
+                    "'file' for a file summary, 'dir' for a directory summary.",
+                )),
+            ),
+            (
+                "path",
+                text(
+                    "The file or directory the entry describes: absolute, or \
+                relative to the target root (or, failing that, to the directory you \
+                are investigating).",
+                ),
+            ),
+            (
+                "data",
+                typed(
+                    "object",
+                    "The entry. A file: {path, relative_path, size_bytes, category, \
+                summary, notable, notable_reason, confidence, confidence_reason, cached_at}. \
+                A directory: {path, relative_path, child_count, summary, dominant_category, \
+                notable_files, confidence, confidence_reason, cached_at}. Always give \
+                confidence (0.0-1.0, calibrated as the system prompt says); give \
+                confidence_reason only when confidence is below 0.7.",
+                ),
+            ),
+        ],
+        &["cache_type", "path", "data"],
+    )
+}
+
 /// `write_cache(cache_type, path, data)`.
 pub(crate) struct WriteCache;
 
 impl Tool for WriteCache {
-    fn name(&self) -> &'static str {
-        "write_cache"
-    }
-
-    fn description(&self) -> &'static str {
-        "Save the summary of one file or directory to the investigation cache. Store \
-         summaries only: an entry holding raw file contents is refused. `path` must name \
-         an existing file (cache_type 'file') or the directory you are investigating \
-         (cache_type 'dir'): absolute, or relative to the target root; a relative path \
-         that names nothing from the root is also tried from the directory you are \
-         investigating, and one that names something from both is refused as ambiguous. \
-         luminos fills in the entry's path and relative_path fields from it."
-    }
-
-    fn input_schema(&self) -> Value {
-        object(
-            [
-                (
-                    "cache_type",
-                    cache_type_schema(Some(
-                        "'file' for a file summary, 'dir' for a directory summary.",
-                    )),
-                ),
-                (
-                    "path",
-                    text(
-                        "The file or directory the entry describes: absolute, or \
-                        relative to the target root (or, failing that, to the directory you \
-                        are investigating).",
-                    ),
-                ),
-                (
-                    "data",
-                    typed(
-                        "object",
-                        "The entry. A file: {path, relative_path, size_bytes, category, \
-                        summary, notable, notable_reason, confidence, confidence_reason, cached_at}. \
-                        A directory: {path, relative_path, child_count, summary, dominant_category, \
-                        notable_files, confidence, confidence_reason, cached_at}. Always give \
-                        confidence (0.0-1.0, calibrated as the system prompt says); give \
-                        confidence_reason only when confidence is below 0.7.",
-                    ),
-                ),
-            ],
-            &["cache_type", "path", "data"],
-        )
-    }
-
-    fn toolboxes(&self) -> &'static [Toolbox] {
-        &[Toolbox::Dir]
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "write_cache",
+            description: "Save the summary of one file or directory to the investigation \
+                          cache. Store summaries only: an entry holding raw file contents is \
+                          refused. `path` must name an existing file (cache_type 'file') or \
+                          the directory you are investigating (cache_type 'dir'): absolute, \
+                          or relative to the target root; a relative path that names nothing \
+                          from the root is also tried from the directory you are \
+                          investigating, and one that names something from both is refused \
+                          as ambiguous. luminos fills in the entry's path and relative_path \
+                          fields from it.",
+            toolboxes: &[Toolbox::Dir],
+            schema: write_cache_schema,
+        }
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
@@ -244,26 +245,22 @@ fn check_kind(
 pub(crate) struct ReadCache;
 
 impl Tool for ReadCache {
-    fn name(&self) -> &'static str {
-        "read_cache"
-    }
-
-    fn description(&self) -> &'static str {
-        "Return the cached summary of a file or directory as JSON, or null when there is none."
-    }
-
-    fn input_schema(&self) -> Value {
-        object(
-            [
-                ("cache_type", cache_type_schema(None)),
-                ("path", text("The file or directory to look up.")),
-            ],
-            &["cache_type", "path"],
-        )
-    }
-
-    fn toolboxes(&self) -> &'static [Toolbox] {
-        &[Toolbox::Synthesis, Toolbox::Ask, Toolbox::Refine]
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "read_cache",
+            description: "Return the cached summary of a file or directory as JSON, or null \
+                          when there is none.",
+            toolboxes: &[Toolbox::Synthesis, Toolbox::Ask, Toolbox::Refine],
+            schema: || {
+                object(
+                    [
+                        ("cache_type", cache_type_schema(None)),
+                        ("path", text("The file or directory to look up.")),
+                    ],
+                    &["cache_type", "path"],
+                )
+            },
+        }
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
@@ -286,20 +283,14 @@ impl Tool for ReadCache {
 pub(crate) struct ListCache;
 
 impl Tool for ListCache {
-    fn name(&self) -> &'static str {
-        "list_cache"
-    }
-
-    fn description(&self) -> &'static str {
-        "List the paths that have a cached summary of the given type, one per line."
-    }
-
-    fn input_schema(&self) -> Value {
-        object([("cache_type", cache_type_schema(None))], &["cache_type"])
-    }
-
-    fn toolboxes(&self) -> &'static [Toolbox] {
-        &[Toolbox::Synthesis, Toolbox::Refine]
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "list_cache",
+            description: "List the paths that have a cached summary of the given type, one \
+                          per line.",
+            toolboxes: &[Toolbox::Synthesis, Toolbox::Refine],
+            schema: || object([("cache_type", cache_type_schema(None))], &["cache_type"]),
+        }
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {

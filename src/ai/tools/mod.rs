@@ -1,4 +1,5 @@
-//! The agent's toolbelt: one registry of tools, each implementing [`Tool`].
+//! The agent's toolbelt: one registry of tools, each implementing [`Tool`]:
+//! one [`ToolSpec`] (name, description, schema, toolboxes) and a handler.
 //!
 //! The registry ([`REGISTRY`]) is the single list of tools. It yields both the
 //! schemas sent to the model ([`definitions`]) and the handlers that run
@@ -379,16 +380,59 @@ impl ToolOutput {
 #[error("{0}")]
 pub struct FatalToolError(pub String);
 
-/// One tool.
-pub trait Tool: Send + Sync {
+/// What the model is told about one tool, and the loops that offer it: the
+/// one value the registry reads to build [`definitions`] and to [`find`] a
+/// handler.
+#[derive(Clone, Copy)]
+pub struct ToolSpec {
     /// The name the model calls.
-    fn name(&self) -> &'static str;
+    pub(crate) name: &'static str,
     /// What the model is told the tool does.
-    fn description(&self) -> &'static str;
-    /// The JSON schema of the input.
-    fn input_schema(&self) -> Value;
+    pub(crate) description: &'static str,
     /// The loops that offer it.
-    fn toolboxes(&self) -> &'static [Toolbox];
+    pub(crate) toolboxes: &'static [Toolbox],
+    /// Builds the JSON schema of the input.
+    pub(crate) schema: fn() -> Value,
+}
+
+impl ToolSpec {
+    /// Whether `toolbox` offers the tool.
+    fn offered_in(&self, toolbox: Toolbox) -> bool {
+        self.toolboxes.contains(&toolbox)
+    }
+
+    /// The definition sent to the model.
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition {
+            name: self.name.to_string(),
+            description: self.description.to_string(),
+            input_schema: (self.schema)(),
+            cache_control: None,
+        }
+    }
+}
+
+/// One tool: its [`ToolSpec`] and its handler. The other metadata methods
+/// read the spec.
+pub trait Tool: Send + Sync {
+    /// The tool's name, description, schema and toolboxes.
+    fn spec(&self) -> ToolSpec;
+    /// The name the model calls.
+    fn name(&self) -> &'static str {
+        self.spec().name
+    }
+    /// What the model is told the tool does.
+    fn description(&self) -> &'static str {
+        self.spec().description
+    }
+    /// The JSON schema of the input.
+    fn input_schema(&self) -> Value {
+        (self.spec().schema)()
+    }
+    /// The loops that offer it.
+    fn toolboxes(&self) -> &'static [Toolbox] {
+        self.spec().toolboxes
+    }
     /// Whether calling it ends the loop (no handler runs).
     fn ends_loop(&self) -> bool {
         false
@@ -442,33 +486,28 @@ pub(crate) static REGISTRY: &[&dyn Tool] = &[
 /// The tool `name` as offered in `toolbox` (`submit_report` has one schema per
 /// toolbox).
 pub fn find(toolbox: Toolbox, name: &str) -> Option<&'static dyn Tool> {
+    REGISTRY.iter().copied().find(|tool| {
+        let spec = tool.spec();
+        spec.name == name && spec.offered_in(toolbox)
+    })
+}
+
+/// The specs of the tools offered in `toolbox`, in registry order.
+fn offered(toolbox: Toolbox) -> impl Iterator<Item = ToolSpec> {
     REGISTRY
         .iter()
-        .copied()
-        .find(|tool| tool.name() == name && tool.toolboxes().contains(&toolbox))
+        .map(|tool| tool.spec())
+        .filter(move |spec| spec.offered_in(toolbox))
 }
 
 /// The tool definitions offered in `toolbox`, in registry order.
 pub(crate) fn definitions(toolbox: Toolbox) -> Vec<ToolDefinition> {
-    REGISTRY
-        .iter()
-        .filter(|tool| tool.toolboxes().contains(&toolbox))
-        .map(|tool| ToolDefinition {
-            name: tool.name().to_string(),
-            description: tool.description().to_string(),
-            input_schema: tool.input_schema(),
-            cache_control: None,
-        })
-        .collect()
+    offered(toolbox).map(|spec| spec.definition()).collect()
 }
 
 /// The tool names offered in `toolbox`, in registry order.
 pub fn names(toolbox: Toolbox) -> Vec<&'static str> {
-    REGISTRY
-        .iter()
-        .filter(|tool| tool.toolboxes().contains(&toolbox))
-        .map(|tool| tool.name())
-        .collect()
+    offered(toolbox).map(|spec| spec.name).collect()
 }
 
 /// Run the tool `name` offered in `toolbox`, logging the call to the cache's

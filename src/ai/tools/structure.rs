@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use crate::ai::tools::sandbox::{self, SandboxError};
 use crate::ai::tools::schema::{object, text};
-use crate::ai::tools::{FatalToolError, Tool, ToolContext, ToolOutput, Toolbox};
+use crate::ai::tools::{FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec};
 use crate::outline::{MAX_FILE_BYTES, ParseError, SUPPORTED_EXTENSIONS, Structure};
 // Where the tool's users have found the outline's entry points.
 pub use crate::outline::{Language, parse_source};
@@ -36,29 +36,24 @@ see how a source file is laid out before deciding what to read.";
 pub(crate) struct ParseStructure;
 
 impl Tool for ParseStructure {
-    fn name(&self) -> &'static str {
-        "parse_structure"
-    }
-
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        object(
-            [(
-                "path",
-                text(
-                    "The source file to outline: relative to the target directory, or an \
-                     absolute path inside it.",
-                ),
-            )],
-            &["path"],
-        )
-    }
-
-    fn toolboxes(&self) -> &'static [Toolbox] {
-        super::READERS
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "parse_structure",
+            description: DESCRIPTION,
+            toolboxes: super::READERS,
+            schema: || {
+                object(
+                    [(
+                        "path",
+                        text(
+                            "The source file to outline: relative to the target directory, \
+                             or an absolute path inside it.",
+                        ),
+                    )],
+                    &["path"],
+                )
+            },
+        }
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {

@@ -12,83 +12,66 @@
 use serde_json::{Value, json};
 
 use super::schema::{list_of, list_of_text, object, text, typed};
-use super::{FatalToolError, Tool, ToolContext, ToolOutput, Toolbox};
+use super::{FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, Toolbox};
 
-/// A tool that ends its loop. The four differ only in what they are
-/// called, say and ask for, and in the loop that offers them.
-pub(crate) struct Submit {
-    name: &'static str,
-    description: &'static str,
-    toolboxes: &'static [Toolbox],
-    schema: fn() -> Value,
-}
+/// A tool that ends its loop. They differ only in their spec: what they
+/// are called, say and ask for, and the loop that offers them.
+pub(crate) struct Submit(ToolSpec);
 
 /// `submit_report` in the dir loop: the directory's summary.
-pub(crate) static DIR_REPORT: Submit = Submit {
+pub(crate) static DIR_REPORT: Submit = Submit(ToolSpec {
     name: "submit_report",
     description: "Hand in the summary of this directory. Calling it ends the investigation of \
                   the directory.",
     toolboxes: &[Toolbox::Dir],
     schema: dir_report_schema,
-};
+});
 
 /// `submit_report` in synthesis: the verdict on the whole target.
-pub(crate) static SYNTHESIS_REPORT: Submit = Submit {
+pub(crate) static SYNTHESIS_REPORT: Submit = Submit(ToolSpec {
     name: "submit_report",
     description: "Hand in the final analysis of the whole target. Calling it ends the synthesis.",
     toolboxes: &[Toolbox::Synthesis],
     schema: synthesis_report_schema,
-};
+});
 
 /// `submit_report` in the refinement: the improved verdict, with the flags
 /// it adds and withdraws.
-pub(crate) static REFINED_REPORT: Submit = Submit {
+pub(crate) static REFINED_REPORT: Submit = Submit(ToolSpec {
     name: "submit_report",
     description: "Hand in the improved analysis of the whole target, with the flags you add \
                   and withdraw. Calling it ends this round of the refinement.",
     toolboxes: &[Toolbox::Refine],
     schema: refined_report_schema,
-};
+});
 
 /// `submit_answer`: the answer to the question `luminos ask` was given.
-pub(crate) static ANSWER: Submit = Submit {
+pub(crate) static ANSWER: Submit = Submit(ToolSpec {
     name: "submit_answer",
     description: "Hand in your answer to the question. Calling it ends the conversation.",
     toolboxes: &[Toolbox::Ask],
     schema: answer_schema,
-};
+});
 
 /// `submit_survey`: the survey pass's reconnaissance.
-pub(crate) static SURVEY: Submit = Submit {
+pub(crate) static SURVEY: Submit = Submit(ToolSpec {
     name: "submit_survey",
     description: "Hand in the survey of the target. Call it once.",
     toolboxes: &[Toolbox::Survey],
     schema: survey_schema,
-};
+});
 
 /// `submit_plan`: the planning pass's allocation of turns.
-pub(crate) static PLAN: Submit = Submit {
+pub(crate) static PLAN: Submit = Submit(ToolSpec {
     name: "submit_plan",
     description: "Hand in the investigation plan. Call it once.",
     toolboxes: &[Toolbox::Planning],
     schema: plan_schema,
-};
+});
 
 impl Tool for Submit {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    fn description(&self) -> &'static str {
-        self.description
-    }
-
-    fn input_schema(&self) -> Value {
-        (self.schema)()
-    }
-
-    fn toolboxes(&self) -> &'static [Toolbox] {
-        self.toolboxes
+    fn spec(&self) -> ToolSpec {
+        self.0
     }
 
     fn ends_loop(&self) -> bool {
@@ -99,7 +82,7 @@ impl Tool for Submit {
     fn run(&self, _ctx: &ToolContext<'_>, _input: &Value) -> Result<ToolOutput, FatalToolError> {
         Err(FatalToolError(format!(
             "{} ends its loop and has no handler; the loop reads its input",
-            self.name
+            self.0.name
         )))
     }
 }

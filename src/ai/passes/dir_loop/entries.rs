@@ -22,56 +22,17 @@ use crate::ai::rules::fingerprint::{FINGERPRINT_FIELD, LANGUAGE_FIELD};
 use crate::cache::now_iso;
 use crate::cache::{Cache, EntryKind};
 
-/// `summary` of the stub written when the budget ran out before any file was
-/// cached.
-pub(crate) const INCOMPLETE_SUMMARY: &str =
-    "Investigation incomplete — context budget reached before any files were processed.";
-/// `partial_reason` of a partial entry built from cached files.
-pub(crate) const PARTIAL_REASON: &str = "context budget reached";
-/// `partial_reason` of the stub.
-pub(crate) const INCOMPLETE_REASON: &str = "context budget reached before files processed";
-/// `summary` of the stub written when the turns ran out before any file was
-/// cached.
-pub(crate) const TURN_LIMIT_SUMMARY: &str =
-    "Investigation incomplete — turn limit reached before any files were processed.";
-/// `partial_reason` of a partial entry written when the turns ran out.
-pub(crate) const TURN_LIMIT_REASON: &str = "turn limit reached";
-/// `partial_reason` of the turn-limit stub.
-pub(crate) const TURN_LIMIT_STUB_REASON: &str = "turn limit reached before files processed";
-/// `summary` of the stub written when the model declined before any file
-/// was cached.
-pub(crate) const DECLINED_SUMMARY: &str =
-    "Investigation incomplete — the model declined before any files were processed.";
-/// `partial_reason` of a partial entry written when the model declined.
-pub(crate) const DECLINED_REASON: &str = "model declined";
-/// `partial_reason` of the declined stub.
-pub(crate) const DECLINED_STUB_REASON: &str = "model declined before files processed";
-
-/// `summary` of the stub written when the budget could not pay for the
-/// loop's next request before any file was cached.
-pub(crate) const SPENT_SUMMARY: &str =
-    "Investigation incomplete — the budget was spent before any files were processed.";
-/// `partial_reason` of a partial entry written when the budget could not
-/// pay for the loop's next request.
-pub(crate) const SPENT_REASON: &str = "the budget was spent";
-/// `partial_reason` of the spent stub.
-pub(crate) const SPENT_STUB_REASON: &str = "the budget was spent before files processed";
 /// Whether `entry` was written because the model declined its directory:
 /// what keeps an unchanged rerun, which reuses it, `partial` as the run that
 /// wrote it was.
 pub(crate) fn is_declined(entry: &Value) -> bool {
-    matches!(
-        entry.get("partial_reason").and_then(Value::as_str),
-        Some(DECLINED_REASON | DECLINED_STUB_REASON)
-    )
+    let declined = PartialCause::Refused.wording();
+    entry
+        .get("partial_reason")
+        .and_then(Value::as_str)
+        .is_some_and(|reason| reason == declined.reason || reason == declined.stub_reason)
 }
 
-/// `partial_reason` of the entry salvaged for a unit's directory the agent
-/// did not summarize.
-pub(crate) const UNIT_MEMBER_REASON: &str = "the unit's agent wrote no summary of this directory";
-/// `summary` of the stub for such a directory with no cached file either.
-pub(crate) const UNIT_MEMBER_SUMMARY: &str =
-    "Investigation incomplete — the unit's agent summarized neither this directory nor its files.";
 /// The dir-entry field naming the unit (its top directory, relative) a
 /// folded directory was investigated in.
 pub(crate) const UNIT_FIELD: &str = "unit";
@@ -79,6 +40,7 @@ pub(crate) const UNIT_FIELD: &str = "unit";
 /// Why a loop had to salvage a partial entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PartialCause {
+    /// The context budget ran out.
     Budget,
     /// The money left could not pay for the loop's next request.
     Spent,
@@ -88,40 +50,66 @@ pub(crate) enum PartialCause {
     Refused,
 }
 
-impl PartialCause {
+/// What the entry a loop leaves says about why it is partial. The texts
+/// are kept in the cache (a rerun reads `partial_reason` back), so they
+/// stay as they are.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Wording {
     /// `partial_reason` of an entry built from cached file summaries.
-    pub(crate) fn reason(self) -> &'static str {
-        match self {
-            PartialCause::Budget => PARTIAL_REASON,
-            PartialCause::Spent => SPENT_REASON,
-            PartialCause::TurnLimit => TURN_LIMIT_REASON,
-            PartialCause::UnitMember => UNIT_MEMBER_REASON,
-            PartialCause::Refused => DECLINED_REASON,
-        }
-    }
-
+    pub(crate) reason: &'static str,
     /// `partial_reason` of the stub written when no file was cached.
-    pub(crate) fn stub_reason(self) -> &'static str {
-        match self {
-            PartialCause::Budget => INCOMPLETE_REASON,
-            PartialCause::Spent => SPENT_STUB_REASON,
-            PartialCause::TurnLimit => TURN_LIMIT_STUB_REASON,
-            PartialCause::UnitMember => UNIT_MEMBER_REASON,
-            PartialCause::Refused => DECLINED_STUB_REASON,
-        }
-    }
-
+    pub(crate) stub_reason: &'static str,
     /// `summary` of that stub.
-    pub(crate) fn stub_summary(self) -> &'static str {
+    pub(crate) stub_summary: &'static str,
+}
+
+impl PartialCause {
+    /// The wording of the entries a loop that ended this way leaves.
+    pub(crate) const fn wording(self) -> Wording {
         match self {
-            PartialCause::Budget => INCOMPLETE_SUMMARY,
-            PartialCause::Spent => SPENT_SUMMARY,
-            PartialCause::TurnLimit => TURN_LIMIT_SUMMARY,
-            PartialCause::UnitMember => UNIT_MEMBER_SUMMARY,
-            PartialCause::Refused => DECLINED_SUMMARY,
+            PartialCause::Budget => Wording {
+                reason: "context budget reached",
+                stub_reason: "context budget reached before files processed",
+                stub_summary: "Investigation incomplete — context budget reached before any \
+                               files were processed.",
+            },
+            PartialCause::Spent => Wording {
+                reason: "the budget was spent",
+                stub_reason: "the budget was spent before files processed",
+                stub_summary: "Investigation incomplete — the budget was spent before any files \
+                               were processed.",
+            },
+            PartialCause::TurnLimit => Wording {
+                reason: "turn limit reached",
+                stub_reason: "turn limit reached before files processed",
+                stub_summary: "Investigation incomplete — turn limit reached before any files \
+                               were processed.",
+            },
+            PartialCause::UnitMember => Wording {
+                reason: "the unit's agent wrote no summary of this directory",
+                stub_reason: "the unit's agent wrote no summary of this directory",
+                stub_summary: "Investigation incomplete — the unit's agent summarized neither \
+                               this directory nor its files.",
+            },
+            PartialCause::Refused => Wording {
+                reason: "model declined",
+                stub_reason: "model declined before files processed",
+                stub_summary: "Investigation incomplete — the model declined before any files \
+                               were processed.",
+            },
         }
     }
 }
+
+/// The stubs' texts the tests pin.
+#[cfg(test)]
+pub(crate) const INCOMPLETE_SUMMARY: &str = PartialCause::Budget.wording().stub_summary;
+#[cfg(test)]
+pub(crate) const INCOMPLETE_REASON: &str = PartialCause::Budget.wording().stub_reason;
+#[cfg(test)]
+pub(crate) const TURN_LIMIT_SUMMARY: &str = PartialCause::TurnLimit.wording().stub_summary;
+#[cfg(test)]
+pub(crate) const TURN_LIMIT_STUB_REASON: &str = PartialCause::TurnLimit.wording().stub_reason;
 
 /// The directories of `job` that still have no dir entry, relative.
 pub(super) fn missing_entries(cache: &Cache, target: &Path, members: &[PathBuf]) -> Vec<String> {
@@ -263,11 +251,11 @@ pub(crate) fn build_partial_entry(
             "path": dir.to_string_lossy(),
             "relative_path": relative_path,
             "child_count": 0,
-            "summary": cause.stub_summary(),
+            "summary": cause.wording().stub_summary,
             "dominant_category": "unknown",
             "notable_files": [],
             "partial": true,
-            "partial_reason": cause.stub_reason(),
+            "partial_reason": cause.wording().stub_reason,
             "cached_at": now,
         });
         return (stub, String::new());
@@ -291,7 +279,7 @@ pub(crate) fn build_partial_entry(
         "dominant_category": "unknown",
         "notable_files": notable,
         "partial": true,
-        "partial_reason": cause.reason(),
+        "partial_reason": cause.wording().reason,
         "cached_at": now,
     });
     (entry, summary)

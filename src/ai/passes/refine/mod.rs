@@ -296,24 +296,7 @@ pub(crate) async fn round(
                 ctx.progress.ai(&format!("  Not sent: {over}."));
                 return Ok(RoundEnd::Stopped(RefineStop::Budget));
             }
-            Err(AgentError::OverBudget(over)) => {
-                ctx.progress.ai(&format!("  Not sent: {over}."));
-                return Ok(RoundEnd::Stopped(RefineStop::Budget));
-            }
-            Err(AgentError::Api(err)) => {
-                stop_for_api_error(&ctx.session, &err)?;
-                ctx.progress.ai(&format!("  API error: {err}"));
-                return Ok(RoundEnd::Stopped(RefineStop::ApiError));
-            }
-            Err(AgentError::TooLarge(err)) => {
-                ctx.progress.ai(&format!("  Not sent: {err}."));
-                return Ok(RoundEnd::Stopped(RefineStop::NoReport));
-            }
-            Err(AgentError::CacheWrite(fault)) => {
-                return Err(InvestigationError::CacheWrite(fault));
-            }
-            Err(AgentError::Tool(err)) => return Err(err.into()),
-            Err(AgentError::Prompt(err)) => return Err(err.into()),
+            Err(err) => return unanswered(ctx, err).map(RoundEnd::Stopped),
         };
         reads += step.tools_run;
         match step.end {
@@ -342,6 +325,24 @@ pub(crate) async fn round(
         }
     }
     Ok(RoundEnd::Stopped(RefineStop::NoReport))
+}
+
+/// Why a round stops when its turn got no answer, said on stderr; an error
+/// for the failures that end the run.
+fn unanswered(ctx: &RunContext, err: AgentError) -> Result<RefineStop, InvestigationError> {
+    let (line, stop) = match err {
+        AgentError::OverBudget(over) => (format!("  Not sent: {over}."), RefineStop::Budget),
+        AgentError::Api(err) => {
+            stop_for_api_error(&ctx.session, &err)?;
+            (format!("  API error: {err}"), RefineStop::ApiError)
+        }
+        AgentError::TooLarge(err) => (format!("  Not sent: {err}."), RefineStop::NoReport),
+        AgentError::CacheWrite(fault) => return Err(InvestigationError::CacheWrite(fault)),
+        AgentError::Tool(err) => return Err(err.into()),
+        AgentError::Prompt(err) => return Err(err.into()),
+    };
+    ctx.progress.ai(&line);
+    Ok(stop)
 }
 
 /// The note before a round's last turn.

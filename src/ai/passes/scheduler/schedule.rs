@@ -7,8 +7,9 @@
 //! tasks; [`super::run_work`] drives it.
 
 use std::collections::BTreeSet;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+use crate::ai::rules::listed::ListedDirs;
 
 /// Where a directory of the order stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,25 +29,16 @@ pub(crate) struct Schedule {
     /// How many listed descendants each directory still waits for.
     waiting: Vec<usize>,
     ready: BTreeSet<usize>,
-    index: HashMap<PathBuf, usize>,
+    index: ListedDirs,
 }
 
 impl Schedule {
     /// The graph for `order` (any order; the plan's is children-first).
     pub(crate) fn new(order: &[PathBuf]) -> Schedule {
-        let index: HashMap<&Path, usize> = order
-            .iter()
-            .enumerate()
-            .map(|(i, dir)| (dir.as_path(), i))
-            .collect();
+        let index = ListedDirs::new(order);
         let ancestors: Vec<Vec<usize>> = order
             .iter()
-            .map(|dir| {
-                dir.ancestors()
-                    .skip(1)
-                    .filter_map(|a| index.get(a).copied())
-                    .collect()
-            })
+            .map(|dir| index.ancestors(dir).collect())
             .collect();
         let mut waiting = vec![0; order.len()];
         for list in &ancestors {
@@ -55,10 +47,6 @@ impl Schedule {
             }
         }
         let ready = (0..order.len()).filter(|&i| waiting[i] == 0).collect();
-        let index = index
-            .into_iter()
-            .map(|(dir, i)| (dir.to_path_buf(), i))
-            .collect();
         Schedule {
             order: order.to_vec(),
             slots: vec![Slot::Pending; order.len()],
@@ -75,15 +63,11 @@ impl Schedule {
     /// may join again. `None` (and nothing added) when one above it has
     /// started already, or it is waiting or running.
     pub(crate) fn add(&mut self, dir: &Path) -> Option<usize> {
-        let ancestors: Vec<usize> = dir
-            .ancestors()
-            .skip(1)
-            .filter_map(|a| self.index.get(a).copied())
-            .collect();
+        let ancestors: Vec<usize> = self.index.ancestors(dir).collect();
         if ancestors.iter().any(|&a| self.slots[a] != Slot::Pending) {
             return None;
         }
-        let existing = self.index.get(dir).copied();
+        let existing = self.index.get(dir);
         if existing.is_some_and(|i| self.slots[i] != Slot::Done) {
             return None;
         }

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::ai::rules::listed::ListedDirs;
 use crate::ai::tools::input::string_field;
 
 /// Turns for a directory the plan does not mention.
@@ -362,18 +363,10 @@ fn relative_lookup(all_dirs: &[PathBuf], target: &Path) -> HashMap<String, PathB
 /// the work grows with the list rather than with the list times its depth
 /// (a tree 200 levels deep made the plan the slowest part of a run).
 pub(crate) fn children_first(preferred: &[PathBuf]) -> Vec<PathBuf> {
-    let index: HashMap<&Path, usize> = preferred
-        .iter()
-        .enumerate()
-        .map(|(i, dir)| (dir.as_path(), i))
-        .collect();
+    let listed = ListedDirs::new(preferred);
     let parent: Vec<Option<usize>> = preferred
         .iter()
-        .map(|dir| {
-            dir.ancestors()
-                .skip(1)
-                .find_map(|ancestor| index.get(ancestor).copied())
-        })
+        .map(|dir| listed.ancestors(dir).next())
         .collect();
     // How many listed children (nearest listed descendants) each directory
     // still waits for.

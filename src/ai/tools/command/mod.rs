@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{FatalToolError, Tool, ToolContext, ToolOutput, Toolbox, frame_untrusted};
+use super::{FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, frame_untrusted};
 use crate::ai::tools::schema::{object, text};
 
 pub(crate) mod argv;
@@ -121,20 +121,13 @@ impl Default for RunCommand {
 }
 
 impl Tool for RunCommand {
-    fn name(&self) -> &'static str {
-        "run_command"
-    }
-
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        object([("command", text(COMMAND_DESCRIPTION))], &["command"])
-    }
-
-    fn toolboxes(&self) -> &'static [Toolbox] {
-        super::READERS
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "run_command",
+            description: DESCRIPTION,
+            toolboxes: super::READERS,
+            schema: || object([("command", text(COMMAND_DESCRIPTION))], &["command"]),
+        }
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {

@@ -2,7 +2,7 @@
 //! its results, and the property that no random command line escapes.
 
 use super::*;
-use crate::ai::tools::{REGISTRY, names};
+use crate::ai::tools::{REGISTRY, Toolbox, names};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::json;
