@@ -402,37 +402,25 @@ impl ToolSpec {
     }
 
     /// The definition sent to the model.
+    /// The JSON schema of the input.
+    pub(crate) fn input_schema(&self) -> Value {
+        (self.schema)()
+    }
+
     fn definition(&self) -> ToolDefinition {
         ToolDefinition {
             name: self.name.to_string(),
             description: self.description.to_string(),
-            input_schema: (self.schema)(),
+            input_schema: self.input_schema(),
             cache_control: None,
         }
     }
 }
 
-/// One tool: its [`ToolSpec`] and its handler. The other metadata methods
-/// read the spec.
+/// One tool: its [`ToolSpec`] and its handler.
 pub trait Tool: Send + Sync {
     /// The tool's name, description, schema and toolboxes.
     fn spec(&self) -> ToolSpec;
-    /// The name the model calls.
-    fn name(&self) -> &'static str {
-        self.spec().name
-    }
-    /// What the model is told the tool does.
-    fn description(&self) -> &'static str {
-        self.spec().description
-    }
-    /// The JSON schema of the input.
-    fn input_schema(&self) -> Value {
-        (self.spec().schema)()
-    }
-    /// The loops that offer it.
-    fn toolboxes(&self) -> &'static [Toolbox] {
-        self.spec().toolboxes
-    }
     /// Whether calling it ends the loop (no handler runs).
     fn ends_loop(&self) -> bool {
         false

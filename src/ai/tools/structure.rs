@@ -284,10 +284,10 @@ mod tests {
     #[test]
     fn schema_and_metadata_are_the_original_interface() {
         let tool = ParseStructure;
-        assert_eq!(tool.name(), "parse_structure");
-        assert_eq!(tool.toolboxes(), crate::ai::tools::READERS);
+        assert_eq!(tool.spec().name, "parse_structure");
+        assert_eq!(tool.spec().toolboxes, crate::ai::tools::READERS);
         assert!(!tool.ends_loop());
-        let schema = tool.input_schema();
+        let schema = tool.spec().input_schema();
         assert_eq!(schema["type"], "object");
         assert_eq!(schema["required"], json!(["path"]));
         assert_eq!(schema["properties"]["path"]["type"], "string");
@@ -295,7 +295,7 @@ mod tests {
         assert_eq!(schema.as_object().unwrap().len(), 3);
         assert_eq!(schema["properties"].as_object().unwrap().len(), 1);
         for ext in SUPPORTED_EXTENSIONS {
-            assert!(tool.description().contains(ext), "{ext} not described");
+            assert!(tool.spec().description.contains(ext), "{ext} not described");
         }
     }
 

@@ -276,13 +276,20 @@ fn without_descriptions(value: &Value) -> Value {
 fn every_registered_schema_is_the_originals() {
     let table = original_schemas();
     for tool in REGISTRY {
-        for scope in tool.toolboxes() {
+        for scope in tool.spec().toolboxes {
             let (_, _, expected) = table
                 .iter()
-                .find(|(s, name, _)| s == scope && *name == tool.name())
-                .unwrap_or_else(|| panic!("{} in {scope:?} is not an original tool", tool.name()));
-            let ours = tool.input_schema();
-            assert_eq!(&without_descriptions(&ours), expected, "{}", tool.name());
+                .find(|(s, name, _)| s == scope && *name == tool.spec().name)
+                .unwrap_or_else(|| {
+                    panic!("{} in {scope:?} is not an original tool", tool.spec().name)
+                });
+            let ours = tool.spec().input_schema();
+            assert_eq!(
+                &without_descriptions(&ours),
+                expected,
+                "{}",
+                tool.spec().name
+            );
             // Property order is what the model sees; keep the original's.
             let keys = |v: &Value| -> Vec<String> {
                 v["properties"]
@@ -292,7 +299,7 @@ fn every_registered_schema_is_the_originals() {
                     .cloned()
                     .collect()
             };
-            assert_eq!(keys(&ours), keys(expected), "{}", tool.name());
+            assert_eq!(keys(&ours), keys(expected), "{}", tool.spec().name);
         }
     }
 }
@@ -300,10 +307,10 @@ fn every_registered_schema_is_the_originals() {
 #[test]
 fn every_tool_and_property_has_a_description() {
     for tool in REGISTRY {
-        assert!(tool.description().len() > 20, "{}", tool.name());
-        let schema = tool.input_schema();
+        assert!(tool.spec().description.len() > 20, "{}", tool.spec().name);
+        let schema = tool.spec().input_schema();
         for (name, property) in schema["properties"].as_object().unwrap() {
-            if tool.name() == "read_cache" || tool.name() == "list_cache" {
+            if tool.spec().name == "read_cache" || tool.spec().name == "list_cache" {
                 // The original's cache_type here has no description either.
                 if name == "cache_type" {
                     continue;
@@ -312,7 +319,7 @@ fn every_tool_and_property_has_a_description() {
             assert!(
                 property["description"].is_string(),
                 "{}.{name}",
-                tool.name()
+                tool.spec().name
             );
         }
     }
@@ -331,8 +338,8 @@ fn definitions_follow_names() {
 #[test]
 fn only_the_submit_tools_end_a_loop() {
     for tool in REGISTRY {
-        let ends = tool.name().starts_with("submit_");
-        assert_eq!(tool.ends_loop(), ends, "{}", tool.name());
+        let ends = tool.spec().name.starts_with("submit_");
+        assert_eq!(tool.ends_loop(), ends, "{}", tool.spec().name);
     }
 }
 

@@ -6,10 +6,10 @@ use super::*;
 #[test]
 fn schema_is_the_original_shape() {
     let tool = RunCommand::new();
-    assert_eq!(tool.name(), "run_command");
-    assert_eq!(tool.toolboxes(), crate::ai::tools::READERS);
+    assert_eq!(tool.spec().name, "run_command");
+    assert_eq!(tool.spec().toolboxes, crate::ai::tools::READERS);
     assert!(!tool.ends_loop());
-    let schema = tool.input_schema();
+    let schema = tool.spec().input_schema();
     assert_eq!(schema["type"], "object");
     assert_eq!(schema["required"], json!(["command"]));
     let properties = schema["properties"].as_object().unwrap();
@@ -22,7 +22,7 @@ fn schema_is_the_original_shape() {
 
 #[test]
 fn description_states_the_glob_and_shell_rules() {
-    let d = RunCommand::new().description();
+    let d = RunCommand::new().spec().description;
     for needle in [
         "no shell",
         "globs",
@@ -42,7 +42,7 @@ fn registered_once_for_the_dir_loop() {
     assert_eq!(
         REGISTRY
             .iter()
-            .filter(|t| t.name() == "run_command")
+            .filter(|t| t.spec().name == "run_command")
             .count(),
         1
     );
