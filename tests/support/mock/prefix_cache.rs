@@ -334,9 +334,9 @@ impl Segments {
 }
 
 /// Bytes written through it are fed to the running hash and counted.
-struct Digest<'a> {
-    hasher: &'a mut DefaultHasher,
-    bytes: usize,
+pub(super) struct Digest<'a> {
+    pub(super) hasher: &'a mut DefaultHasher,
+    pub(super) bytes: usize,
 }
 
 impl Write for Digest<'_> {

@@ -33,9 +33,10 @@ use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use luminos::ai::api::catalog::{Model, Thinking, lookup};
+use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
-use super::prefix_cache::Prompt;
+use super::prefix_cache::{Digest, Prompt};
 
 /// Output tokens one thinking block adds, though its text is omitted.
 pub const THINKING_TOKENS: u64 = 40;
@@ -253,25 +254,27 @@ fn conversation_keys(body: &Value) -> Vec<u64> {
     keys
 }
 
-/// Hash what [`strip`] leaves of `value` without building it (every
-/// request hashes its whole history). An object hashes as its key-value
-/// pairs in key order, as `serde_json` hashes a map: the order of keys
-/// does not make another conversation.
+/// Hash the JSON of what [`strip`] leaves of `value`, written straight
+/// into the hash instead of built and printed (every request hashes its
+/// whole history): the same text, keys in their order, as before.
 fn hash_stripped(value: &Value, hasher: &mut DefaultHasher) {
-    std::mem::discriminant(value).hash(hasher);
-    match value {
-        Value::Array(items) => {
-            items.len().hash(hasher);
-            for item in items {
-                hash_stripped(item, hasher);
+    let mut digest = Digest { hasher, bytes: 0 };
+    // Writing into a hash cannot fail.
+    let _ = serde_json::to_writer(&mut digest, &Stripped(value));
+}
+
+/// `value` as [`strip`] leaves it, serialized without building it.
+struct Stripped<'a>(&'a Value);
+
+impl Serialize for Stripped<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Array(items) => serializer.collect_seq(items.iter().map(Stripped)),
+            Value::Object(map) => {
+                serializer.collect_map(map.iter().filter(|(key, _)| *key != "cache_control"))
             }
+            other => other.serialize(serializer),
         }
-        Value::Object(map) => {
-            let mut pairs: Vec<_> = map.iter().filter(|(k, _)| *k != "cache_control").collect();
-            pairs.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            pairs.hash(hasher);
-        }
-        other => other.hash(hasher),
     }
 }
 
