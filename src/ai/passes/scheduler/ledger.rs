@@ -66,8 +66,16 @@ pub(crate) struct Ledger {
     stale: HashSet<PathBuf>,
     /// Why a directory is summarised from the scan, when not the default.
     reasons: HashMap<PathBuf, MechanicalReason>,
+    /// How many live (not dropped) loops cover each directory.
+    covered: HashMap<PathBuf, u32>,
+    /// Stale directories no live loop covers whose entry from the scan is
+    /// not written yet: what [`Ledger::unwritten`] chooses from. Kept as
+    /// loops are bought and dropped and entries written, because it is
+    /// asked before every loop starts: going over every stale directory
+    /// each time made a deep tree's run quadratic in its directories.
+    pending: HashSet<PathBuf>,
     /// Entries from the scan written this run.
-    pub written: HashSet<PathBuf>,
+    written: HashSet<PathBuf>,
     /// Roots of candidates a finished loop named.
     led: HashSet<PathBuf>,
     pub calibration: Calibration,
@@ -99,7 +107,7 @@ impl Ledger {
             })
             .collect();
         candidates.sort_by_key(|c| c.planned.rank);
-        Ledger {
+        let mut ledger = Ledger {
             target: target.to_path_buf(),
             bought: loops
                 .iter()
@@ -112,6 +120,8 @@ impl Ledger {
             candidates,
             stale,
             reasons: HashMap::new(),
+            covered: HashMap::new(),
+            pending: mechanical.iter().cloned().collect(),
             written: HashSet::new(),
             led: HashSet::new(),
             calibration: Calibration::default(),
@@ -119,7 +129,60 @@ impl Ledger {
             rounds: 0,
             bought_by_rounds: 0,
             bought_for_leads: 0,
+        };
+        for n in 0..ledger.bought.len() {
+            ledger.cover(n);
         }
+        ledger
+    }
+
+    /// Loop `n` is live: its directories need no entry from the scan.
+    fn cover(&mut self, n: usize) {
+        let Ledger {
+            bought,
+            covered,
+            pending,
+            ..
+        } = self;
+        for dir in bought[n].planned.unit.dirs() {
+            *covered.entry(dir.clone()).or_default() += 1;
+            pending.remove(dir);
+        }
+    }
+
+    /// Loop `n` is dropped: its stale directories no other live loop
+    /// covers wait for an entry from the scan again.
+    fn drop_cover(&mut self, n: usize) {
+        if self.bought[n].stage == Stage::Dropped {
+            return;
+        }
+        self.bought[n].stage = Stage::Dropped;
+        let Ledger {
+            bought,
+            covered,
+            pending,
+            stale,
+            written,
+            ..
+        } = self;
+        for dir in bought[n].planned.unit.dirs() {
+            let Some(count) = covered.get_mut(dir) else {
+                continue;
+            };
+            *count -= 1;
+            if *count == 0 {
+                covered.remove(dir);
+                if stale.contains(dir) && !written.contains(dir) {
+                    pending.insert(dir.clone());
+                }
+            }
+        }
+    }
+
+    /// The entry from the scan of `dir` is written.
+    pub(crate) fn mark_written(&mut self, dir: &Path) {
+        self.pending.remove(dir);
+        self.written.insert(dir.to_path_buf());
     }
 
     /// What loop `n` is expected to cost now.
@@ -176,7 +239,7 @@ impl Ledger {
     /// candidate again, its stale directories the scan's unless a round
     /// buys it back.
     pub(crate) fn drop_loop(&mut self, n: usize) {
-        self.bought[n].stage = Stage::Dropped;
+        self.drop_cover(n);
         let planned = self.bought[n].planned.clone();
         for dir in planned.unit.dirs() {
             self.reasons
@@ -288,20 +351,10 @@ impl Ledger {
         &self,
         wanted: impl Fn(&Path) -> bool,
     ) -> Vec<(PathBuf, MechanicalReason)> {
-        // `wanted` first: it usually leaves nothing, and then no set of the
-        // covered directories is built (this runs before every loop).
-        let mut dirs: Vec<PathBuf> = (self.stale.iter())
-            .filter(|d| wanted(d) && !self.written.contains(*d))
+        let mut dirs: Vec<PathBuf> = (self.pending.iter())
+            .filter(|d| wanted(d))
             .cloned()
             .collect();
-        if dirs.is_empty() {
-            return Vec::new();
-        }
-        let covered: HashSet<&PathBuf> = (self.bought.iter())
-            .filter(|b| b.stage != Stage::Dropped)
-            .flat_map(|b| b.planned.unit.dirs())
-            .collect();
-        dirs.retain(|d| !covered.contains(d));
         sort_leaf_first(&mut dirs);
         dirs.into_iter()
             .map(|dir| {
@@ -336,9 +389,8 @@ impl Ledger {
             .filter(|b| b.stage != Stage::Dropped)
             .map(|b| b.planned.clone())
             .collect();
-        let covered: HashSet<&PathBuf> = loops.iter().flat_map(|l| l.unit.dirs()).collect();
         let mut mechanical: Vec<PathBuf> = (self.stale.iter())
-            .filter(|d| !covered.contains(d))
+            .filter(|d| !self.covered.contains_key(*d))
             .cloned()
             .collect();
         sort_leaf_first(&mut mechanical);
@@ -396,6 +448,7 @@ impl Ledger {
                 planned,
                 stage: Stage::Waiting,
             });
+            self.cover(self.bought.len() - 1);
         }
         self.bought_by_rounds += new.len();
         let record = json!({
@@ -416,7 +469,7 @@ impl Ledger {
     /// A loop a round bought could not join the schedule (a loop above it
     /// had started): it is closed instead.
     pub(crate) fn unbuy(&mut self, n: usize) {
-        self.bought[n].stage = Stage::Dropped;
+        self.drop_cover(n);
         self.bought_by_rounds = self.bought_by_rounds.saturating_sub(1);
     }
 }
@@ -492,5 +545,54 @@ mod tests {
             ledger.unwritten(|d| d == p("b")),
             [(p("b"), MechanicalReason::BudgetSpent)]
         );
+    }
+
+    /// What `unwritten` must return, worked out from its definition: the
+    /// stale directories no live loop covers, not written yet.
+    fn unwritten_by_definition(ledger: &Ledger) -> Vec<PathBuf> {
+        let covered: HashSet<&PathBuf> = (ledger.bought.iter())
+            .filter(|b| b.stage != Stage::Dropped)
+            .flat_map(|b| b.planned.unit.dirs())
+            .collect();
+        let mut dirs: Vec<PathBuf> = (ledger.stale.iter())
+            .filter(|d| !covered.contains(d) && !ledger.written.contains(*d))
+            .cloned()
+            .collect();
+        sort_leaf_first(&mut dirs);
+        dirs
+    }
+
+    proptest::proptest! {
+        /// Whatever is bought, dropped, unbought, written or closed, in any
+        /// order, the kept set of directories waiting for the scan is the
+        /// one the definition gives.
+        #[test]
+        fn unwritten_follows_its_definition(ops in proptest::collection::vec((0u8..5, 0usize..6), 0..24)) {
+            let names = ["a", "a/x", "a/x/y", "b", "b/z", "c"];
+            let loops = [planned("a", 0), planned("a/x/y", 1)];
+            let mechanical = [p("a/x"), p("b"), p("b/z"), p("c")];
+            let candidates = [planned("a/x", 2), planned("b", 3), planned("c", 4), planned("b/z", 5)];
+            let mut ledger = Ledger::new(Path::new("/t"), &loops, &mechanical, &candidates);
+            for (op, k) in ops {
+                match op {
+                    0 => ledger.drop_loop(k % ledger.bought.len()),
+                    1 => {
+                        let _ = ledger.round(0.0, &HashMap::new(), "idle", |input| Round {
+                            reserve: 0.0,
+                            money: 1.0,
+                            scale: 1.0,
+                            bought: (0..input.candidates.len()).filter(|i| i % 2 == k % 2).collect(),
+                        });
+                    }
+                    2 => ledger.unbuy(k % ledger.bought.len()),
+                    3 => ledger.mark_written(&p(names[k])),
+                    _ => {
+                        let _ = ledger.close_below(&p(names[k]));
+                    }
+                }
+                let kept: Vec<PathBuf> = ledger.unwritten(|_| true).into_iter().map(|(d, _)| d).collect();
+                proptest::prop_assert_eq!(kept, unwritten_by_definition(&ledger));
+            }
+        }
     }
 }

@@ -160,7 +160,7 @@ fn write_from_scan(
         for (dir, reason) in &rest[..level] {
             let changed = shared.changed.contains(dir);
             batch.extend(mechanical_update(shared, stats, dir, changed, *reason)?);
-            ledger.written.insert(dir.clone());
+            ledger.mark_written(dir);
         }
         written += write_mechanical(shared, &batch)?;
         rest = &rest[level..];
