@@ -34,7 +34,6 @@
 
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hasher};
-use std::io::Write;
 use std::time::{Duration, Instant};
 
 use luminos::ai::api::Usage;
@@ -245,7 +244,7 @@ pub struct Prompt(Vec<Segment>);
 
 impl Prompt {
     pub fn of(body: &Value) -> Prompt {
-        Prompt(segments(body))
+        read_prompt(body).0
     }
 
     /// Tokens of the whole prompt.
@@ -260,94 +259,116 @@ pub fn tokens_of(text: &str) -> u64 {
     (text.len() as u64).div_ceil(4)
 }
 
-fn segments(body: &Value) -> Vec<Segment> {
+/// A request's prompt segments and its conversation keys: for each `upto`
+/// from 0 to the number of messages, a hash of the prompt before message
+/// `upto` (the tools, the system prompt and the messages, without caching
+/// marks, which move from request to request by design). Every request
+/// goes over its whole history, so each block's JSON is written once, into
+/// a buffer both read: the cache counts and hashes it, the conversation
+/// key hashes it.
+pub fn read_prompt(body: &Value) -> (Prompt, Vec<u64>) {
     let mut prompt = Segments::default();
+    let mut conversation = DefaultHasher::new();
     for tool in body["tools"].as_array().into_iter().flatten() {
-        prompt.push("", &Unmarked(tool), mark_of(tool));
+        prompt.push("", &Unmarked(tool), mark_of(tool), &mut conversation);
     }
     match &body["system"] {
-        Value::String(text) => prompt.push_text("system:", text),
+        Value::String(text) => {
+            prompt.push_text("system:", text);
+            conversation.write(b"system:");
+            conversation.write(text.as_bytes());
+            conversation.write_u8(0xff);
+        }
         Value::Array(blocks) => {
             for block in blocks {
-                prompt.push("system:", &Unmarked(block), mark_of(block));
+                prompt.push(
+                    "system:",
+                    &Unmarked(block),
+                    mark_of(block),
+                    &mut conversation,
+                );
             }
         }
         _ => {}
     }
-    for message in body["messages"].as_array().into_iter().flatten() {
+    let messages = body["messages"].as_array().map_or(&[][..], Vec::as_slice);
+    let mut keys = Vec::with_capacity(messages.len() + 1);
+    keys.push(conversation.finish());
+    for message in messages {
         // The role starts a message: the same block under another role is
         // another prompt.
         let role = format!("{}:", message["role"].as_str().unwrap_or("?"));
+        conversation.write(role.as_bytes());
+        conversation.write_u8(0xfe);
         match &message["content"] {
             Value::String(text) => {
+                // Counted as the block it stands for; hashed as a string,
+                // which a conversation tells apart from that block.
                 let block = serde_json::json!({"type": "text", "text": text});
-                prompt.push(&role, &block, None);
+                prompt.push(&role, &block, None, &mut DefaultHasher::new());
+                conversation.write(b"string:");
+                conversation.write(text.as_bytes());
+                conversation.write_u8(0xff);
             }
             Value::Array(blocks) => {
                 for (i, block) in blocks.iter().enumerate() {
                     let prefix = if i == 0 { role.as_str() } else { "" };
-                    prompt.push(prefix, &Unmarked(block), mark_of(block));
+                    prompt.push(prefix, &Unmarked(block), mark_of(block), &mut conversation);
                 }
             }
             _ => {}
         }
+        keys.push(conversation.finish());
     }
-    prompt.0
+    (Prompt(prompt.segments), keys)
 }
 
 /// The segments of a prompt as they are worked out, each hashed onto the
 /// prefix before it.
 #[derive(Default)]
-struct Segments(Vec<Segment>, DefaultHasher);
+struct Segments {
+    segments: Vec<Segment>,
+    hasher: DefaultHasher,
+    /// The JSON of the block being pushed, kept for its allocation.
+    json: Vec<u8>,
+}
 
 impl Segments {
-    /// A segment whose text is `prefix` and then `value`'s JSON. The JSON is
-    /// hashed and counted as it is written, never built: every request
-    /// goes over its whole history.
-    fn push(&mut self, prefix: &str, value: &impl Serialize, breakpoint: Option<Duration>) {
-        let Segments(segments, hasher) = self;
-        let mut text = Digest { hasher, bytes: 0 };
-        text.write_all(prefix.as_bytes()).unwrap();
-        serde_json::to_writer(&mut text, value).unwrap();
-        let bytes = text.bytes;
+    /// A segment whose text is `prefix` and then `value`'s JSON, hashed
+    /// onto the prefix and counted; the JSON is also hashed into
+    /// `conversation`.
+    fn push(
+        &mut self,
+        prefix: &str,
+        value: &impl Serialize,
+        breakpoint: Option<Duration>,
+        conversation: &mut DefaultHasher,
+    ) {
+        self.json.clear();
+        serde_json::to_writer(&mut self.json, value).unwrap();
+        conversation.write(&self.json);
+        conversation.write_u8(0xff);
+        self.hasher.write(prefix.as_bytes());
+        self.hasher.write(&self.json);
         // As a `str` is hashed: its end is marked.
-        hasher.write_u8(0xff);
-        segments.push(Segment {
-            tokens: (bytes as u64).div_ceil(4),
+        self.hasher.write_u8(0xff);
+        self.segments.push(Segment {
+            tokens: ((prefix.len() + self.json.len()) as u64).div_ceil(4),
             breakpoint,
-            prefix_hash: hasher.finish(),
+            prefix_hash: self.hasher.finish(),
         });
     }
 
     /// A segment of plain text (a system prompt given as a string).
     fn push_text(&mut self, prefix: &str, text: &str) {
-        let Segments(segments, hasher) = self;
-        hasher.write(prefix.as_bytes());
-        hasher.write(text.as_bytes());
-        hasher.write_u8(0xff);
-        segments.push(Segment {
+        self.hasher.write(prefix.as_bytes());
+        self.hasher.write(text.as_bytes());
+        self.hasher.write_u8(0xff);
+        self.segments.push(Segment {
             tokens: tokens_of(&format!("{prefix}{text}")),
             breakpoint: None,
-            prefix_hash: hasher.finish(),
+            prefix_hash: self.hasher.finish(),
         });
-    }
-}
-
-/// Bytes written through it are fed to the running hash and counted.
-pub(super) struct Digest<'a> {
-    pub(super) hasher: &'a mut DefaultHasher,
-    pub(super) bytes: usize,
-}
-
-impl Write for Digest<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.hasher.write(buf);
-        self.bytes += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 

@@ -30,13 +30,11 @@
 //! Models the catalog does not know never think and have a 200K window.
 
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
 
 use luminos::ai::api::catalog::{Model, Thinking, lookup};
-use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
-use super::prefix_cache::{Digest, Prompt};
+use super::prefix_cache::{Prompt, read_prompt};
 
 /// Output tokens one thinking block adds, though its text is omitted.
 pub const THINKING_TOKENS: u64 = 40;
@@ -92,7 +90,7 @@ impl Conversations {
         let binds = model.is_some_and(|m| m.binds_thinking);
         let messages = body["messages"].as_array().map_or(&[][..], Vec::as_slice);
         let last_assistant = messages.iter().rposition(|m| m["role"] == "assistant");
-        let keys = conversation_keys(body);
+        let (prompt, keys) = read_prompt(body);
         for (k, message) in messages.iter().enumerate() {
             if message["role"] != "assistant" {
                 continue;
@@ -150,7 +148,6 @@ impl Conversations {
             .context_window
             .or(model.map(|m| m.context_window))
             .unwrap_or(UNKNOWN_WINDOW);
-        let prompt = Prompt::of(body);
         let tokens = prompt.tokens();
         if tokens > window {
             return Err(Rejection {
@@ -233,49 +230,6 @@ pub fn seal(key: u64) -> String {
 
 fn key_of_seal(seal: &str) -> Option<u64> {
     u64::from_str_radix(seal.strip_prefix("mockSig")?, 16).ok()
-}
-
-/// For each `upto` from 0 to the number of messages, a hash of what comes
-/// before message `upto`: the system prompt, the tools and the messages,
-/// without caching marks (they move from request to request by design).
-/// One pass: each message is written once into a running hash.
-fn conversation_keys(body: &Value) -> Vec<u64> {
-    let messages = body["messages"].as_array().map_or(&[][..], Vec::as_slice);
-    let mut hasher = DefaultHasher::new();
-    hash_stripped(&body["system"], &mut hasher);
-    hash_stripped(&body["tools"], &mut hasher);
-    let mut keys = Vec::with_capacity(messages.len() + 1);
-    keys.push(hasher.finish());
-    for message in messages {
-        message["role"].hash(&mut hasher);
-        hash_stripped(&message["content"], &mut hasher);
-        keys.push(hasher.finish());
-    }
-    keys
-}
-
-/// Hash the JSON of what [`strip`] leaves of `value`, written straight
-/// into the hash instead of built and printed (every request hashes its
-/// whole history): the same text, keys in their order, as before.
-fn hash_stripped(value: &Value, hasher: &mut DefaultHasher) {
-    let mut digest = Digest { hasher, bytes: 0 };
-    // Writing into a hash cannot fail.
-    let _ = serde_json::to_writer(&mut digest, &Stripped(value));
-}
-
-/// `value` as [`strip`] leaves it, serialized without building it.
-struct Stripped<'a>(&'a Value);
-
-impl Serialize for Stripped<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Value::Array(items) => serializer.collect_seq(items.iter().map(Stripped)),
-            Value::Object(map) => {
-                serializer.collect_map(map.iter().filter(|(key, _)| *key != "cache_control"))
-            }
-            other => other.serialize(serializer),
-        }
-    }
 }
 
 /// A message's content without caching marks.
