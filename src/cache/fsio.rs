@@ -15,7 +15,11 @@
 //!   each is renamed and each directory fsynced: the same guarantees for two
 //!   flushes in all instead of two per document;
 //! - a JSONL line is one `write()` on an `O_APPEND` descriptor under an
-//!   exclusive `flock`, so concurrent appenders never interleave.
+//!   exclusive `flock`, so concurrent appenders never interleave. A SIGKILL
+//!   can still cut that write short (the kernel may stop a write at a page
+//!   boundary when a fatal signal arrives), so a killed run may leave the
+//!   last line torn: the next append then starts a line of its own
+//!   ([`append_locked`]) and readers skip what does not parse.
 
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Read, Write};
