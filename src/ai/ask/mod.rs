@@ -15,7 +15,9 @@
 //!   and framed as every tool result is, which records nothing in the cache
 //!   ([`ToolContext::records`]): no log line, no flag;
 //! - prices each request at its worst case before it goes, within the
-//!   question's own budget ([`crate::ai::engine::ceiling`]);
+//!   question's own budget: its session's purse, which each request may
+//!   take half of, and the whole rest of for a last one
+//!   ([`crate::ai::engine::purse::Pace::Alone`]);
 //! - checks every path and symbol the answer cites against the tree
 //!   ([`crate::grounding::cite`]).
 //!
@@ -30,9 +32,10 @@ use serde_json::Value;
 
 use crate::ai::api::{ApiError, Usage};
 use crate::ai::batch_mode;
-use crate::ai::engine::agent::{Agent, AgentError, CallEnd, Printer};
-use crate::ai::engine::ceiling::{OverCeiling, priced_turn};
-use crate::ai::engine::session::{Session, stop_for_api_error};
+use crate::ai::engine::agent::{Agent, ModelRefusal, Printer};
+use crate::ai::engine::conversation::{CallEnd, Closing, Policy, converse as drive};
+use crate::ai::engine::purse::{OverBudget, Pace};
+use crate::ai::engine::session::Session;
 use crate::ai::failure::InvestigationError;
 use crate::ai::orchestrator::new_session;
 use crate::ai::passes::survey::format_survey_signals;
@@ -114,12 +117,17 @@ pub(crate) enum AskError {
     /// An API call failed after its retries.
     #[error("the API call failed: {0}")]
     Api(ApiError),
-    /// The budget cannot pay for the next request.
-    #[error("no answer: {0}; raise --budget")]
-    Budget(OverCeiling),
+    /// The budget (this one, in dollars) cannot pay for the next request.
+    #[error(
+        "no answer: the next request may cost up to ${:.4} and ${:.4} is left of the ${limit:.2} \
+         budget; raise --budget",
+        over.needed,
+        over.left
+    )]
+    Budget { over: OverBudget, limit: f64 },
     /// The model declined to answer.
-    #[error("no answer: {0}")]
-    Declined(String),
+    #[error("no answer: {}", .0.describe())]
+    Declined(ModelRefusal),
     /// The turns ran out without an answer.
     #[error("no answer after {0} turns")]
     OutOfTurns(u32),
@@ -295,21 +303,14 @@ pub(crate) async fn answer(
         &kickoff,
         offered,
         prompts::nudge::ASK,
-        Printer::Pass(progress.clone()),
-    )
-    .with_submit_check(Box::new(|input: &Value| {
-        let answered = input
-            .get("answer")
-            .and_then(Value::as_str)
-            .is_some_and(|text| !text.trim().is_empty());
-        (!answered).then(|| "Error: 'answer' must be a non-empty string.".to_string())
-    }));
+        Printer::Quiet(progress.clone()),
+    );
     let tools = ToolContext {
         scope: Some(&filter),
         records: false,
         ..ToolContext::new(cache, session.redactor(), progress, ASK_NAME)
     };
-    let result = converse(agent, &session, &tools, limit).await;
+    let result = converse(agent, &session, &tools).await;
     let totals = session.tracker().totals();
     let spent = |error: AskError| AskFailure {
         error,
@@ -350,60 +351,52 @@ fn system_prompt(target: &str, knowledge: &str, context: &str) -> Result<String,
     .render()
 }
 
-/// The conversation, turn by turn, until the model answers.
+/// The conversation, on the engine's driver, until the model answers:
+/// the answer, or why none came.
 async fn converse(
     mut agent: Agent,
     session: &Session,
     tools: &ToolContext<'_>,
-    limit: Option<f64>,
 ) -> Result<String, AskError> {
-    let limit = limit.unwrap_or(f64::INFINITY);
-    for turn in 1..=ASK_MAX_TURNS {
-        if turn == ASK_MAX_TURNS {
-            agent.append_note(LAST_TURN_NOTE);
-        }
-        let tools = ToolContext { turn, ..*tools };
-        let step =
-            match priced_turn(&mut agent, session, &tools, limit, prompts::last_call::ASK).await {
-                Ok(Ok(step)) => step,
-                Ok(Err(over)) => return Err(AskError::Budget(over)),
-                // The run's purse refused it: the same end, in its figures.
-                Err(AgentError::OverBudget(over)) => {
-                    return Err(AskError::Budget(OverCeiling {
-                        needed: over.needed,
-                        left: over.left,
-                        limit,
-                    }));
-                }
-                Err(AgentError::Api(err)) => {
-                    stop_for_api_error(session, &err).map_err(AskError::Failed)?;
-                    return Err(AskError::Api(err));
-                }
-                Err(AgentError::TooLarge(_)) => return Err(AskError::ContextFull),
-                Err(AgentError::CacheWrite(fault)) => {
-                    return Err(AskError::Failed(InvestigationError::CacheWrite(fault)));
-                }
-                Err(AgentError::Tool(err)) => return Err(err.into()),
-                Err(AgentError::Prompt(err)) => return Err(err.into()),
-            };
-        match step.end {
-            None => {}
-            Some(CallEnd::Submitted(input)) => {
-                return Ok(input
-                    .get("answer")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .trim()
-                    .to_string());
-            }
-            Some(CallEnd::Refused(refusal)) => return Err(AskError::Declined(refusal.describe())),
-            Some(CallEnd::ContextFull) => return Err(AskError::ContextFull),
-            // A turn never ends on these: the loop counts its turns and
-            // meets API errors itself.
-            Some(CallEnd::OutOfTurns | CallEnd::ApiError | CallEnd::OverBudget) => break,
-        }
+    let policy = Policy {
+        closing: Some(Closing {
+            from: 1,
+            note: |_| LAST_TURN_NOTE.to_string(),
+        }),
+        pace: Pace::Alone,
+        last_call_note: Some(prompts::last_call::ASK),
+        answer: Some(Box::new(|input: &Value| {
+            let answered = input
+                .get("answer")
+                .and_then(Value::as_str)
+                .is_some_and(|text| !text.trim().is_empty());
+            (!answered).then(|| "Error: 'answer' must be a non-empty string.".to_string())
+        })),
+        ..Policy::turns(ASK_MAX_TURNS)
+    };
+    let conversed = drive(&mut agent, session, tools, policy)
+        .await
+        .map_err(|err| match err {
+            InvestigationError::Tool(err) => AskError::Tool(err),
+            InvestigationError::Prompt(err) => AskError::Prompt(err),
+            other => AskError::Failed(other),
+        })?;
+    match conversed.end {
+        CallEnd::Submitted(input) => Ok(input
+            .get("answer")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .trim()
+            .to_string()),
+        CallEnd::Refused(refusal) => Err(AskError::Declined(refusal)),
+        CallEnd::ContextFull => Err(AskError::ContextFull),
+        CallEnd::OutOfTurns => Err(AskError::OutOfTurns(ASK_MAX_TURNS)),
+        CallEnd::ApiError(err) => Err(AskError::Api(err)),
+        CallEnd::OverBudget(over) => Err(AskError::Budget {
+            over,
+            limit: session.purse().limit().unwrap_or(f64::INFINITY),
+        }),
     }
-    Err(AskError::OutOfTurns(ASK_MAX_TURNS))
 }
 
 /// The note before the last turn.

@@ -1,11 +1,11 @@
-//! The engine that runs model calls: one agent loop ([`agent`]), the
-//! run-wide [`session`] every call goes through (client, redactor, token
-//! tracker), the shared [`pool`] of turns loops borrow from, the
-//! [`window`] no request may outgrow, the [`purse`] no request may
-//! overdraw, and the [`batch`] transport that
-//! sends a `--batch` run's requests in rounds through the Message Batches
-//! API; and the [`ceiling`] a conversation with money of its own (`ask`,
-//! `--refine`) checks before each request.
+//! The engine that runs model calls: one turn of a conversation
+//! ([`agent`]) and the one driver that takes the turns under a pass's
+//! policy ([`conversation`]), the run-wide [`session`] every call goes
+//! through (client, redactor, token tracker), the shared [`pool`] of turns
+//! loops borrow from, the [`window`] no request may outgrow, the [`purse`]
+//! no request may overdraw (each conversation's requests take their share
+//! of it), and the [`batch`] transport that sends a `--batch` run's
+//! requests in rounds through the Message Batches API.
 //!
 //! The engine knows how to run a conversation with tools; it does not know
 //! what any pass asks, and imports none. Passes ([`crate::ai::passes`])
@@ -15,8 +15,8 @@
 
 pub(crate) mod agent;
 pub mod batch;
-pub(crate) mod ceiling;
 pub(crate) mod context;
+pub(crate) mod conversation;
 pub(crate) mod pool;
 pub(crate) mod purse;
 pub(crate) mod session;

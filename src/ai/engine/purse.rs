@@ -16,12 +16,16 @@
 //! stays within the budget, however many loops run at once.
 //!
 //! Each request in flight holds its worst case ([`Reservation`]) until its
-//! answer is counted; it takes at most a share of what is left
-//! (`ways`: the requests that may be in flight together), so one request
-//! near the end does not starve the others of their smallest reply. A
-//! lowered `max_tokens` is a power of two: a little more or less money
-//! left does not change the request (a `--batch` rerun finds its kept
-//! answer under the same request).
+//! answer is counted. How much of what is left one request may take is its
+//! conversation's [`Pace`]: a request of the run's work takes at most a
+//! share (`ways`: the requests that may be in flight together), so one
+//! request near the end does not starve the others of their smallest reply;
+//! a conversation that runs alone on what is left (`luminos ask`, the
+//! refinement) takes at most half for each request, keeping money for its
+//! next one, and the whole rest for a last one ([`Allowance::last`]: the
+//! conversation is told to finish). A lowered `max_tokens` is a power of
+//! two: a little more or less money left does not change the request (a
+//! `--batch` rerun finds its kept answer under the same request).
 //!
 //! Pure arithmetic over a mutex: the spend comes from the caller (the
 //! session's tracker), the prices from the catalog. Without a budget it
@@ -36,6 +40,30 @@ pub(crate) use crate::ai::api::settings::MIN_REPLY_TOKENS;
 /// Requests a `--batch` run's purse shares what is left between: a round
 /// sends the next request of every ready loop at once, however many.
 pub(crate) const BATCH_WAYS: usize = 64;
+
+/// How a conversation's requests share what is left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pace {
+    /// One of the run's requests that may be in flight together: each
+    /// takes at most its share of what is left, and no more than the
+    /// smallest reply when that share does not pay for one.
+    Shared,
+    /// A conversation that runs alone on what is left: each request takes
+    /// at most half of it, and the whole rest only for a last request.
+    Alone,
+}
+
+/// What one request may ask for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Allowance {
+    /// The `max_tokens` it may ask for.
+    pub max_tokens: u32,
+    /// Its worst case at that `max_tokens`: what it holds while in flight.
+    pub worst_case: f64,
+    /// Only the whole of what is left pays for it: a conversation that runs
+    /// alone should finish with this request.
+    pub last: bool,
+}
 
 /// A request the money left cannot pay for at its worst case.
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
@@ -84,9 +112,10 @@ impl Drop for Reservation<'_> {
     }
 }
 
-/// What one request may ask for, and what it holds: `max_tokens` and its
-/// worst case; or why it cannot go. `left` is the money left for it,
-/// `ways` the requests that share it.
+/// What one request of `input_tokens` (written to the cache when
+/// `writes_cache`) that wants `wanted` tokens of reply may ask for, and what
+/// it holds, when `left` is the money left for it, `ways` the requests that
+/// share it and `pace` how its conversation shares; or why it cannot go.
 pub(crate) fn allowance(
     pricing: &Pricing,
     input_tokens: u64,
@@ -94,7 +123,8 @@ pub(crate) fn allowance(
     wanted: u32,
     left: f64,
     ways: usize,
-) -> Result<(u32, f64), OverBudget> {
+    pace: Pace,
+) -> Result<Allowance, OverBudget> {
     let smallest = wanted.min(MIN_REPLY_TOKENS);
     let needed = pricing.worst_case(input_tokens, smallest, writes_cache);
     if left.is_nan() || needed > left {
@@ -103,7 +133,11 @@ pub(crate) fn allowance(
             left: left.max(0.0),
         });
     }
-    let share = (left / ways.max(1) as f64).max(needed);
+    let (share, last) = match pace {
+        Pace::Shared => ((left / ways.max(1) as f64).max(needed), false),
+        Pace::Alone if left / 2.0 >= needed => (left / 2.0, false),
+        Pace::Alone => (left, true),
+    };
     let affordable = pricing
         .affordable_output(input_tokens, writes_cache, share)
         .unwrap_or(smallest);
@@ -114,10 +148,11 @@ pub(crate) fn allowance(
         let power = 1u32 << (31 - affordable.max(1).leading_zeros());
         power.clamp(smallest, wanted)
     };
-    Ok((
+    Ok(Allowance {
         max_tokens,
-        pricing.worst_case(input_tokens, max_tokens, writes_cache),
-    ))
+        worst_case: pricing.worst_case(input_tokens, max_tokens, writes_cache),
+        last,
+    })
 }
 
 impl Purse {
@@ -151,9 +186,41 @@ impl Purse {
             .map(|limit| limit - spent - state.reserved - state.held)
     }
 
-    /// Make room for a request of `input_tokens` (written to the cache
-    /// when `writes_cache`) that wants `wanted` tokens of reply, after
-    /// `spent`; see [`allowance`].
+    /// What a request of `input_tokens` (written to the cache when
+    /// `writes_cache`) that wants `wanted` tokens of reply, paced as
+    /// `pace`, may ask for after `spent`, without holding anything; see
+    /// [`allowance`].
+    pub(crate) fn quote(
+        &self,
+        spent: f64,
+        pricing: &Pricing,
+        input_tokens: u64,
+        writes_cache: bool,
+        wanted: u32,
+        pace: Pace,
+    ) -> Result<Allowance, OverBudget> {
+        let Some(limit) = self.limit else {
+            return Ok(Allowance {
+                max_tokens: wanted,
+                worst_case: 0.0,
+                last: false,
+            });
+        };
+        let state = *self.lock();
+        let left = limit - spent - state.reserved - state.held;
+        allowance(
+            pricing,
+            input_tokens,
+            writes_cache,
+            wanted,
+            left,
+            self.ways,
+            pace,
+        )
+    }
+
+    /// Make room for the request [`Purse::quote`] describes: it holds its
+    /// worst case until the reservation is dropped.
     pub(crate) fn reserve(
         &self,
         spent: f64,
@@ -161,6 +228,7 @@ impl Purse {
         input_tokens: u64,
         writes_cache: bool,
         wanted: u32,
+        pace: Pace,
     ) -> Result<Reservation<'_>, OverBudget> {
         let Some(limit) = self.limit else {
             return Ok(Reservation {
@@ -171,14 +239,26 @@ impl Purse {
         };
         let mut state = self.lock();
         let left = limit - spent - state.reserved - state.held;
-        let (max_tokens, amount) =
-            allowance(pricing, input_tokens, writes_cache, wanted, left, self.ways)?;
-        state.reserved += amount;
+        let allowed = allowance(
+            pricing,
+            input_tokens,
+            writes_cache,
+            wanted,
+            left,
+            self.ways,
+            pace,
+        )?;
+        state.reserved += allowed.worst_case;
         Ok(Reservation {
             purse: self,
-            amount,
-            max_tokens,
+            amount: allowed.worst_case,
+            max_tokens: allowed.max_tokens,
         })
+    }
+
+    /// The budget; `None`: no ceiling.
+    pub(crate) fn limit(&self) -> Option<f64> {
+        self.limit
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -192,6 +272,27 @@ mod tests {
 
     fn sonnet() -> Pricing {
         Pricing::for_model("claude-sonnet-4-5")
+    }
+
+    /// A shared request's `max_tokens` and what it holds.
+    fn allowance(
+        p: &Pricing,
+        input_tokens: u64,
+        writes_cache: bool,
+        wanted: u32,
+        left: f64,
+        ways: usize,
+    ) -> Result<(u32, f64), OverBudget> {
+        super::allowance(
+            p,
+            input_tokens,
+            writes_cache,
+            wanted,
+            left,
+            ways,
+            Pace::Shared,
+        )
+        .map(|a| (a.max_tokens, a.worst_case))
     }
 
     #[test]
@@ -238,31 +339,91 @@ mod tests {
     }
 
     #[test]
+    fn alone_a_request_takes_half_of_what_is_left_then_all_of_it_then_nothing() {
+        let p = Pricing::for_model("claude-sonnet-5-5");
+        let alone = |wanted, left| super::allowance(&p, 10_000, true, wanted, left, 4, Pace::Alone);
+        let full = p.worst_case(10_000, 32_768, true);
+        // Plenty: the reply it wants, and not the last.
+        let plenty = alone(32_768, full * 2.0).unwrap();
+        assert_eq!((plenty.max_tokens, plenty.last), (32_768, false));
+        // Less: a smaller reply, within half of what is left (not a
+        // quarter: it runs alone).
+        let half = alone(32_768, full).unwrap();
+        assert!(!half.last && half.max_tokens < 32_768);
+        assert!(half.worst_case <= full / 2.0 + 1e-12);
+        assert!(half.max_tokens > allowance(&p, 10_000, true, 32_768, full, 4).unwrap().0);
+        // Half no longer pays for the smallest reply: the rest pays for a
+        // last one.
+        let smallest = p.worst_case(10_000, MIN_REPLY_TOKENS, true);
+        let last = alone(32_768, smallest * 1.5).unwrap();
+        assert!(last.last && last.max_tokens >= MIN_REPLY_TOKENS);
+        assert!(last.worst_case <= smallest * 1.5 + 1e-12);
+        // Not even that.
+        let over = alone(32_768, smallest * 0.9).unwrap_err();
+        assert!((over.needed - smallest).abs() < 1e-12);
+        // A reply that wants little asks for no more.
+        assert_eq!(alone(512, 10.0).unwrap().max_tokens, 512);
+    }
+
+    #[test]
+    fn a_quote_holds_nothing() {
+        let p = sonnet();
+        let one = p.worst_case(10_000, 4_096, true);
+        let purse = Purse::new(Some(one), 1);
+        for _ in 0..3 {
+            let quote = purse
+                .quote(0.0, &p, 10_000, true, 4_096, Pace::Alone)
+                .unwrap();
+            assert!(quote.last, "only the whole of what is left pays for it");
+        }
+        assert!((purse.left(0.0).unwrap() - one).abs() < 1e-12);
+        assert_eq!(purse.limit(), Some(one));
+    }
+
+    #[test]
     fn reservations_hold_their_worst_case_until_dropped() {
         let p = sonnet();
         let one = p.worst_case(10_000, 4_096, true);
         let purse = Purse::new(Some(one * 2.75), 1);
-        let a = purse.reserve(0.0, &p, 10_000, true, 4_096).unwrap();
-        let b = purse.reserve(0.0, &p, 10_000, true, 4_096).unwrap();
+        let a = purse
+            .reserve(0.0, &p, 10_000, true, 4_096, Pace::Shared)
+            .unwrap();
+        let b = purse
+            .reserve(0.0, &p, 10_000, true, 4_096, Pace::Shared)
+            .unwrap();
         assert_eq!((a.max_tokens, b.max_tokens), (4_096, 4_096));
         // Three quarters of one are left: a smaller reply.
-        let c = purse.reserve(0.0, &p, 10_000, true, 4_096).unwrap();
+        let c = purse
+            .reserve(0.0, &p, 10_000, true, 4_096, Pace::Shared)
+            .unwrap();
         assert!(c.max_tokens < 4_096);
-        assert!(purse.reserve(0.0, &p, 10_000, true, 4_096).is_err());
+        assert!(
+            purse
+                .reserve(0.0, &p, 10_000, true, 4_096, Pace::Shared)
+                .is_err()
+        );
         drop((a, b, c));
         assert!((purse.left(0.0).unwrap() - one * 2.75).abs() < 1e-12);
         // What was spent and what is held are not there to reserve.
         purse.hold(one * 1.75);
-        assert!(purse.reserve(one, &p, 10_000, true, 4_096).is_err());
+        assert!(
+            purse
+                .reserve(one, &p, 10_000, true, 4_096, Pace::Shared)
+                .is_err()
+        );
         purse.hold(0.0);
-        assert!(purse.reserve(one, &p, 10_000, true, 4_096).is_ok());
+        assert!(
+            purse
+                .reserve(one, &p, 10_000, true, 4_096, Pace::Shared)
+                .is_ok()
+        );
     }
 
     #[test]
     fn without_a_budget_everything_goes_as_asked() {
         let purse = Purse::new(None, 4);
         let r = purse
-            .reserve(1e9, &sonnet(), 1_000_000, true, 32_768)
+            .reserve(1e9, &sonnet(), 1_000_000, true, 32_768, Pace::Shared)
             .unwrap();
         assert_eq!(r.max_tokens, 32_768);
         assert_eq!(purse.left(5.0), None);

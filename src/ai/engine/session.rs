@@ -29,7 +29,7 @@ use crate::ai::api::cost::TokenTracker;
 use crate::ai::api::settings::{CallSettings, Workload};
 use crate::ai::api::{self, ApiError, Client, Response, RetryNotice};
 use crate::ai::engine::batch::{BatchStats, Batcher, Lane};
-use crate::ai::engine::purse::{OverBudget, Purse};
+use crate::ai::engine::purse::{Allowance, OverBudget, Pace, Purse};
 use crate::ai::engine::transcript::Transcript;
 use crate::ai::engine::window::tokens_of_bytes;
 use crate::ai::failure::InvestigationError;
@@ -176,29 +176,55 @@ impl Session {
         &self.client
     }
 
+    /// The tokens of `transcript`'s next request, as the window and the
+    /// purse count them.
+    pub(crate) fn request_tokens(&self, transcript: &Transcript) -> u64 {
+        tokens_of_bytes(transcript.request_bytes(), self.tokens_per_byte())
+    }
+
+    /// What the purse would allow `transcript`'s next request (paced as
+    /// `pace`, its prompt worth caching when `reuse` expects it) if it went
+    /// now, holding nothing: whether it is the last the money pays for, or
+    /// why it cannot go.
+    pub(crate) fn quote(
+        &self,
+        transcript: &Transcript,
+        reuse: Reuse,
+        pace: Pace,
+    ) -> Result<Allowance, OverBudget> {
+        self.purse.quote(
+            self.spent(),
+            &self.tracker.pricing(),
+            self.request_tokens(transcript),
+            reuse == Reuse::Expected,
+            self.settings(transcript.workload()).max_tokens,
+            pace,
+        )
+    }
+
     /// Send the conversation as it stands (redacting what it adds, once)
     /// and account the reply's usage. `reuse` says whether its prompt is
     /// worth writing to the cache. The request goes only if the money left
     /// pays for its worst case, with a smaller `max_tokens` when that is
-    /// what fits ([`Purse`]). It is written straight from the transcript
-    /// ([`Body`]): nothing of the history is copied.
+    /// what fits its conversation's `pace` ([`Purse`]). It is written
+    /// straight from the transcript ([`Body`]): nothing of the history is
+    /// copied.
     pub(crate) async fn send(
         &self,
         transcript: &mut Transcript,
         reuse: Reuse,
+        pace: Pace,
     ) -> Result<Response, SendError> {
         transcript.seal(&self.redactor);
-        // A reply cap the caller set (the money its own budget leaves for
-        // the last reply) lowers what is reserved too.
-        let mut settings = capped(self.settings(transcript.workload()), transcript.reply_cap());
-        let input_tokens = tokens_of_bytes(transcript.request_bytes(), self.tokens_per_byte());
+        let mut settings = self.settings(transcript.workload());
         // Held until the answer is counted (or the request fails).
         let reservation = self.purse.reserve(
             self.spent(),
             &self.tracker.pricing(),
-            input_tokens,
+            self.request_tokens(transcript),
             reuse == Reuse::Expected,
             settings.max_tokens,
+            pace,
         )?;
         settings.max_tokens = reservation.max_tokens;
         let body = Body {
@@ -222,14 +248,6 @@ impl Session {
         drop(reservation);
         Ok(response)
     }
-}
-
-/// `settings` with at most `cap` reply tokens.
-fn capped(mut settings: CallSettings, cap: Option<u32>) -> CallSettings {
-    if let Some(cap) = cap {
-        settings.max_tokens = settings.max_tokens.min(cap);
-    }
-    settings
 }
 
 /// The API errors no pass should shrug off, because every later request

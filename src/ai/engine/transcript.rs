@@ -51,11 +51,6 @@ pub(crate) struct Transcript {
     /// at every request of a long conversation.
     tools_bytes: usize,
     sealed_bytes: usize,
-    /// At most this many reply tokens for the next request (a conversation
-    /// on money of its own lowers it as money runs short; see
-    /// [`crate::ai::engine::ceiling`]). `max_tokens` is not part of what a
-    /// thinking model checks from one request to the next.
-    reply_cap: Option<u32>,
 }
 
 impl Transcript {
@@ -83,18 +78,7 @@ impl Transcript {
             messages: vec![Message::user_blocks(vec![ContentBlock::text(kickoff)])],
             system_redacted: false,
             redacted: 0,
-            reply_cap: None,
         }
-    }
-
-    /// The most reply tokens the next request may ask for, when capped.
-    pub(crate) fn reply_cap(&self) -> Option<u32> {
-        self.reply_cap
-    }
-
-    /// Cap the reply of the requests that follow (`None`: the settings').
-    pub(crate) fn set_reply_cap(&mut self, cap: Option<u32>) {
-        self.reply_cap = cap;
     }
 
     pub(crate) fn system(&self) -> &str {

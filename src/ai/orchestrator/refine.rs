@@ -114,7 +114,6 @@ pub(super) async fn refine_phase(
             dirs: &dirs,
             files: &files,
             recorded: &recorded,
-            budget: run.config.investigation.budget,
             language: run.config.investigation.language.as_deref(),
         };
         while stopped.is_none() && done < depth as usize {

@@ -1,21 +1,20 @@
 //! The conversation of a pass that ends in one submit call (the survey,
-//! planning and synthesis): the same turn loop, the same handling of API
-//! errors, refusals and a full context, kept in one place so the passes
-//! differ only in what they ask and what they make of the answer.
+//! planning and synthesis): what sets one such pass apart from another
+//! ([`OneCall`]), run on the engine's one driver
+//! ([`crate::ai::engine::conversation`]) with a policy of its turns alone,
+//! so the passes differ only in what they ask and what they make of the
+//! answer.
 //!
-//! It knows no pass: what to say, which tools to offer and how many turns
-//! to allow come in a [`OneCall`]; what each way of ending means for the
-//! run is the caller's business ([`CallEnd`], the one type from the turn
-//! to the pass; [`Without::settle`] says what a missing answer left
-//! undone). The per-directory loop is not one of these: it may call many
-//! tools and keeps its own loop.
+//! What each way of ending means for the run is the caller's business
+//! ([`CallEnd`]; [`Without::settle`] says what a missing answer left
+//! undone).
 
-use crate::ai::engine::agent::{Agent, AgentError, CallEnd, Printer};
+use crate::ai::engine::agent::{Agent, Printer};
 use crate::ai::engine::context::RunContext;
-use crate::ai::engine::session::stop_for_api_error;
+use crate::ai::engine::conversation::{CallEnd, Policy, converse as drive};
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::record_refusal;
-use crate::ai::tools::{self, ToolContext, Toolbox};
+use crate::ai::tools::{self, Toolbox};
 
 /// What sets one pass's conversation apart from another's.
 #[derive(Debug, Clone, Copy)]
@@ -56,40 +55,14 @@ pub(crate) async fn converse(
         agent
     };
     let tools = ctx.tools(call.log_name);
-    for turn in 1..=call.max_turns {
-        match agent
-            .turn(&ctx.session, &ToolContext { turn, ..tools })
-            .await
-        {
-            Ok(step) => {
-                if let Some(end) = step.end {
-                    return Ok(end);
-                }
-            }
-            Err(AgentError::Api(err)) => {
-                stop_for_api_error(&ctx.session, &err)?;
-                ctx.progress.ai(&format!("  API error: {err}"));
-                return Ok(CallEnd::ApiError);
-            }
-            // What would not fit is a full context, said as it happened.
-            Err(AgentError::TooLarge(err)) => {
-                ctx.progress.ai(&format!("  Not sent: {err}."));
-                return Ok(CallEnd::ContextFull);
-            }
-            // The budget cannot pay for it: the pass goes without, as when
-            // its turns run out.
-            Err(AgentError::OverBudget(err)) => {
-                ctx.progress.ai(&format!("  Not sent: {err}."));
-                return Ok(CallEnd::OverBudget);
-            }
-            Err(AgentError::Tool(err)) => return Err(err.into()),
-            Err(AgentError::Prompt(err)) => return Err(err.into()),
-            Err(AgentError::CacheWrite(fault)) => {
-                return Err(InvestigationError::CacheWrite(fault));
-            }
-        }
-    }
-    Ok(CallEnd::OutOfTurns)
+    let conversed = drive(
+        &mut agent,
+        &ctx.session,
+        &tools,
+        Policy::turns(call.max_turns),
+    )
+    .await?;
+    Ok(conversed.end)
 }
 
 /// How a pass that can do without its answer words its absence.
@@ -117,13 +90,13 @@ impl Without {
                 ctx.progress
                     .ai(&format!("Warning: {} ran out of turns.", self.name));
             }
-            CallEnd::OverBudget => {
+            CallEnd::OverBudget(_) => {
                 ctx.progress.ai(&format!(
                     "Warning: {} stopped: the budget is spent.",
                     self.name
                 ));
             }
-            CallEnd::Submitted(_) | CallEnd::ContextFull | CallEnd::ApiError => {}
+            CallEnd::Submitted(_) | CallEnd::ContextFull | CallEnd::ApiError(_) => {}
         }
         end
     }

@@ -15,8 +15,8 @@
 
 use serde_json::Value;
 
-use crate::ai::engine::agent::CallEnd;
 use crate::ai::engine::context::RunContext;
+use crate::ai::engine::conversation::CallEnd;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::{OneCall, Without};
 use crate::ai::passes::survey::{frame_signals, frame_survey_block};

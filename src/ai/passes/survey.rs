@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
-use crate::ai::engine::agent::CallEnd;
 use crate::ai::engine::context::RunContext;
+use crate::ai::engine::conversation::CallEnd;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::{OneCall, Without};
 use crate::ai::prompts::{self, SurveyPrompt};

@@ -18,14 +18,14 @@
 //! and answer it itself: the tool then does not run, and a loop-ending call
 //! does not end the loop.
 //!
-//! The engine knows nothing about budgets, turn limits or what a proposal
-//! means: each pass decides those around [`Agent::turn`].
+//! A turn knows nothing about turn limits, money or what a proposal means:
+//! the one driver ([`crate::ai::engine::conversation`]) takes the turns
+//! under a pass's policy, and is the only caller of [`Agent::turn`].
 //!
 //! This file holds the conversation and how a pass sets it up ([`Agent`],
 //! [`Agent::new`] and its builders, [`SubmitCheck`]);
 //! `turn.rs` holds one turn ([`Agent::turn`]: the call, what its stop
-//! reason decides, the tool calls it runs) and how a conversation ends
-//! ([`CallEnd`]);
+//! reason decides, the tool calls it runs) and how it ends ([`TurnEnd`]);
 //! `printer.rs` holds where the conversation's lines go and how a call is
 //! shown ([`Printer`]).
 
@@ -37,15 +37,16 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
+use crate::ai::api::caching::Reuse;
 use crate::ai::api::settings::Workload;
+use crate::ai::engine::purse::{Allowance, OverBudget, Pace};
 use crate::ai::engine::session::Session;
 use crate::ai::engine::transcript::Transcript;
-use crate::ai::engine::window::tokens_of_bytes;
 use crate::ai::tools::Toolbox;
 use crate::grounding::LoopCheck;
 
 pub(crate) use printer::Printer;
-pub(crate) use turn::{AgentError, CallEnd, Step};
+pub(crate) use turn::{AgentError, ModelRefusal, TurnEnd};
 
 /// Decides whether a call to the loop-ending tool is accepted: `None`
 /// accepts it, `Some(reason)` answers the call with `reason` as an error
@@ -59,7 +60,8 @@ pub(crate) struct Agent {
     nudge: &'static str,
     printer: Printer,
     review: Option<Arc<LoopCheck>>,
-    submit_check: Option<SubmitCheck>,
+    /// How its requests share the purse (its policy sets it).
+    pace: Pace,
     /// The pass expects its first call to be its only one.
     one_call_expected: bool,
     /// Calls made so far.
@@ -97,7 +99,7 @@ impl Agent {
             nudge,
             printer,
             review: None,
-            submit_check: None,
+            pace: Pace::Shared,
             one_call_expected: false,
             calls: 0,
         }
@@ -107,13 +109,6 @@ impl Agent {
     /// [`LoopCheck::review`]).
     pub(crate) fn with_review(mut self, review: Arc<LoopCheck>) -> Agent {
         self.review = Some(review);
-        self
-    }
-
-    /// Check every call of the loop-ending tool with `check` before the
-    /// loop ends on it.
-    pub(crate) fn with_submit_check(mut self, check: SubmitCheck) -> Agent {
-        self.submit_check = Some(check);
         self
     }
 
@@ -140,20 +135,28 @@ impl Agent {
         self.transcript.tools()
     }
 
-    /// The next request as `session` would send it: its tokens as the
-    /// window counts them, and the most output its settings ask for. What
-    /// a conversation on money of its own prices it at
-    /// ([`crate::ai::engine::ceiling`]).
-    pub(crate) fn next_request(&self, session: &Session) -> (u64, u32) {
-        let t = &self.transcript;
-        let tokens = tokens_of_bytes(t.request_bytes(), session.tokens_per_byte());
-        (tokens, session.settings(t.workload()).max_tokens)
+    /// Where the conversation's lines go.
+    pub(crate) fn printer(&self) -> &Printer {
+        &self.printer
     }
 
-    /// Cap the reply of the next requests at `max_tokens` (see
-    /// [`crate::ai::engine::ceiling`]).
-    pub(crate) fn cap_reply(&mut self, max_tokens: u32) {
-        self.transcript.set_reply_cap(Some(max_tokens));
+    /// Its requests share the purse as `pace` says.
+    pub(crate) fn set_pace(&mut self, pace: Pace) {
+        self.pace = pace;
+    }
+
+    /// Whether the next request's prompt is worth writing to the cache.
+    fn next_reuse(&self) -> Reuse {
+        if self.one_call_expected && self.calls == 0 {
+            Reuse::None
+        } else {
+            Reuse::Expected
+        }
+    }
+
+    /// What the purse would allow the next request if it went now.
+    pub(crate) fn quote(&self, session: &Session) -> Result<Allowance, OverBudget> {
+        session.quote(&self.transcript, self.next_reuse(), self.pace)
     }
 
     /// Add `note` as a text block at the end of the pending user message, so

@@ -18,13 +18,18 @@ pub(crate) enum Printer {
     Pass(Progress),
     /// One directory's loop: `  [AI] [dir] ...`.
     Dir { progress: Progress, dir: String },
+    /// A conversation whose caller says how it ended (`luminos ask`): its
+    /// lines are the full trace, printed as a pass's with `-v` only.
+    Quiet(Progress),
 }
 
 impl Printer {
     /// The progress reporter behind this printer.
     pub(crate) fn progress(&self) -> &Progress {
         match self {
-            Printer::Pass(progress) | Printer::Dir { progress, .. } => progress,
+            Printer::Pass(progress) | Printer::Dir { progress, .. } | Printer::Quiet(progress) => {
+                progress
+            }
         }
     }
 
@@ -33,6 +38,10 @@ impl Printer {
         match self {
             Printer::Pass(progress) => progress.ai(&format!("  {text}")),
             Printer::Dir { progress, dir } => progress.ai_dir(dir, text),
+            Printer::Quiet(progress) if progress.is_verbose() => {
+                progress.ai(&format!("  {text}"));
+            }
+            Printer::Quiet(_) => {}
         }
     }
 

@@ -1,17 +1,18 @@
 //! One turn of a conversation ([`Agent::turn`]): send the history, print the
 //! reply, append it, then either nudge the model or run its tool calls in
 //! order (each reviewed, dispatched or refused) and answer each; with how
-//! a conversation ends ([`CallEnd`]; a turn after which it goes on ends
-//! nothing), what a turn amounts to ([`Step`]) and why it could not
-//! complete ([`AgentError`]). Setting the conversation up is the parent
-//! module's job; formatting its lines is `printer.rs`'s.
+//! a turn ends ([`TurnEnd`]: most go on), what it amounts to ([`Turn`]) and
+//! why it could not complete ([`AgentError`]). Setting the conversation up
+//! is the parent module's job; formatting its lines is `printer.rs`'s; how
+//! a whole conversation ends is the driver's
+//! ([`crate::ai::engine::conversation`]).
 //!
 //! How the reply stopped decides the rest (stop reasons page, read
 //! 2026-11-23):
 //! - `refusal`: the model declined; the turn ends the conversation
-//!   ([`CallEnd::Refused`]) and the pass decides what that means;
+//!   ([`TurnEnd::Refused`]) and the pass decides what that means;
 //! - `model_context_window_exceeded`: the window filled up mid-answer
-//!   ([`CallEnd::ContextFull`]); the pass treats it as its budget;
+//!   ([`TurnEnd::ContextFull`]);
 //! - `pause_turn`: the reply goes back unchanged and the next turn calls
 //!   again without a new user message, as the docs describe;
 //! - `max_tokens` in the middle of a tool call: the cut-off call is not run
@@ -27,9 +28,8 @@
 use serde_json::Value;
 use tokio::runtime::{Handle, RuntimeFlavor};
 
-use super::Agent;
 use super::printer::format_args_for_display;
-use crate::ai::api::caching::Reuse;
+use super::{Agent, SubmitCheck};
 use crate::ai::api::types::{StopDetails, StopReason};
 use crate::ai::api::{ApiError, ContentBlock, Response, Usage};
 use crate::ai::engine::purse::OverBudget;
@@ -91,44 +91,20 @@ impl From<SendError> for AgentError {
     }
 }
 
-/// How a conversation ended: the one type from a turn to the pass that
-/// reads the answer. A turn ends it with one of the first three (or
-/// nothing: tools ran or the model was nudged, and it goes on); the pass's
-/// conversation adds the last two.
+/// How a turn ended.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum CallEnd {
-    /// The model called the loop-ending tool; this is its input (the last
-    /// one, if it called it more than once).
+pub(crate) enum TurnEnd {
+    /// Tools ran or the model was nudged: the conversation goes on.
+    GoesOn,
+    /// The model called the loop-ending tool and it was accepted; this is
+    /// its input (the last one, if it called it more than once).
     Submitted(Value),
     /// The model declined (stop reason `refusal`); the conversation cannot
     /// go on.
     Refused(ModelRefusal),
-    /// The context window filled up: while the model answered (stop reason
-    /// `model_context_window_exceeded`), or the next request would not
-    /// have fit.
+    /// The context window filled up while the model answered (stop reason
+    /// `model_context_window_exceeded`).
     ContextFull,
-    /// Every turn went by without a submission.
-    OutOfTurns,
-    /// The API failed (after retries); the line was printed.
-    ApiError,
-    /// The money left could not pay for the next request, which was not
-    /// sent; the line was printed.
-    OverBudget,
-}
-
-impl CallEnd {
-    /// The submitted input; `None` for a pass whose absence the run takes
-    /// the same way whether the API failed or the model gave no answer.
-    pub(crate) fn submitted(self) -> Option<Value> {
-        match self {
-            CallEnd::Submitted(input) => Some(input),
-            CallEnd::Refused(_)
-            | CallEnd::ContextFull
-            | CallEnd::OutOfTurns
-            | CallEnd::ApiError
-            | CallEnd::OverBudget => None,
-        }
-    }
 }
 
 /// What the API said when the model declined (not a command refused by
@@ -162,9 +138,9 @@ impl ModelRefusal {
 
 /// One completed turn.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Step {
-    /// How the conversation ended with this turn; `None`: it goes on.
-    pub end: Option<CallEnd>,
+pub(crate) struct Turn {
+    /// How it ended.
+    pub end: TurnEnd,
     /// The usage the API reported for this turn's call.
     pub usage: Usage,
     /// Tool calls whose handler ran this turn (not the loop-ending one, not
@@ -175,29 +151,27 @@ pub(crate) struct Step {
 impl Agent {
     /// Run one turn, its tool calls in `tools` (whose `directory` names the
     /// conversation in `investigation.log` and whose `turn` is this turn's,
-    /// 1-based).
+    /// 1-based); a call of the loop-ending tool is accepted unless `answer`
+    /// refuses it.
     pub(crate) async fn turn(
         &mut self,
         session: &Session,
         tools: &ToolContext<'_>,
-    ) -> Result<Step, AgentError> {
+        answer: &mut Option<SubmitCheck>,
+    ) -> Result<Turn, AgentError> {
         // An answer the cache cannot keep would be paid for again by the
         // next run: once a write has failed, nothing more is sent.
         if let Some(fault) = tools.cache.write_fault() {
             return Err(fault.into());
         }
         self.fit_window(session)?;
-        let reuse = if self.one_call_expected && self.calls == 0 {
-            Reuse::None
-        } else {
-            Reuse::Expected
-        };
+        let reuse = self.next_reuse();
         self.calls += 1;
-        let response = session.send(&mut self.transcript, reuse).await?;
+        let response = session.send(&mut self.transcript, reuse, self.pace).await?;
         self.print_response(&response);
         let usage = response.usage;
         let step = |end| {
-            Ok(Step {
+            Ok(Turn {
                 end,
                 usage,
                 tools_run: 0,
@@ -208,12 +182,12 @@ impl Agent {
                 let refusal = ModelRefusal::from_details(response.stop_details);
                 self.printer
                     .line(&format!("Stopped: {}.", refusal.describe()));
-                return step(Some(CallEnd::Refused(refusal)));
+                return step(TurnEnd::Refused(refusal));
             }
             Some(StopReason::ModelContextWindowExceeded) => {
                 self.printer
                     .line("Stopped: the model's context window is full.");
-                return step(Some(CallEnd::ContextFull));
+                return step(TurnEnd::ContextFull);
             }
             Some(StopReason::PauseTurn) => {
                 // Continued by sending the turn back as it is and calling
@@ -222,7 +196,7 @@ impl Agent {
                 if !response.content.is_empty() {
                     self.transcript.push_assistant(response.content);
                 }
-                return step(None);
+                return step(TurnEnd::GoesOn);
             }
             _ => {}
         }
@@ -232,7 +206,7 @@ impl Agent {
                 escape_line(tool)
             ));
             self.transcript.append_note(&cut_off_note(tool));
-            return step(None);
+            return step(TurnEnd::GoesOn);
         }
         let cut_short = response.stop_reason == Some(StopReason::MaxTokens);
         let calls = response.tool_uses();
@@ -246,7 +220,7 @@ impl Agent {
                 self.nudge
             };
             self.transcript.push_user(vec![ContentBlock::text(nudge)]);
-            return step(None);
+            return step(TurnEnd::GoesOn);
         }
 
         let mut ended = None;
@@ -275,17 +249,15 @@ impl Agent {
                         tools_run += 1;
                         output
                     }
-                    Dispatch::EndsLoop => match self
-                        .submit_check
-                        .as_mut()
-                        .and_then(|check| check(&call.input))
-                    {
-                        Some(refusal) => ToolOutput::error(refusal),
-                        None => {
-                            ended = Some(call.input.clone());
-                            ToolOutput::ok("Received. Thank you.")
+                    Dispatch::EndsLoop => {
+                        match answer.as_mut().and_then(|check| check(&call.input)) {
+                            Some(refusal) => ToolOutput::error(refusal),
+                            None => {
+                                ended = Some(call.input.clone());
+                                ToolOutput::ok("Received. Thank you.")
+                            }
                         }
-                    },
+                    }
                     Dispatch::Unknown => unknown_tool(&call.name),
                 }
             };
@@ -296,8 +268,8 @@ impl Agent {
             ));
         }
         self.transcript.push_user(results);
-        Ok(Step {
-            end: ended.map(CallEnd::Submitted),
+        Ok(Turn {
+            end: ended.map_or(TurnEnd::GoesOn, TurnEnd::Submitted),
             usage,
             tools_run,
         })

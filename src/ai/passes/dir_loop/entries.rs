@@ -40,8 +40,8 @@ pub(crate) const UNIT_FIELD: &str = "unit";
 /// Why a loop had to salvage a partial entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PartialCause {
-    /// The context budget ran out.
-    Budget,
+    /// The context filled up.
+    ContextFull,
     /// The money left could not pay for the loop's next request.
     Spent,
     TurnLimit,
@@ -67,7 +67,7 @@ impl PartialCause {
     /// The wording of the entries a loop that ended this way leaves.
     pub(crate) const fn wording(self) -> Wording {
         match self {
-            PartialCause::Budget => Wording {
+            PartialCause::ContextFull => Wording {
                 reason: "context budget reached",
                 stub_reason: "context budget reached before files processed",
                 stub_summary: "Investigation incomplete — context budget reached before any \
@@ -103,9 +103,9 @@ impl PartialCause {
 
 /// The stubs' texts the tests pin.
 #[cfg(test)]
-pub(crate) const INCOMPLETE_SUMMARY: &str = PartialCause::Budget.wording().stub_summary;
+pub(crate) const INCOMPLETE_SUMMARY: &str = PartialCause::ContextFull.wording().stub_summary;
 #[cfg(test)]
-pub(crate) const INCOMPLETE_REASON: &str = PartialCause::Budget.wording().stub_reason;
+pub(crate) const INCOMPLETE_REASON: &str = PartialCause::ContextFull.wording().stub_reason;
 #[cfg(test)]
 pub(crate) const TURN_LIMIT_SUMMARY: &str = PartialCause::TurnLimit.wording().stub_summary;
 #[cfg(test)]

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use crate::ai::api::ApiError;
 use crate::ai::api::cost::LoopUsage;
+use crate::ai::engine::agent::ModelRefusal;
 use crate::ai::rules::plan::TurnUse;
 
 /// One assignment: a directory, with the directories folded into its unit.
@@ -39,15 +41,16 @@ pub(crate) enum LoopEnd {
     /// Every turn (borrowed ones included) was used without a report; a
     /// partial entry was flushed.
     TurnLimit,
-    /// The context budget ran out; a partial entry was flushed.
-    Budget,
+    /// The context filled up (the loop's context budget, or the model's
+    /// window); a partial entry was flushed.
+    ContextFull,
     /// The money left could not pay for the loop's next request; a partial
     /// entry was flushed.
     Spent,
-    /// The model declined (this says how); a partial entry was flushed.
-    Refused(String),
+    /// The model declined; a partial entry was flushed.
+    Refused(ModelRefusal),
     /// The API failed (after retries); the loop stopped.
-    ApiError(String),
+    ApiError(ApiError),
     /// The budget could not pay for the loop's first request: nothing was
     /// sent, and its directories are left to the scan.
     Unaffordable,

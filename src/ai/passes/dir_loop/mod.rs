@@ -16,7 +16,9 @@
 //! scheduler can run several at once; children must simply finish before
 //! their parents start, because a parent's prompt embeds their summaries.
 //!
-//! Each turn checks the context budget *first*: once the latest call's
+//! The loop runs on the engine's driver under its policy: its turns, more
+//! borrowed from the run's pool, the countdown note of its last turns, and
+//! its context budget, checked *first* each turn: once the latest call's
 //! context (input + cache reads + cache writes) passes the model's budget
 //! ([`context_budget`]), the loop stops and flushes a partial dir entry from
 //! the files it already cached. A full context window reported by the API
@@ -39,10 +41,10 @@ use serde_json::{Map, Value, json};
 use crate::ai::api::ToolDefinition;
 use crate::ai::api::cost::LoopUsage;
 use crate::ai::api::settings::context_budget;
-use crate::ai::engine::agent::{Agent, AgentError, CallEnd, Printer};
+use crate::ai::engine::agent::{Agent, Printer, SubmitCheck};
 use crate::ai::engine::context::RunContext;
+use crate::ai::engine::conversation::{CallEnd, Closing, Policy, converse};
 use crate::ai::engine::pool::TurnPool;
-use crate::ai::engine::session::stop_for_api_error;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::record_refusal;
 use crate::ai::prompts;
@@ -55,7 +57,6 @@ use crate::ai::tools::{ToolContext, Toolbox};
 use crate::cache::EntryKind;
 use crate::cache::now_iso;
 use crate::grounding::{LoopCheck, Scope};
-use crate::text::format_thousands;
 
 mod briefing;
 mod entries;
@@ -188,7 +189,8 @@ pub(crate) async fn investigate_dir(
     Ok(outcome)
 }
 
-/// The loop itself. `stamps` go into every dir entry its agent writes.
+/// The loop itself, on the engine's driver: the loop's policy, then what
+/// its end leaves. `stamps` go into every dir entry its agent writes.
 async fn run_dir_loop(
     shared: &DirShared,
     job: &DirJob,
@@ -196,7 +198,6 @@ async fn run_dir_loop(
 ) -> Result<DirOutcome, InvestigationError> {
     let target = shared.run.target();
     let shown = display_name(target, &job.dir);
-    let task = dir_task(shared, job)?;
     let printer = Printer::Dir {
         progress: shared.run.progress.clone(),
         dir: shown.clone(),
@@ -209,7 +210,7 @@ async fn run_dir_loop(
     let mut agent = Agent::new(
         Toolbox::Dir,
         shared.system.clone(),
-        &task,
+        &dir_task(shared, job)?,
         shared.dir_tools.clone(),
         prompts::nudge::DIR,
         printer.clone(),
@@ -223,169 +224,23 @@ async fn run_dir_loop(
         stamps: &stamps,
         ..shared.run.tools(&shown)
     };
-    if !job.members.is_empty() {
-        // Refused once while a directory of the unit has no entry; the
-        // salvage covers what the agent still leaves out.
-        let (cache, target, members) = (
-            shared.run.cache.clone(),
-            target.to_path_buf(),
-            job.members.clone(),
-        );
-        let mut refused = false;
-        agent = agent.with_submit_check(Box::new(move |_input: &Value| {
-            let missing = missing_entries(&cache, &target, &members);
-            if missing.is_empty() || refused {
-                return None;
-            }
-            refused = true;
-            Some(missing_entries_message(&missing))
-        }));
-    }
-    let mut usage = LoopUsage::default();
-    let pricing = shared.run.session.tracker().pricing();
-    let budget = context_budget(shared.run.session.model_facts().model);
-    let mut summary = None;
-    let mut completeness = None;
-    let mut end = LoopEnd::TurnLimit;
-    let mut limit = job.max_turns;
-    let mut borrowed = 0;
-    let mut turn = 0;
-    loop {
-        turn += 1;
-        // The budget comes first: a loop over it must not borrow a turn it
-        // cannot use.
-        if usage.budget_exceeded(budget) {
-            printer.line(&format!(
-                "Context budget reached — exiting early (context size {} > {} budget; loop spend {} tokens)",
-                format_thousands(usage.last_context),
-                format_thousands(budget),
-                format_thousands(usage.total()),
-            ));
-            end = LoopEnd::Budget;
-            break;
-        }
-        if turn > limit {
-            if !shared.pool.borrow_one(limit) {
-                break;
-            }
-            limit += 1;
-            borrowed += 1;
-            printer.line(&format!(
-                "Borrowed a turn from the shared pool ({borrowed} so far)"
-            ));
-        }
-        let remaining = limit - turn + 1;
-        if remaining <= NEAR_END_TURNS {
-            agent.append_note(&turns_left_note(remaining));
-        }
-        match agent
-            .turn(&shared.run.session, &ToolContext { turn, ..tools })
-            .await
-        {
-            Ok(step) => {
-                usage.record(&step.usage, &pricing);
-                shared.spend.set(&job.dir, usage.cost);
-                match step.end {
-                    Some(CallEnd::Submitted(input)) => {
-                        summary = Some(string_field(&input, "summary"));
-                        completeness = report_completeness(&input);
-                        end = LoopEnd::Submitted;
-                        break;
-                    }
-                    None => {}
-                    // A turn never ends on the last two: the loop counts
-                    // its turns and meets API errors itself.
-                    Some(
-                        CallEnd::ContextFull
-                        | CallEnd::OutOfTurns
-                        | CallEnd::ApiError
-                        | CallEnd::OverBudget,
-                    ) => {
-                        end = LoopEnd::Budget;
-                        break;
-                    }
-                    Some(CallEnd::Refused(refusal)) => {
-                        record_refusal(
-                            &shared.run.cache,
-                            &shared.run.progress,
-                            &relative(target, &job.dir),
-                            format!(
-                                "This directory was not fully investigated: {}. Its summary \
-                                 is built from what was cached before.",
-                                refusal.describe()
-                            ),
-                        );
-                        end = LoopEnd::Refused(refusal.describe());
-                        break;
-                    }
-                }
-            }
-            Err(AgentError::Api(err)) => {
-                stop_for_api_error(&shared.run.session, &err)?;
-                printer.line(&format!("API error: {err}"));
-                // The window is full: the same as running out of budget.
-                end = if err.prompt_too_long().is_some() {
-                    LoopEnd::Budget
-                } else {
-                    LoopEnd::ApiError(err.to_string())
-                };
-                break;
-            }
-            Err(AgentError::TooLarge(err)) => {
-                // The context is full: the loop ends as on its budget.
-                printer.line(&format!("Context window reached — {err}; exiting early"));
-                end = LoopEnd::Budget;
-                break;
-            }
-            // The money is spent: the loop ends with what it has, as on its
-            // context budget; one that sent nothing leaves its directories
-            // to the scan.
-            Err(AgentError::OverBudget(err)) => {
-                printer.line(&format!("Budget reached — {err}; exiting early"));
-                end = if usage.turns == 0 {
-                    LoopEnd::Unaffordable
-                } else {
-                    LoopEnd::Spent
-                };
-                break;
-            }
-            Err(AgentError::Tool(err)) => return Err(err.into()),
-            Err(AgentError::Prompt(err)) => return Err(err.into()),
-            Err(AgentError::CacheWrite(fault)) => {
-                return Err(InvestigationError::CacheWrite(fault));
-            }
-        }
-    }
-    // The agent submitted a report, held back for its paths, and the loop
-    // ended before it sent another: that report stands, not a partial one.
-    let held = check.take_held_report().filter(|_| summary.is_none());
-    if let Some(held) = &held {
-        summary = Some(string_field(held, "summary"));
-        completeness = report_completeness(held);
-    }
-    let salvage = match &end {
-        LoopEnd::Budget => Some(PartialCause::Budget),
-        LoopEnd::Spent => Some(PartialCause::Spent),
-        LoopEnd::Refused(_) => Some(PartialCause::Refused),
-        LoopEnd::Submitted | LoopEnd::TurnLimit | LoopEnd::ApiError(_) | LoopEnd::Unaffordable => {
-            None
-        }
+    let record_spend = |usage: &LoopUsage| shared.spend.set(&job.dir, usage.cost);
+    let policy = Policy {
+        pool: Some(&shared.pool),
+        context_limit: Some(context_budget(shared.run.session.model_facts().model)),
+        closing: Some(Closing {
+            from: NEAR_END_TURNS,
+            note: turns_left_note,
+        }),
+        answer: unit_check(shared, job),
+        on_turn: Some(&record_spend),
+        ..Policy::turns(job.max_turns)
     };
-    if let Some(cause) = salvage.filter(|_| held.is_none()) {
-        let partial = flush_partial_dir_entry(&shared.run.cache, target, &job.dir, cause)?;
-        if !partial.is_empty() && summary.is_none() {
-            summary = Some(partial);
-        }
-    }
+    let conversed = converse(&mut agent, &shared.run.session, &tools, policy).await?;
+    let (end, submitted) = loop_end(shared, job, conversed.end, conversed.usage.turns);
+    let (summary, completeness) = settle(shared, job, &check, &end, submitted.as_ref())?;
     if end == LoopEnd::TurnLimit {
         printer.line(&format!("Warning: max turns reached for {shown}"));
-    }
-    if end == LoopEnd::TurnLimit && held.is_none() {
-        let partial =
-            flush_partial_dir_entry(&shared.run.cache, target, &job.dir, PartialCause::TurnLimit)?;
-        if !partial.is_empty() {
-            summary = Some(partial);
-        }
     }
     record_held_flags(shared, &check, &printer);
     Ok(DirOutcome {
@@ -396,12 +251,101 @@ async fn run_dir_loop(
         completeness,
         turns: TurnUse {
             allocated: job.max_turns,
-            borrowed,
-            used: usage.turns,
+            borrowed: conversed.borrowed,
+            used: conversed.usage.turns,
         },
-        usage,
+        usage: conversed.usage,
         end,
     })
+}
+
+/// A unit's answer is refused once while one of its directories has no
+/// entry (the reply names them); the salvage covers what the agent still
+/// leaves out. A single directory's answer is always accepted.
+fn unit_check(shared: &DirShared, job: &DirJob) -> Option<SubmitCheck> {
+    if job.members.is_empty() {
+        return None;
+    }
+    let (cache, target, members) = (
+        shared.run.cache.clone(),
+        shared.run.target().to_path_buf(),
+        job.members.clone(),
+    );
+    let mut refused = false;
+    Some(Box::new(move |_input: &Value| {
+        let missing = missing_entries(&cache, &target, &members);
+        if missing.is_empty() || refused {
+            return None;
+        }
+        refused = true;
+        Some(missing_entries_message(&missing))
+    }))
+}
+
+/// How the loop ended, from how its conversation did (after `turns`
+/// requests), with the report it submitted; a refusal is recorded as an
+/// `info` flag on its directory.
+fn loop_end(
+    shared: &DirShared,
+    job: &DirJob,
+    end: CallEnd,
+    turns: u32,
+) -> (LoopEnd, Option<Value>) {
+    match end {
+        CallEnd::Submitted(input) => (LoopEnd::Submitted, Some(input)),
+        CallEnd::Refused(refusal) => {
+            record_refusal(
+                &shared.run.cache,
+                &shared.run.progress,
+                &relative(shared.run.target(), &job.dir),
+                format!(
+                    "This directory was not fully investigated: {}. Its summary is built from \
+                     what was cached before.",
+                    refusal.describe()
+                ),
+            );
+            (LoopEnd::Refused(refusal), None)
+        }
+        CallEnd::ContextFull => (LoopEnd::ContextFull, None),
+        CallEnd::OutOfTurns => (LoopEnd::TurnLimit, None),
+        CallEnd::ApiError(err) => (LoopEnd::ApiError(err), None),
+        // The money is spent: the loop ends with what it has, as on its
+        // context budget; one that sent nothing leaves its directories to
+        // the scan.
+        CallEnd::OverBudget(_) if turns == 0 => (LoopEnd::Unaffordable, None),
+        CallEnd::OverBudget(_) => (LoopEnd::Spent, None),
+    }
+}
+
+/// The summary and completeness the loop leaves: from the report it
+/// submitted, or the one its check held back for its paths when the loop
+/// ended before it sent another (that report stands), or else a partial
+/// entry salvaged from what it cached, as its end calls for.
+fn settle(
+    shared: &DirShared,
+    job: &DirJob,
+    check: &LoopCheck,
+    end: &LoopEnd,
+    submitted: Option<&Value>,
+) -> Result<(Option<String>, Option<f64>), InvestigationError> {
+    let held = check.take_held_report().filter(|_| submitted.is_none());
+    if let Some(report) = submitted.or(held.as_ref()) {
+        return Ok((
+            Some(string_field(report, "summary")),
+            report_completeness(report),
+        ));
+    }
+    let cause = match end {
+        LoopEnd::ContextFull => PartialCause::ContextFull,
+        LoopEnd::Spent => PartialCause::Spent,
+        LoopEnd::Refused(_) => PartialCause::Refused,
+        LoopEnd::TurnLimit => PartialCause::TurnLimit,
+        LoopEnd::Submitted | LoopEnd::ApiError(_) | LoopEnd::Unaffordable => {
+            return Ok((None, None));
+        }
+    };
+    let partial = flush_partial_dir_entry(&shared.run.cache, shared.run.target(), &job.dir, cause)?;
+    Ok(((!partial.is_empty()).then_some(partial), None))
 }
 
 /// Record the flags the loop's check held and the agent never replaced,

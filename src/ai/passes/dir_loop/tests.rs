@@ -115,7 +115,7 @@ fn partial_entry_from_cached_files() {
     let c = json!({"summary": ""});
     let (pa, pb, pc) = (dir.join("a.py"), dir.join("b.py"), dir.join("c.bin"));
     let files = [(pa.as_path(), &a), (pb.as_path(), &b), (pc.as_path(), &c)];
-    let (e, summary) = build_partial_entry(t, &dir, &files, 3, "now", PartialCause::Budget);
+    let (e, summary) = build_partial_entry(t, &dir, &files, 3, "now", PartialCause::ContextFull);
     assert_eq!(summary, "prints x important thing");
     assert_eq!(
         e,
@@ -131,7 +131,8 @@ fn partial_entry_from_cached_files() {
 #[test]
 fn incomplete_stub_without_files() {
     let t = Path::new(T);
-    let (e, summary) = build_partial_entry(t, &t.join("sub"), &[], 7, "now", PartialCause::Budget);
+    let (e, summary) =
+        build_partial_entry(t, &t.join("sub"), &[], 7, "now", PartialCause::ContextFull);
     assert_eq!(summary, "");
     assert_eq!(e["partial"], true);
     assert_eq!(e["child_count"], 0);

@@ -31,14 +31,14 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use crate::ai::engine::agent::{Agent, AgentError, CallEnd, Printer};
-use crate::ai::engine::ceiling::priced_turn;
+use crate::ai::engine::agent::{Agent, Printer};
 use crate::ai::engine::context::RunContext;
-use crate::ai::engine::session::stop_for_api_error;
+use crate::ai::engine::conversation::{CallEnd, Closing, Policy, converse};
+use crate::ai::engine::purse::Pace;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::synthesis::sections_for_prompt;
 use crate::ai::prompts::{self, RefinePrompt};
-use crate::ai::tools::{self, ToolContext, Toolbox, frame_untrusted};
+use crate::ai::tools::{self, Toolbox, frame_untrusted};
 use crate::grounding::{self, Scope};
 use crate::report::{Flag, RefineStop, SEVERITY_ORDER, Sections};
 use crate::text::escape_line;
@@ -135,9 +135,6 @@ pub(crate) struct RefineRun<'a> {
     pub files: &'a [Value],
     /// The flags of `flags.jsonl`.
     pub recorded: &'a [Flag],
-    /// The run's budget: no request goes that could take the run's spend
-    /// past it. `None`: no ceiling.
-    pub budget: Option<f64>,
     /// `--language`: the language the report is written in.
     pub language: Option<&'a str>,
 }
@@ -271,78 +268,42 @@ pub(crate) async fn round(
         tools::definitions(Toolbox::Refine),
         prompts::nudge::REFINE,
         Printer::Pass(ctx.progress.clone()),
-    )
-    .with_submit_check(Box::new(move |input: &Value| check_report(input, &ids)));
-    let tools = ctx.tools(REFINE_LOG_NAME);
-    let limit = run.budget.unwrap_or(f64::INFINITY);
-    let spent_before = ctx.session.spent();
-    let mut reads = 0;
-    for turn in 1..=REFINE_MAX_TURNS {
-        if turn == REFINE_MAX_TURNS {
-            agent.append_note(LAST_TURN_NOTE);
-        }
-        let tools = ToolContext { turn, ..tools };
-        let step = match priced_turn(
-            &mut agent,
-            &ctx.session,
-            &tools,
-            limit,
-            prompts::last_call::REFINE,
-        )
-        .await
-        {
-            Ok(Ok(step)) => step,
-            Ok(Err(over)) => {
-                ctx.progress.ai(&format!("  Not sent: {over}."));
-                return Ok(RoundEnd::Stopped(RefineStop::Budget));
-            }
-            Err(err) => return unanswered(ctx, err).map(RoundEnd::Stopped),
-        };
-        reads += step.tools_run;
-        match step.end {
-            None => {}
-            Some(CallEnd::Submitted(input)) => {
-                let (report, flags_added, flags_withdrawn) = read_report(&input, &shown.unverified);
-                return Ok(RoundEnd::Submitted(SavedRound {
-                    report,
-                    flags_added,
-                    flags_withdrawn,
-                    reads,
-                    cost_usd: ctx.session.spent() - spent_before,
-                }));
-            }
-            Some(CallEnd::Refused(refusal)) => {
-                ctx.progress
-                    .ai(&format!("  Stopped: {}.", refusal.describe()));
-                return Ok(RoundEnd::Stopped(RefineStop::Declined));
-            }
-            Some(
-                CallEnd::ContextFull
-                | CallEnd::OutOfTurns
-                | CallEnd::ApiError
-                | CallEnd::OverBudget,
-            ) => break,
-        }
-    }
-    Ok(RoundEnd::Stopped(RefineStop::NoReport))
-}
-
-/// Why a round stops when its turn got no answer, said on stderr; an error
-/// for the failures that end the run.
-fn unanswered(ctx: &RunContext, err: AgentError) -> Result<RefineStop, InvestigationError> {
-    let (line, stop) = match err {
-        AgentError::OverBudget(over) => (format!("  Not sent: {over}."), RefineStop::Budget),
-        AgentError::Api(err) => {
-            stop_for_api_error(&ctx.session, &err)?;
-            (format!("  API error: {err}"), RefineStop::ApiError)
-        }
-        AgentError::TooLarge(err) => (format!("  Not sent: {err}."), RefineStop::NoReport),
-        AgentError::CacheWrite(fault) => return Err(InvestigationError::CacheWrite(fault)),
-        AgentError::Tool(err) => return Err(err.into()),
-        AgentError::Prompt(err) => return Err(err.into()),
+    );
+    let policy = Policy {
+        closing: Some(Closing {
+            from: 1,
+            note: |_| LAST_TURN_NOTE.to_string(),
+        }),
+        pace: Pace::Alone,
+        last_call_note: Some(prompts::last_call::REFINE),
+        answer: Some(Box::new(move |input: &Value| check_report(input, &ids))),
+        ..Policy::turns(REFINE_MAX_TURNS)
     };
-    ctx.progress.ai(&line);
-    Ok(stop)
+    let spent_before = ctx.session.spent();
+    let conversed = converse(
+        &mut agent,
+        &ctx.session,
+        &ctx.tools(REFINE_LOG_NAME),
+        policy,
+    )
+    .await?;
+    let stop = match conversed.end {
+        CallEnd::Submitted(input) => {
+            let (report, flags_added, flags_withdrawn) = read_report(&input, &shown.unverified);
+            return Ok(RoundEnd::Submitted(SavedRound {
+                report,
+                flags_added,
+                flags_withdrawn,
+                reads: conversed.tools_run,
+                cost_usd: ctx.session.spent() - spent_before,
+            }));
+        }
+        CallEnd::Refused(_) => RefineStop::Declined,
+        CallEnd::OverBudget(_) => RefineStop::Budget,
+        CallEnd::ApiError(_) => RefineStop::ApiError,
+        CallEnd::ContextFull | CallEnd::OutOfTurns => RefineStop::NoReport,
+    };
+    Ok(RoundEnd::Stopped(stop))
 }
 
 /// The note before a round's last turn.

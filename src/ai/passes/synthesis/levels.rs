@@ -31,8 +31,8 @@ use super::{
     SYNTHESIS_CALL, SynthesisOutcome, WITHOUT_VERDICT, render_summaries, run_synthesis,
     string_field, synthesize_from_cache,
 };
-use crate::ai::engine::agent::CallEnd;
 use crate::ai::engine::context::RunContext;
+use crate::ai::engine::conversation::CallEnd;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::converse;
 use crate::ai::passes::record_refusal;
@@ -336,10 +336,10 @@ async fn in_levels(
                             record_refusal(&run.ctx.cache, &run.ctx.progress, "general", finding);
                             None
                         }
-                        CallEnd::ApiError
+                        CallEnd::ApiError(_)
                         | CallEnd::OutOfTurns
                         | CallEnd::ContextFull
-                        | CallEnd::OverBudget => None,
+                        | CallEnd::OverBudget(_) => None,
                     }
                 }
             };
@@ -433,10 +433,11 @@ async fn in_levels(
     let end = converse(run.ctx, SYNTHESIS_CALL, system, false).await?;
     done.outcome = match WITHOUT_VERDICT.settle(run.ctx, end) {
         CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
-        CallEnd::ApiError => SynthesisOutcome::default(),
-        CallEnd::Refused(_) | CallEnd::ContextFull | CallEnd::OutOfTurns | CallEnd::OverBudget => {
-            fallback()
-        }
+        CallEnd::ApiError(_) => SynthesisOutcome::default(),
+        CallEnd::Refused(_)
+        | CallEnd::ContextFull
+        | CallEnd::OutOfTurns
+        | CallEnd::OverBudget(_) => fallback(),
     };
     // What the parts found reaches the report where the verdict left a
     // section empty (or was not written).

@@ -33,8 +33,8 @@ mod sections;
 
 pub(crate) use sections::sections_for_prompt;
 
-use crate::ai::engine::agent::CallEnd;
 use crate::ai::engine::context::RunContext;
+use crate::ai::engine::conversation::CallEnd;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::{OneCall, Without, converse};
 use crate::ai::prompts::{self, SynthesisPrompt};
@@ -247,12 +247,13 @@ pub(crate) async fn run_synthesis(
     let end = converse(ctx, SYNTHESIS_CALL, system, false).await?;
     Ok(match WITHOUT.settle(ctx, end) {
         CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
-        CallEnd::ApiError => SynthesisOutcome::default(),
+        CallEnd::ApiError(_) => SynthesisOutcome::default(),
         // The summaries stand on their own: the report is built from them
         // without the model, and says why.
-        CallEnd::Refused(_) | CallEnd::ContextFull | CallEnd::OutOfTurns | CallEnd::OverBudget => {
-            mechanical_synthesis(entries)
-        }
+        CallEnd::Refused(_)
+        | CallEnd::ContextFull
+        | CallEnd::OutOfTurns
+        | CallEnd::OverBudget(_) => mechanical_synthesis(entries),
     })
 }
 

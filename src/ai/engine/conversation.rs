@@ -1,0 +1,236 @@
+//! The one conversation driver: any agent run to its end under a
+//! [`Policy`], whatever pass owns it (the survey, the plan, the synthesis
+//! and its parts, a directory's loop, `luminos ask`, a refinement round).
+//!
+//! Before each turn the driver applies the policy: the context limit (a
+//! conversation whose latest request passed it ends as full), the turns
+//! (its own, then any it may borrow from the shared pool), the note that
+//! tells the model its turns are running out, and, for a conversation that
+//! runs alone on what is left, the note that the money pays for one last
+//! request. Then it takes the turn ([`Agent::turn`], called from here
+//! alone) and reads how it ended; a turn that could not complete ends the
+//! conversation too, and a failure that makes every later request fail
+//! ends the investigation ([`stop_for_api_error`]). What is left is one
+//! [`CallEnd`], which the pass reads: every one of its arms can happen.
+//!
+//! Its edges: it knows turns, the purse's pace and the window, never what
+//! a pass asks or what its answer means; lines go through the agent's
+//! [`Printer`](crate::ai::engine::agent::Printer).
+
+use crate::ai::api::ApiError;
+use crate::ai::api::cost::LoopUsage;
+use crate::ai::engine::agent::{Agent, AgentError, ModelRefusal, SubmitCheck, TurnEnd};
+use crate::ai::engine::pool::TurnPool;
+use crate::ai::engine::purse::{OverBudget, Pace};
+use crate::ai::engine::session::{Session, stop_for_api_error};
+use crate::ai::failure::InvestigationError;
+use crate::ai::tools::ToolContext;
+use crate::text::format_thousands;
+
+/// How one conversation is run.
+pub(crate) struct Policy<'a> {
+    /// Turns it is allotted.
+    pub turns: u32,
+    /// Where it may borrow a turn at a time once those are used (the
+    /// directory loops' shared pool).
+    pub pool: Option<&'a TurnPool>,
+    /// The context (input and cache, as the API reports it) past which the
+    /// conversation ends as full before its next turn; the window alone
+    /// bounds it otherwise.
+    pub context_limit: Option<u64>,
+    /// What the model is told as its turns run out.
+    pub closing: Option<Closing>,
+    /// How its requests share the purse.
+    pub pace: Pace,
+    /// Told to the model when the money left pays for one last request
+    /// ([`Pace::Alone`] only says so).
+    pub last_call_note: Option<&'static str>,
+    /// What counts as the answer: a call of the loop-ending tool this
+    /// refuses (with the reason it returns) does not end the conversation.
+    pub answer: Option<SubmitCheck>,
+    /// Told the conversation's usage after every turn (a directory loop's
+    /// running spend).
+    pub on_turn: Option<&'a (dyn Fn(&LoopUsage) + Sync)>,
+}
+
+impl Policy<'_> {
+    /// A conversation of `turns` turns and nothing else: no pool, no limit
+    /// but the window, no closing note, its requests shared with the run's.
+    pub(crate) fn turns(turns: u32) -> Policy<'static> {
+        Policy {
+            turns,
+            pool: None,
+            context_limit: None,
+            closing: None,
+            pace: Pace::Shared,
+            last_call_note: None,
+            answer: None,
+            on_turn: None,
+        }
+    }
+}
+
+/// The note of a conversation's last turns: from `from` turns left, each
+/// request carries `note(turns_left)`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Closing {
+    pub from: u32,
+    pub note: fn(u32) -> String,
+}
+
+/// How a conversation ended.
+#[derive(Debug, Clone)]
+pub(crate) enum CallEnd {
+    /// The model called the loop-ending tool and its policy accepted it;
+    /// this is its input.
+    Submitted(serde_json::Value),
+    /// The model declined (stop reason `refusal`).
+    Refused(ModelRefusal),
+    /// The context filled up: the model's window while it answered, a
+    /// request that would not fit it (or that the API found too long), or
+    /// the policy's context limit.
+    ContextFull,
+    /// Every turn, borrowed ones included, went by without an answer.
+    OutOfTurns,
+    /// A request failed after its retries, in a way later requests need
+    /// not share.
+    ApiError(ApiError),
+    /// The money left could not pay for the next request, which was not
+    /// sent.
+    OverBudget(OverBudget),
+}
+
+impl CallEnd {
+    /// The submitted input, if the conversation ended on one.
+    pub(crate) fn submitted(self) -> Option<serde_json::Value> {
+        match self {
+            CallEnd::Submitted(input) => Some(input),
+            CallEnd::Refused(_)
+            | CallEnd::ContextFull
+            | CallEnd::OutOfTurns
+            | CallEnd::ApiError(_)
+            | CallEnd::OverBudget(_) => None,
+        }
+    }
+}
+
+/// A conversation run to its end.
+#[derive(Debug, Clone)]
+pub(crate) struct Conversed {
+    pub end: CallEnd,
+    /// What its requests used and cost.
+    pub usage: LoopUsage,
+    /// Turns borrowed from the pool.
+    pub borrowed: u32,
+    /// Tool calls whose handler ran: what the model looked at.
+    pub tools_run: u32,
+}
+
+/// Run `agent`'s conversation to its end under `policy`, its tool calls in
+/// `tools` (each turn numbered from 1). An error only for the failures that
+/// end the investigation.
+pub(crate) async fn converse(
+    agent: &mut Agent,
+    session: &Session,
+    tools: &ToolContext<'_>,
+    mut policy: Policy<'_>,
+) -> Result<Conversed, InvestigationError> {
+    agent.set_pace(policy.pace);
+    let pricing = session.tracker().pricing();
+    let mut usage = LoopUsage::default();
+    let (mut limit, mut borrowed, mut tools_run, mut turn) = (policy.turns, 0, 0, 0);
+    let end = loop {
+        turn += 1;
+        // The context comes first: a conversation past it must not borrow
+        // a turn it cannot use.
+        if let Some(budget) = policy.context_limit
+            && usage.budget_exceeded(budget)
+        {
+            agent.printer().line(&format!(
+                "Context budget reached — exiting early (context size {} > {} budget; loop spend {} tokens)",
+                format_thousands(usage.last_context),
+                format_thousands(budget),
+                format_thousands(usage.total()),
+            ));
+            break CallEnd::ContextFull;
+        }
+        if turn > limit {
+            if !policy.pool.is_some_and(|pool| pool.borrow_one(limit)) {
+                break CallEnd::OutOfTurns;
+            }
+            limit += 1;
+            borrowed += 1;
+            agent.printer().detail(&format!(
+                "Borrowed a turn from the shared pool ({borrowed} so far)"
+            ));
+        }
+        if let Some(closing) = policy.closing
+            && limit - turn < closing.from
+        {
+            agent.append_note(&(closing.note)(limit - turn + 1));
+        }
+        if let Some(note) = policy.last_call_note {
+            match agent.quote(session) {
+                Ok(allowed) if allowed.last => agent.append_note(note),
+                Ok(_) => {}
+                Err(over) => break not_sent(agent, AgentError::OverBudget(over), session)?,
+            }
+        }
+        let tools = ToolContext { turn, ..*tools };
+        match agent.turn(session, &tools, &mut policy.answer).await {
+            Ok(done) => {
+                usage.record(&done.usage, &pricing);
+                tools_run += done.tools_run;
+                if let Some(on_turn) = policy.on_turn {
+                    on_turn(&usage);
+                }
+                match done.end {
+                    TurnEnd::GoesOn => {}
+                    TurnEnd::Submitted(input) => break CallEnd::Submitted(input),
+                    TurnEnd::Refused(refusal) => break CallEnd::Refused(refusal),
+                    TurnEnd::ContextFull => break CallEnd::ContextFull,
+                }
+            }
+            Err(err) => break not_sent(agent, err, session)?,
+        }
+    };
+    Ok(Conversed {
+        end,
+        usage,
+        borrowed,
+        tools_run,
+    })
+}
+
+/// How a conversation ends when its turn could not complete, said in one
+/// line; an error for what ends the investigation.
+fn not_sent(
+    agent: &Agent,
+    err: AgentError,
+    session: &Session,
+) -> Result<CallEnd, InvestigationError> {
+    let printer = agent.printer();
+    match err {
+        AgentError::Api(err) => {
+            stop_for_api_error(session, &err)?;
+            printer.line(&format!("API error: {err}"));
+            // The window is full: the API's words for it.
+            Ok(if err.prompt_too_long().is_some() {
+                CallEnd::ContextFull
+            } else {
+                CallEnd::ApiError(err)
+            })
+        }
+        AgentError::TooLarge(err) => {
+            printer.line(&format!("Context window reached — {err}; exiting early"));
+            Ok(CallEnd::ContextFull)
+        }
+        AgentError::OverBudget(over) => {
+            printer.line(&format!("Budget reached — {over}; exiting early"));
+            Ok(CallEnd::OverBudget(over))
+        }
+        AgentError::Tool(err) => Err(err.into()),
+        AgentError::Prompt(err) => Err(err.into()),
+        AgentError::CacheWrite(fault) => Err(InvestigationError::CacheWrite(fault)),
+    }
+}
