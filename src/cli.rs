@@ -41,7 +41,7 @@ pub struct Args {
     pub target: Option<PathBuf>,
 
     /// Maximum depth of the rendered directory tree.
-    #[arg(short = 'd', long, value_name = "N", default_value_t = crate::scan::DEFAULT_DEPTH,
+    #[arg(short = 'd', long, value_name = "N", default_value_t = crate::config::defaults::DEFAULT_DEPTH,
           allow_negative_numbers = true)]
     pub depth: usize,
 
@@ -79,7 +79,7 @@ pub struct Args {
     pub api: ApiArgs,
 
     /// How many directories are investigated at once.
-    #[arg(short = 'j', long, value_name = "N", default_value_t = crate::ai::passes::scheduler::DEFAULT_JOBS,
+    #[arg(short = 'j', long, value_name = "N", default_value_t = crate::config::defaults::DEFAULT_JOBS,
           allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub jobs: u32,
 
@@ -123,7 +123,7 @@ pub struct Args {
             "Spend at most USD dollars on this run, priced from the model catalog; `none` for \
              no ceiling. A tree too large for it gets fewer loops, and summaries built without \
              the model for the rest [default: {}]",
-            crate::ai::rules::decide::DEFAULT_BUDGET_USD
+            crate::config::defaults::DEFAULT_BUDGET_USD
         )
     )]
     pub budget: Option<Budget>,
@@ -202,7 +202,7 @@ pub struct AskArgs {
         help = format!(
             "Spend at most USD dollars on the question, every request priced at its worst case \
              before it is sent; `none` for no ceiling [default: {}]",
-            crate::ai::ask::DEFAULT_ASK_BUDGET_USD
+            crate::config::defaults::DEFAULT_ASK_BUDGET_USD
         )
     )]
     pub budget: Option<Budget>,
@@ -242,7 +242,7 @@ pub struct ApiArgs {
         value_parser = model_name,
         help = format!(
             "Model to use [env: LUMINOS_MODEL] [default: {}]",
-            crate::ai::api::DEFAULT_MODEL
+            crate::config::defaults::DEFAULT_MODEL
         )
     )]
     pub model: Option<String>,
@@ -259,11 +259,11 @@ pub struct ApiArgs {
         long,
         value_name = "N",
         allow_negative_numbers = true,
-        default_value_t = crate::ai::api::retry::DEFAULT_MAX_RETRIES,
-        value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::ai::api::retry::MAX_RETRIES_LIMIT)),
+        default_value_t = crate::config::defaults::DEFAULT_MAX_RETRIES,
+        value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::config::defaults::MAX_RETRIES_LIMIT)),
         help = format!(
             "How many times a failed API call is retried (0 to {})",
-            crate::ai::api::retry::MAX_RETRIES_LIMIT
+            crate::config::defaults::MAX_RETRIES_LIMIT
         )
     )]
     pub max_retries: u32,

@@ -3,7 +3,8 @@
 //!
 //! - the prices: under `--batch` every request is billed at the catalog's
 //!   batch prices, so the tracker (and with it the cap, the live line and
-//!   the report) counts half, and the same money buys twice the work;
+//!   the report) counts half, and the same money buys twice the work (the
+//!   session counts them so: [`Session::for_run`]);
 //! - the session's transport: rounds of batches with `--batch`; otherwise
 //!   the Messages API, answering from the cache what an earlier batch run
 //!   of this investigation already read, so nothing is paid twice;
@@ -16,9 +17,6 @@
 //! - a complete investigation's batch files are removed;
 //! - `--cancel-batch` ([`cancel_batches`]).
 
-use std::sync::Arc;
-
-use crate::ai::api::cost::{Pricing, TokenTracker};
 use crate::ai::engine::batch::{self, BatchStats, Batcher, CancelError};
 use crate::ai::engine::session::Session;
 use crate::ai::failure::InvestigationError;
@@ -29,17 +27,6 @@ use crate::config::Config;
 use crate::progress::Progress;
 use crate::report::InvestigationStatus;
 use crate::text::{escape_line, format_duration};
-
-/// The run's token tracker: the model's prices, halved under `--batch`.
-pub(crate) fn tracker(config: &Config) -> Arc<TokenTracker> {
-    let pricing = Pricing::of(config.investigation.model_facts.model);
-    let pricing = if config.investigation.batch {
-        pricing.batch()
-    } else {
-        pricing
-    };
-    Arc::new(TokenTracker::with_pricing(pricing))
-}
 
 /// Refuse a run without `--batch` while a batch is in flight that
 /// `--cancel-batch` did not cancel.
@@ -64,9 +51,9 @@ pub(crate) fn with_transport(
     config: &Config,
     cache: &Cache,
     progress: &Progress,
-    tracker: &Arc<TokenTracker>,
 ) -> Result<Session, InvestigationError> {
     let client = session.client().clone();
+    let tracker = session.tracker_handle();
     if config.investigation.batch {
         let store = BatchStore::open(cache)?;
         progress.ai(
@@ -76,7 +63,7 @@ pub(crate) fn with_transport(
         let batcher = Batcher::batching(
             client,
             store,
-            tracker.clone(),
+            tracker,
             progress,
             config.api.batch_timing,
             config.investigation.batch_size,
@@ -90,7 +77,7 @@ pub(crate) fn with_transport(
     Ok(session.with_batcher(Batcher::replaying(
         client,
         store,
-        tracker.clone(),
+        tracker,
         progress,
         config.api.batch_timing,
     )))

@@ -15,15 +15,12 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+use crate::ai::api::batch::BatchTiming;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::{Auth, ClientConfig};
-use crate::ai::engine::batch::BatchTiming;
 use crate::progress::ProgressStyle;
 use crate::report::Format;
 use crate::scan::ScanOptions;
-
-/// Where investigations are cached when `LUMINOS_CACHE_DIR` is unset.
-pub(crate) const DEFAULT_CACHE_ROOT: &str = "/tmp/luminos";
 
 /// Overrides the idle timeout, the longest an answer may go without
 /// progress (decimal seconds, e.g. `0.5`): for slow proxies, and for tests
@@ -43,7 +40,7 @@ pub(crate) const HEADERS_TIMEOUT_VAR: &str = "LUMINOS_HEADERS_TIMEOUT_SECS";
 pub(crate) const RETRY_BACKOFF_VAR: &str = "LUMINOS_RETRY_BACKOFF_MS";
 
 /// Overrides the wait before a batch is first polled (milliseconds; later
-/// polls wait longer, see [`crate::ai::engine::batch::BatchTiming`]).
+/// polls wait longer, see [`crate::ai::api::batch::BatchTiming`]).
 pub(crate) const BATCH_POLL_VAR: &str = "LUMINOS_BATCH_POLL_MS";
 
 /// Everything a run needs to know, resolved from flags and environment.
@@ -179,7 +176,7 @@ pub(crate) struct ApiSettings {
     /// [`api::retry::INITIAL_BACKOFF`](crate::ai::api::retry::INITIAL_BACKOFF)).
     pub retry_backoff: Duration,
     /// How batches are polled (`LUMINOS_BATCH_POLL_MS` sets the first
-    /// wait; default [`crate::ai::engine::batch::FIRST_POLL`]).
+    /// wait; default [`crate::ai::api::batch::FIRST_POLL`]).
     pub batch_timing: BatchTiming,
 }
 
@@ -270,6 +267,7 @@ impl ConfigError {
     }
 }
 
+pub(crate) mod defaults;
 mod env;
 mod language;
 mod resolve;

@@ -12,17 +12,19 @@ use clap::Parser;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::defaults::{
+    DEFAULT_ASK_BUDGET_USD, DEFAULT_BASE_URL, DEFAULT_BUDGET_USD, DEFAULT_CACHE_ROOT,
+    DEFAULT_MODEL, DEFAULT_REFINE_ROUNDS,
+};
 use super::language::parse_language;
 use super::{
-    ATTEMPT_DEADLINE_VAR, ApiSettings, BATCH_POLL_VAR, Config, ConfigError, DEFAULT_CACHE_ROOT,
-    Env, GivenPrice, HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode,
-    OutputOptions, RETRY_BACKOFF_VAR,
+    ATTEMPT_DEADLINE_VAR, ApiSettings, BATCH_POLL_VAR, Config, ConfigError, Env, GivenPrice,
+    HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode, OutputOptions,
+    RETRY_BACKOFF_VAR,
 };
+use crate::ai::api::batch::BatchTiming;
 use crate::ai::api::catalog::ModelFacts;
-use crate::ai::api::{self, Auth, DEFAULT_BASE_URL, DEFAULT_MODEL};
-use crate::ai::ask::DEFAULT_ASK_BUDGET_USD;
-use crate::ai::engine::batch::BatchTiming;
-use crate::ai::rules::decide::DEFAULT_BUDGET_USD;
+use crate::ai::api::{self, Auth};
 use crate::cli::{Args, AskArgs, Budget, Command, FormatArg};
 use crate::paths::absolute;
 use crate::progress::ProgressStyle;
@@ -227,9 +229,6 @@ impl Invocation {
         }
     }
 }
-
-/// Rounds of refinement `--refine` asks for without `--refine-depth`.
-pub(crate) const DEFAULT_REFINE_ROUNDS: u32 = 1;
 
 /// The report's format: `--format`, or `--json` (its short form), or the
 /// `-o` file's extension, else text. `--json` with another `--format`, and

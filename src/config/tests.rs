@@ -8,8 +8,8 @@ use clap::Parser;
 
 use super::*;
 use crate::ai::api::{self, DEFAULT_BASE_URL, DEFAULT_MODEL};
-use crate::ai::rules::decide::DEFAULT_BUDGET_USD;
 use crate::cli::Args;
+use crate::config::defaults::{DEFAULT_ASK_BUDGET_USD, DEFAULT_BUDGET_USD, DEFAULT_CACHE_ROOT};
 use crate::report::Format;
 
 fn args(list: &[&str]) -> Args {
@@ -320,10 +320,7 @@ fn ask_takes_the_run_flags_it_shares_and_a_budget_of_its_own() {
     };
     let (config, question) = ask(&[]).unwrap();
     assert_eq!(question, "What is it?");
-    assert_eq!(
-        config.investigation.budget,
-        Some(crate::ai::ask::DEFAULT_ASK_BUDGET_USD)
-    );
+    assert_eq!(config.investigation.budget, Some(DEFAULT_ASK_BUDGET_USD));
     assert_eq!(config.investigation.model, DEFAULT_MODEL);
     assert!(config.investigation.redact && config.output.format == Format::Text);
     assert_eq!(config.target, Path::new(target));

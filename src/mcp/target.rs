@@ -121,7 +121,7 @@ mod tests {
         let asked = resolve_ask(&env, NO_FLAGS, &target, "-why?").unwrap();
         assert_eq!(
             asked.investigation.budget,
-            Some(crate::ai::ask::DEFAULT_ASK_BUDGET_USD)
+            Some(crate::config::defaults::DEFAULT_ASK_BUDGET_USD)
         );
         let asked = resolve_ask(&env, &["--budget", "0.2"], &target, "why?").unwrap();
         assert_eq!(asked.investigation.budget, Some(0.2));

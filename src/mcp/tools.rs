@@ -325,7 +325,7 @@ mod tests {
     /// value.
     #[test]
     fn ask_says_its_default_budget() {
-        let default = crate::ai::ask::DEFAULT_ASK_BUDGET_USD;
+        let default = crate::config::defaults::DEFAULT_ASK_BUDGET_USD;
         assert!(
             McpTool::Ask
                 .description()

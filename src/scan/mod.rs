@@ -51,7 +51,6 @@ pub(crate) use dirs::ScannedDirs;
 pub use filter::ScanFilter;
 pub(crate) use fingerprint::Fingerprint;
 pub(crate) use fingerprint::FingerprintBuilder;
-pub(crate) use options::DEFAULT_DEPTH;
 pub use options::ScanOptions;
 pub(crate) use tree::render_tree;
 

@@ -31,13 +31,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::ai::api::{ApiError, Usage};
-use crate::ai::batch_mode;
 use crate::ai::engine::agent::{Agent, ModelRefusal, Printer};
 use crate::ai::engine::conversation::{CallEnd, Closing, Policy, converse as drive};
 use crate::ai::engine::purse::{OverBudget, Pace};
 use crate::ai::engine::session::Session;
 use crate::ai::failure::InvestigationError;
-use crate::ai::orchestrator::new_session;
 use crate::ai::passes::survey::format_survey_signals;
 use crate::ai::prompts::{self, AskPrompt, AskQuestionPrompt, PromptError};
 use crate::ai::rules::tree_view::prompt_tree;
@@ -50,8 +48,6 @@ use crate::scan::{self, ScanFilter};
 use crate::text::{escape_control, escape_line};
 use known::{Known, Scratch};
 
-/// What a question may spend when `--budget` does not say, in dollars.
-pub(crate) const DEFAULT_ASK_BUDGET_USD: f64 = 0.50;
 /// Turns the question's agent may take.
 pub(crate) const ASK_MAX_TURNS: u32 = 12;
 /// The longest question, in characters.
@@ -278,8 +274,7 @@ pub(crate) async fn answer(
     .render()
     .map_err(AskError::from)?;
 
-    let tracker = batch_mode::tracker(config);
-    let session = new_session(config, progress, &tracker).map_err(|err| match err {
+    let session = Session::for_run(config, progress).map_err(|err| match err {
         InvestigationError::NoCredential => AskError::NoCredential,
         other => AskError::Failed(other),
     })?;

@@ -25,14 +25,15 @@ use std::sync::Arc;
 use crate::ai::api::body::Body;
 use crate::ai::api::caching::Reuse;
 use crate::ai::api::catalog::ModelFacts;
-use crate::ai::api::cost::TokenTracker;
+use crate::ai::api::cost::{Pricing, TokenTracker};
 use crate::ai::api::settings::{CallSettings, Workload};
 use crate::ai::api::{self, ApiError, Client, Response, RetryNotice};
 use crate::ai::engine::batch::{BatchStats, Batcher, Lane};
-use crate::ai::engine::purse::{Allowance, OverBudget, Pace, Purse};
+use crate::ai::engine::purse::{Allowance, BATCH_WAYS, OverBudget, Pace, Purse};
 use crate::ai::engine::transcript::Transcript;
 use crate::ai::engine::window::tokens_of_bytes;
 use crate::ai::failure::InvestigationError;
+use crate::config::Config;
 use crate::progress::Progress;
 use crate::redact::Redactor;
 
@@ -58,6 +59,43 @@ pub(crate) enum SendError {
 }
 
 impl Session {
+    /// The session of a run (or of a question) on `config`: its client
+    /// (none without a credential, or with a base URL or credential the
+    /// client cannot use), its redactor, a tracker at the model's prices
+    /// (the catalog's batch prices under `--batch`) and a purse of the
+    /// budget, shared by the requests that may be in flight together. The
+    /// batch transport, which needs the investigation's cache, is added by
+    /// whoever opened it ([`Session::with_batcher`]).
+    pub(crate) fn for_run(
+        config: &Config,
+        progress: &Progress,
+    ) -> Result<Session, InvestigationError> {
+        let options = &config.investigation;
+        let client_config = config
+            .client_config()
+            .ok_or(InvestigationError::NoCredential)?;
+        let client = Client::new(client_config).map_err(InvestigationError::Client)?;
+        let redactor = Arc::new(if options.redact {
+            Redactor::new()
+        } else {
+            Redactor::disabled()
+        });
+        let pricing = Pricing::of(options.model_facts.model);
+        let (pricing, ways) = if options.batch {
+            (pricing.batch(), BATCH_WAYS)
+        } else {
+            (pricing, options.jobs)
+        };
+        Ok(Session::new(
+            client,
+            options.model_facts,
+            redactor,
+            Arc::new(TokenTracker::with_pricing(pricing)),
+            Purse::new(options.budget, ways),
+            progress,
+        ))
+    }
+
     /// A session over `client` (whose model the catalog describes as
     /// `facts`) that spends at most what `purse` holds and reports retries
     /// on `progress`.
@@ -159,6 +197,13 @@ impl Session {
     /// The run's token totals.
     pub(crate) fn tracker(&self) -> &TokenTracker {
         &self.tracker
+    }
+
+    /// The run's token totals, to read after the session is gone (what an
+    /// interrupted or failed run spent) or to share with the batch
+    /// transport.
+    pub(crate) fn tracker_handle(&self) -> Arc<TokenTracker> {
+        self.tracker.clone()
     }
 
     /// The catalog's facts for the run's model.

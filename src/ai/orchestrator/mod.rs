@@ -58,15 +58,17 @@
 //! in pure helpers (`rules::plan`, `rules::fingerprint`, the scheduler's
 //! rules, ...) and each model call in its pass module.
 //!
-//! Where each part lives: [`investigate`], which runs the phases in order,
-//! is here, with what every phase reads (`Phases`: the run's
-//! [`RunContext`], resolved once and shared with the passes and loops,
-//! and the configuration and scan) and the work phase; each phase group has a file of its own: `open.rs` (phase 1 and the
-//! session), `freshness.rs` (which directories there are and which
-//! summaries still hold), `survey.rs`, `plan.rs` (planning and what the
-//! plan and budget decided), `synthesis.rs`, `refine.rs`, `finish.rs` (the evaluation
-//! and the outcome's figures), `ground.rs`, and `outcome.rs` (what a run
-//! that fails or is interrupted returns).
+//! Where each part lives: [`investigate`], which opens the investigation
+//! and its session and concludes the run, and the phases in order
+//! (`Phases::open`, `Phases::run`, `Phases::decide`: what every phase reads
+//! is `Phases`, with the run's [`RunContext`], resolved once and shared
+//! with the passes and loops, and the configuration and scan) are here;
+//! each phase group has a file of its own: `open.rs` (phase 1),
+//! `freshness.rs` (which directories there are and which summaries still
+//! hold), `survey.rs`, `plan.rs` (planning and what the plan and budget
+//! decided), `work.rs`, `synthesis.rs`, `refine.rs`, `finish.rs` (the
+//! evaluation and the outcome's figures), `ground.rs`, and `outcome.rs`
+//! (what a run that fails or is interrupted returns).
 
 mod cached;
 mod directories;
@@ -90,10 +92,12 @@ use serde_json::Value;
 use crate::ai::Outcome;
 use crate::ai::batch_mode;
 use crate::ai::engine::context::RunContext;
+use crate::ai::engine::session::Session;
 use crate::ai::engine::window::request_tokens;
 use crate::ai::failure::InvestigationError;
+use crate::ai::passes::survey::Survey;
 use crate::ai::rules::decide::{
-    PassChoice, decide, requests_floor, smallest_budget, survey_choice,
+    Decision, PassChoice, decide, requests_floor, smallest_budget, survey_choice,
 };
 use crate::ai::situation::Situation;
 use crate::ai::tools::{self, Toolbox};
@@ -115,15 +119,15 @@ use work::work_phase;
 
 pub(crate) use cached::{CachedInvestigation, TreeChanges, read_cached};
 pub(crate) use freshness::partition;
-pub(crate) use open::new_session;
 pub(crate) use plan::{planning_tree, report_decision, spending};
 pub(crate) use survey::SURVEY_TREE_DEPTH;
 
 /// Run the whole investigation for `config.target` using the base scan's
-/// results: open it, then run phases 2-10 in order, unless Ctrl-C comes
-/// first. Only a failure that ends the run is an error
-/// ([`InvestigationError::ends_run`]); every other failure is an outcome
-/// with status `failed` (its one-line error printed once on stderr).
+/// results: open it and its session, then run phases 2-10 in order
+/// ([`Phases::run`]), unless Ctrl-C comes first. Only a failure that ends
+/// the run is an error ([`InvestigationError::ends_run`]); every other
+/// failure is an outcome with status `failed` (its one-line error printed
+/// once on stderr).
 pub(crate) async fn investigate(
     config: &Config,
     scan: &BaseScan,
@@ -132,7 +136,9 @@ pub(crate) async fn investigate(
     reserved: Option<RunLock>,
 ) -> Result<Outcome, InvestigationError> {
     progress.ai("Starting multi-pass investigation...");
-    let opened = match open_investigation(config, progress, reserved) {
+    let opened = open_investigation(config, progress, reserved)
+        .and_then(|opened| Ok((opened, Session::for_run(config, progress)?)));
+    let (opened, session) = match opened {
         Ok(opened) => opened,
         Err(err) if err.ends_run() => return Err(err),
         Err(err) => return Ok(failed(progress, &err.to_string())),
@@ -141,86 +147,13 @@ pub(crate) async fn investigate(
     let (cache, _lock) = (opened.cache, opened.lock);
     // Outlives the phases, so a run that fails or is interrupted still
     // says what it spent.
-    let tracker = batch_mode::tracker(config);
+    let tracker = session.tracker_handle();
     // The directories in scope, once the run knows them: a run that fails
     // after that still reports what the cache holds of them.
     let mut reached: Option<Vec<PathBuf>> = None;
-    // Phases 2-10, in order; written out here rather than in a function of
-    // their own, so the path from the run to its first request stays short.
     let phases = async {
-        batch_mode::refuse_in_flight(config, &cache)?;
-        let session = new_session(config, progress, &tracker)?;
-        let session = batch_mode::with_transport(session, config, &cache, progress, &tracker)?;
-        if !opened.is_new {
-            crate::ai::tools::recall_earlier_redactions(&cache, session.redactor(), progress);
-        }
-        batch_mode::settle_canceled(&session).await?;
-        let run = Phases {
-            ctx: Arc::new(RunContext {
-                session,
-                cache: cache.clone(),
-                progress: progress.clone(),
-                scope: ScanFilter::new(&config.target_canonical, &config.scan),
-            }),
-            config,
-            scan,
-            grounding: OnceLock::new(),
-        };
-        // A new investigation holds no entry: every directory is missing
-        // one, which is what no cache to read says, without a lookup per
-        // directory.
-        let known = (!opened.is_new).then_some(&cache);
-        let situation = Situation::gather(config, scan, dirs, &run.ctx.scope, known);
-        reached = Some(situation.dirs.clone());
-        let first_look = partition(
-            &situation.dirs,
-            &situation.states,
-            run.ctx.target(),
-            progress,
-        );
-        // The survey depends on its own choice alone: its request goes out
-        // before the rest of the first decision is priced.
-        let choice = survey_choice(&situation.inputs());
-        let system = (choice == PassChoice::Run)
-            .then(|| survey_system(&run))
-            .transpose()?;
-        if let Some(note) = too_small_for(&run, &situation, system.as_deref()) {
-            return Ok(too_small(note));
-        }
-        let survey = survey_phase(&run, &situation, choice, system).await?;
-        let first = decide(&situation.inputs(), None);
-        let decision = plan_phase(&run, &situation, &first_look, survey.as_ref(), first).await?;
-        report_decision(&decision, progress);
-        let work = work_phase(&run, &situation, &decision, survey.as_ref()).await?;
-        // Cached means a summary this run reused, as the original counts
-        // it: a directory the plan skipped is settled (`settle_plan`) but
-        // has none.
-        let cached = decision
-            .freshness
-            .fresh
-            .iter()
-            .filter(|dir| cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
-            .count();
-        evaluate(&cache, &decision, &work.outcomes, cached, progress)?;
-        // No phase from here writes a dir entry: the synthesis, the
-        // refinement, the figures and the report read them once, here.
-        let entries = read_dir_entries(&cache, &situation.dirs);
-        let synthesis = synthesis_phase(&run, &situation.dirs, &entries).await?;
-        let refined = refine_phase(&run, &situation.dirs, synthesis).await?;
-        let mut outcome = finish(
-            &run,
-            &situation.inputs(),
-            &entries,
-            &decision,
-            cached,
-            refined.synthesis.clone(),
-            &work,
-        );
-        refined.apply(&mut outcome);
-        batch_mode::forget_when_complete(&cache, &outcome, progress);
-        ground_phase(&run, &situation.dirs, entries, &mut outcome);
-        cached::record_last_run(&cache, &outcome.status)?;
-        Ok::<_, InvestigationError>(outcome)
+        let run = Phases::open(config, scan, &cache, opened.is_new, session, progress).await?;
+        run.run(dirs, &mut reached).await
     };
     let result = tokio::select! {
         result = phases => result,
@@ -272,9 +205,148 @@ struct Phases<'a> {
     /// first needed (the dir loops, or the report), so indexing 20,000
     /// files does not delay the survey's request.
     grounding: OnceLock<Arc<Scope>>,
+    /// The investigation was started by this run: it holds no entry yet.
+    is_new: bool,
 }
 
-impl Phases<'_> {
+/// What phases 2-5 decided.
+enum Decided {
+    /// The work to run, with the survey it was decided on.
+    Work(SurveyedDecision),
+    /// The budget cannot buy an investigation of this tree (the note says
+    /// which can): nothing is sent.
+    TooSmall(String),
+}
+
+/// The run's decision and the survey it rests on.
+struct SurveyedDecision {
+    decision: Decision,
+    survey: Option<Survey>,
+}
+
+impl<'a> Phases<'a> {
+    /// What the phases read, once the run may send: no batch in flight
+    /// that this run would pay for again, the session's transport (see
+    /// [`batch_mode`]), the redactions a resumed investigation learnt, and
+    /// the batches `--cancel-batch` canceled read back.
+    async fn open(
+        config: &'a Config,
+        scan: &'a BaseScan,
+        cache: &Cache,
+        is_new: bool,
+        session: Session,
+        progress: &Progress,
+    ) -> Result<Phases<'a>, InvestigationError> {
+        batch_mode::refuse_in_flight(config, cache)?;
+        let session = batch_mode::with_transport(session, config, cache, progress)?;
+        if !is_new {
+            crate::ai::tools::recall_earlier_redactions(cache, session.redactor(), progress);
+        }
+        batch_mode::settle_canceled(&session).await?;
+        // A new investigation holds no entry: every directory is missing
+        // one, which is what no cache to read says, without a lookup per
+        // directory.
+        Ok(Phases {
+            ctx: Arc::new(RunContext {
+                session,
+                cache: cache.clone(),
+                progress: progress.clone(),
+                scope: ScanFilter::new(&config.target_canonical, &config.scan),
+            }),
+            config,
+            scan,
+            grounding: OnceLock::new(),
+            is_new,
+        })
+    }
+
+    /// Phases 2-10, in order, over the scan's directories `dirs`; `reached`
+    /// holds the directories in scope as soon as the run knows them.
+    async fn run(
+        &self,
+        dirs: &ScannedDirs,
+        reached: &mut Option<Vec<PathBuf>>,
+    ) -> Result<Outcome, InvestigationError> {
+        let known = (!self.is_new).then_some(&self.ctx.cache);
+        let situation = Situation::gather(self.config, self.scan, dirs, &self.ctx.scope, known);
+        *reached = Some(situation.dirs.clone());
+        let decision = match self.decide(&situation).await? {
+            Decided::Work(decision) => decision,
+            Decided::TooSmall(note) => return Ok(too_small(note)),
+        };
+        let work = work_phase(
+            self,
+            &situation,
+            &decision.decision,
+            decision.survey.as_ref(),
+        )
+        .await?;
+        let cache = &self.ctx.cache;
+        // Cached means a summary this run reused, as the original counts
+        // it: a directory the plan skipped is settled (`settle_plan`) but
+        // has none.
+        let cached = decision
+            .decision
+            .freshness
+            .fresh
+            .iter()
+            .filter(|dir| cache.has_entry(EntryKind::Dir, &dir.to_string_lossy()))
+            .count();
+        evaluate(
+            cache,
+            &decision.decision,
+            &work.outcomes,
+            cached,
+            &self.ctx.progress,
+        )?;
+        // No phase from here writes a dir entry: the synthesis, the
+        // refinement, the figures and the report read them once, here.
+        let entries = read_dir_entries(cache, &situation.dirs);
+        let synthesis = synthesis_phase(self, &situation.dirs, &entries).await?;
+        let refined = refine_phase(self, &situation.dirs, synthesis).await?;
+        let mut outcome = finish(
+            self,
+            &situation.inputs(),
+            &entries,
+            &decision.decision,
+            cached,
+            refined.synthesis.clone(),
+            &work,
+        );
+        refined.apply(&mut outcome);
+        batch_mode::forget_when_complete(cache, &outcome, &self.ctx.progress);
+        ground_phase(self, &situation.dirs, entries, &mut outcome);
+        cached::record_last_run(cache, &outcome.status)?;
+        Ok(outcome)
+    }
+
+    /// Phases 2-5: say what is fresh and stale, survey (its request goes
+    /// out on the decision's survey choice, before the rest of the first
+    /// decision is priced, which the survey does not need), plan, and say
+    /// what the plan and the budget decided; or the note of a budget too
+    /// small to buy an investigation.
+    async fn decide(&self, situation: &Situation) -> Result<Decided, InvestigationError> {
+        let progress = &self.ctx.progress;
+        let first_look = partition(
+            &situation.dirs,
+            &situation.states,
+            self.ctx.target(),
+            progress,
+        );
+        let choice = survey_choice(&situation.inputs());
+        let system = (choice == PassChoice::Run)
+            .then(|| survey_system(self))
+            .transpose()?;
+        if let Some(note) = too_small_for(self, situation, system.as_deref()) {
+            return Ok(Decided::TooSmall(note));
+        }
+        let survey = survey_phase(self, situation, choice, system).await?;
+        let first = decide(&situation.inputs(), None);
+        let decision = plan_phase(self, situation, &first_look, survey.as_ref(), first).await?;
+        report_decision(&decision, progress);
+        Ok(Decided::Work(SurveyedDecision { decision, survey }))
+    }
+
     /// The tree as the scan saw it, for checking citations.
     fn grounding(&self) -> Arc<Scope> {
         self.grounding

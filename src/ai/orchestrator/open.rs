@@ -1,20 +1,12 @@
 //! Phase 1, opening the investigation: the run lock, the cache (found,
-//! started, or started again over a `--no-redact` one), `meta.json`; and
-//! the session every model call of the run goes through. Nothing here
-//! reads the tree or calls the API.
+//! started, or started again over a `--no-redact` one), `meta.json`.
+//! Nothing here reads the tree or calls the API.
 
-use std::sync::Arc;
-
-use crate::ai::api::Client;
-use crate::ai::api::cost::TokenTracker;
-use crate::ai::engine::purse::{BATCH_WAYS, Purse};
-use crate::ai::engine::session::Session;
 use crate::ai::failure::InvestigationError;
 use crate::cache::now_iso;
 use crate::cache::{Cache, CacheRoot, RunLock};
 use crate::config::Config;
 use crate::progress::Progress;
-use crate::redact::Redactor;
 
 /// An investigation opened for this run.
 pub(crate) struct Opened {
@@ -72,37 +64,4 @@ pub(crate) fn open_investigation(
         lock,
         is_new: id.is_new,
     })
-}
-
-/// The session every request of a run goes through (and of a question:
-/// [`crate::ai::ask`]).
-pub(crate) fn new_session(
-    config: &Config,
-    progress: &Progress,
-    tracker: &Arc<TokenTracker>,
-) -> Result<Session, InvestigationError> {
-    let client_config = config
-        .client_config()
-        .ok_or(InvestigationError::NoCredential)?;
-    let client = Client::new(client_config).map_err(InvestigationError::Client)?;
-    let redactor = Arc::new(if config.investigation.redact {
-        Redactor::new()
-    } else {
-        Redactor::disabled()
-    });
-    Ok(Session::new(
-        client,
-        config.investigation.model_facts,
-        redactor,
-        tracker.clone(),
-        Purse::new(
-            config.investigation.budget,
-            if config.investigation.batch {
-                BATCH_WAYS
-            } else {
-                config.investigation.jobs
-            },
-        ),
-        progress,
-    ))
 }

@@ -26,12 +26,57 @@
 //! is the engine's ([`crate::ai::engine::batch`]).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::error::format_wait;
 use super::{ApiError, ApiErrorKind, Client, Endpoint, read_body};
+
+/// Wait before the first poll of a batch when `LUMINOS_BATCH_POLL_MS` is
+/// unset: most batches take minutes, and a batch of one request seconds.
+pub(crate) const FIRST_POLL: Duration = Duration::from_secs(5);
+/// The longest wait between polls.
+pub(crate) const MAX_POLL: Duration = Duration::from_secs(60);
+/// Each wait between polls is this much longer than the one before.
+pub(crate) const POLL_GROWTH: f64 = 1.5;
+
+/// How often a batch is polled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchTiming {
+    pub first_poll: Duration,
+    pub max_poll: Duration,
+}
+
+impl Default for BatchTiming {
+    fn default() -> Self {
+        BatchTiming {
+            first_poll: FIRST_POLL,
+            max_poll: MAX_POLL,
+        }
+    }
+}
+
+impl BatchTiming {
+    /// Polls starting after `first` (`LUMINOS_BATCH_POLL_MS`), growing to at
+    /// most twelve times that, and never past [`MAX_POLL`] unless `first`
+    /// already is.
+    pub(crate) fn starting_at(first: Duration) -> BatchTiming {
+        BatchTiming {
+            first_poll: first,
+            max_poll: (first * 12).min(MAX_POLL).max(first),
+        }
+    }
+
+    /// The wait after a poll that waited `previous`.
+    pub(crate) fn next_wait(&self, previous: Duration) -> Duration {
+        previous
+            .mul_f64(POLL_GROWTH)
+            .min(self.max_poll)
+            .max(self.first_poll)
+    }
+}
 
 /// The most requests one batch may hold.
 pub(crate) const MAX_REQUESTS: usize = 100_000;

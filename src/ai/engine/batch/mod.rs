@@ -61,6 +61,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
+use crate::ai::api::batch::BatchTiming;
 use crate::ai::api::body::Body;
 use crate::ai::api::cost::{Pricing, TokenTracker};
 use crate::ai::api::{ApiError, ApiErrorKind, Client, Response};
@@ -69,50 +70,6 @@ use crate::progress::Progress;
 use crate::report::BatchSummary;
 
 pub(crate) use cancel::{CancelError, cancel_in_flight, describe as describe_batch};
-
-/// Wait before the first poll of a batch when `LUMINOS_BATCH_POLL_MS` is
-/// unset: most batches take minutes, and a batch of one request seconds.
-pub(crate) const FIRST_POLL: Duration = Duration::from_secs(5);
-/// The longest wait between polls.
-pub(crate) const MAX_POLL: Duration = Duration::from_secs(60);
-/// Each wait between polls is this much longer than the one before.
-pub(crate) const POLL_GROWTH: f64 = 1.5;
-
-/// How often a batch is polled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BatchTiming {
-    pub first_poll: Duration,
-    pub max_poll: Duration,
-}
-
-impl Default for BatchTiming {
-    fn default() -> Self {
-        BatchTiming {
-            first_poll: FIRST_POLL,
-            max_poll: MAX_POLL,
-        }
-    }
-}
-
-impl BatchTiming {
-    /// Polls starting after `first` (`LUMINOS_BATCH_POLL_MS`), growing to at
-    /// most twelve times that, and never past [`MAX_POLL`] unless `first`
-    /// already is.
-    pub(crate) fn starting_at(first: Duration) -> BatchTiming {
-        BatchTiming {
-            first_poll: first,
-            max_poll: (first * 12).min(MAX_POLL).max(first),
-        }
-    }
-
-    /// The wait after a poll that waited `previous`.
-    pub(crate) fn next_wait(&self, previous: Duration) -> Duration {
-        previous
-            .mul_f64(POLL_GROWTH)
-            .min(self.max_poll)
-            .max(self.first_poll)
-    }
-}
 
 /// The name of a request: the SHA-256 of its body, in lowercase hex (64
 /// characters: a valid `custom_id`).

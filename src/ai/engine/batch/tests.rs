@@ -1,4 +1,5 @@
 use super::*;
+use crate::ai::api::batch::MAX_POLL;
 use crate::ai::api::{Auth, ClientConfig, RetryPolicy};
 use crate::cache::{Cache, CacheRoot};
 

@@ -79,9 +79,6 @@ pub(crate) use cost::{committed_spend, expected_loop_cost, within_budget, within
 use ledger::{Ledger, Stage};
 pub(crate) use schedule::Schedule;
 
-/// Directory loops run at once when `-j` is not given.
-pub(crate) const DEFAULT_JOBS: u32 = 4;
-
 /// How the dir loops are run.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LoopOptions {

@@ -72,8 +72,6 @@ pub(crate) use saved::{SavedLoop, SavedWork};
 use synthesis::project_synthesis;
 pub(crate) use synthesis::{in_synthesis, synthesis_cost};
 
-/// `--budget` when none is given, in US dollars.
-pub(crate) const DEFAULT_BUDGET_USD: f64 = 5.0;
 /// Turns a single-directory loop is expected to take (one more per folded
 /// directory), capped by its allotment.
 pub(crate) const EXPECTED_TURNS: u32 = 5;
