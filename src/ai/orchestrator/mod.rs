@@ -212,7 +212,7 @@ struct Phases<'a> {
 /// What phases 2-5 decided.
 enum Decided {
     /// The work to run, with the survey it was decided on.
-    Work(SurveyedDecision),
+    Work(Box<SurveyedDecision>),
     /// The budget cannot buy an investigation of this tree (the note says
     /// which can): nothing is sent.
     TooSmall(String),
@@ -344,7 +344,10 @@ impl<'a> Phases<'a> {
         let first = decide(&situation.inputs(), None);
         let decision = plan_phase(self, situation, &first_look, survey.as_ref(), first).await?;
         report_decision(&decision, progress);
-        Ok(Decided::Work(SurveyedDecision { decision, survey }))
+        Ok(Decided::Work(Box::new(SurveyedDecision {
+            decision,
+            survey,
+        })))
     }
 
     /// The tree as the scan saw it, for checking citations.
