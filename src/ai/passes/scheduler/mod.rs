@@ -23,7 +23,7 @@
 //! [`MIN_HANDOFFS_FOR_REPLAN`] handoffs, and whenever nothing is left to run,
 //! a round decides again with the money actually left
 //! ([`crate::ai::rules::decide::Replanner`], through [`Replanning`], which
-//! also keeps each round in the cache): what it buys joins the schedule
+//! also keeps each round in the cache, `replanning.rs`): what it buys joins the schedule
 //! after the loops already bought, and the synthesis's share is held back
 //! in the session's purse at what the round projects.
 //!
@@ -53,6 +53,7 @@
 
 mod cost;
 mod ledger;
+mod replanning;
 mod schedule;
 #[cfg(test)]
 mod tests;
@@ -61,14 +62,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde_json::Value;
 use tokio::task::JoinSet;
 
 use crate::ai::engine::session::Session;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::dir_loop::{DirJob, DirOutcome, DirShared, LoopEnd, investigate_dir};
 use crate::ai::passes::mechanical::{mechanical_update, write_mechanical};
-use crate::ai::rules::decide::{MIN_HANDOFFS_FOR_REPLAN, PlannedLoop, Round, RoundInput, Work};
+use crate::ai::rules::decide::{MIN_HANDOFFS_FOR_REPLAN, Work};
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::display_name;
 use crate::ai::rules::mechanical::MechanicalReason;
@@ -77,6 +77,7 @@ use crate::progress::DirBoard;
 
 pub(crate) use cost::{committed_spend, expected_loop_cost, within_budget, within_cap};
 use ledger::{Ledger, Stage};
+pub(crate) use replanning::Replanning;
 pub(crate) use schedule::Schedule;
 
 /// How the dir loops are run.
@@ -89,23 +90,6 @@ pub(crate) struct LoopOptions {
     /// `--budget`, in dollars; `None` without one. The loops may spend it
     /// less what the purse holds back for the synthesis.
     pub budget: Option<f64>,
-}
-
-/// How the run decides again as loops finish, and keeps what it decided
-/// (the orchestrator's: it knows the facts and the cache).
-pub(crate) trait Replanning: Sync {
-    /// Decide a round.
-    fn round(&self, input: &RoundInput<'_>) -> Round;
-    /// Keep a round's `record` and the work as it now stands (bought
-    /// loops, stale directories left to the scan, open candidates), so a
-    /// resumed run carries on with it.
-    fn keep(
-        &self,
-        record: Value,
-        loops: &[PlannedLoop],
-        mechanical: &[PathBuf],
-        candidates: &[PlannedLoop],
-    );
 }
 
 /// What the work phase did.
@@ -174,7 +158,7 @@ pub(crate) async fn run_work(
     stats: &TreeStats,
     options: LoopOptions,
     board: &DirBoard,
-    replanning: &dyn Replanning,
+    replanning: &Replanning<'_>,
 ) -> Result<LoopsDone, InvestigationError> {
     let target = shared.run.target().to_path_buf();
     let session = &shared.run.session;
@@ -236,7 +220,9 @@ pub(crate) async fn run_work(
                 }
             }
             let (loops, mechanical) = ledger.shape();
-            replanning.keep(record, &loops, &mechanical, &ledger.open_candidates());
+            for warning in replanning.keep(record, &loops, &mechanical, &ledger.open_candidates()) {
+                shared.run.progress.ai(&warning);
+            }
             board.add_to_total(added);
             shared.run.progress.ai(&format!(
                 "Replanning (round {}, {trigger}): ${:.2} spent, ${:.2} kept for the synthesis; \
