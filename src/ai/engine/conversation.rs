@@ -137,69 +137,91 @@ pub(crate) async fn converse(
 ) -> Result<Conversed, InvestigationError> {
     agent.set_pace(policy.pace);
     let pricing = session.tracker().pricing();
-    let mut usage = LoopUsage::default();
-    let (mut limit, mut borrowed, mut tools_run, mut turn) = (policy.turns, 0, 0, 0);
-    let end = loop {
-        turn += 1;
-        // The context comes first: a conversation past it must not borrow
-        // a turn it cannot use.
-        if let Some(budget) = policy.context_limit
-            && usage.budget_exceeded(budget)
-        {
-            agent.printer().line(&format!(
-                "Context budget reached — exiting early (context size {} > {} budget; loop spend {} tokens)",
-                format_thousands(usage.last_context),
-                format_thousands(budget),
-                format_thousands(usage.total()),
-            ));
-            break CallEnd::ContextFull;
-        }
-        if turn > limit {
-            if !policy.pool.is_some_and(|pool| pool.borrow_one(limit)) {
-                break CallEnd::OutOfTurns;
-            }
-            limit += 1;
-            borrowed += 1;
-            agent.printer().detail(&format!(
-                "Borrowed a turn from the shared pool ({borrowed} so far)"
-            ));
-        }
-        if let Some(closing) = policy.closing
-            && limit - turn < closing.from
-        {
-            agent.append_note(&(closing.note)(limit - turn + 1));
-        }
-        if let Some(note) = policy.last_call_note {
-            match agent.quote(session) {
-                Ok(allowed) if allowed.last => agent.append_note(note),
-                Ok(_) => {}
-                Err(over) => break not_sent(agent, AgentError::OverBudget(over), session)?,
-            }
+    let mut run = Conversed {
+        end: CallEnd::OutOfTurns,
+        usage: LoopUsage::default(),
+        borrowed: 0,
+        tools_run: 0,
+    };
+    let mut limit = policy.turns;
+    for turn in 1.. {
+        if let Some(end) = before_turn(agent, session, &policy, &mut run, (turn, &mut limit))? {
+            run.end = end;
+            break;
         }
         let tools = ToolContext { turn, ..*tools };
-        match agent.turn(session, &tools, &mut policy.answer).await {
-            Ok(done) => {
-                usage.record(&done.usage, &pricing);
-                tools_run += done.tools_run;
-                if let Some(on_turn) = policy.on_turn {
-                    on_turn(&usage);
-                }
-                match done.end {
-                    TurnEnd::GoesOn => {}
-                    TurnEnd::Submitted(input) => break CallEnd::Submitted(input),
-                    TurnEnd::Refused(refusal) => break CallEnd::Refused(refusal),
-                    TurnEnd::ContextFull => break CallEnd::ContextFull,
-                }
+        let done = match agent.turn(session, &tools, &mut policy.answer).await {
+            Ok(done) => done,
+            Err(err) => {
+                run.end = not_sent(agent, err, session)?;
+                break;
             }
-            Err(err) => break not_sent(agent, err, session)?,
+        };
+        run.usage.record(&done.usage, &pricing);
+        run.tools_run += done.tools_run;
+        if let Some(on_turn) = policy.on_turn {
+            on_turn(&run.usage);
         }
-    };
-    Ok(Conversed {
-        end,
-        usage,
-        borrowed,
-        tools_run,
-    })
+        run.end = match done.end {
+            TurnEnd::GoesOn => continue,
+            TurnEnd::Submitted(input) => CallEnd::Submitted(input),
+            TurnEnd::Refused(refusal) => CallEnd::Refused(refusal),
+            TurnEnd::ContextFull => CallEnd::ContextFull,
+        };
+        break;
+    }
+    Ok(run)
+}
+
+/// The policy before turn `turn` of a conversation allowed `limit` turns so
+/// far: how it ends here, if it does (its context past the limit, its turns
+/// gone and none to borrow, no money for the next request); otherwise the
+/// turn borrowed if need be, and the notes of its last turns and last
+/// request added.
+fn before_turn(
+    agent: &mut Agent,
+    session: &Session,
+    policy: &Policy<'_>,
+    run: &mut Conversed,
+    (turn, limit): (u32, &mut u32),
+) -> Result<Option<CallEnd>, InvestigationError> {
+    // The context comes first: a conversation past it must not borrow a
+    // turn it cannot use.
+    if let Some(budget) = policy.context_limit
+        && run.usage.budget_exceeded(budget)
+    {
+        agent.printer().line(&format!(
+            "Context budget reached — exiting early (context size {} > {} budget; loop spend {} tokens)",
+            format_thousands(run.usage.last_context),
+            format_thousands(budget),
+            format_thousands(run.usage.total()),
+        ));
+        return Ok(Some(CallEnd::ContextFull));
+    }
+    if turn > *limit {
+        if !policy.pool.is_some_and(|pool| pool.borrow_one(*limit)) {
+            return Ok(Some(CallEnd::OutOfTurns));
+        }
+        *limit += 1;
+        run.borrowed += 1;
+        agent.printer().detail(&format!(
+            "Borrowed a turn from the shared pool ({} so far)",
+            run.borrowed
+        ));
+    }
+    if let Some(closing) = policy.closing
+        && *limit - turn < closing.from
+    {
+        agent.append_note(&(closing.note)(*limit - turn + 1));
+    }
+    if let Some(note) = policy.last_call_note {
+        match agent.quote(session) {
+            Ok(allowed) if allowed.last => agent.append_note(note),
+            Ok(_) => {}
+            Err(over) => return not_sent(agent, AgentError::OverBudget(over), session).map(Some),
+        }
+    }
+    Ok(None)
 }
 
 /// How a conversation ends when its turn could not complete, said in one

@@ -30,6 +30,7 @@ use tokio::runtime::{Handle, RuntimeFlavor};
 
 use super::printer::format_args_for_display;
 use super::{Agent, SubmitCheck};
+use crate::ai::api::types::ToolUse;
 use crate::ai::api::types::{StopDetails, StopReason};
 use crate::ai::api::{ApiError, ContentBlock, Response, Usage};
 use crate::ai::engine::purse::OverBudget;
@@ -107,6 +108,17 @@ pub(crate) enum TurnEnd {
     ContextFull,
 }
 
+/// What became of one tool call.
+enum Ran {
+    /// Its handler ran.
+    Tool(ToolOutput),
+    /// luminos answered it without running a handler (a tool not offered,
+    /// or the review's answer).
+    Answered(ToolOutput),
+    /// It is the loop-ending tool's.
+    EndsLoop,
+}
+
 /// What the API said when the model declined (not a command refused by
 /// the toolbox: that is [`crate::ai::tools::command::Refusal`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -170,24 +182,33 @@ impl Agent {
         let response = session.send(&mut self.transcript, reuse, self.pace).await?;
         self.print_response(&response);
         let usage = response.usage;
-        let step = |end| {
-            Ok(Turn {
-                end,
-                usage,
-                tools_run: 0,
-            })
-        };
+        let (end, tools_run) = self.read_reply(response, tools, answer)?;
+        Ok(Turn {
+            end,
+            usage,
+            tools_run,
+        })
+    }
+
+    /// What the reply decides: its stop reason alone, or its tool calls
+    /// run and answered (with how many of their handlers ran), or a nudge.
+    fn read_reply(
+        &mut self,
+        response: Response,
+        tools: &ToolContext<'_>,
+        answer: &mut Option<SubmitCheck>,
+    ) -> Result<(TurnEnd, u32), AgentError> {
         match response.stop_reason {
             Some(StopReason::Refusal) => {
                 let refusal = ModelRefusal::from_details(response.stop_details);
                 self.printer
                     .line(&format!("Stopped: {}.", refusal.describe()));
-                return step(TurnEnd::Refused(refusal));
+                return Ok((TurnEnd::Refused(refusal), 0));
             }
             Some(StopReason::ModelContextWindowExceeded) => {
                 self.printer
                     .line("Stopped: the model's context window is full.");
-                return step(TurnEnd::ContextFull);
+                return Ok((TurnEnd::ContextFull, 0));
             }
             Some(StopReason::PauseTurn) => {
                 // Continued by sending the turn back as it is and calling
@@ -196,7 +217,7 @@ impl Agent {
                 if !response.content.is_empty() {
                     self.transcript.push_assistant(response.content);
                 }
-                return step(TurnEnd::GoesOn);
+                return Ok((TurnEnd::GoesOn, 0));
             }
             _ => {}
         }
@@ -206,13 +227,12 @@ impl Agent {
                 escape_line(tool)
             ));
             self.transcript.append_note(&cut_off_note(tool));
-            return step(TurnEnd::GoesOn);
+            return Ok((TurnEnd::GoesOn, 0));
         }
         let cut_short = response.stop_reason == Some(StopReason::MaxTokens);
         let calls = response.tool_uses();
         self.transcript
             .push_assistant(assistant_blocks(response.content));
-
         if calls.is_empty() {
             let nudge = if cut_short {
                 CUT_SHORT_NOTE
@@ -220,46 +240,37 @@ impl Agent {
                 self.nudge
             };
             self.transcript.push_user(vec![ContentBlock::text(nudge)]);
-            return step(TurnEnd::GoesOn);
+            return Ok((TurnEnd::GoesOn, 0));
         }
+        self.run_calls(&calls, tools, answer)
+    }
 
+    /// Run `calls` in order and answer each in the next user message: the
+    /// turn's end (the accepted call of the loop-ending tool, if any) and
+    /// how many handlers ran.
+    fn run_calls(
+        &mut self,
+        calls: &[ToolUse],
+        tools: &ToolContext<'_>,
+        answer: &mut Option<SubmitCheck>,
+    ) -> Result<(TurnEnd, u32), AgentError> {
         let mut ended = None;
         let mut tools_run = 0;
         let mut results = Vec::with_capacity(calls.len());
-        for call in &calls {
-            let reviewed = self
-                .review
-                .as_ref()
-                .filter(|_| self.offers(&call.name))
-                .and_then(|review| review.review(&call.name, &call.input));
-            let output = if !self.offers(&call.name) {
-                unknown_tool(&call.name)
-            } else if let Some(answer) = reviewed {
-                tools.cache.log_tool_call(
-                    tools.directory,
-                    tools.turn,
-                    &call.name,
-                    &call.input,
-                    answer.content.chars().count(),
-                );
-                answer
-            } else {
-                match run_blocking(|| dispatch(self.toolbox, &call.name, &call.input, tools))? {
-                    Dispatch::Ran(output) => {
-                        tools_run += 1;
-                        output
-                    }
-                    Dispatch::EndsLoop => {
-                        match answer.as_mut().and_then(|check| check(&call.input)) {
-                            Some(refusal) => ToolOutput::error(refusal),
-                            None => {
-                                ended = Some(call.input.clone());
-                                ToolOutput::ok("Received. Thank you.")
-                            }
-                        }
-                    }
-                    Dispatch::Unknown => unknown_tool(&call.name),
+        for call in calls {
+            let output = match self.run_call(call, tools)? {
+                Ran::Tool(output) => {
+                    tools_run += 1;
+                    output
                 }
+                Ran::Answered(output) => output,
+                Ran::EndsLoop => match answer.as_mut().and_then(|check| check(&call.input)) {
+                    Some(refusal) => ToolOutput::error(refusal),
+                    None => {
+                        ended = Some(call.input.clone());
+                        ToolOutput::ok("Received. Thank you.")
+                    }
+                },
             };
             results.push(ContentBlock::tool_result(
                 call.id.clone(),
@@ -268,11 +279,36 @@ impl Agent {
             ));
         }
         self.transcript.push_user(results);
-        Ok(Turn {
-            end: ended.map_or(TurnEnd::GoesOn, TurnEnd::Submitted),
-            usage,
-            tools_run,
-        })
+        Ok((ended.map_or(TurnEnd::GoesOn, TurnEnd::Submitted), tools_run))
+    }
+
+    /// One call: refused when not offered, answered by the review when it
+    /// has an answer (logged as a call), or dispatched.
+    fn run_call(&self, call: &ToolUse, tools: &ToolContext<'_>) -> Result<Ran, FatalToolError> {
+        if !self.offers(&call.name) {
+            return Ok(Ran::Answered(unknown_tool(&call.name)));
+        }
+        if let Some(answer) = self
+            .review
+            .as_ref()
+            .and_then(|review| review.review(&call.name, &call.input))
+        {
+            tools.cache.log_tool_call(
+                tools.directory,
+                tools.turn,
+                &call.name,
+                &call.input,
+                answer.content.chars().count(),
+            );
+            return Ok(Ran::Answered(answer));
+        }
+        Ok(
+            match run_blocking(|| dispatch(self.toolbox, &call.name, &call.input, tools))? {
+                Dispatch::Ran(output) => Ran::Tool(output),
+                Dispatch::EndsLoop => Ran::EndsLoop,
+                Dispatch::Unknown => Ran::Answered(unknown_tool(&call.name)),
+            },
+        )
     }
 
     /// Make the request about to be sent fit the model's window: cut the

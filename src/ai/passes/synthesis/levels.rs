@@ -212,33 +212,113 @@ pub(crate) async fn synthesize(
 }
 
 /// The synthesis of `inputs` (level 1: the cut sections in tree order)
-/// along `layout`.
+/// along `layout`: each level's groups summarised in turn (level 1 follows
+/// the tree; each level above is laid out from the real summaries of the
+/// one below, as they come), then the verdict over what the last level
+/// left.
 async fn in_levels(
     run: &SynthesisRun<'_>,
     entries: &[Value],
     mut inputs: Vec<Input>,
     layout: &Layout,
 ) -> Result<Synthesized, InvestigationError> {
-    let mut saved = saved_groups(&run.ctx.cache);
-    let mut used = Map::new();
-    let mut done = Synthesized::default();
-    let mut first_brief = None;
-    let output_bytes =
-        ((run.capacity.tokens / 4) as f64 / run.tokens_per_byte.max(f64::MIN_POSITIVE)) as u64;
+    let mut levels = Levels {
+        run,
+        saved: saved_groups(&run.ctx.cache),
+        used: Map::new(),
+        done: Synthesized::default(),
+        first_brief: None,
+    };
     let per_byte = run.tokens_per_byte.max(f64::MIN_POSITIVE);
-    // Level 1 follows the tree; each level above is laid out from the real
-    // summaries of the one below, as they come.
     let mut next = layout.levels.first().cloned();
     while let Some(level) = next {
-        done.levels += 1;
+        inputs = levels.summarise(&level, inputs).await?;
+        let sizes: Vec<u64> = inputs.iter().map(|i| tokens(&i.text, per_byte)).collect();
+        next = levels::next_level(&sizes, run.capacity);
+    }
+    // Only what this run used is kept.
+    save_groups(run, &Map::new(), &levels.used);
+    levels.verdict(entries, &inputs).await
+}
+
+/// A synthesis in levels as it goes: the group summaries saved by earlier
+/// runs and not used yet, those this run used, and what it did so far.
+struct Levels<'r, 'a> {
+    run: &'r SynthesisRun<'a>,
+    saved: Map<String, Value>,
+    used: Map<String, Value>,
+    done: Synthesized,
+    /// The first part's brief, which stands in for the verdict's without one.
+    first_brief: Option<String>,
+}
+
+/// A group of a level, ready: the inputs it reads, its label, the digest
+/// of its input, and its saved summary or the prompt that asks for one.
+struct Prepared {
+    members: Vec<usize>,
+    label: String,
+    digest: String,
+    call: Group,
+}
+
+impl Levels<'_, '_> {
+    /// Summarise each group of `level` over `inputs`: the next level's
+    /// inputs.
+    async fn summarise(
+        &mut self,
+        level: &levels::Level,
+        inputs: Vec<Input>,
+    ) -> Result<Vec<Input>, InvestigationError> {
+        self.done.levels += 1;
         let groups = level.groups.len();
-        run.ctx.progress.ai(&format!(
+        self.run.ctx.progress.ai(&format!(
             "Synthesis level {}: {groups} part{} to summarise first.",
-            done.levels,
+            self.done.levels,
             if groups == 1 { "" } else { "s" }
         ));
-        // Each group: its label, its input's digest, and its saved summary
-        // or the prompt of the call that writes one.
+        let prepared = self.prepare(level, &inputs)?;
+        let mut ended = self.ask_side_by_side(&prepared).await?;
+        let mut outputs = Vec::with_capacity(groups);
+        for (n, group) in prepared.into_iter().enumerate() {
+            let summary = match group.call {
+                Group::Saved(summary) => Some(summary),
+                Group::Ask(system) => {
+                    let end = match ended[n].take() {
+                        Some(end) => end,
+                        None => {
+                            self.say_part(n, groups, &group.label);
+                            converse(self.run.ctx, SYNTHESIS_CALL, system, true).await?
+                        }
+                    };
+                    self.read_part(&group.label, end)
+                }
+            };
+            let members: Vec<&Input> = group.members.iter().map(|&i| &inputs[i]).collect();
+            outputs.push(self.output(n + 1, &members, group.label, group.digest, summary));
+        }
+        let mut outputs = outputs.into_iter().map(Some).collect::<Vec<_>>();
+        Ok(level
+            .outputs()
+            .into_iter()
+            .map(|output| match output {
+                Output::Group(g) => outputs[g].take().unwrap_or_else(|| Input {
+                    label: String::new(),
+                    text: String::new(),
+                    sections: Sections::default(),
+                }),
+                Output::Passed(i) => inputs[i].clone(),
+            })
+            .collect())
+    }
+
+    /// Each group of `level`: its label, its input's digest, and its saved
+    /// summary or the prompt of the call that writes one.
+    fn prepare(
+        &mut self,
+        level: &levels::Level,
+        inputs: &[Input],
+    ) -> Result<Vec<Prepared>, InvestigationError> {
+        let (run, groups) = (self.run, level.groups.len());
         let mut prepared = Vec::with_capacity(groups);
         for (n, group) in level.groups.iter().enumerate() {
             let members: Vec<&Input> = group.inputs.iter().map(|&i| &inputs[i]).collect();
@@ -252,13 +332,13 @@ async fn in_levels(
                     .join("\n"),
             );
             let digest = digest(run.target, &summaries, run.language);
-            let call = match saved.remove(&digest) {
+            let call = match self.saved.remove(&digest) {
                 Some(summary) => {
                     run.ctx.progress.ai(&format!(
                         "Synthesis part {}/{groups} (cached): {label}",
                         n + 1
                     ));
-                    done.groups_reused += 1;
+                    self.done.groups_reused += 1;
                     Group::Saved(summary)
                 }
                 None => Group::Ask(
@@ -271,180 +351,193 @@ async fn in_levels(
                     .render()?,
                 ),
             };
-            prepared.push((members, label, digest, call));
-        }
-        // Under --batch the level's calls go out side by side, so they
-        // share a round; interactively they go one after another, each
-        // group saved as it is paid for.
-        let mut ended: Vec<Option<CallEnd>> = if run.ctx.session.is_batching() {
-            let calls: Vec<_> = prepared
-                .iter()
-                .enumerate()
-                .filter_map(|(n, (_, label, _, call))| match call {
-                    Group::Ask(system) => Some((n, label, system)),
-                    Group::Saved(_) => None,
-                })
-                .map(|(n, label, system)| {
-                    run.ctx
-                        .progress
-                        .ai(&format!("Synthesis part {}/{groups}: {label}", n + 1));
-                    let lane = run.ctx.session.lane();
-                    async move {
-                        let end = converse(run.ctx, SYNTHESIS_CALL, system.clone(), true).await;
-                        drop(lane);
-                        (n, end)
-                    }
-                })
-                .collect();
-            let mut ended: Vec<Option<CallEnd>> = (0..groups).map(|_| None).collect();
-            for (n, end) in join_all(calls).await {
-                ended[n] = Some(end?);
-            }
-            ended
-        } else {
-            (0..groups).map(|_| None).collect()
-        };
-        let mut outputs = Vec::with_capacity(groups);
-        for (n, (members, label, digest, call)) in prepared.into_iter().enumerate() {
-            let part = n + 1;
-            let summary = match call {
-                Group::Saved(summary) => Some(summary),
-                Group::Ask(system) => {
-                    let end = match ended[n].take() {
-                        Some(end) => end,
-                        None => {
-                            run.ctx
-                                .progress
-                                .ai(&format!("Synthesis part {part}/{groups}: {label}"));
-                            converse(run.ctx, SYNTHESIS_CALL, system, true).await?
-                        }
-                    };
-                    match end {
-                        CallEnd::Submitted(input) => Some(json!({
-                            "part": label,
-                            "brief": string_field(&input, "brief"),
-                            "detailed": string_field(&input, "detailed"),
-                            "sections": Sections::from_submitted(&input),
-                            "created_at": now_iso(),
-                        })),
-                        CallEnd::Refused(refusal) => {
-                            let finding = format!(
-                                "A part of the synthesis ({label}) was not summarised: \
-                                 {}. Its directory summaries stand in for it.",
-                                refusal.describe()
-                            );
-                            record_refusal(&run.ctx.cache, &run.ctx.progress, "general", finding);
-                            None
-                        }
-                        CallEnd::ApiError(_)
-                        | CallEnd::OutOfTurns
-                        | CallEnd::ContextFull
-                        | CallEnd::OverBudget(_) => None,
-                    }
-                }
-            };
-            // The part's sections: those its summary filled, and what it
-            // left empty from the parts below it.
-            let below = labelled_sections(&members);
-            let mut sections: Sections = summary
-                .as_ref()
-                .and_then(|summary| serde_json::from_value(summary["sections"].clone()).ok())
-                .unwrap_or_default();
-            sections.fill_from(&below);
-            let text = match &summary {
-                Some(summary) => {
-                    let brief = summary["brief"].as_str().unwrap_or_default();
-                    first_brief.get_or_insert_with(|| brief.to_string());
-                    used.insert(digest, summary.clone());
-                    save_groups(run, &saved, &used);
-                    format!(
-                        "### Part: {label}\nSummary: {brief}\n{}\n{}",
-                        summary["detailed"].as_str().unwrap_or_default(),
-                        sections_for_prompt(&sections)
-                    )
-                }
-                None => {
-                    run.ctx.progress.ai(&format!(
-                        "Warning: part {part} was not summarised; its first sections stand in."
-                    ));
-                    let joined: Vec<&str> = members.iter().map(|i| i.text.as_str()).collect();
-                    format!("### Part: {label} (not summarised)\n{}", joined.join("\n"))
-                }
-            };
-            outputs.push(Input {
+            prepared.push(Prepared {
+                members: group.inputs.clone(),
                 label,
-                text: cut(&text, output_bytes),
-                sections,
+                digest,
+                call,
             });
         }
-        let mut outputs = outputs.into_iter().map(Some).collect::<Vec<_>>();
-        inputs = level
-            .outputs()
-            .into_iter()
-            .map(|output| match output {
-                Output::Group(g) => outputs[g].take().unwrap_or_else(|| Input {
-                    label: String::new(),
-                    text: String::new(),
-                    sections: Sections::default(),
-                }),
-                Output::Passed(i) => inputs[i].clone(),
+        Ok(prepared)
+    }
+
+    /// Under --batch the level's calls go out side by side, so they share a
+    /// round: how each ended, by group. Interactively none is asked here:
+    /// they go one after another, each group saved as it is paid for.
+    async fn ask_side_by_side(
+        &self,
+        prepared: &[Prepared],
+    ) -> Result<Vec<Option<CallEnd>>, InvestigationError> {
+        let mut ended: Vec<Option<CallEnd>> = (0..prepared.len()).map(|_| None).collect();
+        if !self.run.ctx.session.is_batching() {
+            return Ok(ended);
+        }
+        let calls: Vec<_> = prepared
+            .iter()
+            .enumerate()
+            .filter_map(|(n, group)| match &group.call {
+                Group::Ask(system) => Some((n, &group.label, system)),
+                Group::Saved(_) => None,
+            })
+            .map(|(n, label, system)| {
+                self.say_part(n, prepared.len(), label);
+                let lane = self.run.ctx.session.lane();
+                async move {
+                    let end = converse(self.run.ctx, SYNTHESIS_CALL, system.clone(), true).await;
+                    drop(lane);
+                    (n, end)
+                }
             })
             .collect();
-        let sizes: Vec<u64> = inputs.iter().map(|i| tokens(&i.text, per_byte)).collect();
-        next = levels::next_level(&sizes, run.capacity);
-    }
-    // Only what this run used is kept.
-    save_groups(run, &Map::new(), &used);
-
-    let joined = inputs
-        .iter()
-        .map(|i| i.text.as_str())
-        .collect::<Vec<_>>()
-        .join("\n");
-    let note = if done.levels == 0 {
-        "The summaries below were shortened to fit the synthesis's share of the budget."
-    } else {
-        "The tree was too large to read in one call: each part (headed `Part:`) was \
-         summarised on its own first, and the directories above those parts are shown as \
-         they are. Name the parts' directories in the report."
-    };
-    let system = SynthesisPrompt {
-        target: &escape_line(run.target),
-        summaries_text: &format!(
-            "{note}\n{}",
-            frame_untrusted(
-                "summaries of the tree's parts and the directories above them",
-                &joined
-            )
-        ),
-        language_rule: &language_rule(run.language),
-    }
-    .render()?;
-    // Without the verdict, the parts' summaries joined stand in for it.
-    let fallback = || {
-        let (fallback_brief, _) = synthesize_from_cache(entries);
-        SynthesisOutcome {
-            brief: first_brief.unwrap_or(fallback_brief),
-            detailed: joined,
-            sections: Sections::default(),
-            submitted: false,
+        for (n, end) in join_all(calls).await {
+            ended[n] = Some(end?);
         }
-    };
-    let end = converse(run.ctx, SYNTHESIS_CALL, system, false).await?;
-    done.outcome = match WITHOUT_VERDICT.settle(run.ctx, end) {
-        CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
-        CallEnd::ApiError(_) => SynthesisOutcome::default(),
-        CallEnd::Refused(_)
-        | CallEnd::ContextFull
-        | CallEnd::OutOfTurns
-        | CallEnd::OverBudget(_) => fallback(),
-    };
-    // What the parts found reaches the report where the verdict left a
-    // section empty (or was not written).
-    done.outcome
-        .sections
-        .fill_from(&labelled_sections(&inputs.iter().collect::<Vec<_>>()));
-    Ok(done)
+        Ok(ended)
+    }
+
+    fn say_part(&self, n: usize, groups: usize, label: &str) {
+        self.run
+            .ctx
+            .progress
+            .ai(&format!("Synthesis part {}/{groups}: {label}", n + 1));
+    }
+
+    /// The summary a part's conversation ended on, if any; a refusal is
+    /// recorded as an `info` flag.
+    fn read_part(&self, label: &str, end: CallEnd) -> Option<Value> {
+        match end {
+            CallEnd::Submitted(input) => Some(json!({
+                "part": label,
+                "brief": string_field(&input, "brief"),
+                "detailed": string_field(&input, "detailed"),
+                "sections": Sections::from_submitted(&input),
+                "created_at": now_iso(),
+            })),
+            CallEnd::Refused(refusal) => {
+                let finding = format!(
+                    "A part of the synthesis ({label}) was not summarised: {}. Its directory \
+                     summaries stand in for it.",
+                    refusal.describe()
+                );
+                record_refusal(
+                    &self.run.ctx.cache,
+                    &self.run.ctx.progress,
+                    "general",
+                    finding,
+                );
+                None
+            }
+            CallEnd::ApiError(_)
+            | CallEnd::OutOfTurns
+            | CallEnd::ContextFull
+            | CallEnd::OverBudget(_) => None,
+        }
+    }
+
+    /// Part `part`'s input to the next level: its summary (saved for later
+    /// runs) with its sections, or, without one, its members' sections.
+    fn output(
+        &mut self,
+        part: usize,
+        members: &[&Input],
+        label: String,
+        digest: String,
+        summary: Option<Value>,
+    ) -> Input {
+        let run = self.run;
+        let output_bytes =
+            ((run.capacity.tokens / 4) as f64 / run.tokens_per_byte.max(f64::MIN_POSITIVE)) as u64;
+        // The part's sections: those its summary filled, and what it left
+        // empty from the parts below it.
+        let below = labelled_sections(members);
+        let mut sections: Sections = summary
+            .as_ref()
+            .and_then(|summary| serde_json::from_value(summary["sections"].clone()).ok())
+            .unwrap_or_default();
+        sections.fill_from(&below);
+        let text = match &summary {
+            Some(summary) => {
+                let brief = summary["brief"].as_str().unwrap_or_default();
+                self.first_brief.get_or_insert_with(|| brief.to_string());
+                self.used.insert(digest, summary.clone());
+                save_groups(run, &self.saved, &self.used);
+                format!(
+                    "### Part: {label}\nSummary: {brief}\n{}\n{}",
+                    summary["detailed"].as_str().unwrap_or_default(),
+                    sections_for_prompt(&sections)
+                )
+            }
+            None => {
+                run.ctx.progress.ai(&format!(
+                    "Warning: part {part} was not summarised; its first sections stand in."
+                ));
+                let joined: Vec<&str> = members.iter().map(|i| i.text.as_str()).collect();
+                format!("### Part: {label} (not summarised)\n{}", joined.join("\n"))
+            }
+        };
+        Input {
+            label,
+            text: cut(&text, output_bytes),
+            sections,
+        }
+    }
+
+    /// The verdict over the last level's `inputs`; without one, the parts'
+    /// summaries joined stand in for it. What the parts found reaches the
+    /// report where the verdict left a section empty (or was not written).
+    async fn verdict(
+        self,
+        entries: &[Value],
+        inputs: &[Input],
+    ) -> Result<Synthesized, InvestigationError> {
+        let run = self.run;
+        let joined = inputs
+            .iter()
+            .map(|i| i.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let note = if self.done.levels == 0 {
+            "The summaries below were shortened to fit the synthesis's share of the budget."
+        } else {
+            "The tree was too large to read in one call: each part (headed `Part:`) was \
+             summarised on its own first, and the directories above those parts are shown as \
+             they are. Name the parts' directories in the report."
+        };
+        let system = SynthesisPrompt {
+            target: &escape_line(run.target),
+            summaries_text: &format!(
+                "{note}\n{}",
+                frame_untrusted(
+                    "summaries of the tree's parts and the directories above them",
+                    &joined
+                )
+            ),
+            language_rule: &language_rule(run.language),
+        }
+        .render()?;
+        let end = converse(run.ctx, SYNTHESIS_CALL, system, false).await?;
+        let mut done = self.done;
+        done.outcome = match WITHOUT_VERDICT.settle(run.ctx, end) {
+            CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
+            CallEnd::ApiError(_) => SynthesisOutcome::default(),
+            CallEnd::Refused(_)
+            | CallEnd::ContextFull
+            | CallEnd::OutOfTurns
+            | CallEnd::OverBudget(_) => {
+                let (fallback_brief, _) = synthesize_from_cache(entries);
+                SynthesisOutcome {
+                    brief: self.first_brief.unwrap_or(fallback_brief),
+                    detailed: joined,
+                    sections: Sections::default(),
+                    submitted: false,
+                }
+            }
+        };
+        done.outcome
+            .sections
+            .fill_from(&labelled_sections(&inputs.iter().collect::<Vec<_>>()));
+        Ok(done)
+    }
 }
 
 /// Every future of `futures` run to its end, side by side on this task;
