@@ -322,62 +322,65 @@ pub(crate) fn stop_for_api_error(
     session: &Session,
     err: &api::ApiError,
 ) -> Result<(), InvestigationError> {
+    match run_ending(session, err) {
+        Some(fatal) => Err(fatal),
+        None => Ok(()),
+    }
+}
+
+/// The investigation's error for `err`, when it ends the investigation
+/// (see [`stop_for_api_error`]).
+fn run_ending(session: &Session, err: &api::ApiError) -> Option<InvestigationError> {
     use crate::ai::api::error::FinalCause;
-    let fatal = Err;
     let client = session.client();
     let base_url = || crate::text::escape_line(client.base_url()).into_owned();
-    let not_the_api = || {
-        fatal(InvestigationError::NotMessagesApi {
-            base_url: base_url(),
-            err: Box::new(err.clone()),
-        })
+    let not_the_api = || InvestigationError::NotMessagesApi {
+        base_url: base_url(),
+        err: Box::new(err.clone()),
     };
-    match err.final_cause() {
-        Some(FinalCause::UnknownModel) => {
-            return fatal(InvestigationError::UnknownModel {
+    if let Some(cause) = err.final_cause() {
+        return Some(match cause {
+            FinalCause::UnknownModel => InvestigationError::UnknownModel {
                 model: crate::text::escape_line(session.model()).into_owned(),
                 detail: err.to_string(),
-            });
-        }
-        Some(FinalCause::NotMessagesApi) => return not_the_api(),
-        Some(FinalCause::NoBatchesApi) => {
-            return fatal(InvestigationError::NoBatchesApi {
+            },
+            FinalCause::NotMessagesApi => not_the_api(),
+            FinalCause::NoBatchesApi => InvestigationError::NoBatchesApi {
                 base_url: base_url(),
                 err: Box::new(err.clone()),
-            });
-        }
-        Some(FinalCause::Credential) => return fatal(InvestigationError::Auth(err.clone())),
-        Some(FinalCause::Billing) => return fatal(InvestigationError::Billing(err.clone())),
-        None => {}
+            },
+            FinalCause::Credential => InvestigationError::Auth(err.clone()),
+            FinalCause::Billing => InvestigationError::Billing(err.clone()),
+        });
     }
     match err.kind {
         api::ApiErrorKind::Connection | api::ApiErrorKind::Timeout => {
-            fatal(InvestigationError::Unreachable {
+            Some(InvestigationError::Unreachable {
                 endpoint: base_url(),
                 answered: client.has_answered(),
                 replied: client.has_succeeded(),
                 detail: err.to_string(),
             })
         }
-        api::ApiErrorKind::UnexpectedAnswer => not_the_api(),
-        api::ApiErrorKind::Overloaded => fatal(InvestigationError::Overloaded(err.clone())),
+        api::ApiErrorKind::UnexpectedAnswer => Some(not_the_api()),
+        api::ApiErrorKind::Overloaded => Some(InvestigationError::Overloaded(err.clone())),
         // An HTTP error status whose body is not the API's came from
         // something else at the base URL.
         api::ApiErrorKind::RateLimited | api::ApiErrorKind::Server
             if err.status.is_some() && !err.has_api_error_body() =>
         {
-            not_the_api()
+            Some(not_the_api())
         }
         api::ApiErrorKind::RateLimited | api::ApiErrorKind::Server if err.status.is_some() => {
-            fatal(InvestigationError::Unavailable(err.clone()))
+            Some(InvestigationError::Unavailable(err.clone()))
         }
         // A stream that broke on every try is the endpoint's doing, not
         // the conversation's.
-        api::ApiErrorKind::BrokenStream => fatal(InvestigationError::Unavailable(err.clone())),
+        api::ApiErrorKind::BrokenStream => Some(InvestigationError::Unavailable(err.clone())),
         api::ApiErrorKind::InvalidRequest | api::ApiErrorKind::RequestTooLarge
             if !client.has_succeeded() && err.prompt_too_long().is_none() =>
         {
-            fatal(InvestigationError::Rejected(err.clone()))
+            Some(InvestigationError::Rejected(err.clone()))
         }
         api::ApiErrorKind::InvalidRequest
         | api::ApiErrorKind::RequestTooLarge
@@ -387,6 +390,6 @@ pub(crate) fn stop_for_api_error(
         | api::ApiErrorKind::NotFound
         | api::ApiErrorKind::RateLimited
         | api::ApiErrorKind::Server
-        | api::ApiErrorKind::MalformedToolInput => Ok(()),
+        | api::ApiErrorKind::MalformedToolInput => None,
     }
 }

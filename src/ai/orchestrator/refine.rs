@@ -61,50 +61,96 @@ pub(super) async fn refine_phase(
             refinement: None,
         });
     };
-    let unrefined = |stopped| Refined {
-        synthesis: synthesis.clone(),
-        refinement: Some(Refinement {
-            stopped,
-            ..Refinement::default()
-        }),
-    };
     if !synthesis.submitted {
         run.ctx
             .progress
             .ai("Refinement skipped: no synthesis was written.");
-        return Ok(unrefined(RefineStop::NoSynthesis));
-    }
-    let (cache, session, progress) = (&run.ctx.cache, &run.ctx.session, &run.ctx.progress);
-    let spent_before = session.spent();
-    let first = Draft::new(synthesis.as_report());
-    let digest = synthesis_digest(&first.report);
-    let mut saved =
-        SavedRefinement::of(cache.read_json(REFINEMENT_FILE), &digest).unwrap_or(SavedRefinement {
-            synthesis_digest: digest,
-            rounds: Vec::new(),
-            settled: None,
-            updated_at: now_iso(),
+        return Ok(Refined {
+            synthesis,
+            refinement: Some(Refinement {
+                stopped: RefineStop::NoSynthesis,
+                ..Refinement::default()
+            }),
         });
-    // The rounds an earlier run paid for, up to the depth asked for.
-    let reused = saved.rounds.len().min(depth as usize);
-    let mut draft = saved.rounds[..reused]
-        .iter()
-        .fold(first.clone(), |draft, round| draft.after(round));
-    let mut stopped = match saved.settled {
-        Some(settled) if reused == saved.rounds.len() => Some(settled),
-        _ if reused == depth as usize => Some(RefineStop::Depth),
-        _ => None,
-    };
-    if reused > 0 {
-        progress.ai(&format!(
-            "Refinement: {reused} round{} loaded from cache.",
-            if reused == 1 { "" } else { "s" }
-        ));
     }
-    let mut done = reused;
-    if stopped.is_none() {
+    let spent_before = run.ctx.session.spent();
+    let first = Draft::new(synthesis.as_report());
+    let mut rounds = Rounds::resumed(run, &first, depth as usize);
+    if rounds.stopped.is_none() {
+        rounds.run(run, all_dirs, depth as usize).await?;
+    }
+    let refinement = account(
+        &first,
+        &rounds.draft,
+        rounds.done,
+        rounds.reused,
+        rounds.stopped.unwrap_or(RefineStop::Depth),
+        run.ctx.session.spent() - spent_before,
+    );
+    run.ctx.progress.ai(&refinement.line());
+    Ok(Refined {
+        synthesis: SynthesisOutcome::submitted(&rounds.draft.report),
+        refinement: Some(refinement),
+    })
+}
+
+/// The refinement's rounds as they go: what is saved, the draft as the
+/// rounds left it, how many are done (and of those, read back), and why
+/// they stopped, once they have.
+struct Rounds {
+    saved: SavedRefinement,
+    draft: Draft,
+    done: usize,
+    reused: usize,
+    stopped: Option<RefineStop>,
+}
+
+impl Rounds {
+    /// The rounds an earlier run paid for over the same synthesis (whose
+    /// `first` draft this is), up to `depth`, read back from the cache.
+    fn resumed(run: &Phases<'_>, first: &Draft, depth: usize) -> Rounds {
+        let digest = synthesis_digest(&first.report);
+        let saved = SavedRefinement::of(run.ctx.cache.read_json(REFINEMENT_FILE), &digest)
+            .unwrap_or(SavedRefinement {
+                synthesis_digest: digest,
+                rounds: Vec::new(),
+                settled: None,
+                updated_at: now_iso(),
+            });
+        let reused = saved.rounds.len().min(depth);
+        let draft = saved.rounds[..reused]
+            .iter()
+            .fold(first.clone(), |draft, round| draft.after(round));
+        let stopped = match saved.settled {
+            Some(settled) if reused == saved.rounds.len() => Some(settled),
+            _ if reused == depth => Some(RefineStop::Depth),
+            _ => None,
+        };
+        if reused > 0 {
+            run.ctx.progress.ai(&format!(
+                "Refinement: {reused} round{} loaded from cache.",
+                if reused == 1 { "" } else { "s" }
+            ));
+        }
+        Rounds {
+            saved,
+            draft,
+            done: reused,
+            reused,
+            stopped,
+        }
+    }
+
+    /// Run rounds until one stops them or `depth` are done, each saved as
+    /// soon as it is.
+    async fn run(
+        &mut self,
+        run: &Phases<'_>,
+        all_dirs: &[PathBuf],
+        depth: usize,
+    ) -> Result<(), InvestigationError> {
         let (dirs, files) = entries(run, all_dirs);
-        let recorded = cache.read_flags();
+        let recorded = run.ctx.cache.read_flags();
         let target = run.ctx.target().to_string_lossy();
         let scope = run.grounding();
         let refine = RefineRun {
@@ -116,45 +162,33 @@ pub(super) async fn refine_phase(
             recorded: &recorded,
             language: run.config.investigation.language.as_deref(),
         };
-        while stopped.is_none() && done < depth as usize {
-            match round(&refine, &draft, done as u32 + 1).await? {
+        while self.stopped.is_none() && self.done < depth {
+            match round(&refine, &self.draft, self.done as u32 + 1).await? {
                 RoundEnd::Submitted(round) => {
                     // A round that read nothing found nothing new: the
                     // next would not either.
                     if round.reads == 0 {
-                        saved.settled = Some(RefineStop::NoNewReads);
-                        stopped = saved.settled;
+                        self.saved.settled = Some(RefineStop::NoNewReads);
+                        self.stopped = self.saved.settled;
                     }
-                    draft = draft.after(&round);
-                    saved.rounds.truncate(done);
-                    saved.rounds.push(round);
-                    done += 1;
-                    save(run, &mut saved);
+                    self.draft = self.draft.after(&round);
+                    self.saved.rounds.truncate(self.done);
+                    self.saved.rounds.push(round);
+                    self.done += 1;
+                    save(run, &mut self.saved);
                 }
                 RoundEnd::Stopped(why) => {
                     if why == RefineStop::NothingToSettle {
-                        saved.rounds.truncate(done);
-                        saved.settled = Some(why);
-                        save(run, &mut saved);
+                        self.saved.rounds.truncate(self.done);
+                        self.saved.settled = Some(why);
+                        save(run, &mut self.saved);
                     }
-                    stopped = Some(why);
+                    self.stopped = Some(why);
                 }
             }
         }
+        Ok(())
     }
-    let refinement = account(
-        &first,
-        &draft,
-        done,
-        reused,
-        stopped.unwrap_or(RefineStop::Depth),
-        session.spent() - spent_before,
-    );
-    progress.ai(&refinement.line());
-    Ok(Refined {
-        synthesis: SynthesisOutcome::submitted(&draft.report),
-        refinement: Some(refinement),
-    })
 }
 
 /// What the refinement changed, from the synthesis's `first` draft to

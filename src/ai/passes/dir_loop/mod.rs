@@ -115,53 +115,15 @@ pub(crate) async fn investigate_dir(
     shared: &DirShared,
     job: &DirJob,
 ) -> Result<DirOutcome, InvestigationError> {
-    let path = job.dir.to_string_lossy().into_owned();
     let fingerprints: Vec<(PathBuf, String)> = job
         .dirs()
         .map(|dir| (dir.clone(), fingerprint(dir, Some(&shared.run.scope))))
         .collect();
     let unit = relative(shared.run.target(), &job.dir);
-    let stamps = fingerprints
-        .iter()
-        .map(|(dir, print)| {
-            let mut fields = Map::new();
-            fields.insert(FINGERPRINT_FIELD.to_owned(), json!(print));
-            if let Some(language) = &shared.language {
-                fields.insert(LANGUAGE_FIELD.to_owned(), json!(language));
-            }
-            if dir != &job.dir {
-                fields.insert(UNIT_FIELD.to_owned(), json!(unit));
-            }
-            (dir.clone(), fields)
-        })
-        .collect();
     forget_stale_entries(shared, job)?;
-    let outcome = run_dir_loop(shared, job, stamps).await?;
+    let outcome = run_dir_loop(shared, job, stamps(shared, job, &unit, &fingerprints)).await?;
     shared.pool.give_back(outcome.turns.unused());
-    if let Some(summary) = outcome.summary.as_deref().filter(|s| !s.is_empty())
-        && !shared.run.cache.has_entry(EntryKind::Dir, &path)
-    {
-        let mut entry = report_entry(
-            shared.run.target(),
-            &job.dir,
-            summary,
-            outcome.completeness,
-            visible_child_count(&job.dir),
-            &now_iso(),
-        );
-        // Stamped in the same atomic write: an entry a killed run left
-        // without its fingerprint would be investigated again next time.
-        entry[FINGERPRINT_FIELD] = json!(fingerprints[0].1);
-        if let Some(language) = &shared.language {
-            entry[LANGUAGE_FIELD] = json!(language);
-        }
-        if let Err(message) = shared.run.cache.write_entry(EntryKind::Dir, &path, &entry) {
-            shared.run.progress.ai_dir(
-                &outcome.shown,
-                &format!("Warning: could not cache the directory summary: {message}"),
-            );
-        }
-    }
+    write_report_entry(shared, job, &outcome, &fingerprints[0].1);
     // A loop that ended on the API error leaves its directories without a
     // summary, as before: the next run investigates them again. One the
     // budget could not start leaves them to the scan's summaries.
@@ -187,6 +149,64 @@ pub(crate) async fn investigate_dir(
         )?;
     }
     Ok(outcome)
+}
+
+/// The fields every dir entry of the assignment carries: the fingerprint
+/// its directory had when the loop started, the `--language`, and, for a
+/// folded directory, its `unit` (the top directory, relative).
+fn stamps(
+    shared: &DirShared,
+    job: &DirJob,
+    unit: &str,
+    fingerprints: &[(PathBuf, String)],
+) -> Vec<(PathBuf, Map<String, Value>)> {
+    fingerprints
+        .iter()
+        .map(|(dir, print)| {
+            let mut fields = Map::new();
+            fields.insert(FINGERPRINT_FIELD.to_owned(), json!(print));
+            if let Some(language) = &shared.language {
+                fields.insert(LANGUAGE_FIELD.to_owned(), json!(language));
+            }
+            if dir != &job.dir {
+                fields.insert(UNIT_FIELD.to_owned(), json!(unit));
+            }
+            (dir.clone(), fields)
+        })
+        .collect()
+}
+
+/// The top directory's entry from the loop's report, when the agent did
+/// not write one itself, stamped with `print` (its fingerprint) in the
+/// same atomic write: an entry a killed run left without its fingerprint
+/// would be investigated again next time. Failing to write it is only a
+/// warning.
+fn write_report_entry(shared: &DirShared, job: &DirJob, outcome: &DirOutcome, print: &str) {
+    let path = job.dir.to_string_lossy();
+    let Some(summary) = outcome.summary.as_deref().filter(|s| !s.is_empty()) else {
+        return;
+    };
+    if shared.run.cache.has_entry(EntryKind::Dir, &path) {
+        return;
+    }
+    let mut entry = report_entry(
+        shared.run.target(),
+        &job.dir,
+        summary,
+        outcome.completeness,
+        visible_child_count(&job.dir),
+        &now_iso(),
+    );
+    entry[FINGERPRINT_FIELD] = json!(print);
+    if let Some(language) = &shared.language {
+        entry[LANGUAGE_FIELD] = json!(language);
+    }
+    if let Err(message) = shared.run.cache.write_entry(EntryKind::Dir, &path, &entry) {
+        shared.run.progress.ai_dir(
+            &outcome.shown,
+            &format!("Warning: could not cache the directory summary: {message}"),
+        );
+    }
 }
 
 /// The loop itself, on the engine's driver: the loop's policy, then what
