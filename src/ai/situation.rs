@@ -11,8 +11,6 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-use serde_json::Value;
-
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::passes::dir_loop::dir_system_prompt;
 use crate::ai::passes::survey::{NO_SURVEY, Survey};
@@ -78,16 +76,9 @@ impl Situation {
         let dirs = discovery.dirs;
         let stats = TreeStats::new(&target, &config.target, &scan.classified_files, &dirs);
         let fresh = config.investigation.fresh;
-        let entries: HashMap<PathBuf, Value> = match cache {
-            Some(cache) => dirs
-                .iter()
-                .filter_map(|dir| {
-                    let entry = cache.read_entry(EntryKind::Dir, &dir.to_string_lossy())?;
-                    Some((dir.clone(), entry))
-                })
-                .collect(),
-            None => HashMap::new(),
-        };
+        let entries = cache
+            .map(|cache| cache.dir_entries(&dirs))
+            .unwrap_or_default();
         let mechanical = entries
             .iter()
             .filter(|(_, entry)| is_mechanical(entry))

@@ -11,6 +11,7 @@
 //! `fsio.rs`; the investigation's other files (meta and documents, log and
 //! flags) are `documents.rs` and `journal.rs`.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
@@ -86,6 +87,17 @@ struct StoredEntry {
 }
 
 impl Cache {
+    /// The dir entries the cache holds now of `dirs`, by directory (those
+    /// without one are left out).
+    pub(crate) fn dir_entries(&self, dirs: &[PathBuf]) -> HashMap<PathBuf, Value> {
+        dirs.iter()
+            .filter_map(|dir| {
+                let entry = self.read_entry(EntryKind::Dir, &dir.to_string_lossy())?;
+                Some((dir.clone(), entry))
+            })
+            .collect()
+    }
+
     fn entry_file(&self, kind: EntryKind, path: &str) -> PathBuf {
         self.dir
             .join(kind.subdir())

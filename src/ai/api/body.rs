@@ -13,7 +13,7 @@
 //! that carry one (the last tool, the last block of the newest two user
 //! messages). A streamed body's marks keep the default 5-minute lifetime;
 //! a whole reply's (a batch's `params`) ask for an hour, since the next
-//! round may come later than five minutes ([`Body::lifetime`]).
+//! round may come later than five minutes ([`RequestBody::lifetime`]).
 //!
 //! [`MessagesRequest`]: super::MessagesRequest
 
@@ -27,7 +27,7 @@ use super::{ApiError, ApiErrorKind};
 
 /// A Messages API request whose conversation is borrowed.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Body<'a> {
+pub(crate) struct RequestBody<'a> {
     pub model: &'a str,
     /// The system prompt; empty sends none.
     pub system: &'a str,
@@ -42,7 +42,7 @@ pub(crate) struct Body<'a> {
     pub stream: bool,
 }
 
-impl Body<'_> {
+impl RequestBody<'_> {
     /// How long the prefixes its marks cache live: 5 minutes for a
     /// streamed request, an hour for a batch's (see [`super::caching`]).
     pub(crate) fn lifetime(&self) -> CacheTtl {
@@ -64,7 +64,7 @@ impl Body<'_> {
     }
 }
 
-impl Serialize for Body<'_> {
+impl Serialize for RequestBody<'_> {
     /// The fields in [`super::MessagesRequest`]'s order, absent where it
     /// leaves them out.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -253,7 +253,7 @@ mod tests {
 
     /// The bytes the owned request of the same parts encodes to, marked
     /// by [`caching`].
-    fn owned_bytes(body: &Body<'_>) -> Vec<u8> {
+    fn owned_bytes(body: &RequestBody<'_>) -> Vec<u8> {
         let mut request = MessagesRequest {
             model: body.model.to_string(),
             max_tokens: 0,
@@ -309,7 +309,7 @@ mod tests {
                     for reuse in [Reuse::Expected, Reuse::None] {
                         for stream in [true, false] {
                             for workload in [Workload::Routine, Workload::Judgment] {
-                                let body = Body {
+                                let body = RequestBody {
                                     model: DEFAULT_MODEL,
                                     system,
                                     messages,

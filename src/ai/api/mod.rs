@@ -283,7 +283,7 @@ impl Client {
         self.post(encode(&self.prepare(request))?).await
     }
 
-    /// Post `body` (a streaming request, encoded: see [`body::Body`]) to
+    /// Post `body` (a streaming request, encoded: see [`body::RequestBody`]) to
     /// the Messages API, retrying per the retry policy, and read the reply.
     /// Returns the assembled response or the typed error of the last
     /// attempt.

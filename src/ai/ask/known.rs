@@ -1,5 +1,5 @@
 //! What a question starts from: the cached investigation of its tree,
-//! read without changing it ([`Known`]), or, for a tree never
+//! read without changing it ([`Learned`]), or, for a tree never
 //! investigated, nothing but an empty cache of the question's own for its
 //! tools ([`Scratch`]).
 
@@ -13,7 +13,7 @@ use crate::config::Config;
 use crate::report::Flag;
 
 /// What the cache knows about the tree, read without changing it.
-pub(super) struct Known {
+pub(super) struct Learned {
     /// The investigation's cache, when it is used.
     pub cache: Option<Cache>,
     pub verdict: Option<(String, String)>,
@@ -24,9 +24,9 @@ pub(super) struct Known {
     pub note: Option<&'static str>,
 }
 
-impl Known {
-    fn nothing(note: &'static str) -> Known {
-        Known {
+impl Learned {
+    fn nothing(note: &'static str) -> Learned {
+        Learned {
             cache: None,
             verdict: None,
             dirs: Vec::new(),
@@ -38,12 +38,12 @@ impl Known {
 
     /// Read `config`'s target's investigation, if there is one worth using:
     /// summaries of what still exists.
-    pub(super) fn read(config: &Config) -> Known {
+    pub(super) fn read(config: &Config) -> Learned {
         let Some(cache) = Cache::find_existing(&config.cache_root, &config.target_canonical) else {
-            return Known::nothing(NOT_INVESTIGATED_NOTE);
+            return Learned::nothing(NOT_INVESTIGATED_NOTE);
         };
         if config.investigation.redact && cache.written_without_redaction() {
-            return Known::nothing(UNREDACTED_NOTE);
+            return Learned::nothing(UNREDACTED_NOTE);
         }
         let live = |kind: EntryKind, exists: fn(&Path) -> bool| -> Vec<Value> {
             cache
@@ -55,7 +55,7 @@ impl Known {
         };
         let dirs = live(EntryKind::Dir, Path::is_dir);
         if dirs.is_empty() {
-            return Known::nothing(NOT_INVESTIGATED_NOTE);
+            return Learned::nothing(NOT_INVESTIGATED_NOTE);
         }
         let files = live(EntryKind::File, Path::is_file);
         let verdict = cache.read_json(SYNTHESIS_FILE).and_then(|saved| {
@@ -63,7 +63,7 @@ impl Known {
             Some((text("brief")?, text("detailed")?))
         });
         let flags = cache.read_flags();
-        Known {
+        Learned {
             cache: Some(cache),
             verdict,
             dirs,

@@ -46,7 +46,7 @@ use crate::progress::Progress;
 use crate::report::ReportTokens;
 use crate::scan::{self, ScanFilter};
 use crate::text::{escape_control, escape_line};
-use known::{Known, Scratch};
+use known::{Learned, Scratch};
 
 /// Turns the question's agent may take.
 pub(crate) const ASK_MAX_TURNS: u32 = 12;
@@ -223,7 +223,7 @@ pub(crate) async fn answer(
         // The scan blocks; so does reading the cache.
         tokio::task::spawn_blocking(move || {
             let scan = scan::scan(&config.target, &config.scan, &progress);
-            (scan, Known::read(&config))
+            (scan, Learned::read(&config))
         })
         .await
         .map_err(|err| AskError::Prepare(err.to_string()))?

@@ -22,7 +22,7 @@
 
 use std::sync::Arc;
 
-use crate::ai::api::body::Body;
+use crate::ai::api::body::RequestBody;
 use crate::ai::api::caching::Reuse;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::{Pricing, TokenTracker};
@@ -252,7 +252,7 @@ impl Session {
     /// worth writing to the cache. The request goes only if the money left
     /// pays for its worst case, with a smaller `max_tokens` when that is
     /// what fits its conversation's `pace` ([`Purse`]). It is written
-    /// straight from the transcript ([`Body`]): nothing of the history is
+    /// straight from the transcript ([`RequestBody`]): nothing of the history is
     /// copied.
     pub(crate) async fn send(
         &self,
@@ -272,7 +272,7 @@ impl Session {
             pace,
         )?;
         settings.max_tokens = reservation.max_tokens;
-        let body = Body {
+        let body = RequestBody {
             model: self.model(),
             system: transcript.system(),
             messages: transcript.messages(),
@@ -328,10 +328,36 @@ pub(crate) fn stop_for_api_error(
     }
 }
 
+/// The investigation's error for `err`, whose `cause` is the API's final
+/// answer about the credential, the model, the account or the endpoint.
+fn final_answer(
+    session: &Session,
+    err: &api::ApiError,
+    cause: crate::ai::api::error::FinalCause,
+) -> InvestigationError {
+    use crate::ai::api::error::FinalCause;
+    let base_url = || crate::text::escape_line(session.client().base_url()).into_owned();
+    match cause {
+        FinalCause::UnknownModel => InvestigationError::UnknownModel {
+            model: crate::text::escape_line(session.model()).into_owned(),
+            detail: err.to_string(),
+        },
+        FinalCause::NotMessagesApi => InvestigationError::NotMessagesApi {
+            base_url: base_url(),
+            err: Box::new(err.clone()),
+        },
+        FinalCause::NoBatchesApi => InvestigationError::NoBatchesApi {
+            base_url: base_url(),
+            err: Box::new(err.clone()),
+        },
+        FinalCause::Credential => InvestigationError::Auth(err.clone()),
+        FinalCause::Billing => InvestigationError::Billing(err.clone()),
+    }
+}
+
 /// The investigation's error for `err`, when it ends the investigation
 /// (see [`stop_for_api_error`]).
 fn run_ending(session: &Session, err: &api::ApiError) -> Option<InvestigationError> {
-    use crate::ai::api::error::FinalCause;
     let client = session.client();
     let base_url = || crate::text::escape_line(client.base_url()).into_owned();
     let not_the_api = || InvestigationError::NotMessagesApi {
@@ -339,19 +365,7 @@ fn run_ending(session: &Session, err: &api::ApiError) -> Option<InvestigationErr
         err: Box::new(err.clone()),
     };
     if let Some(cause) = err.final_cause() {
-        return Some(match cause {
-            FinalCause::UnknownModel => InvestigationError::UnknownModel {
-                model: crate::text::escape_line(session.model()).into_owned(),
-                detail: err.to_string(),
-            },
-            FinalCause::NotMessagesApi => not_the_api(),
-            FinalCause::NoBatchesApi => InvestigationError::NoBatchesApi {
-                base_url: base_url(),
-                err: Box::new(err.clone()),
-            },
-            FinalCause::Credential => InvestigationError::Auth(err.clone()),
-            FinalCause::Billing => InvestigationError::Billing(err.clone()),
-        });
+        return Some(final_answer(session, err, cause));
     }
     match err.kind {
         api::ApiErrorKind::Connection | api::ApiErrorKind::Timeout => {

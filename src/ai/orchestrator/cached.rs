@@ -167,7 +167,7 @@ pub(crate) fn read_cached(
     };
     let grounding = Scope::from_scan(&scan, &config.target, target);
     // Read as a run reads them; the grounding's summary line goes nowhere.
-    let entries = super::read_dir_entries(&cache, &situation.dirs);
+    let entries = cache.dir_entries(&situation.dirs);
     ground_outcome(
         &cache,
         &grounding,

@@ -53,7 +53,7 @@ pub(super) fn ground_learned(
     outcome: &mut Outcome,
 ) {
     outcome.flags = cache.read_flags_checked().flags;
-    let entries = super::read_dir_entries(cache, all_dirs);
+    let entries = cache.dir_entries(all_dirs);
     ground_outcome(cache, scope, progress, all_dirs, entries, outcome);
 }
 

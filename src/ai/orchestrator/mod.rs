@@ -83,13 +83,13 @@ mod survey;
 mod synthesis;
 mod work;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
 use crate::ai::Outcome;
+use crate::ai::api::cost::TokenTracker;
 use crate::ai::batch_mode;
 use crate::ai::engine::context::RunContext;
 use crate::ai::engine::session::Session;
@@ -165,13 +165,31 @@ pub(crate) async fn investigate(
             return Ok(interrupted_outcome(config, &cache, progress, &tracker));
         }
     };
-    // A failed run's report still shows what the cache holds of its
-    // directories, grounded as a finished run's.
+    conclude(
+        result,
+        &cache,
+        &tracker,
+        reached.as_deref(),
+        (config, scan, progress),
+    )
+}
+
+/// What the run returns once its phases ended on `result`: the outcome,
+/// said on stderr, or, for a run that failed, what the cache holds of the
+/// directories it `reached` (grounded as a finished run's), with what
+/// `tracker` says it spent; an error only for what ends the run.
+fn conclude(
+    result: Result<Outcome, InvestigationError>,
+    cache: &Cache,
+    tracker: &TokenTracker,
+    reached: Option<&[PathBuf]>,
+    (config, scan, progress): (&Config, &BaseScan, &Progress),
+) -> Result<Outcome, InvestigationError> {
     let failed_learning = |error: &str| {
-        let mut outcome = failure(error, Some(&tracker));
-        if let Some(all_dirs) = &reached {
+        let mut outcome = failure(error, Some(tracker));
+        if let Some(all_dirs) = reached {
             let scope = Scope::from_scan(scan, &config.target, cache.target());
-            ground_learned(&cache, &scope, progress, all_dirs, &mut outcome);
+            ground_learned(cache, &scope, progress, all_dirs, &mut outcome);
         }
         progress.println(&outcome.status.line());
         outcome
@@ -301,7 +319,7 @@ impl<'a> Phases<'a> {
         )?;
         // No phase from here writes a dir entry: the synthesis, the
         // refinement, the figures and the report read them once, here.
-        let entries = read_dir_entries(cache, &situation.dirs);
+        let entries = cache.dir_entries(&situation.dirs);
         let synthesis = synthesis_phase(self, &situation.dirs, &entries).await?;
         let refined = refine_phase(self, &situation.dirs, synthesis).await?;
         let mut outcome = finish(
@@ -400,17 +418,6 @@ fn too_small_for(run: &Phases<'_>, situation: &Situation, survey: Option<&str>) 
              {smallest:.2})"
         )
     })
-}
-
-/// The entries the cache holds now of the directories of `all_dirs`.
-fn read_dir_entries(cache: &Cache, all_dirs: &[PathBuf]) -> HashMap<PathBuf, Value> {
-    all_dirs
-        .iter()
-        .filter_map(|dir| {
-            let entry = cache.read_entry(EntryKind::Dir, &dir.to_string_lossy())?;
-            Some((dir.clone(), entry))
-        })
-        .collect()
 }
 
 /// Save a reusable pass result; failing to is only a warning.

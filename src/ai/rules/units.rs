@@ -83,7 +83,7 @@ pub(crate) fn unit_turns(root_turns: u32, members: usize) -> u32 {
 
 /// A unit in the making.
 #[derive(Debug, Clone)]
-struct Candidate {
+struct FoldCandidate {
     members: Vec<PathBuf>,
     files: u64,
     read_bytes: u64,
@@ -102,19 +102,19 @@ pub(crate) fn fold_units(
     tier_of: impl Fn(&Path) -> Tier,
 ) -> Vec<Unit> {
     let investigated: HashSet<&Path> = order.iter().map(PathBuf::as_path).collect();
-    let mut candidates: HashMap<&Path, Candidate> = HashMap::new();
+    let mut candidates: HashMap<&Path, FoldCandidate> = HashMap::new();
     let mut folded: HashSet<&Path> = HashSet::new();
     // Every child comes before its parent in `order`, so a parent's
     // candidates are final when it is reached.
     for dir in order {
         let own = stats.of(dir);
-        let mut candidate = Candidate {
+        let mut candidate = FoldCandidate {
             members: Vec::new(),
             files: u64::from(own.files),
             read_bytes: own.read_bytes,
             depth: 0,
         };
-        let mut kids: Vec<(&Path, Candidate)> = children
+        let mut kids: Vec<(&Path, FoldCandidate)> = children
             .of(dir)
             .iter()
             .filter(|child| investigated.contains(child.as_path()))
@@ -157,7 +157,7 @@ pub(crate) fn fold_units(
 /// Whether `dir` (with what it already holds) may join its parent's unit.
 fn foldable(
     dir: &Path,
-    candidate: &Candidate,
+    candidate: &FoldCandidate,
     target: &Path,
     tier_of: &impl Fn(&Path) -> Tier,
 ) -> bool {

@@ -62,7 +62,7 @@ use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::ai::api::batch::BatchTiming;
-use crate::ai::api::body::Body;
+use crate::ai::api::body::RequestBody;
 use crate::ai::api::cost::{Pricing, TokenTracker};
 use crate::ai::api::{ApiError, ApiErrorKind, Client, Response};
 use crate::cache::batch::BatchStore;
@@ -279,8 +279,8 @@ impl Batcher {
     /// there is one, else in the next round (batch mode) or to the
     /// Messages API at once. A batch carries it as `params`, without
     /// `stream`, since a batch answers with whole messages.
-    pub(crate) async fn send(&self, body: Body<'_>) -> Result<Response, ApiError> {
-        let params = Body {
+    pub(crate) async fn send(&self, body: RequestBody<'_>) -> Result<Response, ApiError> {
+        let params = RequestBody {
             stream: false,
             ..body
         }

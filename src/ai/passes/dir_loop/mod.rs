@@ -245,17 +245,7 @@ async fn run_dir_loop(
         ..shared.run.tools(&shown)
     };
     let record_spend = |usage: &LoopUsage| shared.spend.set(&job.dir, usage.cost);
-    let policy = Policy {
-        pool: Some(&shared.pool),
-        context_limit: Some(context_budget(shared.run.session.model_facts().model)),
-        closing: Some(Closing {
-            from: NEAR_END_TURNS,
-            note: turns_left_note,
-        }),
-        answer: unit_check(shared, job),
-        on_turn: Some(&record_spend),
-        ..Policy::turns(job.max_turns)
-    };
+    let policy = loop_policy(shared, job, &record_spend);
     let conversed = converse(&mut agent, &shared.run.session, &tools, policy).await?;
     let (end, submitted) = loop_end(shared, job, conversed.end, conversed.usage.turns);
     let (summary, completeness) = settle(shared, job, &check, &end, submitted.as_ref())?;
@@ -277,6 +267,27 @@ async fn run_dir_loop(
         usage: conversed.usage,
         end,
     })
+}
+
+/// A dir loop's policy: its turns, more borrowed from the run's pool, the
+/// countdown of its last turns, the model's context budget, a unit's check
+/// of its answer, and its spend told after every turn.
+fn loop_policy<'a>(
+    shared: &'a DirShared,
+    job: &DirJob,
+    record_spend: &'a (dyn Fn(&LoopUsage) + Sync),
+) -> Policy<'a> {
+    Policy {
+        pool: Some(&shared.pool),
+        context_limit: Some(context_budget(shared.run.session.model_facts().model)),
+        closing: Some(Closing {
+            from: NEAR_END_TURNS,
+            note: turns_left_note,
+        }),
+        answer: unit_check(shared, job),
+        on_turn: Some(record_spend),
+        ..Policy::turns(job.max_turns)
+    }
 }
 
 /// A unit's answer is refused once while one of its directories has no

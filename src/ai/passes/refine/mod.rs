@@ -269,22 +269,12 @@ pub(crate) async fn round(
         prompts::nudge::REFINE,
         Printer::Pass(ctx.progress.clone()),
     );
-    let policy = Policy {
-        closing: Some(Closing {
-            from: 1,
-            note: |_| LAST_TURN_NOTE.to_string(),
-        }),
-        pace: Pace::Alone,
-        last_call_note: Some(prompts::last_call::REFINE),
-        answer: Some(Box::new(move |input: &Value| check_report(input, &ids))),
-        ..Policy::turns(REFINE_MAX_TURNS)
-    };
     let spent_before = ctx.session.spent();
     let conversed = converse(
         &mut agent,
         &ctx.session,
         &ctx.tools(REFINE_LOG_NAME),
-        policy,
+        round_policy(ids),
     )
     .await?;
     let stop = match conversed.end {
@@ -304,6 +294,22 @@ pub(crate) async fn round(
         CallEnd::ContextFull | CallEnd::OutOfTurns => RefineStop::NoReport,
     };
     Ok(RoundEnd::Stopped(stop))
+}
+
+/// A round's policy: its turns, the note of its last one, the money it
+/// runs alone on (and the note of its last request), and its report
+/// refused without its text or when it withdraws a flag not among `ids`.
+fn round_policy(ids: HashSet<String>) -> Policy<'static> {
+    Policy {
+        closing: Some(Closing {
+            from: 1,
+            note: |_| LAST_TURN_NOTE.to_string(),
+        }),
+        pace: Pace::Alone,
+        last_call_note: Some(prompts::last_call::REFINE),
+        answer: Some(Box::new(move |input: &Value| check_report(input, &ids))),
+        ..Policy::turns(REFINE_MAX_TURNS)
+    }
 }
 
 /// The note before a round's last turn.

@@ -93,7 +93,7 @@ struct Input {
 
 /// A group of a level: its summary saved by an earlier run, or the system
 /// prompt of the call that writes it.
-enum Group {
+enum GroupCall {
     Saved(Value),
     Ask(String),
 }
@@ -258,7 +258,7 @@ struct Prepared {
     members: Vec<usize>,
     label: String,
     digest: String,
-    call: Group,
+    call: GroupCall,
 }
 
 impl Levels<'_, '_> {
@@ -281,8 +281,8 @@ impl Levels<'_, '_> {
         let mut outputs = Vec::with_capacity(groups);
         for (n, group) in prepared.into_iter().enumerate() {
             let summary = match group.call {
-                Group::Saved(summary) => Some(summary),
-                Group::Ask(system) => {
+                GroupCall::Saved(summary) => Some(summary),
+                GroupCall::Ask(system) => {
                     let end = match ended[n].take() {
                         Some(end) => end,
                         None => {
@@ -339,9 +339,9 @@ impl Levels<'_, '_> {
                         n + 1
                     ));
                     self.done.groups_reused += 1;
-                    Group::Saved(summary)
+                    GroupCall::Saved(summary)
                 }
-                None => Group::Ask(
+                None => GroupCall::Ask(
                     SynthesisGroupPrompt {
                         target: &escape_line(run.target),
                         part: &label,
@@ -376,8 +376,8 @@ impl Levels<'_, '_> {
             .iter()
             .enumerate()
             .filter_map(|(n, group)| match &group.call {
-                Group::Ask(system) => Some((n, &group.label, system)),
-                Group::Saved(_) => None,
+                GroupCall::Ask(system) => Some((n, &group.label, system)),
+                GroupCall::Saved(_) => None,
             })
             .map(|(n, label, system)| {
                 self.say_part(n, prepared.len(), label);

@@ -18,7 +18,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::check::{CheckedCommand, Role};
+use super::check::{ArgRole, CheckedCommand};
 use crate::ai::tools::{ToolContext, sandbox};
 
 /// Programs whose output quotes file content.
@@ -42,7 +42,7 @@ fn quoted_files(target: &Path, plan: &CheckedCommand) -> Vec<PathBuf> {
     let mut operands: Vec<PathBuf> = plan
         .args
         .iter()
-        .filter(|arg| arg.role == Role::Path)
+        .filter(|arg| arg.role == ArgRole::Path)
         .filter_map(|arg| sandbox::resolve(target, &arg.text).ok())
         .collect();
     if operands.is_empty() && plan.program == "grep" {

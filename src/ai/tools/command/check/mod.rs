@@ -33,7 +33,7 @@ pub(crate) use super::refusal::MAX_COMMAND_BYTES;
 
 /// What a word of the final argv is, as the program will read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub enum ArgRole {
     /// An option, possibly with its value glued on (`-n5`, `--file=x`).
     Option,
     /// The separate value of the option before it.
@@ -50,7 +50,7 @@ pub enum Role {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arg {
     pub text: String,
-    pub role: Role,
+    pub role: ArgRole,
 }
 
 /// A checked command, ready to run.
@@ -146,7 +146,7 @@ impl<'a> Checker<'a> {
         word
     }
 
-    fn push(&mut self, text: impl Into<String>, role: Role) {
+    fn push(&mut self, text: impl Into<String>, role: ArgRole) {
         self.args.push(Arg {
             text: text.into(),
             role,
@@ -165,14 +165,14 @@ impl<'a> Checker<'a> {
                 pending.push(Pending::Operand(program, word.clone()));
             } else if text == "--" {
                 options_done = true;
-                pending.push(ready(text, Role::Option));
+                pending.push(ready(text, ArgRole::Option));
             } else if let Some(long) = text.strip_prefix("--") {
                 let args = self.long_option(program, long, &mut explicit_pattern)?;
                 pending.extend(args.into_iter().map(Pending::Ready));
             } else if program.digits == Digits::LineCount
                 && text[1..].chars().all(|c| c.is_ascii_digit())
             {
-                pending.push(ready(text, Role::Option));
+                pending.push(ready(text, ArgRole::Option));
             } else {
                 let args = self.short_cluster(program, &text, &mut explicit_pattern)?;
                 pending.extend(args.into_iter().map(Pending::Ready));
@@ -184,7 +184,7 @@ impl<'a> Checker<'a> {
                 Pending::Ready(arg) => self.args.push(arg),
                 Pending::Operand(_, word) if pattern_needed => {
                     pattern_needed = false;
-                    self.push(word.text(), Role::Pattern);
+                    self.push(word.text(), ArgRole::Pattern);
                 }
                 Pending::Operand(program, word) => {
                     let access = match program.operands {
@@ -219,11 +219,11 @@ impl<'a> Checker<'a> {
             (Takes::Nothing, Some(_)) => Err(Refusal::UnexpectedValue { option: shown }),
             (Takes::Nothing, None) => {
                 self.apply(program, opt, &shown, None, explicit_pattern)?;
-                Ok(vec![arg(whole, Role::Option)])
+                Ok(vec![arg(whole, ArgRole::Option)])
             }
             (Takes::OptionalValue, value) | (Takes::Value, value @ Some(_)) => {
                 self.apply(program, opt, &shown, value, explicit_pattern)?;
-                Ok(vec![arg(whole, Role::Option)])
+                Ok(vec![arg(whole, ArgRole::Option)])
             }
             (Takes::Value, None) => {
                 self.separate_value(program, opt, whole, &shown, explicit_pattern)
@@ -270,7 +270,7 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        Ok(vec![arg(text, Role::Option)])
+        Ok(vec![arg(text, ArgRole::Option)])
     }
 
     /// An option whose value is the next word.
@@ -289,7 +289,7 @@ impl<'a> Checker<'a> {
                 option: shown.to_string(),
             })?;
         let role = self.apply(program, opt, shown, Some(&value), explicit_pattern)?;
-        Ok(vec![arg(option_word, Role::Option), arg(value, role)])
+        Ok(vec![arg(option_word, ArgRole::Option), arg(value, role)])
     }
 
     /// Enforce an option's effect; returns the role of its value.
@@ -300,9 +300,9 @@ impl<'a> Checker<'a> {
         shown: &str,
         value: Option<&str>,
         explicit_pattern: &mut bool,
-    ) -> Result<Role, Refusal> {
+    ) -> Result<ArgRole, Refusal> {
         match opt.effect {
-            Effect::Harmless => Ok(Role::OptionValue),
+            Effect::Harmless => Ok(ArgRole::OptionValue),
             Effect::Refused(why) => Err(Refusal::RefusedOption {
                 program: program.name,
                 option: shown.to_string(),
@@ -310,17 +310,17 @@ impl<'a> Checker<'a> {
             }),
             Effect::Pattern => {
                 *explicit_pattern = true;
-                Ok(Role::Pattern)
+                Ok(ArgRole::Pattern)
             }
             Effect::PatternFile | Effect::ExcludeFile => {
                 if opt.effect == Effect::PatternFile {
                     *explicit_pattern = true;
                 }
                 self.pattern_file(shown, value.unwrap_or_default())?;
-                Ok(Role::Path)
+                Ok(ArgRole::Path)
             }
             Effect::DevicesAction => match value {
-                Some("skip") => Ok(Role::OptionValue),
+                Some("skip") => Ok(ArgRole::OptionValue),
                 other => Err(Refusal::BadValue {
                     option: shown.to_string(),
                     value: other.unwrap_or_default().to_string(),
@@ -359,7 +359,7 @@ impl<'a> Checker<'a> {
         }
         if !word.has_unquoted_glob() {
             check_path(self.target, &text, access)?;
-            self.push(text, Role::Path);
+            self.push(text, ArgRole::Path);
             return Ok(());
         }
         let matches = glob::expand(self.target, word).map_err(|err| match err {
@@ -378,7 +378,7 @@ impl<'a> Checker<'a> {
             match check_path(self.target, &found, access) {
                 Ok(()) => {
                     kept += 1;
-                    self.push(found, Role::Path);
+                    self.push(found, ArgRole::Path);
                 }
                 Err(refusal) => {
                     first_refusal.get_or_insert(refusal);
@@ -411,7 +411,7 @@ impl<'a> Checker<'a> {
             let text = word.text();
             let digits_only = |s: &str| s.chars().all(|c| c.is_ascii_digit());
             match text.as_str() {
-                "-H" | "-P" => self.push(text, Role::Option),
+                "-H" | "-P" => self.push(text, ArgRole::Option),
                 "-L" => {
                     return Err(find_refused(
                         "-L",
@@ -420,12 +420,12 @@ impl<'a> Checker<'a> {
                 }
                 "-D" => return Err(find_refused("-D", "debug options are not supported")),
                 "--" => {
-                    self.push(text, Role::Option);
+                    self.push(text, ArgRole::Option);
                     self.next += 1;
                     break;
                 }
                 level if level.starts_with("-O") && digits_only(&level[2..]) => {
-                    self.push(text, Role::Option)
+                    self.push(text, ArgRole::Option)
                 }
                 _ => break,
             }
@@ -443,7 +443,7 @@ impl<'a> Checker<'a> {
             let primary = spec::find_primary(&text)
                 .ok_or_else(|| Refusal::FindExpression { word: text.clone() })?;
             match primary {
-                Primary::Operator | Primary::NoValue => self.push(text, Role::Expression),
+                Primary::Operator | Primary::NoValue => self.push(text, ArgRole::Expression),
                 Primary::Refused(why) => return Err(find_refused(&text, why)),
                 Primary::Value | Primary::PathValue => {
                     let value =
@@ -455,10 +455,10 @@ impl<'a> Checker<'a> {
                     if primary == Primary::PathValue {
                         check_path(self.target, &value, Access::Metadata)?;
                     }
-                    self.push(text, Role::Expression);
+                    self.push(text, ArgRole::Expression);
                     let role = match primary {
-                        Primary::PathValue => Role::Path,
-                        _ => Role::OptionValue,
+                        Primary::PathValue => ArgRole::Path,
+                        _ => ArgRole::OptionValue,
                     };
                     self.push(value, role);
                 }
@@ -468,14 +468,14 @@ impl<'a> Checker<'a> {
     }
 }
 
-fn arg(text: impl Into<String>, role: Role) -> Arg {
+fn arg(text: impl Into<String>, role: ArgRole) -> Arg {
     Arg {
         text: text.into(),
         role,
     }
 }
 
-fn ready(text: impl Into<String>, role: Role) -> Pending {
+fn ready(text: impl Into<String>, role: ArgRole) -> Pending {
     Pending::Ready(arg(text, role))
 }
 

@@ -58,7 +58,7 @@ fn kind(refusal: &Refusal) -> String {
     debug[..end].to_string()
 }
 
-fn roles(t: &Path, line: &str) -> Vec<(String, Role)> {
+fn roles(t: &Path, line: &str) -> Vec<(String, ArgRole)> {
     check(t, line)
         .unwrap()
         .args
@@ -285,36 +285,36 @@ fn the_program_is_the_systems_whatever_path_names_it() {
 }
 
 /// Lines and the role each word after the program plays in them.
-const ROLES: &[(&str, &[(&str, Role)])] = &[
+const ROLES: &[(&str, &[(&str, ArgRole)])] = &[
     // grep's pattern is the first operand unless an option gave one.
     (
         "grep /etc/passwd README",
-        &[("/etc/passwd", Role::Pattern), ("README", Role::Path)],
+        &[("/etc/passwd", ArgRole::Pattern), ("README", ArgRole::Path)],
     ),
     // Options after operands still count (getopt permutes).
     (
         "grep x README -n",
         &[
-            ("x", Role::Pattern),
-            ("README", Role::Path),
-            ("-n", Role::Option),
+            ("x", ArgRole::Pattern),
+            ("README", ArgRole::Path),
+            ("-n", ArgRole::Option),
         ],
     ),
     (
         "grep -- -e README",
         &[
-            ("--", Role::Option),
-            ("-e", Role::Pattern),
-            ("README", Role::Path),
+            ("--", ArgRole::Option),
+            ("-e", ArgRole::Pattern),
+            ("README", ArgRole::Path),
         ],
     ),
     // As the value of a find test, `-delete` is only a name pattern.
     (
         "find . -name -delete",
         &[
-            (".", Role::Path),
-            ("-name", Role::Expression),
-            ("-delete", Role::OptionValue),
+            (".", ArgRole::Path),
+            ("-name", ArgRole::Expression),
+            ("-delete", ArgRole::OptionValue),
         ],
     ),
 ];
@@ -323,7 +323,7 @@ const ROLES: &[(&str, &[(&str, Role)])] = &[
 fn each_word_gets_its_role() {
     let (_d, t) = tree();
     for (line, expected) in ROLES {
-        let expected: Vec<(String, Role)> =
+        let expected: Vec<(String, ArgRole)> =
             expected.iter().map(|(w, r)| (w.to_string(), *r)).collect();
         assert_eq!(roles(&t, line), expected, "{line:?}");
     }

@@ -64,7 +64,7 @@ fn no_random_command_escapes() {
                 prop_assert_eq!(find_action_in(&args), None, "{:?}", line);
             }
             for arg in &plan.args {
-                if arg.role == check::Role::Path {
+                if arg.role == check::ArgRole::Path {
                     prop_assert!(stays_inside(&target, &arg.text), "{line:?}: {}", arg.text);
                 }
             }
