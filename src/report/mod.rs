@@ -115,6 +115,10 @@ pub struct Investigation {
     /// What `--refine` changed (only with `--refine`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refinement: Option<Refinement>,
+    /// What the run did that a reader should know and that is no failure
+    /// (a tool input read leniently, the window the run was sized to, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// `investigation.refinement`: what the refinement after the synthesis did

@@ -31,7 +31,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::ai::api::{ApiError, Usage};
-use crate::ai::engine::agent::{Agent, ModelRefusal, Printer};
+use crate::ai::engine::agent::{Agent, MALFORMED_IN_A_ROW, ModelRefusal, Printer};
 use crate::ai::engine::conversation::{CallEnd, Closing, Policy, converse as drive};
 use crate::ai::engine::purse::{OverBudget, Pace};
 use crate::ai::engine::session::Session;
@@ -127,6 +127,9 @@ pub(crate) enum AskError {
     /// The turns ran out without an answer.
     #[error("no answer after {0} turns")]
     OutOfTurns(u32),
+    /// The model's tool calls kept being malformed.
+    #[error("no answer: the model made {MALFORMED_IN_A_ROW} malformed tool calls in a row")]
+    Malformed,
     /// The conversation outgrew the model's context window.
     #[error("no answer: the conversation outgrew the model's context window")]
     ContextFull,
@@ -386,6 +389,7 @@ async fn converse(
         CallEnd::Refused(refusal) => Err(AskError::Declined(refusal)),
         CallEnd::ContextFull => Err(AskError::ContextFull),
         CallEnd::OutOfTurns => Err(AskError::OutOfTurns(ASK_MAX_TURNS)),
+        CallEnd::Malformed => Err(AskError::Malformed),
         CallEnd::ApiError(err) => Err(AskError::Api(err)),
         CallEnd::OverBudget(over) => Err(AskError::Budget {
             over,

@@ -92,6 +92,9 @@ pub(crate) enum CallEnd {
     ContextFull,
     /// Every turn, borrowed ones included, went by without an answer.
     OutOfTurns,
+    /// The model's tool calls kept being malformed (see
+    /// [`crate::ai::engine::agent::MALFORMED_IN_A_ROW`]).
+    Malformed,
     /// A request failed after its retries, in a way later requests need
     /// not share.
     ApiError(ApiError),
@@ -108,6 +111,7 @@ impl CallEnd {
             CallEnd::Refused(_)
             | CallEnd::ContextFull
             | CallEnd::OutOfTurns
+            | CallEnd::Malformed
             | CallEnd::ApiError(_)
             | CallEnd::OverBudget(_) => None,
         }
@@ -167,6 +171,7 @@ pub(crate) async fn converse(
             TurnEnd::Submitted(input) => CallEnd::Submitted(input),
             TurnEnd::Refused(refusal) => CallEnd::Refused(refusal),
             TurnEnd::ContextFull => CallEnd::ContextFull,
+            TurnEnd::Malformed => CallEnd::Malformed,
         };
         break;
     }

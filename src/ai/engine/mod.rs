@@ -17,6 +17,7 @@ pub(crate) mod agent;
 pub mod batch;
 pub(crate) mod context;
 pub(crate) mod conversation;
+pub(crate) mod notes;
 pub(crate) mod pool;
 pub(crate) mod purse;
 pub(crate) mod session;

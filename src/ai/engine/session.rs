@@ -29,6 +29,7 @@ use crate::ai::api::cost::{Pricing, TokenTracker};
 use crate::ai::api::settings::{CallSettings, Workload};
 use crate::ai::api::{self, ApiError, Client, Response, RetryNotice};
 use crate::ai::engine::batch::{BatchStats, Batcher, Lane};
+use crate::ai::engine::notes::RunNotes;
 use crate::ai::engine::purse::{Allowance, BATCH_WAYS, OverBudget, Pace, Purse};
 use crate::ai::engine::transcript::Transcript;
 use crate::ai::engine::window::tokens_of_bytes;
@@ -45,6 +46,7 @@ pub(crate) struct Session {
     facts: ModelFacts,
     batcher: Option<Batcher>,
     purse: Purse,
+    notes: RunNotes,
 }
 
 /// Why a request was not answered.
@@ -118,6 +120,7 @@ impl Session {
             facts,
             batcher: None,
             purse,
+            notes: RunNotes::default(),
         }
     }
 
@@ -187,6 +190,11 @@ impl Session {
     /// Tokens per byte of text for the model (catalog).
     pub(crate) fn tokens_per_byte(&self) -> f64 {
         self.facts.model.tokens_per_byte
+    }
+
+    /// What the run notes for its report ([`RunNotes`]).
+    pub(crate) fn notes(&self) -> &RunNotes {
+        &self.notes
     }
 
     /// The run's redactor.

@@ -157,6 +157,7 @@ pub(super) fn finish(
             status,
             note,
             error: None,
+            notes: session.notes().lines(),
             summary: Some(InvestigationSummary {
                 id: cache.id().to_string(),
                 model: session.model().to_string(),

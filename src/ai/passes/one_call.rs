@@ -90,6 +90,12 @@ impl Without {
                 ctx.progress
                     .ai(&format!("Warning: {} ran out of turns.", self.name));
             }
+            CallEnd::Malformed => {
+                ctx.progress.ai(&format!(
+                    "Warning: {} stopped: its tool calls were malformed.",
+                    self.name
+                ));
+            }
             CallEnd::OverBudget(_) => {
                 ctx.progress.ai(&format!(
                     "Warning: {} stopped: the budget is spent.",

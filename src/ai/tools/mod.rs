@@ -532,12 +532,17 @@ pub fn dispatch(
     Ok(Dispatch::Ran(output))
 }
 
-/// The result to send back for a tool that is not offered in this loop.
-pub(crate) fn unknown_tool_message(name: &str) -> String {
-    format!(
+/// The result to send back for a tool that is not offered in this loop,
+/// naming the `offered` ones when there are any.
+pub(crate) fn unknown_tool_message(name: &str, offered: &[&str]) -> String {
+    let mut message = format!(
         "Error: there is no tool named '{}' in this step.",
         escape_line(name)
-    )
+    );
+    if !offered.is_empty() {
+        message.push_str(&format!(" The tools are: {}.", offered.join(", ")));
+    }
+    message
 }
 
 /// The string argument `name`: `Ok(None)` when absent or null, an error

@@ -495,7 +495,7 @@ fn argument_helpers() {
             .contains("'e'")
     );
     assert!(required_str(&input, "missing").is_err());
-    assert!(unknown_tool_message("bash\n").contains("'bash\\n'"));
+    assert!(unknown_tool_message("bash\n", &[]).contains("'bash\\n'"));
 }
 
 #[test]

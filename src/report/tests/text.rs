@@ -435,6 +435,7 @@ fn a_hit_cost_cap_is_said_under_the_summary() {
             error: None,
             spent: None,
             refinement: None,
+            notes: Vec::new(),
         },
         ..Report::default()
     };

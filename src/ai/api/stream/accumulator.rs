@@ -287,16 +287,19 @@ pub(super) fn empty_object() -> Value {
 }
 
 /// A tool's input from its joined `partial_json`: `{}` when empty, an error
-/// when it does not parse (usually a stream cut short) or is not an object.
+/// when it does not parse (usually a stream cut short) or is neither an
+/// object nor a string (small models behind a compatible server send the
+/// object as a JSON string; the engine reads it, see
+/// [`crate::ai::engine::agent`]).
 pub(super) fn parse_tool_input(name: &str, json: &str) -> Result<Value, ApiError> {
     if json.trim().is_empty() {
         return Ok(empty_object());
     }
     match serde_json::from_str::<Value>(json) {
-        Ok(value @ Value::Object(_)) => Ok(value),
+        Ok(value @ (Value::Object(_) | Value::String(_))) => Ok(value),
         Ok(_) => Err(ApiError::new(
             ApiErrorKind::MalformedToolInput,
-            format!("input for tool '{name}' is not a JSON object"),
+            format!("input for tool '{name}' is neither a JSON object nor a string"),
         )),
         Err(err) => Err(ApiError::new(
             ApiErrorKind::MalformedToolInput,

@@ -48,11 +48,13 @@ pub fn response_from_message_json(body: &[u8]) -> Result<Response, ApiError> {
                 let name = text(block, "name");
                 let input = match block.get("input") {
                     None | Some(Value::Null) => empty_object(),
-                    Some(input @ Value::Object(_)) => input.clone(),
+                    Some(input @ (Value::Object(_) | Value::String(_))) => input.clone(),
                     Some(_) => {
                         return Err(ApiError::new(
                             ApiErrorKind::MalformedToolInput,
-                            format!("input for tool '{name}' is not a JSON object"),
+                            format!(
+                                "input for tool '{name}' is neither a JSON object nor a string"
+                            ),
                         ));
                     }
                 };

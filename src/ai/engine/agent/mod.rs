@@ -46,7 +46,7 @@ use crate::ai::tools::Toolbox;
 use crate::grounding::LoopCheck;
 
 pub(crate) use printer::Printer;
-pub(crate) use turn::{AgentError, ModelRefusal, TurnEnd};
+pub(crate) use turn::{AgentError, MALFORMED_IN_A_ROW, ModelRefusal, TurnEnd};
 
 /// Decides whether a call to the loop-ending tool is accepted: `None`
 /// accepts it, `Some(reason)` answers the call with `reason` as an error
@@ -66,6 +66,8 @@ pub(crate) struct Agent {
     one_call_expected: bool,
     /// Calls made so far.
     calls: u32,
+    /// Malformed tool calls in a row, up to the latest.
+    malformed: u32,
 }
 
 /// How much a conversation of `toolbox` thinks: the directory loops are
@@ -102,6 +104,7 @@ impl Agent {
             pace: Pace::Shared,
             one_call_expected: false,
             calls: 0,
+            malformed: 0,
         }
     }
 

@@ -25,6 +25,8 @@
 //! - `max_tokens` anywhere else: the reply is kept and the nudge becomes a
 //!   note that it was cut short.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 use tokio::runtime::{Handle, RuntimeFlavor};
 
@@ -33,6 +35,7 @@ use super::{Agent, SubmitCheck};
 use crate::ai::api::types::ToolUse;
 use crate::ai::api::types::{StopDetails, StopReason};
 use crate::ai::api::{ApiError, ContentBlock, Response, Usage};
+use crate::ai::engine::notes::RunNotes;
 use crate::ai::engine::purse::OverBudget;
 use crate::ai::engine::session::{SendError, Session};
 use crate::ai::engine::transcript::Transcript;
@@ -106,6 +109,8 @@ pub(crate) enum TurnEnd {
     /// The context window filled up while the model answered (stop reason
     /// `model_context_window_exceeded`).
     ContextFull,
+    /// The model made [`MALFORMED_IN_A_ROW`] malformed tool calls in a row.
+    Malformed,
 }
 
 /// What became of one tool call.
@@ -182,7 +187,7 @@ impl Agent {
         let response = session.send(&mut self.transcript, reuse, self.pace).await?;
         self.print_response(&response);
         let usage = response.usage;
-        let (end, tools_run) = self.read_reply(response, tools, answer)?;
+        let (end, tools_run) = self.read_reply(response, tools, answer, session.notes())?;
         Ok(Turn {
             end,
             usage,
@@ -197,6 +202,7 @@ impl Agent {
         response: Response,
         tools: &ToolContext<'_>,
         answer: &mut Option<SubmitCheck>,
+        notes: &RunNotes,
     ) -> Result<(TurnEnd, u32), AgentError> {
         match response.stop_reason {
             Some(StopReason::Refusal) => {
@@ -242,22 +248,42 @@ impl Agent {
             self.transcript.push_user(vec![ContentBlock::text(nudge)]);
             return Ok((TurnEnd::GoesOn, 0));
         }
-        self.run_calls(&calls, tools, answer)
+        self.run_calls(&calls, tools, answer, notes)
     }
 
     /// Run `calls` in order and answer each in the next user message: the
-    /// turn's end (the accepted call of the loop-ending tool, if any) and
-    /// how many handlers ran.
+    /// turn's end (the accepted call of the loop-ending tool, if any; or,
+    /// after [`MALFORMED_IN_A_ROW`] malformed calls in a row, that) and how
+    /// many handlers ran. A call whose input is a JSON string holding an
+    /// object (small models send that) is run with the object, and `notes`
+    /// count it.
     fn run_calls(
         &mut self,
         calls: &[ToolUse],
         tools: &ToolContext<'_>,
         answer: &mut Option<SubmitCheck>,
+        notes: &RunNotes,
     ) -> Result<(TurnEnd, u32), AgentError> {
         let mut ended = None;
         let mut tools_run = 0;
         let mut results = Vec::with_capacity(calls.len());
         for call in calls {
+            let input = lenient_input(&call.input);
+            if matches!(input, Some(Cow::Owned(_))) {
+                notes.count(STRING_INPUT_NOTE, string_input_note);
+            }
+            if input.is_none() || !self.offers(&call.name) {
+                self.malformed += 1;
+            } else {
+                self.malformed = 0;
+            }
+            let input = input.unwrap_or(Cow::Borrowed(&call.input));
+            let call = ToolUse {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                input: input.into_owned(),
+            };
+            let call = &call;
             let output = match self.run_call(call, tools)? {
                 Ran::Tool(output) => {
                     tools_run += 1;
@@ -279,14 +305,27 @@ impl Agent {
             ));
         }
         self.transcript.push_user(results);
-        Ok((ended.map_or(TurnEnd::GoesOn, TurnEnd::Submitted), tools_run))
+        let end = match ended {
+            Some(input) => TurnEnd::Submitted(input),
+            None if self.malformed >= MALFORMED_IN_A_ROW => {
+                self.printer.line(&format!(
+                    "Stopped: {MALFORMED_IN_A_ROW} malformed tool calls in a row."
+                ));
+                TurnEnd::Malformed
+            }
+            None => TurnEnd::GoesOn,
+        };
+        Ok((end, tools_run))
     }
 
     /// One call: refused when not offered, answered by the review when it
     /// has an answer (logged as a call), or dispatched.
     fn run_call(&self, call: &ToolUse, tools: &ToolContext<'_>) -> Result<Ran, FatalToolError> {
         if !self.offers(&call.name) {
-            return Ok(Ran::Answered(unknown_tool(&call.name)));
+            let offered: Vec<&str> = self.tools().iter().map(|t| t.name.as_str()).collect();
+            return Ok(Ran::Answered(ToolOutput::error(unknown_tool_message(
+                &call.name, &offered,
+            ))));
         }
         if let Some(answer) = self
             .review
@@ -306,7 +345,9 @@ impl Agent {
             match run_blocking(|| dispatch(self.toolbox, &call.name, &call.input, tools))? {
                 Dispatch::Ran(output) => Ran::Tool(output),
                 Dispatch::EndsLoop => Ran::EndsLoop,
-                Dispatch::Unknown => Ran::Answered(unknown_tool(&call.name)),
+                Dispatch::Unknown => {
+                    Ran::Answered(ToolOutput::error(unknown_tool_message(&call.name, &[])))
+                }
             },
         )
     }
@@ -358,14 +399,27 @@ impl Agent {
 }
 
 /// The assistant turn as it goes back into the history: as received, in
-/// order, thinking included. Text blocks with nothing but whitespace are
-/// the one exception (the API refuses them in a request; it does not send
-/// them in practice); a reply with no blocks at all becomes a short text so
-/// the history keeps alternating.
+/// order, thinking included. Two exceptions, each a block the Messages API
+/// refuses in a request and never sends itself: text blocks with nothing
+/// but whitespace are left out, and a tool call's input that is no object
+/// (a small model's JSON string, which a compatible server such as
+/// Ollama's also reads back as an object) goes back as the object it was
+/// run with, `{}` when it held none. A reply with no blocks at all becomes
+/// a short text so the history keeps alternating.
 fn assistant_blocks(content: Vec<ContentBlock>) -> Vec<ContentBlock> {
     let blocks: Vec<ContentBlock> = content
         .into_iter()
         .filter(|block| !matches!(block, ContentBlock::Text { text, .. } if text.trim().is_empty()))
+        .map(|mut block| {
+            if let ContentBlock::ToolUse { input, .. } = &mut block
+                && !input.is_object()
+            {
+                *input = lenient_input(input)
+                    .map(Cow::into_owned)
+                    .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+            }
+            block
+        })
         .collect();
     if blocks.is_empty() {
         vec![ContentBlock::text("(no reply)")]
@@ -374,8 +428,33 @@ fn assistant_blocks(content: Vec<ContentBlock>) -> Vec<ContentBlock> {
     }
 }
 
-fn unknown_tool(name: &str) -> ToolOutput {
-    ToolOutput::error(unknown_tool_message(name))
+/// Malformed tool calls in a row (a tool that is not offered, or an input
+/// that is no object) after which a conversation ends: a model that keeps
+/// getting them wrong would otherwise spend every turn it has.
+pub(crate) const MALFORMED_IN_A_ROW: u32 = 3;
+
+/// The run's note of tool inputs read from a JSON string.
+const STRING_INPUT_NOTE: &str = "string-input";
+
+fn string_input_note(times: u32) -> String {
+    format!(
+        "{times} tool call{} sent its input as a JSON string instead of an object; luminos read \
+         the object the string held",
+        if times == 1 { "" } else { "s" }
+    )
+}
+
+/// The input a tool runs with: the call's object, or the object a JSON
+/// string holds (owned, so the caller can tell); `None` when it is neither.
+fn lenient_input(input: &Value) -> Option<Cow<'_, Value>> {
+    match input {
+        Value::Object(_) => Some(Cow::Borrowed(input)),
+        Value::String(text) => serde_json::from_str::<Value>(text)
+            .ok()
+            .filter(Value::is_object)
+            .map(Cow::Owned),
+        _ => None,
+    }
 }
 
 /// Run a synchronous tool without stalling other tasks on a multi-threaded

@@ -47,6 +47,8 @@ pub(crate) enum PartialCause {
     TurnLimit,
     /// A unit's directory the agent left without a dir entry.
     UnitMember,
+    /// The model's tool calls kept being malformed.
+    Malformed,
     Refused,
 }
 
@@ -90,6 +92,12 @@ impl PartialCause {
                 stub_reason: "the unit's agent wrote no summary of this directory",
                 stub_summary: "Investigation incomplete — the unit's agent summarized neither \
                                this directory nor its files.",
+            },
+            PartialCause::Malformed => Wording {
+                reason: "the model's tool calls were malformed",
+                stub_reason: "the model's tool calls were malformed before files processed",
+                stub_summary: "Investigation incomplete — the model's tool calls were malformed \
+                               before any files were processed.",
             },
             PartialCause::Refused => Wording {
                 reason: "model declined",

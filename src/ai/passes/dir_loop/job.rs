@@ -47,6 +47,9 @@ pub(crate) enum LoopEnd {
     /// The money left could not pay for the loop's next request; a partial
     /// entry was flushed.
     Spent,
+    /// The model's tool calls kept being malformed; a partial entry was
+    /// flushed.
+    Malformed,
     /// The model declined; a partial entry was flushed.
     Refused(ModelRefusal),
     /// The API failed (after retries); the loop stopped.

@@ -339,6 +339,7 @@ fn loop_end(
         }
         CallEnd::ContextFull => (LoopEnd::ContextFull, None),
         CallEnd::OutOfTurns => (LoopEnd::TurnLimit, None),
+        CallEnd::Malformed => (LoopEnd::Malformed, None),
         CallEnd::ApiError(err) => (LoopEnd::ApiError(err), None),
         // The money is spent: the loop ends with what it has, as on its
         // context budget; one that sent nothing leaves its directories to
@@ -371,6 +372,7 @@ fn settle(
         LoopEnd::Spent => PartialCause::Spent,
         LoopEnd::Refused(_) => PartialCause::Refused,
         LoopEnd::TurnLimit => PartialCause::TurnLimit,
+        LoopEnd::Malformed => PartialCause::Malformed,
         LoopEnd::Submitted | LoopEnd::ApiError(_) | LoopEnd::Unaffordable => {
             return Ok((None, None));
         }

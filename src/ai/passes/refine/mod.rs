@@ -291,7 +291,7 @@ pub(crate) async fn round(
         CallEnd::Refused(_) => RefineStop::Declined,
         CallEnd::OverBudget(_) => RefineStop::Budget,
         CallEnd::ApiError(_) => RefineStop::ApiError,
-        CallEnd::ContextFull | CallEnd::OutOfTurns => RefineStop::NoReport,
+        CallEnd::ContextFull | CallEnd::OutOfTurns | CallEnd::Malformed => RefineStop::NoReport,
     };
     Ok(RoundEnd::Stopped(stop))
 }

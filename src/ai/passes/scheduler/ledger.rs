@@ -486,6 +486,7 @@ fn end_word(end: &LoopEnd) -> &'static str {
     match end {
         LoopEnd::Submitted => "complete",
         LoopEnd::TurnLimit => "out of turns",
+        LoopEnd::Malformed => "malformed calls",
         LoopEnd::ContextFull => "out of context",
         LoopEnd::Spent => "out of money",
         LoopEnd::Refused(_) => "declined",

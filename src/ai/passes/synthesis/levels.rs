@@ -429,6 +429,7 @@ impl Levels<'_, '_> {
             }
             CallEnd::ApiError(_)
             | CallEnd::OutOfTurns
+            | CallEnd::Malformed
             | CallEnd::ContextFull
             | CallEnd::OverBudget(_) => None,
         }
@@ -523,6 +524,7 @@ impl Levels<'_, '_> {
             CallEnd::Refused(_)
             | CallEnd::ContextFull
             | CallEnd::OutOfTurns
+            | CallEnd::Malformed
             | CallEnd::OverBudget(_) => {
                 let (fallback_brief, _) = synthesize_from_cache(entries);
                 SynthesisOutcome {

@@ -253,6 +253,7 @@ pub(crate) async fn run_synthesis(
         CallEnd::Refused(_)
         | CallEnd::ContextFull
         | CallEnd::OutOfTurns
+        | CallEnd::Malformed
         | CallEnd::OverBudget(_) => mechanical_synthesis(entries),
     })
 }
