@@ -80,23 +80,14 @@ impl Client {
         deadline: Instant,
     ) -> Result<Response, ApiError> {
         let idle = self.config.idle_timeout;
-        let mut decoder = ResponseDecoder::new();
-        let mut received = 0usize;
-        let mut since_progress = 0usize;
-        let mut first_bytes: Vec<u8> = Vec::new();
-        let mut last_progress = Instant::now();
-        let read: Result<(), ApiError> = loop {
-            let stalls_at = last_progress + idle;
-            let (until, waiting) = if stalls_at < deadline {
-                (stalls_at, Waiting::Progress)
-            } else {
-                (deadline, Waiting::Deadline)
-            };
+        let mut read = StreamRead::new();
+        let outcome: Result<(), ApiError> = loop {
+            let (until, waiting) = read.next_wait(idle, deadline);
             let chunk = match tokio::time::timeout_at(until, response.chunk()).await {
                 Err(_) => {
                     let why = match waiting {
                         Waiting::Deadline => self.past_deadline(),
-                        Waiting::Progress => stalled(&decoder, received, since_progress, idle),
+                        Waiting::Progress => read.stalled(idle),
                     };
                     break Err(ApiError::new(ApiErrorKind::Timeout, why));
                 }
@@ -109,46 +100,15 @@ impl Client {
                 Ok(Ok(None)) => break Ok(()),
                 Ok(Ok(Some(chunk))) => chunk,
             };
-            received += chunk.len();
-            since_progress += chunk.len();
-            if first_bytes.len() < QUOTED_BYTES {
-                let room = QUOTED_BYTES - first_bytes.len();
-                first_bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            if let Err(err) = read.take(&chunk) {
+                break Err(err);
             }
-            if received > MAX_BODY_BYTES {
-                break Err(ApiError::new(
-                    ApiErrorKind::BrokenStream,
-                    "the stream is larger than any reply could be",
-                ));
-            }
-            match decoder.push(&chunk) {
-                Ok(true) => {
-                    last_progress = Instant::now();
-                    since_progress = 0;
-                }
-                Ok(false) => {}
-                Err(err) => break Err(err),
-            }
-            if decoder.is_complete() {
+            if read.decoder.is_complete() {
                 drain_briefly(response).await;
                 break Ok(());
             }
         };
-        let result = read.and_then(|()| decoder.finish());
-        match result {
-            Err(err) if !decoder.is_recognized() => {
-                // Nothing of the API's came: an answer from something else,
-                // unless an event stream simply went quiet (that is a dead
-                // endpoint, said by the timeout).
-                let went_quiet = err.kind == ApiErrorKind::Timeout && answered.is_event_stream();
-                if went_quiet {
-                    Err(err)
-                } else {
-                    Err(answered.not_the_api("no event stream in the body", &first_bytes))
-                }
-            }
-            other => other,
-        }
+        read.verdict(outcome, answered)
     }
 
     /// A whole message sent as JSON (by a server that ignores `stream`):
@@ -197,6 +157,99 @@ impl Client {
             "the attempt passed its deadline of {} before the reply was complete",
             format_wait(self.config.attempt_deadline)
         )
+    }
+}
+
+/// A streamed reply as it is read: the decoder, and what the idle timeout,
+/// the size cap and an error about a body that is not the API's need.
+struct StreamRead {
+    decoder: ResponseDecoder,
+    /// Bytes received in all.
+    received: usize,
+    /// Bytes received since the decoder last made progress.
+    since_progress: usize,
+    /// The body's first [`QUOTED_BYTES`], to quote.
+    first_bytes: Vec<u8>,
+    last_progress: Instant,
+}
+
+impl StreamRead {
+    fn new() -> Self {
+        StreamRead {
+            decoder: ResponseDecoder::new(),
+            received: 0,
+            since_progress: 0,
+            first_bytes: Vec::new(),
+            last_progress: Instant::now(),
+        }
+    }
+
+    /// When the wait for the next bytes ends, and what it is then waiting
+    /// for: progress within `idle`, or the end before `deadline`.
+    fn next_wait(&self, idle: Duration, deadline: Instant) -> (Instant, Waiting) {
+        let stalls_at = self.last_progress + idle;
+        if stalls_at < deadline {
+            (stalls_at, Waiting::Progress)
+        } else {
+            (deadline, Waiting::Deadline)
+        }
+    }
+
+    /// Why the stream is dead after `idle` without progress.
+    fn stalled(&self, idle: Duration) -> String {
+        stalled(&self.decoder, self.received, self.since_progress, idle)
+    }
+
+    /// Counts and decodes `chunk`; an error when the body passes
+    /// [`MAX_BODY_BYTES`] or does not decode.
+    fn take(&mut self, chunk: &[u8]) -> Result<(), ApiError> {
+        self.received += chunk.len();
+        self.since_progress += chunk.len();
+        if self.first_bytes.len() < QUOTED_BYTES {
+            let room = QUOTED_BYTES - self.first_bytes.len();
+            self.first_bytes
+                .extend_from_slice(&chunk[..chunk.len().min(room)]);
+        }
+        if self.received > MAX_BODY_BYTES {
+            return Err(ApiError::new(
+                ApiErrorKind::BrokenStream,
+                "the stream is larger than any reply could be",
+            ));
+        }
+        if self.decoder.push(chunk)? {
+            self.last_progress = Instant::now();
+            self.since_progress = 0;
+        }
+        Ok(())
+    }
+
+    /// The reply, once reading ended with `outcome`; an error that came
+    /// with nothing of the API's is about a body from something else.
+    fn verdict(
+        self,
+        outcome: Result<(), ApiError>,
+        answered: &Answered,
+    ) -> Result<Response, ApiError> {
+        let StreamRead {
+            mut decoder,
+            first_bytes,
+            ..
+        } = self;
+        let result = outcome.and_then(|()| decoder.finish());
+        match result {
+            Err(err) if !decoder.is_recognized() => {
+                // Nothing of the API's came: an answer from something else,
+                // unless an event stream simply went quiet (that is a dead
+                // endpoint, said by the timeout).
+                let went_quiet = err.kind == ApiErrorKind::Timeout && answered.is_event_stream();
+                if went_quiet {
+                    Err(err)
+                } else {
+                    Err(answered.not_the_api("no event stream in the body", &first_bytes))
+                }
+            }
+            other => other,
+        }
     }
 }
 

@@ -58,6 +58,55 @@ impl DirStats {
     pub(crate) fn source_files(&self) -> u32 {
         self.categories.get("source").copied().unwrap_or(0)
     }
+
+    /// Counts `file`, one of its own files.
+    fn add_file(&mut self, file: &ClassifiedFile) {
+        self.files += 1;
+        self.bytes += file.size;
+        self.read_bytes += file.size.min(DEFAULT_MAX_BYTES);
+        self.listing_bytes += file.name.len() as u64 + LISTING_LINE_BYTES;
+        *self.categories.entry(file.category.clone()).or_insert(0) += 1;
+        if file.category == "source" {
+            let language = language_of(&extension_of(&file.name)).unwrap_or("Other");
+            *self.languages.entry(language.to_string()).or_insert(0) += 1;
+        }
+        self.largest.push((file.name.clone(), file.size));
+    }
+
+    /// Keeps only the [`LARGEST_KEPT`] largest files, largest first (by name
+    /// among equals).
+    fn keep_largest(&mut self) {
+        self.largest
+            .sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        self.largest.truncate(LARGEST_KEPT);
+    }
+
+    /// Adds its own files and itself to its subtree's totals.
+    fn add_own_to_subtree(&mut self) {
+        self.subtree_files += u64::from(self.files);
+        self.subtree_bytes += self.bytes;
+        self.subtree_dirs += 1;
+        self.subtree_source += u64::from(self.source_files());
+        for (language, count) in &self.languages {
+            *self.subtree_languages.entry(language.clone()).or_insert(0) += u64::from(*count);
+        }
+    }
+
+    /// Adds `child`, the complete figures of the subdirectory at `dir`: a
+    /// line of its listing, and its subtree to this one's.
+    fn add_subdir(&mut self, dir: &Path, child: &DirStats) {
+        self.subdirs += 1;
+        self.listing_bytes += dir
+            .file_name()
+            .map_or(0, |n| n.len() as u64 + LISTING_LINE_BYTES / 2);
+        self.subtree_files += child.subtree_files;
+        self.subtree_bytes += child.subtree_bytes;
+        self.subtree_dirs += child.subtree_dirs;
+        self.subtree_source += child.subtree_source;
+        for (language, count) in &child.subtree_languages {
+            *self.subtree_languages.entry(language.clone()).or_insert(0) += count;
+        }
+    }
 }
 
 /// [`DirStats`] of every discovered directory.
@@ -81,69 +130,20 @@ impl TreeStats {
             .map(|dir| (dir.clone(), DirStats::default()))
             .collect();
         for file in files {
-            let path = Path::new(&file.path);
-            let Some(parent) = path.parent() else {
+            let Some(parent) = Path::new(&file.path).parent() else {
                 continue;
             };
             let Ok(rel) = parent.strip_prefix(scanned_root) else {
                 continue;
             };
-            let dir = canonical_root.join(rel);
-            let Some(stats) = by_dir.get_mut(&dir) else {
-                continue;
-            };
-            stats.files += 1;
-            stats.bytes += file.size;
-            stats.read_bytes += file.size.min(DEFAULT_MAX_BYTES);
-            stats.listing_bytes += file.name.len() as u64 + LISTING_LINE_BYTES;
-            *stats.categories.entry(file.category.clone()).or_insert(0) += 1;
-            if file.category == "source" {
-                let language = language_of(&extension_of(&file.name)).unwrap_or("Other");
-                *stats.languages.entry(language.to_string()).or_insert(0) += 1;
+            if let Some(stats) = by_dir.get_mut(&canonical_root.join(rel)) {
+                stats.add_file(file);
             }
-            stats.largest.push((file.name.clone(), file.size));
         }
         for stats in by_dir.values_mut() {
-            stats
-                .largest
-                .sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-            stats.largest.truncate(LARGEST_KEPT);
+            stats.keep_largest();
         }
-        // Leaf-first, so every child is complete before its parent adds it.
-        for dir in dirs {
-            let Some(stats) = by_dir.get(dir) else {
-                continue;
-            };
-            let mut own = stats.clone();
-            own.subtree_files += u64::from(own.files);
-            own.subtree_bytes += own.bytes;
-            own.subtree_dirs += 1;
-            own.subtree_source += u64::from(own.source_files());
-            for (language, count) in &own.languages {
-                *own.subtree_languages.entry(language.clone()).or_insert(0) += u64::from(*count);
-            }
-            by_dir.insert(dir.clone(), own.clone());
-            if dir == canonical_root {
-                continue;
-            }
-            let Some(parent) = dir.parent().and_then(|p| by_dir.get_mut(p)) else {
-                continue;
-            };
-            parent.subdirs += 1;
-            parent.listing_bytes += dir
-                .file_name()
-                .map_or(0, |n| n.len() as u64 + LISTING_LINE_BYTES / 2);
-            parent.subtree_files += own.subtree_files;
-            parent.subtree_bytes += own.subtree_bytes;
-            parent.subtree_dirs += own.subtree_dirs;
-            parent.subtree_source += own.subtree_source;
-            for (language, count) in &own.subtree_languages {
-                *parent
-                    .subtree_languages
-                    .entry(language.clone())
-                    .or_insert(0) += count;
-            }
-        }
+        add_subtrees(&mut by_dir, canonical_root, dirs);
         TreeStats { by_dir }
     }
 
@@ -153,6 +153,26 @@ impl TreeStats {
         self.by_dir
             .get(dir)
             .unwrap_or_else(|| EMPTY.get_or_init(DirStats::default))
+    }
+}
+
+/// Fills in every subtree total of `by_dir`. `dirs` come leaf-first, so
+/// every child is complete before its parent adds it; the root adds itself
+/// to no parent.
+fn add_subtrees(by_dir: &mut HashMap<PathBuf, DirStats>, canonical_root: &Path, dirs: &[PathBuf]) {
+    for dir in dirs {
+        let Some(stats) = by_dir.get(dir) else {
+            continue;
+        };
+        let mut own = stats.clone();
+        own.add_own_to_subtree();
+        by_dir.insert(dir.clone(), own.clone());
+        if dir == canonical_root {
+            continue;
+        }
+        if let Some(parent) = dir.parent().and_then(|p| by_dir.get_mut(p)) {
+            parent.add_subdir(dir, &own);
+        }
     }
 }
 

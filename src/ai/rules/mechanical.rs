@@ -116,71 +116,87 @@ fn languages_text<'a>(languages: impl Iterator<Item = (&'a String, u64)>) -> Str
         .join(", ")
 }
 
+/// The entry's summary: that no model read it, what its own files are,
+/// then (when it has subdirectories) what lies below it and its children.
 fn summary(stats: &DirStats, newest: &[(String, String)], children: &[Child<'_>]) -> String {
     let mut parts = vec!["Summarised from the scan; no file here was read by a model.".to_string()];
     if stats.files == 0 {
         parts.push("No files of its own.".to_string());
     } else {
-        let mut categories: Vec<(&String, &u32)> = stats.categories.iter().collect();
-        categories.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
-        let categories = categories
-            .iter()
-            .map(|(name, n)| format!("{n} {name}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        parts.push(format!(
-            "{} files, {}: {categories}.",
-            stats.files,
-            human_size(stats.bytes)
-        ));
-        if !stats.languages.is_empty() {
-            parts.push(format!(
-                "Languages: {}.",
-                languages_text(stats.languages.iter().map(|(k, v)| (k, u64::from(*v))))
-            ));
-        }
-        let largest = stats
-            .largest
-            .iter()
-            .map(|(name, size)| format!("{name} ({})", human_size(*size)))
-            .collect::<Vec<_>>()
-            .join(", ");
-        parts.push(format!("Largest: {largest}."));
-        if !newest.is_empty() {
-            let newest = newest
-                .iter()
-                .map(|(name, date)| format!("{name} ({date})"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            parts.push(format!("Newest: {newest}."));
-        }
+        parts.extend(own_files_sentences(stats, newest));
     }
     if !children.is_empty() {
-        let below_files = stats.subtree_files - u64::from(stats.files);
-        let below_source = stats.subtree_source - u64::from(stats.source_files());
-        let mut below = format!(
-            "Below it: {} directories holding {below_files} files ({below_source} source",
-            stats.subtree_dirs.saturating_sub(1),
-        );
-        let languages: Vec<(&String, u64)> = stats
-            .subtree_languages
-            .iter()
-            .map(|(k, v)| {
-                let own = u64::from(stats.languages.get(k).copied().unwrap_or(0));
-                (k, v - own)
-            })
-            .filter(|(_, n)| *n > 0)
-            .collect();
-        if !languages.is_empty() {
-            below.push_str(&format!(": {}", languages_text(languages.into_iter())));
-        }
-        below.push_str(").");
-        parts.push(below);
+        parts.push(below_sentence(stats));
         let text = children_text(children);
         let stop = if text.ends_with('.') { "" } else { "." };
         parts.push(format!("Subdirectories: {text}{stop}"));
     }
     parts.join(" ")
+}
+
+/// The sentences on the directory's own files: how many and their size by
+/// category, their languages, the largest and the newest.
+fn own_files_sentences(stats: &DirStats, newest: &[(String, String)]) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut categories: Vec<(&String, &u32)> = stats.categories.iter().collect();
+    categories.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+    let categories = categories
+        .iter()
+        .map(|(name, n)| format!("{n} {name}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    parts.push(format!(
+        "{} files, {}: {categories}.",
+        stats.files,
+        human_size(stats.bytes)
+    ));
+    if !stats.languages.is_empty() {
+        parts.push(format!(
+            "Languages: {}.",
+            languages_text(stats.languages.iter().map(|(k, v)| (k, u64::from(*v))))
+        ));
+    }
+    let largest = stats
+        .largest
+        .iter()
+        .map(|(name, size)| format!("{name} ({})", human_size(*size)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    parts.push(format!("Largest: {largest}."));
+    if !newest.is_empty() {
+        let newest = newest
+            .iter()
+            .map(|(name, date)| format!("{name} ({date})"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        parts.push(format!("Newest: {newest}."));
+    }
+    parts
+}
+
+/// The sentence on what lies below the directory: its subtree's figures
+/// without its own files.
+fn below_sentence(stats: &DirStats) -> String {
+    let below_files = stats.subtree_files - u64::from(stats.files);
+    let below_source = stats.subtree_source - u64::from(stats.source_files());
+    let mut below = format!(
+        "Below it: {} directories holding {below_files} files ({below_source} source",
+        stats.subtree_dirs.saturating_sub(1),
+    );
+    let languages: Vec<(&String, u64)> = stats
+        .subtree_languages
+        .iter()
+        .map(|(k, v)| {
+            let own = u64::from(stats.languages.get(k).copied().unwrap_or(0));
+            (k, v - own)
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    if !languages.is_empty() {
+        below.push_str(&format!(": {}", languages_text(languages.into_iter())));
+    }
+    below.push_str(").");
+    below
 }
 
 /// The children, the largest subtrees first: a model-written summary is

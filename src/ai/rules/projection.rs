@@ -264,65 +264,77 @@ pub(crate) fn project_loop(
 
 /// Calls, usage and cost of the whole run in the low and high scenarios.
 pub(crate) fn project(inputs: &Inputs, terms: &ModelTerms) -> Range<Tally> {
-    let single = |prompt: u64, output: u64| {
-        Tally::single(
-            terms.scale(prompt),
-            terms.scale(output) + terms.judgment_thinking,
-            &terms.pricing,
-        )
-    };
-    let scenario = |low: bool| {
-        let mut tally = Tally::default();
-        if let Some(tokens) = inputs.survey {
-            tally.add(single(tokens, SURVEY_OUTPUT_TOKENS));
-        }
-        if let Some(tokens) = inputs.planning {
-            tally.add(single(tokens, PLANNING_OUTPUT_TOKENS));
-        }
-        for dir in &inputs.dirs {
-            let turns = if low {
-                dir.turns.min(LOW_TURNS)
-            } else {
-                dir.turns
-            };
-            let read = if low {
-                dir.read_tokens_low
-            } else {
-                dir.read_tokens
-            };
-            let one = project_loop(
-                dir.prefix_tokens,
-                dir.prompt_tokens,
-                read,
-                turns,
-                low,
-                terms,
-            );
-            tally.add(one);
-        }
-        // In levels, every call before the verdict summarises a group and
-        // thinks as routine work.
-        let verdict = inputs.synthesis.len().saturating_sub(1);
-        for (n, tokens) in inputs.synthesis.iter().enumerate() {
-            tally.add(if n == verdict {
-                single(*tokens, SYNTHESIS_OUTPUT_TOKENS)
-            } else {
-                Tally::single(
-                    terms.scale(*tokens),
-                    terms.scale(GROUP_OUTPUT_TOKENS) + terms.routine_thinking,
-                    &terms.pricing,
-                )
-            });
-        }
-        // Calls and tokens stay what the tree would take; the bill cannot
-        // pass the ceiling.
-        if let Some(ceiling) = inputs.ceiling {
-            tally.cost = tally.cost.min(ceiling.limit());
-        }
-        tally
-    };
     Range {
-        low: scenario(true),
-        high: scenario(false),
+        low: scenario(inputs, terms, true),
+        high: scenario(inputs, terms, false),
     }
+}
+
+/// Calls, usage and cost of the whole run in one scenario, the `low` one or
+/// the high one: each call is added in the run's order.
+fn scenario(inputs: &Inputs, terms: &ModelTerms, low: bool) -> Tally {
+    let mut tally = Tally::default();
+    if let Some(tokens) = inputs.survey {
+        tally.add(judgment_call(tokens, SURVEY_OUTPUT_TOKENS, terms));
+    }
+    if let Some(tokens) = inputs.planning {
+        tally.add(judgment_call(tokens, PLANNING_OUTPUT_TOKENS, terms));
+    }
+    for dir in &inputs.dirs {
+        tally.add(dir_loop(dir, low, terms));
+    }
+    // In levels, every call before the verdict summarises a group and
+    // thinks as routine work.
+    let verdict = inputs.synthesis.len().saturating_sub(1);
+    for (n, tokens) in inputs.synthesis.iter().enumerate() {
+        tally.add(if n == verdict {
+            judgment_call(*tokens, SYNTHESIS_OUTPUT_TOKENS, terms)
+        } else {
+            Tally::single(
+                terms.scale(*tokens),
+                terms.scale(GROUP_OUTPUT_TOKENS) + terms.routine_thinking,
+                &terms.pricing,
+            )
+        });
+    }
+    // Calls and tokens stay what the tree would take; the bill cannot
+    // pass the ceiling.
+    if let Some(ceiling) = inputs.ceiling {
+        tally.cost = tally.cost.min(ceiling.limit());
+    }
+    tally
+}
+
+/// One call of `prompt` tokens that writes a judgment of `output` tokens
+/// (the survey, the plan, the verdict), thinking as judgment work.
+fn judgment_call(prompt: u64, output: u64, terms: &ModelTerms) -> Tally {
+    Tally::single(
+        terms.scale(prompt),
+        terms.scale(output) + terms.judgment_thinking,
+        &terms.pricing,
+    )
+}
+
+/// One directory's loop in a scenario: the `low` one runs at most
+/// [`LOW_TURNS`] turns, reads what an agent is expected to read and
+/// caches; the high one runs every allotted turn and reads every file.
+fn dir_loop(dir: &DirInput, low: bool, terms: &ModelTerms) -> Tally {
+    let turns = if low {
+        dir.turns.min(LOW_TURNS)
+    } else {
+        dir.turns
+    };
+    let read = if low {
+        dir.read_tokens_low
+    } else {
+        dir.read_tokens
+    };
+    project_loop(
+        dir.prefix_tokens,
+        dir.prompt_tokens,
+        read,
+        turns,
+        low,
+        terms,
+    )
 }

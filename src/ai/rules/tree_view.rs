@@ -21,6 +21,8 @@
 //!
 //! All deterministic: the same tree gives the same text.
 
+use std::ffi::OsString;
+use std::fs::DirEntry;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
@@ -38,13 +40,12 @@ pub(crate) const TREE_CUT_LINE: &str = "[... the rest of the tree is left out]";
 /// The tree of `target` to `depth` levels, rendered, within the limits
 /// above.
 pub(crate) fn prompt_tree(target: &Path, filter: &ScanFilter, depth: usize) -> String {
-    let mut budget = MAX_NODES;
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| target.to_string_lossy().into_owned());
     cut_lines(
-        render_tree(&directory(target, name, 0, depth, filter, &mut budget)),
+        render_tree(&Lister::new(depth, filter).directory(target, name, 0)),
         MAX_TREE_BYTES,
     )
 }
@@ -101,92 +102,143 @@ fn left_out_line(files: usize, dirs: usize) -> String {
     format!("[{}]", parts.join(", "))
 }
 
-fn directory(
-    path: &Path,
-    name: String,
-    level: usize,
+/// The names in `path`, sorted bytewise, each with its entry.
+fn sorted_entries(path: &Path) -> std::io::Result<Vec<(OsString, DirEntry)>> {
+    let mut entries: Vec<(OsString, DirEntry)> = std::fs::read_dir(path)?
+        .filter_map(|e| e.ok().map(|e| (e.file_name(), e)))
+        .collect();
+    entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    Ok(entries)
+}
+
+/// Lists directories into a tree to `depth` levels, spending one
+/// `budget` of [`MAX_NODES`] entries over the whole tree.
+struct Lister<'a> {
     depth: usize,
-    filter: &ScanFilter,
-    budget: &mut usize,
-) -> TreeNode {
-    let mut node = TreeNode::listed_dir(name, path);
-    let mut entries: Vec<(std::ffi::OsString, std::fs::DirEntry)> = match std::fs::read_dir(path) {
-        Ok(entries) => entries
-            .filter_map(|e| e.ok().map(|e| (e.file_name(), e)))
-            .collect(),
-        Err(_) => {
+    filter: &'a ScanFilter,
+    budget: usize,
+}
+
+/// One directory's entries as they are read: the subdirectories (and, once
+/// sampled, the files) it lists, its files waiting for the sample, and the
+/// directories left out once the budget was spent.
+#[derive(Default)]
+struct Listing {
+    children: Vec<TreeNode>,
+    files: Vec<TreeNode>,
+    hidden_dirs: usize,
+}
+
+impl<'a> Lister<'a> {
+    fn new(depth: usize, filter: &'a ScanFilter) -> Self {
+        Lister {
+            depth,
+            filter,
+            budget: MAX_NODES,
+        }
+    }
+
+    /// `path` (at `level`) as a node: its entries, or "permission denied"
+    /// when it cannot be read.
+    fn directory(&mut self, path: &Path, name: String, level: usize) -> TreeNode {
+        let mut node = TreeNode::listed_dir(name, path);
+        let Ok(entries) = sorted_entries(path) else {
             node.error = Some("permission denied".to_string());
             return node;
+        };
+        // Files first gathered, so that a sample can be drawn over all of them.
+        let mut listing = Listing::default();
+        for (child_name, entry) in entries {
+            let child = path.join(&child_name);
+            let shown = child_name.to_string_lossy().into_owned();
+            self.add_entry(&mut listing, &child, shown, &entry, level);
         }
-    };
-    entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    // Files first gathered, so that a sample can be drawn over all of them.
-    let mut children = Vec::new();
-    let mut files: Vec<TreeNode> = Vec::new();
-    let mut hidden_dirs = 0;
-    for (child_name, entry) in entries {
-        let child = path.join(&child_name);
-        let shown = child_name.to_string_lossy().into_owned();
+        node.children = Some(self.children(listing, path));
+        node
+    }
+
+    /// Adds one entry of a directory at `level`: a subdirectory in scope is
+    /// entered (or shown truncated below the depth, through a link, or as
+    /// the budget runs out; counted once it is spent), a file in scope waits
+    /// for the sample, and anything else is left out.
+    fn add_entry(
+        &mut self,
+        listing: &mut Listing,
+        child: &Path,
+        shown: String,
+        entry: &DirEntry,
+        level: usize,
+    ) {
         // `lstat` relative to the open directory; only a symlink needs a
         // second look, at what it points to.
         let Ok(link_meta) = entry.metadata() else {
-            continue;
+            return;
         };
         let is_symlink = link_meta.file_type().is_symlink();
         let followed = if is_symlink {
-            std::fs::metadata(&child).ok()
+            std::fs::metadata(child).ok()
         } else {
             Some(link_meta)
         };
-        // `path` is in scope (the target, or entered below), so only the
-        // entry's own name is left to judge.
+        // The directory is in scope (the target, or entered below), so only
+        // the entry's own name is left to judge.
         if followed.as_ref().is_some_and(|m| m.is_dir()) {
-            if !filter.allows_entry(&child, true) {
-                continue;
+            if !self.filter.allows_entry(child, true) {
+                return;
             }
-            if *budget == 0 {
-                hidden_dirs += 1;
-                continue;
+            if self.budget == 0 {
+                listing.hidden_dirs += 1;
+                return;
             }
-            *budget -= 1;
-            let enter = level < depth && *budget > 0 && !is_symlink;
-            children.push(if enter {
-                directory(&child, shown, level + 1, depth, filter, budget)
+            self.budget -= 1;
+            let enter = level < self.depth && self.budget > 0 && !is_symlink;
+            listing.children.push(if enter {
+                self.directory(child, shown, level + 1)
             } else {
-                TreeNode::truncated_dir(shown, &child)
+                TreeNode::truncated_dir(shown, child)
             });
         } else if let Some(meta) = followed.filter(|m| m.is_file()) {
-            if !filter.allows_entry(&child, false) {
-                continue;
+            if !self.filter.allows_entry(child, false) {
+                return;
             }
-            files.push(TreeNode::file(shown, &child, meta.len()));
+            listing.files.push(TreeNode::file(shown, child, meta.len()));
         }
     }
-    let shown = FILES_SHOWN.min(*budget).min(files.len());
-    *budget -= shown;
-    let keep: std::collections::HashSet<usize> =
-        even_sample(files.len(), shown).into_iter().collect();
-    let (mut more_files, mut more_bytes) = (0, 0);
-    for (i, file) in files.into_iter().enumerate() {
-        if keep.contains(&i) {
-            children.push(file);
-        } else {
-            more_files += 1;
-            more_bytes += file.size.unwrap_or(0);
+
+    /// The children of the directory at `path`: its subdirectories and an
+    /// even sample of its files (as many as [`FILES_SHOWN`] and the budget
+    /// allow), sorted by name, then one line counting what is left out.
+    fn children(&mut self, listing: Listing, path: &Path) -> Vec<TreeNode> {
+        let Listing {
+            mut children,
+            files,
+            hidden_dirs,
+        } = listing;
+        let shown = FILES_SHOWN.min(self.budget).min(files.len());
+        self.budget -= shown;
+        let keep: std::collections::HashSet<usize> =
+            even_sample(files.len(), shown).into_iter().collect();
+        let (mut more_files, mut more_bytes) = (0, 0);
+        for (i, file) in files.into_iter().enumerate() {
+            if keep.contains(&i) {
+                children.push(file);
+            } else {
+                more_files += 1;
+                more_bytes += file.size.unwrap_or(0);
+            }
         }
+        children.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+        if more_files > 0 {
+            children.push(TreeNode::file(
+                left_out_line(more_files, hidden_dirs),
+                path,
+                more_bytes,
+            ));
+        } else if hidden_dirs > 0 {
+            children.push(TreeNode::truncated_dir(left_out_line(0, hidden_dirs), path));
+        }
+        children
     }
-    children.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
-    if more_files > 0 {
-        children.push(TreeNode::file(
-            left_out_line(more_files, hidden_dirs),
-            path,
-            more_bytes,
-        ));
-    } else if hidden_dirs > 0 {
-        children.push(TreeNode::truncated_dir(left_out_line(0, hidden_dirs), path));
-    }
-    node.children = Some(children);
-    node
 }
 
 #[cfg(test)]

@@ -117,7 +117,109 @@ fn dir_report_schema() -> Value {
 /// included: platform.claude.com/docs/en/agents-and-tools/tool-use/
 /// implement-tool-use, read 2026-11-27.)
 fn synthesis_report_schema() -> Value {
-    let component = object(
+    let mut schema = object(verdict_properties(), &["brief", "detailed"]);
+    if let Some(properties) = schema["properties"].as_object_mut() {
+        let sections = software_sections().into_iter().chain(content_sections());
+        properties.extend(sections.map(|(name, section)| (name.to_string(), section)));
+    }
+    schema
+}
+
+/// The verdict itself: the two required fields, then the two optional ones
+/// that say what the whole is and how it hangs together.
+fn verdict_properties() -> [(&'static str, Value); 4] {
+    [
+        (
+            "brief",
+            text(
+                "Two to four sentences: your conclusion about what the target is, and what \
+                 deserves attention.",
+            ),
+        ),
+        (
+            "detailed",
+            text(
+                "The reasoning: the hypothesis, the evidence for it (named directories and \
+                 files), the alternatives you weighed and why they fit less well, then \
+                 what else matters.",
+            ),
+        ),
+        (
+            "overall_purpose",
+            text("Optional. What the whole is for, when it mixes kinds of content."),
+        ),
+        (
+            "architecture",
+            text("Optional, for software. How the parts fit together."),
+        ),
+    ]
+}
+
+/// The optional sections for software: its components, entry points and
+/// stack.
+fn software_sections() -> [(&'static str, Value); 3] {
+    [
+        (
+            "components",
+            list_of(
+                component_schema(),
+                "Optional, for software or large collections. The main parts (at most \
+                 about a dozen) and which of them uses which.",
+            ),
+        ),
+        (
+            "entry_points",
+            list_of(
+                entry_point_schema(),
+                "Optional, for software. Where execution starts: binaries, commands, \
+                 servers.",
+            ),
+        ),
+        (
+            "tech_stack",
+            list_of_text("Optional, for software. Languages, frameworks, key tools."),
+        ),
+    ]
+}
+
+/// The optional sections for data, dated content and documents, then the
+/// concerns any tree may have (last, as the report lists them).
+fn content_sections() -> [(&'static str, Value); 6] {
+    [
+        (
+            "datasets",
+            list_of(dataset_schema(), "Optional, for data. The data sets held."),
+        ),
+        (
+            "schema_summary",
+            text("Optional, for data or databases. The shape of the records."),
+        ),
+        (
+            "period_covered",
+            text(
+                "Optional, for dated content (finances, journals, series). The span of \
+                 time, such as 2019-03 to 2024-11.",
+            ),
+        ),
+        (
+            "themes",
+            list_of_text("Optional, for documents or journals. Recurring subjects."),
+        ),
+        (
+            "data_quality",
+            text("Optional, for data. Gaps, duplicates, inconsistencies."),
+        ),
+        (
+            "concerns",
+            list_of_text("Optional, for any tree. What deserves attention, one per item."),
+        ),
+    ]
+}
+
+/// One item of `components`: a named part and the parts it uses, enough to
+/// draw a diagram from.
+fn component_schema() -> Value {
+    object(
         [
             ("name", text("A short name, unique among the components.")),
             (
@@ -131,15 +233,23 @@ fn synthesis_report_schema() -> Value {
             ),
         ],
         &["name", "role"],
-    );
-    let entry_point = object(
+    )
+}
+
+/// One item of `entry_points`: a file where execution starts.
+fn entry_point_schema() -> Value {
+    object(
         [
             ("path", text("The file, relative to the target.")),
             ("role", text("What starts there.")),
         ],
         &["path", "role"],
-    );
-    let dataset = object(
+    )
+}
+
+/// One item of `datasets`: a data set and what it holds.
+fn dataset_schema() -> Value {
+    object(
         [
             ("name", text("A short name.")),
             ("path", text("Where it lives, relative to the target.")),
@@ -149,81 +259,6 @@ fn synthesis_report_schema() -> Value {
             ),
         ],
         &["name", "description"],
-    );
-    object(
-        [
-            (
-                "brief",
-                text(
-                    "Two to four sentences: your conclusion about what the target is, and what \
-                     deserves attention.",
-                ),
-            ),
-            (
-                "detailed",
-                text(
-                    "The reasoning: the hypothesis, the evidence for it (named directories and \
-                     files), the alternatives you weighed and why they fit less well, then \
-                     what else matters.",
-                ),
-            ),
-            (
-                "overall_purpose",
-                text("Optional. What the whole is for, when it mixes kinds of content."),
-            ),
-            (
-                "architecture",
-                text("Optional, for software. How the parts fit together."),
-            ),
-            (
-                "components",
-                list_of(
-                    component,
-                    "Optional, for software or large collections. The main parts (at most \
-                     about a dozen) and which of them uses which.",
-                ),
-            ),
-            (
-                "entry_points",
-                list_of(
-                    entry_point,
-                    "Optional, for software. Where execution starts: binaries, commands, \
-                     servers.",
-                ),
-            ),
-            (
-                "tech_stack",
-                list_of_text("Optional, for software. Languages, frameworks, key tools."),
-            ),
-            (
-                "datasets",
-                list_of(dataset, "Optional, for data. The data sets held."),
-            ),
-            (
-                "schema_summary",
-                text("Optional, for data or databases. The shape of the records."),
-            ),
-            (
-                "period_covered",
-                text(
-                    "Optional, for dated content (finances, journals, series). The span of \
-                     time, such as 2019-03 to 2024-11.",
-                ),
-            ),
-            (
-                "themes",
-                list_of_text("Optional, for documents or journals. Recurring subjects."),
-            ),
-            (
-                "data_quality",
-                text("Optional, for data. Gaps, duplicates, inconsistencies."),
-            ),
-            (
-                "concerns",
-                list_of_text("Optional, for any tree. What deserves attention, one per item."),
-            ),
-        ],
-        &["brief", "detailed"],
     )
 }
 

@@ -233,6 +233,49 @@ pub struct ResultLine {
     pub outcome: BatchOutcome,
 }
 
+/// The lines of a download of the results, each parsed and handed on
+/// once whole, and how many there were.
+struct ResultLines<'h, H> {
+    handle: &'h mut H,
+    lines: usize,
+}
+
+impl<H> ResultLines<'_, H> {
+    /// Parse `line` and hand it on; a blank line is skipped.
+    fn take<E>(&mut self, line: &[u8]) -> Result<(), ResultsError<E>>
+    where
+        H: FnMut(ResultLine) -> Result<(), E>,
+    {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        let parsed = parse_result_line(line).map_err(ResultsError::Api)?;
+        self.lines += 1;
+        (self.handle)(parsed).map_err(ResultsError::Handler)
+    }
+
+    /// Take every whole line of `pending`, leaving the partial last one;
+    /// an error when that is already larger than any message could be.
+    fn take_whole<E>(&mut self, pending: &mut Vec<u8>) -> Result<(), ResultsError<E>>
+    where
+        H: FnMut(ResultLine) -> Result<(), E>,
+    {
+        let mut start = 0;
+        while let Some(end) = pending[start..].iter().position(|b| *b == b'\n') {
+            self.take(&pending[start..start + end])?;
+            start += end + 1;
+        }
+        pending.drain(..start);
+        if pending.len() > MAX_RESULT_LINE_BYTES {
+            return Err(ResultsError::Api(ApiError::new(
+                ApiErrorKind::BrokenStream,
+                "a batch result line is larger than any message could be",
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// Read one results line.
 pub(crate) fn parse_result_line(line: &[u8]) -> Result<ResultLine, ApiError> {
     let broken =
@@ -378,30 +421,14 @@ impl Client {
             .await
             .map_err(ResultsError::Api)?;
         let mut pending: Vec<u8> = Vec::new();
-        let mut lines = 0;
-        let mut take_line = |line: &[u8]| -> Result<(), ResultsError<E>> {
-            if line.iter().all(u8::is_ascii_whitespace) {
-                return Ok(());
-            }
-            let parsed = parse_result_line(line).map_err(ResultsError::Api)?;
-            lines += 1;
-            handle(parsed).map_err(ResultsError::Handler)
-        };
+        let mut lines = ResultLines { handle, lines: 0 };
         loop {
             let stalls_at = tokio::time::Instant::now() + idle;
             let until = stalls_at.min(deadline);
             let chunk = match tokio::time::timeout_at(until, response.chunk()).await {
                 Err(_) => {
-                    let why = if stalls_at < deadline {
-                        format!("the batch results stalled for {}", format_wait(idle))
-                    } else {
-                        format!(
-                            "the batch results were not all read within {}",
-                            format_wait(self.config.attempt_deadline)
-                        )
-                    };
                     return Err(ResultsError::Api(
-                        ApiError::new(ApiErrorKind::Timeout, why).at(Endpoint::Batch),
+                        self.results_timed_out(stalls_at < deadline),
                     ));
                 }
                 Ok(Err(err)) => {
@@ -414,21 +441,27 @@ impl Client {
                 Ok(Ok(Some(chunk))) => chunk,
             };
             pending.extend_from_slice(&chunk);
-            let mut start = 0;
-            while let Some(end) = pending[start..].iter().position(|b| *b == b'\n') {
-                take_line(&pending[start..start + end])?;
-                start += end + 1;
-            }
-            pending.drain(..start);
-            if pending.len() > MAX_RESULT_LINE_BYTES {
-                return Err(ResultsError::Api(ApiError::new(
-                    ApiErrorKind::BrokenStream,
-                    "a batch result line is larger than any message could be",
-                )));
-            }
+            lines.take_whole(&mut pending)?;
         }
-        take_line(&pending)?;
-        Ok(lines)
+        lines.take(&pending)?;
+        Ok(lines.lines)
+    }
+
+    /// Why a download of the results ran out of time: it `stalled` for the
+    /// idle timeout, or else passed the attempt's deadline.
+    fn results_timed_out(&self, stalled: bool) -> ApiError {
+        let why = if stalled {
+            format!(
+                "the batch results stalled for {}",
+                format_wait(self.config.idle_timeout)
+            )
+        } else {
+            format!(
+                "the batch results were not all read within {}",
+                format_wait(self.config.attempt_deadline)
+            )
+        };
+        ApiError::new(ApiErrorKind::Timeout, why).at(Endpoint::Batch)
     }
 
     /// One exchange at `endpoint` that answers with a batch object.

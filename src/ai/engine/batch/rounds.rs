@@ -12,7 +12,7 @@ use crate::ai::api::batch::{
     BatchItem, BatchOutcome, MAX_BYTES, MAX_REQUESTS, MessageBatch, ResultsError, split_for_limits,
 };
 use crate::ai::api::{ApiError, ApiErrorKind, RetryDecision};
-use crate::cache::batch::InFlightBatch;
+use crate::cache::batch::{BatchState, InFlightBatch};
 use crate::cache::now_iso;
 
 /// Send rounds for as long as the run lasts (the batcher aborts it).
@@ -76,74 +76,86 @@ async fn submit(inner: &Inner, parked: &[&Parked]) -> (Outcomes, Vec<InFlightBat
     if let Some(until) = parked.iter().filter_map(|p| p.not_before).max() {
         tokio::time::sleep_until(until.into()).await;
     }
+    let mut state = inner.store.state();
+    let round = state.round + 1;
+    let limit = inner.max_requests.min(MAX_REQUESTS);
+    for chunk in split_for_limits(batch_items(parked), limit, MAX_BYTES) {
+        match send(inner, &mut state, round, &chunk).await {
+            Ok(record) => created.push(record),
+            Err(err) => {
+                for item in &chunk {
+                    outcomes.insert(item.custom_id.clone(), Outcome::Failed(err.clone()));
+                }
+            }
+        }
+    }
+    (outcomes, created)
+}
+
+/// The batch items of `parked`, each request once (two parked requests
+/// with one digest are one item).
+fn batch_items(parked: &[&Parked]) -> Vec<BatchItem> {
     let mut seen = HashSet::new();
-    let items: Vec<BatchItem> = parked
+    parked
         .iter()
         .filter(|p| seen.insert(p.digest.as_str()))
         .map(|p| BatchItem {
             custom_id: p.digest.clone(),
             params: p.params.clone(),
         })
-        .collect();
-    let mut state = inner.store.state();
-    let round = state.round + 1;
-    for chunk in split_for_limits(items, inner.max_requests.min(MAX_REQUESTS), MAX_BYTES) {
-        let ids: Vec<String> = chunk.iter().map(|i| i.custom_id.clone()).collect();
-        let fail_all = |outcomes: &mut Outcomes, err: &ApiError| {
-            for id in &ids {
-                outcomes.insert(id.clone(), Outcome::Failed(err.clone()));
-            }
-        };
-        let batch = match inner.client.create_batch(&chunk).await {
-            Ok(batch) => batch,
-            Err(err) => {
-                fail_all(&mut outcomes, &err);
-                continue;
-            }
-        };
-        let record = InFlightBatch {
-            id: batch.id.clone(),
-            round,
-            submitted_at: now_iso(),
-            requests: ids.clone(),
-            cancel_requested: false,
-        };
-        state.round = round;
-        state.in_flight.push(record.clone());
-        let aliased = chunk
-            .iter()
-            .try_for_each(|item| match super::loose_digest(&item.params) {
-                Some(loose) => inner.store.store_alias(&loose, &item.custom_id),
-                None => Ok(()),
-            });
-        if let Err(err) = aliased.and_then(|()| inner.store.write_state(&state)) {
-            // A batch no later run could find must not be waited on (a
-            // kill would lose what it paid for): stop it now.
-            state.in_flight.pop();
-            let _ = inner.client.cancel_batch(&batch.id).await;
-            let err = ApiError::new(
-                ApiErrorKind::Server,
-                format!(
-                    "could not record batch {} in the cache, so it was canceled: {err}",
-                    batch.id
-                ),
-            );
-            fail_all(&mut outcomes, &err);
-            continue;
-        }
-        {
-            let mut stats = inner.stats();
-            stats.totals.batches += 1;
-            stats.totals.requests += ids.len() as u64;
-        }
-        inner.progress.ai(&format!(
-            "Batch round {round}: {} sent as {}; waiting for it.",
-            requests(ids.len()),
-            batch.id
+        .collect()
+}
+
+/// Create one batch of `chunk` in `round` and record it in `state` (and the
+/// cache) before it is waited on; the error, for each of its requests,
+/// when it could not be created or recorded.
+async fn send(
+    inner: &Inner,
+    state: &mut BatchState,
+    round: u32,
+    chunk: &[BatchItem],
+) -> Result<InFlightBatch, ApiError> {
+    let ids: Vec<String> = chunk.iter().map(|i| i.custom_id.clone()).collect();
+    let batch = inner.client.create_batch(chunk).await?;
+    let record = InFlightBatch {
+        id: batch.id.clone(),
+        round,
+        submitted_at: now_iso(),
+        requests: ids.clone(),
+        cancel_requested: false,
+    };
+    state.round = round;
+    state.in_flight.push(record.clone());
+    let aliased = chunk
+        .iter()
+        .try_for_each(|item| match super::loose_digest(&item.params) {
+            Some(loose) => inner.store.store_alias(&loose, &item.custom_id),
+            None => Ok(()),
+        });
+    if let Err(err) = aliased.and_then(|()| inner.store.write_state(state)) {
+        // A batch no later run could find must not be waited on (a
+        // kill would lose what it paid for): stop it now.
+        state.in_flight.pop();
+        let _ = inner.client.cancel_batch(&batch.id).await;
+        return Err(ApiError::new(
+            ApiErrorKind::Server,
+            format!(
+                "could not record batch {} in the cache, so it was canceled: {err}",
+                batch.id
+            ),
         ));
-        created.push(record);
     }
-    (outcomes, created)
+    {
+        let mut stats = inner.stats();
+        stats.totals.batches += 1;
+        stats.totals.requests += ids.len() as u64;
+    }
+    inner.progress.ai(&format!(
+        "Batch round {round}: {} sent as {}; waiting for it.",
+        requests(ids.len()),
+        batch.id
+    ));
+    Ok(record)
 }
 
 /// Wait for each batch of `records` to end and read its results.

@@ -55,8 +55,30 @@ fn names_any(text: &str, names: &[&str]) -> bool {
 /// (`brief`, `detailed`) and `dirs` (dir entries of the directories that
 /// exist). One line each.
 pub(crate) fn at_odds(brief: &str, detailed: &str, dirs: &[Value], flags: &[Flag]) -> Vec<String> {
-    let summaries: HashMap<String, &Value> = dirs
-        .iter()
+    let mut odds = AtOdds {
+        summaries: summaries_by_path(dirs),
+        verdict: format!("{brief}\n{detailed}").to_lowercase(),
+        seen: HashSet::new(),
+        found: Vec::new(),
+    };
+    for flag in weighty_findings(flags) {
+        let path = flag.path.trim().trim_end_matches('/');
+        let finding = quote(&flag.finding, QUOTE_BYTES);
+        let is_dir = odds.summaries.contains_key(path);
+        let dir = if is_dir { path } else { parent(path) };
+        odds.verdict_silent(flag, path, dir, &finding);
+        if dir != "." {
+            odds.parent_silent(flag, path, dir, &finding);
+        }
+    }
+    odds.found.truncate(MAX_AT_ODDS);
+    odds.found
+}
+
+/// Each dir entry of `dirs` by its target-relative path (`.` for the
+/// target).
+fn summaries_by_path(dirs: &[Value]) -> HashMap<String, &Value> {
+    dirs.iter()
         .map(|entry| {
             let rel = entry
                 .get("relative_path")
@@ -67,8 +89,12 @@ pub(crate) fn at_odds(brief: &str, detailed: &str, dirs: &[Value], flags: &[Flag
                 .to_string();
             (rel, entry)
         })
-        .collect();
-    let verdict = format!("{brief}\n{detailed}").to_lowercase();
+        .collect()
+}
+
+/// The verified critical and concern findings about a path in the tree
+/// (not the target as a whole), the most severe first, then by path.
+fn weighty_findings(flags: &[Flag]) -> Vec<&Flag> {
     let mut ordered: Vec<&Flag> = flags
         .iter()
         .filter(|flag| flag.verified == Some(true))
@@ -83,28 +109,45 @@ pub(crate) fn at_odds(brief: &str, detailed: &str, dirs: &[Value], flags: &[Flag
             .cmp(&severity_rank(&b.severity))
             .then_with(|| a.path.cmp(&b.path))
     });
-    let mut found = Vec::new();
-    let mut seen = HashSet::new();
-    for flag in ordered {
-        let path = flag.path.trim().trim_end_matches('/');
-        let finding = quote(&flag.finding, QUOTE_BYTES);
-        let is_dir = summaries.contains_key(path);
-        let dir = if is_dir { path } else { parent(path) };
+    ordered
+}
+
+/// The detector's state: the summaries it reads, and the lines found so
+/// far, each silence listed once.
+struct AtOdds<'a> {
+    summaries: HashMap<String, &'a Value>,
+    /// The brief and detailed analysis, lowercase.
+    verdict: String,
+    /// (whose summary is silent, about what), so each is listed once.
+    seen: HashSet<(String, String)>,
+    found: Vec<String>,
+}
+
+impl AtOdds<'_> {
+    /// A critical `flag` about `path` (in `dir`) that the verdict names
+    /// neither by path, file name nor directory.
+    fn verdict_silent(&mut self, flag: &Flag, path: &str, dir: &str, finding: &str) {
         if flag.severity == "critical"
-            && !names_any(&verdict, &[path, last(path), dir, last(dir)])
-            && seen.insert(("verdict".to_string(), path.to_string()))
+            && !names_any(&self.verdict, &[path, last(path), dir, last(dir)])
+            && self.seen.insert(("verdict".to_string(), path.to_string()))
         {
-            found.push(format!(
+            self.found.push(format!(
                 "- The report does not mention {}, where a critical finding was raised: {finding}",
                 escape_line(path)
             ));
         }
-        if dir == "." {
-            continue;
-        }
+    }
+
+    /// A `flag` about `path` in `dir` (not the target) that the model-written
+    /// summary of `dir`'s parent names neither by directory nor file name.
+    fn parent_silent(&mut self, flag: &Flag, path: &str, dir: &str, finding: &str) {
         let above = parent(dir);
-        let Some(entry) = summaries.get(above).filter(|entry| !is_mechanical(entry)) else {
-            continue;
+        let Some(entry) = self
+            .summaries
+            .get(above)
+            .filter(|entry| !is_mechanical(entry))
+        else {
+            return;
         };
         let summary = entry
             .get("summary")
@@ -112,14 +155,14 @@ pub(crate) fn at_odds(brief: &str, detailed: &str, dirs: &[Value], flags: &[Flag
             .unwrap_or_default()
             .to_lowercase();
         if !names_any(&summary, &[last(dir), last(path)])
-            && seen.insert((above.to_string(), dir.to_string()))
+            && self.seen.insert((above.to_string(), dir.to_string()))
         {
             let parent_shown = if above == "." {
                 "the target's summary (.)".to_string()
             } else {
                 format!("the summary of {}/", escape_line(above))
             };
-            found.push(format!(
+            self.found.push(format!(
                 "- {} does not mention {}/, where a {} finding was raised ({}: {finding})",
                 capitalised(&parent_shown),
                 escape_line(dir),
@@ -128,8 +171,6 @@ pub(crate) fn at_odds(brief: &str, detailed: &str, dirs: &[Value], flags: &[Flag
             ));
         }
     }
-    found.truncate(MAX_AT_ODDS);
-    found
 }
 
 fn capitalised(text: &str) -> String {

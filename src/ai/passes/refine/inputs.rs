@@ -80,70 +80,15 @@ pub(crate) fn uncertain_entries(
     dirs: &[(&Value, Option<&Value>)],
     files: &[&Value],
 ) -> Vec<Uncertain> {
-    let mut found: Vec<(Doubt, f64, Uncertain)> = Vec::new();
-    let mut consider = |entry: &Value, dir: bool, parent_unread: bool| {
-        let rel = rel_of(entry);
-        let shown = if dir && rel != "." {
-            format!("{rel}/")
-        } else {
-            rel.clone()
-        };
-        let confidence = number(entry, "confidence");
-        let completeness = number(entry, "completeness");
-        let doubt = if is_mechanical(entry) {
-            if parent_unread {
-                return;
-            }
-            Doubt::Unread
-        } else if confidence.is_some_and(|c| c < LOW) || completeness.is_some_and(|c| c < LOW) {
-            Doubt::Rated
-        } else if text(entry, "partial_reason").is_some() {
-            Doubt::Partial
-        } else {
-            return;
-        };
-        let mut facts = Vec::new();
-        if let Some(confidence) = confidence {
-            let reason = text(entry, "confidence_reason")
-                .map(|r| format!(": {}", quote(r, QUOTE_BYTES / 2)))
-                .unwrap_or_default();
-            facts.push(format!("confidence {confidence:.2}{reason}"));
-        }
-        if let Some(completeness) = completeness {
-            facts.push(format!("completeness {completeness:.2}"));
-        }
-        if let Some(reason) = text(entry, "partial_reason") {
-            facts.push(format!("partial: {}", quote(reason, QUOTE_BYTES / 2)));
-        }
-        if doubt == Doubt::Unread {
-            facts.push("summarised from the scan: no model read it".to_string());
-        }
-        let summary = quote(
-            text(entry, "summary").unwrap_or("(no summary)"),
-            QUOTE_BYTES,
-        );
-        let line = format!(
-            "- {} ({}): {summary}",
-            escape_line(&shown),
-            facts.join("; ")
-        );
-        let sureness = confidence.unwrap_or(1.0).min(completeness.unwrap_or(1.0));
-        found.push((
-            doubt,
-            sureness,
-            Uncertain {
-                path: rel,
-                doubt,
-                line,
-            },
-        ));
-    };
-    for (entry, parent) in dirs {
-        consider(entry, true, parent.is_some_and(is_mechanical));
-    }
-    for entry in files {
-        consider(entry, false, false);
-    }
+    let mut found: Vec<(Doubt, f64, Uncertain)> = dirs
+        .iter()
+        .filter_map(|(entry, parent)| uncertain(entry, true, parent.is_some_and(is_mechanical)))
+        .chain(
+            files
+                .iter()
+                .filter_map(|entry| uncertain(entry, false, false)),
+        )
+        .collect();
     found.sort_by(|a, b| {
         a.0.cmp(&b.0)
             .then(a.1.total_cmp(&b.1))
@@ -154,6 +99,76 @@ pub(crate) fn uncertain_entries(
         .take(MAX_UNCERTAIN)
         .map(|(_, _, uncertain)| uncertain)
         .collect()
+}
+
+/// `entry` (a directory's when `dir`) as an uncertain summary, with its
+/// doubt and how sure it is (the lower of its confidence and completeness)
+/// to order by; `None` when nothing casts doubt on it, or when it was
+/// summarised from the scan below a directory that was too
+/// (`parent_unread`), since the top of such a subtree stands for it.
+fn uncertain(entry: &Value, dir: bool, parent_unread: bool) -> Option<(Doubt, f64, Uncertain)> {
+    let rel = rel_of(entry);
+    let shown = if dir && rel != "." {
+        format!("{rel}/")
+    } else {
+        rel.clone()
+    };
+    let confidence = number(entry, "confidence");
+    let completeness = number(entry, "completeness");
+    let doubt = if is_mechanical(entry) {
+        if parent_unread {
+            return None;
+        }
+        Doubt::Unread
+    } else if confidence.is_some_and(|c| c < LOW) || completeness.is_some_and(|c| c < LOW) {
+        Doubt::Rated
+    } else if text(entry, "partial_reason").is_some() {
+        Doubt::Partial
+    } else {
+        return None;
+    };
+    let summary = quote(
+        text(entry, "summary").unwrap_or("(no summary)"),
+        QUOTE_BYTES,
+    );
+    let line = format!(
+        "- {} ({}): {summary}",
+        escape_line(&shown),
+        doubt_facts(entry, doubt).join("; ")
+    );
+    let sureness = confidence.unwrap_or(1.0).min(completeness.unwrap_or(1.0));
+    Some((
+        doubt,
+        sureness,
+        Uncertain {
+            path: rel,
+            doubt,
+            line,
+        },
+    ))
+}
+
+/// What the round is told of why `entry` is in `doubt`: its ratings (with
+/// the reason for its confidence), why its loop stopped, and whether no
+/// model read it.
+fn doubt_facts(entry: &Value, doubt: Doubt) -> Vec<String> {
+    let mut facts = Vec::new();
+    if let Some(confidence) = number(entry, "confidence") {
+        let reason = text(entry, "confidence_reason")
+            .map(|r| format!(": {}", quote(r, QUOTE_BYTES / 2)))
+            .unwrap_or_default();
+        facts.push(format!("confidence {confidence:.2}{reason}"));
+    }
+    if let Some(completeness) = number(entry, "completeness") {
+        facts.push(format!("completeness {completeness:.2}"));
+    }
+    if let Some(reason) = text(entry, "partial_reason") {
+        facts.push(format!("partial: {}", quote(reason, QUOTE_BYTES / 2)));
+    }
+    if doubt == Doubt::Unread {
+        facts.push("summarised from the scan: no model read it".to_string());
+    }
+    facts
 }
 
 /// The flags grounding did not verify, numbered `F1`, `F2`, ... in report

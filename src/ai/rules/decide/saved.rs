@@ -51,6 +51,71 @@ pub(crate) struct Resumed {
     pub candidates: Vec<SavedLoop>,
 }
 
+/// What is left to do, as [`SavedWork::resume`] measures the saved work
+/// against it.
+struct Remaining<'a> {
+    /// Each directory's place: those of `order`, then those of `deepen`.
+    position: HashMap<&'a Path, usize>,
+    /// The directories of `order`.
+    to_do: HashSet<&'a Path>,
+}
+
+impl<'a> Remaining<'a> {
+    fn new(order: &'a [PathBuf], deepen: &'a [PathBuf]) -> Self {
+        let position: HashMap<&Path, usize> = order
+            .iter()
+            .chain(deepen)
+            .enumerate()
+            .map(|(i, d)| (d.as_path(), i))
+            .collect();
+        let to_do: HashSet<&Path> = order.iter().map(PathBuf::as_path).collect();
+        Remaining { position, to_do }
+    }
+
+    /// The saved unit with its directories still to do and its place,
+    /// counting those of `order` it covers into `covered`; `Some(None)`
+    /// when nothing of it is left; `None` when the unit no longer fits (a
+    /// folded directory to do whose unit's top is done).
+    fn keep(&self, saved: &SavedLoop, covered: &mut usize) -> Option<Option<(usize, SavedLoop)>> {
+        let members: Vec<PathBuf> = saved
+            .unit
+            .members
+            .iter()
+            .filter(|m| self.position.contains_key(m.as_path()))
+            .cloned()
+            .collect();
+        match self.position.get(saved.unit.root.as_path()) {
+            Some(&at) => {
+                *covered += std::iter::once(&saved.unit.root)
+                    .chain(&members)
+                    .filter(|d| self.to_do.contains(d.as_path()))
+                    .count();
+                Some(Some((
+                    at,
+                    SavedLoop {
+                        unit: Unit {
+                            root: saved.unit.root.clone(),
+                            members,
+                        },
+                        turns: saved.turns,
+                    },
+                )))
+            }
+            None if members.iter().any(|m| self.to_do.contains(m.as_path())) => None,
+            None => Some(None),
+        }
+    }
+
+    /// The saved mechanical directories still to do, each with its place.
+    fn mechanical(&self, saved: &[PathBuf]) -> Vec<(usize, PathBuf)> {
+        saved
+            .iter()
+            .filter(|d| self.to_do.contains(d.as_path()))
+            .filter_map(|d| Some((*self.position.get(d.as_path())?, d.clone())))
+            .collect()
+    }
+}
+
 impl SavedWork {
     /// This work with `older`'s for the directories this one does not
     /// cover.
@@ -100,65 +165,22 @@ impl SavedWork {
     /// loop for), in `order`'s order; `None` unless it covers every
     /// directory of `order`.
     pub(crate) fn resume(&self, order: &[PathBuf], deepen: &[PathBuf]) -> Option<Resumed> {
-        let position: HashMap<&Path, usize> = order
-            .iter()
-            .chain(deepen)
-            .enumerate()
-            .map(|(i, d)| (d.as_path(), i))
-            .collect();
-        let to_do: HashSet<&Path> = order.iter().map(PathBuf::as_path).collect();
+        let remaining = Remaining::new(order, deepen);
         let mut covered = 0;
-        // Each saved unit with its directories still to do; `None` when
-        // the unit no longer fits (a folded directory to do whose unit's
-        // top is done).
-        let keep = |saved: &SavedLoop, covered: &mut usize| -> Option<Option<(usize, SavedLoop)>> {
-            let members: Vec<PathBuf> = saved
-                .unit
-                .members
-                .iter()
-                .filter(|m| position.contains_key(m.as_path()))
-                .cloned()
-                .collect();
-            match position.get(saved.unit.root.as_path()) {
-                Some(&at) => {
-                    *covered += std::iter::once(&saved.unit.root)
-                        .chain(&members)
-                        .filter(|d| to_do.contains(d.as_path()))
-                        .count();
-                    Some(Some((
-                        at,
-                        SavedLoop {
-                            unit: Unit {
-                                root: saved.unit.root.clone(),
-                                members,
-                            },
-                            turns: saved.turns,
-                        },
-                    )))
-                }
-                None if members.iter().any(|m| to_do.contains(m.as_path())) => None,
-                None => Some(None),
-            }
-        };
         let mut loops: Vec<(usize, SavedLoop)> = Vec::new();
         for saved in &self.loops {
-            loops.extend(keep(saved, &mut covered)?);
+            loops.extend(remaining.keep(saved, &mut covered)?);
         }
         // Candidates hold no directory of their own to do: theirs are in
         // `mechanical`, or left to the scan already.
         let mut candidates: Vec<SavedLoop> = Vec::new();
         for saved in &self.candidates {
             let mut ignored = 0;
-            if let Some((_, kept)) = keep(saved, &mut ignored)? {
+            if let Some((_, kept)) = remaining.keep(saved, &mut ignored)? {
                 candidates.push(kept);
             }
         }
-        let mut mechanical: Vec<(usize, PathBuf)> = self
-            .mechanical
-            .iter()
-            .filter(|d| to_do.contains(d.as_path()))
-            .filter_map(|d| Some((*position.get(d.as_path())?, d.clone())))
-            .collect();
+        let mut mechanical = remaining.mechanical(&self.mechanical);
         covered += mechanical.len();
         if covered != order.len() {
             return None;

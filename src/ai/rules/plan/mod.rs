@@ -240,44 +240,12 @@ pub(crate) fn apply_plan(
     plan: &Plan,
     target: &Path,
 ) -> AppliedPlan {
-    let lookup = relative_lookup(all_dirs, target);
-    let mut unmatched = Vec::new();
-    let mut resolve = |rel: &str| -> Option<PathBuf> {
-        let found = lookup.get(rel.trim_end_matches('/')).cloned();
-        if found.is_none() {
-            unmatched.push(rel.to_string());
-        }
-        found
-    };
-
-    let mut tier_of: HashMap<PathBuf, Tier> = HashMap::new();
-    let mut turns: HashMap<PathBuf, u32> = HashMap::new();
-    let skip: HashSet<PathBuf> = plan
-        .skip_dirs
-        .iter()
-        .filter_map(|entry| resolve(&entry.path))
-        .collect();
-    for entry in &plan.priority_dirs {
-        if let Some(dir) = resolve(&entry.path) {
-            turns.insert(
-                dir.clone(),
-                entry.suggested_turns.clamp(1, MAX_TURNS_CEILING),
-            );
-            tier_of.insert(dir, Tier::Priority);
-        }
-    }
-    for entry in &plan.shallow_dirs {
-        if let Some(dir) = resolve(&entry.path) {
-            turns.insert(dir.clone(), SHALLOW_TURNS);
-            tier_of.insert(dir, Tier::Shallow);
-        }
-    }
-
+    let named = PlanNames::resolve(all_dirs, plan, target);
     let (remaining, skipped): (Vec<PathBuf>, Vec<PathBuf>) = to_investigate
         .iter()
         .cloned()
-        .partition(|dir| !skip.contains(dir));
-    let tier = |dir: &PathBuf| tier_of.get(dir).copied().unwrap_or(Tier::Default);
+        .partition(|dir| !named.skip.contains(dir));
+    let tier = |dir: &PathBuf| named.tier(dir);
     let banded = match plan.investigation_order {
         InvestigationOrder::LeafFirst => remaining,
         InvestigationOrder::PriorityFirst => [Tier::Priority, Tier::Default, Tier::Shallow]
@@ -291,7 +259,7 @@ pub(crate) fn apply_plan(
         .map(|dir| {
             (
                 dir.clone(),
-                turns.get(dir).copied().unwrap_or(DEFAULT_TURNS),
+                named.turns.get(dir).copied().unwrap_or(DEFAULT_TURNS),
             )
         })
         .collect();
@@ -301,7 +269,7 @@ pub(crate) fn apply_plan(
         turns,
         tiers,
         skipped,
-        unmatched,
+        unmatched: named.unmatched,
     }
 }
 
@@ -313,20 +281,70 @@ pub(crate) fn named_tiers(
     plan: &Plan,
     target: &Path,
 ) -> HashMap<PathBuf, Tier> {
-    let lookup = relative_lookup(all_dirs, target);
-    let resolve = |rel: &str| lookup.get(rel.trim_end_matches('/')).cloned();
-    let mut tiers = HashMap::new();
-    for entry in &plan.priority_dirs {
-        if let Some(dir) = resolve(&entry.path) {
-            tiers.insert(dir, Tier::Priority);
+    PlanNames::resolve(all_dirs, plan, target).tiers
+}
+
+/// The directories a plan names, resolved to discovered directories.
+struct PlanNames {
+    /// The directories to skip.
+    skip: HashSet<PathBuf>,
+    /// The tier of each priority or shallow directory (shallow when named
+    /// in both).
+    tiers: HashMap<PathBuf, Tier>,
+    /// The turns of each priority (its suggestion, clamped) or shallow
+    /// directory.
+    turns: HashMap<PathBuf, u32>,
+    /// The paths that match no discovered directory, in the plan's order:
+    /// skip, priority, shallow.
+    unmatched: Vec<String>,
+}
+
+impl PlanNames {
+    fn resolve(all_dirs: &[PathBuf], plan: &Plan, target: &Path) -> PlanNames {
+        let lookup = relative_lookup(all_dirs, target);
+        let mut unmatched = Vec::new();
+        let mut resolve = |rel: &str| -> Option<PathBuf> {
+            let found = lookup.get(rel.trim_end_matches('/')).cloned();
+            if found.is_none() {
+                unmatched.push(rel.to_string());
+            }
+            found
+        };
+
+        let mut tiers: HashMap<PathBuf, Tier> = HashMap::new();
+        let mut turns: HashMap<PathBuf, u32> = HashMap::new();
+        let skip: HashSet<PathBuf> = plan
+            .skip_dirs
+            .iter()
+            .filter_map(|entry| resolve(&entry.path))
+            .collect();
+        for entry in &plan.priority_dirs {
+            if let Some(dir) = resolve(&entry.path) {
+                turns.insert(
+                    dir.clone(),
+                    entry.suggested_turns.clamp(1, MAX_TURNS_CEILING),
+                );
+                tiers.insert(dir, Tier::Priority);
+            }
+        }
+        for entry in &plan.shallow_dirs {
+            if let Some(dir) = resolve(&entry.path) {
+                turns.insert(dir.clone(), SHALLOW_TURNS);
+                tiers.insert(dir, Tier::Shallow);
+            }
+        }
+        PlanNames {
+            skip,
+            tiers,
+            turns,
+            unmatched,
         }
     }
-    for entry in &plan.shallow_dirs {
-        if let Some(dir) = resolve(&entry.path) {
-            tiers.insert(dir, Tier::Shallow);
-        }
+
+    /// The tier of `dir`: the one the plan names, or the default.
+    fn tier(&self, dir: &Path) -> Tier {
+        self.tiers.get(dir).copied().unwrap_or(Tier::Default)
     }
-    tiers
 }
 
 /// Relative path → absolute directory, with the root under both `.` and its

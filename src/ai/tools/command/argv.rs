@@ -116,65 +116,110 @@ pub(crate) fn split(line: &str) -> Result<Vec<Word>, SplitError> {
     if let Some(c) = line.chars().find(|&c| c.is_control() && c != '\t') {
         return Err(SplitError::ControlCharacter(c));
     }
-    let mut words = Vec::new();
-    let mut word = Word::new();
-    // A word exists once any character or quote was seen, so `''` is an
-    // (empty) argument rather than nothing.
-    let mut started = false;
-    let mut mode = Mode::Unquoted;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match mode {
-            Mode::Single => match c {
-                '\'' => mode = Mode::Unquoted,
-                _ => word.push(c, true),
-            },
-            Mode::Double => match c {
-                '"' => mode = Mode::Unquoted,
-                '\\' => match chars.peek() {
-                    Some(&next @ ('$' | '`' | '"' | '\\')) => {
-                        chars.next();
-                        word.push(next, true);
-                    }
-                    _ => word.push('\\', true),
-                },
-                '`' => return Err(substitution("`")),
-                '$' if starts_expansion(chars.peek().copied()) => {
-                    return Err(dollar_error(chars.peek().copied()));
+    let mut splitter = Splitter {
+        chars: line.chars().peekable(),
+        words: Vec::new(),
+        word: Word::new(),
+        started: false,
+        mode: Mode::Unquoted,
+    };
+    while let Some(c) = splitter.chars.next() {
+        splitter.take(c)?;
+    }
+    splitter.finish()
+}
+
+/// The splitter's state as it reads the line a character at a time.
+struct Splitter<'a> {
+    chars: std::iter::Peekable<std::str::Chars<'a>>,
+    words: Vec<Word>,
+    word: Word,
+    /// A word exists once any character or quote was seen, so `''` is an
+    /// (empty) argument rather than nothing.
+    started: bool,
+    mode: Mode,
+}
+
+impl Splitter<'_> {
+    /// Take `c` by the quoting it is in. An unquoted blank ends the word
+    /// (if one started) and starts nothing; anything else starts one.
+    fn take(&mut self, c: char) -> Result<(), SplitError> {
+        match self.mode {
+            Mode::Single => self.single_quoted(c),
+            Mode::Double => self.double_quoted(c)?,
+            Mode::Unquoted if matches!(c, ' ' | '\t') => {
+                if self.started {
+                    self.words
+                        .push(std::mem::replace(&mut self.word, Word::new()));
+                    self.started = false;
                 }
-                _ => word.push(c, true),
-            },
-            Mode::Unquoted => match c {
-                ' ' | '\t' => {
-                    if started {
-                        words.push(std::mem::replace(&mut word, Word::new()));
-                        started = false;
-                    }
-                    continue;
-                }
-                '\'' => mode = Mode::Single,
-                '"' => mode = Mode::Double,
-                '\\' => match chars.next() {
-                    Some(next) => word.push(next, true),
-                    None => return Err(SplitError::DanglingBackslash),
-                },
-                '$' => return Err(dollar_error(chars.peek().copied())),
-                '~' | '#' if !started => return Err(shell_char(c)),
-                _ if is_shell_char(c) => return Err(shell_char(c)),
-                _ => word.push(c, false),
-            },
+                return Ok(());
+            }
+            Mode::Unquoted => self.unquoted(c)?,
         }
-        started = true;
+        self.started = true;
+        Ok(())
     }
-    match mode {
-        Mode::Unquoted => {}
-        Mode::Single => return Err(SplitError::UnterminatedQuote('\'')),
-        Mode::Double => return Err(SplitError::UnterminatedQuote('"')),
+
+    /// Inside single quotes everything is literal up to the closing quote.
+    fn single_quoted(&mut self, c: char) {
+        match c {
+            '\'' => self.mode = Mode::Unquoted,
+            _ => self.word.push(c, true),
+        }
     }
-    if started {
-        words.push(word);
+
+    /// Inside double quotes a backslash escapes only `$`, `` ` ``, `"` and
+    /// itself, and a shell would still substitute, so those are refused.
+    fn double_quoted(&mut self, c: char) -> Result<(), SplitError> {
+        match c {
+            '"' => self.mode = Mode::Unquoted,
+            '\\' => match self.chars.peek() {
+                Some(&next @ ('$' | '`' | '"' | '\\')) => {
+                    self.chars.next();
+                    self.word.push(next, true);
+                }
+                _ => self.word.push('\\', true),
+            },
+            '`' => return Err(substitution("`")),
+            '$' if starts_expansion(self.chars.peek().copied()) => {
+                return Err(dollar_error(self.chars.peek().copied()));
+            }
+            _ => self.word.push(c, true),
+        }
+        Ok(())
     }
-    Ok(words)
+
+    /// Outside quotes (blanks aside): quotes open, a backslash quotes the
+    /// next character, and whatever a shell would act on is refused.
+    fn unquoted(&mut self, c: char) -> Result<(), SplitError> {
+        match c {
+            '\'' => self.mode = Mode::Single,
+            '"' => self.mode = Mode::Double,
+            '\\' => match self.chars.next() {
+                Some(next) => self.word.push(next, true),
+                None => return Err(SplitError::DanglingBackslash),
+            },
+            '$' => return Err(dollar_error(self.chars.peek().copied())),
+            '~' | '#' if !self.started => return Err(shell_char(c)),
+            _ if is_shell_char(c) => return Err(shell_char(c)),
+            _ => self.word.push(c, false),
+        }
+        Ok(())
+    }
+
+    /// The words, once the line is read with every quote closed.
+    fn finish(mut self) -> Result<Vec<Word>, SplitError> {
+        match self.mode {
+            Mode::Unquoted => {}
+            Mode::Single => return Err(SplitError::UnterminatedQuote('\'')),
+            Mode::Double => return Err(SplitError::UnterminatedQuote('"')),
+        }
+        if self.started {
+            self.words.push(self.word);
+        }
+        Ok(self.words)
+    }
 }
 
 /// Characters that a shell acts on wherever they appear unquoted.

@@ -18,7 +18,7 @@
 //! What to do with an empty result is the caller's call. Each match is still
 //! checked by the caller like any operand.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::argv::Word;
 use crate::ai::tools::sandbox::{self, SandboxError};
@@ -40,6 +40,10 @@ pub(crate) enum GlobError {
 /// One character of a pattern with whether it was quoted.
 type Pc = (char, bool);
 
+/// A path reached so far: how the match is spelt for the caller, and where
+/// it is.
+type Reached = (String, PathBuf);
+
 /// Expand `word` relative to `target` (canonical). May return no matches.
 pub(crate) fn expand(target: &Path, word: &Word) -> Result<Vec<String>, GlobError> {
     let chars: Vec<Pc> = word.chars().collect();
@@ -48,12 +52,30 @@ pub(crate) fn expand(target: &Path, word: &Word) -> Result<Vec<String>, GlobErro
     // For an absolute pattern the first component is the empty one before `/`.
     let first_glob = components
         .iter()
-        .position(|comp| {
-            comp.iter()
-                .any(|&(c, q)| !q && matches!(c, '*' | '?' | '['))
-        })
+        .position(|comp| has_glob(comp))
         .unwrap_or(components.len());
-    let prefix: Vec<String> = components[..first_glob].iter().map(|c| text(c)).collect();
+    let Some(base) = literal_base(target, &components[..first_glob], absolute)? else {
+        return Ok(Vec::new());
+    };
+    let mut visited = 0usize;
+    let mut candidates = vec![base];
+    for (index, component) in components.iter().enumerate().skip(first_glob) {
+        let last = index + 1 == components.len();
+        candidates = step(target, &candidates, component, last, &mut visited)?;
+    }
+    Ok(spelt_matches(candidates))
+}
+
+/// Where the walk starts: the literal components before the first glob,
+/// spelt as written and resolved inside the target. `None` when that
+/// directory does not exist (no matches); an error when it leaves the
+/// target.
+fn literal_base(
+    target: &Path,
+    literal: &[&[Pc]],
+    absolute: bool,
+) -> Result<Option<Reached>, GlobError> {
+    let prefix: Vec<String> = literal.iter().map(|c| text(c)).collect();
     let prefix_display = prefix.join("/");
     let base_raw = match (absolute, prefix_display.is_empty()) {
         (true, _) if prefix_display.is_empty() => "/".to_string(),
@@ -62,45 +84,57 @@ pub(crate) fn expand(target: &Path, word: &Word) -> Result<Vec<String>, GlobErro
     };
     let base = match sandbox::resolve(target, &base_raw) {
         Ok(path) => path,
-        Err(SandboxError::Missing { .. }) => return Ok(Vec::new()),
+        Err(SandboxError::Missing { .. }) => return Ok(None),
         Err(err) => return Err(GlobError::Outside(err)),
     };
+    Ok(Some((prefix_display, base)))
+}
 
-    let mut visited = 0usize;
-    let mut candidates = vec![(prefix_display, base)];
-    for (index, component) in components.iter().enumerate().skip(first_glob) {
-        let last = index + 1 == components.len();
-        let mut next = Vec::new();
-        for (display, path) in &candidates {
-            if component.is_empty() {
-                // `a//b` or a trailing `/`: keep only directories.
-                if path.is_dir() {
-                    next.push((format!("{display}/"), path.clone()));
-                }
-                continue;
+/// What one more `component` of the pattern reaches from each of
+/// `candidates`: only directories, unless it is the `last` component.
+/// `visited` counts the directory entries looked at across the whole walk.
+fn step(
+    target: &Path,
+    candidates: &[Reached],
+    component: &[Pc],
+    last: bool,
+    visited: &mut usize,
+) -> Result<Vec<Reached>, GlobError> {
+    let mut next = Vec::new();
+    for (display, path) in candidates {
+        if component.is_empty() {
+            // `a//b` or a trailing `/`: keep only directories.
+            if path.is_dir() {
+                next.push((format!("{display}/"), path.clone()));
             }
-            if !has_glob(component) {
-                let child = path.join(text(component));
+            continue;
+        }
+        if !has_glob(component) {
+            let child = path.join(text(component));
+            if last || child.is_dir() {
+                next.push((join(display, &text(component)), child));
+            }
+            continue;
+        }
+        let pattern = tokens(component);
+        for name in listable_entries(target, path, visited)? {
+            if matches_name(&pattern, &name) {
+                let child = path.join(&name);
                 if last || child.is_dir() {
-                    next.push((join(display, &text(component)), child));
+                    next.push((join(display, &name), child));
                 }
-                continue;
-            }
-            let pattern = tokens(component);
-            for name in listable_entries(target, path, &mut visited)? {
-                if matches_name(&pattern, &name) {
-                    let child = path.join(&name);
-                    if last || child.is_dir() {
-                        next.push((join(display, &name), child));
-                    }
-                }
-            }
-            if next.len() > MAX_MATCHES {
-                return Err(GlobError::TooBroad);
             }
         }
-        candidates = next;
+        if next.len() > MAX_MATCHES {
+            return Err(GlobError::TooBroad);
+        }
     }
+    Ok(next)
+}
+
+/// The matches that exist, each guarded against reading as an option,
+/// sorted bytewise and listed once.
+fn spelt_matches(candidates: Vec<Reached>) -> Vec<String> {
     let mut matches: Vec<String> = candidates
         .into_iter()
         .filter(|(_, path)| path.symlink_metadata().is_ok())
@@ -108,7 +142,7 @@ pub(crate) fn expand(target: &Path, word: &Word) -> Result<Vec<String>, GlobErro
         .collect();
     matches.sort();
     matches.dedup();
-    Ok(matches)
+    matches
 }
 
 fn text(component: &[Pc]) -> String {
