@@ -53,6 +53,7 @@ pub(crate) mod batch;
 mod clear;
 mod documents;
 mod entries;
+mod entry;
 mod fault;
 mod flag_records;
 mod fsio;
@@ -99,7 +100,8 @@ pub(crate) const REFINEMENT_FILE: &str = "refinement.json";
 use crate::paths::normalize_lexically;
 
 pub use clear::{Cleared, clear_cache};
-pub use entries::EntryKind;
+pub use entries::{Entry, EntryError, EntryKind};
+pub use entry::{DirEntry, DirStamp, FileEntry};
 pub use fault::WriteFault;
 pub use flag_records::{CheckedFlags, FlagRepair};
 pub(crate) use lock::RunLock;

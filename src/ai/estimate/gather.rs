@@ -10,8 +10,6 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
-
 use super::calibrate::Probe;
 use super::{Counts, Estimate};
 use crate::ai::failure::InvestigationError;
@@ -28,7 +26,6 @@ use crate::ai::rules::decide::{
 };
 use crate::ai::rules::discover::relative;
 use crate::ai::rules::levels::{Capacity, call_inputs};
-use crate::ai::rules::mechanical::MECHANICAL_FIELD;
 use crate::ai::rules::projection::{
     Ceiling, DirInput, GROUP_OUTPUT_TOKENS, Inputs, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES,
     tokens_of_bytes,
@@ -36,7 +33,7 @@ use crate::ai::rules::projection::{
 use crate::ai::rules::tree_view::prompt_tree;
 use crate::ai::situation::{Situation, tools_tokens};
 use crate::ai::tools::Toolbox;
-use crate::cache::{Cache, EntryKind};
+use crate::cache::{Cache, DirEntry};
 use crate::config::Config;
 use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
@@ -81,7 +78,7 @@ pub(crate) fn estimate(
         cache
             .as_ref()
             .filter(|_| !renewed.contains(dir))
-            .and_then(|c| c.read_entry(EntryKind::Dir, &dir.to_string_lossy()))
+            .and_then(|c| c.entry::<DirEntry>(&dir.to_string_lossy()))
     };
 
     let survey = if decision.survey == PassChoice::Run {
@@ -217,8 +214,8 @@ fn entries_after(
     target: &Path,
     situation: &Situation,
     decision: &Decision,
-    kept: &dyn Fn(&Path) -> Option<Value>,
-) -> Vec<Value> {
+    kept: &dyn Fn(&Path) -> Option<DirEntry>,
+) -> Vec<DirEntry> {
     // The same allowances the decision projects the synthesis with.
     let allowance = "x".repeat(SECTION_BYTES as usize);
     let scan_allowance = "x".repeat(MECHANICAL_SECTION_BYTES as usize);
@@ -235,16 +232,21 @@ fn entries_after(
         .flat_map(|l| l.unit.dirs())
         .map(PathBuf::as_path)
         .collect();
-    let entries: HashMap<PathBuf, Value> = situation
+    let entries: HashMap<PathBuf, DirEntry> = situation
         .dirs
         .iter()
         .filter_map(|dir| {
-            let rel = relative(target, dir);
+            let projected = |summary: &str, mechanical| DirEntry {
+                relative_path: relative(target, dir),
+                dominant_category: "unknown".to_string(),
+                summary: summary.to_string(),
+                mechanical,
+                ..DirEntry::default()
+            };
             let entry = if looped.contains(dir.as_path()) {
-                json!({"relative_path": rel, "dominant_category": "unknown", "summary": allowance})
+                projected(&allowance, false)
             } else if mechanical.contains(dir.as_path()) {
-                json!({"relative_path": rel, "dominant_category": "unknown",
-                       "summary": scan_allowance, MECHANICAL_FIELD: true})
+                projected(&scan_allowance, true)
             } else {
                 kept(dir)?
             };
@@ -260,7 +262,7 @@ fn synthesis_layout(
     config: &Config,
     situation: &Situation,
     decision: &Decision,
-    kept: &dyn Fn(&Path) -> Option<Value>,
+    kept: &dyn Fn(&Path) -> Option<DirEntry>,
 ) -> crate::ai::passes::synthesis::LaidOut {
     let model = config.investigation.model_facts.model;
     let terms = ModelTerms::for_run(config.investigation.model_facts, config.investigation.batch);
@@ -291,7 +293,7 @@ fn synthesis_calls(
     config: &Config,
     situation: &Situation,
     decision: &Decision,
-    kept: &dyn Fn(&Path) -> Option<Value>,
+    kept: &dyn Fn(&Path) -> Option<DirEntry>,
 ) -> Result<Vec<u64>, EstimateError> {
     let laid = synthesis_layout(config, situation, decision, kept);
     let language = config.investigation.language.as_deref();
@@ -314,7 +316,7 @@ fn synthesis_levels(
     config: &Config,
     situation: &Situation,
     decision: &Decision,
-    kept: &dyn Fn(&Path) -> Option<Value>,
+    kept: &dyn Fn(&Path) -> Option<DirEntry>,
 ) -> usize {
     if decision.work.synthesis.reused {
         return 0;

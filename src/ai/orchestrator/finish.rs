@@ -8,20 +8,19 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 
 use super::Phases;
 use crate::ai::Outcome;
 use crate::ai::batch_mode;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::dir_loop::{DirOutcome, UNIT_FIELD, is_declined};
+use crate::ai::passes::dir_loop::{DirOutcome, is_declined};
 use crate::ai::passes::scheduler::LoopsDone;
 use crate::ai::passes::synthesis::SynthesisOutcome;
 use crate::ai::rules::decide::{Decision, DecisionInputs, budget_to_read_everything};
-use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::rules::plan::{Utilization, plan_evaluation, utilization_line};
 use crate::ai::rules::status;
-use crate::cache::{Cache, EntryKind, PLAN_EVALUATION_FILE, now_iso};
+use crate::cache::{Cache, DirEntry, EntryKind, PLAN_EVALUATION_FILE, now_iso};
 use crate::progress::Progress;
 use crate::report::{
     Coverage, DirCoverage, Investigation, InvestigationStatus, InvestigationSummary, coverage_line,
@@ -55,8 +54,8 @@ pub(super) fn evaluate(
             turns: outcome.turns,
             completeness: outcome.completeness,
             confidence: cache
-                .read_entry(EntryKind::Dir, &outcome.dir.to_string_lossy())
-                .map(|entry| entry.get("confidence").cloned().unwrap_or(Value::Null)),
+                .entry::<DirEntry>(&outcome.dir.to_string_lossy())
+                .map(|entry| entry.confidence),
         })
         .collect();
     let evaluation = plan_evaluation(decision.plan.investigation_order, &records, &now_iso());
@@ -74,7 +73,7 @@ pub(super) fn evaluate(
 pub(super) fn finish(
     run: &Phases<'_>,
     facts: &DecisionInputs<'_>,
-    entries: &HashMap<PathBuf, Value>,
+    entries: &HashMap<PathBuf, DirEntry>,
     decision: &Decision,
     cached_count: usize,
     synthesis: SynthesisOutcome,
@@ -185,7 +184,7 @@ pub(super) fn finish(
 }
 
 /// How the directories with an entry got it.
-pub(crate) fn coverage_of<'a>(entries: impl IntoIterator<Item = &'a Value>) -> Coverage {
+pub(crate) fn coverage_of<'a>(entries: impl IntoIterator<Item = &'a DirEntry>) -> Coverage {
     let mut coverage = Coverage::default();
     for entry in entries {
         match coverage_of_entry(entry) {
@@ -199,10 +198,10 @@ pub(crate) fn coverage_of<'a>(entries: impl IntoIterator<Item = &'a Value>) -> C
 
 /// How the directory of `entry` got it: built from the scan, in the loop
 /// of a unit above it, or by a loop of its own.
-pub(crate) fn coverage_of_entry(entry: &Value) -> DirCoverage {
-    if is_mechanical(entry) {
+pub(crate) fn coverage_of_entry(entry: &DirEntry) -> DirCoverage {
+    if entry.mechanical {
         DirCoverage::Mechanical
-    } else if entry.get(UNIT_FIELD).is_some_and(Value::is_string) {
+    } else if entry.unit.is_some() {
         DirCoverage::Folded
     } else {
         DirCoverage::Investigated

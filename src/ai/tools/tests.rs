@@ -558,9 +558,11 @@ fn a_dir_entry_the_agent_writes_carries_its_stamps_in_the_same_write() {
     let f = Fixture::new();
     std::fs::create_dir(f.target.join("sub")).unwrap();
     let sub = f.target.join("sub");
-    let mut fields = serde_json::Map::new();
-    fields.insert("fingerprint".into(), json!("f1"));
-    let stamps = vec![(sub.clone(), fields)];
+    let stamp = crate::cache::DirStamp {
+        fingerprint: "f1".into(),
+        ..crate::cache::DirStamp::default()
+    };
+    let stamps = vec![(sub.clone(), stamp)];
     let ctx = ToolContext {
         home: Some(&sub),
         stamps: &stamps,

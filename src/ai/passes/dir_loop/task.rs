@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use crate::cache::DirEntry;
 
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::survey::frame_survey_block;
@@ -70,7 +70,7 @@ pub(crate) fn compose_dir_task(
     members: &[PathBuf],
     max_turns: u32,
     listings: &[String],
-    child_entries: &[(String, Option<Value>)],
+    child_entries: &[(String, Option<DirEntry>)],
 ) -> Result<String, InvestigationError> {
     let dir_rel = escape_line(&display_name(target, root)).into_owned();
     let dirs: Vec<&Path> = std::iter::once(root)
@@ -157,7 +157,9 @@ mod tests {
             ],
             &[(
                 "cli".into(),
-                Some(json!({"relative_path": "src/cli", "summary": "Argument parsing."})),
+                DirEntry::from_value(
+                    json!({"relative_path": "src/cli", "summary": "Argument parsing."}),
+                ),
             )],
         )
         .unwrap();

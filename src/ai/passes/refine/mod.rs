@@ -39,6 +39,7 @@ use crate::ai::failure::InvestigationError;
 use crate::ai::passes::synthesis::sections_for_prompt;
 use crate::ai::prompts::{self, RefinePrompt};
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
+use crate::cache::{DirEntry, FileEntry};
 use crate::grounding::{self, Scope};
 use crate::report::{Flag, RefineStop, SEVERITY_ORDER, Sections};
 use crate::text::escape_line;
@@ -130,9 +131,9 @@ pub(crate) struct RefineRun<'a> {
     /// The tree as the scan saw it, for grounding the flags.
     pub scope: &'a Scope,
     /// Dir entries of the directories that exist, each with its parent's.
-    pub dirs: &'a [(Value, Option<Value>)],
+    pub dirs: &'a [(DirEntry, Option<DirEntry>)],
     /// File entries.
-    pub files: &'a [Value],
+    pub files: &'a [FileEntry],
     /// The flags of `flags.jsonl`.
     pub recorded: &'a [Flag],
     /// `--language`: the language the report is written in.
@@ -170,13 +171,13 @@ impl Shown {
             &mut grounded,
             &mut crate::report::Sections::default(),
         );
-        let dirs: Vec<(&Value, Option<&Value>)> = run
+        let dirs: Vec<(&DirEntry, Option<&DirEntry>)> = run
             .dirs
             .iter()
             .map(|(entry, parent)| (entry, parent.as_ref()))
             .collect();
-        let files: Vec<&Value> = run.files.iter().collect();
-        let entries: Vec<Value> = run.dirs.iter().map(|(entry, _)| entry.clone()).collect();
+        let files: Vec<&FileEntry> = run.files.iter().collect();
+        let entries: Vec<DirEntry> = run.dirs.iter().map(|(entry, _)| entry.clone()).collect();
         Shown {
             uncertain: inputs::uncertain_entries(&dirs, &files)
                 .into_iter()

@@ -43,7 +43,7 @@ use crate::ai::rules::levels::{self, Capacity, Layout, Output, Section};
 use crate::ai::rules::projection::GROUP_OUTPUT_TOKENS;
 use crate::ai::rules::projection::ModelTerms;
 use crate::ai::tools::frame_untrusted;
-use crate::cache::{Cache, SYNTHESIS_GROUPS_FILE, now_iso};
+use crate::cache::{Cache, DirEntry, SYNTHESIS_GROUPS_FILE, now_iso};
 use crate::report::Sections;
 use crate::text::{cut_marked, escape_line};
 
@@ -125,21 +125,20 @@ pub(crate) struct LaidOut {
 /// to a quarter of a call, then shorter while the calls would cost more
 /// than `money_left` (on `terms`).
 pub(crate) fn lay_out(
-    entries: &[Value],
+    entries: &[DirEntry],
     capacity: Capacity,
     tokens_per_byte: f64,
     terms: &ModelTerms,
     money_left: Option<f64>,
 ) -> LaidOut {
-    let mut ordered: Vec<(String, &Value)> = entries
+    let mut ordered: Vec<(String, &DirEntry)> = entries
         .iter()
         .map(|entry| {
-            let rel = entry
-                .get("relative_path")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_string();
-            (rel, entry)
+            let rel = match entry.relative_path.as_str() {
+                "" => "?",
+                rel => rel,
+            };
+            (rel.to_string(), entry)
         })
         .collect();
     ordered.sort_by(|a, b| levels::tree_key(&a.0).cmp(&levels::tree_key(&b.0)));
@@ -190,7 +189,7 @@ pub(crate) fn lay_out(
 /// order): in one call when they fit uncut, else in levels.
 pub(crate) async fn synthesize(
     run: &SynthesisRun<'_>,
-    entries: &[Value],
+    entries: &[DirEntry],
 ) -> Result<Synthesized, InvestigationError> {
     let laid = lay_out(
         entries,
@@ -218,7 +217,7 @@ pub(crate) async fn synthesize(
 /// left.
 async fn in_levels(
     run: &SynthesisRun<'_>,
-    entries: &[Value],
+    entries: &[DirEntry],
     mut inputs: Vec<Input>,
     layout: &Layout,
 ) -> Result<Synthesized, InvestigationError> {
@@ -488,7 +487,7 @@ impl Levels<'_, '_> {
     /// report where the verdict left a section empty (or was not written).
     async fn verdict(
         self,
-        entries: &[Value],
+        entries: &[DirEntry],
         inputs: &[Input],
     ) -> Result<Synthesized, InvestigationError> {
         let run = self.run;

@@ -456,8 +456,8 @@ pub(crate) struct Utilization {
     /// The agent's self-rating, when it gave one.
     pub completeness: Option<f64>,
     /// The dir entry's `confidence`: `None` when there is no entry,
-    /// `Some(Null)` when the entry has none.
-    pub confidence: Option<Value>,
+    /// `Some(None)` when the entry has none.
+    pub confidence: Option<Option<f64>>,
 }
 
 /// Round to 2 decimal places as Python's `round(x, 2)` does (exact value,
@@ -498,8 +498,8 @@ pub(crate) fn plan_evaluation(
             if let Some(completeness) = record.completeness {
                 entry["completeness"] = json!(completeness);
             }
-            if let Some(confidence) = &record.confidence {
-                entry["confidence"] = confidence.clone();
+            if let Some(confidence) = record.confidence {
+                entry["confidence"] = json!(confidence);
             }
             entry
         })
