@@ -27,16 +27,16 @@ use super::{Cache, CacheError, sha256_hex};
 
 /// A kind of summary the cache keeps, typed: [`DirEntry`] or
 /// [`FileEntry`].
-pub trait Entry: Serialize + DeserializeOwned {
+pub trait CacheEntry: Serialize + DeserializeOwned {
     /// Where entries of this type live.
     const KIND: EntryKind;
 }
 
-impl Entry for DirEntry {
+impl CacheEntry for DirEntry {
     const KIND: EntryKind = EntryKind::Dir;
 }
 
-impl Entry for FileEntry {
+impl CacheEntry for FileEntry {
     const KIND: EntryKind = EntryKind::File;
 }
 
@@ -138,13 +138,13 @@ impl Cache {
 
     /// The entry of type `E` for `path`, read leniently (see
     /// [`super::entry`]); `None` when absent or unreadable.
-    pub fn entry<E: Entry>(&self, path: &str) -> Option<E> {
+    pub fn entry<E: CacheEntry>(&self, path: &str) -> Option<E> {
         serde_json::from_value(self.read_entry(E::KIND, path)?).ok()
     }
 
     /// Every readable entry of type `E` whose location is confirmed, with
     /// that location (see [`Cache::located_entries`]), sorted by key.
-    pub fn located<E: Entry>(&self) -> Vec<(PathBuf, E)> {
+    pub fn located<E: CacheEntry>(&self) -> Vec<(PathBuf, E)> {
         self.located_entries(E::KIND)
             .into_iter()
             .filter_map(|(path, entry)| Some((path, serde_json::from_value(entry).ok()?)))
@@ -153,7 +153,7 @@ impl Cache {
 
     /// Every readable entry of type `E`, sorted by key (see
     /// [`Cache::read_all_entries`]).
-    pub fn all<E: Entry>(&self) -> Vec<E> {
+    pub fn all<E: CacheEntry>(&self) -> Vec<E> {
         self.read_all_entries(E::KIND)
             .into_iter()
             .filter_map(|entry| serde_json::from_value(entry).ok())
@@ -162,12 +162,12 @@ impl Cache {
 
     /// Atomically write `entry` for `path`, its location fields set from
     /// `path` (see [`Cache::write_entry`]).
-    pub fn write_typed<E: Entry>(&self, path: &str, entry: &E) -> Result<(), EntryError> {
+    pub fn write_typed<E: CacheEntry>(&self, path: &str, entry: &E) -> Result<(), EntryError> {
         self.write_entry(E::KIND, path, &entry_json(entry))
     }
 
     /// [`Cache::write_entries`] for typed entries.
-    pub(crate) fn write_all_typed<E: Entry>(
+    pub(crate) fn write_all_typed<E: CacheEntry>(
         &self,
         entries: &[(String, E)],
     ) -> Result<(), EntryError> {

@@ -204,6 +204,8 @@ fn unknown() -> String {
     "unknown".to_string()
 }
 
+// serde hands `skip_serializing_if` a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
 fn is_false(value: &bool) -> bool {
     !value
 }

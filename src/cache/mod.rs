@@ -100,7 +100,7 @@ pub(crate) const REFINEMENT_FILE: &str = "refinement.json";
 use crate::paths::normalize_lexically;
 
 pub use clear::{Cleared, clear_cache};
-pub use entries::{Entry, EntryError, EntryKind};
+pub use entries::{CacheEntry, EntryError, EntryKind};
 pub use entry::{DirEntry, DirStamp, FileEntry};
 pub use fault::WriteFault;
 pub use flag_records::{CheckedFlags, FlagRepair};
