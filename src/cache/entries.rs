@@ -30,14 +30,37 @@ use super::{Cache, CacheError, sha256_hex};
 pub trait CacheEntry: Serialize + DeserializeOwned {
     /// Where entries of this type live.
     const KIND: EntryKind;
+    /// Relative to the target (`.` or empty for the target itself).
+    fn relative_path(&self) -> &str;
+    fn summary(&self) -> &str;
+    /// The files the summary points at (a directory's).
+    fn notable_files(&self) -> &[String];
 }
 
 impl CacheEntry for DirEntry {
     const KIND: EntryKind = EntryKind::Dir;
+    fn relative_path(&self) -> &str {
+        &self.relative_path
+    }
+    fn summary(&self) -> &str {
+        &self.summary
+    }
+    fn notable_files(&self) -> &[String] {
+        &self.notable_files
+    }
 }
 
 impl CacheEntry for FileEntry {
     const KIND: EntryKind = EntryKind::File;
+    fn relative_path(&self) -> &str {
+        &self.relative_path
+    }
+    fn summary(&self) -> &str {
+        &self.summary
+    }
+    fn notable_files(&self) -> &[String] {
+        &[]
+    }
 }
 
 /// Why an entry was not written: what the agent is told of an entry it

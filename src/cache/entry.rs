@@ -8,94 +8,104 @@
 //! `extra`, and written back in place. Reading is lenient, as the readers
 //! before these types were: a field of the wrong type (an agent wrote
 //! `"child_count": "7"`) reads as its default rather than failing the
-//! entry, so every cache an earlier luminos wrote still reads. What an
-//! agent may write is checked where its input is read (`write_cache`,
-//! [`super::entries::validate_entry`]).
+//! entry, so every cache an earlier luminos wrote still reads
+//! ([`crate::lenient`]). What an agent may write is checked where its input
+//! is read (`write_cache`, [`super::entries::validate_entry`]).
 //!
 //! Its edges: the shapes and their lenient reading; where an entry lives
 //! and how it is written is `entries.rs`.
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use crate::lenient;
 
 /// A directory's summary.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DirEntry {
     /// Absolute: where the entry is keyed (set by the cache on write).
-    #[serde(default, deserialize_with = "text")]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub path: String,
     /// Relative to the target, `.` for the target itself.
-    #[serde(default, deserialize_with = "text")]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub relative_path: String,
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "lenient::count")]
     pub child_count: u64,
-    #[serde(default, deserialize_with = "text")]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub summary: String,
-    #[serde(default = "unknown", deserialize_with = "text")]
+    #[serde(default = "unknown", deserialize_with = "lenient::text")]
     pub dominant_category: String,
     /// Names or paths the summary points at.
-    #[serde(default, deserialize_with = "texts")]
+    #[serde(default, deserialize_with = "lenient::texts")]
     pub notable_files: Vec<String>,
     /// How sure its author was, 0 to 1; `None`: unrated.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "fraction"
+        deserialize_with = "lenient::fraction"
     )]
     pub confidence: Option<f64>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "some_text"
+        deserialize_with = "lenient::some_text"
     )]
     pub confidence_reason: Option<String>,
     /// How much of the directory its loop covered, from `submit_report`.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "fraction"
+        deserialize_with = "lenient::fraction"
     )]
     pub completeness: Option<f64>,
     /// Salvaged from what a loop that stopped early had cached.
-    #[serde(default, skip_serializing_if = "is_false", deserialize_with = "flag")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_false",
+        deserialize_with = "lenient::flag"
+    )]
     pub partial: bool,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "some_text"
+        deserialize_with = "lenient::some_text"
     )]
     pub partial_reason: Option<String>,
     /// The directory's fingerprint when its loop started.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "some_text"
+        deserialize_with = "lenient::some_text"
     )]
     pub fingerprint: Option<String>,
     /// The `--language` it was written in.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "some_text"
+        deserialize_with = "lenient::some_text"
     )]
     pub language: Option<String>,
     /// The unit (its top directory, relative) a folded directory was read in.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "some_text"
+        deserialize_with = "lenient::some_text"
     )]
     pub unit: Option<String>,
     /// Built from the scan, without the model.
-    #[serde(default, skip_serializing_if = "is_false", deserialize_with = "flag")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_false",
+        deserialize_with = "lenient::flag"
+    )]
     pub mechanical: bool,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "some_text"
+        deserialize_with = "lenient::some_text"
     )]
     pub mechanical_reason: Option<String>,
-    #[serde(default, deserialize_with = "text")]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub cached_at: String,
     /// Every other field, as it was.
     #[serde(flatten)]
@@ -106,39 +116,43 @@ pub struct DirEntry {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct FileEntry {
     /// Absolute: where the entry is keyed (set by the cache on write).
-    #[serde(default, deserialize_with = "text")]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub path: String,
     /// Relative to the target.
-    #[serde(default, deserialize_with = "text")]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub relative_path: String,
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "lenient::count")]
     pub size_bytes: u64,
-    #[serde(default, deserialize_with = "text")]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub category: String,
-    #[serde(default, deserialize_with = "text")]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub summary: String,
     /// Its author found it worth a reader's attention.
-    #[serde(default, skip_serializing_if = "is_false", deserialize_with = "flag")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_false",
+        deserialize_with = "lenient::flag"
+    )]
     pub notable: bool,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "some_text"
+        deserialize_with = "lenient::some_text"
     )]
     pub notable_reason: Option<String>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "fraction"
+        deserialize_with = "lenient::fraction"
     )]
     pub confidence: Option<f64>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "some_text"
+        deserialize_with = "lenient::some_text"
     )]
     pub confidence_reason: Option<String>,
-    #[serde(default, deserialize_with = "text")]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub cached_at: String,
     /// Every other field, as it was.
     #[serde(flatten)]
@@ -208,66 +222,6 @@ fn unknown() -> String {
 #[allow(clippy::trivially_copy_pass_by_ref)]
 fn is_false(value: &bool) -> bool {
     !value
-}
-
-/// A string; anything else reads as empty.
-fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::String(text) => text,
-        _ => String::new(),
-    })
-}
-
-/// A string, or nothing.
-fn some_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::String(text) => Some(text),
-        _ => None,
-    })
-}
-
-/// The strings of a list (other items left out); anything else reads as
-/// none.
-fn texts<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::Array(items) => items
-            .into_iter()
-            .filter_map(|item| match item {
-                Value::String(text) => Some(text),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    })
-}
-
-/// A whole number of at least 0 (a float is cut, a numeric string read);
-/// anything else reads as 0.
-fn count<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::Number(n) => n
-            .as_u64()
-            .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
-            .unwrap_or(0),
-        Value::String(s) => s.trim().parse().unwrap_or(0),
-        _ => 0,
-    })
-}
-
-/// A number from 0 to 1 (clamped; a numeric string read); anything else,
-/// nothing.
-fn fraction<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-    let number = match Value::deserialize(d)? {
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => s.trim().parse::<f64>().ok(),
-        _ => None,
-    };
-    Ok(number.filter(|n| n.is_finite()).map(|n| n.clamp(0.0, 1.0)))
-}
-
-/// `true`; anything else reads as false.
-fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
-    Ok(Value::deserialize(d)? == Value::Bool(true))
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use crate::ai::passes::refine::{
 };
 use crate::ai::passes::synthesis::SynthesisOutcome;
 use crate::cache::{DirEntry, FileEntry, REFINEMENT_FILE, now_iso};
-use crate::report::{Flag, RefineStop, Refinement, Sections};
+use crate::report::{Flag, RefineStop, Refinement};
 
 /// The report after the refinement, and what it changed.
 pub(super) struct Refined {
@@ -86,7 +86,7 @@ pub(super) async fn refine_phase(
     );
     run.ctx.progress.ai(&refinement.line());
     Ok(Refined {
-        synthesis: SynthesisOutcome::submitted(&rounds.draft.report),
+        synthesis: SynthesisOutcome::submitted(rounds.draft.report.clone()),
         refinement: Some(refinement),
     })
 }
@@ -198,22 +198,14 @@ fn account(
     stopped: RefineStop,
     cost_usd: f64,
 ) -> Refinement {
-    let text = |draft: &Draft, field: &str| {
-        draft
-            .report
-            .get(field)
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or_default()
-            .to_string()
-    };
     Refinement {
         rounds: rounds as u32,
         rounds_reused: reused as u32,
         stopped,
-        brief_changed: text(first, "brief") != text(last, "brief"),
-        detailed_changed: text(first, "detailed") != text(last, "detailed"),
-        sections_changed: Sections::from_submitted(&first.report)
-            != Sections::from_submitted(&last.report),
+        brief_changed: first.report.brief != last.report.brief,
+        detailed_changed: first.report.detailed != last.report.detailed,
+        sections_changed: first.report.sections.clone().normalised()
+            != last.report.sections.clone().normalised(),
         flags_added: last.added.clone(),
         flags_withdrawn: last.withdrawn.clone(),
         cost_usd,

@@ -43,7 +43,6 @@ use crate::text::escape_line;
 pub(crate) mod cache_tools;
 pub mod command;
 pub mod fs;
-pub(crate) mod input;
 pub(crate) mod notes;
 mod recall;
 pub(crate) mod sandbox;

@@ -36,6 +36,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
@@ -51,12 +52,12 @@ use crate::ai::prompts;
 use crate::ai::rules::discover::{ChildIndex, display_name, relative};
 use crate::ai::rules::fingerprint::fingerprint;
 use crate::ai::rules::plan::TurnUse;
-use crate::ai::tools::input::{string_field, unit_interval};
 use crate::ai::tools::notes::flag_lines;
 use crate::ai::tools::{ToolContext, Toolbox};
 use crate::cache::now_iso;
 use crate::cache::{DirStamp, EntryKind};
 use crate::grounding::{LoopCheck, Scope};
+use crate::lenient;
 
 mod briefing;
 mod entries;
@@ -235,7 +236,7 @@ async fn run_dir_loop(
     let policy = loop_policy(shared, job, &record_spend);
     let conversed = converse(&mut agent, &shared.run.session, &tools, policy).await?;
     let (end, submitted) = loop_end(shared, job, conversed.end, conversed.usage.turns);
-    let (summary, completeness) = settle(shared, job, &check, &end, submitted.as_ref())?;
+    let (summary, completeness) = settle(shared, job, &check, &end, submitted)?;
     if end == LoopEnd::TurnLimit {
         printer.line(&format!("Warning: max turns reached for {shown}"));
     }
@@ -308,9 +309,9 @@ fn loop_end(
     job: &DirJob,
     end: CallEnd,
     turns: u32,
-) -> (LoopEnd, Option<Value>) {
+) -> (LoopEnd, Option<DirReport>) {
     match end {
-        CallEnd::Submitted(input) => (LoopEnd::Submitted, Some(input)),
+        CallEnd::Submitted(input) => (LoopEnd::Submitted, Some(DirReport::read(input))),
         CallEnd::Refused(refusal) => {
             record_refusal(
                 &shared.run.cache,
@@ -345,14 +346,14 @@ fn settle(
     job: &DirJob,
     check: &LoopCheck,
     end: &LoopEnd,
-    submitted: Option<&Value>,
+    submitted: Option<DirReport>,
 ) -> Result<(Option<String>, Option<f64>), InvestigationError> {
-    let held = check.take_held_report().filter(|_| submitted.is_none());
-    if let Some(report) = submitted.or(held.as_ref()) {
-        return Ok((
-            Some(string_field(report, "summary")),
-            report_completeness(report),
-        ));
+    let held = check
+        .take_held_report()
+        .filter(|_| submitted.is_none())
+        .map(DirReport::read);
+    if let Some(report) = submitted.or(held) {
+        return Ok((Some(report.summary), report.completeness));
     }
     let cause = match end {
         LoopEnd::ContextFull => PartialCause::ContextFull,
@@ -393,13 +394,36 @@ fn record_held_flags(shared: &DirShared, check: &LoopCheck, printer: &Printer) {
     }
 }
 
-/// `completeness` from `submit_report`: missing → 0.0 (as the original),
-/// unreadable → none, otherwise clamped into [0, 1].
-pub(crate) fn report_completeness(input: &Value) -> Option<f64> {
-    match input.get("completeness") {
-        None => Some(0.0),
-        raw => unit_interval(raw),
+/// What a dir loop hands in with `submit_report`, read leniently.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct DirReport {
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub summary: String,
+    /// Missing: 0 (as the original); unreadable: none; otherwise clamped
+    /// into [0, 1] (`null` is 0).
+    #[serde(default = "unrated", deserialize_with = "lenient::fraction_or_null")]
+    pub completeness: Option<f64>,
+}
+
+fn unrated() -> Option<f64> {
+    Some(0.0)
+}
+
+impl DirReport {
+    /// The report a `submit_report` input gives (a report unlike one reads
+    /// as empty and unrated).
+    fn read(input: Value) -> DirReport {
+        serde_json::from_value(input).unwrap_or_else(|_| DirReport {
+            completeness: unrated(),
+            ..DirReport::default()
+        })
     }
+}
+
+/// `completeness` from `submit_report`, as [`DirReport`] reads it.
+#[cfg(test)]
+pub(crate) fn report_completeness(input: &Value) -> Option<f64> {
+    DirReport::read(input.clone()).completeness
 }
 
 #[cfg(test)]

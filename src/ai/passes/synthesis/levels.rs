@@ -28,8 +28,8 @@ use sha2::{Digest, Sha256};
 
 use super::sections::sections_for_prompt;
 use super::{
-    SYNTHESIS_CALL, SynthesisOutcome, WITHOUT_VERDICT, render_summaries, run_synthesis,
-    string_field, synthesize_from_cache,
+    SYNTHESIS_CALL, SubmittedReport, SynthesisOutcome, WITHOUT_VERDICT, render_summaries,
+    run_synthesis, synthesize_from_cache,
 };
 use crate::ai::engine::context::RunContext;
 use crate::ai::engine::conversation::CallEnd;
@@ -405,13 +405,18 @@ impl Levels<'_, '_> {
     /// recorded as an `info` flag.
     fn read_part(&self, label: &str, end: CallEnd) -> Option<Value> {
         match end {
-            CallEnd::Submitted(input) => Some(json!({
-                "part": label,
-                "brief": string_field(&input, "brief"),
-                "detailed": string_field(&input, "detailed"),
-                "sections": Sections::from_submitted(&input),
-                "created_at": now_iso(),
-            })),
+            CallEnd::Submitted(input) => {
+                let report = serde_json::from_value::<SubmittedReport>(input)
+                    .unwrap_or_default()
+                    .normalised();
+                Some(json!({
+                    "part": label,
+                    "brief": report.brief,
+                    "detailed": report.detailed,
+                    "sections": report.sections,
+                    "created_at": now_iso(),
+                }))
+            }
             CallEnd::Refused(refusal) => {
                 let finding = format!(
                     "A part of the synthesis ({label}) was not summarised: {}. Its directory \
@@ -518,7 +523,9 @@ impl Levels<'_, '_> {
         let end = converse(run.ctx, SYNTHESIS_CALL, system, false).await?;
         let mut done = self.done;
         done.outcome = match WITHOUT_VERDICT.settle(run.ctx, end) {
-            CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
+            CallEnd::Submitted(input) => {
+                SynthesisOutcome::submitted(serde_json::from_value(input).unwrap_or_default())
+            }
             CallEnd::ApiError(_) => SynthesisOutcome::default(),
             CallEnd::Refused(_)
             | CallEnd::ContextFull

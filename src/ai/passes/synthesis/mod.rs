@@ -25,6 +25,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -40,9 +41,9 @@ use crate::ai::passes::one_call::{OneCall, Without, converse};
 use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::rules::decide::in_synthesis;
 use crate::ai::rules::fingerprint::language_key;
-use crate::ai::tools::input::string_field;
 use crate::ai::tools::{Toolbox, frame_untrusted};
 use crate::cache::{Cache, DirEntry, EntryKind};
+use crate::lenient;
 use crate::report::Sections;
 use crate::text::escape_line;
 pub(crate) use levels::{LaidOut, SynthesisRun, lay_out, synthesize};
@@ -182,31 +183,51 @@ pub(crate) struct SynthesisOutcome {
     pub submitted: bool,
 }
 
-impl SynthesisOutcome {
-    /// The synthesis the model submitted (`submit_report`'s input, or the
-    /// refinement's improved report).
-    pub(crate) fn submitted(input: &Value) -> SynthesisOutcome {
-        SynthesisOutcome {
-            brief: string_field(input, "brief"),
-            detailed: string_field(input, "detailed"),
-            sections: Sections::from_submitted(input),
-            submitted: true,
+/// What a synthesis (a part of one, or a refinement) hands in with
+/// `submit_report`, read leniently ([`crate::lenient`]): the brief, the
+/// detailed analysis and the domain sections' fields beside them, as the
+/// schema puts them. Written back, it is the same object.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct SubmittedReport {
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub brief: String,
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub detailed: String,
+    #[serde(flatten)]
+    pub sections: Sections,
+}
+
+impl SubmittedReport {
+    /// This report with its sections normalised ([`Sections::normalised`]).
+    pub(crate) fn normalised(self) -> SubmittedReport {
+        SubmittedReport {
+            sections: self.sections.normalised(),
+            ..self
         }
     }
 }
 
 impl SynthesisOutcome {
-    /// This synthesis as `submit_report`'s input would give it: the brief,
-    /// the detailed analysis and the sections' fields (what the refinement
-    /// starts from and hands back).
-    pub(crate) fn as_report(&self) -> Value {
-        let mut report = serde_json::Map::new();
-        report.insert("brief".into(), Value::String(self.brief.clone()));
-        report.insert("detailed".into(), Value::String(self.detailed.clone()));
-        if let Ok(Value::Object(sections)) = serde_json::to_value(&self.sections) {
-            report.extend(sections);
+    /// The synthesis the model submitted (`submit_report`'s input, or the
+    /// refinement's improved report).
+    pub(crate) fn submitted(report: SubmittedReport) -> SynthesisOutcome {
+        let report = report.normalised();
+        SynthesisOutcome {
+            brief: report.brief,
+            detailed: report.detailed,
+            sections: report.sections,
+            submitted: true,
         }
-        Value::Object(report)
+    }
+
+    /// This synthesis as `submit_report`'s input would give it (what the
+    /// refinement starts from and hands back).
+    pub(crate) fn as_report(&self) -> SubmittedReport {
+        SubmittedReport {
+            brief: self.brief.clone(),
+            detailed: self.detailed.clone(),
+            sections: self.sections.clone(),
+        }
     }
 }
 
@@ -245,7 +266,9 @@ pub(crate) async fn run_synthesis(
     let system = synthesis_prompt(target, entries, language)?;
     let end = converse(ctx, SYNTHESIS_CALL, system, false).await?;
     Ok(match WITHOUT.settle(ctx, end) {
-        CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
+        CallEnd::Submitted(input) => {
+            SynthesisOutcome::submitted(serde_json::from_value(input).unwrap_or_default())
+        }
         CallEnd::ApiError(_) => SynthesisOutcome::default(),
         // The summaries stand on their own: the report is built from them
         // without the model, and says why.
@@ -387,7 +410,9 @@ mod tests {
         let outcome = SynthesisOutcome {
             brief: "B".into(),
             detailed: "D".into(),
-            sections: Sections::from_submitted(&json!({"themes": ["Tax returns"]})),
+            sections: serde_json::from_value::<Sections>(json!({"themes": ["Tax returns"]}))
+                .unwrap()
+                .normalised(),
             submitted: true,
         };
         let saved = saved_synthesis(&outcome, &digest, "now");
