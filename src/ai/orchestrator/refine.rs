@@ -170,7 +170,7 @@ impl Rounds {
                     }
                     self.draft = self.draft.after(&round);
                     self.saved.rounds.truncate(self.done);
-                    self.saved.rounds.push(round);
+                    self.saved.rounds.push(*round);
                     self.done += 1;
                     save(run, &mut self.saved);
                 }

@@ -134,7 +134,7 @@ pub(crate) struct RefineRun<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum RoundEnd {
     /// It handed in a report.
-    Submitted(SavedRound),
+    Submitted(Box<SavedRound>),
     /// It stopped without one (no request at all for
     /// [`RefineStop::NothingToSettle`] and, on its first request,
     /// [`RefineStop::Budget`]).
@@ -271,13 +271,13 @@ pub(crate) async fn round(
     let stop = match conversed.end {
         CallEnd::Submitted(input) => {
             let (report, flags_added, flags_withdrawn) = read_report(&input, &shown.unverified);
-            return Ok(RoundEnd::Submitted(SavedRound {
+            return Ok(RoundEnd::Submitted(Box::new(SavedRound {
                 report,
                 flags_added,
                 flags_withdrawn,
                 reads: conversed.tools_run,
                 cost_usd: ctx.session.spent() - spent_before,
-            }));
+            })));
         }
         CallEnd::Refused(_) => RefineStop::Declined,
         CallEnd::OverBudget(_) => RefineStop::Budget,
