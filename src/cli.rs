@@ -40,6 +40,12 @@ pub struct Args {
     #[arg(value_name = "TARGET", required_unless_present = "clear_cache")]
     pub target: Option<PathBuf>,
 
+    /// Anything after TARGET that is not a flag: luminos investigates one
+    /// directory, so these are refused with one line (without this slot,
+    /// clap would take a second directory for an unknown subcommand).
+    #[arg(value_name = "MORE", hide = true, num_args = 0..)]
+    pub more_targets: Vec<PathBuf>,
+
     /// Maximum depth of the rendered directory tree.
     #[arg(short = 'd', long, value_name = "N", default_value_t = crate::scan::DEFAULT_DEPTH,
           allow_negative_numbers = true)]
@@ -455,17 +461,20 @@ mod tests {
             assert!(run.command.is_none());
             assert_eq!(run.target.unwrap().file_name().unwrap(), "ask");
         }
-        // Usage errors: no question, a question too many, a run flag before
-        // it, a bad budget.
+        // Usage errors: no question, a question too many, a bad budget.
         for bad in [
             ["ask", "src"].as_slice(),
             &["ask", "src", "q", "extra"],
-            &["--json", "ask", "src", "q"],
             &["ask", "--budget", "0", "src", "q"],
         ] {
             let err = parse_exact(bad).unwrap_err();
             assert_eq!(err.exit_code(), 2, "{bad:?}");
         }
+        // After a run flag, `ask` is a directory, and what follows more
+        // targets, which the configuration refuses (exit 2 too).
+        let run = parse_exact(&["--json", "ask", "src", "q"]).unwrap();
+        assert!(run.command.is_none());
+        assert_eq!(run.more_targets, [PathBuf::from("src"), PathBuf::from("q")]);
     }
 
     #[test]

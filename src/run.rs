@@ -30,6 +30,12 @@ const NO_KEY_NOTE: &str = "no API key (ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN
 /// The report's note with `--scan-only`.
 const SCAN_ONLY_NOTE: &str = "--scan-only";
 
+/// The one line `luminos mcp` prints when started from a terminal, where
+/// it would otherwise wait in silence for a client that is not there.
+const MCP_BY_HAND_HINT: &str = "luminos mcp is a Model Context Protocol server: an MCP client \
+(Claude Code, Cursor, Claude Desktop, ...) starts it and speaks to it on stdin and stdout, so \
+there is nothing to type here; see the README to add it to a client.";
+
 /// Run luminos with parsed arguments.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let env = Env::from_process();
@@ -51,6 +57,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } => (config, clear_cache_first),
         Invocation::Ask { config, question } => return ask(&config, &question),
         Invocation::Mcp => {
+            if env.stdin_is_terminal {
+                eprintln!("{MCP_BY_HAND_HINT}");
+            }
             crate::mcp::serve(env)?;
             return Ok(ExitCode::Success);
         }

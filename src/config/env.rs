@@ -30,6 +30,8 @@ pub(crate) struct Env {
     pub no_color: bool,
     /// Whether stderr is a terminal.
     pub stderr_is_terminal: bool,
+    /// Whether stdin is a terminal (`luminos mcp` typed by hand).
+    pub stdin_is_terminal: bool,
 }
 
 impl Env {
@@ -50,6 +52,7 @@ impl Env {
             // https://no-color.org: present and non-empty disables colour.
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
             stderr_is_terminal: std::io::stderr().is_terminal(),
+            stdin_is_terminal: std::io::stdin().is_terminal(),
         }
     }
 }

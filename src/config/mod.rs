@@ -234,6 +234,15 @@ pub(crate) enum ConfigError {
     /// The message format is the original's.
     #[error("'{0}' is not a directory or does not exist.")]
     NotADirectory(String),
+    /// The target is a file: luminos investigates directories.
+    #[error("'{0}' is a file; luminos investigates a directory (the one that holds it, say)")]
+    IsAFile(String),
+    /// More than one target: a usage error (exit 2). The names are
+    /// already escaped to one line each.
+    #[error(
+        "luminos investigates one directory at a time, and was given {count}: {names}; run it once for each"
+    )]
+    TooManyTargets { count: usize, names: String },
     /// The target is a directory that cannot be listed.
     #[error("cannot read the directory '{target}': {error}")]
     Unreadable { target: String, error: String },
@@ -265,7 +274,9 @@ impl ConfigError {
     pub(crate) fn is_usage(&self) -> bool {
         matches!(
             self,
-            ConfigError::InvalidLanguage { .. } | ConfigError::Conflict(_)
+            ConfigError::InvalidLanguage { .. }
+                | ConfigError::Conflict(_)
+                | ConfigError::TooManyTargets { .. }
         )
     }
 }

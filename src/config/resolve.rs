@@ -59,7 +59,13 @@ impl Invocation {
             };
         };
 
+        if !args.more_targets.is_empty() {
+            return Err(too_many_targets(&target_arg, &args.more_targets));
+        }
         let shown = target_arg.to_string_lossy().into_owned();
+        if target_arg.is_file() {
+            return Err(ConfigError::IsAFile(shown));
+        }
         if !target_arg.is_dir() {
             return Err(ConfigError::NotADirectory(shown));
         }
@@ -225,6 +231,19 @@ impl Invocation {
             }
             other => Ok(other),
         }
+    }
+}
+
+/// The one line for `luminos a b`: how many were given, each named (quoted
+/// and escaped to one line), and what to do.
+fn too_many_targets(first: &std::path::Path, more: &[PathBuf]) -> ConfigError {
+    let names: Vec<String> = std::iter::once(first)
+        .chain(more.iter().map(PathBuf::as_path))
+        .map(|path| format!("'{}'", crate::text::escape_line(&path.to_string_lossy())))
+        .collect();
+    ConfigError::TooManyTargets {
+        count: names.len(),
+        names: names.join(", "),
     }
 }
 

@@ -36,6 +36,7 @@ fn a_missing_target_is_an_error() {
     assert!(out.stdout.is_empty());
 }
 
+/// A file as the target is refused in one line that says it is a file.
 #[test]
 fn a_file_is_not_a_target() {
     let env = TestEnv::new().with_mock();
@@ -45,8 +46,91 @@ fn a_file_is_not_a_target() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stderr(&out),
-        format!("Error: '{arg}' is not a directory or does not exist.\n")
+        format!(
+            "Error: '{arg}' is a file; luminos investigates a directory (the one that holds \
+             it, say)\n"
+        )
     );
+    assert!(out.stdout.is_empty());
+    assert_eq!(env.server.request_count(), 0);
+}
+
+/// Two directories: exit 2 and one line that says luminos takes one and
+/// what to do, with no word of subcommands (clap's own error took the
+/// second directory for an unknown subcommand).
+#[test]
+fn two_targets_are_one_usage_line() {
+    let env = TestEnv::new().with_mock();
+    env.dir("a").dir("b");
+    for extra in [&["--json"][..], &[]] {
+        let out = env
+            .cmd()
+            .args(extra)
+            .args(["target/a", "target/b"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = stderr(&out);
+        assert_eq!(
+            err,
+            "Error: luminos investigates one directory at a time, and was given 2: \
+             'target/a', 'target/b'; run it once for each\n"
+        );
+        assert!(!err.contains("subcommand"), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+    // A directory named like a subcommand after the target is a second
+    // target too.
+    let out = env.cmd().args(["target/a", "mcp", "x"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("was given 3: 'target/a', 'mcp', 'x'"));
+    assert_eq!(env.server.request_count(), 0);
+}
+
+/// `luminos mcp` typed at a terminal says at once, on stderr, that an MCP
+/// client starts it (it would otherwise wait in silence); stdout, the
+/// protocol's, stays empty.
+#[test]
+fn mcp_on_a_terminal_says_a_client_starts_it() {
+    use std::io::BufRead;
+    let env = TestEnv::new();
+    let (slave, master) = support::pty::pty(80);
+    let mut child = env
+        .cmd()
+        .arg("mcp")
+        .stdin(Stdio::from(slave))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(master);
+    assert!(
+        first.starts_with("luminos mcp is a Model Context Protocol server: an MCP client"),
+        "{first:?}"
+    );
+    assert!(first.contains("see the README"), "{first:?}");
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    assert_eq!(out, "");
+}
+
+/// Started by a client (stdin a pipe), the server prints no hint.
+#[test]
+fn mcp_on_a_pipe_prints_no_hint() {
+    let env = TestEnv::new();
+    let out = env.cmd().arg("mcp").stdin(Stdio::null()).output().unwrap();
+    assert!(!stderr(&out).contains("Model Context Protocol server"));
 }
 
 #[test]

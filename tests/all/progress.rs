@@ -11,6 +11,7 @@ use support::agent::{
 };
 use support::mock::{MockBlock, Reply};
 use support::output::stderr;
+use support::pty::pty;
 
 /// Top-level directories of [`many_dirs`], each with [`SUBDIRS`] below it.
 const TOPS: usize = 8;
@@ -204,38 +205,6 @@ fn verbose_prints_the_full_trace() {
         assert!(err.contains(line), "{line:?} not in\n{err}");
     }
     assert_eq!(count(&err, "] think: "), 0, "{err}");
-}
-
-/// A pseudo-terminal `columns` wide: (the side luminos writes to, the side
-/// the test reads).
-fn pty(columns: u16) -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
-    use std::os::fd::FromRawFd;
-    let size = libc::winsize {
-        ws_row: 24,
-        ws_col: columns,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    let (mut master, mut slave) = (-1, -1);
-    // SAFETY: openpty fills in two descriptors we then own; the name and
-    // termios pointers may be null.
-    let rc = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            &size,
-        )
-    };
-    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
-    // SAFETY: both descriptors were just opened for us and are owned once.
-    unsafe {
-        (
-            std::os::fd::OwnedFd::from_raw_fd(slave),
-            std::os::fd::OwnedFd::from_raw_fd(master),
-        )
-    }
 }
 
 /// On a terminal 60 columns wide the live board fits the width with every
