@@ -29,7 +29,9 @@ use clap::{Parser, Subcommand};
     about,
     long_about,
     subcommand_negates_reqs = true,
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    after_help = "See --help for the environment variables luminos reads and examples.",
+    after_long_help = long_help_epilogue()
 )]
 pub struct Args {
     #[command(subcommand)]
@@ -285,6 +287,37 @@ pub enum FormatArg {
     Html,
 }
 
+/// The ENVIRONMENT and EXAMPLES sections of `--help`. The defaults are
+/// named from their one constant each.
+fn long_help_epilogue() -> String {
+    format!(
+        "ENVIRONMENT:
+  ANTHROPIC_API_KEY     API key for the investigation; without one (or a token), the
+                        scan alone is reported
+  ANTHROPIC_AUTH_TOKEN  bearer token, used when no API key is set
+  ANTHROPIC_BASE_URL    the API's address, for a proxy or gateway
+                        [default: {base}]
+  LUMINOS_MODEL         model, when --model is not given [default: {model}]
+  LUMINOS_CACHE_DIR     where investigations are cached [default: {cache}]; a rerun
+                        resumes from there, and an unchanged tree costs nothing
+  NO_COLOR              no colour in the live line
+  The LUMINOS_*_SECS and LUMINOS_*_MS timing variables are described in the README.
+
+EXAMPLES:
+  luminos ~/src/app                     investigate, spending at most ${budget}
+  luminos --estimate ~/src/app          what it would cost, without spending anything
+  luminos --budget 1 ~/src/app          spend at most $1
+  luminos ~/src/app -o report.html      the whole report as one HTML page
+  luminos --json ~/src/app | jq .flags  the findings, for scripts
+  luminos ask ~/src/app \"Where are retries timed?\"
+  luminos --clear-cache ~/src/app       forget this directory's investigation",
+        base = crate::ai::api::DEFAULT_BASE_URL,
+        model = crate::ai::api::DEFAULT_MODEL,
+        cache = crate::config::DEFAULT_CACHE_ROOT,
+        budget = crate::ai::rules::decide::DEFAULT_BUDGET_USD,
+    )
+}
+
 impl Args {
     /// Parse `std::env::args_os`, exiting with clap's usage error on bad flags.
     pub fn parse_from_env() -> Self {
@@ -488,6 +521,30 @@ mod tests {
             assert_eq!(parse(&bad).unwrap_err().exit_code(), 2);
         }
         assert!(parse(&["--refine", "--estimate"]).is_err());
+    }
+
+    /// `--help` ends with the environment luminos reads, the cache's
+    /// place among it, and examples; `-h` points there.
+    #[test]
+    fn help_names_the_environment_and_examples() {
+        let help = Args::command().render_long_help().to_string();
+        let env = help.find("ENVIRONMENT:").unwrap();
+        let examples = help.find("EXAMPLES:").unwrap();
+        assert!(env < examples, "{help}");
+        for name in [
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_AUTH_TOKEN",
+            "ANTHROPIC_BASE_URL",
+            "LUMINOS_MODEL",
+            "LUMINOS_CACHE_DIR",
+            "[default: /tmp/luminos]",
+            "[default: https://api.anthropic.com]",
+        ] {
+            assert!(help[env..examples].contains(name), "{name}: {help}");
+        }
+        assert!(help[examples..].contains("luminos --estimate ~/src/app"));
+        let short = Args::command().render_help().to_string();
+        assert!(short.contains("See --help for the environment"), "{short}");
     }
 
     /// `--help` states the bound of `--max-retries`.

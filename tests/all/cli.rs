@@ -133,6 +133,30 @@ fn mcp_on_a_pipe_prints_no_hint() {
     assert!(!stderr(&out).contains("Model Context Protocol server"));
 }
 
+/// `luminos --help` names the variables luminos reads, where the cache
+/// lives, and shows examples, after the flags.
+#[test]
+fn help_names_the_environment_the_cache_and_examples() {
+    let env = TestEnv::new();
+    let out = env.bare_cmd().arg("--help").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let help = stdout(&out);
+    let environment = help.find("\nENVIRONMENT:\n").expect("an ENVIRONMENT section");
+    let examples = help.find("\nEXAMPLES:\n").expect("an EXAMPLES section");
+    assert!(help.find("--budget").unwrap() < environment);
+    for named in [
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_BASE_URL",
+        "LUMINOS_MODEL",
+        "LUMINOS_CACHE_DIR",
+        "/tmp/luminos",
+    ] {
+        assert!(help[environment..examples].contains(named), "{named}:\n{help}");
+    }
+    assert!(help[examples..].contains("luminos ~/src/app"), "{help}");
+}
+
 #[test]
 fn no_target_is_a_usage_error() {
     let env = TestEnv::new().with_mock();
