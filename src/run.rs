@@ -55,7 +55,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             config,
             clear_cache_first,
         } => (config, clear_cache_first),
-        Invocation::Ask { config, question } => return ask(&config, &question),
+        Invocation::Ask { config, question } => {
+            print_notes(&config);
+            return ask(&config, &question);
+        }
         Invocation::Mcp => {
             if env.stdin_is_terminal {
                 eprintln!("{MCP_BY_HAND_HINT}");
@@ -64,6 +67,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::Success);
         }
     };
+    print_notes(&config);
     // A report that could not be written would waste the whole run: the
     // file is checked before anything is spent.
     if config.investigation.mode != Mode::CancelBatch
@@ -162,6 +166,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         // scripts and CI notice.
         ExitCode::Success if failed => Ok(ExitCode::InvestigationFailed),
         code => Ok(code),
+    }
+}
+
+/// What resolving the settings changed, one line each on stderr, before
+/// the scan.
+fn print_notes(config: &Config) {
+    for note in &config.notes {
+        eprintln!("{note}");
     }
 }
 

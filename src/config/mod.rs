@@ -71,6 +71,10 @@ pub(crate) struct Config {
     pub progress: ProgressStyle,
     /// The full trace on stderr (`-v`), not the few lines per directory.
     pub verbose: bool,
+    /// What resolving the settings changed and the user should know (a
+    /// base URL used without its `/v1`): one line each, printed before the
+    /// scan.
+    pub notes: Vec<String>,
 }
 
 /// Where the report goes.
@@ -259,6 +263,10 @@ pub(crate) enum ConfigError {
     /// Flags that ask for contradictory things: a usage error (exit 2).
     #[error("{0}")]
     Conflict(String),
+    /// `ANTHROPIC_BASE_URL` is not an address: a usage error (exit 2),
+    /// found before the scan. `value` is already escaped to one line.
+    #[error("ANTHROPIC_BASE_URL is not an address luminos can use ('{value}'): {why}")]
+    BadBaseUrl { value: String, why: String },
     /// `--language` is not a language's name: a usage error (exit 2).
     /// `value` is already escaped to one line.
     #[error("--language takes {expected}, not '{value}'")]
@@ -277,10 +285,12 @@ impl ConfigError {
             ConfigError::InvalidLanguage { .. }
                 | ConfigError::Conflict(_)
                 | ConfigError::TooManyTargets { .. }
+                | ConfigError::BadBaseUrl { .. }
         )
     }
 }
 
+mod base_url;
 mod env;
 mod language;
 mod resolve;

@@ -12,6 +12,7 @@ use clap::Parser;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::base_url::parse_base_url;
 use super::language::parse_language;
 use super::{
     ATTEMPT_DEADLINE_VAR, ApiSettings, BATCH_POLL_VAR, Config, ConfigError, DEFAULT_CACHE_ROOT,
@@ -121,6 +122,11 @@ impl Invocation {
             (None, None) => None,
         };
 
+        let (base_url, base_note) = match &env.anthropic_base_url {
+            Some(raw) => parse_base_url(raw)?,
+            None => (DEFAULT_BASE_URL.to_string(), None),
+        };
+
         let mode = Mode::of(&args);
         let model = args
             .api
@@ -166,12 +172,7 @@ impl Invocation {
                     .or(args.refine.then_some(DEFAULT_REFINE_ROUNDS)),
             },
             api: ApiSettings {
-                base_url: env
-                    .anthropic_base_url
-                    .clone()
-                    .unwrap_or_else(|| DEFAULT_BASE_URL.to_string())
-                    .trim_end_matches('/')
-                    .to_string(),
+                base_url,
                 auth,
                 max_retries: args.api.max_retries,
                 headers_timeout,
@@ -189,6 +190,7 @@ impl Invocation {
                 ProgressStyle::Plain
             },
             verbose: args.verbose,
+            notes: base_note.into_iter().collect(),
         };
         Ok(Invocation::Run {
             config: Box::new(config),

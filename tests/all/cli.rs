@@ -141,7 +141,9 @@ fn help_names_the_environment_the_cache_and_examples() {
     let out = env.bare_cmd().arg("--help").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let help = stdout(&out);
-    let environment = help.find("\nENVIRONMENT:\n").expect("an ENVIRONMENT section");
+    let environment = help
+        .find("\nENVIRONMENT:\n")
+        .expect("an ENVIRONMENT section");
     let examples = help.find("\nEXAMPLES:\n").expect("an EXAMPLES section");
     assert!(help.find("--budget").unwrap() < environment);
     for named in [
@@ -152,9 +154,64 @@ fn help_names_the_environment_the_cache_and_examples() {
         "LUMINOS_CACHE_DIR",
         "/tmp/luminos",
     ] {
-        assert!(help[environment..examples].contains(named), "{named}:\n{help}");
+        assert!(
+            help[environment..examples].contains(named),
+            "{named}:\n{help}"
+        );
     }
     assert!(help[examples..].contains("luminos ~/src/app"), "{help}");
+}
+
+/// A base URL copied with its `/v1` works, with a note that says luminos
+/// drops it; every request reaches the API's own paths.
+#[test]
+fn a_base_url_ending_in_v1_works_with_a_note() {
+    let env = TestEnv::with_small_project().with_mock();
+    let out = env
+        .cmd()
+        .env("ANTHROPIC_BASE_URL", format!("{}/v1", env.server.url()))
+        .arg("--json")
+        .arg(env.target())
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err.lines().next().unwrap(),
+        format!(
+            "Note: ANTHROPIC_BASE_URL ends in /v1, which luminos adds itself; using {}",
+            env.server.url()
+        )
+    );
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["investigation"]["status"], "complete", "{err}");
+    let requests = env.server.requests();
+    assert!(!requests.is_empty());
+    for request in requests {
+        assert_eq!(request.path, "/v1/messages");
+    }
+}
+
+/// A base URL without a scheme is a usage error, said in one line before
+/// the scan: nothing on stdout and no request.
+#[test]
+fn a_base_url_without_a_scheme_is_a_usage_error() {
+    let env = TestEnv::with_small_project().with_mock();
+    let out = env
+        .cmd()
+        .env("ANTHROPIC_BASE_URL", "api.anthropic.com")
+        .arg(env.target())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "Error: ANTHROPIC_BASE_URL is not an address luminos can use ('api.anthropic.com'): \
+         it needs a scheme: https://api.anthropic.com or http://api.anthropic.com for a local \
+         gateway\n"
+    );
+    assert!(out.stdout.is_empty());
+    assert_eq!(env.server.request_count(), 0);
 }
 
 #[test]
