@@ -83,6 +83,10 @@ pub struct Args {
     #[arg(short = 'x', long = "exclude", value_name = "NAME")]
     pub exclude: Vec<String>,
 
+    // The list is named from its one constant, not repeated here.
+    #[arg(long = "include", value_name = "NAME", help = crate::scan::skip::include_help())]
+    pub include: Vec<String>,
+
     #[command(flatten)]
     pub api: ApiArgs,
 
@@ -225,6 +229,11 @@ pub struct AskArgs {
     /// Exclude a directory name everywhere (repeatable).
     #[arg(short = 'x', long = "exclude", value_name = "NAME")]
     pub exclude: Vec<String>,
+
+    /// Look into directories named NAME although the skip list would
+    /// leave them out (repeatable; see `luminos --help`).
+    #[arg(long = "include", value_name = "NAME")]
+    pub include: Vec<String>,
 
     /// Do not respect .gitignore, .ignore and .git/info/exclude.
     #[arg(long)]

@@ -7,6 +7,8 @@
 //! what a document holds is its pass's business, and the summaries and
 //! the append-only log and flags are `entries.rs` and `journal.rs`.
 
+use std::path::{Path, PathBuf};
+
 use serde_json::{Map, Value, json};
 
 use super::fsio::{io_err, read_json, write_json_atomic};
@@ -15,6 +17,11 @@ use super::{Cache, CacheError, META_FILE};
 /// The `meta.json` field set once a run with `--no-redact` wrote to the
 /// investigation (ours; the original has no redaction).
 pub(crate) const UNREDACTED_FIELD: &str = "written_without_redaction";
+
+/// The `meta.json` field listing the reports runs wrote inside the target
+/// (`-o`), relative to it (ours): later runs leave them out of the tree,
+/// with or without `-o`.
+pub(crate) const OWN_OUTPUTS_FIELD: &str = "own_outputs";
 
 impl Cache {
     /// Write `meta.json` for a new investigation.
@@ -55,6 +62,36 @@ impl Cache {
         self.read_json(META_FILE)
             .and_then(|meta| meta.get(UNREDACTED_FIELD)?.as_bool())
             .unwrap_or(false)
+    }
+
+    /// The reports runs wrote inside the target, relative to it.
+    pub(crate) fn own_outputs(&self) -> Vec<PathBuf> {
+        self.read_json(META_FILE)
+            .and_then(|meta| meta.get(OWN_OUTPUTS_FIELD).cloned())
+            .and_then(|list| serde_json::from_value::<Vec<String>>(list).ok())
+            .unwrap_or_default()
+            .into_iter()
+            .map(PathBuf::from)
+            .filter(|rel| rel.is_relative() && !rel.as_os_str().is_empty())
+            .collect()
+    }
+
+    /// Remember that this run writes its report at `rel` inside the target
+    /// (a no-op when it is already known).
+    pub(crate) fn record_own_output(&self, rel: &Path) -> Result<(), CacheError> {
+        let mut known = self.own_outputs();
+        if known.iter().any(|path| path == rel) {
+            return Ok(());
+        }
+        known.push(rel.to_path_buf());
+        known.sort();
+        let names: Vec<String> = known
+            .iter()
+            .map(|path| path.to_string_lossy().into_owned())
+            .collect();
+        let mut fields = Map::new();
+        fields.insert(OWN_OUTPUTS_FIELD.to_string(), json!(names));
+        self.update_meta(fields)
     }
 
     /// Read a named JSON document of this investigation (`plan.json`, ...).

@@ -103,6 +103,7 @@ pub use entries::EntryKind;
 pub use fault::WriteFault;
 pub use flag_records::{CheckedFlags, FlagRepair};
 pub(crate) use lock::RunLock;
+pub(crate) use root::choose_root;
 
 use fault::FaultLatch;
 use fsio::{ensure_private_dir, io_err, remove_temp_files};

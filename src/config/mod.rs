@@ -85,6 +85,9 @@ pub(crate) struct OutputOptions {
     pub format: Format,
     /// Write to this file instead of stdout (`-o`).
     pub file: Option<PathBuf>,
+    /// `file`, relative to the target, when it lies inside it: a run
+    /// records it in the cache, so later runs leave it out of the tree.
+    pub inside_target: Option<PathBuf>,
 }
 
 /// How the investigation runs.
@@ -293,6 +296,7 @@ impl ConfigError {
 mod base_url;
 mod env;
 mod language;
+mod own_outputs;
 mod resolve;
 
 pub(crate) use env::Env;

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use super::base_url::parse_base_url;
 use super::language::parse_language;
+use super::own_outputs::own_outputs;
 use super::{
     ATTEMPT_DEADLINE_VAR, ApiSettings, BATCH_POLL_VAR, Config, ConfigError, DEFAULT_CACHE_ROOT,
     Env, GivenPrice, HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode,
@@ -127,6 +128,23 @@ impl Invocation {
             None => (DEFAULT_BASE_URL.to_string(), None),
         };
 
+        // The cache goes where `choose_root` says (a subdirectory of a
+        // directory of other things); nothing is created to find out.
+        let cache_in_use = crate::cache::choose_root(&cache_root).unwrap_or(cache_root.clone());
+        let report_inside = args
+            .output
+            .as_deref()
+            .and_then(|file| own_outputs(&target, &target_canonical, &[file]).pop());
+        let mut own = own_outputs(&target, &target_canonical, &[&cache_in_use]);
+        own.extend(report_inside.clone());
+        // The reports earlier runs wrote inside the target, read without
+        // touching the cache.
+        if let Some(cache) = crate::cache::Cache::find_existing(&cache_root, &target_canonical) {
+            own.extend(cache.own_outputs());
+        }
+        own.sort();
+        own.dedup();
+
         let mode = Mode::of(&args);
         let model = args
             .api
@@ -143,10 +161,13 @@ impl Invocation {
                 show_hidden: args.all,
                 exclude: args.exclude,
                 respect_ignore: !args.no_ignore,
+                include: args.include,
+                own_outputs: own,
             },
             output: OutputOptions {
                 format,
                 file: args.output,
+                inside_target: report_inside,
             },
             investigation: InvestigationOptions {
                 fresh: args.fresh,
@@ -216,6 +237,7 @@ impl Invocation {
         run.api = ask.api;
         run.all = ask.all;
         run.exclude = ask.exclude;
+        run.include = ask.include;
         run.no_ignore = ask.no_ignore;
         run.no_redact = ask.no_redact;
         run.verbose = ask.verbose;

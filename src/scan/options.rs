@@ -17,6 +17,14 @@ pub struct ScanOptions {
     pub exclude: Vec<String>,
     /// Respect `.gitignore`, `.ignore` and `.git/info/exclude` (not `--no-ignore`).
     pub respect_ignore: bool,
+    /// Directory names the built-in skip list (or a `CACHEDIR.TAG`) would
+    /// keep from the investigation, taken back (`--include`).
+    pub include: Vec<String>,
+    /// What luminos itself writes inside the target (the `-o` report, a
+    /// cache placed there), relative to the target: left out of the scan,
+    /// the fingerprints and the report, as if it were not there, so that
+    /// writing it does not make the next run see a changed tree.
+    pub own_outputs: Vec<std::path::PathBuf>,
 }
 
 impl Default for ScanOptions {
@@ -26,6 +34,8 @@ impl Default for ScanOptions {
             show_hidden: false,
             exclude: Vec::new(),
             respect_ignore: true,
+            include: Vec::new(),
+            own_outputs: Vec::new(),
         }
     }
 }

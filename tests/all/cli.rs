@@ -521,7 +521,7 @@ fn depth_and_hidden_flags() {
     let report = stdout(&out);
     // Directories first, the largest first.
     assert!(
-        report.contains("├── src/  ...\n├── node_modules/  ...\n"),
+        report.contains("├── src/  ...\n├── node_modules/  ...  [skipped: on the skip list]\n"),
         "{report}"
     );
     assert!(!report.contains(".secret"));

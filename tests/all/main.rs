@@ -44,5 +44,6 @@ mod resume;
 mod sandbox;
 mod scan;
 mod sections;
+mod skip;
 mod soak;
 mod tools;

@@ -220,6 +220,9 @@ pub(crate) async fn investigate(
         batch_mode::forget_when_complete(&cache, &outcome, progress);
         ground_phase(&run, &situation.dirs, entries, &mut outcome);
         cached::record_last_run(&cache, &outcome.status)?;
+        if let Some(report) = &config.output.inside_target {
+            cache.record_own_output(report)?;
+        }
         Ok::<_, InvestigationError>(outcome)
     };
     let result = tokio::select! {
