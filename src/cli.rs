@@ -71,7 +71,9 @@ pub struct Args {
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Remove the investigation cache, then exit unless a TARGET is given.
+    /// With a TARGET, forget its cached investigation (only that one), then
+    /// investigate it anew; alone, remove the whole cache and exit, saying
+    /// how many investigations it held and what their runs cost.
     #[arg(long)]
     pub clear_cache: bool,
 
@@ -319,7 +321,7 @@ EXAMPLES:
   luminos ~/src/app -o report.html      the whole report as one HTML page
   luminos --json ~/src/app | jq .flags  the findings, for scripts
   luminos ask ~/src/app \"Where are retries timed?\"
-  luminos --clear-cache ~/src/app       forget this directory's investigation",
+  luminos --clear-cache                 remove every cached investigation",
         base = crate::ai::api::DEFAULT_BASE_URL,
         model = crate::ai::api::DEFAULT_MODEL,
         cache = crate::config::DEFAULT_CACHE_ROOT,

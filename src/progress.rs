@@ -27,13 +27,16 @@
 
 mod line;
 mod live;
+mod money;
+
+pub(crate) use money::{budget_line, spent_line};
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::text::{escape_control, format_thousands};
+use crate::text::{escape_control, format_thousands, usd};
 use line::{LiveField, lay_out};
 use live::{Draw, Screen};
 
@@ -214,9 +217,10 @@ impl Progress {
     /// The live board of the dir-loop phase: directories done out of
     /// `total`, the spend so far and the loops running now. Draws only on a
     /// terminal; elsewhere the per-directory lines already tell the story.
-    pub(crate) fn dir_board(&self, total: usize) -> DirBoard {
+    pub(crate) fn dir_board(&self, total: usize, budget: Option<f64>) -> DirBoard {
         let state = Arc::new(Mutex::new(BoardState {
             total: total as u64,
+            budget,
             ..BoardState::default()
         }));
         let shared = state.clone();
@@ -320,6 +324,8 @@ struct BoardState {
     running: Vec<String>,
     tokens: u64,
     dollars: f64,
+    /// What the run may spend (`--budget`), shown beside the spend.
+    budget: Option<f64>,
     /// The model is not in the catalog: the dollars use a stand-in's prices.
     assumed: bool,
 }
@@ -339,7 +345,7 @@ fn board_fields(state: &BoardState, done: u64, total: u64) -> Vec<LiveField> {
     let mut fields = vec![
         LiveField::droppable("", bar_text(done, total), 4),
         LiveField::kept(" ", format!("{done}/{total} dirs")),
-        LiveField::kept(" | ", format!("${:.2}", state.dollars)),
+        LiveField::kept(" | ", spend_of_budget(state.dollars, state.budget)),
     ];
     if state.assumed {
         fields.push(LiveField::kept(" ", "at assumed prices"));
@@ -351,6 +357,14 @@ fn board_fields(state: &BoardState, done: u64, total: u64) -> Vec<LiveField> {
     ));
     fields.push(LiveField::cuttable(" | ", format!("running: {running}"), 2));
     fields
+}
+
+/// `$0.41 of $5.00`, or `$0.41` without a budget.
+fn spend_of_budget(dollars: f64, budget: Option<f64>) -> String {
+    match budget {
+        Some(budget) => format!("{} of {}", usd(dollars), usd(budget)),
+        None => usd(dollars),
+    }
 }
 
 /// `[=========>          ]`.
@@ -521,7 +535,7 @@ mod tests {
 
     #[test]
     fn the_board_tracks_running_directories_and_spend() {
-        let board = Progress::silent().dir_board(3);
+        let board = Progress::silent().dir_board(3, None);
         board.started("src");
         board.started("docs\x1b[31m");
         board.finished("src");
@@ -545,7 +559,7 @@ mod tests {
     /// and never a figure cut in the middle.
     #[test]
     fn the_board_fits_60_80_and_200_columns() {
-        let board = Progress::silent().dir_board(41);
+        let board = Progress::silent().dir_board(41, Some(5.0));
         for dir in ["pkg0/part1", "pkg3/part2", "pkg7", "docs/guide"] {
             board.started(dir);
         }
@@ -555,16 +569,16 @@ mod tests {
         let at = |width| lay_out("  [AI]", &fields, width);
         assert_eq!(
             at(200),
-            "  [AI] [========>           ] 17/41 dirs | $0.52 | 1,234,567 tokens | running: \
-             pkg0/part1, pkg3/part2, pkg7, docs/guide"
+            "  [AI] [========>           ] 17/41 dirs | $0.52 of $5.00 | 1,234,567 tokens | \
+             running: pkg0/part1, pkg3/part2, pkg7, docs/guide"
         );
         assert_eq!(
             at(80),
-            "  [AI] 17/41 dirs | $0.52 | 1,234,567 tokens | running: pkg0/part1, pkg3/part2…"
+            "  [AI] 17/41 dirs | $0.52 of $5.00 | 1,234,567 tokens | running: pkg0/part1, p…"
         );
         assert_eq!(
             at(60),
-            "  [AI] 17/41 dirs | $0.52 | running: pkg0/part1, pkg3/part…"
+            "  [AI] 17/41 dirs | $0.52 of $5.00 | running: pkg0/part1, …"
         );
         for width in [60, 80, 200] {
             assert!(line::columns(&at(width)) < width);

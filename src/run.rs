@@ -76,7 +76,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         output::check_output_file(file)?;
     }
     if clear_first {
-        clear_cache(&config.cache_root)?;
+        clear_investigation(&config)?;
     }
 
     // Why no investigation runs, if none does.
@@ -100,6 +100,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
 
     let progress = Progress::new(config.progress, config.verbose);
+    // Money is said before any is spent.
+    if !estimate && skipped.is_none() {
+        progress.println(&crate::progress::budget_line(config.investigation.budget));
+    }
     if !config.scan.exclude.is_empty() {
         progress.scan(&format!("Excluding: {}", config.scan.exclude.join(", ")));
     }
@@ -157,6 +161,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     if outcome.interrupted {
         return Ok(ExitCode::Interrupted);
+    }
+    if skipped.is_none() {
+        progress.println(&crate::progress::spent_line(&outcome.status));
     }
 
     let failed = outcome.status.status == InvestigationStatus::Failed;
@@ -301,6 +308,59 @@ fn ask(config: &Config, question: &str) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
+/// `--clear-cache TARGET`: that target's investigation only, said in one
+/// line; the cache's other investigations stay.
+fn clear_investigation(config: &Config) -> anyhow::Result<()> {
+    let removed = cache::clear_investigation(&config.cache_root, &config.target_canonical)?;
+    let target = crate::text::escape_line(&config.target_arg);
+    let cost = if removed.unrecorded > 0 {
+        "with no record of its cost".to_string()
+    } else {
+        format!(
+            "it cost {} as its runs recorded",
+            crate::text::usd(removed.recorded_cost_usd)
+        )
+    };
+    match removed.investigations {
+        0 => eprintln!("There is no cached investigation of '{target}'; nothing to remove."),
+        1 => eprintln!(
+            "Removed the cached investigation of '{target}' ({cost}); the cache's other \
+             investigations are kept."
+        ),
+        // Earlier `--fresh` runs left more than one behind.
+        _ => eprintln!(
+            "Removed the cached investigations of '{target}' ({}); the cache's other \
+             investigations are kept.",
+            removed_words(&removed)
+        ),
+    }
+    Ok(())
+}
+
+/// `3 investigations, which cost $4.12 as their runs recorded (1 has no
+/// record of its cost)`.
+fn removed_words(removed: &cache::Removed) -> String {
+    let n = removed.investigations;
+    if n == 0 {
+        return "it held no investigation".to_string();
+    }
+    let recorded = n - removed.unrecorded;
+    let mut words = format!("{n} investigation{}", if n == 1 { "" } else { "s" });
+    if recorded > 0 {
+        words.push_str(&format!(
+            ", which cost {} as their runs recorded",
+            crate::text::usd(removed.recorded_cost_usd)
+        ));
+    }
+    match (recorded, removed.unrecorded) {
+        (_, 0) => {}
+        (0, _) => words.push_str(", with no record of their cost"),
+        (_, 1) => words.push_str(" (1 has no record of its cost)"),
+        (_, k) => words.push_str(&format!(" ({k} have no record of their cost)")),
+    }
+    words
+}
+
 /// `--cancel-batch`: no scan and no report, only what became of each batch.
 fn cancel_batches(config: &Config) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -315,8 +375,12 @@ fn cancel_batches(config: &Config) -> anyhow::Result<ExitCode> {
 
 fn clear_cache(root: &std::path::Path) -> anyhow::Result<()> {
     match cache::clear_cache(root)? {
-        cache::Cleared::Removed(root) => {
-            eprintln!("Removed the luminos cache at {}", root.display());
+        cache::Cleared::Removed { root, removed } => {
+            eprintln!(
+                "Removed the luminos cache at {}: {}.",
+                crate::text::escape_control(&root.to_string_lossy()),
+                removed_words(&removed)
+            );
         }
         cache::Cleared::Absent(root) => {
             eprintln!(

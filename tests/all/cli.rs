@@ -762,6 +762,62 @@ fn clear_cache_removes_the_cache_root_and_nothing_else() {
     assert!(stderr(&out).contains("nothing to remove"));
 }
 
+/// `--clear-cache TARGET` removes that target's investigation only, saying
+/// what its runs cost; without a TARGET the whole cache goes, with how many
+/// investigations it held and what their runs cost.
+#[test]
+fn clear_cache_with_a_target_keeps_the_others_and_says_what_went() {
+    let env = TestEnv::with_small_project().with_mock();
+    let other = env.root().join("other");
+    std::fs::create_dir_all(other.join("src")).unwrap();
+    std::fs::write(other.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+    let cost = |out: &std::process::Output| {
+        let report: Value = serde_json::from_str(&stdout(out)).unwrap();
+        report["investigation"]["cost_usd"].as_f64().unwrap()
+    };
+    let first = cost(&env.run_ok(&["--json"]));
+    let second = {
+        let out = env.cmd().arg("--json").arg(&other).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        cost(&out)
+    };
+    assert!(first > 0.0 && second > 0.0);
+
+    let out = env.run_ok(&["--clear-cache", "--scan-only"]);
+    let err = stderr(&out);
+    assert_eq!(
+        err.lines().next().unwrap(),
+        format!(
+            "Removed the cached investigation of '{}' (it cost ${first:.2} as its runs \
+             recorded); the cache's other investigations are kept.",
+            env.target().display()
+        ),
+        "{err}"
+    );
+    // The other target's investigation is still there: a rerun is free.
+    let requests = env.server.request_count();
+    let out = env.cmd().arg(&other).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        env.server.request_count(),
+        requests,
+        "the other was cleared"
+    );
+    let out = env.run_ok(&["--clear-cache", "--scan-only"]);
+    assert!(stderr(&out).starts_with("There is no cached investigation of '"));
+
+    let out = env.cmd().arg("--clear-cache").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "Removed the luminos cache at {}: 1 investigation, which cost ${second:.2} as \
+             their runs recorded.\n",
+            env.cache().display()
+        )
+    );
+}
+
 #[test]
 fn clear_cache_refuses_a_directory_luminos_did_not_make() {
     let env = TestEnv::new();

@@ -173,6 +173,8 @@ pub(super) fn finish(
                 cost_cap_hit: work.cap_hit,
                 batch: session.batch_stats().map(|stats| stats.summary()),
                 language: run.config.investigation.language.clone(),
+                // Read back once this run's spending is recorded.
+                all_runs: None,
             }),
             spent: None,
             refinement: None,

@@ -232,9 +232,13 @@ pub(crate) async fn investigate(
         // returned.
         _ = interrupted() => {
             progress.clear_live();
+            record_spending(&cache, &tracker);
             return Ok(interrupted_outcome(config, &cache, progress, &tracker));
         }
     };
+    // What this run paid for joins what the investigation cost in all,
+    // whatever became of the run.
+    record_spending(&cache, &tracker);
     // A failed run's report still shows what the cache holds of its
     // directories, grounded as a finished run's.
     let failed_learning = |error: &str| {
@@ -253,7 +257,10 @@ pub(crate) async fn investigate(
         return Ok(failed_learning(&fault.to_string()));
     }
     match result {
-        Ok(outcome) => {
+        Ok(mut outcome) => {
+            if let Some(summary) = &mut outcome.status.summary {
+                summary.all_runs = cache.spending();
+            }
             if outcome.brief.is_empty() && outcome.detailed.is_empty() {
                 progress.ai("Warning: agent produced no output.");
             }
@@ -328,6 +335,14 @@ fn too_small_for(run: &Phases<'_>, situation: &Situation, survey: Option<&str>) 
              {smallest:.2})"
         )
     })
+}
+
+/// Add what `tracker` counted to the investigation's record of what its
+/// runs spent. A write that fails is the cache's write fault, which ends
+/// the run as any other.
+fn record_spending(cache: &Cache, tracker: &crate::ai::api::cost::TokenTracker) {
+    let totals = tracker.totals();
+    let _ = cache.add_spending(tracker.cost(), totals.requests);
 }
 
 /// The entries the cache holds now of the directories of `all_dirs`.

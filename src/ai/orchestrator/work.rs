@@ -79,7 +79,7 @@ pub(super) async fn work_phase(
         max_cost: config.investigation.max_cost,
         budget: decision.work.budget.limit,
     };
-    let board = progress.dir_board(decision.work.loops.len());
+    let board = progress.dir_board(decision.work.loops.len(), config.investigation.budget);
     if !run.ctx.session.model_facts().prices_known() {
         board.assume_prices();
     }
