@@ -33,6 +33,7 @@ mod locations;
 mod mcp;
 mod mock_server;
 mod money;
+mod money_lines;
 mod pipeline;
 mod privacy;
 mod progress;

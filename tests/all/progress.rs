@@ -294,6 +294,11 @@ fn on_a_60_column_terminal_the_live_line_fits_and_ctrl_c_clears_it() {
         .filter(|drawn| drawn.contains(" dirs"))
         .collect();
     assert!(!boards.is_empty(), "no live board in {screen:?}");
+    // The spend is shown of the budget, whole, at every width.
+    assert!(
+        boards.iter().all(|board| board.contains(" of $5.00")),
+        "{boards:?}"
+    );
     for board in &boards {
         assert!(board.chars().count() < 60, "{board:?}");
         assert!(!board.ends_with(' '), "padded: {board:?}");
