@@ -29,7 +29,7 @@ mod line;
 mod live;
 mod money;
 
-pub(crate) use money::{budget_line, spent_line};
+pub(crate) use money::{PriceBasis, budget_line, spent_line};
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -62,6 +62,9 @@ struct Inner {
     mode: Mode,
     /// `-v`: the full trace.
     verbose: bool,
+    /// Routine lines only with `-v`: what warns still shows (see
+    /// [`Progress::answer_only`]).
+    quiet: bool,
     // Serializes plain-mode writes so lines from concurrent tasks never interleave.
     plain_lock: Mutex<()>,
 }
@@ -80,6 +83,20 @@ pub(crate) type LineSink = Arc<dyn Fn(&str) + Send + Sync>;
 impl Progress {
     /// A reporter for the given style; `verbose` prints the full trace.
     pub fn new(style: ProgressStyle, verbose: bool) -> Self {
+        Progress::styled(style, verbose, false)
+    }
+
+    /// A reporter for a command whose output is one answer (`luminos
+    /// ask`): without `-v` it says nothing routine (no scan step, no pass,
+    /// no count), only what warns or qualifies the answer (a line that
+    /// starts `Warning` or `Note`, a flag, a failed API call that is
+    /// retried) and what is printed with
+    /// [`Progress::println`]; `-v` shows everything, as [`Progress::new`].
+    pub fn answer_only(style: ProgressStyle, verbose: bool) -> Self {
+        Progress::styled(style, verbose, !verbose)
+    }
+
+    fn styled(style: ProgressStyle, verbose: bool, quiet: bool) -> Self {
         let mode = match style {
             ProgressStyle::Live { color } => Mode::Live {
                 screen: Screen::start(),
@@ -87,36 +104,36 @@ impl Progress {
             },
             ProgressStyle::Plain => Mode::Plain,
         };
+        Progress::with_mode(mode, verbose, quiet)
+    }
+
+    fn with_mode(mode: Mode, verbose: bool, quiet: bool) -> Self {
         Progress {
             inner: Arc::new(Inner {
                 mode,
                 verbose,
+                quiet,
                 plain_lock: Mutex::new(()),
             }),
         }
     }
 
+    /// Whether a routine line `msg` is held back (see
+    /// [`Progress::answer_only`]).
+    fn holds_back(&self, msg: &str) -> bool {
+        const ALERTS: [&str; 4] = ["Warning", "Note", "FLAG", "API call failed"];
+        self.inner.quiet && !ALERTS.iter().any(|alert| msg.starts_with(alert))
+    }
+
     /// A reporter that prints nothing, for library callers and unit tests.
     pub fn silent() -> Self {
-        Progress {
-            inner: Arc::new(Inner {
-                mode: Mode::Silent,
-                verbose: false,
-                plain_lock: Mutex::new(()),
-            }),
-        }
+        Progress::with_mode(Mode::Silent, false, false)
     }
 
     /// A reporter that hands each line, as plain mode would print it, to
     /// `sink`; nothing is drawn and nothing goes to stderr by itself.
     pub(crate) fn to_sink(sink: LineSink, verbose: bool) -> Self {
-        Progress {
-            inner: Arc::new(Inner {
-                mode: Mode::Sink(sink),
-                verbose,
-                plain_lock: Mutex::new(()),
-            }),
-        }
+        Progress::with_mode(Mode::Sink(sink), verbose, false)
     }
 
     /// True when drawing a live display on a terminal.
@@ -137,18 +154,24 @@ impl Progress {
 
     /// `  [scan] <msg>`
     pub fn scan(&self, msg: &str) {
-        self.println(&format!("  [scan] {msg}"));
+        if !self.holds_back(msg) {
+            self.println(&format!("  [scan] {msg}"));
+        }
     }
 
     /// `  [AI] <msg>`
     pub fn ai(&self, msg: &str) {
-        self.println(&format!("  [AI] {msg}"));
+        if !self.holds_back(msg) {
+            self.println(&format!("  [AI] {msg}"));
+        }
     }
 
     /// `  [AI] [<dir>] <msg>`: a line that belongs to one directory's loop, so
     /// output from concurrent loops stays attributable.
     pub(crate) fn ai_dir(&self, dir: &str, msg: &str) {
-        self.println(&format!("  [AI] [{dir}] {msg}"));
+        if !self.holds_back(msg) {
+            self.println(&format!("  [AI] [{dir}] {msg}"));
+        }
     }
 
     /// The full trace (`-v`) is on.
@@ -190,12 +213,20 @@ impl Progress {
     }
 
     /// Start a counted phase such as "Classifying files". Live: a line with
-    /// the running count. Plain: one line when it starts and one when it
-    /// finishes.
+    /// the running count. Plain: one line, when it finishes (a step is one
+    /// line on a pipe).
     pub fn counter(&self, tag: &str, label: &str) -> Counter {
         let prefix = format!("  [{tag}] {label}...");
         let count = Arc::new(AtomicU64::new(0));
         let (shown, counted) = (prefix.clone(), count.clone());
+        if self.inner.quiet {
+            return Counter {
+                progress: Progress::silent(),
+                live: None,
+                prefix,
+                count,
+            };
+        }
         let live = self.live(move |width, _| {
             let count = [LiveField::kept(
                 " ",
@@ -203,9 +234,6 @@ impl Progress {
             )];
             lay_out(&shown, &count, width)
         });
-        if matches!(self.inner.mode, Mode::Plain | Mode::Sink(_)) {
-            self.write_plain(&prefix);
-        }
         Counter {
             progress: self.clone(),
             live,
@@ -526,9 +554,38 @@ mod tests {
             *lines.lock().unwrap(),
             [
                 "  [scan] hello",
-                "  [scan] Counting...",
                 "  [scan] Counting... done",
                 "  [AI] bad\\x1b[31m",
+            ]
+        );
+    }
+
+    /// Answer-only progress says what warns, and nothing routine.
+    #[test]
+    fn answer_only_progress_keeps_warnings_alone() {
+        let lines: Arc<Mutex<Vec<String>>> = Arc::default();
+        let seen = lines.clone();
+        let p = Progress::with_mode(
+            Mode::Sink(Arc::new(move |line: &str| {
+                seen.lock().unwrap().push(line.to_string())
+            })),
+            false,
+            true,
+        );
+        p.scan("Building directory tree");
+        p.counter("scan", "Classifying files").finish();
+        p.ai("Question: what?");
+        p.ai("Warning: could not save x");
+        p.ai_dir("ask", "FLAG [INFO] a.env: 1 secret redacted");
+        p.ai("API call failed: overloaded; retry 1/6 in 480ms");
+        p.println("Warning: model x is deprecated");
+        assert_eq!(
+            *lines.lock().unwrap(),
+            [
+                "  [AI] Warning: could not save x",
+                "  [AI] [ask] FLAG [INFO] a.env: 1 secret redacted",
+                "  [AI] API call failed: overloaded; retry 1/6 in 480ms",
+                "Warning: model x is deprecated",
             ]
         );
     }

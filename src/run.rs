@@ -163,7 +163,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::Interrupted);
     }
     if skipped.is_none() {
-        progress.println(&crate::progress::spent_line(&outcome.status));
+        let prices = crate::progress::PriceBasis {
+            assumed: !config.investigation.model_facts.prices_known(),
+            batch: config.investigation.batch,
+        };
+        progress.println(&crate::progress::spent_line(&outcome.status, prices));
     }
 
     let failed = outcome.status.status == InvestigationStatus::Failed;
@@ -241,7 +245,9 @@ fn api_runtime(config: &Config, progress: &Progress) -> anyhow::Result<tokio::ru
 /// answer came, with exit status 2 for a question that is not one, 3 when
 /// an API call failed (as a run whose investigation failed), 1 otherwise.
 fn ask(config: &Config, question: &str) -> anyhow::Result<ExitCode> {
-    let progress = Progress::new(config.progress, config.verbose);
+    // The answer is the output: the scan, the passes and the cost are for
+    // -v.
+    let progress = Progress::answer_only(config.progress, config.verbose);
     let runtime = api_runtime(config, &progress)?;
     let answered = runtime.block_on(async {
         tokio::select! {

@@ -18,9 +18,32 @@ pub(crate) fn budget_line(budget: Option<f64>) -> String {
     }
 }
 
+/// What the dollars of a run are priced at, when not the catalog's list
+/// prices.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct PriceBasis {
+    /// The model is not in the catalog: a stand-in's prices.
+    pub assumed: bool,
+    /// `--batch`: the Message Batches API's prices.
+    pub batch: bool,
+}
+
+impl PriceBasis {
+    /// ` (at assumed batch prices)`, or nothing at list prices.
+    fn words(self) -> &'static str {
+        match (self.assumed, self.batch) {
+            (false, false) => "",
+            (false, true) => " (at batch prices)",
+            (true, false) => " (at assumed prices)",
+            (true, true) => " (at assumed batch prices)",
+        }
+    }
+}
+
 /// The last line of a run that investigated: what it spent, of what
-/// budget, on how many requests.
-pub(crate) fn spent_line(investigation: &Investigation) -> String {
+/// budget, on how many requests, and at what prices when not the
+/// catalog's list prices.
+pub(crate) fn spent_line(investigation: &Investigation, prices: PriceBasis) -> String {
     let (cost, requests, budget) = match (&investigation.summary, &investigation.spent) {
         (Some(summary), _) => (summary.cost_usd, summary.api_requests, summary.budget_usd),
         (None, Some(spent)) => (spent.cost_usd, spent.api_requests, None),
@@ -41,10 +64,11 @@ pub(crate) fn spent_line(investigation: &Investigation) -> String {
         ""
     };
     format!(
-        "Spent: {}{of} on {} API request{}{failed}.",
+        "Spent: {}{of} on {} API request{}{}{failed}.",
         usd(cost),
         format_thousands(requests),
         if requests == 1 { "" } else { "s" },
+        prices.words(),
     )
 }
 
@@ -75,15 +99,15 @@ mod tests {
             ..Investigation::default()
         };
         assert_eq!(
-            spent_line(&ran(0.4123, 37, Some(5.0))),
+            spent_line(&ran(0.4123, 37, Some(5.0)), PriceBasis::default()),
             "Spent: $0.41 of $5.00 on 37 API requests."
         );
         assert_eq!(
-            spent_line(&ran(0.01, 1, None)),
+            spent_line(&ran(0.01, 1, None), PriceBasis::default()),
             "Spent: $0.01 on 1 API request."
         );
         assert_eq!(
-            spent_line(&ran(0.0, 0, Some(5.0))),
+            spent_line(&ran(0.0, 0, Some(5.0)), PriceBasis::default()),
             "Spent: $0.00; everything came from the cache."
         );
         let failed = Investigation {
@@ -95,11 +119,19 @@ mod tests {
             ..Investigation::failed("the API is overloaded")
         };
         assert_eq!(
-            spent_line(&failed),
+            spent_line(&failed, PriceBasis::default()),
             "Spent: $0.02 on 3 API requests before the investigation failed."
         );
+        let at =
+            |assumed, batch| spent_line(&ran(0.5, 2, Some(1.0)), PriceBasis { assumed, batch });
         assert_eq!(
-            spent_line(&Investigation::failed("no key")),
+            at(true, true),
+            "Spent: $0.50 of $1.00 on 2 API requests (at assumed batch prices)."
+        );
+        assert!(at(false, true).ends_with("requests (at batch prices)."));
+        assert!(at(true, false).ends_with("requests (at assumed prices)."));
+        assert_eq!(
+            spent_line(&Investigation::failed("no key"), PriceBasis::default()),
             "Spent: $0.00; no request was sent."
         );
     }

@@ -49,7 +49,14 @@ fn stable(env: &TestEnv, text: &str) -> String {
         .replace(&canonical.to_string_lossy().into_owned(), "[ROOT]")
         .replace(&root, "[ROOT]");
     let cost = regex::Regex::new(r"\$\d+\.\d\d").unwrap();
-    cost.replace_all(&text, "$[COST]").into_owned()
+    let text = cost.replace_all(&text, "$[COST]");
+    // When the investigation was paid for, and by which luminos.
+    let date = regex::Regex::new(r"\d{4}-\d\d-\d\d").unwrap();
+    let text = date.replace_all(&text, "[DATE]");
+    text.replace(
+        &format!("luminos {}", env!("CARGO_PKG_VERSION")),
+        "luminos [VERSION]",
+    )
 }
 
 /// What the text report says before the scan's sections (those hold

@@ -261,7 +261,9 @@ pub(crate) async fn investigate(
             if let Some(summary) = &mut outcome.status.summary {
                 summary.all_runs = cache.spending();
             }
-            if outcome.brief.is_empty() && outcome.detailed.is_empty() {
+            // Only an agent that was asked can have produced nothing.
+            let asked = tracker.totals().requests > 0;
+            if asked && outcome.brief.is_empty() && outcome.detailed.is_empty() {
                 progress.ai("Warning: agent produced no output.");
             }
             progress.ai(&outcome.status.line());

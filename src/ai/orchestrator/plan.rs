@@ -114,7 +114,7 @@ pub(crate) fn report_decision(decision: &Decision, progress: &Progress) {
         progress.ai(&line);
     }
     if !decision.plan.notes.is_empty() {
-        progress.ai(&format!("Plan notes: {}", decision.plan.notes));
+        progress.ai_detail(&format!("Plan notes: {}", decision.plan.notes));
     }
     if let Some(line) = budget_line(decision) {
         progress.ai(&line);

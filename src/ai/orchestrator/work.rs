@@ -114,7 +114,7 @@ pub(super) async fn work_phase(
     if let Ok(done) = &done
         && done.rounds > 0
     {
-        progress.ai(&format!(
+        progress.ai_detail(&format!(
             "Replanning: {} rounds bought {} more loops ({} for leads).",
             done.rounds, done.bought_by_rounds, done.bought_for_leads
         ));

@@ -270,7 +270,7 @@ async fn run_dir_loop(
             }
             limit += 1;
             borrowed += 1;
-            printer.line(&format!(
+            printer.detail(&format!(
                 "Borrowed a turn from the shared pool ({borrowed} so far)"
             ));
         }
