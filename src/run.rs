@@ -194,6 +194,7 @@ fn write_report(config: &Config, report: &Report) -> anyhow::Result<ExitCode> {
     let options = RenderOptions {
         target: config.target.to_string_lossy().into_owned(),
         depth: config.scan.depth,
+        width: config.output.width,
     };
     write_output(config, |out: &mut dyn std::io::Write| {
         crate::report::render(report, config.output.format, &options, out)

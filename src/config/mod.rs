@@ -88,6 +88,9 @@ pub(crate) struct OutputOptions {
     /// `file`, relative to the target, when it lies inside it: a run
     /// records it in the cache, so later runs leave it out of the tree.
     pub inside_target: Option<PathBuf>,
+    /// The columns the terminal report fits: the terminal's when stdout is
+    /// one, else [`crate::report::text_fit::DEFAULT_WIDTH`].
+    pub width: usize,
 }
 
 /// How the investigation runs.

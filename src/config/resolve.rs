@@ -166,6 +166,10 @@ impl Invocation {
             },
             output: OutputOptions {
                 format,
+                width: match (&args.output, env.stdout_columns) {
+                    (None, Some(columns)) => columns,
+                    _ => crate::report::text_fit::DEFAULT_WIDTH,
+                },
                 file: args.output,
                 inside_target: report_inside,
             },

@@ -483,6 +483,8 @@ mod sections_text;
 mod sections_view;
 mod shape;
 mod text;
+mod text_dirs;
+pub(crate) mod text_fit;
 mod text_scan;
 mod text_tree;
 mod verdict;

@@ -20,7 +20,7 @@ use crate::scan::{NodeKind, TreeNode, human_size};
 use crate::text::escape_line;
 
 /// The most lines the tree section takes.
-pub(crate) const TREE_LINES: usize = 120;
+pub(crate) const TREE_LINES: usize = 40;
 
 /// How a node ranks for a line, larger first: flagged, bytes, a directory,
 /// then the tree's own order.

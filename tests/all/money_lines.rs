@@ -7,7 +7,7 @@ use crate::support;
 
 use serde_json::Value;
 use support::TestEnv;
-use support::output::{stderr, stdout};
+use support::output::{squashed, stderr, stdout};
 
 fn json(out: &std::process::Output) -> Value {
     serde_json::from_str(&stdout(out)).unwrap()
@@ -57,7 +57,7 @@ fn a_report_from_the_cache_gives_what_the_investigation_cost() {
          ({requests} API requests), last paid for on {today} by luminos {}.",
         env!("CARGO_PKG_VERSION")
     );
-    assert!(text.contains(&expected), "{expected}\n{text}");
+    assert!(squashed(&text).contains(&expected), "{expected}\n{text}");
     assert_eq!(
         stderr(&again).lines().last().unwrap(),
         "Spent: $0.00; everything came from the cache."
