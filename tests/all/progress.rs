@@ -173,7 +173,10 @@ fn a_run_on_a_pipe_says_a_few_lines_per_directory() {
     }
 
     let again = stderr(&env.run_ok(&[]));
-    assert!(again.contains("[AI] Directories cached: 41"), "{again}");
+    assert!(
+        again.contains("[AI] Directories to investigate: 0 (41 cached)"),
+        "{again}"
+    );
     assert_eq!(count(&again, "Skipping (cached)"), 0, "{again}");
     assert!(again.lines().count() < 30, "{again}");
     let named = stderr(&env.run_ok(&["-v"]));

@@ -190,7 +190,7 @@ pub(crate) async fn investigate(
         let survey = survey_phase(&run, &situation, choice, system).await?;
         let first = decide(&situation.inputs(), None);
         let decision = plan_phase(&run, &situation, &first_look, survey.as_ref(), first).await?;
-        report_decision(&decision, progress);
+        report_decision(&decision, situation.dirs.len(), progress);
         let work = work_phase(&run, &situation, &decision, survey.as_ref()).await?;
         // Cached means a summary this run reused, as the original counts
         // it: a directory the plan skipped is settled (`settle_plan`) but

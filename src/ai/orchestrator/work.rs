@@ -114,7 +114,9 @@ pub(super) async fn work_phase(
     if let Ok(done) = &done
         && done.rounds > 0
     {
-        progress.ai_detail(&format!(
+        // One line says what the money left bought beyond the decision
+        // announced (each round is the full trace's).
+        progress.ai(&format!(
             "Replanning: {} rounds bought {} more loops ({} for leads).",
             done.rounds, done.bought_by_rounds, done.bought_for_leads
         ));
