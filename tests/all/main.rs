@@ -38,6 +38,7 @@ mod pipeline;
 mod privacy;
 mod progress;
 mod prompt_cache;
+mod readme;
 mod redaction;
 mod refine;
 mod report;

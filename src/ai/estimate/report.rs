@@ -77,7 +77,8 @@ pub(crate) struct Counts {
     pub batch: bool,
     /// Every directory discovery found.
     pub directories_total: usize,
-    /// Directories already summarized in the cache (left out).
+    /// Directories whose cached summary is kept as it is (not one a loop
+    /// reads again, nor one summarised from the scan again).
     pub directories_cached: usize,
     /// Directories a saved plan skips (left out).
     pub directories_skipped: usize,
