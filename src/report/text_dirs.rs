@@ -163,7 +163,7 @@ fn ellipsis(line: &str, width: usize) -> String {
     let mut kept = line.to_string();
     while kept.chars().count() + 2 > width {
         match kept.trim_end().rfind(' ') {
-            Some(at) if kept[..at].trim().len() > 0 => kept.truncate(at),
+            Some(at) if !kept[..at].trim().is_empty() => kept.truncate(at),
             _ => break,
         }
     }

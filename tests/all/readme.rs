@@ -78,7 +78,7 @@ fn the_readme_starts_with_a_quick_start_and_stays_short() {
         command,
         "no luminos command in a code block in the first 40 lines"
     );
-    assert!(lines[..40].iter().any(|l| *l == "## Quick start"));
+    assert!(lines[..40].contains(&"## Quick start"));
     assert!(readme.contains("\n## Contents\n"), "no table of contents");
     // The benchmark tables and the internals live in docs/.
     assert!(!readme.contains("| build | interactive |"));
