@@ -448,13 +448,7 @@ fn the_estimate_and_the_run_tell_one_story() {
             .find_map(|l| l.split(" rounds bought ").nth(1))
             .and_then(|rest| rest.split(' ').next())
             .map_or(0, |n| n.parse().unwrap());
-        let loops: std::collections::BTreeSet<String> = env.passes()[before..]
-            .iter()
-            .filter_map(|(pass, _)| match pass {
-                support::agent::Pass::Dir(rel) => Some(rel.clone()),
-                _ => None,
-            })
-            .collect();
+        let loops = env.loop_dirs_since(before);
         assert_eq!(loops.len() as u64, count("loops") + bought, "{err}");
     }
 }

@@ -13,7 +13,7 @@ use crate::support;
 
 use serde_json::Value;
 use support::TestEnv;
-use support::agent::{AgentEnv, Pass};
+use support::agent::AgentEnv;
 use support::output::{item_where, stderr, stdout};
 
 /// A cache directory tag as the specification writes it.
@@ -45,17 +45,7 @@ fn rust_repo() -> AgentEnv {
 
 /// The directories the run sent a loop into, sorted.
 fn investigated(env: &AgentEnv) -> Vec<String> {
-    let mut dirs: Vec<String> = env
-        .passes()
-        .into_iter()
-        .filter_map(|(pass, _)| match pass {
-            Pass::Dir(rel) => Some(rel),
-            _ => None,
-        })
-        .collect();
-    dirs.sort();
-    dirs.dedup();
-    dirs
+    env.loop_dirs_since(0).into_iter().collect()
 }
 
 #[test]

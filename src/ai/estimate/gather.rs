@@ -69,14 +69,7 @@ pub(crate) fn estimate(
     let situation = Situation::gather(config, scan, dirs, &scope, cache.as_ref());
     let decision = decide(&situation.inputs(), None);
     // Directories that get a new entry this run.
-    let renewed: HashSet<&Path> = decision
-        .work
-        .loops
-        .iter()
-        .flat_map(|l| l.unit.dirs())
-        .chain(&decision.work.mechanical)
-        .map(PathBuf::as_path)
-        .collect();
+    let renewed = decision.renewed();
     let kept = |dir: &Path| {
         cache
             .as_ref()

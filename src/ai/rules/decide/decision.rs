@@ -187,17 +187,22 @@ impl Decision {
         self.work.loops.iter().map(|l| l.unit.members.len()).sum()
     }
 
-    /// What becomes of each of the `total` directories found: the one
-    /// count the run's line and `--estimate` both say.
-    pub(crate) fn directory_counts(&self, total: usize) -> DirectoryCounts {
-        let renewed: HashSet<&Path> = self
-            .work
+    /// The directories that get a new entry this run: those a loop reads
+    /// and those summarised from the scan.
+    pub(crate) fn renewed(&self) -> HashSet<&Path> {
+        self.work
             .loops
             .iter()
             .flat_map(|l| l.unit.dirs())
             .chain(&self.work.mechanical)
             .map(PathBuf::as_path)
-            .collect();
+            .collect()
+    }
+
+    /// What becomes of each of the `total` directories found: the one
+    /// count the run's line and `--estimate` both say.
+    pub(crate) fn directory_counts(&self, total: usize) -> DirectoryCounts {
+        let renewed = self.renewed();
         DirectoryCounts {
             total,
             to_investigate: self.work.loops.iter().map(|l| l.unit.dirs().count()).sum(),
