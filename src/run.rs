@@ -46,28 +46,32 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         resolved => resolved?,
     };
-    let (config, clear_first) = match invocation {
+    match invocation {
         Invocation::ClearCacheOnly { cache_root } => {
             clear_cache(&cache_root)?;
-            return Ok(ExitCode::Success);
+            Ok(ExitCode::Success)
         }
         Invocation::Run {
             config,
             clear_cache_first,
-        } => (config, clear_cache_first),
+        } => run_on_target(&config, clear_cache_first),
         Invocation::Ask { config, question } => {
             print_notes(&config);
-            return ask(&config, &question);
+            ask(&config, &question)
         }
         Invocation::Mcp => {
             if env.stdin_is_terminal {
                 eprintln!("{MCP_BY_HAND_HINT}");
             }
             crate::mcp::serve(env)?;
-            return Ok(ExitCode::Success);
+            Ok(ExitCode::Success)
         }
-    };
-    print_notes(&config);
+    }
+}
+
+/// `luminos TARGET`: scan, then investigate, estimate or skip, and report.
+fn run_on_target(config: &Config, clear_first: bool) -> anyhow::Result<ExitCode> {
+    print_notes(config);
     // A report that could not be written would waste the whole run: the
     // file is checked before anything is spent.
     if config.investigation.mode != Mode::CancelBatch
@@ -76,12 +80,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         output::check_output_file(file)?;
     }
     if clear_first {
-        clear_investigation(&config)?;
+        clear_investigation(config)?;
     }
 
     // Why no investigation runs, if none does.
     let skipped = match config.investigation.mode {
-        Mode::CancelBatch => return cancel_batches(&config),
+        Mode::CancelBatch => return cancel_batches(config),
         Mode::ScanOnly => Some(SCAN_ONLY_NOTE),
         Mode::Estimate => None,
         Mode::Investigate if config.api.auth.is_none() => {
@@ -96,7 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let reserved = if estimate || skipped.is_some() {
         None
     } else {
-        crate::ai::reserve_target(&config)?
+        crate::ai::reserve_target(config)?
     };
 
     let progress = Progress::new(config.progress, config.verbose);
@@ -116,33 +120,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         scan::scan_with_dirs(&config.target, &config.scan, &progress)
     };
 
-    // No billed API call, no cache write: the projection is the result,
-    // its token counts calibrated by the free token-counting endpoint
-    // where a key is set.
     if estimate {
-        let estimate = crate::ai::estimate::estimate(&config, &base, &dirs)?;
-        let estimate = match config.client_config() {
-            Some(client) => tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .context("starting the async runtime")?
-                .block_on(crate::ai::estimate::calibrate(estimate, client)),
-            None => estimate,
-        };
-        // The model's warning reaches the terminal once, as a run's does:
-        // in the text estimate on stdout, or on stderr when stdout carries
-        // JSON (a `jq` pipeline shows only what it selects) or the
-        // estimate goes to a file.
-        let json = config.output.format == Format::Json;
-        let text_on_stdout = !json && config.output.file.is_none();
-        if !text_on_stdout && let Some(warning) = crate::ai::model_warning(&config.investigation) {
-            progress.println(&format!("Warning: {warning}"));
-        }
-        let text = (!json).then(|| estimate.render_text());
-        return write_output(&config, |out: &mut dyn std::io::Write| match &text {
-            Some(text) => out.write_all(text.as_bytes()),
-            None => serde_json::to_writer_pretty(out, &estimate).map_err(std::io::Error::from),
-        });
+        return write_estimate(config, &base, &dirs, &progress);
     }
 
     let outcome = match skipped {
@@ -151,9 +130,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ..crate::ai::Outcome::default()
         },
         None => {
-            let runtime = api_runtime(&config, &progress)?;
+            let runtime = api_runtime(config, &progress)?;
             runtime.block_on(crate::ai::orchestrator::investigate(
-                &config, &base, &dirs, &progress, reserved,
+                config, &base, &dirs, &progress, reserved,
             ))?
         }
     };
@@ -172,12 +151,46 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let failed = outcome.status.status == InvestigationStatus::Failed;
     let report = outcome.into_report(base);
-    match write_report(&config, &report)? {
+    match write_report(config, &report)? {
         // The report is out; the status says the investigation failed, so
         // scripts and CI notice.
         ExitCode::Success if failed => Ok(ExitCode::InvestigationFailed),
         code => Ok(code),
     }
+}
+
+/// `--estimate`: no billed API call, no cache write; the projection is the
+/// result, its token counts calibrated by the free token-counting endpoint
+/// where a key is set.
+fn write_estimate(
+    config: &Config,
+    base: &scan::BaseScan,
+    dirs: &scan::ScannedDirs,
+    progress: &Progress,
+) -> anyhow::Result<ExitCode> {
+    let estimate = crate::ai::estimate::estimate(config, base, dirs)?;
+    let estimate = match config.client_config() {
+        Some(client) => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("starting the async runtime")?
+            .block_on(crate::ai::estimate::calibrate(estimate, client)),
+        None => estimate,
+    };
+    // The model's warning reaches the terminal once, as a run's does: in
+    // the text estimate on stdout, or on stderr when stdout carries JSON (a
+    // `jq` pipeline shows only what it selects) or the estimate goes to a
+    // file.
+    let json = config.output.format == Format::Json;
+    let text_on_stdout = !json && config.output.file.is_none();
+    if !text_on_stdout && let Some(warning) = crate::ai::model_warning(&config.investigation) {
+        progress.println(&format!("Warning: {warning}"));
+    }
+    let text = (!json).then(|| estimate.render_text());
+    write_output(config, |out: &mut dyn std::io::Write| match &text {
+        Some(text) => out.write_all(text.as_bytes()),
+        None => serde_json::to_writer_pretty(out, &estimate).map_err(std::io::Error::from),
+    })
 }
 
 /// What resolving the settings changed, one line each on stderr, before
