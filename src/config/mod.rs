@@ -68,6 +68,10 @@ pub(crate) struct Config {
     pub progress: ProgressStyle,
     /// The full trace on stderr (`-v`), not the few lines per directory.
     pub verbose: bool,
+    /// What resolving the settings changed and the user should know (a
+    /// base URL used without its `/v1`): one line each, printed before the
+    /// scan.
+    pub notes: Vec<String>,
 }
 
 /// Where the report goes.
@@ -78,6 +82,12 @@ pub(crate) struct OutputOptions {
     pub format: Format,
     /// Write to this file instead of stdout (`-o`).
     pub file: Option<PathBuf>,
+    /// `file`, relative to the target, when it lies inside it: a run
+    /// records it in the cache, so later runs leave it out of the tree.
+    pub inside_target: Option<PathBuf>,
+    /// The columns the terminal report fits: the terminal's when stdout is
+    /// one, else [`crate::report::text_fit::DEFAULT_WIDTH`].
+    pub width: usize,
 }
 
 /// How the investigation runs.
@@ -231,6 +241,15 @@ pub(crate) enum ConfigError {
     /// The message format is the original's.
     #[error("'{0}' is not a directory or does not exist.")]
     NotADirectory(String),
+    /// The target is a file: luminos investigates directories.
+    #[error("'{0}' is a file; luminos investigates a directory (the one that holds it, say)")]
+    IsAFile(String),
+    /// More than one target: a usage error (exit 2). The names are
+    /// already escaped to one line each.
+    #[error(
+        "luminos investigates one directory at a time, and was given {count}: {names}; run it once for each"
+    )]
+    TooManyTargets { count: usize, names: String },
     /// The target is a directory that cannot be listed.
     #[error("cannot read the directory '{target}': {error}")]
     Unreadable { target: String, error: String },
@@ -247,6 +266,10 @@ pub(crate) enum ConfigError {
     /// Flags that ask for contradictory things: a usage error (exit 2).
     #[error("{0}")]
     Conflict(String),
+    /// `ANTHROPIC_BASE_URL` is not an address: a usage error (exit 2),
+    /// found before the scan. `value` is already escaped to one line.
+    #[error("ANTHROPIC_BASE_URL is not an address luminos can use ('{value}'): {why}")]
+    BadBaseUrl { value: String, why: String },
     /// `--language` is not a language's name: a usage error (exit 2).
     /// `value` is already escaped to one line.
     #[error("--language takes {expected}, not '{value}'")]
@@ -262,14 +285,19 @@ impl ConfigError {
     pub(crate) fn is_usage(&self) -> bool {
         matches!(
             self,
-            ConfigError::InvalidLanguage { .. } | ConfigError::Conflict(_)
+            ConfigError::InvalidLanguage { .. }
+                | ConfigError::Conflict(_)
+                | ConfigError::TooManyTargets { .. }
+                | ConfigError::BadBaseUrl { .. }
         )
     }
 }
 
+mod base_url;
 pub(crate) mod defaults;
 mod env;
 mod language;
+mod own_outputs;
 mod resolve;
 
 pub(crate) use env::Env;

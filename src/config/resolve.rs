@@ -12,11 +12,13 @@ use clap::Parser;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::base_url::parse_base_url;
 use super::defaults::{
     DEFAULT_ASK_BUDGET_USD, DEFAULT_BASE_URL, DEFAULT_BUDGET_USD, DEFAULT_CACHE_ROOT,
     DEFAULT_MODEL, DEFAULT_REFINE_ROUNDS,
 };
 use super::language::parse_language;
+use super::own_outputs::own_outputs;
 use super::{
     ATTEMPT_DEADLINE_VAR, ApiSettings, BATCH_POLL_VAR, Config, ConfigError, Env, GivenPrice,
     HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode, OutputOptions,
@@ -61,7 +63,13 @@ impl Invocation {
             };
         };
 
+        if !args.more_targets.is_empty() {
+            return Err(too_many_targets(&target_arg, &args.more_targets));
+        }
         let shown = target_arg.to_string_lossy().into_owned();
+        if target_arg.is_file() {
+            return Err(ConfigError::IsAFile(shown));
+        }
         if !target_arg.is_dir() {
             return Err(ConfigError::NotADirectory(shown));
         }
@@ -117,6 +125,28 @@ impl Invocation {
             (None, None) => None,
         };
 
+        let (base_url, base_note) = match &env.anthropic_base_url {
+            Some(raw) => parse_base_url(raw)?,
+            None => (DEFAULT_BASE_URL.to_string(), None),
+        };
+
+        // The cache goes where `choose_root` says (a subdirectory of a
+        // directory of other things); nothing is created to find out.
+        let cache_in_use = crate::cache::choose_root(&cache_root).unwrap_or(cache_root.clone());
+        let report_inside = args
+            .output
+            .as_deref()
+            .and_then(|file| own_outputs(&target, &target_canonical, &[file]).pop());
+        let mut own = own_outputs(&target, &target_canonical, &[&cache_in_use]);
+        own.extend(report_inside.clone());
+        // The reports earlier runs wrote inside the target, read without
+        // touching the cache.
+        if let Some(cache) = crate::cache::Cache::find_existing(&cache_root, &target_canonical) {
+            own.extend(cache.own_outputs());
+        }
+        own.sort();
+        own.dedup();
+
         let mode = Mode::of(&args);
         let model = args
             .api
@@ -133,10 +163,17 @@ impl Invocation {
                 show_hidden: args.all,
                 exclude: args.exclude,
                 respect_ignore: !args.no_ignore,
+                include: args.include,
+                own_outputs: own,
             },
             output: OutputOptions {
                 format,
+                width: match (&args.output, env.stdout_columns) {
+                    (None, Some(columns)) => columns,
+                    _ => crate::report::text_fit::DEFAULT_WIDTH,
+                },
                 file: args.output,
+                inside_target: report_inside,
             },
             investigation: InvestigationOptions {
                 fresh: args.fresh,
@@ -162,12 +199,7 @@ impl Invocation {
                     .or(args.refine.then_some(DEFAULT_REFINE_ROUNDS)),
             },
             api: ApiSettings {
-                base_url: env
-                    .anthropic_base_url
-                    .clone()
-                    .unwrap_or_else(|| DEFAULT_BASE_URL.to_string())
-                    .trim_end_matches('/')
-                    .to_string(),
+                base_url,
                 auth,
                 max_retries: args.api.max_retries,
                 headers_timeout,
@@ -185,6 +217,7 @@ impl Invocation {
                 ProgressStyle::Plain
             },
             verbose: args.verbose,
+            notes: base_note.into_iter().collect(),
         };
         Ok(Invocation::Run {
             config: Box::new(config),
@@ -210,6 +243,7 @@ impl Invocation {
         run.api = ask.api;
         run.all = ask.all;
         run.exclude = ask.exclude;
+        run.include = ask.include;
         run.no_ignore = ask.no_ignore;
         run.no_redact = ask.no_redact;
         run.verbose = ask.verbose;
@@ -227,6 +261,19 @@ impl Invocation {
             }
             other => Ok(other),
         }
+    }
+}
+
+/// The one line for `luminos a b`: how many were given, each named (quoted
+/// and escaped to one line), and what to do.
+fn too_many_targets(first: &std::path::Path, more: &[PathBuf]) -> ConfigError {
+    let names: Vec<String> = std::iter::once(first)
+        .chain(more.iter().map(PathBuf::as_path))
+        .map(|path| format!("'{}'", crate::text::escape_line(&path.to_string_lossy())))
+        .collect();
+    ConfigError::TooManyTargets {
+        count: names.len(),
+        names: names.join(", "),
     }
 }
 

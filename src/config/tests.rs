@@ -74,7 +74,24 @@ fn a_file_is_not_a_directory() {
     let err = Invocation::resolve(args(&[&shown]), &Env::default()).unwrap_err();
     assert_eq!(
         err.to_string(),
-        format!("'{shown}' is not a directory or does not exist.")
+        format!(
+            "'{shown}' is a file; luminos investigates a directory (the one that holds it, say)"
+        )
+    );
+}
+
+#[test]
+fn more_than_one_target_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let shown = dir.path().to_string_lossy().into_owned();
+    let err = Invocation::resolve(args(&[&shown, "b\x1b"]), &Env::default()).unwrap_err();
+    assert!(err.is_usage());
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "luminos investigates one directory at a time, and was given 2: '{shown}', \
+             'b\\x1b'; run it once for each"
+        )
     );
 }
 

@@ -66,14 +66,7 @@ pub(crate) fn estimate(
     let situation = Situation::gather(config, scan, dirs, &scope, cache.as_ref());
     let decision = decide(&situation.inputs(), None);
     // Directories that get a new entry this run.
-    let renewed: HashSet<&Path> = decision
-        .work
-        .loops
-        .iter()
-        .flat_map(|l| l.unit.dirs())
-        .chain(&decision.work.mechanical)
-        .map(PathBuf::as_path)
-        .collect();
+    let renewed = decision.renewed();
     let kept = |dir: &Path| {
         cache
             .as_ref()
@@ -180,6 +173,7 @@ pub(crate) fn estimate(
         dirs: loops,
         ceiling: Ceiling::of(decision.work.budget.limit, config.investigation.max_cost),
     };
+    let directories = decision.directory_counts(situation.dirs.len());
     let counts = Counts {
         target: config.target.to_string_lossy().into_owned(),
         model: config.investigation.model.clone(),
@@ -187,16 +181,16 @@ pub(crate) fn estimate(
         model_warning: crate::ai::model_warning(&config.investigation),
         investigation_id: cache.as_ref().map(|c| c.id().to_string()),
         batch: config.investigation.batch,
-        directories_total: situation.dirs.len(),
-        directories_cached: decision.freshness.fresh.len(),
-        directories_skipped: decision.applied.skipped.len(),
+        directories_total: directories.total,
+        directories_cached: directories.cached,
+        directories_skipped: directories.skipped,
         budget_usd: decision.work.budget.limit,
         max_cost_usd: config.investigation.max_cost,
         budget_binding: decision.work.budget.binding,
         units: decision.work.budget.units,
         loops_affordable: decision.work.budget.loops_affordable,
         directories_folded: decision.folded(),
-        directories_mechanical: decision.work.mechanical.len(),
+        directories_mechanical: directories.from_scan,
         synthesis_levels: 0,
         token_calibration: None,
         token_calibration_error: None,

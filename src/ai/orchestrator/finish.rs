@@ -60,7 +60,7 @@ pub(super) fn evaluate(
         .collect();
     let evaluation = plan_evaluation(decision.plan.investigation_order, &records, &now_iso());
     match cache.write_json(PLAN_EVALUATION_FILE, &evaluation) {
-        Ok(()) => progress.ai(&utilization_line(&evaluation)),
+        Ok(()) => progress.ai_detail(&utilization_line(&evaluation)),
         Err(err) => progress.ai(&format!(
             "Warning: could not save {PLAN_EVALUATION_FILE}: {err}"
         )),
@@ -95,13 +95,15 @@ pub(super) fn finish(
         (false, false) => " (at assumed prices)",
         (false, true) => " (at assumed batch prices)",
     };
-    run.ctx.progress.ai(&format!(
+    // The money is the run's last line; the tokens behind it are the
+    // full trace's.
+    run.ctx.progress.ai_detail(&format!(
         "Total tokens used: {}{assumed}",
         tracker.summary()
     ));
     run.ctx
         .progress
-        .ai(&format!("Prompt {}", tracker.cache_summary()));
+        .ai_detail(&format!("Prompt {}", tracker.cache_summary()));
     if let Some(stats) = session.batch_stats() {
         run.ctx.progress.ai(&batch_mode::stats_line(&stats));
     }
@@ -128,6 +130,8 @@ pub(super) fn finish(
     // What the cache holds decides, not what this run did: an unchanged
     // rerun reuses the entries and says the same.
     let gaps = status::Gaps {
+        read_by_model: coverage.investigated + coverage.folded,
+        not_fully_read: not_fully_read(run.ctx.target(), entries),
         remaining,
         declined: entries.values().filter(|e| is_declined(e)).count(),
         from_scan: coverage.mechanical,
@@ -173,6 +177,8 @@ pub(super) fn finish(
                 cost_cap_hit: work.cap_hit,
                 batch: session.batch_stats().map(|stats| stats.summary()),
                 language: run.config.investigation.language.clone(),
+                // Read back once this run's spending is recorded.
+                all_runs: None,
             }),
             spent: None,
             refinement: None,
@@ -181,6 +187,29 @@ pub(super) fn finish(
         directories: Vec::new(),
         interrupted: false,
     }
+}
+
+/// The directories a model read whose loop stopped before it was done,
+/// relative to `target` in tree order, each with why: the entries with a
+/// `partial_reason` that are neither declined (counted apart) nor built
+/// from the scan.
+fn not_fully_read(
+    target: &std::path::Path,
+    entries: &HashMap<PathBuf, DirEntry>,
+) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = entries
+        .iter()
+        .filter(|(_, entry)| !is_declined(entry) && !entry.mechanical)
+        .filter_map(|(dir, entry)| {
+            let why = entry.partial_reason.as_deref()?;
+            Some((
+                crate::ai::rules::discover::relative(target, dir),
+                crate::text::escape_line(why).into_owned(),
+            ))
+        })
+        .collect();
+    found.sort_by(|a, b| crate::report::tree_order(&a.0, &b.0));
+    found
 }
 
 /// How the directories with an entry got it.

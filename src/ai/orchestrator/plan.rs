@@ -104,8 +104,10 @@ pub(crate) fn spending(decision: &Decision) -> Option<Spending> {
     })
 }
 
-/// Phase 5: say what the plan and the budget decided.
-pub(crate) fn report_decision(decision: &Decision, progress: &Progress) {
+/// Phase 5: say what the plan and the budget decided: first what becomes
+/// of the `total` directories found (the count `--estimate` gives).
+pub(crate) fn report_decision(decision: &Decision, total: usize, progress: &Progress) {
+    progress.ai(&decision.directory_counts(total).line());
     let applied = &decision.applied;
     if let Some(warning) = unmatched_warning(applied) {
         progress.ai(&warning);
@@ -114,7 +116,7 @@ pub(crate) fn report_decision(decision: &Decision, progress: &Progress) {
         progress.ai(&line);
     }
     if !decision.plan.notes.is_empty() {
-        progress.ai(&format!("Plan notes: {}", decision.plan.notes));
+        progress.ai_detail(&format!("Plan notes: {}", decision.plan.notes));
     }
     if let Some(line) = budget_line(decision) {
         progress.ai(&line);

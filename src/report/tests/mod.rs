@@ -11,6 +11,7 @@ use indexmap::IndexMap;
 mod formats;
 mod json;
 mod text;
+mod text_size;
 
 /// The report of `report` on `target` in `format`, at the default depth.
 fn rendered(report: &Report, format: Format, target: &str) -> String {
@@ -21,6 +22,7 @@ fn rendered(report: &Report, format: Format, target: &str) -> String {
         &RenderOptions {
             target: target.to_string(),
             depth: 3,
+            width: 100,
         },
         &mut out,
     )

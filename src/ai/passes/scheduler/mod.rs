@@ -224,7 +224,7 @@ pub(crate) async fn run_work(
                 shared.run.progress.ai(&warning);
             }
             board.add_to_total(added);
-            shared.run.progress.ai(&format!(
+            shared.run.progress.ai_detail(&format!(
                 "Replanning (round {}, {trigger}): ${:.2} spent, ${:.2} kept for the synthesis; \
              {added} more {} bought{}.",
                 ledger.rounds,
