@@ -3,9 +3,10 @@
 //! This module only describes flags and what a well-formed value of each
 //! is; it makes no decisions. Every flag value is checked here, by clap's
 //! value parsers, so a bad one is a usage error (exit 2) with clap's
-//! one-line message, whatever the flag. [`crate::config`] resolves these
-//! values together with the environment into a [`crate::config::Config`],
-//! and only that travels past `main`.
+//! one-line message, whatever the flag. Its resolution (`resolve.rs`, with
+//! the API's settings in `api.rs`) turns these values and the environment
+//! into a [`crate::config::Config`] once, and only that travels past
+//! `main`.
 //!
 //! `luminos TARGET` investigates; `luminos ask TARGET QUESTION` asks one
 //! question ([`Command::Ask`]); `luminos mcp` serves MCP on stdio
@@ -13,9 +14,14 @@
 //! so a directory of that name is reached as `luminos ./ask` (or
 //! `luminos -- ask`).
 
+mod api;
+mod resolve;
+
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+
+pub(crate) use resolve::parse_price;
 
 /// Investigate a directory and report what it is and what deserves attention.
 ///
@@ -270,7 +276,7 @@ pub struct ApiArgs {
     /// in dollars per million input and output tokens: `3,15`; `0,0` for a
     /// local model. Cache writes and reads are priced from the input price.
     #[arg(long, value_name = "INPUT,OUTPUT", allow_hyphen_values = true,
-          value_parser = crate::config::parse_price)]
+          value_parser = parse_price)]
     pub price: Option<crate::config::GivenPrice>,
 
     // The bound is named from its one constant, not repeated here.

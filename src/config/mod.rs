@@ -1,14 +1,16 @@
 //! The resolved configuration of one run.
 //!
 //! [`crate::cli::Args`] is what the user typed; [`Config`] is what luminos will
-//! do. Flags and environment variables are read exactly once, here, and every
-//! later module takes the piece of `Config` it needs. Nothing past `main` reads
-//! `std::env`.
+//! do. Flags and environment variables are read exactly once, by the command
+//! line's resolution ([`crate::cli`]), and every later module takes the piece
+//! of `Config` it needs. Nothing past `main` reads `std::env`.
 //!
-//! This module holds the `Config` types, the environment variables' names
-//! and the errors; reading the environment is in `env`, turning flags and
-//! environment into a `Config` (and parsing the variables' values) in `resolve`, the
-//! lexical path helpers in `paths`, the unit tests in `tests`.
+//! This module is the bottom of the run's settings: it holds the `Config`
+//! types, every default ([`defaults`]), the environment variables' names,
+//! the errors, and the parsing of values that need no command line
+//! (`env` reads the environment, `base_url`, `language` and `own_outputs`
+//! check one value each). It imports no command line and no pass, so the
+//! engine and the passes can read it.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -143,21 +145,6 @@ pub(crate) enum Mode {
     ScanOnly,
     /// Only cancel the batches in flight, then stop (`--cancel-batch`).
     CancelBatch,
-}
-
-impl Mode {
-    /// The mode the flags ask for (clap refuses any two together).
-    fn of(args: &crate::cli::Args) -> Mode {
-        if args.cancel_batch {
-            Mode::CancelBatch
-        } else if args.estimate {
-            Mode::Estimate
-        } else if args.scan_only {
-            Mode::ScanOnly
-        } else {
-            Mode::Investigate
-        }
-    }
 }
 
 /// Connection settings for the Messages API.
@@ -298,10 +285,8 @@ pub(crate) mod defaults;
 mod env;
 mod language;
 mod own_outputs;
-mod resolve;
 
+pub(crate) use base_url::parse_base_url;
 pub(crate) use env::Env;
-pub(crate) use resolve::parse_price;
-
-#[cfg(test)]
-mod tests;
+pub(crate) use language::parse_language;
+pub(crate) use own_outputs::own_outputs;

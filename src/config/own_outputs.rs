@@ -16,7 +16,7 @@ use crate::paths::absolute;
 
 /// Each of `paths` that lies inside the target, relative to it (the
 /// target itself is not one: luminos never writes over it).
-pub(super) fn own_outputs(target: &Path, target_canonical: &Path, paths: &[&Path]) -> Vec<PathBuf> {
+pub(crate) fn own_outputs(target: &Path, target_canonical: &Path, paths: &[&Path]) -> Vec<PathBuf> {
     let mut inside: Vec<PathBuf> = paths
         .iter()
         .filter_map(|path| relative_inside(target, target_canonical, path))

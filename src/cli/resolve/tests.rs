@@ -3,13 +3,17 @@
 //! lexical path normalisation.
 
 use std::path::Path;
+use std::time::Duration;
 
 use clap::Parser;
 
 use super::*;
+use crate::ai::api::Auth;
+use crate::ai::api::batch::BatchTiming;
 use crate::ai::api::{self, DEFAULT_BASE_URL, DEFAULT_MODEL};
 use crate::cli::Args;
 use crate::config::defaults::{DEFAULT_ASK_BUDGET_USD, DEFAULT_BUDGET_USD, DEFAULT_CACHE_ROOT};
+use crate::config::{ATTEMPT_DEADLINE_VAR, BATCH_POLL_VAR};
 use crate::report::Format;
 
 fn args(list: &[&str]) -> Args {
