@@ -43,7 +43,7 @@ impl Removed {
         self.investigations += 1;
         let spending = super::fsio::read_json(&dir.join(super::META_FILE))
             .and_then(|meta| meta.get(super::documents::SPENDING_FIELD).cloned())
-            .and_then(|value| serde_json::from_value::<super::Spending>(value).ok());
+            .and_then(|value| serde_json::from_value::<crate::report::AllRuns>(value).ok());
         match spending {
             Some(spending) => self.recorded_cost_usd += spending.cost_usd,
             None => self.unrecorded += 1,

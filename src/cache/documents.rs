@@ -9,35 +9,19 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::fsio::{io_err, read_json, write_json_atomic};
 use super::{Cache, CacheError, META_FILE};
+use crate::report::AllRuns;
 
 /// The `meta.json` field set once a run with `--no-redact` wrote to the
 /// investigation (ours; the original has no redaction).
 pub(crate) const UNREDACTED_FIELD: &str = "written_without_redaction";
 
 /// The `meta.json` field holding what every run of the investigation spent
-/// ([`Spending`]; ours).
+/// ([`AllRuns`]; ours).
 pub(crate) const SPENDING_FIELD: &str = "spending";
-
-/// What the runs of one investigation have spent in all, as `meta.json`
-/// keeps it, so a report read from the cache can say what the
-/// investigation cost, when it was last paid for and by which luminos.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Spending {
-    /// Dollars, every run that made a request (failed and interrupted ones
-    /// too) added up.
-    pub cost_usd: f64,
-    /// API requests, added up the same way.
-    pub api_requests: u64,
-    /// When the last run that made a request ended (RFC 3339).
-    pub last_paid_at: String,
-    /// The luminos version of that run.
-    pub luminos_version: String,
-}
 
 /// The `meta.json` field listing the reports runs wrote inside the target
 /// (`-o`), relative to it (ours): later runs leave them out of the tree,
@@ -88,7 +72,7 @@ impl Cache {
     /// What the runs of this investigation spent in all; `None` when none
     /// recorded any (an investigation older than the record, or one that
     /// never made a request).
-    pub(crate) fn spending(&self) -> Option<Spending> {
+    pub(crate) fn spending(&self) -> Option<AllRuns> {
         let meta = self.read_json(META_FILE)?;
         serde_json::from_value(meta.get(SPENDING_FIELD)?.clone()).ok()
     }
@@ -101,7 +85,7 @@ impl Cache {
             return Ok(());
         }
         let before = self.spending().unwrap_or_default();
-        let after = Spending {
+        let after = AllRuns {
             cost_usd: before.cost_usd + cost_usd,
             api_requests: before.api_requests + api_requests,
             last_paid_at: super::now_iso(),
