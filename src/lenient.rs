@@ -95,11 +95,32 @@ pub(crate) fn items<'de, D: Deserializer<'de>, T: DeserializeOwned>(
     })
 }
 
+/// The entries of an object whose values read as `T` (the others left
+/// out), by key; anything but an object reads as none.
+pub(crate) fn values<'de, D: Deserializer<'de>, T: DeserializeOwned>(
+    d: D,
+) -> Result<std::collections::BTreeMap<String, T>, D::Error> {
+    Ok(match Value::deserialize(d)? {
+        Value::Object(entries) => entries
+            .into_iter()
+            .filter_map(|(key, value)| Some((key, serde_json::from_value(value).ok()?)))
+            .collect(),
+        _ => Default::default(),
+    })
+}
+
 /// A `T`, or nothing when the value does not read as one.
 pub(crate) fn some<'de, D: Deserializer<'de>, T: DeserializeOwned>(
     d: D,
 ) -> Result<Option<T>, D::Error> {
     Ok(serde_json::from_value(Value::deserialize(d)?).ok())
+}
+
+/// A `T`, or its default when the value does not read as one.
+pub(crate) fn or_default<'de, D: Deserializer<'de>, T: DeserializeOwned + Default>(
+    d: D,
+) -> Result<T, D::Error> {
+    Ok(some(d)?.unwrap_or_default())
 }
 
 /// A number or numeric string, clamped into [0, 1]; `None` otherwise.

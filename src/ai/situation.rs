@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::passes::dir_loop::dir_system_prompt;
 use crate::ai::passes::survey::{NO_SURVEY, Survey};
-use crate::ai::passes::synthesis::{entries_digest, reusable_synthesis, synthesis_entries};
+use crate::ai::passes::synthesis::{SavedSynthesis, entries_digest, synthesis_entries};
 use crate::ai::rules::decide::{DecisionInputs, SavedWork, WorkPlan};
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{ChildIndex, Discovery, discover_directories};
@@ -94,11 +94,14 @@ impl Situation {
         // is left to investigate.
         let synthesis_current = classify(&dirs, &states).stale.is_empty()
             && cache.is_some_and(|cache| {
-                saved(SYNTHESIS_FILE).is_some_and(|saved| {
-                    let read = synthesis_entries(&target, &dirs, &entries);
-                    let digest = entries_digest(cache, &read, language);
-                    reusable_synthesis(Some(&saved), &digest).is_some()
-                })
+                (!fresh)
+                    .then(|| cache.read_document::<SavedSynthesis>(SYNTHESIS_FILE))
+                    .flatten()
+                    .is_some_and(|saved| {
+                        let read = synthesis_entries(&target, &dirs, &entries);
+                        let digest = entries_digest(cache, &read, language);
+                        saved.reuse(&digest).is_some()
+                    })
             });
         Situation {
             children: ChildIndex::new(&dirs),

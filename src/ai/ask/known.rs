@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use super::{NOT_INVESTIGATED_NOTE, UNREDACTED_NOTE};
+use crate::ai::passes::synthesis::SavedSynthesis;
 use crate::cache::{Cache, CacheEntry, CacheRoot, DirEntry, FileEntry, SYNTHESIS_FILE};
 use crate::config::Config;
 use crate::report::Flag;
@@ -58,10 +59,9 @@ impl Learned {
             return Learned::nothing(NOT_INVESTIGATED_NOTE);
         }
         let files: Vec<FileEntry> = live(&cache, Path::is_file);
-        let verdict = cache.read_json(SYNTHESIS_FILE).and_then(|saved| {
-            let text = |key: &str| saved.get(key)?.as_str().map(str::to_string);
-            Some((text("brief")?, text("detailed")?))
-        });
+        let verdict = cache
+            .read_document::<SavedSynthesis>(SYNTHESIS_FILE)
+            .and_then(|saved| saved.verdict());
         let flags = cache.read_flags();
         Learned {
             cache: Some(cache),

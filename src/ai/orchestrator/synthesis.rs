@@ -10,8 +10,7 @@ use std::path::PathBuf;
 use super::{Phases, save_json};
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::synthesis::{
-    SynthesisOutcome, SynthesisRun, entries_digest, reusable_synthesis, saved_synthesis,
-    synthesis_entries, synthesize,
+    SavedSynthesis, SynthesisOutcome, SynthesisRun, entries_digest, synthesis_entries, synthesize,
 };
 use crate::ai::rules::levels::Capacity;
 use crate::ai::rules::projection::ModelTerms;
@@ -29,8 +28,11 @@ pub(super) async fn synthesis_phase(
     let language = run.config.investigation.language.as_deref();
     let digest = entries_digest(&run.ctx.cache, &entries, language);
     if !run.config.investigation.fresh
-        && let Some(saved) =
-            reusable_synthesis(run.ctx.cache.read_json(SYNTHESIS_FILE).as_ref(), &digest)
+        && let Some(saved) = run
+            .ctx
+            .cache
+            .read_document::<SavedSynthesis>(SYNTHESIS_FILE)
+            .and_then(|saved| saved.reuse(&digest))
     {
         run.ctx
             .progress
@@ -59,7 +61,7 @@ pub(super) async fn synthesis_phase(
         save_json(
             run,
             SYNTHESIS_FILE,
-            &saved_synthesis(&outcome, &digest, &now_iso()),
+            &SavedSynthesis::of(&outcome, &digest, &now_iso()),
         );
     }
     Ok(outcome)

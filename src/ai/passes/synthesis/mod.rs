@@ -12,7 +12,7 @@
 //!
 //! Unlike the original, a submitted synthesis is saved (`synthesis.json`)
 //! with a digest of the entries it read ([`entries_digest`]); a later run
-//! whose entries have the same digest reuses it ([`reusable_synthesis`])
+//! whose entries have the same digest reuses it ([`SavedSynthesis::reuse`])
 //! instead of paying for the same verdict again. The fallback is never saved.
 //!
 //! Also unlike the original, the summaries need not fit one call: when they
@@ -26,12 +26,14 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+mod groups;
 mod levels;
+mod saved;
 mod sections;
 
+pub(crate) use saved::SavedSynthesis;
 pub(crate) use sections::sections_for_prompt;
 
 use crate::ai::engine::context::RunContext;
@@ -317,38 +319,10 @@ pub(crate) fn entries_digest(
     crate::text::hex(&hasher.finalize())
 }
 
-/// `synthesis.json`'s content for `outcome` built from entries with `digest`.
-pub(crate) fn saved_synthesis(outcome: &SynthesisOutcome, digest: &str, now: &str) -> Value {
-    json!({
-        "brief": outcome.brief,
-        "detailed": outcome.detailed,
-        "sections": outcome.sections,
-        "entries_digest": digest,
-        "created_at": now,
-    })
-}
-
-/// The saved synthesis, if it was built from entries with `digest`.
-pub(crate) fn reusable_synthesis(saved: Option<&Value>, digest: &str) -> Option<SynthesisOutcome> {
-    let saved = saved?;
-    if saved.get("entries_digest").and_then(Value::as_str) != Some(digest) {
-        return None;
-    }
-    Some(SynthesisOutcome {
-        brief: saved.get("brief")?.as_str()?.to_string(),
-        detailed: saved.get("detailed")?.as_str()?.to_string(),
-        // Saved before there were sections (or unreadable): none.
-        sections: saved
-            .get("sections")
-            .and_then(|sections| serde_json::from_value(sections.clone()).ok())
-            .unwrap_or_default(),
-        submitted: true,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn dir(rel: &str, summary: &str) -> DirEntry {
         DirEntry::from_value(json!({"path": format!("/x/{rel}"), "relative_path": rel,
@@ -415,29 +389,25 @@ mod tests {
                 .normalised(),
             submitted: true,
         };
-        let saved = saved_synthesis(&outcome, &digest, "now");
-        assert_eq!(reusable_synthesis(Some(&saved), &digest), Some(outcome));
+        let saved = SavedSynthesis::of(&outcome, &digest, "now");
+        assert_eq!(saved.reuse(&digest), Some(outcome));
         let changed = vec![dir(".", "root"), dir("a", "A, edited.")];
         assert_ne!(entries_digest(&changed, None), digest);
-        assert_eq!(
-            reusable_synthesis(Some(&saved), &entries_digest(&changed, None)),
-            None
-        );
-        assert_eq!(
-            reusable_synthesis(Some(&saved), &entries_digest(&entries[..1], None)),
-            None
-        );
+        assert_eq!(saved.reuse(&entries_digest(&changed, None)), None);
+        assert_eq!(saved.reuse(&entries_digest(&entries[..1], None)), None);
         // Another language is another synthesis; the same one, however
         // spelled, is not.
         let french = entries_digest(&entries, Some("French"));
         assert_ne!(french, digest);
         assert_eq!(entries_digest(&entries, Some(" french")), french);
-        assert_eq!(reusable_synthesis(Some(&saved), &french), None);
-        assert_eq!(reusable_synthesis(None, &digest), None);
-        assert_eq!(
-            reusable_synthesis(Some(&json!({"entries_digest": digest})), &digest),
-            None
-        );
+        assert_eq!(saved.reuse(&french), None);
+        let without_verdict: SavedSynthesis =
+            serde_json::from_value(json!({"entries_digest": digest, "brief": 3})).unwrap();
+        assert_eq!(without_verdict.reuse(&digest), None);
+        // A file an earlier luminos wrote reads the same.
+        let stored: SavedSynthesis =
+            serde_json::from_value(serde_json::to_value(&saved).unwrap()).unwrap();
+        assert_eq!(stored, saved);
     }
 
     #[test]
