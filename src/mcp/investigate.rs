@@ -7,11 +7,9 @@
 //! A client that cancels the call stops the run as Ctrl-C stops the
 //! binary's: what was already cached stays, and the next call resumes.
 
-use serde_json::{Value, json};
-
-use super::convert::ToolFailure;
+use super::convert::{ToolFailure, Warned};
 use super::notify::CallProgress;
-use super::overview::overview_json;
+use super::overview::{Overview, RunFacts};
 use super::read::{shown, tree_block};
 use super::target;
 use super::tools::{BudgetArg, Call, InvestigateArgs};
@@ -26,7 +24,10 @@ const NO_KEY: &str = "luminos needs an Anthropic API key to investigate: set ANT
 client's configuration). overview, directory and flags need no key.";
 
 /// Answer `investigate`.
-pub(super) async fn investigate(call: &Call, args: InvestigateArgs) -> Result<Value, ToolFailure> {
+pub(super) async fn investigate(
+    call: &Call,
+    args: InvestigateArgs,
+) -> Result<Overview<RunFacts>, ToolFailure> {
     let flags = BudgetArg::flags(args.budget.as_ref());
     let config = target::resolve(&call.env, &flags, &args.target)?;
     if config.api.auth.is_none() {
@@ -72,11 +73,11 @@ pub(super) async fn investigate(call: &Call, args: InvestigateArgs) -> Result<Va
     if report.investigation.status == InvestigationStatus::Failed {
         return Err(ToolFailure::new(report.investigation.line()));
     }
-    let mut investigation = json!(report.investigation);
-    if !warnings.is_empty() {
-        investigation["warnings"] = json!(warnings);
-    }
-    Ok(overview_json(
+    let investigation = Warned {
+        answer: report.investigation.clone(),
+        warnings,
+    };
+    Ok(Overview::of(
         &shown(&config),
         &report,
         investigation,

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use super::convert::ToolFailure;
 use super::target;
@@ -43,11 +43,33 @@ pub(super) fn shown(config: &Config) -> String {
     config.target_canonical.to_string_lossy().into_owned()
 }
 
-/// What changed in the tree since its investigation, with one line saying
-/// what follows from it when anything did.
-pub(super) fn tree_block(changes: &TreeChanges) -> Value {
+/// What changed in the tree since its investigation, as every answer
+/// carries it.
+#[derive(Debug, Serialize)]
+pub(super) struct TreeBlock {
+    changed_since_investigated: bool,
+    #[serde(flatten)]
+    moved: Option<Moved>,
+}
+
+/// The directories that moved, listed up to [`LISTED`] and counted whole,
+/// with one line saying what follows from it.
+#[derive(Debug, Serialize)]
+struct Moved {
+    directories_changed: Vec<String>,
+    directories_changed_count: usize,
+    directories_removed: Vec<String>,
+    directories_removed_count: usize,
+    note: String,
+}
+
+/// What changed in the tree since its investigation.
+pub(super) fn tree_block(changes: &TreeChanges) -> TreeBlock {
     if changes.is_empty() {
-        return json!({"changed_since_investigated": false});
+        return TreeBlock {
+            changed_since_investigated: false,
+            moved: None,
+        };
     }
     let listed = |dirs: &[String]| dirs.iter().take(LISTED).cloned().collect::<Vec<String>>();
     let count = |n: usize, what: &str| match n {
@@ -62,19 +84,21 @@ pub(super) fn tree_block(changes: &TreeChanges) -> Value {
     .into_iter()
     .flatten()
     .collect();
-    json!({
-        "changed_since_investigated": true,
-        "directories_changed": listed(&changes.changed),
-        "directories_changed_count": changes.changed.len(),
-        "directories_removed": listed(&changes.removed),
-        "directories_removed_count": changes.removed.len(),
-        "note": format!(
-            "The tree has changed since it was investigated ({}): what is said of those \
-             directories may be out of date. Call investigate to bring it up to date (only \
-             what changed is read again).",
-            parts.join(", ")
-        ),
-    })
+    TreeBlock {
+        changed_since_investigated: true,
+        moved: Some(Moved {
+            directories_changed: listed(&changes.changed),
+            directories_changed_count: changes.changed.len(),
+            directories_removed: listed(&changes.removed),
+            directories_removed_count: changes.removed.len(),
+            note: format!(
+                "The tree has changed since it was investigated ({}): what is said of those \
+                 directories may be out of date. Call investigate to bring it up to date (only \
+                 what changed is read again).",
+                parts.join(", ")
+            ),
+        }),
+    }
 }
 
 /// `path` (as a tool argument names a directory of `config.target`) as the
@@ -146,11 +170,12 @@ mod tests {
 
     #[test]
     fn the_tree_block_counts_and_names_what_moved() {
+        let block = |changes: &TreeChanges| serde_json::to_value(tree_block(changes)).unwrap();
         assert_eq!(
-            tree_block(&TreeChanges::default()),
-            json!({"changed_since_investigated": false})
+            block(&TreeChanges::default()),
+            serde_json::json!({"changed_since_investigated": false})
         );
-        let block = tree_block(&TreeChanges {
+        let block = block(&TreeChanges {
             changed: (0..60).map(|n| format!("d{n}")).collect(),
             removed: vec!["old".to_string()],
         });

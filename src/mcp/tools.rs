@@ -9,14 +9,14 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
 use rmcp::schemars::JsonSchema;
 use rmcp::service::{RequestContext, RoleServer};
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::convert::ToolFailure;
+use super::convert::{ToolFailure, tool_result};
 use super::{ask, directory, flags, investigate, overview};
 use crate::config::Env;
 
@@ -160,18 +160,33 @@ pub(super) struct Call {
     pub request: RequestContext<RoleServer>,
 }
 
-/// Run `tool` on `arguments`.
-pub(super) async fn call(
+/// Run `tool` on `arguments`: its answer, or its failure as one line.
+pub(super) async fn call(tool: McpTool, arguments: JsonObject, call: &Call) -> CallToolResult {
+    match tool {
+        McpTool::Investigate => {
+            answer(tool, arguments, |a| investigate::investigate(call, a)).await
+        }
+        McpTool::Overview => answer(tool, arguments, |a| overview::overview(call, a)).await,
+        McpTool::Directory => answer(tool, arguments, |a| directory::directory(call, a)).await,
+        McpTool::Flags => answer(tool, arguments, |a| flags::flags(call, a)).await,
+        McpTool::Ask => answer(tool, arguments, |a| ask::ask(call, a)).await,
+    }
+}
+
+/// `arguments` parsed as `tool`'s argument type and handed to `answering`.
+async fn answer<A, T, F>(
     tool: McpTool,
     arguments: JsonObject,
-    call: &Call,
-) -> Result<Value, ToolFailure> {
-    match tool {
-        McpTool::Investigate => investigate::investigate(call, parse(tool, arguments)?).await,
-        McpTool::Overview => overview::overview(call, parse(tool, arguments)?).await,
-        McpTool::Directory => directory::directory(call, parse(tool, arguments)?).await,
-        McpTool::Flags => flags::flags(call, parse(tool, arguments)?).await,
-        McpTool::Ask => ask::ask(call, parse(tool, arguments)?).await,
+    answering: impl FnOnce(A) -> F,
+) -> CallToolResult
+where
+    A: DeserializeOwned,
+    T: Serialize,
+    F: Future<Output = Result<T, ToolFailure>>,
+{
+    match parse(tool, arguments) {
+        Ok(args) => tool_result(answering(args).await),
+        Err(failure) => tool_result::<T>(Err(failure)),
     }
 }
 

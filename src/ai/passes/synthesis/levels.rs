@@ -89,7 +89,7 @@ struct Input {
 /// A group of a level: its summary saved by an earlier run, or the system
 /// prompt of the call that writes it.
 enum GroupCall {
-    Saved(GroupSummary),
+    Saved(Box<GroupSummary>),
     Ask(String),
 }
 
@@ -275,7 +275,7 @@ impl Levels<'_, '_> {
         let mut outputs = Vec::with_capacity(groups);
         for (n, group) in prepared.into_iter().enumerate() {
             let summary = match group.call {
-                GroupCall::Saved(summary) => Some(summary),
+                GroupCall::Saved(summary) => Some(*summary),
                 GroupCall::Ask(system) => {
                     let end = match ended[n].take() {
                         Some(end) => end,
@@ -333,7 +333,7 @@ impl Levels<'_, '_> {
                         n + 1
                     ));
                     self.done.groups_reused += 1;
-                    GroupCall::Saved(summary)
+                    GroupCall::Saved(Box::new(summary))
                 }
                 None => GroupCall::Ask(
                     SynthesisGroupPrompt {
