@@ -87,6 +87,12 @@ pub struct Args {
     #[arg(long)]
     pub estimate: bool,
 
+    /// With --estimate: how many tokens a second the model works through
+    /// (a local model's throughput), to say how long the run would take.
+    #[arg(long, value_name = "N", requires = "estimate", allow_negative_numbers = true,
+          value_parser = tokens_per_second)]
+    pub tokens_per_second: Option<f64>,
+
     /// Run the base scan alone, even when an API key is set.
     #[arg(long, conflicts_with = "estimate")]
     pub scan_only: bool,
@@ -254,6 +260,20 @@ pub struct ApiArgs {
           value_parser = crate::config::parse_price)]
     pub price: Option<crate::config::GivenPrice>,
 
+    /// The model's context window in tokens, for a model the catalog does
+    /// not know (a local model) or to lower a known one's: every request is
+    /// sized to fit it, with room for the reply [env: LUMINOS_CONTEXT_WINDOW].
+    #[arg(long, value_name = "TOKENS", allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u64).range(1..=crate::ai::api::catalog::MAX_GIVEN_WINDOW))]
+    pub context_window: Option<u64>,
+
+    /// Send and receive at most TOKENS tokens (input, cache and output
+    /// together), each request counted at its worst case before it goes;
+    /// with --budget, the first ceiling reached ends the run.
+    #[arg(long, value_name = "TOKENS", allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub token_budget: Option<u64>,
+
     // The bound is named from its one constant, not repeated here.
     #[arg(
         long,
@@ -322,6 +342,15 @@ fn dollars_above_zero(raw: &str) -> Option<f64> {
         .filter(|usd| usd.is_finite() && *usd > 0.0)
 }
 
+/// `--tokens-per-second`: a finite throughput above zero (`45`, `12.5`).
+fn tokens_per_second(raw: &str) -> Result<f64, String> {
+    raw.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|n| n.is_finite() && *n > 0.0)
+        .ok_or_else(|| "a number of tokens a second above zero, such as 40".to_string())
+}
+
 /// `--model`: a model id, which is never blank. (What the API makes of it
 /// is the API's to say; a name with control characters is escaped
 /// wherever it is printed.)
@@ -380,6 +409,19 @@ mod tests {
             (&["--depth", "-1"], "invalid digit"),
             (&["--model", ""], "a model id"),
             (&["--model", "  "], "a model id"),
+            (&["--context-window", "0"], "1..="),
+            (&["--context-window", "-5"], "invalid digit"),
+            (&["--context-window", "lots"], "invalid digit"),
+            (&["--token-budget", "0"], "1.."),
+            (&["--token-budget", "1.5"], "invalid digit"),
+            (
+                &["--estimate", "--tokens-per-second", "0"],
+                "a number of tokens a second above zero",
+            ),
+            (
+                &["--estimate", "--tokens-per-second", "inf"],
+                "a number of tokens a second above zero",
+            ),
         ];
         for (flags, says) in bad {
             let err = parse(flags).unwrap_err();

@@ -18,14 +18,14 @@ use super::defaults::{
 };
 use super::language::parse_language;
 use super::{
-    ATTEMPT_DEADLINE_VAR, ApiSettings, BATCH_POLL_VAR, Config, ConfigError, Env, GivenPrice,
-    HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode, OutputOptions,
-    RETRY_BACKOFF_VAR,
+    ATTEMPT_DEADLINE_VAR, ApiSettings, BATCH_POLL_VAR, CONTEXT_WINDOW_VAR, Config, ConfigError,
+    Env, GivenPrice, HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, InvestigationOptions, Invocation, Mode,
+    OutputOptions, RETRY_BACKOFF_VAR,
 };
 use crate::ai::api::batch::BatchTiming;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::{self, Auth};
-use crate::cli::{Args, AskArgs, Budget, Command, FormatArg};
+use crate::cli::{ApiArgs, Args, AskArgs, Budget, Command, FormatArg};
 use crate::paths::absolute;
 use crate::progress::ProgressStyle;
 use crate::report::Format;
@@ -121,9 +121,11 @@ impl Invocation {
         let model = args
             .api
             .model
+            .clone()
             .filter(|m| !m.trim().is_empty())
             .or_else(|| env.luminos_model.clone())
             .unwrap_or_else(|| DEFAULT_MODEL.to_string());
+        let model_facts = model_facts(&model, &args.api, env, language.as_deref())?;
         let config = Config {
             target_arg: shown,
             target,
@@ -140,17 +142,14 @@ impl Invocation {
             },
             investigation: InvestigationOptions {
                 fresh: args.fresh,
-                // A price given with --price is the model's from here on:
-                // every figure of the run reads these facts.
-                model_facts: match args.api.price {
-                    Some(price) => ModelFacts::of(&model).with_price(price.input, price.output),
-                    None => ModelFacts::of(&model),
-                },
+                model_facts,
                 model,
                 jobs: args.jobs as usize,
                 mode,
                 max_cost,
                 budget,
+                token_budget: args.api.token_budget,
+                tokens_per_second: args.tokens_per_second,
                 redact: !args.no_redact,
                 batch: args.batch,
                 batch_size: args
@@ -292,6 +291,54 @@ pub(crate) fn parse_price(raw: &str) -> Result<GivenPrice, String> {
                 .to_string(),
         ),
     }
+}
+
+/// What the catalog says of `model`, with what the user gave instead: a
+/// price given with `--price` and a window given with `--context-window`
+/// (or [`CONTEXT_WINDOW_VAR`]) are the model's from here on, so every
+/// figure of the run (the window, the purse, `--estimate`) reads them. A
+/// window too small for luminos's fixed prompts (with `language`'s rule)
+/// is refused, naming the smallest that works.
+fn model_facts(
+    model: &str,
+    api: &ApiArgs,
+    env: &Env,
+    language: Option<&str>,
+) -> Result<ModelFacts, ConfigError> {
+    let mut facts = ModelFacts::of(model);
+    if let Some(price) = api.price {
+        facts = facts.with_price(price.input, price.output);
+    }
+    let given = match (api.context_window, &env.luminos_context_window) {
+        (Some(tokens), _) => Some((tokens, "--context-window")),
+        (None, Some(raw)) => Some((parse_window(raw)?, CONTEXT_WINDOW_VAR)),
+        (None, None) => None,
+    };
+    if let Some((tokens, by)) = given {
+        facts = facts.with_window(tokens, by);
+        let smallest = crate::ai::smallest_window::smallest_window(facts.model, language);
+        if tokens < smallest {
+            return Err(ConfigError::WindowTooSmall {
+                by,
+                given: tokens,
+                smallest,
+            });
+        }
+    }
+    Ok(facts)
+}
+
+/// [`CONTEXT_WINDOW_VAR`]: a whole number of tokens, as the flag takes it.
+fn parse_window(raw: &str) -> Result<u64, ConfigError> {
+    raw.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|tokens| (1..=api::catalog::MAX_GIVEN_WINDOW).contains(tokens))
+        .ok_or_else(|| ConfigError::InvalidVar {
+            name: CONTEXT_WINDOW_VAR,
+            expected: "a whole number of tokens",
+            value: raw.to_string(),
+        })
 }
 
 /// A timeout variable: positive decimal seconds, at most a day.

@@ -24,12 +24,13 @@
 //! The answer is not recorded anywhere: the cache is the investigation's,
 //! and a question leaves it exactly as it was.
 
-mod context;
+pub(crate) mod context;
 mod known;
 
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::ai::api::settings::Workload;
 use crate::ai::api::{ApiError, Usage};
 use crate::ai::engine::agent::{Agent, MALFORMED_IN_A_ROW, ModelRefusal, Printer};
 use crate::ai::engine::conversation::{CallEnd, Closing, Policy, converse as drive};
@@ -38,6 +39,7 @@ use crate::ai::engine::session::Session;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::survey::format_survey_signals;
 use crate::ai::prompts::{self, AskPrompt, AskQuestionPrompt, PromptError};
+use crate::ai::rules::room::{Part, Room};
 use crate::ai::rules::tree_view::prompt_tree;
 use crate::ai::tools::{self, FatalToolError, ToolContext, Toolbox};
 use crate::config::Config;
@@ -247,6 +249,8 @@ pub(crate) async fn answer(
     }
 
     let filter = ScanFilter::new(&config.target_canonical, &config.scan);
+    let room = Room::of(config.investigation.model_facts.model, Workload::Routine);
+    let shares = context::Shares::within(room.bytes(Part::AskContext));
     let context = match &known.cache {
         Some(_) => context::investigated_context(
             &question,
@@ -259,10 +263,17 @@ pub(crate) async fn answer(
                 files: &known.files,
                 flags: &known.flags,
             },
+            shares,
         ),
         None => context::scan_context(
-            &prompt_tree(&config.target_canonical, &filter, SCAN_TREE_DEPTH),
-            &format_survey_signals(&scan.survey_signals),
+            &prompt_tree(
+                &config.target_canonical,
+                &filter,
+                SCAN_TREE_DEPTH,
+                room.bytes(Part::Tree),
+            ),
+            &format_survey_signals(&scan.survey_signals, room.bytes(Part::Signals)),
+            shares,
         ),
     };
     let system = system_prompt(
@@ -461,6 +472,7 @@ mod tests {
                 files: &files,
                 flags: &flags,
             },
+            context::Shares::within(context::ALL_CONTEXT_BYTES),
         );
         let knowledge = "This tree was investigated (investigation 0000): agents read its \
                          directories and cached 4 directory and 1 file summaries.";

@@ -38,6 +38,9 @@ use crate::config::Config;
 use crate::progress::Progress;
 use crate::redact::Redactor;
 
+/// The run's note of the context window its requests were sized to.
+const WINDOW_NOTE: &str = "window";
+
 /// The shared door to the model.
 pub(crate) struct Session {
     client: Client,
@@ -113,6 +116,8 @@ impl Session {
         let client = client.with_retry_observer(Arc::new(move |notice: &RetryNotice| {
             progress.ai(&notice.to_string());
         }));
+        let notes = RunNotes::default();
+        notes.set(WINDOW_NOTE, facts.window_note());
         Session {
             client,
             redactor,
@@ -120,7 +125,7 @@ impl Session {
             facts,
             batcher: None,
             purse,
-            notes: RunNotes::default(),
+            notes,
         }
     }
 

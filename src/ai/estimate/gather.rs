@@ -14,10 +14,12 @@ use serde_json::{Value, json};
 
 use super::calibrate::Probe;
 use super::{Counts, Estimate};
+use crate::ai::api::settings::Workload;
 use crate::ai::failure::InvestigationError;
 use crate::ai::orchestrator::{SURVEY_TREE_DEPTH, planning_tree, spending};
 use crate::ai::passes::dir_loop::{
-    compose_dir_task, dir_context_in, dir_system_prompt, named_child_entries, outside_children,
+    TaskRoom, compose_dir_task, dir_context_in, dir_system_prompt, named_child_entries,
+    outside_children,
 };
 use crate::ai::passes::planning::{PlanningInputs, planning_prompt};
 use crate::ai::passes::survey::{NO_SURVEY, SurveyInputs, format_survey_signals, survey_prompt};
@@ -33,6 +35,7 @@ use crate::ai::rules::projection::{
     Ceiling, DirInput, GROUP_OUTPUT_TOKENS, Inputs, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES,
     tokens_of_bytes,
 };
+use crate::ai::rules::room::{Part, Room};
 use crate::ai::rules::tree_view::prompt_tree;
 use crate::ai::situation::{Situation, tools_tokens};
 use crate::ai::tools::Toolbox;
@@ -84,12 +87,15 @@ pub(crate) fn estimate(
             .and_then(|c| c.read_entry(EntryKind::Dir, &dir.to_string_lossy()))
     };
 
+    let model = config.investigation.model_facts.model;
+    let room = Room::of(model, Workload::Judgment);
     let survey = if decision.survey == PassChoice::Run {
-        let tree_preview = prompt_tree(target, &scope, SURVEY_TREE_DEPTH);
+        let tree_preview = prompt_tree(target, &scope, SURVEY_TREE_DEPTH, room.bytes(Part::Tree));
         let prompt = survey_prompt(&SurveyInputs {
             target: &target_text,
             signals: &scan.survey_signals,
             tree_preview: &tree_preview,
+            room,
         })
         .map_err(prompt_error("survey"))?;
         Some(call_tokens(&prompt, kickoff::SURVEY, Toolbox::Survey))
@@ -107,8 +113,8 @@ pub(crate) fn estimate(
         let prompt = planning_prompt(&PlanningInputs {
             target: &target_text,
             survey_block: NO_SURVEY,
-            tree_text: &planning_tree(target, &scope, &situation),
-            file_signals: &format_survey_signals(&scan.survey_signals),
+            tree_text: &planning_tree(target, &scope, &situation, &room),
+            file_signals: &format_survey_signals(&scan.survey_signals, room.bytes(Part::Signals)),
             dir_count: situation.dirs.len(),
             cached_dirs: &cached_rel,
             spending: spending(&decision),
@@ -144,6 +150,7 @@ pub(crate) fn estimate(
             planned.turns,
             &listings,
             &children,
+            TaskRoom::of(model),
         )
         .map_err(prompt_error("directory"))?;
         if n == 0 {
