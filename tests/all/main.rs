@@ -30,6 +30,7 @@ mod grounding;
 mod hostile;
 mod language;
 mod lenient;
+mod local;
 mod locations;
 mod mcp;
 mod mock_server;
