@@ -83,6 +83,16 @@ impl Prices {
         }
     }
 
+    /// Every kind of token at a dollar a million: prices that count tokens
+    /// (a cost is the tokens in millions).
+    pub(crate) const PER_TOKEN: Prices = Prices {
+        input: 1.0,
+        output: 1.0,
+        cache_write_5m: 1.0,
+        cache_write_1h: 1.0,
+        cache_read: 1.0,
+    };
+
     /// The standard rates with a cache read price of its own (the 5.x
     /// models read their cache at 0.025× to 0.05× the input price).
     const fn with_cache_read(self, cache_read: f64) -> Prices {
@@ -551,6 +561,10 @@ pub struct ModelFacts {
     pub price_given: bool,
     /// Where the row's context window comes from.
     pub window: WindowSource,
+    /// Its prices count tokens, a dollar a million of every kind
+    /// ([`ModelFacts::counting_tokens`]): the facts a run held by a token
+    /// budget plans with.
+    pub counts_tokens: bool,
 }
 
 /// Where the context window a run is sized to comes from.
@@ -603,6 +617,24 @@ impl ModelFacts {
         }
     }
 
+    /// These facts priced in tokens: every kind of token at a dollar a
+    /// million, no long-prompt tier, so a cost is the tokens in millions and
+    /// a token budget plans as a dollar one does (the batch discount does
+    /// not apply: a token is a token). Every other fact stays; the row is
+    /// leaked as in [`ModelFacts::with_price`].
+    pub fn counting_tokens(self) -> ModelFacts {
+        let row: &'static Model = Box::leak(Box::new(Model {
+            prices: Prices::PER_TOKEN,
+            long_prompt_tier: None,
+            ..*self.model
+        }));
+        ModelFacts {
+            model: row,
+            counts_tokens: true,
+            ..self
+        }
+    }
+
     /// Which context window these facts size a run to, and where it comes
     /// from, in one line (the run's notes say it).
     pub fn window_note(&self) -> String {
@@ -639,6 +671,7 @@ impl ModelFacts {
                 known: true,
                 price_given: false,
                 window: WindowSource::Catalog,
+                counts_tokens: false,
             };
         }
         let lower = id.to_ascii_lowercase();
@@ -651,6 +684,7 @@ impl ModelFacts {
             known: false,
             price_given: false,
             window: WindowSource::StandIn,
+            counts_tokens: false,
         }
     }
 

@@ -34,7 +34,7 @@ use crate::ai::api::settings::Workload;
 use crate::ai::api::{ApiError, Usage};
 use crate::ai::engine::agent::{Agent, MALFORMED_IN_A_ROW, ModelRefusal, Printer};
 use crate::ai::engine::conversation::{CallEnd, Closing, Policy, converse as drive};
-use crate::ai::engine::purse::{OverBudget, Pace};
+use crate::ai::engine::purse::{Meter, OverBudget, Pace};
 use crate::ai::engine::session::Session;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::survey::format_survey_signals;
@@ -115,13 +115,9 @@ pub(crate) enum AskError {
     /// An API call failed after its retries.
     #[error("the API call failed: {0}")]
     Api(ApiError),
-    /// The budget (this one, in dollars) cannot pay for the next request.
-    #[error(
-        "no answer: the next request may cost up to ${:.4} and ${:.4} is left of the ${limit:.2} \
-         budget; raise --budget",
-        over.needed,
-        over.left
-    )]
+    /// A budget (this one's, in dollars or in tokens) cannot pay for the
+    /// next request; `limit` is that budget, in its meter.
+    #[error("{}", budget_error(over, *limit))]
     Budget { over: OverBudget, limit: f64 },
     /// The model declined to answer.
     #[error("no answer: {}", .0.describe())]
@@ -404,8 +400,33 @@ async fn converse(
         CallEnd::ApiError(err) => Err(AskError::Api(err)),
         CallEnd::OverBudget(over) => Err(AskError::Budget {
             over,
-            limit: session.purse().limit().unwrap_or(f64::INFINITY),
+            limit: session
+                .purse()
+                .limit_of(over.meter)
+                .unwrap_or(f64::INFINITY),
         }),
+    }
+}
+
+/// Why no answer came when `over` (of a budget of `limit` in its meter)
+/// stopped the next request.
+fn budget_error(over: &OverBudget, limit: f64) -> String {
+    match over.meter {
+        Meter::Dollars => format!(
+            "no answer: the next request may cost up to ${:.4} and ${:.4} is left of the \
+             ${limit:.2} budget; raise {}",
+            over.needed,
+            over.left,
+            over.flag()
+        ),
+        Meter::Tokens => format!(
+            "no answer: the next request may take up to {} and {} are left of the {} budget; \
+             raise {}",
+            over.meter.show(over.needed),
+            over.meter.show(over.left),
+            over.meter.show(limit),
+            over.flag()
+        ),
     }
 }
 

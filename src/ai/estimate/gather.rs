@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use super::calibrate::Probe;
 use super::{Counts, Estimate};
 use crate::ai::api::settings::Workload;
+use crate::ai::engine::plan_money::PlanMoney;
 use crate::ai::failure::InvestigationError;
 use crate::ai::orchestrator::{SURVEY_TREE_DEPTH, planning_tree, spending};
 use crate::ai::passes::dir_loop::{
@@ -188,7 +189,11 @@ pub(crate) fn estimate(
         planning,
         synthesis,
         dirs: loops,
-        ceiling: Ceiling::of(decision.work.budget.limit, config.investigation.max_cost),
+        ceiling: Ceiling::with_tokens(
+            config.investigation.budget,
+            config.investigation.max_cost,
+            config.investigation.token_budget,
+        ),
     };
     let counts = Counts {
         target: config.target.to_string_lossy().into_owned(),
@@ -200,8 +205,11 @@ pub(crate) fn estimate(
         directories_total: situation.dirs.len(),
         directories_cached: decision.freshness.fresh.len(),
         directories_skipped: decision.applied.skipped.len(),
-        budget_usd: decision.work.budget.limit,
+        budget_usd: config.investigation.budget,
         max_cost_usd: config.investigation.max_cost,
+        token_budget: config.investigation.token_budget,
+        tokens_per_second: config.investigation.tokens_per_second,
+        plan_meter: PlanMoney::of(&config.investigation).meter,
         budget_binding: decision.work.budget.binding,
         units: decision.work.budget.units,
         loops_affordable: decision.work.budget.loops_affordable,
@@ -270,7 +278,9 @@ fn synthesis_layout(
     kept: &dyn Fn(&Path) -> Option<Value>,
 ) -> crate::ai::passes::synthesis::LaidOut {
     let model = config.investigation.model_facts.model;
-    let terms = ModelTerms::for_run(config.investigation.model_facts, config.investigation.batch);
+    // Priced as the decision was: in the plan's meter.
+    let plan = PlanMoney::of(&config.investigation);
+    let terms = ModelTerms::for_run(plan.facts, config.investigation.batch);
     let capacity = Capacity::new(
         model.context_window,
         decision.work.budget.limit,

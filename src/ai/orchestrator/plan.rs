@@ -9,6 +9,7 @@ use std::path::Path;
 
 use super::{Phases, save_json};
 use crate::ai::api::settings::Workload;
+use crate::ai::engine::purse::Meter;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::converse;
 use crate::ai::passes::planning::{
@@ -116,7 +117,7 @@ pub(crate) fn spending(decision: &Decision) -> Option<Spending> {
 }
 
 /// Phase 5: say what the plan and the budget decided.
-pub(crate) fn report_decision(decision: &Decision, progress: &Progress) {
+pub(crate) fn report_decision(decision: &Decision, meter: Meter, progress: &Progress) {
     let applied = &decision.applied;
     if let Some(warning) = unmatched_warning(applied) {
         progress.ai(&warning);
@@ -127,26 +128,30 @@ pub(crate) fn report_decision(decision: &Decision, progress: &Progress) {
     if !decision.plan.notes.is_empty() {
         progress.ai(&format!("Plan notes: {}", decision.plan.notes));
     }
-    if let Some(line) = budget_line(decision) {
+    if let Some(line) = budget_line(decision, meter) {
         progress.ai(&line);
     }
 }
 
-/// What a binding budget decided, in one line.
-pub(crate) fn budget_line(decision: &Decision) -> Option<String> {
+/// What a binding budget (counted in `meter`) decided, in one line.
+pub(crate) fn budget_line(decision: &Decision, meter: Meter) -> Option<String> {
     let budget = &decision.work.budget;
     if !budget.binding {
         return None;
     }
+    let name = match meter {
+        Meter::Dollars => "Budget",
+        Meter::Tokens => "Token budget",
+    };
     Some(format!(
-        "Budget ${:.2}: {} for {} units ({} folded into them), {} summarised from the scan, \
-         ${:.2} kept for the synthesis",
-        budget.limit.unwrap_or_default(),
+        "{name} {}: {} for {} units ({} folded into them), {} summarised from the scan, \
+         {} kept for the synthesis",
+        meter.show(budget.limit.unwrap_or_default()),
         count(decision.work.loops.len(), "loop", "loops"),
         budget.units,
         count(decision.folded(), "directory", "directories"),
         count(decision.work.mechanical.len(), "directory", "directories"),
-        budget.synthesis_reserve,
+        meter.show(budget.synthesis_reserve),
     ))
 }
 

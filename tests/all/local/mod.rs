@@ -6,4 +6,5 @@
 
 mod dialect;
 mod sloppy;
+mod tokens;
 mod window;
