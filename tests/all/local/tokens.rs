@@ -144,3 +144,24 @@ fn the_estimate_counts_tokens_and_time_only_at_a_throughput() {
     let out = env.output(&["--tokens-per-second", "40"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Ollama's layer has no Message Batches API: `--batch` stops at once with
+/// one line, having sent nothing.
+#[test]
+fn batch_stops_with_one_line() {
+    let env = local(tree());
+    let mut args = LOCAL.to_vec();
+    args.push("--batch");
+    let out = env.output(&args);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    let line = err
+        .lines()
+        .find(|l| l.contains("has no Message Batches API"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        line.contains(&env.server.url()) && line.contains("run without --batch"),
+        "{line}"
+    );
+    assert_eq!(env.server.request_count(), 0, "{err}");
+}
