@@ -53,8 +53,9 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
 
-    /// Report format: text (the terminal report), json, markdown or html
-    /// [default: from the -o file's extension (.md, .html, .json), else
+    /// Report format: text (the terminal report), json, markdown, html or
+    /// agents (an AGENTS.md for coding agents) [default: from the -o
+    /// file's name (AGENTS.md) or extension (.md, .html, .json), else
     /// text].
     #[arg(long, value_name = "FORMAT", value_enum)]
     pub format: Option<FormatArg>,
@@ -297,6 +298,8 @@ pub enum FormatArg {
     #[value(alias = "md")]
     Markdown,
     Html,
+    /// `AGENTS.md` for coding agents.
+    Agents,
 }
 
 impl Args {

@@ -238,6 +238,7 @@ fn output_format(args: &Args) -> Result<Format, ConfigError> {
         FormatArg::Json => Format::Json,
         FormatArg::Markdown => Format::Markdown,
         FormatArg::Html => Format::Html,
+        FormatArg::Agents => Format::Agents,
     });
     let explicit = match (args.json, asked) {
         (true, Some(format)) if format != Format::Json => {
@@ -251,7 +252,7 @@ fn output_format(args: &Args) -> Result<Format, ConfigError> {
     };
     let by_name = args.output.as_deref().and_then(Format::from_extension);
     let format = explicit.or(by_name).unwrap_or(Format::Text);
-    if args.estimate && matches!(format, Format::Markdown | Format::Html) {
+    if args.estimate && matches!(format, Format::Markdown | Format::Html | Format::Agents) {
         return Err(ConfigError::Conflict(format!(
             "--estimate writes text or JSON, not {}{}",
             format.as_str(),

@@ -48,6 +48,10 @@ pub struct Sections {
     /// Where execution or reading starts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub entry_points: Vec<EntryPoint>,
+    /// How to build, test, run or check it: the commands the tree's own
+    /// files give, each with the file it came from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<DevCommand>,
     /// Languages, frameworks, tools and formats.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tech_stack: Vec<String>,
@@ -105,6 +109,24 @@ pub struct EntryPoint {
     pub verified: Option<bool>,
 }
 
+/// A command the tree's own files give (a README, a Makefile, a package
+/// manifest, a CI file) for building, testing, running or checking it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct DevCommand {
+    /// The command line, as the file gives it.
+    pub command: String,
+    /// What it does: build, test, run, lint, ...
+    #[serde(default)]
+    pub purpose: String,
+    /// The file it came from, relative to the target.
+    pub source: String,
+    /// Whether `source` names a file in the tree, once the report is
+    /// grounded; a command whose source was not found is not one to
+    /// follow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
+}
+
 /// One data set.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Dataset {
@@ -123,11 +145,12 @@ pub struct Dataset {
 
 /// A section's key and the title every format shows for it, in the order
 /// the formats show them.
-pub const SECTION_TITLES: [(&str, &str); 11] = [
+pub const SECTION_TITLES: [(&str, &str); 12] = [
     ("overall_purpose", "Overall purpose"),
     ("architecture", "Architecture"),
     ("components", "Components"),
     ("entry_points", "Entry points"),
+    ("commands", "Commands"),
     ("tech_stack", "Tech stack"),
     ("datasets", "Datasets"),
     ("schema_summary", "Schema"),
@@ -153,6 +176,7 @@ impl Sections {
             architecture: prose("architecture"),
             components: items(input.get("components"), component),
             entry_points: items(input.get("entry_points"), entry_point),
+            commands: items(input.get("commands"), dev_command),
             tech_stack: strings(input.get("tech_stack")),
             datasets: items(input.get("datasets"), dataset),
             schema_summary: prose("schema_summary"),
@@ -209,6 +233,7 @@ impl Sections {
         prose(&mut self.architecture, parts, |s| &s.architecture);
         list(&mut self.components, parts, |s| &s.components);
         list(&mut self.entry_points, parts, |s| &s.entry_points);
+        list(&mut self.commands, parts, |s| &s.commands);
         list(&mut self.tech_stack, parts, |s| &s.tech_stack);
         list(&mut self.datasets, parts, |s| &s.datasets);
         prose(&mut self.schema_summary, parts, |s| &s.schema_summary);
@@ -243,12 +268,16 @@ impl Sections {
             component.depends_on.truncate(MAX_DEPENDS);
         }
         dedupe(&mut self.entry_points, |e| e.path.clone());
+        dedupe(&mut self.commands, |c| {
+            format!("{}\0{}", c.command, c.source)
+        });
         dedupe(&mut self.datasets, |d| d.name.to_lowercase());
         for list in [&mut self.tech_stack, &mut self.themes, &mut self.concerns] {
             dedupe(list, |item| item.to_lowercase());
         }
         self.components.truncate(MAX_ITEMS);
         self.entry_points.truncate(MAX_ITEMS);
+        self.commands.truncate(MAX_ITEMS);
         self.datasets.truncate(MAX_ITEMS);
         self.tech_stack.truncate(MAX_ITEMS);
         self.themes.truncate(MAX_ITEMS);
@@ -340,6 +369,22 @@ fn entry_point(item: &Value) -> Option<EntryPoint> {
     })
 }
 
+/// A command needs its line and the file it came from; a line is one line.
+pub(crate) fn dev_command(item: &Value) -> Option<DevCommand> {
+    let command = text(item.get("command"), MAX_SHORT)?;
+    Some(DevCommand {
+        command: command
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+        purpose: text(item.get("purpose"), MAX_SHORT).unwrap_or_default(),
+        source: path(item.get("source"))?,
+        verified: None,
+    })
+}
+
 fn dataset(item: &Value) -> Option<Dataset> {
     Some(Dataset {
         name: text(item.get("name"), MAX_SHORT)?,
@@ -362,6 +407,11 @@ pub(crate) fn every_section_filled() -> Sections {
         entry_points: vec![EntryPoint {
             path: "main.rs".into(),
             ..EntryPoint::default()
+        }],
+        commands: vec![DevCommand {
+            command: "make".into(),
+            source: "Makefile".into(),
+            ..DevCommand::default()
         }],
         tech_stack: vec!["t".into()],
         datasets: vec![Dataset {

@@ -61,6 +61,18 @@ fn body(sections: &Sections, key: &str) -> Vec<String> {
                 format!("  {}{role}", escape_line(&entry.path))
             })
             .collect(),
+        "commands" => sections
+            .commands
+            .iter()
+            .map(|command| {
+                let purpose = after(" — ", &escape_line(&command.purpose));
+                format!(
+                    "  {}  (from {}){purpose}",
+                    escape_line(&command.command),
+                    escape_line(&command.source)
+                )
+            })
+            .collect(),
         "tech_stack" => bullets(&sections.tech_stack),
         "datasets" => sections
             .datasets
