@@ -30,6 +30,12 @@ const NO_KEY_NOTE: &str = "no API key (ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN
 /// The report's note with `--scan-only`.
 const SCAN_ONLY_NOTE: &str = "--scan-only";
 
+/// The one line `luminos mcp` prints when started from a terminal, where
+/// it would otherwise wait in silence for a client that is not there.
+const MCP_BY_HAND_HINT: &str = "luminos mcp is a Model Context Protocol server: an MCP client \
+(Claude Code, Cursor, Claude Desktop, ...) starts it and speaks to it on stdin and stdout, so \
+there is nothing to type here; see the README to add it to a client.";
+
 /// Run luminos with parsed arguments.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let env = Env::from_process();
@@ -40,21 +46,32 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         resolved => resolved?,
     };
-    let (config, clear_first) = match invocation {
+    match invocation {
         Invocation::ClearCacheOnly { cache_root } => {
             clear_cache(&cache_root)?;
-            return Ok(ExitCode::Success);
+            Ok(ExitCode::Success)
         }
         Invocation::Run {
             config,
             clear_cache_first,
-        } => (config, clear_cache_first),
-        Invocation::Ask { config, question } => return ask(&config, &question),
-        Invocation::Mcp => {
-            crate::mcp::serve(env)?;
-            return Ok(ExitCode::Success);
+        } => run_on_target(&config, clear_cache_first),
+        Invocation::Ask { config, question } => {
+            print_notes(&config);
+            ask(&config, &question)
         }
-    };
+        Invocation::Mcp => {
+            if env.stdin_is_terminal {
+                eprintln!("{MCP_BY_HAND_HINT}");
+            }
+            crate::mcp::serve(env)?;
+            Ok(ExitCode::Success)
+        }
+    }
+}
+
+/// `luminos TARGET`: scan, then investigate, estimate or skip, and report.
+fn run_on_target(config: &Config, clear_first: bool) -> anyhow::Result<ExitCode> {
+    print_notes(config);
     // A report that could not be written would waste the whole run: the
     // file is checked before anything is spent.
     if config.investigation.mode != Mode::CancelBatch
@@ -63,12 +80,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         output::check_output_file(file)?;
     }
     if clear_first {
-        clear_cache(&config.cache_root)?;
+        clear_investigation(config)?;
     }
 
     // Why no investigation runs, if none does.
     let skipped = match config.investigation.mode {
-        Mode::CancelBatch => return cancel_batches(&config),
+        Mode::CancelBatch => return cancel_batches(config),
         Mode::ScanOnly => Some(SCAN_ONLY_NOTE),
         Mode::Estimate => None,
         Mode::Investigate if config.api.auth.is_none() => {
@@ -83,10 +100,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let reserved = if estimate || skipped.is_some() {
         None
     } else {
-        crate::ai::reserve_target(&config)?
+        crate::ai::reserve_target(config)?
     };
 
     let progress = Progress::new(config.progress, config.verbose);
+    // Money is said before any is spent.
+    if !estimate && skipped.is_none() {
+        progress.println(&crate::progress::budget_line(config.investigation.budget));
+    }
     if !config.scan.exclude.is_empty() {
         progress.scan(&format!("Excluding: {}", config.scan.exclude.join(", ")));
     }
@@ -99,33 +120,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         scan::scan_with_dirs(&config.target, &config.scan, &progress)
     };
 
-    // No billed API call, no cache write: the projection is the result,
-    // its token counts calibrated by the free token-counting endpoint
-    // where a key is set.
     if estimate {
-        let estimate = crate::ai::estimate::estimate(&config, &base, &dirs)?;
-        let estimate = match config.client_config() {
-            Some(client) => tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .context("starting the async runtime")?
-                .block_on(crate::ai::estimate::calibrate(estimate, client)),
-            None => estimate,
-        };
-        // The model's warning reaches the terminal once, as a run's does:
-        // in the text estimate on stdout, or on stderr when stdout carries
-        // JSON (a `jq` pipeline shows only what it selects) or the
-        // estimate goes to a file.
-        let json = config.output.format == Format::Json;
-        let text_on_stdout = !json && config.output.file.is_none();
-        if !text_on_stdout && let Some(warning) = crate::ai::model_warning(&config.investigation) {
-            progress.println(&format!("Warning: {warning}"));
-        }
-        let text = (!json).then(|| estimate.render_text());
-        return write_output(&config, |out: &mut dyn std::io::Write| match &text {
-            Some(text) => out.write_all(text.as_bytes()),
-            None => serde_json::to_writer_pretty(out, &estimate).map_err(std::io::Error::from),
-        });
+        return write_estimate(config, &base, &dirs, &progress);
     }
 
     let outcome = match skipped {
@@ -134,9 +130,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ..crate::ai::Outcome::default()
         },
         None => {
-            let runtime = api_runtime(&config, &progress)?;
+            let runtime = api_runtime(config, &progress)?;
             runtime.block_on(crate::ai::orchestrator::investigate(
-                &config, &base, &dirs, &progress, reserved,
+                config, &base, &dirs, &progress, reserved,
             ))?
         }
     };
@@ -145,14 +141,63 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if outcome.interrupted {
         return Ok(ExitCode::Interrupted);
     }
+    if skipped.is_none() {
+        let prices = crate::progress::PriceBasis {
+            assumed: !config.investigation.model_facts.prices_known(),
+            batch: config.investigation.batch,
+        };
+        progress.println(&crate::progress::spent_line(&outcome.status, prices));
+    }
 
     let failed = outcome.status.status == InvestigationStatus::Failed;
     let report = outcome.into_report(base);
-    match write_report(&config, &report)? {
+    match write_report(config, &report)? {
         // The report is out; the status says the investigation failed, so
         // scripts and CI notice.
         ExitCode::Success if failed => Ok(ExitCode::InvestigationFailed),
         code => Ok(code),
+    }
+}
+
+/// `--estimate`: no billed API call, no cache write; the projection is the
+/// result, its token counts calibrated by the free token-counting endpoint
+/// where a key is set.
+fn write_estimate(
+    config: &Config,
+    base: &scan::BaseScan,
+    dirs: &scan::ScannedDirs,
+    progress: &Progress,
+) -> anyhow::Result<ExitCode> {
+    let estimate = crate::ai::estimate::estimate(config, base, dirs)?;
+    let estimate = match config.client_config() {
+        Some(client) => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("starting the async runtime")?
+            .block_on(crate::ai::estimate::calibrate(estimate, client)),
+        None => estimate,
+    };
+    // The model's warning reaches the terminal once, as a run's does: in
+    // the text estimate on stdout, or on stderr when stdout carries JSON (a
+    // `jq` pipeline shows only what it selects) or the estimate goes to a
+    // file.
+    let json = config.output.format == Format::Json;
+    let text_on_stdout = !json && config.output.file.is_none();
+    if !text_on_stdout && let Some(warning) = crate::ai::model_warning(&config.investigation) {
+        progress.println(&format!("Warning: {warning}"));
+    }
+    let text = (!json).then(|| estimate.render_text());
+    write_output(config, |out: &mut dyn std::io::Write| match &text {
+        Some(text) => out.write_all(text.as_bytes()),
+        None => serde_json::to_writer_pretty(out, &estimate).map_err(std::io::Error::from),
+    })
+}
+
+/// What resolving the settings changed, one line each on stderr, before
+/// the scan.
+fn print_notes(config: &Config) {
+    for note in &config.notes {
+        eprintln!("{note}");
     }
 }
 
@@ -162,6 +207,7 @@ fn write_report(config: &Config, report: &Report) -> anyhow::Result<ExitCode> {
     let options = RenderOptions {
         target: config.target.to_string_lossy().into_owned(),
         depth: config.scan.depth,
+        width: config.output.width,
     };
     write_output(config, |out: &mut dyn std::io::Write| {
         crate::report::render(report, config.output.format, &options, out)
@@ -213,7 +259,9 @@ fn api_runtime(config: &Config, progress: &Progress) -> anyhow::Result<tokio::ru
 /// answer came, with exit status 2 for a question that is not one, 3 when
 /// an API call failed (as a run whose investigation failed), 1 otherwise.
 fn ask(config: &Config, question: &str) -> anyhow::Result<ExitCode> {
-    let progress = Progress::new(config.progress, config.verbose);
+    // The answer is the output: the scan, the passes and the cost are for
+    // -v.
+    let progress = Progress::answer_only(config.progress, config.verbose);
     let runtime = api_runtime(config, &progress)?;
     let answered = runtime.block_on(async {
         tokio::select! {
@@ -280,6 +328,59 @@ fn ask(config: &Config, question: &str) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
+/// `--clear-cache TARGET`: that target's investigation only, said in one
+/// line; the cache's other investigations stay.
+fn clear_investigation(config: &Config) -> anyhow::Result<()> {
+    let removed = cache::clear_investigation(&config.cache_root, &config.target_canonical)?;
+    let target = crate::text::escape_line(&config.target_arg);
+    let cost = if removed.unrecorded > 0 {
+        "with no record of its cost".to_string()
+    } else {
+        format!(
+            "it cost {} as its runs recorded",
+            crate::text::usd(removed.recorded_cost_usd)
+        )
+    };
+    match removed.investigations {
+        0 => eprintln!("There is no cached investigation of '{target}'; nothing to remove."),
+        1 => eprintln!(
+            "Removed the cached investigation of '{target}' ({cost}); the cache's other \
+             investigations are kept."
+        ),
+        // Earlier `--fresh` runs left more than one behind.
+        _ => eprintln!(
+            "Removed the cached investigations of '{target}' ({}); the cache's other \
+             investigations are kept.",
+            removed_words(&removed)
+        ),
+    }
+    Ok(())
+}
+
+/// `3 investigations, which cost $4.12 as their runs recorded (1 has no
+/// record of its cost)`.
+fn removed_words(removed: &cache::Removed) -> String {
+    let n = removed.investigations;
+    if n == 0 {
+        return "it held no investigation".to_string();
+    }
+    let recorded = n - removed.unrecorded;
+    let mut words = format!("{n} investigation{}", if n == 1 { "" } else { "s" });
+    if recorded > 0 {
+        words.push_str(&format!(
+            ", which cost {} as their runs recorded",
+            crate::text::usd(removed.recorded_cost_usd)
+        ));
+    }
+    match (recorded, removed.unrecorded) {
+        (_, 0) => {}
+        (0, _) => words.push_str(", with no record of their cost"),
+        (_, 1) => words.push_str(" (1 has no record of its cost)"),
+        (_, k) => words.push_str(&format!(" ({k} have no record of their cost)")),
+    }
+    words
+}
+
 /// `--cancel-batch`: no scan and no report, only what became of each batch.
 fn cancel_batches(config: &Config) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -294,8 +395,12 @@ fn cancel_batches(config: &Config) -> anyhow::Result<ExitCode> {
 
 fn clear_cache(root: &std::path::Path) -> anyhow::Result<()> {
     match cache::clear_cache(root)? {
-        cache::Cleared::Removed(root) => {
-            eprintln!("Removed the luminos cache at {}", root.display());
+        cache::Cleared::Removed { root, removed } => {
+            eprintln!(
+                "Removed the luminos cache at {}: {}.",
+                crate::text::escape_control(&root.to_string_lossy()),
+                removed_words(&removed)
+            );
         }
         cache::Cleared::Absent(root) => {
             eprintln!(

@@ -624,7 +624,9 @@ mod snapshots {
             &[
                 (
                     "cli".into(),
-                    Some(json!({"relative_path": "src/cli", "summary": "Argument parsing."})),
+                    crate::cache::DirEntry::from_value(
+                        json!({"relative_path": "src/cli", "summary": "Argument parsing."}),
+                    ),
                 ),
                 ("util".into(), None),
             ],
@@ -691,7 +693,8 @@ mod snapshots {
                    "notable_files": ["Cargo.toml"]}),
             json!({"relative_path": "src", "summary": "Entry point and modules.",
                    "dominant_category": "source"}),
-        ];
+        ]
+        .map(|value| crate::cache::DirEntry::from_value(value).unwrap());
         let prompt = synthesis_prompt("/home/user/proj", &entries, None).unwrap();
         insta::assert_snapshot!(prompt);
         assert!(

@@ -20,11 +20,10 @@ use crate::ai::rules::decide::{DecisionInputs, SavedWork};
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{ChildIndex, Discovery, discover_directories};
 use crate::ai::rules::fingerprint::{DirState, classify, fingerprint};
-use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::rules::plan::Plan;
 use crate::ai::rules::projection::{SURVEY_BLOCK_BYTES, tokens_of_bytes};
 use crate::ai::tools::{self, Toolbox};
-use crate::cache::{Cache, EntryKind, PLAN_FILE, SURVEY_FILE, SYNTHESIS_FILE, WORK_PLAN_FILE};
+use crate::cache::{Cache, DirEntry, PLAN_FILE, SURVEY_FILE, SYNTHESIS_FILE, WORK_PLAN_FILE};
 use crate::config::Config;
 use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
@@ -83,7 +82,7 @@ impl Situation {
             .unwrap_or_default();
         let mechanical = entries
             .iter()
-            .filter(|(_, entry)| is_mechanical(entry))
+            .filter(|(_, entry)| entry.mechanical)
             .map(|(dir, _)| dir.clone())
             .collect();
         let saved = |name: &str| cache.filter(|_| !fresh).and_then(|c| c.read_json(name));
@@ -93,10 +92,12 @@ impl Situation {
         // Whether the saved synthesis still holds only matters when nothing
         // is left to investigate.
         let synthesis_current = classify(&dirs, &states).stale.is_empty()
-            && saved(SYNTHESIS_FILE).is_some_and(|saved| {
-                let read = synthesis_entries(&target, &dirs, &entries);
-                let digest = entries_digest(&read, language);
-                reusable_synthesis(Some(&saved), &digest).is_some()
+            && cache.is_some_and(|cache| {
+                saved(SYNTHESIS_FILE).is_some_and(|saved| {
+                    let read = synthesis_entries(&target, &dirs, &entries);
+                    let digest = entries_digest(cache, &read, language);
+                    reusable_synthesis(Some(&saved), &digest).is_some()
+                })
             });
         Situation {
             children: ChildIndex::new(&dirs),
@@ -169,7 +170,7 @@ fn current_states(
     discovery
         .iter()
         .map(|(dir, scanned)| {
-            let entry = cache.read_entry(EntryKind::Dir, &dir.to_string_lossy());
+            let entry = cache.entry::<DirEntry>(&dir.to_string_lossy());
             let current = match scanned {
                 Some(fingerprint) => fingerprint.to_string(),
                 None => fingerprint(dir, scope),

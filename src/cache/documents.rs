@@ -7,6 +7,9 @@
 //! what a document holds is its pass's business, and the summaries and
 //! the append-only log and flags are `entries.rs` and `journal.rs`.
 
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::fsio::{io_err, read_json, write_json_atomic};
@@ -15,6 +18,31 @@ use super::{Cache, CacheError, META_FILE};
 /// The `meta.json` field set once a run with `--no-redact` wrote to the
 /// investigation (ours; the original has no redaction).
 pub(crate) const UNREDACTED_FIELD: &str = "written_without_redaction";
+
+/// The `meta.json` field holding what every run of the investigation spent
+/// ([`Spending`]; ours).
+pub(crate) const SPENDING_FIELD: &str = "spending";
+
+/// What the runs of one investigation have spent in all, as `meta.json`
+/// keeps it, so a report read from the cache can say what the
+/// investigation cost, when it was last paid for and by which luminos.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spending {
+    /// Dollars, every run that made a request (failed and interrupted ones
+    /// too) added up.
+    pub cost_usd: f64,
+    /// API requests, added up the same way.
+    pub api_requests: u64,
+    /// When the last run that made a request ended (RFC 3339).
+    pub last_paid_at: String,
+    /// The luminos version of that run.
+    pub luminos_version: String,
+}
+
+/// The `meta.json` field listing the reports runs wrote inside the target
+/// (`-o`), relative to it (ours): later runs leave them out of the tree,
+/// with or without `-o`.
+pub(crate) const OWN_OUTPUTS_FIELD: &str = "own_outputs";
 
 impl Cache {
     /// Write `meta.json` for a new investigation.
@@ -55,6 +83,63 @@ impl Cache {
         self.read_json(META_FILE)
             .and_then(|meta| meta.get(UNREDACTED_FIELD)?.as_bool())
             .unwrap_or(false)
+    }
+
+    /// What the runs of this investigation spent in all; `None` when none
+    /// recorded any (an investigation older than the record, or one that
+    /// never made a request).
+    pub(crate) fn spending(&self) -> Option<Spending> {
+        let meta = self.read_json(META_FILE)?;
+        serde_json::from_value(meta.get(SPENDING_FIELD)?.clone()).ok()
+    }
+
+    /// Add a run's `cost_usd` and `api_requests` to the record (nothing
+    /// when it made no request), stamped now and with this luminos's
+    /// version.
+    pub(crate) fn add_spending(&self, cost_usd: f64, api_requests: u64) -> Result<(), CacheError> {
+        if api_requests == 0 {
+            return Ok(());
+        }
+        let before = self.spending().unwrap_or_default();
+        let after = Spending {
+            cost_usd: before.cost_usd + cost_usd,
+            api_requests: before.api_requests + api_requests,
+            last_paid_at: super::now_iso(),
+            luminos_version: env!("CARGO_PKG_VERSION").to_string(),
+        };
+        let mut fields = Map::new();
+        fields.insert(SPENDING_FIELD.to_string(), json!(after));
+        self.update_meta(fields)
+    }
+
+    /// The reports runs wrote inside the target, relative to it.
+    pub(crate) fn own_outputs(&self) -> Vec<PathBuf> {
+        self.read_json(META_FILE)
+            .and_then(|meta| meta.get(OWN_OUTPUTS_FIELD).cloned())
+            .and_then(|list| serde_json::from_value::<Vec<String>>(list).ok())
+            .unwrap_or_default()
+            .into_iter()
+            .map(PathBuf::from)
+            .filter(|rel| rel.is_relative() && !rel.as_os_str().is_empty())
+            .collect()
+    }
+
+    /// Remember that this run writes its report at `rel` inside the target
+    /// (a no-op when it is already known).
+    pub(crate) fn record_own_output(&self, rel: &Path) -> Result<(), CacheError> {
+        let mut known = self.own_outputs();
+        if known.iter().any(|path| path == rel) {
+            return Ok(());
+        }
+        known.push(rel.to_path_buf());
+        known.sort();
+        let names: Vec<String> = known
+            .iter()
+            .map(|path| path.to_string_lossy().into_owned())
+            .collect();
+        let mut fields = Map::new();
+        fields.insert(OWN_OUTPUTS_FIELD.to_string(), json!(names));
+        self.update_meta(fields)
     }
 
     /// Read a named JSON document of this investigation (`plan.json`, ...).

@@ -55,6 +55,28 @@ pub(crate) fn investigation_id(
     })
 }
 
+/// Take `target` out of the index (under its lock); the id it had, if
+/// any. A missing index holds nothing to take out.
+pub(crate) fn forget(root: &Path, target: &Path) -> Result<Option<String>, CacheError> {
+    let index_path = root.join(INDEX_FILE);
+    let lock_dir = root.join(LOCK_DIR);
+    let _lock = if lock_dir.is_dir() {
+        Some(ExclusiveLock::acquire(&lock_dir.join(INDEX_LOCK))?)
+    } else {
+        None
+    };
+    if !index_path.exists() {
+        return Ok(None);
+    }
+    let (mut index, _) = load_index(root, &index_path);
+    let removed = index.remove(target.to_string_lossy().as_ref());
+    if removed.is_some() {
+        write_json_atomic(&index_path, &Value::Object(index))
+            .map_err(io_err("writing", &index_path))?;
+    }
+    Ok(removed.and_then(|id| id.as_str().map(str::to_string)))
+}
+
 /// Whether `id` names an investigation directory: a canonical UUID (so it
 /// cannot walk out of the root) whose directory exists and is no symlink.
 pub(crate) fn is_investigation_dir(root: &Path, id: &str) -> bool {

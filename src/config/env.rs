@@ -33,6 +33,11 @@ pub(crate) struct Env {
     pub no_color: bool,
     /// Whether stderr is a terminal.
     pub stderr_is_terminal: bool,
+    /// Whether stdin is a terminal (`luminos mcp` typed by hand).
+    pub stdin_is_terminal: bool,
+    /// The width of the terminal stdout is, when it is one: the terminal
+    /// report fits it.
+    pub stdout_columns: Option<usize>,
 }
 
 impl Env {
@@ -54,8 +59,19 @@ impl Env {
             // https://no-color.org: present and non-empty disables colour.
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
             stderr_is_terminal: std::io::stderr().is_terminal(),
+            stdin_is_terminal: std::io::stdin().is_terminal(),
+            stdout_columns: stdout_columns(),
         }
     }
+}
+
+/// The columns of the terminal stdout is, or `None` when it is not one.
+fn stdout_columns() -> Option<usize> {
+    // SAFETY: TIOCGWINSZ only fills in the `winsize` we own; an fd that is
+    // not a terminal makes it fail, which is handled.
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) };
+    (rc == 0 && size.ws_col > 0).then(|| usize::from(size.ws_col))
 }
 
 fn non_empty_var(name: &str) -> Option<String> {

@@ -94,13 +94,19 @@ mod tests {
         let file = dir.path().join("file.txt");
         std::fs::write(&file, "x").unwrap();
         let missing = dir.path().join("missing");
-        for bad in [&file, &missing] {
-            let shown = bad.to_string_lossy();
-            assert_eq!(
-                resolve(&env, NO_FLAGS, &shown).unwrap_err().0,
-                format!("'{shown}' is not a directory or does not exist.")
-            );
-        }
+        let shown = missing.to_string_lossy();
+        assert_eq!(
+            resolve(&env, NO_FLAGS, &shown).unwrap_err().0,
+            format!("'{shown}' is not a directory or does not exist.")
+        );
+        let shown = file.to_string_lossy();
+        assert_eq!(
+            resolve(&env, NO_FLAGS, &shown).unwrap_err().0,
+            format!(
+                "'{shown}' is a file; luminos investigates a directory (the one that holds it, \
+                 say)"
+            )
+        );
         // A name that looks like a flag, or like the subcommand, is a path.
         let named = dir.path().join("-x");
         std::fs::create_dir(&named).unwrap();

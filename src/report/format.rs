@@ -62,6 +62,8 @@ pub struct RenderOptions {
     pub target: String,
     /// How deep the directory summaries go (`--depth`).
     pub depth: usize,
+    /// The columns the terminal report fits (the terminal's, else 100).
+    pub width: usize,
 }
 
 /// Write `report` in `format` to `out` (without a trailing newline).

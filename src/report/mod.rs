@@ -390,6 +390,12 @@ pub struct InvestigationSummary {
     /// The `--language` the model wrote in (absent without one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
+    /// What every run of this investigation spent, this one's included,
+    /// as the cache records it: `cost_usd`, `api_requests`,
+    /// `last_paid_at` and `luminos_version`. Absent when no run recorded
+    /// any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub all_runs: Option<crate::cache::Spending>,
 }
 
 /// `investigation.batch`: a `--batch` run's rounds and requests. Costs
@@ -482,6 +488,8 @@ mod sections_text;
 mod sections_view;
 mod shape;
 mod text;
+mod text_dirs;
+pub(crate) mod text_fit;
 mod text_scan;
 mod text_tree;
 mod verdict;

@@ -43,6 +43,7 @@ mod ignored;
 mod inspect;
 mod options;
 pub(crate) mod recency;
+pub(crate) mod skip;
 mod sniff;
 pub(crate) mod tree;
 pub(crate) mod walk;
@@ -52,6 +53,7 @@ pub use filter::ScanFilter;
 pub(crate) use fingerprint::Fingerprint;
 pub(crate) use fingerprint::FingerprintBuilder;
 pub use options::ScanOptions;
+pub use skip::Skipped;
 pub(crate) use tree::render_tree;
 
 /// What the base scan found. Field order is the original's JSON key order.
@@ -101,6 +103,10 @@ pub struct TreeNode {
     /// points to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
+    /// Why no model is sent into this directory (the skip list, or a
+    /// `CACHEDIR.TAG` in it); luminos's key, absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<Skipped>,
 }
 
 // The scan's tree and the planner's tree view build the same kinds of node.

@@ -165,6 +165,9 @@ pub(crate) struct DirRecord {
     /// whose fingerprint must be read from the disk. Hidden names are
     /// still in (see `visible`).
     pub unexamined: Vec<OsString>,
+    /// Why no model is sent into it, if none is (see [`super::skip`]);
+    /// the target itself is never skipped.
+    pub skipped: Option<super::skip::Skipped>,
 }
 
 /// Everything the walk saw.
@@ -178,11 +181,38 @@ pub(crate) struct Walk {
     pub ignored: IgnoredTally,
 }
 
+impl Walk {
+    /// The directories (relative) that are skipped themselves, not only
+    /// below a skipped one: a path is in a skipped subtree when one of its
+    /// ancestors is here ([`in_skipped_subtree`]).
+    pub(crate) fn skipped_roots(&self) -> HashSet<PathBuf> {
+        skipped_roots(&self.dirs)
+    }
+}
+
+/// [`Walk::skipped_roots`] of a walk's records.
+pub(crate) fn skipped_roots(dirs: &HashMap<PathBuf, DirRecord>) -> HashSet<PathBuf> {
+    dirs.iter()
+        .filter(|(_, record)| record.skipped.is_some())
+        .map(|(rel, _)| rel.clone())
+        .collect()
+}
+
+/// Whether `rel` is, or lies below, one of `roots`.
+pub(crate) fn in_skipped_subtree(roots: &HashSet<PathBuf>, rel: &Path) -> bool {
+    !roots.is_empty() && rel.ancestors().any(|dir| roots.contains(dir))
+}
+
 /// The walk's view of the scan options.
 pub(crate) struct WalkRules {
     pub show_hidden: bool,
     pub exclude: HashSet<OsString>,
     pub respect_ignore: bool,
+    /// Names taken back from the skip list (`--include`).
+    pub include: HashSet<OsString>,
+    /// luminos's own outputs inside the target, relative to it (see
+    /// [`ScanOptions::own_outputs`]).
+    pub own_outputs: HashSet<PathBuf>,
     /// The canonical target, when symlinks are judged against it (see
     /// [`WalkRules::within`]).
     root: Option<PathBuf>,
@@ -194,8 +224,16 @@ impl WalkRules {
             show_hidden: options.show_hidden,
             exclude: options.exclude.iter().map(OsString::from).collect(),
             respect_ignore: options.respect_ignore,
+            include: options.include.iter().map(OsString::from).collect(),
+            own_outputs: options.own_outputs.iter().cloned().collect(),
             root: None,
         }
+    }
+
+    /// Whether the entry `name` of the directory `parent` (relative to the
+    /// target) is one of luminos's own outputs.
+    pub(crate) fn is_own_output(&self, parent: &Path, name: &OsStr) -> bool {
+        !self.own_outputs.is_empty() && self.own_outputs.contains(&parent.join(name))
     }
 
     /// These rules for a scan of `target`: a symlink that resolves outside
@@ -582,7 +620,7 @@ fn list_job(
 ) -> Vec<Job> {
     let dir = super::join_rel(shared.target, &rel);
     let mut removed = Removed::default();
-    let listing = list_dir(
+    let mut listing = list_dir(
         shared.rules,
         &dir,
         parent_rules,
@@ -590,6 +628,15 @@ fn list_job(
         &mut harvest.rule_files,
         &mut removed,
     );
+    // luminos's own outputs are not part of the tree, for anyone.
+    if !shared.rules.own_outputs.is_empty() {
+        listing
+            .entries
+            .retain(|entry| !shared.rules.is_own_output(&rel, &entry.name));
+    }
+    let skipped = rel.file_name().and_then(|name| {
+        super::skip::skip_reason(&dir, name, Some(&listing), &shared.rules.include)
+    });
     shared.counter.add(listing.entries.len() as u64);
     harvest.files_removed += removed.files;
     harvest.dirs_removed += removed.dirs;
@@ -634,6 +681,7 @@ fn list_job(
             visible,
             fingerprint,
             unexamined,
+            skipped,
         },
     ));
     jobs

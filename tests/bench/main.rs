@@ -29,3 +29,4 @@ mod redact;
 mod report;
 mod scale;
 mod scan;
+mod terminal;

@@ -21,10 +21,8 @@
 //! Its edges: pure functions over entries and flags already read; reading
 //! the cache and the scan is the parent module's job.
 
-use serde_json::Value;
-
 use crate::ai::tools::frame_untrusted;
-use crate::ai::tools::input::string_list;
+use crate::cache::{CacheEntry, DirEntry, FileEntry};
 use crate::report::{Flag, severity_rank};
 use crate::text::{cut_marked, escape_line};
 
@@ -207,22 +205,18 @@ pub(crate) struct Cached<'a> {
     /// The verdict, when the synthesis was written.
     pub verdict: Option<(&'a str, &'a str)>,
     /// Dir entries of directories that still exist.
-    pub dirs: &'a [Value],
+    pub dirs: &'a [DirEntry],
     /// File entries of files that still exist.
-    pub files: &'a [Value],
+    pub files: &'a [FileEntry],
     pub flags: &'a [Flag],
 }
 
 /// An entry's target-relative path (`.` for the target).
-fn entry_rel(entry: &Value) -> String {
-    match entry.get("relative_path").and_then(Value::as_str) {
-        None | Some("") => ".".to_string(),
-        Some(rel) => rel.trim_end_matches('/').to_string(),
+fn entry_rel(entry: &impl CacheEntry) -> String {
+    match entry.relative_path() {
+        "" => ".".to_string(),
+        rel => rel.trim_end_matches('/').to_string(),
     }
-}
-
-fn field<'v>(entry: &'v Value, name: &str) -> &'v str {
-    entry.get(name).and_then(Value::as_str).unwrap_or_default()
 }
 
 /// `text` cut to at most `max` bytes on a character boundary, marked.
@@ -232,15 +226,15 @@ pub(crate) fn cut(text: &str, max: usize) -> String {
 
 /// One entry's section: a heading with its path, then its summary (and a
 /// dir entry's notable files).
-fn entry_section(entry: &Value, dir: bool) -> String {
+fn entry_section(entry: &impl CacheEntry, dir: bool) -> String {
     let rel = entry_rel(entry);
     let heading = if dir && rel != "." {
         format!("#### {}/", escape_line(&rel))
     } else {
         format!("#### {}", escape_line(&rel))
     };
-    let mut text = format!("{heading}\n{}", cut(field(entry, "summary"), SUMMARY_BYTES));
-    let notable = string_list(entry, "notable_files");
+    let mut text = format!("{heading}\n{}", cut(entry.summary(), SUMMARY_BYTES));
+    let notable = entry.notable_files();
     if !notable.is_empty() {
         text.push_str(&format!("\nNotable files: {}", notable.join(", ")));
     }
@@ -251,18 +245,18 @@ fn entry_section(entry: &Value, dir: bool) -> String {
 /// path order), then the others the question points at, best first, then
 /// by path; taken while their sections fit `budget` bytes. Returns the
 /// sections and how many entries were left out.
-fn choose(
-    entries: &[Value],
+fn choose<E: CacheEntry>(
+    entries: &[E],
     words: &[String],
     dir: bool,
     always: impl Fn(&str) -> bool,
     budget: usize,
 ) -> (Vec<String>, usize) {
-    let mut ranked: Vec<(bool, u32, String, &Value)> = entries
+    let mut ranked: Vec<(bool, u32, String, &E)> = entries
         .iter()
         .map(|entry| {
             let rel = entry_rel(entry);
-            let score = relevance(words, &rel, field(entry, "summary"));
+            let score = relevance(words, &rel, entry.summary());
             (always(&rel), score, rel, entry)
         })
         .filter(|(kept, score, _, _)| *kept || *score > 0)
@@ -409,8 +403,11 @@ mod tests {
         scan: SCAN_BYTES,
     };
 
-    fn dir(rel: &str, summary: &str) -> Value {
-        json!({"path": format!("/t/{rel}"), "relative_path": rel, "summary": summary})
+    fn dir(rel: &str, summary: &str) -> DirEntry {
+        DirEntry::from_value(
+            json!({"path": format!("/t/{rel}"), "relative_path": rel, "summary": summary}),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -479,8 +476,12 @@ mod tests {
     #[test]
     fn every_share_is_bounded() {
         let long = "word ".repeat(2_000);
-        let dirs: Vec<Value> = (0..200)
+        let dirs: Vec<DirEntry> = (0..200)
             .map(|i| dir(&format!("d{i:03}"), &format!("tls {long}")))
+            .collect();
+        let files: Vec<FileEntry> = dirs
+            .iter()
+            .map(|d| FileEntry::from_value(serde_json::to_value(d).unwrap()).unwrap())
             .collect();
         let flags: Vec<Flag> = (0..500)
             .map(|i| Flag::new(format!("f{i}"), long.clone(), "concern"))
@@ -489,7 +490,7 @@ mod tests {
         let cached = Cached {
             verdict: Some((&verdict, &verdict)),
             dirs: &dirs,
-            files: &dirs,
+            files: &files,
             flags: &flags,
         };
         let context = investigated_context("tls", &cached, WHOLE);

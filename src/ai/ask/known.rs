@@ -5,20 +5,28 @@
 
 use std::path::Path;
 
-use serde_json::Value;
-
 use super::{NOT_INVESTIGATED_NOTE, UNREDACTED_NOTE};
-use crate::cache::{Cache, CacheRoot, EntryKind, SYNTHESIS_FILE};
+use crate::cache::{Cache, CacheEntry, CacheRoot, DirEntry, FileEntry, SYNTHESIS_FILE};
 use crate::config::Config;
 use crate::report::Flag;
+
+/// The entries of type `E` whose location still exists (`exists`).
+fn live<E: CacheEntry>(cache: &Cache, exists: fn(&Path) -> bool) -> Vec<E> {
+    cache
+        .located::<E>()
+        .into_iter()
+        .filter(|(path, _)| exists(path))
+        .map(|(_, entry)| entry)
+        .collect()
+}
 
 /// What the cache knows about the tree, read without changing it.
 pub(super) struct Learned {
     /// The investigation's cache, when it is used.
     pub cache: Option<Cache>,
     pub verdict: Option<(String, String)>,
-    pub dirs: Vec<Value>,
-    pub files: Vec<Value>,
+    pub dirs: Vec<DirEntry>,
+    pub files: Vec<FileEntry>,
     pub flags: Vec<Flag>,
     /// Why the cache is not used, when it is not.
     pub note: Option<&'static str>,
@@ -45,19 +53,11 @@ impl Learned {
         if config.investigation.redact && cache.written_without_redaction() {
             return Learned::nothing(UNREDACTED_NOTE);
         }
-        let live = |kind: EntryKind, exists: fn(&Path) -> bool| -> Vec<Value> {
-            cache
-                .located_entries(kind)
-                .into_iter()
-                .filter(|(path, _)| exists(path))
-                .map(|(_, entry)| entry)
-                .collect()
-        };
-        let dirs = live(EntryKind::Dir, Path::is_dir);
+        let dirs: Vec<DirEntry> = live(&cache, Path::is_dir);
         if dirs.is_empty() {
             return Learned::nothing(NOT_INVESTIGATED_NOTE);
         }
-        let files = live(EntryKind::File, Path::is_file);
+        let files: Vec<FileEntry> = live(&cache, Path::is_file);
         let verdict = cache.read_json(SYNTHESIS_FILE).and_then(|saved| {
             let text = |key: &str| saved.get(key)?.as_str().map(str::to_string);
             Some((text("brief")?, text("detailed")?))

@@ -471,9 +471,11 @@ mod tests {
             json!({"relative_path": "src", "summary": "Entry point and modules."}),
             json!({"relative_path": "src/net", "summary": "The HTTP client and its retries."}),
             json!({"relative_path": "src/store", "summary": "The on-disk cache."}),
-        ];
+        ]
+        .map(|value| crate::cache::DirEntry::from_value(value).unwrap());
         let files =
-            [json!({"relative_path": "src/net/retry.rs", "summary": "Backoff with jitter."})];
+            [json!({"relative_path": "src/net/retry.rs", "summary": "Backoff with jitter."})]
+                .map(|value| crate::cache::FileEntry::from_value(value).unwrap());
         let flags = [
             Flag::new(
                 "src/net/tls.rs",

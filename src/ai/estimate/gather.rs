@@ -10,8 +10,6 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
-
 use super::calibrate::Probe;
 use super::{Counts, Estimate};
 use crate::ai::api::settings::Workload;
@@ -31,7 +29,6 @@ use crate::ai::rules::decide::{
 };
 use crate::ai::rules::discover::relative;
 use crate::ai::rules::levels::{Capacity, call_inputs};
-use crate::ai::rules::mechanical::MECHANICAL_FIELD;
 use crate::ai::rules::projection::{
     Ceiling, DirInput, GROUP_OUTPUT_TOKENS, Inputs, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES,
     tokens_of_bytes,
@@ -40,7 +37,7 @@ use crate::ai::rules::room::{Part, Room};
 use crate::ai::rules::tree_view::prompt_tree;
 use crate::ai::situation::{Situation, tools_tokens};
 use crate::ai::tools::Toolbox;
-use crate::cache::{Cache, EntryKind};
+use crate::cache::{Cache, DirEntry};
 use crate::config::Config;
 use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
@@ -73,19 +70,12 @@ pub(crate) fn estimate(
     let situation = Situation::gather(config, scan, dirs, &scope, cache.as_ref());
     let decision = decide(&situation.inputs(), None);
     // Directories that get a new entry this run.
-    let renewed: HashSet<&Path> = decision
-        .work
-        .loops
-        .iter()
-        .flat_map(|l| l.unit.dirs())
-        .chain(&decision.work.mechanical)
-        .map(PathBuf::as_path)
-        .collect();
+    let renewed = decision.renewed();
     let kept = |dir: &Path| {
         cache
             .as_ref()
             .filter(|_| !renewed.contains(dir))
-            .and_then(|c| c.read_entry(EntryKind::Dir, &dir.to_string_lossy()))
+            .and_then(|c| c.entry::<DirEntry>(&dir.to_string_lossy()))
     };
 
     let model = config.investigation.model_facts.model;
@@ -195,6 +185,7 @@ pub(crate) fn estimate(
             config.investigation.token_budget,
         ),
     };
+    let directories = decision.directory_counts(situation.dirs.len());
     let counts = Counts {
         target: config.target.to_string_lossy().into_owned(),
         model: config.investigation.model.clone(),
@@ -202,9 +193,9 @@ pub(crate) fn estimate(
         model_warning: crate::ai::model_warning(&config.investigation),
         investigation_id: cache.as_ref().map(|c| c.id().to_string()),
         batch: config.investigation.batch,
-        directories_total: situation.dirs.len(),
-        directories_cached: decision.freshness.fresh.len(),
-        directories_skipped: decision.applied.skipped.len(),
+        directories_total: directories.total,
+        directories_cached: directories.cached,
+        directories_skipped: directories.skipped,
         budget_usd: config.investigation.budget,
         max_cost_usd: config.investigation.max_cost,
         token_budget: config.investigation.token_budget,
@@ -214,7 +205,7 @@ pub(crate) fn estimate(
         units: decision.work.budget.units,
         loops_affordable: decision.work.budget.loops_affordable,
         directories_folded: decision.folded(),
-        directories_mechanical: decision.work.mechanical.len(),
+        directories_mechanical: directories.from_scan,
         synthesis_levels: 0,
         token_calibration: None,
         token_calibration_error: None,
@@ -232,8 +223,8 @@ fn entries_after(
     target: &Path,
     situation: &Situation,
     decision: &Decision,
-    kept: &dyn Fn(&Path) -> Option<Value>,
-) -> Vec<Value> {
+    kept: &dyn Fn(&Path) -> Option<DirEntry>,
+) -> Vec<DirEntry> {
     // The same allowances the decision projects the synthesis with.
     let allowance = "x".repeat(SECTION_BYTES as usize);
     let scan_allowance = "x".repeat(MECHANICAL_SECTION_BYTES as usize);
@@ -250,16 +241,21 @@ fn entries_after(
         .flat_map(|l| l.unit.dirs())
         .map(PathBuf::as_path)
         .collect();
-    let entries: HashMap<PathBuf, Value> = situation
+    let entries: HashMap<PathBuf, DirEntry> = situation
         .dirs
         .iter()
         .filter_map(|dir| {
-            let rel = relative(target, dir);
+            let projected = |summary: &str, mechanical| DirEntry {
+                relative_path: relative(target, dir),
+                dominant_category: "unknown".to_string(),
+                summary: summary.to_string(),
+                mechanical,
+                ..DirEntry::default()
+            };
             let entry = if looped.contains(dir.as_path()) {
-                json!({"relative_path": rel, "dominant_category": "unknown", "summary": allowance})
+                projected(&allowance, false)
             } else if mechanical.contains(dir.as_path()) {
-                json!({"relative_path": rel, "dominant_category": "unknown",
-                       "summary": scan_allowance, MECHANICAL_FIELD: true})
+                projected(&scan_allowance, true)
             } else {
                 kept(dir)?
             };
@@ -275,7 +271,7 @@ fn synthesis_layout(
     config: &Config,
     situation: &Situation,
     decision: &Decision,
-    kept: &dyn Fn(&Path) -> Option<Value>,
+    kept: &dyn Fn(&Path) -> Option<DirEntry>,
 ) -> crate::ai::passes::synthesis::LaidOut {
     let model = config.investigation.model_facts.model;
     // Priced as the decision was: in the plan's meter.
@@ -308,7 +304,7 @@ fn synthesis_calls(
     config: &Config,
     situation: &Situation,
     decision: &Decision,
-    kept: &dyn Fn(&Path) -> Option<Value>,
+    kept: &dyn Fn(&Path) -> Option<DirEntry>,
 ) -> Result<Vec<u64>, EstimateError> {
     let laid = synthesis_layout(config, situation, decision, kept);
     let language = config.investigation.language.as_deref();
@@ -331,7 +327,7 @@ fn synthesis_levels(
     config: &Config,
     situation: &Situation,
     decision: &Decision,
-    kept: &dyn Fn(&Path) -> Option<Value>,
+    kept: &dyn Fn(&Path) -> Option<DirEntry>,
 ) -> usize {
     if decision.work.synthesis.reused {
         return 0;

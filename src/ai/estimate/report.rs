@@ -105,7 +105,8 @@ pub(crate) struct Counts {
     pub batch: bool,
     /// Every directory discovery found.
     pub directories_total: usize,
-    /// Directories already summarized in the cache (left out).
+    /// Directories whose cached summary is kept as it is (not one a loop
+    /// reads again, nor one summarised from the scan again).
     pub directories_cached: usize,
     /// Directories a saved plan skips (left out).
     pub directories_skipped: usize,
@@ -252,15 +253,19 @@ impl Estimate {
         if let Some(warning) = &counts.model_warning {
             lines.push(format!("Warning: {}", crate::text::escape_line(warning)));
         }
+        // The same counts, in the same words, as the run's line.
         let mut dirs = format!(
-            "Directories: {} to investigate of {} found, {} already cached",
-            self.directories_to_investigate, counts.directories_total, counts.directories_cached
+            "Directories: {} found; {} to investigate",
+            counts.directories_total, self.directories_to_investigate
         );
-        if counts.directories_skipped > 0 {
-            dirs.push_str(&format!(
-                ", {} skipped by the saved plan",
-                counts.directories_skipped
-            ));
+        for (n, what) in [
+            (counts.directories_mechanical, "summarised from the scan"),
+            (counts.directories_cached, "cached"),
+            (counts.directories_skipped, "skipped by the saved plan"),
+        ] {
+            if n > 0 {
+                dirs.push_str(&format!(", {n} {what}"));
+            }
         }
         lines.push(dirs);
         if counts.budget_binding {
@@ -274,12 +279,10 @@ impl Estimate {
                 ),
             };
             lines.push(format!(
-                "{budget} about {} loops for the {} units the directories make; \
-                 {} loops ({} directories folded into them), {} directories summarised \
-                 from the scan",
-                counts.loops_affordable,
-                counts.units,
+                "{budget} {} loop{} ({} directories folded into them); {} directories \
+                 summarised from the scan",
                 self.loops,
+                if self.loops == 1 { "" } else { "s" },
                 counts.directories_folded,
                 counts.directories_mechanical
             ));
@@ -297,11 +300,18 @@ impl Estimate {
         if self.synthesis {
             // The levels counted as the JSON's `synthesis_levels` and the
             // run's "Synthesis level N" lines count them: below the verdict.
-            passes.push(match counts.synthesis_levels {
+            let mut synthesis = match counts.synthesis_levels {
                 0 => "synthesis".to_string(),
                 1 => "synthesis: 1 level of parts, then the verdict".to_string(),
                 n => format!("synthesis: {n} levels of parts, then the verdict"),
-            });
+            };
+            // Summaries rebuilt from the scan alone change the synthesis's
+            // input only when their text changes, which the run sees once
+            // it has rebuilt them: it reuses the saved synthesis otherwise.
+            if self.loops == 0 && counts.directories_mechanical > 0 {
+                synthesis.push_str(", sent only if a summary rebuilt from the scan changes");
+            }
+            passes.push(synthesis);
         }
         if passes.is_empty() {
             passes.push("everything is cached".to_string());

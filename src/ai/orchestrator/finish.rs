@@ -9,20 +9,19 @@ use crate::ai::engine::purse::Meter;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 
 use super::Phases;
 use crate::ai::Outcome;
 use crate::ai::batch_mode;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::dir_loop::{DirOutcome, UNIT_FIELD, is_declined};
+use crate::ai::passes::dir_loop::{DirOutcome, is_declined};
 use crate::ai::passes::scheduler::LoopsDone;
 use crate::ai::passes::synthesis::SynthesisOutcome;
 use crate::ai::rules::decide::{Decision, DecisionInputs, budget_to_read_everything};
-use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::rules::plan::{Utilization, plan_evaluation, utilization_line};
 use crate::ai::rules::status;
-use crate::cache::{Cache, EntryKind, PLAN_EVALUATION_FILE, now_iso};
+use crate::cache::{Cache, DirEntry, EntryKind, PLAN_EVALUATION_FILE, now_iso};
 use crate::progress::Progress;
 use crate::report::{
     Coverage, DirCoverage, Investigation, InvestigationStatus, InvestigationSummary, coverage_line,
@@ -56,13 +55,13 @@ pub(super) fn evaluate(
             turns: outcome.turns,
             completeness: outcome.completeness,
             confidence: cache
-                .read_entry(EntryKind::Dir, &outcome.dir.to_string_lossy())
-                .map(|entry| entry.get("confidence").cloned().unwrap_or(Value::Null)),
+                .entry::<DirEntry>(&outcome.dir.to_string_lossy())
+                .map(|entry| entry.confidence),
         })
         .collect();
     let evaluation = plan_evaluation(decision.plan.investigation_order, &records, &now_iso());
     match cache.write_json(PLAN_EVALUATION_FILE, &evaluation) {
-        Ok(()) => progress.ai(&utilization_line(&evaluation)),
+        Ok(()) => progress.ai_detail(&utilization_line(&evaluation)),
         Err(err) => progress.ai(&format!(
             "Warning: could not save {PLAN_EVALUATION_FILE}: {err}"
         )),
@@ -75,7 +74,7 @@ pub(super) fn evaluate(
 pub(super) fn finish(
     run: &Phases<'_>,
     facts: &DecisionInputs<'_>,
-    entries: &HashMap<PathBuf, Value>,
+    entries: &HashMap<PathBuf, DirEntry>,
     decision: &Decision,
     cached_count: usize,
     synthesis: SynthesisOutcome,
@@ -97,13 +96,15 @@ pub(super) fn finish(
         (false, false) => " (at assumed prices)",
         (false, true) => " (at assumed batch prices)",
     };
-    run.ctx.progress.ai(&format!(
+    // The money is the run's last line; the tokens behind it are the
+    // full trace's.
+    run.ctx.progress.ai_detail(&format!(
         "Total tokens used: {}{assumed}",
         tracker.summary()
     ));
     run.ctx
         .progress
-        .ai(&format!("Prompt {}", tracker.cache_summary()));
+        .ai_detail(&format!("Prompt {}", tracker.cache_summary()));
     if let Some(stats) = session.batch_stats() {
         run.ctx.progress.ai(&batch_mode::stats_line(&stats));
     }
@@ -130,6 +131,8 @@ pub(super) fn finish(
     // What the cache holds decides, not what this run did: an unchanged
     // rerun reuses the entries and says the same.
     let gaps = status::Gaps {
+        read_by_model: coverage.investigated + coverage.folded,
+        not_fully_read: not_fully_read(run.ctx.target(), entries),
         remaining,
         declined: entries.values().filter(|e| is_declined(e)).count(),
         from_scan: coverage.mechanical,
@@ -176,6 +179,8 @@ pub(super) fn finish(
                 cost_cap_hit: work.cap_hit,
                 batch: session.batch_stats().map(|stats| stats.summary()),
                 language: run.config.investigation.language.clone(),
+                // Read back once this run's spending is recorded.
+                all_runs: None,
             }),
             spent: None,
             refinement: None,
@@ -186,8 +191,31 @@ pub(super) fn finish(
     }
 }
 
+/// The directories a model read whose loop stopped before it was done,
+/// relative to `target` in tree order, each with why: the entries with a
+/// `partial_reason` that are neither declined (counted apart) nor built
+/// from the scan.
+fn not_fully_read(
+    target: &std::path::Path,
+    entries: &HashMap<PathBuf, DirEntry>,
+) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = entries
+        .iter()
+        .filter(|(_, entry)| !is_declined(entry) && !entry.mechanical)
+        .filter_map(|(dir, entry)| {
+            let why = entry.partial_reason.as_deref()?;
+            Some((
+                crate::ai::rules::discover::relative(target, dir),
+                crate::text::escape_line(why).into_owned(),
+            ))
+        })
+        .collect();
+    found.sort_by(|a, b| crate::report::tree_order(&a.0, &b.0));
+    found
+}
+
 /// How the directories with an entry got it.
-pub(crate) fn coverage_of<'a>(entries: impl IntoIterator<Item = &'a Value>) -> Coverage {
+pub(crate) fn coverage_of<'a>(entries: impl IntoIterator<Item = &'a DirEntry>) -> Coverage {
     let mut coverage = Coverage::default();
     for entry in entries {
         match coverage_of_entry(entry) {
@@ -201,10 +229,10 @@ pub(crate) fn coverage_of<'a>(entries: impl IntoIterator<Item = &'a Value>) -> C
 
 /// How the directory of `entry` got it: built from the scan, in the loop
 /// of a unit above it, or by a loop of its own.
-pub(crate) fn coverage_of_entry(entry: &Value) -> DirCoverage {
-    if is_mechanical(entry) {
+pub(crate) fn coverage_of_entry(entry: &DirEntry) -> DirCoverage {
+    if entry.mechanical {
         DirCoverage::Mechanical
-    } else if entry.get(UNIT_FIELD).is_some_and(Value::is_string) {
+    } else if entry.unit.is_some() {
         DirCoverage::Folded
     } else {
         DirCoverage::Investigated

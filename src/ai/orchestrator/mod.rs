@@ -162,6 +162,7 @@ pub(crate) async fn investigate(
         // returned.
         _ = interrupted() => {
             progress.clear_live();
+            record_spending(&cache, &tracker);
             return Ok(interrupted_outcome(config, &cache, progress, &tracker));
         }
     };
@@ -185,6 +186,9 @@ fn conclude(
     reached: Option<&[PathBuf]>,
     (config, scan, progress): (&Config, &BaseScan, &Progress),
 ) -> Result<Outcome, InvestigationError> {
+    // What this run paid for joins what the investigation cost in all,
+    // whatever became of the run.
+    record_spending(cache, tracker);
     let failed_learning = |error: &str| {
         let mut outcome = failure(error, Some(tracker));
         if let Some(all_dirs) = reached {
@@ -201,8 +205,13 @@ fn conclude(
         return Ok(failed_learning(&fault.to_string()));
     }
     match result {
-        Ok(outcome) => {
-            if outcome.brief.is_empty() && outcome.detailed.is_empty() {
+        Ok(mut outcome) => {
+            if let Some(summary) = &mut outcome.status.summary {
+                summary.all_runs = cache.spending();
+            }
+            // Only an agent that was asked can have produced nothing.
+            let asked = tracker.totals().requests > 0;
+            if asked && outcome.brief.is_empty() && outcome.detailed.is_empty() {
                 progress.ai("Warning: agent produced no output.");
             }
             progress.ai(&outcome.status.line());
@@ -335,6 +344,9 @@ impl<'a> Phases<'a> {
         batch_mode::forget_when_complete(cache, &outcome, &self.ctx.progress);
         ground_phase(self, &situation.dirs, entries, &mut outcome);
         cached::record_last_run(cache, &outcome.status)?;
+        if let Some(report) = &self.config.output.inside_target {
+            cache.record_own_output(report)?;
+        }
         Ok(outcome)
     }
 
@@ -361,7 +373,12 @@ impl<'a> Phases<'a> {
         let survey = survey_phase(self, situation, choice, system).await?;
         let first = decide(&situation.inputs(), None);
         let decision = plan_phase(self, situation, &first_look, survey.as_ref(), first).await?;
-        report_decision(&decision, self.ctx.session.plan_meter(), progress);
+        report_decision(
+            &decision,
+            situation.dirs.len(),
+            self.ctx.session.plan_meter(),
+            progress,
+        );
         Ok(Decided::Work(Box::new(SurveyedDecision {
             decision,
             survey,
@@ -424,6 +441,14 @@ fn too_small_for(run: &Phases<'_>, situation: &Situation, survey: Option<&str>) 
             meter.flag_for(smallest)
         )
     })
+}
+
+/// Add what `tracker` counted to the investigation's record of what its
+/// runs spent. A write that fails is the cache's write fault, which ends
+/// the run as any other.
+fn record_spending(cache: &Cache, tracker: &TokenTracker) {
+    let totals = tracker.totals();
+    let _ = cache.add_spending(tracker.cost(), totals.requests);
 }
 
 /// Save a reusable pass result; failing to is only a warning.

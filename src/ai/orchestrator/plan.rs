@@ -116,8 +116,16 @@ pub(crate) fn spending(decision: &Decision) -> Option<Spending> {
     })
 }
 
-/// Phase 5: say what the plan and the budget decided.
-pub(crate) fn report_decision(decision: &Decision, meter: Meter, progress: &Progress) {
+/// Phase 5: say what the plan and the budget (counted in `meter`)
+/// decided: first what becomes of the `total` directories found (the count
+/// `--estimate` gives).
+pub(crate) fn report_decision(
+    decision: &Decision,
+    total: usize,
+    meter: Meter,
+    progress: &Progress,
+) {
+    progress.ai(&decision.directory_counts(total).line());
     let applied = &decision.applied;
     if let Some(warning) = unmatched_warning(applied) {
         progress.ai(&warning);
@@ -126,7 +134,7 @@ pub(crate) fn report_decision(decision: &Decision, meter: Meter, progress: &Prog
         progress.ai(&line);
     }
     if !decision.plan.notes.is_empty() {
-        progress.ai(&format!("Plan notes: {}", decision.plan.notes));
+        progress.ai_detail(&format!("Plan notes: {}", decision.plan.notes));
     }
     if let Some(line) = budget_line(decision, meter) {
         progress.ai(&line);

@@ -83,8 +83,14 @@ pub(super) async fn survey_phase(
             survey
         }
     };
-    for line in survey_report_lines(survey.as_ref()) {
-        run.ctx.progress.ai(&line);
+    // What the survey found, in one line; its notes and tool lists are
+    // the full trace's.
+    for (i, line) in survey_report_lines(survey.as_ref()).iter().enumerate() {
+        if i == 0 {
+            run.ctx.progress.ai(line);
+        } else {
+            run.ctx.progress.ai_detail(line);
+        }
     }
     Ok(survey)
 }

@@ -7,8 +7,6 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use serde_json::Value;
-
 use super::{Phases, save_json};
 use crate::ai::engine::plan_money::PlanMoney;
 use crate::ai::failure::InvestigationError;
@@ -18,7 +16,7 @@ use crate::ai::passes::synthesis::{
 };
 use crate::ai::rules::levels::Capacity;
 use crate::ai::rules::projection::ModelTerms;
-use crate::cache::{SYNTHESIS_FILE, now_iso};
+use crate::cache::{DirEntry, SYNTHESIS_FILE, now_iso};
 
 /// Phase 8: the synthesis pass over the `entries` of directories that still
 /// exist (those [`synthesis_entries`] keeps), or the saved synthesis when
@@ -26,11 +24,11 @@ use crate::cache::{SYNTHESIS_FILE, now_iso};
 pub(super) async fn synthesis_phase(
     run: &Phases<'_>,
     all_dirs: &[PathBuf],
-    entries: &HashMap<PathBuf, Value>,
+    entries: &HashMap<PathBuf, DirEntry>,
 ) -> Result<SynthesisOutcome, InvestigationError> {
     let entries = synthesis_entries(run.ctx.target(), all_dirs, entries);
     let language = run.config.investigation.language.as_deref();
-    let digest = entries_digest(&entries, language);
+    let digest = entries_digest(&run.ctx.cache, &entries, language);
     if !run.config.investigation.fresh
         && let Some(saved) =
             reusable_synthesis(run.ctx.cache.read_json(SYNTHESIS_FILE).as_ref(), &digest)

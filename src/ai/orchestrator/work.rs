@@ -75,7 +75,7 @@ pub(super) async fn work_phase(
         max_cost: PlanMoney::of(&config.investigation).max_cost,
         budget: decision.work.budget.limit,
     };
-    let board = progress.dir_board(decision.work.loops.len());
+    let board = progress.dir_board(decision.work.loops.len(), config.investigation.budget);
     if !run.ctx.session.model_facts().prices_known() {
         board.assume_prices();
     }
@@ -106,6 +106,8 @@ pub(super) async fn work_phase(
     if let Ok(done) = &done
         && done.rounds > 0
     {
+        // One line says what the money left bought beyond the decision
+        // announced (each round is the full trace's).
         progress.ai(&format!(
             "Replanning: {} rounds bought {} more loops ({} for leads).",
             done.rounds, done.bought_by_rounds, done.bought_for_leads

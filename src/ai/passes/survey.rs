@@ -13,7 +13,6 @@
 use crate::ai::rules::room::{Part, Room};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
 use crate::ai::engine::context::RunContext;
@@ -22,8 +21,8 @@ use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::{OneCall, Without};
 use crate::ai::prompts::{self, SurveyPrompt};
 use crate::ai::rules::tree_view::cut_lines;
-use crate::ai::tools::input::{string_field, string_list, unit_interval};
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
+use crate::lenient;
 use crate::scan::SurveySignals;
 use crate::text::escape_line;
 
@@ -55,14 +54,23 @@ pub(crate) const NO_SIGNALS: &str = "(no files classified)";
 /// The survey block when there is no survey.
 pub(crate) const NO_SURVEY: &str = "(no survey available)";
 
-/// What the survey concluded. Field names are the `submit_survey` schema's.
+/// What the survey concluded. Field names are the `submit_survey` schema's;
+/// a `submit_survey` input reads leniently: missing or mistyped fields
+/// become empty, non-string list items are dropped, and confidence becomes
+/// a number in [0, 1] (anything unreadable is 0).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Survey {
+    #[serde(default, deserialize_with = "lenient::text")]
     pub description: String,
+    #[serde(default, deserialize_with = "lenient::text")]
     pub approach: String,
+    #[serde(default, deserialize_with = "lenient::texts")]
     pub relevant_tools: Vec<String>,
+    #[serde(default, deserialize_with = "lenient::texts")]
     pub skip_tools: Vec<String>,
+    #[serde(default, deserialize_with = "lenient::text")]
     pub domain_notes: String,
+    #[serde(default, deserialize_with = "lenient::rating")]
     pub confidence: f64,
 }
 
@@ -79,18 +87,10 @@ impl Survey {
         }
     }
 
-    /// Normalize a `submit_survey` input: missing or mistyped fields become
-    /// empty, non-string list items are dropped, and confidence becomes a
-    /// number in [0, 1] (anything unreadable is 0).
-    pub(crate) fn from_input(input: &Value) -> Survey {
-        Survey {
-            description: string_field(input, "description"),
-            approach: string_field(input, "approach"),
-            relevant_tools: string_list(input, "relevant_tools"),
-            skip_tools: string_list(input, "skip_tools"),
-            domain_notes: string_field(input, "domain_notes"),
-            confidence: unit_interval(input.get("confidence")).unwrap_or(0.0),
-        }
+    /// A `submit_survey` input, read leniently.
+    #[cfg(test)]
+    pub(crate) fn from_input(input: &serde_json::Value) -> Survey {
+        Survey::deserialize(input).unwrap_or_default()
     }
 }
 
@@ -285,7 +285,7 @@ pub(crate) fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, Investi
 pub(crate) fn read_survey(ctx: &RunContext, end: CallEnd) -> Option<Survey> {
     // Without a survey the run goes on as it would after a failed one.
     let input = WITHOUT.settle(ctx, end).submitted()?;
-    Some(Survey::from_input(&input))
+    Some(serde_json::from_value(input).unwrap_or_default())
 }
 
 #[cfg(test)]

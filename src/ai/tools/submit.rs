@@ -176,16 +176,16 @@ fn software_sections() -> [(&'static str, Value); 4] {
             ),
         ),
         (
-            "tech_stack",
-            list_of_text("Optional, for software. Languages, frameworks, key tools."),
-        ),
-        (
             "commands",
             list_of(
                 command_schema(),
                 "Optional, for software. How to build, test, run or check it: the commands \
                  the directory summaries list, each with the file it came from. Only those.",
             ),
+        ),
+        (
+            "tech_stack",
+            list_of_text("Optional, for software. Languages, frameworks, key tools."),
         ),
     ]
 }

@@ -240,9 +240,9 @@ fn synthesis_report_schema() -> Value {
                 json!({"name": s(), "path": s(), "role": s(), "depends_on": strings()}),
                 &["name", "role"]),
             "entry_points": objects(json!({"path": s(), "role": s()}), &["path", "role"]),
-            "tech_stack": strings(),
             "commands": objects(json!({"command": s(), "purpose": s(), "source": s()}),
                                 &["command", "source"]),
+            "tech_stack": strings(),
             "datasets": objects(json!({"name": s(), "path": s(), "description": s()}),
                                 &["name", "description"]),
             "schema_summary": s(),
@@ -561,9 +561,11 @@ fn a_dir_entry_the_agent_writes_carries_its_stamps_in_the_same_write() {
     let f = Fixture::new();
     std::fs::create_dir(f.target.join("sub")).unwrap();
     let sub = f.target.join("sub");
-    let mut fields = serde_json::Map::new();
-    fields.insert("fingerprint".into(), json!("f1"));
-    let stamps = vec![(sub.clone(), fields)];
+    let stamp = crate::cache::DirStamp {
+        fingerprint: "f1".into(),
+        ..crate::cache::DirStamp::default()
+    };
+    let stamps = vec![(sub.clone(), stamp)];
     let ctx = ToolContext {
         home: Some(&sub),
         stamps: &stamps,

@@ -214,7 +214,8 @@ fn a_write_that_fails_is_latched_for_every_clone() {
     let err = f
         .cache
         .write_entry(EntryKind::Dir, "src", &dir_entry("src"))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(err.starts_with("Error writing cache"), "{err}");
     let fault = clone.write_fault().expect("latched");
     let said = fault.to_string();

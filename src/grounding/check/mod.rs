@@ -33,14 +33,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::Value;
-
 use super::extract::{Citation, Cited, PathRef, extract, path_field};
 use super::outlines::{Outlines, Source, language_of};
 use super::resolve::{Resolution, resolve};
 use super::scope::{Scope, split_last};
 use super::symbols::{NameIndex, SymbolResolution};
 use super::{CitationKind, CitedIn, Grounding, Unresolved};
+use crate::cache::{DirEntry, FileEntry};
 use crate::redact::REDACTION_MARK;
 use crate::report::Flag;
 use crate::report::sections::Sections;
@@ -50,9 +49,9 @@ use sections::{SectionItem, section_paths};
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Sources<'a> {
     /// Dir entries of the directories the report covers.
-    pub dir_entries: &'a [Value],
+    pub dir_entries: &'a [DirEntry],
     /// File entries; those whose file is gone are skipped.
-    pub file_entries: &'a [Value],
+    pub file_entries: &'a [FileEntry],
 }
 
 /// Where a text's rewritten form goes.
@@ -145,7 +144,7 @@ fn gather(
     let any_code = scope.files().iter().any(|f| language_of(f).is_some());
     let mut texts = Vec::new();
     for entry in sources.dir_entries {
-        let Some(dir) = entry_path(scope, entry) else {
+        let Some(dir) = entry_path(scope, &entry.path, &entry.relative_path) else {
             continue;
         };
         let (covered, symbols) = code_in(scope, &dir);
@@ -159,23 +158,21 @@ fn gather(
             field,
             target: Target::Nowhere,
         };
-        if let Some(summary) = entry.get("summary").and_then(Value::as_str) {
-            texts.push(about(summary.to_string(), false));
-        }
-        for notable in notable_files(entry) {
-            texts.push(about(notable, true));
+        texts.push(about(entry.summary.clone(), false));
+        for notable in &entry.notable_files {
+            texts.push(about(notable.clone(), true));
         }
     }
     for entry in sources.file_entries {
-        let Some(file) = entry_path(scope, entry) else {
+        let Some(file) = entry_path(scope, &entry.path, &entry.relative_path) else {
             continue;
         };
         if !scope.has_file(&file) && scope.probe(&file) != Some(false) {
             continue;
         }
         let supported = language_of(&file).is_some();
-        for field in ["summary", "notable_reason"] {
-            if let Some(body) = entry.get(field).and_then(Value::as_str) {
+        for body in std::iter::once(&entry.summary).chain(&entry.notable_reason) {
+            {
                 texts.push(Text {
                     cited_in: CitedIn::FileSummary,
                     entry: Some(file.clone()),
@@ -242,10 +239,8 @@ fn gather(
 
 /// The target-relative path an entry describes: its `path` (absolute or
 /// relative), else its `relative_path`.
-fn entry_path(scope: &Scope, entry: &Value) -> Option<String> {
-    let raw = ["path", "relative_path"]
-        .iter()
-        .find_map(|key| entry.get(*key)?.as_str().filter(|s| !s.is_empty()))?;
+fn entry_path(scope: &Scope, path: &str, relative_path: &str) -> Option<String> {
+    let raw = [path, relative_path].into_iter().find(|s| !s.is_empty())?;
     let rel = if raw.starts_with('/') {
         scope.relative_to_target(raw)?
     } else {
@@ -254,20 +249,6 @@ fn entry_path(scope: &Scope, entry: &Value) -> Option<String> {
             .to_string()
     };
     Some(if rel.is_empty() { ".".to_string() } else { rel })
-}
-
-/// A dir entry's `notable_files`, when it is a list of strings.
-fn notable_files(entry: &Value) -> Vec<String> {
-    entry
-        .get("notable_files")
-        .and_then(Value::as_array)
-        .map(|list| {
-            list.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// A flag path that needs no check: none at all (`general`), the target

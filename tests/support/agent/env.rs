@@ -54,6 +54,19 @@ impl AgentEnv {
             .collect()
     }
 
+    /// The directories a dir loop was sent into, from the `from`-th
+    /// request on (relative to the target, `.` for it).
+    pub fn loop_dirs_since(&self, from: usize) -> std::collections::BTreeSet<String> {
+        self.passes()
+            .into_iter()
+            .skip(from)
+            .filter_map(|(pass, _)| match pass {
+                Pass::Dir(rel) => Some(rel),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The requests of one pass, in order.
     pub fn requests_of(&self, pass: &Pass) -> Vec<RecordedRequest> {
         self.passes()

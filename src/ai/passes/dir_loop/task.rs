@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use crate::cache::DirEntry;
 
 use crate::ai::api::catalog::Model;
 use crate::ai::api::settings::Workload;
@@ -107,7 +107,7 @@ pub(crate) fn compose_dir_task(
     members: &[PathBuf],
     max_turns: u32,
     listings: &[String],
-    child_entries: &[(String, Option<Value>)],
+    child_entries: &[(String, Option<DirEntry>)],
     room: TaskRoom,
 ) -> Result<String, InvestigationError> {
     let each = room.listings / listings.len().max(1);
@@ -201,7 +201,9 @@ mod tests {
             ],
             &[(
                 "cli".into(),
-                Some(json!({"relative_path": "src/cli", "summary": "Argument parsing."})),
+                DirEntry::from_value(
+                    json!({"relative_path": "src/cli", "summary": "Argument parsing."}),
+                ),
             )],
             TaskRoom::WHOLE,
         )

@@ -226,7 +226,7 @@ pub(crate) async fn run_work(
                 shared.run.progress.ai(&warning);
             }
             board.add_to_total(added);
-            shared.run.progress.ai(&format!(
+            shared.run.progress.ai_detail(&format!(
                 "Replanning (round {}, {trigger}): {} spent, {} kept for the synthesis; \
              {added} more {} bought{}.",
                 ledger.rounds,

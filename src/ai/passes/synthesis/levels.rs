@@ -28,8 +28,8 @@ use sha2::{Digest, Sha256};
 
 use super::sections::sections_for_prompt;
 use super::{
-    SYNTHESIS_CALL, SynthesisOutcome, WITHOUT_VERDICT, render_summaries, run_synthesis,
-    string_field, synthesize_from_cache,
+    SYNTHESIS_CALL, SubmittedReport, SynthesisOutcome, WITHOUT_VERDICT, render_summaries,
+    run_synthesis, synthesize_from_cache,
 };
 use crate::ai::engine::context::RunContext;
 use crate::ai::engine::conversation::CallEnd;
@@ -43,7 +43,7 @@ use crate::ai::rules::levels::{self, Capacity, Layout, Output, Section};
 use crate::ai::rules::projection::GROUP_OUTPUT_TOKENS;
 use crate::ai::rules::projection::ModelTerms;
 use crate::ai::tools::frame_untrusted;
-use crate::cache::{Cache, SYNTHESIS_GROUPS_FILE, now_iso};
+use crate::cache::{Cache, DirEntry, SYNTHESIS_GROUPS_FILE, now_iso};
 use crate::report::Sections;
 use crate::text::{cut_marked, escape_line};
 
@@ -125,21 +125,20 @@ pub(crate) struct LaidOut {
 /// to a quarter of a call, then shorter while the calls would cost more
 /// than `money_left` (on `terms`).
 pub(crate) fn lay_out(
-    entries: &[Value],
+    entries: &[DirEntry],
     capacity: Capacity,
     tokens_per_byte: f64,
     terms: &ModelTerms,
     money_left: Option<f64>,
 ) -> LaidOut {
-    let mut ordered: Vec<(String, &Value)> = entries
+    let mut ordered: Vec<(String, &DirEntry)> = entries
         .iter()
         .map(|entry| {
-            let rel = entry
-                .get("relative_path")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_string();
-            (rel, entry)
+            let rel = match entry.relative_path.as_str() {
+                "" => "?",
+                rel => rel,
+            };
+            (rel.to_string(), entry)
         })
         .collect();
     ordered.sort_by(|a, b| levels::tree_key(&a.0).cmp(&levels::tree_key(&b.0)));
@@ -190,7 +189,7 @@ pub(crate) fn lay_out(
 /// order): in one call when they fit uncut, else in levels.
 pub(crate) async fn synthesize(
     run: &SynthesisRun<'_>,
-    entries: &[Value],
+    entries: &[DirEntry],
 ) -> Result<Synthesized, InvestigationError> {
     let laid = lay_out(
         entries,
@@ -218,7 +217,7 @@ pub(crate) async fn synthesize(
 /// left.
 async fn in_levels(
     run: &SynthesisRun<'_>,
-    entries: &[Value],
+    entries: &[DirEntry],
     mut inputs: Vec<Input>,
     layout: &Layout,
 ) -> Result<Synthesized, InvestigationError> {
@@ -406,13 +405,18 @@ impl Levels<'_, '_> {
     /// recorded as an `info` flag.
     fn read_part(&self, label: &str, end: CallEnd) -> Option<Value> {
         match end {
-            CallEnd::Submitted(input) => Some(json!({
-                "part": label,
-                "brief": string_field(&input, "brief"),
-                "detailed": string_field(&input, "detailed"),
-                "sections": Sections::from_submitted(&input),
-                "created_at": now_iso(),
-            })),
+            CallEnd::Submitted(input) => {
+                let report = serde_json::from_value::<SubmittedReport>(input)
+                    .unwrap_or_default()
+                    .normalised();
+                Some(json!({
+                    "part": label,
+                    "brief": report.brief,
+                    "detailed": report.detailed,
+                    "sections": report.sections,
+                    "created_at": now_iso(),
+                }))
+            }
             CallEnd::Refused(refusal) => {
                 let finding = format!(
                     "A part of the synthesis ({label}) was not summarised: {}. Its directory \
@@ -488,7 +492,7 @@ impl Levels<'_, '_> {
     /// report where the verdict left a section empty (or was not written).
     async fn verdict(
         self,
-        entries: &[Value],
+        entries: &[DirEntry],
         inputs: &[Input],
     ) -> Result<Synthesized, InvestigationError> {
         let run = self.run;
@@ -519,7 +523,9 @@ impl Levels<'_, '_> {
         let end = converse(run.ctx, SYNTHESIS_CALL, system, false).await?;
         let mut done = self.done;
         done.outcome = match WITHOUT_VERDICT.settle(run.ctx, end) {
-            CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
+            CallEnd::Submitted(input) => {
+                SynthesisOutcome::submitted(serde_json::from_value(input).unwrap_or_default())
+            }
             CallEnd::ApiError(_) => SynthesisOutcome::default(),
             CallEnd::Refused(_)
             | CallEnd::ContextFull

@@ -22,10 +22,11 @@
 //! describes their subtree ([`synthesis_entries`]). How a part's domain
 //! sections are shown to the level above is `sections.rs`.
 
-use crate::report::sections::{DevCommand, dev_command};
+use crate::report::sections::DevCommand;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -41,9 +42,9 @@ use crate::ai::passes::one_call::{OneCall, Without, converse};
 use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::rules::decide::in_synthesis;
 use crate::ai::rules::fingerprint::language_key;
-use crate::ai::rules::mechanical::is_mechanical;
-use crate::ai::tools::input::{string_field, string_list};
 use crate::ai::tools::{Toolbox, frame_untrusted};
+use crate::cache::{Cache, DirEntry, EntryKind};
+use crate::lenient;
 use crate::report::Sections;
 use crate::text::escape_line;
 pub(crate) use levels::{LaidOut, SynthesisRun, lay_out, synthesize};
@@ -56,11 +57,11 @@ pub(crate) const SYNTHESIS_LOG_NAME: &str = "(synthesis)";
 
 /// Dir entries in report order: the root first, then top-down (the reverse of
 /// the leaf-first investigation order).
-pub(crate) fn report_order(mut entries: Vec<Value>) -> Vec<Value> {
-    fn key(entry: &Value) -> (usize, String) {
-        match entry.get("relative_path").and_then(Value::as_str) {
-            None | Some("" | ".") => (0, String::new()),
-            Some(rel) => (rel.matches('/').count() + 1, rel.to_string()),
+pub(crate) fn report_order(mut entries: Vec<DirEntry>) -> Vec<DirEntry> {
+    fn key(entry: &DirEntry) -> (usize, String) {
+        match entry.relative_path.as_str() {
+            "" | "." => (0, String::new()),
+            rel => (rel.matches('/').count() + 1, rel.to_string()),
         }
     }
     entries.sort_by_key(key);
@@ -75,40 +76,42 @@ pub(crate) fn report_order(mut entries: Vec<Value>) -> Vec<Value> {
 pub(crate) fn synthesis_entries(
     target: &Path,
     dirs: &[PathBuf],
-    entries: &HashMap<PathBuf, Value>,
-) -> Vec<Value> {
-    let mechanical = |dir: &Path| entries.get(dir).map(is_mechanical);
+    entries: &HashMap<PathBuf, DirEntry>,
+) -> Vec<DirEntry> {
+    let mechanical = |dir: &Path| entries.get(dir).map(|entry| entry.mechanical);
     report_order(
         dirs.iter()
             .filter_map(|dir| {
                 let entry = entries.get(dir)?;
                 let parent = dir.parent().filter(|_| dir != target).and_then(mechanical);
-                in_synthesis(is_mechanical(entry), parent).then(|| entry.clone())
+                in_synthesis(entry.mechanical, parent).then(|| entry.clone())
             })
             .collect(),
     )
 }
 
 /// The `summaries_text` block: one section per dir entry.
-pub(crate) fn render_summaries(entries: &[Value]) -> String {
+pub(crate) fn render_summaries(entries: &[DirEntry]) -> String {
     if entries.is_empty() {
         return "(none)".to_string();
     }
+    let or = |text: &str, fallback: &'static str| {
+        if text.is_empty() {
+            fallback.to_string()
+        } else {
+            text.to_string()
+        }
+    };
     let mut lines = Vec::new();
     for entry in entries {
-        let text = |key: &str, fallback: &'static str| {
-            entry
-                .get(key)
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| fallback.to_string())
-        };
-        lines.push(format!("### {}/", escape_line(&text("relative_path", "?"))));
-        lines.push(format!("Category: {}", text("dominant_category", "?")));
-        lines.push(format!("Summary: {}", text("summary", "(no summary)")));
-        let notable = string_list(entry, "notable_files");
-        if !notable.is_empty() {
-            lines.push(format!("Notable files: {}", notable.join(", ")));
+        lines.push(format!(
+            "### {}/",
+            escape_line(&or(&entry.relative_path, "?"))
+        ));
+        lines.push(format!("Category: {}", or(&entry.dominant_category, "?")));
+        lines.push(format!("Summary: {}", or(&entry.summary, "(no summary)")));
+        if !entry.notable_files.is_empty() {
+            lines.push(format!("Notable files: {}", entry.notable_files.join(", ")));
         }
         let commands = entry_commands(entry);
         if !commands.is_empty() {
@@ -119,16 +122,22 @@ pub(crate) fn render_summaries(entries: &[Value]) -> String {
     lines.join("\n")
 }
 
-/// The commands a dir entry lists (`commands`), each normalised as the
-/// synthesis's own section is; those without a line or a source are left
-/// out.
-pub(crate) fn entry_commands(entry: &Value) -> Vec<DevCommand> {
-    entry
-        .get("commands")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(dev_command)
+/// The commands a dir entry lists (`commands`, which its loop's agent
+/// writes with the entry; kept among the entry's other fields), each read
+/// leniently and normalised as the synthesis's own section is; those
+/// without a line or a source are left out.
+pub(crate) fn entry_commands(entry: &DirEntry) -> Vec<DevCommand> {
+    let Some(Value::Array(items)) = entry.extra.get("commands") else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| serde_json::from_value::<DevCommand>(item.clone()).ok())
+        .map(|mut command| {
+            command.normalise();
+            command
+        })
+        .filter(|c| !c.command.is_empty() && !c.source.is_empty())
         .take(MAX_ENTRY_COMMANDS)
         .collect()
 }
@@ -159,30 +168,27 @@ fn commands_line(commands: &[DevCommand]) -> String {
 
 /// The mechanical report: the first non-empty summary as the brief, every
 /// non-empty summary as `**<dir>/**: <summary>` paragraphs.
-pub(crate) fn synthesize_from_cache(entries: &[Value]) -> (String, String) {
+pub(crate) fn synthesize_from_cache(entries: &[DirEntry]) -> (String, String) {
     if entries.is_empty() {
         return (
             "(AI analysis incomplete — no data was cached)".to_string(),
             String::new(),
         );
     }
-    let with_summary: Vec<(String, String)> = entries
+    let with_summary: Vec<(&str, &str)> = entries
         .iter()
-        .filter_map(|entry| {
-            let summary = entry.get("summary").and_then(Value::as_str)?;
-            if summary.is_empty() {
-                return None;
-            }
-            let rel = entry
-                .get("relative_path")
-                .and_then(Value::as_str)
-                .unwrap_or("?");
-            Some((rel.to_string(), summary.to_string()))
+        .filter(|entry| !entry.summary.is_empty())
+        .map(|entry| {
+            let rel = entry.relative_path.as_str();
+            (
+                if rel.is_empty() { "?" } else { rel },
+                entry.summary.as_str(),
+            )
         })
         .collect();
     let brief = with_summary
         .first()
-        .map(|(_, summary)| summary.clone())
+        .map(|(_, summary)| summary.to_string())
         .unwrap_or_else(|| "(AI analysis incomplete)".to_string());
     let detailed = with_summary
         .iter()
@@ -197,7 +203,7 @@ pub(crate) fn synthesize_from_cache(entries: &[Value]) -> (String, String) {
 /// directory heading is escaped to one line.
 pub(crate) fn synthesis_prompt(
     target: &str,
-    entries: &[Value],
+    entries: &[DirEntry],
     language: Option<&str>,
 ) -> Result<String, InvestigationError> {
     let rendered = render_summaries(entries);
@@ -226,31 +232,51 @@ pub(crate) struct SynthesisOutcome {
     pub submitted: bool,
 }
 
-impl SynthesisOutcome {
-    /// The synthesis the model submitted (`submit_report`'s input, or the
-    /// refinement's improved report).
-    pub(crate) fn submitted(input: &Value) -> SynthesisOutcome {
-        SynthesisOutcome {
-            brief: string_field(input, "brief"),
-            detailed: string_field(input, "detailed"),
-            sections: Sections::from_submitted(input),
-            submitted: true,
+/// What a synthesis (a part of one, or a refinement) hands in with
+/// `submit_report`, read leniently ([`crate::lenient`]): the brief, the
+/// detailed analysis and the domain sections' fields beside them, as the
+/// schema puts them. Written back, it is the same object.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct SubmittedReport {
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub brief: String,
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub detailed: String,
+    #[serde(flatten)]
+    pub sections: Sections,
+}
+
+impl SubmittedReport {
+    /// This report with its sections normalised ([`Sections::normalised`]).
+    pub(crate) fn normalised(self) -> SubmittedReport {
+        SubmittedReport {
+            sections: self.sections.normalised(),
+            ..self
         }
     }
 }
 
 impl SynthesisOutcome {
-    /// This synthesis as `submit_report`'s input would give it: the brief,
-    /// the detailed analysis and the sections' fields (what the refinement
-    /// starts from and hands back).
-    pub(crate) fn as_report(&self) -> Value {
-        let mut report = serde_json::Map::new();
-        report.insert("brief".into(), Value::String(self.brief.clone()));
-        report.insert("detailed".into(), Value::String(self.detailed.clone()));
-        if let Ok(Value::Object(sections)) = serde_json::to_value(&self.sections) {
-            report.extend(sections);
+    /// The synthesis the model submitted (`submit_report`'s input, or the
+    /// refinement's improved report).
+    pub(crate) fn submitted(report: SubmittedReport) -> SynthesisOutcome {
+        let report = report.normalised();
+        SynthesisOutcome {
+            brief: report.brief,
+            detailed: report.detailed,
+            sections: report.sections,
+            submitted: true,
         }
-        Value::Object(report)
+    }
+
+    /// This synthesis as `submit_report`'s input would give it (what the
+    /// refinement starts from and hands back).
+    pub(crate) fn as_report(&self) -> SubmittedReport {
+        SubmittedReport {
+            brief: self.brief.clone(),
+            detailed: self.detailed.clone(),
+            sections: self.sections.clone(),
+        }
     }
 }
 
@@ -283,13 +309,15 @@ pub(super) const WITHOUT_VERDICT: Without = Without {
 pub(crate) async fn run_synthesis(
     ctx: &RunContext,
     target: &str,
-    entries: &[Value],
+    entries: &[DirEntry],
     language: Option<&str>,
 ) -> Result<SynthesisOutcome, InvestigationError> {
     let system = synthesis_prompt(target, entries, language)?;
     let end = converse(ctx, SYNTHESIS_CALL, system, false).await?;
     Ok(match WITHOUT.settle(ctx, end) {
-        CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
+        CallEnd::Submitted(input) => {
+            SynthesisOutcome::submitted(serde_json::from_value(input).unwrap_or_default())
+        }
         CallEnd::ApiError(_) => SynthesisOutcome::default(),
         // The summaries stand on their own: the report is built from them
         // without the model, and says why.
@@ -302,7 +330,7 @@ pub(crate) async fn run_synthesis(
 }
 
 /// The synthesis built from the summaries without the model.
-fn mechanical_synthesis(entries: &[Value]) -> SynthesisOutcome {
+fn mechanical_synthesis(entries: &[DirEntry]) -> SynthesisOutcome {
     let (brief, detailed) = synthesize_from_cache(entries);
     SynthesisOutcome {
         brief,
@@ -312,15 +340,23 @@ fn mechanical_synthesis(entries: &[Value]) -> SynthesisOutcome {
     }
 }
 
-/// A digest of the dir entries a synthesis reads and of the `--language`
-/// it is written in: any change to any entry (a new summary, a new
-/// timestamp, one entry more or less) or to the language changes it.
-/// Without a language it is what it always was, so a saved synthesis still
-/// holds.
-pub(crate) fn entries_digest(entries: &[Value], language: Option<&str>) -> String {
+/// A digest of the dir entries a synthesis reads (as `cache` stores them)
+/// and of the `--language` it is written in: any change to any entry (a new
+/// summary, a new timestamp, one entry more or less) or to the language
+/// changes it. It hashes each entry's JSON as stored, not as luminos types
+/// it: a cache an earlier luminos wrote keeps its digest, so its saved
+/// synthesis still holds. Without a language it is what it always was.
+pub(crate) fn entries_digest(
+    cache: &Cache,
+    entries: &[DirEntry],
+    language: Option<&str>,
+) -> String {
     let mut hasher = Sha256::new();
     for entry in entries {
-        hasher.update(entry.to_string().as_bytes());
+        let stored = cache
+            .read_entry(EntryKind::Dir, &entry.path)
+            .unwrap_or_else(|| serde_json::to_value(entry).unwrap_or_default());
+        hasher.update(stored.to_string().as_bytes());
         hasher.update(b"\n");
     }
     if let Some(language) = language {
@@ -363,10 +399,11 @@ pub(crate) fn reusable_synthesis(saved: Option<&Value>, digest: &str) -> Option<
 mod tests {
     use super::*;
 
-    fn dir(rel: &str, summary: &str) -> Value {
-        json!({"path": format!("/x/{rel}"), "relative_path": rel, "child_count": 1,
-               "summary": summary, "dominant_category": "source",
-               "cached_at": "2026-04-11T00:00:00+00:00"})
+    fn dir(rel: &str, summary: &str) -> DirEntry {
+        DirEntry::from_value(json!({"path": format!("/x/{rel}"), "relative_path": rel,
+               "child_count": 1, "summary": summary, "dominant_category": "source",
+               "cached_at": "2026-04-11T00:00:00+00:00"}))
+        .unwrap()
     }
 
     /// A directory's commands reach the synthesis on one line, each with
@@ -374,13 +411,16 @@ mod tests {
     #[test]
     fn a_directory_s_commands_reach_the_synthesis() {
         let mut entry = dir(".", "The root.");
-        entry["commands"] = json!([
-            {"command": "make test", "purpose": "test", "source": "Makefile"},
-            {"command": "cargo build\nrm -rf /", "source": "./Cargo.toml"},
-            {"command": "no source"},
-            {"source": "README.md"},
-            "not an object"
-        ]);
+        entry.extra.insert(
+            "commands".into(),
+            json!([
+                {"command": "make test", "purpose": "test", "source": "Makefile"},
+                {"command": "cargo build\nrm -rf /", "source": "./Cargo.toml"},
+                {"command": "no source"},
+                {"source": "README.md"},
+                "not an object"
+            ]),
+        );
         let text = render_summaries(&[entry]);
         assert!(
             text.contains(
@@ -420,8 +460,12 @@ mod tests {
     fn summaries_block() {
         assert_eq!(render_summaries(&[]), "(none)");
         let mut a = dir("src", "Core logic.");
-        a["notable_files"] = json!(["src/main.rs", "src/lib.rs"]);
-        let b = json!({"summary": "Loose."});
+        a.notable_files = vec!["src/main.rs".into(), "src/lib.rs".into()];
+        let b = DirEntry {
+            summary: "Loose.".into(),
+            dominant_category: String::new(),
+            ..DirEntry::default()
+        };
         assert_eq!(
             render_summaries(&[a, b]),
             "### src/\nCategory: source\nSummary: Core logic.\n\
@@ -431,12 +475,18 @@ mod tests {
 
     #[test]
     fn a_saved_synthesis_is_reused_only_for_the_same_entries() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (_root, cache) = crate::testing::open_cache(tmp.path(), Path::new("/x"));
+        let entries_digest =
+            |entries: &[DirEntry], language| entries_digest(&cache, entries, language);
         let entries = vec![dir(".", "root"), dir("a", "A.")];
         let digest = entries_digest(&entries, None);
         let outcome = SynthesisOutcome {
             brief: "B".into(),
             detailed: "D".into(),
-            sections: Sections::from_submitted(&json!({"themes": ["Tax returns"]})),
+            sections: serde_json::from_value::<Sections>(json!({"themes": ["Tax returns"]}))
+                .unwrap()
+                .normalised(),
             submitted: true,
         };
         let saved = saved_synthesis(&outcome, &digest, "now");
@@ -472,10 +522,7 @@ mod tests {
             dir(".", "root"),
             dir("a", "3"),
         ]);
-        let rels: Vec<&str> = ordered
-            .iter()
-            .map(|e| e["relative_path"].as_str().unwrap())
-            .collect();
+        let rels: Vec<&str> = ordered.iter().map(|e| e.relative_path.as_str()).collect();
         assert_eq!(rels, [".", "a", "a-b", "a/b"]);
     }
 }

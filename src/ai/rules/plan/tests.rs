@@ -344,12 +344,12 @@ fn evaluation_schema_and_rounding() {
     let records = vec![
         Utilization {
             completeness: Some(0.85),
-            confidence: Some(json!(0.9)),
+            confidence: Some(Some(0.9)),
             ..record("src", Tier::Priority, 18, 12)
         },
         Utilization {
             completeness: Some(0.7),
-            confidence: Some(Value::Null),
+            confidence: Some(None),
             turns: TurnUse {
                 allocated: 5,
                 borrowed: 2,

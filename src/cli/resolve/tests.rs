@@ -3,13 +3,17 @@
 //! lexical path normalisation.
 
 use std::path::Path;
+use std::time::Duration;
 
 use clap::Parser;
 
 use super::*;
+use crate::ai::api::Auth;
+use crate::ai::api::batch::BatchTiming;
 use crate::ai::api::{self, DEFAULT_BASE_URL, DEFAULT_MODEL};
 use crate::cli::Args;
 use crate::config::defaults::{DEFAULT_ASK_BUDGET_USD, DEFAULT_BUDGET_USD, DEFAULT_CACHE_ROOT};
+use crate::config::{ATTEMPT_DEADLINE_VAR, BATCH_POLL_VAR};
 use crate::report::Format;
 
 fn args(list: &[&str]) -> Args {
@@ -74,7 +78,24 @@ fn a_file_is_not_a_directory() {
     let err = Invocation::resolve(args(&[&shown]), &Env::default()).unwrap_err();
     assert_eq!(
         err.to_string(),
-        format!("'{shown}' is not a directory or does not exist.")
+        format!(
+            "'{shown}' is a file; luminos investigates a directory (the one that holds it, say)"
+        )
+    );
+}
+
+#[test]
+fn more_than_one_target_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let shown = dir.path().to_string_lossy().into_owned();
+    let err = Invocation::resolve(args(&[&shown, "b\x1b"]), &Env::default()).unwrap_err();
+    assert!(err.is_usage());
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "luminos investigates one directory at a time, and was given 2: '{shown}', \
+             'b\\x1b'; run it once for each"
+        )
     );
 }
 
