@@ -195,7 +195,8 @@ pub enum Command {
     /// cached investigation (run `luminos TARGET` first for the best answers)
     /// and from its files, read-only, within its own budget; the answer goes
     /// to stdout. A directory named `ask` is reached as `luminos ./ask`.
-    Ask(AskArgs),
+    // Boxed: a question's flags are most of the command line's size.
+    Ask(Box<AskArgs>),
     /// Serve luminos to coding agents over the Model Context Protocol, on
     /// stdin and stdout: tools to investigate a directory, to read its
     /// cached investigation (overview, directory, flags) without an API

@@ -30,7 +30,7 @@ impl Invocation {
     /// Resolve the command line and the environment into what to do.
     pub(crate) fn resolve(args: Args, env: &Env) -> Result<Invocation, ConfigError> {
         match args.command {
-            Some(Command::Ask(ask)) => return Invocation::resolve_ask(ask, env),
+            Some(Command::Ask(ask)) => return Invocation::resolve_ask(*ask, env),
             Some(Command::Mcp) => return Ok(Invocation::Mcp),
             None => {}
         }

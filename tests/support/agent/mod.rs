@@ -127,9 +127,9 @@ impl Sloppy {
     fn apply(&self, reply: Reply) -> Reply {
         reply.map_tool_uses(|name, input| {
             let n = 1 + self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            if n % self.unknown == 0 {
+            if n.is_multiple_of(self.unknown) {
                 name.push_str("_v2");
-            } else if n % self.string == 0 {
+            } else if n.is_multiple_of(self.string) {
                 *input = Value::String(input.to_string());
             }
         })
