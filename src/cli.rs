@@ -341,6 +341,8 @@ fn long_help_epilogue() -> String {
   LUMINOS_MODEL         model, when --model is not given [default: {model}]
   LUMINOS_CACHE_DIR     where investigations are cached [default: {cache}]; a rerun
                         resumes from there, and an unchanged tree costs nothing
+  LUMINOS_CONTEXT_WINDOW
+                        the model's context window, when --context-window is not given
   NO_COLOR              no colour in the live line
   The LUMINOS_*_SECS and LUMINOS_*_MS timing variables are described in the README.
 
@@ -351,6 +353,8 @@ EXAMPLES:
   luminos ~/src/app -o report.html      the whole report as one HTML page
   luminos --json ~/src/app | jq .flags  the findings, for scripts
   luminos ask ~/src/app \"Where are retries timed?\"
+  luminos --model qwen3-coder --price 0,0 --context-window 32768 ~/src/app
+                                        a local model (see the README's Local models)
   luminos --clear-cache                 remove every cached investigation",
         base = crate::config::defaults::DEFAULT_BASE_URL,
         model = crate::config::defaults::DEFAULT_MODEL,
@@ -600,6 +604,7 @@ mod tests {
             "ANTHROPIC_BASE_URL",
             "LUMINOS_MODEL",
             "LUMINOS_CACHE_DIR",
+            "LUMINOS_CONTEXT_WINDOW",
             "[default: /tmp/luminos]",
             "[default: https://api.anthropic.com]",
         ] {
