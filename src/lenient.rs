@@ -95,6 +95,13 @@ pub(crate) fn items<'de, D: Deserializer<'de>, T: DeserializeOwned>(
     })
 }
 
+/// A `T`, or nothing when the value does not read as one.
+pub(crate) fn some<'de, D: Deserializer<'de>, T: DeserializeOwned>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    Ok(serde_json::from_value(Value::deserialize(d)?).ok())
+}
+
 /// A number or numeric string, clamped into [0, 1]; `None` otherwise.
 fn unit_interval(value: &Value) -> Option<f64> {
     let number = match value {

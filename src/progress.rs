@@ -29,7 +29,7 @@ mod line;
 mod live;
 mod money;
 
-pub(crate) use money::{PriceBasis, budget_line, spent_line};
+pub(crate) use money::budget_line;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -142,11 +142,11 @@ fn run_on_target(config: &Config, clear_first: bool) -> anyhow::Result<ExitCode>
         return Ok(ExitCode::Interrupted);
     }
     if skipped.is_none() {
-        let prices = crate::progress::PriceBasis {
+        let prices = crate::report::PriceBasis {
             assumed: !config.investigation.model_facts.prices_known(),
             batch: config.investigation.batch,
         };
-        progress.println(&crate::progress::spent_line(&outcome.status, prices));
+        progress.println(&crate::report::spent_line(&outcome.status, prices));
     }
 
     let failed = outcome.status.status == InvestigationStatus::Failed;

@@ -16,7 +16,7 @@ use crate::ai::api::catalog::ModelFacts;
 use crate::ai::passes::dir_loop::dir_system_prompt;
 use crate::ai::passes::survey::{NO_SURVEY, Survey};
 use crate::ai::passes::synthesis::{entries_digest, reusable_synthesis, synthesis_entries};
-use crate::ai::rules::decide::{DecisionInputs, SavedWork};
+use crate::ai::rules::decide::{DecisionInputs, SavedWork, WorkPlan};
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{ChildIndex, Discovery, discover_directories};
 use crate::ai::rules::fingerprint::{DirState, classify, fingerprint};
@@ -88,7 +88,10 @@ impl Situation {
         let saved = |name: &str| cache.filter(|_| !fresh).and_then(|c| c.read_json(name));
         let saved_survey = saved(SURVEY_FILE).and_then(|v| serde_json::from_value(v).ok());
         let saved_plan = saved(PLAN_FILE).map(|v| Plan::from_value(&v));
-        let saved_work = saved(WORK_PLAN_FILE).and_then(|v| SavedWork::from_value(&v, &target));
+        let saved_work = cache
+            .filter(|_| !fresh)
+            .and_then(|c| c.read_document::<WorkPlan>(WORK_PLAN_FILE))
+            .map(|document| SavedWork::of(document, &target));
         // Whether the saved synthesis still holds only matters when nothing
         // is left to investigate.
         let synthesis_current = classify(&dirs, &states).stale.is_empty()

@@ -10,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::documents::Meta;
 use super::fsio::{io_err, verify_private_dir};
 use super::root::{choose_root, is_cache_name};
 use super::{CacheError, lock};
@@ -41,9 +42,7 @@ pub struct Removed {
 impl Removed {
     fn add(&mut self, dir: &Path) {
         self.investigations += 1;
-        let spending = super::fsio::read_json(&dir.join(super::META_FILE))
-            .and_then(|meta| meta.get(super::documents::SPENDING_FIELD).cloned())
-            .and_then(|value| serde_json::from_value::<super::Spending>(value).ok());
+        let spending = Meta::of(dir).and_then(|meta| meta.spending);
         match spending {
             Some(spending) => self.recorded_cost_usd += spending.cost_usd,
             None => self.unrecorded += 1,
@@ -114,8 +113,7 @@ pub fn clear_investigation(named: &Path, target_canonical: &Path) -> Result<Remo
     let mut removed = Removed::default();
     for id in investigation_ids(&root) {
         let dir = root.join(&id);
-        let of_target = super::fsio::read_json(&dir.join(super::META_FILE))
-            .is_some_and(|meta| meta.get("target").and_then(|t| t.as_str()) == Some(&target));
+        let of_target = Meta::of(&dir).is_some_and(|meta| meta.target == target);
         if indexed.as_deref() == Some(id.as_str()) || of_target {
             removed.add(&dir);
             std::fs::remove_dir_all(&dir).map_err(io_err("removing", &dir))?;

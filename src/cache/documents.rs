@@ -9,40 +9,55 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::fsio::{io_err, read_json, write_json_atomic};
 use super::{Cache, CacheError, META_FILE};
+use crate::lenient;
+use crate::report::AllRuns;
 
 /// The `meta.json` field set once a run with `--no-redact` wrote to the
 /// investigation (ours; the original has no redaction).
 pub(crate) const UNREDACTED_FIELD: &str = "written_without_redaction";
 
 /// The `meta.json` field holding what every run of the investigation spent
-/// ([`Spending`]; ours).
+/// ([`AllRuns`]; ours).
 pub(crate) const SPENDING_FIELD: &str = "spending";
-
-/// What the runs of one investigation have spent in all, as `meta.json`
-/// keeps it, so a report read from the cache can say what the
-/// investigation cost, when it was last paid for and by which luminos.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Spending {
-    /// Dollars, every run that made a request (failed and interrupted ones
-    /// too) added up.
-    pub cost_usd: f64,
-    /// API requests, added up the same way.
-    pub api_requests: u64,
-    /// When the last run that made a request ended (RFC 3339).
-    pub last_paid_at: String,
-    /// The luminos version of that run.
-    pub luminos_version: String,
-}
 
 /// The `meta.json` field listing the reports runs wrote inside the target
 /// (`-o`), relative to it (ours): later runs leave them out of the tree,
 /// with or without `-o`.
 pub(crate) const OWN_OUTPUTS_FIELD: &str = "own_outputs";
+
+/// What luminos reads of an investigation's `meta.json`, leniently (a field
+/// of the wrong type reads as absent); [`Cache::update_meta`] keeps every
+/// other field as it is.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Meta {
+    /// The canonical target it investigates.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub target: String,
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub start_time: String,
+    /// What its runs spent ([`SPENDING_FIELD`]).
+    #[serde(default, deserialize_with = "lenient::some")]
+    pub spending: Option<AllRuns>,
+    /// [`UNREDACTED_FIELD`].
+    #[serde(default, deserialize_with = "lenient::flag")]
+    pub written_without_redaction: bool,
+    /// [`OWN_OUTPUTS_FIELD`].
+    #[serde(default, deserialize_with = "lenient::texts")]
+    pub own_outputs: Vec<String>,
+}
+
+impl Meta {
+    /// The `meta.json` of the investigation in `dir`, if it reads.
+    pub(crate) fn of(dir: &Path) -> Option<Meta> {
+        read_json(&dir.join(META_FILE))
+    }
+}
 
 impl Cache {
     /// Write `meta.json` for a new investigation.
@@ -80,17 +95,14 @@ impl Cache {
 
     /// Whether a run with redaction off ever wrote to this investigation.
     pub(crate) fn written_without_redaction(&self) -> bool {
-        self.read_json(META_FILE)
-            .and_then(|meta| meta.get(UNREDACTED_FIELD)?.as_bool())
-            .unwrap_or(false)
+        Meta::of(&self.dir).is_some_and(|meta| meta.written_without_redaction)
     }
 
     /// What the runs of this investigation spent in all; `None` when none
     /// recorded any (an investigation older than the record, or one that
     /// never made a request).
-    pub(crate) fn spending(&self) -> Option<Spending> {
-        let meta = self.read_json(META_FILE)?;
-        serde_json::from_value(meta.get(SPENDING_FIELD)?.clone()).ok()
+    pub(crate) fn spending(&self) -> Option<AllRuns> {
+        Meta::of(&self.dir)?.spending
     }
 
     /// Add a run's `cost_usd` and `api_requests` to the record (nothing
@@ -101,7 +113,7 @@ impl Cache {
             return Ok(());
         }
         let before = self.spending().unwrap_or_default();
-        let after = Spending {
+        let after = AllRuns {
             cost_usd: before.cost_usd + cost_usd,
             api_requests: before.api_requests + api_requests,
             last_paid_at: super::now_iso(),
@@ -114,9 +126,8 @@ impl Cache {
 
     /// The reports runs wrote inside the target, relative to it.
     pub(crate) fn own_outputs(&self) -> Vec<PathBuf> {
-        self.read_json(META_FILE)
-            .and_then(|meta| meta.get(OWN_OUTPUTS_FIELD).cloned())
-            .and_then(|list| serde_json::from_value::<Vec<String>>(list).ok())
+        Meta::of(&self.dir)
+            .map(|meta| meta.own_outputs)
             .unwrap_or_default()
             .into_iter()
             .map(PathBuf::from)
@@ -144,11 +155,21 @@ impl Cache {
 
     /// Read a named JSON document of this investigation (`plan.json`, ...).
     pub fn read_json(&self, name: &str) -> Option<Value> {
+        self.read_document(name)
+    }
+
+    /// A named JSON document of this investigation read as a `T`; `None`
+    /// as [`Cache::read_json`] says, or when it is not one.
+    pub(crate) fn read_document<T: DeserializeOwned>(&self, name: &str) -> Option<T> {
         is_document_name(name).then(|| read_json(&self.dir.join(name)))?
     }
 
     /// Atomically write a named JSON document of this investigation.
-    pub fn write_json(&self, name: &str, value: &Value) -> Result<(), CacheError> {
+    pub fn write_json<T: Serialize + ?Sized>(
+        &self,
+        name: &str,
+        value: &T,
+    ) -> Result<(), CacheError> {
         let path = self.dir.join(name);
         if !is_document_name(name) {
             return Err(io_err("writing", &path)(std::io::Error::new(

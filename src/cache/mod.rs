@@ -100,7 +100,6 @@ pub(crate) const REFINEMENT_FILE: &str = "refinement.json";
 use crate::paths::normalize_lexically;
 
 pub use clear::{Cleared, Removed, clear_cache, clear_investigation};
-pub use documents::Spending;
 pub use entries::{CacheEntry, EntryError, EntryKind};
 pub use entry::{DirEntry, DirStamp, FileEntry};
 pub use fault::WriteFault;

@@ -1,10 +1,9 @@
-//! The money lines a run prints on stderr around its investigation: the
-//! budget before anything is spent ([`budget_line`]) and what was spent at
-//! the end ([`spent_line`]). The live line's `$0.41 of $5.00` is the
-//! board's. Dollars go through [`crate::text::usd`].
+//! The money line a run prints on stderr before its investigation: the
+//! budget before anything is spent ([`budget_line`]). What was spent is the
+//! report's to say (its `spent_line`); the live line's `$0.41 of $5.00` is
+//! the board's. Dollars go through [`crate::text::usd`].
 
-use crate::report::{Investigation, InvestigationStatus};
-use crate::text::{format_thousands, usd};
+use crate::text::usd;
 
 /// The first line of a run that may spend: its ceiling, and how to preview
 /// or change it.
@@ -18,64 +17,9 @@ pub(crate) fn budget_line(budget: Option<f64>) -> String {
     }
 }
 
-/// What the dollars of a run are priced at, when not the catalog's list
-/// prices.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct PriceBasis {
-    /// The model is not in the catalog: a stand-in's prices.
-    pub assumed: bool,
-    /// `--batch`: the Message Batches API's prices.
-    pub batch: bool,
-}
-
-impl PriceBasis {
-    /// ` (at assumed batch prices)`, or nothing at list prices.
-    fn words(self) -> &'static str {
-        match (self.assumed, self.batch) {
-            (false, false) => "",
-            (false, true) => " (at batch prices)",
-            (true, false) => " (at assumed prices)",
-            (true, true) => " (at assumed batch prices)",
-        }
-    }
-}
-
-/// The last line of a run that investigated: what it spent, of what
-/// budget, on how many requests, and at what prices when not the
-/// catalog's list prices.
-pub(crate) fn spent_line(investigation: &Investigation, prices: PriceBasis) -> String {
-    let (cost, requests, budget) = match (&investigation.summary, &investigation.spent) {
-        (Some(summary), _) => (summary.cost_usd, summary.api_requests, summary.budget_usd),
-        (None, Some(spent)) => (spent.cost_usd, spent.api_requests, None),
-        (None, None) => (0.0, 0, None),
-    };
-    if requests == 0 {
-        return match investigation.summary {
-            Some(_) => format!("Spent: {}; everything came from the cache.", usd(0.0)),
-            None => format!("Spent: {}; no request was sent.", usd(0.0)),
-        };
-    }
-    let of = budget
-        .map(|b| format!(" of {}", usd(b)))
-        .unwrap_or_default();
-    let failed = if investigation.status == InvestigationStatus::Failed {
-        " before the investigation failed"
-    } else {
-        ""
-    };
-    format!(
-        "Spent: {}{of} on {} API request{}{}{failed}.",
-        usd(cost),
-        format_thousands(requests),
-        if requests == 1 { "" } else { "s" },
-        prices.words(),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{InvestigationSummary, Spent};
 
     #[test]
     fn the_budget_line_says_the_ceiling_and_the_way_to_change_it() {
@@ -84,55 +28,5 @@ mod tests {
             "Budget: up to $5.00 (preview with --estimate; change with --budget)"
         );
         assert!(budget_line(None).starts_with("Budget: no ceiling"));
-    }
-
-    #[test]
-    fn the_spent_line_says_what_was_spent_of_what() {
-        let ran = |cost_usd, api_requests, budget_usd| Investigation {
-            status: InvestigationStatus::Complete,
-            summary: Some(InvestigationSummary {
-                cost_usd,
-                api_requests,
-                budget_usd,
-                ..InvestigationSummary::default()
-            }),
-            ..Investigation::default()
-        };
-        assert_eq!(
-            spent_line(&ran(0.4123, 37, Some(5.0)), PriceBasis::default()),
-            "Spent: $0.41 of $5.00 on 37 API requests."
-        );
-        assert_eq!(
-            spent_line(&ran(0.01, 1, None), PriceBasis::default()),
-            "Spent: $0.01 on 1 API request."
-        );
-        assert_eq!(
-            spent_line(&ran(0.0, 0, Some(5.0)), PriceBasis::default()),
-            "Spent: $0.00; everything came from the cache."
-        );
-        let failed = Investigation {
-            spent: Some(Spent {
-                api_requests: 3,
-                cost_usd: 0.02,
-                ..Spent::default()
-            }),
-            ..Investigation::failed("the API is overloaded")
-        };
-        assert_eq!(
-            spent_line(&failed, PriceBasis::default()),
-            "Spent: $0.02 on 3 API requests before the investigation failed."
-        );
-        let at =
-            |assumed, batch| spent_line(&ran(0.5, 2, Some(1.0)), PriceBasis { assumed, batch });
-        assert_eq!(
-            at(true, true),
-            "Spent: $0.50 of $1.00 on 2 API requests (at assumed batch prices)."
-        );
-        assert!(at(false, true).ends_with("requests (at batch prices)."));
-        assert!(at(true, false).ends_with("requests (at assumed prices)."));
-        assert_eq!(
-            spent_line(&Investigation::failed("no key"), PriceBasis::default()),
-            "Spent: $0.00; no request was sent."
-        );
     }
 }

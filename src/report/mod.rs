@@ -395,7 +395,23 @@ pub struct InvestigationSummary {
     /// `last_paid_at` and `luminos_version`. Absent when no run recorded
     /// any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub all_runs: Option<crate::cache::Spending>,
+    pub all_runs: Option<AllRuns>,
+}
+
+/// What the runs of one investigation have spent in all, as `meta.json`
+/// keeps it, so a report read from the cache can say what the
+/// investigation cost, when it was last paid for and by which luminos.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AllRuns {
+    /// Dollars, every run that made a request (failed and interrupted ones
+    /// too) added up.
+    pub cost_usd: f64,
+    /// API requests, added up the same way.
+    pub api_requests: u64,
+    /// When the last run that made a request ended (RFC 3339).
+    pub last_paid_at: String,
+    /// The luminos version of that run.
+    pub luminos_version: String,
 }
 
 /// `investigation.batch`: a `--batch` run's rounds and requests. Costs
@@ -487,6 +503,7 @@ pub mod sections;
 mod sections_text;
 mod sections_view;
 mod shape;
+mod spent;
 mod text;
 mod text_dirs;
 pub(crate) mod text_fit;
@@ -498,6 +515,7 @@ pub(crate) use directory::tree_order;
 pub use directory::{DirCoverage, DirectoryReport, FileSummary};
 pub use format::{Format, RenderOptions, render};
 pub use sections::Sections;
+pub(crate) use spent::{PriceBasis, spent_line};
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! What the base scan looks at: the options it shares with directory
 //! discovery and the agents' listings, so that all of them see one scope.
-//! [`crate::config`] fills them in from the command line, and holds their
-//! defaults (`ScanOptions::default`).
+//! The run's configuration fills them in from the command line, and holds
+//! their defaults (`ScanOptions::default`).
 
 /// Options shared by the base scan and directory discovery.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -154,7 +154,7 @@ mod tests {
             &super::super::ignore_files::RuleStack::empty(),
             true,
             &mut Vec::new(),
-            &mut super::super::walk::Removed::default(),
+            &mut super::super::walk::IgnoredCount::default(),
         )
     }
 

@@ -24,7 +24,7 @@ use crate::text::escape_line;
 
 use super::human_size;
 use super::ignore_files::RuleStack;
-use super::walk::{Kind, LinkTarget, ListError, Listing, Removed, Walk, WalkRules, list_dir};
+use super::walk::{IgnoredCount, Kind, LinkTarget, ListError, Listing, Walk, WalkRules, list_dir};
 use super::{NodeKind, TreeNode};
 
 /// How many entries may be listed through symlinks. Links back to `.` or
@@ -139,7 +139,7 @@ impl Builder<'_> {
             parent_rules,
             false,
             &mut Vec::new(),
-            &mut Removed::default(),
+            &mut IgnoredCount::default(),
         );
         let cost = 1 + listing.entries.len();
         self.linked_budget

@@ -257,7 +257,7 @@ impl WalkRules {
 /// What listing one directory removed through ignore rules, for the
 /// report's ignore line.
 #[derive(Default)]
-pub(crate) struct Removed {
+pub(crate) struct IgnoredCount {
     /// Visible files matched directly.
     pub files: u64,
     /// Visible directories matched (the files under them are counted
@@ -273,7 +273,7 @@ pub(crate) fn list_dir(
     parent_rules: &RuleStack,
     visible: bool,
     rule_files: &mut Vec<PathBuf>,
-    removed: &mut Removed,
+    removed: &mut IgnoredCount,
 ) -> Listing {
     let reader = match fs::read_dir(dir) {
         Ok(reader) => reader,
@@ -373,7 +373,7 @@ fn entry_of(
     }
 }
 
-fn note_removed(kind: Kind, path: &Path, removed: &mut Removed, root: Option<&Path>) {
+fn note_removed(kind: Kind, path: &Path, removed: &mut IgnoredCount, root: Option<&Path>) {
     match kind {
         Kind::Dir => removed.dirs += 1,
         Kind::File => removed.files += 1,
@@ -619,7 +619,7 @@ fn list_job(
     harvest: &mut Harvest,
 ) -> Vec<Job> {
     let dir = super::join_rel(shared.target, &rel);
-    let mut removed = Removed::default();
+    let mut removed = IgnoredCount::default();
     let mut listing = list_dir(
         shared.rules,
         &dir,

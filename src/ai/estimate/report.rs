@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::calibrate::{Calibration, Probe};
+use super::calibrate::{Probe, TokenCalibration};
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::engine::purse::Meter;
 use crate::ai::rules::projection::{Inputs, LOW_TURNS, ModelTerms, Range, Tally, project};
@@ -140,7 +140,7 @@ pub(crate) struct Counts {
     /// How the token counts were calibrated with the API's count, when
     /// they were.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub token_calibration: Option<Calibration>,
+    pub token_calibration: Option<TokenCalibration>,
     /// Why the token counts could not be calibrated, when it was tried.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token_calibration_error: Option<String>,
@@ -153,7 +153,7 @@ impl Estimate {
     }
 
     /// This estimate with every token figure scaled as `calibration` says.
-    pub(crate) fn calibrated(self, calibration: Calibration) -> Estimate {
+    pub(crate) fn calibrated(self, calibration: TokenCalibration) -> Estimate {
         let counts = Counts {
             token_calibration: Some(calibration),
             token_calibration_error: None,

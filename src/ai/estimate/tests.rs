@@ -420,7 +420,7 @@ fn the_text_counts_the_synthesis_levels_as_the_json_does() {
 #[test]
 fn a_calibration_scales_every_token_figure_and_no_decision() {
     let plain = Estimate::new(counts(), &inputs(true, true, 4));
-    let calibration = super::calibrate::Calibration {
+    let calibration = super::calibrate::TokenCalibration {
         counted: 1_100,
         estimated: 1_000,
         factor: 1.1,

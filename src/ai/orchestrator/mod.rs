@@ -86,8 +86,6 @@ mod work;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use serde_json::Value;
-
 use crate::ai::Outcome;
 use crate::ai::api::cost::TokenTracker;
 use crate::ai::batch_mode;
@@ -452,7 +450,7 @@ fn record_spending(cache: &Cache, tracker: &TokenTracker) {
 }
 
 /// Save a reusable pass result; failing to is only a warning.
-fn save_json(run: &Phases<'_>, name: &str, value: &Value) {
+fn save_json<T: serde::Serialize + ?Sized>(run: &Phases<'_>, name: &str, value: &T) {
     if let Err(err) = run.ctx.cache.write_json(name, value) {
         run.ctx
             .progress

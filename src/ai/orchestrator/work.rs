@@ -45,7 +45,7 @@ pub(super) async fn work_phase(
         || !decision.work.candidates.is_empty()
     {
         let work = decision.saved_work().merged_over(older);
-        save_json(run, WORK_PLAN_FILE, &work.to_value(run.ctx.target()));
+        save_json(run, WORK_PLAN_FILE, &work.document(run.ctx.target()));
     }
     let allocations: Vec<u32> = decision.work.loops.iter().map(|l| l.turns).collect();
     // A directory stale only because of a child keeps its file summaries.

@@ -60,7 +60,7 @@ fn the_log_drops_data_and_records_the_rest() {
     );
     f.cache
         .log_tool_call("src", 4, "read_file", &json!({"path": "a"}), 10);
-    let lines = fsio::read_jsonl(&f.cache.dir().join("investigation.log"));
+    let lines: Vec<serde_json::Value> = fsio::read_jsonl(&f.cache.dir().join("investigation.log"));
     assert_eq!(lines.len(), 2);
     let first = lines[0].as_object().unwrap();
     let keys: Vec<&String> = first.keys().collect();

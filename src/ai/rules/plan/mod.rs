@@ -450,62 +450,92 @@ pub(crate) fn round2(x: f64) -> f64 {
     format!("{x:.2}").parse().unwrap_or(x)
 }
 
-/// `used / allocated` rounded to 2 places, or the integer 0 when nothing was
-/// allocated (the original writes `0`, not `0.0`).
-fn ratio(used: u32, allocated: u32) -> Value {
-    if allocated == 0 {
-        json!(0)
-    } else {
-        json!(round2(f64::from(used) / f64::from(allocated)))
+/// `used / allocated` rounded to 2 places, written as the integer 0 when
+/// nothing was allocated (the original writes `0`, not `0.0`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Ratio(Option<f64>);
+
+impl Ratio {
+    fn of(used: u32, allocated: u32) -> Ratio {
+        Ratio((allocated > 0).then(|| round2(f64::from(used) / f64::from(allocated))))
+    }
+}
+
+impl Serialize for Ratio {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Some(ratio) => s.serialize_f64(ratio),
+            None => s.serialize_u8(0),
+        }
     }
 }
 
 /// The `plan_evaluation.json` document: the original's schema and rounding.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct PlanEvaluation {
+    pub plan_order: &'static str,
+    pub total_dirs_investigated: usize,
+    pub total_turns_allocated: u32,
+    pub total_turns_used: u32,
+    pub overall_utilization: Ratio,
+    pub per_directory: Vec<DirUtilization>,
+    pub evaluated_at: String,
+}
+
+/// One directory's line of [`PlanEvaluation`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct DirUtilization {
+    pub dir: String,
+    pub planned_tier: &'static str,
+    pub turns_allocated: u32,
+    pub turns_borrowed: u32,
+    pub turns_used: u32,
+    pub utilization: Ratio,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completeness: Option<f64>,
+    /// Absent without an entry, `null` for an entry without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<Option<f64>>,
+}
+
+/// The plan's evaluation over the loops' `records`.
 pub(crate) fn plan_evaluation(
     order: InvestigationOrder,
     records: &[Utilization],
     evaluated_at: &str,
-) -> Value {
+) -> PlanEvaluation {
     let total_allocated: u32 = records.iter().map(|r| r.turns.allocated).sum();
     let total_used: u32 = records.iter().map(|r| r.turns.used).sum();
-    let per_directory: Vec<Value> = records
-        .iter()
-        .map(|record| {
-            let mut entry = json!({
-                "dir": record.dir,
-                "planned_tier": record.tier.as_str(),
-                "turns_allocated": record.turns.allocated,
-                "turns_borrowed": record.turns.borrowed,
-                "turns_used": record.turns.used,
-                "utilization": ratio(record.turns.used, record.turns.allocated),
-            });
-            if let Some(completeness) = record.completeness {
-                entry["completeness"] = json!(completeness);
-            }
-            if let Some(confidence) = record.confidence {
-                entry["confidence"] = json!(confidence);
-            }
-            entry
-        })
-        .collect();
-    json!({
-        "plan_order": order.as_str(),
-        "total_dirs_investigated": records.len(),
-        "total_turns_allocated": total_allocated,
-        "total_turns_used": total_used,
-        "overall_utilization": ratio(total_used, total_allocated),
-        "per_directory": per_directory,
-        "evaluated_at": evaluated_at,
-    })
+    PlanEvaluation {
+        plan_order: order.as_str(),
+        total_dirs_investigated: records.len(),
+        total_turns_allocated: total_allocated,
+        total_turns_used: total_used,
+        overall_utilization: Ratio::of(total_used, total_allocated),
+        per_directory: records
+            .iter()
+            .map(|record| DirUtilization {
+                dir: record.dir.clone(),
+                planned_tier: record.tier.as_str(),
+                turns_allocated: record.turns.allocated,
+                turns_borrowed: record.turns.borrowed,
+                turns_used: record.turns.used,
+                utilization: Ratio::of(record.turns.used, record.turns.allocated),
+                completeness: record.completeness,
+                confidence: record.confidence,
+            })
+            .collect(),
+        evaluated_at: evaluated_at.to_string(),
+    }
 }
 
 /// `Plan evaluation: 87/120 turns used (72% utilization)`.
-pub(crate) fn utilization_line(evaluation: &Value) -> String {
-    let used = evaluation["total_turns_used"].as_u64().unwrap_or(0);
-    let allocated = evaluation["total_turns_allocated"].as_u64().unwrap_or(0);
-    let overall = evaluation["overall_utilization"].as_f64().unwrap_or(0.0);
+pub(crate) fn utilization_line(evaluation: &PlanEvaluation) -> String {
+    let overall = evaluation.overall_utilization.0.unwrap_or(0.0);
     format!(
-        "Plan evaluation: {used}/{allocated} turns used ({:.0}% utilization)",
+        "Plan evaluation: {}/{} turns used ({:.0}% utilization)",
+        evaluation.total_turns_used,
+        evaluation.total_turns_allocated,
         overall * 100.0
     )
 }
