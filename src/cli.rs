@@ -67,8 +67,9 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
 
-    /// Report format: text (the terminal report), json, markdown or html
-    /// [default: from the -o file's extension (.md, .html, .json), else
+    /// Report format: text (the terminal report), json, markdown, html or
+    /// agents (an AGENTS.md for coding agents) [default: from the -o
+    /// file's name (AGENTS.md) or extension (.md, .html, .json), else
     /// text].
     #[arg(long, value_name = "FORMAT", value_enum)]
     pub format: Option<FormatArg>,
@@ -106,6 +107,12 @@ pub struct Args {
     /// Project the cost of an investigation without calling the API.
     #[arg(long)]
     pub estimate: bool,
+
+    /// With --estimate: how many tokens a second the model works through
+    /// (a local model's throughput), to say how long the run would take.
+    #[arg(long, value_name = "N", requires = "estimate", allow_negative_numbers = true,
+          value_parser = tokens_per_second)]
+    pub tokens_per_second: Option<f64>,
 
     /// Run the base scan alone, even when an API key is set.
     #[arg(long, conflicts_with = "estimate")]
@@ -188,7 +195,8 @@ pub enum Command {
     /// cached investigation (run `luminos TARGET` first for the best answers)
     /// and from its files, read-only, within its own budget; the answer goes
     /// to stdout. A directory named `ask` is reached as `luminos ./ask`.
-    Ask(AskArgs),
+    // Boxed: a question's flags are most of the command line's size.
+    Ask(Box<AskArgs>),
     /// Serve luminos to coding agents over the Model Context Protocol, on
     /// stdin and stdout: tools to investigate a directory, to read its
     /// cached investigation (overview, directory, flags) without an API
@@ -279,6 +287,20 @@ pub struct ApiArgs {
           value_parser = parse_price)]
     pub price: Option<crate::config::GivenPrice>,
 
+    /// The model's context window in tokens, for a model the catalog does
+    /// not know (a local model) or to lower a known one's: every request is
+    /// sized to fit it, with room for the reply [env: LUMINOS_CONTEXT_WINDOW].
+    #[arg(long, value_name = "TOKENS", allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u64).range(1..=crate::ai::api::catalog::MAX_GIVEN_WINDOW))]
+    pub context_window: Option<u64>,
+
+    /// Send and receive at most TOKENS tokens (input, cache and output
+    /// together), each request counted at its worst case before it goes;
+    /// with --budget, the first ceiling reached ends the run.
+    #[arg(long, value_name = "TOKENS", allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub token_budget: Option<u64>,
+
     // The bound is named from its one constant, not repeated here.
     #[arg(
         long,
@@ -302,6 +324,8 @@ pub enum FormatArg {
     #[value(alias = "md")]
     Markdown,
     Html,
+    /// `AGENTS.md` for coding agents.
+    Agents,
 }
 
 /// The ENVIRONMENT and EXAMPLES sections of `--help`. The defaults are
@@ -317,6 +341,8 @@ fn long_help_epilogue() -> String {
   LUMINOS_MODEL         model, when --model is not given [default: {model}]
   LUMINOS_CACHE_DIR     where investigations are cached [default: {cache}]; a rerun
                         resumes from there, and an unchanged tree costs nothing
+  LUMINOS_CONTEXT_WINDOW
+                        the model's context window, when --context-window is not given
   NO_COLOR              no colour in the live line
   The LUMINOS_*_SECS and LUMINOS_*_MS timing variables are described in the README.
 
@@ -327,6 +353,8 @@ EXAMPLES:
   luminos ~/src/app -o report.html      the whole report as one HTML page
   luminos --json ~/src/app | jq .flags  the findings, for scripts
   luminos ask ~/src/app \"Where are retries timed?\"
+  luminos --model qwen3-coder --price 0,0 --context-window 32768 ~/src/app
+                                        a local model (see the README's Local models)
   luminos --clear-cache                 remove every cached investigation",
         base = crate::config::defaults::DEFAULT_BASE_URL,
         model = crate::config::defaults::DEFAULT_MODEL,
@@ -376,6 +404,15 @@ fn dollars_above_zero(raw: &str) -> Option<f64> {
         .parse::<f64>()
         .ok()
         .filter(|usd| usd.is_finite() && *usd > 0.0)
+}
+
+/// `--tokens-per-second`: a finite throughput above zero (`45`, `12.5`).
+fn tokens_per_second(raw: &str) -> Result<f64, String> {
+    raw.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|n| n.is_finite() && *n > 0.0)
+        .ok_or_else(|| "a number of tokens a second above zero, such as 40".to_string())
 }
 
 /// `--model`: a model id, which is never blank. (What the API makes of it
@@ -436,6 +473,19 @@ mod tests {
             (&["--depth", "-1"], "invalid digit"),
             (&["--model", ""], "a model id"),
             (&["--model", "  "], "a model id"),
+            (&["--context-window", "0"], "1..="),
+            (&["--context-window", "-5"], "invalid digit"),
+            (&["--context-window", "lots"], "invalid digit"),
+            (&["--token-budget", "0"], "1.."),
+            (&["--token-budget", "1.5"], "invalid digit"),
+            (
+                &["--estimate", "--tokens-per-second", "0"],
+                "a number of tokens a second above zero",
+            ),
+            (
+                &["--estimate", "--tokens-per-second", "inf"],
+                "a number of tokens a second above zero",
+            ),
         ];
         for (flags, says) in bad {
             let err = parse(flags).unwrap_err();
@@ -554,6 +604,7 @@ mod tests {
             "ANTHROPIC_BASE_URL",
             "LUMINOS_MODEL",
             "LUMINOS_CACHE_DIR",
+            "LUMINOS_CONTEXT_WINDOW",
             "[default: /tmp/luminos]",
             "[default: https://api.anthropic.com]",
         ] {

@@ -23,6 +23,7 @@ pub mod passes;
 pub(crate) mod prompts;
 pub mod rules;
 pub(crate) mod situation;
+pub(crate) mod smallest_window;
 pub mod tools;
 
 use crate::cache::{CacheRoot, RunLock};

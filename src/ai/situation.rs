@@ -8,6 +8,7 @@
 //! hand its [`DecisionInputs`] to the one pure decision,
 //! [`crate::ai::rules::decide::decide`].
 
+use crate::ai::engine::plan_money::PlanMoney;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -66,6 +67,7 @@ impl Situation {
         cache: Option<&Cache>,
     ) -> Situation {
         let target = config.target_canonical.clone();
+        let plan = PlanMoney::of(&config.investigation);
         let discovery = discover_directories(&target, scanned);
         let language = config.investigation.language.as_deref();
         let states = match cache {
@@ -107,8 +109,10 @@ impl Situation {
             children: ChildIndex::new(&dirs),
             total_files: scan.file_categories.values().sum(),
             loop_prefix_tokens: loop_prefix_tokens(),
-            budget: config.investigation.budget,
-            model: config.investigation.model_facts,
+            // The plan counts in dollars, or in tokens under a token budget
+            // that binds first.
+            budget: plan.budget,
+            model: plan.facts,
             batch: config.investigation.batch,
             target,
             dirs,

@@ -10,7 +10,7 @@ use clap::Parser;
 use std::path::{Path, PathBuf};
 
 use super::api::api_settings;
-use super::{Args, AskArgs, Budget, Command, FormatArg};
+use super::{ApiArgs, Args, AskArgs, Budget, Command, FormatArg};
 use crate::ai::api;
 use crate::ai::api::catalog::ModelFacts;
 use crate::config::defaults::{
@@ -18,8 +18,8 @@ use crate::config::defaults::{
     DEFAULT_REFINE_ROUNDS,
 };
 use crate::config::{
-    Config, ConfigError, Env, GivenPrice, InvestigationOptions, Invocation, Mode, OutputOptions,
-    own_outputs, parse_language,
+    CONTEXT_WINDOW_VAR, Config, ConfigError, Env, GivenPrice, InvestigationOptions, Invocation,
+    Mode, OutputOptions, own_outputs, parse_language,
 };
 use crate::paths::absolute;
 use crate::progress::ProgressStyle;
@@ -30,7 +30,7 @@ impl Invocation {
     /// Resolve the command line and the environment into what to do.
     pub(crate) fn resolve(args: Args, env: &Env) -> Result<Invocation, ConfigError> {
         match args.command {
-            Some(Command::Ask(ask)) => return Invocation::resolve_ask(ask, env),
+            Some(Command::Ask(ask)) => return Invocation::resolve_ask(*ask, env),
             Some(Command::Mcp) => return Ok(Invocation::Mcp),
             None => {}
         }
@@ -68,7 +68,7 @@ impl Invocation {
                 file: args.output.clone(),
                 inside_target,
             },
-            investigation: investigation_options(&args, env, language),
+            investigation: investigation_options(&args, env, language)?,
             scan: ScanOptions {
                 depth: args.depth,
                 show_hidden: args.all,
@@ -161,10 +161,15 @@ fn outputs_inside(
 }
 
 /// How the investigation runs, from the flags (and `LUMINOS_MODEL`): the
-/// model and its facts (a price given with `--price` is the model's from
-/// here on: every figure of the run reads these facts), the budget, the
-/// jobs, the batches, the language and the refinement.
-fn investigation_options(args: &Args, env: &Env, language: Option<String>) -> InvestigationOptions {
+/// model and its facts (a price given with `--price` and a window given
+/// with `--context-window` are the model's from here on: every figure of
+/// the run reads these facts), the budgets, the jobs, the batches, the
+/// language and the refinement.
+fn investigation_options(
+    args: &Args,
+    env: &Env,
+    language: Option<String>,
+) -> Result<InvestigationOptions, ConfigError> {
     let model = args
         .api
         .model
@@ -172,12 +177,9 @@ fn investigation_options(args: &Args, env: &Env, language: Option<String>) -> In
         .filter(|m| !m.trim().is_empty())
         .or_else(|| env.luminos_model.clone())
         .unwrap_or_else(|| DEFAULT_MODEL.to_string());
-    InvestigationOptions {
+    Ok(InvestigationOptions {
         fresh: args.fresh,
-        model_facts: match args.api.price {
-            Some(price) => ModelFacts::of(&model).with_price(price.input, price.output),
-            None => ModelFacts::of(&model),
-        },
+        model_facts: model_facts(&model, &args.api, env, language.as_deref())?,
         model,
         jobs: args.jobs as usize,
         mode: mode_of(args),
@@ -187,6 +189,8 @@ fn investigation_options(args: &Args, env: &Env, language: Option<String>) -> In
             Some(Budget::Unlimited) => None,
             None => Some(DEFAULT_BUDGET_USD),
         },
+        token_budget: args.api.token_budget,
+        tokens_per_second: args.tokens_per_second,
         redact: !args.no_redact,
         batch: args.batch,
         batch_size: args
@@ -196,7 +200,54 @@ fn investigation_options(args: &Args, env: &Env, language: Option<String>) -> In
         refine: args
             .refine_depth
             .or(args.refine.then_some(DEFAULT_REFINE_ROUNDS)),
+    })
+}
+
+/// What the catalog says of `model`, with what the user gave instead: a
+/// price given with `--price` and a window given with `--context-window`
+/// (or [`CONTEXT_WINDOW_VAR`]). A window too small for luminos's fixed
+/// prompts (with `language`'s rule) is refused, naming the smallest that
+/// works.
+fn model_facts(
+    model: &str,
+    api: &ApiArgs,
+    env: &Env,
+    language: Option<&str>,
+) -> Result<ModelFacts, ConfigError> {
+    let mut facts = ModelFacts::of(model);
+    if let Some(price) = api.price {
+        facts = facts.with_price(price.input, price.output);
     }
+    let given = match (api.context_window, &env.luminos_context_window) {
+        (Some(tokens), _) => Some((tokens, "--context-window")),
+        (None, Some(raw)) => Some((parse_window(raw)?, CONTEXT_WINDOW_VAR)),
+        (None, None) => None,
+    };
+    if let Some((tokens, by)) = given {
+        facts = facts.with_window(tokens, by);
+        let smallest = crate::ai::smallest_window::smallest_window(facts.model, language);
+        if tokens < smallest {
+            return Err(ConfigError::WindowTooSmall {
+                by,
+                given: tokens,
+                smallest,
+            });
+        }
+    }
+    Ok(facts)
+}
+
+/// [`CONTEXT_WINDOW_VAR`]: a whole number of tokens, as the flag takes it.
+fn parse_window(raw: &str) -> Result<u64, ConfigError> {
+    raw.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|tokens| (1..=api::catalog::MAX_GIVEN_WINDOW).contains(tokens))
+        .ok_or_else(|| ConfigError::InvalidVar {
+            name: CONTEXT_WINDOW_VAR,
+            expected: "a whole number of tokens",
+            value: raw.to_string(),
+        })
 }
 
 /// The mode the flags ask for (clap refuses any two together).
@@ -272,6 +323,7 @@ fn output_format(args: &Args) -> Result<Format, ConfigError> {
         FormatArg::Json => Format::Json,
         FormatArg::Markdown => Format::Markdown,
         FormatArg::Html => Format::Html,
+        FormatArg::Agents => Format::Agents,
     });
     let explicit = match (args.json, asked) {
         (true, Some(format)) if format != Format::Json => {
@@ -285,7 +337,7 @@ fn output_format(args: &Args) -> Result<Format, ConfigError> {
     };
     let by_name = args.output.as_deref().and_then(Format::from_extension);
     let format = explicit.or(by_name).unwrap_or(Format::Text);
-    if args.estimate && matches!(format, Format::Markdown | Format::Html) {
+    if args.estimate && matches!(format, Format::Markdown | Format::Html | Format::Agents) {
         return Err(ConfigError::Conflict(format!(
             "--estimate writes text or JSON, not {}{}",
             format.as_str(),

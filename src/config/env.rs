@@ -6,7 +6,8 @@
 use std::ffi::OsString;
 
 use super::{
-    ATTEMPT_DEADLINE_VAR, BATCH_POLL_VAR, HEADERS_TIMEOUT_VAR, IDLE_TIMEOUT_VAR, RETRY_BACKOFF_VAR,
+    ATTEMPT_DEADLINE_VAR, BATCH_POLL_VAR, CONTEXT_WINDOW_VAR, HEADERS_TIMEOUT_VAR,
+    IDLE_TIMEOUT_VAR, RETRY_BACKOFF_VAR,
 };
 
 /// The environment variables luminos reads, captured once.
@@ -27,6 +28,8 @@ pub(crate) struct Env {
     pub luminos_retry_backoff: Option<String>,
     /// `LUMINOS_BATCH_POLL_MS`, unparsed.
     pub luminos_batch_poll: Option<String>,
+    /// `LUMINOS_CONTEXT_WINDOW`, unparsed.
+    pub luminos_context_window: Option<String>,
     pub no_color: bool,
     /// Whether stderr is a terminal.
     pub stderr_is_terminal: bool,
@@ -52,6 +55,7 @@ impl Env {
             luminos_attempt_deadline: non_empty_var(ATTEMPT_DEADLINE_VAR),
             luminos_retry_backoff: non_empty_var(RETRY_BACKOFF_VAR),
             luminos_batch_poll: non_empty_var(BATCH_POLL_VAR),
+            luminos_context_window: non_empty_var(CONTEXT_WINDOW_VAR),
             // https://no-color.org: present and non-empty disables colour.
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
             stderr_is_terminal: std::io::stderr().is_terminal(),

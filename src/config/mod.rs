@@ -41,6 +41,11 @@ pub(crate) const HEADERS_TIMEOUT_VAR: &str = "LUMINOS_HEADERS_TIMEOUT_SECS";
 /// double it): tests that inject faults by the dozen set it to a few ms.
 pub(crate) const RETRY_BACKOFF_VAR: &str = "LUMINOS_RETRY_BACKOFF_MS";
 
+/// The model's context window in tokens, as `--context-window` gives it
+/// (the flag wins): for a local model behind an Anthropic-compatible
+/// server, set once in the shell.
+pub(crate) const CONTEXT_WINDOW_VAR: &str = "LUMINOS_CONTEXT_WINDOW";
+
 /// Overrides the wait before a batch is first polled (milliseconds; later
 /// polls wait longer, see [`crate::ai::api::batch::BatchTiming`]).
 pub(crate) const BATCH_POLL_VAR: &str = "LUMINOS_BATCH_POLL_MS";
@@ -110,6 +115,12 @@ pub(crate) struct InvestigationOptions {
     pub max_cost: Option<f64>,
     /// What one run may spend in dollars (`--budget`); `None`: no ceiling.
     pub budget: Option<f64>,
+    /// What one run may send and receive in tokens (`--token-budget`):
+    /// input, cache and output together; `None`: no ceiling.
+    pub token_budget: Option<u64>,
+    /// The model's throughput the user gave (`--tokens-per-second`), for
+    /// `--estimate` to say how long the run would take.
+    pub tokens_per_second: Option<f64>,
     /// Redact secrets before text reaches the model (not `--no-redact`).
     pub redact: bool,
     /// Send requests through the Message Batches API (`--batch`).
@@ -253,6 +264,18 @@ pub(crate) enum ConfigError {
     /// Flags that ask for contradictory things: a usage error (exit 2).
     #[error("{0}")]
     Conflict(String),
+    /// The window given is too small for luminos's fixed prompts: a usage
+    /// error (exit 2) naming the smallest that works.
+    #[error(
+        "{by} {given} is too small: luminos's own prompts need a context window of at least \
+         {} tokens (--context-window {smallest})",
+        crate::text::format_thousands(*.smallest)
+    )]
+    WindowTooSmall {
+        by: &'static str,
+        given: u64,
+        smallest: u64,
+    },
     /// `ANTHROPIC_BASE_URL` is not an address: a usage error (exit 2),
     /// found before the scan. `value` is already escaped to one line.
     #[error("ANTHROPIC_BASE_URL is not an address luminos can use ('{value}'): {why}")]
@@ -274,6 +297,7 @@ impl ConfigError {
             self,
             ConfigError::InvalidLanguage { .. }
                 | ConfigError::Conflict(_)
+                | ConfigError::WindowTooSmall { .. }
                 | ConfigError::TooManyTargets { .. }
                 | ConfigError::BadBaseUrl { .. }
         )

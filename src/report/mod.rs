@@ -1,6 +1,6 @@
-//! The report: what a run found, in four formats ([`Format`]): the terminal
-//! report for people, JSON for scripts, Markdown to commit beside the code
-//! and a self-contained HTML page.
+//! The report: what a run found, in five formats ([`Format`]): the terminal
+//! report for people, JSON for scripts, Markdown to commit beside the code,
+//! a self-contained HTML page, and an `AGENTS.md` for coding agents.
 //!
 //! The JSON keys and their order are the original's, so scripts written
 //! against it keep working; luminos's own keys come after. [`Report`] is the
@@ -13,7 +13,7 @@
 //! (the domain sections). [`render`] (`format`) writes a report in one
 //! format; one module per format (`text` with `text_tree`, `text_scan` and
 //! `sections_text`, `json`, `markdown`, `html` with `html_svg` and
-//! `html_graph`) and the pieces they share: `verdict` (the lines under the
+//! `html_graph`, `agents`) and the pieces they share: `verdict` (the lines under the
 //! brief), `shape` (sizes, flagged paths, bars), `graph` (the picture of
 //! the structure) and `markup` (escaping). The unit tests are in `tests`.
 
@@ -488,6 +488,7 @@ pub(crate) struct ReportTokens {
     cache_read_input_tokens: u64,
 }
 
+mod agents;
 mod directory;
 mod format;
 mod graph;

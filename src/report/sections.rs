@@ -65,6 +65,14 @@ pub struct Sections {
         deserialize_with = "lenient::items"
     )]
     pub entry_points: Vec<EntryPoint>,
+    /// How to build, test, run or check it: the commands the tree's own
+    /// files give, each with the file it came from.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "lenient::items"
+    )]
+    pub commands: Vec<DevCommand>,
     /// Languages, frameworks, tools and formats.
     #[serde(
         default,
@@ -160,6 +168,38 @@ pub struct EntryPoint {
     pub verified: Option<bool>,
 }
 
+/// A command the tree's own files give (a README, a Makefile, a package
+/// manifest, a CI file) for building, testing, running or checking it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct DevCommand {
+    /// The command line, as the file gives it.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub command: String,
+    /// What it does: build, test, run, lint, ...
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub purpose: String,
+    /// The file it came from, relative to the target.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub source: String,
+    /// Whether `source` names a file in the tree, once the report is
+    /// grounded; a command whose source was not found is not one to
+    /// follow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
+}
+
+impl DevCommand {
+    /// Its line on one line (the first, trimmed and capped), its purpose
+    /// capped, its source spelled as a path; an empty line or source
+    /// leaves the command unusable.
+    pub(crate) fn normalise(&mut self) {
+        let line = self.command.lines().next().unwrap_or_default();
+        self.command = text_of(line, MAX_SHORT).unwrap_or_default();
+        self.purpose = text_of(&self.purpose, MAX_SHORT).unwrap_or_default();
+        self.source = path(&self.source).unwrap_or_default();
+    }
+}
+
 /// One data set.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Dataset {
@@ -183,11 +223,12 @@ pub struct Dataset {
 
 /// A section's key and the title every format shows for it, in the order
 /// the formats show them.
-pub const SECTION_TITLES: [(&str, &str); 11] = [
+pub const SECTION_TITLES: [(&str, &str); 12] = [
     ("overall_purpose", "Overall purpose"),
     ("architecture", "Architecture"),
     ("components", "Components"),
     ("entry_points", "Entry points"),
+    ("commands", "Commands"),
     ("tech_stack", "Tech stack"),
     ("datasets", "Datasets"),
     ("schema_summary", "Schema"),
@@ -252,6 +293,12 @@ impl Sections {
             dataset.path = dataset.path.as_deref().and_then(path);
         }
         self.datasets.retain(|d| !d.name.is_empty());
+        self.commands.truncate(MAX_ITEMS * 4);
+        for command in &mut self.commands {
+            command.normalise();
+        }
+        self.commands
+            .retain(|c| !c.command.is_empty() && !c.source.is_empty());
         self.tidy();
         self
     }
@@ -300,6 +347,7 @@ impl Sections {
         prose(&mut self.architecture, parts, |s| &s.architecture);
         list(&mut self.components, parts, |s| &s.components);
         list(&mut self.entry_points, parts, |s| &s.entry_points);
+        list(&mut self.commands, parts, |s| &s.commands);
         list(&mut self.tech_stack, parts, |s| &s.tech_stack);
         list(&mut self.datasets, parts, |s| &s.datasets);
         prose(&mut self.schema_summary, parts, |s| &s.schema_summary);
@@ -334,12 +382,16 @@ impl Sections {
             component.depends_on.truncate(MAX_DEPENDS);
         }
         dedupe(&mut self.entry_points, |e| e.path.clone());
+        dedupe(&mut self.commands, |c| {
+            format!("{}\0{}", c.command, c.source)
+        });
         dedupe(&mut self.datasets, |d| d.name.to_lowercase());
         for list in [&mut self.tech_stack, &mut self.themes, &mut self.concerns] {
             dedupe(list, |item| item.to_lowercase());
         }
         self.components.truncate(MAX_ITEMS);
         self.entry_points.truncate(MAX_ITEMS);
+        self.commands.truncate(MAX_ITEMS);
         self.datasets.truncate(MAX_ITEMS);
         self.tech_stack.truncate(MAX_ITEMS);
         self.themes.truncate(MAX_ITEMS);
@@ -406,6 +458,11 @@ pub(crate) fn every_section_filled() -> Sections {
         entry_points: vec![EntryPoint {
             path: "main.rs".into(),
             ..EntryPoint::default()
+        }],
+        commands: vec![DevCommand {
+            command: "make".into(),
+            source: "Makefile".into(),
+            ..DevCommand::default()
         }],
         tech_stack: vec!["t".into()],
         datasets: vec![Dataset {

@@ -72,6 +72,20 @@ fn body(sections: &Sections, key: &str) -> Vec<String> {
                 })
                 .collect(),
         ),
+        "commands" => listed(
+            sections
+                .commands
+                .iter()
+                .map(|command| {
+                    let purpose = after(" — ", &escape_line(&command.purpose));
+                    vec![format!(
+                        "  {}  (from {}){purpose}",
+                        escape_line(&command.command),
+                        escape_line(&command.source)
+                    )]
+                })
+                .collect(),
+        ),
         "tech_stack" => bullets(&sections.tech_stack),
         "datasets" => listed(
             sections

@@ -13,6 +13,7 @@ mod support;
 /// Temp trees and caches may live in memory (see `support::fs::temp_base`).
 const TEMP_IN_MEMORY: bool = true;
 
+mod agents_md;
 mod api_client;
 mod api_today;
 mod ask;
@@ -30,6 +31,7 @@ mod grounding;
 mod hostile;
 mod language;
 mod lenient;
+mod local;
 mod locations;
 mod mcp;
 mod mock_server;

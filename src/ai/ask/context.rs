@@ -38,6 +38,43 @@ pub(crate) const FILE_SUMMARIES_BYTES: usize = 12 * 1024;
 pub(crate) const SUMMARY_BYTES: usize = 1_500;
 /// The scan's tree and signals (a tree never investigated), in bytes.
 pub(crate) const SCAN_BYTES: usize = 24 * 1024;
+/// The whole context of an investigated tree at most, in bytes: its
+/// parts' shares together. On a small window every share shrinks in
+/// proportion ([`Shares::within`]).
+pub(crate) const ALL_CONTEXT_BYTES: usize =
+    VERDICT_BYTES + FLAGS_BYTES + DIR_SUMMARIES_BYTES + FILE_SUMMARIES_BYTES;
+
+/// What each part of the context may take, in bytes: the constants above,
+/// all shrunk in proportion when the model's window leaves less room than
+/// [`ALL_CONTEXT_BYTES`] (see [`crate::ai::rules::room`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shares {
+    verdict: usize,
+    flags: usize,
+    dirs: usize,
+    files: usize,
+    scan: usize,
+}
+
+impl Shares {
+    /// The shares of a context that may take `room` bytes.
+    pub(crate) fn within(room: usize) -> Shares {
+        let part = |bytes: usize| {
+            if room >= ALL_CONTEXT_BYTES {
+                bytes
+            } else {
+                bytes * room / ALL_CONTEXT_BYTES
+            }
+        };
+        Shares {
+            verdict: part(VERDICT_BYTES),
+            flags: part(FLAGS_BYTES),
+            dirs: part(DIR_SUMMARIES_BYTES),
+            files: part(FILE_SUMMARIES_BYTES),
+            scan: part(SCAN_BYTES),
+        }
+    }
+}
 
 /// Words too common to point anywhere.
 const STOP_WORDS: &[&str] = &[
@@ -250,8 +287,8 @@ fn choose<E: CacheEntry>(
 }
 
 /// The flags, most severe first (in their recorded order within a
-/// severity), as many as fit [`FLAGS_BYTES`].
-fn flags_block(flags: &[Flag]) -> (String, usize) {
+/// severity), as many as fit `budget` bytes ([`FLAGS_BYTES`] at most).
+fn flags_block(flags: &[Flag], budget: usize) -> (String, usize) {
     let mut ordered: Vec<&Flag> = flags.iter().collect();
     ordered.sort_by_key(|flag| severity_rank(&flag.severity));
     let mut lines = Vec::new();
@@ -263,7 +300,7 @@ fn flags_block(flags: &[Flag]) -> (String, usize) {
             escape_line(&flag.path),
             escape_line(&cut(&flag.finding, 600))
         );
-        if used + line.len() > FLAGS_BYTES {
+        if used + line.len() > budget {
             break;
         }
         used += line.len() + 1;
@@ -279,8 +316,9 @@ fn top_level(rel: &str) -> bool {
 }
 
 /// The context of a tree that was investigated: the verdict, the flags and
-/// the summaries that matter for `question`, each part framed as data.
-pub(crate) fn investigated_context(question: &str, cached: &Cached<'_>) -> String {
+/// the summaries that matter for `question`, each part framed as data and
+/// within its share.
+pub(crate) fn investigated_context(question: &str, cached: &Cached<'_>, shares: Shares) -> String {
     let words = question_words(question);
     let mut parts = Vec::new();
     match cached.verdict {
@@ -288,14 +326,17 @@ pub(crate) fn investigated_context(question: &str, cached: &Cached<'_>) -> Strin
             let verdict = format!("Brief: {brief}\n\nDetailed analysis:\n{detailed}");
             parts.push(format!(
                 "### The investigation's verdict\n{}",
-                frame_untrusted("the investigation's verdict", &cut(&verdict, VERDICT_BYTES))
+                frame_untrusted(
+                    "the investigation's verdict",
+                    &cut(&verdict, shares.verdict)
+                )
             ));
         }
         None => parts.push(
             "### The investigation's verdict\n(none: the synthesis was not written)".to_string(),
         ),
     }
-    let (flags, flags_left) = flags_block(cached.flags);
+    let (flags, flags_left) = flags_block(cached.flags, shares.flags);
     parts.push(if flags.is_empty() {
         "### Flags\n(none)".to_string()
     } else {
@@ -305,13 +346,13 @@ pub(crate) fn investigated_context(question: &str, cached: &Cached<'_>) -> Strin
             frame_untrusted("the investigation's flags", &flags)
         )
     });
-    let (dirs, dirs_left) = choose(cached.dirs, &words, true, top_level, DIR_SUMMARIES_BYTES);
+    let (dirs, dirs_left) = choose(cached.dirs, &words, true, top_level, shares.dirs);
     parts.push(format!(
         "### Directory summaries: the top levels and those the question points at\n{}{}",
         frame_untrusted("cached directory summaries", &dirs.join("\n\n")),
         more_line(dirs_left, "directory summary", "directory summaries")
     ));
-    let (files, files_left) = choose(cached.files, &words, false, |_| false, FILE_SUMMARIES_BYTES);
+    let (files, files_left) = choose(cached.files, &words, false, |_| false, shares.files);
     if !files.is_empty() {
         parts.push(format!(
             "### File summaries the question points at\n{}{}",
@@ -338,12 +379,12 @@ fn more_line(left_out: usize, one: &str, many: &str) -> String {
 }
 
 /// The context of a tree never investigated: the scan's tree and signals,
-/// framed as data.
-pub(crate) fn scan_context(tree: &str, signals: &str) -> String {
+/// framed as data, within their share.
+pub(crate) fn scan_context(tree: &str, signals: &str, shares: Shares) -> String {
     format!(
         "### The tree, from the scan\n{}\n\n### What the scan counted\n{}",
-        frame_untrusted("the directory tree", &cut(tree, SCAN_BYTES)),
-        frame_untrusted("file signals", &cut(signals, SCAN_BYTES / 4)),
+        frame_untrusted("the directory tree", &cut(tree, shares.scan)),
+        frame_untrusted("file signals", &cut(signals, shares.scan / 4)),
     )
 }
 
@@ -352,6 +393,15 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// Every part at its own limit.
+    const WHOLE: Shares = Shares {
+        verdict: VERDICT_BYTES,
+        flags: FLAGS_BYTES,
+        dirs: DIR_SUMMARIES_BYTES,
+        files: FILE_SUMMARIES_BYTES,
+        scan: SCAN_BYTES,
+    };
 
     fn dir(rel: &str, summary: &str) -> DirEntry {
         DirEntry::from_value(
@@ -403,7 +453,7 @@ mod tests {
             files: &[],
             flags: &[],
         };
-        let context = investigated_context("How is TLS set up?", &cached);
+        let context = investigated_context("How is TLS set up?", &cached, WHOLE);
         let headings: Vec<&str> = context
             .lines()
             .filter_map(|l| l.strip_prefix("#### "))
@@ -417,7 +467,10 @@ mod tests {
         // Every part quoted from the cache is framed.
         assert_eq!(context.matches("<untrusted-data").count(), 2, "{context}");
         // The same question over the same cache: the same prompt.
-        assert_eq!(context, investigated_context("How is TLS set up?", &cached));
+        assert_eq!(
+            context,
+            investigated_context("How is TLS set up?", &cached, WHOLE)
+        );
     }
 
     #[test]
@@ -440,10 +493,14 @@ mod tests {
             files: &files,
             flags: &flags,
         };
-        let context = investigated_context("tls", &cached);
+        let context = investigated_context("tls", &cached, WHOLE);
         let most = VERDICT_BYTES + FLAGS_BYTES + DIR_SUMMARIES_BYTES + FILE_SUMMARIES_BYTES;
         assert!(context.len() < most + 4_096, "{}", context.len());
         assert!(context.contains("more flags are cached"));
+        // A small window: every part shrinks in proportion.
+        let small = investigated_context("tls", &cached, Shares::within(ALL_CONTEXT_BYTES / 4));
+        assert!(small.len() < most / 4 + 4_096, "{}", small.len());
+        assert!(small.contains("more flags are cached"));
     }
 
     #[test]
@@ -453,7 +510,7 @@ mod tests {
             Flag::new("b", "bad", "critical"),
             Flag::new("c", "odd", "concern"),
         ];
-        let (block, left) = flags_block(&flags);
+        let (block, left) = flags_block(&flags, FLAGS_BYTES);
         assert_eq!(
             block,
             "- [critical] b: bad\n- [concern] c: odd\n- [info] a: minor"

@@ -24,20 +24,22 @@
 //! The answer is not recorded anywhere: the cache is the investigation's,
 //! and a question leaves it exactly as it was.
 
-mod context;
+pub(crate) mod context;
 mod known;
 
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::ai::api::settings::Workload;
 use crate::ai::api::{ApiError, Usage};
 use crate::ai::engine::agent::{Agent, MALFORMED_IN_A_ROW, ModelRefusal, Printer};
 use crate::ai::engine::conversation::{CallEnd, Closing, Policy, converse as drive};
-use crate::ai::engine::purse::{OverBudget, Pace};
+use crate::ai::engine::purse::{Meter, OverBudget, Pace};
 use crate::ai::engine::session::Session;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::survey::format_survey_signals;
 use crate::ai::prompts::{self, AskPrompt, AskQuestionPrompt, PromptError};
+use crate::ai::rules::room::{Part, Room};
 use crate::ai::rules::tree_view::prompt_tree;
 use crate::ai::tools::{self, FatalToolError, ToolContext, Toolbox};
 use crate::config::Config;
@@ -113,13 +115,9 @@ pub(crate) enum AskError {
     /// An API call failed after its retries.
     #[error("the API call failed: {0}")]
     Api(ApiError),
-    /// The budget (this one, in dollars) cannot pay for the next request.
-    #[error(
-        "no answer: the next request may cost up to ${:.4} and ${:.4} is left of the ${limit:.2} \
-         budget; raise --budget",
-        over.needed,
-        over.left
-    )]
+    /// A budget (this one's, in dollars or in tokens) cannot pay for the
+    /// next request; `limit` is that budget, in its meter.
+    #[error("{}", budget_error(over, *limit))]
     Budget { over: OverBudget, limit: f64 },
     /// The model declined to answer.
     #[error("no answer: {}", .0.describe())]
@@ -247,6 +245,8 @@ pub(crate) async fn answer(
     }
 
     let filter = ScanFilter::new(&config.target_canonical, &config.scan);
+    let room = Room::of(config.investigation.model_facts.model, Workload::Routine);
+    let shares = context::Shares::within(room.bytes(Part::AskContext));
     let context = match &known.cache {
         Some(_) => context::investigated_context(
             &question,
@@ -259,10 +259,17 @@ pub(crate) async fn answer(
                 files: &known.files,
                 flags: &known.flags,
             },
+            shares,
         ),
         None => context::scan_context(
-            &prompt_tree(&config.target_canonical, &filter, SCAN_TREE_DEPTH),
-            &format_survey_signals(&scan.survey_signals),
+            &prompt_tree(
+                &config.target_canonical,
+                &filter,
+                SCAN_TREE_DEPTH,
+                room.bytes(Part::Tree),
+            ),
+            &format_survey_signals(&scan.survey_signals, room.bytes(Part::Signals)),
+            shares,
         ),
     };
     let system = system_prompt(
@@ -393,8 +400,33 @@ async fn converse(
         CallEnd::ApiError(err) => Err(AskError::Api(err)),
         CallEnd::OverBudget(over) => Err(AskError::Budget {
             over,
-            limit: session.purse().limit().unwrap_or(f64::INFINITY),
+            limit: session
+                .purse()
+                .limit_of(over.meter)
+                .unwrap_or(f64::INFINITY),
         }),
+    }
+}
+
+/// Why no answer came when `over` (of a budget of `limit` in its meter)
+/// stopped the next request.
+fn budget_error(over: &OverBudget, limit: f64) -> String {
+    match over.meter {
+        Meter::Dollars => format!(
+            "no answer: the next request may cost up to ${:.4} and ${:.4} is left of the \
+             ${limit:.2} budget; raise {}",
+            over.needed,
+            over.left,
+            over.flag()
+        ),
+        Meter::Tokens => format!(
+            "no answer: the next request may take up to {} and {} are left of the {} budget; \
+             raise {}",
+            over.meter.show(over.needed),
+            over.meter.show(over.left),
+            over.meter.show(limit),
+            over.flag()
+        ),
     }
 }
 
@@ -463,6 +495,7 @@ mod tests {
                 files: &files,
                 flags: &flags,
             },
+            context::Shares::within(context::ALL_CONTEXT_BYTES),
         );
         let knowledge = "This tree was investigated (investigation 0000): agents read its \
                          directories and cached 4 directory and 1 file summaries.";

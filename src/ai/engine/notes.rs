@@ -38,6 +38,21 @@ impl RunNotes {
         }
     }
 
+    /// Say the note under `key` once: `text` replaces what it said before
+    /// (a fact of the run, such as the window it was sized to, rather than
+    /// something counted).
+    pub(crate) fn set(&self, key: &'static str, text: String) {
+        let mut notes = self.lock();
+        match notes.iter_mut().find(|note| note.key == key) {
+            Some(note) => note.text = text,
+            None => notes.push(Note {
+                key,
+                times: 1,
+                text,
+            }),
+        }
+    }
+
     /// Every note, in the order first said.
     pub(crate) fn lines(&self) -> Vec<String> {
         self.lock().iter().map(|note| note.text.clone()).collect()
@@ -59,5 +74,9 @@ mod tests {
         notes.count("other", |n| format!("other {n}"));
         notes.count("lenient", |n| format!("{n} times"));
         assert_eq!(notes.lines(), ["2 times", "other 1"]);
+        notes.set("window", "first".into());
+        notes.set("window", "second".into());
+        notes.count("lenient", |n| format!("{n} times"));
+        assert_eq!(notes.lines(), ["3 times", "other 1", "second"]);
     }
 }

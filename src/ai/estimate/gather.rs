@@ -12,10 +12,13 @@ use std::path::{Path, PathBuf};
 
 use super::calibrate::Probe;
 use super::{Counts, Estimate};
+use crate::ai::api::settings::Workload;
+use crate::ai::engine::plan_money::PlanMoney;
 use crate::ai::failure::InvestigationError;
 use crate::ai::orchestrator::{SURVEY_TREE_DEPTH, planning_tree, spending};
 use crate::ai::passes::dir_loop::{
-    compose_dir_task, dir_context_in, dir_system_prompt, named_child_entries, outside_children,
+    TaskRoom, compose_dir_task, dir_context_in, dir_system_prompt, named_child_entries,
+    outside_children,
 };
 use crate::ai::passes::planning::{PlanningInputs, planning_prompt};
 use crate::ai::passes::survey::{NO_SURVEY, SurveyInputs, format_survey_signals, survey_prompt};
@@ -30,6 +33,7 @@ use crate::ai::rules::projection::{
     Ceiling, DirInput, GROUP_OUTPUT_TOKENS, Inputs, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES,
     tokens_of_bytes,
 };
+use crate::ai::rules::room::{Part, Room};
 use crate::ai::rules::tree_view::prompt_tree;
 use crate::ai::situation::{Situation, tools_tokens};
 use crate::ai::tools::Toolbox;
@@ -74,12 +78,15 @@ pub(crate) fn estimate(
             .and_then(|c| c.entry::<DirEntry>(&dir.to_string_lossy()))
     };
 
+    let model = config.investigation.model_facts.model;
+    let room = Room::of(model, Workload::Judgment);
     let survey = if decision.survey == PassChoice::Run {
-        let tree_preview = prompt_tree(target, &scope, SURVEY_TREE_DEPTH);
+        let tree_preview = prompt_tree(target, &scope, SURVEY_TREE_DEPTH, room.bytes(Part::Tree));
         let prompt = survey_prompt(&SurveyInputs {
             target: &target_text,
             signals: &scan.survey_signals,
             tree_preview: &tree_preview,
+            room,
         })
         .map_err(prompt_error("survey"))?;
         Some(call_tokens(&prompt, kickoff::SURVEY, Toolbox::Survey))
@@ -97,8 +104,8 @@ pub(crate) fn estimate(
         let prompt = planning_prompt(&PlanningInputs {
             target: &target_text,
             survey_block: NO_SURVEY,
-            tree_text: &planning_tree(target, &scope, &situation),
-            file_signals: &format_survey_signals(&scan.survey_signals),
+            tree_text: &planning_tree(target, &scope, &situation, &room),
+            file_signals: &format_survey_signals(&scan.survey_signals, room.bytes(Part::Signals)),
             dir_count: situation.dirs.len(),
             cached_dirs: &cached_rel,
             spending: spending(&decision),
@@ -134,6 +141,7 @@ pub(crate) fn estimate(
             planned.turns,
             &listings,
             &children,
+            TaskRoom::of(model),
         )
         .map_err(prompt_error("directory"))?;
         if n == 0 {
@@ -171,7 +179,11 @@ pub(crate) fn estimate(
         planning,
         synthesis,
         dirs: loops,
-        ceiling: Ceiling::of(decision.work.budget.limit, config.investigation.max_cost),
+        ceiling: Ceiling::with_tokens(
+            config.investigation.budget,
+            config.investigation.max_cost,
+            config.investigation.token_budget,
+        ),
     };
     let directories = decision.directory_counts(situation.dirs.len());
     let counts = Counts {
@@ -184,8 +196,11 @@ pub(crate) fn estimate(
         directories_total: directories.total,
         directories_cached: directories.cached,
         directories_skipped: directories.skipped,
-        budget_usd: decision.work.budget.limit,
+        budget_usd: config.investigation.budget,
         max_cost_usd: config.investigation.max_cost,
+        token_budget: config.investigation.token_budget,
+        tokens_per_second: config.investigation.tokens_per_second,
+        plan_meter: PlanMoney::of(&config.investigation).meter,
         budget_binding: decision.work.budget.binding,
         units: decision.work.budget.units,
         loops_affordable: decision.work.budget.loops_affordable,
@@ -259,7 +274,9 @@ fn synthesis_layout(
     kept: &dyn Fn(&Path) -> Option<DirEntry>,
 ) -> crate::ai::passes::synthesis::LaidOut {
     let model = config.investigation.model_facts.model;
-    let terms = ModelTerms::for_run(config.investigation.model_facts, config.investigation.batch);
+    // Priced as the decision was: in the plan's meter.
+    let plan = PlanMoney::of(&config.investigation);
+    let terms = ModelTerms::for_run(plan.facts, config.investigation.batch);
     let capacity = Capacity::new(
         model.context_window,
         decision.work.budget.limit,

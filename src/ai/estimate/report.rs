@@ -10,11 +10,33 @@ use serde::Serialize;
 
 use super::calibrate::{Probe, TokenCalibration};
 use crate::ai::api::catalog::ModelFacts;
+use crate::ai::engine::purse::Meter;
 use crate::ai::rules::projection::{Inputs, LOW_TURNS, ModelTerms, Range, Tally, project};
 use crate::text::format_thousands;
 
 #[cfg(doc)]
 use super::estimate;
+
+/// `95 s`, `12 min`, `3 h 05 min`: a duration as a person reads it.
+fn duration(seconds: u64) -> String {
+    match seconds {
+        0..120 => format!("{seconds} s"),
+        120..7_200 => format!("{} min", seconds.div_ceil(60)),
+        _ => {
+            let minutes = seconds.div_ceil(60);
+            format!("{} h {:02} min", minutes / 60, minutes % 60)
+        }
+    }
+}
+
+/// `40`, `12.5`: a throughput as given.
+fn trim_rate(per_second: f64) -> String {
+    if per_second.fract() == 0.0 {
+        format!("{per_second:.0}")
+    } else {
+        format!("{per_second}")
+    }
+}
 
 /// Dollars, rounded to a hundredth of a cent so the JSON stays readable.
 fn dollars(cost: f64) -> f64 {
@@ -43,6 +65,12 @@ pub(crate) struct Estimate {
     /// Every input token, cached or not.
     pub input_tokens: Range<u64>,
     pub output_tokens: Range<u64>,
+    /// Every token sent and received, input of every kind and output: what
+    /// `--token-budget` holds, and what a local model works through.
+    pub tokens: Range<u64>,
+    /// How long the tokens would take at `--tokens-per-second`; `null`
+    /// without it (the estimate cannot tell).
+    pub duration_seconds: Option<Range<u64>>,
     pub cost_usd: Range<f64>,
     /// The high cost is lower than every allotted turn of every loop would
     /// be: the budget (or `--max-cost`) holds it.
@@ -86,6 +114,14 @@ pub(crate) struct Counts {
     pub budget_usd: Option<f64>,
     /// `--max-cost` in dollars; `null` without one.
     pub max_cost_usd: Option<f64>,
+    /// `--token-budget`; `null` without one.
+    pub token_budget: Option<u64>,
+    /// `--tokens-per-second`; `null` without it.
+    pub tokens_per_second: Option<f64>,
+    /// What the plan counts in: the budget that binds is the token budget
+    /// when it is tokens.
+    #[serde(skip)]
+    pub plan_meter: Meter,
     /// The budget shapes the run: directories are folded into units or
     /// summarised from the scan.
     pub budget_binding: bool,
@@ -140,10 +176,16 @@ impl Estimate {
             low: f(&tally.low),
             high: f(&tally.high),
         };
+        let tokens = range(&Tally::tokens);
         Estimate {
             api_calls: range(&|t| t.calls),
             input_tokens: range(&|t| t.usage.context_tokens()),
             output_tokens: range(&|t| t.usage.output_tokens),
+            duration_seconds: counts.tokens_per_second.map(|per_second| Range {
+                low: (tokens.low as f64 / per_second).ceil() as u64,
+                high: (tokens.high as f64 / per_second).ceil() as u64,
+            }),
+            tokens,
             cost_usd: Range {
                 low: dollars(tally.low.cost),
                 high: dollars(tally.high.cost),
@@ -166,6 +208,37 @@ impl Estimate {
             counts,
             inputs: inputs.clone(),
             probe: None,
+        }
+    }
+
+    /// Every token, and the token budget that holds them.
+    fn tokens_line(&self) -> String {
+        let mut line = format!(
+            "Tokens in all: {} to {} (input and output together)",
+            format_thousands(self.tokens.low),
+            format_thousands(self.tokens.high)
+        );
+        if let Some(most) = self.counts.token_budget {
+            line.push_str(&format!(
+                ", held to the token budget ({})",
+                format_thousands(most)
+            ));
+        }
+        line
+    }
+
+    /// How long the tokens would take, or why the estimate cannot tell.
+    fn time_line(&self) -> String {
+        match (&self.duration_seconds, self.counts.tokens_per_second) {
+            (Some(seconds), Some(per_second)) => format!(
+                "Time: about {} to {} at {} tokens a second",
+                duration(seconds.low),
+                duration(seconds.high),
+                trim_rate(per_second)
+            ),
+            _ => "Time: the estimate cannot tell without --tokens-per-second (how many tokens a \
+                  second the model works through, prompt and reply together)"
+                .to_string(),
         }
     }
 
@@ -196,10 +269,18 @@ impl Estimate {
         }
         lines.push(dirs);
         if counts.budget_binding {
+            let budget = match counts.plan_meter {
+                Meter::Dollars => {
+                    format!("Budget: ${:.2} buys", counts.budget_usd.unwrap_or_default())
+                }
+                Meter::Tokens => format!(
+                    "Token budget: {} tokens buy",
+                    format_thousands(counts.token_budget.unwrap_or_default())
+                ),
+            };
             lines.push(format!(
-                "Budget: ${:.2} buys {} loop{} ({} directories folded into them); {} \
-                 directories summarised from the scan",
-                counts.budget_usd.unwrap_or_default(),
+                "{budget} {} loop{} ({} directories folded into them); {} directories \
+                 summarised from the scan",
                 self.loops,
                 if self.loops == 1 { "" } else { "s" },
                 counts.directories_folded,
@@ -250,6 +331,8 @@ impl Estimate {
         };
         lines.push(format!("Input tokens: {}", tokens(&self.input_tokens)));
         lines.push(format!("Output tokens: {}", tokens(&self.output_tokens)));
+        lines.push(self.tokens_line());
+        lines.push(self.time_line());
         let prices = if counts.batch {
             " at Message Batches API prices (half the interactive ones)"
         } else {
@@ -292,5 +375,21 @@ impl Estimate {
             }
         ));
         lines.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_people_say_them() {
+        assert_eq!(duration(95), "95 s");
+        assert_eq!(duration(600), "10 min");
+        assert_eq!(duration(3 * 3600 + 5 * 60), "3 h 05 min");
+        assert_eq!(
+            (trim_rate(40.0), trim_rate(12.5)),
+            ("40".into(), "12.5".into())
+        );
     }
 }

@@ -5,6 +5,7 @@
 //! and the investigation's status. It calls no model; the grounding that follows
 //! is `ground.rs`'s.
 
+use crate::ai::engine::purse::Meter;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -138,6 +139,7 @@ pub(super) fn finish(
         deepen: (coverage.mechanical > 0).then(|| status::Deepen {
             budget: budget_to_read_everything(facts, &decision.plan),
             batch: decision.batch,
+            tokens: run.ctx.session.plan_meter() == Meter::Tokens,
         }),
         synthesis_by_model: synthesis.submitted,
     };

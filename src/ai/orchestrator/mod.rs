@@ -371,7 +371,12 @@ impl<'a> Phases<'a> {
         let survey = survey_phase(self, situation, choice, system).await?;
         let first = decide(&situation.inputs(), None);
         let decision = plan_phase(self, situation, &first_look, survey.as_ref(), first).await?;
-        report_decision(&decision, situation.dirs.len(), progress);
+        report_decision(
+            &decision,
+            situation.dirs.len(),
+            self.ctx.session.plan_meter(),
+            progress,
+        );
         Ok(Decided::Work(Box::new(SurveyedDecision {
             decision,
             survey,
@@ -421,11 +426,17 @@ fn too_small_for(run: &Phases<'_>, situation: &Situation, survey: Option<&str>) 
         return None;
     }
     let smallest = smallest_budget(&situation.inputs(), survey_tokens);
+    let session = &run.ctx.session;
+    let meter = session.plan_meter();
     (budget < smallest).then(|| {
         format!(
-            "the budget (${budget:.2}) cannot buy an investigation of this tree, so no request \
-             was sent; the smallest budget that buys one is ${smallest:.2} (--budget \
-             {smallest:.2})"
+            "the {} ({}) cannot buy an investigation of this tree, so no request was sent; the \
+             smallest {} that buys one is {} ({})",
+            meter.ceiling_name(),
+            session.show_plan(budget),
+            meter.ceiling_name(),
+            session.show_plan(smallest),
+            meter.flag_for(smallest)
         )
     })
 }

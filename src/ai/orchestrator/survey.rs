@@ -6,12 +6,14 @@
 use serde_json::Value;
 
 use super::{Phases, save_json};
+use crate::ai::api::settings::Workload;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::converse;
 use crate::ai::passes::survey::{
     SURVEY_CALL, Survey, SurveyInputs, read_survey, survey_prompt, survey_report_lines,
 };
 use crate::ai::rules::decide::PassChoice;
+use crate::ai::rules::room::{Part, Room};
 use crate::ai::rules::tree_view::prompt_tree;
 use crate::ai::situation::Situation;
 use crate::cache::SURVEY_FILE;
@@ -19,14 +21,22 @@ use crate::cache::SURVEY_FILE;
 /// Depth of the tree the survey sees.
 pub(crate) const SURVEY_TREE_DEPTH: usize = 2;
 
-/// The survey's prompt (its two-level tree and the scan's signals).
+/// The survey's prompt (its two-level tree and the scan's signals, each
+/// within its room in the model's window).
 pub(super) fn survey_system(run: &Phases<'_>) -> Result<String, InvestigationError> {
-    let tree_preview = prompt_tree(run.ctx.target(), &run.ctx.scope, SURVEY_TREE_DEPTH);
+    let room = Room::of(run.ctx.session.model_facts().model, Workload::Judgment);
+    let tree_preview = prompt_tree(
+        run.ctx.target(),
+        &run.ctx.scope,
+        SURVEY_TREE_DEPTH,
+        room.bytes(Part::Tree),
+    );
     let target = run.ctx.target().to_string_lossy();
     let inputs = SurveyInputs {
         target: &target,
         signals: &run.scan.survey_signals,
         tree_preview: &tree_preview,
+        room,
     };
     survey_prompt(&inputs)
 }

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use super::{Phases, save_json};
+use crate::ai::engine::plan_money::PlanMoney;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::synthesis::{
     SavedSynthesis, SynthesisOutcome, SynthesisRun, entries_digest, synthesis_entries, synthesize,
@@ -41,11 +42,11 @@ pub(super) async fn synthesis_phase(
     }
     run.ctx.progress.ai("Synthesis pass...");
     let model = run.ctx.session.model_facts().model;
-    let budget = run.config.investigation.budget;
-    let terms = ModelTerms::for_run(
-        run.ctx.session.model_facts(),
-        run.config.investigation.batch,
-    );
+    // The synthesis is cut to the money left as the run's plan counts it:
+    // dollars, or tokens under a token budget that binds first.
+    let plan = PlanMoney::of(&run.config.investigation);
+    let budget = plan.budget;
+    let terms = ModelTerms::for_run(plan.facts, run.config.investigation.batch);
     let target = run.ctx.target().to_string_lossy();
     let synthesis = SynthesisRun {
         ctx: &run.ctx,
@@ -53,7 +54,7 @@ pub(super) async fn synthesis_phase(
         capacity: Capacity::new(model.context_window, budget, terms.pricing.prices.input),
         tokens_per_byte: model.tokens_per_byte,
         terms,
-        money_left: budget.map(|limit| (limit - run.ctx.session.spent()).max(0.0)),
+        money_left: budget.map(|limit| (limit - run.ctx.session.plan_spent()).max(0.0)),
         language,
     };
     let outcome = synthesize(&synthesis, &entries).await?.outcome;

@@ -5,6 +5,7 @@
 //! ([`Replanning`]: the pure [`Replanner`] decides, the cache keeps every
 //! round and the work as it then stands).
 
+use crate::ai::engine::plan_money::PlanMoney;
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -71,7 +72,7 @@ pub(super) async fn work_phase(
     });
     let options = LoopOptions {
         jobs: config.investigation.jobs,
-        max_cost: config.investigation.max_cost,
+        max_cost: PlanMoney::of(&config.investigation).max_cost,
         budget: decision.work.budget.limit,
     };
     let board = progress.dir_board(decision.work.loops.len(), config.investigation.budget);

@@ -38,6 +38,9 @@ pub(crate) struct Deepen {
     pub budget: f64,
     /// At batch prices: the rerun needs `--batch` too.
     pub batch: bool,
+    /// `budget` is millions of tokens: the run planned in a token budget,
+    /// and the rerun needs a larger one.
+    pub tokens: bool,
 }
 
 impl Deepen {
@@ -47,6 +50,11 @@ impl Deepen {
     /// is what a run giving every directory its own loop is projected to
     /// need, so it covers what is left.
     fn flags(&self) -> String {
+        if self.tokens {
+            // Rounded up to the thousand: it must cover the projection.
+            let thousands = (self.budget * 1_000.0 - 1e-9).ceil().max(1.0) as u64;
+            return format!("--token-budget {}", thousands * 1_000);
+        }
         // Rounded up to the cent: the budget must cover the projection.
         let cents = (self.budget * 100.0 - 1e-9).ceil().max(1.0) / 100.0;
         format!(
@@ -161,7 +169,8 @@ mod tests {
                 from_scan: 12,
                 deepen: Some(Deepen {
                     budget: 0.8412,
-                    batch: false
+                    batch: false,
+                    tokens: false,
                 }),
                 synthesis_by_model: false,
                 ..Gaps::default()
@@ -236,8 +245,21 @@ mod tests {
 
     #[test]
     fn the_rerun_named_covers_the_projection() {
-        let flags = |budget, batch| Deepen { budget, batch }.flags();
+        let flags = |budget, batch| {
+            Deepen {
+                budget,
+                batch,
+                tokens: false,
+            }
+            .flags()
+        };
         assert_eq!(flags(3.0, false), "--budget 3.00");
+        let tokens = Deepen {
+            budget: 1.2341,
+            batch: true,
+            tokens: true,
+        };
+        assert_eq!(tokens.flags(), "--token-budget 1235000");
         assert_eq!(flags(3.001, true), "--batch --budget 3.01");
         assert_eq!(flags(0.0001, false), "--budget 0.01");
     }

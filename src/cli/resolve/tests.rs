@@ -370,3 +370,80 @@ fn ask_takes_the_run_flags_it_shares_and_a_budget_of_its_own() {
         None
     );
 }
+
+/// A window given with the flag (or, without it, the variable) is the
+/// model's from then on, with where it came from; one too small for the
+/// fixed prompts is a usage error naming the smallest that works.
+#[test]
+fn a_given_window_is_the_models_and_too_small_a_one_is_refused() {
+    use crate::ai::api::catalog::WindowSource;
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().to_str().unwrap();
+    let resolve = |flags: &[&str], env: &Env| {
+        let list: Vec<&str> = flags.iter().copied().chain([target]).collect();
+        Invocation::resolve(args(&list), env)
+    };
+    let facts = |flags: &[&str], env: &Env| match resolve(flags, env).unwrap() {
+        Invocation::Run { config, .. } => config.investigation.model_facts,
+        other => panic!("expected a run, got {other:?}"),
+    };
+    let none = Env::default();
+    let stand_in = facts(&["--model", "qwen3-coder"], &none);
+    assert_eq!(stand_in.window, WindowSource::StandIn);
+    let flag = facts(
+        &["--model", "qwen3-coder", "--context-window", "32768"],
+        &none,
+    );
+    assert_eq!(flag.model.context_window, 32_768);
+    assert_eq!(flag.window, WindowSource::Given("--context-window"));
+    // The other facts stay the stand-in's, a price given with them too.
+    assert_eq!(flag.model.tokens_per_byte, stand_in.model.tokens_per_byte);
+    let priced = facts(&["--context-window", "65536", "--price", "0,0"], &none);
+    assert_eq!(
+        (priced.model.context_window, priced.model.prices.input),
+        (65_536, 0.0)
+    );
+    let env = Env {
+        luminos_context_window: Some(" 40000 ".into()),
+        ..Env::default()
+    };
+    assert_eq!(
+        facts(&[], &env).window,
+        WindowSource::Given(CONTEXT_WINDOW_VAR)
+    );
+    assert_eq!(facts(&[], &env).model.context_window, 40_000);
+    assert_eq!(
+        facts(&["--context-window", "50000"], &env)
+            .model
+            .context_window,
+        50_000
+    );
+    let smallest = crate::ai::smallest_window::smallest_window(stand_in.model, None);
+    let err = resolve(&["--context-window", "2000"], &none).unwrap_err();
+    assert!(err.is_usage());
+    assert_eq!(
+        err,
+        ConfigError::WindowTooSmall {
+            by: "--context-window",
+            given: 2000,
+            smallest
+        }
+    );
+    assert!(
+        err.to_string()
+            .contains(&format!("--context-window {smallest}"))
+    );
+    let exact = smallest.to_string();
+    assert!(resolve(&["--context-window", &exact], &none).is_ok());
+    let bad = Env {
+        luminos_context_window: Some("lots".into()),
+        ..Env::default()
+    };
+    assert!(matches!(
+        resolve(&[], &bad),
+        Err(ConfigError::InvalidVar {
+            name: CONTEXT_WINDOW_VAR,
+            ..
+        })
+    ));
+}

@@ -11,7 +11,7 @@
 //! | a file entry's `summary` and `notable_reason` | `file_summary` | the file's directory | the file |
 //! | a flag's `path` and `finding` | `flag` | the flagged path's directory | the flagged file, or the flagged directory's files |
 //! | `ai_brief`, `ai_detailed` | `ai_brief`, `ai_detailed` | the target | none |
-//! | a component's, entry point's or data set's `path` | `ai_sections` | the target | none |
+//! | a component's, entry point's or data set's `path`, a command's `source` | `ai_sections` | the target | none |
 //!
 //! Symbols count only in texts about code `parse_structure` can read: a
 //! file of a supported language, a directory with one at or below it, or

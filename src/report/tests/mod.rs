@@ -8,6 +8,7 @@ use super::*;
 use crate::scan::{ClassifiedFile, DiskEntry, NodeKind, TreeNode};
 use indexmap::IndexMap;
 
+mod agents;
 mod formats;
 mod json;
 mod text;

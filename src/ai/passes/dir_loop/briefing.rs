@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{DirJob, DirShared, compose_dir_task, outside_children};
+use super::{DirJob, DirShared, TaskRoom, compose_dir_task, outside_children};
 use crate::ai::failure::InvestigationError;
 use crate::ai::rules::discover::{display_name, relative};
 use crate::ai::tools::{ToolContext, frame_untrusted, fs::scoped_listing};
@@ -56,6 +56,7 @@ pub(crate) fn dir_task(shared: &DirShared, job: &DirJob) -> Result<String, Inves
         job.max_turns,
         &listings,
         &child_entries,
+        TaskRoom::of(shared.run.session.model_facts().model),
     )
 }
 

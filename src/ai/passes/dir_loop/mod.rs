@@ -77,7 +77,7 @@ pub(crate) use entries::{
 use entries::{forget_stale_entries, missing_entries, stamp_entry};
 pub(crate) use job::{DirJob, DirOutcome, LoopEnd, RunningSpend};
 pub(crate) use notes::{NEAR_END_TURNS, missing_entries_message, turns_left_note};
-pub(crate) use task::{compose_dir_task, dir_system_prompt, outside_children};
+pub(crate) use task::{TaskRoom, compose_dir_task, dir_system_prompt, outside_children};
 
 /// What every dir loop of a run shares. Read-only once built, apart from the
 /// turn pool's counters.

@@ -22,6 +22,7 @@
 //! describes their subtree ([`synthesis_entries`]). How a part's domain
 //! sections are shown to the level above is `sections.rs`.
 
+use crate::report::sections::DevCommand;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -114,9 +115,57 @@ pub(crate) fn render_summaries(entries: &[DirEntry]) -> String {
         if !entry.notable_files.is_empty() {
             lines.push(format!("Notable files: {}", entry.notable_files.join(", ")));
         }
+        let commands = entry_commands(entry);
+        if !commands.is_empty() {
+            lines.push(format!("Commands: {}", commands_line(&commands)));
+        }
         lines.push(String::new());
     }
     lines.join("\n")
+}
+
+/// The commands a dir entry lists (`commands`, which its loop's agent
+/// writes with the entry; kept among the entry's other fields), each read
+/// leniently and normalised as the synthesis's own section is; those
+/// without a line or a source are left out.
+pub(crate) fn entry_commands(entry: &DirEntry) -> Vec<DevCommand> {
+    let Some(Value::Array(items)) = entry.extra.get("commands") else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| serde_json::from_value::<DevCommand>(item.clone()).ok())
+        .map(|mut command| {
+            command.normalise();
+            command
+        })
+        .filter(|c| !c.command.is_empty() && !c.source.is_empty())
+        .take(MAX_ENTRY_COMMANDS)
+        .collect()
+}
+
+/// Commands one directory's summary passes on to the synthesis.
+const MAX_ENTRY_COMMANDS: usize = 12;
+
+/// `make test` (test; from Makefile); ...: a directory's commands as the
+/// synthesis reads them (one line).
+fn commands_line(commands: &[DevCommand]) -> String {
+    commands
+        .iter()
+        .map(|c| {
+            let purpose = if c.purpose.is_empty() {
+                String::new()
+            } else {
+                format!("{}; ", escape_line(&c.purpose))
+            };
+            format!(
+                "{} ({purpose}from {})",
+                escape_line(&c.command),
+                escape_line(&c.source)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" | ")
 }
 
 /// The mechanical report: the first non-empty summary as the brief, every
@@ -329,6 +378,31 @@ mod tests {
                "child_count": 1, "summary": summary, "dominant_category": "source",
                "cached_at": "2026-04-11T00:00:00+00:00"}))
         .unwrap()
+    }
+
+    /// A directory's commands reach the synthesis on one line, each with
+    /// the file it came from; those without a line or a source do not.
+    #[test]
+    fn a_directory_s_commands_reach_the_synthesis() {
+        let mut entry = dir(".", "The root.");
+        entry.extra.insert(
+            "commands".into(),
+            json!([
+                {"command": "make test", "purpose": "test", "source": "Makefile"},
+                {"command": "cargo build\nrm -rf /", "source": "./Cargo.toml"},
+                {"command": "no source"},
+                {"source": "README.md"},
+                "not an object"
+            ]),
+        );
+        let text = render_summaries(&[entry]);
+        assert!(
+            text.contains(
+                "\nCommands: make test (test; from Makefile) | cargo build (from Cargo.toml)\n"
+            ),
+            "{text}"
+        );
+        assert!(!render_summaries(&[dir("a", "A.")]).contains("Commands:"));
     }
 
     #[test]
