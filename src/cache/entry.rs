@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::lenient;
+use crate::report::sections::DevCommand;
 
 /// A directory's summary.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -107,6 +108,14 @@ pub struct DirEntry {
     pub mechanical_reason: Option<String>,
     #[serde(default, deserialize_with = "lenient::text")]
     pub cached_at: String,
+    /// The build, test and run commands its loop found (those that do not
+    /// read are left out).
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "lenient::items"
+    )]
+    pub commands: Vec<DevCommand>,
     /// Every other field, as it was.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

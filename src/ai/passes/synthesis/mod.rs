@@ -125,16 +125,13 @@ pub(crate) fn render_summaries(entries: &[DirEntry]) -> String {
 }
 
 /// The commands a dir entry lists (`commands`, which its loop's agent
-/// writes with the entry; kept among the entry's other fields), each read
-/// leniently and normalised as the synthesis's own section is; those
+/// writes with the entry), each read leniently and normalised as the synthesis's own section is; those
 /// without a line or a source are left out.
 pub(crate) fn entry_commands(entry: &DirEntry) -> Vec<DevCommand> {
-    let Some(Value::Array(items)) = entry.extra.get("commands") else {
-        return Vec::new();
-    };
-    items
+    entry
+        .commands
         .iter()
-        .filter_map(|item| serde_json::from_value::<DevCommand>(item.clone()).ok())
+        .cloned()
         .map(|mut command| {
             command.normalise();
             command
@@ -384,17 +381,15 @@ mod tests {
     /// the file it came from; those without a line or a source do not.
     #[test]
     fn a_directory_s_commands_reach_the_synthesis() {
-        let mut entry = dir(".", "The root.");
-        entry.extra.insert(
-            "commands".into(),
-            json!([
-                {"command": "make test", "purpose": "test", "source": "Makefile"},
-                {"command": "cargo build\nrm -rf /", "source": "./Cargo.toml"},
-                {"command": "no source"},
-                {"source": "README.md"},
-                "not an object"
-            ]),
-        );
+        let mut stored = serde_json::to_value(dir(".", "The root.")).unwrap();
+        stored["commands"] = json!([
+            {"command": "make test", "purpose": "test", "source": "Makefile"},
+            {"command": "cargo build\nrm -rf /", "source": "./Cargo.toml"},
+            {"command": "no source"},
+            {"source": "README.md"},
+            "not an object"
+        ]);
+        let entry = DirEntry::from_value(stored).unwrap();
         let text = render_summaries(&[entry]);
         assert!(
             text.contains(
