@@ -37,6 +37,7 @@ mod mcp;
 mod mock_server;
 mod money;
 mod money_lines;
+mod old_cache;
 mod pipeline;
 mod privacy;
 mod progress;
