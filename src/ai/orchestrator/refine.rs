@@ -107,7 +107,7 @@ impl Rounds {
     /// `first` draft this is), up to `depth`, read back from the cache.
     fn resumed(run: &Phases<'_>, first: &Draft, depth: usize) -> Rounds {
         let digest = synthesis_digest(&first.report);
-        let saved = SavedRefinement::of(run.ctx.cache.read_json(REFINEMENT_FILE), &digest)
+        let saved = SavedRefinement::of(run.ctx.cache.read_document(REFINEMENT_FILE), &digest)
             .unwrap_or(SavedRefinement {
                 synthesis_digest: digest,
                 rounds: Vec::new(),
@@ -216,7 +216,7 @@ fn account(
 /// run would pay for them again).
 fn save(run: &Phases<'_>, saved: &mut SavedRefinement) {
     saved.updated_at = now_iso();
-    if let Err(err) = run.ctx.cache.write_json(REFINEMENT_FILE, &saved.to_value()) {
+    if let Err(err) = run.ctx.cache.write_json(REFINEMENT_FILE, &saved) {
         run.ctx
             .progress
             .ai(&format!("Warning: could not save {REFINEMENT_FILE}: {err}"));

@@ -14,7 +14,8 @@
 //! nothing (made no tool call that reads: it found nothing new), when
 //! nothing is left to settle, or when a round ends without a report. Every
 //! request is priced at its worst case before it goes and sent only if the
-//! run's spend stays within its budget ([`crate::ai::engine::ceiling`]).
+//! run's spend stays within its budget (the run's purse,
+//! [`crate::ai::engine::purse`], which the conversation driver asks).
 //! Each round is saved as soon as it is done (`saved.rs`), so a later run
 //! over the same synthesis pays for it once.
 //!
@@ -42,6 +43,7 @@ use crate::ai::prompts::{self, RefinePrompt};
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
 use crate::cache::{DirEntry, FileEntry};
 use crate::grounding::{self, Scope};
+use crate::lenient;
 use crate::report::{Flag, RefineStop, SEVERITY_ORDER};
 use crate::text::escape_line;
 
@@ -270,7 +272,8 @@ pub(crate) async fn round(
     .await?;
     let stop = match conversed.end {
         CallEnd::Submitted(input) => {
-            let (report, flags_added, flags_withdrawn) = read_report(&input, &shown.unverified);
+            let (report, flags_added, flags_withdrawn) =
+                read_report(RefinedSubmit::read(&input), &shown.unverified);
             return Ok(RoundEnd::Submitted(Box::new(SavedRound {
                 report,
                 flags_added,
@@ -298,7 +301,9 @@ fn round_policy(ids: HashSet<String>) -> Policy<'static> {
         }),
         pace: Pace::Alone,
         last_call_note: Some(prompts::last_call::REFINE),
-        answer: Some(Box::new(move |input: &Value| check_report(input, &ids))),
+        answer: Some(Box::new(move |input: &Value| {
+            check_report(&RefinedSubmit::read(input), &ids)
+        })),
         ..Policy::turns(REFINE_MAX_TURNS)
     }
 }
@@ -307,18 +312,57 @@ fn round_policy(ids: HashSet<String>) -> Policy<'static> {
 const LAST_TURN_NOTE: &str =
     "[luminos] This is your last turn: call submit_report now with the improved report.";
 
+/// What a round hands in with `submit_report`, read leniently
+/// ([`crate::lenient`]): the report's fields, the flags it adds and the ids
+/// of the listed flags it withdraws.
+#[derive(Debug, Default, Deserialize)]
+struct RefinedSubmit {
+    #[serde(flatten)]
+    report: SubmittedReport,
+    #[serde(default, deserialize_with = "lenient::items")]
+    flags_added: Vec<AddedFlag>,
+    #[serde(default, deserialize_with = "lenient::texts")]
+    flags_withdrawn: Vec<String>,
+}
+
+/// A flag a round adds, as it wrote it.
+#[derive(Debug, Deserialize)]
+struct AddedFlag {
+    #[serde(default, deserialize_with = "lenient::text")]
+    path: String,
+    #[serde(default, deserialize_with = "lenient::text")]
+    finding: String,
+    #[serde(default, deserialize_with = "lenient::text")]
+    severity: String,
+}
+
+impl RefinedSubmit {
+    /// `submit_report`'s input; what does not read is empty.
+    fn read(input: &Value) -> RefinedSubmit {
+        RefinedSubmit::deserialize(input).unwrap_or_default()
+    }
+
+    /// The ids in `flags_withdrawn`, trimmed, upper-cased.
+    fn withdrawn_ids(&self) -> Vec<String> {
+        self.flags_withdrawn
+            .iter()
+            .map(|id| id.trim().to_uppercase())
+            .collect()
+    }
+}
+
 /// Refuse a report without its text, or that withdraws a flag not listed.
-fn check_report(input: &Value, ids: &HashSet<String>) -> Option<String> {
-    for field in ["brief", "detailed"] {
-        let written = input
-            .get(field)
-            .and_then(Value::as_str)
-            .is_some_and(|text| !text.trim().is_empty());
-        if !written {
+fn check_report(submit: &RefinedSubmit, ids: &HashSet<String>) -> Option<String> {
+    for (field, text) in [
+        ("brief", &submit.report.brief),
+        ("detailed", &submit.report.detailed),
+    ] {
+        if text.trim().is_empty() {
             return Some(format!("Error: '{field}' must be a non-empty string."));
         }
     }
-    let unknown: Vec<String> = withdrawn_ids(input)
+    let unknown: Vec<String> = submit
+        .withdrawn_ids()
         .into_iter()
         .filter(|id| !ids.contains(id))
         .collect();
@@ -342,49 +386,35 @@ fn check_report(input: &Value, ids: &HashSet<String>) -> Option<String> {
     ))
 }
 
-/// The ids in `flags_withdrawn`, trimmed, upper-cased.
-fn withdrawn_ids(input: &Value) -> Vec<String> {
-    input
-        .get("flags_withdrawn")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(|id| id.trim().to_uppercase())
-        .collect()
-}
-
 /// A submitted report: its report's fields (without the flag lists), the
 /// flags it adds (each with a path, a finding and a known severity; `info`
 /// for an unknown one) and the listed flags (`unverified`, by id) it
 /// withdraws.
 fn read_report(
-    input: &Value,
+    submit: RefinedSubmit,
     unverified: &[(String, Flag, String)],
 ) -> (SubmittedReport, Vec<Flag>, Vec<Flag>) {
-    let report = SubmittedReport::deserialize(input).unwrap_or_default();
-    let added: Vec<Flag> = input
-        .get("flags_added")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+    let ids = submit.withdrawn_ids();
+    let added: Vec<Flag> = submit
+        .flags_added
+        .iter()
         .filter_map(|flag| {
-            let text = |name: &str| flag.get(name).and_then(Value::as_str).map(str::trim);
-            let finding = text("finding").filter(|f| !f.is_empty())?;
-            let path = text("path").filter(|p| !p.is_empty()).unwrap_or("general");
-            let severity = text("severity")
+            let finding = Some(flag.finding.trim()).filter(|f| !f.is_empty())?;
+            let path = Some(flag.path.trim())
+                .filter(|p| !p.is_empty())
+                .unwrap_or("general");
+            let severity = Some(flag.severity.trim())
                 .filter(|s| SEVERITY_ORDER.contains(s))
                 .unwrap_or("info");
             Some(Flag::new(path, finding, severity))
         })
         .collect();
-    let ids = withdrawn_ids(input);
     let withdrawn = unverified
         .iter()
         .filter(|(id, _, _)| ids.contains(id))
         .map(|(_, flag, _)| flag.clone())
         .collect();
-    (report, added, withdrawn)
+    (submit.report, added, withdrawn)
 }
 
 #[cfg(test)]
@@ -427,7 +457,7 @@ mod tests {
             ],
             "flags_withdrawn": [" f1 ", "F9"]
         });
-        let (report, added, withdrawn) = read_report(&input, &listed());
+        let (report, added, withdrawn) = read_report(RefinedSubmit::read(&input), &listed());
         assert_eq!(
             serde_json::to_value(&report).unwrap(),
             json!({"brief": "B", "detailed": "D"})
@@ -447,18 +477,26 @@ mod tests {
         let ids: HashSet<String> = ["F1".to_string(), "F2".to_string()].into();
         assert_eq!(
             check_report(
-                &json!({"brief": "B", "detailed": "D", "flags_withdrawn": ["F2"]}),
+                &RefinedSubmit::read(
+                    &json!({"brief": "B", "detailed": "D", "flags_withdrawn": ["F2"]})
+                ),
                 &ids
             ),
             None
         );
         assert_eq!(
-            check_report(&json!({"brief": " ", "detailed": "D"}), &ids).unwrap(),
+            check_report(
+                &RefinedSubmit::read(&json!({"brief": " ", "detailed": "D"})),
+                &ids
+            )
+            .unwrap(),
             "Error: 'brief' must be a non-empty string."
         );
         assert_eq!(
             check_report(
-                &json!({"brief": "B", "detailed": "D", "flags_withdrawn": ["F7"]}),
+                &RefinedSubmit::read(
+                    &json!({"brief": "B", "detailed": "D", "flags_withdrawn": ["F7"]})
+                ),
                 &ids
             )
             .unwrap(),

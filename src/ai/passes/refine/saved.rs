@@ -9,7 +9,6 @@
 //! from there.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::ai::passes::synthesis::SubmittedReport;
@@ -43,16 +42,10 @@ pub(crate) struct SavedRefinement {
 }
 
 impl SavedRefinement {
-    /// The saved refinement of the synthesis with `digest`, if `saved` is
-    /// one.
-    pub(crate) fn of(saved: Option<Value>, digest: &str) -> Option<SavedRefinement> {
-        serde_json::from_value::<SavedRefinement>(saved?)
-            .ok()
-            .filter(|saved| saved.synthesis_digest == digest)
-    }
-
-    pub(crate) fn to_value(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
+    /// `saved` (as `refinement.json` held it), if it refined the synthesis
+    /// with `digest`.
+    pub(crate) fn of(saved: Option<SavedRefinement>, digest: &str) -> Option<SavedRefinement> {
+        saved.filter(|saved| saved.synthesis_digest == digest)
     }
 }
 
@@ -96,20 +89,15 @@ mod tests {
             settled: Some(RefineStop::NoNewReads),
             updated_at: "now".into(),
         };
-        let value = saved.to_value();
+        let value = serde_json::to_value(&saved).unwrap();
         assert_eq!(value["settled"], "no_new_reads");
+        let read = || serde_json::from_value::<SavedRefinement>(value.clone()).ok();
+        assert_eq!(SavedRefinement::of(read(), &digest), Some(saved));
         assert_eq!(
-            SavedRefinement::of(Some(value.clone()), &digest),
-            Some(saved)
-        );
-        assert_eq!(
-            SavedRefinement::of(Some(value), &synthesis_digest(&report("x", "y"))),
+            SavedRefinement::of(read(), &synthesis_digest(&report("x", "y"))),
             None
         );
-        assert_eq!(
-            SavedRefinement::of(Some(json!({"rounds": 3})), &digest),
-            None
-        );
+        assert!(serde_json::from_value::<SavedRefinement>(json!({"rounds": 3})).is_err());
         assert_eq!(SavedRefinement::of(None, &digest), None);
     }
 }
