@@ -201,6 +201,7 @@ impl DirStamp {
     }
 }
 
+#[cfg(test)]
 impl DirEntry {
     /// Read from an entry's JSON, leniently (see the module docs); `None`
     /// for anything but an object.
@@ -212,6 +213,7 @@ impl DirEntry {
     }
 }
 
+#[cfg(test)]
 impl FileEntry {
     /// Read from an entry's JSON, leniently (see the module docs); `None`
     /// for anything but an object.
