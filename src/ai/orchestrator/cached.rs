@@ -16,7 +16,7 @@
 //! those with a summary that are gone ([`TreeChanges`]).
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -119,41 +119,14 @@ pub(crate) fn read_cached(
     let target = config.target_canonical.as_path();
     let scope = ScanFilter::new(target, &config.scan);
     let situation = Situation::gather(config, &scan, dirs, &scope, Some(&cache));
+    let changes = tree_changes(target, &situation, located.iter().map(|(dir, _)| dir));
 
-    let mut changed: Vec<String> = situation
-        .states
-        .iter()
-        .filter(|(_, state)| **state == DirState::Changed)
-        .map(|(dir, _)| relative(target, dir))
-        .collect();
-    let in_scope: HashSet<&PathBuf> = situation.dirs.iter().collect();
-    let mut removed: Vec<String> = located
-        .iter()
-        .filter(|(dir, _)| !in_scope.contains(dir) && !dir.is_dir())
-        .map(|(dir, _)| relative(target, dir))
-        .collect();
-    changed.sort_by(|a, b| tree_order(a, b));
-    removed.sort_by(|a, b| tree_order(a, b));
-
-    let saved = cache.read_json(SYNTHESIS_FILE);
-    let text = |key: &str| {
-        saved
-            .as_ref()
-            .and_then(|saved| saved.get(key)?.as_str())
-            .map(str::to_string)
-    };
-    let sections: Sections = saved
-        .as_ref()
-        .and_then(|saved| serde_json::from_value(saved.get("sections")?.clone()).ok())
-        .unwrap_or_default();
-    let meta = cache.read_json(META_FILE).unwrap_or(Value::Null);
-    let last_run: Option<LastRun> = meta
-        .get(LAST_RUN_FIELD)
-        .and_then(|value| serde_json::from_value(value.clone()).ok());
+    let verdict = SavedVerdict::read(&cache);
+    let (last_run, model) = read_meta(&cache);
     let mut outcome = Outcome {
-        brief: text("brief").unwrap_or_default(),
-        detailed: text("detailed").unwrap_or_default(),
-        sections,
+        brief: verdict.brief,
+        detailed: verdict.detailed,
+        sections: verdict.sections,
         flags: cache.read_flags_unrepaired(),
         status: last_run
             .as_ref()
@@ -179,14 +152,82 @@ pub(crate) fn read_cached(
     Ok(CachedInvestigation {
         report: outcome.into_report(scan),
         id: cache.id().to_string(),
-        model: meta
-            .get("model")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        verdict_at: text("created_at"),
+        model,
+        verdict_at: verdict.created_at,
         last_run,
-        changes: TreeChanges { changed, removed },
+        changes,
     })
+}
+
+/// What moved in the tree since its summaries were written: the
+/// directories `situation` found changed, and those of the `summarized`
+/// ones that no longer exist, each relative to `target` in tree order.
+fn tree_changes<'a>(
+    target: &Path,
+    situation: &Situation,
+    summarized: impl Iterator<Item = &'a PathBuf>,
+) -> TreeChanges {
+    let mut changed: Vec<String> = situation
+        .states
+        .iter()
+        .filter(|(_, state)| **state == DirState::Changed)
+        .map(|(dir, _)| relative(target, dir))
+        .collect();
+    let in_scope: HashSet<&PathBuf> = situation.dirs.iter().collect();
+    let mut removed: Vec<String> = summarized
+        .filter(|dir| !in_scope.contains(dir) && !dir.is_dir())
+        .map(|dir| relative(target, dir))
+        .collect();
+    changed.sort_by(|a, b| tree_order(a, b));
+    removed.sort_by(|a, b| tree_order(a, b));
+    TreeChanges { changed, removed }
+}
+
+/// What `meta.json` keeps of the investigation: how the last run that
+/// reached its end ended, and the model it was started with.
+fn read_meta(cache: &Cache) -> (Option<LastRun>, Option<String>) {
+    let meta = cache.read_json(META_FILE).unwrap_or(Value::Null);
+    let last_run: Option<LastRun> = meta
+        .get(LAST_RUN_FIELD)
+        .and_then(|value| serde_json::from_value(value.clone()).ok());
+    let model = meta
+        .get("model")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    (last_run, model)
+}
+
+/// The verdict `synthesis.json` saved; empty where it saved none (or
+/// cannot be read).
+struct SavedVerdict {
+    brief: String,
+    detailed: String,
+    sections: Sections,
+    /// When it was written; `None`: no verdict was saved.
+    created_at: Option<String>,
+}
+
+impl SavedVerdict {
+    /// Read the verdict `cache` saved.
+    fn read(cache: &Cache) -> SavedVerdict {
+        let saved = cache.read_json(SYNTHESIS_FILE);
+        let text = |key: &str| {
+            saved
+                .as_ref()
+                .and_then(|saved| saved.get(key)?.as_str())
+                .map(str::to_string)
+        };
+        let sections: Sections = saved
+            .as_ref()
+            .and_then(|saved| serde_json::from_value(saved.get("sections")?.clone()).ok())
+            .unwrap_or_default();
+        SavedVerdict {
+            brief: text("brief").unwrap_or_default(),
+            detailed: text("detailed").unwrap_or_default(),
+            sections,
+            created_at: text("created_at"),
+        }
+    }
 }
 
 /// Record in `meta.json` how a run that reached its end ended (a failed or
