@@ -277,46 +277,21 @@ pub(crate) fn list_dir(
 ) -> Listing {
     let reader = match fs::read_dir(dir) {
         Ok(reader) => reader,
-        Err(err) => {
-            return Listing {
-                error: Some(list_error(&err)),
-                entries: Vec::new(),
-                rules: parent_rules.clone(),
-                ignored: Vec::new(),
-                unexamined_dirs: Vec::new(),
-                entries_error: None,
-            };
-        }
+        Err(err) => return Listing::unreadable(&err, parent_rules),
     };
     let raw: Vec<fs::DirEntry> = reader.filter_map(Result::ok).collect();
-    let stack = if rules.respect_ignore {
-        let mut present = RuleFilesPresent::default();
-        raw.iter().for_each(|e| present.note(&e.file_name()));
-        let (stack, read) = parent_rules.enter(dir, present);
-        rule_files.extend(read.into_iter().map(|f| f.path));
-        stack
-    } else {
-        RuleStack::empty()
-    };
+    let stack = rules_inside(rules, dir, parent_rules, &raw, rule_files);
 
     let mut entries = Vec::with_capacity(raw.len());
     let mut ignored = Vec::new();
-    let mut unexamined_dirs = Vec::new();
-    let mut entries_error = None;
+    let mut unexamined = Unexamined::default();
     for dirent in raw {
         let name = dirent.file_name();
         // An entry that vanished or cannot be examined is skipped, as du does.
         let meta = match dirent.metadata() {
             Ok(meta) => meta,
             Err(err) => {
-                if err.kind() != io::ErrorKind::NotFound {
-                    entries_error.get_or_insert(list_error(&err));
-                }
-                // The type the listing itself gave (no `lstat`) still tells a
-                // directory.
-                if dirent.file_type().is_ok_and(|t| t.is_dir()) {
-                    unexamined_dirs.push(name);
-                }
+                unexamined.note(&dirent, name, &err);
                 continue;
             }
         };
@@ -347,9 +322,68 @@ pub(crate) fn list_dir(
         entries,
         rules: stack,
         ignored,
-        unexamined_dirs,
-        entries_error,
+        unexamined_dirs: unexamined.dirs,
+        entries_error: unexamined.error,
     }
+}
+
+impl Listing {
+    /// The listing of a directory that could not be read: its error, no
+    /// entries, and the parent's rules.
+    fn unreadable(err: &io::Error, parent_rules: &RuleStack) -> Listing {
+        Listing {
+            error: Some(list_error(err)),
+            entries: Vec::new(),
+            rules: parent_rules.clone(),
+            ignored: Vec::new(),
+            unexamined_dirs: Vec::new(),
+            entries_error: None,
+        }
+    }
+}
+
+/// The entries of a listing that could not be examined (see
+/// [`Listing::unexamined_dirs`] and [`Listing::entries_error`]).
+#[derive(Default)]
+struct Unexamined {
+    dirs: Vec<OsString>,
+    error: Option<ListError>,
+}
+
+impl Unexamined {
+    /// Note the entry `name` that could not be examined (`err`): the first
+    /// such error (entries that vanished do not count), and the name when
+    /// the listing itself says it is a directory.
+    fn note(&mut self, dirent: &fs::DirEntry, name: OsString, err: &io::Error) {
+        if err.kind() != io::ErrorKind::NotFound {
+            self.error.get_or_insert(list_error(err));
+        }
+        // The type the listing itself gave (no `lstat`) still tells a
+        // directory.
+        if dirent.file_type().is_ok_and(|t| t.is_dir()) {
+            self.dirs.push(name);
+        }
+    }
+}
+
+/// The ignore rules in effect inside `dir`, when `rules` respect them: the
+/// parent's, with those of the ignore files among its entries (`raw`),
+/// whose paths are appended to `rule_files`.
+fn rules_inside(
+    rules: &WalkRules,
+    dir: &Path,
+    parent_rules: &RuleStack,
+    raw: &[fs::DirEntry],
+    rule_files: &mut Vec<PathBuf>,
+) -> RuleStack {
+    if !rules.respect_ignore {
+        return RuleStack::empty();
+    }
+    let mut present = RuleFilesPresent::default();
+    raw.iter().for_each(|e| present.note(&e.file_name()));
+    let (stack, read) = parent_rules.enter(dir, present);
+    rule_files.extend(read.into_iter().map(|f| f.path));
+    stack
 }
 
 fn entry_of(
@@ -487,23 +521,11 @@ pub(crate) fn walk(
 ) -> Walk {
     let rules = WalkRules::new(options).within(target);
     let root_meta = fs::metadata(target).ok();
-    let root_chain = root_meta.as_ref().map(|m| {
-        Arc::new(Ancestor {
-            dev: m.dev(),
-            ino: m.ino(),
-            parent: None,
-        })
-    });
     let shared = Shared {
         target,
         rules: &rules,
         queue: Mutex::new(Queue {
-            jobs: vec![Job::List {
-                rel: PathBuf::new(),
-                visible: true,
-                rules: RuleStack::empty(),
-                chain: root_chain,
-            }],
+            jobs: vec![root_job(root_meta.as_ref())],
             active: 0,
         }),
         ready: Condvar::new(),
@@ -534,6 +556,36 @@ pub(crate) fn walk(
         ignored.merge(harvest.ignored);
     }
     ignore.files_removed += ignored.files;
+    ignore.rule_files = shown_rule_files(&rule_files, target);
+    Walk {
+        dirs,
+        root_size: root_meta.map_or(0, |m| m.len()),
+        ignore,
+        ignored,
+    }
+}
+
+/// The first job: list the target (`root_meta`: its metadata, when it can
+/// be read), with no rules yet, at the top of the chain of ancestors.
+fn root_job(root_meta: Option<&fs::Metadata>) -> Job {
+    let root_chain = root_meta.map(|m| {
+        Arc::new(Ancestor {
+            dev: m.dev(),
+            ino: m.ino(),
+            parent: None,
+        })
+    });
+    Job::List {
+        rel: PathBuf::new(),
+        visible: true,
+        rules: RuleStack::empty(),
+        chain: root_chain,
+    }
+}
+
+/// The ignore files read, as the report names them: relative to
+/// `target`, sorted, each once.
+fn shown_rule_files(rule_files: &[PathBuf], target: &Path) -> Vec<String> {
     let mut shown: Vec<String> = rule_files
         .iter()
         .map(|p| {
@@ -545,13 +597,7 @@ pub(crate) fn walk(
         .collect();
     shown.sort();
     shown.dedup();
-    ignore.rule_files = shown;
-    Walk {
-        dirs,
-        root_size: root_meta.map_or(0, |m| m.len()),
-        ignore,
-        ignored,
-    }
+    shown
 }
 
 fn work(shared: &Shared) -> Harvest {
@@ -640,33 +686,7 @@ fn list_job(
     shared.counter.add(listing.entries.len() as u64);
     harvest.files_removed += removed.files;
     harvest.dirs_removed += removed.dirs;
-    let mut jobs: Vec<Job> = listing
-        .ignored
-        .iter()
-        .filter(|e| e.kind == Kind::Dir)
-        .map(|e| {
-            Job::Count(CountTask::top(
-                dir.join(&e.name),
-                rel.join(&e.name),
-                shared.rules.child_visible(visible, &e.name),
-            ))
-        })
-        .collect();
-    for entry in listing.entries.iter().filter(|e| e.kind == Kind::Dir) {
-        if has_ancestor(&chain, entry.dev, entry.ino) {
-            continue;
-        }
-        jobs.push(Job::List {
-            rel: rel.join(&entry.name),
-            visible: shared.rules.child_visible(visible, &entry.name),
-            rules: listing.rules.clone(),
-            chain: Some(Arc::new(Ancestor {
-                dev: entry.dev,
-                ino: entry.ino,
-                parent: chain.clone(),
-            })),
-        });
-    }
+    let jobs = subdirectory_jobs(shared.rules, &rel, &dir, visible, &listing, &chain);
     let fingerprint =
         visible.then(|| fingerprint::of_listing(&dir, &listing, shared.rules.show_hidden));
     let unexamined = if visible {
@@ -684,6 +704,47 @@ fn list_job(
             skipped,
         },
     ));
+    jobs
+}
+
+/// The jobs the listing of `dir` (`rel` to the target, in `chain`) gives:
+/// counting what each ignored subdirectory holds, and listing each other
+/// subdirectory that is not its own ancestor.
+fn subdirectory_jobs(
+    rules: &WalkRules,
+    rel: &Path,
+    dir: &Path,
+    visible: bool,
+    listing: &Listing,
+    chain: &Option<Arc<Ancestor>>,
+) -> Vec<Job> {
+    let mut jobs: Vec<Job> = listing
+        .ignored
+        .iter()
+        .filter(|e| e.kind == Kind::Dir)
+        .map(|e| {
+            Job::Count(CountTask::top(
+                dir.join(&e.name),
+                rel.join(&e.name),
+                rules.child_visible(visible, &e.name),
+            ))
+        })
+        .collect();
+    for entry in listing.entries.iter().filter(|e| e.kind == Kind::Dir) {
+        if has_ancestor(chain, entry.dev, entry.ino) {
+            continue;
+        }
+        jobs.push(Job::List {
+            rel: rel.join(&entry.name),
+            visible: rules.child_visible(visible, &entry.name),
+            rules: listing.rules.clone(),
+            chain: Some(Arc::new(Ancestor {
+                dev: entry.dev,
+                ino: entry.ino,
+                parent: chain.clone(),
+            })),
+        });
+    }
     jobs
 }
 
