@@ -10,14 +10,16 @@
 
 use anyhow::Context;
 
-use crate::cache;
+use crate::ai::Outcome;
+use crate::cache::{self, RunLock};
 use crate::cli::Args;
 use crate::config::{Config, Env, Invocation, Mode};
 use crate::exit_codes::ExitCode;
+use crate::grounding::CheckedCitation;
 use crate::output;
 use crate::progress::Progress;
 use crate::report::{Format, Investigation, InvestigationStatus, RenderOptions, Report};
-use crate::scan;
+use crate::scan::{self, BaseScan, ScannedDirs};
 
 /// The one line printed when no credential is set.
 const MISSING_KEY_HINT: &str = "luminos needs an Anthropic API key for its investigation: \
@@ -71,17 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// `luminos TARGET`: scan, then investigate, estimate or skip, and report.
 fn run_on_target(config: &Config, clear_first: bool) -> anyhow::Result<ExitCode> {
-    print_notes(config);
-    // A report that could not be written would waste the whole run: the
-    // file is checked before anything is spent.
-    if config.investigation.mode != Mode::CancelBatch
-        && let Some(file) = &config.output.file
-    {
-        output::check_output_file(file)?;
-    }
-    if clear_first {
-        clear_investigation(config)?;
-    }
+    prepare(config, clear_first)?;
 
     // Why no investigation runs, if none does.
     let skipped = match config.investigation.mode {
@@ -95,22 +87,17 @@ fn run_on_target(config: &Config, clear_first: bool) -> anyhow::Result<ExitCode>
         Mode::Investigate => None,
     };
     let estimate = config.investigation.mode == Mode::Estimate;
+    let investigating = !estimate && skipped.is_none();
 
     // A busy target is refused before the scan, not after it.
-    let reserved = if estimate || skipped.is_some() {
-        None
-    } else {
+    let reserved = if investigating {
         crate::ai::reserve_target(config)?
+    } else {
+        None
     };
 
     let progress = Progress::new(config.progress, config.verbose);
-    // Money is said before any is spent.
-    if !estimate && skipped.is_none() {
-        progress.println(&crate::progress::budget_line(config.investigation.budget));
-    }
-    if !config.scan.exclude.is_empty() {
-        progress.scan(&format!("Excluding: {}", config.scan.exclude.join(", ")));
-    }
+    say_before_scan(config, &progress, investigating);
 
     // The scan's directories (with their fingerprints) spare the
     // investigation a second walk of the tree.
@@ -124,29 +111,14 @@ fn run_on_target(config: &Config, clear_first: bool) -> anyhow::Result<ExitCode>
         return write_estimate(config, &base, &dirs, &progress);
     }
 
-    let outcome = match skipped {
-        Some(reason) => crate::ai::Outcome {
-            status: Investigation::skipped(reason),
-            ..crate::ai::Outcome::default()
-        },
-        None => {
-            let runtime = api_runtime(config, &progress)?;
-            runtime.block_on(crate::ai::orchestrator::investigate(
-                config, &base, &dirs, &progress, reserved,
-            ))?
-        }
-    };
+    let outcome = investigate_unless(skipped, config, &base, &dirs, &progress, reserved)?;
     drop(dirs);
 
     if outcome.interrupted {
         return Ok(ExitCode::Interrupted);
     }
     if skipped.is_none() {
-        let prices = crate::report::PriceBasis {
-            assumed: !config.investigation.model_facts.prices_known(),
-            batch: config.investigation.batch,
-        };
-        progress.println(&crate::report::spent_line(&outcome.status, prices));
+        say_spent(config, &progress, &outcome.status);
     }
 
     let failed = outcome.status.status == InvestigationStatus::Failed;
@@ -157,6 +129,66 @@ fn run_on_target(config: &Config, clear_first: bool) -> anyhow::Result<ExitCode>
         ExitCode::Success if failed => Ok(ExitCode::InvestigationFailed),
         code => Ok(code),
     }
+}
+
+/// The investigation's outcome: one saying why it was `skipped`, or the
+/// investigation of the tree `base` scanned, run on an API runtime of its own.
+fn investigate_unless(
+    skipped: Option<&str>,
+    config: &Config,
+    base: &BaseScan,
+    dirs: &ScannedDirs,
+    progress: &Progress,
+    reserved: Option<RunLock>,
+) -> anyhow::Result<Outcome> {
+    Ok(match skipped {
+        Some(reason) => Outcome {
+            status: Investigation::skipped(reason),
+            ..Outcome::default()
+        },
+        None => {
+            let runtime = api_runtime(config, progress)?;
+            runtime.block_on(crate::ai::orchestrator::investigate(
+                config, base, dirs, progress, reserved,
+            ))?
+        }
+    })
+}
+
+/// What comes before anything is scanned or spent: the configuration's
+/// notes, the output file checked (a report that could not be written
+/// would waste the whole run), and the investigation cleared if asked.
+fn prepare(config: &Config, clear_first: bool) -> anyhow::Result<()> {
+    print_notes(config);
+    if config.investigation.mode != Mode::CancelBatch
+        && let Some(file) = &config.output.file
+    {
+        output::check_output_file(file)?;
+    }
+    if clear_first {
+        clear_investigation(config)?;
+    }
+    Ok(())
+}
+
+/// The lines before the scan: the budget when an investigation will
+/// spend (money is said before any is spent), and what is excluded.
+fn say_before_scan(config: &Config, progress: &Progress, investigating: bool) {
+    if investigating {
+        progress.println(&crate::progress::budget_line(config.investigation.budget));
+    }
+    if !config.scan.exclude.is_empty() {
+        progress.scan(&format!("Excluding: {}", config.scan.exclude.join(", ")));
+    }
+}
+
+/// The run's spent line, at the prices it was priced at.
+fn say_spent(config: &Config, progress: &Progress, status: &Investigation) {
+    let prices = crate::report::PriceBasis {
+        assumed: !config.investigation.model_facts.prices_known(),
+        batch: config.investigation.batch,
+    };
+    progress.println(&crate::report::spent_line(status, prices));
 }
 
 /// `--estimate`: no billed API call, no cache write; the projection is the
@@ -286,38 +318,8 @@ fn ask(config: &Config, question: &str) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::Interrupted);
         }
     };
-    let found = answer.citations.iter().filter(|c| c.found).count();
-    if !answer.citations.is_empty() {
-        let missing: Vec<&str> = answer
-            .citations
-            .iter()
-            .filter(|c| !c.found)
-            .map(|c| c.citation.as_str())
-            .collect();
-        let mut line = format!(
-            "Citations: {found} of {} found in the tree",
-            answer.citations.len()
-        );
-        if !missing.is_empty() {
-            line.push_str(&format!("; not found: {}", missing.join(", ")));
-        }
-        progress.ai(&line);
-    }
-    progress.ai(&format!(
-        "Cost: ${:.4}{} ({} API request{})",
-        answer.cost.usd,
-        answer
-            .cost
-            .budget_usd
-            .map(|budget| format!(" of the ${budget:.2} budget"))
-            .unwrap_or_default(),
-        answer.cost.api_requests,
-        if answer.cost.api_requests == 1 {
-            ""
-        } else {
-            "s"
-        }
-    ));
+    say_citations(&progress, &answer.citations);
+    progress.ai(&ask_cost_line(&answer.cost));
     let text = (config.output.format != crate::report::Format::Json)
         .then(|| crate::text::escape_control(&answer.answer).into_owned());
     output::write_stdout_with(|out: &mut dyn std::io::Write| match &text {
@@ -326,6 +328,41 @@ fn ask(config: &Config, question: &str) -> anyhow::Result<ExitCode> {
     })
     .context("writing the answer to stdout")?;
     Ok(ExitCode::Success)
+}
+
+/// How many of the answer's citations the tree has, and which it lacks;
+/// nothing when the answer cites nothing.
+fn say_citations(progress: &Progress, citations: &[CheckedCitation]) {
+    if citations.is_empty() {
+        return;
+    }
+    let found = citations.iter().filter(|c| c.found).count();
+    let missing: Vec<&str> = citations
+        .iter()
+        .filter(|c| !c.found)
+        .map(|c| c.citation.as_str())
+        .collect();
+    let mut line = format!(
+        "Citations: {found} of {} found in the tree",
+        citations.len()
+    );
+    if !missing.is_empty() {
+        line.push_str(&format!("; not found: {}", missing.join(", ")));
+    }
+    progress.ai(&line);
+}
+
+/// What the answer cost, against its budget when it had one.
+fn ask_cost_line(cost: &crate::ai::ask::Cost) -> String {
+    format!(
+        "Cost: ${:.4}{} ({} API request{})",
+        cost.usd,
+        cost.budget_usd
+            .map(|budget| format!(" of the ${budget:.2} budget"))
+            .unwrap_or_default(),
+        cost.api_requests,
+        if cost.api_requests == 1 { "" } else { "s" }
+    )
 }
 
 /// `--clear-cache TARGET`: that target's investigation only, said in one

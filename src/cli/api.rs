@@ -27,31 +27,9 @@ pub(super) fn api_settings(
         Some(raw) => parse_seconds(name, raw),
         None => Ok(default),
     };
-    // Whole milliseconds, at most a minute (0 retries at once).
-    let retry_backoff = match &env.luminos_retry_backoff {
-        Some(raw) => parse_millis(
-            RETRY_BACKOFF_VAR,
-            raw,
-            0..=60_000,
-            "a whole number of milliseconds up to 60000",
-        )?,
-        None => api::retry::INITIAL_BACKOFF,
-    };
-    // Whole milliseconds from 1 to an hour.
-    let batch_timing = match &env.luminos_batch_poll {
-        Some(raw) => BatchTiming::starting_at(parse_millis(
-            BATCH_POLL_VAR,
-            raw,
-            1..=3_600_000,
-            "a whole number of milliseconds from 1 to 3600000",
-        )?),
-        None => BatchTiming::default(),
-    };
-    let auth = match (&env.anthropic_api_key, &env.anthropic_auth_token) {
-        (Some(key), _) => Some(Auth::ApiKey(key.clone())),
-        (None, Some(token)) => Some(Auth::BearerToken(token.clone())),
-        (None, None) => None,
-    };
+    let retry_backoff = retry_backoff(env)?;
+    let batch_timing = batch_timing(env)?;
+    let auth = auth(env);
     let (base_url, note) = match &env.anthropic_base_url {
         Some(raw) => parse_base_url(raw)?,
         None => (DEFAULT_BASE_URL.to_string(), None),
@@ -79,6 +57,43 @@ pub(super) fn api_settings(
         batch_timing,
     };
     Ok((settings, note))
+}
+
+/// The first wait before a retry (`LUMINOS_RETRY_BACKOFF_MS`): whole
+/// milliseconds, at most a minute (0 retries at once).
+fn retry_backoff(env: &Env) -> Result<Duration, ConfigError> {
+    Ok(match &env.luminos_retry_backoff {
+        Some(raw) => parse_millis(
+            RETRY_BACKOFF_VAR,
+            raw,
+            0..=60_000,
+            "a whole number of milliseconds up to 60000",
+        )?,
+        None => api::retry::INITIAL_BACKOFF,
+    })
+}
+
+/// How often a batch is polled (`LUMINOS_BATCH_POLL_MS`): its first wait
+/// in whole milliseconds from 1 to an hour.
+fn batch_timing(env: &Env) -> Result<BatchTiming, ConfigError> {
+    Ok(match &env.luminos_batch_poll {
+        Some(raw) => BatchTiming::starting_at(parse_millis(
+            BATCH_POLL_VAR,
+            raw,
+            1..=3_600_000,
+            "a whole number of milliseconds from 1 to 3600000",
+        )?),
+        None => BatchTiming::default(),
+    })
+}
+
+/// The credential: `ANTHROPIC_API_KEY`, else `ANTHROPIC_AUTH_TOKEN`.
+fn auth(env: &Env) -> Option<Auth> {
+    match (&env.anthropic_api_key, &env.anthropic_auth_token) {
+        (Some(key), _) => Some(Auth::ApiKey(key.clone())),
+        (None, Some(token)) => Some(Auth::BearerToken(token.clone())),
+        (None, None) => None,
+    }
 }
 
 /// A timeout variable: positive decimal seconds, at most a day.

@@ -35,11 +35,7 @@ impl Invocation {
             None => {}
         }
         let format = output_format(&args)?;
-        let cache_root = env
-            .luminos_cache_dir
-            .as_ref()
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_CACHE_ROOT));
+        let cache_root = cache_root(env);
         let language = args.language.as_deref().map(parse_language).transpose()?;
         let Some(target_arg) = args.target.clone() else {
             return if args.clear_cache {
@@ -61,10 +57,7 @@ impl Invocation {
             target_canonical: target.canonical,
             output: OutputOptions {
                 format,
-                width: match (&args.output, env.stdout_columns) {
-                    (None, Some(columns)) => columns,
-                    _ => crate::report::text_fit::DEFAULT_WIDTH,
-                },
+                width: report_width(&args, env),
                 file: args.output.clone(),
                 inside_target,
             },
@@ -79,13 +72,7 @@ impl Invocation {
             },
             api,
             cache_root,
-            progress: if env.stderr_is_terminal {
-                ProgressStyle::Live {
-                    color: !env.no_color,
-                }
-            } else {
-                ProgressStyle::Plain
-            },
+            progress: progress_style(env),
             verbose: args.verbose,
             notes: base_note.into_iter().collect(),
         };
@@ -93,6 +80,35 @@ impl Invocation {
             config: Box::new(config),
             clear_cache_first,
         })
+    }
+}
+
+/// The cache's root: `LUMINOS_CACHE_DIR`, else the default.
+fn cache_root(env: &Env) -> PathBuf {
+    env.luminos_cache_dir
+        .as_ref()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_CACHE_ROOT))
+}
+
+/// The width the text report fits: the terminal's when it goes to one
+/// (not to an `-o` file), else the default.
+fn report_width(args: &Args, env: &Env) -> usize {
+    match (&args.output, env.stdout_columns) {
+        (None, Some(columns)) => columns,
+        _ => crate::report::text_fit::DEFAULT_WIDTH,
+    }
+}
+
+/// How progress is shown: a live line on a terminal (coloured unless
+/// `NO_COLOR`), plain lines otherwise.
+fn progress_style(env: &Env) -> ProgressStyle {
+    if env.stderr_is_terminal {
+        ProgressStyle::Live {
+            color: !env.no_color,
+        }
+    } else {
+        ProgressStyle::Plain
     }
 }
 

@@ -31,20 +31,6 @@ pub(crate) const SECTION_ITEMS: usize = 8;
 
 /// The lines of the section `key`; none when it is empty.
 fn body(sections: &Sections, key: &str) -> Vec<String> {
-    let prose = |text: &Option<String>| -> Vec<String> {
-        text.iter()
-            .flat_map(|text| text.split('\n'))
-            .map(|line| format!("  {}", escape_control(line)))
-            .collect()
-    };
-    let bullets = |items: &[String]| -> Vec<String> {
-        listed(
-            items
-                .iter()
-                .map(|item| vec![format!("  - {}", escape_line(item))])
-                .collect(),
-        )
-    };
     match key {
         "overall_purpose" => prose(&sections.overall_purpose),
         "architecture" => prose(&sections.architecture),
@@ -107,6 +93,24 @@ fn body(sections: &Sections, key: &str) -> Vec<String> {
         "concerns" => bullets(&sections.concerns),
         _ => Vec::new(),
     }
+}
+
+/// A prose section's lines, indented, each escaped.
+fn prose(text: &Option<String>) -> Vec<String> {
+    text.iter()
+        .flat_map(|text| text.split('\n'))
+        .map(|line| format!("  {}", escape_control(line)))
+        .collect()
+}
+
+/// A list of plain items as bullets (see [`listed`]).
+fn bullets(items: &[String]) -> Vec<String> {
+    listed(
+        items
+            .iter()
+            .map(|item| vec![format!("  - {}", escape_line(item))])
+            .collect(),
+    )
 }
 
 /// A list's items (each its lines), the first [`SECTION_ITEMS`] of them,

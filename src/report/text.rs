@@ -73,14 +73,7 @@ pub(crate) fn format_report(report: &Report, options: &RenderOptions) -> String 
     }
 
     section(&mut lines, ">> DIRECTORY TREE");
-    let sizes = Sizes::of(report, target);
-    let flagged = Flagged::of(report);
-    let context = TreeContext {
-        target,
-        sizes: &sizes,
-        flagged: &flagged,
-    };
-    lines.push(bounded_tree(&report.scan.tree, &context, TREE_LINES));
+    lines.push(tree(report, target));
 
     super::text_scan::push_scan_sections(&mut lines, report, target);
 
@@ -94,6 +87,18 @@ pub(crate) fn format_report(report: &Report, options: &RenderOptions) -> String 
     lines.push("  End of report.".to_string());
     lines.push(sep);
     fit_lines(&lines, options.width).join("\n")
+}
+
+/// The scan's tree, with sizes and flags marked, in its line budget.
+fn tree(report: &Report, target: &str) -> String {
+    let sizes = Sizes::of(report, target);
+    let flagged = Flagged::of(report);
+    let context = TreeContext {
+        target,
+        sizes: &sizes,
+        flagged: &flagged,
+    };
+    bounded_tree(&report.scan.tree, &context, TREE_LINES)
 }
 
 /// The `>> FLAGS` section: one group per path, the group with the most

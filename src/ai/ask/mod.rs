@@ -46,7 +46,7 @@ use crate::config::Config;
 use crate::grounding::{CheckedCitation, Scope, cite, outlines::Source};
 use crate::progress::Progress;
 use crate::report::ReportTokens;
-use crate::scan::{self, ScanFilter};
+use crate::scan::{self, BaseScan, ScanFilter};
 use crate::text::{escape_control, escape_line};
 use known::{Learned, Scratch};
 
@@ -216,19 +216,48 @@ pub(crate) async fn answer(
     if config.api.auth.is_none() {
         return Err(AskError::NoCredential.into());
     }
-    let limit = config.investigation.budget;
     progress.ai(&format!("Question: {}", escape_line(&question)));
 
-    let (scan, known) = {
-        let (config, progress) = (config.clone(), progress.clone());
-        // The scan blocks; so does reading the cache.
-        tokio::task::spawn_blocking(move || {
-            let scan = scan::scan(&config.target, &config.scan, &progress);
-            (scan, Learned::read(&config))
-        })
-        .await
-        .map_err(|err| AskError::Prepare(err.to_string()))?
-    };
+    let (scan, known) = scan_and_read(config, progress).await?;
+    say_known(&known, progress);
+
+    let filter = ScanFilter::new(&config.target_canonical, &config.scan);
+    let (system, kickoff) = question_prompts(config, &question, &scan, &known, &filter)?;
+    let (text, cost) = run_agent(config, progress, &known, &filter, system, &kickoff).await?;
+
+    let grounding = Scope::from_scan(&scan, &config.target, &config.target_canonical);
+    let citations = cite(
+        &grounding,
+        Source::Disk(config.target_canonical.clone()),
+        &text,
+    );
+    Ok(Answer {
+        question,
+        answer: text,
+        citations,
+        cost,
+        note: known.note.map(str::to_string),
+    })
+}
+
+/// Scan the tree and read what its investigation cached, off the async
+/// threads: both block.
+async fn scan_and_read(
+    config: &Config,
+    progress: &Progress,
+) -> Result<(BaseScan, Learned), AskError> {
+    let (config, progress) = (config.clone(), progress.clone());
+    tokio::task::spawn_blocking(move || {
+        let scan = scan::scan(&config.target, &config.scan, &progress);
+        (scan, Learned::read(&config))
+    })
+    .await
+    .map_err(|err| AskError::Prepare(err.to_string()))
+}
+
+/// Say on `progress` what the answer rests on: the investigation's
+/// summaries, or the note of why there are none.
+fn say_known(known: &Learned, progress: &Progress) {
     match &known.cache {
         Some(cache) => progress.ai(&format!(
             "Investigation {}: {} directory summaries, {} file summaries{}.",
@@ -243,13 +272,23 @@ pub(crate) async fn answer(
         )),
         None => progress.ai(&format!("Note: {}.", known.note.unwrap_or_default())),
     }
+}
 
-    let filter = ScanFilter::new(&config.target_canonical, &config.scan);
+/// The context the question is shown: what the investigation cached that
+/// bears on it, or for a tree never investigated, the scan's tree and
+/// signals, each part within its share of the model's room.
+fn question_context(
+    config: &Config,
+    question: &str,
+    scan: &BaseScan,
+    known: &Learned,
+    filter: &ScanFilter,
+) -> String {
     let room = Room::of(config.investigation.model_facts.model, Workload::Routine);
     let shares = context::Shares::within(room.bytes(Part::AskContext));
-    let context = match &known.cache {
+    match &known.cache {
         Some(_) => context::investigated_context(
-            &question,
+            question,
             &context::Cached {
                 verdict: known
                     .verdict
@@ -264,26 +303,66 @@ pub(crate) async fn answer(
         None => context::scan_context(
             &prompt_tree(
                 &config.target_canonical,
-                &filter,
+                filter,
                 SCAN_TREE_DEPTH,
                 room.bytes(Part::Tree),
             ),
             &format_survey_signals(&scan.survey_signals, room.bytes(Part::Signals)),
             shares,
         ),
-    };
+    }
+}
+
+/// The question's agent, offered the ask tools; `read_cache` only when
+/// there is an investigation to read.
+fn ask_agent(system: String, kickoff: &str, investigated: bool, progress: &Progress) -> Agent {
+    let offered: Vec<_> = tools::definitions(Toolbox::Ask)
+        .into_iter()
+        .filter(|tool| investigated || tool.name != "read_cache")
+        .collect();
+    Agent::new(
+        Toolbox::Ask,
+        system,
+        kickoff,
+        offered,
+        prompts::nudge::ASK,
+        Printer::Quiet(progress.clone()),
+    )
+}
+
+/// The question's system prompt (the target, what is known of it, and the
+/// context chosen for the question) and its kickoff.
+fn question_prompts(
+    config: &Config,
+    question: &str,
+    scan: &BaseScan,
+    known: &Learned,
+    filter: &ScanFilter,
+) -> Result<(String, String), AskError> {
+    let context = question_context(config, question, scan, known, filter);
     let system = system_prompt(
         &config.target_canonical.to_string_lossy(),
         &known.knowledge(),
         &context,
     )
     .map_err(AskError::from)?;
-    let kickoff = AskQuestionPrompt {
-        question: &question,
-    }
-    .render()
-    .map_err(AskError::from)?;
+    let kickoff = AskQuestionPrompt { question }
+        .render()
+        .map_err(AskError::from)?;
+    Ok((system, kickoff))
+}
 
+/// Run the question's agent on a session of its own, with the tools kept
+/// to `filter`'s scope and recording nothing: the answer's text and what it
+/// cost, or why none came and what was spent trying.
+async fn run_agent(
+    config: &Config,
+    progress: &Progress,
+    known: &Learned,
+    filter: &ScanFilter,
+    system: String,
+    kickoff: &str,
+) -> Result<(String, Cost), AskFailure> {
     let session = Session::for_run(config, progress).map_err(|err| match err {
         InvestigationError::NoCredential => AskError::NoCredential,
         other => AskError::Failed(other),
@@ -298,20 +377,9 @@ pub(crate) async fn answer(
             &scratch.cache
         }
     };
-    let offered: Vec<_> = tools::definitions(Toolbox::Ask)
-        .into_iter()
-        .filter(|tool| known.cache.is_some() || tool.name != "read_cache")
-        .collect();
-    let agent = Agent::new(
-        Toolbox::Ask,
-        system,
-        &kickoff,
-        offered,
-        prompts::nudge::ASK,
-        Printer::Quiet(progress.clone()),
-    );
+    let agent = ask_agent(system, kickoff, known.cache.is_some(), progress);
     let tools = ToolContext {
-        scope: Some(&filter),
+        scope: Some(filter),
         records: false,
         ..ToolContext::new(cache, session.redactor(), progress, ASK_NAME)
     };
@@ -323,25 +391,13 @@ pub(crate) async fn answer(
         cost_usd: session.tracker().cost(),
     };
     let text = result.map_err(spent)?;
-
-    let grounding = Scope::from_scan(&scan, &config.target, &config.target_canonical);
-    let citations = cite(
-        &grounding,
-        Source::Disk(config.target_canonical.clone()),
-        &text,
-    );
-    Ok(Answer {
-        question,
-        answer: text,
-        citations,
-        cost: Cost {
-            usd: session.tracker().cost(),
-            budget_usd: limit,
-            api_requests: totals.requests,
-            tokens: totals.usage,
-        },
-        note: known.note.map(str::to_string),
-    })
+    let cost = Cost {
+        usd: session.tracker().cost(),
+        budget_usd: config.investigation.budget,
+        api_requests: totals.requests,
+        tokens: totals.usage,
+    };
+    Ok((text, cost))
 }
 
 /// The question's system prompt: the target, what is known of it, and the

@@ -25,7 +25,8 @@ use crate::ai::passes::survey::{NO_SURVEY, SurveyInputs, format_survey_signals, 
 use crate::ai::passes::synthesis::{lay_out, synthesis_entries, synthesis_prompt};
 use crate::ai::prompts::kickoff;
 use crate::ai::rules::decide::{
-    Decision, MECHANICAL_SECTION_BYTES, PassChoice, SECTION_BYTES, decide, expected_read_bytes,
+    Decision, MECHANICAL_SECTION_BYTES, PassChoice, PlannedLoop, SECTION_BYTES, decide,
+    expected_read_bytes,
 };
 use crate::ai::rules::discover::relative;
 use crate::ai::rules::levels::{Capacity, call_inputs};
@@ -64,110 +65,26 @@ pub(crate) fn estimate(
     dirs: &ScannedDirs,
 ) -> Result<Estimate, EstimateError> {
     let target = config.target_canonical.as_path();
-    let target_text = target.to_string_lossy();
     let scope = ScanFilter::new(target, &config.scan);
     let cache = existing_investigation(config);
     let situation = Situation::gather(config, scan, dirs, &scope, cache.as_ref());
     let decision = decide(&situation.inputs(), None);
-    // Directories that get a new entry this run.
-    let renewed = decision.renewed();
-    let kept = |dir: &Path| {
-        cache
-            .as_ref()
-            .filter(|_| !renewed.contains(dir))
-            .and_then(|c| c.entry::<DirEntry>(&dir.to_string_lossy()))
+    let measure = Measure {
+        config,
+        scan,
+        scope: &scope,
+        cache: cache.as_ref(),
+        situation: &situation,
+        decision: &decision,
+        renewed: decision.renewed(),
+        surveyed: matches!(decision.survey, PassChoice::Run | PassChoice::Reuse),
+        room: Room::of(config.investigation.model_facts.model, Workload::Judgment),
     };
+    let kept = |dir: &Path| measure.kept(dir);
 
-    let model = config.investigation.model_facts.model;
-    let room = Room::of(model, Workload::Judgment);
-    let survey = if decision.survey == PassChoice::Run {
-        let tree_preview = prompt_tree(target, &scope, SURVEY_TREE_DEPTH, room.bytes(Part::Tree));
-        let prompt = survey_prompt(&SurveyInputs {
-            target: &target_text,
-            signals: &scan.survey_signals,
-            tree_preview: &tree_preview,
-            room,
-        })
-        .map_err(prompt_error("survey"))?;
-        Some(call_tokens(&prompt, kickoff::SURVEY, Toolbox::Survey))
-    } else {
-        None
-    };
-    let surveyed = matches!(decision.survey, PassChoice::Run | PassChoice::Reuse);
-    let planning = if decision.planning == PassChoice::Run {
-        let cached_rel: Vec<String> = decision
-            .freshness
-            .fresh
-            .iter()
-            .map(|d| relative(target, d))
-            .collect();
-        let prompt = planning_prompt(&PlanningInputs {
-            target: &target_text,
-            survey_block: NO_SURVEY,
-            tree_text: &planning_tree(target, &scope, &situation, &room),
-            file_signals: &format_survey_signals(&scan.survey_signals, room.bytes(Part::Signals)),
-            dir_count: situation.dirs.len(),
-            cached_dirs: &cached_rel,
-            spending: spending(&decision),
-        })
-        .map_err(prompt_error("planning"))?;
-        Some(call_tokens(&prompt, kickoff::PLANNING, Toolbox::Planning) + survey_block(surveyed))
-    } else {
-        None
-    };
-
-    let system = dir_system_prompt(NO_SURVEY, config.investigation.language.as_deref())
-        .map_err(prompt_error("directory"))?;
-    let shared_prefix = tokens_of_bytes(system.len() as u64) + tools_tokens(Toolbox::Dir);
-    let mut loops = Vec::with_capacity(decision.work.loops.len());
-    let mut probe = None;
-    for (n, planned) in decision.work.loops.iter().enumerate() {
-        let unit = &planned.unit;
-        let outside = outside_children(&situation.children, &unit.root, &unit.members);
-        let children = named_child_entries(&outside, |child| kept(child));
-        // A child summarized this run is counted as an allowance below.
-        let pending = outside
-            .iter()
-            .filter(|child| renewed.contains(child.as_path()))
-            .count() as u64;
-        let listings: Vec<String> = unit
-            .dirs()
-            .map(|dir| dir_context_in(target, dir, Some(&scope)))
-            .collect();
-        let task = compose_dir_task(
-            target,
-            &unit.root,
-            &unit.members,
-            planned.turns,
-            &listings,
-            &children,
-            TaskRoom::of(model),
-        )
-        .map_err(prompt_error("directory"))?;
-        if n == 0 {
-            probe = Some(Probe::of_loop(
-                &config.investigation.model,
-                config.investigation.model_facts,
-                &system,
-                &task,
-            ));
-        }
-        loops.push(DirInput {
-            prompt_tokens: shared_prefix
-                + tokens_of_bytes(task.len() as u64)
-                + pending * tokens_of_bytes(SUMMARY_BYTES as u64)
-                + survey_block(surveyed),
-            read_tokens: unit
-                .dirs()
-                .map(|d| tokens_of_bytes(situation.stats.of(d).read_bytes))
-                .sum(),
-            read_tokens_low: tokens_of_bytes(expected_read_bytes(&situation.stats, unit)),
-            turns: planned.turns,
-            // The first loop writes the shared prefix; the others read it.
-            prefix_tokens: if n == 0 { 0 } else { shared_prefix },
-        });
-    }
-
+    let survey = measure.survey()?;
+    let planning = measure.planning()?;
+    let (loops, probe) = measure.loops()?;
     let synthesis = if decision.work.synthesis.reused {
         Vec::new()
     } else {
@@ -185,35 +102,190 @@ pub(crate) fn estimate(
             config.investigation.token_budget,
         ),
     };
-    let directories = decision.directory_counts(situation.dirs.len());
-    let counts = Counts {
-        target: config.target.to_string_lossy().into_owned(),
-        model: config.investigation.model.clone(),
-        model_facts: config.investigation.model_facts,
-        model_warning: crate::ai::model_warning(&config.investigation),
-        investigation_id: cache.as_ref().map(|c| c.id().to_string()),
-        batch: config.investigation.batch,
-        directories_total: directories.total,
-        directories_cached: directories.cached,
-        directories_skipped: directories.skipped,
-        budget_usd: config.investigation.budget,
-        max_cost_usd: config.investigation.max_cost,
-        token_budget: config.investigation.token_budget,
-        tokens_per_second: config.investigation.tokens_per_second,
-        plan_meter: PlanMoney::of(&config.investigation).meter,
-        budget_binding: decision.work.budget.binding,
-        units: decision.work.budget.units,
-        loops_affordable: decision.work.budget.loops_affordable,
-        directories_folded: decision.folded(),
-        directories_mechanical: directories.from_scan,
-        synthesis_levels: 0,
-        token_calibration: None,
-        token_calibration_error: None,
-    };
-    let mut estimate = Estimate::new(counts, &inputs);
+    let mut estimate = Estimate::new(measure.counts(), &inputs);
     estimate.counts.synthesis_levels = synthesis_levels(config, &situation, &decision, &kept);
     estimate.probe = probe;
     Ok(estimate)
+}
+
+/// What the estimate measures each pass's prompts against: the run's
+/// situation and decision, and the investigation it would resume.
+struct Measure<'a> {
+    config: &'a Config,
+    scan: &'a BaseScan,
+    scope: &'a ScanFilter,
+    cache: Option<&'a Cache>,
+    situation: &'a Situation,
+    decision: &'a Decision,
+    /// Directories that get a new entry this run.
+    renewed: HashSet<&'a Path>,
+    /// Whether later prompts carry the survey block (run or reused).
+    surveyed: bool,
+    /// The room the one-call passes' prompts have.
+    room: Room,
+}
+
+impl Measure<'_> {
+    /// The entry a run would keep for `dir`: the cached one, unless the
+    /// run writes it anew.
+    fn kept(&self, dir: &Path) -> Option<DirEntry> {
+        self.cache
+            .filter(|_| !self.renewed.contains(dir))
+            .and_then(|c| c.entry::<DirEntry>(&dir.to_string_lossy()))
+    }
+
+    /// Prompt tokens of the survey call, when the survey runs.
+    fn survey(&self) -> Result<Option<u64>, EstimateError> {
+        if self.decision.survey != PassChoice::Run {
+            return Ok(None);
+        }
+        let target = self.config.target_canonical.as_path();
+        let tree_preview = prompt_tree(
+            target,
+            self.scope,
+            SURVEY_TREE_DEPTH,
+            self.room.bytes(Part::Tree),
+        );
+        let prompt = survey_prompt(&SurveyInputs {
+            target: &target.to_string_lossy(),
+            signals: &self.scan.survey_signals,
+            tree_preview: &tree_preview,
+            room: self.room,
+        })
+        .map_err(prompt_error("survey"))?;
+        Ok(Some(call_tokens(&prompt, kickoff::SURVEY, Toolbox::Survey)))
+    }
+
+    /// Prompt tokens of the planning call, when planning runs.
+    fn planning(&self) -> Result<Option<u64>, EstimateError> {
+        if self.decision.planning != PassChoice::Run {
+            return Ok(None);
+        }
+        let target = self.config.target_canonical.as_path();
+        let cached_rel: Vec<String> = self
+            .decision
+            .freshness
+            .fresh
+            .iter()
+            .map(|d| relative(target, d))
+            .collect();
+        let prompt = planning_prompt(&PlanningInputs {
+            target: &target.to_string_lossy(),
+            survey_block: NO_SURVEY,
+            tree_text: &planning_tree(target, self.scope, self.situation, &self.room),
+            file_signals: &format_survey_signals(
+                &self.scan.survey_signals,
+                self.room.bytes(Part::Signals),
+            ),
+            dir_count: self.situation.dirs.len(),
+            cached_dirs: &cached_rel,
+            spending: spending(self.decision),
+        })
+        .map_err(prompt_error("planning"))?;
+        Ok(Some(
+            call_tokens(&prompt, kickoff::PLANNING, Toolbox::Planning)
+                + survey_block(self.surveyed),
+        ))
+    }
+
+    /// Each dir loop's projected input, and the first loop's prompt as the
+    /// probe the calibration counts.
+    fn loops(&self) -> Result<(Vec<DirInput>, Option<Probe>), EstimateError> {
+        let config = self.config;
+        let situation = self.situation;
+        let system = dir_system_prompt(NO_SURVEY, config.investigation.language.as_deref())
+            .map_err(prompt_error("directory"))?;
+        let shared_prefix = tokens_of_bytes(system.len() as u64) + tools_tokens(Toolbox::Dir);
+        let mut loops = Vec::with_capacity(self.decision.work.loops.len());
+        let mut probe = None;
+        for (n, planned) in self.decision.work.loops.iter().enumerate() {
+            let unit = &planned.unit;
+            let (task, pending) = self.loop_task(planned)?;
+            if n == 0 {
+                probe = Some(Probe::of_loop(
+                    &config.investigation.model,
+                    config.investigation.model_facts,
+                    &system,
+                    &task,
+                ));
+            }
+            loops.push(DirInput {
+                prompt_tokens: shared_prefix
+                    + tokens_of_bytes(task.len() as u64)
+                    + pending * tokens_of_bytes(SUMMARY_BYTES as u64)
+                    + survey_block(self.surveyed),
+                read_tokens: unit
+                    .dirs()
+                    .map(|d| tokens_of_bytes(situation.stats.of(d).read_bytes))
+                    .sum(),
+                read_tokens_low: tokens_of_bytes(expected_read_bytes(&situation.stats, unit)),
+                turns: planned.turns,
+                // The first loop writes the shared prefix; the others read it.
+                prefix_tokens: if n == 0 { 0 } else { shared_prefix },
+            });
+        }
+        Ok((loops, probe))
+    }
+
+    /// One loop's real assignment, and how many of its children are
+    /// summarized this run (each counted as an allowance, since their
+    /// summaries are not written yet).
+    fn loop_task(&self, planned: &PlannedLoop) -> Result<(String, u64), EstimateError> {
+        let target = self.config.target_canonical.as_path();
+        let unit = &planned.unit;
+        let outside = outside_children(&self.situation.children, &unit.root, &unit.members);
+        let children = named_child_entries(&outside, |child| self.kept(child));
+        let pending = outside
+            .iter()
+            .filter(|child| self.renewed.contains(child.as_path()))
+            .count() as u64;
+        let listings: Vec<String> = unit
+            .dirs()
+            .map(|dir| dir_context_in(target, dir, Some(self.scope)))
+            .collect();
+        let task = compose_dir_task(
+            target,
+            &unit.root,
+            &unit.members,
+            planned.turns,
+            &listings,
+            &children,
+            TaskRoom::of(self.config.investigation.model_facts.model),
+        )
+        .map_err(prompt_error("directory"))?;
+        Ok((task, pending))
+    }
+
+    /// The counts the estimate reports beside its projection.
+    fn counts(&self) -> Counts {
+        let config = self.config;
+        let decision = self.decision;
+        let directories = decision.directory_counts(self.situation.dirs.len());
+        Counts {
+            target: config.target.to_string_lossy().into_owned(),
+            model: config.investigation.model.clone(),
+            model_facts: config.investigation.model_facts,
+            model_warning: crate::ai::model_warning(&config.investigation),
+            investigation_id: self.cache.map(|c| c.id().to_string()),
+            batch: config.investigation.batch,
+            directories_total: directories.total,
+            directories_cached: directories.cached,
+            directories_skipped: directories.skipped,
+            budget_usd: config.investigation.budget,
+            max_cost_usd: config.investigation.max_cost,
+            token_budget: config.investigation.token_budget,
+            tokens_per_second: config.investigation.tokens_per_second,
+            plan_meter: PlanMoney::of(&config.investigation).meter,
+            budget_binding: decision.work.budget.binding,
+            units: decision.work.budget.units,
+            loops_affordable: decision.work.budget.loops_affordable,
+            directories_folded: decision.folded(),
+            directories_mechanical: directories.from_scan,
+            synthesis_levels: 0,
+            token_calibration: None,
+            token_calibration_error: None,
+        }
+    }
 }
 
 /// The entries the synthesis would read after the run: the kept ones as

@@ -253,74 +253,13 @@ impl Estimate {
         if let Some(warning) = &counts.model_warning {
             lines.push(format!("Warning: {}", crate::text::escape_line(warning)));
         }
-        // The same counts, in the same words, as the run's line.
-        let mut dirs = format!(
-            "Directories: {} found; {} to investigate",
-            counts.directories_total, self.directories_to_investigate
-        );
-        for (n, what) in [
-            (counts.directories_mechanical, "summarised from the scan"),
-            (counts.directories_cached, "cached"),
-            (counts.directories_skipped, "skipped by the saved plan"),
-        ] {
-            if n > 0 {
-                dirs.push_str(&format!(", {n} {what}"));
-            }
-        }
-        lines.push(dirs);
-        if counts.budget_binding {
-            let budget = match counts.plan_meter {
-                Meter::Dollars => {
-                    format!("Budget: ${:.2} buys", counts.budget_usd.unwrap_or_default())
-                }
-                Meter::Tokens => format!(
-                    "Token budget: {} tokens buy",
-                    format_thousands(counts.token_budget.unwrap_or_default())
-                ),
-            };
-            lines.push(format!(
-                "{budget} {} loop{} ({} directories folded into them); {} directories \
-                 summarised from the scan",
-                self.loops,
-                if self.loops == 1 { "" } else { "s" },
-                counts.directories_folded,
-                counts.directories_mechanical
-            ));
-        }
-        let mut passes = Vec::new();
-        if self.survey {
-            passes.push("survey".to_string());
-        }
-        if self.planning {
-            passes.push("planning".to_string());
-        }
-        if self.loops > 0 {
-            passes.push(format!("{} directory loops", self.loops));
-        }
-        if self.synthesis {
-            // The levels counted as the JSON's `synthesis_levels` and the
-            // run's "Synthesis level N" lines count them: below the verdict.
-            let mut synthesis = match counts.synthesis_levels {
-                0 => "synthesis".to_string(),
-                1 => "synthesis: 1 level of parts, then the verdict".to_string(),
-                n => format!("synthesis: {n} levels of parts, then the verdict"),
-            };
-            // Summaries rebuilt from the scan alone change the synthesis's
-            // input only when their text changes, which the run sees once
-            // it has rebuilt them: it reuses the saved synthesis otherwise.
-            if self.loops == 0 && counts.directories_mechanical > 0 {
-                synthesis.push_str(", sent only if a summary rebuilt from the scan changes");
-            }
-            passes.push(synthesis);
-        }
-        if passes.is_empty() {
-            passes.push("everything is cached".to_string());
-        }
+        lines.push(self.directories_line());
+        lines.extend(self.budget_line());
         lines.push(format!(
             "API calls: {} to {} ({})",
             self.api_calls.low,
             self.api_calls.high,
-            passes.join(", ")
+            self.passes().join(", ")
         ));
         let tokens = |r: &Range<u64>| {
             format!(
@@ -342,21 +281,121 @@ impl Estimate {
             "Estimated cost: ${:.2} to ${:.2}{prices}",
             self.cost_usd.low, self.cost_usd.high
         ));
+        lines.extend(self.calibration_line());
+        lines.push(self.assumptions_line());
+        lines.join("\n")
+    }
+
+    /// What becomes of the directories found, in the same counts and the
+    /// same words as the run's line.
+    fn directories_line(&self) -> String {
+        let counts = &self.counts;
+        let mut dirs = format!(
+            "Directories: {} found; {} to investigate",
+            counts.directories_total, self.directories_to_investigate
+        );
+        for (n, what) in [
+            (counts.directories_mechanical, "summarised from the scan"),
+            (counts.directories_cached, "cached"),
+            (counts.directories_skipped, "skipped by the saved plan"),
+        ] {
+            if n > 0 {
+                dirs.push_str(&format!(", {n} {what}"));
+            }
+        }
+        dirs
+    }
+
+    /// What the budget buys, when it shapes the run.
+    fn budget_line(&self) -> Option<String> {
+        let counts = &self.counts;
+        counts.budget_binding.then(|| {
+            let budget = match counts.plan_meter {
+                Meter::Dollars => {
+                    format!("Budget: ${:.2} buys", counts.budget_usd.unwrap_or_default())
+                }
+                Meter::Tokens => format!(
+                    "Token budget: {} tokens buy",
+                    format_thousands(counts.token_budget.unwrap_or_default())
+                ),
+            };
+            format!(
+                "{budget} {} loop{} ({} directories folded into them); {} directories \
+                 summarised from the scan",
+                self.loops,
+                if self.loops == 1 { "" } else { "s" },
+                counts.directories_folded,
+                counts.directories_mechanical
+            )
+        })
+    }
+
+    /// The passes the API calls go to, in the order they run.
+    fn passes(&self) -> Vec<String> {
+        let mut passes = Vec::new();
+        if self.survey {
+            passes.push("survey".to_string());
+        }
+        if self.planning {
+            passes.push("planning".to_string());
+        }
+        if self.loops > 0 {
+            passes.push(format!("{} directory loops", self.loops));
+        }
+        if self.synthesis {
+            passes.push(self.synthesis_pass());
+        }
+        if passes.is_empty() {
+            passes.push("everything is cached".to_string());
+        }
+        passes
+    }
+
+    /// The synthesis as a pass: its levels, and when it is sent at all.
+    fn synthesis_pass(&self) -> String {
+        let counts = &self.counts;
+        // The levels counted as the JSON's `synthesis_levels` and the
+        // run's "Synthesis level N" lines count them: below the verdict.
+        let mut synthesis = match counts.synthesis_levels {
+            0 => "synthesis".to_string(),
+            1 => "synthesis: 1 level of parts, then the verdict".to_string(),
+            n => format!("synthesis: {n} levels of parts, then the verdict"),
+        };
+        // Summaries rebuilt from the scan alone change the synthesis's
+        // input only when their text changes, which the run sees once
+        // it has rebuilt them: it reuses the saved synthesis otherwise.
+        if self.loops == 0 && counts.directories_mechanical > 0 {
+            synthesis.push_str(", sent only if a summary rebuilt from the scan changes");
+        }
+        synthesis
+    }
+
+    /// How the token counts were calibrated, or why they were not, when
+    /// calibration was tried.
+    fn calibration_line(&self) -> Option<String> {
+        let counts = &self.counts;
         if let Some(c) = &counts.token_calibration {
-            lines.push(format!(
+            Some(format!(
                 "Token counts calibrated with the API's token counting (free): it counted {} \
                  tokens in the first loop's prompt where the estimate's rule made {}, so every \
                  token figure is scaled by {:.2}.",
                 format_thousands(c.counted),
                 format_thousands(c.estimated),
                 c.factor
-            ));
-        } else if let Some(error) = &counts.token_calibration_error {
-            lines.push(format!(
-                "Token counts not calibrated (the API's token counting did not answer: {}).",
-                crate::text::escape_line(error)
-            ));
+            ))
+        } else {
+            counts.token_calibration_error.as_ref().map(|error| {
+                format!(
+                    "Token counts not calibrated (the API's token counting did not answer: {}).",
+                    crate::text::escape_line(error)
+                )
+            })
         }
+    }
+
+    /// What the low and high figures assume, and what holds the high one.
+    fn assumptions_line(&self) -> String {
+        let counts = &self.counts;
         let held = match (counts.budget_usd, counts.max_cost_usd) {
             (Some(budget), Some(cap)) if cap < budget => {
                 format!(", held to --max-cost (${cap:.2})")
@@ -365,7 +404,7 @@ impl Estimate {
             (None, Some(cap)) => format!(", held to --max-cost (${cap:.2})"),
             (None, None) => String::new(),
         };
-        lines.push(format!(
+        format!(
             "Low: {LOW_TURNS} turns per directory with prompt caching; high: every allotted \
              turn with no cache hits{}.",
             if self.cost_held_by_budget {
@@ -373,8 +412,7 @@ impl Estimate {
             } else {
                 ""
             }
-        ));
-        lines.join("\n")
+        )
     }
 }
 

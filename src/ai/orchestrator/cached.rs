@@ -16,7 +16,7 @@
 //! those with a summary that are gone ([`TreeChanges`]).
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, json};
@@ -131,21 +131,7 @@ pub(crate) fn read_cached(
     let target = config.target_canonical.as_path();
     let scope = ScanFilter::new(target, &config.scan);
     let situation = Situation::gather(config, &scan, dirs, &scope, Some(&cache));
-
-    let mut changed: Vec<String> = situation
-        .states
-        .iter()
-        .filter(|(_, state)| **state == DirState::Changed)
-        .map(|(dir, _)| relative(target, dir))
-        .collect();
-    let in_scope: HashSet<&PathBuf> = situation.dirs.iter().collect();
-    let mut removed: Vec<String> = located
-        .iter()
-        .filter(|(dir, _)| !in_scope.contains(dir) && !dir.is_dir())
-        .map(|(dir, _)| relative(target, dir))
-        .collect();
-    changed.sort_by(|a, b| tree_order(a, b));
-    removed.sort_by(|a, b| tree_order(a, b));
+    let changes = tree_changes(target, &situation, located.iter().map(|(dir, _)| dir));
 
     let saved = cache
         .read_document::<SavedSynthesis>(SYNTHESIS_FILE)
@@ -185,8 +171,32 @@ pub(crate) fn read_cached(
         model,
         verdict_at: saved.created_at,
         last_run,
-        changes: TreeChanges { changed, removed },
+        changes,
     })
+}
+
+/// What moved in the tree since its summaries were written: the
+/// directories `situation` found changed, and those of the `summarized`
+/// ones that no longer exist, each relative to `target` in tree order.
+fn tree_changes<'a>(
+    target: &Path,
+    situation: &Situation,
+    summarized: impl Iterator<Item = &'a PathBuf>,
+) -> TreeChanges {
+    let mut changed: Vec<String> = situation
+        .states
+        .iter()
+        .filter(|(_, state)| **state == DirState::Changed)
+        .map(|(dir, _)| relative(target, dir))
+        .collect();
+    let in_scope: HashSet<&PathBuf> = situation.dirs.iter().collect();
+    let mut removed: Vec<String> = summarized
+        .filter(|dir| !in_scope.contains(dir) && !dir.is_dir())
+        .map(|dir| relative(target, dir))
+        .collect();
+    changed.sort_by(|a, b| tree_order(a, b));
+    removed.sort_by(|a, b| tree_order(a, b));
+    TreeChanges { changed, removed }
 }
 
 /// Record in `meta.json` how a run that reached its end ended (a failed or

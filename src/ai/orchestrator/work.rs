@@ -16,7 +16,7 @@ use crate::ai::failure::InvestigationError;
 use crate::ai::passes::dir_loop::{DirShared, RunningSpend, dir_system_prompt};
 use crate::ai::passes::scheduler::{LoopOptions, LoopsDone, Replanning, run_work};
 use crate::ai::passes::survey::{Survey, filter_dir_tools, format_survey_block};
-use crate::ai::rules::decide::{Decision, Replanner};
+use crate::ai::rules::decide::{Decision, Replanner, SavedWork};
 use crate::ai::rules::discover::ChildIndex;
 use crate::ai::rules::fingerprint::Reason;
 use crate::ai::situation::Situation;
@@ -38,38 +38,8 @@ pub(super) async fn work_phase(
         .saved_work
         .as_ref()
         .filter(|work| work.budget == decision.work.budget.limit && work.batch == decision.batch);
-    if decision.work.resumed {
-        progress.ai("Work plan loaded from cache.");
-    } else if !decision.work.loops.is_empty()
-        || !decision.work.mechanical.is_empty()
-        || !decision.work.candidates.is_empty()
-    {
-        let work = decision.saved_work().merged_over(older);
-        save_json(run, WORK_PLAN_FILE, &work.document(run.ctx.target()));
-    }
-    let allocations: Vec<u32> = decision.work.loops.iter().map(|l| l.turns).collect();
-    // A directory stale only because of a child keeps its file summaries.
-    let changed: HashSet<PathBuf> = decision
-        .freshness
-        .stale
-        .iter()
-        .filter(|(_, reason)| *reason != Reason::ChildChanged)
-        .map(|(dir, _)| dir.clone())
-        .collect();
-    let shared = Arc::new(DirShared {
-        run: run.ctx.clone(),
-        children: ChildIndex::new(&situation.dirs),
-        system: dir_system_prompt(
-            &format_survey_block(survey),
-            config.investigation.language.as_deref(),
-        )?,
-        language: config.investigation.language.clone(),
-        dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey),
-        pool: TurnPool::new(&allocations),
-        grounding: run.grounding(),
-        changed,
-        spend: RunningSpend::default(),
-    });
+    save_work_plan(run, decision, older);
+    let shared = dir_shared(run, situation, decision, survey)?;
     let options = LoopOptions {
         jobs: config.investigation.jobs,
         max_cost: PlanMoney::of(&config.investigation).max_cost,
@@ -114,4 +84,53 @@ pub(super) async fn work_phase(
         ));
     }
     done
+}
+
+/// Save the decided work over the `older` work it carries on, unless it
+/// was resumed (then say so) or there is no work.
+fn save_work_plan(run: &Phases<'_>, decision: &Decision, older: Option<&SavedWork>) {
+    if decision.work.resumed {
+        run.ctx.progress.ai("Work plan loaded from cache.");
+    } else if !decision.work.loops.is_empty()
+        || !decision.work.mechanical.is_empty()
+        || !decision.work.candidates.is_empty()
+    {
+        let work = decision.saved_work().merged_over(older);
+        save_json(run, WORK_PLAN_FILE, &work.document(run.ctx.target()));
+    }
+}
+
+/// What every dir loop of the run shares: the run, the system prompt and
+/// tools after the survey, the pool of turns the loops were allotted, and
+/// the directories whose own files changed.
+fn dir_shared(
+    run: &Phases<'_>,
+    situation: &Situation,
+    decision: &Decision,
+    survey: Option<&Survey>,
+) -> Result<Arc<DirShared>, InvestigationError> {
+    let config = run.config;
+    let allocations: Vec<u32> = decision.work.loops.iter().map(|l| l.turns).collect();
+    // A directory stale only because of a child keeps its file summaries.
+    let changed: HashSet<PathBuf> = decision
+        .freshness
+        .stale
+        .iter()
+        .filter(|(_, reason)| *reason != Reason::ChildChanged)
+        .map(|(dir, _)| dir.clone())
+        .collect();
+    Ok(Arc::new(DirShared {
+        run: run.ctx.clone(),
+        children: ChildIndex::new(&situation.dirs),
+        system: dir_system_prompt(
+            &format_survey_block(survey),
+            config.investigation.language.as_deref(),
+        )?,
+        language: config.investigation.language.clone(),
+        dir_tools: filter_dir_tools(&tools::definitions(Toolbox::Dir), survey),
+        pool: TurnPool::new(&allocations),
+        grounding: run.grounding(),
+        changed,
+        spend: RunningSpend::default(),
+    }))
 }
