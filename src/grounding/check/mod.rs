@@ -143,70 +143,9 @@ fn gather(
 ) -> Vec<Text> {
     let any_code = scope.files().iter().any(|f| language_of(f).is_some());
     let mut texts = Vec::new();
-    for entry in sources.dir_entries {
-        let Some(dir) = entry_path(scope, &entry.path, &entry.relative_path) else {
-            continue;
-        };
-        let (covered, symbols) = code_in(scope, &dir);
-        let about = |body: String, field: bool| Text {
-            cited_in: CitedIn::DirSummary,
-            entry: Some(dir.clone()),
-            dir: dir.clone(),
-            covered: covered.clone(),
-            symbols,
-            body,
-            field,
-            target: Target::Nowhere,
-        };
-        texts.push(about(entry.summary.clone(), false));
-        for notable in &entry.notable_files {
-            texts.push(about(notable.clone(), true));
-        }
-    }
-    for entry in sources.file_entries {
-        let Some(file) = entry_path(scope, &entry.path, &entry.relative_path) else {
-            continue;
-        };
-        if !scope.has_file(&file) && scope.probe(&file) != Some(false) {
-            continue;
-        }
-        let supported = language_of(&file).is_some();
-        for body in std::iter::once(&entry.summary).chain(&entry.notable_reason) {
-            {
-                texts.push(Text {
-                    cited_in: CitedIn::FileSummary,
-                    entry: Some(file.clone()),
-                    dir: split_last(&file).0.unwrap_or(".").to_string(),
-                    covered: if supported {
-                        vec![file.clone()]
-                    } else {
-                        Vec::new()
-                    },
-                    symbols: supported,
-                    body: body.to_string(),
-                    field: false,
-                    target: Target::Nowhere,
-                });
-            }
-        }
-    }
-    for (index, flag) in flags.iter().enumerate() {
-        let (dir, covered, symbols) = flag_context(scope, &flag.path, any_code);
-        let about = |body: &str, field: bool, target: Target| Text {
-            cited_in: CitedIn::Flag,
-            entry: Some(flag.path.clone()),
-            dir: dir.clone(),
-            covered: covered.clone(),
-            symbols,
-            body: body.to_string(),
-            field,
-            target,
-        };
-        if !self_evident(scope, &flag.path) {
-            texts.push(about(&flag.path, true, Target::FlagPath(index)));
-        }
-        texts.push(about(&flag.finding, false, Target::Finding(index)));
-    }
+    dir_texts(scope, sources.dir_entries, &mut texts);
+    file_texts(scope, sources.file_entries, &mut texts);
+    flag_texts(scope, flags, any_code, &mut texts);
     for (cited_in, body, target) in [
         (CitedIn::AiBrief, brief, Target::Brief),
         (CitedIn::AiDetailed, detailed, Target::Detailed),
@@ -235,6 +174,81 @@ fn gather(
         });
     }
     texts
+}
+
+/// Each directory summary and notable file name, about its directory.
+fn dir_texts(scope: &Scope, entries: &[DirEntry], texts: &mut Vec<Text>) {
+    for entry in entries {
+        let Some(dir) = entry_path(scope, &entry.path, &entry.relative_path) else {
+            continue;
+        };
+        let (covered, symbols) = code_in(scope, &dir);
+        let about = |body: String, field: bool| Text {
+            cited_in: CitedIn::DirSummary,
+            entry: Some(dir.clone()),
+            dir: dir.clone(),
+            covered: covered.clone(),
+            symbols,
+            body,
+            field,
+            target: Target::Nowhere,
+        };
+        texts.push(about(entry.summary.clone(), false));
+        for notable in &entry.notable_files {
+            texts.push(about(notable.clone(), true));
+        }
+    }
+}
+
+/// Each file summary (and why it is notable) of a file still in the tree,
+/// about its file.
+fn file_texts(scope: &Scope, entries: &[FileEntry], texts: &mut Vec<Text>) {
+    for entry in entries {
+        let Some(file) = entry_path(scope, &entry.path, &entry.relative_path) else {
+            continue;
+        };
+        if !scope.has_file(&file) && scope.probe(&file) != Some(false) {
+            continue;
+        }
+        let supported = language_of(&file).is_some();
+        for body in std::iter::once(&entry.summary).chain(&entry.notable_reason) {
+            texts.push(Text {
+                cited_in: CitedIn::FileSummary,
+                entry: Some(file.clone()),
+                dir: split_last(&file).0.unwrap_or(".").to_string(),
+                covered: if supported {
+                    vec![file.clone()]
+                } else {
+                    Vec::new()
+                },
+                symbols: supported,
+                body: body.to_string(),
+                field: false,
+                target: Target::Nowhere,
+            });
+        }
+    }
+}
+
+/// Each flag's path (unless it needs no check) and finding.
+fn flag_texts(scope: &Scope, flags: &[Flag], any_code: bool, texts: &mut Vec<Text>) {
+    for (index, flag) in flags.iter().enumerate() {
+        let (dir, covered, symbols) = flag_context(scope, &flag.path, any_code);
+        let about = |body: &str, field: bool, target: Target| Text {
+            cited_in: CitedIn::Flag,
+            entry: Some(flag.path.clone()),
+            dir: dir.clone(),
+            covered: covered.clone(),
+            symbols,
+            body: body.to_string(),
+            field,
+            target,
+        };
+        if !self_evident(scope, &flag.path) {
+            texts.push(about(&flag.path, true, Target::FlagPath(index)));
+        }
+        texts.push(about(&flag.finding, false, Target::Finding(index)));
+    }
 }
 
 /// The target-relative path an entry describes: its `path` (absolute or
