@@ -11,7 +11,8 @@
 use anyhow::Context;
 
 use crate::ai::Outcome;
-use crate::cache::{self, RunLock};
+use crate::ai::target::{Reserved, reserve_target, scan_target};
+use crate::cache;
 use crate::cli::Args;
 use crate::config::{Config, Env, Invocation, Mode};
 use crate::exit_codes::ExitCode;
@@ -19,7 +20,7 @@ use crate::grounding::CheckedCitation;
 use crate::output;
 use crate::progress::Progress;
 use crate::report::{Format, Investigation, InvestigationStatus, RenderOptions, Report};
-use crate::scan::{self, BaseScan, ScannedDirs};
+use crate::scan;
 
 /// The one line printed when no credential is set.
 const MISSING_KEY_HINT: &str = "luminos needs an Anthropic API key for its investigation: \
@@ -71,88 +72,72 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// What a run on a target does after its scan.
+enum AfterScan {
+    /// Investigate the target it reserved.
+    Investigate(Reserved),
+    /// Project the cost, calling nothing billed.
+    Estimate,
+    /// Report the scan alone, saying why.
+    Skip(&'static str),
+}
+
 /// `luminos TARGET`: scan, then investigate, estimate or skip, and report.
 fn run_on_target(config: &Config, clear_first: bool) -> anyhow::Result<ExitCode> {
     prepare(config, clear_first)?;
 
-    // Why no investigation runs, if none does.
-    let skipped = match config.investigation.mode {
+    let after = match config.investigation.mode {
         Mode::CancelBatch => return cancel_batches(config),
-        Mode::ScanOnly => Some(SCAN_ONLY_NOTE),
-        Mode::Estimate => None,
+        Mode::ScanOnly => AfterScan::Skip(SCAN_ONLY_NOTE),
+        Mode::Estimate => AfterScan::Estimate,
         Mode::Investigate if config.api.auth.is_none() => {
             eprintln!("{MISSING_KEY_HINT}");
-            Some(NO_KEY_NOTE)
+            AfterScan::Skip(NO_KEY_NOTE)
         }
-        Mode::Investigate => None,
-    };
-    let estimate = config.investigation.mode == Mode::Estimate;
-    let investigating = !estimate && skipped.is_none();
-
-    // A busy target is refused before the scan, not after it.
-    let reserved = if investigating {
-        crate::ai::reserve_target(config)?
-    } else {
-        None
+        // A busy target is refused before the scan, not after it.
+        Mode::Investigate => AfterScan::Investigate(reserve_target(config)?),
     };
 
     let progress = Progress::new(config.progress, config.verbose);
+    let investigating = matches!(after, AfterScan::Investigate(_));
     say_before_scan(config, &progress, investigating);
 
     // The scan's directories (with their fingerprints) spare the
     // investigation a second walk of the tree.
     // Ctrl-C during it ends the run with status 130, the live line erased.
-    let (base, dirs) = {
+    let scanned = {
         let _watch = crate::interrupt::ScanWatch::start(&progress);
-        scan::scan_with_dirs(&config.target, &config.scan, &progress)
+        scan_target(config, &progress)
     };
 
-    if estimate {
-        return write_estimate(config, &base, &dirs, &progress);
-    }
+    let report = match after {
+        AfterScan::Estimate => {
+            return write_estimate(config, &scanned.base, &scanned.dirs, &progress);
+        }
+        AfterScan::Skip(reason) => Outcome {
+            status: Investigation::skipped(reason),
+            ..Outcome::default()
+        }
+        .into_report(scanned.base),
+        AfterScan::Investigate(reserved) => {
+            let runtime = api_runtime(config, &progress)?;
+            let investigated =
+                runtime.block_on(reserved.investigate(config, scanned, &progress))?;
+            if investigated.interrupted {
+                return Ok(ExitCode::Interrupted);
+            }
+            say_spent(config, &progress, &investigated.report.investigation);
+            investigated.report
+        }
+    };
 
-    let outcome = investigate_unless(skipped, config, &base, &dirs, &progress, reserved)?;
-    drop(dirs);
-
-    if outcome.interrupted {
-        return Ok(ExitCode::Interrupted);
-    }
-    if skipped.is_none() {
-        say_spent(config, &progress, &outcome.status);
-    }
-
-    let failed = outcome.status.status == InvestigationStatus::Failed;
-    let report = outcome.into_report(base);
+    let failed = report.investigation.status == InvestigationStatus::Failed;
     match write_report(config, &report)? {
         // The report is out; the status says the investigation failed, so
         // scripts and CI notice.
         ExitCode::Success if failed => Ok(ExitCode::InvestigationFailed),
         code => Ok(code),
     }
-}
-
-/// The investigation's outcome: one saying why it was `skipped`, or the
-/// investigation of the tree `base` scanned, run on an API runtime of its own.
-fn investigate_unless(
-    skipped: Option<&str>,
-    config: &Config,
-    base: &BaseScan,
-    dirs: &ScannedDirs,
-    progress: &Progress,
-    reserved: Option<RunLock>,
-) -> anyhow::Result<Outcome> {
-    Ok(match skipped {
-        Some(reason) => Outcome {
-            status: Investigation::skipped(reason),
-            ..Outcome::default()
-        },
-        None => {
-            let runtime = api_runtime(config, progress)?;
-            runtime.block_on(crate::ai::orchestrator::investigate(
-                config, base, dirs, progress, reserved,
-            ))?
-        }
-    })
 }
 
 /// What comes before anything is scanned or spent: the configuration's

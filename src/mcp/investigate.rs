@@ -1,6 +1,7 @@
 //! `investigate {target, budget?}`: run or resume an investigation through
-//! the same steps as `luminos TARGET` (the target's run lock, the base
-//! scan, [`crate::ai::orchestrator::investigate`], the report), its
+//! the same steps as `luminos TARGET` ([`crate::ai::target`]: the target's
+//! run lock, the base scan off the async threads, the investigation, the
+//! report), its
 //! progress sent as the call's progress notifications, and answer with the
 //! overview of the report and what the run cost.
 //!
@@ -14,8 +15,8 @@ use super::read::{shown, tree_block};
 use super::target;
 use super::tools::{BudgetArg, Call, InvestigateArgs};
 use crate::ai::orchestrator::TreeChanges;
+use crate::ai::target::{reserve_target, scan_target};
 use crate::report::InvestigationStatus;
-use crate::scan;
 
 /// Why there is no investigation without a credential, for a server whose
 /// environment the client's configuration sets.
@@ -34,33 +35,32 @@ pub(super) async fn investigate(
         return Err(ToolFailure::new(NO_KEY));
     }
     // A busy target is refused before the scan, as the binary does.
-    let reserved = crate::ai::reserve_target(&config).map_err(ToolFailure::new)?;
+    let reserved = reserve_target(&config).map_err(ToolFailure::new)?;
 
     let (notes, warnings) = CallProgress::for_run(call, &config);
     let progress = notes.progress.clone();
     let scanning = (config.clone(), progress.clone());
     let scanned = tokio::task::spawn_blocking(move || {
         let (config, progress) = scanning;
-        scan::scan_with_dirs(&config.target, &config.scan, &progress)
+        scan_target(&config, &progress)
     })
     .await;
-    let (base, dirs) = match scanned {
+    let scanned = match scanned {
         Ok(scanned) => scanned,
         Err(err) => {
             notes.finish().await;
             return Err(ToolFailure::new(format!("the scan failed: {err}")));
         }
     };
-    let outcome = tokio::select! {
-        outcome = crate::ai::orchestrator::investigate(&config, &base, &dirs, &progress, reserved) => Some(outcome),
+    let investigated = tokio::select! {
+        investigated = reserved.investigate(&config, scanned, &progress) => Some(investigated),
         // Dropping the run stops it at its next await, as Ctrl-C does.
         () = call.request.ct.cancelled() => None,
     };
-    drop(dirs);
     drop(progress);
     notes.finish().await;
-    let outcome = match outcome {
-        Some(Ok(outcome)) if !outcome.interrupted => outcome,
+    let report = match investigated {
+        Some(Ok(investigated)) if !investigated.interrupted => investigated.report,
         Some(Err(err)) => return Err(ToolFailure::new(err)),
         Some(Ok(_)) | None => {
             return Err(ToolFailure::new(
@@ -69,7 +69,6 @@ pub(super) async fn investigate(
             ));
         }
     };
-    let report = outcome.into_report(base);
     if report.investigation.status == InvestigationStatus::Failed {
         return Err(ToolFailure::new(report.investigation.line()));
     }
