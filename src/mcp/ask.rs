@@ -30,8 +30,8 @@ pub(super) async fn ask(call: &Call, args: AskArgs) -> Result<Warned<Answer>, To
     notes.finish().await;
     let answer = match answered {
         Some(Ok(answer)) => answer,
-        Some(Err(failure)) => return Err(ToolFailure::new(failure)),
-        None => return Err(ToolFailure::new("the question was cancelled: no answer")),
+        Some(Err(failure)) => return Err(failure.into()),
+        None => return Err(ToolFailure::Cancelled),
     };
     Ok(Warned { answer, warnings })
 }

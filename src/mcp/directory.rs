@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::convert::ToolFailure;
+use super::convert::{NotADirectory, ToolFailure};
 use super::read::{TreeBlock, read, relative_path, shown, tree_block};
 use super::tools::{Call, DirectoryArgs};
 use crate::report::{DirCoverage, DirectoryReport, FileSummary, Flag};
@@ -49,11 +49,7 @@ pub(super) async fn directory(
     let path = relative_path(&config, &args.path)?;
     let report = &cached.report;
     let Some(row) = report.directories.iter().find(|dir| dir.path == path) else {
-        return Err(not_a_directory(
-            &config.target_canonical,
-            &path,
-            &config.target_arg,
-        ));
+        return Err(not_a_directory(&config.target_canonical, &path, &config.target_arg).into());
     };
     Ok(DirectoryAnswer {
         target: shown(&config),
@@ -104,19 +100,19 @@ fn parent_of(path: &str) -> Option<&str> {
 
 /// Why `path` has no row: a file, a directory outside the scan's scope, or
 /// nothing at all.
-fn not_a_directory(target: &Path, path: &str, shown_target: &str) -> ToolFailure {
+fn not_a_directory(target: &Path, path: &str, shown_target: &str) -> NotADirectory {
     let on_disk = target.join(path);
+    let path = path.to_string();
     match std::fs::symlink_metadata(&on_disk) {
-        Ok(meta) if meta.is_file() => {
-            let parent = parent_of(path).unwrap_or(".");
-            ToolFailure::new(format!(
-                "'{path}' is a file, not a directory: the answer for '{parent}' holds its summary"
-            ))
-        }
-        Ok(meta) if meta.is_dir() => ToolFailure::new(format!(
-            "'{path}' is outside the investigation's scope (hidden, ignored or excluded)"
-        )),
-        _ => ToolFailure::new(format!("'{path}' is not a directory of '{shown_target}'")),
+        Ok(meta) if meta.is_file() => NotADirectory::File {
+            parent: parent_of(&path).unwrap_or(".").to_string(),
+            path,
+        },
+        Ok(meta) if meta.is_dir() => NotADirectory::OutOfScope { path },
+        _ => NotADirectory::Missing {
+            path,
+            target: shown_target.to_string(),
+        },
     }
 }
 
@@ -144,7 +140,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.rs"), "").unwrap();
         std::fs::create_dir(dir.path().join(".hidden")).unwrap();
-        let said = |path: &str| not_a_directory(dir.path(), path, "t").0;
+        let said = |path: &str| not_a_directory(dir.path(), path, "t").to_string();
         assert_eq!(
             said("a.rs"),
             "'a.rs' is a file, not a directory: the answer for '.' holds its summary"

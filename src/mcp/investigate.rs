@@ -18,12 +18,6 @@ use crate::ai::orchestrator::TreeChanges;
 use crate::ai::target::{reserve_target, scan_target};
 use crate::report::InvestigationStatus;
 
-/// Why there is no investigation without a credential, for a server whose
-/// environment the client's configuration sets.
-const NO_KEY: &str = "luminos needs an Anthropic API key to investigate: set ANTHROPIC_API_KEY \
-(or ANTHROPIC_AUTH_TOKEN) in the MCP server's environment (the env block of its entry in the \
-client's configuration). overview, directory and flags need no key.";
-
 /// Answer `investigate`.
 pub(super) async fn investigate(
     call: &Call,
@@ -32,10 +26,10 @@ pub(super) async fn investigate(
     let flags = BudgetArg::flags(args.budget.as_ref());
     let config = target::resolve(&call.env, &flags, &args.target)?;
     if config.api.auth.is_none() {
-        return Err(ToolFailure::new(NO_KEY));
+        return Err(ToolFailure::NoKey);
     }
     // A busy target is refused before the scan, as the binary does.
-    let reserved = reserve_target(&config).map_err(ToolFailure::new)?;
+    let reserved = reserve_target(&config)?;
 
     let (notes, warnings) = CallProgress::for_run(call, &config);
     let progress = notes.progress.clone();
@@ -49,7 +43,10 @@ pub(super) async fn investigate(
         Ok(scanned) => scanned,
         Err(err) => {
             notes.finish().await;
-            return Err(ToolFailure::new(format!("the scan failed: {err}")));
+            return Err(ToolFailure::Stopped {
+                step: "the scan",
+                source: err,
+            });
         }
     };
     let investigated = tokio::select! {
@@ -61,16 +58,11 @@ pub(super) async fn investigate(
     notes.finish().await;
     let report = match investigated {
         Some(Ok(investigated)) if !investigated.interrupted => investigated.report,
-        Some(Err(err)) => return Err(ToolFailure::new(err)),
-        Some(Ok(_)) | None => {
-            return Err(ToolFailure::new(
-                "the investigation was interrupted; what it cached is kept, and investigate \
-                 resumes it",
-            ));
-        }
+        Some(Err(err)) => return Err(err.into()),
+        Some(Ok(_)) | None => return Err(ToolFailure::Interrupted),
     };
     if report.investigation.status == InvestigationStatus::Failed {
-        return Err(ToolFailure::new(report.investigation.line()));
+        return Err(ToolFailure::Failed(Box::new(report.investigation.clone())));
     }
     let investigation = Warned {
         answer: report.investigation.clone(),

@@ -33,8 +33,10 @@ pub(super) async fn read(
         read_cached(&reading, scan, &dirs)
     })
     .await
-    .map_err(|err| ToolFailure::new(format!("reading the investigation failed: {err}")))?
-    .map_err(ToolFailure::new)?;
+    .map_err(|source| ToolFailure::Stopped {
+        step: "reading the investigation",
+        source,
+    })??;
     Ok((config, cached))
 }
 
@@ -105,11 +107,9 @@ pub(super) fn tree_block(changes: &TreeChanges) -> TreeBlock {
 /// report names it: relative, normalized, `.` for the target.
 pub(super) fn relative_path(config: &Config, path: &str) -> Result<String, ToolFailure> {
     let raw = Path::new(path.trim());
-    let outside = || {
-        ToolFailure::new(format!(
-            "'{path}' is not inside the target '{}'",
-            config.target_arg
-        ))
+    let outside = || ToolFailure::Outside {
+        path: path.to_string(),
+        target: config.target_arg.clone(),
     };
     let absolute = if raw.is_absolute() {
         crate::paths::normalize_lexically(raw)
@@ -161,7 +161,7 @@ mod tests {
             assert!(
                 rel(escape)
                     .unwrap_err()
-                    .0
+                    .to_string()
                     .contains("is not inside the target"),
                 "{escape}"
             );

@@ -192,8 +192,10 @@ where
 
 /// `arguments` as `tool`'s argument type.
 fn parse<T: DeserializeOwned>(tool: McpTool, arguments: JsonObject) -> Result<T, ToolFailure> {
-    serde_json::from_value(Value::Object(arguments))
-        .map_err(|err| ToolFailure::new(format!("{}: bad arguments: {err}", tool.name())))
+    serde_json::from_value(Value::Object(arguments)).map_err(|source| ToolFailure::BadArguments {
+        tool: tool.name(),
+        source,
+    })
 }
 
 /// What each argument means, as the schemas show it.
@@ -384,12 +386,15 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            err.0
+            err.to_string()
                 .starts_with("flags: bad arguments: unknown variant `high`"),
             "{err}"
         );
         let err = parse::<TargetArgs>(McpTool::Overview, args(serde_json::json!({}))).unwrap_err();
-        assert_eq!(err.0, "overview: bad arguments: missing field `target`");
+        assert_eq!(
+            err.to_string(),
+            "overview: bad arguments: missing field `target`"
+        );
         let budget = parse::<InvestigateArgs>(
             McpTool::Investigate,
             args(serde_json::json!({"target": ".", "budget": 2.5})),

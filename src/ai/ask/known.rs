@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::{NOT_INVESTIGATED_NOTE, UNREDACTED_NOTE};
 use crate::ai::passes::synthesis::SavedSynthesis;
-use crate::cache::{Cache, CacheEntry, CacheRoot, DirEntry, FileEntry, SYNTHESIS_FILE};
+use crate::cache::{Cache, CacheEntry, CacheError, CacheRoot, DirEntry, FileEntry, SYNTHESIS_FILE};
 use crate::config::Config;
 use crate::report::Flag;
 
@@ -108,15 +108,24 @@ pub(super) struct Scratch {
     _dir: tempfile::TempDir,
 }
 
+/// Why the scratch cache could not be made.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ScratchError {
+    #[error("a temporary directory: {0}")]
+    TempDir(#[source] std::io::Error),
+    #[error(transparent)]
+    Cache(#[from] CacheError),
+}
+
 impl Scratch {
-    pub(super) fn new(target: &Path) -> Result<Scratch, String> {
+    pub(super) fn new(target: &Path) -> Result<Scratch, ScratchError> {
         let dir = tempfile::Builder::new()
             .prefix("luminos-ask-")
             .tempdir()
-            .map_err(|err| err.to_string())?;
-        let root = CacheRoot::open(dir.path()).map_err(|err| err.to_string())?;
+            .map_err(ScratchError::TempDir)?;
+        let root = CacheRoot::open(dir.path())?;
         let id = uuid::Uuid::new_v4().hyphenated().to_string();
-        let cache = Cache::open(&root, &id, target).map_err(|err| err.to_string())?;
+        let cache = Cache::open(&root, &id, target)?;
         Ok(Scratch { cache, _dir: dir })
     }
 }

@@ -48,7 +48,7 @@ use crate::progress::Progress;
 use crate::report::ReportTokens;
 use crate::scan::{self, BaseScan, ScanFilter};
 use crate::text::{escape_control, escape_line};
-use known::{Learned, Scratch};
+use known::{Learned, Scratch, ScratchError};
 
 /// Turns the question's agent may take.
 pub(crate) const ASK_MAX_TURNS: u32 = 12;
@@ -137,10 +137,12 @@ pub(crate) enum AskError {
     /// A prompt did not render.
     #[error(transparent)]
     Prompt(#[from] PromptError),
-    /// The scan could not be run, or the scratch cache of a tree never
-    /// investigated could not be made.
+    /// The scan (with the cache's read) stopped before it ended.
+    #[error("could not prepare the question: the scan stopped: {0}")]
+    Scan(#[source] tokio::task::JoinError),
+    /// The scratch cache of a tree never investigated could not be made.
     #[error("could not prepare the question: {0}")]
-    Prepare(String),
+    Scratch(#[from] ScratchError),
 }
 
 impl AskError {
@@ -176,6 +178,12 @@ impl std::fmt::Display for AskFailure {
             )?;
         }
         Ok(())
+    }
+}
+
+impl std::error::Error for AskFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
     }
 }
 
@@ -252,7 +260,7 @@ async fn scan_and_read(
         (scan, Learned::read(&config))
     })
     .await
-    .map_err(|err| AskError::Prepare(err.to_string()))
+    .map_err(AskError::Scan)
 }
 
 /// Say on `progress` what the answer rests on: the investigation's
@@ -373,7 +381,7 @@ async fn run_agent(
     let cache = match &known.cache {
         Some(cache) => cache,
         None => {
-            scratch = Scratch::new(&config.target_canonical).map_err(AskError::Prepare)?;
+            scratch = Scratch::new(&config.target_canonical).map_err(AskError::Scratch)?;
             &scratch.cache
         }
     };

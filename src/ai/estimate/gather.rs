@@ -44,16 +44,17 @@ use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
 /// A prompt could not be built (a template and its caller disagree).
 #[derive(Debug, thiserror::Error)]
-#[error("building the {pass} prompt for the estimate: {message}")]
+#[error("building the {pass} prompt for the estimate: {source}")]
 pub(crate) struct EstimateError {
     pass: &'static str,
-    message: String,
+    #[source]
+    source: Box<InvestigationError>,
 }
 
 fn prompt_error(pass: &'static str) -> impl Fn(InvestigationError) -> EstimateError {
     move |err| EstimateError {
         pass,
-        message: err.to_string(),
+        source: Box::new(err),
     }
 }
 

@@ -115,7 +115,7 @@ use survey::{survey_phase, survey_system};
 use synthesis::synthesis_phase;
 use work::work_phase;
 
-pub(crate) use cached::{CachedInvestigation, TreeChanges, read_cached};
+pub(crate) use cached::{CachedInvestigation, NotCached, TreeChanges, read_cached};
 pub(crate) use freshness::partition;
 pub(crate) use plan::{planning_tree, report_decision, spending};
 pub(crate) use survey::SURVEY_TREE_DEPTH;
