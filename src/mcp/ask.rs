@@ -12,11 +12,11 @@
 use super::convert::{ToolFailure, Warned};
 use super::notify::CallProgress;
 use super::target;
-use super::tools::{AskArgs, BudgetArg, Call};
+use super::tools::{BudgetArg, Call, QuestionArgs};
 use crate::ai::ask::Answer;
 
 /// Answer `ask`.
-pub(super) async fn ask(call: &Call, args: AskArgs) -> Result<Warned<Answer>, ToolFailure> {
+pub(super) async fn ask(call: &Call, args: QuestionArgs) -> Result<Warned<Answer>, ToolFailure> {
     let flags = BudgetArg::flags(args.budget.as_ref());
     let config = target::resolve_ask(&call.env, &flags, &args.target, &args.question)?;
 

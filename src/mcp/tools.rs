@@ -118,7 +118,7 @@ impl McpTool {
             McpTool::Overview => schema_for_type::<TargetArgs>(),
             McpTool::Directory => schema_for_type::<DirectoryArgs>(),
             McpTool::Flags => schema_for_type::<FlagsArgs>(),
-            McpTool::Ask => schema_for_type::<AskArgs>(),
+            McpTool::Ask => schema_for_type::<QuestionArgs>(),
         };
         let mut schema = Arc::unwrap_or_clone(schema);
         schema.remove("title");
@@ -276,7 +276,7 @@ pub(super) struct DirectoryArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
-pub(super) struct AskArgs {
+pub(super) struct QuestionArgs {
     #[schemars(description = TARGET_DOC)]
     pub target: String,
     #[schemars(description = QUESTION_DOC)]
