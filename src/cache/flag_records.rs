@@ -89,9 +89,15 @@ struct Line {
 impl Cache {
     fn flag_record_path(&self, flag: &Flag) -> PathBuf {
         let digest = Sha256::digest(
-            [&flag.path, "\0", &flag.finding, "\0", &flag.severity]
-                .concat()
-                .as_bytes(),
+            [
+                &flag.path,
+                "\0",
+                &flag.finding,
+                "\0",
+                flag.severity.as_str(),
+            ]
+            .concat()
+            .as_bytes(),
         );
         let name = crate::text::hex(&digest);
         self.dir.join(FLAG_RECORDS_DIR).join(format!("{name}.json"))

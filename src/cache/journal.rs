@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use super::fsio::{append_locked, io_err, jsonl_line, open_append, parse_jsonl, read_jsonl};
 use super::{Cache, CacheError, FLAGS_FILE, LOG_FILE, now_iso};
 use crate::report::Flag;
+use crate::report::Severity;
 
 impl Cache {
     /// Append one line to `investigation.log`: directory, turn, timestamp,
@@ -85,7 +86,7 @@ impl Cache {
             let mut existing = Vec::new();
             file.read_to_end(&mut existing)
                 .map_err(io_err("reading", &path))?;
-            let mut seen: HashSet<(String, String, String)> = parse_jsonl(&existing)
+            let mut seen: HashSet<(String, String, Severity)> = parse_jsonl(&existing)
                 .into_iter()
                 .filter_map(|value| serde_json::from_value::<Flag>(value).ok())
                 .map(flag_identity)
@@ -145,7 +146,7 @@ impl Cache {
     }
 }
 
-pub(super) fn flag_identity(flag: Flag) -> (String, String, String) {
+pub(super) fn flag_identity(flag: Flag) -> (String, String, Severity) {
     (flag.path, flag.finding, flag.severity)
 }
 

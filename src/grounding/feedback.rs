@@ -38,7 +38,7 @@ use super::extract::{Cited, extract, path_field};
 use super::resolve::{Resolution, resolve};
 use super::scope::Scope;
 use crate::ai::tools::ToolOutput;
-use crate::report::{Flag, SEVERITY_ORDER};
+use crate::report::{Flag, Severity};
 use crate::text::escape_line;
 
 /// One directory loop's grounding state.
@@ -126,11 +126,10 @@ impl LoopCheck {
         let text = |name: &str| input.get(name).and_then(Value::as_str);
         let path = text("path").filter(|p| !p.is_empty()).unwrap_or("general");
         let finding = text("finding").unwrap_or("");
-        let severity = text("severity").unwrap_or("info");
-        if !SEVERITY_ORDER.contains(&severity) {
+        let Some(severity) = Severity::named(text("severity").unwrap_or("info")) else {
             // The tool itself refuses it.
             return None;
-        }
+        };
         let mut state = self.state();
         // A call with the held flag's finding is its correction (or, with
         // the same path, the agent standing by it): the held one goes.

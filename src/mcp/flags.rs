@@ -6,17 +6,17 @@ use serde::Serialize;
 
 use super::convert::ToolFailure;
 use super::read::{TreeBlock, read, shown, tree_block};
-use super::tools::{Call, FlagsArgs, SeverityArg};
-use crate::report::{Flag, SEVERITY_ORDER, severity_rank};
+use super::tools::{Call, FlagsArgs};
+use crate::report::{Flag, Severity};
 
 /// The answer of `flags`: the flags kept, and how many of each severity
 /// the investigation raised.
 #[derive(Debug, Serialize)]
 pub(super) struct FlagsAnswer {
     target: String,
-    severity: Option<&'static str>,
+    severity: Option<Severity>,
     flags: Vec<Flag>,
-    counts: IndexMap<&'static str, usize>,
+    counts: IndexMap<Severity, usize>,
     tree: TreeBlock,
 }
 
@@ -24,17 +24,21 @@ pub(super) struct FlagsAnswer {
 pub(super) async fn flags(call: &Call, args: FlagsArgs) -> Result<FlagsAnswer, ToolFailure> {
     let (config, cached) = read(call, &args.target).await?;
     let all = &cached.report.flags;
-    let counts = SEVERITY_ORDER
-        .iter()
+    let counts = Severity::ALL
+        .into_iter()
         .map(|severity| {
-            let n = all.iter().filter(|flag| flag.severity == *severity).count();
-            (*severity, n)
+            let n = all.iter().filter(|flag| flag.severity == severity).count();
+            (severity, n)
         })
+        .collect();
+    let flags = at_least(all, args.severity.as_ref())
+        .into_iter()
+        .cloned()
         .collect();
     Ok(FlagsAnswer {
         target: shown(&config),
-        severity: args.severity.map(SeverityArg::as_str),
-        flags: at_least(all, args.severity).into_iter().cloned().collect(),
+        severity: args.severity,
+        flags,
         counts,
         tree: tree_block(&cached.changes),
     })
@@ -42,11 +46,10 @@ pub(super) async fn flags(call: &Call, args: FlagsArgs) -> Result<FlagsAnswer, T
 
 /// The flags at least as severe as `severity` (all without one), in the
 /// order given.
-fn at_least(flags: &[Flag], severity: Option<SeverityArg>) -> Vec<&Flag> {
-    let limit = severity.map_or(usize::MAX, |s| severity_rank(s.as_str()));
+fn at_least<'a>(flags: &'a [Flag], severity: Option<&Severity>) -> Vec<&'a Flag> {
     flags
         .iter()
-        .filter(|flag| severity_rank(&flag.severity) <= limit)
+        .filter(|flag| severity.is_none_or(|limit| flag.severity <= *limit))
         .collect()
 }
 
@@ -62,15 +65,15 @@ mod tests {
             Flag::new("c", "x", "info"),
             Flag::new("d", "x", "odd"),
         ];
-        let paths = |severity| -> Vec<&str> {
-            at_least(&flags, severity)
+        let paths = |severity: Option<Severity>| -> Vec<&str> {
+            at_least(&flags, severity.as_ref())
                 .iter()
                 .map(|f| f.path.as_str())
                 .collect()
         };
         assert_eq!(paths(None), ["a", "b", "c", "d"]);
-        assert_eq!(paths(Some(SeverityArg::Info)), ["a", "b", "c"]);
-        assert_eq!(paths(Some(SeverityArg::Concern)), ["a", "b"]);
-        assert_eq!(paths(Some(SeverityArg::Critical)), ["a"]);
+        assert_eq!(paths(Some(Severity::Info)), ["a", "b", "c"]);
+        assert_eq!(paths(Some(Severity::Concern)), ["a", "b"]);
+        assert_eq!(paths(Some(Severity::Critical)), ["a"]);
     }
 }

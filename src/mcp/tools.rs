@@ -19,6 +19,7 @@ use serde_json::Value;
 use super::convert::{ToolFailure, tool_result};
 use super::{ask, directory, flags, investigate, overview};
 use crate::config::Env;
+use crate::report::Severity;
 
 /// Every tool the server offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -292,30 +293,33 @@ pub(super) struct QuestionArgs {
 pub(super) struct FlagsArgs {
     #[schemars(description = TARGET_DOC)]
     pub target: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "severity_arg")]
     #[schemars(description = SEVERITY_DOC)]
-    pub severity: Option<SeverityArg>,
+    pub severity: Option<Severity>,
 }
 
-// A flag severity, most severe first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-#[schemars(crate = "rmcp::schemars")]
-pub(super) enum SeverityArg {
-    Critical,
-    Concern,
-    Info,
-}
-
-impl SeverityArg {
-    /// The severity as flags spell it.
-    pub(super) fn as_str(self) -> &'static str {
-        match self {
-            SeverityArg::Critical => "critical",
-            SeverityArg::Concern => "concern",
-            SeverityArg::Info => "info",
-        }
+// A flag's severity as the `flags` tool takes it: one of the report's
+// words, most severe first; another word is a bad argument (the report's
+// lenient reading is for what luminos reads back, not what a client asks).
+impl JsonSchema for Severity {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Severity".into()
     }
+
+    fn json_schema(_: &mut rmcp::schemars::SchemaGenerator) -> rmcp::schemars::Schema {
+        let words: Vec<&str> = Severity::ALL.iter().map(Severity::as_str).collect();
+        rmcp::schemars::json_schema!({"type": "string", "enum": words})
+    }
+}
+
+/// A severity the `flags` tool was asked for: exactly one of the words.
+fn severity_arg<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Severity>, D::Error> {
+    let Some(word) = Option::<String>::deserialize(d)? else {
+        return Ok(None);
+    };
+    Severity::named(&word)
+        .map(Some)
+        .ok_or_else(|| serde::de::Error::unknown_variant(&word, &["critical", "concern", "info"]))
 }
 
 #[cfg(test)]
@@ -372,7 +376,7 @@ mod tests {
         }
         let flags = McpTool::Flags.input_schema();
         let text = serde_json::to_string(&*flags).unwrap();
-        for severity in crate::report::SEVERITY_ORDER {
+        for severity in Severity::ALL {
             assert!(text.contains(&format!("\"{severity}\"")), "{text}");
         }
     }

@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use super::format::RenderOptions;
 use super::markup::{md_code, md_inline};
 use super::sections::{DevCommand, Sections};
-use super::{DirectoryReport, Flag, Report, severity_rank};
+use super::{DirectoryReport, Flag, Report};
 use crate::scan::NodeKind;
 
 /// The most lines the file has: an agent reads it on every task, so it
@@ -240,11 +240,8 @@ fn conventions(sections: &Sections) -> String {
 /// The flags that call for care (concerns and critical findings, most
 /// severe first), their paths shown as code only when found in the tree.
 fn hazards(flags: &[Flag]) -> String {
-    let mut serious: Vec<&Flag> = flags
-        .iter()
-        .filter(|f| matches!(f.severity.as_str(), "critical" | "concern"))
-        .collect();
-    serious.sort_by_key(|f| severity_rank(&f.severity));
+    let mut serious: Vec<&Flag> = flags.iter().filter(|f| f.severity.is_serious()).collect();
+    serious.sort_by(|a, b| a.severity.cmp(&b.severity));
     if serious.is_empty() {
         return String::new();
     }

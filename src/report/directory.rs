@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Flag, severity_rank};
+use super::Flag;
 
 /// One directory in scope and what the investigation said about it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -114,9 +114,8 @@ pub(crate) fn tree_order(a: &str, b: &str) -> Ordering {
 /// by finding, so flags of equal severity come in the same order whatever
 /// order the loops raised them in.
 pub(crate) fn flag_order(a: &Flag, b: &Flag) -> Ordering {
-    severity_rank(&a.severity)
-        .cmp(&severity_rank(&b.severity))
-        .then_with(|| a.severity.cmp(&b.severity))
+    a.severity
+        .cmp(&b.severity)
         .then_with(|| a.path.cmp(&b.path))
         .then_with(|| a.line.cmp(&b.line))
         .then_with(|| a.finding.cmp(&b.finding))

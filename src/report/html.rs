@@ -115,7 +115,7 @@ fn push_flags(out: &mut String, report: &Report) {
         report.flags.len()
     );
     for flag in &report.flags {
-        let severity = html(&flag.severity);
+        let severity = html(flag.severity.as_str());
         let mut finding = html(&flag.finding);
         if let (Some(_), Some(note)) = (&flag.original_severity, &flag.note) {
             let _ = write!(finding, "<br><span class=\"note\">{}</span>", html(note));

@@ -87,7 +87,7 @@ fn push_flags(out: &mut String, report: &Report, link: &dyn Fn(&str, bool) -> St
             let _ = writeln!(
                 out,
                 "| {} | {}{} | {} | {} |",
-                md_inline(&flag.severity),
+                md_inline(flag.severity.as_str()),
                 link(&flag.path, true),
                 flag.line.map(|n| format!(":{n}")).unwrap_or_default(),
                 finding,

@@ -297,10 +297,9 @@ pub struct Flag {
     /// What was found.
     #[serde(default)]
     pub finding: String,
-    /// `info`, `concern` or `critical`. Kept as text so a flag written by
-    /// another implementation with an unknown severity still reads.
-    #[serde(default = "info")]
-    pub severity: String,
+    /// How severe; a word luminos does not know reads as `info`.
+    #[serde(default)]
+    pub severity: Severity,
     /// Whether `path` names something in the tree (`general` always does).
     /// Set by the report's grounding; never part of `flags.jsonl`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -310,7 +309,7 @@ pub struct Flag {
     pub line: Option<u32>,
     /// The severity the agent gave, when grounding lowered it to `info`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub original_severity: Option<String>,
+    pub original_severity: Option<Severity>,
     /// Why grounding marked the flag.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -321,7 +320,7 @@ impl Flag {
     pub fn new(
         path: impl Into<String>,
         finding: impl Into<String>,
-        severity: impl Into<String>,
+        severity: impl Into<Severity>,
     ) -> Flag {
         Flag {
             path: path.into(),
@@ -337,21 +336,6 @@ impl Flag {
 
 fn general() -> String {
     "general".to_string()
-}
-
-fn info() -> String {
-    "info".to_string()
-}
-
-/// Flag severities, most severe first. The report sorts flags in this order.
-pub(crate) const SEVERITY_ORDER: [&str; 3] = ["critical", "concern", "info"];
-
-/// Sort rank of a severity; unknown severities sort last, as the original.
-pub(crate) fn severity_rank(severity: &str) -> usize {
-    SEVERITY_ORDER
-        .iter()
-        .position(|s| *s == severity)
-        .unwrap_or(99)
 }
 
 /// Facts about the investigation that produced the AI fields.
@@ -502,6 +486,7 @@ mod markup;
 pub mod sections;
 mod sections_text;
 mod sections_view;
+mod severity;
 mod shape;
 mod spent;
 mod text;
@@ -515,6 +500,7 @@ pub(crate) use directory::tree_order;
 pub use directory::{DirCoverage, DirectoryReport, FileSummary};
 pub use format::{Format, RenderOptions, render};
 pub use sections::Sections;
+pub use severity::Severity;
 pub(crate) use spent::{PriceBasis, spent_line};
 
 #[cfg(test)]

@@ -159,7 +159,7 @@ fn group_lines(path: &str, group: &[&Flag]) -> Vec<String> {
     };
     let mut lines = vec![format!("  {}{unverified}", escape_line(path))];
     for flag in group {
-        let severity = escape_line(&flag.severity).to_uppercase();
+        let severity = escape_line(flag.severity.as_str()).to_uppercase();
         let at = flag.line.map(|n| format!("line {n}: ")).unwrap_or_default();
         lines.push(format!(
             "    [{severity:<8}] {at}{}",

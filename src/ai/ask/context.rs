@@ -23,7 +23,7 @@
 
 use crate::ai::tools::frame_untrusted;
 use crate::cache::{CacheEntry, DirEntry, FileEntry};
-use crate::report::{Flag, severity_rank};
+use crate::report::Flag;
 use crate::text::{cut_marked, escape_line};
 
 /// The verdict's share of the prompt, in bytes.
@@ -290,13 +290,13 @@ fn choose<E: CacheEntry>(
 /// severity), as many as fit `budget` bytes ([`FLAGS_BYTES`] at most).
 fn flags_block(flags: &[Flag], budget: usize) -> (String, usize) {
     let mut ordered: Vec<&Flag> = flags.iter().collect();
-    ordered.sort_by_key(|flag| severity_rank(&flag.severity));
+    ordered.sort_by(|a, b| a.severity.cmp(&b.severity));
     let mut lines = Vec::new();
     let mut used = 0;
     for flag in &ordered {
         let line = format!(
             "- [{}] {}: {}",
-            escape_line(&flag.severity),
+            escape_line(flag.severity.as_str()),
             escape_line(&flag.path),
             escape_line(&cut(&flag.finding, 600))
         );

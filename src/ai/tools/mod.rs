@@ -36,7 +36,7 @@ use crate::cache::Cache;
 use crate::cache::DirStamp;
 use crate::progress::Progress;
 use crate::redact::{Hit, Redactor};
-use crate::report::Flag;
+use crate::report::{Flag, Severity};
 use crate::scan::ScanFilter;
 use crate::text::escape_line;
 
@@ -328,7 +328,7 @@ impl ToolContext<'_> {
 
     /// `FLAG [SEVERITY] path: finding`, attributed to this loop's
     /// directory (with `-v`, the finding on a line of its own).
-    pub(crate) fn print_flag(&self, severity: &str, path: &str, finding: &str) {
+    pub(crate) fn print_flag(&self, severity: &Severity, path: &str, finding: &str) {
         for line in flag_lines(severity, path, "", finding, self.progress.is_verbose()) {
             self.progress.ai_dir(self.directory, &line);
         }

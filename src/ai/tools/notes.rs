@@ -12,7 +12,7 @@ use super::schema::{object, text};
 use super::{
     FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, Toolbox, optional_str, respond,
 };
-use crate::report::{Flag, SEVERITY_ORDER};
+use crate::report::{Flag, Severity};
 use crate::text::escape_line;
 
 /// A note field as text: strings as they are, other JSON as JSON, missing as
@@ -169,7 +169,7 @@ fn split_line_suffix(path: &str) -> (&str, &str) {
 /// one line, or (`verbose`) the finding on a line of its own below. All of
 /// it escaped to single lines.
 pub(crate) fn flag_lines(
-    severity: &str,
+    severity: &Severity,
     path: &str,
     note: &str,
     finding: &str,
@@ -177,7 +177,7 @@ pub(crate) fn flag_lines(
 ) -> Vec<String> {
     let head = format!(
         "FLAG [{}] {}{note}",
-        escape_line(&severity.to_uppercase()),
+        escape_line(&severity.as_str().to_uppercase()),
         escape_line(path)
     );
     if verbose {
@@ -226,15 +226,15 @@ impl Tool for FlagTool {
                 .filter(|path| !path.is_empty())
                 .unwrap_or("general");
             let finding = optional_str(input, "finding")?.unwrap_or("");
-            let severity = optional_str(input, "severity")?.unwrap_or("info");
-            if !SEVERITY_ORDER.contains(&severity) {
+            let word = optional_str(input, "severity")?.unwrap_or("info");
+            let Some(severity) = Severity::named(word) else {
                 return Err(ToolOutput::error(format!(
                     "Error: severity must be info, concern or critical, not '{}'.",
-                    escape_line(severity)
+                    escape_line(word)
                 )));
-            }
+            };
             let path = &path_from_root(ctx, path);
-            ctx.print_flag(severity, path, finding);
+            ctx.print_flag(&severity, path, finding);
             let flag = Flag::new(path, finding, severity);
             // Unique: a directory investigated again after an interrupted
             // run finds the same things, and the report should list them once.
@@ -255,11 +255,23 @@ mod tests {
     #[test]
     fn a_flag_is_one_line_unless_verbose() {
         assert_eq!(
-            flag_lines("concern", "src/a.rs", "", "No tests.\x1b[2J", false),
+            flag_lines(
+                &Severity::Concern,
+                "src/a.rs",
+                "",
+                "No tests.\x1b[2J",
+                false
+            ),
             ["FLAG [CONCERN] src/a.rs: No tests.\\x1b[2J"]
         );
         assert_eq!(
-            flag_lines("info", "x", " (not found in the tree)", "Odd.", true),
+            flag_lines(
+                &Severity::Info,
+                "x",
+                " (not found in the tree)",
+                "Odd.",
+                true
+            ),
             ["FLAG [INFO] x (not found in the tree)", "  Odd."]
         );
     }

@@ -538,7 +538,7 @@ fn a_files_redactions_are_one_flag_once_per_investigation() {
     let flags = f.cache.read_flags();
     assert_eq!(flags.len(), 2, "{flags:?}");
     assert_eq!(flags[0].path, ".env");
-    assert_eq!(flags[0].severity, "info");
+    assert_eq!(flags[0].severity, crate::report::Severity::Info);
     assert!(
         flags[0]
             .finding

@@ -18,7 +18,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::redact::{Hit, RuleSeverity};
-use crate::report::Flag;
+use crate::report::{Flag, Severity};
 
 /// The tag name of the frame.
 pub(crate) const FRAME_TAG: &str = "untrusted-data";
@@ -122,7 +122,7 @@ pub(crate) enum Notice {
 /// Whether `flag` is a redaction notice, and of which kind: an `info` flag
 /// worded as [`redaction_flag`] or [`name_redaction_flag`] word them.
 pub(crate) fn notice_of(flag: &Flag) -> Option<Notice> {
-    if flag.severity != "info" {
+    if flag.severity != Severity::Info {
         return None;
     }
     let (count, rest) = flag.finding.split_once(' ')?;
@@ -253,7 +253,7 @@ mod tests {
         ];
         let flag = redaction_flag(".env", &hits).unwrap();
         assert_eq!(flag.path, ".env");
-        assert_eq!(flag.severity, "info");
+        assert_eq!(flag.severity, Severity::Info);
         assert_eq!(
             flag.finding,
             "4 values that look like credentials were redacted before reaching the model: \
@@ -314,7 +314,7 @@ mod tests {
             &[hit("service-token", 1, RuleSeverity::Critical)],
         )
         .unwrap();
-        assert_eq!(flag.severity, "info");
+        assert_eq!(flag.severity, Severity::Info);
         assert_eq!(
             flag.finding,
             "1 value that looks like a credential was redacted from this name before reaching \

@@ -41,8 +41,8 @@ use super::symbols::{NameIndex, SymbolResolution};
 use super::{CitationKind, CitedIn, Grounding, Unresolved};
 use crate::cache::{DirEntry, FileEntry};
 use crate::redact::REDACTION_MARK;
-use crate::report::Flag;
 use crate::report::sections::Sections;
+use crate::report::{Flag, Severity};
 use sections::{SectionItem, section_paths};
 
 /// The cached entries to check.
@@ -550,14 +550,14 @@ fn mark(flag: &mut Flag, verified: bool, ambiguous: Option<usize>) {
         Some(n) => format!("Its path names {n} places in the tree, not one"),
         None => "Its path was not found in the tree".to_string(),
     };
-    if flag.severity == "info" {
+    if flag.severity == Severity::Info {
         flag.note = Some(format!("{why}."));
     } else {
         flag.note = Some(format!(
             "{why}, so it is shown as info; the agent rated it {}.",
             flag.severity
         ));
-        flag.original_severity = Some(std::mem::replace(&mut flag.severity, "info".to_string()));
+        flag.original_severity = Some(std::mem::replace(&mut flag.severity, Severity::Info));
     }
 }
 

@@ -235,7 +235,7 @@ fn flags_are_verified_rewritten_and_invented_ones_lowered() {
                 f.path.as_str(),
                 f.severity.as_str(),
                 f.verified,
-                f.original_severity.as_deref(),
+                f.original_severity.as_ref().map(Severity::as_str),
                 f.line,
             )
         })

@@ -76,7 +76,7 @@ fn flags_are_grouped_by_file_most_severe_first() {
 fn a_flag_without_a_path_reads_general() {
     let parsed: Flag = serde_json::from_str(r#"{"finding": "general note"}"#).unwrap();
     assert_eq!(parsed.path, "general");
-    assert_eq!(parsed.severity, "info");
+    assert_eq!(parsed.severity, crate::report::Severity::Info);
     assert!(format_flags(&[parsed]).contains("  general\n    [INFO    ] general note"));
 }
 

@@ -112,7 +112,7 @@ impl Env {
         let flags = self.cache.read_flags();
         assert_eq!(flags.len(), 1, "{flags:?}");
         assert_eq!(flags[0].path, path);
-        assert_eq!(flags[0].severity, "info");
+        assert_eq!(flags[0].severity, luminos::report::Severity::Info);
         assert!(flags[0].finding.contains(finding), "{flags:?}");
     }
 

@@ -21,7 +21,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::inputs::{QUOTE_BYTES, quote};
 use crate::cache::DirEntry;
-use crate::report::{Flag, severity_rank};
+use crate::report::{Flag, Severity};
 use crate::text::escape_line;
 
 /// At most this many are listed.
@@ -102,11 +102,11 @@ fn weighty_findings(flags: &[Flag]) -> Vec<&Flag> {
             let path = flag.path.trim();
             !path.is_empty() && path != "." && !path.eq_ignore_ascii_case("general")
         })
-        .filter(|flag| severity_rank(&flag.severity) <= 1)
+        .filter(|flag| flag.severity.is_serious())
         .collect();
     ordered.sort_by(|a, b| {
-        severity_rank(&a.severity)
-            .cmp(&severity_rank(&b.severity))
+        a.severity
+            .cmp(&b.severity)
             .then_with(|| a.path.cmp(&b.path))
     });
     ordered
@@ -127,7 +127,7 @@ impl AtOdds<'_> {
     /// A critical `flag` about `path` (in `dir`) that the verdict names
     /// neither by path, file name nor directory.
     fn verdict_silent(&mut self, flag: &Flag, path: &str, dir: &str, finding: &str) {
-        if flag.severity == "critical"
+        if flag.severity == Severity::Critical
             && !names_any(&self.verdict, &[path, last(path), dir, last(dir)])
             && self.seen.insert(("verdict".to_string(), path.to_string()))
         {
@@ -158,7 +158,7 @@ impl AtOdds<'_> {
                 "- {} does not mention {}/, where a {} finding was raised ({}: {finding})",
                 capitalised(&parent_shown),
                 escape_line(dir),
-                escape_line(&flag.severity),
+                escape_line(flag.severity.as_str()),
                 escape_line(path)
             ));
         }

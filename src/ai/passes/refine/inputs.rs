@@ -219,7 +219,7 @@ pub(crate) fn numbered_unverified(raw: &[Flag], grounded: &[Flag]) -> Vec<(Strin
             let id = format!("F{}", i + 1);
             let line = format!(
                 "{id} [{}] {}: {}",
-                escape_line(&raw.severity),
+                escape_line(raw.severity.as_str()),
                 escape_line(&raw.path),
                 quote(&raw.finding, QUOTE_BYTES)
             );

@@ -44,7 +44,7 @@ use crate::ai::tools::{self, Toolbox, frame_untrusted};
 use crate::cache::{DirEntry, FileEntry};
 use crate::grounding::{self, Scope};
 use crate::lenient;
-use crate::report::{Flag, RefineStop, SEVERITY_ORDER};
+use crate::report::{Flag, RefineStop, Severity};
 use crate::text::escape_line;
 
 pub(crate) use saved::{SavedRefinement, SavedRound, synthesis_digest};
@@ -403,9 +403,7 @@ fn read_report(
             let path = Some(flag.path.trim())
                 .filter(|p| !p.is_empty())
                 .unwrap_or("general");
-            let severity = Some(flag.severity.trim())
-                .filter(|s| SEVERITY_ORDER.contains(s))
-                .unwrap_or("info");
+            let severity = Severity::named(flag.severity.trim()).unwrap_or_default();
             Some(Flag::new(path, finding, severity))
         })
         .collect();
