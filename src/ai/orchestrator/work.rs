@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::{Phases, save_json};
 use crate::ai::engine::pool::TurnPool;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::dir_loop::{DirShared, RunningSpend, dir_system_prompt};
+use crate::ai::passes::dir_loop::{DirShared, LoopLengths, RunningSpend, dir_system_prompt};
 use crate::ai::passes::scheduler::{LoopOptions, LoopsDone, Replanning, run_work};
 use crate::ai::passes::survey::{Survey, filter_dir_tools, format_survey_block};
 use crate::ai::rules::decide::{Decision, Replanner};
@@ -68,6 +68,7 @@ pub(super) async fn work_phase(
         grounding: run.grounding(),
         changed,
         spend: RunningSpend::default(),
+        lengths: LoopLengths::default(),
     });
     let options = LoopOptions {
         jobs: config.investigation.jobs,

@@ -16,6 +16,7 @@ pub(crate) const PRIOR_LOOP_USAGE: Usage = Usage {
     output_tokens: 1_500,
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: 0,
+    cache_creation_1h_input_tokens: None,
 };
 
 /// The turns [`PRIOR_LOOP_USAGE`] stands for, for the thinking it adds.
