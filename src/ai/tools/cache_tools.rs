@@ -65,15 +65,15 @@ fn write_cache_schema() -> Value {
             (
                 "path",
                 text(
-                    "What it describes: absolute, or relative to the target (else to \
-                     your directory).",
+                    "Absolute, or relative to the target (else to your directory; one \
+                     that means both is refused).",
                 ),
             ),
             (
                 "data",
                 typed(
                     "object",
-                    "The entry's fields, as the system prompt lists them.",
+                    "The entry (see the system prompt).",
                 ),
             ),
         ],
@@ -88,10 +88,8 @@ impl Tool for WriteCache {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "write_cache",
-            description: "Save the summary (never the raw contents) of an existing file, \
-                          or of a directory of your assignment. A relative path that names \
-                          something both from the target and from your directory is refused \
-                          as ambiguous. luminos fills in path and relative_path.",
+            description: "Save the summary (never raw contents) of a file, or of a directory \
+                          of your assignment; luminos fills in path and relative_path.",
             toolboxes: &[Toolbox::Dir],
             schema: write_cache_schema,
         }
@@ -237,7 +235,7 @@ impl Tool for ReadCache {
             name: "read_cache",
             description: "The cached summary of a file or directory, as JSON; null when \
                           there is none.",
-            toolboxes: &[Toolbox::Synthesis, Toolbox::Ask, Toolbox::Refine],
+            toolboxes: &[Toolbox::Ask, Toolbox::Refine],
             schema: || {
                 object(
                     [
@@ -274,7 +272,7 @@ impl Tool for ListCache {
         ToolSpec {
             name: "list_cache",
             description: "The paths that have a cached summary of this type, one a line.",
-            toolboxes: &[Toolbox::Synthesis, Toolbox::Refine],
+            toolboxes: &[Toolbox::Refine],
             schema: || object([("cache_type", cache_type_schema(None))], &["cache_type"]),
         }
     }

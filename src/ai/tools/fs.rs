@@ -41,15 +41,14 @@ impl Tool for ReadFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "read_file",
-            description: "A file's text from its start (invalid UTF-8 replaced); a note says \
-                          when max_bytes cut it.",
+            description: "A file's text from its start; a note says when max_bytes cut it.",
             toolboxes: super::READERS,
             schema: || {
                 object(
                     [
                         (
                             "path",
-                            text("Relative to the target, or absolute inside it."),
+                            text("The file."),
                         ),
                         (
                             "max_bytes",
@@ -271,15 +270,15 @@ impl Tool for ListDirectory {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "list_directory",
-            description: "A directory's entries: subdirectories as 'name/  (dir)', files with \
-                          their size and a mime type sniffed from their content.",
+            description: "A directory's entries; files with their size and a mime type \
+                          sniffed from their content.",
             toolboxes: super::READERS,
             schema: || {
                 object(
                     [
                         (
                             "path",
-                            text("Relative to the target, or absolute inside it."),
+                            text("The directory."),
                         ),
                         (
                             "show_hidden",

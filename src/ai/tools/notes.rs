@@ -78,8 +78,7 @@ pub(crate) struct Note {
 pub(crate) static THINK: Note = Note {
     spec: ToolSpec {
         name: "think",
-        description: "Your reasoning at a decision point, before you choose what to look at \
-                      next; not before every call.",
+        description: "Your reasoning at a decision point (not before every call).",
         toolboxes: &[Toolbox::Dir],
         schema: || THINK.schema(),
     },
@@ -94,8 +93,8 @@ pub(crate) static THINK: Note = Note {
 pub(crate) static CHECKPOINT: Note = Note {
     spec: ToolSpec {
         name: "checkpoint",
-        description: "What is established about this directory and what is open, after a \
-                      meaningful group of files; not after each file.",
+        description: "Where this directory stands, after a meaningful group of files (not \
+                      after each).",
         toolboxes: &[Toolbox::Dir],
         schema: || CHECKPOINT.schema(),
     },

@@ -24,10 +24,9 @@ use crate::outline::{MAX_FILE_BYTES, ParseError, SUPPORTED_EXTENSIONS, Structure
 // Where the tool's users have found the outline's entry points.
 pub use crate::outline::{Language, parse_source};
 
-const DESCRIPTION: &str = "Outline a source file as JSON: functions with signatures, classes \
-and class-like types (up to 20 methods each), imports, line count, docstrings, comment ratio; \
-at most 50 functions, 30 classes and 30 imports. For .py, .js, .jsx, .mjs, .ts, .tsx, .rs and \
-.go files up to 2 MiB.";
+const DESCRIPTION: &str = "A source file's outline as JSON: up to 50 function signatures, 30 \
+classes (20 methods each) and 30 imports; line count, docstrings, comment ratio. For .py, .js, \
+.jsx, .mjs, .ts, .tsx, .rs and .go files up to 2 MiB.";
 
 /// The `parse_structure` tool.
 #[derive(Debug, Clone, Copy, Default)]
@@ -43,7 +42,7 @@ impl Tool for ParseStructure {
                 object(
                     [(
                         "path",
-                        text("Relative to the target, or absolute inside it."),
+                        text("The source file."),
                     )],
                     &["path"],
                 )

@@ -11,7 +11,7 @@
 
 use serde_json::{Value, json};
 
-use super::schema::{list_of, list_of_text, object, text, typed};
+use super::schema::{bare, list_of, list_of_text, object, text, typed};
 use super::{FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, Toolbox};
 
 /// A tool that ends its loop. They differ only in their spec: what they
@@ -201,9 +201,9 @@ fn content_sections() -> [(&'static str, Value); 6] {
 fn component_schema() -> Value {
     object(
         [
-            ("name", text("Short and unique.")),
-            ("path", text("Relative to the target.")),
-            ("role", text("What it does.")),
+            ("name", bare("string")),
+            ("path", bare("string")),
+            ("role", bare("string")),
             ("depends_on", list_of_text("Names of the components it uses.")),
         ],
         &["name", "role"],
@@ -214,7 +214,7 @@ fn component_schema() -> Value {
 fn entry_point_schema() -> Value {
     object(
         [
-            ("path", text("Relative to the target.")),
+            ("path", bare("string")),
             ("role", text("What starts there.")),
         ],
         &["path", "role"],
@@ -225,8 +225,8 @@ fn entry_point_schema() -> Value {
 fn dataset_schema() -> Value {
     object(
         [
-            ("name", text("Short.")),
-            ("path", text("Relative to the target.")),
+            ("name", bare("string")),
+            ("path", bare("string")),
             ("description", text("Records, fields, size, source.")),
         ],
         &["name", "description"],

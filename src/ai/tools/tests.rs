@@ -24,7 +24,7 @@ const EXPECTED_NAMES: [(Toolbox, &[&str]); 6] = [
     ),
     (
         Toolbox::Synthesis,
-        &["read_cache", "list_cache", "flag", "submit_report"],
+        &["flag", "submit_report"],
     ),
     (Toolbox::Survey, &["submit_survey"]),
     (Toolbox::Planning, &["submit_plan"]),

@@ -74,7 +74,7 @@ pub(crate) use entries::{
     report_entry, visible_child_count,
 };
 use entries::{forget_stale_entries, missing_entries, stamp_entry};
-pub(crate) use job::{DirJob, DirOutcome, LoopEnd, LoopLengths, RunningSpend};
+pub(crate) use job::{DirJob, DirOutcome, LoopEnd, LoopLengths, PRIOR_LOOP_TURNS, RunningSpend};
 pub(crate) use notes::{NEAR_END_TURNS, missing_entries_message, turns_left_note};
 pub(crate) use task::{compose_dir_task, dir_system_prompt, outside_children};
 
@@ -249,7 +249,7 @@ async fn run_dir_loop(
         ..shared.run.tools(&shown)
     };
     let record_spend = |usage: &LoopUsage| shared.spend.set(&job.dir, usage.cost);
-    let ended = shared.lengths.below(&job.dir);
+    let ended = shared.lengths.expected_below(&job.dir);
     let policy = loop_policy(shared, job, &record_spend, &ended);
     let conversed = converse(&mut agent, &shared.run.session, &tools, policy).await?;
     shared.lengths.ended(&job.dir, conversed.usage.turns);

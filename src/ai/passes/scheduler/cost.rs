@@ -20,7 +20,7 @@ pub(crate) const PRIOR_LOOP_USAGE: Usage = Usage {
 };
 
 /// The turns [`PRIOR_LOOP_USAGE`] stands for, for the thinking it adds.
-pub(crate) const PRIOR_LOOP_TURNS: u64 = 3;
+pub(crate) use crate::ai::passes::dir_loop::PRIOR_LOOP_TURNS;
 
 /// What a new loop is expected to cost: the mean of the loops this run
 /// finished, or [`PRIOR_LOOP_USAGE`] in `model`'s tokens (the catalog's

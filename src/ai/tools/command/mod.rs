@@ -43,14 +43,12 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15);
 /// Bytes of stdout passed to the model.
 pub(crate) const OUTPUT_CAP: usize = 64 * 1024;
 
-const DESCRIPTION: &str = "Run one read-only command in the target and return its output: \
-du, file, find, grep, head, stat, tail or wc. There is no shell: pipes, redirection, ;, &&, \
-$(...), backticks and variables are refused (single-quote such characters to pass them). \
-Paths stay inside the target. Unquoted globs are expanded inside the target (hidden files \
-only with a leading dot); find's patterns never are. Refused: find's actions that run, \
-delete or write; options that follow links (-L, -follow, grep -R) or never end (tail -f); \
-file names read from a file; FIFOs, sockets, devices. Stopped after 15 seconds; output cut \
-at 64 KiB.";
+const DESCRIPTION: &str = "One read-only command in the target, and its output: du, file, \
+find, grep, head, stat, tail or wc. There is no shell: pipes, redirection, ;, &&, $(...), \
+backticks and variables are refused (single-quote them to pass them). Unquoted globs are \
+expanded inside the target (dot files only with a leading dot). Refused: leaving the target, \
+find's actions that run or write, following links (-L, grep -R), tail -f, file lists read \
+from a file, FIFOs and devices. Stopped after 15 seconds; output cut at 64 KiB.";
 
 const COMMAND_DESCRIPTION: &str = "E.g. \"grep -rn 'TODO' src\" or \"wc -l src/*.rs\".";
 
