@@ -302,6 +302,9 @@ fn batches_against_the_same_run_without_them() {
                 None => server.set_batch_round_time(Duration::ZERO),
             };
             let (batch, b) = run(&binary, &server, &target, &root(rounds), &["--batch"]);
+            if std::env::var_os("LUMINOS_BENCH_VERBOSE").is_some() {
+                each_request(&batch, &target);
+            }
             let batch = Figures::of(&batch, b);
             let ratio = batch.billed / plain.billed;
             println!(

@@ -65,8 +65,7 @@ fn write_cache_schema() -> Value {
             (
                 "path",
                 text(
-                    "Absolute, or relative to the target (else to your directory; one \
-                     that means both is refused).",
+                    "Absolute, or relative to the target (else to your directory).",
                 ),
             ),
             (
@@ -89,7 +88,7 @@ impl Tool for WriteCache {
         ToolSpec {
             name: "write_cache",
             description: "Save the summary (never raw contents) of a file, or of a directory \
-                          of your assignment; luminos fills in path and relative_path.",
+                          of your assignment.",
             toolboxes: &[Toolbox::Dir],
             schema: write_cache_schema,
         }

@@ -270,8 +270,7 @@ impl Tool for ListDirectory {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "list_directory",
-            description: "A directory's entries; files with their size and a mime type \
-                          sniffed from their content.",
+            description: "A directory's entries, files with size and sniffed mime type.",
             toolboxes: super::READERS,
             schema: || {
                 object(

@@ -24,9 +24,9 @@ use crate::outline::{MAX_FILE_BYTES, ParseError, SUPPORTED_EXTENSIONS, Structure
 // Where the tool's users have found the outline's entry points.
 pub use crate::outline::{Language, parse_source};
 
-const DESCRIPTION: &str = "A source file's outline as JSON: up to 50 function signatures, 30 \
-classes (20 methods each) and 30 imports; line count, docstrings, comment ratio. For .py, .js, \
-.jsx, .mjs, .ts, .tsx, .rs and .go files up to 2 MiB.";
+const DESCRIPTION: &str = "A source file's outline as JSON: function signatures, classes \
+with methods, imports, line count, docstrings, comment ratio. For .py, .js, .jsx, .mjs, .ts, \
+.tsx, .rs and .go files up to 2 MiB.";
 
 /// The `parse_structure` tool.
 #[derive(Debug, Clone, Copy, Default)]

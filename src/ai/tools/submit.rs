@@ -97,8 +97,8 @@ fn dir_report_schema() -> Value {
                 "completeness",
                 typed(
                     "number",
-                    "0.0-1.0: 1.0 every relevant file examined closely, 0.5 about half \
-                     (or most skimmed), below 0.3 barely started.",
+                    "0.0-1.0: 1.0 every relevant file read closely, 0.5 half or skimmed, \
+                     below 0.3 barely started.",
                 ),
             ),
         ],

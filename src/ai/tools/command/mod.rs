@@ -47,8 +47,8 @@ const DESCRIPTION: &str = "One read-only command in the target, and its output: 
 find, grep, head, stat, tail or wc. There is no shell: pipes, redirection, ;, &&, $(...), \
 backticks and variables are refused (single-quote them to pass them). Unquoted globs are \
 expanded inside the target (dot files only with a leading dot). Refused: leaving the target, \
-find's actions that run or write, following links (-L, grep -R), tail -f, file lists read \
-from a file, FIFOs and devices. Stopped after 15 seconds; output cut at 64 KiB.";
+find's actions that run or write, following links (-L, grep -R), tail -f, FIFOs and \
+devices. Stopped after 15 seconds; output cut at 64 KiB.";
 
 const COMMAND_DESCRIPTION: &str = "E.g. \"grep -rn 'TODO' src\" or \"wc -l src/*.rs\".";
 
