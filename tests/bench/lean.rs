@@ -32,6 +32,11 @@
 //! minutes on the mock's prompt-cache clock, each against the interactive
 //! run, and prints the ratios and the run's note about the marks'
 //! lifetime; asserts at most 0.55 for this build in both.
+//!
+//! `LUMINOS_BENCH_VERBOSE=1` prints each request's pass, turn, usage and
+//! bytes; `LUMINOS_BENCH_DUMP=DIR` writes the request bodies there;
+//! `LUMINOS_BENCH_THOROUGH=N` has every dir loop take N turns (the
+//! scripted agent's careful loops) instead of the default agent's two.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
