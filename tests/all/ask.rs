@@ -298,6 +298,12 @@ fn the_budget_holds_when_every_reply_costs_its_worst_case() {
             .any(|r| r.last_user_text().contains("pays for this reply only")),
         "no last call"
     );
+    // The request told it is the last writes nothing to the prompt cache
+    // (nothing would read it); those before it do.
+    for request in &requests {
+        let last = request.last_user_text().contains("pays for this reply only");
+        assert_eq!(request.writes_its_newest_message(), !last, "{}", request.index);
+    }
 }
 
 #[test]

@@ -69,3 +69,43 @@ fn loops_share_their_prefix_and_the_run_bills_at_most_half_the_uncached_price() 
         "prompts billed {ratio:.3} of their uncached price"
     );
 }
+
+/// A loop that never submits runs to its last allowed turn: that request
+/// writes nothing to the prompt cache (no later turn would read it), yet
+/// keeps the shared prefix of tools and system prompt marked for the loops
+/// after it, and reads back what the turn before wrote.
+#[test]
+fn the_last_allowed_turn_writes_nothing_but_keeps_the_shared_prefix() {
+    let env = TestEnv::with_small_project().with_agent(|agent| {
+        agent.every_dir_script(|_| {
+            support::mock::Reply::tool_use(
+                "think",
+                serde_json::json!({"observation": "o", "hypothesis": "h", "next_action": "n"}),
+            )
+        })
+    });
+    env.run_ok(&["--jobs=1", "--json"]);
+    let loops: Vec<_> = env
+        .passes()
+        .into_iter()
+        .filter_map(|(pass, request)| match pass {
+            Pass::Dir(dir) => Some((dir, request)),
+            _ => None,
+        })
+        .collect();
+    let dirs: std::collections::BTreeSet<&String> = loops.iter().map(|(dir, _)| dir).collect();
+    assert_eq!(dirs.len(), 4);
+    for dir in dirs {
+        let turns: Vec<_> = loops.iter().filter(|(d, _)| d == dir).map(|(_, r)| r).collect();
+        let (last, before) = turns.split_last().unwrap();
+        assert!(turns.len() >= 3, "{dir}: {} turns", turns.len());
+        assert!(last.last_user_text().contains("1 turn left"), "{dir}");
+        assert!(!last.writes_its_newest_message(), "{dir}: the last turn wrote");
+        assert!(last.marks_its_system_prompt(), "{dir}: the shared prefix is unmarked");
+        assert!(before[0].writes_its_newest_message(), "{dir}: the first turn wrote nothing");
+        // What the turn before wrote is read back.
+        let usage = last.reported_usage.unwrap();
+        assert!(usage.cache_read_input_tokens > 0, "{dir}: {usage:?}");
+        assert_eq!(usage.cache_creation_input_tokens, 0, "{dir}: {usage:?}");
+    }
+}

@@ -217,3 +217,24 @@ fn kept_answers_are_replayed_and_counted_apart() {
     );
     assert_eq!(inner.tracker.cost(), 0.0);
 }
+
+#[test]
+fn a_request_in_flight_under_other_marks_is_waited_for_under_its_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let inner = inner(&tmp);
+    let sent = br#"{"model":"m","max_tokens":10,"system":[{"type":"text","text":"s","cache_control":{"type":"ephemeral"}}],"messages":[]}"#;
+    let asked = br#"{"model":"m","max_tokens":10,"system":[{"type":"text","text":"s","cache_control":{"type":"ephemeral","ttl":"1h"}}],"messages":[]}"#;
+    let (loose, max_tokens) = loose_name(sent).unwrap();
+    let sent_as = request_digest(sent);
+    inner.store.store_alias(&loose, &sent_as, max_tokens).unwrap();
+    let (mut request, _answer) = parked(&request_digest(asked));
+    request.params = Arc::from(&asked[..]);
+    let carried: HashSet<&str> = [sent_as.as_str()].into();
+    assert_eq!(inner.carried_name(&request, &carried), Some(sent_as.clone()));
+    // Nothing in flight under that name: it goes under its own.
+    assert_eq!(inner.carried_name(&request, &HashSet::new()), None);
+    // Another max_tokens is another request.
+    let other = br#"{"model":"m","max_tokens":20,"system":[{"type":"text","text":"s"}],"messages":[]}"#;
+    request.params = Arc::from(&other[..]);
+    assert_eq!(inner.carried_name(&request, &carried), None);
+}
