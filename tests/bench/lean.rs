@@ -223,6 +223,14 @@ fn run(
     (requests, report["investigation"].clone())
 }
 
+/// The agent the runs talk to, as the figures name it.
+fn agent_name() -> String {
+    match std::env::var("LUMINOS_BENCH_THOROUGH") {
+        Ok(turns) => format!("loops of {turns} turns"),
+        Err(_) => "default agent".to_string(),
+    }
+}
+
 /// The parity fixture and a mock answering as the default agent.
 fn fixture() -> (TestEnv, PathBuf, MockServer) {
     let env = TestEnv::with_small_project();
@@ -242,8 +250,9 @@ fn the_same_conversation_in_fewer_tokens() {
     let (_env, target, server) = fixture();
     let work = crate::support::fs::temp_dir("luminos-lean-");
     println!(
-        "parity fixture, luminos {} --json, default agent, billed at {PRICES}'s prices",
-        PLAIN.join(" ")
+        "parity fixture, luminos {} --json, {}, billed at {PRICES}'s prices",
+        PLAIN.join(" "),
+        agent_name()
     );
     let mut figures = Vec::new();
     for (name, binary) in builds() {
@@ -292,8 +301,9 @@ fn batches_against_the_same_run_without_them() {
     let (_env, target, server) = fixture();
     let work = crate::support::fs::temp_dir("luminos-lean-batch-");
     println!(
-        "parity fixture, luminos {} --json [--batch], default agent, billed at {PRICES}'s prices",
-        PLAIN.join(" ")
+        "parity fixture, luminos {} --json [--batch], {}, billed at {PRICES}'s prices",
+        PLAIN.join(" "),
+        agent_name()
     );
     let mut ours = Vec::new();
     for (name, binary) in builds() {
