@@ -3,9 +3,10 @@
 //! This module only describes flags and what a well-formed value of each
 //! is; it makes no decisions. Every flag value is checked here, by clap's
 //! value parsers, so a bad one is a usage error (exit 2) with clap's
-//! one-line message, whatever the flag. [`crate::config`] resolves these
-//! values together with the environment into a [`crate::config::Config`],
-//! and only that travels past `main`.
+//! one-line message, whatever the flag. Its resolution (`resolve.rs`, with
+//! the API's settings in `api.rs`) turns these values and the environment
+//! into a [`crate::config::Config`] once, and only that travels past
+//! `main`.
 //!
 //! `luminos TARGET` investigates; `luminos ask TARGET QUESTION` asks one
 //! question ([`Command::Ask`]); `luminos mcp` serves MCP on stdio
@@ -13,9 +14,14 @@
 //! so a directory of that name is reached as `luminos ./ask` (or
 //! `luminos -- ask`).
 
+mod api;
+mod resolve;
+
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+
+pub(crate) use resolve::parse_price;
 
 /// Investigate a directory and report what it is and what deserves attention.
 ///
@@ -29,7 +35,9 @@ use clap::{Parser, Subcommand};
     about,
     long_about,
     subcommand_negates_reqs = true,
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    after_help = "See --help for the environment variables luminos reads and examples.",
+    after_long_help = long_help_epilogue()
 )]
 pub struct Args {
     #[command(subcommand)]
@@ -39,6 +47,12 @@ pub struct Args {
     /// ./mcp).
     #[arg(value_name = "TARGET", required_unless_present = "clear_cache")]
     pub target: Option<PathBuf>,
+
+    /// Anything after TARGET that is not a flag: luminos investigates one
+    /// directory, so these are refused with one line (without this slot,
+    /// clap would take a second directory for an unknown subcommand).
+    #[arg(value_name = "MORE", hide = true, num_args = 0..)]
+    pub more_targets: Vec<PathBuf>,
 
     /// Maximum depth of the rendered directory tree.
     #[arg(short = 'd', long, value_name = "N", default_value_t = crate::config::defaults::DEFAULT_DEPTH,
@@ -53,8 +67,9 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
 
-    /// Report format: text (the terminal report), json, markdown or html
-    /// [default: from the -o file's extension (.md, .html, .json), else
+    /// Report format: text (the terminal report), json, markdown, html or
+    /// agents (an AGENTS.md for coding agents) [default: from the -o
+    /// file's name (AGENTS.md) or extension (.md, .html, .json), else
     /// text].
     #[arg(long, value_name = "FORMAT", value_enum)]
     pub format: Option<FormatArg>,
@@ -63,7 +78,9 @@ pub struct Args {
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Remove the investigation cache, then exit unless a TARGET is given.
+    /// With a TARGET, forget its cached investigation (only that one), then
+    /// investigate it anew; alone, remove the whole cache and exit, saying
+    /// how many investigations it held and what their runs cost.
     #[arg(long)]
     pub clear_cache: bool,
 
@@ -74,6 +91,10 @@ pub struct Args {
     /// Exclude a directory name everywhere (repeatable).
     #[arg(short = 'x', long = "exclude", value_name = "NAME")]
     pub exclude: Vec<String>,
+
+    // The list is named from its one constant, not repeated here.
+    #[arg(long = "include", value_name = "NAME", help = crate::scan::skip::include_help())]
+    pub include: Vec<String>,
 
     #[command(flatten)]
     pub api: ApiArgs,
@@ -86,6 +107,12 @@ pub struct Args {
     /// Project the cost of an investigation without calling the API.
     #[arg(long)]
     pub estimate: bool,
+
+    /// With --estimate: how many tokens a second the model works through
+    /// (a local model's throughput), to say how long the run would take.
+    #[arg(long, value_name = "N", requires = "estimate", allow_negative_numbers = true,
+          value_parser = tokens_per_second)]
+    pub tokens_per_second: Option<f64>,
 
     /// Run the base scan alone, even when an API key is set.
     #[arg(long, conflicts_with = "estimate")]
@@ -168,7 +195,8 @@ pub enum Command {
     /// cached investigation (run `luminos TARGET` first for the best answers)
     /// and from its files, read-only, within its own budget; the answer goes
     /// to stdout. A directory named `ask` is reached as `luminos ./ask`.
-    Ask(AskArgs),
+    // Boxed: a question's flags are most of the command line's size.
+    Ask(Box<AskArgs>),
     /// Serve luminos to coding agents over the Model Context Protocol, on
     /// stdin and stdout: tools to investigate a directory, to read its
     /// cached investigation (overview, directory, flags) without an API
@@ -218,6 +246,11 @@ pub struct AskArgs {
     #[arg(short = 'x', long = "exclude", value_name = "NAME")]
     pub exclude: Vec<String>,
 
+    /// Look into directories named NAME although the skip list would
+    /// leave them out (repeatable; see `luminos --help`).
+    #[arg(long = "include", value_name = "NAME")]
+    pub include: Vec<String>,
+
     /// Do not respect .gitignore, .ignore and .git/info/exclude.
     #[arg(long)]
     pub no_ignore: bool,
@@ -251,8 +284,22 @@ pub struct ApiArgs {
     /// in dollars per million input and output tokens: `3,15`; `0,0` for a
     /// local model. Cache writes and reads are priced from the input price.
     #[arg(long, value_name = "INPUT,OUTPUT", allow_hyphen_values = true,
-          value_parser = crate::config::parse_price)]
+          value_parser = parse_price)]
     pub price: Option<crate::config::GivenPrice>,
+
+    /// The model's context window in tokens, for a model the catalog does
+    /// not know (a local model) or to lower a known one's: every request is
+    /// sized to fit it, with room for the reply [env: LUMINOS_CONTEXT_WINDOW].
+    #[arg(long, value_name = "TOKENS", allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u64).range(1..=crate::ai::api::catalog::MAX_GIVEN_WINDOW))]
+    pub context_window: Option<u64>,
+
+    /// Send and receive at most TOKENS tokens (input, cache and output
+    /// together), each request counted at its worst case before it goes;
+    /// with --budget, the first ceiling reached ends the run.
+    #[arg(long, value_name = "TOKENS", allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub token_budget: Option<u64>,
 
     // The bound is named from its one constant, not repeated here.
     #[arg(
@@ -277,6 +324,43 @@ pub enum FormatArg {
     #[value(alias = "md")]
     Markdown,
     Html,
+    /// `AGENTS.md` for coding agents.
+    Agents,
+}
+
+/// The ENVIRONMENT and EXAMPLES sections of `--help`. The defaults are
+/// named from their one constant each.
+fn long_help_epilogue() -> String {
+    format!(
+        "ENVIRONMENT:
+  ANTHROPIC_API_KEY     API key for the investigation; without one (or a token), the
+                        scan alone is reported
+  ANTHROPIC_AUTH_TOKEN  bearer token, used when no API key is set
+  ANTHROPIC_BASE_URL    the API's address, for a proxy or gateway
+                        [default: {base}]
+  LUMINOS_MODEL         model, when --model is not given [default: {model}]
+  LUMINOS_CACHE_DIR     where investigations are cached [default: {cache}]; a rerun
+                        resumes from there, and an unchanged tree costs nothing
+  LUMINOS_CONTEXT_WINDOW
+                        the model's context window, when --context-window is not given
+  NO_COLOR              no colour in the live line
+  The LUMINOS_*_SECS and LUMINOS_*_MS timing variables are described in the README.
+
+EXAMPLES:
+  luminos ~/src/app                     investigate, spending at most ${budget}
+  luminos --estimate ~/src/app          what it would cost, without spending anything
+  luminos --budget 1 ~/src/app          spend at most $1
+  luminos ~/src/app -o report.html      the whole report as one HTML page
+  luminos --json ~/src/app | jq .flags  the findings, for scripts
+  luminos ask ~/src/app \"Where are retries timed?\"
+  luminos --model qwen3-coder --price 0,0 --context-window 32768 ~/src/app
+                                        a local model (see the README's Local models)
+  luminos --clear-cache                 remove every cached investigation",
+        base = crate::config::defaults::DEFAULT_BASE_URL,
+        model = crate::config::defaults::DEFAULT_MODEL,
+        cache = crate::config::defaults::DEFAULT_CACHE_ROOT,
+        budget = crate::config::defaults::DEFAULT_BUDGET_USD,
+    )
 }
 
 impl Args {
@@ -320,6 +404,15 @@ fn dollars_above_zero(raw: &str) -> Option<f64> {
         .parse::<f64>()
         .ok()
         .filter(|usd| usd.is_finite() && *usd > 0.0)
+}
+
+/// `--tokens-per-second`: a finite throughput above zero (`45`, `12.5`).
+fn tokens_per_second(raw: &str) -> Result<f64, String> {
+    raw.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|n| n.is_finite() && *n > 0.0)
+        .ok_or_else(|| "a number of tokens a second above zero, such as 40".to_string())
 }
 
 /// `--model`: a model id, which is never blank. (What the API makes of it
@@ -380,6 +473,19 @@ mod tests {
             (&["--depth", "-1"], "invalid digit"),
             (&["--model", ""], "a model id"),
             (&["--model", "  "], "a model id"),
+            (&["--context-window", "0"], "1..="),
+            (&["--context-window", "-5"], "invalid digit"),
+            (&["--context-window", "lots"], "invalid digit"),
+            (&["--token-budget", "0"], "1.."),
+            (&["--token-budget", "1.5"], "invalid digit"),
+            (
+                &["--estimate", "--tokens-per-second", "0"],
+                "a number of tokens a second above zero",
+            ),
+            (
+                &["--estimate", "--tokens-per-second", "inf"],
+                "a number of tokens a second above zero",
+            ),
         ];
         for (flags, says) in bad {
             let err = parse(flags).unwrap_err();
@@ -455,17 +561,20 @@ mod tests {
             assert!(run.command.is_none());
             assert_eq!(run.target.unwrap().file_name().unwrap(), "ask");
         }
-        // Usage errors: no question, a question too many, a run flag before
-        // it, a bad budget.
+        // Usage errors: no question, a question too many, a bad budget.
         for bad in [
             ["ask", "src"].as_slice(),
             &["ask", "src", "q", "extra"],
-            &["--json", "ask", "src", "q"],
             &["ask", "--budget", "0", "src", "q"],
         ] {
             let err = parse_exact(bad).unwrap_err();
             assert_eq!(err.exit_code(), 2, "{bad:?}");
         }
+        // After a run flag, `ask` is a directory, and what follows more
+        // targets, which the configuration refuses (exit 2 too).
+        let run = parse_exact(&["--json", "ask", "src", "q"]).unwrap();
+        assert!(run.command.is_none());
+        assert_eq!(run.more_targets, [PathBuf::from("src"), PathBuf::from("q")]);
     }
 
     #[test]
@@ -479,6 +588,31 @@ mod tests {
             assert_eq!(parse(&bad).unwrap_err().exit_code(), 2);
         }
         assert!(parse(&["--refine", "--estimate"]).is_err());
+    }
+
+    /// `--help` ends with the environment luminos reads, the cache's
+    /// place among it, and examples; `-h` points there.
+    #[test]
+    fn help_names_the_environment_and_examples() {
+        let help = Args::command().render_long_help().to_string();
+        let env = help.find("ENVIRONMENT:").unwrap();
+        let examples = help.find("EXAMPLES:").unwrap();
+        assert!(env < examples, "{help}");
+        for name in [
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_AUTH_TOKEN",
+            "ANTHROPIC_BASE_URL",
+            "LUMINOS_MODEL",
+            "LUMINOS_CACHE_DIR",
+            "LUMINOS_CONTEXT_WINDOW",
+            "[default: /tmp/luminos]",
+            "[default: https://api.anthropic.com]",
+        ] {
+            assert!(help[env..examples].contains(name), "{name}: {help}");
+        }
+        assert!(help[examples..].contains("luminos --estimate ~/src/app"));
+        let short = Args::command().render_help().to_string();
+        assert!(short.contains("See --help for the environment"), "{short}");
     }
 
     /// `--help` states the bound of `--max-retries`.

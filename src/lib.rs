@@ -36,6 +36,7 @@ pub(crate) mod config;
 pub mod exit_codes;
 pub(crate) mod grounding;
 pub(crate) mod interrupt;
+pub(crate) mod lenient;
 pub(crate) mod mcp;
 pub mod outline;
 pub mod output;

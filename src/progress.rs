@@ -27,13 +27,16 @@
 
 mod line;
 mod live;
+mod money;
+
+pub(crate) use money::budget_line;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::text::{escape_control, format_thousands};
+use crate::text::{escape_control, format_thousands, usd};
 use line::{LiveField, lay_out};
 use live::{Draw, Screen};
 
@@ -59,6 +62,9 @@ struct Inner {
     mode: Mode,
     /// `-v`: the full trace.
     verbose: bool,
+    /// Routine lines only with `-v`: what warns still shows (see
+    /// [`Progress::answer_only`]).
+    quiet: bool,
     // Serializes plain-mode writes so lines from concurrent tasks never interleave.
     plain_lock: Mutex<()>,
 }
@@ -77,6 +83,20 @@ pub(crate) type LineSink = Arc<dyn Fn(&str) + Send + Sync>;
 impl Progress {
     /// A reporter for the given style; `verbose` prints the full trace.
     pub fn new(style: ProgressStyle, verbose: bool) -> Self {
+        Progress::styled(style, verbose, false)
+    }
+
+    /// A reporter for a command whose output is one answer (`luminos
+    /// ask`): without `-v` it says nothing routine (no scan step, no pass,
+    /// no count), only what warns or qualifies the answer (a line that
+    /// starts `Warning` or `Note`, a flag, a failed API call that is
+    /// retried) and what is printed with
+    /// [`Progress::println`]; `-v` shows everything, as [`Progress::new`].
+    pub fn answer_only(style: ProgressStyle, verbose: bool) -> Self {
+        Progress::styled(style, verbose, !verbose)
+    }
+
+    fn styled(style: ProgressStyle, verbose: bool, quiet: bool) -> Self {
         let mode = match style {
             ProgressStyle::Live { color } => Mode::Live {
                 screen: Screen::start(),
@@ -84,36 +104,36 @@ impl Progress {
             },
             ProgressStyle::Plain => Mode::Plain,
         };
+        Progress::with_mode(mode, verbose, quiet)
+    }
+
+    fn with_mode(mode: Mode, verbose: bool, quiet: bool) -> Self {
         Progress {
             inner: Arc::new(Inner {
                 mode,
                 verbose,
+                quiet,
                 plain_lock: Mutex::new(()),
             }),
         }
     }
 
+    /// Whether a routine line `msg` is held back (see
+    /// [`Progress::answer_only`]).
+    fn holds_back(&self, msg: &str) -> bool {
+        const ALERTS: [&str; 4] = ["Warning", "Note", "FLAG", "API call failed"];
+        self.inner.quiet && !ALERTS.iter().any(|alert| msg.starts_with(alert))
+    }
+
     /// A reporter that prints nothing, for library callers and unit tests.
     pub fn silent() -> Self {
-        Progress {
-            inner: Arc::new(Inner {
-                mode: Mode::Silent,
-                verbose: false,
-                plain_lock: Mutex::new(()),
-            }),
-        }
+        Progress::with_mode(Mode::Silent, false, false)
     }
 
     /// A reporter that hands each line, as plain mode would print it, to
     /// `sink`; nothing is drawn and nothing goes to stderr by itself.
     pub(crate) fn to_sink(sink: LineSink, verbose: bool) -> Self {
-        Progress {
-            inner: Arc::new(Inner {
-                mode: Mode::Sink(sink),
-                verbose,
-                plain_lock: Mutex::new(()),
-            }),
-        }
+        Progress::with_mode(Mode::Sink(sink), verbose, false)
     }
 
     /// True when drawing a live display on a terminal.
@@ -134,18 +154,24 @@ impl Progress {
 
     /// `  [scan] <msg>`
     pub fn scan(&self, msg: &str) {
-        self.println(&format!("  [scan] {msg}"));
+        if !self.holds_back(msg) {
+            self.println(&format!("  [scan] {msg}"));
+        }
     }
 
     /// `  [AI] <msg>`
     pub fn ai(&self, msg: &str) {
-        self.println(&format!("  [AI] {msg}"));
+        if !self.holds_back(msg) {
+            self.println(&format!("  [AI] {msg}"));
+        }
     }
 
     /// `  [AI] [<dir>] <msg>`: a line that belongs to one directory's loop, so
     /// output from concurrent loops stays attributable.
     pub(crate) fn ai_dir(&self, dir: &str, msg: &str) {
-        self.println(&format!("  [AI] [{dir}] {msg}"));
+        if !self.holds_back(msg) {
+            self.println(&format!("  [AI] [{dir}] {msg}"));
+        }
     }
 
     /// The full trace (`-v`) is on.
@@ -187,12 +213,20 @@ impl Progress {
     }
 
     /// Start a counted phase such as "Classifying files". Live: a line with
-    /// the running count. Plain: one line when it starts and one when it
-    /// finishes.
+    /// the running count. Plain: one line, when it finishes (a step is one
+    /// line on a pipe).
     pub fn counter(&self, tag: &str, label: &str) -> Counter {
         let prefix = format!("  [{tag}] {label}...");
         let count = Arc::new(AtomicU64::new(0));
         let (shown, counted) = (prefix.clone(), count.clone());
+        if self.inner.quiet {
+            return Counter {
+                progress: Progress::silent(),
+                live: None,
+                prefix,
+                count,
+            };
+        }
         let live = self.live(move |width, _| {
             let count = [LiveField::kept(
                 " ",
@@ -200,9 +234,6 @@ impl Progress {
             )];
             lay_out(&shown, &count, width)
         });
-        if matches!(self.inner.mode, Mode::Plain | Mode::Sink(_)) {
-            self.write_plain(&prefix);
-        }
         Counter {
             progress: self.clone(),
             live,
@@ -214,9 +245,10 @@ impl Progress {
     /// The live board of the dir-loop phase: directories done out of
     /// `total`, the spend so far and the loops running now. Draws only on a
     /// terminal; elsewhere the per-directory lines already tell the story.
-    pub(crate) fn dir_board(&self, total: usize) -> DirBoard {
+    pub(crate) fn dir_board(&self, total: usize, budget: Option<f64>) -> DirBoard {
         let state = Arc::new(Mutex::new(BoardState {
             total: total as u64,
+            budget,
             ..BoardState::default()
         }));
         let shared = state.clone();
@@ -320,6 +352,8 @@ struct BoardState {
     running: Vec<String>,
     tokens: u64,
     dollars: f64,
+    /// What the run may spend (`--budget`), shown beside the spend.
+    budget: Option<f64>,
     /// The model is not in the catalog: the dollars use a stand-in's prices.
     assumed: bool,
 }
@@ -339,7 +373,7 @@ fn board_fields(state: &BoardState, done: u64, total: u64) -> Vec<LiveField> {
     let mut fields = vec![
         LiveField::droppable("", bar_text(done, total), 4),
         LiveField::kept(" ", format!("{done}/{total} dirs")),
-        LiveField::kept(" | ", format!("${:.2}", state.dollars)),
+        LiveField::kept(" | ", spend_of_budget(state.dollars, state.budget)),
     ];
     if state.assumed {
         fields.push(LiveField::kept(" ", "at assumed prices"));
@@ -351,6 +385,14 @@ fn board_fields(state: &BoardState, done: u64, total: u64) -> Vec<LiveField> {
     ));
     fields.push(LiveField::cuttable(" | ", format!("running: {running}"), 2));
     fields
+}
+
+/// `$0.41 of $5.00`, or `$0.41` without a budget.
+fn spend_of_budget(dollars: f64, budget: Option<f64>) -> String {
+    match budget {
+        Some(budget) => format!("{} of {}", usd(dollars), usd(budget)),
+        None => usd(dollars),
+    }
 }
 
 /// `[=========>          ]`.
@@ -512,16 +554,45 @@ mod tests {
             *lines.lock().unwrap(),
             [
                 "  [scan] hello",
-                "  [scan] Counting...",
                 "  [scan] Counting... done",
                 "  [AI] bad\\x1b[31m",
             ]
         );
     }
 
+    /// Answer-only progress says what warns, and nothing routine.
+    #[test]
+    fn answer_only_progress_keeps_warnings_alone() {
+        let lines: Arc<Mutex<Vec<String>>> = Arc::default();
+        let seen = lines.clone();
+        let p = Progress::with_mode(
+            Mode::Sink(Arc::new(move |line: &str| {
+                seen.lock().unwrap().push(line.to_string())
+            })),
+            false,
+            true,
+        );
+        p.scan("Building directory tree");
+        p.counter("scan", "Classifying files").finish();
+        p.ai("Question: what?");
+        p.ai("Warning: could not save x");
+        p.ai_dir("ask", "FLAG [INFO] a.env: 1 secret redacted");
+        p.ai("API call failed: overloaded; retry 1/6 in 480ms");
+        p.println("Warning: model x is deprecated");
+        assert_eq!(
+            *lines.lock().unwrap(),
+            [
+                "  [AI] Warning: could not save x",
+                "  [AI] [ask] FLAG [INFO] a.env: 1 secret redacted",
+                "  [AI] API call failed: overloaded; retry 1/6 in 480ms",
+                "Warning: model x is deprecated",
+            ]
+        );
+    }
+
     #[test]
     fn the_board_tracks_running_directories_and_spend() {
-        let board = Progress::silent().dir_board(3);
+        let board = Progress::silent().dir_board(3, None);
         board.started("src");
         board.started("docs\x1b[31m");
         board.finished("src");
@@ -545,7 +616,7 @@ mod tests {
     /// and never a figure cut in the middle.
     #[test]
     fn the_board_fits_60_80_and_200_columns() {
-        let board = Progress::silent().dir_board(41);
+        let board = Progress::silent().dir_board(41, Some(5.0));
         for dir in ["pkg0/part1", "pkg3/part2", "pkg7", "docs/guide"] {
             board.started(dir);
         }
@@ -555,16 +626,16 @@ mod tests {
         let at = |width| lay_out("  [AI]", &fields, width);
         assert_eq!(
             at(200),
-            "  [AI] [========>           ] 17/41 dirs | $0.52 | 1,234,567 tokens | running: \
-             pkg0/part1, pkg3/part2, pkg7, docs/guide"
+            "  [AI] [========>           ] 17/41 dirs | $0.52 of $5.00 | 1,234,567 tokens | \
+             running: pkg0/part1, pkg3/part2, pkg7, docs/guide"
         );
         assert_eq!(
             at(80),
-            "  [AI] 17/41 dirs | $0.52 | 1,234,567 tokens | running: pkg0/part1, pkg3/part2…"
+            "  [AI] 17/41 dirs | $0.52 of $5.00 | 1,234,567 tokens | running: pkg0/part1, p…"
         );
         assert_eq!(
             at(60),
-            "  [AI] 17/41 dirs | $0.52 | running: pkg0/part1, pkg3/part…"
+            "  [AI] 17/41 dirs | $0.52 of $5.00 | running: pkg0/part1, …"
         );
         for width in [60, 80, 200] {
             assert!(line::columns(&at(width)) < width);

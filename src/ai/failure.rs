@@ -10,7 +10,7 @@
 use crate::ai::api;
 use crate::ai::prompts::PromptError;
 use crate::ai::tools::FatalToolError;
-use crate::cache::{CacheError, WriteFault};
+use crate::cache::{CacheError, EntryError, WriteFault};
 
 /// A failure that ends the investigation. Unless it ends the run too
 /// ([`InvestigationError::ends_run`]), the report still prints, saying the
@@ -105,9 +105,12 @@ pub(crate) enum InvestigationError {
     #[error(transparent)]
     CacheWrite(WriteFault),
     /// A directory entry luminos writes itself could not be written
-    /// (`what` it was doing, and the cache's message).
-    #[error("{what}: {message}")]
-    EntryWrite { what: &'static str, message: String },
+    /// (`what` it was doing, and why).
+    #[error("{what}: {source}")]
+    EntryWrite {
+        what: &'static str,
+        source: EntryError,
+    },
     /// A prompt did not render (a template and its caller disagree).
     #[error(transparent)]
     Prompt(#[from] PromptError),
@@ -214,7 +217,7 @@ mod tests {
         assert!(!InvestigationError::NoCredential.ends_run());
         let written = InvestigationError::EntryWrite {
             what: "writing a partial entry",
-            message: "Error writing cache: disk full".into(),
+            source: crate::cache::EntryError::Write(std::io::Error::other("disk full")),
         };
         assert!(!written.ends_run());
         assert_eq!(

@@ -23,10 +23,11 @@ pub mod passes;
 pub(crate) mod prompts;
 pub mod rules;
 pub(crate) mod situation;
+pub(crate) mod smallest_window;
+pub(crate) mod target;
 pub mod tools;
 
-use crate::cache::{CacheRoot, RunLock};
-use crate::config::{Config, InvestigationOptions};
+use crate::config::InvestigationOptions;
 use crate::report::{Flag, Investigation};
 
 /// How an investigation fails (the run's entry point,
@@ -81,18 +82,4 @@ pub(crate) fn model_warning(options: &InvestigationOptions) -> Option<String> {
         .format("%Y-%m-%d")
         .to_string();
     options.model_facts.warning(&options.model, &today)
-}
-
-/// Take the target's run lock before the scan, so that a second run on a
-/// busy target stops at once rather than after scanning a large tree. A
-/// cache that cannot be written is not an error yet (`None`): the
-/// investigation reports it and the report still prints.
-pub(crate) fn reserve_target(config: &Config) -> Result<Option<RunLock>, InvestigationError> {
-    let locked = CacheRoot::open(&config.cache_root)
-        .and_then(|root| root.lock_run(&config.target_canonical, false));
-    match locked.map_err(InvestigationError::from) {
-        Ok(lock) => Ok(Some(lock)),
-        Err(err) if err.ends_run() => Err(err),
-        Err(_) => Ok(None),
-    }
 }

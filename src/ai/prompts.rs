@@ -564,7 +564,7 @@ mod snapshots {
 
     use serde_json::json;
 
-    use crate::ai::passes::dir_loop::{compose_dir_task, dir_system_prompt};
+    use crate::ai::passes::dir_loop::{TaskRoom, compose_dir_task, dir_system_prompt};
     use crate::ai::passes::planning::{PlanningInputs, planning_prompt};
     use crate::ai::passes::survey::{
         Survey, SurveyInputs, format_survey_block, format_survey_signals, survey_prompt,
@@ -619,10 +619,13 @@ mod snapshots {
             &[
                 (
                     "cli".into(),
-                    Some(json!({"relative_path": "src/cli", "summary": "Argument parsing."})),
+                    crate::cache::DirEntry::from_value(
+                        json!({"relative_path": "src/cli", "summary": "Argument parsing."}),
+                    ),
                 ),
                 ("util".into(), None),
             ],
+            TaskRoom::WHOLE,
         )
         .unwrap();
         assert_eq!(task.matches("/home/user").count(), 1);
@@ -632,8 +635,16 @@ mod snapshots {
     #[test]
     fn dir_task_of_a_leaf_root() {
         let target = Path::new("/home/user/proj");
-        let task =
-            compose_dir_task(target, target, &[], 10, &["(empty)".to_string()], &[]).unwrap();
+        let task = compose_dir_task(
+            target,
+            target,
+            &[],
+            10,
+            &["(empty)".to_string()],
+            &[],
+            TaskRoom::WHOLE,
+        )
+        .unwrap();
         assert!(task.contains("\nRelative to the target: proj\n"));
         assert!(task.contains("(none: this is a leaf directory)"));
         assert!(!task.contains("untrusted-data source=\"summaries"));
@@ -645,6 +656,7 @@ mod snapshots {
             target: "/home/user/proj",
             signals: &signals(),
             tree_preview: "proj/\n├── src/\n│   ├── cli/  ...\n│   └── main.rs  (240 B)\n└── Cargo.toml  (180 B)",
+            room: crate::ai::rules::room::Room::of_default_model(),
         })
         .unwrap();
         insta::assert_snapshot!(prompt);
@@ -653,7 +665,8 @@ mod snapshots {
     #[test]
     fn planning_prompt_rendered() {
         let block = format_survey_block(Some(&survey()));
-        let file_signals = format_survey_signals(&signals());
+        let file_signals =
+            format_survey_signals(&signals(), crate::ai::passes::survey::MAX_SIGNALS_BYTES);
         let cached = vec!["docs".to_string()];
         let prompt = planning_prompt(&PlanningInputs {
             target: "/home/user/proj",
@@ -675,7 +688,8 @@ mod snapshots {
                    "notable_files": ["Cargo.toml"]}),
             json!({"relative_path": "src", "summary": "Entry point and modules.",
                    "dominant_category": "source"}),
-        ];
+        ]
+        .map(|value| crate::cache::DirEntry::from_value(value).unwrap());
         let prompt = synthesis_prompt("/home/user/proj", &entries, None).unwrap();
         insta::assert_snapshot!(prompt);
         assert!(

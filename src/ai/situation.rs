@@ -8,22 +8,22 @@
 //! hand its [`DecisionInputs`] to the one pure decision,
 //! [`crate::ai::rules::decide::decide`].
 
+use crate::ai::engine::plan_money::PlanMoney;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::passes::dir_loop::dir_system_prompt;
 use crate::ai::passes::survey::{NO_SURVEY, Survey};
-use crate::ai::passes::synthesis::{entries_digest, reusable_synthesis, synthesis_entries};
-use crate::ai::rules::decide::{DecisionInputs, SavedWork};
+use crate::ai::passes::synthesis::{SavedSynthesis, entries_digest, synthesis_entries};
+use crate::ai::rules::decide::{DecisionInputs, SavedWork, WorkPlan};
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{ChildIndex, Discovery, discover_directories};
 use crate::ai::rules::fingerprint::{DirState, classify, fingerprint};
-use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::rules::plan::Plan;
 use crate::ai::rules::projection::{SURVEY_BLOCK_BYTES, tokens_of_bytes};
 use crate::ai::tools::{self, Toolbox};
-use crate::cache::{Cache, EntryKind, PLAN_FILE, SURVEY_FILE, SYNTHESIS_FILE, WORK_PLAN_FILE};
+use crate::cache::{Cache, DirEntry, PLAN_FILE, SURVEY_FILE, SYNTHESIS_FILE, WORK_PLAN_FILE};
 use crate::config::Config;
 use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
@@ -67,6 +67,7 @@ impl Situation {
         cache: Option<&Cache>,
     ) -> Situation {
         let target = config.target_canonical.clone();
+        let plan = PlanMoney::of(&config.investigation);
         let discovery = discover_directories(&target, scanned);
         let language = config.investigation.language.as_deref();
         let states = match cache {
@@ -81,27 +82,37 @@ impl Situation {
             .unwrap_or_default();
         let mechanical = entries
             .iter()
-            .filter(|(_, entry)| is_mechanical(entry))
+            .filter(|(_, entry)| entry.mechanical)
             .map(|(dir, _)| dir.clone())
             .collect();
         let saved = |name: &str| cache.filter(|_| !fresh).and_then(|c| c.read_json(name));
         let saved_survey = saved(SURVEY_FILE).and_then(|v| serde_json::from_value(v).ok());
         let saved_plan = saved(PLAN_FILE).map(|v| Plan::from_value(&v));
-        let saved_work = saved(WORK_PLAN_FILE).and_then(|v| SavedWork::from_value(&v, &target));
+        let saved_work = cache
+            .filter(|_| !fresh)
+            .and_then(|c| c.read_document::<WorkPlan>(WORK_PLAN_FILE))
+            .map(|document| SavedWork::of(document, &target));
         // Whether the saved synthesis still holds only matters when nothing
         // is left to investigate.
         let synthesis_current = classify(&dirs, &states).stale.is_empty()
-            && saved(SYNTHESIS_FILE).is_some_and(|saved| {
-                let read = synthesis_entries(&target, &dirs, &entries);
-                let digest = entries_digest(&read, language);
-                reusable_synthesis(Some(&saved), &digest).is_some()
+            && cache.is_some_and(|cache| {
+                (!fresh)
+                    .then(|| cache.read_document::<SavedSynthesis>(SYNTHESIS_FILE))
+                    .flatten()
+                    .is_some_and(|saved| {
+                        let read = synthesis_entries(&target, &dirs, &entries);
+                        let digest = entries_digest(cache, &read, language);
+                        saved.reuse(&digest).is_some()
+                    })
             });
         Situation {
             children: ChildIndex::new(&dirs),
             total_files: scan.file_categories.values().sum(),
             loop_prefix_tokens: loop_prefix_tokens(),
-            budget: config.investigation.budget,
-            model: config.investigation.model_facts,
+            // The plan counts in dollars, or in tokens under a token budget
+            // that binds first.
+            budget: plan.budget,
+            model: plan.facts,
             batch: config.investigation.batch,
             target,
             dirs,
@@ -165,7 +176,7 @@ fn current_states(
     discovery
         .iter()
         .map(|(dir, scanned)| {
-            let entry = cache.read_entry(EntryKind::Dir, &dir.to_string_lossy());
+            let entry = cache.entry::<DirEntry>(&dir.to_string_lossy());
             let current = match scanned {
                 Some(fingerprint) => fingerprint.to_string(),
                 None => fingerprint(dir, scope),

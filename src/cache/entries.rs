@@ -1,6 +1,9 @@
 //! The summaries themselves: which kinds there are ([`EntryKind`]) and the
 //! [`Cache`] methods that validate, write, read, list and remove the entries
-//! under `files/` and `dirs/`.
+//! under `files/` and `dirs/`: as JSON, at the edges (an agent's
+//! `write_cache` and `read_cache`), and typed ([`DirEntry`], [`FileEntry`]:
+//! [`Cache::entry`], [`Cache::located`], [`Cache::write_typed`], ...) for
+//! everything else.
 //!
 //! An entry's location is the path it was written under: writes set its
 //! `path` and `relative_path` fields from that path, and listings trust a
@@ -14,10 +17,71 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use super::entry::{DirEntry, FileEntry};
 use super::fsio::{self, read_json, write_json_atomic};
 use super::{Cache, CacheError, sha256_hex};
+
+/// A kind of summary the cache keeps, typed: [`DirEntry`] or
+/// [`FileEntry`].
+pub trait CacheEntry: Serialize + DeserializeOwned {
+    /// Where entries of this type live.
+    const KIND: EntryKind;
+    /// Relative to the target (`.` or empty for the target itself).
+    fn relative_path(&self) -> &str;
+    fn summary(&self) -> &str;
+    /// The files the summary points at (a directory's).
+    fn notable_files(&self) -> &[String];
+}
+
+impl CacheEntry for DirEntry {
+    const KIND: EntryKind = EntryKind::Dir;
+    fn relative_path(&self) -> &str {
+        &self.relative_path
+    }
+    fn summary(&self) -> &str {
+        &self.summary
+    }
+    fn notable_files(&self) -> &[String] {
+        &self.notable_files
+    }
+}
+
+impl CacheEntry for FileEntry {
+    const KIND: EntryKind = EntryKind::File;
+    fn relative_path(&self) -> &str {
+        &self.relative_path
+    }
+    fn summary(&self) -> &str {
+        &self.summary
+    }
+    fn notable_files(&self) -> &[String] {
+        &[]
+    }
+}
+
+/// Why an entry was not written: what the agent is told of an entry it
+/// wrote (the original's checks, in its words), or the write that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum EntryError {
+    #[error("Error: data must be a JSON object.")]
+    NotAnObject,
+    #[error("Error: missing required fields: {}", .0.join(", "))]
+    MissingFields(Vec<&'static str>),
+    #[error(
+        "Error: cache entries hold summaries, never raw file contents; remove the '{0}' field."
+    )]
+    RawContent(&'static str),
+    #[error("Error: confidence must be a number from 0.0 to 1.0.")]
+    Confidence,
+    #[error("Error: confidence_reason must be a string.")]
+    ConfidenceReason,
+    #[error("Error writing cache: {0}")]
+    Write(#[source] std::io::Error),
+}
 
 /// Which kind of summary an entry holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -89,13 +153,52 @@ struct StoredEntry {
 impl Cache {
     /// The dir entries the cache holds now of `dirs`, by directory (those
     /// without one are left out).
-    pub(crate) fn dir_entries(&self, dirs: &[PathBuf]) -> HashMap<PathBuf, Value> {
+    pub(crate) fn dir_entries(&self, dirs: &[PathBuf]) -> HashMap<PathBuf, DirEntry> {
         dirs.iter()
-            .filter_map(|dir| {
-                let entry = self.read_entry(EntryKind::Dir, &dir.to_string_lossy())?;
-                Some((dir.clone(), entry))
-            })
+            .filter_map(|dir| Some((dir.clone(), self.entry(&dir.to_string_lossy())?)))
             .collect()
+    }
+
+    /// The entry of type `E` for `path`, read leniently (see
+    /// [`super::entry`]); `None` when absent or unreadable.
+    pub fn entry<E: CacheEntry>(&self, path: &str) -> Option<E> {
+        serde_json::from_value(self.read_entry(E::KIND, path)?).ok()
+    }
+
+    /// Every readable entry of type `E` whose location is confirmed, with
+    /// that location (see [`Cache::located_entries`]), sorted by key.
+    pub fn located<E: CacheEntry>(&self) -> Vec<(PathBuf, E)> {
+        self.located_entries(E::KIND)
+            .into_iter()
+            .filter_map(|(path, entry)| Some((path, serde_json::from_value(entry).ok()?)))
+            .collect()
+    }
+
+    /// Every readable entry of type `E`, sorted by key (see
+    /// [`Cache::read_all_entries`]).
+    pub fn all<E: CacheEntry>(&self) -> Vec<E> {
+        self.read_all_entries(E::KIND)
+            .into_iter()
+            .filter_map(|entry| serde_json::from_value(entry).ok())
+            .collect()
+    }
+
+    /// Atomically write `entry` for `path`, its location fields set from
+    /// `path` (see [`Cache::write_entry`]).
+    pub fn write_typed<E: CacheEntry>(&self, path: &str, entry: &E) -> Result<(), EntryError> {
+        self.write_entry(E::KIND, path, &entry_json(entry))
+    }
+
+    /// [`Cache::write_entries`] for typed entries.
+    pub(crate) fn write_all_typed<E: CacheEntry>(
+        &self,
+        entries: &[(String, E)],
+    ) -> Result<(), EntryError> {
+        let raw: Vec<(String, Value)> = entries
+            .iter()
+            .map(|(path, entry)| (path.clone(), entry_json(entry)))
+            .collect();
+        self.write_entries(E::KIND, &raw)
     }
 
     fn entry_file(&self, kind: EntryKind, path: &str) -> PathBuf {
@@ -144,7 +247,7 @@ impl Cache {
         &self,
         kind: EntryKind,
         entries: &[(String, Value)],
-    ) -> Result<(), String> {
+    ) -> Result<(), EntryError> {
         let mut items: Vec<(PathBuf, Value)> = Vec::with_capacity(entries.len());
         for (path, data) in entries {
             let data = self.with_location(&self.absolute_entry_path(path), data);
@@ -153,8 +256,7 @@ impl Cache {
         }
         fsio::write_json_batch(&items).map_err(|err| {
             let dir = self.dir.join(kind.subdir());
-            let err = self.note_write_failure("writing entries in", &dir, err);
-            format!("Error writing cache: {err}")
+            EntryError::Write(self.note_write_failure("writing entries in", &dir, err))
         })
     }
 
@@ -163,14 +265,12 @@ impl Cache {
     /// [`Cache::absolute_entry_path`]) whatever `data` says, so an entry always
     /// names the file it is keyed by. `Err` carries the message the agent sees
     /// (`Error: missing required fields: ...`, ...).
-    pub fn write_entry(&self, kind: EntryKind, path: &str, data: &Value) -> Result<(), String> {
+    pub fn write_entry(&self, kind: EntryKind, path: &str, data: &Value) -> Result<(), EntryError> {
         let data = self.with_location(&self.absolute_entry_path(path), data);
         validate_entry(kind, &data)?;
         let file = self.entry_file(kind, path);
-        write_json_atomic(&file, &data).map_err(|err| {
-            let err = self.note_write_failure("writing", &file, err);
-            format!("Error writing cache: {err}")
-        })
+        write_json_atomic(&file, &data)
+            .map_err(|err| EntryError::Write(self.note_write_failure("writing", &file, err)))
     }
 
     /// The entry for `path`, or `None` when absent or unreadable. Its location
@@ -308,11 +408,11 @@ impl Cache {
 }
 
 /// The original's checks, in its order, with messages for the agent.
-fn validate_entry(kind: EntryKind, data: &Value) -> Result<(), String> {
+fn validate_entry(kind: EntryKind, data: &Value) -> Result<(), EntryError> {
     let Some(fields) = data.as_object() else {
-        return Err("Error: data must be a JSON object.".to_string());
+        return Err(EntryError::NotAnObject);
     };
-    let mut missing: Vec<&str> = kind
+    let mut missing: Vec<&'static str> = kind
         .required_fields()
         .iter()
         .copied()
@@ -320,30 +420,30 @@ fn validate_entry(kind: EntryKind, data: &Value) -> Result<(), String> {
         .collect();
     if !missing.is_empty() {
         missing.sort_unstable();
-        return Err(format!(
-            "Error: missing required fields: {}",
-            missing.join(", ")
-        ));
+        return Err(EntryError::MissingFields(missing));
     }
     if let Some(field) = RAW_CONTENT_FIELDS.iter().find(|f| fields.contains_key(**f)) {
-        return Err(format!(
-            "Error: cache entries hold summaries, never raw file contents; remove the '{field}' field."
-        ));
+        return Err(EntryError::RawContent(field));
     }
     if let Some(confidence) = fields.get("confidence")
         && !confidence
             .as_f64()
             .is_some_and(|value| (0.0..=1.0).contains(&value))
     {
-        return Err("Error: confidence must be a number from 0.0 to 1.0.".to_string());
+        return Err(EntryError::Confidence);
     }
     if fields
         .get("confidence_reason")
         .is_some_and(|reason| !reason.is_string())
     {
-        return Err("Error: confidence_reason must be a string.".to_string());
+        return Err(EntryError::ConfidenceReason);
     }
     Ok(())
+}
+
+/// A typed entry as the JSON it is written as.
+fn entry_json<E: Serialize>(entry: &E) -> Value {
+    serde_json::to_value(entry).unwrap_or_else(|_| Value::Object(Map::new()))
 }
 
 /// An entry's confidence; missing or non-numeric counts as 0.0 (unrated).

@@ -26,7 +26,8 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
-use serde_json::Value;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use super::CacheError;
 
@@ -110,8 +111,9 @@ pub(crate) fn effective_uid() -> u32 {
 
 /// Serialize like Python's `json.dump(value, f, indent=2)`: two-space indent,
 /// `": "` after keys, no trailing newline.
-pub(crate) fn to_pretty_json(value: &Value) -> Vec<u8> {
-    // Serializing a Value cannot fail: every map key is already a string.
+pub(crate) fn to_pretty_json<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    // The documents luminos writes have string keys only, so this cannot
+    // fail.
     serde_json::to_vec_pretty(value).unwrap_or_default()
 }
 
@@ -165,7 +167,7 @@ pub(crate) fn remove_temp_files(dir: &Path) -> usize {
 }
 
 /// Atomically write `value` as pretty JSON to `path`.
-pub(crate) fn write_json_atomic(path: &Path, value: &Value) -> io::Result<()> {
+pub(crate) fn write_json_atomic<T: Serialize + ?Sized>(path: &Path, value: &T) -> io::Result<()> {
     write_atomic(path, &to_pretty_json(value))
 }
 
@@ -173,7 +175,7 @@ pub(crate) fn write_json_atomic(path: &Path, value: &Value) -> io::Result<()> {
 /// files, one `syncfs` so their contents are on disk, the renames, then one
 /// fsync per directory. A reader (or a run killed at any instant) sees each
 /// document old or new, never half of one.
-pub(crate) fn write_json_batch(items: &[(std::path::PathBuf, Value)]) -> io::Result<()> {
+pub(crate) fn write_json_batch<T: Serialize>(items: &[(std::path::PathBuf, T)]) -> io::Result<()> {
     let mut temps = Vec::with_capacity(items.len());
     for (path, value) in items {
         let (mut temp, _) = temp_beside(path)?;
@@ -207,7 +209,7 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
 
 /// Read and parse a JSON document; `None` when missing, unreadable, not JSON
 /// or a symlink (the cache never creates symlinks, so one is foreign).
-pub(crate) fn read_json(path: &Path) -> Option<Value> {
+pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Option<T> {
     let bytes = read_nofollow(path).ok()?;
     serde_json::from_slice(&bytes).ok()
 }
@@ -298,7 +300,7 @@ fn write_once(mut file: &File, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// One JSON document per line, compact, newline-terminated.
-pub(crate) fn jsonl_line(value: &Value) -> Vec<u8> {
+pub(crate) fn jsonl_line<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
     let mut line = serde_json::to_vec(value).unwrap_or_default();
     line.push(b'\n');
     line
@@ -306,7 +308,7 @@ pub(crate) fn jsonl_line(value: &Value) -> Vec<u8> {
 
 /// The parsable lines of a JSONL file, in order; anything unreadable is
 /// skipped.
-pub(crate) fn read_jsonl(path: &Path) -> Vec<Value> {
+pub(crate) fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Vec<T> {
     match read_nofollow(path) {
         Ok(bytes) => parse_jsonl(&bytes),
         Err(_) => Vec::new(),
@@ -314,7 +316,7 @@ pub(crate) fn read_jsonl(path: &Path) -> Vec<Value> {
 }
 
 /// Parse JSONL bytes, skipping blank and unparsable lines.
-pub(crate) fn parse_jsonl(bytes: &[u8]) -> Vec<Value> {
+pub(crate) fn parse_jsonl<T: DeserializeOwned>(bytes: &[u8]) -> Vec<T> {
     bytes
         .split(|b| *b == b'\n')
         .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
@@ -426,15 +428,22 @@ mod tests {
         fs::write(&bad, "{\"x\": tr").unwrap();
         let link = tmp.path().join("link.json");
         symlink(&good, &link).unwrap();
-        assert_eq!(read_json(&good), Some(serde_json::json!({"x": true})));
-        assert_eq!(read_json(&bad), None);
-        assert_eq!(read_json(&link), None);
-        assert_eq!(read_json(&tmp.path().join("missing.json")), None);
+        assert_eq!(
+            read_json::<serde_json::Value>(&good),
+            Some(serde_json::json!({"x": true}))
+        );
+        assert_eq!(read_json::<serde_json::Value>(&bad), None);
+        assert_eq!(read_json::<serde_json::Value>(&link), None);
+        assert_eq!(
+            read_json::<serde_json::Value>(&tmp.path().join("missing.json")),
+            None
+        );
     }
 
     #[test]
     fn jsonl_skips_partial_and_blank_lines() {
-        let parsed = parse_jsonl(b"{\"a\":1}\n\n  \nnot json\n{\"b\":2}\n{\"c\":");
+        let parsed =
+            parse_jsonl::<serde_json::Value>(b"{\"a\":1}\n\n  \nnot json\n{\"b\":2}\n{\"c\":");
         assert_eq!(
             parsed,
             vec![serde_json::json!({"a": 1}), serde_json::json!({"b": 2})]
@@ -459,7 +468,7 @@ mod tests {
         let file = open_append(&path).unwrap();
         append_locked(&file, &jsonl_line(&serde_json::json!({"n": 3}))).unwrap();
         assert_eq!(
-            parse_jsonl(&fs::read(&path).unwrap()),
+            parse_jsonl::<serde_json::Value>(&fs::read(&path).unwrap()),
             vec![serde_json::json!({"n": 1}), serde_json::json!({"n": 3})]
         );
     }

@@ -14,7 +14,8 @@ use serde_json::{Map, Value};
 
 use super::CacheError;
 use super::InvestigationId;
-use super::fsio::{io_err, read_json, read_nofollow, write_json_atomic};
+use super::documents::Meta;
+use super::fsio::{io_err, read_nofollow, write_json_atomic};
 use super::lock::{ExclusiveLock, LOCK_DIR};
 
 /// The index file's name in the cache root.
@@ -53,6 +54,28 @@ pub(crate) fn investigation_id(
         is_new,
         warnings,
     })
+}
+
+/// Take `target` out of the index (under its lock); the id it had, if
+/// any. A missing index holds nothing to take out.
+pub(crate) fn forget(root: &Path, target: &Path) -> Result<Option<String>, CacheError> {
+    let index_path = root.join(INDEX_FILE);
+    let lock_dir = root.join(LOCK_DIR);
+    let _lock = if lock_dir.is_dir() {
+        Some(ExclusiveLock::acquire(&lock_dir.join(INDEX_LOCK))?)
+    } else {
+        None
+    };
+    if !index_path.exists() {
+        return Ok(None);
+    }
+    let (mut index, _) = load_index(root, &index_path);
+    let removed = index.remove(target.to_string_lossy().as_ref());
+    if removed.is_some() {
+        write_json_atomic(&index_path, &Value::Object(index))
+            .map_err(io_err("writing", &index_path))?;
+    }
+    Ok(removed.and_then(|id| id.as_str().map(str::to_string)))
 }
 
 /// Whether `id` names an investigation directory: a canonical UUID (so it
@@ -106,17 +129,13 @@ fn rebuild_from_meta(root: &Path) -> Map<String, Value> {
         if !is_investigation_dir(root, &id) {
             continue;
         }
-        let Some(meta) = read_json(&root.join(&id).join(super::META_FILE)) else {
+        let Some(meta) = Meta::of(&root.join(&id)) else {
             continue;
         };
-        let Some(target) = meta.get("target").and_then(Value::as_str) else {
+        if meta.target.is_empty() {
             continue;
-        };
-        let started = meta
-            .get("start_time")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
+        }
+        let (target, started) = (meta.target.as_str(), meta.start_time.clone());
         let newer = latest
             .get(target)
             .is_none_or(|(seen, seen_id)| (&started, &id) > (seen, seen_id));
@@ -194,7 +213,7 @@ mod tests {
         )
         .unwrap();
         investigation_id(tmp.path(), Path::new("/srv/app"), false).unwrap();
-        let index = read_json(&tmp.path().join(INDEX_FILE)).unwrap();
+        let index = super::super::fsio::read_json::<Value>(&tmp.path().join(INDEX_FILE)).unwrap();
         assert_eq!(index["/other"], "kept-as-is");
         assert_eq!(index["/n"], 5);
         assert!(index["/srv/app"].is_string());
@@ -232,7 +251,7 @@ mod tests {
         assert!(other.is_new);
         assert!(other.warnings[0].contains("not a JSON object"));
         // The rebuilt index was written back, with the new entry.
-        let index = read_json(&tmp.path().join(INDEX_FILE)).unwrap();
+        let index = super::super::fsio::read_json::<Value>(&tmp.path().join(INDEX_FILE)).unwrap();
         assert_eq!(index["/srv/app"], new);
         assert_eq!(index["/srv/other"], other.id.as_str());
     }

@@ -53,6 +53,7 @@ pub(crate) mod batch;
 mod clear;
 mod documents;
 mod entries;
+mod entry;
 mod fault;
 mod flag_records;
 mod fsio;
@@ -98,11 +99,13 @@ pub(crate) const REFINEMENT_FILE: &str = "refinement.json";
 
 use crate::paths::normalize_lexically;
 
-pub use clear::{Cleared, clear_cache};
-pub use entries::EntryKind;
+pub use clear::{Cleared, Removed, clear_cache, clear_investigation};
+pub use entries::{CacheEntry, EntryError, EntryKind};
+pub use entry::{DirEntry, DirStamp, FileEntry};
 pub use fault::WriteFault;
 pub use flag_records::{CheckedFlags, FlagRepair};
 pub(crate) use lock::RunLock;
+pub(crate) use root::choose_root;
 
 use fault::FaultLatch;
 use fsio::{ensure_private_dir, io_err, remove_temp_files};
@@ -217,7 +220,7 @@ pub struct InvestigationId {
 }
 
 /// sha256 hex of a path's bytes (UTF-8 for UTF-8 paths, like the original).
-fn sha256_hex(path: &Path) -> String {
+pub(crate) fn sha256_hex(path: &Path) -> String {
     let digest = Sha256::digest(path.as_os_str().as_bytes());
     crate::text::hex(&digest)
 }

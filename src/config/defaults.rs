@@ -37,6 +37,8 @@ impl Default for crate::scan::ScanOptions {
             show_hidden: false,
             exclude: Vec::new(),
             respect_ignore: true,
+            include: Vec::new(),
+            own_outputs: Vec::new(),
         }
     }
 }

@@ -15,7 +15,7 @@ pub(crate) const MAX_CHARS: usize = 40;
 const EXPECTED: &str = "a language name or tag of at most 40 characters, such as French or pt-BR";
 
 /// The language `raw` names, trimmed; an error that quotes it escaped.
-pub(super) fn parse_language(raw: &str) -> Result<String, ConfigError> {
+pub(crate) fn parse_language(raw: &str) -> Result<String, ConfigError> {
     let name = raw.trim();
     let fits = !name.is_empty()
         && name.chars().count() <= MAX_CHARS

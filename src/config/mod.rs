@@ -1,14 +1,16 @@
 //! The resolved configuration of one run.
 //!
 //! [`crate::cli::Args`] is what the user typed; [`Config`] is what luminos will
-//! do. Flags and environment variables are read exactly once, here, and every
-//! later module takes the piece of `Config` it needs. Nothing past `main` reads
-//! `std::env`.
+//! do. Flags and environment variables are read exactly once, by the command
+//! line's resolution ([`crate::cli`]), and every later module takes the piece
+//! of `Config` it needs. Nothing past `main` reads `std::env`.
 //!
-//! This module holds the `Config` types, the environment variables' names
-//! and the errors; reading the environment is in `env`, turning flags and
-//! environment into a `Config` (and parsing the variables' values) in `resolve`, the
-//! lexical path helpers in `paths`, the unit tests in `tests`.
+//! This module is the bottom of the run's settings: it holds the `Config`
+//! types, every default ([`defaults`]), the environment variables' names,
+//! the errors, and the parsing of values that need no command line
+//! (`env` reads the environment, `base_url`, `language` and `own_outputs`
+//! check one value each). It imports no command line and no pass, so the
+//! engine and the passes can read it.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -39,6 +41,11 @@ pub(crate) const HEADERS_TIMEOUT_VAR: &str = "LUMINOS_HEADERS_TIMEOUT_SECS";
 /// double it): tests that inject faults by the dozen set it to a few ms.
 pub(crate) const RETRY_BACKOFF_VAR: &str = "LUMINOS_RETRY_BACKOFF_MS";
 
+/// The model's context window in tokens, as `--context-window` gives it
+/// (the flag wins): for a local model behind an Anthropic-compatible
+/// server, set once in the shell.
+pub(crate) const CONTEXT_WINDOW_VAR: &str = "LUMINOS_CONTEXT_WINDOW";
+
 /// Overrides the wait before a batch is first polled (milliseconds; later
 /// polls wait longer, see [`crate::ai::api::batch::BatchTiming`]).
 pub(crate) const BATCH_POLL_VAR: &str = "LUMINOS_BATCH_POLL_MS";
@@ -68,6 +75,10 @@ pub(crate) struct Config {
     pub progress: ProgressStyle,
     /// The full trace on stderr (`-v`), not the few lines per directory.
     pub verbose: bool,
+    /// What resolving the settings changed and the user should know (a
+    /// base URL used without its `/v1`): one line each, printed before the
+    /// scan.
+    pub notes: Vec<String>,
 }
 
 /// Where the report goes.
@@ -78,6 +89,12 @@ pub(crate) struct OutputOptions {
     pub format: Format,
     /// Write to this file instead of stdout (`-o`).
     pub file: Option<PathBuf>,
+    /// `file`, relative to the target, when it lies inside it: a run
+    /// records it in the cache, so later runs leave it out of the tree.
+    pub inside_target: Option<PathBuf>,
+    /// The columns the terminal report fits: the terminal's when stdout is
+    /// one, else [`crate::report::text_fit::DEFAULT_WIDTH`].
+    pub width: usize,
 }
 
 /// How the investigation runs.
@@ -98,6 +115,12 @@ pub(crate) struct InvestigationOptions {
     pub max_cost: Option<f64>,
     /// What one run may spend in dollars (`--budget`); `None`: no ceiling.
     pub budget: Option<f64>,
+    /// What one run may send and receive in tokens (`--token-budget`):
+    /// input, cache and output together; `None`: no ceiling.
+    pub token_budget: Option<u64>,
+    /// The model's throughput the user gave (`--tokens-per-second`), for
+    /// `--estimate` to say how long the run would take.
+    pub tokens_per_second: Option<f64>,
     /// Redact secrets before text reaches the model (not `--no-redact`).
     pub redact: bool,
     /// Send requests through the Message Batches API (`--batch`).
@@ -133,21 +156,6 @@ pub(crate) enum Mode {
     ScanOnly,
     /// Only cancel the batches in flight, then stop (`--cancel-batch`).
     CancelBatch,
-}
-
-impl Mode {
-    /// The mode the flags ask for (clap refuses any two together).
-    fn of(args: &crate::cli::Args) -> Mode {
-        if args.cancel_batch {
-            Mode::CancelBatch
-        } else if args.estimate {
-            Mode::Estimate
-        } else if args.scan_only {
-            Mode::ScanOnly
-        } else {
-            Mode::Investigate
-        }
-    }
 }
 
 /// Connection settings for the Messages API.
@@ -231,6 +239,15 @@ pub(crate) enum ConfigError {
     /// The message format is the original's.
     #[error("'{0}' is not a directory or does not exist.")]
     NotADirectory(String),
+    /// The target is a file: luminos investigates directories.
+    #[error("'{0}' is a file; luminos investigates a directory (the one that holds it, say)")]
+    IsAFile(String),
+    /// More than one target: a usage error (exit 2). The names are
+    /// already escaped to one line each.
+    #[error(
+        "luminos investigates one directory at a time, and was given {count}: {names}; run it once for each"
+    )]
+    TooManyTargets { count: usize, names: String },
     /// The target is a directory that cannot be listed.
     #[error("cannot read the directory '{target}': {error}")]
     Unreadable { target: String, error: String },
@@ -247,6 +264,22 @@ pub(crate) enum ConfigError {
     /// Flags that ask for contradictory things: a usage error (exit 2).
     #[error("{0}")]
     Conflict(String),
+    /// The window given is too small for luminos's fixed prompts: a usage
+    /// error (exit 2) naming the smallest that works.
+    #[error(
+        "{by} {given} is too small: luminos's own prompts need a context window of at least \
+         {} tokens (--context-window {smallest})",
+        crate::text::format_thousands(*.smallest)
+    )]
+    WindowTooSmall {
+        by: &'static str,
+        given: u64,
+        smallest: u64,
+    },
+    /// `ANTHROPIC_BASE_URL` is not an address: a usage error (exit 2),
+    /// found before the scan. `value` is already escaped to one line.
+    #[error("ANTHROPIC_BASE_URL is not an address luminos can use ('{value}'): {why}")]
+    BadBaseUrl { value: String, why: String },
     /// `--language` is not a language's name: a usage error (exit 2).
     /// `value` is already escaped to one line.
     #[error("--language takes {expected}, not '{value}'")]
@@ -262,18 +295,22 @@ impl ConfigError {
     pub(crate) fn is_usage(&self) -> bool {
         matches!(
             self,
-            ConfigError::InvalidLanguage { .. } | ConfigError::Conflict(_)
+            ConfigError::InvalidLanguage { .. }
+                | ConfigError::Conflict(_)
+                | ConfigError::WindowTooSmall { .. }
+                | ConfigError::TooManyTargets { .. }
+                | ConfigError::BadBaseUrl { .. }
         )
     }
 }
 
+mod base_url;
 pub(crate) mod defaults;
 mod env;
 mod language;
-mod resolve;
+mod own_outputs;
 
+pub(crate) use base_url::parse_base_url;
 pub(crate) use env::Env;
-pub(crate) use resolve::parse_price;
-
-#[cfg(test)]
-mod tests;
+pub(crate) use language::parse_language;
+pub(crate) use own_outputs::own_outputs;

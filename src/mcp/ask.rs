@@ -9,15 +9,14 @@
 //! Like `luminos ask`, it leaves the cache exactly as it was, and a client
 //! that cancels the call stops the question at its next await.
 
-use serde_json::{Value, json};
-
-use super::convert::ToolFailure;
+use super::convert::{ToolFailure, Warned};
 use super::notify::CallProgress;
 use super::target;
-use super::tools::{AskArgs, BudgetArg, Call};
+use super::tools::{BudgetArg, Call, QuestionArgs};
+use crate::ai::ask::Answer;
 
 /// Answer `ask`.
-pub(super) async fn ask(call: &Call, args: AskArgs) -> Result<Value, ToolFailure> {
+pub(super) async fn ask(call: &Call, args: QuestionArgs) -> Result<Warned<Answer>, ToolFailure> {
     let flags = BudgetArg::flags(args.budget.as_ref());
     let config = target::resolve_ask(&call.env, &flags, &args.target, &args.question)?;
 
@@ -31,12 +30,8 @@ pub(super) async fn ask(call: &Call, args: AskArgs) -> Result<Value, ToolFailure
     notes.finish().await;
     let answer = match answered {
         Some(Ok(answer)) => answer,
-        Some(Err(failure)) => return Err(ToolFailure::new(failure)),
-        None => return Err(ToolFailure::new("the question was cancelled: no answer")),
+        Some(Err(failure)) => return Err(failure.into()),
+        None => return Err(ToolFailure::Cancelled),
     };
-    let mut answer = json!(answer);
-    if !warnings.is_empty() {
-        answer["warnings"] = json!(warnings);
-    }
-    Ok(answer)
+    Ok(Warned { answer, warnings })
 }

@@ -1,32 +1,43 @@
 //! `flags {target, severity?}`: the cached investigation's findings, most
 //! severe first, optionally only those at least as severe as asked.
 
-use serde_json::{Value, json};
+use indexmap::IndexMap;
+use serde::Serialize;
 
 use super::convert::ToolFailure;
-use super::read::{read, shown, tree_block};
+use super::read::{TreeBlock, read, shown, tree_block};
 use super::tools::{Call, FlagsArgs, SeverityArg};
 use crate::report::{Flag, SEVERITY_ORDER, severity_rank};
 
+/// The answer of `flags`: the flags kept, and how many of each severity
+/// the investigation raised.
+#[derive(Debug, Serialize)]
+pub(super) struct FlagsAnswer {
+    target: String,
+    severity: Option<&'static str>,
+    flags: Vec<Flag>,
+    counts: IndexMap<&'static str, usize>,
+    tree: TreeBlock,
+}
+
 /// Answer `flags`.
-pub(super) async fn flags(call: &Call, args: FlagsArgs) -> Result<Value, ToolFailure> {
+pub(super) async fn flags(call: &Call, args: FlagsArgs) -> Result<FlagsAnswer, ToolFailure> {
     let (config, cached) = read(call, &args.target).await?;
     let all = &cached.report.flags;
-    let kept = at_least(all, args.severity);
-    let counts: serde_json::Map<String, Value> = SEVERITY_ORDER
+    let counts = SEVERITY_ORDER
         .iter()
         .map(|severity| {
             let n = all.iter().filter(|flag| flag.severity == *severity).count();
-            (severity.to_string(), json!(n))
+            (*severity, n)
         })
         .collect();
-    Ok(json!({
-        "target": shown(&config),
-        "severity": args.severity.map(SeverityArg::as_str),
-        "flags": kept,
-        "counts": counts,
-        "tree": tree_block(&cached.changes),
-    }))
+    Ok(FlagsAnswer {
+        target: shown(&config),
+        severity: args.severity.map(SeverityArg::as_str),
+        flags: at_least(all, args.severity).into_iter().cloned().collect(),
+        counts,
+        tree: tree_block(&cached.changes),
+    })
 }
 
 /// The flags at least as severe as `severity` (all without one), in the

@@ -1,82 +1,74 @@
 //! `investigate {target, budget?}`: run or resume an investigation through
-//! the same steps as `luminos TARGET` (the target's run lock, the base
-//! scan, [`crate::ai::orchestrator::investigate`], the report), its
+//! the same steps as `luminos TARGET` ([`crate::ai::target`]: the target's
+//! run lock, the base scan off the async threads, the investigation, the
+//! report), its
 //! progress sent as the call's progress notifications, and answer with the
 //! overview of the report and what the run cost.
 //!
 //! A client that cancels the call stops the run as Ctrl-C stops the
 //! binary's: what was already cached stays, and the next call resumes.
 
-use serde_json::{Value, json};
-
-use super::convert::ToolFailure;
+use super::convert::{ToolFailure, Warned};
 use super::notify::CallProgress;
-use super::overview::overview_json;
+use super::overview::{Overview, RunFacts};
 use super::read::{shown, tree_block};
 use super::target;
 use super::tools::{BudgetArg, Call, InvestigateArgs};
 use crate::ai::orchestrator::TreeChanges;
+use crate::ai::target::{reserve_target, scan_target};
 use crate::report::InvestigationStatus;
-use crate::scan;
-
-/// Why there is no investigation without a credential, for a server whose
-/// environment the client's configuration sets.
-const NO_KEY: &str = "luminos needs an Anthropic API key to investigate: set ANTHROPIC_API_KEY \
-(or ANTHROPIC_AUTH_TOKEN) in the MCP server's environment (the env block of its entry in the \
-client's configuration). overview, directory and flags need no key.";
 
 /// Answer `investigate`.
-pub(super) async fn investigate(call: &Call, args: InvestigateArgs) -> Result<Value, ToolFailure> {
+pub(super) async fn investigate(
+    call: &Call,
+    args: InvestigateArgs,
+) -> Result<Overview<RunFacts>, ToolFailure> {
     let flags = BudgetArg::flags(args.budget.as_ref());
     let config = target::resolve(&call.env, &flags, &args.target)?;
     if config.api.auth.is_none() {
-        return Err(ToolFailure::new(NO_KEY));
+        return Err(ToolFailure::NoKey);
     }
     // A busy target is refused before the scan, as the binary does.
-    let reserved = crate::ai::reserve_target(&config).map_err(ToolFailure::new)?;
+    let reserved = reserve_target(&config)?;
 
     let (notes, warnings) = CallProgress::for_run(call, &config);
     let progress = notes.progress.clone();
     let scanning = (config.clone(), progress.clone());
     let scanned = tokio::task::spawn_blocking(move || {
         let (config, progress) = scanning;
-        scan::scan_with_dirs(&config.target, &config.scan, &progress)
+        scan_target(&config, &progress)
     })
     .await;
-    let (base, dirs) = match scanned {
+    let scanned = match scanned {
         Ok(scanned) => scanned,
         Err(err) => {
             notes.finish().await;
-            return Err(ToolFailure::new(format!("the scan failed: {err}")));
+            return Err(ToolFailure::Stopped {
+                step: "the scan",
+                source: err,
+            });
         }
     };
-    let outcome = tokio::select! {
-        outcome = crate::ai::orchestrator::investigate(&config, &base, &dirs, &progress, reserved) => Some(outcome),
+    let investigated = tokio::select! {
+        investigated = reserved.investigate(&config, scanned, &progress) => Some(investigated),
         // Dropping the run stops it at its next await, as Ctrl-C does.
         () = call.request.ct.cancelled() => None,
     };
-    drop(dirs);
     drop(progress);
     notes.finish().await;
-    let outcome = match outcome {
-        Some(Ok(outcome)) if !outcome.interrupted => outcome,
-        Some(Err(err)) => return Err(ToolFailure::new(err)),
-        Some(Ok(_)) | None => {
-            return Err(ToolFailure::new(
-                "the investigation was interrupted; what it cached is kept, and investigate \
-                 resumes it",
-            ));
-        }
+    let report = match investigated {
+        Some(Ok(investigated)) if !investigated.interrupted => investigated.report,
+        Some(Err(err)) => return Err(err.into()),
+        Some(Ok(_)) | None => return Err(ToolFailure::Interrupted),
     };
-    let report = outcome.into_report(base);
     if report.investigation.status == InvestigationStatus::Failed {
-        return Err(ToolFailure::new(report.investigation.line()));
+        return Err(ToolFailure::Failed(Box::new(report.investigation.clone())));
     }
-    let mut investigation = json!(report.investigation);
-    if !warnings.is_empty() {
-        investigation["warnings"] = json!(warnings);
-    }
-    Ok(overview_json(
+    let investigation = Warned {
+        answer: report.investigation.clone(),
+        warnings,
+    };
+    Ok(Overview::of(
         &shown(&config),
         &report,
         investigation,

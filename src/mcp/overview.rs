@@ -2,97 +2,152 @@
 //! coverage and every flag of the cached investigation; also what
 //! `investigate` answers once its run ends ([`overview_json`]).
 
-use serde_json::{Map, Value, json};
+use serde::{Serialize, Serializer};
 
-use super::convert::ToolFailure;
-use super::read::{read, shown, tree_block};
+use super::convert::{ToolFailure, Warned};
+use super::read::{TreeBlock, read, shown, tree_block};
 use super::tools::{Call, TargetArgs};
 use crate::ai::orchestrator::CachedInvestigation;
-use crate::report::{DirCoverage, DirectoryReport, Report};
+use crate::report::{
+    DirCoverage, DirectoryReport, Flag, Investigation, InvestigationStatus, Report, Sections,
+};
 
-/// Answer `overview`.
-pub(super) async fn overview(call: &Call, args: TargetArgs) -> Result<Value, ToolFailure> {
-    let (config, cached) = read(call, &args.target).await?;
-    Ok(overview_json(
-        &shown(&config),
-        &cached.report,
-        cached_investigation(&cached),
-        tree_block(&cached.changes),
-    ))
+/// The answer of `overview` and `investigate`: the report's verdict,
+/// sections, coverage and flags, with what is known of the
+/// `investigation` (`I`: what the cache says, or the run's own status).
+#[derive(Debug, Serialize)]
+pub(super) struct Overview<I> {
+    target: String,
+    investigation: I,
+    tree: TreeBlock,
+    brief: String,
+    analysis: String,
+    #[serde(skip_serializing_if = "Sections::is_empty")]
+    sections: Sections,
+    coverage: Coverage,
+    flags: Vec<Flag>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    citations: Option<Citations>,
 }
 
 /// What the cache says of the investigation itself: its id and model, and
 /// how the last run that reached its end ended (`unknown` when no run
 /// recorded it).
-fn cached_investigation(cached: &CachedInvestigation) -> Value {
-    let mut fields = Map::new();
-    fields.insert("id".into(), json!(cached.id));
-    fields.insert("model".into(), json!(cached.model));
-    match &cached.last_run {
-        Some(run) => {
-            fields.insert("status".into(), json!(run.status));
-            if let Some(note) = &run.note {
-                fields.insert("note".into(), json!(note));
-            }
-            fields.insert("finished_at".into(), json!(run.finished_at));
-        }
-        None => {
-            fields.insert("status".into(), json!("unknown"));
-        }
-    }
-    fields.insert("verdict_written_at".into(), json!(cached.verdict_at));
-    Value::Object(fields)
-}
-
-/// The overview of `report` (over `target`), with what is known of the
-/// `investigation` and the `tree` block.
-pub(super) fn overview_json(
-    target: &str,
-    report: &Report,
-    investigation: Value,
-    tree: Value,
-) -> Value {
-    let mut answer = Map::new();
-    answer.insert("target".into(), json!(target));
-    answer.insert("investigation".into(), investigation);
-    answer.insert("tree".into(), tree);
-    answer.insert("brief".into(), json!(report.ai_brief));
-    answer.insert("analysis".into(), json!(report.ai_detailed));
-    if !report.ai_sections.is_empty() {
-        answer.insert("sections".into(), json!(report.ai_sections));
-    }
-    answer.insert("coverage".into(), coverage(&report.directories));
-    answer.insert("flags".into(), json!(report.flags));
-    if let Some(grounding) = &report.grounding {
-        answer.insert(
-            "citations".into(),
-            json!({"checked": grounding.citations, "found": grounding.resolved}),
-        );
-    }
-    Value::Object(answer)
+#[derive(Debug, Serialize)]
+pub(super) struct CachedFacts {
+    id: String,
+    model: Option<String>,
+    #[serde(serialize_with = "status_or_unknown")]
+    status: Option<InvestigationStatus>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    finished_at: Option<String>,
+    verdict_written_at: Option<String>,
 }
 
 /// How many directories in scope got their summary which way.
-fn coverage(directories: &[DirectoryReport]) -> Value {
+#[derive(Debug, PartialEq, Eq, Serialize)]
+struct Coverage {
+    directories: usize,
+    investigated: usize,
+    folded: usize,
+    mechanical: usize,
+    without_summary: usize,
+}
+
+/// The citations the grounding checked, and how many it found.
+#[derive(Debug, Serialize)]
+struct Citations {
+    checked: usize,
+    found: usize,
+}
+
+/// Answer `overview`.
+pub(super) async fn overview(
+    call: &Call,
+    args: TargetArgs,
+) -> Result<Overview<CachedFacts>, ToolFailure> {
+    let (config, cached) = read(call, &args.target).await?;
+    let answer = Overview::of(
+        &shown(&config),
+        &cached.report,
+        cached_facts(&cached),
+        tree_block(&cached.changes),
+    );
+    Ok(answer)
+}
+
+fn cached_facts(cached: &CachedInvestigation) -> CachedFacts {
+    let run = cached.last_run.as_ref();
+    CachedFacts {
+        id: cached.id.clone(),
+        model: cached.model.clone(),
+        status: run.map(|run| run.status),
+        note: run.and_then(|run| run.note.clone()),
+        finished_at: run.map(|run| run.finished_at.clone()),
+        verdict_written_at: cached.verdict_at.clone(),
+    }
+}
+
+impl<I: Serialize> Overview<I> {
+    /// The overview of `report` (over `target`), with what is known of the
+    /// `investigation` and the `tree` block.
+    pub(super) fn of(target: &str, report: &Report, investigation: I, tree: TreeBlock) -> Self {
+        Overview {
+            target: target.to_string(),
+            investigation,
+            tree,
+            brief: report.ai_brief.clone(),
+            analysis: report.ai_detailed.clone(),
+            sections: report.ai_sections.clone(),
+            coverage: coverage(&report.directories),
+            flags: report.flags.clone(),
+            citations: report.grounding.as_ref().map(|grounding| Citations {
+                checked: grounding.citations,
+                found: grounding.resolved,
+            }),
+        }
+    }
+}
+
+/// The run's own status, as `investigate` answers it.
+pub(super) type RunFacts = Warned<Investigation>;
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's serialize_with hands the field by reference"
+)]
+fn status_or_unknown<S: Serializer>(
+    status: &Option<InvestigationStatus>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match status {
+        Some(status) => status.serialize(serializer),
+        None => serializer.serialize_str("unknown"),
+    }
+}
+
+fn coverage(directories: &[DirectoryReport]) -> Coverage {
     let count = |wanted: DirCoverage| {
         directories
             .iter()
             .filter(|dir| dir.coverage == wanted)
             .count()
     };
-    json!({
-        "directories": directories.len(),
-        "investigated": count(DirCoverage::Investigated),
-        "folded": count(DirCoverage::Folded),
-        "mechanical": count(DirCoverage::Mechanical),
-        "without_summary": count(DirCoverage::None),
-    })
+    Coverage {
+        directories: directories.len(),
+        investigated: count(DirCoverage::Investigated),
+        folded: count(DirCoverage::Folded),
+        mechanical: count(DirCoverage::Mechanical),
+        without_summary: count(DirCoverage::None),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Flag;
+    use serde_json::json;
 
     #[test]
     fn the_overview_names_its_parts_and_counts_coverage() {
@@ -112,7 +167,14 @@ mod tests {
             ],
             ..Report::default()
         };
-        let answer = overview_json("/t", &report, json!({"status": "complete"}), json!({}));
+        let tree = tree_block(&crate::ai::orchestrator::TreeChanges::default());
+        let answer = serde_json::to_value(Overview::of(
+            "/t",
+            &report,
+            json!({"status": "complete"}),
+            tree,
+        ))
+        .unwrap();
         assert_eq!(answer["brief"], "A demo.");
         assert_eq!(answer["analysis"], "More.");
         assert!(answer.get("sections").is_none());

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use super::convert::ToolFailure;
 use super::target;
@@ -33,8 +33,10 @@ pub(super) async fn read(
         read_cached(&reading, scan, &dirs)
     })
     .await
-    .map_err(|err| ToolFailure::new(format!("reading the investigation failed: {err}")))?
-    .map_err(ToolFailure::new)?;
+    .map_err(|source| ToolFailure::Stopped {
+        step: "reading the investigation",
+        source,
+    })??;
     Ok((config, cached))
 }
 
@@ -43,11 +45,33 @@ pub(super) fn shown(config: &Config) -> String {
     config.target_canonical.to_string_lossy().into_owned()
 }
 
-/// What changed in the tree since its investigation, with one line saying
-/// what follows from it when anything did.
-pub(super) fn tree_block(changes: &TreeChanges) -> Value {
+/// What changed in the tree since its investigation, as every answer
+/// carries it.
+#[derive(Debug, Serialize)]
+pub(super) struct TreeBlock {
+    changed_since_investigated: bool,
+    #[serde(flatten)]
+    moved: Option<Moved>,
+}
+
+/// The directories that moved, listed up to [`LISTED`] and counted whole,
+/// with one line saying what follows from it.
+#[derive(Debug, Serialize)]
+struct Moved {
+    directories_changed: Vec<String>,
+    directories_changed_count: usize,
+    directories_removed: Vec<String>,
+    directories_removed_count: usize,
+    note: String,
+}
+
+/// What changed in the tree since its investigation.
+pub(super) fn tree_block(changes: &TreeChanges) -> TreeBlock {
     if changes.is_empty() {
-        return json!({"changed_since_investigated": false});
+        return TreeBlock {
+            changed_since_investigated: false,
+            moved: None,
+        };
     }
     let listed = |dirs: &[String]| dirs.iter().take(LISTED).cloned().collect::<Vec<String>>();
     let count = |n: usize, what: &str| match n {
@@ -62,30 +86,30 @@ pub(super) fn tree_block(changes: &TreeChanges) -> Value {
     .into_iter()
     .flatten()
     .collect();
-    json!({
-        "changed_since_investigated": true,
-        "directories_changed": listed(&changes.changed),
-        "directories_changed_count": changes.changed.len(),
-        "directories_removed": listed(&changes.removed),
-        "directories_removed_count": changes.removed.len(),
-        "note": format!(
-            "The tree has changed since it was investigated ({}): what is said of those \
-             directories may be out of date. Call investigate to bring it up to date (only \
-             what changed is read again).",
-            parts.join(", ")
-        ),
-    })
+    TreeBlock {
+        changed_since_investigated: true,
+        moved: Some(Moved {
+            directories_changed: listed(&changes.changed),
+            directories_changed_count: changes.changed.len(),
+            directories_removed: listed(&changes.removed),
+            directories_removed_count: changes.removed.len(),
+            note: format!(
+                "The tree has changed since it was investigated ({}): what is said of those \
+                 directories may be out of date. Call investigate to bring it up to date (only \
+                 what changed is read again).",
+                parts.join(", ")
+            ),
+        }),
+    }
 }
 
 /// `path` (as a tool argument names a directory of `config.target`) as the
 /// report names it: relative, normalized, `.` for the target.
 pub(super) fn relative_path(config: &Config, path: &str) -> Result<String, ToolFailure> {
     let raw = Path::new(path.trim());
-    let outside = || {
-        ToolFailure::new(format!(
-            "'{path}' is not inside the target '{}'",
-            config.target_arg
-        ))
+    let outside = || ToolFailure::Outside {
+        path: path.to_string(),
+        target: config.target_arg.clone(),
     };
     let absolute = if raw.is_absolute() {
         crate::paths::normalize_lexically(raw)
@@ -137,7 +161,7 @@ mod tests {
             assert!(
                 rel(escape)
                     .unwrap_err()
-                    .0
+                    .to_string()
                     .contains("is not inside the target"),
                 "{escape}"
             );
@@ -146,11 +170,12 @@ mod tests {
 
     #[test]
     fn the_tree_block_counts_and_names_what_moved() {
+        let block = |changes: &TreeChanges| serde_json::to_value(tree_block(changes)).unwrap();
         assert_eq!(
-            tree_block(&TreeChanges::default()),
-            json!({"changed_since_investigated": false})
+            block(&TreeChanges::default()),
+            serde_json::json!({"changed_since_investigated": false})
         );
-        let block = tree_block(&TreeChanges {
+        let block = block(&TreeChanges {
             changed: (0..60).map(|n| format!("d{n}")).collect(),
             removed: vec!["old".to_string()],
         });

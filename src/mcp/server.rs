@@ -15,7 +15,6 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 
-use super::convert::tool_result;
 use super::tools::{self, Call, McpTool};
 use crate::config::Env;
 
@@ -81,7 +80,7 @@ impl ServerHandler for LuminosServer {
             request: context,
         };
         let arguments = request.arguments.unwrap_or_default();
-        Ok(tool_result(tools::call(tool, arguments, &call).await).into())
+        Ok(tools::call(tool, arguments, &call).await.into())
     }
 }
 

@@ -65,22 +65,14 @@ fn invocation<'a>(
     argv: impl IntoIterator<Item = &'a str>,
     env: &Env,
 ) -> Result<Invocation, ToolFailure> {
-    let args = Args::try_parse_from(argv).map_err(|err| ToolFailure::new(clap_line(&err)))?;
-    Invocation::resolve(args, env).map_err(ToolFailure::new)
+    let args = Args::try_parse_from(argv).map_err(ToolFailure::Usage)?;
+    Ok(Invocation::resolve(args, env)?)
 }
 
 /// What a call is told when its arguments resolved to something other than
 /// the work it asked for.
 fn no_target() -> ToolFailure {
-    ToolFailure::new("the call did not name a target directory")
-}
-
-/// clap's message without its usage lines: `invalid value '0' for
-/// '--budget <USD>': a dollar amount above zero, such as 5, or none`.
-fn clap_line(err: &clap::Error) -> String {
-    let rendered = err.render().to_string();
-    let first = rendered.lines().next().unwrap_or_default();
-    first.strip_prefix("error: ").unwrap_or(first).to_string()
+    ToolFailure::NoTarget
 }
 
 #[cfg(test)]
@@ -94,13 +86,19 @@ mod tests {
         let file = dir.path().join("file.txt");
         std::fs::write(&file, "x").unwrap();
         let missing = dir.path().join("missing");
-        for bad in [&file, &missing] {
-            let shown = bad.to_string_lossy();
-            assert_eq!(
-                resolve(&env, NO_FLAGS, &shown).unwrap_err().0,
-                format!("'{shown}' is not a directory or does not exist.")
-            );
-        }
+        let shown = missing.to_string_lossy();
+        assert_eq!(
+            resolve(&env, NO_FLAGS, &shown).unwrap_err().to_string(),
+            format!("'{shown}' is not a directory or does not exist.")
+        );
+        let shown = file.to_string_lossy();
+        assert_eq!(
+            resolve(&env, NO_FLAGS, &shown).unwrap_err().to_string(),
+            format!(
+                "'{shown}' is a file; luminos investigates a directory (the one that holds it, \
+                 say)"
+            )
+        );
         // A name that looks like a flag, or like the subcommand, is a path.
         let named = dir.path().join("-x");
         std::fs::create_dir(&named).unwrap();
@@ -127,7 +125,7 @@ mod tests {
         assert_eq!(asked.investigation.budget, Some(0.2));
         let err = resolve(&env, &["--budget", "0"], &target).unwrap_err();
         assert_eq!(
-            err.0,
+            err.to_string(),
             "invalid value '0' for '--budget <USD>': a dollar amount above zero, such as 5, or \
              none"
         );

@@ -9,14 +9,14 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
 use rmcp::schemars::JsonSchema;
 use rmcp::service::{RequestContext, RoleServer};
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::convert::ToolFailure;
+use super::convert::{ToolFailure, tool_result};
 use super::{ask, directory, flags, investigate, overview};
 use crate::config::Env;
 
@@ -118,7 +118,7 @@ impl McpTool {
             McpTool::Overview => schema_for_type::<TargetArgs>(),
             McpTool::Directory => schema_for_type::<DirectoryArgs>(),
             McpTool::Flags => schema_for_type::<FlagsArgs>(),
-            McpTool::Ask => schema_for_type::<AskArgs>(),
+            McpTool::Ask => schema_for_type::<QuestionArgs>(),
         };
         let mut schema = Arc::unwrap_or_clone(schema);
         schema.remove("title");
@@ -160,25 +160,42 @@ pub(super) struct Call {
     pub request: RequestContext<RoleServer>,
 }
 
-/// Run `tool` on `arguments`.
-pub(super) async fn call(
+/// Run `tool` on `arguments`: its answer, or its failure as one line.
+pub(super) async fn call(tool: McpTool, arguments: JsonObject, call: &Call) -> CallToolResult {
+    match tool {
+        McpTool::Investigate => {
+            answer(tool, arguments, |a| investigate::investigate(call, a)).await
+        }
+        McpTool::Overview => answer(tool, arguments, |a| overview::overview(call, a)).await,
+        McpTool::Directory => answer(tool, arguments, |a| directory::directory(call, a)).await,
+        McpTool::Flags => answer(tool, arguments, |a| flags::flags(call, a)).await,
+        McpTool::Ask => answer(tool, arguments, |a| ask::ask(call, a)).await,
+    }
+}
+
+/// `arguments` parsed as `tool`'s argument type and handed to `answering`.
+async fn answer<A, T, F>(
     tool: McpTool,
     arguments: JsonObject,
-    call: &Call,
-) -> Result<Value, ToolFailure> {
-    match tool {
-        McpTool::Investigate => investigate::investigate(call, parse(tool, arguments)?).await,
-        McpTool::Overview => overview::overview(call, parse(tool, arguments)?).await,
-        McpTool::Directory => directory::directory(call, parse(tool, arguments)?).await,
-        McpTool::Flags => flags::flags(call, parse(tool, arguments)?).await,
-        McpTool::Ask => ask::ask(call, parse(tool, arguments)?).await,
+    answering: impl FnOnce(A) -> F,
+) -> CallToolResult
+where
+    A: DeserializeOwned,
+    T: Serialize,
+    F: Future<Output = Result<T, ToolFailure>>,
+{
+    match parse(tool, arguments) {
+        Ok(args) => tool_result(answering(args).await),
+        Err(failure) => tool_result::<T>(Err(failure)),
     }
 }
 
 /// `arguments` as `tool`'s argument type.
 fn parse<T: DeserializeOwned>(tool: McpTool, arguments: JsonObject) -> Result<T, ToolFailure> {
-    serde_json::from_value(Value::Object(arguments))
-        .map_err(|err| ToolFailure::new(format!("{}: bad arguments: {err}", tool.name())))
+    serde_json::from_value(Value::Object(arguments)).map_err(|source| ToolFailure::BadArguments {
+        tool: tool.name(),
+        source,
+    })
 }
 
 /// What each argument means, as the schemas show it.
@@ -259,7 +276,7 @@ pub(super) struct DirectoryArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
-pub(super) struct AskArgs {
+pub(super) struct QuestionArgs {
     #[schemars(description = TARGET_DOC)]
     pub target: String,
     #[schemars(description = QUESTION_DOC)]
@@ -369,12 +386,15 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            err.0
+            err.to_string()
                 .starts_with("flags: bad arguments: unknown variant `high`"),
             "{err}"
         );
         let err = parse::<TargetArgs>(McpTool::Overview, args(serde_json::json!({}))).unwrap_err();
-        assert_eq!(err.0, "overview: bad arguments: missing field `target`");
+        assert_eq!(
+            err.to_string(),
+            "overview: bad arguments: missing field `target`"
+        );
         let budget = parse::<InvestigateArgs>(
             McpTool::Investigate,
             args(serde_json::json!({"target": ".", "budget": 2.5})),

@@ -19,12 +19,21 @@ pub enum Format {
     Markdown,
     /// One self-contained HTML page.
     Html,
+    /// `AGENTS.md`: what a coding agent should know before working on the
+    /// target.
+    Agents,
 }
 
 impl Format {
-    /// The format a report file's name asks for: `.md`/`.markdown`,
-    /// `.html`/`.htm` or `.json` (any case); `None` for anything else.
+    /// The format a report file's name asks for: `AGENTS.md` (or
+    /// `CLAUDE.md`, which Claude Code reads instead) the agents' file,
+    /// else by extension: `.md`/`.markdown`, `.html`/`.htm` or `.json`
+    /// (any case); `None` for anything else.
     pub fn from_extension(path: &Path) -> Option<Format> {
+        let name = path.file_name()?.to_str()?;
+        if name.eq_ignore_ascii_case("AGENTS.md") || name.eq_ignore_ascii_case("CLAUDE.md") {
+            return Some(Format::Agents);
+        }
         let extension = path.extension()?.to_str()?.to_ascii_lowercase();
         match extension.as_str() {
             "md" | "markdown" => Some(Format::Markdown),
@@ -41,6 +50,7 @@ impl Format {
             Format::Json => "json",
             Format::Markdown => "markdown",
             Format::Html => "html",
+            Format::Agents => "agents",
         }
     }
 }
@@ -52,6 +62,8 @@ pub struct RenderOptions {
     pub target: String,
     /// How deep the directory summaries go (`--depth`).
     pub depth: usize,
+    /// The columns the terminal report fits (the terminal's, else 100).
+    pub width: usize,
 }
 
 /// Write `report` in `format` to `out` (without a trailing newline).
@@ -66,6 +78,7 @@ pub fn render(
         Format::Text => out.write_all(super::text::format_report(report, options).as_bytes()),
         Format::Markdown => out.write_all(super::markdown::render(report, options).as_bytes()),
         Format::Html => out.write_all(super::html::render(report, options).as_bytes()),
+        Format::Agents => out.write_all(super::agents::render(report, options).as_bytes()),
     }
 }
 
@@ -81,6 +94,10 @@ mod tests {
             ("r.html", Some(Format::Html)),
             ("r.HTM", Some(Format::Html)),
             ("out.json", Some(Format::Json)),
+            ("AGENTS.md", Some(Format::Agents)),
+            ("repo/agents.md", Some(Format::Agents)),
+            ("CLAUDE.md", Some(Format::Agents)),
+            ("MY-AGENTS.md", Some(Format::Markdown)),
             ("report.txt", None),
             ("report", None),
             (".md", None),

@@ -56,7 +56,7 @@ pub(crate) struct Graph {
 /// One component as the synthesis named it, where it lives, and the
 /// names of the components it depends on.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Component {
+pub(crate) struct NamedComponent {
     pub name: String,
     pub path: Option<String>,
     pub depends_on: Vec<String>,
@@ -64,12 +64,12 @@ pub(crate) struct Component {
 
 /// The components the synthesis named (its `components` section), with
 /// what each depends on; empty when it named none.
-pub(crate) fn synthesis_components(report: &Report) -> Vec<Component> {
+pub(crate) fn synthesis_components(report: &Report) -> Vec<NamedComponent> {
     report
         .ai_sections
         .components
         .iter()
-        .map(|c| Component {
+        .map(|c| NamedComponent {
             name: c.name.clone(),
             path: c.path.clone(),
             depends_on: c.depends_on.clone(),
@@ -180,7 +180,7 @@ fn add_more(graph: &mut Graph, parent: usize, hidden: usize, level: usize) {
 /// The components as nodes, an edge from each to what it depends on (by
 /// name, ignoring case; unknown names and self-dependencies are dropped),
 /// each on the level after the deepest component that depends on it.
-pub(crate) fn component_graph(components: &[Component]) -> Graph {
+pub(crate) fn component_graph(components: &[NamedComponent]) -> Graph {
     let components = &components[..components.len().min(COMPONENTS)];
     let index: HashMap<String, usize> = components
         .iter()
@@ -232,8 +232,8 @@ pub(crate) fn component_graph(components: &[Component]) -> Graph {
 mod tests {
     use super::*;
 
-    fn component(name: &str, uses: &[&str]) -> Component {
-        Component {
+    fn component(name: &str, uses: &[&str]) -> NamedComponent {
+        NamedComponent {
             name: name.into(),
             path: None,
             depends_on: uses.iter().map(|s| s.to_string()).collect(),

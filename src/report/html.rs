@@ -23,7 +23,7 @@ use super::sections_view::{Body, filled};
 use super::shape::{count, fraction, relative_to};
 use super::text_scan::by_count_descending;
 use super::verdict::verdict_lines;
-use super::{DirectoryReport, Report};
+use super::{DirectoryReport, FileSummary, Report};
 use crate::scan::human_size;
 
 /// Bars in each chart at most (the rest are summed into `other`).
@@ -148,70 +148,87 @@ fn push_tree(out: &mut String, directories: &[DirectoryReport]) {
             out.push_str("</div></details>\n");
             open.pop();
         }
-        let name = if dir.path == "." {
-            "./".to_string()
-        } else {
-            format!("{}/", dir.name())
-        };
-        let summary = dir.summary.as_deref().unwrap_or("");
-        let gist: String = summary.chars().take(160).collect();
-        let _ = write!(
-            out,
-            "<details{}><summary><code title=\"{}\">{}</code> \
-             <span class=\"cov cov-{}\">{}</span>{} <span class=\"gist\">{}</span></summary>\
-             <div class=\"dir\">",
-            if depth <= OPEN_DEPTH { " open" } else { "" },
-            html(&dir.path),
-            html(&name),
-            dir.coverage.as_str(),
-            dir.coverage.as_str(),
-            facts(dir),
-            html(&gist),
-        );
-        if summary.trim().is_empty() {
-            out.push_str("<p class=\"none\">No summary.</p>");
-        } else {
-            out.push_str(&paragraphs(summary));
-        }
-        if !dir.notable_files.is_empty() {
-            let names: Vec<String> = dir
-                .notable_files
-                .iter()
-                .map(|n| format!("<code>{}</code>", html(n)))
-                .collect();
-            let _ = write!(
-                out,
-                "<p class=\"notable\">Notable: {}</p>",
-                names.join(", ")
-            );
-        }
-        if !dir.files.is_empty() {
-            let files = count(dir.files.len() as u64, "file summary", "file summaries");
-            let _ = write!(
-                out,
-                "<details class=\"files\"><summary>{files}</summary><ul>"
-            );
-            for file in &dir.files {
-                let file_name = Path::new(&file.path)
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| file.path.clone());
-                let _ = write!(
-                    out,
-                    "<li><code title=\"{}\">{}</code> {}</li>",
-                    html(&file.path),
-                    html(&file_name),
-                    html(&file.summary)
-                );
-            }
-            out.push_str("</ul></details>");
-        }
+        push_dir_summary(out, dir, depth);
+        push_notable(out, &dir.notable_files);
+        push_file_summaries(out, &dir.files);
         open.push(depth);
     }
     for _ in open {
         out.push_str("</div></details>\n");
     }
     out.push_str("</div>\n");
+}
+
+/// Open a directory's `<details>` (open down to [`OPEN_DEPTH`]): its name,
+/// coverage, facts and the start of its summary on the line that opens it,
+/// the whole summary inside.
+fn push_dir_summary(out: &mut String, dir: &DirectoryReport, depth: usize) {
+    let name = if dir.path == "." {
+        "./".to_string()
+    } else {
+        format!("{}/", dir.name())
+    };
+    let summary = dir.summary.as_deref().unwrap_or("");
+    let gist: String = summary.chars().take(160).collect();
+    let _ = write!(
+        out,
+        "<details{}><summary><code title=\"{}\">{}</code> \
+         <span class=\"cov cov-{}\">{}</span>{} <span class=\"gist\">{}</span></summary>\
+         <div class=\"dir\">",
+        if depth <= OPEN_DEPTH { " open" } else { "" },
+        html(&dir.path),
+        html(&name),
+        dir.coverage.as_str(),
+        dir.coverage.as_str(),
+        facts(dir),
+        html(&gist),
+    );
+    if summary.trim().is_empty() {
+        out.push_str("<p class=\"none\">No summary.</p>");
+    } else {
+        out.push_str(&paragraphs(summary));
+    }
+}
+
+/// A directory's notable files, on one line; nothing when there are none.
+fn push_notable(out: &mut String, notable_files: &[String]) {
+    if !notable_files.is_empty() {
+        let names: Vec<String> = notable_files
+            .iter()
+            .map(|n| format!("<code>{}</code>", html(n)))
+            .collect();
+        let _ = write!(
+            out,
+            "<p class=\"notable\">Notable: {}</p>",
+            names.join(", ")
+        );
+    }
+}
+
+/// A directory's file summaries, folded under their count; nothing when
+/// there are none.
+fn push_file_summaries(out: &mut String, files: &[FileSummary]) {
+    if !files.is_empty() {
+        let heading = count(files.len() as u64, "file summary", "file summaries");
+        let _ = write!(
+            out,
+            "<details class=\"files\"><summary>{heading}</summary><ul>"
+        );
+        for file in files {
+            let file_name = Path::new(&file.path)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| file.path.clone());
+            let _ = write!(
+                out,
+                "<li><code title=\"{}\">{}</code> {}</li>",
+                html(&file.path),
+                html(&file_name),
+                html(&file.summary)
+            );
+        }
+        out.push_str("</ul></details>");
+    }
 }
 
 /// ` · confidence 0.9 · 2 flags` for a directory's line.
@@ -278,29 +295,6 @@ fn push_sections(out: &mut String, report: &Report) {
 fn push_scan(out: &mut String, report: &Report, target: &str) {
     let scan = &report.scan;
     out.push_str("<section id=\"scan\">\n<h2>Scan</h2>\n<div class=\"charts\">\n");
-    let counted = |counts: &indexmap::IndexMap<String, u64>, unit: &str| -> Vec<Bar> {
-        let sorted = by_count_descending(counts);
-        let mut bars: Vec<Bar> = sorted
-            .iter()
-            .take(BARS)
-            .map(|(label, value)| Bar {
-                label: label.to_string(),
-                value: *value,
-                shown: format!("{} {unit}", crate::text::format_thousands(*value)),
-                apart: false,
-            })
-            .collect();
-        let rest: u64 = sorted.iter().skip(BARS).map(|(_, v)| v).sum();
-        if rest > 0 {
-            bars.push(Bar {
-                label: "other".into(),
-                value: rest,
-                shown: format!("{} {unit}", crate::text::format_thousands(rest)),
-                apart: false,
-            });
-        }
-        bars
-    };
     let mut figure = |title: &str, bars: Vec<Bar>| {
         if !bars.is_empty() {
             let _ = writeln!(
@@ -313,10 +307,13 @@ fn push_scan(out: &mut String, report: &Report, target: &str) {
     };
     figure(
         "Lines of code by language",
-        counted(&scan.lines_of_code, "lines"),
+        counted_bars(&scan.lines_of_code, "lines"),
     );
     figure("Disk usage by top directory", disk_bars(report, target));
-    figure("Files by category", counted(&scan.file_categories, "files"));
+    figure(
+        "Files by category",
+        counted_bars(&scan.file_categories, "files"),
+    );
     out.push_str("</div>\n");
     if scan.ignore.enabled && !scan.ignore.rule_files.is_empty() {
         let _ = writeln!(
@@ -354,6 +351,32 @@ fn push_scan(out: &mut String, report: &Report, target: &str) {
         },
     );
     out.push_str("</section>\n");
+}
+
+/// The bars of `counts` (in `unit`), largest first: the first [`BARS`],
+/// then one for all the others together.
+fn counted_bars(counts: &indexmap::IndexMap<String, u64>, unit: &str) -> Vec<Bar> {
+    let sorted = by_count_descending(counts);
+    let mut bars: Vec<Bar> = sorted
+        .iter()
+        .take(BARS)
+        .map(|(label, value)| Bar {
+            label: label.to_string(),
+            value: *value,
+            shown: format!("{} {unit}", crate::text::format_thousands(*value)),
+            apart: false,
+        })
+        .collect();
+    let rest: u64 = sorted.iter().skip(BARS).map(|(_, v)| v).sum();
+    if rest > 0 {
+        bars.push(Bar {
+            label: "other".into(),
+            value: rest,
+            shown: format!("{} {unit}", crate::text::format_thousands(rest)),
+            apart: false,
+        });
+    }
+    bars
 }
 
 /// A titled list of `items`, each written by `item`, between the `open`

@@ -61,10 +61,13 @@ pub(crate) fn graph_svg(graph: &Graph) -> String {
         (places, edges)
     };
     let legend_y = places.iter().map(Place::bottom).fold(0.0, f64::max) + 16.0;
+    // As wide as the graph and as its legend: a narrow graph (a root and
+    // two directories) must not cut the legend's last words.
     let width = places
         .iter()
         .map(|p| p.x + p.width + MARGIN)
-        .fold(420.0, f64::max);
+        .fold(420.0, f64::max)
+        .max(legend_end() + MARGIN);
     let height = legend_y + 24.0;
     let mut svg = format!(
         "<svg class=\"graph\" role=\"img\" aria-label=\"structure\" width=\"{width:.0}\" \
@@ -139,15 +142,33 @@ fn draw_node(svg: &mut String, node: &Node, place: &Place) {
     svg.push_str("</g>");
 }
 
+/// The legend's entries: each colour's class and what it means.
+const LEGEND: [(&str, &str); 4] = [
+    ("investigated", "investigated: a loop of its own"),
+    ("folded", "folded into a unit"),
+    ("mechanical", "mechanical: from the scan"),
+    ("none", "no summary"),
+];
+
+/// The room one legend entry takes: its swatch, the gap and its text (at
+/// about 6.2 pixels a character of the note's size).
+fn legend_step(label: &str) -> f64 {
+    26.0 + label.len() as f64 * 6.2
+}
+
+/// Where the legend's row ends.
+fn legend_end() -> f64 {
+    MARGIN
+        + LEGEND
+            .iter()
+            .map(|(_, label)| legend_step(label))
+            .sum::<f64>()
+}
+
 /// The colours of coverage, in a row at `y`.
 fn legend(svg: &mut String, y: f64) {
     let mut x = MARGIN;
-    for (class, label) in [
-        ("investigated", "investigated: a loop of its own"),
-        ("folded", "folded into a unit"),
-        ("mechanical", "mechanical: from the scan"),
-        ("none", "no summary"),
-    ] {
+    for (class, label) in LEGEND {
         let _ = write!(
             svg,
             "<g class=\"node {class}\"><rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"14\" height=\"14\" rx=\"3\"/>\
@@ -155,7 +176,7 @@ fn legend(svg: &mut String, y: f64) {
             x + 19.0,
             y + 11.0
         );
-        x += 26.0 + label.len() as f64 * 6.2;
+        x += legend_step(label);
     }
 }
 
@@ -358,5 +379,40 @@ mod tests {
         let svg = graph_svg(&graph);
         assert_eq!(svg.matches("<path class=\"edge\"").count(), 4);
         assert!(svg.contains("investigated: a loop of its own"));
+    }
+
+    /// A narrow graph (a root and one directory) is drawn as wide as its
+    /// legend, whose last label ends inside the picture.
+    #[test]
+    fn the_legend_fits_a_narrow_graph() {
+        let graph = Graph {
+            nodes: vec![
+                node("t", 0, NodeKindShown::Root),
+                node("a", 1, NodeKindShown::Directory(None)),
+            ],
+            edges: vec![(0, 1)],
+        };
+        let svg = graph_svg(&graph);
+        let width: f64 = svg
+            .split("width=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        let (_, last) = LEGEND[LEGEND.len() - 1];
+        let at = svg.find(&format!(">{last}</text>")).unwrap();
+        let x: f64 = svg[..at]
+            .rsplit("<text class=\"note\" x=\"")
+            .next()
+            .and_then(|rest| rest.split('"').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(
+            x + last.len() as f64 * 6.2 <= width,
+            "the legend ends at {} of {width}",
+            x + last.len() as f64 * 6.2
+        );
     }
 }

@@ -23,6 +23,7 @@ use super::shape::{count, coverage_facts, relative_to};
 use super::text_scan::by_count_descending;
 use super::verdict::verdict_lines;
 use super::{DirectoryReport, Report};
+use crate::scan::{IgnoreSummary, LargeFile};
 
 /// The whole Markdown report.
 pub(crate) fn render(report: &Report, options: &RenderOptions) -> String {
@@ -48,6 +49,32 @@ pub(crate) fn render(report: &Report, options: &RenderOptions) -> String {
     let _ = writeln!(out, "\n## Structure\n");
     out.push_str(&mermaid(report, target));
 
+    push_flags(&mut out, report, &link);
+
+    if !report.ai_detailed.is_empty() {
+        let _ = writeln!(out, "\n## Detailed analysis\n");
+        let _ = writeln!(out, "{}", md_paragraphs(&report.ai_detailed));
+    }
+    push_sections(&mut out, report, &link);
+
+    if !report.directories.is_empty() {
+        let _ = writeln!(out, "\n## Directories");
+        for dir in &report.directories {
+            push_directory(&mut out, dir, &link);
+        }
+    }
+
+    push_scan(&mut out, report, target);
+    // One blank line between blocks, however the blocks ended.
+    while out.contains("\n\n\n") {
+        out = out.replace("\n\n\n", "\n\n");
+    }
+    out.trim_end().to_string()
+}
+
+/// The flags in a table, most severe first, with whether each path was
+/// found in the tree; nothing when there are none.
+fn push_flags(out: &mut String, report: &Report, link: &dyn Fn(&str, bool) -> String) {
     if !report.flags.is_empty() {
         let _ = writeln!(out, "\n## Flags\n");
         let _ = writeln!(out, "| Severity | Path | Finding | Found in the tree |");
@@ -72,26 +99,6 @@ pub(crate) fn render(report: &Report, options: &RenderOptions) -> String {
             );
         }
     }
-
-    if !report.ai_detailed.is_empty() {
-        let _ = writeln!(out, "\n## Detailed analysis\n");
-        let _ = writeln!(out, "{}", md_paragraphs(&report.ai_detailed));
-    }
-    push_sections(&mut out, report, &link);
-
-    if !report.directories.is_empty() {
-        let _ = writeln!(out, "\n## Directories");
-        for dir in &report.directories {
-            push_directory(&mut out, dir, &link);
-        }
-    }
-
-    push_scan(&mut out, report, target);
-    // One blank line between blocks, however the blocks ended.
-    while out.contains("\n\n\n") {
-        out = out.replace("\n\n\n", "\n\n");
-    }
-    out.trim_end().to_string()
 }
 
 /// What a section's path not found in the tree says.
@@ -263,20 +270,7 @@ fn push_scan(out: &mut String, report: &Report, target: &str) {
             .into_iter()
             .map(|(category, count)| vec![md_inline(category), count.to_string()]),
     );
-    if scan.ignore.enabled && !scan.ignore.rule_files.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nIgnored by {}: {}, {} (disk usage still counts them).",
-            scan.ignore
-                .rule_files
-                .iter()
-                .map(|f| md_code(f, false))
-                .collect::<Vec<_>>()
-                .join(", "),
-            count(scan.ignore.files_removed, "file", "files"),
-            count(scan.ignore.dirs_removed, "directory", "directories")
-        );
-    }
+    push_ignored(out, &scan.ignore);
     push_table(
         out,
         "Lines of code",
@@ -285,19 +279,7 @@ fn push_scan(out: &mut String, report: &Report, target: &str) {
             .into_iter()
             .map(|(language, count)| vec![md_inline(language), count.to_string()]),
     );
-    if !scan.large_files.is_empty() {
-        let _ = writeln!(out, "\n### Unusually large files\n");
-        for file in &scan.large_files {
-            let rel = relative_to(target, &file.path);
-            let _ = writeln!(
-                out,
-                "- [{}]({}) ({})",
-                md_code(&rel, false),
-                url_path(&rel),
-                md_inline(&file.reasons.join(", "))
-            );
-        }
-    }
+    push_large_files(out, &scan.large_files, target);
     push_table(
         out,
         "Disk usage",
@@ -323,5 +305,42 @@ fn push_scan(out: &mut String, report: &Report, target: &str) {
     );
     if let Some(grounding) = &report.grounding {
         let _ = writeln!(out, "\n{}", md_inline(&grounding.summary_line()));
+    }
+}
+
+/// What the ignore files left out, when they were read; disk usage still
+/// counts it.
+fn push_ignored(out: &mut String, ignore: &IgnoreSummary) {
+    if ignore.enabled && !ignore.rule_files.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nIgnored by {}: {}, {} (disk usage still counts them).",
+            ignore
+                .rule_files
+                .iter()
+                .map(|f| md_code(f, false))
+                .collect::<Vec<_>>()
+                .join(", "),
+            count(ignore.files_removed, "file", "files"),
+            count(ignore.dirs_removed, "directory", "directories")
+        );
+    }
+}
+
+/// The unusually large files, each linked from the target's root with
+/// why it is large; nothing when there are none.
+fn push_large_files(out: &mut String, large_files: &[LargeFile], target: &str) {
+    if !large_files.is_empty() {
+        let _ = writeln!(out, "\n### Unusually large files\n");
+        for file in large_files {
+            let rel = relative_to(target, &file.path);
+            let _ = writeln!(
+                out,
+                "- [{}]({}) ({})",
+                md_code(&rel, false),
+                url_path(&rel),
+                md_inline(&file.reasons.join(", "))
+            );
+        }
     }
 }

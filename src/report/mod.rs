@@ -1,6 +1,6 @@
-//! The report: what a run found, in four formats ([`Format`]): the terminal
-//! report for people, JSON for scripts, Markdown to commit beside the code
-//! and a self-contained HTML page.
+//! The report: what a run found, in five formats ([`Format`]): the terminal
+//! report for people, JSON for scripts, Markdown to commit beside the code,
+//! a self-contained HTML page, and an `AGENTS.md` for coding agents.
 //!
 //! The JSON keys and their order are the original's, so scripts written
 //! against it keep working; luminos's own keys come after. [`Report`] is the
@@ -13,7 +13,7 @@
 //! (the domain sections). [`render`] (`format`) writes a report in one
 //! format; one module per format (`text` with `text_tree`, `text_scan` and
 //! `sections_text`, `json`, `markdown`, `html` with `html_svg` and
-//! `html_graph`) and the pieces they share: `verdict` (the lines under the
+//! `html_graph`, `agents`) and the pieces they share: `verdict` (the lines under the
 //! brief), `shape` (sizes, flagged paths, bars), `graph` (the picture of
 //! the structure) and `markup` (escaping). The unit tests are in `tests`.
 
@@ -390,6 +390,28 @@ pub struct InvestigationSummary {
     /// The `--language` the model wrote in (absent without one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
+    /// What every run of this investigation spent, this one's included,
+    /// as the cache records it: `cost_usd`, `api_requests`,
+    /// `last_paid_at` and `luminos_version`. Absent when no run recorded
+    /// any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub all_runs: Option<AllRuns>,
+}
+
+/// What the runs of one investigation have spent in all, as `meta.json`
+/// keeps it, so a report read from the cache can say what the
+/// investigation cost, when it was last paid for and by which luminos.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AllRuns {
+    /// Dollars, every run that made a request (failed and interrupted ones
+    /// too) added up.
+    pub cost_usd: f64,
+    /// API requests, added up the same way.
+    pub api_requests: u64,
+    /// When the last run that made a request ended (RFC 3339).
+    pub last_paid_at: String,
+    /// The luminos version of that run.
+    pub luminos_version: String,
 }
 
 /// `investigation.batch`: a `--batch` run's rounds and requests. Costs
@@ -468,6 +490,7 @@ pub(crate) struct ReportTokens {
     cache_creation_1h_input_tokens: Option<u64>,
 }
 
+mod agents;
 mod directory;
 mod format;
 mod graph;
@@ -482,7 +505,10 @@ pub mod sections;
 mod sections_text;
 mod sections_view;
 mod shape;
+mod spent;
 mod text;
+mod text_dirs;
+pub(crate) mod text_fit;
 mod text_scan;
 mod text_tree;
 mod verdict;
@@ -491,6 +517,7 @@ pub(crate) use directory::tree_order;
 pub use directory::{DirCoverage, DirectoryReport, FileSummary};
 pub use format::{Format, RenderOptions, render};
 pub use sections::Sections;
+pub(crate) use spent::{PriceBasis, spent_line};
 
 #[cfg(test)]
 mod tests;

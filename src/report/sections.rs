@@ -18,7 +18,8 @@
 //! so the graph drawn from them has no dangling edge.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+
+use crate::lenient;
 
 /// Longest prose field (architecture, schema, data quality, purpose), in
 /// characters.
@@ -37,37 +38,89 @@ const MAX_DEPENDS: usize = 20;
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Sections {
     /// What the whole is for, when it mixes kinds of content.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient::some_text"
+    )]
     pub overall_purpose: Option<String>,
     /// How the parts fit together (prose).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient::some_text"
+    )]
     pub architecture: Option<String>,
     /// The main parts and how they depend on one another.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "lenient::items"
+    )]
     pub components: Vec<Component>,
     /// Where execution or reading starts.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "lenient::items"
+    )]
     pub entry_points: Vec<EntryPoint>,
+    /// How to build, test, run or check it: the commands the tree's own
+    /// files give, each with the file it came from.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "lenient::items"
+    )]
+    pub commands: Vec<DevCommand>,
     /// Languages, frameworks, tools and formats.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "lenient::texts"
+    )]
     pub tech_stack: Vec<String>,
     /// The data sets held.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "lenient::items"
+    )]
     pub datasets: Vec<Dataset>,
     /// The shape of the data: tables, fields, formats (prose).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient::some_text"
+    )]
     pub schema_summary: Option<String>,
     /// The span of time the content covers, such as `2019-03 to 2024-11`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient::some_text"
+    )]
     pub period_covered: Option<String>,
     /// Recurring subjects of documents or journals.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "lenient::texts"
+    )]
     pub themes: Vec<String>,
     /// Gaps, duplicates, inconsistencies in the data (prose).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient::some_text"
+    )]
     pub data_quality: Option<String>,
     /// What deserves attention, in any kind of tree.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "lenient::texts"
+    )]
     pub concerns: Vec<String>,
 }
 
@@ -75,15 +128,24 @@ pub struct Sections {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Component {
     /// Its name, unique among the components.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub name: String,
     /// Where it lives, relative to the target.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient::some_text"
+    )]
     pub path: Option<String>,
     /// What it does.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub role: String,
     /// The names of the other components it uses.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "lenient::texts"
+    )]
     pub depends_on: Vec<String>,
     /// Whether `path` names something in the tree, once the report is
     /// grounded; only a found path is linked.
@@ -95,9 +157,10 @@ pub struct Component {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct EntryPoint {
     /// The file (or command), relative to the target.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub path: String,
     /// What starts there.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub role: String,
     /// Whether `path` names something in the tree, once the report is
     /// grounded; only a found path is linked.
@@ -105,15 +168,52 @@ pub struct EntryPoint {
     pub verified: Option<bool>,
 }
 
+/// A command the tree's own files give (a README, a Makefile, a package
+/// manifest, a CI file) for building, testing, running or checking it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct DevCommand {
+    /// The command line, as the file gives it.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub command: String,
+    /// What it does: build, test, run, lint, ...
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub purpose: String,
+    /// The file it came from, relative to the target.
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub source: String,
+    /// Whether `source` names a file in the tree, once the report is
+    /// grounded; a command whose source was not found is not one to
+    /// follow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
+}
+
+impl DevCommand {
+    /// Its line on one line (the first, trimmed and capped), its purpose
+    /// capped, its source spelled as a path; an empty line or source
+    /// leaves the command unusable.
+    pub(crate) fn normalise(&mut self) {
+        let line = self.command.lines().next().unwrap_or_default();
+        self.command = text_of(line, MAX_SHORT).unwrap_or_default();
+        self.purpose = text_of(&self.purpose, MAX_SHORT).unwrap_or_default();
+        self.source = path(&self.source).unwrap_or_default();
+    }
+}
+
 /// One data set.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Dataset {
+    #[serde(default, deserialize_with = "lenient::text")]
     pub name: String,
     /// Where it lives, relative to the target.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient::some_text"
+    )]
     pub path: Option<String>,
     /// What it holds.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub description: String,
     /// Whether `path` names something in the tree, once the report is
     /// grounded; only a found path is linked.
@@ -123,11 +223,12 @@ pub struct Dataset {
 
 /// A section's key and the title every format shows for it, in the order
 /// the formats show them.
-pub const SECTION_TITLES: [(&str, &str); 11] = [
+pub const SECTION_TITLES: [(&str, &str); 12] = [
     ("overall_purpose", "Overall purpose"),
     ("architecture", "Architecture"),
     ("components", "Components"),
     ("entry_points", "Entry points"),
+    ("commands", "Commands"),
     ("tech_stack", "Tech stack"),
     ("datasets", "Datasets"),
     ("schema_summary", "Schema"),
@@ -143,26 +244,63 @@ impl Sections {
         *self == Sections::default()
     }
 
-    /// The sections of a `submit_report` input, normalised. Fields of the
-    /// wrong type are left out, as if the model had not filled them.
-    pub(crate) fn from_submitted(input: &Value) -> Sections {
-        let prose = |key: &str| text(input.get(key), MAX_PROSE);
-        let short = |key: &str| text(input.get(key), MAX_SHORT);
-        let mut sections = Sections {
-            overall_purpose: prose("overall_purpose"),
-            architecture: prose("architecture"),
-            components: items(input.get("components"), component),
-            entry_points: items(input.get("entry_points"), entry_point),
-            tech_stack: strings(input.get("tech_stack")),
-            datasets: items(input.get("datasets"), dataset),
-            schema_summary: prose("schema_summary"),
-            period_covered: short("period_covered"),
-            themes: strings(input.get("themes")),
-            data_quality: prose("data_quality"),
-            concerns: strings(input.get("concerns")),
-        };
-        sections.tidy();
-        sections
+    /// The sections of a `submit_report` input, as a synthesis reads them.
+    #[cfg(test)]
+    pub(crate) fn from_submitted(input: &serde_json::Value) -> Sections {
+        Sections::deserialize(input)
+            .unwrap_or_default()
+            .normalised()
+    }
+
+    /// The sections as a model submitted them (read leniently: fields of
+    /// the wrong type are left out, as if it had not filled them),
+    /// normalised: text trimmed and capped, blank items and duplicates
+    /// dropped, paths spelled without `./` or a trailing `/`, lists capped.
+    pub(crate) fn normalised(mut self) -> Sections {
+        let short = |text: &mut String, max| *text = text_of(text, max).unwrap_or_default();
+        self.period_covered = self
+            .period_covered
+            .and_then(|period| text_of(&period, MAX_SHORT));
+        for list in [&mut self.tech_stack, &mut self.themes, &mut self.concerns] {
+            list.truncate(MAX_ITEMS * 4);
+            *list = list
+                .iter()
+                .filter_map(|item| text_of(item, MAX_SHORT))
+                .collect();
+        }
+        self.components.truncate(MAX_ITEMS * 4);
+        for component in &mut self.components {
+            short(&mut component.name, MAX_SHORT);
+            short(&mut component.role, MAX_ROLE);
+            component.path = component.path.as_deref().and_then(path);
+            component.depends_on = component
+                .depends_on
+                .iter()
+                .filter_map(|name| text_of(name, MAX_SHORT))
+                .collect();
+        }
+        self.components.retain(|c| !c.name.is_empty());
+        self.entry_points.truncate(MAX_ITEMS * 4);
+        for entry in &mut self.entry_points {
+            short(&mut entry.role, MAX_ROLE);
+            entry.path = path(&entry.path).unwrap_or_default();
+        }
+        self.entry_points.retain(|e| !e.path.is_empty());
+        self.datasets.truncate(MAX_ITEMS * 4);
+        for dataset in &mut self.datasets {
+            short(&mut dataset.name, MAX_SHORT);
+            short(&mut dataset.description, MAX_ROLE);
+            dataset.path = dataset.path.as_deref().and_then(path);
+        }
+        self.datasets.retain(|d| !d.name.is_empty());
+        self.commands.truncate(MAX_ITEMS * 4);
+        for command in &mut self.commands {
+            command.normalise();
+        }
+        self.commands
+            .retain(|c| !c.command.is_empty() && !c.source.is_empty());
+        self.tidy();
+        self
     }
 
     /// Fill what this synthesis left empty from `parts` (the sections of
@@ -209,6 +347,7 @@ impl Sections {
         prose(&mut self.architecture, parts, |s| &s.architecture);
         list(&mut self.components, parts, |s| &s.components);
         list(&mut self.entry_points, parts, |s| &s.entry_points);
+        list(&mut self.commands, parts, |s| &s.commands);
         list(&mut self.tech_stack, parts, |s| &s.tech_stack);
         list(&mut self.datasets, parts, |s| &s.datasets);
         prose(&mut self.schema_summary, parts, |s| &s.schema_summary);
@@ -243,12 +382,16 @@ impl Sections {
             component.depends_on.truncate(MAX_DEPENDS);
         }
         dedupe(&mut self.entry_points, |e| e.path.clone());
+        dedupe(&mut self.commands, |c| {
+            format!("{}\0{}", c.command, c.source)
+        });
         dedupe(&mut self.datasets, |d| d.name.to_lowercase());
         for list in [&mut self.tech_stack, &mut self.themes, &mut self.concerns] {
             dedupe(list, |item| item.to_lowercase());
         }
         self.components.truncate(MAX_ITEMS);
         self.entry_points.truncate(MAX_ITEMS);
+        self.commands.truncate(MAX_ITEMS);
         self.datasets.truncate(MAX_ITEMS);
         self.tech_stack.truncate(MAX_ITEMS);
         self.themes.truncate(MAX_ITEMS);
@@ -280,12 +423,6 @@ fn dedupe<T>(items: &mut Vec<T>, key: impl Fn(&T) -> String) {
     items.retain(|item| seen.insert(key(item)));
 }
 
-/// `value` as trimmed text of at most `max` characters (cut with `…`),
-/// or `None` when it is not text or is blank.
-fn text(value: Option<&Value>, max: usize) -> Option<String> {
-    text_of(value?.as_str()?, max)
-}
-
 fn text_of(raw: &str, max: usize) -> Option<String> {
     let trimmed = raw.trim();
     if trimmed.is_empty() {
@@ -297,56 +434,15 @@ fn text_of(raw: &str, max: usize) -> Option<String> {
     })
 }
 
-/// A list of strings, each short text; other items are left out.
-fn strings(value: Option<&Value>) -> Vec<String> {
-    items(value, |item| text(Some(item), MAX_SHORT))
-}
-
-/// The items of a JSON list that `read` accepts, at most a few more than
-/// are kept (duplicates are dropped later).
-fn items<T>(value: Option<&Value>, read: impl Fn(&Value) -> Option<T>) -> Vec<T> {
-    value
-        .and_then(Value::as_array)
-        .map(|list| list.iter().take(MAX_ITEMS * 4).filter_map(read).collect())
-        .unwrap_or_default()
-}
-
-/// A path relative to the target as the model wrote it, without a leading
-/// `./` or a trailing `/`.
-fn path(value: Option<&Value>) -> Option<String> {
-    let path = text(value, MAX_SHORT)?;
+/// A path relative to the target as the model wrote it, short text
+/// without a leading `./` or a trailing `/`.
+fn path(raw: &str) -> Option<String> {
+    let path = text_of(raw, MAX_SHORT)?;
     let path = path
         .strip_prefix("./")
         .unwrap_or(&path)
         .trim_end_matches('/');
     (!path.is_empty()).then(|| path.to_string())
-}
-
-fn component(item: &Value) -> Option<Component> {
-    Some(Component {
-        name: text(item.get("name"), MAX_SHORT)?,
-        path: path(item.get("path")),
-        role: text(item.get("role"), MAX_ROLE).unwrap_or_default(),
-        depends_on: strings(item.get("depends_on")),
-        verified: None,
-    })
-}
-
-fn entry_point(item: &Value) -> Option<EntryPoint> {
-    Some(EntryPoint {
-        path: path(item.get("path"))?,
-        role: text(item.get("role"), MAX_ROLE).unwrap_or_default(),
-        verified: None,
-    })
-}
-
-fn dataset(item: &Value) -> Option<Dataset> {
-    Some(Dataset {
-        name: text(item.get("name"), MAX_SHORT)?,
-        path: path(item.get("path")),
-        description: text(item.get("description"), MAX_ROLE).unwrap_or_default(),
-        verified: None,
-    })
 }
 
 /// Sections with every field filled, for the tests of what renders them.
@@ -362,6 +458,11 @@ pub(crate) fn every_section_filled() -> Sections {
         entry_points: vec![EntryPoint {
             path: "main.rs".into(),
             ..EntryPoint::default()
+        }],
+        commands: vec![DevCommand {
+            command: "make".into(),
+            source: "Makefile".into(),
+            ..DevCommand::default()
         }],
         tech_stack: vec!["t".into()],
         datasets: vec![Dataset {
@@ -444,7 +545,7 @@ mod tests {
 
     #[test]
     fn the_parts_fill_only_what_the_verdict_left_empty() {
-        let part = |input: Value| Sections::from_submitted(&input);
+        let part = |input: serde_json::Value| Sections::from_submitted(&input);
         let parts = vec![
             (
                 "src/".to_string(),

@@ -24,55 +24,68 @@ pub(crate) fn sections_text(sections: &Sections) -> Vec<String> {
     lines
 }
 
+/// The items of a list section the terminal report shows; the rest are
+/// counted, with where to read them (every format but the terminal's
+/// shows them all).
+pub(crate) const SECTION_ITEMS: usize = 8;
+
 /// The lines of the section `key`; none when it is empty.
 fn body(sections: &Sections, key: &str) -> Vec<String> {
-    let prose = |text: &Option<String>| -> Vec<String> {
-        text.iter()
-            .flat_map(|text| text.split('\n'))
-            .map(|line| format!("  {}", escape_control(line)))
-            .collect()
-    };
-    let bullets = |items: &[String]| -> Vec<String> {
-        items
-            .iter()
-            .map(|item| format!("  - {}", escape_line(item)))
-            .collect()
-    };
     match key {
         "overall_purpose" => prose(&sections.overall_purpose),
         "architecture" => prose(&sections.architecture),
-        "components" => sections
-            .components
-            .iter()
-            .flat_map(|component| {
-                let uses = after("uses: ", &component.depends_on.join(", "));
-                named(
-                    &component.name,
-                    component.path.as_deref(),
-                    &[&component.role, &uses],
-                )
-            })
-            .collect(),
-        "entry_points" => sections
-            .entry_points
-            .iter()
-            .map(|entry| {
-                let role = after(" — ", &escape_line(&entry.role));
-                format!("  {}{role}", escape_line(&entry.path))
-            })
-            .collect(),
+        "components" => listed(
+            sections
+                .components
+                .iter()
+                .map(|component| {
+                    let uses = after("uses: ", &component.depends_on.join(", "));
+                    named(
+                        &component.name,
+                        component.path.as_deref(),
+                        &[&component.role, &uses],
+                    )
+                })
+                .collect(),
+        ),
+        "entry_points" => listed(
+            sections
+                .entry_points
+                .iter()
+                .map(|entry| {
+                    let role = after(" — ", &escape_line(&entry.role));
+                    vec![format!("  {}{role}", escape_line(&entry.path))]
+                })
+                .collect(),
+        ),
+        "commands" => listed(
+            sections
+                .commands
+                .iter()
+                .map(|command| {
+                    let purpose = after(" — ", &escape_line(&command.purpose));
+                    vec![format!(
+                        "  {}  (from {}){purpose}",
+                        escape_line(&command.command),
+                        escape_line(&command.source)
+                    )]
+                })
+                .collect(),
+        ),
         "tech_stack" => bullets(&sections.tech_stack),
-        "datasets" => sections
-            .datasets
-            .iter()
-            .flat_map(|dataset| {
-                named(
-                    &dataset.name,
-                    dataset.path.as_deref(),
-                    &[&dataset.description],
-                )
-            })
-            .collect(),
+        "datasets" => listed(
+            sections
+                .datasets
+                .iter()
+                .map(|dataset| {
+                    named(
+                        &dataset.name,
+                        dataset.path.as_deref(),
+                        &[&dataset.description],
+                    )
+                })
+                .collect(),
+        ),
         "schema_summary" => prose(&sections.schema_summary),
         "period_covered" => prose(&sections.period_covered),
         "themes" => bullets(&sections.themes),
@@ -80,6 +93,37 @@ fn body(sections: &Sections, key: &str) -> Vec<String> {
         "concerns" => bullets(&sections.concerns),
         _ => Vec::new(),
     }
+}
+
+/// A prose section's lines, indented, each escaped.
+fn prose(text: &Option<String>) -> Vec<String> {
+    text.iter()
+        .flat_map(|text| text.split('\n'))
+        .map(|line| format!("  {}", escape_control(line)))
+        .collect()
+}
+
+/// A list of plain items as bullets (see [`listed`]).
+fn bullets(items: &[String]) -> Vec<String> {
+    listed(
+        items
+            .iter()
+            .map(|item| vec![format!("  - {}", escape_line(item))])
+            .collect(),
+    )
+}
+
+/// A list's items (each its lines), the first [`SECTION_ITEMS`] of them,
+/// then one line counting the rest.
+fn listed(items: Vec<Vec<String>>) -> Vec<String> {
+    let more = items.len().saturating_sub(SECTION_ITEMS);
+    let mut lines: Vec<String> = items.into_iter().take(SECTION_ITEMS).flatten().collect();
+    if more > 0 {
+        lines.push(format!(
+            "  ... and {more} more: -o report.html / --format markdown"
+        ));
+    }
+    lines
 }
 
 /// A named item (a component, a dataset): `  NAME  (path)`, then each
@@ -159,5 +203,21 @@ mod tests {
             ..Sections::default()
         };
         insta::assert_snapshot!(sections_text(&sections).join("\n"));
+    }
+
+    /// A long list shows its first items and counts the rest.
+    #[test]
+    fn a_long_list_is_cut_with_a_count() {
+        let sections = Sections {
+            themes: (0..11).map(|i| format!("theme {i}")).collect(),
+            ..Sections::default()
+        };
+        let lines = sections_text(&sections);
+        assert!(lines.contains(&"  - theme 7".to_string()));
+        assert!(!lines.contains(&"  - theme 8".to_string()));
+        assert_eq!(
+            lines.last().unwrap(),
+            "  ... and 3 more: -o report.html / --format markdown"
+        );
     }
 }

@@ -87,6 +87,17 @@ fn body<'a>(sections: &'a Sections, key: &str) -> Option<Body<'a>> {
                 verified: d.verified,
             })
             .collect(),
+        "commands" => sections
+            .commands
+            .iter()
+            .map(|c| Item {
+                name: &c.command,
+                path: Some(&c.source),
+                text: &c.purpose,
+                uses: &[],
+                verified: c.verified,
+            })
+            .collect(),
         "tech_stack" => list(&sections.tech_stack),
         "themes" => list(&sections.themes),
         "concerns" => list(&sections.concerns),

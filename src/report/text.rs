@@ -1,12 +1,17 @@
-//! The terminal report, for people: [`format_report`].
+//! The terminal report, for people: [`format_report`], sized for a
+//! terminal whatever the tree.
 //!
 //! The order is what a reader needs first: the verdict (the brief, what
 //! became of the investigation, its coverage and cost), the flags grouped
-//! by file with the most severe first, what each directory is (its summary,
-//! indented in tree order down to `--depth`), the detailed analysis and the
-//! domain sections the synthesis filled (`sections_text`), and then the
-//! scan's sections. The tree section stays within
-//! [`TREE_LINES`](super::text_tree::TREE_LINES) lines on any tree.
+//! by file with the most severe first, the detailed analysis and the domain
+//! sections the synthesis filled (`sections_text`), then the directories a
+//! model read or that hold a flag (`text_dirs`: the ones summarised from
+//! the scan are counted in one line, with where to read them), and then
+//! the scan's sections. Each part has a line budget (the flags
+//! [`FLAG_LINES`], the directories
+//! [`DIRECTORY_LINES`](super::text_dirs::DIRECTORY_LINES), the tree
+//! [`TREE_LINES`](super::text_tree::TREE_LINES)), paths are relative to the
+//! target, and every line fits the width it is given (`text_fit`).
 //!
 //! It decides nothing and reads nothing but the report it is given. Every
 //! file name, path and piece of model text goes through [`crate::text`]'s
@@ -16,14 +21,16 @@
 use super::directory::flag_order;
 use super::format::RenderOptions;
 use super::sections_text::sections_text;
-use super::shape::{Flagged, Sizes, count, coverage_facts};
+use super::shape::{Flagged, Sizes};
+use super::text_dirs::directory_lines;
+use super::text_fit::fit_lines;
 use super::text_tree::{TREE_LINES, TreeContext, bounded_tree};
 use super::verdict::verdict_lines;
-use super::{DirectoryReport, Flag, Report};
+use super::{Flag, Report};
 use crate::text::{escape_control, escape_line};
 
-/// Summaries are wrapped to this many columns.
-const WIDTH: usize = 100;
+/// The most lines the flags take; the least severe give way first.
+pub(crate) const FLAG_LINES: usize = 40;
 
 /// Format the whole terminal report.
 pub(crate) fn format_report(report: &Report, options: &RenderOptions) -> String {
@@ -39,22 +46,15 @@ pub(crate) fn format_report(report: &Report, options: &RenderOptions) -> String 
     if !report.ai_brief.is_empty() {
         section(&mut lines, ">> SUMMARY (AI)");
         push_paragraphs(&mut lines, &report.ai_brief);
-        lines.push(String::new());
-    } else {
-        lines.push(String::new());
     }
+    lines.push(String::new());
     for line in verdict_lines(report) {
         lines.push(format!("  {line}"));
     }
 
-    let flags = format_flags(&report.flags);
-    if !flags.is_empty() {
-        lines.push(flags);
-    }
-
-    if !report.directories.is_empty() {
-        section(&mut lines, ">> DIRECTORIES");
-        push_directories(&mut lines, &report.directories, options.depth);
+    if !report.flags.is_empty() {
+        lines.push(String::new());
+        lines.extend(flag_lines(&report.flags, FLAG_LINES, options.width));
     }
 
     if !report.ai_detailed.is_empty() {
@@ -63,15 +63,17 @@ pub(crate) fn format_report(report: &Report, options: &RenderOptions) -> String 
     }
     lines.extend(sections_text(&report.ai_sections));
 
+    if !report.directories.is_empty() {
+        section(&mut lines, ">> DIRECTORIES");
+        lines.extend(directory_lines(
+            &report.directories,
+            options.depth,
+            options.width,
+        ));
+    }
+
     section(&mut lines, ">> DIRECTORY TREE");
-    let sizes = Sizes::of(report, target);
-    let flagged = Flagged::of(report);
-    let context = TreeContext {
-        target,
-        sizes: &sizes,
-        flagged: &flagged,
-    };
-    lines.push(bounded_tree(&report.scan.tree, &context, TREE_LINES));
+    lines.push(tree(report, target));
 
     super::text_scan::push_scan_sections(&mut lines, report, target);
 
@@ -84,17 +86,40 @@ pub(crate) fn format_report(report: &Report, options: &RenderOptions) -> String 
     lines.push(sep.clone());
     lines.push("  End of report.".to_string());
     lines.push(sep);
-    lines.join("\n")
+    fit_lines(&lines, options.width).join("\n")
+}
+
+/// The scan's tree, with sizes and flags marked, in its line budget.
+fn tree(report: &Report, target: &str) -> String {
+    let sizes = Sizes::of(report, target);
+    let flagged = Flagged::of(report);
+    let context = TreeContext {
+        target,
+        sizes: &sizes,
+        flagged: &flagged,
+    };
+    bounded_tree(&report.scan.tree, &context, TREE_LINES)
 }
 
 /// The `>> FLAGS` section: one group per path, the group with the most
 /// severe flag first (then by path), each flag with its severity; empty
 /// when there are no flags. A path grounding did not find says so, and a
-/// flag it lowered to `info` carries its note.
+/// flag it lowered to `info` carries its note. (The report draws them in
+/// a line budget, [`flag_lines`].)
+#[cfg(test)]
 pub(crate) fn format_flags(flags: &[Flag]) -> String {
     if flags.is_empty() {
         return String::new();
     }
+    let mut lines = vec![String::new()];
+    lines.extend(flag_lines(flags, usize::MAX, usize::MAX));
+    lines.join("\n")
+}
+
+/// The flags' lines fitted to `width`, in at most `budget` lines (title
+/// and rule included): whole groups, most severe first, then one line
+/// counting the flags left out and where every one is.
+fn flag_lines(flags: &[Flag], budget: usize, width: usize) -> Vec<String> {
     let mut sorted: Vec<&Flag> = flags.iter().collect();
     sorted.sort_by(|a, b| flag_order(a, b));
     let mut groups: Vec<(&str, Vec<&Flag>)> = Vec::new();
@@ -104,100 +129,47 @@ pub(crate) fn format_flags(flags: &[Flag]) -> String {
             None => groups.push((&flag.path, vec![flag])),
         }
     }
-    let mut lines = vec![
-        String::new(),
-        format!(">> FLAGS ({})", flags.len()),
-        "-".repeat(40),
-    ];
+    let mut lines = vec![format!(">> FLAGS ({})", flags.len()), "-".repeat(40)];
+    let mut left_out = 0;
     for (path, group) in groups {
-        let unverified = if group.iter().any(|f| f.verified == Some(false)) {
-            "  (not found in the tree)"
-        } else {
-            ""
-        };
-        lines.push(format!("  {}{unverified}", escape_line(path)));
-        for flag in group {
-            let severity = escape_line(&flag.severity).to_uppercase();
-            let at = flag.line.map(|n| format!("line {n}: ")).unwrap_or_default();
-            lines.push(format!(
-                "    [{severity:<8}] {at}{}",
-                escape_line(&flag.finding)
-            ));
-            if let (Some(_), Some(note)) = (&flag.original_severity, &flag.note) {
-                lines.push(format!("               {}", escape_line(note)));
-            }
-        }
-    }
-    lines.join("\n")
-}
-
-/// Each directory down to `depth`, indented by its depth: its path, how it
-/// got its summary, and the summary wrapped under it.
-fn push_directories(lines: &mut Vec<String>, directories: &[DirectoryReport], depth: usize) {
-    let mut deeper = 0;
-    for dir in directories {
-        if dir.depth() > depth {
-            deeper += 1;
+        let block = fit_lines(&group_lines(path, &group), width);
+        // One line is kept for the count of what is left out.
+        if left_out > 0 || lines.len() + block.len() + 1 > budget {
+            left_out += group.len();
             continue;
         }
-        let indent = "  ".repeat(dir.depth() + 1);
-        let path = if dir.path == "." {
-            "./".to_string()
-        } else {
-            format!("{}/", escape_line(&dir.path))
-        };
-        lines.push(format!("{indent}{path}  {}", directory_facts(dir)));
-        let text_indent = format!("{indent}    ");
-        match &dir.summary {
-            Some(summary) if !summary.trim().is_empty() => {
-                for paragraph in summary.split('\n').filter(|p| !p.trim().is_empty()) {
-                    wrap_into(lines, &escape_control(paragraph), &text_indent);
-                }
-            }
-            _ => lines.push(format!("{text_indent}(no summary)")),
-        }
+        lines.extend(block);
     }
-    if deeper > 0 {
+    if left_out > 0 {
         lines.push(format!(
-            "  {deeper} director{} below --depth {depth} {} in the JSON, Markdown and HTML reports.",
-            if deeper == 1 { "y" } else { "ies" },
-            if deeper == 1 { "is" } else { "are" },
+            "  {left_out} more flag{}, the least severe: -o report.html, --format markdown or \
+             --json lists every one.",
+            if left_out == 1 { "" } else { "s" }
         ));
     }
+    lines
 }
 
-/// `investigated · completeness 0.8 · confidence 0.9 · 2 flags`.
-fn directory_facts(dir: &DirectoryReport) -> String {
-    let mut facts = coverage_facts(dir, |reason| escape_line(reason).into_owned());
-    if !dir.flags.is_empty() {
-        facts.push(count(dir.flags.len() as u64, "flag", "flags"));
-    }
-    facts.join(" · ")
-}
-
-/// `text` in lines of at most [`WIDTH`] columns after `indent`, broken at
-/// spaces (a word longer than the width gets a line of its own).
-fn wrap_into(lines: &mut Vec<String>, text: &str, indent: &str) {
-    let room = WIDTH.saturating_sub(indent.chars().count()).max(20);
-    let mut line = String::new();
-    let mut used = 0;
-    for word in text.split_whitespace() {
-        let width = word.chars().count();
-        if used > 0 && used + 1 + width > room {
-            lines.push(format!("{indent}{line}"));
-            line.clear();
-            used = 0;
+/// One path's flags: the path, then each flag with its severity.
+fn group_lines(path: &str, group: &[&Flag]) -> Vec<String> {
+    let unverified = if group.iter().any(|f| f.verified == Some(false)) {
+        "  (not found in the tree)"
+    } else {
+        ""
+    };
+    let mut lines = vec![format!("  {}{unverified}", escape_line(path))];
+    for flag in group {
+        let severity = escape_line(&flag.severity).to_uppercase();
+        let at = flag.line.map(|n| format!("line {n}: ")).unwrap_or_default();
+        lines.push(format!(
+            "    [{severity:<8}] {at}{}",
+            escape_line(&flag.finding)
+        ));
+        if let (Some(_), Some(note)) = (&flag.original_severity, &flag.note) {
+            lines.push(format!("               {}", escape_line(note)));
         }
-        if used > 0 {
-            line.push(' ');
-            used += 1;
-        }
-        line.push_str(word);
-        used += width;
     }
-    if used > 0 {
-        lines.push(format!("{indent}{line}"));
-    }
+    lines
 }
 
 pub(super) fn section(lines: &mut Vec<String>, title: &str) {

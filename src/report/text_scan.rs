@@ -1,6 +1,7 @@
 //! The terminal report's scan sections, after the investigation's: file
 //! types (bars in proportion to the largest count), code, recent files and
-//! disk usage (ignored directories marked), with the original's labels.
+//! disk usage (ignored directories marked), with the original's labels and
+//! paths relative to the target (the JSON keeps them absolute).
 
 use indexmap::IndexMap;
 
@@ -29,14 +30,14 @@ pub(super) fn push_scan_sections(lines: &mut Vec<String>, report: &Report, targe
     if scan.recent_files.is_empty() {
         lines.push("  No recent files found.".to_string());
     }
+    // One line each, by the path below the target.
     for (i, file) in scan.recent_files.iter().enumerate() {
         lines.push(format!(
             "  {:>2}. {}  {}",
             i + 1,
             file.modified_human,
-            escape_line(&file.name)
+            escape_line(&relative_to(target, &file.path))
         ));
-        lines.push(format!("      {}", escape_line(&file.path)));
     }
 
     section(lines, ">> DISK USAGE — TOP DIRECTORIES");
@@ -44,10 +45,11 @@ pub(super) fn push_scan_sections(lines: &mut Vec<String>, report: &Report, targe
         lines.push("  No usage data available.".to_string());
     }
     for dir in &scan.top_directories {
+        let rel = relative_to(target, &dir.path);
         lines.push(format!(
-            "  {:>10}  {}{}",
+            "  {:>10}  {}/{}",
             dir.size_human,
-            escape_line(&dir.path),
+            escape_line(&rel),
             if dir.ignored { "  (ignored)" } else { "" }
         ));
     }

@@ -6,7 +6,9 @@
 //! saw below it). Each directory lists the children that got lines,
 //! directories first, flagged first, largest first, and one `... N more`
 //! line for the rest; a directory none of whose children got a line says
-//! on its own line how many entries it holds.
+//! on its own line how many entries it holds. A directory no model is
+//! sent into (build output, the skip list) is one line, marked, however
+//! large: it cannot crowd the sources out.
 //! The JSON keeps the whole tree (`tree`, `tree_rendered`).
 
 use std::cmp::Reverse;
@@ -18,7 +20,7 @@ use crate::scan::{NodeKind, TreeNode, human_size};
 use crate::text::escape_line;
 
 /// The most lines the tree section takes.
-pub(crate) const TREE_LINES: usize = 120;
+pub(crate) const TREE_LINES: usize = 40;
 
 /// How a node ranks for a line, larger first: flagged, bytes, a directory,
 /// then the tree's own order.
@@ -144,6 +146,11 @@ impl<'a> Budget<'a, '_> {
             let rank = self.rank(child);
             self.open[id].hidden += 1;
             self.open[id].hidden_bytes += rank.1;
+            // A skipped directory is one line: what it holds is counted,
+            // never drawn.
+            if node.skipped.is_some() {
+                continue;
+            }
             self.heap.push(Candidate {
                 rank,
                 node: child,
@@ -187,6 +194,11 @@ fn draw(open: &mut [Open<'_>], id: usize, prefix: &mut String, out: &mut String)
         out.push_str(prefix);
         out.push_str(if last { "└── " } else { "├── " });
         push_node_label(out, node);
+        if let Some(skipped) = node.skipped {
+            out.push_str("  [");
+            out.push_str(skipped.describe());
+            out.push(']');
+        }
         if let Some(child) = child
             && !collapsed(&open[child], out)
         {

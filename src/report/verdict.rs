@@ -24,8 +24,37 @@ pub(crate) fn verdict_lines(report: &Report) -> Vec<String> {
 }
 
 /// `Cost: about $0.42 for 37 API requests with claude-x; prompt caching
-/// saved $0.10.`
+/// saved $0.10.`, then what the investigation cost in all when that is
+/// more. A run that sent nothing says so and what the investigation it
+/// read from the cache cost, when, and by which luminos.
 pub(crate) fn cost_line(summary: &InvestigationSummary) -> String {
+    let all_runs = summary.all_runs.as_ref();
+    if summary.api_requests == 0 {
+        return match all_runs {
+            Some(all) => format!(
+                "Cost: this run: {}, from the cache; the investigation cost {} in all \
+                 ({} API requests), last paid for on {} by luminos {}.",
+                crate::text::usd(0.0),
+                crate::text::usd(all.cost_usd),
+                format_thousands(all.api_requests),
+                escape_line(all.last_paid_at.get(..10).unwrap_or(&all.last_paid_at)),
+                escape_line(&all.luminos_version),
+            ),
+            None => format!("Cost: this run: {}, from the cache.", crate::text::usd(0.0)),
+        };
+    }
+    let mut line = run_cost_line(summary);
+    if let Some(all) = all_runs.filter(|all| all.api_requests > summary.api_requests) {
+        line.push_str(&format!(
+            " The investigation has cost {} in all.",
+            crate::text::usd(all.cost_usd)
+        ));
+    }
+    line
+}
+
+/// This run's cost, as every run that sent requests says it.
+fn run_cost_line(summary: &InvestigationSummary) -> String {
     let saved = if summary.cache_savings_usd >= 0.005 {
         format!("; prompt caching saved ${:.2}", summary.cache_savings_usd)
     } else {

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use super::fingerprint::Fingerprint;
 use super::ignore_files::{RuleFilesPresent, RuleStack};
-use super::walk::{DirRecord, Listing, WalkRules};
+use super::walk::{DirRecord, Listing, WalkRules, in_skipped_subtree, skipped_roots};
 
 /// One directory in the scan's scope.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +33,9 @@ pub struct ScannedDir {
     /// `None` when the walk could not examine the directory (see the module
     /// doc).
     pub fingerprint: Option<Fingerprint>,
+    /// It, or a directory above it, is one no model is sent into (the skip
+    /// list, a `CACHEDIR.TAG`: [`super::skip`]).
+    pub skipped: bool,
 }
 
 /// Every directory in the scan's scope, sorted by relative path (bytes).
@@ -42,22 +45,29 @@ pub struct ScannedDirs(Vec<ScannedDir>);
 impl ScannedDirs {
     /// The visible directories of a walk, with the unexamined ones it found.
     pub(crate) fn from_walk(dirs: HashMap<PathBuf, DirRecord>, rules: &WalkRules) -> ScannedDirs {
+        let roots = skipped_roots(&dirs);
         let mut scanned = Vec::new();
         for (rel, record) in dirs {
             if !record.visible {
                 continue;
             }
+            let skipped = in_skipped_subtree(&roots, &rel);
             for name in &record.unexamined {
                 if rules.child_visible(true, name) {
+                    let child = rel.join(name);
+                    let by_name =
+                        super::skip::skip_reason(&child, name, None, &rules.include).is_some();
                     scanned.push(ScannedDir {
-                        rel: rel.join(name),
+                        rel: child,
                         fingerprint: None,
+                        skipped: skipped || by_name,
                     });
                 }
             }
             scanned.push(ScannedDir {
                 rel,
                 fingerprint: record.fingerprint,
+                skipped,
             });
         }
         scanned.sort_unstable_by(|a, b| a.rel.as_os_str().cmp(b.rel.as_os_str()));

@@ -32,6 +32,38 @@ pub(crate) fn extension_category(ext: &str) -> Option<&'static str> {
     Some(category)
 }
 
+/// Names of the prose a tree carries beside its code (the part before a
+/// `.` or `-`, in any case: `LICENSE-MIT`, `COPYING.LIB`, Debian's
+/// `copyright`). The original called such a file, being text, `source`,
+/// and counted a licence as lines of code; luminos calls it a document.
+const PROSE_NAMES: [&str; 17] = [
+    "AUTHORS",
+    "CHANGELOG",
+    "CHANGES",
+    "CONTRIBUTORS",
+    "COPYING",
+    "COPYRIGHT",
+    "CREDITS",
+    "HISTORY",
+    "INSTALL",
+    "LICENCE",
+    "LICENSE",
+    "NEWS",
+    "NOTICE",
+    "PATENTS",
+    "README",
+    "THANKS",
+    "TODO",
+];
+
+/// Whether `name` is one of [`PROSE_NAMES`].
+pub(crate) fn is_prose_name(name: &str) -> bool {
+    let stem = name.split(['.', '-']).next().unwrap_or(name);
+    PROSE_NAMES
+        .iter()
+        .any(|prose| stem.eq_ignore_ascii_case(prose))
+}
+
 /// The original's description patterns, in the order they are tried.
 const DESCRIPTION_PATTERNS: [(&str, &str); 12] = [
     ("text", "source"),
@@ -143,6 +175,24 @@ fn sample_names(classified: &[ClassifiedFile], max: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_is_known_by_its_name() {
+        for name in [
+            "LICENSE",
+            "license",
+            "LICENSE-MIT",
+            "COPYING.LIB",
+            "copyright",
+            "README",
+            "Changelog",
+        ] {
+            assert!(is_prose_name(name), "{name}");
+        }
+        for name in ["main", "Makefile", "readme_parser", "NOTICES", ""] {
+            assert!(!is_prose_name(name), "{name}");
+        }
+    }
 
     fn file(name: &str, description: Option<&str>) -> ClassifiedFile {
         ClassifiedFile {

@@ -141,10 +141,10 @@ impl ScanFilter {
         !self.excluded_by_rules(parent, name, is_dir)
     }
 
-    /// Whether `-x` or the ignore files in effect exclude `name` inside
-    /// `parent` (relative).
+    /// Whether `-x`, the ignore files in effect or being luminos's own
+    /// output exclude `name` inside `parent` (relative).
     fn excluded_by_rules(&self, parent: &Path, name: &OsStr, is_dir: bool) -> bool {
-        if is_dir && self.rules.exclude.contains(name) {
+        if (is_dir && self.rules.exclude.contains(name)) || self.rules.is_own_output(parent, name) {
             return true;
         }
         if !self.rules.respect_ignore {
@@ -188,6 +188,7 @@ mod tests {
             show_hidden: hidden,
             exclude: exclude.iter().map(|s| s.to_string()).collect(),
             respect_ignore: ignore,
+            ..ScanOptions::default()
         }
     }
 

@@ -43,6 +43,7 @@ mod ignored;
 mod inspect;
 mod options;
 pub(crate) mod recency;
+pub(crate) mod skip;
 mod sniff;
 pub(crate) mod tree;
 pub(crate) mod walk;
@@ -52,6 +53,7 @@ pub use filter::ScanFilter;
 pub(crate) use fingerprint::Fingerprint;
 pub(crate) use fingerprint::FingerprintBuilder;
 pub use options::ScanOptions;
+pub use skip::Skipped;
 pub(crate) use tree::render_tree;
 
 /// What the base scan found. Field order is the original's JSON key order.
@@ -101,6 +103,10 @@ pub struct TreeNode {
     /// points to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
+    /// Why no model is sent into this directory (the skip list, or a
+    /// `CACHEDIR.TAG` in it); luminos's key, absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<Skipped>,
 }
 
 // The scan's tree and the planner's tree view build the same kinds of node.
@@ -243,41 +249,11 @@ pub fn scan_with_dirs(
     let tree_rendered = tree::render_tree(&tree);
     counter.finish();
 
-    let counter = progress.counter("scan", "Classifying files");
-    let files = files_to_classify(target, &walked, &rules);
-    let inspected = inspect::inspect_all(&files, threads, &counter);
-    counter.finish();
-    let classified: Vec<ClassifiedFile> = files
-        .into_iter()
-        .zip(&inspected)
-        .map(|(file, inspected)| ClassifiedFile {
-            path: file.path.to_string_lossy().into_owned(),
-            name: file.name,
-            category: inspected.category.to_string(),
-            size: file.size,
-            description: inspected.description.clone(),
-        })
-        .collect();
+    let (classified, inspected) = classify(target, &walked, &rules, threads, progress);
     let file_categories = filetypes::summarize_categories(&classified);
     let survey_signals = filetypes::survey_signals(&classified);
 
-    let counted: Vec<code::Counted> = classified
-        .iter()
-        .zip(&inspected)
-        .map(|(file, inspected)| code::Counted {
-            file,
-            lines: inspected.lines,
-        })
-        .collect();
-    let sources = classified.iter().filter(|f| f.category == "source").count() as u64;
-    let counter = progress.counter("scan", "Counting lines");
-    let (languages, lines_of_code) = code::detect_languages(&counted);
-    counter.add(sources);
-    counter.finish();
-    let counter = progress.counter("scan", "Checking for large files");
-    let large_files = code::find_large_files(&counted);
-    counter.add(sources);
-    counter.finish();
+    let (languages, lines_of_code, large_files) = count_code(&classified, &inspected, progress);
 
     progress.scan("Finding recently modified files...");
     let recent_files = recency::find_recent_files(target, &walked, &rules, recency::RECENT_COUNT);
@@ -304,6 +280,62 @@ pub fn scan_with_dirs(
         ignore: walked.ignore,
     };
     (base, dirs)
+}
+
+/// Classify the files of the walk (see [`files_to_classify`]), `threads`
+/// at a time: each file as the report lists it, and what inspecting it
+/// found.
+fn classify(
+    target: &Path,
+    walked: &walk::Walk,
+    rules: &walk::WalkRules,
+    threads: usize,
+    progress: &Progress,
+) -> (Vec<ClassifiedFile>, Vec<inspect::Inspection>) {
+    let counter = progress.counter("scan", "Classifying files");
+    let files = files_to_classify(target, walked, rules);
+    let inspected = inspect::inspect_all(&files, threads, &counter);
+    counter.finish();
+    let classified: Vec<ClassifiedFile> = files
+        .into_iter()
+        .zip(&inspected)
+        .map(|(file, inspected)| ClassifiedFile {
+            path: file.path.to_string_lossy().into_owned(),
+            name: file.name,
+            category: inspected.category.to_string(),
+            size: file.size,
+            description: inspected.description.clone(),
+        })
+        .collect();
+    (classified, inspected)
+}
+
+/// What the source files among `classified` hold, from the lines
+/// `inspected` counted: the languages, the lines of code by language, and
+/// the large files.
+fn count_code(
+    classified: &[ClassifiedFile],
+    inspected: &[inspect::Inspection],
+    progress: &Progress,
+) -> (Vec<String>, IndexMap<String, u64>, Vec<LargeFile>) {
+    let counted: Vec<code::Counted> = classified
+        .iter()
+        .zip(inspected)
+        .map(|(file, inspected)| code::Counted {
+            file,
+            lines: inspected.lines,
+        })
+        .collect();
+    let sources = classified.iter().filter(|f| f.category == "source").count() as u64;
+    let counter = progress.counter("scan", "Counting lines");
+    let (languages, lines_of_code) = code::detect_languages(&counted);
+    counter.add(sources);
+    counter.finish();
+    let counter = progress.counter("scan", "Checking for large files");
+    let large_files = code::find_large_files(&counted);
+    counter.add(sources);
+    counter.finish();
+    (languages, lines_of_code, large_files)
 }
 
 /// The files classification looks at, sorted by path: regular files and

@@ -11,6 +11,9 @@
 //!   target only.
 //! - Ties on the modification time are broken by path, so the answer does
 //!   not depend on directory order.
+//! - Unlike the original, nothing in a directory luminos skips (build
+//!   output, the skip list: [`super::skip`]) is listed: a build touches
+//!   every file there, and would push the sources off the list.
 
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
@@ -18,7 +21,7 @@ use std::path::{Path, PathBuf};
 use chrono::{Local, TimeZone};
 
 use super::RecentFile;
-use super::walk::{Kind, Walk, WalkRules};
+use super::walk::{Kind, Walk, WalkRules, in_skipped_subtree};
 
 /// How many files the report lists.
 pub(crate) const RECENT_COUNT: usize = 10;
@@ -82,8 +85,9 @@ pub(crate) fn find_recent_files(
     n: usize,
 ) -> Vec<RecentFile> {
     let mut newest = Newest::new(n);
+    let skipped = walk.skipped_roots();
     for (rel, record) in &walk.dirs {
-        if !record.visible {
+        if !record.visible || in_skipped_subtree(&skipped, rel) {
             continue;
         }
         let dir = super::join_rel(target, rel);

@@ -13,6 +13,9 @@
 //! original; a budget on the entries listed that way keeps a deep `-d` over
 //! several loops from growing without end. A symlink that leads out of the
 //! target is never followed: it is shown as a link, `name -> where`.
+//!
+//! A directory no model is sent into (the skip list, a `CACHEDIR.TAG`) is
+//! marked `skipped`; `tree_rendered` stays the original's drawing.
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -21,7 +24,7 @@ use crate::text::escape_line;
 
 use super::human_size;
 use super::ignore_files::RuleStack;
-use super::walk::{Kind, LinkTarget, ListError, Listing, Removed, Walk, WalkRules, list_dir};
+use super::walk::{IgnoredCount, Kind, LinkTarget, ListError, Listing, Walk, WalkRules, list_dir};
 use super::{NodeKind, TreeNode};
 
 /// How many entries may be listed through symlinks. Links back to `.` or
@@ -71,7 +74,10 @@ impl Builder<'_> {
         let owned;
         let (listing, rel): (&Listing, Option<PathBuf>) = match source {
             Source::Walked(rel) => match self.walk.dirs.get(&rel) {
-                Some(record) => (&record.listing, Some(rel)),
+                Some(record) => {
+                    node.skipped = record.skipped;
+                    (&record.listing, Some(rel))
+                }
                 None => {
                     owned = self.list_linked(path, &RuleStack::empty());
                     (&owned, None)
@@ -98,7 +104,13 @@ impl Builder<'_> {
                 if depth >= self.max_depth
                     || (entry.kind != Kind::Dir && self.linked_budget.get() == 0)
                 {
-                    children.push(TreeNode::truncated_dir(child_name, &child_path));
+                    let mut truncated = TreeNode::truncated_dir(child_name, &child_path);
+                    truncated.skipped = rel
+                        .as_ref()
+                        .filter(|_| entry.kind == Kind::Dir)
+                        .and_then(|rel| self.walk.dirs.get(&rel.join(&entry.name)))
+                        .and_then(|record| record.skipped);
+                    children.push(truncated);
                     continue;
                 }
                 let source = match (&rel, entry.kind) {
@@ -127,7 +139,7 @@ impl Builder<'_> {
             parent_rules,
             false,
             &mut Vec::new(),
-            &mut Removed::default(),
+            &mut IgnoredCount::default(),
         );
         let cost = 1 + listing.entries.len();
         self.linked_budget

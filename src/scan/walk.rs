@@ -27,6 +27,9 @@
 //!
 //! `list_dir` is also what the tree uses to list a symlinked directory,
 //! which the walk itself does not enter.
+//!
+//! This file says what one listing holds; `walk/workers.rs` schedules the
+//! listings over the worker threads and merges what they found.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
@@ -34,16 +37,17 @@ use std::fs;
 use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex};
 
-use crate::progress::Counter;
 use crate::scan::ScanOptions;
 
 use super::IgnoreSummary;
-use super::dirs;
-use super::fingerprint::{self, Fingerprint};
+use super::fingerprint::Fingerprint;
 use super::ignore_files::{RuleFilesPresent, RuleStack};
-use super::ignored::{CountTask, IgnoredTally, count_dir};
+use super::ignored::IgnoredTally;
+
+mod workers;
+
+pub(crate) use workers::{thread_count, walk};
 
 /// What an entry is, from `lstat` (symlinks are not followed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,6 +169,9 @@ pub(crate) struct DirRecord {
     /// whose fingerprint must be read from the disk. Hidden names are
     /// still in (see `visible`).
     pub unexamined: Vec<OsString>,
+    /// Why no model is sent into it, if none is (see [`super::skip`]);
+    /// the target itself is never skipped.
+    pub skipped: Option<super::skip::Skipped>,
 }
 
 /// Everything the walk saw.
@@ -178,11 +185,38 @@ pub(crate) struct Walk {
     pub ignored: IgnoredTally,
 }
 
+impl Walk {
+    /// The directories (relative) that are skipped themselves, not only
+    /// below a skipped one: a path is in a skipped subtree when one of its
+    /// ancestors is here ([`in_skipped_subtree`]).
+    pub(crate) fn skipped_roots(&self) -> HashSet<PathBuf> {
+        skipped_roots(&self.dirs)
+    }
+}
+
+/// [`Walk::skipped_roots`] of a walk's records.
+pub(crate) fn skipped_roots(dirs: &HashMap<PathBuf, DirRecord>) -> HashSet<PathBuf> {
+    dirs.iter()
+        .filter(|(_, record)| record.skipped.is_some())
+        .map(|(rel, _)| rel.clone())
+        .collect()
+}
+
+/// Whether `rel` is, or lies below, one of `roots`.
+pub(crate) fn in_skipped_subtree(roots: &HashSet<PathBuf>, rel: &Path) -> bool {
+    !roots.is_empty() && rel.ancestors().any(|dir| roots.contains(dir))
+}
+
 /// The walk's view of the scan options.
 pub(crate) struct WalkRules {
     pub show_hidden: bool,
     pub exclude: HashSet<OsString>,
     pub respect_ignore: bool,
+    /// Names taken back from the skip list (`--include`).
+    pub include: HashSet<OsString>,
+    /// luminos's own outputs inside the target, relative to it (see
+    /// [`ScanOptions::own_outputs`]).
+    pub own_outputs: HashSet<PathBuf>,
     /// The canonical target, when symlinks are judged against it (see
     /// [`WalkRules::within`]).
     root: Option<PathBuf>,
@@ -194,8 +228,16 @@ impl WalkRules {
             show_hidden: options.show_hidden,
             exclude: options.exclude.iter().map(OsString::from).collect(),
             respect_ignore: options.respect_ignore,
+            include: options.include.iter().map(OsString::from).collect(),
+            own_outputs: options.own_outputs.iter().cloned().collect(),
             root: None,
         }
+    }
+
+    /// Whether the entry `name` of the directory `parent` (relative to the
+    /// target) is one of luminos's own outputs.
+    pub(crate) fn is_own_output(&self, parent: &Path, name: &OsStr) -> bool {
+        !self.own_outputs.is_empty() && self.own_outputs.contains(&parent.join(name))
     }
 
     /// These rules for a scan of `target`: a symlink that resolves outside
@@ -219,7 +261,7 @@ impl WalkRules {
 /// What listing one directory removed through ignore rules, for the
 /// report's ignore line.
 #[derive(Default)]
-pub(crate) struct Removed {
+pub(crate) struct IgnoredCount {
     /// Visible files matched directly.
     pub files: u64,
     /// Visible directories matched (the files under them are counted
@@ -235,50 +277,25 @@ pub(crate) fn list_dir(
     parent_rules: &RuleStack,
     visible: bool,
     rule_files: &mut Vec<PathBuf>,
-    removed: &mut Removed,
+    removed: &mut IgnoredCount,
 ) -> Listing {
     let reader = match fs::read_dir(dir) {
         Ok(reader) => reader,
-        Err(err) => {
-            return Listing {
-                error: Some(list_error(&err)),
-                entries: Vec::new(),
-                rules: parent_rules.clone(),
-                ignored: Vec::new(),
-                unexamined_dirs: Vec::new(),
-                entries_error: None,
-            };
-        }
+        Err(err) => return Listing::unreadable(&err, parent_rules),
     };
     let raw: Vec<fs::DirEntry> = reader.filter_map(Result::ok).collect();
-    let stack = if rules.respect_ignore {
-        let mut present = RuleFilesPresent::default();
-        raw.iter().for_each(|e| present.note(&e.file_name()));
-        let (stack, read) = parent_rules.enter(dir, present);
-        rule_files.extend(read.into_iter().map(|f| f.path));
-        stack
-    } else {
-        RuleStack::empty()
-    };
+    let stack = rules_inside(rules, dir, parent_rules, &raw, rule_files);
 
     let mut entries = Vec::with_capacity(raw.len());
     let mut ignored = Vec::new();
-    let mut unexamined_dirs = Vec::new();
-    let mut entries_error = None;
+    let mut unexamined = Unexamined::default();
     for dirent in raw {
         let name = dirent.file_name();
         // An entry that vanished or cannot be examined is skipped, as du does.
         let meta = match dirent.metadata() {
             Ok(meta) => meta,
             Err(err) => {
-                if err.kind() != io::ErrorKind::NotFound {
-                    entries_error.get_or_insert(list_error(&err));
-                }
-                // The type the listing itself gave (no `lstat`) still tells a
-                // directory.
-                if dirent.file_type().is_ok_and(|t| t.is_dir()) {
-                    unexamined_dirs.push(name);
-                }
+                unexamined.note(&dirent, name, &err);
                 continue;
             }
         };
@@ -309,9 +326,68 @@ pub(crate) fn list_dir(
         entries,
         rules: stack,
         ignored,
-        unexamined_dirs,
-        entries_error,
+        unexamined_dirs: unexamined.dirs,
+        entries_error: unexamined.error,
     }
+}
+
+impl Listing {
+    /// The listing of a directory that could not be read: its error, no
+    /// entries, and the parent's rules.
+    fn unreadable(err: &io::Error, parent_rules: &RuleStack) -> Listing {
+        Listing {
+            error: Some(list_error(err)),
+            entries: Vec::new(),
+            rules: parent_rules.clone(),
+            ignored: Vec::new(),
+            unexamined_dirs: Vec::new(),
+            entries_error: None,
+        }
+    }
+}
+
+/// The entries of a listing that could not be examined (see
+/// [`Listing::unexamined_dirs`] and [`Listing::entries_error`]).
+#[derive(Default)]
+struct Unexamined {
+    dirs: Vec<OsString>,
+    error: Option<ListError>,
+}
+
+impl Unexamined {
+    /// Note the entry `name` that could not be examined (`err`): the first
+    /// such error (entries that vanished do not count), and the name when
+    /// the listing itself says it is a directory.
+    fn note(&mut self, dirent: &fs::DirEntry, name: OsString, err: &io::Error) {
+        if err.kind() != io::ErrorKind::NotFound {
+            self.error.get_or_insert(list_error(err));
+        }
+        // The type the listing itself gave (no `lstat`) still tells a
+        // directory.
+        if dirent.file_type().is_ok_and(|t| t.is_dir()) {
+            self.dirs.push(name);
+        }
+    }
+}
+
+/// The ignore rules in effect inside `dir`, when `rules` respect them: the
+/// parent's, with those of the ignore files among its entries (`raw`),
+/// whose paths are appended to `rule_files`.
+fn rules_inside(
+    rules: &WalkRules,
+    dir: &Path,
+    parent_rules: &RuleStack,
+    raw: &[fs::DirEntry],
+    rule_files: &mut Vec<PathBuf>,
+) -> RuleStack {
+    if !rules.respect_ignore {
+        return RuleStack::empty();
+    }
+    let mut present = RuleFilesPresent::default();
+    raw.iter().for_each(|e| present.note(&e.file_name()));
+    let (stack, read) = parent_rules.enter(dir, present);
+    rule_files.extend(read.into_iter().map(|f| f.path));
+    stack
 }
 
 fn entry_of(
@@ -335,7 +411,7 @@ fn entry_of(
     }
 }
 
-fn note_removed(kind: Kind, path: &Path, removed: &mut Removed, root: Option<&Path>) {
+fn note_removed(kind: Kind, path: &Path, removed: &mut IgnoredCount, root: Option<&Path>) {
     match kind {
         Kind::Dir => removed.dirs += 1,
         Kind::File => removed.files += 1,
@@ -384,265 +460,4 @@ pub(crate) fn link_target(path: &Path, root: Option<&Path>) -> LinkTarget {
         Ok(meta) if meta.is_file() => LinkTarget::File { size: meta.len() },
         _ => LinkTarget::Other,
     }
-}
-
-/// The chain of directories from the target down to a job, to refuse
-/// entering a directory that is its own ancestor.
-struct Ancestor {
-    dev: u64,
-    ino: u64,
-    parent: Option<Arc<Ancestor>>,
-}
-
-fn has_ancestor(chain: &Option<Arc<Ancestor>>, dev: u64, ino: u64) -> bool {
-    let mut node = chain.as_deref();
-    while let Some(a) = node {
-        if a.dev == dev && a.ino == ino {
-            return true;
-        }
-        node = a.parent.as_deref();
-    }
-    false
-}
-
-enum Job {
-    /// List a directory and record it.
-    List {
-        rel: PathBuf,
-        visible: bool,
-        rules: RuleStack,
-        chain: Option<Arc<Ancestor>>,
-    },
-    /// Count the files and bytes under an ignored directory.
-    Count(CountTask),
-}
-
-struct Queue {
-    jobs: Vec<Job>,
-    active: usize,
-}
-
-/// Per-thread results, merged at the end.
-#[derive(Default)]
-struct Harvest {
-    dirs: Vec<(PathBuf, DirRecord)>,
-    rule_files: Vec<PathBuf>,
-    files_removed: u64,
-    dirs_removed: u64,
-    ignored: IgnoredTally,
-}
-
-struct Shared<'a> {
-    target: &'a Path,
-    rules: &'a WalkRules,
-    queue: Mutex<Queue>,
-    ready: Condvar,
-    counter: &'a Counter,
-}
-
-/// Walk `target` with `threads` workers.
-pub(crate) fn walk(
-    target: &Path,
-    options: &ScanOptions,
-    threads: usize,
-    counter: &Counter,
-) -> Walk {
-    let rules = WalkRules::new(options).within(target);
-    let root_meta = fs::metadata(target).ok();
-    let root_chain = root_meta.as_ref().map(|m| {
-        Arc::new(Ancestor {
-            dev: m.dev(),
-            ino: m.ino(),
-            parent: None,
-        })
-    });
-    let shared = Shared {
-        target,
-        rules: &rules,
-        queue: Mutex::new(Queue {
-            jobs: vec![Job::List {
-                rel: PathBuf::new(),
-                visible: true,
-                rules: RuleStack::empty(),
-                chain: root_chain,
-            }],
-            active: 0,
-        }),
-        ready: Condvar::new(),
-        counter,
-    };
-    let harvests: Vec<Harvest> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads.max(1))
-            .map(|_| scope.spawn(|| work(&shared)))
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().unwrap_or_default())
-            .collect()
-    });
-
-    let mut dirs = HashMap::new();
-    let mut ignore = IgnoreSummary {
-        enabled: options.respect_ignore,
-        ..IgnoreSummary::default()
-    };
-    let mut rule_files = Vec::new();
-    let mut ignored = IgnoredTally::default();
-    for harvest in harvests {
-        dirs.extend(harvest.dirs);
-        rule_files.extend(harvest.rule_files);
-        ignore.files_removed += harvest.files_removed;
-        ignore.dirs_removed += harvest.dirs_removed;
-        ignored.merge(harvest.ignored);
-    }
-    ignore.files_removed += ignored.files;
-    let mut shown: Vec<String> = rule_files
-        .iter()
-        .map(|p| {
-            p.strip_prefix(target)
-                .unwrap_or(p)
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect();
-    shown.sort();
-    shown.dedup();
-    ignore.rule_files = shown;
-    Walk {
-        dirs,
-        root_size: root_meta.map_or(0, |m| m.len()),
-        ignore,
-        ignored,
-    }
-}
-
-fn work(shared: &Shared) -> Harvest {
-    let mut harvest = Harvest::default();
-    while let Some(job) = next_job(shared) {
-        // A panic must not leave the job counted as active, or every other
-        // worker would wait for it forever.
-        let spawned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_job(shared, job, &mut harvest)
-        }))
-        .unwrap_or_default();
-        finish_job(shared, spawned);
-    }
-    harvest
-}
-
-/// Take a job, or `None` once the queue is empty and nobody can add to it.
-fn next_job(shared: &Shared) -> Option<Job> {
-    let mut queue = shared.queue.lock().unwrap_or_else(|e| e.into_inner());
-    loop {
-        if let Some(job) = queue.jobs.pop() {
-            queue.active += 1;
-            return Some(job);
-        }
-        if queue.active == 0 {
-            shared.ready.notify_all();
-            return None;
-        }
-        queue = shared.ready.wait(queue).unwrap_or_else(|e| e.into_inner());
-    }
-}
-
-fn finish_job(shared: &Shared, spawned: Vec<Job>) {
-    let mut queue = shared.queue.lock().unwrap_or_else(|e| e.into_inner());
-    queue.active -= 1;
-    let wake = !spawned.is_empty() || queue.active == 0;
-    queue.jobs.extend(spawned);
-    drop(queue);
-    if wake {
-        shared.ready.notify_all();
-    }
-}
-
-fn run_job(shared: &Shared, job: Job, harvest: &mut Harvest) -> Vec<Job> {
-    match job {
-        Job::List {
-            rel,
-            visible,
-            rules,
-            chain,
-        } => list_job(shared, rel, visible, &rules, chain, harvest),
-        Job::Count(task) => count_dir(shared.rules, &task, &mut harvest.ignored)
-            .into_iter()
-            .map(Job::Count)
-            .collect(),
-    }
-}
-
-fn list_job(
-    shared: &Shared,
-    rel: PathBuf,
-    visible: bool,
-    parent_rules: &RuleStack,
-    chain: Option<Arc<Ancestor>>,
-    harvest: &mut Harvest,
-) -> Vec<Job> {
-    let dir = super::join_rel(shared.target, &rel);
-    let mut removed = Removed::default();
-    let listing = list_dir(
-        shared.rules,
-        &dir,
-        parent_rules,
-        visible,
-        &mut harvest.rule_files,
-        &mut removed,
-    );
-    shared.counter.add(listing.entries.len() as u64);
-    harvest.files_removed += removed.files;
-    harvest.dirs_removed += removed.dirs;
-    let mut jobs: Vec<Job> = listing
-        .ignored
-        .iter()
-        .filter(|e| e.kind == Kind::Dir)
-        .map(|e| {
-            Job::Count(CountTask::top(
-                dir.join(&e.name),
-                rel.join(&e.name),
-                shared.rules.child_visible(visible, &e.name),
-            ))
-        })
-        .collect();
-    for entry in listing.entries.iter().filter(|e| e.kind == Kind::Dir) {
-        if has_ancestor(&chain, entry.dev, entry.ino) {
-            continue;
-        }
-        jobs.push(Job::List {
-            rel: rel.join(&entry.name),
-            visible: shared.rules.child_visible(visible, &entry.name),
-            rules: listing.rules.clone(),
-            chain: Some(Arc::new(Ancestor {
-                dev: entry.dev,
-                ino: entry.ino,
-                parent: chain.clone(),
-            })),
-        });
-    }
-    let fingerprint =
-        visible.then(|| fingerprint::of_listing(&dir, &listing, shared.rules.show_hidden));
-    let unexamined = if visible {
-        dirs::unexamined_in_scope(shared.rules, &dir, parent_rules, &listing)
-    } else {
-        Vec::new()
-    };
-    harvest.dirs.push((
-        rel,
-        DirRecord {
-            listing,
-            visible,
-            fingerprint,
-            unexamined,
-        },
-    ));
-    jobs
-}
-
-/// How many worker threads the scan uses.
-pub(crate) fn thread_count() -> usize {
-    std::thread::available_parallelism()
-        .map(usize::from)
-        .unwrap_or(2)
-        .clamp(2, 8)
 }

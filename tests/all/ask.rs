@@ -100,7 +100,7 @@ fn the_cached_investigation_is_in_the_prompt_and_the_answer_prints() {
     let before = file_contents(env.cache());
     let answer = "It runs from `run` in src/core/engine.rs, which src/main.rs calls.";
     env.set_agent(|agent| agent.pass_script(Pass::Ask, reads_then_answers(answer)));
-    let out = ask_ok(&env, &[], QUESTION);
+    let out = ask_ok(&env, &["-v"], QUESTION);
 
     // The answer, alone, on stdout.
     assert_eq!(stdout(&out), format!("{answer}\n"));
@@ -167,7 +167,7 @@ fn json_has_the_answer_its_checked_citations_and_its_cost() {
             ),
         )
     });
-    let out = ask_ok(&env, &["--json"], QUESTION);
+    let out = ask_ok(&env, &["--json", "-v"], QUESTION);
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(report["question"], QUESTION);
     assert!(
@@ -373,10 +373,23 @@ fn a_hostile_file_gets_framed_and_cannot_widen_the_tools() {
     );
 }
 
+/// On a pipe `luminos ask` prints its answer and nothing else: no scan
+/// step, no pass, no cost (the JSON has it); `-v` shows all of it.
+#[test]
+fn ask_prints_only_its_answer_unless_verbose() {
+    let env = TestEnv::with_small_project().with_mock();
+    env.run_ok(&[]);
+    let out = ask_ok(&env, &[], QUESTION);
+    assert_eq!(stderr(&out), "", "ask said more than its answer");
+    assert!(!stdout(&out).trim().is_empty());
+    let traced = stderr(&ask_ok(&env, &["-v"], QUESTION));
+    assert_contains_all(&traced, &["[scan] ", "[AI] Question: ", "[AI] Cost: $"]);
+}
+
 #[test]
 fn a_question_with_control_characters_is_escaped_and_an_empty_one_refused() {
     let env = TestEnv::with_small_project().with_mock();
-    let out = ask_ok(&env, &[], "What\u{1b}[31m is\u{7} this?");
+    let out = ask_ok(&env, &["-v"], "What\u{1b}[31m is\u{7} this?");
     let kickoff = &asked(&env)[0].prompt_text();
     assert_contains(kickoff, "What\\x1b[31m is\\x07 this?");
     assert!(!kickoff.contains('\u{1b}'));

@@ -478,7 +478,7 @@ fn the_estimate_projects_what_the_run_does() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("Budget: $0.60 buys about "), "{text}");
+    assert!(text.contains("Budget: $0.60 buys "), "{text}");
     assert!(text.contains("6 directories folded into them"), "{text}");
     // The text counts the synthesis's levels as the JSON does.
     let said = match estimate["synthesis_levels"].as_u64().unwrap() {

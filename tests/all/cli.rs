@@ -36,6 +36,7 @@ fn a_missing_target_is_an_error() {
     assert!(out.stdout.is_empty());
 }
 
+/// A file as the target is refused in one line that says it is a file.
 #[test]
 fn a_file_is_not_a_target() {
     let env = TestEnv::new().with_mock();
@@ -45,8 +46,172 @@ fn a_file_is_not_a_target() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stderr(&out),
-        format!("Error: '{arg}' is not a directory or does not exist.\n")
+        format!(
+            "Error: '{arg}' is a file; luminos investigates a directory (the one that holds \
+             it, say)\n"
+        )
     );
+    assert!(out.stdout.is_empty());
+    assert_eq!(env.server.request_count(), 0);
+}
+
+/// Two directories: exit 2 and one line that says luminos takes one and
+/// what to do, with no word of subcommands (clap's own error took the
+/// second directory for an unknown subcommand).
+#[test]
+fn two_targets_are_one_usage_line() {
+    let env = TestEnv::new().with_mock();
+    env.dir("a").dir("b");
+    for extra in [&["--json"][..], &[]] {
+        let out = env
+            .cmd()
+            .args(extra)
+            .args(["target/a", "target/b"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = stderr(&out);
+        assert_eq!(
+            err,
+            "Error: luminos investigates one directory at a time, and was given 2: \
+             'target/a', 'target/b'; run it once for each\n"
+        );
+        assert!(!err.contains("subcommand"), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+    // A directory named like a subcommand after the target is a second
+    // target too.
+    let out = env.cmd().args(["target/a", "mcp", "x"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("was given 3: 'target/a', 'mcp', 'x'"));
+    assert_eq!(env.server.request_count(), 0);
+}
+
+/// `luminos mcp` typed at a terminal says at once, on stderr, that an MCP
+/// client starts it (it would otherwise wait in silence); stdout, the
+/// protocol's, stays empty.
+#[test]
+fn mcp_on_a_terminal_says_a_client_starts_it() {
+    use std::io::BufRead;
+    let env = TestEnv::new();
+    let (slave, master) = support::pty::pty(80);
+    let mut child = env
+        .cmd()
+        .arg("mcp")
+        .stdin(Stdio::from(slave))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(master);
+    assert!(
+        first.starts_with("luminos mcp is a Model Context Protocol server: an MCP client"),
+        "{first:?}"
+    );
+    assert!(first.contains("see the README"), "{first:?}");
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    assert_eq!(out, "");
+}
+
+/// Started by a client (stdin a pipe), the server prints no hint.
+#[test]
+fn mcp_on_a_pipe_prints_no_hint() {
+    let env = TestEnv::new();
+    let out = env.cmd().arg("mcp").stdin(Stdio::null()).output().unwrap();
+    assert!(!stderr(&out).contains("Model Context Protocol server"));
+}
+
+/// `luminos --help` names the variables luminos reads, where the cache
+/// lives, and shows examples, after the flags.
+#[test]
+fn help_names_the_environment_the_cache_and_examples() {
+    let env = TestEnv::new();
+    let out = env.bare_cmd().arg("--help").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let help = stdout(&out);
+    let environment = help
+        .find("\nENVIRONMENT:\n")
+        .expect("an ENVIRONMENT section");
+    let examples = help.find("\nEXAMPLES:\n").expect("an EXAMPLES section");
+    assert!(help.find("--budget").unwrap() < environment);
+    for named in [
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_BASE_URL",
+        "LUMINOS_MODEL",
+        "LUMINOS_CACHE_DIR",
+        "/tmp/luminos",
+    ] {
+        assert!(
+            help[environment..examples].contains(named),
+            "{named}:\n{help}"
+        );
+    }
+    assert!(help[examples..].contains("luminos ~/src/app"), "{help}");
+}
+
+/// A base URL copied with its `/v1` works, with a note that says luminos
+/// drops it; every request reaches the API's own paths.
+#[test]
+fn a_base_url_ending_in_v1_works_with_a_note() {
+    let env = TestEnv::with_small_project().with_mock();
+    let out = env
+        .cmd()
+        .env("ANTHROPIC_BASE_URL", format!("{}/v1", env.server.url()))
+        .arg("--json")
+        .arg(env.target())
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err.lines().next().unwrap(),
+        format!(
+            "Note: ANTHROPIC_BASE_URL ends in /v1, which luminos adds itself; using {}",
+            env.server.url()
+        )
+    );
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["investigation"]["status"], "complete", "{err}");
+    let requests = env.server.requests();
+    assert!(!requests.is_empty());
+    for request in requests {
+        assert_eq!(request.path, "/v1/messages");
+    }
+}
+
+/// A base URL without a scheme is a usage error, said in one line before
+/// the scan: nothing on stdout and no request.
+#[test]
+fn a_base_url_without_a_scheme_is_a_usage_error() {
+    let env = TestEnv::with_small_project().with_mock();
+    let out = env
+        .cmd()
+        .env("ANTHROPIC_BASE_URL", "api.anthropic.com")
+        .arg(env.target())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "Error: ANTHROPIC_BASE_URL is not an address luminos can use ('api.anthropic.com'): \
+         it needs a scheme: https://api.anthropic.com or http://api.anthropic.com for a local \
+         gateway\n"
+    );
+    assert!(out.stdout.is_empty());
+    assert_eq!(env.server.request_count(), 0);
 }
 
 #[test]
@@ -186,25 +351,23 @@ fn the_terminal_report_and_plain_progress() {
     );
     assert!(report.contains("\ntarget/\n├── src/\n"), "{report}");
     assert!(report.contains("└── README  (6 B)\n"), "{report}");
-    assert!(report.contains("  Languages detected: JavaScript, Other, Python, Rust"));
+    // README is prose, not source.
+    assert!(report.contains("  Languages detected: JavaScript, Python, Rust"));
     assert!(report.ends_with(&format!("  End of report.\n{}\n", "=".repeat(60))));
     assert!(!report.contains("[scan]"));
     // No ignore files: nothing beyond the original's lines.
     assert!(!report.contains("Ignored"));
 
+    // On a pipe each step of the scan is one line.
     let err = stderr(&out);
     assert!(!err.contains('\r'));
     let phases: Vec<&str> = err.lines().filter(|l| l.contains("[scan]")).collect();
     assert_eq!(
         phases,
         [
-            "  [scan] Building directory tree (depth=3)...",
             "  [scan] Building directory tree (depth=3)... done",
-            "  [scan] Classifying files...",
             "  [scan] Classifying files... done",
-            "  [scan] Counting lines...",
             "  [scan] Counting lines... done",
-            "  [scan] Checking for large files...",
             "  [scan] Checking for large files... done",
             "  [scan] Finding recently modified files...",
             "  [scan] Calculating disk usage...",
@@ -339,8 +502,9 @@ fn excludes_are_announced_and_applied() {
         .output()
         .unwrap();
     let err = stderr(&out);
+    // After the budget, the first thing said.
     assert_eq!(
-        err.lines().next(),
+        err.lines().nth(1),
         Some("  [scan] Excluding: node_modules, build")
     );
     let report = stdout(&out);
@@ -356,7 +520,7 @@ fn depth_and_hidden_flags() {
     let report = stdout(&out);
     // Directories first, the largest first.
     assert!(
-        report.contains("├── src/  ...\n├── node_modules/  ...\n"),
+        report.contains("├── src/  ...\n├── node_modules/  ...  [skipped: on the skip list]\n"),
         "{report}"
     );
     assert!(!report.contains(".secret"));
@@ -390,7 +554,7 @@ fn ignore_rules_show_in_the_report_and_no_ignore_restores_everything() {
     assert!(
         named
             .iter()
-            .any(|l| l.ends_with("/target/node_modules  (ignored)")),
+            .any(|l| l.ends_with(" node_modules/  (ignored)")),
         "{report}"
     );
     let out = env.cmd().args(["target", "--no-ignore"]).output().unwrap();
@@ -420,7 +584,7 @@ fn nested_ignore_rules_are_named_and_counted_and_follow_a() {
         "{report}"
     );
     assert!(
-        report.contains("gen/") && !report.contains("cache/"),
+        report.contains("── gen/") && !report.contains("── cache/"),
         "{report}"
     );
     // With -a the hidden directory is scanned, and its ignored part counted.
@@ -595,6 +759,62 @@ fn clear_cache_removes_the_cache_root_and_nothing_else() {
     let out = env.cmd().arg("--clear-cache").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(stderr(&out).contains("nothing to remove"));
+}
+
+/// `--clear-cache TARGET` removes that target's investigation only, saying
+/// what its runs cost; without a TARGET the whole cache goes, with how many
+/// investigations it held and what their runs cost.
+#[test]
+fn clear_cache_with_a_target_keeps_the_others_and_says_what_went() {
+    let env = TestEnv::with_small_project().with_mock();
+    let other = env.root().join("other");
+    std::fs::create_dir_all(other.join("src")).unwrap();
+    std::fs::write(other.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+    let cost = |out: &std::process::Output| {
+        let report: Value = serde_json::from_str(&stdout(out)).unwrap();
+        report["investigation"]["cost_usd"].as_f64().unwrap()
+    };
+    let first = cost(&env.run_ok(&["--json"]));
+    let second = {
+        let out = env.cmd().arg("--json").arg(&other).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        cost(&out)
+    };
+    assert!(first > 0.0 && second > 0.0);
+
+    let out = env.run_ok(&["--clear-cache", "--scan-only"]);
+    let err = stderr(&out);
+    assert_eq!(
+        err.lines().next().unwrap(),
+        format!(
+            "Removed the cached investigation of '{}' (it cost ${first:.2} as its runs \
+             recorded); the cache's other investigations are kept.",
+            env.target().display()
+        ),
+        "{err}"
+    );
+    // The other target's investigation is still there: a rerun is free.
+    let requests = env.server.request_count();
+    let out = env.cmd().arg(&other).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        env.server.request_count(),
+        requests,
+        "the other was cleared"
+    );
+    let out = env.run_ok(&["--clear-cache", "--scan-only"]);
+    assert!(stderr(&out).starts_with("There is no cached investigation of '"));
+
+    let out = env.cmd().arg("--clear-cache").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "Removed the luminos cache at {}: 1 investigation, which cost ${second:.2} as \
+             their runs recorded.\n",
+            env.cache().display()
+        )
+    );
 }
 
 #[test]

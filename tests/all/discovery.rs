@@ -27,7 +27,6 @@ use luminos::ai::rules::fingerprint::fingerprint;
 use luminos::progress::Progress;
 use luminos::scan::{ScanFilter, ScanOptions, scan_with_dirs};
 use support::TestEnv;
-use support::agent::Pass;
 use support::fs::{Unlock, mkfifo};
 
 /// The directories discovered in [`odd_tree`] with `-x vendor` and the
@@ -227,14 +226,7 @@ fn an_unprivileged_rerun_of_an_odd_tree_investigates_nothing() {
     };
 
     run();
-    let investigated: BTreeSet<String> = env
-        .passes()
-        .into_iter()
-        .filter_map(|(pass, _)| match pass {
-            Pass::Dir(rel) => Some(rel),
-            _ => None,
-        })
-        .collect();
+    let investigated = env.loop_dirs_since(0);
     similar_asserts::assert_eq!(investigated, set(DISCOVERED));
 
     let requests = env.server.request_count();

@@ -95,7 +95,7 @@ fn text_by_default_and_the_model_sets_the_price() {
     let env = project().with_mock();
     let text = String::from_utf8(estimate(&env, &[]).stdout).unwrap();
     assert!(
-        text.contains("Directories: 4 to investigate of 4 found, 0 already cached"),
+        text.contains("Directories: 4 found; 4 to investigate\n"),
         "{text}"
     );
     assert!(text.contains("API calls: 15 to 43"), "{text}");
@@ -369,4 +369,86 @@ fn the_json_estimate_warns_on_stderr_too() {
         !err.lines().any(|l| l.starts_with("Warning: all clear")),
         "{err}"
     );
+}
+
+/// One story for a rerun: what `--estimate` says it will do (the counts,
+/// in its JSON and its text) is what the run then says and sends, on a
+/// rerun after a change in a directory summarised from the scan, and on a
+/// rerun with more money that has a model read what the scan summarised.
+#[test]
+fn the_estimate_and_the_run_tell_one_story() {
+    let env = crate::budget::tree().with_agent(|agent| agent.summary_chars(1_200));
+    let budget = crate::budget::BUDGET;
+    let first: Value = serde_json::from_str(&support::output::stdout(
+        &env.run_ok(&["--json", "--budget", budget]),
+    ))
+    .unwrap();
+    let scanned: Vec<&str> = first["directories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|dir| dir["coverage"] == "mechanical")
+        .map(|dir| dir["path"].as_str().unwrap())
+        .collect();
+    // A file of a directory the scan summarised changes.
+    let dir = env.path(scanned[3]);
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .find(|entry| entry.path().is_file())
+        .unwrap()
+        .path();
+    std::fs::write(&file, "changed\n").unwrap();
+
+    for extra in [&["--budget", budget][..], &[]] {
+        let json: Value = serde_json::from_str(&support::output::stdout(&estimate(
+            &env,
+            &[extra, &["--json"]].concat(),
+        )))
+        .unwrap();
+        let text = support::output::stdout(&estimate(&env, extra));
+        let count = |key: &str| json[key].as_u64().unwrap();
+        let (total, read, scan, cached) = (
+            count("directories_total"),
+            count("directories_to_investigate"),
+            count("directories_mechanical"),
+            count("directories_cached"),
+        );
+        assert_eq!(
+            read + scan + cached + count("directories_skipped"),
+            total,
+            "every directory counted once: {json}"
+        );
+        let mut said = format!("Directories: {total} found; {read} to investigate");
+        if scan > 0 {
+            said.push_str(&format!(", {scan} summarised from the scan"));
+        }
+        if cached > 0 {
+            said.push_str(&format!(", {cached} cached"));
+        }
+        assert!(text.contains(&format!("{said}\n")), "{said}\n{text}");
+
+        let before = env.passes().len();
+        let out = env.run_ok(extra);
+        let err = support::output::stderr(&out);
+        let mut line = format!("[AI] Directories to investigate: {read}");
+        let rest: Vec<String> = [(scan, "summarised from the scan"), (cached, "cached")]
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, what)| format!("{n} {what}"))
+            .collect();
+        if !rest.is_empty() {
+            line.push_str(&format!(" ({})", rest.join(", ")));
+        }
+        assert!(err.contains(&format!("{line}\n")), "{line}\n{err}");
+        // The loops the estimate counted are the loops sent, with those the
+        // money left bought as loops finished, which the run says.
+        let bought: u64 = err
+            .lines()
+            .find_map(|l| l.split(" rounds bought ").nth(1))
+            .and_then(|rest| rest.split(' ').next())
+            .map_or(0, |n| n.parse().unwrap());
+        let loops = env.loop_dirs_since(before);
+        assert_eq!(loops.len() as u64, count("loops") + bought, "{err}");
+    }
 }

@@ -239,8 +239,9 @@ fn the_terminal_report_marks_flags_and_closes_with_the_grounding_line() {
     let out = env.run_ok_from_cache(&["--jobs=1"], "a directory");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains(
-            "  src/backdoor.py  (not found in the tree)\n    [INFO    ] Opens a reverse shell.\n               Its path was not found in the tree, so it is shown as info; the agent rated it critical."
+        support::output::squashed(&text).contains(
+            "src/backdoor.py (not found in the tree) [INFO ] Opens a reverse shell. Its path was \
+             not found in the tree, so it is shown as info; the agent rated it critical."
         ),
         "{text}"
     );

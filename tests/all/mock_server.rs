@@ -17,11 +17,11 @@ use support::mock::{MockBlock, MockServer, Reply};
 type Headers = Vec<(&'static str, &'static str)>;
 
 /// A well-formed streaming request body.
-fn body(messages: Value) -> Value {
+pub(crate) fn body(messages: Value) -> Value {
     json!({"model": "claude-sonnet-4-5", "max_tokens": 64, "stream": true, "messages": messages})
 }
 
-fn good_headers() -> Headers {
+pub(crate) fn good_headers() -> Headers {
     vec![
         ("x-api-key", "k"),
         ("anthropic-version", "2023-06-01"),
@@ -32,7 +32,17 @@ fn good_headers() -> Headers {
 /// POST `body` with `headers` over a fresh connection; returns the status
 /// and the de-chunked body.
 fn post(server: &MockServer, headers: &[(&str, &str)], body: &Value) -> (u16, Vec<u8>) {
-    let raw = post_raw(server, headers, body);
+    post_to(server, "/v1/messages", headers, body)
+}
+
+/// [`post`] to `path`, returning the status and the de-chunked body.
+pub(crate) fn post_to(
+    server: &MockServer,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &Value,
+) -> (u16, Vec<u8>) {
+    let raw = post_raw_to(server, path, headers, body);
     let head_end = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
     let head = String::from_utf8_lossy(&raw[..head_end]).to_string();
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
@@ -49,10 +59,19 @@ fn post(server: &MockServer, headers: &[(&str, &str)], body: &Value) -> (u16, Ve
 }
 
 fn post_raw(server: &MockServer, headers: &[(&str, &str)], body: &Value) -> Vec<u8> {
+    post_raw_to(server, "/v1/messages", headers, body)
+}
+
+pub(crate) fn post_raw_to(
+    server: &MockServer,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &Value,
+) -> Vec<u8> {
     let body = body.to_string();
     let mut sock = TcpStream::connect(server.addr()).unwrap();
     let mut request = format!(
-        "POST /v1/messages HTTP/1.1\r\nhost: mock\r\nconnection: close\r\ncontent-length: {}\r\n",
+        "POST {path} HTTP/1.1\r\nhost: mock\r\nconnection: close\r\ncontent-length: {}\r\n",
         body.len()
     );
     for (name, value) in headers {

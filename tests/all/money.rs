@@ -61,8 +61,15 @@ fn a_budget_too_small_for_an_investigation_sends_nothing_and_names_one_that_is_n
         note.contains("the budget ($0.01) cannot buy an investigation"),
         "{note}"
     );
-    // The scan report stands.
+    // The scan report stands, with no word of an agent that was never
+    // asked, and the last line says nothing was spent.
     assert!(report["file_categories"].is_object(), "{report}");
+    let err = stderr(&out);
+    assert!(!err.contains("agent produced no output"), "{err}");
+    assert_eq!(
+        err.lines().last().unwrap(),
+        "Spent: $0.00; no request was sent."
+    );
     let smallest = note
         .split("--budget ")
         .nth(1)
@@ -178,7 +185,14 @@ fn money_left_buys_more_loops_as_they_finish_and_a_lead_comes_first() {
             "The same unsafe pattern is copied in big99.",
         )
     });
-    let out = env.run_ok(&["--jobs=1", "--json", "--budget", crate::budget::BUDGET]);
+    // The rounds are said with -v.
+    let out = env.run_ok(&[
+        "--jobs=1",
+        "--json",
+        "-v",
+        "--budget",
+        crate::budget::BUDGET,
+    ]);
     let err = stderr(&out);
     let report = report(&out);
     let billed = billed_since(&env, 0);

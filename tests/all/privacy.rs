@@ -277,17 +277,41 @@ fn no_request_carries_a_secret_and_the_report_flags_each_one() {
     }
 
     // The terminal report: each file's secret is one notice naming the
-    // path, the rule and the line, never the value; examples say so.
+    // path, the rule and the line, never the value; examples say so. The
+    // flags it has no room for are counted (the Markdown report below
+    // holds every one).
     let report = stdout(&out);
     assert_eq!(check.leak(&report), None);
+    let mut shown = 0;
     for Expected { rel, rule, .. } in &expected {
         // Flags are grouped by file: the file's line, then its one notice.
         let finding = notice(rule);
         let group = flag_group(&report, rel);
+        if group.is_empty() {
+            continue;
+        }
+        shown += 1;
         assert!(
-            group.contains("[INFO    ]") && group.contains(&finding),
+            group.contains("[INFO    ]")
+                && crate::support::output::squashed(group).contains(&finding),
             "no notice {finding:?} for {rel} in
 {report}"
+        );
+    }
+    assert!(shown > 0, "{report}");
+    if shown < expected.len() {
+        let more = format!("  {} more flags, the least severe", expected.len() - shown);
+        assert!(report.contains(&more), "{more}\n{report}");
+    }
+    let markdown = stdout(&run(&env, &["--format", "markdown"]));
+    assert_eq!(check.leak(&markdown), None);
+    for Expected { rel, rule, .. } in &expected {
+        let finding = notice(rule);
+        assert!(
+            markdown
+                .lines()
+                .any(|line| line.contains(rel.as_str()) && line.contains(&finding)),
+            "no notice {finding:?} for {rel} in the Markdown report"
         );
     }
     assert!(

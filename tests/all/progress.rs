@@ -1,6 +1,7 @@
 //! What a run says on stderr when stderr is a pipe: a few lines per
-//! directory (a `think` call is one line, cached directories one line in
-//! all), and the full trace with `-v`.
+//! directory (a `think`, a turn borrowed and a replanning round are the
+//! full trace's; cached directories are one line in all), and the full
+//! trace with `-v`.
 
 use crate::support;
 
@@ -11,6 +12,7 @@ use support::agent::{
 };
 use support::mock::{MockBlock, Reply};
 use support::output::stderr;
+use support::pty::pty;
 
 /// Top-level directories of [`many_dirs`], each with [`SUBDIRS`] below it.
 const TOPS: usize = 8;
@@ -136,8 +138,8 @@ fn count(text: &str, needle: &str) -> usize {
     text.lines().filter(|line| line.contains(needle)).count()
 }
 
-/// A first run says at most 3 lines per directory: each loop's start, one
-/// line per `think`, one per flag; a rerun with every summary cached says
+/// A first run says at most 3 lines per directory: each loop's start and
+/// one line per flag (a `think` is for `-v`); a rerun with every summary cached says
 /// so in one line, and `-v` names each cached directory again.
 #[test]
 fn a_run_on_a_pipe_says_a_few_lines_per_directory() {
@@ -154,15 +156,8 @@ fn a_run_on_a_pipe_says_a_few_lines_per_directory() {
         lines <= 3 * dirs,
         "{lines} lines for {dirs} directories:\n{err}"
     );
-    // Every loop thought once: one line each, hypothesis and next step.
-    assert_eq!(count(&err, "] think: "), dirs, "{err}");
-    assert!(
-        err.contains(
-            "[AI] [pkg0/part0] think: pkg0/part0 is a module of helpers that cost $0.05 \
-             to run. | next: Read every file."
-        ),
-        "{err}"
-    );
+    // Every loop thought once: that is the full trace's, not a line here.
+    assert_eq!(count(&err, "think"), 0, "{err}");
     // A flag is one line, its finding included.
     assert_eq!(count(&err, "FLAG ["), TOPS, "{err}");
     assert!(
@@ -178,7 +173,10 @@ fn a_run_on_a_pipe_says_a_few_lines_per_directory() {
     }
 
     let again = stderr(&env.run_ok(&[]));
-    assert!(again.contains("[AI] Directories cached: 41"), "{again}");
+    assert!(
+        again.contains("[AI] Directories to investigate: 0 (41 cached)"),
+        "{again}"
+    );
     assert_eq!(count(&again, "Skipping (cached)"), 0, "{again}");
     assert!(again.lines().count() < 30, "{again}");
     let named = stderr(&env.run_ok(&["-v"]));
@@ -204,38 +202,6 @@ fn verbose_prints_the_full_trace() {
         assert!(err.contains(line), "{line:?} not in\n{err}");
     }
     assert_eq!(count(&err, "] think: "), 0, "{err}");
-}
-
-/// A pseudo-terminal `columns` wide: (the side luminos writes to, the side
-/// the test reads).
-fn pty(columns: u16) -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
-    use std::os::fd::FromRawFd;
-    let size = libc::winsize {
-        ws_row: 24,
-        ws_col: columns,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    let (mut master, mut slave) = (-1, -1);
-    // SAFETY: openpty fills in two descriptors we then own; the name and
-    // termios pointers may be null.
-    let rc = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            &size,
-        )
-    };
-    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
-    // SAFETY: both descriptors were just opened for us and are owned once.
-    unsafe {
-        (
-            std::os::fd::OwnedFd::from_raw_fd(slave),
-            std::os::fd::OwnedFd::from_raw_fd(master),
-        )
-    }
 }
 
 /// On a terminal 60 columns wide the live board fits the width with every
@@ -325,6 +291,11 @@ fn on_a_60_column_terminal_the_live_line_fits_and_ctrl_c_clears_it() {
         .filter(|drawn| drawn.contains(" dirs"))
         .collect();
     assert!(!boards.is_empty(), "no live board in {screen:?}");
+    // The spend is shown of the budget, whole, at every width.
+    assert!(
+        boards.iter().all(|board| board.contains(" of $5.00")),
+        "{boards:?}"
+    );
     for board in &boards {
         assert!(board.chars().count() < 60, "{board:?}");
         assert!(!board.ends_with(' '), "padded: {board:?}");
@@ -464,4 +435,43 @@ fn interrupt_scan(env: &TestEnv, on_terminal: bool) -> Option<String> {
     assert_eq!(status.code(), Some(130), "{status:?}: {shown:?}");
     assert!(stdout.is_empty(), "{}", String::from_utf8_lossy(&stdout));
     Some(shown)
+}
+
+/// The fixture of a first run: 12 directories, one of which has an agent
+/// that never submits its report (it reads, then stalls until its turns
+/// run out). On a pipe that is at most 3 stderr lines per directory.
+#[test]
+fn a_stubborn_directory_keeps_stderr_to_a_few_lines_per_directory() {
+    let env = TestEnv::new();
+    env.file("README.md", "# Twelve\n");
+    for top in ["api", "core", "docs", "stubborn"] {
+        for sub in ["", "/a", "/b"] {
+            env.file(&format!("{top}{sub}/mod.rs"), "pub fn f() {}\n");
+        }
+    }
+    let env = env.with_agent(|agent| realistic(agent).stalling_dir("stubborn"));
+    let dirs = 13;
+    let out = env.run_ok(&[]);
+    let err = stderr(&out);
+    let lines = err.lines().count();
+    eprintln!("{err}");
+    eprintln!(
+        "stderr: {lines} lines for {dirs} directories ({} per directory)",
+        per_dir(lines, dirs)
+    );
+    assert!(lines <= 3 * dirs, "{lines} lines:\n{err}");
+    assert!(count(&err, "[stubborn]") <= 3, "{err}");
+    for trace in ["think", "Borrowed a turn", "Replanning", "Total tokens"] {
+        assert_eq!(count(&err, trace), 0, "{trace:?} in\n{err}");
+    }
+    // The run does not call complete what a loop left unfinished: it says
+    // how many directories were fully read and names the one that was not.
+    assert!(!err.contains("Investigation complete."), "{err}");
+    assert!(
+        err.contains(
+            "[AI] Investigation partial: 12 of 13 directories fully read; not fully read: \
+             stubborn (turn limit reached)"
+        ),
+        "{err}"
+    );
 }

@@ -197,12 +197,12 @@ fn a_resumed_run_pays_for_no_round_twice_and_says_what_changed() {
         before,
         "a request was sent again"
     );
-    let text = stdout(&out);
+    let text = crate::support::output::squashed(&stdout(&out));
     assert_contains_all(
         &text,
         &[
             "Refined: a demo whose engine swallows errors.",
-            "  Refinement: 1 round, from the cache (the rounds asked for were done); the brief \
+            "Refinement: 1 round, from the cache (the rounds asked for were done); the brief \
              and the detailed analysis changed; 1 flag added, 1 withdrawn; $0.0000.",
         ],
     );

@@ -130,8 +130,7 @@ fn an_unchanged_rerun_makes_no_request_and_prints_the_same_report() {
     assert_contains_all(
         &err,
         &[
-            "[AI] Directories cached: 7",
-            "[AI] Directories to investigate: 0",
+            "[AI] Directories to investigate: 0 (7 cached)",
             "Synthesis loaded from cache",
         ],
     );

@@ -12,11 +12,12 @@ use support::mock::Reply;
 use support::output::{assert_contains, assert_contains_all, stdout};
 
 /// Every optional section, in the order the schema offers them.
-const SECTION_KEYS: [&str; 11] = [
+const SECTION_KEYS: [&str; 12] = [
     "overall_purpose",
     "architecture",
     "components",
     "entry_points",
+    "commands",
     "tech_stack",
     "datasets",
     "schema_summary",

@@ -281,6 +281,7 @@ fn scale_child() {
         let options = RenderOptions {
             target: tree.to_string_lossy().into_owned(),
             depth: luminos::scan::ScanOptions::default().depth,
+            width: 100,
         };
         render(&report, Format::Text, &options, &mut text).unwrap();
         let text_us = started.elapsed().as_micros();

@@ -12,6 +12,7 @@ pub mod fs;
 pub mod gate;
 pub mod mock;
 pub mod output;
+pub mod pty;
 pub mod secrets;
 pub mod snapshot;
 pub mod tree;

@@ -31,6 +31,13 @@ pub const AI_KEYS: [&str; 5] = [
     "directories",
 ];
 
+/// `text` with every run of whitespace (line breaks and indentation
+/// included) made one space: what the terminal report says, whatever
+/// width it was wrapped to.
+pub fn squashed(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Stdout as text; the report must be UTF-8, so anything else fails.
 pub fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")

@@ -119,6 +119,24 @@ impl TestEnv {
         env
     }
 
+    /// Give every file under the target the modification time `secs` after
+    /// the epoch (whole seconds): a tree whose fingerprints a fixture
+    /// written elsewhere can match.
+    pub fn set_mtimes(&self, secs: u64) -> &Self {
+        let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
+        for entry in walkdir::WalkDir::new(&self.target) {
+            let entry = entry.unwrap();
+            if entry.file_type().is_file() {
+                let file = std::fs::File::options()
+                    .write(true)
+                    .open(entry.path())
+                    .unwrap();
+                file.set_modified(time).unwrap();
+            }
+        }
+        self
+    }
+
     /// Run `luminos [extra] TARGET` with [`TestEnv::cmd`] and insist that it
     /// succeeds, showing its stderr when it does not.
     pub fn run_ok(&self, extra: &[&str]) -> std::process::Output {

@@ -83,6 +83,16 @@ impl Prices {
         }
     }
 
+    /// Every kind of token at a dollar a million: prices that count tokens
+    /// (a cost is the tokens in millions).
+    pub(crate) const PER_TOKEN: Prices = Prices {
+        input: 1.0,
+        output: 1.0,
+        cache_write_5m: 1.0,
+        cache_write_1h: 1.0,
+        cache_read: 1.0,
+    };
+
     /// The standard rates with a cache read price of its own (the 5.x
     /// models read their cache at 0.025× to 0.05× the input price).
     const fn with_cache_read(self, cache_read: f64) -> Prices {
@@ -525,6 +535,10 @@ const FAMILIES: &[(&str, &str)] = &[
 /// bill.
 pub const MAX_GIVEN_PRICE: f64 = 1_000_000.0;
 
+/// The largest context window `--context-window` takes, in tokens: far
+/// above any model's (the catalog's largest is a million).
+pub const MAX_GIVEN_WINDOW: u64 = 100_000_000;
+
 /// The catalog row of `id` (its id or one of its aliases), if luminos knows
 /// the model.
 pub fn lookup(id: &str) -> Option<&'static Model> {
@@ -545,6 +559,24 @@ pub struct ModelFacts {
     pub known: bool,
     /// Its prices are the ones `--price` gave ([`ModelFacts::with_price`]).
     pub price_given: bool,
+    /// Where the row's context window comes from.
+    pub window: WindowSource,
+    /// Its prices count tokens, a dollar a million of every kind
+    /// ([`ModelFacts::counting_tokens`]): the facts a run held by a token
+    /// budget plans with.
+    pub counts_tokens: bool,
+}
+
+/// Where the context window a run is sized to comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowSource {
+    /// The catalog's row for the model.
+    Catalog,
+    /// The row of the stand-in a model the catalog does not know borrows.
+    StandIn,
+    /// The user gave it (`--context-window` or `LUMINOS_CONTEXT_WINDOW`,
+    /// named here).
+    Given(&'static str),
 }
 
 impl ModelFacts {
@@ -567,6 +599,64 @@ impl ModelFacts {
         }
     }
 
+    /// These facts with a context window of `tokens`, as the user gave it
+    /// (`by` names the flag or variable): for a model the catalog does not
+    /// know (a local model's window is far smaller than the stand-in's), or
+    /// to lower a known one's. Every other fact stays as it was; the row is
+    /// leaked as in [`ModelFacts::with_price`]. The window, the purse and
+    /// `--estimate` all read it from here.
+    pub fn with_window(self, tokens: u64, by: &'static str) -> ModelFacts {
+        let row: &'static Model = Box::leak(Box::new(Model {
+            context_window: tokens,
+            ..*self.model
+        }));
+        ModelFacts {
+            model: row,
+            window: WindowSource::Given(by),
+            ..self
+        }
+    }
+
+    /// These facts priced in tokens: every kind of token at a dollar a
+    /// million, no long-prompt tier, so a cost is the tokens in millions and
+    /// a token budget plans as a dollar one does (the batch discount does
+    /// not apply: a token is a token). Every other fact stays; the row is
+    /// leaked as in [`ModelFacts::with_price`].
+    pub fn counting_tokens(self) -> ModelFacts {
+        let row: &'static Model = Box::leak(Box::new(Model {
+            prices: Prices::PER_TOKEN,
+            long_prompt_tier: None,
+            ..*self.model
+        }));
+        ModelFacts {
+            model: row,
+            counts_tokens: true,
+            ..self
+        }
+    }
+
+    /// Which context window these facts size a run to, and where it comes
+    /// from, in one line (the run's notes say it).
+    pub fn window_note(&self) -> String {
+        let tokens = crate::text::format_thousands(self.model.context_window);
+        match self.window {
+            WindowSource::Catalog => format!(
+                "requests were sized to a context window of {tokens} tokens, the catalog's \
+                 for {}",
+                self.model.name
+            ),
+            WindowSource::StandIn => format!(
+                "requests were sized to a context window of {tokens} tokens, borrowed from \
+                 {} because the catalog does not know the model; give its own with \
+                 --context-window",
+                self.model.name
+            ),
+            WindowSource::Given(by) => {
+                format!("requests were sized to a context window of {tokens} tokens, from {by}")
+            }
+        }
+    }
+
     /// Whether the figures priced with these facts are the model's own
     /// (the catalog's or the ones given), not a stand-in's.
     pub fn prices_known(&self) -> bool {
@@ -580,6 +670,8 @@ impl ModelFacts {
                 model,
                 known: true,
                 price_given: false,
+                window: WindowSource::Catalog,
+                counts_tokens: false,
             };
         }
         let lower = id.to_ascii_lowercase();
@@ -591,6 +683,8 @@ impl ModelFacts {
             model: lookup(stand_in).unwrap_or(&MODELS[0]),
             known: false,
             price_given: false,
+            window: WindowSource::StandIn,
+            counts_tokens: false,
         }
     }
 

@@ -51,6 +51,18 @@ impl Pricing {
         }
     }
 
+    /// Prices that count tokens: every kind of token (input, cache writes,
+    /// cache reads, output) at one dollar per million, so a "cost" is the
+    /// tokens in millions. What a token ceiling (`--token-budget`) is held
+    /// with, by the same worst-case arithmetic as a dollar one.
+    pub(crate) const fn per_token() -> Pricing {
+        Pricing {
+            prices: Prices::PER_TOKEN,
+            tier: None,
+            write_ttl: CacheTtl::FiveMinutes,
+        }
+    }
+
     /// These prices through the Message Batches API: every rate halved, and
     /// cache writes at the 1-hour lifetime batch requests ask for.
     pub(crate) fn batch(self) -> Pricing {

@@ -30,8 +30,11 @@
 //! reply, so that thinking cannot starve the tool calls that follow it
 //! (third-party clients reserve 32K for the 5.5 models); a reply that does
 //! not think keeps the original's 4,096. Never more than the model's
-//! maximum output. A larger `max_tokens` costs nothing by itself: only the
-//! tokens produced are billed.
+//! maximum output, and never more than an eighth of its window
+//! ([`reply_cap`]): that only bites on a small window given with
+//! `--context-window`, where the prompt needs the rest. A larger
+//! `max_tokens` costs nothing by itself: only the tokens produced are
+//! billed.
 //!
 //! # Context budget
 //!
@@ -40,7 +43,8 @@
 //! length above which the model charges a higher rate. Every turn resends
 //! the context, so a larger window would buy a dearer loop, not a better
 //! one; and on Haiku 5.5 a request whose prompt passes 100K tokens pays five
-//! times the rate on every token.
+//! times the rate on every token. On a small window it is also no more than
+//! the window less the reply and [`NEXT_TURN_ROOM`].
 
 use super::catalog::{Effort, Model, Thinking};
 use super::types::{MessagesRequest, OutputConfig, ThinkingParam};
@@ -68,6 +72,19 @@ pub(crate) const BUDGET_SHARE_PERCENT: u64 = 70;
 
 /// The largest window a loop budget is taken from (the original's 200K).
 pub(crate) const BUDGET_WINDOW_CAP: u64 = 200_000;
+
+/// A reply may take at most this share (1/N) of the model's window, so
+/// that a small window keeps room for the prompt (never less than
+/// [`MIN_REPLY_TOKENS`]). Every catalog window is at least 200K, where
+/// the share (25K) is above what any request of luminos asks for without
+/// thinking, and no catalog model with a 200K window thinks: only a window
+/// given with `--context-window` ever lowers a reply.
+pub(crate) const REPLY_WINDOW_SHARE: u64 = 8;
+
+/// Room kept in a loop's context, below the window less the reply, for the
+/// next turn's tool results (a file read at `read_file`'s default size is
+/// about 1,600 tokens).
+pub(crate) const NEXT_TURN_ROOM: u64 = 2_048;
 
 /// The effort routine work asks for on models that always think.
 pub(crate) const ROUTINE_EFFORT: Effort = Effort::Medium;
@@ -125,7 +142,7 @@ impl CallSettings {
             REPLY_TOKENS
         };
         CallSettings {
-            max_tokens: wanted.min(model.max_output),
+            max_tokens: wanted.min(model.max_output).min(reply_cap(model)),
             thinking,
             output_config: effort.map(|effort| OutputConfig { effort }),
             thinks,
@@ -166,12 +183,30 @@ pub fn thinks(model: &Model, thinking: Option<ThinkingParam>) -> bool {
     }
 }
 
-/// The context, in tokens, past which a dir loop stops (module docs).
+/// The most `max_tokens` a request to `model` asks for, whatever it
+/// wants: a share of its window ([`REPLY_WINDOW_SHARE`]), at least
+/// [`MIN_REPLY_TOKENS`].
+pub(crate) fn reply_cap(model: &Model) -> u32 {
+    let share = model.context_window / REPLY_WINDOW_SHARE;
+    u32::try_from(share)
+        .unwrap_or(u32::MAX)
+        .max(MIN_REPLY_TOKENS)
+}
+
+/// The context, in tokens, past which a dir loop stops (module docs); on a
+/// small window, no more than what leaves room for the reply and the next
+/// turn's results.
 pub(crate) fn context_budget(model: &Model) -> u64 {
     let tier = model
         .long_prompt_tier
         .map_or(u64::MAX, |tier| tier.above_tokens);
-    model.context_window.min(BUDGET_WINDOW_CAP).min(tier) * BUDGET_SHARE_PERCENT / 100
+    let share = model.context_window.min(BUDGET_WINDOW_CAP).min(tier) * BUDGET_SHARE_PERCENT / 100;
+    let reply = u64::from(CallSettings::new(model, Workload::Routine).max_tokens);
+    let room = model
+        .context_window
+        .saturating_sub(reply)
+        .saturating_sub(NEXT_TURN_ROOM);
+    share.min(room)
 }
 
 // Defined here rather than beside the request type, so that the protocol
@@ -190,7 +225,7 @@ impl MessagesRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ai::api::catalog::{DEFAULT_MODEL, MODELS, lookup};
+    use crate::ai::api::catalog::{DEFAULT_MODEL, MODELS, ModelFacts, lookup};
 
     fn settings(id: &str, workload: Workload) -> CallSettings {
         CallSettings::new(lookup(id).unwrap(), workload)
@@ -291,5 +326,36 @@ mod tests {
         assert_eq!(budget(DEFAULT_MODEL), 140_000);
         // Haiku 5.5 charges 5x past a 100K prompt.
         assert_eq!(budget("claude-haiku-5-5"), 70_000);
+        // A small window: its share, unless the reply and the next turn's
+        // room leave less.
+        let window = |tokens| ModelFacts::of("qwen3-coder").with_window(tokens, "test");
+        assert_eq!(context_budget(window(32_768).model), 32_768 * 7 / 10);
+        assert_eq!(
+            context_budget(window(8_192).model),
+            8_192 - u64::from(MIN_REPLY_TOKENS) - NEXT_TURN_ROOM
+        );
+    }
+
+    /// On every catalog model the window leaves the replies as they were;
+    /// a small window given for a local model shares itself with the
+    /// prompt, and never below the smallest reply.
+    #[test]
+    fn only_a_small_window_lowers_a_reply() {
+        for model in MODELS {
+            for workload in [Workload::Routine, Workload::Judgment] {
+                let s = CallSettings::new(model, workload);
+                let wanted = if s.thinks {
+                    REPLY_TOKENS + THINKING_ROOM
+                } else {
+                    REPLY_TOKENS
+                };
+                assert_eq!(s.max_tokens, wanted.min(model.max_output), "{}", model.id);
+            }
+        }
+        let window = |tokens| ModelFacts::of("qwen3-coder").with_window(tokens, "test");
+        let judgment = |tokens| CallSettings::new(window(tokens).model, Workload::Judgment);
+        assert_eq!(judgment(32_768).max_tokens, 4_096);
+        assert_eq!(judgment(131_072).max_tokens, 16_384);
+        assert_eq!(judgment(4_000).max_tokens, MIN_REPLY_TOKENS);
     }
 }

@@ -21,10 +21,8 @@
 //! Its edges: pure functions over entries and flags already read; reading
 //! the cache and the scan is the parent module's job.
 
-use serde_json::Value;
-
 use crate::ai::tools::frame_untrusted;
-use crate::ai::tools::input::string_list;
+use crate::cache::{CacheEntry, DirEntry, FileEntry};
 use crate::report::{Flag, severity_rank};
 use crate::text::{cut_marked, escape_line};
 
@@ -40,6 +38,43 @@ pub(crate) const FILE_SUMMARIES_BYTES: usize = 12 * 1024;
 pub(crate) const SUMMARY_BYTES: usize = 1_500;
 /// The scan's tree and signals (a tree never investigated), in bytes.
 pub(crate) const SCAN_BYTES: usize = 24 * 1024;
+/// The whole context of an investigated tree at most, in bytes: its
+/// parts' shares together. On a small window every share shrinks in
+/// proportion ([`Shares::within`]).
+pub(crate) const ALL_CONTEXT_BYTES: usize =
+    VERDICT_BYTES + FLAGS_BYTES + DIR_SUMMARIES_BYTES + FILE_SUMMARIES_BYTES;
+
+/// What each part of the context may take, in bytes: the constants above,
+/// all shrunk in proportion when the model's window leaves less room than
+/// [`ALL_CONTEXT_BYTES`] (see [`crate::ai::rules::room`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shares {
+    verdict: usize,
+    flags: usize,
+    dirs: usize,
+    files: usize,
+    scan: usize,
+}
+
+impl Shares {
+    /// The shares of a context that may take `room` bytes.
+    pub(crate) fn within(room: usize) -> Shares {
+        let part = |bytes: usize| {
+            if room >= ALL_CONTEXT_BYTES {
+                bytes
+            } else {
+                bytes * room / ALL_CONTEXT_BYTES
+            }
+        };
+        Shares {
+            verdict: part(VERDICT_BYTES),
+            flags: part(FLAGS_BYTES),
+            dirs: part(DIR_SUMMARIES_BYTES),
+            files: part(FILE_SUMMARIES_BYTES),
+            scan: part(SCAN_BYTES),
+        }
+    }
+}
 
 /// Words too common to point anywhere.
 const STOP_WORDS: &[&str] = &[
@@ -170,22 +205,18 @@ pub(crate) struct Cached<'a> {
     /// The verdict, when the synthesis was written.
     pub verdict: Option<(&'a str, &'a str)>,
     /// Dir entries of directories that still exist.
-    pub dirs: &'a [Value],
+    pub dirs: &'a [DirEntry],
     /// File entries of files that still exist.
-    pub files: &'a [Value],
+    pub files: &'a [FileEntry],
     pub flags: &'a [Flag],
 }
 
 /// An entry's target-relative path (`.` for the target).
-fn entry_rel(entry: &Value) -> String {
-    match entry.get("relative_path").and_then(Value::as_str) {
-        None | Some("") => ".".to_string(),
-        Some(rel) => rel.trim_end_matches('/').to_string(),
+fn entry_rel(entry: &impl CacheEntry) -> String {
+    match entry.relative_path() {
+        "" => ".".to_string(),
+        rel => rel.trim_end_matches('/').to_string(),
     }
-}
-
-fn field<'v>(entry: &'v Value, name: &str) -> &'v str {
-    entry.get(name).and_then(Value::as_str).unwrap_or_default()
 }
 
 /// `text` cut to at most `max` bytes on a character boundary, marked.
@@ -195,15 +226,15 @@ pub(crate) fn cut(text: &str, max: usize) -> String {
 
 /// One entry's section: a heading with its path, then its summary (and a
 /// dir entry's notable files).
-fn entry_section(entry: &Value, dir: bool) -> String {
+fn entry_section(entry: &impl CacheEntry, dir: bool) -> String {
     let rel = entry_rel(entry);
     let heading = if dir && rel != "." {
         format!("#### {}/", escape_line(&rel))
     } else {
         format!("#### {}", escape_line(&rel))
     };
-    let mut text = format!("{heading}\n{}", cut(field(entry, "summary"), SUMMARY_BYTES));
-    let notable = string_list(entry, "notable_files");
+    let mut text = format!("{heading}\n{}", cut(entry.summary(), SUMMARY_BYTES));
+    let notable = entry.notable_files();
     if !notable.is_empty() {
         text.push_str(&format!("\nNotable files: {}", notable.join(", ")));
     }
@@ -214,18 +245,18 @@ fn entry_section(entry: &Value, dir: bool) -> String {
 /// path order), then the others the question points at, best first, then
 /// by path; taken while their sections fit `budget` bytes. Returns the
 /// sections and how many entries were left out.
-fn choose(
-    entries: &[Value],
+fn choose<E: CacheEntry>(
+    entries: &[E],
     words: &[String],
     dir: bool,
     always: impl Fn(&str) -> bool,
     budget: usize,
 ) -> (Vec<String>, usize) {
-    let mut ranked: Vec<(bool, u32, String, &Value)> = entries
+    let mut ranked: Vec<(bool, u32, String, &E)> = entries
         .iter()
         .map(|entry| {
             let rel = entry_rel(entry);
-            let score = relevance(words, &rel, field(entry, "summary"));
+            let score = relevance(words, &rel, entry.summary());
             (always(&rel), score, rel, entry)
         })
         .filter(|(kept, score, _, _)| *kept || *score > 0)
@@ -256,8 +287,8 @@ fn choose(
 }
 
 /// The flags, most severe first (in their recorded order within a
-/// severity), as many as fit [`FLAGS_BYTES`].
-fn flags_block(flags: &[Flag]) -> (String, usize) {
+/// severity), as many as fit `budget` bytes ([`FLAGS_BYTES`] at most).
+fn flags_block(flags: &[Flag], budget: usize) -> (String, usize) {
     let mut ordered: Vec<&Flag> = flags.iter().collect();
     ordered.sort_by_key(|flag| severity_rank(&flag.severity));
     let mut lines = Vec::new();
@@ -269,7 +300,7 @@ fn flags_block(flags: &[Flag]) -> (String, usize) {
             escape_line(&flag.path),
             escape_line(&cut(&flag.finding, 600))
         );
-        if used + line.len() > FLAGS_BYTES {
+        if used + line.len() > budget {
             break;
         }
         used += line.len() + 1;
@@ -285,8 +316,9 @@ fn top_level(rel: &str) -> bool {
 }
 
 /// The context of a tree that was investigated: the verdict, the flags and
-/// the summaries that matter for `question`, each part framed as data.
-pub(crate) fn investigated_context(question: &str, cached: &Cached<'_>) -> String {
+/// the summaries that matter for `question`, each part framed as data and
+/// within its share.
+pub(crate) fn investigated_context(question: &str, cached: &Cached<'_>, shares: Shares) -> String {
     let words = question_words(question);
     let mut parts = Vec::new();
     match cached.verdict {
@@ -294,14 +326,17 @@ pub(crate) fn investigated_context(question: &str, cached: &Cached<'_>) -> Strin
             let verdict = format!("Brief: {brief}\n\nDetailed analysis:\n{detailed}");
             parts.push(format!(
                 "### The investigation's verdict\n{}",
-                frame_untrusted("the investigation's verdict", &cut(&verdict, VERDICT_BYTES))
+                frame_untrusted(
+                    "the investigation's verdict",
+                    &cut(&verdict, shares.verdict)
+                )
             ));
         }
         None => parts.push(
             "### The investigation's verdict\n(none: the synthesis was not written)".to_string(),
         ),
     }
-    let (flags, flags_left) = flags_block(cached.flags);
+    let (flags, flags_left) = flags_block(cached.flags, shares.flags);
     parts.push(if flags.is_empty() {
         "### Flags\n(none)".to_string()
     } else {
@@ -311,13 +346,13 @@ pub(crate) fn investigated_context(question: &str, cached: &Cached<'_>) -> Strin
             frame_untrusted("the investigation's flags", &flags)
         )
     });
-    let (dirs, dirs_left) = choose(cached.dirs, &words, true, top_level, DIR_SUMMARIES_BYTES);
+    let (dirs, dirs_left) = choose(cached.dirs, &words, true, top_level, shares.dirs);
     parts.push(format!(
         "### Directory summaries: the top levels and those the question points at\n{}{}",
         frame_untrusted("cached directory summaries", &dirs.join("\n\n")),
         more_line(dirs_left, "directory summary", "directory summaries")
     ));
-    let (files, files_left) = choose(cached.files, &words, false, |_| false, FILE_SUMMARIES_BYTES);
+    let (files, files_left) = choose(cached.files, &words, false, |_| false, shares.files);
     if !files.is_empty() {
         parts.push(format!(
             "### File summaries the question points at\n{}{}",
@@ -344,12 +379,12 @@ fn more_line(left_out: usize, one: &str, many: &str) -> String {
 }
 
 /// The context of a tree never investigated: the scan's tree and signals,
-/// framed as data.
-pub(crate) fn scan_context(tree: &str, signals: &str) -> String {
+/// framed as data, within their share.
+pub(crate) fn scan_context(tree: &str, signals: &str, shares: Shares) -> String {
     format!(
         "### The tree, from the scan\n{}\n\n### What the scan counted\n{}",
-        frame_untrusted("the directory tree", &cut(tree, SCAN_BYTES)),
-        frame_untrusted("file signals", &cut(signals, SCAN_BYTES / 4)),
+        frame_untrusted("the directory tree", &cut(tree, shares.scan)),
+        frame_untrusted("file signals", &cut(signals, shares.scan / 4)),
     )
 }
 
@@ -359,8 +394,20 @@ mod tests {
 
     use super::*;
 
-    fn dir(rel: &str, summary: &str) -> Value {
-        json!({"path": format!("/t/{rel}"), "relative_path": rel, "summary": summary})
+    /// Every part at its own limit.
+    const WHOLE: Shares = Shares {
+        verdict: VERDICT_BYTES,
+        flags: FLAGS_BYTES,
+        dirs: DIR_SUMMARIES_BYTES,
+        files: FILE_SUMMARIES_BYTES,
+        scan: SCAN_BYTES,
+    };
+
+    fn dir(rel: &str, summary: &str) -> DirEntry {
+        DirEntry::from_value(
+            json!({"path": format!("/t/{rel}"), "relative_path": rel, "summary": summary}),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -406,7 +453,7 @@ mod tests {
             files: &[],
             flags: &[],
         };
-        let context = investigated_context("How is TLS set up?", &cached);
+        let context = investigated_context("How is TLS set up?", &cached, WHOLE);
         let headings: Vec<&str> = context
             .lines()
             .filter_map(|l| l.strip_prefix("#### "))
@@ -420,14 +467,21 @@ mod tests {
         // Every part quoted from the cache is framed.
         assert_eq!(context.matches("<untrusted-data").count(), 2, "{context}");
         // The same question over the same cache: the same prompt.
-        assert_eq!(context, investigated_context("How is TLS set up?", &cached));
+        assert_eq!(
+            context,
+            investigated_context("How is TLS set up?", &cached, WHOLE)
+        );
     }
 
     #[test]
     fn every_share_is_bounded() {
         let long = "word ".repeat(2_000);
-        let dirs: Vec<Value> = (0..200)
+        let dirs: Vec<DirEntry> = (0..200)
             .map(|i| dir(&format!("d{i:03}"), &format!("tls {long}")))
+            .collect();
+        let files: Vec<FileEntry> = dirs
+            .iter()
+            .map(|d| FileEntry::from_value(serde_json::to_value(d).unwrap()).unwrap())
             .collect();
         let flags: Vec<Flag> = (0..500)
             .map(|i| Flag::new(format!("f{i}"), long.clone(), "concern"))
@@ -436,13 +490,17 @@ mod tests {
         let cached = Cached {
             verdict: Some((&verdict, &verdict)),
             dirs: &dirs,
-            files: &dirs,
+            files: &files,
             flags: &flags,
         };
-        let context = investigated_context("tls", &cached);
+        let context = investigated_context("tls", &cached, WHOLE);
         let most = VERDICT_BYTES + FLAGS_BYTES + DIR_SUMMARIES_BYTES + FILE_SUMMARIES_BYTES;
         assert!(context.len() < most + 4_096, "{}", context.len());
         assert!(context.contains("more flags are cached"));
+        // A small window: every part shrinks in proportion.
+        let small = investigated_context("tls", &cached, Shares::within(ALL_CONTEXT_BYTES / 4));
+        assert!(small.len() < most / 4 + 4_096, "{}", small.len());
+        assert!(small.contains("more flags are cached"));
     }
 
     #[test]
@@ -452,7 +510,7 @@ mod tests {
             Flag::new("b", "bad", "critical"),
             Flag::new("c", "odd", "concern"),
         ];
-        let (block, left) = flags_block(&flags);
+        let (block, left) = flags_block(&flags, FLAGS_BYTES);
         assert_eq!(
             block,
             "- [critical] b: bad\n- [concern] c: odd\n- [info] a: minor"

@@ -5,20 +5,29 @@
 
 use std::path::Path;
 
-use serde_json::Value;
-
 use super::{NOT_INVESTIGATED_NOTE, UNREDACTED_NOTE};
-use crate::cache::{Cache, CacheRoot, EntryKind, SYNTHESIS_FILE};
+use crate::ai::passes::synthesis::SavedSynthesis;
+use crate::cache::{Cache, CacheEntry, CacheError, CacheRoot, DirEntry, FileEntry, SYNTHESIS_FILE};
 use crate::config::Config;
 use crate::report::Flag;
+
+/// The entries of type `E` whose location still exists (`exists`).
+fn live<E: CacheEntry>(cache: &Cache, exists: fn(&Path) -> bool) -> Vec<E> {
+    cache
+        .located::<E>()
+        .into_iter()
+        .filter(|(path, _)| exists(path))
+        .map(|(_, entry)| entry)
+        .collect()
+}
 
 /// What the cache knows about the tree, read without changing it.
 pub(super) struct Learned {
     /// The investigation's cache, when it is used.
     pub cache: Option<Cache>,
     pub verdict: Option<(String, String)>,
-    pub dirs: Vec<Value>,
-    pub files: Vec<Value>,
+    pub dirs: Vec<DirEntry>,
+    pub files: Vec<FileEntry>,
     pub flags: Vec<Flag>,
     /// Why the cache is not used, when it is not.
     pub note: Option<&'static str>,
@@ -45,23 +54,14 @@ impl Learned {
         if config.investigation.redact && cache.written_without_redaction() {
             return Learned::nothing(UNREDACTED_NOTE);
         }
-        let live = |kind: EntryKind, exists: fn(&Path) -> bool| -> Vec<Value> {
-            cache
-                .located_entries(kind)
-                .into_iter()
-                .filter(|(path, _)| exists(path))
-                .map(|(_, entry)| entry)
-                .collect()
-        };
-        let dirs = live(EntryKind::Dir, Path::is_dir);
+        let dirs: Vec<DirEntry> = live(&cache, Path::is_dir);
         if dirs.is_empty() {
             return Learned::nothing(NOT_INVESTIGATED_NOTE);
         }
-        let files = live(EntryKind::File, Path::is_file);
-        let verdict = cache.read_json(SYNTHESIS_FILE).and_then(|saved| {
-            let text = |key: &str| saved.get(key)?.as_str().map(str::to_string);
-            Some((text("brief")?, text("detailed")?))
-        });
+        let files: Vec<FileEntry> = live(&cache, Path::is_file);
+        let verdict = cache
+            .read_document::<SavedSynthesis>(SYNTHESIS_FILE)
+            .and_then(|saved| saved.verdict());
         let flags = cache.read_flags();
         Learned {
             cache: Some(cache),
@@ -108,15 +108,24 @@ pub(super) struct Scratch {
     _dir: tempfile::TempDir,
 }
 
+/// Why the scratch cache could not be made.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ScratchError {
+    #[error("a temporary directory: {0}")]
+    TempDir(#[source] std::io::Error),
+    #[error(transparent)]
+    Cache(#[from] CacheError),
+}
+
 impl Scratch {
-    pub(super) fn new(target: &Path) -> Result<Scratch, String> {
+    pub(super) fn new(target: &Path) -> Result<Scratch, ScratchError> {
         let dir = tempfile::Builder::new()
             .prefix("luminos-ask-")
             .tempdir()
-            .map_err(|err| err.to_string())?;
-        let root = CacheRoot::open(dir.path()).map_err(|err| err.to_string())?;
+            .map_err(ScratchError::TempDir)?;
+        let root = CacheRoot::open(dir.path())?;
         let id = uuid::Uuid::new_v4().hyphenated().to_string();
-        let cache = Cache::open(&root, &id, target).map_err(|err| err.to_string())?;
+        let cache = Cache::open(&root, &id, target)?;
         Ok(Scratch { cache, _dir: dir })
     }
 }

@@ -24,29 +24,31 @@
 //! The answer is not recorded anywhere: the cache is the investigation's,
 //! and a question leaves it exactly as it was.
 
-mod context;
+pub(crate) mod context;
 mod known;
 
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::ai::api::settings::Workload;
 use crate::ai::api::{ApiError, Usage};
 use crate::ai::engine::agent::{Agent, MALFORMED_IN_A_ROW, ModelRefusal, Printer};
 use crate::ai::engine::conversation::{CallEnd, Closing, Policy, converse as drive};
-use crate::ai::engine::purse::{OverBudget, Pace};
+use crate::ai::engine::purse::{Meter, OverBudget, Pace};
 use crate::ai::engine::session::Session;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::survey::format_survey_signals;
 use crate::ai::prompts::{self, AskPrompt, AskQuestionPrompt, PromptError};
+use crate::ai::rules::room::{Part, Room};
 use crate::ai::rules::tree_view::prompt_tree;
 use crate::ai::tools::{self, FatalToolError, ToolContext, Toolbox};
 use crate::config::Config;
 use crate::grounding::{CheckedCitation, Scope, cite, outlines::Source};
 use crate::progress::Progress;
 use crate::report::ReportTokens;
-use crate::scan::{self, ScanFilter};
+use crate::scan::{self, BaseScan, ScanFilter};
 use crate::text::{escape_control, escape_line};
-use known::{Learned, Scratch};
+use known::{Learned, Scratch, ScratchError};
 
 /// Turns the question's agent may take.
 pub(crate) const ASK_MAX_TURNS: u32 = 12;
@@ -113,13 +115,9 @@ pub(crate) enum AskError {
     /// An API call failed after its retries.
     #[error("the API call failed: {0}")]
     Api(ApiError),
-    /// The budget (this one, in dollars) cannot pay for the next request.
-    #[error(
-        "no answer: the next request may cost up to ${:.4} and ${:.4} is left of the ${limit:.2} \
-         budget; raise --budget",
-        over.needed,
-        over.left
-    )]
+    /// A budget (this one's, in dollars or in tokens) cannot pay for the
+    /// next request; `limit` is that budget, in its meter.
+    #[error("{}", budget_error(over, *limit))]
     Budget { over: OverBudget, limit: f64 },
     /// The model declined to answer.
     #[error("no answer: {}", .0.describe())]
@@ -139,10 +137,12 @@ pub(crate) enum AskError {
     /// A prompt did not render.
     #[error(transparent)]
     Prompt(#[from] PromptError),
-    /// The scan could not be run, or the scratch cache of a tree never
-    /// investigated could not be made.
+    /// The scan (with the cache's read) stopped before it ended.
+    #[error("could not prepare the question: the scan stopped: {0}")]
+    Scan(#[source] tokio::task::JoinError),
+    /// The scratch cache of a tree never investigated could not be made.
     #[error("could not prepare the question: {0}")]
-    Prepare(String),
+    Scratch(#[from] ScratchError),
 }
 
 impl AskError {
@@ -178,6 +178,12 @@ impl std::fmt::Display for AskFailure {
             )?;
         }
         Ok(())
+    }
+}
+
+impl std::error::Error for AskFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
     }
 }
 
@@ -218,19 +224,48 @@ pub(crate) async fn answer(
     if config.api.auth.is_none() {
         return Err(AskError::NoCredential.into());
     }
-    let limit = config.investigation.budget;
     progress.ai(&format!("Question: {}", escape_line(&question)));
 
-    let (scan, known) = {
-        let (config, progress) = (config.clone(), progress.clone());
-        // The scan blocks; so does reading the cache.
-        tokio::task::spawn_blocking(move || {
-            let scan = scan::scan(&config.target, &config.scan, &progress);
-            (scan, Learned::read(&config))
-        })
-        .await
-        .map_err(|err| AskError::Prepare(err.to_string()))?
-    };
+    let (scan, known) = scan_and_read(config, progress).await?;
+    say_known(&known, progress);
+
+    let filter = ScanFilter::new(&config.target_canonical, &config.scan);
+    let (system, kickoff) = question_prompts(config, &question, &scan, &known, &filter)?;
+    let (text, cost) = run_agent(config, progress, &known, &filter, system, &kickoff).await?;
+
+    let grounding = Scope::from_scan(&scan, &config.target, &config.target_canonical);
+    let citations = cite(
+        &grounding,
+        Source::Disk(config.target_canonical.clone()),
+        &text,
+    );
+    Ok(Answer {
+        question,
+        answer: text,
+        citations,
+        cost,
+        note: known.note.map(str::to_string),
+    })
+}
+
+/// Scan the tree and read what its investigation cached, off the async
+/// threads: both block.
+async fn scan_and_read(
+    config: &Config,
+    progress: &Progress,
+) -> Result<(BaseScan, Learned), AskError> {
+    let (config, progress) = (config.clone(), progress.clone());
+    tokio::task::spawn_blocking(move || {
+        let scan = scan::scan(&config.target, &config.scan, &progress);
+        (scan, Learned::read(&config))
+    })
+    .await
+    .map_err(AskError::Scan)
+}
+
+/// Say on `progress` what the answer rests on: the investigation's
+/// summaries, or the note of why there are none.
+fn say_known(known: &Learned, progress: &Progress) {
     match &known.cache {
         Some(cache) => progress.ai(&format!(
             "Investigation {}: {} directory summaries, {} file summaries{}.",
@@ -245,11 +280,23 @@ pub(crate) async fn answer(
         )),
         None => progress.ai(&format!("Note: {}.", known.note.unwrap_or_default())),
     }
+}
 
-    let filter = ScanFilter::new(&config.target_canonical, &config.scan);
-    let context = match &known.cache {
+/// The context the question is shown: what the investigation cached that
+/// bears on it, or for a tree never investigated, the scan's tree and
+/// signals, each part within its share of the model's room.
+fn question_context(
+    config: &Config,
+    question: &str,
+    scan: &BaseScan,
+    known: &Learned,
+    filter: &ScanFilter,
+) -> String {
+    let room = Room::of(config.investigation.model_facts.model, Workload::Routine);
+    let shares = context::Shares::within(room.bytes(Part::AskContext));
+    match &known.cache {
         Some(_) => context::investigated_context(
-            &question,
+            question,
             &context::Cached {
                 verdict: known
                     .verdict
@@ -259,24 +306,71 @@ pub(crate) async fn answer(
                 files: &known.files,
                 flags: &known.flags,
             },
+            shares,
         ),
         None => context::scan_context(
-            &prompt_tree(&config.target_canonical, &filter, SCAN_TREE_DEPTH),
-            &format_survey_signals(&scan.survey_signals),
+            &prompt_tree(
+                &config.target_canonical,
+                filter,
+                SCAN_TREE_DEPTH,
+                room.bytes(Part::Tree),
+            ),
+            &format_survey_signals(&scan.survey_signals, room.bytes(Part::Signals)),
+            shares,
         ),
-    };
+    }
+}
+
+/// The question's agent, offered the ask tools; `read_cache` only when
+/// there is an investigation to read.
+fn ask_agent(system: String, kickoff: &str, investigated: bool, progress: &Progress) -> Agent {
+    let offered: Vec<_> = tools::definitions(Toolbox::Ask)
+        .into_iter()
+        .filter(|tool| investigated || tool.name != "read_cache")
+        .collect();
+    Agent::new(
+        Toolbox::Ask,
+        system,
+        kickoff,
+        offered,
+        prompts::nudge::ASK,
+        Printer::Quiet(progress.clone()),
+    )
+}
+
+/// The question's system prompt (the target, what is known of it, and the
+/// context chosen for the question) and its kickoff.
+fn question_prompts(
+    config: &Config,
+    question: &str,
+    scan: &BaseScan,
+    known: &Learned,
+    filter: &ScanFilter,
+) -> Result<(String, String), AskError> {
+    let context = question_context(config, question, scan, known, filter);
     let system = system_prompt(
         &config.target_canonical.to_string_lossy(),
         &known.knowledge(),
         &context,
     )
     .map_err(AskError::from)?;
-    let kickoff = AskQuestionPrompt {
-        question: &question,
-    }
-    .render()
-    .map_err(AskError::from)?;
+    let kickoff = AskQuestionPrompt { question }
+        .render()
+        .map_err(AskError::from)?;
+    Ok((system, kickoff))
+}
 
+/// Run the question's agent on a session of its own, with the tools kept
+/// to `filter`'s scope and recording nothing: the answer's text and what it
+/// cost, or why none came and what was spent trying.
+async fn run_agent(
+    config: &Config,
+    progress: &Progress,
+    known: &Learned,
+    filter: &ScanFilter,
+    system: String,
+    kickoff: &str,
+) -> Result<(String, Cost), AskFailure> {
     let session = Session::for_run(config, progress).map_err(|err| match err {
         InvestigationError::NoCredential => AskError::NoCredential,
         other => AskError::Failed(other),
@@ -287,24 +381,13 @@ pub(crate) async fn answer(
     let cache = match &known.cache {
         Some(cache) => cache,
         None => {
-            scratch = Scratch::new(&config.target_canonical).map_err(AskError::Prepare)?;
+            scratch = Scratch::new(&config.target_canonical).map_err(AskError::Scratch)?;
             &scratch.cache
         }
     };
-    let offered: Vec<_> = tools::definitions(Toolbox::Ask)
-        .into_iter()
-        .filter(|tool| known.cache.is_some() || tool.name != "read_cache")
-        .collect();
-    let agent = Agent::new(
-        Toolbox::Ask,
-        system,
-        &kickoff,
-        offered,
-        prompts::nudge::ASK,
-        Printer::Quiet(progress.clone()),
-    );
+    let agent = ask_agent(system, kickoff, known.cache.is_some(), progress);
     let tools = ToolContext {
-        scope: Some(&filter),
+        scope: Some(filter),
         records: false,
         ..ToolContext::new(cache, session.redactor(), progress, ASK_NAME)
     };
@@ -316,25 +399,13 @@ pub(crate) async fn answer(
         cost_usd: session.tracker().cost(),
     };
     let text = result.map_err(spent)?;
-
-    let grounding = Scope::from_scan(&scan, &config.target, &config.target_canonical);
-    let citations = cite(
-        &grounding,
-        Source::Disk(config.target_canonical.clone()),
-        &text,
-    );
-    Ok(Answer {
-        question,
-        answer: text,
-        citations,
-        cost: Cost {
-            usd: session.tracker().cost(),
-            budget_usd: limit,
-            api_requests: totals.requests,
-            tokens: totals.usage,
-        },
-        note: known.note.map(str::to_string),
-    })
+    let cost = Cost {
+        usd: session.tracker().cost(),
+        budget_usd: config.investigation.budget,
+        api_requests: totals.requests,
+        tokens: totals.usage,
+    };
+    Ok((text, cost))
 }
 
 /// The question's system prompt: the target, what is known of it, and the
@@ -393,8 +464,33 @@ async fn converse(
         CallEnd::ApiError(err) => Err(AskError::Api(err)),
         CallEnd::OverBudget(over) => Err(AskError::Budget {
             over,
-            limit: session.purse().limit().unwrap_or(f64::INFINITY),
+            limit: session
+                .purse()
+                .limit_of(over.meter)
+                .unwrap_or(f64::INFINITY),
         }),
+    }
+}
+
+/// Why no answer came when `over` (of a budget of `limit` in its meter)
+/// stopped the next request.
+fn budget_error(over: &OverBudget, limit: f64) -> String {
+    match over.meter {
+        Meter::Dollars => format!(
+            "no answer: the next request may cost up to ${:.4} and ${:.4} is left of the \
+             ${limit:.2} budget; raise {}",
+            over.needed,
+            over.left,
+            over.flag()
+        ),
+        Meter::Tokens => format!(
+            "no answer: the next request may take up to {} and {} are left of the {} budget; \
+             raise {}",
+            over.meter.show(over.needed),
+            over.meter.show(over.left),
+            over.meter.show(limit),
+            over.flag()
+        ),
     }
 }
 
@@ -439,9 +535,11 @@ mod tests {
             json!({"relative_path": "src", "summary": "Entry point and modules."}),
             json!({"relative_path": "src/net", "summary": "The HTTP client and its retries."}),
             json!({"relative_path": "src/store", "summary": "The on-disk cache."}),
-        ];
+        ]
+        .map(|value| crate::cache::DirEntry::from_value(value).unwrap());
         let files =
-            [json!({"relative_path": "src/net/retry.rs", "summary": "Backoff with jitter."})];
+            [json!({"relative_path": "src/net/retry.rs", "summary": "Backoff with jitter."})]
+                .map(|value| crate::cache::FileEntry::from_value(value).unwrap());
         let flags = [
             Flag::new(
                 "src/net/tls.rs",
@@ -461,6 +559,7 @@ mod tests {
                 files: &files,
                 flags: &flags,
             },
+            context::Shares::within(context::ALL_CONTEXT_BYTES),
         );
         let knowledge = "This tree was investigated (investigation 0000): agents read its \
                          directories and cached 4 directory and 1 file summaries.";

@@ -150,7 +150,8 @@ pub(crate) async fn converse(
     mut policy: Policy<'_>,
 ) -> Result<Conversed, InvestigationError> {
     agent.set_pace(policy.pace);
-    let pricing = session.tracker().pricing();
+    // A loop's running spend is counted as the run's plan counts it.
+    let pricing = session.plan_pricing();
     let mut run = Conversed {
         end: CallEnd::OutOfTurns,
         usage: LoopUsage::default(),

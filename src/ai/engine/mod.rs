@@ -4,7 +4,8 @@
 //! through (client, redactor, token tracker), the shared [`pool`] of turns
 //! loops borrow from, the [`window`] no request may outgrow, the [`purse`]
 //! no request may overdraw (each conversation's requests take their share
-//! of it), and the [`batch`] transport that sends a `--batch` run's
+//! of it; [`plan_money`] says whether the run plans in dollars or in
+//! tokens), and the [`batch`] transport that sends a `--batch` run's
 //! requests in rounds through the Message Batches API.
 //!
 //! The engine knows how to run a conversation with tools; it does not know
@@ -18,6 +19,7 @@ pub mod batch;
 pub(crate) mod context;
 pub(crate) mod conversation;
 pub(crate) mod notes;
+pub(crate) mod plan_money;
 pub(crate) mod pool;
 pub(crate) mod purse;
 pub(crate) mod session;

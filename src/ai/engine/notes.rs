@@ -1,10 +1,8 @@
 //! The run's notes: what the engine did that a reader of the report should
 //! know and that is no failure (a tool input read leniently, the window a
 //! run was sized to, the prompt cache's lifetime under `--batch`). Each
-//! note has a key, and either says how many times it happened
-//! ([`RunNotes::count`]) or is said once, its latest wording kept
-//! ([`RunNotes::set`]). The report shows them in the order they were first
-//! said (`investigation.notes`).
+//! note has a key, and says how many times it happened. The report
+//! shows them in the order they were first said (`investigation.notes`).
 //!
 //! Its edges: it holds text; what is noted, and when, is its callers'.
 
@@ -40,8 +38,9 @@ impl RunNotes {
         }
     }
 
-    /// Say the note under `key` as `text`, in place of what it said
-    /// before (it keeps its place among the notes).
+    /// Say the note under `key` once: `text` replaces what it said before
+    /// (a fact of the run, such as the window it was sized to, rather than
+    /// something counted).
     pub(crate) fn set(&self, key: &'static str, text: String) {
         let mut notes = self.lock();
         match notes.iter_mut().find(|note| note.key == key) {
@@ -75,14 +74,9 @@ mod tests {
         notes.count("other", |n| format!("other {n}"));
         notes.count("lenient", |n| format!("{n} times"));
         assert_eq!(notes.lines(), ["2 times", "other 1"]);
-    }
-
-    #[test]
-    fn a_note_said_once_keeps_its_place_and_its_latest_words() {
-        let notes = RunNotes::default();
-        notes.set("ttl", "five minutes".into());
+        notes.set("window", "first".into());
+        notes.set("window", "second".into());
         notes.count("lenient", |n| format!("{n} times"));
-        notes.set("ttl", "an hour".into());
-        assert_eq!(notes.lines(), ["an hour", "1 times"]);
+        assert_eq!(notes.lines(), ["3 times", "other 1", "second"]);
     }
 }

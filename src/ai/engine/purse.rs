@@ -65,26 +65,122 @@ pub(crate) struct Allowance {
     pub last: bool,
 }
 
+/// What a ceiling counts: dollars (`--budget`) or tokens
+/// (`--token-budget`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Meter {
+    Dollars,
+    Tokens,
+}
+
+impl Meter {
+    /// `amount` as this meter's user reads it: `$1.23`, or `123,456 tokens`
+    /// for an amount of [`Pricing::per_token`] (millions of tokens).
+    pub(crate) fn show(self, amount: f64) -> String {
+        match self {
+            Meter::Dollars => format!("${amount:.2}"),
+            Meter::Tokens => format!(
+                "{} tokens",
+                crate::text::format_thousands(to_tokens(amount))
+            ),
+        }
+    }
+}
+
+impl Meter {
+    /// What its ceiling is called: `budget`, `token budget`.
+    pub(crate) fn ceiling_name(self) -> &'static str {
+        match self {
+            Meter::Dollars => "budget",
+            Meter::Tokens => "token budget",
+        }
+    }
+
+    /// The flag that sets its ceiling to `amount`: `--budget 0.09`,
+    /// `--token-budget 90000`.
+    pub(crate) fn flag_for(self, amount: f64) -> String {
+        match self {
+            Meter::Dollars => format!("--budget {amount:.2}"),
+            Meter::Tokens => format!(
+                "--token-budget {}",
+                (amount.max(0.0) * 1_000_000.0).ceil() as u64
+            ),
+        }
+    }
+}
+
+/// An amount at [`Pricing::per_token`] (millions of tokens) in tokens.
+fn to_tokens(amount: f64) -> u64 {
+    (amount.max(0.0) * 1_000_000.0).round() as u64
+}
+
 /// A request the money left cannot pay for at its worst case.
-#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
-#[error(
-    "the budget cannot pay for the next request: it may cost up to ${needed:.4}, and ${left:.4} is left"
-)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct OverBudget {
     /// The request's worst case with the smallest reply.
     pub needed: f64,
     /// What was left for it.
     pub left: f64,
+    /// The ceiling that holds it back: `needed` and `left` are dollars, or
+    /// millions of tokens.
+    pub meter: Meter,
 }
 
-/// The money of one run.
+impl std::fmt::Display for OverBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.meter {
+            Meter::Dollars => write!(
+                f,
+                "the budget cannot pay for the next request: it may cost up to ${:.4}, and \
+                 ${:.4} is left",
+                self.needed, self.left
+            ),
+            Meter::Tokens => write!(
+                f,
+                "the token budget cannot pay for the next request: it may take up to {}, and \
+                 {} are left",
+                self.meter.show(self.needed),
+                self.meter.show(self.left)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for OverBudget {}
+
+impl OverBudget {
+    /// The flag that raises the ceiling that held it back.
+    pub(crate) fn flag(&self) -> &'static str {
+        match self.meter {
+            Meter::Dollars => "--budget",
+            Meter::Tokens => "--token-budget",
+        }
+    }
+}
+
+/// What a run has used so far, by each meter.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Used {
+    /// Dollars spent (see the session's `spent`).
+    pub dollars: f64,
+    /// Tokens sent and received, every kind together.
+    pub tokens: u64,
+}
+
+/// The money of one run: a dollar ceiling, a token ceiling, or both; a
+/// request goes only if it fits every one of them.
 #[derive(Debug)]
 pub(crate) struct Purse {
     /// The budget; `None`: no ceiling.
     limit: Option<f64>,
+    /// The token budget, in millions of tokens ([`Pricing::per_token`]);
+    /// `None`: no ceiling.
+    token_limit: Option<f64>,
+    /// The meter the run plans in: what [`Purse::hold`] holds back.
+    plan: Meter,
     /// Requests that may be in flight together (at least 1).
     ways: usize,
-    state: Mutex<State>,
+    state: Mutex<[State; 2]>,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -95,12 +191,13 @@ struct State {
     held: f64,
 }
 
-/// A request's place in the purse while it is in flight: its worst case,
-/// given back when dropped (after its answer has been counted as spent).
+/// A request's place in the purse while it is in flight: its worst case by
+/// each meter, given back when dropped (after its answer has been counted
+/// as spent).
 #[derive(Debug)]
 pub(crate) struct Reservation<'a> {
     purse: &'a Purse,
-    amount: f64,
+    amounts: [f64; 2],
     /// The `max_tokens` the request may ask for.
     pub max_tokens: u32,
 }
@@ -108,7 +205,9 @@ pub(crate) struct Reservation<'a> {
 impl Drop for Reservation<'_> {
     fn drop(&mut self) {
         let mut state = self.purse.lock();
-        state.reserved = (state.reserved - self.amount).max(0.0);
+        for (meter, amount) in state.iter_mut().zip(self.amounts) {
+            meter.reserved = (meter.reserved - amount).max(0.0);
+        }
     }
 }
 
@@ -131,6 +230,7 @@ pub(crate) fn allowance(
         return Err(OverBudget {
             needed,
             left: left.max(0.0),
+            meter: Meter::Dollars,
         });
     }
     let (share, last) = match pace {
@@ -161,107 +261,166 @@ impl Purse {
     pub(crate) fn new(limit: Option<f64>, ways: usize) -> Purse {
         Purse {
             limit,
+            token_limit: None,
+            plan: Meter::Dollars,
             ways: ways.max(1),
-            state: Mutex::new(State::default()),
+            state: Mutex::new([State::default(); 2]),
         }
     }
 
-    /// Keep `amount` back from the requests that come next (the synthesis's
-    /// money while the loops run), replacing what was held.
+    /// This purse with a ceiling of `tokens` too (none: no ceiling), and
+    /// the run planned in `plan`'s meter.
+    pub(crate) fn with_tokens(mut self, tokens: Option<u64>, plan: Meter) -> Purse {
+        self.token_limit = tokens.map(|n| n as f64 / 1_000_000.0);
+        self.plan = plan;
+        self
+    }
+
+    /// Keep `amount` (in the meter the run plans in) back from the
+    /// requests that come next (the synthesis's money while the loops
+    /// run), replacing what was held.
     pub(crate) fn hold(&self, amount: f64) {
-        self.lock().held = amount.max(0.0);
+        self.lock()[self.plan as usize].held = amount.max(0.0);
     }
 
-    /// What is held back.
+    /// What is held back, in the meter the run plans in.
     pub(crate) fn held(&self) -> f64 {
-        self.lock().held
+        self.lock()[self.plan as usize].held
     }
 
-    /// What the next request may use, after `spent`: `None` without a
-    /// budget.
+    /// What the next request may use by the dollar meter, after `spent`:
+    /// `None` without a budget.
     #[cfg(test)]
     pub(crate) fn left(&self, spent: f64) -> Option<f64> {
-        let state = *self.lock();
+        let state = self.lock()[Meter::Dollars as usize];
         self.limit
             .map(|limit| limit - spent - state.reserved - state.held)
     }
 
+    /// The ceilings there are, each with its limit, its prices and what
+    /// was used of it.
+    fn ceilings(&self, used: Used, pricing: &Pricing) -> Vec<(Meter, f64, Pricing, f64)> {
+        let mut ceilings = Vec::with_capacity(2);
+        if let Some(limit) = self.limit {
+            ceilings.push((Meter::Dollars, limit, *pricing, used.dollars));
+        }
+        if let Some(limit) = self.token_limit {
+            let spent = used.tokens as f64 / 1_000_000.0;
+            ceilings.push((Meter::Tokens, limit, Pricing::per_token(), spent));
+        }
+        ceilings
+    }
+
+    /// What a request may ask for by every ceiling, the state as it is:
+    /// the smallest `max_tokens` any allows, its worst case by each meter,
+    /// whether any takes the whole of what is left; or the first ceiling
+    /// it does not fit.
+    fn allow(
+        &self,
+        state: &[State; 2],
+        used: Used,
+        pricing: &Pricing,
+        request: (u64, bool, u32),
+        pace: Pace,
+    ) -> Result<(Allowance, [f64; 2]), OverBudget> {
+        let (input_tokens, writes_cache, wanted) = request;
+        let ceilings = self.ceilings(used, pricing);
+        let mut max_tokens = wanted;
+        let mut last = false;
+        for (meter, limit, prices, spent) in &ceilings {
+            let held = state[*meter as usize];
+            let left = limit - spent - held.reserved - held.held;
+            let allowed = allowance(
+                prices,
+                input_tokens,
+                writes_cache,
+                wanted,
+                left,
+                self.ways,
+                pace,
+            )
+            .map_err(|over| OverBudget {
+                meter: *meter,
+                ..over
+            })?;
+            max_tokens = max_tokens.min(allowed.max_tokens);
+            last |= allowed.last;
+        }
+        let mut worst = [0.0; 2];
+        for (meter, _, prices, _) in &ceilings {
+            worst[*meter as usize] = prices.worst_case(input_tokens, max_tokens, writes_cache);
+        }
+        let allowed = Allowance {
+            max_tokens,
+            worst_case: worst[Meter::Dollars as usize],
+            last,
+        };
+        Ok((allowed, worst))
+    }
+
     /// What a request of `input_tokens` (written to the cache when
     /// `writes_cache`) that wants `wanted` tokens of reply, paced as
-    /// `pace`, may ask for after `spent`, without holding anything; see
+    /// `pace`, may ask for after `used`, without holding anything; see
     /// [`allowance`].
     pub(crate) fn quote(
         &self,
-        spent: f64,
+        used: Used,
         pricing: &Pricing,
         input_tokens: u64,
         writes_cache: bool,
         wanted: u32,
         pace: Pace,
     ) -> Result<Allowance, OverBudget> {
-        let Some(limit) = self.limit else {
-            return Ok(Allowance {
-                max_tokens: wanted,
-                worst_case: 0.0,
-                last: false,
-            });
-        };
         let state = *self.lock();
-        let left = limit - spent - state.reserved - state.held;
-        allowance(
+        self.allow(
+            &state,
+            used,
             pricing,
-            input_tokens,
-            writes_cache,
-            wanted,
-            left,
-            self.ways,
+            (input_tokens, writes_cache, wanted),
             pace,
         )
+        .map(|(allowed, _)| allowed)
     }
 
     /// Make room for the request [`Purse::quote`] describes: it holds its
-    /// worst case until the reservation is dropped.
+    /// worst case by each meter until the reservation is dropped.
     pub(crate) fn reserve(
         &self,
-        spent: f64,
+        used: Used,
         pricing: &Pricing,
         input_tokens: u64,
         writes_cache: bool,
         wanted: u32,
         pace: Pace,
     ) -> Result<Reservation<'_>, OverBudget> {
-        let Some(limit) = self.limit else {
-            return Ok(Reservation {
-                purse: self,
-                amount: 0.0,
-                max_tokens: wanted,
-            });
-        };
         let mut state = self.lock();
-        let left = limit - spent - state.reserved - state.held;
-        let allowed = allowance(
+        let (allowed, worst) = self.allow(
+            &state,
+            used,
             pricing,
-            input_tokens,
-            writes_cache,
-            wanted,
-            left,
-            self.ways,
+            (input_tokens, writes_cache, wanted),
             pace,
         )?;
-        state.reserved += allowed.worst_case;
+        for (meter, amount) in state.iter_mut().zip(worst) {
+            meter.reserved += amount;
+        }
         Ok(Reservation {
             purse: self,
-            amount: allowed.worst_case,
+            amounts: worst,
             max_tokens: allowed.max_tokens,
         })
     }
 
-    /// The budget; `None`: no ceiling.
-    pub(crate) fn limit(&self) -> Option<f64> {
-        self.limit
+    /// The ceiling of `meter` (dollars, or millions of tokens); `None`:
+    /// no ceiling.
+    pub(crate) fn limit_of(&self, meter: Meter) -> Option<f64> {
+        match meter {
+            Meter::Dollars => self.limit,
+            Meter::Tokens => self.token_limit,
+        }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, [State; 2]> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -269,6 +428,13 @@ impl Purse {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn dollars(spent: f64) -> Used {
+        Used {
+            dollars: spent,
+            tokens: 0,
+        }
+    }
 
     fn sonnet() -> Pricing {
         Pricing::for_model("claude-sonnet-4-5")
@@ -318,7 +484,8 @@ mod tests {
             allowance(&p, 10_000, true, 32_768, needed - 1e-6, 1),
             Err(OverBudget {
                 needed,
-                left: needed - 1e-6
+                left: needed - 1e-6,
+                meter: Meter::Dollars,
             })
         );
         // Exactly the smallest reply.
@@ -372,12 +539,12 @@ mod tests {
         let purse = Purse::new(Some(one), 1);
         for _ in 0..3 {
             let quote = purse
-                .quote(0.0, &p, 10_000, true, 4_096, Pace::Alone)
+                .quote(dollars(0.0), &p, 10_000, true, 4_096, Pace::Alone)
                 .unwrap();
             assert!(quote.last, "only the whole of what is left pays for it");
         }
         assert!((purse.left(0.0).unwrap() - one).abs() < 1e-12);
-        assert_eq!(purse.limit(), Some(one));
+        assert_eq!(purse.limit_of(Meter::Dollars), Some(one));
     }
 
     #[test]
@@ -386,20 +553,20 @@ mod tests {
         let one = p.worst_case(10_000, 4_096, true);
         let purse = Purse::new(Some(one * 2.75), 1);
         let a = purse
-            .reserve(0.0, &p, 10_000, true, 4_096, Pace::Shared)
+            .reserve(dollars(0.0), &p, 10_000, true, 4_096, Pace::Shared)
             .unwrap();
         let b = purse
-            .reserve(0.0, &p, 10_000, true, 4_096, Pace::Shared)
+            .reserve(dollars(0.0), &p, 10_000, true, 4_096, Pace::Shared)
             .unwrap();
         assert_eq!((a.max_tokens, b.max_tokens), (4_096, 4_096));
         // Three quarters of one are left: a smaller reply.
         let c = purse
-            .reserve(0.0, &p, 10_000, true, 4_096, Pace::Shared)
+            .reserve(dollars(0.0), &p, 10_000, true, 4_096, Pace::Shared)
             .unwrap();
         assert!(c.max_tokens < 4_096);
         assert!(
             purse
-                .reserve(0.0, &p, 10_000, true, 4_096, Pace::Shared)
+                .reserve(dollars(0.0), &p, 10_000, true, 4_096, Pace::Shared)
                 .is_err()
         );
         drop((a, b, c));
@@ -408,13 +575,13 @@ mod tests {
         purse.hold(one * 1.75);
         assert!(
             purse
-                .reserve(one, &p, 10_000, true, 4_096, Pace::Shared)
+                .reserve(dollars(one), &p, 10_000, true, 4_096, Pace::Shared)
                 .is_err()
         );
         purse.hold(0.0);
         assert!(
             purse
-                .reserve(one, &p, 10_000, true, 4_096, Pace::Shared)
+                .reserve(dollars(one), &p, 10_000, true, 4_096, Pace::Shared)
                 .is_ok()
         );
     }
@@ -423,9 +590,85 @@ mod tests {
     fn without_a_budget_everything_goes_as_asked() {
         let purse = Purse::new(None, 4);
         let r = purse
-            .reserve(1e9, &sonnet(), 1_000_000, true, 32_768, Pace::Shared)
+            .reserve(
+                dollars(1e9),
+                &sonnet(),
+                1_000_000,
+                true,
+                32_768,
+                Pace::Shared,
+            )
             .unwrap();
         assert_eq!(r.max_tokens, 32_768);
         assert_eq!(purse.left(5.0), None);
+    }
+
+    /// A token ceiling is held by the same worst case: a request's prompt
+    /// and its whole `max_tokens`, whatever they cost in dollars.
+    #[test]
+    fn a_token_ceiling_holds_prompt_and_reply_alone_or_beside_dollars() {
+        let free = Pricing::of(
+            crate::ai::api::catalog::ModelFacts::of("qwen3-coder")
+                .with_price(0.0, 0.0)
+                .model,
+        );
+        let used = |tokens| Used {
+            dollars: 0.0,
+            tokens,
+        };
+        let purse = Purse::new(None, 1).with_tokens(Some(100_000), Meter::Tokens);
+        // Plenty: the reply it wants, holding prompt and reply.
+        let a = purse
+            .reserve(used(0), &free, 10_000, true, 32_768, Pace::Shared)
+            .unwrap();
+        assert_eq!(a.max_tokens, 32_768);
+        // What is left after what was used and what is reserved: a smaller
+        // reply, a power of two.
+        let b = purse
+            .reserve(used(40_000), &free, 10_000, true, 32_768, Pace::Shared)
+            .unwrap();
+        assert!(b.max_tokens < 32_768 && b.max_tokens.is_power_of_two());
+        assert!(40_000 + 42_768 + 10_000 + u64::from(b.max_tokens) <= 100_000);
+        // Not even the smallest reply: refused, and said in tokens.
+        let over = purse
+            .reserve(used(40_000), &free, 10_000, true, 32_768, Pace::Shared)
+            .unwrap_err();
+        assert_eq!(over.meter, Meter::Tokens);
+        assert_eq!(over.flag(), "--token-budget");
+        assert!(over.to_string().contains("tokens are left"), "{over}");
+        drop((a, b));
+        // Held back for the synthesis, in tokens when the run plans in them.
+        purse.hold(0.095);
+        assert!(
+            purse
+                .quote(used(0), &free, 4_000, true, 4_096, Pace::Shared)
+                .is_err()
+        );
+        purse.hold(0.0);
+        // Beside a dollar budget, the first ceiling reached holds: here the
+        // dollars, at Sonnet's prices, for a purse of plenty of tokens.
+        let p = sonnet();
+        let one = p.worst_case(10_000, 4_096, true);
+        let both = Purse::new(Some(one), 1).with_tokens(Some(1_000_000), Meter::Dollars);
+        let first = both
+            .reserve(used(0), &p, 10_000, true, 4_096, Pace::Shared)
+            .unwrap();
+        let over = both
+            .reserve(used(0), &p, 10_000, true, 4_096, Pace::Shared)
+            .unwrap_err();
+        assert_eq!(over.meter, Meter::Dollars);
+        drop(first);
+        // ...and here the tokens, for a dollar budget of plenty.
+        let both = Purse::new(Some(100.0), 1).with_tokens(Some(20_000), Meter::Dollars);
+        let over = both
+            .reserve(used(12_000), &p, 10_000, true, 4_096, Pace::Shared)
+            .unwrap_err();
+        assert_eq!(over.meter, Meter::Tokens);
+    }
+
+    #[test]
+    fn amounts_are_shown_in_their_meter() {
+        assert_eq!(Meter::Dollars.show(1.234), "$1.23");
+        assert_eq!(Meter::Tokens.show(0.3), "300,000 tokens");
     }
 }

@@ -30,13 +30,17 @@ use crate::ai::api::settings::{CallSettings, Workload};
 use crate::ai::api::{self, ApiError, Client, Response, RetryNotice};
 use crate::ai::engine::batch::{BatchStats, Batcher, Lane};
 use crate::ai::engine::notes::RunNotes;
-use crate::ai::engine::purse::{Allowance, BATCH_WAYS, OverBudget, Pace, Purse};
+use crate::ai::engine::plan_money::PlanMoney;
+use crate::ai::engine::purse::{Allowance, BATCH_WAYS, Meter, OverBudget, Pace, Purse, Used};
 use crate::ai::engine::transcript::Transcript;
 use crate::ai::engine::window::tokens_of_bytes;
 use crate::ai::failure::InvestigationError;
 use crate::config::Config;
 use crate::progress::Progress;
 use crate::redact::Redactor;
+
+/// The run's note of the context window its requests were sized to.
+const WINDOW_NOTE: &str = "window";
 
 /// The shared door to the model.
 pub(crate) struct Session {
@@ -46,6 +50,8 @@ pub(crate) struct Session {
     facts: ModelFacts,
     batcher: Option<Batcher>,
     purse: Purse,
+    /// What the run's plan counts in ([`PlanMoney`]).
+    plan: Meter,
     notes: RunNotes,
 }
 
@@ -88,14 +94,17 @@ impl Session {
         } else {
             (pricing, options.jobs)
         };
-        Ok(Session::new(
+        let plan = PlanMoney::of(options).meter;
+        let mut session = Session::new(
             client,
             options.model_facts,
             redactor,
             Arc::new(TokenTracker::with_pricing(pricing)),
-            Purse::new(options.budget, ways),
+            Purse::new(options.budget, ways).with_tokens(options.token_budget, plan),
             progress,
-        ))
+        );
+        session.plan = plan;
+        Ok(session)
     }
 
     /// A session over `client` (whose model the catalog describes as
@@ -113,6 +122,8 @@ impl Session {
         let client = client.with_retry_observer(Arc::new(move |notice: &RetryNotice| {
             progress.ai(&notice.to_string());
         }));
+        let notes = RunNotes::default();
+        notes.set(WINDOW_NOTE, facts.window_note());
         Session {
             client,
             redactor,
@@ -120,7 +131,8 @@ impl Session {
             facts,
             batcher: None,
             purse,
-            notes: RunNotes::default(),
+            plan: Meter::Dollars,
+            notes,
         }
     }
 
@@ -170,6 +182,45 @@ impl Session {
             .as_ref()
             .map_or(0.0, |b| b.stats().totals.replayed_cost_usd);
         self.tracker.cost() + replayed
+    }
+
+    /// What the run has used by each of the purse's meters: its dollars
+    /// ([`Session::spent`]) and the tokens it sent and received (what an
+    /// earlier batch run paid for and this one replays was not sent by
+    /// this run).
+    pub(crate) fn used(&self) -> Used {
+        let usage = self.tracker.totals().usage;
+        Used {
+            dollars: self.spent(),
+            tokens: usage.context_tokens() + usage.output_tokens,
+        }
+    }
+
+    /// What the run has spent in the meter its plan counts in
+    /// ([`PlanMoney`]): dollars, or millions of tokens.
+    pub(crate) fn plan_spent(&self) -> f64 {
+        match self.plan {
+            Meter::Dollars => self.spent(),
+            Meter::Tokens => self.used().tokens as f64 / 1_000_000.0,
+        }
+    }
+
+    /// The prices the run's plan counts a request's usage at.
+    pub(crate) fn plan_pricing(&self) -> Pricing {
+        match self.plan {
+            Meter::Dollars => self.tracker.pricing(),
+            Meter::Tokens => Pricing::per_token(),
+        }
+    }
+
+    /// The meter the run's plan counts in.
+    pub(crate) fn plan_meter(&self) -> Meter {
+        self.plan
+    }
+
+    /// `amount` in the meter the run's plan counts in, as a user reads it.
+    pub(crate) fn show_plan(&self, amount: f64) -> String {
+        self.plan.show(amount)
     }
 
     /// The model every request uses.
@@ -282,7 +333,7 @@ impl Session {
     ) -> Result<Allowance, OverBudget> {
         let marks = self.marks(transcript, reads);
         self.purse.quote(
-            self.spent(),
+            self.used(),
             &self.pricing_for(marks),
             self.request_tokens(transcript),
             marks.may_write(),
@@ -310,7 +361,7 @@ impl Session {
         let marks = self.marks(transcript, reads);
         // Held until the answer is counted (or the request fails).
         let reservation = self.purse.reserve(
-            self.spent(),
+            self.used(),
             &self.pricing_for(marks),
             self.request_tokens(transcript),
             marks.may_write(),

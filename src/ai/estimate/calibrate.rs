@@ -53,7 +53,7 @@ impl Probe {
 
 /// What the calibration found, as the JSON's `token_calibration`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub(crate) struct Calibration {
+pub(crate) struct TokenCalibration {
     /// The API's count of the probe.
     pub counted: u64,
     /// The estimate's count of the same prompt.
@@ -74,11 +74,13 @@ pub(crate) async fn calibrate(mut estimate: Estimate, client: ClientConfig) -> E
         Err(err) => Err(err),
     };
     match counted {
-        Ok(counted) if counted > 0 && probe.estimated > 0 => estimate.calibrated(Calibration {
-            counted,
-            estimated: probe.estimated,
-            factor: counted as f64 / probe.estimated as f64,
-        }),
+        Ok(counted) if counted > 0 && probe.estimated > 0 => {
+            estimate.calibrated(TokenCalibration {
+                counted,
+                estimated: probe.estimated,
+                factor: counted as f64 / probe.estimated as f64,
+            })
+        }
         Ok(_) => {
             estimate.counts.token_calibration_error =
                 Some("the token count came back empty".to_string());

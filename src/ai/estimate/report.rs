@@ -8,13 +8,35 @@
 
 use serde::Serialize;
 
-use super::calibrate::{Calibration, Probe};
+use super::calibrate::{Probe, TokenCalibration};
 use crate::ai::api::catalog::ModelFacts;
+use crate::ai::engine::purse::Meter;
 use crate::ai::rules::projection::{Inputs, LOW_TURNS, ModelTerms, Range, Tally, project};
 use crate::text::format_thousands;
 
 #[cfg(doc)]
 use super::estimate;
+
+/// `95 s`, `12 min`, `3 h 05 min`: a duration as a person reads it.
+fn duration(seconds: u64) -> String {
+    match seconds {
+        0..120 => format!("{seconds} s"),
+        120..7_200 => format!("{} min", seconds.div_ceil(60)),
+        _ => {
+            let minutes = seconds.div_ceil(60);
+            format!("{} h {:02} min", minutes / 60, minutes % 60)
+        }
+    }
+}
+
+/// `40`, `12.5`: a throughput as given.
+fn trim_rate(per_second: f64) -> String {
+    if per_second.fract() == 0.0 {
+        format!("{per_second:.0}")
+    } else {
+        format!("{per_second}")
+    }
+}
 
 /// Dollars, rounded to a hundredth of a cent so the JSON stays readable.
 fn dollars(cost: f64) -> f64 {
@@ -43,6 +65,12 @@ pub(crate) struct Estimate {
     /// Every input token, cached or not.
     pub input_tokens: Range<u64>,
     pub output_tokens: Range<u64>,
+    /// Every token sent and received, input of every kind and output: what
+    /// `--token-budget` holds, and what a local model works through.
+    pub tokens: Range<u64>,
+    /// How long the tokens would take at `--tokens-per-second`; `null`
+    /// without it (the estimate cannot tell).
+    pub duration_seconds: Option<Range<u64>>,
     pub cost_usd: Range<f64>,
     /// The high cost is lower than every allotted turn of every loop would
     /// be: the budget (or `--max-cost`) holds it.
@@ -77,7 +105,8 @@ pub(crate) struct Counts {
     pub batch: bool,
     /// Every directory discovery found.
     pub directories_total: usize,
-    /// Directories already summarized in the cache (left out).
+    /// Directories whose cached summary is kept as it is (not one a loop
+    /// reads again, nor one summarised from the scan again).
     pub directories_cached: usize,
     /// Directories a saved plan skips (left out).
     pub directories_skipped: usize,
@@ -85,6 +114,14 @@ pub(crate) struct Counts {
     pub budget_usd: Option<f64>,
     /// `--max-cost` in dollars; `null` without one.
     pub max_cost_usd: Option<f64>,
+    /// `--token-budget`; `null` without one.
+    pub token_budget: Option<u64>,
+    /// `--tokens-per-second`; `null` without it.
+    pub tokens_per_second: Option<f64>,
+    /// What the plan counts in: the budget that binds is the token budget
+    /// when it is tokens.
+    #[serde(skip)]
+    pub plan_meter: Meter,
     /// The budget shapes the run: directories are folded into units or
     /// summarised from the scan.
     pub budget_binding: bool,
@@ -103,7 +140,7 @@ pub(crate) struct Counts {
     /// How the token counts were calibrated with the API's count, when
     /// they were.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub token_calibration: Option<Calibration>,
+    pub token_calibration: Option<TokenCalibration>,
     /// Why the token counts could not be calibrated, when it was tried.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token_calibration_error: Option<String>,
@@ -116,7 +153,7 @@ impl Estimate {
     }
 
     /// This estimate with every token figure scaled as `calibration` says.
-    pub(crate) fn calibrated(self, calibration: Calibration) -> Estimate {
+    pub(crate) fn calibrated(self, calibration: TokenCalibration) -> Estimate {
         let counts = Counts {
             token_calibration: Some(calibration),
             token_calibration_error: None,
@@ -139,10 +176,16 @@ impl Estimate {
             low: f(&tally.low),
             high: f(&tally.high),
         };
+        let tokens = range(&Tally::tokens);
         Estimate {
             api_calls: range(&|t| t.calls),
             input_tokens: range(&|t| t.usage.context_tokens()),
             output_tokens: range(&|t| t.usage.output_tokens),
+            duration_seconds: counts.tokens_per_second.map(|per_second| Range {
+                low: (tokens.low as f64 / per_second).ceil() as u64,
+                high: (tokens.high as f64 / per_second).ceil() as u64,
+            }),
+            tokens,
             cost_usd: Range {
                 low: dollars(tally.low.cost),
                 high: dollars(tally.high.cost),
@@ -168,6 +211,37 @@ impl Estimate {
         }
     }
 
+    /// Every token, and the token budget that holds them.
+    fn tokens_line(&self) -> String {
+        let mut line = format!(
+            "Tokens in all: {} to {} (input and output together)",
+            format_thousands(self.tokens.low),
+            format_thousands(self.tokens.high)
+        );
+        if let Some(most) = self.counts.token_budget {
+            line.push_str(&format!(
+                ", held to the token budget ({})",
+                format_thousands(most)
+            ));
+        }
+        line
+    }
+
+    /// How long the tokens would take, or why the estimate cannot tell.
+    fn time_line(&self) -> String {
+        match (&self.duration_seconds, self.counts.tokens_per_second) {
+            (Some(seconds), Some(per_second)) => format!(
+                "Time: about {} to {} at {} tokens a second",
+                duration(seconds.low),
+                duration(seconds.high),
+                trim_rate(per_second)
+            ),
+            _ => "Time: the estimate cannot tell without --tokens-per-second (how many tokens a \
+                  second the model works through, prompt and reply together)"
+                .to_string(),
+        }
+    }
+
     /// The text form, one fact per line.
     pub(crate) fn render_text(&self) -> String {
         let counts = &self.counts;
@@ -179,30 +253,85 @@ impl Estimate {
         if let Some(warning) = &counts.model_warning {
             lines.push(format!("Warning: {}", crate::text::escape_line(warning)));
         }
+        lines.push(self.directories_line());
+        lines.extend(self.budget_line());
+        lines.push(format!(
+            "API calls: {} to {} ({})",
+            self.api_calls.low,
+            self.api_calls.high,
+            self.passes().join(", ")
+        ));
+        let tokens = |r: &Range<u64>| {
+            format!(
+                "{} to {}",
+                format_thousands(r.low),
+                format_thousands(r.high)
+            )
+        };
+        lines.push(format!("Input tokens: {}", tokens(&self.input_tokens)));
+        lines.push(format!("Output tokens: {}", tokens(&self.output_tokens)));
+        lines.push(self.tokens_line());
+        lines.push(self.time_line());
+        let prices = if counts.batch {
+            " at Message Batches API prices (half the interactive ones)"
+        } else {
+            ""
+        };
+        lines.push(format!(
+            "Estimated cost: ${:.2} to ${:.2}{prices}",
+            self.cost_usd.low, self.cost_usd.high
+        ));
+        lines.extend(self.calibration_line());
+        lines.push(self.assumptions_line());
+        lines.join("\n")
+    }
+
+    /// What becomes of the directories found, in the same counts and the
+    /// same words as the run's line.
+    fn directories_line(&self) -> String {
+        let counts = &self.counts;
         let mut dirs = format!(
-            "Directories: {} to investigate of {} found, {} already cached",
-            self.directories_to_investigate, counts.directories_total, counts.directories_cached
+            "Directories: {} found; {} to investigate",
+            counts.directories_total, self.directories_to_investigate
         );
-        if counts.directories_skipped > 0 {
-            dirs.push_str(&format!(
-                ", {} skipped by the saved plan",
-                counts.directories_skipped
-            ));
+        for (n, what) in [
+            (counts.directories_mechanical, "summarised from the scan"),
+            (counts.directories_cached, "cached"),
+            (counts.directories_skipped, "skipped by the saved plan"),
+        ] {
+            if n > 0 {
+                dirs.push_str(&format!(", {n} {what}"));
+            }
         }
-        lines.push(dirs);
-        if counts.budget_binding {
-            lines.push(format!(
-                "Budget: ${:.2} buys about {} loops for the {} units the directories make; \
-                 {} loops ({} directories folded into them), {} directories summarised \
-                 from the scan",
-                counts.budget_usd.unwrap_or_default(),
-                counts.loops_affordable,
-                counts.units,
+        dirs
+    }
+
+    /// What the budget buys, when it shapes the run.
+    fn budget_line(&self) -> Option<String> {
+        let counts = &self.counts;
+        counts.budget_binding.then(|| {
+            let budget = match counts.plan_meter {
+                Meter::Dollars => {
+                    format!("Budget: ${:.2} buys", counts.budget_usd.unwrap_or_default())
+                }
+                Meter::Tokens => format!(
+                    "Token budget: {} tokens buy",
+                    format_thousands(counts.token_budget.unwrap_or_default())
+                ),
+            };
+            format!(
+                "{budget} {} loop{} ({} directories folded into them); {} directories \
+                 summarised from the scan",
                 self.loops,
+                if self.loops == 1 { "" } else { "s" },
                 counts.directories_folded,
                 counts.directories_mechanical
-            ));
-        }
+            )
+        })
+    }
+
+    /// The passes the API calls go to, in the order they run.
+    fn passes(&self) -> Vec<String> {
         let mut passes = Vec::new();
         if self.survey {
             passes.push("survey".to_string());
@@ -214,56 +343,59 @@ impl Estimate {
             passes.push(format!("{} directory loops", self.loops));
         }
         if self.synthesis {
-            // The levels counted as the JSON's `synthesis_levels` and the
-            // run's "Synthesis level N" lines count them: below the verdict.
-            passes.push(match counts.synthesis_levels {
-                0 => "synthesis".to_string(),
-                1 => "synthesis: 1 level of parts, then the verdict".to_string(),
-                n => format!("synthesis: {n} levels of parts, then the verdict"),
-            });
+            passes.push(self.synthesis_pass());
         }
         if passes.is_empty() {
             passes.push("everything is cached".to_string());
         }
-        lines.push(format!(
-            "API calls: {} to {} ({})",
-            self.api_calls.low,
-            self.api_calls.high,
-            passes.join(", ")
-        ));
-        let tokens = |r: &Range<u64>| {
-            format!(
-                "{} to {}",
-                format_thousands(r.low),
-                format_thousands(r.high)
-            )
+        passes
+    }
+
+    /// The synthesis as a pass: its levels, and when it is sent at all.
+    fn synthesis_pass(&self) -> String {
+        let counts = &self.counts;
+        // The levels counted as the JSON's `synthesis_levels` and the
+        // run's "Synthesis level N" lines count them: below the verdict.
+        let mut synthesis = match counts.synthesis_levels {
+            0 => "synthesis".to_string(),
+            1 => "synthesis: 1 level of parts, then the verdict".to_string(),
+            n => format!("synthesis: {n} levels of parts, then the verdict"),
         };
-        lines.push(format!("Input tokens: {}", tokens(&self.input_tokens)));
-        lines.push(format!("Output tokens: {}", tokens(&self.output_tokens)));
-        let prices = if counts.batch {
-            " at Message Batches API prices (half the interactive ones)"
-        } else {
-            ""
-        };
-        lines.push(format!(
-            "Estimated cost: ${:.2} to ${:.2}{prices}",
-            self.cost_usd.low, self.cost_usd.high
-        ));
+        // Summaries rebuilt from the scan alone change the synthesis's
+        // input only when their text changes, which the run sees once
+        // it has rebuilt them: it reuses the saved synthesis otherwise.
+        if self.loops == 0 && counts.directories_mechanical > 0 {
+            synthesis.push_str(", sent only if a summary rebuilt from the scan changes");
+        }
+        synthesis
+    }
+
+    /// How the token counts were calibrated, or why they were not, when
+    /// calibration was tried.
+    fn calibration_line(&self) -> Option<String> {
+        let counts = &self.counts;
         if let Some(c) = &counts.token_calibration {
-            lines.push(format!(
+            Some(format!(
                 "Token counts calibrated with the API's token counting (free): it counted {} \
                  tokens in the first loop's prompt where the estimate's rule made {}, so every \
                  token figure is scaled by {:.2}.",
                 format_thousands(c.counted),
                 format_thousands(c.estimated),
                 c.factor
-            ));
-        } else if let Some(error) = &counts.token_calibration_error {
-            lines.push(format!(
-                "Token counts not calibrated (the API's token counting did not answer: {}).",
-                crate::text::escape_line(error)
-            ));
+            ))
+        } else {
+            counts.token_calibration_error.as_ref().map(|error| {
+                format!(
+                    "Token counts not calibrated (the API's token counting did not answer: {}).",
+                    crate::text::escape_line(error)
+                )
+            })
         }
+    }
+
+    /// What the low and high figures assume, and what holds the high one.
+    fn assumptions_line(&self) -> String {
+        let counts = &self.counts;
         let held = match (counts.budget_usd, counts.max_cost_usd) {
             (Some(budget), Some(cap)) if cap < budget => {
                 format!(", held to --max-cost (${cap:.2})")
@@ -272,7 +404,7 @@ impl Estimate {
             (None, Some(cap)) => format!(", held to --max-cost (${cap:.2})"),
             (None, None) => String::new(),
         };
-        lines.push(format!(
+        format!(
             "Low: {LOW_TURNS} turns per directory with prompt caching; high: every allotted \
              turn with no cache hits{}.",
             if self.cost_held_by_budget {
@@ -280,7 +412,22 @@ impl Estimate {
             } else {
                 ""
             }
-        ));
-        lines.join("\n")
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_people_say_them() {
+        assert_eq!(duration(95), "95 s");
+        assert_eq!(duration(600), "10 min");
+        assert_eq!(duration(3 * 3600 + 5 * 60), "3 h 05 min");
+        assert_eq!(
+            (trim_rate(40.0), trim_rate(12.5)),
+            ("40".into(), "12.5".into())
+        );
     }
 }

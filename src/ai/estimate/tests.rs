@@ -80,8 +80,8 @@ fn a_binding_budget_says_what_it_bought() {
     let text = estimate.render_text();
     assert!(
         text.contains(
-            "Budget: $5.00 buys about 12 loops for the 30 units the directories make; 10 loops \
-             (7 directories folded into them), 20 directories summarised from the scan"
+            "Budget: $5.00 buys 10 loops (7 directories folded into them); 20 directories \
+             summarised from the scan"
         ),
         "{text}"
     );
@@ -160,6 +160,9 @@ fn counts() -> Counts {
         directories_skipped: 0,
         budget_usd: Some(5.0),
         max_cost_usd: None,
+        token_budget: None,
+        tokens_per_second: None,
+        plan_meter: crate::ai::engine::purse::Meter::Dollars,
         budget_binding: false,
         units: 4,
         loops_affordable: 4,
@@ -239,6 +242,8 @@ fn json_keys_are_stable() {
             "directories_skipped",
             "budget_usd",
             "max_cost_usd",
+            "token_budget",
+            "tokens_per_second",
             "budget_binding",
             "units",
             "loops_affordable",
@@ -253,6 +258,8 @@ fn json_keys_are_stable() {
             "api_calls",
             "input_tokens",
             "output_tokens",
+            "tokens",
+            "duration_seconds",
             "cost_usd",
             "cost_held_by_budget"
         ]
@@ -266,7 +273,12 @@ fn text_names_every_figure() {
     let mut estimate = Estimate::new(counts(), &inputs(true, true, 4));
     estimate.counts.directories_skipped = 1;
     let text = estimate.render_text();
-    assert!(text.contains("Directories: 4 to investigate of 6 found, 2 already cached, 1 skipped"));
+    assert!(
+        text.contains(
+            "Directories: 6 found; 4 to investigate, 2 cached, 1 skipped by the saved plan"
+        ),
+        "{text}"
+    );
     assert!(text.contains("(survey, planning, 4 directory loops, synthesis)"));
     assert!(text.contains("Input tokens: "));
     assert!(text.contains(&format!("${:.2}", estimate.cost_usd.high)));
@@ -408,7 +420,7 @@ fn the_text_counts_the_synthesis_levels_as_the_json_does() {
 #[test]
 fn a_calibration_scales_every_token_figure_and_no_decision() {
     let plain = Estimate::new(counts(), &inputs(true, true, 4));
-    let calibration = super::calibrate::Calibration {
+    let calibration = super::calibrate::TokenCalibration {
         counted: 1_100,
         estimated: 1_000,
         factor: 1.1,
@@ -428,4 +440,45 @@ fn a_calibration_scales_every_token_figure_and_no_decision() {
     assert!(calibrated.render_text().contains(
         "it counted 1,100 tokens in the first loop's prompt where the estimate's rule made 1,000"
     ));
+}
+
+/// The tokens in all, held to a token budget, and the time they take at
+/// the throughput given (or a line saying the estimate cannot tell).
+#[test]
+fn tokens_in_all_and_the_time_they_take() {
+    let plain = Estimate::new(counts(), &inputs(true, true, 4));
+    assert_eq!(
+        plain.tokens.high,
+        plain.input_tokens.high + plain.output_tokens.high
+    );
+    assert_eq!(plain.duration_seconds, None);
+    let text = plain.render_text();
+    assert!(text.contains("Tokens in all: "), "{text}");
+    assert!(
+        text.contains("cannot tell without --tokens-per-second"),
+        "{text}"
+    );
+    let mut timed = counts();
+    timed.tokens_per_second = Some(40.0);
+    let timed = Estimate::new(timed, &inputs(true, true, 4));
+    let seconds = timed.duration_seconds.unwrap();
+    assert_eq!(
+        seconds.high,
+        (timed.tokens.high as f64 / 40.0).ceil() as u64
+    );
+    assert!(timed.render_text().contains(" at 40 tokens a second"));
+    // A token budget holds the tokens, the bill with them.
+    let mut held = inputs(true, true, 4);
+    let most = plain.tokens.low / 2;
+    held.ceiling = Ceiling::with_tokens(None, None, Some(most));
+    let mut counts = counts();
+    counts.token_budget = Some(most);
+    let held = Estimate::new(counts, &held);
+    assert!(
+        held.tokens.high <= most && held.tokens.low <= most,
+        "{:?}",
+        held.tokens
+    );
+    assert!(held.cost_usd.high < plain.cost_usd.high);
+    assert!(held.render_text().contains("held to the token budget"));
 }

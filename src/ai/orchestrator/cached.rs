@@ -16,21 +16,23 @@
 //! those with a summary that are gone ([`TreeChanges`]).
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 
 use super::ground::ground_outcome;
 use crate::ai::Outcome;
+use crate::ai::passes::synthesis::SavedSynthesis;
 use crate::ai::rules::discover::relative;
 use crate::ai::rules::fingerprint::DirState;
 use crate::ai::situation::Situation;
 use crate::cache::{Cache, CacheError, EntryKind, META_FILE, SYNTHESIS_FILE, now_iso};
 use crate::config::Config;
 use crate::grounding::Scope;
+use crate::lenient;
 use crate::progress::Progress;
-use crate::report::{Investigation, InvestigationStatus, Report, Sections, tree_order};
+use crate::report::{Investigation, InvestigationStatus, Report, tree_order};
 use crate::scan::{BaseScan, ScanFilter, ScannedDirs};
 
 /// The `meta.json` field where a run that reached its end says how it
@@ -81,6 +83,16 @@ pub(crate) struct LastRun {
     pub finished_at: String,
 }
 
+/// What a cached report reads of `meta.json` besides the cache's own
+/// fields, leniently: a field that does not read is not there.
+#[derive(Debug, Default, Deserialize)]
+struct MetaForReport {
+    #[serde(default, deserialize_with = "lenient::some_text")]
+    model: Option<String>,
+    #[serde(default, deserialize_with = "lenient::some")]
+    last_run: Option<LastRun>,
+}
+
 /// What changed in the tree since its summaries were written.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub(crate) struct TreeChanges {
@@ -119,41 +131,18 @@ pub(crate) fn read_cached(
     let target = config.target_canonical.as_path();
     let scope = ScanFilter::new(target, &config.scan);
     let situation = Situation::gather(config, &scan, dirs, &scope, Some(&cache));
+    let changes = tree_changes(target, &situation, located.iter().map(|(dir, _)| dir));
 
-    let mut changed: Vec<String> = situation
-        .states
-        .iter()
-        .filter(|(_, state)| **state == DirState::Changed)
-        .map(|(dir, _)| relative(target, dir))
-        .collect();
-    let in_scope: HashSet<&PathBuf> = situation.dirs.iter().collect();
-    let mut removed: Vec<String> = located
-        .iter()
-        .filter(|(dir, _)| !in_scope.contains(dir) && !dir.is_dir())
-        .map(|(dir, _)| relative(target, dir))
-        .collect();
-    changed.sort_by(|a, b| tree_order(a, b));
-    removed.sort_by(|a, b| tree_order(a, b));
-
-    let saved = cache.read_json(SYNTHESIS_FILE);
-    let text = |key: &str| {
-        saved
-            .as_ref()
-            .and_then(|saved| saved.get(key)?.as_str())
-            .map(str::to_string)
-    };
-    let sections: Sections = saved
-        .as_ref()
-        .and_then(|saved| serde_json::from_value(saved.get("sections")?.clone()).ok())
+    let saved = cache
+        .read_document::<SavedSynthesis>(SYNTHESIS_FILE)
         .unwrap_or_default();
-    let meta = cache.read_json(META_FILE).unwrap_or(Value::Null);
-    let last_run: Option<LastRun> = meta
-        .get(LAST_RUN_FIELD)
-        .and_then(|value| serde_json::from_value(value.clone()).ok());
+    let MetaForReport { model, last_run } = cache
+        .read_document::<MetaForReport>(META_FILE)
+        .unwrap_or_default();
     let mut outcome = Outcome {
-        brief: text("brief").unwrap_or_default(),
-        detailed: text("detailed").unwrap_or_default(),
-        sections,
+        brief: saved.brief.unwrap_or_default(),
+        detailed: saved.detailed.unwrap_or_default(),
+        sections: saved.sections,
         flags: cache.read_flags_unrepaired(),
         status: last_run
             .as_ref()
@@ -179,14 +168,35 @@ pub(crate) fn read_cached(
     Ok(CachedInvestigation {
         report: outcome.into_report(scan),
         id: cache.id().to_string(),
-        model: meta
-            .get("model")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        verdict_at: text("created_at"),
+        model,
+        verdict_at: saved.created_at,
         last_run,
-        changes: TreeChanges { changed, removed },
+        changes,
     })
+}
+
+/// What moved in the tree since its summaries were written: the
+/// directories `situation` found changed, and those of the `summarized`
+/// ones that no longer exist, each relative to `target` in tree order.
+fn tree_changes<'a>(
+    target: &Path,
+    situation: &Situation,
+    summarized: impl Iterator<Item = &'a PathBuf>,
+) -> TreeChanges {
+    let mut changed: Vec<String> = situation
+        .states
+        .iter()
+        .filter(|(_, state)| **state == DirState::Changed)
+        .map(|(dir, _)| relative(target, dir))
+        .collect();
+    let in_scope: HashSet<&PathBuf> = situation.dirs.iter().collect();
+    let mut removed: Vec<String> = summarized
+        .filter(|dir| !in_scope.contains(dir) && !dir.is_dir())
+        .map(|dir| relative(target, dir))
+        .collect();
+    changed.sort_by(|a, b| tree_order(a, b));
+    removed.sort_by(|a, b| tree_order(a, b));
+    TreeChanges { changed, removed }
 }
 
 /// Record in `meta.json` how a run that reached its end ended (a failed or

@@ -11,11 +11,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use super::finish::coverage_of_entry;
 use crate::ai::rules::discover::relative;
-use crate::ai::tools::input::string_list;
+use crate::cache::{DirEntry, FileEntry};
 use crate::report::{DirCoverage, DirectoryReport, FileSummary, tree_order};
 
 /// One row per directory of `all_dirs` (absolute, under `target`), in tree
@@ -24,25 +22,22 @@ use crate::report::{DirCoverage, DirectoryReport, FileSummary, tree_order};
 pub(super) fn directories(
     target: &Path,
     all_dirs: &[PathBuf],
-    dir_entries: &[Value],
-    file_entries: &[Value],
+    dir_entries: &[DirEntry],
+    file_entries: &[FileEntry],
 ) -> Vec<DirectoryReport> {
-    let text =
-        |entry: &Value, key: &str| entry.get(key).and_then(Value::as_str).map(str::to_string);
-    let by_path: HashMap<&str, &Value> = dir_entries
+    let by_path: HashMap<&str, &DirEntry> = dir_entries
         .iter()
-        .filter_map(|entry| Some((entry.get("relative_path")?.as_str()?, entry)))
+        .filter(|entry| !entry.relative_path.is_empty())
+        .map(|entry| (entry.relative_path.as_str(), entry))
         .collect();
     let mut files: HashMap<String, Vec<FileSummary>> = HashMap::new();
-    for entry in file_entries {
-        let Some(path) = text(entry, "relative_path") else {
-            continue;
-        };
+    for entry in file_entries.iter().filter(|e| !e.relative_path.is_empty()) {
+        let path = entry.relative_path.clone();
         let parent = match Path::new(&path).parent().map(|p| p.to_string_lossy()) {
             Some(parent) if !parent.is_empty() => parent.into_owned(),
             _ => ".".to_string(),
         };
-        let summary = text(entry, "summary").unwrap_or_default();
+        let summary = entry.summary.clone();
         files
             .entry(parent)
             .or_default()
@@ -58,12 +53,12 @@ pub(super) fn directories(
             };
             row.files.sort_by(|a, b| a.path.cmp(&b.path));
             if let Some(entry) = by_path.get(path.as_str()) {
-                row.summary = Some(text(entry, "summary").unwrap_or_default());
+                row.summary = Some(entry.summary.clone());
                 row.coverage = coverage_of_entry(entry);
-                row.completeness = entry.get("completeness").and_then(Value::as_f64);
-                row.confidence = entry.get("confidence").and_then(Value::as_f64);
-                row.partial_reason = text(entry, "partial_reason");
-                row.notable_files = string_list(entry, "notable_files");
+                row.completeness = entry.completeness;
+                row.confidence = entry.confidence;
+                row.partial_reason = entry.partial_reason.clone();
+                row.notable_files = entry.notable_files.clone();
             } else {
                 row.coverage = DirCoverage::None;
             }
@@ -89,17 +84,20 @@ mod tests {
             .map(PathBuf::from)
             .collect();
         let dir_entries = [
-            json!({"relative_path": ".", "summary": "Root.", "completeness": 0.8,
-                   "notable_files": ["Cargo.toml"]}),
-            json!({"relative_path": "src", "summary": "Code.", "unit": "src", "confidence": 0.7}),
-            json!({"relative_path": "src/core", "summary": "Scan.", "mechanical": true,
-                   "partial_reason": "x"}),
+            DirEntry::from_value(json!({"relative_path": ".", "summary": "Root.", "completeness": 0.8,
+                   "notable_files": ["Cargo.toml"]})).unwrap(),
+            DirEntry::from_value(json!({"relative_path": "src", "summary": "Code.", "unit": "src", "confidence": 0.7})).unwrap(),
+            DirEntry::from_value(json!({"relative_path": "src/core", "summary": "Scan.", "mechanical": true,
+                   "partial_reason": "x"})).unwrap(),
         ];
         let file_entries = [
-            json!({"relative_path": "src/core/b.rs", "summary": "B."}),
-            json!({"relative_path": "src/core/a.rs", "summary": "A."}),
-            json!({"relative_path": "README.md", "summary": "Readme."}),
-            json!({"summary": "no location"}),
+            FileEntry::from_value(json!({"relative_path": "src/core/b.rs", "summary": "B."}))
+                .unwrap(),
+            FileEntry::from_value(json!({"relative_path": "src/core/a.rs", "summary": "A."}))
+                .unwrap(),
+            FileEntry::from_value(json!({"relative_path": "README.md", "summary": "Readme."}))
+                .unwrap(),
+            FileEntry::from_value(json!({"summary": "no location"})).unwrap(),
         ];
         let rows = directories(t, &dirs, &dir_entries, &file_entries);
         let paths: Vec<&str> = rows.iter().map(|r| r.path.as_str()).collect();

@@ -5,23 +5,24 @@
 //! and the investigation's status. It calls no model; the grounding that follows
 //! is `ground.rs`'s.
 
+use crate::ai::engine::purse::Meter;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 
 use super::Phases;
 use crate::ai::Outcome;
 use crate::ai::batch_mode;
+use crate::ai::engine::session::Session;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::dir_loop::{DirOutcome, UNIT_FIELD, is_declined};
+use crate::ai::passes::dir_loop::{DirOutcome, is_declined};
 use crate::ai::passes::scheduler::LoopsDone;
 use crate::ai::passes::synthesis::SynthesisOutcome;
 use crate::ai::rules::decide::{Decision, DecisionInputs, budget_to_read_everything};
-use crate::ai::rules::mechanical::is_mechanical;
 use crate::ai::rules::plan::{Utilization, plan_evaluation, utilization_line};
 use crate::ai::rules::status;
-use crate::cache::{Cache, EntryKind, PLAN_EVALUATION_FILE, now_iso};
+use crate::cache::{Cache, DirEntry, EntryKind, FlagRepair, PLAN_EVALUATION_FILE, now_iso};
 use crate::progress::Progress;
 use crate::report::{
     Coverage, DirCoverage, Investigation, InvestigationStatus, InvestigationSummary, coverage_line,
@@ -55,13 +56,13 @@ pub(super) fn evaluate(
             turns: outcome.turns,
             completeness: outcome.completeness,
             confidence: cache
-                .read_entry(EntryKind::Dir, &outcome.dir.to_string_lossy())
-                .map(|entry| entry.get("confidence").cloned().unwrap_or(Value::Null)),
+                .entry::<DirEntry>(&outcome.dir.to_string_lossy())
+                .map(|entry| entry.confidence),
         })
         .collect();
     let evaluation = plan_evaluation(decision.plan.investigation_order, &records, &now_iso());
     match cache.write_json(PLAN_EVALUATION_FILE, &evaluation) {
-        Ok(()) => progress.ai(&utilization_line(&evaluation)),
+        Ok(()) => progress.ai_detail(&utilization_line(&evaluation)),
         Err(err) => progress.ai(&format!(
             "Warning: could not save {PLAN_EVALUATION_FILE}: {err}"
         )),
@@ -74,7 +75,7 @@ pub(super) fn evaluate(
 pub(super) fn finish(
     run: &Phases<'_>,
     facts: &DecisionInputs<'_>,
-    entries: &HashMap<PathBuf, Value>,
+    entries: &HashMap<PathBuf, DirEntry>,
     decision: &Decision,
     cached_count: usize,
     synthesis: SynthesisOutcome,
@@ -88,66 +89,20 @@ pub(super) fn finish(
         run.ctx.progress.ai(&format!("Warning: {}.", repair.line()));
     }
     let flags = checked.flags;
-    let tracker = session.tracker();
-    let totals = tracker.totals();
-    let assumed = match (session.model_facts().prices_known(), session.is_batching()) {
-        (true, false) => "",
-        (true, true) => " (at batch prices)",
-        (false, false) => " (at assumed prices)",
-        (false, true) => " (at assumed batch prices)",
-    };
-    run.ctx.progress.ai(&format!(
-        "Total tokens used: {}{assumed}",
-        tracker.summary()
-    ));
-    run.ctx
-        .progress
-        .ai(&format!("Prompt {}", tracker.cache_summary()));
-    if let Some(stats) = session.batch_stats() {
-        run.ctx.progress.ai(&batch_mode::stats_line(&stats));
-    }
+    say_spending(session, &run.ctx.progress);
     let coverage = coverage_of(entries.values());
-    let has_entry = |d: &PathBuf| cache.has_entry(EntryKind::Dir, &d.to_string_lossy());
-    // Work still without a summary (the API failed, the cap stopped it) is
-    // done by the next run.
-    let remaining = decision
-        .work
-        .loops
-        .iter()
-        .flat_map(|l| l.unit.dirs())
-        .chain(&decision.work.mechanical)
-        .filter(|d| !has_entry(d))
-        .count();
-    if work.cap_hit {
-        run.ctx.progress.ai(&format!(
-            "The spending cap left {remaining} directories for a later run; run again to resume."
-        ));
-    }
-    if coverage.folded + coverage.mechanical > 0 {
-        run.ctx.progress.ai(&coverage_line(&coverage));
-    }
-    // What the cache holds decides, not what this run did: an unchanged
-    // rerun reuses the entries and says the same.
-    let gaps = status::Gaps {
+    let remaining = remaining_work(cache, decision);
+    say_coverage(&run.ctx.progress, coverage, remaining, work.cap_hit);
+    let gaps = gaps(
+        run,
+        facts,
+        entries,
+        decision,
+        coverage,
         remaining,
-        declined: entries.values().filter(|e| is_declined(e)).count(),
-        from_scan: coverage.mechanical,
-        deepen: (coverage.mechanical > 0).then(|| status::Deepen {
-            budget: budget_to_read_everything(facts, &decision.plan),
-            batch: decision.batch,
-        }),
-        synthesis_by_model: synthesis.submitted,
-    };
-    let (mut status, mut note) = status::investigation_status(&gaps);
-    if let Some(repair) = &checked.repair {
-        if repair.unrecovered() > 0 {
-            status = InvestigationStatus::Partial;
-        }
-        note = Some(match note {
-            Some(note) => format!("{note}; {}", repair.line()),
-            None => repair.line(),
-        });
-    }
+        synthesis.submitted,
+    );
+    let (status, note) = with_repair(status::investigation_status(&gaps), checked.repair.as_ref());
     Outcome {
         brief: synthesis.brief,
         detailed: synthesis.detailed,
@@ -158,23 +113,14 @@ pub(super) fn finish(
             note,
             error: None,
             notes: session.notes().lines(),
-            summary: Some(InvestigationSummary {
-                id: cache.id().to_string(),
-                model: session.model().to_string(),
-                // Read by a model: on a loop of their own or in a unit.
-                directories_investigated: coverage.investigated + coverage.folded,
-                directories_cached: cached_count,
-                directories_remaining: remaining,
+            summary: Some(summary(
+                run,
+                decision,
                 coverage,
-                budget_usd: decision.work.budget.limit,
-                api_requests: totals.requests,
-                tokens: totals.usage,
-                cost_usd: tracker.cost(),
-                cache_savings_usd: tracker.cache_savings(),
-                cost_cap_hit: work.cap_hit,
-                batch: session.batch_stats().map(|stats| stats.summary()),
-                language: run.config.investigation.language.clone(),
-            }),
+                cached_count,
+                remaining,
+                work,
+            )),
             spent: None,
             refinement: None,
         },
@@ -184,8 +130,159 @@ pub(super) fn finish(
     }
 }
 
+/// Say what the run's tokens were, at which prices, how the prompt cache
+/// did and how the batches went. The money is the run's last line; the
+/// tokens behind it are the full trace's.
+fn say_spending(session: &Session, progress: &Progress) {
+    let tracker = session.tracker();
+    let assumed = match (session.model_facts().prices_known(), session.is_batching()) {
+        (true, false) => "",
+        (true, true) => " (at batch prices)",
+        (false, false) => " (at assumed prices)",
+        (false, true) => " (at assumed batch prices)",
+    };
+    progress.ai_detail(&format!(
+        "Total tokens used: {}{assumed}",
+        tracker.summary()
+    ));
+    progress.ai_detail(&format!("Prompt {}", tracker.cache_summary()));
+    if let Some(stats) = session.batch_stats() {
+        progress.ai(&batch_mode::stats_line(&stats));
+    }
+}
+
+/// Say what the run left undone (the directories the spending cap left
+/// for a later run) and how the directories were covered, when some were
+/// folded into a unit or summarised from the scan.
+fn say_coverage(progress: &Progress, coverage: Coverage, remaining: usize, cap_hit: bool) {
+    if cap_hit {
+        progress.ai(&format!(
+            "The spending cap left {remaining} directories for a later run; run again to resume."
+        ));
+    }
+    if coverage.folded + coverage.mechanical > 0 {
+        progress.ai(&coverage_line(&coverage));
+    }
+}
+
+/// Directories the decision gave a loop or the scan that still have no
+/// summary (the API failed, the cap stopped it): the next run does them.
+fn remaining_work(cache: &Cache, decision: &Decision) -> usize {
+    let has_entry = |d: &PathBuf| cache.has_entry(EntryKind::Dir, &d.to_string_lossy());
+    decision
+        .work
+        .loops
+        .iter()
+        .flat_map(|l| l.unit.dirs())
+        .chain(&decision.work.mechanical)
+        .filter(|d| !has_entry(d))
+        .count()
+}
+
+/// What the investigation still lacks, which its status is judged by.
+/// What the cache holds decides, not what this run did: an unchanged
+/// rerun reuses the entries and says the same.
+fn gaps(
+    run: &Phases<'_>,
+    facts: &DecisionInputs<'_>,
+    entries: &HashMap<PathBuf, DirEntry>,
+    decision: &Decision,
+    coverage: Coverage,
+    remaining: usize,
+    synthesis_by_model: bool,
+) -> status::Gaps {
+    status::Gaps {
+        read_by_model: coverage.investigated + coverage.folded,
+        not_fully_read: not_fully_read(run.ctx.target(), entries),
+        remaining,
+        declined: entries.values().filter(|e| is_declined(e)).count(),
+        from_scan: coverage.mechanical,
+        deepen: (coverage.mechanical > 0).then(|| status::Deepen {
+            budget: budget_to_read_everything(facts, &decision.plan),
+            batch: decision.batch,
+            tokens: run.ctx.session.plan_meter() == Meter::Tokens,
+        }),
+        synthesis_by_model,
+    }
+}
+
+/// The status and its note after a repair of `flags.jsonl`: partial when
+/// findings may be lost, and the note saying what was repaired.
+fn with_repair(
+    (mut status, mut note): (InvestigationStatus, Option<String>),
+    repair: Option<&FlagRepair>,
+) -> (InvestigationStatus, Option<String>) {
+    if let Some(repair) = repair {
+        if repair.unrecovered() > 0 {
+            status = InvestigationStatus::Partial;
+        }
+        note = Some(match note {
+            Some(note) => format!("{note}; {}", repair.line()),
+            None => repair.line(),
+        });
+    }
+    (status, note)
+}
+
+/// The run's summary in the report: what was read, cached and left, and
+/// what it cost.
+fn summary(
+    run: &Phases<'_>,
+    decision: &Decision,
+    coverage: Coverage,
+    cached_count: usize,
+    remaining: usize,
+    work: &LoopsDone,
+) -> InvestigationSummary {
+    let (cache, session) = (&run.ctx.cache, &run.ctx.session);
+    let tracker = session.tracker();
+    let totals = tracker.totals();
+    InvestigationSummary {
+        id: cache.id().to_string(),
+        model: session.model().to_string(),
+        // Read by a model: on a loop of their own or in a unit.
+        directories_investigated: coverage.investigated + coverage.folded,
+        directories_cached: cached_count,
+        directories_remaining: remaining,
+        coverage,
+        budget_usd: decision.work.budget.limit,
+        api_requests: totals.requests,
+        tokens: totals.usage,
+        cost_usd: tracker.cost(),
+        cache_savings_usd: tracker.cache_savings(),
+        cost_cap_hit: work.cap_hit,
+        batch: session.batch_stats().map(|stats| stats.summary()),
+        language: run.config.investigation.language.clone(),
+        // Read back once this run's spending is recorded.
+        all_runs: None,
+    }
+}
+
+/// The directories a model read whose loop stopped before it was done,
+/// relative to `target` in tree order, each with why: the entries with a
+/// `partial_reason` that are neither declined (counted apart) nor built
+/// from the scan.
+fn not_fully_read(
+    target: &std::path::Path,
+    entries: &HashMap<PathBuf, DirEntry>,
+) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = entries
+        .iter()
+        .filter(|(_, entry)| !is_declined(entry) && !entry.mechanical)
+        .filter_map(|(dir, entry)| {
+            let why = entry.partial_reason.as_deref()?;
+            Some((
+                crate::ai::rules::discover::relative(target, dir),
+                crate::text::escape_line(why).into_owned(),
+            ))
+        })
+        .collect();
+    found.sort_by(|a, b| crate::report::tree_order(&a.0, &b.0));
+    found
+}
+
 /// How the directories with an entry got it.
-pub(crate) fn coverage_of<'a>(entries: impl IntoIterator<Item = &'a Value>) -> Coverage {
+pub(crate) fn coverage_of<'a>(entries: impl IntoIterator<Item = &'a DirEntry>) -> Coverage {
     let mut coverage = Coverage::default();
     for entry in entries {
         match coverage_of_entry(entry) {
@@ -199,10 +296,10 @@ pub(crate) fn coverage_of<'a>(entries: impl IntoIterator<Item = &'a Value>) -> C
 
 /// How the directory of `entry` got it: built from the scan, in the loop
 /// of a unit above it, or by a loop of its own.
-pub(crate) fn coverage_of_entry(entry: &Value) -> DirCoverage {
-    if is_mechanical(entry) {
+pub(crate) fn coverage_of_entry(entry: &DirEntry) -> DirCoverage {
+    if entry.mechanical {
         DirCoverage::Mechanical
-    } else if entry.get(UNIT_FIELD).is_some_and(Value::is_string) {
+    } else if entry.unit.is_some() {
         DirCoverage::Folded
     } else {
         DirCoverage::Investigated

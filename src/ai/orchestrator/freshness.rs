@@ -34,18 +34,13 @@ pub(crate) fn partition(
             ));
         }
     }
-    if !freshness.fresh.is_empty() {
-        progress.ai(&format!("Directories cached: {}", freshness.fresh.len()));
-    }
+    // How many are investigated, summarised from the scan or kept is the
+    // decision's to say (`report_decision`), as `--estimate` says it.
     if !progress.is_verbose()
         && let Some(line) = again_line(&freshness)
     {
         progress.ai(&line);
     }
-    progress.ai(&format!(
-        "Directories to investigate: {}",
-        freshness.stale.len()
-    ));
     freshness
 }
 

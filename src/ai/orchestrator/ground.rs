@@ -10,13 +10,10 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use serde_json::Value;
-
 use super::Phases;
 use super::directories::directories;
 use crate::ai::Outcome;
-use crate::ai::rules::mechanical::is_mechanical;
-use crate::cache::{Cache, EntryKind};
+use crate::cache::{Cache, DirEntry, FileEntry};
 use crate::grounding::{self, Scope};
 use crate::progress::Progress;
 
@@ -26,7 +23,7 @@ use crate::progress::Progress;
 pub(super) fn ground_phase(
     run: &Phases<'_>,
     all_dirs: &[PathBuf],
-    entries: HashMap<PathBuf, Value>,
+    entries: HashMap<PathBuf, DirEntry>,
     outcome: &mut Outcome,
 ) {
     let ctx = &run.ctx;
@@ -64,17 +61,17 @@ pub(super) fn ground_outcome(
     scope: &Scope,
     progress: &Progress,
     all_dirs: &[PathBuf],
-    mut entries: HashMap<PathBuf, Value>,
+    mut entries: HashMap<PathBuf, DirEntry>,
     outcome: &mut Outcome,
 ) {
     // In the directories' order; moved, not copied. The grounding checks
     // what a model wrote: a summary built from the scan quotes the scan's
     // own names, and counting it would only flatter the figures.
-    let (mut dir_entries, from_scan): (Vec<Value>, Vec<Value>) = all_dirs
+    let (mut dir_entries, from_scan): (Vec<DirEntry>, Vec<DirEntry>) = all_dirs
         .iter()
         .filter_map(|dir| entries.remove(dir))
-        .partition(|entry| !is_mechanical(entry));
-    let file_entries = cache.read_all_entries(EntryKind::File);
+        .partition(|entry| !entry.mechanical);
+    let file_entries = cache.all::<FileEntry>();
     let grounding = grounding::ground(
         scope,
         grounding::outlines::Source::Disk(cache.target().to_path_buf()),

@@ -86,8 +86,6 @@ mod work;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use serde_json::Value;
-
 use crate::ai::Outcome;
 use crate::ai::api::cost::TokenTracker;
 use crate::ai::batch_mode;
@@ -117,7 +115,7 @@ use survey::{SurveyTree, survey_phase, survey_system};
 use synthesis::synthesis_phase;
 use work::work_phase;
 
-pub(crate) use cached::{CachedInvestigation, TreeChanges, read_cached};
+pub(crate) use cached::{CachedInvestigation, NotCached, TreeChanges, read_cached};
 pub(crate) use freshness::partition;
 pub(crate) use plan::{planning_tree, report_decision, spending};
 pub(crate) use survey::SURVEY_TREE_DEPTH;
@@ -165,6 +163,7 @@ pub(crate) async fn investigate(
         // returned.
         _ = interrupted() => {
             progress.clear_live();
+            record_spending(&cache, &tracker);
             return Ok(interrupted_outcome(config, &cache, progress, &tracker));
         }
     };
@@ -188,6 +187,9 @@ fn conclude(
     reached: Option<&[PathBuf]>,
     (config, scan, progress): (&Config, &BaseScan, &Progress),
 ) -> Result<Outcome, InvestigationError> {
+    // What this run paid for joins what the investigation cost in all,
+    // whatever became of the run.
+    record_spending(cache, tracker);
     let failed_learning = |error: &str| {
         let mut outcome = failure(error, Some(tracker));
         if let Some(all_dirs) = reached {
@@ -204,8 +206,13 @@ fn conclude(
         return Ok(failed_learning(&fault.to_string()));
     }
     match result {
-        Ok(outcome) => {
-            if outcome.brief.is_empty() && outcome.detailed.is_empty() {
+        Ok(mut outcome) => {
+            if let Some(summary) = &mut outcome.status.summary {
+                summary.all_runs = cache.spending();
+            }
+            // Only an agent that was asked can have produced nothing.
+            let asked = tracker.totals().requests > 0;
+            if asked && outcome.brief.is_empty() && outcome.detailed.is_empty() {
                 progress.ai("Warning: agent produced no output.");
             }
             progress.ai(&outcome.status.line());
@@ -340,6 +347,9 @@ impl<'a> Phases<'a> {
         batch_mode::forget_when_complete(cache, &outcome, &self.ctx.progress);
         ground_phase(self, &situation.dirs, entries, &mut outcome);
         cached::record_last_run(cache, &outcome.status)?;
+        if let Some(report) = &self.config.output.inside_target {
+            cache.record_own_output(report)?;
+        }
         Ok(outcome)
     }
 
@@ -371,7 +381,12 @@ impl<'a> Phases<'a> {
         let survey = survey_phase(self, situation, choice, system).await?;
         let first = first.unwrap_or_else(|| decide(&situation.inputs(), None));
         let decision = plan_phase(self, situation, &first_look, survey.as_ref(), first).await?;
-        report_decision(&decision, progress);
+        report_decision(
+            &decision,
+            situation.dirs.len(),
+            self.ctx.session.plan_meter(),
+            progress,
+        );
         Ok(Decided::Work(Box::new(SurveyedDecision {
             decision,
             survey,
@@ -425,17 +440,31 @@ fn too_small_for(
         return None;
     }
     let smallest = smallest_budget(&situation.inputs(), survey_tokens);
+    let session = &run.ctx.session;
+    let meter = session.plan_meter();
     (budget < smallest).then(|| {
         format!(
-            "the budget (${budget:.2}) cannot buy an investigation of this tree, so no request \
-             was sent; the smallest budget that buys one is ${smallest:.2} (--budget \
-             {smallest:.2})"
+            "the {} ({}) cannot buy an investigation of this tree, so no request was sent; the \
+             smallest {} that buys one is {} ({})",
+            meter.ceiling_name(),
+            session.show_plan(budget),
+            meter.ceiling_name(),
+            session.show_plan(smallest),
+            meter.flag_for(smallest)
         )
     })
 }
 
+/// Add what `tracker` counted to the investigation's record of what its
+/// runs spent. A write that fails is the cache's write fault, which ends
+/// the run as any other.
+fn record_spending(cache: &Cache, tracker: &TokenTracker) {
+    let totals = tracker.totals();
+    let _ = cache.add_spending(tracker.cost(), totals.requests);
+}
+
 /// Save a reusable pass result; failing to is only a warning.
-fn save_json(run: &Phases<'_>, name: &str, value: &Value) {
+fn save_json<T: serde::Serialize + ?Sized>(run: &Phases<'_>, name: &str, value: &T) {
     if let Err(err) = run.ctx.cache.write_json(name, value) {
         run.ctx
             .progress

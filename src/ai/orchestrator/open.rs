@@ -57,8 +57,8 @@ pub(crate) fn open_investigation(
         cache.mark_written_without_redaction()?;
     }
     let resumed = if id.is_new { "" } else { " (resumed)" };
-    progress.ai(&format!("Investigation ID: {}{resumed}", id.id));
-    progress.ai(&format!("Cache: {}/", cache.dir().display()));
+    progress.ai_detail(&format!("Investigation ID: {}{resumed}", id.id));
+    progress.ai(&format!("Cache: {}/{resumed}", cache.dir().display()));
     Ok(Opened {
         cache,
         lock,

@@ -8,6 +8,8 @@
 use std::path::Path;
 
 use super::{Phases, save_json};
+use crate::ai::api::settings::Workload;
+use crate::ai::engine::purse::Meter;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::converse;
 use crate::ai::passes::planning::{
@@ -19,7 +21,8 @@ use crate::ai::rules::discover::relative;
 use crate::ai::rules::fingerprint::Freshness;
 use crate::ai::rules::map::{MAP_LINES, condensed_map};
 use crate::ai::rules::plan::{Plan, plan_summary_line, unmatched_warning};
-use crate::ai::rules::tree_view::{MAX_NODES, prompt_tree};
+use crate::ai::rules::room::{Part, Room};
+use crate::ai::rules::tree_view::{MAX_NODES, cut_lines, prompt_tree};
 use crate::ai::situation::Situation;
 use crate::cache::PLAN_FILE;
 use crate::progress::Progress;
@@ -51,8 +54,9 @@ pub(super) async fn plan_phase(
     progress.ai("Planning pass...");
     let target_text = run.ctx.target().to_string_lossy();
     let survey_block = format_survey_block(survey);
-    let tree_text = planning_tree(run.ctx.target(), &run.ctx.scope, situation);
-    let file_signals = format_survey_signals(&run.scan.survey_signals);
+    let room = Room::of(run.ctx.session.model_facts().model, Workload::Judgment);
+    let tree_text = planning_tree(run.ctx.target(), &run.ctx.scope, situation, &room);
+    let file_signals = format_survey_signals(&run.scan.survey_signals, room.bytes(Part::Signals));
     let cached_rel: Vec<String> = first_look
         .fresh
         .iter()
@@ -85,13 +89,21 @@ pub(super) async fn plan_phase(
 }
 
 /// The tree the planner sees: six levels of it, or, when that many
-/// entries would not fit a tree view, the condensed map of its subtrees.
-pub(crate) fn planning_tree(target: &Path, scope: &ScanFilter, situation: &Situation) -> String {
+/// entries would not fit a tree view, the condensed map of its subtrees;
+/// either within `room`'s share for a tree.
+pub(crate) fn planning_tree(
+    target: &Path,
+    scope: &ScanFilter,
+    situation: &Situation,
+    room: &Room,
+) -> String {
+    let max_bytes = room.bytes(Part::Tree);
     let entries = situation.dirs.len() as u64 + situation.stats.of(target).subtree_files;
     if entries > MAX_NODES as u64 {
-        condensed_map(target, &situation.children, &situation.stats, MAP_LINES)
+        let map = condensed_map(target, &situation.children, &situation.stats, MAP_LINES);
+        cut_lines(map, max_bytes)
     } else {
-        prompt_tree(target, scope, PLANNING_TREE_DEPTH)
+        prompt_tree(target, scope, PLANNING_TREE_DEPTH, max_bytes)
     }
 }
 
@@ -104,8 +116,16 @@ pub(crate) fn spending(decision: &Decision) -> Option<Spending> {
     })
 }
 
-/// Phase 5: say what the plan and the budget decided.
-pub(crate) fn report_decision(decision: &Decision, progress: &Progress) {
+/// Phase 5: say what the plan and the budget (counted in `meter`)
+/// decided: first what becomes of the `total` directories found (the count
+/// `--estimate` gives).
+pub(crate) fn report_decision(
+    decision: &Decision,
+    total: usize,
+    meter: Meter,
+    progress: &Progress,
+) {
+    progress.ai(&decision.directory_counts(total).line());
     let applied = &decision.applied;
     if let Some(warning) = unmatched_warning(applied) {
         progress.ai(&warning);
@@ -114,28 +134,32 @@ pub(crate) fn report_decision(decision: &Decision, progress: &Progress) {
         progress.ai(&line);
     }
     if !decision.plan.notes.is_empty() {
-        progress.ai(&format!("Plan notes: {}", decision.plan.notes));
+        progress.ai_detail(&format!("Plan notes: {}", decision.plan.notes));
     }
-    if let Some(line) = budget_line(decision) {
+    if let Some(line) = budget_line(decision, meter) {
         progress.ai(&line);
     }
 }
 
-/// What a binding budget decided, in one line.
-pub(crate) fn budget_line(decision: &Decision) -> Option<String> {
+/// What a binding budget (counted in `meter`) decided, in one line.
+pub(crate) fn budget_line(decision: &Decision, meter: Meter) -> Option<String> {
     let budget = &decision.work.budget;
     if !budget.binding {
         return None;
     }
+    let name = match meter {
+        Meter::Dollars => "Budget",
+        Meter::Tokens => "Token budget",
+    };
     Some(format!(
-        "Budget ${:.2}: {} for {} units ({} folded into them), {} summarised from the scan, \
-         ${:.2} kept for the synthesis",
-        budget.limit.unwrap_or_default(),
+        "{name} {}: {} for {} units ({} folded into them), {} summarised from the scan, \
+         {} kept for the synthesis",
+        meter.show(budget.limit.unwrap_or_default()),
         count(decision.work.loops.len(), "loop", "loops"),
         budget.units,
         count(decision.folded(), "directory", "directories"),
         count(decision.work.mechanical.len(), "directory", "directories"),
-        budget.synthesis_reserve,
+        meter.show(budget.synthesis_reserve),
     ))
 }
 

@@ -4,10 +4,7 @@
 //! say what changed. The rounds themselves are
 //! [`crate::ai::passes::refine`]'s.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-
-use serde_json::Value;
 
 use super::Phases;
 use crate::ai::Outcome;
@@ -16,8 +13,8 @@ use crate::ai::passes::refine::{
     Draft, RefineRun, RoundEnd, SavedRefinement, round, synthesis_digest,
 };
 use crate::ai::passes::synthesis::SynthesisOutcome;
-use crate::cache::{EntryKind, REFINEMENT_FILE, now_iso};
-use crate::report::{Flag, RefineStop, Refinement, Sections};
+use crate::cache::{DirEntry, FileEntry, REFINEMENT_FILE, now_iso};
+use crate::report::{Flag, RefineStop, Refinement};
 
 /// The report after the refinement, and what it changed.
 pub(super) struct Refined {
@@ -89,7 +86,7 @@ pub(super) async fn refine_phase(
     );
     run.ctx.progress.ai(&refinement.line());
     Ok(Refined {
-        synthesis: SynthesisOutcome::submitted(&rounds.draft.report),
+        synthesis: SynthesisOutcome::submitted(rounds.draft.report.clone()),
         refinement: Some(refinement),
     })
 }
@@ -110,7 +107,7 @@ impl Rounds {
     /// `first` draft this is), up to `depth`, read back from the cache.
     fn resumed(run: &Phases<'_>, first: &Draft, depth: usize) -> Rounds {
         let digest = synthesis_digest(&first.report);
-        let saved = SavedRefinement::of(run.ctx.cache.read_json(REFINEMENT_FILE), &digest)
+        let saved = SavedRefinement::of(run.ctx.cache.read_document(REFINEMENT_FILE), &digest)
             .unwrap_or(SavedRefinement {
                 synthesis_digest: digest,
                 rounds: Vec::new(),
@@ -173,7 +170,7 @@ impl Rounds {
                     }
                     self.draft = self.draft.after(&round);
                     self.saved.rounds.truncate(self.done);
-                    self.saved.rounds.push(round);
+                    self.saved.rounds.push(*round);
                     self.done += 1;
                     save(run, &mut self.saved);
                 }
@@ -201,22 +198,14 @@ fn account(
     stopped: RefineStop,
     cost_usd: f64,
 ) -> Refinement {
-    let text = |draft: &Draft, field: &str| {
-        draft
-            .report
-            .get(field)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string()
-    };
     Refinement {
         rounds: rounds as u32,
         rounds_reused: reused as u32,
         stopped,
-        brief_changed: text(first, "brief") != text(last, "brief"),
-        detailed_changed: text(first, "detailed") != text(last, "detailed"),
-        sections_changed: Sections::from_submitted(&first.report)
-            != Sections::from_submitted(&last.report),
+        brief_changed: first.report.brief != last.report.brief,
+        detailed_changed: first.report.detailed != last.report.detailed,
+        sections_changed: first.report.sections.clone().normalised()
+            != last.report.sections.clone().normalised(),
         flags_added: last.added.clone(),
         flags_withdrawn: last.withdrawn.clone(),
         cost_usd,
@@ -227,7 +216,7 @@ fn account(
 /// run would pay for them again).
 fn save(run: &Phases<'_>, saved: &mut SavedRefinement) {
     saved.updated_at = now_iso();
-    if let Err(err) = run.ctx.cache.write_json(REFINEMENT_FILE, &saved.to_value()) {
+    if let Err(err) = run.ctx.cache.write_json(REFINEMENT_FILE, &saved) {
         run.ctx
             .progress
             .ai(&format!("Warning: could not save {REFINEMENT_FILE}: {err}"));
@@ -236,40 +225,28 @@ fn save(run: &Phases<'_>, saved: &mut SavedRefinement) {
 
 /// The dir entries of the directories in `all_dirs` that have one, each
 /// with its parent's entry, and the file entries.
-fn entries(run: &Phases<'_>, all_dirs: &[PathBuf]) -> (Vec<(Value, Option<Value>)>, Vec<Value>) {
+#[allow(clippy::type_complexity)]
+fn entries(
+    run: &Phases<'_>,
+    all_dirs: &[PathBuf],
+) -> (Vec<(DirEntry, Option<DirEntry>)>, Vec<FileEntry>) {
     let cache = &run.ctx.cache;
-    let by_dir: HashMap<&PathBuf, Value> = all_dirs
-        .iter()
-        .filter_map(|dir| {
-            Some((
-                dir,
-                cache.read_entry(EntryKind::Dir, &dir.to_string_lossy())?,
-            ))
-        })
-        .collect();
+    let by_dir = cache.dir_entries(all_dirs);
     let target = run.ctx.target();
-    let mut dirs: Vec<(Value, Option<Value>)> = all_dirs
+    let mut dirs: Vec<(DirEntry, Option<DirEntry>)> = all_dirs
         .iter()
         .filter_map(|dir| {
             let entry = by_dir.get(dir)?.clone();
             let parent = dir
                 .parent()
                 .filter(|_| dir.as_path() != target)
-                .and_then(|parent| by_dir.get(&parent.to_path_buf()).cloned());
+                .and_then(|parent| by_dir.get(parent).cloned());
             Some((entry, parent))
         })
         .collect();
-    dirs.sort_by(|a, b| {
-        let rel = |v: &Value| {
-            v.get("relative_path")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        };
-        rel(&a.0).cmp(&rel(&b.0))
-    });
+    dirs.sort_by(|a, b| a.0.relative_path.cmp(&b.0.relative_path));
     let files = cache
-        .located_entries(EntryKind::File)
+        .located::<FileEntry>()
         .into_iter()
         .filter(|(path, _)| path.is_file())
         .map(|(_, entry)| entry)

@@ -9,12 +9,14 @@ use std::thread::JoinHandle;
 use serde_json::Value;
 
 use super::{Phases, save_json};
+use crate::ai::api::settings::Workload;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::converse;
 use crate::ai::passes::survey::{
     SURVEY_CALL, Survey, SurveyInputs, read_survey, survey_prompt, survey_report_lines,
 };
 use crate::ai::rules::decide::PassChoice;
+use crate::ai::rules::room::{Part, Room};
 use crate::ai::rules::tree_view::prompt_tree;
 use crate::ai::situation::Situation;
 use crate::cache::{Cache, SURVEY_FILE};
@@ -39,10 +41,13 @@ impl SurveyTree {
         }
         let target = config.target_canonical.clone();
         let options = config.scan.clone();
+        let room = Room::of(config.investigation.model_facts.model, Workload::Judgment);
+        let room = room.bytes(Part::Tree);
         let walk = std::thread::Builder::new()
             .name("survey-tree".into())
             .spawn(move || {
-                prompt_tree(&target, &ScanFilter::new(&target, &options), SURVEY_TREE_DEPTH)
+                let scope = ScanFilter::new(&target, &options);
+                prompt_tree(&target, &scope, SURVEY_TREE_DEPTH, room)
             });
         SurveyTree(Mutex::new(walk.ok()))
     }
@@ -54,16 +59,20 @@ impl SurveyTree {
     }
 }
 
-/// The survey's prompt (its two-level tree and the scan's signals).
+/// The survey's prompt (its two-level tree and the scan's signals, each
+/// within its room in the model's window).
 pub(super) fn survey_system(run: &Phases<'_>) -> Result<String, InvestigationError> {
+    let room = Room::of(run.ctx.session.model_facts().model, Workload::Judgment);
     let tree_preview = run.survey_tree.take().unwrap_or_else(|| {
-        prompt_tree(run.ctx.target(), &run.ctx.scope, SURVEY_TREE_DEPTH)
+        let bytes = room.bytes(Part::Tree);
+        prompt_tree(run.ctx.target(), &run.ctx.scope, SURVEY_TREE_DEPTH, bytes)
     });
     let target = run.ctx.target().to_string_lossy();
     let inputs = SurveyInputs {
         target: &target,
         signals: &run.scan.survey_signals,
         tree_preview: &tree_preview,
+        room,
     };
     survey_prompt(&inputs)
 }
@@ -110,8 +119,14 @@ pub(super) async fn survey_phase(
             survey
         }
     };
-    for line in survey_report_lines(survey.as_ref()) {
-        run.ctx.progress.ai(&line);
+    // What the survey found, in one line; its notes and tool lists are
+    // the full trace's.
+    for (i, line) in survey_report_lines(survey.as_ref()).iter().enumerate() {
+        if i == 0 {
+            run.ctx.progress.ai(line);
+        } else {
+            run.ctx.progress.ai_detail(line);
+        }
     }
     Ok(survey)
 }

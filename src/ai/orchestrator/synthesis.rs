@@ -7,17 +7,15 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use serde_json::Value;
-
 use super::{Phases, save_json};
+use crate::ai::engine::plan_money::PlanMoney;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::synthesis::{
-    SynthesisOutcome, SynthesisRun, entries_digest, reusable_synthesis, saved_synthesis,
-    synthesis_entries, synthesize,
+    SavedSynthesis, SynthesisOutcome, SynthesisRun, entries_digest, synthesis_entries, synthesize,
 };
 use crate::ai::rules::levels::Capacity;
 use crate::ai::rules::projection::ModelTerms;
-use crate::cache::{SYNTHESIS_FILE, now_iso};
+use crate::cache::{DirEntry, SYNTHESIS_FILE, now_iso};
 
 /// Phase 8: the synthesis pass over the `entries` of directories that still
 /// exist (those [`synthesis_entries`] keeps), or the saved synthesis when
@@ -25,14 +23,17 @@ use crate::cache::{SYNTHESIS_FILE, now_iso};
 pub(super) async fn synthesis_phase(
     run: &Phases<'_>,
     all_dirs: &[PathBuf],
-    entries: &HashMap<PathBuf, Value>,
+    entries: &HashMap<PathBuf, DirEntry>,
 ) -> Result<SynthesisOutcome, InvestigationError> {
     let entries = synthesis_entries(run.ctx.target(), all_dirs, entries);
     let language = run.config.investigation.language.as_deref();
-    let digest = entries_digest(&entries, language);
+    let digest = entries_digest(&run.ctx.cache, &entries, language);
     if !run.config.investigation.fresh
-        && let Some(saved) =
-            reusable_synthesis(run.ctx.cache.read_json(SYNTHESIS_FILE).as_ref(), &digest)
+        && let Some(saved) = run
+            .ctx
+            .cache
+            .read_document::<SavedSynthesis>(SYNTHESIS_FILE)
+            .and_then(|saved| saved.reuse(&digest))
     {
         run.ctx
             .progress
@@ -41,11 +42,11 @@ pub(super) async fn synthesis_phase(
     }
     run.ctx.progress.ai("Synthesis pass...");
     let model = run.ctx.session.model_facts().model;
-    let budget = run.config.investigation.budget;
-    let terms = ModelTerms::for_run(
-        run.ctx.session.model_facts(),
-        run.config.investigation.batch,
-    );
+    // The synthesis is cut to the money left as the run's plan counts it:
+    // dollars, or tokens under a token budget that binds first.
+    let plan = PlanMoney::of(&run.config.investigation);
+    let budget = plan.budget;
+    let terms = ModelTerms::for_run(plan.facts, run.config.investigation.batch);
     let target = run.ctx.target().to_string_lossy();
     let synthesis = SynthesisRun {
         ctx: &run.ctx,
@@ -53,7 +54,7 @@ pub(super) async fn synthesis_phase(
         capacity: Capacity::new(model.context_window, budget, terms.pricing.prices.input),
         tokens_per_byte: model.tokens_per_byte,
         terms,
-        money_left: budget.map(|limit| (limit - run.ctx.session.spent()).max(0.0)),
+        money_left: budget.map(|limit| (limit - run.ctx.session.plan_spent()).max(0.0)),
         language,
     };
     let outcome = synthesize(&synthesis, &entries).await?.outcome;
@@ -61,7 +62,7 @@ pub(super) async fn synthesis_phase(
         save_json(
             run,
             SYNTHESIS_FILE,
-            &saved_synthesis(&outcome, &digest, &now_iso()),
+            &SavedSynthesis::of(&outcome, &digest, &now_iso()),
         );
     }
     Ok(outcome)

@@ -12,16 +12,16 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::dir_loop::{DirShared, direct_file_entries};
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{display_name, relative};
-use crate::ai::rules::fingerprint::{FINGERPRINT_FIELD, fingerprint};
+use crate::ai::rules::fingerprint::fingerprint;
 use crate::ai::rules::mechanical::{Child, MechanicalReason, mechanical_entry};
 use crate::ai::tools::ToolContext;
-use crate::cache::{EntryKind, now_iso};
+use crate::cache::{DirEntry, EntryKind, FileEntry, now_iso};
 
 /// How many of a directory's newest files an entry names.
 pub(crate) const NEWEST_KEPT: usize = 3;
@@ -30,15 +30,15 @@ pub(crate) const NEWEST_KEPT: usize = 3;
 /// once: the cache makes them durable together. Returns how many.
 pub(crate) fn write_mechanical(
     shared: &DirShared,
-    batch: &[(String, Value)],
+    batch: &[(String, DirEntry)],
 ) -> Result<usize, InvestigationError> {
     shared
         .run
         .cache
-        .write_entries(EntryKind::Dir, batch)
-        .map_err(|message| InvestigationError::EntryWrite {
+        .write_all_typed(batch)
+        .map_err(|source| InvestigationError::EntryWrite {
             what: "writing mechanical entries",
-            message,
+            source,
         })?;
     Ok(batch.len())
 }
@@ -53,14 +53,14 @@ pub(crate) fn mechanical_update(
     dir: &Path,
     contents_changed: bool,
     reason: MechanicalReason,
-) -> Result<Option<(String, Value)>, InvestigationError> {
+) -> Result<Option<(String, DirEntry)>, InvestigationError> {
     let path = dir.to_string_lossy();
     let print = fingerprint(dir, Some(&shared.run.scope));
     let cache = &shared.run.cache;
     // Only a directory summarised before can hold file summaries of files
     // that changed since.
     if contents_changed && cache.has_entry(EntryKind::Dir, &path) {
-        let files = cache.located_entries(EntryKind::File);
+        let files = cache.located::<FileEntry>();
         for (file, _) in direct_file_entries(dir, &files) {
             cache.remove_entry(EntryKind::File, &file.to_string_lossy())?;
         }
@@ -75,7 +75,7 @@ pub(crate) fn mechanical_update(
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
             stats: stats.of(child),
-            entry: cache.read_entry(EntryKind::Dir, &child.to_string_lossy()),
+            entry: cache.entry(&child.to_string_lossy()),
         })
         .collect();
     let newest = newest_files(shared, dir);
@@ -88,23 +88,17 @@ pub(crate) fn mechanical_update(
         reason,
     );
     redact_names(shared, dir, &mut entry);
-    entry[FINGERPRINT_FIELD] = json!(print);
-    if let Some(old) = cache.read_entry(EntryKind::Dir, &path)
-        && without_time(&old) == without_time(&entry)
+    entry.fingerprint = Some(print);
+    if let Some(old) = cache.entry::<DirEntry>(&path)
+        && (DirEntry {
+            cached_at: String::new(),
+            ..old
+        }) == entry
     {
         return Ok(None);
     }
-    entry["cached_at"] = json!(now_iso());
+    entry.cached_at = now_iso();
     Ok(Some((path.into_owned(), entry)))
-}
-
-/// The entry without `cached_at`.
-fn without_time(entry: &Value) -> Value {
-    let mut entry = entry.clone();
-    if let Some(map) = entry.as_object_mut() {
-        map.remove("cached_at");
-    }
-    entry
 }
 
 /// The newest files directly in `dir` within the run's scope, newest
@@ -140,13 +134,20 @@ fn newest_files(shared: &DirShared, dir: &Path) -> Vec<(String, String)> {
 
 /// Pass the file names the entry quotes through the redactor, as a
 /// listing of `dir`: a secret in a name is flagged under the file's path
-/// and masked wherever the entry shows the name.
-fn redact_names(shared: &DirShared, dir: &Path, entry: &mut Value) {
+/// and masked wherever the entry shows the name (every text of it but its
+/// absolute `path`).
+fn redact_names(shared: &DirShared, dir: &Path, entry: &mut DirEntry) {
     let directory = display_name(shared.run.target(), dir);
     let ctx = shared.run.tools(&directory);
     let mut names: Vec<String> = Vec::new();
     for key in ["largest_files", "newest_files"] {
-        for file in entry[key].as_array().into_iter().flatten() {
+        for file in entry
+            .extra
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if let Some(name) = file["name"].as_str() {
                 names.push(format!("  {name}"));
             }
@@ -155,7 +156,21 @@ fn redact_names(shared: &DirShared, dir: &Path, entry: &mut Value) {
     names.sort();
     names.dedup();
     ctx.redact_listing(&relative(shared.run.target(), dir), &names.join("\n"));
-    redact_strings(&ctx, entry);
+    let redact = |text: &mut String| *text = ctx.redact_unflagged(text);
+    redact(&mut entry.relative_path);
+    redact(&mut entry.summary);
+    redact(&mut entry.dominant_category);
+    entry.notable_files.iter_mut().for_each(redact);
+    for text in [&mut entry.confidence_reason, &mut entry.mechanical_reason]
+        .into_iter()
+        .flatten()
+    {
+        redact(text);
+    }
+    entry
+        .extra
+        .values_mut()
+        .for_each(|value| redact_strings(&ctx, value));
 }
 
 /// Redact every string of `value` in place (no flags: the names were

@@ -10,9 +10,9 @@
 //! dir loops ([`format_survey_block`]) and which dir tools it removes
 //! ([`filter_dir_tools`]).
 
+use crate::ai::rules::room::{Part, Room};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
 use crate::ai::engine::context::RunContext;
@@ -21,8 +21,8 @@ use crate::ai::failure::InvestigationError;
 use crate::ai::passes::one_call::{OneCall, Without};
 use crate::ai::prompts::{self, SurveyPrompt};
 use crate::ai::rules::tree_view::cut_lines;
-use crate::ai::tools::input::{string_field, string_list, unit_interval};
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
+use crate::lenient;
 use crate::scan::SurveySignals;
 use crate::text::escape_line;
 
@@ -54,14 +54,23 @@ pub(crate) const NO_SIGNALS: &str = "(no files classified)";
 /// The survey block when there is no survey.
 pub(crate) const NO_SURVEY: &str = "(no survey available)";
 
-/// What the survey concluded. Field names are the `submit_survey` schema's.
+/// What the survey concluded. Field names are the `submit_survey` schema's;
+/// a `submit_survey` input reads leniently: missing or mistyped fields
+/// become empty, non-string list items are dropped, and confidence becomes
+/// a number in [0, 1] (anything unreadable is 0).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Survey {
+    #[serde(default, deserialize_with = "lenient::text")]
     pub description: String,
+    #[serde(default, deserialize_with = "lenient::text")]
     pub approach: String,
+    #[serde(default, deserialize_with = "lenient::texts")]
     pub relevant_tools: Vec<String>,
+    #[serde(default, deserialize_with = "lenient::texts")]
     pub skip_tools: Vec<String>,
+    #[serde(default, deserialize_with = "lenient::text")]
     pub domain_notes: String,
+    #[serde(default, deserialize_with = "lenient::rating")]
     pub confidence: f64,
 }
 
@@ -78,18 +87,10 @@ impl Survey {
         }
     }
 
-    /// Normalize a `submit_survey` input: missing or mistyped fields become
-    /// empty, non-string list items are dropped, and confidence becomes a
-    /// number in [0, 1] (anything unreadable is 0).
-    pub(crate) fn from_input(input: &Value) -> Survey {
-        Survey {
-            description: string_field(input, "description"),
-            approach: string_field(input, "approach"),
-            relevant_tools: string_list(input, "relevant_tools"),
-            skip_tools: string_list(input, "skip_tools"),
-            domain_notes: string_field(input, "domain_notes"),
-            confidence: unit_interval(input.get("confidence")).unwrap_or(0.0),
-        }
+    /// A `submit_survey` input, read leniently.
+    #[cfg(test)]
+    pub(crate) fn from_input(input: &serde_json::Value) -> Survey {
+        Survey::deserialize(input).unwrap_or_default()
     }
 }
 
@@ -135,8 +136,9 @@ pub(crate) const MAX_SIGNALS_BYTES: usize = 16 * 1024;
 
 /// The base scan's survey signals as a labeled block, one item per line
 /// (names and extensions come from the target, so they are escaped), cut
-/// on a line at [`MAX_SIGNALS_BYTES`].
-pub(crate) fn format_survey_signals(signals: &SurveySignals) -> String {
+/// on a line at `max_bytes` ([`MAX_SIGNALS_BYTES`] at most: less on a
+/// small window, see [`crate::ai::rules::room`]).
+pub(crate) fn format_survey_signals(signals: &SurveySignals, max_bytes: usize) -> String {
     if signals.total_files == 0 {
         return NO_SIGNALS.to_string();
     }
@@ -175,7 +177,10 @@ pub(crate) fn format_survey_signals(signals: &SurveySignals) -> String {
             lines.push(String::new());
         }
     }
-    cut_lines(lines.join("\n").trim_end().to_string(), MAX_SIGNALS_BYTES)
+    cut_lines(
+        lines.join("\n").trim_end().to_string(),
+        max_bytes.min(MAX_SIGNALS_BYTES),
+    )
 }
 
 /// File names and descriptions come from the target: the signals go to the
@@ -242,8 +247,10 @@ pub(crate) struct SurveyInputs<'a> {
     /// The canonical target, as shown to the model.
     pub target: &'a str,
     pub signals: &'a SurveySignals,
-    /// The two-level tree, rendered.
+    /// The two-level tree, rendered (within `room`'s share for it).
     pub tree_preview: &'a str,
+    /// The room in the model's window, which the signals are cut to.
+    pub room: Room,
 }
 
 /// The comma-separated dir tools the survey may triage (all but
@@ -258,7 +265,8 @@ pub(crate) fn triage_tool_names() -> String {
 
 /// The survey prompt; the signals and the tree are framed as untrusted data.
 pub(crate) fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, InvestigationError> {
-    let survey_signals = frame_signals(&format_survey_signals(inputs.signals));
+    let signals = format_survey_signals(inputs.signals, inputs.room.bytes(Part::Signals));
+    let survey_signals = frame_signals(&signals);
     let tree_preview = frame_untrusted("directory tree", inputs.tree_preview);
     let available_tools = triage_tool_names();
     let target = escape_line(inputs.target);
@@ -277,7 +285,7 @@ pub(crate) fn survey_prompt(inputs: &SurveyInputs<'_>) -> Result<String, Investi
 pub(crate) fn read_survey(ctx: &RunContext, end: CallEnd) -> Option<Survey> {
     // Without a survey the run goes on as it would after a failed one.
     let input = WITHOUT.settle(ctx, end).submitted()?;
-    Some(Survey::from_input(&input))
+    Some(serde_json::from_value(input).unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -423,7 +431,7 @@ mod tests {
     #[test]
     fn signals_rendering() {
         assert_eq!(
-            format_survey_signals(&SurveySignals::default()),
+            format_survey_signals(&SurveySignals::default(), MAX_SIGNALS_BYTES),
             "(no files classified)"
         );
         let mut signals = SurveySignals {
@@ -437,7 +445,7 @@ mod tests {
             .insert("Python script, ASCII text executable".into(), 30);
         signals.filename_samples = vec!["main.py".into(), "README.md".into()];
         assert_eq!(
-            format_survey_signals(&signals),
+            format_survey_signals(&signals, MAX_SIGNALS_BYTES),
             "Total files: 42\n\nExtensions (top, by count):\n  .py: 30\n  .md: 5\n\n\
              file --brief output (top, by count):\n  Python script, ASCII text executable: 30\n\n\
              Filename samples (evenly drawn):\n  main.py\n  README.md"
@@ -448,7 +456,7 @@ mod tests {
             ..SurveySignals::default()
         };
         assert_eq!(
-            format_survey_signals(&only_ext),
+            format_survey_signals(&only_ext, MAX_SIGNALS_BYTES),
             "Total files: 5\n\nExtensions (top, by count):\n  .py: 5"
         );
         // Long names cannot make it grow past its cap.
@@ -459,7 +467,7 @@ mod tests {
                 .collect(),
             ..SurveySignals::default()
         };
-        let shown = format_survey_signals(&long);
+        let shown = format_survey_signals(&long, MAX_SIGNALS_BYTES);
         assert!(shown.len() <= MAX_SIGNALS_BYTES, "{}", shown.len());
         assert!(shown.ends_with(crate::ai::rules::tree_view::TREE_CUT_LINE));
     }

@@ -4,8 +4,10 @@
 //! names without `-a`, `--exclude` names and ignore files leave a directory
 //! out, symlinks are not followed: [`ScannedDirs`]), so the investigation
 //! never looks at what the scan left out and never walks the tree again.
-//! Discovery only prunes the original's skip list and `*.egg-info`, with
-//! everything below them, and orders what is left; it is a pure function.
+//! Discovery only prunes what the walk marked as skipped (the skip list,
+//! `*.egg-info`, a directory holding `CACHEDIR.TAG`: [`crate::scan::skip`]),
+//! with everything below it, and orders what is left; it is a pure
+//! function.
 //!
 //! The order is load-bearing: a parent's prompt carries its children's
 //! summaries, so children must be investigated first. Deepest first, then by
@@ -15,35 +17,9 @@
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::scan::{Fingerprint, ScannedDirs};
-
-/// Directory names never investigated.
-pub(crate) const SKIP_DIRS: &[&str] = &[
-    ".git",
-    "__pycache__",
-    "node_modules",
-    ".tox",
-    ".mypy_cache",
-    ".pytest_cache",
-    ".venv",
-    "venv",
-    ".env",
-    "dist",
-    "build",
-    ".eggs",
-    ".svn",
-    ".hg",
-];
-
-/// Directory-name suffixes never investigated.
-pub(crate) const SKIP_SUFFIXES: &[&str] = &[".egg-info"];
-
-/// Whether the skip list prunes a directory called `name`.
-pub(crate) fn is_skipped_name(name: &str) -> bool {
-    SKIP_DIRS.contains(&name) || SKIP_SUFFIXES.iter().any(|suffix| name.ends_with(suffix))
-}
 
 /// Leaf-first: more path separators first, then the path's bytes.
 pub(crate) fn leaf_first_cmp(a: &Path, b: &Path) -> Ordering {
@@ -80,11 +56,12 @@ impl Discovery {
 /// Every directory to investigate under `target` (the canonical target), the
 /// root included, leaf-first: the directories in the scan's scope
 /// (`scanned`, relative to the target the scan walked, which is this one or
-/// a symlink to it) except those the skip list names, and all below them.
+/// a symlink to it) except those the walk marked as skipped, and all below
+/// them.
 pub fn discover_directories(target: &Path, scanned: &ScannedDirs) -> Discovery {
     let mut found: Vec<(PathBuf, Option<Fingerprint>)> = scanned
         .iter()
-        .filter(|dir| !dir.rel.components().any(is_skipped_component))
+        .filter(|dir| !dir.skipped)
         .map(|dir| {
             let path = if dir.rel.as_os_str().is_empty() {
                 target.to_path_buf()
@@ -97,17 +74,6 @@ pub fn discover_directories(target: &Path, scanned: &ScannedDirs) -> Discovery {
     found.sort_by(|a, b| leaf_first_cmp(&a.0, &b.0));
     let (dirs, fingerprints) = found.into_iter().unzip();
     Discovery { dirs, fingerprints }
-}
-
-/// A path component the skip list prunes (judged on its lossy UTF-8 form,
-/// so `\xff.egg-info` is pruned too).
-fn is_skipped_component(component: Component<'_>) -> bool {
-    match component {
-        Component::Normal(name) => is_skipped_name(&name.to_string_lossy()),
-        Component::Prefix(_) | Component::RootDir | Component::CurDir | Component::ParentDir => {
-            false
-        }
-    }
 }
 
 /// Each discovered directory's discovered subdirectories, sorted, indexed
@@ -189,23 +155,6 @@ mod tests {
     }
 
     #[test]
-    fn skip_names() {
-        for name in [
-            ".git",
-            "__pycache__",
-            "node_modules",
-            "dist",
-            "luminos.egg-info",
-            "foo.egg-info",
-        ] {
-            assert!(is_skipped_name(name), "{name}");
-        }
-        for name in ["src", "tests", "egg-info", "", "distro"] {
-            assert!(!is_skipped_name(name), "{name}");
-        }
-    }
-
-    #[test]
     fn string_order_not_component_order() {
         let mut dirs = vec![
             PathBuf::from("/a/b/c"),
@@ -248,6 +197,7 @@ mod tests {
             ".hidden",
             "src/build",
             "src/.cache",
+            "target/debug",
         ]);
         let custom = ScanOptions {
             exclude: vec!["vendor".into()],
@@ -268,8 +218,8 @@ mod tests {
 
     #[test]
     fn ignore_files_are_the_scans_scope() {
-        let (_tmp, target) = tree(&["target/debug", "src", "generated"]);
-        std::fs::write(target.join(".gitignore"), "target/\n").unwrap();
+        let (_tmp, target) = tree(&["out/debug", "src", "generated"]);
+        std::fs::write(target.join(".gitignore"), "out/\n").unwrap();
         std::fs::write(target.join("src/.ignore"), "*\n").unwrap();
         assert_eq!(
             rels(&target, &discover(&target, &options())),
@@ -281,7 +231,7 @@ mod tests {
         };
         assert_eq!(
             rels(&target, &discover(&target, &everything)),
-            ["target/debug", "generated", "src", "target", "."]
+            ["out/debug", "generated", "out", "src", "."]
         );
     }
 

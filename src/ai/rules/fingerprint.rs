@@ -27,17 +27,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
-use crate::ai::rules::mechanical::is_mechanical;
+use crate::cache::DirEntry;
 use crate::scan::{FingerprintBuilder, ScanFilter};
-
-/// The dir-entry field that holds the fingerprint.
-pub(crate) const FINGERPRINT_FIELD: &str = "fingerprint";
-
-/// The dir-entry field that says which `--language` the model wrote the
-/// entry in; absent without one.
-pub(crate) const LANGUAGE_FIELD: &str = "language";
 
 /// A language as runs compare it: `French`, ` french ` and `FRENCH` are one.
 pub(crate) fn language_key(language: &str) -> String {
@@ -121,15 +112,15 @@ pub(crate) enum DirState {
 impl DirState {
     /// Compare a dir entry (if any) with the directory's current fingerprint
     /// and the run's `language`.
-    pub(crate) fn of(entry: Option<&Value>, current: &str, language: Option<&str>) -> DirState {
+    pub(crate) fn of(entry: Option<&DirEntry>, current: &str, language: Option<&str>) -> DirState {
         let Some(entry) = entry else {
             return DirState::Missing;
         };
-        if entry.get(FINGERPRINT_FIELD).and_then(Value::as_str) != Some(current) {
+        if entry.fingerprint.as_deref() != Some(current) {
             return DirState::Changed;
         }
-        let written_in = entry.get(LANGUAGE_FIELD).and_then(Value::as_str);
-        if is_mechanical(entry) || written_in.map(language_key) == language.map(language_key) {
+        let written_in = entry.language.as_deref();
+        if entry.mechanical || written_in.map(language_key) == language.map(language_key) {
             DirState::Unchanged
         } else {
             DirState::OtherLanguage
@@ -209,6 +200,10 @@ pub(crate) fn classify(all_dirs: &[PathBuf], states: &HashMap<PathBuf, DirState>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn dir_entry(value: serde_json::Value) -> DirEntry {
+        DirEntry::from_value(value).unwrap()
+    }
     use serde_json::json;
     use std::time::{Duration, SystemTime};
 
@@ -286,22 +281,23 @@ mod tests {
     #[test]
     fn state_compares_the_recorded_fingerprint() {
         assert_eq!(DirState::of(None, "v1:a", None), DirState::Missing);
-        let entry = json!({"summary": "s", "fingerprint": "v1:a"});
+        let entry = dir_entry(json!({"summary": "s", "fingerprint": "v1:a"}));
         assert_eq!(
             DirState::of(Some(&entry), "v1:a", None),
             DirState::Unchanged
         );
         assert_eq!(DirState::of(Some(&entry), "v1:b", None), DirState::Changed);
         // Entries written before fingerprints existed cannot be trusted.
-        let old = json!({"summary": "s"});
+        let old = dir_entry(json!({"summary": "s"}));
         assert_eq!(DirState::of(Some(&old), "v1:a", None), DirState::Changed);
     }
 
     #[test]
     fn a_summary_in_another_language_is_stale() {
-        let english = json!({"summary": "s", "fingerprint": "v1:a"});
-        let french = json!({"summary": "s", "fingerprint": "v1:a", "language": "French"});
-        let state = |entry: &Value, language| DirState::of(Some(entry), "v1:a", language);
+        let english = dir_entry(json!({"summary": "s", "fingerprint": "v1:a"}));
+        let french =
+            dir_entry(json!({"summary": "s", "fingerprint": "v1:a", "language": "French"}));
+        let state = |entry: &DirEntry, language| DirState::of(Some(entry), "v1:a", language);
         assert_eq!(state(&english, Some("French")), DirState::OtherLanguage);
         assert_eq!(state(&french, None), DirState::OtherLanguage);
         assert_eq!(state(&french, Some("German")), DirState::OtherLanguage);
@@ -312,7 +308,8 @@ mod tests {
             DirState::Changed
         );
         // luminos's own summaries have no language to change.
-        let mechanical = json!({"summary": "s", "fingerprint": "v1:a", "mechanical": true});
+        let mechanical =
+            dir_entry(json!({"summary": "s", "fingerprint": "v1:a", "mechanical": true}));
         assert_eq!(state(&mechanical, Some("French")), DirState::Unchanged);
         let freshness = classify(
             &paths(&["/t/a", "/t"]),

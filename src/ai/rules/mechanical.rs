@@ -3,23 +3,23 @@
 //! categories, languages, the largest and newest files) and from its
 //! children's summaries.
 //!
-//! Such an entry is marked `"mechanical": true` (with `mechanical_reason`),
-//! so the report, a parent's prompt and the synthesis know it was not read
-//! by a model. It is deterministic: the same directory and children give
+//! Such an entry is marked `"mechanical": true` (with `mechanical_reason`,
+//! and the scan's figures it was built from in fields of their own), so the
+//! report, a parent's prompt and the synthesis know it was not read by a
+//! model. It is deterministic: the same directory and children give
 //! the same entry, so a rerun over an unchanged tree writes nothing and the
 //! synthesis digest holds. Pure: figures and child entries in, the entry
 //! out (without `cached_at`, which the writer adds).
 
-use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 use super::dir_stats::DirStats;
 use super::discover::relative;
+use crate::cache::DirEntry;
 use crate::scan::human_size;
-
-/// The dir-entry field that marks an entry built without the model.
-pub(crate) const MECHANICAL_FIELD: &str = "mechanical";
-/// Why it was built without the model.
-pub(crate) const MECHANICAL_REASON_FIELD: &str = "mechanical_reason";
 /// A child's summary is quoted up to this many characters.
 pub(crate) const CHILD_GIST_CHARS: usize = 160;
 /// At most this many children are named, the largest first.
@@ -50,12 +50,36 @@ impl MechanicalReason {
 pub(crate) struct Child<'a> {
     pub name: String,
     pub stats: &'a DirStats,
-    pub entry: Option<Value>,
+    pub entry: Option<DirEntry>,
 }
 
-/// Whether `entry` was built without the model.
-pub(crate) fn is_mechanical(entry: &Value) -> bool {
-    entry.get(MECHANICAL_FIELD).and_then(Value::as_bool) == Some(true)
+/// The scan's figures a mechanical entry keeps, in fields of their own.
+#[derive(Serialize)]
+struct Figures<'a> {
+    file_count: u32,
+    categories: &'a BTreeMap<String, u32>,
+    languages: &'a BTreeMap<String, u32>,
+    largest_files: Vec<NamedFile<'a>>,
+    newest_files: Vec<NamedFile<'a>>,
+    subtree: Subtree,
+}
+
+/// A file the entry names, with its size or its date.
+#[derive(Serialize)]
+struct NamedFile<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    size_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    modified: Option<&'a str>,
+}
+
+/// What lies at and below the directory.
+#[derive(Serialize)]
+struct Subtree {
+    directories: u64,
+    files: u64,
+    bytes: u64,
 }
 
 /// The mechanical entry of `dir` (under `target`): `stats` are its scan
@@ -68,33 +92,51 @@ pub(crate) fn mechanical_entry(
     newest: &[(String, String)],
     children: &[Child<'_>],
     reason: MechanicalReason,
-) -> Value {
-    json!({
-        "path": dir.to_string_lossy(),
-        "relative_path": relative(target, dir),
-        "child_count": u64::from(stats.files) + children.len() as u64,
-        "summary": summary(stats, newest, children),
-        "dominant_category": dominant_category(stats),
-        "notable_files": stats.largest.iter().map(|(name, _)| name).collect::<Vec<_>>(),
-        "confidence": 0.3,
-        "confidence_reason": "built from file names and sizes; no file was read",
-        MECHANICAL_FIELD: true,
-        MECHANICAL_REASON_FIELD: reason.as_str(),
-        "file_count": stats.files,
-        "categories": stats.categories,
-        "languages": stats.languages,
-        "largest_files": stats.largest.iter()
-            .map(|(name, size)| json!({"name": name, "size_bytes": size}))
-            .collect::<Vec<_>>(),
-        "newest_files": newest.iter()
-            .map(|(name, date)| json!({"name": name, "modified": date}))
-            .collect::<Vec<_>>(),
-        "subtree": {
-            "directories": stats.subtree_dirs,
-            "files": stats.subtree_files,
-            "bytes": stats.subtree_bytes,
+) -> DirEntry {
+    let figures = Figures {
+        file_count: stats.files,
+        categories: &stats.categories,
+        languages: &stats.languages,
+        largest_files: stats
+            .largest
+            .iter()
+            .map(|(name, size)| NamedFile {
+                name: name.as_str(),
+                size_bytes: Some(*size),
+                modified: None,
+            })
+            .collect(),
+        newest_files: newest
+            .iter()
+            .map(|(name, date)| NamedFile {
+                name: name.as_str(),
+                size_bytes: None,
+                modified: Some(date.as_str()),
+            })
+            .collect(),
+        subtree: Subtree {
+            directories: u64::from(stats.subtree_dirs),
+            files: stats.subtree_files,
+            bytes: stats.subtree_bytes,
         },
-    })
+    };
+    DirEntry {
+        path: dir.to_string_lossy().into_owned(),
+        relative_path: relative(target, dir),
+        child_count: u64::from(stats.files) + children.len() as u64,
+        summary: summary(stats, newest, children),
+        dominant_category: dominant_category(stats),
+        notable_files: stats.largest.iter().map(|(name, _)| name.clone()).collect(),
+        confidence: Some(0.3),
+        confidence_reason: Some("built from file names and sizes; no file was read".into()),
+        mechanical: true,
+        mechanical_reason: Some(reason.as_str().to_string()),
+        extra: match serde_json::to_value(figures) {
+            Ok(Value::Object(fields)) => fields,
+            _ => Map::new(),
+        },
+        ..DirEntry::default()
+    }
 }
 
 /// The category with the most files (ties by name), or `unknown`.
@@ -220,9 +262,8 @@ fn children_text(children: &[Child<'_>]) -> String {
                 if dirs == 1 { "y" } else { "ies" }
             );
             match &child.entry {
-                Some(entry) if !is_mechanical(entry) => {
-                    let summary = entry.get("summary").and_then(Value::as_str).unwrap_or("");
-                    format!("{}/ ({figures}): {}", child.name, gist(summary))
+                Some(entry) if !entry.mechanical => {
+                    format!("{}/ ({figures}): {}", child.name, gist(&entry.summary))
                 }
                 Some(_) | None => format!("{}/ ({figures})", child.name),
             }
@@ -287,14 +328,19 @@ mod tests {
             Child {
                 name: "api".into(),
                 stats: &small,
-                entry: Some(
-                    json!({"summary": "HTTP handlers. They call the core.", "mechanical": false}),
-                ),
+                entry: Some(DirEntry {
+                    summary: "HTTP handlers. They call the core.".into(),
+                    ..DirEntry::default()
+                }),
             },
             Child {
                 name: "core".into(),
                 stats: &child,
-                entry: Some(json!({"summary": "Summarised from the scan.", "mechanical": true})),
+                entry: Some(DirEntry {
+                    summary: "Summarised from the scan.".into(),
+                    mechanical: true,
+                    ..DirEntry::default()
+                }),
             },
         ];
         let newest = [("main.rs".to_string(), "2026-01-02".to_string())];
@@ -306,14 +352,14 @@ mod tests {
             &children,
             MechanicalReason::NotChosen,
         );
-        assert!(is_mechanical(&entry));
-        assert_eq!(entry["relative_path"], "src");
-        assert_eq!(entry["child_count"], 7);
-        assert_eq!(entry["dominant_category"], "source");
-        assert_eq!(entry["notable_files"], json!(["big.csv", "main.rs"]));
-        assert_eq!(entry["subtree"]["files"], 25);
+        assert!(entry.mechanical);
+        assert_eq!(entry.relative_path, "src");
+        assert_eq!(entry.child_count, 7);
+        assert_eq!(entry.dominant_category, "source");
+        assert_eq!(entry.notable_files, ["big.csv", "main.rs"]);
+        assert_eq!(entry.extra["subtree"]["files"], 25);
         assert_eq!(
-            entry["summary"],
+            entry.summary,
             "Summarised from the scan; no file here was read by a model. 5 files, 19.5 KB: \
              3 source, 2 data. Languages: Rust (2), Python (1). Largest: big.csv (8.8 KB), \
              main.rs (5.9 KB). Newest: main.rs (2026-01-02). Below it: 3 directories holding \
@@ -344,15 +390,15 @@ mod tests {
             &[],
             MechanicalReason::BudgetSpent,
         );
-        assert_eq!(entry["relative_path"], ".");
-        assert_eq!(entry["dominant_category"], "unknown");
+        assert_eq!(entry.relative_path, ".");
+        assert_eq!(entry.dominant_category, "unknown");
         assert_eq!(
-            entry["summary"],
+            entry.summary,
             "Summarised from the scan; no file here was read by a model. No files of its own."
         );
         assert_eq!(
-            entry[MECHANICAL_REASON_FIELD],
-            MechanicalReason::BudgetSpent.as_str()
+            entry.mechanical_reason.as_deref(),
+            Some(MechanicalReason::BudgetSpent.as_str())
         );
     }
 

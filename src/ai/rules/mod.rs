@@ -13,6 +13,8 @@
 //! - [`map`]: the condensed map the planner sees of a large tree;
 //! - [`mechanical`]: the summary of a directory no loop investigates;
 //! - [`plan`]: turning the planner's proposal into allocations and an order;
+//! - [`room`]: how much of the model's window each prompt part that grows
+//!   with the tree may take, and the smallest window a run works in;
 //! - [`status`]: whether a finished investigation is complete or partial;
 //! - [`tree_view`]: the trees the survey and planner see;
 //! - [`units`]: folding small directories into investigation units.
@@ -27,6 +29,7 @@ pub(crate) mod map;
 pub(crate) mod mechanical;
 pub(crate) mod plan;
 pub(crate) mod projection;
+pub(crate) mod room;
 pub(crate) mod status;
 pub(crate) mod tree_view;
 pub(crate) mod units;

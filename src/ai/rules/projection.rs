@@ -80,20 +80,45 @@ pub(crate) struct Inputs {
 }
 
 /// What holds a run's spending: `--budget` and `--max-cost`, the lower of
-/// the two. The run starts no work the money left cannot pay for, so the
-/// projection bills at most this, whatever the tree would take.
+/// the two, and `--token-budget`. The run starts no work the money left
+/// cannot pay for and sends no request the tokens left cannot, so the
+/// projection bills at most this, and counts at most those tokens, whatever
+/// the tree would take.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Ceiling {
     /// `--budget`, in dollars, if any.
     pub budget: Option<f64>,
     /// `--max-cost`, in dollars, if any.
     pub max_cost: Option<f64>,
+    /// `--token-budget`, if any.
+    pub tokens: Option<u64>,
 }
 
 impl Ceiling {
     /// The ceiling of a run with `budget` and `max_cost`, if either is set.
     pub(crate) fn of(budget: Option<f64>, max_cost: Option<f64>) -> Option<Ceiling> {
-        (budget.is_some() || max_cost.is_some()).then_some(Ceiling { budget, max_cost })
+        (budget.is_some() || max_cost.is_some()).then_some(Ceiling {
+            budget,
+            max_cost,
+            tokens: None,
+        })
+    }
+
+    /// The ceiling of a run with `budget`, `max_cost` and a token budget of
+    /// `tokens`, if any is set.
+    pub(crate) fn with_tokens(
+        budget: Option<f64>,
+        max_cost: Option<f64>,
+        tokens: Option<u64>,
+    ) -> Option<Ceiling> {
+        match Ceiling::of(budget, max_cost) {
+            Some(ceiling) => Some(Ceiling { tokens, ..ceiling }),
+            None => tokens.map(|tokens| Ceiling {
+                budget: None,
+                max_cost: None,
+                tokens: Some(tokens),
+            }),
+        }
     }
 
     /// The most the run can spend.
@@ -145,7 +170,8 @@ impl ModelTerms {
     /// more work.
     pub(crate) fn for_run(facts: ModelFacts, batch: bool) -> ModelTerms {
         let terms = ModelTerms::new(facts);
-        if batch {
+        // A token is a token, however it is sent.
+        if batch && !facts.counts_tokens {
             ModelTerms {
                 pricing: terms.pricing.batch(),
                 ..terms
@@ -171,6 +197,30 @@ pub(crate) struct Tally {
 }
 
 impl Tally {
+    /// Every token this tally counts, input of every kind and output.
+    pub(crate) fn tokens(&self) -> u64 {
+        self.usage
+            .context_tokens()
+            .saturating_add(self.usage.output_tokens)
+    }
+
+    /// These tokens cut to `most` in all, each kind in proportion, and the
+    /// cost with them.
+    fn hold_tokens_to(&mut self, most: u64) {
+        let all = self.tokens();
+        if all <= most {
+            return;
+        }
+        let share = most as f64 / all as f64;
+        let cut = |n: u64| (n as f64 * share).floor() as u64;
+        let u = &mut self.usage;
+        u.input_tokens = cut(u.input_tokens);
+        u.output_tokens = cut(u.output_tokens);
+        u.cache_creation_input_tokens = cut(u.cache_creation_input_tokens);
+        u.cache_read_input_tokens = cut(u.cache_read_input_tokens);
+        self.cost *= share;
+    }
+
     fn add(&mut self, other: Tally) {
         self.calls += other.calls;
         self.usage.accumulate(&other.usage);
@@ -297,10 +347,14 @@ fn scenario(inputs: &Inputs, terms: &ModelTerms, low: bool) -> Tally {
             )
         });
     }
-    // Calls and tokens stay what the tree would take; the bill cannot
-    // pass the ceiling.
+    // Calls stay what the tree would take; the bill cannot pass the
+    // ceiling, nor the tokens the token budget (each kind cut in
+    // proportion, and the bill with them).
     if let Some(ceiling) = inputs.ceiling {
         tally.cost = tally.cost.min(ceiling.limit());
+        if let Some(most) = ceiling.tokens {
+            tally.hold_tokens_to(most);
+        }
     }
     tally
 }

@@ -8,8 +8,15 @@
 use crate::report::InvestigationStatus;
 
 /// What an investigation that ran to its end is missing.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Gaps {
+    /// Directories a model read (on a loop of their own or in a unit).
+    pub read_by_model: usize,
+    /// Of those, the ones whose loop stopped before it was done (its turns,
+    /// its context or the money ran out; not those the model declined,
+    /// counted in `declined`), relative to the target in tree order, each
+    /// with why.
+    pub not_fully_read: Vec<(String, String)>,
     /// Directories to investigate still without a summary (the API failed,
     /// the cap stopped the run).
     pub remaining: usize,
@@ -31,6 +38,9 @@ pub(crate) struct Deepen {
     pub budget: f64,
     /// At batch prices: the rerun needs `--batch` too.
     pub batch: bool,
+    /// `budget` is millions of tokens: the run planned in a token budget,
+    /// and the rerun needs a larger one.
+    pub tokens: bool,
 }
 
 impl Deepen {
@@ -40,6 +50,11 @@ impl Deepen {
     /// is what a run giving every directory its own loop is projected to
     /// need, so it covers what is left.
     fn flags(&self) -> String {
+        if self.tokens {
+            // Rounded up to the thousand: it must cover the projection.
+            let thousands = (self.budget * 1_000.0 - 1e-9).ceil().max(1.0) as u64;
+            return format!("--token-budget {}", thousands * 1_000);
+        }
         // Rounded up to the cent: the budget must cover the projection.
         let cents = (self.budget * 100.0 - 1e-9).ceil().max(1.0) / 100.0;
         format!(
@@ -49,13 +64,19 @@ impl Deepen {
     }
 }
 
+/// How many directories the note names when some were not fully read; the
+/// rest are counted.
+const NAMED_NOT_FULLY_READ: usize = 5;
+
 /// `complete` when a model read every directory the run was asked to
-/// investigate (each has a summary, none came from the scan, none was
-/// declined) and wrote the synthesis; otherwise `partial`, with a note
-/// saying what is missing and, for directories left to the scan, how to
-/// have a model read them. (A loop that ran out of turns or context leaves
-/// a partial summary by design, as in the original; a model still read its
-/// directory.)
+/// investigate fully (each has a summary, none came from the scan, none was
+/// declined, no loop stopped before it was done) and wrote the synthesis;
+/// otherwise `partial`, with a note saying what is missing and, for
+/// directories left to the scan, how to have a model read them. A loop
+/// that ran out of turns or context leaves a partial summary (as in the
+/// original), and the note says how many were fully read and names those
+/// that were not: the report never calls complete what a loop left
+/// unfinished.
 pub(crate) fn investigation_status(gaps: &Gaps) -> (InvestigationStatus, Option<String>) {
     let dirs = |n: usize| {
         if n == 1 {
@@ -65,6 +86,9 @@ pub(crate) fn investigation_status(gaps: &Gaps) -> (InvestigationStatus, Option<
         }
     };
     let mut missing = Vec::new();
+    if !gaps.not_fully_read.is_empty() {
+        missing.push(not_fully_read(gaps));
+    }
     if gaps.remaining > 0 {
         missing.push(format!(
             "{} left without a summary (run again to resume)",
@@ -97,6 +121,30 @@ pub(crate) fn investigation_status(gaps: &Gaps) -> (InvestigationStatus, Option<
     }
 }
 
+/// `12 of 13 directories fully read; not fully read: stubborn (turn limit
+/// reached)`.
+fn not_fully_read(gaps: &Gaps) -> String {
+    let fully = gaps.read_by_model.saturating_sub(gaps.not_fully_read.len());
+    let mut named: Vec<String> = gaps
+        .not_fully_read
+        .iter()
+        .take(NAMED_NOT_FULLY_READ)
+        .map(|(dir, why)| format!("{dir} ({why})"))
+        .collect();
+    let more = gaps
+        .not_fully_read
+        .len()
+        .saturating_sub(NAMED_NOT_FULLY_READ);
+    if more > 0 {
+        named.push(format!("{more} more"));
+    }
+    format!(
+        "{fully} of {} directories fully read; not fully read: {}",
+        gaps.read_by_model,
+        named.join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,9 +169,11 @@ mod tests {
                 from_scan: 12,
                 deepen: Some(Deepen {
                     budget: 0.8412,
-                    batch: false
+                    batch: false,
+                    tokens: false,
                 }),
                 synthesis_by_model: false,
+                ..Gaps::default()
             }),
             (
                 InvestigationStatus::Partial,
@@ -153,6 +203,11 @@ mod tests {
                 from_scan: 1,
                 ..whole()
             },
+            Gaps {
+                read_by_model: 3,
+                not_fully_read: vec![("a".into(), "turn limit reached".into())],
+                ..whole()
+            },
         ] {
             assert_eq!(
                 investigation_status(&gaps).0,
@@ -162,10 +217,49 @@ mod tests {
         }
     }
 
+    /// The note counts the directories fully read and names the others,
+    /// five at most.
+    #[test]
+    fn directories_not_fully_read_are_counted_and_named() {
+        let gaps = |n: usize| Gaps {
+            read_by_model: 13,
+            not_fully_read: (0..n)
+                .map(|i| (format!("d{i}"), "turn limit reached".to_string()))
+                .collect(),
+            ..whole()
+        };
+        assert_eq!(
+            investigation_status(&gaps(1)),
+            (
+                InvestigationStatus::Partial,
+                Some(
+                    "12 of 13 directories fully read; not fully read: d0 (turn limit reached)"
+                        .to_string()
+                )
+            )
+        );
+        let note = investigation_status(&gaps(7)).1.unwrap();
+        assert!(note.starts_with("6 of 13 directories fully read; not fully read: d0"));
+        assert!(note.ends_with("d4 (turn limit reached), 2 more"), "{note}");
+    }
+
     #[test]
     fn the_rerun_named_covers_the_projection() {
-        let flags = |budget, batch| Deepen { budget, batch }.flags();
+        let flags = |budget, batch| {
+            Deepen {
+                budget,
+                batch,
+                tokens: false,
+            }
+            .flags()
+        };
         assert_eq!(flags(3.0, false), "--budget 3.00");
+        let tokens = Deepen {
+            budget: 1.2341,
+            batch: true,
+            tokens: true,
+        };
+        assert_eq!(tokens.flags(), "--token-budget 1235000");
         assert_eq!(flags(3.001, true), "--batch --budget 3.01");
         assert_eq!(flags(0.0001, false), "--budget 0.01");
     }

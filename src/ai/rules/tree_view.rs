@@ -17,7 +17,8 @@
 //! - after [`MAX_NODES`] entries, directories are no longer entered, and
 //!   what a directory still holds is counted on one line instead of listed;
 //! - the rendered tree is cut at [`MAX_TREE_BYTES`] on a line boundary,
-//!   with a line saying so (long names).
+//!   with a line saying so (long names), or sooner when the model's window
+//!   is small ([`crate::ai::rules::room`]: the caller says how much).
 //!
 //! All deterministic: the same tree gives the same text.
 
@@ -38,25 +39,37 @@ pub(crate) const MAX_TREE_BYTES: usize = 96 * 1024;
 pub(crate) const TREE_CUT_LINE: &str = "[... the rest of the tree is left out]";
 
 /// The tree of `target` to `depth` levels, rendered, within the limits
-/// above.
-pub(crate) fn prompt_tree(target: &Path, filter: &ScanFilter, depth: usize) -> String {
+/// above and `max_bytes` ([`MAX_TREE_BYTES`] at most).
+pub(crate) fn prompt_tree(
+    target: &Path,
+    filter: &ScanFilter,
+    depth: usize,
+    max_bytes: usize,
+) -> String {
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| target.to_string_lossy().into_owned());
     cut_lines(
         render_tree(&Lister::new(depth, filter).directory(target, name, 0)),
-        MAX_TREE_BYTES,
+        max_bytes.min(MAX_TREE_BYTES),
     )
 }
 
 /// `text` cut after its last whole line within `max` bytes, with
 /// [`TREE_CUT_LINE`] (which fits too), when it is longer.
 pub(crate) fn cut_lines(text: String, max: usize) -> String {
+    cut_lines_saying(text, max, TREE_CUT_LINE)
+}
+
+/// `text` cut after its last whole line within `max` bytes, with
+/// `cut_line` (which fits too, unless `max` is shorter than it), when it is
+/// longer.
+pub(crate) fn cut_lines_saying(text: String, max: usize, cut_line: &str) -> String {
     if text.len() <= max {
         return text;
     }
-    let room = max.saturating_sub(TREE_CUT_LINE.len() + 1);
+    let room = max.saturating_sub(cut_line.len() + 1);
     let mut end = room.min(text.len());
     while !text.is_char_boundary(end) {
         end -= 1;
@@ -66,7 +79,7 @@ pub(crate) fn cut_lines(text: String, max: usize) -> String {
     if !cut.is_empty() {
         cut.push('\n');
     }
-    cut.push_str(TREE_CUT_LINE);
+    cut.push_str(cut_line);
     cut
 }
 
@@ -258,11 +271,11 @@ mod tests {
         std::fs::write(root.join(".gitignore"), "vendor/\n").unwrap();
         let filter = ScanFilter::new(&root, &ScanOptions::default());
         assert_eq!(
-            prompt_tree(&root, &filter, 2),
+            prompt_tree(&root, &filter, 2, MAX_TREE_BYTES),
             "proj/\n├── a/\n│   ├── b/\n│   │   └── c/  ...\n│   └── one.txt  (5 B)\n└── z.md  (0 B)"
         );
         assert_eq!(
-            prompt_tree(&root, &filter, 0),
+            prompt_tree(&root, &filter, 0, MAX_TREE_BYTES),
             "proj/\n├── a/  ...\n└── z.md  (0 B)"
         );
         let everything = ScanFilter::new(
@@ -273,7 +286,7 @@ mod tests {
                 ..ScanOptions::default()
             },
         );
-        let shown = prompt_tree(&root, &everything, 1);
+        let shown = prompt_tree(&root, &everything, 1, MAX_TREE_BYTES);
         assert!(
             shown.contains(".hidden/") && shown.contains("vendor/") && shown.contains(".gitignore")
         );
@@ -338,19 +351,19 @@ proj/
     ├── link_file  (13 B)
     ├── main.rs  (13 B)
     └── x  (34 B)";
-        assert_eq!(prompt_tree(&root, &filter, 6), deep);
+        assert_eq!(prompt_tree(&root, &filter, 6, MAX_TREE_BYTES), deep);
         // One level shows b/ but nothing under it.
         let shallow = deep.replace(
             "│   ├── b/\n│   │   └── c/\n│   │       └── deep.rs  (13 B)",
             "│   ├── b/  ...",
         );
         assert!(shallow.contains("│   ├── b/  ...\n│   └── one.txt"));
-        assert_eq!(prompt_tree(&root, &filter, 1), shallow);
+        assert_eq!(prompt_tree(&root, &filter, 1, MAX_TREE_BYTES), shallow);
         let two = deep.replace(
             "│   │   └── c/\n│   │       └── deep.rs  (13 B)",
             "│   │   └── c/  ...",
         );
-        assert_eq!(prompt_tree(&root, &filter, 2), two);
+        assert_eq!(prompt_tree(&root, &filter, 2, MAX_TREE_BYTES), two);
     }
 
     #[test]
@@ -362,7 +375,7 @@ proj/
             std::fs::write(root.join(format!("f{i:04}.txt")), "x").unwrap();
         }
         let filter = ScanFilter::new(&root, &ScanOptions::default());
-        let tree = prompt_tree(&root, &filter, 2);
+        let tree = prompt_tree(&root, &filter, 2, MAX_TREE_BYTES);
         let listed = tree.lines().filter(|l| l.contains(".txt")).count();
         assert_eq!(listed, FILES_SHOWN, "{tree}");
         // Drawn evenly: the first file and one near the end.
@@ -373,7 +386,7 @@ proj/
         assert!(tree.contains("[960 more files]  (960 B)"), "{tree}");
         assert!(tree.contains("sub/"), "{tree}");
         // The same tree, the same text.
-        assert_eq!(prompt_tree(&root, &filter, 2), tree);
+        assert_eq!(prompt_tree(&root, &filter, 2, MAX_TREE_BYTES), tree);
     }
 
     #[test]
@@ -384,7 +397,7 @@ proj/
             std::fs::create_dir_all(root.join(format!("d{i:05}"))).unwrap();
         }
         let filter = ScanFilter::new(&root, &ScanOptions::default());
-        let tree = prompt_tree(&root, &filter, 1);
+        let tree = prompt_tree(&root, &filter, 1, MAX_TREE_BYTES);
         assert!(
             tree.lines().count() <= MAX_NODES + 2,
             "{}",

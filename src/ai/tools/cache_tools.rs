@@ -108,14 +108,15 @@ impl Tool for WriteCache {
                 .cloned()
                 .unwrap_or_else(|| Value::Object(Map::new()));
             if kind == EntryKind::Dir
-                && let Some((_, fields)) = ctx.stamps.iter().find(|(dir, _)| *dir == location)
-                && let Value::Object(entry) = &mut data
+                && let Some((_, stamp)) = ctx.stamps.iter().find(|(dir, _)| *dir == location)
+                && let (Value::Object(entry), Ok(Value::Object(fields))) =
+                    (&mut data, serde_json::to_value(stamp))
             {
-                entry.extend(fields.clone());
+                entry.extend(fields);
             }
             ctx.cache
                 .write_entry(kind, &location.to_string_lossy(), &data)
-                .map_err(ToolOutput::error)?;
+                .map_err(|err| ToolOutput::error(err.to_string()))?;
             Ok(ToolOutput::ok("ok"))
         })
     }

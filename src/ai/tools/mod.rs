@@ -29,10 +29,11 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
 use crate::cache::Cache;
+use crate::cache::DirStamp;
 use crate::progress::Progress;
 use crate::redact::{Hit, Redactor};
 use crate::report::Flag;
@@ -42,7 +43,6 @@ use crate::text::escape_line;
 pub(crate) mod cache_tools;
 pub mod command;
 pub mod fs;
-pub(crate) mod input;
 pub(crate) mod notes;
 mod recall;
 pub(crate) mod sandbox;
@@ -109,7 +109,7 @@ pub struct ToolContext<'a> {
     /// with the fingerprint it had when the loop started (and a folded one
     /// with its unit). Stamped later, an entry a killed run left would have
     /// no fingerprint, and the next run would pay for its loop again.
-    pub stamps: &'a [(PathBuf, Map<String, Value>)],
+    pub stamps: &'a [(PathBuf, DirStamp)],
     /// 1-based turn number, for the log.
     pub turn: u32,
     /// Whether calls are recorded in the cache (`investigation.log`, and

@@ -1,10 +1,10 @@
 //! `think`, `checkpoint` and `flag`: the agent's notes.
 //!
-//! `think` and `checkpoint` only show the agent's reasoning on stderr (the
-//! lines carry the loop's directory, so concurrent loops stay readable) and
-//! answer `ok`. By default a `think` is one line (its hypothesis and next
-//! step) and a `checkpoint` none; `-v` prints every field of both. `flag` also records a finding in `flags.jsonl`, where the
-//! report collects it; a finding already recorded is not added again.
+//! `think` and `checkpoint` only show the agent's reasoning on stderr, with
+//! `-v` (every field; the lines carry the loop's directory, so concurrent
+//! loops stay readable), and answer `ok`; without `-v` they print nothing.
+//! `flag` also records a finding in `flags.jsonl`, where the report
+//! collects it; a finding already recorded is not added again.
 
 use serde_json::{Value, json};
 
@@ -23,28 +23,6 @@ fn field(input: &Value, name: &str) -> String {
         Some(Value::String(text)) => text.clone(),
         Some(other) => other.to_string(),
     }
-}
-
-/// The most characters of a note's one line.
-const NOTE_LINE_CHARS: usize = 240;
-
-/// A note's one line: `name: first | second` of the fields given, cut to
-/// [`NOTE_LINE_CHARS`]; `None` without fields or when all are empty.
-pub(crate) fn note_line(name: &str, input: &Value, fields: &[(&str, &str)]) -> Option<String> {
-    let parts: Vec<String> = fields
-        .iter()
-        .map(|(field_name, label)| (label, field(input, field_name)))
-        .filter(|(_, value)| !value.trim().is_empty())
-        .map(|(label, value)| format!("{label}{}", value.trim()))
-        .collect();
-    if parts.is_empty() {
-        return None;
-    }
-    let line = format!("{name}: {}", escape_line(&parts.join(" | ")));
-    Some(match line.char_indices().nth(NOTE_LINE_CHARS) {
-        Some((cut, _)) => format!("{}...", &line[..cut]),
-        None => line,
-    })
 }
 
 /// Print a labelled note block: the title, then one `label: value` line per
@@ -71,9 +49,6 @@ pub(crate) struct Note {
     /// Its fields, each named for what the model writes in it (so the
     /// schema spends no description on them).
     fields: [&'static str; 3],
-    /// The fields of the one line printed without `-v`, each with the
-    /// label shown before it; none: nothing is printed without `-v`.
-    one_line: &'static [(&'static str, &'static str)],
 }
 
 pub(crate) static THINK: Note = Note {
@@ -84,7 +59,6 @@ pub(crate) static THINK: Note = Note {
         schema: || THINK.schema(),
     },
     fields: ["observation", "hypothesis", "next_action"],
-    one_line: &[("hypothesis", ""), ("next_action", "next: ")],
 };
 
 pub(crate) static CHECKPOINT: Note = Note {
@@ -96,7 +70,6 @@ pub(crate) static CHECKPOINT: Note = Note {
         schema: || CHECKPOINT.schema(),
     },
     fields: ["learned", "still_unknown", "next_phase"],
-    one_line: &[],
 };
 
 impl Note {
@@ -117,11 +90,13 @@ impl Tool for Note {
     }
 
     fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
-        let name = self.spec.name;
         if ctx.progress.is_verbose() {
-            print_note(ctx, &name.to_uppercase(), input, &self.field_names());
-        } else if let Some(line) = note_line(name, input, self.one_line) {
-            ctx.progress.ai_dir(ctx.directory, &line);
+            print_note(
+                ctx,
+                &self.spec.name.to_uppercase(),
+                input,
+                &self.field_names(),
+            );
         }
         Ok(ToolOutput::ok("ok"))
     }
@@ -263,25 +238,6 @@ impl Tool for FlagTool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_think_is_one_line_and_a_checkpoint_none() {
-        let input = json!({"observation": "Three files.", "hypothesis": "A parser\nfor TOML.",
-                           "next_action": "Read lexer.rs."});
-        assert_eq!(
-            note_line("think", &input, THINK.one_line).as_deref(),
-            Some("think: A parser\\nfor TOML. | next: Read lexer.rs.")
-        );
-        assert_eq!(note_line("checkpoint", &input, CHECKPOINT.one_line), None);
-        assert_eq!(
-            note_line("think", &json!({"hypothesis": " "}), THINK.one_line),
-            None
-        );
-        let long = json!({"hypothesis": "é".repeat(400)});
-        let line = note_line("think", &long, THINK.one_line).unwrap();
-        assert_eq!(line.chars().count(), NOTE_LINE_CHARS + 3);
-        assert!(line.ends_with("..."));
-    }
 
     #[test]
     fn a_flag_is_one_line_unless_verbose() {

@@ -146,9 +146,9 @@ fn verdict_properties() -> [(&'static str, Value); 4] {
     ]
 }
 
-/// The optional sections for software: its components, entry points and
-/// stack.
-fn software_sections() -> [(&'static str, Value); 3] {
+/// The optional sections for software: its components, entry points,
+/// stack, and the commands its own files give to build, test and run it.
+fn software_sections() -> [(&'static str, Value); 4] {
     [
         (
             "components",
@@ -159,10 +159,36 @@ fn software_sections() -> [(&'static str, Value); 3] {
             list_of(entry_point_schema(), "Where execution starts."),
         ),
         (
+            "commands",
+            list_of(
+                command_schema(),
+                "Optional, for software. How to build, test, run or check it: the commands \
+                 the directory summaries list, each with the file it came from. Only those.",
+            ),
+        ),
+        (
             "tech_stack",
             list_of_text("Languages, frameworks, key tools."),
         ),
     ]
+}
+
+/// One item of `commands`: a command line and the file that gives it.
+fn command_schema() -> Value {
+    object(
+        [
+            ("command", text("The command line, as the file gives it.")),
+            (
+                "purpose",
+                text("What it does: build, test, run, lint, format, ..."),
+            ),
+            (
+                "source",
+                text("The file it came from, relative to the target."),
+            ),
+        ],
+        &["command", "source"],
+    )
 }
 
 /// The optional sections for data, dated content and documents, then the

@@ -221,7 +221,8 @@ fn original_schemas() -> Vec<(Toolbox, &'static str, Value)> {
 
 /// The original's `brief` and `detailed`, then the optional domain
 /// sections of its plan (Part 8), in the shapes the report reads
-/// ([`crate::report::Sections`]). Only the original's two are required.
+/// ([`crate::report::Sections`]), with ours (`commands`, what `AGENTS.md`
+/// shows) among them. Only the original's two are required.
 fn synthesis_report_schema() -> Value {
     let s = || json!({"type": "string"});
     let strings = || json!({"type": "array", "items": s()});
@@ -239,6 +240,8 @@ fn synthesis_report_schema() -> Value {
                 json!({"name": s(), "path": s(), "role": s(), "depends_on": strings()}),
                 &["name", "role"]),
             "entry_points": objects(json!({"path": s(), "role": s()}), &["path", "role"]),
+            "commands": objects(json!({"command": s(), "purpose": s(), "source": s()}),
+                                &["command", "source"]),
             "tech_stack": strings(),
             "datasets": objects(json!({"name": s(), "path": s(), "description": s()}),
                                 &["name", "description"]),
@@ -562,9 +565,11 @@ fn a_dir_entry_the_agent_writes_carries_its_stamps_in_the_same_write() {
     let f = Fixture::new();
     std::fs::create_dir(f.target.join("sub")).unwrap();
     let sub = f.target.join("sub");
-    let mut fields = serde_json::Map::new();
-    fields.insert("fingerprint".into(), json!("f1"));
-    let stamps = vec![(sub.clone(), fields)];
+    let stamp = crate::cache::DirStamp {
+        fingerprint: "f1".into(),
+        ..crate::cache::DirStamp::default()
+    };
+    let stamps = vec![(sub.clone(), stamp)];
     let ctx = ToolContext {
         home: Some(&sub),
         stamps: &stamps,

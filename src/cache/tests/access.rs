@@ -84,8 +84,26 @@ fn a_foreign_owner_is_refused() {
 fn clear_cache_removes_only_a_luminos_cache() {
     let f = fixture();
     f.cache.write_meta("m", "t").unwrap();
+    f.cache.add_spending(0.25, 3).unwrap();
+    f.cache.add_spending(0.5, 2).unwrap();
+    // An investigation with no record of its cost (an older luminos).
+    let other = f
+        .root
+        .investigation_id(Path::new("/elsewhere"), false)
+        .unwrap();
+    Cache::open(&f.root, &other.id, Path::new("/elsewhere")).unwrap();
     let root = f.root.path().to_path_buf();
-    assert_eq!(clear_cache(&root).unwrap(), Cleared::Removed(root.clone()));
+    assert_eq!(
+        clear_cache(&root).unwrap(),
+        Cleared::Removed {
+            root: root.clone(),
+            removed: Removed {
+                investigations: 2,
+                recorded_cost_usd: 0.75,
+                unrecorded: 1,
+            }
+        }
+    );
     assert!(!root.exists());
     assert_eq!(clear_cache(&root).unwrap(), Cleared::Absent(root.clone()));
     assert!(f.target.exists());
@@ -119,7 +137,53 @@ fn clear_cache_refuses_foreign_contents_symlinks_and_busy_caches() {
         )
     );
     drop(held);
-    assert_eq!(clear_cache(&root).unwrap(), Cleared::Removed(root));
+    assert!(matches!(
+        clear_cache(&root).unwrap(),
+        Cleared::Removed { .. }
+    ));
+}
+
+/// `--clear-cache TARGET`: that target's investigation, and the ones
+/// earlier `--fresh` runs left for it, go; another target's stays; a run
+/// on the target refuses it.
+#[test]
+fn clearing_one_target_keeps_the_others() {
+    let f = fixture();
+    f.cache.write_meta("m", "t").unwrap();
+    f.cache.add_spending(0.5, 4).unwrap();
+    let abandoned = f.cache.dir().to_path_buf();
+    // A `--fresh` run: a new id for the same target.
+    let fresh = f.root.investigation_id(&f.target, true).unwrap();
+    let newer = Cache::open(&f.root, &fresh.id, &f.target).unwrap();
+    newer.write_meta("m", "t").unwrap();
+    newer.add_spending(0.25, 1).unwrap();
+    let other_target = Path::new("/srv/other");
+    let other = f.root.investigation_id(other_target, false).unwrap();
+    let kept = Cache::open(&f.root, &other.id, other_target).unwrap();
+    kept.write_meta("m", "t").unwrap();
+
+    let held = f.root.lock_run(&f.target, false).unwrap();
+    let err = clear_investigation(f.root.path(), &f.target).unwrap_err();
+    assert!(err.to_string().contains("is using it"), "{err}");
+    drop(held);
+
+    let removed = clear_investigation(f.root.path(), &f.target).unwrap();
+    assert_eq!(
+        removed,
+        Removed {
+            investigations: 2,
+            recorded_cost_usd: 0.75,
+            unrecorded: 0,
+        }
+    );
+    assert!(!abandoned.exists() && !newer.dir().exists());
+    assert!(kept.dir().exists());
+    assert!(Cache::find_existing(f.root.path(), &f.target).is_none());
+    assert!(Cache::find_existing(f.root.path(), other_target).is_some());
+    assert_eq!(
+        clear_investigation(f.root.path(), &f.target).unwrap(),
+        Removed::default()
+    );
 }
 
 #[test]

@@ -166,18 +166,21 @@ fn missing_required_fields_are_listed_sorted() {
             "foo.py",
             &without(without(file_entry("foo.py"), "summary"), "category"),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert_eq!(err, "Error: missing required fields: category, summary");
     let err = f
         .cache
         .write_entry(EntryKind::Dir, "d", &without(dir_entry("d"), "child_count"))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert_eq!(err, "Error: missing required fields: child_count");
     // A dir entry needs dir fields, not file fields.
     let err = f
         .cache
         .write_entry(EntryKind::Dir, "d", &file_entry("d"))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         err,
         "Error: missing required fields: child_count, dominant_category"
@@ -196,7 +199,8 @@ fn raw_content_is_refused() {
                 "a",
                 &with(file_entry("a"), field, json!("data")),
             )
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("Error:") && err.contains(field), "{err}");
     }
     assert!(!f.cache.has_entry(EntryKind::File, "a"));
@@ -229,7 +233,8 @@ fn confidence_must_be_a_number_in_the_unit_interval() {
                 "a",
                 &with(file_entry("a"), "confidence", bad.clone()),
             )
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("confidence"), "{bad}: {err}");
     }
     let ok = with(
@@ -240,7 +245,10 @@ fn confidence_must_be_a_number_in_the_unit_interval() {
     f.cache.write_entry(EntryKind::File, "a", &ok).unwrap();
     let bad = with(file_entry("a"), "confidence_reason", json!(42));
     assert_eq!(
-        f.cache.write_entry(EntryKind::File, "a", &bad).unwrap_err(),
+        f.cache
+            .write_entry(EntryKind::File, "a", &bad)
+            .unwrap_err()
+            .to_string(),
         "Error: confidence_reason must be a string."
     );
     assert!(

@@ -60,7 +60,7 @@ fn the_log_drops_data_and_records_the_rest() {
     );
     f.cache
         .log_tool_call("src", 4, "read_file", &json!({"path": "a"}), 10);
-    let lines = fsio::read_jsonl(&f.cache.dir().join("investigation.log"));
+    let lines: Vec<serde_json::Value> = fsio::read_jsonl(&f.cache.dir().join("investigation.log"));
     assert_eq!(lines.len(), 2);
     let first = lines[0].as_object().unwrap();
     let keys: Vec<&String> = first.keys().collect();
@@ -214,7 +214,8 @@ fn a_write_that_fails_is_latched_for_every_clone() {
     let err = f
         .cache
         .write_entry(EntryKind::Dir, "src", &dir_entry("src"))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(err.starts_with("Error writing cache"), "{err}");
     let fault = clone.write_fault().expect("latched");
     let said = fault.to_string();

@@ -11,7 +11,7 @@
 //! | a file entry's `summary` and `notable_reason` | `file_summary` | the file's directory | the file |
 //! | a flag's `path` and `finding` | `flag` | the flagged path's directory | the flagged file, or the flagged directory's files |
 //! | `ai_brief`, `ai_detailed` | `ai_brief`, `ai_detailed` | the target | none |
-//! | a component's, entry point's or data set's `path` | `ai_sections` | the target | none |
+//! | a component's, entry point's or data set's `path`, a command's `source` | `ai_sections` | the target | none |
 //!
 //! Symbols count only in texts about code `parse_structure` can read: a
 //! file of a supported language, a directory with one at or below it, or
@@ -33,14 +33,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::Value;
-
 use super::extract::{Citation, Cited, PathRef, extract, path_field};
 use super::outlines::{Outlines, Source, language_of};
 use super::resolve::{Resolution, resolve};
 use super::scope::{Scope, split_last};
 use super::symbols::{NameIndex, SymbolResolution};
 use super::{CitationKind, CitedIn, Grounding, Unresolved};
+use crate::cache::{DirEntry, FileEntry};
 use crate::redact::REDACTION_MARK;
 use crate::report::Flag;
 use crate::report::sections::Sections;
@@ -50,9 +49,9 @@ use sections::{SectionItem, section_paths};
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Sources<'a> {
     /// Dir entries of the directories the report covers.
-    pub dir_entries: &'a [Value],
+    pub dir_entries: &'a [DirEntry],
     /// File entries; those whose file is gone are skipped.
-    pub file_entries: &'a [Value],
+    pub file_entries: &'a [FileEntry],
 }
 
 /// Where a text's rewritten form goes.
@@ -144,72 +143,9 @@ fn gather(
 ) -> Vec<Text> {
     let any_code = scope.files().iter().any(|f| language_of(f).is_some());
     let mut texts = Vec::new();
-    for entry in sources.dir_entries {
-        let Some(dir) = entry_path(scope, entry) else {
-            continue;
-        };
-        let (covered, symbols) = code_in(scope, &dir);
-        let about = |body: String, field: bool| Text {
-            cited_in: CitedIn::DirSummary,
-            entry: Some(dir.clone()),
-            dir: dir.clone(),
-            covered: covered.clone(),
-            symbols,
-            body,
-            field,
-            target: Target::Nowhere,
-        };
-        if let Some(summary) = entry.get("summary").and_then(Value::as_str) {
-            texts.push(about(summary.to_string(), false));
-        }
-        for notable in notable_files(entry) {
-            texts.push(about(notable, true));
-        }
-    }
-    for entry in sources.file_entries {
-        let Some(file) = entry_path(scope, entry) else {
-            continue;
-        };
-        if !scope.has_file(&file) && scope.probe(&file) != Some(false) {
-            continue;
-        }
-        let supported = language_of(&file).is_some();
-        for field in ["summary", "notable_reason"] {
-            if let Some(body) = entry.get(field).and_then(Value::as_str) {
-                texts.push(Text {
-                    cited_in: CitedIn::FileSummary,
-                    entry: Some(file.clone()),
-                    dir: split_last(&file).0.unwrap_or(".").to_string(),
-                    covered: if supported {
-                        vec![file.clone()]
-                    } else {
-                        Vec::new()
-                    },
-                    symbols: supported,
-                    body: body.to_string(),
-                    field: false,
-                    target: Target::Nowhere,
-                });
-            }
-        }
-    }
-    for (index, flag) in flags.iter().enumerate() {
-        let (dir, covered, symbols) = flag_context(scope, &flag.path, any_code);
-        let about = |body: &str, field: bool, target: Target| Text {
-            cited_in: CitedIn::Flag,
-            entry: Some(flag.path.clone()),
-            dir: dir.clone(),
-            covered: covered.clone(),
-            symbols,
-            body: body.to_string(),
-            field,
-            target,
-        };
-        if !self_evident(scope, &flag.path) {
-            texts.push(about(&flag.path, true, Target::FlagPath(index)));
-        }
-        texts.push(about(&flag.finding, false, Target::Finding(index)));
-    }
+    dir_texts(scope, sources.dir_entries, &mut texts);
+    file_texts(scope, sources.file_entries, &mut texts);
+    flag_texts(scope, flags, any_code, &mut texts);
     for (cited_in, body, target) in [
         (CitedIn::AiBrief, brief, Target::Brief),
         (CitedIn::AiDetailed, detailed, Target::Detailed),
@@ -240,12 +176,85 @@ fn gather(
     texts
 }
 
+/// Each directory summary and notable file name, about its directory.
+fn dir_texts(scope: &Scope, entries: &[DirEntry], texts: &mut Vec<Text>) {
+    for entry in entries {
+        let Some(dir) = entry_path(scope, &entry.path, &entry.relative_path) else {
+            continue;
+        };
+        let (covered, symbols) = code_in(scope, &dir);
+        let about = |body: String, field: bool| Text {
+            cited_in: CitedIn::DirSummary,
+            entry: Some(dir.clone()),
+            dir: dir.clone(),
+            covered: covered.clone(),
+            symbols,
+            body,
+            field,
+            target: Target::Nowhere,
+        };
+        texts.push(about(entry.summary.clone(), false));
+        for notable in &entry.notable_files {
+            texts.push(about(notable.clone(), true));
+        }
+    }
+}
+
+/// Each file summary (and why it is notable) of a file still in the tree,
+/// about its file.
+fn file_texts(scope: &Scope, entries: &[FileEntry], texts: &mut Vec<Text>) {
+    for entry in entries {
+        let Some(file) = entry_path(scope, &entry.path, &entry.relative_path) else {
+            continue;
+        };
+        if !scope.has_file(&file) && scope.probe(&file) != Some(false) {
+            continue;
+        }
+        let supported = language_of(&file).is_some();
+        for body in std::iter::once(&entry.summary).chain(&entry.notable_reason) {
+            texts.push(Text {
+                cited_in: CitedIn::FileSummary,
+                entry: Some(file.clone()),
+                dir: split_last(&file).0.unwrap_or(".").to_string(),
+                covered: if supported {
+                    vec![file.clone()]
+                } else {
+                    Vec::new()
+                },
+                symbols: supported,
+                body: body.to_string(),
+                field: false,
+                target: Target::Nowhere,
+            });
+        }
+    }
+}
+
+/// Each flag's path (unless it needs no check) and finding.
+fn flag_texts(scope: &Scope, flags: &[Flag], any_code: bool, texts: &mut Vec<Text>) {
+    for (index, flag) in flags.iter().enumerate() {
+        let (dir, covered, symbols) = flag_context(scope, &flag.path, any_code);
+        let about = |body: &str, field: bool, target: Target| Text {
+            cited_in: CitedIn::Flag,
+            entry: Some(flag.path.clone()),
+            dir: dir.clone(),
+            covered: covered.clone(),
+            symbols,
+            body: body.to_string(),
+            field,
+            target,
+        };
+        if !self_evident(scope, &flag.path) {
+            texts.push(about(&flag.path, true, Target::FlagPath(index)));
+        }
+        texts.push(about(&flag.finding, false, Target::Finding(index)));
+    }
+}
+
 /// The target-relative path an entry describes: its `path` (absolute or
 /// relative), else its `relative_path`.
-fn entry_path(scope: &Scope, entry: &Value) -> Option<String> {
-    let raw = ["path", "relative_path"]
-        .iter()
-        .find_map(|key| entry.get(*key)?.as_str().filter(|s| !s.is_empty()))?;
+fn entry_path(scope: &Scope, path: &str, relative_path: &str) -> Option<String> {
+    let raw = [path, relative_path].into_iter().find(|s| !s.is_empty())?;
     let rel = if raw.starts_with('/') {
         scope.relative_to_target(raw)?
     } else {
@@ -254,20 +263,6 @@ fn entry_path(scope: &Scope, entry: &Value) -> Option<String> {
             .to_string()
     };
     Some(if rel.is_empty() { ".".to_string() } else { rel })
-}
-
-/// A dir entry's `notable_files`, when it is a list of strings.
-fn notable_files(entry: &Value) -> Vec<String> {
-    entry
-        .get("notable_files")
-        .and_then(Value::as_array)
-        .map(|list| {
-            list.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// A flag path that needs no check: none at all (`general`), the target

@@ -9,6 +9,7 @@ use crate::report::sections::Sections;
 pub(super) enum SectionItem {
     Component(usize),
     EntryPoint(usize),
+    Command(usize),
     Dataset(usize),
 }
 
@@ -25,6 +26,10 @@ impl SectionItem {
                 let e = &mut sections.entry_points[i];
                 (&mut e.path, &mut e.verified)
             }
+            SectionItem::Command(i) => {
+                let c = &mut sections.commands[i];
+                (&mut c.source, &mut c.verified)
+            }
             SectionItem::Dataset(i) => {
                 let d = &mut sections.datasets[i];
                 (d.path.get_or_insert_default(), &mut d.verified)
@@ -35,14 +40,17 @@ impl SectionItem {
     }
 }
 
-/// Every path the domain sections hold, with its item, in report order.
+/// Every path the domain sections hold (a command's is the file it came
+/// from), with its item, in report order.
 pub(super) fn section_paths(sections: &Sections) -> Vec<(SectionItem, &str)> {
     let components = sections.components.iter().enumerate();
     let entry_points = sections.entry_points.iter().enumerate();
+    let commands = sections.commands.iter().enumerate();
     let datasets = sections.datasets.iter().enumerate();
     components
         .filter_map(|(i, c)| Some((SectionItem::Component(i), c.path.as_deref()?)))
         .chain(entry_points.map(|(i, e)| (SectionItem::EntryPoint(i), e.path.as_str())))
+        .chain(commands.map(|(i, c)| (SectionItem::Command(i), c.source.as_str())))
         .chain(datasets.filter_map(|(i, d)| Some((SectionItem::Dataset(i), d.path.as_deref()?))))
         .collect()
 }

@@ -41,20 +41,28 @@ pub(super) fn source() -> Source {
 /// Ground the given entries and texts; returns the grounding, the brief,
 /// the detailed analysis and the flags as the report shows them.
 fn run(
-    dirs: &[Value],
-    files: &[Value],
+    dirs: &[serde_json::Value],
+    files: &[serde_json::Value],
     brief: &str,
     detailed: &str,
     flags: &[Flag],
 ) -> (Grounding, String, String, Vec<Flag>) {
     let (mut brief, mut detailed, mut flags) =
         (brief.to_string(), detailed.to_string(), flags.to_vec());
+    let dirs: Vec<DirEntry> = dirs
+        .iter()
+        .map(|v| DirEntry::from_value(v.clone()).unwrap())
+        .collect();
+    let files: Vec<FileEntry> = files
+        .iter()
+        .map(|v| FileEntry::from_value(v.clone()).unwrap())
+        .collect();
     let grounding = ground(
         &scope(),
         source(),
         Sources {
-            dir_entries: dirs,
-            file_entries: files,
+            dir_entries: &dirs,
+            file_entries: &files,
         },
         &mut brief,
         &mut detailed,
@@ -332,7 +340,8 @@ fn the_mechanical_synthesis_is_fully_grounded() {
         json!({"relative_path": "src/core", "summary": "Holds engine.rs and mod.rs."}),
         json!({"relative_path": "src", "summary": "The entry point main.rs and core/."}),
         json!({"relative_path": ".", "summary": "A demo with README.md and docs/guide.md."}),
-    ];
+    ]
+    .map(|value| DirEntry::from_value(value).unwrap());
     let (brief, detailed) = crate::ai::passes::synthesis::synthesize_from_cache(&entries);
     let (grounding, ..) = run(&[], &[], &brief, &detailed, &[]);
     assert!(grounding.citations >= 7, "{grounding:?}");
@@ -397,7 +406,9 @@ fn a_mechanical_entry_grounds_completely_against_its_own_directory() {
         &[Child {
             name: "sub".into(),
             stats: &child_stats,
-            entry: Some(json!({"summary": "Holds inner.rs, a helper. More.", "mechanical": false})),
+            entry: DirEntry::from_value(
+                json!({"summary": "Holds inner.rs, a helper. More.", "mechanical": false}),
+            ),
         }],
         MechanicalReason::NotChosen,
     );
@@ -414,11 +425,14 @@ fn a_mechanical_entry_grounds_completely_against_its_own_directory() {
         &mut flags,
         &mut Sections::default(),
     );
-    assert_eq!(unresolved(&grounding), [], "{entry:#}");
+    assert_eq!(unresolved(&grounding), [], "{entry:#?}");
     assert_eq!(grounding.resolved, grounding.citations);
     // At least each name with an extension once in the summary and once as
     // a notable file, the child directory and the file its gist quotes.
-    assert!(grounding.citations >= 2 * 5 + 2, "{grounding:?}\n{entry:#}");
+    assert!(
+        grounding.citations >= 2 * 5 + 2,
+        "{grounding:?}\n{entry:#?}"
+    );
 }
 
 /// The domain sections' paths are checked as what a model wrote: counted,

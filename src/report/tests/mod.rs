@@ -8,9 +8,11 @@ use super::*;
 use crate::scan::{ClassifiedFile, DiskEntry, NodeKind, TreeNode};
 use indexmap::IndexMap;
 
+mod agents;
 mod formats;
 mod json;
 mod text;
+mod text_size;
 
 /// The report of `report` on `target` in `format`, at the default depth.
 fn rendered(report: &Report, format: Format, target: &str) -> String {
@@ -21,6 +23,7 @@ fn rendered(report: &Report, format: Format, target: &str) -> String {
         &RenderOptions {
             target: target.to_string(),
             depth: 3,
+            width: 100,
         },
         &mut out,
     )

@@ -25,7 +25,7 @@ fn minimal() -> Report {
     scan.languages = vec!["Python".into()];
     scan.lines_of_code = [("Python".to_string(), 150)].into_iter().collect();
     scan.recent_files = vec![RecentFile {
-        path: "/tmp/main.py".into(),
+        path: "/tmp/mydir/main.py".into(),
         name: "main.py".into(),
         modified: 1.0,
         modified_human: "2026-04-06 10:00:00".into(),
@@ -93,8 +93,8 @@ fn sections_of_the_minimal_report() {
             "mydir/\n└── file.py  (1.0 KB)",
             "  source          2  ########################################\n  config          1  ####################\n  TOTAL           3",
             "    Python                    150 lines\n    TOTAL                     150 lines",
-            "   1. 2026-04-06 10:00:00  main.py\n      /tmp/main.py",
-            "     10.0 KB  /tmp/mydir",
+            "   1. 2026-04-06 10:00:00  main.py\n",
+            "     10.0 KB  ./",
         ],
     );
     assert!(text.ends_with(&format!("\n\n{0}\n  End of report.\n{0}", "=".repeat(60))));
@@ -184,7 +184,7 @@ fn ai_text_and_large_files_are_shown() {
 #[test]
 fn hostile_names_and_model_text_are_escaped() {
     let mut report = minimal();
-    report.scan.recent_files[0].name = "evil\n   2. fake\x1b[2J".into();
+    report.scan.recent_files[0].path = "/tmp/\x1bdir/evil\n   2. fake\x1b[2J".into();
     report.ai_brief = "line\x1b]0;title\x07".into();
     report.flags = vec![flag("critical", "x\ny", "bad\rthing")];
     let text = render_text(&report, "/tmp/\x1bdir");
@@ -241,7 +241,7 @@ fn the_fixture_report_snapshot() {
     insta::assert_snapshot!(render_text(&report, "/tmp/mydir"));
 }
 
-/// The verdict, then flags, directories, the analysis, and the scan.
+/// The verdict, then flags, the analysis, the directories, and the scan.
 #[test]
 fn sections_come_in_the_order_a_reader_needs_them() {
     let text = render_text(&fixture(), "/tmp/mydir");
@@ -255,8 +255,8 @@ fn sections_come_in_the_order_a_reader_needs_them() {
         "  Coverage: 1 directory investigated",
         "  Cost: about $0.42 for 9 API requests with claude-sonnet-5-5; prompt caching saved $0.12.",
         ">> FLAGS (4)",
-        ">> DIRECTORIES",
         ">> DETAILED AI ANALYSIS",
+        ">> DIRECTORIES",
         ">> DIRECTORY TREE",
         ">> FILE TYPE INTELLIGENCE",
         ">> DISK USAGE",
@@ -265,39 +265,70 @@ fn sections_come_in_the_order_a_reader_needs_them() {
     for pair in order.windows(2) {
         assert!(at(pair[0]) < at(pair[1]), "{} before {}", pair[0], pair[1]);
     }
-    // Directories are indented by depth, with their coverage.
+    // Directories are indented by depth, with their coverage; one with no
+    // summary is counted; paths are relative to the target.
     assert_shows(
         &text,
         &[
             "  ./  investigated · completeness 0.9 · confidence 0.85 · 1 flag\n      The project root",
-            "    docs/  no summary\n        (no summary)",
             "      src/core/  mechanical · confidence 0.3 · 1 flag\n          2 files",
-            "  1.1 GB  /tmp/mydir/target  (ignored)",
+            "  1 directory without a summary.",
+            "  1.1 GB  target/  (ignored)",
         ],
     );
+    assert!(!text.contains("docs/  no summary"), "{text}");
+}
+
+/// The terminal report of `report` with `depth` and `width`.
+fn text_at(report: &Report, depth: usize, width: usize) -> String {
+    let mut out = Vec::new();
+    let options = RenderOptions {
+        target: "/tmp/mydir".into(),
+        depth,
+        width,
+    };
+    render(report, Format::Text, &options, &mut out).unwrap();
+    String::from_utf8(out).unwrap()
 }
 
 /// `--depth` bounds the directories section and says how many it left out.
 #[test]
 fn directories_stop_at_the_depth() {
-    let report = fixture();
-    let mut out = Vec::new();
-    render(
-        &report,
-        Format::Text,
-        &RenderOptions {
-            target: "/tmp/mydir".into(),
-            depth: 1,
-        },
-        &mut out,
-    )
-    .unwrap();
-    let text = String::from_utf8(out).unwrap();
+    let mut report = fixture();
+    let text = text_at(&report, 1, 100);
     assert!(text.contains("    src/  folded"));
-    assert!(!text.contains("src/core/  mechanical"));
+    // Below the depth, a directory shows only for its flag.
+    assert!(text.contains("src/core/  mechanical · confidence 0.3 · 1 flag"));
+    // A directory a model read below the depth, with no flag, is counted.
+    for dir in &mut report.directories {
+        dir.flags.clear();
+    }
+    let text = text_at(&report, 0, 100);
+    assert!(!text.contains("src/  folded"), "{text}");
     assert!(
-        text.contains("  1 directory below --depth 1 is in the JSON, Markdown and HTML reports.")
+        text.contains(
+            "  1 directory a model read lie below --depth 0: -o report.html / --format markdown\n"
+        ),
+        "{text}"
     );
+    assert!(text.contains(
+        "  1 directory from the scan alone (no model read them): -o report.html / --format \
+         markdown\n"
+    ));
+}
+
+/// At 60 columns every line fits: prose and flags wrap under their text,
+/// the tree is cut, never wrapped.
+#[test]
+fn the_fixture_report_at_60_columns_snapshot() {
+    let text = text_at(&fixture(), 3, 60);
+    for line in text.lines() {
+        assert!(
+            unicode_width::UnicodeWidthStr::width(line) <= 60,
+            "{line:?}"
+        );
+    }
+    insta::assert_snapshot!(text);
 }
 
 /// A directory of 5,000 files and 300 subdirectories draws within the

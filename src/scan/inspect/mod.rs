@@ -141,8 +141,22 @@ pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
-/// Classify one file and count its lines if it is source.
+/// Classify one file and count its lines if it is source. A text file
+/// whose name says it is prose (`LICENSE`, `copyright`, `README`, ...) is a
+/// document, not source: its lines are not code.
 pub(crate) fn inspect(file: &FileToInspect, buf: &mut Buffer) -> Inspection {
+    let mut inspected = classify(file, buf);
+    if inspected.category == "source"
+        && file.by_extension.is_none()
+        && crate::scan::filetypes::is_prose_name(&file.name)
+    {
+        inspected.category = "document";
+        inspected.lines = 0;
+    }
+    inspected
+}
+
+fn classify(file: &FileToInspect, buf: &mut Buffer) -> Inspection {
     if file.is_symlink && file.by_extension.is_none() {
         let mut inspected = describe_symlink(&file.path);
         if inspected.category == "source" {

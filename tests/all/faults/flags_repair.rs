@@ -82,7 +82,7 @@ fn a_truncated_flags_file_loses_no_finding() {
     let out = env.run_ok(&[]);
     let report = stdout(&out);
     assert!(
-        report.contains(
+        support::output::squashed(&report).contains(
             "Investigation partial: flags.jsonl was damaged and has been repaired: 0 flags \
              restored from their records; 1 unreadable line could not be recovered"
         ),

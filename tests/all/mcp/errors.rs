@@ -21,16 +21,22 @@ fn bad_targets_and_arguments_are_tool_errors_in_one_line() {
         "overview: bad arguments: missing field `target`"
     );
     for tool in ["overview", "flags", "investigate"] {
-        for target in [&missing, &file] {
-            assert_eq!(
-                mcp.failure(tool, json!({"target": target})),
-                format!(
-                    "'{}' is not a directory or does not exist.",
-                    target.display()
-                ),
-                "{tool}"
-            );
-        }
+        assert_eq!(
+            mcp.failure(tool, json!({"target": missing})),
+            format!(
+                "'{}' is not a directory or does not exist.",
+                missing.display()
+            ),
+            "{tool}"
+        );
+        assert_eq!(
+            mcp.failure(tool, json!({"target": file})),
+            format!(
+                "'{}' is a file; luminos investigates a directory (the one that holds it, say)",
+                file.display()
+            ),
+            "{tool}"
+        );
     }
     assert_eq!(
         mcp.failure("directory", json!({"target": missing, "path": "."})),

@@ -22,7 +22,7 @@ fn plan_tiers_turns_and_band_order_keep_children_first() {
             "notes": "Look at the engine."
         }))
     });
-    let out = run(&env, &[]);
+    let out = run(&env, &["-v"]);
     let dirs: Vec<Pass> = pass_runs(&env)
         .into_iter()
         .map(|(p, _)| p)

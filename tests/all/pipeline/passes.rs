@@ -74,16 +74,27 @@ assert_eq!(offered, names(&["flag", "submit_report"]))
     assert_contains_all(
         &err,
         &[
-            "[AI] Investigation ID: ",
+            "[AI] Cache: ",
             "[AI] Survey pass...",
             "[AI] Survey: A scripted test target (confidence 0.90)",
             "[AI] Directories to investigate: 4",
             "[AI] Planning pass...",
             "[AI] Investigating: src/core/ (1/4, 10 turns)",
-            "[AI] Plan evaluation: 8/40 turns used (20% utilization)",
             "[AI] Synthesis pass...",
-            "[AI] Total tokens used: ",
             "[AI] Investigation complete.",
+        ],
+    );
+    // The plan's evaluation and the token counts are the full trace's.
+    for verbose in ["Plan evaluation", "Total tokens used", "Investigation ID"] {
+        assert!(!err.contains(verbose), "{verbose} in\n{err}");
+    }
+    let traced = stderr(&run(&env, &["-v", "--fresh"]));
+    assert_contains_all(
+        &traced,
+        &[
+            "[AI] Investigation ID: ",
+            "[AI] Plan evaluation: 8/40 turns used (20% utilization)",
+            "[AI] Total tokens used: ",
         ],
     );
     assert!(!err.contains("(resumed)"));
@@ -135,7 +146,7 @@ fn confident_survey_removes_skip_tools_but_never_submit_report() {
             "domain_notes": "none", "confidence": 0.9
         }))
     });
-    let out = run(&env, &[]);
+    let out = run(&env, &["-v"]);
     let expected: Vec<String> = scope_names(Toolbox::Dir)
         .into_iter()
         .filter(|n| n != "run_command")

@@ -29,8 +29,10 @@ fn resume_skips_cached_dirs_and_reuses_the_survey_and_plan() {
     assert!(err.contains(" (resumed)"), "{err}");
     // The cached directories are counted, not named (`-v` names them).
     assert!(!err.contains("Skipping (cached)"), "{err}");
-    assert!(err.contains("[AI] Directories cached: 2"), "{err}");
-    assert!(err.contains("[AI] Directories to investigate: 2"), "{err}");
+    assert!(
+        err.contains("[AI] Directories to investigate: 2 (2 cached)"),
+        "{err}"
+    );
     assert!(err.contains("[AI] Plan loaded from cache."), "{err}");
     assert!(dir_entry(&env, "docs").is_some());
 }

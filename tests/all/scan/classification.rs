@@ -57,7 +57,9 @@ fn classification_follows_the_reference() {
     expect("image.PNG", "media", None);
     expect("data.json", "config", None);
     expect("query.sql", "data", None);
-    expect("README", "source", Some("ASCII text"));
+    // Prose by its name is a document, not source (the original said
+    // source); its description stays.
+    expect("README", "document", Some("ASCII text"));
     expect(
         "run",
         "source",
@@ -82,8 +84,46 @@ fn classification_follows_the_reference() {
     assert_eq!(report.survey_signals.total_files, 13);
     assert_eq!(report.file_categories.values().sum::<u64>(), 13);
     // First-seen order over the sorted list: README comes first.
-    assert_eq!(report.file_categories.keys().next().unwrap(), "source");
+    assert_eq!(report.file_categories.keys().next().unwrap(), "document");
     assert_eq!(report.survey_signals.file_descriptions["data"], 1);
+}
+
+/// A licence, Debian's `copyright` and a changelog are prose: documents
+/// whose lines are not code, so no `Other` language appears for them.
+#[test]
+fn licences_and_copyright_files_are_not_source_lines() {
+    let env = TestEnv::new();
+    env.files(&[
+        ("main.py", "print('hello')\n"),
+        (
+            "LICENSE",
+            "Permission is hereby granted, free of charge...\nline two\n",
+        ),
+        ("LICENSE-APACHE", "Apache License\nVersion 2.0\n"),
+        (
+            "debian/copyright",
+            "Format: https://www.debian.org/doc/\nFiles: *\n",
+        ),
+        ("CHANGELOG", "v1: first\n"),
+        ("notes", "plain words\n"),
+    ]);
+    let report = run(env.target(), &options());
+    let category = |name: &str| {
+        report
+            .classified_files
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.category.clone())
+            .unwrap()
+    };
+    for prose in ["LICENSE", "LICENSE-APACHE", "copyright", "CHANGELOG"] {
+        assert_eq!(category(prose), "document", "{prose}");
+    }
+    // Any other text file without an extension is source, as the
+    // original says.
+    assert_eq!(category("notes"), "source");
+    assert_eq!(report.lines_of_code["Python"], 1);
+    assert_eq!(report.lines_of_code["Other"], 1, "only notes");
 }
 
 /// Compiled Python, ELF objects, keystores, OpenPGP keys and SQLite

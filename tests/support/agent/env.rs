@@ -19,7 +19,16 @@ impl TestEnv {
 
     /// Like [`TestEnv::with_mock`], with the agent adjusted by `build`.
     pub fn with_agent(self, build: impl FnOnce(MockAgent) -> MockAgent) -> AgentEnv {
-        let server = MockServer::start();
+        self.with_agent_on(MockServer::start(), build)
+    }
+
+    /// Like [`TestEnv::with_agent`], on `server` (a server in Ollama's
+    /// dialect, say: [`MockServer::ollama`]).
+    pub fn with_agent_on(
+        self,
+        server: MockServer,
+        build: impl FnOnce(MockAgent) -> MockAgent,
+    ) -> AgentEnv {
         let env = self.with_base_url(server.url());
         let agent = build(MockAgent::new(env.target()));
         server.respond_with(move |request| agent.reply(&request.body));
@@ -42,6 +51,19 @@ impl AgentEnv {
             .requests()
             .into_iter()
             .map(|request| (Pass::of(&request.body, &target), request))
+            .collect()
+    }
+
+    /// The directories a dir loop was sent into, from the `from`-th
+    /// request on (relative to the target, `.` for it).
+    pub fn loop_dirs_since(&self, from: usize) -> std::collections::BTreeSet<String> {
+        self.passes()
+            .into_iter()
+            .skip(from)
+            .filter_map(|(pass, _)| match pass {
+                Pass::Dir(rel) => Some(rel),
+                _ => None,
+            })
             .collect()
     }
 

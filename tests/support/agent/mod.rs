@@ -108,6 +108,32 @@ pub struct MockAgent {
     completeness: f64,
     /// Directory summaries are padded to this many characters.
     summary_chars: Option<usize>,
+    /// Tool calls made sloppy, as small models make them (see
+    /// [`MockAgent::sloppy`]).
+    sloppy: Option<Sloppy>,
+}
+
+/// Every `string`-th tool call of the run sends its input as a JSON string,
+/// every `unknown`-th calls a tool that does not exist (that one wins when
+/// both fall on the same call).
+#[derive(Clone)]
+struct Sloppy {
+    string: usize,
+    unknown: usize,
+    calls: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Sloppy {
+    fn apply(&self, reply: Reply) -> Reply {
+        reply.map_tool_uses(|name, input| {
+            let n = 1 + self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if n.is_multiple_of(self.unknown) {
+                name.push_str("_v2");
+            } else if n.is_multiple_of(self.string) {
+                *input = Value::String(input.to_string());
+            }
+        })
+    }
 }
 
 impl MockAgent {
@@ -126,6 +152,7 @@ impl MockAgent {
             flags: HashMap::new(),
             completeness: 0.8,
             summary_chars: None,
+            sloppy: None,
         }
     }
 
@@ -253,6 +280,19 @@ impl MockAgent {
         }
     }
 
+    /// Make the tool calls sloppy, as small models do: every `string`-th
+    /// call of the run sends its input as a JSON string holding the object,
+    /// every `unknown`-th calls a tool that does not exist (its name with
+    /// `_v2` added).
+    pub fn sloppy(mut self, string: usize, unknown: usize) -> Self {
+        self.sloppy = Some(Sloppy {
+            string,
+            unknown,
+            calls: Arc::default(),
+        });
+        self
+    }
+
     /// The canonical target.
     pub fn target(&self) -> &Path {
         &self.target
@@ -287,6 +327,10 @@ impl MockAgent {
                 Behaviour::Thorough(turns) => self.thorough_dir(&turn, rel, *turns),
                 Behaviour::Default | Behaviour::Submit(_) => self.default_dir(&turn, rel),
             },
+        };
+        let reply = match &self.sloppy {
+            Some(sloppy) => sloppy.apply(reply),
+            None => reply,
         };
         match self.usage.get(&pass) {
             Some(usage) => reply.with_usage(*usage),

@@ -89,6 +89,15 @@
 //! [`MockServer::set_context_window`] shrinks every model's window, and
 //! [`MockServer::without_batches`] takes the Batches API away.
 //!
+//! # Ollama's dialect
+//!
+//! [`MockServer::ollama`] answers as Ollama's Anthropic compatibility layer
+//! does (see `ollama.rs`): usage of two counts and no prompt cache, no
+//! token counting or batches (404 `text/plain`), thinking without a
+//! signature and no thinking checks, no `ping` or `error` events, a tool's
+//! input in one piece, and a prompt past its window answered as if cut and
+//! recorded in [`MockServer::over_window`].
+//!
 //! # Holding a run where a test wants it
 //!
 //! Tests that stop a run mid-way wait on events, not on timing:
@@ -118,6 +127,7 @@
 
 mod batch;
 mod count_tokens;
+mod ollama;
 mod prefix_cache;
 mod protocol;
 mod recorded;
@@ -138,6 +148,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
 pub use batch::{BatchCall, BatchInfo, BatchRef};
+pub use ollama::{Dialect, OverWindow};
 pub use recorded::{RecordedRequest, ToolResultSeen, tool_results_of};
 pub use reply::{MockBlock, Reply};
 
@@ -185,6 +196,10 @@ struct Inner {
     token_counts: Vec<Value>,
     /// What every token count is answered with instead of a count.
     token_count_failure: Option<Reply>,
+    /// Whose API it answers as.
+    dialect: Dialect,
+    /// Requests longer than an Ollama window, answered as if cut.
+    over_window: Vec<OverWindow>,
 }
 
 impl MockServer {
@@ -209,6 +224,8 @@ impl MockServer {
                 batches: batch::Batches::default(),
                 token_counts: Vec::new(),
                 token_count_failure: None,
+                dialect: Dialect::Anthropic,
+                over_window: Vec::new(),
             }),
             arrived: Condvar::new(),
             hold: watch::channel(None).0,
@@ -227,6 +244,23 @@ impl MockServer {
             shutdown,
             thread: Some(thread),
         }
+    }
+
+    /// A server that answers as Ollama's Anthropic compatibility layer
+    /// does, for a model with a context window of `window` tokens (see
+    /// `ollama.rs`): a longer prompt is answered as if cut, and recorded
+    /// ([`Self::over_window`]).
+    pub fn ollama(window: u64) -> MockServer {
+        let server = MockServer::start();
+        server.state.lock().dialect = Dialect::Ollama { window };
+        server
+    }
+
+    /// The requests whose prompt was longer than an Ollama window, in
+    /// arrival order (always empty in the Messages API's dialect, which
+    /// refuses them).
+    pub fn over_window(&self) -> Vec<OverWindow> {
+        self.state.lock().over_window.clone()
     }
 
     /// The base URL to give the client (`ANTHROPIC_BASE_URL`).

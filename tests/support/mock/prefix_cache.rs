@@ -149,6 +149,19 @@ pub struct Simulated {
     pub written_1h: u64,
 }
 
+impl Simulated {
+    /// A prompt of `tokens` read as plain input: no cache at all.
+    pub fn plain(tokens: u64) -> Simulated {
+        Simulated {
+            usage: Usage {
+                input_tokens: tokens,
+                ..Usage::default()
+            },
+            written_1h: 0,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Segment {
     tokens: u64,

@@ -111,6 +111,19 @@ impl Reply {
         }
     }
 
+    /// This reply with each tool call passed through `change` (its name and
+    /// input), in order; a reply that is no stream comes back as it was.
+    pub fn map_tool_uses(mut self, mut change: impl FnMut(&mut String, &mut Value)) -> Reply {
+        if let ReplyBody::Stream(stream) = &mut self.body {
+            for block in &mut stream.blocks {
+                if let MockBlock::ToolUse { name, input, .. } = block {
+                    change(name, input);
+                }
+            }
+        }
+        self
+    }
+
     /// A streamed message with one text block; stop reason `end_turn`.
     pub fn text(text: impl Into<String>) -> Reply {
         Reply::stream(vec![MockBlock::Text(text.into())])

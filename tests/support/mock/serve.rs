@@ -3,6 +3,7 @@
 //! message or stream) and sending it.
 
 use super::count_tokens;
+use super::ollama::{self, Dialect};
 use super::*;
 
 /// The server thread: accept connections until shutdown.
@@ -176,6 +177,20 @@ async fn ping_for(sock: &mut TcpStream, total: Duration, every: Duration) -> boo
 /// recorded at (none for the batch and token-counting endpoints, which are
 /// never held).
 fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration, Option<usize>) {
+    let dialect = state.lock().dialect;
+    let path = request.path.split('?').next();
+    if matches!(dialect, Dialect::Ollama { .. })
+        && (request.path.starts_with(batch::BATCHES_PATH)
+            || path == Some(count_tokens::COUNT_TOKENS_PATH))
+    {
+        let reply = Reply::raw(404, "text/plain; charset=utf-8", ollama::NOT_FOUND);
+        let latency = state.lock().latency;
+        return (
+            http(reply, ("request-id".into(), "req_mock_none".into())),
+            latency,
+            None,
+        );
+    }
     if request.path.starts_with(batch::BATCHES_PATH) {
         let (prepared, wait) = batch::handle(state, request);
         return (prepared, wait, None);
@@ -219,7 +234,17 @@ fn prepare(state: &State, request: HttpRequest) -> (Prepared, Duration, Option<u
         );
         return (http(reply, request_id), latency, Some(index));
     }
-    let accepted = match body.as_ref().map(|b| inner.conversations.check(b)) {
+    let checked = match (dialect, body.as_ref()) {
+        (Dialect::Ollama { window }, Some(body)) => Some(Ok(ollama::accept(
+            body,
+            window,
+            index,
+            &mut inner.over_window,
+        ))),
+        (Dialect::Anthropic, body) => body.map(|b| inner.conversations.check(b)),
+        (Dialect::Ollama { .. }, None) => None,
+    };
+    let accepted = match checked {
         Some(Ok(accepted)) => accepted,
         Some(Err(rejection)) => {
             if rejection.violation {
@@ -282,13 +307,26 @@ pub(super) fn render_message(
         .blocks
         .iter()
         .any(|b| matches!(b, MockBlock::Thinking(_) | MockBlock::RedactedThinking));
+    let mut inner = state.lock();
+    let ollama = inner.dialect;
     if accepted.thinks && !has_thinking && !stream.no_thinking {
         // The 5.x models omit the thinking text by default: only the
-        // signature comes, and the tokens are billed all the same.
-        stream.blocks.insert(0, MockBlock::Thinking(String::new()));
+        // signature comes, and the tokens are billed all the same. A model
+        // behind Ollama streams what it thought.
+        let text = match ollama {
+            Dialect::Anthropic => String::new(),
+            Dialect::Ollama { .. } => ollama::THINKING_TEXT.to_string(),
+        };
+        stream.blocks.insert(0, MockBlock::Thinking(text));
     }
-    let mut inner = state.lock();
-    let simulated = inner.cache.process(&accepted.prompt);
+    let simulated = match ollama {
+        Dialect::Anthropic => inner.cache.process(&accepted.prompt),
+        // No prompt cache: every token of the prompt (as far as the window
+        // goes) is plain input.
+        Dialect::Ollama { window } => {
+            prefix_cache::Simulated::plain(accepted.prompt.tokens().min(window))
+        }
+    };
     // A scripted usage is written at 5 minutes, as before lifetimes.
     let written_1h = match stream.usage {
         Some(_) => 0,
@@ -310,7 +348,10 @@ pub(super) fn render_message(
             written_1h,
             thinking_tokens: inner.thinking_tokens,
         },
-        &thinking::seal(accepted.key),
+        wire::Speaker {
+            seal: &thinking::seal(accepted.key),
+            ollama: matches!(ollama, Dialect::Ollama { .. }),
+        },
         accepted.max_tokens,
         &mut rng,
     );

@@ -376,18 +376,29 @@ pub struct Billing {
     pub thinking_tokens: u64,
 }
 
+/// Whose stream it is: the Messages API's, whose thinking `seal` signs, or
+/// Ollama's compatibility layer's (see `ollama.rs`: usage of two counts, no
+/// signature, no ping, a tool's input in one piece).
+#[derive(Debug, Clone, Copy)]
+pub struct Speaker<'a> {
+    pub seal: &'a str,
+    pub ollama: bool,
+}
+
 /// Render `reply` as stream events, billing what `billing` says;
-/// `request_index` names made-up tool ids; `seal` signs its thinking;
-/// `max_tokens` is the request's (the output of a reply cut off there).
+/// `request_index` names made-up tool ids; `speaker` says whose stream it
+/// is (and signs its thinking); `max_tokens` is the request's (the output
+/// of a reply cut off there).
 pub fn render_stream(
     reply: &StreamReply,
     request_index: usize,
     model: &str,
     billing: Billing,
-    seal: &str,
+    speaker: Speaker<'_>,
     max_tokens: u64,
     rng: &mut fastrand::Rng,
 ) -> RenderedStream {
+    let Speaker { seal, ollama } = speaker;
     let Billing {
         usage,
         written_1h,
@@ -420,6 +431,9 @@ pub fn render_stream(
             .max(1)
     });
     let usage_json = |output: u64| {
+        if ollama {
+            return super::ollama::usage_json(usage.input_tokens, output);
+        }
         json!({
             "input_tokens": usage.input_tokens,
             "cache_creation_input_tokens": usage.cache_creation_input_tokens,
@@ -428,15 +442,22 @@ pub fn render_stream(
             "output_tokens": output,
         })
     };
-    frames.push(frame(
-        "message_start",
-        &json!({"type": "message_start", "message": {
+    let start = if ollama {
+        json!({"type": "message_start", "message": {
+            "id": format!("msg_mock_{request_index:04}"), "type": "message", "role": "assistant",
+            "model": model, "content": [], "usage": usage_json(0),
+        }})
+    } else {
+        json!({"type": "message_start", "message": {
             "id": format!("msg_mock_{request_index:04}"), "type": "message", "role": "assistant",
             "model": model, "content": [],
             "stop_reason": null, "stop_sequence": null, "usage": usage_json(1),
-        }}),
-    ));
-    frames.push(frame("ping", &json!({"type": "ping"})));
+        }})
+    };
+    frames.push(frame("message_start", &start));
+    if !ollama {
+        frames.push(frame("ping", &json!({"type": "ping"})));
+    }
     let last_tool = reply
         .blocks
         .iter()
@@ -456,12 +477,16 @@ pub fn render_stream(
                 )
             }
             MockBlock::Thinking(text) => {
-                content.push(json!({"type": "thinking", "thinking": text, "signature": seal}));
                 let mut deltas: Vec<Delta> = fragments(text, rng)
                     .into_iter()
                     .map(|t| Delta::new("thinking_delta", "thinking", &t))
                     .collect();
-                deltas.push(Delta::new("signature_delta", "signature", seal));
+                if ollama {
+                    content.push(json!({"type": "thinking", "thinking": text}));
+                } else {
+                    content.push(json!({"type": "thinking", "thinking": text, "signature": seal}));
+                    deltas.push(Delta::new("signature_delta", "signature", seal));
+                }
                 (json!({"type": "thinking", "thinking": ""}), deltas)
             }
             MockBlock::RedactedThinking => {
@@ -483,9 +508,14 @@ pub fn render_stream(
                     let keep = (json_text.chars().count() / 2).max(1);
                     json_text = json_text.chars().take(keep).collect();
                 }
+                let pieces = if ollama {
+                    vec![json_text]
+                } else {
+                    fragments(&json_text, rng)
+                };
                 (
                     json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
-                    fragments(&json_text, rng)
+                    pieces
                         .into_iter()
                         .map(|p| Delta::new("input_json_delta", "partial_json", &p))
                         .collect(),
@@ -502,10 +532,10 @@ pub fn render_stream(
         }
         for delta in deltas {
             frames.push(delta.frame(index));
-            if rng.u8(..10) == 0 {
+            if !ollama && rng.u8(..10) == 0 {
                 frames.push(frame("ping", &json!({"type": "ping"})));
             }
-            if reply.noise && rng.u8(..4) == 0 {
+            if !ollama && reply.noise && rng.u8(..4) == 0 {
                 frames.push(noise_frame(index, rng));
             }
         }
@@ -514,7 +544,11 @@ pub fn render_stream(
             &json!({"type": "content_block_stop", "index": index}),
         ));
     }
-    let mut delta = json!({"stop_reason": stop_reason, "stop_sequence": null});
+    let mut delta = if ollama {
+        json!({"stop_reason": stop_reason})
+    } else {
+        json!({"stop_reason": stop_reason, "stop_sequence": null})
+    };
     if let Some(details) = &reply.stop_details {
         delta["stop_details"] = details.clone();
     }

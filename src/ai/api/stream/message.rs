@@ -3,12 +3,68 @@
 //! server that answers `stream: true` with plain JSON; nothing here knows
 //! about events or bytes arriving in pieces.
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::accumulator::empty_object;
 use super::event::{StreamErrorBody, UsageUpdate, broken};
 use crate::ai::api::error::{ApiError, ApiErrorKind};
-use crate::ai::api::types::{ContentBlock, Response, StopReason, Usage};
+use crate::ai::api::types::{ContentBlock, Response, StopDetails, StopReason, Usage};
+use crate::lenient;
+
+/// A whole message body as the API documents it, read leniently: a field
+/// of the wrong type reads as empty, a block of a type this client does
+/// not know is skipped.
+#[derive(Debug, Default, Deserialize)]
+struct WholeMessage {
+    #[serde(rename = "type", default, deserialize_with = "lenient::text")]
+    kind: String,
+    #[serde(default, deserialize_with = "lenient::text")]
+    id: String,
+    #[serde(default, deserialize_with = "lenient::text")]
+    model: String,
+    #[serde(default, deserialize_with = "lenient::items")]
+    content: Vec<WireBlock>,
+    #[serde(default, deserialize_with = "lenient::some")]
+    stop_reason: Option<StopReason>,
+    #[serde(default, deserialize_with = "lenient::some")]
+    stop_details: Option<StopDetails>,
+    #[serde(default, deserialize_with = "lenient::some")]
+    usage: Option<UsageUpdate>,
+    /// An `{"type":"error",...}` body's error.
+    #[serde(default, deserialize_with = "lenient::or_default")]
+    error: StreamErrorBody,
+}
+
+/// One content block as the body carries it.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WireBlock {
+    Text {
+        #[serde(default, deserialize_with = "lenient::text")]
+        text: String,
+    },
+    Thinking {
+        #[serde(default, deserialize_with = "lenient::text")]
+        thinking: String,
+        #[serde(default, deserialize_with = "lenient::text")]
+        signature: String,
+    },
+    RedactedThinking {
+        #[serde(default, deserialize_with = "lenient::text")]
+        data: String,
+    },
+    ToolUse {
+        #[serde(default, deserialize_with = "lenient::text")]
+        id: String,
+        #[serde(default, deserialize_with = "lenient::text")]
+        name: String,
+        #[serde(default)]
+        input: Value,
+    },
+    #[serde(other)]
+    Unknown,
+}
 
 /// A complete, non-streamed message body (`{"type":"message",...}`): a
 /// batch's succeeded result, or the answer of an Anthropic-compatible
@@ -17,98 +73,75 @@ use crate::ai::api::types::{ContentBlock, Response, StopReason, Usage};
 /// object, and a tool call the output limit cut off is named in
 /// [`Response::cut_off_tool`] rather than kept.
 pub fn response_from_message_json(body: &[u8]) -> Result<Response, ApiError> {
-    let value: Value = serde_json::from_slice(body)
+    let message: WholeMessage = serde_json::from_slice(body)
         .map_err(|err| broken(format!("unreadable JSON response: {err}")))?;
-    if value.get("type").and_then(Value::as_str) == Some("error") {
-        return Err(error_response(&value));
+    if message.kind == "error" {
+        let error = message.error;
+        return Err(ApiError::new(
+            ApiErrorKind::from_stream_error_type(&error.kind),
+            format!("error response: {}: {}", error.kind, error.message),
+        ));
     }
-    let mut content = content_blocks(&value)?;
-    let stop_reason: Option<StopReason> = value
-        .get("stop_reason")
-        .and_then(|r| serde_json::from_value(r.clone()).ok());
-    let cut_off_tool = take_cut_off_tool(&mut content, stop_reason.as_ref());
+    let mut content = message
+        .content
+        .into_iter()
+        .filter_map(|block| block.into_content().transpose())
+        .collect::<Result<Vec<_>, _>>()?;
+    let cut_off_tool = take_cut_off_tool(&mut content, message.stop_reason.as_ref());
     let mut usage = Usage::default();
-    if let Some(update) = value
-        .get("usage")
-        .and_then(|u| serde_json::from_value::<UsageUpdate>(u.clone()).ok())
-    {
+    if let Some(update) = message.usage {
         update.apply_to(&mut usage);
     }
     Ok(Response {
-        id: text(&value, "id"),
-        model: text(&value, "model"),
+        id: message.id,
+        model: message.model,
         content,
-        stop_reason,
-        stop_details: value
-            .get("stop_details")
-            .and_then(|d| serde_json::from_value(d.clone()).ok()),
+        stop_reason: message.stop_reason,
+        stop_details: message.stop_details,
         cut_off_tool,
         usage,
     })
 }
 
-/// The string at `key` of `v`, or empty.
-fn text(v: &Value, key: &str) -> String {
-    v.get(key).and_then(Value::as_str).unwrap_or("").to_string()
-}
-
-/// The error an `{"type":"error",...}` body reports, of the kind its
-/// error type names.
-fn error_response(value: &Value) -> ApiError {
-    let error: StreamErrorBody = serde_json::from_value(value["error"].clone()).unwrap_or_default();
-    ApiError::new(
-        ApiErrorKind::from_stream_error_type(&error.kind),
-        format!("error response: {}: {}", error.kind, error.message),
-    )
-}
-
-/// The message's content blocks we know, in order (unknown ones skipped);
-/// an error when a tool call's input is not an object.
-fn content_blocks(value: &Value) -> Result<Vec<ContentBlock>, ApiError> {
-    let mut content = Vec::new();
-    for block in value
-        .get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        match block.get("type").and_then(Value::as_str) {
-            Some("text") => content.push(ContentBlock::text(text(block, "text"))),
-            Some("thinking") => content.push(ContentBlock::Thinking {
-                thinking: text(block, "thinking"),
-                signature: text(block, "signature"),
-            }),
-            Some("redacted_thinking") => content.push(ContentBlock::RedactedThinking {
-                data: text(block, "data"),
-            }),
-            Some("tool_use") => content.push(tool_use(block)?),
-            _ => {}
-        }
+impl WireBlock {
+    /// The block as a response holds it (none for one this client does not
+    /// know); a tool call's missing input is an empty object, an input that
+    /// is neither an object nor a string (which the engine reads
+    /// leniently) an error.
+    fn into_content(self) -> Result<Option<ContentBlock>, ApiError> {
+        Ok(Some(match self {
+            WireBlock::Text { text } => ContentBlock::text(text),
+            WireBlock::Thinking {
+                thinking,
+                signature,
+            } => ContentBlock::Thinking {
+                thinking,
+                signature,
+            },
+            WireBlock::RedactedThinking { data } => ContentBlock::RedactedThinking { data },
+            WireBlock::ToolUse { id, name, input } => {
+                let input = match input {
+                    Value::Null => empty_object(),
+                    input @ (Value::Object(_) | Value::String(_)) => input,
+                    _ => {
+                        return Err(ApiError::new(
+                            ApiErrorKind::MalformedToolInput,
+                            format!(
+                                "input for tool '{name}' is neither a JSON object nor a string"
+                            ),
+                        ));
+                    }
+                };
+                ContentBlock::ToolUse {
+                    id,
+                    name,
+                    input,
+                    cache_control: None,
+                }
+            }
+            WireBlock::Unknown => return Ok(None),
+        }))
     }
-    Ok(content)
-}
-
-/// A `tool_use` block; no input is an empty object, an input that is
-/// neither an object nor a string (which the engine reads leniently) an
-/// error.
-fn tool_use(block: &Value) -> Result<ContentBlock, ApiError> {
-    let name = text(block, "name");
-    let input = match block.get("input") {
-        None | Some(Value::Null) => empty_object(),
-        Some(input @ (Value::Object(_) | Value::String(_))) => input.clone(),
-        Some(_) => {
-            return Err(ApiError::new(
-                ApiErrorKind::MalformedToolInput,
-                format!("input for tool '{name}' is neither a JSON object nor a string"),
-            ));
-        }
-    };
-    Ok(ContentBlock::ToolUse {
-        id: text(block, "id"),
-        name,
-        input,
-        cache_control: None,
-    })
 }
 
 /// A whole message that stopped at `max_tokens` right after a tool call

@@ -11,13 +11,11 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
-use super::{DirJob, DirShared, compose_dir_task, outside_children};
+use super::{DirJob, DirShared, TaskRoom, compose_dir_task, outside_children};
 use crate::ai::failure::InvestigationError;
 use crate::ai::rules::discover::{display_name, relative};
 use crate::ai::tools::{ToolContext, frame_untrusted, fs::scoped_listing};
-use crate::cache::EntryKind;
+use crate::cache::DirEntry;
 use crate::scan::ScanFilter;
 use crate::text::escape_line;
 
@@ -49,10 +47,7 @@ pub(crate) fn dir_task(shared: &DirShared, job: &DirJob) -> Result<String, Inves
         .collect();
     let outside = outside_children(&shared.children, &job.dir, &job.members);
     let child_entries = named_child_entries(&outside, |child| {
-        shared
-            .run
-            .cache
-            .read_entry(EntryKind::Dir, &child.to_string_lossy())
+        shared.run.cache.entry::<DirEntry>(&child.to_string_lossy())
     });
     compose_dir_task(
         shared.run.target(),
@@ -61,6 +56,7 @@ pub(crate) fn dir_task(shared: &DirShared, job: &DirJob) -> Result<String, Inves
         job.max_turns,
         &listings,
         &child_entries,
+        TaskRoom::of(shared.run.session.model_facts().model),
     )
 }
 
@@ -68,8 +64,8 @@ pub(crate) fn dir_task(shared: &DirShared, job: &DirJob) -> Result<String, Inves
 /// [`compose_dir_task`] takes them.
 pub(crate) fn named_child_entries(
     children: &[PathBuf],
-    entry_of: impl Fn(&PathBuf) -> Option<Value>,
-) -> Vec<(String, Option<Value>)> {
+    entry_of: impl Fn(&PathBuf) -> Option<DirEntry>,
+) -> Vec<(String, Option<DirEntry>)> {
     children
         .iter()
         .map(|child| {
@@ -86,19 +82,19 @@ pub(crate) fn named_child_entries(
 /// with a cached entry; otherwise one of the two placeholders, so a parent is
 /// never told it is a leaf when its children simply have no summary yet.
 /// `children` are (name, cached entry) pairs of the discovered subdirectories.
-pub(crate) fn render_child_summaries(children: &[(String, Option<Value>)]) -> String {
+pub(crate) fn render_child_summaries(children: &[(String, Option<DirEntry>)]) -> String {
     let lines: Vec<String> = children
         .iter()
         .filter_map(|(name, entry)| {
             let entry = entry.as_ref()?;
-            let rel = entry
-                .get("relative_path")
-                .and_then(Value::as_str)
-                .unwrap_or(name);
-            let summary = entry
-                .get("summary")
-                .and_then(Value::as_str)
-                .unwrap_or("(no summary)");
+            let rel = match entry.relative_path.as_str() {
+                "" => name.as_str(),
+                rel => rel,
+            };
+            let summary = match entry.summary.as_str() {
+                "" => "(no summary)",
+                summary => summary,
+            };
             Some(format!("- {}/: {summary}", escape_line(rel)))
         })
         .collect();

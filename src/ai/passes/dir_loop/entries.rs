@@ -13,29 +13,22 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
-
 use super::{DirJob, DirShared};
 use crate::ai::failure::InvestigationError;
 use crate::ai::rules::discover::relative;
-use crate::ai::rules::fingerprint::{FINGERPRINT_FIELD, LANGUAGE_FIELD};
 use crate::cache::now_iso;
-use crate::cache::{Cache, EntryKind};
+use crate::cache::{Cache, DirEntry, DirStamp, EntryKind, FileEntry};
 
 /// Whether `entry` was written because the model declined its directory:
 /// what keeps an unchanged rerun, which reuses it, `partial` as the run that
 /// wrote it was.
-pub(crate) fn is_declined(entry: &Value) -> bool {
+pub(crate) fn is_declined(entry: &DirEntry) -> bool {
     let declined = PartialCause::Refused.wording();
     entry
-        .get("partial_reason")
-        .and_then(Value::as_str)
+        .partial_reason
+        .as_deref()
         .is_some_and(|reason| reason == declined.reason || reason == declined.stub_reason)
 }
-
-/// The dir-entry field naming the unit (its top directory, relative) a
-/// folded directory was investigated in.
-pub(crate) const UNIT_FIELD: &str = "unit";
 
 /// Why a loop had to salvage a partial entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,7 +133,7 @@ pub(super) fn forget_stale_entries(
         cache.remove_entry(EntryKind::Dir, &dir.to_string_lossy())?;
     }
     if !job.changed.is_empty() {
-        let files = cache.located_entries(EntryKind::File);
+        let files = cache.located::<FileEntry>();
         for dir in &job.changed {
             for (path, _) in direct_file_entries(dir, &files) {
                 cache.remove_entry(EntryKind::File, &path.to_string_lossy())?;
@@ -150,42 +143,25 @@ pub(super) fn forget_stale_entries(
     Ok(())
 }
 
-/// Record `fingerprint` in the dir entry at `path`, if the loop left one
-/// that does not carry it yet, for a folded directory the unit (its top
-/// directory, relative), and the `--language` it was written in.
+/// Record `stamp` in the dir entry at `path`, if the loop left one that
+/// does not carry it yet.
 pub(super) fn stamp_entry(
     cache: &Cache,
     path: &str,
-    fingerprint: &str,
-    unit: Option<&str>,
-    language: Option<&str>,
+    stamp: &DirStamp,
 ) -> Result<(), InvestigationError> {
-    let Some(mut entry) = cache.read_entry(EntryKind::Dir, path) else {
+    let Some(mut entry) = cache.entry::<DirEntry>(path) else {
         return Ok(());
     };
-    let field = |name: &str| entry.get(name).and_then(Value::as_str);
-    if field(FINGERPRINT_FIELD) == Some(fingerprint)
-        && (unit.is_none() || field(UNIT_FIELD) == unit)
-        && field(LANGUAGE_FIELD) == language
-    {
+    if stamp.is_on(&entry) {
         return Ok(());
     }
-    entry[FINGERPRINT_FIELD] = json!(fingerprint);
-    if let Some(unit) = unit {
-        entry[UNIT_FIELD] = json!(unit);
-    }
-    match (language, entry.as_object_mut()) {
-        (Some(language), _) => entry[LANGUAGE_FIELD] = json!(language),
-        (None, Some(fields)) => {
-            fields.remove(LANGUAGE_FIELD);
-        }
-        (None, None) => {}
-    }
+    stamp.apply(&mut entry);
     cache
-        .write_entry(EntryKind::Dir, path, &entry)
-        .map_err(|message| InvestigationError::EntryWrite {
+        .write_typed(path, &entry)
+        .map_err(|source| InvestigationError::EntryWrite {
             what: "recording a fingerprint",
-            message,
+            source,
         })
 }
 
@@ -209,30 +185,27 @@ pub(crate) fn report_entry(
     completeness: Option<f64>,
     child_count: usize,
     now: &str,
-) -> Value {
-    let mut entry = json!({
-        "path": dir.to_string_lossy(),
-        "relative_path": relative(target, dir),
-        "child_count": child_count,
-        "summary": summary,
-        "dominant_category": "unknown",
-        "notable_files": [],
-        "cached_at": now,
-    });
-    if let Some(completeness) = completeness {
-        entry["completeness"] = json!(completeness);
+) -> DirEntry {
+    DirEntry {
+        path: dir.to_string_lossy().into_owned(),
+        relative_path: relative(target, dir),
+        child_count: child_count as u64,
+        summary: summary.to_string(),
+        dominant_category: "unknown".to_string(),
+        completeness,
+        cached_at: now.to_string(),
+        ..DirEntry::default()
     }
-    entry
 }
 
 /// The file entries of files directly in `dir`, ordered by path, from
-/// entries located by their keys ([`Cache::located_entries`]): what an agent
-/// wrote into an entry's fields never moves it to another directory.
+/// entries located by their keys ([`Cache::located`]): what an agent wrote
+/// into an entry's fields never moves it to another directory.
 pub(crate) fn direct_file_entries<'a>(
     dir: &Path,
-    located: &'a [(PathBuf, Value)],
-) -> Vec<(&'a Path, &'a Value)> {
-    let mut direct: Vec<(&Path, &Value)> = located
+    located: &'a [(PathBuf, FileEntry)],
+) -> Vec<(&'a Path, &'a FileEntry)> {
+    let mut direct: Vec<(&Path, &FileEntry)> = located
         .iter()
         .filter(|(path, _)| path.parent() == Some(dir))
         .map(|(path, entry)| (path.as_path(), entry))
@@ -248,48 +221,45 @@ pub(crate) fn direct_file_entries<'a>(
 pub(crate) fn build_partial_entry(
     target: &Path,
     dir: &Path,
-    file_entries: &[(&Path, &Value)],
+    file_entries: &[(&Path, &FileEntry)],
     child_count: usize,
     now: &str,
     cause: PartialCause,
-) -> (Value, String) {
-    let relative_path = relative(target, dir);
+) -> (DirEntry, String) {
+    let stub = DirEntry {
+        path: dir.to_string_lossy().into_owned(),
+        relative_path: relative(target, dir),
+        dominant_category: "unknown".to_string(),
+        partial: true,
+        cached_at: now.to_string(),
+        ..DirEntry::default()
+    };
     if file_entries.is_empty() {
-        let stub = json!({
-            "path": dir.to_string_lossy(),
-            "relative_path": relative_path,
-            "child_count": 0,
-            "summary": cause.wording().stub_summary,
-            "dominant_category": "unknown",
-            "notable_files": [],
-            "partial": true,
-            "partial_reason": cause.wording().stub_reason,
-            "cached_at": now,
-        });
+        let stub = DirEntry {
+            summary: cause.wording().stub_summary.to_string(),
+            partial_reason: Some(cause.wording().stub_reason.to_string()),
+            ..stub
+        };
         return (stub, String::new());
     }
     let summary = file_entries
         .iter()
-        .filter_map(|(_, e)| e.get("summary").and_then(Value::as_str))
+        .map(|(_, e)| e.summary.as_str())
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
-    let notable: Vec<String> = file_entries
+    let notable_files = file_entries
         .iter()
-        .filter(|(_, e)| e.get("notable").and_then(Value::as_bool).unwrap_or(false))
+        .filter(|(_, e)| e.notable)
         .map(|(path, _)| relative(target, path))
         .collect();
-    let entry = json!({
-        "path": dir.to_string_lossy(),
-        "relative_path": relative_path,
-        "child_count": child_count,
-        "summary": summary,
-        "dominant_category": "unknown",
-        "notable_files": notable,
-        "partial": true,
-        "partial_reason": cause.wording().reason,
-        "cached_at": now,
-    });
+    let entry = DirEntry {
+        child_count: child_count as u64,
+        summary: summary.clone(),
+        notable_files,
+        partial_reason: Some(cause.wording().reason.to_string()),
+        ..stub
+    };
     (entry, summary)
 }
 
@@ -306,7 +276,7 @@ pub(crate) fn flush_partial_dir_entry(
     if cache.has_entry(EntryKind::Dir, &path) {
         return Ok(String::new());
     }
-    let files = cache.located_entries(EntryKind::File);
+    let files = cache.located::<FileEntry>();
     let direct = direct_file_entries(dir, &files);
     let (entry, summary) = build_partial_entry(
         target,
@@ -317,10 +287,10 @@ pub(crate) fn flush_partial_dir_entry(
         cause,
     );
     cache
-        .write_entry(EntryKind::Dir, &path, &entry)
-        .map_err(|message| InvestigationError::EntryWrite {
+        .write_typed(&path, &entry)
+        .map_err(|source| InvestigationError::EntryWrite {
             what: "writing a partial entry",
-            message,
+            source,
         })?;
     Ok(summary)
 }

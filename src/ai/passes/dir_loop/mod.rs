@@ -36,7 +36,8 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
+use serde::Deserialize;
+use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
 use crate::ai::api::cost::LoopUsage;
@@ -49,14 +50,14 @@ use crate::ai::failure::InvestigationError;
 use crate::ai::passes::record_refusal;
 use crate::ai::prompts;
 use crate::ai::rules::discover::{ChildIndex, display_name, relative};
-use crate::ai::rules::fingerprint::{FINGERPRINT_FIELD, LANGUAGE_FIELD, fingerprint};
+use crate::ai::rules::fingerprint::fingerprint;
 use crate::ai::rules::plan::TurnUse;
-use crate::ai::tools::input::{string_field, unit_interval};
 use crate::ai::tools::notes::flag_lines;
 use crate::ai::tools::{ToolContext, Toolbox};
-use crate::cache::EntryKind;
 use crate::cache::now_iso;
+use crate::cache::{DirStamp, EntryKind};
 use crate::grounding::{LoopCheck, Scope};
+use crate::lenient;
 
 mod briefing;
 mod entries;
@@ -70,13 +71,13 @@ pub(crate) use briefing::{
     dir_context_in, dir_task, frame_child_summaries, named_child_entries, render_child_summaries,
 };
 pub(crate) use entries::{
-    PartialCause, UNIT_FIELD, direct_file_entries, flush_partial_dir_entry, is_declined,
-    report_entry, visible_child_count,
+    PartialCause, direct_file_entries, flush_partial_dir_entry, is_declined, report_entry,
+    visible_child_count,
 };
 use entries::{forget_stale_entries, missing_entries, stamp_entry};
 pub(crate) use job::{DirJob, DirOutcome, LoopEnd, LoopLengths, PRIOR_LOOP_TURNS, RunningSpend};
 pub(crate) use notes::{NEAR_END_TURNS, missing_entries_message, turns_left_note};
-pub(crate) use task::{compose_dir_task, dir_system_prompt, outside_children};
+pub(crate) use task::{TaskRoom, compose_dir_task, dir_system_prompt, outside_children};
 
 /// What every dir loop of a run shares. Read-only once built, apart from the
 /// turn pool's counters.
@@ -123,10 +124,11 @@ pub(crate) async fn investigate_dir(
         .map(|dir| (dir.clone(), fingerprint(dir, Some(&shared.run.scope))))
         .collect();
     let unit = relative(shared.run.target(), &job.dir);
+    let stamps = stamps(shared, job, &unit, fingerprints);
     forget_stale_entries(shared, job)?;
-    let outcome = run_dir_loop(shared, job, stamps(shared, job, &unit, &fingerprints)).await?;
+    let outcome = run_dir_loop(shared, job, &stamps).await?;
     shared.pool.give_back(outcome.turns.unused());
-    write_report_entry(shared, job, &outcome, &fingerprints[0].1);
+    write_report_entry(shared, job, &outcome, &stamps[0].1);
     // A loop that ended on the API error leaves its directories without a
     // summary, as before: the next run investigates them again. One the
     // budget could not start leaves them to the scan's summaries.
@@ -140,51 +142,40 @@ pub(crate) async fn investigate_dir(
             )?;
         }
     }
-    for (dir, print) in &fingerprints {
-        let member = (dir != &job.dir).then_some(unit.as_str());
-        let language = shared.language.as_deref();
-        stamp_entry(
-            &shared.run.cache,
-            &dir.to_string_lossy(),
-            print,
-            member,
-            language,
-        )?;
+    for (dir, stamp) in &stamps {
+        stamp_entry(&shared.run.cache, &dir.to_string_lossy(), stamp)?;
     }
     Ok(outcome)
 }
 
-/// The fields every dir entry of the assignment carries: the fingerprint
+/// The stamp every dir entry of the assignment carries: the fingerprint
 /// its directory had when the loop started, the `--language`, and, for a
-/// folded directory, its `unit` (the top directory, relative).
+/// folded directory, its `unit` (the top directory, relative). The top
+/// directory's comes first.
 fn stamps(
     shared: &DirShared,
     job: &DirJob,
     unit: &str,
-    fingerprints: &[(PathBuf, String)],
-) -> Vec<(PathBuf, Map<String, Value>)> {
+    fingerprints: Vec<(PathBuf, String)>,
+) -> Vec<(PathBuf, DirStamp)> {
     fingerprints
-        .iter()
-        .map(|(dir, print)| {
-            let mut fields = Map::new();
-            fields.insert(FINGERPRINT_FIELD.to_owned(), json!(print));
-            if let Some(language) = &shared.language {
-                fields.insert(LANGUAGE_FIELD.to_owned(), json!(language));
-            }
-            if dir != &job.dir {
-                fields.insert(UNIT_FIELD.to_owned(), json!(unit));
-            }
-            (dir.clone(), fields)
+        .into_iter()
+        .map(|(dir, fingerprint)| {
+            let stamp = DirStamp {
+                fingerprint,
+                language: shared.language.clone(),
+                unit: (dir != job.dir).then(|| unit.to_string()),
+            };
+            (dir, stamp)
         })
         .collect()
 }
 
 /// The top directory's entry from the loop's report, when the agent did
-/// not write one itself, stamped with `print` (its fingerprint) in the
-/// same atomic write: an entry a killed run left without its fingerprint
-/// would be investigated again next time. Failing to write it is only a
-/// warning.
-fn write_report_entry(shared: &DirShared, job: &DirJob, outcome: &DirOutcome, print: &str) {
+/// not write one itself, stamped in the same atomic write: an entry a
+/// killed run left without its fingerprint would be investigated again
+/// next time. Failing to write it is only a warning.
+fn write_report_entry(shared: &DirShared, job: &DirJob, outcome: &DirOutcome, stamp: &DirStamp) {
     let path = job.dir.to_string_lossy();
     let Some(summary) = outcome.summary.as_deref().filter(|s| !s.is_empty()) else {
         return;
@@ -200,14 +191,11 @@ fn write_report_entry(shared: &DirShared, job: &DirJob, outcome: &DirOutcome, pr
         visible_child_count(&job.dir),
         &now_iso(),
     );
-    entry[FINGERPRINT_FIELD] = json!(print);
-    if let Some(language) = &shared.language {
-        entry[LANGUAGE_FIELD] = json!(language);
-    }
-    if let Err(message) = shared.run.cache.write_entry(EntryKind::Dir, &path, &entry) {
+    stamp.apply(&mut entry);
+    if let Err(err) = shared.run.cache.write_typed(&path, &entry) {
         shared.run.progress.ai_dir(
             &outcome.shown,
-            &format!("Warning: could not cache the directory summary: {message}"),
+            &format!("Warning: could not cache the directory summary: {err}"),
         );
     }
 }
@@ -217,7 +205,7 @@ fn write_report_entry(shared: &DirShared, job: &DirJob, outcome: &DirOutcome, pr
 async fn run_dir_loop(
     shared: &DirShared,
     job: &DirJob,
-    stamps: Vec<(PathBuf, Map<String, Value>)>,
+    stamps: &[(PathBuf, DirStamp)],
 ) -> Result<DirOutcome, InvestigationError> {
     let target = shared.run.target();
     let shown = display_name(target, &job.dir);
@@ -245,7 +233,7 @@ async fn run_dir_loop(
     let tools = ToolContext {
         home: Some(&job.dir),
         unit: &job.members,
-        stamps: &stamps,
+        stamps,
         ..shared.run.tools(&shown)
     };
     let record_spend = |usage: &LoopUsage| shared.spend.set(&job.dir, usage.cost);
@@ -254,7 +242,7 @@ async fn run_dir_loop(
     let conversed = converse(&mut agent, &shared.run.session, &tools, policy).await?;
     shared.lengths.ended(&job.dir, conversed.usage.turns);
     let (end, submitted) = loop_end(shared, job, conversed.end, conversed.usage.turns);
-    let (summary, completeness) = settle(shared, job, &check, &end, submitted.as_ref())?;
+    let (summary, completeness) = settle(shared, job, &check, &end, submitted)?;
     if end == LoopEnd::TurnLimit {
         printer.line(&format!("Warning: max turns reached for {shown}"));
     }
@@ -330,9 +318,9 @@ fn loop_end(
     job: &DirJob,
     end: CallEnd,
     turns: u32,
-) -> (LoopEnd, Option<Value>) {
+) -> (LoopEnd, Option<DirReport>) {
     match end {
-        CallEnd::Submitted(input) => (LoopEnd::Submitted, Some(input)),
+        CallEnd::Submitted(input) => (LoopEnd::Submitted, Some(DirReport::read(input))),
         CallEnd::Refused(refusal) => {
             record_refusal(
                 &shared.run.cache,
@@ -367,14 +355,14 @@ fn settle(
     job: &DirJob,
     check: &LoopCheck,
     end: &LoopEnd,
-    submitted: Option<&Value>,
+    submitted: Option<DirReport>,
 ) -> Result<(Option<String>, Option<f64>), InvestigationError> {
-    let held = check.take_held_report().filter(|_| submitted.is_none());
-    if let Some(report) = submitted.or(held.as_ref()) {
-        return Ok((
-            Some(string_field(report, "summary")),
-            report_completeness(report),
-        ));
+    let held = check
+        .take_held_report()
+        .filter(|_| submitted.is_none())
+        .map(DirReport::read);
+    if let Some(report) = submitted.or(held) {
+        return Ok((Some(report.summary), report.completeness));
     }
     let cause = match end {
         LoopEnd::ContextFull => PartialCause::ContextFull,
@@ -415,13 +403,36 @@ fn record_held_flags(shared: &DirShared, check: &LoopCheck, printer: &Printer) {
     }
 }
 
-/// `completeness` from `submit_report`: missing → 0.0 (as the original),
-/// unreadable → none, otherwise clamped into [0, 1].
-pub(crate) fn report_completeness(input: &Value) -> Option<f64> {
-    match input.get("completeness") {
-        None => Some(0.0),
-        raw => unit_interval(raw),
+/// What a dir loop hands in with `submit_report`, read leniently.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct DirReport {
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub summary: String,
+    /// Missing: 0 (as the original); unreadable: none; otherwise clamped
+    /// into [0, 1] (`null` is 0).
+    #[serde(default = "unrated", deserialize_with = "lenient::fraction_or_null")]
+    pub completeness: Option<f64>,
+}
+
+fn unrated() -> Option<f64> {
+    Some(0.0)
+}
+
+impl DirReport {
+    /// The report a `submit_report` input gives (a report unlike one reads
+    /// as empty and unrated).
+    fn read(input: Value) -> DirReport {
+        serde_json::from_value(input).unwrap_or_else(|_| DirReport {
+            completeness: unrated(),
+            ..DirReport::default()
+        })
     }
+}
+
+/// `completeness` from `submit_report`, as [`DirReport`] reads it.
+#[cfg(test)]
+pub(crate) fn report_completeness(input: &Value) -> Option<f64> {
+    DirReport::read(input.clone()).completeness
 }
 
 #[cfg(test)]

@@ -10,12 +10,16 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use crate::cache::DirEntry;
 
+use crate::ai::api::catalog::Model;
+use crate::ai::api::settings::Workload;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::survey::frame_survey_block;
 use crate::ai::prompts::{DirPrompt, DirTaskPrompt, language_rule};
 use crate::ai::rules::discover::{ChildIndex, display_name, relative};
+use crate::ai::rules::room::{Part, Room};
+use crate::ai::rules::tree_view::cut_lines_saying;
 use crate::ai::tools::frame_untrusted;
 use crate::text::escape_line;
 
@@ -24,6 +28,38 @@ use super::{frame_child_summaries, render_child_summaries};
 /// The `source` of the frame listing a unit's other directories; the
 /// scripted test agent reads the unit from it.
 pub const UNIT_FRAME: &str = "directories of this unit";
+
+/// The line that ends a listing or a block of child summaries cut to fit
+/// the model's window.
+pub(crate) const ROOM_CUT_LINE: &str = "[... the rest is left out to fit the model's context window; list_directory and \
+     read_cache show it]";
+
+/// How many bytes an assignment's listings (all of them together) and its
+/// child summaries may take: their share of a loop's room in the model's
+/// window ([`crate::ai::rules::room`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TaskRoom {
+    pub listings: usize,
+    pub summaries: usize,
+}
+
+impl TaskRoom {
+    /// The room of a loop's assignment on `model`.
+    pub(crate) fn of(model: &Model) -> TaskRoom {
+        let room = Room::of(model, Workload::Routine);
+        TaskRoom {
+            listings: room.bytes(Part::Listing),
+            summaries: room.bytes(Part::ChildSummaries),
+        }
+    }
+
+    /// No limit: a test's assignment, shown whole.
+    #[cfg(test)]
+    pub(crate) const WHOLE: TaskRoom = TaskRoom {
+        listings: usize::MAX,
+        summaries: usize::MAX,
+    };
+}
 
 /// The dir system prompt of a run: the instructions and the survey block
 /// (framed as untrusted data: a model's reading of the target's names).
@@ -63,15 +99,18 @@ pub(crate) fn outside_children(
 /// summaries come from the target: each listing and the summaries are
 /// framed as untrusted data, the unit's directory names too, and the
 /// directory's names are escaped to one line. The root's absolute path is
-/// the only absolute path in the result.
+/// the only absolute path in the result. The listings share `room`'s bytes
+/// for them evenly, and the summaries are cut to theirs.
 pub(crate) fn compose_dir_task(
     target: &Path,
     root: &Path,
     members: &[PathBuf],
     max_turns: u32,
     listings: &[String],
-    child_entries: &[(String, Option<Value>)],
+    child_entries: &[(String, Option<DirEntry>)],
+    room: TaskRoom,
 ) -> Result<String, InvestigationError> {
+    let each = room.listings / listings.len().max(1);
     let dir_rel = escape_line(&display_name(target, root)).into_owned();
     let dirs: Vec<&Path> = std::iter::once(root)
         .chain(members.iter().map(PathBuf::as_path))
@@ -81,12 +120,17 @@ pub(crate) fn compose_dir_task(
         .zip(listings)
         .map(|(dir, listing)| {
             let shown = escape_line(&display_name(target, dir)).into_owned();
-            frame_untrusted(&format!("listing of {shown}"), listing)
+            let listing = cut_lines_saying(listing.clone(), each, ROOM_CUT_LINE);
+            frame_untrusted(&format!("listing of {shown}"), &listing)
         })
         .collect::<Vec<_>>()
         .join("\n\n");
     let unit = unit_block(target, members);
-    let child_summaries = frame_child_summaries(render_child_summaries(child_entries));
+    let child_summaries = frame_child_summaries(cut_lines_saying(
+        render_child_summaries(child_entries),
+        room.summaries,
+        ROOM_CUT_LINE,
+    ));
     let dir_path = escape_line(&root.to_string_lossy()).into_owned();
     Ok(DirTaskPrompt {
         dir_path: &dir_path,
@@ -156,8 +200,11 @@ mod tests {
             ],
             &[(
                 "cli".into(),
-                Some(json!({"relative_path": "src/cli", "summary": "Argument parsing."})),
+                DirEntry::from_value(
+                    json!({"relative_path": "src/cli", "summary": "Argument parsing."}),
+                ),
             )],
+            TaskRoom::WHOLE,
         )
         .unwrap();
         assert!(
@@ -168,7 +215,8 @@ mod tests {
         assert!(task.contains("<untrusted-data source=\"listing of src/util\""));
         assert!(task.contains("- src/cli/: Argument parsing."));
         assert_eq!(task.matches("/home/user").count(), 1);
-        let single = compose_dir_task(t, t, &[], 10, &["(empty)".into()], &[]).unwrap();
+        let single =
+            compose_dir_task(t, t, &[], 10, &["(empty)".into()], &[], TaskRoom::WHOLE).unwrap();
         assert!(single.contains("\nTurns available: 10\n\n## Directory listing\n"));
         assert!(!single.contains(UNIT_FRAME));
     }

@@ -6,12 +6,22 @@ use super::entries::{
     build_partial_entry,
 };
 use super::*;
+use crate::cache::{DirEntry, FileEntry};
 use serde_json::json;
 
 const T: &str = "/w/proj";
 
-fn entry(rel: &str, summary: &str) -> Value {
-    json!({"relative_path": rel, "summary": summary})
+fn entry(rel: &str, summary: &str) -> DirEntry {
+    DirEntry::from_value(json!({"relative_path": rel, "summary": summary})).unwrap()
+}
+
+fn file(value: Value) -> FileEntry {
+    FileEntry::from_value(value).unwrap()
+}
+
+/// An entry as the cache writes it.
+fn json_of(entry: &DirEntry) -> Value {
+    serde_json::to_value(entry).unwrap()
 }
 
 #[test]
@@ -28,7 +38,7 @@ fn child_summaries_and_both_placeholders() {
             Some(entry("src/auth", "Login and sessions.")),
         ),
         ("db".into(), None),
-        ("web".into(), Some(json!({}))),
+        ("web".into(), Some(DirEntry::default())),
     ]);
     assert_eq!(
         rendered,
@@ -56,7 +66,7 @@ fn report_entry_shape() {
     let t = Path::new(T);
     let e = report_entry(t, &t.join("src"), "Core.", Some(0.9), 4, "now");
     assert_eq!(
-        e,
+        json_of(&e),
         json!({
             "path": "/w/proj/src", "relative_path": "src", "child_count": 4,
             "summary": "Core.", "dominant_category": "unknown", "notable_files": [],
@@ -64,8 +74,8 @@ fn report_entry_shape() {
         })
     );
     let root = report_entry(t, t, "Root.", None, 0, "now");
-    assert_eq!(root["relative_path"], ".");
-    assert!(root.get("completeness").is_none());
+    assert_eq!(root.relative_path, ".");
+    assert!(json_of(&root).get("completeness").is_none());
 }
 
 /// Attribution goes by the path an entry is keyed by; the fields inside it
@@ -75,8 +85,8 @@ fn direct_files_only() {
     let t = Path::new(T);
     let dir = t.join("sub");
     let at = |rel: &str, summary: &str, fields: Value| {
-        let mut entry = fields;
-        entry["summary"] = json!(summary);
+        let mut entry = file(fields);
+        entry.summary = summary.to_string();
         (t.join(rel), entry)
     };
     let located = vec![
@@ -93,7 +103,7 @@ fn direct_files_only() {
     ];
     let direct: Vec<(&Path, &str)> = direct_file_entries(&dir, &located)
         .into_iter()
-        .map(|(path, e)| (path, e["summary"].as_str().unwrap()))
+        .map(|(path, e)| (path, e.summary.as_str()))
         .collect();
     assert_eq!(
         direct,
@@ -109,16 +119,16 @@ fn direct_files_only() {
 fn partial_entry_from_cached_files() {
     let t = Path::new(T);
     let dir = t.join("sub");
-    let a = json!({"summary": "prints x"});
+    let a = file(json!({"summary": "prints x"}));
     // The notable file is named by its location, not by its fields.
-    let b = json!({"relative_path": "b.py", "summary": "important thing", "notable": true});
-    let c = json!({"summary": ""});
+    let b = file(json!({"relative_path": "b.py", "summary": "important thing", "notable": true}));
+    let c = file(json!({"summary": ""}));
     let (pa, pb, pc) = (dir.join("a.py"), dir.join("b.py"), dir.join("c.bin"));
     let files = [(pa.as_path(), &a), (pb.as_path(), &b), (pc.as_path(), &c)];
     let (e, summary) = build_partial_entry(t, &dir, &files, 3, "now", PartialCause::ContextFull);
     assert_eq!(summary, "prints x important thing");
     assert_eq!(
-        e,
+        json_of(&e),
         json!({
             "path": "/w/proj/sub", "relative_path": "sub", "child_count": 3,
             "summary": "prints x important thing", "dominant_category": "unknown",
@@ -134,17 +144,17 @@ fn incomplete_stub_without_files() {
     let (e, summary) =
         build_partial_entry(t, &t.join("sub"), &[], 7, "now", PartialCause::ContextFull);
     assert_eq!(summary, "");
-    assert_eq!(e["partial"], true);
-    assert_eq!(e["child_count"], 0);
-    assert_eq!(e["summary"], INCOMPLETE_SUMMARY);
-    assert_eq!(e["partial_reason"], INCOMPLETE_REASON);
+    assert!(e.partial);
+    assert_eq!(e.child_count, 0);
+    assert_eq!(e.summary, INCOMPLETE_SUMMARY);
+    assert_eq!(e.partial_reason.as_deref(), Some(INCOMPLETE_REASON));
     assert!(INCOMPLETE_REASON.contains("before files processed"));
 }
 
 #[test]
 fn turn_limit_partials_say_so() {
     let t = Path::new(T);
-    let a = json!({"summary": "prints x"});
+    let a = file(json!({"summary": "prints x"}));
     let pa = t.join("sub/a.py");
     let (e, summary) = build_partial_entry(
         t,
@@ -155,10 +165,10 @@ fn turn_limit_partials_say_so() {
         PartialCause::TurnLimit,
     );
     assert_eq!(summary, "prints x");
-    assert_eq!(e["partial_reason"], "turn limit reached");
+    assert_eq!(e.partial_reason.as_deref(), Some("turn limit reached"));
     let (stub, _) = build_partial_entry(t, &t.join("sub"), &[], 1, "now", PartialCause::TurnLimit);
-    assert_eq!(stub["summary"], TURN_LIMIT_SUMMARY);
-    assert_eq!(stub["partial_reason"], TURN_LIMIT_STUB_REASON);
+    assert_eq!(stub.summary, TURN_LIMIT_SUMMARY);
+    assert_eq!(stub.partial_reason.as_deref(), Some(TURN_LIMIT_STUB_REASON));
 }
 
 #[test]

@@ -19,10 +19,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::Value;
-
 use super::inputs::{QUOTE_BYTES, quote};
-use crate::ai::rules::mechanical::is_mechanical;
+use crate::cache::DirEntry;
 use crate::report::{Flag, severity_rank};
 use crate::text::escape_line;
 
@@ -54,7 +52,12 @@ fn names_any(text: &str, names: &[&str]) -> bool {
 /// written relative to the target) and the summaries: the verdict
 /// (`brief`, `detailed`) and `dirs` (dir entries of the directories that
 /// exist). One line each.
-pub(crate) fn at_odds(brief: &str, detailed: &str, dirs: &[Value], flags: &[Flag]) -> Vec<String> {
+pub(crate) fn at_odds(
+    brief: &str,
+    detailed: &str,
+    dirs: &[DirEntry],
+    flags: &[Flag],
+) -> Vec<String> {
     let mut odds = AtOdds {
         summaries: summaries_by_path(dirs),
         verdict: format!("{brief}\n{detailed}").to_lowercase(),
@@ -77,17 +80,14 @@ pub(crate) fn at_odds(brief: &str, detailed: &str, dirs: &[Value], flags: &[Flag
 
 /// Each dir entry of `dirs` by its target-relative path (`.` for the
 /// target).
-fn summaries_by_path(dirs: &[Value]) -> HashMap<String, &Value> {
+fn summaries_by_path(dirs: &[DirEntry]) -> HashMap<String, &DirEntry> {
     dirs.iter()
         .map(|entry| {
-            let rel = entry
-                .get("relative_path")
-                .and_then(Value::as_str)
-                .filter(|rel| !rel.is_empty())
-                .unwrap_or(".")
-                .trim_end_matches('/')
-                .to_string();
-            (rel, entry)
+            let rel = match entry.relative_path.as_str() {
+                "" => ".",
+                rel => rel,
+            };
+            (rel.trim_end_matches('/').to_string(), entry)
         })
         .collect()
 }
@@ -115,7 +115,7 @@ fn weighty_findings(flags: &[Flag]) -> Vec<&Flag> {
 /// The detector's state: the summaries it reads, and the lines found so
 /// far, each silence listed once.
 struct AtOdds<'a> {
-    summaries: HashMap<String, &'a Value>,
+    summaries: HashMap<String, &'a DirEntry>,
     /// The brief and detailed analysis, lowercase.
     verdict: String,
     /// (whose summary is silent, about what), so each is listed once.
@@ -142,18 +142,10 @@ impl AtOdds<'_> {
     /// summary of `dir`'s parent names neither by directory nor file name.
     fn parent_silent(&mut self, flag: &Flag, path: &str, dir: &str, finding: &str) {
         let above = parent(dir);
-        let Some(entry) = self
-            .summaries
-            .get(above)
-            .filter(|entry| !is_mechanical(entry))
-        else {
+        let Some(entry) = self.summaries.get(above).filter(|entry| !entry.mechanical) else {
             return;
         };
-        let summary = entry
-            .get("summary")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_lowercase();
+        let summary = entry.summary.to_lowercase();
         if !names_any(&summary, &[last(dir), last(path)])
             && self.seen.insert((above.to_string(), dir.to_string()))
         {
@@ -194,14 +186,17 @@ mod tests {
         }
     }
 
-    fn dirs() -> Vec<Value> {
-        vec![
+    fn dirs() -> Vec<DirEntry> {
+        [
             json!({"relative_path": ".", "summary": "A web service with src/ and docs/."}),
             json!({"relative_path": "src", "summary": "The server code and its helpers."}),
             json!({"relative_path": "src/auth", "summary": "Login and sessions."}),
             json!({"relative_path": "src/store", "summary": "The database layer."}),
             json!({"relative_path": "vendor", "summary": "1 file.", "mechanical": true}),
         ]
+        .into_iter()
+        .map(|value| DirEntry::from_value(value).unwrap())
+        .collect()
     }
 
     #[test]
@@ -252,7 +247,7 @@ mod tests {
             verified("general", "critical", "No tests."),
         ];
         let mut dirs = dirs();
-        dirs[1]["summary"] = json!("The server: auth (login) and store.");
+        dirs[1].summary = "The server: auth (login) and store.".into();
         assert!(at_odds("Mind keys.py.", "", &dirs, &flags).is_empty());
     }
 
@@ -274,7 +269,7 @@ mod tests {
             "Passwords in docs.",
         )];
         let mut dirs = dirs();
-        dirs[0]["summary"] = json!("A web service.");
+        dirs[0].summary = "A web service.".into();
         let found = at_odds("secrets.txt", "", &dirs, &flags);
         assert_eq!(
             found,

@@ -10,9 +10,7 @@
 //! same prompt. Everything quoted here was written from the target's
 //! files, and is framed as untrusted data by the caller.
 
-use serde_json::Value;
-
-use crate::ai::rules::mechanical::is_mechanical;
+use crate::cache::{DirEntry, FileEntry};
 use crate::report::Flag;
 use crate::text::{cut_marked, escape_line};
 
@@ -46,28 +44,65 @@ pub(crate) struct Uncertain {
     pub line: String,
 }
 
-fn number(entry: &Value, field: &str) -> Option<f64> {
-    entry.get(field).and_then(Value::as_f64)
+/// What a round reads of a summary, a directory's or a file's (empty
+/// texts read as none).
+struct Summary<'a> {
+    /// Target-relative, `.` for the target.
+    rel: String,
+    dir: bool,
+    summary: Option<&'a str>,
+    confidence: Option<f64>,
+    confidence_reason: Option<&'a str>,
+    completeness: Option<f64>,
+    partial_reason: Option<&'a str>,
+    mechanical: bool,
 }
 
-fn text<'v>(entry: &'v Value, field: &str) -> Option<&'v str> {
-    entry
-        .get(field)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
+fn some(text: &str) -> Option<&str> {
+    (!text.is_empty()).then_some(text)
+}
+
+/// A target-relative path as the round names it (`.` for the target).
+fn rel_of(rel: &str) -> String {
+    match rel {
+        "" => ".".to_string(),
+        rel => rel.trim_end_matches('/').to_string(),
+    }
+}
+
+impl<'a> From<&'a DirEntry> for Summary<'a> {
+    fn from(entry: &'a DirEntry) -> Summary<'a> {
+        Summary {
+            rel: rel_of(&entry.relative_path),
+            dir: true,
+            summary: some(&entry.summary),
+            confidence: entry.confidence,
+            confidence_reason: entry.confidence_reason.as_deref().and_then(some),
+            completeness: entry.completeness,
+            partial_reason: entry.partial_reason.as_deref().and_then(some),
+            mechanical: entry.mechanical,
+        }
+    }
+}
+
+impl<'a> From<&'a FileEntry> for Summary<'a> {
+    fn from(entry: &'a FileEntry) -> Summary<'a> {
+        Summary {
+            rel: rel_of(&entry.relative_path),
+            dir: false,
+            summary: some(&entry.summary),
+            confidence: entry.confidence,
+            confidence_reason: entry.confidence_reason.as_deref().and_then(some),
+            completeness: None,
+            partial_reason: None,
+            mechanical: false,
+        }
+    }
 }
 
 /// `text` cut to at most `max` bytes on a character boundary, marked.
 pub(crate) fn quote(text: &str, max: usize) -> String {
     cut_marked(&escape_line(text), max, " [...]")
-}
-
-/// An entry's target-relative path (`.` for the target).
-fn rel_of(entry: &Value) -> String {
-    match text(entry, "relative_path") {
-        None => ".".to_string(),
-        Some(rel) => rel.trim_end_matches('/').to_string(),
-    }
 }
 
 /// The summaries to settle among `dirs` (dir entries of the directories
@@ -77,16 +112,18 @@ fn rel_of(entry: &Value) -> String {
 /// read; most telling first (rated, partial, unread), the least sure first
 /// within each, then by path; at most [`MAX_UNCERTAIN`].
 pub(crate) fn uncertain_entries(
-    dirs: &[(&Value, Option<&Value>)],
-    files: &[&Value],
+    dirs: &[(&DirEntry, Option<&DirEntry>)],
+    files: &[&FileEntry],
 ) -> Vec<Uncertain> {
     let mut found: Vec<(Doubt, f64, Uncertain)> = dirs
         .iter()
-        .filter_map(|(entry, parent)| uncertain(entry, true, parent.is_some_and(is_mechanical)))
+        .filter_map(|(entry, parent)| {
+            uncertain(&Summary::from(*entry), parent.is_some_and(|p| p.mechanical))
+        })
         .chain(
             files
                 .iter()
-                .filter_map(|entry| uncertain(entry, false, false)),
+                .filter_map(|entry| uncertain(&Summary::from(*entry), false)),
         )
         .collect();
     found.sort_by(|a, b| {
@@ -106,31 +143,27 @@ pub(crate) fn uncertain_entries(
 /// to order by; `None` when nothing casts doubt on it, or when it was
 /// summarised from the scan below a directory that was too
 /// (`parent_unread`), since the top of such a subtree stands for it.
-fn uncertain(entry: &Value, dir: bool, parent_unread: bool) -> Option<(Doubt, f64, Uncertain)> {
-    let rel = rel_of(entry);
-    let shown = if dir && rel != "." {
+fn uncertain(entry: &Summary<'_>, parent_unread: bool) -> Option<(Doubt, f64, Uncertain)> {
+    let rel = entry.rel.clone();
+    let shown = if entry.dir && rel != "." {
         format!("{rel}/")
     } else {
         rel.clone()
     };
-    let confidence = number(entry, "confidence");
-    let completeness = number(entry, "completeness");
-    let doubt = if is_mechanical(entry) {
+    let (confidence, completeness) = (entry.confidence, entry.completeness);
+    let doubt = if entry.mechanical {
         if parent_unread {
             return None;
         }
         Doubt::Unread
     } else if confidence.is_some_and(|c| c < LOW) || completeness.is_some_and(|c| c < LOW) {
         Doubt::Rated
-    } else if text(entry, "partial_reason").is_some() {
+    } else if entry.partial_reason.is_some() {
         Doubt::Partial
     } else {
         return None;
     };
-    let summary = quote(
-        text(entry, "summary").unwrap_or("(no summary)"),
-        QUOTE_BYTES,
-    );
+    let summary = quote(entry.summary.unwrap_or("(no summary)"), QUOTE_BYTES);
     let line = format!(
         "- {} ({}): {summary}",
         escape_line(&shown),
@@ -151,18 +184,19 @@ fn uncertain(entry: &Value, dir: bool, parent_unread: bool) -> Option<(Doubt, f6
 /// What the round is told of why `entry` is in `doubt`: its ratings (with
 /// the reason for its confidence), why its loop stopped, and whether no
 /// model read it.
-fn doubt_facts(entry: &Value, doubt: Doubt) -> Vec<String> {
+fn doubt_facts(entry: &Summary<'_>, doubt: Doubt) -> Vec<String> {
     let mut facts = Vec::new();
-    if let Some(confidence) = number(entry, "confidence") {
-        let reason = text(entry, "confidence_reason")
+    if let Some(confidence) = entry.confidence {
+        let reason = entry
+            .confidence_reason
             .map(|r| format!(": {}", quote(r, QUOTE_BYTES / 2)))
             .unwrap_or_default();
         facts.push(format!("confidence {confidence:.2}{reason}"));
     }
-    if let Some(completeness) = number(entry, "completeness") {
+    if let Some(completeness) = entry.completeness {
         facts.push(format!("completeness {completeness:.2}"));
     }
-    if let Some(reason) = text(entry, "partial_reason") {
+    if let Some(reason) = entry.partial_reason {
         facts.push(format!("partial: {}", quote(reason, QUOTE_BYTES / 2)));
     }
     if doubt == Doubt::Unread {
@@ -210,22 +244,35 @@ mod tests {
 
     use super::*;
 
+    fn dir(value: serde_json::Value) -> DirEntry {
+        DirEntry::from_value(value).unwrap()
+    }
+
+    fn file(value: serde_json::Value) -> FileEntry {
+        FileEntry::from_value(value).unwrap()
+    }
+
     fn lines(found: &[Uncertain]) -> Vec<&str> {
         found.iter().map(|u| u.line.as_str()).collect()
     }
 
     #[test]
     fn the_least_sure_summaries_come_first_and_only_the_top_of_what_no_model_read() {
-        let root = json!({"relative_path": ".", "summary": "A service.", "completeness": 0.9});
-        let net = json!({"relative_path": "src/net", "summary": "Networking.",
-                         "confidence": 0.4, "confidence_reason": "minified"});
-        let db = json!({"relative_path": "src/db", "summary": "Storage.", "completeness": 0.6});
-        let cut = json!({"relative_path": "src/cut", "summary": "Half read.",
-                         "partial_reason": "turn limit reached"});
-        let vendor = json!({"relative_path": "vendor", "summary": "3 files.", "mechanical": true});
-        let deep = json!({"relative_path": "vendor/x", "summary": "1 file.", "mechanical": true});
-        let file = json!({"relative_path": "src/net/tls.rs", "summary": "TLS.", "confidence": 0.5});
-        let sure = json!({"relative_path": "src/main.rs", "summary": "Main.", "confidence": 0.95});
+        let root = dir(json!({"relative_path": ".", "summary": "A service.", "completeness": 0.9}));
+        let net = dir(json!({"relative_path": "src/net", "summary": "Networking.",
+                         "confidence": 0.4, "confidence_reason": "minified"}));
+        let db =
+            dir(json!({"relative_path": "src/db", "summary": "Storage.", "completeness": 0.6}));
+        let cut = dir(json!({"relative_path": "src/cut", "summary": "Half read.",
+                         "partial_reason": "turn limit reached"}));
+        let vendor =
+            dir(json!({"relative_path": "vendor", "summary": "3 files.", "mechanical": true}));
+        let deep =
+            dir(json!({"relative_path": "vendor/x", "summary": "1 file.", "mechanical": true}));
+        let tls =
+            file(json!({"relative_path": "src/net/tls.rs", "summary": "TLS.", "confidence": 0.5}));
+        let sure =
+            file(json!({"relative_path": "src/main.rs", "summary": "Main.", "confidence": 0.95}));
         let found = uncertain_entries(
             &[
                 (&root, None),
@@ -235,7 +282,7 @@ mod tests {
                 (&vendor, Some(&root)),
                 (&deep, Some(&vendor)),
             ],
-            &[&file, &sure],
+            &[&tls, &sure],
         );
         assert_eq!(
             lines(&found),
@@ -251,13 +298,15 @@ mod tests {
 
     #[test]
     fn the_lists_are_bounded_and_quotes_stay_on_one_line() {
-        let many: Vec<Value> = (0..100)
+        let many: Vec<DirEntry> = (0..100)
             .map(|i| {
-                json!({"relative_path": format!("d{i:03}"), "summary": "x\ny".repeat(500),
-                            "confidence": 0.1})
+                dir(
+                    json!({"relative_path": format!("d{i:03}"), "summary": "x\ny".repeat(500),
+                            "confidence": 0.1}),
+                )
             })
             .collect();
-        let dirs: Vec<(&Value, Option<&Value>)> = many.iter().map(|e| (e, None)).collect();
+        let dirs: Vec<(&DirEntry, Option<&DirEntry>)> = many.iter().map(|e| (e, None)).collect();
         let found = uncertain_entries(&dirs, &[]);
         assert_eq!(found.len(), MAX_UNCERTAIN);
         assert!(

@@ -14,7 +14,8 @@
 //! nothing (made no tool call that reads: it found nothing new), when
 //! nothing is left to settle, or when a round ends without a report. Every
 //! request is priced at its worst case before it goes and sent only if the
-//! run's spend stays within its budget ([`crate::ai::engine::ceiling`]).
+//! run's spend stays within its budget (the run's purse,
+//! [`crate::ai::engine::purse`], which the conversation driver asks).
 //! Each round is saved as soon as it is done (`saved.rs`), so a later run
 //! over the same synthesis pays for it once.
 //!
@@ -29,18 +30,21 @@ mod saved;
 
 use std::collections::HashSet;
 
-use serde_json::{Map, Value};
+use serde::Deserialize;
+use serde_json::Value;
 
 use crate::ai::engine::agent::{Agent, Printer};
 use crate::ai::engine::context::RunContext;
 use crate::ai::engine::conversation::{CallEnd, Closing, Policy, converse};
 use crate::ai::engine::purse::Pace;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::synthesis::sections_for_prompt;
+use crate::ai::passes::synthesis::{SubmittedReport, sections_for_prompt};
 use crate::ai::prompts::{self, RefinePrompt};
 use crate::ai::tools::{self, Toolbox, frame_untrusted};
+use crate::cache::{DirEntry, FileEntry};
 use crate::grounding::{self, Scope};
-use crate::report::{Flag, RefineStop, SEVERITY_ORDER, Sections};
+use crate::lenient;
+use crate::report::{Flag, RefineStop, SEVERITY_ORDER};
 use crate::text::escape_line;
 
 pub(crate) use saved::{SavedRefinement, SavedRound, synthesis_digest};
@@ -50,15 +54,11 @@ pub(crate) const REFINE_MAX_TURNS: u32 = 10;
 /// The `directory` name of the refinement's tool calls in `investigation.log`.
 pub(crate) const REFINE_LOG_NAME: &str = "(refine)";
 
-/// The fields of `submit_report` that are the refinement's own, not the
-/// report's.
-const FLAG_FIELDS: [&str; 2] = ["flags_added", "flags_withdrawn"];
-
 /// The report as the rounds improve it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Draft {
-    /// The report's fields (`brief`, `detailed`, ...).
-    pub report: Value,
+    /// The report as it stands.
+    pub report: SubmittedReport,
     /// Flags added so far.
     pub added: Vec<Flag>,
     /// Recorded flags withdrawn so far.
@@ -67,19 +67,12 @@ pub(crate) struct Draft {
 
 impl Draft {
     /// The report the synthesis wrote, with no flag changed yet.
-    pub(crate) fn new(report: Value) -> Draft {
+    pub(crate) fn new(report: SubmittedReport) -> Draft {
         Draft {
             report,
             added: Vec::new(),
             withdrawn: Vec::new(),
         }
-    }
-
-    fn field(&self, name: &str) -> &str {
-        self.report
-            .get(name)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
     }
 
     /// This draft after `round`.
@@ -130,9 +123,9 @@ pub(crate) struct RefineRun<'a> {
     /// The tree as the scan saw it, for grounding the flags.
     pub scope: &'a Scope,
     /// Dir entries of the directories that exist, each with its parent's.
-    pub dirs: &'a [(Value, Option<Value>)],
+    pub dirs: &'a [(DirEntry, Option<DirEntry>)],
     /// File entries.
-    pub files: &'a [Value],
+    pub files: &'a [FileEntry],
     /// The flags of `flags.jsonl`.
     pub recorded: &'a [Flag],
     /// `--language`: the language the report is written in.
@@ -143,7 +136,7 @@ pub(crate) struct RefineRun<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum RoundEnd {
     /// It handed in a report.
-    Submitted(SavedRound),
+    Submitted(Box<SavedRound>),
     /// It stopped without one (no request at all for
     /// [`RefineStop::NothingToSettle`] and, on its first request,
     /// [`RefineStop::Budget`]).
@@ -170,13 +163,13 @@ impl Shown {
             &mut grounded,
             &mut crate::report::Sections::default(),
         );
-        let dirs: Vec<(&Value, Option<&Value>)> = run
+        let dirs: Vec<(&DirEntry, Option<&DirEntry>)> = run
             .dirs
             .iter()
             .map(|(entry, parent)| (entry, parent.as_ref()))
             .collect();
-        let files: Vec<&Value> = run.files.iter().collect();
-        let entries: Vec<Value> = run.dirs.iter().map(|(entry, _)| entry.clone()).collect();
+        let files: Vec<&FileEntry> = run.files.iter().collect();
+        let entries: Vec<DirEntry> = run.dirs.iter().map(|(entry, _)| entry.clone()).collect();
         Shown {
             uncertain: inputs::uncertain_entries(&dirs, &files)
                 .into_iter()
@@ -184,8 +177,8 @@ impl Shown {
                 .collect(),
             unverified: inputs::numbered_unverified(&raw, &grounded),
             at_odds: contradictions::at_odds(
-                draft.field("brief"),
-                draft.field("detailed"),
+                &draft.report.brief,
+                &draft.report.detailed,
                 &entries,
                 &grounded,
             ),
@@ -223,9 +216,9 @@ impl Shown {
             verdict: &frame_untrusted(
                 "the report being refined",
                 &inputs::render_verdict(
-                    draft.field("brief"),
-                    draft.field("detailed"),
-                    &sections_for_prompt(&Sections::from_submitted(&draft.report)),
+                    &draft.report.brief,
+                    &draft.report.detailed,
+                    &sections_for_prompt(&draft.report.sections.clone().normalised()),
                 ),
             ),
             uncertain: &Shown::framed("summaries their authors were unsure of", &self.uncertain),
@@ -279,14 +272,15 @@ pub(crate) async fn round(
     .await?;
     let stop = match conversed.end {
         CallEnd::Submitted(input) => {
-            let (report, flags_added, flags_withdrawn) = read_report(&input, &shown.unverified);
-            return Ok(RoundEnd::Submitted(SavedRound {
+            let (report, flags_added, flags_withdrawn) =
+                read_report(RefinedSubmit::read(&input), &shown.unverified);
+            return Ok(RoundEnd::Submitted(Box::new(SavedRound {
                 report,
                 flags_added,
                 flags_withdrawn,
                 reads: conversed.tools_run,
                 cost_usd: ctx.session.spent() - spent_before,
-            }));
+            })));
         }
         CallEnd::Refused(_) => RefineStop::Declined,
         CallEnd::OverBudget(_) => RefineStop::Budget,
@@ -307,7 +301,9 @@ fn round_policy(ids: HashSet<String>) -> Policy<'static> {
         }),
         pace: Pace::Alone,
         last_call_note: Some(prompts::last_call::REFINE),
-        answer: Some(Box::new(move |input: &Value| check_report(input, &ids))),
+        answer: Some(Box::new(move |input: &Value| {
+            check_report(&RefinedSubmit::read(input), &ids)
+        })),
         ..Policy::turns(REFINE_MAX_TURNS)
     }
 }
@@ -316,18 +312,57 @@ fn round_policy(ids: HashSet<String>) -> Policy<'static> {
 const LAST_TURN_NOTE: &str =
     "[luminos] This is your last turn: call submit_report now with the improved report.";
 
+/// What a round hands in with `submit_report`, read leniently
+/// ([`crate::lenient`]): the report's fields, the flags it adds and the ids
+/// of the listed flags it withdraws.
+#[derive(Debug, Default, Deserialize)]
+struct RefinedSubmit {
+    #[serde(flatten)]
+    report: SubmittedReport,
+    #[serde(default, deserialize_with = "lenient::items")]
+    flags_added: Vec<AddedFlag>,
+    #[serde(default, deserialize_with = "lenient::texts")]
+    flags_withdrawn: Vec<String>,
+}
+
+/// A flag a round adds, as it wrote it.
+#[derive(Debug, Deserialize)]
+struct AddedFlag {
+    #[serde(default, deserialize_with = "lenient::text")]
+    path: String,
+    #[serde(default, deserialize_with = "lenient::text")]
+    finding: String,
+    #[serde(default, deserialize_with = "lenient::text")]
+    severity: String,
+}
+
+impl RefinedSubmit {
+    /// `submit_report`'s input; what does not read is empty.
+    fn read(input: &Value) -> RefinedSubmit {
+        RefinedSubmit::deserialize(input).unwrap_or_default()
+    }
+
+    /// The ids in `flags_withdrawn`, trimmed, upper-cased.
+    fn withdrawn_ids(&self) -> Vec<String> {
+        self.flags_withdrawn
+            .iter()
+            .map(|id| id.trim().to_uppercase())
+            .collect()
+    }
+}
+
 /// Refuse a report without its text, or that withdraws a flag not listed.
-fn check_report(input: &Value, ids: &HashSet<String>) -> Option<String> {
-    for field in ["brief", "detailed"] {
-        let written = input
-            .get(field)
-            .and_then(Value::as_str)
-            .is_some_and(|text| !text.trim().is_empty());
-        if !written {
+fn check_report(submit: &RefinedSubmit, ids: &HashSet<String>) -> Option<String> {
+    for (field, text) in [
+        ("brief", &submit.report.brief),
+        ("detailed", &submit.report.detailed),
+    ] {
+        if text.trim().is_empty() {
             return Some(format!("Error: '{field}' must be a non-empty string."));
         }
     }
-    let unknown: Vec<String> = withdrawn_ids(input)
+    let unknown: Vec<String> = submit
+        .withdrawn_ids()
         .into_iter()
         .filter(|id| !ids.contains(id))
         .collect();
@@ -351,54 +386,35 @@ fn check_report(input: &Value, ids: &HashSet<String>) -> Option<String> {
     ))
 }
 
-/// The ids in `flags_withdrawn`, trimmed, upper-cased.
-fn withdrawn_ids(input: &Value) -> Vec<String> {
-    input
-        .get("flags_withdrawn")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(|id| id.trim().to_uppercase())
-        .collect()
-}
-
-/// A submitted report: its fields without the flag lists, the flags it
-/// adds (each with a path, a finding and a known severity; `info` for an
-/// unknown one) and the listed flags (`unverified`, by id) it withdraws.
+/// A submitted report: its report's fields (without the flag lists), the
+/// flags it adds (each with a path, a finding and a known severity; `info`
+/// for an unknown one) and the listed flags (`unverified`, by id) it
+/// withdraws.
 fn read_report(
-    input: &Value,
+    submit: RefinedSubmit,
     unverified: &[(String, Flag, String)],
-) -> (Value, Vec<Flag>, Vec<Flag>) {
-    let report: Map<String, Value> = input
-        .as_object()
-        .into_iter()
-        .flatten()
-        .filter(|(key, _)| !FLAG_FIELDS.contains(&key.as_str()))
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect();
-    let added: Vec<Flag> = input
-        .get("flags_added")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+) -> (SubmittedReport, Vec<Flag>, Vec<Flag>) {
+    let ids = submit.withdrawn_ids();
+    let added: Vec<Flag> = submit
+        .flags_added
+        .iter()
         .filter_map(|flag| {
-            let text = |name: &str| flag.get(name).and_then(Value::as_str).map(str::trim);
-            let finding = text("finding").filter(|f| !f.is_empty())?;
-            let path = text("path").filter(|p| !p.is_empty()).unwrap_or("general");
-            let severity = text("severity")
+            let finding = Some(flag.finding.trim()).filter(|f| !f.is_empty())?;
+            let path = Some(flag.path.trim())
+                .filter(|p| !p.is_empty())
+                .unwrap_or("general");
+            let severity = Some(flag.severity.trim())
                 .filter(|s| SEVERITY_ORDER.contains(s))
                 .unwrap_or("info");
             Some(Flag::new(path, finding, severity))
         })
         .collect();
-    let ids = withdrawn_ids(input);
     let withdrawn = unverified
         .iter()
         .filter(|(id, _, _)| ids.contains(id))
         .map(|(_, flag, _)| flag.clone())
         .collect();
-    (Value::Object(report), added, withdrawn)
+    (submit.report, added, withdrawn)
 }
 
 #[cfg(test)]
@@ -406,6 +422,14 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    fn report(brief: &str, detailed: &str) -> SubmittedReport {
+        SubmittedReport {
+            brief: brief.into(),
+            detailed: detailed.into(),
+            ..SubmittedReport::default()
+        }
+    }
 
     fn listed() -> Vec<(String, Flag, String)> {
         vec![
@@ -433,8 +457,11 @@ mod tests {
             ],
             "flags_withdrawn": [" f1 ", "F9"]
         });
-        let (report, added, withdrawn) = read_report(&input, &listed());
-        assert_eq!(report, json!({"brief": "B", "detailed": "D"}));
+        let (report, added, withdrawn) = read_report(RefinedSubmit::read(&input), &listed());
+        assert_eq!(
+            serde_json::to_value(&report).unwrap(),
+            json!({"brief": "B", "detailed": "D"})
+        );
         assert_eq!(
             added,
             [
@@ -450,18 +477,26 @@ mod tests {
         let ids: HashSet<String> = ["F1".to_string(), "F2".to_string()].into();
         assert_eq!(
             check_report(
-                &json!({"brief": "B", "detailed": "D", "flags_withdrawn": ["F2"]}),
+                &RefinedSubmit::read(
+                    &json!({"brief": "B", "detailed": "D", "flags_withdrawn": ["F2"]})
+                ),
                 &ids
             ),
             None
         );
         assert_eq!(
-            check_report(&json!({"brief": " ", "detailed": "D"}), &ids).unwrap(),
+            check_report(
+                &RefinedSubmit::read(&json!({"brief": " ", "detailed": "D"})),
+                &ids
+            )
+            .unwrap(),
             "Error: 'brief' must be a non-empty string."
         );
         assert_eq!(
             check_report(
-                &json!({"brief": "B", "detailed": "D", "flags_withdrawn": ["F7"]}),
+                &RefinedSubmit::read(
+                    &json!({"brief": "B", "detailed": "D", "flags_withdrawn": ["F7"]})
+                ),
                 &ids
             )
             .unwrap(),
@@ -476,14 +511,14 @@ mod tests {
             Flag::new("src/main.rs", "Fine.", "info"),
         ];
         let first = SavedRound {
-            report: json!({"brief": "B1", "detailed": "D1"}),
+            report: report("B1", "D1"),
             flags_added: vec![Flag::new("src/real.rs", "Leak.", "critical")],
             flags_withdrawn: vec![recorded[0].clone()],
             reads: 2,
             cost_usd: 0.01,
         };
-        let draft = Draft::new(json!({"brief": "B", "detailed": "D"})).after(&first);
-        assert_eq!(draft.field("brief"), "B1");
+        let draft = Draft::new(report("B", "D")).after(&first);
+        assert_eq!(draft.report.brief, "B1");
         assert_eq!(
             draft.flags(&recorded),
             [
@@ -492,7 +527,7 @@ mod tests {
             ]
         );
         let second = SavedRound {
-            report: json!({"brief": "B2", "detailed": "D2"}),
+            report: report("B2", "D2"),
             flags_added: vec![],
             flags_withdrawn: vec![Flag::new("src/real.rs", "Leak.", "critical")],
             reads: 0,

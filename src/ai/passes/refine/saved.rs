@@ -9,17 +9,16 @@
 //! from there.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::ai::passes::synthesis::SubmittedReport;
 use crate::report::{Flag, RefineStop};
 
 /// One round as it was handed in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct SavedRound {
-    /// The improved report's fields (`brief`, `detailed`, ...), without
-    /// the flag lists.
-    pub report: Value,
+    /// The improved report, without the flag lists.
+    pub report: SubmittedReport,
     /// The flags it added.
     pub flags_added: Vec<Flag>,
     /// The recorded flags it withdrew.
@@ -43,23 +42,18 @@ pub(crate) struct SavedRefinement {
 }
 
 impl SavedRefinement {
-    /// The saved refinement of the synthesis with `digest`, if `saved` is
-    /// one.
-    pub(crate) fn of(saved: Option<Value>, digest: &str) -> Option<SavedRefinement> {
-        serde_json::from_value::<SavedRefinement>(saved?)
-            .ok()
-            .filter(|saved| saved.synthesis_digest == digest)
-    }
-
-    pub(crate) fn to_value(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
+    /// `saved` (as `refinement.json` held it), if it refined the synthesis
+    /// with `digest`.
+    pub(crate) fn of(saved: Option<SavedRefinement>, digest: &str) -> Option<SavedRefinement> {
+        saved.filter(|saved| saved.synthesis_digest == digest)
     }
 }
 
 /// The digest that names a synthesis: its report's fields (the brief, the
 /// detailed analysis, the sections), as `submit_report` gives them.
-pub(crate) fn synthesis_digest(report: &Value) -> String {
-    crate::text::hex(&Sha256::digest(report.to_string().as_bytes()))
+pub(crate) fn synthesis_digest(report: &SubmittedReport) -> String {
+    let json = serde_json::to_string(report).unwrap_or_default();
+    crate::text::hex(&Sha256::digest(json.as_bytes()))
 }
 
 #[cfg(test)]
@@ -70,7 +64,10 @@ mod tests {
 
     #[test]
     fn a_saved_refinement_is_read_back_only_for_its_synthesis() {
-        let report = |brief: &str, detailed: &str| json!({"brief": brief, "detailed": detailed});
+        let report = |brief: &str, detailed: &str| {
+            serde_json::from_value::<SubmittedReport>(json!({"brief": brief, "detailed": detailed}))
+                .unwrap()
+        };
         let digest = synthesis_digest(&report("B", "D"));
         assert_ne!(digest, synthesis_digest(&report("B", "D.")));
         assert_ne!(
@@ -78,12 +75,12 @@ mod tests {
             synthesis_digest(&report("a", "bc"))
         );
         let mut with_sections = report("B", "D");
-        with_sections["themes"] = json!(["Tax"]);
+        with_sections.sections.themes = vec!["Tax".into()];
         assert_ne!(digest, synthesis_digest(&with_sections));
         let saved = SavedRefinement {
             synthesis_digest: digest.clone(),
             rounds: vec![SavedRound {
-                report: json!({"brief": "B2", "detailed": "D2"}),
+                report: report("B2", "D2"),
                 flags_added: vec![Flag::new("src/a.rs", "Bad.", "concern")],
                 flags_withdrawn: vec![],
                 reads: 3,
@@ -92,20 +89,15 @@ mod tests {
             settled: Some(RefineStop::NoNewReads),
             updated_at: "now".into(),
         };
-        let value = saved.to_value();
+        let value = serde_json::to_value(&saved).unwrap();
         assert_eq!(value["settled"], "no_new_reads");
+        let read = || serde_json::from_value::<SavedRefinement>(value.clone()).ok();
+        assert_eq!(SavedRefinement::of(read(), &digest), Some(saved));
         assert_eq!(
-            SavedRefinement::of(Some(value.clone()), &digest),
-            Some(saved)
-        );
-        assert_eq!(
-            SavedRefinement::of(Some(value), &synthesis_digest(&report("x", "y"))),
+            SavedRefinement::of(read(), &synthesis_digest(&report("x", "y"))),
             None
         );
-        assert_eq!(
-            SavedRefinement::of(Some(json!({"rounds": 3})), &digest),
-            None
-        );
+        assert!(serde_json::from_value::<SavedRefinement>(json!({"rounds": 3})).is_err());
         assert_eq!(SavedRefinement::of(None, &digest), None);
     }
 }

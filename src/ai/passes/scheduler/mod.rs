@@ -163,7 +163,9 @@ pub(crate) async fn run_work(
     let target = shared.run.target().to_path_buf();
     let session = &shared.run.session;
     let model = session.model_facts().model;
-    let pricing = session.tracker().pricing();
+    // The plan's money: dollars, or tokens under a token budget that binds
+    // first (see `plan_money`).
+    let pricing = session.plan_pricing();
     let batching = session.is_batching();
     let width = if batching {
         usize::MAX
@@ -197,7 +199,7 @@ pub(crate) async fn run_work(
     let replan =
         |ledger: &mut Ledger, schedule: &mut Schedule, loop_of: &mut Vec<usize>, trigger: &str| {
             let (new, record, round) = ledger.round(
-                session.spent(),
+                session.plan_spent(),
                 &shared.spend.snapshot(),
                 trigger,
                 |input| replanning.round(input),
@@ -224,12 +226,12 @@ pub(crate) async fn run_work(
                 shared.run.progress.ai(&warning);
             }
             board.add_to_total(added);
-            shared.run.progress.ai(&format!(
-                "Replanning (round {}, {trigger}): ${:.2} spent, ${:.2} kept for the synthesis; \
+            shared.run.progress.ai_detail(&format!(
+                "Replanning (round {}, {trigger}): {} spent, {} kept for the synthesis; \
              {added} more {} bought{}.",
                 ledger.rounds,
-                session.spent(),
-                round.reserve,
+                session.show_plan(session.plan_spent()),
+                session.show_plan(round.reserve),
                 if added == 1 { "loop" } else { "loops" },
                 if ledger.bought_for_leads > 0 {
                     format!(" ({} so far for leads)", ledger.bought_for_leads)
@@ -244,7 +246,7 @@ pub(crate) async fn run_work(
         // ready now has started (and holds a lane of its own).
         let starting = session.lane();
         while running.len() < width && !done.cap_hit && schedule.has_ready() {
-            let spent = session.spent();
+            let spent = session.plan_spent();
             let by_running = shared.spend.snapshot();
             // Each run makes progress: its first loop starts whatever the
             // cap, so reruns under the same cap finish the work.
@@ -253,8 +255,9 @@ pub(crate) async fn run_work(
             if started > 0 && !within_cap(committed, expected_next, options.max_cost) {
                 done.cap_hit = true;
                 shared.run.progress.ai(&format!(
-                    "Spending cap reached (${spent:.2} spent of ${:.2}): no new directories \
+                    "Spending cap reached ({} spent of ${:.2}): no new directories \
                      start; the running ones finish.",
+                    session.show_plan(spent),
                     options.max_cost.unwrap_or_default()
                 ));
                 break;
@@ -294,8 +297,9 @@ pub(crate) async fn run_work(
                 for_loops,
             ) {
                 shared.run.progress.ai(&format!(
-                    "Budget reached (${spent:.2} spent): {shown}/ is summarised from the scan \
-                     instead of investigated, unless money is left for it later."
+                    "Budget reached ({} spent): {shown}/ is summarised from the scan \
+                     instead of investigated, unless money is left for it later.",
+                    session.show_plan(spent)
                 ));
                 ledger.drop_loop(n);
                 done.budget_spent += 1;

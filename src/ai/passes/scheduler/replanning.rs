@@ -87,7 +87,7 @@ impl<'a> Replanning<'a> {
         };
         if let Err(err) = self
             .cache
-            .write_json(WORK_PLAN_FILE, &work.to_value(self.cache.target()))
+            .write_json(WORK_PLAN_FILE, &work.document(self.cache.target()))
         {
             warn(WORK_PLAN_FILE, &err);
         }

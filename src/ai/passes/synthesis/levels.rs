@@ -23,13 +23,11 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
 
-use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
-
+use super::groups::{GroupSummary, Groups, digest, save_groups, saved_groups};
 use super::sections::sections_for_prompt;
 use super::{
-    SYNTHESIS_CALL, SynthesisOutcome, WITHOUT_VERDICT, render_summaries, run_synthesis,
-    string_field, synthesize_from_cache,
+    SYNTHESIS_CALL, SubmittedReport, SynthesisOutcome, WITHOUT_VERDICT, render_summaries,
+    run_synthesis, synthesize_from_cache,
 };
 use crate::ai::engine::context::RunContext;
 use crate::ai::engine::conversation::CallEnd;
@@ -38,17 +36,14 @@ use crate::ai::passes::one_call::converse;
 use crate::ai::passes::record_refusal;
 use crate::ai::prompts::{SynthesisGroupPrompt, SynthesisPrompt, language_rule};
 use crate::ai::rules::decide::synthesis_cost;
-use crate::ai::rules::fingerprint::language_key;
 use crate::ai::rules::levels::{self, Capacity, Layout, Output, Section};
 use crate::ai::rules::projection::GROUP_OUTPUT_TOKENS;
 use crate::ai::rules::projection::ModelTerms;
 use crate::ai::tools::frame_untrusted;
-use crate::cache::{Cache, SYNTHESIS_GROUPS_FILE, now_iso};
+use crate::cache::{DirEntry, SYNTHESIS_GROUPS_FILE, now_iso};
 use crate::report::Sections;
 use crate::text::{cut_marked, escape_line};
 
-/// The name of the saved group summaries (see [`crate::cache`]).
-pub(crate) const GROUPS_FILE: &str = SYNTHESIS_GROUPS_FILE;
 /// Sections are never cut shorter than this many bytes.
 pub(super) const MIN_SECTION_BYTES: u64 = 240;
 /// A part's label names at most this many of its inputs.
@@ -94,7 +89,7 @@ struct Input {
 /// A group of a level: its summary saved by an earlier run, or the system
 /// prompt of the call that writes it.
 enum GroupCall {
-    Saved(Value),
+    Saved(Box<GroupSummary>),
     Ask(String),
 }
 
@@ -125,21 +120,20 @@ pub(crate) struct LaidOut {
 /// to a quarter of a call, then shorter while the calls would cost more
 /// than `money_left` (on `terms`).
 pub(crate) fn lay_out(
-    entries: &[Value],
+    entries: &[DirEntry],
     capacity: Capacity,
     tokens_per_byte: f64,
     terms: &ModelTerms,
     money_left: Option<f64>,
 ) -> LaidOut {
-    let mut ordered: Vec<(String, &Value)> = entries
+    let mut ordered: Vec<(String, &DirEntry)> = entries
         .iter()
         .map(|entry| {
-            let rel = entry
-                .get("relative_path")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_string();
-            (rel, entry)
+            let rel = match entry.relative_path.as_str() {
+                "" => "?",
+                rel => rel,
+            };
+            (rel.to_string(), entry)
         })
         .collect();
     ordered.sort_by(|a, b| levels::tree_key(&a.0).cmp(&levels::tree_key(&b.0)));
@@ -190,7 +184,7 @@ pub(crate) fn lay_out(
 /// order): in one call when they fit uncut, else in levels.
 pub(crate) async fn synthesize(
     run: &SynthesisRun<'_>,
-    entries: &[Value],
+    entries: &[DirEntry],
 ) -> Result<Synthesized, InvestigationError> {
     let laid = lay_out(
         entries,
@@ -218,14 +212,14 @@ pub(crate) async fn synthesize(
 /// left.
 async fn in_levels(
     run: &SynthesisRun<'_>,
-    entries: &[Value],
+    entries: &[DirEntry],
     mut inputs: Vec<Input>,
     layout: &Layout,
 ) -> Result<Synthesized, InvestigationError> {
     let mut levels = Levels {
         run,
         saved: saved_groups(&run.ctx.cache),
-        used: Map::new(),
+        used: Groups::new(),
         done: Synthesized::default(),
         first_brief: None,
     };
@@ -237,7 +231,7 @@ async fn in_levels(
         next = levels::next_level(&sizes, run.capacity);
     }
     // Only what this run used is kept.
-    save_groups(run, &Map::new(), &levels.used);
+    levels.save(&Groups::new());
     levels.verdict(entries, &inputs).await
 }
 
@@ -245,8 +239,8 @@ async fn in_levels(
 /// runs and not used yet, those this run used, and what it did so far.
 struct Levels<'r, 'a> {
     run: &'r SynthesisRun<'a>,
-    saved: Map<String, Value>,
-    used: Map<String, Value>,
+    saved: Groups,
+    used: Groups,
     done: Synthesized,
     /// The first part's brief, which stands in for the verdict's without one.
     first_brief: Option<String>,
@@ -281,7 +275,7 @@ impl Levels<'_, '_> {
         let mut outputs = Vec::with_capacity(groups);
         for (n, group) in prepared.into_iter().enumerate() {
             let summary = match group.call {
-                GroupCall::Saved(summary) => Some(summary),
+                GroupCall::Saved(summary) => Some(*summary),
                 GroupCall::Ask(system) => {
                     let end = match ended[n].take() {
                         Some(end) => end,
@@ -339,7 +333,7 @@ impl Levels<'_, '_> {
                         n + 1
                     ));
                     self.done.groups_reused += 1;
-                    GroupCall::Saved(summary)
+                    GroupCall::Saved(Box::new(summary))
                 }
                 None => GroupCall::Ask(
                     SynthesisGroupPrompt {
@@ -404,15 +398,13 @@ impl Levels<'_, '_> {
 
     /// The summary a part's conversation ended on, if any; a refusal is
     /// recorded as an `info` flag.
-    fn read_part(&self, label: &str, end: CallEnd) -> Option<Value> {
+    fn read_part(&self, label: &str, end: CallEnd) -> Option<GroupSummary> {
         match end {
-            CallEnd::Submitted(input) => Some(json!({
-                "part": label,
-                "brief": string_field(&input, "brief"),
-                "detailed": string_field(&input, "detailed"),
-                "sections": Sections::from_submitted(&input),
-                "created_at": now_iso(),
-            })),
+            CallEnd::Submitted(input) => Some(GroupSummary::of(
+                label,
+                serde_json::from_value::<SubmittedReport>(input).unwrap_or_default(),
+                &now_iso(),
+            )),
             CallEnd::Refused(refusal) => {
                 let finding = format!(
                     "A part of the synthesis ({label}) was not summarised: {}. Its directory \
@@ -435,6 +427,16 @@ impl Levels<'_, '_> {
         }
     }
 
+    /// Save the summaries this run used and, of earlier runs', those in
+    /// `old`. Failing to is only a warning.
+    fn save(&self, old: &Groups) {
+        if let Err(err) = save_groups(&self.run.ctx.cache, old, &self.used) {
+            self.run.ctx.progress.ai(&format!(
+                "Warning: could not save {SYNTHESIS_GROUPS_FILE}: {err}"
+            ));
+        }
+    }
+
     /// Part `part`'s input to the next level: its summary (saved for later
     /// runs) with its sections, or, without one, its members' sections.
     fn output(
@@ -443,7 +445,7 @@ impl Levels<'_, '_> {
         members: &[&Input],
         label: String,
         digest: String,
-        summary: Option<Value>,
+        summary: Option<GroupSummary>,
     ) -> Input {
         let run = self.run;
         let output_bytes =
@@ -451,22 +453,24 @@ impl Levels<'_, '_> {
         // The part's sections: those its summary filled, and what it left
         // empty from the parts below it.
         let below = labelled_sections(members);
-        let mut sections: Sections = summary
+        let mut sections = summary
             .as_ref()
-            .and_then(|summary| serde_json::from_value(summary["sections"].clone()).ok())
+            .map(|summary| summary.sections.clone())
             .unwrap_or_default();
         sections.fill_from(&below);
-        let text = match &summary {
+        let text = match summary {
             Some(summary) => {
-                let brief = summary["brief"].as_str().unwrap_or_default();
-                self.first_brief.get_or_insert_with(|| brief.to_string());
-                self.used.insert(digest, summary.clone());
-                save_groups(run, &self.saved, &self.used);
-                format!(
-                    "### Part: {label}\nSummary: {brief}\n{}\n{}",
-                    summary["detailed"].as_str().unwrap_or_default(),
+                let text = format!(
+                    "### Part: {label}\nSummary: {}\n{}\n{}",
+                    summary.brief,
+                    summary.detailed,
                     sections_for_prompt(&sections)
-                )
+                );
+                self.first_brief
+                    .get_or_insert_with(|| summary.brief.clone());
+                self.used.insert(digest, summary);
+                self.save(&self.saved);
+                text
             }
             None => {
                 run.ctx.progress.ai(&format!(
@@ -488,7 +492,7 @@ impl Levels<'_, '_> {
     /// report where the verdict left a section empty (or was not written).
     async fn verdict(
         self,
-        entries: &[Value],
+        entries: &[DirEntry],
         inputs: &[Input],
     ) -> Result<Synthesized, InvestigationError> {
         let run = self.run;
@@ -519,7 +523,9 @@ impl Levels<'_, '_> {
         let end = converse(run.ctx, SYNTHESIS_CALL, system, false).await?;
         let mut done = self.done;
         done.outcome = match WITHOUT_VERDICT.settle(run.ctx, end) {
-            CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
+            CallEnd::Submitted(input) => {
+                SynthesisOutcome::submitted(serde_json::from_value(input).unwrap_or_default())
+            }
             CallEnd::ApiError(_) => SynthesisOutcome::default(),
             CallEnd::Refused(_)
             | CallEnd::ContextFull
@@ -591,44 +597,6 @@ fn part_label(members: &[&Input]) -> String {
     label
 }
 
-/// The key of a group's saved summary: its input, and the language it is
-/// written in (none: the key it always had).
-fn digest(target: &str, summaries: &str, language: Option<&str>) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(target.as_bytes());
-    hasher.update(b"\0");
-    hasher.update(summaries.as_bytes());
-    if let Some(language) = language {
-        hasher.update(b"\0language\0");
-        hasher.update(language_key(language).as_bytes());
-    }
-    crate::text::hex(&hasher.finalize())
-}
-
-/// The saved group summaries, by digest.
-fn saved_groups(cache: &Cache) -> Map<String, Value> {
-    cache
-        .read_json(GROUPS_FILE)
-        .and_then(|value| value.get("groups").and_then(Value::as_object).cloned())
-        .unwrap_or_default()
-}
-
-/// Save the group summaries: those of earlier runs not used yet (`old`)
-/// and those this run used. Failing to is only a warning.
-fn save_groups(run: &SynthesisRun<'_>, old: &Map<String, Value>, used: &Map<String, Value>) {
-    let mut groups = old.clone();
-    groups.extend(used.iter().map(|(k, v)| (k.clone(), v.clone())));
-    if let Err(err) = run
-        .ctx
-        .cache
-        .write_json(GROUPS_FILE, &json!({ "groups": groups }))
-    {
-        run.ctx
-            .progress
-            .ai(&format!("Warning: could not save {GROUPS_FILE}: {err}"));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -659,13 +627,5 @@ mod tests {
         let refs: Vec<&Input> = list.iter().collect();
         assert_eq!(part_label(&refs[..2]), "a/, b/");
         assert_eq!(part_label(&refs), "a/, b/, c/ and 2 more");
-    }
-
-    #[test]
-    fn group_keys_follow_their_input() {
-        assert_eq!(digest("/t", "x", None), digest("/t", "x", None));
-        assert_ne!(digest("/t", "x", None), digest("/t", "y", None));
-        assert_ne!(digest("/t", "x", None), digest("/u", "x", None));
-        assert_ne!(digest("/t", "x", None), digest("/t", "x", Some("French")));
     }
 }

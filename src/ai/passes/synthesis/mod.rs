@@ -12,7 +12,7 @@
 //!
 //! Unlike the original, a submitted synthesis is saved (`synthesis.json`)
 //! with a digest of the entries it read ([`entries_digest`]); a later run
-//! whose entries have the same digest reuses it ([`reusable_synthesis`])
+//! whose entries have the same digest reuses it ([`SavedSynthesis::reuse`])
 //! instead of paying for the same verdict again. The fallback is never saved.
 //!
 //! Also unlike the original, the summaries need not fit one call: when they
@@ -22,15 +22,19 @@
 //! describes their subtree ([`synthesis_entries`]). How a part's domain
 //! sections are shown to the level above is `sections.rs`.
 
+use crate::report::sections::DevCommand;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+mod groups;
 mod levels;
+mod saved;
 mod sections;
 
+pub(crate) use saved::SavedSynthesis;
 pub(crate) use sections::sections_for_prompt;
 
 use crate::ai::engine::context::RunContext;
@@ -40,9 +44,9 @@ use crate::ai::passes::one_call::{OneCall, Without, converse};
 use crate::ai::prompts::{self, SynthesisPrompt};
 use crate::ai::rules::decide::in_synthesis;
 use crate::ai::rules::fingerprint::language_key;
-use crate::ai::rules::mechanical::is_mechanical;
-use crate::ai::tools::input::{string_field, string_list};
 use crate::ai::tools::{Toolbox, frame_untrusted};
+use crate::cache::{Cache, DirEntry, EntryKind};
+use crate::lenient;
 use crate::report::Sections;
 use crate::text::escape_line;
 pub(crate) use levels::{LaidOut, SynthesisRun, lay_out, synthesize};
@@ -55,11 +59,11 @@ pub(crate) const SYNTHESIS_LOG_NAME: &str = "(synthesis)";
 
 /// Dir entries in report order: the root first, then top-down (the reverse of
 /// the leaf-first investigation order).
-pub(crate) fn report_order(mut entries: Vec<Value>) -> Vec<Value> {
-    fn key(entry: &Value) -> (usize, String) {
-        match entry.get("relative_path").and_then(Value::as_str) {
-            None | Some("" | ".") => (0, String::new()),
-            Some(rel) => (rel.matches('/').count() + 1, rel.to_string()),
+pub(crate) fn report_order(mut entries: Vec<DirEntry>) -> Vec<DirEntry> {
+    fn key(entry: &DirEntry) -> (usize, String) {
+        match entry.relative_path.as_str() {
+            "" | "." => (0, String::new()),
+            rel => (rel.matches('/').count() + 1, rel.to_string()),
         }
     }
     entries.sort_by_key(key);
@@ -74,72 +78,116 @@ pub(crate) fn report_order(mut entries: Vec<Value>) -> Vec<Value> {
 pub(crate) fn synthesis_entries(
     target: &Path,
     dirs: &[PathBuf],
-    entries: &HashMap<PathBuf, Value>,
-) -> Vec<Value> {
-    let mechanical = |dir: &Path| entries.get(dir).map(is_mechanical);
+    entries: &HashMap<PathBuf, DirEntry>,
+) -> Vec<DirEntry> {
+    let mechanical = |dir: &Path| entries.get(dir).map(|entry| entry.mechanical);
     report_order(
         dirs.iter()
             .filter_map(|dir| {
                 let entry = entries.get(dir)?;
                 let parent = dir.parent().filter(|_| dir != target).and_then(mechanical);
-                in_synthesis(is_mechanical(entry), parent).then(|| entry.clone())
+                in_synthesis(entry.mechanical, parent).then(|| entry.clone())
             })
             .collect(),
     )
 }
 
 /// The `summaries_text` block: one section per dir entry.
-pub(crate) fn render_summaries(entries: &[Value]) -> String {
+pub(crate) fn render_summaries(entries: &[DirEntry]) -> String {
     if entries.is_empty() {
         return "(none)".to_string();
     }
+    let or = |text: &str, fallback: &'static str| {
+        if text.is_empty() {
+            fallback.to_string()
+        } else {
+            text.to_string()
+        }
+    };
     let mut lines = Vec::new();
     for entry in entries {
-        let text = |key: &str, fallback: &'static str| {
-            entry
-                .get(key)
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| fallback.to_string())
-        };
-        lines.push(format!("### {}/", escape_line(&text("relative_path", "?"))));
-        lines.push(format!("Category: {}", text("dominant_category", "?")));
-        lines.push(format!("Summary: {}", text("summary", "(no summary)")));
-        let notable = string_list(entry, "notable_files");
-        if !notable.is_empty() {
-            lines.push(format!("Notable files: {}", notable.join(", ")));
+        lines.push(format!(
+            "### {}/",
+            escape_line(&or(&entry.relative_path, "?"))
+        ));
+        lines.push(format!("Category: {}", or(&entry.dominant_category, "?")));
+        lines.push(format!("Summary: {}", or(&entry.summary, "(no summary)")));
+        if !entry.notable_files.is_empty() {
+            lines.push(format!("Notable files: {}", entry.notable_files.join(", ")));
+        }
+        let commands = entry_commands(entry);
+        if !commands.is_empty() {
+            lines.push(format!("Commands: {}", commands_line(&commands)));
         }
         lines.push(String::new());
     }
     lines.join("\n")
 }
 
+/// The commands a dir entry lists (`commands`, which its loop's agent
+/// writes with the entry), each read leniently and normalised as the synthesis's own section is; those
+/// without a line or a source are left out.
+pub(crate) fn entry_commands(entry: &DirEntry) -> Vec<DevCommand> {
+    entry
+        .commands
+        .iter()
+        .cloned()
+        .map(|mut command| {
+            command.normalise();
+            command
+        })
+        .filter(|c| !c.command.is_empty() && !c.source.is_empty())
+        .take(MAX_ENTRY_COMMANDS)
+        .collect()
+}
+
+/// Commands one directory's summary passes on to the synthesis.
+const MAX_ENTRY_COMMANDS: usize = 12;
+
+/// `make test` (test; from Makefile); ...: a directory's commands as the
+/// synthesis reads them (one line).
+fn commands_line(commands: &[DevCommand]) -> String {
+    commands
+        .iter()
+        .map(|c| {
+            let purpose = if c.purpose.is_empty() {
+                String::new()
+            } else {
+                format!("{}; ", escape_line(&c.purpose))
+            };
+            format!(
+                "{} ({purpose}from {})",
+                escape_line(&c.command),
+                escape_line(&c.source)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
 /// The mechanical report: the first non-empty summary as the brief, every
 /// non-empty summary as `**<dir>/**: <summary>` paragraphs.
-pub(crate) fn synthesize_from_cache(entries: &[Value]) -> (String, String) {
+pub(crate) fn synthesize_from_cache(entries: &[DirEntry]) -> (String, String) {
     if entries.is_empty() {
         return (
             "(AI analysis incomplete — no data was cached)".to_string(),
             String::new(),
         );
     }
-    let with_summary: Vec<(String, String)> = entries
+    let with_summary: Vec<(&str, &str)> = entries
         .iter()
-        .filter_map(|entry| {
-            let summary = entry.get("summary").and_then(Value::as_str)?;
-            if summary.is_empty() {
-                return None;
-            }
-            let rel = entry
-                .get("relative_path")
-                .and_then(Value::as_str)
-                .unwrap_or("?");
-            Some((rel.to_string(), summary.to_string()))
+        .filter(|entry| !entry.summary.is_empty())
+        .map(|entry| {
+            let rel = entry.relative_path.as_str();
+            (
+                if rel.is_empty() { "?" } else { rel },
+                entry.summary.as_str(),
+            )
         })
         .collect();
     let brief = with_summary
         .first()
-        .map(|(_, summary)| summary.clone())
+        .map(|(_, summary)| summary.to_string())
         .unwrap_or_else(|| "(AI analysis incomplete)".to_string());
     let detailed = with_summary
         .iter()
@@ -154,7 +202,7 @@ pub(crate) fn synthesize_from_cache(entries: &[Value]) -> (String, String) {
 /// directory heading is escaped to one line.
 pub(crate) fn synthesis_prompt(
     target: &str,
-    entries: &[Value],
+    entries: &[DirEntry],
     language: Option<&str>,
 ) -> Result<String, InvestigationError> {
     let rendered = render_summaries(entries);
@@ -183,31 +231,51 @@ pub(crate) struct SynthesisOutcome {
     pub submitted: bool,
 }
 
-impl SynthesisOutcome {
-    /// The synthesis the model submitted (`submit_report`'s input, or the
-    /// refinement's improved report).
-    pub(crate) fn submitted(input: &Value) -> SynthesisOutcome {
-        SynthesisOutcome {
-            brief: string_field(input, "brief"),
-            detailed: string_field(input, "detailed"),
-            sections: Sections::from_submitted(input),
-            submitted: true,
+/// What a synthesis (a part of one, or a refinement) hands in with
+/// `submit_report`, read leniently ([`crate::lenient`]): the brief, the
+/// detailed analysis and the domain sections' fields beside them, as the
+/// schema puts them. Written back, it is the same object.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct SubmittedReport {
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub brief: String,
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub detailed: String,
+    #[serde(flatten)]
+    pub sections: Sections,
+}
+
+impl SubmittedReport {
+    /// This report with its sections normalised ([`Sections::normalised`]).
+    pub(crate) fn normalised(self) -> SubmittedReport {
+        SubmittedReport {
+            sections: self.sections.normalised(),
+            ..self
         }
     }
 }
 
 impl SynthesisOutcome {
-    /// This synthesis as `submit_report`'s input would give it: the brief,
-    /// the detailed analysis and the sections' fields (what the refinement
-    /// starts from and hands back).
-    pub(crate) fn as_report(&self) -> Value {
-        let mut report = serde_json::Map::new();
-        report.insert("brief".into(), Value::String(self.brief.clone()));
-        report.insert("detailed".into(), Value::String(self.detailed.clone()));
-        if let Ok(Value::Object(sections)) = serde_json::to_value(&self.sections) {
-            report.extend(sections);
+    /// The synthesis the model submitted (`submit_report`'s input, or the
+    /// refinement's improved report).
+    pub(crate) fn submitted(report: SubmittedReport) -> SynthesisOutcome {
+        let report = report.normalised();
+        SynthesisOutcome {
+            brief: report.brief,
+            detailed: report.detailed,
+            sections: report.sections,
+            submitted: true,
         }
-        Value::Object(report)
+    }
+
+    /// This synthesis as `submit_report`'s input would give it (what the
+    /// refinement starts from and hands back).
+    pub(crate) fn as_report(&self) -> SubmittedReport {
+        SubmittedReport {
+            brief: self.brief.clone(),
+            detailed: self.detailed.clone(),
+            sections: self.sections.clone(),
+        }
     }
 }
 
@@ -240,13 +308,15 @@ pub(super) const WITHOUT_VERDICT: Without = Without {
 pub(crate) async fn run_synthesis(
     ctx: &RunContext,
     target: &str,
-    entries: &[Value],
+    entries: &[DirEntry],
     language: Option<&str>,
 ) -> Result<SynthesisOutcome, InvestigationError> {
     let system = synthesis_prompt(target, entries, language)?;
     let end = converse(ctx, SYNTHESIS_CALL, system, false).await?;
     Ok(match WITHOUT.settle(ctx, end) {
-        CallEnd::Submitted(input) => SynthesisOutcome::submitted(&input),
+        CallEnd::Submitted(input) => {
+            SynthesisOutcome::submitted(serde_json::from_value(input).unwrap_or_default())
+        }
         CallEnd::ApiError(_) => SynthesisOutcome::default(),
         // The summaries stand on their own: the report is built from them
         // without the model, and says why.
@@ -259,7 +329,7 @@ pub(crate) async fn run_synthesis(
 }
 
 /// The synthesis built from the summaries without the model.
-fn mechanical_synthesis(entries: &[Value]) -> SynthesisOutcome {
+fn mechanical_synthesis(entries: &[DirEntry]) -> SynthesisOutcome {
     let (brief, detailed) = synthesize_from_cache(entries);
     SynthesisOutcome {
         brief,
@@ -269,15 +339,23 @@ fn mechanical_synthesis(entries: &[Value]) -> SynthesisOutcome {
     }
 }
 
-/// A digest of the dir entries a synthesis reads and of the `--language`
-/// it is written in: any change to any entry (a new summary, a new
-/// timestamp, one entry more or less) or to the language changes it.
-/// Without a language it is what it always was, so a saved synthesis still
-/// holds.
-pub(crate) fn entries_digest(entries: &[Value], language: Option<&str>) -> String {
+/// A digest of the dir entries a synthesis reads (as `cache` stores them)
+/// and of the `--language` it is written in: any change to any entry (a new
+/// summary, a new timestamp, one entry more or less) or to the language
+/// changes it. It hashes each entry's JSON as stored, not as luminos types
+/// it: a cache an earlier luminos wrote keeps its digest, so its saved
+/// synthesis still holds. Without a language it is what it always was.
+pub(crate) fn entries_digest(
+    cache: &Cache,
+    entries: &[DirEntry],
+    language: Option<&str>,
+) -> String {
     let mut hasher = Sha256::new();
     for entry in entries {
-        hasher.update(entry.to_string().as_bytes());
+        let stored = cache
+            .read_entry(EntryKind::Dir, &entry.path)
+            .unwrap_or_else(|| serde_json::to_value(entry).unwrap_or_default());
+        hasher.update(stored.to_string().as_bytes());
         hasher.update(b"\n");
     }
     if let Some(language) = language {
@@ -287,43 +365,39 @@ pub(crate) fn entries_digest(entries: &[Value], language: Option<&str>) -> Strin
     crate::text::hex(&hasher.finalize())
 }
 
-/// `synthesis.json`'s content for `outcome` built from entries with `digest`.
-pub(crate) fn saved_synthesis(outcome: &SynthesisOutcome, digest: &str, now: &str) -> Value {
-    json!({
-        "brief": outcome.brief,
-        "detailed": outcome.detailed,
-        "sections": outcome.sections,
-        "entries_digest": digest,
-        "created_at": now,
-    })
-}
-
-/// The saved synthesis, if it was built from entries with `digest`.
-pub(crate) fn reusable_synthesis(saved: Option<&Value>, digest: &str) -> Option<SynthesisOutcome> {
-    let saved = saved?;
-    if saved.get("entries_digest").and_then(Value::as_str) != Some(digest) {
-        return None;
-    }
-    Some(SynthesisOutcome {
-        brief: saved.get("brief")?.as_str()?.to_string(),
-        detailed: saved.get("detailed")?.as_str()?.to_string(),
-        // Saved before there were sections (or unreadable): none.
-        sections: saved
-            .get("sections")
-            .and_then(|sections| serde_json::from_value(sections.clone()).ok())
-            .unwrap_or_default(),
-        submitted: true,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
-    fn dir(rel: &str, summary: &str) -> Value {
-        json!({"path": format!("/x/{rel}"), "relative_path": rel, "child_count": 1,
-               "summary": summary, "dominant_category": "source",
-               "cached_at": "2026-04-11T00:00:00+00:00"})
+    fn dir(rel: &str, summary: &str) -> DirEntry {
+        DirEntry::from_value(json!({"path": format!("/x/{rel}"), "relative_path": rel,
+               "child_count": 1, "summary": summary, "dominant_category": "source",
+               "cached_at": "2026-04-11T00:00:00+00:00"}))
+        .unwrap()
+    }
+
+    /// A directory's commands reach the synthesis on one line, each with
+    /// the file it came from; those without a line or a source do not.
+    #[test]
+    fn a_directory_s_commands_reach_the_synthesis() {
+        let mut stored = serde_json::to_value(dir(".", "The root.")).unwrap();
+        stored["commands"] = json!([
+            {"command": "make test", "purpose": "test", "source": "Makefile"},
+            {"command": "cargo build\nrm -rf /", "source": "./Cargo.toml"},
+            {"command": "no source"},
+            {"source": "README.md"},
+            "not an object"
+        ]);
+        let entry = DirEntry::from_value(stored).unwrap();
+        let text = render_summaries(&[entry]);
+        assert!(
+            text.contains(
+                "\nCommands: make test (test; from Makefile) | cargo build (from Cargo.toml)\n"
+            ),
+            "{text}"
+        );
+        assert!(!render_summaries(&[dir("a", "A.")]).contains("Commands:"));
     }
 
     #[test]
@@ -355,8 +429,12 @@ mod tests {
     fn summaries_block() {
         assert_eq!(render_summaries(&[]), "(none)");
         let mut a = dir("src", "Core logic.");
-        a["notable_files"] = json!(["src/main.rs", "src/lib.rs"]);
-        let b = json!({"summary": "Loose."});
+        a.notable_files = vec!["src/main.rs".into(), "src/lib.rs".into()];
+        let b = DirEntry {
+            summary: "Loose.".into(),
+            dominant_category: String::new(),
+            ..DirEntry::default()
+        };
         assert_eq!(
             render_summaries(&[a, b]),
             "### src/\nCategory: source\nSummary: Core logic.\n\
@@ -366,37 +444,39 @@ mod tests {
 
     #[test]
     fn a_saved_synthesis_is_reused_only_for_the_same_entries() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (_root, cache) = crate::testing::open_cache(tmp.path(), Path::new("/x"));
+        let entries_digest =
+            |entries: &[DirEntry], language| entries_digest(&cache, entries, language);
         let entries = vec![dir(".", "root"), dir("a", "A.")];
         let digest = entries_digest(&entries, None);
         let outcome = SynthesisOutcome {
             brief: "B".into(),
             detailed: "D".into(),
-            sections: Sections::from_submitted(&json!({"themes": ["Tax returns"]})),
+            sections: serde_json::from_value::<Sections>(json!({"themes": ["Tax returns"]}))
+                .unwrap()
+                .normalised(),
             submitted: true,
         };
-        let saved = saved_synthesis(&outcome, &digest, "now");
-        assert_eq!(reusable_synthesis(Some(&saved), &digest), Some(outcome));
+        let saved = SavedSynthesis::of(&outcome, &digest, "now");
+        assert_eq!(saved.reuse(&digest), Some(outcome));
         let changed = vec![dir(".", "root"), dir("a", "A, edited.")];
         assert_ne!(entries_digest(&changed, None), digest);
-        assert_eq!(
-            reusable_synthesis(Some(&saved), &entries_digest(&changed, None)),
-            None
-        );
-        assert_eq!(
-            reusable_synthesis(Some(&saved), &entries_digest(&entries[..1], None)),
-            None
-        );
+        assert_eq!(saved.reuse(&entries_digest(&changed, None)), None);
+        assert_eq!(saved.reuse(&entries_digest(&entries[..1], None)), None);
         // Another language is another synthesis; the same one, however
         // spelled, is not.
         let french = entries_digest(&entries, Some("French"));
         assert_ne!(french, digest);
         assert_eq!(entries_digest(&entries, Some(" french")), french);
-        assert_eq!(reusable_synthesis(Some(&saved), &french), None);
-        assert_eq!(reusable_synthesis(None, &digest), None);
-        assert_eq!(
-            reusable_synthesis(Some(&json!({"entries_digest": digest})), &digest),
-            None
-        );
+        assert_eq!(saved.reuse(&french), None);
+        let without_verdict: SavedSynthesis =
+            serde_json::from_value(json!({"entries_digest": digest, "brief": 3})).unwrap();
+        assert_eq!(without_verdict.reuse(&digest), None);
+        // A file an earlier luminos wrote reads the same.
+        let stored: SavedSynthesis =
+            serde_json::from_value(serde_json::to_value(&saved).unwrap()).unwrap();
+        assert_eq!(stored, saved);
     }
 
     #[test]
@@ -407,10 +487,7 @@ mod tests {
             dir(".", "root"),
             dir("a", "3"),
         ]);
-        let rels: Vec<&str> = ordered
-            .iter()
-            .map(|e| e["relative_path"].as_str().unwrap())
-            .collect();
+        let rels: Vec<&str> = ordered.iter().map(|e| e.relative_path.as_str()).collect();
         assert_eq!(rels, [".", "a", "a-b", "a/b"]);
     }
 }

@@ -186,4 +186,74 @@ impl Decision {
     pub(crate) fn folded(&self) -> usize {
         self.work.loops.iter().map(|l| l.unit.members.len()).sum()
     }
+
+    /// The directories that get a new entry this run: those a loop reads
+    /// and those summarised from the scan.
+    pub(crate) fn renewed(&self) -> HashSet<&Path> {
+        self.work
+            .loops
+            .iter()
+            .flat_map(|l| l.unit.dirs())
+            .chain(&self.work.mechanical)
+            .map(PathBuf::as_path)
+            .collect()
+    }
+
+    /// What becomes of each of the `total` directories found: the one
+    /// count the run's line and `--estimate` both say.
+    pub(crate) fn directory_counts(&self, total: usize) -> DirectoryCounts {
+        let renewed = self.renewed();
+        DirectoryCounts {
+            total,
+            to_investigate: self.work.loops.iter().map(|l| l.unit.dirs().count()).sum(),
+            from_scan: self.work.mechanical.len(),
+            cached: self
+                .freshness
+                .fresh
+                .iter()
+                .filter(|dir| !renewed.contains(dir.as_path()))
+                .count(),
+            skipped: self.applied.skipped.len(),
+        }
+    }
+}
+
+/// What a decision does with the directories found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DirectoryCounts {
+    /// Every directory found.
+    pub total: usize,
+    /// Directories a model reads this run: on a loop of their own or
+    /// folded into one (a loop of a directory summarised from the scan
+    /// before included).
+    pub to_investigate: usize,
+    /// Directories summarised from the scan this run, without the model.
+    pub from_scan: usize,
+    /// Directories whose cached summary is kept as it is.
+    pub cached: usize,
+    /// Directories a saved plan skips.
+    pub skipped: usize,
+}
+
+impl DirectoryCounts {
+    /// `Directories to investigate: 1 (1 summarised from the scan, 105
+    /// cached)`: the run's line, with what is not zero.
+    pub(crate) fn line(&self) -> String {
+        let mut rest = Vec::new();
+        if self.from_scan > 0 {
+            rest.push(format!("{} summarised from the scan", self.from_scan));
+        }
+        if self.cached > 0 {
+            rest.push(format!("{} cached", self.cached));
+        }
+        if self.skipped > 0 {
+            rest.push(format!("{} skipped by the plan", self.skipped));
+        }
+        let rest = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", rest.join(", "))
+        };
+        format!("Directories to investigate: {}{rest}", self.to_investigate)
+    }
 }

@@ -68,7 +68,7 @@ pub(crate) use decision::{
 };
 pub(crate) use floor::{requests_floor, smallest_budget};
 pub(crate) use replan::{Calibration, MIN_HANDOFFS_FOR_REPLAN, Replanner, Round, RoundInput};
-pub(crate) use saved::{SavedLoop, SavedWork};
+pub(crate) use saved::{SavedLoop, SavedWork, WorkPlan};
 use synthesis::project_synthesis;
 pub(crate) use synthesis::{in_synthesis, synthesis_cost};
 

@@ -17,7 +17,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 use super::super::discover::relative;
 use super::super::units::Unit;
@@ -195,72 +195,77 @@ impl SavedWork {
     }
 
     /// The `work_plan.json` document, paths relative to `target`.
-    pub(crate) fn to_value(&self, target: &Path) -> Value {
+    pub(crate) fn document(&self, target: &Path) -> WorkPlan {
         let rel = |d: &PathBuf| relative(target, d);
-        json!({
-            "budget_usd": self.budget,
-            "batch": self.batch,
-            "loops": self.loops.iter().map(|l| json!({
-                "root": rel(&l.unit.root),
-                "members": l.unit.members.iter().map(rel).collect::<Vec<_>>(),
-                "turns": l.turns,
-            })).collect::<Vec<_>>(),
-            "mechanical": self.mechanical.iter().map(rel).collect::<Vec<_>>(),
-            "candidates": self.candidates.iter().map(|l| json!({
-                "root": rel(&l.unit.root),
-                "members": l.unit.members.iter().map(rel).collect::<Vec<_>>(),
-                "turns": l.turns,
-            })).collect::<Vec<_>>(),
-        })
+        let unit = |l: &SavedLoop| PlannedUnit {
+            root: rel(&l.unit.root),
+            members: l.unit.members.iter().map(rel).collect(),
+            turns: l.turns,
+        };
+        WorkPlan {
+            budget_usd: self.budget,
+            batch: self.batch,
+            loops: self.loops.iter().map(unit).collect(),
+            mechanical: self.mechanical.iter().map(rel).collect(),
+            candidates: self.candidates.iter().map(unit).collect(),
+        }
     }
 
-    /// Read a `work_plan.json` document back; `None` when it is not one.
-    pub(crate) fn from_value(value: &Value, target: &Path) -> Option<SavedWork> {
-        let abs = |rel: &Value| -> Option<PathBuf> {
-            match rel.as_str()? {
-                "." => Some(target.to_path_buf()),
-                rel => Some(target.join(rel)),
-            }
+    /// The work a `work_plan.json` document saved, paths resolved against
+    /// `target`.
+    pub(crate) fn of(document: WorkPlan, target: &Path) -> SavedWork {
+        let abs = |rel: &String| match rel.as_str() {
+            "." => target.to_path_buf(),
+            rel => target.join(rel),
         };
-        let list = |v: &Value| -> Option<Vec<PathBuf>> { v.as_array()?.iter().map(abs).collect() };
-        let budget = match value.get("budget_usd")? {
-            Value::Null => None,
-            number => Some(number.as_f64()?),
+        let unit = |l: &PlannedUnit| SavedLoop {
+            unit: Unit {
+                root: abs(&l.root),
+                members: l.members.iter().map(abs).collect(),
+            },
+            turns: l.turns,
         };
-        let units = |v: &Value| -> Option<Vec<SavedLoop>> {
-            v.as_array()?
-                .iter()
-                .map(|l| {
-                    Some(SavedLoop {
-                        unit: Unit {
-                            root: abs(l.get("root")?)?,
-                            members: list(l.get("members")?)?,
-                        },
-                        turns: u32::try_from(l.get("turns")?.as_u64()?).ok()?,
-                    })
-                })
-                .collect()
-        };
-        let loops = units(value.get("loops")?)?;
-        // Written before replanning: no candidates were kept.
-        let candidates = match value.get("candidates") {
-            Some(candidates) => units(candidates)?,
-            None => Vec::new(),
-        };
-        Some(SavedWork {
-            budget,
-            // Written before `--batch` existed: an interactive run's.
-            batch: value.get("batch").and_then(Value::as_bool).unwrap_or(false),
-            loops,
-            mechanical: list(value.get("mechanical")?)?,
-            candidates,
-        })
+        SavedWork {
+            budget: document.budget_usd,
+            batch: document.batch,
+            loops: document.loops.iter().map(unit).collect(),
+            mechanical: document.mechanical.iter().map(abs).collect(),
+            candidates: document.candidates.iter().map(unit).collect(),
+        }
     }
+}
+
+/// `work_plan.json`: the loops a run bought (each a unit and its turns),
+/// the directories left to the scan and the units still open, paths
+/// relative to the target. A document of any other shape is none.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct WorkPlan {
+    /// The `--budget` the work was decided under (`null`: none); the key
+    /// must be there.
+    #[serde(deserialize_with = "Option::deserialize")]
+    pub budget_usd: Option<f64>,
+    /// Written before `--batch` existed: an interactive run's.
+    #[serde(default)]
+    pub batch: bool,
+    pub loops: Vec<PlannedUnit>,
+    pub mechanical: Vec<String>,
+    /// Written before replanning: no candidates were kept.
+    #[serde(default)]
+    pub candidates: Vec<PlannedUnit>,
+}
+
+/// A unit of `work_plan.json` and its turns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PlannedUnit {
+    pub root: String,
+    pub members: Vec<String>,
+    pub turns: u32,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn p(rel: &str) -> PathBuf {
         if rel == "." {
@@ -297,23 +302,24 @@ mod tests {
 
     #[test]
     fn it_reads_back_what_it_wrote() {
-        let value = work().to_value(Path::new("/t"));
+        let from_value = |value: &serde_json::Value| {
+            let document = serde_json::from_value::<WorkPlan>(value.clone()).ok()?;
+            Some(SavedWork::of(document, Path::new("/t")))
+        };
+        let value = serde_json::to_value(work().document(Path::new("/t"))).unwrap();
         assert_eq!(value["loops"][0]["members"], json!(["a/x", "a/y"]));
-        assert_eq!(SavedWork::from_value(&value, Path::new("/t")), Some(work()));
-        assert_eq!(
-            SavedWork::from_value(&json!({"loops": 1}), Path::new("/t")),
-            None
-        );
+        assert_eq!(from_value(&value), Some(work()));
+        assert_eq!(from_value(&json!({"loops": 1})), None);
         let unbounded = SavedWork {
             budget: None,
             ..work()
         };
-        let value = unbounded.to_value(Path::new("/t"));
+        let value = serde_json::to_value(unbounded.document(Path::new("/t"))).unwrap();
+        assert_eq!(from_value(&value).unwrap().budget, None);
         assert_eq!(
-            SavedWork::from_value(&value, Path::new("/t"))
-                .unwrap()
-                .budget,
-            None
+            from_value(&json!({"loops": [], "mechanical": []})),
+            None,
+            "budget_usd must be there"
         );
     }
 

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::ai::rules::listed::ListedDirs;
-use crate::ai::tools::input::string_field;
+use crate::lenient;
 
 /// Turns for a directory the plan does not mention.
 pub(crate) const DEFAULT_TURNS: u32 = 10;
@@ -44,11 +44,11 @@ pub(crate) enum InvestigationOrder {
 
 impl InvestigationOrder {
     /// Anything but `priority-first` is the default, `leaf-first`.
-    fn parse(raw: Option<&str>) -> InvestigationOrder {
-        match raw {
-            Some("priority-first") => InvestigationOrder::PriorityFirst,
+    fn read<'de, D: serde::Deserializer<'de>>(d: D) -> Result<InvestigationOrder, D::Error> {
+        Ok(match Value::deserialize(d)? {
+            Value::String(order) if order == "priority-first" => InvestigationOrder::PriorityFirst,
             _ => InvestigationOrder::LeafFirst,
-        }
+        })
     }
 
     pub(crate) fn as_str(self) -> &'static str {
@@ -59,18 +59,32 @@ impl InvestigationOrder {
     }
 }
 
-/// A directory the planner wants investigated deeply.
+/// A directory the planner wants investigated deeply (one without a string
+/// `path` is no entry at all).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct PriorityDir {
     pub path: String,
+    #[serde(default, deserialize_with = "lenient::text")]
     pub reason: String,
+    /// As [`normalize_turns`] reads it.
+    #[serde(default = "fallback_turns", deserialize_with = "suggested_turns")]
     pub suggested_turns: u32,
 }
 
-/// A shallow or skipped directory.
+fn fallback_turns() -> u32 {
+    PRIORITY_FALLBACK_TURNS
+}
+
+fn suggested_turns<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    Ok(normalize_turns(Some(&Value::deserialize(d)?)))
+}
+
+/// A shallow or skipped directory (one without a string `path` is no
+/// entry at all).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct TierDir {
     pub path: String,
+    #[serde(default, deserialize_with = "lenient::text")]
     pub reason: String,
 }
 
@@ -79,10 +93,15 @@ pub(crate) struct TierDir {
 /// overridden, leaf-first.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub(crate) struct Plan {
+    #[serde(default, deserialize_with = "lenient::items")]
     pub priority_dirs: Vec<PriorityDir>,
+    #[serde(default, deserialize_with = "lenient::items")]
     pub shallow_dirs: Vec<TierDir>,
+    #[serde(default, deserialize_with = "lenient::items")]
     pub skip_dirs: Vec<TierDir>,
+    #[serde(default, deserialize_with = "InvestigationOrder::read")]
     pub investigation_order: InvestigationOrder,
+    #[serde(default, deserialize_with = "lenient::text")]
     pub notes: String,
 }
 
@@ -92,21 +111,7 @@ impl Plan {
     /// [`normalize_turns`] says (not capped: [`apply_plan`] caps it), and any
     /// other missing field takes its default.
     pub(crate) fn from_value(value: &Value) -> Plan {
-        Plan {
-            priority_dirs: entries(value, "priority_dirs")
-                .map(|(path, reason, raw)| PriorityDir {
-                    path,
-                    reason,
-                    suggested_turns: normalize_turns(raw.get("suggested_turns")),
-                })
-                .collect(),
-            shallow_dirs: tier_dirs(value, "shallow_dirs"),
-            skip_dirs: tier_dirs(value, "skip_dirs"),
-            investigation_order: InvestigationOrder::parse(
-                value.get("investigation_order").and_then(Value::as_str),
-            ),
-            notes: string_field(value, "notes"),
-        }
+        Plan::deserialize(value).unwrap_or_default()
     }
 
     #[cfg(test)]
@@ -129,27 +134,6 @@ pub(crate) fn proposal_document(input: &Value) -> Value {
             .unwrap_or_else(|| json!(InvestigationOrder::LeafFirst.as_str())),
         "notes": given("notes").unwrap_or_else(|| json!("")),
     })
-}
-
-fn entries<'a>(
-    value: &'a Value,
-    key: &str,
-) -> impl Iterator<Item = (String, String, &'a Value)> + 'a {
-    value
-        .get(key)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|raw| {
-            let path = raw.get("path")?.as_str()?.to_string();
-            Some((path, string_field(raw, "reason"), raw))
-        })
-}
-
-fn tier_dirs(value: &Value, key: &str) -> Vec<TierDir> {
-    entries(value, key)
-        .map(|(path, reason, _)| TierDir { path, reason })
-        .collect()
 }
 
 /// A planner's `suggested_turns`, made usable: missing → 15; numbers and
@@ -456,8 +440,8 @@ pub(crate) struct Utilization {
     /// The agent's self-rating, when it gave one.
     pub completeness: Option<f64>,
     /// The dir entry's `confidence`: `None` when there is no entry,
-    /// `Some(Null)` when the entry has none.
-    pub confidence: Option<Value>,
+    /// `Some(None)` when the entry has none.
+    pub confidence: Option<Option<f64>>,
 }
 
 /// Round to 2 decimal places as Python's `round(x, 2)` does (exact value,
@@ -466,62 +450,92 @@ pub(crate) fn round2(x: f64) -> f64 {
     format!("{x:.2}").parse().unwrap_or(x)
 }
 
-/// `used / allocated` rounded to 2 places, or the integer 0 when nothing was
-/// allocated (the original writes `0`, not `0.0`).
-fn ratio(used: u32, allocated: u32) -> Value {
-    if allocated == 0 {
-        json!(0)
-    } else {
-        json!(round2(f64::from(used) / f64::from(allocated)))
+/// `used / allocated` rounded to 2 places, written as the integer 0 when
+/// nothing was allocated (the original writes `0`, not `0.0`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Ratio(Option<f64>);
+
+impl Ratio {
+    fn of(used: u32, allocated: u32) -> Ratio {
+        Ratio((allocated > 0).then(|| round2(f64::from(used) / f64::from(allocated))))
+    }
+}
+
+impl Serialize for Ratio {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Some(ratio) => s.serialize_f64(ratio),
+            None => s.serialize_u8(0),
+        }
     }
 }
 
 /// The `plan_evaluation.json` document: the original's schema and rounding.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct PlanEvaluation {
+    pub plan_order: &'static str,
+    pub total_dirs_investigated: usize,
+    pub total_turns_allocated: u32,
+    pub total_turns_used: u32,
+    pub overall_utilization: Ratio,
+    pub per_directory: Vec<DirUtilization>,
+    pub evaluated_at: String,
+}
+
+/// One directory's line of [`PlanEvaluation`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct DirUtilization {
+    pub dir: String,
+    pub planned_tier: &'static str,
+    pub turns_allocated: u32,
+    pub turns_borrowed: u32,
+    pub turns_used: u32,
+    pub utilization: Ratio,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completeness: Option<f64>,
+    /// Absent without an entry, `null` for an entry without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<Option<f64>>,
+}
+
+/// The plan's evaluation over the loops' `records`.
 pub(crate) fn plan_evaluation(
     order: InvestigationOrder,
     records: &[Utilization],
     evaluated_at: &str,
-) -> Value {
+) -> PlanEvaluation {
     let total_allocated: u32 = records.iter().map(|r| r.turns.allocated).sum();
     let total_used: u32 = records.iter().map(|r| r.turns.used).sum();
-    let per_directory: Vec<Value> = records
-        .iter()
-        .map(|record| {
-            let mut entry = json!({
-                "dir": record.dir,
-                "planned_tier": record.tier.as_str(),
-                "turns_allocated": record.turns.allocated,
-                "turns_borrowed": record.turns.borrowed,
-                "turns_used": record.turns.used,
-                "utilization": ratio(record.turns.used, record.turns.allocated),
-            });
-            if let Some(completeness) = record.completeness {
-                entry["completeness"] = json!(completeness);
-            }
-            if let Some(confidence) = &record.confidence {
-                entry["confidence"] = confidence.clone();
-            }
-            entry
-        })
-        .collect();
-    json!({
-        "plan_order": order.as_str(),
-        "total_dirs_investigated": records.len(),
-        "total_turns_allocated": total_allocated,
-        "total_turns_used": total_used,
-        "overall_utilization": ratio(total_used, total_allocated),
-        "per_directory": per_directory,
-        "evaluated_at": evaluated_at,
-    })
+    PlanEvaluation {
+        plan_order: order.as_str(),
+        total_dirs_investigated: records.len(),
+        total_turns_allocated: total_allocated,
+        total_turns_used: total_used,
+        overall_utilization: Ratio::of(total_used, total_allocated),
+        per_directory: records
+            .iter()
+            .map(|record| DirUtilization {
+                dir: record.dir.clone(),
+                planned_tier: record.tier.as_str(),
+                turns_allocated: record.turns.allocated,
+                turns_borrowed: record.turns.borrowed,
+                turns_used: record.turns.used,
+                utilization: Ratio::of(record.turns.used, record.turns.allocated),
+                completeness: record.completeness,
+                confidence: record.confidence,
+            })
+            .collect(),
+        evaluated_at: evaluated_at.to_string(),
+    }
 }
 
 /// `Plan evaluation: 87/120 turns used (72% utilization)`.
-pub(crate) fn utilization_line(evaluation: &Value) -> String {
-    let used = evaluation["total_turns_used"].as_u64().unwrap_or(0);
-    let allocated = evaluation["total_turns_allocated"].as_u64().unwrap_or(0);
-    let overall = evaluation["overall_utilization"].as_f64().unwrap_or(0.0);
+pub(crate) fn utilization_line(evaluation: &PlanEvaluation) -> String {
+    let overall = evaluation.overall_utilization.0.unwrap_or(0.0);
     format!(
-        "Plan evaluation: {used}/{allocated} turns used ({:.0}% utilization)",
+        "Plan evaluation: {}/{} turns used ({:.0}% utilization)",
+        evaluation.total_turns_used,
+        evaluation.total_turns_allocated,
         overall * 100.0
     )
 }

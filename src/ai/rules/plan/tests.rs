@@ -344,12 +344,12 @@ fn evaluation_schema_and_rounding() {
     let records = vec![
         Utilization {
             completeness: Some(0.85),
-            confidence: Some(json!(0.9)),
+            confidence: Some(Some(0.9)),
             ..record("src", Tier::Priority, 18, 12)
         },
         Utilization {
             completeness: Some(0.7),
-            confidence: Some(Value::Null),
+            confidence: Some(None),
             turns: TurnUse {
                 allocated: 5,
                 borrowed: 2,
@@ -359,11 +359,12 @@ fn evaluation_schema_and_rounding() {
         },
         record("x", Tier::Default, 0, 0),
     ];
-    let evaluation = plan_evaluation(
+    let typed = plan_evaluation(
         InvestigationOrder::LeafFirst,
         &records,
         "2026-01-01T00:00:00Z",
     );
+    let evaluation = serde_json::to_value(&typed).unwrap();
     assert_eq!(
         evaluation,
         json!({
@@ -389,19 +390,20 @@ fn evaluation_schema_and_rounding() {
         "0"
     );
     assert_eq!(
-        utilization_line(&evaluation),
+        utilization_line(&typed),
         "Plan evaluation: 15/23 turns used (65% utilization)"
     );
 }
 
 #[test]
 fn empty_evaluation() {
-    let evaluation = plan_evaluation(InvestigationOrder::PriorityFirst, &[], "t");
+    let typed = plan_evaluation(InvestigationOrder::PriorityFirst, &[], "t");
+    let evaluation = serde_json::to_value(&typed).unwrap();
     assert_eq!(evaluation["total_dirs_investigated"], 0);
     assert_eq!(evaluation["overall_utilization"].to_string(), "0");
     assert_eq!(evaluation["plan_order"], "priority-first");
     assert_eq!(
-        utilization_line(&evaluation),
+        utilization_line(&typed),
         "Plan evaluation: 0/0 turns used (0% utilization)"
     );
 }

@@ -3,13 +3,17 @@
 //! lexical path normalisation.
 
 use std::path::Path;
+use std::time::Duration;
 
 use clap::Parser;
 
 use super::*;
+use crate::ai::api::Auth;
+use crate::ai::api::batch::BatchTiming;
 use crate::ai::api::{self, DEFAULT_BASE_URL, DEFAULT_MODEL};
 use crate::cli::Args;
 use crate::config::defaults::{DEFAULT_ASK_BUDGET_USD, DEFAULT_BUDGET_USD, DEFAULT_CACHE_ROOT};
+use crate::config::{ATTEMPT_DEADLINE_VAR, BATCH_POLL_VAR};
 use crate::report::Format;
 
 fn args(list: &[&str]) -> Args {
@@ -74,7 +78,24 @@ fn a_file_is_not_a_directory() {
     let err = Invocation::resolve(args(&[&shown]), &Env::default()).unwrap_err();
     assert_eq!(
         err.to_string(),
-        format!("'{shown}' is not a directory or does not exist.")
+        format!(
+            "'{shown}' is a file; luminos investigates a directory (the one that holds it, say)"
+        )
+    );
+}
+
+#[test]
+fn more_than_one_target_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let shown = dir.path().to_string_lossy().into_owned();
+    let err = Invocation::resolve(args(&[&shown, "b\x1b"]), &Env::default()).unwrap_err();
+    assert!(err.is_usage());
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "luminos investigates one directory at a time, and was given 2: '{shown}', \
+             'b\\x1b'; run it once for each"
+        )
     );
 }
 
@@ -348,4 +369,81 @@ fn ask_takes_the_run_flags_it_shares_and_a_budget_of_its_own() {
         ask(&["--budget", "none"]).unwrap().0.investigation.budget,
         None
     );
+}
+
+/// A window given with the flag (or, without it, the variable) is the
+/// model's from then on, with where it came from; one too small for the
+/// fixed prompts is a usage error naming the smallest that works.
+#[test]
+fn a_given_window_is_the_models_and_too_small_a_one_is_refused() {
+    use crate::ai::api::catalog::WindowSource;
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().to_str().unwrap();
+    let resolve = |flags: &[&str], env: &Env| {
+        let list: Vec<&str> = flags.iter().copied().chain([target]).collect();
+        Invocation::resolve(args(&list), env)
+    };
+    let facts = |flags: &[&str], env: &Env| match resolve(flags, env).unwrap() {
+        Invocation::Run { config, .. } => config.investigation.model_facts,
+        other => panic!("expected a run, got {other:?}"),
+    };
+    let none = Env::default();
+    let stand_in = facts(&["--model", "qwen3-coder"], &none);
+    assert_eq!(stand_in.window, WindowSource::StandIn);
+    let flag = facts(
+        &["--model", "qwen3-coder", "--context-window", "32768"],
+        &none,
+    );
+    assert_eq!(flag.model.context_window, 32_768);
+    assert_eq!(flag.window, WindowSource::Given("--context-window"));
+    // The other facts stay the stand-in's, a price given with them too.
+    assert_eq!(flag.model.tokens_per_byte, stand_in.model.tokens_per_byte);
+    let priced = facts(&["--context-window", "65536", "--price", "0,0"], &none);
+    assert_eq!(
+        (priced.model.context_window, priced.model.prices.input),
+        (65_536, 0.0)
+    );
+    let env = Env {
+        luminos_context_window: Some(" 40000 ".into()),
+        ..Env::default()
+    };
+    assert_eq!(
+        facts(&[], &env).window,
+        WindowSource::Given(CONTEXT_WINDOW_VAR)
+    );
+    assert_eq!(facts(&[], &env).model.context_window, 40_000);
+    assert_eq!(
+        facts(&["--context-window", "50000"], &env)
+            .model
+            .context_window,
+        50_000
+    );
+    let smallest = crate::ai::smallest_window::smallest_window(stand_in.model, None);
+    let err = resolve(&["--context-window", "2000"], &none).unwrap_err();
+    assert!(err.is_usage());
+    assert_eq!(
+        err,
+        ConfigError::WindowTooSmall {
+            by: "--context-window",
+            given: 2000,
+            smallest
+        }
+    );
+    assert!(
+        err.to_string()
+            .contains(&format!("--context-window {smallest}"))
+    );
+    let exact = smallest.to_string();
+    assert!(resolve(&["--context-window", &exact], &none).is_ok());
+    let bad = Env {
+        luminos_context_window: Some("lots".into()),
+        ..Env::default()
+    };
+    assert!(matches!(
+        resolve(&[], &bad),
+        Err(ConfigError::InvalidVar {
+            name: CONTEXT_WINDOW_VAR,
+            ..
+        })
+    ));
 }
