@@ -256,18 +256,13 @@ typed_prompt! {
 
 /// The first user message of each pass.
 pub(crate) mod kickoff {
-    pub(crate) const DIR: &str = "Start investigating this directory now. Use parse_structure on source \
-files and read_file on the rest, cache your summaries, then call submit_report. Batch tool \
-calls to save turns.";
-    pub(crate) const SURVEY: &str = "Everything you need is in the system prompt above. Call submit_survey now; no other \
-tool calls are needed.";
-    pub(crate) const PLANNING: &str =
-        "Everything you need is in the system prompt above. Call submit_plan now.";
-    pub(crate) const SYNTHESIS: &str = "Every directory summary is in the system prompt above. Reason \
-from them to one conclusion about the whole and call submit_report right away; no other tool \
-calls are needed.";
-    pub(crate) const REFINE: &str = "Check what the system prompt above lists against the files, \
-then call submit_report with the improved report.";
+    pub(crate) const DIR: &str = "Start now: read, cache your summaries, then call submit_report.";
+    pub(crate) const SURVEY: &str = "Everything you need is above: call submit_survey now.";
+    pub(crate) const PLANNING: &str = "Everything you need is above: call submit_plan now.";
+    pub(crate) const SYNTHESIS: &str = "Every summary is above: reason to one conclusion about the \
+whole and call submit_report now.";
+    pub(crate) const REFINE: &str = "Check what is listed above against the files, then call \
+submit_report with the improved report.";
 }
 
 /// What each pass says when the model replies without calling a tool.
@@ -620,7 +615,7 @@ mod snapshots {
             &target.join("src"),
             &[],
             18,
-            &["Directory contents:\n  cli/  (dir)\n  lib.rs  (812 bytes)  [text/plain]\n  main.rs  (240 bytes)  [text/plain]\n  util/  (dir)".to_string()],
+            &["  cli/  (dir)\n  lib.rs  (812 bytes)  [text/plain]\n  main.rs  (240 bytes)  [text/plain]\n  util/  (dir)".to_string()],
             &[
                 (
                     "cli".into(),

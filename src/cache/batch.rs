@@ -39,9 +39,20 @@ pub(crate) const STATE_FILE: &str = "state.json";
 pub(crate) const RESULTS_DIR: &str = "results";
 
 /// Under the batch directory: for each request sent in a batch, the name
-/// of the request without its `max_tokens`, holding the request's own
-/// digest (see [`BatchStore::store_alias`]).
+/// of the request without its `max_tokens` and its caching marks, holding
+/// the request's own digest and its `max_tokens` (see
+/// [`BatchStore::store_alias`]).
 pub(crate) const ALIASES_DIR: &str = "aliases";
+
+/// What an alias says of the request sent under it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Alias {
+    /// The request's own digest (its `custom_id`).
+    pub digest: String,
+    /// The `max_tokens` it asked for; `None` in an alias written before it
+    /// was recorded.
+    pub max_tokens: Option<u32>,
+}
 
 /// What a batch run has under way.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,6 +64,10 @@ pub(crate) struct BatchState {
     /// Batches created and not read back yet, oldest first.
     #[serde(default)]
     pub in_flight: Vec<InFlightBatch>,
+    /// The longest a round has taken, in seconds: a resumed run asks the
+    /// prompt cache for the lifetime its rounds need from the start.
+    #[serde(default)]
+    pub longest_round_secs: u64,
 }
 
 /// One batch created and not read back yet.
@@ -139,11 +154,18 @@ impl BatchStore {
         write_atomic(&path, message.to_string().as_bytes()).map_err(io_err("writing", &path))
     }
 
-    /// Remember that the request named `loose` when its `max_tokens` is
-    /// left out was sent as `digest`. A later run whose purse gives the
-    /// same request another `max_tokens` (money is shared another way in a
-    /// plain run than in a batch) can then find the answer kept for it.
-    pub(crate) fn store_alias(&self, loose: &str, digest: &str) -> Result<(), CacheError> {
+    /// Remember that the request named `loose` when its `max_tokens` and
+    /// caching marks are left out was sent as `digest`, asking for
+    /// `max_tokens`. A later run whose purse gives the same request another
+    /// `max_tokens` (money is shared another way in a plain run than in a
+    /// batch), or whose marks differ (they follow how long its rounds
+    /// take), can then find the answer kept for it.
+    pub(crate) fn store_alias(
+        &self,
+        loose: &str,
+        digest: &str,
+        max_tokens: u32,
+    ) -> Result<(), CacheError> {
         let (Some(path), Some(_)) = (self.alias_path(loose), self.result_path(digest)) else {
             return Err(io_err("writing a batch alias for", &self.dir)(
                 std::io::Error::new(
@@ -153,15 +175,19 @@ impl BatchStore {
             ));
         };
         ensure_private_dir(&self.dir.join(ALIASES_DIR))?;
-        write_atomic(&path, digest.as_bytes()).map_err(io_err("writing", &path))
+        let text = format!("{digest} {max_tokens}");
+        write_atomic(&path, text.as_bytes()).map_err(io_err("writing", &path))
     }
 
-    /// The digest a request named `loose` (without its `max_tokens`) was
-    /// sent as, if one was recorded and reads as a digest.
-    pub(crate) fn alias(&self, loose: &str) -> Option<String> {
+    /// What a request named `loose` (without its `max_tokens` and marks)
+    /// was sent as, if one was recorded and reads as a digest.
+    pub(crate) fn alias(&self, loose: &str) -> Option<Alias> {
         let bytes = std::fs::read(self.alias_path(loose)?).ok()?;
-        let digest = String::from_utf8(bytes).ok()?;
-        self.result_path(&digest).map(|_| digest)
+        let text = String::from_utf8(bytes).ok()?;
+        let mut words = text.split(' ');
+        let digest = words.next()?.to_string();
+        let max_tokens = words.next().and_then(|n| n.parse().ok());
+        self.result_path(&digest).map(|_| Alias { digest, max_tokens })
     }
 
     /// How many answers are kept.
@@ -245,6 +271,7 @@ mod tests {
                 requests: vec![DIGEST.into()],
                 cancel_requested: false,
             }],
+            longest_round_secs: 600,
         };
         store.write_state(&state).unwrap();
         assert_eq!(BatchStore::at(&cache).state(), state);

@@ -151,13 +151,14 @@ pub struct Class {
 }
 
 impl Structure {
-    /// The JSON the model sees: two-space indentation, keys in field order.
+    /// The JSON the model sees: compact (indentation would be paid for in
+    /// every later request of the conversation), keys in field order.
     #[allow(
         clippy::expect_used,
         reason = "strings and vectors of strings always serialize"
     )]
     pub(crate) fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a Structure always serializes")
+        serde_json::to_string(self).expect("a Structure always serializes")
     }
 
     /// Replace every string that came from the file (signatures, names,

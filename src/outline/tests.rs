@@ -33,7 +33,14 @@ fn outline_snapshots() {
         (Language::Tsx, fixture!("sample.tsx"), "tsx"),
     ];
     for (language, sample, name) in samples {
-        let json = parse_source(language, sample).unwrap().to_json();
+        // Indented here so that a change reads well in review; the model
+        // gets the same JSON compact.
+        let structure = parse_source(language, sample).unwrap();
+        let json = serde_json::to_string_pretty(&structure).unwrap();
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&structure.to_json()).unwrap(),
+            serde_json::from_str::<serde_json::Value>(&json).unwrap()
+        );
         insta::assert_snapshot!(name, json);
     }
 }
@@ -41,13 +48,13 @@ fn outline_snapshots() {
 // ---- output shape ----------------------------------------------------------
 
 #[test]
-fn json_keys_are_in_the_original_order_with_two_space_indent() {
+fn json_keys_are_in_the_original_order_and_compact() {
     let json = outline(Language::Go, "package main\n").to_json();
     assert_eq!(
         json,
-        "{\n  \"language\": \"go\",\n  \"functions\": [],\n  \"classes\": [],\n  \
-         \"imports\": [],\n  \"line_count\": 2,\n  \"has_docstrings\": false,\n  \
-         \"has_comments\": false,\n  \"comment_to_code_ratio\": 0.0\n}"
+        "{\"language\":\"go\",\"functions\":[],\"classes\":[],\"imports\":[],\
+         \"line_count\":2,\"has_docstrings\":false,\"has_comments\":false,\
+         \"comment_to_code_ratio\":0.0}"
     );
 }
 

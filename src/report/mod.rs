@@ -470,6 +470,8 @@ pub(crate) struct ReportTokens {
     cache_creation_input_tokens: u64,
     #[serde(rename = "cache_read")]
     cache_read_input_tokens: u64,
+    #[serde(skip)]
+    cache_creation_1h_input_tokens: Option<u64>,
 }
 
 mod agents;

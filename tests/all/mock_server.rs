@@ -299,6 +299,7 @@ fn explicit_usage_overrides_the_simulation() {
         output_tokens: 8,
         cache_creation_input_tokens: 9,
         cache_read_input_tokens: 10,
+        cache_creation_1h_input_tokens: None,
     };
     server.push(
         Reply::text("x")
@@ -311,8 +312,13 @@ fn explicit_usage_overrides_the_simulation() {
         &body(json!([{"role": "user", "content": "x"}])),
     );
     let response = decode_all(&stream).unwrap();
-    assert_eq!(response.usage, usage);
-    assert_eq!(server.last_request().unwrap().reported_usage, Some(usage));
+    // The usage as given, its writes reported as written at 5 minutes.
+    let reported = luminos::ai::api::Usage {
+        cache_creation_1h_input_tokens: Some(0),
+        ..usage
+    };
+    assert_eq!(response.usage, reported);
+    assert_eq!(server.last_request().unwrap().reported_usage, Some(reported));
 }
 
 /// The prefix cache: writes at breakpoints, reads on a later request that

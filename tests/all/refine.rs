@@ -323,6 +323,7 @@ fn without_money_left_the_refinement_is_skipped_with_a_note() {
                 output_tokens: 0,
                 cache_creation_input_tokens: 0,
                 cache_read_input_tokens: 0,
+                cache_creation_1h_input_tokens: None,
             },
         )
     });

@@ -213,6 +213,7 @@ const COSTLY: Usage = Usage {
     output_tokens: 1_000,
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: 0,
+    cache_creation_1h_input_tokens: None,
 };
 
 #[test]

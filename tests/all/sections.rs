@@ -90,9 +90,9 @@ fn the_synthesis_is_offered_the_sections_and_asked_to_reason() {
         &system,
         &[
             "Form a hypothesis",
-            "the evidence for",
+            "does anything",
             "Weigh at least one other reading",
-            "Do not walk through the directories one by one",
+            "not directory by directory",
         ],
     );
 }

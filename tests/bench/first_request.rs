@@ -19,6 +19,9 @@
 //! resumes; the mock answers the first request with a 400 and the process is
 //! killed as soon as the request has arrived.
 //!
+//! `LUMINOS_BENCH_BASELINE_BIN` (or `LUMINOS_BENCH_BASELINE`) names another
+//! build of luminos, timed the same way in the same run, interleaved.
+//!
 //! `LUMINOS_BENCH_TREE=DIR` generates the tree in DIR and keeps it; an
 //! existing DIR is reused as it is.
 
@@ -67,10 +70,28 @@ fn time_to_first_request_against_tokei_and_find_wc() {
         tree.display()
     );
 
+    let baseline = ["LUMINOS_BENCH_BASELINE_BIN", "LUMINOS_BENCH_BASELINE"]
+        .iter()
+        .find_map(std::env::var_os)
+        .map(std::path::PathBuf::from)
+        .filter(|bin| bin.is_file());
     let mut run = 0;
-    let mut first_request = || {
+    let mut first_request = |binary: Option<&std::path::Path>| {
         run += 1;
         let mut cmd = env.bare_cmd();
+        if let Some(binary) = binary {
+            let ours = cmd;
+            cmd = std::process::Command::new(binary);
+            for (key, value) in ours.get_envs() {
+                match value {
+                    Some(value) => cmd.env(key, value),
+                    None => cmd.env_remove(key),
+                };
+            }
+            if let Some(dir) = ours.get_current_dir() {
+                cmd.current_dir(dir);
+            }
+        }
         cmd.env("ANTHROPIC_API_KEY", "bench-key")
             .env("LUMINOS_CACHE_DIR", env.root().join(format!("cache-{run}")))
             .arg(&tree)
@@ -88,14 +109,21 @@ fn time_to_first_request_against_tokei_and_find_wc() {
     };
 
     // Warm the page cache and the binary for every side, then interleave.
-    first_request();
+    first_request(None);
+    if let Some(baseline) = &baseline {
+        first_request(Some(baseline));
+    }
     time_shell(&find_wc_script);
     if tokei {
         time_shell(&tokei_script);
     }
     let (mut ours, mut find_wc, mut tokeis) = (Vec::new(), Vec::new(), Vec::new());
+    let mut before = Vec::new();
     for _ in 0..RUNS {
-        ours.push(first_request());
+        ours.push(first_request(None));
+        if let Some(baseline) = &baseline {
+            before.push(first_request(Some(baseline)));
+        }
         find_wc.push(time_shell(&find_wc_script));
         if tokei {
             tokeis.push(time_shell(&tokei_script));
@@ -114,7 +142,19 @@ fn time_to_first_request_against_tokei_and_find_wc() {
         "ratio first request / find+wc:   {:.3}",
         ms(ours) / ms(find_wc)
     );
-    crate::scan::print_against_tokei("first request", ours, tokei.then(|| median(tokeis)));
+    let tokei_time = tokei.then(|| median(tokeis));
+    crate::scan::print_against_tokei("first request", ours, tokei_time);
+    if !before.is_empty() {
+        let before = median(before);
+        println!(
+            "baseline, spawn to first request: {:>8.1} ms; this build / baseline {:.3}",
+            ms(before),
+            ms(ours) / ms(before)
+        );
+        if let Some(tokei) = tokei_time {
+            println!("ratio baseline first request / tokei: {:.3}", ms(before) / ms(tokei));
+        }
+    }
 }
 
 /// Kill a run once its request has arrived (or it took too long).

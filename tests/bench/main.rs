@@ -24,6 +24,7 @@ mod dead_endpoint;
 mod first_request;
 mod grounding;
 mod jobs;
+mod lean;
 mod local;
 mod money;
 mod redact;

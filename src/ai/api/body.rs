@@ -5,21 +5,19 @@
 //! encoded.
 //!
 //! The bytes are exactly those of the [`MessagesRequest`] the same parts
-//! make, with the prompt-caching marks [`super::caching`] places for the
-//! [`Reuse`]: the batch transport names a request by the digest of these
-//! bytes, so they must not depend on how the request was built. The parts
-//! must carry no marks of their own (a conversation's history never does);
-//! the marks are placed as the body is written, on copies of the few items
-//! that carry one (the last tool, the last block of the newest two user
-//! messages). A streamed body's marks keep the default 5-minute lifetime;
-//! a whole reply's (a batch's `params`) ask for an hour, since the next
-//! round may come later than five minutes ([`RequestBody::lifetime`]).
+//! make, with the prompt-caching [`Marks`] placed as
+//! [`super::caching::apply_marks`] places them: the batch transport names a
+//! request by the digest of these bytes, so they must not depend on how
+//! the request was built. The parts must carry no marks of their own (a
+//! conversation's history never does); the marks are placed as the body is
+//! written, on copies of the few items that carry one (the last tool, the
+//! last block of the user messages the marks name).
 //!
 //! [`MessagesRequest`]: super::MessagesRequest
 
 use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};
 
-use super::caching::{Reuse, marked_user_messages};
+use super::caching::Marks;
 use super::catalog::CacheTtl;
 use super::settings::CallSettings;
 use super::types::{CacheControl, Content, ContentBlock, Message, TextType, ToolDefinition};
@@ -35,24 +33,14 @@ pub(crate) struct RequestBody<'a> {
     pub tools: &'a [ToolDefinition],
     /// `max_tokens`, `thinking` and `output_config`.
     pub settings: CallSettings,
-    /// Whether its prompt is marked for the prompt cache.
-    pub reuse: Reuse,
+    /// Where its prompt-caching marks go, and their lifetime.
+    pub marks: Marks,
     /// A streamed reply (`/v1/messages`), or a whole one (a batch's
     /// `params`).
     pub stream: bool,
 }
 
 impl RequestBody<'_> {
-    /// How long the prefixes its marks cache live: 5 minutes for a
-    /// streamed request, an hour for a batch's (see [`super::caching`]).
-    pub(crate) fn lifetime(&self) -> CacheTtl {
-        if self.stream {
-            CacheTtl::FiveMinutes
-        } else {
-            CacheTtl::OneHour
-        }
-    }
-
     /// The JSON bytes.
     pub(crate) fn encode(&self) -> Result<Vec<u8>, ApiError> {
         serde_json::to_vec(self).map_err(|err| {
@@ -68,7 +56,8 @@ impl Serialize for RequestBody<'_> {
     /// The fields in [`super::MessagesRequest`]'s order, absent where it
     /// leaves them out.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let marked = (self.reuse == Reuse::Expected).then(|| self.lifetime());
+        let ttl = self.marks.ttl;
+        let marked = self.marks.prefix.then_some(ttl);
         let settings = &self.settings;
         let mut body = serializer.serialize_struct("MessagesRequest", 8)?;
         body.serialize_field("model", self.model)?;
@@ -82,17 +71,13 @@ impl Serialize for RequestBody<'_> {
             };
             body.serialize_field("system", &[system])?;
         }
-        let newest = if marked.is_some() {
-            marked_user_messages(self.messages).collect()
-        } else {
-            Vec::new()
-        };
+        let newest: Vec<usize> = self.marks.messages().collect();
         body.serialize_field(
             "messages",
             &Messages {
                 messages: self.messages,
                 marked: &newest,
-                lifetime: self.lifetime(),
+                lifetime: ttl,
             },
         )?;
         if self.tools.is_empty() {
@@ -243,6 +228,7 @@ mod tests {
     use crate::ai::api::catalog::lookup;
     use crate::ai::api::settings::Workload;
     use crate::ai::api::types::{Message, MessagesRequest, SystemBlock};
+    use crate::ai::api::caching::Reuse;
     use crate::ai::api::{DEFAULT_MODEL, caching};
 
     /// A tool as the model is offered it: no mark of its own.
@@ -252,7 +238,7 @@ mod tests {
     }
 
     /// The bytes the owned request of the same parts encodes to, marked
-    /// by [`caching`].
+    /// by [`caching::apply_marks`].
     fn owned_bytes(body: &RequestBody<'_>) -> Vec<u8> {
         let mut request = MessagesRequest {
             model: body.model.to_string(),
@@ -269,8 +255,34 @@ mod tests {
             stream: body.stream,
         }
         .with_settings(&body.settings);
-        caching::mark_breakpoints_for(&mut request, body.reuse, body.lifetime());
+        caching::apply_marks(&mut request, body.marks);
         serde_json::to_vec(&request).unwrap()
+    }
+
+    /// Marks a request over `messages` may carry: a conversation's usual
+    /// ones at either lifetime, none, and each kind of mark alone.
+    fn marks_of(messages: &[Message]) -> Vec<Marks> {
+        let usual = |ttl| Marks::for_reuse(Reuse::Expected, messages, ttl);
+        let last = messages.len() - 1;
+        vec![
+            usual(CacheTtl::FiveMinutes),
+            usual(CacheTtl::OneHour),
+            Marks::NONE,
+            Marks {
+                prefix: true,
+                ..Marks::NONE
+            },
+            Marks {
+                read: Some(0),
+                ..usual(CacheTtl::OneHour)
+            },
+            Marks {
+                prefix: false,
+                read: None,
+                write: Some(last),
+                ttl: CacheTtl::FiveMinutes,
+            },
+        ]
     }
 
     #[test]
@@ -306,7 +318,7 @@ mod tests {
         for messages in &histories {
             for tools in &toolsets {
                 for system in ["", "You investigate."] {
-                    for reuse in [Reuse::Expected, Reuse::None] {
+                    for marks in marks_of(messages) {
                         for stream in [true, false] {
                             for workload in [Workload::Routine, Workload::Judgment] {
                                 let body = RequestBody {
@@ -315,13 +327,13 @@ mod tests {
                                     messages,
                                     tools,
                                     settings: CallSettings::new(model, workload),
-                                    reuse,
+                                    marks,
                                     stream,
                                 };
                                 assert_eq!(
                                     String::from_utf8(body.encode().unwrap()).unwrap(),
                                     String::from_utf8(owned_bytes(&body)).unwrap(),
-                                    "{reuse:?} stream={stream} system={system:?}"
+                                    "{marks:?} stream={stream} system={system:?}"
                                 );
                             }
                         }

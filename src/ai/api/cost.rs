@@ -28,9 +28,10 @@ use crate::text::format_thousands;
 pub struct Pricing {
     pub prices: Prices,
     pub tier: Option<LongPromptTier>,
-    /// The lifetime the requests' cache marks ask for, which sets the price
-    /// of a cache write: 5 minutes interactively, an hour in a batch (see
-    /// [`super::caching`]).
+    /// The lifetime cache writes are priced at when a reply does not say
+    /// which lifetime they were written at (see [`Usage::cache_writes`]): 5
+    /// minutes interactively, an hour in a batch, the dearest its marks ask
+    /// for (see [`super::caching`]).
     pub write_ttl: CacheTtl,
 }
 
@@ -86,11 +87,10 @@ impl Pricing {
     /// writes, cache reads and output, each at its rate.
     pub fn cost(&self, usage: &Usage) -> f64 {
         let rates = self.rates_for(usage);
+        let (five_minutes, hour) = usage.cache_writes(self.write_ttl);
         per_million(usage.input_tokens, rates.input)
-            + per_million(
-                usage.cache_creation_input_tokens,
-                rates.cache_write(self.write_ttl),
-            )
+            + per_million(five_minutes, rates.cache_write_5m)
+            + per_million(hour, rates.cache_write_1h)
             + per_million(usage.cache_read_input_tokens, rates.cache_read)
             + per_million(usage.output_tokens, rates.output)
     }
@@ -117,6 +117,7 @@ impl Pricing {
             input_tokens: if writes_cache { 0 } else { input_tokens },
             cache_creation_input_tokens: if writes_cache { input_tokens } else { 0 },
             cache_read_input_tokens: 0,
+            cache_creation_1h_input_tokens: None,
             output_tokens: u64::from(max_tokens),
         };
         self.cost(&usage)
@@ -353,6 +354,7 @@ mod tests {
             output_tokens: output,
             cache_creation_input_tokens: write,
             cache_read_input_tokens: read,
+            cache_creation_1h_input_tokens: None,
         }
     }
 
@@ -591,6 +593,7 @@ mod tests {
             output_tokens: u64::MAX,
             cache_creation_input_tokens: u64::MAX,
             cache_read_input_tokens: u64::MAX,
+            cache_creation_1h_input_tokens: None,
         };
         let tracker = TokenTracker::new("claude-sonnet-4-5");
         tracker.record(&huge);

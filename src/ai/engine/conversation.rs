@@ -7,7 +7,12 @@
 //! (its own, then any it may borrow from the shared pool), the note that
 //! tells the model its turns are running out, and, for a conversation that
 //! runs alone on what is left, the note that the money pays for one last
-//! request. Then it takes the turn ([`Agent::turn`], called from here
+//! request. It tells the agent how many requests are expected to follow
+//! this one ([`expected_later`]): none on the last allowed turn (no turn
+//! left to borrow) or on the last request the money pays for, so that
+//! request writes nothing to the prompt cache that no one would read; for
+//! a directory loop, what the loops below its directory took, when that is
+//! fewer than its turns allow. Then it takes the turn ([`Agent::turn`], called from here
 //! alone) and reads how it ended; a turn that could not complete ends the
 //! conversation too, and a failure that makes every later request fail
 //! ends the investigation ([`stop_for_api_error`]). What is left is one
@@ -51,6 +56,10 @@ pub(crate) struct Policy<'a> {
     /// Told the conversation's usage after every turn (a directory loop's
     /// running spend).
     pub on_turn: Option<&'a (dyn Fn(&LoopUsage) + Sync)>,
+    /// How many requests conversations like it made (a directory loop's:
+    /// the loops below its directory, all ended before it started): what
+    /// its later requests are expected from ([`expected_later`]).
+    pub ended: &'a [u32],
 }
 
 impl Policy<'_> {
@@ -66,6 +75,7 @@ impl Policy<'_> {
             last_call_note: None,
             answer: None,
             on_turn: None,
+            ended: &[],
         }
     }
 }
@@ -220,14 +230,46 @@ fn before_turn(
     {
         agent.append_note(&(closing.note)(*limit - turn + 1));
     }
+    let borrowable = policy.pool.is_some_and(|pool| pool.could_lend(*limit));
+    let most = later_requests(turn, *limit, borrowable);
+    agent.expect_later(expected_later(turn, most, policy.ended));
     if let Some(note) = policy.last_call_note {
         match agent.quote(session) {
-            Ok(allowed) if allowed.last => agent.append_note(note),
+            Ok(allowed) if allowed.last => {
+                agent.append_note(note);
+                agent.expect_later(0.0);
+            }
             Ok(_) => {}
             Err(over) => return not_sent(agent, AgentError::OverBudget(over), session).map(Some),
         }
     }
     Ok(None)
+}
+
+/// How many requests may follow turn `turn` of a conversation allowed
+/// `limit` turns so far: its turns left, none on its last unless a turn
+/// can still be borrowed (`borrowable`), then at least that one.
+pub(crate) fn later_requests(turn: u32, limit: u32, borrowable: bool) -> u32 {
+    let left = limit.saturating_sub(turn);
+    if left == 0 && borrowable { 1 } else { left }
+}
+
+/// The requests a conversation at turn `turn` is expected to make after
+/// it, when at most `most` may follow and conversations of its kind that
+/// ended before it made `ended` requests each: of those that lasted to
+/// this turn, how many they made after it, on average, when that is fewer;
+/// `most` when none lasted that long (nothing is known of such a turn).
+pub(crate) fn expected_later(turn: u32, most: u32, ended: &[u32]) -> f64 {
+    let after: Vec<u32> = ended
+        .iter()
+        .filter(|n| **n >= turn)
+        .map(|n| n - turn)
+        .collect();
+    if after.is_empty() {
+        return f64::from(most);
+    }
+    let mean = f64::from(after.iter().sum::<u32>()) / after.len() as f64;
+    mean.min(f64::from(most))
 }
 
 /// How a conversation ends when its turn could not complete, said in one
@@ -260,5 +302,35 @@ fn not_sent(
         AgentError::Tool(err) => Err(err.into()),
         AgentError::Prompt(err) => Err(err.into()),
         AgentError::CacheWrite(fault) => Err(InvestigationError::CacheWrite(fault)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_allowed_turn_expects_nothing_after_it() {
+        assert_eq!(later_requests(1, 10, false), 9);
+        assert_eq!(later_requests(9, 10, true), 1);
+        assert_eq!(later_requests(10, 10, false), 0);
+        // A turn the pool can still lend is not the last.
+        assert_eq!(later_requests(10, 10, true), 1);
+        assert_eq!(later_requests(12, 10, false), 0);
+    }
+
+    #[test]
+    fn ended_conversations_say_what_to_expect_after_a_turn() {
+        // Nothing known: what the turns allow.
+        assert_eq!(expected_later(1, 9, &[]), 9.0);
+        // Loops of two requests: one after the first, none after the second.
+        assert_eq!(expected_later(1, 9, &[2, 2, 2]), 1.0);
+        assert_eq!(expected_later(2, 8, &[2, 2, 2]), 0.0);
+        // Past every ended loop: nothing known again.
+        assert_eq!(expected_later(3, 7, &[2, 2]), 7.0);
+        // Only those that lasted to the turn count, and never more than
+        // the turns allow.
+        assert_eq!(expected_later(2, 8, &[1, 2, 6]), 2.0);
+        assert_eq!(expected_later(2, 1, &[10]), 1.0);
     }
 }

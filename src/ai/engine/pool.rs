@@ -59,6 +59,12 @@ impl TurnPool {
         true
     }
 
+    /// Whether a loop whose limit is `current_limit` could borrow a turn
+    /// now (without taking it).
+    pub(crate) fn could_lend(&self, current_limit: u32) -> bool {
+        current_limit < MAX_TURNS_CEILING && self.lock().available > 0
+    }
+
     /// A finished loop returns the turns it had (allocated plus borrowed) but
     /// did not use.
     pub(crate) fn give_back(&self, unused: u32) {

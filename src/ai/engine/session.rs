@@ -23,8 +23,8 @@
 use std::sync::Arc;
 
 use crate::ai::api::body::RequestBody;
-use crate::ai::api::caching::Reuse;
-use crate::ai::api::catalog::ModelFacts;
+use crate::ai::api::caching::{ExpectedReads, Marks};
+use crate::ai::api::catalog::{CacheTtl, ModelFacts};
 use crate::ai::api::cost::{Pricing, TokenTracker};
 use crate::ai::api::settings::{CallSettings, Workload};
 use crate::ai::api::{self, ApiError, Client, Response, RetryNotice};
@@ -286,47 +286,85 @@ impl Session {
         tokens_of_bytes(transcript.request_bytes(), self.tokens_per_byte())
     }
 
+    /// How long the prefixes a request writes are asked to live: 5 minutes,
+    /// or what the batch rounds need (see [`Batcher::lifetime`]).
+    fn cache_lifetime(&self) -> CacheTtl {
+        match self.batcher.as_ref().filter(|b| b.is_batching()) {
+            Some(batcher) => {
+                let (ttl, note) = batcher.lifetime();
+                self.notes.set(BATCH_LIFETIME_NOTE, note);
+                ttl
+            }
+            None => CacheTtl::FiveMinutes,
+        }
+    }
+
+    /// The prompt-caching marks of `transcript`'s next request, whose parts
+    /// later requests are expected to read `reads` times (see
+    /// [`Marks::place`]).
+    fn marks(&self, transcript: &Transcript, reads: ExpectedReads) -> Marks {
+        Marks::place(
+            reads,
+            transcript.written(),
+            transcript.newest_user(),
+            self.cache_lifetime(),
+            &self.tracker.pricing().prices,
+        )
+    }
+
+    /// The run's prices for a request carrying `marks`: what it writes to
+    /// the cache is priced at the lifetime its marks ask for.
+    fn pricing_for(&self, marks: Marks) -> Pricing {
+        Pricing {
+            write_ttl: marks.ttl,
+            ..self.tracker.pricing()
+        }
+    }
+
     /// What the purse would allow `transcript`'s next request (paced as
-    /// `pace`, its prompt worth caching when `reuse` expects it) if it went
+    /// `pace`, its parts expected to be read back `reads` times) if it went
     /// now, holding nothing: whether it is the last the money pays for, or
     /// why it cannot go.
     pub(crate) fn quote(
         &self,
         transcript: &Transcript,
-        reuse: Reuse,
+        reads: ExpectedReads,
         pace: Pace,
     ) -> Result<Allowance, OverBudget> {
+        let marks = self.marks(transcript, reads);
         self.purse.quote(
             self.used(),
-            &self.tracker.pricing(),
+            &self.pricing_for(marks),
             self.request_tokens(transcript),
-            reuse == Reuse::Expected,
+            marks.may_write(),
             self.settings(transcript.workload()).max_tokens,
             pace,
         )
     }
 
     /// Send the conversation as it stands (redacting what it adds, once)
-    /// and account the reply's usage. `reuse` says whether its prompt is
-    /// worth writing to the cache. The request goes only if the money left
+    /// and account the reply's usage. `reads` says how often later requests
+    /// are expected to read its parts back, which places its prompt-caching
+    /// marks ([`Marks::place`]). The request goes only if the money left
     /// pays for its worst case, with a smaller `max_tokens` when that is
     /// what fits its conversation's `pace` ([`Purse`]). It is written
-    /// straight from the transcript ([`RequestBody`]): nothing of the history is
-    /// copied.
+    /// straight from the transcript ([`RequestBody`]): nothing of the
+    /// history is copied.
     pub(crate) async fn send(
         &self,
         transcript: &mut Transcript,
-        reuse: Reuse,
+        reads: ExpectedReads,
         pace: Pace,
     ) -> Result<Response, SendError> {
         transcript.seal(&self.redactor);
         let mut settings = self.settings(transcript.workload());
+        let marks = self.marks(transcript, reads);
         // Held until the answer is counted (or the request fails).
         let reservation = self.purse.reserve(
             self.used(),
-            &self.tracker.pricing(),
+            &self.pricing_for(marks),
             self.request_tokens(transcript),
-            reuse == Reuse::Expected,
+            marks.may_write(),
             settings.max_tokens,
             pace,
         )?;
@@ -337,7 +375,7 @@ impl Session {
             messages: transcript.messages(),
             tools: transcript.tools(),
             settings,
-            reuse,
+            marks,
             stream: true,
         };
         let response = match &self.batcher {
@@ -350,9 +388,13 @@ impl Session {
             }
         };
         drop(reservation);
+        transcript.answered_with(marks);
         Ok(response)
     }
 }
+
+/// The run's note of the lifetime its batches' cache marks asked for.
+const BATCH_LIFETIME_NOTE: &str = "batch-cache-lifetime";
 
 /// The API errors no pass should shrug off, because every later request
 /// would fail the same way; each ends the investigation the first time it

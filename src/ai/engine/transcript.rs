@@ -28,6 +28,7 @@
 
 use serde_json::Value;
 
+use crate::ai::api::caching::Marks;
 use crate::ai::api::settings::Workload;
 use crate::ai::api::types::{Content, Role};
 use crate::ai::api::{ContentBlock, Message, ToolDefinition};
@@ -51,6 +52,10 @@ pub(crate) struct Transcript {
     /// at every request of a long conversation.
     tools_bytes: usize,
     sealed_bytes: usize,
+    /// The user message where the conversation's cache was last written:
+    /// the last block of it carried the write mark of a request that was
+    /// answered, so the next request reads the history up to there back.
+    written: Option<usize>,
 }
 
 impl Transcript {
@@ -78,6 +83,7 @@ impl Transcript {
             messages: vec![Message::user_blocks(vec![ContentBlock::text(kickoff)])],
             system_redacted: false,
             redacted: 0,
+            written: None,
         }
     }
 
@@ -104,6 +110,25 @@ impl Transcript {
 
     pub(crate) fn messages(&self) -> &[Message] {
         &self.messages
+    }
+
+    /// Where the conversation's cache was last written (see
+    /// [`Transcript::answered_with`]).
+    pub(crate) fn written(&self) -> Option<usize> {
+        self.written
+    }
+
+    /// The newest user message: where a request's write mark goes.
+    pub(crate) fn newest_user(&self) -> Option<usize> {
+        self.messages.iter().rposition(|m| m.role == Role::User)
+    }
+
+    /// A request that carried `marks` was answered: what its write mark
+    /// wrote is there for the next request to read.
+    pub(crate) fn answered_with(&mut self, marks: Marks) {
+        if let Some(at) = marks.write {
+            self.written = Some(at);
+        }
     }
 
     /// Redact what has not been sent yet, in place, once: the system prompt

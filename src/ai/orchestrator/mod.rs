@@ -111,7 +111,7 @@ use open::open_investigation;
 use outcome::{failed, failure, interrupted, interrupted_outcome, too_small};
 use plan::plan_phase;
 use refine::refine_phase;
-use survey::{survey_phase, survey_system};
+use survey::{SurveyTree, survey_phase, survey_system};
 use synthesis::synthesis_phase;
 use work::work_phase;
 
@@ -134,9 +134,11 @@ pub(crate) async fn investigate(
     reserved: Option<RunLock>,
 ) -> Result<Outcome, InvestigationError> {
     progress.ai("Starting multi-pass investigation...");
-    let opened = open_investigation(config, progress, reserved)
-        .and_then(|opened| Ok((opened, Session::for_run(config, progress)?)));
-    let (opened, session) = match opened {
+    let opened = open_investigation(config, progress, reserved).and_then(|opened| {
+        let tree = SurveyTree::start(config, &opened.cache);
+        Ok((opened, tree, Session::for_run(config, progress)?))
+    });
+    let (opened, survey_tree, session) = match opened {
         Ok(opened) => opened,
         Err(err) if err.ends_run() => return Err(err),
         Err(err) => return Ok(failed(progress, &err.to_string())),
@@ -150,7 +152,8 @@ pub(crate) async fn investigate(
     // after that still reports what the cache holds of them.
     let mut reached: Option<Vec<PathBuf>> = None;
     let phases = async {
-        let run = Phases::open(config, scan, &cache, opened.is_new, session, progress).await?;
+        let opened_run = (opened.is_new, session, survey_tree);
+        let run = Phases::open(config, scan, &cache, opened_run, progress).await?;
         run.run(dirs, &mut reached).await
     };
     let result = tokio::select! {
@@ -232,6 +235,8 @@ struct Phases<'a> {
     grounding: OnceLock<Arc<Scope>>,
     /// The investigation was started by this run: it holds no entry yet.
     is_new: bool,
+    /// The survey's tree, being walked.
+    survey_tree: SurveyTree,
 }
 
 /// What phases 2-5 decided.
@@ -258,8 +263,7 @@ impl<'a> Phases<'a> {
         config: &'a Config,
         scan: &'a BaseScan,
         cache: &Cache,
-        is_new: bool,
-        session: Session,
+        (is_new, session, survey_tree): (bool, Session, SurveyTree),
         progress: &Progress,
     ) -> Result<Phases<'a>, InvestigationError> {
         batch_mode::refuse_in_flight(config, cache)?;
@@ -282,6 +286,7 @@ impl<'a> Phases<'a> {
             scan,
             grounding: OnceLock::new(),
             is_new,
+            survey_tree,
         })
     }
 
@@ -365,11 +370,16 @@ impl<'a> Phases<'a> {
         let system = (choice == PassChoice::Run)
             .then(|| survey_system(self))
             .transpose()?;
-        if let Some(note) = too_small_for(self, situation, system.as_deref()) {
+        // A budget is weighed before the survey goes; without one the
+        // first decision waits until the survey's request is out.
+        let first = situation.budget.map(|_| decide(&situation.inputs(), None));
+        if let Some(first) = &first
+            && let Some(note) = too_small_for(self, situation, system.as_deref(), first)
+        {
             return Ok(Decided::TooSmall(note));
         }
         let survey = survey_phase(self, situation, choice, system).await?;
-        let first = decide(&situation.inputs(), None);
+        let first = first.unwrap_or_else(|| decide(&situation.inputs(), None));
         let decision = plan_phase(self, situation, &first_look, survey.as_ref(), first).await?;
         report_decision(
             &decision,
@@ -398,12 +408,16 @@ impl<'a> Phases<'a> {
 }
 
 /// Whether the budget is too small to buy an investigation of this tree
-/// (the survey's prompt is `survey`, when one would be sent): the note
-/// that says so and names the smallest budget that buys one. Nothing is
-/// sent then: the scan report stands.
-fn too_small_for(run: &Phases<'_>, situation: &Situation, survey: Option<&str>) -> Option<String> {
+/// (the survey's prompt is `survey`, when one would be sent; `first` the
+/// run's first decision): the note that says so and names the smallest
+/// budget that buys one. Nothing is sent then: the scan report stands.
+fn too_small_for(
+    run: &Phases<'_>,
+    situation: &Situation,
+    survey: Option<&str>,
+    first: &Decision,
+) -> Option<String> {
     let budget = situation.budget?;
-    let first = decide(&situation.inputs(), None);
     if first.freshness.stale.is_empty() && first.work.loops.is_empty() {
         return None;
     }

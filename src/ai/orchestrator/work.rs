@@ -13,7 +13,7 @@ use std::sync::Arc;
 use super::{Phases, save_json};
 use crate::ai::engine::pool::TurnPool;
 use crate::ai::failure::InvestigationError;
-use crate::ai::passes::dir_loop::{DirShared, RunningSpend, dir_system_prompt};
+use crate::ai::passes::dir_loop::{DirShared, LoopLengths, RunningSpend, dir_system_prompt};
 use crate::ai::passes::scheduler::{LoopOptions, LoopsDone, Replanning, run_work};
 use crate::ai::passes::survey::{Survey, filter_dir_tools, format_survey_block};
 use crate::ai::rules::decide::{Decision, Replanner, SavedWork};
@@ -132,5 +132,6 @@ fn dir_shared(
         grounding: run.grounding(),
         changed,
         spend: RunningSpend::default(),
+        lengths: LoopLengths::default(),
     }))
 }

@@ -185,7 +185,7 @@ mod tests {
         .unwrap();
         assert!(prompt.contains("\nDirectories in the investigation: 7\n"));
         assert!(prompt.contains("not investigated again: docs\n"));
-        assert!(prompt.contains("the default of 10 turns"));
+        assert!(prompt.contains("you do not place gets 10 turns"));
         assert!(prompt.contains("together have 70 turns"));
         assert!(!prompt.contains("Money is tighter"));
     }

@@ -65,19 +65,31 @@ impl DirStats {
         self.bytes += file.size;
         self.read_bytes += file.size.min(DEFAULT_MAX_BYTES);
         self.listing_bytes += file.name.len() as u64 + LISTING_LINE_BYTES;
-        *self.categories.entry(file.category.clone()).or_insert(0) += 1;
+        count(&mut self.categories, &file.category);
         if file.category == "source" {
             let language = language_of(&extension_of(&file.name)).unwrap_or("Other");
-            *self.languages.entry(language.to_string()).or_insert(0) += 1;
+            count(&mut self.languages, language);
         }
-        self.largest.push((file.name.clone(), file.size));
+        self.keep_if_largest(&file.name, file.size);
     }
 
-    /// Keeps only the [`LARGEST_KEPT`] largest files, largest first (by name
-    /// among equals).
-    fn keep_largest(&mut self) {
-        self.largest
-            .sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    /// Keeps the file `name` of `size` among the [`LARGEST_KEPT`] largest,
+    /// largest first (by name among equals), when it is one of them: only
+    /// those are ever copied.
+    fn keep_if_largest(&mut self, name: &str, size: u64) {
+        let before = |a: (&str, u64), b: (&str, u64)| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0));
+        let full = self.largest.len() >= LARGEST_KEPT;
+        if full
+            && self.largest.last().is_some_and(|(last, last_size)| {
+                before((name, size), (last, *last_size)) != std::cmp::Ordering::Less
+            })
+        {
+            return;
+        }
+        let at = self
+            .largest
+            .partition_point(|(kept, kept_size)| before((kept, *kept_size), (name, size)).is_lt());
+        self.largest.insert(at, (name.to_string(), size));
         self.largest.truncate(LARGEST_KEPT);
     }
 
@@ -109,6 +121,16 @@ impl DirStats {
     }
 }
 
+/// Counts one more `key` in `counts`, copying the key only the first time.
+fn count<N: std::ops::AddAssign + From<u8>>(counts: &mut BTreeMap<String, N>, key: &str) {
+    match counts.get_mut(key) {
+        Some(n) => *n += N::from(1),
+        None => {
+            counts.insert(key.to_string(), N::from(1));
+        }
+    }
+}
+
 /// [`DirStats`] of every discovered directory.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TreeStats {
@@ -129,19 +151,24 @@ impl TreeStats {
             .iter()
             .map(|dir| (dir.clone(), DirStats::default()))
             .collect();
+        // The scan lists files by path, so a directory's files come
+        // together: its key is worked out once, not once a file.
+        let mut current: Option<(&Path, Option<PathBuf>)> = None;
         for file in files {
             let Some(parent) = Path::new(&file.path).parent() else {
                 continue;
             };
-            let Ok(rel) = parent.strip_prefix(scanned_root) else {
-                continue;
-            };
-            if let Some(stats) = by_dir.get_mut(&canonical_root.join(rel)) {
+            if current.as_ref().is_none_or(|(seen, _)| *seen != parent) {
+                let key = parent
+                    .strip_prefix(scanned_root)
+                    .ok()
+                    .map(|rel| canonical_root.join(rel));
+                current = Some((parent, key));
+            }
+            let key = current.as_ref().and_then(|(_, key)| key.as_ref());
+            if let Some(stats) = key.and_then(|key| by_dir.get_mut(key)) {
                 stats.add_file(file);
             }
-        }
-        for stats in by_dir.values_mut() {
-            stats.keep_largest();
         }
         add_subtrees(&mut by_dir, canonical_root, dirs);
         TreeStats { by_dir }
@@ -234,5 +261,21 @@ mod tests {
         assert_eq!(root.subtree_languages["Rust"], 2);
         assert!(root.listing_bytes > 0);
         assert_eq!(stats.of(Path::new("/elsewhere")), &DirStats::default());
+    }
+
+    #[test]
+    fn the_largest_files_are_kept_largest_first_by_name_among_equals() {
+        let mut stats = DirStats::default();
+        for (name, size) in [("e", 5), ("b", 9), ("a", 1), ("d", 9), ("c", 7), ("f", 9)] {
+            stats.keep_if_largest(name, size);
+        }
+        assert_eq!(
+            stats.largest,
+            [("b".to_string(), 9), ("d".to_string(), 9), ("f".to_string(), 9)]
+        );
+        let mut few = DirStats::default();
+        few.keep_if_largest("x", 1);
+        few.keep_if_largest("y", 3);
+        assert_eq!(few.largest, [("y".to_string(), 3), ("x".to_string(), 1)]);
     }
 }

@@ -60,28 +60,19 @@ fn write_cache_schema() -> Value {
         [
             (
                 "cache_type",
-                cache_type_schema(Some(
-                    "'file' for a file summary, 'dir' for a directory summary.",
-                )),
+                cache_type_schema(Some("A file's summary, or a directory's.")),
             ),
             (
                 "path",
                 text(
-                    "The file or directory the entry describes: absolute, or \
-                relative to the target root (or, failing that, to the directory you \
-                are investigating).",
+                    "Absolute, or relative to the target (else to your directory).",
                 ),
             ),
             (
                 "data",
                 typed(
                     "object",
-                    "The entry. A file: {path, relative_path, size_bytes, category, \
-                summary, notable, notable_reason, confidence, confidence_reason, cached_at}. \
-                A directory: {path, relative_path, child_count, summary, dominant_category, \
-                notable_files, confidence, confidence_reason, cached_at}. Always give \
-                confidence (0.0-1.0, calibrated as the system prompt says); give \
-                confidence_reason only when confidence is below 0.7.",
+                    "The entry (see the system prompt).",
                 ),
             ),
         ],
@@ -96,15 +87,8 @@ impl Tool for WriteCache {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "write_cache",
-            description: "Save the summary of one file or directory to the investigation \
-                          cache. Store summaries only: an entry holding raw file contents is \
-                          refused. `path` must name an existing file (cache_type 'file') or \
-                          the directory you are investigating (cache_type 'dir'): absolute, \
-                          or relative to the target root; a relative path that names nothing \
-                          from the root is also tried from the directory you are \
-                          investigating, and one that names something from both is refused \
-                          as ambiguous. luminos fills in the entry's path and relative_path \
-                          fields from it.",
+            description: "Save the summary (never raw contents) of a file, or of a directory \
+                          of your assignment.",
             toolboxes: &[Toolbox::Dir],
             schema: write_cache_schema,
         }
@@ -249,14 +233,14 @@ impl Tool for ReadCache {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "read_cache",
-            description: "Return the cached summary of a file or directory as JSON, or null \
-                          when there is none.",
-            toolboxes: &[Toolbox::Synthesis, Toolbox::Ask, Toolbox::Refine],
+            description: "The cached summary of a file or directory, as JSON; null when \
+                          there is none.",
+            toolboxes: &[Toolbox::Ask, Toolbox::Refine],
             schema: || {
                 object(
                     [
                         ("cache_type", cache_type_schema(None)),
-                        ("path", text("The file or directory to look up.")),
+                        ("path", text("The file or directory.")),
                     ],
                     &["cache_type", "path"],
                 )
@@ -271,7 +255,7 @@ impl Tool for ReadCache {
             let Some(entry) = ctx.cache.read_entry(kind, path) else {
                 return Ok(ToolOutput::ok("null"));
             };
-            let text = serde_json::to_string_pretty(&entry).unwrap_or_default();
+            let text = serde_json::to_string(&entry).unwrap_or_default();
             Ok(ToolOutput::ok(frame_untrusted(
                 &format!("cached {} entry: {path}", kind.as_str()),
                 &ctx.redact_unflagged(&text),
@@ -287,9 +271,8 @@ impl Tool for ListCache {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "list_cache",
-            description: "List the paths that have a cached summary of the given type, one \
-                          per line.",
-            toolboxes: &[Toolbox::Synthesis, Toolbox::Refine],
+            description: "The paths that have a cached summary of this type, one a line.",
+            toolboxes: &[Toolbox::Refine],
             schema: || object([("cache_type", cache_type_schema(None))], &["cache_type"]),
         }
     }

@@ -444,7 +444,10 @@ pub enum Dispatch {
 /// is the original's order:
 /// - dir: read_file, list_directory, run_command, parse_structure,
 ///   write_cache, think, checkpoint, flag, submit_report;
-/// - synthesis: read_cache, list_cache, flag, submit_report;
+/// - synthesis: flag, submit_report (the original also offered read_cache
+///   and list_cache, which its prompt told the model not to call: every
+///   summary is in the prompt, and their definitions were paid for in
+///   every synthesis request for nothing);
 /// - survey: submit_survey;
 /// - planning: submit_plan.
 ///

@@ -22,6 +22,11 @@ pub(crate) fn typed(kind: &str, description: &str) -> Value {
     json!({"type": kind, "description": description})
 }
 
+/// A value of JSON type `kind` whose name says what it holds.
+pub(crate) fn bare(kind: &str) -> Value {
+    json!({ "type": kind })
+}
+
 /// A string property with a description.
 pub(crate) fn text(description: &str) -> Value {
     typed("string", description)

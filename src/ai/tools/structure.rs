@@ -24,12 +24,9 @@ use crate::outline::{MAX_FILE_BYTES, ParseError, SUPPORTED_EXTENSIONS, Structure
 // Where the tool's users have found the outline's entry points.
 pub use crate::outline::{Language, parse_source};
 
-const DESCRIPTION: &str = "Outline a source file with tree-sitter and return JSON: its functions \
-(signatures), classes and class-like types (with up to 20 methods each), imports, line count, \
-whether it has docstrings and comments, and its comment-to-code ratio. Lists are capped at 50 \
-functions, 30 classes and 30 imports. Languages: Python (.py), JavaScript (.js, .jsx, .mjs), \
-TypeScript (.ts), TSX (.tsx), Rust (.rs) and Go (.go); files over 2 MiB are refused. Use it to \
-see how a source file is laid out before deciding what to read.";
+const DESCRIPTION: &str = "A source file's outline as JSON: function signatures, classes \
+with methods, imports, line count, docstrings, comment ratio. For .py, .js, .jsx, .mjs, .ts, \
+.tsx, .rs and .go files up to 2 MiB.";
 
 /// The `parse_structure` tool.
 #[derive(Debug, Clone, Copy, Default)]
@@ -45,10 +42,7 @@ impl Tool for ParseStructure {
                 object(
                     [(
                         "path",
-                        text(
-                            "The source file to outline: relative to the target directory, \
-                             or an absolute path inside it.",
-                        ),
+                        text("The source file."),
                     )],
                     &["path"],
                 )
@@ -319,7 +313,7 @@ mod tests {
         // Extensions are case-insensitive.
         let out = call(&t, "Lib.RS");
         assert!(
-            out.content.contains("\"language\": \"rust\""),
+            out.content.contains("\"language\":\"rust\""),
             "{}",
             out.content
         );

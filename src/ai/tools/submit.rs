@@ -11,7 +11,7 @@
 
 use serde_json::{Value, json};
 
-use super::schema::{list_of, list_of_text, object, text, typed};
+use super::schema::{bare, list_of, list_of_text, object, text, typed};
 use super::{FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, Toolbox};
 
 /// A tool that ends its loop. They differ only in their spec: what they
@@ -21,8 +21,7 @@ pub(crate) struct Submit(ToolSpec);
 /// `submit_report` in the dir loop: the directory's summary.
 pub(crate) static DIR_REPORT: Submit = Submit(ToolSpec {
     name: "submit_report",
-    description: "Hand in the summary of this directory. Calling it ends the investigation of \
-                  the directory.",
+    description: "Hand in this directory's summary; this ends its investigation.",
     toolboxes: &[Toolbox::Dir],
     schema: dir_report_schema,
 });
@@ -30,7 +29,7 @@ pub(crate) static DIR_REPORT: Submit = Submit(ToolSpec {
 /// `submit_report` in synthesis: the verdict on the whole target.
 pub(crate) static SYNTHESIS_REPORT: Submit = Submit(ToolSpec {
     name: "submit_report",
-    description: "Hand in the final analysis of the whole target. Calling it ends the synthesis.",
+    description: "Hand in the analysis of the whole target; this ends the synthesis.",
     toolboxes: &[Toolbox::Synthesis],
     schema: synthesis_report_schema,
 });
@@ -39,8 +38,8 @@ pub(crate) static SYNTHESIS_REPORT: Submit = Submit(ToolSpec {
 /// it adds and withdraws.
 pub(crate) static REFINED_REPORT: Submit = Submit(ToolSpec {
     name: "submit_report",
-    description: "Hand in the improved analysis of the whole target, with the flags you add \
-                  and withdraw. Calling it ends this round of the refinement.",
+    description: "Hand in the improved analysis, with the flags you add and withdraw; this \
+                  ends the round.",
     toolboxes: &[Toolbox::Refine],
     schema: refined_report_schema,
 });
@@ -48,7 +47,7 @@ pub(crate) static REFINED_REPORT: Submit = Submit(ToolSpec {
 /// `submit_answer`: the answer to the question `luminos ask` was given.
 pub(crate) static ANSWER: Submit = Submit(ToolSpec {
     name: "submit_answer",
-    description: "Hand in your answer to the question. Calling it ends the conversation.",
+    description: "Hand in your answer; this ends the conversation.",
     toolboxes: &[Toolbox::Ask],
     schema: answer_schema,
 });
@@ -56,7 +55,7 @@ pub(crate) static ANSWER: Submit = Submit(ToolSpec {
 /// `submit_survey`: the survey pass's reconnaissance.
 pub(crate) static SURVEY: Submit = Submit(ToolSpec {
     name: "submit_survey",
-    description: "Hand in the survey of the target. Call it once.",
+    description: "Hand in the survey of the target, once.",
     toolboxes: &[Toolbox::Survey],
     schema: survey_schema,
 });
@@ -64,7 +63,7 @@ pub(crate) static SURVEY: Submit = Submit(ToolSpec {
 /// `submit_plan`: the planning pass's allocation of turns.
 pub(crate) static PLAN: Submit = Submit(ToolSpec {
     name: "submit_plan",
-    description: "Hand in the investigation plan. Call it once.",
+    description: "Hand in the investigation plan, once.",
     toolboxes: &[Toolbox::Planning],
     schema: plan_schema,
 });
@@ -92,15 +91,14 @@ fn dir_report_schema() -> Value {
         [
             (
                 "summary",
-                text("One to three sentences on what this directory is and does."),
+                text("1-3 sentences: what the directory is and does."),
             ),
             (
                 "completeness",
                 typed(
                     "number",
-                    "How thoroughly you investigated, from 0.0 to 1.0: 1.0 means every \
-                     relevant file was examined closely, 0.5 about half (or most only \
-                     skimmed), below 0.3 barely started.",
+                    "0.0-1.0: 1.0 every relevant file read closely, 0.5 half or skimmed, \
+                     below 0.3 barely started.",
                 ),
             ),
         ],
@@ -131,26 +129,19 @@ fn verdict_properties() -> [(&'static str, Value); 4] {
     [
         (
             "brief",
-            text(
-                "Two to four sentences: your conclusion about what the target is, and what \
-                 deserves attention.",
-            ),
+            text("2-4 sentences: what the target is, and what deserves attention."),
         ),
         (
             "detailed",
-            text(
-                "The reasoning: the hypothesis, the evidence for it (named directories and \
-                 files), the alternatives you weighed and why they fit less well, then \
-                 what else matters.",
-            ),
+            text("The reasoning behind it, then what else matters."),
         ),
         (
             "overall_purpose",
-            text("Optional. What the whole is for, when it mixes kinds of content."),
+            text("What a whole of mixed kinds is for."),
         ),
         (
             "architecture",
-            text("Optional, for software. How the parts fit together."),
+            text("How the parts fit together."),
         ),
     ]
 }
@@ -161,19 +152,11 @@ fn software_sections() -> [(&'static str, Value); 4] {
     [
         (
             "components",
-            list_of(
-                component_schema(),
-                "Optional, for software or large collections. The main parts (at most \
-                 about a dozen) and which of them uses which.",
-            ),
+            list_of(component_schema(), "The main parts, a dozen at most."),
         ),
         (
             "entry_points",
-            list_of(
-                entry_point_schema(),
-                "Optional, for software. Where execution starts: binaries, commands, \
-                 servers.",
-            ),
+            list_of(entry_point_schema(), "Where execution starts."),
         ),
         (
             "commands",
@@ -185,7 +168,7 @@ fn software_sections() -> [(&'static str, Value); 4] {
         ),
         (
             "tech_stack",
-            list_of_text("Optional, for software. Languages, frameworks, key tools."),
+            list_of_text("Languages, frameworks, key tools."),
         ),
     ]
 }
@@ -214,30 +197,27 @@ fn content_sections() -> [(&'static str, Value); 6] {
     [
         (
             "datasets",
-            list_of(dataset_schema(), "Optional, for data. The data sets held."),
+            list_of(dataset_schema(), "The data sets held."),
         ),
         (
             "schema_summary",
-            text("Optional, for data or databases. The shape of the records."),
+            text("The shape of the records."),
         ),
         (
             "period_covered",
-            text(
-                "Optional, for dated content (finances, journals, series). The span of \
-                 time, such as 2019-03 to 2024-11.",
-            ),
+            text("The span of time, such as 2019-03 to 2024-11."),
         ),
         (
             "themes",
-            list_of_text("Optional, for documents or journals. Recurring subjects."),
+            list_of_text("Recurring subjects."),
         ),
         (
             "data_quality",
-            text("Optional, for data. Gaps, duplicates, inconsistencies."),
+            text("Gaps, duplicates, inconsistencies."),
         ),
         (
             "concerns",
-            list_of_text("Optional, for any tree. What deserves attention, one per item."),
+            list_of_text("What deserves attention, one an item."),
         ),
     ]
 }
@@ -247,16 +227,10 @@ fn content_sections() -> [(&'static str, Value); 6] {
 fn component_schema() -> Value {
     object(
         [
-            ("name", text("A short name, unique among the components.")),
-            (
-                "path",
-                text("Where it lives, relative to the target (a directory or file)."),
-            ),
-            ("role", text("What it does, in one sentence.")),
-            (
-                "depends_on",
-                list_of_text("The names of the other components it uses."),
-            ),
+            ("name", bare("string")),
+            ("path", bare("string")),
+            ("role", bare("string")),
+            ("depends_on", list_of_text("Names of the components it uses.")),
         ],
         &["name", "role"],
     )
@@ -266,7 +240,7 @@ fn component_schema() -> Value {
 fn entry_point_schema() -> Value {
     object(
         [
-            ("path", text("The file, relative to the target.")),
+            ("path", bare("string")),
             ("role", text("What starts there.")),
         ],
         &["path", "role"],
@@ -277,12 +251,9 @@ fn entry_point_schema() -> Value {
 fn dataset_schema() -> Value {
     object(
         [
-            ("name", text("A short name.")),
-            ("path", text("Where it lives, relative to the target.")),
-            (
-                "description",
-                text("What it holds: records, fields, size, source."),
-            ),
+            ("name", bare("string")),
+            ("path", bare("string")),
+            ("description", text("Records, fields, size, source.")),
         ],
         &["name", "description"],
     )
@@ -296,9 +267,9 @@ fn refined_report_schema() -> Value {
         [
             (
                 "path",
-                text("The file or directory, relative to the target, or 'general'."),
+                text("Relative to the target, or 'general'."),
             ),
-            ("finding", text("What you found, in one or two sentences.")),
+            ("finding", text("What you found, in a sentence or two.")),
             (
                 "severity",
                 json!({"type": "string", "enum": ["info", "concern", "critical"],
@@ -310,17 +281,11 @@ fn refined_report_schema() -> Value {
     if let Some(properties) = schema["properties"].as_object_mut() {
         properties.insert(
             "flags_added".into(),
-            list_of(
-                flag,
-                "New findings your checks support; an empty list for none.",
-            ),
+            list_of(flag, "New findings your checks support."),
         );
         properties.insert(
             "flags_withdrawn".into(),
-            list_of_text(
-                "Ids (F1, F2, ...) of the listed flags your checks showed to be wrong or \
-                 replaced by one you add; an empty list for none.",
-            ),
+            list_of_text("Ids (F1, ...) of listed flags shown wrong or replaced."),
         );
     }
     schema
@@ -330,10 +295,7 @@ fn answer_schema() -> Value {
     object(
         [(
             "answer",
-            text(
-                "Your answer, in plain text or Markdown. Name the files (relative to the \
-                 target) and symbols it rests on.",
-            ),
+            text("Plain text or Markdown, naming the files and symbols it rests on."),
         )],
         &["answer"],
     )
@@ -342,27 +304,12 @@ fn answer_schema() -> Value {
 fn survey_schema() -> Value {
     object(
         [
-            ("description", text("What the target is, in plain words.")),
-            (
-                "approach",
-                text("How the per-directory investigation should go about it."),
-            ),
-            (
-                "relevant_tools",
-                list_of_text("Names of the tools the directory loops should rely on."),
-            ),
-            (
-                "skip_tools",
-                list_of_text("Names of the tools that would be wasted or misleading here."),
-            ),
-            (
-                "domain_notes",
-                text("One short, practical hint, or an empty string."),
-            ),
-            (
-                "confidence",
-                typed("number", "Your confidence in this survey, from 0.0 to 1.0."),
-            ),
+            ("description", text("Question 1's answer.")),
+            ("approach", text("Question 2's answer.")),
+            ("relevant_tools", list_of_text("Tools to lean on.")),
+            ("skip_tools", list_of_text("Tools that would be wrong here.")),
+            ("domain_notes", text("The hint, or an empty string.")),
+            ("confidence", typed("number", "0.0-1.0.")),
         ],
         &[
             "description",
@@ -379,7 +326,7 @@ fn survey_schema() -> Value {
 fn planned_dir(reason: &str) -> Value {
     object(
         [
-            ("path", text("Directory path relative to the target.")),
+            ("path", text("Relative to the target.")),
             ("reason", text(reason)),
         ],
         &["path", "reason"],
@@ -389,47 +336,41 @@ fn planned_dir(reason: &str) -> Value {
 fn plan_schema() -> Value {
     let priority_dir = object(
         [
-            ("path", text("Directory path relative to the target.")),
-            ("reason", text("Why it deserves a deep investigation.")),
-            (
-                "suggested_turns",
-                typed("integer", "Turns to give it (15-20)."),
-            ),
+            ("path", text("Relative to the target.")),
+            ("reason", text("Why it deserves depth.")),
+            ("suggested_turns", typed("integer", "15-20.")),
         ],
         &["path", "reason", "suggested_turns"],
     );
     let order = json!({
         "type": "string",
         "enum": ["leaf-first", "priority-first"],
-        "description": "leaf-first, or priority-first (still leaf-first within each band).",
+        "description": "See Order.",
     });
     object(
         [
             (
                 "priority_dirs",
-                list_of(priority_dir, "Directories to investigate in depth."),
+                list_of(priority_dir, "Directories worth a deep look."),
             ),
             (
                 "shallow_dirs",
                 list_of(
                     planned_dir("Why a quick look is enough."),
-                    "Directories that need only a quick look.",
+                    "Directories worth a quick look.",
                 ),
             ),
             (
                 "skip_dirs",
                 list_of(
-                    planned_dir("Why it is not worth investigating."),
-                    "Directories to leave out entirely.",
+                    planned_dir("Why it is not worth a look."),
+                    "Directories to leave out.",
                 ),
             ),
             ("investigation_order", order),
             (
                 "notes",
-                text(
-                    "Notes that apply across directories, for the per-directory agents; or \
-                     an empty string.",
-                ),
+                text("For the directory agents, or an empty string."),
             ),
         ],
         &[

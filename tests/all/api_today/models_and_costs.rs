@@ -45,6 +45,7 @@ fn costs_are_priced_request_by_request() {
         output_tokens: 100,
         cache_creation_input_tokens: 0,
         cache_read_input_tokens: 0,
+        cache_creation_1h_input_tokens: None,
     };
     let calls = Arc::new(AtomicUsize::new(0));
     let counted = calls.clone();

@@ -1,9 +1,11 @@
 //! What a batch run costs and says: the same requests as an interactive
 //! run, billed at the batch prices (half of every rate, cache writes at the
-//! 1-hour lifetime they ask for), `--estimate --batch` likewise, and the
-//! batches summed up in the report and on stderr.
+//! lifetime they ask for: 5 minutes while rounds come back quickly),
+//! `--estimate --batch` likewise, and the batches summed up in the report
+//! and on stderr.
 
 use super::*;
+use crate::support::output::assert_contains;
 
 #[test]
 fn a_batch_run_leaves_an_interactive_runs_cache_at_batch_prices() {
@@ -17,16 +19,22 @@ fn a_batch_run_leaves_an_interactive_runs_cache_at_batch_prices() {
     similar_asserts::assert_eq!(clean.files, cache_entries(&root).files, "file entries");
     env.server.assert_no_violations();
 
-    // The same requests, every one through a batch, each cache mark asking
-    // for an hour (the mock reports every write at that lifetime), billed
-    // at the batch prices.
+    // The same requests, every one through a batch; the rounds come back
+    // within milliseconds, so each cache mark asks for 5 minutes (the mock
+    // reports no write at the hour's lifetime), and the run says so.
     let requests = &env.server.requests()[from..];
     assert!(requests.iter().all(|r| r.batch.is_some()));
-    for request in requests {
-        let usage = request.reported_usage.unwrap();
-        assert_eq!(request.reported_cache_1h, usage.cache_creation_input_tokens);
-    }
-    assert!(requests.iter().any(|r| r.reported_cache_1h > 0));
+    assert!(requests.iter().all(|r| r.reported_cache_1h == 0));
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.reported_usage.unwrap().cache_creation_input_tokens > 0)
+    );
+    assert!(requests.iter().all(|r| !r.body.to_string().contains("\"1h\"")));
+    assert_contains(
+        &report["investigation"]["notes"].to_string(),
+        "prompt-cache marks asked for 5 minutes",
+    );
     let (i, b) = (
         &interactive_report["investigation"],
         &report["investigation"],
@@ -38,8 +46,10 @@ fn a_batch_run_leaves_an_interactive_runs_cache_at_batch_prices() {
     let bill = b["cost_usd"].as_f64().unwrap();
     let expected = priced(requests, model, true);
     assert!((bill - expected).abs() < 1e-9, "{bill} vs {expected}");
+    // The same tokens, every cache write at 5 minutes as interactively:
+    // exactly half the bill.
     let interactive_cost = i["cost_usd"].as_f64().unwrap();
-    assert!(bill > interactive_cost / 2.0 && bill < interactive_cost * 0.7);
+    assert!((bill * 2.0 - interactive_cost).abs() < 1e-9, "{bill} vs {interactive_cost}");
 
     // Rounds follow the chain of turns, not the number of loops: survey,
     // plan, two turns (cache the files, report) at each of the three

@@ -50,9 +50,10 @@ const THINKING: u64 = 300;
 /// interactively (the prompt cache's clock at the wall clock's pace) and
 /// through batches whose every round takes ten minutes on that clock: the
 /// batch run bills at most 0.55x the interactive one, measured in the same
-/// test. The 1-hour lifetime keeps
-/// what one round writes for the next; with the 5-minute one every round
-/// would write its whole conversation again.
+/// test. The survey's round takes ten minutes, so from the next round the
+/// marks ask for an hour, which keeps what one round writes for the next
+/// (with 5 minutes every round would write its whole conversation again),
+/// and the run's notes say so.
 #[test]
 fn with_ten_minute_rounds_a_batch_run_costs_at_most_055_of_an_interactive_one() {
     let env = TestEnv::new();
@@ -75,6 +76,18 @@ fn with_ten_minute_rounds_a_batch_run_costs_at_most_055_of_an_interactive_one() 
     assert!(ratio <= 0.55, "batch/interactive cost {ratio}");
     // What the rounds read back is what the batch prices were charged on.
     let requests = &env.server.requests()[from..];
+    let marked: Vec<_> = requests
+        .iter()
+        .filter(|r| r.body_contains("cache_control"))
+        .collect();
+    assert!(!marked.is_empty());
+    assert!(marked.iter().all(|r| r.body_contains("\"1h\"")));
+    assert!(requests.iter().any(|r| r.reported_cache_1h > 0));
+    let notes = b["notes"].to_string();
+    assert!(
+        notes.contains("From batch round 2, prompt-cache marks asked for an hour: a round took 10m"),
+        "{notes}"
+    );
     assert!(
         requests
             .iter()

@@ -120,6 +120,7 @@ fn budget_breach_before_any_file_writes_the_stub() {
         output_tokens: 5,
         cache_creation_input_tokens: 140_000,
         cache_read_input_tokens: 0,
+        cache_creation_1h_input_tokens: None,
     };
     let env = project().with_agent(|a| {
         a.usage(dir("docs"), big)

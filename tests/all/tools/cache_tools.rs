@@ -8,7 +8,7 @@ fn write_read_and_list_the_cache() {
     let e = env();
     let list = |kind: &str| {
         e.call_in(
-            Toolbox::Synthesis,
+            Toolbox::Refine,
             "list_cache",
             json!({ "cache_type": kind }),
         )
@@ -17,7 +17,7 @@ fn write_read_and_list_the_cache() {
     assert_eq!(list("file"), "(no cached entries)");
     assert_eq!(
         e.call_in(
-            Toolbox::Synthesis,
+            Toolbox::Refine,
             "read_cache",
             json!({"cache_type": "file", "path": "src/main.rs"})
         )
@@ -34,7 +34,7 @@ fn write_read_and_list_the_cache() {
     // Any spelling of the path finds the entry.
     let abs = e.target.join("src/main.rs");
     let read = e.call_in(
-        Toolbox::Synthesis,
+        Toolbox::Refine,
         "read_cache",
         json!({"cache_type": "file", "path": abs}),
     );
@@ -50,7 +50,7 @@ fn write_read_and_list_the_cache() {
     );
     let entry: Value = serde_json::from_str(&inside_frame(&read.content)).unwrap();
     assert_eq!(entry["summary"], "Entry point.");
-    assert!(read.content.contains("\n  \"summary\""), "pretty JSON");
+    assert!(read.content.contains("\n{\"") && !read.content.contains("\n  \""), "compact JSON");
     assert_eq!(list("file"), framed("cached file entries", "src/main.rs"));
     assert_eq!(list("dir"), "(no cached entries)");
 }
@@ -129,7 +129,7 @@ fn cache_tool_errors() {
         ("list_cache", json!({})),
     ] {
         assert!(
-            e.call_in(Toolbox::Synthesis, tool, input).is_error,
+            e.call_in(Toolbox::Refine, tool, input).is_error,
             "{tool}"
         );
     }

@@ -11,6 +11,7 @@ pub const PAST_THE_CONTEXT_BUDGET: Usage = Usage {
     output_tokens: 50,
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: 150_000,
+    cache_creation_1h_input_tokens: None,
 };
 
 /// A call of the tool `name` with `input`.
@@ -199,6 +200,7 @@ pub fn worst_case_usage(body: &Value) -> Usage {
         cache_creation_input_tokens: (bytes as f64 * facts.model.tokens_per_byte * 1.2).floor()
             as u64,
         cache_read_input_tokens: 0,
+        cache_creation_1h_input_tokens: None,
         output_tokens: body["max_tokens"].as_u64().unwrap_or(0),
     }
 }

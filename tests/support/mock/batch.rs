@@ -406,6 +406,7 @@ fn advance(state: &State, i: usize) {
     }
     let mut inner = state.lock();
     let delay = inner.batches.delay;
+    let round_time = inner.batches.round_time;
     let held = inner.batches.held_from.is_some_and(|from| i >= from);
     let batch = &mut inner.batches.batches[i];
     if batch.ended()
@@ -430,7 +431,10 @@ fn advance(state: &State, i: usize) {
         }
     }
     if batch.results.iter().all(Option::is_some) {
-        batch.ended_at = Some(chrono::Utc::now());
+        // A batch that takes its round time on the prompt cache's clock
+        // is dated as the API would date one that took that long.
+        let took = batch.created.elapsed().max(round_time.unwrap_or_default());
+        batch.ended_at = Some(batch.created_at + chrono::Duration::from_std(took).unwrap_or_default());
     }
 }
 

@@ -238,6 +238,7 @@ impl PrefixCache {
                 output_tokens: 0,
                 cache_creation_input_tokens: written,
                 cache_read_input_tokens: read,
+                cache_creation_1h_input_tokens: None,
             },
             written_1h: prefix_tokens[long_end] - read,
         }

@@ -119,6 +119,22 @@ impl RecordedRequest {
         self.body.to_string().contains(needle)
     }
 
+    /// Whether the newest user message carries a caching mark: the request
+    /// writes the conversation up to it to the prompt cache.
+    pub fn writes_its_newest_message(&self) -> bool {
+        self.last_user_message()
+            .and_then(|m| m["content"].as_array())
+            .is_some_and(|blocks| blocks.iter().any(|b| b.get("cache_control").is_some()))
+    }
+
+    /// Whether the system prompt carries a caching mark (the prefix of
+    /// tools and system prompt is cached).
+    pub fn marks_its_system_prompt(&self) -> bool {
+        self.body["system"]
+            .as_array()
+            .is_some_and(|blocks| blocks.iter().any(|b| b.get("cache_control").is_some()))
+    }
+
     fn last_user_message(&self) -> Option<&Value> {
         self.messages().iter().rev().find(|m| m["role"] == "user")
     }

@@ -360,8 +360,10 @@ pub(super) fn render_message(
         thinking::produced_message(rendered.content.clone()),
         &rendered.stop_reason,
     );
+    // As the client reads it: the writes split by lifetime, as reported.
     inner.requests[index].reported_usage = Some(Usage {
         output_tokens: rendered.output_tokens,
+        cache_creation_1h_input_tokens: Some(written_1h),
         ..input
     });
     inner.requests[index].reported_cache_1h = written_1h;

@@ -211,6 +211,14 @@ impl MessageBatch {
     pub fn has_ended(&self) -> bool {
         self.processing_status == ProcessingStatus::Ended
     }
+
+    /// How long it took, from its creation to its end, as the API dates
+    /// them; `None` before it ended, or when a date does not read.
+    pub(crate) fn processing_time(&self) -> Option<std::time::Duration> {
+        let date = |at: &Option<String>| chrono::DateTime::parse_from_rfc3339(at.as_deref()?).ok();
+        let (created, ended) = (date(&self.created_at)?, date(&self.ended_at)?);
+        (ended - created).to_std().ok()
+    }
 }
 
 /// What became of one request of a batch.

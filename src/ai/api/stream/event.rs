@@ -63,6 +63,15 @@ pub(crate) struct UsageUpdate {
     pub output_tokens: Option<u64>,
     pub cache_creation_input_tokens: Option<u64>,
     pub cache_read_input_tokens: Option<u64>,
+    /// The cache writes by lifetime.
+    #[serde(default)]
+    pub cache_creation: Option<CacheCreation>,
+}
+
+/// `usage.cache_creation`: the cache writes by lifetime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+pub(crate) struct CacheCreation {
+    pub ephemeral_1h_input_tokens: Option<u64>,
 }
 
 impl UsageUpdate {
@@ -83,6 +92,9 @@ impl UsageUpdate {
             &mut usage.cache_read_input_tokens,
             self.cache_read_input_tokens,
         );
+        if let Some(hour) = self.cache_creation.and_then(|c| c.ephemeral_1h_input_tokens) {
+            usage.cache_creation_1h_input_tokens = Some(hour);
+        }
     }
 }
 

@@ -78,6 +78,7 @@ fn text_only() {
             output_tokens: 15,
             cache_creation_input_tokens: 0,
             cache_read_input_tokens: 0,
+            cache_creation_1h_input_tokens: None,
         }
     );
 }
@@ -143,6 +144,7 @@ fn thinking_is_kept_in_order_and_empty_tool_input_is_an_object() {
             output_tokens: 140,
             cache_creation_input_tokens: 0,
             cache_read_input_tokens: 5000,
+            cache_creation_1h_input_tokens: None,
         }
     );
 }

@@ -37,7 +37,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::ai::api::ToolDefinition;
-use crate::ai::api::caching::Reuse;
+use crate::ai::api::caching::ExpectedReads;
 use crate::ai::api::settings::Workload;
 use crate::ai::engine::purse::{Allowance, OverBudget, Pace};
 use crate::ai::engine::session::Session;
@@ -64,6 +64,12 @@ pub(crate) struct Agent {
     pace: Pace,
     /// The pass expects its first call to be its only one.
     one_call_expected: bool,
+    /// Other conversations open with the same tools and system prompt (the
+    /// run's dir loops): later ones read that prefix back.
+    shared_prefix: bool,
+    /// Requests the conversation is expected to make after the next one, as
+    /// its driver last said ([`Agent::expect_later`]).
+    later: f64,
     /// Calls made so far.
     calls: u32,
     /// Malformed tool calls in a row, up to the latest.
@@ -103,6 +109,8 @@ impl Agent {
             review: None,
             pace: Pace::Shared,
             one_call_expected: false,
+            shared_prefix: false,
+            later: 1.0,
             calls: 0,
             malformed: 0,
         }
@@ -123,6 +131,20 @@ impl Agent {
     pub(crate) fn expecting_one_call(mut self) -> Agent {
         self.one_call_expected = true;
         self
+    }
+
+    /// Other conversations of the run open with this one's tools and
+    /// system prompt (the dir loops): its prefix is worth caching for them
+    /// even on its last request.
+    pub(crate) fn sharing_prefix(mut self) -> Agent {
+        self.shared_prefix = true;
+        self
+    }
+
+    /// After its next request the conversation is expected to make `later`
+    /// more (its driver knows its turns, and which request is the last).
+    pub(crate) fn expect_later(&mut self, later: f64) {
+        self.later = later;
     }
 
     /// The same conversation as routine work (it thinks as little as the
@@ -148,18 +170,20 @@ impl Agent {
         self.pace = pace;
     }
 
-    /// Whether the next request's prompt is worth writing to the cache.
-    fn next_reuse(&self) -> Reuse {
-        if self.one_call_expected && self.calls == 0 {
-            Reuse::None
+    /// How often later requests are expected to read the next request's
+    /// parts back.
+    fn next_reads(&self) -> ExpectedReads {
+        let later = if self.one_call_expected && self.calls == 0 {
+            0.0
         } else {
-            Reuse::Expected
-        }
+            self.later
+        };
+        ExpectedReads::of(later, self.shared_prefix)
     }
 
     /// What the purse would allow the next request if it went now.
     pub(crate) fn quote(&self, session: &Session) -> Result<Allowance, OverBudget> {
-        session.quote(&self.transcript, self.next_reuse(), self.pace)
+        session.quote(&self.transcript, self.next_reads(), self.pace)
     }
 
     /// Add `note` as a text block at the end of the pending user message, so

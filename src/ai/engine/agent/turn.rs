@@ -182,9 +182,9 @@ impl Agent {
             return Err(fault.into());
         }
         self.fit_window(session)?;
-        let reuse = self.next_reuse();
+        let reads = self.next_reads();
         self.calls += 1;
-        let response = session.send(&mut self.transcript, reuse, self.pace).await?;
+        let response = session.send(&mut self.transcript, reads, self.pace).await?;
         self.print_response(&response);
         let usage = response.usage;
         let (end, tools_run) = self.read_reply(response, tools, answer, session.notes())?;

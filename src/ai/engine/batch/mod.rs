@@ -42,6 +42,10 @@
 //! pass as the interactive error would; the rest are sent again in a new
 //! batch until the policy's retries are spent.
 //!
+//! **The cache's lifetime.** Requests ask the prompt cache for 5 minutes
+//! while rounds come back quickly, and for an hour once one did not or a
+//! large one is coming ([`lifetime`]); the run's notes say which.
+//!
 //! **Accounting.** Answers read by this run are recorded in the run's token
 //! tracker (priced at the catalog's batch prices by the caller); answers
 //! replayed from the cache were paid by an earlier run and are counted
@@ -51,9 +55,10 @@
 //! [`crate::ai::api::batch`]; the files are [`crate::cache::batch`].
 
 mod cancel;
+mod lifetime;
 mod rounds;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -62,6 +67,7 @@ use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::ai::api::batch::BatchTiming;
+use crate::ai::api::catalog::CacheTtl;
 use crate::ai::api::body::RequestBody;
 use crate::ai::api::cost::{Pricing, TokenTracker};
 use crate::ai::api::{ApiError, ApiErrorKind, Client, Response};
@@ -77,13 +83,38 @@ pub fn request_digest(params: &[u8]) -> String {
     crate::text::hex(&Sha256::digest(params))
 }
 
-/// The name of a request without its `max_tokens` (see
-/// [`BatchStore::store_alias`]); `None` for a body that is not a JSON
-/// object.
-pub(crate) fn loose_digest(params: &[u8]) -> Option<String> {
+/// The name of a request without its `max_tokens` and its caching marks
+/// (see [`BatchStore::store_alias`]), with the `max_tokens` it asks for;
+/// `None` for a body that is not a JSON object. The marks say what to keep
+/// in the prompt cache, not what is asked: the same question with other
+/// marks has the same answer.
+pub(crate) fn loose_name(params: &[u8]) -> Option<(String, u32)> {
     let mut body: serde_json::Value = serde_json::from_slice(params).ok()?;
-    body.as_object_mut()?.remove("max_tokens");
-    Some(request_digest(&serde_json::to_vec(&body).ok()?))
+    let max_tokens = body
+        .as_object_mut()?
+        .remove("max_tokens")
+        .and_then(|n| n.as_u64())
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(0);
+    without_marks(&mut body);
+    Some((request_digest(&serde_json::to_vec(&body).ok()?), max_tokens))
+}
+
+/// [`loose_name`]'s digest alone.
+pub(crate) fn loose_digest(params: &[u8]) -> Option<String> {
+    loose_name(params).map(|(digest, _)| digest)
+}
+
+/// `value` with every `cache_control` removed, however deep.
+fn without_marks(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            map.remove("cache_control");
+            map.values_mut().for_each(without_marks);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(without_marks),
+        _ => {}
+    }
 }
 
 /// What a run's batch work amounted to, for the live line and the report:
@@ -157,6 +188,8 @@ struct Inner {
     queue: Mutex<Queue>,
     wake: Notify,
     stats: Mutex<BatchStats>,
+    /// How long rounds took, and the lifetime chosen for the marks.
+    pace: Mutex<lifetime::Pace>,
 }
 
 #[derive(Default)]
@@ -191,6 +224,8 @@ impl Batcher {
         let replay_pricing = tracker.pricing();
         let mut inner = Inner::new(client, store, tracker, progress, timing, replay_pricing);
         inner.max_requests = max_requests.clamp(1, crate::ai::api::batch::MAX_REQUESTS);
+        let longest = Duration::from_secs(inner.store.state().longest_round_secs);
+        inner.pace = Mutex::new(lifetime::Pace::resumed(longest));
         let inner = Arc::new(inner);
         let driver = tokio::spawn(rounds::drive(inner.clone()));
         Batcher {
@@ -275,6 +310,19 @@ impl Batcher {
         self.inner.stats().clone()
     }
 
+    /// The lifetime the next request's cache marks ask for (5 minutes while
+    /// the rounds come back quickly, see [`lifetime`]), with the run's note
+    /// on it.
+    pub(crate) fn lifetime(&self) -> (CacheTtl, String) {
+        let width = {
+            let queue = self.inner.queue();
+            queue.lanes.max(queue.parked.len() + 1)
+        };
+        let round = self.inner.stats().totals.rounds + 1;
+        let mut pace = self.inner.pace();
+        (pace.lifetime(round, width), pace.note())
+    }
+
     /// Send `body` (the session's streaming request): its kept answer if
     /// there is one, else in the next round (batch mode) or to the
     /// Messages API at once. A batch carries it as `params`, without
@@ -336,6 +384,7 @@ impl Inner {
             queue: Mutex::new(Queue::default()),
             wake: Notify::new(),
             stats: Mutex::new(BatchStats::default()),
+            pace: Mutex::new(lifetime::Pace::default()),
         }
     }
 
@@ -345,6 +394,10 @@ impl Inner {
 
     fn stats(&self) -> MutexGuard<'_, BatchStats> {
         self.stats.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn pace(&self) -> MutexGuard<'_, lifetime::Pace> {
+        self.pace.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The kept answer to `digest`, counted as replayed (an earlier run
@@ -358,21 +411,36 @@ impl Inner {
         Some(response)
     }
 
-    /// The kept answer to the same request sent with another `max_tokens`
+    /// The kept answer to the same request sent with other caching marks
+    /// (they follow how long a run's rounds take) or another `max_tokens`
     /// (a batch shares the money left another way than a plain run, so a
     /// run after `--cancel-batch` may ask with a different one): it is
-    /// this request's answer too when it ended on its own (not on
-    /// `max_tokens`) within the `max_tokens` asked now. Counted as
-    /// replayed: an earlier run paid for it.
+    /// this request's answer too when it asked for the same `max_tokens`,
+    /// or ended on its own (not on `max_tokens`) within the `max_tokens`
+    /// asked now. Counted as replayed: an earlier run paid for it.
     fn replay_loose(&self, params: &[u8], max_tokens: u32) -> Option<Response> {
-        let digest = self.store.alias(&loose_digest(params)?)?;
-        let response = self.kept(&digest)?;
+        let alias = self.store.alias(&loose_digest(params)?)?;
+        let response = self.kept(&alias.digest)?;
+        let same = alias.max_tokens == Some(max_tokens);
         let whole = response.stop_reason != Some(crate::ai::api::types::StopReason::MaxTokens)
             && response.usage.output_tokens <= u64::from(max_tokens);
-        if !whole {
+        if !(same || whole) {
             return None;
         }
-        self.replay(&digest)
+        self.replay(&alias.digest)
+    }
+
+    /// `parked`'s name as a batch in flight carries it (`carried`): its
+    /// own, or the one it was sent under with other caching marks (see
+    /// [`Inner::replay_loose`]), when the `max_tokens` is the same.
+    fn carried_name(&self, parked: &Parked, carried: &HashSet<&str>) -> Option<String> {
+        if carried.contains(parked.digest.as_str()) {
+            return Some(parked.digest.clone());
+        }
+        let (loose, max_tokens) = loose_name(&parked.params)?;
+        let alias = self.store.alias(&loose)?;
+        (carried.contains(alias.digest.as_str()) && alias.max_tokens == Some(max_tokens))
+            .then_some(alias.digest)
     }
 
     /// The kept answer to `digest`, if it reads.

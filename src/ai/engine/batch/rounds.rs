@@ -32,12 +32,21 @@ pub(super) async fn drive(inner: Arc<Inner>) {
 /// are the ones this run replayed up to) and a new batch of every parked
 /// request they do not carry, waited on together: a request that could go
 /// now does not wait a round for a batch that has nothing of it.
-async fn round(inner: &Inner, parked: Vec<Parked>) -> Vec<Parked> {
+async fn round(inner: &Inner, mut parked: Vec<Parked>) -> Vec<Parked> {
     let resumed = inner.store.state().in_flight;
     let carried: HashSet<&str> = resumed
         .iter()
         .flat_map(|record| record.requests.iter().map(String::as_str))
         .collect();
+    // A request an earlier run sent with other caching marks is waited for
+    // under the name it was sent with.
+    if !carried.is_empty() {
+        for request in &mut parked {
+            if let Some(name) = inner.carried_name(request, &carried) {
+                request.digest = name;
+            }
+        }
+    }
     let fresh: Vec<&Parked> = parked
         .iter()
         .filter(|p| !carried.contains(p.digest.as_str()))
@@ -128,8 +137,10 @@ async fn send(
     state.in_flight.push(record.clone());
     let aliased = chunk
         .iter()
-        .try_for_each(|item| match super::loose_digest(&item.params) {
-            Some(loose) => inner.store.store_alias(&loose, &item.custom_id),
+        .try_for_each(|item| match super::loose_name(&item.params) {
+            Some((loose, max_tokens)) => {
+                inner.store.store_alias(&loose, &item.custom_id, max_tokens)
+            }
             None => Ok(()),
         });
     if let Err(err) = aliased.and_then(|()| inner.store.write_state(state)) {
@@ -212,6 +223,10 @@ async fn wait_until_ended(inner: &Inner, record: &InFlightBatch) -> Result<Messa
             waited,
         );
         if batch.has_ended() {
+            // How long the round took, for the lifetime of later marks:
+            // as the API dates it, or as long as it was waited on.
+            let took = batch.processing_time().unwrap_or_default();
+            inner.pace().round_took(took.max(started.elapsed()));
             break Ok(batch);
         }
         tokio::time::sleep(wait).await;
@@ -336,6 +351,8 @@ fn take_line(
 fn forget(inner: &Inner, record: &InFlightBatch) {
     let mut state = inner.store.state();
     state.in_flight.retain(|b| b.id != record.id);
+    let longest = inner.pace().longest.as_secs();
+    state.longest_round_secs = state.longest_round_secs.max(longest);
     if let Err(err) = inner.store.write_state(&state) {
         // Its answers are kept; a later run reads the batch again, which
         // costs nothing.

@@ -87,6 +87,19 @@ fn a_request_without_its_max_tokens_has_one_loose_name() {
     );
     assert_eq!(loose_digest(b"[1]"), None);
     assert_eq!(loose_digest(b"not json"), None);
+    assert_eq!(loose_name(large).map(|(_, n)| n), Some(32768));
+}
+
+#[test]
+fn a_request_with_other_caching_marks_has_the_same_loose_name() {
+    let five = br#"{"model":"m","max_tokens":10,"system":[{"type":"text","text":"s","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[{"type":"text","text":"q","cache_control":{"type":"ephemeral"}}]}]}"#;
+    let hour = br#"{"model":"m","max_tokens":10,"system":[{"type":"text","text":"s","cache_control":{"type":"ephemeral","ttl":"1h"}}],"messages":[{"role":"user","content":[{"type":"text","text":"q"}]}]}"#;
+    let none = br#"{"model":"m","max_tokens":10,"system":[{"type":"text","text":"s"}],"messages":[{"role":"user","content":[{"type":"text","text":"q"}]}]}"#;
+    assert_ne!(request_digest(five), request_digest(hour));
+    assert_eq!(loose_digest(five), loose_digest(hour));
+    assert_eq!(loose_digest(five), loose_digest(none));
+    let other = br#"{"model":"m","max_tokens":10,"system":[{"type":"text","text":"s"}],"messages":[{"role":"user","content":[{"type":"text","text":"r"}]}]}"#;
+    assert_ne!(loose_digest(none), loose_digest(other));
 }
 
 #[test]
@@ -96,10 +109,15 @@ fn an_alias_leads_to_the_kept_digest_and_names_are_checked() {
     let loose = loose_digest(br#"{"model":"m","messages":[]}"#).unwrap();
     let digest = request_digest(b"sent");
     assert_eq!(inner.store.alias(&loose), None);
-    inner.store.store_alias(&loose, &digest).unwrap();
-    assert_eq!(inner.store.alias(&loose), Some(digest.clone()));
-    assert!(inner.store.store_alias("../escape", &digest).is_err());
-    assert!(inner.store.store_alias(&loose, "not a digest").is_err());
+    inner.store.store_alias(&loose, &digest, 512).unwrap();
+    let alias = inner.store.alias(&loose).unwrap();
+    assert_eq!((alias.digest, alias.max_tokens), (digest.clone(), Some(512)));
+    // An alias an earlier version wrote holds the digest alone.
+    let path = inner.store.dir().join(crate::cache::batch::ALIASES_DIR).join(&loose);
+    std::fs::write(&path, &digest).unwrap();
+    assert_eq!(inner.store.alias(&loose).unwrap().max_tokens, None);
+    assert!(inner.store.store_alias("../escape", &digest, 1).is_err());
+    assert!(inner.store.store_alias(&loose, "not a digest", 1).is_err());
     assert_eq!(inner.store.alias("../escape"), None);
 }
 
@@ -198,4 +216,25 @@ fn kept_answers_are_replayed_and_counted_apart() {
         stats.totals.replayed_cost_usd
     );
     assert_eq!(inner.tracker.cost(), 0.0);
+}
+
+#[test]
+fn a_request_in_flight_under_other_marks_is_waited_for_under_its_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let inner = inner(&tmp);
+    let sent = br#"{"model":"m","max_tokens":10,"system":[{"type":"text","text":"s","cache_control":{"type":"ephemeral"}}],"messages":[]}"#;
+    let asked = br#"{"model":"m","max_tokens":10,"system":[{"type":"text","text":"s","cache_control":{"type":"ephemeral","ttl":"1h"}}],"messages":[]}"#;
+    let (loose, max_tokens) = loose_name(sent).unwrap();
+    let sent_as = request_digest(sent);
+    inner.store.store_alias(&loose, &sent_as, max_tokens).unwrap();
+    let (mut request, _answer) = parked(&request_digest(asked));
+    request.params = Arc::from(&asked[..]);
+    let carried: HashSet<&str> = [sent_as.as_str()].into();
+    assert_eq!(inner.carried_name(&request, &carried), Some(sent_as.clone()));
+    // Nothing in flight under that name: it goes under its own.
+    assert_eq!(inner.carried_name(&request, &HashSet::new()), None);
+    // Another max_tokens is another request.
+    let other = br#"{"model":"m","max_tokens":20,"system":[{"type":"text","text":"s"}],"messages":[]}"#;
+    request.params = Arc::from(&other[..]);
+    assert_eq!(inner.carried_name(&request, &carried), None);
 }

@@ -114,7 +114,8 @@ pub(crate) fn render_child_summaries(children: &[(String, Option<DirEntry>)]) ->
 pub(crate) fn dir_context_in(target: &Path, dir: &Path, scope: Option<&ScanFilter>) -> String {
     match scoped_listing(target, dir, false, scope) {
         Ok(listing) if listing.lines.is_empty() && listing.left_out == 0 => "(empty)".to_string(),
-        Ok(listing) => format!("Directory contents:\n{}", listing.text()),
+        // The frame names it a listing: no header repeats that.
+        Ok(listing) => listing.text(),
         Err(_) => "  (could not list directory)".to_string(),
     }
 }

@@ -101,3 +101,51 @@ impl RunningSpend {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
+
+/// How many turns a loop is assumed to take before any loop of the run
+/// has finished: a handful, over a small directory (the scheduler prices
+/// its first loop so, and a loop with no loop below it expects as much).
+pub(crate) const PRIOR_LOOP_TURNS: u64 = 3;
+
+/// How many requests each loop that ended took, by its directory: what a
+/// loop above them expects of its own later turns (see
+/// [`crate::ai::engine::conversation::expected_later`]). Every loop below a
+/// directory ends before the directory's loop starts, so what it reads does
+/// not depend on how loops overlap (`-j`, `--batch`).
+#[derive(Debug, Default)]
+pub(crate) struct LoopLengths(Mutex<HashMap<PathBuf, u32>>);
+
+impl LoopLengths {
+    /// The loop on `dir` ended after `requests` requests.
+    pub(crate) fn ended(&self, dir: &Path, requests: u32) {
+        self.lock().insert(dir.to_path_buf(), requests);
+    }
+
+    /// What a loop on `dir` expects of its length: the lengths of the
+    /// loops that ended below it, in path order, or, below a leaf, the
+    /// length the run assumes of a loop before any has finished
+    /// ([`PRIOR_LOOP_TURNS`]).
+    pub(crate) fn expected_below(&self, dir: &Path) -> Vec<u32> {
+        let below = self.below(dir);
+        if below.is_empty() {
+            vec![u32::try_from(PRIOR_LOOP_TURNS).unwrap_or(u32::MAX)]
+        } else {
+            below
+        }
+    }
+
+    /// The lengths of the loops that ended below `dir`, in path order.
+    fn below(&self, dir: &Path) -> Vec<u32> {
+        let lengths = self.lock();
+        let mut below: Vec<(&PathBuf, &u32)> = lengths
+            .iter()
+            .filter(|(path, _)| path.as_path() != dir && path.starts_with(dir))
+            .collect();
+        below.sort();
+        below.into_iter().map(|(_, n)| *n).collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, u32>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}

@@ -75,7 +75,7 @@ pub(crate) use entries::{
     visible_child_count,
 };
 use entries::{forget_stale_entries, missing_entries, stamp_entry};
-pub(crate) use job::{DirJob, DirOutcome, LoopEnd, RunningSpend};
+pub(crate) use job::{DirJob, DirOutcome, LoopEnd, LoopLengths, PRIOR_LOOP_TURNS, RunningSpend};
 pub(crate) use notes::{NEAR_END_TURNS, missing_entries_message, turns_left_note};
 pub(crate) use task::{TaskRoom, compose_dir_task, dir_system_prompt, outside_children};
 
@@ -101,6 +101,9 @@ pub(crate) struct DirShared {
     pub changed: HashSet<PathBuf>,
     /// What each running loop has spent so far.
     pub spend: RunningSpend,
+    /// How many requests the loops that ended took: what a loop above them
+    /// expects of its later turns.
+    pub lengths: LoopLengths,
     /// The `--language` the summaries are written in, stamped on each dir
     /// entry so a run in another language knows to write it again.
     pub(crate) language: Option<String>,
@@ -223,6 +226,7 @@ async fn run_dir_loop(
         prompts::nudge::DIR,
         printer.clone(),
     )
+    .sharing_prefix()
     .with_review(check.clone());
     // Its tools work in the assignment: relative paths resolve against its
     // directory, and the entries they write for the unit carry `stamps`.
@@ -233,8 +237,10 @@ async fn run_dir_loop(
         ..shared.run.tools(&shown)
     };
     let record_spend = |usage: &LoopUsage| shared.spend.set(&job.dir, usage.cost);
-    let policy = loop_policy(shared, job, &record_spend);
+    let ended = shared.lengths.expected_below(&job.dir);
+    let policy = loop_policy(shared, job, &record_spend, &ended);
     let conversed = converse(&mut agent, &shared.run.session, &tools, policy).await?;
+    shared.lengths.ended(&job.dir, conversed.usage.turns);
     let (end, submitted) = loop_end(shared, job, conversed.end, conversed.usage.turns);
     let (summary, completeness) = settle(shared, job, &check, &end, submitted)?;
     if end == LoopEnd::TurnLimit {
@@ -259,11 +265,13 @@ async fn run_dir_loop(
 
 /// A dir loop's policy: its turns, more borrowed from the run's pool, the
 /// countdown of its last turns, the model's context budget, a unit's check
-/// of its answer, and its spend told after every turn.
+/// of its answer, its spend told after every turn, and the lengths of the
+/// loops below it (`ended`), what its later turns are expected from.
 fn loop_policy<'a>(
     shared: &'a DirShared,
     job: &DirJob,
     record_spend: &'a (dyn Fn(&LoopUsage) + Sync),
+    ended: &'a [u32],
 ) -> Policy<'a> {
     Policy {
         pool: Some(&shared.pool),
@@ -274,6 +282,7 @@ fn loop_policy<'a>(
         }),
         answer: unit_check(shared, job),
         on_turn: Some(record_spend),
+        ended,
         ..Policy::turns(job.max_turns)
     }
 }

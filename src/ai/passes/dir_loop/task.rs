@@ -154,10 +154,9 @@ fn unit_block(target: &Path, members: &[PathBuf]) -> String {
         .map(|dir| escape_line(&relative(target, dir)).into_owned())
         .collect();
     format!(
-        "\nThis assignment is an investigation unit. Besides the directory above, it \
-         covers the {} directories below it listed here, each too small for a loop of \
-         its own: their files are yours too, and each needs its own `dir` entry \
-         (write_cache) before you call submit_report, whose summary is about the \
+        "\nThis assignment is an investigation unit: it also covers these {} small \
+         directories below the one above. Their files are yours too, and each needs its \
+         own dir entry (write_cache) before submit_report, whose summary is about the \
          directory above.\n{}\n",
         names.len(),
         frame_untrusted(UNIT_FRAME, &names.join("\n"))
@@ -197,7 +196,7 @@ mod tests {
             14,
             &[
                 "(empty)".into(),
-                "Directory contents:\n  x.rs  (3 bytes)".into(),
+                "  x.rs  (3 bytes)".into(),
             ],
             &[(
                 "cli".into(),
@@ -209,7 +208,7 @@ mod tests {
         )
         .unwrap();
         assert!(
-            task.contains("\nTurns available: 14\n\nThis assignment is an investigation unit.")
+            task.contains("\nTurns available: 14\n\nThis assignment is an investigation unit:")
         );
         assert!(task.contains(&format!("<untrusted-data source=\"{UNIT_FRAME}\"")));
         assert!(task.contains("\nsrc/util\n</untrusted-data>\n\n## Directory listing\n"));

@@ -198,3 +198,17 @@ fn dir_loops_can_be_spawned(shared: std::sync::Arc<DirShared>, job: DirJob) {
     shareable::<DirShared>();
     spawnable(async move { investigate_dir(&shared, &job).await.ok() });
 }
+
+#[test]
+fn a_loop_expects_what_the_loops_below_it_took_or_the_prior() {
+    let lengths = LoopLengths::default();
+    let t = Path::new("/t");
+    assert_eq!(lengths.expected_below(t), [PRIOR_LOOP_TURNS as u32]);
+    lengths.ended(&t.join("a/x"), 2);
+    lengths.ended(&t.join("b"), 5);
+    lengths.ended(&t.join("a"), 4);
+    // A loop's own length and its siblings' do not count.
+    assert_eq!(lengths.expected_below(&t.join("a")), [2]);
+    assert_eq!(lengths.expected_below(&t.join("a/x")), [PRIOR_LOOP_TURNS as u32]);
+    assert_eq!(lengths.expected_below(t), [4, 2, 5]);
+}

@@ -16,10 +16,11 @@ pub(crate) const PRIOR_LOOP_USAGE: Usage = Usage {
     output_tokens: 1_500,
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: 0,
+    cache_creation_1h_input_tokens: None,
 };
 
 /// The turns [`PRIOR_LOOP_USAGE`] stands for, for the thinking it adds.
-pub(crate) const PRIOR_LOOP_TURNS: u64 = 3;
+pub(crate) use crate::ai::passes::dir_loop::PRIOR_LOOP_TURNS;
 
 /// What a new loop is expected to cost: the mean of the loops this run
 /// finished, or [`PRIOR_LOOP_USAGE`] in `model`'s tokens (the catalog's

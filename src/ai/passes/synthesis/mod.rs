@@ -1,8 +1,8 @@
 //! Synthesis: the final pass that turns every cached directory summary into
 //! the report's brief and detailed analysis.
 //!
-//! The pass reads only dir entries (never files), offers `read_cache`,
-//! `list_cache`, `flag` and `submit_report(brief, detailed, ...)`, and has
+//! The pass reads only dir entries (never files), all of them in its
+//! prompt; it offers `flag` and `submit_report(brief, detailed, ...)`, and has
 //! at most 5 turns. Besides the verdict, `submit_report` takes the optional
 //! domain sections ([`Sections`]: architecture, components, datasets, ...),
 //! normalised here before they reach the report. When the turns run out it falls back to [`synthesize_from_cache`],

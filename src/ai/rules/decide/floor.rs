@@ -14,7 +14,7 @@
 
 use super::{
     DecisionInputs, PLANNING_PROMPT_TOKENS, PassChoice, SECTION_BYTES, TASK_BYTES, decide,
-    survey_choice,
+    planning_choice, survey_choice,
 };
 use crate::ai::api::settings::{COUNT_MARGIN as SAFETY, MIN_REPLY_TOKENS};
 use crate::ai::rules::levels::PROMPT_OVERHEAD_TOKENS;
@@ -45,7 +45,7 @@ pub(crate) fn requests_floor(facts: &DecisionInputs<'_>, survey_tokens: Option<u
     if survey_choice(facts) == PassChoice::Run {
         requests += pricing.worst_case(survey_tokens.unwrap_or(0), reply, false);
     }
-    if decide(facts, None).planning == PassChoice::Run {
+    if planning_choice(facts) == PassChoice::Run {
         requests += pricing.worst_case(counted(PLANNING_PROMPT_TOKENS), reply, false);
     }
     requests

@@ -122,6 +122,14 @@ pub(crate) fn survey_choice(facts: &DecisionInputs<'_>) -> PassChoice {
     choice(stale, tiny, facts.saved_survey && !facts.fresh)
 }
 
+/// What the run does about the plan: what [`decide`] chooses for it, without
+/// the rest of the decision.
+pub(crate) fn planning_choice(facts: &DecisionInputs<'_>) -> PassChoice {
+    let (tiny, stale) = tiny_and_stale(facts);
+    let saved_plan = facts.saved_plan.filter(|_| !facts.fresh);
+    choice(stale, tiny, saved_plan.is_some())
+}
+
 /// Whether the target is too small for the survey and the plan, and
 /// whether there is work: a directory that is not unchanged (a parent is
 /// stale only because of such a child), or one left to the scan that this
@@ -180,11 +188,11 @@ pub(crate) fn deepenable(facts: &DecisionInputs<'_>) -> Vec<PathBuf> {
 /// when this run just made one; otherwise the saved plan is used when it is
 /// reused, and the default plan else.
 pub(crate) fn decide(facts: &DecisionInputs<'_>, proposal: Option<&Plan>) -> Decision {
-    let (tiny, stale) = tiny_and_stale(facts);
+    let (tiny, _) = tiny_and_stale(facts);
     let first_look = classify(facts.dirs, facts.states);
     let saved_plan = facts.saved_plan.filter(|_| !facts.fresh);
     let survey = survey_choice(facts);
-    let planning = choice(stale, tiny, saved_plan.is_some());
+    let planning = planning_choice(facts);
     let plan = match (proposal, planning) {
         (Some(plan), _) => plan.clone(),
         (None, PassChoice::Reuse) => saved_plan.cloned().unwrap_or_default(),

@@ -43,21 +43,14 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15);
 /// Bytes of stdout passed to the model.
 pub(crate) const OUTPUT_CAP: usize = 64 * 1024;
 
-const DESCRIPTION: &str = "Run one read-only command inside the target directory and \
-return its output. Allowed programs: du, file, find, grep, head, stat, tail, wc. There is \
-no shell: the program runs directly, so pipes, redirection, ';', '&&', '$(...)', backticks \
-and variables are refused; put such characters in single quotes to use them literally \
-(for example in a grep pattern). Every path must stay inside the target directory. \
-Unquoted globs (*, ?, [...]) in file arguments are expanded inside the target, sorted, \
-hidden files only with an explicit leading dot; quote them to pass them literally. \
-find's -name/-path/-regex patterns are never expanded. Refused: find's -exec, -execdir, \
--ok, -okdir, -delete, -fprint, -fprint0, -fprintf and -fls; options that follow symbolic \
-links (find -L, -follow, grep -R, du -L) or never end (tail -f); options that read file \
-names from a file (file -f, --files0-from); reading FIFOs, sockets or devices. A command \
-is stopped after 15 seconds, and output is cut at 64 KiB.";
+const DESCRIPTION: &str = "One read-only command in the target, and its output: du, file, \
+find, grep, head, stat, tail or wc. There is no shell: pipes, redirection, ;, &&, $(...), \
+backticks and variables are refused (single-quote them to pass them). Unquoted globs are \
+expanded inside the target (dot files only with a leading dot). Refused: leaving the target, \
+find's actions that run or write, following links (-L, grep -R), tail -f, FIFOs and \
+devices. Stopped after 15 seconds; output cut at 64 KiB.";
 
-const COMMAND_DESCRIPTION: &str = "The command line, e.g. \"grep -rn 'TODO' src\", \
-\"find . -name '*.py' -newer setup.py\" or \"wc -l src/*.rs\".";
+const COMMAND_DESCRIPTION: &str = "E.g. \"grep -rn 'TODO' src\" or \"wc -l src/*.rs\".";
 
 /// The `run_command` tool. Its limits are fixed for the agent
 /// ([`RunCommand::new`]); tests may shorten them.
