@@ -39,6 +39,7 @@ mod progress;
 mod prompt_cache;
 mod redaction;
 mod refine;
+mod replanning;
 mod report;
 mod resume;
 mod sandbox;

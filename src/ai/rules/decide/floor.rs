@@ -12,6 +12,7 @@
 //!   ([`crate::ai::api::cost::Pricing::worst_case`], as the session prices
 //!   them before sending).
 
+use super::budget::first_request_cost;
 use super::{
     DecisionInputs, PLANNING_PROMPT_TOKENS, PassChoice, SECTION_BYTES, TASK_BYTES, decide,
     survey_choice,
@@ -33,10 +34,9 @@ pub(crate) fn requests_floor(facts: &DecisionInputs<'_>, survey_tokens: Option<u
     let pricing = terms.pricing;
     let counted = |reference: u64| (terms.scale(reference) as f64 * SAFETY).ceil() as u64;
     let reply = MIN_REPLY_TOKENS;
-    let mut requests = pricing.worst_case(
-        counted(facts.loop_prefix_tokens + tokens_of_bytes(TASK_BYTES)),
-        reply,
-        true,
+    let mut requests = first_request_cost(
+        &terms,
+        facts.loop_prefix_tokens + tokens_of_bytes(TASK_BYTES),
     ) + pricing.worst_case(
         counted(PROMPT_OVERHEAD_TOKENS + tokens_of_bytes(SECTION_BYTES)),
         reply,

@@ -67,7 +67,11 @@ pub(crate) use decision::{
     BudgetPlan, Decision, DecisionInputs, PassChoice, PlannedLoop, SynthesisPlan, Work,
 };
 pub(crate) use floor::{requests_floor, smallest_budget};
-pub(crate) use replan::{Calibration, MIN_HANDOFFS_FOR_REPLAN, Replanner, Round, RoundInput};
+#[cfg(test)]
+pub(crate) use replan::round;
+pub(crate) use replan::{
+    Calibration, MIN_HANDOFFS_FOR_REPLAN, Replanner, Round, RoundInput, money_for_loops,
+};
 pub(crate) use saved::{SavedLoop, SavedWork};
 use synthesis::project_synthesis;
 pub(crate) use synthesis::{in_synthesis, synthesis_cost};
@@ -279,6 +283,7 @@ fn ranked_loops(
     let mut loops: Vec<PlannedLoop> = units
         .map(|(unit, turns)| PlannedLoop {
             cost: costs.expected(&unit, turns),
+            first_request: costs.first_request(&unit),
             rank: 0,
             tier: shape.tier_of(&unit.root),
             unit,
@@ -419,14 +424,13 @@ fn choose_work(shape: &Shape<'_, '_>, costs: LoopCosts<'_, '_>) -> Work {
     });
     let (candidates, ranked) = ranked_loops(shape, &costs, units);
     let unit_count = candidates.len();
-    let prices: Vec<f64> = candidates.iter().map(|l| l.cost).collect();
-    let average = prices.iter().sum::<f64>() / unit_count.max(1) as f64;
+    let average = candidates.iter().map(|l| l.cost).sum::<f64>() / unit_count.max(1) as f64;
     let stale: HashSet<&Path> = applied.order.iter().map(PathBuf::as_path).collect();
     // First a fifth of the money for the synthesis; then what the loops
     // bought with the rest project it to cost (with its margin), and the
     // loops again with what that frees.
     let mut reserve = spendable * SYNTHESIS_SHARE;
-    let mut bought = buy(&prices, &ranked, spendable - reserve, 1.0);
+    let mut bought = buy(&candidates, &ranked, spendable - reserve, 1.0);
     let split = |bought: &[usize]| {
         let chosen: HashSet<usize> = bought.iter().copied().collect();
         let mut loops = Vec::new();
@@ -451,7 +455,7 @@ fn choose_work(shape: &Shape<'_, '_>, costs: LoopCosts<'_, '_>) -> Work {
     let (_, projected) = reserve_for(shape, &terms, &loops, &mechanical);
     if projected < reserve {
         reserve = projected;
-        bought = buy(&prices, &ranked, spendable - reserve, 1.0);
+        bought = buy(&candidates, &ranked, spendable - reserve, 1.0);
     }
     let (loops, left, mechanical) = split(&bought);
     let (synthesis, _) = reserve_for(shape, &terms, &loops, &mechanical);
