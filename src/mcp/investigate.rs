@@ -15,7 +15,9 @@ use super::overview::overview_json;
 use super::read::{shown, tree_block};
 use super::target;
 use super::tools::{BudgetArg, Call, InvestigateArgs};
+use crate::ai::failure::InvestigationError;
 use crate::ai::orchestrator::TreeChanges;
+use crate::cache::CacheError;
 use crate::report::InvestigationStatus;
 use crate::scan;
 
@@ -25,6 +27,25 @@ const NO_KEY: &str = "luminos needs an Anthropic API key to investigate: set ANT
 (or ANTHROPIC_AUTH_TOKEN) in the MCP server's environment (the env block of its entry in the \
 client's configuration). overview, directory and flags need no key.";
 
+/// Why the target's run lock could not be taken, in one line. When this
+/// server holds it (an `investigate` call of this session, or of another
+/// session of this process, is still running), the binary's "another
+/// luminos run (pid N) ... stop it" would name the server itself.
+fn busy_failure(err: InvestigationError) -> ToolFailure {
+    match err {
+        InvestigationError::Cache(CacheError::Busy { pid }) if pid == std::process::id() => {
+            ToolFailure::new(SELF_BUSY)
+        }
+        err => ToolFailure::new(err),
+    }
+}
+
+/// The refusal of a second `investigate` of a target this server is
+/// investigating.
+pub(super) const SELF_BUSY: &str = "this MCP server is already investigating this target (an \
+investigate call that has not finished); wait for that call's answer, or cancel it, and call \
+investigate again to resume";
+
 /// Answer `investigate`.
 pub(super) async fn investigate(call: &Call, args: InvestigateArgs) -> Result<Value, ToolFailure> {
     let flags = BudgetArg::flags(args.budget.as_ref());
@@ -33,7 +54,7 @@ pub(super) async fn investigate(call: &Call, args: InvestigateArgs) -> Result<Va
         return Err(ToolFailure::new(NO_KEY));
     }
     // A busy target is refused before the scan, as the binary does.
-    let reserved = crate::ai::reserve_target(&config).map_err(ToolFailure::new)?;
+    let reserved = crate::ai::reserve_target(&config).map_err(busy_failure)?;
 
     let (notes, warnings) = CallProgress::for_run(call, &config);
     let progress = notes.progress.clone();
