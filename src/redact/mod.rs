@@ -169,6 +169,18 @@ impl Redactor {
         apply(text, &spans)
     }
 
+    /// The byte ranges of `text` that [`Redactor::redact`] would replace,
+    /// in order and apart, with its hits: for a caller that masks the
+    /// original bytes itself (a hex view of a binary file).
+    pub(crate) fn redacted_ranges(&self, text: &str) -> (Vec<std::ops::Range<usize>>, Vec<Hit>) {
+        if !self.enabled {
+            return (Vec::new(), Vec::new());
+        }
+        let spans = resolve_overlaps(self.candidates(text));
+        let hits = apply(text, &spans).hits;
+        (spans.iter().map(|s| s.start..s.end).collect(), hits)
+    }
+
     /// Redact the first `keep` bytes of `text`, judging secrets on the whole
     /// of `text`. Callers that show only the start of a file read a little
     /// further and pass it all here: a token cut by the limit would no longer

@@ -39,6 +39,7 @@ use crate::report::Flag;
 use crate::scan::ScanFilter;
 use crate::text::escape_line;
 
+mod binary;
 pub(crate) mod cache_tools;
 pub mod command;
 pub mod fs;

@@ -76,8 +76,10 @@ fn original_schemas() -> Vec<(Toolbox, &'static str, Value)> {
         (
             Toolbox::Dir,
             "read_file",
+            // `hex` is ours, after the original's: the hex view of a binary
+            // file, whose bytes are otherwise not sent.
             json!({"type": "object",
-            "properties": {"path": s(), "max_bytes": {"type": "integer"}},
+            "properties": {"path": s(), "max_bytes": {"type": "integer"}, "hex": {"type": "boolean"}},
             "required": ["path"]}),
         ),
         (
