@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use super::fingerprint::Fingerprint;
 use super::ignore_files::{RuleFilesPresent, RuleStack};
-use super::walk::{DirRecord, Listing, WalkRules};
+use super::walk::{DirRecord, Kind, Listing, WalkRules};
 
 /// One directory in the scan's scope.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,14 +35,34 @@ pub struct ScannedDir {
     pub fingerprint: Option<Fingerprint>,
 }
 
-/// Every directory in the scan's scope, sorted by relative path (bytes).
+/// Every directory in the scan's scope, sorted by relative path (bytes),
+/// and every regular file the walk saw.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ScannedDirs(Vec<ScannedDir>);
+pub struct ScannedDirs {
+    dirs: Vec<ScannedDir>,
+    /// Every regular file of every directory the walk listed, relative to
+    /// the target, sorted: hidden ones and those ignore rules leave out of
+    /// the scan included (a `.env` in `.gitignore`), since the agent's
+    /// tools can still read them; not what lies in a directory the walk
+    /// did not enter (an ignored or `-x` one), nor symlinks. What the
+    /// redactor learns before the first tool result.
+    files: Vec<PathBuf>,
+}
 
 impl ScannedDirs {
     /// The visible directories of a walk, with the unexamined ones it found.
     pub(crate) fn from_walk(dirs: HashMap<PathBuf, DirRecord>, rules: &WalkRules) -> ScannedDirs {
         let mut scanned = Vec::new();
+        let mut files = Vec::new();
+        for (rel, record) in &dirs {
+            let listing = &record.listing;
+            for entry in listing.entries.iter().chain(&listing.ignored) {
+                if entry.kind == Kind::File {
+                    files.push(rel.join(&entry.name));
+                }
+            }
+        }
+        files.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
         for (rel, record) in dirs {
             if !record.visible {
                 continue;
@@ -61,12 +81,21 @@ impl ScannedDirs {
             });
         }
         scanned.sort_unstable_by(|a, b| a.rel.as_os_str().cmp(b.rel.as_os_str()));
-        ScannedDirs(scanned)
+        ScannedDirs {
+            dirs: scanned,
+            files,
+        }
     }
 
     /// The directories, sorted by relative path.
     pub fn iter(&self) -> std::slice::Iter<'_, ScannedDir> {
-        self.0.iter()
+        self.dirs.iter()
+    }
+
+    /// Every regular file the walk saw, relative to the target, sorted
+    /// (see the field's doc).
+    pub(crate) fn files(&self) -> &[PathBuf] {
+        &self.files
     }
 }
 

@@ -156,6 +156,12 @@ impl Session {
         &self.redactor
     }
 
+    /// The run's redactor, shared (for the learning that runs beside the
+    /// first requests).
+    pub(crate) fn shared_redactor(&self) -> &Arc<Redactor> {
+        &self.redactor
+    }
+
     /// The run's token totals.
     pub(crate) fn tracker(&self) -> &TokenTracker {
         &self.tracker

@@ -154,6 +154,11 @@ pub(crate) async fn investigate(
         if !opened.is_new {
             crate::ai::tools::recall_earlier_redactions(&cache, session.redactor(), progress);
         }
+        // Every value of the tree is learned beside the survey and the
+        // plan, before the first tool result (the tools wait for it).
+        let redactor = session.shared_redactor();
+        let target = &config.target_canonical;
+        tools::learning::start_learning(redactor, target, dirs.files(), &cache, progress);
         batch_mode::settle_canceled(&session).await?;
         let run = Phases {
             ctx: Arc::new(RunContext {
