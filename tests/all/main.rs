@@ -29,6 +29,7 @@ mod faults;
 mod grounding;
 mod hostile;
 mod language;
+mod learning;
 mod locations;
 mod mcp;
 mod mock_server;

@@ -613,7 +613,7 @@ pub fn credential_formats() -> Vec<CredentialFile> {
         format!("#!/bin/sh\nmysqldump -h db.internal -u root -p{mysql} app > app.sql\n"),
         &[&mysql],
     ));
-    let basic = base64(key("svc:", B62, 16, 310).as_bytes());
+    let basic = base64(key("bob:", B62, 16, 310).as_bytes());
     files.push(credential(
         "Authorization: Basic",
         "scripts/call.http",
