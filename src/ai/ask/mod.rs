@@ -214,11 +214,11 @@ pub(crate) async fn answer(
     let limit = config.investigation.budget;
     progress.ai(&format!("Question: {}", escape_line(&question)));
 
-    let (scan, known) = {
+    let ((scan, walked), known) = {
         let (config, progress) = (config.clone(), progress.clone());
         // The scan blocks; so does reading the cache.
         tokio::task::spawn_blocking(move || {
-            let scan = scan::scan(&config.target, &config.scan, &progress);
+            let scan = scan::scan_with_dirs(&config.target, &config.scan, &progress);
             (scan, Known::read(&config))
         })
         .await
@@ -285,6 +285,10 @@ pub(crate) async fn answer(
             &scratch.cache
         }
     };
+    // Every value of the tree known before the first tool result (see
+    // `tools::learning`); the cache stays as it was.
+    let (redactor, target) = (session.shared_redactor(), &config.target_canonical);
+    tools::learning::start_learning(redactor, target, walked.files(), (cache, false), progress);
     let offered: Vec<_> = tools::definitions(Toolbox::Ask)
         .into_iter()
         .filter(|tool| known.cache.is_some() || tool.name != "read_cache")

@@ -158,7 +158,8 @@ pub(crate) async fn investigate(
         // plan, before the first tool result (the tools wait for it).
         let redactor = session.shared_redactor();
         let target = &config.target_canonical;
-        tools::learning::start_learning(redactor, target, dirs.files(), &cache, progress);
+        let files = dirs.files();
+        tools::learning::start_learning(redactor, target, files, (&cache, true), progress);
         batch_mode::settle_canceled(&session).await?;
         let run = Phases {
             ctx: Arc::new(RunContext {

@@ -222,12 +222,14 @@ fn read_clean(cache: &Cache) -> HashSet<String> {
 
 /// Start learning the values of `files` (relative to `target`, the
 /// canonical target) on threads of their own; the tools wait until it is
-/// done. Nothing happens with redaction off.
+/// done. The clean files an earlier run found are read from `cache`, and
+/// this run's are written back when `save` says (not by `luminos ask`,
+/// which leaves the cache as it was). Nothing happens with redaction off.
 pub(crate) fn start_learning(
     redactor: &Arc<Redactor>,
     target: &Path,
     files: &[PathBuf],
-    cache: &Cache,
+    (cache, save): (&Cache, bool),
     progress: &Progress,
 ) {
     if !redactor.is_enabled() {
@@ -248,9 +250,11 @@ pub(crate) fn start_learning(
             if said.is_verbose() {
                 said.ai(&learned_line(&learned, started.elapsed()));
             }
-            let saved = json!({"rules": rules_version(), "clean": learned.clean});
-            if let Err(err) = cache.write_json(CLEAN_FILE, &saved) {
-                said.ai(&format!("Warning: could not save {CLEAN_FILE}: {err}"));
+            if save {
+                let saved = json!({"rules": rules_version(), "clean": learned.clean});
+                if let Err(err) = cache.write_json(CLEAN_FILE, &saved) {
+                    said.ai(&format!("Warning: could not save {CLEAN_FILE}: {err}"));
+                }
             }
         });
     // Without a thread the gate drops with the closure: nothing waits on
