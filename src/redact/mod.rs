@@ -32,6 +32,14 @@
 //! `Redactor::candidates`). Use one redactor for a whole run so that what one
 //! tool found protects every later request.
 //!
+//! Some values are credentials only in a file named like one (`user:password`
+//! lines in `credentials.txt`): callers that know the file pass its name
+//! ([`Redactor::redact_named`]). A run learns every text file of the tree
+//! before its first tool result (`crate::ai::tools::learning`, which picks
+//! the files with the cheap [`may_hold_secret`]); each source is learned
+//! once (`sources.rs`), and tools wait for that learning
+//! ([`Redactor::wait_learned`]).
+//!
 //! After a match its rule rejects, the search goes on from inside the match
 //! (its value), not after it: `grep -rn` writes `path:line:` before each
 //! line, and a file named `secret_1.txt` makes the generic rule match

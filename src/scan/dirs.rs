@@ -94,7 +94,7 @@ impl ScannedDirs {
 
     /// Every regular file the walk saw, relative to the target, sorted
     /// (see the field's doc).
-    pub(crate) fn files(&self) -> &[PathBuf] {
+    pub fn files(&self) -> &[PathBuf] {
         &self.files
     }
 }

@@ -80,3 +80,35 @@ fn a_budget_that_runs_out_with_many_jobs_always_ends() {
     }
     println!("loops whose next request the money could not pay for: {unaffordable}");
 }
+
+/// The sweep's figure, by hand: fifty runs of `--budget 0.2 -j 16` on the
+/// sixty-directory tree, loops replying with varied usage, each from an
+/// empty cache; every one must end. (Ignored: it takes about half a
+/// minute; run with `cargo test --test all -- --ignored fifty_runs`.)
+#[test]
+#[ignore = "fifty runs: about half a minute"]
+fn fifty_runs_of_budget_0_2_with_16_jobs_all_end() {
+    let mut ended = 0;
+    let mut rounds = Vec::new();
+    for run in 0..50u64 {
+        let reply = usage(200 + 97 * (run % 17), 20 + 13 * (run % 7));
+        let env = sixty_dirs(reply);
+        let mut cmd = env.cmd();
+        cmd.args(["--json", "--budget", "0.2", "-j", "16"])
+            .arg(env.target());
+        let watched = run_watched(cmd, Duration::from_secs(60));
+        assert!(!watched.timed_out, "run {run} did not end");
+        assert_eq!(
+            watched.code,
+            Some(0),
+            "run {run}: {}",
+            watched.stderr_text()
+        );
+        rounds.push(watched.stderr_text().matches("Replanning (round").count());
+        ended += 1;
+    }
+    println!(
+        "{ended} of 50 runs ended; replanning rounds per run: at most {}",
+        rounds.iter().max().unwrap_or(&0)
+    );
+}

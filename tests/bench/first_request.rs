@@ -20,7 +20,9 @@
 //! killed as soon as the request has arrived.
 //!
 //! `LUMINOS_BENCH_TREE=DIR` generates the tree in DIR and keeps it; an
-//! existing DIR is reused as it is.
+//! existing DIR is reused as it is. `LUMINOS_BENCH_BASELINE_BIN=PATH` times
+//! another build the same way, interleaved, and prints this build's time
+//! as a ratio to it.
 
 use std::process::{Child, Stdio};
 use std::sync::mpsc;
@@ -67,10 +69,22 @@ fn time_to_first_request_against_tokei_and_find_wc() {
         tree.display()
     );
 
+    // Another build to compare with, run the same way, interleaved.
+    let baseline = std::env::var_os("LUMINOS_BENCH_BASELINE_BIN").map(std::path::PathBuf::from);
     let mut run = 0;
-    let mut first_request = || {
+    let mut first_request = |bin: Option<&std::path::Path>| {
         run += 1;
         let mut cmd = env.bare_cmd();
+        if let Some(bin) = bin {
+            // The same isolated command, another program.
+            let mut other = std::process::Command::new(bin);
+            other
+                .env_clear()
+                .envs(cmd.get_envs().filter_map(|(k, v)| Some((k, v?))));
+            other.env("PATH", std::env::var_os("PATH").unwrap_or_default());
+            other.current_dir(env.root());
+            cmd = other;
+        }
         cmd.env("ANTHROPIC_API_KEY", "bench-key")
             .env("LUMINOS_CACHE_DIR", env.root().join(format!("cache-{run}")))
             .arg(&tree)
@@ -88,14 +102,21 @@ fn time_to_first_request_against_tokei_and_find_wc() {
     };
 
     // Warm the page cache and the binary for every side, then interleave.
-    first_request();
+    first_request(None);
+    if let Some(bin) = &baseline {
+        first_request(Some(bin));
+    }
     time_shell(&find_wc_script);
     if tokei {
         time_shell(&tokei_script);
     }
     let (mut ours, mut find_wc, mut tokeis) = (Vec::new(), Vec::new(), Vec::new());
+    let mut theirs = Vec::new();
     for _ in 0..RUNS {
-        ours.push(first_request());
+        ours.push(first_request(None));
+        if let Some(bin) = &baseline {
+            theirs.push(first_request(Some(bin)));
+        }
         find_wc.push(time_shell(&find_wc_script));
         if tokei {
             tokeis.push(time_shell(&tokei_script));
@@ -115,6 +136,15 @@ fn time_to_first_request_against_tokei_and_find_wc() {
         ms(ours) / ms(find_wc)
     );
     crate::scan::print_against_tokei("first request", ours, tokei.then(|| median(tokeis)));
+    if let Some(bin) = &baseline {
+        let theirs = median(theirs);
+        println!(
+            "{}: {:>8.1} ms; ratio this build / it: {:.3}",
+            bin.display(),
+            ms(theirs),
+            ms(ours) / ms(theirs)
+        );
+    }
 }
 
 /// Kill a run once its request has arrived (or it took too long).

@@ -24,6 +24,7 @@ mod dead_endpoint;
 mod first_request;
 mod grounding;
 mod jobs;
+mod learn;
 mod money;
 mod redact;
 mod report;

@@ -47,7 +47,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::{LEARN_BYTES, fs, source_key};
+use super::{LEARN_BYTES, source_key};
 use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::redact::{RULES, Redactor, may_hold_secret};
@@ -124,13 +124,15 @@ pub fn learn_tree(
             .map(|_| {
                 scope.spawn(|| {
                     let mut learned = Learned::default();
+                    let mut buffer = Vec::new();
                     loop {
                         let start = next.fetch_add(BATCH, Ordering::Relaxed);
                         if start >= files.len() {
                             break;
                         }
                         for rel in &files[start..(start + BATCH).min(files.len())] {
-                            learn_one(target, rel, redactor, clean, &mut learned);
+                            let file = File { target, rel, clean };
+                            file.learn(redactor, &mut buffer, &mut learned);
                         }
                     }
                     learned
@@ -153,53 +155,88 @@ pub fn learn_tree(
     total
 }
 
-/// Learn one file (see [`learn_tree`]).
-fn learn_one(
-    target: &Path,
-    rel: &Path,
-    redactor: &Redactor,
-    clean: &HashSet<String>,
-    learned: &mut Learned,
-) {
-    let path = target.join(rel);
-    let Ok(meta) = std::fs::symlink_metadata(&path) else {
-        return;
-    };
+/// One file of a learning.
+struct File<'a> {
+    target: &'a Path,
+    rel: &'a Path,
+    clean: &'a HashSet<String>,
+}
+
+impl File<'_> {
+    /// Learn the file (see [`learn_tree`]), reading it into `buffer`.
+    /// The file is opened once (never following a link, never blocking on
+    /// a FIFO swapped in) and stated once on the open descriptor; only a
+    /// rerun, which may skip it, stats it by name first.
+    fn learn(&self, redactor: &Redactor, buffer: &mut Vec<u8>, learned: &mut Learned) {
+        let path = self.target.join(self.rel);
+        if !self.clean.is_empty() {
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                return;
+            };
+            let key = clean_key(self.rel, &meta);
+            if self.clean.contains(&key) {
+                learned.clean.push(key);
+                return;
+            }
+        }
+        let Some(meta) = read_regular(&path, buffer) else {
+            return;
+        };
+        learned.read += 1;
+        let key = clean_key(self.rel, &meta);
+        let head = &buffer[..buffer.len().min(SNIFF_BYTES)];
+        let name = path.file_name().and_then(|n| n.to_str());
+        // Binary files are left to the tools, which show them masked or
+        // not at all; text the prefilter passes over holds nothing.
+        if head.contains(&0) || !may_hold_secret(name, buffer) {
+            learned.clean.push(key);
+            return;
+        }
+        learned.redacted += 1;
+        let source = source_key(&path, &meta);
+        let mut text = Some(String::from_utf8_lossy(buffer).into_owned());
+        // The hits stay with the redactor, for the file's notice; whether
+        // it held anything is what the next run needs.
+        redactor.learn_source(&source, name, false, || text.take());
+        if redactor.holds_values_of(&source) {
+            learned.with_values += 1;
+        } else {
+            learned.clean.push(key);
+        }
+    }
+}
+
+/// Read the first [`LEARN_BYTES`] of the regular file at `path` into
+/// `buffer`; its metadata, or `None` when it is not a regular file or
+/// cannot be read.
+fn read_regular(path: &Path, buffer: &mut Vec<u8>) -> Option<std::fs::Metadata> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_NOCTTY)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
     if !meta.is_file() {
-        return;
+        return None;
     }
-    let key = clean_key(rel, &meta);
-    if clean.contains(&key) {
-        learned.clean.push(key);
-        return;
+    // The size the descriptor reports: one read fills it (a file that grew
+    // since is read as far as it was; one that shrank ends early).
+    let want = usize::try_from(meta.len().min(LEARN_BYTES)).ok()?;
+    buffer.clear();
+    buffer.resize(want, 0);
+    let mut filled = 0;
+    while filled < want {
+        match (&file).read(&mut buffer[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
     }
-    learned.read += 1;
-    let Ok(prefix) = fs::read_prefix(&path, LEARN_BYTES) else {
-        return;
-    };
-    let head = &prefix.bytes[..prefix.bytes.len().min(SNIFF_BYTES)];
-    if head.contains(&0) {
-        // Binary: left to the tools, which show it masked or not at all.
-        learned.clean.push(key);
-        return;
-    }
-    let text = String::from_utf8_lossy(&prefix.bytes);
-    let name = path.file_name().and_then(|n| n.to_str());
-    if !may_hold_secret(name, &text) {
-        learned.clean.push(key);
-        return;
-    }
-    learned.redacted += 1;
-    let source = source_key(&path, &meta);
-    let mut text = Some(text.into_owned());
-    // The hits stay with the redactor, for the file's notice; whether it
-    // held anything is what the next run needs.
-    redactor.learn_source(&source, name, false, || text.take());
-    if redactor.holds_values_of(&source) {
-        learned.with_values += 1;
-    } else {
-        learned.clean.push(key);
-    }
+    buffer.truncate(filled);
+    Some(meta)
 }
 
 /// The clean digests an earlier run kept in `cache`, if its rules were

@@ -21,7 +21,9 @@
 //! as data, not instructions). A tool that shows only pieces of a file
 //! (`run_command`, `parse_structure`) first has the redactor learn the whole
 //! file ([`ToolContext::learn_file`]), since a piece of a secret may no longer
-//! look like one. Listings keep to the base scan's scope
+//! look like one; and [`dispatch`] runs no tool before the run has learned
+//! every text file of the tree (`learning.rs`), so a value is masked
+//! whatever the agent does first. Listings keep to the base scan's scope
 //! ([`ToolContext::scope`]).
 //!
 //! Handlers are synchronous and may block (a command runs for up to 15 s):
