@@ -194,7 +194,7 @@ mod tests {
         );
         assert_eq!(escape_control("line\u{2028}sep"), "line\\u{2028}sep");
         for c in ['\u{2029}', '\u{200e}', '\u{2065}', '\u{206a}', 'é'] {
-            assert_eq!(is_bidi_control(c), false, "{c:?}");
+            assert!(!is_bidi_control(c), "{c:?}");
         }
     }
 

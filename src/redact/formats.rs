@@ -167,7 +167,8 @@ pub(crate) fn sas_signature_verdict(s: &str, found: &Found<'_>) -> Verdict {
     };
     let decoded = percent_decode(s);
     let signature = (43..=44).contains(&decoded.len());
-    if !(has("sv") && ["se", "sp", "sr", "ss"].iter().any(|f| has(f))) || !signature {
+    let sas_fields = has("sv") && ["se", "sp", "sr", "ss"].iter().any(|f| has(f));
+    if !(sas_fields && signature) {
         return Verdict::Pass;
     }
     Verdict::real_if(!key_body_is_example(&decoded))

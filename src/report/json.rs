@@ -47,7 +47,7 @@ impl Formatter for BidiSafe {
     ) -> io::Result<()> {
         let mut rest = fragment;
         while let Some((at, c)) = rest.char_indices().find(|&(_, c)| is_bidi_control(c)) {
-            writer.write_all(rest[..at].as_bytes())?;
+            writer.write_all(&rest.as_bytes()[..at])?;
             write!(writer, "\\u{:04x}", c as u32)?;
             rest = &rest[at + c.len_utf8()..];
         }

@@ -232,9 +232,9 @@ mod tests {
 
     #[test]
     fn blanking_keeps_every_offset() {
-        let text = "é a|b/f.py ü";
-        let blanked = blank(text, &[3..11]);
+        let text = "é a|b/f.py ü x";
+        let blanked = blank(text, &[3..11, 15..16]);
         assert_eq!(blanked.len(), text.len());
-        assert_eq!(blanked, "é          ü");
+        assert_eq!(blanked, "é          ü  ");
     }
 }
