@@ -9,11 +9,12 @@
 
 use serde_json::json;
 
+use crate::credentials::cache_quoting_results;
 use crate::support::TestEnv;
 use crate::support::agent::{AgentEnv, Turn};
 use crate::support::mock::Reply;
 use crate::support::secrets::{
-    B62, B64, FRAGMENT, LeakCheck, base64, credential_formats, fake, key, pem_line,
+    B62, FRAGMENT, LeakCheck, base64, credential_formats, fake, key, private_key_lines,
 };
 
 /// Everything the mock was sent, decoded and as raw JSON.
@@ -31,9 +32,8 @@ fn everything_sent(env: &AgentEnv) -> String {
         .join("\n")
 }
 
-/// Turn 1: run `commands` (the first result is what the agent saw before
-/// reading anything). Turn 2: cache a summary quoting every result. Turn
-/// 3: report.
+/// Turn 1: run `commands` (`read PATH` is a `read_file`). Turn 2: cache a
+/// summary quoting every result. Turn 3: report.
 fn digging<'a>(commands: &'a [String]) -> impl Fn(&Turn<'_>) -> Reply + Send + Sync + 'a {
     move |turn| match turn.turn {
         1 => Reply::tool_uses(commands.iter().map(|command| {
@@ -43,23 +43,7 @@ fn digging<'a>(commands: &'a [String]) -> impl Fn(&Turn<'_>) -> Reply + Send + S
                 ("run_command", json!({ "command": command }))
             }
         })),
-        2 => {
-            let dir = turn.dir();
-            let quoted: Vec<String> = turn
-                .tool_results()
-                .into_iter()
-                .map(|result| result.content)
-                .collect();
-            Reply::tool_use(
-                "write_cache",
-                json!({"cache_type": "dir", "path": dir, "data": {
-                    "path": dir, "relative_path": ".", "child_count": 1,
-                    "dominant_category": "config", "notable_files": [],
-                    "summary": format!("I found: {}", quoted.join("\n")),
-                    "confidence": 0.9, "cached_at": "2026-01-01T00:00:00+00:00"
-                }}),
-            )
-        }
+        2 => cache_quoting_results(turn, "I found: "),
         _ => Reply::tool_use(
             "submit_report",
             json!({"summary": "Dug.", "completeness": 1.0}),
@@ -114,26 +98,14 @@ fn an_agent_that_greps_values_out_first_sends_none() {
     assert!(sent.contains("[REDACTED:"), "nothing was masked");
 }
 
-/// The lines of a private key (64 base64 characters each) and its block.
-fn private_key(seed: u64, lines: u64) -> (Vec<String>, String) {
-    let body: Vec<String> = (0..lines).map(|i| fake(B64, 64, seed + i)).collect();
-    let block = format!(
-        "{}\n{}\n{}\n",
-        pem_line("BEGIN", ""),
-        body.join("\n"),
-        pem_line("END", "")
-    );
-    (body, block)
-}
-
 /// A service account's key (its PEM as one JSON string with `\n` escapes)
 /// and another key in base64 as a Kubernetes Secret's `tls.key`, with an
 /// agent grepping base64 runs before and after reading both: no PEM line
 /// and no piece of 24 characters of either reaches a request.
 #[test]
 fn keys_in_json_strings_and_in_base64_send_no_line_and_no_piece() {
-    let (gcp_lines, gcp_block) = private_key(900, 26);
-    let (tls_lines, tls_block) = private_key(950, 26);
+    let (gcp_lines, gcp_block) = private_key_lines(900, 26);
+    let (tls_lines, tls_block) = private_key_lines(950, 26);
     let encoded = base64(tls_block.as_bytes());
     let env = TestEnv::new();
     env.file(

@@ -85,10 +85,7 @@ fn measure(label: &str, tree: &Path) {
 #[ignore = "benchmark: run with --release -- --ignored --nocapture"]
 fn learning_against_the_scan() {
     let tmp = crate::support::fs::temp_dir("luminos-bench-");
-    let tree = match std::env::var_os("LUMINOS_BENCH_TREE") {
-        Some(dir) => std::path::PathBuf::from(dir),
-        None => tmp.path().join("tree"),
-    };
+    let tree = super::scan::bench_tree(tmp.path());
     if !tree.exists() {
         generate_tree(&tree, FILES);
     }

@@ -10,7 +10,7 @@
 
 pub use super::fake::{
     B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64, base64url, fake, jwt, key, pem_line,
-    slack_bot_token, slack_webhook_path,
+    private_key_lines, slack_bot_token, slack_webhook_path,
 };
 
 /// A classic GitHub personal access token (`ghp_` and 36 base62).

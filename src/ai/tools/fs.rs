@@ -81,7 +81,7 @@ impl Tool for ReadFile {
             let raw = required_str(input, "path")?;
             let max_bytes = max_bytes_arg(input)?;
             let path = resolve(ctx, raw)?;
-            let hex = hex_arg(input)?;
+            let hex = bool_arg(input, "hex")?;
             let rel = sandbox::relative_display(ctx.target, &path);
             let prefix = read_prefix(&path, (max_bytes + REDACTION_LOOKAHEAD).max(SNIFF_BYTES))
                 .map_err(|why| ToolOutput::error(why.message(raw)))?;
@@ -99,17 +99,6 @@ impl Tool for ReadFile {
 
 /// Bytes read at least, to tell a binary file from text.
 const SNIFF_BYTES: u64 = 8192;
-
-/// Parse `hex`: a boolean (or `"true"`/`"false"`), false when absent.
-fn hex_arg(input: &Value) -> Result<bool, ToolOutput> {
-    match input.get("hex") {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(hex)) => Ok(*hex),
-        Some(Value::String(s)) if s.eq_ignore_ascii_case("true") => Ok(true),
-        Some(Value::String(s)) if s.eq_ignore_ascii_case("false") => Ok(false),
-        Some(_) => Err(ToolOutput::error("Error: hex must be true or false.")),
-    }
-}
 
 /// Parse `max_bytes`: a positive whole number (given as an integer, an
 /// integral float or a numeric string), capped at [`MAX_BYTES_CAP`].
@@ -335,7 +324,7 @@ impl Tool for ListDirectory {
             let raw = optional_str(input, "path")?
                 .filter(|p| !p.is_empty())
                 .unwrap_or(".");
-            let show_hidden = show_hidden_arg(input)?;
+            let show_hidden = bool_arg(input, "show_hidden")?;
             let dir = resolve(ctx, raw)?;
             if !dir.is_dir() {
                 return Err(ToolOutput::error(format!(
@@ -363,15 +352,17 @@ impl Tool for ListDirectory {
     }
 }
 
-fn show_hidden_arg(input: &Value) -> Result<bool, ToolOutput> {
-    match input.get("show_hidden") {
+/// The boolean argument `name`: `true`/`false` (or those words as a
+/// string), false when absent.
+fn bool_arg(input: &Value, name: &str) -> Result<bool, ToolOutput> {
+    match input.get(name) {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(flag)) => Ok(*flag),
         Some(Value::String(s)) if s.eq_ignore_ascii_case("true") => Ok(true),
         Some(Value::String(s)) if s.eq_ignore_ascii_case("false") => Ok(false),
-        Some(_) => Err(ToolOutput::error(
-            "Error: show_hidden must be true or false.",
-        )),
+        Some(_) => Err(ToolOutput::error(format!(
+            "Error: {name} must be true or false."
+        ))),
     }
 }
 

@@ -20,7 +20,7 @@ mod wrapped;
 mod fake;
 pub(crate) use fake::{
     B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64, base64url, fake, jwt, key, pem_line,
-    slack_bot_token, slack_webhook_path,
+    private_key_lines, slack_bot_token, slack_webhook_path,
 };
 
 pub(super) fn pem_block(kind: &str, seed: u64) -> String {

@@ -7,18 +7,6 @@
 use super::kinds::Rule;
 use super::*;
 
-/// A PEM private key's lines (base64 of 48 bytes each) and the block.
-fn key_lines(seed: u64, n: u64) -> (Vec<String>, String) {
-    let lines: Vec<String> = (0..n).map(|i| fake(B64, 64, seed + i)).collect();
-    let block = format!(
-        "{}\n{}\n{}\n",
-        pem_line("BEGIN", ""),
-        lines.join("\n"),
-        pem_line("END", "")
-    );
-    (lines, block)
-}
-
 /// What `grep -oE '[A-Za-z0-9+/=]{16,}'` prints of `text`.
 fn base64_runs(text: &str) -> String {
     let runs = regex::Regex::new(r"[A-Za-z0-9+/=]{16,}").unwrap();
@@ -30,7 +18,7 @@ fn base64_runs(text: &str) -> String {
 
 #[test]
 fn a_key_as_one_escaped_json_string_is_masked_line_by_line_after() {
-    let (lines, block) = key_lines(700, 26);
+    let (lines, block) = private_key_lines(700, 26);
     let escaped = block.replace('\n', "\\n");
     let json = format!(
         "{{\n  \"type\": \"service_account\",\n  \"private_key_id\": \"{}\",\n  \
@@ -52,7 +40,7 @@ fn a_key_as_one_escaped_json_string_is_masked_line_by_line_after() {
 
 #[test]
 fn a_key_in_base64_is_redacted_and_each_of_its_lines_remembered() {
-    let (_, block) = key_lines(730, 10);
+    let (_, block) = private_key_lines(730, 10);
     let encoded = base64(block.as_bytes());
     Rule("encoded-private-key")
         .real("  tls.key: ", &encoded, "\n  tls.crt: LS0tCg==\n")

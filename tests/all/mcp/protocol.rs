@@ -10,6 +10,36 @@ use std::time::{Duration, Instant};
 
 use super::*;
 
+/// `luminos mcp` as `cmd` (an env's command), its stdin to write to and
+/// its stdout's lines as they come.
+fn by_hand(
+    mut cmd: std::process::Command,
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    mpsc::Receiver<String>,
+) {
+    let mut child = cmd
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    (child, stdin, lines)
+}
+
 /// Send `message` as one line.
 fn send(stdin: &mut std::process::ChildStdin, message: Value) {
     writeln!(stdin, "{message}").unwrap();
@@ -36,26 +66,9 @@ fn until_response(lines: &mpsc::Receiver<String>, id: i64, within: Duration) -> 
 #[test]
 fn stdout_carries_nothing_but_protocol_and_closing_stdin_ends_the_server() {
     let env = TestEnv::with_small_project().with_mock();
-    let mut child = env
-        .bare_cmd()
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let mut cmd = env.bare_cmd();
+    cmd.env("ANTHROPIC_API_KEY", "test-key");
+    let (mut child, mut stdin, lines) = by_hand(cmd);
     let target = env.target().to_string_lossy().into_owned();
     let mut written = Vec::new();
     send(
@@ -177,25 +190,7 @@ fn stdout_carries_nothing_but_protocol_and_closing_stdin_ends_the_server() {
 #[test]
 fn every_line_gets_a_json_rpc_response() {
     let env = TestEnv::with_small_project();
-    let mut child = env
-        .bare_cmd()
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let (mut child, mut stdin, lines) = by_hand(env.bare_cmd());
     let next = |what: &str| -> Value {
         let line = lines
             .recv_timeout(Duration::from_secs(30))
