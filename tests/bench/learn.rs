@@ -9,7 +9,7 @@
 //! learning every file the scan's walk listed (read, prefiltered, the rest
 //! through the full redactor) from a cold start (no clean files known),
 //! and a rerun's learning (the clean files known from the first), each the
-//! median of seven warm runs, in the same process. Target: the learning at
+//! median of seven warm runs taken in turn, in the same process. Target: the learning at
 //! most the scan's own time. Then the same on the redactor benchmark's
 //! corpus (the crate sources under `~/.cargo/registry/src`, real code
 //! that names tokens and passwords), where more files meet the full
@@ -24,37 +24,48 @@ use luminos::progress::Progress;
 use luminos::redact::Redactor;
 use luminos::scan::{ScanOptions, scan_with_dirs};
 
-use super::scan::{FILES, generate_tree, median, ms};
+use super::scan::{FILES, generate_tree, ms};
 
 fn threads() -> usize {
     std::thread::available_parallelism().map_or(2, usize::from)
 }
 
-/// The scan alone, a cold learning and a rerun's, on `tree`.
+/// The median of `runs`.
+fn median_of(mut runs: Vec<Duration>) -> Duration {
+    runs.sort();
+    runs[runs.len() / 2]
+}
+
+/// The scan alone, a cold learning and a rerun's, on `tree`: measured in
+/// turn, seven rounds after a warm-up, so a machine whose load changes
+/// weighs on all three alike.
 fn measure(label: &str, tree: &Path) {
     let options = ScanOptions::default();
     let canonical = std::fs::canonicalize(tree).unwrap();
-    let scan = median(|| {
-        let started = Instant::now();
-        std::hint::black_box(scan_with_dirs(tree, &options, &Progress::silent()));
-        started.elapsed()
-    });
     let (_, dirs) = scan_with_dirs(tree, &options, &Progress::silent());
     let files = dirs.files();
-    let mut first = Learned::default();
-    let cold = median(|| {
+    let first = learn_tree(
+        &canonical,
+        files,
+        &Redactor::new(),
+        &HashSet::new(),
+        threads(),
+    );
+    let clean: HashSet<String> = first.clean.iter().cloned().collect();
+    let (mut scans, mut colds, mut reruns) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..7 {
         let started = Instant::now();
-        first = learn_tree(
+        std::hint::black_box(scan_with_dirs(tree, &options, &Progress::silent()));
+        scans.push(started.elapsed());
+        let started = Instant::now();
+        std::hint::black_box(learn_tree(
             &canonical,
             files,
             &Redactor::new(),
             &HashSet::new(),
             threads(),
-        );
-        started.elapsed()
-    });
-    let clean: HashSet<String> = first.clean.iter().cloned().collect();
-    let rerun = median(|| {
+        ));
+        colds.push(started.elapsed());
         let started = Instant::now();
         std::hint::black_box(learn_tree(
             &canonical,
@@ -63,8 +74,9 @@ fn measure(label: &str, tree: &Path) {
             &clean,
             threads(),
         ));
-        started.elapsed()
-    });
+        reruns.push(started.elapsed());
+    }
+    let scan = median_of(scans);
     println!(
         "{label}: {} files; {} through the full redactor, {} holding values",
         first.files, first.redacted, first.with_values
@@ -77,8 +89,8 @@ fn measure(label: &str, tree: &Path) {
         );
     };
     println!("  {:<28} {:>8.1} ms", "base scan", ms(scan));
-    line("learning, cold", cold);
-    line("learning, rerun (cached)", rerun);
+    line("learning, cold", median_of(colds));
+    line("learning, rerun (cached)", median_of(reruns));
 }
 
 #[test]
