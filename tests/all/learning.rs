@@ -214,7 +214,8 @@ fn learned(stderr: &str) -> [u64; 4] {
 /// A rerun does not read or redact again what held nothing: the files
 /// found clean are kept by their path, size and modification time; only
 /// those holding values (whose values are never written down) and those
-/// that changed are read again.
+/// that changed are read again. A rerun that sends no request learns
+/// nothing at all.
 #[test]
 fn a_rerun_reads_again_only_what_holds_values_or_changed() {
     let env = TestEnv::new();
@@ -226,14 +227,18 @@ fn a_rerun_reads_again_only_what_holds_values_or_changed() {
     env.file(".env", format!("API_TOKEN={}\n", fake(B62, 32, 995)))
         .file("docs/notes.md", "# Notes\nNothing secret.\n");
     let env = env.with_mock();
-    let first = learned(&crate::support::output::stderr(&env.run_ok(&["-v"])));
+    let stderr = |out: std::process::Output| crate::support::output::stderr(&out);
+    let first = learned(&stderr(env.run_ok(&["-v"])));
     assert_eq!(first, [14, 14, 2, 1], "files, read, redacted, with values");
-    let again = learned(&crate::support::output::stderr(&env.run_ok(&["-v"])));
-    assert_eq!(again, [14, 1, 1, 1]);
+    let unchanged = stderr(env.run_ok(&["-v"]));
+    assert!(!unchanged.contains("Redaction: learned"), "{unchanged}");
+    env.file("src/m0.rs", "pub fn f0() -> u8 { 0 }\n");
+    let again = learned(&stderr(env.run_ok(&["-v"])));
+    assert_eq!(again, [14, 2, 1, 1]);
     env.file(
         "docs/notes.md",
         "# Notes\nStill nothing secret, but longer.\n",
     );
-    let changed = learned(&crate::support::output::stderr(&env.run_ok(&["-v"])));
+    let changed = learned(&stderr(env.run_ok(&["-v"])));
     assert_eq!(changed, [14, 2, 2, 1]);
 }

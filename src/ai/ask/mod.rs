@@ -287,8 +287,9 @@ pub(crate) async fn answer(
     };
     // Every value of the tree known before the first tool result (see
     // `tools::learning`); the cache stays as it was.
-    let (redactor, target) = (session.shared_redactor(), &config.target_canonical);
-    tools::learning::start_learning(redactor, target, walked.files(), (cache, false), progress);
+    let learner = (session.shared_redactor(), session.first_request());
+    let (target, files) = (&config.target_canonical, walked.files());
+    tools::learning::start_learning(learner, target, files, (cache, false), progress);
     let offered: Vec<_> = tools::definitions(Toolbox::Ask)
         .into_iter()
         .filter(|tool| known.cache.is_some() || tool.name != "read_cache")

@@ -44,6 +44,44 @@ pub(crate) struct Session {
     facts: ModelFacts,
     batcher: Option<Batcher>,
     purse: Purse,
+    /// Said once the first request goes, or the session ends.
+    first_request: Arc<FirstRequest>,
+}
+
+/// Whether a session's first request has gone out: work that must not
+/// slow that request down (learning the tree's values) waits for it.
+#[derive(Debug, Default)]
+pub(crate) struct FirstRequest {
+    state: std::sync::Mutex<Option<bool>>,
+    changed: std::sync::Condvar,
+}
+
+impl FirstRequest {
+    fn set(&self, sent: bool) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.is_none() {
+            *state = Some(sent);
+            self.changed.notify_all();
+        }
+    }
+
+    /// Block until the first request has gone out (true) or the session
+    /// ended without one (false).
+    pub(crate) fn wait(&self) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(sent) = *state {
+                return sent;
+            }
+            state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.first_request.set(false);
+    }
 }
 
 /// Why a request was not answered.
@@ -80,7 +118,13 @@ impl Session {
             facts,
             batcher: None,
             purse,
+            first_request: Arc::default(),
         }
+    }
+
+    /// Said once this session's first request goes out (or it ends).
+    pub(crate) fn first_request(&self) -> Arc<FirstRequest> {
+        self.first_request.clone()
     }
 
     /// The run's money: the budget, what is held back, what is left.
@@ -207,6 +251,7 @@ impl Session {
             settings.max_tokens,
         )?;
         settings.max_tokens = reservation.max_tokens;
+        self.first_request.set(true);
         let body = Body {
             model: self.model(),
             system: transcript.system(),

@@ -156,10 +156,9 @@ pub(crate) async fn investigate(
         }
         // Every value of the tree is learned beside the survey and the
         // plan, before the first tool result (the tools wait for it).
-        let redactor = session.shared_redactor();
-        let target = &config.target_canonical;
-        let files = dirs.files();
-        tools::learning::start_learning(redactor, target, files, (&cache, true), progress);
+        let learner = (session.shared_redactor(), session.first_request());
+        let (target, files) = (&config.target_canonical, dirs.files());
+        tools::learning::start_learning(learner, target, files, (&cache, true), progress);
         batch_mode::settle_canceled(&session).await?;
         let run = Phases {
             ctx: Arc::new(RunContext {

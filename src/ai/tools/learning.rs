@@ -17,7 +17,9 @@
 //!   before ([`super::ToolContext::learn_file`]). Binary files are left to
 //!   the tools too (`read_file` shows them only as a masked hex dump).
 //! - when: [`start_learning`] runs on threads of its own beside the survey
-//!   and planning calls, which send no tool result; the tools wait for it
+//!   and planning calls, which send no tool result, from the moment the
+//!   run's first request has gone out (before, it would compete with that
+//!   request's making for the CPU); the tools wait for it
 //!   ([`crate::redact::Redactor::wait_learned`], in the registry's
 //!   dispatch), so it never delays the first request, only (when the
 //!   model answers faster than the tree is read) the first tool result.
@@ -48,6 +50,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::{LEARN_BYTES, source_key};
+use crate::ai::engine::session::FirstRequest;
 use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::redact::{RULES, Redactor, may_hold_secret};
@@ -263,7 +266,7 @@ fn read_clean(cache: &Cache) -> HashSet<String> {
 /// this run's are written back when `save` says (not by `luminos ask`,
 /// which leaves the cache as it was). Nothing happens with redaction off.
 pub(crate) fn start_learning(
-    redactor: &Arc<Redactor>,
+    (redactor, first_request): (&Arc<Redactor>, Arc<FirstRequest>),
     target: &Path,
     files: &[PathBuf],
     (cache, save): (&Cache, bool),
@@ -278,6 +281,12 @@ pub(crate) fn start_learning(
     let spawned = std::thread::Builder::new()
         .name("learn-values".into())
         .spawn(move || {
+            // On two cores, reading the tree beside the building of the
+            // first request would delay it: the learning starts once it
+            // has gone (a session that ends with none needs none).
+            if !first_request.wait() {
+                return;
+            }
             let started = Instant::now();
             let clean = read_clean(&cache);
             let threads = std::thread::available_parallelism().map_or(2, usize::from);
