@@ -193,7 +193,7 @@ pub(crate) fn credential_line(s: &str, found: &Found<'_>) -> Verdict {
         return Verdict::Pass;
     }
     let user = found.group("user");
-    if s == user || s.bytes().all(|b| b.is_ascii_digit()) {
+    if s == user || s.bytes().all(|b| b.is_ascii_digit()) || user.len() > 64 || s.len() > 128 {
         return Verdict::Pass;
     }
     typed_password(s, found)

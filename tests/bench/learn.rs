@@ -19,7 +19,7 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use luminos::ai::tools::learning::{Learned, learn_tree};
+use luminos::ai::tools::learning::learn_tree;
 use luminos::progress::Progress;
 use luminos::redact::Redactor;
 use luminos::scan::{ScanOptions, scan_with_dirs};
@@ -43,7 +43,7 @@ fn measure(label: &str, tree: &Path) {
     let options = ScanOptions::default();
     let canonical = std::fs::canonicalize(tree).unwrap();
     let (_, dirs) = scan_with_dirs(tree, &options, &Progress::silent());
-    let files = dirs.files();
+    let files = &dirs.files();
     let first = learn_tree(
         &canonical,
         files,

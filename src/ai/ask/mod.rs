@@ -288,7 +288,7 @@ pub(crate) async fn answer(
     // Every value of the tree known before the first tool result (see
     // `tools::learning`); the cache stays as it was.
     let learner = (session.shared_redactor(), session.first_request());
-    let (target, files) = (&config.target_canonical, walked.files());
+    let (target, files) = (&config.target_canonical, walked.files_by_dir());
     tools::learning::start_learning(learner, target, files, (cache, false), progress);
     let offered: Vec<_> = tools::definitions(Toolbox::Ask)
         .into_iter()

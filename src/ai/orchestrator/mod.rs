@@ -157,7 +157,7 @@ pub(crate) async fn investigate(
         // Every value of the tree is learned beside the survey and the
         // plan, before the first tool result (the tools wait for it).
         let learner = (session.shared_redactor(), session.first_request());
-        let (target, files) = (&config.target_canonical, dirs.files());
+        let (target, files) = (&config.target_canonical, dirs.files_by_dir());
         tools::learning::start_learning(learner, target, files, (&cache, true), progress);
         batch_mode::settle_canceled(&session).await?;
         let run = Phases {

@@ -54,6 +54,7 @@ use crate::ai::engine::session::FirstRequest;
 use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::redact::{RULES, Redactor, may_hold_secret};
+use crate::scan::{FilesByDir, file_paths};
 
 /// `<id>/redaction_clean.json`: the files the last learning found nothing
 /// in, by a digest of their path, size and modification time, and the
@@ -268,7 +269,7 @@ fn read_clean(cache: &Cache) -> HashSet<String> {
 pub(crate) fn start_learning(
     (redactor, first_request): (&Arc<Redactor>, Arc<FirstRequest>),
     target: &Path,
-    files: &[PathBuf],
+    files: &Arc<FilesByDir>,
     (cache, save): (&Cache, bool),
     progress: &Progress,
 ) {
@@ -276,7 +277,7 @@ pub(crate) fn start_learning(
         return;
     }
     let gate = Redactor::begin_learning(redactor);
-    let (target, files) = (target.to_path_buf(), files.to_vec());
+    let (target, files) = (target.to_path_buf(), files.clone());
     let (cache, said) = (cache.clone(), progress.clone());
     let spawned = std::thread::Builder::new()
         .name("learn-values".into())
@@ -290,6 +291,7 @@ pub(crate) fn start_learning(
             let started = Instant::now();
             let clean = read_clean(&cache);
             let threads = std::thread::available_parallelism().map_or(2, usize::from);
+            let files = file_paths(&files);
             let learned = learn_tree(&target, &files, gate.redactor(), &clean, threads);
             // The tools may go on: every value is known.
             drop(gate);
