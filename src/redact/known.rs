@@ -83,7 +83,7 @@ impl Known {
                 let Ok(key) = <[u8; WINDOW]>::try_from(window) else {
                     continue;
                 };
-                if is_word_piece(window) {
+                if is_word_piece(window) || few_bytes(window) {
                     continue;
                 }
                 if self.prefilter.is_empty() {
@@ -134,6 +134,15 @@ impl Known {
     }
 }
 
+/// Whether `window` holds two different bytes or fewer (`xxxxxxxx`,
+/// `00000000`, `0x000000`, `==` padding): a placeholder's run, which turns
+/// up everywhere and says nothing of the value.
+fn few_bytes(window: &[u8]) -> bool {
+    let first = window[0];
+    let other = window.iter().find(|&&b| b != first);
+    other.is_none_or(|&other| window.iter().all(|&b| b == first || b == other))
+}
+
 /// The prefilter bit of a window: a multiplicative hash of its first four
 /// bytes.
 fn prefilter_bit(window: &[u8]) -> usize {
@@ -162,30 +171,42 @@ mod tests {
     #[test]
     fn remembers_lines_but_not_markers_or_short_pieces() {
         let mut known = Known::default();
-        let secret = "-----BEGIN X PRIVATE KEY-----\nAAAABBBBCCCCDDDD\n  short==\n-----END X PRIVATE KEY-----";
+        let secret = "-----BEGIN X PRIVATE KEY-----\nAb1Cd2Ef3Gh4Ij5K\n  short==\n-----END X PRIVATE KEY-----";
         assert!(!known.remember(secret, 0, true));
         assert!(
             known.remember(secret, 0, true),
             "the second time it is a repeat"
         );
-        let text = "tail: CCCDDDD and -----BEGIN X PRIVATE KEY----- and short==";
+        let text = "tail: f3Gh4Ij and -----BEGIN X PRIVATE KEY----- and short==";
         assert!(known.stretches(text).is_empty());
-        let text = "x AAAABBBBCCCCDDDD y";
+        let text = "x Ab1Cd2Ef3Gh4Ij5K y";
         assert_eq!(known.stretches(text), [(2, 18, 0)]);
         // A piece of exactly a window is enough.
-        assert_eq!(known.stretches("x:CCCCDDDD"), [(2, 10, 0)]);
+        assert_eq!(known.stretches("x:Ef3Gh4Ij"), [(2, 10, 0)]);
     }
 
     #[test]
     fn a_key_in_one_escaped_string_is_remembered_line_by_line() {
         let mut known = Known::default();
-        let secret = "-----BEGIN PRIVATE KEY-----\\nAAAABBBBCCCCDDDD\\nq8Zk2LmP0xVb7RtN\\r\\n-----END PRIVATE KEY-----\\n";
+        let secret = "-----BEGIN PRIVATE KEY-----\\nAb1Cd2Ef3Gh4Ij5K\\nq8Zk2LmP0xVb7RtN\\r\\n-----END PRIVATE KEY-----\\n";
         known.remember(secret, 0, true);
         // Each base64 line alone, as a grep for base64 runs prints it.
-        assert_eq!(known.stretches("AAAABBBBCCCCDDDD"), [(0, 16, 0)]);
+        assert_eq!(known.stretches("Ab1Cd2Ef3Gh4Ij5K"), [(0, 16, 0)]);
         assert_eq!(known.stretches("x q8Zk2LmP0xVb7RtN"), [(2, 18, 0)]);
         // Not the marker lines.
         assert!(known.stretches("-----BEGIN PRIVATE KEY-----").is_empty());
+    }
+
+    #[test]
+    fn runs_of_one_or_two_bytes_are_not_remembered() {
+        let mut known = Known::default();
+        known.remember("ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 0, true);
+        assert!(known.stretches("let mask = \"xxxxxxxxxxxx\";").is_empty());
+        assert!(known.stretches("0x00000000 ==========").is_empty());
+        assert!(
+            !known.stretches("ghp_xxxxxxx").is_empty(),
+            "its start still is"
+        );
     }
 
     #[test]

@@ -314,8 +314,8 @@ impl Redactor {
     /// that looks like an example (a Basic header's `bob:s3cret`, a key
     /// with `EXAMPLE` in it) may still be someone's, and `grep -o` prints it
     /// with no line around it for a rule to see. Only an example made of
-    /// words ([`reads_as_words`]: `refresh-1`, `"Password is required"`,
-    /// `correct horse battery staple`) is not cut into pieces, unless it
+    /// words or filler ([`reads_as_words`]: `refresh-1`, `"Password is
+    /// required"`, `ghp_xxxx…`) is not cut into pieces, unless it
     /// spans lines (a sample key block, which `tail` always cuts): masking
     /// its pieces would hide the words wherever they turn up, and its rule
     /// finds it again in any view that keeps its line.
@@ -354,11 +354,14 @@ impl Redactor {
     }
 }
 
-/// Whether `value` is made of words: white space in it (a phrase, a
-/// sentence), or mostly words that read as English (`refresh-1`,
-/// `password123`).
+/// Whether `value` is made of words or is a placeholder's run: white space
+/// in it (a phrase, a sentence), mostly words that read as English
+/// (`refresh-1`, `password123`), or too few different characters to be
+/// anything but filler (`ghp_xxxx…`, `T00000000/B00000000/XXXX…`).
 fn reads_as_words(value: &str) -> bool {
-    value.contains(char::is_whitespace) || entropy::wordiness(value) >= 0.5
+    value.contains(char::is_whitespace)
+        || entropy::wordiness(value) >= 0.5
+        || entropy::shannon_entropy(value) < 3.0
 }
 
 /// The largest char boundary of `text` at or below `at`.
