@@ -198,3 +198,22 @@ pub(crate) fn credential_line(s: &str, found: &Found<'_>) -> Verdict {
     }
     typed_password(s, found)
 }
+
+/// A password hash after `user:`: the user name (letters, digits, `._@-`,
+/// at most 64) must come right before the colon, at the start of a line or
+/// after white space or another colon (`path:N:` from `grep`).
+pub(crate) fn password_hash(s: &str, found: &Found<'_>) -> Verdict {
+    let colon = found.caps.get(0).map_or(0, |m| m.start());
+    let before = &found.text[..colon];
+    let user_len = before
+        .bytes()
+        .rev()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'@' | b'-'))
+        .count();
+    let ahead = before[..before.len() - user_len].chars().next_back();
+    let placed = ahead.is_none_or(|c| c.is_whitespace() || c == ':');
+    if user_len == 0 || user_len > 64 || !placed {
+        return Verdict::Pass;
+    }
+    Verdict::real_if(!super::examples::has_placeholder_marker(s))
+}

@@ -429,7 +429,12 @@ const RESCAN: usize = 256;
 fn find_candidates(text: &str, source: Option<&str>) -> Vec<Span> {
     let lowered = text.to_ascii_lowercase();
     let mut spans = Vec::new();
+    let credentials_file = source.is_some_and(formats::credential_file);
     for (index, (rule, regex)) in RULES.iter().zip(COMPILED.iter()).enumerate() {
+        // A rule that needs a credentials file's name finds nothing else.
+        if rule.name == kinds::CREDENTIAL_LINE && !credentials_file {
+            continue;
+        }
         let haystack = if rule.lowercase { &lowered } else { text };
         let mut at = 0;
         // Bytes this rule may read again after rejected matches: twice the
