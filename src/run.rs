@@ -206,7 +206,7 @@ fn write_estimate(
     let text = (!json).then(|| estimate.render_text());
     write_output(config, |out: &mut dyn std::io::Write| match &text {
         Some(text) => out.write_all(text.as_bytes()),
-        None => serde_json::to_writer_pretty(out, &estimate).map_err(std::io::Error::from),
+        None => crate::report::json::write_pretty(&estimate, out),
     })
 }
 
@@ -309,7 +309,7 @@ fn ask(config: &Config, question: &str) -> anyhow::Result<ExitCode> {
         .then(|| crate::text::escape_control(&answer.answer).into_owned());
     output::write_stdout_with(|out: &mut dyn std::io::Write| match &text {
         Some(text) => out.write_all(text.as_bytes()),
-        None => serde_json::to_writer_pretty(out, &answer).map_err(std::io::Error::from),
+        None => crate::report::json::write_pretty(&answer, out),
     })
     .context("writing the answer to stdout")?;
     Ok(ExitCode::Success)

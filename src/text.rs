@@ -8,7 +8,9 @@ use std::borrow::Cow;
 /// Make `text` safe to print on a terminal: control characters (C0 except
 /// newline and tab, DEL and C1) become visible escapes such as `\x1b`, so a
 /// file name or a model reply cannot move the cursor, change colours or set
-/// the window title.
+/// the window title; the line and paragraph separators and the
+/// bidirectional controls ([`is_bidi_control`]) become `\u{2028}`,
+/// `\u{202e}`, so a name cannot reorder what a reader sees.
 pub(crate) fn escape_control(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_unsafe_control) {
         return Cow::Borrowed(text);
@@ -16,12 +18,31 @@ pub(crate) fn escape_control(text: &str) -> Cow<'_, str> {
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
         if is_unsafe_control(c) {
-            out.push_str(&format!("\\x{:02x}", c as u32));
+            push_escape(&mut out, c);
         } else {
             out.push(c);
         }
     }
     Cow::Owned(out)
+}
+
+/// The visible escape of an unsafe character: `\x1b` for one byte's worth,
+/// `\u{202e}` above.
+fn push_escape(out: &mut String, c: char) {
+    use std::fmt::Write;
+    let code = c as u32;
+    let _ = if code <= 0xff {
+        write!(out, "\\x{code:02x}")
+    } else {
+        write!(out, "\\u{{{code:x}}}")
+    };
+}
+
+/// The bidirectional embedding, override and isolate controls (U+202A to
+/// U+202E, U+2066 to U+2069): invisible, they reverse or reorder the text
+/// after them on screen, so `invoice\u{202e}exe.txt` reads `invoicetxt.exe`.
+pub(crate) fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Like [`escape_control`], but a single-line field: newlines and tabs are
@@ -38,7 +59,7 @@ pub(crate) fn escape_line(text: &str) -> Cow<'_, str> {
         match c {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
-            c if is_unsafe_control(c) => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if is_unsafe_control(c) => push_escape(&mut out, c),
             c => out.push(c),
         }
     }
@@ -46,7 +67,10 @@ pub(crate) fn escape_line(text: &str) -> Cow<'_, str> {
 }
 
 fn is_unsafe_control(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t') || c == '\u{2028}' || c == '\u{2029}'
+    (c.is_control() && c != '\n' && c != '\t')
+        || c == '\u{2028}'
+        || c == '\u{2029}'
+        || is_bidi_control(c)
 }
 
 /// `text` whole when it has at most `max` bytes; otherwise the longest
@@ -164,6 +188,22 @@ mod tests {
         assert_eq!(format_duration(Duration::from_secs(245)), "4m 05s");
         assert_eq!(format_duration(Duration::from_secs(3720 + 59)), "1h 02m");
         assert_eq!(format_duration(Duration::from_secs(86_400 * 2)), "48h 00m");
+    }
+
+    #[test]
+    fn bidirectional_controls_are_escaped() {
+        assert_eq!(
+            escape_control("invoice\u{202e}exe.txt"),
+            "invoice\\u{202e}exe.txt"
+        );
+        assert_eq!(
+            escape_line("a\u{2066}b\u{2069}\u{202a}"),
+            "a\\u{2066}b\\u{2069}\\u{202a}"
+        );
+        assert_eq!(escape_control("line\u{2028}sep"), "line\\u{2028}sep");
+        for c in ['\u{2029}', '\u{200e}', '\u{2065}', '\u{206a}', 'é'] {
+            assert!(!is_bidi_control(c), "{c:?}");
+        }
     }
 
     #[test]

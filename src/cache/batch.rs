@@ -187,7 +187,8 @@ impl BatchStore {
         let mut words = text.split(' ');
         let digest = words.next()?.to_string();
         let max_tokens = words.next().and_then(|n| n.parse().ok());
-        self.result_path(&digest).map(|_| Alias { digest, max_tokens })
+        self.result_path(&digest)
+            .map(|_| Alias { digest, max_tokens })
     }
 
     /// How many answers are kept.

@@ -93,7 +93,8 @@ impl Scope {
         let vocabulary = Vocabulary::new(
             files_by_name.keys().map(String::as_str),
             dirs_by_name.keys().map(String::as_str),
-        );
+        )
+        .with_paths(files.iter().chain(&dirs).map(String::as_str));
         Scope {
             file_set: files.iter().cloned().collect(),
             files,

@@ -63,6 +63,16 @@ pub(super) enum ToolFailure {
         step: &'static str,
         source: tokio::task::JoinError,
     },
+    /// This server holds the target's run: an `investigate` call of this
+    /// session, or of another session of this process, is still running
+    /// (the binary's "another luminos run (pid N) ... stop it" would name
+    /// the server itself).
+    #[error(
+        "this MCP server is already investigating this target (an investigate call that has \
+         not finished); wait for that call's answer, or cancel it, and call investigate again \
+         to resume"
+    )]
+    ServerBusy,
     /// The server's environment has no credential.
     #[error(
         "luminos needs an Anthropic API key to investigate: set ANTHROPIC_API_KEY (or \

@@ -14,9 +14,22 @@ use super::overview::{Overview, RunFacts};
 use super::read::{shown, tree_block};
 use super::target;
 use super::tools::{BudgetArg, Call, InvestigateArgs};
+use crate::ai::failure::InvestigationError;
 use crate::ai::orchestrator::TreeChanges;
 use crate::ai::target::{reserve_target, scan_target};
+use crate::cache::CacheError;
 use crate::report::InvestigationStatus;
+
+/// Why the target's run lock could not be taken: when this server holds
+/// it, [`ToolFailure::ServerBusy`].
+fn busy_failure(err: InvestigationError) -> ToolFailure {
+    match err {
+        InvestigationError::Cache(CacheError::Busy { pid }) if pid == std::process::id() => {
+            ToolFailure::ServerBusy
+        }
+        err => ToolFailure::Investigation(err),
+    }
+}
 
 /// Answer `investigate`.
 pub(super) async fn investigate(
@@ -29,7 +42,7 @@ pub(super) async fn investigate(
         return Err(ToolFailure::NoKey);
     }
     // A busy target is refused before the scan, as the binary does.
-    let reserved = reserve_target(&config)?;
+    let reserved = reserve_target(&config).map_err(busy_failure)?;
 
     let (notes, warnings) = CallProgress::for_run(call, &config);
     let progress = notes.progress.clone();

@@ -24,7 +24,8 @@
 //! library writes only the report there, and the server writes no
 //! report); progress and logs go to stderr.
 //!
-//! One job per file: the server and its stdio transport (`server.rs`), the
+//! One job per file: the server (`server.rs`), the stdio wire that answers
+//! every line rmcp cannot (`wire.rs`), the
 //! tool table and dispatch (`tools.rs`), one file per tool (`overview.rs`,
 //! `directory.rs`, `flags.rs`, `investigate.rs`, `ask.rs`), what the read
 //! tools share (`read.rs`), target resolution (`target.rs`), progress
@@ -41,5 +42,6 @@ mod read;
 mod server;
 mod target;
 mod tools;
+mod wire;
 
 pub(crate) use server::serve;

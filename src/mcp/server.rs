@@ -3,8 +3,10 @@
 //! stdin (or Ctrl-C).
 //!
 //! Only the `tools` capability is offered. An unknown tool name is the one
-//! protocol error (`-32602`, as the specification's own example has it);
-//! everything else a call can get wrong is its tool's failure.
+//! protocol error of a call (`-32602`, as the specification's own example
+//! has it); everything else a call can get wrong is its tool's failure.
+//! Lines that are no request rmcp can read are answered by the wire
+//! (`wire.rs`).
 
 use std::sync::Arc;
 
@@ -16,6 +18,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 
 use super::tools::{self, Call, McpTool};
+use super::wire::{Wire, wire};
 use crate::config::Env;
 
 /// What the server tells a client's model about using it.
@@ -93,15 +96,22 @@ pub(crate) fn serve(env: Env) -> Result<(), ServeError> {
         .map_err(ServeError::Runtime)?;
     let served = runtime.block_on(async move {
         let server = LuminosServer { env: Arc::new(env) };
+        // Every line is screened before rmcp reads it, so every request
+        // gets a response (see `wire.rs`).
+        let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
+        let Wire { rmcp, written } = wire(stdin, stdout);
         let running = server
-            .serve(rmcp::transport::io::stdio_pipes())
+            .serve(rmcp)
             .await
             .map_err(|err| ServeError::Start(err.to_string()))?;
-        tokio::select! {
+        let ended = tokio::select! {
             ended = running.waiting() => ended.map(|_| ()).map_err(|err| ServeError::Ended(err.to_string())),
             // Ctrl-C ends the server; a call in flight stops as a run does.
-            _ = tokio::signal::ctrl_c() => Ok(()),
-        }
+            _ = tokio::signal::ctrl_c() => return Ok(()),
+        };
+        // What rmcp and the screen wrote reaches stdout before the end.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), written).await;
+        ended
     });
     // A read of stdin still pending must not keep the process alive.
     runtime.shutdown_background();

@@ -33,6 +33,10 @@ impl Verdict {
 pub(crate) struct Found<'t> {
     pub(crate) text: &'t str,
     pub(crate) caps: &'t Captures<'t>,
+    /// The name of the file the text was read from, when the caller knows
+    /// it (its last path component): some values are credentials only in
+    /// a file named like one (`credentials.txt`).
+    pub(crate) source: Option<&'t str>,
 }
 
 impl<'t> Found<'t> {

@@ -33,7 +33,8 @@ use super::entropy::{
 };
 use super::examples::{has_placeholder_marker, has_simple_run, key_body_is_example};
 use super::formats::{
-    basic_credentials, curl_user_password, pgpass_password, prefixed_token, typed_password,
+    basic_credentials, credential_line, curl_user_password, encoded_private_key_verdict,
+    password_hash, pgpass_password, prefixed_token, sas_signature_verdict, typed_password,
 };
 
 // The key-body check is this table's, so it sits here, beside its rules.
@@ -73,6 +74,10 @@ impl std::fmt::Debug for Rule {
 }
 
 use RuleSeverity::{Concern, Critical};
+
+/// The rule of `user:password` lines, which fires only in a file named like
+/// credentials.
+pub(super) const CREDENTIAL_LINE: &str = "credential-line";
 
 /// Every rule, in tie-break order.
 pub static RULES: &[Rule] = &[
@@ -177,7 +182,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         name: "service-token",
         severity: Critical,
-        summary: "tokens with a prefix their service documents: npm, PyPI, Shopify, DigitalOcean, SendGrid, HashiCorp Vault, Databricks, Doppler, Grafana, Hugging Face, Linear, Postman, Pulumi, Prefect, RubyGems, Sentry, Perplexity, PlanetScale, age, Heroku, Fly.io, Notion, Square, Atlassian, 1Password, Google OAuth client secrets, Slack app tokens, Stripe test keys, and Azure storage account keys",
+        summary: "tokens with a prefix their service documents: npm, PyPI, Shopify, DigitalOcean, SendGrid, HashiCorp Vault, Databricks, Doppler, Grafana, Hugging Face, Linear, Postman, Pulumi, Prefect, RubyGems, Sentry, Perplexity, PlanetScale, age, Heroku, Fly.io, Notion, Square, Atlassian, 1Password, Google OAuth client secrets, Slack app tokens, Stripe test keys and webhook signing secrets (whsec_), Mailgun API keys (key-), and Azure storage account keys",
         // Prefixes, alphabets and lengths as the services document them.
         // Only formats with a literal prefix share this one pattern: the
         // regex engine finds their prefixes together in one fast pass, and
@@ -211,6 +216,8 @@ pub static RULES: &[Rule] = &[
             r"|GOCSPX-[A-Za-z0-9_-]{28}",
             r"|xapp-[0-9]-[A-Z0-9]+-[0-9]+-[a-z0-9]+",
             r"|[sr]k_(?:test|prod)_[A-Za-z0-9]{20,247}",
+            r"|whsec_[A-Za-z0-9+/=]{24,}",
+            r"|key-[0-9a-f]{32}",
             r")(?-u:\b)",
             r"|(?:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{43,88}={0,2})",
         ),
@@ -232,6 +239,61 @@ pub static RULES: &[Rule] = &[
         pattern: r"(?-u:\b)[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?-u:\b)",
         lowercase: false,
         accept: prefixed_token,
+    },
+    Rule {
+        name: "encoded-private-key",
+        severity: Critical,
+        summary: "private keys wrapped in base64 (a Kubernetes Secret's tls.key or ssh-privatekey, a *.key value): base64 that decodes to a BEGIN ... PRIVATE KEY block",
+        // Base64 of `-----BEGIN` always starts so; the value may be wrapped
+        // in lines: `\n` escapes in one string, or real lines, each of which
+        // must be base64 to its end (so the next line of `grep -rn` output,
+        // `config/app.yml:2:...`, is not taken for the key's).
+        pattern: r"(?m)LS0tLS1CRUdJTi[A-Za-z0-9+/]*={0,2}(?:(?:\\n[A-Za-z0-9+/]{4,}={0,2})+|(?:\r?\n[ \t]*[A-Za-z0-9+/]{4,}={0,2}[ \t\r]*$)*)",
+        lowercase: false,
+        accept: encoded_private_key_verdict,
+    },
+    Rule {
+        name: "azure-sas-signature",
+        severity: Critical,
+        summary: "the sig= of an Azure shared access signature (a blob or queue URL, a connection string's SharedAccessSignature), which grants access by itself",
+        pattern: r"[?&;]sig=(?P<s>(?:[A-Za-z0-9+/]|%2[BbFf]){30,}(?:=|%3[Dd]){0,2})",
+        lowercase: false,
+        accept: sas_signature_verdict,
+    },
+    Rule {
+        name: "discord-webhook",
+        severity: Critical,
+        summary: "Discord webhook tokens (the part after discord.com/api/webhooks/<id>/)",
+        pattern: r"discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/(?P<s>[A-Za-z0-9_-]{60,68})",
+        lowercase: false,
+        accept: |s, _| Verdict::key_body(s),
+    },
+    Rule {
+        name: "password-hash",
+        severity: Concern,
+        summary: "password hashes after a user name and a colon, as .htpasswd and /etc/shadow keep them ($apr1$, bcrypt $2y$, crypt $1$/$5$/$6$, yescrypt $y$, {SHA}, {SSHA})",
+        // Found from the colon on, which has a literal to look for (from the
+        // user name it ran at a fifth of the speed); the check wants a user
+        // name before it.
+        pattern: r":(?P<s>\$(?:apr1|2[abxy]|[156]|y|gy|7)\$[A-Za-z0-9./$]{8,}|\{SSHA\}[A-Za-z0-9+/]{20,}={0,2}|\{SHA\}[A-Za-z0-9+/]{27}=)",
+        lowercase: false,
+        accept: password_hash,
+    },
+    Rule {
+        name: "cookie-file",
+        severity: Concern,
+        summary: "cookie values in cookie-jar files (Netscape format: domain, flags, path, secure, expiry, name, value, tab-separated), such as session ids",
+        pattern: r"(?m)(?:^|:)(?:#HttpOnly_)?\.?[A-Za-z0-9.-]+\t(?:TRUE|FALSE)\t[^\t\n]*\t(?:TRUE|FALSE)\t[0-9]+\t[^\t\n]+\t(?P<s>[^\t\r\n]{8,})",
+        lowercase: false,
+        accept: typed_password,
+    },
+    Rule {
+        name: "gcp-private-key-id",
+        severity: Concern,
+        summary: "the private_key_id of a Google Cloud service-account key (40 hex digits)",
+        pattern: r#"private_key_id\\?["']?[ \t]*[:=][ \t]*\\?["']?(?P<s>[0-9a-f]{40})(?-u:\b)"#,
+        lowercase: false,
+        accept: |s, _| Verdict::key_body(s),
     },
     Rule {
         name: "url-credentials",
@@ -310,7 +372,65 @@ pub static RULES: &[Rule] = &[
         lowercase: true,
         accept: generic_assignment,
     },
+    Rule {
+        name: CREDENTIAL_LINE,
+        severity: Concern,
+        summary: "user:password lines in files named like credentials (credentials.txt, passwords, logins.csv, .secrets): the password is redacted",
+        // The whole line: it counts only in a file's own text (a command's
+        // output has no file name to go by).
+        // (Unbounded repetitions: `{1,64}` and `{4,128}` made this the
+        // slowest pattern to compile, on the first request's path.)
+        pattern: r"(?m)^[ \t]*(?P<user>[A-Za-z0-9._@+-]+):(?P<s>[^\s:]{4,})[ \t\r]*$",
+        lowercase: false,
+        accept: credential_line,
+    },
 ];
+
+/// Documented prefixes of key formats, eight bytes or longer: they are
+/// public (every key of the format starts so, and code that recognises the
+/// format spells them out), so no window that lies wholly in one is
+/// remembered as a piece of a secret.
+const PUBLIC_PREFIXES: &[&str] = &[
+    "sk_live_",
+    "rk_live_",
+    "sk_test_",
+    "rk_test_",
+    "sk_prod_",
+    "rk_prod_",
+    "whsec_",
+    "github_pat_",
+    "sk-ant-api03-",
+    "sk-ant-admin01-",
+    "sk-proj-",
+    "sk-svcacct-",
+    "sk-admin-",
+    "pypi-AgEIcHlwaS5vcmc",
+    "rubygems_",
+    "lin_api_",
+    "api_org_",
+    "pscale_tkn_",
+    "pscale_oauth_",
+    "pscale_pw_",
+    "AGE-SECRET-KEY-1",
+    "AccountKey=",
+    "SharedAccessKey=",
+    "LS0tLS1CRUdJTi",
+];
+
+/// How many leading bytes of `secret` are public: a documented prefix, or
+/// a JSON Web Token's header (its first segment, which names the algorithm
+/// and is the same in every token an issuer signs).
+pub(super) fn public_prefix_len(secret: &str) -> usize {
+    if secret.starts_with("eyJ") && secret.matches('.').count() == 2 {
+        return secret.find('.').unwrap_or(0);
+    }
+    PUBLIC_PREFIXES
+        .iter()
+        .filter(|prefix| secret.starts_with(*prefix))
+        .map(|prefix| prefix.len())
+        .max()
+        .unwrap_or(0)
+}
 
 /// The part of `s` after the first `sep`, or all of it.
 fn after_prefix<'a>(s: &'a str, sep: &str) -> &'a str {

@@ -20,9 +20,10 @@
 //! but not cut into windows (examples made of words, see the redactor): a
 //! rule that finds one again reports a repeat, and its pieces mask nothing.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::entropy::is_word_piece;
+use super::kinds::public_prefix_len;
 
 /// Bytes a shared stretch must have before it is masked.
 pub(crate) const WINDOW: usize = 8;
@@ -40,11 +41,9 @@ pub(super) struct Known {
     /// window of ordinary text is ruled out here, before the map is asked
     /// (which would make scanning a large request ten times slower).
     prefilter: Vec<u64>,
-    /// The secrets themselves, whole, to tell a repeat from a new find.
-    values: HashSet<String>,
-    /// Sources (files, by a key that changes when they do) already learned
-    /// from whole.
-    sources: HashSet<String>,
+    /// The secrets themselves, whole, to tell a repeat from a new find,
+    /// and whether their windows are remembered.
+    values: HashMap<String, bool>,
 }
 
 impl Known {
@@ -54,28 +53,37 @@ impl Known {
         self.windows.is_empty()
     }
 
-    /// Note that `source` is being learned from; false when it already was.
-    pub(super) fn start_source(&mut self, source: &str) -> bool {
-        self.sources.insert(source.to_owned())
-    }
-
     /// Remember `secret` (found by rule `rule`), and when `mask` is set its
     /// windows too, so that pieces of it are masked wherever they turn up.
     /// Returns whether it was already known.
     pub(super) fn remember(&mut self, secret: &str, rule: usize, mask: bool) -> bool {
-        if self.values.contains(secret) {
-            return true;
+        let (repeat, masked) = match self.values.get(secret) {
+            Some(&masked) => (true, masked),
+            None => (false, false),
+        };
+        // A value remembered unmasked (an example of words) and found
+        // again where it must be masked (a password in a credentials file)
+        // is masked from now on.
+        if masked || !mask {
+            if !repeat {
+                self.values.insert(secret.to_owned(), false);
+            }
+            return repeat;
         }
-        self.values.insert(secret.to_owned());
-        if !mask {
-            return false;
-        }
+        self.values.insert(secret.to_owned(), true);
+        // A format's documented prefix (`sk_live_`, a JWT's header) is
+        // public: a window that lies wholly in it is not the secret.
+        let public = public_prefix_len(secret);
         for piece in pieces(secret) {
-            for window in piece.as_bytes().windows(WINDOW) {
+            let offset = piece.as_ptr() as usize - secret.as_ptr() as usize;
+            for (at, window) in piece.as_bytes().windows(WINDOW).enumerate() {
+                if offset + at + WINDOW <= public {
+                    continue;
+                }
                 let Ok(key) = <[u8; WINDOW]>::try_from(window) else {
                     continue;
                 };
-                if is_word_piece(window) {
+                if is_word_piece(window) || few_bytes(window) {
                     continue;
                 }
                 if self.prefilter.is_empty() {
@@ -86,7 +94,7 @@ impl Known {
                 self.windows.entry(key).or_insert(rule);
             }
         }
-        false
+        repeat
     }
 
     /// The byte ranges of `text` that share a window with a remembered
@@ -126,6 +134,15 @@ impl Known {
     }
 }
 
+/// Whether `window` holds two different bytes or fewer (`xxxxxxxx`,
+/// `00000000`, `0x000000`, `==` padding): a placeholder's run, which turns
+/// up everywhere and says nothing of the value.
+fn few_bytes(window: &[u8]) -> bool {
+    let first = window[0];
+    let other = window.iter().find(|&&b| b != first);
+    other.is_none_or(|&other| window.iter().all(|&b| b == first || b == other))
+}
+
 /// The prefilter bit of a window: a multiplicative hash of its first four
 /// bytes.
 fn prefilter_bit(window: &[u8]) -> usize {
@@ -134,10 +151,15 @@ fn prefilter_bit(window: &[u8]) -> usize {
 }
 
 /// The parts of a secret worth remembering: its lines, trimmed, without the
-/// PEM marker lines, at least [`WINDOW`] bytes long.
+/// PEM marker lines, at least [`WINDOW`] bytes long. A line ends at a
+/// newline or a carriage return, and at their escapes (`\n`, `\r`): a key
+/// written as one JSON or YAML string is remembered line by line too, so
+/// each of its base64 lines is a piece, whatever wrapped it.
 fn pieces(secret: &str) -> impl Iterator<Item = &str> {
     secret
-        .split('\n')
+        .split(['\n', '\r'])
+        .flat_map(|line| line.split("\\n"))
+        .flat_map(|line| line.split("\\r"))
         .map(str::trim)
         .filter(|piece| piece.len() >= WINDOW && !piece.contains("-----"))
 }
@@ -149,18 +171,63 @@ mod tests {
     #[test]
     fn remembers_lines_but_not_markers_or_short_pieces() {
         let mut known = Known::default();
-        let secret = "-----BEGIN X PRIVATE KEY-----\nAAAABBBBCCCCDDDD\n  short==\n-----END X PRIVATE KEY-----";
+        let secret = "-----BEGIN X PRIVATE KEY-----\nAb1Cd2Ef3Gh4Ij5K\n  short==\n-----END X PRIVATE KEY-----";
         assert!(!known.remember(secret, 0, true));
         assert!(
             known.remember(secret, 0, true),
             "the second time it is a repeat"
         );
-        let text = "tail: CCCDDDD and -----BEGIN X PRIVATE KEY----- and short==";
+        let text = "tail: f3Gh4Ij and -----BEGIN X PRIVATE KEY----- and short==";
         assert!(known.stretches(text).is_empty());
-        let text = "x AAAABBBBCCCCDDDD y";
+        let text = "x Ab1Cd2Ef3Gh4Ij5K y";
         assert_eq!(known.stretches(text), [(2, 18, 0)]);
         // A piece of exactly a window is enough.
-        assert_eq!(known.stretches("x:CCCCDDDD"), [(2, 10, 0)]);
+        assert_eq!(known.stretches("x:Ef3Gh4Ij"), [(2, 10, 0)]);
+    }
+
+    #[test]
+    fn a_key_in_one_escaped_string_is_remembered_line_by_line() {
+        let mut known = Known::default();
+        let secret = "-----BEGIN PRIVATE KEY-----\\nAb1Cd2Ef3Gh4Ij5K\\nq8Zk2LmP0xVb7RtN\\r\\n-----END PRIVATE KEY-----\\n";
+        known.remember(secret, 0, true);
+        // Each base64 line alone, as a grep for base64 runs prints it.
+        assert_eq!(known.stretches("Ab1Cd2Ef3Gh4Ij5K"), [(0, 16, 0)]);
+        assert_eq!(known.stretches("x q8Zk2LmP0xVb7RtN"), [(2, 18, 0)]);
+        // Not the marker lines.
+        assert!(known.stretches("-----BEGIN PRIVATE KEY-----").is_empty());
+    }
+
+    #[test]
+    fn runs_of_one_or_two_bytes_are_not_remembered() {
+        let mut known = Known::default();
+        known.remember("ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 0, true);
+        assert!(known.stretches("let mask = \"xxxxxxxxxxxx\";").is_empty());
+        assert!(known.stretches("0x00000000 ==========").is_empty());
+        assert!(
+            !known.stretches("ghp_xxxxxxx").is_empty(),
+            "its start still is"
+        );
+    }
+
+    #[test]
+    fn a_public_prefix_alone_is_not_masked() {
+        let mut known = Known::default();
+        known.remember("sk_live_Q3x9Lm2Kp7Rt5Vw8", 0, true);
+        assert!(known.stretches("if key.startswith('sk_live_'):").is_empty());
+        // The prefix with the start of the body is.
+        assert_eq!(known.stretches("sk_live_Q3x9"), [(1, 12, 0)]);
+        let mut known = Known::default();
+        known.remember(
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJxMjMifQ.c2lnbmF0dXJlX2J5dGVz",
+            0,
+            true,
+        );
+        assert!(
+            known
+                .stretches("header eyJhbGciOiJIUzI1NiJ9 again")
+                .is_empty()
+        );
+        assert!(!known.stretches("eyJzdWIiOiJxMjMifQ").is_empty());
     }
 
     #[test]

@@ -28,17 +28,24 @@
 //! masks any later stretch of text that shares [`known::WINDOW`] bytes with
 //! one: a key body quoted line by line by `grep`, or its last lines by
 //! `tail`, no longer has the shape a rule needs, but it is still the secret.
-//! Examples are remembered only to tell a repeat from a new find, except
-//! sample key blocks, whose pieces are masked like a secret's (see
+//! Examples are masked the same way, except phrases and sentences (see
 //! `Redactor::candidates`). Use one redactor for a whole run so that what one
 //! tool found protects every later request.
+//!
+//! Some values are credentials only in a file named like one (`user:password`
+//! lines in `credentials.txt`): callers that know the file pass its name
+//! ([`Redactor::redact_named`]). A run learns every text file of the tree
+//! before its first tool result (`crate::ai::tools::learning`, which picks
+//! the files with the cheap [`may_hold_secret`]); each source is learned
+//! once (`sources.rs`), and tools wait for that learning
+//! ([`Redactor::wait_learned`]).
 //!
 //! After a match its rule rejects, the search goes on from inside the match
 //! (its value), not after it: `grep -rn` writes `path:line:` before each
 //! line, and a file named `secret_1.txt` makes the generic rule match
 //! `secret_1.txt:3:token` first, with the real assignment inside.
 
-use std::sync::{LazyLock, Mutex, MutexGuard};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 
 use regex::Regex;
 
@@ -49,10 +56,14 @@ mod examples;
 mod formats;
 mod kinds;
 mod known;
+mod prefilter;
+pub(crate) mod sources;
 
 use check::{Found, Verdict};
 pub use kinds::RULES;
 use known::Known;
+pub use prefilter::may_hold_secret;
+use sources::{Claim, Sources};
 
 /// How serious a redaction is when it turns up as a flag: a rule's
 /// severity, or `Info` for a value that looks like an example.
@@ -107,6 +118,8 @@ pub struct Redacted {
 pub struct Redactor {
     enabled: bool,
     known: Mutex<Known>,
+    /// The sources (files) learned whole, and the learning gate.
+    sources: Sources,
 }
 
 /// [`RULES`]' patterns, compiled once for the whole process.
@@ -132,6 +145,7 @@ impl Redactor {
         Redactor {
             enabled: true,
             known: Mutex::default(),
+            sources: Sources::default(),
         }
     }
 
@@ -140,6 +154,7 @@ impl Redactor {
         Redactor {
             enabled: false,
             known: Mutex::default(),
+            sources: Sources::default(),
         }
     }
 
@@ -159,14 +174,33 @@ impl Redactor {
 
     /// Redact `text`.
     pub fn redact(&self, text: &str) -> Redacted {
+        self.redact_named(None, text)
+    }
+
+    /// Redact `text` read from the file named `name` (its last path
+    /// component), when known: some values are credentials only in a file
+    /// named like one (`user:password` lines in `credentials.txt`).
+    pub fn redact_named(&self, name: Option<&str>, text: &str) -> Redacted {
         if !self.enabled {
             return Redacted {
                 text: text.to_owned(),
                 hits: Vec::new(),
             };
         }
-        let spans = resolve_overlaps(self.candidates(text));
+        let spans = resolve_overlaps(self.candidates(text, name));
         apply(text, &spans)
+    }
+
+    /// The byte ranges of `text` that [`Redactor::redact`] would replace,
+    /// in order and apart, with its hits: for a caller that masks the
+    /// original bytes itself (a hex view of a binary file).
+    pub(crate) fn redacted_ranges(&self, text: &str) -> (Vec<std::ops::Range<usize>>, Vec<Hit>) {
+        if !self.enabled {
+            return (Vec::new(), Vec::new());
+        }
+        let spans = resolve_overlaps(self.candidates(text, None));
+        let hits = apply(text, &spans).hits;
+        (spans.iter().map(|s| s.start..s.end).collect(), hits)
     }
 
     /// Redact the first `keep` bytes of `text`, judging secrets on the whole
@@ -175,7 +209,12 @@ impl Redactor {
     /// match its rule and its first half would leak. A secret that crosses
     /// `keep` is redacted whole and the cut moves to its end. Returns the
     /// redaction and how many bytes of `text` it covers.
-    pub(crate) fn redact_prefix(&self, text: &str, keep: usize) -> (Redacted, usize) {
+    pub(crate) fn redact_prefix(
+        &self,
+        name: Option<&str>,
+        text: &str,
+        keep: usize,
+    ) -> (Redacted, usize) {
         let mut cut = floor_char_boundary(text, keep.min(text.len()));
         if !self.enabled {
             return (
@@ -186,7 +225,7 @@ impl Redactor {
                 cut,
             );
         }
-        let mut spans = resolve_overlaps(self.candidates(text));
+        let mut spans = resolve_overlaps(self.candidates(text, name));
         if let Some(crossing) = spans.iter().find(|s| s.start < cut && s.end > cut) {
             cut = crossing.end;
         }
@@ -195,13 +234,14 @@ impl Redactor {
     }
 
     /// Remember every secret the rules find in `text` (the whole of a file
-    /// a command is about to quote in part) without redacting anything, and
-    /// return the hits: `known` is set on those already remembered.
-    pub(crate) fn learn(&self, text: &str) -> Vec<Hit> {
+    /// a command is about to quote in part, read from the file named `name`
+    /// when known) without redacting anything, and return the hits: `known`
+    /// is set on those already remembered.
+    pub(crate) fn learn(&self, name: Option<&str>, text: &str) -> Vec<Hit> {
         if !self.enabled {
             return Vec::new();
         }
-        let spans = resolve_overlaps(self.candidates(text));
+        let spans = resolve_overlaps(self.candidates(text, name));
         let spans: Vec<Span> = spans
             .into_iter()
             .filter(|s| s.origin != Origin::Known)
@@ -209,19 +249,58 @@ impl Redactor {
         apply(text, &spans).hits
     }
 
-    /// [`Redactor::learn`] the text of the source `key` (for example a
-    /// file's path, size and modification time), unless this redactor has
-    /// already learned that key: then `read` is not called and there are no
-    /// hits. `read` returns `None` when the source cannot be read.
+    /// [`Redactor::learn`] the text of the source `key` (a file's path,
+    /// size and modification time) named `name`, once per run: `read`
+    /// returns its text (`None` when it cannot be read) and is called by
+    /// the first caller only. The hits are the source's to report once: the
+    /// first caller that `tell`s (records them as the file's notice) gets
+    /// them, whether it learned them now or an earlier caller that did not
+    /// tell (the learning before the first tool result) did; any later
+    /// caller gets none. A caller that finds the source being learned by
+    /// another thread waits for it, so no output is redacted before the
+    /// values of a file it quotes are known.
     pub(crate) fn learn_source(
         &self,
         key: &str,
+        name: Option<&str>,
+        tell: bool,
         read: impl FnOnce() -> Option<String>,
     ) -> Vec<Hit> {
-        if !self.enabled || !self.known().start_source(key) {
+        if !self.enabled {
             return Vec::new();
         }
-        read().map(|text| self.learn(&text)).unwrap_or_default()
+        match self.sources.claim(key, tell) {
+            Claim::Learn => {}
+            Claim::Done(hits) => return hits,
+        }
+        let mut learning = sources::Learning::new(&self.sources, key);
+        let hits = read()
+            .map(|text| self.learn(name, &text))
+            .unwrap_or_default();
+        learning.finish(hits, tell)
+    }
+
+    /// Whether the source `key`, learned without being told (see
+    /// [`Redactor::learn_source`]), held a value.
+    pub(crate) fn holds_values_of(&self, key: &str) -> bool {
+        self.sources.held_values(key)
+    }
+
+    /// The learning before the first tool result has begun: until the
+    /// returned guard drops (the learning ended, or its thread failed),
+    /// [`Redactor::wait_learned`] blocks.
+    pub(crate) fn begin_learning(redactor: &Arc<Redactor>) -> LearningGate {
+        redactor.sources.begin();
+        LearningGate {
+            redactor: redactor.clone(),
+        }
+    }
+
+    /// Wait until the learning before the first tool result is over (at
+    /// once when none began): every text file it covers has been through
+    /// the rules, so every value in them is known.
+    pub(crate) fn wait_learned(&self) {
+        self.sources.wait_learned();
     }
 
     /// Every span to redact in `text`: the rules' matches, which are
@@ -231,21 +310,27 @@ impl Redactor {
     /// BEGIN line followed by part of a body it had already seen whole).
     ///
     /// Examples are remembered as values (a rule that finds one again
-    /// reports a repeat), but their pieces are masked only when they span
-    /// lines (a sample key block, which `tail` always cuts): a one-line
-    /// example is found again by its rule in any view that keeps its line,
-    /// it is not a secret, and it is often made of words (`"Password is
-    /// required"`) that masking would hide wherever they turn up. Keeping
-    /// them out also keeps a tree full of documentation from paying for the
-    /// masking scan on every later text.
-    fn candidates(&self, text: &str) -> Vec<Span> {
-        let mut spans = find_candidates(text);
+    /// reports a repeat), and their pieces masked like a secret's: a value
+    /// that looks like an example (a Basic header's `bob:s3cret`, a key
+    /// with `EXAMPLE` in it) may still be someone's, and `grep -o` prints it
+    /// with no line around it for a rule to see. Only an example made of
+    /// words or filler ([`reads_as_words`]: `refresh-1`, `"Password is
+    /// required"`, `ghp_xxxx…`) is not cut into pieces, unless it
+    /// spans lines (a sample key block, which `tail` always cuts): masking
+    /// its pieces would hide the words wherever they turn up, and its rule
+    /// finds it again in any view that keeps its line.
+    fn candidates(&self, text: &str, name: Option<&str>) -> Vec<Span> {
+        let mut spans = find_candidates(text, name);
         let mut known = self.known();
         let mut stretches = known.stretches(text);
         let mut learned = false;
         for span in &mut spans {
             let value = &text[span.start..span.end];
-            let mask = !span.example || value.contains('\n');
+            // A rule that needs the file's name cannot find the value again
+            // where a command quotes the file without it: always its pieces.
+            let needs_name = RULES[span.rule].name == kinds::CREDENTIAL_LINE;
+            let mask =
+                !span.example || needs_name || value.contains('\n') || !reads_as_words(value);
             let overlaps_known = stretches
                 .iter()
                 .any(|&(start, end, _)| start < span.end && span.start < end);
@@ -269,12 +354,42 @@ impl Redactor {
     }
 }
 
+/// Whether `value` is made of words or is a placeholder's run: white space
+/// in it (a phrase, a sentence), mostly words that read as English
+/// (`refresh-1`, `password123`), or too few different characters to be
+/// anything but filler (`ghp_xxxx…`, `T00000000/B00000000/XXXX…`).
+fn reads_as_words(value: &str) -> bool {
+    value.contains(char::is_whitespace)
+        || entropy::wordiness(value) >= 0.5
+        || entropy::shannon_entropy(value) < 3.0
+}
+
 /// The largest char boundary of `text` at or below `at`.
 fn floor_char_boundary(text: &str, mut at: usize) -> usize {
     while !text.is_char_boundary(at) {
         at -= 1;
     }
     at
+}
+
+/// A learning before the first tool result, running (see
+/// [`Redactor::begin_learning`]): tools wait until it drops.
+#[derive(Debug)]
+pub(crate) struct LearningGate {
+    redactor: Arc<Redactor>,
+}
+
+impl LearningGate {
+    /// The redactor that learns.
+    pub(crate) fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+}
+
+impl Drop for LearningGate {
+    fn drop(&mut self) {
+        self.redactor.sources.end();
+    }
 }
 
 impl Default for Redactor {
@@ -311,10 +426,15 @@ enum Origin {
 const RESCAN: usize = 256;
 
 /// Every accepted match of every rule, unordered and possibly overlapping.
-fn find_candidates(text: &str) -> Vec<Span> {
+fn find_candidates(text: &str, source: Option<&str>) -> Vec<Span> {
     let lowered = text.to_ascii_lowercase();
     let mut spans = Vec::new();
+    let credentials_file = source.is_some_and(formats::credential_file);
     for (index, (rule, regex)) in RULES.iter().zip(COMPILED.iter()).enumerate() {
+        // A rule that needs a credentials file's name finds nothing else.
+        if rule.name == kinds::CREDENTIAL_LINE && !credentials_file {
+            continue;
+        }
         let haystack = if rule.lowercase { &lowered } else { text };
         let mut at = 0;
         // Bytes this rule may read again after rejected matches: twice the
@@ -331,7 +451,11 @@ fn find_candidates(text: &str) -> Vec<Span> {
             let secret = caps.name("s").unwrap_or(whole);
             let (start, end) = trim_quotes(text, secret.start(), secret.end());
             let end = end_before_next_parameter(text, start, end);
-            let found = Found { text, caps: &caps };
+            let found = Found {
+                text,
+                caps: &caps,
+                source,
+            };
             let verdict = if start < end {
                 (rule.accept)(&text[start..end], &found)
             } else {

@@ -39,13 +39,21 @@ impl Place {
     }
 }
 
+/// One edge's path: its `d` attribute and every point it is drawn
+/// through (a Bézier curve stays within its control points), so the
+/// canvas can be made to hold it.
+struct Edge {
+    d: String,
+    points: Vec<(f64, f64)>,
+}
+
 /// The graph, laid out by its kind.
 pub(crate) fn graph_svg(graph: &Graph) -> String {
     let is_tree = graph.nodes.first().map(|n| n.kind) == Some(NodeKindShown::Root)
         && graph.nodes.iter().all(|n| n.level <= 2);
     let (places, edges) = if is_tree {
         let places = columns(graph);
-        let edges: Vec<String> = graph
+        let edges: Vec<Edge> = graph
             .edges
             .iter()
             .map(|&(from, to)| elbow(&places[from], &places[to], graph.nodes[to].level))
@@ -53,7 +61,7 @@ pub(crate) fn graph_svg(graph: &Graph) -> String {
         (places, edges)
     } else {
         let places = layers(graph);
-        let edges: Vec<String> = graph
+        let edges: Vec<Edge> = graph
             .edges
             .iter()
             .map(|&(from, to)| curve(&places[from], &places[to]))
@@ -61,21 +69,26 @@ pub(crate) fn graph_svg(graph: &Graph) -> String {
         (places, edges)
     };
     let legend_y = places.iter().map(Place::bottom).fold(0.0, f64::max) + 16.0;
-    // As wide as the graph and as its legend: a narrow graph (a root and
-    // two directories) must not cut the legend's last words.
-    let width = places
-        .iter()
-        .map(|p| p.x + p.width + MARGIN)
-        .fold(420.0, f64::max)
-        .max(legend_end() + MARGIN);
-    let height = legend_y + 24.0;
+    // The canvas holds every box and every edge (components that depend
+    // on each other draw an edge back to the left), and the legend.
+    let points = edges.iter().flat_map(|e| e.points.iter().copied());
+    let (mut left, mut right, mut bottom) = (0.0f64, legend_end() + MARGIN, legend_y + 24.0);
+    for (x, y) in points {
+        left = left.min(x - MARGIN);
+        right = right.max(x + MARGIN);
+        bottom = bottom.max(y + MARGIN);
+    }
+    for place in &places {
+        right = right.max(place.x + place.width + MARGIN);
+    }
+    let (width, height) = (right - left, bottom);
     let mut svg = format!(
         "<svg class=\"graph\" role=\"img\" aria-label=\"structure\" width=\"{width:.0}\" \
-         height=\"{height:.0}\" viewBox=\"0 0 {width:.0} {height:.0}\" \
+         height=\"{height:.0}\" viewBox=\"{left:.0} 0 {width:.0} {height:.0}\" \
          xmlns=\"http://www.w3.org/2000/svg\">"
     );
     for edge in edges {
-        let _ = write!(svg, "<path class=\"edge\" d=\"{edge}\"/>");
+        let _ = write!(svg, "<path class=\"edge\" d=\"{}\"/>", edge.d);
     }
     for (node, place) in graph.nodes.iter().zip(&places) {
         draw_node(&mut svg, node, place);
@@ -244,24 +257,25 @@ fn children_of(graph: &Graph, node: usize) -> Vec<usize> {
 /// A right-angled connector: from the root down to a bus and down to a
 /// first-level box; from a first-level box down its left side and into a
 /// box stacked under it.
-fn elbow(from: &Place, to: &Place, level: usize) -> String {
+fn elbow(from: &Place, to: &Place, level: usize) -> Edge {
     if level <= 1 {
         let bus = from.bottom() + LEVEL_GAP / 2.0;
-        format!(
-            "M{:.1},{:.1} V{bus:.1} H{:.1} V{:.1}",
-            from.centre(),
-            from.bottom(),
-            to.centre(),
-            to.y
-        )
+        let (x1, x2) = (from.centre(), to.centre());
+        Edge {
+            d: format!(
+                "M{x1:.1},{:.1} V{bus:.1} H{x2:.1} V{:.1}",
+                from.bottom(),
+                to.y
+            ),
+            points: vec![(x1, from.bottom()), (x1, bus), (x2, bus), (x2, to.y)],
+        }
     } else {
         let x = from.x + INDENT / 2.0;
-        format!(
-            "M{x:.1},{:.1} V{:.1} H{:.1}",
-            from.bottom(),
-            to.y + to.height / 2.0,
-            to.x
-        )
+        let y = to.y + to.height / 2.0;
+        Edge {
+            d: format!("M{x:.1},{:.1} V{y:.1} H{:.1}", from.bottom(), to.x),
+            points: vec![(x, from.bottom()), (x, y), (to.x, y)],
+        }
     }
 }
 
@@ -310,16 +324,29 @@ fn layers(graph: &Graph) -> Vec<Place> {
         .collect()
 }
 
-/// A curve from the right of one box to the left of another.
-fn curve(from: &Place, to: &Place) -> String {
-    let (x1, y1) = (from.x + from.width, from.y + from.height / 2.0);
-    let (x2, y2) = (to.x, to.y + to.height / 2.0);
-    let bend = ((x2 - x1).abs() / 2.0).max(20.0);
-    format!(
-        "M{x1:.1},{y1:.1} C{:.1},{y1:.1} {:.1},{y2:.1} {x2:.1},{y2:.1}",
-        x1 + bend,
-        x2 - bend
-    )
+/// A curve from the right of one box to the left of another in a later
+/// layer; from the left of one box to the right of another in an earlier
+/// layer (two components that depend on each other); and between two
+/// boxes of one layer, a loop out to the right of both, within the gap
+/// before the next layer.
+fn curve(from: &Place, to: &Place) -> Edge {
+    let (y1, y2) = (from.y + from.height / 2.0, to.y + to.height / 2.0);
+    let (x1, x2, c1, c2) = if to.x > from.x {
+        let (x1, x2) = (from.x + from.width, to.x);
+        let bend = ((x2 - x1) / 2.0).max(20.0);
+        (x1, x2, x1 + bend, x2 - bend)
+    } else if to.x < from.x {
+        let (x1, x2) = (from.x, to.x + to.width);
+        let bend = (x1 - x2) / 2.0;
+        (x1, x2, x1 - bend, x2 + bend)
+    } else {
+        let x = from.x + from.width;
+        (x, x, x + LAYER_GAP / 2.0, x + LAYER_GAP / 2.0)
+    };
+    Edge {
+        d: format!("M{x1:.1},{y1:.1} C{c1:.1},{y1:.1} {c2:.1},{y2:.1} {x2:.1},{y2:.1}"),
+        points: vec![(x1, y1), (c1, y1), (c2, y2), (x2, y2)],
+    }
 }
 
 #[cfg(test)]
@@ -354,6 +381,67 @@ mod tests {
         assert!(at[0].x < at[1].x);
     }
 
+    /// Every number of every path and box, as (x, y) pairs, against the
+    /// canvas the `viewBox` gives.
+    fn assert_on_canvas(svg: &str) {
+        let view = regex::Regex::new(r#"viewBox="(-?\d+) (-?\d+) (\d+) (\d+)""#).unwrap();
+        let caps = view.captures(svg).unwrap();
+        let n = |i: usize| caps[i].parse::<f64>().unwrap();
+        let (left, top, width, height) = (n(1), n(2), n(3), n(4));
+        let pair = regex::Regex::new(r"(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)").unwrap();
+        let paths = regex::Regex::new(r#"d="([^"]*)""#).unwrap();
+        for path in paths.captures_iter(svg) {
+            for point in pair.captures_iter(&path[1]) {
+                let (x, y): (f64, f64) = (point[1].parse().unwrap(), point[2].parse().unwrap());
+                assert!(
+                    x >= left && x <= left + width && y >= top && y <= top + height,
+                    "({x}, {y}) off the canvas {left} {top} {width} {height}: {}",
+                    &path[1]
+                );
+            }
+        }
+        let rects = regex::Regex::new(
+            r#"<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)""#,
+        )
+        .unwrap();
+        for rect in rects.captures_iter(svg) {
+            let v = |i: usize| rect[i].parse::<f64>().unwrap();
+            assert!(v(1) >= left && v(1) + v(3) <= left + width, "{}", &rect[0]);
+            assert!(v(2) >= top && v(2) + v(4) <= top + height, "{}", &rect[0]);
+        }
+    }
+
+    #[test]
+    fn components_that_depend_on_each_other_stay_on_the_canvas() {
+        let component = NodeKindShown::Component;
+        for edges in [
+            vec![(0, 1), (1, 0)],
+            vec![(0, 1), (1, 2), (2, 0), (2, 1)],
+            vec![(0, 1), (0, 2), (1, 2), (2, 1)],
+        ] {
+            let graph = Graph {
+                nodes: vec![
+                    node("api", 0, component),
+                    node("core", 1, component),
+                    node("store", 2, component),
+                ],
+                edges,
+            };
+            let graph = Graph {
+                nodes: graph
+                    .nodes
+                    .into_iter()
+                    .map(|mut n| {
+                        n.level = n.level.min(1);
+                        n
+                    })
+                    .collect(),
+                ..graph
+            };
+            assert_on_canvas(&graph_svg(&graph));
+        }
+    }
+
     #[test]
     fn the_tree_stands_in_columns() {
         let dir = NodeKindShown::Directory(None);
@@ -377,6 +465,7 @@ mod tests {
         assert!(at[2].x > at[1].x, "indented");
         assert!(at[0].bottom() < at[1].y);
         let svg = graph_svg(&graph);
+        assert_on_canvas(&svg);
         assert_eq!(svg.matches("<path class=\"edge\"").count(), 4);
         assert!(svg.contains("investigated: a loop of its own"));
     }

@@ -482,7 +482,7 @@ pub(crate) mod grounding;
 mod html;
 mod html_graph;
 mod html_svg;
-mod json;
+pub(crate) mod json;
 mod markdown;
 mod markup;
 pub mod sections;

@@ -19,10 +19,11 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::fingerprint::Fingerprint;
 use super::ignore_files::{RuleFilesPresent, RuleStack};
-use super::walk::{DirRecord, Listing, WalkRules, in_skipped_subtree, skipped_roots};
+use super::walk::{DirRecord, Kind, Listing, WalkRules, in_skipped_subtree, skipped_roots};
 
 /// One directory in the scan's scope.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,21 +39,62 @@ pub struct ScannedDir {
     pub skipped: bool,
 }
 
-/// Every directory in the scan's scope, sorted by relative path (bytes).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ScannedDirs(Vec<ScannedDir>);
+/// Every directory in the scan's scope, sorted by relative path (bytes),
+/// and every regular file the walk saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScannedDirs {
+    dirs: Vec<ScannedDir>,
+    /// Every regular file of every directory the walk listed, relative to
+    /// the target, sorted: hidden ones and those ignore rules leave out of
+    /// the scan included (a `.env` in `.gitignore`), since the agent's
+    /// tools can still read them; not what lies in a directory the walk
+    /// did not enter (an ignored or `-x` one), nor symlinks. What the
+    /// redactor learns before the first tool result, on a thread of its
+    /// own (so shared, not copied), in no particular order.
+    files: Arc<FilesByDir>,
+}
+
+/// Regular files by directory: each directory (relative to the target)
+/// with the names of its files.
+pub(crate) type FilesByDir = Vec<(PathBuf, Vec<OsString>)>;
+
+/// The paths of `files`, relative to the target.
+pub(crate) fn file_paths(files: &FilesByDir) -> Vec<PathBuf> {
+    files
+        .iter()
+        .flat_map(|(dir, names)| names.iter().map(move |name| dir.join(name)))
+        .collect()
+}
 
 impl ScannedDirs {
     /// The visible directories of a walk, with the unexamined ones it found.
     pub(crate) fn from_walk(dirs: HashMap<PathBuf, DirRecord>, rules: &WalkRules) -> ScannedDirs {
         let roots = skipped_roots(&dirs);
         let mut scanned = Vec::new();
+        let mut files = Vec::with_capacity(dirs.len());
         for (rel, record) in dirs {
-            if !record.visible {
+            // The names are moved, not copied: the walk is done with them,
+            // and the paths are joined later, off the first request's path.
+            let DirRecord {
+                listing,
+                visible,
+                fingerprint,
+                unexamined,
+                skipped: _,
+            } = record;
+            let names: Vec<OsString> = (listing.entries.into_iter())
+                .chain(listing.ignored)
+                .filter(|entry| entry.kind == Kind::File)
+                .map(|entry| entry.name)
+                .collect();
+            if !names.is_empty() {
+                files.push((rel.clone(), names));
+            }
+            if !visible {
                 continue;
             }
             let skipped = in_skipped_subtree(&roots, &rel);
-            for name in &record.unexamined {
+            for name in &unexamined {
                 if rules.child_visible(true, name) {
                     let child = rel.join(name);
                     let by_name =
@@ -66,17 +108,31 @@ impl ScannedDirs {
             }
             scanned.push(ScannedDir {
                 rel,
-                fingerprint: record.fingerprint,
+                fingerprint,
                 skipped,
             });
         }
         scanned.sort_unstable_by(|a, b| a.rel.as_os_str().cmp(b.rel.as_os_str()));
-        ScannedDirs(scanned)
+        ScannedDirs {
+            dirs: scanned,
+            files: Arc::new(files),
+        }
     }
 
     /// The directories, sorted by relative path.
     pub fn iter(&self) -> std::slice::Iter<'_, ScannedDir> {
-        self.0.iter()
+        self.dirs.iter()
+    }
+
+    /// Every regular file the walk saw, by directory (see the field's
+    /// doc): shared, for a thread of its own.
+    pub(crate) fn files_by_dir(&self) -> &Arc<FilesByDir> {
+        &self.files
+    }
+
+    /// Every regular file the walk saw, relative to the target.
+    pub fn files(&self) -> Vec<PathBuf> {
+        file_paths(&self.files)
     }
 }
 

@@ -48,7 +48,7 @@ mod sniff;
 pub(crate) mod tree;
 pub(crate) mod walk;
 
-pub(crate) use dirs::ScannedDirs;
+pub(crate) use dirs::{FilesByDir, ScannedDirs, file_paths};
 pub use filter::ScanFilter;
 pub(crate) use fingerprint::Fingerprint;
 pub(crate) use fingerprint::FingerprintBuilder;

@@ -301,8 +301,15 @@ fn the_budget_holds_when_every_reply_costs_its_worst_case() {
     // The request told it is the last writes nothing to the prompt cache
     // (nothing would read it); those before it do.
     for request in &requests {
-        let last = request.last_user_text().contains("pays for this reply only");
-        assert_eq!(request.writes_its_newest_message(), !last, "{}", request.index);
+        let last = request
+            .last_user_text()
+            .contains("pays for this reply only");
+        assert_eq!(
+            request.writes_its_newest_message(),
+            !last,
+            "{}",
+            request.index
+        );
     }
 }
 
@@ -581,4 +588,48 @@ fn a_given_price_prices_the_question() {
     assert_eq!(report["cost"]["usd"], 0.0);
     assert_eq!(report["cost"]["api_requests"], 1);
     assert!(!stderr(&out).contains("Warning: "), "{}", stderr(&out));
+}
+
+/// A question's agent whose first call lists file names, one of which
+/// holds a password kept in a file it has not read, is sent no piece of it
+/// in any tool result: the tree's values are learned before its first tool
+/// result, as an investigation's are.
+#[test]
+fn a_question_that_lists_names_first_sends_no_value_they_hold() {
+    let password = format!(
+        "R{}{}",
+        crate::support::secrets::fake(crate::support::secrets::DIGITS, 3, 970),
+        crate::support::secrets::fake(crate::support::secrets::B62, 9, 971)
+    );
+    let env = TestEnv::with_small_project();
+    env.file(
+        "conf/app.properties",
+        format!("db.user=app\ndb.password={password}\n"),
+    )
+    .file(&format!("backups/db-{password}.sql"), "-- dump\n");
+    let env = env.with_agent(|agent| {
+        agent.pass_script(Pass::Ask, |turn: &Turn<'_>| match turn.turn {
+            1 => Reply::tool_use("run_command", json!({"command": "find . -type f"})),
+            _ => Reply::tool_use("submit_answer", json!({"answer": "Found one."})),
+        })
+    });
+    ask_ok(&env, &[], "Which backups are there?");
+    let requests = asked(&env);
+    let result = &requests[1].tool_results()[0];
+    assert!(
+        result.content.contains("backups/db-[REDACTED:"),
+        "{}",
+        result.content
+    );
+    // (The scan's tree in the first request shows the name as it is: it
+    // goes out before the learning can have read the file.)
+    for request in &requests {
+        for result in request.tool_results() {
+            assert!(
+                !result.content.contains(&password[..8]),
+                "{}",
+                result.content
+            );
+        }
+    }
 }

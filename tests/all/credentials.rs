@@ -64,7 +64,7 @@ fn calls(files: &[String], dirs: &[String]) -> Vec<(&'static str, Value)> {
 
 /// A `write_cache` of the turn's directory whose summary is `lead` and
 /// every tool result the turn was sent, quoted whole.
-fn cache_quoting_results(turn: &Turn<'_>, lead: &str) -> Reply {
+pub(crate) fn cache_quoting_results(turn: &Turn<'_>, lead: &str) -> Reply {
     let dir = turn.dir();
     let quoted: Vec<String> = turn
         .tool_results()

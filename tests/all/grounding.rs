@@ -349,3 +349,60 @@ fn an_ambiguous_bare_name_is_not_verified() {
         "{bare}"
     );
 }
+
+/// Directory names that prose would split or reject (`|`, a backtick, `]`,
+/// `-->`, spaces, quotes, unicode punctuation): flags on files that exist
+/// under them are verified and keep their severity, in the flag's path
+/// and in the synthesis's text alike; a file that does not exist under
+/// such a directory is still not found.
+#[test]
+fn paths_whose_directories_hold_any_characters_are_found() {
+    let dirs = [
+        "a|b",
+        "core`x`",
+        "end]-->B",
+        "my notes",
+        "it's \"quoted\"",
+        "naïve «café» ✓",
+    ];
+    let env = TestEnv::new();
+    env.file("README.md", "# Odd names\n");
+    for dir in dirs {
+        env.file(&format!("{dir}/f.py"), "def f():\n    return 1\n");
+    }
+    let detailed = format!(
+        "See {}/f.py and `{}/f.py` for the two halves; {}/f.py:2 returns one.",
+        dirs[0], dirs[3], dirs[5]
+    );
+    let env = env.with_agent(move |agent| {
+        let agent = dirs.iter().fold(agent, |agent, dir| {
+            agent.flag(
+                ".",
+                &format!("{dir}/f.py"),
+                "critical",
+                &format!("Odd {dir}."),
+            )
+        });
+        agent
+            .flag(".", "a|b/missing.py", "critical", "Not there.")
+            .submits(
+                Pass::Synthesis,
+                json!({"brief": "Odd names.", "detailed": detailed}),
+            )
+    });
+    let report = json_report(&env);
+    for dir in dirs {
+        let flag = item_where(&report["flags"], "finding", &format!("Odd {dir}."));
+        assert_eq!(flag["path"], format!("{dir}/f.py"), "{flag}");
+        assert_eq!(flag["verified"], true, "{flag}");
+        assert_eq!(flag["severity"], "critical", "{flag}");
+    }
+    let missing = item_where(&report["flags"], "finding", "Not there.");
+    assert_eq!(missing["verified"], false, "{missing}");
+    assert_eq!(missing["severity"], "info", "{missing}");
+    let grounding = &report["grounding"];
+    let unresolved = grounding["unresolved"].to_string();
+    for dir in dirs {
+        assert!(!unresolved.contains(&format!("{dir}/f.py")), "{grounding}");
+    }
+}

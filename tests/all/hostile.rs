@@ -466,8 +466,12 @@ fn investigation_reads_hostile_files_without_harm() {
     assert_eq!(results.len(), 11, "every call got its result");
     let (errors, framed): (Vec<_>, Vec<_>) = results.iter().partition(|r| r.is_error);
     for result in &framed {
+        // File text is framed; a binary file (the 2 GiB sparse image) is
+        // only described, in luminos's own words, its name escaped.
+        let described =
+            result.content.contains("is a binary file (") && !result.content.contains('\n');
         assert!(
-            result.content.starts_with("<untrusted-data"),
+            result.content.starts_with("<untrusted-data") || described,
             "unframed: {}",
             result.content
         );

@@ -318,7 +318,10 @@ fn explicit_usage_overrides_the_simulation() {
         ..usage
     };
     assert_eq!(response.usage, reported);
-    assert_eq!(server.last_request().unwrap().reported_usage, Some(reported));
+    assert_eq!(
+        server.last_request().unwrap().reported_usage,
+        Some(reported)
+    );
 }
 
 /// The prefix cache: writes at breakpoints, reads on a later request that

@@ -60,7 +60,9 @@ fn loops_share_their_prefix_and_the_run_bills_at_most_half_the_uncached_price() 
     let saved = report["investigation"]["cache_savings_usd"]
         .as_f64()
         .unwrap();
-    let output = report["investigation"]["tokens"]["output"].as_u64().unwrap();
+    let output = report["investigation"]["tokens"]["output"]
+        .as_u64()
+        .unwrap();
     let replies = output as f64 * ModelFacts::of(DEFAULT_MODEL).model.prices.output / 1e6;
     let ratio = (cost - replies) / (cost + saved - replies);
     println!("prompts billed / uncached: {ratio:.3} (target <= {TARGET_RATIO})");
@@ -96,13 +98,26 @@ fn the_last_allowed_turn_writes_nothing_but_keeps_the_shared_prefix() {
     let dirs: std::collections::BTreeSet<&String> = loops.iter().map(|(dir, _)| dir).collect();
     assert_eq!(dirs.len(), 4);
     for dir in dirs {
-        let turns: Vec<_> = loops.iter().filter(|(d, _)| d == dir).map(|(_, r)| r).collect();
+        let turns: Vec<_> = loops
+            .iter()
+            .filter(|(d, _)| d == dir)
+            .map(|(_, r)| r)
+            .collect();
         let (last, before) = turns.split_last().unwrap();
         assert!(turns.len() >= 3, "{dir}: {} turns", turns.len());
         assert!(last.last_user_text().contains("1 turn left"), "{dir}");
-        assert!(!last.writes_its_newest_message(), "{dir}: the last turn wrote");
-        assert!(last.marks_its_system_prompt(), "{dir}: the shared prefix is unmarked");
-        assert!(before[0].writes_its_newest_message(), "{dir}: the first turn wrote nothing");
+        assert!(
+            !last.writes_its_newest_message(),
+            "{dir}: the last turn wrote"
+        );
+        assert!(
+            last.marks_its_system_prompt(),
+            "{dir}: the shared prefix is unmarked"
+        );
+        assert!(
+            before[0].writes_its_newest_message(),
+            "{dir}: the first turn wrote nothing"
+        );
         // What the turn before wrote is read back.
         let usage = last.reported_usage.unwrap();
         assert!(usage.cache_read_input_tokens > 0, "{dir}: {usage:?}");

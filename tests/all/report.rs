@@ -249,6 +249,42 @@ fn hostile_names_and_model_text_stay_text() {
     assert!(!markdown.contains("\n# &lt;img"), "{markdown}");
 }
 
+/// A right-to-left override in a file name (`invoice\u{202e}exe.txt`
+/// would show as `invoicetxt.exe`) and bidirectional isolates in model text
+/// reach no format raw: text, Markdown and HTML show them escaped, and
+/// JSON writes them as `\uXXXX` escapes that read back to the same name.
+#[test]
+fn bidirectional_controls_reach_no_report_raw() {
+    let name = "invoice\u{202e}exe.txt";
+    let env = TestEnv::new();
+    env.file(&format!("docs/{name}"), "an invoice\n")
+        .file("docs/guide.md", "# Guide\n");
+    let model = "Pay \u{2067}now\u{2069} and \u{202b}open\u{202c} it";
+    let env = env.with_agent(|a| {
+        a.submits(
+            Pass::Synthesis,
+            json!({"brief": model, "detailed": format!("{model} ({name})")}),
+        )
+        .flag("docs", &format!("docs/{name}"), "concern", model)
+    });
+    let bidi = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    for format in ["text", "markdown", "html", "json"] {
+        let out = run(&env, &["--format", format]);
+        assert!(
+            !out.chars().any(bidi),
+            "a raw bidirectional control in the {format} report"
+        );
+        if format == "json" {
+            let report: Value = serde_json::from_str(&out).unwrap();
+            let flag = &report["flags"][0];
+            assert_eq!(flag["path"], format!("docs/{name}"), "{flag}");
+            assert_eq!(flag["finding"], model, "{flag}");
+        } else {
+            assert_contains(&out, "invoice\\u{202e}exe.txt");
+        }
+    }
+}
+
 /// The tree section stays within 40 lines on a tree of 4,000 files in
 /// 400 directories (it drew 4,400 before), and says what it left out.
 #[test]

@@ -152,7 +152,10 @@ fn time_to_first_request_against_tokei_and_find_wc() {
             ms(ours) / ms(before)
         );
         if let Some(tokei) = tokei_time {
-            println!("ratio baseline first request / tokei: {:.3}", ms(before) / ms(tokei));
+            println!(
+                "ratio baseline first request / tokei: {:.3}",
+                ms(before) / ms(tokei)
+            );
         }
     }
 }

@@ -256,7 +256,8 @@ fn the_same_conversation_in_fewer_tokens() {
     );
     let mut figures = Vec::new();
     for (name, binary) in builds() {
-        let (requests, investigation) = run(&binary, &server, &target, &work.path().join(name), &[]);
+        let (requests, investigation) =
+            run(&binary, &server, &target, &work.path().join(name), &[]);
         let f = Figures::of(&requests, investigation);
         f.show(name);
         if std::env::var_os("LUMINOS_BENCH_VERBOSE").is_some() {
@@ -287,7 +288,11 @@ fn the_same_conversation_in_fewer_tokens() {
     );
     assert_eq!(ours.requests, before.requests, "not the same conversation");
     assert_eq!(ours.results, before.results, "not the same conversation");
-    assert!(ours.billed <= 0.8 * before.billed, "billed {}", ours.billed / before.billed);
+    assert!(
+        ours.billed <= 0.8 * before.billed,
+        "billed {}",
+        ours.billed / before.billed
+    );
     assert!(
         ours.prompt_tokens as f64 <= 0.78 * before.prompt_tokens as f64,
         "prompt tokens {}",

@@ -25,6 +25,7 @@ mod first_request;
 mod grounding;
 mod jobs;
 mod lean;
+mod learn;
 mod local;
 mod money;
 mod redact;

@@ -28,10 +28,7 @@ const RUNS: usize = 7;
 #[ignore = "benchmark: run with --release -- --ignored --nocapture"]
 fn base_scan_against_find_wc_and_tokei() {
     let tmp = crate::support::fs::temp_dir("luminos-bench-");
-    let tree = match std::env::var_os("LUMINOS_BENCH_TREE") {
-        Some(dir) => std::path::PathBuf::from(dir),
-        None => tmp.path().join("tree"),
-    };
+    let tree = bench_tree(tmp.path());
     let bytes = if tree.exists() {
         0
     } else {
@@ -82,6 +79,15 @@ pub(crate) fn print_against_tokei(label: &str, ours: Duration, tokei: Option<Dur
         "ratio {label} / tokei: {:.3}  (target <= 1.0)",
         ms(ours) / ms(tokei)
     );
+}
+
+/// Where the benchmark's tree is: `LUMINOS_BENCH_TREE`, or `tree` in the
+/// temporary directory `tmp`.
+pub(crate) fn bench_tree(tmp: &Path) -> std::path::PathBuf {
+    match std::env::var_os("LUMINOS_BENCH_TREE") {
+        Some(dir) => std::path::PathBuf::from(dir),
+        None => tmp.join("tree"),
+    }
 }
 
 /// Warm up once, then the median of [`RUNS`] timings.

@@ -96,3 +96,16 @@ fn encode(bytes: &[u8], alphabet: &str, pad: bool) -> String {
     }
     out
 }
+
+/// A private key of `lines` lines of 64 base64 characters (from seeds
+/// `seed` on): the lines, and the PEM block with its marker lines.
+pub fn private_key_lines(seed: u64, lines: u64) -> (Vec<String>, String) {
+    let body: Vec<String> = (0..lines).map(|i| fake(B64, 64, seed + i)).collect();
+    let block = format!(
+        "{}\n{}\n{}\n",
+        pem_line("BEGIN", ""),
+        body.join("\n"),
+        pem_line("END", "")
+    );
+    (body, block)
+}

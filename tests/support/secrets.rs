@@ -10,7 +10,7 @@
 
 pub use super::fake::{
     B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64, base64url, fake, jwt, key, pem_line,
-    slack_bot_token, slack_webhook_path,
+    private_key_lines, slack_bot_token, slack_webhook_path,
 };
 
 /// A classic GitHub personal access token (`ghp_` and 36 base62).
@@ -26,6 +26,9 @@ pub struct Sample {
     pub secrets: Vec<String>,
     /// Example-looking: its flag is `info`, not the rule's severity.
     pub example: bool,
+    /// The name of the file the text must be in for its rule to fire
+    /// (`user:password` lines count only in a file named like credentials).
+    pub source: Option<&'static str>,
 }
 
 impl Sample {
@@ -50,6 +53,7 @@ fn sample(rule: &'static str, template: &str, secret: String) -> Sample {
         text: template.replacen("{}", &secret, 1),
         secrets: vec![secret],
         example: false,
+        source: None,
     }
 }
 
@@ -108,6 +112,7 @@ pub fn fixture() -> Vec<Sample> {
             text: format!("# deploy key\n{}\n", key_block(kind, &lines)),
             secrets: lines,
             example: false,
+            source: None,
         });
     }
     let mut rows: Vec<Row> = vec![
@@ -269,11 +274,57 @@ pub fn fixture() -> Vec<Sample> {
             "<server>\n  <id>corp</id>\n  <password>{}</password>\n</server>\n",
             fake(B62, 16, 126),
         ),
+        (
+            "azure-sas-signature",
+            "BLOB=https://acct.blob.core.windows.net/c/b?sv=2022-11-02&sp=r&se=2030-01-01&sig={}\n",
+            format!("{}%3D", fake(B62, 43, 131)),
+        ),
+        (
+            "discord-webhook",
+            "hook: https://discord.com/api/webhooks/410377196554952704/{}\n",
+            fake(B64URL, 68, 132),
+        ),
+        (
+            "password-hash",
+            "admin:{}\n",
+            format!("$apr1${}${}", fake(B62, 8, 133), fake(B62, 22, 134)),
+        ),
+        (
+            "cookie-file",
+            ".shop.internal\tTRUE\t/\tTRUE\t2147483647\tsessionid\t{}\n",
+            fake(B62, 32, 135),
+        ),
+        (
+            "gcp-private-key-id",
+            "  \"private_key_id\": \"{}\",\n",
+            fake(HEX, 40, 136),
+        ),
+        (
+            "service-token",
+            "STRIPE_WEBHOOK={}\n",
+            key("whsec_", B62, 32, 137),
+        ),
     ]);
     s.extend(
         rows.into_iter()
             .map(|(rule, template, secret)| sample(rule, template, secret)),
     );
+    // A key in base64, as a Kubernetes Secret holds it.
+    let lines: Vec<String> = (0..6).map(|j| fake(B64, 64, 140 + j)).collect();
+    let encoded = base64(format!("{}\n", key_block("", &lines)).as_bytes());
+    s.push(sample(
+        "encoded-private-key",
+        "data:\n  tls.key: {}\n",
+        encoded,
+    ));
+    s.push(Sample {
+        source: Some("credentials.txt"),
+        ..sample(
+            "credential-line",
+            "# shared logins\nadmin:{}\n",
+            format!("{}!{}", fake(B62, 7, 138), fake(B62, 6, 139)),
+        )
+    });
     s
 }
 
@@ -299,6 +350,7 @@ pub fn examples() -> Vec<Sample> {
         ),
         secrets: lines,
         example: true,
+        source: None,
     }];
     let xoxb = format!(
         "xoxb-{}-{}-{}",
@@ -427,11 +479,54 @@ pub fn examples() -> Vec<Sample> {
             "<password>{}</password>\n",
             "changeme1234".into(),
         ),
+        (
+            "azure-sas-signature",
+            "https://acct.blob.core.windows.net/c?sv=2022-11-02&sp=r&se=2030-01-01&sig={}\n",
+            format!("{}EXAMPLE{}", fake(B62, 20, 520), fake(B62, 16, 521)),
+        ),
+        (
+            "discord-webhook",
+            "https://discord.com/api/webhooks/410377196554952704/{}\n",
+            format!("{}EXAMPLE{}", fake(B64URL, 30, 522), fake(B64URL, 31, 523)),
+        ),
+        (
+            "password-hash",
+            "admin:{}\n",
+            format!("$apr1$EXAMPLE0${}", fake(B62, 22, 524)),
+        ),
+        (
+            "cookie-file",
+            ".example.com\tTRUE\t/\tFALSE\t0\tsession\t{}\n",
+            "changeme1234".into(),
+        ),
+        (
+            "gcp-private-key-id",
+            "  \"private_key_id\": \"{}\",\n",
+            "0123456789abcdef0123456789abcdef01234567".into(),
+        ),
     ];
     s.extend(
         rows.into_iter()
             .map(|(rule, template, secret)| example(rule, template, secret)),
     );
+    let sample_lines: Vec<String> = (0..4)
+        .map(|j| {
+            format!(
+                "{}EXAMPLE{}",
+                fake(B64, 30, 530 + j),
+                fake(B64, 27, 540 + j)
+            )
+        })
+        .collect();
+    s.push(example(
+        "encoded-private-key",
+        "tls.key: {}\n",
+        base64(format!("{}\n", key_block("", &sample_lines)).as_bytes()),
+    ));
+    s.push(Sample {
+        source: Some("credentials.txt"),
+        ..example("credential-line", "admin:{}\n", "changeme1234".into())
+    });
     s
 }
 
@@ -518,7 +613,7 @@ pub fn credential_formats() -> Vec<CredentialFile> {
         format!("#!/bin/sh\nmysqldump -h db.internal -u root -p{mysql} app > app.sql\n"),
         &[&mysql],
     ));
-    let basic = base64(key("svc:", B62, 16, 310).as_bytes());
+    let basic = base64(key("bob:", B62, 16, 310).as_bytes());
     files.push(credential(
         "Authorization: Basic",
         "scripts/call.http",

@@ -225,10 +225,10 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::ai::api::caching::Reuse;
     use crate::ai::api::catalog::lookup;
     use crate::ai::api::settings::Workload;
     use crate::ai::api::types::{Message, MessagesRequest, SystemBlock};
-    use crate::ai::api::caching::Reuse;
     use crate::ai::api::{DEFAULT_MODEL, caching};
 
     /// A tool as the model is offered it: no mark of its own.

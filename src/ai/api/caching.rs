@@ -75,7 +75,11 @@ impl ExpectedReads {
     /// its prefix too ([`SHARED_READS`]).
     pub(crate) fn of(later: f64, shared: bool) -> ExpectedReads {
         ExpectedReads {
-            prefix: if shared { SHARED_READS.max(later) } else { later },
+            prefix: if shared {
+                SHARED_READS.max(later)
+            } else {
+                later
+            },
             tail: later,
         }
     }
@@ -490,7 +494,13 @@ mod tests {
         let prices = sonnet();
         let five = CacheTtl::FiveMinutes;
         let place = |later: f64, shared: bool, ttl: CacheTtl| {
-            Marks::place(ExpectedReads::of(later, shared), Some(2), Some(4), ttl, &prices)
+            Marks::place(
+                ExpectedReads::of(later, shared),
+                Some(2),
+                Some(4),
+                ttl,
+                &prices,
+            )
         };
         // A turn with more to come writes its tail, and reads the last one.
         assert_eq!(
@@ -522,7 +532,13 @@ mod tests {
             Marks::NONE
         );
         // Reading back where the newest message was written is its write.
-        let again = Marks::place(ExpectedReads::of(3.0, false), Some(4), Some(4), five, &prices);
+        let again = Marks::place(
+            ExpectedReads::of(3.0, false),
+            Some(4),
+            Some(4),
+            five,
+            &prices,
+        );
         assert_eq!((again.read, again.write), (None, Some(4)));
     }
 

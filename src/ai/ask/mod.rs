@@ -46,7 +46,7 @@ use crate::config::Config;
 use crate::grounding::{CheckedCitation, Scope, cite, outlines::Source};
 use crate::progress::Progress;
 use crate::report::ReportTokens;
-use crate::scan::{self, BaseScan, ScanFilter};
+use crate::scan::{self, BaseScan, ScanFilter, ScannedDirs};
 use crate::text::{escape_control, escape_line};
 use known::{Learned, Scratch, ScratchError};
 
@@ -226,12 +226,13 @@ pub(crate) async fn answer(
     }
     progress.ai(&format!("Question: {}", escape_line(&question)));
 
-    let (scan, known) = scan_and_read(config, progress).await?;
+    let ((scan, walked), known) = scan_and_read(config, progress).await?;
     say_known(&known, progress);
 
     let filter = ScanFilter::new(&config.target_canonical, &config.scan);
     let (system, kickoff) = question_prompts(config, &question, &scan, &known, &filter)?;
-    let (text, cost) = run_agent(config, progress, &known, &filter, system, &kickoff).await?;
+    let ready = (system, kickoff.as_str(), &walked);
+    let (text, cost) = run_agent(config, progress, &known, &filter, ready).await?;
 
     let grounding = Scope::from_scan(&scan, &config.target, &config.target_canonical);
     let citations = cite(
@@ -253,10 +254,10 @@ pub(crate) async fn answer(
 async fn scan_and_read(
     config: &Config,
     progress: &Progress,
-) -> Result<(BaseScan, Learned), AskError> {
+) -> Result<((BaseScan, ScannedDirs), Learned), AskError> {
     let (config, progress) = (config.clone(), progress.clone());
     tokio::task::spawn_blocking(move || {
-        let scan = scan::scan(&config.target, &config.scan, &progress);
+        let scan = scan::scan_with_dirs(&config.target, &config.scan, &progress);
         (scan, Learned::read(&config))
     })
     .await
@@ -360,16 +361,16 @@ fn question_prompts(
     Ok((system, kickoff))
 }
 
-/// Run the question's agent on a session of its own, with the tools kept
-/// to `filter`'s scope and recording nothing: the answer's text and what it
+/// Run the question's agent (its system prompt and kickoff, over the
+/// directories `walked`) on a session of its own, with the tools kept to
+/// `filter`'s scope and recording nothing: the answer's text and what it
 /// cost, or why none came and what was spent trying.
 async fn run_agent(
     config: &Config,
     progress: &Progress,
     known: &Learned,
     filter: &ScanFilter,
-    system: String,
-    kickoff: &str,
+    (system, kickoff, walked): (String, &str, &ScannedDirs),
 ) -> Result<(String, Cost), AskFailure> {
     let session = Session::for_run(config, progress).map_err(|err| match err {
         InvestigationError::NoCredential => AskError::NoCredential,
@@ -385,6 +386,17 @@ async fn run_agent(
             &scratch.cache
         }
     };
+    // Every value of the tree known before the first tool result (see
+    // `tools::learning`); the cache stays as it was.
+    let learner = (session.shared_redactor(), session.first_request());
+    let files = walked.files_by_dir();
+    tools::learning::start_learning(
+        learner,
+        &config.target_canonical,
+        files,
+        (cache, false),
+        progress,
+    );
     let agent = ask_agent(system, kickoff, known.cache.is_some(), progress);
     let tools = ToolContext {
         scope: Some(filter),

@@ -53,6 +53,44 @@ pub(crate) struct Session {
     /// What the run's plan counts in ([`PlanMoney`]).
     plan: Meter,
     notes: RunNotes,
+    /// Said once the first request goes, or the session ends.
+    first_request: Arc<FirstRequest>,
+}
+
+/// Whether a session's first request has gone out: work that must not
+/// slow that request down (learning the tree's values) waits for it.
+#[derive(Debug, Default)]
+pub(crate) struct FirstRequest {
+    state: std::sync::Mutex<Option<bool>>,
+    changed: std::sync::Condvar,
+}
+
+impl FirstRequest {
+    fn set(&self, sent: bool) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.is_none() {
+            *state = Some(sent);
+            self.changed.notify_all();
+        }
+    }
+
+    /// Block until the first request has gone out (true) or the session
+    /// ended without one (false).
+    pub(crate) fn wait(&self) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(sent) = *state {
+                return sent;
+            }
+            state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.first_request.set(false);
+    }
 }
 
 /// Why a request was not answered.
@@ -133,7 +171,13 @@ impl Session {
             purse,
             plan: Meter::Dollars,
             notes,
+            first_request: Arc::default(),
         }
+    }
+
+    /// Said once this session's first request goes out (or it ends).
+    pub(crate) fn first_request(&self) -> Arc<FirstRequest> {
+        self.first_request.clone()
     }
 
     /// The run's money: the budget, what is held back, what is left.
@@ -253,6 +297,12 @@ impl Session {
         &self.redactor
     }
 
+    /// The run's redactor, shared (for the learning that runs beside the
+    /// first requests).
+    pub(crate) fn shared_redactor(&self) -> &Arc<Redactor> {
+        &self.redactor
+    }
+
     /// The run's token totals.
     pub(crate) fn tracker(&self) -> &TokenTracker {
         &self.tracker
@@ -369,6 +419,7 @@ impl Session {
             pace,
         )?;
         settings.max_tokens = reservation.max_tokens;
+        self.first_request.set(true);
         let body = RequestBody {
             model: self.model(),
             system: transcript.system(),

@@ -300,7 +300,7 @@ mod tests {
         let sent = t.messages().to_vec();
         let system = t.system().to_string();
         assert!(serde_json::to_string(&sent[0]).unwrap().contains(secret));
-        redactor.learn_source("file", || Some(format!("token = {KEY}\n")));
+        redactor.learn_source("file", None, true, || Some(format!("token = {KEY}\n")));
         t.push_assistant(vec![ContentBlock::text("ok")]);
         t.push_user(vec![ContentBlock::text(format!("again {secret}"))]);
         t.seal(&redactor);

@@ -153,7 +153,7 @@ pub(crate) async fn investigate(
     let mut reached: Option<Vec<PathBuf>> = None;
     let phases = async {
         let opened_run = (opened.is_new, session, survey_tree);
-        let run = Phases::open(config, scan, &cache, opened_run, progress).await?;
+        let run = Phases::open(config, (scan, dirs), &cache, opened_run, progress).await?;
         run.run(dirs, &mut reached).await
     };
     let result = tokio::select! {
@@ -257,11 +257,13 @@ struct SurveyedDecision {
 impl<'a> Phases<'a> {
     /// What the phases read, once the run may send: no batch in flight
     /// that this run would pay for again, the session's transport (see
-    /// [`batch_mode`]), the redactions a resumed investigation learnt, and
+    /// [`batch_mode`]), the redactions a resumed investigation learnt, the
+    /// learning of every value in the tree begun (it runs beside the survey
+    /// and the plan; the tools wait for it before their first result), and
     /// the batches `--cancel-batch` canceled read back.
     async fn open(
         config: &'a Config,
-        scan: &'a BaseScan,
+        (scan, dirs): (&'a BaseScan, &ScannedDirs),
         cache: &Cache,
         (is_new, session, survey_tree): (bool, Session, SurveyTree),
         progress: &Progress,
@@ -271,6 +273,9 @@ impl<'a> Phases<'a> {
         if !is_new {
             crate::ai::tools::recall_earlier_redactions(cache, session.redactor(), progress);
         }
+        let learner = (session.shared_redactor(), session.first_request());
+        let (target, files) = (&config.target_canonical, dirs.files_by_dir());
+        tools::learning::start_learning(learner, target, files, (cache, true), progress);
         batch_mode::settle_canceled(&session).await?;
         // A new investigation holds no entry: every directory is missing
         // one, which is what no cache to read says, without a lookup per

@@ -271,7 +271,11 @@ mod tests {
         }
         assert_eq!(
             stats.largest,
-            [("b".to_string(), 9), ("d".to_string(), 9), ("f".to_string(), 9)]
+            [
+                ("b".to_string(), 9),
+                ("d".to_string(), 9),
+                ("f".to_string(), 9)
+            ]
         );
         let mut few = DirStats::default();
         few.keep_if_largest("x", 1);

@@ -64,16 +64,11 @@ fn write_cache_schema() -> Value {
             ),
             (
                 "path",
-                text(
-                    "Absolute, or relative to the target (else to your directory).",
-                ),
+                text("Absolute, or relative to the target (else to your directory)."),
             ),
             (
                 "data",
-                typed(
-                    "object",
-                    "The entry (see the system prompt).",
-                ),
+                typed("object", "The entry (see the system prompt)."),
             ),
         ],
         &["cache_type", "path", "data"],

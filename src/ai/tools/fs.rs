@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use super::schema::{object, text, typed};
 use super::{
-    FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, frame_untrusted, optional_str,
+    FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, binary, frame_untrusted, optional_str,
     required_str, respond, sandbox, sniff,
 };
 use crate::scan::ScanFilter;
@@ -41,20 +41,23 @@ impl Tool for ReadFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "read_file",
-            description: "A file's text from its start; a note says when max_bytes cut it.",
+            description: "A file's text from its start; a note says when max_bytes cut it. A binary \
+                          file is described (type and size) unless hex asks for a hex dump.",
             toolboxes: super::READERS,
             schema: || {
                 object(
                     [
-                        (
-                            "path",
-                            text("The file."),
-                        ),
+                        ("path", text("The file.")),
                         (
                             "max_bytes",
+                            typed("integer", "Default 4096, at most 1048576."),
+                        ),
+                        (
+                            "hex",
                             typed(
-                                "integer",
-                                "Default 4096, at most 1048576.",
+                                "boolean",
+                                "For a binary file: show its first max_bytes (at most 16384) \
+                                 as a hex dump (default false).",
                             ),
                         ),
                     ],
@@ -69,13 +72,24 @@ impl Tool for ReadFile {
             let raw = required_str(input, "path")?;
             let max_bytes = max_bytes_arg(input)?;
             let path = resolve(ctx, raw)?;
+            let hex = bool_arg(input, "hex")?;
             let rel = sandbox::relative_display(ctx.target, &path);
-            let prefix = read_prefix(&path, max_bytes + REDACTION_LOOKAHEAD)
+            let prefix = read_prefix(&path, (max_bytes + REDACTION_LOOKAHEAD).max(SNIFF_BYTES))
                 .map_err(|why| ToolOutput::error(why.message(raw)))?;
+            if binary::is_binary(&prefix.bytes) {
+                return Ok(ToolOutput::ok(if hex {
+                    binary::hex_view(ctx, &rel, &prefix.bytes, prefix.size, max_bytes)
+                } else {
+                    binary::describe(&rel, &prefix.bytes, prefix.size)
+                }));
+            }
             Ok(ToolOutput::ok(render_file(ctx, &rel, &prefix, max_bytes)))
         })
     }
 }
+
+/// Bytes read at least, to tell a binary file from text.
+const SNIFF_BYTES: u64 = 8192;
 
 /// Parse `max_bytes`: a positive whole number (given as an integer, an
 /// integral float or a numeric string), capped at [`MAX_BYTES_CAP`].
@@ -275,16 +289,10 @@ impl Tool for ListDirectory {
             schema: || {
                 object(
                     [
-                        (
-                            "path",
-                            text("The directory."),
-                        ),
+                        ("path", text("The directory.")),
                         (
                             "show_hidden",
-                            typed(
-                                "boolean",
-                                "Also names starting with a dot (default false).",
-                            ),
+                            typed("boolean", "Also names starting with a dot (default false)."),
                         ),
                     ],
                     &["path"],
@@ -299,7 +307,7 @@ impl Tool for ListDirectory {
             let raw = optional_str(input, "path")?
                 .filter(|p| !p.is_empty())
                 .unwrap_or(".");
-            let show_hidden = show_hidden_arg(input)?;
+            let show_hidden = bool_arg(input, "show_hidden")?;
             let dir = resolve(ctx, raw)?;
             if !dir.is_dir() {
                 return Err(ToolOutput::error(format!(
@@ -327,15 +335,17 @@ impl Tool for ListDirectory {
     }
 }
 
-fn show_hidden_arg(input: &Value) -> Result<bool, ToolOutput> {
-    match input.get("show_hidden") {
+/// The boolean argument `name`: `true`/`false` (or those words as a
+/// string), false when absent.
+fn bool_arg(input: &Value, name: &str) -> Result<bool, ToolOutput> {
+    match input.get(name) {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(flag)) => Ok(*flag),
         Some(Value::String(s)) if s.eq_ignore_ascii_case("true") => Ok(true),
         Some(Value::String(s)) if s.eq_ignore_ascii_case("false") => Ok(false),
-        Some(_) => Err(ToolOutput::error(
-            "Error: show_hidden must be true or false.",
-        )),
+        Some(_) => Err(ToolOutput::error(format!(
+            "Error: {name} must be true or false."
+        ))),
     }
 }
 

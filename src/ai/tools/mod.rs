@@ -21,7 +21,9 @@
 //! as data, not instructions). A tool that shows only pieces of a file
 //! (`run_command`, `parse_structure`) first has the redactor learn the whole
 //! file ([`ToolContext::learn_file`]), since a piece of a secret may no longer
-//! look like one. Listings keep to the base scan's scope
+//! look like one; and [`dispatch`] runs no tool before the run has learned
+//! every text file of the tree (`learning.rs`), so a value is masked
+//! whatever the agent does first. Listings keep to the base scan's scope
 //! ([`ToolContext::scope`]).
 //!
 //! Handlers are synchronous and may block (a command runs for up to 15 s):
@@ -40,9 +42,11 @@ use crate::report::{Flag, Severity};
 use crate::scan::ScanFilter;
 use crate::text::escape_line;
 
+mod binary;
 pub(crate) mod cache_tools;
 pub mod command;
 pub mod fs;
+pub mod learning;
 pub(crate) mod notes;
 mod recall;
 pub(crate) mod sandbox;
@@ -155,7 +159,7 @@ impl ToolContext<'_> {
         if !self.redactor.is_enabled() {
             return text.to_string();
         }
-        let redacted = self.redactor.redact(text);
+        let redacted = self.redactor.redact_named(file_name(source), text);
         self.record_redactions(source, &redacted.hits);
         redacted.text
     }
@@ -180,7 +184,7 @@ impl ToolContext<'_> {
     /// a secret it did not see (past [`LEARN_BYTES`]) is flagged on its own.
     pub(crate) fn redact_prefix(&self, source: &str, text: &str, keep: usize) -> (String, usize) {
         self.learn_file(&self.target.join(source));
-        let (redacted, covered) = self.redactor.redact_prefix(text, keep);
+        let (redacted, covered) = self.redactor.redact_prefix(file_name(source), text, keep);
         let new: Vec<Hit> = redacted.hits.into_iter().filter(|h| !h.known).collect();
         self.record_redactions(source, &new);
         (redacted.text, covered)
@@ -244,7 +248,6 @@ impl ToolContext<'_> {
     /// first [`LEARN_BYTES`]) once per run while its size and modification
     /// time stay the same.
     pub(crate) fn learn_file(&self, path: &Path) {
-        use std::os::unix::fs::MetadataExt;
         if !self.redactor.is_enabled() {
             return;
         }
@@ -254,17 +257,12 @@ impl ToolContext<'_> {
         if !meta.is_file() {
             return;
         }
-        let key = format!(
-            "{}\0{}\0{}.{}",
-            path.display(),
-            meta.len(),
-            meta.mtime(),
-            meta.mtime_nsec()
-        );
-        let hits = self.redactor.learn_source(&key, || {
-            let prefix = fs::read_prefix(path, LEARN_BYTES).ok()?;
-            Some(String::from_utf8_lossy(&prefix.bytes).into_owned())
-        });
+        let name = path.file_name().and_then(|n| n.to_str());
+        let hits = self
+            .redactor
+            .learn_source(&source_key(path, &meta), name, true, || {
+                read_for_learning(path)
+            });
         self.record_redactions(&sandbox::relative_display(self.target, path), &hits);
     }
 
@@ -351,6 +349,34 @@ pub(crate) fn is_inner_path(rel: &str) -> bool {
 
 /// Bytes of a file [`ToolContext::learn_file`] reads.
 pub(crate) const LEARN_BYTES: u64 = 4 * 1024 * 1024;
+
+/// What a file is learned under: its path, size and modification time, so
+/// a file that changes is learned again. The learning before the first
+/// tool result and the tools' own learning use the same key, so a file is
+/// read once either way.
+pub(crate) fn source_key(path: &Path, meta: &std::fs::Metadata) -> String {
+    use std::os::unix::fs::MetadataExt;
+    format!(
+        "{}\0{}\0{}.{}",
+        path.display(),
+        meta.len(),
+        meta.mtime(),
+        meta.mtime_nsec()
+    )
+}
+
+/// The text the redactor learns of the file at `path`: its first
+/// [`LEARN_BYTES`], invalid UTF-8 replaced. `None` when it cannot be read.
+pub(crate) fn read_for_learning(path: &Path) -> Option<String> {
+    let prefix = fs::read_prefix(path, LEARN_BYTES).ok()?;
+    Some(String::from_utf8_lossy(&prefix.bytes).into_owned())
+}
+
+/// The last component of a `/`-separated path, for the redactor's rules
+/// that depend on a file's name.
+fn file_name(source: &str) -> Option<&str> {
+    source.rsplit('/').next().filter(|name| !name.is_empty())
+}
 
 /// A tool's result as the model will see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -517,6 +543,9 @@ pub fn dispatch(
     if tool.ends_loop() {
         return Ok(Dispatch::EndsLoop);
     }
+    // Every value in the tree's text files is known before any tool's
+    // result is made (the learning runs beside the survey and planning).
+    ctx.redactor.wait_learned();
     // The API sends an object; anything else is treated as "no arguments" so
     // handlers see the usual missing-argument errors.
     let no_args = Value::Object(serde_json::Map::new());

@@ -72,5 +72,5 @@ fn learn_names(ctx: &ToolContext<'_>, rel: &str) {
         .filter_map(Result::ok)
         .map(|entry| entry.file_name().to_string_lossy().into_owned())
         .collect();
-    ctx.redactor.learn(&names.join("\n"));
+    ctx.redactor.learn(None, &names.join("\n"));
 }

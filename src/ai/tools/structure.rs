@@ -38,15 +38,7 @@ impl Tool for ParseStructure {
             name: "parse_structure",
             description: DESCRIPTION,
             toolboxes: super::READERS,
-            schema: || {
-                object(
-                    [(
-                        "path",
-                        text("The source file."),
-                    )],
-                    &["path"],
-                )
-            },
+            schema: || object([("path", text("The source file."))], &["path"]),
         }
     }
 

@@ -139,10 +139,7 @@ fn verdict_properties() -> [(&'static str, Value); 4] {
             "overall_purpose",
             text("What a whole of mixed kinds is for."),
         ),
-        (
-            "architecture",
-            text("How the parts fit together."),
-        ),
+        ("architecture", text("How the parts fit together.")),
     ]
 }
 
@@ -195,26 +192,14 @@ fn command_schema() -> Value {
 /// concerns any tree may have (last, as the report lists them).
 fn content_sections() -> [(&'static str, Value); 6] {
     [
-        (
-            "datasets",
-            list_of(dataset_schema(), "The data sets held."),
-        ),
-        (
-            "schema_summary",
-            text("The shape of the records."),
-        ),
+        ("datasets", list_of(dataset_schema(), "The data sets held.")),
+        ("schema_summary", text("The shape of the records.")),
         (
             "period_covered",
             text("The span of time, such as 2019-03 to 2024-11."),
         ),
-        (
-            "themes",
-            list_of_text("Recurring subjects."),
-        ),
-        (
-            "data_quality",
-            text("Gaps, duplicates, inconsistencies."),
-        ),
+        ("themes", list_of_text("Recurring subjects.")),
+        ("data_quality", text("Gaps, duplicates, inconsistencies.")),
         (
             "concerns",
             list_of_text("What deserves attention, one an item."),
@@ -230,7 +215,10 @@ fn component_schema() -> Value {
             ("name", bare("string")),
             ("path", bare("string")),
             ("role", bare("string")),
-            ("depends_on", list_of_text("Names of the components it uses.")),
+            (
+                "depends_on",
+                list_of_text("Names of the components it uses."),
+            ),
         ],
         &["name", "role"],
     )
@@ -265,10 +253,7 @@ fn refined_report_schema() -> Value {
     let mut schema = synthesis_report_schema();
     let flag = object(
         [
-            (
-                "path",
-                text("Relative to the target, or 'general'."),
-            ),
+            ("path", text("Relative to the target, or 'general'.")),
             ("finding", text("What you found, in a sentence or two.")),
             (
                 "severity",
@@ -307,7 +292,10 @@ fn survey_schema() -> Value {
             ("description", text("Question 1's answer.")),
             ("approach", text("Question 2's answer.")),
             ("relevant_tools", list_of_text("Tools to lean on.")),
-            ("skip_tools", list_of_text("Tools that would be wrong here.")),
+            (
+                "skip_tools",
+                list_of_text("Tools that would be wrong here."),
+            ),
             ("domain_notes", text("The hint, or an empty string.")),
             ("confidence", typed("number", "0.0-1.0.")),
         ],

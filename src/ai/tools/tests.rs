@@ -22,10 +22,7 @@ const EXPECTED_NAMES: [(Toolbox, &[&str]); 6] = [
             "submit_report",
         ],
     ),
-    (
-        Toolbox::Synthesis,
-        &["flag", "submit_report"],
-    ),
+    (Toolbox::Synthesis, &["flag", "submit_report"]),
     (Toolbox::Survey, &["submit_survey"]),
     (Toolbox::Planning, &["submit_plan"]),
     // Ours: the conversations after an investigation.
@@ -76,8 +73,10 @@ fn original_schemas() -> Vec<(Toolbox, &'static str, Value)> {
         (
             Toolbox::Dir,
             "read_file",
+            // `hex` is ours, after the original's: the hex view of a binary
+            // file, whose bytes are otherwise not sent.
             json!({"type": "object",
-            "properties": {"path": s(), "max_bytes": {"type": "integer"}},
+            "properties": {"path": s(), "max_bytes": {"type": "integer"}, "hex": {"type": "boolean"}},
             "required": ["path"]}),
         ),
         (

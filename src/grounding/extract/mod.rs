@@ -41,6 +41,7 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
+mod odd;
 mod paths;
 mod spaced;
 mod symbol;
@@ -68,6 +69,8 @@ pub(crate) struct Vocabulary {
     file_names: HashSet<String>,
     /// Names with spaces, which prose would otherwise split.
     spaced: spaced::SpacedNames,
+    /// Paths with characters prose splits or rejects, found literally.
+    odd: odd::OddPaths,
 }
 
 impl Vocabulary {
@@ -82,6 +85,7 @@ impl Vocabulary {
             dir_names: dir_names.into_iter().map(str::to_string).collect(),
             file_names: HashSet::new(),
             spaced: spaced::SpacedNames::default(),
+            odd: odd::OddPaths::default(),
         };
         for name in &vocabulary.dir_names {
             vocabulary.spaced.add(name);
@@ -94,6 +98,14 @@ impl Vocabulary {
             vocabulary.file_names.insert(name.to_string());
         }
         vocabulary
+    }
+
+    /// This vocabulary, also knowing the tree's `paths` (target-relative,
+    /// files and directories): those whose names hold characters prose
+    /// splits or rejects are found wherever a text spells them out.
+    pub(crate) fn with_paths<'a>(mut self, paths: impl IntoIterator<Item = &'a str>) -> Vocabulary {
+        self.odd = odd::OddPaths::new(paths);
+        self
     }
 
     fn is_extension(&self, ext: &str) -> bool {
@@ -195,8 +207,23 @@ impl SymbolRef {
     }
 }
 
-/// Every citation in `text`, in order of appearance.
+/// Every citation in `text`, in order of appearance: the tree's paths
+/// with odd names first (`odd`), then the rest of the text read around
+/// them.
 pub(crate) fn extract(text: &str, vocabulary: &Vocabulary) -> Vec<Citation> {
+    let odd = vocabulary.odd.citations(text);
+    if odd.is_empty() {
+        return extract_plain(text, vocabulary);
+    }
+    let spans: Vec<Range<usize>> = odd.iter().map(|c| c.span.clone()).collect();
+    let mut citations = extract_plain(&odd::blank(text, &spans), vocabulary);
+    citations.extend(odd);
+    citations.sort_by_key(|c| c.span.start);
+    citations
+}
+
+/// [`extract`] of text without odd paths.
+fn extract_plain(text: &str, vocabulary: &Vocabulary) -> Vec<Citation> {
     let mut citations = Vec::new();
     let mut prose_from = 0;
     for span in code_spans(text) {
@@ -222,8 +249,20 @@ pub(crate) fn path_field(field: &str, vocabulary: &Vocabulary) -> Vec<Citation> 
     if trimmed.is_empty() || trimmed.eq_ignore_ascii_case("general") {
         return Vec::new();
     }
+    let start = field.len() - field.trim_start().len();
+    // A field that is one odd path (`a|b/f.py`, `my notes/x.md:3`).
+    if let Some(citation) = vocabulary.odd.citations(field).into_iter().find(|c| {
+        let from = if field[start..].starts_with("./") {
+            start + 2
+        } else {
+            start
+        };
+        let (len, _) = split_line_suffix(trimmed);
+        c.span.start == from && c.span.end == start + len
+    }) {
+        return vec![citation];
+    }
     if !trimmed.contains(char::is_whitespace) {
-        let start = field.len() - field.trim_start().len();
         let word = start..start + trimmed.len();
         if let Some(citation) = path_in_piece(field, word, vocabulary, true) {
             return vec![citation];

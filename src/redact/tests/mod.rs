@@ -11,6 +11,7 @@ use super::*;
 mod formats;
 mod generic;
 mod kinds;
+mod wrapped;
 
 // The integration suite's fake-secret generator, so both suites build
 // their samples the same way.
@@ -19,7 +20,7 @@ mod kinds;
 mod fake;
 pub(crate) use fake::{
     B62, B64, B64URL, DIGITS, HEX, UPPER_NUM, base64, base64url, fake, jwt, key, pem_line,
-    slack_bot_token, slack_webhook_path,
+    private_key_lines, slack_bot_token, slack_webhook_path,
 };
 
 pub(super) fn pem_block(kind: &str, seed: u64) -> String {
@@ -39,6 +40,11 @@ pub(super) fn redact(text: &str) -> Redacted {
 /// `text` is redacted by `rule`, `secret` is gone, and exactly one hit.
 #[track_caller]
 pub(super) fn assert_redacts(rule: &str, text: &str, secret: &str) -> Redacted {
+    // Whatever a rule finds, the prefilter lets through.
+    assert!(
+        may_hold_secret(None, text.as_bytes()),
+        "{rule}: the prefilter would skip {text:?}"
+    );
     let out = redact(text);
     assert!(
         !out.text.contains(secret),
@@ -146,6 +152,12 @@ fn the_rules_and_their_severities_are_pinned() {
             ("service-token", "critical"),
             ("telegram-bot-token", "critical"),
             ("azure-client-secret", "critical"),
+            ("encoded-private-key", "critical"),
+            ("azure-sas-signature", "critical"),
+            ("discord-webhook", "critical"),
+            ("password-hash", "concern"),
+            ("cookie-file", "concern"),
+            ("gcp-private-key-id", "concern"),
             ("url-credentials", "concern"),
             ("bearer-token", "critical"),
             ("basic-auth", "concern"),
@@ -155,6 +167,7 @@ fn the_rules_and_their_severities_are_pinned() {
             ("mysql-password", "concern"),
             ("xml-secret", "concern"),
             ("generic-secret", "concern"),
+            ("credential-line", "concern"),
         ]
     );
 }
@@ -366,7 +379,7 @@ fn learning_remembers_without_redacting_and_each_source_once() {
     let redactor = Redactor::new();
     let block = pem_block("EC ", 320);
     let (grep, _) = key_views(&block);
-    let hits = redactor.learn_source("keys/deploy_key.pem@1", || Some(block.clone()));
+    let hits = redactor.learn_source("keys/deploy_key.pem@1", None, true, || Some(block.clone()));
     assert_eq!(hits.len(), 1);
     assert_eq!(
         (hits[0].rule, hits[0].line, hits[0].known),
@@ -379,11 +392,14 @@ fn learning_remembers_without_redacting_and_each_source_once() {
             .contains(block.lines().nth(2).unwrap())
     );
     // The same source again is not read again.
-    let again = redactor.learn_source("keys/deploy_key.pem@1", || panic!("read twice"));
+    let again = redactor.learn_source("keys/deploy_key.pem@1", None, true, || panic!("read twice"));
     assert!(again.is_empty());
     // A disabled redactor learns nothing and masks nothing.
     let off = Redactor::disabled();
-    assert!(off.learn_source("k", || Some(block.clone())).is_empty());
+    assert!(
+        off.learn_source("k", None, true, || Some(block.clone()))
+            .is_empty()
+    );
     assert_eq!(off.redact(&grep).text, grep);
 }
 
@@ -547,7 +563,7 @@ fn a_secret_crossing_the_cut_is_redacted_whole() {
     let gh = format!("ghp_{}", fake(B62, 36, 230));
     let text = format!("first line\ntoken {gh} tail\n");
     let keep = text.find(&gh).unwrap() + 10;
-    let (out, covered) = Redactor::new().redact_prefix(&text, keep);
+    let (out, covered) = Redactor::new().redact_prefix(None, &text, keep);
     assert!(!out.text.contains(&gh[4..10]), "{}", out.text);
     assert!(
         out.text.ends_with("[REDACTED:github-token]"),
@@ -558,28 +574,31 @@ fn a_secret_crossing_the_cut_is_redacted_whole() {
     assert_eq!(out.hits.len(), 1);
 
     // Secrets wholly past the cut are neither shown nor counted.
-    let (out, covered) = Redactor::new().redact_prefix(&text, 5);
+    let (out, covered) = Redactor::new().redact_prefix(None, &text, 5);
     assert_eq!(
         (out.text.as_str(), covered, out.hits.len()),
         ("first", 5, 0)
     );
 
     // A cut inside a multi-byte character moves back to its start.
-    let (out, covered) = Redactor::new().redact_prefix("aé", 2);
+    let (out, covered) = Redactor::new().redact_prefix(None, "aé", 2);
     assert_eq!((out.text.as_str(), covered), ("a", 1));
-    let (out, covered) = Redactor::disabled().redact_prefix(&text, keep);
+    let (out, covered) = Redactor::disabled().redact_prefix(None, &text, keep);
     assert_eq!((out.text.as_str(), covered), (&text[..keep], keep));
 }
 
 /// A stretch that shares a window with a value a rule removed (here the
-/// token's own 8-byte prefix, earlier in the same text) is masked under
-/// that rule's name without a new hit: the rule already reported it.
+/// token's own first 8 bytes, earlier in the same text) is masked under
+/// that rule's name without a new hit: the rule already reported it. A
+/// format's public prefix alone (`sk_live_`) is not.
 #[test]
 fn a_remembered_piece_is_masked_without_a_new_hit() {
-    let out = redact("sk_live_=Bearer sk_live_+_-+0+0_+0+A");
+    let out = redact("Zq7_xk9_=Bearer Zq7_xk9_+_-+0+0_+0+A");
     assert_eq!(
         out.text,
         "[REDACTED:bearer-token]=Bearer [REDACTED:bearer-token]"
     );
     assert_eq!(out.hits.len(), 1, "{:?}", out.hits);
+    let out = redact("sk_live_=Bearer sk_live_+_-+0+0_+0+A");
+    assert_eq!(out.text, "sk_live_=Bearer [REDACTED:bearer-token]");
 }

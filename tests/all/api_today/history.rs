@@ -91,9 +91,11 @@ fn thinking_text_is_never_printed_cached_or_summarised() {
 }
 
 /// The redactor learns a token when the agent reads the file that holds
-/// it; a piece of it that an earlier tool result quoted stays as it was
-/// sent (rewriting it would break the conversation the thinking is bound
-/// to), and only new text is masked.
+/// it (here in a directory the ignore rules keep out of the scan, which
+/// the learning before the first tool result does not enter); a piece of
+/// it that an earlier tool result quoted stays as it was sent (rewriting
+/// it would break the conversation the thinking is bound to), and only
+/// new text is masked.
 #[test]
 fn redaction_never_rewrites_a_message_already_sent() {
     const TOKEN: &str = "ghp_Xq9Lm2Vt7RpK4wZc8NbH1jY6dF3sG5aE0uTo";
@@ -102,13 +104,14 @@ fn redaction_never_rewrites_a_message_already_sent() {
     let deploy = format!("GITHUB_TOKEN={TOKEN}\n");
     let files = [
         ("notes.txt", notes.as_str()),
-        ("deploy.env", deploy.as_str()),
+        (".gitignore", "vault/\n"),
+        ("vault/deploy.env", deploy.as_str()),
     ];
     let env = tiny_scripted(&files, |turn| {
         let read = |path: &str| Reply::tool_use("read_file", json!({"path": path}));
         match turn.turn {
             1 => read("notes.txt"),
-            2 => read("deploy.env"),
+            2 => read("vault/deploy.env"),
             3 => read("notes.txt"),
             _ => submitted("Deploy notes."),
         }

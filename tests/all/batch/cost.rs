@@ -30,7 +30,11 @@ fn a_batch_run_leaves_an_interactive_runs_cache_at_batch_prices() {
             .iter()
             .any(|r| r.reported_usage.unwrap().cache_creation_input_tokens > 0)
     );
-    assert!(requests.iter().all(|r| !r.body.to_string().contains("\"1h\"")));
+    assert!(
+        requests
+            .iter()
+            .all(|r| !r.body.to_string().contains("\"1h\""))
+    );
     assert_contains(
         &report["investigation"]["notes"].to_string(),
         "prompt-cache marks asked for 5 minutes",
@@ -49,7 +53,10 @@ fn a_batch_run_leaves_an_interactive_runs_cache_at_batch_prices() {
     // The same tokens, every cache write at 5 minutes as interactively:
     // exactly half the bill.
     let interactive_cost = i["cost_usd"].as_f64().unwrap();
-    assert!((bill * 2.0 - interactive_cost).abs() < 1e-9, "{bill} vs {interactive_cost}");
+    assert!(
+        (bill * 2.0 - interactive_cost).abs() < 1e-9,
+        "{bill} vs {interactive_cost}"
+    );
 
     // Rounds follow the chain of turns, not the number of loops: survey,
     // plan, two turns (cache the files, report) at each of the three

@@ -85,7 +85,8 @@ fn with_ten_minute_rounds_a_batch_run_costs_at_most_055_of_an_interactive_one() 
     assert!(requests.iter().any(|r| r.reported_cache_1h > 0));
     let notes = b["notes"].to_string();
     assert!(
-        notes.contains("From batch round 2, prompt-cache marks asked for an hour: a round took 10m"),
+        notes
+            .contains("From batch round 2, prompt-cache marks asked for an hour: a round took 10m"),
         "{notes}"
     );
     assert!(

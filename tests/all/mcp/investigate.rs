@@ -104,3 +104,63 @@ fn a_failed_investigation_is_a_tool_error() {
             .contains("has not been investigated yet")
     );
 }
+
+/// A second `investigate` of a target while this server's first one runs
+/// is refused in one line that says the server itself holds the run (not
+/// "another luminos run (pid N) ... stop it" naming the server's own pid);
+/// the first call then finishes as usual.
+#[test]
+fn a_second_investigate_while_the_first_runs_says_the_server_holds_it() {
+    use crate::support::agent::MockAgent;
+    use crate::support::gate::{Gate, OpenOnDrop};
+    use crate::support::mock::MockServer;
+    use std::time::Duration;
+
+    let server = MockServer::start();
+    let env = TestEnv::with_small_project().with_base_url(server.url());
+    let agent = MockAgent::new(env.target());
+    let gate = Gate::default();
+    let held = gate.clone();
+    // Every request waits for the gate: the first run holds the target's
+    // run lock until the second call has been answered.
+    server.respond_with(move |request| {
+        held.wait(Duration::from_secs(60));
+        agent.reply(&request.body)
+    });
+    let release = OpenOnDrop(gate.clone());
+    let mcp = Mcp::of(&env);
+    let first_args = args(&env, json!({"budget": 3}));
+    let (first, second) = mcp.runtime.block_on(async {
+        let first = mcp.session().call_tool(
+            CallToolRequestParams::new("investigate")
+                .with_arguments(first_args.as_object().unwrap().clone()),
+        );
+        let second = async {
+            let deadline = std::time::Instant::now() + Duration::from_secs(30);
+            while server.request_count() == 0 && std::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            let second = mcp
+                .session()
+                .call_tool(
+                    CallToolRequestParams::new("investigate")
+                        .with_arguments(args(&env, json!({})).as_object().unwrap().clone()),
+                )
+                .await;
+            gate.open();
+            second
+        };
+        tokio::join!(first, second)
+    });
+    drop(release);
+    let second = second.unwrap();
+    assert_eq!(second.is_error, Some(true), "{:?}", second.content);
+    let line = text_of(&second);
+    assert!(
+        line.contains("this MCP server is already investigating this target"),
+        "{line}"
+    );
+    assert!(!line.contains("pid") && !line.contains("stop it"), "{line}");
+    let first = first.unwrap();
+    assert_eq!(first.is_error, Some(false), "{:?}", first.content);
+}

@@ -10,6 +10,36 @@ use std::time::{Duration, Instant};
 
 use super::*;
 
+/// `luminos mcp` as `cmd` (an env's command), its stdin to write to and
+/// its stdout's lines as they come.
+fn by_hand(
+    mut cmd: std::process::Command,
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    mpsc::Receiver<String>,
+) {
+    let mut child = cmd
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    (child, stdin, lines)
+}
+
 /// Send `message` as one line.
 fn send(stdin: &mut std::process::ChildStdin, message: Value) {
     writeln!(stdin, "{message}").unwrap();
@@ -36,26 +66,9 @@ fn until_response(lines: &mpsc::Receiver<String>, id: i64, within: Duration) -> 
 #[test]
 fn stdout_carries_nothing_but_protocol_and_closing_stdin_ends_the_server() {
     let env = TestEnv::with_small_project().with_mock();
-    let mut child = env
-        .bare_cmd()
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let mut cmd = env.bare_cmd();
+    cmd.env("ANTHROPIC_API_KEY", "test-key");
+    let (mut child, mut stdin, lines) = by_hand(cmd);
     let target = env.target().to_string_lossy().into_owned();
     let mut written = Vec::new();
     send(
@@ -166,4 +179,89 @@ fn stdout_carries_nothing_but_protocol_and_closing_stdin_ends_the_server() {
             .starts_with("Scripted answer")
     );
     assert!(env.server.request_count() > 0);
+}
+
+/// Every line gets a JSON-RPC response: a line that is not JSON a parse
+/// error (-32700) with `"id": null`, JSON that is no request an invalid
+/// request (-32600) with its id or `null`, `tools/call` with params that
+/// do not fit (`null`, none, a name that is not a string) invalid params
+/// (-32602) with its id, before the handshake and after it; the session
+/// goes on, and the server's own answers still come.
+#[test]
+fn every_line_gets_a_json_rpc_response() {
+    let env = TestEnv::with_small_project();
+    let (mut child, mut stdin, lines) = by_hand(env.bare_cmd());
+    let next = |what: &str| -> Value {
+        let line = lines
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no answer to {what}"));
+        serde_json::from_str(&line).unwrap_or_else(|err| panic!("{what}: {err}: {line}"))
+    };
+    let raw = |stdin: &mut std::process::ChildStdin, line: &str| {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    };
+    raw(&mut stdin, "{not json");
+    let parse = next("{not json");
+    assert_eq!(parse["error"]["code"], -32700, "{parse}");
+    assert!(parse.as_object().unwrap().contains_key("id"), "{parse}");
+    assert_eq!(parse["id"], Value::Null, "{parse}");
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "by-hand", "version": "1"}}}),
+    );
+    assert!(next("initialize")["result"].is_object());
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    for (line, id, code) in [
+        ("{not json", Value::Null, -32700),
+        ("[1, 2]", Value::Null, -32600),
+        (r#"{"jsonrpc":"2.0","id":6}"#, json!(6), -32600),
+        (
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":null}"#,
+            json!(2),
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call"}"#,
+            json!(3),
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":5}}"#,
+            json!(4),
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":5,"method":"no/such"}"#,
+            json!(5),
+            -32601,
+        ),
+    ] {
+        raw(&mut stdin, line);
+        let answer = next(line);
+        assert_eq!(answer["jsonrpc"], "2.0", "{line}: {answer}");
+        assert_eq!(answer["id"], id, "{line}: {answer}");
+        assert_eq!(answer["error"]["code"], code, "{line}: {answer}");
+    }
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}),
+    );
+    let tools = next("tools/list");
+    assert_eq!(tools["id"], 9);
+    assert!(tools["result"]["tools"].as_array().unwrap().len() >= 5);
+    drop(stdin);
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the server outlived its stdin"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

@@ -110,7 +110,7 @@ fn discovery_applies_nested_rules_negations_and_each_flag_alone() {
             .prompt_text();
         if flags.contains(&"--no-ignore") {
             assert!(lib.contains("  debug.log  (6 bytes)"), "{lib}");
-            assert!(!lib.contains("left out"), "{lib}");
+            assert!(!lib.contains("left out by ignore files"), "{lib}");
         } else {
             assert!(!lib.contains("debug.log") && !lib.contains("gen/"), "{lib}");
             assert!(

@@ -31,7 +31,7 @@ fn phases_run_in_order_with_each_pass_tools() {
             Pass::Survey => assert_eq!(offered, names(&["submit_survey"])),
             Pass::Planning => assert_eq!(offered, names(&["submit_plan"])),
             Pass::Synthesis => {
-assert_eq!(offered, names(&["flag", "submit_report"]))
+                assert_eq!(offered, names(&["flag", "submit_report"]))
             }
             Pass::Dir(_) => assert_eq!(offered, scope_names(Toolbox::Dir)),
             Pass::Ask | Pass::Refine => panic!("{pass:?} in a plain run"),

@@ -7,12 +7,8 @@ use super::*;
 fn write_read_and_list_the_cache() {
     let e = env();
     let list = |kind: &str| {
-        e.call_in(
-            Toolbox::Refine,
-            "list_cache",
-            json!({ "cache_type": kind }),
-        )
-        .content
+        e.call_in(Toolbox::Refine, "list_cache", json!({ "cache_type": kind }))
+            .content
     };
     assert_eq!(list("file"), "(no cached entries)");
     assert_eq!(
@@ -50,7 +46,10 @@ fn write_read_and_list_the_cache() {
     );
     let entry: Value = serde_json::from_str(&inside_frame(&read.content)).unwrap();
     assert_eq!(entry["summary"], "Entry point.");
-    assert!(read.content.contains("\n{\"") && !read.content.contains("\n  \""), "compact JSON");
+    assert!(
+        read.content.contains("\n{\"") && !read.content.contains("\n  \""),
+        "compact JSON"
+    );
     assert_eq!(list("file"), framed("cached file entries", "src/main.rs"));
     assert_eq!(list("dir"), "(no cached entries)");
 }
@@ -128,10 +127,7 @@ fn cache_tool_errors() {
         ("read_cache", json!({"cache_type": "file"})),
         ("list_cache", json!({})),
     ] {
-        assert!(
-            e.call_in(Toolbox::Refine, tool, input).is_error,
-            "{tool}"
-        );
+        assert!(e.call_in(Toolbox::Refine, tool, input).is_error, "{tool}");
     }
 }
 

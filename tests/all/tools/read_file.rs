@@ -57,18 +57,62 @@ fn read_file_truncates_with_a_note_and_caps_max_bytes() {
     }
 }
 
-/// A binary file's invalid bytes each become a three-byte replacement
-/// character in the text sent; the note still counts the file's bytes.
+/// A binary file is described by its type and size, and none of its bytes
+/// is sent unless the agent asks for a hex view: then its start as a hex
+/// dump, with a credential stored in it masked in both columns.
 #[test]
-fn read_file_on_a_binary_file_counts_the_bytes_it_sent() {
-    let e = env();
+fn read_file_on_a_binary_file_states_its_type_and_size_and_sends_bytes_only_as_hex() {
+    let e = redacting_env();
     let mut blob = b"ELF".to_vec();
     blob.extend(std::iter::repeat_n(0xffu8, 7_997));
     e.write("blob.bin", &blob).unwrap();
     let out = e.ok("read_file", json!({"path": "blob.bin"}));
-    assert!(out.contains("showed the first 4096 of 8000 bytes"), "{out}");
-    let out = e.ok("read_file", json!({"path": "blob.bin", "max_bytes": 10}));
-    assert!(out.contains("showed the first 10 of 8000 bytes"), "{out}");
+    assert_eq!(
+        out,
+        "'blob.bin' is a binary file (application/octet-stream, 8000 bytes); its bytes are not \
+         shown. To see its start as a hex dump, call read_file again with hex set to true (at \
+         most 16384 bytes)."
+    );
+    let out = e.ok("read_file", json!({"path": "src/logo.png"}));
+    assert!(out.contains("(image/png, 20 bytes)"), "{out}");
+    assert!(!out.contains("PNG") && !out.contains('\u{fffd}'), "{out}");
+
+    // A token stored in a SQLite page: the hex view masks it.
+    let token = secrets::github_token(971);
+    let mut db = b"SQLite format 3\0".to_vec();
+    db.extend([0u8; 20]);
+    db.extend(format!("GITHUB_TOKEN={token}").as_bytes());
+    db.extend([0u8; 40]);
+    e.write("state.sqlite3", &db).unwrap();
+    let described = e.ok("read_file", json!({"path": "state.sqlite3"}));
+    assert!(!described.contains("GITHUB"), "{described}");
+    let hex = e.ok("read_file", json!({"path": "state.sqlite3", "hex": true}));
+    assert!(hex.contains("00000000: 5351 4c69 7465 2066"), "{hex}");
+    assert!(hex.contains("SQLite format 3."), "{hex}");
+    let token_hex: String = token.bytes().map(|b| format!("{b:02x}")).collect();
+    let dump_hex: String = hex
+        .lines()
+        .filter_map(|line| line.get(10..49))
+        .collect::<String>()
+        .replace(' ', "");
+    assert!(!dump_hex.contains(&token_hex[8..24]), "{hex}");
+    assert!(!hex.contains(&token[4..12]), "{hex}");
+    assert!(
+        hex.contains("GITHUB_TOKEN\n") && hex.contains("  =*****"),
+        "{hex}"
+    );
+    e.assert_one_notice("state.sqlite3", "github-token");
+    let short = e.ok(
+        "read_file",
+        json!({"path": "blob.bin", "hex": true, "max_bytes": 20}),
+    );
+    assert!(short.contains("00000010: ffff ffff"), "{short}");
+    assert!(
+        short.contains("[Showed the first 20 of 8000 bytes.]"),
+        "{short}"
+    );
+    let err = e.err("read_file", json!({"path": "blob.bin", "hex": "yes"}));
+    assert!(err.contains("hex must be true or false"), "{err}");
 }
 
 #[test]

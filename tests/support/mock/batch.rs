@@ -434,7 +434,8 @@ fn advance(state: &State, i: usize) {
         // A batch that takes its round time on the prompt cache's clock
         // is dated as the API would date one that took that long.
         let took = batch.created.elapsed().max(round_time.unwrap_or_default());
-        batch.ended_at = Some(batch.created_at + chrono::Duration::from_std(took).unwrap_or_default());
+        batch.ended_at =
+            Some(batch.created_at + chrono::Duration::from_std(took).unwrap_or_default());
     }
 }
 

@@ -92,7 +92,10 @@ impl UsageUpdate {
             &mut usage.cache_read_input_tokens,
             self.cache_read_input_tokens,
         );
-        if let Some(hour) = self.cache_creation.and_then(|c| c.ephemeral_1h_input_tokens) {
+        if let Some(hour) = self
+            .cache_creation
+            .and_then(|c| c.ephemeral_1h_input_tokens)
+        {
             usage.cache_creation_1h_input_tokens = Some(hour);
         }
     }

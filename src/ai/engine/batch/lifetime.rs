@@ -132,7 +132,11 @@ mod tests {
             pace.round_took(Duration::from_millis(300));
             assert_eq!(pace.lifetime(round, 4), CacheTtl::FiveMinutes);
         }
-        assert!(pace.note().contains("asked for 5 minutes"), "{}", pace.note());
+        assert!(
+            pace.note().contains("asked for 5 minutes"),
+            "{}",
+            pace.note()
+        );
     }
 
     #[test]
@@ -147,7 +151,13 @@ mod tests {
             pace.hour_from,
             Some((2, Slow::Round(Duration::from_secs(600))))
         );
-        assert!(pace.note().starts_with("From batch round 2, prompt-cache marks asked for an hour: a round took 10m 00s"), "{}", pace.note());
+        assert!(
+            pace.note().starts_with(
+                "From batch round 2, prompt-cache marks asked for an hour: a round took 10m 00s"
+            ),
+            "{}",
+            pace.note()
+        );
     }
 
     #[test]
@@ -155,7 +165,11 @@ mod tests {
         let mut pace = Pace::default();
         assert_eq!(pace.lifetime(1, LARGE_ROUND), CacheTtl::OneHour);
         assert_eq!(pace.hour_from, Some((1, Slow::Wide(LARGE_ROUND))));
-        assert!(pace.note().starts_with("From the first batch round"), "{}", pace.note());
+        assert!(
+            pace.note().starts_with("From the first batch round"),
+            "{}",
+            pace.note()
+        );
         // A resumed run remembers how slow the killed one's rounds were.
         let mut resumed = Pace::resumed(Duration::from_secs(900));
         assert_eq!(resumed.lifetime(1, 1), CacheTtl::OneHour);

@@ -67,8 +67,8 @@ use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::ai::api::batch::BatchTiming;
-use crate::ai::api::catalog::CacheTtl;
 use crate::ai::api::body::RequestBody;
+use crate::ai::api::catalog::CacheTtl;
 use crate::ai::api::cost::{Pricing, TokenTracker};
 use crate::ai::api::{ApiError, ApiErrorKind, Client, Response};
 use crate::cache::batch::BatchStore;

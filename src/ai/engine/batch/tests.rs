@@ -111,9 +111,16 @@ fn an_alias_leads_to_the_kept_digest_and_names_are_checked() {
     assert_eq!(inner.store.alias(&loose), None);
     inner.store.store_alias(&loose, &digest, 512).unwrap();
     let alias = inner.store.alias(&loose).unwrap();
-    assert_eq!((alias.digest, alias.max_tokens), (digest.clone(), Some(512)));
+    assert_eq!(
+        (alias.digest, alias.max_tokens),
+        (digest.clone(), Some(512))
+    );
     // An alias an earlier version wrote holds the digest alone.
-    let path = inner.store.dir().join(crate::cache::batch::ALIASES_DIR).join(&loose);
+    let path = inner
+        .store
+        .dir()
+        .join(crate::cache::batch::ALIASES_DIR)
+        .join(&loose);
     std::fs::write(&path, &digest).unwrap();
     assert_eq!(inner.store.alias(&loose).unwrap().max_tokens, None);
     assert!(inner.store.store_alias("../escape", &digest, 1).is_err());
@@ -226,15 +233,22 @@ fn a_request_in_flight_under_other_marks_is_waited_for_under_its_name() {
     let asked = br#"{"model":"m","max_tokens":10,"system":[{"type":"text","text":"s","cache_control":{"type":"ephemeral","ttl":"1h"}}],"messages":[]}"#;
     let (loose, max_tokens) = loose_name(sent).unwrap();
     let sent_as = request_digest(sent);
-    inner.store.store_alias(&loose, &sent_as, max_tokens).unwrap();
+    inner
+        .store
+        .store_alias(&loose, &sent_as, max_tokens)
+        .unwrap();
     let (mut request, _answer) = parked(&request_digest(asked));
     request.params = Arc::from(&asked[..]);
     let carried: HashSet<&str> = [sent_as.as_str()].into();
-    assert_eq!(inner.carried_name(&request, &carried), Some(sent_as.clone()));
+    assert_eq!(
+        inner.carried_name(&request, &carried),
+        Some(sent_as.clone())
+    );
     // Nothing in flight under that name: it goes under its own.
     assert_eq!(inner.carried_name(&request, &HashSet::new()), None);
     // Another max_tokens is another request.
-    let other = br#"{"model":"m","max_tokens":20,"system":[{"type":"text","text":"s"}],"messages":[]}"#;
+    let other =
+        br#"{"model":"m","max_tokens":20,"system":[{"type":"text","text":"s"}],"messages":[]}"#;
     request.params = Arc::from(&other[..]);
     assert_eq!(inner.carried_name(&request, &carried), None);
 }

@@ -194,10 +194,7 @@ mod tests {
             &t.join("src"),
             &[t.join("src/util")],
             14,
-            &[
-                "(empty)".into(),
-                "  x.rs  (3 bytes)".into(),
-            ],
+            &["(empty)".into(), "  x.rs  (3 bytes)".into()],
             &[(
                 "cli".into(),
                 DirEntry::from_value(

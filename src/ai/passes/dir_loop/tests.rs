@@ -209,6 +209,9 @@ fn a_loop_expects_what_the_loops_below_it_took_or_the_prior() {
     lengths.ended(&t.join("a"), 4);
     // A loop's own length and its siblings' do not count.
     assert_eq!(lengths.expected_below(&t.join("a")), [2]);
-    assert_eq!(lengths.expected_below(&t.join("a/x")), [PRIOR_LOOP_TURNS as u32]);
+    assert_eq!(
+        lengths.expected_below(&t.join("a/x")),
+        [PRIOR_LOOP_TURNS as u32]
+    );
     assert_eq!(lengths.expected_below(t), [4, 2, 5]);
 }

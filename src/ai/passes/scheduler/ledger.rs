@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::ai::rules::decide::{Calibration, PlannedLoop, Round, RoundInput};
+use crate::ai::rules::decide::{Calibration, PlannedLoop, Round, RoundInput, money_for_loops};
 use crate::ai::rules::discover::{relative, sort_leaf_first};
 use crate::ai::rules::mechanical::MechanicalReason;
 
@@ -53,6 +53,43 @@ pub(crate) struct Candidate {
     pub planned: PlannedLoop,
     /// Still open to a round.
     pub open: bool,
+    /// A loop of it was bought and could not start (or sent nothing) with
+    /// this much money for new loops ([`money_for_loops`]): a round buys
+    /// it again only with more. Without this a round with nothing running
+    /// would buy it back with the same money, and the run would go round
+    /// forever.
+    pub failed_with: Option<f64>,
+}
+
+impl Candidate {
+    fn open(planned: PlannedLoop) -> Candidate {
+        Candidate {
+            planned,
+            open: true,
+            failed_with: None,
+        }
+    }
+
+    /// The candidate as a round sees it: its first request is taken to
+    /// cost more than the money a loop of it failed to start with.
+    fn offered(&self) -> PlannedLoop {
+        let mut planned = self.planned.clone();
+        if let Some(money) = self.failed_with {
+            planned.first_request = planned.first_request.max(money.next_up());
+        }
+        planned
+    }
+}
+
+/// The money as it stood when a loop could not start: the budget, the
+/// spend, what was held for the synthesis, and what each running loop had
+/// spent (by directory).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MoneyThen<'a> {
+    pub limit: Option<f64>,
+    pub spent: f64,
+    pub held: f64,
+    pub by_running: &'a HashMap<PathBuf, f64>,
 }
 
 /// The work as it stands.
@@ -99,13 +136,8 @@ impl Ledger {
     ) -> Ledger {
         let mut stale: HashSet<PathBuf> = mechanical.iter().cloned().collect();
         stale.extend(loops.iter().flat_map(|l| l.unit.dirs().cloned()));
-        let mut candidates: Vec<Candidate> = candidates
-            .iter()
-            .map(|planned| Candidate {
-                planned: planned.clone(),
-                open: true,
-            })
-            .collect();
+        let mut candidates: Vec<Candidate> =
+            candidates.iter().cloned().map(Candidate::open).collect();
         candidates.sort_by_key(|c| c.planned.rank);
         let mut ledger = Ledger {
             target: target.to_path_buf(),
@@ -235,19 +267,26 @@ impl Ledger {
         self.bought[n].expected_at_start = expected;
     }
 
-    /// Loop `n` could not be started or sent nothing: its unit is a
-    /// candidate again, its stale directories the scan's unless a round
-    /// buys it back.
-    pub(crate) fn drop_loop(&mut self, n: usize) {
+    /// Loop `n` could not be started or sent nothing, when the money for
+    /// new loops was `money` ([`money_for_loops`] without it): its unit is
+    /// a candidate again, bought back only with more money than that, and
+    /// its stale directories are the scan's unless a round does.
+    pub(crate) fn drop_loop(&mut self, n: usize, money: MoneyThen<'_>) {
         self.drop_cover(n);
         let planned = self.bought[n].planned.clone();
         for dir in planned.unit.dirs() {
             self.reasons
                 .insert(dir.clone(), MechanicalReason::BudgetSpent);
         }
+        let failed_with = money_for_loops(
+            money.limit,
+            money.spent,
+            self.committed(money.by_running),
+            money.held,
+        );
         self.candidates.push(Candidate {
-            planned,
-            open: true,
+            failed_with: Some(failed_with),
+            ..Candidate::open(planned)
         });
         self.candidates.sort_by_key(|c| c.planned.rank);
     }
@@ -371,10 +410,7 @@ impl Ledger {
         let open: Vec<usize> = (0..self.candidates.len())
             .filter(|&i| self.candidates[i].open)
             .collect();
-        let planned = open
-            .iter()
-            .map(|&i| self.candidates[i].planned.clone())
-            .collect();
+        let planned = open.iter().map(|&i| self.candidates[i].offered()).collect();
         let led = open
             .iter()
             .map(|&i| self.led.contains(&self.candidates[i].planned.unit.root))
@@ -507,12 +543,22 @@ mod tests {
             turns: 10,
             tier: Tier::Default,
             cost: 0.1,
+            first_request: 0.02,
             rank,
         }
     }
 
     fn p(rel: &str) -> PathBuf {
         PathBuf::from("/t").join(rel)
+    }
+
+    fn no_budget(by_running: &HashMap<PathBuf, f64>) -> MoneyThen<'_> {
+        MoneyThen {
+            limit: None,
+            spent: 0.0,
+            held: 0.0,
+            by_running,
+        }
     }
 
     #[test]
@@ -540,12 +586,36 @@ mod tests {
         assert_eq!(record["bought"][0]["root"], "b");
         assert!(ledger.unwritten(|_| true).iter().all(|(d, _)| d != &p("b")));
         // A loop the budget cannot start goes back among the candidates.
-        ledger.drop_loop(1);
+        ledger.drop_loop(1, no_budget(&HashMap::new()));
         assert!(ledger.has_open_candidates());
         assert_eq!(
             ledger.unwritten(|d| d == p("b")),
             [(p("b"), MechanicalReason::BudgetSpent)]
         );
+    }
+
+    #[test]
+    fn a_loop_that_could_not_start_is_bought_back_only_with_more_money() {
+        let mut ledger = Ledger::new(Path::new("/t"), &[planned("a", 0)], &[], &[]);
+        let buy_all =
+            |input: &RoundInput<'_>| crate::ai::rules::decide::round(input, 0.1, Some(1.0));
+        // a could not start with $0.5 for new loops ($1 less $0.4 spent and
+        // $0.1 held): nothing was running, nothing is committed.
+        let none = HashMap::new();
+        let then = MoneyThen {
+            limit: Some(1.0),
+            spent: 0.4,
+            held: 0.1,
+            by_running: &none,
+        };
+        ledger.drop_loop(0, then);
+        // The same money again: a round does not buy it back.
+        let (new, _, _) = ledger.round(0.4, &none, "idle", buy_all);
+        assert!(new.is_empty());
+        assert!(ledger.has_open_candidates());
+        // A cent more (a running loop spent less than it held): it does.
+        let (new, _, _) = ledger.round(0.39, &none, "idle", buy_all);
+        assert_eq!(new, [1]);
     }
 
     /// What `unwritten` must return, worked out from its definition: the
@@ -576,7 +646,7 @@ mod tests {
             let mut ledger = Ledger::new(Path::new("/t"), &loops, &mechanical, &candidates);
             for (op, k) in ops {
                 match op {
-                    0 => ledger.drop_loop(k % ledger.bought.len()),
+                    0 => ledger.drop_loop(k % ledger.bought.len(), no_budget(&HashMap::new())),
                     1 => {
                         let _ = ledger.round(0.0, &HashMap::new(), "idle", |input| Round {
                             reserve: 0.0,

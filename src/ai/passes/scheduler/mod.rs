@@ -53,6 +53,8 @@
 
 mod cost;
 mod ledger;
+#[cfg(test)]
+mod props;
 mod replanning;
 mod schedule;
 #[cfg(test)]
@@ -76,7 +78,7 @@ use crate::ai::rules::plan::children_first;
 use crate::progress::DirBoard;
 
 pub(crate) use cost::{committed_spend, expected_loop_cost, within_budget, within_cap};
-use ledger::{Ledger, Stage};
+use ledger::{Ledger, MoneyThen, Stage};
 pub(crate) use replanning::Replanning;
 pub(crate) use schedule::Schedule;
 
@@ -301,7 +303,13 @@ pub(crate) async fn run_work(
                      instead of investigated, unless money is left for it later.",
                     session.show_plan(spent)
                 ));
-                ledger.drop_loop(n);
+                let money = MoneyThen {
+                    limit: options.budget,
+                    spent,
+                    held: session.purse().held(),
+                    by_running: &by_running,
+                };
+                ledger.drop_loop(n, money);
                 done.budget_spent += 1;
                 schedule.finish(i);
                 continue;
@@ -389,8 +397,15 @@ pub(crate) async fn run_work(
         board.spent(tokens_so_far(session), session.tracker().cost());
         if outcome.end == LoopEnd::Unaffordable {
             // Nothing was sent: its directories wait for the scan, or for
-            // money a round finds later.
-            ledger.drop_loop(n);
+            // more money than it had, which a round may find later.
+            let by_running = shared.spend.snapshot();
+            let money = MoneyThen {
+                limit: options.budget,
+                spent: session.spent(),
+                held: session.purse().held(),
+                by_running: &by_running,
+            };
+            ledger.drop_loop(n, money);
             done.budget_spent += 1;
             continue;
         }

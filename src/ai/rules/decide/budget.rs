@@ -17,6 +17,7 @@ use super::{
     PlannedLoop, SECTION_BYTES, SUMMARY_OUTPUT_TOKENS, TASK_BYTES,
 };
 use crate::ai::api::Usage;
+use crate::ai::api::settings::{COUNT_MARGIN, MIN_REPLY_TOKENS};
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::plan::Tier;
 use crate::ai::rules::projection::{
@@ -43,21 +44,35 @@ pub(super) fn pass_cost(terms: &ModelTerms, choice: PassChoice, prompt: u64, out
     }
 }
 
-/// Buy loops: go through `order` (indexes into `costs`, the loops'
-/// expected costs) and take each whose cost, times `scale`, fits what is
-/// left of `money`; one that does not fit is passed over for the cheaper
-/// ones after it. The bought indexes, in `order`'s order.
+/// What a request of `reference_tokens` (before the model's tokenizer) may
+/// cost at its worst with the smallest reply, as the session prices it
+/// before sending: counted with the window's margin, every token written
+/// to the prompt cache, [`MIN_REPLY_TOKENS`] produced. A loop's first
+/// request is its prefix and its assignment; a loop the money left cannot
+/// send it for ends before it starts.
+pub(crate) fn first_request_cost(terms: &ModelTerms, reference_tokens: u64) -> f64 {
+    let counted = (terms.scale(reference_tokens) as f64 * COUNT_MARGIN).ceil() as u64;
+    terms.pricing.worst_case(counted, MIN_REPLY_TOKENS, true)
+}
+
+/// Buy loops: go through `order` (indexes into `loops`) and take each
+/// whose expected cost, times `scale`, fits what is left of `money`, and
+/// whose first request (its `first_request`, a worst case, not scaled)
+/// the money left could send; one that does not fit is passed over for
+/// the cheaper ones after it. The bought indexes, in `order`'s order.
 ///
 /// The one purchase rule of a run: the first decision buys with it (and
 /// `--estimate` with that decision), and every replanning round buys the
 /// next loops with it from the money actually left
-/// ([`super::replan::round`]).
-pub(crate) fn buy(costs: &[f64], order: &[usize], money: f64, scale: f64) -> Vec<usize> {
+/// ([`super::replan::round`]). A loop whose first request the money cannot
+/// pay for is never bought: it would end before it sent anything, and a
+/// round buying it again would go round forever.
+pub(crate) fn buy(loops: &[PlannedLoop], order: &[usize], money: f64, scale: f64) -> Vec<usize> {
     let mut left = money;
     let mut bought = Vec::new();
     for &i in order {
-        let cost = costs[i] * scale;
-        if cost <= left {
+        let cost = loops[i].cost * scale;
+        if cost <= left && loops[i].first_request <= left {
             left -= cost;
             bought.push(i);
         }
@@ -72,8 +87,10 @@ pub(super) struct LoopCosts<'a, 'f> {
 }
 
 impl LoopCosts<'_, '_> {
-    /// What the loop of `unit` with `turns` turns is expected to cost.
-    pub(super) fn expected(&self, unit: &Unit, turns: u32) -> f64 {
+    /// The reference tokens of the assignment of `unit`'s loop: its fixed
+    /// text, its directories' listings and a section per child summary
+    /// from outside the unit.
+    fn task_tokens(&self, unit: &Unit) -> u64 {
         let facts = self.facts;
         let inside: HashSet<&Path> = unit.dirs().map(PathBuf::as_path).collect();
         let mut listing = 0;
@@ -88,9 +105,25 @@ impl LoopCosts<'_, '_> {
                 .filter(|child| !inside.contains(child.as_path()))
                 .count() as u64;
         }
+        tokens_of_bytes(TASK_BYTES + listing + outside * SECTION_BYTES)
+    }
+
+    /// The worst case of the first request of `unit`'s loop
+    /// ([`first_request_cost`]): no loop is bought unless the money left
+    /// pays for it.
+    pub(super) fn first_request(&self, unit: &Unit) -> f64 {
+        first_request_cost(
+            &self.terms,
+            self.facts.loop_prefix_tokens + self.task_tokens(unit),
+        )
+    }
+
+    /// What the loop of `unit` with `turns` turns is expected to cost.
+    pub(super) fn expected(&self, unit: &Unit, turns: u32) -> f64 {
+        let facts = self.facts;
         let read = expected_read_bytes(facts.stats, unit);
         let prefix = facts.loop_prefix_tokens;
-        let task = tokens_of_bytes(TASK_BYTES + listing + outside * SECTION_BYTES);
+        let task = self.task_tokens(unit);
         let expected_turns = (EXPECTED_TURNS + unit.members.len() as u32).min(turns.max(1));
         let tally = project_loop(
             prefix,

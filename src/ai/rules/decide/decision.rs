@@ -77,6 +77,10 @@ pub(crate) struct PlannedLoop {
     pub tier: Tier,
     /// Its expected cost in dollars.
     pub cost: f64,
+    /// What its first request may cost at its worst, in dollars: the money
+    /// left must pay for that before the loop is bought (see
+    /// [`super::buy`]).
+    pub first_request: f64,
     /// Its place in the order of interest (0 first): when money runs short
     /// at run time, the loops ranked first keep theirs.
     pub rank: usize,

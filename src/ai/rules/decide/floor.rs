@@ -12,16 +12,17 @@
 //!   ([`crate::ai::api::cost::Pricing::worst_case`], as the session prices
 //!   them before sending).
 
+use super::budget::first_request_cost;
 use super::{
     DecisionInputs, PLANNING_PROMPT_TOKENS, PassChoice, SECTION_BYTES, TASK_BYTES, decide,
-    planning_choice, survey_choice,
+    planning_choice, smallest_cents, survey_choice,
 };
 use crate::ai::api::settings::{COUNT_MARGIN as SAFETY, MIN_REPLY_TOKENS};
 use crate::ai::rules::levels::PROMPT_OVERHEAD_TOKENS;
 use crate::ai::rules::projection::{ModelTerms, tokens_of_bytes};
 
 /// No budget above this many dollars is looked for.
-const MOST: f64 = 100_000.0;
+pub(super) const MOST: f64 = 100_000.0;
 
 /// What the requests a minimal investigation over `facts` must be able to
 /// send may cost at their worst, each with the smallest reply: the
@@ -33,10 +34,9 @@ pub(crate) fn requests_floor(facts: &DecisionInputs<'_>, survey_tokens: Option<u
     let pricing = terms.pricing;
     let counted = |reference: u64| (terms.scale(reference) as f64 * SAFETY).ceil() as u64;
     let reply = MIN_REPLY_TOKENS;
-    let mut requests = pricing.worst_case(
-        counted(facts.loop_prefix_tokens + tokens_of_bytes(TASK_BYTES)),
-        reply,
-        true,
+    let mut requests = first_request_cost(
+        &terms,
+        facts.loop_prefix_tokens + tokens_of_bytes(TASK_BYTES),
     ) + pricing.worst_case(
         counted(PROMPT_OVERHEAD_TOKENS + tokens_of_bytes(SECTION_BYTES)),
         reply,
@@ -63,22 +63,7 @@ pub(crate) fn smallest_budget(facts: &DecisionInputs<'_>, survey_tokens: Option<
         };
         !decide(&with, None).work.loops.is_empty()
     };
-    let (mut low, mut high) = (0u64, 1u64);
-    while !buys(high as f64 / 100.0) {
-        if high as f64 / 100.0 >= MOST {
-            break;
-        }
-        low = high;
-        high *= 2;
-    }
-    while high - low > 1 {
-        let mid = low + (high - low) / 2;
-        if buys(mid as f64 / 100.0) {
-            high = mid;
-        } else {
-            low = mid;
-        }
-    }
-    let cents = (requests * 100.0 - 1e-9).ceil().max(high as f64);
+    let high = (smallest_cents(buys, 0) * 100.0).round();
+    let cents = (requests * 100.0 - 1e-9).ceil().max(high);
     cents / 100.0
 }

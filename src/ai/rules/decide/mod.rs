@@ -67,7 +67,11 @@ pub(crate) use decision::{
     BudgetPlan, Decision, DecisionInputs, PassChoice, PlannedLoop, SynthesisPlan, Work,
 };
 pub(crate) use floor::{requests_floor, smallest_budget};
-pub(crate) use replan::{Calibration, MIN_HANDOFFS_FOR_REPLAN, Replanner, Round, RoundInput};
+#[cfg(test)]
+pub(crate) use replan::round;
+pub(crate) use replan::{
+    Calibration, MIN_HANDOFFS_FOR_REPLAN, Replanner, Round, RoundInput, money_for_loops,
+};
 pub(crate) use saved::{SavedLoop, SavedWork, WorkPlan};
 use synthesis::project_synthesis;
 pub(crate) use synthesis::{in_synthesis, synthesis_cost};
@@ -285,6 +289,7 @@ fn ranked_loops(
     let mut loops: Vec<PlannedLoop> = units
         .map(|(unit, turns)| PlannedLoop {
             cost: costs.expected(&unit, turns),
+            first_request: costs.first_request(&unit),
             rank: 0,
             tier: shape.tier_of(&unit.root),
             unit,
@@ -425,14 +430,13 @@ fn choose_work(shape: &Shape<'_, '_>, costs: LoopCosts<'_, '_>) -> Work {
     });
     let (candidates, ranked) = ranked_loops(shape, &costs, units);
     let unit_count = candidates.len();
-    let prices: Vec<f64> = candidates.iter().map(|l| l.cost).collect();
-    let average = prices.iter().sum::<f64>() / unit_count.max(1) as f64;
+    let average = candidates.iter().map(|l| l.cost).sum::<f64>() / unit_count.max(1) as f64;
     let stale: HashSet<&Path> = applied.order.iter().map(PathBuf::as_path).collect();
     // First a fifth of the money for the synthesis; then what the loops
     // bought with the rest project it to cost (with its margin), and the
     // loops again with what that frees.
     let mut reserve = spendable * SYNTHESIS_SHARE;
-    let mut bought = buy(&prices, &ranked, spendable - reserve, 1.0);
+    let mut bought = buy(&candidates, &ranked, spendable - reserve, 1.0);
     let split = |bought: &[usize]| {
         let chosen: HashSet<usize> = bought.iter().copied().collect();
         let mut loops = Vec::new();
@@ -457,7 +461,7 @@ fn choose_work(shape: &Shape<'_, '_>, costs: LoopCosts<'_, '_>) -> Work {
     let (_, projected) = reserve_for(shape, &terms, &loops, &mechanical);
     if projected < reserve {
         reserve = projected;
-        bought = buy(&prices, &ranked, spendable - reserve, 1.0);
+        bought = buy(&candidates, &ranked, spendable - reserve, 1.0);
     }
     let (loops, left, mechanical) = split(&bought);
     let (synthesis, _) = reserve_for(shape, &terms, &loops, &mechanical);
@@ -501,9 +505,15 @@ fn children_first_loops(loops: Vec<PlannedLoop>) -> Vec<PlannedLoop> {
 }
 
 /// The budget at which a run over `facts` would have a model read every
-/// directory: a fresh run's survey, planning, one loop per directory (under
-/// `plan`) and synthesis, priced as [`decide`] prices them when the budget
-/// does not bind. What a partial run's note tells the user to rerun with.
+/// directory: the smallest, in whole cents, with which [`decide`] (the rule
+/// every run buys by, with the run's model, prices and `--batch`) gives a
+/// fresh run's every directory its own loop under `plan`, leaving nothing
+/// to the scan. What a partial run's note tells the user to rerun with.
+///
+/// Priced without a budget and summed, the same work came out dearer than
+/// the budget that buys it: with a budget the decision lays the synthesis
+/// out for the money it has, so a run at less than the note named already
+/// had every directory read.
 pub(crate) fn budget_to_read_everything(facts: &DecisionInputs<'_>, plan: &Plan) -> f64 {
     let nothing_cached = HashMap::new();
     let none_mechanical = std::collections::HashSet::new();
@@ -518,9 +528,39 @@ pub(crate) fn budget_to_read_everything(facts: &DecisionInputs<'_>, plan: &Plan)
         budget: None,
         ..*facts
     };
-    let decision = decide(&fresh, Some(plan));
-    let budget = &decision.work.budget;
-    budget.fixed + budget.loops_cost + decision.work.synthesis.cost
+    let reads_everything = |dollars: f64| {
+        let with = DecisionInputs {
+            budget: Some(dollars),
+            ..fresh
+        };
+        let work = decide(&with, Some(plan)).work;
+        work.mechanical.is_empty() && work.candidates.is_empty()
+    };
+    smallest_cents(reads_everything, 0)
+}
+
+/// The smallest amount in whole cents (as dollars) at which `buys` holds,
+/// at least `floor` cents: doubling, then halving the interval (the
+/// decision is pure and buys more with more money). Nothing above
+/// [`floor::MOST`] dollars is looked for.
+pub(crate) fn smallest_cents(buys: impl Fn(f64) -> bool, floor: u64) -> f64 {
+    let (mut low, mut high) = (floor, floor.max(1));
+    while !buys(high as f64 / 100.0) {
+        if high as f64 / 100.0 >= floor::MOST {
+            break;
+        }
+        low = high;
+        high *= 2;
+    }
+    while high - low > 1 {
+        let mid = low + (high - low) / 2;
+        if buys(mid as f64 / 100.0) {
+            high = mid;
+        } else {
+            low = mid;
+        }
+    }
+    high as f64 / 100.0
 }
 
 /// Survey and planning follow the same rule: nothing to do without a stale

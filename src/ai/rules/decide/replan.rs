@@ -154,19 +154,29 @@ impl<'a> Replanner<'a> {
     }
 }
 
+/// What new loops could spend under `limit` (none: no end) after `spent`,
+/// what the loops bought and not finished are still expected to cost
+/// (`committed`) and what is kept for the synthesis (`reserve`): what a
+/// round buys with, and what a loop that could not start had (see
+/// [`crate::ai::passes::scheduler`]'s ledger).
+pub(crate) fn money_for_loops(limit: Option<f64>, spent: f64, committed: f64, reserve: f64) -> f64 {
+    limit.map_or(f64::INFINITY, |limit| limit - spent - committed - reserve)
+}
+
 /// Decide one round with `reserve` kept for the synthesis, under `limit`
-/// (none: every candidate is bought).
+/// (none: every candidate is bought). A candidate is bought only when the
+/// money pays for its first request too (its `first_request`, which the
+/// ledger raises past the money a loop of it once failed to start with):
+/// so a round never buys back a loop that cannot start with the same
+/// money, and the run moves on to the synthesis.
 pub(crate) fn round(input: &RoundInput<'_>, reserve: f64, limit: Option<f64>) -> Round {
     let scale = input.calibration.scale();
-    let money = limit.map_or(f64::INFINITY, |limit| {
-        limit - input.spent - input.committed - reserve
-    });
+    let money = money_for_loops(limit, input.spent, input.committed, reserve);
     let led = |i: &usize| input.led.get(*i).copied().unwrap_or(false);
     let (mut order, rest): (Vec<usize>, Vec<usize>) = (0..input.candidates.len()).partition(led);
     order.extend(rest);
-    let costs: Vec<f64> = input.candidates.iter().map(|c| c.cost).collect();
     let bought = if money > 0.0 {
-        buy(&costs, &order, money, scale)
+        buy(input.candidates, &order, money, scale)
     } else {
         Vec::new()
     };
@@ -190,6 +200,7 @@ mod tests {
             turns: 10,
             tier: Tier::Default,
             cost,
+            first_request: cost / 4.0,
             rank,
         }
     }
@@ -209,6 +220,24 @@ mod tests {
             led,
             calibration,
         }
+    }
+
+    #[test]
+    fn a_loop_whose_first_request_the_money_cannot_pay_for_is_not_bought() {
+        // Loops far cheaper than expected: a's expected cost fits the
+        // $0.03 left, its first request's worst case ($0.05) does not.
+        let mut cheap = Calibration::default();
+        for _ in 0..40 {
+            cheap.add(0.2, 0.02);
+        }
+        let mut candidates = [candidate("a", 0.2, 0), candidate("b", 0.2, 1)];
+        candidates[0].first_request = 0.05;
+        candidates[1].first_request = 0.01;
+        let none = [false; 2];
+        let decided = round(&input(&candidates, &none, 1.37, cheap), 0.1, Some(2.0));
+        assert!((decided.money - 0.03).abs() < 1e-9, "{}", decided.money);
+        assert!(candidates[0].cost * decided.scale <= decided.money);
+        assert_eq!(decided.bought, [1]);
     }
 
     #[test]

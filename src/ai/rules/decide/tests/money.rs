@@ -106,3 +106,34 @@ fn the_smallest_budget_buys_a_loop_and_a_cent_less_does_not() {
         .worst_case(8_000, crate::ai::api::settings::MIN_REPLY_TOKENS, false);
     assert!(smallest > survey);
 }
+
+/// The budget a partial run's note names is the smallest (in cents) with
+/// which the decision every run buys by gives every directory a loop: a
+/// cent less leaves some to the scan.
+#[test]
+fn the_budget_to_read_everything_is_the_smallest_that_buys_every_loop() {
+    let tree = wide();
+    let setup = Setup::default();
+    let facts = facts_of(&tree, &setup);
+    let named = budget_to_read_everything(&facts, &Plan::default());
+    assert_eq!((named * 100.0).round() / 100.0, named);
+    let with = |budget: f64| {
+        decide(
+            &DecisionInputs {
+                budget: Some(budget),
+                ..facts
+            },
+            None,
+        )
+        .work
+    };
+    let at = with(named);
+    assert!(at.mechanical.is_empty() && at.candidates.is_empty());
+    assert!(!with(named - 0.01).mechanical.is_empty(), "{named}");
+    let full = unbudgeted_cost(&tree);
+    println!("named {named}, priced without a budget {full}");
+    assert!(
+        named <= (full * 100.0).ceil() / 100.0 + 1e-9,
+        "{named} > {full}"
+    );
+}
