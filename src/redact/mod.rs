@@ -63,7 +63,7 @@ use check::{Found, Verdict};
 pub use kinds::RULES;
 use known::Known;
 pub use prefilter::may_hold_secret;
-use sources::{Claim, Sources};
+use sources::{Claim, LearnedSources};
 
 /// How serious a redaction is when it turns up as a flag: a rule's
 /// severity, or `Info` for a value that looks like an example.
@@ -119,7 +119,7 @@ pub struct Redactor {
     enabled: bool,
     known: Mutex<Known>,
     /// The sources (files) learned whole, and the learning gate.
-    sources: Sources,
+    sources: LearnedSources,
 }
 
 /// [`RULES`]' patterns, compiled once for the whole process.
@@ -145,7 +145,7 @@ impl Redactor {
         Redactor {
             enabled: true,
             known: Mutex::default(),
-            sources: Sources::default(),
+            sources: LearnedSources::default(),
         }
     }
 
@@ -154,7 +154,7 @@ impl Redactor {
         Redactor {
             enabled: false,
             known: Mutex::default(),
-            sources: Sources::default(),
+            sources: LearnedSources::default(),
         }
     }
 

@@ -37,12 +37,12 @@ struct Inner {
 
 /// The sources learned, and the gate.
 #[derive(Debug, Default)]
-pub(crate) struct Sources {
+pub(crate) struct LearnedSources {
     inner: Mutex<Inner>,
     changed: Condvar,
 }
 
-/// What a caller of [`Sources::claim`] is to do.
+/// What a caller of [`LearnedSources::claim`] is to do.
 pub(super) enum Claim {
     /// Learn it (then [`Learning::finish`]).
     Learn,
@@ -51,7 +51,7 @@ pub(super) enum Claim {
     Done(Vec<Hit>),
 }
 
-impl Sources {
+impl LearnedSources {
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -112,13 +112,13 @@ impl Sources {
 /// A source being learned by this thread: finished with its hits, or (when
 /// the thread panics) marked learned with none, so no caller waits forever.
 pub(super) struct Learning<'a> {
-    sources: &'a Sources,
+    sources: &'a LearnedSources,
     key: &'a str,
     done: bool,
 }
 
 impl<'a> Learning<'a> {
-    pub(super) fn new(sources: &'a Sources, key: &'a str) -> Learning<'a> {
+    pub(super) fn new(sources: &'a LearnedSources, key: &'a str) -> Learning<'a> {
         Learning {
             sources,
             key,
@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn a_source_is_learned_once_and_its_hits_told_once() {
-        let sources = Sources::default();
+        let sources = LearnedSources::default();
         assert!(matches!(sources.claim("a", false), Claim::Learn));
         let hit = Hit {
             rule: "jwt",
@@ -180,7 +180,7 @@ mod tests {
 
     #[test]
     fn a_second_caller_waits_for_the_first() {
-        let sources = Arc::new(Sources::default());
+        let sources = Arc::new(LearnedSources::default());
         assert!(matches!(sources.claim("k", true), Claim::Learn));
         let waiting = {
             let sources = sources.clone();
@@ -194,7 +194,7 @@ mod tests {
 
     #[test]
     fn the_gate_opens_when_the_learning_ends() {
-        let sources = Arc::new(Sources::default());
+        let sources = Arc::new(LearnedSources::default());
         sources.wait_learned();
         sources.begin();
         let waiting = {

@@ -74,7 +74,7 @@ pub(super) fn evaluate(
 /// the directories' entries in scope), and fill the outcome.
 pub(super) fn finish(
     run: &Phases<'_>,
-    facts: &DecisionInputs<'_>,
+    inputs: &DecisionInputs<'_>,
     entries: &HashMap<PathBuf, DirEntry>,
     decision: &Decision,
     cached_count: usize,
@@ -95,7 +95,7 @@ pub(super) fn finish(
     say_coverage(&run.ctx.progress, coverage, remaining, work.cap_hit);
     let gaps = gaps(
         run,
-        facts,
+        inputs,
         entries,
         decision,
         coverage,
@@ -184,7 +184,7 @@ fn remaining_work(cache: &Cache, decision: &Decision) -> usize {
 /// rerun reuses the entries and says the same.
 fn gaps(
     run: &Phases<'_>,
-    facts: &DecisionInputs<'_>,
+    inputs: &DecisionInputs<'_>,
     entries: &HashMap<PathBuf, DirEntry>,
     decision: &Decision,
     coverage: Coverage,
@@ -198,7 +198,7 @@ fn gaps(
         declined: entries.values().filter(|e| is_declined(e)).count(),
         from_scan: coverage.mechanical,
         deepen: (coverage.mechanical > 0).then(|| status::Deepen {
-            budget: budget_to_read_everything(facts, &decision.plan),
+            budget: budget_to_read_everything(inputs, &decision.plan),
             batch: decision.batch,
             tokens: run.ctx.session.plan_meter() == Meter::Tokens,
         }),

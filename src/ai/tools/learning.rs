@@ -69,7 +69,7 @@ const BATCH: usize = 32;
 
 /// What a learning did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Learned {
+pub struct LearningTally {
     /// Files considered.
     pub files: usize,
     /// Read (not known clean from an earlier run).
@@ -120,14 +120,14 @@ pub fn learn_tree(
     redactor: &Redactor,
     clean: &HashSet<String>,
     threads: usize,
-) -> Learned {
+) -> LearningTally {
     let next = AtomicUsize::new(0);
     let workers = threads.clamp(1, files.len().div_ceil(BATCH).max(1));
-    let parts: Vec<Learned> = std::thread::scope(|scope| {
+    let parts: Vec<LearningTally> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 scope.spawn(|| {
-                    let mut learned = Learned::default();
+                    let mut learned = LearningTally::default();
                     let mut buffer = Vec::new();
                     loop {
                         let start = next.fetch_add(BATCH, Ordering::Relaxed);
@@ -145,9 +145,9 @@ pub fn learn_tree(
             .collect();
         handles.into_iter().filter_map(|h| h.join().ok()).collect()
     });
-    let mut total = Learned {
+    let mut total = LearningTally {
         files: files.len(),
-        ..Learned::default()
+        ..LearningTally::default()
     };
     for part in parts {
         total.read += part.read;
@@ -171,7 +171,7 @@ impl File<'_> {
     /// The file is opened once (never following a link, never blocking on
     /// a FIFO swapped in) and stated once on the open descriptor; only a
     /// rerun, which may skip it, stats it by name first.
-    fn learn(&self, redactor: &Redactor, buffer: &mut Vec<u8>, learned: &mut Learned) {
+    fn learn(&self, redactor: &Redactor, buffer: &mut Vec<u8>, learned: &mut LearningTally) {
         let path = self.target.join(self.rel);
         if !self.clean.is_empty() {
             let Ok(meta) = std::fs::symlink_metadata(&path) else {
@@ -316,7 +316,7 @@ pub(crate) fn start_learning(
 }
 
 /// The `-v` line a learning prints.
-fn learned_line(learned: &Learned, took: Duration) -> String {
+fn learned_line(learned: &LearningTally, took: Duration) -> String {
     format!(
         "Redaction: learned {} files ({} read, {} through the redactor, {} holding values) in {} ms",
         learned.files,

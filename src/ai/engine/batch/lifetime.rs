@@ -13,7 +13,7 @@
 //! [`LARGE_ROUND`] requests or more is coming (a large batch is likely to
 //! be slow), and an hour from then on: a run never goes back, since a slow
 //! round says the API is busy. The choice is the pure [`choose`]; what the
-//! run saw is [`Pace`], which the batcher keeps (with the longest round in
+//! run saw is [`RoundPace`], which the batcher keeps (with the longest round in
 //! the batch state, so a resumed run starts where the killed one was).
 
 use std::time::Duration;
@@ -42,7 +42,7 @@ pub(crate) enum Slow {
 
 /// What a batch run has seen of its rounds, and what it chose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct Pace {
+pub(crate) struct RoundPace {
     /// The longest round so far.
     pub longest: Duration,
     /// Since when marks ask for an hour (the round, 1-based), and why.
@@ -62,10 +62,10 @@ pub(crate) fn choose(longest: Duration, width: usize) -> Option<Slow> {
     }
 }
 
-impl Pace {
+impl RoundPace {
     /// A run whose earlier rounds (a killed run's) took at most `longest`.
-    pub(crate) fn resumed(longest: Duration) -> Pace {
-        Pace {
+    pub(crate) fn resumed(longest: Duration) -> RoundPace {
+        RoundPace {
             longest,
             hour_from: None,
         }
@@ -127,7 +127,7 @@ mod tests {
     fn quick_small_rounds_keep_five_minutes() {
         assert_eq!(choose(Duration::from_secs(2), 3), None);
         assert_eq!(choose(QUICK_ROUND, LARGE_ROUND - 1), None);
-        let mut pace = Pace::default();
+        let mut pace = RoundPace::default();
         for round in 1..=5 {
             pace.round_took(Duration::from_millis(300));
             assert_eq!(pace.lifetime(round, 4), CacheTtl::FiveMinutes);
@@ -141,7 +141,7 @@ mod tests {
 
     #[test]
     fn a_slow_round_moves_to_an_hour_for_good() {
-        let mut pace = Pace::default();
+        let mut pace = RoundPace::default();
         assert_eq!(pace.lifetime(1, 1), CacheTtl::FiveMinutes);
         pace.round_took(Duration::from_secs(600));
         assert_eq!(pace.lifetime(2, 1), CacheTtl::OneHour);
@@ -162,7 +162,7 @@ mod tests {
 
     #[test]
     fn a_wide_round_starts_at_an_hour() {
-        let mut pace = Pace::default();
+        let mut pace = RoundPace::default();
         assert_eq!(pace.lifetime(1, LARGE_ROUND), CacheTtl::OneHour);
         assert_eq!(pace.hour_from, Some((1, Slow::Wide(LARGE_ROUND))));
         assert!(
@@ -171,7 +171,7 @@ mod tests {
             pace.note()
         );
         // A resumed run remembers how slow the killed one's rounds were.
-        let mut resumed = Pace::resumed(Duration::from_secs(900));
+        let mut resumed = RoundPace::resumed(Duration::from_secs(900));
         assert_eq!(resumed.lifetime(1, 1), CacheTtl::OneHour);
     }
 }

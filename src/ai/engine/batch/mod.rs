@@ -189,7 +189,7 @@ struct Inner {
     wake: Notify,
     stats: Mutex<BatchStats>,
     /// How long rounds took, and the lifetime chosen for the marks.
-    pace: Mutex<lifetime::Pace>,
+    pace: Mutex<lifetime::RoundPace>,
 }
 
 #[derive(Default)]
@@ -225,7 +225,7 @@ impl Batcher {
         let mut inner = Inner::new(client, store, tracker, progress, timing, replay_pricing);
         inner.max_requests = max_requests.clamp(1, crate::ai::api::batch::MAX_REQUESTS);
         let longest = Duration::from_secs(inner.store.state().longest_round_secs);
-        inner.pace = Mutex::new(lifetime::Pace::resumed(longest));
+        inner.pace = Mutex::new(lifetime::RoundPace::resumed(longest));
         let inner = Arc::new(inner);
         let driver = tokio::spawn(rounds::drive(inner.clone()));
         Batcher {
@@ -384,7 +384,7 @@ impl Inner {
             queue: Mutex::new(Queue::default()),
             wake: Notify::new(),
             stats: Mutex::new(BatchStats::default()),
-            pace: Mutex::new(lifetime::Pace::default()),
+            pace: Mutex::new(lifetime::RoundPace::default()),
         }
     }
 
@@ -396,7 +396,7 @@ impl Inner {
         self.stats.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn pace(&self) -> MutexGuard<'_, lifetime::Pace> {
+    fn pace(&self) -> MutexGuard<'_, lifetime::RoundPace> {
         self.pace.lock().unwrap_or_else(|e| e.into_inner())
     }
 

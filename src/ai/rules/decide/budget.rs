@@ -82,7 +82,7 @@ pub(crate) fn buy(loops: &[PlannedLoop], order: &[usize], money: f64, scale: f64
 
 /// The expected cost of loops.
 pub(super) struct LoopCosts<'a, 'f> {
-    pub(super) facts: &'a DecisionInputs<'f>,
+    pub(super) inputs: &'a DecisionInputs<'f>,
     pub(super) terms: ModelTerms,
 }
 
@@ -91,14 +91,14 @@ impl LoopCosts<'_, '_> {
     /// text, its directories' listings and a section per child summary
     /// from outside the unit.
     fn task_tokens(&self, unit: &Unit) -> u64 {
-        let facts = self.facts;
+        let inputs = self.inputs;
         let inside: HashSet<&Path> = unit.dirs().map(PathBuf::as_path).collect();
         let mut listing = 0;
         let mut outside = 0u64;
         for dir in unit.dirs() {
-            let stats = facts.stats.of(dir);
+            let stats = inputs.stats.of(dir);
             listing += stats.listing_bytes;
-            outside += facts
+            outside += inputs
                 .children
                 .of(dir)
                 .iter()
@@ -114,15 +114,15 @@ impl LoopCosts<'_, '_> {
     pub(super) fn first_request(&self, unit: &Unit) -> f64 {
         first_request_cost(
             &self.terms,
-            self.facts.loop_prefix_tokens + self.task_tokens(unit),
+            self.inputs.loop_prefix_tokens + self.task_tokens(unit),
         )
     }
 
     /// What the loop of `unit` with `turns` turns is expected to cost.
     pub(super) fn expected(&self, unit: &Unit, turns: u32) -> f64 {
-        let facts = self.facts;
-        let read = expected_read_bytes(facts.stats, unit);
-        let prefix = facts.loop_prefix_tokens;
+        let inputs = self.inputs;
+        let read = expected_read_bytes(inputs.stats, unit);
+        let prefix = inputs.loop_prefix_tokens;
         let task = self.task_tokens(unit);
         let expected_turns = (EXPECTED_TURNS + unit.members.len() as u32).min(turns.max(1));
         let tally = project_loop(
@@ -161,12 +161,12 @@ pub(crate) fn expected_read_bytes(stats: &TreeStats, unit: &Unit) -> u64 {
 /// Rank `loops` by [`rank`] (their `rank` fields), and return their
 /// indexes in that order.
 pub(super) fn assign_ranks(
-    facts: &DecisionInputs<'_>,
+    inputs: &DecisionInputs<'_>,
     tiers: &HashMap<PathBuf, Tier>,
     loops: &mut [PlannedLoop],
 ) -> Vec<usize> {
     let mut ranked: Vec<usize> = (0..loops.len()).collect();
-    ranked.sort_by_cached_key(|&i| rank(facts, tiers, &loops[i].unit));
+    ranked.sort_by_cached_key(|&i| rank(inputs, tiers, &loops[i].unit));
     for (place, &i) in ranked.iter().enumerate() {
         loops[i].rank = place;
     }
@@ -178,7 +178,7 @@ pub(super) fn assign_ranks(
 /// (priority, unnamed, shallow), then the most source files, the most
 /// files, and the path.
 fn rank(
-    facts: &DecisionInputs<'_>,
+    inputs: &DecisionInputs<'_>,
     tiers: &HashMap<PathBuf, Tier>,
     unit: &Unit,
 ) -> (
@@ -191,7 +191,7 @@ fn rank(
     let tier = unit
         .root
         .ancestors()
-        .take_while(|dir| dir.starts_with(facts.target))
+        .take_while(|dir| dir.starts_with(inputs.target))
         .find_map(|dir| tiers.get(dir).copied())
         .unwrap_or(Tier::Default);
     let tier_rank = match tier {
@@ -200,14 +200,14 @@ fn rank(
         Tier::Shallow => 2,
     };
     let (source, files) = unit.dirs().fold((0u64, 0u64), |(s, f), dir| {
-        let stats = facts.stats.of(dir);
+        let stats = inputs.stats.of(dir);
         (
             s + u64::from(stats.source_files()),
             f + u64::from(stats.files),
         )
     });
     (
-        u8::from(unit.root != facts.target),
+        u8::from(unit.root != inputs.target),
         tier_rank,
         std::cmp::Reverse(source),
         std::cmp::Reverse(files),

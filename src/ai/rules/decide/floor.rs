@@ -24,42 +24,42 @@ use crate::ai::rules::projection::{ModelTerms, tokens_of_bytes};
 /// No budget above this many dollars is looked for.
 pub(super) const MOST: f64 = 100_000.0;
 
-/// What the requests a minimal investigation over `facts` must be able to
+/// What the requests a minimal investigation over `inputs` must be able to
 /// send may cost at their worst, each with the smallest reply: the
 /// survey's (`survey_tokens`, its prompt in the model's tokens as the
 /// session counts it, when this run sends one), planning's, a loop's
 /// first and a synthesis call's.
-pub(crate) fn requests_floor(facts: &DecisionInputs<'_>, survey_tokens: Option<u64>) -> f64 {
-    let terms = ModelTerms::for_run(facts.model, facts.batch);
+pub(crate) fn requests_floor(inputs: &DecisionInputs<'_>, survey_tokens: Option<u64>) -> f64 {
+    let terms = ModelTerms::for_run(inputs.model, inputs.batch);
     let pricing = terms.pricing;
     let counted = |reference: u64| (terms.scale(reference) as f64 * SAFETY).ceil() as u64;
     let reply = MIN_REPLY_TOKENS;
     let mut requests = first_request_cost(
         &terms,
-        facts.loop_prefix_tokens + tokens_of_bytes(TASK_BYTES),
+        inputs.loop_prefix_tokens + tokens_of_bytes(TASK_BYTES),
     ) + pricing.worst_case(
         counted(PROMPT_OVERHEAD_TOKENS + tokens_of_bytes(SECTION_BYTES)),
         reply,
         false,
     );
-    if survey_choice(facts) == PassChoice::Run {
+    if survey_choice(inputs) == PassChoice::Run {
         requests += pricing.worst_case(survey_tokens.unwrap_or(0), reply, false);
     }
-    if planning_choice(facts) == PassChoice::Run {
+    if planning_choice(inputs) == PassChoice::Run {
         requests += pricing.worst_case(counted(PLANNING_PROMPT_TOKENS), reply, false);
     }
     requests
 }
 
 /// The smallest budget, in dollars (whole cents), that buys an
-/// investigation over `facts` (whose budget it ignores); see
+/// investigation over `inputs` (whose budget it ignores); see
 /// [`requests_floor`] for `survey_tokens`.
-pub(crate) fn smallest_budget(facts: &DecisionInputs<'_>, survey_tokens: Option<u64>) -> f64 {
-    let requests = requests_floor(facts, survey_tokens);
+pub(crate) fn smallest_budget(inputs: &DecisionInputs<'_>, survey_tokens: Option<u64>) -> f64 {
+    let requests = requests_floor(inputs, survey_tokens);
     let buys = |dollars: f64| {
         let with = DecisionInputs {
             budget: Some(dollars),
-            ..*facts
+            ..*inputs
         };
         !decide(&with, None).work.loops.is_empty()
     };

@@ -5,7 +5,7 @@
 //!
 //! [`decide`] is pure: the orchestrator gathers the [`DecisionInputs`] (the tree, the
 //! scan's figures, the cache's state, the budget), calls it, and carries the
-//! [`Decision`] out; `--estimate` gathers the same facts read-only and
+//! [`Decision`] out; `--estimate` gathers the same inputs read-only and
 //! prices the same decision. Before the planning pass the plan is the saved
 //! one (or the default); a run that plans decides again with the planner's
 //! proposal, and nothing else changes.
@@ -51,9 +51,10 @@ use crate::ai::rules::projection::{ModelTerms, PLANNING_OUTPUT_TOKENS, SURVEY_OU
 use super::fingerprint::{DirState, Freshness, classify};
 use super::levels::Capacity;
 use super::plan::{AppliedPlan, Plan, Tier, apply_plan, named_tiers};
-use super::units::{Unit, fold_units, unit_turns};
+use super::units::Unit;
 
 mod budget;
+mod choose;
 mod decision;
 mod floor;
 mod replan;
@@ -63,6 +64,7 @@ mod synthesis;
 pub(crate) use budget::buy;
 pub(crate) use budget::expected_read_bytes;
 use budget::{LoopCosts, assign_ranks, pass_cost};
+use choose::choose_work;
 pub(crate) use decision::{
     BudgetPlan, Decision, DecisionInputs, PassChoice, PlannedLoop, SynthesisPlan, Work,
 };
@@ -121,16 +123,16 @@ pub(crate) fn should_skip_survey(total_files: u64, total_dirs: usize) -> bool {
 /// What [`decide`] says of the survey, alone: the run sends the survey's
 /// request before it prices the rest of the decision, which the survey
 /// does not depend on.
-pub(crate) fn survey_choice(facts: &DecisionInputs<'_>) -> PassChoice {
-    let (tiny, stale) = tiny_and_stale(facts);
-    choice(stale, tiny, facts.saved_survey && !facts.fresh)
+pub(crate) fn survey_choice(inputs: &DecisionInputs<'_>) -> PassChoice {
+    let (tiny, stale) = tiny_and_stale(inputs);
+    choice(stale, tiny, inputs.saved_survey && !inputs.fresh)
 }
 
 /// What the run does about the plan: what [`decide`] chooses for it, without
 /// the rest of the decision.
-pub(crate) fn planning_choice(facts: &DecisionInputs<'_>) -> PassChoice {
-    let (tiny, stale) = tiny_and_stale(facts);
-    let saved_plan = facts.saved_plan.filter(|_| !facts.fresh);
+pub(crate) fn planning_choice(inputs: &DecisionInputs<'_>) -> PassChoice {
+    let (tiny, stale) = tiny_and_stale(inputs);
+    let saved_plan = inputs.saved_plan.filter(|_| !inputs.fresh);
     choice(stale, tiny, saved_plan.is_some())
 }
 
@@ -138,10 +140,11 @@ pub(crate) fn planning_choice(facts: &DecisionInputs<'_>) -> PassChoice {
 /// whether there is work: a directory that is not unchanged (a parent is
 /// stale only because of such a child), or one left to the scan that this
 /// run has the money to deepen ([`deepenable`]).
-fn tiny_and_stale(facts: &DecisionInputs<'_>) -> (bool, bool) {
-    let tiny = should_skip_survey(facts.total_files, facts.dirs.len());
-    let stale = (facts.dirs.iter()).any(|dir| facts.states.get(dir) != Some(&DirState::Unchanged))
-        || !deepenable(facts).is_empty();
+fn tiny_and_stale(inputs: &DecisionInputs<'_>) -> (bool, bool) {
+    let tiny = should_skip_survey(inputs.total_files, inputs.dirs.len());
+    let stale = (inputs.dirs.iter())
+        .any(|dir| inputs.states.get(dir) != Some(&DirState::Unchanged))
+        || !deepenable(inputs).is_empty();
     (tiny, stale)
 }
 
@@ -161,11 +164,11 @@ fn more_money(budget: Option<f64>, before: Option<f64>) -> bool {
 /// saved work, else those the saved work had bought a loop for (an
 /// interrupted run that was deepening them). Never with `--fresh`, which
 /// starts over anyway.
-pub(crate) fn deepenable(facts: &DecisionInputs<'_>) -> Vec<PathBuf> {
-    let Some(saved) = facts.saved_work.filter(|_| !facts.fresh) else {
+pub(crate) fn deepenable(inputs: &DecisionInputs<'_>) -> Vec<PathBuf> {
+    let Some(saved) = inputs.saved_work.filter(|_| !inputs.fresh) else {
         return Vec::new();
     };
-    let all = more_money(facts.budget, saved.budget);
+    let all = more_money(inputs.budget, saved.budget);
     let bought: HashSet<&Path> = if all {
         HashSet::new()
     } else {
@@ -176,43 +179,48 @@ pub(crate) fn deepenable(facts: &DecisionInputs<'_>) -> Vec<PathBuf> {
             .map(PathBuf::as_path)
             .collect()
     };
-    facts
+    inputs
         .dirs
         .iter()
         .filter(|dir| {
-            facts.states.get(*dir) == Some(&DirState::Unchanged)
-                && facts.mechanical.contains(*dir)
+            inputs.states.get(*dir) == Some(&DirState::Unchanged)
+                && inputs.mechanical.contains(*dir)
                 && (all || bought.contains(dir.as_path()))
         })
         .cloned()
         .collect()
 }
 
-/// Decide what a run over `facts` does. `proposal` is the planner's plan
+/// Decide what a run over `inputs` does. `proposal` is the planner's plan
 /// when this run just made one; otherwise the saved plan is used when it is
 /// reused, and the default plan else.
-pub(crate) fn decide(facts: &DecisionInputs<'_>, proposal: Option<&Plan>) -> Decision {
-    let (tiny, _) = tiny_and_stale(facts);
-    let first_look = classify(facts.dirs, facts.states);
-    let saved_plan = facts.saved_plan.filter(|_| !facts.fresh);
-    let survey = survey_choice(facts);
-    let planning = planning_choice(facts);
+pub(crate) fn decide(inputs: &DecisionInputs<'_>, proposal: Option<&Plan>) -> Decision {
+    let (tiny, _) = tiny_and_stale(inputs);
+    let first_look = classify(inputs.dirs, inputs.states);
+    let saved_plan = inputs.saved_plan.filter(|_| !inputs.fresh);
+    let survey = survey_choice(inputs);
+    let planning = planning_choice(inputs);
     let plan = match (proposal, planning) {
         (Some(plan), _) => plan.clone(),
         (None, PassChoice::Reuse) => saved_plan.cloned().unwrap_or_default(),
         (None, _) => Plan::default(),
     };
-    let (applied, freshness) =
-        settle_plan(facts.dirs, facts.states, &first_look, &plan, facts.target);
+    let (applied, freshness) = settle_plan(
+        inputs.dirs,
+        inputs.states,
+        &first_look,
+        &plan,
+        inputs.target,
+    );
     // What the scan summarised before and this run may deepen, as the plan
     // sees it (a skipped directory stays as it is).
-    let deepen = apply_plan(facts.dirs, &deepenable(facts), &plan, facts.target);
+    let deepen = apply_plan(inputs.dirs, &deepenable(inputs), &plan, inputs.target);
 
-    let terms = ModelTerms::for_run(facts.model, facts.batch);
-    let model = facts.model.model;
+    let terms = ModelTerms::for_run(inputs.model, inputs.batch);
+    let model = inputs.model.model;
     let capacity = Capacity::new(
         model.context_window,
-        facts.budget,
+        inputs.budget,
         terms.pricing.prices.input,
     );
     let fixed = pass_cost(&terms, survey, SURVEY_PROMPT_TOKENS, SURVEY_OUTPUT_TOKENS)
@@ -222,9 +230,9 @@ pub(crate) fn decide(facts: &DecisionInputs<'_>, proposal: Option<&Plan>) -> Dec
             PLANNING_PROMPT_TOKENS,
             PLANNING_OUTPUT_TOKENS,
         );
-    let costs = LoopCosts { facts, terms };
+    let costs = LoopCosts { inputs, terms };
     let shape = Shape {
-        facts,
+        inputs,
         plan: &plan,
         applied: &applied,
         deepen: &deepen,
@@ -241,13 +249,13 @@ pub(crate) fn decide(facts: &DecisionInputs<'_>, proposal: Option<&Plan>) -> Dec
         freshness,
         applied,
         work,
-        batch: facts.batch,
+        batch: inputs.batch,
     }
 }
 
 /// What the work is chosen from.
 struct Shape<'a, 'f> {
-    facts: &'a DecisionInputs<'f>,
+    inputs: &'a DecisionInputs<'f>,
     plan: &'a Plan,
     /// The plan over the stale directories.
     applied: &'a AppliedPlan,
@@ -285,7 +293,7 @@ fn ranked_loops(
     costs: &LoopCosts<'_, '_>,
     units: impl Iterator<Item = (Unit, u32)>,
 ) -> (Vec<PlannedLoop>, Vec<usize>) {
-    let facts = shape.facts;
+    let inputs = shape.inputs;
     let mut loops: Vec<PlannedLoop> = units
         .map(|(unit, turns)| PlannedLoop {
             cost: costs.expected(&unit, turns),
@@ -296,8 +304,8 @@ fn ranked_loops(
             turns,
         })
         .collect();
-    let tiers = named_tiers(facts.dirs, shape.plan, facts.target);
-    let ranked = assign_ranks(facts, &tiers, &mut loops);
+    let tiers = named_tiers(inputs.dirs, shape.plan, inputs.target);
+    let ranked = assign_ranks(inputs, &tiers, &mut loops);
     (loops, ranked)
 }
 
@@ -310,7 +318,7 @@ fn reserve_for(
     mechanical: &[PathBuf],
 ) -> (SynthesisPlan, f64) {
     let synthesis = project_synthesis(
-        shape.facts,
+        shape.inputs,
         shape.freshness,
         loops,
         mechanical,
@@ -321,190 +329,7 @@ fn reserve_for(
     (synthesis, reserve)
 }
 
-/// The work for the stale directories of `shape` (and those it may
-/// deepen), after the fixed passes' cost.
-fn choose_work(shape: &Shape<'_, '_>, costs: LoopCosts<'_, '_>) -> Work {
-    let facts = shape.facts;
-    let (applied, fixed) = (shape.applied, shape.fixed);
-    let terms = costs.terms;
-    // A resumed run carries on with the work it saved.
-    let saved = facts
-        .saved_work
-        .filter(|work| {
-            !facts.fresh
-                && work.budget == facts.budget
-                && work.batch == facts.batch
-                && (!applied.order.is_empty() || !shape.deepen.order.is_empty())
-        })
-        .and_then(|work| work.resume(&applied.order, &shape.deepen.order));
-    if let Some(resumed) = saved {
-        let units = resumed
-            .loops
-            .into_iter()
-            .map(|saved| (saved.unit, saved.turns));
-        let (loops, _) = ranked_loops(shape, &costs, units);
-        let units = (resumed.candidates.into_iter()).map(|saved| (saved.unit, saved.turns));
-        let (mut candidates, _) = ranked_loops(shape, &costs, units);
-        candidates.sort_by_key(|c| c.rank);
-        let mechanical = resumed.mechanical;
-        let binding = !mechanical.is_empty()
-            || !candidates.is_empty()
-            || loops.iter().any(|l| !l.unit.members.is_empty());
-        let (synthesis, reserve) = reserve_for(shape, &terms, &loops, &mechanical);
-        let loops_cost = loops.iter().map(|l| l.cost).sum();
-        return Work {
-            budget: BudgetPlan {
-                limit: facts.budget,
-                binding,
-                fixed,
-                synthesis_reserve: if binding { reserve } else { synthesis.cost },
-                loops_cost,
-                units: loops.len() + candidates.len(),
-                loops_affordable: loops.len(),
-            },
-            loops,
-            mechanical,
-            candidates,
-            synthesis,
-            resumed: true,
-        };
-    }
-
-    // Every directory its own loop, as before any budget.
-    let every = (applied.order.iter()).chain(&shape.deepen.order);
-    let units = every.map(|dir| (Unit::single(dir.clone()), shape.turns_for(dir)));
-    let (singles, _) = ranked_loops(shape, &costs, units);
-    let loops_cost: f64 = singles.iter().map(|l| l.cost).sum();
-    let synthesis_all = project_synthesis(
-        facts,
-        shape.freshness,
-        &singles,
-        &[],
-        shape.capacity,
-        &terms,
-    );
-    let fits = |limit: f64| fixed + loops_cost + synthesis_all.cost <= limit;
-    if facts.budget.is_none_or(fits) {
-        let units = singles.len();
-        return Work {
-            budget: BudgetPlan {
-                limit: facts.budget,
-                binding: false,
-                fixed,
-                synthesis_reserve: synthesis_all.cost,
-                loops_cost,
-                units,
-                loops_affordable: units,
-            },
-            loops: children_first_loops(singles),
-            mechanical: Vec::new(),
-            candidates: Vec::new(),
-            synthesis: synthesis_all,
-            resumed: false,
-        };
-    }
-
-    // The budget binds: fold, rank, buy.
-    let limit = facts.budget.unwrap_or_default();
-    let spendable = (limit - fixed).max(0.0);
-    let tier_of = |dir: &Path| shape.tier_of(dir);
-    let mut units = fold_units(
-        &applied.order,
-        facts.target,
-        facts.children,
-        facts.stats,
-        tier_of,
-    );
-    // What may be deepened folds among itself: its parents already have
-    // entries of their own.
-    units.extend(fold_units(
-        &shape.deepen.order,
-        facts.target,
-        facts.children,
-        facts.stats,
-        tier_of,
-    ));
-    let units = units.into_iter().map(|unit| {
-        let turns = unit_turns(shape.turns_for(&unit.root), unit.members.len());
-        (unit, turns)
-    });
-    let (candidates, ranked) = ranked_loops(shape, &costs, units);
-    let unit_count = candidates.len();
-    let average = candidates.iter().map(|l| l.cost).sum::<f64>() / unit_count.max(1) as f64;
-    let stale: HashSet<&Path> = applied.order.iter().map(PathBuf::as_path).collect();
-    // First a fifth of the money for the synthesis; then what the loops
-    // bought with the rest project it to cost (with its margin), and the
-    // loops again with what that frees.
-    let mut reserve = spendable * SYNTHESIS_SHARE;
-    let mut bought = buy(&candidates, &ranked, spendable - reserve, 1.0);
-    let split = |bought: &[usize]| {
-        let chosen: HashSet<usize> = bought.iter().copied().collect();
-        let mut loops = Vec::new();
-        let mut left = Vec::new();
-        for (i, planned) in candidates.iter().enumerate() {
-            if chosen.contains(&i) {
-                loops.push(planned.clone());
-            } else {
-                left.push(planned.clone());
-            }
-        }
-        let mut mechanical: Vec<PathBuf> = (left.iter())
-            .flat_map(|l| l.unit.dirs())
-            .filter(|dir| stale.contains(dir.as_path()))
-            .cloned()
-            .collect();
-        super::discover::sort_leaf_first(&mut mechanical);
-        left.sort_by_key(|l| l.rank);
-        (loops, left, mechanical)
-    };
-    let (loops, _, mechanical) = split(&bought);
-    let (_, projected) = reserve_for(shape, &terms, &loops, &mechanical);
-    if projected < reserve {
-        reserve = projected;
-        bought = buy(&candidates, &ranked, spendable - reserve, 1.0);
-    }
-    let (loops, left, mechanical) = split(&bought);
-    let (synthesis, _) = reserve_for(shape, &terms, &loops, &mechanical);
-    let for_loops = spendable - reserve;
-    let loops_affordable = if average > 0.0 {
-        ((for_loops / average).floor() as usize).min(unit_count)
-    } else {
-        unit_count
-    };
-    let loops_cost = loops.iter().map(|l| l.cost).sum();
-    Work {
-        loops,
-        mechanical,
-        candidates: left,
-        budget: BudgetPlan {
-            limit: facts.budget,
-            binding: true,
-            fixed,
-            synthesis_reserve: reserve,
-            loops_cost,
-            units: unit_count,
-            loops_affordable,
-        },
-        synthesis,
-        resumed: false,
-    }
-}
-
-/// `loops` in an order where no loop comes before one below it.
-fn children_first_loops(loops: Vec<PlannedLoop>) -> Vec<PlannedLoop> {
-    let roots: Vec<PathBuf> = loops.iter().map(|l| l.unit.root.clone()).collect();
-    let order = super::plan::children_first(&roots);
-    let mut by_root: HashMap<PathBuf, PlannedLoop> = loops
-        .into_iter()
-        .map(|l| (l.unit.root.clone(), l))
-        .collect();
-    order
-        .iter()
-        .filter_map(|root| by_root.remove(root))
-        .collect()
-}
-
-/// The budget at which a run over `facts` would have a model read every
+/// The budget at which a run over `inputs` would have a model read every
 /// directory: the smallest, in whole cents, with which [`decide`] (the rule
 /// every run buys by, with the run's model, prices and `--batch`) gives a
 /// fresh run's every directory its own loop under `plan`, leaving nothing
@@ -514,7 +339,7 @@ fn children_first_loops(loops: Vec<PlannedLoop>) -> Vec<PlannedLoop> {
 /// the budget that buys it: with a budget the decision lays the synthesis
 /// out for the money it has, so a run at less than the note named already
 /// had every directory read.
-pub(crate) fn budget_to_read_everything(facts: &DecisionInputs<'_>, plan: &Plan) -> f64 {
+pub(crate) fn budget_to_read_everything(inputs: &DecisionInputs<'_>, plan: &Plan) -> f64 {
     let nothing_cached = HashMap::new();
     let none_mechanical = std::collections::HashSet::new();
     let fresh = DecisionInputs {
@@ -526,7 +351,7 @@ pub(crate) fn budget_to_read_everything(facts: &DecisionInputs<'_>, plan: &Plan)
         saved_work: None,
         synthesis_current: false,
         budget: None,
-        ..*facts
+        ..*inputs
     };
     let reads_everything = |dollars: f64| {
         let with = DecisionInputs {

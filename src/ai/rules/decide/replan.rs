@@ -101,10 +101,10 @@ pub(crate) struct Round {
     pub bought: Vec<usize>,
 }
 
-/// What a run's rounds decide over: the facts and the plan's freshness of
+/// What a run's rounds decide over: the inputs and the plan's freshness of
 /// the first decision, and the synthesis's capacity and prices.
 pub(crate) struct Replanner<'a> {
-    pub facts: DecisionInputs<'a>,
+    pub inputs: DecisionInputs<'a>,
     pub freshness: &'a Freshness,
     pub capacity: Capacity,
     pub terms: ModelTerms,
@@ -114,24 +114,24 @@ pub(crate) struct Replanner<'a> {
 }
 
 impl<'a> Replanner<'a> {
-    /// The replanner of a run over `facts` whose first decision found
+    /// The replanner of a run over `inputs` whose first decision found
     /// `freshness` and priced the survey and planning at `fixed`.
     pub(crate) fn new(
-        facts: DecisionInputs<'a>,
+        inputs: DecisionInputs<'a>,
         freshness: &'a Freshness,
         fixed: f64,
     ) -> Replanner<'a> {
-        let terms = ModelTerms::for_run(facts.model, facts.batch);
+        let terms = ModelTerms::for_run(inputs.model, inputs.batch);
         let capacity = Capacity::new(
-            facts.model.model.context_window,
-            facts.budget,
+            inputs.model.model.context_window,
+            inputs.budget,
             terms.pricing.prices.input,
         );
         Replanner {
-            most_reserved: facts
+            most_reserved: inputs
                 .budget
                 .map(|limit| (limit - fixed).max(0.0) * SYNTHESIS_SHARE),
-            facts,
+            inputs,
             freshness,
             capacity,
             terms,
@@ -141,7 +141,7 @@ impl<'a> Replanner<'a> {
     /// Decide one round (see the module docs).
     pub(crate) fn round(&self, input: &RoundInput<'_>) -> Round {
         let synthesis = project_synthesis(
-            &self.facts,
+            &self.inputs,
             self.freshness,
             input.loops,
             input.mechanical,
@@ -150,7 +150,7 @@ impl<'a> Replanner<'a> {
         );
         let reserve = synthesis.cost * SYNTHESIS_MARGIN;
         let reserve = self.most_reserved.map_or(reserve, |most| reserve.min(most));
-        round(input, reserve, self.facts.budget)
+        round(input, reserve, self.inputs.budget)
     }
 }
 

@@ -29,7 +29,7 @@ pub(crate) fn in_synthesis(mechanical: bool, parent_mechanical: Option<bool>) ->
 /// The synthesis a run with these loops and mechanical entries is expected
 /// to make, from allowances for the summaries not written yet.
 pub(super) fn project_synthesis(
-    facts: &DecisionInputs<'_>,
+    inputs: &DecisionInputs<'_>,
     freshness: &Freshness,
     loops: &[PlannedLoop],
     mechanical: &[PathBuf],
@@ -37,7 +37,7 @@ pub(super) fn project_synthesis(
     terms: &ModelTerms,
 ) -> SynthesisPlan {
     let nothing_to_do = freshness.stale.is_empty() && loops.is_empty();
-    if nothing_to_do && facts.synthesis_current {
+    if nothing_to_do && inputs.synthesis_current {
         return SynthesisPlan {
             reused: true,
             layout: Layout::default(),
@@ -47,7 +47,7 @@ pub(super) fn project_synthesis(
     // Which directories will have an entry, and of which kind.
     let mut kind: HashMap<&Path, bool> = HashMap::new();
     for dir in &freshness.fresh {
-        kind.insert(dir, facts.mechanical.contains(dir));
+        kind.insert(dir, inputs.mechanical.contains(dir));
     }
     for planned in loops {
         for dir in planned.unit.dirs() {
@@ -57,17 +57,17 @@ pub(super) fn project_synthesis(
     for dir in mechanical {
         kind.insert(dir, true);
     }
-    let mut sections: Vec<Section> = facts
+    let mut sections: Vec<Section> = inputs
         .dirs
         .iter()
         .filter_map(|dir| {
             let mechanical = *kind.get(dir.as_path())?;
             let parent = dir
                 .parent()
-                .filter(|_| dir != facts.target)
+                .filter(|_| dir != inputs.target)
                 .and_then(|p| kind.get(p).copied());
             in_synthesis(mechanical, parent).then(|| Section {
-                rel: crate::ai::rules::discover::relative(facts.target, dir),
+                rel: crate::ai::rules::discover::relative(inputs.target, dir),
                 tokens: terms.scale(tokens_of_bytes(if mechanical {
                     MECHANICAL_SECTION_BYTES
                 } else {

@@ -124,7 +124,7 @@ fn unbudgeted_cost(tree: &Tree) -> f64 {
 
 /// What `decide` is given for `tree` under `setup`, priced for the default
 /// model.
-fn facts_of<'a>(tree: &'a Tree, setup: &'a Setup) -> DecisionInputs<'a> {
+fn inputs_of<'a>(tree: &'a Tree, setup: &'a Setup) -> DecisionInputs<'a> {
     DecisionInputs {
         target: Path::new(TARGET),
         dirs: &tree.dirs,
@@ -146,10 +146,10 @@ fn facts_of<'a>(tree: &'a Tree, setup: &'a Setup) -> DecisionInputs<'a> {
 }
 
 fn run(tree: &Tree, setup: &Setup, proposal: Option<&Plan>) -> Decision {
-    let facts = facts_of(tree, setup);
-    let decision = decide(&facts, proposal);
+    let inputs = inputs_of(tree, setup);
+    let decision = decide(&inputs, proposal);
     // The run sends the survey on this alone, before it decides the rest.
-    assert_eq!(survey_choice(&facts), decision.survey);
+    assert_eq!(survey_choice(&inputs), decision.survey);
     decision
 }
 

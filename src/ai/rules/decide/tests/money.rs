@@ -75,7 +75,7 @@ fn more_money_than_the_run_before_deepens_what_it_left_to_the_scan() {
     assert!(
         deepenable(&DecisionInputs {
             fresh: true,
-            ..facts_of(&tree, &fresh)
+            ..inputs_of(&tree, &fresh)
         })
         .is_empty()
     );
@@ -85,22 +85,22 @@ fn more_money_than_the_run_before_deepens_what_it_left_to_the_scan() {
 fn the_smallest_budget_buys_a_loop_and_a_cent_less_does_not() {
     let tree = wide();
     let setup = Setup::default();
-    let facts = facts_of(&tree, &setup);
-    let smallest = smallest_budget(&facts, Some(8_000));
+    let inputs = inputs_of(&tree, &setup);
+    let smallest = smallest_budget(&inputs, Some(8_000));
     assert!(smallest > 0.01 && smallest < 5.0, "{smallest}");
     assert_eq!((smallest * 100.0).round() / 100.0, smallest);
     let with = |budget: f64| {
         decide(
             &DecisionInputs {
                 budget: Some(budget),
-                ..facts
+                ..inputs
             },
             None,
         )
     };
     assert!(!with(smallest).work.loops.is_empty());
     // Every request a minimal run sends fits it at its worst case.
-    let terms = ModelTerms::for_run(facts.model, false);
+    let terms = ModelTerms::for_run(inputs.model, false);
     let survey = terms
         .pricing
         .worst_case(8_000, crate::ai::api::settings::MIN_REPLY_TOKENS, false);
@@ -114,14 +114,14 @@ fn the_smallest_budget_buys_a_loop_and_a_cent_less_does_not() {
 fn the_budget_to_read_everything_is_the_smallest_that_buys_every_loop() {
     let tree = wide();
     let setup = Setup::default();
-    let facts = facts_of(&tree, &setup);
-    let named = budget_to_read_everything(&facts, &Plan::default());
+    let inputs = inputs_of(&tree, &setup);
+    let named = budget_to_read_everything(&inputs, &Plan::default());
     assert_eq!((named * 100.0).round() / 100.0, named);
     let with = |budget: f64| {
         decide(
             &DecisionInputs {
                 budget: Some(budget),
-                ..facts
+                ..inputs
             },
             None,
         )
