@@ -21,7 +21,7 @@ use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::discover::{ChildIndex, Discovery, discover_directories};
 use crate::ai::rules::fingerprint::{DirState, classify, fingerprint};
 use crate::ai::rules::plan::Plan;
-use crate::ai::rules::projection::{SURVEY_BLOCK_BYTES, tokens_of_bytes};
+use crate::ai::rules::projection::{SURVEY_BLOCK_BYTES, reference_tokens};
 use crate::ai::tools::{self, Toolbox};
 use crate::cache::{Cache, DirEntry, PLAN_FILE, SURVEY_FILE, SYNTHESIS_FILE, WORK_PLAN_FILE};
 use crate::config::Config;
@@ -154,13 +154,13 @@ impl Situation {
 /// and the system prompt (with an allowance for the survey block).
 pub(crate) fn loop_prefix_tokens() -> u64 {
     let system = dir_system_prompt(NO_SURVEY, None).map_or(0, |s| s.len() as u64);
-    tokens_of_bytes(system + SURVEY_BLOCK_BYTES) + tools_tokens(Toolbox::Dir)
+    reference_tokens(system + SURVEY_BLOCK_BYTES) + tools_tokens(Toolbox::Dir)
 }
 
 /// Tokens of the tool definitions a pass sends with every request.
 pub(crate) fn tools_tokens(toolbox: Toolbox) -> u64 {
     let bytes = serde_json::to_vec(&tools::definitions(toolbox)).map_or(0, |json| json.len());
-    tokens_of_bytes(bytes as u64)
+    reference_tokens(bytes as u64)
 }
 
 /// What the cache knows about each discovered directory, compared with the

@@ -6,14 +6,15 @@
 //!
 //! Its edges: it renders the passes' own prompts with empty inputs and
 //! measures them as the window guard does
-//! ([`crate::ai::engine::window::tokens_of_bytes`]); the arithmetic of the
+//! ([`TokenEstimate::at_most`]); the arithmetic of the
 //! shares is the room's.
 
 use std::path::Path;
 
 use crate::ai::api::catalog::Model;
 use crate::ai::api::settings::Workload;
-use crate::ai::engine::window::{json_len, tokens_of_bytes};
+use crate::ai::api::tokens::TokenEstimate;
+use crate::ai::engine::window::json_len;
 use crate::ai::failure::InvestigationError;
 use crate::ai::passes::dir_loop::{TaskRoom, compose_dir_task, dir_system_prompt};
 use crate::ai::passes::planning::{PlanningInputs, planning_prompt};
@@ -34,7 +35,7 @@ const ENVELOPE_BYTES: usize = 256;
 pub(crate) fn smallest_window(model: &Model, language: Option<&str>) -> u64 {
     let largest = fixed_prompt_bytes(model, language)
         .into_iter()
-        .map(|bytes| tokens_of_bytes(bytes, model.tokens_per_byte))
+        .map(|bytes| TokenEstimate::of(model).at_most(bytes))
         .max()
         .unwrap_or(0);
     room::smallest_window(largest)
@@ -126,7 +127,7 @@ mod tests {
         let small = ModelFacts::of("qwen3-coder").with_window(smallest, "test");
         let largest = sizes.iter().copied().max().unwrap();
         let reply = CallSettings::new(small.model, Workload::Judgment).max_tokens;
-        let tokens = tokens_of_bytes(largest, model.tokens_per_byte);
+        let tokens = TokenEstimate::of(model).at_most(largest);
         assert!(
             2 * tokens + u64::from(reply) <= smallest,
             "{tokens} {reply} {smallest}"

@@ -41,6 +41,7 @@ pub(crate) mod body;
 mod config;
 mod count_tokens;
 mod reading;
+pub(crate) mod tokens;
 mod transport;
 
 use std::sync::Arc;

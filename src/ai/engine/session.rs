@@ -27,13 +27,13 @@ use crate::ai::api::caching::{ExpectedReads, Marks};
 use crate::ai::api::catalog::{CacheTtl, ModelFacts};
 use crate::ai::api::cost::{Pricing, TokenTracker};
 use crate::ai::api::settings::{CallSettings, Workload};
+use crate::ai::api::tokens::TokenEstimate;
 use crate::ai::api::{self, ApiError, Client, Response, RetryNotice};
 use crate::ai::engine::batch::{BatchStats, Batcher, Lane};
 use crate::ai::engine::notes::RunNotes;
 use crate::ai::engine::plan_money::PlanMoney;
 use crate::ai::engine::purse::{Allowance, BATCH_WAYS, Meter, OverBudget, Pace, Purse, Used};
 use crate::ai::engine::transcript::Transcript;
-use crate::ai::engine::window::tokens_of_bytes;
 use crate::ai::failure::InvestigationError;
 use crate::config::Config;
 use crate::progress::Progress;
@@ -282,9 +282,9 @@ impl Session {
             .saturating_sub(u64::from(self.settings(workload).max_tokens))
     }
 
-    /// Tokens per byte of text for the model (catalog).
-    pub(crate) fn tokens_per_byte(&self) -> f64 {
-        self.facts.model.tokens_per_byte
+    /// How many tokens the model makes of text (catalog).
+    pub(crate) fn token_estimate(&self) -> TokenEstimate {
+        TokenEstimate::of(self.facts.model)
     }
 
     /// What the run notes for its report ([`RunNotes`]).
@@ -333,7 +333,7 @@ impl Session {
     /// The tokens of `transcript`'s next request, as the window and the
     /// purse count them.
     pub(crate) fn request_tokens(&self, transcript: &Transcript) -> u64 {
-        tokens_of_bytes(transcript.request_bytes(), self.tokens_per_byte())
+        self.token_estimate().at_most(transcript.request_bytes())
     }
 
     /// How long the prefixes a request writes are asked to live: 5 minutes,

@@ -349,7 +349,11 @@ mod tests {
             "y".repeat(5000),
             false,
         )]);
-        crate::ai::engine::window::shrink_pending(t.unsent_mut(), 500, 0.25);
+        crate::ai::engine::window::shrink_pending(
+            t.unsent_mut(),
+            500,
+            crate::ai::api::tokens::TokenEstimate::per_byte(0.25),
+        );
         check(&t);
     }
 

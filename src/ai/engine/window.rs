@@ -2,8 +2,9 @@
 //! model's window (from the catalog) less the room its reply needs.
 //!
 //! A request is measured before it goes: the bytes of its system prompt,
-//! messages and tools, at the catalog's tokens per byte, with a margin
-//! ([`SAFETY`]) for text that tokenizes denser than code. When it would not
+//! messages and tools, at most ([`TokenEstimate::at_most`]: the catalog's
+//! tokens per byte, with a margin for text that tokenizes denser than
+//! code). When it would not
 //! fit, the input shrinks: the tool results of the message about to be sent
 //! (not yet part of any history the model has seen) are cut, the largest
 //! first, each to no less than [`KEPT_BYTES`] with a note saying so. What
@@ -12,11 +13,10 @@
 
 use serde::Serialize;
 
+use crate::ai::api::tokens::TokenEstimate;
 use crate::ai::api::types::Content;
 use crate::ai::api::{ContentBlock, Message, ToolDefinition};
 
-/// Requests are measured at this much above the catalog's tokens per byte.
-pub(crate) const SAFETY: f64 = crate::ai::api::settings::COUNT_MARGIN;
 /// A cut tool result keeps at least this many bytes.
 pub(crate) const KEPT_BYTES: usize = 2 * 1024;
 /// What a cut tool result says after what it kept.
@@ -38,18 +38,9 @@ pub(crate) fn request_tokens(
     system: &str,
     messages: &[Message],
     tools: &[ToolDefinition],
-    tokens_per_byte: f64,
+    estimate: TokenEstimate,
 ) -> u64 {
-    tokens_of_bytes(
-        system.len() + json_len(messages) + json_len(tools),
-        tokens_per_byte,
-    )
-}
-
-/// The tokens a request of `bytes` (system prompt, messages and tools as
-/// [`request_tokens`] counts them) is taken to be.
-pub(crate) fn tokens_of_bytes(bytes: usize, tokens_per_byte: f64) -> u64 {
-    (bytes as f64 * tokens_per_byte * SAFETY).ceil() as u64
+    estimate.at_most(system.len() + json_len(messages) + json_len(tools))
 }
 
 /// The length of `value`'s JSON, counted as it is written (0 if it does
@@ -79,7 +70,11 @@ impl std::io::Write for Counter {
 /// Cut the tool results of the last message (the one about to be sent) by
 /// about `excess` tokens, the largest first, none below [`KEPT_BYTES`].
 /// Returns whether anything was cut.
-pub(crate) fn shrink_pending(messages: &mut [Message], excess: u64, tokens_per_byte: f64) -> bool {
+pub(crate) fn shrink_pending(
+    messages: &mut [Message],
+    excess: u64,
+    estimate: TokenEstimate,
+) -> bool {
     let Some(Message {
         content: Content::Blocks(blocks),
         ..
@@ -87,8 +82,7 @@ pub(crate) fn shrink_pending(messages: &mut [Message], excess: u64, tokens_per_b
     else {
         return false;
     };
-    let per_byte = (tokens_per_byte * SAFETY).max(f64::MIN_POSITIVE);
-    let mut to_cut = (excess as f64 / per_byte).ceil() as usize + CUT_NOTE.len() * blocks.len();
+    let mut to_cut = estimate.bytes_to_save(excess) + CUT_NOTE.len() * blocks.len();
     let mut order: Vec<usize> = (0..blocks.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(result_len(&blocks[i])));
     let mut cut_any = false;
@@ -142,17 +136,24 @@ mod tests {
     #[test]
     fn requests_are_measured_with_a_margin() {
         let messages = pending(&[1_000]);
-        let tokens = request_tokens("system", &messages, &[], 0.25);
+        let tokens = request_tokens("system", &messages, &[], TokenEstimate::per_byte(0.25));
         let bytes = 6 + serde_json::to_vec(&messages).unwrap().len();
-        assert_eq!(tokens, (bytes as f64 * 0.25 * SAFETY).ceil() as u64);
+        assert_eq!(
+            tokens,
+            (bytes as f64 * 0.25 * crate::ai::api::settings::COUNT_MARGIN).ceil() as u64
+        );
     }
 
     #[test]
     fn the_largest_results_are_cut_first_and_never_below_the_floor() {
         let mut messages = pending(&[100_000, 3_000, 50_000]);
-        let before = request_tokens("", &messages, &[], 0.25);
-        assert!(shrink_pending(&mut messages, 10_000, 0.25));
-        let after = request_tokens("", &messages, &[], 0.25);
+        let before = request_tokens("", &messages, &[], TokenEstimate::per_byte(0.25));
+        assert!(shrink_pending(
+            &mut messages,
+            10_000,
+            TokenEstimate::per_byte(0.25)
+        ));
+        let after = request_tokens("", &messages, &[], TokenEstimate::per_byte(0.25));
         assert!(before - after >= 10_000, "{before} -> {after}");
         let Content::Blocks(blocks) = &messages[1].content else {
             panic!()
@@ -168,7 +169,11 @@ mod tests {
         };
         assert!(content.ends_with(CUT_NOTE));
         // Asked for more than there is: everything down to the floor.
-        assert!(shrink_pending(&mut messages, 10_000_000, 0.25));
+        assert!(shrink_pending(
+            &mut messages,
+            10_000_000,
+            TokenEstimate::per_byte(0.25)
+        ));
         let Content::Blocks(blocks) = &messages[1].content else {
             panic!()
         };
@@ -178,6 +183,10 @@ mod tests {
                 .all(|b| result_len(b) <= KEPT_BYTES + CUT_NOTE.len() || result_len(b) == 3_000)
         );
         // A plain message has nothing to cut.
-        assert!(!shrink_pending(&mut [Message::user_text("hi")], 10, 0.25));
+        assert!(!shrink_pending(
+            &mut [Message::user_text("hi")],
+            10,
+            TokenEstimate::per_byte(0.25)
+        ));
     }
 }

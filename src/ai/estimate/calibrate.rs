@@ -15,7 +15,7 @@ use super::Estimate;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::types::{Message, MessagesRequest, SystemBlock};
 use crate::ai::api::{Client, ClientConfig};
-use crate::ai::rules::projection::tokens_of_bytes;
+use crate::ai::rules::projection::reference_tokens;
 use crate::ai::situation::tools_tokens;
 use crate::ai::tools::{self, Toolbox};
 
@@ -33,8 +33,8 @@ impl Probe {
     /// the directory tools and the assignment `task`.
     pub(crate) fn of_loop(model: &str, facts: ModelFacts, system: &str, task: &str) -> Probe {
         let reference =
-            tokens_of_bytes((system.len() + task.len()) as u64) + tools_tokens(Toolbox::Dir);
-        let scale = facts.model.tokens_per_byte * 4.0;
+            reference_tokens((system.len() + task.len()) as u64) + tools_tokens(Toolbox::Dir);
+        let scale = crate::ai::api::tokens::TokenEstimate::of(facts.model).per_reference_token();
         Probe {
             request: MessagesRequest {
                 model: model.to_string(),

@@ -32,7 +32,7 @@ use crate::ai::rules::discover::relative;
 use crate::ai::rules::levels::{Capacity, call_inputs};
 use crate::ai::rules::projection::{
     Ceiling, DirInput, GROUP_OUTPUT_TOKENS, Inputs, ModelTerms, SUMMARY_BYTES, SURVEY_BLOCK_BYTES,
-    tokens_of_bytes,
+    reference_tokens,
 };
 use crate::ai::rules::room::{Part, Room};
 use crate::ai::rules::tree_view::prompt_tree;
@@ -196,7 +196,7 @@ impl Measure<'_> {
         let situation = self.situation;
         let system = dir_system_prompt(NO_SURVEY, config.investigation.language.as_deref())
             .map_err(prompt_error("directory"))?;
-        let shared_prefix = tokens_of_bytes(system.len() as u64) + tools_tokens(Toolbox::Dir);
+        let shared_prefix = reference_tokens(system.len() as u64) + tools_tokens(Toolbox::Dir);
         let mut loops = Vec::with_capacity(self.decision.work.loops.len());
         let mut probe = None;
         for (n, planned) in self.decision.work.loops.iter().enumerate() {
@@ -212,14 +212,14 @@ impl Measure<'_> {
             }
             loops.push(DirInput {
                 prompt_tokens: shared_prefix
-                    + tokens_of_bytes(task.len() as u64)
-                    + pending * tokens_of_bytes(SUMMARY_BYTES as u64)
+                    + reference_tokens(task.len() as u64)
+                    + pending * reference_tokens(SUMMARY_BYTES as u64)
                     + survey_block(self.surveyed),
                 read_tokens: unit
                     .dirs()
-                    .map(|d| tokens_of_bytes(situation.stats.of(d).read_bytes))
+                    .map(|d| reference_tokens(situation.stats.of(d).read_bytes))
                     .sum(),
-                read_tokens_low: tokens_of_bytes(expected_read_bytes(&situation.stats, unit)),
+                read_tokens_low: reference_tokens(expected_read_bytes(&situation.stats, unit)),
                 turns: planned.turns,
                 // The first loop writes the shared prefix; the others read it.
                 prefix_tokens: if n == 0 { 0 } else { shared_prefix },
@@ -365,7 +365,7 @@ fn synthesis_layout(
     lay_out(
         &entries,
         capacity,
-        model.tokens_per_byte,
+        crate::ai::api::tokens::TokenEstimate::of(model),
         &terms,
         money_left,
     )
@@ -424,13 +424,13 @@ fn existing_investigation(config: &Config) -> Option<Cache> {
 
 /// Tokens of one call's fixed input: system prompt, kickoff, tools.
 fn call_tokens(system: &str, kickoff: &str, toolbox: Toolbox) -> u64 {
-    tokens_of_bytes((system.len() + kickoff.len()) as u64) + tools_tokens(toolbox)
+    reference_tokens((system.len() + kickoff.len()) as u64) + tools_tokens(toolbox)
 }
 
 /// The survey block's allowance, when there is a survey.
 fn survey_block(surveyed: bool) -> u64 {
     if surveyed {
-        tokens_of_bytes(SURVEY_BLOCK_BYTES)
+        reference_tokens(SURVEY_BLOCK_BYTES)
     } else {
         0
     }

@@ -89,7 +89,7 @@ pub(crate) fn read_tokens(file_sizes: impl IntoIterator<Item = u64>) -> u64 {
     file_sizes
         .into_iter()
         .map(|size| {
-            crate::ai::rules::projection::tokens_of_bytes(
+            crate::ai::rules::projection::reference_tokens(
                 size.min(crate::ai::tools::fs::DEFAULT_MAX_BYTES),
             )
         })

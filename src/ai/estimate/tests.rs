@@ -10,10 +10,10 @@ fn terms() -> ModelTerms {
 
 #[test]
 fn tokens_are_bytes_over_four_rounded_up() {
-    assert_eq!(tokens_of_bytes(0), 0);
-    assert_eq!(tokens_of_bytes(1), 1);
-    assert_eq!(tokens_of_bytes(4), 1);
-    assert_eq!(tokens_of_bytes(9), 3);
+    assert_eq!(reference_tokens(0), 0);
+    assert_eq!(reference_tokens(1), 1);
+    assert_eq!(reference_tokens(4), 1);
+    assert_eq!(reference_tokens(9), 3);
 }
 
 #[test]

@@ -434,7 +434,7 @@ fn too_small_for(
             system,
             &kickoff,
             &tools::definitions(Toolbox::Survey),
-            run.ctx.session.tokens_per_byte(),
+            run.ctx.session.token_estimate(),
         )
     });
     // Most runs can: they buy a loop, and their budget pays for the

@@ -52,7 +52,7 @@ pub(super) async fn synthesis_phase(
         ctx: &run.ctx,
         target: &target,
         capacity: Capacity::new(model.context_window, budget, terms.pricing.prices.input),
-        tokens_per_byte: model.tokens_per_byte,
+        tokens: crate::ai::api::tokens::TokenEstimate::of(model),
         terms,
         money_left: budget.map(|limit| (limit - run.ctx.session.plan_spent()).max(0.0)),
         language,

@@ -17,9 +17,10 @@ use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::Pricing;
 use crate::ai::api::settings::{CallSettings, Workload, context_budget};
 
-/// Bytes per reference token, the rule of thumb every measurement here uses
-/// before [`ModelTerms::text_scale`] turns it into the model's tokens.
-pub(crate) const BYTES_PER_TOKEN: u64 = 4;
+use crate::ai::api::tokens::TokenEstimate;
+/// Measured in reference tokens ([`reference_tokens`]), which
+/// [`ModelTerms::text_scale`] turns into the model's tokens.
+pub(crate) use crate::ai::api::tokens::reference_tokens;
 /// Turns per directory in the low projection.
 pub(crate) const LOW_TURNS: u32 = 3;
 /// Output per dir-loop turn: a step line, tool calls and cache summaries.
@@ -39,11 +40,6 @@ pub(crate) const SUMMARY_BYTES: usize = 320;
 /// The survey block in dir and planning prompts (description, approach,
 /// tool advice), which only exists once the survey ran.
 pub(crate) const SURVEY_BLOCK_BYTES: u64 = 600;
-
-/// `bytes / 4`, rounded up: reference tokens.
-pub(crate) fn tokens_of_bytes(bytes: u64) -> u64 {
-    bytes.div_ceil(BYTES_PER_TOKEN)
-}
 
 /// One directory loop to project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,7 +152,7 @@ impl ModelTerms {
     pub(crate) fn new(facts: ModelFacts) -> ModelTerms {
         let m = facts.model;
         ModelTerms {
-            text_scale: m.tokens_per_byte * BYTES_PER_TOKEN as f64,
+            text_scale: TokenEstimate::of(m).per_reference_token(),
             context_budget: context_budget(m),
             judgment_thinking: CallSettings::new(m, Workload::Judgment).expected_thinking_tokens(),
             routine_thinking: CallSettings::new(m, Workload::Routine).expected_thinking_tokens(),
@@ -184,6 +180,13 @@ impl ModelTerms {
     /// Reference tokens in this model's tokens, rounded up.
     pub(crate) fn scale(&self, reference_tokens: u64) -> u64 {
         (reference_tokens as f64 * self.text_scale).ceil() as u64
+    }
+
+    /// Reference tokens in the most tokens this model is taken to make of
+    /// them, as a request is held to (the margin of
+    /// [`crate::ai::api::tokens::TokenEstimate::at_most`]).
+    pub(crate) fn at_most(&self, reference_tokens: u64) -> u64 {
+        (self.scale(reference_tokens) as f64 * crate::ai::api::settings::COUNT_MARGIN).ceil() as u64
     }
 }
 

@@ -16,14 +16,15 @@
 //! the loop's context limit and the window's own guard
 //! ([`crate::ai::engine::window`]) keep within the window.
 //!
-//! Bytes become tokens as the window counts them: at the catalog's tokens
-//! per byte with [`COUNT_MARGIN`].
+//! Bytes become tokens as the window counts them
+//! ([`TokenEstimate::at_most`]).
 //!
 //! Pure arithmetic over the catalog's facts; the parts themselves are cut by
 //! their builders.
 
 use crate::ai::api::catalog::Model;
-use crate::ai::api::settings::{COUNT_MARGIN, CallSettings, MIN_REPLY_TOKENS, Workload};
+use crate::ai::api::settings::{CallSettings, MIN_REPLY_TOKENS, Workload};
+use crate::ai::api::tokens::TokenEstimate;
 
 /// A prompt part that grows with the tree or the investigation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,8 +84,8 @@ impl Part {
 pub(crate) struct Room {
     /// Tokens of input a request may carry.
     pub input_tokens: u64,
-    /// Tokens a byte of text is counted as (catalog, with the margin).
-    per_byte: f64,
+    /// How many tokens the model makes of text.
+    estimate: TokenEstimate,
 }
 
 impl Room {
@@ -93,7 +94,7 @@ impl Room {
         let reply = u64::from(CallSettings::new(model, workload).max_tokens);
         Room {
             input_tokens: model.context_window.saturating_sub(reply),
-            per_byte: (model.tokens_per_byte * COUNT_MARGIN).max(f64::MIN_POSITIVE),
+            estimate: TokenEstimate::of(model),
         }
     }
 
@@ -109,12 +110,7 @@ impl Room {
     pub(crate) fn bytes(&self, part: Part) -> usize {
         let (limit, share) = part.limits();
         let tokens = self.input_tokens * share / 100;
-        let bytes = (tokens as f64 / self.per_byte).floor();
-        if bytes >= limit as f64 {
-            limit
-        } else {
-            bytes as usize
-        }
+        self.estimate.bytes_within(tokens).min(limit)
     }
 }
 
@@ -181,7 +177,7 @@ mod tests {
         let room = Room::of(facts.model, Workload::Judgment);
         assert_eq!(room.input_tokens, 32_768 - 4_096);
         let tree = room.bytes(Part::Tree);
-        let per_byte = facts.model.tokens_per_byte * COUNT_MARGIN;
+        let per_byte = facts.model.tokens_per_byte * crate::ai::api::settings::COUNT_MARGIN;
         assert!(tree < crate::ai::rules::tree_view::MAX_TREE_BYTES);
         // The tree's tokens are its share of the room, no more.
         assert!((tree as f64 * per_byte) as u64 <= room.input_tokens * 35 / 100);

@@ -39,7 +39,7 @@ use crate::ai::engine::notes::RunNotes;
 use crate::ai::engine::purse::OverBudget;
 use crate::ai::engine::session::{SendError, Session};
 use crate::ai::engine::transcript::Transcript;
-use crate::ai::engine::window::{TooLarge, shrink_pending, tokens_of_bytes};
+use crate::ai::engine::window::{TooLarge, shrink_pending};
 use crate::ai::prompts::PromptError;
 use crate::ai::tools::{
     Dispatch, FatalToolError, ToolContext, ToolOutput, dispatch, unknown_tool_message,
@@ -356,13 +356,13 @@ impl Agent {
     /// pending tool results if need be, refuse it if that is not enough.
     fn fit_window(&mut self, session: &Session) -> Result<(), TooLarge> {
         let limit = session.window_limit(self.transcript.workload());
-        let per_byte = session.tokens_per_byte();
-        let measure = |t: &Transcript| tokens_of_bytes(t.request_bytes(), per_byte);
+        let estimate = session.token_estimate();
+        let measure = |t: &Transcript| estimate.at_most(t.request_bytes());
         let tokens = measure(&self.transcript);
         if tokens <= limit {
             return Ok(());
         }
-        if shrink_pending(self.transcript.unsent_mut(), tokens - limit, per_byte) {
+        if shrink_pending(self.transcript.unsent_mut(), tokens - limit, estimate) {
             self.printer.line(
                 "A tool result was cut: the request would not have fit the model's context window.",
             );

@@ -30,7 +30,7 @@ pub(crate) fn expected_loop_cost(finished: &[f64], model: &Model, pricing: &Pric
     if !finished.is_empty() {
         return finished.iter().sum::<f64>() / finished.len() as f64;
     }
-    let scale = model.tokens_per_byte * 4.0;
+    let scale = crate::ai::api::tokens::TokenEstimate::of(model).per_reference_token();
     let thinking = CallSettings::new(model, Workload::Routine).expected_thinking_tokens();
     let tokens = |n: u64| (n as f64 * scale).ceil() as u64;
     let prior = Usage {

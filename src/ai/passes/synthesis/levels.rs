@@ -29,6 +29,7 @@ use super::{
     SYNTHESIS_CALL, SubmittedReport, SynthesisOutcome, WITHOUT_VERDICT, render_summaries,
     run_synthesis, synthesize_from_cache,
 };
+use crate::ai::api::tokens::TokenEstimate;
 use crate::ai::engine::context::RunContext;
 use crate::ai::engine::conversation::CallEnd;
 use crate::ai::failure::InvestigationError;
@@ -57,8 +58,8 @@ pub(crate) struct SynthesisRun<'a> {
     pub target: &'a str,
     /// What one call may carry.
     pub capacity: Capacity,
-    /// The model's tokens per byte of text (catalog).
-    pub tokens_per_byte: f64,
+    /// How many tokens the model makes of text (catalog).
+    pub tokens: TokenEstimate,
     /// What the calls cost.
     pub terms: ModelTerms,
     /// Money left for the synthesis, when the run has a budget.
@@ -93,11 +94,6 @@ enum GroupCall {
     Ask(String),
 }
 
-/// Tokens of `text` for the model.
-fn tokens(text: &str, tokens_per_byte: f64) -> u64 {
-    (text.len() as f64 * tokens_per_byte).ceil() as u64
-}
-
 /// `text` cut to at most `max_bytes` (on a character boundary), marked.
 fn cut(text: &str, max_bytes: u64) -> String {
     let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
@@ -122,7 +118,7 @@ pub(crate) struct LaidOut {
 pub(crate) fn lay_out(
     entries: &[DirEntry],
     capacity: Capacity,
-    tokens_per_byte: f64,
+    estimate: TokenEstimate,
     terms: &ModelTerms,
     money_left: Option<f64>,
 ) -> LaidOut {
@@ -141,8 +137,7 @@ pub(crate) fn lay_out(
         .iter()
         .map(|(_, entry)| render_summaries(std::slice::from_ref(*entry)))
         .collect();
-    let per_byte = tokens_per_byte.max(f64::MIN_POSITIVE);
-    let mut limit = ((capacity.tokens / 4) as f64 / per_byte) as u64;
+    let mut limit = estimate.bytes_expected_within(capacity.tokens / 4);
     loop {
         let inputs: Vec<Input> = ordered
             .iter()
@@ -158,7 +153,7 @@ pub(crate) fn lay_out(
             .zip(&inputs)
             .map(|((rel, _), input)| Section {
                 rel: rel.clone(),
-                tokens: tokens(&input.text, per_byte),
+                tokens: estimate.expected(input.text.len()),
             })
             .collect();
         let layout = levels::layout(&sections, capacity, GROUP_OUTPUT_TOKENS);
@@ -189,7 +184,7 @@ pub(crate) async fn synthesize(
     let laid = lay_out(
         entries,
         run.capacity,
-        run.tokens_per_byte,
+        run.tokens,
         &run.terms,
         run.money_left,
     );
@@ -223,11 +218,13 @@ async fn in_levels(
         done: Synthesized::default(),
         first_brief: None,
     };
-    let per_byte = run.tokens_per_byte.max(f64::MIN_POSITIVE);
     let mut next = layout.levels.first().cloned();
     while let Some(level) = next {
         inputs = levels.summarise(&level, inputs).await?;
-        let sizes: Vec<u64> = inputs.iter().map(|i| tokens(&i.text, per_byte)).collect();
+        let sizes: Vec<u64> = inputs
+            .iter()
+            .map(|i| run.tokens.expected(i.text.len()))
+            .collect();
         next = levels::next_level(&sizes, run.capacity);
     }
     // Only what this run used is kept.
@@ -448,8 +445,7 @@ impl Levels<'_, '_> {
         summary: Option<GroupSummary>,
     ) -> Input {
         let run = self.run;
-        let output_bytes =
-            ((run.capacity.tokens / 4) as f64 / run.tokens_per_byte.max(f64::MIN_POSITIVE)) as u64;
+        let output_bytes = run.tokens.bytes_expected_within(run.capacity.tokens / 4);
         // The part's sections: those its summary filled, and what it left
         // empty from the parts below it.
         let below = labelled_sections(members);

@@ -17,11 +17,11 @@ use super::{
     PlannedLoop, SECTION_BYTES, SUMMARY_OUTPUT_TOKENS, TASK_BYTES,
 };
 use crate::ai::api::Usage;
-use crate::ai::api::settings::{COUNT_MARGIN, MIN_REPLY_TOKENS};
+use crate::ai::api::settings::MIN_REPLY_TOKENS;
 use crate::ai::rules::dir_stats::TreeStats;
 use crate::ai::rules::plan::Tier;
 use crate::ai::rules::projection::{
-    DIR_OUTPUT_TOKENS_PER_TURN, ModelTerms, Tally, project_loop, tokens_of_bytes,
+    DIR_OUTPUT_TOKENS_PER_TURN, ModelTerms, Tally, project_loop, reference_tokens,
 };
 use crate::ai::rules::units::Unit;
 
@@ -51,7 +51,7 @@ pub(super) fn pass_cost(terms: &ModelTerms, choice: PassChoice, prompt: u64, out
 /// request is its prefix and its assignment; a loop the money left cannot
 /// send it for ends before it starts.
 pub(crate) fn first_request_cost(terms: &ModelTerms, reference_tokens: u64) -> f64 {
-    let counted = (terms.scale(reference_tokens) as f64 * COUNT_MARGIN).ceil() as u64;
+    let counted = terms.at_most(reference_tokens);
     terms.pricing.worst_case(counted, MIN_REPLY_TOKENS, true)
 }
 
@@ -105,7 +105,7 @@ impl LoopCosts<'_, '_> {
                 .filter(|child| !inside.contains(child.as_path()))
                 .count() as u64;
         }
-        tokens_of_bytes(TASK_BYTES + listing + outside * SECTION_BYTES)
+        reference_tokens(TASK_BYTES + listing + outside * SECTION_BYTES)
     }
 
     /// The worst case of the first request of `unit`'s loop
@@ -128,7 +128,7 @@ impl LoopCosts<'_, '_> {
         let tally = project_loop(
             prefix,
             prefix + task,
-            tokens_of_bytes(read),
+            reference_tokens(read),
             expected_turns,
             true,
             &self.terms,

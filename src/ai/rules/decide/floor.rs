@@ -17,9 +17,9 @@ use super::{
     DecisionInputs, PLANNING_PROMPT_TOKENS, PassChoice, SECTION_BYTES, TASK_BYTES, decide,
     planning_choice, smallest_cents, survey_choice,
 };
-use crate::ai::api::settings::{COUNT_MARGIN as SAFETY, MIN_REPLY_TOKENS};
+use crate::ai::api::settings::MIN_REPLY_TOKENS;
 use crate::ai::rules::levels::PROMPT_OVERHEAD_TOKENS;
-use crate::ai::rules::projection::{ModelTerms, tokens_of_bytes};
+use crate::ai::rules::projection::{ModelTerms, reference_tokens};
 
 /// No budget above this many dollars is looked for.
 pub(super) const MOST: f64 = 100_000.0;
@@ -32,13 +32,13 @@ pub(super) const MOST: f64 = 100_000.0;
 pub(crate) fn requests_floor(inputs: &DecisionInputs<'_>, survey_tokens: Option<u64>) -> f64 {
     let terms = ModelTerms::for_run(inputs.model, inputs.batch);
     let pricing = terms.pricing;
-    let counted = |reference: u64| (terms.scale(reference) as f64 * SAFETY).ceil() as u64;
+    let counted = |reference: u64| terms.at_most(reference);
     let reply = MIN_REPLY_TOKENS;
     let mut requests = first_request_cost(
         &terms,
-        inputs.loop_prefix_tokens + tokens_of_bytes(TASK_BYTES),
+        inputs.loop_prefix_tokens + reference_tokens(TASK_BYTES),
     ) + pricing.worst_case(
-        counted(PROMPT_OVERHEAD_TOKENS + tokens_of_bytes(SECTION_BYTES)),
+        counted(PROMPT_OVERHEAD_TOKENS + reference_tokens(SECTION_BYTES)),
         reply,
         false,
     );

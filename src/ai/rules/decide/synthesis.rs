@@ -15,7 +15,7 @@ use super::{DecisionInputs, MECHANICAL_SECTION_BYTES, PlannedLoop, SECTION_BYTES
 use crate::ai::rules::fingerprint::Freshness;
 use crate::ai::rules::levels::{self, Capacity, Layout, Section};
 use crate::ai::rules::projection::{
-    GROUP_OUTPUT_TOKENS, ModelTerms, SYNTHESIS_OUTPUT_TOKENS, Tally, tokens_of_bytes,
+    GROUP_OUTPUT_TOKENS, ModelTerms, SYNTHESIS_OUTPUT_TOKENS, Tally, reference_tokens,
 };
 
 /// Whether a directory's entry goes into the synthesis: every entry a
@@ -68,7 +68,7 @@ pub(super) fn project_synthesis(
                 .and_then(|p| kind.get(p).copied());
             in_synthesis(mechanical, parent).then(|| Section {
                 rel: crate::ai::rules::discover::relative(inputs.target, dir),
-                tokens: terms.scale(tokens_of_bytes(if mechanical {
+                tokens: terms.scale(reference_tokens(if mechanical {
                     MECHANICAL_SECTION_BYTES
                 } else {
                     SECTION_BYTES
