@@ -47,6 +47,7 @@ pub mod report;
 pub mod run;
 pub mod scan;
 pub mod text;
+pub mod usage;
 
 #[cfg(test)]
 mod testing;

@@ -19,9 +19,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ai::api::Usage;
 use crate::scan::BaseScan;
 use crate::text::escape_line;
+use crate::usage::Usage;
 use grounding::Grounding;
 
 /// The whole report.

@@ -29,7 +29,7 @@ pub struct Pricing {
     pub prices: Prices,
     pub tier: Option<LongPromptTier>,
     /// The lifetime cache writes are priced at when a reply does not say
-    /// which lifetime they were written at (see [`Usage::cache_writes`]): 5
+    /// which lifetime they were written at (see [`Usage::cache_writes_said`]): 5
     /// minutes interactively, an hour in a batch, the dearest its marks ask
     /// for (see [`super::caching`]).
     pub write_ttl: CacheTtl,
@@ -87,7 +87,12 @@ impl Pricing {
     /// writes, cache reads and output, each at its rate.
     pub fn cost(&self, usage: &Usage) -> f64 {
         let rates = self.rates_for(usage);
-        let (five_minutes, hour) = usage.cache_writes(self.write_ttl);
+        // What the API did not split was written at the marks' lifetime.
+        let total = usage.cache_creation_input_tokens;
+        let (five_minutes, hour) = usage.cache_writes_said().unwrap_or(match self.write_ttl {
+            CacheTtl::FiveMinutes => (total, 0),
+            CacheTtl::OneHour => (0, total),
+        });
         per_million(usage.input_tokens, rates.input)
             + per_million(five_minutes, rates.cache_write_5m)
             + per_million(hour, rates.cache_write_1h)
