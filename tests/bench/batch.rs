@@ -354,14 +354,7 @@ fn parity_run(
     args: &[&str],
 ) -> Value {
     server.clear_prompt_cache();
-    let mut run = Command::new(binary);
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy().into_owned();
-        if key.starts_with("ANTHROPIC_") || key.starts_with("LUMINOS_") {
-            run.env_remove(&key);
-        }
-    }
-    let out = run
+    let out = crate::isolated(binary)
         .env("ANTHROPIC_API_KEY", "bench-key")
         .env("ANTHROPIC_BASE_URL", server.url())
         .env("LUMINOS_CACHE_DIR", root)

@@ -39,7 +39,7 @@
 //! scripted agent's careful loops) instead of the default agent's two.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use luminos::ai::api::cost::Pricing;
@@ -193,14 +193,7 @@ fn run(
 ) -> (Vec<RecordedRequest>, Value) {
     server.clear_prompt_cache();
     let from = server.request_count();
-    let mut cmd = Command::new(binary);
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy().into_owned();
-        if key.starts_with("ANTHROPIC_") || key.starts_with("LUMINOS_") {
-            cmd.env_remove(&key);
-        }
-    }
-    let out = cmd
+    let out = crate::isolated(binary)
         .env("ANTHROPIC_API_KEY", "bench-key")
         .env("ANTHROPIC_BASE_URL", server.url())
         .env("LUMINOS_CACHE_DIR", root)

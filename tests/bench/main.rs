@@ -17,6 +17,20 @@ mod support;
 /// `support::fs::temp_base`).
 const TEMP_IN_MEMORY: bool = false;
 
+/// A command for `binary` (this build or a baseline's) that inherits none
+/// of the caller's `ANTHROPIC_*` and `LUMINOS_*` settings: the benchmark
+/// sets its own.
+fn isolated(binary: &std::path::Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(binary);
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy().into_owned();
+        if key.starts_with("ANTHROPIC_") || key.starts_with("LUMINOS_") {
+            cmd.env_remove(&key);
+        }
+    }
+    cmd
+}
+
 mod ask;
 mod batch;
 mod budget;

@@ -27,7 +27,7 @@ use super::groups::{GroupSummary, Groups, digest, save_groups, saved_groups};
 use super::sections::sections_for_prompt;
 use super::{
     SYNTHESIS_CALL, SubmittedReport, SynthesisOutcome, WITHOUT_VERDICT, render_summaries,
-    run_synthesis, synthesize_from_cache,
+    run_synthesis, synthesize_from_cache, verdict_of,
 };
 use crate::ai::api::tokens::TokenEstimate;
 use crate::ai::engine::context::RunContext;
@@ -518,25 +518,15 @@ impl Levels<'_, '_> {
         .render()?;
         let end = converse(run.ctx, SYNTHESIS_CALL, system, false).await?;
         let mut done = self.done;
-        done.outcome = match WITHOUT_VERDICT.settle(run.ctx, end) {
-            CallEnd::Submitted(input) => {
-                SynthesisOutcome::submitted(serde_json::from_value(input).unwrap_or_default())
+        done.outcome = verdict_of(WITHOUT_VERDICT.settle(run.ctx, end), || {
+            let (fallback_brief, _) = synthesize_from_cache(entries);
+            SynthesisOutcome {
+                brief: self.first_brief.unwrap_or(fallback_brief),
+                detailed: joined,
+                sections: Sections::default(),
+                submitted: false,
             }
-            CallEnd::ApiError(_) => SynthesisOutcome::default(),
-            CallEnd::Refused(_)
-            | CallEnd::ContextFull
-            | CallEnd::OutOfTurns
-            | CallEnd::Malformed
-            | CallEnd::OverBudget(_) => {
-                let (fallback_brief, _) = synthesize_from_cache(entries);
-                SynthesisOutcome {
-                    brief: self.first_brief.unwrap_or(fallback_brief),
-                    detailed: joined,
-                    sections: Sections::default(),
-                    submitted: false,
-                }
-            }
-        };
+        });
         done.outcome
             .sections
             .fill_from(&labelled_sections(&inputs.iter().collect::<Vec<_>>()));

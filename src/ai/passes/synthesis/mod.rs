@@ -313,22 +313,34 @@ pub(crate) async fn run_synthesis(
 ) -> Result<SynthesisOutcome, InvestigationError> {
     let system = synthesis_prompt(target, entries, language)?;
     let end = converse(ctx, SYNTHESIS_CALL, system, false).await?;
-    Ok(match WITHOUT.settle(ctx, end) {
+    // The summaries stand on their own: without a verdict, the report is
+    // built from them without the model, and says why.
+    Ok(verdict_of(WITHOUT.settle(ctx, end), || {
+        mechanical_synthesis(entries)
+    }))
+}
+
+/// The synthesis built from the summaries without the model.
+/// What the end of a call that writes the verdict makes of it: the verdict
+/// submitted; nothing when the API failed (the run's failure says why); or
+/// `fallback`, built without the model, when the call ended without one.
+pub(super) fn verdict_of(
+    end: CallEnd,
+    fallback: impl FnOnce() -> SynthesisOutcome,
+) -> SynthesisOutcome {
+    match end {
         CallEnd::Submitted(input) => {
             SynthesisOutcome::submitted(serde_json::from_value(input).unwrap_or_default())
         }
         CallEnd::ApiError(_) => SynthesisOutcome::default(),
-        // The summaries stand on their own: the report is built from them
-        // without the model, and says why.
         CallEnd::Refused(_)
         | CallEnd::ContextFull
         | CallEnd::OutOfTurns
         | CallEnd::Malformed
-        | CallEnd::OverBudget(_) => mechanical_synthesis(entries),
-    })
+        | CallEnd::OverBudget(_) => fallback(),
+    }
 }
 
-/// The synthesis built from the summaries without the model.
 fn mechanical_synthesis(entries: &[DirEntry]) -> SynthesisOutcome {
     let (brief, detailed) = synthesize_from_cache(entries);
     SynthesisOutcome {
