@@ -41,3 +41,26 @@ pub(crate) fn list_of(items: Value, description: &str) -> Value {
 pub(crate) fn list_of_text(description: &str) -> Value {
     list_of(json!({"type": "string"}), description)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ai::tools::{Toolbox, definitions};
+
+    /// Every toolbox's tool definitions, as the model gets them: the
+    /// schemas are part of every request's cached prefix, so their bytes
+    /// (key order included) must not drift.
+    #[test]
+    fn every_toolboxs_definitions_are_pinned() {
+        for toolbox in [
+            Toolbox::Dir,
+            Toolbox::Survey,
+            Toolbox::Planning,
+            Toolbox::Synthesis,
+            Toolbox::Ask,
+            Toolbox::Refine,
+        ] {
+            let json = serde_json::to_string_pretty(&definitions(toolbox)).unwrap();
+            insta::assert_snapshot!(format!("definitions_{toolbox:?}"), json);
+        }
+    }
+}
