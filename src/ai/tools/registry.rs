@@ -6,7 +6,8 @@
 //! Its edges are where JSON meets the tools: a schema becomes JSON in
 //! [`ToolSpec::definition`], and a call's input object is read into the
 //! tool's own [`Tool::Input`] in [`handle`], the one place a handler's
-//! input is seen as JSON.
+//! input is seen as JSON (grounding reads a `flag` call the same way
+//! before it runs: `crate::grounding::LoopCheck::review`).
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -115,9 +116,9 @@ macro_rules! registered {
     };
 }
 
-/// Run `tool` on a call's input object: the one place a tool's input is
-/// read from JSON. Its fields read any JSON ([`input`]), so this fails only
-/// on a tool whose input type is stricter than theirs.
+/// Run `tool` on a call's input object: the one place a handler's input is
+/// read from JSON. Its fields read any JSON ([`super::input`]), so this
+/// fails only on a tool whose input type is stricter than theirs.
 fn handle<T: Tool>(
     tool: &T,
     ctx: &ToolContext<'_>,
