@@ -59,15 +59,20 @@ pub(crate) fn count<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
 /// A number from 0 to 1 (clamped; a numeric string read); anything else,
 /// nothing.
 pub(crate) fn fraction<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-    Ok(unit_interval(&Value::deserialize(d)?))
+    let number = match Value::deserialize(d)? {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    };
+    Ok(number.filter(|n| n.is_finite()).map(|n| n.clamp(0.0, 1.0)))
 }
 
 /// [`fraction`], where `null` reads as 0 (a rating given as nothing).
 pub(crate) fn fraction_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::Null => Some(0.0),
-        other => unit_interval(&other),
-    })
+    match Value::deserialize(d)? {
+        Value::Null => Ok(Some(0.0)),
+        other => fraction(other).map_err(serde::de::Error::custom),
+    }
 }
 
 /// A number from 0 to 1 as [`fraction_or_null`] reads it, 0 when
@@ -121,16 +126,6 @@ pub(crate) fn or_default<'de, D: Deserializer<'de>, T: DeserializeOwned + Defaul
     d: D,
 ) -> Result<T, D::Error> {
     Ok(some(d)?.unwrap_or_default())
-}
-
-/// A number or numeric string, clamped into [0, 1]; `None` otherwise.
-fn unit_interval(value: &Value) -> Option<f64> {
-    let number = match value {
-        Value::Number(n) => n.as_f64()?,
-        Value::String(s) => s.trim().parse::<f64>().ok()?,
-        _ => return None,
-    };
-    number.is_finite().then(|| number.clamp(0.0, 1.0))
 }
 
 #[cfg(test)]

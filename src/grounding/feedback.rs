@@ -32,12 +32,14 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::extract::{Cited, extract, path_field};
 use super::resolve::{Resolution, resolve};
 use super::scope::Scope;
 use crate::ai::tools::ToolOutput;
+use crate::ai::tools::notes::FlagInput;
 use crate::report::{Flag, Severity};
 use crate::text::escape_line;
 
@@ -122,11 +124,16 @@ impl LoopCheck {
     }
 
     /// The answer to a `flag` call, or `None` to let it be recorded.
-    pub(crate) fn review_flag(&self, input: &Value) -> Option<String> {
-        let text = |name: &str| input.get(name).and_then(Value::as_str);
-        let path = text("path").filter(|p| !p.is_empty()).unwrap_or("general");
-        let finding = text("finding").unwrap_or("");
-        let Some(severity) = Severity::named(text("severity").unwrap_or("info")) else {
+    /// A field that is not a string reads as absent (the tool itself
+    /// refuses it).
+    pub(crate) fn review_flag(&self, input: &FlagInput) -> Option<String> {
+        let path = input
+            .path
+            .as_str()
+            .filter(|p| !p.is_empty())
+            .unwrap_or("general");
+        let finding = input.finding.as_str().unwrap_or("");
+        let Some(severity) = Severity::named(input.severity.as_str().unwrap_or("info")) else {
             // The tool itself refuses it.
             return None;
         };
@@ -244,7 +251,9 @@ impl LoopCheck {
     /// then does not end the loop); `None` lets it run.
     pub(crate) fn review(&self, tool: &str, input: &Value) -> Option<ToolOutput> {
         let answer = match tool {
-            "flag" => self.review_flag(input),
+            // Read as `flag` reads it (anything but an object is no
+            // arguments).
+            "flag" => self.review_flag(&FlagInput::deserialize(input).unwrap_or_default()),
             "submit_report" => self.review_report(input),
             _ => None,
         };
@@ -266,8 +275,9 @@ mod tests {
         LoopCheck::new(Arc::new(scope), &[dir.to_string()])
     }
 
-    fn flag(path: &str, finding: &str, severity: &str) -> Value {
-        json!({"path": path, "finding": finding, "severity": severity})
+    fn flag(path: &str, finding: &str, severity: &str) -> FlagInput {
+        FlagInput::deserialize(json!({"path": path, "finding": finding, "severity": severity}))
+            .unwrap()
     }
 
     #[test]

@@ -24,38 +24,46 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
 
+use super::input::Text;
 use super::sandbox::{self, SandboxError};
-use super::schema::{object, text, typed};
+use super::schema::{JsonType, Schema, object, one_of, text, typed};
 use super::{
-    FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, Toolbox, frame_untrusted,
-    required_str, respond,
+    FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, Toolbox, frame_untrusted, respond,
 };
 use crate::cache::EntryKind;
 use crate::paths::normalize_lexically;
 use crate::text::escape_line;
 
-/// The `cache_type` argument.
-fn cache_type_arg(input: &Value) -> Result<EntryKind, ToolOutput> {
-    input
-        .get("cache_type")
-        .and_then(Value::as_str)
-        .and_then(EntryKind::parse)
-        .ok_or_else(|| ToolOutput::error("Error: cache_type must be 'file' or 'dir'."))
+/// The `cache_type` argument: the kind it names, `None` when it names none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct CacheType(Option<EntryKind>);
+
+impl<'de> Deserialize<'de> for CacheType {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(CacheType(
+            Text::deserialize(d)?.as_str().and_then(EntryKind::parse),
+        ))
+    }
+}
+
+impl CacheType {
+    /// The kind, or the error result.
+    fn kind(self) -> Result<EntryKind, ToolOutput> {
+        self.0
+            .ok_or_else(|| ToolOutput::error("Error: cache_type must be 'file' or 'dir'."))
+    }
 }
 
 /// The `cache_type` property, shared by the three schemas.
-fn cache_type_schema(description: Option<&str>) -> Value {
-    let mut schema = json!({"type": "string", "enum": ["file", "dir"]});
-    if let Some(description) = description {
-        schema["description"] = json!(description);
-    }
-    schema
+fn cache_type_schema(description: Option<&'static str>) -> Schema {
+    one_of(&["file", "dir"], description)
 }
 
 /// `write_cache`'s input: what kind of entry, for which path, and the entry.
-fn write_cache_schema() -> Value {
+fn write_cache_schema() -> Schema {
     object(
         [
             (
@@ -68,7 +76,7 @@ fn write_cache_schema() -> Value {
             ),
             (
                 "data",
-                typed("object", "The entry (see the system prompt)."),
+                typed(JsonType::Object, "The entry (see the system prompt)."),
             ),
         ],
         &["cache_type", "path", "data"],
@@ -78,7 +86,31 @@ fn write_cache_schema() -> Value {
 /// `write_cache(cache_type, path, data)`.
 pub(crate) struct WriteCache;
 
+/// `write_cache`'s input.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct WriteCacheInput {
+    cache_type: CacheType,
+    path: Text,
+    /// The entry as the agent wrote it: JSON, which the cache validates
+    /// and writes.
+    data: EntryData,
+}
+
+/// `data` as given (`null` included); an empty object when absent.
+#[derive(Debug, Deserialize)]
+#[serde(transparent)]
+struct EntryData(Value);
+
+impl Default for EntryData {
+    fn default() -> Self {
+        EntryData(Value::Object(Map::new()))
+    }
+}
+
 impl Tool for WriteCache {
+    type Input = WriteCacheInput;
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "write_cache",
@@ -89,19 +121,20 @@ impl Tool for WriteCache {
         }
     }
 
-    fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
+    fn run(
+        &self,
+        ctx: &ToolContext<'_>,
+        input: WriteCacheInput,
+    ) -> Result<ToolOutput, FatalToolError> {
         respond(|| {
-            let kind = cache_type_arg(input)?;
-            let path = required_str(input, "path")?;
+            let kind = input.cache_type.kind()?;
+            let path = input.path.required("path")?;
             // Keys are absolute paths of real files inside the target: an
             // entry for anything else would be clutter no loop reads back,
             // or would land in another directory's summaries.
             let location = entry_location(ctx.target, ctx.home, path).map_err(ToolOutput::error)?;
             check_kind(ctx, kind, path, &location).map_err(ToolOutput::error)?;
-            let mut data = input
-                .get("data")
-                .cloned()
-                .unwrap_or_else(|| Value::Object(Map::new()));
+            let EntryData(mut data) = input.data;
             if kind == EntryKind::Dir
                 && let Some((_, stamp)) = ctx.stamps.iter().find(|(dir, _)| *dir == location)
                 && let (Value::Object(entry), Ok(Value::Object(fields))) =
@@ -224,7 +257,17 @@ fn check_kind(
 /// `read_cache(cache_type, path)`.
 pub(crate) struct ReadCache;
 
+/// `read_cache`'s input.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct ReadCacheInput {
+    cache_type: CacheType,
+    path: Text,
+}
+
 impl Tool for ReadCache {
+    type Input = ReadCacheInput;
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "read_cache",
@@ -243,10 +286,14 @@ impl Tool for ReadCache {
         }
     }
 
-    fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
+    fn run(
+        &self,
+        ctx: &ToolContext<'_>,
+        input: ReadCacheInput,
+    ) -> Result<ToolOutput, FatalToolError> {
         respond(|| {
-            let kind = cache_type_arg(input)?;
-            let path = required_str(input, "path")?;
+            let kind = input.cache_type.kind()?;
+            let path = input.path.required("path")?;
             let Some(entry) = ctx.cache.read_entry(kind, path) else {
                 return Ok(ToolOutput::ok("null"));
             };
@@ -262,7 +309,16 @@ impl Tool for ReadCache {
 /// `list_cache(cache_type)`.
 pub(crate) struct ListCache;
 
+/// `list_cache`'s input.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct ListCacheInput {
+    cache_type: CacheType,
+}
+
 impl Tool for ListCache {
+    type Input = ListCacheInput;
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "list_cache",
@@ -272,9 +328,13 @@ impl Tool for ListCache {
         }
     }
 
-    fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
+    fn run(
+        &self,
+        ctx: &ToolContext<'_>,
+        input: ListCacheInput,
+    ) -> Result<ToolOutput, FatalToolError> {
         respond(|| {
-            let kind = cache_type_arg(input)?;
+            let kind = input.cache_type.kind()?;
             let paths = ctx.cache.list_entries(kind);
             if paths.is_empty() {
                 return Ok(ToolOutput::ok("(no cached entries)"));

@@ -19,12 +19,14 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use super::schema::{object, text, typed};
+use super::input::{Switch, Text};
+use super::schema::{JsonType, object, text, typed};
 use super::{
-    FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, binary, frame_untrusted, optional_str,
-    required_str, respond, sandbox, sniff,
+    FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, binary, frame_untrusted, respond,
+    sandbox, sniff,
 };
 use crate::scan::ScanFilter;
 use crate::text::escape_line;
@@ -37,7 +39,18 @@ pub(crate) const MAX_BYTES_CAP: u64 = 1024 * 1024;
 /// `read_file(path, max_bytes = 4096)`.
 pub(crate) struct ReadFile;
 
+/// `read_file`'s input.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct ReadFileInput {
+    path: Text,
+    max_bytes: MaxBytes,
+    hex: Switch,
+}
+
 impl Tool for ReadFile {
+    type Input = ReadFileInput;
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "read_file",
@@ -50,12 +63,12 @@ impl Tool for ReadFile {
                         ("path", text("The file.")),
                         (
                             "max_bytes",
-                            typed("integer", "Default 4096, at most 1048576."),
+                            typed(JsonType::Integer, "Default 4096, at most 1048576."),
                         ),
                         (
                             "hex",
                             typed(
-                                "boolean",
+                                JsonType::Boolean,
                                 "For a binary file: show its first max_bytes (at most 16384) \
                                  as a hex dump (default false).",
                             ),
@@ -67,12 +80,16 @@ impl Tool for ReadFile {
         }
     }
 
-    fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
+    fn run(
+        &self,
+        ctx: &ToolContext<'_>,
+        input: ReadFileInput,
+    ) -> Result<ToolOutput, FatalToolError> {
         respond(|| {
-            let raw = required_str(input, "path")?;
-            let max_bytes = max_bytes_arg(input)?;
+            let raw = input.path.required("path")?;
+            let max_bytes = input.max_bytes.bytes()?;
             let path = resolve(ctx, raw)?;
-            let hex = bool_arg(input, "hex")?;
+            let hex = input.hex.value("hex")?;
             let rel = sandbox::relative_display(ctx.target, &path);
             let prefix = read_prefix(&path, (max_bytes + REDACTION_LOOKAHEAD).max(SNIFF_BYTES))
                 .map_err(|why| ToolOutput::error(why.message(raw)))?;
@@ -91,24 +108,42 @@ impl Tool for ReadFile {
 /// Bytes read at least, to tell a binary file from text.
 const SNIFF_BYTES: u64 = 8192;
 
-/// Parse `max_bytes`: a positive whole number (given as an integer, an
-/// integral float or a numeric string), capped at [`MAX_BYTES_CAP`].
-fn max_bytes_arg(input: &Value) -> Result<u64, ToolOutput> {
-    let parsed = match input.get("max_bytes") {
-        None | Some(Value::Null) => Some(DEFAULT_MAX_BYTES),
-        Some(Value::Number(n)) => n.as_u64().or_else(|| {
-            n.as_f64()
-                .filter(|f| f.is_finite() && *f >= 1.0 && f.fract() == 0.0)
-                .map(|f| f.min(MAX_BYTES_CAP as f64) as u64)
-        }),
-        Some(Value::String(s)) => s.trim().parse::<u64>().ok(),
-        Some(_) => None,
-    };
-    match parsed {
-        Some(n) if n >= 1 => Ok(n.min(MAX_BYTES_CAP)),
-        _ => Err(ToolOutput::error(
-            "Error: max_bytes must be a positive whole number of bytes.",
-        )),
+/// `max_bytes`: a positive whole number (given as an integer, an integral
+/// float or a numeric string), capped at [`MAX_BYTES_CAP`]; `None` when
+/// it is not one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MaxBytes(Option<u64>);
+
+impl Default for MaxBytes {
+    fn default() -> Self {
+        MaxBytes(Some(DEFAULT_MAX_BYTES))
+    }
+}
+
+impl<'de> Deserialize<'de> for MaxBytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let parsed = match Value::deserialize(d)? {
+            Value::Null => Some(DEFAULT_MAX_BYTES),
+            Value::Number(n) => n.as_u64().or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.is_finite() && *f >= 1.0 && f.fract() == 0.0)
+                    .map(|f| f.min(MAX_BYTES_CAP as f64) as u64)
+            }),
+            Value::String(s) => s.trim().parse::<u64>().ok(),
+            _ => None,
+        };
+        Ok(MaxBytes(
+            parsed.filter(|n| *n >= 1).map(|n| n.min(MAX_BYTES_CAP)),
+        ))
+    }
+}
+
+impl MaxBytes {
+    /// The number of bytes, or the error result.
+    fn bytes(self) -> Result<u64, ToolOutput> {
+        self.0.ok_or_else(|| {
+            ToolOutput::error("Error: max_bytes must be a positive whole number of bytes.")
+        })
     }
 }
 
@@ -280,7 +315,17 @@ fn quote_for_command(rel: &str) -> String {
 /// `list_directory(path, show_hidden = false)`.
 pub(crate) struct ListDirectory;
 
+/// `list_directory`'s input.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct ListDirectoryInput {
+    path: Text,
+    show_hidden: Switch,
+}
+
 impl Tool for ListDirectory {
+    type Input = ListDirectoryInput;
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "list_directory",
@@ -292,7 +337,10 @@ impl Tool for ListDirectory {
                         ("path", text("The directory.")),
                         (
                             "show_hidden",
-                            typed("boolean", "Also names starting with a dot (default false)."),
+                            typed(
+                                JsonType::Boolean,
+                                "Also names starting with a dot (default false).",
+                            ),
                         ),
                     ],
                     &["path"],
@@ -301,13 +349,19 @@ impl Tool for ListDirectory {
         }
     }
 
-    fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
+    fn run(
+        &self,
+        ctx: &ToolContext<'_>,
+        input: ListDirectoryInput,
+    ) -> Result<ToolOutput, FatalToolError> {
         respond(|| {
             // The original lists the target when no path is given.
-            let raw = optional_str(input, "path")?
+            let raw = input
+                .path
+                .optional("path")?
                 .filter(|p| !p.is_empty())
                 .unwrap_or(".");
-            let show_hidden = bool_arg(input, "show_hidden")?;
+            let show_hidden = input.show_hidden.value("show_hidden")?;
             let dir = resolve(ctx, raw)?;
             if !dir.is_dir() {
                 return Err(ToolOutput::error(format!(
@@ -332,20 +386,6 @@ impl Tool for ListDirectory {
                 &listing,
             )))
         })
-    }
-}
-
-/// The boolean argument `name`: `true`/`false` (or those words as a
-/// string), false when absent.
-fn bool_arg(input: &Value, name: &str) -> Result<bool, ToolOutput> {
-    match input.get(name) {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(flag)) => Ok(*flag),
-        Some(Value::String(s)) if s.eq_ignore_ascii_case("true") => Ok(true),
-        Some(Value::String(s)) if s.eq_ignore_ascii_case("false") => Ok(false),
-        Some(_) => Err(ToolOutput::error(format!(
-            "Error: {name} must be true or false."
-        ))),
     }
 }
 
@@ -484,6 +524,11 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// `max_bytes` as `read_file` reads it from `input`.
+    fn max_bytes_arg(input: &Value) -> Result<u64, ToolOutput> {
+        ReadFileInput::deserialize(input).unwrap().max_bytes.bytes()
+    }
 
     #[test]
     fn max_bytes_is_parsed_leniently_and_capped() {

@@ -1,10 +1,18 @@
 //! The agent's toolbelt: one registry of tools, each implementing [`Tool`]:
 //! one [`ToolSpec`] (name, description, schema, toolboxes) and a handler.
 //!
-//! The registry ([`REGISTRY`]) is the single list of tools. It yields both the
-//! schemas sent to the model ([`definitions`]) and the handlers that run
-//! ([`dispatch`]), so adding a tool happens in one place. Names, fields,
-//! required lists and enums are the original's; descriptions are ours.
+//! The registry ([`REGISTRY`], in `registry.rs`) is the single list of
+//! tools. It yields both the schemas sent to the model ([`definitions`])
+//! and the handlers that run ([`dispatch`]), so adding a tool happens in
+//! one place. Names, fields, required lists and enums are the original's;
+//! descriptions are ours.
+//!
+//! JSON stays at the edges: a schema is a typed [`schema::Schema`] until
+//! its definition goes on the wire, and a call's input is read once, by
+//! the registry, into the tool's own [`Tool::Input`]; handlers never see
+//! JSON. The fields of those inputs ([`input`]) read any JSON, so each
+//! handler checks its arguments in its own order and the model hears the
+//! same error lines whatever it sent.
 //!
 //! Tools that end a loop (`submit_report`, `submit_survey`, `submit_plan`,
 //! `submit_answer`) have a schema but no handler: the loop that offered them
@@ -31,24 +39,22 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
-use crate::ai::api::ToolDefinition;
 use crate::cache::Cache;
 use crate::cache::DirStamp;
 use crate::progress::Progress;
 use crate::redact::{Hit, Redactor};
 use crate::report::{Flag, Severity};
 use crate::scan::ScanFilter;
-use crate::text::escape_line;
 
 mod binary;
 pub(crate) mod cache_tools;
 pub mod command;
 pub mod fs;
+pub(crate) mod input;
 pub mod learning;
 pub(crate) mod notes;
 mod recall;
+mod registry;
 pub(crate) mod sandbox;
 pub(crate) mod schema;
 pub(crate) mod sniff;
@@ -58,6 +64,10 @@ mod untrusted;
 
 use notes::flag_lines;
 pub(crate) use recall::recall_earlier_redactions;
+#[cfg(test)]
+pub(crate) use registry::REGISTRY;
+pub use registry::{Dispatch, Registered, Tool, ToolSpec, dispatch, find, names};
+pub(crate) use registry::{definitions, unknown_tool_message};
 pub(crate) use untrusted::{frame_untrusted, name_redaction_flag, redaction_flag};
 
 /// Which loop offers a tool.
@@ -405,202 +415,6 @@ impl ToolOutput {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct FatalToolError(pub String);
-
-/// What the model is told about one tool, and the loops that offer it: the
-/// one value the registry reads to build [`definitions`] and to [`find`] a
-/// handler.
-#[derive(Clone, Copy)]
-pub struct ToolSpec {
-    /// The name the model calls.
-    pub(crate) name: &'static str,
-    /// What the model is told the tool does.
-    pub(crate) description: &'static str,
-    /// The loops that offer it.
-    pub(crate) toolboxes: &'static [Toolbox],
-    /// Builds the JSON schema of the input.
-    pub(crate) schema: fn() -> Value,
-}
-
-impl ToolSpec {
-    /// Whether `toolbox` offers the tool.
-    fn offered_in(&self, toolbox: Toolbox) -> bool {
-        self.toolboxes.contains(&toolbox)
-    }
-
-    /// The definition sent to the model.
-    /// The JSON schema of the input.
-    pub(crate) fn input_schema(&self) -> Value {
-        (self.schema)()
-    }
-
-    fn definition(&self) -> ToolDefinition {
-        ToolDefinition {
-            name: self.name.to_string(),
-            description: self.description.to_string(),
-            input_schema: self.input_schema(),
-            cache_control: None,
-        }
-    }
-}
-
-/// One tool: its [`ToolSpec`] and its handler.
-pub trait Tool: Send + Sync {
-    /// The tool's name, description, schema and toolboxes.
-    fn spec(&self) -> ToolSpec;
-    /// Whether calling it ends the loop (no handler runs).
-    fn ends_loop(&self) -> bool {
-        false
-    }
-    /// Run the tool. Not called for tools that end a loop.
-    fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError>;
-}
-
-/// What [`dispatch`] did with a call.
-#[derive(Debug)]
-pub enum Dispatch {
-    /// A handler ran; send this back.
-    Ran(ToolOutput),
-    /// The tool ends the loop; the caller reads its input.
-    EndsLoop,
-    /// No such tool in this toolbox.
-    Unknown,
-}
-
-/// Every tool, in the order the model sees them within a toolbox. Per toolbox this
-/// is the original's order:
-/// - dir: read_file, list_directory, run_command, parse_structure,
-///   write_cache, think, checkpoint, flag, submit_report;
-/// - synthesis: flag, submit_report (the original also offered read_cache
-///   and list_cache, which its prompt told the model not to call: every
-///   summary is in the prompt, and their definitions were paid for in
-///   every synthesis request for nothing);
-/// - survey: submit_survey;
-/// - planning: submit_plan.
-///
-/// Ours, after the original's: `ask` offers the dir loop's read-only tools,
-/// read_cache and submit_answer; `--refine` the same with list_cache, and
-/// its own submit_report (the synthesis's fields, and the flags it adds or
-/// withdraws).
-pub(crate) static REGISTRY: &[&dyn Tool] = &[
-    &fs::ReadFile,
-    &fs::ListDirectory,
-    &command::RunCommand::new(),
-    &structure::ParseStructure,
-    &cache_tools::WriteCache,
-    &notes::THINK,
-    &notes::CHECKPOINT,
-    &cache_tools::ReadCache,
-    &cache_tools::ListCache,
-    &notes::FlagTool,
-    &submit::DIR_REPORT,
-    &submit::SYNTHESIS_REPORT,
-    &submit::SURVEY,
-    &submit::PLAN,
-    &submit::ANSWER,
-    &submit::REFINED_REPORT,
-];
-
-/// The tool `name` as offered in `toolbox` (`submit_report` has one schema per
-/// toolbox).
-pub fn find(toolbox: Toolbox, name: &str) -> Option<&'static dyn Tool> {
-    REGISTRY.iter().copied().find(|tool| {
-        let spec = tool.spec();
-        spec.name == name && spec.offered_in(toolbox)
-    })
-}
-
-/// The specs of the tools offered in `toolbox`, in registry order.
-fn offered(toolbox: Toolbox) -> impl Iterator<Item = ToolSpec> {
-    REGISTRY
-        .iter()
-        .map(|tool| tool.spec())
-        .filter(move |spec| spec.offered_in(toolbox))
-}
-
-/// The tool definitions offered in `toolbox`, in registry order.
-pub(crate) fn definitions(toolbox: Toolbox) -> Vec<ToolDefinition> {
-    offered(toolbox).map(|spec| spec.definition()).collect()
-}
-
-/// The tool names offered in `toolbox`, in registry order.
-pub fn names(toolbox: Toolbox) -> Vec<&'static str> {
-    offered(toolbox).map(|spec| spec.name).collect()
-}
-
-/// Run the tool `name` offered in `toolbox`, logging the call to the cache's
-/// `investigation.log` (args without `data`, and the result's length in
-/// characters, as the original counts it). Loop-ending and unknown tools
-/// run nothing and are not logged.
-pub fn dispatch(
-    toolbox: Toolbox,
-    name: &str,
-    input: &Value,
-    ctx: &ToolContext<'_>,
-) -> Result<Dispatch, FatalToolError> {
-    let Some(tool) = find(toolbox, name) else {
-        return Ok(Dispatch::Unknown);
-    };
-    if tool.ends_loop() {
-        return Ok(Dispatch::EndsLoop);
-    }
-    // Every value in the tree's text files is known before any tool's
-    // result is made (the learning runs beside the survey and planning).
-    ctx.redactor.wait_learned();
-    // The API sends an object; anything else is treated as "no arguments" so
-    // handlers see the usual missing-argument errors.
-    let no_args = Value::Object(serde_json::Map::new());
-    let args = if input.is_object() { input } else { &no_args };
-    let output = tool.run(ctx, args)?;
-    if !ctx.records {
-        return Ok(Dispatch::Ran(output));
-    }
-    ctx.cache.log_tool_call(
-        ctx.directory,
-        ctx.turn,
-        name,
-        input,
-        output.content.chars().count(),
-    );
-    Ok(Dispatch::Ran(output))
-}
-
-/// The result to send back for a tool that is not offered in this loop,
-/// naming the `offered` ones when there are any.
-pub(crate) fn unknown_tool_message(name: &str, offered: &[&str]) -> String {
-    let mut message = format!(
-        "Error: there is no tool named '{}' in this step.",
-        escape_line(name)
-    );
-    if !offered.is_empty() {
-        message.push_str(&format!(" The tools are: {}.", offered.join(", ")));
-    }
-    message
-}
-
-/// The string argument `name`: `Ok(None)` when absent or null, an error
-/// result when it is not a string.
-pub(crate) fn optional_str<'v>(
-    input: &'v Value,
-    name: &str,
-) -> Result<Option<&'v str>, ToolOutput> {
-    match input.get(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text)),
-        Some(_) => Err(ToolOutput::error(format!(
-            "Error: '{name}' must be a string."
-        ))),
-    }
-}
-
-/// The string argument `name`, which must be present and non-empty.
-pub(crate) fn required_str<'v>(input: &'v Value, name: &str) -> Result<&'v str, ToolOutput> {
-    match optional_str(input, name)? {
-        Some(text) if !text.is_empty() => Ok(text),
-        _ => Err(ToolOutput::error(format!(
-            "Error: the '{name}' argument is required."
-        ))),
-    }
-}
 
 /// Turn a handler body that uses `?` on [`ToolOutput`] errors (the messages
 /// the model sees) into a handler result.

@@ -6,35 +6,53 @@
 //! `flag` also records a finding in `flags.jsonl`, where the report
 //! collects it; a finding already recorded is not added again.
 
-use serde_json::{Value, json};
+use std::collections::HashMap;
 
-use super::schema::{bare, object, text};
-use super::{
-    FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, Toolbox, optional_str, respond,
-};
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
+use super::input::Text;
+use super::schema::{JsonType, Schema, bare, object, one_of, text};
+use super::{FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, Toolbox, respond};
 use crate::report::{Flag, Severity};
 use crate::text::escape_line;
 
-/// A note field as text: strings as they are, other JSON as JSON, missing as
+/// A note field as text: strings as they are, other JSON as JSON, null as
 /// empty (the original prints whatever it got).
-fn field(input: &Value, name: &str) -> String {
-    match input.get(name) {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(text)) => text.clone(),
-        Some(other) => other.to_string(),
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct NoteText(String);
+
+impl<'de> Deserialize<'de> for NoteText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(NoteText(match Value::deserialize(d)? {
+            Value::Null => String::new(),
+            Value::String(text) => text,
+            other => other.to_string(),
+        }))
+    }
+}
+
+/// A note's input: its fields by name (a missing one is empty).
+#[derive(Debug, Default, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct NoteInput(HashMap<String, NoteText>);
+
+impl NoteInput {
+    fn field(&self, name: &str) -> &str {
+        self.0.get(name).map_or("", |text| text.0.as_str())
     }
 }
 
 /// Print a labelled note block: the title, then one `label: value` line per
 /// field with the values aligned.
-fn print_note(ctx: &ToolContext<'_>, title: &str, input: &Value, fields: &[&str]) {
+fn print_note(ctx: &ToolContext<'_>, title: &str, input: &NoteInput, fields: &[&str]) {
     ctx.progress.ai_dir(ctx.directory, title);
     let width = fields.iter().map(|name| name.len()).max().unwrap_or(0) + 1;
     for name in fields {
         let label = format!("{name}:");
         ctx.progress.ai_dir(
             ctx.directory,
-            &format!("  {label:<width$} {}", escape_line(&field(input, name))),
+            &format!("  {label:<width$} {}", escape_line(input.field(name))),
         );
     }
 }
@@ -78,23 +96,25 @@ impl Note {
     }
 
     /// Every field, a required string.
-    fn schema(&self) -> Value {
-        let properties = self.fields.map(|name| (name, bare("string")));
+    fn schema(&self) -> Schema {
+        let properties = self.fields.map(|name| (name, bare(JsonType::String)));
         object(properties, &self.field_names())
     }
 }
 
 impl Tool for Note {
+    type Input = NoteInput;
+
     fn spec(&self) -> ToolSpec {
         self.spec
     }
 
-    fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
+    fn run(&self, ctx: &ToolContext<'_>, input: NoteInput) -> Result<ToolOutput, FatalToolError> {
         if ctx.progress.is_verbose() {
             print_note(
                 ctx,
                 &self.spec.name.to_uppercase(),
-                input,
+                &input,
                 &self.field_names(),
             );
         }
@@ -176,13 +196,14 @@ pub(crate) fn flag_lines(
 }
 
 /// `flag`'s input: where, what, and how much it matters.
-fn flag_schema() -> Value {
-    let severity = json!({
-        "type": "string",
-        "enum": ["info", "concern", "critical"],
-        "description": "info: worth knowing; concern: needs dealing with; critical: \
-                        likely broken or dangerous.",
-    });
+fn flag_schema() -> Schema {
+    let severity = one_of(
+        &["info", "concern", "critical"],
+        Some(
+            "info: worth knowing; concern: needs dealing with; critical: likely broken or \
+             dangerous.",
+        ),
+    );
     object(
         [
             ("path", text("Relative to the target, or 'general'.")),
@@ -196,7 +217,18 @@ fn flag_schema() -> Value {
 /// `flag(path, finding, severity)`, offered in the dir loop and synthesis.
 pub(crate) struct FlagTool;
 
+/// `flag`'s input.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct FlagInput {
+    pub(crate) path: Text,
+    pub(crate) finding: Text,
+    pub(crate) severity: Text,
+}
+
 impl Tool for FlagTool {
+    type Input = FlagInput;
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "flag",
@@ -207,13 +239,15 @@ impl Tool for FlagTool {
         }
     }
 
-    fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
+    fn run(&self, ctx: &ToolContext<'_>, input: FlagInput) -> Result<ToolOutput, FatalToolError> {
         respond(|| {
-            let path = optional_str(input, "path")?
+            let path = input
+                .path
+                .optional("path")?
                 .filter(|path| !path.is_empty())
                 .unwrap_or("general");
-            let finding = optional_str(input, "finding")?.unwrap_or("");
-            let word = optional_str(input, "severity")?.unwrap_or("info");
+            let finding = input.finding.optional("finding")?.unwrap_or("");
+            let word = input.severity.optional("severity")?.unwrap_or("info");
             let Some(severity) = Severity::named(word) else {
                 return Err(ToolOutput::error(format!(
                     "Error: severity must be info, concern or critical, not '{}'.",

@@ -15,8 +15,9 @@ use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
-use serde_json::Value;
+use serde::Deserialize;
 
+use crate::ai::tools::input::Text;
 use crate::ai::tools::sandbox::{self, SandboxError};
 use crate::ai::tools::schema::{object, text};
 use crate::ai::tools::{FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec};
@@ -32,7 +33,16 @@ with methods, imports, line count, docstrings, comment ratio. For .py, .js, .jsx
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct ParseStructure;
 
+/// `parse_structure`'s input.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct ParseStructureInput {
+    path: Text,
+}
+
 impl Tool for ParseStructure {
+    type Input = ParseStructureInput;
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "parse_structure",
@@ -42,19 +52,23 @@ impl Tool for ParseStructure {
         }
     }
 
-    fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
+    fn run(
+        &self,
+        ctx: &ToolContext<'_>,
+        input: ParseStructureInput,
+    ) -> Result<ToolOutput, FatalToolError> {
         // The outline shows strings cut out of the file (signatures with
         // their default values, import lines); learned whole first, its
         // secrets are flagged at their real lines and masked in any piece.
         if let Some(path) = input
-            .get("path")
-            .and_then(Value::as_str)
+            .path
+            .as_str()
             .and_then(|raw| sandbox::resolve(ctx.target, raw).ok())
             .filter(|path| path.is_file())
         {
             ctx.learn_file(&path);
         }
-        Ok(respond(ctx.target, input, |relative, text| {
+        Ok(respond(ctx.target, &input, |relative, text| {
             redact_for_model(ctx, relative, text)
         }))
     }
@@ -64,10 +78,10 @@ impl Tool for ParseStructure {
 /// to every string taken from the file, and the result framed as file data.
 fn respond(
     target: &Path,
-    input: &Value,
+    input: &ParseStructureInput,
     mut redact: impl FnMut(&str, &str) -> String,
 ) -> ToolOutput {
-    let Some(raw) = input.get("path").and_then(Value::as_str) else {
+    let Some(raw) = input.path.as_str() else {
         return ToolOutput::error("Error: parse_structure needs a 'path' string.");
     };
     match outline_file(target, raw) {
@@ -219,9 +233,23 @@ mod tests {
     use std::sync::mpsc;
     use std::time::Duration;
 
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
+
+    /// The tool's answer to the JSON `input`, read as the registry reads
+    /// it (anything but an object is no arguments).
+    fn respond(
+        target: &Path,
+        input: &Value,
+        redact: impl FnMut(&str, &str) -> String,
+    ) -> ToolOutput {
+        let input = match input {
+            Value::Object(_) => ParseStructureInput::deserialize(input).unwrap(),
+            _ => ParseStructureInput::default(),
+        };
+        super::respond(target, &input, redact)
+    }
 
     /// A target with a few sources, plus a sibling directory outside it.
     fn tree() -> (tempfile::TempDir, PathBuf) {

@@ -9,9 +9,9 @@
 //! `submit_answer` and the refinement's fields after the synthesis's are
 //! ours.
 
-use serde_json::{Value, json};
+use serde::de::IgnoredAny;
 
-use super::schema::{bare, list_of, list_of_text, object, text, typed};
+use super::schema::{JsonType, Schema, bare, list_of, list_of_text, object, one_of, text, typed};
 use super::{FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, Toolbox};
 
 /// A tool that ends its loop. They differ only in their spec: what they
@@ -69,6 +69,9 @@ pub(crate) static PLAN: Submit = Submit(ToolSpec {
 });
 
 impl Tool for Submit {
+    /// The loop that offered it reads the input, not a handler.
+    type Input = IgnoredAny;
+
     fn spec(&self) -> ToolSpec {
         self.0
     }
@@ -78,7 +81,11 @@ impl Tool for Submit {
     }
 
     /// Only reached if a caller ignores `ends_loop`: a bug, not a model error.
-    fn run(&self, _ctx: &ToolContext<'_>, _input: &Value) -> Result<ToolOutput, FatalToolError> {
+    fn run(
+        &self,
+        _ctx: &ToolContext<'_>,
+        _input: IgnoredAny,
+    ) -> Result<ToolOutput, FatalToolError> {
         Err(FatalToolError(format!(
             "{} ends its loop and has no handler; the loop reads its input",
             self.0.name
@@ -86,7 +93,7 @@ impl Tool for Submit {
     }
 }
 
-fn dir_report_schema() -> Value {
+fn dir_report_schema() -> Schema {
     object(
         [
             (
@@ -96,7 +103,7 @@ fn dir_report_schema() -> Value {
             (
                 "completeness",
                 typed(
-                    "number",
+                    JsonType::Number,
                     "0.0-1.0: 1.0 every relevant file read closely, 0.5 half or skimmed, \
                      below 0.3 barely started.",
                 ),
@@ -114,18 +121,24 @@ fn dir_report_schema() -> Value {
 /// `input_schema` is a JSON Schema object, nested objects and arrays
 /// included: platform.claude.com/docs/en/agents-and-tools/tool-use/
 /// implement-tool-use, read 2026-11-27.)
-fn synthesis_report_schema() -> Value {
-    let mut schema = object(verdict_properties(), &["brief", "detailed"]);
-    if let Some(properties) = schema["properties"].as_object_mut() {
-        let sections = software_sections().into_iter().chain(content_sections());
-        properties.extend(sections.map(|(name, section)| (name.to_string(), section)));
-    }
-    schema
+fn synthesis_report_schema() -> Schema {
+    object(synthesis_properties(), SYNTHESIS_REQUIRED)
+}
+
+/// The synthesis's required fields.
+const SYNTHESIS_REQUIRED: &[&str] = &["brief", "detailed"];
+
+/// The verdict, then the sections for software, then the others.
+fn synthesis_properties() -> impl Iterator<Item = (&'static str, Schema)> {
+    verdict_properties()
+        .into_iter()
+        .chain(software_sections())
+        .chain(content_sections())
 }
 
 /// The verdict itself: the two required fields, then the two optional ones
 /// that say what the whole is and how it hangs together.
-fn verdict_properties() -> [(&'static str, Value); 4] {
+fn verdict_properties() -> [(&'static str, Schema); 4] {
     [
         (
             "brief",
@@ -145,7 +158,7 @@ fn verdict_properties() -> [(&'static str, Value); 4] {
 
 /// The optional sections for software: its components, entry points,
 /// stack, and the commands its own files give to build, test and run it.
-fn software_sections() -> [(&'static str, Value); 4] {
+fn software_sections() -> [(&'static str, Schema); 4] {
     [
         (
             "components",
@@ -171,7 +184,7 @@ fn software_sections() -> [(&'static str, Value); 4] {
 }
 
 /// One item of `commands`: a command line and the file that gives it.
-fn command_schema() -> Value {
+fn command_schema() -> Schema {
     object(
         [
             ("command", text("The command line, as the file gives it.")),
@@ -190,7 +203,7 @@ fn command_schema() -> Value {
 
 /// The optional sections for data, dated content and documents, then the
 /// concerns any tree may have (last, as the report lists them).
-fn content_sections() -> [(&'static str, Value); 6] {
+fn content_sections() -> [(&'static str, Schema); 6] {
     [
         ("datasets", list_of(dataset_schema(), "The data sets held.")),
         ("schema_summary", text("The shape of the records.")),
@@ -209,12 +222,12 @@ fn content_sections() -> [(&'static str, Value); 6] {
 
 /// One item of `components`: a named part and the parts it uses, enough to
 /// draw a diagram from.
-fn component_schema() -> Value {
+fn component_schema() -> Schema {
     object(
         [
-            ("name", bare("string")),
-            ("path", bare("string")),
-            ("role", bare("string")),
+            ("name", bare(JsonType::String)),
+            ("path", bare(JsonType::String)),
+            ("role", bare(JsonType::String)),
             (
                 "depends_on",
                 list_of_text("Names of the components it uses."),
@@ -225,10 +238,10 @@ fn component_schema() -> Value {
 }
 
 /// One item of `entry_points`: a file where execution starts.
-fn entry_point_schema() -> Value {
+fn entry_point_schema() -> Schema {
     object(
         [
-            ("path", bare("string")),
+            ("path", bare(JsonType::String)),
             ("role", text("What starts there.")),
         ],
         &["path", "role"],
@@ -236,11 +249,11 @@ fn entry_point_schema() -> Value {
 }
 
 /// One item of `datasets`: a data set and what it holds.
-fn dataset_schema() -> Value {
+fn dataset_schema() -> Schema {
     object(
         [
-            ("name", bare("string")),
-            ("path", bare("string")),
+            ("name", bare(JsonType::String)),
+            ("path", bare(JsonType::String)),
             ("description", text("Records, fields, size, source.")),
         ],
         &["name", "description"],
@@ -249,34 +262,35 @@ fn dataset_schema() -> Value {
 
 /// The synthesis's fields (whatever they are), then the flags the
 /// refinement adds and the ids of those it withdraws (both optional).
-fn refined_report_schema() -> Value {
-    let mut schema = synthesis_report_schema();
+fn refined_report_schema() -> Schema {
     let flag = object(
         [
             ("path", text("Relative to the target, or 'general'.")),
             ("finding", text("What you found, in a sentence or two.")),
             (
                 "severity",
-                json!({"type": "string", "enum": ["info", "concern", "critical"],
-                       "description": "How much it matters."}),
+                one_of(
+                    &["info", "concern", "critical"],
+                    Some("How much it matters."),
+                ),
             ),
         ],
         &["path", "finding", "severity"],
     );
-    if let Some(properties) = schema["properties"].as_object_mut() {
-        properties.insert(
-            "flags_added".into(),
+    let flags = [
+        (
+            "flags_added",
             list_of(flag, "New findings your checks support."),
-        );
-        properties.insert(
-            "flags_withdrawn".into(),
+        ),
+        (
+            "flags_withdrawn",
             list_of_text("Ids (F1, ...) of listed flags shown wrong or replaced."),
-        );
-    }
-    schema
+        ),
+    ];
+    object(synthesis_properties().chain(flags), SYNTHESIS_REQUIRED)
 }
 
-fn answer_schema() -> Value {
+fn answer_schema() -> Schema {
     object(
         [(
             "answer",
@@ -286,7 +300,7 @@ fn answer_schema() -> Value {
     )
 }
 
-fn survey_schema() -> Value {
+fn survey_schema() -> Schema {
     object(
         [
             ("description", text("Question 1's answer.")),
@@ -297,7 +311,7 @@ fn survey_schema() -> Value {
                 list_of_text("Tools that would be wrong here."),
             ),
             ("domain_notes", text("The hint, or an empty string.")),
-            ("confidence", typed("number", "0.0-1.0.")),
+            ("confidence", typed(JsonType::Number, "0.0-1.0.")),
         ],
         &[
             "description",
@@ -311,7 +325,7 @@ fn survey_schema() -> Value {
 }
 
 /// A `{path, reason}` item of the plan's directory lists.
-fn planned_dir(reason: &str) -> Value {
+fn planned_dir(reason: &'static str) -> Schema {
     object(
         [
             ("path", text("Relative to the target.")),
@@ -321,20 +335,16 @@ fn planned_dir(reason: &str) -> Value {
     )
 }
 
-fn plan_schema() -> Value {
+fn plan_schema() -> Schema {
     let priority_dir = object(
         [
             ("path", text("Relative to the target.")),
             ("reason", text("Why it deserves depth.")),
-            ("suggested_turns", typed("integer", "15-20.")),
+            ("suggested_turns", typed(JsonType::Integer, "15-20.")),
         ],
         &["path", "reason", "suggested_turns"],
     );
-    let order = json!({
-        "type": "string",
-        "enum": ["leaf-first", "priority-first"],
-        "description": "See Order.",
-    });
+    let order = one_of(&["leaf-first", "priority-first"], Some("See Order."));
     object(
         [
             (

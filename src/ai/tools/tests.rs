@@ -4,7 +4,8 @@
 
 use super::*;
 use crate::cache::{CacheRoot, EntryKind};
-use serde_json::json;
+use serde::Deserialize;
+use serde_json::{Value, json};
 
 /// The original's tool names per scope, in the order the model sees them.
 const EXPECTED_NAMES: [(Toolbox, &[&str]); 6] = [
@@ -486,21 +487,24 @@ fn non_object_input_is_treated_as_no_arguments() {
     assert!(out.is_error && out.content.contains("'path'"), "{out:?}");
 }
 
+/// The string argument `name` of `input`, read as a tool's input reads it.
+fn text_arg(input: &Value, name: &str) -> input::Text {
+    input.get(name).map_or(input::Text::Missing, |value| {
+        input::Text::deserialize(value).unwrap()
+    })
+}
+
 #[test]
 fn argument_helpers() {
     let input = json!({"s": "x", "e": "", "n": 3, "z": null});
-    assert_eq!(optional_str(&input, "s"), Ok(Some("x")));
-    assert_eq!(optional_str(&input, "z"), Ok(None));
-    assert_eq!(optional_str(&input, "missing"), Ok(None));
-    assert!(optional_str(&input, "n").unwrap_err().is_error);
-    assert_eq!(required_str(&input, "s"), Ok("x"));
-    assert!(
-        required_str(&input, "e")
-            .unwrap_err()
-            .content
-            .contains("'e'")
-    );
-    assert!(required_str(&input, "missing").is_err());
+    let arg = |name: &str| text_arg(&input, name);
+    assert_eq!(arg("s").optional("s"), Ok(Some("x")));
+    assert_eq!(arg("z").optional("z"), Ok(None));
+    assert_eq!(arg("missing").optional("missing"), Ok(None));
+    assert!(arg("n").optional("n").unwrap_err().is_error);
+    assert_eq!(arg("s").required("s"), Ok("x"));
+    assert!(arg("e").required("e").unwrap_err().content.contains("'e'"));
+    assert!(arg("missing").required("missing").is_err());
     assert!(unknown_tool_message("bash\n", &[]).contains("'bash\\n'"));
 }
 

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use crate::support::fs::mkfifo;
 use crate::support::secrets;
 
+mod arguments;
 mod cache_tools;
 mod list_directory;
 mod notes;

@@ -20,8 +20,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde::Deserialize;
 
+use super::input::Text;
 use super::{FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, frame_untrusted};
 use crate::ai::tools::schema::{object, text};
 
@@ -113,7 +114,16 @@ impl Default for RunCommand {
     }
 }
 
+/// `run_command`'s input.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct RunCommandInput {
+    command: Text,
+}
+
 impl Tool for RunCommand {
+    type Input = RunCommandInput;
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "run_command",
@@ -123,8 +133,12 @@ impl Tool for RunCommand {
         }
     }
 
-    fn run(&self, ctx: &ToolContext<'_>, input: &Value) -> Result<ToolOutput, FatalToolError> {
-        let Some(command) = input.get("command").and_then(Value::as_str) else {
+    fn run(
+        &self,
+        ctx: &ToolContext<'_>,
+        input: RunCommandInput,
+    ) -> Result<ToolOutput, FatalToolError> {
+        let Some(command) = input.command.as_str() else {
             return Ok(ToolOutput::error(
                 "Error: 'command' is required and must be a string.",
             ));
