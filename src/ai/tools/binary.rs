@@ -15,15 +15,12 @@
 //! stored in a binary file leaves neither as characters nor as hex. The
 //! rules that masked something are named after the dump.
 
-use super::sniff::looks_like_text;
+use super::sniff::{SNIFF_BYTES, looks_like_text};
 use super::{ToolContext, frame_untrusted};
 
 /// The most bytes a hex view shows, whatever `max_bytes` says: each byte
 /// takes about four characters of dump.
 pub(crate) const HEX_CAP: usize = 16 * 1024;
-
-/// Bytes looked at to decide that a file is binary.
-const SNIFF_BYTES: usize = 8192;
 
 /// Whether a file that starts with `head` is binary: control bytes (a
 /// NUL), a format `infer` knows that is not text (an image, an archive, an

@@ -24,6 +24,7 @@ use serde_json::Value;
 
 use super::input::{Switch, Text};
 use super::schema::{JsonType, object, text, typed};
+use super::sniff::SNIFF_BYTES;
 use super::{
     FatalToolError, Tool, ToolContext, ToolOutput, ToolSpec, binary, frame_untrusted, respond,
     sandbox, sniff,
@@ -54,8 +55,8 @@ impl Tool for ReadFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "read_file",
-            description: "A file's text from its start; a note says when max_bytes cut it. A binary \
-                          file is described (type and size) unless hex asks for a hex dump.",
+            description: "A file's text from its start (a note says when max_bytes cut it); of a \
+                          binary file, its type and size, or with hex a hex dump.",
             toolboxes: super::READERS,
             schema: || {
                 object(
@@ -69,8 +70,7 @@ impl Tool for ReadFile {
                             "hex",
                             typed(
                                 JsonType::Boolean,
-                                "For a binary file: show its first max_bytes (at most 16384) \
-                                 as a hex dump (default false).",
+                                "A binary file's first max_bytes (at most 16384) as hex.",
                             ),
                         ),
                     ],
@@ -91,8 +91,11 @@ impl Tool for ReadFile {
             let path = resolve(ctx, raw)?;
             let hex = input.hex.value("hex")?;
             let rel = sandbox::relative_display(ctx.target, &path);
-            let prefix = read_prefix(&path, (max_bytes + REDACTION_LOOKAHEAD).max(SNIFF_BYTES))
-                .map_err(|why| ToolOutput::error(why.message(raw)))?;
+            let prefix = read_prefix(
+                &path,
+                (max_bytes + REDACTION_LOOKAHEAD).max(SNIFF_BYTES as u64),
+            )
+            .map_err(|why| ToolOutput::error(why.message(raw)))?;
             if binary::is_binary(&prefix.bytes) {
                 return Ok(ToolOutput::ok(if hex {
                     binary::hex_view(ctx, &rel, &prefix.bytes, prefix.size, max_bytes)
@@ -104,9 +107,6 @@ impl Tool for ReadFile {
         })
     }
 }
-
-/// Bytes read at least, to tell a binary file from text.
-const SNIFF_BYTES: u64 = 8192;
 
 /// `max_bytes`: a positive whole number (given as an integer, an integral
 /// float or a numeric string), capped at [`MAX_BYTES_CAP`]; `None` when

@@ -49,6 +49,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use super::sniff::SNIFF_BYTES;
+
 use super::{LEARN_BYTES, source_key};
 use crate::ai::engine::session::FirstRequest;
 use crate::cache::Cache;
@@ -60,9 +62,6 @@ use crate::scan::{FilesByDir, file_paths};
 /// in, by a digest of their path, size and modification time, and the
 /// version of the rules that looked.
 pub(crate) const CLEAN_FILE: &str = "redaction_clean.json";
-
-/// Bytes read to tell a binary file, which is not learned here.
-const SNIFF_BYTES: usize = 8192;
 
 /// Files handed to a worker at a time.
 const BATCH: usize = 32;

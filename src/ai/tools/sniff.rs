@@ -11,8 +11,9 @@ use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
-/// How much of a file is read to recognise it.
-const SNIFF_BYTES: u64 = 8192;
+/// How much of a file is read to recognise it (its type, or that it is
+/// binary).
+pub(crate) const SNIFF_BYTES: usize = 8192;
 
 /// The mime type of the file at `path`, whose (symlink-resolved) metadata is
 /// `meta`.
@@ -75,8 +76,8 @@ fn read_head(path: &Path) -> Option<Vec<u8>> {
     if !file.metadata().ok()?.is_file() {
         return None;
     }
-    let mut head = Vec::with_capacity(SNIFF_BYTES as usize);
-    file.take(SNIFF_BYTES).read_to_end(&mut head).ok()?;
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    file.take(SNIFF_BYTES as u64).read_to_end(&mut head).ok()?;
     Some(head)
 }
 
