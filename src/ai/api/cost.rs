@@ -11,6 +11,13 @@
 //!   decides when the loop must stop early (against
 //!   [`super::settings::context_budget`]).
 //!
+//! Units: [`Pricing`] is a rate card, and what it computes is in the
+//! card's unit: dollars at a model's prices, millions of tokens at
+//! [`Pricing::per_token`] (what a token budget and a plan in tokens count
+//! with, see [`crate::ai::engine::plan_money`]), so its figures stay bare
+//! `f64`. The tracker always prices at the model's dollar rates: what it
+//! adds up is [`Usd`].
+//!
 //! Under prompt caching `input_tokens` only counts what follows the last
 //! cache breakpoint, so neither the bill nor the context size can be read
 //! from it alone: both use all three input counts. A price tier depends on
@@ -21,6 +28,7 @@ use std::sync::Mutex;
 
 use super::catalog::{BATCH_DISCOUNT, CacheTtl, LongPromptTier, Model, ModelFacts, Prices};
 use super::types::Usage;
+use crate::money::Usd;
 use crate::text::format_thousands;
 
 /// What requests cost on one model.
@@ -83,8 +91,9 @@ impl Pricing {
         }
     }
 
-    /// What one request with `usage` costs, in dollars: plain input, cache
-    /// writes, cache reads and output, each at its rate.
+    /// What one request with `usage` costs in the card's unit (dollars at a
+    /// model's prices): plain input, cache writes, cache reads and output,
+    /// each at its rate.
     pub fn cost(&self, usage: &Usage) -> f64 {
         let rates = self.rates_for(usage);
         let (five_minutes, hour) = usage.cache_writes(self.write_ttl);
@@ -184,9 +193,9 @@ pub struct TokenTotals {
     /// Successful calls recorded.
     pub requests: u64,
     /// Dollars, each request priced on its own.
-    pub cost: f64,
+    pub cost: Usd,
     /// Dollars caching saved (negative while writes outweigh reads).
-    pub savings: f64,
+    pub savings: Usd,
 }
 
 impl TokenTotals {
@@ -203,7 +212,8 @@ impl TokenTotals {
 }
 
 /// Run-wide totals, safe to share between concurrent loops (wrap it in an
-/// `Arc`).
+/// `Arc`). Its prices are a model's (never [`Pricing::per_token`]), so what
+/// it adds up is dollars.
 #[derive(Debug)]
 pub struct TokenTracker {
     pricing: Pricing,
@@ -230,8 +240,8 @@ impl TokenTracker {
     /// Add one call's usage.
     pub fn record(&self, usage: &Usage) {
         let mut totals = self.lock();
-        totals.cost += self.pricing.cost(usage);
-        totals.savings += self.pricing.cache_savings(usage);
+        totals.cost += Usd::new(self.pricing.cost(usage));
+        totals.savings += Usd::new(self.pricing.cache_savings(usage));
         totals.usage.accumulate(usage);
         totals.requests += 1;
     }
@@ -242,12 +252,12 @@ impl TokenTracker {
     }
 
     /// Dollars spent so far.
-    pub fn cost(&self) -> f64 {
+    pub fn cost(&self) -> Usd {
         self.lock().cost
     }
 
     /// Dollars caching saved so far (negative while writes dominate).
-    pub fn cache_savings(&self) -> f64 {
+    pub fn cache_savings(&self) -> Usd {
         self.lock().savings
     }
 
@@ -274,7 +284,7 @@ impl TokenTracker {
 /// the dollar figure prices each kind at its own rate.
 pub(crate) fn format_summary(totals: &TokenTotals) -> String {
     format!(
-        "{} input / {} output (approx ${:.2})",
+        "{} input / {} output (approx {})",
         format_thousands(totals.all_input_tokens()),
         format_thousands(totals.usage.output_tokens),
         totals.cost,
@@ -285,10 +295,10 @@ pub(crate) fn format_summary(totals: &TokenTotals) -> String {
 /// extra` while writes outweigh reads).
 pub(crate) fn format_cache_summary(totals: &TokenTotals) -> String {
     let savings = totals.savings;
-    let verdict = if savings >= 0.0 {
-        format!("saved approx ${savings:.2}")
+    let verdict = if savings >= Usd::ZERO {
+        format!("saved approx {savings}")
     } else {
-        format!("cost approx ${:.2} extra", -savings)
+        format!("cost approx {} extra", -savings)
     };
     format!(
         "cache: {} read / {} written, {verdict}",
@@ -307,7 +317,9 @@ pub(crate) struct LoopUsage {
     /// The latest call's context: input + cache writes + cache reads.
     pub last_context: u64,
     /// What the calls cost, each priced on its own (a price tier depends on
-    /// one request's prompt, so the summed tokens cannot be priced as one).
+    /// one request's prompt, so the summed tokens cannot be priced as one),
+    /// in the unit of the prices it was given: the run's plan's (dollars,
+    /// or millions of tokens under a token budget), so not [`Usd`].
     pub cost: f64,
 }
 
@@ -506,7 +518,7 @@ mod tests {
         assert_eq!(totals.all_input_tokens(), 42_000);
         // 1,500 × 3 + 20,500 × 3.75 + 20,000 × 0.3 + 2,300 × 15, per million.
         let expected = (1_500.0 * 3.0 + 20_500.0 * 3.75 + 20_000.0 * 0.3 + 2_300.0 * 15.0) / 1e6;
-        assert!(close(tracker.cost(), expected));
+        assert!(close(tracker.cost().as_f64(), expected));
         assert_eq!(
             tracker.summary(),
             "42,000 input / 2,300 output (approx $0.12)"
@@ -583,7 +595,7 @@ mod tests {
         let tracker = TokenTracker::with_pricing(haiku);
         tracker.record(&usage(60_000, 1_000, 0, 0));
         tracker.record(&usage(60_000, 1_000, 0, 0));
-        assert!(close(tracker.cost(), lp.cost));
+        assert!(close(tracker.cost().as_f64(), lp.cost));
     }
 
     #[test]

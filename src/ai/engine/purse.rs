@@ -27,6 +27,13 @@
 //! two: a little more or less money left does not change the request (a
 //! `--batch` rerun finds its kept answer under the same request).
 //!
+//! Units: the purse's dollar side is [`Usd`] (the budget, what was spent);
+//! inside, every ceiling is held by the same arithmetic in its own meter
+//! (dollars, or millions of tokens at [`Pricing::per_token`]), so the
+//! amounts of one meter ([`OverBudget`], [`Purse::hold`], what
+//! [`Purse::limit_of`] gives) are bare `f64` beside the [`Meter`] that says
+//! what they count; [`Meter::show`] writes them.
+//!
 //! Pure arithmetic over a mutex: the spend comes from the caller (the
 //! session's tracker), the prices from the catalog. Without a budget it
 //! lets everything through unchanged.
@@ -34,6 +41,7 @@
 use std::sync::Mutex;
 
 use crate::ai::api::cost::Pricing;
+use crate::money::Usd;
 
 pub(crate) use crate::ai::api::settings::MIN_REPLY_TOKENS;
 
@@ -78,7 +86,7 @@ impl Meter {
     /// for an amount of [`Pricing::per_token`] (millions of tokens).
     pub(crate) fn show(self, amount: f64) -> String {
         match self {
-            Meter::Dollars => format!("${amount:.2}"),
+            Meter::Dollars => Usd::new(amount).to_string(),
             Meter::Tokens => format!(
                 "{} tokens",
                 crate::text::format_thousands(to_tokens(amount))
@@ -100,7 +108,7 @@ impl Meter {
     /// `--token-budget 90000`.
     pub(crate) fn flag_for(self, amount: f64) -> String {
         match self {
-            Meter::Dollars => format!("--budget {amount:.2}"),
+            Meter::Dollars => format!("--budget {}", Usd::new(amount).flag_value()),
             Meter::Tokens => format!(
                 "--token-budget {}",
                 (amount.max(0.0) * 1_000_000.0).ceil() as u64
@@ -131,9 +139,10 @@ impl std::fmt::Display for OverBudget {
         match self.meter {
             Meter::Dollars => write!(
                 f,
-                "the budget cannot pay for the next request: it may cost up to ${:.4}, and \
-                 ${:.4} is left",
-                self.needed, self.left
+                "the budget cannot pay for the next request: it may cost up to {}, and {} is \
+                 left",
+                Usd::new(self.needed).precise(),
+                Usd::new(self.left).precise()
             ),
             Meter::Tokens => write!(
                 f,
@@ -162,7 +171,7 @@ impl OverBudget {
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct Used {
     /// Dollars spent (see the session's `spent`).
-    pub dollars: f64,
+    pub dollars: Usd,
     /// Tokens sent and received, every kind together.
     pub tokens: u64,
 }
@@ -172,7 +181,7 @@ pub(crate) struct Used {
 #[derive(Debug)]
 pub(crate) struct Purse {
     /// The budget; `None`: no ceiling.
-    limit: Option<f64>,
+    limit: Option<Usd>,
     /// The token budget, in millions of tokens ([`Pricing::per_token`]);
     /// `None`: no ceiling.
     token_limit: Option<f64>,
@@ -258,7 +267,7 @@ pub(crate) fn allowance(
 impl Purse {
     /// A purse of `limit` dollars (none: no ceiling) for requests of which
     /// up to `ways` may be in flight together.
-    pub(crate) fn new(limit: Option<f64>, ways: usize) -> Purse {
+    pub(crate) fn new(limit: Option<Usd>, ways: usize) -> Purse {
         Purse {
             limit,
             token_limit: None,
@@ -291,10 +300,10 @@ impl Purse {
     /// What the next request may use by the dollar meter, after `spent`:
     /// `None` without a budget.
     #[cfg(test)]
-    pub(crate) fn left(&self, spent: f64) -> Option<f64> {
+    pub(crate) fn left(&self, spent: Usd) -> Option<Usd> {
         let state = self.lock()[Meter::Dollars as usize];
         self.limit
-            .map(|limit| limit - spent - state.reserved - state.held)
+            .map(|limit| limit - spent - Usd::new(state.reserved + state.held))
     }
 
     /// The ceilings there are, each with its limit, its prices and what
@@ -302,7 +311,8 @@ impl Purse {
     fn ceilings(&self, used: Used, pricing: &Pricing) -> Vec<(Meter, f64, Pricing, f64)> {
         let mut ceilings = Vec::with_capacity(2);
         if let Some(limit) = self.limit {
-            ceilings.push((Meter::Dollars, limit, *pricing, used.dollars));
+            let (limit, spent) = (limit.as_f64(), used.dollars.as_f64());
+            ceilings.push((Meter::Dollars, limit, *pricing, spent));
         }
         if let Some(limit) = self.token_limit {
             let spent = used.tokens as f64 / 1_000_000.0;
@@ -415,7 +425,7 @@ impl Purse {
     /// no ceiling.
     pub(crate) fn limit_of(&self, meter: Meter) -> Option<f64> {
         match meter {
-            Meter::Dollars => self.limit,
+            Meter::Dollars => self.limit.map(Usd::as_f64),
             Meter::Tokens => self.token_limit,
         }
     }
@@ -431,7 +441,7 @@ mod tests {
 
     fn dollars(spent: f64) -> Used {
         Used {
-            dollars: spent,
+            dollars: Usd::new(spent),
             tokens: 0,
         }
     }
@@ -536,14 +546,14 @@ mod tests {
     fn a_quote_holds_nothing() {
         let p = sonnet();
         let one = p.worst_case(10_000, 4_096, true);
-        let purse = Purse::new(Some(one), 1);
+        let purse = Purse::new(Some(Usd::new(one)), 1);
         for _ in 0..3 {
             let quote = purse
                 .quote(dollars(0.0), &p, 10_000, true, 4_096, Pace::Alone)
                 .unwrap();
             assert!(quote.last, "only the whole of what is left pays for it");
         }
-        assert!((purse.left(0.0).unwrap() - one).abs() < 1e-12);
+        assert!((purse.left(Usd::ZERO).unwrap().as_f64() - one).abs() < 1e-12);
         assert_eq!(purse.limit_of(Meter::Dollars), Some(one));
     }
 
@@ -551,7 +561,7 @@ mod tests {
     fn reservations_hold_their_worst_case_until_dropped() {
         let p = sonnet();
         let one = p.worst_case(10_000, 4_096, true);
-        let purse = Purse::new(Some(one * 2.75), 1);
+        let purse = Purse::new(Some(Usd::new(one * 2.75)), 1);
         let a = purse
             .reserve(dollars(0.0), &p, 10_000, true, 4_096, Pace::Shared)
             .unwrap();
@@ -570,7 +580,7 @@ mod tests {
                 .is_err()
         );
         drop((a, b, c));
-        assert!((purse.left(0.0).unwrap() - one * 2.75).abs() < 1e-12);
+        assert!((purse.left(Usd::ZERO).unwrap().as_f64() - one * 2.75).abs() < 1e-12);
         // What was spent and what is held are not there to reserve.
         purse.hold(one * 1.75);
         assert!(
@@ -600,7 +610,7 @@ mod tests {
             )
             .unwrap();
         assert_eq!(r.max_tokens, 32_768);
-        assert_eq!(purse.left(5.0), None);
+        assert_eq!(purse.left(Usd::new(5.0)), None);
     }
 
     /// A token ceiling is held by the same worst case: a request's prompt
@@ -613,7 +623,7 @@ mod tests {
                 .model,
         );
         let used = |tokens| Used {
-            dollars: 0.0,
+            dollars: Usd::ZERO,
             tokens,
         };
         let purse = Purse::new(None, 1).with_tokens(Some(100_000), Meter::Tokens);
@@ -649,7 +659,7 @@ mod tests {
         // dollars, at Sonnet's prices, for a purse of plenty of tokens.
         let p = sonnet();
         let one = p.worst_case(10_000, 4_096, true);
-        let both = Purse::new(Some(one), 1).with_tokens(Some(1_000_000), Meter::Dollars);
+        let both = Purse::new(Some(Usd::new(one)), 1).with_tokens(Some(1_000_000), Meter::Dollars);
         let first = both
             .reserve(used(0), &p, 10_000, true, 4_096, Pace::Shared)
             .unwrap();
@@ -659,7 +669,7 @@ mod tests {
         assert_eq!(over.meter, Meter::Dollars);
         drop(first);
         // ...and here the tokens, for a dollar budget of plenty.
-        let both = Purse::new(Some(100.0), 1).with_tokens(Some(20_000), Meter::Dollars);
+        let both = Purse::new(Some(Usd::new(100.0)), 1).with_tokens(Some(20_000), Meter::Dollars);
         let over = both
             .reserve(used(12_000), &p, 10_000, true, 4_096, Pace::Shared)
             .unwrap_err();

@@ -342,7 +342,7 @@ impl<'a> Runner<'a> {
             let by_running = self.shared.spend.snapshot();
             let money = MoneyThen {
                 limit: self.options.budget,
-                spent: self.session().spent(),
+                spent: self.session().plan_spent(),
                 held: self.session().purse().held(),
                 by_running: &by_running,
             };
