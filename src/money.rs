@@ -17,7 +17,8 @@
 //!   small enough that cents would hide it (a request's worst case, a
 //!   refinement's cost);
 //! - [`Usd::flag_value`]: the number a `--budget` flag takes, `0.09`;
-//! - [`Usd::limit`]: a budget, at most cents, or `no ceiling`.
+//! - [`Usd::limit`]: a budget as a ceiling, `up to $5.00` (never more
+//!   than cents), or `no ceiling`.
 //!
 //! JSON: [`Usd`] serializes as the bare number it holds (transparent), so
 //! every report, cache file and `--json` output reads as it did when money
@@ -92,10 +93,11 @@ impl Usd {
         format!("{:.2}", self.0)
     }
 
-    /// A budget as a person reads it: `$5.00`, or `no ceiling`.
+    /// A budget as a person reads it: `up to $5.00` (to the cent), or `no
+    /// ceiling`.
     pub fn limit(budget: Option<Usd>) -> String {
         match budget {
-            Some(budget) => budget.to_string(),
+            Some(budget) => format!("up to {budget}"),
             None => "no ceiling".to_string(),
         }
     }
@@ -206,8 +208,8 @@ mod tests {
 
     #[test]
     fn a_budget_is_money_to_the_cent_or_no_ceiling() {
-        assert_eq!(Usd::limit(Some(Usd::new(0.5))), "$0.50");
-        assert_eq!(Usd::limit(Some(Usd::new(0.123456))), "$0.12");
+        assert_eq!(Usd::limit(Some(Usd::new(0.5))), "up to $0.50");
+        assert_eq!(Usd::limit(Some(Usd::new(0.123456))), "up to $0.12");
         assert_eq!(Usd::limit(None), "no ceiling");
     }
 

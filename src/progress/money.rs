@@ -8,12 +8,11 @@ use crate::money::Usd;
 /// The first line of a run that may spend: its ceiling, and how to preview
 /// or change it.
 pub(crate) fn budget_line(budget: Option<Usd>) -> String {
-    match budget {
-        Some(budget) => {
-            format!("Budget: up to {budget} (preview with --estimate; change with --budget)")
-        }
-        None => "Budget: no ceiling (--budget none; preview the cost with --estimate)".to_string(),
-    }
+    let how = match budget {
+        Some(_) => "preview with --estimate; change with --budget",
+        None => "--budget none; preview the cost with --estimate",
+    };
+    format!("Budget: {} ({how})", Usd::limit(budget))
 }
 
 #[cfg(test)]
@@ -27,5 +26,9 @@ mod tests {
             "Budget: up to $5.00 (preview with --estimate; change with --budget)"
         );
         assert!(budget_line(None).starts_with("Budget: no ceiling"));
+        assert_eq!(
+            budget_line(None),
+            "Budget: no ceiling (--budget none; preview the cost with --estimate)"
+        );
     }
 }

@@ -303,7 +303,7 @@ impl Purse {
     pub(crate) fn left(&self, spent: Usd) -> Option<Usd> {
         let state = self.lock()[Meter::Dollars as usize];
         self.limit
-            .map(|limit| limit - spent - Usd::new(state.reserved + state.held))
+            .map(|limit| Usd::new(limit.as_f64() - spent.as_f64() - state.reserved - state.held))
     }
 
     /// The ceilings there are, each with its limit, its prices and what
