@@ -1,7 +1,7 @@
 //! US dollars: the one type every amount of real money is carried in
 //! ([`Usd`]), and the one place that writes dollars for people.
 //!
-//! Why a type: a budget, a request's worst case, what a run spent and what
+//! Why a type: a budget, what a run spent, what a question cost and what
 //! the report records are all dollars, while other numbers of the same
 //! shape are not (a price per million tokens is a rate; under a token
 //! budget the plan counts millions of tokens, see
@@ -29,8 +29,7 @@
 //! config, the engine, the rules, the report and the cache can all use it.
 
 use std::fmt;
-use std::iter::Sum;
-use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
+use std::ops::{Add, AddAssign, Div, Neg, Sub};
 
 use serde::{Deserialize, Serialize};
 
@@ -56,31 +55,15 @@ impl Usd {
         self.0
     }
 
-    /// The larger of the two.
-    pub fn max(self, other: Usd) -> Usd {
-        Usd(self.0.max(other.0))
-    }
-
     /// The smaller of the two.
     pub fn min(self, other: Usd) -> Usd {
         Usd(self.0.min(other.0))
-    }
-
-    /// Not a number: an amount no arithmetic can compare.
-    pub fn is_nan(self) -> bool {
-        self.0.is_nan()
     }
 
     /// Rounded to a hundredth of a cent, as `--estimate`'s JSON keeps
     /// dollars readable.
     pub fn to_hundredth_cent(self) -> Usd {
         Usd((self.0 * 10_000.0).round() / 10_000.0)
-    }
-
-    /// Rounded up to the cent, at least one: a budget that must cover this
-    /// amount.
-    pub fn up_to_cent(self) -> Usd {
-        Usd((self.0 * 100.0 - 1e-9).ceil().max(1.0) / 100.0)
     }
 
     /// To a hundredth of a cent: `$0.0123`.
@@ -140,36 +123,7 @@ impl Sub for Usd {
     }
 }
 
-impl SubAssign for Usd {
-    fn sub_assign(&mut self, other: Usd) {
-        self.0 -= other.0;
-    }
-}
-
-impl Neg for Usd {
-    type Output = Usd;
-    fn neg(self) -> Usd {
-        Usd(-self.0)
-    }
-}
-
-/// An amount scaled: a share, a margin, a count of requests.
-impl Mul<f64> for Usd {
-    type Output = Usd;
-    fn mul(self, factor: f64) -> Usd {
-        Usd(self.0 * factor)
-    }
-}
-
-/// An amount shared out.
-impl Div<f64> for Usd {
-    type Output = Usd;
-    fn div(self, divisor: f64) -> Usd {
-        Usd(self.0 / divisor)
-    }
-}
-
-/// How many times one amount goes into another.
+/// How many times one amount goes into another: a ratio, not money.
 impl Div for Usd {
     type Output = f64;
     fn div(self, other: Usd) -> f64 {
@@ -177,15 +131,10 @@ impl Div for Usd {
     }
 }
 
-impl Sum for Usd {
-    fn sum<I: Iterator<Item = Usd>>(iter: I) -> Usd {
-        iter.fold(Usd::ZERO, Add::add)
-    }
-}
-
-impl<'a> Sum<&'a Usd> for Usd {
-    fn sum<I: Iterator<Item = &'a Usd>>(iter: I) -> Usd {
-        iter.copied().sum()
+impl Neg for Usd {
+    type Output = Usd;
+    fn neg(self) -> Usd {
+        Usd(-self.0)
     }
 }
 
@@ -214,13 +163,19 @@ mod tests {
     }
 
     #[test]
-    fn rounding_keeps_the_json_readable_and_a_budget_covering() {
+    fn rounding_keeps_the_json_readable() {
+        // --estimate's JSON: to a hundredth of a cent, as it always was.
         assert_eq!(Usd::new(0.123456).to_hundredth_cent(), Usd::new(0.1235));
+        assert_eq!(Usd::new(0.12344).to_hundredth_cent(), Usd::new(0.1234));
         assert_eq!(Usd::new(2.0).to_hundredth_cent(), Usd::new(2.0));
-        // Up to the cent, never below one, and an exact cent stays.
-        assert_eq!(Usd::new(0.0912).up_to_cent(), Usd::new(0.10));
-        assert_eq!(Usd::new(0.09).up_to_cent(), Usd::new(0.09));
-        assert_eq!(Usd::new(0.0).up_to_cent(), Usd::new(0.01));
+        let cost = 0.014_059_4_f64;
+        assert_eq!(
+            Usd::new(cost).to_hundredth_cent().as_f64(),
+            (cost * 10_000.0).round() / 10_000.0
+        );
+        // The report's and the cache's figures are not rounded at all.
+        let text = serde_json::to_string(&Usd::new(cost)).unwrap();
+        assert_eq!(text, "0.0140594");
     }
 
     #[test]
@@ -248,18 +203,13 @@ mod tests {
         let b = Usd::new(0.25);
         assert_eq!(a + b, Usd::new(1.75));
         assert_eq!(a - b, Usd::new(1.25));
-        assert_eq!(a * 2.0, Usd::new(3.0));
-        assert_eq!(a / 3.0, Usd::new(0.5));
-        assert_eq!(a / b, 6.0);
         assert_eq!(-b, Usd::new(-0.25));
+        assert_eq!(a / b, 6.0);
         let mut c = a;
         c += b;
-        c -= Usd::new(0.75);
-        assert_eq!(c, Usd::new(1.0));
-        assert_eq!([a, b, b].iter().sum::<Usd>(), Usd::new(2.0));
-        assert_eq!(Vec::<Usd>::new().into_iter().sum::<Usd>(), Usd::ZERO);
-        assert!(b < a && a.max(b) == a && a.min(b) == b);
+        assert_eq!(c, Usd::new(1.75));
+        assert!(b < a && a.min(b) == b);
         assert!(Usd::new(1e9) < Usd::UNLIMITED);
-        assert!(Usd::new(f64::NAN).is_nan());
+        assert_eq!(Usd::new(2.0).min(Usd::UNLIMITED), Usd::new(2.0));
     }
 }
