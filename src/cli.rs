@@ -150,7 +150,7 @@ pub struct Args {
             "Spend at most USD dollars on this run, priced from the model catalog; `none` for \
              no ceiling. A tree too large for it gets fewer loops, and summaries built without \
              the model for the rest [default: {}]",
-            crate::config::defaults::DEFAULT_BUDGET_USD
+            crate::config::defaults::DEFAULT_BUDGET_USD.as_f64()
         )
     )]
     pub budget: Option<Budget>,
@@ -230,7 +230,7 @@ pub struct AskArgs {
         help = format!(
             "Spend at most USD dollars on the question, every request priced at its worst case \
              before it is sent; `none` for no ceiling [default: {}]",
-            crate::config::defaults::DEFAULT_ASK_BUDGET_USD
+            crate::config::defaults::DEFAULT_ASK_BUDGET_USD.as_f64()
         )
     )]
     pub budget: Option<Budget>,
@@ -359,7 +359,7 @@ EXAMPLES:
         base = crate::config::defaults::DEFAULT_BASE_URL,
         model = crate::config::defaults::DEFAULT_MODEL,
         cache = crate::config::defaults::DEFAULT_CACHE_ROOT,
-        budget = crate::config::defaults::DEFAULT_BUDGET_USD,
+        budget = crate::config::defaults::DEFAULT_BUDGET_USD.as_f64(),
     )
 }
 

@@ -38,6 +38,7 @@ pub(crate) mod grounding;
 pub(crate) mod interrupt;
 pub(crate) mod lenient;
 pub(crate) mod mcp;
+pub mod money;
 pub mod outline;
 pub mod output;
 pub(crate) mod paths;

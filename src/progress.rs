@@ -36,7 +36,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::text::{escape_control, format_thousands, usd};
+use crate::money::Usd;
+use crate::text::{escape_control, format_thousands};
 use line::{LiveField, lay_out};
 use live::{Draw, Screen};
 
@@ -245,7 +246,7 @@ impl Progress {
     /// The live board of the dir-loop phase: directories done out of
     /// `total`, the spend so far and the loops running now. Draws only on a
     /// terminal; elsewhere the per-directory lines already tell the story.
-    pub(crate) fn dir_board(&self, total: usize, budget: Option<f64>) -> DirBoard {
+    pub(crate) fn dir_board(&self, total: usize, budget: Option<Usd>) -> DirBoard {
         let state = Arc::new(Mutex::new(BoardState {
             total: total as u64,
             budget,
@@ -351,9 +352,9 @@ struct BoardState {
     total: u64,
     running: Vec<String>,
     tokens: u64,
-    dollars: f64,
+    dollars: Usd,
     /// What the run may spend (`--budget`), shown beside the spend.
-    budget: Option<f64>,
+    budget: Option<Usd>,
     /// The model is not in the catalog: the dollars use a stand-in's prices.
     assumed: bool,
 }
@@ -388,10 +389,10 @@ fn board_fields(state: &BoardState, done: u64, total: u64) -> Vec<LiveField> {
 }
 
 /// `$0.41 of $5.00`, or `$0.41` without a budget.
-fn spend_of_budget(dollars: f64, budget: Option<f64>) -> String {
+fn spend_of_budget(dollars: Usd, budget: Option<Usd>) -> String {
     match budget {
-        Some(budget) => format!("{} of {}", usd(dollars), usd(budget)),
-        None => usd(dollars),
+        Some(budget) => format!("{dollars} of {budget}"),
+        None => dollars.to_string(),
     }
 }
 
@@ -463,7 +464,7 @@ impl DirBoard {
     }
 
     /// The run's totals so far: `tokens` processed and produced, `dollars`.
-    pub(crate) fn spent(&self, tokens: u64, dollars: f64) {
+    pub(crate) fn spent(&self, tokens: u64, dollars: Usd) {
         {
             let mut state = lock(&self.state);
             state.tokens = tokens;
@@ -596,7 +597,7 @@ mod tests {
         board.started("src");
         board.started("docs\x1b[31m");
         board.finished("src");
-        board.spent(12_345, 0.5);
+        board.spent(12_345, Usd::new(0.5));
         let line = |width| board_line(&lock(&board.state), width, false);
         assert_eq!(
             line(200),
@@ -616,11 +617,11 @@ mod tests {
     /// and never a figure cut in the middle.
     #[test]
     fn the_board_fits_60_80_and_200_columns() {
-        let board = Progress::silent().dir_board(41, Some(5.0));
+        let board = Progress::silent().dir_board(41, Some(Usd::new(5.0)));
         for dir in ["pkg0/part1", "pkg3/part2", "pkg7", "docs/guide"] {
             board.started(dir);
         }
-        board.spent(1_234_567, 0.523);
+        board.spent(1_234_567, Usd::new(0.523));
         let state = lock(&board.state);
         let fields = board_fields(&state, 17, 41);
         let at = |width| lay_out("  [AI]", &fields, width);

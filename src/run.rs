@@ -340,10 +340,10 @@ fn say_citations(progress: &Progress, citations: &[CheckedCitation]) {
 /// What the answer cost, against its budget when it had one.
 fn ask_cost_line(cost: &crate::ai::ask::Cost) -> String {
     format!(
-        "Cost: ${:.4}{} ({} API request{})",
-        cost.usd,
+        "Cost: {}{} ({} API request{})",
+        cost.usd.precise(),
         cost.budget_usd
-            .map(|budget| format!(" of the ${budget:.2} budget"))
+            .map(|budget| format!(" of the {budget} budget"))
             .unwrap_or_default(),
         cost.api_requests,
         if cost.api_requests == 1 { "" } else { "s" }
@@ -358,10 +358,7 @@ fn clear_investigation(config: &Config) -> anyhow::Result<()> {
     let cost = if removed.unrecorded > 0 {
         "with no record of its cost".to_string()
     } else {
-        format!(
-            "it cost {} as its runs recorded",
-            crate::text::usd(removed.recorded_cost_usd)
-        )
+        format!("it cost {} as its runs recorded", removed.recorded_cost_usd)
     };
     match removed.investigations {
         0 => eprintln!("There is no cached investigation of '{target}'; nothing to remove."),
@@ -391,7 +388,7 @@ fn removed_words(removed: &cache::Removed) -> String {
     if recorded > 0 {
         words.push_str(&format!(
             ", which cost {} as their runs recorded",
-            crate::text::usd(removed.recorded_cost_usd)
+            removed.recorded_cost_usd
         ));
     }
     match (recorded, removed.unrecorded) {

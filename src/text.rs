@@ -87,14 +87,6 @@ pub(crate) fn cut_marked(text: &str, max: usize, mark: &str) -> String {
     format!("{}{mark}", text[..end].trim_end())
 }
 
-/// A dollar amount as the money lines of a run show it: `$0.41`, `$5.00`.
-/// Those lines (the budget, the live spend, what was spent, what an
-/// investigation cost in all) go through this one helper, so how dollars
-/// are shown can change in one place.
-pub(crate) fn usd(amount: f64) -> String {
-    format!("${amount:.2}")
-}
-
 /// `1234567` → `1,234,567`, like Python's `{:,}`.
 pub fn format_thousands(n: u64) -> String {
     let digits = n.to_string();

@@ -14,6 +14,7 @@ use super::documents::Meta;
 use super::fsio::{io_err, verify_private_dir};
 use super::root::{choose_root, is_cache_name};
 use super::{CacheError, lock};
+use crate::money::Usd;
 
 /// What `--clear-cache` did, with the cache root it looked at (the named
 /// directory, or its `luminos` subdirectory: see `root.rs`).
@@ -33,7 +34,7 @@ pub enum Cleared {
 pub struct Removed {
     pub investigations: usize,
     /// The recorded cost of those that have a record.
-    pub recorded_cost_usd: f64,
+    pub recorded_cost_usd: Usd,
     /// Those with no record of their cost (written by an older luminos,
     /// or never paid for).
     pub unrecorded: usize,

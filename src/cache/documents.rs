@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 use super::fsio::{io_err, read_json, write_json_atomic};
 use super::{Cache, CacheError, META_FILE};
 use crate::lenient;
+use crate::money::Usd;
 use crate::report::AllRuns;
 
 /// The `meta.json` field set once a run with `--no-redact` wrote to the
@@ -108,7 +109,7 @@ impl Cache {
     /// Add a run's `cost_usd` and `api_requests` to the record (nothing
     /// when it made no request), stamped now and with this luminos's
     /// version.
-    pub(crate) fn add_spending(&self, cost_usd: f64, api_requests: u64) -> Result<(), CacheError> {
+    pub(crate) fn add_spending(&self, cost_usd: Usd, api_requests: u64) -> Result<(), CacheError> {
         if api_requests == 0 {
             return Ok(());
         }

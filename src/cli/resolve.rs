@@ -21,6 +21,7 @@ use crate::config::{
     CONTEXT_WINDOW_VAR, Config, ConfigError, Env, GivenPrice, InvestigationOptions, Invocation,
     Mode, OutputOptions, own_outputs, parse_language,
 };
+use crate::money::Usd;
 use crate::paths::absolute;
 use crate::progress::ProgressStyle;
 use crate::report::Format;
@@ -199,9 +200,9 @@ fn investigation_options(
         model,
         jobs: args.jobs as usize,
         mode: mode_of(args),
-        max_cost: args.max_cost,
+        max_cost: args.max_cost.map(Usd::new),
         budget: match args.budget {
-            Some(Budget::Usd(usd)) => Some(usd),
+            Some(Budget::Usd(usd)) => Some(Usd::new(usd)),
             Some(Budget::Unlimited) => None,
             None => Some(DEFAULT_BUDGET_USD),
         },
@@ -303,7 +304,7 @@ impl Invocation {
         match Invocation::resolve(run, env)? {
             Invocation::Run { mut config, .. } => {
                 config.investigation.budget = match ask.budget {
-                    Some(Budget::Usd(usd)) => Some(usd),
+                    Some(Budget::Usd(usd)) => Some(Usd::new(usd)),
                     Some(Budget::Unlimited) => None,
                     None => Some(DEFAULT_ASK_BUDGET_USD),
                 };

@@ -12,12 +12,13 @@
 pub(crate) use crate::ai::api::DEFAULT_BASE_URL;
 pub(crate) use crate::ai::api::DEFAULT_MODEL;
 pub(crate) use crate::ai::api::retry::{DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT};
+use crate::money::Usd;
 
 /// What one run may spend when `--budget` does not say, in dollars.
-pub(crate) const DEFAULT_BUDGET_USD: f64 = 5.0;
+pub(crate) const DEFAULT_BUDGET_USD: Usd = Usd::new(5.0);
 /// What a question (`luminos ask`) may spend when `--budget` does not say,
 /// in dollars.
-pub(crate) const DEFAULT_ASK_BUDGET_USD: f64 = 0.50;
+pub(crate) const DEFAULT_ASK_BUDGET_USD: Usd = Usd::new(0.50);
 /// Directory loops run at once when `-j` is not given.
 pub(crate) const DEFAULT_JOBS: u32 = 4;
 /// Depth of the rendered tree when `-d` is not given.

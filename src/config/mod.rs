@@ -20,6 +20,7 @@ use thiserror::Error;
 use crate::ai::api::batch::BatchTiming;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::{Auth, ClientConfig};
+use crate::money::Usd;
 use crate::progress::ProgressStyle;
 use crate::report::Format;
 use crate::scan::ScanOptions;
@@ -112,9 +113,9 @@ pub(crate) struct InvestigationOptions {
     /// What the run does after the scan.
     pub mode: Mode,
     /// Spend cap in dollars (`--max-cost`).
-    pub max_cost: Option<f64>,
+    pub max_cost: Option<Usd>,
     /// What one run may spend in dollars (`--budget`); `None`: no ceiling.
-    pub budget: Option<f64>,
+    pub budget: Option<Usd>,
     /// What one run may send and receive in tokens (`--token-budget`):
     /// input, cache and output together; `None`: no ceiling.
     pub token_budget: Option<u64>,
@@ -138,7 +139,9 @@ pub(crate) struct InvestigationOptions {
 }
 
 /// `--price INPUT,OUTPUT`: dollars per million input and output tokens,
-/// for a model the catalog does not price (or prices otherwise).
+/// for a model the catalog does not price (or prices otherwise). Rates,
+/// not amounts: they stay `f64` like the catalog's prices, and what they
+/// price comes out as [`Usd`] where it is spent.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GivenPrice {
     pub input: f64,

@@ -78,6 +78,7 @@ fn no_target() -> ToolFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::money::Usd;
 
     #[test]
     fn targets_get_the_command_lines_errors() {
@@ -112,7 +113,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().to_string_lossy();
         let config = resolve(&env, &["--budget", "$2.5"], &target).unwrap();
-        assert_eq!(config.investigation.budget, Some(2.5));
+        assert_eq!(config.investigation.budget, Some(Usd::new(2.5)));
         let none = resolve(&env, &["--budget", "none"], &target).unwrap();
         assert_eq!(none.investigation.budget, None);
         // A question has its own default budget, and takes `--budget` too.
@@ -122,7 +123,7 @@ mod tests {
             Some(crate::config::defaults::DEFAULT_ASK_BUDGET_USD)
         );
         let asked = resolve_ask(&env, &["--budget", "0.2"], &target, "why?").unwrap();
-        assert_eq!(asked.investigation.budget, Some(0.2));
+        assert_eq!(asked.investigation.budget, Some(Usd::new(0.2)));
         let err = resolve(&env, &["--budget", "0"], &target).unwrap_err();
         assert_eq!(
             err.to_string(),

@@ -350,11 +350,11 @@ mod tests {
         assert!(
             McpTool::Ask
                 .description()
-                .contains(&format!("${default:.2} unless said")),
+                .contains(&format!("{default} unless said")),
             "{}",
             McpTool::Ask.description()
         );
-        assert!(ASK_BUDGET_DOC.ends_with(&format!("Default: {default:.2}.")));
+        assert!(ASK_BUDGET_DOC.ends_with(&format!("Default: {}.", default.flag_value())));
     }
 
     #[test]

@@ -19,6 +19,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::money::Usd;
 use crate::scan::BaseScan;
 use crate::text::escape_line;
 use crate::usage::Usage;
@@ -142,7 +143,7 @@ pub struct Refinement {
     /// Recorded flags it withdrew (no longer in the report's `flags`).
     pub flags_withdrawn: Vec<Flag>,
     /// What this run spent on it.
-    pub cost_usd: f64,
+    pub cost_usd: Usd,
 }
 
 /// Why a refinement stopped.
@@ -214,14 +215,14 @@ impl Refinement {
             n => format!(", {n} from the cache"),
         };
         format!(
-            "Refinement: {} round{}{reused} ({}); {changed}; {} flag{} added, {} withdrawn; ${:.4}.",
+            "Refinement: {} round{}{reused} ({}); {changed}; {} flag{} added, {} withdrawn; {}.",
             self.rounds,
             if self.rounds == 1 { "" } else { "s" },
             self.stopped.describe(),
             self.flags_added.len(),
             if self.flags_added.len() == 1 { "" } else { "s" },
             self.flags_withdrawn.len(),
-            self.cost_usd
+            self.cost_usd.precise()
         )
     }
 }
@@ -233,7 +234,7 @@ pub struct Spent {
     pub api_requests: u64,
     #[serde(with = "ReportTokens")]
     pub tokens: Usage,
-    pub cost_usd: f64,
+    pub cost_usd: Usd,
 }
 
 impl Investigation {
@@ -276,7 +277,7 @@ impl Investigation {
                     .as_ref()
                     .filter(|spent| spent.api_requests > 0)
                     .map(|spent| format!(
-                        " (after {} API request{}, about ${:.2})",
+                        " (after {} API request{}, about {})",
                         spent.api_requests,
                         if spent.api_requests == 1 { "" } else { "s" },
                         spent.cost_usd
@@ -356,16 +357,16 @@ pub struct InvestigationSummary {
     pub coverage: Coverage,
     /// `--budget` in dollars; `null` for no ceiling.
     #[serde(default)]
-    pub budget_usd: Option<f64>,
+    pub budget_usd: Option<Usd>,
     /// API requests made by this run.
     pub api_requests: u64,
     /// Tokens billed by this run.
     #[serde(with = "ReportTokens")]
     pub tokens: Usage,
     /// Approximate cost of this run in dollars.
-    pub cost_usd: f64,
+    pub cost_usd: Usd,
     /// Money prompt caching saved this run, in dollars.
-    pub cache_savings_usd: f64,
+    pub cache_savings_usd: Usd,
     /// `--max-cost` stopped new directories.
     pub cost_cap_hit: bool,
     /// What the Message Batches API did (`--batch` runs only).
@@ -389,7 +390,7 @@ pub struct InvestigationSummary {
 pub struct AllRuns {
     /// Dollars, every run that made a request (failed and interrupted ones
     /// too) added up.
-    pub cost_usd: f64,
+    pub cost_usd: Usd,
     /// API requests, added up the same way.
     pub api_requests: u64,
     /// When the last run that made a request ended (RFC 3339).
@@ -426,7 +427,7 @@ pub struct BatchSummary {
     pub replayed: u64,
     /// What the reused answers cost when they were paid (not in
     /// `cost_usd`).
-    pub replayed_cost_usd: f64,
+    pub replayed_cost_usd: Usd,
     /// Seconds spent waiting on batches.
     pub waited_secs: f64,
 }

@@ -1,10 +1,11 @@
 //! The last money line of a run that investigated, on stderr: what it
 //! spent, of what budget, on how many requests, and at what prices when not
-//! the catalog's list prices ([`spent_line`]). Dollars go through
-//! [`crate::text::usd`].
+//! the catalog's list prices ([`spent_line`]). Dollars are written by
+//! [`Usd`].
 
 use super::{Investigation, InvestigationStatus};
-use crate::text::{format_thousands, usd};
+use crate::money::Usd;
+use crate::text::format_thousands;
 
 /// What the dollars of a run are priced at, when not the catalog's list
 /// prices.
@@ -35,17 +36,15 @@ pub(crate) fn spent_line(investigation: &Investigation, prices: PriceBasis) -> S
     let (cost, requests, budget) = match (&investigation.summary, &investigation.spent) {
         (Some(summary), _) => (summary.cost_usd, summary.api_requests, summary.budget_usd),
         (None, Some(spent)) => (spent.cost_usd, spent.api_requests, None),
-        (None, None) => (0.0, 0, None),
+        (None, None) => (Usd::ZERO, 0, None),
     };
     if requests == 0 {
         return match investigation.summary {
-            Some(_) => format!("Spent: {}; everything came from the cache.", usd(0.0)),
-            None => format!("Spent: {}; no request was sent.", usd(0.0)),
+            Some(_) => format!("Spent: {}; everything came from the cache.", Usd::ZERO),
+            None => format!("Spent: {}; no request was sent.", Usd::ZERO),
         };
     }
-    let of = budget
-        .map(|b| format!(" of {}", usd(b)))
-        .unwrap_or_default();
+    let of = budget.map(|b| format!(" of {b}")).unwrap_or_default();
     let failed = if investigation.status == InvestigationStatus::Failed {
         " before the investigation failed"
     } else {
@@ -53,7 +52,7 @@ pub(crate) fn spent_line(investigation: &Investigation, prices: PriceBasis) -> S
     };
     format!(
         "Spent: {}{of} on {} API request{}{}{failed}.",
-        usd(cost),
+        cost,
         format_thousands(requests),
         if requests == 1 { "" } else { "s" },
         prices.words(),
@@ -67,12 +66,12 @@ mod tests {
 
     #[test]
     fn the_spent_line_says_what_was_spent_of_what() {
-        let ran = |cost_usd, api_requests, budget_usd| Investigation {
+        let ran = |cost_usd, api_requests, budget_usd: Option<f64>| Investigation {
             status: InvestigationStatus::Complete,
             summary: Some(InvestigationSummary {
-                cost_usd,
+                cost_usd: Usd::new(cost_usd),
                 api_requests,
-                budget_usd,
+                budget_usd: budget_usd.map(Usd::new),
                 ..InvestigationSummary::default()
             }),
             ..Investigation::default()
@@ -92,7 +91,7 @@ mod tests {
         let failed = Investigation {
             spent: Some(Spent {
                 api_requests: 3,
-                cost_usd: 0.02,
+                cost_usd: Usd::new(0.02),
                 ..Spent::default()
             }),
             ..Investigation::failed("the API is overloaded")

@@ -8,6 +8,7 @@
 //! (Markdown, HTML) escapes the line again as it writes it.
 
 use super::{InvestigationSummary, Report, coverage_line};
+use crate::money::Usd;
 use crate::text::{escape_line, format_duration, format_thousands};
 
 /// The verdict's lines, in the order every format shows them.
@@ -34,20 +35,20 @@ pub(crate) fn cost_line(summary: &InvestigationSummary) -> String {
             Some(all) => format!(
                 "Cost: this run: {}, from the cache; the investigation cost {} in all \
                  ({} API requests), last paid for on {} by luminos {}.",
-                crate::text::usd(0.0),
-                crate::text::usd(all.cost_usd),
+                Usd::ZERO,
+                all.cost_usd,
                 format_thousands(all.api_requests),
                 escape_line(all.last_paid_at.get(..10).unwrap_or(&all.last_paid_at)),
                 escape_line(&all.luminos_version),
             ),
-            None => format!("Cost: this run: {}, from the cache.", crate::text::usd(0.0)),
+            None => format!("Cost: this run: {}, from the cache.", Usd::ZERO),
         };
     }
     let mut line = run_cost_line(summary);
     if let Some(all) = all_runs.filter(|all| all.api_requests > summary.api_requests) {
         line.push_str(&format!(
             " The investigation has cost {} in all.",
-            crate::text::usd(all.cost_usd)
+            all.cost_usd
         ));
     }
     line
@@ -55,8 +56,8 @@ pub(crate) fn cost_line(summary: &InvestigationSummary) -> String {
 
 /// This run's cost, as every run that sent requests says it.
 fn run_cost_line(summary: &InvestigationSummary) -> String {
-    let saved = if summary.cache_savings_usd >= 0.005 {
-        format!("; prompt caching saved ${:.2}", summary.cache_savings_usd)
+    let saved = if summary.cache_savings_usd >= Usd::new(0.005) {
+        format!("; prompt caching saved {}", summary.cache_savings_usd)
     } else {
         String::new()
     };
@@ -66,7 +67,7 @@ fn run_cost_line(summary: &InvestigationSummary) -> String {
         format!(" with {}", escape_line(&summary.model))
     };
     format!(
-        "Cost: about ${:.2} for {} API request{}{model}{saved}.",
+        "Cost: about {} for {} API request{}{model}{saved}.",
         summary.cost_usd,
         format_thousands(summary.api_requests),
         if summary.api_requests == 1 { "" } else { "s" },

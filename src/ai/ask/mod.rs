@@ -44,6 +44,7 @@ use crate::ai::rules::tree_view::prompt_tree;
 use crate::ai::tools::{self, FatalToolError, ToolContext, Toolbox};
 use crate::config::Config;
 use crate::grounding::{CheckedCitation, Scope, cite, outlines::Source};
+use crate::money::Usd;
 use crate::progress::Progress;
 use crate::report::ReportTokens;
 use crate::scan::{self, BaseScan, ScanFilter, ScannedDirs};
@@ -85,9 +86,9 @@ pub(crate) struct Answer {
 /// What answering cost.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Cost {
-    pub usd: f64,
+    pub usd: Usd,
     /// The question's budget (`null`: no ceiling).
-    pub budget_usd: Option<f64>,
+    pub budget_usd: Option<Usd>,
     pub api_requests: u64,
     #[serde(with = "ReportTokens")]
     pub tokens: Usage,
@@ -162,7 +163,7 @@ impl AskError {
 pub(crate) struct AskFailure {
     pub error: AskError,
     pub api_requests: u64,
-    pub cost_usd: f64,
+    pub cost_usd: Usd,
 }
 
 impl std::fmt::Display for AskFailure {
@@ -171,10 +172,10 @@ impl std::fmt::Display for AskFailure {
         if self.api_requests > 0 {
             write!(
                 f,
-                " (after {} API request{}, about ${:.4})",
+                " (after {} API request{}, about {})",
                 self.api_requests,
                 if self.api_requests == 1 { "" } else { "s" },
-                self.cost_usd
+                self.cost_usd.precise()
             )?;
         }
         Ok(())
@@ -192,7 +193,7 @@ impl From<AskError> for AskFailure {
         AskFailure {
             error,
             api_requests: 0,
-            cost_usd: 0.0,
+            cost_usd: Usd::ZERO,
         }
     }
 }
@@ -489,10 +490,11 @@ async fn converse(
 fn budget_error(over: &OverBudget, limit: f64) -> String {
     match over.meter {
         Meter::Dollars => format!(
-            "no answer: the next request may cost up to ${:.4} and ${:.4} is left of the \
-             ${limit:.2} budget; raise {}",
-            over.needed,
-            over.left,
+            "no answer: the next request may cost up to {} and {} is left of the {} budget; \
+             raise {}",
+            Usd::new(over.needed).precise(),
+            Usd::new(over.left).precise(),
+            Usd::new(limit),
             over.flag()
         ),
         Meter::Tokens => format!(
@@ -584,7 +586,7 @@ mod tests {
         let failure = AskFailure {
             error: AskError::OutOfTurns(12),
             api_requests: 3,
-            cost_usd: 0.0123,
+            cost_usd: Usd::new(0.0123),
         };
         assert_eq!(
             failure.to_string(),

@@ -17,12 +17,18 @@
 //! every rule of the plan reads them unchanged. Otherwise it counts in
 //! dollars, and the token budget is the purse's alone.
 //!
+//! Units: a plan's amounts are in its meter, so they are bare `f64`, not
+//! [`Usd`]; [`PlanMoney::of`] is where the run's dollar ceilings become
+//! them (explicitly, [`Usd::as_f64`]), and nothing turns a plan's amount
+//! back into dollars.
+//!
 //! Pure: options in, the plan's meter, facts and ceilings out.
 
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::Pricing;
 use crate::ai::engine::purse::Meter;
 use crate::config::InvestigationOptions;
+use crate::money::Usd;
 
 /// The plan's money: its meter, the model's facts priced in it, and the
 /// ceilings in it.
@@ -52,8 +58,8 @@ impl PlanMoney {
             Some(_) | None => PlanMoney {
                 meter: Meter::Dollars,
                 facts: options.model_facts,
-                budget: options.budget,
-                max_cost: options.max_cost,
+                budget: options.budget.map(Usd::as_f64),
+                max_cost: options.max_cost.map(Usd::as_f64),
             },
         }
     }
@@ -81,9 +87,10 @@ fn tokens_bind_first(options: &InvestigationOptions, tokens: u64) -> bool {
         * tier;
     let ceiling = options
         .budget
-        .unwrap_or(f64::INFINITY)
-        .min(options.max_cost.unwrap_or(f64::INFINITY));
-    tokens as f64 * dearest / 1_000_000.0 <= ceiling
+        .unwrap_or(Usd::UNLIMITED)
+        .min(options.max_cost.unwrap_or(Usd::UNLIMITED));
+    // The dearest rate is the model's, in dollars: these tokens' price.
+    Usd::new(tokens as f64 * dearest / 1_000_000.0) <= ceiling
 }
 
 #[cfg(test)]
@@ -96,6 +103,7 @@ mod tests {
         budget: Option<f64>,
         tokens: Option<u64>,
     ) -> InvestigationOptions {
+        let budget = budget.map(Usd::new);
         InvestigationOptions {
             fresh: false,
             model: "m".into(),

@@ -36,6 +36,7 @@ use crate::ai::engine::purse::{Allowance, BATCH_WAYS, Meter, OverBudget, Pace, P
 use crate::ai::engine::transcript::Transcript;
 use crate::ai::failure::InvestigationError;
 use crate::config::Config;
+use crate::money::Usd;
 use crate::progress::Progress;
 use crate::redact::Redactor;
 
@@ -220,11 +221,11 @@ impl Session {
     /// earlier batch run cost when that run paid for them. A run resumed
     /// after a kill then weighs the same spend an uninterrupted run would
     /// have, so it starts the same loops.
-    pub(crate) fn spent(&self) -> f64 {
+    pub(crate) fn spent(&self) -> Usd {
         let replayed = self
             .batcher
             .as_ref()
-            .map_or(0.0, |b| b.stats().totals.replayed_cost_usd);
+            .map_or(Usd::ZERO, |b| b.stats().totals.replayed_cost_usd);
         self.tracker.cost() + replayed
     }
 
@@ -241,10 +242,11 @@ impl Session {
     }
 
     /// What the run has spent in the meter its plan counts in
-    /// ([`PlanMoney`]): dollars, or millions of tokens.
+    /// ([`PlanMoney`]): dollars, or millions of tokens; a plan's amount,
+    /// so a bare `f64` whichever it is.
     pub(crate) fn plan_spent(&self) -> f64 {
         match self.plan {
-            Meter::Dollars => self.spent(),
+            Meter::Dollars => self.spent().as_f64(),
             Meter::Tokens => self.used().tokens as f64 / 1_000_000.0,
         }
     }

@@ -16,6 +16,7 @@ use crate::text::format_thousands;
 
 #[cfg(doc)]
 use super::estimate;
+use crate::money::Usd;
 
 /// `95 s`, `12 min`, `3 h 05 min`: a duration as a person reads it.
 fn duration(seconds: u64) -> String {
@@ -38,9 +39,10 @@ fn trim_rate(per_second: f64) -> String {
     }
 }
 
-/// Dollars, rounded to a hundredth of a cent so the JSON stays readable.
-fn dollars(cost: f64) -> f64 {
-    (cost * 10_000.0).round() / 10_000.0
+/// A projected cost (the estimate's terms are the model's dollar prices),
+/// rounded to a hundredth of a cent so the JSON stays readable.
+fn dollars(cost: f64) -> Usd {
+    Usd::new(cost).to_hundredth_cent()
 }
 
 /// The result of `--estimate`, as printed (text) or serialized (`--json`):
@@ -71,7 +73,7 @@ pub(crate) struct Estimate {
     /// How long the tokens would take at `--tokens-per-second`; `null`
     /// without it (the estimate cannot tell).
     pub duration_seconds: Option<Range<u64>>,
-    pub cost_usd: Range<f64>,
+    pub cost_usd: Range<Usd>,
     /// The high cost is lower than every allotted turn of every loop would
     /// be: the budget (or `--max-cost`) holds it.
     pub cost_held_by_budget: bool,
@@ -111,9 +113,9 @@ pub(crate) struct Counts {
     /// Directories a saved plan skips (left out).
     pub directories_skipped: usize,
     /// `--budget` in dollars; `null` for no ceiling.
-    pub budget_usd: Option<f64>,
+    pub budget_usd: Option<Usd>,
     /// `--max-cost` in dollars; `null` without one.
-    pub max_cost_usd: Option<f64>,
+    pub max_cost_usd: Option<Usd>,
     /// `--token-budget`; `null` without one.
     pub token_budget: Option<u64>,
     /// `--tokens-per-second`; `null` without it.
@@ -278,7 +280,7 @@ impl Estimate {
             ""
         };
         lines.push(format!(
-            "Estimated cost: ${:.2} to ${:.2}{prices}",
+            "Estimated cost: {} to {}{prices}",
             self.cost_usd.low, self.cost_usd.high
         ));
         lines.extend(self.calibration_line());
@@ -312,7 +314,7 @@ impl Estimate {
         counts.budget_binding.then(|| {
             let budget = match counts.plan_meter {
                 Meter::Dollars => {
-                    format!("Budget: ${:.2} buys", counts.budget_usd.unwrap_or_default())
+                    format!("Budget: {} buys", counts.budget_usd.unwrap_or_default())
                 }
                 Meter::Tokens => format!(
                     "Token budget: {} tokens buy",
@@ -398,10 +400,10 @@ impl Estimate {
         let counts = &self.counts;
         let held = match (counts.budget_usd, counts.max_cost_usd) {
             (Some(budget), Some(cap)) if cap < budget => {
-                format!(", held to --max-cost (${cap:.2})")
+                format!(", held to --max-cost ({cap})")
             }
-            (Some(budget), _) => format!(", held to the budget (${budget:.2})"),
-            (None, Some(cap)) => format!(", held to --max-cost (${cap:.2})"),
+            (Some(budget), _) => format!(", held to the budget ({budget})"),
+            (None, Some(cap)) => format!(", held to --max-cost ({cap})"),
             (None, None) => String::new(),
         };
         format!(

@@ -1,6 +1,7 @@
 use super::*;
 use crate::ai::rules::projection::*;
 use crate::ai::tools::fs::DEFAULT_MAX_BYTES;
+use crate::money::Usd;
 use crate::testing::json_keys;
 
 /// Sonnet 4.5's terms: the reference tokenizer, a 140K budget, no thinking.
@@ -158,7 +159,7 @@ fn counts() -> Counts {
         directories_total: 6,
         directories_cached: 2,
         directories_skipped: 0,
-        budget_usd: Some(5.0),
+        budget_usd: Some(Usd::new(5.0)),
         max_cost_usd: None,
         token_budget: None,
         tokens_per_second: None,
@@ -181,7 +182,7 @@ fn the_estimate_is_a_priced_range() {
     assert!(estimate.api_calls.low < estimate.api_calls.high);
     assert!(estimate.input_tokens.low < estimate.input_tokens.high);
     assert!(estimate.output_tokens.low < estimate.output_tokens.high);
-    assert!(0.0 < estimate.cost_usd.low && estimate.cost_usd.low < estimate.cost_usd.high);
+    assert!(Usd::ZERO < estimate.cost_usd.low && estimate.cost_usd.low < estimate.cost_usd.high);
     // Opus lists at 5x Sonnet: the same tokens cost 5x.
     let opus = Estimate::new(
         Counts {
@@ -207,11 +208,17 @@ fn batch_prices_halve_every_figure_in_dollars_and_no_other() {
     );
     assert!(batch.counts.batch && !interactive.counts.batch);
     // High: no cache hit, so nothing written either: exactly half.
-    let (b, i) = (batch.cost_usd.high, interactive.cost_usd.high);
+    let (b, i) = (
+        batch.cost_usd.high.as_f64(),
+        interactive.cost_usd.high.as_f64(),
+    );
     assert!((b * 2.0 - i).abs() < 0.0002, "{b} vs {i}");
     // Low: what caching writes lasts an hour in a batch, at 2x the input
     // price rather than 1.25x, so a little more than half.
-    let (b, i) = (batch.cost_usd.low, interactive.cost_usd.low);
+    let (b, i) = (
+        batch.cost_usd.low.as_f64(),
+        interactive.cost_usd.low.as_f64(),
+    );
     assert!(b * 2.0 > i && b * 2.0 < i * 1.6, "{b} vs {i}");
     assert_eq!(batch.api_calls, interactive.api_calls);
     assert_eq!(batch.input_tokens, interactive.input_tokens);
@@ -281,7 +288,7 @@ fn text_names_every_figure() {
     );
     assert!(text.contains("(survey, planning, 4 directory loops, synthesis)"));
     assert!(text.contains("Input tokens: "));
-    assert!(text.contains(&format!("${:.2}", estimate.cost_usd.high)));
+    assert!(text.contains(&format!("${:.2}", estimate.cost_usd.high.as_f64())));
 }
 
 #[test]
@@ -290,7 +297,7 @@ fn a_fully_cached_target_costs_nothing() {
     nothing.synthesis = Vec::new();
     let estimate = Estimate::new(counts(), &nothing);
     assert_eq!((estimate.api_calls.low, estimate.api_calls.high), (0, 0));
-    assert_eq!(estimate.cost_usd.high, 0.0);
+    assert_eq!(estimate.cost_usd.high, Usd::ZERO);
     assert!(
         estimate
             .render_text()
@@ -364,10 +371,10 @@ fn a_warning_is_said_first() {
 fn the_budget_or_the_cap_holds_the_high_cost() {
     let many = inputs(true, true, 400);
     let unbounded = project(&many, &terms());
-    let held_by = |budget, max_cost| {
+    let held_by = |budget: Option<f64>, max_cost: Option<f64>| {
         project(
             &Inputs {
-                ceiling: Ceiling::of(budget, max_cost),
+                ceiling: Ceiling::of(budget.map(Usd::new), max_cost.map(Usd::new)),
                 ..many.clone()
             },
             &terms(),
@@ -387,7 +394,7 @@ fn the_budget_or_the_cap_holds_the_high_cost() {
     assert!(held.low.cost <= unbounded.low.cost && held.low.cost <= held.high.cost);
     // A tree the budget covers is not held.
     let few = Inputs {
-        ceiling: Ceiling::of(Some(5.0), None),
+        ceiling: Ceiling::of(Some(Usd::new(5.0)), None),
         ..inputs(true, true, 2)
     };
     assert_eq!(

@@ -113,14 +113,7 @@ pub(super) fn finish(
             note,
             error: None,
             notes: session.notes().lines(),
-            summary: Some(summary(
-                run,
-                decision,
-                coverage,
-                cached_count,
-                remaining,
-                work,
-            )),
+            summary: Some(summary(run, coverage, cached_count, remaining, work)),
             spent: None,
             refinement: None,
         },
@@ -228,7 +221,6 @@ fn with_repair(
 /// what it cost.
 fn summary(
     run: &Phases<'_>,
-    decision: &Decision,
     coverage: Coverage,
     cached_count: usize,
     remaining: usize,
@@ -245,7 +237,9 @@ fn summary(
         directories_cached: cached_count,
         directories_remaining: remaining,
         coverage,
-        budget_usd: decision.work.budget.limit,
+        // The run's dollar budget: the decision's limit is in the plan's
+        // meter, which under a token budget counts tokens.
+        budget_usd: run.config.investigation.budget,
         api_requests: totals.requests,
         tokens: totals.usage,
         cost_usd: tracker.cost(),

@@ -101,7 +101,29 @@ fn spent_words(tracker: &TokenTracker) -> String {
     let requests = tracker.totals().requests;
     match requests {
         0 => String::new(),
-        1 => format!(" after 1 API request (about ${:.2})", tracker.cost()),
-        n => format!(" after {n} API requests (about ${:.2})", tracker.cost()),
+        1 => format!(" after 1 API request (about {})", tracker.cost()),
+        n => format!(" after {n} API requests (about {})", tracker.cost()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ai::api::Usage;
+
+    #[test]
+    fn what_was_spent_is_said_in_dollars_once() {
+        let tracker = TokenTracker::new("claude-sonnet-4-5");
+        assert_eq!(spent_words(&tracker), "");
+        // 10,000 in at $3 and 1,000 out at $15 a million: $0.045.
+        let usage = Usage {
+            input_tokens: 10_000,
+            output_tokens: 1_000,
+            ..Usage::default()
+        };
+        tracker.record(&usage);
+        assert_eq!(spent_words(&tracker), " after 1 API request (about $0.04)");
+        tracker.record(&usage);
+        assert_eq!(spent_words(&tracker), " after 2 API requests (about $0.09)");
     }
 }

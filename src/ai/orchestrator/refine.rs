@@ -14,6 +14,7 @@ use crate::ai::passes::refine::{
 };
 use crate::ai::passes::synthesis::SynthesisOutcome;
 use crate::cache::{DirEntry, FileEntry, REFINEMENT_FILE, now_iso};
+use crate::money::Usd;
 use crate::report::{Flag, RefineStop, Refinement};
 
 /// The report after the refinement, and what it changed.
@@ -196,7 +197,7 @@ fn account(
     rounds: usize,
     reused: usize,
     stopped: RefineStop,
-    cost_usd: f64,
+    cost_usd: Usd,
 ) -> Refinement {
     Refinement {
         rounds: rounds as u32,

@@ -64,7 +64,8 @@ pub(crate) struct PlanningInputs<'a> {
 /// What a binding budget buys, as the planner is told.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Spending {
-    /// Dollars.
+    /// The budget, in the plan's meter: dollars, or millions of tokens
+    /// under a token budget (the prompt writes it as dollars either way).
     pub budget: f64,
     /// Loops the budget buys at the units' average expected cost.
     pub loops: usize,

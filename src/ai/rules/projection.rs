@@ -16,6 +16,7 @@ use crate::ai::api::Usage;
 use crate::ai::api::catalog::ModelFacts;
 use crate::ai::api::cost::Pricing;
 use crate::ai::api::settings::{CallSettings, Workload, context_budget};
+use crate::money::Usd;
 
 use crate::ai::api::tokens::TokenEstimate;
 /// Measured in reference tokens ([`reference_tokens`]), which
@@ -82,17 +83,17 @@ pub(crate) struct Inputs {
 /// the tree would take.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Ceiling {
-    /// `--budget`, in dollars, if any.
-    pub budget: Option<f64>,
-    /// `--max-cost`, in dollars, if any.
-    pub max_cost: Option<f64>,
+    /// `--budget`, if any.
+    pub budget: Option<Usd>,
+    /// `--max-cost`, if any.
+    pub max_cost: Option<Usd>,
     /// `--token-budget`, if any.
     pub tokens: Option<u64>,
 }
 
 impl Ceiling {
     /// The ceiling of a run with `budget` and `max_cost`, if either is set.
-    pub(crate) fn of(budget: Option<f64>, max_cost: Option<f64>) -> Option<Ceiling> {
+    pub(crate) fn of(budget: Option<Usd>, max_cost: Option<Usd>) -> Option<Ceiling> {
         (budget.is_some() || max_cost.is_some()).then_some(Ceiling {
             budget,
             max_cost,
@@ -103,8 +104,8 @@ impl Ceiling {
     /// The ceiling of a run with `budget`, `max_cost` and a token budget of
     /// `tokens`, if any is set.
     pub(crate) fn with_tokens(
-        budget: Option<f64>,
-        max_cost: Option<f64>,
+        budget: Option<Usd>,
+        max_cost: Option<Usd>,
         tokens: Option<u64>,
     ) -> Option<Ceiling> {
         match Ceiling::of(budget, max_cost) {
@@ -118,10 +119,10 @@ impl Ceiling {
     }
 
     /// The most the run can spend.
-    pub(crate) fn limit(&self) -> f64 {
+    pub(crate) fn limit(&self) -> Usd {
         self.budget
-            .unwrap_or(f64::INFINITY)
-            .min(self.max_cost.unwrap_or(f64::INFINITY))
+            .unwrap_or(Usd::UNLIMITED)
+            .min(self.max_cost.unwrap_or(Usd::UNLIMITED))
     }
 }
 
@@ -354,7 +355,9 @@ fn scenario(inputs: &Inputs, terms: &ModelTerms, low: bool) -> Tally {
     // ceiling, nor the tokens the token budget (each kind cut in
     // proportion, and the bill with them).
     if let Some(ceiling) = inputs.ceiling {
-        tally.cost = tally.cost.min(ceiling.limit());
+        // A projection with a ceiling is the estimate's, priced at the
+        // model's dollar rates.
+        tally.cost = tally.cost.min(ceiling.limit().as_f64());
         if let Some(most) = ceiling.tokens {
             tally.hold_tokens_to(most);
         }

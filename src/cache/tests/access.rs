@@ -2,6 +2,7 @@
 //! refused symlinks, bad ids and foreign owners, clearing, the run lock.
 
 use super::*;
+use crate::money::Usd;
 
 #[test]
 fn a_second_instance_resumes_the_first() {
@@ -84,8 +85,8 @@ fn a_foreign_owner_is_refused() {
 fn clear_cache_removes_only_a_luminos_cache() {
     let f = fixture();
     f.cache.write_meta("m", "t").unwrap();
-    f.cache.add_spending(0.25, 3).unwrap();
-    f.cache.add_spending(0.5, 2).unwrap();
+    f.cache.add_spending(Usd::new(0.25), 3).unwrap();
+    f.cache.add_spending(Usd::new(0.5), 2).unwrap();
     // An investigation with no record of its cost (an older luminos).
     let other = f
         .root
@@ -99,7 +100,7 @@ fn clear_cache_removes_only_a_luminos_cache() {
             root: root.clone(),
             removed: Removed {
                 investigations: 2,
-                recorded_cost_usd: 0.75,
+                recorded_cost_usd: Usd::new(0.75),
                 unrecorded: 1,
             }
         }
@@ -150,13 +151,13 @@ fn clear_cache_refuses_foreign_contents_symlinks_and_busy_caches() {
 fn clearing_one_target_keeps_the_others() {
     let f = fixture();
     f.cache.write_meta("m", "t").unwrap();
-    f.cache.add_spending(0.5, 4).unwrap();
+    f.cache.add_spending(Usd::new(0.5), 4).unwrap();
     let abandoned = f.cache.dir().to_path_buf();
     // A `--fresh` run: a new id for the same target.
     let fresh = f.root.investigation_id(&f.target, true).unwrap();
     let newer = Cache::open(&f.root, &fresh.id, &f.target).unwrap();
     newer.write_meta("m", "t").unwrap();
-    newer.add_spending(0.25, 1).unwrap();
+    newer.add_spending(Usd::new(0.25), 1).unwrap();
     let other_target = Path::new("/srv/other");
     let other = f.root.investigation_id(other_target, false).unwrap();
     let kept = Cache::open(&f.root, &other.id, other_target).unwrap();
@@ -172,7 +173,7 @@ fn clearing_one_target_keeps_the_others() {
         removed,
         Removed {
             investigations: 2,
-            recorded_cost_usd: 0.75,
+            recorded_cost_usd: Usd::new(0.75),
             unrecorded: 0,
         }
     );

@@ -14,6 +14,7 @@ use crate::ai::api::{self, DEFAULT_BASE_URL, DEFAULT_MODEL};
 use crate::cli::Args;
 use crate::config::defaults::{DEFAULT_ASK_BUDGET_USD, DEFAULT_BUDGET_USD, DEFAULT_CACHE_ROOT};
 use crate::config::{ATTEMPT_DEADLINE_VAR, BATCH_POLL_VAR};
+use crate::money::Usd;
 use crate::report::Format;
 
 fn args(list: &[&str]) -> Args {
@@ -62,12 +63,12 @@ fn investigation_with(flags: &[&str]) -> InvestigationOptions {
 fn money_flags_resolve_to_dollars() {
     let cap = |flags: &[&str]| investigation_with(flags).max_cost;
     assert_eq!(cap(&[]), None);
-    assert_eq!(cap(&["--max-cost", "2.50"]), Some(2.5));
-    assert_eq!(cap(&["--max-cost=$3"]), Some(3.0));
+    assert_eq!(cap(&["--max-cost", "2.50"]), Some(Usd::new(2.5)));
+    assert_eq!(cap(&["--max-cost=$3"]), Some(Usd::new(3.0)));
     let budget = |flags: &[&str]| investigation_with(flags).budget;
     assert_eq!(budget(&[]), Some(DEFAULT_BUDGET_USD));
-    assert_eq!(budget(&["--budget", "2.50"]), Some(2.5));
-    assert_eq!(budget(&["--budget=$20"]), Some(20.0));
+    assert_eq!(budget(&["--budget", "2.50"]), Some(Usd::new(2.5)));
+    assert_eq!(budget(&["--budget=$20"]), Some(Usd::new(20.0)));
     assert_eq!(budget(&["--budget", " None "]), None);
 }
 
@@ -359,7 +360,7 @@ fn ask_takes_the_run_flags_it_shares_and_a_budget_of_its_own() {
         "--no-redact",
     ])
     .unwrap();
-    assert_eq!(config.investigation.budget, Some(0.01));
+    assert_eq!(config.investigation.budget, Some(Usd::new(0.01)));
     assert_eq!(config.investigation.model, "claude-haiku-5-5");
     let prices = config.investigation.model_facts.model.prices;
     assert_eq!((prices.input, prices.output), (1.0, 2.0));

@@ -216,8 +216,8 @@ fn fixture() -> Report {
                 mechanical: 1,
             },
             api_requests: 9,
-            cost_usd: 0.4213,
-            cache_savings_usd: 0.12,
+            cost_usd: crate::money::Usd::new(0.4213),
+            cache_savings_usd: crate::money::Usd::new(0.12),
             ..InvestigationSummary::default()
         }),
         ..Investigation::default()

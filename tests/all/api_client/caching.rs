@@ -58,7 +58,11 @@ async fn prompt_caching_reads_the_history_back() {
         assert!(after.cache_creation_input_tokens > 0);
         assert!(after.input_tokens < 50, "{after:?}");
     }
-    assert!(tracker.cache_savings() > 0.0, "{}", tracker.cache_summary());
+    assert!(
+        tracker.cache_savings() > luminos::money::Usd::ZERO,
+        "{}",
+        tracker.cache_summary()
+    );
     for request in server.requests() {
         let marks = request.body.to_string().matches("cache_control").count();
         // Tools, system, the newest user message and, from the second turn,

@@ -165,3 +165,17 @@ fn batch_stops_with_one_line() {
     );
     assert_eq!(env.server.request_count(), 0, "{err}");
 }
+
+/// A plan in tokens is still a run with a dollar budget: the report and
+/// the spent line say that budget in dollars, never the plan's tokens.
+#[test]
+fn a_plan_in_tokens_reports_the_dollar_budget() {
+    let env = local(tree());
+    let mut args = LOCAL.to_vec();
+    args.extend(["--budget", "2", "--token-budget", "150000", "--json"]);
+    let out = env.output(&args);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(report(&out)["investigation"]["budget_usd"], 2.0, "{err}");
+    assert!(err.contains(" of $2.00 on "), "{err}");
+}

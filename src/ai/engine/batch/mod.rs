@@ -72,6 +72,7 @@ use crate::ai::api::catalog::CacheTtl;
 use crate::ai::api::cost::{Pricing, TokenTracker};
 use crate::ai::api::{ApiError, ApiErrorKind, Client, Response};
 use crate::cache::batch::BatchStore;
+use crate::money::Usd;
 use crate::progress::Progress;
 use crate::report::BatchSummary;
 
@@ -404,7 +405,8 @@ impl Inner {
     /// paid for it).
     fn replay(&self, digest: &str) -> Option<Response> {
         let response = self.kept(digest)?;
-        let cost = self.replay_pricing.cost(&response.usage);
+        // The replay prices are the run's (batch) dollar prices.
+        let cost = Usd::new(self.replay_pricing.cost(&response.usage));
         let mut stats = self.stats();
         stats.totals.replayed += 1;
         stats.totals.replayed_cost_usd += cost;

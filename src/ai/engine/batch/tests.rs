@@ -2,6 +2,7 @@ use super::*;
 use crate::ai::api::batch::MAX_POLL;
 use crate::ai::api::{Auth, ClientConfig, RetryPolicy};
 use crate::cache::{Cache, CacheRoot};
+use crate::money::Usd;
 
 fn inner(tmp: &tempfile::TempDir) -> Inner {
     let root = CacheRoot::open(&tmp.path().join("root")).unwrap();
@@ -218,11 +219,11 @@ fn kept_answers_are_replayed_and_counted_apart() {
     // A million input tokens on Sonnet 5.5: $1 at the batch prices the
     // earlier (batch) run paid, and nothing for this one.
     assert!(
-        (stats.totals.replayed_cost_usd - 1.0).abs() < 1e-9,
+        (stats.totals.replayed_cost_usd.as_f64() - 1.0).abs() < 1e-9,
         "{}",
         stats.totals.replayed_cost_usd
     );
-    assert_eq!(inner.tracker.cost(), 0.0);
+    assert_eq!(inner.tracker.cost(), Usd::ZERO);
 }
 
 #[test]

@@ -513,7 +513,7 @@ mod tests {
             flags_added: vec![Flag::new("src/real.rs", "Leak.", "critical")],
             flags_withdrawn: vec![recorded[0].clone()],
             reads: 2,
-            cost_usd: 0.01,
+            cost_usd: crate::money::Usd::new(0.01),
         };
         let draft = Draft::new(report("B", "D")).after(&first);
         assert_eq!(draft.report.brief, "B1");
@@ -529,7 +529,7 @@ mod tests {
             flags_added: vec![],
             flags_withdrawn: vec![Flag::new("src/real.rs", "Leak.", "critical")],
             reads: 0,
-            cost_usd: 0.0,
+            cost_usd: crate::money::Usd::ZERO,
         };
         let draft = draft.after(&second);
         assert_eq!(draft.flags(&recorded), [recorded[1].clone()]);

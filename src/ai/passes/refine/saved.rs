@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::ai::passes::synthesis::SubmittedReport;
+use crate::money::Usd;
 use crate::report::{Flag, RefineStop};
 
 /// One round as it was handed in.
@@ -26,7 +27,7 @@ pub(crate) struct SavedRound {
     /// Read tool calls it made.
     pub reads: u32,
     /// What it cost when it was paid for.
-    pub cost_usd: f64,
+    pub cost_usd: Usd,
 }
 
 /// The refinement of one synthesis.
@@ -84,7 +85,7 @@ mod tests {
                 flags_added: vec![Flag::new("src/a.rs", "Bad.", "concern")],
                 flags_withdrawn: vec![],
                 reads: 3,
-                cost_usd: 0.02,
+                cost_usd: Usd::new(0.02),
             }],
             settled: Some(RefineStop::NoNewReads),
             updated_at: "now".into(),

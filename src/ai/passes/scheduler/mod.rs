@@ -82,10 +82,11 @@ pub(crate) use schedule::Schedule;
 pub(crate) struct LoopOptions {
     /// Loops at once (at least 1).
     pub jobs: usize,
-    /// `--max-cost`, in dollars.
+    /// `--max-cost`, in the plan's meter (a plan in tokens has none).
     pub max_cost: Option<f64>,
-    /// `--budget`, in dollars; `None` without one. The loops may spend it
-    /// less what the purse holds back for the synthesis.
+    /// The budget in the plan's meter (dollars, or millions of tokens);
+    /// `None` without one. The loops may spend it less what the purse
+    /// holds back for the synthesis.
     pub budget: Option<f64>,
 }
 

@@ -172,10 +172,11 @@ impl<'a> Runner<'a> {
         }
         self.done.cap_hit = true;
         self.shared.run.progress.ai(&format!(
-            "Spending cap reached ({} spent of ${:.2}): no new directories start; the running \
-             ones finish.",
+            "Spending cap reached ({} spent of {}): no new directories start; the running ones \
+             finish.",
             self.session().show_plan(now.spent),
-            self.options.max_cost.unwrap_or_default()
+            self.session()
+                .show_plan(self.options.max_cost.unwrap_or_default())
         ));
         true
     }
@@ -342,7 +343,7 @@ impl<'a> Runner<'a> {
             let by_running = self.shared.spend.snapshot();
             let money = MoneyThen {
                 limit: self.options.budget,
-                spent: self.session().spent(),
+                spent: self.session().plan_spent(),
                 held: self.session().purse().held(),
                 by_running: &by_running,
             };

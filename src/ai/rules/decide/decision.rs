@@ -45,7 +45,8 @@ pub(crate) struct DecisionInputs<'a> {
     pub saved_work: Option<&'a SavedWork>,
     /// The saved synthesis was built from the entries as they are.
     pub synthesis_current: bool,
-    /// `--budget` in dollars; `None` for no ceiling.
+    /// The budget in the plan's meter (`--budget` in dollars, or the
+    /// token budget in millions of tokens); `None` for no ceiling.
     pub budget: Option<f64>,
     pub model: ModelFacts,
     /// `--batch`: every request is priced at the catalog's batch prices,
@@ -75,9 +76,9 @@ pub(crate) struct PlannedLoop {
     pub unit: Unit,
     pub turns: u32,
     pub tier: Tier,
-    /// Its expected cost in dollars.
+    /// Its expected cost, in the plan's meter.
     pub cost: f64,
-    /// What its first request may cost at its worst, in dollars: the money
+    /// What its first request may cost at its worst, in the plan's meter: the money
     /// left must pay for that before the loop is bought (see
     /// [`super::buy`]).
     pub first_request: f64,
@@ -89,6 +90,7 @@ pub(crate) struct PlannedLoop {
 /// What the budget decided.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct BudgetPlan {
+    /// The budget, in the plan's meter (as every amount here).
     pub limit: Option<f64>,
     /// The budget shaped the work: units were folded, or directories are
     /// summarised mechanically.

@@ -33,6 +33,13 @@
 //!   shallow ones, each by its source files and size. Every other directory
 //!   is summarised from the scan ([`super::mechanical`]).
 //!
+//! Units: every amount of money here (the budget, a loop's cost, the
+//! synthesis's reserve) is in the plan's meter
+//! ([`crate::ai::engine::plan_money`]): dollars, or millions of tokens
+//! under a token budget that binds first, priced by the facts the inputs
+//! carry. So they are bare `f64`, never [`crate::money::Usd`]: the run's
+//! dollars become them only in `PlanMoney::of`.
+//!
 //! As loops finish, the run decides again with the money actually left
 //! (`replan.rs`), buying loops for the candidates this decision could not
 //! pay for; and a run with more money than the one that saved the work
