@@ -382,7 +382,9 @@ pub enum Budget {
 /// `--max-cost`: a finite dollar amount above zero (`2.50`, `$3`). A cap of
 /// nothing, or less, could only stop the run before it starts.
 fn max_cost(raw: &str) -> Result<f64, String> {
-    dollars_above_zero(raw).ok_or_else(|| "a dollar amount above zero, such as 2.50".to_string())
+    let usd = dollars_above_zero(raw)
+        .ok_or_else(|| "a dollar amount above zero, such as 2.50".to_string())?;
+    within_most(usd)
 }
 
 /// `--budget`: a finite dollar amount above zero (`5`, `$0.50`), or `none`
@@ -391,9 +393,23 @@ fn budget(raw: &str) -> Result<Budget, String> {
     if raw.trim().eq_ignore_ascii_case("none") {
         return Ok(Budget::Unlimited);
     }
-    dollars_above_zero(raw)
-        .map(Budget::Usd)
-        .ok_or_else(|| "a dollar amount above zero, such as 5, or none".to_string())
+    let usd = dollars_above_zero(raw)
+        .ok_or_else(|| "a dollar amount above zero, such as 5, or none".to_string())?;
+    within_most(usd).map(Budget::Usd)
+}
+
+/// The most `--budget` or `--max-cost` may say, in dollars. More is no
+/// ceiling at all (`--budget none` says so), and every line that shows a
+/// budget must stay a figure a person can read (`1e308` would print 309
+/// digits).
+const MOST_DOLLARS: f64 = 1_000_000.0;
+
+/// `usd`, unless it is more than [`MOST_DOLLARS`].
+fn within_most(usd: f64) -> Result<f64, String> {
+    if usd > MOST_DOLLARS {
+        return Err("at most 1000000 dollars (--budget none sets no ceiling)".to_string());
+    }
+    Ok(usd)
 }
 
 /// A finite dollar amount above zero, with or without a leading `$`: what
@@ -462,6 +478,8 @@ mod tests {
             (&["--max-cost", "-0"], "a dollar amount above zero"),
             (&["--max-cost", "NaN"], "a dollar amount above zero"),
             (&["--max-cost", "lots"], "a dollar amount above zero"),
+            (&["--budget", "1e308"], "at most 1000000 dollars"),
+            (&["--max-cost", "1000000.01"], "at most 1000000 dollars"),
             (&["-j", "0"], "1..=64"),
             (&["-j", "65"], "1..=64"),
             (&["--batch", "--batch-size", "0"], "1..=100000"),

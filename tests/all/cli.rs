@@ -267,6 +267,11 @@ fn every_bad_flag_value_is_a_usage_error() {
             &["--model", ""],
             "error: invalid value '' for '--model <MODEL>': a model id",
         ),
+        (
+            &["--budget", "1e308"],
+            "error: invalid value '1e308' for '--budget <USD>': at most 1000000 dollars \
+             (--budget none sets no ceiling)",
+        ),
     ];
     for (flags, first_line) in cases {
         let out = env.cmd().args(*flags).arg(env.target()).output().unwrap();
@@ -277,6 +282,32 @@ fn every_bad_flag_value_is_a_usage_error() {
             "{flags:?}: {err}"
         );
         assert!(out.stdout.is_empty(), "{flags:?}");
+    }
+    assert_eq!(env.server.request_count(), 0);
+}
+
+/// A budget no figure could show is refused before anything is said or
+/// spent, for a question as for a run: one line, exit 2, no 309-digit
+/// dollar figure anywhere.
+#[test]
+fn a_budget_past_any_figure_is_refused_in_one_line() {
+    let env = TestEnv::new().with_mock();
+    sample(&env);
+    for args in [
+        vec!["ask", "--budget", "1e308"],
+        vec!["--budget", "1e308", "--estimate"],
+    ] {
+        let mut cmd = env.cmd();
+        cmd.args(&args).arg(env.target());
+        if args[0] == "ask" {
+            cmd.arg("what is this?");
+        }
+        let out = cmd.output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("at most 1000000 dollars"), "{err}");
+        assert!(!err.contains("0000000000000000"), "{err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
     }
     assert_eq!(env.server.request_count(), 0);
 }
