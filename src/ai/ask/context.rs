@@ -38,11 +38,13 @@ pub(crate) const FILE_SUMMARIES_BYTES: usize = 12 * 1024;
 pub(crate) const SUMMARY_BYTES: usize = 1_500;
 /// The scan's tree and signals (a tree never investigated), in bytes.
 pub(crate) const SCAN_BYTES: usize = 24 * 1024;
-/// The whole context of an investigated tree at most, in bytes: its
-/// parts' shares together. On a small window every share shrinks in
-/// proportion ([`Shares::within`]).
-pub(crate) const ALL_CONTEXT_BYTES: usize =
-    VERDICT_BYTES + FLAGS_BYTES + DIR_SUMMARIES_BYTES + FILE_SUMMARIES_BYTES;
+/// The whole context of an investigated tree at most, in bytes (the
+/// room's cap for it): its parts' shares together. On a small window every
+/// share shrinks in proportion ([`Shares::within`]).
+pub(crate) use crate::ai::rules::room::ASK_CONTEXT_BYTES as ALL_CONTEXT_BYTES;
+const _: () = assert!(
+    VERDICT_BYTES + FLAGS_BYTES + DIR_SUMMARIES_BYTES + FILE_SUMMARIES_BYTES == ALL_CONTEXT_BYTES
+);
 
 /// What each part of the context may take, in bytes: the constants above,
 /// all shrunk in proportion when the model's window leaves less room than

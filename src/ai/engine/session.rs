@@ -35,6 +35,7 @@ use crate::ai::engine::plan_money::PlanMoney;
 use crate::ai::engine::purse::{Allowance, BATCH_WAYS, Meter, OverBudget, Pace, Purse, Used};
 use crate::ai::engine::transcript::Transcript;
 use crate::ai::failure::InvestigationError;
+use crate::ai::tools::learning::FirstRequest;
 use crate::config::Config;
 use crate::money::Usd;
 use crate::progress::Progress;
@@ -56,36 +57,6 @@ pub(crate) struct Session {
     notes: RunNotes,
     /// Said once the first request goes, or the session ends.
     first_request: Arc<FirstRequest>,
-}
-
-/// Whether a session's first request has gone out: work that must not
-/// slow that request down (learning the tree's values) waits for it.
-#[derive(Debug, Default)]
-pub(crate) struct FirstRequest {
-    state: std::sync::Mutex<Option<bool>>,
-    changed: std::sync::Condvar,
-}
-
-impl FirstRequest {
-    fn set(&self, sent: bool) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if state.is_none() {
-            *state = Some(sent);
-            self.changed.notify_all();
-        }
-    }
-
-    /// Block until the first request has gone out (true) or the session
-    /// ended without one (false).
-    pub(crate) fn wait(&self) -> bool {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            if let Some(sent) = *state {
-                return sent;
-            }
-            state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
-        }
-    }
 }
 
 impl Drop for Session {

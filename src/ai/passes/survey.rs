@@ -130,9 +130,7 @@ fn list_line(label: &str, items: &[String]) -> Option<String> {
     (!items.is_empty()).then(|| format!("{label}: {}", items.join(", ")))
 }
 
-/// The longest signals block, in bytes: the scan keeps the top twenty of
-/// each kind and a fixed sample of names, but a name can be long.
-pub(crate) const MAX_SIGNALS_BYTES: usize = 16 * 1024;
+pub(crate) use crate::ai::rules::room::MAX_SIGNALS_BYTES;
 
 /// The base scan's survey signals as a labeled block, one item per line
 /// (names and extensions come from the target, so they are escaped), cut

@@ -63,6 +63,14 @@ pub(crate) const GROWING_SHARE: u64 = 50;
 /// rest is for the parts that grow and, in a loop, for its turns.
 pub(crate) const FIXED_SHARE: u64 = 100 - GROWING_SHARE;
 
+/// The longest signals block of the survey's prompt, in bytes: the scan
+/// keeps the top twenty of each kind and a fixed sample of names, but a
+/// name can be long.
+pub(crate) const MAX_SIGNALS_BYTES: usize = 16 * 1024;
+/// The whole context of a question about an investigated tree at most, in
+/// bytes: the shares `ask`'s context divides it into add up to it.
+pub(crate) const ASK_CONTEXT_BYTES: usize = 62 * 1024;
+
 impl Part {
     /// The most bytes the part takes on any window (the limit it had before
     /// windows were small; `usize::MAX` for a part that had none), and
@@ -70,10 +78,10 @@ impl Part {
     pub(crate) const fn limits(self) -> (usize, u64) {
         match self {
             Part::Tree => (crate::ai::rules::tree_view::MAX_TREE_BYTES, 35),
-            Part::Signals => (crate::ai::passes::survey::MAX_SIGNALS_BYTES, 10),
+            Part::Signals => (MAX_SIGNALS_BYTES, 10),
             Part::Listing => (usize::MAX, 25),
             Part::ChildSummaries => (usize::MAX, 25),
-            Part::AskContext => (crate::ai::ask::context::ALL_CONTEXT_BYTES, 50),
+            Part::AskContext => (ASK_CONTEXT_BYTES, 50),
         }
     }
 }

@@ -52,7 +52,6 @@ use sha2::{Digest, Sha256};
 use super::sniff::SNIFF_BYTES;
 
 use super::{LEARN_BYTES, source_key};
-use crate::ai::engine::session::FirstRequest;
 use crate::cache::Cache;
 use crate::progress::Progress;
 use crate::redact::{RULES, Redactor, may_hold_secret};
@@ -258,6 +257,38 @@ fn read_clean(cache: &Cache) -> HashSet<String> {
         .filter_map(Value::as_str)
         .map(str::to_owned)
         .collect()
+}
+
+/// Whether a session's first request has gone out: work that must not
+/// slow that request down (learning the tree's values) waits for it.
+#[derive(Debug, Default)]
+pub(crate) struct FirstRequest {
+    state: std::sync::Mutex<Option<bool>>,
+    changed: std::sync::Condvar,
+}
+
+impl FirstRequest {
+    /// Say that the first request went (true) or that the session ended
+    /// without one (false); only the first word counts.
+    pub(crate) fn set(&self, sent: bool) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.is_none() {
+            *state = Some(sent);
+            self.changed.notify_all();
+        }
+    }
+
+    /// Block until the first request has gone out (true) or the session
+    /// ended without one (false).
+    pub(crate) fn wait(&self) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(sent) = *state {
+                return sent;
+            }
+            state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
 }
 
 /// Start learning the values of `files` (relative to `target`, the
