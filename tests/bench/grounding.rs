@@ -198,7 +198,7 @@ fn realistic_agent(target: &Path, invented: Arc<Mutex<BTreeSet<String>>>) -> Moc
             json!({
                 "brief": format!(
                     "A Rust CLI: main.rs hands over to `run::run`, which calls `scan::scan` \
-                     and `orchestrator::investigate`; src/report.rs renders the result. \
+                     and `orchestrator::investigate`; src/report/mod.rs renders the result. \
                      Plugins load from {ghost}."
                 ),
                 "detailed": "The agent loop (src/ai/engine/agent/mod.rs) drives tools from \
