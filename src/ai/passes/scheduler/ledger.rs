@@ -14,7 +14,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use super::records::{BoughtLoop, Handoff, RoundRecord};
 
 use crate::ai::rules::decide::{Calibration, PlannedLoop, Round, RoundInput, money_for_loops};
 use crate::ai::rules::discover::{relative, sort_leaf_first};
@@ -117,7 +117,7 @@ pub(crate) struct Ledger {
     led: HashSet<PathBuf>,
     pub calibration: Calibration,
     /// Handoffs since the last round.
-    handoffs: Vec<Value>,
+    handoffs: Vec<Handoff>,
     pub rounds: usize,
     /// Loops the rounds bought.
     pub bought_by_rounds: usize,
@@ -302,17 +302,17 @@ impl Ledger {
             .chars()
             .take(HANDOFF_SUMMARY_CHARS)
             .collect();
-        self.handoffs.push(json!({
-            "dir": outcome.shown,
-            "status": end_word(&outcome.end),
-            "summary": summary,
-            "completeness": outcome.completeness,
-            "turns": outcome.turns.used,
-            "cost_usd": outcome.usage.cost,
-            "expected_usd": expected,
-            "leads": outcome.leads.iter().take(HANDOFF_LEADS).collect::<Vec<_>>(),
-            "led_to": led,
-        }));
+        self.handoffs.push(Handoff {
+            dir: outcome.shown.clone(),
+            status: end_word(&outcome.end),
+            summary,
+            completeness: outcome.completeness,
+            turns: outcome.turns.used,
+            cost_usd: outcome.usage.cost,
+            expected_usd: expected,
+            leads: outcome.leads.iter().take(HANDOFF_LEADS).cloned().collect(),
+            led_to: led,
+        });
     }
 
     /// Mark the open candidates the `leads` (target-relative paths) point
@@ -447,7 +447,7 @@ impl Ledger {
         by_running: &HashMap<PathBuf, f64>,
         trigger: &str,
         decide: impl FnOnce(&RoundInput<'_>) -> Round,
-    ) -> (Vec<usize>, Value, Round) {
+    ) -> (Vec<usize>, RoundRecord, Round) {
         let (open, planned, led) = self.open();
         let (loops, mechanical) = self.shape();
         let input = RoundInput {
@@ -471,13 +471,15 @@ impl Ledger {
             if lead {
                 self.bought_for_leads += 1;
             }
-            bought.push(json!({
-                "root": relative(&self.target, &planned.unit.root),
-                "members": planned.unit.members.iter().map(|m| relative(&self.target, m)).collect::<Vec<_>>(),
-                "turns": planned.turns,
-                "expected_usd": planned.cost * round.scale,
-                "lead": lead,
-            }));
+            bought.push(BoughtLoop {
+                root: relative(&self.target, &planned.unit.root),
+                members: (planned.unit.members.iter())
+                    .map(|m| relative(&self.target, m))
+                    .collect(),
+                turns: planned.turns,
+                expected_usd: planned.cost * round.scale,
+                lead,
+            });
             new.push(self.bought.len());
             self.bought.push(Bought {
                 expected_at_start: planned.cost,
@@ -487,18 +489,18 @@ impl Ledger {
             self.cover(self.bought.len() - 1);
         }
         self.bought_by_rounds += new.len();
-        let record = json!({
-            "round": self.rounds,
-            "trigger": trigger,
-            "handoffs": std::mem::take(&mut self.handoffs),
-            "spent_usd": spent,
-            "committed_usd": input.committed,
-            "synthesis_reserve_usd": round.reserve,
-            "money_for_new_loops_usd": round.money,
-            "calibration": round.scale,
-            "open_candidates": planned.len(),
-            "bought": bought,
-        });
+        let record = RoundRecord {
+            round: self.rounds,
+            trigger: trigger.to_string(),
+            handoffs: std::mem::take(&mut self.handoffs),
+            spent_usd: spent,
+            committed_usd: input.committed,
+            synthesis_reserve_usd: round.reserve,
+            money_for_new_loops_usd: round.money,
+            calibration: round.scale,
+            open_candidates: planned.len(),
+            bought,
+        };
         (new, record, round)
     }
 
@@ -583,7 +585,7 @@ mod tests {
             }
         });
         assert_eq!(new, [1]);
-        assert_eq!(record["bought"][0]["root"], "b");
+        assert_eq!(record.bought[0].root, "b");
         assert!(ledger.unwritten(|_| true).iter().all(|(d, _)| d != &p("b")));
         // A loop the budget cannot start goes back among the candidates.
         ledger.drop_loop(1, no_budget(&HashMap::new()));

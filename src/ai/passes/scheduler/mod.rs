@@ -58,6 +58,7 @@ mod cost;
 mod ledger;
 #[cfg(test)]
 mod props;
+mod records;
 mod replanning;
 mod runner;
 mod schedule;

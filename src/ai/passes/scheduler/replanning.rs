@@ -11,6 +11,7 @@ use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
+use super::records::{KeptRound, RoundRecord};
 use crate::ai::rules::decide::{PlannedLoop, Replanner, Round, RoundInput, SavedLoop, SavedWork};
 use crate::cache::{Cache, REPLANS_FILE, WORK_PLAN_FILE, now_iso};
 
@@ -60,7 +61,7 @@ impl<'a> Replanning<'a> {
     /// the returned warnings; the run goes on.
     pub(crate) fn keep(
         &self,
-        mut record: Value,
+        record: RoundRecord,
         loops: &[PlannedLoop],
         mechanical: &[PathBuf],
         candidates: &[PlannedLoop],
@@ -91,10 +92,16 @@ impl<'a> Replanning<'a> {
         {
             warn(WORK_PLAN_FILE, &err);
         }
-        record["run_started_at"] = json!(self.started_at);
-        record["budget_usd"] = json!(self.budget);
+        let kept = KeptRound {
+            round: record,
+            run_started_at: self.started_at.clone(),
+            budget_usd: self.budget,
+        };
         let mut rounds = self.rounds.lock().unwrap_or_else(|e| e.into_inner());
-        rounds.push(record);
+        match serde_json::to_value(kept) {
+            Ok(kept) => rounds.push(kept),
+            Err(err) => warn(REPLANS_FILE, &err),
+        }
         if let Err(err) = self
             .cache
             .write_json(REPLANS_FILE, &json!({ "rounds": *rounds }))
