@@ -354,11 +354,7 @@ fn parity_run(
     args: &[&str],
 ) -> Value {
     server.clear_prompt_cache();
-    let out = crate::isolated(binary)
-        .env("ANTHROPIC_API_KEY", "bench-key")
-        .env("ANTHROPIC_BASE_URL", server.url())
-        .env("LUMINOS_CACHE_DIR", root)
-        .env("LUMINOS_BATCH_POLL_MS", "5")
+    let out = crate::isolated_against(binary, server, root)
         .args(args)
         .arg("--json")
         .arg(target)

@@ -193,11 +193,7 @@ fn run(
 ) -> (Vec<RecordedRequest>, Value) {
     server.clear_prompt_cache();
     let from = server.request_count();
-    let out = crate::isolated(binary)
-        .env("ANTHROPIC_API_KEY", "bench-key")
-        .env("ANTHROPIC_BASE_URL", server.url())
-        .env("LUMINOS_CACHE_DIR", root)
-        .env("LUMINOS_BATCH_POLL_MS", "5")
+    let out = crate::isolated_against(binary, server, root)
         .args(PLAIN)
         .args(args)
         .arg("--json")

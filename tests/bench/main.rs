@@ -31,6 +31,21 @@ fn isolated(binary: &std::path::Path) -> std::process::Command {
     cmd
 }
 
+/// [`isolated`], pointed at `server` with a key, its cache under `root`,
+/// and batches polled every 5 ms.
+fn isolated_against(
+    binary: &std::path::Path,
+    server: &support::mock::MockServer,
+    root: &std::path::Path,
+) -> std::process::Command {
+    let mut cmd = isolated(binary);
+    cmd.env("ANTHROPIC_API_KEY", "bench-key")
+        .env("ANTHROPIC_BASE_URL", server.url())
+        .env("LUMINOS_CACHE_DIR", root)
+        .env("LUMINOS_BATCH_POLL_MS", "5");
+    cmd
+}
+
 mod ask;
 mod batch;
 mod budget;
